@@ -1,0 +1,43 @@
+# Entry points (see README.md). Every target installs missing Debian packages first.
+BUILD ?= build
+BUILD_TYPE ?= RelWithDebInfo
+WERROR ?= 0
+JOBS ?= 2
+# One build at a time on this machine: every build takes this lock.
+LOCK := flock /tmp/tributary-build.lock
+
+.PHONY: all setup build run test test-slow bench clean asan
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+$(BUILD)/build.ninja:
+	@bash scripts/setup.sh
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DTRIBUTARY_WERROR=$(WERROR)
+
+build: $(BUILD)/build.ninja
+	@bash scripts/setup.sh
+	$(LOCK) cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	rm -rf warehouse/quickstart.db
+	$(BUILD)/tributary sql --warehouse warehouse --format table -f examples/quickstart.sql
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary tests/sql
+
+test-slow: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow
+	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --slow tests/sql
+
+bench: build
+	bash bench/run.sh
+
+asan:
+	$(MAKE) build BUILD=build-asan BUILD_TYPE=Asan
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,83 @@
+// Catalog: the entry point. Opens a warehouse directory (the Paimon filesystem catalog layout,
+// `<warehouse>/<db>.db/<table>/`) and creates, lists, drops and opens tables.
+// Thread-safety: a Catalog may be used from one thread at a time; several processes may open the
+// same warehouse concurrently.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tributary/result.h"
+#include "tributary/schema.h"
+#include "tributary/value.h"
+
+namespace tributary {
+
+class Table;
+
+// `db.table` or `db.table$system` (system tables: snapshots, files, options, schemas, ...).
+struct Identifier {
+  std::string database;
+  std::string table;
+  std::string system_table;  // empty for a data table
+
+  // Parses "t", "db.t", "catalog.db.t", each optionally with "$snapshots" etc.
+  static Result<Identifier> Parse(const std::string& text, const std::string& default_db);
+  std::string ToString() const;  // "db.t" or "db.t$files"
+};
+
+// What CREATE TABLE asks for. Field ids are assigned by the catalog.
+struct TableSpec {
+  std::vector<Field> columns;
+  std::vector<std::string> primary_keys;
+  std::vector<std::string> partition_keys;
+  std::map<std::string, std::string> options;
+  std::string comment;
+};
+
+// Rows of a system table (t$snapshots, ...), computed when asked.
+struct SystemTableData {
+  std::vector<Field> fields;
+  std::vector<Row> rows;
+};
+
+struct CatalogOptions {
+  bool create_if_missing = true;  // create the warehouse directory and database `default`
+};
+
+class Catalog {
+ public:
+  static Result<std::unique_ptr<Catalog>> Open(const std::string& warehouse,
+                                               const CatalogOptions& options = {});
+  ~Catalog();
+
+  const std::string& warehouse() const { return warehouse_; }
+
+  Result<std::vector<std::string>> ListDatabases() const;
+  Result<bool> DatabaseExists(const std::string& db) const;
+  Status CreateDatabase(const std::string& db, bool ignore_if_exists);
+  Status DropDatabase(const std::string& db, bool ignore_if_not_exists, bool cascade);
+
+  Result<std::vector<std::string>> ListTables(const std::string& db) const;
+  Result<bool> TableExists(const Identifier& id) const;
+  // Validates the spec (types, keys, options with did-you-mean) and writes schema-0.
+  Status CreateTable(const Identifier& id, const TableSpec& spec, bool ignore_if_exists);
+  Status DropTable(const Identifier& id, bool ignore_if_not_exists);
+  // ALTER TABLE t SET ('k' = 'v') / RESET ('k'): writes the next schema version.
+  Status AlterTableOptions(const Identifier& id, const std::map<std::string, std::string>& set,
+                           const std::vector<std::string>& reset);
+
+  // Opens a data table (id.system_table must be empty).
+  Result<std::unique_ptr<Table>> GetTable(const Identifier& id) const;
+  // Computes a system table: snapshots, files, options, schemas, partitions.
+  Result<SystemTableData> ReadSystemTable(const Identifier& id) const;
+
+ private:
+  explicit Catalog(std::string warehouse) : warehouse_(std::move(warehouse)) {}
+  std::string TablePath(const Identifier& id) const;
+  std::string warehouse_;
+};
+
+}  // namespace tributary

@@ -1,0 +1,84 @@
+// Table: one Paimon table in a warehouse, opened at its latest schema.
+// Thread-safety: a Table may be shared by threads for NewScan/NewWriter; each writer and scan is
+// used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tributary/catalog.h"
+#include "tributary/result.h"
+#include "tributary/schema.h"
+#include "tributary/value.h"
+
+namespace tributary {
+
+class TableWriter;
+class TableScan;
+
+struct WriteOptions {
+  // Identifies the writer in snapshots (`commitUser`); a fresh UUID when empty.
+  std::string commit_user;
+  // Options that override the table's for this write only (from /*+ OPTIONS(...) */ hints).
+  std::map<std::string, std::string> dynamic_options;
+  // INSERT OVERWRITE: replace the partitions written to (or, with `overwrite_partition`, exactly
+  // that static partition; an empty map means the whole table).
+  bool overwrite = false;
+  std::optional<std::map<std::string, std::string>> overwrite_partition;
+};
+
+// One conjunct of a scan filter, on a column of the table schema. Scans use filters to skip
+// partitions, files and rows; a scan returns only rows that satisfy every filter.
+struct Predicate {
+  enum class Op { kEq, kNe, kLt, kLe, kGt, kGe, kIsNull, kIsNotNull, kIn };
+  int column = 0;  // index in the table schema
+  Op op = Op::kEq;
+  std::vector<Value> literals;  // one for comparisons, several for kIn, none for null tests
+};
+
+struct ScanOptions {
+  // Table-schema column indexes to return, in this order; all columns when unset.
+  std::optional<std::vector<int>> projection;
+  std::vector<Predicate> filters;
+  // Time travel: read this snapshot instead of the latest.
+  std::optional<int64_t> snapshot_id;
+  // Stop after this many rows (a sample: which rows is unspecified).
+  std::optional<int64_t> limit;
+  std::map<std::string, std::string> dynamic_options;
+};
+
+// A batch of rows of one scan, with their row kinds (always +I for a batch read).
+struct RowBatch {
+  std::vector<Row> rows;
+  std::vector<RowKind> kinds;
+  void Clear() {
+    rows.clear();
+    kinds.clear();
+  }
+};
+
+class Table {
+ public:
+  virtual ~Table() = default;
+
+  virtual const Identifier& identifier() const = 0;
+  virtual const std::string& path() const = 0;
+  virtual std::shared_ptr<const TableSchema> schema() const = 0;
+
+  // REQUIRES: no system_table in identifier().
+  virtual Result<std::unique_ptr<TableWriter>> NewWriter(const WriteOptions& options) = 0;
+  virtual Result<std::unique_ptr<TableScan>> NewScan(const ScanOptions& options) = 0;
+
+  // Full compaction of every partition and bucket (CALL sys.compact); commits a COMPACT snapshot.
+  // Returns the new snapshot id, or nullopt when there was nothing to compact.
+  virtual Result<std::optional<int64_t>> CompactFull() = 0;
+
+  // Id of the latest snapshot, or nullopt for an empty table.
+  virtual Result<std::optional<int64_t>> LatestSnapshotId() const = 0;
+};
+
+}  // namespace tributary

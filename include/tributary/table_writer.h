@@ -1,0 +1,31 @@
+// TableWriter: writes rows with their row kinds into a table and commits them atomically.
+// Rows are routed to partition and bucket, buffered, merged per key, flushed to level-0 files and
+// published by Commit() as one snapshot. Nothing is visible to readers before Commit().
+// Thread-safety: one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "tributary/result.h"
+#include "tributary/value.h"
+
+namespace tributary {
+
+class TableWriter {
+ public:
+  virtual ~TableWriter() = default;
+
+  // `row` holds every column of the table schema, in order. Checks types and NOT NULL.
+  virtual Status Write(RowKind kind, const Row& row) = 0;
+
+  // Publishes everything written since the last commit as one snapshot (two when compaction ran:
+  // APPEND then COMPACT). Returns the id of the last snapshot, or nullopt if nothing was written.
+  // On error nothing is published and the writer must be discarded.
+  virtual Result<std::optional<int64_t>> Commit() = 0;
+
+  // Drops everything written since the last commit and deletes its files.
+  virtual void Abort() = 0;
+};
+
+}  // namespace tributary
