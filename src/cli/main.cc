@@ -1,0 +1,31 @@
+// The `tributary` binary: dispatches to a subcommand.
+#include <cstdio>
+#include <cstring>
+
+#include "cli/commands.h"
+
+namespace {
+void PrintUsage() {
+  std::fprintf(stderr,
+               "usage: tributary <command> [options]\n"
+               "commands:\n"
+               "  sql      run SQL statements (-e, -f, stdin, or an interactive shell)\n"
+               "  ingest   write Debezium JSON change events into a table\n"
+               "Run 'tributary <command> --help' for its options.\n");
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    PrintUsage();
+    return argc < 2 ? 1 : 0;
+  }
+  // argv[1] is the subcommand; each sees its own options from argv[2].
+  if (std::strcmp(argv[1], "sql") == 0) return tributary::cli::RunSqlCommand(argc - 1, argv + 1);
+  if (std::strcmp(argv[1], "ingest") == 0) {
+    return tributary::cli::RunIngestCommand(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "tributary: unknown command '%s'\n", argv[1]);
+  PrintUsage();
+  return 1;
+}
