@@ -1,0 +1,115 @@
+#include <algorithm>
+
+#include "tributary/catalog.h"
+#include "tributary/schema.h"
+
+namespace tributary {
+
+int TableSchema::FieldIndex(const std::string& name) const {
+  for (size_t i = 0; i < fields.size(); i++) {
+    if (fields[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<std::string> TableSchema::TrimmedPrimaryKeys() const {
+  std::vector<std::string> out;
+  for (const auto& k : primary_keys) {
+    if (std::find(partition_keys.begin(), partition_keys.end(), k) == partition_keys.end()) {
+      out.push_back(k);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> TableSchema::BucketKeys() const {
+  auto it = options.find("bucket-key");
+  if (it != options.end() && !it->second.empty()) {
+    std::vector<std::string> out;
+    size_t b = 0;
+    const std::string& s = it->second;
+    while (b <= s.size()) {
+      size_t e = s.find(',', b);
+      if (e == std::string::npos) e = s.size();
+      std::string part = s.substr(b, e - b);
+      while (!part.empty() && part.front() == ' ') part.erase(part.begin());
+      while (!part.empty() && part.back() == ' ') part.pop_back();
+      if (!part.empty()) out.push_back(part);
+      b = e + 1;
+    }
+    return out;
+  }
+  if (HasPrimaryKey()) return TrimmedPrimaryKeys();
+  std::vector<std::string> out;
+  for (const auto& f : fields) {
+    if (std::find(partition_keys.begin(), partition_keys.end(), f.name) == partition_keys.end()) {
+      out.push_back(f.name);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> TableSchema::Option(const std::string& key) const {
+  auto it = options.find(key);
+  if (it == options.end()) return std::nullopt;
+  return it->second;
+}
+
+int32_t TableSchema::NumBuckets() const {
+  auto v = Option("bucket");
+  if (!v) return -1;
+  try {
+    return std::stoi(*v);
+  } catch (...) {
+    return -1;
+  }
+}
+
+namespace {
+// Splits on '.' outside backquotes; strips backquotes.
+std::vector<std::string> SplitName(const std::string& s) {
+  std::vector<std::string> parts;
+  std::string cur;
+  bool quoted = false;
+  for (char c : s) {
+    if (c == '`') {
+      quoted = !quoted;
+    } else if (c == '.' && !quoted) {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+}  // namespace
+
+Result<Identifier> Identifier::Parse(const std::string& text, const std::string& default_db) {
+  std::vector<std::string> parts = SplitName(text);
+  if (parts.size() > 3 || parts.empty()) {
+    return Status::Invalid("invalid table name '" + text + "'");
+  }
+  Identifier id;
+  std::string table = parts.back();
+  id.database = parts.size() >= 2 ? parts[parts.size() - 2] : default_db;
+  size_t dollar = table.find('$');
+  if (dollar != std::string::npos) {
+    id.system_table = table.substr(dollar + 1);
+    table = table.substr(0, dollar);
+  }
+  id.table = table;
+  if (id.table.empty() || id.database.empty()) {
+    return Status::Invalid("invalid table name '" + text + "'");
+  }
+  return id;
+}
+
+std::string Identifier::ToString() const {
+  std::string s = database + "." + table;
+  if (!system_table.empty()) s += "$" + system_table;
+  return s;
+}
+
+}  // namespace tributary

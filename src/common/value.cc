@@ -1,0 +1,87 @@
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "common/datetime.h"
+#include "tributary/value.h"
+
+namespace tributary {
+
+int CompareValues(const Value& a, const Value& b) {
+  if (a.is_null() || b.is_null()) return a.is_null() == b.is_null() ? 0 : (a.is_null() ? -1 : 1);
+  auto cmp = [](const auto& x, const auto& y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  if (a.is_int() && b.is_int()) return cmp(a.int_value(), b.int_value());
+  if (a.is_string() && b.is_string()) {
+    int c = a.string_value().compare(b.string_value());  // char_traits<char> compares unsigned
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
+  }
+  if (a.is_double() && b.is_double()) {
+    double x = a.double_value(), y = b.double_value();
+    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) == std::isnan(y) ? 0 : (std::isnan(x) ? 1 : -1);
+    return cmp(x, y);
+  }
+  if (a.is_bool() && b.is_bool()) return cmp(a.bool_value(), b.bool_value());
+  if (a.is_decimal() && b.is_decimal()) return cmp(a.decimal_value(), b.decimal_value());
+  if (a.is_timestamp() && b.is_timestamp()) return cmp(a.timestamp_value(), b.timestamp_value());
+  // Mixed numeric kinds (e.g. a literal against a column) compare as doubles.
+  auto as_double = [](const Value& v, double* out) {
+    if (v.is_int()) *out = static_cast<double>(v.int_value());
+    else if (v.is_double()) *out = v.double_value();
+    else return false;
+    return true;
+  };
+  double x, y;
+  if (as_double(a, &x) && as_double(b, &y)) return cmp(x, y);
+  return cmp(a.is_bool() ? 0 : a.is_int() ? 1 : a.is_double() ? 2 : a.is_string() ? 3 : 4,
+             b.is_bool() ? 0 : b.is_int() ? 1 : b.is_double() ? 2 : b.is_string() ? 3 : 4);
+}
+
+namespace {
+std::string FormatFloating(double d, bool is_float) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  char buf[64];
+  std::to_chars_result r = is_float ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(d))
+                                    : std::to_chars(buf, buf + sizeof(buf), d);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".eE") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string HexBytes(const std::string& s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out = "X'";
+  for (unsigned char c : s) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out + "'";
+}
+}  // namespace
+
+std::string FormatValue(const Value& v, const DataType& t) {
+  if (v.is_null()) return "NULL";
+  switch (t.id) {
+    case TypeId::kBoolean: return v.bool_value() ? "true" : "false";
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInt:
+    case TypeId::kBigInt: return std::to_string(v.int_value());
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+      return FormatFloating(v.is_double() ? v.double_value() : static_cast<double>(v.int_value()),
+                            t.id == TypeId::kFloat);
+    case TypeId::kDecimal: return FormatDecimal(v.decimal_value().unscaled, t.scale);
+    case TypeId::kChar:
+    case TypeId::kVarChar: return v.string_value();
+    case TypeId::kBinary:
+    case TypeId::kVarBinary: return HexBytes(v.string_value());
+    case TypeId::kDate: return FormatDate(v.int_value());
+    case TypeId::kTime: return FormatTime(v.int_value());
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampLtz: return FormatTimestamp(v.timestamp_value());
+  }
+  return "?";
+}
+
+}  // namespace tributary

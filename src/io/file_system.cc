@@ -1,0 +1,217 @@
+#include "io/file_system.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+namespace tributary::io {
+namespace {
+
+Status Errno(const std::string& what, const std::string& path) {
+  return Status::IOError(what + " '" + path + "': " + std::strerror(errno));
+}
+
+std::string TempName(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  static const uint64_t seed = std::random_device{}();
+  std::string dir = ParentPath(path);
+  std::string base = path.substr(dir.empty() ? 0 : dir.size() + 1);
+  return JoinPath(dir, "." + base + "." + std::to_string(getpid()) + "." +
+                           std::to_string(seed % 100000) + "." + std::to_string(counter++) +
+                           ".tmp");
+}
+
+Status WriteAll(int fd, std::string_view data, const std::string& path) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno("cannot write", path);
+    }
+    off += static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+Status SyncDir(const std::string& dir) {
+  int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return Errno("cannot open directory", dir);
+  ::fsync(fd);
+  ::close(fd);
+  return Status::OK();
+}
+
+// Writes and fsyncs a temp file next to `path`; returns its name.
+Result<std::string> WriteTemp(const std::string& path, std::string_view data) {
+  std::string tmp = TempName(path);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("cannot create", tmp);
+  Status st = WriteAll(fd, data, tmp);
+  if (st.ok() && ::fsync(fd) != 0) st = Errno("cannot sync", tmp);
+  ::close(fd);
+  if (!st.ok()) {
+    ::unlink(tmp.c_str());
+    return st;
+  }
+  return tmp;
+}
+
+class LocalFileSystem : public FileSystem {
+ public:
+  Result<std::string> ReadFile(const std::string& path) override {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) return Status::NotFound("file '" + path + "' does not exist");
+      return Errno("cannot open", path);
+    }
+    std::string out;
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && st.st_size > 0) out.reserve(static_cast<size_t>(st.st_size));
+    char buf[1 << 16];
+    while (true) {
+      ssize_t n = ::read(fd, buf, sizeof(buf));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        Status s = Errno("cannot read", path);
+        ::close(fd);
+        return s;
+      }
+      if (n == 0) break;
+      out.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return out;
+  }
+
+  Status WriteFile(const std::string& path, std::string_view data) override {
+    TRIB_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(path, data));
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+      Status s = Errno("cannot rename to", path);
+      ::unlink(tmp.c_str());
+      return s;
+    }
+    return SyncDir(ParentPath(path));
+  }
+
+  Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) override {
+    TRIB_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(path, data));
+    // link(2) fails with EEXIST instead of replacing: an atomic create-if-absent.
+    int rc = ::link(tmp.c_str(), path.c_str());
+    int err = errno;
+    ::unlink(tmp.c_str());
+    if (rc != 0) {
+      if (err == EEXIST) return false;
+      errno = err;
+      return Errno("cannot publish", path);
+    }
+    TRIB_RETURN_NOT_OK(SyncDir(ParentPath(path)));
+    return true;
+  }
+
+  Result<bool> Exists(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0) return true;
+    if (errno == ENOENT || errno == ENOTDIR) return false;
+    return Errno("cannot stat", path);
+  }
+
+  Result<std::vector<FileInfo>> ListDir(const std::string& path) override {
+    DIR* d = ::opendir(path.c_str());
+    if (!d) {
+      if (errno == ENOENT) return Status::NotFound("directory '" + path + "' does not exist");
+      return Errno("cannot list", path);
+    }
+    std::vector<FileInfo> out;
+    while (struct dirent* e = ::readdir(d)) {
+      std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      FileInfo fi;
+      fi.name = name;
+      struct stat st;
+      if (::stat(JoinPath(path, name).c_str(), &st) == 0) {
+        fi.is_dir = S_ISDIR(st.st_mode);
+        fi.size = st.st_size;
+      }
+      out.push_back(std::move(fi));
+    }
+    ::closedir(d);
+    return out;
+  }
+
+  Status MakeDirs(const std::string& path) override {
+    if (path.empty()) return Status::OK();
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode)) return Status::OK();
+      return Status::IOError("'" + path + "' exists and is not a directory");
+    }
+    TRIB_RETURN_NOT_OK(MakeDirs(ParentPath(path)));
+    if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+      return Errno("cannot create directory", path);
+    }
+    return Status::OK();
+  }
+
+  Status Remove(const std::string& path) override {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return Errno("cannot remove", path);
+    return Status::OK();
+  }
+
+  Status RemoveAll(const std::string& path) override {
+    struct stat st;
+    if (::lstat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT) return Status::OK();
+      return Errno("cannot stat", path);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      TRIB_ASSIGN_OR_RETURN(auto entries, ListDir(path));
+      for (const auto& e : entries) TRIB_RETURN_NOT_OK(RemoveAll(JoinPath(path, e.name)));
+      if (::rmdir(path.c_str()) != 0 && errno != ENOENT) return Errno("cannot remove", path);
+      return Status::OK();
+    }
+    return Remove(path);
+  }
+
+  Result<int64_t> FileSize(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return Errno("cannot stat", path);
+    return static_cast<int64_t>(st.st_size);
+  }
+};
+
+}  // namespace
+
+FileSystem& LocalFs() {
+  static LocalFileSystem fs;
+  return fs;
+}
+
+std::string JoinPath(std::string_view a, std::string_view b) {
+  if (a.empty()) return std::string(b);
+  std::string r(a);
+  if (r.back() != '/') r += '/';
+  r.append(b);
+  return r;
+}
+
+std::string ParentPath(std::string_view p) {
+  size_t i = p.find_last_of('/');
+  if (i == std::string_view::npos) return "";
+  if (i == 0) return "/";
+  return std::string(p.substr(0, i));
+}
+
+void CrashPoint(const char* name) {
+  static const char* target = std::getenv("TRIBUTARY_CRASH_AT");
+  if (target && std::strcmp(target, name) == 0) _exit(86);
+}
+
+}  // namespace tributary::io

@@ -1,0 +1,52 @@
+// FileSystem: the file operations storage needs, behind an interface so tests can inject faults.
+// LocalFileSystem is the POSIX implementation. Thread-safety: implementations are thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tributary/result.h"
+
+namespace tributary::io {
+
+struct FileInfo {
+  std::string name;  // base name
+  bool is_dir = false;
+  int64_t size = 0;
+};
+
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  virtual Result<std::string> ReadFile(const std::string& path) = 0;
+  // Writes a new file (or replaces it) durably: write to a temp file, fsync, rename, fsync dir.
+  virtual Status WriteFile(const std::string& path, std::string_view data) = 0;
+  // Publishes `data` at `path` only if nothing exists there (link(2) of a synced temp file).
+  // Returns false, writing nothing, if `path` already exists.
+  virtual Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) = 0;
+  virtual Result<bool> Exists(const std::string& path) = 0;
+  virtual Result<std::vector<FileInfo>> ListDir(const std::string& path) = 0;
+  virtual Status MakeDirs(const std::string& path) = 0;
+  // Removes a file; a missing file is not an error.
+  virtual Status Remove(const std::string& path) = 0;
+  // Removes a directory tree; a missing directory is not an error.
+  virtual Status RemoveAll(const std::string& path) = 0;
+  virtual Result<int64_t> FileSize(const std::string& path) = 0;
+};
+
+// The process-wide local file system.
+FileSystem& LocalFs();
+
+// "a/b" + "c" -> "a/b/c".
+std::string JoinPath(std::string_view a, std::string_view b);
+std::string ParentPath(std::string_view p);
+
+// A named point in a critical path (e.g. "commit.after-manifests"). When the environment variable
+// TRIBUTARY_CRASH_AT names this point, the process exits at once with status 86, as if killed:
+// the crash tests use it to prove every such moment leaves the table readable.
+void CrashPoint(const char* name);
+
+}  // namespace tributary::io
