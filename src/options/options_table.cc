@@ -1,0 +1,687 @@
+// The option table: every option Tributary knows, in one place. Validation, did-you-mean errors,
+// SHOW CREATE TABLE, t$options and docs/options.md are all driven by it. Defaults follow Apache
+// Paimon (table options) and Apache Fluss / Flink (the streaming dialect and session options).
+// To add an option, add a row here and regenerate the docs (see options_doc_test.cc).
+#include <string>
+#include <vector>
+
+#include "options/option_values.h"
+#include "tributary/options.h"
+
+namespace tributary {
+namespace {
+
+constexpr OptionType kString = OptionType::kString;
+constexpr OptionType kInt = OptionType::kInt;
+constexpr OptionType kLong = OptionType::kLong;
+constexpr OptionType kBool = OptionType::kBool;
+constexpr OptionType kDuration = OptionType::kDuration;
+constexpr OptionType kMemory = OptionType::kMemorySize;
+constexpr OptionType kEnum = OptionType::kEnum;
+constexpr OptionType kDouble = OptionType::kDouble;
+
+// Fluent construction of one row of the table.
+class Def {
+ public:
+  Def(std::string key, OptionType type, std::string default_value, std::string description) {
+    d_.key = std::move(key);
+    d_.type = type;
+    d_.default_value = std::move(default_value);
+    d_.description = std::move(description);
+    if (type == kInt) {
+      d_.min_value = std::numeric_limits<int32_t>::min();
+      d_.max_value = std::numeric_limits<int32_t>::max();
+    }
+  }
+  Def& Allowed(std::vector<std::string> values) {
+    d_.allowed = std::move(values);
+    return *this;
+  }
+  Def& Alias(std::string alias) {
+    d_.aliases.push_back(std::move(alias));
+    return *this;
+  }
+  Def& Scope(OptionScope scope) {
+    d_.scope = scope;
+    return *this;
+  }
+  Def& Session() { return Scope(OptionScope::kSession); }
+  Def& Catalog() { return Scope(OptionScope::kCatalog); }
+  // Recognized, documented, but not implemented yet.
+  Def& Unsupported() {
+    d_.supported = false;
+    return *this;
+  }
+  Def& Min(int64_t v) {
+    d_.min_value = v;
+    return *this;
+  }
+  Def& Max(int64_t v) {
+    d_.max_value = v;
+    return *this;
+  }
+  Def& List() {
+    d_.list = true;
+    return *this;
+  }
+  Def& Columns() {
+    d_.column_list = true;
+    return *this;
+  }
+  Def& Validate(Status (*fn)(std::string_view)) {
+    d_.validate = fn;
+    return *this;
+  }
+  operator OptionDef() const { return d_; }  // NOLINT: implicit by design
+
+ private:
+  OptionDef d_;
+};
+
+Status ValidateBucket(std::string_view value) {
+  auto n = options::ParseInt64(value);
+  if (n.ok() && (*n == -1 || *n == -2 || *n > 0)) return Status::OK();
+  return Status::Invalid("bucket must be -1 (dynamic), -2 (postpone) or a positive bucket count");
+}
+
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// Epoch milliseconds, or "YYYY-MM-DD[ HH:MM[:SS[.fff]]]" (also with 'T').
+Status ValidateTimestampText(std::string_view value) {
+  std::string_view v = options::Trim(value);
+  if (AllDigits(v)) return Status::OK();
+  auto digits_at = [&v](size_t pos, size_t n) {
+    return v.size() >= pos + n && AllDigits(v.substr(pos, n));
+  };
+  bool ok = digits_at(0, 4) && v.size() >= 10 && v[4] == '-' && digits_at(5, 2) && v[7] == '-' &&
+            digits_at(8, 2);
+  if (ok && v.size() > 10) {
+    ok = (v[10] == ' ' || v[10] == 'T') && digits_at(11, 2) && v.size() >= 16 && v[13] == ':' &&
+         digits_at(14, 2);
+    if (ok && v.size() > 16) {
+      ok = v[16] == ':' && digits_at(17, 2);
+      if (ok && v.size() > 19) ok = v[19] == '.' && AllDigits(v.substr(20));
+    }
+  }
+  if (ok) return Status::OK();
+  return Status::Invalid("expected epoch milliseconds or 'YYYY-MM-DD HH:MM:SS'");
+}
+
+// "0:avro,3:parquet": level:format pairs.
+Status ValidateLevelMap(std::string_view value) {
+  std::string_view rest = value;
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view item = options::Trim(rest.substr(0, comma));
+    size_t colon = item.find(':');
+    if (colon == std::string_view::npos || !AllDigits(options::Trim(item.substr(0, colon))) ||
+        options::Trim(item.substr(colon + 1)).empty()) {
+      return Status::Invalid("expected level:value pairs such as '0:avro,3:parquet'");
+    }
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return Status::OK();
+}
+
+// "none", "counts", "full" or "truncate(<n>)".
+Status ValidateStatsMode(std::string_view value) {
+  std::string_view v = options::Trim(value);
+  if (v == "none" || v == "counts" || v == "full") return Status::OK();
+  if (v.size() > 10 && v.substr(0, 9) == "truncate(" && v.back() == ')' &&
+      AllDigits(v.substr(9, v.size() - 10))) {
+    return Status::OK();
+  }
+  return Status::Invalid("expected none, counts, full or truncate(<n>)");
+}
+
+const std::vector<std::string> kAggregateFunctions = {"sum",
+                                                      "product",
+                                                      "count",
+                                                      "max",
+                                                      "min",
+                                                      "first_value",
+                                                      "last_value",
+                                                      "first_non_null_value",
+                                                      "first_not_null_value",
+                                                      "last_non_null_value",
+                                                      "listagg",
+                                                      "bool_and",
+                                                      "bool_or"};
+
+const std::vector<std::string> kCompressions = {"none", "zstd", "lz4", "snappy", "gzip", "deflate"};
+
+std::vector<OptionDef> BuildTable() {
+  return {
+      // ---- Table kind and layout ----
+      Def("type", kEnum, "table", "Kind of table. Only ordinary tables are implemented.")
+          .Allowed({"table", "format-table", "materialized-table"}),
+      Def("bucket", kInt, "-1",
+          "Buckets per partition (or for an unpartitioned table). A positive number is fixed "
+          "bucket mode (rows go to hash(bucket key) mod n); -1 is dynamic bucket mode for "
+          "primary-key tables and scalable (unordered) mode for append tables; -2 is postpone "
+          "mode.")
+          .Alias("bucket.num")
+          .Validate(ValidateBucket),
+      Def("bucket-key", kString, "",
+          "Columns hashed to pick a row's bucket, separated by commas. Defaults to the primary "
+          "key (minus partition keys); for append tables, the whole row. Must be a subset of the "
+          "primary key.")
+          .Alias("bucket.key")
+          .Columns(),
+      Def("bucket-function.type", kEnum, "default",
+          "How a bucket is computed from the bucket key: Paimon's hash, a modulus of a single "
+          "integer key, or Hive's hash.")
+          .Allowed({"default", "mod", "hive"})
+          .Unsupported(),
+      Def("bucket-append-ordered", kBool, "true",
+          "Whether reads of a bucketed append table keep the write order within a bucket."),
+      Def("path", kString, "", "File system path of the table (set by the catalog)."),
+      Def("comment", kString, "", "Free-text comment of the table."),
+      Def("primary-key", kString, "",
+          "Primary key columns, as an alternative to PRIMARY KEY in CREATE TABLE.")
+          .Columns(),
+      Def("partition", kString, "",
+          "Partition columns, as an alternative to PARTITIONED BY in CREATE TABLE.")
+          .Columns(),
+      Def("connector", kString, "",
+          "Flink connector of a table definition. Tributary tables are always Paimon tables; "
+          "other connectors (datagen, kafka, ...) are not available.")
+          .Unsupported(),
+
+      // ---- Merge engines ----
+      Def("merge-engine", kEnum, "deduplicate",
+          "How rows with the same primary key are merged: keep the last (deduplicate), keep the "
+          "first (first-row), merge non-null columns (partial-update), aggregate each column "
+          "(aggregation), or keep the highest version (versioned). The Fluss spelling "
+          "'table.merge-engine' = 'first_row' is accepted.")
+          .Allowed({"deduplicate", "partial-update", "aggregation", "first-row", "versioned"})
+          .Alias("table.merge-engine"),
+      Def("table.merge-engine.versioned.ver-column", kString, "",
+          "Version column of the versioned merge engine (INT, BIGINT, TIMESTAMP or "
+          "TIMESTAMP_LTZ): a row replaces the stored one only if its version is not lower.")
+          .Columns(),
+      Def("ignore-delete", kBool, "false",
+          "Drop DELETE and UPDATE_BEFORE records instead of applying (or rejecting) them.")
+          .Alias("deduplicate.ignore-delete"),
+      Def("first-row.ignore-delete", kBool, "false",
+          "first-row engine: ignore DELETE and UPDATE_BEFORE records instead of failing."),
+      Def("partial-update.ignore-delete", kBool, "false",
+          "partial-update engine: ignore DELETE and UPDATE_BEFORE records instead of failing."),
+      Def("partial-update.remove-record-on-delete", kBool, "false",
+          "partial-update engine: a DELETE removes the whole row."),
+      Def("partial-update.remove-record-on-sequence-group", kString, "",
+          "partial-update engine: sequence-group fields whose DELETE (with a newer sequence) "
+          "removes the whole row.")
+          .Columns(),
+      Def("aggregation.remove-record-on-delete", kBool, "false",
+          "aggregation engine: a DELETE removes the whole row."),
+      Def("ignore-update-before", kBool, "false", "Drop UPDATE_BEFORE records on write.")
+          .Unsupported(),
+      Def("fields.default-aggregate-function", kEnum, "",
+          "aggregation engine: function of the columns without their own "
+          "'fields.<col>.aggregate-function' (else last_non_null_value).")
+          .Allowed(kAggregateFunctions),
+      Def("fields.<col>.aggregate-function", kEnum, "",
+          "aggregation engine (or a partial-update sequence group): how column <col> merges. "
+          "sum, product and count accept retractions; first_not_null_value is another spelling "
+          "of first_non_null_value; listagg joins strings.")
+          .Allowed(kAggregateFunctions),
+      Def("fields.<col>.ignore-retract", kBool, "false",
+          "aggregation engine: ignore UPDATE_BEFORE / DELETE for column <col> instead of "
+          "failing when its function cannot retract."),
+      Def("fields.<col>.list-agg-delimiter", kString, ",",
+          "listagg: the string put between joined values of column <col>."),
+      Def("fields.<col>.distinct", kBool, "false",
+          "listagg: skip values of column <col> already in the result.")
+          .Unsupported(),
+      Def("fields.<col>.sequence-group", kString, "",
+          "partial-update engine: the columns (comma-separated) that are updated only when the "
+          "sequence column <col> is not null and not smaller than the stored one. <col> may be "
+          "several columns, 'fields.a,b.sequence-group'.")
+          .Columns(),
+      Def("fields.<col>.nested-key", kString, "",
+          "nested_update aggregation: key fields of the nested rows of column <col>.")
+          .Unsupported(),
+      Def("fields.<col>.default-value", kString, "",
+          "Value read for column <col> where it is null in the data.")
+          .Unsupported(),
+
+      // ---- Ordering of records ----
+      Def("sequence.field", kString, "",
+          "Columns (comma-separated; TINYINT..BIGINT, TIMESTAMP, TIMESTAMP_LTZ) that order "
+          "records of one key instead of their arrival order: a record with a smaller value "
+          "cannot overwrite a newer one. Nulls sort lowest.")
+          .Columns(),
+      Def("sequence.field.sort-order", kEnum, "ascending",
+          "Order of sequence.field: with descending, the smallest value wins.")
+          .Allowed({"ascending", "descending"}),
+      Def("sequence.auto-padding", kEnum, "",
+          "Padding of sequence.field values: row-kind-flag makes an UPDATE_BEFORE sort before "
+          "the UPDATE_AFTER sharing its sequence value; second-to-micro and millis-to-micro "
+          "widen coarse time values. Several may be combined with commas.")
+          .Allowed({"row-kind-flag", "second-to-micro", "millis-to-micro"})
+          .List(),
+      Def("sequence.snapshot-ordering", kBool, "false",
+          "Order records by the snapshot that wrote them (exclusive with sequence.field).")
+          .Unsupported(),
+      Def("write.sequence-number-init-mode", kEnum, "scan",
+          "How a bucket writer restores its sequence number: from the existing files or the "
+          "snapshot.")
+          .Allowed({"scan", "snapshot"})
+          .Unsupported(),
+
+      // ---- Changelog ----
+      Def("changelog-producer", kEnum, "none",
+          "How a primary-key table produces its complete changelog for streaming readers: none "
+          "(readers see merged deltas), input (the input records are the changelog), lookup "
+          "(look up the previous value at commit and emit exact -U/+U), full-compaction (emit "
+          "the changelog at full compactions).")
+          .Allowed({"none", "input", "lookup", "full-compaction"}),
+      Def("changelog-producer.row-deduplicate", kBool, "false",
+          "lookup / full-compaction: drop -U/+U pairs whose before and after are equal."),
+      Def("changelog-producer.row-deduplicate-ignore-fields", kString, "",
+          "Columns ignored when comparing rows for changelog-producer.row-deduplicate.")
+          .Columns(),
+      Def("full-compaction.delta-commits", kInt, "",
+          "Run a full compaction (and, with changelog-producer full-compaction, emit the "
+          "changelog) after this many commits.")
+          .Min(1),
+      Def("lookup-wait", kBool, "true",
+          "lookup changelog producer: a commit waits until its lookup compaction finished.")
+          .Alias("changelog-producer.lookup-wait"),
+      Def("changelog-file.prefix", kString, "changelog-", "File name prefix of changelog files."),
+      Def("changelog-file.format", kEnum, "", "Format of changelog files (default: file.format).")
+          .Allowed({"avro", "parquet", "orc"}),
+      Def("changelog-file.compression", kEnum, "",
+          "Compression of changelog files (default: file.compression).")
+          .Allowed(kCompressions),
+      Def("changelog.num-retained.min", kInt, "",
+          "Changelog files of at least this many snapshots are kept (default: "
+          "snapshot.num-retained.min).")
+          .Min(1)
+          .Unsupported(),
+      Def("changelog.num-retained.max", kInt, "",
+          "Changelog files of at most this many snapshots are kept.")
+          .Min(1)
+          .Unsupported(),
+      Def("changelog.time-retained", kDuration, "",
+          "Changelog files are kept at least this long (default: snapshot.time-retained).")
+          .Unsupported(),
+
+      // ---- Files ----
+      // Paimon writes Parquet by default, so the table shows "parquet"; this build writes data
+      // files only as Avro. Which default a new table gets is decided by the core (table/).
+      Def("file.format", kEnum, "parquet",
+          "Format of data files. Paimon's default is parquet; this build writes avro.")
+          .Allowed({"avro", "parquet", "orc"}),
+      Def("file.format.per.level", kString, "",
+          "Data file format per LSM level, e.g. '0:avro,3:parquet'; other levels use "
+          "file.format.")
+          .Validate(ValidateLevelMap),
+      Def("file.compression", kEnum, "zstd", "Compression codec of data files.")
+          .Allowed(kCompressions),
+      Def("file.compression.per.level", kString, "",
+          "Compression codec per LSM level, e.g. '0:lz4,1:zstd'.")
+          .Validate(ValidateLevelMap),
+      Def("file.compression.zstd-level", kInt, "1", "zstd level of data files.").Min(1).Max(22),
+      Def("file.suffix.include.compression", kBool, "false",
+          "Put the compression codec into data file names ('.zstd.parquet').")
+          .Unsupported(),
+      Def("file.block-size", kMemory, "", "Row group (parquet) or stripe (orc) size of data files.")
+          .Unsupported(),
+      Def("data-file.prefix", kString, "data-", "File name prefix of data files."),
+      Def("data-file.thin-mode", kBool, "false",
+          "Leave the _KEY_ columns out of primary-key data files (readers rebuild them).")
+          .Unsupported(),
+      Def("target-file-size", kMemory, "",
+          "Size at which a data file is rolled over: 128 mb for primary-key tables, 256 mb for "
+          "append tables when unset."),
+      Def("write-buffer-size", kMemory, "256 mb",
+          "Memory a bucket writer buffers (sorted and merged) before flushing a level-0 file."),
+      Def("write-buffer-spillable", kBool, "true",
+          "Spill the write buffer to local disk instead of flushing small files.")
+          .Unsupported(),
+      Def("page-size", kMemory, "64 kb", "Memory page size of the write buffer.").Unsupported(),
+      Def("write-only", kBool, "false",
+          "Writers skip compaction and snapshot expiration (a separate job does them).")
+          .Alias("write.compaction-skip"),
+      Def("metadata.stats-mode", kString, "truncate(16)",
+          "Column statistics kept in manifests: none, counts, full or truncate(<n>) (min/max "
+          "strings cut to n characters).")
+          .Validate(ValidateStatsMode),
+      Def("metadata.stats-dense-store", kBool, "true",
+          "Store statistics only for the columns that have them.")
+          .Unsupported(),
+      Def("manifest.compression", kEnum, "zstd", "Compression codec of manifest files.")
+          .Allowed(kCompressions),
+      Def("manifest.target-file-size", kMemory, "8 mb", "Suggested size of a manifest file."),
+      Def("manifest.merge-min-count", kInt, "30",
+          "Manifest files are merged once there are at least this many.")
+          .Min(1),
+      Def("manifest.full-compaction-threshold-size", kMemory, "16 mb",
+          "Manifests are fully compacted when the deleted entries reach this size."),
+      Def("deletion-vectors.enabled", kBool, "false",
+          "Mark deleted rows of primary-key tables in deletion vectors so reads need no merge.")
+          .Unsupported(),
+
+      // ---- LSM compaction ----
+      Def("num-sorted-run.compaction-trigger", kInt, "5",
+          "Sorted runs (level-0 files plus non-empty levels) that trigger a compaction.")
+          .Min(1),
+      Def("num-sorted-run.stop-trigger", kInt, "",
+          "Sorted runs at which writes stall until compaction catches up (default: "
+          "compaction-trigger + 3).")
+          .Min(1),
+      Def("num-levels", kInt, "", "Number of LSM levels (default: compaction-trigger + 1).").Min(2),
+      Def("compaction.max-size-amplification-percent", kInt, "200",
+          "Full compaction when the size of the upper levels exceeds this percentage of the "
+          "last level.")
+          .Min(0),
+      Def("compaction.size-ratio", kInt, "1",
+          "Percentage of size difference under which sorted runs are compacted together.")
+          .Min(0),
+      Def("compaction.min.file-num", kInt, "5",
+          "Append tables: minimum number of small files compacted together.")
+          .Min(1),
+      Def("compaction.force-up-level-0", kBool, "false",
+          "Always compact level-0 files into a higher level.")
+          .Unsupported(),
+      Def("compaction.optimization-interval", kDuration, "",
+          "Run a full compaction at least this often.")
+          .Unsupported(),
+      Def("commit.force-compact", kBool, "false", "Compact before every commit."),
+      Def("lookup-compact", kEnum, "radical",
+          "How often the lookup changelog producer compacts level-0 files.")
+          .Allowed({"radical", "gentle"})
+          .Unsupported(),
+
+      // ---- Commit and retention ----
+      Def("commit.max-retries", kInt, "10",
+          "Times a commit that lost a race with another writer is retried.")
+          .Min(0),
+      Def("commit.timeout", kDuration, "", "Give up retrying a commit after this long."),
+      Def("commit.min-retry-wait", kDuration, "10 ms", "Shortest back-off between commit retries."),
+      Def("commit.max-retry-wait", kDuration, "10 s", "Longest back-off between commit retries."),
+      Def("commit.user-prefix", kString, "", "Prefix of the commitUser written into snapshots."),
+      Def("snapshot.num-retained.min", kInt, "10", "Snapshots always kept by expiration.").Min(1),
+      Def("snapshot.num-retained.max", kInt, "2147483647", "Snapshots kept at most by expiration.")
+          .Min(1),
+      Def("snapshot.time-retained", kDuration, "1 h",
+          "Snapshots younger than this are kept by expiration."),
+      Def("snapshot.expire.limit", kInt, "50", "Snapshots removed at most by one expiration.")
+          .Min(1),
+      Def("snapshot.clean-empty-directories", kBool, "false",
+          "Remove partition and bucket directories left empty by expiration.")
+          .Unsupported(),
+      Def("partition.expiration-time", kDuration, "",
+          "Partitions whose time value is older than this are dropped.")
+          .Unsupported(),
+      Def("partition.timestamp-formatter", kString, "",
+          "Format of partition values for partition expiration, e.g. 'yyyyMMdd'.")
+          .Unsupported(),
+      Def("partition.timestamp-pattern", kString, "",
+          "How partition columns form a time for partition expiration, e.g. '$dt $hh:00:00'.")
+          .Unsupported(),
+      Def("tag.automatic-creation", kEnum, "none",
+          "Create tags automatically from snapshot time, watermark or batch runs.")
+          .Allowed({"none", "process-time", "watermark", "batch"})
+          .Unsupported(),
+
+      // ---- Partitions ----
+      Def("partition.default-name", kString, "__DEFAULT_PARTITION__",
+          "Directory name of the partition for null or blank partition values."),
+      Def("partition.legacy-name", kBool, "true",
+          "Name partition directories from the internal value (a DATE as its day number) as "
+          "Paimon always did; false formats values as SQL text."),
+      Def("table.auto-partition.enabled", kBool, "false",
+          "Create future partitions and drop old ones automatically, by time."),
+      Def("table.auto-partition.time-unit", kEnum, "DAY",
+          "Granularity of automatic partitions; values are yyyyMMddHH, yyyyMMdd, yyyyMM, yyyyQ "
+          "or yyyy.")
+          .Allowed({"HOUR", "DAY", "MONTH", "QUARTER", "YEAR"}),
+      Def("table.auto-partition.num-precreate", kInt, "2",
+          "Automatic partitions created ahead, the current one included (0 with several "
+          "partition columns).")
+          .Min(0),
+      Def("table.auto-partition.num-retention", kInt, "7",
+          "Older automatic partitions kept; older ones are dropped (negative: keep all).")
+          .Min(-1),
+      Def("table.auto-partition.time-zone", kString, "",
+          "Time zone of automatic partition values (default: the machine's)."),
+      Def("table.auto-partition.key", kString, "",
+          "The time partition column when the table has several partition columns.")
+          .Columns(),
+      Def("client.writer.dynamic-create-partition.enabled", kBool, "true",
+          "Writing into a missing partition creates it."),
+      Def("max.partition.num", kInt, "1000", "Partitions a table may have at most.").Min(1),
+      Def("max.bucket.num", kInt, "128000",
+          "Buckets (partitions times buckets) a table may have at most.")
+          .Min(1),
+      Def("scan.plan-sort-partition", kBool, "false",
+          "Queue append tables: read partitions in partition-value order instead of creation "
+          "order."),
+
+      // ---- Dynamic bucket ----
+      Def("dynamic-bucket.target-row-num", kLong, "2000000",
+          "Dynamic bucket mode: rows a bucket receives before a new bucket is opened.")
+          .Min(1),
+      Def("dynamic-bucket.initial-buckets", kInt, "",
+          "Dynamic bucket mode: buckets a partition starts with.")
+          .Min(1),
+      Def("dynamic-bucket.max-buckets", kInt, "-1",
+          "Dynamic bucket mode: buckets a partition may have at most (-1: no limit).")
+          .Min(-1),
+      Def("cross-partition-upsert.index-ttl", kDuration, "",
+          "Cross-partition updates: how long a key stays in the key-to-partition index.")
+          .Unsupported(),
+
+      // ---- Reading ----
+      Def("scan.startup.mode", kEnum, "full",
+          "Where a streaming read starts: full (a snapshot of all rows, then changes), earliest "
+          "(all retained changes), latest (changes from now on), timestamp (changes committed "
+          "at or after scan.startup.timestamp).")
+          .Allowed({"full", "earliest", "latest", "timestamp"}),
+      Def("scan.startup.timestamp", kString, "",
+          "Start of a timestamp startup: epoch milliseconds or 'YYYY-MM-DD HH:MM:SS' in the "
+          "session time zone.")
+          .Validate(ValidateTimestampText),
+      Def("scan.mode", kEnum, "default",
+          "Paimon's spelling of the startup mode (scan.startup.mode is the one implemented).")
+          .Allowed({"default", "latest-full", "full", "latest", "compacted-full", "from-timestamp",
+                    "from-snapshot", "from-snapshot-full", "incremental"})
+          .Alias("log.scan")
+          .Unsupported(),
+      Def("scan.snapshot-id", kLong, "",
+          "Read from this snapshot: a batch read reads it, a streaming read starts there.")
+          .Min(1),
+      Def("scan.timestamp-millis", kLong, "",
+          "Read the snapshot current at this epoch time (batch) or the changes after it "
+          "(streaming).")
+          .Alias("log.scan.timestamp-millis")
+          .Min(0),
+      Def("scan.timestamp", kString, "",
+          "Like scan.timestamp-millis, as 'YYYY-MM-DD HH:MM:SS' in the session time zone.")
+          .Validate(ValidateTimestampText),
+      Def("scan.tag-name", kString, "", "Read the snapshot of this tag.").Unsupported(),
+      Def("scan.bounded.watermark", kLong, "",
+          "A streaming read ends at the first snapshot whose watermark passes this value.")
+          .Unsupported(),
+      Def("scan.parallelism", kInt, "", "Parallelism of reads.").Min(1),
+      Def("streaming-read-overwrite", kBool, "false",
+          "Streaming reads also read the rows of INSERT OVERWRITE snapshots.")
+          .Unsupported(),
+      Def("consumer-id", kString, "",
+          "Named consumer whose progress is stored with the table, so a streaming read resumes "
+          "where it stopped.")
+          .Unsupported(),
+      Def("continuous.discovery-interval", kDuration, "10 s",
+          "How often a streaming read checks for new snapshots (Tributary also watches the "
+          "snapshot directory)."),
+      Def("read.batch-size", kInt, "1024", "Rows per batch of a read.").Min(1),
+      Def("lookup.cache", kEnum, "AUTO",
+          "Lookup join cache: AUTO, FULL (the whole dimension table), PARTIAL (recently used "
+          "keys) or NONE.")
+          .Allowed({"AUTO", "FULL", "PARTIAL", "NONE"}),
+      Def("lookup.partial-cache.expire-after-write", kDuration, "",
+          "PARTIAL lookup cache: an entry expires this long after it was loaded."),
+      Def("lookup.partial-cache.expire-after-access", kDuration, "",
+          "PARTIAL lookup cache: an entry expires this long after it was last read."),
+      Def("lookup.partial-cache.max-rows", kLong, "", "PARTIAL lookup cache: rows cached at most.")
+          .Min(1),
+      Def("lookup.async", kBool, "false", "Lookup joins look up keys asynchronously."),
+      Def("lookup.async-thread-number", kInt, "16", "Threads of asynchronous lookups.").Min(1),
+      Def("lookup.cache-rows", kLong, "10000", "Rows cached by lookups in memory.").Min(0),
+      Def("lookup.cache-max-memory-size", kMemory, "256 mb",
+          "Memory of the lookup cache (local lookup files)."),
+      Def("lookup.cache-max-disk-size", kMemory, "",
+          "Local disk used by lookup files at most (default: unlimited)."),
+      Def("lookup.cache-file-retention", kDuration, "1 h",
+          "Local lookup files unused for this long are deleted."),
+      Def("client.lookup.queue-size", kInt, "25600",
+          "Fluss client: lookups queued at most before a batch is sent.")
+          .Min(1),
+
+      // ---- Writing ----
+      Def("sink.parallelism", kInt, "", "Parallelism of writes.").Min(1),
+      Def("dynamic-partition-overwrite", kBool, "true",
+          "INSERT OVERWRITE replaces only the partitions it writes to (false: the whole table, "
+          "or the static partition)."),
+      Def("local-merge-buffer-size", kMemory, "",
+          "Merge rows of the same key in memory before they reach the bucket writer.")
+          .Unsupported(),
+      Def("record-level.expire-time", kDuration, "",
+          "Rows whose record-level.time-field is older than this are dropped by compaction.")
+          .Unsupported(),
+      Def("record-level.time-field", kString, "", "Time column of record-level expiration.")
+          .Columns()
+          .Unsupported(),
+      Def("rowkind.field", kString, "",
+          "Column holding the row kind (+I, -U, +U, -D) of each input row.")
+          .Columns()
+          .Unsupported(),
+
+      // ---- Fluss (streaming storage) table options ----
+      Def("table.log.format", kEnum, "ARROW",
+          "Format of the change log: ARROW (column batches; projection and filters pushed "
+          "down), INDEXED or COMPACTED rows.")
+          .Allowed({"ARROW", "INDEXED", "COMPACTED"}),
+      Def("table.log.ttl", kDuration, "7 d", "Change log older than this is deleted.")
+          .Unsupported(),
+      Def("table.kv.format", kEnum, "COMPACTED", "Row format of the key-value store.")
+          .Allowed({"COMPACTED", "INDEXED"})
+          .Unsupported(),
+      Def("table.replication.factor", kInt, "", "Replicas of each bucket (server mode).")
+          .Min(1)
+          .Unsupported(),
+      Def("table.datalake.enabled", kBool, "false",
+          "Tier the table's streaming storage into lake (Paimon) files.")
+          .Unsupported(),
+      Def("table.datalake.freshness", kDuration, "3 min",
+          "How far the lake copy may lag behind streaming storage.")
+          .Unsupported(),
+
+      // ---- Session options (SET 'key' = 'value') ----
+      Def("execution.runtime-mode", kEnum, "batch",
+          "batch: a query reads a snapshot and ends. streaming: a query reads continuously and "
+          "prints each change with its op (+I, -U, +U, -D).")
+          .Allowed({"batch", "streaming"})
+          .Session(),
+      Def("table.local-time-zone", kString, "default",
+          "Time zone of TIMESTAMP_LTZ values and of date-time strings such as "
+          "scan.startup.timestamp ('default': the machine's).")
+          .Session(),
+      Def("sql-client.execution.result-mode", kEnum, "table",
+          "How the shell shows query results. Rows are always printed as they arrive; accepted "
+          "for compatibility with Flink scripts.")
+          .Allowed({"table", "changelog", "tableau"})
+          .Session(),
+      Def("sql-client.execution.max-table-result.rows", kInt, "1000000",
+          "Rows a query result keeps at most in the shell.")
+          .Min(1)
+          .Session(),
+      Def("sql-client.display.max-column-width", kInt, "30",
+          "Widest column of the table output format.")
+          .Min(1)
+          .Session(),
+      Def("table.exec.sink.upsert-materialize", kEnum, "AUTO",
+          "Flink planner setting; writes to primary-key tables are always merged by storage. "
+          "Accepted for compatibility.")
+          .Allowed({"NONE", "AUTO", "FORCE"})
+          .Session(),
+      Def("table.dml-sync", kBool, "false",
+          "Wait for INSERT to finish. Tributary statements always run to completion; accepted "
+          "for compatibility.")
+          .Session(),
+      Def("parallelism.default", kInt, "1", "Threads used by a statement.").Min(1).Session(),
+      Def("execution.checkpointing.interval", kDuration, "",
+          "Commit interval of a streaming INSERT (a checkpoint commits a snapshot).")
+          .Session(),
+      Def("execution.checkpointing.mode", kEnum, "EXACTLY_ONCE", "Checkpoint guarantee.")
+          .Allowed({"EXACTLY_ONCE", "AT_LEAST_ONCE"})
+          .Session(),
+      Def("pipeline.name", kString, "", "Name of the statement's job (shown in logs).").Session(),
+      Def("table.exec.state.ttl", kDuration, "0 ms", "Flink state retention of stateful operators.")
+          .Session(),
+      Def("table.exec.resource.default-parallelism", kInt, "-1",
+          "Default parallelism of operators (-1: parallelism.default).")
+          .Min(-1)
+          .Session(),
+      Def("table.exec.mini-batch.enabled", kBool, "false", "Buffer input rows in mini batches.")
+          .Session(),
+      Def("table.exec.delta-join.cache-enabled", kBool, "true", "Delta join: cache looked-up rows.")
+          .Session(),
+      Def("table.exec.delta-join.left.cache-size", kLong, "10000",
+          "Delta join: rows cached for the left side.")
+          .Min(0)
+          .Session(),
+      Def("table.exec.delta-join.right.cache-size", kLong, "10000",
+          "Delta join: rows cached for the right side.")
+          .Min(0)
+          .Session(),
+      Def("table.exec.async-lookup.buffer-capacity", kInt, "100",
+          "Asynchronous lookups in flight at most.")
+          .Min(1)
+          .Session(),
+      Def("table.optimizer.delta-join.strategy", kEnum, "AUTO",
+          "Delta join planning: AUTO (when the requirements hold), FORCE (fail otherwise) or "
+          "NONE (regular join).")
+          .Allowed({"AUTO", "FORCE", "NONE"})
+          .Session(),
+
+      // ---- Catalog options (CREATE CATALOG c WITH (...)) ----
+      Def("type", kEnum, "paimon",
+          "Catalog kind: paimon (a Paimon warehouse) or fluss (the streaming-storage dialect; "
+          "same local warehouse).")
+          .Allowed({"paimon", "fluss"})
+          .Catalog(),
+      Def("warehouse", kString, "",
+          "Warehouse directory of the catalog. A remote URI (hdfs://, s3://, oss://) is not "
+          "supported yet.")
+          .Catalog(),
+      Def("metastore", kEnum, "filesystem", "Where table metadata lives.")
+          .Allowed({"filesystem", "hive", "jdbc", "rest"})
+          .Catalog(),
+      Def("default-database", kString, "default", "Database used when none is named.").Catalog(),
+      Def("bootstrap.servers", kString, "",
+          "Fluss catalog: coordinator address of a Fluss cluster (not supported; Tributary "
+          "stores tables locally).")
+          .Catalog()
+          .Unsupported(),
+  };
+}
+
+}  // namespace
+
+const std::vector<OptionDef>& AllOptions() {
+  static const std::vector<OptionDef>* table = new std::vector<OptionDef>(BuildTable());
+  return *table;
+}
+
+}  // namespace tributary
