@@ -1,0 +1,85 @@
+// Manifest metadata of a table (PAIMON_FORMAT.md 1.4): data file metas, manifest entries (ADD or
+// DELETE of one file), manifest files and manifest lists, read and written as Paimon's Avro files.
+// Plain value types; the readers resolve fields by name so files from other Paimon versions work.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tributary/result.h"
+
+namespace tributary::meta {
+
+// Column statistics: min and max values as serialized BinaryRows, null counts per column.
+struct SimpleStats {
+  std::string min_values;
+  std::string max_values;
+  std::vector<std::optional<int64_t>> null_counts;
+  bool has_null_counts = true;
+};
+
+enum class FileSource { kAppend = 0, kCompact = 1 };
+
+struct DataFileMeta {
+  std::string file_name;
+  int64_t file_size = 0;
+  int64_t row_count = 0;
+  std::string min_key;  // serialized BinaryRow of the trimmed primary key
+  std::string max_key;
+  SimpleStats key_stats;
+  SimpleStats value_stats;
+  int64_t min_sequence_number = 0;
+  int64_t max_sequence_number = 0;
+  int64_t schema_id = 0;
+  int32_t level = 0;
+  std::vector<std::string> extra_files;
+  std::optional<int64_t> creation_time_millis;
+  std::optional<int64_t> delete_row_count;
+  std::optional<std::string> embedded_file_index;
+  std::optional<FileSource> file_source;
+  std::optional<std::vector<std::string>> value_stats_cols;
+  std::optional<std::string> external_path;
+  std::optional<int64_t> first_row_id;
+  std::optional<std::vector<std::string>> write_cols;
+};
+
+enum class FileKind { kAdd = 0, kDelete = 1 };
+
+struct ManifestEntry {
+  FileKind kind = FileKind::kAdd;
+  std::string partition;  // serialized BinaryRow
+  int32_t bucket = 0;
+  int32_t total_buckets = 0;
+  DataFileMeta file;
+
+  // What identifies a file across ADD/DELETE entries.
+  std::string Identifier() const;
+};
+
+struct ManifestFileMeta {
+  std::string file_name;
+  int64_t file_size = 0;
+  int64_t num_added_files = 0;
+  int64_t num_deleted_files = 0;
+  SimpleStats partition_stats;
+  int64_t schema_id = 0;
+  std::optional<int32_t> min_bucket, max_bucket, min_level, max_level;
+  std::optional<int64_t> min_row_id, max_row_id;
+};
+
+// Encodes a manifest file (Avro, `codec` = "zstandard" etc.).
+Result<std::string> EncodeManifest(const std::vector<ManifestEntry>& entries,
+                                   const std::string& codec);
+Result<std::vector<ManifestEntry>> DecodeManifest(std::string file, const std::string& what);
+Result<std::string> EncodeManifestList(const std::vector<ManifestFileMeta>& metas,
+                                       const std::string& codec);
+Result<std::vector<ManifestFileMeta>> DecodeManifestList(std::string file,
+                                                         const std::string& what);
+
+// Applies ADD/DELETE entries in order: a DELETE cancels the earlier ADD of the same file.
+// Returns the live ADD entries (order of first appearance).
+std::vector<ManifestEntry> MergeEntries(const std::vector<ManifestEntry>& entries);
+
+}  // namespace tributary::meta

@@ -1,0 +1,99 @@
+#include "meta/paths.h"
+
+#include <random>
+
+#include "common/datetime.h"
+#include "io/file_system.h"
+
+namespace tributary::meta {
+
+using io::JoinPath;
+
+std::string DatabasePath(const std::string& warehouse, const std::string& db) {
+  return JoinPath(warehouse, db + ".db");
+}
+std::string TablePath(const std::string& warehouse, const std::string& db,
+                      const std::string& table) {
+  return JoinPath(DatabasePath(warehouse, db), table);
+}
+std::string SchemaDir(const std::string& t) { return JoinPath(t, "schema"); }
+std::string SchemaPath(const std::string& t, int64_t id) {
+  return JoinPath(SchemaDir(t), "schema-" + std::to_string(id));
+}
+std::string SnapshotDir(const std::string& t) { return JoinPath(t, "snapshot"); }
+std::string SnapshotPath(const std::string& t, int64_t id) {
+  return JoinPath(SnapshotDir(t), "snapshot-" + std::to_string(id));
+}
+std::string ManifestDir(const std::string& t) { return JoinPath(t, "manifest"); }
+std::string ManifestPath(const std::string& t, const std::string& f) {
+  return JoinPath(ManifestDir(t), f);
+}
+
+std::string EscapePathName(const std::string& s) {
+  static const std::string kSpecial = "\"#%'*/:=?\\\x7f{}[]^";
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (c < 0x20 || kSpecial.find(static_cast<char>(c)) != std::string::npos) {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::string PartitionValueString(const Value& v, const DataType& t) {
+  if (v.is_null()) return "";
+  switch (t.id) {
+    case TypeId::kDate:
+    case TypeId::kTime:
+      return std::to_string(v.int_value());  // legacy names: the internal integer
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampLtz: {
+      // Java's Timestamp.toString(): ISO local date-time with 'T'.
+      std::string s = FormatTimestamp(v.timestamp_value());
+      s[10] = 'T';
+      return s;
+    }
+    default:
+      return FormatValue(v, t);
+  }
+}
+
+std::string PartitionPath(const std::vector<Field>& fields, const Row& partition,
+                          const std::string& default_name) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); i++) {
+    std::string v = PartitionValueString(partition[i], fields[i].type);
+    bool blank = v.find_first_not_of(" \t\r\n") == std::string::npos;
+    if (!out.empty()) out += "/";
+    out += EscapePathName(fields[i].name) + "=" + (blank ? default_name : EscapePathName(v));
+  }
+  return out;
+}
+
+std::string BucketDir(const std::string& table_path, const std::string& partition_path,
+                      int32_t bucket) {
+  std::string b = "bucket-" + std::to_string(bucket);
+  return partition_path.empty() ? JoinPath(table_path, b)
+                                : JoinPath(JoinPath(table_path, partition_path), b);
+}
+
+std::string NewUuid() {
+  static thread_local std::mt19937_64 rng{std::random_device{}() ^
+                                          (static_cast<uint64_t>(std::random_device{}()) << 32)};
+  uint64_t a = rng(), b = rng();
+  a = (a & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;
+  b = (b & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx",
+                static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xFFFF),
+                static_cast<unsigned>(a & 0xFFFF), static_cast<unsigned>(b >> 48),
+                static_cast<unsigned long long>(b & 0xFFFFFFFFFFFFULL));
+  return buf;
+}
+
+}  // namespace tributary::meta

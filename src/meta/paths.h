@@ -1,0 +1,52 @@
+// Every file name of a table, in one place (leveldb's filename.h): the warehouse layout of
+// PAIMON_FORMAT.md 1.1. Pure functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tributary/schema.h"
+#include "tributary/value.h"
+
+namespace tributary::meta {
+
+std::string DatabasePath(const std::string& warehouse, const std::string& db);
+std::string TablePath(const std::string& warehouse, const std::string& db,
+                      const std::string& table);
+std::string SchemaDir(const std::string& table_path);
+std::string SchemaPath(const std::string& table_path, int64_t id);
+std::string SnapshotDir(const std::string& table_path);
+std::string SnapshotPath(const std::string& table_path, int64_t id);
+std::string ManifestDir(const std::string& table_path);
+std::string ManifestPath(const std::string& table_path, const std::string& file_name);
+
+// "k1=v1/k2=v2" with Hive escaping; null or empty values become `default_name`.
+// Values are rendered as Paimon's legacy partition names (partition.legacy-name = true).
+std::string PartitionPath(const std::vector<Field>& partition_fields, const Row& partition,
+                          const std::string& default_name = "__DEFAULT_PARTITION__");
+// The string a partition value is shown as (SHOW PARTITIONS, t$partitions, directory names).
+std::string PartitionValueString(const Value& v, const DataType& t);
+std::string EscapePathName(const std::string& s);
+std::string BucketDir(const std::string& table_path, const std::string& partition_path,
+                      int32_t bucket);
+
+// A random UUID (version 4), lower-case, with dashes.
+std::string NewUuid();
+
+// Names new files of one kind for one writer: "<prefix><uuid>-<n><suffix>", n counting from 0.
+// Thread-safety: not thread-safe; one per writer.
+class FileNamer {
+ public:
+  FileNamer(std::string prefix, std::string suffix)
+      : prefix_(std::move(prefix)), uuid_(NewUuid()), suffix_(std::move(suffix)) {}
+  std::string Next() { return prefix_ + uuid_ + "-" + std::to_string(counter_++) + suffix_; }
+
+ private:
+  std::string prefix_;
+  std::string uuid_;
+  std::string suffix_;
+  int64_t counter_ = 0;
+};
+
+}  // namespace tributary::meta

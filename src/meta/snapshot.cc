@@ -1,0 +1,170 @@
+#include "meta/snapshot.h"
+
+#include "common/json.h"
+#include "io/file_system.h"
+#include "meta/paths.h"
+
+namespace tributary::meta {
+
+const char* CommitKindName(CommitKind k) {
+  switch (k) {
+    case CommitKind::kAppend: return "APPEND";
+    case CommitKind::kCompact: return "COMPACT";
+    case CommitKind::kOverwrite: return "OVERWRITE";
+    case CommitKind::kAnalyze: return "ANALYZE";
+  }
+  return "APPEND";
+}
+
+std::string SnapshotToJson(const Snapshot& s) {
+  Json j = Json::object();
+  j["version"] = 3;
+  j["id"] = s.id;
+  j["schemaId"] = s.schema_id;
+  j["baseManifestList"] = s.base_manifest_list;
+  j["baseManifestListSize"] = s.base_manifest_list_size;
+  j["deltaManifestList"] = s.delta_manifest_list;
+  j["deltaManifestListSize"] = s.delta_manifest_list_size;
+  if (s.changelog_manifest_list) {
+    j["changelogManifestList"] = *s.changelog_manifest_list;
+    if (s.changelog_manifest_list_size) {
+      j["changelogManifestListSize"] = *s.changelog_manifest_list_size;
+    }
+  }
+  if (s.index_manifest) j["indexManifest"] = *s.index_manifest;
+  j["commitUser"] = s.commit_user;
+  j["commitIdentifier"] = s.commit_identifier;
+  j["commitKind"] = CommitKindName(s.commit_kind);
+  j["timeMillis"] = s.time_millis;
+  if (s.total_record_count) j["totalRecordCount"] = *s.total_record_count;
+  if (s.delta_record_count) j["deltaRecordCount"] = *s.delta_record_count;
+  if (s.changelog_record_count) j["changelogRecordCount"] = *s.changelog_record_count;
+  if (s.watermark) j["watermark"] = *s.watermark;
+  if (s.next_row_id) j["nextRowId"] = *s.next_row_id;
+  return ToPaimonJson(j);
+}
+
+Result<Snapshot> SnapshotFromJson(std::string_view text, const std::string& what) {
+  TRIB_ASSIGN_OR_RETURN(Json j, ParseJson(text, what));
+  if (!j.is_object()) return Status::Corruption(what + ": not a JSON object");
+  Snapshot s;
+  try {
+    auto opt_long = [&](const char* k) -> std::optional<int64_t> {
+      if (!j.contains(k) || j[k].is_null()) return std::nullopt;
+      return j[k].get<int64_t>();
+    };
+    auto opt_str = [&](const char* k) -> std::optional<std::string> {
+      if (!j.contains(k) || j[k].is_null()) return std::nullopt;
+      return j[k].get<std::string>();
+    };
+    s.id = j.at("id").get<int64_t>();
+    s.schema_id = j.at("schemaId").get<int64_t>();
+    s.base_manifest_list = j.at("baseManifestList").get<std::string>();
+    s.base_manifest_list_size = opt_long("baseManifestListSize").value_or(0);
+    s.delta_manifest_list = j.at("deltaManifestList").get<std::string>();
+    s.delta_manifest_list_size = opt_long("deltaManifestListSize").value_or(0);
+    s.changelog_manifest_list = opt_str("changelogManifestList");
+    s.changelog_manifest_list_size = opt_long("changelogManifestListSize");
+    s.index_manifest = opt_str("indexManifest");
+    s.commit_user = opt_str("commitUser").value_or("");
+    s.commit_identifier = opt_long("commitIdentifier").value_or(0);
+    std::string kind = opt_str("commitKind").value_or("APPEND");
+    s.commit_kind = kind == "COMPACT"     ? CommitKind::kCompact
+                    : kind == "OVERWRITE" ? CommitKind::kOverwrite
+                    : kind == "ANALYZE"   ? CommitKind::kAnalyze
+                                          : CommitKind::kAppend;
+    s.time_millis = opt_long("timeMillis").value_or(0);
+    s.total_record_count = opt_long("totalRecordCount");
+    s.delta_record_count = opt_long("deltaRecordCount");
+    s.changelog_record_count = opt_long("changelogRecordCount");
+    s.watermark = opt_long("watermark");
+    s.next_row_id = opt_long("nextRowId");
+  } catch (const std::exception& e) {
+    return Status::Corruption(what + ": unexpected content: " + e.what());
+  }
+  return s;
+}
+
+namespace {
+std::optional<int64_t> ParseId(const std::string& name, const std::string& prefix) {
+  if (name.rfind(prefix, 0) != 0) return std::nullopt;
+  std::string rest = name.substr(prefix.size());
+  if (rest.empty() || rest.size() > 18) return std::nullopt;
+  for (char c : rest) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  return std::stoll(rest);
+}
+
+std::optional<int64_t> ReadHint(const std::string& path) {
+  auto text = io::LocalFs().ReadFile(path);
+  if (!text.ok()) return std::nullopt;
+  std::string s = *text;
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return ParseId(s, "");
+}
+}  // namespace
+
+Result<std::vector<int64_t>> SnapshotManager::ListIds() const {
+  auto entries = io::LocalFs().ListDir(SnapshotDir(table_path_));
+  if (!entries.ok()) {
+    if (entries.status().IsNotFound()) return std::vector<int64_t>{};
+    return entries.status();
+  }
+  std::vector<int64_t> ids;
+  for (const auto& e : *entries) {
+    if (auto id = ParseId(e.name, "snapshot-")) ids.push_back(*id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+Result<std::optional<int64_t>> SnapshotManager::LatestId() const {
+  std::string dir = SnapshotDir(table_path_);
+  if (auto hint = ReadHint(io::JoinPath(dir, "LATEST"))) {
+    TRIB_ASSIGN_OR_RETURN(bool here, io::LocalFs().Exists(SnapshotPath(table_path_, *hint)));
+    TRIB_ASSIGN_OR_RETURN(bool next, io::LocalFs().Exists(SnapshotPath(table_path_, *hint + 1)));
+    if (here && !next) return std::optional<int64_t>(*hint);
+  }
+  TRIB_ASSIGN_OR_RETURN(auto ids, ListIds());
+  if (ids.empty()) return std::optional<int64_t>();
+  return std::optional<int64_t>(ids.back());
+}
+
+Result<std::optional<int64_t>> SnapshotManager::EarliestId() const {
+  TRIB_ASSIGN_OR_RETURN(auto ids, ListIds());
+  if (ids.empty()) return std::optional<int64_t>();
+  return std::optional<int64_t>(ids.front());
+}
+
+Result<std::shared_ptr<const Snapshot>> SnapshotManager::Read(int64_t id) const {
+  std::string path = SnapshotPath(table_path_, id);
+  auto text = io::LocalFs().ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) {
+      return Status::NotFound("snapshot " + std::to_string(id) + " does not exist");
+    }
+    return text.status();
+  }
+  TRIB_ASSIGN_OR_RETURN(Snapshot s, SnapshotFromJson(*text, path));
+  return std::make_shared<const Snapshot>(std::move(s));
+}
+
+Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
+  std::string dir = SnapshotDir(table_path_);
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
+  io::CrashPoint("commit.before-snapshot");
+  TRIB_ASSIGN_OR_RETURN(bool won,
+                        io::LocalFs().WriteFileIfAbsent(SnapshotPath(table_path_, s.id),
+                                                        SnapshotToJson(s)));
+  if (!won) return false;
+  io::CrashPoint("commit.after-snapshot");
+  // Hints are best effort: readers verify them.
+  (void)io::LocalFs().WriteFile(io::JoinPath(dir, "LATEST"), std::to_string(s.id));
+  if (s.id == 1 || !ReadHint(io::JoinPath(dir, "EARLIEST"))) {
+    (void)io::LocalFs().WriteFile(io::JoinPath(dir, "EARLIEST"), std::to_string(s.id));
+  }
+  return true;
+}
+
+}  // namespace tributary::meta

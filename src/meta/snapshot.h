@@ -1,0 +1,63 @@
+// Snapshot: one committed version of a table (`snapshot/snapshot-N`), and SnapshotManager, which
+// finds, reads and atomically publishes them (PAIMON_FORMAT.md 1.3, 1.8).
+// Snapshots are immutable once published; share them as shared_ptr<const Snapshot>.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tributary/result.h"
+
+namespace tributary::meta {
+
+enum class CommitKind { kAppend, kCompact, kOverwrite, kAnalyze };
+const char* CommitKindName(CommitKind k);
+
+struct Snapshot {
+  int64_t id = 0;
+  int64_t schema_id = 0;
+  std::string base_manifest_list;
+  int64_t base_manifest_list_size = 0;
+  std::string delta_manifest_list;
+  int64_t delta_manifest_list_size = 0;
+  std::optional<std::string> changelog_manifest_list;
+  std::optional<int64_t> changelog_manifest_list_size;
+  std::optional<std::string> index_manifest;
+  std::string commit_user;
+  int64_t commit_identifier = 9223372036854775807LL;
+  CommitKind commit_kind = CommitKind::kAppend;
+  int64_t time_millis = 0;
+  std::optional<int64_t> total_record_count;
+  std::optional<int64_t> delta_record_count;
+  std::optional<int64_t> changelog_record_count;
+  std::optional<int64_t> watermark;
+  std::optional<int64_t> next_row_id;
+};
+
+std::string SnapshotToJson(const Snapshot& s);
+Result<Snapshot> SnapshotFromJson(std::string_view json, const std::string& what);
+
+class SnapshotManager {
+ public:
+  explicit SnapshotManager(std::string table_path) : table_path_(std::move(table_path)) {}
+
+  // The latest snapshot id: the LATEST hint if `snapshot-(hint+1)` does not exist, else the
+  // highest id found by listing. nullopt for a table without snapshots.
+  Result<std::optional<int64_t>> LatestId() const;
+  Result<std::optional<int64_t>> EarliestId() const;
+  Result<std::shared_ptr<const Snapshot>> Read(int64_t id) const;
+  // Every snapshot id present, ascending.
+  Result<std::vector<int64_t>> ListIds() const;
+  // Publishes snapshot-<s.id> only if absent (create-if-absent). Returns false when another
+  // writer already published that id. Updates the LATEST/EARLIEST hints (best effort).
+  Result<bool> TryCommit(const Snapshot& s) const;
+
+ private:
+  std::string table_path_;
+};
+
+}  // namespace tributary::meta
