@@ -1,0 +1,43 @@
+// KeyValue: one record of a primary-key table as it moves through the write buffer, data files,
+// merge readers and compaction: the full row, its row kind and its sequence number. The key is
+// the trimmed primary key columns of `value` (see KeyComparator).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tributary/value.h"
+
+namespace tributary::merge {
+
+struct KeyValue {
+  int64_t sequence = 0;
+  RowKind kind = RowKind::kInsert;
+  Row value;
+  int32_t level = 0;  // the level of the file the record came from (used by compaction/changelog)
+};
+
+// Compares records by the key columns of `value`. Thread-safe (immutable).
+class KeyComparator {
+ public:
+  explicit KeyComparator(std::vector<int> key_columns) : key_columns_(std::move(key_columns)) {}
+  int Compare(const Row& a, const Row& b) const {
+    for (int c : key_columns_) {
+      int r = CompareValues(a[c], b[c]);
+      if (r != 0) return r;
+    }
+    return 0;
+  }
+  const std::vector<int>& key_columns() const { return key_columns_; }
+  Row ExtractKey(const Row& v) const {
+    Row k;
+    k.reserve(key_columns_.size());
+    for (int c : key_columns_) k.push_back(v[c]);
+    return k;
+  }
+
+ private:
+  std::vector<int> key_columns_;
+};
+
+}  // namespace tributary::merge
