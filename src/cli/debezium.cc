@@ -1,0 +1,430 @@
+#include "cli/debezium.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "common/datetime.h"
+
+namespace tributary::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr int64_t kMillisPerDay = 86400000;
+
+Status Bad(const std::string& what) { return Status::Invalid(what); }
+
+std::string Describe(const Json& j) {
+  std::string s = j.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return s;
+}
+
+// Floor division and modulo, so negative epoch values split correctly.
+int64_t FloorDiv(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t FloorMod(int64_t a, int64_t b) { return a - FloorDiv(a, b) * b; }
+
+Result<std::string> DecodeBase64(std::string_view in) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    int v;
+    if (c >= 'A' && c <= 'Z') {
+      v = c - 'A';
+    } else if (c >= 'a' && c <= 'z') {
+      v = c - 'a' + 26;
+    } else if (c >= '0' && c <= '9') {
+      v = c - '0' + 52;
+    } else if (c == '+' || c == '-') {
+      v = 62;
+    } else if (c == '/' || c == '_') {
+      v = 63;
+    } else if (c == '=' || c == '\n' || c == '\r') {
+      continue;
+    } else {
+      return Bad("invalid base64 text");
+    }
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  return out;
+}
+
+// A big-endian two's complement integer (Kafka Connect Decimal bytes).
+Result<__int128> BigEndianToInt128(const std::string& bytes) {
+  if (bytes.empty() || bytes.size() > 16) return Bad("invalid decimal bytes");
+  __int128 v = (static_cast<unsigned char>(bytes[0]) & 0x80) ? -1 : 0;
+  for (unsigned char b : bytes) v = v * 256 + b;  // shifting a negative value is UB; multiply
+  return v;
+}
+
+// Number -> time unit from the encoding, else guessed from the magnitude.
+enum class Unit { kMillis, kMicros, kNanos };
+
+Unit TimestampUnit(const ColumnEncoding& enc, int64_t n) {
+  const std::string& s = enc.semantic;
+  if (s == "io.debezium.time.MicroTimestamp") return Unit::kMicros;
+  if (s == "io.debezium.time.NanoTimestamp") return Unit::kNanos;
+  if (s == "io.debezium.time.Timestamp" || s == "org.apache.kafka.connect.data.Timestamp") {
+    return Unit::kMillis;
+  }
+  // Milliseconds until the year 5138, then microseconds, then nanoseconds.
+  uint64_t mag = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  if (mag >= 100000000000000000ULL) return Unit::kNanos;
+  if (mag >= 100000000000000ULL) return Unit::kMicros;
+  return Unit::kMillis;
+}
+
+Unit TimeUnit(const ColumnEncoding& enc, int64_t n) {
+  const std::string& s = enc.semantic;
+  if (s == "io.debezium.time.MicroTime") return Unit::kMicros;
+  if (s == "io.debezium.time.NanoTime") return Unit::kNanos;
+  if (s == "io.debezium.time.Time" || s == "org.apache.kafka.connect.data.Time") {
+    return Unit::kMillis;
+  }
+  if (n < kMillisPerDay) return Unit::kMillis;
+  if (n < kMillisPerDay * 1000) return Unit::kMicros;
+  return Unit::kNanos;
+}
+
+Timestamp TimestampFrom(int64_t n, Unit unit) {
+  switch (unit) {
+    case Unit::kMillis:
+      return Timestamp{n, 0};
+    case Unit::kMicros:
+      return Timestamp{FloorDiv(n, 1000), static_cast<int32_t>(FloorMod(n, 1000) * 1000)};
+    case Unit::kNanos:
+      return Timestamp{FloorDiv(n, 1000000), static_cast<int32_t>(FloorMod(n, 1000000))};
+  }
+  return {};
+}
+
+// "2024-01-31T10:00:00+08:00", "...Z", "2024-01-31 10:00:00.123": the offset, when present, is
+// applied so the result is UTC.
+Result<Timestamp> ParseTimestampText(std::string_view s, int32_t precision) {
+  int64_t offset_minutes = 0;
+  std::string_view body = s;
+  if (s.size() > 16) {
+    size_t sign = s.find_first_of("+-", 11);  // after the date and the hour
+    if (sign != std::string_view::npos) {
+      std::string_view off = s.substr(sign + 1);
+      int hh = 0, mm = 0;
+      bool ok = false;
+      if (off.size() == 5 && off[2] == ':') {
+        ok = std::sscanf(std::string(off).c_str(), "%2d:%2d", &hh, &mm) == 2;
+      } else if (off.size() == 4 || off.size() == 2) {
+        ok = std::sscanf(std::string(off).c_str(), off.size() == 4 ? "%2d%2d" : "%2d", &hh, &mm) >=
+             1;
+      }
+      if (!ok) return Bad("invalid timestamp '" + std::string(s) + "'");
+      offset_minutes = (hh * 60 + mm) * (s[sign] == '-' ? -1 : 1);
+      body = s.substr(0, sign);
+    }
+  }
+  TRIB_ASSIGN_OR_RETURN(Timestamp ts, ParseTimestamp(body, precision));
+  ts.millis -= offset_minutes * 60000;
+  return ts;
+}
+
+// The integer in `j`: a JSON integer, an integral float, or a numeric string.
+Result<int64_t> JsonInteger(const Json& j) {
+  if (j.is_number_integer() && !j.is_number_unsigned()) return j.get<int64_t>();
+  if (j.is_number_unsigned()) {
+    uint64_t u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return Bad("value " + Describe(j) + " is out of range");
+    }
+    return static_cast<int64_t>(u);
+  }
+  if (j.is_number_float()) {
+    double d = j.get<double>();
+    if (std::trunc(d) != d || std::abs(d) > 9.2e18) {
+      return Bad("expected an integer, got " + Describe(j));
+    }
+    return static_cast<int64_t>(d);
+  }
+  if (j.is_string()) {
+    const std::string& s = j.get_ref<const std::string&>();
+    size_t pos = 0;
+    try {
+      long long v = std::stoll(s, &pos);
+      if (pos == s.size()) return static_cast<int64_t>(v);
+    } catch (const std::exception&) {
+    }
+  }
+  return Bad("expected an integer, got " + Describe(j));
+}
+
+Result<Value> IntegerValue(const Json& j, const DataType& t) {
+  TRIB_ASSIGN_OR_RETURN(int64_t v, JsonInteger(j));
+  int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+  if (t.id == TypeId::kTinyInt) lo = -128, hi = 127;
+  if (t.id == TypeId::kSmallInt) lo = -32768, hi = 32767;
+  if (t.id == TypeId::kInt) {
+    lo = std::numeric_limits<int32_t>::min();
+    hi = std::numeric_limits<int32_t>::max();
+  }
+  if (v < lo || v > hi) return Bad("value " + Describe(j) + " is out of range for " + t.ToString());
+  return Value::Int(v);
+}
+
+Result<Value> DecimalValue(const Json& j, const DataType& t, const ColumnEncoding& enc) {
+  // Kafka Connect Decimal (base64 two's complement) and Debezium VariableScaleDecimal.
+  if (j.is_object() && j.contains("value") && j.contains("scale")) {
+    ColumnEncoding inner{"org.apache.kafka.connect.data.Decimal", 0};
+    TRIB_ASSIGN_OR_RETURN(int64_t scale, JsonInteger(j["scale"]));
+    inner.scale = static_cast<int32_t>(scale);
+    return DecimalValue(j["value"], t, inner);
+  }
+  std::string text;
+  if (j.is_string() && enc.semantic == "org.apache.kafka.connect.data.Decimal") {
+    TRIB_ASSIGN_OR_RETURN(std::string bytes, DecodeBase64(j.get_ref<const std::string&>()));
+    TRIB_ASSIGN_OR_RETURN(__int128 unscaled, BigEndianToInt128(bytes));
+    text = FormatDecimal(unscaled, std::max(enc.scale, 0));
+  } else if (j.is_string()) {
+    text = j.get<std::string>();
+  } else if (j.is_number_integer()) {
+    text = j.dump();
+  } else if (j.is_number_float()) {
+    text = j.dump();
+    if (text.find_first_of("eE") != std::string::npos) {
+      char buf[128];
+      std::snprintf(buf, sizeof(buf), "%.*f", std::max(t.scale, 0) + 1, j.get<double>());
+      text = buf;
+    }
+  } else {
+    return Bad("expected a decimal number, got " + Describe(j));
+  }
+  TRIB_ASSIGN_OR_RETURN(__int128 unscaled, ParseDecimal(text, t.precision, t.scale));
+  return Value::Dec(Decimal{unscaled});
+}
+
+}  // namespace
+
+Result<Value> JsonToValue(const Json& j, const DataType& t, const ColumnEncoding& enc) {
+  if (j.is_null()) return Value::Null();
+  switch (t.id) {
+    case TypeId::kBoolean:
+      if (j.is_boolean()) return Value::Bool(j.get<bool>());
+      if (j.is_number_integer() && (j.get<int64_t>() == 0 || j.get<int64_t>() == 1)) {
+        return Value::Bool(j.get<int64_t>() == 1);
+      }
+      if (j.is_string()) {
+        std::string s = j.get<std::string>();
+        for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (s == "true") return Value::Bool(true);
+        if (s == "false") return Value::Bool(false);
+      }
+      return Bad("expected a boolean, got " + Describe(j));
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInt:
+    case TypeId::kBigInt:
+      return IntegerValue(j, t);
+    case TypeId::kFloat:
+    case TypeId::kDouble: {
+      double d = 0;
+      if (j.is_number()) {
+        d = j.get<double>();
+      } else if (j.is_string()) {
+        const std::string& s = j.get_ref<const std::string&>();
+        char* end = nullptr;
+        d = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size()) {
+          return Bad("expected a number, got " + Describe(j));
+        }
+      } else {
+        return Bad("expected a number, got " + Describe(j));
+      }
+      if (t.id == TypeId::kFloat) d = static_cast<double>(static_cast<float>(d));
+      return Value::Double(d);
+    }
+    case TypeId::kDecimal:
+      return DecimalValue(j, t, enc);
+    case TypeId::kChar:
+    case TypeId::kVarChar:
+      if (j.is_string()) return Value::String(j.get<std::string>());
+      return Value::String(j.dump());  // numbers, booleans, JSON documents as their text
+    case TypeId::kBinary:
+    case TypeId::kVarBinary: {
+      if (!j.is_string()) return Bad("expected base64 bytes, got " + Describe(j));
+      TRIB_ASSIGN_OR_RETURN(std::string bytes, DecodeBase64(j.get_ref<const std::string&>()));
+      return Value::String(std::move(bytes));
+    }
+    case TypeId::kDate:
+      if (j.is_string()) {
+        TRIB_ASSIGN_OR_RETURN(int64_t days, ParseDate(j.get_ref<const std::string&>()));
+        return Value::Int(days);
+      }
+      if (j.is_number()) {
+        TRIB_ASSIGN_OR_RETURN(int64_t days, JsonInteger(j));
+        return Value::Int(days);
+      }
+      return Bad("expected a date (days or 'YYYY-MM-DD'), got " + Describe(j));
+    case TypeId::kTime: {
+      if (j.is_string()) {
+        TRIB_ASSIGN_OR_RETURN(int64_t ms, ParseTime(j.get_ref<const std::string&>()));
+        return Value::Int(ms);
+      }
+      if (!j.is_number()) return Bad("expected a time, got " + Describe(j));
+      TRIB_ASSIGN_OR_RETURN(int64_t n, JsonInteger(j));
+      Timestamp ts = TimestampFrom(n, TimeUnit(enc, n));
+      if (ts.millis < 0 || ts.millis >= kMillisPerDay) {
+        return Bad("time " + Describe(j) + " is outside one day");
+      }
+      return Value::Int(ts.millis);
+    }
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampLtz: {
+      if (j.is_string()) {
+        TRIB_ASSIGN_OR_RETURN(Timestamp ts,
+                              ParseTimestampText(j.get_ref<const std::string&>(), t.precision));
+        return Value::Ts(ts);
+      }
+      if (!j.is_number()) return Bad("expected a timestamp, got " + Describe(j));
+      TRIB_ASSIGN_OR_RETURN(int64_t n, JsonInteger(j));
+      return Value::Ts(TruncateTimestamp(TimestampFrom(n, TimestampUnit(enc, n)), t.precision));
+    }
+  }
+  return Bad("unsupported column type " + t.ToString());
+}
+
+DebeziumDecoder::DebeziumDecoder(std::vector<Field> fields) : fields_(std::move(fields)) {}
+
+int DebeziumDecoder::FindColumn(const std::string& name) const {
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (fields_[i].name == name) return static_cast<int>(i);
+  }
+  // Databases differ in identifier case (Oracle upper, PostgreSQL lower): a unique
+  // case-insensitive match is accepted.
+  int found = -1;
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    const std::string& f = fields_[i].name;
+    bool same = f.size() == name.size();
+    for (size_t k = 0; same && k < f.size(); ++k) {
+      same = std::tolower(static_cast<unsigned char>(f[k])) ==
+             std::tolower(static_cast<unsigned char>(name[k]));
+    }
+    if (same) {
+      if (found >= 0) return -1;
+      found = static_cast<int>(i);
+    }
+  }
+  return found;
+}
+
+Result<Row> DebeziumDecoder::ToRow(const Json& image, std::string_view which,
+                                   const std::vector<ColumnEncoding>& encodings) const {
+  if (!image.is_object()) {
+    return Bad("'" + std::string(which) + "' must be an object, got " + Describe(image));
+  }
+  Row row(fields_.size());
+  for (auto it = image.begin(); it != image.end(); ++it) {
+    int idx = FindColumn(it.key());
+    if (idx < 0) {
+      return Bad("unknown column '" + it.key() + "' in '" + std::string(which) +
+                 "' (the table has no such column)");
+    }
+    const Field& f = fields_[idx];
+    auto v = JsonToValue(it.value(), f.type, encodings[idx]);
+    if (!v.ok()) {
+      return Bad("column '" + f.name + "' (" + f.type.ToString() + "): " + v.status().message());
+    }
+    row[idx] = std::move(v).value();
+  }
+  for (size_t i = 0; i < fields_.size(); ++i) {
+    if (row[i].is_null() && !fields_[i].type.nullable) {
+      return Bad("column '" + fields_[i].name + "' is NOT NULL but '" + std::string(which) +
+                 "' has no value for it");
+    }
+  }
+  return row;
+}
+
+Status DebeziumDecoder::Decode(std::string_view line, std::vector<RowChange>* out) const {
+  size_t first = line.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return Status::OK();
+  Json doc = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Bad("not valid JSON");
+  if (doc.is_null()) return Status::OK();  // a Kafka tombstone after a delete
+  if (!doc.is_object()) return Bad("expected a JSON object, got " + Describe(doc));
+  try {
+    const Json* envelope = &doc;
+    std::vector<ColumnEncoding> encodings(fields_.size());
+    if (doc.contains("payload")) {
+      envelope = &doc["payload"];
+      if (envelope->is_null()) return Status::OK();  // tombstone with a schema
+      if (!envelope->is_object()) return Bad("'payload' must be an object");
+      // Kafka Connect schema: the struct fields of "after" (or "before") name the encodings.
+      const Json& schema = doc.contains("schema") ? doc["schema"] : Json();
+      if (schema.is_object() && schema.contains("fields") && schema["fields"].is_array()) {
+        for (const Json& part : schema["fields"]) {
+          if (!part.is_object() || !part.contains("fields") || !part["fields"].is_array()) {
+            continue;
+          }
+          std::string which = part.value("field", "");
+          if (which != "after" && which != "before") continue;
+          for (const Json& col : part["fields"]) {
+            if (!col.is_object() || !col.contains("field") || !col["field"].is_string()) continue;
+            int idx = FindColumn(col["field"].get<std::string>());
+            if (idx < 0) continue;  // reported when the value is read
+            if (col.contains("name") && col["name"].is_string()) {
+              encodings[idx].semantic = col["name"].get<std::string>();
+            }
+            if (col.contains("parameters") && col["parameters"].is_object() &&
+                col["parameters"].contains("scale")) {
+              const Json& s = col["parameters"]["scale"];
+              auto scale = s.is_string() ? std::stoi(s.get<std::string>()) : s.get<int>();
+              encodings[idx].scale = static_cast<int32_t>(scale);
+            }
+          }
+        }
+      }
+    }
+    const Json& env = *envelope;
+    if (!env.contains("op") || !env["op"].is_string()) {
+      return Bad("missing 'op' (expected a Debezium change event with op c, r, u or d)");
+    }
+    const std::string op = env["op"].get<std::string>();
+    const Json null_json;
+    const Json& before = env.contains("before") ? env["before"] : null_json;
+    const Json& after = env.contains("after") ? env["after"] : null_json;
+    if (op == "c" || op == "r") {
+      if (after.is_null()) return Bad("op '" + op + "' without 'after'");
+      TRIB_ASSIGN_OR_RETURN(Row row, ToRow(after, "after", encodings));
+      out->push_back({RowKind::kInsert, std::move(row)});
+    } else if (op == "u") {
+      if (after.is_null()) return Bad("op 'u' without 'after'");
+      if (!before.is_null()) {
+        TRIB_ASSIGN_OR_RETURN(Row old_row, ToRow(before, "before", encodings));
+        TRIB_ASSIGN_OR_RETURN(Row new_row, ToRow(after, "after", encodings));
+        out->push_back({RowKind::kUpdateBefore, std::move(old_row)});
+        out->push_back({RowKind::kUpdateAfter, std::move(new_row)});
+      } else {
+        TRIB_ASSIGN_OR_RETURN(Row new_row, ToRow(after, "after", encodings));
+        out->push_back({RowKind::kUpdateAfter, std::move(new_row)});
+      }
+    } else if (op == "d") {
+      if (before.is_null()) return Bad("op 'd' without 'before'");
+      TRIB_ASSIGN_OR_RETURN(Row row, ToRow(before, "before", encodings));
+      out->push_back({RowKind::kDelete, std::move(row)});
+    } else if (op == "t") {
+      return Bad("op 't' (truncate) is not supported");
+    } else {
+      return Bad("unknown op '" + op + "' (expected c, r, u or d)");
+    }
+  } catch (const std::exception& e) {  // nlohmann type errors, stoi: never cross the boundary
+    return Bad(std::string("malformed change event: ") + e.what());
+  }
+  return Status::OK();
+}
+
+}  // namespace tributary::cli
