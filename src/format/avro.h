@@ -1,8 +1,8 @@
 // Avro: schemas, a generic datum model, the binary encoding and object container files
 // (https://avro.apache.org/docs/1.11.1/specification/), with codecs null, deflate, snappy and
 // zstandard. Written in-house because Debian's Avro C library lacks zstandard, which Paimon's
-// manifests use by default. Used for manifests, manifest lists, index manifests and Avro data files.
-// Thread-safety: schemas are immutable and shared; readers and writers are single-threaded.
+// manifests use by default. Used for manifests, manifest lists, index manifests and Avro data
+// files. Thread-safety: schemas are immutable and shared; readers and writers are single-threaded.
 #pragma once
 
 #include <cstdint>
@@ -17,10 +17,12 @@
 
 namespace tributary::avro {
 
+// clang-format off
 enum class Type {
   kNull, kBoolean, kInt, kLong, kFloat, kDouble, kBytes, kString,
   kRecord, kEnum, kArray, kMap, kUnion, kFixed,
 };
+// clang-format on
 
 struct Schema;
 using SchemaPtr = std::shared_ptr<const Schema>;
@@ -35,16 +37,16 @@ struct SchemaField {
 
 struct Schema {
   Type type = Type::kNull;
-  std::string name;       // record, enum, fixed (full name, namespace included)
-  std::string logical_type;  // "decimal", "date", "time-millis", "timestamp-millis", ...
-  int32_t precision = 0;  // decimal
-  int32_t scale = 0;      // decimal
-  int32_t fixed_size = 0; // fixed
-  std::vector<SchemaField> fields;     // record
-  std::vector<std::string> symbols;    // enum
-  SchemaPtr items;                     // array
-  SchemaPtr values;                    // map
-  std::vector<SchemaPtr> branches;     // union
+  std::string name;                  // record, enum, fixed (full name, namespace included)
+  std::string logical_type;          // "decimal", "date", "time-millis", "timestamp-millis", ...
+  int32_t precision = 0;             // decimal
+  int32_t scale = 0;                 // decimal
+  int32_t fixed_size = 0;            // fixed
+  std::vector<SchemaField> fields;   // record
+  std::vector<std::string> symbols;  // enum
+  SchemaPtr items;                   // array
+  SchemaPtr values;                  // map
+  std::vector<SchemaPtr> branches;   // union
 
   // Index of the record field named `name`, or -1.
   int FieldIndex(std::string_view name) const;
@@ -77,6 +79,9 @@ struct Datum {
   template <typename T>
   Datum(T v) : rep(std::move(v)) {}  // NOLINT: implicit on purpose
 
+  // Deep equality, union_branch included (a decoded datum equals its re-encoded decoding).
+  bool operator==(const Datum& other) const = default;
+
   bool is_null() const { return std::holds_alternative<std::monostate>(rep); }
   // REQUIRES: the matching alternative.
   bool as_bool() const { return std::get<bool>(rep); }
@@ -104,11 +109,14 @@ Result<Codec> CodecFromName(std::string_view name);
 // Reads an object container file held in memory.
 class FileReader {
  public:
-  // `file` must outlive the reader? No: the reader keeps its own copy.
+  // `file` holds the whole file; the reader owns it (move it in to avoid a copy). Reads and
+  // checks the header (magic, metadata, schema, codec, sync marker). Errors: Corruption for a
+  // damaged header, NotSupported for an unknown codec.
   static Result<std::unique_ptr<FileReader>> Open(std::string file);
   const SchemaPtr& schema() const { return schema_; }
   Codec codec() const { return codec_; }
-  // Reads the next record; returns false at the end of the file.
+  // Reads the next record; returns false at the end of the file. Damaged blocks (bad sync
+  // marker, checksum, compression or encoding) give Corruption.
   Result<bool> Next(Datum* out);
   // Reads every remaining record.
   Result<std::vector<Datum>> ReadAll();
@@ -121,7 +129,7 @@ class FileReader {
   SchemaPtr schema_;
   Codec codec_ = Codec::kNull;
   std::string sync_;
-  std::string block_;        // decompressed current block
+  std::string block_;  // decompressed current block
   size_t block_pos_ = 0;
   int64_t block_remaining_ = 0;
 };
@@ -132,16 +140,20 @@ class FileWriter {
   // `block_size`: uncompressed bytes per block before it is flushed.
   static Result<std::unique_ptr<FileWriter>> Make(SchemaPtr schema, Codec codec,
                                                   size_t block_size = 64 * 1024);
+  // Encodes `record` (a datum of the schema); a record that does not match the schema gives
+  // Invalid and leaves the file unchanged.
   Status Append(const Datum& record);
   int64_t num_records() const { return num_records_; }
   // Approximate bytes written so far (flushed blocks plus buffered data).
   size_t EstimatedSize() const { return out_.size() + block_.size(); }
-  // Flushes the last block and returns the whole file.
+  // Flushes the last block and returns the whole file. REQUIRES: called once; Append and
+  // Finish fail afterwards.
   Result<std::string> Finish();
 
  private:
   FileWriter() = default;
   Status FlushBlock();
+  bool finished_ = false;
   SchemaPtr schema_;
   Codec codec_ = Codec::kNull;
   size_t block_size_ = 0;

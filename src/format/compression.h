@@ -1,0 +1,38 @@
+// Block compression codecs shared by the Avro and Parquet readers and writers: a thin,
+// Status-returning layer over zstd, snappy, zlib and lz4.
+// Thread-safety: the functions are stateless and safe to call from any thread.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "tributary/result.h"
+
+namespace tributary::format {
+
+enum class CompressionCodec {
+  kNone,
+  kSnappy,   // raw snappy (no framing), as Parquet and Avro use it
+  kGzip,     // gzip-wrapped deflate (Parquet GZIP); decompression also accepts a zlib wrapper
+  kDeflate,  // raw deflate (no header, no checksum), as Avro's "deflate" codec uses it
+  kZstd,     // one or more zstd frames
+  kLz4Raw,   // raw lz4 block (Parquet LZ4_RAW), no frame
+};
+
+// "none", "snappy", "gzip", "deflate", "zstd", "lz4_raw".
+const char* CompressionCodecName(CompressionCodec codec);
+// Accepts the names above case-insensitively, plus "uncompressed" and "lz4" (as kLz4Raw).
+Result<CompressionCodec> CompressionCodecFromName(std::string_view name);
+
+// Compresses `input` as one unit (one zstd frame, one gzip member, ...).
+Result<std::string> Compress(CompressionCodec codec, std::string_view input);
+
+// Decompresses `input`. `expected_size_hint` is the decompressed size when the caller knows it
+// (Parquet pages) and 0 otherwise (Avro blocks); it only sizes buffers and is not checked, so
+// callers that know the exact size compare it themselves. Damaged or truncated input gives
+// Status::Corruption naming the codec.
+Result<std::string> Decompress(CompressionCodec codec, std::string_view input,
+                               size_t expected_size_hint = 0);
+
+}  // namespace tributary::format
