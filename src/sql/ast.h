@@ -1,0 +1,295 @@
+// The syntax tree the parser produces: unbound expressions and statements, with the position of
+// every name and expression for error messages. Plain data; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sql/lexer.h"
+
+namespace tributary::sql {
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+struct SelectStmt;
+
+enum class ExprKind {
+  kLiteral,
+  kColumn,    // names = [qualifier..., column]
+  kStar,      // * or t.* (names = qualifier); only in select lists and COUNT(*)
+  kUnary,     // op: "-", "+", "NOT"
+  kBinary,    // op: + - * / % || = <> < <= > >= AND OR
+  kFunction,  // op: upper-cased function name; distinct; star_arg for COUNT(*)
+  kCase,      // args: [operand] (when, then)... [else]
+  kCast,      // args[0]; type_text
+  kIn,        // args[0] IN (args[1..]); negated
+  kBetween,   // args[0] BETWEEN args[1] AND args[2]; negated
+  kLike,      // args[0] LIKE args[1] [ESCAPE args[2]]; negated
+  kIsNull,    // args[0] IS [NOT] NULL; negated
+};
+
+enum class LiteralKind { kNull, kBool, kInteger, kDecimal, kFloat, kString, kDate, kTime, kTimestamp };
+
+struct Expr {
+  ExprKind kind = ExprKind::kLiteral;
+  Pos pos;
+  LiteralKind literal_kind = LiteralKind::kNull;
+  std::string text;  // literal text: digits, string value, "TRUE"/"FALSE"
+  std::vector<std::string> names;
+  std::string op;
+  std::vector<ExprPtr> args;
+  bool distinct = false;
+  bool negated = false;
+  bool star_arg = false;
+  bool has_case_operand = false;
+  bool has_else = false;
+  std::string type_text;  // CAST target, as written (normalized spacing)
+  Pos type_pos;
+
+  ExprPtr Clone() const;
+};
+
+// Canonical SQL text of an expression: used to match GROUP BY expressions and in messages.
+std::string ExprToString(const Expr& e);
+
+// A possibly qualified name: t, db.t, catalog.db.t (each part already unquoted).
+struct QualifiedName {
+  std::vector<std::string> parts;
+  Pos pos;
+  std::string ToString() const;
+};
+
+// ('k' = 'v', ...) as written, in order.
+struct OptionEntry {
+  std::string key;
+  std::string value;
+  Pos pos;
+};
+using OptionList = std::vector<OptionEntry>;
+
+// PARTITION (k = 'v', ...): static partition values.
+struct PartitionSpecEntry {
+  std::string column;
+  ExprPtr value;
+  Pos pos;
+};
+
+struct TableRef {
+  QualifiedName name;  // empty parts for a subquery
+  OptionList hints;    // /*+ OPTIONS(...) */
+  Pos hints_pos;
+  std::unique_ptr<SelectStmt> subquery;
+  std::string alias;
+  std::vector<PartitionSpecEntry> partition;  // FROM t PARTITION (k = 'v')
+  Pos pos;
+};
+
+struct SelectItem {
+  ExprPtr expr;  // kStar for * and t.*
+  std::string alias;
+  Pos pos;
+};
+
+struct OrderItem {
+  ExprPtr expr;
+  bool descending = false;
+  std::optional<bool> nulls_first;
+};
+
+enum class StmtKind {
+  kSelect,
+  kCreateDatabase,
+  kDropDatabase,
+  kCreateTable,
+  kDropTable,
+  kCreateCatalog,
+  kUseCatalog,
+  kUse,
+  kShow,
+  kDescribe,
+  kAlterTable,
+  kInsert,
+  kDelete,
+  kUpdate,
+  kSet,
+  kReset,
+  kCall,
+  kExplain,
+};
+
+struct Statement {
+  explicit Statement(StmtKind k) : kind(k) {}
+  virtual ~Statement() = default;
+  StmtKind kind;
+  Pos pos;
+};
+using StatementPtr = std::unique_ptr<Statement>;
+
+// SELECT ... or VALUES (...), (...) (values non-empty, everything else unset).
+struct SelectStmt : Statement {
+  SelectStmt() : Statement(StmtKind::kSelect) {}
+  std::vector<std::vector<ExprPtr>> values;
+  bool distinct = false;
+  std::vector<SelectItem> items;
+  std::optional<TableRef> from;
+  ExprPtr where;
+  std::vector<ExprPtr> group_by;
+  ExprPtr having;
+  std::vector<OrderItem> order_by;
+  std::optional<int64_t> limit;
+  int64_t offset = 0;
+};
+
+struct CreateDatabaseStmt : Statement {
+  CreateDatabaseStmt() : Statement(StmtKind::kCreateDatabase) {}
+  QualifiedName name;
+  bool if_not_exists = false;
+};
+
+struct DropDatabaseStmt : Statement {
+  DropDatabaseStmt() : Statement(StmtKind::kDropDatabase) {}
+  QualifiedName name;
+  bool if_exists = false;
+  bool cascade = false;
+};
+
+struct ColumnDef {
+  std::string name;
+  Pos pos;
+  std::string type_text;
+  Pos type_pos;
+  bool not_null = false;
+  std::string comment;
+  bool computed = false;  // name AS expr
+};
+
+struct CreateTableStmt : Statement {
+  CreateTableStmt() : Statement(StmtKind::kCreateTable) {}
+  QualifiedName name;
+  bool if_not_exists = false;
+  std::vector<ColumnDef> columns;
+  std::vector<std::string> primary_key;
+  Pos primary_key_pos;
+  std::vector<std::string> partition_by;
+  Pos partition_by_pos;
+  OptionList options;
+  std::string comment;
+  std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE t AS SELECT ...
+};
+
+struct DropTableStmt : Statement {
+  DropTableStmt() : Statement(StmtKind::kDropTable) {}
+  QualifiedName name;
+  bool if_exists = false;
+};
+
+struct CreateCatalogStmt : Statement {
+  CreateCatalogStmt() : Statement(StmtKind::kCreateCatalog) {}
+  std::string name;
+  bool if_not_exists = false;
+  OptionList options;
+};
+
+struct UseCatalogStmt : Statement {
+  UseCatalogStmt() : Statement(StmtKind::kUseCatalog) {}
+  std::string name;
+};
+
+struct UseStmt : Statement {
+  UseStmt() : Statement(StmtKind::kUse) {}
+  QualifiedName name;  // [catalog.]db
+};
+
+struct ShowStmt : Statement {
+  enum class What { kDatabases, kTables, kCreateTable, kPartitions, kCatalogs, kCurrentDatabase,
+                    kCurrentCatalog };
+  ShowStmt() : Statement(StmtKind::kShow) {}
+  What what = What::kDatabases;
+  QualifiedName name;  // the table, or the database of SHOW TABLES FROM db
+};
+
+struct DescribeStmt : Statement {
+  DescribeStmt() : Statement(StmtKind::kDescribe) {}
+  QualifiedName name;
+};
+
+struct AlterTableStmt : Statement {
+  enum class Action { kSet, kReset, kAddPartition, kDropPartition, kOther };
+  AlterTableStmt() : Statement(StmtKind::kAlterTable) {}
+  QualifiedName name;
+  Action action = Action::kSet;
+  OptionList options;
+  std::vector<std::string> reset_keys;
+  std::string other;  // the unsupported action's first words, for the message
+};
+
+struct InsertStmt : Statement {
+  InsertStmt() : Statement(StmtKind::kInsert) {}
+  QualifiedName name;
+  OptionList hints;
+  Pos hints_pos;
+  bool overwrite = false;
+  std::vector<PartitionSpecEntry> partition;
+  bool has_partition = false;
+  std::vector<std::string> columns;
+  std::vector<Pos> column_pos;
+  std::unique_ptr<SelectStmt> source;
+};
+
+struct DeleteStmt : Statement {
+  DeleteStmt() : Statement(StmtKind::kDelete) {}
+  QualifiedName name;
+  OptionList hints;
+  Pos hints_pos;
+  ExprPtr where;
+};
+
+struct Assignment {
+  std::string column;
+  Pos pos;
+  ExprPtr value;
+};
+
+struct UpdateStmt : Statement {
+  UpdateStmt() : Statement(StmtKind::kUpdate) {}
+  QualifiedName name;
+  OptionList hints;
+  Pos hints_pos;
+  std::vector<Assignment> assignments;
+  ExprPtr where;
+};
+
+struct SetStmt : Statement {
+  SetStmt() : Statement(StmtKind::kSet) {}
+  std::optional<std::string> key;  // unset: SET lists the session options
+  std::string value;
+  Pos key_pos;
+};
+
+struct ResetStmt : Statement {
+  ResetStmt() : Statement(StmtKind::kReset) {}
+  std::optional<std::string> key;  // unset: RESET clears every session option
+  Pos key_pos;
+};
+
+struct CallArg {
+  std::string name;  // named argument (`table` => 'db.t'), else empty
+  ExprPtr value;
+};
+
+struct CallStmt : Statement {
+  CallStmt() : Statement(StmtKind::kCall) {}
+  QualifiedName procedure;
+  std::vector<CallArg> args;
+};
+
+struct ExplainStmt : Statement {
+  ExplainStmt() : Statement(StmtKind::kExplain) {}
+  StatementPtr inner;
+};
+
+}  // namespace tributary::sql

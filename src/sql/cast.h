@@ -1,0 +1,48 @@
+// Conversions between SQL types on tributary::Value (representation documented in value.h),
+// type compatibility rules, and a total order of values of one type.
+// Thread-safety: free functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tributary/result.h"
+#include "tributary/value.h"
+
+namespace tributary::sql {
+
+enum class CastMode {
+  kExplicit,    // CAST(x AS T): every sensible conversion; numbers truncate toward zero
+  kAssignment,  // INSERT/UPDATE into a column: widening and range-checked narrowing of numbers,
+                // strings into strings (length checked), dates and times from strings
+};
+
+// Whether `from` may be converted to `to` in `mode` (values may still fail, e.g. out of range).
+bool CanCast(const DataType& from, const DataType& to, CastMode mode);
+
+// Converts a value of type `from` to type `to`. NULL stays NULL. Errors name the value and type
+// ("value 300 is out of range for TINYINT").
+Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to, CastMode mode);
+
+// The type both sides of a comparison are converted to; nullopt when they cannot be compared.
+std::optional<DataType> ComparisonType(const DataType& a, const DataType& b);
+
+// The least type every input fits in (CASE, COALESCE, IN lists, VALUES columns); nullopt when
+// there is none.
+std::optional<DataType> CommonType(const std::vector<DataType>& types);
+
+// Orders two non-null values of the same type (decimals of the same scale).
+int CompareSame(const Value& a, const Value& b);
+
+// The DECIMAL type that holds every value of an integer type (INT -> DECIMAL(10, 0)).
+DataType DecimalFor(const DataType& integer_type);
+
+// Type name for messages: "INT", "DECIMAL(10, 2)", "STRING" (without NOT NULL).
+std::string TypeName(const DataType& t);
+
+// Appends a byte encoding of `v` to `out`, equal exactly when the values are equal; used as a
+// hash key by GROUP BY and DISTINCT.
+void AppendKey(const Value& v, std::string* out);
+
+}  // namespace tributary::sql

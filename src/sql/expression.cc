@@ -1,0 +1,1168 @@
+#include "sql/expression.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <limits>
+#include <set>
+
+#include "common/datetime.h"
+#include "sql/cast.h"
+
+namespace tributary::sql {
+
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool EqualsIgnoreCase(const std::string& a, const std::string& b) { return Lower(a) == Lower(b); }
+
+BoundExprPtr NewExpr(BoundKind kind, const DataType& type, const Pos& pos) {
+  auto e = std::make_unique<BoundExpr>();
+  e->kind = kind;
+  e->type = type;
+  e->pos = pos;
+  return e;
+}
+
+int IntegerRank(TypeId id) {
+  switch (id) {
+    case TypeId::kTinyInt: return 1;
+    case TypeId::kSmallInt: return 2;
+    case TypeId::kInt: return 3;
+    case TypeId::kBigInt: return 4;
+    default: return 0;
+  }
+}
+
+DataType IntegerOfRank(int rank) {
+  switch (rank) {
+    case 1: return DataType::TinyInt();
+    case 2: return DataType::SmallInt();
+    case 3: return DataType::Int();
+    default: return DataType::BigInt();
+  }
+}
+
+bool AllConstant(const BoundExpr& e) {
+  for (const auto& a : e.args) {
+    if (!a->IsConstant()) return false;
+  }
+  return true;
+}
+
+// Replaces an expression whose inputs are all constants by its value.
+Result<BoundExprPtr> Fold(BoundExprPtr e) {
+  if (e->IsConstant() || !AllConstant(*e)) return e;
+  if (e->kind == BoundKind::kFunction &&
+      (e->op == "CURRENT_TIMESTAMP" || e->op == "NOW" || e->op == "LOCALTIMESTAMP" ||
+       e->op == "CURRENT_DATE" || e->op == "CURRENT_TIME")) {
+    return e;
+  }
+  Row empty;
+  auto v = Evaluate(*e, empty);
+  if (!v.ok()) return ErrorAt(e->pos, v.status().message());
+  auto c = MakeConstant(std::move(*v), e->type, e->pos);
+  return c;
+}
+
+// Pattern matching for LIKE over UTF-8 code points.
+std::vector<uint32_t> CodePoints(const std::string& s) {
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = s[i];
+    int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    uint32_t cp = n == 1 ? c : c & (0xFF >> (n + 1));
+    for (int k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
+    out.push_back(cp);
+    i += n;
+  }
+  return out;
+}
+
+bool LikeMatch(const std::vector<uint32_t>& s, const std::vector<uint32_t>& p, int64_t escape) {
+  size_t si = 0, pi = 0, star_p = std::string::npos, star_s = 0;
+  while (si < s.size()) {
+    if (pi < p.size()) {
+      uint32_t pc = p[pi];
+      if (escape >= 0 && pc == static_cast<uint32_t>(escape) && pi + 1 < p.size()) {
+        if (p[pi + 1] == s[si]) {
+          pi += 2;
+          ++si;
+          continue;
+        }
+      } else if (pc == '%') {
+        star_p = pi++;
+        star_s = si;
+        continue;
+      } else if (pc == '_' || pc == s[si]) {
+        ++pi;
+        ++si;
+        continue;
+      }
+    }
+    if (star_p == std::string::npos) return false;
+    pi = star_p + 1;
+    si = ++star_s;
+  }
+  while (pi < p.size() && p[pi] == '%') ++pi;
+  return pi == p.size();
+}
+
+std::string Substring(const std::string& s, int64_t start, std::optional<int64_t> len) {
+  // SQL: 1-based; a start before 1 eats into the length.
+  std::vector<size_t> offsets;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) offsets.push_back(i);
+  }
+  int64_t n = static_cast<int64_t>(offsets.size());
+  int64_t from = start - 1;
+  int64_t to = len ? from + *len : n;
+  if (start <= 0 && !len) from = 0;
+  from = std::max<int64_t>(from, 0);
+  to = std::min(to, n);
+  if (to <= from) return "";
+  size_t b = offsets[from];
+  size_t e = to < n ? offsets[to] : s.size();
+  return s.substr(b, e - b);
+}
+
+Timestamp NowTimestamp(bool local) {
+  auto now = std::chrono::system_clock::now();
+  int64_t millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  if (local) {
+    std::time_t secs = static_cast<std::time_t>(millis / 1000);
+    std::tm tm{};
+    localtime_r(&secs, &tm);
+    millis += static_cast<int64_t>(tm.tm_gmtoff) * 1000;
+  }
+  return Timestamp{millis, 0};
+}
+
+Status ArithmeticOverflow(const BoundExpr& e) {
+  return Status::Invalid("numeric overflow in '" + e.op + "': result does not fit " +
+                         TypeName(e.type));
+}
+
+Result<Value> EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b) {
+  const DataType& ta = e.args[0]->type;
+  const DataType& tb = e.args[1]->type;
+  char op = e.op[0];
+  if (e.type.IsFloating()) {
+    double x = a.double_value(), y = b.double_value(), r = 0;
+    switch (op) {
+      case '+': r = x + y; break;
+      case '-': r = x - y; break;
+      case '*': r = x * y; break;
+      case '/':
+        if (y == 0) return Status::Invalid("division by zero");
+        r = x / y;
+        break;
+      case '%':
+        if (y == 0) return Status::Invalid("division by zero");
+        r = std::fmod(x, y);
+        break;
+    }
+    if (e.type.id == TypeId::kFloat) r = static_cast<float>(r);
+    return Value::Double(r);
+  }
+  if (e.type.IsInteger()) {
+    int64_t x = a.int_value(), y = b.int_value();
+    __int128 r = 0;
+    switch (op) {
+      case '+': r = static_cast<__int128>(x) + y; break;
+      case '-': r = static_cast<__int128>(x) - y; break;
+      case '*': r = static_cast<__int128>(x) * y; break;
+      case '/':
+        if (y == 0) return Status::Invalid("division by zero");
+        r = static_cast<__int128>(x) / y;
+        break;
+      case '%':
+        if (y == 0) return Status::Invalid("division by zero");
+        r = static_cast<__int128>(x) % y;
+        break;
+    }
+    int64_t lo, hi;
+    switch (e.type.id) {
+      case TypeId::kTinyInt: lo = -128; hi = 127; break;
+      case TypeId::kSmallInt: lo = -32768; hi = 32767; break;
+      case TypeId::kInt: lo = INT32_MIN; hi = INT32_MAX; break;
+      default: lo = INT64_MIN; hi = INT64_MAX;
+    }
+    if (r < lo || r > hi) return ArithmeticOverflow(e);
+    return Value::Int(static_cast<int64_t>(r));
+  }
+  // DECIMAL: operands are decimals with their own scales.
+  __int128 x = a.decimal_value().unscaled, y = b.decimal_value().unscaled;
+  int32_t sx = ta.scale, sy = tb.scale, s = e.type.scale;
+  const __int128 kMax = std::numeric_limits<__int128>::max() / 100;
+  auto rescale = [&](__int128 v, int32_t from, int32_t to, __int128* out) -> bool {
+    if (to >= from) {
+      __int128 f = Pow10(to - from);
+      if (v > kMax / f || v < -kMax / f) return false;
+      *out = v * f;
+    } else {
+      __int128 f = Pow10(from - to);
+      __int128 q = v / f, rem = v % f;
+      if (rem < 0) rem = -rem;
+      if (rem * 2 >= f) q += v < 0 ? -1 : 1;
+      *out = q;
+    }
+    return true;
+  };
+  __int128 r = 0;
+  switch (op) {
+    case '+':
+    case '-':
+    case '%': {
+      __int128 xs, ys;
+      if (!rescale(x, sx, s, &xs) || !rescale(y, sy, s, &ys)) return ArithmeticOverflow(e);
+      if (op == '%') {
+        if (ys == 0) return Status::Invalid("division by zero");
+        r = xs % ys;
+      } else {
+        r = op == '+' ? xs + ys : xs - ys;
+      }
+      break;
+    }
+    case '*': {
+      // x * y has scale sx + sy; bring it to s.
+      auto limit = std::numeric_limits<__int128>::max();
+      if (x != 0 && (y > limit / (x < 0 ? -x : x) || y < -limit / (x < 0 ? -x : x))) {
+        return ArithmeticOverflow(e);
+      }
+      if (!rescale(x * y, sx + sy, s, &r)) return ArithmeticOverflow(e);
+      break;
+    }
+    case '/': {
+      if (y == 0) return Status::Invalid("division by zero");
+      // x / y with scale s: x * 10^(s - sx + sy + 1) / y, then round off the extra digit.
+      int32_t shift = s - sx + sy + 1;
+      __int128 num;
+      if (shift >= 0) {
+        if (!rescale(x, 0, shift, &num)) return ArithmeticOverflow(e);
+      } else {
+        num = x / Pow10(-shift);
+      }
+      __int128 q = num / y;
+      __int128 rem = q % 10;
+      q /= 10;
+      if (rem >= 5) ++q;
+      if (rem <= -5) --q;
+      r = q;
+      break;
+    }
+  }
+  __int128 limit = Pow10(e.type.precision);
+  if (r >= limit || r <= -limit) return ArithmeticOverflow(e);
+  return Value::Dec(Decimal{r});
+}
+
+Result<Value> EvalFunction(const BoundExpr& e, const Row& row) {
+  const std::string& f = e.op;
+  if (f == "COALESCE" || f == "IFNULL") {
+    for (const auto& a : e.args) {
+      TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*a, row));
+      if (!v.is_null()) return v;
+    }
+    return Value::Null();
+  }
+  if (f == "CURRENT_TIMESTAMP" || f == "NOW") return Value::Ts(NowTimestamp(false));
+  if (f == "LOCALTIMESTAMP") return Value::Ts(NowTimestamp(true));
+  if (f == "CURRENT_DATE") {
+    int64_t ms = NowTimestamp(true).millis;
+    return Value::Int(ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000));
+  }
+  if (f == "CURRENT_TIME") return Value::Int(((NowTimestamp(true).millis % 86400000) + 86400000) % 86400000);
+  std::vector<Value> args;
+  for (const auto& a : e.args) {
+    TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*a, row));
+    args.push_back(std::move(v));
+  }
+  if (f == "IS_TRUE") return Value::Bool(!args[0].is_null() && args[0].bool_value());
+  if (f == "IS_FALSE") return Value::Bool(!args[0].is_null() && !args[0].bool_value());
+  if (f == "NULLIF") {
+    if (args[0].is_null() || args[1].is_null()) return args[0];
+    return CompareSame(args[0], args[1]) == 0 ? Value::Null() : args[0];
+  }
+  if (f == "CONCAT") {
+    std::string out;
+    for (const auto& v : args) {
+      if (v.is_null()) return Value::Null();
+      out += v.string_value();
+    }
+    return Value::String(std::move(out));
+  }
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  if (f == "UPPER" || f == "LOWER") {
+    std::string s = args[0].string_value();
+    for (char& c : s) {
+      c = static_cast<char>(f == "UPPER" ? std::toupper(static_cast<unsigned char>(c))
+                                         : std::tolower(static_cast<unsigned char>(c)));
+    }
+    return Value::String(std::move(s));
+  }
+  if (f == "LENGTH" || f == "CHAR_LENGTH" || f == "CHARACTER_LENGTH") {
+    return Value::Int(static_cast<int64_t>(CodePoints(args[0].string_value()).size()));
+  }
+  if (f == "SUBSTRING" || f == "SUBSTR") {
+    std::optional<int64_t> len;
+    if (args.size() > 2) {
+      len = args[2].int_value();
+      if (*len < 0) return Status::Invalid("negative length in SUBSTRING");
+    }
+    return Value::String(Substring(args[0].string_value(), args[1].int_value(), len));
+  }
+  if (f == "TRIM" || f == "LTRIM" || f == "RTRIM") {
+    const std::string& s = args[0].string_value();
+    size_t b = 0, end = s.size();
+    if (f != "RTRIM") while (b < end && s[b] == ' ') ++b;
+    if (f != "LTRIM") while (end > b && s[end - 1] == ' ') --end;
+    return Value::String(s.substr(b, end - b));
+  }
+  if (f == "ABS") {
+    if (args[0].is_int()) {
+      if (args[0].int_value() == INT64_MIN) return ArithmeticOverflow(e);
+      return Value::Int(std::llabs(args[0].int_value()));
+    }
+    if (args[0].is_double()) return Value::Double(std::fabs(args[0].double_value()));
+    __int128 u = args[0].decimal_value().unscaled;
+    return Value::Dec(Decimal{u < 0 ? -u : u});
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+}  // namespace
+
+Result<int> Scope::Resolve(const std::vector<std::string>& names, const Pos& pos) const {
+  const std::string& col = names.back();
+  std::string qualifier = names.size() > 1 ? names[names.size() - 2] : "";
+  auto search = [&](bool ignore_case, int* found, int* count) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const ScopeColumn& c = columns[i];
+      bool name_ok = ignore_case ? EqualsIgnoreCase(c.name, col) : c.name == col;
+      if (!name_ok) continue;
+      if (!qualifier.empty() && !EqualsIgnoreCase(c.qualifier, qualifier)) continue;
+      if (*count == 0) *found = static_cast<int>(i);
+      ++*count;
+    }
+  };
+  int found = -1, count = 0;
+  search(false, &found, &count);
+  if (count == 0) search(true, &found, &count);
+  if (count > 1) return ErrorAt(pos, "column '" + col + "' is ambiguous");
+  if (count == 0) {
+    std::string full;
+    for (size_t i = 0; i < names.size(); ++i) full += (i ? "." : "") + names[i];
+    std::string msg = "unknown column '" + full + "'";
+    if (columns.empty()) {
+      msg += " (the query has no FROM clause)";
+    } else {
+      msg += "; available columns: ";
+      for (size_t i = 0; i < columns.size() && i < 20; ++i) {
+        msg += (i ? ", " : "") + columns[i].name;
+      }
+    }
+    return ErrorAt(pos, msg);
+  }
+  return found;
+}
+
+bool IsAggregateFunction(const std::string& f) {
+  return f == "COUNT" || f == "SUM" || f == "MIN" || f == "MAX" || f == "AVG";
+}
+
+bool ContainsAggregate(const Expr& e) {
+  if (e.kind == ExprKind::kFunction && IsAggregateFunction(e.op)) return true;
+  for (const auto& a : e.args) {
+    if (ContainsAggregate(*a)) return true;
+  }
+  return false;
+}
+
+BoundExprPtr MakeConstant(Value v, const DataType& type, const Pos& pos) {
+  auto e = NewExpr(BoundKind::kConstant, type, pos);
+  e->constant = std::move(v);
+  return e;
+}
+
+Result<BoundExprPtr> CastTo(BoundExprPtr e, const DataType& to, int cast_mode) {
+  if (e->null_literal) {
+    e->type = to.WithNullable(true);
+    e->null_literal = false;
+    return e;
+  }
+  if (e->type.SameKind(to)) return e;
+  auto mode = static_cast<CastMode>(cast_mode);
+  if (!CanCast(e->type, to, mode)) {
+    return ErrorAt(e->pos, "cannot convert " + TypeName(e->type) + " to " + TypeName(to));
+  }
+  if (e->IsConstant()) {
+    auto v = CastValue(e->constant, e->type, to, mode);
+    if (!v.ok()) return ErrorAt(e->pos, v.status().message());
+    return MakeConstant(std::move(*v), to.WithNullable(e->type.nullable), e->pos);
+  }
+  auto c = NewExpr(BoundKind::kCast, to.WithNullable(e->type.nullable), e->pos);
+  c->cast_mode = cast_mode;
+  c->args.push_back(std::move(e));
+  return c;
+}
+
+Result<BoundExprPtr> MakeComparison(const std::string& op, BoundExprPtr a, BoundExprPtr b,
+                                    const Pos& pos) {
+  DataType ta = a->type, tb = b->type;
+  std::optional<DataType> common;
+  if (a->null_literal && b->null_literal) {
+    common = DataType::String();
+  } else if (a->null_literal) {
+    common = tb;
+  } else if (b->null_literal) {
+    common = ta;
+  } else {
+    common = ComparisonType(ta, tb);
+    // A string constant compared with a typed column takes the column's type:
+    // d = '2024-01-01', id = '7'.
+    if (!common || (common->IsString() && !(ta.IsString() && tb.IsString()))) {
+      if (a->IsConstant() && ta.IsString() && !tb.IsString()) {
+        common = tb;
+      } else if (b->IsConstant() && tb.IsString() && !ta.IsString()) {
+        common = ta;
+      }
+    }
+  }
+  if (!common) {
+    return ErrorAt(pos, "cannot compare " + TypeName(ta) + " with " + TypeName(tb));
+  }
+  int mode = static_cast<int>(CastMode::kExplicit);
+  TRIB_ASSIGN_OR_RETURN(a, CastTo(std::move(a), *common, mode));
+  TRIB_ASSIGN_OR_RETURN(b, CastTo(std::move(b), *common, mode));
+  auto e = NewExpr(BoundKind::kCompare, DataType::Boolean(), pos);
+  e->op = op;
+  e->args.push_back(std::move(a));
+  e->args.push_back(std::move(b));
+  return Fold(std::move(e));
+}
+
+Result<BoundExprPtr> Binder::BindPredicate(const Expr& e, const char* clause) {
+  TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, Bind(e));
+  if (b->null_literal) return CastTo(std::move(b), DataType::Boolean(), 0);
+  if (b->type.id != TypeId::kBoolean) {
+    return ErrorAt(e.pos, std::string(clause) + " must be a BOOLEAN condition, not " +
+                              TypeName(b->type));
+  }
+  return b;
+}
+
+Result<BoundExprPtr> Binder::Bind(const Expr& e) {
+  if (agg_ != nullptr) {
+    // Above a GROUP BY: group expressions and aggregates become slots of the grouped row.
+    if (e.kind == ExprKind::kFunction && IsAggregateFunction(e.op)) return BindAggregate(e);
+    std::string text = ExprToString(e);
+    int key_column = -1;
+    if (e.kind == ExprKind::kColumn) {
+      auto r = agg_->input->Resolve(e.names, e.pos);
+      if (r.ok()) key_column = *r;
+    }
+    for (size_t i = 0; i < agg_->keys.size(); ++i) {
+      if (agg_->key_texts[i] == text || (key_column >= 0 && agg_->key_columns[i] == key_column)) {
+        auto ref = NewExpr(BoundKind::kColumn, agg_->keys[i]->type, e.pos);
+        ref->column = static_cast<int>(i);
+        return ref;
+      }
+    }
+    if (e.kind == ExprKind::kColumn) {
+      TRIB_ASSIGN_OR_RETURN(int ignored, agg_->input->Resolve(e.names, e.pos));
+      (void)ignored;
+      return ErrorAt(e.pos, "column '" + text +
+                                "' must appear in GROUP BY or be used in an aggregate function");
+    }
+  } else if (e.kind == ExprKind::kFunction && IsAggregateFunction(e.op)) {
+    return ErrorAt(e.pos, "aggregate function " + e.op + " is not allowed here");
+  }
+  return BindInner(e);
+}
+
+Result<BoundExprPtr> Binder::BindLiteral(const Expr& e) {
+  switch (e.literal_kind) {
+    case LiteralKind::kNull: {
+      auto n = MakeConstant(Value::Null(), DataType::String(), e.pos);
+      n->null_literal = true;
+      return n;
+    }
+    case LiteralKind::kBool:
+      return MakeConstant(Value::Bool(e.text == "TRUE"), DataType::Boolean().NotNull(), e.pos);
+    case LiteralKind::kInteger: {
+      std::string digits = e.text[0] == '-' ? e.text.substr(1) : e.text;
+      while (digits.size() > 1 && digits[0] == '0') digits.erase(0, 1);
+      if (digits.size() <= 18 ||
+          (digits.size() == 19 &&
+           digits <= (e.text[0] == '-' ? "9223372036854775808" : "9223372036854775807"))) {
+        int64_t v;
+        if (digits.size() == 19 && e.text[0] == '-' && digits == "9223372036854775808") {
+          v = INT64_MIN;
+        } else {
+          v = std::stoll(digits);
+          if (e.text[0] == '-') v = -v;
+        }
+        DataType t = (v >= INT32_MIN && v <= INT32_MAX) ? DataType::Int() : DataType::BigInt();
+        return MakeConstant(Value::Int(v), t.NotNull(), e.pos);
+      }
+      if (digits.size() > 38) return ErrorAt(e.pos, "number " + e.text + " is too large");
+      auto p = static_cast<int32_t>(digits.size());
+      auto r = ParseDecimal(e.text, p, 0);
+      if (!r.ok()) return ErrorAt(e.pos, r.status().message());
+      return MakeConstant(Value::Dec(Decimal{*r}), DataType::Decimal(p, 0).NotNull(), e.pos);
+    }
+    case LiteralKind::kDecimal: {
+      std::string t = e.text[0] == '-' ? e.text.substr(1) : e.text;
+      size_t dot = t.find('.');
+      std::string int_part = t.substr(0, dot);
+      while (!int_part.empty() && int_part[0] == '0') int_part.erase(0, 1);
+      auto scale = static_cast<int32_t>(t.size() - dot - 1);
+      auto precision = static_cast<int32_t>(int_part.size()) + scale;
+      if (precision == 0) precision = 1;
+      if (precision > 38) {
+        return MakeConstant(Value::Double(std::stod(e.text)), DataType::Double().NotNull(),
+                            e.pos);
+      }
+      auto r = ParseDecimal(e.text, precision, scale);
+      if (!r.ok()) return ErrorAt(e.pos, r.status().message());
+      return MakeConstant(Value::Dec(Decimal{*r}), DataType::Decimal(precision, scale).NotNull(),
+                          e.pos);
+    }
+    case LiteralKind::kFloat:
+      return MakeConstant(Value::Double(std::stod(e.text)), DataType::Double().NotNull(), e.pos);
+    case LiteralKind::kString:
+      return MakeConstant(Value::String(e.text), DataType::String().NotNull(), e.pos);
+    case LiteralKind::kDate: {
+      auto r = ParseDate(e.text);
+      if (!r.ok()) return ErrorAt(e.pos, "invalid DATE literal '" + e.text + "'");
+      return MakeConstant(Value::Int(*r), DataType::Date().NotNull(), e.pos);
+    }
+    case LiteralKind::kTime: {
+      auto r = ParseTime(e.text);
+      if (!r.ok()) return ErrorAt(e.pos, "invalid TIME literal '" + e.text + "'");
+      return MakeConstant(Value::Int(*r), DataType::Time(3).NotNull(), e.pos);
+    }
+    case LiteralKind::kTimestamp: {
+      size_t dot = e.text.find('.');
+      int32_t precision = 0;
+      if (dot != std::string::npos) {
+        size_t k = dot + 1;
+        while (k < e.text.size() && std::isdigit(static_cast<unsigned char>(e.text[k]))) ++k;
+        precision = static_cast<int32_t>(std::min<size_t>(9, k - dot - 1));
+      }
+      auto r = ParseTimestamp(e.text, 9);
+      if (!r.ok()) return ErrorAt(e.pos, "invalid TIMESTAMP literal '" + e.text + "'");
+      return MakeConstant(Value::Ts(*r), DataType::Timestamp(precision).NotNull(), e.pos);
+    }
+  }
+  return Status::Internal("unknown literal");
+}
+
+Result<BoundExprPtr> Binder::BindInner(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kLiteral:
+      return BindLiteral(e);
+    case ExprKind::kColumn: {
+      TRIB_ASSIGN_OR_RETURN(int idx, scope_->Resolve(e.names, e.pos));
+      auto c = NewExpr(BoundKind::kColumn, scope_->columns[idx].type, e.pos);
+      c->column = idx;
+      return c;
+    }
+    case ExprKind::kStar:
+      return ErrorAt(e.pos, "'*' is only allowed in a select list or COUNT(*)");
+    case ExprKind::kUnary: {
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr a, Bind(*e.args[0]));
+      if (e.op == "NOT") {
+        if (a->null_literal) {
+          TRIB_ASSIGN_OR_RETURN(a, CastTo(std::move(a), DataType::Boolean(), 0));
+        }
+        if (a->type.id != TypeId::kBoolean) {
+          return ErrorAt(e.pos, "NOT needs a BOOLEAN operand, not " + TypeName(a->type));
+        }
+        auto n = NewExpr(BoundKind::kNot, a->type, e.pos);
+        n->args.push_back(std::move(a));
+        return Fold(std::move(n));
+      }
+      if (!a->type.IsNumeric() && !a->null_literal) {
+        return ErrorAt(e.pos, "unary " + e.op + " needs a number, not " + TypeName(a->type));
+      }
+      if (e.op == "+") return a;
+      DataType t = a->type;
+      if (t.IsInteger() && IntegerRank(t.id) < 3) t = DataType::Int().WithNullable(t.nullable);
+      // -x is 0 - x.
+      auto zero = MakeConstant(Value::Int(0), DataType::Int().NotNull(), e.pos);
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr z, CastTo(std::move(zero), t, 0));
+      auto n = NewExpr(BoundKind::kArithmetic, t, e.pos);
+      n->op = "-";
+      n->args.push_back(std::move(z));
+      TRIB_ASSIGN_OR_RETURN(a, CastTo(std::move(a), t, 0));
+      n->args.push_back(std::move(a));
+      return Fold(std::move(n));
+    }
+    case ExprKind::kBinary:
+      return BindBinary(e);
+    case ExprKind::kFunction:
+      return BindFunction(e);
+    case ExprKind::kCase:
+      return BindCase(e);
+    case ExprKind::kCast: {
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr a, Bind(*e.args[0]));
+      auto t = DataType::Parse(e.type_text);
+      if (!t.ok()) return ErrorAt(e.type_pos, t.status().message());
+      DataType to = t->WithNullable(true);
+      if (!a->null_literal && !CanCast(a->type, to, CastMode::kExplicit)) {
+        return ErrorAt(e.pos, "cannot cast " + TypeName(a->type) + " to " + TypeName(to));
+      }
+      if (a->type == to) return a;
+      if (a->IsConstant() || a->null_literal) {
+        return CastTo(std::move(a), to, static_cast<int>(CastMode::kExplicit));
+      }
+      auto c = NewExpr(BoundKind::kCast, to.WithNullable(a->type.nullable), e.pos);
+      c->cast_mode = static_cast<int>(CastMode::kExplicit);
+      c->args.push_back(std::move(a));
+      return c;
+    }
+    case ExprKind::kIn: {
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr left, Bind(*e.args[0]));
+      std::vector<BoundExprPtr> items;
+      std::vector<DataType> types;
+      if (!left->null_literal) types.push_back(left->type);
+      for (size_t i = 1; i < e.args.size(); ++i) {
+        TRIB_ASSIGN_OR_RETURN(BoundExprPtr item, Bind(*e.args[i]));
+        items.push_back(std::move(item));
+      }
+      // String constants in the list take the left side's type (d IN ('2024-01-01', ...)).
+      std::vector<DataType> item_types;
+      for (auto& item : items) {
+        if (item->null_literal) continue;
+        if (item->IsConstant() && item->type.IsString() && !types.empty() &&
+            !types[0].IsString()) {
+          continue;
+        }
+        item_types.push_back(item->type);
+      }
+      for (auto& t : item_types) types.push_back(t);
+      std::optional<DataType> common = types.empty() ? DataType::String() : types[0];
+      for (size_t i = 1; i < types.size() && common; ++i) common = ComparisonType(*common, types[i]);
+      if (!common) return ErrorAt(e.pos, "IN list values do not match the type of the left side");
+      int mode = static_cast<int>(CastMode::kExplicit);
+      auto in = NewExpr(BoundKind::kIn, DataType::Boolean(), e.pos);
+      in->negated = e.negated;
+      TRIB_ASSIGN_OR_RETURN(left, CastTo(std::move(left), *common, mode));
+      in->args.push_back(std::move(left));
+      for (auto& item : items) {
+        TRIB_ASSIGN_OR_RETURN(item, CastTo(std::move(item), *common, mode));
+        in->args.push_back(std::move(item));
+      }
+      return Fold(std::move(in));
+    }
+    case ExprKind::kBetween: {
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr v1, Bind(*e.args[0]));
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr lo, Bind(*e.args[1]));
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr v2, Bind(*e.args[0]));
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr hi, Bind(*e.args[2]));
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr ge, MakeComparison(">=", std::move(v1), std::move(lo), e.pos));
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr le, MakeComparison("<=", std::move(v2), std::move(hi), e.pos));
+      auto both = NewExpr(BoundKind::kAnd, DataType::Boolean(), e.pos);
+      both->args.push_back(std::move(ge));
+      both->args.push_back(std::move(le));
+      if (!e.negated) return Fold(std::move(both));
+      auto n = NewExpr(BoundKind::kNot, DataType::Boolean(), e.pos);
+      n->args.push_back(std::move(both));
+      return Fold(std::move(n));
+    }
+    case ExprKind::kLike: {
+      auto like = NewExpr(BoundKind::kLike, DataType::Boolean(), e.pos);
+      like->negated = e.negated;
+      for (const auto& a : e.args) {
+        TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, Bind(*a));
+        if (b->null_literal) {
+          TRIB_ASSIGN_OR_RETURN(b, CastTo(std::move(b), DataType::String(), 0));
+        }
+        if (!b->type.IsString()) {
+          return ErrorAt(a->pos, "LIKE needs strings, not " + TypeName(b->type));
+        }
+        like->args.push_back(std::move(b));
+      }
+      return Fold(std::move(like));
+    }
+    case ExprKind::kIsNull: {
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr a, Bind(*e.args[0]));
+      auto n = NewExpr(BoundKind::kIsNull, DataType::Boolean().NotNull(), e.pos);
+      n->negated = e.negated;
+      n->args.push_back(std::move(a));
+      return Fold(std::move(n));
+    }
+  }
+  return Status::Internal("unknown expression kind");
+}
+
+Result<BoundExprPtr> Binder::BindBinary(const Expr& e) {
+  TRIB_ASSIGN_OR_RETURN(BoundExprPtr a, Bind(*e.args[0]));
+  TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, Bind(*e.args[1]));
+  const std::string& op = e.op;
+  if (op == "AND" || op == "OR") {
+    for (BoundExprPtr* side : {&a, &b}) {
+      if ((*side)->null_literal) {
+        TRIB_ASSIGN_OR_RETURN(*side, CastTo(std::move(*side), DataType::Boolean(), 0));
+      }
+      if ((*side)->type.id != TypeId::kBoolean) {
+        return ErrorAt((*side)->pos, op + " needs BOOLEAN operands, not " +
+                                         TypeName((*side)->type));
+      }
+    }
+    auto n = NewExpr(op == "AND" ? BoundKind::kAnd : BoundKind::kOr, DataType::Boolean(), e.pos);
+    n->args.push_back(std::move(a));
+    n->args.push_back(std::move(b));
+    return Fold(std::move(n));
+  }
+  if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
+    return MakeComparison(op, std::move(a), std::move(b), e.pos);
+  }
+  if (op == "||") {
+    int mode = static_cast<int>(CastMode::kExplicit);
+    for (BoundExprPtr* side : {&a, &b}) {
+      if (!(*side)->type.IsString() || (*side)->null_literal) {
+        TRIB_ASSIGN_OR_RETURN(*side, CastTo(std::move(*side), DataType::String(), mode));
+      }
+    }
+    auto n = NewExpr(BoundKind::kConcat, DataType::String(), e.pos);
+    n->args.push_back(std::move(a));
+    n->args.push_back(std::move(b));
+    return Fold(std::move(n));
+  }
+  // Arithmetic.
+  if (a->null_literal && b->null_literal) {
+    TRIB_ASSIGN_OR_RETURN(a, CastTo(std::move(a), DataType::Int(), 0));
+  }
+  if (a->null_literal) {
+    TRIB_ASSIGN_OR_RETURN(a, CastTo(std::move(a), b->type, 0));
+  }
+  if (b->null_literal) {
+    TRIB_ASSIGN_OR_RETURN(b, CastTo(std::move(b), a->type, 0));
+  }
+  const DataType ta = a->type, tb = b->type;
+  if (!ta.IsNumeric() || !tb.IsNumeric()) {
+    return ErrorAt(e.pos, "operator " + op + " cannot be applied to " + TypeName(ta) + " and " +
+                              TypeName(tb));
+  }
+  bool nullable = ta.nullable || tb.nullable;
+  DataType result;
+  int mode = static_cast<int>(CastMode::kExplicit);
+  if (ta.IsFloating() || tb.IsFloating()) {
+    result = (ta.id == TypeId::kFloat && tb.id == TypeId::kFloat) ? DataType::Float()
+                                                                  : DataType::Double();
+    TRIB_ASSIGN_OR_RETURN(a, CastTo(std::move(a), result, mode));
+    TRIB_ASSIGN_OR_RETURN(b, CastTo(std::move(b), result, mode));
+  } else if (ta.id == TypeId::kDecimal || tb.id == TypeId::kDecimal) {
+    DataType da = DecimalFor(ta), db = DecimalFor(tb);
+    TRIB_ASSIGN_OR_RETURN(a, CastTo(std::move(a), da, mode));
+    TRIB_ASSIGN_OR_RETURN(b, CastTo(std::move(b), db, mode));
+    int32_t p1 = da.precision, s1 = da.scale, p2 = db.precision, s2 = db.scale;
+    int32_t p, s;
+    if (op == "+" || op == "-") {
+      s = std::max(s1, s2);
+      p = std::max(p1 - s1, p2 - s2) + s + 1;
+    } else if (op == "*") {
+      s = s1 + s2;
+      p = p1 + p2;
+    } else if (op == "/") {
+      s = std::max(6, s1 + p2 + 1);
+      p = p1 - s1 + s2 + s;
+    } else {  // %
+      s = std::max(s1, s2);
+      p = std::min(p1 - s1, p2 - s2) + s;
+    }
+    if (p > 38) {
+      // Keep the integer digits, give up fraction digits (at least 6 for division).
+      int32_t int_digits = p - s;
+      s = std::max(std::min(s, op == "/" ? 6 : s), 38 - int_digits);
+      s = std::min(s, 38);
+      p = 38;
+      if (s > 38) s = 38;
+    }
+    result = DataType::Decimal(p, std::max(0, std::min(s, p)));
+  } else {
+    result = IntegerOfRank(std::max({IntegerRank(ta.id), IntegerRank(tb.id), 3}));
+    TRIB_ASSIGN_OR_RETURN(a, CastTo(std::move(a), result, mode));
+    TRIB_ASSIGN_OR_RETURN(b, CastTo(std::move(b), result, mode));
+  }
+  auto n = NewExpr(BoundKind::kArithmetic, result.WithNullable(nullable), e.pos);
+  n->op = op;
+  n->args.push_back(std::move(a));
+  n->args.push_back(std::move(b));
+  return Fold(std::move(n));
+}
+
+Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
+  const std::string& f = e.op;
+  auto arity = [&](size_t lo, size_t hi) -> Status {
+    if (e.args.size() < lo || e.args.size() > hi) {
+      std::string want = lo == hi ? std::to_string(lo)
+                                  : std::to_string(lo) + " to " + std::to_string(hi);
+      return ErrorAt(e.pos, "function " + f + " takes " + want + " argument(s), got " +
+                                std::to_string(e.args.size()));
+    }
+    return Status::OK();
+  };
+  if (e.star_arg) return ErrorAt(e.pos, "only COUNT accepts '*'");
+  if (e.distinct) return ErrorAt(e.pos, "DISTINCT is only allowed in aggregate functions");
+  std::vector<BoundExprPtr> args;
+  for (const auto& a : e.args) {
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, Bind(*a));
+    args.push_back(std::move(b));
+  }
+  DataType type;
+  int mode = static_cast<int>(CastMode::kExplicit);
+  auto need_string = [&](size_t i) -> Status {
+    if (args[i]->null_literal || !args[i]->type.IsString()) {
+      if (!args[i]->null_literal) {
+        return ErrorAt(args[i]->pos, "function " + f + " needs a string argument, not " +
+                                         TypeName(args[i]->type));
+      }
+      TRIB_ASSIGN_OR_RETURN(args[i], CastTo(std::move(args[i]), DataType::String(), mode));
+    }
+    return Status::OK();
+  };
+  auto need_integer = [&](size_t i) -> Status {
+    if (args[i]->null_literal) {
+      TRIB_ASSIGN_OR_RETURN(args[i], CastTo(std::move(args[i]), DataType::BigInt(), mode));
+    }
+    if (!args[i]->type.IsInteger()) {
+      return ErrorAt(args[i]->pos, "function " + f + " needs an integer argument, not " +
+                                       TypeName(args[i]->type));
+    }
+    TRIB_ASSIGN_OR_RETURN(args[i], CastTo(std::move(args[i]), DataType::BigInt(), mode));
+    return Status::OK();
+  };
+  if (f == "UPPER" || f == "LOWER" || f == "TRIM" || f == "LTRIM" || f == "RTRIM") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(need_string(0));
+    type = DataType::String();
+  } else if (f == "LENGTH" || f == "CHAR_LENGTH" || f == "CHARACTER_LENGTH") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(need_string(0));
+    type = DataType::Int();
+  } else if (f == "SUBSTRING" || f == "SUBSTR") {
+    TRIB_RETURN_NOT_OK(arity(2, 3));
+    TRIB_RETURN_NOT_OK(need_string(0));
+    for (size_t i = 1; i < args.size(); ++i) TRIB_RETURN_NOT_OK(need_integer(i));
+    type = DataType::String();
+  } else if (f == "CONCAT") {
+    if (args.empty()) TRIB_RETURN_NOT_OK(arity(1, 1000));
+    for (auto& a : args) {
+      TRIB_ASSIGN_OR_RETURN(a, CastTo(std::move(a), DataType::String(), mode));
+    }
+    type = DataType::String();
+  } else if (f == "COALESCE" || f == "IFNULL" || f == "NULLIF") {
+    if (f == "COALESCE") {
+      TRIB_RETURN_NOT_OK(arity(1, 1000));
+    } else {
+      TRIB_RETURN_NOT_OK(arity(2, 2));
+    }
+    std::vector<DataType> types;
+    for (const auto& a : args) {
+      if (!a->null_literal) types.push_back(a->type);
+    }
+    auto common = types.empty() ? std::optional<DataType>(DataType::String()) : CommonType(types);
+    if (!common) return ErrorAt(e.pos, "arguments of " + f + " have incompatible types");
+    bool nullable = true;
+    if (f != "NULLIF") {
+      nullable = std::all_of(args.begin(), args.end(),
+                             [](const BoundExprPtr& a) { return a->type.nullable; });
+    }
+    for (auto& a : args) {
+      TRIB_ASSIGN_OR_RETURN(a, CastTo(std::move(a), *common, mode));
+    }
+    type = common->WithNullable(nullable);
+  } else if (f == "ABS") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    if (args[0]->null_literal) {
+      TRIB_ASSIGN_OR_RETURN(args[0], CastTo(std::move(args[0]), DataType::Int(), mode));
+    }
+    if (!args[0]->type.IsNumeric()) {
+      return ErrorAt(args[0]->pos, "ABS needs a number, not " + TypeName(args[0]->type));
+    }
+    type = args[0]->type;
+  } else if (f == "MOD") {
+    TRIB_RETURN_NOT_OK(arity(2, 2));
+    Expr rewritten;
+    rewritten.kind = ExprKind::kBinary;
+    rewritten.op = "%";
+    rewritten.pos = e.pos;
+    rewritten.args.push_back(e.args[0]->Clone());
+    rewritten.args.push_back(e.args[1]->Clone());
+    return BindBinary(rewritten);
+  } else if (f == "IS_TRUE" || f == "IS_FALSE") {
+    if (args[0]->null_literal) {
+      TRIB_ASSIGN_OR_RETURN(args[0], CastTo(std::move(args[0]), DataType::Boolean(), mode));
+    }
+    if (args[0]->type.id != TypeId::kBoolean) {
+      return ErrorAt(e.pos, "IS TRUE/FALSE needs a BOOLEAN, not " + TypeName(args[0]->type));
+    }
+    type = DataType::Boolean().NotNull();
+  } else if (f == "CURRENT_TIMESTAMP" || f == "NOW") {
+    TRIB_RETURN_NOT_OK(arity(0, 0));
+    type = DataType::TimestampLtz(3).NotNull();
+  } else if (f == "LOCALTIMESTAMP") {
+    TRIB_RETURN_NOT_OK(arity(0, 0));
+    type = DataType::Timestamp(3).NotNull();
+  } else if (f == "CURRENT_DATE") {
+    TRIB_RETURN_NOT_OK(arity(0, 0));
+    type = DataType::Date().NotNull();
+  } else if (f == "CURRENT_TIME") {
+    TRIB_RETURN_NOT_OK(arity(0, 0));
+    type = DataType::Time(0).NotNull();
+  } else if (f == "PROCTIME") {
+    return NotSupportedAt(e.pos, "PROCTIME() is not supported yet");
+  } else {
+    return ErrorAt(e.pos, "unknown function '" + f + "'");
+  }
+  if (f != "COALESCE" && f != "IFNULL" && f != "NULLIF" && f != "IS_TRUE" && f != "IS_FALSE" &&
+      type.nullable) {
+    bool any_nullable = std::any_of(args.begin(), args.end(),
+                                    [](const BoundExprPtr& a) { return a->type.nullable; });
+    type = type.WithNullable(any_nullable);
+  }
+  auto n = NewExpr(BoundKind::kFunction, type, e.pos);
+  n->op = f;
+  n->args = std::move(args);
+  return Fold(std::move(n));
+}
+
+Result<BoundExprPtr> Binder::BindAggregate(const Expr& e) {
+  AggregateCall call;
+  call.function = e.op;
+  call.distinct = e.distinct;
+  call.star = e.star_arg;
+  call.key = ExprToString(e);
+  if (e.star_arg) {
+    if (e.op != "COUNT") return ErrorAt(e.pos, "only COUNT accepts '*'");
+  } else {
+    if (e.args.size() != 1) {
+      return ErrorAt(e.pos, "aggregate function " + e.op + " takes 1 argument, got " +
+                                std::to_string(e.args.size()));
+    }
+    if (ContainsAggregate(*e.args[0])) {
+      return ErrorAt(e.args[0]->pos, "aggregate functions cannot be nested");
+    }
+    Binder inner(agg_->input);
+    TRIB_ASSIGN_OR_RETURN(call.arg, inner.Bind(*e.args[0]));
+    if (call.arg->null_literal) {
+      TRIB_ASSIGN_OR_RETURN(call.arg, CastTo(std::move(call.arg), DataType::Int(), 0));
+    }
+  }
+  const DataType in = call.arg ? call.arg->type.WithNullable(true) : DataType::BigInt();
+  if (call.function == "COUNT") {
+    call.type = DataType::BigInt().NotNull();
+  } else if (call.function == "MIN" || call.function == "MAX") {
+    call.type = in;
+  } else if (call.function == "SUM" || call.function == "AVG") {
+    if (!in.IsNumeric()) {
+      return ErrorAt(e.pos, call.function + " needs a number, not " + TypeName(in));
+    }
+    if (in.IsFloating()) {
+      call.type = DataType::Double();
+    } else if (in.id == TypeId::kDecimal) {
+      call.type = call.function == "SUM" ? DataType::Decimal(38, in.scale)
+                                         : DataType::Decimal(38, std::max(in.scale, 6));
+    } else {
+      call.type = call.function == "SUM" ? DataType::BigInt() : DataType::Double();
+    }
+  }
+  int slot = -1;
+  for (size_t i = 0; i < agg_->calls.size(); ++i) {
+    if (agg_->calls[i].key == call.key) slot = static_cast<int>(i);
+  }
+  DataType type = call.type;
+  if (slot < 0) {
+    slot = static_cast<int>(agg_->calls.size());
+    agg_->calls.push_back(std::move(call));
+  }
+  auto ref = NewExpr(BoundKind::kColumn, type, e.pos);
+  ref->column = static_cast<int>(agg_->keys.size()) + slot;
+  return ref;
+}
+
+Result<BoundExprPtr> Binder::BindCase(const Expr& e) {
+  size_t i = 0;
+  BoundExprPtr operand;
+  if (e.has_case_operand) {
+    TRIB_ASSIGN_OR_RETURN(operand, Bind(*e.args[0]));
+    i = 1;
+  }
+  size_t end = e.args.size() - (e.has_else ? 1 : 0);
+  std::vector<BoundExprPtr> conditions, results;
+  for (; i < end; i += 2) {
+    BoundExprPtr cond;
+    if (operand) {
+      // CASE x WHEN v: x = v, re-binding x for each branch.
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr x, Bind(*e.args[0]));
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr v, Bind(*e.args[i]));
+      TRIB_ASSIGN_OR_RETURN(cond, MakeComparison("=", std::move(x), std::move(v), e.args[i]->pos));
+    } else {
+      TRIB_ASSIGN_OR_RETURN(cond, BindPredicate(*e.args[i], "WHEN"));
+    }
+    conditions.push_back(std::move(cond));
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr r, Bind(*e.args[i + 1]));
+    results.push_back(std::move(r));
+  }
+  if (e.has_else) {
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr r, Bind(*e.args.back()));
+    results.push_back(std::move(r));
+  }
+  std::vector<DataType> types;
+  for (const auto& r : results) {
+    if (!r->null_literal) types.push_back(r->type);
+  }
+  auto common = types.empty() ? std::optional<DataType>(DataType::String()) : CommonType(types);
+  if (!common) return ErrorAt(e.pos, "CASE branches have incompatible types");
+  bool nullable = !e.has_else || std::any_of(results.begin(), results.end(),
+                                             [](const BoundExprPtr& r) { return r->type.nullable; });
+  auto n = NewExpr(BoundKind::kCase, common->WithNullable(nullable), e.pos);
+  n->has_else = e.has_else;
+  int mode = static_cast<int>(CastMode::kExplicit);
+  for (size_t k = 0; k < conditions.size(); ++k) {
+    n->args.push_back(std::move(conditions[k]));
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr r, CastTo(std::move(results[k]), *common, mode));
+    n->args.push_back(std::move(r));
+  }
+  if (e.has_else) {
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr r, CastTo(std::move(results.back()), *common, mode));
+    n->args.push_back(std::move(r));
+  }
+  return Fold(std::move(n));
+}
+
+Result<Value> Evaluate(const BoundExpr& e, const Row& row) {
+  switch (e.kind) {
+    case BoundKind::kConstant:
+      return e.constant;
+    case BoundKind::kColumn:
+      if (e.column < 0 || static_cast<size_t>(e.column) >= row.size()) {
+        return Status::Internal("column slot out of range");
+      }
+      return row[e.column];
+    case BoundKind::kNegate:
+    case BoundKind::kArithmetic: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      TRIB_ASSIGN_OR_RETURN(Value b, Evaluate(*e.args[1], row));
+      if (a.is_null() || b.is_null()) return Value::Null();
+      auto r = EvalArithmetic(e, a, b);
+      if (!r.ok()) return ErrorAt(e.pos, r.status().message());
+      return r;
+    }
+    case BoundKind::kNot: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      if (a.is_null()) return a;
+      return Value::Bool(!a.bool_value());
+    }
+    case BoundKind::kAnd:
+    case BoundKind::kOr: {
+      bool is_and = e.kind == BoundKind::kAnd;
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      if (!a.is_null() && a.bool_value() != is_and) return a;  // short circuit
+      TRIB_ASSIGN_OR_RETURN(Value b, Evaluate(*e.args[1], row));
+      if (!b.is_null() && b.bool_value() != is_and) return b;
+      if (a.is_null() || b.is_null()) return Value::Null();
+      return Value::Bool(is_and);
+    }
+    case BoundKind::kCompare: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      TRIB_ASSIGN_OR_RETURN(Value b, Evaluate(*e.args[1], row));
+      if (a.is_null() || b.is_null()) return Value::Null();
+      int c = CompareSame(a, b);
+      const std::string& op = e.op;
+      bool r = op == "="    ? c == 0
+               : op == "<>" ? c != 0
+               : op == "<"  ? c < 0
+               : op == "<=" ? c <= 0
+               : op == ">"  ? c > 0
+                            : c >= 0;
+      return Value::Bool(r);
+    }
+    case BoundKind::kConcat: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      TRIB_ASSIGN_OR_RETURN(Value b, Evaluate(*e.args[1], row));
+      if (a.is_null() || b.is_null()) return Value::Null();
+      return Value::String(a.string_value() + b.string_value());
+    }
+    case BoundKind::kFunction:
+      return EvalFunction(e, row);
+    case BoundKind::kCase: {
+      size_t pairs = (e.args.size() - (e.has_else ? 1 : 0)) / 2;
+      for (size_t k = 0; k < pairs; ++k) {
+        TRIB_ASSIGN_OR_RETURN(Value c, Evaluate(*e.args[2 * k], row));
+        if (!c.is_null() && c.bool_value()) return Evaluate(*e.args[2 * k + 1], row);
+      }
+      if (e.has_else) return Evaluate(*e.args.back(), row);
+      return Value::Null();
+    }
+    case BoundKind::kCast: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      auto r = CastValue(a, e.args[0]->type, e.type, static_cast<CastMode>(e.cast_mode));
+      if (!r.ok()) return ErrorAt(e.pos, r.status().message());
+      return r;
+    }
+    case BoundKind::kIn: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      if (a.is_null()) return Value::Null();
+      bool saw_null = false;
+      for (size_t k = 1; k < e.args.size(); ++k) {
+        TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*e.args[k], row));
+        if (v.is_null()) {
+          saw_null = true;
+        } else if (CompareSame(a, v) == 0) {
+          return Value::Bool(!e.negated);
+        }
+      }
+      if (saw_null) return Value::Null();
+      return Value::Bool(e.negated);
+    }
+    case BoundKind::kLike: {
+      TRIB_ASSIGN_OR_RETURN(Value s, Evaluate(*e.args[0], row));
+      TRIB_ASSIGN_OR_RETURN(Value p, Evaluate(*e.args[1], row));
+      int64_t escape = -1;
+      if (e.args.size() > 2) {
+        TRIB_ASSIGN_OR_RETURN(Value esc, Evaluate(*e.args[2], row));
+        if (esc.is_null()) return Value::Null();
+        auto cps = CodePoints(esc.string_value());
+        if (cps.size() != 1) return ErrorAt(e.pos, "ESCAPE must be a single character");
+        escape = cps[0];
+      }
+      if (s.is_null() || p.is_null()) return Value::Null();
+      bool m = LikeMatch(CodePoints(s.string_value()), CodePoints(p.string_value()), escape);
+      return Value::Bool(m != e.negated);
+    }
+    case BoundKind::kIsNull: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      return Value::Bool(a.is_null() != e.negated);
+    }
+  }
+  return Status::Internal("unknown bound expression");
+}
+
+Result<bool> EvaluatePredicate(const BoundExpr& e, const Row& row) {
+  TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(e, row));
+  return !v.is_null() && v.bool_value();
+}
+
+void CollectColumns(const BoundExpr& e, std::vector<bool>* used) {
+  if (e.kind == BoundKind::kColumn && e.column >= 0) {
+    if (static_cast<size_t>(e.column) >= used->size()) used->resize(e.column + 1, false);
+    (*used)[e.column] = true;
+  }
+  for (const auto& a : e.args) CollectColumns(*a, used);
+}
+
+}  // namespace tributary::sql

@@ -1,0 +1,128 @@
+// Bound expressions: names resolved to column slots, types checked and implicit casts made
+// explicit, constants folded. The binder turns an ast Expr into a BoundExpr; Evaluate computes it
+// over one row.
+// Thread-safety: a bound expression is immutable after binding and may be evaluated concurrently.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sql/ast.h"
+#include "tributary/result.h"
+#include "tributary/value.h"
+
+namespace tributary::sql {
+
+// A column visible to expressions: its slot in the row is its index in Scope::columns.
+struct ScopeColumn {
+  std::string name;
+  std::string qualifier;  // table name or alias; empty for derived rows
+  DataType type;
+};
+
+struct Scope {
+  std::vector<ScopeColumn> columns;
+  // Index of the column `names` ([qualifier.]column) refers to.
+  Result<int> Resolve(const std::vector<std::string>& names, const Pos& pos) const;
+};
+
+enum class BoundKind {
+  kConstant,
+  kColumn,
+  kNegate,
+  kNot,
+  kArithmetic,  // op: + - * / %
+  kCompare,     // op: = <> < <= > >=
+  kAnd,
+  kOr,
+  kConcat,
+  kFunction,    // op: UPPER, LOWER, LENGTH, SUBSTRING, COALESCE, ...
+  kCase,        // args: (when, then)... [else]; has_else
+  kCast,
+  kIn,          // args[0] IN args[1..]
+  kLike,        // args[0] LIKE args[1] [ESCAPE args[2]]
+  kIsNull,
+};
+
+struct BoundExpr;
+using BoundExprPtr = std::unique_ptr<BoundExpr>;
+
+struct BoundExpr {
+  BoundKind kind = BoundKind::kConstant;
+  DataType type;
+  bool null_literal = false;  // the untyped NULL literal (its type adapts to the context)
+  Pos pos;
+  Value constant;
+  int column = -1;
+  std::string op;
+  std::vector<BoundExprPtr> args;
+  bool negated = false;
+  bool has_else = false;
+  int cast_mode = 0;  // CastMode of a kCast
+
+  bool IsConstant() const { return kind == BoundKind::kConstant; }
+};
+
+// One aggregate call of a grouped query. Its argument is bound against the input scope.
+struct AggregateCall {
+  std::string function;  // COUNT, SUM, MIN, MAX, AVG
+  bool distinct = false;
+  bool star = false;
+  BoundExprPtr arg;
+  DataType type;    // result type
+  std::string key;  // canonical text: equal calls are computed once
+};
+
+// How expressions above a GROUP BY see the row: [group key values..., aggregate values...].
+struct AggregateBinding {
+  const Scope* input = nullptr;
+  std::vector<BoundExprPtr> keys;          // bound against `input`
+  std::vector<std::string> key_texts;      // canonical text of each GROUP BY expression
+  std::vector<int> key_columns;            // input column of a plain column key, else -1
+  std::vector<AggregateCall> calls;
+};
+
+// True when `e` contains an aggregate function call.
+bool ContainsAggregate(const Expr& e);
+bool IsAggregateFunction(const std::string& upper_name);
+
+class Binder {
+ public:
+  // Binds against `scope`; with `aggregates`, binds expressions computed after grouping (select
+  // list, HAVING, ORDER BY of a grouped query), adding the aggregate calls it meets.
+  explicit Binder(const Scope* scope, AggregateBinding* aggregates = nullptr)
+      : scope_(scope), agg_(aggregates) {}
+
+  Result<BoundExprPtr> Bind(const Expr& e);
+  // Binds a predicate (WHERE, HAVING, ON): must be BOOLEAN.
+  Result<BoundExprPtr> BindPredicate(const Expr& e, const char* clause);
+
+ private:
+  Result<BoundExprPtr> BindInner(const Expr& e);
+  Result<BoundExprPtr> BindLiteral(const Expr& e);
+  Result<BoundExprPtr> BindBinary(const Expr& e);
+  Result<BoundExprPtr> BindFunction(const Expr& e);
+  Result<BoundExprPtr> BindAggregate(const Expr& e);
+  Result<BoundExprPtr> BindCase(const Expr& e);
+
+  const Scope* scope_;
+  AggregateBinding* agg_;
+};
+
+// Wraps `e` in a cast to `to` (no-op when the type already matches). Constants are converted now,
+// so a bad literal is reported at bind time with its position.
+Result<BoundExprPtr> CastTo(BoundExprPtr e, const DataType& to, int cast_mode);
+// A comparison `a op b` with both sides converted to their comparison type.
+Result<BoundExprPtr> MakeComparison(const std::string& op, BoundExprPtr a, BoundExprPtr b,
+                                    const Pos& pos);
+BoundExprPtr MakeConstant(Value v, const DataType& type, const Pos& pos);
+
+Result<Value> Evaluate(const BoundExpr& e, const Row& row);
+// Evaluates a predicate: true only when the result is TRUE (not FALSE, not NULL).
+Result<bool> EvaluatePredicate(const BoundExpr& e, const Row& row);
+
+// Calls f(column) for every column slot the expression reads.
+void CollectColumns(const BoundExpr& e, std::vector<bool>* used);
+
+}  // namespace tributary::sql
