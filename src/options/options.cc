@@ -149,7 +149,7 @@ Status Resolve(OptionScope scope, std::string_view key, const std::vector<std::s
     if (auto it = idx.by_suffix.find(suffix); it != idx.by_suffix.end()) {
       TRIB_RETURN_NOT_OK(CheckKeyColumns(key, {middle, suffix}, columns));
       *def = it->second;
-      *canonical = std::string(key);
+      *canonical = std::string(kFieldsPrefix) + Join(SplitList(middle), ",") + "." + suffix;
       return Status::OK();
     }
   }

@@ -381,6 +381,8 @@ TEST(OptionsTest, PerColumnKeys) {
             "fields.g_1.sequence-group");
   EXPECT_EQ(Canonical(kTable, "fields.g_1,g_2.sequence-group", "a,b", columns),
             "fields.g_1,g_2.sequence-group");
+  EXPECT_EQ(Canonical(kTable, "fields.g_1, g_2.sequence-group", "a,b", columns),
+            "fields.g_1,g_2.sequence-group");
   EXPECT_TRUE(CheckOption(kTable, "fields.b.ignore-retract", "true", columns).ok());
   EXPECT_TRUE(CheckOption(kTable, "fields.b.list-agg-delimiter", "-", columns).ok());
   EXPECT_TRUE(CheckOption(kTable, "fields.default-aggregate-function", "sum", columns).ok());
