@@ -208,12 +208,12 @@ std::vector<OptionDef> BuildTable() {
           "TIMESTAMP_LTZ): a row replaces the stored one only if its version is not lower.")
           .Columns(),
       Def("ignore-delete", kBool, "false",
-          "Drop DELETE and UPDATE_BEFORE records instead of applying (or rejecting) them.")
+          "Drop DELETE and UPDATE_BEFORE records instead of applying them (deduplicate) or "
+          "failing (first-row, partial-update). Paimon's engine-specific spellings are the "
+          "same option.")
+          .Alias("first-row.ignore-delete")
+          .Alias("partial-update.ignore-delete")
           .Alias("deduplicate.ignore-delete"),
-      Def("first-row.ignore-delete", kBool, "false",
-          "first-row engine: ignore DELETE and UPDATE_BEFORE records instead of failing."),
-      Def("partial-update.ignore-delete", kBool, "false",
-          "partial-update engine: ignore DELETE and UPDATE_BEFORE records instead of failing."),
       Def("partial-update.remove-record-on-delete", kBool, "false",
           "partial-update engine: a DELETE removes the whole row."),
       Def("partial-update.remove-record-on-sequence-group", kString, "",

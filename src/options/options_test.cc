@@ -229,6 +229,8 @@ TEST(OptionsTest, AliasesResolveToCanonicalKeys) {
   EXPECT_EQ(Canonical(kTable, "table.merge-engine", "versioned"), "merge-engine");
   EXPECT_EQ(Canonical(kTable, "log.scan.timestamp-millis", "1"), "scan.timestamp-millis");
   EXPECT_EQ(Canonical(kTable, "merge-engine", "first-row"), "merge-engine");
+  EXPECT_EQ(Canonical(kTable, "first-row.ignore-delete", "true"), "ignore-delete");
+  EXPECT_EQ(Canonical(kTable, "partial-update.ignore-delete", "true"), "ignore-delete");
   EXPECT_EQ(FindOption(kTable, "bucket.num"), FindOption(kTable, "bucket"));
   EXPECT_EQ(FindOption(kTable, "nope"), nullptr);
   ASSERT_NE(FindOption(kTable, "fields.price.aggregate-function"), nullptr);
@@ -245,9 +247,9 @@ TEST(OptionsTest, NormalizeOptionsRewritesAliasesAndValues) {
                                      {"comment", " keep  blanks "}});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   std::map<std::string, std::string> expected = {
-      {"merge-engine", "first-row"},       {"bucket", "3"},
-      {"bucket-key", "user_id,order_id"},  {"changelog-producer", "lookup"},
-      {"first-row.ignore-delete", "true"}, {"comment", " keep  blanks "}};
+      {"merge-engine", "first-row"},      {"bucket", "3"},
+      {"bucket-key", "user_id,order_id"}, {"changelog-producer", "lookup"},
+      {"ignore-delete", "true"},          {"comment", " keep  blanks "}};
   EXPECT_EQ(*r, expected);
 
   auto kv = NormalizeOption(kTable, "table.merge-engine", "first_row");
