@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "format/avro_test_util.h"
 
@@ -603,6 +606,93 @@ TEST(AvroFileFormatTest, FailedAppendLeavesTheFileValid) {
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[1], Datum(DatumList{int64_t{3}, std::string("three")}));
   EXPECT_FALSE(FileWriter::Make(nullptr, Codec::kNull).ok());
+}
+
+// ---- cross-check with an independent implementation (tests/crosscheck/avro_avsc.sh) ----
+// Disabled by default: the script runs them with --gtest_also_run_disabled_tests and
+// TRIBUTARY_AVRO_CROSSCHECK_DIR set, around a Node.js avsc reader and writer.
+
+constexpr const char* kCrossCheckSchema = R"({"type": "record", "name": "org.tributary.Cross",
+  "fields": [
+    {"name": "id", "type": "int"},
+    {"name": "big", "type": "long"},
+    {"name": "name", "type": "string"},
+    {"name": "score", "type": "double"},
+    {"name": "ratio", "type": "float"},
+    {"name": "flag", "type": "boolean"},
+    {"name": "raw", "type": "bytes"},
+    {"name": "opt", "type": ["null", "long"], "default": null},
+    {"name": "tags", "type": {"type": "array", "items": "string"}},
+    {"name": "attrs", "type": {"type": "map", "values": "int"}},
+    {"name": "color", "type": {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN", "BLUE"]}},
+    {"name": "nested", "type": {"type": "record", "name": "Nested", "fields": [
+        {"name": "a", "type": "int"}, {"name": "b", "type": ["null", "string"]}]}},
+    {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-millis"}}
+  ]})";
+constexpr int kCrossCheckRecords = 1000;
+
+// Mirrored by expectedRecord() in tests/crosscheck/avro_avsc.js.
+Datum CrossCheckDatum(int i) {
+  DatumList tags;
+  for (int j = 0; j < i % 4; ++j) tags.emplace_back("t" + std::to_string(j));
+  DatumMap attrs;
+  for (int j = 0; j < i % 3; ++j) attrs.emplace_back("k" + std::to_string(j), Datum(j * i));
+  std::string raw;
+  raw.push_back(static_cast<char>(i % 256));
+  raw.push_back(static_cast<char>((i * 7) % 256));
+  return Datum(DatumList{
+      Datum(int32_t{i - 500}),
+      Datum(int64_t{i - 500} * 1000000007),
+      Datum("name-" + std::to_string(i) + "\xc3\xa9"),
+      Datum(i * 0.25),
+      Datum(static_cast<float>(i) * 0.5f),
+      Datum(i % 3 == 0),
+      Datum(std::move(raw)),
+      i % 2 == 1 ? Datum() : Datum(int64_t{i} * 3),
+      Datum(std::move(tags)),
+      Datum(std::move(attrs)),
+      Datum(int32_t{i % 3}),
+      Datum(DatumList{Datum(int32_t{i}), i % 5 != 0 ? Datum("b" + std::to_string(i)) : Datum()}),
+      Datum(int64_t{1754048761150} + i),
+  });
+}
+
+const char* CrossCheckDir() { return std::getenv("TRIBUTARY_AVRO_CROSSCHECK_DIR"); }
+
+TEST(AvroCrossCheck, DISABLED_WriteFilesForAvsc) {
+  ASSERT_NE(CrossCheckDir(), nullptr) << "set TRIBUTARY_AVRO_CROSSCHECK_DIR";
+  SchemaPtr schema = MustParse(kCrossCheckSchema);
+  for (Codec codec : {Codec::kNull, Codec::kDeflate, Codec::kSnappy, Codec::kZstandard}) {
+    auto writer = FileWriter::Make(schema, codec, 4096).value();
+    for (int i = 0; i < kCrossCheckRecords; ++i) {
+      ASSERT_TRUE(writer->Append(CrossCheckDatum(i)).ok());
+    }
+    const std::string bytes = writer->Finish().value();
+    std::ofstream out(std::string(CrossCheckDir()) + "/tributary-" + CodecName(codec) + ".avro",
+                      std::ios::binary);
+    out << bytes;
+    ASSERT_TRUE(out.good());
+  }
+}
+
+TEST(AvroCrossCheck, DISABLED_ReadFilesWrittenByAvsc) {
+  ASSERT_NE(CrossCheckDir(), nullptr) << "set TRIBUTARY_AVRO_CROSSCHECK_DIR";
+  for (Codec codec : {Codec::kNull, Codec::kDeflate, Codec::kSnappy, Codec::kZstandard}) {
+    const std::string path = std::string(CrossCheckDir()) + "/avsc-" + CodecName(codec) + ".avro";
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in.good()) << path;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    Result<std::unique_ptr<FileReader>> reader = FileReader::Open(ss.str());
+    ASSERT_TRUE(reader.ok()) << path << ": " << reader.status().ToString();
+    EXPECT_EQ((*reader)->codec(), codec);
+    Result<std::vector<Datum>> all = (*reader)->ReadAll();
+    ASSERT_TRUE(all.ok()) << path << ": " << all.status().ToString();
+    ASSERT_EQ(all->size(), static_cast<size_t>(kCrossCheckRecords)) << path;
+    for (int i = 0; i < kCrossCheckRecords; ++i) {
+      ASSERT_EQ(WithoutBranches((*all)[i]), CrossCheckDatum(i)) << path << " record " << i;
+    }
+  }
 }
 
 }  // namespace
