@@ -106,7 +106,7 @@ enum class Codec { kNull, kDeflate, kSnappy, kZstandard };
 const char* CodecName(Codec c);
 Result<Codec> CodecFromName(std::string_view name);
 
-// Reads an object container file held in memory.
+// Reads an object container file held in memory, record by record. Not thread-safe.
 class FileReader {
  public:
   // `file` holds the whole file; the reader owns it (move it in to avoid a copy). Reads and
@@ -134,7 +134,9 @@ class FileReader {
   int64_t block_remaining_ = 0;
 };
 
-// Writes an object container file into memory.
+// Writes an object container file into memory: a header with the schema, the codec and a random
+// sync marker, then blocks of records compressed once their encoding reaches `block_size`.
+// Not thread-safe.
 class FileWriter {
  public:
   // `block_size`: uncompressed bytes per block before it is flushed.
