@@ -45,6 +45,9 @@ __int128 FromBigIntegerBytes(std::string_view b) {
 
 }  // namespace
 
+std::string DecimalToBytes(__int128 unscaled) { return BigIntegerBytes(unscaled); }
+__int128 DecimalFromBytes(std::string_view bytes) { return FromBigIntegerBytes(bytes); }
+
 std::string EncodeBinaryRow(const std::vector<DataType>& types, const Row& values, RowKind kind) {
   const size_t arity = types.size();
   const size_t header = HeaderBytes(arity);

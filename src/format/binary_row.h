@@ -36,4 +36,9 @@ int32_t HashRow(const std::vector<DataType>& types, const Row& values);
 // Paimon's default bucket function: abs(hash % num_buckets) with Java's truncating %.
 int32_t BucketOf(int32_t hash, int32_t num_buckets);
 
+// DECIMAL unscaled values as minimal big-endian two's complement bytes (Java's
+// BigInteger.toByteArray()), as BinaryRow, Avro and Parquet store large decimals.
+std::string DecimalToBytes(__int128 unscaled);
+__int128 DecimalFromBytes(std::string_view bytes);
+
 }  // namespace tributary::format

@@ -1,0 +1,52 @@
+#include "table/compaction_job.h"
+
+#include <algorithm>
+
+#include "io/file_system.h"
+#include "merge/sort_merge_reader.h"
+
+namespace tributary::table {
+
+Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::string& bucket_dir,
+                                       const CompactUnit& unit, int32_t highest_nonempty_level,
+                                       int64_t target_file_size, meta::FileNamer* namer) {
+  FileLayout layout = FileLayout::Of(schema);
+  CompactionResult result;
+  result.before = unit.files;
+  std::vector<std::unique_ptr<merge::RecordSource>> sources;
+  // Older files first so that the loser tree's source order breaks sequence ties toward newer.
+  std::vector<meta::DataFileMeta> files = unit.files;
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+    return a.max_sequence_number < b.max_sequence_number;
+  });
+  for (const auto& f : files) {
+    TRIB_ASSIGN_OR_RETURN(auto records,
+                          ReadDataFile(io::JoinPath(bucket_dir, f.file_name), layout, f.level));
+    sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
+  }
+  TRIB_ASSIGN_OR_RETURN(auto merge_fn, merge::MakeMergeFunction(schema));
+  merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout.key_columns),
+                                merge_fn.get());
+  bool drop_delete = unit.output_level != 0 && unit.output_level >= highest_nonempty_level;
+  DataFileWriter writer(layout, bucket_dir, namer, target_file_size, unit.output_level,
+                        meta::FileSource::kCompact);
+  merge::KeyValue kv;
+  while (true) {
+    auto more = reader.Next(&kv);
+    if (!more.ok()) {
+      writer.Abort();
+      return more.status();
+    }
+    if (!*more) break;
+    if (drop_delete && IsRetract(kv.kind)) continue;
+    Status st = writer.Write(kv);
+    if (!st.ok()) {
+      writer.Abort();
+      return st;
+    }
+  }
+  TRIB_ASSIGN_OR_RETURN(result.after, writer.Finish());
+  return result;
+}
+
+}  // namespace tributary::table

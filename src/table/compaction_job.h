@@ -1,0 +1,27 @@
+// CompactionJob: merges the files of one CompactUnit with the table's merge function into new
+// files at the unit's output level (rocksdb's compaction_job). Retractions are dropped when
+// nothing older can remain below the output level.
+// Thread-safety: single-threaded.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "meta/paths.h"
+#include "table/compaction_picker.h"
+#include "table/data_file.h"
+
+namespace tributary::table {
+
+struct CompactionResult {
+  std::vector<meta::DataFileMeta> before;
+  std::vector<meta::DataFileMeta> after;
+};
+
+// `highest_nonempty_level`: the highest level holding files in the bucket (any file, in the unit
+// or not), so the job knows whether older data can lie below its output.
+Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::string& bucket_dir,
+                                       const CompactUnit& unit, int32_t highest_nonempty_level,
+                                       int64_t target_file_size, meta::FileNamer* namer);
+
+}  // namespace tributary::table

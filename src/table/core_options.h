@@ -1,0 +1,34 @@
+// CoreOptions: the typed view of a table's options that the storage code reads (defaults as in
+// Paimon). Built once per table or writer from the schema plus dynamic options.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "tributary/result.h"
+#include "tributary/schema.h"
+
+namespace tributary::table {
+
+struct CoreOptions {
+  int32_t bucket = -1;
+  int64_t target_file_size = 128LL << 20;
+  int64_t write_buffer_size = 256LL << 20;
+  int32_t sorted_run_trigger = 5;
+  int32_t num_levels = 6;  // trigger + 1
+  int32_t max_size_amp_percent = 200;
+  int32_t size_ratio = 1;
+  std::string file_format = "avro";
+  std::string partition_default_name = "__DEFAULT_PARTITION__";
+  int64_t dynamic_bucket_target_rows = 2000000;
+  std::string merge_engine = "deduplicate";
+  std::string changelog_producer = "none";
+  bool write_only = false;
+
+  // Reads the options of `schema`, overridden by `dynamic` (hints).
+  static Result<CoreOptions> From(const TableSchema& schema,
+                                  const std::map<std::string, std::string>& dynamic = {});
+};
+
+}  // namespace tributary::table

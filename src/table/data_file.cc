@@ -1,0 +1,378 @@
+#include "table/data_file.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "common/json.h"
+#include "format/avro.h"
+#include "format/binary_row.h"
+#include "io/file_system.h"
+
+namespace tributary::table {
+
+using avro::Datum;
+using avro::DatumList;
+using merge::KeyValue;
+
+FileLayout FileLayout::Of(const TableSchema& schema) {
+  FileLayout l;
+  l.fields = schema.fields;
+  l.primary_key = schema.HasPrimaryKey();
+  l.schema_id = schema.id;
+  for (const auto& k : schema.TrimmedPrimaryKeys()) l.key_columns.push_back(schema.FieldIndex(k));
+  return l;
+}
+
+std::vector<DataType> FileLayout::KeyTypes() const {
+  std::vector<DataType> t;
+  for (int c : key_columns) t.push_back(fields[c].type);
+  return t;
+}
+
+std::vector<DataType> FileLayout::FieldTypes() const {
+  std::vector<DataType> t;
+  for (const auto& f : fields) t.push_back(f.type);
+  return t;
+}
+
+namespace {
+
+Result<Json> AvroType(const DataType& t) {
+  Json base;
+  auto logical = [](const char* type, const char* lt) {
+    Json j = Json::object();
+    j["type"] = type;
+    j["logicalType"] = lt;
+    return j;
+  };
+  switch (t.id) {
+    case TypeId::kBoolean: base = "boolean"; break;
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInt: base = "int"; break;
+    case TypeId::kBigInt: base = "long"; break;
+    case TypeId::kFloat: base = "float"; break;
+    case TypeId::kDouble: base = "double"; break;
+    case TypeId::kDecimal:
+      base = logical("bytes", "decimal");
+      base["precision"] = t.precision;
+      base["scale"] = t.scale;
+      break;
+    case TypeId::kChar:
+    case TypeId::kVarChar: base = "string"; break;
+    case TypeId::kBinary:
+    case TypeId::kVarBinary: base = "bytes"; break;
+    case TypeId::kDate: base = logical("int", "date"); break;
+    case TypeId::kTime: base = logical("int", "time-millis"); break;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampLtz: {
+      bool ltz = t.id == TypeId::kTimestampLtz;
+      if (t.precision <= 3) {
+        base = logical("long", ltz ? "local-timestamp-millis" : "timestamp-millis");
+      } else if (t.precision <= 6) {
+        base = logical("long", ltz ? "local-timestamp-micros" : "timestamp-micros");
+      } else {
+        return Status::NotSupported("Avro data files cannot hold " + t.ToString() +
+                                    " (precision above 6)");
+      }
+      break;
+    }
+  }
+  if (!t.nullable) return base;
+  Json u = Json::array();
+  u.push_back("null");
+  u.push_back(base);
+  return u;
+}
+
+Result<avro::SchemaPtr> AvroSchemaFor(const FileLayout& l) {
+  Json fields = Json::array();
+  auto add = [&](const std::string& name, const Json& type) {
+    Json f = Json::object();
+    f["name"] = name;
+    f["type"] = type;
+    fields.push_back(f);
+  };
+  if (l.primary_key) {
+    for (int c : l.key_columns) {
+      TRIB_ASSIGN_OR_RETURN(Json t, AvroType(l.fields[c].type.NotNull()));
+      add("_KEY_" + l.fields[c].name, t);
+    }
+    add("_SEQUENCE_NUMBER", "long");
+    add("_VALUE_KIND", "int");
+  }
+  for (const auto& f : l.fields) {
+    TRIB_ASSIGN_OR_RETURN(Json t, AvroType(f.type));
+    add(f.name, t);
+  }
+  Json rec = Json::object();
+  rec["type"] = "record";
+  rec["name"] = "record";
+  rec["namespace"] = "org.apache.paimon.avro.generated";
+  rec["fields"] = fields;
+  return avro::ParseSchema(rec.dump());
+}
+
+Datum ToDatum(const Value& v, const DataType& t) {
+  if (v.is_null()) return Datum();
+  switch (t.id) {
+    case TypeId::kBoolean: return Datum(v.bool_value());
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInt:
+    case TypeId::kDate:
+    case TypeId::kTime: return Datum(static_cast<int32_t>(v.int_value()));
+    case TypeId::kBigInt: return Datum(v.int_value());
+    case TypeId::kFloat: return Datum(static_cast<float>(v.double_value()));
+    case TypeId::kDouble: return Datum(v.double_value());
+    case TypeId::kDecimal: return Datum(format::DecimalToBytes(v.decimal_value().unscaled));
+    case TypeId::kChar:
+    case TypeId::kVarChar:
+    case TypeId::kBinary:
+    case TypeId::kVarBinary: return Datum(v.string_value());
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampLtz: {
+      Timestamp ts = v.timestamp_value();
+      if (t.precision <= 3) return Datum(ts.millis);
+      return Datum(ts.millis * 1000 + ts.nanos_of_milli / 1000);
+    }
+  }
+  return Datum();
+}
+
+Result<Value> FromDatum(const Datum& d, const DataType& t, const std::string& what) {
+  if (d.is_null()) return Value();
+  auto mismatch = [&]() {
+    return Status::Corruption(what + ": value does not match column type " + t.ToString());
+  };
+  auto as_i64 = [&](int64_t* out) {
+    if (std::holds_alternative<int32_t>(d.rep)) *out = d.as_int();
+    else if (std::holds_alternative<int64_t>(d.rep)) *out = d.as_long();
+    else return false;
+    return true;
+  };
+  int64_t i;
+  switch (t.id) {
+    case TypeId::kBoolean:
+      if (!std::holds_alternative<bool>(d.rep)) return mismatch();
+      return Value::Bool(d.as_bool());
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInt:
+    case TypeId::kBigInt:
+    case TypeId::kDate:
+    case TypeId::kTime:
+      if (!as_i64(&i)) return mismatch();
+      return Value::Int(i);
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+      if (std::holds_alternative<float>(d.rep)) return Value::Double(d.as_float());
+      if (std::holds_alternative<double>(d.rep)) return Value::Double(d.as_double());
+      return mismatch();
+    case TypeId::kDecimal:
+      if (std::holds_alternative<std::string>(d.rep)) {
+        return Value::Dec({format::DecimalFromBytes(d.as_string())});
+      }
+      return mismatch();
+    case TypeId::kChar:
+    case TypeId::kVarChar:
+    case TypeId::kBinary:
+    case TypeId::kVarBinary:
+      if (!std::holds_alternative<std::string>(d.rep)) return mismatch();
+      return Value::String(d.as_string());
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampLtz:
+      if (!as_i64(&i)) return mismatch();
+      if (t.precision <= 3) return Value::Ts({i, 0});
+      {
+        int64_t ms = i >= 0 ? i / 1000 : -((-i + 999) / 1000);
+        return Value::Ts({ms, static_cast<int32_t>((i - ms * 1000) * 1000)});
+      }
+  }
+  return mismatch();
+}
+
+// Running min/max/null-count of a set of columns.
+class StatsCollector {
+ public:
+  explicit StatsCollector(std::vector<DataType> types)
+      : types_(std::move(types)), min_(types_.size()), max_(types_.size()),
+        nulls_(types_.size(), 0) {}
+  void Add(const Row& row, const std::vector<int>* columns) {
+    for (size_t i = 0; i < types_.size(); i++) {
+      const Value& v = columns ? row[(*columns)[i]] : row[i];
+      if (v.is_null()) {
+        nulls_[i]++;
+        continue;
+      }
+      if (min_[i].is_null() || CompareValues(v, min_[i]) < 0) min_[i] = v;
+      if (max_[i].is_null() || CompareValues(v, max_[i]) > 0) max_[i] = v;
+    }
+  }
+  meta::SimpleStats Finish() const {
+    meta::SimpleStats s;
+    s.min_values = format::SerializeBinaryRow(types_, min_);
+    s.max_values = format::SerializeBinaryRow(types_, max_);
+    for (int64_t n : nulls_) s.null_counts.push_back(n);
+    return s;
+  }
+
+ private:
+  std::vector<DataType> types_;
+  Row min_, max_;
+  std::vector<int64_t> nulls_;
+};
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+struct DataFileWriter::OpenFile {
+  std::string name;
+  std::unique_ptr<avro::FileWriter> writer;
+  StatsCollector key_stats;
+  StatsCollector value_stats;
+  Row min_key, max_key;
+  int64_t rows = 0;
+  int64_t deletes = 0;
+  int64_t min_seq = INT64_MAX, max_seq = INT64_MIN;
+  OpenFile(const FileLayout& l) : key_stats(l.KeyTypes()), value_stats(l.FieldTypes()) {}
+};
+
+DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::FileNamer* namer,
+                               int64_t target_file_size, int32_t level, meta::FileSource source)
+    : layout_(std::move(layout)), dir_(std::move(bucket_dir)), namer_(namer),
+      target_file_size_(target_file_size), level_(level), source_(source) {}
+
+DataFileWriter::~DataFileWriter() = default;
+
+Status DataFileWriter::Write(const KeyValue& kv) {
+  if (!file_) {
+    auto f = std::make_unique<OpenFile>(layout_);
+    TRIB_ASSIGN_OR_RETURN(avro::SchemaPtr schema, AvroSchemaFor(layout_));
+    TRIB_ASSIGN_OR_RETURN(f->writer, avro::FileWriter::Make(schema, avro::Codec::kZstandard));
+    f->name = namer_->Next();
+    file_ = std::move(f);
+  }
+  OpenFile& f = *file_;
+  DatumList rec;
+  rec.reserve(layout_.fields.size() + layout_.key_columns.size() + 2);
+  if (layout_.primary_key) {
+    for (int c : layout_.key_columns) rec.push_back(ToDatum(kv.value[c], layout_.fields[c].type));
+    rec.push_back(Datum(kv.sequence));
+    rec.push_back(Datum(static_cast<int32_t>(kv.kind)));
+  }
+  for (size_t i = 0; i < layout_.fields.size(); i++) {
+    rec.push_back(ToDatum(kv.value[i], layout_.fields[i].type));
+  }
+  TRIB_RETURN_NOT_OK(f.writer->Append(Datum(std::move(rec))));
+  if (layout_.primary_key) {
+    Row key;
+    for (int c : layout_.key_columns) key.push_back(kv.value[c]);
+    if (f.rows == 0) f.min_key = key;
+    f.max_key = std::move(key);
+    f.key_stats.Add(kv.value, &layout_.key_columns);
+  }
+  f.value_stats.Add(kv.value, nullptr);
+  f.rows++;
+  if (IsRetract(kv.kind)) f.deletes++;
+  f.min_seq = std::min(f.min_seq, kv.sequence);
+  f.max_seq = std::max(f.max_seq, kv.sequence);
+  if (static_cast<int64_t>(f.writer->EstimatedSize()) >= target_file_size_) return Roll();
+  return Status::OK();
+}
+
+Status DataFileWriter::Roll() {
+  if (!file_) return Status::OK();
+  std::unique_ptr<OpenFile> f = std::move(file_);
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, f->writer->Finish());
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir_));
+  std::string path = io::JoinPath(dir_, f->name);
+  // Data files are written once under a fresh name; WriteFile syncs them before the commit.
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(path, bytes));
+  meta::DataFileMeta m;
+  m.file_name = f->name;
+  m.file_size = static_cast<int64_t>(bytes.size());
+  m.row_count = f->rows;
+  std::vector<DataType> key_types = layout_.KeyTypes();
+  m.min_key = format::SerializeBinaryRow(key_types, f->min_key);
+  m.max_key = format::SerializeBinaryRow(key_types, f->max_key);
+  m.key_stats = f->key_stats.Finish();
+  m.value_stats = f->value_stats.Finish();
+  m.min_sequence_number = f->min_seq;
+  m.max_sequence_number = f->max_seq;
+  m.schema_id = layout_.schema_id;
+  m.level = level_;
+  m.creation_time_millis = NowMillis();
+  m.delete_row_count = f->deletes;
+  m.file_source = source_;
+  done_.push_back(std::move(m));
+  return Status::OK();
+}
+
+Result<std::vector<meta::DataFileMeta>> DataFileWriter::Finish() {
+  TRIB_RETURN_NOT_OK(Roll());
+  return std::move(done_);
+}
+
+void DataFileWriter::Abort() {
+  file_.reset();
+  for (const auto& m : done_) (void)io::LocalFs().Remove(io::JoinPath(dir_, m.file_name));
+  done_.clear();
+}
+
+Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLayout& layout,
+                                           int32_t level) {
+  auto bytes = io::LocalFs().ReadFile(path);
+  if (!bytes.ok()) return bytes.status();
+  auto reader = avro::FileReader::Open(std::move(*bytes));
+  if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
+  const avro::Schema& schema = (*reader)->schema()->NonNull();
+  // Where each table column sits in the file's records.
+  std::vector<int> pos(layout.fields.size(), -1);
+  for (size_t i = 0; i < layout.fields.size(); i++) {
+    pos[i] = schema.FieldIndex(layout.fields[i].name);
+  }
+  int seq_pos = schema.FieldIndex("_SEQUENCE_NUMBER");
+  int kind_pos = schema.FieldIndex("_VALUE_KIND");
+  if (layout.primary_key && (seq_pos < 0 || kind_pos < 0)) {
+    return Status::Corruption("data file '" + path +
+                              "' lacks _SEQUENCE_NUMBER/_VALUE_KIND columns");
+  }
+  std::vector<KeyValue> out;
+  Datum d;
+  int64_t row_number = 0;
+  while (true) {
+    auto more = (*reader)->Next(&d);
+    if (!more.ok()) return more.status().WithContext("data file '" + path + "'");
+    if (!*more) break;
+    const DatumList& rec = d.as_list();
+    KeyValue kv;
+    kv.level = level;
+    kv.value.resize(layout.fields.size());
+    for (size_t i = 0; i < layout.fields.size(); i++) {
+      if (pos[i] < 0) continue;
+      TRIB_ASSIGN_OR_RETURN(kv.value[i], FromDatum(rec[pos[i]], layout.fields[i].type, path));
+    }
+    if (layout.primary_key) {
+      kv.sequence = std::get<int64_t>(rec[seq_pos].rep);
+      int32_t kind = rec[kind_pos].as_int();
+      if (kind < 0 || kind > 3) {
+        return Status::Corruption("data file '" + path + "' has an invalid _VALUE_KIND " +
+                                  std::to_string(kind));
+      }
+      kv.kind = static_cast<RowKind>(kind);
+    } else {
+      kv.sequence = row_number;
+    }
+    row_number++;
+    out.push_back(std::move(kv));
+  }
+  return out;
+}
+
+}  // namespace tributary::table

@@ -1,0 +1,65 @@
+// Data files of a table: the KeyValue layout of primary-key tables (`_KEY_<k>`,
+// `_SEQUENCE_NUMBER`, `_VALUE_KIND`, then every column; PAIMON_FORMAT.md 1.7) and the plain
+// layout of append tables, written as Avro object container files, with the DataFileMeta
+// (key range, sequence range, column statistics) the manifests record.
+// Thread-safety: a writer is single-threaded; reading functions are thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "merge/key_value.h"
+#include "meta/manifest.h"
+#include "meta/paths.h"
+#include "tributary/result.h"
+#include "tributary/schema.h"
+
+namespace tributary::table {
+
+// What a table's data files hold.
+struct FileLayout {
+  std::vector<Field> fields;      // table columns
+  std::vector<int> key_columns;   // trimmed primary key (empty for append tables)
+  bool primary_key = false;
+  int64_t schema_id = 0;
+
+  static FileLayout Of(const TableSchema& schema);
+  std::vector<DataType> KeyTypes() const;
+  std::vector<DataType> FieldTypes() const;
+};
+
+// Writes sorted records into data files in one bucket directory, rolling to a new file when the
+// current one reaches `target_file_size` bytes.
+class DataFileWriter {
+ public:
+  DataFileWriter(FileLayout layout, std::string bucket_dir, meta::FileNamer* namer,
+                 int64_t target_file_size, int32_t level, meta::FileSource source);
+  ~DataFileWriter();
+
+  // REQUIRES (primary-key layout): records sorted by key, at most one per key per file.
+  Status Write(const merge::KeyValue& kv);
+  // Closes the open file. Returns the metas of every file written.
+  Result<std::vector<meta::DataFileMeta>> Finish();
+  // Deletes every file written so far (on failure).
+  void Abort();
+
+ private:
+  struct OpenFile;
+  Status Roll();
+  FileLayout layout_;
+  std::string dir_;
+  meta::FileNamer* namer_;
+  int64_t target_file_size_;
+  int32_t level_;
+  meta::FileSource source_;
+  std::unique_ptr<OpenFile> file_;
+  std::vector<meta::DataFileMeta> done_;
+};
+
+// Reads every record of one data file. Columns are matched to `layout.fields` by name (the
+// file's own Avro schema says what it holds); columns missing from the file read as NULL.
+Result<std::vector<merge::KeyValue>> ReadDataFile(const std::string& path,
+                                                  const FileLayout& layout, int32_t level);
+
+}  // namespace tributary::table

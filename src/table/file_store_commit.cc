@@ -1,0 +1,270 @@
+#include "table/file_store_commit.h"
+
+#include <chrono>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+#include <unordered_set>
+
+#include "format/binary_row.h"
+#include "io/file_system.h"
+#include "meta/paths.h"
+#include "table/snapshot_reader.h"
+
+namespace tributary::table {
+
+using meta::FileKind;
+using meta::ManifestEntry;
+
+namespace {
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+// Base manifests are rewritten into one when there are more than this many.
+constexpr size_t kMaxBaseManifests = 16;
+}  // namespace
+
+FileStoreCommit::FileStoreCommit(std::string table_path, std::shared_ptr<const TableSchema> schema,
+                                 std::string commit_user)
+    : table_path_(std::move(table_path)), schema_(std::move(schema)),
+      commit_user_(std::move(commit_user)) {
+  std::string c = schema_->Option("manifest.compression").value_or("zstd");
+  codec_ = c == "zstd" ? "zstandard" : c == "none" ? "null" : c;
+  max_retries_ = 50;
+  if (auto r = schema_->Option("commit.max-retries")) {
+    try {
+      max_retries_ = std::max(1, std::stoi(*r));
+    } catch (...) {
+    }
+  }
+  for (const auto& k : schema_->partition_keys) {
+    partition_types_.push_back(schema_->fields[schema_->FieldIndex(k)].type);
+  }
+}
+
+Result<meta::ManifestFileMeta> FileStoreCommit::WriteManifest(
+    const std::vector<ManifestEntry>& entries, std::vector<std::string>* written) {
+  meta::FileNamer namer("manifest-", "");
+  std::string name = namer.Next();
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, meta::EncodeManifest(entries, codec_));
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(meta::ManifestDir(table_path_)));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::ManifestPath(table_path_, name), bytes));
+  written->push_back(name);
+  meta::ManifestFileMeta m;
+  m.file_name = name;
+  m.file_size = static_cast<int64_t>(bytes.size());
+  m.schema_id = schema_->id;
+  Row pmin, pmax;
+  std::vector<int64_t> nulls(partition_types_.size(), 0);
+  bool first = true;
+  for (const auto& e : entries) {
+    (e.kind == FileKind::kAdd ? m.num_added_files : m.num_deleted_files)++;
+    m.min_bucket = m.min_bucket ? std::min(*m.min_bucket, e.bucket) : e.bucket;
+    m.max_bucket = m.max_bucket ? std::max(*m.max_bucket, e.bucket) : e.bucket;
+    m.min_level = m.min_level ? std::min(*m.min_level, e.file.level) : e.file.level;
+    m.max_level = m.max_level ? std::max(*m.max_level, e.file.level) : e.file.level;
+    auto part = format::DeserializeBinaryRow(e.partition, partition_types_);
+    if (!part.ok()) continue;
+    if (first) {
+      pmin = *part;
+      pmax = *part;
+      pmin.resize(partition_types_.size());
+      pmax.resize(partition_types_.size());
+      first = false;
+    }
+    for (size_t i = 0; i < partition_types_.size() && i < part->size(); i++) {
+      const Value& v = (*part)[i];
+      if (v.is_null()) {
+        nulls[i]++;
+        continue;
+      }
+      if (pmin[i].is_null() || CompareValues(v, pmin[i]) < 0) pmin[i] = v;
+      if (pmax[i].is_null() || CompareValues(v, pmax[i]) > 0) pmax[i] = v;
+    }
+  }
+  pmin.resize(partition_types_.size());
+  pmax.resize(partition_types_.size());
+  m.partition_stats.min_values = format::SerializeBinaryRow(partition_types_, pmin);
+  m.partition_stats.max_values = format::SerializeBinaryRow(partition_types_, pmax);
+  for (int64_t n : nulls) m.partition_stats.null_counts.push_back(n);
+  return m;
+}
+
+Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBuilder& build) {
+  meta::SnapshotManager snapshots(table_path_);
+  std::mt19937 rng(std::random_device{}());
+  Status last_error;
+  for (int attempt = 0; attempt < max_retries_; attempt++) {
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest_id, snapshots.LatestId());
+    std::shared_ptr<const meta::Snapshot> latest;
+    std::vector<ManifestEntry> live;
+    if (latest_id) {
+      TRIB_ASSIGN_OR_RETURN(latest, snapshots.Read(*latest_id));
+      TRIB_ASSIGN_OR_RETURN(live, ReadLiveEntries(table_path_, *latest));
+    }
+    TRIB_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, build(live));
+    if (delta.empty()) return latest_id.value_or(0);
+
+    std::vector<std::string> written;
+    auto cleanup = [&]() {
+      for (const auto& n : written) (void)io::LocalFs().Remove(meta::ManifestPath(table_path_, n));
+    };
+    auto attempt_commit = [&]() -> Result<bool> {
+      // Delta manifest and list.
+      TRIB_ASSIGN_OR_RETURN(meta::ManifestFileMeta delta_meta, WriteManifest(delta, &written));
+      meta::FileNamer list_namer("manifest-list-", "");
+      auto write_list = [&](const std::vector<meta::ManifestFileMeta>& metas,
+                            int64_t* size) -> Result<std::string> {
+        std::string name = list_namer.Next();
+        TRIB_ASSIGN_OR_RETURN(std::string bytes, meta::EncodeManifestList(metas, codec_));
+        TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::ManifestPath(table_path_, name), bytes));
+        written.push_back(name);
+        *size = static_cast<int64_t>(bytes.size());
+        return name;
+      };
+      // Base = every manifest of the previous snapshot, compacted into one when there are many.
+      std::vector<meta::ManifestFileMeta> base;
+      if (latest) {
+        TRIB_ASSIGN_OR_RETURN(auto b, ReadManifestList(table_path_, latest->base_manifest_list));
+        TRIB_ASSIGN_OR_RETURN(auto d, ReadManifestList(table_path_, latest->delta_manifest_list));
+        base = std::move(b);
+        for (auto& m : d) base.push_back(std::move(m));
+        if (base.size() > kMaxBaseManifests) {
+          base.clear();
+          if (!live.empty()) {
+            TRIB_ASSIGN_OR_RETURN(meta::ManifestFileMeta merged, WriteManifest(live, &written));
+            base.push_back(std::move(merged));
+          }
+        }
+      }
+      meta::Snapshot s;
+      s.id = latest ? latest->id + 1 : 1;
+      s.schema_id = schema_->id;
+      TRIB_ASSIGN_OR_RETURN(s.base_manifest_list, write_list(base, &s.base_manifest_list_size));
+      TRIB_ASSIGN_OR_RETURN(s.delta_manifest_list,
+                            write_list({delta_meta}, &s.delta_manifest_list_size));
+      s.commit_user = commit_user_;
+      s.commit_kind = kind;
+      s.time_millis = NowMillis();
+      int64_t delta_rows = 0;
+      for (const auto& e : delta) {
+        delta_rows += e.kind == FileKind::kAdd ? e.file.row_count : -e.file.row_count;
+      }
+      int64_t prev_total = latest ? latest->total_record_count.value_or(0) : 0;
+      s.total_record_count = prev_total + delta_rows;
+      s.delta_record_count = delta_rows;
+      s.changelog_record_count = 0;
+      io::CrashPoint("commit.after-manifests");
+      return snapshots.TryCommit(s);
+    };
+    Result<bool> won = attempt_commit();
+    if (won.ok() && *won) {
+      return latest ? latest->id + 1 : 1;
+    }
+    cleanup();
+    if (!won.ok()) return won.status();
+    // Lost the race for this id: back off a little and retry against the new latest snapshot.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + 5 * attempt)));
+  }
+  return Status::Conflict("could not commit to '" + table_path_ + "' after " +
+                          std::to_string(max_retries_) +
+                          " attempts: other writers kept committing first");
+}
+
+Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& req) {
+  CommitResult result;
+  std::optional<int64_t> last;
+  bool has_new = req.overwrite;
+  bool has_compact = false;
+  for (const auto& m : req.messages) {
+    has_new |= !m.new_files.empty();
+    has_compact |= !m.compact_before.empty() || !m.compact_after.empty();
+  }
+  auto partition_name = [&](const std::string& p) {
+    auto row = format::DeserializeBinaryRow(p, partition_types_);
+    if (!row.ok() || partition_types_.empty()) return std::string("the table");
+    std::vector<Field> pf;
+    for (const auto& k : schema_->partition_keys) pf.push_back(schema_->fields[schema_->FieldIndex(k)]);
+    return "partition " + meta::PartitionPath(pf, *row);
+  };
+  if (has_new) {
+    meta::CommitKind kind = req.overwrite ? meta::CommitKind::kOverwrite : meta::CommitKind::kAppend;
+    TRIB_ASSIGN_OR_RETURN(int64_t id, CommitOnce(kind, [&](const std::vector<ManifestEntry>& live)
+                                          -> Result<std::vector<ManifestEntry>> {
+      std::vector<ManifestEntry> delta;
+      if (req.overwrite) {
+        for (const auto& e : live) {
+          if (!req.overwrite_filter || req.overwrite_filter(e.partition)) {
+            ManifestEntry d = e;
+            d.kind = FileKind::kDelete;
+            delta.push_back(std::move(d));
+          }
+        }
+      } else {
+        // A partition keeps its bucket count until it is rewritten by INSERT OVERWRITE.
+        std::map<std::string, int32_t> existing;
+        for (const auto& e : live) existing[e.partition] = e.total_buckets;
+        for (const auto& m : req.messages) {
+          auto it = existing.find(m.partition);
+          if (!m.new_files.empty() && it != existing.end() && it->second != m.total_buckets &&
+              m.total_buckets > 0 && it->second > 0) {
+            return Status::Invalid(
+                "cannot write " + partition_name(m.partition) + " with " +
+                std::to_string(m.total_buckets) + " buckets: its data is laid out in " +
+                std::to_string(it->second) +
+                " buckets. Rewrite it first with INSERT OVERWRITE to change its bucket count");
+          }
+        }
+      }
+      for (const auto& m : req.messages) {
+        for (const auto& f : m.new_files) {
+          delta.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
+        }
+        if (req.overwrite) {
+          // Compaction output of an overwrite is just more new data.
+          for (const auto& f : m.compact_after) {
+            delta.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
+          }
+        }
+      }
+      return delta;
+    }));
+    last = id;
+  }
+  if (has_compact && !req.overwrite) {
+    bool conflict = false;
+    auto r = CommitOnce(meta::CommitKind::kCompact, [&](const std::vector<ManifestEntry>& live)
+                            -> Result<std::vector<ManifestEntry>> {
+      std::unordered_set<std::string> live_ids;
+      for (const auto& e : live) live_ids.insert(e.Identifier());
+      std::vector<ManifestEntry> delta;
+      for (const auto& m : req.messages) {
+        for (const auto& f : m.compact_before) {
+          ManifestEntry d{FileKind::kDelete, m.partition, m.bucket, m.total_buckets, f};
+          if (!live_ids.count(d.Identifier())) {
+            conflict = true;  // someone else compacted or overwrote these files
+            return std::vector<ManifestEntry>{};
+          }
+          delta.push_back(std::move(d));
+        }
+        for (const auto& f : m.compact_after) {
+          delta.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
+        }
+      }
+      return delta;
+    });
+    if (!r.ok()) return r.status();
+    if (conflict) {
+      result.compaction_dropped = true;
+    } else {
+      last = *r;
+    }
+  }
+  result.last_snapshot = last;
+  return result;
+}
+
+}  // namespace tributary::table

@@ -1,0 +1,68 @@
+// FileStoreCommit: publishes written files as snapshots (PAIMON_FORMAT.md 1.8). Writes the delta
+// manifest, the manifest lists and snapshot-N, which is created only if absent; when another
+// writer won the id, it re-reads the latest snapshot, re-checks conflicts and retries.
+// Thread-safety: single-threaded; several processes may commit to one table at once.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "meta/manifest.h"
+#include "meta/snapshot.h"
+#include "tributary/schema.h"
+
+namespace tributary::table {
+
+// The files one writer produced for one partition and bucket.
+struct CommitMessage {
+  std::string partition;  // serialized BinaryRow
+  int32_t bucket = 0;
+  int32_t total_buckets = 0;
+  std::vector<meta::DataFileMeta> new_files;       // level-0 files from flushes
+  std::vector<meta::DataFileMeta> compact_before;  // files a compaction replaced
+  std::vector<meta::DataFileMeta> compact_after;   // the files it wrote
+};
+
+struct CommitRequest {
+  std::vector<CommitMessage> messages;
+  // OVERWRITE: live files of the partitions `overwrite_filter` accepts are deleted first.
+  bool overwrite = false;
+  std::function<bool(const std::string& partition)> overwrite_filter;
+};
+
+struct CommitResult {
+  std::optional<int64_t> last_snapshot;  // nullopt when there was nothing to commit
+  // The compaction lost a race (its input files are gone): nothing of it was published and the
+  // caller must delete its output files. The data stays correct.
+  bool compaction_dropped = false;
+};
+
+class FileStoreCommit {
+ public:
+  FileStoreCommit(std::string table_path, std::shared_ptr<const TableSchema> schema,
+                  std::string commit_user);
+
+  // Publishes the new files (APPEND or OVERWRITE snapshot), then the compaction results (COMPACT
+  // snapshot).
+  Result<CommitResult> Commit(const CommitRequest& request);
+
+ private:
+  using EntryBuilder = std::function<Result<std::vector<meta::ManifestEntry>>(
+      const std::vector<meta::ManifestEntry>& live)>;
+  // One snapshot, retried on conflict. `build` gets the latest live entries and returns the delta.
+  Result<int64_t> CommitOnce(meta::CommitKind kind, const EntryBuilder& build);
+  Result<meta::ManifestFileMeta> WriteManifest(const std::vector<meta::ManifestEntry>& entries,
+                                               std::vector<std::string>* written);
+
+  std::string table_path_;
+  std::shared_ptr<const TableSchema> schema_;
+  std::string commit_user_;
+  std::string codec_;
+  int max_retries_;
+  std::vector<DataType> partition_types_;
+};
+
+}  // namespace tributary::table

@@ -1,0 +1,104 @@
+#include "table/file_store_table.h"
+
+#include "meta/schema_manager.h"
+#include "tributary/table_scan.h"
+#include "tributary/table_writer.h"
+#include "meta/snapshot.h"
+
+namespace tributary::table {
+namespace {
+
+class FileStoreTable : public Table {
+ public:
+  FileStoreTable(Identifier id, std::string path, std::shared_ptr<const TableSchema> schema)
+      : id_(std::move(id)), path_(std::move(path)), schema_(std::move(schema)) {}
+
+  const Identifier& identifier() const override { return id_; }
+  const std::string& path() const override { return path_; }
+  std::shared_ptr<const TableSchema> schema() const override { return schema_; }
+
+  Result<std::unique_ptr<TableWriter>> NewWriter(const WriteOptions& options) override {
+    return NewFileStoreWriter(path_, schema_, options);
+  }
+  Result<std::unique_ptr<TableScan>> NewScan(const ScanOptions& options) override {
+    return NewFileStoreScan(path_, schema_, options);
+  }
+  Result<std::optional<int64_t>> CompactFull() override {
+    return CompactTableFull(path_, schema_);
+  }
+  Result<std::optional<int64_t>> LatestSnapshotId() const override {
+    return meta::SnapshotManager(path_).LatestId();
+  }
+
+ private:
+  Identifier id_;
+  std::string path_;
+  std::shared_ptr<const TableSchema> schema_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Table>> OpenFileStoreTable(const Identifier& id, const std::string& path) {
+  meta::SchemaManager schemas(path);
+  TRIB_ASSIGN_OR_RETURN(auto latest, schemas.LatestId());
+  if (!latest) return Status::NotFound("table '" + id.ToString() + "' does not exist");
+  TRIB_ASSIGN_OR_RETURN(auto schema, schemas.Read(*latest));
+  return std::unique_ptr<Table>(new FileStoreTable(id, path, std::move(schema)));
+}
+
+Status CheckValue(const Value& v, const Field& f) {
+  const DataType& t = f.type;
+  auto bad = [&](const std::string& why) {
+    return Status::Invalid("column '" + f.name + "' (" + t.ToString() + "): " + why);
+  };
+  if (v.is_null()) {
+    if (!t.nullable) return bad("NULL is not allowed");
+    return Status::OK();
+  }
+  switch (t.id) {
+    case TypeId::kBoolean:
+      if (!v.is_bool()) return bad("expected a BOOLEAN value");
+      break;
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInt:
+    case TypeId::kBigInt: {
+      if (!v.is_int()) return bad("expected an integer value");
+      int64_t x = v.int_value();
+      int64_t lo = t.id == TypeId::kTinyInt ? -128 : t.id == TypeId::kSmallInt ? -32768
+                   : t.id == TypeId::kInt   ? -2147483648LL : INT64_MIN;
+      int64_t hi = t.id == TypeId::kTinyInt ? 127 : t.id == TypeId::kSmallInt ? 32767
+                   : t.id == TypeId::kInt   ? 2147483647LL : INT64_MAX;
+      if (x < lo || x > hi) return bad("value " + std::to_string(x) + " is out of range");
+      break;
+    }
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+      if (!v.is_double()) return bad("expected a floating-point value");
+      break;
+    case TypeId::kDecimal:
+      if (!v.is_decimal()) return bad("expected a DECIMAL value");
+      break;
+    case TypeId::kChar:
+    case TypeId::kVarChar:
+    case TypeId::kBinary:
+    case TypeId::kVarBinary:
+      if (!v.is_string()) return bad("expected a string value");
+      if (t.length != kMaxVarLength && static_cast<int64_t>(v.string_value().size()) > t.length &&
+          !t.IsString()) {
+        return bad("value is longer than " + std::to_string(t.length) + " bytes");
+      }
+      break;
+    case TypeId::kDate:
+    case TypeId::kTime:
+      if (!v.is_int()) return bad("expected a date/time value");
+      break;
+    case TypeId::kTimestamp:
+    case TypeId::kTimestampLtz:
+      if (!v.is_timestamp()) return bad("expected a TIMESTAMP value");
+      break;
+  }
+  return Status::OK();
+}
+
+}  // namespace tributary::table

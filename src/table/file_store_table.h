@@ -1,0 +1,30 @@
+// FileStoreTable: the Table implementation over a Paimon table directory.
+// Thread-safety: as Table (see include/tributary/table.h).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "tributary/table.h"
+
+namespace tributary::table {
+
+// Opens the table at `path` with its latest schema.
+Result<std::unique_ptr<Table>> OpenFileStoreTable(const Identifier& id, const std::string& path);
+
+// Writer and scan factories (table_write.cc, table_read.cc).
+Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
+                                                        std::shared_ptr<const TableSchema> schema,
+                                                        const WriteOptions& options);
+Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
+                                                    std::shared_ptr<const TableSchema> schema,
+                                                    const ScanOptions& options);
+// CALL sys.compact: full compaction of every bucket.
+Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
+                                                std::shared_ptr<const TableSchema> schema);
+
+// Checks that `v` has the representation of `t` (value.h) and fits it (string length, integer
+// range); names the column in the error.
+Status CheckValue(const Value& v, const Field& field);
+
+}  // namespace tributary::table

@@ -1,0 +1,26 @@
+// Reads the file set of a snapshot: manifest lists -> manifests -> live ADD entries.
+// Thread-safety: stateless functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "meta/manifest.h"
+#include "meta/snapshot.h"
+
+namespace tributary::table {
+
+// Manifest metas of one manifest list file (named relative to the table's manifest dir).
+Result<std::vector<meta::ManifestFileMeta>> ReadManifestList(const std::string& table_path,
+                                                             const std::string& list_name);
+// Entries of one manifest file.
+Result<std::vector<meta::ManifestEntry>> ReadManifest(const std::string& table_path,
+                                                      const std::string& manifest_name);
+// Live data files of a snapshot (base + delta manifests, DELETEs applied).
+Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& table_path,
+                                                         const meta::Snapshot& snapshot);
+// Entries of the snapshot's delta manifests only (what that commit changed).
+Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,
+                                                          const meta::Snapshot& snapshot);
+
+}  // namespace tributary::table

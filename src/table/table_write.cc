@@ -1,0 +1,376 @@
+// The write path: rows -> partition and bucket -> per-bucket write buffer (sorted and merged by
+// key) -> level-0 files -> compaction -> commit.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "format/binary_row.h"
+#include "io/file_system.h"
+#include "merge/merge_function.h"
+#include "meta/paths.h"
+#include "meta/snapshot.h"
+#include "table/compaction_job.h"
+#include "table/core_options.h"
+#include "table/data_file.h"
+#include "table/file_store_commit.h"
+#include "table/file_store_table.h"
+#include "table/snapshot_reader.h"
+#include "tributary/table_writer.h"
+
+namespace tributary::table {
+namespace {
+
+using merge::KeyValue;
+using BucketId = std::pair<std::string, int32_t>;  // (serialized partition, bucket)
+
+int64_t EstimateBytes(const Row& r) {
+  int64_t n = 48 + 40 * static_cast<int64_t>(r.size());
+  for (const auto& v : r) {
+    if (v.is_string()) n += static_cast<int64_t>(v.string_value().size());
+  }
+  return n;
+}
+
+// The buffered records and new files of one partition-bucket. Single-threaded.
+class BucketWriter {
+ public:
+  BucketWriter(const TableSchema& schema, const FileLayout& layout, std::string dir,
+               int64_t next_seq)
+      : schema_(schema), layout_(layout), dir_(std::move(dir)), next_seq_(next_seq),
+        namer_("data-", ".avro") {}
+
+  void Add(RowKind kind, const Row& row) {
+    buffer_bytes_ += EstimateBytes(row);
+    buffer_.push_back(KeyValue{next_seq_++, kind, row, 0});
+  }
+  int64_t buffer_bytes() const { return buffer_bytes_; }
+  int64_t next_seq() const { return next_seq_; }
+  meta::FileNamer* namer() { return &namer_; }
+  const std::string& dir() const { return dir_; }
+
+  // Sorts and merges the buffer into level-0 files.
+  Status Flush(int64_t target_file_size) {
+    if (buffer_.empty()) return Status::OK();
+    DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend);
+    Status st = layout_.primary_key ? WriteMerged(&writer) : WriteAll(&writer);
+    if (!st.ok()) {
+      writer.Abort();
+      return st;
+    }
+    TRIB_ASSIGN_OR_RETURN(auto files, writer.Finish());
+    for (auto& f : files) new_files_.push_back(std::move(f));
+    buffer_.clear();
+    buffer_bytes_ = 0;
+    return Status::OK();
+  }
+
+  std::vector<meta::DataFileMeta>& new_files() { return new_files_; }
+  void DeleteNewFiles() {
+    for (const auto& f : new_files_) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+    new_files_.clear();
+    buffer_.clear();
+    buffer_bytes_ = 0;
+  }
+
+ private:
+  Status WriteAll(DataFileWriter* w) {
+    for (const auto& kv : buffer_) TRIB_RETURN_NOT_OK(w->Write(kv));
+    return Status::OK();
+  }
+  Status WriteMerged(DataFileWriter* w) {
+    merge::KeyComparator cmp(layout_.key_columns);
+    std::stable_sort(buffer_.begin(), buffer_.end(), [&](const KeyValue& a, const KeyValue& b) {
+      int c = cmp.Compare(a.value, b.value);
+      return c != 0 ? c < 0 : a.sequence < b.sequence;
+    });
+    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(schema_));
+    size_t i = 0;
+    while (i < buffer_.size()) {
+      size_t j = i;
+      mf->Reset();
+      while (j < buffer_.size() && cmp.Compare(buffer_[i].value, buffer_[j].value) == 0) {
+        TRIB_RETURN_NOT_OK(mf->Add(buffer_[j]));
+        j++;
+      }
+      if (auto r = mf->Result()) TRIB_RETURN_NOT_OK(w->Write(*r));
+      i = j;
+    }
+    return Status::OK();
+  }
+
+  const TableSchema& schema_;
+  const FileLayout& layout_;
+  std::string dir_;
+  int64_t next_seq_;
+  meta::FileNamer namer_;
+  std::vector<KeyValue> buffer_;
+  int64_t buffer_bytes_ = 0;
+  std::vector<meta::DataFileMeta> new_files_;
+};
+
+class FileStoreWriter : public TableWriter {
+ public:
+  FileStoreWriter(std::string path, std::shared_ptr<const TableSchema> schema,
+                  WriteOptions options, CoreOptions core)
+      : path_(std::move(path)), schema_(std::move(schema)), options_(std::move(options)),
+        core_(std::move(core)), layout_(FileLayout::Of(*schema_)) {
+    for (const auto& k : schema_->partition_keys) {
+      int i = schema_->FieldIndex(k);
+      partition_idx_.push_back(i);
+      partition_types_.push_back(schema_->fields[i].type);
+      partition_fields_.push_back(schema_->fields[i]);
+    }
+    for (const auto& k : schema_->BucketKeys()) {
+      int i = schema_->FieldIndex(k);
+      if (i < 0) continue;
+      bucket_idx_.push_back(i);
+      bucket_types_.push_back(schema_->fields[i].type);
+    }
+    if (options_.commit_user.empty()) options_.commit_user = meta::NewUuid();
+  }
+
+  ~FileStoreWriter() override {
+    if (!committed_all_) Abort();
+  }
+
+  Status Write(RowKind kind, const Row& row) override {
+    if (failed_) return Status::Invalid("the writer failed earlier and must be discarded");
+    if (row.size() != schema_->fields.size()) {
+      return Status::Invalid("table '" + path_ + "' has " +
+                             std::to_string(schema_->fields.size()) + " columns but the row has " +
+                             std::to_string(row.size()));
+    }
+    for (size_t i = 0; i < row.size(); i++) TRIB_RETURN_NOT_OK(CheckValue(row[i], schema_->fields[i]));
+    if (!layout_.primary_key && kind != RowKind::kInsert) {
+      return Status::Invalid("an append table (no primary key) accepts only INSERT rows, got " +
+                             std::string(RowKindShortString(kind)));
+    }
+    Row partition;
+    for (int i : partition_idx_) partition.push_back(row[i]);
+    std::string pbytes = format::SerializeBinaryRow(partition_types_, partition);
+    int32_t bucket = 0;
+    if (core_.bucket > 0) {
+      Row bkey;
+      for (int i : bucket_idx_) bkey.push_back(row[i]);
+      bucket = format::BucketOf(format::HashRow(bucket_types_, bkey), core_.bucket);
+    }
+    TRIB_ASSIGN_OR_RETURN(BucketWriter * bw, GetBucket(pbytes, partition, bucket));
+    bw->Add(kind, row);
+    committed_all_ = false;
+    if (bw->buffer_bytes() >= core_.write_buffer_size) {
+      Status st = bw->Flush(core_.target_file_size);
+      if (!st.ok()) {
+        failed_ = true;
+        return st;
+      }
+    }
+    return Status::OK();
+  }
+
+  Result<std::optional<int64_t>> Commit() override {
+    if (failed_) return Status::Invalid("the writer failed earlier and must be discarded");
+    auto r = DoCommit();
+    if (!r.ok()) {
+      failed_ = true;
+      Abort();
+    }
+    return r;
+  }
+
+  void Abort() override {
+    for (auto& [id, bw] : buckets_) bw->DeleteNewFiles();
+    for (const auto& [dir, f] : compact_outputs_) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
+    compact_outputs_.clear();
+    committed_all_ = true;
+  }
+
+ private:
+  int32_t TotalBuckets() const { return core_.bucket > 0 ? core_.bucket : -1; }
+
+  Status Restore() {
+    if (restored_) return Status::OK();
+    existing_.clear();
+    meta::SnapshotManager snapshots(path_);
+    TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+    if (latest) {
+      TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
+      TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));
+      for (auto& e : live) existing_[{e.partition, e.bucket}].push_back(std::move(e.file));
+    }
+    restored_ = true;
+    return Status::OK();
+  }
+
+  Result<BucketWriter*> GetBucket(const std::string& pbytes, const Row& partition, int32_t bucket) {
+    BucketId id{pbytes, bucket};
+    auto it = buckets_.find(id);
+    if (it != buckets_.end()) return it->second.get();
+    TRIB_RETURN_NOT_OK(Restore());
+    int64_t next_seq = 0;
+    for (const auto& f : existing_[id]) next_seq = std::max(next_seq, f.max_sequence_number + 1);
+    std::string dir = meta::BucketDir(
+        path_, meta::PartitionPath(partition_fields_, partition, core_.partition_default_name),
+        bucket);
+    auto bw = std::make_unique<BucketWriter>(*schema_, layout_, dir, next_seq);
+    BucketWriter* raw = bw.get();
+    buckets_[id] = std::move(bw);
+    return raw;
+  }
+
+  Result<std::optional<int64_t>> DoCommit() {
+    CommitRequest req;
+    req.overwrite = options_.overwrite;
+    UniversalCompactionPicker picker(core_.max_size_amp_percent, core_.size_ratio,
+                                     core_.sorted_run_trigger, core_.num_levels - 1);
+    for (auto& [id, bw] : buckets_) {
+      TRIB_RETURN_NOT_OK(bw->Flush(core_.target_file_size));
+      CommitMessage m;
+      m.partition = id.first;
+      m.bucket = id.second;
+      m.total_buckets = TotalBuckets();
+      m.new_files = bw->new_files();
+      if (layout_.primary_key && !options_.overwrite && !core_.write_only && !m.new_files.empty()) {
+        TRIB_RETURN_NOT_OK(Restore());
+        std::vector<meta::DataFileMeta> files = existing_[id];
+        for (const auto& f : m.new_files) files.push_back(f);
+        auto runs = BuildSortedRuns(files);
+        if (auto unit = picker.Pick(runs)) {
+          int32_t highest = 0;
+          for (const auto& f : files) highest = std::max(highest, f.level);
+          TRIB_ASSIGN_OR_RETURN(auto result,
+                                RunCompaction(*schema_, bw->dir(), *unit, highest,
+                                              core_.target_file_size, bw->namer()));
+          for (const auto& f : result.after) compact_outputs_.push_back({bw->dir(), f.file_name});
+          // As Paimon does: the APPEND snapshot publishes the new files, then the COMPACT
+          // snapshot replaces the compacted files (new ones included) by the output.
+          m.compact_before = std::move(result.before);
+          m.compact_after = std::move(result.after);
+        }
+      }
+      if (!m.new_files.empty() || !m.compact_after.empty() || !m.compact_before.empty()) {
+        req.messages.push_back(std::move(m));
+      }
+    }
+    if (options_.overwrite) {
+      if (options_.overwrite_partition) {
+        auto spec = *options_.overwrite_partition;
+        std::vector<Field> pf = partition_fields_;
+        std::vector<DataType> pt = partition_types_;
+        req.overwrite_filter = [spec, pf, pt](const std::string& p) {
+          auto row = format::DeserializeBinaryRow(p, pt);
+          if (!row.ok()) return false;
+          for (size_t i = 0; i < pf.size(); i++) {
+            auto it = spec.find(pf[i].name);
+            if (it == spec.end()) continue;
+            if (meta::PartitionValueString((*row)[i], pf[i].type) != it->second) return false;
+          }
+          return true;
+        };
+      } else if (!partition_idx_.empty()) {
+        std::set<std::string> written;
+        for (const auto& m : req.messages) written.insert(m.partition);
+        req.overwrite_filter = [written](const std::string& p) { return written.count(p) > 0; };
+      }
+    }
+    FileStoreCommit commit(path_, schema_, options_.commit_user);
+    TRIB_ASSIGN_OR_RETURN(CommitResult result, commit.Commit(req));
+    if (result.compaction_dropped) {
+      for (const auto& [dir, f] : compact_outputs_) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
+    }
+    // Files replaced by a compaction in this same commit were published by the APPEND snapshot
+    // and deleted by the COMPACT one; nothing else refers to them... except older snapshots,
+    // which keep them until snapshot expiration, so they stay on disk.
+    compact_outputs_.clear();
+    for (auto& [id, bw] : buckets_) bw->new_files().clear();
+    restored_ = false;  // the next commit restores the (new) latest state
+    committed_all_ = true;
+    return result.last_snapshot;
+  }
+
+  std::string path_;
+  std::shared_ptr<const TableSchema> schema_;
+  WriteOptions options_;
+  CoreOptions core_;
+  FileLayout layout_;
+  std::vector<int> partition_idx_, bucket_idx_;
+  std::vector<DataType> partition_types_, bucket_types_;
+  std::vector<Field> partition_fields_;
+  std::map<BucketId, std::unique_ptr<BucketWriter>> buckets_;
+  std::map<BucketId, std::vector<meta::DataFileMeta>> existing_;
+  std::vector<std::pair<std::string, std::string>> compact_outputs_;
+  bool restored_ = false;
+  bool failed_ = false;
+  bool committed_all_ = true;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
+                                                        std::shared_ptr<const TableSchema> schema,
+                                                        const WriteOptions& options) {
+  TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema, options.dynamic_options));
+  if (core.file_format != "avro") {
+    return Status::NotSupported("file.format '" + core.file_format +
+                                "' cannot be written yet; use 'avro'");
+  }
+  return std::unique_ptr<TableWriter>(
+      new FileStoreWriter(path, std::move(schema), options, std::move(core)));
+}
+
+Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
+                                                std::shared_ptr<const TableSchema> schema) {
+  if (!schema->HasPrimaryKey()) return std::optional<int64_t>();
+  TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
+  meta::SnapshotManager snapshots(path);
+  TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+  if (!latest) return std::optional<int64_t>();
+  TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
+  TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path, *snap));
+  std::map<BucketId, std::vector<meta::ManifestEntry>> by_bucket;
+  for (auto& e : live) by_bucket[{e.partition, e.bucket}].push_back(std::move(e));
+  std::vector<Field> pf;
+  std::vector<DataType> pt;
+  for (const auto& k : schema->partition_keys) {
+    pf.push_back(schema->fields[schema->FieldIndex(k)]);
+    pt.push_back(pf.back().type);
+  }
+  UniversalCompactionPicker picker(core.max_size_amp_percent, core.size_ratio,
+                                   core.sorted_run_trigger, core.num_levels - 1);
+  CommitRequest req;
+  std::vector<std::pair<std::string, std::string>> outputs;
+  meta::FileNamer namer("data-", ".avro");
+  for (auto& [id, entries] : by_bucket) {
+    std::vector<meta::DataFileMeta> files;
+    for (const auto& e : entries) files.push_back(e.file);
+    auto unit = picker.PickFull(BuildSortedRuns(files));
+    if (!unit) continue;
+    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(id.first, pt));
+    std::string dir = meta::BucketDir(path, meta::PartitionPath(pf, part, core.partition_default_name),
+                                      id.second);
+    auto result = RunCompaction(*schema, dir, *unit, unit->output_level, core.target_file_size,
+                                &namer);
+    if (!result.ok()) {
+      for (const auto& [d, f] : outputs) (void)io::LocalFs().Remove(io::JoinPath(d, f));
+      return result.status();
+    }
+    CommitMessage m;
+    m.partition = id.first;
+    m.bucket = id.second;
+    m.total_buckets = entries.front().total_buckets;
+    m.compact_before = result->before;
+    m.compact_after = result->after;
+    for (const auto& f : m.compact_after) outputs.push_back({dir, f.file_name});
+    req.messages.push_back(std::move(m));
+  }
+  if (req.messages.empty()) return std::optional<int64_t>();
+  FileStoreCommit commit(path, schema, meta::NewUuid());
+  auto r = commit.Commit(req);
+  if (!r.ok() || r->compaction_dropped) {
+    for (const auto& [d, f] : outputs) (void)io::LocalFs().Remove(io::JoinPath(d, f));
+    if (!r.ok()) return r.status();
+    return Status::Conflict("full compaction lost a race with another writer; run it again");
+  }
+  return r->last_snapshot;
+}
+
+}  // namespace tributary::table
