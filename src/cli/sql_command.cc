@@ -1,0 +1,200 @@
+// tributary sql: runs SQL from -e, -f, a pipe on stdin, or an interactive shell.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "sql/lexer.h"
+#include "sql/output.h"
+#include "sql/script.h"
+#include "sql/session.h"
+
+#if defined(TRIBUTARY_HAVE_LIBEDIT)
+#include <editline/readline.h>
+#endif
+
+namespace tributary::cli {
+
+namespace {
+
+void PrintSqlUsage(std::FILE* f) {
+  std::fprintf(f,
+               "usage: tributary sql [--warehouse DIR] [--format table|csv|json]\n"
+               "                     [-e 'SQL; SQL; ...'] [-f FILE.sql] [--idle-timeout-ms N]\n"
+               "Runs SQL statements separated by ';'. -e and -f may be repeated and run in order.\n"
+               "Without -e/-f: an interactive shell when stdin is a terminal, else the\n"
+               "statements read from stdin.\n"
+               "  --warehouse DIR        warehouse directory (default $TRIBUTARY_WAREHOUSE, else\n"
+               "                         ./warehouse); created when missing\n"
+               "  --format FMT           how query rows print: table (default), csv or json\n"
+               "  -e SQL                 run these statements\n"
+               "  -f FILE                run the statements in FILE ('-' for stdin)\n"
+               "  --idle-timeout-ms N    streaming queries end after N ms without new changes\n"
+               "  -q, --quiet            do not print messages (row counts, OK) on stderr\n");
+}
+
+struct Source {
+  bool is_file = false;
+  std::string text;  // SQL or file name
+};
+
+bool ReadAll(std::istream& in, std::string* out) {
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  *out = ss.str();
+  return !in.bad();
+}
+
+int RunInteractive(sql::Session& session, const sql::ScriptOptions& options) {
+  std::fprintf(stderr,
+               "Tributary SQL shell. End statements with ';'. Type 'quit' or Ctrl-D to exit.\n");
+  std::string buffer;
+#if defined(TRIBUTARY_HAVE_LIBEDIT)
+  std::string history;
+  if (const char* home = std::getenv("HOME")) history = std::string(home) + "/.tributary_history";
+  if (!history.empty()) read_history(history.c_str());
+#endif
+  while (true) {
+    const char* prompt = buffer.empty() ? "tributary> " : "        -> ";
+    std::string line;
+#if defined(TRIBUTARY_HAVE_LIBEDIT)
+    char* raw = readline(prompt);
+    if (raw == nullptr) break;
+    line = raw;
+    std::free(raw);
+#else
+    std::fputs(prompt, stdout);
+    std::fflush(stdout);
+    if (!std::getline(std::cin, line)) break;
+#endif
+    if (buffer.empty()) {
+      std::string trimmed = line;
+      while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == ';')) {
+        trimmed.pop_back();
+      }
+      if (trimmed == "quit" || trimmed == "exit" || trimmed == "\\q") break;
+      if (trimmed.empty()) continue;
+    }
+    buffer += line;
+    buffer += "\n";
+    if (!sql::EndsWithTerminator(buffer)) continue;
+#if defined(TRIBUTARY_HAVE_LIBEDIT)
+    std::string entry = buffer.substr(0, buffer.size() - 1);
+    add_history(entry.c_str());
+    if (!history.empty()) write_history(history.c_str());
+#endif
+    sql::RunScript(session, buffer, options, stdout, stderr);
+    buffer.clear();
+  }
+  std::fputs("\n", stderr);
+  return 0;
+}
+
+}  // namespace
+
+int RunSqlCommand(int argc, char** argv) {
+  std::string warehouse;
+  if (const char* env = std::getenv("TRIBUTARY_WAREHOUSE"); env && *env) warehouse = env;
+  if (warehouse.empty()) warehouse = "./warehouse";
+  sql::ScriptOptions options;
+  std::vector<Source> sources;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool has_inline = false;
+    if (arg.rfind("--", 0) == 0 && arg.find('=') != std::string::npos) {
+      value = arg.substr(arg.find('=') + 1);
+      arg = arg.substr(0, arg.find('='));
+      has_inline = true;
+    }
+    auto next = [&](const char* name) -> bool {
+      if (has_inline) return true;
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "tributary sql: %s needs a value\n", name);
+        return false;
+      }
+      value = argv[++i];
+      return true;
+    };
+    if (arg == "--help" || arg == "-h") {
+      PrintSqlUsage(stdout);
+      return 0;
+    } else if (arg == "--warehouse") {
+      if (!next("--warehouse")) return 1;
+      warehouse = value;
+    } else if (arg == "--format") {
+      if (!next("--format")) return 1;
+      if (!sql::ParseOutputFormat(value, &options.format)) {
+        std::fprintf(stderr, "tributary sql: unknown --format '%s' (use table, csv or json)\n",
+                     value.c_str());
+        return 1;
+      }
+    } else if (arg == "-e" || arg == "--execute") {
+      if (!next("-e")) return 1;
+      sources.push_back({false, value});
+    } else if (arg == "-f" || arg == "--file") {
+      if (!next("-f")) return 1;
+      sources.push_back({true, value});
+    } else if (arg == "--idle-timeout-ms") {
+      if (!next("--idle-timeout-ms")) return 1;
+      char* end = nullptr;
+      long long ms = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || ms < 0) {
+        std::fprintf(stderr, "tributary sql: --idle-timeout-ms needs a non-negative number\n");
+        return 1;
+      }
+    } else if (arg == "-q" || arg == "--quiet") {
+      options.print_messages = false;
+    } else {
+      std::fprintf(stderr, "tributary sql: unknown option '%s'\n", argv[i]);
+      PrintSqlUsage(stderr);
+      return 1;
+    }
+  }
+  if (warehouse.empty()) {
+    std::fprintf(stderr, "tributary sql: --warehouse must not be empty\n");
+    return 1;
+  }
+  auto session = sql::Session::Open(warehouse);
+  if (!session.ok()) {
+    std::fprintf(stderr, "error: cannot open warehouse '%s': %s\n", warehouse.c_str(),
+                 session.status().message().c_str());
+    return 1;
+  }
+  if (sources.empty()) {
+    if (isatty(STDIN_FILENO)) return RunInteractive(**session, options);
+    std::string script;
+    if (!ReadAll(std::cin, &script)) {
+      std::fprintf(stderr, "error: cannot read stdin\n");
+      return 1;
+    }
+    return sql::RunScript(**session, script, options, stdout, stderr) ? 0 : 1;
+  }
+  for (const Source& src : sources) {
+    std::string script = src.text;
+    if (src.is_file) {
+      if (src.text == "-") {
+        ReadAll(std::cin, &script);
+      } else {
+        std::ifstream in(src.text, std::ios::binary);
+        if (!in || !ReadAll(in, &script)) {
+          std::fprintf(stderr, "error: cannot read '%s': %s\n", src.text.c_str(),
+                       std::strerror(errno));
+          return 1;
+        }
+      }
+    }
+    options.source_name = src.is_file && src.text != "-" ? src.text : "";
+    if (!sql::RunScript(**session, script, options, stdout, stderr)) return 1;
+  }
+  return 0;
+}
+
+}  // namespace tributary::cli

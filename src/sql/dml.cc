@@ -1,0 +1,357 @@
+// INSERT, DELETE and UPDATE: every value is computed, converted and checked before the first
+// write, so a failing statement commits nothing.
+#include <algorithm>
+
+#include "sql/cast.h"
+#include "sql/expression.h"
+#include "sql/query.h"
+#include "sql/session.h"
+#include "tributary/table.h"
+#include "tributary/table_writer.h"
+
+namespace tributary::sql {
+
+namespace {
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string Plural(size_t n, const char* verb) {
+  return std::string(verb) + " " + std::to_string(n) + (n == 1 ? " row" : " rows");
+}
+
+// Checks NOT NULL and primary-key columns of a complete row.
+Status CheckNulls(const TableSchema& schema, const Row& row, const Pos& pos,
+                  const std::vector<bool>* written) {
+  for (size_t i = 0; i < schema.fields.size(); ++i) {
+    if (!row[i].is_null()) continue;
+    const Field& f = schema.fields[i];
+    bool key = Contains(schema.primary_keys, f.name);
+    if (!key && f.type.nullable) continue;
+    std::string what = key ? "primary-key column '" : "NOT NULL column '";
+    if (written && !(*written)[i]) {
+      return ErrorAt(pos, what + f.name + "' is not in the INSERT column list and has no value");
+    }
+    return ErrorAt(pos, "NULL value for " + what + f.name + "'");
+  }
+  return Status::OK();
+}
+
+// Writes `rows` with `kind` and commits; aborts on the first error so nothing is published.
+Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& options, RowKind kind,
+                                        const std::vector<Row>& rows) {
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer, table.NewWriter(options));
+  for (const Row& r : rows) {
+    Status st = writer->Write(kind, r);
+    if (!st.ok()) {
+      writer->Abort();
+      return st;
+    }
+  }
+  auto committed = writer->Commit();
+  if (!committed.ok()) {
+    writer->Abort();
+    return committed.status();
+  }
+  return committed;
+}
+
+}  // namespace
+
+Result<StatementResult> Session::Insert(const InsertStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+  if (!rn.id.system_table.empty()) {
+    return ErrorAt(s.name.pos, "cannot write to system table " + rn.id.ToString());
+  }
+  auto opened = rn.catalog->GetTable(rn.id);
+  if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
+  std::unique_ptr<Table> table = std::move(*opened);
+  const auto schema = table->schema();
+  const std::vector<Field>& fields = schema->fields;
+  const size_t n = fields.size();
+  const int assign = static_cast<int>(CastMode::kAssignment);
+
+  // PARTITION (k = 'v'): static partition values.
+  Scope empty;
+  Binder const_binder(&empty);
+  std::vector<bool> is_static(n, false);
+  Row static_values(n);
+  std::map<std::string, std::string> static_partition;
+  for (const auto& p : s.partition) {
+    int idx = schema->FieldIndex(p.column);
+    if (idx < 0) return ErrorAt(p.pos, "unknown column '" + p.column + "' in PARTITION");
+    if (!Contains(schema->partition_keys, p.column)) {
+      return ErrorAt(p.pos, "'" + p.column + "' is not a partition column of " +
+                                rn.id.ToString());
+    }
+    if (is_static[idx]) return ErrorAt(p.pos, "partition column '" + p.column + "' given twice");
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr v, const_binder.Bind(*p.value));
+    TRIB_ASSIGN_OR_RETURN(v, CastTo(std::move(v), fields[idx].type, assign));
+    if (!v->IsConstant() || v->constant.is_null()) {
+      return ErrorAt(p.pos, "a partition value must be a non-NULL literal");
+    }
+    is_static[idx] = true;
+    static_values[idx] = v->constant;
+    static_partition[p.column] = FormatValue(v->constant, fields[idx].type);
+  }
+
+  // Target columns: the column list, else every column that has no static value.
+  std::vector<int> targets;
+  std::vector<Pos> target_pos;
+  if (!s.columns.empty()) {
+    for (size_t i = 0; i < s.columns.size(); ++i) {
+      int idx = schema->FieldIndex(s.columns[i]);
+      if (idx < 0) {
+        return ErrorAt(s.column_pos[i], "unknown column '" + s.columns[i] + "' in table " +
+                                            rn.id.ToString());
+      }
+      if (std::find(targets.begin(), targets.end(), idx) != targets.end()) {
+        return ErrorAt(s.column_pos[i], "column '" + s.columns[i] + "' is listed twice");
+      }
+      if (is_static[idx]) {
+        return ErrorAt(s.column_pos[i], "column '" + s.columns[i] +
+                                            "' already has a value in PARTITION (...)");
+      }
+      targets.push_back(idx);
+      target_pos.push_back(s.column_pos[i]);
+    }
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      if (!is_static[i]) targets.push_back(static_cast<int>(i));
+    }
+  }
+  // With a static partition and no column list the source may also give every column (as
+  // `INSERT OVERWRITE t PARTITION (dt = '1') SELECT * FROM t WHERE dt = '1'`); the partition
+  // columns must then equal the static values.
+  const size_t source_width =
+      s.source->values.empty() ? 0 : s.source->values[0].size();
+  std::vector<Row> source_rows;
+  std::vector<DataType> source_types;
+  std::vector<Pos> row_pos;
+  if (!s.source->values.empty()) {
+    // VALUES: convert each expression to its column type, with its own position in errors.
+    bool all_columns = s.columns.empty() && s.has_partition && source_width == n;
+    std::vector<int> cols = targets;
+    if (all_columns) {
+      cols.clear();
+      for (size_t i = 0; i < n; ++i) cols.push_back(static_cast<int>(i));
+    }
+    for (const auto& row : s.source->values) {
+      if (row.size() != cols.size()) {
+        return ErrorAt(row.empty() ? s.source->pos : row[0]->pos,
+                       "INSERT into " + rn.id.ToString() + " expects " +
+                           std::to_string(cols.size()) + " values per row but got " +
+                           std::to_string(row.size()));
+      }
+      Row out(n);
+      for (size_t c = 0; c < row.size(); ++c) {
+        const Field& f = fields[cols[c]];
+        TRIB_ASSIGN_OR_RETURN(BoundExprPtr e, const_binder.Bind(*row[c]));
+        if (!e->null_literal && !CanCast(e->type, f.type, CastMode::kAssignment)) {
+          return ErrorAt(row[c]->pos, "cannot insert " + TypeName(e->type) + " into column '" +
+                                          f.name + "' of type " + TypeName(f.type));
+        }
+        Pos pos = row[c]->pos;
+        auto cast = CastTo(std::move(e), f.type, assign);
+        if (!cast.ok()) {
+          return Status(cast.status().code(),
+                        cast.status().message() + " (column '" + f.name + "')");
+        }
+        auto v = Evaluate(**cast, Row{});
+        if (!v.ok()) return ErrorAt(pos, v.status().message());
+        out[cols[c]] = std::move(*v);
+      }
+      if (all_columns) {
+        for (size_t i = 0; i < n; ++i) {
+          if (is_static[i] && CompareSame(out[i], static_values[i]) != 0) {
+            return ErrorAt(row[i]->pos, "value of partition column '" + fields[i].name +
+                                            "' does not match PARTITION (" + fields[i].name +
+                                            " = " +
+                                            FormatValue(static_values[i], fields[i].type) + ")");
+          }
+        }
+      }
+      for (size_t i = 0; i < n; ++i) {
+        if (is_static[i]) out[i] = static_values[i];
+      }
+      source_rows.push_back(std::move(out));
+      row_pos.push_back(row.empty() ? s.source->pos : row[0]->pos);
+    }
+  } else {
+    TRIB_ASSIGN_OR_RETURN(QueryResult q, ExecuteQuery(*this, *s.source));
+    bool all_columns = s.columns.empty() && s.has_partition && q.fields.size() == n &&
+                       targets.size() != n;
+    std::vector<int> cols = targets;
+    if (all_columns) {
+      cols.clear();
+      for (size_t i = 0; i < n; ++i) cols.push_back(static_cast<int>(i));
+    }
+    if (q.fields.size() != cols.size()) {
+      return ErrorAt(s.source->pos, "INSERT into " + rn.id.ToString() + " expects " +
+                                        std::to_string(cols.size()) +
+                                        " columns but the query returns " +
+                                        std::to_string(q.fields.size()));
+    }
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const Field& f = fields[cols[c]];
+      if (!CanCast(q.fields[c].type, f.type, CastMode::kAssignment)) {
+        return ErrorAt(s.source->pos, "query column " + std::to_string(c + 1) + " ('" +
+                                          q.fields[c].name + "', " + TypeName(q.fields[c].type) +
+                                          ") cannot be inserted into column '" + f.name +
+                                          "' of type " + TypeName(f.type));
+      }
+    }
+    for (Row& r : q.rows) {
+      Row out(n);
+      for (size_t c = 0; c < cols.size(); ++c) {
+        const Field& f = fields[cols[c]];
+        auto v = CastValue(r[c], q.fields[c].type, f.type, CastMode::kAssignment);
+        if (!v.ok()) {
+          return ErrorAt(s.source->pos, v.status().message() + " (column '" + f.name + "')");
+        }
+        out[cols[c]] = std::move(*v);
+      }
+      for (size_t i = 0; i < n; ++i) {
+        if (!is_static[i]) continue;
+        if (all_columns && CompareSame(out[i], static_values[i]) != 0) {
+          return ErrorAt(s.source->pos,
+                         "the query returns partition column '" + fields[i].name + "' = " +
+                             FormatValue(out[i], fields[i].type) + ", which does not match "
+                             "PARTITION (" + fields[i].name + " = " +
+                             FormatValue(static_values[i], fields[i].type) + ")");
+        }
+        out[i] = static_values[i];
+      }
+      source_rows.push_back(std::move(out));
+      row_pos.push_back(s.source->pos);
+    }
+  }
+
+  // TODO(issue 3): an INSERT with a column list into a primary-key table becomes a partial-column
+  // write of exactly those columns; for now unlisted columns are written as NULL.
+  std::vector<bool> written(n, false);
+  for (int t : targets) written[t] = true;
+  for (size_t i = 0; i < n; ++i) written[i] = written[i] || is_static[i];
+  if (s.columns.empty()) std::fill(written.begin(), written.end(), true);
+  for (size_t r = 0; r < source_rows.size(); ++r) {
+    TRIB_RETURN_NOT_OK(CheckNulls(*schema, source_rows[r], row_pos[r], &written));
+  }
+
+  WriteOptions options;
+  if (!s.hints.empty()) {
+    auto hints = NormalizeHints(s.hints, *schema);
+    if (!hints.ok()) return ErrorAt(s.hints_pos, hints.status().message());
+    options.dynamic_options = std::move(*hints);
+  }
+  options.overwrite = s.overwrite;
+  if (s.overwrite && s.has_partition) options.overwrite_partition = static_partition;
+  auto committed = WriteAll(*table, options, RowKind::kInsert, source_rows);
+  if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
+  StatementResult out;
+  out.message = Plural(source_rows.size(), s.overwrite ? "Overwrote with" : "Inserted");
+  return out;
+}
+
+Result<StatementResult> Session::Delete(const DeleteStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+  if (!rn.id.system_table.empty()) {
+    return ErrorAt(s.name.pos, "cannot delete from system table " + rn.id.ToString());
+  }
+  auto opened = rn.catalog->GetTable(rn.id);
+  if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
+  std::unique_ptr<Table> table = std::move(*opened);
+  const auto schema = table->schema();
+  if (!schema->HasPrimaryKey()) {
+    return NotSupportedAt(s.pos, "DELETE is only supported on primary-key tables; " +
+                                     rn.id.ToString() + " is an append table");
+  }
+  WriteOptions options;
+  if (!s.hints.empty()) {
+    auto hints = NormalizeHints(s.hints, *schema);
+    if (!hints.ok()) return ErrorAt(s.hints_pos, hints.status().message());
+    options.dynamic_options = std::move(*hints);
+  }
+  TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows,
+                        ReadMatchingRows(*table, s.where.get(), options.dynamic_options));
+  if (!rows.empty()) {
+    auto committed = WriteAll(*table, options, RowKind::kDelete, rows);
+    if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
+  }
+  StatementResult out;
+  out.message = Plural(rows.size(), "Deleted");
+  return out;
+}
+
+Result<StatementResult> Session::Update(const UpdateStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+  if (!rn.id.system_table.empty()) {
+    return ErrorAt(s.name.pos, "cannot update system table " + rn.id.ToString());
+  }
+  auto opened = rn.catalog->GetTable(rn.id);
+  if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
+  std::unique_ptr<Table> table = std::move(*opened);
+  const auto schema = table->schema();
+  if (!schema->HasPrimaryKey()) {
+    return NotSupportedAt(s.pos, "UPDATE is only supported on primary-key tables; " +
+                                     rn.id.ToString() + " is an append table");
+  }
+  Scope scope;
+  for (const auto& f : schema->fields) scope.columns.push_back({f.name, rn.id.table, f.type});
+  Binder binder(&scope);
+  std::vector<std::pair<int, BoundExprPtr>> sets;
+  for (const auto& a : s.assignments) {
+    int idx = schema->FieldIndex(a.column);
+    if (idx < 0) {
+      return ErrorAt(a.pos, "unknown column '" + a.column + "' in table " + rn.id.ToString());
+    }
+    if (Contains(schema->primary_keys, a.column) || Contains(schema->partition_keys, a.column)) {
+      return ErrorAt(a.pos, "cannot update " +
+                                std::string(Contains(schema->primary_keys, a.column)
+                                                ? "primary-key"
+                                                : "partition") +
+                                " column '" + a.column + "'");
+    }
+    for (const auto& [other, e] : sets) {
+      if (other == idx) return ErrorAt(a.pos, "column '" + a.column + "' is set twice");
+    }
+    if (ContainsAggregate(*a.value)) {
+      return ErrorAt(a.value->pos, "aggregate functions are not allowed in UPDATE");
+    }
+    const Field& f = schema->fields[idx];
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr e, binder.Bind(*a.value));
+    if (!e->null_literal && !CanCast(e->type, f.type, CastMode::kAssignment)) {
+      return ErrorAt(a.value->pos, "cannot assign " + TypeName(e->type) + " to column '" +
+                                       f.name + "' of type " + TypeName(f.type));
+    }
+    TRIB_ASSIGN_OR_RETURN(e, CastTo(std::move(e), f.type, static_cast<int>(CastMode::kAssignment)));
+    sets.emplace_back(idx, std::move(e));
+  }
+  WriteOptions options;
+  if (!s.hints.empty()) {
+    auto hints = NormalizeHints(s.hints, *schema);
+    if (!hints.ok()) return ErrorAt(s.hints_pos, hints.status().message());
+    options.dynamic_options = std::move(*hints);
+  }
+  TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows,
+                        ReadMatchingRows(*table, s.where.get(), options.dynamic_options));
+  std::vector<Row> updated;
+  updated.reserve(rows.size());
+  for (const Row& old : rows) {
+    Row r = old;
+    for (const auto& [idx, e] : sets) {
+      TRIB_ASSIGN_OR_RETURN(r[idx], Evaluate(*e, old));
+    }
+    TRIB_RETURN_NOT_OK(CheckNulls(*schema, r, s.pos, nullptr));
+    updated.push_back(std::move(r));
+  }
+  if (!updated.empty()) {
+    auto committed = WriteAll(*table, options, RowKind::kUpdateAfter, updated);
+    if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
+  }
+  StatementResult out;
+  out.message = Plural(updated.size(), "Updated");
+  return out;
+}
+
+}  // namespace tributary::sql

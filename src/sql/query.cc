@@ -1,0 +1,763 @@
+#include "sql/query.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+#include "common/datetime.h"
+#include "sql/cast.h"
+#include "sql/expression.h"
+#include "tributary/options.h"
+#include "tributary/table_scan.h"
+
+namespace tributary::sql {
+
+namespace {
+
+// Where the rows of a FROM come from.
+struct Source {
+  std::vector<Field> fields;
+  std::string qualifier;
+  std::unique_ptr<Table> table;  // a data table, read through a scan
+  std::vector<Row> rows;         // otherwise: materialized rows
+  std::map<std::string, std::string> dynamic_options;
+  std::string name;  // for EXPLAIN
+};
+
+struct ScanPlan {
+  std::vector<int> projection;
+  std::vector<Predicate> filters;
+  std::vector<std::string> filter_texts;
+  bool all_pushed = true;
+  std::optional<int64_t> limit;
+  std::optional<int64_t> snapshot_id;
+};
+
+const char* OpName(Predicate::Op op) {
+  switch (op) {
+    case Predicate::Op::kEq: return "=";
+    case Predicate::Op::kNe: return "<>";
+    case Predicate::Op::kLt: return "<";
+    case Predicate::Op::kLe: return "<=";
+    case Predicate::Op::kGt: return ">";
+    case Predicate::Op::kGe: return ">=";
+    case Predicate::Op::kIsNull: return "IS NULL";
+    case Predicate::Op::kIsNotNull: return "IS NOT NULL";
+    case Predicate::Op::kIn: return "IN";
+  }
+  return "?";
+}
+
+// A cast that keeps order and equality (so a filter on the cast column is a filter on the column).
+bool IsWidening(const DataType& from, const DataType& to) {
+  if (from.SameKind(to)) return true;
+  if (from.IsInteger() && (to.IsInteger() || to.id == TypeId::kDecimal || to.IsFloating())) {
+    return !to.IsInteger() || DecimalFor(to).precision >= DecimalFor(from).precision;
+  }
+  if (from.id == TypeId::kFloat && to.id == TypeId::kDouble) return true;
+  if (from.id == TypeId::kDecimal && to.id == TypeId::kDecimal) {
+    return to.scale >= from.scale && to.precision - to.scale >= from.precision - from.scale;
+  }
+  if (from.id == TypeId::kVarChar && to.id == TypeId::kVarChar) return true;
+  if (from.id == TypeId::kDate && to.id == TypeId::kTimestamp) return true;
+  if (from.id == to.id && from.IsTimestamp()) return to.precision >= from.precision;
+  return false;
+}
+
+// The table column under `e` (a column, or a widening cast of one); -1 otherwise.
+int ColumnUnder(const BoundExpr& e) {
+  if (e.kind == BoundKind::kColumn) return e.column;
+  if (e.kind == BoundKind::kCast && e.args[0]->kind == BoundKind::kColumn &&
+      IsWidening(e.args[0]->type, e.type)) {
+    return e.args[0]->column;
+  }
+  return -1;
+}
+
+// Converts a constant of the comparison type to the column's type when nothing is lost.
+std::optional<Value> ToColumnValue(const BoundExpr& constant, const DataType& column) {
+  if (constant.constant.is_null()) return std::nullopt;
+  if (column.id == TypeId::kChar) return std::nullopt;  // padding semantics differ
+  auto v = CastValue(constant.constant, constant.type, column, CastMode::kExplicit);
+  if (!v.ok()) return std::nullopt;
+  auto back = CastValue(*v, column, constant.type, CastMode::kExplicit);
+  if (!back.ok() || CompareSame(*back, constant.constant) != 0) return std::nullopt;
+  return *v;
+}
+
+std::optional<Predicate> ToPredicate(const BoundExpr& c, const std::vector<Field>& fields) {
+  if (c.kind == BoundKind::kIsNull) {
+    int col = ColumnUnder(*c.args[0]);
+    if (col < 0) return std::nullopt;
+    Predicate p;
+    p.column = col;
+    p.op = c.negated ? Predicate::Op::kIsNotNull : Predicate::Op::kIsNull;
+    return p;
+  }
+  if (c.kind == BoundKind::kIn && !c.negated) {
+    int col = ColumnUnder(*c.args[0]);
+    if (col < 0) return std::nullopt;
+    Predicate p;
+    p.column = col;
+    p.op = Predicate::Op::kIn;
+    for (size_t i = 1; i < c.args.size(); ++i) {
+      if (!c.args[i]->IsConstant()) return std::nullopt;
+      auto v = ToColumnValue(*c.args[i], fields[col].type);
+      if (!v) return std::nullopt;
+      p.literals.push_back(*v);
+    }
+    return p;
+  }
+  if (c.kind != BoundKind::kCompare) return std::nullopt;
+  const BoundExpr* col_side = c.args[0].get();
+  const BoundExpr* val_side = c.args[1].get();
+  std::string op = c.op;
+  if (col_side->IsConstant()) {
+    std::swap(col_side, val_side);
+    if (op == "<") op = ">";
+    else if (op == ">") op = "<";
+    else if (op == "<=") op = ">=";
+    else if (op == ">=") op = "<=";
+  }
+  if (!val_side->IsConstant()) return std::nullopt;
+  int col = ColumnUnder(*col_side);
+  if (col < 0) return std::nullopt;
+  auto v = ToColumnValue(*val_side, fields[col].type);
+  if (!v) return std::nullopt;
+  Predicate p;
+  p.column = col;
+  p.op = op == "="    ? Predicate::Op::kEq
+         : op == "<>" ? Predicate::Op::kNe
+         : op == "<"  ? Predicate::Op::kLt
+         : op == "<=" ? Predicate::Op::kLe
+         : op == ">"  ? Predicate::Op::kGt
+                      : Predicate::Op::kGe;
+  p.literals.push_back(*v);
+  return p;
+}
+
+void FlattenAnd(BoundExprPtr e, std::vector<BoundExprPtr>* out) {
+  if (e->kind == BoundKind::kAnd) {
+    FlattenAnd(std::move(e->args[0]), out);
+    FlattenAnd(std::move(e->args[1]), out);
+    return;
+  }
+  out->push_back(std::move(e));
+}
+
+ScanPlan PlanScan(const std::vector<Field>& fields, const std::vector<BoundExprPtr>& conjuncts,
+                  std::vector<bool> used) {
+  ScanPlan plan;
+  used.resize(fields.size(), false);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (used[i]) plan.projection.push_back(static_cast<int>(i));
+  }
+  // A scan needs at least one column to count rows by.
+  if (plan.projection.empty() && !fields.empty()) plan.projection.push_back(0);
+  for (const auto& c : conjuncts) {
+    auto p = ToPredicate(*c, fields);
+    if (!p) {
+      plan.all_pushed = false;
+      continue;
+    }
+    std::string text = fields[p->column].name + " " + OpName(p->op);
+    for (size_t i = 0; i < p->literals.size(); ++i) {
+      text += (i ? ", " : " ") + FormatValue(p->literals[i], fields[p->column].type);
+    }
+    plan.filter_texts.push_back(std::move(text));
+    plan.filters.push_back(std::move(*p));
+  }
+  return plan;
+}
+
+Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields,
+                                  const ScanPlan& plan,
+                                  const std::map<std::string, std::string>& dynamic_options) {
+  ScanOptions opts;
+  opts.projection = plan.projection;
+  opts.filters = plan.filters;
+  opts.limit = plan.limit;
+  opts.snapshot_id = plan.snapshot_id;
+  opts.dynamic_options = dynamic_options;
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, table.NewScan(opts));
+  std::vector<Row> rows;
+  RowBatch batch;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
+    for (Row& r : batch.rows) {
+      Row full(fields.size());
+      for (size_t i = 0; i < plan.projection.size() && i < r.size(); ++i) {
+        full[plan.projection[i]] = std::move(r[i]);
+      }
+      rows.push_back(std::move(full));
+    }
+    batch.Clear();
+    if (!more) break;
+  }
+  return rows;
+}
+
+Result<Source> OpenSource(const Session& session, const TableRef& ref) {
+  Source src;
+  if (ref.subquery) {
+    TRIB_ASSIGN_OR_RETURN(QueryResult sub, ExecuteQuery(session, *ref.subquery));
+    src.fields = std::move(sub.fields);
+    src.rows = std::move(sub.rows);
+    src.qualifier = ref.alias;
+    src.name = "subquery";
+    return src;
+  }
+  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, session.ResolveTable(ref.name));
+  src.qualifier = ref.alias.empty() ? rn.id.table : ref.alias;
+  src.name = rn.id.ToString();
+  if (!rn.id.system_table.empty()) {
+    if (!ref.hints.empty()) {
+      return ErrorAt(ref.hints_pos, "OPTIONS hints are not supported on system tables");
+    }
+    auto data = rn.catalog->ReadSystemTable(rn.id);
+    if (!data.ok()) return ErrorAt(ref.name.pos, data.status().message());
+    src.fields = std::move(data->fields);
+    src.rows = std::move(data->rows);
+    return src;
+  }
+  auto table = rn.catalog->GetTable(rn.id);
+  if (!table.ok()) return ErrorAt(ref.name.pos, table.status().message());
+  src.table = std::move(*table);
+  src.fields = src.table->schema()->fields;
+  if (!ref.hints.empty()) {
+    auto opts = NormalizeHints(ref.hints, *src.table->schema());
+    if (!opts.ok()) return ErrorAt(ref.hints_pos, opts.status().message());
+    src.dynamic_options = std::move(*opts);
+  }
+  return src;
+}
+
+// Aggregate state of one call in one group.
+struct AggState {
+  int64_t count = 0;
+  __int128 isum = 0;
+  double dsum = 0;
+  Value best;  // MIN / MAX
+  std::set<std::string> seen;
+};
+
+Status Accumulate(const AggregateCall& call, const Row& row, AggState* st) {
+  if (call.star) {
+    ++st->count;
+    return Status::OK();
+  }
+  TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*call.arg, row));
+  if (v.is_null()) return Status::OK();
+  if (call.distinct) {
+    std::string key;
+    AppendKey(v, &key);
+    if (!st->seen.insert(std::move(key)).second) return Status::OK();
+  }
+  ++st->count;
+  const std::string& f = call.function;
+  if (f == "SUM" || f == "AVG") {
+    if (v.is_int()) {
+      st->isum += v.int_value();
+    } else if (v.is_double()) {
+      st->dsum += v.double_value();
+    } else if (v.is_decimal()) {
+      st->isum += v.decimal_value().unscaled;
+      if (st->isum > Pow10(38) || st->isum < -Pow10(38)) {
+        return ErrorAt(call.arg->pos, f + " overflows DECIMAL(38)");
+      }
+    }
+  } else if (f == "MIN" || f == "MAX") {
+    if (st->best.is_null()) {
+      st->best = std::move(v);
+    } else {
+      int c = CompareSame(v, st->best);
+      if ((f == "MIN" && c < 0) || (f == "MAX" && c > 0)) st->best = std::move(v);
+    }
+  }
+  return Status::OK();
+}
+
+Result<Value> Finish(const AggregateCall& call, const AggState& st) {
+  const std::string& f = call.function;
+  if (f == "COUNT") return Value::Int(st.count);
+  if (st.count == 0) return Value::Null();
+  if (f == "MIN" || f == "MAX") return st.best;
+  const DataType in = call.arg->type;
+  if (f == "SUM") {
+    if (in.IsFloating()) return Value::Double(st.dsum);
+    if (in.id == TypeId::kDecimal) return Value::Dec(Decimal{st.isum});
+    if (st.isum > std::numeric_limits<int64_t>::max() ||
+        st.isum < std::numeric_limits<int64_t>::min()) {
+      return ErrorAt(call.arg->pos, "SUM overflows BIGINT");
+    }
+    return Value::Int(static_cast<int64_t>(st.isum));
+  }
+  // AVG
+  if (in.IsFloating()) return Value::Double(st.dsum / st.count);
+  if (in.id == TypeId::kDecimal) {
+    int32_t shift = call.type.scale - in.scale;
+    __int128 num = st.isum * Pow10(shift) * 10;
+    __int128 q = num / st.count;
+    __int128 rem = q % 10;
+    q /= 10;
+    if (rem >= 5) ++q;
+    if (rem <= -5) --q;
+    return Value::Dec(Decimal{q});
+  }
+  return Value::Double(static_cast<double>(st.isum) / static_cast<double>(st.count));
+}
+
+// How one ORDER BY item is computed: from an output column, or an expression over the row the
+// select list is computed from.
+struct SortKey {
+  int output = -1;
+  BoundExprPtr expr;
+  bool descending = false;
+  bool nulls_first = true;
+};
+
+bool IsIntegerLiteral(const Expr& e) {
+  return e.kind == ExprKind::kLiteral && e.literal_kind == LiteralKind::kInteger;
+}
+
+Result<QueryResult> ExecuteValues(const SelectStmt& q) {
+  Scope empty;
+  Binder binder(&empty);
+  size_t width = q.values[0].size();
+  std::vector<std::vector<BoundExprPtr>> bound;
+  std::vector<std::vector<DataType>> col_types(width);
+  for (const auto& row : q.values) {
+    std::vector<BoundExprPtr> b;
+    for (size_t c = 0; c < row.size(); ++c) {
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr e, binder.Bind(*row[c]));
+      if (!e->null_literal) col_types[c].push_back(e->type);
+      b.push_back(std::move(e));
+    }
+    bound.push_back(std::move(b));
+  }
+  QueryResult out;
+  for (size_t c = 0; c < width; ++c) {
+    auto t = col_types[c].empty() ? std::optional<DataType>(DataType::String())
+                                  : CommonType(col_types[c]);
+    if (!t) {
+      return ErrorAt(q.values[0][c]->pos, "VALUES column " + std::to_string(c + 1) +
+                                              " mixes incompatible types");
+    }
+    bool nullable = col_types[c].size() < q.values.size();
+    out.fields.push_back(Field{static_cast<int32_t>(c), "EXPR$" + std::to_string(c),
+                               t->WithNullable(nullable || t->nullable), ""});
+  }
+  Row empty_row;
+  for (auto& b : bound) {
+    Row r;
+    for (size_t c = 0; c < width; ++c) {
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr e,
+                            CastTo(std::move(b[c]), out.fields[c].type,
+                                   static_cast<int>(CastMode::kExplicit)));
+      TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*e, empty_row));
+      r.push_back(std::move(v));
+    }
+    out.rows.push_back(std::move(r));
+  }
+  return out;
+}
+
+// Everything ExecuteSelect decides before reading rows; also what EXPLAIN prints.
+struct SelectPlan {
+  Source source;
+  Scope scope;
+  std::vector<BoundExprPtr> conjuncts;
+  bool grouped = false;
+  AggregateBinding agg;
+  std::vector<BoundExprPtr> items;
+  std::vector<Field> fields;
+  BoundExprPtr having;
+  std::vector<SortKey> sort;
+  ScanPlan scan;
+};
+
+Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
+  SelectPlan plan;
+  if (q.from) {
+    TRIB_ASSIGN_OR_RETURN(plan.source, OpenSource(session, *q.from));
+  } else {
+    plan.source.rows.push_back(Row{});
+    plan.source.name = "(no table)";
+  }
+  Source& src = plan.source;
+  for (const auto& f : src.fields) plan.scope.columns.push_back({f.name, src.qualifier, f.type});
+  const Scope& scope = plan.scope;
+
+  // WHERE (plus FROM t PARTITION (k = 'v') as equalities).
+  Binder binder(&scope);
+  std::vector<const Expr*> where_parts;
+  if (q.where) SplitConjuncts(*q.where, &where_parts);
+  std::vector<ExprPtr> partition_eqs;
+  if (q.from) {
+    for (const auto& p : q.from->partition) {
+      auto eq = std::make_unique<Expr>();
+      eq->kind = ExprKind::kBinary;
+      eq->op = "=";
+      eq->pos = p.pos;
+      auto col = std::make_unique<Expr>();
+      col->kind = ExprKind::kColumn;
+      col->names = {p.column};
+      col->pos = p.pos;
+      eq->args.push_back(std::move(col));
+      eq->args.push_back(p.value->Clone());
+      partition_eqs.push_back(std::move(eq));
+    }
+  }
+  for (const auto& e : partition_eqs) where_parts.push_back(e.get());
+  for (const Expr* part : where_parts) {
+    if (ContainsAggregate(*part)) {
+      return ErrorAt(part->pos, "aggregate functions are not allowed in WHERE; use HAVING");
+    }
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr c, binder.BindPredicate(*part, "WHERE"));
+    FlattenAnd(std::move(c), &plan.conjuncts);
+  }
+
+  plan.grouped = !q.group_by.empty() || q.having != nullptr;
+  for (const auto& item : q.items) plan.grouped = plan.grouped || ContainsAggregate(*item.expr);
+  for (const auto& o : q.order_by) plan.grouped = plan.grouped || ContainsAggregate(*o.expr);
+
+  AggregateBinding& agg = plan.agg;
+  agg.input = &scope;
+  if (plan.grouped) {
+    for (const auto& g : q.group_by) {
+      if (ContainsAggregate(*g)) return ErrorAt(g->pos, "aggregate functions are not allowed in GROUP BY");
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr k, binder.Bind(*g));
+      agg.key_columns.push_back(k->kind == BoundKind::kColumn ? k->column : -1);
+      agg.key_texts.push_back(ExprToString(*g));
+      agg.keys.push_back(std::move(k));
+    }
+  }
+  Binder item_binder(&scope, plan.grouped ? &agg : nullptr);
+
+  // Select list.
+  for (size_t i = 0; i < q.items.size(); ++i) {
+    const SelectItem& item = q.items[i];
+    if (item.expr->kind == ExprKind::kStar) {
+      if (plan.grouped) return ErrorAt(item.pos, "'*' cannot be used with GROUP BY or aggregates");
+      std::string qual = item.expr->names.empty() ? "" : item.expr->names.back();
+      bool any = false;
+      for (size_t c = 0; c < scope.columns.size(); ++c) {
+        if (!qual.empty() && scope.columns[c].qualifier != qual) continue;
+        auto ref = std::make_unique<BoundExpr>();
+        ref->kind = BoundKind::kColumn;
+        ref->column = static_cast<int>(c);
+        ref->type = scope.columns[c].type;
+        ref->pos = item.pos;
+        plan.items.push_back(std::move(ref));
+        plan.fields.push_back(Field{static_cast<int32_t>(plan.fields.size()),
+                                    scope.columns[c].name, scope.columns[c].type, ""});
+        any = true;
+      }
+      if (!any && !qual.empty()) return ErrorAt(item.pos, "unknown table '" + qual + "'");
+      continue;
+    }
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, item_binder.Bind(*item.expr));
+    if (b->null_literal) {
+      b->null_literal = false;  // SELECT NULL: a nullable STRING column
+    }
+    std::string name = item.alias;
+    if (name.empty()) {
+      name = item.expr->kind == ExprKind::kColumn ? item.expr->names.back()
+                                                  : "EXPR$" + std::to_string(i);
+    }
+    plan.fields.push_back(Field{static_cast<int32_t>(plan.fields.size()), name, b->type, ""});
+    plan.items.push_back(std::move(b));
+  }
+
+  if (q.having) {
+    TRIB_ASSIGN_OR_RETURN(plan.having, item_binder.BindPredicate(*q.having, "HAVING"));
+  }
+
+  // ORDER BY: an ordinal, an output column name, a select-list expression, or an expression.
+  for (const auto& o : q.order_by) {
+    SortKey key;
+    key.descending = o.descending;
+    key.nulls_first = o.nulls_first.value_or(!o.descending);
+    const Expr& e = *o.expr;
+    if (IsIntegerLiteral(e)) {
+      int64_t n = std::stoll(e.text);
+      if (n < 1 || n > static_cast<int64_t>(plan.fields.size())) {
+        return ErrorAt(e.pos, "ORDER BY position " + e.text + " is not in the select list");
+      }
+      key.output = static_cast<int>(n - 1);
+    } else if (e.kind == ExprKind::kColumn && e.names.size() == 1) {
+      for (size_t i = 0; i < plan.fields.size(); ++i) {
+        if (plan.fields[i].name == e.names[0]) {
+          key.output = static_cast<int>(i);
+          break;
+        }
+      }
+    }
+    if (key.output < 0) {
+      std::string text = ExprToString(e);
+      for (size_t i = 0; i < q.items.size(); ++i) {
+        if (q.items[i].expr->kind != ExprKind::kStar && ExprToString(*q.items[i].expr) == text) {
+          key.output = static_cast<int>(i);
+          break;
+        }
+      }
+    }
+    if (key.output < 0) {
+      if (q.distinct) {
+        return ErrorAt(e.pos, "with SELECT DISTINCT, ORDER BY expressions must appear in the "
+                              "select list");
+      }
+      TRIB_ASSIGN_OR_RETURN(key.expr, item_binder.Bind(e));
+    }
+    plan.sort.push_back(std::move(key));
+  }
+
+  // Scan planning: projection, filters and limit pushed into the table scan.
+  if (src.table) {
+    std::vector<bool> used(src.fields.size(), false);
+    for (const auto& c : plan.conjuncts) CollectColumns(*c, &used);
+    if (plan.grouped) {
+      for (const auto& k : agg.keys) CollectColumns(*k, &used);
+      for (const auto& c : agg.calls) {
+        if (c.arg) CollectColumns(*c.arg, &used);
+      }
+    } else {
+      for (const auto& it : plan.items) CollectColumns(*it, &used);
+      for (const auto& s : plan.sort) {
+        if (s.expr) CollectColumns(*s.expr, &used);
+      }
+    }
+    plan.scan = PlanScan(src.fields, plan.conjuncts, used);
+    if (q.limit && !plan.grouped && !q.distinct && q.order_by.empty() && plan.scan.all_pushed) {
+      plan.scan.limit = *q.limit + q.offset;
+    }
+    auto it = src.dynamic_options.find("scan.snapshot-id");
+    if (it != src.dynamic_options.end()) {
+      try {
+        plan.scan.snapshot_id = std::stoll(it->second);
+      } catch (...) {
+        return ErrorAt(q.from->hints_pos, "'scan.snapshot-id' must be a number");
+      }
+    }
+  }
+  return plan;
+}
+
+}  // namespace
+
+void SplitConjuncts(const Expr& e, std::vector<const Expr*>* out) {
+  if (e.kind == ExprKind::kBinary && e.op == "AND") {
+    SplitConjuncts(*e.args[0], out);
+    SplitConjuncts(*e.args[1], out);
+    return;
+  }
+  out->push_back(&e);
+}
+
+Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hints,
+                                                          const TableSchema& schema) {
+  std::map<std::string, std::string> raw;
+  for (const auto& h : hints) raw[h.key] = h.value;
+  std::vector<std::string> columns;
+  for (const auto& f : schema.fields) columns.push_back(f.name);
+  return NormalizeOptions(OptionScope::kTable, raw, columns);
+}
+
+Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
+  if (!q.values.empty()) return ExecuteValues(q);
+  TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
+  Source& src = plan.source;
+
+  // Input rows, filtered by the whole WHERE (the scan's filters are exact, but cheap to recheck).
+  std::vector<Row> input;
+  if (src.table) {
+    TRIB_ASSIGN_OR_RETURN(input, ScanRows(*src.table, src.fields, plan.scan, src.dynamic_options));
+  } else {
+    input = std::move(src.rows);
+  }
+  std::vector<Row> filtered;
+  filtered.reserve(input.size());
+  for (Row& r : input) {
+    bool keep = true;
+    for (const auto& c : plan.conjuncts) {
+      TRIB_ASSIGN_OR_RETURN(keep, EvaluatePredicate(*c, r));
+      if (!keep) break;
+    }
+    if (keep) filtered.push_back(std::move(r));
+  }
+  input.clear();
+
+  // Rows the select list is computed from: input rows, or one row per group.
+  std::vector<Row> basis;
+  if (plan.grouped) {
+    const AggregateBinding& agg = plan.agg;
+    std::unordered_map<std::string, size_t> index;
+    std::vector<Row> group_keys;
+    std::vector<std::vector<AggState>> states;
+    for (const Row& r : filtered) {
+      Row key_values;
+      std::string key;
+      for (const auto& k : agg.keys) {
+        TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*k, r));
+        AppendKey(v, &key);
+        key_values.push_back(std::move(v));
+      }
+      auto [it, inserted] = index.emplace(key, group_keys.size());
+      if (inserted) {
+        group_keys.push_back(std::move(key_values));
+        states.emplace_back(agg.calls.size());
+      }
+      auto& st = states[it->second];
+      for (size_t i = 0; i < agg.calls.size(); ++i) {
+        TRIB_RETURN_NOT_OK(Accumulate(agg.calls[i], r, &st[i]));
+      }
+    }
+    if (agg.keys.empty() && group_keys.empty()) {
+      group_keys.emplace_back();
+      states.emplace_back(agg.calls.size());
+    }
+    for (size_t g = 0; g < group_keys.size(); ++g) {
+      Row row = std::move(group_keys[g]);
+      for (size_t i = 0; i < agg.calls.size(); ++i) {
+        TRIB_ASSIGN_OR_RETURN(Value v, Finish(agg.calls[i], states[g][i]));
+        row.push_back(std::move(v));
+      }
+      if (plan.having) {
+        TRIB_ASSIGN_OR_RETURN(bool keep, EvaluatePredicate(*plan.having, row));
+        if (!keep) continue;
+      }
+      basis.push_back(std::move(row));
+    }
+  } else {
+    basis = std::move(filtered);
+  }
+
+  QueryResult out;
+  out.fields = plan.fields;
+  std::vector<std::vector<Value>> sort_values;
+  std::set<std::string> distinct_seen;
+  bool early_limit = plan.sort.empty() && !q.distinct && q.limit.has_value();
+  for (const Row& b : basis) {
+    if (early_limit && static_cast<int64_t>(out.rows.size()) >= *q.limit + q.offset) break;
+    Row r;
+    r.reserve(plan.items.size());
+    for (const auto& it : plan.items) {
+      TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*it, b));
+      r.push_back(std::move(v));
+    }
+    if (q.distinct) {
+      std::string key;
+      for (const auto& v : r) AppendKey(v, &key);
+      if (!distinct_seen.insert(std::move(key)).second) continue;
+    }
+    if (!plan.sort.empty()) {
+      std::vector<Value> keys;
+      for (const auto& s : plan.sort) {
+        if (s.output >= 0) {
+          keys.push_back(r[s.output]);
+        } else {
+          TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*s.expr, b));
+          keys.push_back(std::move(v));
+        }
+      }
+      sort_values.push_back(std::move(keys));
+    }
+    out.rows.push_back(std::move(r));
+  }
+
+  if (!plan.sort.empty()) {
+    std::vector<size_t> order(out.rows.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+      for (size_t k = 0; k < plan.sort.size(); ++k) {
+        const Value& a = sort_values[x][k];
+        const Value& b = sort_values[y][k];
+        const SortKey& s = plan.sort[k];
+        if (a.is_null() || b.is_null()) {
+          if (a.is_null() && b.is_null()) continue;
+          return a.is_null() == s.nulls_first;
+        }
+        int c = CompareSame(a, b);
+        if (c != 0) return s.descending ? c > 0 : c < 0;
+      }
+      return false;
+    });
+    std::vector<Row> sorted;
+    sorted.reserve(order.size());
+    for (size_t i : order) sorted.push_back(std::move(out.rows[i]));
+    out.rows = std::move(sorted);
+  }
+  if (q.offset > 0) {
+    size_t n = std::min<size_t>(q.offset, out.rows.size());
+    out.rows.erase(out.rows.begin(), out.rows.begin() + n);
+  }
+  if (q.limit && static_cast<int64_t>(out.rows.size()) > *q.limit) out.rows.resize(*q.limit);
+  return out;
+}
+
+Result<std::string> ExplainQuery(const Session& session, const SelectStmt& q) {
+  if (!q.values.empty()) return std::string("Values: " + std::to_string(q.values.size()) + " rows");
+  TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
+  std::string out;
+  if (q.limit) out += "Limit: " + std::to_string(*q.limit) + "\n";
+  if (!q.order_by.empty()) out += "Sort: " + std::to_string(q.order_by.size()) + " key(s)\n";
+  if (q.distinct) out += "Distinct\n";
+  if (plan.grouped) {
+    out += "Aggregate: " + std::to_string(plan.agg.keys.size()) + " group key(s), " +
+           std::to_string(plan.agg.calls.size()) + " aggregate(s)\n";
+  }
+  if (!plan.conjuncts.empty()) {
+    out += "Filter: " + std::to_string(plan.conjuncts.size()) + " condition(s)" +
+           (plan.source.table && plan.scan.all_pushed ? " (all pushed into the scan)" : "") + "\n";
+  }
+  if (plan.source.table) {
+    out += "TableScan: " + plan.source.name + "\n  projection: ";
+    for (size_t i = 0; i < plan.scan.projection.size(); ++i) {
+      out += (i ? ", " : "") + plan.source.fields[plan.scan.projection[i]].name;
+    }
+    out += "\n  filters: ";
+    if (plan.scan.filter_texts.empty()) out += "none";
+    for (size_t i = 0; i < plan.scan.filter_texts.size(); ++i) {
+      out += (i ? " AND " : "") + plan.scan.filter_texts[i];
+    }
+    out += "\n  limit: " + (plan.scan.limit ? std::to_string(*plan.scan.limit) : "none");
+    if (plan.scan.snapshot_id) out += "\n  snapshot: " + std::to_string(*plan.scan.snapshot_id);
+  } else {
+    out += "Rows: " + plan.source.name;
+  }
+  return out;
+}
+
+Result<std::vector<Row>> ReadMatchingRows(Table& table, const Expr* where,
+                                          const std::map<std::string, std::string>& options) {
+  const auto schema = table.schema();
+  Scope scope;
+  for (const auto& f : schema->fields) scope.columns.push_back({f.name, table.identifier().table, f.type});
+  Binder binder(&scope);
+  std::vector<BoundExprPtr> conjuncts;
+  if (where) {
+    if (ContainsAggregate(*where)) {
+      return ErrorAt(where->pos, "aggregate functions are not allowed in WHERE");
+    }
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr c, binder.BindPredicate(*where, "WHERE"));
+    FlattenAnd(std::move(c), &conjuncts);
+  }
+  std::vector<bool> all(schema->fields.size(), true);
+  ScanPlan plan = PlanScan(schema->fields, conjuncts, all);
+  TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows, ScanRows(table, schema->fields, plan, options));
+  std::vector<Row> out;
+  for (Row& r : rows) {
+    bool keep = true;
+    for (const auto& c : conjuncts) {
+      TRIB_ASSIGN_OR_RETURN(keep, EvaluatePredicate(*c, r));
+      if (!keep) break;
+    }
+    if (keep) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace tributary::sql

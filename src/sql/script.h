@@ -1,0 +1,26 @@
+// Running a script: split into statements, parse and execute each in order, print query rows on
+// `out` and messages and errors on `err`.
+// Thread-safety: one thread at a time (uses the session).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "sql/output.h"
+#include "sql/session.h"
+
+namespace tributary::sql {
+
+struct ScriptOptions {
+  OutputFormat format = OutputFormat::kTable;
+  bool print_messages = true;  // "Inserted 2 rows", "3 rows" on `err`
+  std::string source_name;     // a file name to prefix errors with; empty for -e and stdin
+};
+
+// Runs every statement of `script`; stops at the first failing one, prints "error: <message>"
+// (with the line and column in the script) on `err` and returns false.
+bool RunScript(Session& session, std::string_view script, const ScriptOptions& options,
+               std::FILE* out, std::FILE* err);
+
+}  // namespace tributary::sql

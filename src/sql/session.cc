@@ -1,0 +1,566 @@
+#include "sql/session.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "sql/cast.h"
+#include "sql/parser.h"
+#include "sql/query.h"
+#include "tributary/options.h"
+#include "tributary/table.h"
+#include "tributary/table_writer.h"
+
+namespace tributary::sql {
+
+namespace {
+
+StatementResult Message(std::string m) {
+  StatementResult r;
+  r.message = std::move(m);
+  return r;
+}
+
+StatementResult Rows(std::vector<Field> fields, std::vector<Row> rows) {
+  StatementResult r;
+  r.has_rows = true;
+  r.rows.fields = std::move(fields);
+  r.rows.rows = std::move(rows);
+  r.message = std::to_string(r.rows.rows.size()) + (r.rows.rows.size() == 1 ? " row" : " rows");
+  return r;
+}
+
+Field StringField(const std::string& name, bool nullable = false) {
+  return Field{0, name, DataType::String().WithNullable(nullable), ""};
+}
+
+std::string Quote(const std::string& name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`') out += '`';
+    out += c;
+  }
+  return out + "`";
+}
+
+std::string QuoteString(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
+
+// Prefixes a message without a position with the statement's.
+Status Locate(const Status& st, const Pos& pos) {
+  if (st.ok() || st.message().rfind("line ", 0) == 0) return st;
+  return Status(st.code(), PosPrefix(pos) + st.message());
+}
+
+// Checks options one by one so an error points at the bad one.
+Status CheckOptionList(OptionScope scope, const OptionList& options,
+                       const std::vector<std::string>& columns) {
+  for (const auto& o : options) {
+    auto r = CheckOption(scope, o.key, o.value, columns);
+    if (!r.ok()) return ErrorAt(o.pos, r.status().message());
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> Session::Open(const std::string& warehouse) {
+  std::unique_ptr<Session> s(new Session());
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Catalog> catalog, Catalog::Open(warehouse));
+  CatalogEntry entry;
+  entry.type = "paimon";
+  entry.warehouse = warehouse;
+  entry.catalog = std::move(catalog);
+  s->catalogs_[kDefaultCatalog] = std::move(entry);
+  return s;
+}
+
+Result<StatementResult> Session::ExecuteText(const std::string& text, Pos start) {
+  TRIB_ASSIGN_OR_RETURN(StatementPtr stmt, ParseStatement(text, start));
+  auto r = Execute(*stmt);
+  if (!r.ok()) return Locate(r.status(), stmt->pos);
+  return r;
+}
+
+Result<StatementResult> Session::Execute(const Statement& stmt) {
+  switch (stmt.kind) {
+    case StmtKind::kSelect: return Select(static_cast<const SelectStmt&>(stmt));
+    case StmtKind::kCreateDatabase:
+      return CreateDatabase(static_cast<const CreateDatabaseStmt&>(stmt));
+    case StmtKind::kDropDatabase: return DropDatabase(static_cast<const DropDatabaseStmt&>(stmt));
+    case StmtKind::kCreateTable: return CreateTable(static_cast<const CreateTableStmt&>(stmt));
+    case StmtKind::kDropTable: return DropTable(static_cast<const DropTableStmt&>(stmt));
+    case StmtKind::kCreateCatalog:
+      return CreateCatalog(static_cast<const CreateCatalogStmt&>(stmt));
+    case StmtKind::kUseCatalog: return UseCatalog(static_cast<const UseCatalogStmt&>(stmt));
+    case StmtKind::kUse: return Use(static_cast<const UseStmt&>(stmt));
+    case StmtKind::kShow: return Show(static_cast<const ShowStmt&>(stmt));
+    case StmtKind::kDescribe: return Describe(static_cast<const DescribeStmt&>(stmt));
+    case StmtKind::kAlterTable: return AlterTable(static_cast<const AlterTableStmt&>(stmt));
+    case StmtKind::kInsert: return Insert(static_cast<const InsertStmt&>(stmt));
+    case StmtKind::kDelete: return Delete(static_cast<const DeleteStmt&>(stmt));
+    case StmtKind::kUpdate: return Update(static_cast<const UpdateStmt&>(stmt));
+    case StmtKind::kSet: return Set(static_cast<const SetStmt&>(stmt));
+    case StmtKind::kReset: return Reset(static_cast<const ResetStmt&>(stmt));
+    case StmtKind::kCall: return Call(static_cast<const CallStmt&>(stmt));
+    case StmtKind::kExplain: return Explain(static_cast<const ExplainStmt&>(stmt));
+  }
+  return Status::Internal("unknown statement");
+}
+
+Result<ResolvedName> Session::ResolveTable(const QualifiedName& name) const {
+  ResolvedName out;
+  out.catalog_name = current_catalog_;
+  std::string db = current_database_;
+  const auto& p = name.parts;
+  if (p.size() == 3) {
+    out.catalog_name = p[0];
+    db = p[1];
+  } else if (p.size() == 2) {
+    db = p[0];
+  }
+  auto it = catalogs_.find(out.catalog_name);
+  if (it == catalogs_.end()) {
+    return ErrorAt(name.pos, "unknown catalog '" + out.catalog_name + "'");
+  }
+  out.catalog = it->second.catalog.get();
+  std::string table = p.back();
+  out.id.database = db;
+  size_t dollar = table.find('$');
+  if (dollar != std::string::npos) {
+    out.id.system_table = table.substr(dollar + 1);
+    table = table.substr(0, dollar);
+    if (out.id.system_table.empty()) {
+      return ErrorAt(name.pos, "missing system table name after '$' in '" + name.ToString() + "'");
+    }
+  }
+  out.id.table = table;
+  if (table.empty()) return ErrorAt(name.pos, "invalid table name '" + name.ToString() + "'");
+  return out;
+}
+
+Result<std::pair<Catalog*, std::string>> Session::ResolveDatabase(
+    const QualifiedName& name) const {
+  std::string catalog = current_catalog_;
+  if (name.parts.size() == 2) catalog = name.parts[0];
+  auto it = catalogs_.find(catalog);
+  if (it == catalogs_.end()) return ErrorAt(name.pos, "unknown catalog '" + catalog + "'");
+  return std::make_pair(it->second.catalog.get(), name.parts.back());
+}
+
+Result<StatementResult> Session::Select(const SelectStmt& s) {
+  auto mode = options_.find("execution.runtime-mode");
+  if (mode != options_.end() && mode->second == "streaming") {
+    return NotSupportedAt(s.pos, "streaming SELECT (execution.runtime-mode = 'streaming') is "
+                                 "not supported yet; SET 'execution.runtime-mode' = 'batch'");
+  }
+  TRIB_ASSIGN_OR_RETURN(QueryResult q, ExecuteQuery(*this, s));
+  return Rows(std::move(q.fields), std::move(q.rows));
+}
+
+Result<StatementResult> Session::CreateDatabase(const CreateDatabaseStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(auto target, ResolveDatabase(s.name));
+  Status st = target.first->CreateDatabase(target.second, s.if_not_exists);
+  if (!st.ok()) return ErrorAt(s.name.pos, st.message());
+  return Message("Database " + target.second + " created");
+}
+
+Result<StatementResult> Session::DropDatabase(const DropDatabaseStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(auto target, ResolveDatabase(s.name));
+  if (target.second == current_database_ && target.first == current_catalog()) {
+    return ErrorAt(s.name.pos, "cannot drop database '" + target.second +
+                                   "' while it is in use; USE another database first");
+  }
+  Status st = target.first->DropDatabase(target.second, s.if_exists, s.cascade);
+  if (!st.ok()) return ErrorAt(s.name.pos, st.message());
+  return Message("Database " + target.second + " dropped");
+}
+
+Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+  if (!rn.id.system_table.empty()) {
+    return ErrorAt(s.name.pos, "'$' is reserved for system tables; choose another table name");
+  }
+  TableSpec spec;
+  spec.comment = s.comment;
+  std::vector<std::string> names;
+  std::optional<QueryResult> ctas;
+  if (s.as_select) {
+    if (!s.columns.empty()) {
+      return ErrorAt(s.name.pos, "CREATE TABLE ... AS SELECT takes its columns from the query");
+    }
+    TRIB_ASSIGN_OR_RETURN(ctas, ExecuteQuery(*this, *s.as_select));
+    for (const auto& f : ctas->fields) {
+      spec.columns.push_back(Field{0, f.name, f.type.WithNullable(true), ""});
+      names.push_back(f.name);
+    }
+  }
+  for (const auto& c : s.columns) {
+    if (std::find(names.begin(), names.end(), c.name) != names.end()) {
+      return ErrorAt(c.pos, "duplicate column '" + c.name + "'");
+    }
+    auto t = DataType::Parse(c.type_text);
+    if (!t.ok()) return ErrorAt(c.type_pos, t.status().message());
+    Field f;
+    f.name = c.name;
+    f.type = t->WithNullable(!c.not_null);
+    f.description = c.comment;
+    spec.columns.push_back(std::move(f));
+    names.push_back(c.name);
+  }
+  auto check_names = [&](const std::vector<std::string>& list, const Pos& pos,
+                         const char* what) -> Status {
+    for (const auto& n : list) {
+      if (std::find(names.begin(), names.end(), n) == names.end()) {
+        return ErrorAt(pos, std::string(what) + " column '" + n + "' is not a column of the table");
+      }
+      if (std::count(list.begin(), list.end(), n) > 1) {
+        return ErrorAt(pos, std::string(what) + " column '" + n + "' is listed twice");
+      }
+    }
+    return Status::OK();
+  };
+  TRIB_RETURN_NOT_OK(check_names(s.primary_key, s.primary_key_pos, "PRIMARY KEY"));
+  TRIB_RETURN_NOT_OK(check_names(s.partition_by, s.partition_by_pos, "PARTITIONED BY"));
+  // Primary-key columns are NOT NULL, as in Flink.
+  for (auto& f : spec.columns) {
+    if (std::find(s.primary_key.begin(), s.primary_key.end(), f.name) != s.primary_key.end()) {
+      f.type = f.type.NotNull();
+    }
+  }
+  spec.primary_keys = s.primary_key;
+  spec.partition_keys = s.partition_by;
+  TRIB_RETURN_NOT_OK(CheckOptionList(OptionScope::kTable, s.options, names));
+  for (const auto& o : s.options) spec.options[o.key] = o.value;
+  Status st = rn.catalog->CreateTable(rn.id, spec, s.if_not_exists);
+  if (!st.ok()) return ErrorAt(s.name.pos, st.message());
+  if (ctas) {
+    // Write the query's rows through an INSERT of the materialized rows.
+    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, rn.catalog->GetTable(rn.id));
+    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer, table->NewWriter(WriteOptions{}));
+    for (const Row& r : ctas->rows) {
+      for (size_t i = 0; i < r.size(); ++i) {
+        if (r[i].is_null() && !table->schema()->fields[i].type.nullable) {
+          writer->Abort();
+          return ErrorAt(s.as_select->pos, "NULL value for NOT NULL column '" +
+                                               table->schema()->fields[i].name + "'");
+        }
+      }
+      Status ws = writer->Write(RowKind::kInsert, r);
+      if (!ws.ok()) {
+        writer->Abort();
+        return ws;
+      }
+    }
+    auto c = writer->Commit();
+    if (!c.ok()) return c.status();
+    return Message("Table " + rn.id.ToString() + " created with " +
+                   std::to_string(ctas->rows.size()) + " rows");
+  }
+  return Message("Table " + rn.id.ToString() + " created");
+}
+
+Result<StatementResult> Session::DropTable(const DropTableStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+  if (!rn.id.system_table.empty()) return ErrorAt(s.name.pos, "cannot drop a system table");
+  Status st = rn.catalog->DropTable(rn.id, s.if_exists);
+  if (!st.ok()) return ErrorAt(s.name.pos, st.message());
+  return Message("Table " + rn.id.ToString() + " dropped");
+}
+
+Result<StatementResult> Session::CreateCatalog(const CreateCatalogStmt& s) {
+  if (catalogs_.count(s.name)) {
+    if (s.if_not_exists) return Message("Catalog " + s.name + " already exists");
+    return ErrorAt(s.pos, "catalog '" + s.name + "' already exists");
+  }
+  TRIB_RETURN_NOT_OK(CheckOptionList(OptionScope::kCatalog, s.options, {}));
+  CatalogEntry entry;
+  const OptionEntry* warehouse = nullptr;
+  for (const auto& o : s.options) {
+    if (o.key == "type") entry.type = o.value;
+    if (o.key == "warehouse") warehouse = &o;
+    if (o.key == "default-database") entry.default_database = o.value;
+  }
+  if (entry.type.empty()) {
+    return ErrorAt(s.pos, "CREATE CATALOG needs 'type' = 'paimon' or 'fluss'");
+  }
+  if (entry.type != "paimon" && entry.type != "fluss") {
+    return ErrorAt(s.pos, "catalog type '" + entry.type +
+                              "' is not supported; use 'paimon' or 'fluss'");
+  }
+  if (!warehouse) {
+    return ErrorAt(s.pos, "CREATE CATALOG needs 'warehouse' = '<directory>'");
+  }
+  std::string path = warehouse->value;
+  if (path.rfind("file://", 0) == 0) path = path.substr(7);
+  if (path.find("://") != std::string::npos) {
+    return NotSupportedAt(warehouse->pos, "remote warehouse '" + warehouse->value +
+                                              "' is not supported yet; use a local directory");
+  }
+  if (path.empty()) return ErrorAt(warehouse->pos, "empty warehouse path");
+  auto catalog = Catalog::Open(path);
+  if (!catalog.ok()) return ErrorAt(warehouse->pos, catalog.status().message());
+  entry.warehouse = path;
+  entry.catalog = std::move(*catalog);
+  catalogs_[s.name] = std::move(entry);
+  return Message("Catalog " + s.name + " created");
+}
+
+Result<StatementResult> Session::UseCatalog(const UseCatalogStmt& s) {
+  auto it = catalogs_.find(s.name);
+  if (it == catalogs_.end()) return ErrorAt(s.pos, "unknown catalog '" + s.name + "'");
+  current_catalog_ = s.name;
+  current_database_ = it->second.default_database;
+  return Message("Using catalog " + s.name);
+}
+
+Result<StatementResult> Session::Use(const UseStmt& s) {
+  std::string catalog = current_catalog_;
+  if (s.name.parts.size() == 2) catalog = s.name.parts[0];
+  auto it = catalogs_.find(catalog);
+  if (it == catalogs_.end()) return ErrorAt(s.name.pos, "unknown catalog '" + catalog + "'");
+  const std::string& db = s.name.parts.back();
+  auto exists = it->second.catalog->DatabaseExists(db);
+  if (!exists.ok()) return ErrorAt(s.name.pos, exists.status().message());
+  if (!*exists) return ErrorAt(s.name.pos, "database '" + db + "' does not exist");
+  current_catalog_ = catalog;
+  current_database_ = db;
+  return Message("Using database " + db);
+}
+
+Result<StatementResult> Session::Show(const ShowStmt& s) {
+  switch (s.what) {
+    case ShowStmt::What::kDatabases: {
+      TRIB_ASSIGN_OR_RETURN(std::vector<std::string> dbs, current_catalog()->ListDatabases());
+      std::sort(dbs.begin(), dbs.end());
+      std::vector<Row> rows;
+      for (auto& d : dbs) rows.push_back({Value::String(d)});
+      return Rows({StringField("database name")}, std::move(rows));
+    }
+    case ShowStmt::What::kTables: {
+      Catalog* catalog = current_catalog();
+      std::string db = current_database_;
+      if (!s.name.parts.empty()) {
+        TRIB_ASSIGN_OR_RETURN(auto target, ResolveDatabase(s.name));
+        catalog = target.first;
+        db = target.second;
+      }
+      auto tables = catalog->ListTables(db);
+      if (!tables.ok()) return Locate(tables.status(), s.pos);
+      std::sort(tables->begin(), tables->end());
+      std::vector<Row> rows;
+      for (auto& t : *tables) rows.push_back({Value::String(t)});
+      return Rows({StringField("table name")}, std::move(rows));
+    }
+    case ShowStmt::What::kCatalogs: {
+      std::vector<Row> rows;
+      for (const auto& [name, entry] : catalogs_) rows.push_back({Value::String(name)});
+      return Rows({StringField("catalog name")}, std::move(rows));
+    }
+    case ShowStmt::What::kCurrentDatabase:
+      return Rows({StringField("current database name")}, {{Value::String(current_database_)}});
+    case ShowStmt::What::kCurrentCatalog:
+      return Rows({StringField("current catalog name")}, {{Value::String(current_catalog_)}});
+    case ShowStmt::What::kCreateTable:
+      return ShowCreateTable(s);
+    case ShowStmt::What::kPartitions: {
+      TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+      auto table = rn.catalog->GetTable(rn.id);
+      if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
+      auto schema = (*table)->schema();
+      if (schema->partition_keys.empty()) {
+        return ErrorAt(s.name.pos, "table " + rn.id.ToString() + " is not partitioned");
+      }
+      rn.id.system_table = "partitions";
+      auto data = rn.catalog->ReadSystemTable(rn.id);
+      if (!data.ok()) return ErrorAt(s.name.pos, data.status().message());
+      int col = -1;
+      for (size_t i = 0; i < data->fields.size(); ++i) {
+        if (data->fields[i].name == "partition") col = static_cast<int>(i);
+      }
+      if (col < 0) return Rows(std::move(data->fields), std::move(data->rows));
+      std::vector<Row> rows;
+      for (auto& r : data->rows) rows.push_back({r[col]});
+      std::sort(rows.begin(), rows.end(),
+                [](const Row& a, const Row& b) { return CompareSame(a[0], b[0]) < 0; });
+      return Rows({data->fields[col]}, std::move(rows));
+    }
+  }
+  return Status::Internal("unknown SHOW");
+}
+
+Result<StatementResult> Session::ShowCreateTable(const ShowStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+  auto table = rn.catalog->GetTable(rn.id);
+  if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
+  auto schema = (*table)->schema();
+  std::string ddl = "CREATE TABLE " + Quote(rn.id.database) + "." + Quote(rn.id.table) + " (\n";
+  for (size_t i = 0; i < schema->fields.size(); ++i) {
+    const Field& f = schema->fields[i];
+    ddl += "  " + Quote(f.name) + " " + f.type.ToSqlString();
+    if (!f.description.empty()) ddl += " COMMENT " + QuoteString(f.description);
+    if (i + 1 < schema->fields.size() || schema->HasPrimaryKey()) ddl += ",";
+    ddl += "\n";
+  }
+  if (schema->HasPrimaryKey()) {
+    ddl += "  PRIMARY KEY (";
+    for (size_t i = 0; i < schema->primary_keys.size(); ++i) {
+      ddl += (i ? ", " : "") + Quote(schema->primary_keys[i]);
+    }
+    ddl += ") NOT ENFORCED\n";
+  }
+  ddl += ")";
+  if (!schema->comment.empty()) ddl += "\nCOMMENT " + QuoteString(schema->comment);
+  if (!schema->partition_keys.empty()) {
+    ddl += "\nPARTITIONED BY (";
+    for (size_t i = 0; i < schema->partition_keys.size(); ++i) {
+      ddl += (i ? ", " : "") + Quote(schema->partition_keys[i]);
+    }
+    ddl += ")";
+  }
+  if (!schema->options.empty()) {
+    ddl += "\nWITH (\n";
+    size_t i = 0;
+    for (const auto& [k, v] : schema->options) {
+      ddl += "  " + QuoteString(k) + " = " + QuoteString(v);
+      ddl += ++i < schema->options.size() ? ",\n" : "\n";
+    }
+    ddl += ")";
+  }
+  return Rows({StringField("create table")}, {{Value::String(ddl)}});
+}
+
+Result<StatementResult> Session::Describe(const DescribeStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+  std::vector<Field> fields;
+  std::vector<std::string> pk;
+  if (!rn.id.system_table.empty()) {
+    auto data = rn.catalog->ReadSystemTable(rn.id);
+    if (!data.ok()) return ErrorAt(s.name.pos, data.status().message());
+    fields = data->fields;
+  } else {
+    auto table = rn.catalog->GetTable(rn.id);
+    if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
+    fields = (*table)->schema()->fields;
+    pk = (*table)->schema()->primary_keys;
+  }
+  std::string key_text;
+  if (!pk.empty()) {
+    key_text = "PRI(";
+    for (size_t i = 0; i < pk.size(); ++i) key_text += (i ? ", " : "") + pk[i];
+    key_text += ")";
+  }
+  std::vector<Row> rows;
+  for (const auto& f : fields) {
+    bool is_key = std::find(pk.begin(), pk.end(), f.name) != pk.end();
+    rows.push_back({Value::String(f.name), Value::String(f.type.WithNullable(true).ToSqlString()),
+                    Value::Bool(f.type.nullable),
+                    is_key ? Value::String(key_text) : Value::Null(),
+                    f.description.empty() ? Value::Null() : Value::String(f.description)});
+  }
+  return Rows({StringField("name"), StringField("type"),
+               Field{0, "null", DataType::Boolean().NotNull(), ""}, StringField("key", true),
+               StringField("comment", true)},
+              std::move(rows));
+}
+
+Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+  if (!rn.id.system_table.empty()) return ErrorAt(s.name.pos, "cannot alter a system table");
+  switch (s.action) {
+    case AlterTableStmt::Action::kSet:
+    case AlterTableStmt::Action::kReset: {
+      auto table = rn.catalog->GetTable(rn.id);
+      if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
+      std::vector<std::string> columns;
+      for (const auto& f : (*table)->schema()->fields) columns.push_back(f.name);
+      TRIB_RETURN_NOT_OK(CheckOptionList(OptionScope::kTable, s.options, columns));
+      std::map<std::string, std::string> set;
+      for (const auto& o : s.options) set[o.key] = o.value;
+      Status st = rn.catalog->AlterTableOptions(rn.id, set, s.reset_keys);
+      if (!st.ok()) return Locate(st, s.pos);
+      return Message("Table " + rn.id.ToString() + " altered");
+    }
+    default:
+      return NotSupportedAt(s.pos, "ALTER TABLE ... " + s.other + " is not supported yet");
+  }
+}
+
+Result<StatementResult> Session::Set(const SetStmt& s) {
+  if (!s.key) {
+    std::vector<Row> rows;
+    for (const auto& [k, v] : options_) rows.push_back({Value::String(k), Value::String(v)});
+    return Rows({StringField("key"), StringField("value")}, std::move(rows));
+  }
+  auto canonical = CheckOption(OptionScope::kSession, *s.key, s.value);
+  if (!canonical.ok()) return ErrorAt(s.key_pos, canonical.status().message());
+  options_[*canonical] = s.value;
+  return Message("Session option " + *canonical + " = " + s.value);
+}
+
+Result<StatementResult> Session::Reset(const ResetStmt& s) {
+  if (!s.key) {
+    options_.clear();
+    return Message("All session options reset");
+  }
+  const OptionDef* def = FindOption(OptionScope::kSession, *s.key);
+  if (def == nullptr) {
+    // CheckOption produces the did-you-mean message for an unknown key.
+    auto r = CheckOption(OptionScope::kSession, *s.key, "");
+    if (!r.ok()) return ErrorAt(s.key_pos, r.status().message());
+  }
+  options_.erase(def ? def->key : *s.key);
+  return Message("Session option " + *s.key + " reset");
+}
+
+Result<StatementResult> Session::Call(const CallStmt& s) {
+  const auto& p = s.procedure.parts;
+  bool is_sys = p.size() >= 2 && p[p.size() - 2] == "sys";
+  std::string name = s.procedure.ToString();
+  if (!is_sys) {
+    return ErrorAt(s.procedure.pos, "unknown procedure '" + name + "'; procedures are sys.<name>");
+  }
+  if (p.back() != "compact") {
+    return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
+  }
+  std::string table_name;
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    const CallArg& a = s.args[i];
+    bool is_table = a.name.empty() ? i == 0 : a.name == "table";
+    if (!is_table) {
+      return NotSupportedAt(a.value->pos, "argument '" + (a.name.empty() ? std::to_string(i + 1)
+                                                                          : a.name) +
+                                              "' of sys.compact is not supported yet");
+    }
+    if (a.value->kind != ExprKind::kLiteral || a.value->literal_kind != LiteralKind::kString) {
+      return ErrorAt(a.value->pos, "sys.compact expects the table as a string, e.g. 'db.t'");
+    }
+    table_name = a.value->text;
+  }
+  if (table_name.empty()) return ErrorAt(s.pos, "sys.compact needs a table: CALL sys.compact('db.t')");
+  auto id = Identifier::Parse(table_name, current_database_);
+  if (!id.ok()) return ErrorAt(s.args[0].value->pos, id.status().message());
+  Catalog* catalog = current_catalog();
+  auto table = catalog->GetTable(*id);
+  if (!table.ok()) return ErrorAt(s.args[0].value->pos, table.status().message());
+  auto snapshot = (*table)->CompactFull();
+  if (!snapshot.ok()) return Locate(snapshot.status(), s.pos);
+  if (!snapshot->has_value()) return Message("Nothing to compact in " + id->ToString());
+  return Message("Compacted " + id->ToString() + " (snapshot " + std::to_string(**snapshot) + ")");
+}
+
+Result<StatementResult> Session::Explain(const ExplainStmt& s) {
+  if (s.inner->kind != StmtKind::kSelect) {
+    return NotSupportedAt(s.pos, "EXPLAIN supports SELECT statements only");
+  }
+  TRIB_ASSIGN_OR_RETURN(std::string plan,
+                        ExplainQuery(*this, static_cast<const SelectStmt&>(*s.inner)));
+  return Rows({StringField("plan")}, {{Value::String(plan)}});
+}
+
+}  // namespace tributary::sql

@@ -1,0 +1,94 @@
+// Session: the state of one `tributary sql` run (catalogs, current catalog and database, session
+// options) and the entry point that executes parsed statements against tributary::Catalog.
+// Thread-safety: one thread at a time.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sql/ast.h"
+#include "tributary/catalog.h"
+#include "tributary/result.h"
+#include "tributary/types.h"
+#include "tributary/value.h"
+
+namespace tributary::sql {
+
+// Rows of a query, with their column names and types.
+struct QueryResult {
+  std::vector<Field> fields;
+  std::vector<Row> rows;
+};
+
+struct StatementResult {
+  bool has_rows = false;  // a query: print `rows`
+  QueryResult rows;
+  std::string message;    // for stderr: "OK", "Inserted 2 rows", ...
+};
+
+// A table name resolved against the session: which catalog, which identifier.
+struct ResolvedName {
+  Catalog* catalog = nullptr;
+  std::string catalog_name;
+  Identifier id;
+};
+
+class Session {
+ public:
+  static constexpr const char* kDefaultCatalog = "default_catalog";
+
+  // Opens (and creates when missing) the warehouse of the default catalog.
+  static Result<std::unique_ptr<Session>> Open(const std::string& warehouse);
+
+  // Parses and runs one statement whose text starts at `start` in the script. Errors name the
+  // line and column: of the offending token or name where known, else of the statement.
+  Result<StatementResult> ExecuteText(const std::string& text, Pos start);
+  Result<StatementResult> Execute(const Statement& stmt);
+
+  const std::string& current_database() const { return current_database_; }
+  const std::map<std::string, std::string>& options() const { return options_; }
+
+  // t, db.t, catalog.db.t (each optionally with $system).
+  Result<ResolvedName> ResolveTable(const QualifiedName& name) const;
+
+ private:
+  struct CatalogEntry {
+    std::string type;
+    std::string warehouse;
+    std::string default_database = "default";
+    std::unique_ptr<Catalog> catalog;
+  };
+  Session() = default;
+
+  Result<std::pair<Catalog*, std::string>> ResolveDatabase(const QualifiedName& name) const;
+  Catalog* current_catalog() const { return catalogs_.at(current_catalog_).catalog.get(); }
+
+  Result<StatementResult> CreateDatabase(const CreateDatabaseStmt& s);
+  Result<StatementResult> DropDatabase(const DropDatabaseStmt& s);
+  Result<StatementResult> CreateTable(const CreateTableStmt& s);
+  Result<StatementResult> DropTable(const DropTableStmt& s);
+  Result<StatementResult> CreateCatalog(const CreateCatalogStmt& s);
+  Result<StatementResult> UseCatalog(const UseCatalogStmt& s);
+  Result<StatementResult> Use(const UseStmt& s);
+  Result<StatementResult> Show(const ShowStmt& s);
+  Result<StatementResult> ShowCreateTable(const ShowStmt& s);
+  Result<StatementResult> Describe(const DescribeStmt& s);
+  Result<StatementResult> AlterTable(const AlterTableStmt& s);
+  Result<StatementResult> Insert(const InsertStmt& s);
+  Result<StatementResult> Delete(const DeleteStmt& s);
+  Result<StatementResult> Update(const UpdateStmt& s);
+  Result<StatementResult> Set(const SetStmt& s);
+  Result<StatementResult> Reset(const ResetStmt& s);
+  Result<StatementResult> Call(const CallStmt& s);
+  Result<StatementResult> Explain(const ExplainStmt& s);
+  Result<StatementResult> Select(const SelectStmt& s);
+
+  std::map<std::string, CatalogEntry> catalogs_;
+  std::string current_catalog_ = kDefaultCatalog;
+  std::string current_database_ = "default";
+  std::map<std::string, std::string> options_;  // SET 'key' = 'value', canonical keys
+};
+
+}  // namespace tributary::sql
