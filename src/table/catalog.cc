@@ -1,0 +1,338 @@
+// The filesystem catalog: databases are `<name>.db` directories of the warehouse, tables are
+// directories holding `schema/`.
+#include <algorithm>
+#include <chrono>
+#include <set>
+
+#include "io/file_system.h"
+#include "meta/paths.h"
+#include "meta/schema_manager.h"
+#include "table/core_options.h"
+#include "table/file_store_table.h"
+#include "table/system_tables.h"
+#include "tributary/catalog.h"
+#include "tributary/options.h"
+#include "tributary/table.h"
+
+namespace tributary {
+namespace {
+
+constexpr const char* kDefaultDb = "default";
+
+Status CheckName(const std::string& kind, const std::string& name) {
+  if (name.empty()) return Status::Invalid(kind + " name must not be empty");
+  for (char c : name) {
+    if (c == '/' || c == '\\' || c == '$' || static_cast<unsigned char>(c) < 0x20) {
+      return Status::Invalid(kind + " name '" + name + "' contains an invalid character");
+    }
+  }
+  if (name == "." || name == "..") return Status::Invalid("invalid " + kind + " name '" + name + "'");
+  return Status::OK();
+}
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (b <= s.size()) {
+    size_t e = s.find(',', b);
+    if (e == std::string::npos) e = s.size();
+    std::string p = s.substr(b, e - b);
+    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
+    while (!p.empty() && p.back() == ' ') p.pop_back();
+    if (!p.empty()) out.push_back(p);
+    b = e + 1;
+  }
+  return out;
+}
+
+// Checks a table definition and returns the schema to store.
+Result<TableSchema> BuildSchema(const TableSpec& spec) {
+  TableSchema s;
+  if (spec.columns.empty()) return Status::Invalid("a table needs at least one column");
+  std::set<std::string> names;
+  std::vector<std::string> column_names;
+  for (const auto& c : spec.columns) {
+    TRIB_RETURN_NOT_OK(CheckName("column", c.name));
+    if (!names.insert(c.name).second) return Status::Invalid("duplicate column '" + c.name + "'");
+    column_names.push_back(c.name);
+  }
+  auto must_exist = [&](const std::string& what, const std::string& col) -> Status {
+    if (names.count(col)) return Status::OK();
+    return Status::Invalid(what + " column '" + col + "' is not a column of the table");
+  };
+  std::set<std::string> seen;
+  for (const auto& k : spec.primary_keys) {
+    TRIB_RETURN_NOT_OK(must_exist("primary key", k));
+    if (!seen.insert(k).second) return Status::Invalid("primary key lists '" + k + "' twice");
+  }
+  seen.clear();
+  for (const auto& k : spec.partition_keys) {
+    TRIB_RETURN_NOT_OK(must_exist("partition", k));
+    if (!seen.insert(k).second) return Status::Invalid("PARTITIONED BY lists '" + k + "' twice");
+  }
+  int32_t id = 0;
+  for (const auto& c : spec.columns) {
+    Field f = c;
+    f.id = id++;
+    bool pk = std::find(spec.primary_keys.begin(), spec.primary_keys.end(), c.name) !=
+              spec.primary_keys.end();
+    if (pk) f.type.nullable = false;  // primary key columns are NOT NULL, as in Flink and Paimon
+    s.fields.push_back(std::move(f));
+  }
+  s.highest_field_id = id - 1;
+  s.primary_keys = spec.primary_keys;
+  s.partition_keys = spec.partition_keys;
+  s.comment = spec.comment;
+  s.time_millis = NowMillis();
+  if (!s.primary_keys.empty() && s.TrimmedPrimaryKeys().empty()) {
+    return Status::Invalid("the primary key must contain at least one column that is not a "
+                           "partition key");
+  }
+  TRIB_ASSIGN_OR_RETURN(s.options, NormalizeOptions(OptionScope::kTable, spec.options, column_names));
+  for (const auto& [k, v] : s.options) {
+    for (const auto& def : AllOptions()) {
+      if (def.key == k && !def.supported) {
+        return Status::NotSupported("option '" + k + "' is recognised but not supported yet");
+      }
+    }
+  }
+  TRIB_ASSIGN_OR_RETURN(table::CoreOptions core, table::CoreOptions::From(s));
+  bool pk = s.HasPrimaryKey();
+  if (core.bucket == 0 || core.bucket < -1) {
+    if (core.bucket == -2) {
+      return Status::NotSupported("'bucket' = '-2' (postpone bucket mode) is not supported yet");
+    }
+    return Status::Invalid("option 'bucket' must be a positive bucket count or -1, got " +
+                           std::to_string(core.bucket));
+  }
+  if (auto bk = s.Option("bucket-key")) {
+    if (core.bucket <= 0) {
+      return Status::Invalid("option 'bucket-key' needs a fixed bucket count ('bucket' > 0)");
+    }
+    for (const auto& k : SplitList(*bk)) {
+      TRIB_RETURN_NOT_OK(must_exist("bucket key", k));
+      if (std::find(s.partition_keys.begin(), s.partition_keys.end(), k) != s.partition_keys.end()) {
+        return Status::Invalid("bucket key column '" + k + "' must not be a partition key");
+      }
+      if (pk && std::find(s.primary_keys.begin(), s.primary_keys.end(), k) == s.primary_keys.end()) {
+        return Status::Invalid("bucket key column '" + k + "' must be part of the primary key");
+      }
+    }
+  }
+  if (pk && core.bucket == -1 && s.TrimmedPrimaryKeys().size() != s.primary_keys.size() -
+                                     s.partition_keys.size()) {
+    return Status::NotSupported(
+        "cross-partition updates (a primary key without every partition key) with dynamic "
+        "buckets are not supported yet");
+  }
+  if (pk && s.TrimmedPrimaryKeys().size() + s.partition_keys.size() != s.primary_keys.size()) {
+    return Status::NotSupported(
+        "the primary key must include every partition key (cross-partition updates are not "
+        "supported yet)");
+  }
+  if (core.merge_engine != "deduplicate") {
+    return Status::NotSupported("merge engine '" + core.merge_engine +
+                                "' is not supported yet (only 'deduplicate' is)");
+  }
+  if (!pk && s.Option("merge-engine")) {
+    return Status::Invalid("option 'merge-engine' needs a primary key");
+  }
+  if (core.changelog_producer != "none") {
+    return Status::NotSupported("changelog-producer '" + core.changelog_producer +
+                                "' is not supported yet");
+  }
+  if (s.Option("sequence.field")) {
+    return Status::NotSupported("option 'sequence.field' is not supported yet");
+  }
+  if (!s.Option("file.format")) s.options["file.format"] = "avro";
+  if (core.file_format != "avro" && s.options["file.format"] != "avro") {
+    return Status::NotSupported("file.format '" + s.options["file.format"] +
+                                "' cannot be written yet; use 'avro' (Parquet support is coming)");
+  }
+  for (const auto& f : s.fields) {
+    if (f.type.IsTimestamp() && f.type.precision > 6) {
+      return Status::NotSupported("column '" + f.name + "': " + f.type.ToString() +
+                                  " needs Parquet data files; Avro holds at most precision 6");
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse,
+                                               const CatalogOptions& options) {
+  if (warehouse.empty()) return Status::Invalid("the warehouse path is empty");
+  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(warehouse));
+  if (!exists) {
+    if (!options.create_if_missing) {
+      return Status::NotFound("warehouse '" + warehouse + "' does not exist");
+    }
+    TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(warehouse));
+    TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(meta::DatabasePath(warehouse, kDefaultDb)));
+  }
+  return std::unique_ptr<Catalog>(new Catalog(warehouse));
+}
+
+Catalog::~Catalog() = default;
+
+Result<std::vector<std::string>> Catalog::ListDatabases() const {
+  TRIB_ASSIGN_OR_RETURN(auto entries, io::LocalFs().ListDir(warehouse_));
+  std::set<std::string> dbs = {kDefaultDb};
+  for (const auto& e : entries) {
+    if (e.is_dir && e.name.size() > 3 && e.name.substr(e.name.size() - 3) == ".db") {
+      dbs.insert(e.name.substr(0, e.name.size() - 3));
+    }
+  }
+  return std::vector<std::string>(dbs.begin(), dbs.end());
+}
+
+Result<bool> Catalog::DatabaseExists(const std::string& db) const {
+  if (db == kDefaultDb) return true;
+  return io::LocalFs().Exists(meta::DatabasePath(warehouse_, db));
+}
+
+Status Catalog::CreateDatabase(const std::string& db, bool ignore_if_exists) {
+  TRIB_RETURN_NOT_OK(CheckName("database", db));
+  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(meta::DatabasePath(warehouse_, db)));
+  if (exists) {
+    if (ignore_if_exists) return Status::OK();
+    return Status::AlreadyExists("database '" + db + "' already exists");
+  }
+  return io::LocalFs().MakeDirs(meta::DatabasePath(warehouse_, db));
+}
+
+Status Catalog::DropDatabase(const std::string& db, bool ignore_if_not_exists, bool cascade) {
+  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(meta::DatabasePath(warehouse_, db)));
+  if (!exists) {
+    if (ignore_if_not_exists || db == kDefaultDb) return Status::OK();
+    return Status::NotFound("database '" + db + "' does not exist");
+  }
+  TRIB_ASSIGN_OR_RETURN(auto tables, ListTables(db));
+  if (!tables.empty() && !cascade) {
+    return Status::Invalid("database '" + db + "' is not empty (" + std::to_string(tables.size()) +
+                           " tables); use DROP DATABASE ... CASCADE");
+  }
+  return io::LocalFs().RemoveAll(meta::DatabasePath(warehouse_, db));
+}
+
+Result<std::vector<std::string>> Catalog::ListTables(const std::string& db) const {
+  TRIB_ASSIGN_OR_RETURN(bool exists, DatabaseExists(db));
+  if (!exists) return Status::NotFound("database '" + db + "' does not exist");
+  auto entries = io::LocalFs().ListDir(meta::DatabasePath(warehouse_, db));
+  if (!entries.ok()) {
+    if (entries.status().IsNotFound()) return std::vector<std::string>{};
+    return entries.status();
+  }
+  std::vector<std::string> out;
+  for (const auto& e : *entries) {
+    if (!e.is_dir) continue;
+    std::string p = meta::TablePath(warehouse_, db, e.name);
+    TRIB_ASSIGN_OR_RETURN(auto id, meta::SchemaManager(p).LatestId());
+    if (id) out.push_back(e.name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string Catalog::TablePath(const Identifier& id) const {
+  return meta::TablePath(warehouse_, id.database, id.table);
+}
+
+Result<bool> Catalog::TableExists(const Identifier& id) const {
+  TRIB_ASSIGN_OR_RETURN(auto latest, meta::SchemaManager(TablePath(id)).LatestId());
+  return latest.has_value();
+}
+
+Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ignore_if_exists) {
+  if (!id.system_table.empty()) {
+    return Status::Invalid("cannot create a system table '" + id.ToString() + "'");
+  }
+  TRIB_RETURN_NOT_OK(CheckName("table", id.table));
+  TRIB_ASSIGN_OR_RETURN(bool db_exists, DatabaseExists(id.database));
+  if (!db_exists) return Status::NotFound("database '" + id.database + "' does not exist");
+  TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(id));
+  if (exists) {
+    if (ignore_if_exists) return Status::OK();
+    return Status::AlreadyExists("table '" + id.ToString() + "' already exists");
+  }
+  TRIB_ASSIGN_OR_RETURN(TableSchema schema, BuildSchema(spec));
+  schema.id = 0;
+  TRIB_ASSIGN_OR_RETURN(bool created, meta::SchemaManager(TablePath(id)).Commit(schema));
+  if (!created) {
+    if (ignore_if_exists) return Status::OK();
+    return Status::AlreadyExists("table '" + id.ToString() + "' already exists");
+  }
+  return Status::OK();
+}
+
+Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
+  TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(id));
+  if (!exists) {
+    if (ignore_if_not_exists) return Status::OK();
+    return Status::NotFound("table '" + id.ToString() + "' does not exist");
+  }
+  return io::LocalFs().RemoveAll(TablePath(id));
+}
+
+Status Catalog::AlterTableOptions(const Identifier& id,
+                                  const std::map<std::string, std::string>& set,
+                                  const std::vector<std::string>& reset) {
+  meta::SchemaManager schemas(TablePath(id));
+  for (int attempt = 0; attempt < 10; attempt++) {
+    TRIB_ASSIGN_OR_RETURN(auto latest_id, schemas.LatestId());
+    if (!latest_id) return Status::NotFound("table '" + id.ToString() + "' does not exist");
+    TRIB_ASSIGN_OR_RETURN(auto latest, schemas.Read(*latest_id));
+    std::vector<std::string> columns;
+    for (const auto& f : latest->fields) columns.push_back(f.name);
+    TRIB_ASSIGN_OR_RETURN(auto normalized, NormalizeOptions(OptionScope::kTable, set, columns));
+    TableSpec spec;
+    spec.columns = latest->fields;
+    spec.primary_keys = latest->primary_keys;
+    spec.partition_keys = latest->partition_keys;
+    spec.comment = latest->comment;
+    spec.options = latest->options;
+    for (const auto& [k, v] : normalized) spec.options[k] = v;
+    for (const auto& k : reset) {
+      TRIB_ASSIGN_OR_RETURN(std::string canon, CheckOption(OptionScope::kTable, k, "", columns));
+      spec.options.erase(canon);
+    }
+    for (const auto& [k, v] : normalized) {
+      static const std::set<std::string> kFixed = {"merge-engine", "sequence.field",
+                                                   "bucket-key", "changelog-producer"};
+      if (kFixed.count(k) && latest->Option(k) != std::optional<std::string>(v)) {
+        return Status::NotSupported("option '" + k + "' cannot be changed after CREATE TABLE");
+      }
+    }
+    TRIB_ASSIGN_OR_RETURN(TableSchema next, BuildSchema(spec));
+    next.fields = latest->fields;  // keep field ids
+    next.highest_field_id = latest->highest_field_id;
+    next.id = latest->id + 1;
+    TRIB_ASSIGN_OR_RETURN(bool ok, schemas.Commit(next));
+    if (ok) return Status::OK();
+  }
+  return Status::Conflict("ALTER TABLE '" + id.ToString() + "' kept losing to concurrent changes");
+}
+
+Result<std::unique_ptr<Table>> Catalog::GetTable(const Identifier& id) const {
+  if (!id.system_table.empty()) {
+    return Status::Invalid("'" + id.ToString() + "' is a system table; read it as a query");
+  }
+  return table::OpenFileStoreTable(id, TablePath(id));
+}
+
+Result<SystemTableData> Catalog::ReadSystemTable(const Identifier& id) const {
+  Identifier base = id;
+  base.system_table.clear();
+  TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(base));
+  if (!exists) return Status::NotFound("table '" + base.ToString() + "' does not exist");
+  return table::ReadSystemTable(TablePath(base), id.system_table);
+}
+
+}  // namespace tributary

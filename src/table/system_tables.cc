@@ -1,0 +1,230 @@
+#include "table/system_tables.h"
+
+#include <map>
+
+#include "common/json.h"
+#include "format/binary_row.h"
+#include "meta/paths.h"
+#include "meta/schema_manager.h"
+#include "meta/snapshot.h"
+#include "options/option_values.h"
+#include "table/snapshot_reader.h"
+
+namespace tributary::table {
+namespace {
+
+Field F(const char* name, DataType t) { return Field{0, name, t, ""}; }
+Value S(std::string s) { return Value::String(std::move(s)); }
+Value I(int64_t v) { return Value::Int(v); }
+Value OptI(const std::optional<int64_t>& v) { return v ? Value::Int(*v) : Value(); }
+Value Millis(int64_t ms) { return Value::Ts({ms, 0}); }
+
+// "[v1, v2]": how Paimon's system tables print a row of values.
+std::string RowString(const Row& r, const std::vector<DataType>& types) {
+  std::string s = "[";
+  for (size_t i = 0; i < r.size(); i++) {
+    if (i) s += ", ";
+    s += r[i].is_null() ? "null" : FormatValue(r[i], types[i]);
+  }
+  return s + "]";
+}
+
+// "{a=1, b=2}" for per-column statistics.
+std::string StatsString(const Row& r, const std::vector<Field>& fields) {
+  std::string s = "{";
+  for (size_t i = 0; i < r.size() && i < fields.size(); i++) {
+    if (i) s += ", ";
+    s += fields[i].name + "=" + (r[i].is_null() ? "null" : FormatValue(r[i], fields[i].type));
+  }
+  return s + "}";
+}
+
+Result<SystemTableData> Snapshots(const std::string& path) {
+  SystemTableData d;
+  d.fields = {F("snapshot_id", DataType::BigInt().NotNull()), F("schema_id", DataType::BigInt().NotNull()),
+              F("commit_user", DataType::String()), F("commit_identifier", DataType::BigInt()),
+              F("commit_kind", DataType::String()), F("commit_time", DataType::Timestamp(3)),
+              F("base_manifest_list", DataType::String()), F("delta_manifest_list", DataType::String()),
+              F("changelog_manifest_list", DataType::String()),
+              F("total_record_count", DataType::BigInt()), F("delta_record_count", DataType::BigInt()),
+              F("changelog_record_count", DataType::BigInt()), F("watermark", DataType::BigInt())};
+  meta::SnapshotManager sm(path);
+  TRIB_ASSIGN_OR_RETURN(auto ids, sm.ListIds());
+  for (int64_t id : ids) {
+    TRIB_ASSIGN_OR_RETURN(auto s, sm.Read(id));
+    d.rows.push_back({I(s->id), I(s->schema_id), S(s->commit_user), I(s->commit_identifier),
+                      S(meta::CommitKindName(s->commit_kind)), Millis(s->time_millis),
+                      S(s->base_manifest_list), S(s->delta_manifest_list),
+                      s->changelog_manifest_list ? S(*s->changelog_manifest_list) : Value(),
+                      OptI(s->total_record_count), OptI(s->delta_record_count),
+                      OptI(s->changelog_record_count), OptI(s->watermark)});
+  }
+  return d;
+}
+
+struct PartitionInfo {
+  std::vector<Field> fields;
+  std::vector<DataType> types;
+};
+
+PartitionInfo PartitionOf(const TableSchema& s) {
+  PartitionInfo p;
+  for (const auto& k : s.partition_keys) {
+    int i = s.FieldIndex(k);
+    if (i < 0) continue;
+    p.fields.push_back(s.fields[i]);
+    p.types.push_back(s.fields[i].type);
+  }
+  return p;
+}
+
+Result<std::vector<meta::ManifestEntry>> LatestEntries(const std::string& path) {
+  meta::SnapshotManager sm(path);
+  TRIB_ASSIGN_OR_RETURN(auto latest, sm.LatestId());
+  if (!latest) return std::vector<meta::ManifestEntry>{};
+  TRIB_ASSIGN_OR_RETURN(auto snap, sm.Read(*latest));
+  return ReadLiveEntries(path, *snap);
+}
+
+Result<SystemTableData> Files(const std::string& path, const TableSchema& schema) {
+  SystemTableData d;
+  d.fields = {F("partition", DataType::String()), F("bucket", DataType::Int()),
+              F("file_path", DataType::String()), F("file_format", DataType::String()),
+              F("schema_id", DataType::BigInt()), F("level", DataType::Int()),
+              F("record_count", DataType::BigInt()), F("file_size_in_bytes", DataType::BigInt()),
+              F("min_key", DataType::String()), F("max_key", DataType::String()),
+              F("null_value_counts", DataType::String()), F("min_value_stats", DataType::String()),
+              F("max_value_stats", DataType::String()), F("min_sequence_number", DataType::BigInt()),
+              F("max_sequence_number", DataType::BigInt()), F("creation_time", DataType::Timestamp(3))};
+  TRIB_ASSIGN_OR_RETURN(auto entries, LatestEntries(path));
+  PartitionInfo pi = PartitionOf(schema);
+  std::vector<DataType> key_types;
+  for (const auto& k : schema.TrimmedPrimaryKeys()) key_types.push_back(schema.fields[schema.FieldIndex(k)].type);
+  std::vector<DataType> value_types;
+  for (const auto& f : schema.fields) value_types.push_back(f.type);
+  std::string default_name = schema.Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
+  for (const auto& e : entries) {
+    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, pi.types));
+    std::string dir = meta::BucketDir(path, meta::PartitionPath(pi.fields, part, default_name), e.bucket);
+    std::string file_path = e.file.external_path ? *e.file.external_path
+                                                 : dir + "/" + e.file.file_name;
+    std::string fmt = e.file.file_name.substr(e.file.file_name.rfind('.') + 1);
+    auto min_key = format::DeserializeBinaryRow(e.file.min_key, key_types);
+    auto max_key = format::DeserializeBinaryRow(e.file.max_key, key_types);
+    Value min_v, max_v, nulls;
+    if (!e.file.value_stats_cols && e.file.schema_id == schema.id) {
+      auto mn = format::DeserializeBinaryRow(e.file.value_stats.min_values, value_types);
+      auto mx = format::DeserializeBinaryRow(e.file.value_stats.max_values, value_types);
+      if (mn.ok() && mx.ok()) {
+        min_v = S(StatsString(*mn, schema.fields));
+        max_v = S(StatsString(*mx, schema.fields));
+      }
+      if (e.file.value_stats.has_null_counts) {
+        std::string s = "{";
+        for (size_t i = 0; i < e.file.value_stats.null_counts.size() && i < schema.fields.size(); i++) {
+          if (i) s += ", ";
+          const auto& n = e.file.value_stats.null_counts[i];
+          s += schema.fields[i].name + "=" + (n ? std::to_string(*n) : "null");
+        }
+        nulls = S(s + "}");
+      }
+    }
+    d.rows.push_back({S(RowString(part, pi.types)), I(e.bucket), S(file_path), S(fmt),
+                      I(e.file.schema_id), I(e.file.level), I(e.file.row_count),
+                      I(e.file.file_size),
+                      min_key.ok() && !key_types.empty() ? S(RowString(*min_key, key_types)) : Value(),
+                      max_key.ok() && !key_types.empty() ? S(RowString(*max_key, key_types)) : Value(),
+                      nulls, min_v, max_v, I(e.file.min_sequence_number),
+                      I(e.file.max_sequence_number),
+                      e.file.creation_time_millis ? Millis(*e.file.creation_time_millis) : Value()});
+  }
+  return d;
+}
+
+Result<SystemTableData> Partitions(const std::string& path, const TableSchema& schema) {
+  SystemTableData d;
+  d.fields = {F("partition", DataType::String()), F("record_count", DataType::BigInt()),
+              F("file_size_in_bytes", DataType::BigInt()), F("file_count", DataType::BigInt()),
+              F("last_update_time", DataType::Timestamp(3))};
+  TRIB_ASSIGN_OR_RETURN(auto entries, LatestEntries(path));
+  PartitionInfo pi = PartitionOf(schema);
+  struct Agg {
+    Row part;
+    int64_t records = 0, bytes = 0, files = 0, updated = 0;
+  };
+  std::map<std::string, Agg> parts;  // ordered by the "k=v/..." path
+  for (const auto& e : entries) {
+    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, pi.types));
+    std::string name = meta::PartitionPath(pi.fields, part);
+    Agg& a = parts[name];
+    a.part = part;
+    a.records += e.file.row_count;
+    a.bytes += e.file.file_size;
+    a.files++;
+    a.updated = std::max(a.updated, e.file.creation_time_millis.value_or(0));
+  }
+  for (const auto& [name, a] : parts) {
+    d.rows.push_back({S(name), I(a.records), I(a.bytes), I(a.files), Millis(a.updated)});
+  }
+  return d;
+}
+
+Result<SystemTableData> Options(const TableSchema& schema) {
+  SystemTableData d;
+  d.fields = {F("key", DataType::String().NotNull()), F("value", DataType::String())};
+  for (const auto& [k, v] : schema.options) d.rows.push_back({S(k), S(v)});
+  return d;
+}
+
+Result<SystemTableData> Schemas(const std::string& path) {
+  SystemTableData d;
+  d.fields = {F("schema_id", DataType::BigInt().NotNull()), F("fields", DataType::String()),
+              F("partition_keys", DataType::String()), F("primary_keys", DataType::String()),
+              F("options", DataType::String()), F("comment", DataType::String()),
+              F("update_time", DataType::Timestamp(3))};
+  meta::SchemaManager sm(path);
+  TRIB_ASSIGN_OR_RETURN(auto latest, sm.LatestId());
+  for (int64_t id = 0; latest && id <= *latest; id++) {
+    auto s = sm.Read(id);
+    if (!s.ok()) {
+      if (s.status().IsNotFound()) continue;
+      return s.status();
+    }
+    Json fields = Json::array();
+    for (const auto& f : (*s)->fields) {
+      Json jf = Json::object();
+      jf["id"] = f.id;
+      jf["name"] = f.name;
+      jf["type"] = f.type.ToString();
+      fields.push_back(jf);
+    }
+    Json opts = Json::object();
+    for (const auto& [k, v] : (*s)->options) opts[k] = v;
+    d.rows.push_back({I((*s)->id), S(fields.dump()), S(Json((*s)->partition_keys).dump()),
+                      S(Json((*s)->primary_keys).dump()), S(opts.dump()),
+                      (*s)->comment.empty() ? Value() : S((*s)->comment), Millis((*s)->time_millis)});
+  }
+  return d;
+}
+
+}  // namespace
+
+Result<SystemTableData> ReadSystemTable(const std::string& path, const std::string& name) {
+  static const std::vector<std::string> kNames = {"snapshots", "files", "options", "schemas",
+                                                  "partitions"};
+  if (name == "snapshots") return Snapshots(path);
+  if (name == "schemas") return Schemas(path);
+  meta::SchemaManager sm(path);
+  TRIB_ASSIGN_OR_RETURN(auto schema, sm.Latest());
+  if (name == "files") return Files(path, *schema);
+  if (name == "options") return Options(*schema);
+  if (name == "partitions") return Partitions(path, *schema);
+  std::string hint = options::DidYouMean(name, kNames);
+  std::string known;
+  for (const auto& n : kNames) known += (known.empty() ? "" : ", ") + n;
+  return Status::NotFound("unknown system table '$" + name + "'" +
+                          (hint.empty() ? "" : "; did you mean '$" + hint + "'?") +
+                          " (known: " + known + ")");
+}
+
+}  // namespace tributary::table
