@@ -4,11 +4,24 @@
 #include "meta/paths.h"
 
 namespace tributary::table {
+namespace {
+// Paimon before 1.3 could write manifests in ORC (`manifest.format` = 'orc').
+Status CheckNotOrc(const std::string& bytes, const std::string& path) {
+  if (bytes.compare(0, 3, "ORC") == 0) {
+    return Status::NotSupported("'" + path +
+                                "' is an ORC file: this table's manifests were written with "
+                                "'manifest.format' = 'orc', which Tributary cannot read (it "
+                                "reads Avro manifests, the format current Paimon writes)");
+  }
+  return Status::OK();
+}
+}  // namespace
 
 Result<std::vector<meta::ManifestFileMeta>> ReadManifestList(const std::string& table_path,
                                                              const std::string& list_name) {
   std::string path = meta::ManifestPath(table_path, list_name);
   TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+  TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
   return meta::DecodeManifestList(std::move(bytes), "manifest list '" + path + "'");
 }
 
@@ -16,6 +29,7 @@ Result<std::vector<meta::ManifestEntry>> ReadManifest(const std::string& table_p
                                                       const std::string& manifest_name) {
   std::string path = meta::ManifestPath(table_path, manifest_name);
   TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+  TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
   return meta::DecodeManifest(std::move(bytes), "manifest '" + path + "'");
 }
 
