@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/datetime.h"
+#include "options/option_values.h"
 
 namespace tributary::cli {
 namespace {
@@ -330,8 +331,12 @@ Result<Row> DebeziumDecoder::ToRow(const Json& image, std::string_view which,
   for (auto it = image.begin(); it != image.end(); ++it) {
     int idx = FindColumn(it.key());
     if (idx < 0) {
-      return Bad("unknown column '" + it.key() + "' in '" + std::string(which) +
-                 "' (the table has no such column)");
+      std::vector<std::string> names;
+      for (const Field& f : fields_) names.push_back(f.name);
+      std::string msg = "unknown column '" + it.key() + "' in '" + std::string(which) + "'";
+      std::string guess = options::DidYouMean(it.key(), names);
+      if (!guess.empty()) return Bad(msg + "; did you mean '" + guess + "'?");
+      return Bad(msg + " (the table has no such column)");
     }
     const Field& f = fields_[idx];
     auto v = JsonToValue(it.value(), f.type, encodings[idx]);

@@ -218,6 +218,8 @@ TEST(DebeziumDecoderTest, Errors) {
   EXPECT_THAT(DecodeError(R"({"op":"t"})"), HasSubstr("truncate"));
   EXPECT_EQ(DecodeError(R"({"after":{"id":1,"colour":"red"},"op":"c"})"),
             "unknown column 'colour' in 'after' (the table has no such column)");
+  EXPECT_EQ(DecodeError(R"({"after":{"id":1,"nam":"x"},"op":"c"})"),
+            "unknown column 'nam' in 'after'; did you mean 'name'?");
   EXPECT_EQ(DecodeError(R"({"after":{"id":"one"},"op":"c"})"),
             "column 'id' (BIGINT NOT NULL): expected an integer, got \"one\"");
   EXPECT_EQ(DecodeError(R"({"after":{"name":"x"},"op":"c"})"),
