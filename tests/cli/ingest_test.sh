@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Black-box test of `tributary ingest` with `tributary sql`: CREATE TABLE, ingest Debezium JSON
+# from a file and from stdin, read the rows back, and check that a malformed line fails with its
+# line number and leaves nothing after the last commit.
+# Usage: tests/cli/ingest_test.sh [path/to/tributary]   (default: build/tributary)
+set -euo pipefail
+
+BIN=$(realpath "${1:-build/tributary}")
+WORK=$(mktemp -d /tmp/tributary-ingest-sh-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+WH="$WORK/wh"
+failures=0
+
+sql() { "$BIN" sql --warehouse "$WH" --format csv -e "$1" | tr -d '\r'; }  # CSV rows end in CRLF
+check() {  # check NAME EXPECTED ACTUAL
+  if [ "$2" == "$3" ]; then
+    echo "ok   $1"
+  else
+    echo "FAIL $1"; echo "  expected: $(printf '%q' "$2")"; echo "  actual:   $(printf '%q' "$3")"
+    failures=$((failures + 1))
+  fi
+}
+
+sql "CREATE TABLE orders (id BIGINT NOT NULL, name STRING, price DECIMAL(10, 2), day DATE,
+       ts TIMESTAMP(3), PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '2')" 2>/dev/null
+
+# 1. Every op and both envelopes, from a file.
+cat > "$WORK/events.json" <<'JSON'
+{"before":null,"after":{"id":1,"name":"apple","price":"2.00","day":19723,"ts":1704067200123},"op":"c"}
+{"schema":{"type":"struct","fields":[]},"payload":{"before":null,"after":{"id":2,"name":"banana","price":4.5,"day":"2024-01-02","ts":"2024-01-02T10:00:00Z"},"op":"r"}}
+
+{"before":{"id":1,"name":"apple","price":"2.00"},"after":{"id":1,"name":"cherry","price":"8.50","day":19723,"ts":1704067200123},"op":"u"}
+{"before":{"id":3},"after":{"id":3,"name":"date"},"op":"u"}
+{"before":{"id":2},"after":null,"op":"d"}
+JSON
+set +e
+"$BIN" ingest --warehouse "$WH" --table default.orders --format debezium-json --commit-every 2 \
+  "$WORK/events.json" 2>"$WORK/err"
+check "ingest file exit status" 0 $?
+set -e
+check "ingest summary" "ingested 5 change events (7 rows) into default.orders in 3 commits" \
+  "$(cat "$WORK/err")"
+check "rows after file" "id,name,price,day,ts
+1,cherry,8.50,2024-01-01,2024-01-01 00:00:00.123
+3,date,,," "$(sql "SELECT * FROM orders ORDER BY id" 2>/dev/null)"
+
+# 2. From stdin; a malformed line 4 keeps the commit of lines 1-2 and drops line 3.
+set +e
+printf '%s\n' '{"after":{"id":10},"op":"c"}' '{"after":{"id":11},"op":"c"}' \
+  '{"after":{"id":12},"op":"c"}' '{"after":{"id":13},"op":' '{"after":{"id":14},"op":"c"}' |
+  "$BIN" ingest --warehouse "$WH" --table orders --format debezium-json --commit-every 2 - \
+  2>"$WORK/err"
+rc=$?
+set -e
+check "malformed line exit status" 1 "$rc"
+check "malformed line message" "tributary ingest: line 4: not valid JSON" "$(cat "$WORK/err")"
+check "rows after failure" "id
+1
+3
+10
+11" "$(sql "SELECT id FROM orders ORDER BY id" 2>/dev/null)"
+
+# 3. An unknown column is named, with the closest column of the table.
+set +e
+echo '{"after":{"id":20,"nme":"x"},"op":"c"}' |
+  "$BIN" ingest --warehouse "$WH" --table orders --format debezium-json 2>"$WORK/err"
+rc=$?
+set -e
+check "unknown column exit status" 1 "$rc"
+check "unknown column message" \
+  "tributary ingest: line 1: unknown column 'nme' in 'after'; did you mean 'name'?" \
+  "$(cat "$WORK/err")"
+
+# 4. A missing table and a missing warehouse are errors; nothing is created.
+set +e
+"$BIN" ingest --warehouse "$WH" --table default.nope --format debezium-json /dev/null \
+  2>"$WORK/err"
+check "missing table exit status" 1 $?
+"$BIN" ingest --warehouse "$WORK/absent" --table orders --format debezium-json /dev/null \
+  2>/dev/null
+check "missing warehouse exit status" 1 $?
+set -e
+check "missing warehouse not created" "no" "$([ -e "$WORK/absent" ] && echo yes || echo no)"
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all ingest checks passed"
