@@ -160,6 +160,12 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
         }
         auto v = Evaluate(**cast, Row{});
         if (!v.ok()) return ErrorAt(pos, v.status().message());
+        if (v->is_null() && (!f.type.nullable || Contains(schema->primary_keys, f.name))) {
+          return ErrorAt(pos, std::string("NULL value for ") +
+                                  (Contains(schema->primary_keys, f.name) ? "primary-key"
+                                                                          : "NOT NULL") +
+                                  " column '" + f.name + "'");
+        }
         out[cols[c]] = std::move(*v);
       }
       if (all_columns) {

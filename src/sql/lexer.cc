@@ -8,12 +8,15 @@ std::string PosPrefix(const Pos& pos) {
   return "line " + std::to_string(pos.line) + ", column " + std::to_string(pos.column) + ": ";
 }
 
+// A message that already names a position keeps it (the innermost position is the precise one).
+static bool HasPosition(const std::string& message) { return message.rfind("line ", 0) == 0; }
+
 Status ErrorAt(const Pos& pos, const std::string& message) {
-  return Status::Invalid(PosPrefix(pos) + message);
+  return Status::Invalid(HasPosition(message) ? message : PosPrefix(pos) + message);
 }
 
 Status NotSupportedAt(const Pos& pos, const std::string& message) {
-  return Status::NotSupported(PosPrefix(pos) + message);
+  return Status::NotSupported(HasPosition(message) ? message : PosPrefix(pos) + message);
 }
 
 bool Token::Is(std::string_view keyword) const {
