@@ -51,7 +51,8 @@ Result<Json> ParseJson(std::string_view text, const std::string& what) {
   if (j.is_discarded()) {
     // Re-parse with exceptions only to get the position of the error.
     try {
-      (void)Json::parse(text);
+      Json ignored = Json::parse(text);
+      (void)ignored;
     } catch (const std::exception& e) {
       return Status::Corruption(what + " is not valid JSON: " + e.what());
     }
