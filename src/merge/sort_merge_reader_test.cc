@@ -14,7 +14,7 @@ KeyValue Kv(int64_t key, int64_t seq, RowKind kind, int64_t v) {
 
 std::unique_ptr<MergeFunction> Dedup() {
   TableSchema s;
-  s.fields = {{0, "k", DataType::BigInt().NotNull()}, {1, "v", DataType::BigInt()}};
+  s.fields = {{0, "k", DataType::BigInt().NotNull(), ""}, {1, "v", DataType::BigInt(), ""}};
   s.primary_keys = {"k"};
   auto r = MakeMergeFunction(s);
   return std::move(r).value();
