@@ -173,9 +173,9 @@ struct CreateTableStmt : Statement {
   bool if_not_exists = false;
   std::vector<ColumnDef> columns;
   std::vector<std::string> primary_key;
-  Pos primary_key_pos;
+  std::vector<Pos> primary_key_pos;  // of each name
   std::vector<std::string> partition_by;
-  Pos partition_by_pos;
+  std::vector<Pos> partition_by_pos;
   OptionList options;
   std::string comment;
   std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE t AS SELECT ...

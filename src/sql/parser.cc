@@ -391,11 +391,11 @@ Result<StatementPtr> Parser::ParseCreateTable(Pos start) {
         if (AcceptKeyword("CONSTRAINT")) {
           TRIB_ASSIGN_OR_RETURN(std::string ignored, ParseIdentifier("a constraint name"));
         }
-        s->primary_key_pos = Peek().pos;
+        Pos p = Peek().pos;
         TRIB_RETURN_NOT_OK(ExpectKeyword("PRIMARY"));
         TRIB_RETURN_NOT_OK(ExpectKeyword("KEY"));
-        if (!s->primary_key.empty()) return ErrorAt(s->primary_key_pos, "duplicate PRIMARY KEY");
-        TRIB_ASSIGN_OR_RETURN(s->primary_key, ParseNameList());
+        if (!s->primary_key.empty()) return ErrorAt(p, "duplicate PRIMARY KEY");
+        TRIB_ASSIGN_OR_RETURN(s->primary_key, ParseNameList(&s->primary_key_pos));
         if (AcceptKeyword("NOT")) TRIB_RETURN_NOT_OK(ExpectKeyword("ENFORCED"));
         continue;
       }
@@ -424,7 +424,7 @@ Result<StatementPtr> Parser::ParseCreateTable(Pos start) {
           if (AcceptKeyword("NOT")) TRIB_RETURN_NOT_OK(ExpectKeyword("ENFORCED"));
           if (!s->primary_key.empty()) return ErrorAt(p, "duplicate PRIMARY KEY");
           s->primary_key = {col.name};
-          s->primary_key_pos = p;
+          s->primary_key_pos = {col.pos};
         } else if (AcceptKeyword("COMMENT")) {
           TRIB_ASSIGN_OR_RETURN(col.comment, ParseStringLiteral("a comment string"));
         } else if (Peek().Is("METADATA")) {
@@ -441,9 +441,9 @@ Result<StatementPtr> Parser::ParseCreateTable(Pos start) {
     if (AcceptKeyword("COMMENT")) {
       TRIB_ASSIGN_OR_RETURN(s->comment, ParseStringLiteral("a comment string"));
     } else if (Peek().Is("PARTITIONED")) {
-      s->partition_by_pos = Next().pos;
+      Next();
       TRIB_RETURN_NOT_OK(ExpectKeyword("BY"));
-      TRIB_ASSIGN_OR_RETURN(s->partition_by, ParseNameList());
+      TRIB_ASSIGN_OR_RETURN(s->partition_by, ParseNameList(&s->partition_by_pos));
     } else if (Peek().Is("WITH") || Peek().Is("TBLPROPERTIES")) {
       Next();
       TRIB_ASSIGN_OR_RETURN(s->options, ParseOptionList());

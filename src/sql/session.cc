@@ -213,14 +213,16 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
     spec.columns.push_back(std::move(f));
     names.push_back(c.name);
   }
-  auto check_names = [&](const std::vector<std::string>& list, const Pos& pos,
+  auto check_names = [&](const std::vector<std::string>& list, const std::vector<Pos>& pos,
                          const char* what) -> Status {
-    for (const auto& n : list) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string& n = list[i];
       if (std::find(names.begin(), names.end(), n) == names.end()) {
-        return ErrorAt(pos, std::string(what) + " column '" + n + "' is not a column of the table");
+        return ErrorAt(pos[i], std::string(what) + " column '" + n +
+                                   "' is not a column of the table");
       }
-      if (std::count(list.begin(), list.end(), n) > 1) {
-        return ErrorAt(pos, std::string(what) + " column '" + n + "' is listed twice");
+      if (std::find(list.begin(), list.begin() + i, n) != list.begin() + i) {
+        return ErrorAt(pos[i], std::string(what) + " column '" + n + "' is listed twice");
       }
     }
     return Status::OK();

@@ -11,7 +11,8 @@ Records (separated by blank lines):
   query <types> [rowsort]      it must print these rows: SQL, then a line `----`, then one row
                                per line, values separated by tabs (or by single spaces when no
                                tab is present); NULL for null, (empty) for an empty string;
-                               booleans true/false. One type letter per column: I integer,
+                               booleans true/false; a line break inside a
+                               value as \n. One type letter per column: I integer,
                                T text, R real, B boolean (checked as the column count only).
   restart                      start a new session (forget USE / SET / CREATE CATALOG)
   # comment
@@ -33,6 +34,7 @@ import sys
 import tempfile
 
 SESSION_RE = re.compile(r"^\s*(USE|SET|RESET|CREATE\s+CATALOG)\b", re.IGNORECASE)
+USE_DB_RE = re.compile(r"^\s*USE\s+(?!CATALOG\b)", re.IGNORECASE)
 TIMEOUT_S = 120
 
 
@@ -106,7 +108,8 @@ def render(value):
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
-        return value if value != "" else "(empty)"
+        # A value spanning lines is written on one line with \n for each line break.
+        return value.replace("\n", "\\n") if value != "" else "(empty)"
     if isinstance(value, (dict, list)):
         return json.dumps(value, separators=(",", ":"))
     return str(value)
@@ -215,6 +218,9 @@ class FileRunner:
             return
         if rec.kind == "statement_ok":
             if SESSION_RE.match(rec.sql):
+                if USE_DB_RE.match(rec.sql):
+                    # Only the latest USE matters (an earlier database may be gone by now).
+                    self.session = [s for s in self.session if not USE_DB_RE.match(s)]
                 self.session.append(rec.sql)
             self.passed += 1
             return
