@@ -1,0 +1,408 @@
+// Evaluation of bound expressions over one row (see expression.h).
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <limits>
+
+#include "common/datetime.h"
+#include "sql/cast.h"
+#include "sql/expression.h"
+
+namespace tributary::sql {
+
+namespace {
+
+std::vector<uint32_t> CodePoints(const std::string& s) {
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = s[i];
+    int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    uint32_t cp = n == 1 ? c : c & (0xFF >> (n + 1));
+    for (int k = 1; k < n && i + k < s.size(); ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
+    out.push_back(cp);
+    i += n;
+  }
+  return out;
+}
+
+bool LikeMatch(const std::vector<uint32_t>& s, const std::vector<uint32_t>& p, int64_t escape) {
+  size_t si = 0, pi = 0, star_p = std::string::npos, star_s = 0;
+  while (si < s.size()) {
+    if (pi < p.size()) {
+      uint32_t pc = p[pi];
+      if (escape >= 0 && pc == static_cast<uint32_t>(escape) && pi + 1 < p.size()) {
+        if (p[pi + 1] == s[si]) {
+          pi += 2;
+          ++si;
+          continue;
+        }
+      } else if (pc == '%') {
+        star_p = pi++;
+        star_s = si;
+        continue;
+      } else if (pc == '_' || pc == s[si]) {
+        ++pi;
+        ++si;
+        continue;
+      }
+    }
+    if (star_p == std::string::npos) return false;
+    pi = star_p + 1;
+    si = ++star_s;
+  }
+  while (pi < p.size() && p[pi] == '%') ++pi;
+  return pi == p.size();
+}
+
+std::string Substring(const std::string& s, int64_t start, std::optional<int64_t> len) {
+  // SQL: 1-based; a start before 1 eats into the length.
+  std::vector<size_t> offsets;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) offsets.push_back(i);
+  }
+  int64_t n = static_cast<int64_t>(offsets.size());
+  int64_t from = start - 1;
+  int64_t to = len ? from + *len : n;
+  if (start <= 0 && !len) from = 0;
+  from = std::max<int64_t>(from, 0);
+  to = std::min(to, n);
+  if (to <= from) return "";
+  size_t b = offsets[from];
+  size_t e = to < n ? offsets[to] : s.size();
+  return s.substr(b, e - b);
+}
+
+Timestamp NowTimestamp(bool local) {
+  auto now = std::chrono::system_clock::now();
+  int64_t millis =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  if (local) {
+    std::time_t secs = static_cast<std::time_t>(millis / 1000);
+    std::tm tm{};
+    localtime_r(&secs, &tm);
+    millis += static_cast<int64_t>(tm.tm_gmtoff) * 1000;
+  }
+  return Timestamp{millis, 0};
+}
+
+Status ArithmeticOverflow(const BoundExpr& e) {
+  return Status::Invalid("numeric overflow in '" + e.op + "': result does not fit " +
+                         TypeName(e.type));
+}
+
+Result<Value> EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b) {
+  const DataType& ta = e.args[0]->type;
+  const DataType& tb = e.args[1]->type;
+  char op = e.op[0];
+  if (e.type.IsFloating()) {
+    double x = a.double_value(), y = b.double_value(), r = 0;
+    switch (op) {
+      case '+': r = x + y; break;
+      case '-': r = x - y; break;
+      case '*': r = x * y; break;
+      case '/':
+        if (y == 0) return Status::Invalid("division by zero");
+        r = x / y;
+        break;
+      case '%':
+        if (y == 0) return Status::Invalid("division by zero");
+        r = std::fmod(x, y);
+        break;
+    }
+    if (e.type.id == TypeId::kFloat) r = static_cast<float>(r);
+    return Value::Double(r);
+  }
+  if (e.type.IsInteger()) {
+    int64_t x = a.int_value(), y = b.int_value();
+    __int128 r = 0;
+    switch (op) {
+      case '+': r = static_cast<__int128>(x) + y; break;
+      case '-': r = static_cast<__int128>(x) - y; break;
+      case '*': r = static_cast<__int128>(x) * y; break;
+      case '/':
+        if (y == 0) return Status::Invalid("division by zero");
+        r = static_cast<__int128>(x) / y;
+        break;
+      case '%':
+        if (y == 0) return Status::Invalid("division by zero");
+        r = static_cast<__int128>(x) % y;
+        break;
+    }
+    int64_t lo, hi;
+    switch (e.type.id) {
+      case TypeId::kTinyInt: lo = -128; hi = 127; break;
+      case TypeId::kSmallInt: lo = -32768; hi = 32767; break;
+      case TypeId::kInt: lo = INT32_MIN; hi = INT32_MAX; break;
+      default: lo = INT64_MIN; hi = INT64_MAX;
+    }
+    if (r < lo || r > hi) return ArithmeticOverflow(e);
+    return Value::Int(static_cast<int64_t>(r));
+  }
+  // DECIMAL: operands are decimals with their own scales.
+  __int128 x = a.decimal_value().unscaled, y = b.decimal_value().unscaled;
+  int32_t sx = ta.scale, sy = tb.scale, s = e.type.scale;
+  const __int128 kMax = std::numeric_limits<__int128>::max() / 100;
+  auto rescale = [&](__int128 v, int32_t from, int32_t to, __int128* out) -> bool {
+    if (to >= from) {
+      __int128 f = Pow10(to - from);
+      if (v > kMax / f || v < -kMax / f) return false;
+      *out = v * f;
+    } else {
+      __int128 f = Pow10(from - to);
+      __int128 q = v / f, rem = v % f;
+      if (rem < 0) rem = -rem;
+      if (rem * 2 >= f) q += v < 0 ? -1 : 1;
+      *out = q;
+    }
+    return true;
+  };
+  __int128 r = 0;
+  switch (op) {
+    case '+':
+    case '-':
+    case '%': {
+      __int128 xs, ys;
+      if (!rescale(x, sx, s, &xs) || !rescale(y, sy, s, &ys)) return ArithmeticOverflow(e);
+      if (op == '%') {
+        if (ys == 0) return Status::Invalid("division by zero");
+        r = xs % ys;
+      } else {
+        r = op == '+' ? xs + ys : xs - ys;
+      }
+      break;
+    }
+    case '*': {
+      // x * y has scale sx + sy; bring it to s.
+      auto limit = std::numeric_limits<__int128>::max();
+      if (x != 0 && (y > limit / (x < 0 ? -x : x) || y < -limit / (x < 0 ? -x : x))) {
+        return ArithmeticOverflow(e);
+      }
+      if (!rescale(x * y, sx + sy, s, &r)) return ArithmeticOverflow(e);
+      break;
+    }
+    case '/': {
+      if (y == 0) return Status::Invalid("division by zero");
+      // x / y with scale s: x * 10^(s - sx + sy + 1) / y, then round off the extra digit.
+      int32_t shift = s - sx + sy + 1;
+      __int128 num;
+      if (shift >= 0) {
+        if (!rescale(x, 0, shift, &num)) return ArithmeticOverflow(e);
+      } else {
+        num = x / Pow10(-shift);
+      }
+      __int128 q = num / y;
+      __int128 rem = q % 10;
+      q /= 10;
+      if (rem >= 5) ++q;
+      if (rem <= -5) --q;
+      r = q;
+      break;
+    }
+  }
+  __int128 limit = Pow10(e.type.precision);
+  if (r >= limit || r <= -limit) return ArithmeticOverflow(e);
+  return Value::Dec(Decimal{r});
+}
+
+Result<Value> EvalFunction(const BoundExpr& e, const Row& row) {
+  const std::string& f = e.op;
+  if (f == "COALESCE" || f == "IFNULL") {
+    for (const auto& a : e.args) {
+      TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*a, row));
+      if (!v.is_null()) return v;
+    }
+    return Value::Null();
+  }
+  if (f == "CURRENT_TIMESTAMP" || f == "NOW") return Value::Ts(NowTimestamp(false));
+  if (f == "LOCALTIMESTAMP") return Value::Ts(NowTimestamp(true));
+  if (f == "CURRENT_DATE") {
+    int64_t ms = NowTimestamp(true).millis;
+    return Value::Int(ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000));
+  }
+  if (f == "CURRENT_TIME") return Value::Int(((NowTimestamp(true).millis % 86400000) + 86400000) % 86400000);
+  std::vector<Value> args;
+  for (const auto& a : e.args) {
+    TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*a, row));
+    args.push_back(std::move(v));
+  }
+  if (f == "IS_TRUE") return Value::Bool(!args[0].is_null() && args[0].bool_value());
+  if (f == "IS_FALSE") return Value::Bool(!args[0].is_null() && !args[0].bool_value());
+  if (f == "NULLIF") {
+    if (args[0].is_null() || args[1].is_null()) return args[0];
+    return CompareSame(args[0], args[1]) == 0 ? Value::Null() : args[0];
+  }
+  if (f == "CONCAT") {
+    std::string out;
+    for (const auto& v : args) {
+      if (v.is_null()) return Value::Null();
+      out += v.string_value();
+    }
+    return Value::String(std::move(out));
+  }
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  if (f == "UPPER" || f == "LOWER") {
+    std::string s = args[0].string_value();
+    for (char& c : s) {
+      c = static_cast<char>(f == "UPPER" ? std::toupper(static_cast<unsigned char>(c))
+                                         : std::tolower(static_cast<unsigned char>(c)));
+    }
+    return Value::String(std::move(s));
+  }
+  if (f == "LENGTH" || f == "CHAR_LENGTH" || f == "CHARACTER_LENGTH") {
+    return Value::Int(static_cast<int64_t>(CodePoints(args[0].string_value()).size()));
+  }
+  if (f == "SUBSTRING" || f == "SUBSTR") {
+    std::optional<int64_t> len;
+    if (args.size() > 2) {
+      len = args[2].int_value();
+      if (*len < 0) return Status::Invalid("negative length in SUBSTRING");
+    }
+    return Value::String(Substring(args[0].string_value(), args[1].int_value(), len));
+  }
+  if (f == "TRIM" || f == "LTRIM" || f == "RTRIM") {
+    const std::string& s = args[0].string_value();
+    size_t b = 0, end = s.size();
+    if (f != "RTRIM") while (b < end && s[b] == ' ') ++b;
+    if (f != "LTRIM") while (end > b && s[end - 1] == ' ') --end;
+    return Value::String(s.substr(b, end - b));
+  }
+  if (f == "ABS") {
+    if (args[0].is_int()) {
+      if (args[0].int_value() == INT64_MIN) return ArithmeticOverflow(e);
+      return Value::Int(std::llabs(args[0].int_value()));
+    }
+    if (args[0].is_double()) return Value::Double(std::fabs(args[0].double_value()));
+    __int128 u = args[0].decimal_value().unscaled;
+    return Value::Dec(Decimal{u < 0 ? -u : u});
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+}  // namespace
+
+Result<Value> Evaluate(const BoundExpr& e, const Row& row) {
+  switch (e.kind) {
+    case BoundKind::kConstant:
+      return e.constant;
+    case BoundKind::kColumn:
+      if (e.column < 0 || static_cast<size_t>(e.column) >= row.size()) {
+        return Status::Internal("column slot out of range");
+      }
+      return row[e.column];
+    case BoundKind::kNegate:
+    case BoundKind::kArithmetic: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      TRIB_ASSIGN_OR_RETURN(Value b, Evaluate(*e.args[1], row));
+      if (a.is_null() || b.is_null()) return Value::Null();
+      auto r = EvalArithmetic(e, a, b);
+      if (!r.ok()) return ErrorAt(e.pos, r.status().message());
+      return r;
+    }
+    case BoundKind::kNot: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      if (a.is_null()) return a;
+      return Value::Bool(!a.bool_value());
+    }
+    case BoundKind::kAnd:
+    case BoundKind::kOr: {
+      bool is_and = e.kind == BoundKind::kAnd;
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      if (!a.is_null() && a.bool_value() != is_and) return a;  // short circuit
+      TRIB_ASSIGN_OR_RETURN(Value b, Evaluate(*e.args[1], row));
+      if (!b.is_null() && b.bool_value() != is_and) return b;
+      if (a.is_null() || b.is_null()) return Value::Null();
+      return Value::Bool(is_and);
+    }
+    case BoundKind::kCompare: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      TRIB_ASSIGN_OR_RETURN(Value b, Evaluate(*e.args[1], row));
+      if (a.is_null() || b.is_null()) return Value::Null();
+      int c = CompareSame(a, b);
+      const std::string& op = e.op;
+      bool r = op == "="    ? c == 0
+               : op == "<>" ? c != 0
+               : op == "<"  ? c < 0
+               : op == "<=" ? c <= 0
+               : op == ">"  ? c > 0
+                            : c >= 0;
+      return Value::Bool(r);
+    }
+    case BoundKind::kConcat: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      TRIB_ASSIGN_OR_RETURN(Value b, Evaluate(*e.args[1], row));
+      if (a.is_null() || b.is_null()) return Value::Null();
+      return Value::String(a.string_value() + b.string_value());
+    }
+    case BoundKind::kFunction:
+      return EvalFunction(e, row);
+    case BoundKind::kCase: {
+      size_t pairs = (e.args.size() - (e.has_else ? 1 : 0)) / 2;
+      for (size_t k = 0; k < pairs; ++k) {
+        TRIB_ASSIGN_OR_RETURN(Value c, Evaluate(*e.args[2 * k], row));
+        if (!c.is_null() && c.bool_value()) return Evaluate(*e.args[2 * k + 1], row);
+      }
+      if (e.has_else) return Evaluate(*e.args.back(), row);
+      return Value::Null();
+    }
+    case BoundKind::kCast: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      auto r = CastValue(a, e.args[0]->type, e.type, static_cast<CastMode>(e.cast_mode));
+      if (!r.ok()) return ErrorAt(e.pos, r.status().message());
+      return r;
+    }
+    case BoundKind::kIn: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      if (a.is_null()) return Value::Null();
+      bool saw_null = false;
+      for (size_t k = 1; k < e.args.size(); ++k) {
+        TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*e.args[k], row));
+        if (v.is_null()) {
+          saw_null = true;
+        } else if (CompareSame(a, v) == 0) {
+          return Value::Bool(!e.negated);
+        }
+      }
+      if (saw_null) return Value::Null();
+      return Value::Bool(e.negated);
+    }
+    case BoundKind::kLike: {
+      TRIB_ASSIGN_OR_RETURN(Value s, Evaluate(*e.args[0], row));
+      TRIB_ASSIGN_OR_RETURN(Value p, Evaluate(*e.args[1], row));
+      int64_t escape = -1;
+      if (e.args.size() > 2) {
+        TRIB_ASSIGN_OR_RETURN(Value esc, Evaluate(*e.args[2], row));
+        if (esc.is_null()) return Value::Null();
+        auto cps = CodePoints(esc.string_value());
+        if (cps.size() != 1) return ErrorAt(e.pos, "ESCAPE must be a single character");
+        escape = cps[0];
+      }
+      if (s.is_null() || p.is_null()) return Value::Null();
+      bool m = LikeMatch(CodePoints(s.string_value()), CodePoints(p.string_value()), escape);
+      return Value::Bool(m != e.negated);
+    }
+    case BoundKind::kIsNull: {
+      TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
+      return Value::Bool(a.is_null() != e.negated);
+    }
+  }
+  return Status::Internal("unknown bound expression");
+}
+
+Result<bool> EvaluatePredicate(const BoundExpr& e, const Row& row) {
+  TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(e, row));
+  return !v.is_null() && v.bool_value();
+}
+
+void CollectColumns(const BoundExpr& e, std::vector<bool>* used) {
+  if (e.kind == BoundKind::kColumn && e.column >= 0) {
+    if (static_cast<size_t>(e.column) >= used->size()) used->resize(e.column + 1, false);
+    (*used)[e.column] = true;
+  }
+  for (const auto& a : e.args) CollectColumns(*a, used);
+}
+
+}  // namespace tributary::sql

@@ -1,0 +1,485 @@
+// Expression parsing, and printing expressions back as SQL.
+#include "sql/parser_internal.h"
+
+namespace tributary::sql {
+
+namespace internal {
+
+// ---- expressions
+
+Result<ExprPtr> Parser::ParseOr() {
+  TRIB_ASSIGN_OR_RETURN(ExprPtr left, ParseAnd());
+  while (Peek().Is("OR")) {
+    Pos p = Next().pos;
+    TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseAnd());
+    left = MakeBinary("OR", std::move(left), std::move(right), p);
+  }
+  return left;
+}
+
+Result<ExprPtr> Parser::ParseAnd() {
+  TRIB_ASSIGN_OR_RETURN(ExprPtr left, ParseNot());
+  while (Peek().Is("AND")) {
+    Pos p = Next().pos;
+    TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseNot());
+    left = MakeBinary("AND", std::move(left), std::move(right), p);
+  }
+  return left;
+}
+
+Result<ExprPtr> Parser::ParseNot() {
+  if (Peek().Is("NOT")) {
+    Pos p = Next().pos;
+    TRIB_ASSIGN_OR_RETURN(ExprPtr operand, ParseNot());
+    auto e = std::make_unique<Expr>();
+    e->kind = ExprKind::kUnary;
+    e->op = "NOT";
+    e->pos = p;
+    e->args.push_back(std::move(operand));
+    return e;
+  }
+  return ParseComparison();
+}
+
+Result<ExprPtr> Parser::ParseComparison() {
+  TRIB_ASSIGN_OR_RETURN(ExprPtr left, ParseConcat());
+  while (true) {
+    const Token& t = Peek();
+    if (t.type == TokenType::kSymbol &&
+        (t.text == "=" || t.text == "<>" || t.text == "!=" || t.text == "<" || t.text == "<=" ||
+         t.text == ">" || t.text == ">=")) {
+      Pos p = t.pos;
+      std::string op = Next().text;
+      if (op == "!=") op = "<>";
+      TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
+      left = MakeBinary(op, std::move(left), std::move(right), p);
+      continue;
+    }
+    if (t.Is("IS")) {
+      Pos p = Next().pos;
+      bool negated = AcceptKeyword("NOT");
+      if (Peek().Is("TRUE") || Peek().Is("FALSE")) {
+        // x IS [NOT] TRUE: the function IS_TRUE/IS_FALSE, negated.
+        auto e = std::make_unique<Expr>();
+        e->kind = ExprKind::kFunction;
+        e->op = Peek().Is("TRUE") ? "IS_TRUE" : "IS_FALSE";
+        Next();
+        e->pos = p;
+        e->args.push_back(std::move(left));
+        if (negated) {
+          auto n = std::make_unique<Expr>();
+          n->kind = ExprKind::kUnary;
+          n->op = "NOT";
+          n->pos = p;
+          n->args.push_back(std::move(e));
+          left = std::move(n);
+        } else {
+          left = std::move(e);
+        }
+        continue;
+      }
+      TRIB_RETURN_NOT_OK(ExpectKeyword("NULL"));
+      auto e = std::make_unique<Expr>();
+      e->kind = ExprKind::kIsNull;
+      e->negated = negated;
+      e->pos = p;
+      e->args.push_back(std::move(left));
+      left = std::move(e);
+      continue;
+    }
+    bool negated = false;
+    size_t save = pos_;
+    if (t.Is("NOT") && (Peek(1).Is("IN") || Peek(1).Is("BETWEEN") || Peek(1).Is("LIKE"))) {
+      Next();
+      negated = true;
+    }
+    const Token& op = Peek();
+    if (op.Is("IN")) {
+      Pos p = Next().pos;
+      TRIB_RETURN_NOT_OK(ExpectSymbol("("));
+      if (Peek().Is("SELECT")) {
+        return NotSupportedAt(Peek().pos, "IN (SELECT ...) subqueries are not supported yet");
+      }
+      auto e = std::make_unique<Expr>();
+      e->kind = ExprKind::kIn;
+      e->negated = negated;
+      e->pos = p;
+      e->args.push_back(std::move(left));
+      do {
+        TRIB_ASSIGN_OR_RETURN(ExprPtr item, ParseExpr());
+        e->args.push_back(std::move(item));
+      } while (AcceptSymbol(","));
+      TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+      left = std::move(e);
+      continue;
+    }
+    if (op.Is("BETWEEN")) {
+      Pos p = Next().pos;
+      AcceptKeyword("ASYMMETRIC");
+      TRIB_ASSIGN_OR_RETURN(ExprPtr lo, ParseConcat());
+      TRIB_RETURN_NOT_OK(ExpectKeyword("AND"));
+      TRIB_ASSIGN_OR_RETURN(ExprPtr hi, ParseConcat());
+      auto e = std::make_unique<Expr>();
+      e->kind = ExprKind::kBetween;
+      e->negated = negated;
+      e->pos = p;
+      e->args.push_back(std::move(left));
+      e->args.push_back(std::move(lo));
+      e->args.push_back(std::move(hi));
+      left = std::move(e);
+      continue;
+    }
+    if (op.Is("LIKE")) {
+      Pos p = Next().pos;
+      TRIB_ASSIGN_OR_RETURN(ExprPtr pattern, ParseConcat());
+      auto e = std::make_unique<Expr>();
+      e->kind = ExprKind::kLike;
+      e->negated = negated;
+      e->pos = p;
+      e->args.push_back(std::move(left));
+      e->args.push_back(std::move(pattern));
+      if (AcceptKeyword("ESCAPE")) {
+        TRIB_ASSIGN_OR_RETURN(ExprPtr esc, ParseConcat());
+        e->args.push_back(std::move(esc));
+      }
+      left = std::move(e);
+      continue;
+    }
+    pos_ = save;
+    return left;
+  }
+}
+
+Result<ExprPtr> Parser::ParseConcat() {
+  TRIB_ASSIGN_OR_RETURN(ExprPtr left, ParseAdditive());
+  while (Peek().IsSymbol("||")) {
+    Pos p = Next().pos;
+    TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
+    left = MakeBinary("||", std::move(left), std::move(right), p);
+  }
+  return left;
+}
+
+Result<ExprPtr> Parser::ParseAdditive() {
+  TRIB_ASSIGN_OR_RETURN(ExprPtr left, ParseMultiplicative());
+  while (Peek().IsSymbol("+") || Peek().IsSymbol("-")) {
+    Pos p = Peek().pos;
+    std::string op = Next().text;
+    TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
+    left = MakeBinary(op, std::move(left), std::move(right), p);
+  }
+  return left;
+}
+
+Result<ExprPtr> Parser::ParseMultiplicative() {
+  TRIB_ASSIGN_OR_RETURN(ExprPtr left, ParseUnary());
+  while (Peek().IsSymbol("*") || Peek().IsSymbol("/") || Peek().IsSymbol("%")) {
+    Pos p = Peek().pos;
+    std::string op = Next().text;
+    TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
+    left = MakeBinary(op, std::move(left), std::move(right), p);
+  }
+  return left;
+}
+
+Result<ExprPtr> Parser::ParseUnary() {
+  if (Peek().IsSymbol("-") || Peek().IsSymbol("+")) {
+    Pos p = Peek().pos;
+    std::string op = Next().text;
+    TRIB_ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
+    if (operand->kind == ExprKind::kLiteral &&
+        (operand->literal_kind == LiteralKind::kInteger ||
+         operand->literal_kind == LiteralKind::kDecimal ||
+         operand->literal_kind == LiteralKind::kFloat)) {
+      // Fold the sign into the literal so -128 is a TINYINT-sized literal, and the minimum BIGINT
+      // is representable.
+      if (op == "-") {
+        operand->text = operand->text[0] == '-' ? operand->text.substr(1) : "-" + operand->text;
+      }
+      operand->pos = p;
+      return operand;
+    }
+    auto e = std::make_unique<Expr>();
+    e->kind = ExprKind::kUnary;
+    e->op = op;
+    e->pos = p;
+    e->args.push_back(std::move(operand));
+    return e;
+  }
+  return ParsePrimary();
+}
+
+Result<ExprPtr> Parser::ParsePrimary() {
+  const Token& t = Peek();
+  auto e = std::make_unique<Expr>();
+  e->pos = t.pos;
+  switch (t.type) {
+    case TokenType::kInteger:
+    case TokenType::kDecimal:
+    case TokenType::kFloat:
+      e->kind = ExprKind::kLiteral;
+      e->literal_kind = t.type == TokenType::kInteger   ? LiteralKind::kInteger
+                        : t.type == TokenType::kDecimal ? LiteralKind::kDecimal
+                                                        : LiteralKind::kFloat;
+      e->text = Next().text;
+      return e;
+    case TokenType::kString:
+      e->kind = ExprKind::kLiteral;
+      e->literal_kind = LiteralKind::kString;
+      e->text = Next().text;
+      return e;
+    case TokenType::kSymbol:
+      if (t.text == "(") {
+        Next();
+        if (Peek().Is("SELECT")) {
+          return NotSupportedAt(Peek().pos, "scalar subqueries are not supported yet");
+        }
+        TRIB_ASSIGN_OR_RETURN(ExprPtr inner, ParseExpr());
+        TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+        return inner;
+      }
+      if (t.text == "*") {
+        Next();
+        e->kind = ExprKind::kStar;
+        return e;
+      }
+      if (t.text == "?") {
+        return NotSupportedAt(t.pos, "parameters (?) are not supported");
+      }
+      return Unexpected("an expression");
+    case TokenType::kWord: {
+      if (t.Is("TRUE") || t.Is("FALSE")) {
+        e->kind = ExprKind::kLiteral;
+        e->literal_kind = LiteralKind::kBool;
+        e->text = Upper(Next().text);
+        return e;
+      }
+      if (t.Is("NULL")) {
+        Next();
+        e->kind = ExprKind::kLiteral;
+        e->literal_kind = LiteralKind::kNull;
+        return e;
+      }
+      if ((t.Is("DATE") || t.Is("TIME") || t.Is("TIMESTAMP")) &&
+          Peek(1).type == TokenType::kString) {
+        e->kind = ExprKind::kLiteral;
+        e->literal_kind = t.Is("DATE")   ? LiteralKind::kDate
+                          : t.Is("TIME") ? LiteralKind::kTime
+                                         : LiteralKind::kTimestamp;
+        Next();
+        e->text = Next().text;
+        return e;
+      }
+      if (t.Is("INTERVAL")) return NotSupportedAt(t.pos, "INTERVAL is not supported yet");
+      if (t.Is("CASE")) {
+        Next();
+        return ParseCase(t.pos);
+      }
+      if ((t.Is("CAST") || t.Is("TRY_CAST")) && Peek(1).IsSymbol("(")) {
+        Next();
+        Next();
+        e->kind = ExprKind::kCast;
+        TRIB_ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+        e->args.push_back(std::move(operand));
+        TRIB_RETURN_NOT_OK(ExpectKeyword("AS"));
+        TRIB_ASSIGN_OR_RETURN(e->type_text, ParseTypeText(&e->type_pos));
+        TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+        return e;
+      }
+      if (Peek(1).IsSymbol("(")) {
+        const Token& name = Next();
+        return ParseFunction(name);
+      }
+      if (t.Is("CURRENT_DATE") || t.Is("CURRENT_TIMESTAMP") || t.Is("LOCALTIMESTAMP") ||
+          t.Is("CURRENT_TIME") || t.Is("NOW")) {
+        e->kind = ExprKind::kFunction;
+        e->op = Upper(Next().text);
+        return e;
+      }
+      [[fallthrough]];
+    }
+    case TokenType::kQuotedIdentifier: {
+      e->kind = ExprKind::kColumn;
+      e->names.push_back(Next().text);
+      while (Peek().IsSymbol(".")) {
+        Next();
+        if (Peek().IsSymbol("*")) {
+          Next();
+          e->kind = ExprKind::kStar;
+          return e;
+        }
+        TRIB_ASSIGN_OR_RETURN(std::string part, ParseIdentifier("a column name"));
+        e->names.push_back(std::move(part));
+      }
+      return e;
+    }
+    default:
+      return Unexpected("an expression");
+  }
+}
+
+Result<ExprPtr> Parser::ParseFunction(const Token& name) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::kFunction;
+  e->pos = name.pos;
+  e->op = Upper(name.text);
+  TRIB_RETURN_NOT_OK(ExpectSymbol("("));
+  if (AcceptSymbol(")")) return e;
+  if (Peek().IsSymbol("*") && Peek(1).IsSymbol(")")) {
+    Next();
+    Next();
+    e->star_arg = true;
+    return e;
+  }
+  if (AcceptKeyword("DISTINCT")) {
+    e->distinct = true;
+  } else {
+    AcceptKeyword("ALL");
+  }
+  TRIB_ASSIGN_OR_RETURN(ExprPtr first, ParseExpr());
+  e->args.push_back(std::move(first));
+  if ((e->op == "SUBSTRING" || e->op == "SUBSTR") && Peek().Is("FROM")) {
+    Next();
+    TRIB_ASSIGN_OR_RETURN(ExprPtr start, ParseExpr());
+    e->args.push_back(std::move(start));
+    if (AcceptKeyword("FOR")) {
+      TRIB_ASSIGN_OR_RETURN(ExprPtr len, ParseExpr());
+      e->args.push_back(std::move(len));
+    }
+  } else {
+    while (AcceptSymbol(",")) {
+      TRIB_ASSIGN_OR_RETURN(ExprPtr arg, ParseExpr());
+      e->args.push_back(std::move(arg));
+    }
+  }
+  TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+  return e;
+}
+
+Result<ExprPtr> Parser::ParseCase(Pos pos) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::kCase;
+  e->pos = pos;
+  if (!Peek().Is("WHEN")) {
+    TRIB_ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
+    e->args.push_back(std::move(operand));
+    e->has_case_operand = true;
+  }
+  if (!Peek().Is("WHEN")) return Unexpected("WHEN");
+  while (AcceptKeyword("WHEN")) {
+    TRIB_ASSIGN_OR_RETURN(ExprPtr when, ParseExpr());
+    TRIB_RETURN_NOT_OK(ExpectKeyword("THEN"));
+    TRIB_ASSIGN_OR_RETURN(ExprPtr then, ParseExpr());
+    e->args.push_back(std::move(when));
+    e->args.push_back(std::move(then));
+  }
+  if (AcceptKeyword("ELSE")) {
+    TRIB_ASSIGN_OR_RETURN(ExprPtr other, ParseExpr());
+    e->args.push_back(std::move(other));
+    e->has_else = true;
+  }
+  TRIB_RETURN_NOT_OK(ExpectKeyword("END"));
+  return e;
+}
+
+}  // namespace internal
+
+ExprPtr Expr::Clone() const {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->pos = pos;
+  e->literal_kind = literal_kind;
+  e->text = text;
+  e->names = names;
+  e->op = op;
+  for (const auto& a : args) e->args.push_back(a->Clone());
+  e->distinct = distinct;
+  e->negated = negated;
+  e->star_arg = star_arg;
+  e->has_case_operand = has_case_operand;
+  e->has_else = has_else;
+  e->type_text = type_text;
+  e->type_pos = type_pos;
+  return e;
+}
+
+std::string QualifiedName::ToString() const {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += ".";
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string ExprToString(const Expr& e) {
+  auto args = [&](size_t from) {
+    std::string out;
+    for (size_t i = from; i < e.args.size(); ++i) {
+      if (i > from) out += ", ";
+      out += ExprToString(*e.args[i]);
+    }
+    return out;
+  };
+  switch (e.kind) {
+    case ExprKind::kLiteral:
+      switch (e.literal_kind) {
+        case LiteralKind::kNull: return "NULL";
+        case LiteralKind::kString: {
+          std::string out = "'";
+          for (char c : e.text) {
+            if (c == '\'') out += "'";
+            out += c;
+          }
+          return out + "'";
+        }
+        case LiteralKind::kDate: return "DATE '" + e.text + "'";
+        case LiteralKind::kTime: return "TIME '" + e.text + "'";
+        case LiteralKind::kTimestamp: return "TIMESTAMP '" + e.text + "'";
+        default: return e.text;
+      }
+    case ExprKind::kColumn: {
+      std::string out;
+      for (size_t i = 0; i < e.names.size(); ++i) out += (i ? "." : "") + e.names[i];
+      return out;
+    }
+    case ExprKind::kStar: {
+      std::string out;
+      for (const auto& n : e.names) out += n + ".";
+      return out + "*";
+    }
+    case ExprKind::kUnary:
+      return e.op == "NOT" ? "NOT " + ExprToString(*e.args[0]) : e.op + ExprToString(*e.args[0]);
+    case ExprKind::kBinary:
+      return "(" + ExprToString(*e.args[0]) + " " + e.op + " " + ExprToString(*e.args[1]) + ")";
+    case ExprKind::kFunction:
+      if (e.star_arg) return e.op + "(*)";
+      return e.op + "(" + (e.distinct ? "DISTINCT " : "") + args(0) + ")";
+    case ExprKind::kCase: {
+      std::string out = "CASE";
+      size_t i = 0;
+      if (e.has_case_operand) out += " " + ExprToString(*e.args[i++]);
+      size_t end = e.args.size() - (e.has_else ? 1 : 0);
+      for (; i < end; i += 2) {
+        out += " WHEN " + ExprToString(*e.args[i]) + " THEN " + ExprToString(*e.args[i + 1]);
+      }
+      if (e.has_else) out += " ELSE " + ExprToString(*e.args.back());
+      return out + " END";
+    }
+    case ExprKind::kCast:
+      return "CAST(" + ExprToString(*e.args[0]) + " AS " + e.type_text + ")";
+    case ExprKind::kIn:
+      return ExprToString(*e.args[0]) + (e.negated ? " NOT IN (" : " IN (") + args(1) + ")";
+    case ExprKind::kBetween:
+      return ExprToString(*e.args[0]) + (e.negated ? " NOT BETWEEN " : " BETWEEN ") +
+             ExprToString(*e.args[1]) + " AND " + ExprToString(*e.args[2]);
+    case ExprKind::kLike:
+      return ExprToString(*e.args[0]) + (e.negated ? " NOT LIKE " : " LIKE ") +
+             ExprToString(*e.args[1]);
+    case ExprKind::kIsNull:
+      return ExprToString(*e.args[0]) + (e.negated ? " IS NOT NULL" : " IS NULL");
+  }
+  return "?";
+}
+
+}  // namespace tributary::sql

@@ -1,0 +1,274 @@
+// The recursive-descent parser's class, shared by parser.cc (statements) and
+// parser_expression.cc (expressions). Private to src/sql.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sql/ast.h"
+#include "sql/lexer.h"
+
+namespace tributary::sql::internal {
+
+inline std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Words that end an expression or a table reference, so they cannot be an alias without AS.
+inline bool IsReserved(const Token& t) {
+  static const std::set<std::string> kReserved = {
+      "FROM",   "WHERE",  "GROUP", "ORDER",    "HAVING", "LIMIT",   "OFFSET",  "UNION",
+      "EXCEPT", "MINUS",  "INTERSECT", "JOIN", "INNER",  "LEFT",    "RIGHT",   "FULL",
+      "CROSS",  "ON",     "AS",    "AND",      "OR",     "NOT",     "IS",      "IN",
+      "BETWEEN", "LIKE",  "SELECT", "VALUES",  "WINDOW", "FOR",     "USING",   "WHEN",
+      "THEN",   "ELSE",   "END",   "PARTITION", "NATURAL", "ASC",   "DESC",    "NULLS",
+      "LATERAL", "FETCH", "WITH",  "SET",      "ESCAPE"};
+  return t.type == TokenType::kWord && kReserved.count(Upper(t.text)) > 0;
+}
+
+// Parses tokens of one statement. Thread-compatible; one use per token list.
+class Parser {
+ public:
+  explicit Parser(std::vector<Token> tokens) : tokens_(std::move(tokens)) {}
+
+  Result<StatementPtr> ParseTop();
+  Result<ExprPtr> ParseExpressionTop() {
+    TRIB_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
+    TRIB_RETURN_NOT_OK(ExpectEnd());
+    return e;
+  }
+
+ private:
+  // ---- token helpers
+  const Token& Peek(size_t ahead = 0) const {
+    size_t i = std::min(pos_ + ahead, tokens_.size() - 1);
+    return tokens_[i];
+  }
+  const Token& Next() {
+    const Token& t = tokens_[pos_];
+    if (pos_ + 1 < tokens_.size()) ++pos_;
+    return t;
+  }
+  bool AcceptKeyword(std::string_view kw) {
+    if (!Peek().Is(kw)) return false;
+    Next();
+    return true;
+  }
+  bool AcceptSymbol(std::string_view s) {
+    if (!Peek().IsSymbol(s)) return false;
+    Next();
+    return true;
+  }
+  Status Unexpected(const std::string& expected) const {
+    return ErrorAt(Peek().pos, "expected " + expected + " but found " + Peek().Describe());
+  }
+  Status ExpectKeyword(std::string_view kw) {
+    if (AcceptKeyword(kw)) return Status::OK();
+    return Unexpected(std::string(kw));
+  }
+  Status ExpectSymbol(std::string_view s) {
+    if (AcceptSymbol(s)) return Status::OK();
+    return Unexpected("'" + std::string(s) + "'");
+  }
+  Status ExpectEnd() {
+    if (Peek().type == TokenType::kEnd) return Status::OK();
+    return Unexpected("end of statement");
+  }
+
+  // ---- names
+  Result<std::string> ParseIdentifier(const char* what = "an identifier") {
+    const Token& t = Peek();
+    if (t.type == TokenType::kWord || t.type == TokenType::kQuotedIdentifier) {
+      return Next().text;
+    }
+    return Unexpected(what);
+  }
+  Result<QualifiedName> ParseQualifiedName(const char* what = "a name") {
+    QualifiedName n;
+    n.pos = Peek().pos;
+    TRIB_ASSIGN_OR_RETURN(std::string first, ParseIdentifier(what));
+    n.parts.push_back(std::move(first));
+    while (Peek().IsSymbol(".")) {
+      Next();
+      TRIB_ASSIGN_OR_RETURN(std::string part, ParseIdentifier(what));
+      n.parts.push_back(std::move(part));
+    }
+    if (n.parts.size() > 3) return ErrorAt(n.pos, "too many parts in name '" + n.ToString() + "'");
+    return n;
+  }
+  Result<std::vector<std::string>> ParseNameList(std::vector<Pos>* positions = nullptr) {
+    TRIB_RETURN_NOT_OK(ExpectSymbol("("));
+    std::vector<std::string> names;
+    do {
+      if (positions) positions->push_back(Peek().pos);
+      TRIB_ASSIGN_OR_RETURN(std::string n, ParseIdentifier("a column name"));
+      names.push_back(std::move(n));
+    } while (AcceptSymbol(","));
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    return names;
+  }
+  Result<std::string> ParseStringLiteral(const char* what) {
+    if (Peek().type != TokenType::kString) return Unexpected(what);
+    return Next().text;
+  }
+  // ('k' = 'v', ...)
+  Result<OptionList> ParseOptionList() {
+    TRIB_RETURN_NOT_OK(ExpectSymbol("("));
+    OptionList out;
+    if (AcceptSymbol(")")) return out;
+    do {
+      OptionEntry e;
+      e.pos = Peek().pos;
+      TRIB_ASSIGN_OR_RETURN(e.key, ParseStringLiteral("an option key string"));
+      TRIB_RETURN_NOT_OK(ExpectSymbol("="));
+      TRIB_ASSIGN_OR_RETURN(e.value, ParseStringLiteral("an option value string"));
+      for (const auto& prev : out) {
+        if (prev.key == e.key) return ErrorAt(e.pos, "option '" + e.key + "' is given twice");
+      }
+      out.push_back(std::move(e));
+    } while (AcceptSymbol(","));
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    return out;
+  }
+  // /*+ OPTIONS('k' = 'v') */ after a table name; absent hints leave `out` empty.
+  Status ParseHints(OptionList* out, Pos* pos) {
+    while (Peek().type == TokenType::kHintStart) {
+      *pos = Next().pos;
+      do {
+        const Token& name = Peek();
+        if (name.type != TokenType::kWord) return Unexpected("a hint name such as OPTIONS");
+        if (!name.Is("OPTIONS")) {
+          std::string hint = name.text;
+          std::string msg = "unknown hint '" + hint + "'";
+          if (Upper(hint) == "OPTION") msg += "; did you mean 'OPTIONS'?";
+          else msg += "; the supported hint is OPTIONS('key' = 'value', ...)";
+          return ErrorAt(name.pos, msg);
+        }
+        Next();
+        TRIB_ASSIGN_OR_RETURN(OptionList opts, ParseOptionList());
+        for (auto& o : opts) out->push_back(std::move(o));
+      } while (AcceptSymbol(","));
+      if (Peek().type != TokenType::kHintEnd) return Unexpected("'*/' closing the hint");
+      Next();
+    }
+    return Status::OK();
+  }
+  Result<std::vector<PartitionSpecEntry>> ParsePartitionSpec() {
+    TRIB_RETURN_NOT_OK(ExpectSymbol("("));
+    std::vector<PartitionSpecEntry> out;
+    do {
+      PartitionSpecEntry e;
+      e.pos = Peek().pos;
+      TRIB_ASSIGN_OR_RETURN(e.column, ParseIdentifier("a partition column"));
+      TRIB_RETURN_NOT_OK(ExpectSymbol("="));
+      TRIB_ASSIGN_OR_RETURN(e.value, ParseUnary());
+      out.push_back(std::move(e));
+    } while (AcceptSymbol(","));
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    return out;
+  }
+  // A type as written: INT, DECIMAL(10, 2), TIMESTAMP(3) WITH LOCAL TIME ZONE, ARRAY<INT>.
+  Result<std::string> ParseTypeText(Pos* pos) {
+    *pos = Peek().pos;
+    if (Peek().type != TokenType::kWord) return Unexpected("a type name");
+    std::string out = Upper(Next().text);
+    if ((out == "DOUBLE" && Peek().Is("PRECISION")) ||
+        ((out == "CHARACTER" || out == "CHAR") && Peek().Is("VARYING"))) {
+      out += " " + Upper(Next().text);
+    }
+    if (Peek().IsSymbol("(")) {
+      Next();
+      out += "(";
+      bool first = true;
+      while (!Peek().IsSymbol(")")) {
+        if (!first) {
+          TRIB_RETURN_NOT_OK(ExpectSymbol(","));
+          out += ", ";
+        }
+        first = false;
+        const Token& t = Peek();
+        if (t.type != TokenType::kInteger && t.type != TokenType::kWord) {
+          return Unexpected("a type parameter");
+        }
+        out += Next().text;
+      }
+      Next();
+      out += ")";
+    }
+    if (Peek().IsSymbol("<")) {
+      int depth = 0;
+      do {
+        const Token& t = Next();
+        if (t.type == TokenType::kEnd) return Unexpected("'>'");
+        if (t.IsSymbol("<")) ++depth;
+        if (t.IsSymbol(">")) --depth;
+        if (t.IsSymbol(",")) {
+          out += ", ";
+        } else {
+          if (!out.empty() && std::isalnum(static_cast<unsigned char>(out.back())) &&
+              t.type == TokenType::kWord) {
+            out += " ";
+          }
+          out += t.type == TokenType::kWord ? Upper(t.text) : t.text;
+        }
+      } while (depth > 0);
+    }
+    while (Peek().Is("WITH") || Peek().Is("WITHOUT")) {
+      // WITH LOCAL TIME ZONE / WITHOUT TIME ZONE / WITH TIME ZONE
+      if (!(Peek(1).Is("LOCAL") || Peek(1).Is("TIME"))) break;
+      out += " " + Upper(Next().text);
+      while (Peek().Is("LOCAL") || Peek().Is("TIME") || Peek().Is("ZONE")) {
+        out += " " + Upper(Next().text);
+      }
+    }
+    return out;
+  }
+
+  // ---- statements
+  Result<StatementPtr> ParseCreate();
+  Result<StatementPtr> ParseCreateTable(Pos start);
+  Result<StatementPtr> ParseDrop();
+  Result<StatementPtr> ParseAlter();
+  Result<StatementPtr> ParseShow();
+  Result<StatementPtr> ParseInsert();
+  Result<StatementPtr> ParseDelete();
+  Result<StatementPtr> ParseUpdate();
+  Result<StatementPtr> ParseSet();
+  Result<StatementPtr> ParseCall();
+  Result<std::unique_ptr<SelectStmt>> ParseQuery();
+  Result<std::unique_ptr<SelectStmt>> ParseSelect();
+  Result<TableRef> ParseTableRef();
+
+  // ---- expressions
+  Result<ExprPtr> ParseExpr() { return ParseOr(); }
+  Result<ExprPtr> ParseOr();
+  Result<ExprPtr> ParseAnd();
+  Result<ExprPtr> ParseNot();
+  Result<ExprPtr> ParseComparison();
+  Result<ExprPtr> ParseConcat();
+  Result<ExprPtr> ParseAdditive();
+  Result<ExprPtr> ParseMultiplicative();
+  Result<ExprPtr> ParseUnary();
+  Result<ExprPtr> ParsePrimary();
+  Result<ExprPtr> ParseFunction(const Token& name);
+  Result<ExprPtr> ParseCase(Pos pos);
+
+  static ExprPtr MakeBinary(std::string op, ExprPtr l, ExprPtr r, Pos pos) {
+    auto e = std::make_unique<Expr>();
+    e->kind = ExprKind::kBinary;
+    e->op = std::move(op);
+    e->pos = pos;
+    e->args.push_back(std::move(l));
+    e->args.push_back(std::move(r));
+    return e;
+  }
+
+  std::vector<Token> tokens_;
+  size_t pos_ = 0;
+};
+
+}  // namespace tributary::sql::internal
