@@ -29,6 +29,11 @@ struct WriteOptions {
   // that static partition; an empty map means the whole table).
   bool overwrite = false;
   std::optional<std::map<std::string, std::string>> overwrite_partition;
+  // Static partial-column write (primary-key tables with the deduplicate or partial-update
+  // engine): rows still carry every column, but only these columns are written; every other
+  // column keeps its stored value (NULL for a new key). Must list the whole primary key; the
+  // other columns must be nullable.
+  std::optional<std::vector<std::string>> write_columns;
 };
 
 // One conjunct of a scan filter, on a column of the table schema. Scans use filters to skip

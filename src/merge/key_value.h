@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "tributary/value.h"
@@ -15,6 +16,9 @@ struct KeyValue {
   RowKind kind = RowKind::kInsert;
   Row value;
   int32_t level = 0;  // the level of the file the record came from (used by compaction/changelog)
+  // Static partial-column writes: which columns this record wrote (null = every column). The
+  // columns it did not write keep their stored values when merged.
+  std::shared_ptr<const std::vector<bool>> write_mask;
 };
 
 // Compares records by the key columns of `value`. Thread-safe (immutable).

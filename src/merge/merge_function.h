@@ -1,12 +1,14 @@
 // MergeFunction: how the records of one key combine (the table's merge engine). The same object
 // runs in the write buffer, the read path and compaction, so a key reads the same however it was
-// merged. Records arrive in merge order (ascending sequence). Not thread-safe: one per reader.
+// merged. Records arrive in merge order (SequenceOrder: oldest first). Not thread-safe: one per
+// reader or writer.
 #pragma once
 
 #include <memory>
 #include <optional>
 
 #include "merge/key_value.h"
+#include "merge/merge_config.h"
 #include "tributary/result.h"
 #include "tributary/schema.h"
 
@@ -21,10 +23,15 @@ class MergeFunction {
   // The merged record (its kind may be a retraction, meaning the key is gone), or nullopt when
   // the engine keeps nothing.
   virtual std::optional<KeyValue> Result() = 0;
+  // Turns a record a user wrote into the engine's stored form, once, before it is buffered
+  // (e.g. 'count' columns become 1/0 indicators so counts merge as sums).
+  virtual void PrepareInput(KeyValue* kv) const {}
 };
 
-// Creates the merge function the table's options ask for.
-// REQUIRES: schema has a primary key.
+// Creates the merge function of `config` for `schema`'s columns.
+Result<std::unique_ptr<MergeFunction>> MakeMergeFunction(std::shared_ptr<const MergeConfig> config,
+                                                         const TableSchema& schema);
+// Convenience: parses the schema's options first. REQUIRES: schema has a primary key.
 Result<std::unique_ptr<MergeFunction>> MakeMergeFunction(const TableSchema& schema);
 
 }  // namespace tributary::merge

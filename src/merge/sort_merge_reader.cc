@@ -2,8 +2,9 @@
 
 namespace tributary::merge {
 
-LoserTree::LoserTree(std::vector<std::unique_ptr<RecordSource>> sources, const KeyComparator* cmp)
-    : sources_(std::move(sources)), cmp_(cmp) {
+LoserTree::LoserTree(std::vector<std::unique_ptr<RecordSource>> sources, const KeyComparator* cmp,
+                     const SequenceOrder* order)
+    : sources_(std::move(sources)), cmp_(cmp), order_(order) {
   k_ = static_cast<int>(sources_.size());
   heads_.resize(k_);
   live_.assign(k_, false);
@@ -18,7 +19,8 @@ bool LoserTree::Beats(int a, int b) const {
   if (!live_[b]) return true;
   int c = cmp_->Compare(heads_[a].value, heads_[b].value);
   if (c != 0) return c < 0;
-  if (heads_[a].sequence != heads_[b].sequence) return heads_[a].sequence < heads_[b].sequence;
+  c = order_->Compare(heads_[a], heads_[b]);
+  if (c != 0) return c < 0;
   return a < b;
 }
 
@@ -59,8 +61,9 @@ Status LoserTree::Pop(KeyValue* out) {
 }
 
 SortMergeReader::SortMergeReader(std::vector<std::unique_ptr<RecordSource>> sources,
-                                 KeyComparator cmp, MergeFunction* merge)
-    : cmp_(std::move(cmp)), tree_(std::move(sources), &cmp_), merge_(merge) {}
+                                 KeyComparator cmp, SequenceOrder order, MergeFunction* merge)
+    : cmp_(std::move(cmp)), order_(std::move(order)), tree_(std::move(sources), &cmp_, &order_),
+      merge_(merge) {}
 
 Result<bool> SortMergeReader::Next(KeyValue* out) {
   if (!initialized_) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "merge/key_value.h"
+#include "merge/merge_config.h"
 #include "merge/merge_function.h"
 
 namespace tributary::merge {
@@ -34,10 +35,12 @@ class VectorSource : public RecordSource {
   size_t pos_ = 0;
 };
 
-// Loser tree over k sources; source order breaks ties (a later source is newer).
+// Loser tree over k sources, in (key, SequenceOrder) order; source order breaks remaining ties
+// (a later source is newer).
 class LoserTree {
  public:
-  LoserTree(std::vector<std::unique_ptr<RecordSource>> sources, const KeyComparator* cmp);
+  LoserTree(std::vector<std::unique_ptr<RecordSource>> sources, const KeyComparator* cmp,
+            const SequenceOrder* order);
   Status Init();
   // The current smallest record, or nullptr when every source is exhausted.
   const KeyValue* Top() const;
@@ -50,6 +53,7 @@ class LoserTree {
 
   std::vector<std::unique_ptr<RecordSource>> sources_;
   const KeyComparator* cmp_;
+  const SequenceOrder* order_;
   std::vector<KeyValue> heads_;
   std::vector<bool> live_;
   std::vector<int> tree_;  // tree_[0]: winner; tree_[1..k-1]: losers
@@ -60,12 +64,13 @@ class SortMergeReader {
  public:
   // `merge` is borrowed and must outlive the reader.
   SortMergeReader(std::vector<std::unique_ptr<RecordSource>> sources, KeyComparator cmp,
-                  MergeFunction* merge);
+                  SequenceOrder order, MergeFunction* merge);
   // Next merged record (possibly a retraction: the caller decides whether to keep it).
   Result<bool> Next(KeyValue* out);
 
  private:
   KeyComparator cmp_;
+  SequenceOrder order_;
   LoserTree tree_;
   MergeFunction* merge_;
   bool initialized_ = false;

@@ -12,6 +12,15 @@ KeyValue Kv(int64_t key, int64_t seq, RowKind kind, int64_t v) {
   return KeyValue{seq, kind, {Value::Int(key), Value::Int(v)}};
 }
 
+TableSchema Schema() {
+  TableSchema s;
+  s.fields = {{0, "k", DataType::BigInt().NotNull(), ""}, {1, "v", DataType::BigInt(), ""}};
+  s.primary_keys = {"k"};
+  return s;
+}
+
+SequenceOrder Order() { return SequenceOrder(*MergeConfig::Make(Schema())); }
+
 std::unique_ptr<MergeFunction> Dedup() {
   TableSchema s;
   s.fields = {{0, "k", DataType::BigInt().NotNull(), ""}, {1, "v", DataType::BigInt(), ""}};
@@ -27,7 +36,7 @@ TEST(SortMergeReaderTest, LatestSequenceWinsAcrossRuns) {
   runs.push_back(std::make_unique<VectorSource>(std::vector<KeyValue>{
       Kv(2, 5, RowKind::kInsert, 21), Kv(3, 6, RowKind::kDelete, 30)}));
   auto mf = Dedup();
-  SortMergeReader r(std::move(runs), KeyComparator({0}), mf.get());
+  SortMergeReader r(std::move(runs), KeyComparator({0}), Order(), mf.get());
   std::vector<std::pair<int64_t, int64_t>> live;
   KeyValue kv;
   while (*r.Next(&kv)) {
@@ -60,7 +69,7 @@ TEST(SortMergeReaderTest, RandomRunsMatchAModel) {
       runs.push_back(std::make_unique<VectorSource>(std::move(sorted)));
     }
     auto mf = Dedup();
-    SortMergeReader reader(std::move(runs), KeyComparator({0}), mf.get());
+    SortMergeReader reader(std::move(runs), KeyComparator({0}), Order(), mf.get());
     std::vector<int64_t> got, want;
     KeyValue kv;
     while (*reader.Next(&kv)) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "io/file_system.h"
+#include "merge/merge_config.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "table/core_options.h"
@@ -136,19 +137,23 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
         "the primary key must include every partition key (cross-partition updates are not "
         "supported yet)");
   }
-  if (core.merge_engine != "deduplicate") {
-    return Status::NotSupported("merge engine '" + core.merge_engine +
-                                "' is not supported yet (only 'deduplicate' is)");
+  if (!pk) {
+    for (const char* k : {"merge-engine", "sequence.field", "table.merge-engine.versioned.ver-column"}) {
+      if (s.Option(k)) return Status::Invalid(std::string("option '") + k + "' needs a primary key");
+    }
+  } else {
+    // Parses and checks every merge option (functions against column types, sequence groups).
+    TRIB_ASSIGN_OR_RETURN(auto merge_config, merge::MergeConfig::Make(s));
+    (void)merge_config;
   }
-  if (!pk && s.Option("merge-engine")) {
-    return Status::Invalid("option 'merge-engine' needs a primary key");
+  if (core.merge_engine == "first-row" && core.changelog_producer != "none" &&
+      core.changelog_producer != "lookup") {
+    return Status::Invalid("merge engine 'first-row' supports only changelog-producer 'none' or "
+                           "'lookup', not '" + core.changelog_producer + "'");
   }
   if (core.changelog_producer != "none") {
     return Status::NotSupported("changelog-producer '" + core.changelog_producer +
                                 "' is not supported yet");
-  }
-  if (s.Option("sequence.field")) {
-    return Status::NotSupported("option 'sequence.field' is not supported yet");
   }
   if (!s.Option("file.format")) s.options["file.format"] = "avro";
   if (core.file_format != "avro" && s.options["file.format"] != "avro") {
@@ -300,8 +305,14 @@ Status Catalog::AlterTableOptions(const Identifier& id,
     spec.options = latest->options;
     for (const auto& [k, v] : normalized) spec.options[k] = v;
     for (const auto& k : reset) {
-      TRIB_ASSIGN_OR_RETURN(std::string canon, CheckOption(OptionScope::kTable, k, "", columns));
-      spec.options.erase(canon);
+      const OptionDef* def = FindOption(OptionScope::kTable, k);
+      if (!def) {
+        // Unknown key: let the checker produce the did-you-mean error.
+        TRIB_ASSIGN_OR_RETURN(std::string canon, CheckOption(OptionScope::kTable, k, "", columns));
+        spec.options.erase(canon);
+        continue;
+      }
+      spec.options.erase(def->key.find("<col>") == std::string::npos ? def->key : k);
     }
     for (const auto& [k, v] : normalized) {
       static const std::set<std::string> kFixed = {"merge-engine", "sequence.field",

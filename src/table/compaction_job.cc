@@ -20,13 +20,14 @@ Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::str
     return a.max_sequence_number < b.max_sequence_number;
   });
   for (const auto& f : files) {
-    TRIB_ASSIGN_OR_RETURN(auto records,
-                          ReadDataFile(io::JoinPath(bucket_dir, f.file_name), layout, f.level));
+    TRIB_ASSIGN_OR_RETURN(auto records, ReadDataFile(io::JoinPath(bucket_dir, f.file_name), layout,
+                                                     f.level, f.write_cols));
     sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
   }
-  TRIB_ASSIGN_OR_RETURN(auto merge_fn, merge::MakeMergeFunction(schema));
+  TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
+  TRIB_ASSIGN_OR_RETURN(auto merge_fn, merge::MakeMergeFunction(config, schema));
   merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout.key_columns),
-                                merge_fn.get());
+                                merge::SequenceOrder(config), merge_fn.get());
   bool drop_delete = unit.output_level != 0 && unit.output_level >= highest_nonempty_level;
   DataFileWriter writer(layout, bucket_dir, namer, target_file_size, unit.output_level,
                         meta::FileSource::kCompact);
@@ -39,6 +40,9 @@ Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::str
     }
     if (!*more) break;
     if (drop_delete && IsRetract(kv.kind)) continue;
+    // Partial-column records are only compacted into the top level (see the writer's picker
+    // use), where nothing older remains: what they did not write is NULL.
+    kv.write_mask = nullptr;
     Status st = writer.Write(kv);
     if (!st.ok()) {
       writer.Abort();

@@ -244,9 +244,11 @@ struct DataFileWriter::OpenFile {
 };
 
 DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::FileNamer* namer,
-                               int64_t target_file_size, int32_t level, meta::FileSource source)
+                               int64_t target_file_size, int32_t level, meta::FileSource source,
+                               std::optional<std::vector<std::string>> write_cols)
     : layout_(std::move(layout)), dir_(std::move(bucket_dir)), namer_(namer),
-      target_file_size_(target_file_size), level_(level), source_(source) {}
+      target_file_size_(target_file_size), level_(level), source_(source),
+      write_cols_(std::move(write_cols)) {}
 
 DataFileWriter::~DataFileWriter() = default;
 
@@ -310,6 +312,7 @@ Status DataFileWriter::Roll() {
   m.creation_time_millis = NowMillis();
   m.delete_row_count = f->deletes;
   m.file_source = source_;
+  m.write_cols = write_cols_;
   done_.push_back(std::move(m));
   return Status::OK();
 }
@@ -326,7 +329,18 @@ void DataFileWriter::Abort() {
 }
 
 Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLayout& layout,
-                                           int32_t level) {
+                                           int32_t level,
+                                           const std::optional<std::vector<std::string>>& write_cols) {
+  std::shared_ptr<const std::vector<bool>> mask;
+  if (write_cols) {
+    auto m = std::make_shared<std::vector<bool>>(layout.fields.size(), false);
+    for (const auto& c : *write_cols) {
+      for (size_t i = 0; i < layout.fields.size(); i++) {
+        if (layout.fields[i].name == c) (*m)[i] = true;
+      }
+    }
+    mask = std::move(m);
+  }
   auto bytes = io::LocalFs().ReadFile(path);
   if (!bytes.ok()) return bytes.status();
   auto reader = avro::FileReader::Open(std::move(*bytes));
@@ -353,6 +367,7 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
     const DatumList& rec = d.as_list();
     KeyValue kv;
     kv.level = level;
+    kv.write_mask = mask;
     kv.value.resize(layout.fields.size());
     for (size_t i = 0; i < layout.fields.size(); i++) {
       if (pos[i] < 0) continue;

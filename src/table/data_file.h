@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,11 @@ struct FileLayout {
 // current one reaches `target_file_size` bytes.
 class DataFileWriter {
  public:
+  // `write_cols`: for files of a static partial-column write, the columns written (recorded as
+  // the file's `_WRITE_COLS`).
   DataFileWriter(FileLayout layout, std::string bucket_dir, meta::FileNamer* namer,
-                 int64_t target_file_size, int32_t level, meta::FileSource source);
+                 int64_t target_file_size, int32_t level, meta::FileSource source,
+                 std::optional<std::vector<std::string>> write_cols = std::nullopt);
   ~DataFileWriter();
 
   // REQUIRES (primary-key layout): records sorted by key, at most one per key per file.
@@ -53,13 +57,16 @@ class DataFileWriter {
   int64_t target_file_size_;
   int32_t level_;
   meta::FileSource source_;
+  std::optional<std::vector<std::string>> write_cols_;
   std::unique_ptr<OpenFile> file_;
   std::vector<meta::DataFileMeta> done_;
 };
 
 // Reads every record of one data file. Columns are matched to `layout.fields` by name (the
 // file's own Avro schema says what it holds); columns missing from the file read as NULL.
-Result<std::vector<merge::KeyValue>> ReadDataFile(const std::string& path,
-                                                  const FileLayout& layout, int32_t level);
+// `write_cols` (the file's `_WRITE_COLS`) marks records as partial-column writes.
+Result<std::vector<merge::KeyValue>> ReadDataFile(
+    const std::string& path, const FileLayout& layout, int32_t level,
+    const std::optional<std::vector<std::string>>& write_cols = std::nullopt);
 
 }  // namespace tributary::table

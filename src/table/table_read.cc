@@ -181,13 +181,14 @@ class FileStoreScan : public TableScan {
     });
     std::vector<std::unique_ptr<merge::RecordSource>> sources;
     for (const auto& f : files) {
-      TRIB_ASSIGN_OR_RETURN(auto records,
-                            ReadDataFile(io::JoinPath(split.dir, f.file_name), layout_, f.level));
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadDataFile(io::JoinPath(split.dir, f.file_name),
+                                                       layout_, f.level, f.write_cols));
       sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
     }
-    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(*schema_));
+    TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(*schema_));
+    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(config, *schema_));
     merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout_.key_columns),
-                                  mf.get());
+                                  merge::SequenceOrder(config), mf.get());
     merge::KeyValue kv;
     while (true) {
       TRIB_ASSIGN_OR_RETURN(bool more, reader.Next(&kv));

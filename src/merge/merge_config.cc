@@ -1,0 +1,241 @@
+#include "merge/merge_config.h"
+
+#include <algorithm>
+
+#include "merge/field_aggregator.h"
+
+namespace tributary::merge {
+namespace {
+
+std::vector<std::string> SplitList(const std::string& s) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (b <= s.size()) {
+    size_t e = s.find(',', b);
+    if (e == std::string::npos) e = s.size();
+    std::string p = s.substr(b, e - b);
+    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
+    while (!p.empty() && p.back() == ' ') p.pop_back();
+    if (!p.empty()) out.push_back(p);
+    b = e + 1;
+  }
+  return out;
+}
+
+bool True(const TableSchema& s, const char* key) {
+  auto v = s.Option(key);
+  if (!v) return false;
+  std::string l = *v;
+  std::transform(l.begin(), l.end(), l.begin(), ::tolower);
+  return l == "true";
+}
+
+bool SequenceType(const DataType& t) {
+  return t.id == TypeId::kTinyInt || t.id == TypeId::kSmallInt || t.id == TypeId::kInt ||
+         t.id == TypeId::kBigInt || t.IsTimestamp();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& s) {
+  auto c = std::make_shared<MergeConfig>();
+  c->engine = s.Option("merge-engine").value_or("deduplicate");
+  const size_t n = s.fields.size();
+  auto column = [&](const std::string& name, const std::string& what) -> Result<int> {
+    int i = s.FieldIndex(name);
+    if (i < 0) return Status::Invalid(what + " names unknown column '" + name + "'");
+    return i;
+  };
+  for (const auto& k : s.primary_keys) {
+    TRIB_ASSIGN_OR_RETURN(int i, column(k, "PRIMARY KEY"));
+    c->primary_key.push_back(i);
+  }
+  auto is_key = [&](int i) {
+    return std::find(c->primary_key.begin(), c->primary_key.end(), i) != c->primary_key.end();
+  };
+  if (c->engine == "versioned") {
+    auto ver = s.Option("table.merge-engine.versioned.ver-column");
+    if (!ver || ver->empty()) {
+      return Status::Invalid("merge engine 'versioned' needs "
+                             "'table.merge-engine.versioned.ver-column'");
+    }
+    TRIB_ASSIGN_OR_RETURN(int i, column(*ver, "'table.merge-engine.versioned.ver-column'"));
+    const DataType& t = s.fields[i].type;
+    if (t.id != TypeId::kInt && t.id != TypeId::kBigInt && !t.IsTimestamp()) {
+      return Status::Invalid("version column '" + *ver + "' must be INT, BIGINT, TIMESTAMP or "
+                             "TIMESTAMP_LTZ, not " + t.ToString());
+    }
+    if (s.Option("sequence.field")) {
+      return Status::Invalid("merge engine 'versioned' orders by its version column; "
+                             "'sequence.field' cannot be set as well");
+    }
+    c->engine = "deduplicate";
+    c->sequence_fields = {i};
+  }
+  if (auto seq = s.Option("sequence.field")) {
+    if (c->engine == "first-row") {
+      return Status::Invalid("merge engine 'first-row' does not support 'sequence.field'");
+    }
+    for (const auto& f : SplitList(*seq)) {
+      TRIB_ASSIGN_OR_RETURN(int i, column(f, "'sequence.field'"));
+      if (!SequenceType(s.fields[i].type)) {
+        return Status::Invalid("'sequence.field' column '" + f + "' must be TINYINT, SMALLINT, "
+                               "INT, BIGINT, TIMESTAMP or TIMESTAMP_LTZ, not " +
+                               s.fields[i].type.ToString());
+      }
+      c->sequence_fields.push_back(i);
+    }
+  }
+  c->sequence_descending = s.Option("sequence.field.sort-order").value_or("") == "descending";
+  if (auto pad = s.Option("sequence.auto-padding")) {
+    for (const auto& p : SplitList(*pad)) {
+      if (p == "row-kind-flag") c->pad_row_kind = true;
+    }
+  }
+  c->ignore_delete = True(s, "ignore-delete");
+  if (c->engine == "partial-update") {
+    c->remove_record_on_delete = True(s, "partial-update.remove-record-on-delete");
+  } else if (c->engine == "aggregation") {
+    c->remove_record_on_delete = True(s, "aggregation.remove-record-on-delete");
+  }
+  if (c->engine != "deduplicate" && c->engine != "first-row" && c->engine != "aggregation" &&
+      c->engine != "partial-update") {
+    return Status::Invalid("unknown merge engine '" + c->engine + "'");
+  }
+
+  // Per-column settings.
+  c->aggregate.assign(n, "");
+  c->ignore_retract.assign(n, false);
+  c->list_delimiter.assign(n, ",");
+  std::string default_agg = s.Option("fields.default-aggregate-function").value_or("");
+  std::set<int> grouped_seq;
+  for (const auto& [key, value] : s.options) {
+    if (key.rfind("fields.", 0) != 0) continue;
+    size_t dot = key.rfind('.');
+    std::string cols = key.substr(7, dot - 7);
+    std::string suffix = key.substr(dot + 1);
+    if (cols == "default-aggregate-function" || dot <= 7) continue;
+    if (suffix == "sequence-group") {
+      if (c->engine != "partial-update") {
+        return Status::Invalid("'" + key + "' needs merge engine 'partial-update'");
+      }
+      SequenceGroup g;
+      for (const auto& f : SplitList(cols)) {
+        TRIB_ASSIGN_OR_RETURN(int i, column(f, "'" + key + "'"));
+        if (!SequenceType(s.fields[i].type)) {
+          return Status::Invalid("sequence-group field '" + f + "' must be an integer or "
+                                 "timestamp column, not " + s.fields[i].type.ToString());
+        }
+        g.sequence_fields.push_back(i);
+        grouped_seq.insert(i);
+      }
+      for (const auto& f : SplitList(value)) {
+        TRIB_ASSIGN_OR_RETURN(int i, column(f, "'" + key + "'"));
+        if (is_key(i)) {
+          return Status::Invalid("sequence group '" + key + "' must not contain primary key "
+                                 "column '" + f + "'");
+        }
+        g.value_fields.push_back(i);
+      }
+      c->groups.push_back(std::move(g));
+      continue;
+    }
+    if (suffix != "aggregate-function" && suffix != "ignore-retract" &&
+        suffix != "list-agg-delimiter") {
+      continue;
+    }
+    TRIB_ASSIGN_OR_RETURN(int i, column(cols, "'" + key + "'"));
+    if (suffix == "aggregate-function") {
+      if (c->engine != "aggregation" && c->engine != "partial-update") {
+        return Status::Invalid("'" + key + "' needs merge engine 'aggregation' or "
+                               "'partial-update'");
+      }
+      if (is_key(i)) {
+        return Status::Invalid("primary key column '" + cols + "' cannot have an aggregate "
+                               "function");
+      }
+      c->aggregate[i] = value == "first_not_null_value" ? "first_non_null_value" : value;
+    } else if (suffix == "ignore-retract") {
+      c->ignore_retract[i] = value == "true";
+    } else {
+      c->list_delimiter[i] = value;
+    }
+  }
+  std::set<int> in_groups;
+  for (const auto& g : c->groups) {
+    for (int f : g.value_fields) {
+      if (grouped_seq.count(f)) {
+        return Status::Invalid("column '" + s.fields[f].name + "' is both a sequence field and a "
+                               "member of a sequence group");
+      }
+      if (!in_groups.insert(f).second) {
+        return Status::Invalid("column '" + s.fields[f].name + "' is in two sequence groups");
+      }
+    }
+  }
+  if (auto rm = s.Option("partial-update.remove-record-on-sequence-group")) {
+    for (const auto& f : SplitList(*rm)) {
+      TRIB_ASSIGN_OR_RETURN(int i, column(f, "'partial-update.remove-record-on-sequence-group'"));
+      if (!grouped_seq.count(i)) {
+        return Status::Invalid("'partial-update.remove-record-on-sequence-group' names '" + f +
+                               "', which is not a sequence-group field");
+      }
+      c->remove_on_group.insert(i);
+    }
+  }
+  if (c->engine == "aggregation") {
+    std::set<int> seq(c->sequence_fields.begin(), c->sequence_fields.end());
+    for (size_t i = 0; i < n; i++) {
+      if (is_key(static_cast<int>(i))) continue;
+      if (seq.count(static_cast<int>(i))) {
+        c->aggregate[i] = "last_value";  // sequence fields keep the latest value
+        continue;
+      }
+      if (c->aggregate[i].empty()) {
+        c->aggregate[i] = default_agg.empty() ? "last_non_null_value" : default_agg;
+      }
+    }
+  } else if (c->engine == "partial-update" && !default_agg.empty()) {
+    for (size_t i = 0; i < n; i++) {
+      if (!is_key(static_cast<int>(i)) && !grouped_seq.count(static_cast<int>(i)) &&
+          c->aggregate[i].empty() && in_groups.count(static_cast<int>(i))) {
+        c->aggregate[i] = default_agg;
+      }
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (c->aggregate[i].empty()) continue;
+    // Validates the function against the column type.
+    TRIB_ASSIGN_OR_RETURN(auto agg, FieldAggregator::Make(c->aggregate[i], s.fields[i].name,
+                                                          s.fields[i].type, c->list_delimiter[i]));
+    (void)agg;
+    if (c->aggregate[i] == "count") c->count_fields.push_back(static_cast<int>(i));
+  }
+  if (c->engine == "partial-update") {
+    for (size_t i = 0; i < n; i++) {
+      if (!c->aggregate[i].empty() && !in_groups.count(static_cast<int>(i))) {
+        return Status::Invalid("column '" + s.fields[i].name + "': an aggregate function in a "
+                               "partial-update table needs the column in a sequence group");
+      }
+    }
+  }
+  return std::shared_ptr<const MergeConfig>(std::move(c));
+}
+
+int SequenceOrder::Compare(const KeyValue& a, const KeyValue& b) const {
+  for (int f : config_->sequence_fields) {
+    int c = CompareValues(a.value[f], b.value[f]);  // null sorts lowest
+    if (c != 0) {
+      if (config_->sequence_descending && !a.value[f].is_null() && !b.value[f].is_null()) c = -c;
+      return c;
+    }
+  }
+  if (config_->pad_row_kind && !config_->sequence_fields.empty()) {
+    int ka = IsRetract(a.kind) ? 0 : 1, kb = IsRetract(b.kind) ? 0 : 1;
+    if (ka != kb) return ka < kb ? -1 : 1;
+  }
+  if (a.sequence != b.sequence) return a.sequence < b.sequence ? -1 : 1;
+  return 0;
+}
+
+}  // namespace tributary::merge

@@ -1,0 +1,56 @@
+// MergeConfig: a table's merge engine and its per-column settings, parsed once from the schema
+// options and validated (CREATE TABLE reports its errors). Immutable; thread-safe.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "merge/key_value.h"
+#include "tributary/result.h"
+#include "tributary/schema.h"
+
+namespace tributary::merge {
+
+struct SequenceGroup {
+  std::vector<int> sequence_fields;  // ordered; compared lexicographically, nulls lowest
+  std::vector<int> value_fields;
+};
+
+struct MergeConfig {
+  // "deduplicate", "first-row", "aggregation" or "partial-update" ("versioned" is deduplicate
+  // ordered by its version column).
+  std::string engine = "deduplicate";
+  std::vector<int> primary_key;       // every primary-key column (partition keys included)
+  std::vector<int> sequence_fields;   // 'sequence.field' (or the versioned engine's column)
+  bool sequence_descending = false;
+  bool pad_row_kind = false;          // 'sequence.auto-padding' = 'row-kind-flag'
+  bool ignore_delete = false;
+  bool remove_record_on_delete = false;
+  // Aggregation / partial-update: per column (empty = none), and ignore-retract flags.
+  std::vector<std::string> aggregate;
+  std::vector<bool> ignore_retract;
+  std::vector<std::string> list_delimiter;
+  std::vector<int> count_fields;      // 'count' columns: inputs become 1 / 0 indicators
+  std::vector<SequenceGroup> groups;  // partial-update sequence groups
+  std::set<int> remove_on_group;      // sequence fields of 'remove-record-on-sequence-group'
+
+  // REQUIRES: schema has a primary key.
+  static Result<std::shared_ptr<const MergeConfig>> Make(const TableSchema& schema);
+  bool HasSequenceGroups() const { return !groups.empty(); }
+};
+
+// Orders the records of one key for merging: 'sequence.field' values (nulls lowest, descending
+// when asked), then the row-kind padding, then the system sequence number. Thread-safe.
+class SequenceOrder {
+ public:
+  explicit SequenceOrder(std::shared_ptr<const MergeConfig> config) : config_(std::move(config)) {}
+  // < 0 when `a` is merged before (is older than) `b`.
+  int Compare(const KeyValue& a, const KeyValue& b) const;
+
+ private:
+  std::shared_ptr<const MergeConfig> config_;
+};
+
+}  // namespace tributary::merge
