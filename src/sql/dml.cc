@@ -234,8 +234,9 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
     }
   }
 
-  // TODO(issue 3): an INSERT with a column list into a primary-key table becomes a partial-column
-  // write of exactly those columns; for now unlisted columns are written as NULL.
+  // An INSERT with a column list into a primary-key table (deduplicate, versioned or
+  // partial-update engine) is a static partial-column write of exactly those columns: the others
+  // keep their stored values. Elsewhere unlisted columns are written as NULL.
   std::vector<bool> written(n, false);
   for (int t : targets) written[t] = true;
   for (size_t i = 0; i < n; ++i) written[i] = written[i] || is_static[i];
@@ -252,6 +253,17 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   }
   options.overwrite = s.overwrite;
   if (s.overwrite && s.has_partition) options.overwrite_partition = static_partition;
+  std::string engine = schema->Option("merge-engine").value_or("deduplicate");
+  bool partial_engine =
+      engine == "deduplicate" || engine == "versioned" || engine == "partial-update";
+  if (schema->HasPrimaryKey() && partial_engine && !s.overwrite &&
+      std::find(written.begin(), written.end(), false) != written.end()) {
+    std::vector<std::string> cols;
+    for (size_t i = 0; i < n; ++i) {
+      if (written[i]) cols.push_back(fields[i].name);
+    }
+    options.write_columns = std::move(cols);
+  }
   auto committed = WriteAll(*table, options, RowKind::kInsert, source_rows);
   if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
   StatementResult out;

@@ -6,6 +6,8 @@
 
 #include "format/binary_row.h"
 #include "io/file_system.h"
+#include "merge/field_aggregator.h"
+#include "merge/merge_config.h"
 #include "merge/merge_function.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
@@ -31,17 +33,27 @@ int64_t EstimateBytes(const Row& r) {
   return n;
 }
 
+// What every bucket writer of one table writer shares. Immutable while writing.
+struct WriteContext {
+  const TableSchema* schema = nullptr;
+  FileLayout layout;
+  std::shared_ptr<const merge::MergeConfig> merge_config;  // primary-key tables only
+  std::optional<std::vector<std::string>> write_cols;      // static partial-column writes
+  std::shared_ptr<const std::vector<bool>> write_mask;
+};
+
 // The buffered records and new files of one partition-bucket. Single-threaded.
 class BucketWriter {
  public:
-  BucketWriter(const TableSchema& schema, const FileLayout& layout, std::string dir,
-               int64_t next_seq)
-      : schema_(schema), layout_(layout), dir_(std::move(dir)), next_seq_(next_seq),
-        namer_("data-", ".avro") {}
+  BucketWriter(const WriteContext& ctx, std::string dir, int64_t next_seq)
+      : ctx_(ctx), schema_(*ctx.schema), layout_(ctx.layout), dir_(std::move(dir)),
+        next_seq_(next_seq), namer_("data-", ".avro") {}
 
-  void Add(RowKind kind, const Row& row) {
-    buffer_bytes_ += EstimateBytes(row);
-    buffer_.push_back(KeyValue{next_seq_++, kind, row, 0});
+  void Add(KeyValue kv) {
+    buffer_bytes_ += EstimateBytes(kv.value);
+    kv.sequence = next_seq_++;
+    kv.write_mask = ctx_.write_mask;
+    buffer_.push_back(std::move(kv));
   }
   int64_t buffer_bytes() const { return buffer_bytes_; }
   int64_t next_seq() const { return next_seq_; }
@@ -51,7 +63,8 @@ class BucketWriter {
   // Sorts and merges the buffer into level-0 files.
   Status Flush(int64_t target_file_size) {
     if (buffer_.empty()) return Status::OK();
-    DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend);
+    DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
+                          ctx_.write_cols);
     Status st = layout_.primary_key ? WriteMerged(&writer) : WriteAll(&writer);
     if (!st.ok()) {
       writer.Abort();
@@ -61,6 +74,7 @@ class BucketWriter {
     for (auto& f : files) new_files_.push_back(std::move(f));
     buffer_.clear();
     buffer_bytes_ = 0;
+    io::CrashPoint("write.after-flush");
     return Status::OK();
   }
 
@@ -79,11 +93,12 @@ class BucketWriter {
   }
   Status WriteMerged(DataFileWriter* w) {
     merge::KeyComparator cmp(layout_.key_columns);
+    merge::SequenceOrder order(ctx_.merge_config);
     std::stable_sort(buffer_.begin(), buffer_.end(), [&](const KeyValue& a, const KeyValue& b) {
       int c = cmp.Compare(a.value, b.value);
-      return c != 0 ? c < 0 : a.sequence < b.sequence;
+      return c != 0 ? c < 0 : order.Compare(a, b) < 0;
     });
-    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(schema_));
+    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(ctx_.merge_config, schema_));
     size_t i = 0;
     while (i < buffer_.size()) {
       size_t j = i;
@@ -98,6 +113,7 @@ class BucketWriter {
     return Status::OK();
   }
 
+  const WriteContext& ctx_;
   const TableSchema& schema_;
   const FileLayout& layout_;
   std::string dir_;
@@ -111,9 +127,12 @@ class BucketWriter {
 class FileStoreWriter : public TableWriter {
  public:
   FileStoreWriter(std::string path, std::shared_ptr<const TableSchema> schema,
-                  WriteOptions options, CoreOptions core)
+                  WriteOptions options, CoreOptions core, WriteContext ctx,
+                  std::unique_ptr<merge::MergeFunction> input_merge)
       : path_(std::move(path)), schema_(std::move(schema)), options_(std::move(options)),
-        core_(std::move(core)), layout_(FileLayout::Of(*schema_)) {
+        core_(std::move(core)), ctx_(std::move(ctx)), layout_(ctx_.layout),
+        input_merge_(std::move(input_merge)) {
+    ctx_.schema = schema_.get();
     for (const auto& k : schema_->partition_keys) {
       int i = schema_->FieldIndex(k);
       partition_idx_.push_back(i);
@@ -154,8 +173,11 @@ class FileStoreWriter : public TableWriter {
       for (int i : bucket_idx_) bkey.push_back(row[i]);
       bucket = format::BucketOf(format::HashRow(bucket_types_, bkey), core_.bucket);
     }
+    if (ctx_.merge_config && IsRetract(kind)) TRIB_RETURN_NOT_OK(CheckRetractAllowed());
     TRIB_ASSIGN_OR_RETURN(BucketWriter * bw, GetBucket(pbytes, partition, bucket));
-    bw->Add(kind, row);
+    KeyValue kv{0, kind, row, 0, nullptr};
+    if (input_merge_) input_merge_->PrepareInput(&kv);
+    bw->Add(std::move(kv));
     committed_all_ = false;
     if (bw->buffer_bytes() >= core_.write_buffer_size) {
       Status st = bw->Flush(core_.target_file_size);
@@ -187,6 +209,34 @@ class FileStoreWriter : public TableWriter {
  private:
   int32_t TotalBuckets() const { return core_.bucket > 0 ? core_.bucket : -1; }
 
+  // Engines that refuse retractions fail at Write, before anything is buffered.
+  Status CheckRetractAllowed() const {
+    const merge::MergeConfig& c = *ctx_.merge_config;
+    if (c.ignore_delete) return Status::OK();
+    if (c.engine == "first-row") {
+      return Status::Invalid("a first-row table does not accept DELETE or UPDATE_BEFORE rows; set "
+                             "'first-row.ignore-delete' = 'true' to ignore them");
+    }
+    if (c.engine == "partial-update" && !c.remove_record_on_delete && !c.HasSequenceGroups()) {
+      return Status::Invalid(
+          "a partial-update table does not accept DELETE or UPDATE_BEFORE rows by default; set "
+          "'partial-update.ignore-delete' = 'true' or 'partial-update.remove-record-on-delete' = "
+          "'true', or use sequence groups");
+    }
+    if (c.engine == "aggregation" && !c.remove_record_on_delete) {
+      for (size_t i = 0; i < c.aggregate.size(); i++) {
+        if (!c.aggregate[i].empty() && !c.ignore_retract[i] &&
+            !merge::AggregatorSupportsRetract(c.aggregate[i])) {
+          return Status::Invalid("column '" + schema_->fields[i].name + "': aggregate function '" +
+                                 c.aggregate[i] + "' does not support retraction (DELETE or "
+                                 "UPDATE_BEFORE); set 'fields." + schema_->fields[i].name +
+                                 ".ignore-retract' = 'true' to ignore them");
+        }
+      }
+    }
+    return Status::OK();
+  }
+
   Status Restore() {
     if (restored_) return Status::OK();
     existing_.clear();
@@ -211,7 +261,7 @@ class FileStoreWriter : public TableWriter {
     std::string dir = meta::BucketDir(
         path_, meta::PartitionPath(partition_fields_, partition, core_.partition_default_name),
         bucket);
-    auto bw = std::make_unique<BucketWriter>(*schema_, layout_, dir, next_seq);
+    auto bw = std::make_unique<BucketWriter>(ctx_, dir, next_seq);
     BucketWriter* raw = bw.get();
     buckets_[id] = std::move(bw);
     return raw;
@@ -234,13 +284,20 @@ class FileStoreWriter : public TableWriter {
         std::vector<meta::DataFileMeta> files = existing_[id];
         for (const auto& f : m.new_files) files.push_back(f);
         auto runs = BuildSortedRuns(files);
-        if (auto unit = picker.Pick(runs)) {
+        auto unit = picker.Pick(runs);
+        // Partial-column files are merged only into the top level, where what a record did not
+        // write is known to be NULL.
+        bool partial = std::any_of(files.begin(), files.end(),
+                                   [](const auto& f) { return f.write_cols.has_value(); });
+        if (unit && partial) unit = picker.PickFull(runs);
+        if (unit) {
           int32_t highest = 0;
           for (const auto& f : files) highest = std::max(highest, f.level);
           TRIB_ASSIGN_OR_RETURN(auto result,
                                 RunCompaction(*schema_, bw->dir(), *unit, highest,
                                               core_.target_file_size, bw->namer()));
           for (const auto& f : result.after) compact_outputs_.push_back({bw->dir(), f.file_name});
+          io::CrashPoint("compact.after-rewrite");
           // As Paimon does: the APPEND snapshot publishes the new files, then the COMPACT
           // snapshot replaces the compacted files (new ones included) by the output.
           m.compact_before = std::move(result.before);
@@ -291,7 +348,9 @@ class FileStoreWriter : public TableWriter {
   std::shared_ptr<const TableSchema> schema_;
   WriteOptions options_;
   CoreOptions core_;
-  FileLayout layout_;
+  WriteContext ctx_;
+  const FileLayout& layout_;
+  std::unique_ptr<merge::MergeFunction> input_merge_;  // PrepareInput only
   std::vector<int> partition_idx_, bucket_idx_;
   std::vector<DataType> partition_types_, bucket_types_;
   std::vector<Field> partition_fields_;
@@ -313,8 +372,52 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
     return Status::NotSupported("file.format '" + core.file_format +
                                 "' cannot be written yet; use 'avro'");
   }
-  return std::unique_ptr<TableWriter>(
-      new FileStoreWriter(path, std::move(schema), options, std::move(core)));
+  WriteContext ctx;
+  ctx.layout = FileLayout::Of(*schema);
+  std::unique_ptr<merge::MergeFunction> input_merge;
+  if (schema->HasPrimaryKey()) {
+    TRIB_ASSIGN_OR_RETURN(ctx.merge_config, merge::MergeConfig::Make(*schema));
+    TRIB_ASSIGN_OR_RETURN(input_merge, merge::MakeMergeFunction(ctx.merge_config, *schema));
+  }
+  if (options.write_columns) {
+    if (!schema->HasPrimaryKey()) {
+      return Status::NotSupported("a column list in INSERT writes only the listed columns, which "
+                                  "needs a primary-key table");
+    }
+    const std::string& engine = ctx.merge_config->engine;
+    if (engine != "deduplicate" && engine != "partial-update") {
+      return Status::NotSupported("partial-column writes need merge engine 'deduplicate' or "
+                                  "'partial-update', not '" + engine + "'");
+    }
+    auto mask = std::make_shared<std::vector<bool>>(schema->fields.size(), false);
+    for (const auto& c : *options.write_columns) {
+      int i = schema->FieldIndex(c);
+      if (i < 0) return Status::Invalid("unknown column '" + c + "' in the written columns");
+      (*mask)[i] = true;
+    }
+    for (const auto& k : schema->primary_keys) {
+      if (!(*mask)[schema->FieldIndex(k)]) {
+        return Status::Invalid("a partial-column write must include primary key column '" + k +
+                               "'");
+      }
+    }
+    std::vector<std::string> cols;
+    for (size_t i = 0; i < schema->fields.size(); i++) {
+      if ((*mask)[i]) {
+        cols.push_back(schema->fields[i].name);
+      } else if (!schema->fields[i].type.nullable) {
+        return Status::Invalid("column '" + schema->fields[i].name + "' is NOT NULL, so a "
+                               "partial-column write must include it");
+      }
+    }
+    if (cols.size() < schema->fields.size()) {
+      ctx.write_cols = std::move(cols);
+      ctx.write_mask = std::move(mask);
+    }
+  }
+  return std::unique_ptr<TableWriter>(new FileStoreWriter(path, std::move(schema), options,
+                                                          std::move(core), std::move(ctx),
+                                                          std::move(input_merge)));
 }
 
 Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
@@ -360,6 +463,7 @@ Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
     m.compact_before = result->before;
     m.compact_after = result->after;
     for (const auto& f : m.compact_after) outputs.push_back({dir, f.file_name});
+    io::CrashPoint("compact.after-rewrite");
     req.messages.push_back(std::move(m));
   }
   if (req.messages.empty()) return std::optional<int64_t>();
