@@ -1,0 +1,33 @@
+// Decoding of one column chunk: page headers, decompression, repetition/definition levels and
+// values in every encoding the reader supports (see encodings.h), data pages v1 and v2.
+// Thread-safety: stateless functions over immutable input.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "format/parquet/encodings.h"
+#include "format/parquet/parquet_metadata.h"
+#include "format/parquet/parquet_schema.h"
+#include "tributary/result.h"
+
+namespace tributary::format::parquet {
+
+// All levels and values of one column chunk.
+struct ColumnChunkData {
+  int64_t num_levels = 0;            // level entries (= rows for flat columns)
+  std::vector<int16_t> def_levels;   // empty when the leaf's max definition level is 0
+  std::vector<int16_t> rep_levels;   // empty when the leaf's max repetition level is 0
+  PhysicalValues values;             // the present (non-null) leaf values, in order
+};
+
+// Upper bound on the level entries of one page, against hostile headers.
+inline constexpr int64_t kMaxPageValues = int64_t{1} << 26;
+
+// Reads the column chunk `chunk` of leaf `leaf` from `file` (the whole file). `num_rows` is
+// its row group's row count (the chunk of a flat column holds exactly that many levels).
+Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk& chunk,
+                                        const LeafColumn& leaf, int64_t num_rows);
+
+}  // namespace tributary::format::parquet

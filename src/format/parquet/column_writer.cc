@@ -1,0 +1,351 @@
+#include "format/parquet/column_writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "format/parquet/parquet_values.h"
+
+namespace tributary::format::parquet {
+
+namespace {
+
+int64_t PlainSize(PhysicalType type, int32_t type_length, const PhysicalValues& v, size_t i) {
+  switch (type) {
+    case PhysicalType::kBoolean: return 0;  // counted in bits by the caller
+    case PhysicalType::kInt32:
+    case PhysicalType::kFloat: return 4;
+    case PhysicalType::kInt64:
+    case PhysicalType::kDouble: return 8;
+    case PhysicalType::kInt96: return 12;
+    case PhysicalType::kFixedLenByteArray: return type_length;
+    case PhysicalType::kByteArray: return 4 + static_cast<int64_t>(v.bytes[i].size());
+  }
+  return 0;
+}
+
+std::string DictionaryKey(const PhysicalValues& v, size_t i) {
+  if (!v.ints.empty()) return std::string(reinterpret_cast<const char*>(&v.ints[i]), 8);
+  if (!v.doubles.empty()) return std::string(reinterpret_cast<const char*>(&v.doubles[i]), 8);
+  return v.bytes[i];
+}
+
+void AddEncoding(std::vector<Encoding>* list, Encoding e) {
+  if (std::find(list->begin(), list->end(), e) == list->end()) list->push_back(e);
+}
+
+void PutLe32(std::string* out, uint32_t v) {
+  char b[4];
+  std::memcpy(b, &v, 4);
+  out->append(b, 4);
+}
+
+// Whether the deprecated min/max fields (compared as signed numbers by old readers) are right
+// for the physical type; parquet-mr writes them only then, or when min equals max.
+bool DeprecatedStatsCorrect(PhysicalType t) {
+  return t != PhysicalType::kByteArray && t != PhysicalType::kFixedLenByteArray &&
+         t != PhysicalType::kInt96;
+}
+
+}  // namespace
+
+ColumnChunkWriter::ColumnChunkWriter(const Field& field, const SchemaElement& element,
+                                     const ColumnWriterOptions& options)
+    : field_(field),
+      physical_(element.type.value_or(PhysicalType::kInt32)),
+      type_length_(element.type_length.value_or(0)),
+      nullable_(field.type.nullable),
+      options_(options) {
+  ResetChunk();
+}
+
+void ColumnChunkWriter::ResetChunk() {
+  def_levels_.clear();
+  page_values_.clear();
+  indices_.clear();
+  page_rows_ = page_nulls_ = page_plain_bytes_ = 0;
+  use_dictionary_ = options_.dictionary && physical_ != PhysicalType::kBoolean;
+  dict_index_.clear();
+  dict_values_.clear();
+  dict_bytes_ = 0;
+  dict_pages_written_ = false;
+  pages_.clear();
+  pages_uncompressed_ = 0;
+  encodings_.clear();
+  num_values_ = 0;
+  min_.reset();
+  max_.reset();
+  saw_nan_ = false;
+  null_count_ = 0;
+}
+
+Status ColumnChunkWriter::Add(const Value& v) {
+  if (v.is_null()) {
+    if (!nullable_) {
+      return Status::Invalid("NULL in NOT NULL column '" + field_.name + "'");
+    }
+    def_levels_.push_back(0);
+    ++page_nulls_;
+    ++null_count_;
+  } else {
+    size_t i = page_values_.size();
+    Status st = AppendPhysical(field_.type, physical_, type_length_, v, &page_values_);
+    if (!st.ok()) return st.WithContext("column '" + field_.name + "'");
+    if (nullable_) def_levels_.push_back(1);
+    page_plain_bytes_ += PlainSize(physical_, type_length_, page_values_, i);
+    if (physical_ == PhysicalType::kBoolean && page_values_.size() % 8 == 1) ++page_plain_bytes_;
+    if (use_dictionary_) {
+      auto [it, inserted] =
+          dict_index_.emplace(DictionaryKey(page_values_, i), static_cast<uint32_t>(dict_values_.size()));
+      if (inserted) {
+        dict_values_.AppendFrom(page_values_, i);
+        dict_bytes_ += PlainSize(physical_, type_length_, page_values_, i);
+      }
+      indices_.push_back(it->second);
+    }
+    // Statistics.
+    if (v.is_double() && std::isnan(v.double_value())) {
+      saw_nan_ = true;
+    } else {
+      if (!min_ || CompareValues(v, *min_) < 0) min_ = v;
+      if (!max_ || CompareValues(v, *max_) > 0) max_ = v;
+    }
+  }
+  ++page_rows_;
+  ++num_values_;
+  if (use_dictionary_ && dict_bytes_ > options_.dictionary_page_size) {
+    // Fall back to the plain encoding: this page and all later ones. Pages already written
+    // keep their indices, so the dictionary page is still written; with none written yet the
+    // dictionary is dropped altogether.
+    use_dictionary_ = false;
+    indices_.clear();
+    if (!dict_pages_written_) {
+      dict_index_.clear();
+      dict_values_.clear();
+      dict_bytes_ = 0;
+    }
+  }
+  int64_t page_bytes = use_dictionary_
+                           ? static_cast<int64_t>(indices_.size()) *
+                                 std::max(1, BitWidth(dict_values_.size())) / 8
+                           : page_plain_bytes_;
+  page_bytes += static_cast<int64_t>(def_levels_.size()) / 8;
+  if (page_bytes >= options_.page_size || page_rows_ >= options_.page_row_limit) {
+    return FlushPage();
+  }
+  return Status::OK();
+}
+
+int64_t ColumnChunkWriter::EstimatedSize() const {
+  int64_t page = use_dictionary_ ? static_cast<int64_t>(indices_.size()) *
+                                       std::max(1, BitWidth(dict_values_.size())) / 8
+                                 : page_plain_bytes_;
+  return static_cast<int64_t>(pages_.size()) + page + static_cast<int64_t>(def_levels_.size()) / 8 +
+         (use_dictionary_ || dict_pages_written_ ? dict_bytes_ : 0);
+}
+
+Result<std::string> ColumnChunkWriter::Compress(std::string_view data) const {
+  switch (options_.codec) {
+    case Codec::kUncompressed: return std::string(data);
+    case Codec::kSnappy: return format::Compress(CompressionCodec::kSnappy, data);
+    case Codec::kGzip: return format::Compress(CompressionCodec::kGzip, data);
+    case Codec::kZstd: return format::Compress(CompressionCodec::kZstd, data);
+    case Codec::kLz4Raw: return format::Compress(CompressionCodec::kLz4Raw, data);
+    default: return Status::NotSupported(std::string("parquet writer: codec ") + CodecName(options_.codec));
+  }
+}
+
+Encoding ColumnChunkWriter::PlainEncodingFor() const {
+  switch (options_.value_encoding) {
+    case ValueEncoding::kPlain:
+      return Encoding::kPlain;
+    case ValueEncoding::kDelta:
+    case ValueEncoding::kDeltaLength:
+      switch (physical_) {
+        case PhysicalType::kBoolean: return Encoding::kRle;
+        case PhysicalType::kInt32:
+        case PhysicalType::kInt64: return Encoding::kDeltaBinaryPacked;
+        case PhysicalType::kByteArray:
+          return options_.value_encoding == ValueEncoding::kDelta ? Encoding::kDeltaByteArray
+                                                                  : Encoding::kDeltaLengthByteArray;
+        case PhysicalType::kFixedLenByteArray: return Encoding::kDeltaByteArray;
+        default: return Encoding::kPlain;
+      }
+    case ValueEncoding::kByteStreamSplit:
+      switch (physical_) {
+        case PhysicalType::kFloat:
+        case PhysicalType::kDouble:
+        case PhysicalType::kInt32:
+        case PhysicalType::kInt64:
+        case PhysicalType::kFixedLenByteArray: return Encoding::kByteStreamSplit;
+        default: return Encoding::kPlain;
+      }
+  }
+  return Encoding::kPlain;
+}
+
+Status ColumnChunkWriter::FlushPage() {
+  if (page_rows_ == 0) return Status::OK();
+  if (use_dictionary_ && !dict_pages_written_ && !page_values_.empty()) {
+    // As parquet-mr: keep the dictionary only if it beats the raw encoding on the first page.
+    int64_t encoded = static_cast<int64_t>(indices_.size()) *
+                      std::max(1, BitWidth(dict_values_.size())) / 8;
+    if (dict_bytes_ + encoded >= page_plain_bytes_) {
+      use_dictionary_ = false;
+      indices_.clear();
+      dict_index_.clear();
+      dict_values_.clear();
+      dict_bytes_ = 0;
+    }
+  }
+  // A page of nulls only before any dictionary entry exists is written plain.
+  bool dictionary_encoded = use_dictionary_ && !dict_values_.empty();
+  TRIB_RETURN_NOT_OK(WriteDataPage(dictionary_encoded));
+  if (dictionary_encoded) dict_pages_written_ = true;
+  def_levels_.clear();
+  page_values_.clear();
+  indices_.clear();
+  page_rows_ = page_nulls_ = page_plain_bytes_ = 0;
+  return Status::OK();
+}
+
+Status ColumnChunkWriter::WriteDataPage(bool dictionary_encoded) {
+  const bool v2 = options_.data_page_version == 2;
+  std::string values;
+  Encoding encoding;
+  if (dictionary_encoded) {
+    encoding = v2 ? Encoding::kRleDictionary : Encoding::kPlainDictionary;
+    int bw = std::max(1, BitWidth(dict_values_.size() - 1));
+    values.push_back(static_cast<char>(bw));
+    values += EncodeRleBitPacked(indices_, bw);
+  } else {
+    encoding = PlainEncodingFor();
+    switch (encoding) {
+      case Encoding::kRle: values = EncodeRleBooleans(page_values_.ints); break;
+      case Encoding::kDeltaBinaryPacked:
+        values = EncodeDeltaBinaryPacked(page_values_.ints, physical_ == PhysicalType::kInt32);
+        break;
+      case Encoding::kDeltaByteArray: values = EncodeDeltaByteArray(page_values_.bytes); break;
+      case Encoding::kDeltaLengthByteArray:
+        values = EncodeDeltaLengthByteArray(page_values_.bytes);
+        break;
+      case Encoding::kByteStreamSplit:
+        values = EncodeByteStreamSplit(page_values_, physical_, type_length_);
+        break;
+      default: EncodePlain(page_values_, physical_, &values); break;
+    }
+  }
+  AddEncoding(&encodings_, encoding);
+  std::string levels;
+  if (nullable_) {
+    levels = EncodeRleBitPacked(def_levels_, 1);
+    AddEncoding(&encodings_, Encoding::kRle);
+  }
+  PageHeader h;
+  std::string body;
+  if (!v2) {
+    std::string raw;
+    if (nullable_) {
+      PutLe32(&raw, static_cast<uint32_t>(levels.size()));
+      raw += levels;
+    }
+    raw += values;
+    TRIB_ASSIGN_OR_RETURN(body, Compress(raw));
+    h.type = PageType::kDataPage;
+    h.uncompressed_page_size = static_cast<int32_t>(raw.size());
+    DataPageHeader d;
+    d.num_values = static_cast<int32_t>(page_rows_);
+    d.encoding = encoding;
+    d.definition_level_encoding = Encoding::kRle;
+    d.repetition_level_encoding = Encoding::kRle;
+    h.data_page_header = d;
+  } else {
+    TRIB_ASSIGN_OR_RETURN(std::string compressed, Compress(values));
+    body = levels + compressed;
+    h.type = PageType::kDataPageV2;
+    h.uncompressed_page_size = static_cast<int32_t>(levels.size() + values.size());
+    DataPageHeaderV2 d;
+    d.num_values = static_cast<int32_t>(page_rows_);
+    d.num_nulls = static_cast<int32_t>(page_nulls_);
+    d.num_rows = static_cast<int32_t>(page_rows_);
+    d.encoding = encoding;
+    d.definition_levels_byte_length = static_cast<int32_t>(levels.size());
+    d.repetition_levels_byte_length = 0;
+    d.is_compressed = options_.codec != Codec::kUncompressed;
+    h.data_page_header_v2 = d;
+  }
+  h.compressed_page_size = static_cast<int32_t>(body.size());
+  std::string header = EncodePageHeader(h);
+  pages_ += header;
+  pages_ += body;
+  pages_uncompressed_ += static_cast<int64_t>(header.size()) + h.uncompressed_page_size;
+  return Status::OK();
+}
+
+Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file) {
+  TRIB_RETURN_NOT_OK(FlushPage());
+  ColumnMetaData m;
+  m.type = physical_;
+  m.path_in_schema = {field_.name};
+  m.codec = options_.codec;
+  m.num_values = num_values_;
+  const int64_t offset = static_cast<int64_t>(file->size());
+  int64_t uncompressed = pages_uncompressed_;
+  std::vector<Encoding> encodings;
+  if (dict_pages_written_) {
+    std::string raw;
+    EncodePlain(dict_values_, physical_, &raw);
+    TRIB_ASSIGN_OR_RETURN(std::string body, Compress(raw));
+    PageHeader h;
+    h.type = PageType::kDictionaryPage;
+    h.uncompressed_page_size = static_cast<int32_t>(raw.size());
+    h.compressed_page_size = static_cast<int32_t>(body.size());
+    DictionaryPageHeader d;
+    d.num_values = static_cast<int32_t>(dict_values_.size());
+    d.encoding = options_.data_page_version == 2 ? Encoding::kPlain : Encoding::kPlainDictionary;
+    h.dictionary_page_header = d;
+    std::string header = EncodePageHeader(h);
+    *file += header;
+    *file += body;
+    uncompressed += static_cast<int64_t>(header.size() + raw.size());
+    m.dictionary_page_offset = offset;
+    AddEncoding(&encodings, d.encoding);
+  }
+  for (Encoding e : encodings_) AddEncoding(&encodings, e);
+  if (encodings.empty()) encodings.push_back(Encoding::kPlain);
+  m.encodings = encodings;
+  m.data_page_offset = static_cast<int64_t>(file->size());
+  *file += pages_;
+  m.total_compressed_size = static_cast<int64_t>(file->size()) - offset;
+  m.total_uncompressed_size = uncompressed;
+
+  Statistics s;
+  s.null_count = null_count_;
+  const bool int96 = physical_ == PhysicalType::kInt96;
+  if (min_ && max_ && !saw_nan_ && !int96) {
+    Value lo = *min_, hi = *max_;
+    if (lo.is_double() && lo.double_value() == 0) lo = Value::Double(-0.0);
+    if (hi.is_double() && hi.double_value() == 0) hi = Value::Double(0.0);
+    PhysicalValues pv;
+    TRIB_RETURN_NOT_OK(AppendPhysical(field_.type, physical_, type_length_, lo, &pv));
+    TRIB_RETURN_NOT_OK(AppendPhysical(field_.type, physical_, type_length_, hi, &pv));
+    std::string min_bytes = EncodeStatValue(pv, 0, physical_);
+    std::string max_bytes = EncodeStatValue(pv, 1, physical_);
+    // As parquet-mr: the deprecated fields only where their signed comparison is right.
+    if (DeprecatedStatsCorrect(physical_) || min_bytes == max_bytes) {
+      s.min = min_bytes;
+      s.max = max_bytes;
+    }
+    s.min_value = std::move(min_bytes);
+    s.max_value = std::move(max_bytes);
+  }
+  m.statistics = s;
+
+  ColumnChunk c;
+  c.file_offset = offset;
+  c.meta_data = std::move(m);
+  ResetChunk();
+  return c;
+}
+
+}  // namespace tributary::format::parquet

@@ -1,0 +1,209 @@
+#include "format/parquet/reader.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace tributary::format::parquet {
+
+namespace {
+
+constexpr std::string_view kMagic = "PAR1";
+constexpr std::string_view kEncryptedMagic = "PARE";
+
+// Whether the deprecated min/max fields (compared as signed values by old writers) order
+// this column correctly: only for types whose sort order is signed and not byte-wise.
+bool DeprecatedStatsUsable(const LeafColumn& leaf, const DataType& type) {
+  switch (leaf.physical_type) {
+    case PhysicalType::kBoolean:
+    case PhysicalType::kFloat:
+    case PhysicalType::kDouble:
+      return true;
+    case PhysicalType::kInt32:
+    case PhysicalType::kInt64:
+      // Unsigned integers were compared as signed by old writers.
+      return !(leaf.converted_type >= ConvertedType::kUint8 &&
+               leaf.converted_type <= ConvertedType::kUint64) &&
+             !(leaf.logical_type && leaf.logical_type->kind == LogicalType::kInteger &&
+               !leaf.logical_type->is_signed);
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::string file_bytes) {
+  std::unique_ptr<ParquetReader> r(new ParquetReader());
+  r->file_ = std::move(file_bytes);
+  std::string_view f = r->file_;
+  if (f.size() < 12) return Status::Corruption("parquet: file too short (" + std::to_string(f.size()) + " bytes)");
+  std::string_view tail = f.substr(f.size() - 4);
+  if (tail == kEncryptedMagic) return Status::NotSupported("parquet: encrypted files are not supported");
+  if (f.substr(0, 4) != kMagic || tail != kMagic) return Status::Corruption("parquet: bad magic");
+  uint32_t footer_len;
+  std::memcpy(&footer_len, f.data() + f.size() - 8, 4);
+  if (footer_len == 0 || footer_len > f.size() - 12) {
+    return Status::Corruption("parquet: footer length " + std::to_string(footer_len) +
+                              " does not fit the file");
+  }
+  std::string_view footer = f.substr(f.size() - 8 - footer_len, footer_len);
+  Status st = DecodeFileMetaData(footer, &r->metadata_);
+  if (!st.ok()) return st.WithContext("parquet footer");
+  TRIB_ASSIGN_OR_RETURN(r->schema_, FileSchema::Make(r->metadata_.schema));
+  const size_t num_leaves = r->schema_.leaves().size();
+  int64_t rows = 0;
+  for (const RowGroup& g : r->metadata_.row_groups) {
+    if (g.columns.size() != num_leaves) {
+      return Status::Corruption("parquet: row group has " + std::to_string(g.columns.size()) +
+                                " column chunks for " + std::to_string(num_leaves) + " leaves");
+    }
+    if (g.num_rows < 0) return Status::Corruption("parquet: negative row count");
+    rows += g.num_rows;
+  }
+  if (r->metadata_.num_rows < 0) return Status::Corruption("parquet: negative row count");
+  (void)rows;  // some writers leave FileMetaData.num_rows inconsistent; row groups decide
+  for (const ParquetColumn& c : r->schema_.columns()) {
+    if (c.type) {
+      Result<ValueConverter> conv = ValueConverter::Make(r->schema_.leaves()[c.first_leaf]);
+      if (conv.ok()) {
+        r->converters_.push_back(*conv);
+        continue;
+      }
+    }
+    r->converters_.push_back(std::nullopt);
+  }
+  return r;
+}
+
+const std::string& ParquetReader::created_by() const {
+  static const std::string kEmpty;
+  return metadata_.created_by ? *metadata_.created_by : kEmpty;
+}
+
+RowGroupStats ParquetReader::RowGroupStatistics(int rg) const {
+  RowGroupStats out;
+  out.index = rg;
+  const RowGroup& g = metadata_.row_groups[rg];
+  out.num_rows = g.num_rows;
+  for (size_t c = 0; c < schema_.columns().size(); ++c) {
+    const ParquetColumn& col = schema_.columns()[c];
+    ColumnStats cs;
+    const ColumnChunk& chunk = g.columns[col.first_leaf];
+    if (chunk.meta_data) cs.num_values = chunk.meta_data->num_values;
+    if (!col.nested && converters_[c] && chunk.meta_data && chunk.meta_data->statistics) {
+      const Statistics& s = *chunk.meta_data->statistics;
+      const LeafColumn& leaf = schema_.leaves()[col.first_leaf];
+      cs.null_count = s.null_count;
+      const std::string* lo = nullptr;
+      const std::string* hi = nullptr;
+      bool type_order = metadata_.column_orders.empty() ||
+                        (static_cast<size_t>(col.first_leaf) < metadata_.column_orders.size() &&
+                         metadata_.column_orders[col.first_leaf]);
+      if (s.min_value && s.max_value && type_order) {
+        lo = &*s.min_value;
+        hi = &*s.max_value;
+      } else if (s.min && s.max && DeprecatedStatsUsable(leaf, *col.type)) {
+        lo = &*s.min;
+        hi = &*s.max;
+      }
+      if (lo && hi && leaf.physical_type != PhysicalType::kInt96) {
+        cs.min = converters_[c]->ConvertStat(*lo);
+        cs.max = converters_[c]->ConvertStat(*hi);
+        // NaN bounds say nothing; a zero bound may hide either sign of zero.
+        auto bad = [](const std::optional<Value>& v) {
+          return !v || (v->is_double() && std::isnan(v->double_value()));
+        };
+        if (bad(cs.min) || bad(cs.max)) {
+          cs.min.reset();
+          cs.max.reset();
+        } else if (cs.min->is_double()) {
+          if (cs.min->double_value() == 0) cs.min = Value::Double(-0.0);
+          if (cs.max->double_value() == 0) cs.max = Value::Double(0.0);
+        }
+      }
+    }
+    out.columns.push_back(std::move(cs));
+  }
+  return out;
+}
+
+Result<std::vector<int>> ParquetReader::ResolveProjection(const std::vector<int>& projection) const {
+  std::vector<int> cols = projection;
+  if (cols.empty()) {
+    for (size_t i = 0; i < schema_.columns().size(); ++i) cols.push_back(static_cast<int>(i));
+  }
+  for (int c : cols) {
+    if (c < 0 || static_cast<size_t>(c) >= schema_.columns().size()) {
+      return Status::Invalid("parquet: projected column " + std::to_string(c) + " out of range");
+    }
+    const ParquetColumn& col = schema_.columns()[c];
+    if (!converters_[c]) {
+      return Status::NotSupported("parquet: column '" + col.name + "': " + col.type_error);
+    }
+  }
+  return cols;
+}
+
+Result<ColumnChunkData> ParquetReader::ReadLeafChunk(int rg, int leaf) const {
+  if (rg < 0 || rg >= num_row_groups() || leaf < 0 ||
+      static_cast<size_t>(leaf) >= schema_.leaves().size()) {
+    return Status::Invalid("parquet: row group or leaf out of range");
+  }
+  const RowGroup& g = metadata_.row_groups[rg];
+  return ReadColumnChunk(file_, g.columns[leaf], schema_.leaves()[leaf], g.num_rows);
+}
+
+Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
+    int rg, const std::vector<int>& projection) const {
+  TRIB_ASSIGN_OR_RETURN(std::vector<int> cols, ResolveProjection(projection));
+  if (rg < 0 || rg >= num_row_groups()) return Status::Invalid("parquet: row group out of range");
+  std::vector<std::vector<Value>> out;
+  out.reserve(cols.size());
+  for (int c : cols) {
+    const ParquetColumn& col = schema_.columns()[c];
+    const LeafColumn& leaf = schema_.leaves()[col.first_leaf];
+    Result<ColumnChunkData> data = ReadLeafChunk(rg, col.first_leaf);
+    if (!data.ok()) {
+      return data.status().WithContext("row group " + std::to_string(rg) + ", column '" +
+                                       col.name + "'");
+    }
+    const ValueConverter& conv = *converters_[c];
+    std::vector<Value> values;
+    values.reserve(static_cast<size_t>(data->num_levels));
+    if (leaf.max_def_level == 0) {
+      for (size_t i = 0; i < data->values.size(); ++i) values.push_back(conv.Convert(data->values, i));
+    } else {
+      size_t next = 0;
+      for (int16_t d : data->def_levels) {
+        if (d == leaf.max_def_level) {
+          values.push_back(conv.Convert(data->values, next++));
+        } else {
+          values.push_back(Value::Null());
+        }
+      }
+    }
+    out.push_back(std::move(values));
+  }
+  return out;
+}
+
+Result<std::vector<Row>> ParquetReader::ReadRows(const ParquetReadOptions& options) const {
+  TRIB_ASSIGN_OR_RETURN(std::vector<int> cols, ResolveProjection(options.projection));
+  std::vector<Row> rows;
+  for (int rg = 0; rg < num_row_groups(); ++rg) {
+    if (options.row_group_filter && !options.row_group_filter(RowGroupStatistics(rg))) continue;
+    TRIB_ASSIGN_OR_RETURN(std::vector<std::vector<Value>> columns, ReadRowGroupColumns(rg, cols));
+    int64_t n = metadata_.row_groups[rg].num_rows;
+    // With columns, their chunks were checked to hold n values; without, n is unchecked.
+    if (cols.empty() && n > kMaxPageValues) return Status::Corruption("parquet: bad row count");
+    size_t base = rows.size();
+    rows.resize(base + static_cast<size_t>(n));
+    for (size_t r = base; r < rows.size(); ++r) rows[r].reserve(cols.size());
+    for (auto& column : columns) {
+      for (int64_t i = 0; i < n; ++i) rows[base + i].push_back(std::move(column[i]));
+    }
+  }
+  return rows;
+}
+
+}  // namespace tributary::format::parquet

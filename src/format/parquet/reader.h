@@ -1,0 +1,83 @@
+// ParquetReader: reads a whole Parquet file held in memory. Exposes the schema (top-level
+// columns, their leaves, field ids and Tributary types), per-row-group statistics decoded to
+// Values so callers can skip row groups, and the rows of a projection of the flat columns.
+// Nested columns (struct, list, map) are parsed and can be decoded to levels and leaf values
+// (ReadLeafChunk) but projecting one is NotSupported until Value has nested types.
+// Thread-safety: an opened reader is immutable; its const methods may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "format/parquet/column_reader.h"
+#include "format/parquet/parquet_metadata.h"
+#include "format/parquet/parquet_schema.h"
+#include "format/parquet/parquet_values.h"
+#include "tributary/result.h"
+#include "tributary/value.h"
+
+namespace tributary::format::parquet {
+
+// Statistics of one column in one row group. min/max are set only when the file's statistics
+// are trustworthy for the type (see docs/format/parquet.md); both are inclusive bounds.
+struct ColumnStats {
+  std::optional<Value> min;
+  std::optional<Value> max;
+  std::optional<int64_t> null_count;
+  int64_t num_values = 0;
+};
+
+struct RowGroupStats {
+  int index = 0;
+  int64_t num_rows = 0;
+  std::vector<ColumnStats> columns;  // one per top-level column (empty stats for nested ones)
+};
+
+// Returns true to read the row group, false to skip it.
+using RowGroupFilter = std::function<bool(const RowGroupStats&)>;
+
+struct ParquetReadOptions {
+  std::vector<int> projection;      // top-level column indexes; empty = every column
+  RowGroupFilter row_group_filter;  // empty = read every row group
+};
+
+class ParquetReader {
+ public:
+  // Parses the footer and schema. Not a Parquet file, a damaged footer or an encrypted file
+  // gives an error (Corruption / NotSupported); data pages are only read later.
+  static Result<std::unique_ptr<ParquetReader>> Open(std::string file_bytes);
+
+  const FileMetaData& metadata() const { return metadata_; }
+  const FileSchema& schema() const { return schema_; }
+  int num_row_groups() const { return static_cast<int>(metadata_.row_groups.size()); }
+  int64_t num_rows() const { return metadata_.num_rows; }
+  const std::string& created_by() const;
+
+  // Statistics of row group `rg`.
+  RowGroupStats RowGroupStatistics(int rg) const;
+
+  // The values of the projected columns of row group `rg`, one vector per projected column.
+  Result<std::vector<std::vector<Value>>> ReadRowGroupColumns(int rg,
+                                                              const std::vector<int>& projection) const;
+  // Rows (values in projection order) of every row group the filter keeps.
+  Result<std::vector<Row>> ReadRows(const ParquetReadOptions& options = {}) const;
+
+  // Levels and physical values of leaf `leaf` in row group `rg` (works for nested leaves).
+  Result<ColumnChunkData> ReadLeafChunk(int rg, int leaf) const;
+
+ private:
+  ParquetReader() = default;
+  Result<std::vector<int>> ResolveProjection(const std::vector<int>& projection) const;
+
+  std::string file_;
+  FileMetaData metadata_;
+  FileSchema schema_;
+  // One per top-level column; set for flat columns whose type maps to Tributary.
+  std::vector<std::optional<ValueConverter>> converters_;
+};
+
+}  // namespace tributary::format::parquet

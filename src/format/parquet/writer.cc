@@ -1,0 +1,138 @@
+#include "format/parquet/writer.h"
+
+#include <cstring>
+
+#include "format/parquet/parquet_schema.h"
+#include "format/parquet/parquet_values.h"
+
+namespace tributary::format::parquet {
+
+namespace {
+
+constexpr std::string_view kMagic = "PAR1";
+
+Result<Codec> ToParquetCodec(CompressionCodec c) {
+  switch (c) {
+    case CompressionCodec::kNone: return Codec::kUncompressed;
+    case CompressionCodec::kSnappy: return Codec::kSnappy;
+    case CompressionCodec::kGzip: return Codec::kGzip;
+    case CompressionCodec::kZstd: return Codec::kZstd;
+    case CompressionCodec::kLz4Raw: return Codec::kLz4Raw;
+    case CompressionCodec::kDeflate: break;
+  }
+  return Status::Invalid(std::string("parquet: compression '") + CompressionCodecName(c) +
+                         "' is not a Parquet codec");
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(std::vector<Field> columns,
+                                                           ParquetWriterOptions options) {
+  if (options.page_size <= 0 || options.row_group_size <= 0 || options.page_row_limit <= 0 ||
+      options.dictionary_page_size <= 0) {
+    return Status::Invalid("parquet: page, row group and dictionary sizes must be positive");
+  }
+  if (options.data_page_version != 1 && options.data_page_version != 2) {
+    return Status::Invalid("parquet: data page version must be 1 or 2");
+  }
+  TRIB_ASSIGN_OR_RETURN(Codec codec, ToParquetCodec(options.compression));
+  ColumnWriterOptions cw;
+  cw.codec = codec;
+  cw.page_size = options.page_size;
+  cw.page_row_limit = options.page_row_limit;
+  cw.dictionary = options.dictionary;
+  cw.dictionary_page_size = options.dictionary_page_size;
+  cw.data_page_version = options.data_page_version;
+  cw.value_encoding = options.value_encoding;
+
+  std::unique_ptr<ParquetWriter> w(new ParquetWriter());
+  SchemaElement root;
+  root.name = kPaimonMessageName;
+  root.num_children = static_cast<int32_t>(columns.size());
+  w->schema_.push_back(root);
+  for (const Field& f : columns) {
+    Result<SchemaElement> e = ColumnSchemaElement(f);
+    if (!e.ok()) return e.status().WithContext("parquet: column '" + f.name + "'");
+    w->schema_.push_back(*e);
+    w->writers_.push_back(std::make_unique<ColumnChunkWriter>(f, *e, cw));
+  }
+  w->columns_ = std::move(columns);
+  w->options_ = std::move(options);
+  w->file_.append(kMagic);
+  return w;
+}
+
+Status ParquetWriter::Append(const Row& row) {
+  if (finished_) return Status::Invalid("parquet: Append after Finish");
+  if (row.size() != columns_.size()) {
+    return Status::Invalid("parquet: row has " + std::to_string(row.size()) + " values, schema " +
+                           std::to_string(columns_.size()) + " columns");
+  }
+  // Validate first so a bad row leaves no partial state behind.
+  for (size_t i = 0; i < row.size(); ++i) {
+    const Value& v = row[i];
+    const DataType& t = columns_[i].type;
+    if (v.is_null()) {
+      if (!t.nullable) return Status::Invalid("NULL in NOT NULL column '" + columns_[i].name + "'");
+      continue;
+    }
+    PhysicalValues scratch;
+    const SchemaElement& e = schema_[i + 1];
+    Status st = AppendPhysical(t, *e.type, e.type_length.value_or(0), v, &scratch);
+    if (!st.ok()) return st.WithContext("column '" + columns_[i].name + "'");
+  }
+  for (size_t i = 0; i < row.size(); ++i) TRIB_RETURN_NOT_OK(writers_[i]->Add(row[i]));
+  ++num_rows_;
+  ++group_rows_;
+  int64_t group_size = 0;
+  for (const auto& w : writers_) group_size += w->EstimatedSize();
+  if (group_size >= options_.row_group_size) return FlushRowGroup();
+  return Status::OK();
+}
+
+int64_t ParquetWriter::EstimatedSize() const {
+  int64_t size = static_cast<int64_t>(file_.size());
+  for (const auto& w : writers_) size += w->EstimatedSize();
+  return size;
+}
+
+Status ParquetWriter::FlushRowGroup() {
+  if (group_rows_ == 0) return Status::OK();
+  RowGroup g;
+  g.num_rows = group_rows_;
+  g.file_offset = static_cast<int64_t>(file_.size());
+  int64_t start = static_cast<int64_t>(file_.size());
+  for (auto& w : writers_) {
+    TRIB_ASSIGN_OR_RETURN(ColumnChunk c, w->Finish(&file_));
+    g.total_byte_size += c.meta_data->total_uncompressed_size;
+    g.columns.push_back(std::move(c));
+  }
+  g.total_compressed_size = static_cast<int64_t>(file_.size()) - start;
+  g.ordinal = static_cast<int16_t>(row_groups_.size());
+  row_groups_.push_back(std::move(g));
+  group_rows_ = 0;
+  return Status::OK();
+}
+
+Result<std::string> ParquetWriter::Finish() {
+  if (finished_) return Status::Invalid("parquet: Finish called twice");
+  TRIB_RETURN_NOT_OK(FlushRowGroup());
+  finished_ = true;
+  FileMetaData m;
+  m.version = 1;
+  m.schema = schema_;
+  m.num_rows = num_rows_;
+  m.row_groups = std::move(row_groups_);
+  m.created_by = options_.created_by;
+  m.column_orders.assign(columns_.size(), true);
+  std::string footer = EncodeFileMetaData(m);
+  file_ += footer;
+  uint32_t len = static_cast<uint32_t>(footer.size());
+  char b[4];
+  std::memcpy(b, &len, 4);
+  file_.append(b, 4);
+  file_.append(kMagic);
+  return std::move(file_);
+}
+
+}  // namespace tributary::format::parquet

@@ -1,0 +1,76 @@
+// ParquetWriter: writes rows of a flat Tributary schema as a Parquet file, the way Paimon's
+// writer lays it out (message "paimon_schema", field ids, Paimon's physical types per DataType;
+// see docs/format/parquet.md).
+// Thread-safety: a writer is single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "format/compression.h"
+#include "format/parquet/column_writer.h"
+#include "format/parquet/parquet_metadata.h"
+#include "tributary/result.h"
+#include "tributary/types.h"
+#include "tributary/value.h"
+
+namespace tributary::format::parquet {
+
+inline constexpr const char* kCreatedBy = "tributary version 0.1.0 (build tributary)";
+
+struct ParquetWriterOptions {
+  // 'file.compression': none, snappy, gzip, zstd or lz4_raw (lz4 is written as LZ4_RAW).
+  CompressionCodec compression = CompressionCodec::kZstd;
+  // 'parquet.page.size': target encoded bytes of a data page before compression.
+  int64_t page_size = 1 << 20;
+  // 'parquet.page.row.count.limit': at most this many rows per page (parquet-mr's default).
+  int64_t page_row_limit = 20000;
+  // 'parquet.block.size': a row group is closed once its estimated size reaches this.
+  int64_t row_group_size = int64_t{128} << 20;
+  // 'parquet.enable.dictionary' and 'parquet.dictionary.page.size'.
+  bool dictionary = true;
+  int64_t dictionary_page_size = 1 << 20;
+  // 'parquet.writer.version': 1 (PARQUET_1_0, data page v1) or 2 (PARQUET_2_0, data page v2).
+  int data_page_version = 1;
+  // Encoding of values that are not dictionary-encoded.
+  ValueEncoding value_encoding = ValueEncoding::kPlain;
+  std::string created_by = kCreatedBy;
+};
+
+class ParquetWriter {
+ public:
+  // `columns`: the flat columns in file order (id = Parquet field_id). Nested types are not
+  // supported yet; unknown compression codecs or bad sizes are Invalid.
+  static Result<std::unique_ptr<ParquetWriter>> Make(std::vector<Field> columns,
+                                                     ParquetWriterOptions options = {});
+
+  // Appends one row (values in column order, representation as value.h gives each type).
+  // On error (wrong arity, NULL in a NOT NULL column, wrong representation) nothing is
+  // appended.
+  Status Append(const Row& row);
+  // Bytes of the file if it were finished now (closed row groups plus an estimate of the
+  // buffered one). Callers roll files on it ('target-file-size').
+  int64_t EstimatedSize() const;
+  int64_t num_rows() const { return num_rows_; }
+  // Closes the last row group and writes the footer; returns the whole file.
+  // REQUIRES: called once; the writer is unusable afterwards.
+  Result<std::string> Finish();
+
+ private:
+  ParquetWriter() = default;
+  Status FlushRowGroup();
+
+  std::vector<Field> columns_;
+  std::vector<SchemaElement> schema_;
+  ParquetWriterOptions options_;
+  std::vector<std::unique_ptr<ColumnChunkWriter>> writers_;
+  std::string file_;
+  std::vector<RowGroup> row_groups_;
+  int64_t num_rows_ = 0;
+  int64_t group_rows_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace tributary::format::parquet
