@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -77,5 +78,9 @@ int CompareValues(const Value& a, const Value& b);
 // TIMESTAMP "YYYY-MM-DD HH:MM:SS[.ffffff]" (fraction only when non-zero), DECIMAL with its scale,
 // FLOAT with the shortest digits that round-trip a float. NULL prints as "NULL".
 std::string FormatValue(const Value& v, const DataType& t);
+
+// A type-free rendering for logs and test failures: NULL, 42, 1.5, 'text', dec:1234, ts:ms+ns.
+std::string DebugString(const Value& v);
+std::ostream& operator<<(std::ostream& os, const Value& v);
 
 }  // namespace tributary

@@ -1,4 +1,5 @@
 #include <charconv>
+#include <ostream>
 #include <cmath>
 #include <string>
 
@@ -83,5 +84,18 @@ std::string FormatValue(const Value& v, const DataType& t) {
   }
   return "?";
 }
+
+std::string DebugString(const Value& v) {
+  if (v.is_null()) return "NULL";
+  if (v.is_bool()) return v.bool_value() ? "true" : "false";
+  if (v.is_int()) return std::to_string(v.int_value());
+  if (v.is_double()) return FormatFloating(v.double_value(), false);
+  if (v.is_string()) return "'" + v.string_value() + "'";
+  if (v.is_decimal()) return "dec:" + FormatDecimal(v.decimal_value().unscaled, 0);
+  Timestamp t = v.timestamp_value();
+  return "ts:" + std::to_string(t.millis) + "+" + std::to_string(t.nanos_of_milli);
+}
+
+std::ostream& operator<<(std::ostream& os, const Value& v) { return os << DebugString(v); }
 
 }  // namespace tributary
