@@ -53,4 +53,28 @@ Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::str
   return result;
 }
 
+Status DryRunMerge(const TableSchema& schema, const std::string& bucket_dir,
+                   const std::vector<meta::DataFileMeta>& files) {
+  FileLayout layout = FileLayout::Of(schema);
+  std::vector<meta::DataFileMeta> sorted = files;
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+    return a.max_sequence_number < b.max_sequence_number;
+  });
+  std::vector<std::unique_ptr<merge::RecordSource>> sources;
+  for (const auto& f : sorted) {
+    TRIB_ASSIGN_OR_RETURN(auto records, ReadDataFile(io::JoinPath(bucket_dir, f.file_name), layout,
+                                                     f.level, f.write_cols));
+    sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
+  }
+  TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
+  TRIB_ASSIGN_OR_RETURN(auto merge_fn, merge::MakeMergeFunction(config, schema));
+  merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout.key_columns),
+                                merge::SequenceOrder(config), merge_fn.get());
+  merge::KeyValue kv;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, reader.Next(&kv));
+    if (!more) return Status::OK();
+  }
+}
+
 }  // namespace tributary::table

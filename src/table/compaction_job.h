@@ -24,4 +24,10 @@ Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::str
                                        const CompactUnit& unit, int32_t highest_nonempty_level,
                                        int64_t target_file_size, meta::FileNamer* namer);
 
+// Merges `files` of one bucket without writing anything and returns the first error the merge
+// function reports (an aggregate overflowing, say). The writer runs it before committing to an
+// aggregation table, so such an INSERT fails instead of leaving a key that cannot be read.
+Status DryRunMerge(const TableSchema& schema, const std::string& bucket_dir,
+                   const std::vector<meta::DataFileMeta>& files);
+
 }  // namespace tributary::table

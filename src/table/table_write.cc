@@ -209,6 +209,39 @@ class FileStoreWriter : public TableWriter {
  private:
   int32_t TotalBuckets() const { return core_.bucket > 0 ? core_.bucket : -1; }
 
+  // Whether merging can fail on valid input: sum/product/count over integers and decimals.
+  bool MergeCanFail() const {
+    if (!ctx_.merge_config) return false;
+    const merge::MergeConfig& c = *ctx_.merge_config;
+    for (size_t i = 0; i < c.aggregate.size(); i++) {
+      const std::string& f = c.aggregate[i];
+      if ((f == "sum" || f == "product" || f == "count") && !schema_->fields[i].type.IsFloating()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether `f`'s key range overlaps any of `files`' key ranges.
+  bool OverlapsAny(const meta::DataFileMeta& f, const std::vector<meta::DataFileMeta>& files) const {
+    std::vector<DataType> kt = layout_.KeyTypes();
+    auto fmin = format::DeserializeBinaryRow(f.min_key, kt);
+    auto fmax = format::DeserializeBinaryRow(f.max_key, kt);
+    if (!fmin.ok() || !fmax.ok()) return true;
+    merge::KeyComparator cmp([&] {
+      std::vector<int> idx;
+      for (size_t i = 0; i < kt.size(); i++) idx.push_back(static_cast<int>(i));
+      return idx;
+    }());
+    for (const auto& n : files) {
+      auto nmin = format::DeserializeBinaryRow(n.min_key, kt);
+      auto nmax = format::DeserializeBinaryRow(n.max_key, kt);
+      if (!nmin.ok() || !nmax.ok()) return true;
+      if (cmp.Compare(*fmin, *nmax) <= 0 && cmp.Compare(*nmin, *fmax) <= 0) return true;
+    }
+    return false;
+  }
+
   // Engines that refuse retractions fail at Write, before anything is buffered.
   Status CheckRetractAllowed() const {
     const merge::MergeConfig& c = *ctx_.merge_config;
@@ -279,6 +312,16 @@ class FileStoreWriter : public TableWriter {
       m.bucket = id.second;
       m.total_buckets = TotalBuckets();
       m.new_files = bw->new_files();
+      if (layout_.primary_key && !m.new_files.empty() && MergeCanFail()) {
+        // Aggregates that can overflow: merge the new files with the older files they overlap
+        // now, so the statement fails instead of leaving keys that no longer merge.
+        TRIB_RETURN_NOT_OK(Restore());
+        std::vector<meta::DataFileMeta> files = m.new_files;
+        for (const auto& f : existing_[id]) {
+          if (OverlapsAny(f, m.new_files)) files.push_back(f);
+        }
+        TRIB_RETURN_NOT_OK(DryRunMerge(*schema_, bw->dir(), files));
+      }
       if (layout_.primary_key && !options_.overwrite && !core_.write_only && !m.new_files.empty()) {
         TRIB_RETURN_NOT_OK(Restore());
         std::vector<meta::DataFileMeta> files = existing_[id];
