@@ -1,0 +1,244 @@
+// What every C++ peer program of `make bench` shares: the workload parameters (from the
+// environment, set by run.sh), the deterministic data generators, timing, peak RSS, bytes on disk
+// and the JSON-lines result format that report.py turns into tables.
+//
+// The generators are mirrored line for line in duckdb_bench.mjs; a change here must be made there
+// too (report.py compares the W5/W2/W3 check values of every system and flags disagreement).
+#pragma once
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// ---------------------------------------------------------------------------------------------
+// Parameters. run.sh exports them (scaled by BENCH_SCALE); the defaults here are for running a
+// program by hand.
+inline int64_t EnvInt(const char* name, int64_t dflt) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoll(v, nullptr, 10) : dflt;
+}
+inline double EnvDouble(const char* name, double dflt) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtod(v, nullptr) : dflt;
+}
+
+struct Params {
+  int64_t w1_rows = EnvInt("W1_ROWS", 1000000);
+  int64_t batch = EnvInt("BENCH_BATCH", 100000);  // rows per durable commit
+  int64_t w2_keys = EnvInt("W2_KEYS", 1000000);
+  int64_t w2_events = EnvInt("W2_EVENTS", 4000000);
+  int64_t w3_keys = EnvInt("W3_KEYS", 1000000);
+  int64_t w4_lookups = EnvInt("W4_LOOKUPS", 1000000);
+  double w4_seconds = EnvDouble("W4_SECONDS", 10);  // time cap per system
+  int64_t w5_repeat = EnvInt("W5_REPEAT", 3);       // runs per query; the median is reported
+  int64_t W1Keyspace() const { return std::max<int64_t>(1, w1_rows / 2); }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic data. mulberry32: small, fast, and exactly reproducible in JavaScript with
+// Math.imul (see duckdb_bench.mjs).
+class Rng {
+ public:
+  explicit Rng(uint32_t seed) : state_(seed) {}
+  uint32_t Next() {
+    state_ += 0x6D2B79F5u;
+    uint32_t t = state_;
+    t = (t ^ (t >> 15)) * (t | 1u);
+    t = (t + (t ^ (t >> 7)) * (t | 61u)) ^ t;
+    return t ^ (t >> 14);
+  }
+
+ private:
+  uint32_t state_;
+};
+
+inline constexpr char kAlphabet[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+// W1 rows: (id BIGINT key, a BIGINT, b BIGINT, c DOUBLE, s1, s2, s3 STRING of 16-24 bytes).
+// Keys are even numbers 2*k, k drawn from [0, keyspace) with keyspace = rows/2, so about half the
+// rows update an earlier key; odd numbers are guaranteed misses for W4. `b` is the row index,
+// the version: for every key the row with the highest b wins, in every system.
+// a is uniform in [0, 1e6): `a < 10000` selects 1%.
+struct W1Row {
+  int64_t id, a, b;
+  double c;
+  std::string s1, s2, s3;
+};
+
+class W1Generator {
+ public:
+  explicit W1Generator(int64_t keyspace) : keyspace_(keyspace), keys_(42), cols_(43) {}
+  void Next(int64_t index, W1Row* r) {
+    r->id = 2 * static_cast<int64_t>(keys_.Next() % static_cast<uint32_t>(keyspace_));
+    r->a = cols_.Next() % 1000000;
+    r->b = index;
+    r->c = static_cast<double>(cols_.Next() % 1000000) / 100.0;
+    Str(&r->s1);
+    Str(&r->s2);
+    Str(&r->s3);
+  }
+  // Only the key stream (for W4's hit keys).
+  int64_t NextId() { return 2 * static_cast<int64_t>(keys_.Next() % static_cast<uint32_t>(keyspace_)); }
+
+ private:
+  void Str(std::string* s) {
+    int len = 16 + static_cast<int>(cols_.Next() % 9);
+    s->resize(len);
+    for (int i = 0; i < len; i += 4) {
+      uint32_t r = cols_.Next();
+      for (int j = 0; j < 4 && i + j < len; j++) (*s)[i + j] = kAlphabet[(r >> (8 * j)) & 63];
+    }
+  }
+  int64_t keyspace_;
+  Rng keys_, cols_;
+};
+
+// W4 lookup keys: 90% are ids of W1 rows (hits), 10% odd numbers (misses).
+inline std::vector<int64_t> W4Keys(const Params& p) {
+  std::vector<int64_t> ids(p.w1_rows);
+  W1Generator g(p.W1Keyspace());
+  for (auto& id : ids) id = g.NextId();
+  Rng rng(7);
+  std::vector<int64_t> keys(p.w4_lookups);
+  for (auto& k : keys) {
+    if (rng.Next() % 10 == 0) {
+      k = 2 * static_cast<int64_t>(rng.Next() % static_cast<uint32_t>(p.W1Keyspace())) + 1;
+    } else {
+      k = ids[rng.Next() % static_cast<uint32_t>(p.w1_rows)];
+    }
+  }
+  return keys;
+}
+
+// W2 events: (id, v) with id uniform in [0, keys) and v in [0, 1000); the table keeps
+// s = SUM(v) and m = MAX(v) per id.
+struct W2Event {
+  int64_t id, v;
+};
+class W2Generator {
+ public:
+  explicit W2Generator(int64_t keys) : keys_(keys), rng_(44) {}
+  W2Event Next() {
+    W2Event e;
+    e.id = rng_.Next() % static_cast<uint32_t>(keys_);
+    e.v = rng_.Next() % 1000;
+    return e;
+  }
+
+ private:
+  int64_t keys_;
+  Rng rng_;
+};
+
+// W3: three writers; writer w (0, 1, 2) writes every key once, in its own order, filling columns
+// c(2w+1) and c(2w+2) of (id, c1..c6) with id*10 + column number. Writers take turns, one batch
+// each, each batch its own durable commit.
+inline int64_t W3Stride(int64_t keys) {
+  int64_t p = 1000003;
+  while (std::gcd(p, keys) != 1) p += 2;
+  return p;
+}
+inline int64_t W3Key(int64_t keys, int writer, int64_t j) {
+  return (j * W3Stride(keys) + writer * 12345) % keys;
+}
+inline int64_t W3Value(int64_t id, int column) { return id * 10 + column; }  // column 1..6
+
+// ---------------------------------------------------------------------------------------------
+// Measurement.
+class Timer {
+ public:
+  Timer() : start_(std::chrono::steady_clock::now()) {}
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+inline int64_t PeakRssKb() {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+// Sum of the sizes of the regular files under `dir`.
+inline int64_t DirBytes(const std::string& dir) {
+  int64_t n = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    if (it->is_regular_file(ec)) n += static_cast<int64_t>(it->file_size(ec));
+  }
+  return n;
+}
+
+inline double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t i = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
+  return v[i];
+}
+inline double Median(std::vector<double> v) { return Percentile(std::move(v), 0.5); }
+
+// One result: a flat JSON object on its own line of stdout. Values are numbers or strings.
+class Record {
+ public:
+  Record(const std::string& sys, const std::string& workload, const std::string& kase) {
+    Str("sys", sys);
+    Str("w", workload);
+    Str("case", kase);
+  }
+  Record& Num(const std::string& k, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    fields_.push_back("\"" + k + "\": " + buf);
+    return *this;
+  }
+  Record& Int(const std::string& k, int64_t v) {
+    fields_.push_back("\"" + k + "\": " + std::to_string(v));
+    return *this;
+  }
+  Record& Str(const std::string& k, const std::string& v) {
+    std::string e;
+    for (char ch : v) {
+      if (ch == '"' || ch == '\\') e += '\\';
+      if (static_cast<unsigned char>(ch) < 0x20) ch = ' ';
+      e += ch;
+    }
+    fields_.push_back("\"" + k + "\": \"" + e + "\"");
+    return *this;
+  }
+  void Print() const {
+    std::string s = "{";
+    for (size_t i = 0; i < fields_.size(); i++) s += (i ? ", " : "") + fields_[i];
+    std::printf("%s}\n", s.c_str());
+    std::fflush(stdout);
+  }
+
+ private:
+  std::vector<std::string> fields_;
+};
+
+// A workload that cannot run on this system (yet): printed as a note in the tables.
+inline void PrintError(const std::string& sys, const std::string& workload,
+                       const std::string& kase, const std::string& message) {
+  Record(sys, workload, kase).Str("error", message).Print();
+}
+
+}  // namespace bench

@@ -1,0 +1,314 @@
+// PostgreSQL's side of `make bench` (Debian postgresql, libpq), against the private cluster
+// run.sh starts. Per batch of BENCH_BATCH rows, one transaction: COPY into a temporary staging
+// table, then INSERT ... SELECT ... ON CONFLICT (id) DO UPDATE (the batch's duplicate keys are
+// reduced first, newest wins, since ON CONFLICT cannot touch a row twice); synchronous_commit=on,
+// fsync=on. Bytes are pg_total_relation_size (heap + index + TOAST, no WAL); peak RSS is the
+// serving backend's VmHWM (it counts the shared buffers it touched).
+//   postgres_bench W1|W2|W3|W4|W5 <conninfo>
+#include <libpq-fe.h>
+
+#include <cstring>
+
+#include "bench_common.h"
+
+using bench::Record;
+
+namespace {
+
+const char* kSys = "postgresql";
+
+class Conn {
+ public:
+  explicit Conn(const std::string& info) : c_(PQconnectdb(info.c_str())) {
+    if (PQstatus(c_) != CONNECTION_OK) Die("connect");
+    backend_pid_ = QueryInt("SELECT pg_backend_pid()");
+  }
+  ~Conn() { PQfinish(c_); }
+  [[noreturn]] void Die(const std::string& what) {
+    std::fprintf(stderr, "postgres %s: %s\n", what.c_str(), PQerrorMessage(c_));
+    std::exit(1);
+  }
+  void Exec(const std::string& sql) {
+    PGresult* r = PQexec(c_, sql.c_str());
+    ExecStatusType s = PQresultStatus(r);
+    if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) Die(sql);
+    PQclear(r);
+  }
+  std::string QueryText(const std::string& sql) {
+    PGresult* r = PQexec(c_, sql.c_str());
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) Die(sql);
+    std::string v = PQntuples(r) > 0 && !PQgetisnull(r, 0, 0) ? PQgetvalue(r, 0, 0) : "0";
+    PQclear(r);
+    return v;
+  }
+  int64_t QueryInt(const std::string& sql) { return std::strtoll(QueryText(sql).c_str(), nullptr, 10); }
+  // COPY `table` FROM STDIN with text rows already formatted (tab-separated, \n-terminated).
+  void Copy(const std::string& table, const std::string& data) {
+    PGresult* r = PQexec(c_, ("COPY " + table + " FROM STDIN").c_str());
+    if (PQresultStatus(r) != PGRES_COPY_IN) Die("COPY");
+    PQclear(r);
+    const size_t kChunk = 1 << 20;
+    for (size_t off = 0; off < data.size(); off += kChunk) {
+      size_t n = std::min(kChunk, data.size() - off);
+      if (PQputCopyData(c_, data.data() + off, static_cast<int>(n)) != 1) Die("COPY data");
+    }
+    if (PQputCopyEnd(c_, nullptr) != 1) Die("COPY end");
+    r = PQgetResult(c_);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) Die("COPY result");
+    PQclear(r);
+    while ((r = PQgetResult(c_)) != nullptr) PQclear(r);
+  }
+  PGconn* get() { return c_; }
+  // Peak resident set of the backend serving this connection, in KiB.
+  int64_t BackendPeakRssKb() {
+    std::ifstream f("/proc/" + std::to_string(backend_pid_) + "/status");
+    std::string line;
+    while (std::getline(f, line)) {
+      if (line.rfind("VmHWM:", 0) == 0) return std::strtoll(line.c_str() + 6, nullptr, 10);
+    }
+    return 0;
+  }
+
+ private:
+  PGconn* c_;
+  int64_t backend_pid_ = 0;
+};
+
+void AppendInt(std::string* s, int64_t v) {
+  char b[24];
+  int n = std::snprintf(b, sizeof b, "%lld", static_cast<long long>(v));
+  s->append(b, n);
+}
+
+void W1(const std::string& info) {
+  bench::Params p;
+  bench::Timer timer;
+  Conn c(info);
+  c.Exec("DROP TABLE IF EXISTS t");
+  c.Exec("CREATE TABLE t (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE PRECISION, "
+         "s1 TEXT, s2 TEXT, s3 TEXT)");
+  c.Exec("CREATE TEMP TABLE stage (LIKE t)");
+  bench::W1Generator gen(p.W1Keyspace());
+  bench::W1Row r;
+  std::string data;
+  for (int64_t i = 0; i < p.w1_rows; i++) {
+    gen.Next(i, &r);
+    AppendInt(&data, r.id);
+    data += '\t';
+    AppendInt(&data, r.a);
+    data += '\t';
+    AppendInt(&data, r.b);
+    char cb[32];
+    int n = std::snprintf(cb, sizeof cb, "\t%.17g\t", r.c);
+    data.append(cb, n);
+    data += r.s1;
+    data += '\t';
+    data += r.s2;
+    data += '\t';
+    data += r.s3;
+    data += '\n';
+    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
+      c.Exec("BEGIN");
+      c.Exec("TRUNCATE stage");
+      c.Copy("stage", data);
+      c.Exec("INSERT INTO t SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
+             "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
+             "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3");
+      c.Exec("COMMIT");
+      data.clear();
+    }
+  }
+  double secs = timer.Seconds();
+  Record(kSys, "W1", "upsert")
+      .Int("rows", p.w1_rows)
+      .Num("secs", secs)
+      .Num("rate", p.w1_rows / secs)
+      .Int("bytes", c.QueryInt("SELECT pg_total_relation_size('t')"))
+      .Int("rss_kb", c.BackendPeakRssKb())
+      .Str("version", c.QueryText("SHOW server_version"))
+      .Print();
+}
+
+void W4(const std::string& info) {
+  bench::Params p;
+  Conn c(info);
+  PGresult* prep = PQprepare(c.get(), "get", "SELECT a, b, c, s1, s2, s3 FROM t WHERE id = $1", 0,
+                             nullptr);
+  if (PQresultStatus(prep) != PGRES_COMMAND_OK) c.Die("prepare");
+  PQclear(prep);
+  std::vector<int64_t> keys = bench::W4Keys(p);
+  std::vector<double> lat;
+  lat.reserve(keys.size());
+  int64_t hits = 0;
+  bench::Timer total;
+  for (int64_t k : keys) {
+    bench::Timer t;
+    std::string ks = std::to_string(k);
+    const char* params[1] = {ks.c_str()};
+    PGresult* r = PQexecPrepared(c.get(), "get", 1, params, nullptr, nullptr, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) c.Die("get");
+    hits += PQntuples(r) > 0;
+    PQclear(r);
+    lat.push_back(t.Seconds());
+    if ((lat.size() & 255) == 0 && total.Seconds() >= p.w4_seconds) break;
+  }
+  double secs = total.Seconds();
+  Record(kSys, "W4", "prepared SELECT ... WHERE id = $1")
+      .Int("ops", static_cast<int64_t>(lat.size()))
+      .Int("hits", hits)
+      .Num("secs", secs)
+      .Num("rate", lat.size() / secs)
+      .Num("p50_us", bench::Percentile(lat, 0.5) * 1e6)
+      .Num("p99_us", bench::Percentile(lat, 0.99) * 1e6)
+      .Int("rss_kb", c.BackendPeakRssKb())
+      .Print();
+}
+
+void W5Scans(Conn& c, const std::string& phase) {
+  bench::Params p;
+  int64_t rows = c.QueryInt("SELECT COUNT(*) FROM t");
+  struct Q {
+    const char* name;
+    const char* sql;
+  };
+  for (const Q& q : {Q{"count", "SELECT COUNT(*) FROM t"}, Q{"sum", "SELECT SUM(a) FROM t"},
+                     Q{"filter", "SELECT * FROM t WHERE a < 10000"}}) {
+    std::vector<double> times;
+    int64_t result = 0;
+    for (int64_t rep = 0; rep < p.w5_repeat; rep++) {
+      bench::Timer t;
+      PGresult* r = PQexec(c.get(), q.sql);
+      if (PQresultStatus(r) != PGRES_TUPLES_OK) c.Die(q.sql);
+      result = q.name[0] == 'f' ? PQntuples(r) : std::strtoll(PQgetvalue(r, 0, 0), nullptr, 10);
+      PQclear(r);
+      times.push_back(t.Seconds());
+    }
+    double secs = bench::Median(times);
+    Record(kSys, "W5", std::string(q.name) + " " + phase)
+        .Num("secs", secs)
+        .Int("result", result)
+        .Num("rate", rows / secs)
+        .Int("rss_kb", c.BackendPeakRssKb())
+        .Print();
+  }
+}
+
+void W5(const std::string& info) {
+  Conn c(info);
+  W5Scans(c, "before");
+  int64_t before = c.QueryInt("SELECT pg_total_relation_size('t')");
+  bench::Timer t;
+  c.Exec("VACUUM (FULL, ANALYZE) t");
+  Record(kSys, "W5", "compact")
+      .Str("how", "VACUUM (FULL, ANALYZE)")
+      .Num("secs", t.Seconds())
+      .Int("bytes_before", before)
+      .Int("bytes_after", c.QueryInt("SELECT pg_total_relation_size('t')"))
+      .Print();
+  W5Scans(c, "after");
+}
+
+void W2(const std::string& info) {
+  bench::Params p;
+  bench::Timer timer;
+  Conn c(info);
+  c.Exec("DROP TABLE IF EXISTS w2");
+  c.Exec("CREATE TABLE w2 (id BIGINT PRIMARY KEY, s BIGINT, m BIGINT)");
+  c.Exec("CREATE TEMP TABLE stage2 (id BIGINT, v BIGINT)");
+  bench::W2Generator gen(p.w2_keys);
+  std::string data;
+  for (int64_t i = 0; i < p.w2_events; i++) {
+    bench::W2Event e = gen.Next();
+    AppendInt(&data, e.id);
+    data += '\t';
+    AppendInt(&data, e.v);
+    data += '\n';
+    if ((i + 1) % p.batch == 0 || i + 1 == p.w2_events) {
+      c.Exec("BEGIN");
+      c.Exec("TRUNCATE stage2");
+      c.Copy("stage2", data);
+      c.Exec("INSERT INTO w2 SELECT id, SUM(v), MAX(v) FROM stage2 GROUP BY id "
+             "ON CONFLICT (id) DO UPDATE SET s = w2.s + excluded.s, "
+             "m = GREATEST(w2.m, excluded.m)");
+      c.Exec("COMMIT");
+      data.clear();
+    }
+  }
+  double secs = timer.Seconds();
+  Record(kSys, "W2", "sum+max")
+      .Int("rows", p.w2_events)
+      .Num("secs", secs)
+      .Num("rate", p.w2_events / secs)
+      .Int("bytes", c.QueryInt("SELECT pg_total_relation_size('w2')"))
+      .Int("rss_kb", c.BackendPeakRssKb())
+      .Str("check", "keys=" + c.QueryText("SELECT COUNT(*) FROM w2") +
+                        " sum_s=" + c.QueryText("SELECT SUM(s) FROM w2") +
+                        " sum_m=" + c.QueryText("SELECT SUM(m) FROM w2"))
+      .Str("how", "COPY, then INSERT ... SELECT SUM, MAX GROUP BY ... ON CONFLICT")
+      .Print();
+}
+
+void W3(const std::string& info) {
+  bench::Params p;
+  bench::Timer timer;
+  Conn c(info);
+  c.Exec("DROP TABLE IF EXISTS w3");
+  c.Exec("CREATE TABLE w3 (id BIGINT PRIMARY KEY, c1 BIGINT, c2 BIGINT, c3 BIGINT, c4 BIGINT, "
+         "c5 BIGINT, c6 BIGINT)");
+  c.Exec("CREATE TEMP TABLE stage3 (id BIGINT, x BIGINT, y BIGINT)");
+  int64_t next[3] = {0, 0, 0};
+  std::string data;
+  while (next[2] < p.w3_keys) {
+    for (int w = 0; w < 3; w++) {
+      int64_t end = std::min(p.w3_keys, next[w] + p.batch);
+      data.clear();
+      for (int64_t j = next[w]; j < end; j++) {
+        int64_t key = bench::W3Key(p.w3_keys, w, j);
+        AppendInt(&data, key);
+        data += '\t';
+        AppendInt(&data, bench::W3Value(key, 2 * w + 1));
+        data += '\t';
+        AppendInt(&data, bench::W3Value(key, 2 * w + 2));
+        data += '\n';
+      }
+      next[w] = end;
+      std::string x = "c" + std::to_string(2 * w + 1), y = "c" + std::to_string(2 * w + 2);
+      c.Exec("BEGIN");
+      c.Exec("TRUNCATE stage3");
+      c.Copy("stage3", data);
+      c.Exec("INSERT INTO w3 (id, " + x + ", " + y + ") SELECT id, x, y FROM stage3 "
+             "ON CONFLICT (id) DO UPDATE SET " + x + " = excluded." + x + ", " + y +
+             " = excluded." + y);
+      c.Exec("COMMIT");
+    }
+  }
+  double secs = timer.Seconds();
+  Record(kSys, "W3", "3 writers")
+      .Int("rows", 3 * p.w3_keys)
+      .Num("secs", secs)
+      .Num("rate", 3 * p.w3_keys / secs)
+      .Int("bytes", c.QueryInt("SELECT pg_total_relation_size('w3')"))
+      .Int("rss_kb", c.BackendPeakRssKb())
+      .Str("check", "keys=" + c.QueryText("SELECT COUNT(*) FROM w3") + " sum=" +
+                        c.QueryText("SELECT SUM(c1) + SUM(c2) + SUM(c3) + SUM(c4) + SUM(c5) + "
+                                    "SUM(c6) FROM w3"))
+      .Str("how", "COPY, then INSERT ... ON CONFLICT of the writer's two columns")
+      .Print();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5 <conninfo>\n", argv[0]);
+    return 2;
+  }
+  std::string w = argv[1], info = argv[2];
+  if (w == "W1") W1(info);
+  else if (w == "W2") W2(info);
+  else if (w == "W3") W3(info);
+  else if (w == "W4") W4(info);
+  else if (w == "W5") W5(info);
+  else return 2;
+  return 0;
+}

@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Turns the JSON lines of the bench programs (bench_common.h) into markdown tables.
+
+    python3 bench/report.py results.jsonl
+
+Every ratio is "Tributary ÷ system" as a speed: above 1.00x Tributary is faster, below it is
+slower (for times and latencies: the system's time divided by Tributary's). Machine, versions and
+settings come from the environment run.sh sets (BENCH_*), and from the records.
+"""
+import json
+import os
+import sys
+
+SYSTEMS = ["tributary", "rocksdb", "sqlite", "postgresql", "duckdb"]
+NAMES = {"tributary": "Tributary", "rocksdb": "RocksDB", "sqlite": "SQLite",
+         "postgresql": "PostgreSQL", "duckdb": "DuckDB"}
+PEERS = SYSTEMS[1:]
+
+SETTINGS = {
+    "tributary": "library API, one process; deduplicate engine, 'bucket'='4' (and '-1'); Avro "
+                 "data files (zstd); default write-buffer-size 256 MiB; commit (fsync of data "
+                 "files, manifests and snapshot) every BENCH_BATCH rows; compaction as the "
+                 "writer triggers it",
+    "rocksdb": "defaults + 10-bit bloom filter; one WriteBatch per BENCH_BATCH rows, "
+               "WriteOptions.sync=true (WAL fsync per batch); merge operators for W2/W3",
+    "sqlite": "journal_mode=WAL, synchronous=FULL, cache_size 256 MiB; one transaction per "
+              "BENCH_BATCH rows of prepared INSERT ... ON CONFLICT DO UPDATE",
+    "postgresql": "private cluster on 127.0.0.1, fsync=on, synchronous_commit=on, "
+                  "shared_buffers=256MB, max_wal_size=4GB; per batch one transaction: COPY into a "
+                  "TEMP staging table, INSERT ... SELECT (batch duplicates reduced, newest wins) "
+                  "ON CONFLICT DO UPDATE; client over TCP (libpq)",
+    "duckdb": "@duckdb/node-api in node; per batch an Appender into a TEMP staging table, then "
+              "one transaction INSERT OR REPLACE / ON CONFLICT DO UPDATE (WAL fsync at commit)",
+}
+
+
+def load(path):
+    recs = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                try:
+                    recs.append(json.loads(line))
+                except json.JSONDecodeError:
+                    pass
+    return recs
+
+
+def si(x):
+    if x is None:
+        return "—"
+    for unit, div in (("M", 1e6), ("k", 1e3)):
+        if abs(x) >= div:
+            return f"{x / div:.3g}{unit}"
+    return f"{x:.3g}"
+
+
+def mib(n):
+    return "—" if n is None else f"{n / 2**20:.1f} MiB"
+
+
+def rss(kb):
+    return "—" if kb is None else f"{kb / 1024:.0f} MiB"
+
+
+def ratio(x):
+    if x is None:
+        return "—"
+    return f"**{x:.2f}x**" if x >= 0.1 else f"**{x:.2g}x**"
+
+
+def ms(s):
+    if s is None:
+        return "—"
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} µs"
+    return f"{s * 1e3:.1f} ms" if s < 10 else f"{s:.1f} s"
+
+
+class Results:
+    def __init__(self, recs):
+        self.recs = recs
+
+    def get(self, sys_, w, case=None):
+        for r in self.recs:
+            if r.get("sys") == sys_ and r.get("w") == w and (case is None or r.get("case") == case):
+                return r
+        return None
+
+    def all(self, w):
+        return [r for r in self.recs if r.get("w") == w]
+
+    def errors(self, w):
+        return [r for r in self.recs if r.get("w") == w and "error" in r]
+
+
+def notes_for(res, w, out):
+    for r in res.errors(w):
+        who = NAMES.get(r["sys"], r["sys"])
+        case = f" ({r['case']})" if r.get("case") else ""
+        verb = "cannot run" if r["sys"] == "tributary" else "could not run"
+        out.append(f"- **{who}{case} {verb} {w}**: {r['error']}")
+    for s in SYSTEMS:
+        if not any(r.get("sys") == s and r.get("w") == w for r in res.recs):
+            out.append(f"- {NAMES[s]}: no result for {w} (not run; see the log).")
+
+
+def check_agreement(rows, field, what, out):
+    vals = {NAMES[r["sys"]]: r.get(field) for r in rows if r.get(field) is not None}
+    if len(set(map(str, vals.values()))) > 1:
+        out.append(f"- ⚠ {what} differ between systems: " +
+                   ", ".join(f"{k}: {v}" for k, v in vals.items()))
+    elif vals:
+        out.append(f"- {what} agree across systems ({next(iter(vals.values()))}).")
+
+
+def w1(res, out):
+    out.append("## W1 upsert ingest")
+    env = os.environ
+    out.append(f"{env.get('W1_ROWS', '?')} rows, keys from a keyspace of half that (≈ half "
+               f"updates), durable commit every {env.get('BENCH_BATCH', '?')} rows. Ratio = "
+               "Tributary rows/s ÷ system rows/s.\n")
+    fixed = res.get("tributary", "W1", "4 buckets")
+    dyn = res.get("tributary", "W1", "dynamic (bucket=-1)")
+    fr = fixed.get("rate") if fixed and "rate" in fixed else None
+    dr = dyn.get("rate") if dyn and "rate" in dyn else None
+    out.append("| system | rows/s | Tributary 4 buckets ÷ it | Tributary dynamic ÷ it "
+               "| bytes on disk | peak RSS |")
+    out.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for label, r in (("Tributary, 4 buckets", fixed), ("Tributary, dynamic bucket", dyn)):
+        if r and "rate" in r:
+            b = mib(r.get("bytes"))
+            if r.get("live_bytes") is not None:
+                b += f" ({mib(r['live_bytes'])} live)"
+            out.append(f"| {label} | {si(r['rate'])} | | | {b} | {rss(r.get('rss_kb'))} |")
+    for s in PEERS:
+        r = res.get(s, "W1")
+        if r and "rate" in r:
+            out.append(f"| {NAMES[s]} | {si(r['rate'])} | "
+                       f"{ratio(fr / r['rate'] if fr else None)} | "
+                       f"{ratio(dr / r['rate'] if dr else None)} | {mib(r.get('bytes'))} | "
+                       f"{rss(r.get('rss_kb'))} |")
+    out.append("")
+    notes = []
+    notes_for(res, "W1", notes)
+    notes.append("- Tributary's bytes are the whole table directory (files of older snapshots "
+                 "stay until snapshot expiration) and, in parentheses, the files of the latest "
+                 "snapshot. PostgreSQL's are pg_total_relation_size (no WAL); the others' are "
+                 "their directory (WAL included). PostgreSQL's peak RSS is its backend's VmHWM "
+                 "(shared buffers it touched included); DuckDB's is the node process's.")
+    notes.append("- 'bucket'='-1' (dynamic): the writer currently puts every key in bucket 0.")
+    out.extend(notes)
+    out.append("")
+
+
+def merge_workload(res, out, w, title, desc):
+    out.append(f"## {w} {title}")
+    out.append(desc + " Ratio = Tributary rows/s ÷ system rows/s.\n")
+    t = res.get("tributary", w)
+    tr = t.get("rate") if t and "rate" in t else None
+    out.append("| system | rows/s | Tributary ÷ it | bytes on disk | peak RSS | how | check |")
+    out.append("| --- | ---: | ---: | ---: | ---: | --- | --- |")
+    for s in SYSTEMS:
+        r = res.get(s, w)
+        if not r or "rate" not in r:
+            continue
+        rt = "" if s == "tributary" else ratio(tr / r["rate"] if tr else None)
+        how = r.get("how", "merge engine" if s == "tributary" else "")
+        out.append(f"| {NAMES[s]} | {si(r['rate'])} | {rt} | {mib(r.get('bytes'))} | "
+                   f"{rss(r.get('rss_kb'))} | {how} | {r.get('check', '')} |")
+    out.append("")
+    notes = []
+    notes_for(res, w, notes)
+    check_agreement([r for r in res.all(w) if "check" in r], "check", "Final states", notes)
+    out.extend(notes)
+    out.append("")
+
+
+def w4(res, out):
+    out.append("## W4 point lookups")
+    out.append(f"Up to {os.environ.get('W4_LOOKUPS', '?')} lookups of random keys (10% misses) "
+               f"on the W1 table, one thread, each system stopped after "
+               f"{os.environ.get('W4_SECONDS', '?')} s. Ratio = Tributary lookups/s ÷ system "
+               "lookups/s.\n")
+    t = res.get("tributary", "W4")
+    tr = t.get("rate") if t and "rate" in t else None
+    out.append("| system | how | lookups done | hits | lookups/s | p50 | p99 | Tributary ÷ it "
+               "| peak RSS |")
+    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for s in SYSTEMS:
+        r = res.get(s, "W4")
+        if not r or "rate" not in r:
+            continue
+        rt = "" if s == "tributary" else ratio(tr / r["rate"] if tr else None)
+        out.append(f"| {NAMES[s]} | {r.get('case', '')} | {r['ops']} | {r['hits']} | "
+                   f"{si(r['rate'])} | {ms(r['p50_us'] / 1e6)} | {ms(r['p99_us'] / 1e6)} | {rt} | "
+                   f"{rss(r.get('rss_kb'))} |")
+    out.append("")
+    notes = []
+    notes_for(res, "W4", notes)
+    notes.append("- Tributary has no point-lookup API yet: each lookup is a full "
+                 "`Table::NewScan` with the filter `id = k` (ScanOptions.filters): it plans the "
+                 "snapshot, reads the manifests and reads and merges every data file whose key "
+                 "range holds k (with hash buckets: every file of every bucket).")
+    out.extend(notes)
+    out.append("")
+
+
+def w5(res, out):
+    out.append("## W5 scans")
+    out.append("On the W1 table (4 buckets for Tributary), before and after a full compaction. "
+               f"Median of {os.environ.get('W5_REPEAT', '?')} runs. Each cell: time (Tributary "
+               "÷ system as a speed: the system's time ÷ Tributary's). `count` = COUNT(*), "
+               "`sum` = SUM(a), `filter` = every column of the rows with a < 10000 (1%), "
+               "fetched by the client. Tributary runs them as scans through the API (a "
+               "projection of one column for count and sum, a filter predicate for filter): "
+               "it has no aggregate push-down.\n")
+    present = [s for s in SYSTEMS if res.get(s, "W5", "count before")]
+    out.append("| query | " + " | ".join(NAMES[s] for s in present) + " |")
+    out.append("| --- |" + " ---: |" * len(present))
+    notes = []
+    for phase in ("before", "after"):
+        for q in ("count", "sum", "filter"):
+            case = f"{q} {phase}"
+            t = res.get("tributary", "W5", case)
+            cells = []
+            for s in present:
+                r = res.get(s, "W5", case)
+                if not r or "secs" not in r:
+                    cells.append("—")
+                    continue
+                cell = ms(r["secs"])
+                if s != "tributary" and t and "secs" in t:
+                    cell += f" ({ratio(r['secs'] / t['secs'])})"
+                elif s == "tributary" and r.get("rate"):
+                    cell += f" ({si(r['rate'])} rows/s)"
+                cells.append(cell)
+            out.append(f"| {case} | " + " | ".join(cells) + " |")
+            rows = [r for r in (res.get(s, "W5", case) for s in present) if r]
+            vals = {NAMES[r["sys"]]: r.get("result") for r in rows}
+            if len(set(vals.values())) > 1:
+                notes.append(f"- ⚠ results of `{case}` differ: " +
+                             ", ".join(f"{k}: {v}" for k, v in vals.items()))
+        if phase == "before":
+            cells = []
+            for s in present:
+                r = res.get(s, "W5", "compact")
+                if r and "secs" in r:
+                    cells.append(f"{ms(r['secs'])}, {mib(r.get('bytes_before'))} → "
+                                 f"{mib(r.get('bytes_after'))}")
+                else:
+                    cells.append("—")
+            out.append("| *compaction* | " + " | ".join(cells) + " |")
+    out.append("")
+    hows = [f"{NAMES[s]}: {res.get(s, 'W5', 'compact')['how']}" for s in present
+            if res.get(s, "W5", "compact")]
+    notes.append("- Compaction: " + "; ".join(hows) + ".")
+    r = res.get("tributary", "W5", "count before")
+    if r:
+        notes.append(f"- Results (count / sum / filter rows, before): " + " / ".join(
+            str(res.get("tributary", "W5", f"{q} before").get("result")) for q in
+            ("count", "sum", "filter")) + "; every system's are compared above and a ⚠ line "
+            "says when they differ.")
+    notes_for(res, "W5", notes)
+    out.extend(notes)
+    out.append("")
+
+
+def header(res, out):
+    env = os.environ
+    out.append("# Tributary against its peers")
+    out.append("")
+    out.append(f"- date: {env.get('BENCH_DATE', '?')}; Tributary commit "
+               f"`{env.get('BENCH_COMMIT', '?')}`")
+    out.append(f"- machine: {env.get('BENCH_MACHINE', '?')}; load average (1, 5, 15 min) "
+               f"{env.get('BENCH_LOAD_START', '?')} at the start, "
+               f"{env.get('BENCH_LOAD_END', '?')} at the end (other work on the machine)")
+    versions = [f"Tributary {env.get('BENCH_COMMIT', '?')} ({env.get('BENCH_COMPILER', '?')}, "
+                "Release)"]
+    for s in PEERS:
+        r = res.get(s, "W1")
+        v = r.get("version") if r else None
+        versions.append(f"{NAMES[s]} {v if v else '(not run)'}")
+    versions.append(f"node {env.get('BENCH_NODE', '?')}")
+    out.append("- versions: " + ", ".join(versions))
+    out.append(f"- parameters: BENCH_SCALE={env.get('BENCH_SCALE', '?')}, "
+               f"W1_ROWS={env.get('W1_ROWS')}, BENCH_BATCH={env.get('BENCH_BATCH')}, "
+               f"W2_KEYS={env.get('W2_KEYS')}, W2_EVENTS={env.get('W2_EVENTS')}, "
+               f"W3_KEYS={env.get('W3_KEYS')}, W4_LOOKUPS={env.get('W4_LOOKUPS')}, "
+               f"W4_SECONDS={env.get('W4_SECONDS')}, W5_REPEAT={env.get('W5_REPEAT')}")
+    out.append("- settings (equal durability: every batch is fsynced before the next starts):")
+    for s in SYSTEMS:
+        out.append(f"  - {NAMES[s]}: {SETTINGS[s]}")
+    out.append("- **ratios are Tributary ÷ system as speeds: above 1.00x Tributary is faster.** "
+               "Only ratios of one run mean anything on a shared machine.")
+    out.append("")
+
+
+def main():
+    res = Results(load(sys.argv[1]))
+    out = []
+    header(res, out)
+    w1(res, out)
+    merge_workload(res, out, "W2", "aggregation",
+                   f"{os.environ.get('W2_KEYS', '?')} keys, {os.environ.get('W2_EVENTS', '?')} "
+                   "events (id, v); the table keeps SUM(v) and MAX(v) per key; durable commit "
+                   f"every {os.environ.get('BENCH_BATCH', '?')} events.")
+    merge_workload(res, out, "W3", "partial update",
+                   f"{os.environ.get('W3_KEYS', '?')} keys; three writers take turns, one "
+                   "durable batch each, each writing every key once with its own two of the six "
+                   "columns.")
+    w4(res, out)
+    w5(res, out)
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

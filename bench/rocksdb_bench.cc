@@ -1,0 +1,358 @@
+// RocksDB's side of `make bench` (Debian librocksdb-dev). Settings: defaults plus a 10-bit bloom
+// filter; one WriteBatch per BENCH_BATCH rows written with WriteOptions::sync = true (the WAL is
+// fsynced per batch, as Tributary fsyncs each commit); W2/W3 use merge operators.
+//   rocksdb_bench W1|W2|W3|W4|W5 <dir>
+#include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
+#include <rocksdb/merge_operator.h>
+#include <rocksdb/table.h>
+#include <rocksdb/version.h>
+#include <rocksdb/write_batch.h>
+
+#include <cstring>
+#include <memory>
+
+#include "bench_common.h"
+
+using bench::Record;
+
+namespace {
+
+const char* kSys = "rocksdb";
+
+std::string Key(int64_t id) {
+  char b[8];
+  uint64_t u = static_cast<uint64_t>(id) ^ (1ULL << 63);  // signed order as bytes
+  for (int i = 0; i < 8; i++) b[i] = static_cast<char>(u >> (56 - 8 * i));
+  return std::string(b, 8);
+}
+void PutI64(std::string* s, int64_t v) { s->append(reinterpret_cast<const char*>(&v), 8); }
+int64_t GetI64(const char* p) {
+  int64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+
+// W1 value: a, b, c (8 bytes each), then s1, s2, s3 with a one-byte length.
+std::string EncodeW1(const bench::W1Row& r) {
+  std::string v;
+  v.reserve(24 + 3 + r.s1.size() + r.s2.size() + r.s3.size());
+  PutI64(&v, r.a);
+  PutI64(&v, r.b);
+  v.append(reinterpret_cast<const char*>(&r.c), 8);
+  for (const std::string* s : {&r.s1, &r.s2, &r.s3}) {
+    v.push_back(static_cast<char>(s->size()));
+    v.append(*s);
+  }
+  return v;
+}
+struct W1Value {
+  int64_t a, b;
+  double c;
+  std::string_view s1, s2, s3;
+};
+W1Value DecodeW1(rocksdb::Slice v) {
+  W1Value out;
+  out.a = GetI64(v.data());
+  out.b = GetI64(v.data() + 8);
+  std::memcpy(&out.c, v.data() + 16, 8);
+  size_t pos = 24;
+  for (std::string_view* s : {&out.s1, &out.s2, &out.s3}) {
+    size_t n = static_cast<unsigned char>(v.data()[pos]);
+    *s = std::string_view(v.data() + pos + 1, n);
+    pos += 1 + n;
+  }
+  return out;
+}
+
+// W2: (sum, max) of v; an operand is (v, v).
+class SumMaxOperator : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
+             std::string* new_value, rocksdb::Logger*) const override {
+    int64_t s = GetI64(value.data()), m = GetI64(value.data() + 8);
+    if (existing) {
+      s += GetI64(existing->data());
+      m = std::max(m, GetI64(existing->data() + 8));
+    }
+    new_value->clear();
+    PutI64(new_value, s);
+    PutI64(new_value, m);
+    return true;
+  }
+  const char* Name() const override { return "SumMax"; }
+};
+
+// W3: a null mask byte and six int64 columns; an operand's non-null columns overwrite.
+class PartialUpdateOperator : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
+             std::string* new_value, rocksdb::Logger*) const override {
+    if (!existing) {
+      new_value->assign(value.data(), value.size());
+      return true;
+    }
+    new_value->assign(existing->data(), existing->size());
+    uint8_t mask = static_cast<uint8_t>(value.data()[0]);
+    for (int c = 0; c < 6; c++) {
+      if (mask & (1 << c)) std::memcpy(&(*new_value)[1 + 8 * c], value.data() + 1 + 8 * c, 8);
+    }
+    (*new_value)[0] = static_cast<char>(static_cast<uint8_t>((*new_value)[0]) | mask);
+    return true;
+  }
+  const char* Name() const override { return "PartialUpdate"; }
+};
+
+std::unique_ptr<rocksdb::DB> Open(const std::string& dir,
+                                  std::shared_ptr<rocksdb::MergeOperator> op = nullptr) {
+  std::filesystem::create_directories(dir);
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  rocksdb::BlockBasedTableOptions t;
+  t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  o.merge_operator = std::move(op);
+  rocksdb::DB* db = nullptr;
+  rocksdb::Status st = rocksdb::DB::Open(o, dir, &db);
+  if (!st.ok()) {
+    std::fprintf(stderr, "rocksdb open %s: %s\n", dir.c_str(), st.ToString().c_str());
+    std::exit(1);
+  }
+  return std::unique_ptr<rocksdb::DB>(db);
+}
+
+void Check(const rocksdb::Status& st) {
+  if (!st.ok()) {
+    std::fprintf(stderr, "rocksdb: %s\n", st.ToString().c_str());
+    std::exit(1);
+  }
+}
+
+std::string Version() {
+  return std::to_string(ROCKSDB_MAJOR) + "." + std::to_string(ROCKSDB_MINOR) + "." +
+         std::to_string(ROCKSDB_PATCH);
+}
+
+void W1(const std::string& dir) {
+  bench::Params p;
+  bench::Timer timer;
+  auto db = Open(dir);
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  bench::W1Generator gen(p.W1Keyspace());
+  bench::W1Row r;
+  rocksdb::WriteBatch batch;
+  for (int64_t i = 0; i < p.w1_rows; i++) {
+    gen.Next(i, &r);
+    Check(batch.Put(Key(r.id), EncodeW1(r)));
+    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
+      Check(db->Write(wo, &batch));
+      batch.Clear();
+    }
+  }
+  double secs = timer.Seconds();
+  db.reset();
+  Record(kSys, "W1", "upsert")
+      .Int("rows", p.w1_rows)
+      .Num("secs", secs)
+      .Num("rate", p.w1_rows / secs)
+      .Int("bytes", bench::DirBytes(dir))
+      .Int("rss_kb", bench::PeakRssKb())
+      .Str("version", Version())
+      .Print();
+}
+
+void W4(const std::string& dir) {
+  bench::Params p;
+  auto db = Open(dir);
+  std::vector<int64_t> keys = bench::W4Keys(p);
+  std::vector<double> lat;
+  lat.reserve(keys.size());
+  int64_t hits = 0;
+  std::string value;
+  bench::Timer total;
+  for (int64_t k : keys) {
+    bench::Timer t;
+    rocksdb::Status st = db->Get(rocksdb::ReadOptions(), Key(k), &value);
+    if (st.ok()) {
+      hits++;
+      W1Value v = DecodeW1(value);
+      (void)v;
+    } else if (!st.IsNotFound()) {
+      Check(st);
+    }
+    lat.push_back(t.Seconds());
+    if ((lat.size() & 1023) == 0 && total.Seconds() >= p.w4_seconds) break;
+  }
+  double secs = total.Seconds();
+  Record(kSys, "W4", "Get")
+      .Int("ops", static_cast<int64_t>(lat.size()))
+      .Int("hits", hits)
+      .Num("secs", secs)
+      .Num("rate", lat.size() / secs)
+      .Num("p50_us", bench::Percentile(lat, 0.5) * 1e6)
+      .Num("p99_us", bench::Percentile(lat, 0.99) * 1e6)
+      .Int("rss_kb", bench::PeakRssKb())
+      .Print();
+}
+
+void W5Scans(rocksdb::DB* db, const std::string& phase) {
+  bench::Params p;
+  for (const char* name : {"count", "sum", "filter"}) {
+    std::vector<double> times;
+    int64_t result = 0, scanned = 0;
+    for (int64_t rep = 0; rep < p.w5_repeat; rep++) {
+      bench::Timer t;
+      int64_t n = 0, s = 0, f = 0;
+      std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        n++;
+        if (name[0] == 's') {
+          s += GetI64(it->value().data());
+        } else if (name[0] == 'f') {
+          W1Value v = DecodeW1(it->value());
+          if (v.a < 10000) {
+            bench::W1Row row{GetI64(it->key().data()), v.a, v.b, v.c, std::string(v.s1),
+                             std::string(v.s2), std::string(v.s3)};
+            f += row.s1.size() > 0;
+          }
+        }
+      }
+      Check(it->status());
+      times.push_back(t.Seconds());
+      scanned = n;
+      result = name[0] == 'c' ? n : name[0] == 's' ? s : f;
+    }
+    double secs = bench::Median(times);
+    Record(kSys, "W5", std::string(name) + " " + phase)
+        .Num("secs", secs)
+        .Int("result", result)
+        .Num("rate", scanned / secs)
+        .Int("rss_kb", bench::PeakRssKb())
+        .Print();
+  }
+}
+
+void W5(const std::string& dir) {
+  auto db = Open(dir);
+  W5Scans(db.get(), "before");
+  int64_t before = bench::DirBytes(dir);
+  bench::Timer t;
+  rocksdb::CompactRangeOptions co;
+  co.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+  Check(db->CompactRange(co, nullptr, nullptr));
+  Record(kSys, "W5", "compact")
+      .Str("how", "CompactRange(all, force bottommost)")
+      .Num("secs", t.Seconds())
+      .Int("bytes_before", before)
+      .Int("bytes_after", bench::DirBytes(dir))
+      .Print();
+  W5Scans(db.get(), "after");
+}
+
+void W2(const std::string& dir) {
+  bench::Params p;
+  bench::Timer timer;
+  auto db = Open(dir, std::make_shared<SumMaxOperator>());
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  bench::W2Generator gen(p.w2_keys);
+  rocksdb::WriteBatch batch;
+  std::string v;
+  for (int64_t i = 0; i < p.w2_events; i++) {
+    bench::W2Event e = gen.Next();
+    v.clear();
+    PutI64(&v, e.v);
+    PutI64(&v, e.v);
+    Check(batch.Merge(Key(e.id), v));
+    if ((i + 1) % p.batch == 0 || i + 1 == p.w2_events) {
+      Check(db->Write(wo, &batch));
+      batch.Clear();
+    }
+  }
+  double secs = timer.Seconds();
+  int64_t n = 0, s = 0, m = 0;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    n++;
+    s += GetI64(it->value().data());
+    m += GetI64(it->value().data() + 8);
+  }
+  it.reset();
+  db.reset();
+  Record(kSys, "W2", "sum+max")
+      .Int("rows", p.w2_events)
+      .Num("secs", secs)
+      .Num("rate", p.w2_events / secs)
+      .Int("bytes", bench::DirBytes(dir))
+      .Int("rss_kb", bench::PeakRssKb())
+      .Str("check", "keys=" + std::to_string(n) + " sum_s=" + std::to_string(s) +
+                        " sum_m=" + std::to_string(m))
+      .Str("how", "Merge with an associative (sum, max) operator")
+      .Print();
+}
+
+void W3(const std::string& dir) {
+  bench::Params p;
+  bench::Timer timer;
+  auto db = Open(dir, std::make_shared<PartialUpdateOperator>());
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  int64_t next[3] = {0, 0, 0};
+  rocksdb::WriteBatch batch;
+  while (next[2] < p.w3_keys) {
+    for (int w = 0; w < 3; w++) {
+      int64_t end = std::min(p.w3_keys, next[w] + p.batch);
+      for (int64_t j = next[w]; j < end; j++) {
+        int64_t key = bench::W3Key(p.w3_keys, w, j);
+        std::string v(49, '\0');
+        v[0] = static_cast<char>(3 << (2 * w));
+        int64_t x = bench::W3Value(key, 2 * w + 1), y = bench::W3Value(key, 2 * w + 2);
+        std::memcpy(&v[1 + 8 * (2 * w)], &x, 8);
+        std::memcpy(&v[1 + 8 * (2 * w + 1)], &y, 8);
+        Check(batch.Merge(Key(key), v));
+      }
+      next[w] = end;
+      Check(db->Write(wo, &batch));
+      batch.Clear();
+    }
+  }
+  double secs = timer.Seconds();
+  int64_t n = 0, s = 0;
+  std::unique_ptr<rocksdb::Iterator> it(db->NewIterator(rocksdb::ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    n++;
+    uint8_t mask = static_cast<uint8_t>(it->value().data()[0]);
+    for (int c = 0; c < 6; c++) {
+      if (mask & (1 << c)) s += GetI64(it->value().data() + 1 + 8 * c);
+    }
+  }
+  it.reset();
+  db.reset();
+  Record(kSys, "W3", "3 writers")
+      .Int("rows", 3 * p.w3_keys)
+      .Num("secs", secs)
+      .Num("rate", 3 * p.w3_keys / secs)
+      .Int("bytes", bench::DirBytes(dir))
+      .Int("rss_kb", bench::PeakRssKb())
+      .Str("check", "keys=" + std::to_string(n) + " sum=" + std::to_string(s))
+      .Str("how", "Merge with a column-overwrite operator")
+      .Print();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5 <dir>\n", argv[0]);
+    return 2;
+  }
+  std::string w = argv[1], dir = argv[2];
+  if (w == "W1") W1(dir);
+  else if (w == "W2") W2(dir);
+  else if (w == "W3") W3(dir);
+  else if (w == "W4") W4(dir);
+  else if (w == "W5") W5(dir);
+  else return 2;
+  return 0;
+}

@@ -1,0 +1,329 @@
+// Tributary's side of `make bench`, through the public library API only (one process per
+// workload so that peak RSS is the workload's own).
+//   tributary_bench W1 <warehouse> fixed|dynamic
+//   tributary_bench W4|W5|W2|W3 <warehouse>
+// Prints JSON lines (bench_common.h). W4 and W5 read the table W1 `fixed` wrote.
+#include <cstring>
+#include <optional>
+
+#include "bench_common.h"
+#include "tributary/catalog.h"
+#include "tributary/table.h"
+#include "tributary/table_scan.h"
+#include "tributary/table_writer.h"
+
+using namespace tributary;
+using bench::Record;
+
+namespace {
+
+const char* kSys = "tributary";
+
+#define CHECK_OK(expr)                                                        \
+  do {                                                                        \
+    ::tributary::Status _st = (expr);                                         \
+    if (!_st.ok()) return _st;                                                \
+  } while (0)
+#define ASSIGN_OR_RETURN(lhs, expr)   \
+  auto lhs##_r = (expr);              \
+  if (!lhs##_r.ok()) return lhs##_r.status(); \
+  auto lhs = std::move(lhs##_r).value()
+
+Field Col(const char* name, DataType t) { return Field{0, name, t, ""}; }
+
+// Bytes of the files the latest snapshot refers to (t$files), next to the whole table directory
+// (which also holds files of older snapshots until they expire).
+Result<int64_t> LiveBytes(Catalog& catalog, const std::string& table) {
+  ASSIGN_OR_RETURN(data, catalog.ReadSystemTable(Identifier{"default", table, "files"}));
+  int col = -1;
+  for (size_t i = 0; i < data.fields.size(); i++) {
+    if (data.fields[i].name == "file_size_in_bytes") col = static_cast<int>(i);
+  }
+  int64_t n = 0;
+  for (const Row& r : data.rows) {
+    if (col >= 0 && r[col].is_int()) n += r[col].int_value();
+  }
+  return n;
+}
+
+// Runs `scan` to the end; calls f(row) on every row.
+template <typename F>
+Status Drain(Table& table, const ScanOptions& opts, F&& f) {
+  ASSIGN_OR_RETURN(scan, table.NewScan(opts));
+  RowBatch batch;
+  while (true) {
+    ASSIGN_OR_RETURN(more, scan->Next(&batch));
+    if (!more) break;
+    for (const Row& r : batch.rows) f(r);
+  }
+  return Status::OK();
+}
+
+Status W1(const std::string& warehouse, const std::string& kase) {
+  bench::Params p;
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  std::string name = "w1_" + kase;
+  TableSpec spec;
+  spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("a", DataType::BigInt()),
+                  Col("b", DataType::BigInt()),           Col("c", DataType::Double()),
+                  Col("s1", DataType::String()),          Col("s2", DataType::String()),
+                  Col("s3", DataType::String())};
+  spec.primary_keys = {"id"};
+  spec.options = {{"bucket", kase == "fixed" ? "4" : "-1"}};
+  Identifier id{"default", name, ""};
+  CHECK_OK(catalog->CreateTable(id, spec, false));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(id));
+  bench::Timer timer;
+  ASSIGN_OR_RETURN(writer, table->NewWriter({}));
+  bench::W1Generator gen(p.W1Keyspace());
+  bench::W1Row r;
+  Row row(7);
+  int64_t commits = 0;
+  for (int64_t i = 0; i < p.w1_rows; i++) {
+    gen.Next(i, &r);
+    row[0] = Value::Int(r.id);
+    row[1] = Value::Int(r.a);
+    row[2] = Value::Int(r.b);
+    row[3] = Value::Double(r.c);
+    row[4] = Value::String(r.s1);
+    row[5] = Value::String(r.s2);
+    row[6] = Value::String(r.s3);
+    CHECK_OK(writer->Write(RowKind::kInsert, row));
+    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
+      ASSIGN_OR_RETURN(snap, writer->Commit());
+      (void)snap;
+      commits++;
+    }
+  }
+  double secs = timer.Seconds();
+  ASSIGN_OR_RETURN(live, LiveBytes(*catalog, name));
+  Record(kSys, "W1", kase == "fixed" ? "4 buckets" : "dynamic (bucket=-1)")
+      .Int("rows", p.w1_rows)
+      .Num("secs", secs)
+      .Num("rate", p.w1_rows / secs)
+      .Int("commits", commits)
+      .Int("bytes", bench::DirBytes(table->path()))
+      .Int("live_bytes", live)
+      .Int("rss_kb", bench::PeakRssKb())
+      .Print();
+  return Status::OK();
+}
+
+Status W4(const std::string& warehouse) {
+  bench::Params p;
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w1_fixed", ""}));
+  std::vector<int64_t> keys = bench::W4Keys(p);
+  std::vector<double> lat;
+  int64_t hits = 0;
+  bench::Timer total;
+  for (int64_t k : keys) {
+    if (total.Seconds() >= p.w4_seconds) break;
+    bench::Timer t;
+    ScanOptions opts;
+    opts.filters.push_back(Predicate{0, Predicate::Op::kEq, {Value::Int(k)}});
+    bool found = false;
+    CHECK_OK(Drain(*table, opts, [&](const Row&) { found = true; }));
+    hits += found;
+    lat.push_back(t.Seconds());
+  }
+  double secs = total.Seconds();
+  Record(kSys, "W4", "scan with id = ? filter")
+      .Int("ops", static_cast<int64_t>(lat.size()))
+      .Int("hits", hits)
+      .Num("secs", secs)
+      .Num("rate", lat.size() / secs)
+      .Num("p50_us", bench::Percentile(lat, 0.5) * 1e6)
+      .Num("p99_us", bench::Percentile(lat, 0.99) * 1e6)
+      .Int("rss_kb", bench::PeakRssKb())
+      .Print();
+  return Status::OK();
+}
+
+// COUNT(*), SUM(a), and `a < 10000` (all columns of the matching rows), each W5_REPEAT times.
+Status W5Scans(Table& table, const std::string& phase) {
+  bench::Params p;
+  struct Query {
+    const char* name;
+    ScanOptions opts;
+  };
+  ScanOptions count, sum, filter;
+  count.projection = std::vector<int>{0};
+  sum.projection = std::vector<int>{1};
+  filter.filters.push_back(Predicate{1, Predicate::Op::kLt, {Value::Int(10000)}});
+  for (auto& [name, opts] : std::vector<Query>{{"count", count}, {"sum", sum}, {"filter", filter}}) {
+    std::vector<double> times;
+    int64_t result = 0, scanned = 0;
+    for (int64_t rep = 0; rep < p.w5_repeat; rep++) {
+      bench::Timer t;
+      int64_t n = 0, s = 0;
+      CHECK_OK(Drain(table, opts, [&](const Row& r) {
+        n++;
+        if (std::strcmp(name, "sum") == 0 && r[0].is_int()) s += r[0].int_value();
+      }));
+      times.push_back(t.Seconds());
+      result = std::strcmp(name, "sum") == 0 ? s : n;
+      if (std::strcmp(name, "count") == 0) scanned = n;
+    }
+    double secs = bench::Median(times);
+    Record r(kSys, "W5", std::string(name) + " " + phase);
+    r.Num("secs", secs).Int("result", result);
+    if (scanned) r.Num("rate", scanned / secs);
+    r.Int("rss_kb", bench::PeakRssKb()).Print();
+  }
+  return Status::OK();
+}
+
+Status W5(const std::string& warehouse) {
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w1_fixed", ""}));
+  CHECK_OK(W5Scans(*table, "before"));
+  ASSIGN_OR_RETURN(live_before, LiveBytes(*catalog, "w1_fixed"));
+  bench::Timer t;
+  ASSIGN_OR_RETURN(snap, table->CompactFull());
+  (void)snap;
+  double secs = t.Seconds();
+  ASSIGN_OR_RETURN(live_after, LiveBytes(*catalog, "w1_fixed"));
+  Record(kSys, "W5", "compact")
+      .Str("how", "Table::CompactFull()")
+      .Num("secs", secs)
+      .Int("bytes_before", live_before)
+      .Int("bytes_after", live_after)
+      .Print();
+  return W5Scans(*table, "after");
+}
+
+Status W2(const std::string& warehouse) {
+  bench::Params p;
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  TableSpec spec;
+  spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("s", DataType::BigInt()),
+                  Col("m", DataType::BigInt())};
+  spec.primary_keys = {"id"};
+  spec.options = {{"bucket", "4"},
+                  {"merge-engine", "aggregation"},
+                  {"fields.s.aggregate-function", "sum"},
+                  {"fields.m.aggregate-function", "max"}};
+  Identifier id{"default", "w2", ""};
+  CHECK_OK(catalog->CreateTable(id, spec, false).WithContext("CREATE TABLE"));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(id));
+  bench::Timer timer;
+  ASSIGN_OR_RETURN(writer, table->NewWriter({}));
+  bench::W2Generator gen(p.w2_keys);
+  Row row(3);
+  for (int64_t i = 0; i < p.w2_events; i++) {
+    bench::W2Event e = gen.Next();
+    row[0] = Value::Int(e.id);
+    row[1] = Value::Int(e.v);
+    row[2] = Value::Int(e.v);
+    CHECK_OK(writer->Write(RowKind::kInsert, row));
+    if ((i + 1) % p.batch == 0 || i + 1 == p.w2_events) {
+      ASSIGN_OR_RETURN(snap, writer->Commit());
+      (void)snap;
+    }
+  }
+  double secs = timer.Seconds();
+  int64_t n = 0, s = 0, m = 0;
+  CHECK_OK(Drain(*table, {}, [&](const Row& r) {
+    n++;
+    s += r[1].is_int() ? r[1].int_value() : 0;
+    m += r[2].is_int() ? r[2].int_value() : 0;
+  }));
+  Record(kSys, "W2", "sum+max")
+      .Int("rows", p.w2_events)
+      .Num("secs", secs)
+      .Num("rate", p.w2_events / secs)
+      .Int("bytes", bench::DirBytes(table->path()))
+      .Int("rss_kb", bench::PeakRssKb())
+      .Str("check", "keys=" + std::to_string(n) + " sum_s=" + std::to_string(s) +
+                        " sum_m=" + std::to_string(m))
+      .Print();
+  return Status::OK();
+}
+
+Status W3(const std::string& warehouse) {
+  bench::Params p;
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  TableSpec spec;
+  spec.columns = {Col("id", DataType::BigInt().NotNull())};
+  for (const char* c : {"c1", "c2", "c3", "c4", "c5", "c6"}) {
+    spec.columns.push_back(Col(c, DataType::BigInt()));
+  }
+  spec.primary_keys = {"id"};
+  spec.options = {{"bucket", "4"}, {"merge-engine", "partial-update"}};
+  Identifier id{"default", "w3", ""};
+  CHECK_OK(catalog->CreateTable(id, spec, false).WithContext("CREATE TABLE"));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(id));
+  bench::Timer timer;
+  std::vector<std::unique_ptr<TableWriter>> writers;
+  for (int w = 0; w < 3; w++) {
+    WriteOptions wo;
+    wo.commit_user = "bench-writer-" + std::to_string(w);
+    ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
+    writers.push_back(std::move(writer));
+  }
+  int64_t next[3] = {0, 0, 0};
+  while (next[2] < p.w3_keys) {
+    for (int w = 0; w < 3; w++) {
+      int64_t end = std::min(p.w3_keys, next[w] + p.batch);
+      for (int64_t j = next[w]; j < end; j++) {
+        int64_t key = bench::W3Key(p.w3_keys, w, j);
+        Row row(7);
+        row[0] = Value::Int(key);
+        row[2 * w + 1] = Value::Int(bench::W3Value(key, 2 * w + 1));
+        row[2 * w + 2] = Value::Int(bench::W3Value(key, 2 * w + 2));
+        CHECK_OK(writers[w]->Write(RowKind::kInsert, row));
+      }
+      next[w] = end;
+      ASSIGN_OR_RETURN(snap, writers[w]->Commit());
+      (void)snap;
+    }
+  }
+  double secs = timer.Seconds();
+  int64_t n = 0, s = 0;
+  CHECK_OK(Drain(*table, {}, [&](const Row& r) {
+    n++;
+    for (int c = 1; c <= 6; c++) s += r[c].is_int() ? r[c].int_value() : 0;
+  }));
+  Record(kSys, "W3", "3 writers")
+      .Int("rows", 3 * p.w3_keys)
+      .Num("secs", secs)
+      .Num("rate", 3 * p.w3_keys / secs)
+      .Int("bytes", bench::DirBytes(table->path()))
+      .Int("rss_kb", bench::PeakRssKb())
+      .Str("check", "keys=" + std::to_string(n) + " sum=" + std::to_string(s))
+      .Print();
+  return Status::OK();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5 <warehouse> [fixed|dynamic]\n", argv[0]);
+    return 2;
+  }
+  std::string w = argv[1], warehouse = argv[2];
+  Status st;
+  if (w == "W1") st = W1(warehouse, argc > 3 ? argv[3] : "fixed");
+  else if (w == "W2") st = W2(warehouse);
+  else if (w == "W3") st = W3(warehouse);
+  else if (w == "W4") st = W4(warehouse);
+  else if (w == "W5") st = W5(warehouse);
+  else st = Status::Invalid("unknown workload " + w);
+  if (!st.ok()) {
+    std::string kase;
+    if (w == "W1") {
+      kase = argc > 3 && std::string(argv[3]) == "dynamic" ? "dynamic (bucket=-1)" : "4 buckets";
+    } else if (w == "W2") {
+      kase = "sum+max";
+    } else if (w == "W3") {
+      kase = "3 writers";
+    } else if (w == "W4") {
+      kase = "scan with id = ? filter";
+    }
+    bench::PrintError(kSys, w, kase, st.ToString());
+    return 0;  // a workload Tributary cannot run yet is a result, not a failure of the run
+  }
+  return 0;
+}
