@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs the crash test and the concurrency test against a tributary binary.
+# Usage: tests/crash/run_all.sh [path/to/tributary] [extra arguments for concurrency_test.py]
+# e.g.   tests/crash/run_all.sh build/tributary --allow-known-bug seq-tie
+set -uo pipefail
+DIR=$(cd "$(dirname "$0")" && pwd)
+BIN=${1:-build/tributary}
+shift || true
+status=0
+python3 "$DIR/crash_test.py" --binary "$BIN" || status=1
+python3 "$DIR/concurrency_test.py" --binary "$BIN" "$@" || status=1
+if [ "$status" -ne 0 ]; then
+  echo "tests/crash: FAILED (see the FAIL lines above)" >&2
+else
+  echo "tests/crash: all passed"
+fi
+exit "$status"
