@@ -155,13 +155,10 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     return Status::NotSupported("changelog-producer '" + core.changelog_producer +
                                 "' is not supported yet");
   }
-  if (!s.Option("file.format")) s.options["file.format"] = "avro";
-  if (core.file_format != "avro" && s.options["file.format"] != "avro") {
-    return Status::NotSupported("file.format '" + s.options["file.format"] +
-                                "' cannot be written yet; use 'avro' (Parquet support is coming)");
-  }
+  bool any_avro = core.format.format == "avro";
+  for (const auto& [level, f] : core.format.per_level) any_avro |= f == "avro";
   for (const auto& f : s.fields) {
-    if (f.type.IsTimestamp() && f.type.precision > 6) {
+    if (any_avro && f.type.IsTimestamp() && f.type.precision > 6) {
       return Status::NotSupported("column '" + f.name + "': " + f.type.ToString() +
                                   " needs Parquet data files; Avro holds at most precision 6");
     }

@@ -9,7 +9,8 @@ namespace tributary::table {
 
 Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::string& bucket_dir,
                                        const CompactUnit& unit, int32_t highest_nonempty_level,
-                                       int64_t target_file_size, meta::FileNamer* namer) {
+                                       int64_t target_file_size, const FileFormatOptions& format,
+                                       meta::FileNamer* namer) {
   FileLayout layout = FileLayout::Of(schema);
   CompactionResult result;
   result.before = unit.files;
@@ -30,7 +31,7 @@ Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::str
                                 merge::SequenceOrder(config), merge_fn.get());
   bool drop_delete = unit.output_level != 0 && unit.output_level >= highest_nonempty_level;
   DataFileWriter writer(layout, bucket_dir, namer, target_file_size, unit.output_level,
-                        meta::FileSource::kCompact);
+                        meta::FileSource::kCompact, format);
   merge::KeyValue kv;
   while (true) {
     auto more = reader.Next(&kv);

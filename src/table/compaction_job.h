@@ -22,7 +22,8 @@ struct CompactionResult {
 // or not), so the job knows whether older data can lie below its output.
 Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::string& bucket_dir,
                                        const CompactUnit& unit, int32_t highest_nonempty_level,
-                                       int64_t target_file_size, meta::FileNamer* namer);
+                                       int64_t target_file_size, const FileFormatOptions& format,
+                                       meta::FileNamer* namer);
 
 // Merges `files` of one bucket without writing anything and returns the first error the merge
 // function reports (an aggregate overflowing, say). The writer runs it before committing to an

@@ -41,6 +41,41 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   TRIB_RETURN_NOT_OK(int_opt("compaction.size-ratio", &o.size_ratio));
   TRIB_RETURN_NOT_OK(int_opt("dynamic-bucket.target-row-num", &o.dynamic_bucket_target_rows));
   if (const std::string* v = get("file.format")) o.file_format = *v;
+  o.format.format = o.file_format;
+  if (const std::string* v = get("file.compression")) o.format.compression = *v;
+  TRIB_RETURN_NOT_OK(mem_opt("parquet.page.size", &o.format.parquet_page_size));
+  TRIB_RETURN_NOT_OK(mem_opt("parquet.block.size", &o.format.parquet_row_group_size));
+  if (const std::string* v = get("parquet.enable.dictionary")) {
+    options::ParseBool(*v, &o.format.parquet_dictionary);
+  }
+  if (const std::string* v = get("file.format.per.level")) {
+    // "0:avro,1:parquet"
+    size_t b = 0;
+    while (b < v->size()) {
+      size_t e = v->find(',', b);
+      if (e == std::string::npos) e = v->size();
+      std::string part(options::Trim(std::string_view(*v).substr(b, e - b)));
+      size_t colon = part.find(':');
+      auto level = colon == std::string::npos ? Result<int64_t>(Status::Invalid(""))
+                                              : options::ParseInt64(part.substr(0, colon));
+      if (!level.ok()) {
+        return Status::Invalid("option 'file.format.per.level': expected 'level:format' pairs "
+                               "such as '0:avro,1:parquet', got '" + part + "'");
+      }
+      o.format.per_level[static_cast<int32_t>(*level)] = part.substr(colon + 1);
+      b = e + 1;
+    }
+  }
+  for (const std::string& f : [&] {
+         std::vector<std::string> all = {o.format.format};
+         for (const auto& [l, f] : o.format.per_level) all.push_back(f);
+         return all;
+       }()) {
+    if (f != "parquet" && f != "avro") {
+      return Status::NotSupported("file.format '" + f + "' cannot be written; use 'parquet' or "
+                                  "'avro'");
+    }
+  }
   if (const std::string* v = get("partition.default-name")) o.partition_default_name = *v;
   if (const std::string* v = get("merge-engine")) o.merge_engine = *v;
   if (const std::string* v = get("changelog-producer")) o.changelog_producer = *v;

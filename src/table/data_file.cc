@@ -6,6 +6,9 @@
 #include "common/json.h"
 #include "format/avro.h"
 #include "format/binary_row.h"
+#include "format/compression.h"
+#include "format/parquet/reader.h"
+#include "format/parquet/writer.h"
 #include "io/file_system.h"
 
 namespace tributary::table {
@@ -33,6 +36,27 @@ std::vector<DataType> FileLayout::FieldTypes() const {
   std::vector<DataType> t;
   for (const auto& f : fields) t.push_back(f.type);
   return t;
+}
+
+namespace {
+constexpr int32_t kIntMax = 2147483647;
+constexpr int32_t kKeyFieldIdStart = kIntMax / 2;
+constexpr int32_t kSequenceFieldId = kIntMax - 1;
+constexpr int32_t kValueKindFieldId = kIntMax - 2;
+}  // namespace
+
+std::vector<Field> FileLayout::PhysicalFields() const {
+  std::vector<Field> out;
+  if (primary_key) {
+    for (int c : key_columns) {
+      out.push_back({kKeyFieldIdStart + fields[c].id, "_KEY_" + fields[c].name,
+                     fields[c].type.NotNull(), ""});
+    }
+    out.push_back({kSequenceFieldId, "_SEQUENCE_NUMBER", DataType::BigInt().NotNull(), ""});
+    out.push_back({kValueKindFieldId, "_VALUE_KIND", DataType::TinyInt().NotNull(), ""});
+  }
+  for (const auto& f : fields) out.push_back(f);
+  return out;
 }
 
 namespace {
@@ -233,7 +257,12 @@ int64_t NowMillis() {
 
 struct DataFileWriter::OpenFile {
   std::string name;
-  std::unique_ptr<avro::FileWriter> writer;
+  std::unique_ptr<avro::FileWriter> writer;            // Avro files
+  std::unique_ptr<format::parquet::ParquetWriter> pq;  // Parquet files
+  int64_t EstimatedSize() const {
+    return pq ? pq->EstimatedSize() : static_cast<int64_t>(writer->EstimatedSize());
+  }
+  Result<std::string> Finish() { return pq ? pq->Finish() : writer->Finish(); }
   StatsCollector key_stats;
   StatsCollector value_stats;
   Row min_key, max_key;
@@ -245,9 +274,10 @@ struct DataFileWriter::OpenFile {
 
 DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::FileNamer* namer,
                                int64_t target_file_size, int32_t level, meta::FileSource source,
+                               const FileFormatOptions& format,
                                std::optional<std::vector<std::string>> write_cols)
     : layout_(std::move(layout)), dir_(std::move(bucket_dir)), namer_(namer),
-      target_file_size_(target_file_size), level_(level), source_(source),
+      target_file_size_(target_file_size), level_(level), source_(source), format_(format),
       write_cols_(std::move(write_cols)) {}
 
 DataFileWriter::~DataFileWriter() = default;
@@ -255,23 +285,55 @@ DataFileWriter::~DataFileWriter() = default;
 Status DataFileWriter::Write(const KeyValue& kv) {
   if (!file_) {
     auto f = std::make_unique<OpenFile>(layout_);
-    TRIB_ASSIGN_OR_RETURN(avro::SchemaPtr schema, AvroSchemaFor(layout_));
-    TRIB_ASSIGN_OR_RETURN(f->writer, avro::FileWriter::Make(schema, avro::Codec::kZstandard));
-    f->name = namer_->Next();
+    std::string fmt = format_.FormatForLevel(level_);
+    if (fmt == "parquet") {
+      format::parquet::ParquetWriterOptions po;
+      TRIB_ASSIGN_OR_RETURN(po.compression, format::CompressionCodecFromName(
+                                                format_.compression == "none"
+                                                    ? "uncompressed" : format_.compression));
+      po.page_size = format_.parquet_page_size;
+      po.row_group_size = format_.parquet_row_group_size;
+      po.dictionary = format_.parquet_dictionary;
+      TRIB_ASSIGN_OR_RETURN(f->pq, format::parquet::ParquetWriter::Make(layout_.PhysicalFields(), po));
+    } else if (fmt == "avro") {
+      TRIB_ASSIGN_OR_RETURN(avro::SchemaPtr schema, AvroSchemaFor(layout_));
+      avro::Codec codec = avro::Codec::kZstandard;
+      if (format_.compression == "none") codec = avro::Codec::kNull;
+      if (format_.compression == "snappy") codec = avro::Codec::kSnappy;
+      if (format_.compression == "gzip" || format_.compression == "deflate") {
+        codec = avro::Codec::kDeflate;
+      }
+      TRIB_ASSIGN_OR_RETURN(f->writer, avro::FileWriter::Make(schema, codec));
+    } else {
+      return Status::NotSupported("file.format '" + fmt + "' cannot be written");
+    }
+    f->name = namer_->Next() + "." + fmt;
     file_ = std::move(f);
   }
   OpenFile& f = *file_;
-  DatumList rec;
-  rec.reserve(layout_.fields.size() + layout_.key_columns.size() + 2);
-  if (layout_.primary_key) {
-    for (int c : layout_.key_columns) rec.push_back(ToDatum(kv.value[c], layout_.fields[c].type));
-    rec.push_back(Datum(kv.sequence));
-    rec.push_back(Datum(static_cast<int32_t>(kv.kind)));
+  if (f.pq) {
+    Row phys;
+    phys.reserve(layout_.fields.size() + layout_.key_columns.size() + 2);
+    if (layout_.primary_key) {
+      for (int c : layout_.key_columns) phys.push_back(kv.value[c]);
+      phys.push_back(Value::Int(kv.sequence));
+      phys.push_back(Value::Int(static_cast<int64_t>(kv.kind)));
+    }
+    for (const auto& v : kv.value) phys.push_back(v);
+    TRIB_RETURN_NOT_OK(f.pq->Append(phys));
+  } else {
+    DatumList rec;
+    rec.reserve(layout_.fields.size() + layout_.key_columns.size() + 2);
+    if (layout_.primary_key) {
+      for (int c : layout_.key_columns) rec.push_back(ToDatum(kv.value[c], layout_.fields[c].type));
+      rec.push_back(Datum(kv.sequence));
+      rec.push_back(Datum(static_cast<int32_t>(kv.kind)));
+    }
+    for (size_t i = 0; i < layout_.fields.size(); i++) {
+      rec.push_back(ToDatum(kv.value[i], layout_.fields[i].type));
+    }
+    TRIB_RETURN_NOT_OK(f.writer->Append(Datum(std::move(rec))));
   }
-  for (size_t i = 0; i < layout_.fields.size(); i++) {
-    rec.push_back(ToDatum(kv.value[i], layout_.fields[i].type));
-  }
-  TRIB_RETURN_NOT_OK(f.writer->Append(Datum(std::move(rec))));
   if (layout_.primary_key) {
     Row key;
     for (int c : layout_.key_columns) key.push_back(kv.value[c]);
@@ -284,14 +346,14 @@ Status DataFileWriter::Write(const KeyValue& kv) {
   if (IsRetract(kv.kind)) f.deletes++;
   f.min_seq = std::min(f.min_seq, kv.sequence);
   f.max_seq = std::max(f.max_seq, kv.sequence);
-  if (static_cast<int64_t>(f.writer->EstimatedSize()) >= target_file_size_) return Roll();
+  if (f.EstimatedSize() >= target_file_size_) return Roll();
   return Status::OK();
 }
 
 Status DataFileWriter::Roll() {
   if (!file_) return Status::OK();
   std::unique_ptr<OpenFile> f = std::move(file_);
-  TRIB_ASSIGN_OR_RETURN(std::string bytes, f->writer->Finish());
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, f->Finish());
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir_));
   std::string path = io::JoinPath(dir_, f->name);
   // Data files are written once under a fresh name; WriteFile syncs them before the commit.
@@ -328,6 +390,68 @@ void DataFileWriter::Abort() {
   done_.clear();
 }
 
+namespace {
+// Reads a Parquet data file: table columns are matched by field id (as Paimon does across renames),
+// else by name; the system columns by name.
+Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::string bytes,
+                                              const FileLayout& layout, int32_t level,
+                                              const std::shared_ptr<const std::vector<bool>>& mask) {
+  auto reader = format::parquet::ParquetReader::Open(std::move(bytes));
+  if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
+  const auto& schema = (*reader)->schema();
+  std::vector<int> projection;
+  std::vector<int> target;  // table column of each projected column; -1 seq, -2 kind
+  for (size_t i = 0; i < layout.fields.size(); i++) {
+    int c = schema.FindColumnById(layout.fields[i].id);
+    if (c < 0) c = schema.FindColumn(layout.fields[i].name);
+    if (c < 0) continue;
+    projection.push_back(c);
+    target.push_back(static_cast<int>(i));
+  }
+  if (layout.primary_key) {
+    int seq = schema.FindColumn("_SEQUENCE_NUMBER");
+    int kind = schema.FindColumn("_VALUE_KIND");
+    if (seq < 0 || kind < 0) {
+      return Status::Corruption("data file '" + path +
+                                "' lacks _SEQUENCE_NUMBER/_VALUE_KIND columns");
+    }
+    projection.push_back(seq);
+    target.push_back(-1);
+    projection.push_back(kind);
+    target.push_back(-2);
+  }
+  format::parquet::ParquetReadOptions opts;
+  opts.projection = projection;
+  auto rows = (*reader)->ReadRows(opts);
+  if (!rows.ok()) return rows.status().WithContext("data file '" + path + "'");
+  std::vector<KeyValue> out;
+  out.reserve(rows->size());
+  int64_t row_number = 0;
+  for (auto& r : *rows) {
+    KeyValue kv;
+    kv.level = level;
+    kv.write_mask = mask;
+    kv.value.resize(layout.fields.size());
+    kv.sequence = row_number++;
+    for (size_t i = 0; i < target.size(); i++) {
+      if (target[i] >= 0) {
+        kv.value[target[i]] = std::move(r[i]);
+      } else if (target[i] == -1) {
+        if (!r[i].is_int()) return Status::Corruption("data file '" + path + "': bad _SEQUENCE_NUMBER");
+        kv.sequence = r[i].int_value();
+      } else {
+        if (!r[i].is_int() || r[i].int_value() < 0 || r[i].int_value() > 3) {
+          return Status::Corruption("data file '" + path + "' has an invalid _VALUE_KIND");
+        }
+        kv.kind = static_cast<RowKind>(r[i].int_value());
+      }
+    }
+    out.push_back(std::move(kv));
+  }
+  return out;
+}
+}  // namespace
+
 Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLayout& layout,
                                            int32_t level,
                                            const std::optional<std::vector<std::string>>& write_cols) {
@@ -343,6 +467,15 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
   }
   auto bytes = io::LocalFs().ReadFile(path);
   if (!bytes.ok()) return bytes.status();
+  if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
+    return ReadParquetFile(path, std::move(*bytes), layout, level, mask);
+  }
+  if (!(path.size() > 5 && path.compare(path.size() - 5, 5, ".avro") == 0)) {
+    std::string ext = path.substr(path.rfind('.') == std::string::npos ? path.size()
+                                                                        : path.rfind('.'));
+    return Status::NotSupported("data file '" + path + "' has format '" + ext +
+                                "', which Tributary cannot read (it reads .parquet and .avro)");
+  }
   auto reader = avro::FileReader::Open(std::move(*bytes));
   if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
   const avro::Schema& schema = (*reader)->schema()->NonNull();

@@ -5,12 +5,14 @@
 // Thread-safety: a writer is single-threaded; reading functions are thread-safe.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "merge/key_value.h"
+#include "table/core_options.h"
 #include "meta/manifest.h"
 #include "meta/paths.h"
 #include "tributary/result.h"
@@ -28,7 +30,12 @@ struct FileLayout {
   static FileLayout Of(const TableSchema& schema);
   std::vector<DataType> KeyTypes() const;
   std::vector<DataType> FieldTypes() const;
+  // The physical columns of a data file, with Paimon's field ids: `_KEY_<k>`
+  // (Integer.MAX_VALUE / 2 + id), `_SEQUENCE_NUMBER` (MAX - 1), `_VALUE_KIND` (MAX - 2), then the
+  // table columns (primary-key tables), or the table columns alone (append tables).
+  std::vector<Field> PhysicalFields() const;
 };
+
 
 // Writes sorted records into data files in one bucket directory, rolling to a new file when the
 // current one reaches `target_file_size` bytes.
@@ -36,8 +43,10 @@ class DataFileWriter {
  public:
   // `write_cols`: for files of a static partial-column write, the columns written (recorded as
   // the file's `_WRITE_COLS`).
+  // `namer` names files without an extension; the writer appends ".<format>".
   DataFileWriter(FileLayout layout, std::string bucket_dir, meta::FileNamer* namer,
                  int64_t target_file_size, int32_t level, meta::FileSource source,
+                 const FileFormatOptions& format,
                  std::optional<std::vector<std::string>> write_cols = std::nullopt);
   ~DataFileWriter();
 
@@ -57,6 +66,7 @@ class DataFileWriter {
   int64_t target_file_size_;
   int32_t level_;
   meta::FileSource source_;
+  FileFormatOptions format_;
   std::optional<std::vector<std::string>> write_cols_;
   std::unique_ptr<OpenFile> file_;
   std::vector<meta::DataFileMeta> done_;

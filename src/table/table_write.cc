@@ -40,6 +40,7 @@ struct WriteContext {
   std::shared_ptr<const merge::MergeConfig> merge_config;  // primary-key tables only
   std::optional<std::vector<std::string>> write_cols;      // static partial-column writes
   std::shared_ptr<const std::vector<bool>> write_mask;
+  FileFormatOptions format;
 };
 
 // The buffered records and new files of one partition-bucket. Single-threaded.
@@ -47,7 +48,7 @@ class BucketWriter {
  public:
   BucketWriter(const WriteContext& ctx, std::string dir, int64_t next_seq)
       : ctx_(ctx), schema_(*ctx.schema), layout_(ctx.layout), dir_(std::move(dir)),
-        next_seq_(next_seq), namer_("data-", ".avro") {}
+        next_seq_(next_seq), namer_("data-", "") {}
 
   void Add(KeyValue kv) {
     buffer_bytes_ += EstimateBytes(kv.value);
@@ -64,7 +65,7 @@ class BucketWriter {
   Status Flush(int64_t target_file_size) {
     if (buffer_.empty()) return Status::OK();
     DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
-                          ctx_.write_cols);
+                          ctx_.format, ctx_.write_cols);
     Status st = layout_.primary_key ? WriteMerged(&writer) : WriteAll(&writer);
     if (!st.ok()) {
       writer.Abort();
@@ -338,7 +339,7 @@ class FileStoreWriter : public TableWriter {
           for (const auto& f : files) highest = std::max(highest, f.level);
           TRIB_ASSIGN_OR_RETURN(auto result,
                                 RunCompaction(*schema_, bw->dir(), *unit, highest,
-                                              core_.target_file_size, bw->namer()));
+                                              core_.target_file_size, core_.format, bw->namer()));
           for (const auto& f : result.after) compact_outputs_.push_back({bw->dir(), f.file_name});
           io::CrashPoint("compact.after-rewrite");
           // As Paimon does: the APPEND snapshot publishes the new files, then the COMPACT
@@ -411,11 +412,8 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema,
                                                         const WriteOptions& options) {
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema, options.dynamic_options));
-  if (core.file_format != "avro") {
-    return Status::NotSupported("file.format '" + core.file_format +
-                                "' cannot be written yet; use 'avro'");
-  }
   WriteContext ctx;
+  ctx.format = core.format;
   ctx.layout = FileLayout::Of(*schema);
   std::unique_ptr<merge::MergeFunction> input_merge;
   if (schema->HasPrimaryKey()) {
@@ -484,7 +482,7 @@ Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
                                    core.sorted_run_trigger, core.num_levels - 1);
   CommitRequest req;
   std::vector<std::pair<std::string, std::string>> outputs;
-  meta::FileNamer namer("data-", ".avro");
+  meta::FileNamer namer("data-", "");
   for (auto& [id, entries] : by_bucket) {
     std::vector<meta::DataFileMeta> files;
     for (const auto& e : entries) files.push_back(e.file);
@@ -494,7 +492,7 @@ Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
     std::string dir = meta::BucketDir(path, meta::PartitionPath(pf, part, core.partition_default_name),
                                       id.second);
     auto result = RunCompaction(*schema, dir, *unit, unit->output_level, core.target_file_size,
-                                &namer);
+                                core.format, &namer);
     if (!result.ok()) {
       for (const auto& [d, f] : outputs) (void)io::LocalFs().Remove(io::JoinPath(d, f));
       return result.status();
