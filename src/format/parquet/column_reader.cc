@@ -131,6 +131,8 @@ class ChunkDecoder {
   ChunkDecoder(const LeafColumn& leaf, Codec codec, ColumnChunkData* out)
       : leaf_(leaf), codec_(codec), out_(out) {}
 
+  void set_max_values(int64_t n) { max_values_ = n; }
+
   Status Page(const PageHeader& h, std::string_view body) {
     switch (h.type) {
       case PageType::kDictionaryPage:
@@ -215,7 +217,9 @@ class ChunkDecoder {
   }
 
   Status CheckCount(int32_t n) const {
-    if (n < 0 || n > kMaxPageValues) return Corrupt("bad page value count " + std::to_string(n));
+    if (n < 0 || n > kMaxPageValues || n > max_values_) {
+      return Corrupt("bad page value count " + std::to_string(n));
+    }
     return Status::OK();
   }
 
@@ -299,6 +303,7 @@ class ChunkDecoder {
     }
   }
 
+  int64_t max_values_ = kMaxPageValues;
   const LeafColumn& leaf_;
   Codec codec_;
   ColumnChunkData* out_;
@@ -325,6 +330,10 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
                    ") outside the file");
   }
   if (m.num_values < 0 || num_rows < 0) return Corrupt("negative value count");
+  if (leaf.max_rep_level == 0 && m.num_values != num_rows) {
+    return Corrupt("column chunk of " + std::to_string(m.num_values) + " values in a row group of " +
+                   std::to_string(num_rows) + " rows");
+  }
   std::string_view data = file.substr(static_cast<size_t>(start), static_cast<size_t>(size));
 
   ColumnChunkData out;
@@ -340,6 +349,8 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
     }
     std::string_view body = data.substr(pos, static_cast<size_t>(h.compressed_page_size));
     pos += static_cast<size_t>(h.compressed_page_size);
+    // Bound every page by what the chunk still holds (hostile headers, huge allocations).
+    decoder.set_max_values(m.num_values - out.num_levels);
     TRIB_RETURN_NOT_OK(decoder.Page(h, body));
     if (out.num_levels > m.num_values) return Corrupt("pages hold more values than the chunk");
   }
