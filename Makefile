@@ -28,6 +28,7 @@ run: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary tests/sql
+	bash tests/crash/run_all.sh $(BUILD)/tributary
 
 test-slow: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow

@@ -174,9 +174,10 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
                           " attempts: other writers kept committing first");
 }
 
-Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& req) {
+Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
   CommitResult result;
   std::optional<int64_t> last;
+  CommitRequest req = request;  // renumbering rewrites messages between attempts
   bool has_new = req.overwrite;
   bool has_compact = false;
   for (const auto& m : req.messages) {
@@ -204,6 +205,29 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& req) {
           }
         }
       } else {
+        if (req.renumber) {
+          // Sequence numbers must grow with commit order within a bucket.
+          std::map<std::pair<std::string, int32_t>, int64_t> live_max;
+          for (const auto& e : live) {
+            auto key = std::make_pair(e.partition, e.bucket);
+            auto it = live_max.find(key);
+            if (it == live_max.end() || it->second < e.file.max_sequence_number) {
+              live_max[key] = e.file.max_sequence_number;
+            }
+          }
+          for (auto& m : req.messages) {
+            if (m.new_files.empty()) continue;
+            auto it = live_max.find({m.partition, m.bucket});
+            if (it == live_max.end()) continue;
+            int64_t our_min = INT64_MAX;
+            for (const auto& f : m.new_files) our_min = std::min(our_min, f.min_sequence_number);
+            if (it->second < our_min) continue;
+            TRIB_ASSIGN_OR_RETURN(m.new_files, req.renumber(m, it->second + 1 - our_min));
+            for (const auto& f : m.compact_after) result.dropped_compact_files.push_back(f.file_name);
+            m.compact_before.clear();
+            m.compact_after.clear();
+          }
+        }
         // A partition keeps its bucket count until it is rewritten by INSERT OVERWRITE.
         std::map<std::string, int32_t> existing;
         for (const auto& e : live) existing[e.partition] = e.total_buckets;
@@ -240,6 +264,48 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& req) {
                             -> Result<std::vector<ManifestEntry>> {
       std::unordered_set<std::string> live_ids;
       for (const auto& e : live) live_ids.insert(e.Identifier());
+      std::unordered_set<std::string> replaced;
+      for (const auto& m : req.messages) {
+        for (const auto& f : m.compact_before) replaced.insert(f.file_name);
+      }
+      // Files at one level >= 1 of a bucket form one sorted run: their key ranges must not
+      // overlap (a concurrent compaction may have written the same level).
+      std::vector<DataType> key_types;
+      for (const auto& k : schema_->TrimmedPrimaryKeys()) {
+        key_types.push_back(schema_->fields[schema_->FieldIndex(k)].type);
+      }
+      auto overlaps = [&](const meta::DataFileMeta& a, const meta::DataFileMeta& b) {
+        auto amin = format::DeserializeBinaryRow(a.min_key, key_types);
+        auto amax = format::DeserializeBinaryRow(a.max_key, key_types);
+        auto bmin = format::DeserializeBinaryRow(b.min_key, key_types);
+        auto bmax = format::DeserializeBinaryRow(b.max_key, key_types);
+        if (!amin.ok() || !amax.ok() || !bmin.ok() || !bmax.ok()) return true;
+        auto cmp = [](const Row& x, const Row& y) {
+          for (size_t i = 0; i < x.size() && i < y.size(); i++) {
+            int c = CompareValues(x[i], y[i]);
+            if (c != 0) return c;
+          }
+          return 0;
+        };
+        return cmp(*amin, *bmax) <= 0 && cmp(*bmin, *amax) <= 0;
+      };
+      if (schema_->HasPrimaryKey()) {
+        for (const auto& m : req.messages) {
+          for (const auto& f : m.compact_after) {
+            if (f.level == 0) continue;
+            for (const auto& e : live) {
+              if (e.partition != m.partition || e.bucket != m.bucket || e.file.level != f.level ||
+                  replaced.count(e.file.file_name)) {
+                continue;
+              }
+              if (overlaps(e.file, f)) {
+                conflict = true;
+                return std::vector<ManifestEntry>{};
+              }
+            }
+          }
+        }
+      }
       std::vector<ManifestEntry> delta;
       for (const auto& m : req.messages) {
         for (const auto& f : m.compact_before) {

@@ -26,8 +26,18 @@ struct CommitMessage {
   std::vector<meta::DataFileMeta> compact_after;   // the files it wrote
 };
 
+// Rewrites a message's new files with every sequence number raised by `shift`, returning the
+// new files' metas (the writer owns the files; it deletes the old ones).
+using RenumberFn = std::function<Result<std::vector<meta::DataFileMeta>>(const CommitMessage& m,
+                                                                           int64_t shift)>;
+
 struct CommitRequest {
   std::vector<CommitMessage> messages;
+  // Set by writers of primary-key tables. When a concurrent commit already published sequence
+  // numbers at or above this writer's in the same bucket, the new files are renumbered above
+  // them, so the later commit wins as it should, and that bucket's compaction (computed on a
+  // stale view) is dropped.
+  RenumberFn renumber;
   // OVERWRITE: live files of the partitions `overwrite_filter` accepts are deleted first.
   bool overwrite = false;
   std::function<bool(const std::string& partition)> overwrite_filter;
@@ -38,6 +48,8 @@ struct CommitResult {
   // The compaction lost a race (its input files are gone): nothing of it was published and the
   // caller must delete its output files. The data stays correct.
   bool compaction_dropped = false;
+  // Names of compaction output files that were not published (their buckets were renumbered).
+  std::vector<std::string> dropped_compact_files;
 };
 
 class FileStoreCommit {

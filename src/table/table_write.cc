@@ -80,6 +80,47 @@ class BucketWriter {
   }
 
   std::vector<meta::DataFileMeta>& new_files() { return new_files_; }
+  const FileLayout& layout() const { return layout_; }
+  const WriteContext& context() const { return ctx_; }
+  void RaiseNextSeq(int64_t next) { next_seq_ = std::max(next_seq_, next); }
+
+  // Rewrites this commit's new files with every sequence number raised by `shift` (a concurrent
+  // commit used the same numbers), replacing them in new_files().
+  Result<std::vector<meta::DataFileMeta>> Renumber(int64_t shift, int64_t target_file_size) {
+    std::vector<meta::DataFileMeta> out;
+    int64_t max_seq = 0;
+    auto drop_out = [&]() {
+      for (const auto& f : out) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+    };
+    for (const auto& f : new_files_) {
+      // Each old file holds sorted unique keys; it becomes one (or more, if it rolls) new file.
+      DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0,
+                            meta::FileSource::kAppend, ctx_.format, ctx_.write_cols);
+      auto records = ReadDataFile(io::JoinPath(dir_, f.file_name), layout_, 0, f.write_cols);
+      Status st = records.status();
+      for (size_t i = 0; st.ok() && i < records->size(); i++) {
+        merge::KeyValue& kv = (*records)[i];
+        kv.sequence += shift;
+        max_seq = std::max(max_seq, kv.sequence);
+        st = writer.Write(kv);
+      }
+      if (!st.ok()) {
+        writer.Abort();
+        drop_out();
+        return st;
+      }
+      auto done = writer.Finish();
+      if (!done.ok()) {
+        drop_out();
+        return done.status();
+      }
+      for (auto& m : *done) out.push_back(std::move(m));
+    }
+    for (const auto& f : new_files_) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+    new_files_ = out;
+    RaiseNextSeq(max_seq + 1);
+    return out;
+  }
   void DeleteNewFiles() {
     for (const auto& f : new_files_) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
     new_files_.clear();
@@ -373,10 +414,24 @@ class FileStoreWriter : public TableWriter {
         req.overwrite_filter = [written](const std::string& p) { return written.count(p) > 0; };
       }
     }
+    if (layout_.primary_key) {
+      req.renumber = [this](const CommitMessage& m, int64_t shift)
+          -> Result<std::vector<meta::DataFileMeta>> {
+        auto it = buckets_.find({m.partition, m.bucket});
+        if (it == buckets_.end()) return Status::Internal("renumbering an unknown bucket");
+        return it->second->Renumber(shift, core_.target_file_size);
+      };
+    }
     FileStoreCommit commit(path_, schema_, options_.commit_user);
     TRIB_ASSIGN_OR_RETURN(CommitResult result, commit.Commit(req));
     if (result.compaction_dropped) {
       for (const auto& [dir, f] : compact_outputs_) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
+    } else {
+      std::set<std::string> dropped(result.dropped_compact_files.begin(),
+                                    result.dropped_compact_files.end());
+      for (const auto& [dir, f] : compact_outputs_) {
+        if (dropped.count(f)) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
+      }
     }
     // Files replaced by a compaction in this same commit were published by the APPEND snapshot
     // and deleted by the COMPACT one; nothing else refers to them... except older snapshots,
