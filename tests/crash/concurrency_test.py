@@ -355,9 +355,13 @@ def test_same_keys(binary, root, count):
          "COMPACT changes nothing" if not compact_changes else
          "%d COMPACT snapshots changed values (known bug, allowed)" % len(compact_changes),
          len(snaps)))
-    log("      note (not a failure): in %d of %d APPEND snapshots some key does not hold the value "
-        "of the statement committed last; in the final table %d of %d keys" %
-        (not_last, kinds["APPEND"], len(differ), SAME_KEYS))
+    if not_last or differ:
+        raise Failure("same keys: the statement committed last must win: in %d of %d APPEND "
+                      "snapshots some key does not hold the value of the statement committed "
+                      "last; in the final table %d of %d keys" %
+                      (not_last, kinds["APPEND"], len(differ), SAME_KEYS))
+    log("  ok  same keys: in every APPEND snapshot every key holds the value of the statement "
+        "committed last")
 
 
 # ---------------------------------------------------------------------------------------------
