@@ -172,12 +172,11 @@ Encoding ColumnChunkWriter::PlainEncodingFor() const {
         default: return Encoding::kPlain;
       }
     case ValueEncoding::kByteStreamSplit:
+      // Only FLOAT and DOUBLE: readers older than format 2.11 (DuckDB 1.x among them) reject it
+      // for the other fixed-width types.
       switch (physical_) {
         case PhysicalType::kFloat:
-        case PhysicalType::kDouble:
-        case PhysicalType::kInt32:
-        case PhysicalType::kInt64:
-        case PhysicalType::kFixedLenByteArray: return Encoding::kByteStreamSplit;
+        case PhysicalType::kDouble: return Encoding::kByteStreamSplit;
         default: return Encoding::kPlain;
       }
   }

@@ -25,7 +25,7 @@ enum class ValueEncoding {
   kDelta,           // DELTA_BINARY_PACKED ints, DELTA_BYTE_ARRAY byte arrays, RLE booleans
                     // (parquet-mr's v2 writer); PLAIN for the rest
   kDeltaLength,     // as kDelta, but DELTA_LENGTH_BYTE_ARRAY for BYTE_ARRAY
-  kByteStreamSplit, // BYTE_STREAM_SPLIT for FLOAT, DOUBLE, INT32, INT64, FIXED_LEN_BYTE_ARRAY
+  kByteStreamSplit, // BYTE_STREAM_SPLIT for FLOAT and DOUBLE, PLAIN for the rest
 };
 
 struct ColumnWriterOptions {
