@@ -77,6 +77,11 @@ void ColumnChunkWriter::ResetChunk() {
   max_.reset();
   saw_nan_ = false;
   null_count_ = 0;
+  page_min_.reset();
+  page_max_.reset();
+  page_nan_ = false;
+  page_entries_.clear();
+  rows_in_pages_ = 0;
 }
 
 Status ColumnChunkWriter::Add(const Value& v) {
@@ -105,10 +110,12 @@ Status ColumnChunkWriter::Add(const Value& v) {
     }
     // Statistics.
     if (v.is_double() && std::isnan(v.double_value())) {
-      saw_nan_ = true;
+      saw_nan_ = page_nan_ = true;
     } else {
       if (!min_ || CompareValues(v, *min_) < 0) min_ = v;
       if (!max_ || CompareValues(v, *max_) > 0) max_ = v;
+      if (!page_min_ || CompareValues(v, *page_min_) < 0) page_min_ = v;
+      if (!page_max_ || CompareValues(v, *page_max_) > 0) page_max_ = v;
     }
   }
   ++page_rows_;
@@ -205,6 +212,9 @@ Status ColumnChunkWriter::FlushPage() {
   page_values_.clear();
   indices_.clear();
   page_rows_ = page_nulls_ = page_plain_bytes_ = 0;
+  page_min_.reset();
+  page_max_.reset();
+  page_nan_ = false;
   return Status::OK();
 }
 
@@ -275,13 +285,29 @@ Status ColumnChunkWriter::WriteDataPage(bool dictionary_encoded) {
   }
   h.compressed_page_size = static_cast<int32_t>(body.size());
   std::string header = EncodePageHeader(h);
+  PageEntry entry;
+  entry.offset = static_cast<int64_t>(pages_.size());
+  entry.size = static_cast<int32_t>(header.size() + body.size());
+  entry.first_row = rows_in_pages_;
+  entry.min = page_min_;
+  entry.max = page_max_;
+  entry.nulls = page_nulls_;
+  entry.nan = page_nan_;
+  page_entries_.push_back(std::move(entry));
+  rows_in_pages_ += page_rows_;
   pages_ += header;
   pages_ += body;
   pages_uncompressed_ += static_cast<int64_t>(header.size()) + h.uncompressed_page_size;
   return Status::OK();
 }
 
-Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file) {
+Result<std::string> ColumnChunkWriter::StatBytes(const Value& v) const {
+  PhysicalValues pv;
+  TRIB_RETURN_NOT_OK(AppendPhysical(field_.type, physical_, type_length_, v, &pv));
+  return EncodeStatValue(pv, 0, physical_);
+}
+
+Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file, ChunkPageIndex* index) {
   TRIB_RETURN_NOT_OK(FlushPage());
   ColumnMetaData m;
   m.type = physical_;
@@ -315,6 +341,7 @@ Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file) {
   m.encodings = encodings;
   m.data_page_offset = static_cast<int64_t>(file->size());
   *file += pages_;
+  TRIB_RETURN_NOT_OK(BuildPageIndex(m.data_page_offset, index));
   m.total_compressed_size = static_cast<int64_t>(file->size()) - offset;
   m.total_uncompressed_size = uncompressed;
 
@@ -325,11 +352,8 @@ Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file) {
     Value lo = *min_, hi = *max_;
     if (lo.is_double() && lo.double_value() == 0) lo = Value::Double(-0.0);
     if (hi.is_double() && hi.double_value() == 0) hi = Value::Double(0.0);
-    PhysicalValues pv;
-    TRIB_RETURN_NOT_OK(AppendPhysical(field_.type, physical_, type_length_, lo, &pv));
-    TRIB_RETURN_NOT_OK(AppendPhysical(field_.type, physical_, type_length_, hi, &pv));
-    std::string min_bytes = EncodeStatValue(pv, 0, physical_);
-    std::string max_bytes = EncodeStatValue(pv, 1, physical_);
+    TRIB_ASSIGN_OR_RETURN(std::string min_bytes, StatBytes(lo));
+    TRIB_ASSIGN_OR_RETURN(std::string max_bytes, StatBytes(hi));
     // As parquet-mr: the deprecated fields only where their signed comparison is right.
     if (DeprecatedStatsCorrect(physical_) || min_bytes == max_bytes) {
       s.min = min_bytes;
@@ -345,6 +369,48 @@ Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file) {
   c.meta_data = std::move(m);
   ResetChunk();
   return c;
+}
+
+Status ColumnChunkWriter::BuildPageIndex(int64_t data_page_offset, ChunkPageIndex* index) const {
+  index->offset_index.page_locations.clear();
+  index->column_index.reset();
+  bool orderable = physical_ != PhysicalType::kInt96;
+  for (const PageEntry& e : page_entries_) {
+    index->offset_index.page_locations.push_back(
+        PageLocation{data_page_offset + e.offset, e.size, e.first_row});
+    orderable &= !e.nan;
+  }
+  if (!orderable || page_entries_.empty()) return Status::OK();
+  ColumnIndex ci;
+  bool ascending = true, descending = true;
+  const PageEntry* prev = nullptr;
+  for (const PageEntry& e : page_entries_) {
+    bool null_page = !e.min.has_value();
+    ci.null_pages.push_back(null_page);
+    ci.null_counts.push_back(e.nulls);
+    if (null_page) {
+      ci.min_values.emplace_back();
+      ci.max_values.emplace_back();
+      continue;
+    }
+    Value lo = *e.min, hi = *e.max;
+    if (lo.is_double() && lo.double_value() == 0) lo = Value::Double(-0.0);
+    if (hi.is_double() && hi.double_value() == 0) hi = Value::Double(0.0);
+    TRIB_ASSIGN_OR_RETURN(std::string lo_bytes, StatBytes(lo));
+    TRIB_ASSIGN_OR_RETURN(std::string hi_bytes, StatBytes(hi));
+    ci.min_values.push_back(std::move(lo_bytes));
+    ci.max_values.push_back(std::move(hi_bytes));
+    if (prev != nullptr) {
+      ascending &= CompareValues(*prev->min, *e.min) <= 0 && CompareValues(*prev->max, *e.max) <= 0;
+      descending &= CompareValues(*prev->min, *e.min) >= 0 && CompareValues(*prev->max, *e.max) >= 0;
+    }
+    prev = &e;
+  }
+  ci.boundary_order = ascending    ? BoundaryOrder::kAscending
+                      : descending ? BoundaryOrder::kDescending
+                                   : BoundaryOrder::kUnordered;
+  index->column_index = std::move(ci);
+  return Status::OK();
 }
 
 }  // namespace tributary::format::parquet

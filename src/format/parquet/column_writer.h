@@ -38,6 +38,12 @@ struct ColumnWriterOptions {
   ValueEncoding value_encoding = ValueEncoding::kPlain;
 };
 
+// The page index of one column chunk (written after the row groups, as parquet-mr does).
+struct ChunkPageIndex {
+  std::optional<ColumnIndex> column_index;  // absent for INT96 and when a page holds NaN
+  OffsetIndex offset_index;
+};
+
 class ColumnChunkWriter {
  public:
   // REQUIRES: `element` is the leaf's schema element (ColumnSchemaElement(field)).
@@ -51,13 +57,17 @@ class ColumnChunkWriter {
   // dictionary, before compression of the unflushed parts).
   int64_t EstimatedSize() const;
   // Appends the chunk (dictionary page, data pages) to `file`, whose current size is the
-  // chunk's offset, and returns its metadata. Resets the writer for the next row group.
-  Result<ColumnChunk> Finish(std::string* file);
+  // chunk's offset, and returns its metadata; `index` receives its page index. Resets the
+  // writer for the next row group.
+  Result<ColumnChunk> Finish(std::string* file, ChunkPageIndex* index);
 
  private:
   Status FlushPage();
   Status WriteDataPage(bool dictionary_encoded);
   Result<std::string> Compress(std::string_view data) const;
+  // A value as statistics store it (PLAIN, no length prefix).
+  Result<std::string> StatBytes(const Value& v) const;
+  Status BuildPageIndex(int64_t data_page_offset, ChunkPageIndex* index) const;
   Encoding PlainEncodingFor() const;
   void ResetChunk();
 
@@ -88,10 +98,24 @@ class ColumnChunkWriter {
   std::vector<Encoding> encodings_;
   int64_t num_values_ = 0;
 
-  // Statistics of the chunk.
+  // Statistics of the chunk and of the current page.
   std::optional<Value> min_, max_;
   bool saw_nan_ = false;
   int64_t null_count_ = 0;
+  std::optional<Value> page_min_, page_max_;
+  bool page_nan_ = false;
+
+  // One entry per data page written, for the page index.
+  struct PageEntry {
+    int64_t offset = 0;  // within pages_
+    int32_t size = 0;    // header + body
+    int64_t first_row = 0;
+    std::optional<Value> min, max;
+    int64_t nulls = 0;
+    bool nan = false;
+  };
+  std::vector<PageEntry> page_entries_;
+  int64_t rows_in_pages_ = 0;
 };
 
 }  // namespace tributary::format::parquet

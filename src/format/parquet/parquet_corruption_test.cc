@@ -25,6 +25,10 @@ Status ReadAll(std::string bytes) {
     if (!flat.empty()) TRIB_RETURN_NOT_OK(r->ReadRowGroupColumns(g, flat).status());
     for (size_t leaf = 0; leaf < r->schema().leaves().size(); ++leaf) {
       TRIB_RETURN_NOT_OK(r->ReadLeafChunk(g, static_cast<int>(leaf)).status());
+      TRIB_RETURN_NOT_OK(r->ReadPageIndex(g, static_cast<int>(leaf)).status());
+    }
+    for (size_t c = 0; c < r->schema().columns().size(); ++c) {
+      TRIB_RETURN_NOT_OK(r->PageStatistics(g, static_cast<int>(c)).status());
     }
   }
   return Status::OK();

@@ -103,6 +103,12 @@ TEST(ParquetGoldenTest, TimestampPrecisionsAndTimeZones) {
   EXPECT_EQ(s.columns[0].max, Value::Ts({5000, 0}));
   EXPECT_EQ(s.columns[2].null_count, 2);
   EXPECT_FALSE(s.columns[3].min.has_value());
+  // parquet-mr wrote a page index: one page per column.
+  auto pages = r->PageStatistics(0, 0);
+  ASSERT_TRUE(pages.ok()) << pages.status().ToString();
+  ASSERT_EQ(pages->size(), 1u);
+  EXPECT_EQ((*pages)[0].max, Value::Ts({5000, 0}));
+  EXPECT_EQ((*pages)[0].num_values, 3);
 }
 
 TEST(ParquetGoldenTest, ComplexDataInt96Pre1900AndDecimal23) {
@@ -283,6 +289,8 @@ TEST(ParquetGoldenTest, EveryGoldenFileReads) {
       for (size_t leaf = 0; leaf < r->schema().leaves().size(); ++leaf) {
         auto chunk = r->ReadLeafChunk(g, static_cast<int>(leaf));
         EXPECT_TRUE(chunk.ok()) << e.path() << " leaf " << leaf << ": " << chunk.status().ToString();
+        auto index = r->ReadPageIndex(g, static_cast<int>(leaf));
+        EXPECT_TRUE(index.ok()) << e.path() << " leaf " << leaf << ": " << index.status().ToString();
       }
       r->RowGroupStatistics(g);
     }

@@ -311,6 +311,51 @@ TEST(ParquetWriterTest, EstimatedSizeGrowsAndRowGroupsRoll) {
   EXPECT_GT(r->num_row_groups(), 3);
 }
 
+TEST(ParquetWriterTest, PageIndex) {
+  std::vector<Field> schema = {{0, "k", DataType::BigInt().NotNull(), ""},
+                               {1, "s", DataType::String(), ""},
+                               {2, "ts", DataType::Timestamp(9), ""}};
+  ParquetWriterOptions o;
+  o.page_row_limit = 100;
+  std::vector<Row> rows;
+  for (int i = 0; i < 1000; ++i) {
+    rows.push_back({Value::Int(i), i >= 100 && i < 200 ? Value::Null() : Value::String("s" + std::to_string(1000 + i)),
+                    Value::Ts({i, 0})});
+  }
+  auto r = OpenFile(WriteFile(schema, rows, o));
+  ASSERT_NE(r, nullptr);
+  auto index = r->ReadPageIndex(0, 0);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  ASSERT_TRUE(index->column_index.has_value());
+  ASSERT_TRUE(index->offset_index.has_value());
+  EXPECT_EQ(index->column_index->boundary_order, BoundaryOrder::kAscending);
+  const auto& locations = index->offset_index->page_locations;
+  ASSERT_EQ(locations.size(), 10u);
+  EXPECT_EQ(locations[0].offset, r->metadata().row_groups[0].columns[0].meta_data->data_page_offset);
+  for (size_t p = 0; p < locations.size(); ++p) {
+    EXPECT_EQ(locations[p].first_row_index, static_cast<int64_t>(100 * p));
+    if (p > 0) {
+      EXPECT_EQ(locations[p].offset, locations[p - 1].offset + locations[p - 1].compressed_page_size);
+    }
+  }
+  auto pages = r->PageStatistics(0, 0);
+  ASSERT_TRUE(pages.ok());
+  ASSERT_EQ(pages->size(), 10u);
+  EXPECT_EQ((*pages)[3].min, Value::Int(300));
+  EXPECT_EQ((*pages)[3].max, Value::Int(399));
+  EXPECT_EQ((*pages)[3].num_values, 100);
+  auto s_pages = r->PageStatistics(0, 1);
+  ASSERT_TRUE(s_pages.ok());
+  EXPECT_FALSE((*s_pages)[1].min.has_value());  // a page of nulls only
+  EXPECT_EQ((*s_pages)[1].null_count, 100);
+  EXPECT_EQ((*s_pages)[2].min, Value::String("s1200"));
+  // INT96: an offset index but no column index.
+  auto ts = r->ReadPageIndex(0, 2);
+  ASSERT_TRUE(ts.ok());
+  EXPECT_FALSE(ts->column_index.has_value());
+  EXPECT_TRUE(ts->offset_index.has_value());
+}
+
 TEST(ParquetReaderTest, ProjectionAndColumnsApi) {
   std::vector<Field> schema = AllTypesSchema();
   std::vector<Row> rows = RandomRows(schema, 100, 9, 5);

@@ -206,4 +206,75 @@ Result<std::vector<Row>> ParquetReader::ReadRows(const ParquetReadOptions& optio
   return rows;
 }
 
+Result<PageIndex> ParquetReader::ReadPageIndex(int rg, int leaf) const {
+  if (rg < 0 || rg >= num_row_groups() || leaf < 0 ||
+      static_cast<size_t>(leaf) >= schema_.leaves().size()) {
+    return Status::Invalid("parquet: row group or leaf out of range");
+  }
+  const ColumnChunk& c = metadata_.row_groups[rg].columns[leaf];
+  auto slice = [&](std::optional<int64_t> offset, std::optional<int32_t> length,
+                   std::string_view* out) -> Status {
+    if (!offset || !length) return Status::OK();
+    if (*offset < 0 || *length <= 0 || *offset > static_cast<int64_t>(file_.size()) ||
+        *length > static_cast<int64_t>(file_.size()) - *offset) {
+      return Status::Corruption("parquet: page index outside the file");
+    }
+    *out = std::string_view(file_).substr(static_cast<size_t>(*offset), static_cast<size_t>(*length));
+    return Status::OK();
+  };
+  PageIndex index;
+  std::string_view ci, oi;
+  TRIB_RETURN_NOT_OK(slice(c.column_index_offset, c.column_index_length, &ci));
+  TRIB_RETURN_NOT_OK(slice(c.offset_index_offset, c.offset_index_length, &oi));
+  if (!ci.empty()) {
+    index.column_index.emplace();
+    TRIB_RETURN_NOT_OK(DecodeColumnIndex(ci, &*index.column_index));
+    const ColumnIndex& x = *index.column_index;
+    if (x.min_values.size() != x.null_pages.size() || x.max_values.size() != x.null_pages.size() ||
+        (!x.null_counts.empty() && x.null_counts.size() != x.null_pages.size())) {
+      return Status::Corruption("parquet: column index lists of different lengths");
+    }
+  }
+  if (!oi.empty()) {
+    index.offset_index.emplace();
+    TRIB_RETURN_NOT_OK(DecodeOffsetIndex(oi, &*index.offset_index));
+  }
+  return index;
+}
+
+Result<std::vector<ColumnStats>> ParquetReader::PageStatistics(int rg, int column) const {
+  if (column < 0 || static_cast<size_t>(column) >= schema_.columns().size()) {
+    return Status::Invalid("parquet: column out of range");
+  }
+  const ParquetColumn& col = schema_.columns()[column];
+  std::vector<ColumnStats> out;
+  if (!converters_[column]) return out;
+  TRIB_ASSIGN_OR_RETURN(PageIndex index, ReadPageIndex(rg, col.first_leaf));
+  if (!index.column_index) return out;
+  const ColumnIndex& ci = *index.column_index;
+  const int64_t rows = metadata_.row_groups[rg].num_rows;
+  const std::vector<PageLocation>* pages =
+      index.offset_index && index.offset_index->page_locations.size() == ci.null_pages.size()
+          ? &index.offset_index->page_locations
+          : nullptr;
+  for (size_t p = 0; p < ci.null_pages.size(); ++p) {
+    ColumnStats s;
+    if (!ci.null_counts.empty()) s.null_count = ci.null_counts[p];
+    if (!ci.null_pages[p]) {
+      s.min = converters_[column]->ConvertStat(ci.min_values[p]);
+      s.max = converters_[column]->ConvertStat(ci.max_values[p]);
+      if (!s.min || !s.max) {
+        s.min.reset();
+        s.max.reset();
+      }
+    }
+    if (pages != nullptr) {
+      int64_t end = p + 1 < pages->size() ? (*pages)[p + 1].first_row_index : rows;
+      s.num_values = end - (*pages)[p].first_row_index;
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
 }  // namespace tributary::format::parquet

@@ -37,6 +37,12 @@ struct RowGroupStats {
   std::vector<ColumnStats> columns;  // one per top-level column (empty stats for nested ones)
 };
 
+// The page index of one column chunk, when the writer stored one.
+struct PageIndex {
+  std::optional<ColumnIndex> column_index;
+  std::optional<OffsetIndex> offset_index;
+};
+
 // Returns true to read the row group, false to skip it.
 using RowGroupFilter = std::function<bool(const RowGroupStats&)>;
 
@@ -65,6 +71,13 @@ class ParquetReader {
                                                               const std::vector<int>& projection) const;
   // Rows (values in projection order) of every row group the filter keeps.
   Result<std::vector<Row>> ReadRows(const ParquetReadOptions& options = {}) const;
+
+  // The raw page index of leaf `leaf` in row group `rg` (both parts absent if not written).
+  Result<PageIndex> ReadPageIndex(int rg, int leaf) const;
+  // Per-page statistics of flat column `column` in row group `rg` from the column index (empty
+  // if there is none): min/max decoded like the chunk statistics, num_values = rows of the
+  // page when the offset index gives them.
+  Result<std::vector<ColumnStats>> PageStatistics(int rg, int column) const;
 
   // Levels and physical values of leaf `leaf` in row group `rg` (works for nested leaves).
   Result<ColumnChunkData> ReadLeafChunk(int rg, int leaf) const;

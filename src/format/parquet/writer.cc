@@ -102,14 +102,17 @@ Status ParquetWriter::FlushRowGroup() {
   g.num_rows = group_rows_;
   g.file_offset = static_cast<int64_t>(file_.size());
   int64_t start = static_cast<int64_t>(file_.size());
-  for (auto& w : writers_) {
-    TRIB_ASSIGN_OR_RETURN(ColumnChunk c, w->Finish(&file_));
+  std::vector<ChunkPageIndex> indexes(writers_.size());
+  for (size_t i = 0; i < writers_.size(); ++i) {
+    auto& w = writers_[i];
+    TRIB_ASSIGN_OR_RETURN(ColumnChunk c, w->Finish(&file_, &indexes[i]));
     g.total_byte_size += c.meta_data->total_uncompressed_size;
     g.columns.push_back(std::move(c));
   }
   g.total_compressed_size = static_cast<int64_t>(file_.size()) - start;
   g.ordinal = static_cast<int16_t>(row_groups_.size());
   row_groups_.push_back(std::move(g));
+  page_indexes_.push_back(std::move(indexes));
   group_rows_ = 0;
   return Status::OK();
 }
@@ -118,6 +121,26 @@ Result<std::string> ParquetWriter::Finish() {
   if (finished_) return Status::Invalid("parquet: Finish called twice");
   TRIB_RETURN_NOT_OK(FlushRowGroup());
   finished_ = true;
+  // The page index after the data, column indexes first, then offset indexes (parquet-mr's
+  // layout), each chunk pointing at its own.
+  for (size_t g = 0; g < row_groups_.size(); ++g) {
+    for (size_t c = 0; c < writers_.size(); ++c) {
+      const ChunkPageIndex& index = page_indexes_[g][c];
+      if (!index.column_index) continue;
+      std::string bytes = EncodeColumnIndex(*index.column_index);
+      row_groups_[g].columns[c].column_index_offset = static_cast<int64_t>(file_.size());
+      row_groups_[g].columns[c].column_index_length = static_cast<int32_t>(bytes.size());
+      file_ += bytes;
+    }
+  }
+  for (size_t g = 0; g < row_groups_.size(); ++g) {
+    for (size_t c = 0; c < writers_.size(); ++c) {
+      std::string bytes = EncodeOffsetIndex(page_indexes_[g][c].offset_index);
+      row_groups_[g].columns[c].offset_index_offset = static_cast<int64_t>(file_.size());
+      row_groups_[g].columns[c].offset_index_length = static_cast<int32_t>(bytes.size());
+      file_ += bytes;
+    }
+  }
   FileMetaData m;
   m.version = 1;
   m.schema = schema_;

@@ -68,6 +68,7 @@ class ParquetWriter {
   std::vector<std::unique_ptr<ColumnChunkWriter>> writers_;
   std::string file_;
   std::vector<RowGroup> row_groups_;
+  std::vector<std::vector<ChunkPageIndex>> page_indexes_;  // [row group][column]
   int64_t num_rows_ = 0;
   int64_t group_rows_ = 0;
   bool finished_ = false;
