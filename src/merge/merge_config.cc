@@ -37,7 +37,7 @@ bool SequenceType(const DataType& t) {
 
 }  // namespace
 
-Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& s) {
+Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& s, bool strict) {
   auto c = std::make_shared<MergeConfig>();
   c->engine = s.Option("merge-engine").value_or("deduplicate");
   const size_t n = s.fields.size();
@@ -78,7 +78,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
     }
     for (const auto& f : SplitList(*seq)) {
       TRIB_ASSIGN_OR_RETURN(int i, column(f, "'sequence.field'"));
-      if (!SequenceType(s.fields[i].type)) {
+      if (strict && !SequenceType(s.fields[i].type)) {
         return Status::Invalid("'sequence.field' column '" + f + "' must be TINYINT, SMALLINT, "
                                "INT, BIGINT, TIMESTAMP or TIMESTAMP_LTZ, not " +
                                s.fields[i].type.ToString());

@@ -36,8 +36,11 @@ struct MergeConfig {
   std::vector<SequenceGroup> groups;  // partial-update sequence groups
   std::set<int> remove_on_group;      // sequence fields of 'remove-record-on-sequence-group'
 
-  // REQUIRES: schema has a primary key.
-  static Result<std::shared_ptr<const MergeConfig>> Make(const TableSchema& schema);
+  // REQUIRES: schema has a primary key. `strict` (CREATE TABLE) also checks what Tributary
+  // accepts for new tables but reads from existing ones (e.g. STRING sequence fields, which
+  // Java Paimon tables may have).
+  static Result<std::shared_ptr<const MergeConfig>> Make(const TableSchema& schema,
+                                                         bool strict = false);
   bool HasSequenceGroups() const { return !groups.empty(); }
 };
 

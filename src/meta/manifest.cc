@@ -313,6 +313,50 @@ Result<std::vector<ManifestFileMeta>> DecodeManifestList(std::string file,
   return out;
 }
 
+Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::string file,
+                                                            const std::string& what) {
+  auto reader = avro::FileReader::Open(std::move(file));
+  if (!reader.ok()) return reader.status().WithContext(what);
+  const Schema& schema = *(*reader)->schema();
+  std::vector<IndexManifestEntry> out;
+  Datum d;
+  while (true) {
+    auto more = (*reader)->Next(&d);
+    if (!more.ok()) return more.status().WithContext(what);
+    if (!*more) break;
+    RecordView r(schema, d, what);
+    IndexManifestEntry e;
+    TRIB_ASSIGN_OR_RETURN(int64_t kind, r.Long("_KIND"));
+    e.kind = kind == 1 ? FileKind::kDelete : FileKind::kAdd;
+    TRIB_ASSIGN_OR_RETURN(e.partition, r.Str("_PARTITION"));
+    TRIB_ASSIGN_OR_RETURN(int64_t bucket, r.Long("_BUCKET"));
+    e.bucket = static_cast<int32_t>(bucket);
+    TRIB_ASSIGN_OR_RETURN(e.index_type, r.Str("_INDEX_TYPE"));
+    TRIB_ASSIGN_OR_RETURN(e.file_name, r.Str("_FILE_NAME"));
+    e.file_size = r.OptLong("_FILE_SIZE").value_or(0);
+    e.row_count = r.OptLong("_ROW_COUNT").value_or(0);
+    e.external_path = r.OptStr("_EXTERNAL_PATH");
+    const Datum* ranges = r.Get("_DELETIONS_VECTORS_RANGES");
+    const Schema* rs = r.FieldSchema("_DELETIONS_VECTORS_RANGES");
+    if (ranges && rs && std::holds_alternative<DatumList>(ranges->rep) && rs->items) {
+      for (const auto& item : ranges->as_list()) {
+        if (item.is_null()) continue;
+        RecordView v(*rs->items, item, what);
+        DeletionVectorRange dv;
+        TRIB_ASSIGN_OR_RETURN(dv.data_file, v.Str("f0"));
+        TRIB_ASSIGN_OR_RETURN(int64_t off, v.Long("f1"));
+        TRIB_ASSIGN_OR_RETURN(int64_t len, v.Long("f2"));
+        dv.offset = static_cast<int32_t>(off);
+        dv.length = static_cast<int32_t>(len);
+        dv.cardinality = v.OptLong("_CARDINALITY");
+        e.dv_ranges.push_back(std::move(dv));
+      }
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
 std::vector<ManifestEntry> MergeEntries(const std::vector<ManifestEntry>& entries) {
   std::vector<ManifestEntry> live;
   std::unordered_map<std::string, size_t> index;

@@ -69,6 +69,30 @@ struct ManifestFileMeta {
   std::optional<int64_t> min_row_id, max_row_id;
 };
 
+// One deletion vector inside an index file: the data file it applies to, and where its bytes are.
+struct DeletionVectorRange {
+  std::string data_file;
+  int32_t offset = 0;  // of the 4-byte length that precedes the vector
+  int32_t length = 0;
+  std::optional<int64_t> cardinality;
+};
+
+// An entry of the index manifest (`indexManifest` of a snapshot): one index file of one bucket.
+struct IndexManifestEntry {
+  FileKind kind = FileKind::kAdd;
+  std::string partition;  // serialized BinaryRow
+  int32_t bucket = 0;
+  std::string index_type;  // "HASH", "DELETION_VECTORS", global index types
+  std::string file_name;
+  int64_t file_size = 0;
+  int64_t row_count = 0;
+  std::vector<DeletionVectorRange> dv_ranges;
+  std::optional<std::string> external_path;
+};
+
+Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::string file,
+                                                            const std::string& what);
+
 // Encodes a manifest file (Avro, `codec` = "zstandard" etc.).
 Result<std::string> EncodeManifest(const std::vector<ManifestEntry>& entries,
                                    const std::string& codec);

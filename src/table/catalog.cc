@@ -143,7 +143,7 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     }
   } else {
     // Parses and checks every merge option (functions against column types, sequence groups).
-    TRIB_ASSIGN_OR_RETURN(auto merge_config, merge::MergeConfig::Make(s));
+    TRIB_ASSIGN_OR_RETURN(auto merge_config, merge::MergeConfig::Make(s, /*strict=*/true));
     (void)merge_config;
   }
   if (core.merge_engine == "first-row" && core.changelog_producer != "none" &&

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/evolution_cast.h"
 #include "common/json.h"
 #include "format/avro.h"
 #include "format/binary_row.h"
@@ -391,22 +392,37 @@ void DataFileWriter::Abort() {
 }
 
 namespace {
+// Where a read-schema column comes from in a file written with an older schema: the file's field
+// with the same id (its name and type then), or nothing (the column was added later: NULL).
+const Field* SourceField(const Field& read, const std::vector<Field>* file_fields) {
+  if (!file_fields) return &read;
+  for (const auto& f : *file_fields) {
+    if (f.id == read.id) return &f;
+  }
+  return nullptr;
+}
+
 // Reads a Parquet data file: table columns are matched by field id (as Paimon does across renames),
 // else by name; the system columns by name.
 Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::string bytes,
                                               const FileLayout& layout, int32_t level,
-                                              const std::shared_ptr<const std::vector<bool>>& mask) {
+                                              const std::shared_ptr<const std::vector<bool>>& mask,
+                                              const std::vector<Field>* file_fields) {
   auto reader = format::parquet::ParquetReader::Open(std::move(bytes));
   if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
   const auto& schema = (*reader)->schema();
   std::vector<int> projection;
   std::vector<int> target;  // table column of each projected column; -1 seq, -2 kind
+  std::vector<const Field*> sources;
   for (size_t i = 0; i < layout.fields.size(); i++) {
-    int c = schema.FindColumnById(layout.fields[i].id);
-    if (c < 0) c = schema.FindColumn(layout.fields[i].name);
+    const Field* src = SourceField(layout.fields[i], file_fields);
+    if (!src) continue;
+    int c = schema.FindColumnById(src->id);
+    if (c < 0) c = schema.FindColumn(src->name);
     if (c < 0) continue;
     projection.push_back(c);
     target.push_back(static_cast<int>(i));
+    sources.push_back(src);
   }
   if (layout.primary_key) {
     int seq = schema.FindColumn("_SEQUENCE_NUMBER");
@@ -435,7 +451,14 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
     kv.sequence = row_number++;
     for (size_t i = 0; i < target.size(); i++) {
       if (target[i] >= 0) {
-        kv.value[target[i]] = std::move(r[i]);
+        const DataType& to = layout.fields[target[i]].type;
+        if (!sources[i]->type.SameKind(to)) {
+          auto cast = CastEvolvedValue(r[i], sources[i]->type, to);
+          if (!cast.ok()) return cast.status().WithContext("data file '" + path + "'");
+          kv.value[target[i]] = std::move(*cast);
+        } else {
+          kv.value[target[i]] = std::move(r[i]);
+        }
       } else if (target[i] == -1) {
         if (!r[i].is_int()) return Status::Corruption("data file '" + path + "': bad _SEQUENCE_NUMBER");
         kv.sequence = r[i].int_value();
@@ -454,7 +477,8 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
 
 Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLayout& layout,
                                            int32_t level,
-                                           const std::optional<std::vector<std::string>>& write_cols) {
+                                           const std::optional<std::vector<std::string>>& write_cols,
+                                           const std::vector<Field>* file_fields) {
   std::shared_ptr<const std::vector<bool>> mask;
   if (write_cols) {
     auto m = std::make_shared<std::vector<bool>>(layout.fields.size(), false);
@@ -468,7 +492,7 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
   auto bytes = io::LocalFs().ReadFile(path);
   if (!bytes.ok()) return bytes.status();
   if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
-    return ReadParquetFile(path, std::move(*bytes), layout, level, mask);
+    return ReadParquetFile(path, std::move(*bytes), layout, level, mask, file_fields);
   }
   if (!(path.size() > 5 && path.compare(path.size() - 5, 5, ".avro") == 0)) {
     std::string ext = path.substr(path.rfind('.') == std::string::npos ? path.size()
@@ -480,9 +504,12 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
   if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
   const avro::Schema& schema = (*reader)->schema()->NonNull();
   // Where each table column sits in the file's records.
+  std::vector<DataType> src_types;
   std::vector<int> pos(layout.fields.size(), -1);
   for (size_t i = 0; i < layout.fields.size(); i++) {
-    pos[i] = schema.FieldIndex(layout.fields[i].name);
+    const Field* src = SourceField(layout.fields[i], file_fields);
+    pos[i] = src ? schema.FieldIndex(src->name) : -1;
+    src_types.push_back(src ? src->type : layout.fields[i].type);
   }
   int seq_pos = schema.FieldIndex("_SEQUENCE_NUMBER");
   int kind_pos = schema.FieldIndex("_VALUE_KIND");
@@ -504,7 +531,12 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
     kv.value.resize(layout.fields.size());
     for (size_t i = 0; i < layout.fields.size(); i++) {
       if (pos[i] < 0) continue;
-      TRIB_ASSIGN_OR_RETURN(kv.value[i], FromDatum(rec[pos[i]], layout.fields[i].type, path));
+      TRIB_ASSIGN_OR_RETURN(kv.value[i], FromDatum(rec[pos[i]], src_types[i], path));
+      if (!src_types[i].SameKind(layout.fields[i].type)) {
+        auto cast = CastEvolvedValue(kv.value[i], src_types[i], layout.fields[i].type);
+        if (!cast.ok()) return cast.status().WithContext("data file '" + path + "'");
+        kv.value[i] = std::move(*cast);
+      }
     }
     if (layout.primary_key) {
       kv.sequence = std::get<int64_t>(rec[seq_pos].rep);

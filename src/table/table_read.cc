@@ -2,8 +2,11 @@
 // rows of each split -> filters and projection.
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "format/binary_row.h"
+#include "format/deletion_vector.h"
+#include "meta/schema_manager.h"
 #include "io/file_system.h"
 #include "merge/sort_merge_reader.h"
 #include "meta/paths.h"
@@ -20,6 +23,7 @@ namespace tributary::table {
 namespace {
 
 struct Split {
+  std::string pbytes;  // serialized partition
   Row partition;
   int32_t bucket = 0;
   std::string dir;
@@ -70,8 +74,16 @@ class FileStoreScan : public TableScan {
       TRIB_ASSIGN_OR_RETURN(id, snapshots.LatestId());
       if (!id) return Status::OK();  // empty table
     }
+    if (schema_->Option("data-evolution.enabled").value_or("false") == "true") {
+      return Status::NotSupported(
+          "table '" + path_ + "' is a data-evolution table ('data-evolution.enabled' = 'true'), "
+          "whose files are merged by row id; Tributary cannot read those yet");
+    }
     TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*id));
     TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));
+    auto dv = schema_->Option("deletion-vectors.enabled");
+    dv_enabled_ = dv && (*dv == "true" || *dv == "TRUE");
+    if (dv_enabled_ && snap->index_manifest) TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap));
     std::vector<Field> pfields;
     std::vector<DataType> ptypes;
     std::vector<int> pidx;
@@ -93,6 +105,7 @@ class FileStoreScan : public TableScan {
           continue;
         }
         Split s;
+        s.pbytes = e.partition;
         s.partition = *part;
         s.bucket = e.bucket;
         s.dir = meta::BucketDir(path_, meta::PartitionPath(pfields, *part,
@@ -118,8 +131,94 @@ class FileStoreScan : public TableScan {
     return true;
   }
 
+  // Index manifest -> where each data file's deletion vector is.
+  Status LoadDeletionVectors(const meta::Snapshot& snap) {
+    std::string path = meta::ManifestPath(path_, *snap.index_manifest);
+    TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+    TRIB_ASSIGN_OR_RETURN(auto entries,
+                          meta::DecodeIndexManifest(std::move(bytes), "index manifest '" + path + "'"));
+    std::map<std::string, meta::IndexManifestEntry> live;  // by index file name
+    for (auto& e : entries) {
+      if (e.index_type != "DELETION_VECTORS") continue;
+      if (e.kind == meta::FileKind::kDelete) live.erase(e.file_name);
+      else live[e.file_name] = std::move(e);
+    }
+    for (auto& [name, e] : live) {
+      for (const auto& r : e.dv_ranges) {
+        dv_ranges_[{e.partition, e.bucket, r.data_file}] = DvLocation{e, r};
+      }
+    }
+    return Status::OK();
+  }
+
+  // An absolute path recorded by a writer on another machine ('FILE:/.../external/x') is looked
+  // up as is, then relative to the database folder's `external/` (where copied tables keep it).
+  std::string ResolveExternal(const std::string& recorded) const {
+    std::string p = recorded;
+    for (const char* scheme : {"FILE:", "file:"}) {
+      if (p.rfind(scheme, 0) == 0) p = p.substr(std::string(scheme).size());
+    }
+    while (p.rfind("//", 0) == 0) p = p.substr(1);
+    if (io::LocalFs().Exists(p).ValueOr(false)) return p;
+    size_t at = p.find("/external/");
+    if (at != std::string::npos) {
+      std::string local = io::JoinPath(io::ParentPath(path_), p.substr(at + 1));
+      if (io::LocalFs().Exists(local).ValueOr(false)) return local;
+    }
+    return p;
+  }
+
+  std::string DataFilePath(const Split& split, const meta::DataFileMeta& f) const {
+    if (f.external_path) return ResolveExternal(*f.external_path);
+    return io::JoinPath(split.dir, f.file_name);
+  }
+
+  Result<std::optional<format::DeletionVector>> DeletionVectorOf(const Split& split,
+                                                                 const std::string& pbytes,
+                                                                 const meta::DataFileMeta& f) {
+    auto it = dv_ranges_.find({pbytes, split.bucket, f.file_name});
+    if (it == dv_ranges_.end()) return std::optional<format::DeletionVector>();
+    const DvLocation& loc = it->second;
+    std::string file;
+    if (loc.entry.external_path) {
+      file = ResolveExternal(*loc.entry.external_path);
+    } else {
+      file = io::JoinPath(io::JoinPath(path_, "index"), loc.entry.file_name);
+      if (!io::LocalFs().Exists(file).ValueOr(false)) {
+        file = io::JoinPath(split.dir, loc.entry.file_name);  // index-file-in-data-file-dir
+      }
+    }
+    auto cached = dv_files_.find(file);
+    if (cached == dv_files_.end()) {
+      TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(file));
+      cached = dv_files_.emplace(file, std::move(bytes)).first;
+    }
+    TRIB_ASSIGN_OR_RETURN(format::DeletionVector dv,
+                          format::DeletionVector::Decode(cached->second, loc.range.offset,
+                                                         loc.range.length,
+                                                         "deletion vector file '" + file + "'"));
+    return std::optional<format::DeletionVector>(std::move(dv));
+  }
+
+  // The columns of the schema `f` was written with, when it differs from the read schema.
+  Result<const std::vector<Field>*> FileFields(const meta::DataFileMeta& f) {
+    if (f.schema_id == schema_->id) return nullptr;
+    auto it = file_schemas_.find(f.schema_id);
+    if (it == file_schemas_.end()) {
+      TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(path_).Read(f.schema_id));
+      it = file_schemas_.emplace(f.schema_id, std::move(s)).first;
+    }
+    return &it->second->fields;
+  }
+
+  Result<std::vector<merge::KeyValue>> ReadFile(const Split& split, const meta::DataFileMeta& f) {
+    TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
+    return ReadDataFile(DataFilePath(split, f), layout_, f.level, f.write_cols, file_fields);
+  }
+
   bool FileMayMatch(const meta::DataFileMeta& f) const {
     if (options_.filters.empty()) return true;
+    if (f.schema_id != schema_->id) return true;  // statistics in an older schema's layout
     if (layout_.primary_key) {
       // Key range: the first trimmed key column bounds every record of the file.
       if (layout_.key_columns.empty()) return true;
@@ -169,9 +268,23 @@ class FileStoreScan : public TableScan {
   Status ReadSplit(const Split& split, RowBatch* batch) {
     if (!layout_.primary_key) {
       for (const auto& f : split.files) {
-        TRIB_ASSIGN_OR_RETURN(auto records,
-                              ReadDataFile(io::JoinPath(split.dir, f.file_name), layout_, f.level));
+        TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
         for (auto& kv : records) Emit(std::move(kv.value), batch);
+      }
+      return Status::OK();
+    }
+    if (dv_enabled_) {
+      // Deletion-vector tables (Paimon semantics): a batch read skips level-0 files and reads
+      // every other file as is, minus the positions its deletion vector marks.
+      for (const auto& f : split.files) {
+        if (f.level == 0) continue;
+        TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
+        TRIB_ASSIGN_OR_RETURN(auto dv, DeletionVectorOf(split, split.pbytes, f));
+        for (size_t i = 0; i < records.size(); i++) {
+          if (dv && dv->IsDeleted(static_cast<int64_t>(i))) continue;
+          if (IsRetract(records[i].kind)) continue;
+          Emit(std::move(records[i].value), batch);
+        }
       }
       return Status::OK();
     }
@@ -181,8 +294,7 @@ class FileStoreScan : public TableScan {
     });
     std::vector<std::unique_ptr<merge::RecordSource>> sources;
     for (const auto& f : files) {
-      TRIB_ASSIGN_OR_RETURN(auto records, ReadDataFile(io::JoinPath(split.dir, f.file_name),
-                                                       layout_, f.level, f.write_cols));
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
       sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
     }
     TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(*schema_));
@@ -207,6 +319,14 @@ class FileStoreScan : public TableScan {
   std::vector<Field> output_fields_;
   std::vector<Split> splits_;
   size_t next_split_ = 0;
+  struct DvLocation {
+    meta::IndexManifestEntry entry;
+    meta::DeletionVectorRange range;
+  };
+  bool dv_enabled_ = false;
+  std::map<std::tuple<std::string, int32_t, std::string>, DvLocation> dv_ranges_;
+  std::map<std::string, std::string> dv_files_;  // index file path -> bytes
+  std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
   bool planned_ = false;
   int64_t emitted_ = 0;
 };

@@ -1,0 +1,124 @@
+#include "common/evolution_cast.h"
+
+#include <cctype>
+#include <cmath>
+
+#include "common/datetime.h"
+
+namespace tributary {
+namespace {
+
+Status Unsupported(const DataType& from, const DataType& to) {
+  return Status::NotSupported("cannot read a column stored as " + from.ToString() + " as " +
+                              to.ToString());
+}
+
+int64_t Wrap(int64_t v, TypeId to) {
+  switch (to) {
+    case TypeId::kTinyInt: return static_cast<int8_t>(v);
+    case TypeId::kSmallInt: return static_cast<int16_t>(v);
+    case TypeId::kInt: return static_cast<int32_t>(v);
+    default: return v;
+  }
+}
+
+Result<Value> FromString(const std::string& s, const DataType& to, const DataType& from) {
+  if (to.IsBinary()) return Value::String(s);
+  if (to.IsInteger()) {
+    try {
+      size_t used = 0;
+      long long v = std::stoll(s, &used);
+      return Value::Int(Wrap(v, to.id));
+    } catch (...) {
+      return Status::Invalid("cannot cast '" + s + "' to " + to.ToString());
+    }
+  }
+  if (to.IsFloating()) {
+    try {
+      return Value::Double(std::stod(s));
+    } catch (...) {
+      return Status::Invalid("cannot cast '" + s + "' to " + to.ToString());
+    }
+  }
+  if (to.id == TypeId::kBoolean) {
+    // Flink's STRING -> BOOLEAN: true/t/yes/y/1 and false/f/no/n/0, case-insensitive.
+    std::string l;
+    for (char c : s) {
+      if (c != ' ') l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (l == "true" || l == "t" || l == "yes" || l == "y" || l == "1") return Value::Bool(true);
+    if (l == "false" || l == "f" || l == "no" || l == "n" || l == "0") return Value::Bool(false);
+    return Status::Invalid("cannot cast '" + s + "' to BOOLEAN");
+  }
+  if (to.id == TypeId::kDecimal) {
+    TRIB_ASSIGN_OR_RETURN(__int128 d, ParseDecimal(s, to.precision, to.scale));
+    return Value::Dec({d});
+  }
+  if (to.id == TypeId::kDate) {
+    TRIB_ASSIGN_OR_RETURN(int64_t d, ParseDate(s));
+    return Value::Int(d);
+  }
+  if (to.IsTimestamp()) {
+    TRIB_ASSIGN_OR_RETURN(Timestamp t, ParseTimestamp(s, to.precision));
+    return Value::Ts(t);
+  }
+  return Unsupported(from, to);
+}
+
+}  // namespace
+
+Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataType& to) {
+  if (v.is_null() || from.SameKind(to)) return v;
+  if (to.IsString()) {
+    if (from.IsString() || from.IsBinary()) return v;
+    return Value::String(FormatValue(v, from));
+  }
+  if (from.IsString() || from.IsBinary()) return FromString(v.string_value(), to, from);
+  if (to.IsInteger()) {
+    if (from.IsInteger()) return Value::Int(Wrap(v.int_value(), to.id));
+    if (from.IsFloating()) return Value::Int(Wrap(static_cast<int64_t>(std::trunc(v.double_value())), to.id));
+    if (from.id == TypeId::kDecimal) {
+      return Value::Int(Wrap(static_cast<int64_t>(v.decimal_value().unscaled / Pow10(from.scale)), to.id));
+    }
+    if (from.id == TypeId::kBoolean) return Value::Int(v.bool_value() ? 1 : 0);
+  }
+  if (to.IsFloating()) {
+    if (from.IsInteger()) return Value::Double(static_cast<double>(v.int_value()));
+    if (from.IsFloating()) {
+      return Value::Double(to.id == TypeId::kFloat ? static_cast<float>(v.double_value())
+                                                   : v.double_value());
+    }
+    if (from.id == TypeId::kDecimal) {
+      return Value::Double(static_cast<double>(v.decimal_value().unscaled) /
+                           static_cast<double>(Pow10(from.scale)));
+    }
+  }
+  if (to.id == TypeId::kDecimal) {
+    if (from.IsInteger()) return Value::Dec({static_cast<__int128>(v.int_value()) * Pow10(to.scale)});
+    if (from.id == TypeId::kDecimal) {
+      __int128 u = v.decimal_value().unscaled;
+      if (to.scale >= from.scale) return Value::Dec({u * Pow10(to.scale - from.scale)});
+      return Value::Dec({u / Pow10(from.scale - to.scale)});
+    }
+    if (from.IsFloating()) {
+      return Value::Dec({static_cast<__int128>(std::llround(v.double_value() *
+                                                            static_cast<double>(Pow10(to.scale))))});
+    }
+  }
+  if (to.id == TypeId::kBoolean && from.IsInteger()) return Value::Bool(v.int_value() != 0);
+  if (to.IsTimestamp()) {
+    if (from.IsTimestamp()) return Value::Ts(TruncateTimestamp(v.timestamp_value(), to.precision));
+    if (from.id == TypeId::kDate) return Value::Ts({v.int_value() * 86400000LL, 0});
+  }
+  if (to.id == TypeId::kDate && from.IsTimestamp()) {
+    int64_t ms = v.timestamp_value().millis;
+    return Value::Int(ms >= 0 ? ms / 86400000LL : -((-ms + 86399999LL) / 86400000LL));
+  }
+  if (to.id == TypeId::kTime && from.IsTimestamp()) {
+    int64_t ms = v.timestamp_value().millis % 86400000LL;
+    return Value::Int(ms < 0 ? ms + 86400000LL : ms);
+  }
+  return Unsupported(from, to);
+}
+
+}  // namespace tributary
