@@ -51,10 +51,18 @@ Result<std::string> DecompressPage(Codec codec, std::string_view in, int64_t exp
     case Codec::kUncompressed:
       if (in.size() != want) return Corrupt("uncompressed page size mismatch");
       return std::string(in);
-    case Codec::kSnappy: c = CompressionCodec::kSnappy; break;
-    case Codec::kGzip: c = CompressionCodec::kGzip; break;
-    case Codec::kZstd: c = CompressionCodec::kZstd; break;
-    case Codec::kLz4Raw: c = CompressionCodec::kLz4Raw; break;
+    case Codec::kSnappy:
+      c = CompressionCodec::kSnappy;
+      break;
+    case Codec::kGzip:
+      c = CompressionCodec::kGzip;
+      break;
+    case Codec::kZstd:
+      c = CompressionCodec::kZstd;
+      break;
+    case Codec::kLz4Raw:
+      c = CompressionCodec::kLz4Raw;
+      break;
     case Codec::kLz4: {
       if (std::optional<std::string> framed = TryHadoopLz4(in, want)) return std::move(*framed);
       c = CompressionCodec::kLz4Raw;
@@ -155,8 +163,7 @@ class ChunkDecoder {
       return Corrupt(std::string("dictionary page encoding ") + EncodingName(d.encoding));
     }
     if (d.num_values < 0) return Corrupt("negative dictionary size");
-    TRIB_ASSIGN_OR_RETURN(std::string data,
-                          DecompressPage(codec_, body, h.uncompressed_page_size));
+    TRIB_ASSIGN_OR_RETURN(std::string data, DecompressPage(codec_, body, h.uncompressed_page_size));
     dictionary_.emplace();
     return DecodePlain(data, leaf_.physical_type, leaf_.type_length, d.num_values, &*dictionary_);
   }
@@ -165,18 +172,17 @@ class ChunkDecoder {
     if (!h.data_page_header) return Corrupt("data page without its header");
     const DataPageHeader& d = *h.data_page_header;
     TRIB_RETURN_NOT_OK(CheckCount(d.num_values));
-    TRIB_ASSIGN_OR_RETURN(std::string data,
-                          DecompressPage(codec_, body, h.uncompressed_page_size));
+    TRIB_ASSIGN_OR_RETURN(std::string data, DecompressPage(codec_, body, h.uncompressed_page_size));
     size_t pos = 0;
     if (leaf_.max_rep_level > 0) {
-      TRIB_RETURN_NOT_OK(ReadLevelsV1(data, &pos, d.repetition_level_encoding,
-                                      leaf_.max_rep_level, d.num_values, &out_->rep_levels));
+      TRIB_RETURN_NOT_OK(ReadLevelsV1(data, &pos, d.repetition_level_encoding, leaf_.max_rep_level,
+                                      d.num_values, &out_->rep_levels));
     }
     int64_t present = d.num_values;
     if (leaf_.max_def_level > 0) {
       size_t before = out_->def_levels.size();
-      TRIB_RETURN_NOT_OK(ReadLevelsV1(data, &pos, d.definition_level_encoding,
-                                      leaf_.max_def_level, d.num_values, &out_->def_levels));
+      TRIB_RETURN_NOT_OK(ReadLevelsV1(data, &pos, d.definition_level_encoding, leaf_.max_def_level,
+                                      d.num_values, &out_->def_levels));
       present = CountPresent(before);
     }
     out_->num_levels += d.num_values;
@@ -193,8 +199,8 @@ class ChunkDecoder {
       return Corrupt("data page v2 level lengths exceed the page");
     }
     if (leaf_.max_rep_level > 0) {
-      TRIB_RETURN_NOT_OK(ReadLevelsV2(body.substr(0, rep_len), leaf_.max_rep_level,
-                                      d.num_values, &out_->rep_levels));
+      TRIB_RETURN_NOT_OK(ReadLevelsV2(body.substr(0, rep_len), leaf_.max_rep_level, d.num_values,
+                                      &out_->rep_levels));
     }
     int64_t present = d.num_values;
     if (leaf_.max_def_level > 0) {
@@ -266,8 +272,8 @@ class ChunkDecoder {
         if (type != PhysicalType::kInt32 && type != PhysicalType::kInt64) return wrong_type();
         size_t before = out.ints.size();
         size_t consumed;
-        TRIB_RETURN_NOT_OK(DecodeDeltaBinaryPacked(data, n, type == PhysicalType::kInt32,
-                                                   &out.ints, &consumed));
+        TRIB_RETURN_NOT_OK(
+            DecodeDeltaBinaryPacked(data, n, type == PhysicalType::kInt32, &out.ints, &consumed));
         if (static_cast<int64_t>(out.ints.size() - before) != n) {
           return Corrupt("DELTA_BINARY_PACKED page holds too few values");
         }
@@ -331,8 +337,8 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
   }
   if (m.num_values < 0 || num_rows < 0) return Corrupt("negative value count");
   if (leaf.max_rep_level == 0 && m.num_values != num_rows) {
-    return Corrupt("column chunk of " + std::to_string(m.num_values) + " values in a row group of " +
-                   std::to_string(num_rows) + " rows");
+    return Corrupt("column chunk of " + std::to_string(m.num_values) +
+                   " values in a row group of " + std::to_string(num_rows) + " rows");
   }
   std::string_view data = file.substr(static_cast<size_t>(start), static_cast<size_t>(size));
 
@@ -344,7 +350,8 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
     size_t header_len = 0;
     TRIB_RETURN_NOT_OK(DecodePageHeader(data.substr(pos), &h, &header_len));
     pos += header_len;
-    if (h.compressed_page_size < 0 || static_cast<size_t>(h.compressed_page_size) > data.size() - pos) {
+    if (h.compressed_page_size < 0 ||
+        static_cast<size_t>(h.compressed_page_size) > data.size() - pos) {
       return Corrupt("page runs past its column chunk");
     }
     std::string_view body = data.substr(pos, static_cast<size_t>(h.compressed_page_size));
@@ -355,8 +362,8 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
     if (out.num_levels > m.num_values) return Corrupt("pages hold more values than the chunk");
   }
   if (out.num_levels != m.num_values) {
-    return Corrupt("column chunk holds " + std::to_string(out.num_levels) + " values, metadata says " +
-                   std::to_string(m.num_values));
+    return Corrupt("column chunk holds " + std::to_string(out.num_levels) +
+                   " values, metadata says " + std::to_string(m.num_values));
   }
   if (leaf.max_rep_level == 0 && out.num_levels != num_rows) {
     return Corrupt("column chunk holds " + std::to_string(out.num_levels) +

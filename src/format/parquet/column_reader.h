@@ -16,10 +16,10 @@ namespace tributary::format::parquet {
 
 // All levels and values of one column chunk.
 struct ColumnChunkData {
-  int64_t num_levels = 0;            // level entries (= rows for flat columns)
-  std::vector<int16_t> def_levels;   // empty when the leaf's max definition level is 0
-  std::vector<int16_t> rep_levels;   // empty when the leaf's max repetition level is 0
-  PhysicalValues values;             // the present (non-null) leaf values, in order
+  int64_t num_levels = 0;           // level entries (= rows for flat columns)
+  std::vector<int16_t> def_levels;  // empty when the leaf's max definition level is 0
+  std::vector<int16_t> rep_levels;  // empty when the leaf's max repetition level is 0
+  PhysicalValues values;            // the present (non-null) leaf values, in order
 };
 
 // Upper bound on the level entries of one page, against hostile headers.

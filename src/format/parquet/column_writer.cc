@@ -12,14 +12,20 @@ namespace {
 
 int64_t PlainSize(PhysicalType type, int32_t type_length, const PhysicalValues& v, size_t i) {
   switch (type) {
-    case PhysicalType::kBoolean: return 0;  // counted in bits by the caller
+    case PhysicalType::kBoolean:
+      return 0;  // counted in bits by the caller
     case PhysicalType::kInt32:
-    case PhysicalType::kFloat: return 4;
+    case PhysicalType::kFloat:
+      return 4;
     case PhysicalType::kInt64:
-    case PhysicalType::kDouble: return 8;
-    case PhysicalType::kInt96: return 12;
-    case PhysicalType::kFixedLenByteArray: return type_length;
-    case PhysicalType::kByteArray: return 4 + static_cast<int64_t>(v.bytes[i].size());
+    case PhysicalType::kDouble:
+      return 8;
+    case PhysicalType::kInt96:
+      return 12;
+    case PhysicalType::kFixedLenByteArray:
+      return type_length;
+    case PhysicalType::kByteArray:
+      return 4 + static_cast<int64_t>(v.bytes[i].size());
   }
   return 0;
 }
@@ -100,8 +106,8 @@ Status ColumnChunkWriter::Add(const Value& v) {
     page_plain_bytes_ += PlainSize(physical_, type_length_, page_values_, i);
     if (physical_ == PhysicalType::kBoolean && page_values_.size() % 8 == 1) ++page_plain_bytes_;
     if (use_dictionary_) {
-      auto [it, inserted] =
-          dict_index_.emplace(DictionaryKey(page_values_, i), static_cast<uint32_t>(dict_values_.size()));
+      auto [it, inserted] = dict_index_.emplace(DictionaryKey(page_values_, i),
+                                                static_cast<uint32_t>(dict_values_.size()));
       if (inserted) {
         dict_values_.AppendFrom(page_values_, i);
         dict_bytes_ += PlainSize(physical_, type_length_, page_values_, i);
@@ -132,10 +138,9 @@ Status ColumnChunkWriter::Add(const Value& v) {
       dict_bytes_ = 0;
     }
   }
-  int64_t page_bytes = use_dictionary_
-                           ? static_cast<int64_t>(indices_.size()) *
-                                 std::max(1, BitWidth(dict_values_.size())) / 8
-                           : page_plain_bytes_;
+  int64_t page_bytes = use_dictionary_ ? static_cast<int64_t>(indices_.size()) *
+                                             std::max(1, BitWidth(dict_values_.size())) / 8
+                                       : page_plain_bytes_;
   page_bytes += static_cast<int64_t>(def_levels_.size()) / 8;
   if (page_bytes >= options_.page_size || page_rows_ >= options_.page_row_limit) {
     return FlushPage();
@@ -153,12 +158,19 @@ int64_t ColumnChunkWriter::EstimatedSize() const {
 
 Result<std::string> ColumnChunkWriter::Compress(std::string_view data) const {
   switch (options_.codec) {
-    case Codec::kUncompressed: return std::string(data);
-    case Codec::kSnappy: return format::Compress(CompressionCodec::kSnappy, data);
-    case Codec::kGzip: return format::Compress(CompressionCodec::kGzip, data);
-    case Codec::kZstd: return format::Compress(CompressionCodec::kZstd, data);
-    case Codec::kLz4Raw: return format::Compress(CompressionCodec::kLz4Raw, data);
-    default: return Status::NotSupported(std::string("parquet writer: codec ") + CodecName(options_.codec));
+    case Codec::kUncompressed:
+      return std::string(data);
+    case Codec::kSnappy:
+      return format::Compress(CompressionCodec::kSnappy, data);
+    case Codec::kGzip:
+      return format::Compress(CompressionCodec::kGzip, data);
+    case Codec::kZstd:
+      return format::Compress(CompressionCodec::kZstd, data);
+    case Codec::kLz4Raw:
+      return format::Compress(CompressionCodec::kLz4Raw, data);
+    default:
+      return Status::NotSupported(std::string("parquet writer: codec ") +
+                                  CodecName(options_.codec));
   }
 }
 
@@ -169,22 +181,28 @@ Encoding ColumnChunkWriter::PlainEncodingFor() const {
     case ValueEncoding::kDelta:
     case ValueEncoding::kDeltaLength:
       switch (physical_) {
-        case PhysicalType::kBoolean: return Encoding::kRle;
+        case PhysicalType::kBoolean:
+          return Encoding::kRle;
         case PhysicalType::kInt32:
-        case PhysicalType::kInt64: return Encoding::kDeltaBinaryPacked;
+        case PhysicalType::kInt64:
+          return Encoding::kDeltaBinaryPacked;
         case PhysicalType::kByteArray:
           return options_.value_encoding == ValueEncoding::kDelta ? Encoding::kDeltaByteArray
                                                                   : Encoding::kDeltaLengthByteArray;
-        case PhysicalType::kFixedLenByteArray: return Encoding::kDeltaByteArray;
-        default: return Encoding::kPlain;
+        case PhysicalType::kFixedLenByteArray:
+          return Encoding::kDeltaByteArray;
+        default:
+          return Encoding::kPlain;
       }
     case ValueEncoding::kByteStreamSplit:
       // Only FLOAT and DOUBLE: readers older than format 2.11 (DuckDB 1.x among them) reject it
       // for the other fixed-width types.
       switch (physical_) {
         case PhysicalType::kFloat:
-        case PhysicalType::kDouble: return Encoding::kByteStreamSplit;
-        default: return Encoding::kPlain;
+        case PhysicalType::kDouble:
+          return Encoding::kByteStreamSplit;
+        default:
+          return Encoding::kPlain;
       }
   }
   return Encoding::kPlain;
@@ -194,8 +212,8 @@ Status ColumnChunkWriter::FlushPage() {
   if (page_rows_ == 0) return Status::OK();
   if (use_dictionary_ && !dict_pages_written_ && !page_values_.empty()) {
     // As parquet-mr: keep the dictionary only if it beats the raw encoding on the first page.
-    int64_t encoded = static_cast<int64_t>(indices_.size()) *
-                      std::max(1, BitWidth(dict_values_.size())) / 8;
+    int64_t encoded =
+        static_cast<int64_t>(indices_.size()) * std::max(1, BitWidth(dict_values_.size())) / 8;
     if (dict_bytes_ + encoded >= page_plain_bytes_) {
       use_dictionary_ = false;
       indices_.clear();
@@ -230,18 +248,24 @@ Status ColumnChunkWriter::WriteDataPage(bool dictionary_encoded) {
   } else {
     encoding = PlainEncodingFor();
     switch (encoding) {
-      case Encoding::kRle: values = EncodeRleBooleans(page_values_.ints); break;
+      case Encoding::kRle:
+        values = EncodeRleBooleans(page_values_.ints);
+        break;
       case Encoding::kDeltaBinaryPacked:
         values = EncodeDeltaBinaryPacked(page_values_.ints, physical_ == PhysicalType::kInt32);
         break;
-      case Encoding::kDeltaByteArray: values = EncodeDeltaByteArray(page_values_.bytes); break;
+      case Encoding::kDeltaByteArray:
+        values = EncodeDeltaByteArray(page_values_.bytes);
+        break;
       case Encoding::kDeltaLengthByteArray:
         values = EncodeDeltaLengthByteArray(page_values_.bytes);
         break;
       case Encoding::kByteStreamSplit:
         values = EncodeByteStreamSplit(page_values_, physical_, type_length_);
         break;
-      default: EncodePlain(page_values_, physical_, &values); break;
+      default:
+        EncodePlain(page_values_, physical_, &values);
+        break;
     }
   }
   AddEncoding(&encodings_, encoding);
@@ -402,7 +426,8 @@ Status ColumnChunkWriter::BuildPageIndex(int64_t data_page_offset, ChunkPageInde
     ci.max_values.push_back(std::move(hi_bytes));
     if (prev != nullptr) {
       ascending &= CompareValues(*prev->min, *e.min) <= 0 && CompareValues(*prev->max, *e.max) <= 0;
-      descending &= CompareValues(*prev->min, *e.min) >= 0 && CompareValues(*prev->max, *e.max) >= 0;
+      descending &=
+          CompareValues(*prev->min, *e.min) >= 0 && CompareValues(*prev->max, *e.max) >= 0;
     }
     prev = &e;
   }

@@ -21,11 +21,11 @@ namespace tributary::format::parquet {
 // Encoding of values that are not dictionary-encoded (all values when the dictionary is off,
 // and after a fallback).
 enum class ValueEncoding {
-  kPlain,           // PLAIN for every type (parquet-mr's v1 writer)
-  kDelta,           // DELTA_BINARY_PACKED ints, DELTA_BYTE_ARRAY byte arrays, RLE booleans
-                    // (parquet-mr's v2 writer); PLAIN for the rest
-  kDeltaLength,     // as kDelta, but DELTA_LENGTH_BYTE_ARRAY for BYTE_ARRAY
-  kByteStreamSplit, // BYTE_STREAM_SPLIT for FLOAT and DOUBLE, PLAIN for the rest
+  kPlain,            // PLAIN for every type (parquet-mr's v1 writer)
+  kDelta,            // DELTA_BINARY_PACKED ints, DELTA_BYTE_ARRAY byte arrays, RLE booleans
+                     // (parquet-mr's v2 writer); PLAIN for the rest
+  kDeltaLength,      // as kDelta, but DELTA_LENGTH_BYTE_ARRAY for BYTE_ARRAY
+  kByteStreamSplit,  // BYTE_STREAM_SPLIT for FLOAT and DOUBLE, PLAIN for the rest
 };
 
 struct ColumnWriterOptions {
@@ -79,8 +79,8 @@ class ColumnChunkWriter {
 
   // Current page.
   std::vector<uint32_t> def_levels_;
-  PhysicalValues page_values_;      // present values in physical form
-  std::vector<uint32_t> indices_;   // their dictionary indices, while the dictionary is in use
+  PhysicalValues page_values_;     // present values in physical form
+  std::vector<uint32_t> indices_;  // their dictionary indices, while the dictionary is in use
   int64_t page_rows_ = 0;
   int64_t page_nulls_ = 0;
   int64_t page_plain_bytes_ = 0;

@@ -155,7 +155,8 @@ Status RleBitPackedDecoder::NextRun() {
     int nbytes = (bit_width_ + 7) / 8;
     if (data_.size() - pos_ < static_cast<size_t>(nbytes)) return Truncated("RLE run");
     uint32_t v = 0;
-    for (int i = 0; i < nbytes; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(data_[pos_ + i])) << (8 * i);
+    for (int i = 0; i < nbytes; ++i)
+      v |= static_cast<uint32_t>(static_cast<uint8_t>(data_[pos_ + i])) << (8 * i);
     pos_ += nbytes;
     if (bit_width_ < 32 && (v >> bit_width_) != 0) {
       return Status::Corruption("parquet RLE: run value wider than the bit width");
@@ -424,7 +425,8 @@ Status DecodeDeltaBinaryPacked(std::string_view data, int64_t max_values, bool i
       for (uint64_t j = 0; j < take; ++j) {
         uint64_t d = ReadBits(base + pos, j * bw, bw);
         prev = prev + static_cast<uint64_t>(min_delta) + d;
-        if (is_int32) prev = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(prev)));
+        if (is_int32)
+          prev = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(prev)));
         out->push_back(fix(prev));
       }
       left -= take;

@@ -74,7 +74,8 @@ TEST(ParquetEncodingTest, DeltaBinaryPackedRoundTrips) {
     std::vector<int64_t> out;
     size_t consumed = 0;
     ASSERT_TRUE(DecodeDeltaBinaryPacked(enc + "tail", static_cast<int64_t>(v.size()), false, &out,
-                                        &consumed).ok());
+                                        &consumed)
+                    .ok());
     EXPECT_EQ(out, v);
     EXPECT_EQ(consumed, enc.size());
     // INT32 columns: deltas wrap in 32 bits.
@@ -82,8 +83,9 @@ TEST(ParquetEncodingTest, DeltaBinaryPackedRoundTrips) {
     for (int64_t x : v) v32.push_back(static_cast<int32_t>(x));
     std::string enc32 = EncodeDeltaBinaryPacked(v32, true);
     std::vector<int64_t> out32;
-    ASSERT_TRUE(DecodeDeltaBinaryPacked(enc32, static_cast<int64_t>(v.size()), true, &out32,
-                                        &consumed).ok());
+    ASSERT_TRUE(
+        DecodeDeltaBinaryPacked(enc32, static_cast<int64_t>(v.size()), true, &out32, &consumed)
+            .ok());
     EXPECT_EQ(out32, v32);
   }
 }
@@ -97,27 +99,33 @@ TEST(ParquetEncodingTest, DeltaBinaryPackedDamagedIsError) {
   EXPECT_FALSE(DecodeDeltaBinaryPacked(enc, 10, false, &out, &consumed).ok());  // too many
   for (size_t n = 0; n < enc.size(); ++n) {
     out.clear();
-    EXPECT_FALSE(DecodeDeltaBinaryPacked(std::string_view(enc).substr(0, n), 300, false, &out,
-                                         &consumed).ok()) << n;
+    EXPECT_FALSE(
+        DecodeDeltaBinaryPacked(std::string_view(enc).substr(0, n), 300, false, &out, &consumed)
+            .ok())
+        << n;
   }
 }
 
 TEST(ParquetEncodingTest, ByteArrayEncodingsRoundTrip) {
-  std::vector<std::string> v = {"", "apple", "applesauce", "apply", "b", std::string(300, 'z'),
-                                std::string("\0\xff", 2), "apple"};
+  std::vector<std::string> v = {
+      "",     "apple", "applesauce", "apply", "b", std::string(300, 'z'), std::string("\0\xff", 2),
+      "apple"};
   std::vector<std::string> out;
   ASSERT_TRUE(DecodeDeltaLengthByteArray(EncodeDeltaLengthByteArray(v),
-                                         static_cast<int64_t>(v.size()), &out).ok());
+                                         static_cast<int64_t>(v.size()), &out)
+                  .ok());
   EXPECT_EQ(out, v);
   out.clear();
-  ASSERT_TRUE(DecodeDeltaByteArray(EncodeDeltaByteArray(v), static_cast<int64_t>(v.size()), &out)
-                  .ok());
+  ASSERT_TRUE(
+      DecodeDeltaByteArray(EncodeDeltaByteArray(v), static_cast<int64_t>(v.size()), &out).ok());
   EXPECT_EQ(out, v);
   std::string enc = EncodeDeltaByteArray(v);
   for (size_t n = 0; n < enc.size(); ++n) {
     out.clear();
     EXPECT_FALSE(DecodeDeltaByteArray(std::string_view(enc).substr(0, n),
-                                      static_cast<int64_t>(v.size()), &out).ok()) << n;
+                                      static_cast<int64_t>(v.size()), &out)
+                     .ok())
+        << n;
   }
 }
 
@@ -144,15 +152,17 @@ TEST(ParquetEncodingTest, PlainAndByteStreamSplitRoundTrip) {
     EncodePlain(*c.v, c.type, &plain);
     PhysicalValues back;
     size_t consumed = 0;
-    ASSERT_TRUE(DecodePlain(plain, c.type, c.len, static_cast<int64_t>(c.v->size()), &back,
-                            &consumed).ok());
+    ASSERT_TRUE(
+        DecodePlain(plain, c.type, c.len, static_cast<int64_t>(c.v->size()), &back, &consumed)
+            .ok());
     EXPECT_EQ(back.ints, c.v->ints);
     EXPECT_EQ(back.doubles, c.v->doubles);
     EXPECT_EQ(back.bytes, c.v->bytes);
     EXPECT_EQ(consumed, plain.size());
     PhysicalValues split;
     ASSERT_TRUE(DecodeByteStreamSplit(EncodeByteStreamSplit(*c.v, c.type, c.len), c.type, c.len,
-                                      static_cast<int64_t>(c.v->size()), &split).ok());
+                                      static_cast<int64_t>(c.v->size()), &split)
+                    .ok());
     EXPECT_EQ(split.ints, c.v->ints);
     EXPECT_EQ(split.doubles, c.v->doubles);
     EXPECT_EQ(split.bytes, c.v->bytes);
@@ -183,8 +193,8 @@ TEST(ParquetEncodingTest, PlainBooleansAndByteArrays) {
   EXPECT_FALSE(DecodePlain(enc, PhysicalType::kByteArray, 0, 3, &sb).ok());
   // A length pointing past the end.
   PhysicalValues bad;
-  EXPECT_FALSE(DecodePlain(std::string("\xff\xff\xff\x7f", 4), PhysicalType::kByteArray, 0, 1,
-                           &bad).ok());
+  EXPECT_FALSE(
+      DecodePlain(std::string("\xff\xff\xff\x7f", 4), PhysicalType::kByteArray, 0, 1, &bad).ok());
 }
 
 TEST(ParquetEncodingTest, RleBooleansRoundTrip) {

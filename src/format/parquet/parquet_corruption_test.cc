@@ -100,8 +100,9 @@ TEST(ParquetCorruptionTest, ByteFlipsNeverCrash) {
 
 TEST(ParquetCorruptionTest, RandomGarbageInGoldenFile) {
   namespace fs = std::filesystem;
-  fs::path path = fs::path(TRIBUTARY_GOLDEN_DIR) / "parquet" / "append_complex_build_in_fieldid.db" /
-                  "append_complex_build_in_fieldid" / "bucket-0";
+  fs::path path = fs::path(TRIBUTARY_GOLDEN_DIR) / "parquet" /
+                  "append_complex_build_in_fieldid.db" / "append_complex_build_in_fieldid" /
+                  "bucket-0";
   std::string file;
   for (const auto& e : fs::directory_iterator(path)) {
     std::ifstream in(e.path(), std::ios::binary);

@@ -37,8 +37,8 @@ const Variant kVariants[] = {
     {"lz4_raw-v2-plain", CompressionCodec::kLz4Raw, false, 2, ValueEncoding::kPlain, 0},
     {"zstd-v2-delta", CompressionCodec::kZstd, false, 2, ValueEncoding::kDelta, 0},
     {"snappy-v2-delta-length", CompressionCodec::kSnappy, false, 2, ValueEncoding::kDeltaLength, 0},
-    {"zstd-v1-byte-stream-split", CompressionCodec::kZstd, false, 1, ValueEncoding::kByteStreamSplit,
-     0},
+    {"zstd-v1-byte-stream-split", CompressionCodec::kZstd, false, 1,
+     ValueEncoding::kByteStreamSplit, 0},
 };
 
 const char* CrossCheckDir() { return std::getenv("TRIBUTARY_PARQUET_CROSSCHECK_DIR"); }
@@ -56,7 +56,8 @@ std::string Hex(std::string_view bytes) {
 std::string Int128String(__int128 v) {
   if (v == 0) return "0";
   bool neg = v < 0;
-  unsigned __int128 u = neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      neg ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   std::string s;
   while (u > 0) {
     s.insert(s.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
@@ -68,19 +69,28 @@ std::string Int128String(__int128 v) {
 // The form parquet_duckdb.js compares: see its comments.
 const char* Kind(const DataType& t) {
   switch (t.id) {
-    case TypeId::kBoolean: return "bool";
+    case TypeId::kBoolean:
+      return "bool";
     case TypeId::kFloat:
-    case TypeId::kDouble: return "float";
-    case TypeId::kDecimal: return "decimal";
+    case TypeId::kDouble:
+      return "float";
+    case TypeId::kDecimal:
+      return "decimal";
     case TypeId::kChar:
-    case TypeId::kVarChar: return "string";
+    case TypeId::kVarChar:
+      return "string";
     case TypeId::kBinary:
-    case TypeId::kVarBinary: return "bytes";
-    case TypeId::kDate: return "date";
-    case TypeId::kTime: return "time";
+    case TypeId::kVarBinary:
+      return "bytes";
+    case TypeId::kDate:
+      return "date";
+    case TypeId::kTime:
+      return "time";
     case TypeId::kTimestamp:
-    case TypeId::kTimestampLtz: return "timestamp";
-    default: return "int";
+    case TypeId::kTimestampLtz:
+      return "timestamp";
+    default:
+      return "int";
   }
 }
 

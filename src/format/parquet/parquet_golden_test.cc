@@ -40,7 +40,8 @@ std::unique_ptr<ParquetReader> Open(const fs::path& path) {
 }
 
 // Rows of the named columns, each value printed with FormatValue (strings and bytes raw).
-std::vector<std::string> ReadFormatted(const ParquetReader& r, const std::vector<std::string>& names) {
+std::vector<std::string> ReadFormatted(const ParquetReader& r,
+                                       const std::vector<std::string>& names) {
   std::vector<int> projection;
   for (const std::string& n : names) {
     int c = r.schema().FindColumn(n);
@@ -69,17 +70,16 @@ std::vector<std::string> ReadFormatted(const ParquetReader& r, const std::vector
   return out;
 }
 
-fs::path Table(const std::string& name) {
-  return kGolden / "parquet" / (name + ".db") / name;
-}
+fs::path Table(const std::string& name) { return kGolden / "parquet" / (name + ".db") / name; }
 
 TEST(ParquetGoldenTest, TimestampPrecisionsAndTimeZones) {
   // parquet-mr 1.15: TIMESTAMP(0)/(3) as TIMESTAMP_MILLIS, (6) as MICROS, (9) as INT96.
-  auto r = Open(FindFile(Table("append_with_multiple_ts_precision_and_timezone") / "bucket-0", "data-"));
+  auto r =
+      Open(FindFile(Table("append_with_multiple_ts_precision_and_timezone") / "bucket-0", "data-"));
   ASSERT_NE(r, nullptr);
   const auto& cols = r->schema().columns();
   ASSERT_EQ(cols.size(), 8u);
-  EXPECT_EQ(*cols[0].type, DataType::Timestamp(3));     // ts_sec: stored in milliseconds
+  EXPECT_EQ(*cols[0].type, DataType::Timestamp(3));  // ts_sec: stored in milliseconds
   EXPECT_EQ(*cols[2].type, DataType::Timestamp(6));
   EXPECT_EQ(*cols[3].type, DataType::Timestamp(9));     // INT96
   EXPECT_EQ(*cols[4].type, DataType::TimestampLtz(3));  // isAdjustedToUTC
@@ -150,7 +150,8 @@ TEST(ParquetGoldenTest, ComplexDataInt96Pre1900AndDecimal23) {
 
 TEST(ParquetGoldenTest, PrimaryKeyFileLayoutOfPaimon09) {
   // KeyValue layout: _KEY_f0, _KEY_f2, _SEQUENCE_NUMBER, _VALUE_KIND, f0..f3 (no field ids in 0.9).
-  auto r = Open(FindFile(Table("pk_09") / "f1=10" / "bucket-0", "data-2b672a79-68bb-447c-8f8d-b4764e29b391-1"));
+  auto r = Open(FindFile(Table("pk_09") / "f1=10" / "bucket-0",
+                         "data-2b672a79-68bb-447c-8f8d-b4764e29b391-1"));
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(*r->schema().columns()[3].type, DataType::TinyInt().NotNull());
   EXPECT_EQ(ReadFormatted(*r, {"_KEY_f0", "_KEY_f2", "_SEQUENCE_NUMBER", "_VALUE_KIND", "f0", "f1",
@@ -171,9 +172,9 @@ TEST(ParquetGoldenTest, PrimaryKeyFileLayoutOfPaimon09) {
 }
 
 TEST(ParquetGoldenTest, Parquet116PrimaryKeyFileWithFieldIds) {
-  auto r = Open(FindFile(kGolden / "pypaimon" / "default.db" / "test_pk_global_index_golden" /
-                             "bucket-0",
-                         "data-1204a156"));
+  auto r = Open(
+      FindFile(kGolden / "pypaimon" / "default.db" / "test_pk_global_index_golden" / "bucket-0",
+               "data-1204a156"));
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->schema().columns()[0].name, "_KEY_id");
   EXPECT_EQ(r->schema().columns()[0].field_id, 1073741823);  // Integer.MAX_VALUE / 2 + 0
@@ -186,15 +187,14 @@ TEST(ParquetGoldenTest, Parquet116PrimaryKeyFileWithFieldIds) {
 
 TEST(ParquetGoldenTest, ParquetCppWriterDictionaryPages) {
   // paimon-cpp rewrote this table with parquet-cpp-arrow 18 (RLE_DICTIONARY pages).
-  auto r = Open(FindFile(Table("pk_table_with_mor") / "p0=0" / "p1=0" / "bucket-0",
-                         "data-c80ccf0f"));
+  auto r =
+      Open(FindFile(Table("pk_table_with_mor") / "p0=0" / "p1=0" / "bucket-0", "data-c80ccf0f"));
   ASSERT_NE(r, nullptr);
   EXPECT_NE(r->created_by().find("parquet-cpp-arrow"), std::string::npos);
   EXPECT_EQ(ReadFormatted(*r, {"k0", "k1", "p0", "p1", "s0", "s1", "v0", "v1"}),
-            (std::vector<std::string>{"0, 0, 0, 0, apple, see, 10.0, true",
-                                      "0, 1, 0, 0, banana, you, 11.1, false",
-                                      "1, 0, 0, 0, car, later, 12.2, true",
-                                      "1, 1, 0, 0, driver, !, 13.3, false"}));
+            (std::vector<std::string>{
+                "0, 0, 0, 0, apple, see, 10.0, true", "0, 1, 0, 0, banana, you, 11.1, false",
+                "1, 0, 0, 0, car, later, 12.2, true", "1, 1, 0, 0, driver, !, 13.3, false"}));
 }
 
 TEST(ParquetGoldenTest, NestedColumnsDecodeButAreNotProjected) {
@@ -243,8 +243,8 @@ TEST(ParquetGoldenTest, AllTypesTableWithNestedMapKeys) {
     auto r = Open(FindFile(Table("parquet_append_table") / "bucket-0",
                            std::string("data-9ea62f34-1dca-49c1-bf7a-d37303d8fb76") + suffix));
     ASSERT_NE(r, nullptr);
-    for (const std::string& row : ReadFormatted(*r, {"f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8",
-                                                     "f9", "f11", "f12", "f13"})) {
+    for (const std::string& row : ReadFormatted(
+             *r, {"f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f11", "f12", "f13"})) {
       rows.push_back(row);
     }
   }
@@ -288,9 +288,11 @@ TEST(ParquetGoldenTest, EveryGoldenFileReads) {
     for (int g = 0; g < r->num_row_groups(); ++g) {
       for (size_t leaf = 0; leaf < r->schema().leaves().size(); ++leaf) {
         auto chunk = r->ReadLeafChunk(g, static_cast<int>(leaf));
-        EXPECT_TRUE(chunk.ok()) << e.path() << " leaf " << leaf << ": " << chunk.status().ToString();
+        EXPECT_TRUE(chunk.ok()) << e.path() << " leaf " << leaf << ": "
+                                << chunk.status().ToString();
         auto index = r->ReadPageIndex(g, static_cast<int>(leaf));
-        EXPECT_TRUE(index.ok()) << e.path() << " leaf " << leaf << ": " << index.status().ToString();
+        EXPECT_TRUE(index.ok()) << e.path() << " leaf " << leaf << ": "
+                                << index.status().ToString();
       }
       r->RowGroupStatistics(g);
     }

@@ -116,20 +116,31 @@ Status ReadSchemaElement(ThriftReader& r, SchemaElement* e) {
   bool has_name = false;
   TRIB_RETURN_NOT_OK(r.ReadStruct([&](int16_t id, T t) -> Status {
     switch (id) {
-      case 1: return ReadEnum(r, t, &e->type);
-      case 2: return ReadOpt(r, t, &e->type_length);
-      case 3: return ReadEnum(r, t, &e->repetition_type);
-      case 4: has_name = true; return r.ReadBinary(t, &e->name);
-      case 5: return ReadOpt(r, t, &e->num_children);
-      case 6: return ReadEnum(r, t, &e->converted_type);
-      case 7: return ReadOpt(r, t, &e->scale);
-      case 8: return ReadOpt(r, t, &e->precision);
-      case 9: return ReadOpt(r, t, &e->field_id);
+      case 1:
+        return ReadEnum(r, t, &e->type);
+      case 2:
+        return ReadOpt(r, t, &e->type_length);
+      case 3:
+        return ReadEnum(r, t, &e->repetition_type);
+      case 4:
+        has_name = true;
+        return r.ReadBinary(t, &e->name);
+      case 5:
+        return ReadOpt(r, t, &e->num_children);
+      case 6:
+        return ReadEnum(r, t, &e->converted_type);
+      case 7:
+        return ReadOpt(r, t, &e->scale);
+      case 8:
+        return ReadOpt(r, t, &e->precision);
+      case 9:
+        return ReadOpt(r, t, &e->field_id);
       case 10:
         if (t != T::kStruct) return r.Skip(t);
         e->logical_type.emplace();
         return ReadLogicalType(r, &*e->logical_type);
-      default: return r.Skip(t);
+      default:
+        return r.Skip(t);
     }
   }));
   return has_name ? Status::OK() : Missing("SchemaElement.name");
@@ -138,15 +149,24 @@ Status ReadSchemaElement(ThriftReader& r, SchemaElement* e) {
 Status ReadStatistics(ThriftReader& r, Statistics* s) {
   return r.ReadStruct([&](int16_t id, T t) -> Status {
     switch (id) {
-      case 1: return ReadOpt(r, t, &s->max);
-      case 2: return ReadOpt(r, t, &s->min);
-      case 3: return ReadOpt(r, t, &s->null_count);
-      case 4: return ReadOpt(r, t, &s->distinct_count);
-      case 5: return ReadOpt(r, t, &s->max_value);
-      case 6: return ReadOpt(r, t, &s->min_value);
-      case 7: return ReadOpt(r, t, &s->is_max_value_exact);
-      case 8: return ReadOpt(r, t, &s->is_min_value_exact);
-      default: return r.Skip(t);
+      case 1:
+        return ReadOpt(r, t, &s->max);
+      case 2:
+        return ReadOpt(r, t, &s->min);
+      case 3:
+        return ReadOpt(r, t, &s->null_count);
+      case 4:
+        return ReadOpt(r, t, &s->distinct_count);
+      case 5:
+        return ReadOpt(r, t, &s->max_value);
+      case 6:
+        return ReadOpt(r, t, &s->min_value);
+      case 7:
+        return ReadOpt(r, t, &s->is_max_value_exact);
+      case 8:
+        return ReadOpt(r, t, &s->is_min_value_exact);
+      default:
+        return r.Skip(t);
     }
   });
 }
@@ -172,7 +192,8 @@ Status ReadColumnMetaData(ThriftReader& r, ColumnMetaData* m) {
   TRIB_RETURN_NOT_OK(r.ReadStruct([&](int16_t id, T t) -> Status {
     if (id >= 1 && id <= 9) seen |= 1u << id;
     switch (id) {
-      case 1: return ReadEnum(r, t, &m->type);
+      case 1:
+        return ReadEnum(r, t, &m->type);
       case 2:
         return ReadList(r, t, [&](T et) -> Status {
           Encoding e;
@@ -185,40 +206,56 @@ Status ReadColumnMetaData(ThriftReader& r, ColumnMetaData* m) {
           m->path_in_schema.emplace_back();
           return r.ReadBinary(et, &m->path_in_schema.back());
         });
-      case 4: return ReadEnum(r, t, &m->codec);
-      case 5: return r.ReadI64(t, &m->num_values);
-      case 6: return r.ReadI64(t, &m->total_uncompressed_size);
-      case 7: return r.ReadI64(t, &m->total_compressed_size);
-      case 8: return ReadKeyValues(r, t, &m->key_value_metadata);
-      case 9: return r.ReadI64(t, &m->data_page_offset);
-      case 10: return ReadOpt(r, t, &m->index_page_offset);
-      case 11: return ReadOpt(r, t, &m->dictionary_page_offset);
+      case 4:
+        return ReadEnum(r, t, &m->codec);
+      case 5:
+        return r.ReadI64(t, &m->num_values);
+      case 6:
+        return r.ReadI64(t, &m->total_uncompressed_size);
+      case 7:
+        return r.ReadI64(t, &m->total_compressed_size);
+      case 8:
+        return ReadKeyValues(r, t, &m->key_value_metadata);
+      case 9:
+        return r.ReadI64(t, &m->data_page_offset);
+      case 10:
+        return ReadOpt(r, t, &m->index_page_offset);
+      case 11:
+        return ReadOpt(r, t, &m->dictionary_page_offset);
       case 12:
         if (t != T::kStruct) return r.Skip(t);
         m->statistics.emplace();
         return ReadStatistics(r, &*m->statistics);
-      default: return r.Skip(t);
+      default:
+        return r.Skip(t);
     }
   }));
-  constexpr uint32_t kRequired = (1u << 1) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 6) |
-                                 (1u << 7) | (1u << 9);
+  constexpr uint32_t kRequired =
+      (1u << 1) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 6) | (1u << 7) | (1u << 9);
   return (seen & kRequired) == kRequired ? Status::OK() : Missing("ColumnMetaData fields");
 }
 
 Status ReadColumnChunk(ThriftReader& r, ColumnChunk* c) {
   return r.ReadStruct([&](int16_t id, T t) -> Status {
     switch (id) {
-      case 1: return ReadOpt(r, t, &c->file_path);
-      case 2: return r.ReadI64(t, &c->file_offset);
+      case 1:
+        return ReadOpt(r, t, &c->file_path);
+      case 2:
+        return r.ReadI64(t, &c->file_offset);
       case 3:
         if (t != T::kStruct) return r.Skip(t);
         c->meta_data.emplace();
         return ReadColumnMetaData(r, &*c->meta_data);
-      case 4: return ReadOpt(r, t, &c->offset_index_offset);
-      case 5: return ReadOpt(r, t, &c->offset_index_length);
-      case 6: return ReadOpt(r, t, &c->column_index_offset);
-      case 7: return ReadOpt(r, t, &c->column_index_length);
-      default: return r.Skip(t);
+      case 4:
+        return ReadOpt(r, t, &c->offset_index_offset);
+      case 5:
+        return ReadOpt(r, t, &c->offset_index_length);
+      case 6:
+        return ReadOpt(r, t, &c->column_index_offset);
+      case 7:
+        return ReadOpt(r, t, &c->column_index_length);
+      default:
+        return r.Skip(t);
     }
   });
 }
@@ -234,12 +271,19 @@ Status ReadRowGroup(ThriftReader& r, RowGroup* g) {
           g->columns.emplace_back();
           return ReadColumnChunk(r, &g->columns.back());
         });
-      case 2: return r.ReadI64(t, &g->total_byte_size);
-      case 3: has_rows = true; return r.ReadI64(t, &g->num_rows);
-      case 5: return ReadOpt(r, t, &g->file_offset);
-      case 6: return ReadOpt(r, t, &g->total_compressed_size);
-      case 7: return ReadOpt(r, t, &g->ordinal);
-      default: return r.Skip(t);
+      case 2:
+        return r.ReadI64(t, &g->total_byte_size);
+      case 3:
+        has_rows = true;
+        return r.ReadI64(t, &g->num_rows);
+      case 5:
+        return ReadOpt(r, t, &g->file_offset);
+      case 6:
+        return ReadOpt(r, t, &g->total_compressed_size);
+      case 7:
+        return ReadOpt(r, t, &g->ordinal);
+      default:
+        return r.Skip(t);
     }
   }));
   return has_columns && has_rows ? Status::OK() : Missing("RowGroup.columns/num_rows");
@@ -248,15 +292,20 @@ Status ReadRowGroup(ThriftReader& r, RowGroup* g) {
 Status ReadDataPageHeader(ThriftReader& r, DataPageHeader* h) {
   return r.ReadStruct([&](int16_t id, T t) -> Status {
     switch (id) {
-      case 1: return r.ReadI32(t, &h->num_values);
-      case 2: return ReadEnum(r, t, &h->encoding);
-      case 3: return ReadEnum(r, t, &h->definition_level_encoding);
-      case 4: return ReadEnum(r, t, &h->repetition_level_encoding);
+      case 1:
+        return r.ReadI32(t, &h->num_values);
+      case 2:
+        return ReadEnum(r, t, &h->encoding);
+      case 3:
+        return ReadEnum(r, t, &h->definition_level_encoding);
+      case 4:
+        return ReadEnum(r, t, &h->repetition_level_encoding);
       case 5:
         if (t != T::kStruct) return r.Skip(t);
         h->statistics.emplace();
         return ReadStatistics(r, &*h->statistics);
-      default: return r.Skip(t);
+      default:
+        return r.Skip(t);
     }
   });
 }
@@ -264,10 +313,14 @@ Status ReadDataPageHeader(ThriftReader& r, DataPageHeader* h) {
 Status ReadDictionaryPageHeader(ThriftReader& r, DictionaryPageHeader* h) {
   return r.ReadStruct([&](int16_t id, T t) -> Status {
     switch (id) {
-      case 1: return r.ReadI32(t, &h->num_values);
-      case 2: return ReadEnum(r, t, &h->encoding);
-      case 3: return ReadOpt(r, t, &h->is_sorted);
-      default: return r.Skip(t);
+      case 1:
+        return r.ReadI32(t, &h->num_values);
+      case 2:
+        return ReadEnum(r, t, &h->encoding);
+      case 3:
+        return ReadOpt(r, t, &h->is_sorted);
+      default:
+        return r.Skip(t);
     }
   });
 }
@@ -275,18 +328,26 @@ Status ReadDictionaryPageHeader(ThriftReader& r, DictionaryPageHeader* h) {
 Status ReadDataPageHeaderV2(ThriftReader& r, DataPageHeaderV2* h) {
   return r.ReadStruct([&](int16_t id, T t) -> Status {
     switch (id) {
-      case 1: return r.ReadI32(t, &h->num_values);
-      case 2: return r.ReadI32(t, &h->num_nulls);
-      case 3: return r.ReadI32(t, &h->num_rows);
-      case 4: return ReadEnum(r, t, &h->encoding);
-      case 5: return r.ReadI32(t, &h->definition_levels_byte_length);
-      case 6: return r.ReadI32(t, &h->repetition_levels_byte_length);
-      case 7: return r.ReadBool(t, &h->is_compressed);
+      case 1:
+        return r.ReadI32(t, &h->num_values);
+      case 2:
+        return r.ReadI32(t, &h->num_nulls);
+      case 3:
+        return r.ReadI32(t, &h->num_rows);
+      case 4:
+        return ReadEnum(r, t, &h->encoding);
+      case 5:
+        return r.ReadI32(t, &h->definition_levels_byte_length);
+      case 6:
+        return r.ReadI32(t, &h->repetition_levels_byte_length);
+      case 7:
+        return r.ReadBool(t, &h->is_compressed);
       case 8:
         if (t != T::kStruct) return r.Skip(t);
         h->statistics.emplace();
         return ReadStatistics(r, &*h->statistics);
-      default: return r.Skip(t);
+      default:
+        return r.Skip(t);
     }
   });
 }
@@ -412,22 +473,26 @@ Status DecodeFileMetaData(std::string_view data, FileMetaData* out) {
   TRIB_RETURN_NOT_OK(r.ReadStruct([&](int16_t id, T t) -> Status {
     if (id >= 1 && id <= 4) seen |= 1u << id;
     switch (id) {
-      case 1: return r.ReadI32(t, &out->version);
+      case 1:
+        return r.ReadI32(t, &out->version);
       case 2:
         return ReadList(r, t, [&](T et) -> Status {
           if (et != T::kStruct) return Status::Corruption("parquet metadata: bad schema list");
           out->schema.emplace_back();
           return ReadSchemaElement(r, &out->schema.back());
         });
-      case 3: return r.ReadI64(t, &out->num_rows);
+      case 3:
+        return r.ReadI64(t, &out->num_rows);
       case 4:
         return ReadList(r, t, [&](T et) -> Status {
           if (et != T::kStruct) return Status::Corruption("parquet metadata: bad row group list");
           out->row_groups.emplace_back();
           return ReadRowGroup(r, &out->row_groups.back());
         });
-      case 5: return ReadKeyValues(r, t, &out->key_value_metadata);
-      case 6: return ReadOpt(r, t, &out->created_by);
+      case 5:
+        return ReadKeyValues(r, t, &out->key_value_metadata);
+      case 6:
+        return ReadOpt(r, t, &out->created_by);
       case 7:
         return ReadList(r, t, [&](T et) -> Status {
           if (et != T::kStruct) return Status::Corruption("parquet metadata: bad column orders");
@@ -439,7 +504,8 @@ Status DecodeFileMetaData(std::string_view data, FileMetaData* out) {
           out->column_orders.push_back(type_order);
           return Status::OK();
         });
-      default: return r.Skip(t);
+      default:
+        return r.Skip(t);
     }
   }));
   constexpr uint32_t kRequired = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4);
@@ -452,10 +518,14 @@ Status DecodePageHeader(std::string_view data, PageHeader* out, size_t* consumed
   TRIB_RETURN_NOT_OK(r.ReadStruct([&](int16_t id, T t) -> Status {
     if (id >= 1 && id <= 3) seen |= 1u << id;
     switch (id) {
-      case 1: return ReadEnum(r, t, &out->type);
-      case 2: return r.ReadI32(t, &out->uncompressed_page_size);
-      case 3: return r.ReadI32(t, &out->compressed_page_size);
-      case 4: return ReadOpt(r, t, &out->crc);
+      case 1:
+        return ReadEnum(r, t, &out->type);
+      case 2:
+        return r.ReadI32(t, &out->uncompressed_page_size);
+      case 3:
+        return r.ReadI32(t, &out->compressed_page_size);
+      case 4:
+        return ReadOpt(r, t, &out->crc);
       case 5:
         if (t != T::kStruct) return r.Skip(t);
         out->data_page_header.emplace();
@@ -468,7 +538,8 @@ Status DecodePageHeader(std::string_view data, PageHeader* out, size_t* consumed
         if (t != T::kStruct) return r.Skip(t);
         out->data_page_header_v2.emplace();
         return ReadDataPageHeaderV2(r, &*out->data_page_header_v2);
-      default: return r.Skip(t);
+      default:
+        return r.Skip(t);
     }
   }));
   if (consumed) *consumed = r.position();
@@ -495,7 +566,8 @@ Status DecodeColumnIndex(std::string_view data, ColumnIndex* out) {
           return r.ReadBinary(et, &v.back());
         });
       }
-      case 4: return ReadEnum(r, t, &out->boundary_order);
+      case 4:
+        return ReadEnum(r, t, &out->boundary_order);
       case 5:
         return ReadList(r, t, [&](T et) -> Status {
           int64_t n;
@@ -503,7 +575,8 @@ Status DecodeColumnIndex(std::string_view data, ColumnIndex* out) {
           out->null_counts.push_back(n);
           return Status::OK();
         });
-      default: return r.Skip(t);
+      default:
+        return r.Skip(t);
     }
   });
 }
@@ -634,43 +707,68 @@ std::string EncodeOffsetIndex(const OffsetIndex& o) {
 
 const char* PhysicalTypeName(PhysicalType t) {
   switch (t) {
-    case PhysicalType::kBoolean: return "BOOLEAN";
-    case PhysicalType::kInt32: return "INT32";
-    case PhysicalType::kInt64: return "INT64";
-    case PhysicalType::kInt96: return "INT96";
-    case PhysicalType::kFloat: return "FLOAT";
-    case PhysicalType::kDouble: return "DOUBLE";
-    case PhysicalType::kByteArray: return "BYTE_ARRAY";
-    case PhysicalType::kFixedLenByteArray: return "FIXED_LEN_BYTE_ARRAY";
+    case PhysicalType::kBoolean:
+      return "BOOLEAN";
+    case PhysicalType::kInt32:
+      return "INT32";
+    case PhysicalType::kInt64:
+      return "INT64";
+    case PhysicalType::kInt96:
+      return "INT96";
+    case PhysicalType::kFloat:
+      return "FLOAT";
+    case PhysicalType::kDouble:
+      return "DOUBLE";
+    case PhysicalType::kByteArray:
+      return "BYTE_ARRAY";
+    case PhysicalType::kFixedLenByteArray:
+      return "FIXED_LEN_BYTE_ARRAY";
   }
   return "UNKNOWN";
 }
 
 const char* EncodingName(Encoding e) {
   switch (e) {
-    case Encoding::kPlain: return "PLAIN";
-    case Encoding::kPlainDictionary: return "PLAIN_DICTIONARY";
-    case Encoding::kRle: return "RLE";
-    case Encoding::kBitPacked: return "BIT_PACKED";
-    case Encoding::kDeltaBinaryPacked: return "DELTA_BINARY_PACKED";
-    case Encoding::kDeltaLengthByteArray: return "DELTA_LENGTH_BYTE_ARRAY";
-    case Encoding::kDeltaByteArray: return "DELTA_BYTE_ARRAY";
-    case Encoding::kRleDictionary: return "RLE_DICTIONARY";
-    case Encoding::kByteStreamSplit: return "BYTE_STREAM_SPLIT";
+    case Encoding::kPlain:
+      return "PLAIN";
+    case Encoding::kPlainDictionary:
+      return "PLAIN_DICTIONARY";
+    case Encoding::kRle:
+      return "RLE";
+    case Encoding::kBitPacked:
+      return "BIT_PACKED";
+    case Encoding::kDeltaBinaryPacked:
+      return "DELTA_BINARY_PACKED";
+    case Encoding::kDeltaLengthByteArray:
+      return "DELTA_LENGTH_BYTE_ARRAY";
+    case Encoding::kDeltaByteArray:
+      return "DELTA_BYTE_ARRAY";
+    case Encoding::kRleDictionary:
+      return "RLE_DICTIONARY";
+    case Encoding::kByteStreamSplit:
+      return "BYTE_STREAM_SPLIT";
   }
   return "UNKNOWN";
 }
 
 const char* CodecName(Codec c) {
   switch (c) {
-    case Codec::kUncompressed: return "UNCOMPRESSED";
-    case Codec::kSnappy: return "SNAPPY";
-    case Codec::kGzip: return "GZIP";
-    case Codec::kLzo: return "LZO";
-    case Codec::kBrotli: return "BROTLI";
-    case Codec::kLz4: return "LZ4";
-    case Codec::kZstd: return "ZSTD";
-    case Codec::kLz4Raw: return "LZ4_RAW";
+    case Codec::kUncompressed:
+      return "UNCOMPRESSED";
+    case Codec::kSnappy:
+      return "SNAPPY";
+    case Codec::kGzip:
+      return "GZIP";
+    case Codec::kLzo:
+      return "LZO";
+    case Codec::kBrotli:
+      return "BROTLI";
+    case Codec::kLz4:
+      return "LZ4";
+    case Codec::kZstd:
+      return "ZSTD";
+    case Codec::kLz4Raw:
+      return "LZ4_RAW";
   }
   return "UNKNOWN";
 }

@@ -106,12 +106,12 @@ struct LogicalType {
     kOther = 100,  // a member this reader does not model (variant, geometry, ...)
   };
   Kind kind = kNone;
-  int32_t scale = 0;              // kDecimal
-  int32_t precision = 0;          // kDecimal
-  bool is_adjusted_to_utc = false;  // kTime, kTimestamp
+  int32_t scale = 0;                  // kDecimal
+  int32_t precision = 0;              // kDecimal
+  bool is_adjusted_to_utc = false;    // kTime, kTimestamp
   TimeUnit unit = TimeUnit::kMillis;  // kTime, kTimestamp
-  int8_t bit_width = 0;           // kInteger
-  bool is_signed = true;          // kInteger
+  int8_t bit_width = 0;               // kInteger
+  bool is_signed = true;              // kInteger
 
   bool operator==(const LogicalType&) const = default;
 };

@@ -70,10 +70,9 @@ TEST_P(ParquetRoundTripTest, AllTypesWithNulls) {
   ASSERT_EQ(got->size(), rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     for (size_t c = 0; c < schema.size(); ++c) {
-      ASSERT_EQ((*got)[i][c], rows[i][c])
-          << "row " << i << " column " << schema[c].name << ": got "
-          << FormatValue((*got)[i][c], schema[c].type) << ", wrote "
-          << FormatValue(rows[i][c], schema[c].type);
+      ASSERT_EQ((*got)[i][c], rows[i][c]) << "row " << i << " column " << schema[c].name << ": got "
+                                          << FormatValue((*got)[i][c], schema[c].type) << ", wrote "
+                                          << FormatValue(rows[i][c], schema[c].type);
     }
   }
   // Every chunk records the codec, and dictionaries appear where they pay off.
@@ -98,13 +97,13 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Bool(), ::testing::Values(1, 2),
                        ::testing::Values(ValueEncoding::kPlain), ::testing::Values(0, 20)));
 
-INSTANTIATE_TEST_SUITE_P(
-    ParquetEncodings, ParquetRoundTripTest,
-    ::testing::Combine(::testing::Values(CompressionCodec::kZstd), ::testing::Bool(),
-                       ::testing::Values(1, 2),
-                       ::testing::Values(ValueEncoding::kDelta, ValueEncoding::kDeltaLength,
-                                         ValueEncoding::kByteStreamSplit),
-                       ::testing::Values(0, 20)));
+INSTANTIATE_TEST_SUITE_P(ParquetEncodings, ParquetRoundTripTest,
+                         ::testing::Combine(::testing::Values(CompressionCodec::kZstd),
+                                            ::testing::Bool(), ::testing::Values(1, 2),
+                                            ::testing::Values(ValueEncoding::kDelta,
+                                                              ValueEncoding::kDeltaLength,
+                                                              ValueEncoding::kByteStreamSplit),
+                                            ::testing::Values(0, 20)));
 
 TEST(ParquetWriterTest, TypesAsPaimonWritesThem) {
   std::string file = WriteFile(AllTypesSchema(), {}, {});
@@ -191,7 +190,7 @@ TEST(ParquetWriterTest, StatisticsAndRowGroupSkipping) {
   EXPECT_EQ(g0.columns[1].min, Value::String("pear"));
   EXPECT_EQ(g0.columns[2].min->double_value(), 0.0);
   EXPECT_TRUE(std::signbit(g0.columns[2].min->double_value()));  // -0.0 as the spec asks
-  EXPECT_FALSE(g0.columns[3].min.has_value());                  // INT96: no order
+  EXPECT_FALSE(g0.columns[3].min.has_value());                   // INT96: no order
   RowGroupStats g1 = r->RowGroupStatistics(1);
   EXPECT_EQ(g1.columns[1].null_count, 1);
   EXPECT_FALSE(g1.columns[1].min.has_value());
@@ -223,7 +222,8 @@ TEST(ParquetWriterTest, DictionaryFallsBackToPlain) {
   o.dictionary_page_size = 400;
   o.page_row_limit = 50;
   std::vector<Row> rows;
-  for (int i = 0; i < 100; ++i) rows.push_back({Value::String(i < 60 ? "same" : "v" + std::to_string(i))});
+  for (int i = 0; i < 100; ++i)
+    rows.push_back({Value::String(i < 60 ? "same" : "v" + std::to_string(i))});
   for (int i = 0; i < 400; ++i) rows.push_back({Value::String("distinct-" + std::to_string(i))});
   auto r = OpenFile(WriteFile(schema, rows, o));
   ASSERT_NE(r, nullptr);
@@ -267,8 +267,7 @@ TEST(ParquetWriterTest, RejectsBadInput) {
   ASSERT_TRUE(w.ok());
   EXPECT_EQ((*w)->Append({Value::Int(1)}).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ((*w)->Append({Value::Null(), Value::Null()}).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ((*w)->Append({Value::String("x"), Value::Null()}).code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ((*w)->Append({Value::String("x"), Value::Null()}).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ((*w)->Append({Value::Int(1), Value::Dec({1000})}).code(),
             StatusCode::kInvalidArgument);  // 100.0 does not fit DECIMAL(3, 1)
   ASSERT_TRUE((*w)->Append({Value::Int(1), Value::Dec({-999})}).ok());
@@ -319,8 +318,10 @@ TEST(ParquetWriterTest, PageIndex) {
   o.page_row_limit = 100;
   std::vector<Row> rows;
   for (int i = 0; i < 1000; ++i) {
-    rows.push_back({Value::Int(i), i >= 100 && i < 200 ? Value::Null() : Value::String("s" + std::to_string(1000 + i)),
-                    Value::Ts({i, 0})});
+    rows.push_back(
+        {Value::Int(i),
+         i >= 100 && i < 200 ? Value::Null() : Value::String("s" + std::to_string(1000 + i)),
+         Value::Ts({i, 0})});
   }
   auto r = OpenFile(WriteFile(schema, rows, o));
   ASSERT_NE(r, nullptr);
@@ -331,11 +332,13 @@ TEST(ParquetWriterTest, PageIndex) {
   EXPECT_EQ(index->column_index->boundary_order, BoundaryOrder::kAscending);
   const auto& locations = index->offset_index->page_locations;
   ASSERT_EQ(locations.size(), 10u);
-  EXPECT_EQ(locations[0].offset, r->metadata().row_groups[0].columns[0].meta_data->data_page_offset);
+  EXPECT_EQ(locations[0].offset,
+            r->metadata().row_groups[0].columns[0].meta_data->data_page_offset);
   for (size_t p = 0; p < locations.size(); ++p) {
     EXPECT_EQ(locations[p].first_row_index, static_cast<int64_t>(100 * p));
     if (p > 0) {
-      EXPECT_EQ(locations[p].offset, locations[p - 1].offset + locations[p - 1].compressed_page_size);
+      EXPECT_EQ(locations[p].offset,
+                locations[p - 1].offset + locations[p - 1].compressed_page_size);
     }
   }
   auto pages = r->PageStatistics(0, 0);

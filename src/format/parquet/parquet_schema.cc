@@ -28,7 +28,8 @@ struct Builder {
     path->push_back(e.name);
     int32_t children = e.num_children.value_or(0);
     if (e.num_children.has_value() && !e.type.has_value()) {
-      if (children <= 0) return Status::Corruption("parquet schema: group '" + e.name + "' is empty");
+      if (children <= 0)
+        return Status::Corruption("parquet schema: group '" + e.name + "' is empty");
       if (static_cast<size_t>(children) > elements.size() - next) {
         return Status::Corruption("parquet schema: child count runs past the element list");
       }
@@ -111,12 +112,26 @@ Result<DataType> MapLeaf(const LeafColumn& leaf) {
         is_signed = lt->is_signed;
       } else if (ct) {
         switch (*ct) {
-          case ConvertedType::kInt8: bits = 8; break;
-          case ConvertedType::kInt16: bits = 16; break;
-          case ConvertedType::kUint8: bits = 8; is_signed = false; break;
-          case ConvertedType::kUint16: bits = 16; is_signed = false; break;
-          case ConvertedType::kUint32: bits = 32; is_signed = false; break;
-          default: break;
+          case ConvertedType::kInt8:
+            bits = 8;
+            break;
+          case ConvertedType::kInt16:
+            bits = 16;
+            break;
+          case ConvertedType::kUint8:
+            bits = 8;
+            is_signed = false;
+            break;
+          case ConvertedType::kUint16:
+            bits = 16;
+            is_signed = false;
+            break;
+          case ConvertedType::kUint32:
+            bits = 32;
+            is_signed = false;
+            break;
+          default:
+            break;
         }
       }
       if (bits == 8) return is_signed ? DataType::TinyInt() : DataType::SmallInt();
@@ -136,8 +151,8 @@ Result<DataType> MapLeaf(const LeafColumn& leaf) {
       if (ct == ConvertedType::kTimestampMillis) return DataType::TimestampLtz(3);
       if (ct == ConvertedType::kTimestampMicros) return DataType::TimestampLtz(6);
       if (ct == ConvertedType::kTimeMicros) return DataType::Time(6);
-      bool is_unsigned = (kind_is(LogicalType::kInteger) && !lt->is_signed) ||
-                         ct == ConvertedType::kUint64;
+      bool is_unsigned =
+          (kind_is(LogicalType::kInteger) && !lt->is_signed) || ct == ConvertedType::kUint64;
       if (is_unsigned) return DataType::Decimal(20, 0);
       return DataType::BigInt();
     }
@@ -183,10 +198,11 @@ Result<FileSchema> FileSchema::Make(const std::vector<SchemaElement>& elements) 
     TRIB_RETURN_NOT_OK(b.Visit(&path, 0, 0, i, 1));
     col.num_leaves = static_cast<int>(s.leaves_.size()) - col.first_leaf;
     const LeafColumn& first = s.leaves_[col.first_leaf];
-    col.nested = col.num_leaves != 1 || first.path.size() != 1 ||
-                 first.repetition == Repetition::kRepeated;
+    col.nested =
+        col.num_leaves != 1 || first.path.size() != 1 || first.repetition == Repetition::kRepeated;
     if (col.nested) {
-      col.type_error = "nested column '" + col.name + "' (struct, list or map) is not supported yet";
+      col.type_error =
+          "nested column '" + col.name + "' (struct, list or map) is not supported yet";
     } else {
       Result<DataType> t = LeafDataType(first);
       if (t.ok()) {
@@ -274,7 +290,8 @@ Result<SchemaElement> ColumnSchemaElement(const Field& field) {
       break;
     case TypeId::kDecimal: {
       if (t.precision < 1 || t.precision > 38) {
-        return Status::Invalid("DECIMAL precision must be 1..38, got " + std::to_string(t.precision));
+        return Status::Invalid("DECIMAL precision must be 1..38, got " +
+                               std::to_string(t.precision));
       }
       if (t.precision <= 9) {
         e.type = PhysicalType::kInt32;
@@ -330,8 +347,8 @@ Result<SchemaElement> ColumnSchemaElement(const Field& field) {
       lt.unit = t.precision <= 3 ? TimeUnit::kMillis : TimeUnit::kMicros;
       e.logical_type = lt;
       // parquet-mr writes the legacy converted type whatever the UTC flag (golden files).
-      e.converted_type = t.precision <= 3 ? ConvertedType::kTimestampMillis
-                                          : ConvertedType::kTimestampMicros;
+      e.converted_type =
+          t.precision <= 3 ? ConvertedType::kTimestampMillis : ConvertedType::kTimestampMicros;
       break;
     }
   }

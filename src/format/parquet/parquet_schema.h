@@ -20,16 +20,16 @@ struct LeafColumn {
   std::vector<std::string> path;  // names from the top-level field down, root excluded
   int schema_index = 0;           // index into FileMetaData::schema
   PhysicalType physical_type = PhysicalType::kInt32;
-  int32_t type_length = 0;        // FIXED_LEN_BYTE_ARRAY
+  int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY
   std::optional<ConvertedType> converted_type;
   std::optional<LogicalType> logical_type;
-  int32_t precision = 0;          // DECIMAL (logical type first, then the element's fields)
+  int32_t precision = 0;  // DECIMAL (logical type first, then the element's fields)
   int32_t scale = 0;
   std::optional<int32_t> field_id;
   Repetition repetition = Repetition::kOptional;
   int16_t max_def_level = 0;
   int16_t max_rep_level = 0;
-  int column = 0;                 // index of its top-level column in FileSchema::columns()
+  int column = 0;  // index of its top-level column in FileSchema::columns()
 };
 
 // A top-level field of the file. Flat columns are one primitive leaf; nested ones (a group:

@@ -54,11 +54,16 @@ inline Value RandomValue(const DataType& t, std::mt19937_64& rng, int cardinalit
     return v;
   };
   switch (t.id) {
-    case TypeId::kBoolean: return Value::Bool(next() & 1);
-    case TypeId::kTinyInt: return Value::Int(static_cast<int8_t>(next()));
-    case TypeId::kSmallInt: return Value::Int(static_cast<int16_t>(next()));
-    case TypeId::kInt: return Value::Int(static_cast<int32_t>(next()));
-    case TypeId::kBigInt: return Value::Int(static_cast<int64_t>(next()) >> (next() % 64));
+    case TypeId::kBoolean:
+      return Value::Bool(next() & 1);
+    case TypeId::kTinyInt:
+      return Value::Int(static_cast<int8_t>(next()));
+    case TypeId::kSmallInt:
+      return Value::Int(static_cast<int16_t>(next()));
+    case TypeId::kInt:
+      return Value::Int(static_cast<int32_t>(next()));
+    case TypeId::kBigInt:
+      return Value::Int(static_cast<int64_t>(next()) >> (next() % 64));
     case TypeId::kFloat:
       return Value::Double(static_cast<float>(static_cast<int64_t>(next() % 2000001) - 1000000) /
                            64.0f);
@@ -83,8 +88,10 @@ inline Value RandomValue(const DataType& t, std::mt19937_64& rng, int cardinalit
       }
       return Value::String(s);
     }
-    case TypeId::kDate: return Value::Int(static_cast<int64_t>(next() % 200000) - 100000);
-    case TypeId::kTime: return Value::Int(static_cast<int64_t>(next() % 86400000));
+    case TypeId::kDate:
+      return Value::Int(static_cast<int64_t>(next() % 200000) - 100000);
+    case TypeId::kTime:
+      return Value::Int(static_cast<int64_t>(next() % 86400000));
     case TypeId::kTimestamp:
     case TypeId::kTimestampLtz: {
       // Roughly years 1700..2240, including instants before 1900 (INT96 with signed nanos).

@@ -46,7 +46,8 @@ Timestamp DecodeInt96(std::string_view b) {
   int32_t julian_day;
   std::memcpy(&nanos_of_day, b.data(), 8);
   std::memcpy(&julian_day, b.data() + 8, 4);
-  __int128 total = static_cast<__int128>(julian_day - kJulianEpochDay) * kNanosPerDay + nanos_of_day;
+  __int128 total =
+      static_cast<__int128>(julian_day - kJulianEpochDay) * kNanosPerDay + nanos_of_day;
   __int128 millis = total / 1000000;
   __int128 rest = total % 1000000;
   if (rest < 0) {
@@ -89,7 +90,8 @@ Result<ValueConverter> ValueConverter::Make(const LeafColumn& leaf) {
       c.kind_ = Kind::kDouble;
       break;
     case TypeId::kDecimal:
-      if (leaf.physical_type == PhysicalType::kInt32 || leaf.physical_type == PhysicalType::kInt64) {
+      if (leaf.physical_type == PhysicalType::kInt32 ||
+          leaf.physical_type == PhysicalType::kInt64) {
         c.kind_ = t.precision == 20 && t.scale == 0 && leaf.physical_type == PhysicalType::kInt64 &&
                           !(lt && lt->kind == LogicalType::kDecimal) &&
                           leaf.converted_type != ConvertedType::kDecimal
@@ -107,8 +109,8 @@ Result<ValueConverter> ValueConverter::Make(const LeafColumn& leaf) {
       break;
     case TypeId::kTime:
       c.kind_ = leaf.physical_type == PhysicalType::kInt32 ? Kind::kTimeMillis
-                : (unit() == TimeUnit::kNanos)              ? Kind::kTimeNanos
-                                                            : Kind::kTimeMicros;
+                : (unit() == TimeUnit::kNanos)             ? Kind::kTimeNanos
+                                                           : Kind::kTimeMicros;
       break;
     case TypeId::kTimestamp:
     case TypeId::kTimestampLtz:
@@ -125,7 +127,8 @@ Result<ValueConverter> ValueConverter::Make(const LeafColumn& leaf) {
     case TypeId::kBigInt:
       c.kind_ = leaf.physical_type == PhysicalType::kInt32 ? Kind::kUint32 : Kind::kInt;
       break;
-    default:  // TINYINT, SMALLINT, INT (unsigned 8/16 bits widened; their values are positive), DATE
+    default:  // TINYINT, SMALLINT, INT (unsigned 8/16 bits widened; their values are positive),
+              // DATE
       c.kind_ = Kind::kInt;
       break;
   }

@@ -28,9 +28,21 @@ class ValueConverter {
 
  private:
   enum class Kind {
-    kBool, kInt, kUint32, kUint64, kDouble, kDecimalInt, kDecimalBytes, kBytes,
-    kTimestampMillis, kTimestampMicros, kTimestampNanos, kInt96,
-    kTimeMillis, kTimeMicros, kTimeNanos,
+    kBool,
+    kInt,
+    kUint32,
+    kUint64,
+    kDouble,
+    kDecimalInt,
+    kDecimalBytes,
+    kBytes,
+    kTimestampMillis,
+    kTimestampMicros,
+    kTimestampNanos,
+    kInt96,
+    kTimeMillis,
+    kTimeMicros,
+    kTimeNanos,
   };
   Kind kind_ = Kind::kInt;
   DataType type_;

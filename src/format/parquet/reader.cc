@@ -36,9 +36,11 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::string file_byte
   std::unique_ptr<ParquetReader> r(new ParquetReader());
   r->file_ = std::move(file_bytes);
   std::string_view f = r->file_;
-  if (f.size() < 12) return Status::Corruption("parquet: file too short (" + std::to_string(f.size()) + " bytes)");
+  if (f.size() < 12)
+    return Status::Corruption("parquet: file too short (" + std::to_string(f.size()) + " bytes)");
   std::string_view tail = f.substr(f.size() - 4);
-  if (tail == kEncryptedMagic) return Status::NotSupported("parquet: encrypted files are not supported");
+  if (tail == kEncryptedMagic)
+    return Status::NotSupported("parquet: encrypted files are not supported");
   if (f.substr(0, 4) != kMagic || tail != kMagic) return Status::Corruption("parquet: bad magic");
   uint32_t footer_len;
   std::memcpy(&footer_len, f.data() + f.size() - 8, 4);
@@ -127,7 +129,8 @@ RowGroupStats ParquetReader::RowGroupStatistics(int rg) const {
   return out;
 }
 
-Result<std::vector<int>> ParquetReader::ResolveProjection(const std::vector<int>& projection) const {
+Result<std::vector<int>> ParquetReader::ResolveProjection(
+    const std::vector<int>& projection) const {
   std::vector<int> cols = projection;
   if (cols.empty()) {
     for (size_t i = 0; i < schema_.columns().size(); ++i) cols.push_back(static_cast<int>(i));
@@ -164,14 +167,15 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
     const LeafColumn& leaf = schema_.leaves()[col.first_leaf];
     Result<ColumnChunkData> data = ReadLeafChunk(rg, col.first_leaf);
     if (!data.ok()) {
-      return data.status().WithContext("row group " + std::to_string(rg) + ", column '" +
-                                       col.name + "'");
+      return data.status().WithContext("row group " + std::to_string(rg) + ", column '" + col.name +
+                                       "'");
     }
     const ValueConverter& conv = *converters_[c];
     std::vector<Value> values;
     values.reserve(static_cast<size_t>(data->num_levels));
     if (leaf.max_def_level == 0) {
-      for (size_t i = 0; i < data->values.size(); ++i) values.push_back(conv.Convert(data->values, i));
+      for (size_t i = 0; i < data->values.size(); ++i)
+        values.push_back(conv.Convert(data->values, i));
     } else {
       size_t next = 0;
       for (int16_t d : data->def_levels) {
@@ -219,7 +223,8 @@ Result<PageIndex> ParquetReader::ReadPageIndex(int rg, int leaf) const {
         *length > static_cast<int64_t>(file_.size()) - *offset) {
       return Status::Corruption("parquet: page index outside the file");
     }
-    *out = std::string_view(file_).substr(static_cast<size_t>(*offset), static_cast<size_t>(*length));
+    *out =
+        std::string_view(file_).substr(static_cast<size_t>(*offset), static_cast<size_t>(*length));
     return Status::OK();
   };
   PageIndex index;

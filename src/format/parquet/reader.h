@@ -67,8 +67,8 @@ class ParquetReader {
   RowGroupStats RowGroupStatistics(int rg) const;
 
   // The values of the projected columns of row group `rg`, one vector per projected column.
-  Result<std::vector<std::vector<Value>>> ReadRowGroupColumns(int rg,
-                                                              const std::vector<int>& projection) const;
+  Result<std::vector<std::vector<Value>>> ReadRowGroupColumns(
+      int rg, const std::vector<int>& projection) const;
   // Rows (values in projection order) of every row group the filter keeps.
   Result<std::vector<Row>> ReadRows(const ParquetReadOptions& options = {}) const;
 

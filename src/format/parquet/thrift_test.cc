@@ -35,15 +35,24 @@ TEST(ThriftTest, PrimitiveFieldsRoundTrip) {
   std::string s;
   ASSERT_TRUE(r.ReadStruct([&](int16_t id, ThriftType t) -> Status {
                  switch (id) {
-                   case 1: return r.ReadBool(t, &b1);
-                   case 2: return r.ReadBool(t, &b2);
-                   case 3: return r.ReadI8(t, &i8);
-                   case 4: return r.ReadI16(t, &i16);
-                   case 20: return r.ReadI32(t, &i32);
-                   case 21: return r.ReadI64(t, &i64);
-                   case 22: return r.ReadDouble(t, &d);
-                   case 23: return r.ReadBinary(t, &s);
-                   case 5: return r.ReadI32(t, &back);
+                   case 1:
+                     return r.ReadBool(t, &b1);
+                   case 2:
+                     return r.ReadBool(t, &b2);
+                   case 3:
+                     return r.ReadI8(t, &i8);
+                   case 4:
+                     return r.ReadI16(t, &i16);
+                   case 20:
+                     return r.ReadI32(t, &i32);
+                   case 21:
+                     return r.ReadI64(t, &i64);
+                   case 22:
+                     return r.ReadDouble(t, &d);
+                   case 23:
+                     return r.ReadBinary(t, &s);
+                   case 5:
+                     return r.ReadI32(t, &back);
                  }
                  return Status::Internal("unexpected field");
                }).ok());

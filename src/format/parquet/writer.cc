@@ -13,12 +13,18 @@ constexpr std::string_view kMagic = "PAR1";
 
 Result<Codec> ToParquetCodec(CompressionCodec c) {
   switch (c) {
-    case CompressionCodec::kNone: return Codec::kUncompressed;
-    case CompressionCodec::kSnappy: return Codec::kSnappy;
-    case CompressionCodec::kGzip: return Codec::kGzip;
-    case CompressionCodec::kZstd: return Codec::kZstd;
-    case CompressionCodec::kLz4Raw: return Codec::kLz4Raw;
-    case CompressionCodec::kDeflate: break;
+    case CompressionCodec::kNone:
+      return Codec::kUncompressed;
+    case CompressionCodec::kSnappy:
+      return Codec::kSnappy;
+    case CompressionCodec::kGzip:
+      return Codec::kGzip;
+    case CompressionCodec::kZstd:
+      return Codec::kZstd;
+    case CompressionCodec::kLz4Raw:
+      return Codec::kLz4Raw;
+    case CompressionCodec::kDeflate:
+      break;
   }
   return Status::Invalid(std::string("parquet: compression '") + CompressionCodecName(c) +
                          "' is not a Parquet codec");
