@@ -92,10 +92,17 @@ Result<std::string> ZlibDecompress(CompressionCodec codec, std::string_view inpu
 
 // ---- zstd ----
 
+// Paimon's default 'file.compression.zstd-level' is 1: much cheaper than zstd's default 3 for
+// about 1% larger files. Contexts are reused per thread (creating one per block is costly).
+constexpr int kZstdLevel = 1;
+
 Result<std::string> ZstdCompress(std::string_view input) {
+  thread_local std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(),
+                                                                      ZSTD_freeCCtx);
+  if (cctx == nullptr) return Status::Internal("zstd: ZSTD_createCCtx failed");
   std::string out(ZSTD_compressBound(input.size()), '\0');
-  const size_t n =
-      ZSTD_compress(out.data(), out.size(), input.data(), input.size(), ZSTD_CLEVEL_DEFAULT);
+  const size_t n = ZSTD_compressCCtx(cctx.get(), out.data(), out.size(), input.data(),
+                                     input.size(), kZstdLevel);
   if (ZSTD_isError(n)) return Status::Internal(std::string("zstd: ") + ZSTD_getErrorName(n));
   out.resize(n);
   return out;
@@ -112,8 +119,10 @@ Result<std::string> ZstdDecompress(std::string_view input, size_t hint) {
       hint = static_cast<size_t>(std::min<unsigned long long>(content_size, kMaxInitialBuffer));
     }
   }
-  std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(),
+                                                                      ZSTD_freeDCtx);
   if (dctx == nullptr) return Status::Internal("zstd: ZSTD_createDCtx failed");
+  ZSTD_DCtx_reset(dctx.get(), ZSTD_reset_session_only);
   std::string out(InitialOutputSize(input, hint), '\0');
   size_t produced = 0;
   ZSTD_inBuffer in{input.data(), input.size(), 0};

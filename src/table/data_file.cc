@@ -407,7 +407,8 @@ const Field* SourceField(const Field& read, const std::vector<Field>* file_field
 Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::string bytes,
                                               const FileLayout& layout, int32_t level,
                                               const std::shared_ptr<const std::vector<bool>>& mask,
-                                              const std::vector<Field>* file_fields) {
+                                              const std::vector<Field>* file_fields,
+                                              const std::vector<bool>* needed) {
   auto reader = format::parquet::ParquetReader::Open(std::move(bytes));
   if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
   const auto& schema = (*reader)->schema();
@@ -415,6 +416,7 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
   std::vector<int> target;  // table column of each projected column; -1 seq, -2 kind
   std::vector<const Field*> sources;
   for (size_t i = 0; i < layout.fields.size(); i++) {
+    if (needed && !(*needed)[i]) continue;
     const Field* src = SourceField(layout.fields[i], file_fields);
     if (!src) continue;
     int c = schema.FindColumnById(src->id);
@@ -478,7 +480,8 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
 Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLayout& layout,
                                            int32_t level,
                                            const std::optional<std::vector<std::string>>& write_cols,
-                                           const std::vector<Field>* file_fields) {
+                                           const std::vector<Field>* file_fields,
+                                           const std::vector<bool>* needed) {
   std::shared_ptr<const std::vector<bool>> mask;
   if (write_cols) {
     auto m = std::make_shared<std::vector<bool>>(layout.fields.size(), false);
@@ -492,7 +495,7 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
   auto bytes = io::LocalFs().ReadFile(path);
   if (!bytes.ok()) return bytes.status();
   if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
-    return ReadParquetFile(path, std::move(*bytes), layout, level, mask, file_fields);
+    return ReadParquetFile(path, std::move(*bytes), layout, level, mask, file_fields, needed);
   }
   if (!(path.size() > 5 && path.compare(path.size() - 5, 5, ".avro") == 0)) {
     std::string ext = path.substr(path.rfind('.') == std::string::npos ? path.size()
@@ -507,7 +510,7 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
   std::vector<DataType> src_types;
   std::vector<int> pos(layout.fields.size(), -1);
   for (size_t i = 0; i < layout.fields.size(); i++) {
-    const Field* src = SourceField(layout.fields[i], file_fields);
+    const Field* src = (needed && !(*needed)[i]) ? nullptr : SourceField(layout.fields[i], file_fields);
     pos[i] = src ? schema.FieldIndex(src->name) : -1;
     src_types.push_back(src ? src->type : layout.fields[i].type);
   }

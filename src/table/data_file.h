@@ -80,6 +80,6 @@ class DataFileWriter {
 Result<std::vector<merge::KeyValue>> ReadDataFile(
     const std::string& path, const FileLayout& layout, int32_t level,
     const std::optional<std::vector<std::string>>& write_cols = std::nullopt,
-    const std::vector<Field>* file_fields = nullptr);
+    const std::vector<Field>* file_fields = nullptr, const std::vector<bool>* needed = nullptr);
 
 }  // namespace tributary::table

@@ -8,6 +8,7 @@
 #include "format/deletion_vector.h"
 #include "meta/schema_manager.h"
 #include "io/file_system.h"
+#include "merge/merge_config.h"
 #include "merge/sort_merge_reader.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
@@ -79,6 +80,13 @@ class FileStoreScan : public TableScan {
           "table '" + path_ + "' is a data-evolution table ('data-evolution.enabled' = 'true'), "
           "whose files are merged by row id; Tributary cannot read those yet");
     }
+    if (layout_.primary_key) {
+      TRIB_ASSIGN_OR_RETURN(merge_config_, merge::MergeConfig::Make(*schema_));
+      if (core_.bucket > 0) {
+        for (const auto& k : schema_->BucketKeys()) bucket_key_.push_back(schema_->FieldIndex(k));
+      }
+    }
+    ComputeNeededColumns(merge_config_.get());
     TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*id));
     TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));
     auto dv = schema_->Option("deletion-vectors.enabled");
@@ -116,6 +124,7 @@ class FileStoreScan : public TableScan {
         it = index.find(key);
       }
       if (it->second == SIZE_MAX) continue;
+      if (auto b = LookupBucket(e.total_buckets); b && *b != e.bucket) continue;
       if (!FileMayMatch(e.file)) continue;
       splits_[it->second].files.push_back(std::move(e.file));
     }
@@ -213,7 +222,54 @@ class FileStoreScan : public TableScan {
 
   Result<std::vector<merge::KeyValue>> ReadFile(const Split& split, const meta::DataFileMeta& f) {
     TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
-    return ReadDataFile(DataFilePath(split, f), layout_, f.level, f.write_cols, file_fields);
+    return ReadDataFile(DataFilePath(split, f), layout_, f.level, f.write_cols, file_fields,
+                        needed_.empty() ? nullptr : &needed_);
+  }
+
+  // Which columns must be decoded: the projection and filter columns, plus what merging needs.
+  // Engines whose result is one whole input record (deduplicate, first-row) need only the key and
+  // sequence columns besides; the others combine every column.
+  void ComputeNeededColumns(const merge::MergeConfig* config) {
+    const size_t n = schema_->fields.size();
+    if (layout_.primary_key &&
+        (!config || (config->engine != "deduplicate" && config->engine != "first-row"))) {
+      return;  // decode everything
+    }
+    needed_.assign(n, false);
+    for (int i : projection_) needed_[i] = true;
+    for (const auto& p : options_.filters) needed_[p.column] = true;
+    if (layout_.primary_key) {
+      for (int i : config->primary_key) needed_[i] = true;
+      for (int i : config->sequence_fields) needed_[i] = true;
+    }
+  }
+
+  // With an equality filter on every bucket-key column of a fixed-bucket table, only one bucket
+  // per partition can hold matching rows (a point lookup): returns its bucket for `total_buckets`.
+  std::optional<int32_t> LookupBucket(int32_t total_buckets) {
+    if (total_buckets <= 0 || bucket_key_.empty()) return std::nullopt;
+    auto it = lookup_bucket_.find(total_buckets);
+    if (it != lookup_bucket_.end()) return it->second;
+    Row key;
+    std::vector<DataType> types;
+    for (int c : bucket_key_) {
+      const Value* lit = nullptr;
+      for (const auto& p : options_.filters) {
+        if (p.column == c && p.op == Predicate::Op::kEq && p.literals.size() == 1) {
+          lit = &p.literals[0];
+        }
+      }
+      // The literal must have the column's exact representation, or its hash would differ.
+      if (!lit || lit->is_null() || !CheckValue(*lit, schema_->fields[c]).ok()) {
+        lookup_bucket_[total_buckets] = std::nullopt;
+        return std::nullopt;
+      }
+      key.push_back(*lit);
+      types.push_back(schema_->fields[c].type);
+    }
+    int32_t b = format::BucketOf(format::HashRow(types, key), total_buckets);
+    lookup_bucket_[total_buckets] = b;
+    return b;
   }
 
   bool FileMayMatch(const meta::DataFileMeta& f) const {
@@ -288,6 +344,14 @@ class FileStoreScan : public TableScan {
       }
       return Status::OK();
     }
+    if (split.files.size() == 1) {
+      // One file holds each key once, already merged: no merge needed.
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, split.files[0]));
+      for (auto& kv : records) {
+        if (IsAdd(kv.kind)) Emit(std::move(kv.value), batch);
+      }
+      return Status::OK();
+    }
     std::vector<meta::DataFileMeta> files = split.files;
     std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
       return a.max_sequence_number < b.max_sequence_number;
@@ -297,8 +361,8 @@ class FileStoreScan : public TableScan {
       TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
       sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
     }
-    TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(*schema_));
-    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(config, *schema_));
+    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(merge_config_, *schema_));
+    const auto& config = merge_config_;
     merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout_.key_columns),
                                   merge::SequenceOrder(config), mf.get());
     merge::KeyValue kv;
@@ -324,6 +388,10 @@ class FileStoreScan : public TableScan {
     meta::DeletionVectorRange range;
   };
   bool dv_enabled_ = false;
+  std::shared_ptr<const merge::MergeConfig> merge_config_;
+  std::vector<bool> needed_;  // empty: decode every column
+  std::vector<int> bucket_key_;
+  std::map<int32_t, std::optional<int32_t>> lookup_bucket_;
   std::map<std::tuple<std::string, int32_t, std::string>, DvLocation> dv_ranges_;
   std::map<std::string, std::string> dv_files_;  // index file path -> bytes
   std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
