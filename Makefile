@@ -31,8 +31,12 @@ test: build
 	bash tests/crash/run_all.sh $(BUILD)/tributary
 
 test-slow: build
+	@command -v node >/dev/null && command -v npm >/dev/null && command -v zstd >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm zstd)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --slow tests/sql
+	bash tests/crosscheck/avro_avsc.sh $(BUILD)
+	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
 
 bench: build
 	bash bench/run.sh
