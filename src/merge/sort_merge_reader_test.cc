@@ -9,7 +9,7 @@ namespace tributary::merge {
 namespace {
 
 KeyValue Kv(int64_t key, int64_t seq, RowKind kind, int64_t v) {
-  return KeyValue{seq, kind, {Value::Int(key), Value::Int(v)}};
+  return KeyValue{seq, kind, {Value::Int(key), Value::Int(v)}, 0, nullptr};
 }
 
 TableSchema Schema() {

@@ -172,7 +172,9 @@ TEST_P(DifferentialTest, TableMatchesModel) {
     }
     auto c = (*w)->Commit();
     ASSERT_TRUE(c.ok()) << c.status().ToString();
-    if (commit % 8 == 7) ASSERT_TRUE(table->CompactFull().ok());
+    if (commit % 8 == 7) {
+      ASSERT_TRUE(table->CompactFull().ok());
+    }
     std::vector<Row> want;
     for (const auto& [k, r] : model) want.push_back(r);
     ASSERT_EQ(Read(*table), want) << engine << " after commit " << commit;

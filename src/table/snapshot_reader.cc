@@ -2,6 +2,7 @@
 
 #include "io/file_system.h"
 #include "meta/paths.h"
+#include "table/file_cache.h"
 
 namespace tributary::table {
 namespace {
@@ -17,20 +18,40 @@ Status CheckNotOrc(const std::string& bytes, const std::string& path) {
 }
 }  // namespace
 
+// Manifests and manifest lists are immutable: decoded ones are kept in the process-wide cache.
 Result<std::vector<meta::ManifestFileMeta>> ReadManifestList(const std::string& table_path,
                                                              const std::string& list_name) {
   std::string path = meta::ManifestPath(table_path, list_name);
-  TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-  TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
-  return meta::DecodeManifestList(std::move(bytes), "manifest list '" + path + "'");
+  using T = std::vector<meta::ManifestFileMeta>;
+  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
+      "list:" + path, [&]() -> Result<std::pair<T, int64_t>> {
+        TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+        TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
+        int64_t size = static_cast<int64_t>(bytes.size()) * 4 + 256;
+        TRIB_ASSIGN_OR_RETURN(T v, meta::DecodeManifestList(std::move(bytes),
+                                                            "manifest list '" + path + "'"));
+        return std::make_pair(std::move(v), size);
+      }));
+  return *cached;
 }
 
 Result<std::vector<meta::ManifestEntry>> ReadManifest(const std::string& table_path,
                                                       const std::string& manifest_name) {
   std::string path = meta::ManifestPath(table_path, manifest_name);
-  TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-  TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
-  return meta::DecodeManifest(std::move(bytes), "manifest '" + path + "'");
+  using T = std::vector<meta::ManifestEntry>;
+  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
+      "manifest:" + path, [&]() -> Result<std::pair<T, int64_t>> {
+        TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+        TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
+        TRIB_ASSIGN_OR_RETURN(T v, meta::DecodeManifest(std::move(bytes), "manifest '" + path + "'"));
+        int64_t size = 256;
+        for (const auto& e : v) {
+          size += 512 + static_cast<int64_t>(e.file.key_stats.min_values.size() * 2 +
+                                             e.file.value_stats.min_values.size() * 2);
+        }
+        return std::make_pair(std::move(v), size);
+      }));
+  return *cached;
 }
 
 namespace {
@@ -47,10 +68,18 @@ Status AppendEntries(const std::string& table_path, const std::string& list,
 
 Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& table_path,
                                                          const meta::Snapshot& snapshot) {
-  std::vector<meta::ManifestEntry> all;
-  TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.base_manifest_list, &all));
-  TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.delta_manifest_list, &all));
-  return meta::MergeEntries(all);
+  // A snapshot's file set never changes: cache it by its manifest lists.
+  using T = std::vector<meta::ManifestEntry>;
+  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
+      "live:" + table_path + "/" + snapshot.base_manifest_list + "/" + snapshot.delta_manifest_list,
+      [&]() -> Result<std::pair<T, int64_t>> {
+        T all;
+        TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.base_manifest_list, &all));
+        TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.delta_manifest_list, &all));
+        T live = meta::MergeEntries(all);
+        return std::make_pair(std::move(live), static_cast<int64_t>(all.size()) * 600 + 256);
+      }));
+  return *cached;
 }
 
 Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,

@@ -14,6 +14,7 @@
 #include "meta/snapshot.h"
 #include "options/option_values.h"
 #include "table/core_options.h"
+#include "table/file_cache.h"
 #include "table/data_file.h"
 #include "table/file_store_table.h"
 #include "table/predicate.h"
@@ -92,6 +93,7 @@ class FileStoreScan : public TableScan {
     auto dv = schema_->Option("deletion-vectors.enabled");
     dv_enabled_ = dv && (*dv == "true" || *dv == "TRUE");
     if (dv_enabled_ && snap->index_manifest) TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap));
+    DetectPointLookup();
     std::vector<Field> pfields;
     std::vector<DataType> ptypes;
     std::vector<int> pidx;
@@ -244,6 +246,84 @@ class FileStoreScan : public TableScan {
     }
   }
 
+  // A point lookup: equality filters on every trimmed primary-key column (with the columns' exact
+  // representation). Sets lookup_key_.
+  void DetectPointLookup() {
+    if (!layout_.primary_key || dv_enabled_ || layout_.key_columns.empty()) return;
+    Row key;
+    for (int c : layout_.key_columns) {
+      const Value* lit = nullptr;
+      for (const auto& p : options_.filters) {
+        if (p.column == c && p.op == Predicate::Op::kEq && p.literals.size() == 1) {
+          lit = &p.literals[0];
+        }
+      }
+      if (!lit || lit->is_null() || !CheckValue(*lit, schema_->fields[c]).ok()) return;
+      key.push_back(*lit);
+    }
+    lookup_key_ = std::move(key);
+  }
+
+  // Point lookup in one split: each file whose key range holds the key is decoded once into the
+  // process-wide cache, sorted by key, and binary-searched; the found records are merged.
+  Status LookupSplit(const Split& split, RowBatch* batch) {
+    const Row& key = *lookup_key_;
+    std::vector<DataType> kt = layout_.KeyTypes();
+    std::vector<int> key_idx;
+    for (size_t i = 0; i < kt.size(); i++) key_idx.push_back(static_cast<int>(i));
+    merge::KeyComparator row_cmp(key_idx);
+    std::vector<merge::KeyValue> found;
+    for (const auto& f : split.files) {
+      if (f.schema_id == schema_->id) {
+        auto mn = format::DeserializeBinaryRow(f.min_key, kt);
+        auto mx = format::DeserializeBinaryRow(f.max_key, kt);
+        if (mn.ok() && mx.ok() && mn->size() == key.size() &&
+            (row_cmp.Compare(key, *mn) < 0 || row_cmp.Compare(key, *mx) > 0)) {
+          continue;
+        }
+      }
+      using T = std::vector<merge::KeyValue>;
+      std::string path = DataFilePath(split, f);
+      TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
+      TRIB_ASSIGN_OR_RETURN(auto records, FileCache::Instance().GetOrLoad<T>(
+          "data:" + path + "#" + std::to_string(schema_->id),
+          [&]() -> Result<std::pair<T, int64_t>> {
+            TRIB_ASSIGN_OR_RETURN(T r, ReadDataFile(path, layout_, f.level, f.write_cols,
+                                                    file_fields));
+            return std::make_pair(std::move(r), f.file_size * 8 + 1024);
+          }));
+      // Records of one file are sorted by key, one per key.
+      auto it = std::lower_bound(records->begin(), records->end(), key,
+                                 [&](const merge::KeyValue& kv, const Row& k) {
+                                   for (size_t i = 0; i < layout_.key_columns.size(); i++) {
+                                     int c = CompareValues(kv.value[layout_.key_columns[i]], k[i]);
+                                     if (c != 0) return c < 0;
+                                   }
+                                   return false;
+                                 });
+      for (; it != records->end(); ++it) {
+        bool same = true;
+        for (size_t i = 0; i < layout_.key_columns.size(); i++) {
+          if (CompareValues(it->value[layout_.key_columns[i]], key[i]) != 0) same = false;
+        }
+        if (!same) break;
+        found.push_back(*it);
+      }
+    }
+    if (found.empty()) return Status::OK();
+    merge::SequenceOrder order(merge_config_);
+    std::stable_sort(found.begin(), found.end(), [&](const merge::KeyValue& a,
+                                                     const merge::KeyValue& b) {
+      return order.Compare(a, b) < 0;
+    });
+    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(merge_config_, *schema_));
+    mf->Reset();
+    for (const auto& kv : found) TRIB_RETURN_NOT_OK(mf->Add(kv));
+    auto r = mf->Result();
+    if (r && IsAdd(r->kind)) Emit(std::move(r->value), batch);
+    return Status::OK();
+  }
+
   // With an equality filter on every bucket-key column of a fixed-bucket table, only one bucket
   // per partition can hold matching rows (a point lookup): returns its bucket for `total_buckets`.
   std::optional<int32_t> LookupBucket(int32_t total_buckets) {
@@ -329,6 +409,7 @@ class FileStoreScan : public TableScan {
       }
       return Status::OK();
     }
+    if (lookup_key_) return LookupSplit(split, batch);
     if (dv_enabled_) {
       // Deletion-vector tables (Paimon semantics): a batch read skips level-0 files and reads
       // every other file as is, minus the positions its deletion vector marks.
@@ -390,6 +471,7 @@ class FileStoreScan : public TableScan {
   bool dv_enabled_ = false;
   std::shared_ptr<const merge::MergeConfig> merge_config_;
   std::vector<bool> needed_;  // empty: decode every column
+  std::optional<Row> lookup_key_;
   std::vector<int> bucket_key_;
   std::map<int32_t, std::optional<int32_t>> lookup_bucket_;
   std::map<std::tuple<std::string, int32_t, std::string>, DvLocation> dv_ranges_;

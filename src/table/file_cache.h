@@ -1,0 +1,41 @@
+// FileCache: a process-wide cache of decoded immutable files (manifests, manifest lists, data
+// files decoded for point lookups), bounded by an approximate byte size with LRU eviction.
+// Every file Tributary reads through it is immutable once written (new data gets new names), so
+// an entry never goes stale. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "tributary/result.h"
+
+namespace tributary::table {
+
+class FileCache {
+ public:
+  // The shared instance (capacity from TRIBUTARY_FILE_CACHE_MB, default 256 MiB).
+  static FileCache& Instance();
+
+  // Returns the cached value for `key` or builds it with `load` (charging `size` bytes).
+  // T must be the same type for a given key.
+  template <typename T>
+  Result<std::shared_ptr<const T>> GetOrLoad(
+      const std::string& key, const std::function<Result<std::pair<T, int64_t>>()>& load) {
+    if (auto hit = Lookup(key)) return std::static_pointer_cast<const T>(hit);
+    TRIB_ASSIGN_OR_RETURN(auto loaded, load());
+    auto value = std::make_shared<const T>(std::move(loaded.first));
+    Insert(key, value, loaded.second);
+    return value;
+  }
+
+ private:
+  explicit FileCache(int64_t capacity);
+  std::shared_ptr<const void> Lookup(const std::string& key);
+  void Insert(const std::string& key, std::shared_ptr<const void> value, int64_t size);
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace tributary::table
