@@ -62,6 +62,24 @@ std::string ManifestListSchemaJson() {
          R"({"name":"_MAX_ROW_ID","type":["null","long"],"default":null}]})";
 }
 
+std::string IndexManifestSchemaJson() {
+  return R"({"type":"record","name":"record","namespace":"org.apache.paimon.avro.generated","fields":[)"
+         R"({"name":"_VERSION","type":"int"},{"name":"_KIND","type":"int"},)"
+         R"({"name":"_PARTITION","type":"bytes"},{"name":"_BUCKET","type":"int"},)"
+         R"({"name":"_INDEX_TYPE","type":"string"},{"name":"_FILE_NAME","type":"string"},)"
+         R"({"name":"_FILE_SIZE","type":"long"},{"name":"_ROW_COUNT","type":"long"},)"
+         R"({"name":"_DELETIONS_VECTORS_RANGES","type":["null",{"type":"array","items":["null",)"
+         R"({"type":"record","name":"record__DELETIONS_VECTORS_RANGES","fields":[)"
+         R"({"name":"f0","type":"string"},{"name":"f1","type":"int"},{"name":"f2","type":"int"},)"
+         R"({"name":"_CARDINALITY","type":["null","long"],"default":null}]}]}],"default":null},)"
+         R"({"name":"_EXTERNAL_PATH","type":["null","string"],"default":null}]})";
+}
+
+const avro::SchemaPtr& IndexSchema() {
+  static avro::SchemaPtr s = *avro::ParseSchema(IndexManifestSchemaJson());
+  return s;
+}
+
 const avro::SchemaPtr& EntrySchema() {
   static avro::SchemaPtr s = *avro::ParseSchema(ManifestEntrySchemaJson());
   return s;
@@ -355,6 +373,27 @@ Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::string file,
     out.push_back(std::move(e));
   }
   return out;
+}
+
+Result<std::string> EncodeIndexManifest(const std::vector<IndexManifestEntry>& entries,
+                                        const std::string& codec) {
+  std::vector<Datum> records;
+  for (const auto& e : entries) {
+    Datum ranges;
+    if (!e.dv_ranges.empty()) {
+      DatumList l;
+      for (const auto& r : e.dv_ranges) {
+        l.push_back(Datum(DatumList{Datum(r.data_file), Datum(r.offset), Datum(r.length),
+                                    Opt(r.cardinality)}));
+      }
+      ranges = Datum(std::move(l));
+    }
+    records.push_back(Datum(DatumList{
+        Datum(int32_t{1}), Datum(static_cast<int32_t>(e.kind)), Datum(e.partition),
+        Datum(e.bucket), Datum(e.index_type), Datum(e.file_name), Datum(e.file_size),
+        Datum(e.row_count), std::move(ranges), Opt(e.external_path)}));
+  }
+  return WriteAll(IndexSchema(), records, codec);
 }
 
 std::vector<ManifestEntry> MergeEntries(const std::vector<ManifestEntry>& entries) {

@@ -92,6 +92,8 @@ struct IndexManifestEntry {
 
 Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::string file,
                                                             const std::string& what);
+Result<std::string> EncodeIndexManifest(const std::vector<IndexManifestEntry>& entries,
+                                        const std::string& codec);
 
 // Encodes a manifest file (Avro, `codec` = "zstandard" etc.).
 Result<std::string> EncodeManifest(const std::vector<ManifestEntry>& entries,

@@ -7,7 +7,95 @@
 namespace tributary::meta {
 namespace {
 
-Json TypeToJson(const DataType& t) { return t.ToString(); }
+constexpr int kMaxJsonTypeDepth = 64;
+
+// Flat types are strings; nested ones objects whose "type" carries the name and nullability:
+// {"type":"ARRAY NOT NULL","element":...}, {"type":"MAP","key":...,"value":...},
+// {"type":"MULTISET","element":...}, {"type":"ROW","fields":[{"id","name","type"}]}.
+Json TypeToJson(const DataType& t) {
+  if (!t.IsNested()) return t.ToString();
+  Json j = Json::object();
+  std::string name = t.id == TypeId::kArray      ? "ARRAY"
+                     : t.id == TypeId::kMultiset ? "MULTISET"
+                     : t.id == TypeId::kMap      ? "MAP"
+                                                 : "ROW";
+  j["type"] = t.nullable ? name : name + " NOT NULL";
+  if (t.id == TypeId::kArray || t.id == TypeId::kMultiset) {
+    j["element"] = TypeToJson(t.element());
+  } else if (t.id == TypeId::kMap) {
+    j["key"] = TypeToJson(t.key());
+    j["value"] = TypeToJson(t.value());
+  } else {
+    Json fields = Json::array();
+    for (const Field& f : t.fields()) {
+      Json jf = Json::object();
+      jf["id"] = f.id;
+      jf["name"] = f.name;
+      jf["type"] = TypeToJson(f.type);
+      if (!f.description.empty()) jf["description"] = f.description;
+      fields.push_back(jf);
+    }
+    j["fields"] = fields;
+  }
+  return j;
+}
+
+Result<DataType> TypeFromJson(const Json& j, int depth);
+
+Result<Field> FieldFromJson(const Json& jf, int depth) {
+  if (!jf.is_object()) return Status::Invalid("a field is not a JSON object");
+  Field f;
+  f.id = jf.at("id").get<int32_t>();
+  f.name = jf.at("name").get<std::string>();
+  auto t = TypeFromJson(jf.at("type"), depth + 1);
+  if (!t.ok()) return t.status().WithContext("field '" + f.name + "'");
+  f.type = std::move(*t);
+  if (jf.contains("description") && jf["description"].is_string()) {
+    f.description = jf["description"].get<std::string>();
+  }
+  return f;
+}
+
+Result<DataType> TypeFromJson(const Json& j, int depth) {
+  if (depth > kMaxJsonTypeDepth) return Status::Invalid("type nested too deeply");
+  if (j.is_string()) return DataType::Parse(j.get<std::string>());
+  if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) {
+    return Status::Invalid("a type is neither a string nor an object with a \"type\"");
+  }
+  // "ARRAY NOT NULL": the name, then the nullability.
+  std::string head = j["type"].get<std::string>();
+  bool nullable = true;
+  size_t space = head.find(' ');
+  std::string name = head.substr(0, space);
+  if (space != std::string::npos) {
+    std::string rest = head.substr(space + 1);
+    while (!rest.empty() && rest[0] == ' ') rest.erase(0, 1);
+    if (rest == "NOT NULL") {
+      nullable = false;
+    } else if (rest != "NULL") {
+      return Status::Invalid("unexpected type '" + head + "'");
+    }
+  }
+  DataType t;
+  if (name == "ARRAY" || name == "MULTISET") {
+    TRIB_ASSIGN_OR_RETURN(DataType e, TypeFromJson(j.at("element"), depth + 1));
+    t = name == "ARRAY" ? DataType::Array(std::move(e)) : DataType::Multiset(std::move(e));
+  } else if (name == "MAP") {
+    TRIB_ASSIGN_OR_RETURN(DataType k, TypeFromJson(j.at("key"), depth + 1));
+    TRIB_ASSIGN_OR_RETURN(DataType v, TypeFromJson(j.at("value"), depth + 1));
+    t = DataType::Map(std::move(k), std::move(v));
+  } else if (name == "ROW") {
+    std::vector<Field> fields;
+    for (const Json& jf : j.at("fields")) {
+      TRIB_ASSIGN_OR_RETURN(Field f, FieldFromJson(jf, depth));
+      fields.push_back(std::move(f));
+    }
+    t = DataType::Row(std::move(fields));
+  } else {
+    return Status::NotSupported("type '" + head + "' is not supported");
+  }
+  return t.WithNullable(nullable);
+}
 
 }  // namespace
 
@@ -45,21 +133,16 @@ Result<TableSchema> SchemaFromJson(std::string_view text, const std::string& wha
     int version = j.value("version", 1);
     s.id = j.at("id").get<int64_t>();
     for (const auto& jf : j.at("fields")) {
-      Field f;
-      f.id = jf.at("id").get<int32_t>();
-      f.name = jf.at("name").get<std::string>();
-      const Json& jt = jf.at("type");
-      if (!jt.is_string()) {
-        return Status::NotSupported(what + ": column '" + f.name +
-                                    "' has a nested type (ARRAY/MAP/ROW), not supported yet");
+      auto f = FieldFromJson(jf, 0);
+      if (!f.ok()) {
+        std::string col = jf.is_object() && jf.contains("name") && jf["name"].is_string()
+                              ? jf["name"].get<std::string>() : "?";
+        if (f.status().code() == StatusCode::kNotSupported) {
+          return Status::NotSupported(what + ": column '" + col + "': " + f.status().message());
+        }
+        return bad("column '" + col + "': " + f.status().message());
       }
-      auto t = DataType::Parse(jt.get<std::string>());
-      if (!t.ok()) return bad("column '" + f.name + "': " + t.status().message());
-      f.type = *t;
-      if (jf.contains("description") && jf["description"].is_string()) {
-        f.description = jf["description"].get<std::string>();
-      }
-      s.fields.push_back(std::move(f));
+      s.fields.push_back(std::move(*f));
     }
     s.highest_field_id = j.value("highestFieldId", -1);
     s.partition_keys = j.value("partitionKeys", std::vector<std::string>{});

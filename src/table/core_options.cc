@@ -40,6 +40,10 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   TRIB_RETURN_NOT_OK(int_opt("compaction.max-size-amplification-percent", &o.max_size_amp_percent));
   TRIB_RETURN_NOT_OK(int_opt("compaction.size-ratio", &o.size_ratio));
   TRIB_RETURN_NOT_OK(int_opt("dynamic-bucket.target-row-num", &o.dynamic_bucket_target_rows));
+  TRIB_RETURN_NOT_OK(int_opt("dynamic-bucket.initial-buckets", &o.dynamic_bucket_initial_buckets));
+  if (o.dynamic_bucket_target_rows < 1) {
+    return Status::Invalid("option 'dynamic-bucket.target-row-num' must be positive");
+  }
   if (const std::string* v = get("file.format")) o.file_format = *v;
   o.format.format = o.file_format;
   if (const std::string* v = get("file.compression")) o.format.compression = *v;

@@ -40,6 +40,7 @@ struct CoreOptions {
   FileFormatOptions format;
   std::string partition_default_name = "__DEFAULT_PARTITION__";
   int64_t dynamic_bucket_target_rows = 2000000;
+  int32_t dynamic_bucket_initial_buckets = 0;  // 0: unset
   std::string merge_engine = "deduplicate";
   std::string changelog_producer = "none";
   bool write_only = false;

@@ -11,6 +11,7 @@
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
 #include "io/file_system.h"
+#include "table/predicate.h"
 
 namespace tributary::table {
 
@@ -408,7 +409,8 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
                                               const FileLayout& layout, int32_t level,
                                               const std::shared_ptr<const std::vector<bool>>& mask,
                                               const std::vector<Field>* file_fields,
-                                              const std::vector<bool>* needed) {
+                                              const std::vector<bool>* needed,
+                                              const std::vector<Predicate>* skip_filters) {
   auto reader = format::parquet::ParquetReader::Open(std::move(bytes));
   if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
   const auto& schema = (*reader)->schema();
@@ -440,6 +442,28 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
   }
   format::parquet::ParquetReadOptions opts;
   opts.projection = projection;
+  if (skip_filters && !skip_filters->empty()) {
+    // Row groups whose statistics rule out a filter are not decoded.
+    std::vector<std::pair<int, const Predicate*>> checks;  // file column, predicate
+    for (const auto& p : *skip_filters) {
+      const Field* src = SourceField(layout.fields[p.column], file_fields);
+      if (!src || !src->type.SameKind(layout.fields[p.column].type)) continue;
+      int c = schema.FindColumnById(src->id);
+      if (c < 0) c = schema.FindColumn(src->name);
+      if (c >= 0) checks.push_back({c, &p});
+    }
+    if (!checks.empty()) {
+      opts.row_group_filter = [checks](const format::parquet::RowGroupStats& stats) {
+        for (const auto& [c, p] : checks) {
+          if (c >= static_cast<int>(stats.columns.size())) continue;
+          const auto& cs = stats.columns[c];
+          if (!cs.min || !cs.max) continue;
+          if (!MayMatchRange(*p, *cs.min, *cs.max)) return false;
+        }
+        return true;
+      };
+    }
+  }
   auto rows = (*reader)->ReadRows(opts);
   if (!rows.ok()) return rows.status().WithContext("data file '" + path + "'");
   std::vector<KeyValue> out;
@@ -481,7 +505,8 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
                                            int32_t level,
                                            const std::optional<std::vector<std::string>>& write_cols,
                                            const std::vector<Field>* file_fields,
-                                           const std::vector<bool>* needed) {
+                                           const std::vector<bool>* needed,
+                                           const std::vector<Predicate>* skip_filters) {
   std::shared_ptr<const std::vector<bool>> mask;
   if (write_cols) {
     auto m = std::make_shared<std::vector<bool>>(layout.fields.size(), false);
@@ -495,7 +520,8 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
   auto bytes = io::LocalFs().ReadFile(path);
   if (!bytes.ok()) return bytes.status();
   if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
-    return ReadParquetFile(path, std::move(*bytes), layout, level, mask, file_fields, needed);
+    return ReadParquetFile(path, std::move(*bytes), layout, level, mask, file_fields, needed,
+                           skip_filters);
   }
   if (!(path.size() > 5 && path.compare(path.size() - 5, 5, ".avro") == 0)) {
     std::string ext = path.substr(path.rfind('.') == std::string::npos ? path.size()

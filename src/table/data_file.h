@@ -17,6 +17,7 @@
 #include "meta/paths.h"
 #include "tributary/result.h"
 #include "tributary/schema.h"
+#include "tributary/table.h"
 
 namespace tributary::table {
 
@@ -75,11 +76,15 @@ class DataFileWriter {
 // Reads every record of one data file. Columns are matched to `layout.fields` by name (the
 // file's own Avro schema says what it holds); columns missing from the file read as NULL.
 // `write_cols` (the file's `_WRITE_COLS`) marks records as partial-column writes.
+// `needed`: columns to decode (others read NULL). `skip_filters`: predicates whose column
+// statistics may rule out whole row groups of a Parquet file (the caller passes only predicates
+// for which skipping rows is safe).
 // `file_fields`: the columns of the schema the file was written with, when it differs from the
 // read schema; columns are then matched by field id and cast to the read type.
 Result<std::vector<merge::KeyValue>> ReadDataFile(
     const std::string& path, const FileLayout& layout, int32_t level,
     const std::optional<std::vector<std::string>>& write_cols = std::nullopt,
-    const std::vector<Field>* file_fields = nullptr, const std::vector<bool>* needed = nullptr);
+    const std::vector<Field>* file_fields = nullptr, const std::vector<bool>* needed = nullptr,
+    const std::vector<Predicate>* skip_filters = nullptr);
 
 }  // namespace tributary::table

@@ -1,5 +1,6 @@
 #include "table/file_store_commit.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <random>
@@ -93,7 +94,41 @@ Result<meta::ManifestFileMeta> FileStoreCommit::WriteManifest(
   return m;
 }
 
-Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBuilder& build) {
+Result<std::string> FileStoreCommit::WriteIndexManifest(
+    const meta::Snapshot* latest, const std::vector<meta::IndexManifestEntry>& changes,
+    std::vector<std::string>* written) {
+  std::vector<meta::IndexManifestEntry> live;
+  if (latest && latest->index_manifest) {
+    std::string path = meta::ManifestPath(table_path_, *latest->index_manifest);
+    TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+    TRIB_ASSIGN_OR_RETURN(auto entries, meta::DecodeIndexManifest(std::move(bytes),
+                                                                  "index manifest '" + path + "'"));
+    for (auto& e : entries) {
+      if (e.kind == FileKind::kDelete) {
+        live.erase(std::remove_if(live.begin(), live.end(),
+                                  [&](const auto& l) { return l.file_name == e.file_name; }),
+                   live.end());
+      } else {
+        live.push_back(std::move(e));
+      }
+    }
+  }
+  for (const auto& c : changes) {
+    live.erase(std::remove_if(live.begin(), live.end(),
+                              [&](const auto& l) { return l.file_name == c.file_name; }),
+               live.end());
+    if (c.kind == FileKind::kAdd) live.push_back(c);
+  }
+  meta::FileNamer namer("index-manifest-", "");
+  std::string name = namer.Next();
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, meta::EncodeIndexManifest(live, codec_));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::ManifestPath(table_path_, name), bytes));
+  written->push_back(name);
+  return name;
+}
+
+Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
+                                            const std::vector<meta::IndexManifestEntry>* index_changes) {
   meta::SnapshotManager snapshots(table_path_);
   std::mt19937 rng(std::random_device{}());
   Status last_error;
@@ -142,6 +177,13 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
       }
       meta::Snapshot s;
       s.id = latest ? latest->id + 1 : 1;
+      if (index_changes && !index_changes->empty()) {
+        TRIB_ASSIGN_OR_RETURN(std::string im, WriteIndexManifest(latest.get(), *index_changes,
+                                                                 &written));
+        s.index_manifest = im;
+      } else if (latest) {
+        s.index_manifest = latest->index_manifest;  // index files carry over
+      }
       s.schema_id = schema_->id;
       TRIB_ASSIGN_OR_RETURN(s.base_manifest_list, write_list(base, &s.base_manifest_list_size));
       TRIB_ASSIGN_OR_RETURN(s.delta_manifest_list,
@@ -255,7 +297,7 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
         }
       }
       return delta;
-    }));
+    }, &req.index_changes));
     last = id;
   }
   if (has_compact && !req.overwrite) {

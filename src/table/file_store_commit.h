@@ -38,6 +38,9 @@ struct CommitRequest {
   // them, so the later commit wins as it should, and that bucket's compaction (computed on a
   // stale view) is dropped.
   RenumberFn renumber;
+  // Index files added or replaced by this commit (dynamic-bucket HASH indexes): published in a
+  // new index manifest with the APPEND snapshot. Without changes, the latest one carries over.
+  std::vector<meta::IndexManifestEntry> index_changes;
   // OVERWRITE: live files of the partitions `overwrite_filter` accepts are deleted first.
   bool overwrite = false;
   std::function<bool(const std::string& partition)> overwrite_filter;
@@ -65,7 +68,12 @@ class FileStoreCommit {
   using EntryBuilder = std::function<Result<std::vector<meta::ManifestEntry>>(
       const std::vector<meta::ManifestEntry>& live)>;
   // One snapshot, retried on conflict. `build` gets the latest live entries and returns the delta.
-  Result<int64_t> CommitOnce(meta::CommitKind kind, const EntryBuilder& build);
+  Result<int64_t> CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
+                             const std::vector<meta::IndexManifestEntry>* index_changes = nullptr);
+  // The index manifest with `changes` applied to the snapshot's current one.
+  Result<std::string> WriteIndexManifest(const meta::Snapshot* latest,
+                                         const std::vector<meta::IndexManifestEntry>& changes,
+                                         std::vector<std::string>* written);
   Result<meta::ManifestFileMeta> WriteManifest(const std::vector<meta::ManifestEntry>& entries,
                                                std::vector<std::string>* written);
 

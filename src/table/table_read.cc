@@ -88,6 +88,13 @@ class FileStoreScan : public TableScan {
       }
     }
     ComputeNeededColumns(merge_config_.get());
+    // Row groups may be skipped on any column of an append table, but only on key columns of a
+    // primary-key table: a non-matching newer version must still shadow an older matching one.
+    for (const auto& p : options_.filters) {
+      bool key = std::find(layout_.key_columns.begin(), layout_.key_columns.end(), p.column) !=
+                 layout_.key_columns.end();
+      if (!layout_.primary_key || key) skip_filters_.push_back(p);
+    }
     TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*id));
     TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));
     auto dv = schema_->Option("deletion-vectors.enabled");
@@ -225,7 +232,9 @@ class FileStoreScan : public TableScan {
   Result<std::vector<merge::KeyValue>> ReadFile(const Split& split, const meta::DataFileMeta& f) {
     TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
     return ReadDataFile(DataFilePath(split, f), layout_, f.level, f.write_cols, file_fields,
-                        needed_.empty() ? nullptr : &needed_);
+                        needed_.empty() ? nullptr : &needed_,
+                        // Deletion vectors address file positions: read every row group then.
+                        dv_enabled_ ? nullptr : &skip_filters_);
   }
 
   // Which columns must be decoded: the projection and filter columns, plus what merging needs.
@@ -472,6 +481,7 @@ class FileStoreScan : public TableScan {
   std::shared_ptr<const merge::MergeConfig> merge_config_;
   std::vector<bool> needed_;  // empty: decode every column
   std::optional<Row> lookup_key_;
+  std::vector<Predicate> skip_filters_;
   std::vector<int> bucket_key_;
   std::map<int32_t, std::optional<int32_t>> lookup_bucket_;
   std::map<std::tuple<std::string, int32_t, std::string>, DvLocation> dv_ranges_;

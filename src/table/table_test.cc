@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 
 #include "io/file_system.h"
 #include "tributary/catalog.h"
@@ -173,6 +174,36 @@ TEST_F(TableTest, OverwriteReplacesAndRescalesBuckets) {
   ASSERT_TRUE((*ow)->Commit().ok());
   WriteRows(**t2, {{RowKind::kInsert, R(3, "c")}});
   EXPECT_EQ(ReadAll(**t2), (std::vector<Row>{R(1, "a"), R(2, "b"), R(3, "c")}));
+}
+
+TEST_F(TableTest, DynamicBucketsKeepEachKeyInItsBucket) {
+  auto t = Create("dyn", KV({{"dynamic-bucket.target-row-num", "10"}}));
+  std::vector<std::pair<RowKind, Row>> rows;
+  for (int k = 0; k < 25; k++) rows.push_back({RowKind::kInsert, R(k, "v1")});
+  WriteRows(*t, rows);
+  auto files = catalog_->ReadSystemTable({"default", "dyn", "files"});
+  ASSERT_TRUE(files.ok());
+  std::set<int64_t> buckets;
+  for (const auto& r : files->rows) buckets.insert(r[1].int_value());
+  EXPECT_EQ(buckets, (std::set<int64_t>{0, 1, 2})) << "10 keys per bucket";
+  // A second writer (a fresh process would do the same) finds every key's bucket in the HASH
+  // index, so updates and deletes do not create a second copy of a key.
+  rows.clear();
+  for (int k = 0; k < 25; k++) rows.push_back({RowKind::kInsert, R(k, "v2")});
+  rows.push_back({RowKind::kDelete, R(7, "")});
+  for (int k = 25; k < 30; k++) rows.push_back({RowKind::kInsert, R(k, "new")});
+  WriteRows(*t, rows);
+  auto all = ReadAll(*t);
+  ASSERT_EQ(all.size(), 29u);
+  for (const auto& r : all) {
+    int64_t k = r[0].int_value();
+    EXPECT_NE(k, 7);
+    EXPECT_EQ(r[1].string_value(), k < 25 ? "v2" : "new");
+  }
+  files = catalog_->ReadSystemTable({"default", "dyn", "files"});
+  buckets.clear();
+  for (const auto& r : files->rows) buckets.insert(r[1].int_value());
+  EXPECT_EQ(buckets, (std::set<int64_t>{0, 1, 2})) << "5 new keys fill bucket 2";
 }
 
 TEST_F(TableTest, BadInputChangesNothing) {

@@ -14,6 +14,7 @@
 #include "table/compaction_job.h"
 #include "table/core_options.h"
 #include "table/data_file.h"
+#include "table/dynamic_bucket.h"
 #include "table/file_store_commit.h"
 #include "table/file_store_table.h"
 #include "table/snapshot_reader.h"
@@ -188,6 +189,11 @@ class FileStoreWriter : public TableWriter {
       bucket_types_.push_back(schema_->fields[i].type);
     }
     if (options_.commit_user.empty()) options_.commit_user = meta::NewUuid();
+    key_types_ = layout_.KeyTypes();
+    if (layout_.primary_key && core_.bucket == -1) {
+      dynamic_ = std::make_unique<DynamicBucketAssigner>(
+          path_, core_.dynamic_bucket_target_rows, core_.dynamic_bucket_initial_buckets);
+    }
   }
 
   ~FileStoreWriter() override {
@@ -214,6 +220,11 @@ class FileStoreWriter : public TableWriter {
       Row bkey;
       for (int i : bucket_idx_) bkey.push_back(row[i]);
       bucket = format::BucketOf(format::HashRow(bucket_types_, bkey), core_.bucket);
+    } else if (dynamic_) {
+      Row key;
+      for (int i : layout_.key_columns) key.push_back(row[i]);
+      TRIB_ASSIGN_OR_RETURN(bucket, dynamic_->Assign(pbytes, format::HashRow(key_types_, key),
+                                                     options_.overwrite));
     }
     if (ctx_.merge_config && IsRetract(kind)) TRIB_RETURN_NOT_OK(CheckRetractAllowed());
     TRIB_ASSIGN_OR_RETURN(BucketWriter * bw, GetBucket(pbytes, partition, bucket));
@@ -242,6 +253,7 @@ class FileStoreWriter : public TableWriter {
   }
 
   void Abort() override {
+    if (dynamic_) dynamic_->Release(/*delete_files=*/true);
     for (auto& [id, bw] : buckets_) bw->DeleteNewFiles();
     for (const auto& [dir, f] : compact_outputs_) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
     compact_outputs_.clear();
@@ -422,8 +434,12 @@ class FileStoreWriter : public TableWriter {
         return it->second->Renumber(shift, core_.target_file_size);
       };
     }
+    if (dynamic_) {
+      TRIB_ASSIGN_OR_RETURN(req.index_changes, dynamic_->Flush());
+    }
     FileStoreCommit commit(path_, schema_, options_.commit_user);
     TRIB_ASSIGN_OR_RETURN(CommitResult result, commit.Commit(req));
+    if (dynamic_) dynamic_->Release(/*delete_files=*/false);
     if (result.compaction_dropped) {
       for (const auto& [dir, f] : compact_outputs_) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
     } else {
@@ -450,6 +466,8 @@ class FileStoreWriter : public TableWriter {
   WriteContext ctx_;
   const FileLayout& layout_;
   std::unique_ptr<merge::MergeFunction> input_merge_;  // PrepareInput only
+  std::unique_ptr<DynamicBucketAssigner> dynamic_;     // 'bucket' = '-1' primary-key tables
+  std::vector<DataType> key_types_;
   std::vector<int> partition_idx_, bucket_idx_;
   std::vector<DataType> partition_types_, bucket_types_;
   std::vector<Field> partition_fields_;

@@ -10,6 +10,7 @@ status=0
 python3 "$DIR/crash_test.py" --binary "$BIN" || status=1
 python3 "$DIR/concurrency_test.py" --binary "$BIN" "$@" || status=1
 python3 "$DIR/partial_columns_test.py" --binary "$BIN" || status=1
+python3 "$DIR/dynamic_bucket_test.py" --binary "$BIN" || status=1
 if [ "$status" -ne 0 ]; then
   echo "tests/crash: FAILED (see the FAIL lines above)" >&2
 else

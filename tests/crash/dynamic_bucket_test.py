@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Dynamic bucket mode ('bucket' = '-1') with several writer processes at once: every key must
+end up in exactly one bucket (the HASH index and the table lock keep concurrent writers from
+assigning a new key twice), and the buckets fill up to 'dynamic-bucket.target-row-num'."""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+WRITERS = 4
+ROUNDS = 12
+TARGET = 5
+
+
+def run(binary, wh, sql):
+    return subprocess.run([binary, "sql", "--warehouse", wh, "--format", "csv", "-e", sql],
+                          capture_output=True, text=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default="build/tributary")
+    args = ap.parse_args()
+    tmp = tempfile.mkdtemp(prefix="tributary-dyn-",
+                           dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    binary = os.path.join(tmp, "tributary")
+    shutil.copy(args.binary, binary)
+    wh = os.path.join(tmp, "wh")
+    try:
+        r = run(binary, wh, "CREATE TABLE t (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+                            "WITH ('dynamic-bucket.target-row-num' = '%d')" % TARGET)
+        assert r.returncode == 0, r.stderr
+        errors = []
+
+        def writer(w):
+            for i in range(ROUNDS):
+                # Every writer writes the same keys: new keys race for a bucket.
+                r = run(binary, wh, "INSERT INTO t VALUES (%d, 'w%d'), (%d, 'w%d')" %
+                        (i, w, i + 1000, w))
+                if r.returncode != 0:
+                    errors.append(r.stderr.strip())
+                    return
+
+        start = time.time()
+        threads = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            print("FAIL dynamic bucket: a writer failed: " + errors[0])
+            return 1
+        r = run(binary, wh, "SELECT COUNT(*), COUNT(DISTINCT id) FROM t")
+        total, distinct = r.stdout.strip().splitlines()[1].split(",")
+        if total != distinct or int(distinct) != 2 * ROUNDS:
+            print("FAIL dynamic bucket: %s rows for %s distinct keys (want %d, one row per key)" %
+                  (total, distinct, 2 * ROUNDS))
+            return 1
+        r = run(binary, wh, "SELECT bucket, SUM(record_count) FROM t$files GROUP BY bucket")
+        print("  ok  dynamic bucket: %d writers x %d statements racing for new keys in %.1fs: "
+              "%s keys, one row each, in %d buckets of at most %d keys" %
+              (WRITERS, ROUNDS, time.time() - start, distinct,
+               len(r.stdout.strip().splitlines()) - 1, TARGET))
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
