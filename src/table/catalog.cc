@@ -77,10 +77,55 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     TRIB_RETURN_NOT_OK(must_exist("partition", k));
     if (!seen.insert(k).second) return Status::Invalid("PARTITIONED BY lists '" + k + "' twice");
   }
+  // Nested columns cannot be keys: BinaryRows (partitions, keys, bucket hash) hold flat values.
+  auto nested = [&](const std::string& name) {
+    for (const auto& c : spec.columns) {
+      if (c.name == name) return c.type.IsNested();
+    }
+    return false;
+  };
+  for (const auto& k : spec.primary_keys) {
+    if (nested(k)) {
+      return Status::Invalid("primary key column '" + k + "' has a nested type; primary keys "
+                             "must be flat (not ARRAY, MAP, MULTISET or ROW)");
+    }
+  }
+  for (const auto& k : spec.partition_keys) {
+    if (nested(k)) {
+      return Status::Invalid("partition column '" + k + "' has a nested type; partition keys "
+                             "must be flat (not ARRAY, MAP, MULTISET or ROW)");
+    }
+  }
+  // Field ids depth-first as Paimon assigns them: a column, then the fields of its nested ROWs.
   int32_t id = 0;
+  struct Ids {
+    static DataType Assign(const DataType& t, int32_t* next) {
+      switch (t.id) {
+        case TypeId::kArray:
+          return DataType::Array(Assign(t.element(), next)).WithNullable(t.nullable);
+        case TypeId::kMultiset:
+          return DataType::Multiset(Assign(t.element(), next)).WithNullable(t.nullable);
+        case TypeId::kMap: {
+          DataType k = Assign(t.key(), next);
+          return DataType::Map(k, Assign(t.value(), next)).WithNullable(t.nullable);
+        }
+        case TypeId::kRow: {
+          std::vector<Field> fields = t.fields();
+          for (Field& f : fields) {
+            f.id = (*next)++;
+            f.type = Assign(f.type, next);
+          }
+          return DataType::Row(std::move(fields)).WithNullable(t.nullable);
+        }
+        default:
+          return t;
+      }
+    }
+  };
   for (const auto& c : spec.columns) {
     Field f = c;
     f.id = id++;
+    f.type = Ids::Assign(f.type, &id);
     bool pk = std::find(spec.primary_keys.begin(), spec.primary_keys.end(), c.name) !=
               spec.primary_keys.end();
     if (pk) f.type.nullable = false;  // primary key columns are NOT NULL, as in Flink and Paimon
@@ -112,12 +157,24 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     return Status::Invalid("option 'bucket' must be a positive bucket count or -1, got " +
                            std::to_string(core.bucket));
   }
+  if (!pk && core.bucket > 0 && !s.Option("bucket-key")) {
+    for (const auto& f : s.fields) {
+      if (f.type.IsNested()) {
+        return Status::Invalid("an append table with 'bucket' > 0 and a nested column ('" +
+                               f.name + "') needs 'bucket-key' naming flat columns");
+      }
+    }
+  }
   if (auto bk = s.Option("bucket-key")) {
     if (core.bucket <= 0) {
       return Status::Invalid("option 'bucket-key' needs a fixed bucket count ('bucket' > 0)");
     }
     for (const auto& k : SplitList(*bk)) {
       TRIB_RETURN_NOT_OK(must_exist("bucket key", k));
+      if (nested(k)) {
+        return Status::Invalid("bucket key column '" + k + "' has a nested type; bucket keys "
+                               "must be flat (not ARRAY, MAP, MULTISET or ROW)");
+      }
       if (std::find(s.partition_keys.begin(), s.partition_keys.end(), k) != s.partition_keys.end()) {
         return Status::Invalid("bucket key column '" + k + "' must not be a partition key");
       }

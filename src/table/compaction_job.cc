@@ -44,7 +44,7 @@ Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::str
     // Partial-column records are only compacted into the top level (see the writer's picker
     // use), where nothing older remains: what they did not write is NULL.
     kv.write_mask = nullptr;
-    Status st = writer.Write(kv);
+    Status st = writer.Write(std::move(kv));
     if (!st.ok()) {
       writer.Abort();
       return st;

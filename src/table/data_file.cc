@@ -63,7 +63,17 @@ std::vector<Field> FileLayout::PhysicalFields() const {
 
 namespace {
 
-Result<Json> AvroType(const DataType& t) {
+constexpr const char* kAvroRecordName = "org.apache.paimon.avro.generated.record";
+
+// Avro holds maps natively only with string keys; other keys become an array of
+// {key, value} records (as Paimon's AvroSchemaConverter writes them).
+bool IsArrayMap(const DataType& t) {
+  return (t.id == TypeId::kMap || t.id == TypeId::kMultiset) && !t.key().IsString();
+}
+
+// The Avro schema of a column of type `t`. `row_name` names nested records as Paimon does:
+// "<record>_<field>" for a ROW field, "<name>_key"/"<name>_value" inside an array map.
+Result<Json> AvroType(const DataType& t, const std::string& row_name) {
   Json base;
   auto logical = [](const char* type, const char* lt) {
     Json j = Json::object();
@@ -103,6 +113,57 @@ Result<Json> AvroType(const DataType& t) {
       }
       break;
     }
+    case TypeId::kArray: {
+      TRIB_ASSIGN_OR_RETURN(Json items, AvroType(t.element(), row_name));
+      base = Json::object();
+      base["type"] = "array";
+      base["items"] = items;
+      break;
+    }
+    case TypeId::kMultiset:
+    case TypeId::kMap: {
+      if (!IsArrayMap(t)) {
+        TRIB_ASSIGN_OR_RETURN(Json values, AvroType(t.value(), row_name));
+        base = Json::object();
+        base["type"] = "map";
+        base["values"] = values;
+        break;
+      }
+      TRIB_ASSIGN_OR_RETURN(Json key, AvroType(t.key().NotNull(), row_name + "_key"));
+      TRIB_ASSIGN_OR_RETURN(Json value, AvroType(t.value(), row_name + "_value"));
+      Json kf = Json::object();
+      kf["name"] = "key";
+      kf["type"] = key;
+      Json vf = Json::object();
+      vf["name"] = "value";
+      vf["type"] = value;
+      if (t.value().nullable) vf["default"] = nullptr;
+      Json rec = Json::object();
+      rec["type"] = "record";
+      rec["name"] = row_name;
+      rec["fields"] = Json::array({kf, vf});
+      base = Json::object();
+      base["type"] = "array";
+      base["items"] = rec;
+      base["logicalType"] = "map";
+      break;
+    }
+    case TypeId::kRow: {
+      Json fields = Json::array();
+      for (const Field& f : t.fields()) {
+        TRIB_ASSIGN_OR_RETURN(Json ft, AvroType(f.type, row_name + "_" + f.name));
+        Json jf = Json::object();
+        jf["name"] = f.name;
+        jf["type"] = ft;
+        if (f.type.nullable) jf["default"] = nullptr;
+        fields.push_back(jf);
+      }
+      base = Json::object();
+      base["type"] = "record";
+      base["name"] = row_name;
+      base["fields"] = fields;
+      break;
+    }
   }
   if (!t.nullable) return base;
   Json u = Json::array();
@@ -121,14 +182,16 @@ Result<avro::SchemaPtr> AvroSchemaFor(const FileLayout& l) {
   };
   if (l.primary_key) {
     for (int c : l.key_columns) {
-      TRIB_ASSIGN_OR_RETURN(Json t, AvroType(l.fields[c].type.NotNull()));
-      add("_KEY_" + l.fields[c].name, t);
+      std::string name = "_KEY_" + l.fields[c].name;
+      TRIB_ASSIGN_OR_RETURN(Json t, AvroType(l.fields[c].type.NotNull(),
+                                             std::string(kAvroRecordName) + "_" + name));
+      add(name, t);
     }
     add("_SEQUENCE_NUMBER", "long");
     add("_VALUE_KIND", "int");
   }
   for (const auto& f : l.fields) {
-    TRIB_ASSIGN_OR_RETURN(Json t, AvroType(f.type));
+    TRIB_ASSIGN_OR_RETURN(Json t, AvroType(f.type, std::string(kAvroRecordName) + "_" + f.name));
     add(f.name, t);
   }
   Json rec = Json::object();
@@ -161,6 +224,40 @@ Datum ToDatum(const Value& v, const DataType& t) {
       Timestamp ts = v.timestamp_value();
       if (t.precision <= 3) return Datum(ts.millis);
       return Datum(ts.millis * 1000 + ts.nanos_of_milli / 1000);
+    }
+    case TypeId::kArray: {
+      DatumList items;
+      if (!v.is_array()) return Datum();
+      for (const Value& e : v.array_elements()) items.push_back(ToDatum(e, t.element()));
+      return Datum(std::move(items));
+    }
+    case TypeId::kMultiset:
+    case TypeId::kMap: {
+      if (!v.is_map()) return Datum();
+      const auto& keys = v.map_keys();
+      const auto& values = v.map_values();
+      if (!IsArrayMap(t)) {
+        avro::DatumMap m;
+        for (size_t i = 0; i < keys.size() && i < values.size(); i++) {
+          m.emplace_back(keys[i].is_string() ? keys[i].string_value() : std::string(),
+                         ToDatum(values[i], t.value()));
+        }
+        return Datum(std::move(m));
+      }
+      DatumList entries;
+      for (size_t i = 0; i < keys.size() && i < values.size(); i++) {
+        entries.push_back(Datum(DatumList{ToDatum(keys[i], t.key()), ToDatum(values[i], t.value())}));
+      }
+      return Datum(std::move(entries));
+    }
+    case TypeId::kRow: {
+      if (!v.is_struct()) return Datum();
+      DatumList fields;
+      const auto& vals = v.struct_fields();
+      for (size_t i = 0; i < t.fields().size(); i++) {
+        fields.push_back(i < vals.size() ? ToDatum(vals[i], t.fields()[i].type) : Datum());
+      }
+      return Datum(std::move(fields));
     }
   }
   return Datum();
@@ -214,6 +311,50 @@ Result<Value> FromDatum(const Datum& d, const DataType& t, const std::string& wh
         int64_t ms = i >= 0 ? i / 1000 : -((-i + 999) / 1000);
         return Value::Ts({ms, static_cast<int32_t>((i - ms * 1000) * 1000)});
       }
+    case TypeId::kArray: {
+      if (!std::holds_alternative<DatumList>(d.rep)) return mismatch();
+      std::vector<Value> items;
+      for (const Datum& e : d.as_list()) {
+        TRIB_ASSIGN_OR_RETURN(Value v, FromDatum(e, t.element(), what));
+        items.push_back(std::move(v));
+      }
+      return Value::Array(std::move(items));
+    }
+    case TypeId::kMultiset:
+    case TypeId::kMap: {
+      std::vector<Value> keys, values;
+      if (std::holds_alternative<avro::DatumMap>(d.rep)) {
+        for (const auto& [k, v] : d.as_map()) {
+          keys.push_back(Value::String(k));
+          TRIB_ASSIGN_OR_RETURN(Value x, FromDatum(v, t.value(), what));
+          values.push_back(std::move(x));
+        }
+      } else if (std::holds_alternative<DatumList>(d.rep)) {
+        for (const Datum& e : d.as_list()) {
+          if (!std::holds_alternative<DatumList>(e.rep) || e.as_list().size() != 2) {
+            return mismatch();
+          }
+          TRIB_ASSIGN_OR_RETURN(Value k, FromDatum(e.as_list()[0], t.key(), what));
+          TRIB_ASSIGN_OR_RETURN(Value x, FromDatum(e.as_list()[1], t.value(), what));
+          keys.push_back(std::move(k));
+          values.push_back(std::move(x));
+        }
+      } else {
+        return mismatch();
+      }
+      return Value::Map(std::move(keys), std::move(values));
+    }
+    case TypeId::kRow: {
+      if (!std::holds_alternative<DatumList>(d.rep)) return mismatch();
+      const DatumList& l = d.as_list();
+      if (l.size() != t.fields().size()) return mismatch();
+      std::vector<Value> fields;
+      for (size_t k = 0; k < l.size(); k++) {
+        TRIB_ASSIGN_OR_RETURN(Value v, FromDatum(l[k], t.fields()[k].type, what));
+        fields.push_back(std::move(v));
+      }
+      return Value::Struct(std::move(fields));
+    }
   }
   return mismatch();
 }
@@ -257,6 +398,31 @@ int64_t NowMillis() {
 
 }  // namespace
 
+namespace {
+// Value statistics cover the flat columns only: BinaryRows hold no nested values. When a table
+// has nested columns, the files name the columns their statistics cover (_VALUE_STATS_COLS).
+std::optional<std::vector<int>> StatsColumns(const FileLayout& l) {
+  bool nested = false;
+  std::vector<int> flat;
+  for (size_t i = 0; i < l.fields.size(); i++) {
+    if (l.fields[i].type.IsNested()) {
+      nested = true;
+    } else {
+      flat.push_back(static_cast<int>(i));
+    }
+  }
+  if (!nested) return std::nullopt;
+  return flat;
+}
+
+std::vector<DataType> StatsTypes(const FileLayout& l, const std::optional<std::vector<int>>& c) {
+  if (!c) return l.FieldTypes();
+  std::vector<DataType> t;
+  for (int i : *c) t.push_back(l.fields[i].type);
+  return t;
+}
+}  // namespace
+
 struct DataFileWriter::OpenFile {
   std::string name;
   std::unique_ptr<avro::FileWriter> writer;            // Avro files
@@ -271,7 +437,10 @@ struct DataFileWriter::OpenFile {
   int64_t rows = 0;
   int64_t deletes = 0;
   int64_t min_seq = INT64_MAX, max_seq = INT64_MIN;
-  OpenFile(const FileLayout& l) : key_stats(l.KeyTypes()), value_stats(l.FieldTypes()) {}
+  std::optional<std::vector<int>> stats_columns;  // set when the table has nested columns
+  OpenFile(const FileLayout& l, std::optional<std::vector<int>> stats)
+      : key_stats(l.KeyTypes()), value_stats(StatsTypes(l, stats)),
+        stats_columns(std::move(stats)) {}
 };
 
 DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::FileNamer* namer,
@@ -284,9 +453,9 @@ DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::
 
 DataFileWriter::~DataFileWriter() = default;
 
-Status DataFileWriter::Write(const KeyValue& kv) {
+Status DataFileWriter::Write(KeyValue kv) {
   if (!file_) {
-    auto f = std::make_unique<OpenFile>(layout_);
+    auto f = std::make_unique<OpenFile>(layout_, StatsColumns(layout_));
     std::string fmt = format_.FormatForLevel(level_);
     if (fmt == "parquet") {
       format::parquet::ParquetWriterOptions po;
@@ -314,15 +483,19 @@ Status DataFileWriter::Write(const KeyValue& kv) {
   }
   OpenFile& f = *file_;
   if (f.pq) {
-    Row phys;
+    Row& phys = phys_;
+    phys.clear();
     phys.reserve(layout_.fields.size() + layout_.key_columns.size() + 2);
     if (layout_.primary_key) {
       for (int c : layout_.key_columns) phys.push_back(kv.value[c]);
       phys.push_back(Value::Int(kv.sequence));
       phys.push_back(Value::Int(static_cast<int64_t>(kv.kind)));
     }
-    for (const auto& v : kv.value) phys.push_back(v);
-    TRIB_RETURN_NOT_OK(f.pq->Append(phys));
+    for (auto& v : kv.value) phys.push_back(std::move(v));
+    Status st = f.pq->Append(phys);
+    // Statistics and the key range below read the values back from the physical row.
+    for (size_t i = 0; i < kv.value.size(); i++) kv.value[i] = std::move(phys[phys.size() - kv.value.size() + i]);
+    TRIB_RETURN_NOT_OK(st);
   } else {
     DatumList rec;
     rec.reserve(layout_.fields.size() + layout_.key_columns.size() + 2);
@@ -343,7 +516,7 @@ Status DataFileWriter::Write(const KeyValue& kv) {
     f.max_key = std::move(key);
     f.key_stats.Add(kv.value, &layout_.key_columns);
   }
-  f.value_stats.Add(kv.value, nullptr);
+  f.value_stats.Add(kv.value, f.stats_columns ? &*f.stats_columns : nullptr);
   f.rows++;
   if (IsRetract(kv.kind)) f.deletes++;
   f.min_seq = std::min(f.min_seq, kv.sequence);
@@ -369,6 +542,10 @@ Status DataFileWriter::Roll() {
   m.max_key = format::SerializeBinaryRow(key_types, f->max_key);
   m.key_stats = f->key_stats.Finish();
   m.value_stats = f->value_stats.Finish();
+  if (f->stats_columns) {
+    m.value_stats_cols.emplace();
+    for (int c : *f->stats_columns) m.value_stats_cols->push_back(layout_.fields[c].name);
+  }
   m.min_sequence_number = f->min_seq;
   m.max_sequence_number = f->max_seq;
   m.schema_id = layout_.schema_id;
@@ -478,7 +655,8 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
     for (size_t i = 0; i < target.size(); i++) {
       if (target[i] >= 0) {
         const DataType& to = layout.fields[target[i]].type;
-        if (!sources[i]->type.SameKind(to)) {
+        // Nested columns are read in the file's shape (no evolution inside nested types yet).
+        if (!sources[i]->type.SameKind(to) && !to.IsNested()) {
           auto cast = CastEvolvedValue(r[i], sources[i]->type, to);
           if (!cast.ok()) return cast.status().WithContext("data file '" + path + "'");
           kv.value[target[i]] = std::move(*cast);
@@ -561,7 +739,7 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
     for (size_t i = 0; i < layout.fields.size(); i++) {
       if (pos[i] < 0) continue;
       TRIB_ASSIGN_OR_RETURN(kv.value[i], FromDatum(rec[pos[i]], src_types[i], path));
-      if (!src_types[i].SameKind(layout.fields[i].type)) {
+      if (!src_types[i].SameKind(layout.fields[i].type) && !layout.fields[i].type.IsNested()) {
         auto cast = CastEvolvedValue(kv.value[i], src_types[i], layout.fields[i].type);
         if (!cast.ok()) return cast.status().WithContext("data file '" + path + "'");
         kv.value[i] = std::move(*cast);

@@ -52,7 +52,8 @@ class DataFileWriter {
   ~DataFileWriter();
 
   // REQUIRES (primary-key layout): records sorted by key, at most one per key per file.
-  Status Write(const merge::KeyValue& kv);
+  // Takes the record by value: pass an rvalue to move its strings into the file.
+  Status Write(merge::KeyValue kv);
   // Closes the open file. Returns the metas of every file written.
   Result<std::vector<meta::DataFileMeta>> Finish();
   // Deletes every file written so far (on failure).
@@ -71,6 +72,7 @@ class DataFileWriter {
   std::optional<std::vector<std::string>> write_cols_;
   std::unique_ptr<OpenFile> file_;
   std::vector<meta::DataFileMeta> done_;
+  Row phys_;  // reused physical row of Parquet files
 };
 
 // Reads every record of one data file. Columns are matched to `layout.fields` by name (the

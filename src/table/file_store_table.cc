@@ -97,6 +97,29 @@ Status CheckValue(const Value& v, const Field& f) {
     case TypeId::kTimestampLtz:
       if (!v.is_timestamp()) return bad("expected a TIMESTAMP value");
       break;
+    case TypeId::kArray:
+      if (!v.is_array()) return bad("expected an ARRAY value");
+      for (const Value& e : v.array_elements()) {
+        TRIB_RETURN_NOT_OK(CheckValue(e, Field{0, f.name + "[]", t.element(), ""}));
+      }
+      break;
+    case TypeId::kMultiset:
+    case TypeId::kMap:
+      if (!v.is_map()) return bad("expected a MAP value");
+      for (size_t i = 0; i < v.map_keys().size(); i++) {
+        TRIB_RETURN_NOT_OK(CheckValue(v.map_keys()[i], Field{0, f.name + " key", t.key().NotNull(), ""}));
+        TRIB_RETURN_NOT_OK(CheckValue(v.map_values()[i], Field{0, f.name + " value", t.value(), ""}));
+      }
+      break;
+    case TypeId::kRow:
+      if (!v.is_struct() || v.struct_fields().size() != t.fields().size()) {
+        return bad("expected a ROW value with " + std::to_string(t.fields().size()) + " fields");
+      }
+      for (size_t i = 0; i < t.fields().size(); i++) {
+        const Field& sub = t.fields()[i];
+        TRIB_RETURN_NOT_OK(CheckValue(v.struct_fields()[i], Field{0, f.name + "." + sub.name, sub.type, ""}));
+      }
+      break;
   }
   return Status::OK();
 }

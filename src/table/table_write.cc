@@ -103,7 +103,7 @@ class BucketWriter {
         merge::KeyValue& kv = (*records)[i];
         kv.sequence += shift;
         max_seq = std::max(max_seq, kv.sequence);
-        st = writer.Write(kv);
+        st = writer.Write(std::move(kv));
       }
       if (!st.ok()) {
         writer.Abort();
@@ -131,7 +131,7 @@ class BucketWriter {
 
  private:
   Status WriteAll(DataFileWriter* w) {
-    for (const auto& kv : buffer_) TRIB_RETURN_NOT_OK(w->Write(kv));
+    for (auto& kv : buffer_) TRIB_RETURN_NOT_OK(w->Write(std::move(kv)));
     return Status::OK();
   }
   Status WriteMerged(DataFileWriter* w) {
@@ -141,6 +141,18 @@ class BucketWriter {
       int c = cmp.Compare(a.value, b.value);
       return c != 0 ? c < 0 : order.Compare(a, b) < 0;
     });
+    const merge::MergeConfig& c = *ctx_.merge_config;
+    if (c.engine == "deduplicate" && !c.ignore_delete && !ctx_.write_mask) {
+      // Deduplicate without partial columns: the last record of each key is the result.
+      size_t i = 0;
+      while (i < buffer_.size()) {
+        size_t j = i + 1;
+        while (j < buffer_.size() && cmp.Compare(buffer_[i].value, buffer_[j].value) == 0) j++;
+        TRIB_RETURN_NOT_OK(w->Write(std::move(buffer_[j - 1])));
+        i = j;
+      }
+      return Status::OK();
+    }
     TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(ctx_.merge_config, schema_));
     size_t i = 0;
     while (i < buffer_.size()) {
@@ -150,7 +162,7 @@ class BucketWriter {
         TRIB_RETURN_NOT_OK(mf->Add(buffer_[j]));
         j++;
       }
-      if (auto r = mf->Result()) TRIB_RETURN_NOT_OK(w->Write(*r));
+      if (auto r = mf->Result()) TRIB_RETURN_NOT_OK(w->Write(std::move(*r)));
       i = j;
     }
     return Status::OK();

@@ -30,6 +30,9 @@ int64_t PlainSize(PhysicalType type, int32_t type_length, const PhysicalValues& 
   return 0;
 }
 
+// Values seen before deciding whether a first page's dictionary is worth keeping.
+constexpr size_t kDictionaryProbe = 2048;
+
 std::string DictionaryKey(const PhysicalValues& v, size_t i) {
   if (!v.ints.empty()) return std::string(reinterpret_cast<const char*>(&v.ints[i]), 8);
   if (!v.doubles.empty()) return std::string(reinterpret_cast<const char*>(&v.doubles[i]), 8);
@@ -55,18 +58,40 @@ bool DeprecatedStatsCorrect(PhysicalType t) {
 
 }  // namespace
 
+namespace {
+LeafSpec FlatSpec(const Field& field, const SchemaElement& element) {
+  LeafSpec s;
+  s.path = {field.name};
+  s.type = field.type;
+  s.physical = element.type.value_or(PhysicalType::kInt32);
+  s.type_length = element.type_length.value_or(0);
+  s.max_def = field.type.nullable ? 1 : 0;
+  s.max_rep = 0;
+  return s;
+}
+}  // namespace
+
 ColumnChunkWriter::ColumnChunkWriter(const Field& field, const SchemaElement& element,
                                      const ColumnWriterOptions& options)
-    : field_(field),
-      physical_(element.type.value_or(PhysicalType::kInt32)),
-      type_length_(element.type_length.value_or(0)),
-      nullable_(field.type.nullable),
+    : ColumnChunkWriter(FlatSpec(field, element), options) {}
+
+ColumnChunkWriter::ColumnChunkWriter(LeafSpec spec, const ColumnWriterOptions& options)
+    : spec_(spec),
+      path_(std::move(spec.path)),
+      type_(std::move(spec.type)),
+      physical_(spec.physical),
+      type_length_(spec.type_length),
+      max_def_(spec.max_def),
+      max_rep_(spec.max_rep),
       options_(options) {
+  for (size_t i = 0; i < path_.size(); ++i) name_ += (i ? "." : "") + path_[i];
   ResetChunk();
 }
 
 void ColumnChunkWriter::ResetChunk() {
   def_levels_.clear();
+  rep_levels_.clear();
+  page_levels_ = 0;
   page_values_.clear();
   indices_.clear();
   page_rows_ = page_nulls_ = page_plain_bytes_ = 0;
@@ -92,17 +117,39 @@ void ColumnChunkWriter::ResetChunk() {
 
 Status ColumnChunkWriter::Add(const Value& v) {
   if (v.is_null()) {
-    if (!nullable_) {
-      return Status::Invalid("NULL in NOT NULL column '" + field_.name + "'");
+    if (max_def_ == 0) return Status::Invalid("NULL in NOT NULL column '" + name_ + "'");
+    TRIB_RETURN_NOT_OK(AddEntry(0, 0, nullptr));
+  } else {
+    TRIB_RETURN_NOT_OK(AddEntry(max_def_, 0, &v));
+  }
+  return EndRow();
+}
+
+Status ColumnChunkWriter::AddRow(const std::vector<int16_t>& defs,
+                                 const std::vector<int16_t>& reps,
+                                 const std::vector<Value>& values) {
+  size_t next = 0;
+  for (size_t i = 0; i < defs.size(); ++i) {
+    const Value* v = nullptr;
+    if (defs[i] == max_def_) {
+      if (next >= values.size()) return Status::Internal("parquet: too few leaf values");
+      v = &values[next++];
     }
-    def_levels_.push_back(0);
+    TRIB_RETURN_NOT_OK(AddEntry(defs[i], i < reps.size() ? reps[i] : 0, v));
+  }
+  return EndRow();
+}
+
+Status ColumnChunkWriter::AddEntry(int16_t def, int16_t rep, const Value* v) {
+  if (v == nullptr) {
+    def_levels_.push_back(static_cast<uint32_t>(def));
     ++page_nulls_;
     ++null_count_;
   } else {
     size_t i = page_values_.size();
-    Status st = AppendPhysical(field_.type, physical_, type_length_, v, &page_values_);
-    if (!st.ok()) return st.WithContext("column '" + field_.name + "'");
-    if (nullable_) def_levels_.push_back(1);
+    Status st = AppendPhysical(type_, physical_, type_length_, *v, &page_values_);
+    if (!st.ok()) return st.WithContext("column '" + name_ + "'");
+    if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
     page_plain_bytes_ += PlainSize(physical_, type_length_, page_values_, i);
     if (physical_ == PhysicalType::kBoolean && page_values_.size() % 8 == 1) ++page_plain_bytes_;
     if (use_dictionary_) {
@@ -115,17 +162,27 @@ Status ColumnChunkWriter::Add(const Value& v) {
       indices_.push_back(it->second);
     }
     // Statistics.
-    if (v.is_double() && std::isnan(v.double_value())) {
+    if (v->is_double() && std::isnan(v->double_value())) {
       saw_nan_ = page_nan_ = true;
     } else {
-      if (!min_ || CompareValues(v, *min_) < 0) min_ = v;
-      if (!max_ || CompareValues(v, *max_) > 0) max_ = v;
-      if (!page_min_ || CompareValues(v, *page_min_) < 0) page_min_ = v;
-      if (!page_max_ || CompareValues(v, *page_max_) > 0) page_max_ = v;
+      // Chunk statistics are merged from the page's when the page is flushed.
+      if (!page_min_ || CompareValues(*v, *page_min_) < 0) page_min_ = *v;
+      if (!page_max_ || CompareValues(*v, *page_max_) > 0) page_max_ = *v;
     }
   }
-  ++page_rows_;
+  if (max_rep_ > 0) rep_levels_.push_back(static_cast<uint32_t>(rep));
+  ++page_levels_;
   ++num_values_;
+  // High-cardinality columns (ids, free text) gain nothing from a dictionary: give it up early
+  // instead of building one for the whole first page.
+  if (use_dictionary_ && !dict_pages_written_ && page_values_.size() == kDictionaryProbe &&
+      dict_values_.size() * 10 > page_values_.size() * 9) {
+    use_dictionary_ = false;
+    indices_.clear();
+    dict_index_.clear();
+    dict_values_.clear();
+    dict_bytes_ = 0;
+  }
   if (use_dictionary_ && dict_bytes_ > options_.dictionary_page_size) {
     // Fall back to the plain encoding: this page and all later ones. Pages already written
     // keep their indices, so the dictionary page is still written; with none written yet the
@@ -138,10 +195,15 @@ Status ColumnChunkWriter::Add(const Value& v) {
       dict_bytes_ = 0;
     }
   }
+  return Status::OK();
+}
+
+Status ColumnChunkWriter::EndRow() {
+  ++page_rows_;
   int64_t page_bytes = use_dictionary_ ? static_cast<int64_t>(indices_.size()) *
                                              std::max(1, BitWidth(dict_values_.size())) / 8
                                        : page_plain_bytes_;
-  page_bytes += static_cast<int64_t>(def_levels_.size()) / 8;
+  page_bytes += static_cast<int64_t>(def_levels_.size() + rep_levels_.size()) / 8;
   if (page_bytes >= options_.page_size || page_rows_ >= options_.page_row_limit) {
     return FlushPage();
   }
@@ -152,7 +214,8 @@ int64_t ColumnChunkWriter::EstimatedSize() const {
   int64_t page = use_dictionary_ ? static_cast<int64_t>(indices_.size()) *
                                        std::max(1, BitWidth(dict_values_.size())) / 8
                                  : page_plain_bytes_;
-  return static_cast<int64_t>(pages_.size()) + page + static_cast<int64_t>(def_levels_.size()) / 8 +
+  return static_cast<int64_t>(pages_.size()) + page +
+         static_cast<int64_t>(def_levels_.size() + rep_levels_.size()) / 8 +
          (use_dictionary_ || dict_pages_written_ ? dict_bytes_ : 0);
 }
 
@@ -226,7 +289,11 @@ Status ColumnChunkWriter::FlushPage() {
   bool dictionary_encoded = use_dictionary_ && !dict_values_.empty();
   TRIB_RETURN_NOT_OK(WriteDataPage(dictionary_encoded));
   if (dictionary_encoded) dict_pages_written_ = true;
+  if (page_min_ && (!min_ || CompareValues(*page_min_, *min_) < 0)) min_ = page_min_;
+  if (page_max_ && (!max_ || CompareValues(*page_max_, *max_) > 0)) max_ = page_max_;
   def_levels_.clear();
+  rep_levels_.clear();
+  page_levels_ = 0;
   page_values_.clear();
   indices_.clear();
   page_rows_ = page_nulls_ = page_plain_bytes_ = 0;
@@ -269,41 +336,50 @@ Status ColumnChunkWriter::WriteDataPage(bool dictionary_encoded) {
     }
   }
   AddEncoding(&encodings_, encoding);
-  std::string levels;
-  if (nullable_) {
-    levels = EncodeRleBitPacked(def_levels_, 1);
+  std::string levels;  // repetition levels (if any)
+  std::string defs;    // definition levels (if any)
+  if (max_rep_ > 0) {
+    levels = EncodeRleBitPacked(rep_levels_, BitWidth(static_cast<uint64_t>(max_rep_)));
+    AddEncoding(&encodings_, Encoding::kRle);
+  }
+  if (max_def_ > 0) {
+    defs = EncodeRleBitPacked(def_levels_, BitWidth(static_cast<uint64_t>(max_def_)));
     AddEncoding(&encodings_, Encoding::kRle);
   }
   PageHeader h;
   std::string body;
   if (!v2) {
     std::string raw;
-    if (nullable_) {
+    if (max_rep_ > 0) {
       PutLe32(&raw, static_cast<uint32_t>(levels.size()));
       raw += levels;
+    }
+    if (max_def_ > 0) {
+      PutLe32(&raw, static_cast<uint32_t>(defs.size()));
+      raw += defs;
     }
     raw += values;
     TRIB_ASSIGN_OR_RETURN(body, Compress(raw));
     h.type = PageType::kDataPage;
     h.uncompressed_page_size = static_cast<int32_t>(raw.size());
     DataPageHeader d;
-    d.num_values = static_cast<int32_t>(page_rows_);
+    d.num_values = static_cast<int32_t>(page_levels_);
     d.encoding = encoding;
     d.definition_level_encoding = Encoding::kRle;
     d.repetition_level_encoding = Encoding::kRle;
     h.data_page_header = d;
   } else {
     TRIB_ASSIGN_OR_RETURN(std::string compressed, Compress(values));
-    body = levels + compressed;
+    body = levels + defs + compressed;
     h.type = PageType::kDataPageV2;
-    h.uncompressed_page_size = static_cast<int32_t>(levels.size() + values.size());
+    h.uncompressed_page_size = static_cast<int32_t>(levels.size() + defs.size() + values.size());
     DataPageHeaderV2 d;
-    d.num_values = static_cast<int32_t>(page_rows_);
+    d.num_values = static_cast<int32_t>(page_levels_);
     d.num_nulls = static_cast<int32_t>(page_nulls_);
     d.num_rows = static_cast<int32_t>(page_rows_);
     d.encoding = encoding;
-    d.definition_levels_byte_length = static_cast<int32_t>(levels.size());
-    d.repetition_levels_byte_length = 0;
+    d.definition_levels_byte_length = static_cast<int32_t>(defs.size());
+    d.repetition_levels_byte_length = static_cast<int32_t>(levels.size());
     d.is_compressed = options_.codec != Codec::kUncompressed;
     h.data_page_header_v2 = d;
   }
@@ -327,7 +403,7 @@ Status ColumnChunkWriter::WriteDataPage(bool dictionary_encoded) {
 
 Result<std::string> ColumnChunkWriter::StatBytes(const Value& v) const {
   PhysicalValues pv;
-  TRIB_RETURN_NOT_OK(AppendPhysical(field_.type, physical_, type_length_, v, &pv));
+  TRIB_RETURN_NOT_OK(AppendPhysical(type_, physical_, type_length_, v, &pv));
   return EncodeStatValue(pv, 0, physical_);
 }
 
@@ -335,7 +411,7 @@ Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file, ChunkPageIndex*
   TRIB_RETURN_NOT_OK(FlushPage());
   ColumnMetaData m;
   m.type = physical_;
-  m.path_in_schema = {field_.name};
+  m.path_in_schema = path_;
   m.codec = options_.codec;
   m.num_values = num_values_;
   const int64_t offset = static_cast<int64_t>(file->size());
