@@ -294,6 +294,52 @@ Result<Value> JsonToValue(const Json& j, const DataType& t, const ColumnEncoding
       TRIB_ASSIGN_OR_RETURN(int64_t n, JsonInteger(j));
       return Value::Ts(TruncateTimestamp(TimestampFrom(n, TimestampUnit(enc, n)), t.precision));
     }
+    case TypeId::kArray: {
+      if (!j.is_array()) return Bad("expected an array, got " + Describe(j));
+      std::vector<Value> items;
+      for (const Json& e : j) {
+        TRIB_ASSIGN_OR_RETURN(Value v, JsonToValue(e, t.element(), enc));
+        items.push_back(std::move(v));
+      }
+      return Value::Array(std::move(items));
+    }
+    case TypeId::kMap: {
+      // {"k": v, ...} (keys converted from their text) or [{"key": k, "value": v}, ...].
+      std::vector<Value> keys, values;
+      if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end(); ++it) {
+          TRIB_ASSIGN_OR_RETURN(Value k, JsonToValue(Json(it.key()), t.key(), enc));
+          TRIB_ASSIGN_OR_RETURN(Value v, JsonToValue(it.value(), t.value(), enc));
+          keys.push_back(std::move(k));
+          values.push_back(std::move(v));
+        }
+      } else if (j.is_array()) {
+        for (const Json& e : j) {
+          if (!e.is_object() || !e.contains("key")) return Bad("expected {key, value} entries");
+          TRIB_ASSIGN_OR_RETURN(Value k, JsonToValue(e["key"], t.key(), enc));
+          TRIB_ASSIGN_OR_RETURN(Value v, JsonToValue(e.value("value", Json()), t.value(), enc));
+          keys.push_back(std::move(k));
+          values.push_back(std::move(v));
+        }
+      } else {
+        return Bad("expected an object, got " + Describe(j));
+      }
+      return Value::Map(std::move(keys), std::move(values));
+    }
+    case TypeId::kRow: {
+      std::vector<Value> fields;
+      for (size_t i = 0; i < t.fields().size(); i++) {
+        const Field& f = t.fields()[i];
+        Json e = j.is_object() ? j.value(f.name, Json())
+                 : j.is_array() && i < j.size() ? j[i] : Json();
+        if (!j.is_object() && !j.is_array()) return Bad("expected an object, got " + Describe(j));
+        TRIB_ASSIGN_OR_RETURN(Value v, JsonToValue(e, f.type, enc));
+        fields.push_back(std::move(v));
+      }
+      return Value::Struct(std::move(fields));
+    }
+    case TypeId::kMultiset:
+      break;
   }
   return Bad("unsupported column type " + t.ToString());
 }

@@ -48,6 +48,55 @@ class TypeScanner {
     }
     return false;
   }
+  // A field name: a word (case kept) or a `back-quoted` / "double-quoted" identifier.
+  Result<std::string> Identifier() {
+    SkipSpace();
+    if (pos_ < s_.size() && (s_[pos_] == '`' || s_[pos_] == '"')) {
+      char q = s_[pos_++];
+      std::string out;
+      while (pos_ < s_.size()) {
+        if (s_[pos_] == q) {
+          if (pos_ + 1 < s_.size() && s_[pos_ + 1] == q) {
+            out += q;
+            pos_ += 2;
+            continue;
+          }
+          pos_++;
+          return out;
+        }
+        out += s_[pos_++];
+      }
+      return Status::Invalid("unterminated quoted name");
+    }
+    size_t b = pos_;
+    while (pos_ < s_.size() &&
+           (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' ||
+            s_[pos_] == '$')) {
+      pos_++;
+    }
+    if (b == pos_) return Status::Invalid("expected a field name");
+    return std::string(s_.substr(b, pos_ - b));
+  }
+  // A single-quoted string literal ('' escapes a quote).
+  Result<std::string> StringLiteral() {
+    SkipSpace();
+    if (pos_ >= s_.size() || s_[pos_] != '\'') return Status::Invalid("expected a string");
+    pos_++;
+    std::string out;
+    while (pos_ < s_.size()) {
+      if (s_[pos_] == '\'') {
+        if (pos_ + 1 < s_.size() && s_[pos_ + 1] == '\'') {
+          out += '\'';
+          pos_ += 2;
+          continue;
+        }
+        pos_++;
+        return out;
+      }
+      out += s_[pos_++];
+    }
+    return Status::Invalid("unterminated string");
+  }
   Result<int32_t> Number() {
     SkipSpace();
     size_t b = pos_;
@@ -77,7 +126,104 @@ Status ParseParams(TypeScanner* sc, std::vector<int32_t>* params) {
   }
 }
 
+bool PlainName(const std::string& n) {
+  if (n.empty() || std::isdigit(static_cast<unsigned char>(n[0]))) return false;
+  for (char c : n) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+std::string QuoteName(const std::string& n) {
+  if (PlainName(n)) return n;
+  std::string out = "`";
+  for (char c : n) {
+    if (c == '`') out += '`';
+    out += c;
+  }
+  return out + "`";
+}
+
+constexpr int kMaxTypeDepth = 64;
+
+Result<DataType> ParseType(TypeScanner* sc, std::string_view text, int depth);
+
+// ROW<name type [COMMENT '...'], ...> or ROW(name type, ...); the opening bracket is consumed.
+Result<DataType> ParseRowFields(TypeScanner* sc, std::string_view text, char close, int depth) {
+  std::vector<Field> fields;
+  if (sc->Consume(close)) return DataType::Row(std::move(fields));
+  while (true) {
+    Field f;
+    TRIB_ASSIGN_OR_RETURN(f.name, sc->Identifier());
+    TRIB_ASSIGN_OR_RETURN(f.type, ParseType(sc, text, depth + 1));
+    if (sc->PeekWord("COMMENT")) {
+      sc->Word();
+      TRIB_ASSIGN_OR_RETURN(f.description, sc->StringLiteral());
+    }
+    for (const Field& g : fields) {
+      if (g.name == f.name) return Status::Invalid("ROW field '" + f.name + "' appears twice");
+    }
+    fields.push_back(std::move(f));
+    if (sc->Consume(close)) break;
+    if (!sc->Consume(',')) return Status::Invalid(std::string("expected ',' or '") + close + "'");
+  }
+  return DataType::Row(std::move(fields));
+}
+
 }  // namespace
+
+DataType DataType::Array(DataType element) {
+  DataType t{TypeId::kArray};
+  auto c = std::make_shared<NestedChildren>();
+  c->types.push_back(std::move(element));
+  t.children = std::move(c);
+  return t;
+}
+
+DataType DataType::Multiset(DataType element) {
+  DataType t = Array(std::move(element));
+  t.id = TypeId::kMultiset;
+  return t;
+}
+
+DataType DataType::Map(DataType key, DataType value) {
+  DataType t{TypeId::kMap};
+  auto c = std::make_shared<NestedChildren>();
+  c->types.push_back(std::move(key));
+  c->types.push_back(std::move(value));
+  t.children = std::move(c);
+  return t;
+}
+
+DataType DataType::Row(std::vector<Field> fields) {
+  DataType t{TypeId::kRow};
+  auto c = std::make_shared<NestedChildren>();
+  c->fields = std::move(fields);
+  t.children = std::move(c);
+  return t;
+}
+
+const DataType& DataType::element() const { return children->types[0]; }
+const DataType& DataType::key() const { return children->types[0]; }
+const DataType& DataType::value() const {
+  static const DataType kCount = DataType::Int().NotNull();
+  if (id == TypeId::kMultiset) return kCount;
+  return children->types[1];
+}
+const std::vector<Field>& DataType::fields() const {
+  static const std::vector<Field> kNone;
+  return children ? children->fields : kNone;
+}
+
+bool DataType::operator==(const DataType& o) const {
+  if (id != o.id || nullable != o.nullable || length != o.length || precision != o.precision ||
+      scale != o.scale) {
+    return false;
+  }
+  if (children == o.children) return true;
+  if (!children || !o.children) return false;
+  return children->types == o.children->types && children->fields == o.children->fields;
+}
 
 std::string DataType::ToString() const {
   std::string s;
@@ -106,6 +252,27 @@ std::string DataType::ToString() const {
     case TypeId::kTimestampLtz:
       s = "TIMESTAMP(" + std::to_string(precision) + ") WITH LOCAL TIME ZONE";
       break;
+    case TypeId::kArray: s = "ARRAY<" + element().ToString() + ">"; break;
+    case TypeId::kMultiset: s = "MULTISET<" + element().ToString() + ">"; break;
+    case TypeId::kMap: s = "MAP<" + key().ToString() + ", " + value().ToString() + ">"; break;
+    case TypeId::kRow: {
+      s = "ROW<";
+      for (size_t i = 0; i < fields().size(); i++) {
+        const Field& f = fields()[i];
+        if (i) s += ", ";
+        s += QuoteName(f.name) + " " + f.type.ToString();
+        if (!f.description.empty()) {
+          s += " COMMENT '";
+          for (char c : f.description) {
+            if (c == '\'') s += '\'';
+            s += c;
+          }
+          s += "'";
+        }
+      }
+      s += ">";
+      break;
+    }
   }
   if (!nullable) s += " NOT NULL";
   return s;
@@ -113,6 +280,22 @@ std::string DataType::ToString() const {
 
 Result<DataType> DataType::Parse(std::string_view text) {
   TypeScanner sc(text);
+  Result<DataType> t = ParseType(&sc, text, 0);
+  if (!t.ok()) {
+    if (t.status().message().find(std::string(text)) != std::string::npos) return t.status();
+    return Status::Invalid(t.status().message() + " in type '" + std::string(text) + "'");
+  }
+  if (!sc.AtEnd()) {
+    return Status::Invalid("unexpected text in type '" + std::string(text) + "'");
+  }
+  return t;
+}
+
+namespace {
+
+Result<DataType> ParseType(TypeScanner* scp, std::string_view text, int depth) {
+  TypeScanner& sc = *scp;
+  if (depth > kMaxTypeDepth) return Status::Invalid("type nested too deeply");
   std::string w = sc.Word();
   if (w.empty()) return Status::Invalid("empty type in '" + std::string(text) + "'");
   std::vector<int32_t> p;
@@ -130,24 +313,24 @@ Result<DataType> DataType::Parse(std::string_view text) {
     return Status::OK();
   };
   if (w == "BOOLEAN" || w == "BOOL") {
-    t = Boolean();
+    t = DataType::Boolean();
   } else if (w == "TINYINT") {
-    t = TinyInt();
+    t = DataType::TinyInt();
   } else if (w == "SMALLINT") {
-    t = SmallInt();
+    t = DataType::SmallInt();
   } else if (w == "INT" || w == "INTEGER") {
-    t = Int();
+    t = DataType::Int();
   } else if (w == "BIGINT") {
-    t = BigInt();
+    t = DataType::BigInt();
   } else if (w == "FLOAT" || w == "REAL") {
-    t = Float();
+    t = DataType::Float();
   } else if (w == "DOUBLE") {
     if (sc.PeekWord("PRECISION")) sc.Word();
-    t = Double();
+    t = DataType::Double();
   } else if (w == "DECIMAL" || w == "DEC" || w == "NUMERIC") {
     TRIB_RETURN_NOT_OK(params());
     TRIB_RETURN_NOT_OK(want_params(2));
-    t = Decimal(p.size() > 0 ? p[0] : 10, p.size() > 1 ? p[1] : 0);
+    t = DataType::Decimal(p.size() > 0 ? p[0] : 10, p.size() > 1 ? p[1] : 0);
     if (t.precision < 1 || t.precision > 38 || t.scale < 0 || t.scale > t.precision) {
       return Status::Invalid("DECIMAL precision must be 1..38 and scale 0..precision, got '" +
                              std::string(text) + "'");
@@ -161,7 +344,7 @@ Result<DataType> DataType::Parse(std::string_view text) {
     TRIB_RETURN_NOT_OK(want_params(1));
     t = {TypeId::kVarChar, true, p.empty() ? 1 : p[0]};
   } else if (w == "STRING") {
-    t = String();
+    t = DataType::String();
   } else if (w == "BINARY") {
     TRIB_RETURN_NOT_OK(params());
     TRIB_RETURN_NOT_OK(want_params(1));
@@ -171,13 +354,13 @@ Result<DataType> DataType::Parse(std::string_view text) {
     TRIB_RETURN_NOT_OK(want_params(1));
     t = {TypeId::kVarBinary, true, p.empty() ? 1 : p[0]};
   } else if (w == "BYTES") {
-    t = Bytes();
+    t = DataType::Bytes();
   } else if (w == "DATE") {
-    t = Date();
+    t = DataType::Date();
   } else if (w == "TIME") {
     TRIB_RETURN_NOT_OK(params());
     TRIB_RETURN_NOT_OK(want_params(1));
-    t = Time(p.empty() ? 0 : p[0]);
+    t = DataType::Time(p.empty() ? 0 : p[0]);
     if (sc.PeekWord("WITHOUT")) {
       sc.Word();
       if (sc.Word() != "TIME" || sc.Word() != "ZONE") {
@@ -188,7 +371,7 @@ Result<DataType> DataType::Parse(std::string_view text) {
     TRIB_RETURN_NOT_OK(params());
     TRIB_RETURN_NOT_OK(want_params(1));
     int32_t prec = p.empty() ? 6 : p[0];
-    t = w == "TIMESTAMP" ? Timestamp(prec) : TimestampLtz(prec);
+    t = w == "TIMESTAMP" ? DataType::Timestamp(prec) : DataType::TimestampLtz(prec);
     if (w == "TIMESTAMP" && sc.PeekWord("WITH")) {
       sc.Word();
       std::string a = sc.Word(), b = sc.Word(), c = sc.Word();
@@ -202,6 +385,28 @@ Result<DataType> DataType::Parse(std::string_view text) {
       if (sc.Word() != "TIME" || sc.Word() != "ZONE") {
         return Status::Invalid("bad type '" + std::string(text) + "'");
       }
+    }
+  } else if (w == "ARRAY" || w == "MULTISET") {
+    bool angle = sc.Consume('<');
+    if (!angle && !sc.Consume('(')) return Status::Invalid("expected '<' after " + w);
+    TRIB_ASSIGN_OR_RETURN(DataType e, ParseType(&sc, text, depth + 1));
+    if (!sc.Consume(angle ? '>' : ')')) return Status::Invalid("expected '>' after " + w + "<...");
+    t = w == "ARRAY" ? DataType::Array(std::move(e)) : DataType::Multiset(std::move(e));
+  } else if (w == "MAP") {
+    bool angle = sc.Consume('<');
+    if (!angle && !sc.Consume('(')) return Status::Invalid("expected '<' after MAP");
+    TRIB_ASSIGN_OR_RETURN(DataType k, ParseType(&sc, text, depth + 1));
+    if (!sc.Consume(',')) return Status::Invalid("expected ',' in MAP<key, value>");
+    TRIB_ASSIGN_OR_RETURN(DataType v, ParseType(&sc, text, depth + 1));
+    if (!sc.Consume(angle ? '>' : ')')) return Status::Invalid("expected '>' after MAP<...");
+    t = DataType::Map(std::move(k), std::move(v));
+  } else if (w == "ROW") {
+    if (sc.Consume('<')) {
+      TRIB_ASSIGN_OR_RETURN(t, ParseRowFields(&sc, text, '>', depth));
+    } else if (sc.Consume('(')) {
+      TRIB_ASSIGN_OR_RETURN(t, ParseRowFields(&sc, text, ')', depth));
+    } else {
+      return Status::Invalid("expected '<' or '(' after ROW");
     }
   } else {
     return Status::Invalid("unknown type '" + std::string(text) + "'");
@@ -220,10 +425,9 @@ Result<DataType> DataType::Parse(std::string_view text) {
   } else if (sc.PeekWord("NULL")) {
     sc.Word();
   }
-  if (!sc.AtEnd()) {
-    return Status::Invalid("unexpected text in type '" + std::string(text) + "'");
-  }
   return t;
 }
+
+}  // namespace
 
 }  // namespace tributary

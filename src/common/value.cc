@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <charconv>
 #include <ostream>
 #include <cmath>
@@ -8,8 +9,53 @@
 
 namespace tributary {
 
+namespace {
+std::shared_ptr<const NestedValue> MakeNested(NestedValue::Kind kind, std::vector<Value> items,
+                                              std::vector<Value> values) {
+  auto n = std::make_shared<NestedValue>();
+  n->kind = kind;
+  n->items = std::move(items);
+  n->values = std::move(values);
+  return n;
+}
+
+int CompareLists(const std::vector<Value>& a, const std::vector<Value>& b) {
+  size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; i++) {
+    int c = CompareValues(a[i], b[i]);
+    if (c != 0) return c;
+  }
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+}  // namespace
+
+Value Value::Array(std::vector<Value> elements) {
+  return Value(Rep(MakeNested(NestedValue::Kind::kArray, std::move(elements), {})));
+}
+
+Value Value::Map(std::vector<Value> keys, std::vector<Value> values) {
+  return Value(Rep(MakeNested(NestedValue::Kind::kMap, std::move(keys), std::move(values))));
+}
+
+Value Value::Struct(std::vector<Value> fields) {
+  return Value(Rep(MakeNested(NestedValue::Kind::kRow, std::move(fields), {})));
+}
+
+bool Value::NestedEquals(const Value& o) const {
+  const NestedValue& a = nested();
+  const NestedValue& b = o.nested();
+  if (&a == &b) return true;
+  return a.kind == b.kind && a.items == b.items && a.values == b.values;
+}
+
 int CompareValues(const Value& a, const Value& b) {
   if (a.is_null() || b.is_null()) return a.is_null() == b.is_null() ? 0 : (a.is_null() ? -1 : 1);
+  if (a.is_nested() && b.is_nested()) {
+    // Lexicographic: elements (map keys) first, then map values.
+    int c = CompareLists(a.nested().items, b.nested().items);
+    if (c != 0) return c;
+    return CompareLists(a.nested().values, b.nested().values);
+  }
   auto cmp = [](const auto& x, const auto& y) { return x < y ? -1 : (y < x ? 1 : 0); };
   if (a.is_int() && b.is_int()) return cmp(a.int_value(), b.int_value());
   if (a.is_string() && b.is_string()) {
@@ -33,8 +79,11 @@ int CompareValues(const Value& a, const Value& b) {
   };
   double x, y;
   if (as_double(a, &x) && as_double(b, &y)) return cmp(x, y);
-  return cmp(a.is_bool() ? 0 : a.is_int() ? 1 : a.is_double() ? 2 : a.is_string() ? 3 : 4,
-             b.is_bool() ? 0 : b.is_int() ? 1 : b.is_double() ? 2 : b.is_string() ? 3 : 4);
+  auto rank = [](const Value& v) {
+    return v.is_bool() ? 0 : v.is_int() ? 1 : v.is_double() ? 2 : v.is_string() ? 3
+         : v.is_nested() ? 5 : 4;
+  };
+  return cmp(rank(a), rank(b));
 }
 
 namespace {
@@ -62,6 +111,7 @@ std::string HexBytes(const std::string& s) {
 
 std::string FormatValue(const Value& v, const DataType& t) {
   if (v.is_null()) return "NULL";
+  if (t.IsNested() != v.is_nested()) return DebugString(v);  // never crash on a mismatch
   switch (t.id) {
     case TypeId::kBoolean: return v.bool_value() ? "true" : "false";
     case TypeId::kTinyInt:
@@ -81,6 +131,36 @@ std::string FormatValue(const Value& v, const DataType& t) {
     case TypeId::kTime: return FormatTime(v.int_value());
     case TypeId::kTimestamp:
     case TypeId::kTimestampLtz: return FormatTimestamp(v.timestamp_value());
+    case TypeId::kArray: {
+      std::string out = "[";
+      const auto& items = v.nested().items;
+      for (size_t i = 0; i < items.size(); i++) {
+        if (i) out += ", ";
+        out += FormatValue(items[i], t.element());
+      }
+      return out + "]";
+    }
+    case TypeId::kMultiset:
+    case TypeId::kMap: {
+      std::string out = "{";
+      const NestedValue& n = v.nested();
+      for (size_t i = 0; i < n.items.size(); i++) {
+        if (i) out += ", ";
+        out += FormatValue(n.items[i], t.key()) + "=";
+        out += i < n.values.size() ? FormatValue(n.values[i], t.value()) : "NULL";
+      }
+      return out + "}";
+    }
+    case TypeId::kRow: {
+      std::string out = "(";
+      const auto& items = v.nested().items;
+      for (size_t i = 0; i < items.size(); i++) {
+        if (i) out += ", ";
+        out += i < t.fields().size() ? FormatValue(items[i], t.fields()[i].type)
+                                     : DebugString(items[i]);
+      }
+      return out + ")";
+    }
   }
   return "?";
 }
@@ -92,6 +172,18 @@ std::string DebugString(const Value& v) {
   if (v.is_double()) return FormatFloating(v.double_value(), false);
   if (v.is_string()) return "'" + v.string_value() + "'";
   if (v.is_decimal()) return "dec:" + FormatDecimal(v.decimal_value().unscaled, 0);
+  if (v.is_nested()) {
+    const NestedValue& n = v.nested();
+    std::string out = n.kind == NestedValue::Kind::kArray ? "[" : n.kind == NestedValue::Kind::kMap ? "{" : "(";
+    for (size_t i = 0; i < n.items.size(); i++) {
+      if (i) out += ", ";
+      out += DebugString(n.items[i]);
+      if (n.kind == NestedValue::Kind::kMap && i < n.values.size()) {
+        out += "=" + DebugString(n.values[i]);
+      }
+    }
+    return out + (n.kind == NestedValue::Kind::kArray ? "]" : n.kind == NestedValue::Kind::kMap ? "}" : ")");
+  }
   Timestamp t = v.timestamp_value();
   return "ts:" + std::to_string(t.millis) + "+" + std::to_string(t.nanos_of_milli);
 }

@@ -302,6 +302,7 @@ Json ToJson(const Schema& schema, std::set<std::string>* defined) {
       Json j = Json::object();
       j["type"] = "array";
       j["items"] = ToJson(*schema.items, defined);
+      AddLogicalType(schema, &j);  // Paimon's "map" on arrays of key/value records
       return j;
     }
     case Type::kMap: {

@@ -71,7 +71,9 @@ std::string EncodeBinaryRow(const std::vector<DataType>& types, const Row& value
     const DataType& t = types[i];
     const Value& v = i < values.size() ? values[i] : Value();
     const size_t slot = header + 8 * i;
-    if (v.is_null()) {
+    // Nested values are not encoded in BinaryRows (partitions, keys and stats never hold
+    // them: CREATE TABLE refuses such keys); they are written as null rather than misread.
+    if (v.is_null() || t.IsNested()) {
       set_null(i);
       // Non-compact decimals and timestamps keep their variable-part space even when null.
       if (t.id == TypeId::kDecimal && !IsCompactDecimal(t)) {
@@ -84,6 +86,10 @@ std::string EncodeBinaryRow(const std::vector<DataType>& types, const Row& value
       continue;
     }
     switch (t.id) {
+      case TypeId::kArray:
+      case TypeId::kMultiset:
+      case TypeId::kMap:
+      case TypeId::kRow: break;  // handled above
       case TypeId::kBoolean: buf[slot] = v.bool_value() ? 1 : 0; break;
       case TypeId::kTinyInt: buf[slot] = static_cast<char>(v.int_value()); break;
       case TypeId::kSmallInt: PutU64(&buf, slot, static_cast<uint16_t>(v.int_value())); break;
@@ -167,6 +173,10 @@ Result<Row> DecodeRow(std::string_view b, size_t arity, const std::vector<DataTy
       return Status::OK();
     };
     switch (t.id) {
+      case TypeId::kArray:
+      case TypeId::kMultiset:
+      case TypeId::kMap:
+      case TypeId::kRow: break;  // not encoded: reads as null
       case TypeId::kBoolean: row[i] = Value::Bool(b[slot] != 0); break;
       case TypeId::kTinyInt: row[i] = Value::Int(static_cast<int8_t>(raw & 0xFF)); break;
       case TypeId::kSmallInt: row[i] = Value::Int(static_cast<int16_t>(raw & 0xFFFF)); break;

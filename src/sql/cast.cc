@@ -203,8 +203,52 @@ Result<Value> StringTo(const std::string& s, const DataType& to, CastMode mode) 
       if (!r.ok()) return bad();
       return Value::Ts(*r);
     }
+    case TypeId::kArray:
+    case TypeId::kMultiset:
+    case TypeId::kMap:
+    case TypeId::kRow:
+      return bad();
   }
   return bad();
+}
+
+// Nested types of the same kind whose children pair up (ROW fields by position).
+bool SameShape(const DataType& a, const DataType& b) {
+  if (a.id != b.id || !a.IsNested()) return false;
+  return a.id != TypeId::kRow || a.fields().size() == b.fields().size();
+}
+
+// Applies `fn` to paired children of two nested types of the same shape and rebuilds the type
+// (with `to`'s field names for ROW); nullopt when `fn` fails for a child.
+template <typename Fn>
+std::optional<DataType> MapChildren(const DataType& from, const DataType& to, Fn fn) {
+  switch (to.id) {
+    case TypeId::kArray:
+    case TypeId::kMultiset: {
+      auto e = fn(from.element(), to.element());
+      if (!e) return std::nullopt;
+      return to.id == TypeId::kArray ? DataType::Array(*e) : DataType::Multiset(*e);
+    }
+    case TypeId::kMap: {
+      auto k = fn(from.key(), to.key());
+      auto v = fn(from.value(), to.value());
+      if (!k || !v) return std::nullopt;
+      return DataType::Map(*k, *v);
+    }
+    case TypeId::kRow: {
+      std::vector<Field> fields;
+      for (size_t i = 0; i < to.fields().size(); ++i) {
+        auto t = fn(from.fields()[i].type, to.fields()[i].type);
+        if (!t) return std::nullopt;
+        Field f = to.fields()[i];
+        f.type = *t;
+        fields.push_back(std::move(f));
+      }
+      return DataType::Row(std::move(fields));
+    }
+    default:
+      return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -224,6 +268,14 @@ DataType DecimalFor(const DataType& t) {
 bool CanCast(const DataType& from, const DataType& to, CastMode mode) {
   if (from.SameKind(to)) return true;
   bool explicit_cast = mode == CastMode::kExplicit;
+  if (from.IsNested() || to.IsNested()) {
+    if (SameShape(from, to)) {
+      return MapChildren(from, to, [&](const DataType& a, const DataType& b) {
+               return CanCast(a, b, mode) ? std::optional<DataType>(b) : std::nullopt;
+             }).has_value();
+    }
+    return from.IsNested() && to.IsString() && explicit_cast;
+  }
   if (from.IsNumeric() && to.IsNumeric()) {
     // Assignment never drops a fraction silently: no FLOAT/DOUBLE/DECIMAL into an integer.
     if (!explicit_cast && to.IsInteger() && !from.IsInteger()) return false;
@@ -253,6 +305,33 @@ Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to
   }
   // Same representation and no range to check.
   if (from.SameKind(to) && !to.IsString() && !to.IsBinary()) return v;
+  if (from.IsNested() && to.IsString()) return StringTo(FormatValue(v, from), to, mode);
+  if (from.IsNested()) {
+    // Element-wise (ROW fields by position); NULL children where the target is NOT NULL fail.
+    auto child = [&](const Value& x, const DataType& a, const DataType& b) -> Result<Value> {
+      if (x.is_null() && !b.nullable) {
+        return Status::Invalid("NULL is not allowed in " + TypeName(to) + " (a NOT NULL element)");
+      }
+      return CastValue(x, a, b, mode);
+    };
+    const NestedValue& n = v.nested();
+    std::vector<Value> items, values;
+    for (size_t i = 0; i < n.items.size(); ++i) {
+      const DataType& a = from.id == TypeId::kRow ? from.fields()[i].type
+                          : from.id == TypeId::kArray ? from.element() : from.key();
+      const DataType& b = to.id == TypeId::kRow ? to.fields()[i].type
+                          : to.id == TypeId::kArray ? to.element() : to.key();
+      TRIB_ASSIGN_OR_RETURN(Value x, child(n.items[i], a, to.id == TypeId::kMap ? b.NotNull() : b));
+      items.push_back(std::move(x));
+    }
+    for (size_t i = 0; i < n.values.size(); ++i) {
+      TRIB_ASSIGN_OR_RETURN(Value x, child(n.values[i], from.value(), to.value()));
+      values.push_back(std::move(x));
+    }
+    if (to.id == TypeId::kArray) return Value::Array(std::move(items));
+    if (to.id == TypeId::kRow) return Value::Struct(std::move(items));
+    return Value::Map(std::move(items), std::move(values));
+  }
   if (to.IsString() && !from.IsString() && !from.IsBinary()) {
     std::string text = v.is_bool() ? (v.bool_value() ? "TRUE" : "FALSE") : FormatValue(v, from);
     return StringTo(text, to, CastMode::kExplicit);
@@ -299,6 +378,16 @@ Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to
 
 std::optional<DataType> ComparisonType(const DataType& a, const DataType& b) {
   if (a.SameKind(b)) return a.WithNullable(true);
+  if (a.IsNested() || b.IsNested()) {
+    if (!SameShape(a, b)) return std::nullopt;
+    auto t = MapChildren(a, b, [](const DataType& x, const DataType& y) {
+      auto c = ComparisonType(x, y);
+      if (c) c->nullable = x.nullable || y.nullable;
+      return c;
+    });
+    if (t) t->nullable = true;
+    return t;
+  }
   if (a.IsNumeric() && b.IsNumeric()) {
     if (a.IsFloating() || b.IsFloating()) return DataType::Double();
     if (a.id == TypeId::kDecimal || b.id == TypeId::kDecimal) {
@@ -350,6 +439,7 @@ std::optional<DataType> CommonType(const std::vector<DataType>& types) {
 
 int CompareSame(const Value& a, const Value& b) {
   if (a.is_null() || b.is_null()) return a.is_null() == b.is_null() ? 0 : (a.is_null() ? -1 : 1);
+  if (a.is_nested() && b.is_nested()) return CompareValues(a, b);
   if (a.is_int() && b.is_int()) {
     return a.int_value() < b.int_value() ? -1 : a.int_value() > b.int_value() ? 1 : 0;
   }
@@ -408,6 +498,15 @@ void AppendKey(const Value& v, std::string* out) {
     Timestamp t = v.timestamp_value();
     raw(&t.millis, sizeof(t.millis));
     raw(&t.nanos_of_milli, sizeof(t.nanos_of_milli));
+  } else if (v.is_nested()) {
+    const NestedValue& n = v.nested();
+    out->push_back('[');
+    out->push_back(static_cast<char>(n.kind));
+    uint64_t count = n.items.size();
+    raw(&count, sizeof(count));
+    for (const Value& x : n.items) AppendKey(x, out);
+    for (const Value& x : n.values) AppendKey(x, out);
+    out->push_back(']');
   }
 }
 

@@ -75,6 +75,7 @@ bool ParseOutputFormat(const std::string& name, OutputFormat* out) {
 
 std::string JsonValue(const Value& v, const DataType& type) {
   if (v.is_null()) return "null";
+  if (type.IsNested() != v.is_nested()) return JsonString(DebugString(v));
   switch (type.id) {
     case TypeId::kBoolean: return v.bool_value() ? "true" : "false";
     case TypeId::kTinyInt:
@@ -86,6 +87,37 @@ std::string JsonValue(const Value& v, const DataType& type) {
       if (!std::isfinite(v.double_value())) return JsonString(FormatValue(v, type));
       std::string s = FormatValue(v, type);
       return s;
+    }
+    case TypeId::kArray: {
+      std::string out = "[";
+      const auto& items = v.array_elements();
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out += ", ";
+        out += JsonValue(items[i], type.element());
+      }
+      return out + "]";
+    }
+    case TypeId::kMultiset:
+    case TypeId::kMap: {
+      // JSON object keys are strings: a key's text as the table format prints it.
+      std::string out = "{";
+      const auto& keys = v.map_keys();
+      const auto& values = v.map_values();
+      for (size_t i = 0; i < keys.size() && i < values.size(); ++i) {
+        if (i) out += ", ";
+        out += JsonString(FormatValue(keys[i], type.key())) + ": " +
+               JsonValue(values[i], type.value());
+      }
+      return out + "}";
+    }
+    case TypeId::kRow: {
+      std::string out = "{";
+      const auto& fields = v.struct_fields();
+      for (size_t i = 0; i < fields.size() && i < type.fields().size(); ++i) {
+        if (i) out += ", ";
+        out += JsonString(type.fields()[i].name) + ": " + JsonValue(fields[i], type.fields()[i].type);
+      }
+      return out + "}";
     }
     default: return JsonString(FormatValue(v, type));
   }

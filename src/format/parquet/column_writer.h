@@ -1,5 +1,6 @@
-// Encoding of one flat column chunk: pages sized by bytes and rows, definition levels,
-// dictionary encoding with fallback to a plain encoding, compression, statistics.
+// Encoding of one column chunk (a flat column, or one leaf of a nested column): pages sized by
+// bytes and rows, repetition and definition levels, dictionary encoding with fallback to a
+// plain encoding, compression, statistics.
 // Thread-safety: single-threaded; owned by one ParquetWriter.
 #pragma once
 
@@ -44,15 +45,33 @@ struct ChunkPageIndex {
   OffsetIndex offset_index;
 };
 
+// One leaf of the file schema, as the writer sees it.
+struct LeafSpec {
+  std::vector<std::string> path;  // path_in_schema
+  DataType type;                  // the Tributary type of its values
+  PhysicalType physical = PhysicalType::kInt32;
+  int32_t type_length = 0;
+  int16_t max_def = 0;
+  int16_t max_rep = 0;
+};
+
 class ColumnChunkWriter {
  public:
-  // REQUIRES: `element` is the leaf's schema element (ColumnSchemaElement(field)).
+  // A flat column. REQUIRES: `element` is the leaf's schema element (ColumnSchemaElement(field)).
   ColumnChunkWriter(const Field& field, const SchemaElement& element,
                     const ColumnWriterOptions& options);
+  // Any leaf, nested ones included.
+  ColumnChunkWriter(LeafSpec spec, const ColumnWriterOptions& options);
 
-  // Adds the next row's value. A null in a NOT NULL column or a value of the wrong
-  // representation is Invalid and leaves the writer unchanged.
+  // Adds the next row's value (flat columns). A null in a NOT NULL column or a value of the
+  // wrong representation is Invalid and leaves the writer unchanged.
   Status Add(const Value& v);
+  // Adds the next row's level entries (leaves of nested columns; levels.values holds the values
+  // of the entries at the maximum definition level). REQUIRES: the values have the leaf's
+  // representation (callers check with AppendPhysical first).
+  Status AddRow(const std::vector<int16_t>& defs, const std::vector<int16_t>& reps,
+                const std::vector<Value>& values);
+  const LeafSpec& spec() const { return spec_; }
   // Bytes the chunk would take if finished now (pages so far, the current page and the
   // dictionary, before compression of the unflushed parts).
   int64_t EstimatedSize() const;
@@ -62,6 +81,8 @@ class ColumnChunkWriter {
   Result<ColumnChunk> Finish(std::string* file, ChunkPageIndex* index);
 
  private:
+  Status AddEntry(int16_t def, int16_t rep, const Value* v);
+  Status EndRow();
   Status FlushPage();
   Status WriteDataPage(bool dictionary_encoded);
   Result<std::string> Compress(std::string_view data) const;
@@ -71,14 +92,20 @@ class ColumnChunkWriter {
   Encoding PlainEncodingFor() const;
   void ResetChunk();
 
-  Field field_;
+  LeafSpec spec_;
+  std::string name_;  // for messages
+  std::vector<std::string> path_;
+  DataType type_;
   PhysicalType physical_;
   int32_t type_length_;
-  bool nullable_;
+  int16_t max_def_;
+  int16_t max_rep_;
   ColumnWriterOptions options_;
 
   // Current page.
   std::vector<uint32_t> def_levels_;
+  std::vector<uint32_t> rep_levels_;
+  int64_t page_levels_ = 0;  // level entries (= rows for flat columns)
   PhysicalValues page_values_;     // present values in physical form
   std::vector<uint32_t> indices_;  // their dictionary indices, while the dictionary is in use
   int64_t page_rows_ = 0;

@@ -193,6 +193,7 @@ Result<FileSchema> FileSchema::Make(const std::vector<SchemaElement>& elements) 
     const SchemaElement& e = elements[b.next < elements.size() ? b.next : 0];
     col.name = e.name;
     col.field_id = e.field_id;
+    col.schema_index = static_cast<int>(b.next < elements.size() ? b.next : 0);
     col.first_leaf = static_cast<int>(s.leaves_.size());
     std::vector<std::string> path;
     TRIB_RETURN_NOT_OK(b.Visit(&path, 0, 0, i, 1));
@@ -201,8 +202,8 @@ Result<FileSchema> FileSchema::Make(const std::vector<SchemaElement>& elements) 
     col.nested =
         col.num_leaves != 1 || first.path.size() != 1 || first.repetition == Repetition::kRepeated;
     if (col.nested) {
-      col.type_error =
-          "nested column '" + col.name + "' (struct, list or map) is not supported yet";
+      // Typed by the reader (nested.h), which needs the whole tree.
+      col.type_error = "nested column '" + col.name + "' has an unsupported shape";
     } else {
       Result<DataType> t = LeafDataType(first);
       if (t.ok()) {
@@ -351,6 +352,12 @@ Result<SchemaElement> ColumnSchemaElement(const Field& field) {
           t.precision <= 3 ? ConvertedType::kTimestampMillis : ConvertedType::kTimestampMicros;
       break;
     }
+    case TypeId::kArray:
+    case TypeId::kMultiset:
+    case TypeId::kMap:
+    case TypeId::kRow:
+      return Status::Invalid("column '" + field.name + "' is nested (" + t.ToString() +
+                             "): it has several schema elements");
   }
   return e;
 }

@@ -37,10 +37,12 @@ struct LeafColumn {
 struct ParquetColumn {
   std::string name;
   std::optional<int32_t> field_id;
+  int schema_index = 0;  // index of its element in FileMetaData::schema
   bool nested = false;
   int first_leaf = 0;
   int num_leaves = 0;
-  // The Tributary type of a flat column, when it maps to one; otherwise type_error says why.
+  // The Tributary type of the column (flat, or nested: see nested.h), when it maps to one;
+  // otherwise type_error says why.
   std::optional<DataType> type;
   std::string type_error;
 };
@@ -70,7 +72,8 @@ Result<DataType> LeafDataType(const LeafColumn& leaf);
 // Paimon's name for the message (root) of the schema.
 inline constexpr const char* kPaimonMessageName = "paimon_schema";
 
-// The schema element Paimon's writer produces for a flat table column.
+// The schema element Paimon's writer produces for a flat table column (nested columns:
+// NestedSchemaElements in nested.h).
 Result<SchemaElement> ColumnSchemaElement(const Field& field);
 
 // DECIMAL(p, s) with p > 18 is a FIXED_LEN_BYTE_ARRAY of this many bytes (the fewest that hold

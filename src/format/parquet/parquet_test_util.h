@@ -102,6 +102,37 @@ inline Value RandomValue(const DataType& t, std::mt19937_64& rng, int cardinalit
       if (t.precision <= 6) return Value::Ts(Timestamp{millis, nanos / 1000 * 1000});
       return Value::Ts(Timestamp{millis, nanos});
     }
+    case TypeId::kArray:
+    case TypeId::kMultiset:
+    case TypeId::kMap: {
+      // 0..4 entries; nullable elements/values are NULL ~1 in 4.
+      size_t n = next() % 5;
+      std::vector<Value> items, values;
+      bool map = t.id != TypeId::kArray;
+      const DataType& item_type = map ? t.key() : t.element();
+      for (size_t i = 0; i < n; ++i) {
+        std::mt19937_64 sub(next());
+        // Map keys are never null (Parquet writes them REQUIRED).
+        items.push_back(!map && item_type.nullable && next() % 4 == 0
+                            ? Value::Null()
+                            : RandomValue(item_type, sub, 0));
+        if (map) {
+          values.push_back(t.value().nullable && next() % 4 == 0
+                               ? Value::Null()
+                               : RandomValue(t.value(), sub, 0));
+        }
+      }
+      return map ? Value::Map(std::move(items), std::move(values)) : Value::Array(std::move(items));
+    }
+    case TypeId::kRow: {
+      std::vector<Value> fields;
+      for (const Field& f : t.fields()) {
+        std::mt19937_64 sub(next());
+        fields.push_back(f.type.nullable && next() % 4 == 0 ? Value::Null()
+                                                            : RandomValue(f.type, sub, 0));
+      }
+      return Value::Struct(std::move(fields));
+    }
   }
   return Value::Null();
 }

@@ -252,6 +252,11 @@ Status AppendPhysical(const DataType& type, PhysicalType physical, int32_t type_
       }
       return Status::OK();
     }
+    case TypeId::kArray:
+    case TypeId::kMultiset:
+    case TypeId::kMap:
+    case TypeId::kRow:
+      return Status::Invalid("a nested value is not a Parquet leaf value");
   }
   return mismatch();
 }

@@ -64,7 +64,33 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::string file_byte
   }
   if (r->metadata_.num_rows < 0) return Status::Corruption("parquet: negative row count");
   (void)rows;  // some writers leave FileMetaData.num_rows inconsistent; row groups decide
-  for (const ParquetColumn& c : r->schema_.columns()) {
+  for (size_t i = 0; i < r->schema_.columns().size(); ++i) {
+    const ParquetColumn& c = r->schema_.columns()[i];
+    r->nested_.emplace_back();
+    r->nested_errors_.emplace_back();
+    if (c.nested) {
+      Result<NestedNode> node = BuildNestedNode(r->metadata_.schema, r->schema_, static_cast<int>(i));
+      if (!node.ok()) {
+        r->nested_errors_.back() = node.status().message();
+      } else {
+        NestedPlan plan;
+        plan.root = std::move(*node);
+        Status st;
+        for (int l = plan.root.first_leaf; l < plan.root.end_leaf && st.ok(); ++l) {
+          Result<ValueConverter> conv = ValueConverter::Make(r->schema_.leaves()[l]);
+          if (conv.ok()) {
+            plan.leaf_converters.push_back(*conv);
+          } else {
+            st = conv.status();
+          }
+        }
+        if (st.ok()) {
+          r->nested_.back() = std::move(plan);
+        } else {
+          r->nested_errors_.back() = st.message();
+        }
+      }
+    }
     if (c.type) {
       Result<ValueConverter> conv = ValueConverter::Make(r->schema_.leaves()[c.first_leaf]);
       if (conv.ok()) {
@@ -140,11 +166,19 @@ Result<std::vector<int>> ParquetReader::ResolveProjection(
       return Status::Invalid("parquet: projected column " + std::to_string(c) + " out of range");
     }
     const ParquetColumn& col = schema_.columns()[c];
-    if (!converters_[c]) {
-      return Status::NotSupported("parquet: column '" + col.name + "': " + col.type_error);
+    if (!converters_[c] && !nested_[c]) {
+      const std::string& why = nested_errors_[c].empty() ? col.type_error : nested_errors_[c];
+      return Status::NotSupported("parquet: column '" + col.name + "': " + why);
     }
   }
   return cols;
+}
+
+std::optional<DataType> ParquetReader::ColumnType(int column) const {
+  if (column < 0 || static_cast<size_t>(column) >= schema_.columns().size()) return std::nullopt;
+  if (nested_[column]) return nested_[column]->root.type;
+  if (converters_[column]) return schema_.columns()[column].type;
+  return std::nullopt;
 }
 
 Result<ColumnChunkData> ParquetReader::ReadLeafChunk(int rg, int leaf) const {
@@ -164,6 +198,26 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
   out.reserve(cols.size());
   for (int c : cols) {
     const ParquetColumn& col = schema_.columns()[c];
+    if (nested_[c]) {
+      const NestedPlan& plan = *nested_[c];
+      std::vector<ColumnChunkData> chunks;
+      for (int l = plan.root.first_leaf; l < plan.root.end_leaf; ++l) {
+        Result<ColumnChunkData> data = ReadLeafChunk(rg, l);
+        if (!data.ok()) {
+          return data.status().WithContext("row group " + std::to_string(rg) + ", column '" +
+                                           col.name + "'");
+        }
+        chunks.push_back(std::move(*data));
+      }
+      Result<std::vector<Value>> values =
+          AssembleNested(plan.root, chunks, plan.leaf_converters, metadata_.row_groups[rg].num_rows);
+      if (!values.ok()) {
+        return values.status().WithContext("row group " + std::to_string(rg) + ", column '" +
+                                           col.name + "'");
+      }
+      out.push_back(std::move(*values));
+      continue;
+    }
     const LeafColumn& leaf = schema_.leaves()[col.first_leaf];
     Result<ColumnChunkData> data = ReadLeafChunk(rg, col.first_leaf);
     if (!data.ok()) {

@@ -1,8 +1,7 @@
 // ParquetReader: reads a whole Parquet file held in memory. Exposes the schema (top-level
 // columns, their leaves, field ids and Tributary types), per-row-group statistics decoded to
-// Values so callers can skip row groups, and the rows of a projection of the flat columns.
-// Nested columns (struct, list, map) are parsed and can be decoded to levels and leaf values
-// (ReadLeafChunk) but projecting one is NotSupported until Value has nested types.
+// Values so callers can skip row groups, and the rows of a projection of the columns. Nested
+// columns (struct, list, map) are assembled into ROW, ARRAY and MAP Values (nested.h).
 // Thread-safety: an opened reader is immutable; its const methods may run concurrently.
 #pragma once
 
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "format/parquet/column_reader.h"
+#include "format/parquet/nested.h"
 #include "format/parquet/parquet_metadata.h"
 #include "format/parquet/parquet_schema.h"
 #include "format/parquet/parquet_values.h"
@@ -79,6 +79,10 @@ class ParquetReader {
   // page when the offset index gives them.
   Result<std::vector<ColumnStats>> PageStatistics(int rg, int column) const;
 
+  // The type of top-level column `column`: flat columns from their leaf, nested ones from
+  // their tree; nullopt when the column cannot be read (type_error of the column says why).
+  std::optional<DataType> ColumnType(int column) const;
+
   // Levels and physical values of leaf `leaf` in row group `rg` (works for nested leaves).
   Result<ColumnChunkData> ReadLeafChunk(int rg, int leaf) const;
 
@@ -91,6 +95,14 @@ class ParquetReader {
   FileSchema schema_;
   // One per top-level column; set for flat columns whose type maps to Tributary.
   std::vector<std::optional<ValueConverter>> converters_;
+  // A readable nested column: its tree and a converter per leaf.
+  struct NestedPlan {
+    NestedNode root;
+    std::vector<ValueConverter> leaf_converters;
+  };
+  // One per top-level column; set for nested columns that can be read.
+  std::vector<std::optional<NestedPlan>> nested_;
+  std::vector<std::string> nested_errors_;
 };
 
 }  // namespace tributary::format::parquet

@@ -57,10 +57,56 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(std::vector<Field> co
   root.num_children = static_cast<int32_t>(columns.size());
   w->schema_.push_back(root);
   for (const Field& f : columns) {
-    Result<SchemaElement> e = ColumnSchemaElement(f);
-    if (!e.ok()) return e.status().WithContext("parquet: column '" + f.name + "'");
-    w->schema_.push_back(*e);
-    w->writers_.push_back(std::make_unique<ColumnChunkWriter>(f, *e, cw));
+    ColumnPlan plan;
+    plan.schema_index = static_cast<int>(w->schema_.size());
+    if (f.type.IsNested()) {
+      Result<std::vector<SchemaElement>> es = NestedSchemaElements(f);
+      if (!es.ok()) return es.status().WithContext("parquet: column '" + f.name + "'");
+      for (auto& e : *es) w->schema_.push_back(std::move(e));
+    } else {
+      Result<SchemaElement> e = ColumnSchemaElement(f);
+      if (!e.ok()) return e.status().WithContext("parquet: column '" + f.name + "'");
+      w->schema_.push_back(*e);
+    }
+    w->plans_.push_back(std::move(plan));
+  }
+  // The leaves and levels of the nested columns, as a reader will see them.
+  TRIB_ASSIGN_OR_RETURN(FileSchema fs, FileSchema::Make(w->schema_));
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const Field& f = columns[c];
+    ColumnPlan& plan = w->plans_[c];
+    const ParquetColumn& pc = fs.columns()[c];
+    plan.first_writer = static_cast<int>(w->writers_.size());
+    if (!f.type.IsNested()) {
+      w->writers_.push_back(std::make_unique<ColumnChunkWriter>(
+          f, w->schema_[static_cast<size_t>(plan.schema_index)], cw));
+      w->scratch_.emplace_back();
+      continue;
+    }
+    TRIB_ASSIGN_OR_RETURN(NestedNode root, BuildNestedNode(w->schema_, fs, static_cast<int>(c)));
+    TRIB_RETURN_NOT_OK(ApplyNestedType(f.type, &root));
+    // Leaf types from the tree (the table's types), in leaf order.
+    std::vector<DataType> leaf_types(static_cast<size_t>(pc.num_leaves));
+    struct Walk {
+      static void Leaves(const NestedNode& n, int base, std::vector<DataType>* out) {
+        if (n.kind == NestedNode::Kind::kLeaf) (*out)[n.leaf - base] = n.type;
+        for (const NestedNode& k : n.children) Leaves(k, base, out);
+      }
+    };
+    Walk::Leaves(root, pc.first_leaf, &leaf_types);
+    for (int l = 0; l < pc.num_leaves; ++l) {
+      const LeafColumn& leaf = fs.leaves()[pc.first_leaf + l];
+      LeafSpec spec;
+      spec.path = leaf.path;
+      spec.type = leaf_types[l];
+      spec.physical = leaf.physical_type;
+      spec.type_length = leaf.type_length;
+      spec.max_def = leaf.max_def_level;
+      spec.max_rep = leaf.max_rep_level;
+      w->writers_.push_back(std::make_unique<ColumnChunkWriter>(std::move(spec), cw));
+    }
+    plan.nested = std::move(root);
+    w->scratch_.emplace_back(static_cast<size_t>(pc.num_leaves));
   }
   w->columns_ = std::move(columns);
   w->options_ = std::move(options);
@@ -74,20 +120,51 @@ Status ParquetWriter::Append(const Row& row) {
     return Status::Invalid("parquet: row has " + std::to_string(row.size()) + " values, schema " +
                            std::to_string(columns_.size()) + " columns");
   }
-  // Validate first so a bad row leaves no partial state behind.
+  // Validate first so a bad row leaves no partial state behind (nested columns are striped
+  // into scratch levels, whose values are checked here too).
   for (size_t i = 0; i < row.size(); ++i) {
     const Value& v = row[i];
     const DataType& t = columns_[i].type;
+    const ColumnPlan& plan = plans_[i];
+    if (plan.nested) {
+      std::vector<LeafLevels>& levels = scratch_[i];
+      for (LeafLevels& l : levels) l.clear();
+      Status st = v.is_null() && !t.nullable
+                      ? Status::Invalid("NULL in NOT NULL column '" + columns_[i].name + "'")
+                      : ShredNested(*plan.nested, v, &levels);
+      if (!st.ok()) return st.WithContext("column '" + columns_[i].name + "'");
+      for (size_t l = 0; l < levels.size(); ++l) {
+        const LeafSpec& spec = writers_[plan.first_writer + l]->spec();
+        for (const Value& x : levels[l].values) {
+          if (x.is_null()) continue;
+          PhysicalValues scratch;
+          st = AppendPhysical(spec.type, spec.physical, spec.type_length, x, &scratch);
+          if (!st.ok()) return st.WithContext("column '" + columns_[i].name + "'");
+        }
+      }
+      continue;
+    }
     if (v.is_null()) {
       if (!t.nullable) return Status::Invalid("NULL in NOT NULL column '" + columns_[i].name + "'");
       continue;
     }
     PhysicalValues scratch;
-    const SchemaElement& e = schema_[i + 1];
+    const SchemaElement& e = schema_[static_cast<size_t>(plan.schema_index)];
     Status st = AppendPhysical(t, *e.type, e.type_length.value_or(0), v, &scratch);
     if (!st.ok()) return st.WithContext("column '" + columns_[i].name + "'");
   }
-  for (size_t i = 0; i < row.size(); ++i) TRIB_RETURN_NOT_OK(writers_[i]->Add(row[i]));
+  for (size_t i = 0; i < row.size(); ++i) {
+    const ColumnPlan& plan = plans_[i];
+    if (!plan.nested) {
+      TRIB_RETURN_NOT_OK(writers_[plan.first_writer]->Add(row[i]));
+      continue;
+    }
+    const std::vector<LeafLevels>& levels = scratch_[i];
+    for (size_t l = 0; l < levels.size(); ++l) {
+      TRIB_RETURN_NOT_OK(writers_[plan.first_writer + l]->AddRow(levels[l].defs, levels[l].reps,
+                                                                 levels[l].values));
+    }
+  }
   ++num_rows_;
   ++group_rows_;
   int64_t group_size = 0;
@@ -153,7 +230,7 @@ Result<std::string> ParquetWriter::Finish() {
   m.num_rows = num_rows_;
   m.row_groups = std::move(row_groups_);
   m.created_by = options_.created_by;
-  m.column_orders.assign(columns_.size(), true);
+  m.column_orders.assign(writers_.size(), true);
   std::string footer = EncodeFileMetaData(m);
   file_ += footer;
   uint32_t len = static_cast<uint32_t>(footer.size());

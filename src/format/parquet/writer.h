@@ -1,6 +1,6 @@
-// ParquetWriter: writes rows of a flat Tributary schema as a Parquet file, the way Paimon's
-// writer lays it out (message "paimon_schema", field ids, Paimon's physical types per DataType;
-// see docs/format/parquet.md).
+// ParquetWriter: writes rows of a Tributary schema (flat and nested columns) as a Parquet file,
+// the way Paimon's writer lays it out (message "paimon_schema", field ids, Paimon's physical types
+// per DataType, LIST/MAP groups; see docs/format/parquet.md).
 // Thread-safety: a writer is single-threaded.
 #pragma once
 
@@ -11,6 +11,7 @@
 
 #include "format/compression.h"
 #include "format/parquet/column_writer.h"
+#include "format/parquet/nested.h"
 #include "format/parquet/parquet_metadata.h"
 #include "tributary/result.h"
 #include "tributary/types.h"
@@ -41,8 +42,8 @@ struct ParquetWriterOptions {
 
 class ParquetWriter {
  public:
-  // `columns`: the flat columns in file order (id = Parquet field_id). Nested types are not
-  // supported yet; unknown compression codecs or bad sizes are Invalid.
+  // `columns`: the columns in file order (id = Parquet field_id); nested types are written as
+  // Paimon writes them. Unknown compression codecs or bad sizes are Invalid.
   static Result<std::unique_ptr<ParquetWriter>> Make(std::vector<Field> columns,
                                                      ParquetWriterOptions options = {});
 
@@ -62,10 +63,20 @@ class ParquetWriter {
   ParquetWriter() = default;
   Status FlushRowGroup();
 
+  // How one column is written: a flat column is one writer; a nested one a tree over writers
+  // [first_writer, first_writer + root.end_leaf - root.first_leaf).
+  struct ColumnPlan {
+    int first_writer = 0;
+    int schema_index = 0;  // its (first) element in schema_
+    std::optional<NestedNode> nested;
+  };
+
   std::vector<Field> columns_;
   std::vector<SchemaElement> schema_;
   ParquetWriterOptions options_;
-  std::vector<std::unique_ptr<ColumnChunkWriter>> writers_;
+  std::vector<ColumnPlan> plans_;
+  std::vector<std::unique_ptr<ColumnChunkWriter>> writers_;  // one per leaf
+  std::vector<std::vector<LeafLevels>> scratch_;             // per column: one row's levels
   std::string file_;
   std::vector<RowGroup> row_groups_;
   std::vector<std::vector<ChunkPageIndex>> page_indexes_;  // [row group][column]
