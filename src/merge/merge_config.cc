@@ -224,7 +224,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
 
 int SequenceOrder::Compare(const KeyValue& a, const KeyValue& b) const {
   for (int f : config_->sequence_fields) {
-    int c = CompareValues(a.value[f], b.value[f]);  // null sorts lowest
+    int c = FastCompare(a.value[f], b.value[f]);  // null sorts lowest
     if (c != 0) {
       if (config_->sequence_descending && !a.value[f].is_null() && !b.value[f].is_null()) c = -c;
       return c;

@@ -372,8 +372,14 @@ class StatsCollector {
         nulls_[i]++;
         continue;
       }
-      if (min_[i].is_null() || CompareValues(v, min_[i]) < 0) min_[i] = v;
-      if (max_[i].is_null() || CompareValues(v, max_[i]) > 0) max_[i] = v;
+      if (min_[i].is_null()) {
+        min_[i] = v;
+        max_[i] = v;
+      } else if (merge::FastCompare(v, min_[i]) < 0) {
+        min_[i] = v;
+      } else if (merge::FastCompare(v, max_[i]) > 0) {
+        max_[i] = v;
+      }
     }
   }
   meta::SimpleStats Finish() const {
