@@ -227,6 +227,56 @@ Result<Value> EvalFunction(const BoundExpr& e, const Row& row) {
     TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*a, row));
     args.push_back(std::move(v));
   }
+  // Nested value constructors and accessors.
+  if (f == "ARRAY") return Value::Array(std::move(args));
+  if (f == "ROW") return Value::Struct(std::move(args));
+  if (f == "MAP") {
+    // Later duplicates of a key replace earlier ones (as Flink's MAP[...] does).
+    std::vector<Value> keys, values;
+    for (size_t i = 0; i + 1 < args.size(); i += 2) {
+      if (args[i].is_null()) return Status::Invalid("a MAP key must not be NULL");
+      bool replaced = false;
+      for (size_t k = 0; k < keys.size(); ++k) {
+        if (CompareSame(keys[k], args[i]) == 0) {
+          values[k] = args[i + 1];
+          replaced = true;
+        }
+      }
+      if (!replaced) {
+        keys.push_back(args[i]);
+        values.push_back(args[i + 1]);
+      }
+    }
+    return Value::Map(std::move(keys), std::move(values));
+  }
+  if (f == "ITEM") {
+    // arr[i] is 1-based; out of range gives NULL. map[k] is the value of k, or NULL.
+    if (args[0].is_null() || args[1].is_null()) return Value::Null();
+    if (args[0].is_array()) {
+      int64_t i = args[1].int_value();
+      const auto& items = args[0].array_elements();
+      if (i < 1 || i > static_cast<int64_t>(items.size())) return Value::Null();
+      return items[static_cast<size_t>(i - 1)];
+    }
+    if (args[0].is_map()) {
+      const auto& keys = args[0].map_keys();
+      for (size_t k = 0; k < keys.size(); ++k) {
+        if (CompareSame(keys[k], args[1]) == 0) return args[0].map_values()[k];
+      }
+      return Value::Null();
+    }
+    return Value::Null();
+  }
+  if (f == "FIELD") {
+    if (args[0].is_null() || !args[0].is_struct()) return Value::Null();
+    const auto& fields = args[0].struct_fields();
+    if (e.column < 0 || static_cast<size_t>(e.column) >= fields.size()) return Value::Null();
+    return fields[static_cast<size_t>(e.column)];
+  }
+  if (f == "CARDINALITY") {
+    if (args[0].is_null()) return Value::Null();
+    return Value::Int(static_cast<int64_t>(args[0].nested().items.size()));
+  }
   if (f == "IS_TRUE") return Value::Bool(!args[0].is_null() && args[0].bool_value());
   if (f == "IS_FALSE") return Value::Bool(!args[0].is_null() && !args[0].bool_value());
   if (f == "NULLIF") {

@@ -305,7 +305,23 @@ Result<BoundExprPtr> Binder::BindInner(const Expr& e) {
     case ExprKind::kLiteral:
       return BindLiteral(e);
     case ExprKind::kColumn: {
-      TRIB_ASSIGN_OR_RETURN(int idx, scope_->Resolve(e.names, e.pos));
+      auto resolved = scope_->Resolve(e.names, e.pos);
+      if (!resolved.ok() && e.names.size() > 1) {
+        // a.b.c: the longest prefix naming a column, then ROW field accesses.
+        for (size_t k = e.names.size() - 1; k >= 1; --k) {
+          std::vector<std::string> prefix(e.names.begin(), e.names.begin() + k);
+          auto idx = scope_->Resolve(prefix, e.pos);
+          if (!idx.ok() || !scope_->columns[*idx].type.IsNested()) continue;
+          auto c = NewExpr(BoundKind::kColumn, scope_->columns[*idx].type, e.pos);
+          c->column = *idx;
+          BoundExprPtr cur = std::move(c);
+          for (size_t j = k; j < e.names.size(); ++j) {
+            TRIB_ASSIGN_OR_RETURN(cur, BindFieldAccess(std::move(cur), e.names[j], e.pos));
+          }
+          return cur;
+        }
+      }
+      TRIB_ASSIGN_OR_RETURN(int idx, std::move(resolved));
       auto c = NewExpr(BoundKind::kColumn, scope_->columns[idx].type, e.pos);
       c->column = idx;
       return c;
@@ -554,6 +570,10 @@ Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
     TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, Bind(*a));
     args.push_back(std::move(b));
   }
+  if (f == "ARRAY" || f == "MAP" || f == "ROW" || f == "ITEM" || f == "FIELD" ||
+      f == "CARDINALITY") {
+    return BindNested(e, std::move(args));
+  }
   DataType type;
   int mode = static_cast<int>(CastMode::kExplicit);
   auto need_string = [&](size_t i) -> Status {
@@ -665,6 +685,123 @@ Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
     bool any_nullable = std::any_of(args.begin(), args.end(),
                                     [](const BoundExprPtr& a) { return a->type.nullable; });
     type = type.WithNullable(any_nullable);
+  }
+  auto n = NewExpr(BoundKind::kFunction, type, e.pos);
+  n->op = f;
+  n->args = std::move(args);
+  return Fold(std::move(n));
+}
+
+Result<BoundExprPtr> Binder::BindFieldAccess(BoundExprPtr base, const std::string& name,
+                                             const Pos& pos) {
+  if (base->type.id != TypeId::kRow) {
+    return ErrorAt(pos, "cannot access field '" + name + "' of " + TypeName(base->type) +
+                            " (not a ROW)");
+  }
+  const std::vector<Field>& fields = base->type.fields();
+  int found = -1;
+  for (int pass = 0; pass < 2 && found < 0; ++pass) {
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (pass == 0 ? fields[i].name == name : EqualsIgnoreCase(fields[i].name, name)) {
+        found = static_cast<int>(i);
+        break;
+      }
+    }
+  }
+  if (found < 0) {
+    std::string names;
+    for (size_t i = 0; i < fields.size(); ++i) names += (i ? ", " : "") + fields[i].name;
+    return ErrorAt(pos, "ROW has no field '" + name + "' (fields: " + names + ")");
+  }
+  DataType t = fields[found].type;
+  t.nullable = t.nullable || base->type.nullable;
+  auto n = NewExpr(BoundKind::kFunction, t, pos);
+  n->op = "FIELD";
+  n->column = found;
+  n->args.push_back(std::move(base));
+  return Fold(std::move(n));
+}
+
+// Value constructors ARRAY[...], MAP[...], ROW(...) and accessors x[i], x.f, CARDINALITY(x).
+Result<BoundExprPtr> Binder::BindNested(const Expr& e, std::vector<BoundExprPtr> args) {
+  const std::string& f = e.op;
+  int mode = static_cast<int>(CastMode::kExplicit);
+  // The common type of some arguments (NULL literals adapt); all are cast to it.
+  auto unify = [&](std::vector<BoundExprPtr*> items, const char* what) -> Result<DataType> {
+    std::vector<DataType> types;
+    bool any_null = false;
+    for (BoundExprPtr* a : items) {
+      if ((*a)->null_literal) {
+        any_null = true;
+      } else {
+        types.push_back((*a)->type);
+      }
+    }
+    auto common = types.empty() ? std::optional<DataType>(DataType::String()) : CommonType(types);
+    if (!common) return ErrorAt(e.pos, std::string(what) + " of " + f + " have incompatible types");
+    DataType t = common->WithNullable(common->nullable || any_null);
+    for (BoundExprPtr* a : items) {
+      TRIB_ASSIGN_OR_RETURN(*a, CastTo(std::move(*a), t, mode));
+    }
+    return t;
+  };
+  DataType type;
+  if (f == "ARRAY") {
+    if (args.empty()) return ErrorAt(e.pos, "ARRAY[] needs at least one element");
+    std::vector<BoundExprPtr*> items;
+    for (auto& a : args) items.push_back(&a);
+    TRIB_ASSIGN_OR_RETURN(DataType element, unify(items, "elements"));
+    type = DataType::Array(element).NotNull();
+  } else if (f == "MAP") {
+    if (args.empty() || args.size() % 2 != 0) {
+      return ErrorAt(e.pos, "MAP[...] needs key, value pairs");
+    }
+    std::vector<BoundExprPtr*> keys, values;
+    for (size_t i = 0; i < args.size(); ++i) (i % 2 == 0 ? keys : values).push_back(&args[i]);
+    TRIB_ASSIGN_OR_RETURN(DataType k, unify(keys, "keys"));
+    TRIB_ASSIGN_OR_RETURN(DataType v, unify(values, "values"));
+    type = DataType::Map(k, v).NotNull();
+  } else if (f == "ROW") {
+    if (args.empty()) return ErrorAt(e.pos, "ROW() needs at least one field");
+    std::vector<Field> fields;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (args[i]->null_literal) {
+        TRIB_ASSIGN_OR_RETURN(args[i], CastTo(std::move(args[i]), DataType::String(), mode));
+      }
+      fields.push_back(Field{0, "EXPR$" + std::to_string(i), args[i]->type, ""});
+    }
+    type = DataType::Row(std::move(fields)).NotNull();
+  } else if (f == "CARDINALITY") {
+    if (args.size() != 1) return ErrorAt(e.pos, "function CARDINALITY takes 1 argument");
+    const DataType& t = args[0]->type;
+    if (t.id != TypeId::kArray && t.id != TypeId::kMap && t.id != TypeId::kMultiset) {
+      return ErrorAt(e.pos, "CARDINALITY needs an ARRAY or MAP, not " + TypeName(t));
+    }
+    type = DataType::Int().WithNullable(t.nullable);
+  } else if (f == "FIELD") {
+    return BindFieldAccess(std::move(args[0]), e.text, e.pos);
+  } else {  // ITEM
+    const DataType base = args[0]->type;
+    if (base.id == TypeId::kArray) {
+      if (args[1]->null_literal) {
+        TRIB_ASSIGN_OR_RETURN(args[1], CastTo(std::move(args[1]), DataType::BigInt(), mode));
+      }
+      if (!args[1]->type.IsInteger()) {
+        return ErrorAt(args[1]->pos, "an array index must be an integer, not " +
+                                         TypeName(args[1]->type));
+      }
+      TRIB_ASSIGN_OR_RETURN(args[1], CastTo(std::move(args[1]), DataType::BigInt(), mode));
+      type = base.element().WithNullable(true);
+    } else if (base.id == TypeId::kMap || base.id == TypeId::kMultiset) {
+      if (!args[1]->null_literal && !CanCast(args[1]->type, base.key(), CastMode::kExplicit)) {
+        return ErrorAt(args[1]->pos, "a key of " + TypeName(base) + " cannot be " +
+                                         TypeName(args[1]->type));
+      }
+      TRIB_ASSIGN_OR_RETURN(args[1], CastTo(std::move(args[1]), base.key(), mode));
+      type = base.value().WithNullable(true);
+    } else {
+      return ErrorAt(e.pos, "cannot subscript " + TypeName(base) + " (not an ARRAY or MAP)");
+    }
   }
   auto n = NewExpr(BoundKind::kFunction, type, e.pos);
   n->op = f;

@@ -37,7 +37,8 @@ enum class BoundKind {
   kAnd,
   kOr,
   kConcat,
-  kFunction,    // op: UPPER, LOWER, LENGTH, SUBSTRING, COALESCE, ...
+  kFunction,    // op: UPPER, LOWER, LENGTH, SUBSTRING, COALESCE, ...; ARRAY, MAP, ROW
+                // constructors; ITEM (x[i]); FIELD (x.f: `column` = field index)
   kCase,        // args: (when, then)... [else]; has_else
   kCast,
   kIn,          // args[0] IN args[1..]
@@ -105,6 +106,8 @@ class Binder {
   Result<BoundExprPtr> BindFunction(const Expr& e);
   Result<BoundExprPtr> BindAggregate(const Expr& e);
   Result<BoundExprPtr> BindCase(const Expr& e);
+  Result<BoundExprPtr> BindNested(const Expr& e, std::vector<BoundExprPtr> args);
+  Result<BoundExprPtr> BindFieldAccess(BoundExprPtr base, const std::string& name, const Pos& pos);
 
   const Scope* scope_;
   AggregateBinding* agg_;

@@ -206,7 +206,40 @@ Result<ExprPtr> Parser::ParseUnary() {
     e->args.push_back(std::move(operand));
     return e;
   }
-  return ParsePrimary();
+  return ParsePostfix();
+}
+
+// x[i] (array element, 1-based; map value by key) and x.field after a subscript or call
+// (plain a.b.c names are resolved by the binder).
+Result<ExprPtr> Parser::ParsePostfix() {
+  TRIB_ASSIGN_OR_RETURN(ExprPtr e, ParsePrimary());
+  while (true) {
+    if (Peek().IsSymbol("[")) {
+      Pos p = Next().pos;
+      TRIB_ASSIGN_OR_RETURN(ExprPtr index, ParseExpr());
+      TRIB_RETURN_NOT_OK(ExpectSymbol("]"));
+      auto item = std::make_unique<Expr>();
+      item->kind = ExprKind::kFunction;
+      item->op = "ITEM";
+      item->pos = p;
+      item->args.push_back(std::move(e));
+      item->args.push_back(std::move(index));
+      e = std::move(item);
+      continue;
+    }
+    if (Peek().IsSymbol(".") && e->kind != ExprKind::kColumn && e->kind != ExprKind::kStar) {
+      Pos p = Next().pos;
+      auto field = std::make_unique<Expr>();
+      field->kind = ExprKind::kFunction;
+      field->op = "FIELD";
+      field->pos = p;
+      TRIB_ASSIGN_OR_RETURN(field->text, ParseIdentifier("a field name"));
+      field->args.push_back(std::move(e));
+      e = std::move(field);
+      continue;
+    }
+    return e;
+  }
 }
 
 Result<ExprPtr> Parser::ParsePrimary() {
@@ -271,6 +304,20 @@ Result<ExprPtr> Parser::ParsePrimary() {
         return e;
       }
       if (t.Is("INTERVAL")) return NotSupportedAt(t.pos, "INTERVAL is not supported yet");
+      if ((t.Is("ARRAY") || t.Is("MAP")) && Peek(1).IsSymbol("[")) {
+        // ARRAY[a, b, ...] and MAP[k1, v1, k2, v2, ...] value constructors.
+        e->kind = ExprKind::kFunction;
+        e->op = Upper(Next().text);
+        Next();
+        if (!Peek().IsSymbol("]")) {
+          do {
+            TRIB_ASSIGN_OR_RETURN(ExprPtr item, ParseExpr());
+            e->args.push_back(std::move(item));
+          } while (AcceptSymbol(","));
+        }
+        TRIB_RETURN_NOT_OK(ExpectSymbol("]"));
+        return e;
+      }
       if (t.Is("CASE")) {
         Next();
         return ParseCase(t.pos);
@@ -454,6 +501,11 @@ std::string ExprToString(const Expr& e) {
       return "(" + ExprToString(*e.args[0]) + " " + e.op + " " + ExprToString(*e.args[1]) + ")";
     case ExprKind::kFunction:
       if (e.star_arg) return e.op + "(*)";
+      if (e.op == "ITEM" && e.args.size() == 2) {
+        return ExprToString(*e.args[0]) + "[" + ExprToString(*e.args[1]) + "]";
+      }
+      if (e.op == "FIELD" && e.args.size() == 1) return ExprToString(*e.args[0]) + "." + e.text;
+      if ((e.op == "ARRAY" || e.op == "MAP") && !e.distinct) return e.op + "[" + args(0) + "]";
       return e.op + "(" + (e.distinct ? "DISTINCT " : "") + args(0) + ")";
     case ExprKind::kCase: {
       std::string out = "CASE";

@@ -180,40 +180,37 @@ class Parser {
         ((out == "CHARACTER" || out == "CHAR") && Peek().Is("VARYING"))) {
       out += " " + Upper(Next().text);
     }
-    if (Peek().IsSymbol("(")) {
-      Next();
-      out += "(";
-      bool first = true;
-      while (!Peek().IsSymbol(")")) {
-        if (!first) {
-          TRIB_RETURN_NOT_OK(ExpectSymbol(","));
-          out += ", ";
-        }
-        first = false;
-        const Token& t = Peek();
-        if (t.type != TokenType::kInteger && t.type != TokenType::kWord) {
-          return Unexpected("a type parameter");
-        }
-        out += Next().text;
-      }
-      Next();
-      out += ")";
-    }
-    if (Peek().IsSymbol("<")) {
+    // Nested types (ARRAY<T>, MAP<K, V>, ROW<a T, ...>, ROW(a T, ...)) and parameters keep
+    // their tokens; DataType::Parse reads the text. Field names keep their case.
+    bool nested = out == "ROW" || out == "ARRAY" || out == "MAP" || out == "MULTISET";
+    if (Peek().IsSymbol("(") || (nested && Peek().IsSymbol("<"))) {
+      const std::string open = Peek().text;
+      const std::string close = open == "(" ? ")" : ">";
       int depth = 0;
       do {
         const Token& t = Next();
-        if (t.type == TokenType::kEnd) return Unexpected("'>'");
-        if (t.IsSymbol("<")) ++depth;
-        if (t.IsSymbol(">")) --depth;
+        if (t.type == TokenType::kEnd) return Unexpected("'" + close + "'");
+        if (t.IsSymbol("(") || t.IsSymbol("<")) ++depth;
+        if (t.IsSymbol(")") || t.IsSymbol(">")) --depth;
         if (t.IsSymbol(",")) {
           out += ", ";
+          continue;
+        }
+        bool word = t.type == TokenType::kWord || t.type == TokenType::kInteger ||
+                    t.type == TokenType::kQuotedIdentifier || t.type == TokenType::kString;
+        if (word && !out.empty() && out.back() != '(' && out.back() != '<' && out.back() != ' ') {
+          out += " ";
+        }
+        if (t.type == TokenType::kQuotedIdentifier) {
+          std::string q = "`";
+          for (char c : t.text) q += c == '`' ? std::string("``") : std::string(1, c);
+          out += q + "`";
+        } else if (t.type == TokenType::kString) {
+          std::string q = "'";
+          for (char c : t.text) q += c == '\'' ? std::string("''") : std::string(1, c);
+          out += q + "'";
         } else {
-          if (!out.empty() && std::isalnum(static_cast<unsigned char>(out.back())) &&
-              t.type == TokenType::kWord) {
-            out += " ";
-          }
-          out += t.type == TokenType::kWord ? Upper(t.text) : t.text;
+          out += t.text;
         }
       } while (depth > 0);
     }
@@ -254,6 +251,7 @@ class Parser {
   Result<ExprPtr> ParseMultiplicative();
   Result<ExprPtr> ParseUnary();
   Result<ExprPtr> ParsePrimary();
+  Result<ExprPtr> ParsePostfix();
   Result<ExprPtr> ParseFunction(const Token& name);
   Result<ExprPtr> ParseCase(Pos pos);
 
