@@ -652,6 +652,14 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
   std::vector<KeyValue> out;
   out.reserve(rows->size());
   int64_t row_number = 0;
+  // Whether each column's type changed since the file was written (decided once, not per value).
+  // Nested columns are read in the file's shape (no evolution inside nested types yet).
+  std::vector<bool> cast(target.size(), false);
+  for (size_t i = 0; i < target.size(); i++) {
+    if (target[i] < 0) continue;
+    const DataType& to = layout.fields[target[i]].type;
+    cast[i] = !sources[i]->type.SameKind(to) && !to.IsNested();
+  }
   for (auto& r : *rows) {
     KeyValue kv;
     kv.level = level;
@@ -661,8 +669,7 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
     for (size_t i = 0; i < target.size(); i++) {
       if (target[i] >= 0) {
         const DataType& to = layout.fields[target[i]].type;
-        // Nested columns are read in the file's shape (no evolution inside nested types yet).
-        if (!sources[i]->type.SameKind(to) && !to.IsNested()) {
+        if (cast[i]) {
           auto cast = CastEvolvedValue(r[i], sources[i]->type, to);
           if (!cast.ok()) return cast.status().WithContext("data file '" + path + "'");
           kv.value[target[i]] = std::move(*cast);
