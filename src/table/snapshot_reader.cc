@@ -68,6 +68,22 @@ Status AppendEntries(const std::string& table_path, const std::string& list,
 
 Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& table_path,
                                                          const meta::Snapshot& snapshot) {
+  TRIB_ASSIGN_OR_RETURN(auto shared, ReadLiveEntriesShared(table_path, snapshot));
+  return *shared;
+}
+
+Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::string& table_path,
+                                                                 int64_t id) {
+  using T = meta::Snapshot;
+  return FileCache::Instance().GetOrLoad<T>(
+      "snapshot:" + table_path + "/" + std::to_string(id), [&]() -> Result<std::pair<T, int64_t>> {
+        TRIB_ASSIGN_OR_RETURN(auto s, meta::SnapshotManager(table_path).Read(id));
+        return std::make_pair(*s, int64_t{1024});
+      });
+}
+
+Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(
+    const std::string& table_path, const meta::Snapshot& snapshot) {
   // A snapshot's file set never changes: cache it by its manifest lists.
   using T = std::vector<meta::ManifestEntry>;
   TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
@@ -79,7 +95,7 @@ Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& tabl
         T live = meta::MergeEntries(all);
         return std::make_pair(std::move(live), static_cast<int64_t>(all.size()) * 600 + 256);
       }));
-  return *cached;
+  return cached;
 }
 
 Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,

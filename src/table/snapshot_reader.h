@@ -19,6 +19,12 @@ Result<std::vector<meta::ManifestEntry>> ReadManifest(const std::string& table_p
 // Live data files of a snapshot (base + delta manifests, DELETEs applied).
 Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& table_path,
                                                          const meta::Snapshot& snapshot);
+// The same, shared from the process-wide cache without a copy.
+Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(
+    const std::string& table_path, const meta::Snapshot& snapshot);
+// Snapshot `id`, from the process-wide cache (snapshot files never change once published).
+Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::string& table_path,
+                                                                 int64_t id);
 // Entries of the snapshot's delta manifests only (what that commit changed).
 Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,
                                                           const meta::Snapshot& snapshot);

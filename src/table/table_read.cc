@@ -95,8 +95,9 @@ class FileStoreScan : public TableScan {
                  layout_.key_columns.end();
       if (!layout_.primary_key || key) skip_filters_.push_back(p);
     }
-    TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*id));
-    TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));
+    TRIB_ASSIGN_OR_RETURN(auto snap, ReadSnapshotCached(path_, *id));
+    TRIB_ASSIGN_OR_RETURN(auto live_shared, ReadLiveEntriesShared(path_, *snap));
+    const std::vector<meta::ManifestEntry>& live = *live_shared;
     auto dv = schema_->Option("deletion-vectors.enabled");
     dv_enabled_ = dv && (*dv == "true" || *dv == "TRUE");
     if (dv_enabled_ && snap->index_manifest) TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap));
@@ -111,7 +112,8 @@ class FileStoreScan : public TableScan {
       ptypes.push_back(schema_->fields[i].type);
     }
     std::map<std::pair<std::string, int32_t>, size_t> index;
-    for (auto& e : live) {
+    for (const auto& e : live) {
+      if (auto b = LookupBucket(e.total_buckets); b && *b != e.bucket) continue;
       auto key = std::make_pair(e.partition, e.bucket);
       auto it = index.find(key);
       if (it == index.end()) {
@@ -133,9 +135,8 @@ class FileStoreScan : public TableScan {
         it = index.find(key);
       }
       if (it->second == SIZE_MAX) continue;
-      if (auto b = LookupBucket(e.total_buckets); b && *b != e.bucket) continue;
       if (!FileMayMatch(e.file)) continue;
-      splits_[it->second].files.push_back(std::move(e.file));
+      splits_[it->second].files.push_back(e.file);
     }
     return Status::OK();
   }
@@ -305,7 +306,8 @@ class FileStoreScan : public TableScan {
       auto it = std::lower_bound(records->begin(), records->end(), key,
                                  [&](const merge::KeyValue& kv, const Row& k) {
                                    for (size_t i = 0; i < layout_.key_columns.size(); i++) {
-                                     int c = CompareValues(kv.value[layout_.key_columns[i]], k[i]);
+                                     int c = merge::FastCompare(kv.value[layout_.key_columns[i]],
+                                                                k[i]);
                                      if (c != 0) return c < 0;
                                    }
                                    return false;
@@ -313,7 +315,7 @@ class FileStoreScan : public TableScan {
       for (; it != records->end(); ++it) {
         bool same = true;
         for (size_t i = 0; i < layout_.key_columns.size(); i++) {
-          if (CompareValues(it->value[layout_.key_columns[i]], key[i]) != 0) same = false;
+          if (merge::FastCompare(it->value[layout_.key_columns[i]], key[i]) != 0) same = false;
         }
         if (!same) break;
         found.push_back(*it);
