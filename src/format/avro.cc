@@ -91,6 +91,7 @@ class SchemaParser {
       auto items = j.find("items");
       if (items == j.end()) return Status::Invalid("avro schema: array without \"items\"");
       TRIB_ASSIGN_OR_RETURN(schema->items, Parse(*items, ns));
+      TRIB_RETURN_NOT_OK(ParseLogicalType(j, schema.get()));  // Paimon's "map" arrays
       return SchemaPtr(std::move(schema));
     }
     if (type_name == "map") {
