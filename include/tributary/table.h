@@ -20,6 +20,19 @@ namespace tributary {
 class TableWriter;
 class TableScan;
 
+// Point lookups by primary key on a pinned snapshot: the latest when created or refreshed.
+// Each data file a lookup touches is decoded once into a process-wide cache of immutable files
+// and binary-searched. Thread-safety: one thread at a time.
+class TableLookup {
+ public:
+  virtual ~TableLookup() = default;
+  // The row whose primary key is `key` (values of the primary-key columns, in the order of
+  // TableSchema::primary_keys), or nullopt.
+  virtual Result<std::optional<Row>> Get(const Row& key) = 0;
+  // Pins the latest snapshot, so later Get calls see newer commits.
+  virtual Status Refresh() = 0;
+};
+
 struct WriteOptions {
   // Identifies the writer in snapshots (`commitUser`); a fresh UUID when empty.
   std::string commit_user;
@@ -77,6 +90,8 @@ class Table {
   // REQUIRES: no system_table in identifier().
   virtual Result<std::unique_ptr<TableWriter>> NewWriter(const WriteOptions& options) = 0;
   virtual Result<std::unique_ptr<TableScan>> NewScan(const ScanOptions& options) = 0;
+  // REQUIRES: a primary-key table.
+  virtual Result<std::unique_ptr<TableLookup>> NewLookup() = 0;
 
   // Full compaction of every partition and bucket (CALL sys.compact); commits a COMPACT snapshot.
   // Returns the new snapshot id, or nullopt when there was nothing to compact.

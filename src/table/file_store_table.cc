@@ -23,6 +23,9 @@ class FileStoreTable : public Table {
   Result<std::unique_ptr<TableScan>> NewScan(const ScanOptions& options) override {
     return NewFileStoreScan(path_, schema_, options);
   }
+  Result<std::unique_ptr<TableLookup>> NewLookup() override {
+    return NewFileStoreLookup(path_, schema_);
+  }
   Result<std::optional<int64_t>> CompactFull() override {
     return CompactTableFull(path_, schema_);
   }

@@ -19,6 +19,8 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
 Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
                                                     std::shared_ptr<const TableSchema> schema,
                                                     const ScanOptions& options);
+Result<std::unique_ptr<TableLookup>> NewFileStoreLookup(const std::string& path,
+                                                        std::shared_ptr<const TableSchema> schema);
 // CALL sys.compact: full compaction of every bucket.
 Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
                                                 std::shared_ptr<const TableSchema> schema);

@@ -72,6 +72,21 @@ Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& tabl
   return *shared;
 }
 
+std::string ResolveExternalPath(const std::string& table_path, const std::string& recorded) {
+  std::string p = recorded;
+  for (const char* scheme : {"FILE:", "file:"}) {
+    if (p.rfind(scheme, 0) == 0) p = p.substr(std::string(scheme).size());
+  }
+  while (p.rfind("//", 0) == 0) p = p.substr(1);
+  if (io::LocalFs().Exists(p).ValueOr(false)) return p;
+  size_t at = p.find("/external/");
+  if (at != std::string::npos) {
+    std::string local = io::JoinPath(io::ParentPath(table_path), p.substr(at + 1));
+    if (io::LocalFs().Exists(local).ValueOr(false)) return local;
+  }
+  return p;
+}
+
 Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::string& table_path,
                                                                  int64_t id) {
   using T = meta::Snapshot;

@@ -22,6 +22,11 @@ Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& tabl
 // The same, shared from the process-wide cache without a copy.
 Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(
     const std::string& table_path, const meta::Snapshot& snapshot);
+// Where a file recorded with an absolute external path is: an absolute path recorded by a writer
+// on another machine ('FILE:/.../external/x') is looked up as is, then relative to the database
+// folder's `external/` (where copied tables keep it).
+std::string ResolveExternalPath(const std::string& table_path, const std::string& recorded);
+
 // Snapshot `id`, from the process-wide cache (snapshot files never change once published).
 Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::string& table_path,
                                                                  int64_t id);

@@ -170,21 +170,8 @@ class FileStoreScan : public TableScan {
     return Status::OK();
   }
 
-  // An absolute path recorded by a writer on another machine ('FILE:/.../external/x') is looked
-  // up as is, then relative to the database folder's `external/` (where copied tables keep it).
   std::string ResolveExternal(const std::string& recorded) const {
-    std::string p = recorded;
-    for (const char* scheme : {"FILE:", "file:"}) {
-      if (p.rfind(scheme, 0) == 0) p = p.substr(std::string(scheme).size());
-    }
-    while (p.rfind("//", 0) == 0) p = p.substr(1);
-    if (io::LocalFs().Exists(p).ValueOr(false)) return p;
-    size_t at = p.find("/external/");
-    if (at != std::string::npos) {
-      std::string local = io::JoinPath(io::ParentPath(path_), p.substr(at + 1));
-      if (io::LocalFs().Exists(local).ValueOr(false)) return local;
-    }
-    return p;
+    return ResolveExternalPath(path_, recorded);
   }
 
   std::string DataFilePath(const Split& split, const meta::DataFileMeta& f) const {

@@ -206,6 +206,49 @@ TEST_F(TableTest, DynamicBucketsKeepEachKeyInItsBucket) {
   EXPECT_EQ(buckets, (std::set<int64_t>{0, 1, 2})) << "5 new keys fill bucket 2";
 }
 
+TEST_F(TableTest, PointLookupsSeeThePinnedSnapshot) {
+  for (std::string bucket : {"3", "-1"}) {
+    auto t = Create("lk" + bucket.substr(bucket.size() - 1), KV({{"bucket", bucket}}));
+    std::map<int64_t, std::string> model;
+    std::mt19937 rng(5);
+    for (int c = 0; c < 8; c++) {
+      std::vector<std::pair<RowKind, Row>> rows;
+      for (int i = 0; i < 30; i++) {
+        int64_t k = rng() % 60;
+        if (rng() % 5 == 0) {
+          rows.push_back({RowKind::kDelete, R(k, "")});
+          model.erase(k);
+        } else {
+          std::string v = "v" + std::to_string(c) + "_" + std::to_string(i);
+          rows.push_back({RowKind::kInsert, R(k, v)});
+          model[k] = v;
+        }
+      }
+      WriteRows(*t, rows);
+      if (c == 5) ASSERT_TRUE(t->CompactFull().ok());
+    }
+    auto lookup = t->NewLookup();
+    ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
+    for (int64_t k = 0; k < 70; k++) {
+      auto r = (*lookup)->Get({Value::Int(k)});
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      auto it = model.find(k);
+      if (it == model.end()) {
+        EXPECT_FALSE(r->has_value()) << "key " << k;
+      } else {
+        ASSERT_TRUE(r->has_value()) << "key " << k;
+        EXPECT_EQ((**r)[1].string_value(), it->second);
+      }
+    }
+    // A commit after the lookup was created is seen only after Refresh().
+    WriteRows(*t, {{RowKind::kInsert, R(1000, "late")}});
+    EXPECT_FALSE((*lookup)->Get({Value::Int(1000)})->has_value());
+    ASSERT_TRUE((*lookup)->Refresh().ok());
+    EXPECT_TRUE((*lookup)->Get({Value::Int(1000)})->has_value());
+    EXPECT_FALSE((*lookup)->Get({Value::String("x")}).ok());
+  }
+}
+
 TEST_F(TableTest, BadInputChangesNothing) {
   auto t = Create("t", KV({{"bucket", "1"}}));
   auto w = t->NewWriter({});

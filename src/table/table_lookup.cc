@@ -1,0 +1,232 @@
+// Point lookups by primary key (TableLookup): bucket from the key, the files whose key range
+// holds it, a binary search in each (decoded once into the process-wide file cache), and the
+// table's merge function over what was found.
+#include <algorithm>
+#include <map>
+
+#include "format/binary_row.h"
+#include "io/file_system.h"
+#include "merge/merge_config.h"
+#include "merge/merge_function.h"
+#include "meta/paths.h"
+#include "meta/schema_manager.h"
+#include "meta/snapshot.h"
+#include "table/core_options.h"
+#include "table/data_file.h"
+#include "table/file_cache.h"
+#include "table/file_store_table.h"
+#include "table/snapshot_reader.h"
+#include "tributary/table_scan.h"
+
+namespace tributary::table {
+namespace {
+
+class FileStoreLookup : public TableLookup {
+ public:
+  FileStoreLookup(std::string path, std::shared_ptr<const TableSchema> schema, CoreOptions core,
+                  std::shared_ptr<const merge::MergeConfig> config)
+      : path_(std::move(path)), schema_(std::move(schema)), core_(std::move(core)),
+        config_(std::move(config)), layout_(FileLayout::Of(*schema_)) {
+    for (const auto& k : schema_->primary_keys) pk_idx_.push_back(schema_->FieldIndex(k));
+    for (const auto& k : schema_->partition_keys) {
+      int i = schema_->FieldIndex(k);
+      part_idx_.push_back(i);
+      part_fields_.push_back(schema_->fields[i]);
+      part_types_.push_back(schema_->fields[i].type);
+    }
+    for (const auto& k : schema_->BucketKeys()) {
+      int i = schema_->FieldIndex(k);
+      bucket_idx_.push_back(i);
+      bucket_types_.push_back(schema_->fields[i].type);
+    }
+    key_types_ = layout_.KeyTypes();
+    auto dv = schema_->Option("deletion-vectors.enabled");
+    dv_ = dv && *dv == "true";
+  }
+
+  Status Refresh() override {
+    files_.clear();
+    total_buckets_.clear();
+    meta::SnapshotManager snapshots(path_);
+    TRIB_ASSIGN_OR_RETURN(auto id, snapshots.LatestId());
+    snapshot_id_ = id;
+    if (!id) return Status::OK();
+    TRIB_ASSIGN_OR_RETURN(auto snap, ReadSnapshotCached(path_, *id));
+    TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntriesShared(path_, *snap));
+    for (const auto& e : *live) {
+      FileRef ref;
+      ref.meta = e.file;
+      if (e.file.external_path) {
+        ref.path = ResolveExternalPath(path_, *e.file.external_path);
+      } else {
+        TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, part_types_));
+        ref.path = io::JoinPath(
+            meta::BucketDir(path_, meta::PartitionPath(part_fields_, part,
+                                                       core_.partition_default_name),
+                            e.bucket),
+            e.file.file_name);
+      }
+      if (e.file.schema_id == schema_->id) {
+        auto mn = format::DeserializeBinaryRow(e.file.min_key, key_types_);
+        auto mx = format::DeserializeBinaryRow(e.file.max_key, key_types_);
+        if (mn.ok() && mx.ok() && mn->size() == key_types_.size()) {
+          ref.min_key = std::move(*mn);
+          ref.max_key = std::move(*mx);
+        }
+      }
+      files_[{e.partition, e.bucket}].push_back(std::move(ref));
+      total_buckets_[e.partition] = e.total_buckets;
+    }
+    return Status::OK();
+  }
+
+  Result<std::optional<Row>> Get(const Row& key) override {
+    if (key.size() != pk_idx_.size()) {
+      return Status::Invalid("a lookup key needs " + std::to_string(pk_idx_.size()) +
+                             " values (the primary key), got " + std::to_string(key.size()));
+    }
+    Row full(schema_->fields.size());
+    for (size_t i = 0; i < pk_idx_.size(); i++) {
+      TRIB_RETURN_NOT_OK(CheckValue(key[i], schema_->fields[pk_idx_[i]]));
+      full[pk_idx_[i]] = key[i];
+    }
+    if (dv_) return ScanLookup(full);
+    Row part;
+    for (int i : part_idx_) part.push_back(full[i]);
+    std::string pbytes = format::SerializeBinaryRow(part_types_, part);
+    auto tb = total_buckets_.find(pbytes);
+    if (tb == total_buckets_.end()) return std::optional<Row>();
+    Row trimmed;
+    for (int c : layout_.key_columns) trimmed.push_back(full[c]);
+    std::vector<int32_t> buckets;
+    if (tb->second > 0) {
+      Row bkey;
+      for (int i : bucket_idx_) bkey.push_back(full[i]);
+      buckets.push_back(format::BucketOf(format::HashRow(bucket_types_, bkey), tb->second));
+    } else {
+      for (const auto& [id, refs] : files_) {
+        if (id.first == pbytes) buckets.push_back(id.second);
+      }
+    }
+    std::vector<merge::KeyValue> found;
+    for (int32_t b : buckets) {
+      auto it = files_.find({pbytes, b});
+      if (it == files_.end()) continue;
+      for (const FileRef& ref : it->second) TRIB_RETURN_NOT_OK(Search(ref, trimmed, &found));
+    }
+    if (found.empty()) return std::optional<Row>();
+    merge::SequenceOrder order(config_);
+    std::stable_sort(found.begin(), found.end(), [&](const auto& a, const auto& b) {
+      return order.Compare(a, b) < 0;
+    });
+    if (!merge_) {
+      TRIB_ASSIGN_OR_RETURN(merge_, merge::MakeMergeFunction(config_, *schema_));
+    }
+    merge_->Reset();
+    for (const auto& kv : found) TRIB_RETURN_NOT_OK(merge_->Add(kv));
+    auto r = merge_->Result();
+    if (!r || IsRetract(r->kind)) return std::optional<Row>();
+    return std::optional<Row>(std::move(r->value));
+  }
+
+ private:
+  struct FileRef {
+    meta::DataFileMeta meta;
+    std::string path;
+    Row min_key, max_key;  // empty when unknown (older schema)
+  };
+
+  Status Search(const FileRef& ref, const Row& key, std::vector<merge::KeyValue>* found) {
+    auto cmp_key = [&](const Row& a, const Row& b) {
+      for (size_t i = 0; i < a.size(); i++) {
+        int c = merge::FastCompare(a[i], b[i]);
+        if (c != 0) return c;
+      }
+      return 0;
+    };
+    if (!ref.min_key.empty() && (cmp_key(key, ref.min_key) < 0 || cmp_key(key, ref.max_key) > 0)) {
+      return Status::OK();
+    }
+    const std::vector<Field>* file_fields = nullptr;
+    if (ref.meta.schema_id != schema_->id) {
+      auto it = file_schemas_.find(ref.meta.schema_id);
+      if (it == file_schemas_.end()) {
+        TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(path_).Read(ref.meta.schema_id));
+        it = file_schemas_.emplace(ref.meta.schema_id, std::move(s)).first;
+      }
+      file_fields = &it->second->fields;
+    }
+    using T = std::vector<merge::KeyValue>;
+    TRIB_ASSIGN_OR_RETURN(auto records, FileCache::Instance().GetOrLoad<T>(
+        "data:" + ref.path + "#" + std::to_string(schema_->id),
+        [&]() -> Result<std::pair<T, int64_t>> {
+          TRIB_ASSIGN_OR_RETURN(T r, ReadDataFile(ref.path, layout_, ref.meta.level,
+                                                  ref.meta.write_cols, file_fields));
+          return std::make_pair(std::move(r), ref.meta.file_size * 8 + 1024);
+        }));
+    const auto& kc = layout_.key_columns;
+    auto less = [&](const merge::KeyValue& kv, const Row& k) {
+      for (size_t i = 0; i < kc.size(); i++) {
+        int c = merge::FastCompare(kv.value[kc[i]], k[i]);
+        if (c != 0) return c < 0;
+      }
+      return false;
+    };
+    for (auto it = std::lower_bound(records->begin(), records->end(), key, less);
+         it != records->end(); ++it) {
+      bool same = true;
+      for (size_t i = 0; i < kc.size() && same; i++) {
+        same = merge::FastCompare(it->value[kc[i]], key[i]) == 0;
+      }
+      if (!same) break;
+      found->push_back(*it);
+    }
+    return Status::OK();
+  }
+
+  // Deletion-vector tables have their own visibility rules: answer with a filtered scan.
+  Result<std::optional<Row>> ScanLookup(const Row& full) {
+    ScanOptions o;
+    for (int i : pk_idx_) o.filters.push_back(Predicate{i, Predicate::Op::kEq, {full[i]}});
+    if (snapshot_id_) o.snapshot_id = snapshot_id_;
+    TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path_, schema_, o));
+    RowBatch batch;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
+      if (!more) return std::optional<Row>();
+      if (!batch.rows.empty()) return std::optional<Row>(std::move(batch.rows[0]));
+    }
+  }
+
+  std::string path_;
+  std::shared_ptr<const TableSchema> schema_;
+  CoreOptions core_;
+  std::shared_ptr<const merge::MergeConfig> config_;
+  FileLayout layout_;
+  std::vector<int> pk_idx_, part_idx_, bucket_idx_;
+  std::vector<Field> part_fields_;
+  std::vector<DataType> part_types_, bucket_types_, key_types_;
+  bool dv_ = false;
+  std::optional<int64_t> snapshot_id_;
+  std::map<std::pair<std::string, int32_t>, std::vector<FileRef>> files_;
+  std::map<std::string, int32_t> total_buckets_;  // per partition
+  std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
+  std::unique_ptr<merge::MergeFunction> merge_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TableLookup>> NewFileStoreLookup(const std::string& path,
+                                                        std::shared_ptr<const TableSchema> schema) {
+  if (!schema->HasPrimaryKey()) {
+    return Status::Invalid("point lookups need a primary-key table");
+  }
+  TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
+  TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(*schema));
+  auto lookup = std::make_unique<FileStoreLookup>(path, std::move(schema), std::move(core),
+                                                  std::move(config));
+  TRIB_RETURN_NOT_OK(lookup->Refresh());
+  return std::unique_ptr<TableLookup>(std::move(lookup));
+}
+
+}  // namespace tributary::table
