@@ -76,10 +76,9 @@ class FileStoreScan : public TableScan {
       TRIB_ASSIGN_OR_RETURN(id, snapshots.LatestId());
       if (!id) return Status::OK();  // empty table
     }
-    if (schema_->Option("data-evolution.enabled").value_or("false") == "true") {
-      return Status::NotSupported(
-          "table '" + path_ + "' is a data-evolution table ('data-evolution.enabled' = 'true'), "
-          "whose files are merged by row id; Tributary cannot read those yet");
+    data_evolution_ = schema_->Option("data-evolution.enabled").value_or("false") == "true";
+    if (data_evolution_ && layout_.primary_key) {
+      return Status::NotSupported("data evolution on a primary-key table is not supported");
     }
     if (layout_.primary_key) {
       TRIB_ASSIGN_OR_RETURN(merge_config_, merge::MergeConfig::Make(*schema_));
@@ -399,7 +398,74 @@ class FileStoreScan : public TableScan {
     emitted_++;
   }
 
+  // Data-evolution tables (row tracking + 'data-evolution.enabled'): files whose row-id ranges
+  // coincide describe the same rows, each supplying the columns it wrote (`_WRITE_COLS`); where
+  // two supply a column, the newer file (higher sequence number) wins.
+  Status ReadDataEvolutionSplit(const Split& split, RowBatch* batch) {
+    std::map<std::pair<int64_t, int64_t>, std::vector<const meta::DataFileMeta*>> groups;
+    std::vector<const meta::DataFileMeta*> plain;
+    for (const auto& f : split.files) {
+      if (f.first_row_id) groups[{*f.first_row_id, f.row_count}].push_back(&f);
+      else plain.push_back(&f);
+    }
+    // Ranges must coincide or be disjoint.
+    int64_t end = INT64_MIN;
+    for (const auto& [range, files] : groups) {
+      if (range.first < end) {
+        return Status::NotSupported("data-evolution table '" + path_ + "' has files whose row-id "
+                                    "ranges overlap without coinciding; not supported yet");
+      }
+      end = range.first + range.second;
+    }
+    for (const meta::DataFileMeta* f : plain) {
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, *f));
+      for (auto& kv : records) Emit(std::move(kv.value), batch);
+    }
+    const size_t n = schema_->fields.size();
+    for (auto& [range, files] : groups) {
+      std::sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
+        return a->max_sequence_number > b->max_sequence_number;
+      });
+      // For each column, the newest file that wrote it.
+      std::vector<int> source(n, -1);
+      for (size_t fi = 0; fi < files.size(); fi++) {
+        const meta::DataFileMeta& f = *files[fi];
+        TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
+        const std::vector<Field>& ff = file_fields ? *file_fields : schema_->fields;
+        for (size_t c = 0; c < n; c++) {
+          if (source[c] >= 0) continue;
+          for (const auto& fld : ff) {
+            if (fld.id != schema_->fields[c].id) continue;
+            bool wrote = !f.write_cols ||
+                         std::find(f.write_cols->begin(), f.write_cols->end(), fld.name) !=
+                             f.write_cols->end();
+            if (wrote) source[c] = static_cast<int>(fi);
+          }
+        }
+      }
+      std::vector<std::vector<merge::KeyValue>> data(files.size());
+      for (size_t fi = 0; fi < files.size(); fi++) {
+        if (std::find(source.begin(), source.end(), static_cast<int>(fi)) == source.end()) continue;
+        TRIB_ASSIGN_OR_RETURN(data[fi], ReadFile(split, *files[fi]));
+        if (static_cast<int64_t>(data[fi].size()) != range.second) {
+          return Status::Corruption("data file '" + files[fi]->file_name + "' holds " +
+                                    std::to_string(data[fi].size()) + " rows, its manifest " +
+                                    "entry says " + std::to_string(range.second));
+        }
+      }
+      for (int64_t r = 0; r < range.second; r++) {
+        Row row(n);
+        for (size_t c = 0; c < n; c++) {
+          if (source[c] >= 0) row[c] = data[source[c]][r].value[c];
+        }
+        Emit(std::move(row), batch);
+      }
+    }
+    return Status::OK();
+  }
+
   Status ReadSplit(const Split& split, RowBatch* batch) {
+    if (data_evolution_) return ReadDataEvolutionSplit(split, batch);
     if (!layout_.primary_key) {
       for (const auto& f : split.files) {
         TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
@@ -467,6 +533,7 @@ class FileStoreScan : public TableScan {
     meta::DeletionVectorRange range;
   };
   bool dv_enabled_ = false;
+  bool data_evolution_ = false;
   std::shared_ptr<const merge::MergeConfig> merge_config_;
   std::vector<bool> needed_;  // empty: decode every column
   std::optional<Row> lookup_key_;
