@@ -76,6 +76,11 @@ class FileStoreScan : public TableScan {
       TRIB_ASSIGN_OR_RETURN(id, snapshots.LatestId());
       if (!id) return Status::OK();  // empty table
     }
+    if (auto fb = schema_->Option("scan.fallback-branch"); fb && !fb->empty()) {
+      return Status::NotSupported("table '" + path_ + "' reads partitions it lacks from branch '" +
+                                  *fb + "' ('scan.fallback-branch'); branches are not supported "
+                                  "yet, and reading the main branch alone would miss rows");
+    }
     data_evolution_ = schema_->Option("data-evolution.enabled").value_or("false") == "true";
     if (data_evolution_ && layout_.primary_key) {
       return Status::NotSupported("data evolution on a primary-key table is not supported");
