@@ -93,6 +93,11 @@ class Table {
   // REQUIRES: a primary-key table.
   virtual Result<std::unique_ptr<TableLookup>> NewLookup() = 0;
 
+  // COUNT(*) of a snapshot (the latest when unset) answered from file metadata alone, when the
+  // metadata determines it exactly (append tables; primary-key buckets holding one file without
+  // retractions); nullopt when rows must be read and merged.
+  virtual Result<std::optional<int64_t>> CountFromMetadata(std::optional<int64_t> snapshot_id) = 0;
+
   // Full compaction of every partition and bucket (CALL sys.compact); commits a COMPACT snapshot.
   // Returns the new snapshot id, or nullopt when there was nothing to compact.
   virtual Result<std::optional<int64_t>> CompactFull() = 0;

@@ -571,9 +571,21 @@ Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
   TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
   Source& src = plan.source;
 
+  // SELECT COUNT(*) FROM t alone is answered from file metadata when that is exact.
+  std::optional<int64_t> metadata_count;
+  if (src.table && plan.grouped && plan.agg.keys.empty() && plan.agg.calls.size() == 1 &&
+      plan.agg.calls[0].function == "COUNT" && plan.agg.calls[0].star &&
+      !plan.agg.calls[0].distinct && plan.conjuncts.empty() && !plan.having) {
+    auto n = src.table->CountFromMetadata(plan.scan.snapshot_id);
+    if (!n.ok()) return ErrorAt(q.pos, n.status().message());
+    metadata_count = *n;
+  }
+
   // Input rows, filtered by the whole WHERE (the scan's filters are exact, but cheap to recheck).
   std::vector<Row> input;
-  if (src.table) {
+  if (metadata_count) {
+    // Nothing to read.
+  } else if (src.table) {
     TRIB_ASSIGN_OR_RETURN(input, ScanRows(*src.table, src.fields, plan.scan, src.dynamic_options));
   } else {
     input = std::move(src.rows);
@@ -592,7 +604,9 @@ Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
 
   // Rows the select list is computed from: input rows, or one row per group.
   std::vector<Row> basis;
-  if (plan.grouped) {
+  if (metadata_count) {
+    basis.push_back(Row{Value::Int(*metadata_count)});
+  } else if (plan.grouped) {
     const AggregateBinding& agg = plan.agg;
     std::unordered_map<std::string, size_t> index;
     std::vector<Row> group_keys;

@@ -26,6 +26,9 @@ class FileStoreTable : public Table {
   Result<std::unique_ptr<TableLookup>> NewLookup() override {
     return NewFileStoreLookup(path_, schema_);
   }
+  Result<std::optional<int64_t>> CountFromMetadata(std::optional<int64_t> snapshot_id) override {
+    return table::CountFromMetadata(path_, *schema_, snapshot_id);
+  }
   Result<std::optional<int64_t>> CompactFull() override {
     return CompactTableFull(path_, schema_);
   }

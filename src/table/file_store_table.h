@@ -21,6 +21,8 @@ Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
                                                     const ScanOptions& options);
 Result<std::unique_ptr<TableLookup>> NewFileStoreLookup(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema);
+Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const TableSchema& schema,
+                                                 std::optional<int64_t> snapshot_id);
 // CALL sys.compact: full compaction of every bucket.
 Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
                                                 std::shared_ptr<const TableSchema> schema);

@@ -554,6 +554,37 @@ class FileStoreScan : public TableScan {
 
 }  // namespace
 
+Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const TableSchema& schema,
+                                                 std::optional<int64_t> snapshot_id) {
+  using R = std::optional<int64_t>;
+  auto opt = [&](const char* k) { return schema.Option(k).value_or("false") == "true"; };
+  if (opt("deletion-vectors.enabled") || opt("data-evolution.enabled") ||
+      schema.Option("scan.fallback-branch")) {
+    return R();
+  }
+  if (!snapshot_id) {
+    TRIB_ASSIGN_OR_RETURN(snapshot_id, meta::SnapshotManager(path).LatestId());
+    if (!snapshot_id) return R(0);
+  }
+  TRIB_ASSIGN_OR_RETURN(auto snap, ReadSnapshotCached(path, *snapshot_id));
+  TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntriesShared(path, *snap));
+  int64_t total = 0;
+  if (!schema.HasPrimaryKey()) {
+    for (const auto& e : *live) total += e.file.row_count;
+    return R(total);
+  }
+  // One file per bucket holds each key once; with no retraction in it, every record is a row.
+  std::map<std::pair<std::string, int32_t>, std::vector<const meta::DataFileMeta*>> buckets;
+  for (const auto& e : *live) buckets[{e.partition, e.bucket}].push_back(&e.file);
+  for (const auto& [id, files] : buckets) {
+    if (files.size() != 1) return R();
+    const meta::DataFileMeta& f = *files[0];
+    if (!f.delete_row_count || *f.delete_row_count != 0 || f.write_cols) return R();
+    total += f.row_count;
+  }
+  return R(total);
+}
+
 Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
                                                     std::shared_ptr<const TableSchema> schema,
                                                     const ScanOptions& options) {
