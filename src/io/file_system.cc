@@ -44,8 +44,9 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
 Status SyncDir(const std::string& dir) {
   int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (fd < 0) return Errno("cannot open directory", dir);
-  ::fsync(fd);
+  int rc = ::fsync(fd);
   ::close(fd);
+  if (rc != 0) return Errno("cannot sync directory", dir);
   return Status::OK();
 }
 
@@ -112,7 +113,9 @@ class LocalFileSystem : public FileSystem {
       errno = err;
       return Errno("cannot publish", path);
     }
-    TRIB_RETURN_NOT_OK(SyncDir(ParentPath(path)));
+    // Published: whatever happens next, the file is there and the caller must treat it as such
+    // (a failed directory fsync must not make a commit clean up what it published).
+    (void)SyncDir(ParentPath(path));
     return true;
   }
 
@@ -154,10 +157,12 @@ class LocalFileSystem : public FileSystem {
       return Status::IOError("'" + path + "' exists and is not a directory");
     }
     TRIB_RETURN_NOT_OK(MakeDirs(ParentPath(path)));
-    if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST) {
+    if (::mkdir(path.c_str(), 0755) != 0) {
+      if (errno == EEXIST) return Status::OK();
       return Errno("cannot create directory", path);
     }
-    return Status::OK();
+    // A new directory survives a power loss only once its parent's entry is synced.
+    return SyncDir(ParentPath(path));
   }
 
   Status Remove(const std::string& path) override {

@@ -92,7 +92,11 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
       if (p == "row-kind-flag") c->pad_row_kind = true;
     }
   }
-  c->ignore_delete = True(s, "ignore-delete");
+  // Tributary normalizes the engine-specific spellings to 'ignore-delete' at CREATE TABLE;
+  // tables written by Java Paimon may carry any of them.
+  c->ignore_delete = True(s, "ignore-delete") || True(s, "first-row.ignore-delete") ||
+                     True(s, "partial-update.ignore-delete") ||
+                     True(s, "deduplicate.ignore-delete");
   if (c->engine == "partial-update") {
     c->remove_record_on_delete = True(s, "partial-update.remove-record-on-delete");
   } else if (c->engine == "aggregation") {

@@ -1,6 +1,7 @@
 // The filesystem catalog: databases are `<name>.db` directories of the warehouse, tables are
 // directories holding `schema/`.
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <set>
 
@@ -291,7 +292,7 @@ Result<std::vector<std::string>> Catalog::ListTables(const std::string& db) cons
   }
   std::vector<std::string> out;
   for (const auto& e : *entries) {
-    if (!e.is_dir) continue;
+    if (!e.is_dir || e.name.empty() || e.name[0] == '.') continue;  // tombstones of DROP TABLE
     std::string p = meta::TablePath(warehouse_, db, e.name);
     TRIB_ASSIGN_OR_RETURN(auto id, meta::SchemaManager(p).LatestId());
     if (id) out.push_back(e.name);
@@ -337,7 +338,15 @@ Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
     if (ignore_if_not_exists) return Status::OK();
     return Status::NotFound("table '" + id.ToString() + "' does not exist");
   }
-  return io::LocalFs().RemoveAll(TablePath(id));
+  // Atomically take the table away first (a crash during the removal then leaves only a
+  // hidden tombstone directory, never a half-removed table that a later CREATE would adopt).
+  std::string path = TablePath(id);
+  std::string tomb = io::JoinPath(io::ParentPath(path), "." + id.table + ".dropped-" +
+                                                            meta::NewUuid());
+  if (::rename(path.c_str(), tomb.c_str()) != 0) {
+    return Status::IOError("cannot drop table '" + id.ToString() + "': rename failed");
+  }
+  return io::LocalFs().RemoveAll(tomb);
 }
 
 Status Catalog::AlterTableOptions(const Identifier& id,
@@ -367,6 +376,20 @@ Status Catalog::AlterTableOptions(const Identifier& id,
         continue;
       }
       spec.options.erase(def->key.find("<col>") == std::string::npos ? def->key : k);
+    }
+    {
+      // Fixed and dynamic bucket layouts cannot turn into each other (keys would be found in
+      // one bucket and written to another); a fixed count may change (then INSERT OVERWRITE).
+      int64_t before = latest->NumBuckets();
+      int64_t after = -1;
+      auto it = spec.options.find("bucket");
+      if (it != spec.options.end()) after = std::atoll(it->second.c_str());
+      if (before != after && (before == -1 || after == -1)) {
+        return Status::NotSupported(
+            "cannot change 'bucket' from " + std::to_string(before) + " to " +
+            std::to_string(after) + ": a table cannot switch between dynamic buckets (-1) and a "
+            "fixed bucket count");
+      }
     }
     for (const auto& [k, v] : normalized) {
       static const std::set<std::string> kFixed = {"merge-engine", "sequence.field",

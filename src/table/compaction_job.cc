@@ -3,11 +3,33 @@
 #include <algorithm>
 
 #include "io/file_system.h"
+#include "meta/schema_manager.h"
+#include "table/snapshot_reader.h"
 #include "merge/sort_merge_reader.h"
 
 namespace tributary::table {
 
-Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::string& bucket_dir,
+namespace {
+// Reads one input file of a merge: at its external path if it has one, with the columns of the
+// schema it was written with (matched by field id and cast), as the read path does.
+Result<std::vector<merge::KeyValue>> ReadInput(const std::string& table_path,
+                                               const TableSchema& schema,
+                                               const std::string& bucket_dir,
+                                               const FileLayout& layout,
+                                               const meta::DataFileMeta& f) {
+  std::string path = f.external_path ? ResolveExternalPath(table_path, *f.external_path)
+                                     : io::JoinPath(bucket_dir, f.file_name);
+  std::shared_ptr<const TableSchema> file_schema;
+  if (f.schema_id != schema.id) {
+    TRIB_ASSIGN_OR_RETURN(file_schema, meta::SchemaManager(table_path).Read(f.schema_id));
+  }
+  return ReadDataFile(path, layout, f.level, f.write_cols,
+                      file_schema ? &file_schema->fields : nullptr);
+}
+}  // namespace
+
+Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
+                                       const std::string& bucket_dir,
                                        const CompactUnit& unit, int32_t highest_nonempty_level,
                                        int64_t target_file_size, const FileFormatOptions& format,
                                        meta::FileNamer* namer) {
@@ -21,8 +43,7 @@ Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::str
     return a.max_sequence_number < b.max_sequence_number;
   });
   for (const auto& f : files) {
-    TRIB_ASSIGN_OR_RETURN(auto records, ReadDataFile(io::JoinPath(bucket_dir, f.file_name), layout,
-                                                     f.level, f.write_cols));
+    TRIB_ASSIGN_OR_RETURN(auto records, ReadInput(table_path, schema, bucket_dir, layout, f));
     sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
   }
   TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
@@ -54,7 +75,8 @@ Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::str
   return result;
 }
 
-Status DryRunMerge(const TableSchema& schema, const std::string& bucket_dir,
+Status DryRunMerge(const std::string& table_path, const TableSchema& schema,
+                   const std::string& bucket_dir,
                    const std::vector<meta::DataFileMeta>& files) {
   FileLayout layout = FileLayout::Of(schema);
   std::vector<meta::DataFileMeta> sorted = files;
@@ -63,8 +85,7 @@ Status DryRunMerge(const TableSchema& schema, const std::string& bucket_dir,
   });
   std::vector<std::unique_ptr<merge::RecordSource>> sources;
   for (const auto& f : sorted) {
-    TRIB_ASSIGN_OR_RETURN(auto records, ReadDataFile(io::JoinPath(bucket_dir, f.file_name), layout,
-                                                     f.level, f.write_cols));
+    TRIB_ASSIGN_OR_RETURN(auto records, ReadInput(table_path, schema, bucket_dir, layout, f));
     sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
   }
   TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));

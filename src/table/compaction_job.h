@@ -20,7 +20,8 @@ struct CompactionResult {
 
 // `highest_nonempty_level`: the highest level holding files in the bucket (any file, in the unit
 // or not), so the job knows whether older data can lie below its output.
-Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::string& bucket_dir,
+Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
+                                       const std::string& bucket_dir,
                                        const CompactUnit& unit, int32_t highest_nonempty_level,
                                        int64_t target_file_size, const FileFormatOptions& format,
                                        meta::FileNamer* namer);
@@ -28,7 +29,8 @@ Result<CompactionResult> RunCompaction(const TableSchema& schema, const std::str
 // Merges `files` of one bucket without writing anything and returns the first error the merge
 // function reports (an aggregate overflowing, say). The writer runs it before committing to an
 // aggregation table, so such an INSERT fails instead of leaving a key that cannot be read.
-Status DryRunMerge(const TableSchema& schema, const std::string& bucket_dir,
+Status DryRunMerge(const std::string& table_path, const TableSchema& schema,
+                   const std::string& bucket_dir,
                    const std::vector<meta::DataFileMeta>& files);
 
 }  // namespace tributary::table

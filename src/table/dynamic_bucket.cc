@@ -21,11 +21,21 @@ Status DynamicBucketAssigner::Lock() {
   std::string path = io::JoinPath(table_path_, ".dynamic-bucket.lock");
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
-  while (::flock(fd, LOCK_EX) != 0) {
-    if (errno != EINTR) {
+  // Wait for the writer that holds the table, but not forever (two writers of one process on
+  // one table would otherwise wait for each other).
+  const int kTimeoutMs = 120000;
+  for (int waited = 0; ::flock(fd, LOCK_EX | LOCK_NB) != 0; waited += 10) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
       ::close(fd);
       return Status::IOError("cannot lock '" + path + "': " + std::strerror(errno));
     }
+    if (waited >= kTimeoutMs) {
+      ::close(fd);
+      return Status::Conflict("another writer has held dynamic-bucket table '" + table_path_ +
+                              "' for " + std::to_string(kTimeoutMs / 1000) +
+                              " s; dynamic bucket mode allows one writer per table at a time");
+    }
+    ::usleep(10000);
   }
   lock_fd_ = fd;
   return Status::OK();

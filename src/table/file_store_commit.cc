@@ -275,8 +275,11 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
         for (const auto& e : live) existing[e.partition] = e.total_buckets;
         for (const auto& m : req.messages) {
           auto it = existing.find(m.partition);
-          if (!m.new_files.empty() && it != existing.end() && it->second != m.total_buckets &&
-              m.total_buckets > 0 && it->second > 0) {
+          // Fixed counts must match; and a fixed layout never mixes with a dynamic (-1) one.
+          bool mismatch = it != existing.end() && it->second != m.total_buckets &&
+                          ((m.total_buckets > 0 && it->second > 0) ||
+                           m.total_buckets == -1 || it->second == -1);
+          if (!m.new_files.empty() && mismatch) {
             return Status::Invalid(
                 "cannot write " + partition_name(m.partition) + " with " +
                 std::to_string(m.total_buckets) + " buckets: its data is laid out in " +
@@ -364,7 +367,12 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
       }
       return delta;
     });
-    if (!r.ok()) return r.status();
+    if (!r.ok()) {
+      // The APPEND snapshot (if any) is published already: a compaction that cannot be
+      // committed is dropped, never reported as a failed commit that would undo published files.
+      if (!last) return r.status();
+      conflict = true;
+    }
     if (conflict) {
       result.compaction_dropped = true;
     } else {

@@ -89,12 +89,9 @@ std::string ResolveExternalPath(const std::string& table_path, const std::string
 
 Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::string& table_path,
                                                                  int64_t id) {
-  using T = meta::Snapshot;
-  return FileCache::Instance().GetOrLoad<T>(
-      "snapshot:" + table_path + "/" + std::to_string(id), [&]() -> Result<std::pair<T, int64_t>> {
-        TRIB_ASSIGN_OR_RETURN(auto s, meta::SnapshotManager(table_path).Read(id));
-        return std::make_pair(*s, int64_t{1024});
-      });
+  // Not cached: unlike manifests and data files (named by UUID), the name snapshot-N is reused
+  // when a table is dropped and created again (or rolled back), so only the read is safe.
+  return meta::SnapshotManager(table_path).Read(id);
 }
 
 Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(

@@ -27,7 +27,7 @@ Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesS
 // folder's `external/` (where copied tables keep it).
 std::string ResolveExternalPath(const std::string& table_path, const std::string& recorded);
 
-// Snapshot `id`, from the process-wide cache (snapshot files never change once published).
+// Snapshot `id` (read each time: snapshot names are reused after DROP/CREATE or a rollback).
 Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::string& table_path,
                                                                  int64_t id);
 // Entries of the snapshot's delta manifests only (what that commit changed).

@@ -226,7 +226,7 @@ class FileStoreScan : public TableScan {
     return ReadDataFile(DataFilePath(split, f), layout_, f.level, f.write_cols, file_fields,
                         needed_.empty() ? nullptr : &needed_,
                         // Deletion vectors address file positions: read every row group then.
-                        dv_enabled_ ? nullptr : &skip_filters_);
+                        (dv_enabled_ || data_evolution_) ? nullptr : &skip_filters_);
   }
 
   // Which columns must be decoded: the projection and filter columns, plus what merging needs.
@@ -356,6 +356,9 @@ class FileStoreScan : public TableScan {
 
   bool FileMayMatch(const meta::DataFileMeta& f) const {
     if (options_.filters.empty()) return true;
+    // Rows of a data-evolution table are assembled from several files: pruning one file of a
+    // row-id group would leave another file's stale values.
+    if (data_evolution_) return true;
     if (f.schema_id != schema_->id) return true;  // statistics in an older schema's layout
     if (layout_.primary_key) {
       // Key range: the first trimmed key column bounds every record of the file.

@@ -224,6 +224,8 @@ class FileStoreWriter : public TableWriter {
       return Status::Invalid("an append table (no primary key) accepts only INSERT rows, got " +
                              std::string(RowKindShortString(kind)));
     }
+    // Refused rows change nothing (not even the dynamic-bucket index).
+    if (ctx_.merge_config && IsRetract(kind)) TRIB_RETURN_NOT_OK(CheckRetractAllowed());
     Row partition;
     for (int i : partition_idx_) partition.push_back(row[i]);
     std::string pbytes = format::SerializeBinaryRow(partition_types_, partition);
@@ -238,14 +240,23 @@ class FileStoreWriter : public TableWriter {
       TRIB_ASSIGN_OR_RETURN(bucket, dynamic_->Assign(pbytes, format::HashRow(key_types_, key),
                                                      options_.overwrite));
     }
-    if (ctx_.merge_config && IsRetract(kind)) TRIB_RETURN_NOT_OK(CheckRetractAllowed());
     TRIB_ASSIGN_OR_RETURN(BucketWriter * bw, GetBucket(pbytes, partition, bucket));
     KeyValue kv{0, kind, row, 0, nullptr};
     if (input_merge_) input_merge_->PrepareInput(&kv);
+    int64_t before = bw->buffer_bytes();
     bw->Add(std::move(kv));
+    buffered_bytes_ += bw->buffer_bytes() - before;
     committed_all_ = false;
-    if (bw->buffer_bytes() >= core_.write_buffer_size) {
-      Status st = bw->Flush(core_.target_file_size);
+    // 'write-buffer-size' bounds the whole writer: when it is full, the largest buffer is
+    // flushed to a level-0 file.
+    while (buffered_bytes_ >= core_.write_buffer_size) {
+      BucketWriter* largest = nullptr;
+      for (auto& [id, b] : buckets_) {
+        if (!largest || b->buffer_bytes() > largest->buffer_bytes()) largest = b.get();
+      }
+      if (!largest || largest->buffer_bytes() == 0) break;
+      buffered_bytes_ -= largest->buffer_bytes();
+      Status st = largest->Flush(core_.target_file_size);
       if (!st.ok()) {
         failed_ = true;
         return st;
@@ -371,6 +382,7 @@ class FileStoreWriter : public TableWriter {
     req.overwrite = options_.overwrite;
     UniversalCompactionPicker picker(core_.max_size_amp_percent, core_.size_ratio,
                                      core_.sorted_run_trigger, core_.num_levels - 1);
+    buffered_bytes_ = 0;
     for (auto& [id, bw] : buckets_) {
       TRIB_RETURN_NOT_OK(bw->Flush(core_.target_file_size));
       CommitMessage m;
@@ -386,7 +398,7 @@ class FileStoreWriter : public TableWriter {
         for (const auto& f : existing_[id]) {
           if (OverlapsAny(f, m.new_files)) files.push_back(f);
         }
-        TRIB_RETURN_NOT_OK(DryRunMerge(*schema_, bw->dir(), files));
+        TRIB_RETURN_NOT_OK(DryRunMerge(path_, *schema_, bw->dir(), files));
       }
       if (layout_.primary_key && !options_.overwrite && !core_.write_only && !m.new_files.empty()) {
         TRIB_RETURN_NOT_OK(Restore());
@@ -403,7 +415,7 @@ class FileStoreWriter : public TableWriter {
           int32_t highest = 0;
           for (const auto& f : files) highest = std::max(highest, f.level);
           TRIB_ASSIGN_OR_RETURN(auto result,
-                                RunCompaction(*schema_, bw->dir(), *unit, highest,
+                                RunCompaction(path_, *schema_, bw->dir(), *unit, highest,
                                               core_.target_file_size, core_.format, bw->namer()));
           for (const auto& f : result.after) compact_outputs_.push_back({bw->dir(), f.file_name});
           io::CrashPoint("compact.after-rewrite");
@@ -488,6 +500,7 @@ class FileStoreWriter : public TableWriter {
   std::vector<std::pair<std::string, std::string>> compact_outputs_;
   bool restored_ = false;
   bool failed_ = false;
+  int64_t buffered_bytes_ = 0;  // across every bucket's write buffer
   bool committed_all_ = true;
 };
 
@@ -497,6 +510,22 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema,
                                                         const WriteOptions& options) {
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema, options.dynamic_options));
+  auto dv = schema->Option("deletion-vectors.enabled");
+  if (dv && (*dv == "true" || *dv == "TRUE")) {
+    return Status::NotSupported("writing a table with 'deletion-vectors.enabled' is not supported "
+                                "yet (Tributary reads such tables but cannot maintain their "
+                                "deletion vectors)");
+  }
+  if (core.bucket < -1 || core.bucket == 0) {
+    return Status::NotSupported("writing a table with 'bucket' = '" + std::to_string(core.bucket) +
+                                "' is not supported");
+  }
+  if (schema->HasPrimaryKey() && core.bucket == -1 &&
+      schema->TrimmedPrimaryKeys().size() + schema->partition_keys.size() !=
+          schema->primary_keys.size()) {
+    return Status::NotSupported("writing a cross-partition-update table (a primary key without "
+                                "every partition key) is not supported yet");
+  }
   WriteContext ctx;
   ctx.format = core.format;
   ctx.layout = FileLayout::Of(*schema);
@@ -549,6 +578,11 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
 Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
                                                 std::shared_ptr<const TableSchema> schema) {
   if (!schema->HasPrimaryKey()) return std::optional<int64_t>();
+  auto dv = schema->Option("deletion-vectors.enabled");
+  if (dv && (*dv == "true" || *dv == "TRUE")) {
+    return Status::NotSupported("compacting a table with 'deletion-vectors.enabled' is not "
+                                "supported yet");
+  }
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
   meta::SnapshotManager snapshots(path);
   TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
@@ -576,7 +610,7 @@ Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
     TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(id.first, pt));
     std::string dir = meta::BucketDir(path, meta::PartitionPath(pf, part, core.partition_default_name),
                                       id.second);
-    auto result = RunCompaction(*schema, dir, *unit, unit->output_level, core.target_file_size,
+    auto result = RunCompaction(path, *schema, dir, *unit, unit->output_level, core.target_file_size,
                                 core.format, &namer);
     if (!result.ok()) {
       for (const auto& [d, f] : outputs) (void)io::LocalFs().Remove(io::JoinPath(d, f));
