@@ -429,6 +429,40 @@ std::vector<DataType> StatsTypes(const FileLayout& l, const std::optional<std::v
 }
 }  // namespace
 
+int CompareKeys(const Row& a, const Row& b) {
+  for (size_t i = 0; i < a.size() && i < b.size(); i++) {
+    int c = merge::FastCompare(a[i], b[i]);
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+bool KeyRange::Contains(const Row& key) const {
+  return CompareKeys(key, min) >= 0 && CompareKeys(key, max) <= 0;
+}
+
+bool KeyRange::Overlaps(const KeyRange& o) const {
+  return CompareKeys(min, o.max) <= 0 && CompareKeys(o.min, max) <= 0;
+}
+
+std::optional<KeyRange> DecodeKeyRange(const meta::DataFileMeta& f,
+                                       const std::vector<DataType>& key_types) {
+  auto mn = format::DeserializeBinaryRow(f.min_key, key_types);
+  auto mx = format::DeserializeBinaryRow(f.max_key, key_types);
+  if (!mn.ok() || !mx.ok() || mn->size() != key_types.size() || key_types.empty()) {
+    return std::nullopt;
+  }
+  return KeyRange{std::move(*mn), std::move(*mx)};
+}
+
+bool OptionIsTrue(const TableSchema& schema, const std::string& key) {
+  auto v = schema.Option(key);
+  if (!v) return false;
+  std::string l = *v;
+  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return l == "true";
+}
+
 struct DataFileWriter::OpenFile {
   std::string name;
   std::unique_ptr<avro::FileWriter> writer;            // Avro files

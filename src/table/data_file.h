@@ -38,6 +38,22 @@ struct FileLayout {
 };
 
 
+// The key range of a data file (its `_MIN_KEY`/`_MAX_KEY`, decoded with the trimmed primary-key
+// types), or nullopt when it cannot be decoded with them (e.g. a file of an older schema).
+struct KeyRange {
+  Row min, max;
+  bool Contains(const Row& key) const;
+  bool Overlaps(const KeyRange& o) const;
+};
+std::optional<KeyRange> DecodeKeyRange(const meta::DataFileMeta& f,
+                                       const std::vector<DataType>& key_types);
+// Lexicographic comparison of two keys.
+int CompareKeys(const Row& a, const Row& b);
+
+// Whether the table option `key` is set to true (case-insensitive), as table readers, writers
+// and lookups test flags such as 'deletion-vectors.enabled'.
+bool OptionIsTrue(const TableSchema& schema, const std::string& key);
+
 // Writes sorted records into data files in one bucket directory, rolling to a new file when the
 // current one reaches `target_file_size` bytes.
 class DataFileWriter {

@@ -11,6 +11,7 @@
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
+#include "table/data_file.h"
 #include "table/snapshot_reader.h"
 
 namespace tributary::table {
@@ -216,6 +217,125 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
                           " attempts: other writers kept committing first");
 }
 
+std::string FileStoreCommit::PartitionName(const std::string& partition) const {
+  auto row = format::DeserializeBinaryRow(partition, partition_types_);
+  if (!row.ok() || partition_types_.empty()) return "the table";
+  std::vector<Field> pf;
+  for (const auto& k : schema_->partition_keys) pf.push_back(schema_->fields[schema_->FieldIndex(k)]);
+  return "partition " + meta::PartitionPath(pf, *row);
+}
+
+Result<std::vector<ManifestEntry>> FileStoreCommit::AppendDelta(
+    CommitRequest* req, const std::vector<ManifestEntry>& live, CommitResult* result) {
+  std::vector<ManifestEntry> delta;
+  if (req->overwrite) {
+    for (const auto& e : live) {
+      if (!req->overwrite_filter || req->overwrite_filter(e.partition)) {
+        ManifestEntry d = e;
+        d.kind = FileKind::kDelete;
+        delta.push_back(std::move(d));
+      }
+    }
+  } else {
+    if (req->renumber) {
+      // Sequence numbers must grow with commit order within a bucket: new files that a
+      // concurrent commit's numbers reach are renumbered above them.
+      std::map<std::pair<std::string, int32_t>, int64_t> live_max;
+      for (const auto& e : live) {
+        auto [it, inserted] = live_max.emplace(std::make_pair(e.partition, e.bucket),
+                                               e.file.max_sequence_number);
+        if (!inserted) it->second = std::max(it->second, e.file.max_sequence_number);
+      }
+      for (auto& m : req->messages) {
+        if (m.new_files.empty()) continue;
+        auto it = live_max.find({m.partition, m.bucket});
+        if (it == live_max.end()) continue;
+        int64_t our_min = INT64_MAX;
+        for (const auto& f : m.new_files) our_min = std::min(our_min, f.min_sequence_number);
+        if (it->second < our_min) continue;
+        TRIB_ASSIGN_OR_RETURN(m.new_files, req->renumber(m, it->second + 1 - our_min));
+        // The bucket's compaction merged a stale view: drop it.
+        for (const auto& f : m.compact_after) result->dropped_compact_files.push_back(f.file_name);
+        m.compact_before.clear();
+        m.compact_after.clear();
+      }
+    }
+    // A partition keeps its bucket layout until INSERT OVERWRITE rewrites it.
+    std::map<std::string, int32_t> existing;
+    for (const auto& e : live) existing[e.partition] = e.total_buckets;
+    for (const auto& m : req->messages) {
+      auto it = existing.find(m.partition);
+      if (m.new_files.empty() || it == existing.end() || it->second == m.total_buckets) continue;
+      // Fixed counts must match; and a fixed layout never mixes with a dynamic (-1) one.
+      bool mismatch = (m.total_buckets > 0 && it->second > 0) || m.total_buckets == -1 ||
+                      it->second == -1;
+      if (mismatch) {
+        return Status::Invalid(
+            "cannot write " + PartitionName(m.partition) + " with " +
+            std::to_string(m.total_buckets) + " buckets: its data is laid out in " +
+            std::to_string(it->second) +
+            " buckets. Rewrite it first with INSERT OVERWRITE to change its bucket count");
+      }
+    }
+  }
+  for (const auto& m : req->messages) {
+    for (const auto& f : m.new_files) {
+      delta.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
+    }
+  }
+  return delta;
+}
+
+Result<std::vector<ManifestEntry>> FileStoreCommit::CompactDelta(
+    const CommitRequest& req, const std::vector<ManifestEntry>& live, bool* conflict) const {
+  std::unordered_set<std::string> live_ids;
+  for (const auto& e : live) live_ids.insert(e.Identifier());
+  std::unordered_set<std::string> replaced;
+  for (const auto& m : req.messages) {
+    for (const auto& f : m.compact_before) replaced.insert(f.file_name);
+  }
+  // Files at one level >= 1 of a bucket form one sorted run: their key ranges must not overlap
+  // (a concurrent compaction may have written the same level).
+  if (schema_->HasPrimaryKey()) {
+    std::vector<DataType> key_types;
+    for (const auto& k : schema_->TrimmedPrimaryKeys()) {
+      key_types.push_back(schema_->fields[schema_->FieldIndex(k)].type);
+    }
+    for (const auto& m : req.messages) {
+      for (const auto& f : m.compact_after) {
+        if (f.level == 0) continue;
+        auto rf = DecodeKeyRange(f, key_types);
+        for (const auto& e : live) {
+          if (e.partition != m.partition || e.bucket != m.bucket || e.file.level != f.level ||
+              replaced.count(e.file.file_name)) {
+            continue;
+          }
+          auto re = DecodeKeyRange(e.file, key_types);
+          if (!rf || !re || rf->Overlaps(*re)) {
+            *conflict = true;
+            return std::vector<ManifestEntry>{};
+          }
+        }
+      }
+    }
+  }
+  std::vector<ManifestEntry> delta;
+  for (const auto& m : req.messages) {
+    for (const auto& f : m.compact_before) {
+      ManifestEntry d{FileKind::kDelete, m.partition, m.bucket, m.total_buckets, f};
+      if (!live_ids.count(d.Identifier())) {
+        *conflict = true;  // someone else compacted or overwrote these files
+        return std::vector<ManifestEntry>{};
+      }
+      delta.push_back(std::move(d));
+    }
+    for (const auto& f : m.compact_after) {
+      delta.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
+    }
+  }
+  return delta;
+}
+
 Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
   CommitResult result;
   std::optional<int64_t> last;
@@ -226,146 +346,19 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
     has_new |= !m.new_files.empty();
     has_compact |= !m.compact_before.empty() || !m.compact_after.empty();
   }
-  auto partition_name = [&](const std::string& p) {
-    auto row = format::DeserializeBinaryRow(p, partition_types_);
-    if (!row.ok() || partition_types_.empty()) return std::string("the table");
-    std::vector<Field> pf;
-    for (const auto& k : schema_->partition_keys) pf.push_back(schema_->fields[schema_->FieldIndex(k)]);
-    return "partition " + meta::PartitionPath(pf, *row);
-  };
   if (has_new) {
     meta::CommitKind kind = req.overwrite ? meta::CommitKind::kOverwrite : meta::CommitKind::kAppend;
-    TRIB_ASSIGN_OR_RETURN(int64_t id, CommitOnce(kind, [&](const std::vector<ManifestEntry>& live)
-                                          -> Result<std::vector<ManifestEntry>> {
-      std::vector<ManifestEntry> delta;
-      if (req.overwrite) {
-        for (const auto& e : live) {
-          if (!req.overwrite_filter || req.overwrite_filter(e.partition)) {
-            ManifestEntry d = e;
-            d.kind = FileKind::kDelete;
-            delta.push_back(std::move(d));
-          }
-        }
-      } else {
-        if (req.renumber) {
-          // Sequence numbers must grow with commit order within a bucket.
-          std::map<std::pair<std::string, int32_t>, int64_t> live_max;
-          for (const auto& e : live) {
-            auto key = std::make_pair(e.partition, e.bucket);
-            auto it = live_max.find(key);
-            if (it == live_max.end() || it->second < e.file.max_sequence_number) {
-              live_max[key] = e.file.max_sequence_number;
-            }
-          }
-          for (auto& m : req.messages) {
-            if (m.new_files.empty()) continue;
-            auto it = live_max.find({m.partition, m.bucket});
-            if (it == live_max.end()) continue;
-            int64_t our_min = INT64_MAX;
-            for (const auto& f : m.new_files) our_min = std::min(our_min, f.min_sequence_number);
-            if (it->second < our_min) continue;
-            TRIB_ASSIGN_OR_RETURN(m.new_files, req.renumber(m, it->second + 1 - our_min));
-            for (const auto& f : m.compact_after) result.dropped_compact_files.push_back(f.file_name);
-            m.compact_before.clear();
-            m.compact_after.clear();
-          }
-        }
-        // A partition keeps its bucket count until it is rewritten by INSERT OVERWRITE.
-        std::map<std::string, int32_t> existing;
-        for (const auto& e : live) existing[e.partition] = e.total_buckets;
-        for (const auto& m : req.messages) {
-          auto it = existing.find(m.partition);
-          // Fixed counts must match; and a fixed layout never mixes with a dynamic (-1) one.
-          bool mismatch = it != existing.end() && it->second != m.total_buckets &&
-                          ((m.total_buckets > 0 && it->second > 0) ||
-                           m.total_buckets == -1 || it->second == -1);
-          if (!m.new_files.empty() && mismatch) {
-            return Status::Invalid(
-                "cannot write " + partition_name(m.partition) + " with " +
-                std::to_string(m.total_buckets) + " buckets: its data is laid out in " +
-                std::to_string(it->second) +
-                " buckets. Rewrite it first with INSERT OVERWRITE to change its bucket count");
-          }
-        }
-      }
-      for (const auto& m : req.messages) {
-        for (const auto& f : m.new_files) {
-          delta.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
-        }
-        if (req.overwrite) {
-          // Compaction output of an overwrite is just more new data.
-          for (const auto& f : m.compact_after) {
-            delta.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
-          }
-        }
-      }
-      return delta;
-    }, &req.index_changes));
-    last = id;
+    TRIB_ASSIGN_OR_RETURN(
+        last, CommitOnce(kind, [&](const std::vector<ManifestEntry>& live) {
+          return AppendDelta(&req, live, &result);
+        }, &req.index_changes));
   }
+  // An overwrite writes no compaction (its writer does not compact).
   if (has_compact && !req.overwrite) {
     bool conflict = false;
-    auto r = CommitOnce(meta::CommitKind::kCompact, [&](const std::vector<ManifestEntry>& live)
-                            -> Result<std::vector<ManifestEntry>> {
-      std::unordered_set<std::string> live_ids;
-      for (const auto& e : live) live_ids.insert(e.Identifier());
-      std::unordered_set<std::string> replaced;
-      for (const auto& m : req.messages) {
-        for (const auto& f : m.compact_before) replaced.insert(f.file_name);
-      }
-      // Files at one level >= 1 of a bucket form one sorted run: their key ranges must not
-      // overlap (a concurrent compaction may have written the same level).
-      std::vector<DataType> key_types;
-      for (const auto& k : schema_->TrimmedPrimaryKeys()) {
-        key_types.push_back(schema_->fields[schema_->FieldIndex(k)].type);
-      }
-      auto overlaps = [&](const meta::DataFileMeta& a, const meta::DataFileMeta& b) {
-        auto amin = format::DeserializeBinaryRow(a.min_key, key_types);
-        auto amax = format::DeserializeBinaryRow(a.max_key, key_types);
-        auto bmin = format::DeserializeBinaryRow(b.min_key, key_types);
-        auto bmax = format::DeserializeBinaryRow(b.max_key, key_types);
-        if (!amin.ok() || !amax.ok() || !bmin.ok() || !bmax.ok()) return true;
-        auto cmp = [](const Row& x, const Row& y) {
-          for (size_t i = 0; i < x.size() && i < y.size(); i++) {
-            int c = CompareValues(x[i], y[i]);
-            if (c != 0) return c;
-          }
-          return 0;
-        };
-        return cmp(*amin, *bmax) <= 0 && cmp(*bmin, *amax) <= 0;
-      };
-      if (schema_->HasPrimaryKey()) {
-        for (const auto& m : req.messages) {
-          for (const auto& f : m.compact_after) {
-            if (f.level == 0) continue;
-            for (const auto& e : live) {
-              if (e.partition != m.partition || e.bucket != m.bucket || e.file.level != f.level ||
-                  replaced.count(e.file.file_name)) {
-                continue;
-              }
-              if (overlaps(e.file, f)) {
-                conflict = true;
-                return std::vector<ManifestEntry>{};
-              }
-            }
-          }
-        }
-      }
-      std::vector<ManifestEntry> delta;
-      for (const auto& m : req.messages) {
-        for (const auto& f : m.compact_before) {
-          ManifestEntry d{FileKind::kDelete, m.partition, m.bucket, m.total_buckets, f};
-          if (!live_ids.count(d.Identifier())) {
-            conflict = true;  // someone else compacted or overwrote these files
-            return std::vector<ManifestEntry>{};
-          }
-          delta.push_back(std::move(d));
-        }
-        for (const auto& f : m.compact_after) {
-          delta.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
-        }
-      }
-      return delta;
+    auto r = CommitOnce(meta::CommitKind::kCompact, [&](const std::vector<ManifestEntry>& live) {
+      conflict = false;
+      return CompactDelta(req, live, &conflict);
     });
     if (!r.ok()) {
       // The APPEND snapshot (if any) is published already: a compaction that cannot be

@@ -74,6 +74,17 @@ class FileStoreCommit {
   Result<std::string> WriteIndexManifest(const meta::Snapshot* latest,
                                          const std::vector<meta::IndexManifestEntry>& changes,
                                          std::vector<std::string>* written);
+  // The entries of the APPEND/OVERWRITE snapshot against the latest live files (renumbers new
+  // files into `req` when a concurrent commit reached their sequence numbers).
+  Result<std::vector<meta::ManifestEntry>> AppendDelta(CommitRequest* req,
+                                                       const std::vector<meta::ManifestEntry>& live,
+                                                       CommitResult* result);
+  // The entries of the COMPACT snapshot; sets *conflict (and returns nothing) when its input
+  // files are gone or its output would overlap a level's run.
+  Result<std::vector<meta::ManifestEntry>> CompactDelta(
+      const CommitRequest& req, const std::vector<meta::ManifestEntry>& live,
+      bool* conflict) const;
+  std::string PartitionName(const std::string& partition) const;
   Result<meta::ManifestFileMeta> WriteManifest(const std::vector<meta::ManifestEntry>& entries,
                                                std::vector<std::string>* written);
 

@@ -15,6 +15,7 @@
 #include "table/data_file.h"
 #include "table/file_cache.h"
 #include "table/file_store_table.h"
+#include "table/point_lookup.h"
 #include "table/snapshot_reader.h"
 #include "tributary/table_scan.h"
 
@@ -40,8 +41,7 @@ class FileStoreLookup : public TableLookup {
       bucket_types_.push_back(schema_->fields[i].type);
     }
     key_types_ = layout_.KeyTypes();
-    auto dv = schema_->Option("deletion-vectors.enabled");
-    dv_ = dv && *dv == "true";
+    dv_ = OptionIsTrue(*schema_, "deletion-vectors.enabled");
   }
 
   Status Refresh() override {
@@ -65,14 +65,6 @@ class FileStoreLookup : public TableLookup {
                                                        core_.partition_default_name),
                             e.bucket),
             e.file.file_name);
-      }
-      if (e.file.schema_id == schema_->id) {
-        auto mn = format::DeserializeBinaryRow(e.file.min_key, key_types_);
-        auto mx = format::DeserializeBinaryRow(e.file.max_key, key_types_);
-        if (mn.ok() && mx.ok() && mn->size() == key_types_.size()) {
-          ref.min_key = std::move(*mn);
-          ref.max_key = std::move(*mx);
-        }
       }
       files_[{e.partition, e.bucket}].push_back(std::move(ref));
       total_buckets_[e.partition] = e.total_buckets;
@@ -115,38 +107,19 @@ class FileStoreLookup : public TableLookup {
       for (const FileRef& ref : it->second) TRIB_RETURN_NOT_OK(Search(ref, trimmed, &found));
     }
     if (found.empty()) return std::optional<Row>();
-    merge::SequenceOrder order(config_);
-    std::stable_sort(found.begin(), found.end(), [&](const auto& a, const auto& b) {
-      return order.Compare(a, b) < 0;
-    });
     if (!merge_) {
       TRIB_ASSIGN_OR_RETURN(merge_, merge::MakeMergeFunction(config_, *schema_));
     }
-    merge_->Reset();
-    for (const auto& kv : found) TRIB_RETURN_NOT_OK(merge_->Add(kv));
-    auto r = merge_->Result();
-    if (!r || IsRetract(r->kind)) return std::optional<Row>();
-    return std::optional<Row>(std::move(r->value));
+    return MergeFound(std::move(found), config_, merge_.get());
   }
 
  private:
   struct FileRef {
     meta::DataFileMeta meta;
     std::string path;
-    Row min_key, max_key;  // empty when unknown (older schema)
   };
 
   Status Search(const FileRef& ref, const Row& key, std::vector<merge::KeyValue>* found) {
-    auto cmp_key = [&](const Row& a, const Row& b) {
-      for (size_t i = 0; i < a.size(); i++) {
-        int c = merge::FastCompare(a[i], b[i]);
-        if (c != 0) return c;
-      }
-      return 0;
-    };
-    if (!ref.min_key.empty() && (cmp_key(key, ref.min_key) < 0 || cmp_key(key, ref.max_key) > 0)) {
-      return Status::OK();
-    }
     const std::vector<Field>* file_fields = nullptr;
     if (ref.meta.schema_id != schema_->id) {
       auto it = file_schemas_.find(ref.meta.schema_id);
@@ -156,32 +129,7 @@ class FileStoreLookup : public TableLookup {
       }
       file_fields = &it->second->fields;
     }
-    using T = std::vector<merge::KeyValue>;
-    TRIB_ASSIGN_OR_RETURN(auto records, FileCache::Instance().GetOrLoad<T>(
-        "data:" + ref.path + "#" + std::to_string(schema_->id),
-        [&]() -> Result<std::pair<T, int64_t>> {
-          TRIB_ASSIGN_OR_RETURN(T r, ReadDataFile(ref.path, layout_, ref.meta.level,
-                                                  ref.meta.write_cols, file_fields));
-          return std::make_pair(std::move(r), ref.meta.file_size * 8 + 1024);
-        }));
-    const auto& kc = layout_.key_columns;
-    auto less = [&](const merge::KeyValue& kv, const Row& k) {
-      for (size_t i = 0; i < kc.size(); i++) {
-        int c = merge::FastCompare(kv.value[kc[i]], k[i]);
-        if (c != 0) return c < 0;
-      }
-      return false;
-    };
-    for (auto it = std::lower_bound(records->begin(), records->end(), key, less);
-         it != records->end(); ++it) {
-      bool same = true;
-      for (size_t i = 0; i < kc.size() && same; i++) {
-        same = merge::FastCompare(it->value[kc[i]], key[i]) == 0;
-      }
-      if (!same) break;
-      found->push_back(*it);
-    }
-    return Status::OK();
+    return FindKeyInFile(ref.path, layout_, ref.meta, schema_->id, file_fields, key, found);
   }
 
   // Deletion-vector tables have their own visibility rules: answer with a filtered scan.

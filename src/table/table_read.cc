@@ -15,6 +15,7 @@
 #include "options/option_values.h"
 #include "table/core_options.h"
 #include "table/file_cache.h"
+#include "table/point_lookup.h"
 #include "table/data_file.h"
 #include "table/file_store_table.h"
 #include "table/predicate.h"
@@ -102,8 +103,7 @@ class FileStoreScan : public TableScan {
     TRIB_ASSIGN_OR_RETURN(auto snap, ReadSnapshotCached(path_, *id));
     TRIB_ASSIGN_OR_RETURN(auto live_shared, ReadLiveEntriesShared(path_, *snap));
     const std::vector<meta::ManifestEntry>& live = *live_shared;
-    auto dv = schema_->Option("deletion-vectors.enabled");
-    dv_enabled_ = dv && (*dv == "true" || *dv == "TRUE");
+    dv_enabled_ = OptionIsTrue(*schema_, "deletion-vectors.enabled");
     if (dv_enabled_ && snap->index_manifest) TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap));
     DetectPointLookup();
     std::vector<Field> pfields;
@@ -268,61 +268,16 @@ class FileStoreScan : public TableScan {
   // Point lookup in one split: each file whose key range holds the key is decoded once into the
   // process-wide cache, sorted by key, and binary-searched; the found records are merged.
   Status LookupSplit(const Split& split, RowBatch* batch) {
-    const Row& key = *lookup_key_;
-    std::vector<DataType> kt = layout_.KeyTypes();
-    std::vector<int> key_idx;
-    for (size_t i = 0; i < kt.size(); i++) key_idx.push_back(static_cast<int>(i));
-    merge::KeyComparator row_cmp(key_idx);
     std::vector<merge::KeyValue> found;
     for (const auto& f : split.files) {
-      if (f.schema_id == schema_->id) {
-        auto mn = format::DeserializeBinaryRow(f.min_key, kt);
-        auto mx = format::DeserializeBinaryRow(f.max_key, kt);
-        if (mn.ok() && mx.ok() && mn->size() == key.size() &&
-            (row_cmp.Compare(key, *mn) < 0 || row_cmp.Compare(key, *mx) > 0)) {
-          continue;
-        }
-      }
-      using T = std::vector<merge::KeyValue>;
-      std::string path = DataFilePath(split, f);
       TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
-      TRIB_ASSIGN_OR_RETURN(auto records, FileCache::Instance().GetOrLoad<T>(
-          "data:" + path + "#" + std::to_string(schema_->id),
-          [&]() -> Result<std::pair<T, int64_t>> {
-            TRIB_ASSIGN_OR_RETURN(T r, ReadDataFile(path, layout_, f.level, f.write_cols,
-                                                    file_fields));
-            return std::make_pair(std::move(r), f.file_size * 8 + 1024);
-          }));
-      // Records of one file are sorted by key, one per key.
-      auto it = std::lower_bound(records->begin(), records->end(), key,
-                                 [&](const merge::KeyValue& kv, const Row& k) {
-                                   for (size_t i = 0; i < layout_.key_columns.size(); i++) {
-                                     int c = merge::FastCompare(kv.value[layout_.key_columns[i]],
-                                                                k[i]);
-                                     if (c != 0) return c < 0;
-                                   }
-                                   return false;
-                                 });
-      for (; it != records->end(); ++it) {
-        bool same = true;
-        for (size_t i = 0; i < layout_.key_columns.size(); i++) {
-          if (merge::FastCompare(it->value[layout_.key_columns[i]], key[i]) != 0) same = false;
-        }
-        if (!same) break;
-        found.push_back(*it);
-      }
+      TRIB_RETURN_NOT_OK(FindKeyInFile(DataFilePath(split, f), layout_, f, schema_->id,
+                                       file_fields, *lookup_key_, &found));
     }
     if (found.empty()) return Status::OK();
-    merge::SequenceOrder order(merge_config_);
-    std::stable_sort(found.begin(), found.end(), [&](const merge::KeyValue& a,
-                                                     const merge::KeyValue& b) {
-      return order.Compare(a, b) < 0;
-    });
     TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(merge_config_, *schema_));
-    mf->Reset();
-    for (const auto& kv : found) TRIB_RETURN_NOT_OK(mf->Add(kv));
-    auto r = mf->Result();
-    if (r && IsAdd(r->kind)) Emit(std::move(r->value), batch);
+    TRIB_ASSIGN_OR_RETURN(auto row, MergeFound(std::move(found), merge_config_, mf.get()));
+    if (row) Emit(std::move(*row), batch);
     return Status::OK();
   }
 
@@ -364,12 +319,10 @@ class FileStoreScan : public TableScan {
       // Key range: the first trimmed key column bounds every record of the file.
       if (layout_.key_columns.empty()) return true;
       int first = layout_.key_columns[0];
-      std::vector<DataType> kt = layout_.KeyTypes();
-      auto min = format::DeserializeBinaryRow(f.min_key, kt);
-      auto max = format::DeserializeBinaryRow(f.max_key, kt);
-      if (!min.ok() || !max.ok() || min->empty() || max->empty()) return true;
+      auto range = DecodeKeyRange(f, layout_.KeyTypes());
+      if (!range) return true;
       for (const auto& p : options_.filters) {
-        if (p.column == first && !MayMatchRange(p, (*min)[0], (*max)[0])) return false;
+        if (p.column == first && !MayMatchRange(p, range->min[0], range->max[0])) return false;
       }
       return true;
     }

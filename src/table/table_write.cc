@@ -299,22 +299,13 @@ class FileStoreWriter : public TableWriter {
     return false;
   }
 
-  // Whether `f`'s key range overlaps any of `files`' key ranges.
+  // Whether `f`'s key range overlaps any of `files`' key ranges (unknown ranges overlap).
   bool OverlapsAny(const meta::DataFileMeta& f, const std::vector<meta::DataFileMeta>& files) const {
-    std::vector<DataType> kt = layout_.KeyTypes();
-    auto fmin = format::DeserializeBinaryRow(f.min_key, kt);
-    auto fmax = format::DeserializeBinaryRow(f.max_key, kt);
-    if (!fmin.ok() || !fmax.ok()) return true;
-    merge::KeyComparator cmp([&] {
-      std::vector<int> idx;
-      for (size_t i = 0; i < kt.size(); i++) idx.push_back(static_cast<int>(i));
-      return idx;
-    }());
+    auto rf = DecodeKeyRange(f, key_types_);
+    if (!rf) return true;
     for (const auto& n : files) {
-      auto nmin = format::DeserializeBinaryRow(n.min_key, kt);
-      auto nmax = format::DeserializeBinaryRow(n.max_key, kt);
-      if (!nmin.ok() || !nmax.ok()) return true;
-      if (cmp.Compare(*fmin, *nmax) <= 0 && cmp.Compare(*nmin, *fmax) <= 0) return true;
+      auto rn = DecodeKeyRange(n, key_types_);
+      if (!rn || rf->Overlaps(*rn)) return true;
     }
     return false;
   }
@@ -510,8 +501,7 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema,
                                                         const WriteOptions& options) {
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema, options.dynamic_options));
-  auto dv = schema->Option("deletion-vectors.enabled");
-  if (dv && (*dv == "true" || *dv == "TRUE")) {
+  if (OptionIsTrue(*schema, "deletion-vectors.enabled")) {
     return Status::NotSupported("writing a table with 'deletion-vectors.enabled' is not supported "
                                 "yet (Tributary reads such tables but cannot maintain their "
                                 "deletion vectors)");
@@ -578,8 +568,7 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
 Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
                                                 std::shared_ptr<const TableSchema> schema) {
   if (!schema->HasPrimaryKey()) return std::optional<int64_t>();
-  auto dv = schema->Option("deletion-vectors.enabled");
-  if (dv && (*dv == "true" || *dv == "TRUE")) {
+  if (OptionIsTrue(*schema, "deletion-vectors.enabled")) {
     return Status::NotSupported("compacting a table with 'deletion-vectors.enabled' is not "
                                 "supported yet");
   }

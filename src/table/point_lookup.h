@@ -1,0 +1,30 @@
+// The two steps of a point lookup, shared by TableLookup and by scans filtered on the whole
+// primary key: find a key's records in one data file, then merge them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "merge/key_value.h"
+#include "merge/merge_config.h"
+#include "merge/merge_function.h"
+#include "table/data_file.h"
+
+namespace tributary::table {
+
+// Appends to `found` the records of `key` (values of the trimmed primary key) in data file `f`
+// at `path`. Files whose key range excludes the key are skipped unread; others are decoded once
+// into the process-wide file cache (they are immutable) and binary-searched.
+// `read_schema_id`/`file_fields`: as ReadDataFile (file_fields set when `f` has an older schema).
+Status FindKeyInFile(const std::string& path, const FileLayout& layout,
+                     const meta::DataFileMeta& f, int64_t read_schema_id,
+                     const std::vector<Field>* file_fields, const Row& key,
+                     std::vector<merge::KeyValue>* found);
+
+// Orders `found` by sequence and merges it with `fn`; the row if the key is live.
+Result<std::optional<Row>> MergeFound(std::vector<merge::KeyValue> found,
+                                      const std::shared_ptr<const merge::MergeConfig>& config,
+                                      merge::MergeFunction* fn);
+
+}  // namespace tributary::table
