@@ -198,6 +198,21 @@ Result<std::string> WriteAll(const avro::SchemaPtr& schema, const std::vector<Da
   return writer->Finish();
 }
 
+// Calls `fn(RecordView)` for every record of an Avro file; errors name `what`.
+template <typename Fn>
+Status ForEachRecord(std::string file, const std::string& what, Fn&& fn) {
+  auto reader = avro::FileReader::Open(std::move(file));
+  if (!reader.ok()) return reader.status().WithContext(what);
+  const Schema& schema = *(*reader)->schema();
+  Datum d;
+  while (true) {
+    auto more = (*reader)->Next(&d);
+    if (!more.ok()) return more.status().WithContext(what);
+    if (!*more) return Status::OK();
+    TRIB_RETURN_NOT_OK(fn(RecordView(schema, d, what)));
+  }
+}
+
 }  // namespace
 
 std::string ManifestEntry::Identifier() const {
@@ -231,16 +246,8 @@ Result<std::string> EncodeManifest(const std::vector<ManifestEntry>& entries,
 }
 
 Result<std::vector<ManifestEntry>> DecodeManifest(std::string file, const std::string& what) {
-  auto reader = avro::FileReader::Open(std::move(file));
-  if (!reader.ok()) return reader.status().WithContext(what);
-  const Schema& schema = *(*reader)->schema();
   std::vector<ManifestEntry> out;
-  Datum d;
-  while (true) {
-    auto more = (*reader)->Next(&d);
-    if (!more.ok()) return more.status().WithContext(what);
-    if (!*more) break;
-    RecordView r(schema, d, what);
+  TRIB_RETURN_NOT_OK(ForEachRecord(std::move(file), what, [&](const RecordView& r) -> Status {
     ManifestEntry e;
     TRIB_ASSIGN_OR_RETURN(int64_t version, r.Long("_VERSION"));
     if (version != 2) {
@@ -280,7 +287,8 @@ Result<std::vector<ManifestEntry>> DecodeManifest(std::string file, const std::s
     m.first_row_id = f.OptLong("_FIRST_ROW_ID");
     m.write_cols = f.OptStrList("_WRITE_COLS");
     out.push_back(std::move(e));
-  }
+    return Status::OK();
+  }));
   return out;
 }
 
@@ -299,16 +307,8 @@ Result<std::string> EncodeManifestList(const std::vector<ManifestFileMeta>& meta
 
 Result<std::vector<ManifestFileMeta>> DecodeManifestList(std::string file,
                                                          const std::string& what) {
-  auto reader = avro::FileReader::Open(std::move(file));
-  if (!reader.ok()) return reader.status().WithContext(what);
-  const Schema& schema = *(*reader)->schema();
   std::vector<ManifestFileMeta> out;
-  Datum d;
-  while (true) {
-    auto more = (*reader)->Next(&d);
-    if (!more.ok()) return more.status().WithContext(what);
-    if (!*more) break;
-    RecordView r(schema, d, what);
+  TRIB_RETURN_NOT_OK(ForEachRecord(std::move(file), what, [&](const RecordView& r) -> Status {
     ManifestFileMeta m;
     TRIB_ASSIGN_OR_RETURN(m.file_name, r.Str("_FILE_NAME"));
     TRIB_ASSIGN_OR_RETURN(m.file_size, r.Long("_FILE_SIZE"));
@@ -327,22 +327,15 @@ Result<std::vector<ManifestFileMeta>> DecodeManifestList(std::string file,
     m.min_row_id = r.OptLong("_MIN_ROW_ID");
     m.max_row_id = r.OptLong("_MAX_ROW_ID");
     out.push_back(std::move(m));
-  }
+    return Status::OK();
+  }));
   return out;
 }
 
 Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::string file,
                                                             const std::string& what) {
-  auto reader = avro::FileReader::Open(std::move(file));
-  if (!reader.ok()) return reader.status().WithContext(what);
-  const Schema& schema = *(*reader)->schema();
   std::vector<IndexManifestEntry> out;
-  Datum d;
-  while (true) {
-    auto more = (*reader)->Next(&d);
-    if (!more.ok()) return more.status().WithContext(what);
-    if (!*more) break;
-    RecordView r(schema, d, what);
+  TRIB_RETURN_NOT_OK(ForEachRecord(std::move(file), what, [&](const RecordView& r) -> Status {
     IndexManifestEntry e;
     TRIB_ASSIGN_OR_RETURN(int64_t kind, r.Long("_KIND"));
     e.kind = kind == 1 ? FileKind::kDelete : FileKind::kAdd;
@@ -371,7 +364,8 @@ Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::string file,
       }
     }
     out.push_back(std::move(e));
-  }
+    return Status::OK();
+  }));
   return out;
 }
 
