@@ -1,6 +1,7 @@
 // INSERT, DELETE and UPDATE: every value is computed, converted and checked before the first
 // write, so a failing statement commits nothing.
 #include <algorithm>
+#include <cctype>
 
 #include "sql/cast.h"
 #include "sql/expression.h"
@@ -271,29 +272,46 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   return out;
 }
 
-Result<StatementResult> Session::Delete(const DeleteStmt& s) {
-  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
-  if (!rn.id.system_table.empty()) {
-    return ErrorAt(s.name.pos, "cannot delete from system table " + rn.id.ToString());
-  }
-  auto opened = rn.catalog->GetTable(rn.id);
-  if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
-  std::unique_ptr<Table> table = std::move(*opened);
-  const auto schema = table->schema();
-  if (!schema->HasPrimaryKey()) {
-    return NotSupportedAt(s.pos, "DELETE is only supported on primary-key tables; " +
-                                     rn.id.ToString() + " is an append table");
-  }
+// Opens the primary-key table a DELETE or UPDATE (`statement`; `verb` for messages) changes,
+// with its hint options.
+struct DmlTarget {
+  ResolvedName name;
+  std::unique_ptr<Table> table;
   WriteOptions options;
-  if (!s.hints.empty()) {
-    auto hints = NormalizeHints(s.hints, *schema);
-    if (!hints.ok()) return ErrorAt(s.hints_pos, hints.status().message());
-    options.dynamic_options = std::move(*hints);
+};
+
+Result<DmlTarget> OpenDmlTarget(const Session& session, const QualifiedName& name,
+                                const OptionList& hints,
+                                const Pos& hints_pos, const Pos& pos, const std::string& verb,
+                                const std::string& statement) {
+  DmlTarget t;
+  TRIB_ASSIGN_OR_RETURN(t.name, session.ResolveTable(name));
+  if (!t.name.id.system_table.empty()) {
+    return ErrorAt(name.pos, "cannot " + verb + " system table " + t.name.id.ToString());
   }
+  auto opened = t.name.catalog->GetTable(t.name.id);
+  if (!opened.ok()) return ErrorAt(name.pos, opened.status().message());
+  t.table = std::move(*opened);
+  const auto schema = t.table->schema();
+  if (!schema->HasPrimaryKey()) {
+    return NotSupportedAt(pos, statement + " is only supported on primary-key tables; " +
+                                   t.name.id.ToString() + " is an append table");
+  }
+  if (!hints.empty()) {
+    auto normalized = NormalizeHints(hints, *schema);
+    if (!normalized.ok()) return ErrorAt(hints_pos, normalized.status().message());
+    t.options.dynamic_options = std::move(*normalized);
+  }
+  return t;
+}
+
+Result<StatementResult> Session::Delete(const DeleteStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(DmlTarget t, OpenDmlTarget(*this, s.name, s.hints, s.hints_pos, s.pos,
+                                                   "delete from", "DELETE"));
   TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows,
-                        ReadMatchingRows(*table, s.where.get(), options.dynamic_options));
+                        ReadMatchingRows(*t.table, s.where.get(), t.options.dynamic_options));
   if (!rows.empty()) {
-    auto committed = WriteAll(*table, options, RowKind::kDelete, rows);
+    auto committed = WriteAll(*t.table, t.options, RowKind::kDelete, rows);
     if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
   }
   StatementResult out;
@@ -302,18 +320,11 @@ Result<StatementResult> Session::Delete(const DeleteStmt& s) {
 }
 
 Result<StatementResult> Session::Update(const UpdateStmt& s) {
-  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
-  if (!rn.id.system_table.empty()) {
-    return ErrorAt(s.name.pos, "cannot update system table " + rn.id.ToString());
-  }
-  auto opened = rn.catalog->GetTable(rn.id);
-  if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
-  std::unique_ptr<Table> table = std::move(*opened);
+  TRIB_ASSIGN_OR_RETURN(DmlTarget t, OpenDmlTarget(*this, s.name, s.hints, s.hints_pos, s.pos,
+                                                   "update", "UPDATE"));
+  const ResolvedName& rn = t.name;
+  std::unique_ptr<Table> table = std::move(t.table);
   const auto schema = table->schema();
-  if (!schema->HasPrimaryKey()) {
-    return NotSupportedAt(s.pos, "UPDATE is only supported on primary-key tables; " +
-                                     rn.id.ToString() + " is an append table");
-  }
   Scope scope;
   for (const auto& f : schema->fields) scope.columns.push_back({f.name, rn.id.table, f.type});
   Binder binder(&scope);
@@ -345,12 +356,7 @@ Result<StatementResult> Session::Update(const UpdateStmt& s) {
     TRIB_ASSIGN_OR_RETURN(e, CastTo(std::move(e), f.type, static_cast<int>(CastMode::kAssignment)));
     sets.emplace_back(idx, std::move(e));
   }
-  WriteOptions options;
-  if (!s.hints.empty()) {
-    auto hints = NormalizeHints(s.hints, *schema);
-    if (!hints.ok()) return ErrorAt(s.hints_pos, hints.status().message());
-    options.dynamic_options = std::move(*hints);
-  }
+  WriteOptions options = std::move(t.options);
   TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows,
                         ReadMatchingRows(*table, s.where.get(), options.dynamic_options));
   std::vector<Row> updated;
