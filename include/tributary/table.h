@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -99,8 +100,10 @@ class Table {
   virtual Result<std::optional<int64_t>> CountFromMetadata(std::optional<int64_t> snapshot_id) = 0;
 
   // Full compaction of every partition and bucket (CALL sys.compact); commits a COMPACT snapshot.
-  // Returns the new snapshot id, or nullopt when there was nothing to compact.
-  virtual Result<std::optional<int64_t>> CompactFull() = 0;
+  // Returns the new snapshot id, or nullopt when there was nothing to compact. `progress`, when
+  // set, is told (buckets done, buckets to compact) after each bucket.
+  virtual Result<std::optional<int64_t>> CompactFull(
+      const std::function<void(int64_t done, int64_t total)>& progress = {}) = 0;
 
   // Id of the latest snapshot, or nullopt for an empty table.
   virtual Result<std::optional<int64_t>> LatestSnapshotId() const = 0;

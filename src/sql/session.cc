@@ -1,5 +1,10 @@
 #include "sql/session.h"
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <functional>
+
 #include <algorithm>
 #include <filesystem>
 
@@ -550,7 +555,17 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   Catalog* catalog = current_catalog();
   auto table = catalog->GetTable(*id);
   if (!table.ok()) return ErrorAt(s.args[0].value->pos, table.status().message());
-  auto snapshot = (*table)->CompactFull();
+  // Long compactions show their progress when stderr is a terminal.
+  std::function<void(int64_t, int64_t)> progress;
+  if (::isatty(2)) {
+    progress = [&](int64_t done, int64_t total) {
+      std::fprintf(stderr, "\rcompacting %s: bucket %lld of %lld", id->ToString().c_str(),
+                   static_cast<long long>(done + 1), static_cast<long long>(total));
+      std::fflush(stderr);
+    };
+  }
+  auto snapshot = (*table)->CompactFull(progress);
+  if (progress) std::fprintf(stderr, "\r\033[K");
   if (!snapshot.ok()) return Locate(snapshot.status(), s.pos);
   if (!snapshot->has_value()) return Message("Nothing to compact in " + id->ToString());
   return Message("Compacted " + id->ToString() + " (snapshot " + std::to_string(**snapshot) + ")");

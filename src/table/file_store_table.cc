@@ -29,8 +29,9 @@ class FileStoreTable : public Table {
   Result<std::optional<int64_t>> CountFromMetadata(std::optional<int64_t> snapshot_id) override {
     return table::CountFromMetadata(path_, *schema_, snapshot_id);
   }
-  Result<std::optional<int64_t>> CompactFull() override {
-    return CompactTableFull(path_, schema_);
+  Result<std::optional<int64_t>> CompactFull(
+      const std::function<void(int64_t, int64_t)>& progress) override {
+    return CompactTableFull(path_, schema_, progress);
   }
   Result<std::optional<int64_t>> LatestSnapshotId() const override {
     return meta::SnapshotManager(path_).LatestId();

@@ -24,8 +24,9 @@ Result<std::unique_ptr<TableLookup>> NewFileStoreLookup(const std::string& path,
 Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const TableSchema& schema,
                                                  std::optional<int64_t> snapshot_id);
 // CALL sys.compact: full compaction of every bucket.
-Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
-                                                std::shared_ptr<const TableSchema> schema);
+Result<std::optional<int64_t>> CompactTableFull(
+    const std::string& path, std::shared_ptr<const TableSchema> schema,
+    const std::function<void(int64_t, int64_t)>& progress = {});
 
 // Checks that `v` has the representation of `t` (value.h) and fits it (string length, integer
 // range); names the column in the error.

@@ -565,8 +565,9 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                           std::move(input_merge)));
 }
 
-Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
-                                                std::shared_ptr<const TableSchema> schema) {
+Result<std::optional<int64_t>> CompactTableFull(
+    const std::string& path, std::shared_ptr<const TableSchema> schema,
+    const std::function<void(int64_t, int64_t)>& progress) {
   if (!schema->HasPrimaryKey()) return std::optional<int64_t>();
   if (OptionIsTrue(*schema, "deletion-vectors.enabled")) {
     return Status::NotSupported("compacting a table with 'deletion-vectors.enabled' is not "
@@ -591,7 +592,10 @@ Result<std::optional<int64_t>> CompactTableFull(const std::string& path,
   CommitRequest req;
   std::vector<std::pair<std::string, std::string>> outputs;
   meta::FileNamer namer("data-", "");
+  int64_t done = 0;
   for (auto& [id, entries] : by_bucket) {
+    if (progress) progress(done, static_cast<int64_t>(by_bucket.size()));
+    done++;
     std::vector<meta::DataFileMeta> files;
     for (const auto& e : entries) files.push_back(e.file);
     auto unit = picker.PickFull(BuildSortedRuns(files));
