@@ -8,7 +8,9 @@
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
 #include "options/option_values.h"
+#include "table/file_store_table.h"
 #include "table/snapshot_reader.h"
+#include "tributary/table_scan.h"
 
 namespace tributary::table {
 namespace {
@@ -207,11 +209,33 @@ Result<SystemTableData> Schemas(const std::string& path) {
   return d;
 }
 
+// t$branch_<name>: the rows of a branch (its own schema and snapshots; manifests and data files
+// in the table's folders).
+Result<SystemTableData> Branch(const std::string& path, const std::string& branch) {
+  std::string branch_path = BranchPath(path, branch);
+  auto schema = meta::SchemaManager(branch_path).Latest();
+  if (!schema.ok()) {
+    return Status::NotFound("table '" + path + "' has no branch '" + branch + "'");
+  }
+  SystemTableData d;
+  d.fields = (*schema)->fields;
+  TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path, *schema, ScanOptions{}, branch_path));
+  RowBatch batch;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
+    for (auto& r : batch.rows) d.rows.push_back(std::move(r));
+    batch.Clear();
+    if (!more) break;
+  }
+  return d;
+}
+
 }  // namespace
 
 Result<SystemTableData> ReadSystemTable(const std::string& path, const std::string& name) {
   static const std::vector<std::string> kNames = {"snapshots", "files", "options", "schemas",
                                                   "partitions"};
+  if (name.rfind("branch_", 0) == 0) return Branch(path, name.substr(7));
   if (name == "snapshots") return Snapshots(path);
   if (name == "schemas") return Schemas(path);
   meta::SchemaManager sm(path);

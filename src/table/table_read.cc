@@ -2,6 +2,7 @@
 // rows of each split -> filters and projection.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "format/binary_row.h"
@@ -35,10 +36,12 @@ struct Split {
 
 class FileStoreScan : public TableScan {
  public:
-  FileStoreScan(std::string path, std::shared_ptr<const TableSchema> schema, ScanOptions options,
-                CoreOptions core)
-      : path_(std::move(path)), schema_(std::move(schema)), options_(std::move(options)),
-        core_(std::move(core)), layout_(FileLayout::Of(*schema_)) {
+  // `meta_path`: where schema/ and snapshot/ are (the table itself, or a branch's folder
+  // `<table>/branch/branch-<name>`, whose manifests and data files live in the table's folders).
+  FileStoreScan(std::string path, std::string meta_path, std::shared_ptr<const TableSchema> schema,
+                ScanOptions options, CoreOptions core)
+      : path_(std::move(path)), meta_path_(std::move(meta_path)), schema_(std::move(schema)),
+        options_(std::move(options)), core_(std::move(core)), layout_(FileLayout::Of(*schema_)) {
     if (options_.projection) {
       projection_ = *options_.projection;
     } else {
@@ -61,12 +64,27 @@ class FileStoreScan : public TableScan {
       TRIB_RETURN_NOT_OK(ReadSplit(split, batch));
       if (!batch->rows.empty()) return true;
     }
+    // Then the partitions this table lacks, from its fallback branch.
+    while (fallback_) {
+      if (options_.limit && emitted_ >= *options_.limit) return false;
+      TRIB_ASSIGN_OR_RETURN(bool more, fallback_->Next(batch));
+      if (!more) {
+        fallback_.reset();
+        break;
+      }
+      emitted_ += static_cast<int64_t>(batch->rows.size());
+      if (!batch->rows.empty()) return true;
+    }
     return false;
   }
 
+  // Partitions (serialized) this scan must skip: those the main branch has, when this scan reads
+  // a fallback branch.
+  void ExcludePartitions(std::set<std::string> partitions) { excluded_ = std::move(partitions); }
+
  private:
   Status Plan() {
-    meta::SnapshotManager snapshots(path_);
+    meta::SnapshotManager snapshots(meta_path_);
     std::optional<int64_t> id = options_.snapshot_id;
     auto dyn = options_.dynamic_options.find("scan.snapshot-id");
     if (!id && dyn != options_.dynamic_options.end()) {
@@ -77,11 +95,7 @@ class FileStoreScan : public TableScan {
       TRIB_ASSIGN_OR_RETURN(id, snapshots.LatestId());
       if (!id) return Status::OK();  // empty table
     }
-    if (auto fb = schema_->Option("scan.fallback-branch"); fb && !fb->empty()) {
-      return Status::NotSupported("table '" + path_ + "' reads partitions it lacks from branch '" +
-                                  *fb + "' ('scan.fallback-branch'); branches are not supported "
-                                  "yet, and reading the main branch alone would miss rows");
-    }
+
     data_evolution_ = schema_->Option("data-evolution.enabled").value_or("false") == "true";
     if (data_evolution_ && layout_.primary_key) {
       return Status::NotSupported("data evolution on a primary-key table is not supported");
@@ -100,7 +114,7 @@ class FileStoreScan : public TableScan {
                  layout_.key_columns.end();
       if (!layout_.primary_key || key) skip_filters_.push_back(p);
     }
-    TRIB_ASSIGN_OR_RETURN(auto snap, ReadSnapshotCached(path_, *id));
+    TRIB_ASSIGN_OR_RETURN(auto snap, ReadSnapshotCached(meta_path_, *id));
     TRIB_ASSIGN_OR_RETURN(auto live_shared, ReadLiveEntriesShared(path_, *snap));
     const std::vector<meta::ManifestEntry>& live = *live_shared;
     dv_enabled_ = OptionIsTrue(*schema_, "deletion-vectors.enabled");
@@ -116,7 +130,10 @@ class FileStoreScan : public TableScan {
       ptypes.push_back(schema_->fields[i].type);
     }
     std::map<std::pair<std::string, int32_t>, size_t> index;
+    std::set<std::string> partitions;
     for (const auto& e : live) {
+      partitions.insert(e.partition);
+      if (excluded_.count(e.partition)) continue;
       if (auto b = LookupBucket(e.total_buckets); b && *b != e.bucket) continue;
       auto key = std::make_pair(e.partition, e.bucket);
       auto it = index.find(key);
@@ -142,6 +159,41 @@ class FileStoreScan : public TableScan {
       if (!FileMayMatch(e.file)) continue;
       splits_[it->second].files.push_back(e.file);
     }
+    if (auto fb = schema_->Option("scan.fallback-branch"); fb && !fb->empty()) {
+      TRIB_RETURN_NOT_OK(OpenFallback(*fb, std::move(partitions)));
+    }
+    return Status::OK();
+  }
+
+  // 'scan.fallback-branch': partitions missing from this table are read from the branch (with
+  // the branch's own schema and merge rules). Columns and filters are mapped by field id.
+  Status OpenFallback(const std::string& branch, std::set<std::string> have) {
+    std::string branch_path = BranchPath(path_, branch);
+    TRIB_ASSIGN_OR_RETURN(auto branch_schema, meta::SchemaManager(branch_path).Latest());
+    auto map = [&](int column) -> Result<int> {
+      int32_t id = schema_->fields[column].id;
+      for (size_t i = 0; i < branch_schema->fields.size(); i++) {
+        if (branch_schema->fields[i].id == id) return static_cast<int>(i);
+      }
+      return Status::NotSupported("fallback branch '" + branch + "' lacks column '" +
+                                  schema_->fields[column].name + "'");
+    };
+    ScanOptions o;
+    o.projection = std::vector<int>{};
+    for (int c : projection_) {
+      TRIB_ASSIGN_OR_RETURN(int b, map(c));
+      o.projection->push_back(b);
+    }
+    for (Predicate p : options_.filters) {
+      TRIB_ASSIGN_OR_RETURN(p.column, map(p.column));
+      o.filters.push_back(std::move(p));
+    }
+    if (options_.limit) o.limit = options_.limit;
+    TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*branch_schema));
+    auto scan = std::make_unique<FileStoreScan>(path_, branch_path, branch_schema, std::move(o),
+                                                std::move(core));
+    scan->ExcludePartitions(std::move(have));
+    fallback_ = std::move(scan);
     return Status::OK();
   }
 
@@ -215,7 +267,7 @@ class FileStoreScan : public TableScan {
     if (f.schema_id == schema_->id) return nullptr;
     auto it = file_schemas_.find(f.schema_id);
     if (it == file_schemas_.end()) {
-      TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(path_).Read(f.schema_id));
+      TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(meta_path_).Read(f.schema_id));
       it = file_schemas_.emplace(f.schema_id, std::move(s)).first;
     }
     return &it->second->fields;
@@ -481,8 +533,11 @@ class FileStoreScan : public TableScan {
   }
 
   std::string path_;
+  std::string meta_path_;
   std::shared_ptr<const TableSchema> schema_;
   ScanOptions options_;
+  std::set<std::string> excluded_;
+  std::unique_ptr<TableScan> fallback_;
   CoreOptions core_;
   FileLayout layout_;
   std::vector<int> projection_;
@@ -541,9 +596,14 @@ Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const 
   return R(total);
 }
 
+std::string BranchPath(const std::string& table_path, const std::string& branch) {
+  return io::JoinPath(io::JoinPath(table_path, "branch"), "branch-" + branch);
+}
+
 Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
                                                     std::shared_ptr<const TableSchema> schema,
-                                                    const ScanOptions& options) {
+                                                    const ScanOptions& options,
+                                                    const std::string& meta_path) {
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema, options.dynamic_options));
   if (options.projection) {
     for (int i : *options.projection) {
@@ -558,7 +618,8 @@ Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
     }
   }
   return std::unique_ptr<TableScan>(
-      new FileStoreScan(path, std::move(schema), options, std::move(core)));
+      new FileStoreScan(path, meta_path.empty() ? path : meta_path, std::move(schema), options,
+                        std::move(core)));
 }
 
 }  // namespace tributary::table
