@@ -226,6 +226,33 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   return std::shared_ptr<const MergeConfig>(std::move(c));
 }
 
+void SortWriteBuffer(std::vector<KeyValue>* records, const KeyComparator& key,
+                     const SequenceOrder& order) {
+  std::vector<KeyValue>& r = *records;
+  // Fast path: one integer key column and arrival order as the sequence order (no
+  // 'sequence.field'): records are in ascending sequence already, so sorting (key, position)
+  // pairs, which are small and contiguous, gives the merge order.
+  const auto& cols = key.key_columns();
+  bool int_key = cols.size() == 1 && !order.HasSequenceFields();
+  for (size_t i = 0; int_key && i < r.size(); i++) {
+    int_key = r[i].value[cols[0]].is_int() && (i == 0 || r[i - 1].sequence < r[i].sequence);
+  }
+  if (int_key) {
+    std::vector<std::pair<int64_t, uint32_t>> keys(r.size());
+    for (uint32_t i = 0; i < keys.size(); i++) keys[i] = {r[i].value[cols[0]].int_value(), i};
+    std::sort(keys.begin(), keys.end());
+    std::vector<KeyValue> sorted;
+    sorted.reserve(r.size());
+    for (const auto& k : keys) sorted.push_back(std::move(r[k.second]));
+    r = std::move(sorted);
+    return;
+  }
+  std::stable_sort(r.begin(), r.end(), [&](const KeyValue& a, const KeyValue& b) {
+    int c = key.Compare(a.value, b.value);
+    return c != 0 ? c < 0 : order.Compare(a, b) < 0;
+  });
+}
+
 int SequenceOrder::Compare(const KeyValue& a, const KeyValue& b) const {
   for (int f : config_->sequence_fields) {
     int c = FastCompare(a.value[f], b.value[f]);  // null sorts lowest

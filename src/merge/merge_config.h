@@ -51,9 +51,16 @@ class SequenceOrder {
   explicit SequenceOrder(std::shared_ptr<const MergeConfig> config) : config_(std::move(config)) {}
   // < 0 when `a` is merged before (is older than) `b`.
   int Compare(const KeyValue& a, const KeyValue& b) const;
+  // False when the order is just the system sequence number (no 'sequence.field').
+  bool HasSequenceFields() const { return !config_->sequence_fields.empty(); }
 
  private:
   std::shared_ptr<const MergeConfig> config_;
 };
+
+// Sorts a write buffer into merge order: by key, then SequenceOrder (stable, so records that
+// compare equal keep their arrival order).
+void SortWriteBuffer(std::vector<KeyValue>* records, const KeyComparator& key,
+                     const SequenceOrder& order);
 
 }  // namespace tributary::merge

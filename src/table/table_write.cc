@@ -136,11 +136,7 @@ class BucketWriter {
   }
   Status WriteMerged(DataFileWriter* w) {
     merge::KeyComparator cmp(layout_.key_columns);
-    merge::SequenceOrder order(ctx_.merge_config);
-    std::stable_sort(buffer_.begin(), buffer_.end(), [&](const KeyValue& a, const KeyValue& b) {
-      int c = cmp.Compare(a.value, b.value);
-      return c != 0 ? c < 0 : order.Compare(a, b) < 0;
-    });
+    merge::SortWriteBuffer(&buffer_, cmp, merge::SequenceOrder(ctx_.merge_config));
     const merge::MergeConfig& c = *ctx_.merge_config;
     if (c.engine == "deduplicate" && !c.ignore_delete && !ctx_.write_mask) {
       // Deduplicate without partial columns: the last record of each key is the result.
