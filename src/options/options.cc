@@ -185,6 +185,19 @@ Status Resolve(OptionScope scope, std::string_view key, const std::vector<std::s
     for (const std::string& s : idx.suffixes) patterns.push_back("fields.<col>." + s);
     return Status::Invalid(msg + "; per-column options are " + Join(patterns, ", "));
   }
+  if (scope == OptionScope::kSession && !idx.names.empty()) {
+    // SET names the closest known key even when it is not a likely typo (CONTRACT.md).
+    const std::string* best = &idx.names[0];
+    int best_d = options::EditDistance(key, *best);
+    for (const std::string& n : idx.names) {
+      int d = options::EditDistance(key, n);
+      if (d < best_d) {
+        best_d = d;
+        best = &n;
+      }
+    }
+    return Status::Invalid(msg + "; the closest known session option is " + Quote(*best));
+  }
   return Status::Invalid(msg);
 }
 

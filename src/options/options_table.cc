@@ -508,7 +508,8 @@ std::vector<OptionDef> BuildTable() {
           .Min(0),
       Def("scan.timestamp", kString, "",
           "Like scan.timestamp-millis, as 'YYYY-MM-DD HH:MM:SS' in the session time zone.")
-          .Validate(ValidateTimestampText),
+          .Validate(ValidateTimestampText)
+          .Unsupported(),
       Def("scan.tag-name", kString, "", "Read the snapshot of this tag.").Unsupported(),
       Def("scan.bounded.watermark", kLong, "",
           "A streaming read ends at the first snapshot whose watermark passes this value.")

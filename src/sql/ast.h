@@ -37,6 +37,7 @@ enum class LiteralKind { kNull, kBool, kInteger, kDecimal, kFloat, kString, kDat
 struct Expr {
   ExprKind kind = ExprKind::kLiteral;
   Pos pos;
+  int depth = 1;  // height of the tree below (bounded by the parser)
   LiteralKind literal_kind = LiteralKind::kNull;
   std::string text;  // literal text: digits, string value, "TRUE"/"FALSE"
   std::vector<std::string> names;

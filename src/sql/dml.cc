@@ -297,6 +297,19 @@ Result<DmlTarget> OpenDmlTarget(const Session& session, const QualifiedName& nam
     return NotSupportedAt(pos, statement + " is only supported on primary-key tables; " +
                                    t.name.id.ToString() + " is an append table");
   }
+  // Engines that combine records cannot take a DELETE or UPDATE as "remove / replace this row":
+  // aggregation would add the change up, first-row would ignore it (as Paimon refuses them).
+  std::string engine = schema->Option("merge-engine").value_or("deduplicate");
+  bool remove_on_delete =
+      schema->Option("aggregation.remove-record-on-delete").value_or("false") == "true";
+  if (engine == "first-row" || (engine == "aggregation" && !(statement == "DELETE" &&
+                                                             remove_on_delete))) {
+    return NotSupportedAt(pos, statement + " is not supported on a table with merge engine '" +
+                                   engine + "'" +
+                                   (engine == "aggregation" && statement == "DELETE"
+                                        ? " unless 'aggregation.remove-record-on-delete' = 'true'"
+                                        : ""));
+  }
   if (!hints.empty()) {
     auto normalized = NormalizeHints(hints, *schema);
     if (!normalized.ok()) return ErrorAt(hints_pos, normalized.status().message());

@@ -1,5 +1,8 @@
 #include "sql/expression.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -14,6 +17,18 @@
 namespace tributary::sql {
 
 namespace {
+
+// A floating literal; out of DOUBLE's range is an error at its position, not an exception.
+Result<double> ParseDoubleLiteral(const Expr& e) {
+  errno = 0;
+  char* end = nullptr;
+  double d = std::strtod(e.text.c_str(), &end);
+  if (errno == ERANGE || end == e.text.c_str()) {
+    return ErrorAt(e.pos, "numeric literal " + e.text + " is out of the range of DOUBLE");
+  }
+  return d;
+}
+
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -262,16 +277,18 @@ Result<BoundExprPtr> Binder::BindLiteral(const Expr& e) {
       auto precision = static_cast<int32_t>(int_part.size()) + scale;
       if (precision == 0) precision = 1;
       if (precision > 38) {
-        return MakeConstant(Value::Double(std::stod(e.text)), DataType::Double().NotNull(),
-                            e.pos);
+        TRIB_ASSIGN_OR_RETURN(double d, ParseDoubleLiteral(e));
+        return MakeConstant(Value::Double(d), DataType::Double().NotNull(), e.pos);
       }
       auto r = ParseDecimal(e.text, precision, scale);
       if (!r.ok()) return ErrorAt(e.pos, r.status().message());
       return MakeConstant(Value::Dec(Decimal{*r}), DataType::Decimal(precision, scale).NotNull(),
                           e.pos);
     }
-    case LiteralKind::kFloat:
-      return MakeConstant(Value::Double(std::stod(e.text)), DataType::Double().NotNull(), e.pos);
+    case LiteralKind::kFloat: {
+      TRIB_ASSIGN_OR_RETURN(double d, ParseDoubleLiteral(e));
+      return MakeConstant(Value::Double(d), DataType::Double().NotNull(), e.pos);
+    }
     case LiteralKind::kString:
       return MakeConstant(Value::String(e.text), DataType::String().NotNull(), e.pos);
     case LiteralKind::kDate: {

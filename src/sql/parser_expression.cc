@@ -8,11 +8,14 @@ namespace internal {
 // ---- expressions
 
 Result<ExprPtr> Parser::ParseOr() {
+  TRIB_RETURN_NOT_OK(EnterNesting(Peek().pos));
+  NestingExit exit{&nesting_};
   TRIB_ASSIGN_OR_RETURN(ExprPtr left, ParseAnd());
   while (Peek().Is("OR")) {
     Pos p = Next().pos;
     TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseAnd());
     left = MakeBinary("OR", std::move(left), std::move(right), p);
+    TRIB_RETURN_NOT_OK(CheckDepth(left));
   }
   return left;
 }
@@ -23,6 +26,7 @@ Result<ExprPtr> Parser::ParseAnd() {
     Pos p = Next().pos;
     TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseNot());
     left = MakeBinary("AND", std::move(left), std::move(right), p);
+    TRIB_RETURN_NOT_OK(CheckDepth(left));
   }
   return left;
 }
@@ -30,6 +34,8 @@ Result<ExprPtr> Parser::ParseAnd() {
 Result<ExprPtr> Parser::ParseNot() {
   if (Peek().Is("NOT")) {
     Pos p = Next().pos;
+    TRIB_RETURN_NOT_OK(EnterNesting(p));
+    NestingExit exit{&nesting_};
     TRIB_ASSIGN_OR_RETURN(ExprPtr operand, ParseNot());
     auto e = std::make_unique<Expr>();
     e->kind = ExprKind::kUnary;
@@ -53,6 +59,7 @@ Result<ExprPtr> Parser::ParseComparison() {
       if (op == "!=") op = "<>";
       TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseConcat());
       left = MakeBinary(op, std::move(left), std::move(right), p);
+      TRIB_RETURN_NOT_OK(CheckDepth(left));
       continue;
     }
     if (t.Is("IS")) {
@@ -156,6 +163,7 @@ Result<ExprPtr> Parser::ParseConcat() {
     Pos p = Next().pos;
     TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseAdditive());
     left = MakeBinary("||", std::move(left), std::move(right), p);
+    TRIB_RETURN_NOT_OK(CheckDepth(left));
   }
   return left;
 }
@@ -167,6 +175,7 @@ Result<ExprPtr> Parser::ParseAdditive() {
     std::string op = Next().text;
     TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseMultiplicative());
     left = MakeBinary(op, std::move(left), std::move(right), p);
+    TRIB_RETURN_NOT_OK(CheckDepth(left));
   }
   return left;
 }
@@ -178,6 +187,7 @@ Result<ExprPtr> Parser::ParseMultiplicative() {
     std::string op = Next().text;
     TRIB_ASSIGN_OR_RETURN(ExprPtr right, ParseUnary());
     left = MakeBinary(op, std::move(left), std::move(right), p);
+    TRIB_RETURN_NOT_OK(CheckDepth(left));
   }
   return left;
 }
@@ -186,6 +196,8 @@ Result<ExprPtr> Parser::ParseUnary() {
   if (Peek().IsSymbol("-") || Peek().IsSymbol("+")) {
     Pos p = Peek().pos;
     std::string op = Next().text;
+    TRIB_RETURN_NOT_OK(EnterNesting(p));
+    NestingExit exit{&nesting_};
     TRIB_ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
     if (operand->kind == ExprKind::kLiteral &&
         (operand->literal_kind == LiteralKind::kInteger ||

@@ -255,11 +255,34 @@ class Parser {
   Result<ExprPtr> ParseFunction(const Token& name);
   Result<ExprPtr> ParseCase(Pos pos);
 
+  // Deeper expressions are refused: the binder and evaluator recurse over the tree.
+  static constexpr int kMaxExprDepth = 1000;
+  // Counts recursive descent (parentheses, NOT and sign chains); an error past kMaxExprDepth.
+  Status EnterNesting(const Pos& pos) {
+    if (++nesting_ > kMaxExprDepth) {
+      return ErrorAt(pos, "expression nested too deeply (more than " +
+                              std::to_string(kMaxExprDepth) + " levels)");
+    }
+    return Status::OK();
+  }
+  struct NestingExit {
+    int* n;
+    ~NestingExit() { --*n; }
+  };
+  // Left-deep chains (a + b + c ...) grow without recursion: their height is checked here.
+  static Status CheckDepth(const ExprPtr& e) {
+    if (e->depth > kMaxExprDepth) {
+      return ErrorAt(e->pos, "expression too long (more than " + std::to_string(kMaxExprDepth) +
+                                 " operators in a chain)");
+    }
+    return Status::OK();
+  }
   static ExprPtr MakeBinary(std::string op, ExprPtr l, ExprPtr r, Pos pos) {
     auto e = std::make_unique<Expr>();
     e->kind = ExprKind::kBinary;
     e->op = std::move(op);
     e->pos = pos;
+    e->depth = 1 + std::max(l->depth, r->depth);
     e->args.push_back(std::move(l));
     e->args.push_back(std::move(r));
     return e;
@@ -267,6 +290,7 @@ class Parser {
 
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  int nesting_ = 0;
 };
 
 }  // namespace tributary::sql::internal

@@ -54,8 +54,12 @@ const char* OpName(Predicate::Op op) {
 // A cast that keeps order and equality (so a filter on the cast column is a filter on the column).
 bool IsWidening(const DataType& from, const DataType& to) {
   if (from.SameKind(to)) return true;
-  if (from.IsInteger() && (to.IsInteger() || to.id == TypeId::kDecimal || to.IsFloating())) {
-    return !to.IsInteger() || DecimalFor(to).precision >= DecimalFor(from).precision;
+  if (from.IsInteger() && to.IsFloating()) {
+    // Exact only while the integer fits the mantissa (BIGINT does not fit a DOUBLE).
+    return DecimalFor(from).precision <= (to.id == TypeId::kDouble ? 15 : 7);
+  }
+  if (from.IsInteger() && (to.IsInteger() || to.id == TypeId::kDecimal)) {
+    return DecimalFor(to).precision >= DecimalFor(from).precision;
   }
   if (from.id == TypeId::kFloat && to.id == TypeId::kDouble) return true;
   if (from.id == TypeId::kDecimal && to.id == TypeId::kDecimal) {
@@ -437,9 +441,11 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
   }
   Binder item_binder(&scope, plan.grouped ? &agg : nullptr);
 
-  // Select list.
+  // Select list. item_out[i]: the output column of item i ('*' expands to several).
+  std::vector<int> item_out(q.items.size(), -1);
   for (size_t i = 0; i < q.items.size(); ++i) {
     const SelectItem& item = q.items[i];
+    item_out[i] = static_cast<int>(plan.fields.size());
     if (item.expr->kind == ExprKind::kStar) {
       if (plan.grouped) return ErrorAt(item.pos, "'*' cannot be used with GROUP BY or aggregates");
       std::string qual = item.expr->names.empty() ? "" : item.expr->names.back();
@@ -483,7 +489,7 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
     key.nulls_first = o.nulls_first.value_or(!o.descending);
     const Expr& e = *o.expr;
     if (IsIntegerLiteral(e)) {
-      int64_t n = std::stoll(e.text);
+      int64_t n = e.text.size() > 9 ? -1 : std::stoll(e.text);  // no position has 10 digits
       if (n < 1 || n > static_cast<int64_t>(plan.fields.size())) {
         return ErrorAt(e.pos, "ORDER BY position " + e.text + " is not in the select list");
       }
@@ -500,7 +506,7 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
       std::string text = ExprToString(e);
       for (size_t i = 0; i < q.items.size(); ++i) {
         if (q.items[i].expr->kind != ExprKind::kStar && ExprToString(*q.items[i].expr) == text) {
-          key.output = static_cast<int>(i);
+          key.output = item_out[i];
           break;
         }
       }
@@ -532,7 +538,7 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
     }
     plan.scan = PlanScan(src.fields, plan.conjuncts, used);
     if (q.limit && !plan.grouped && !q.distinct && q.order_by.empty() && plan.scan.all_pushed) {
-      plan.scan.limit = *q.limit + q.offset;
+      plan.scan.limit = *q.limit > INT64_MAX - q.offset ? INT64_MAX : *q.limit + q.offset;
     }
     auto it = src.dynamic_options.find("scan.snapshot-id");
     if (it != src.dynamic_options.end()) {
@@ -575,7 +581,9 @@ Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
   std::optional<int64_t> metadata_count;
   if (src.table && plan.grouped && plan.agg.keys.empty() && plan.agg.calls.size() == 1 &&
       plan.agg.calls[0].function == "COUNT" && plan.agg.calls[0].star &&
-      !plan.agg.calls[0].distinct && plan.conjuncts.empty() && !plan.having) {
+      !plan.agg.calls[0].distinct && plan.conjuncts.empty() && !plan.having &&
+      !src.dynamic_options.count("scan.timestamp-millis") &&
+      !src.dynamic_options.count("scan.fallback-branch")) {
     auto n = src.table->CountFromMetadata(plan.scan.snapshot_id);
     if (!n.ok()) return ErrorAt(q.pos, n.status().message());
     metadata_count = *n;
@@ -655,7 +663,10 @@ Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
   std::set<std::string> distinct_seen;
   bool early_limit = plan.sort.empty() && !q.distinct && q.limit.has_value();
   for (const Row& b : basis) {
-    if (early_limit && static_cast<int64_t>(out.rows.size()) >= *q.limit + q.offset) break;
+    if (early_limit && static_cast<int64_t>(out.rows.size()) >=
+                           (*q.limit > INT64_MAX - q.offset ? INT64_MAX : *q.limit + q.offset)) {
+      break;
+    }
     Row r;
     r.reserve(plan.items.size());
     for (const auto& it : plan.items) {

@@ -244,28 +244,49 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
   spec.partition_keys = s.partition_by;
   TRIB_RETURN_NOT_OK(CheckOptionList(OptionScope::kTable, s.options, names));
   for (const auto& o : s.options) spec.options[o.key] = o.value;
+  if (ctas) {
+    // Checked before the table exists, so a failing CREATE TABLE ... AS SELECT leaves nothing.
+    for (const Row& r : ctas->rows) {
+      for (size_t i = 0; i < r.size() && i < spec.columns.size(); ++i) {
+        if (r[i].is_null() && !spec.columns[i].type.nullable) {
+          return ErrorAt(s.as_select->pos, "NULL value for NOT NULL column '" +
+                                               spec.columns[i].name + "'");
+        }
+      }
+    }
+    auto exists = rn.catalog->TableExists(rn.id);
+    if (exists.ok() && *exists && s.if_not_exists) {
+      return Message("Table " + rn.id.ToString() + " already exists");  // as Flink: no insert
+    }
+  }
   Status st = rn.catalog->CreateTable(rn.id, spec, s.if_not_exists);
   if (!st.ok()) return ErrorAt(s.name.pos, st.message());
   if (ctas) {
-    // Write the query's rows through an INSERT of the materialized rows.
-    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, rn.catalog->GetTable(rn.id));
-    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer, table->NewWriter(WriteOptions{}));
-    for (const Row& r : ctas->rows) {
-      for (size_t i = 0; i < r.size(); ++i) {
-        if (r[i].is_null() && !table->schema()->fields[i].type.nullable) {
+    // Write the query's rows through an INSERT of the materialized rows; on any failure the
+    // new table is dropped again, so the statement changes nothing.
+    auto fill = [&]() -> Status {
+      TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, rn.catalog->GetTable(rn.id));
+      TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer,
+                            table->NewWriter(WriteOptions{}));
+      for (const Row& r : ctas->rows) {
+        Status ws = writer->Write(RowKind::kInsert, r);
+        if (!ws.ok()) {
           writer->Abort();
-          return ErrorAt(s.as_select->pos, "NULL value for NOT NULL column '" +
-                                               table->schema()->fields[i].name + "'");
+          return ws;
         }
       }
-      Status ws = writer->Write(RowKind::kInsert, r);
-      if (!ws.ok()) {
+      auto c = writer->Commit();
+      if (!c.ok()) {
         writer->Abort();
-        return ws;
+        return c.status();
       }
+      return Status::OK();
+    };
+    Status fs = fill();
+    if (!fs.ok()) {
+      (void)rn.catalog->DropTable(rn.id, /*ignore_if_not_exists=*/true);
+      return ErrorAt(s.as_select->pos, fs.message());
     }
-    auto c = writer->Commit();
-    if (!c.ok()) return c.status();
     return Message("Table " + rn.id.ToString() + " created with " +
                    std::to_string(ctas->rows.size()) + " rows");
   }

@@ -91,9 +91,16 @@ Status CheckValue(const Value& v, const Field& f) {
     case TypeId::kBinary:
     case TypeId::kVarBinary:
       if (!v.is_string()) return bad("expected a string value");
-      if (t.length != kMaxVarLength && static_cast<int64_t>(v.string_value().size()) > t.length &&
-          !t.IsString()) {
-        return bad("value is longer than " + std::to_string(t.length) + " bytes");
+      if (t.length != kMaxVarLength && static_cast<int64_t>(v.string_value().size()) > t.length) {
+        if (!t.IsString()) {
+          return bad("value is longer than " + std::to_string(t.length) + " bytes");
+        }
+        // CHAR/VARCHAR lengths count characters: UTF-8 bytes that do not continue a character.
+        int64_t chars = 0;
+        for (unsigned char c : v.string_value()) chars += (c & 0xC0) != 0x80;
+        if (chars > t.length) {
+          return bad("value is longer than " + std::to_string(t.length) + " characters");
+        }
       }
       break;
     case TypeId::kDate:

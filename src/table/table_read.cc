@@ -91,6 +91,20 @@ class FileStoreScan : public TableScan {
       TRIB_ASSIGN_OR_RETURN(int64_t v, options::ParseInt64(dyn->second));
       id = v;
     }
+    auto ts = options_.dynamic_options.find("scan.timestamp-millis");
+    if (!id && ts != options_.dynamic_options.end()) {
+      // Time travel by time: the latest snapshot committed at or before the given epoch millis.
+      TRIB_ASSIGN_OR_RETURN(int64_t millis, options::ParseInt64(ts->second));
+      TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+      for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+        TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(*it));
+        if (s->time_millis <= millis) {
+          id = *it;
+          break;
+        }
+      }
+      if (!id) return Status::OK();  // nothing was committed by then: no rows
+    }
     if (!id) {
       TRIB_ASSIGN_OR_RETURN(id, snapshots.LatestId());
       if (!id) return Status::OK();  // empty table
