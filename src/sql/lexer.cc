@@ -280,6 +280,12 @@ Pos PosOf(std::string_view s, size_t index) {
 
 Result<std::vector<StatementText>> SplitStatements(std::string_view script) {
   std::vector<StatementText> out;
+  TRIB_RETURN_NOT_OK(SplitStatementsPrefix(script, &out));
+  return out;
+}
+
+Status SplitStatementsPrefix(std::string_view script, std::vector<StatementText>* complete) {
+  std::vector<StatementText>& out = *complete;
   size_t begin = 0;
   bool has_code = false;
   auto flush = [&](size_t end) {
@@ -307,7 +313,7 @@ Result<std::vector<StatementText>> SplitStatements(std::string_view script) {
     return ErrorAt(PosOf(script, open_at), what);
   }
   flush(script.size());
-  return out;
+  return Status::OK();
 }
 
 bool EndsWithTerminator(std::string_view buffer) {

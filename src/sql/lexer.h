@@ -62,6 +62,9 @@ struct StatementText {
 // Splits a script on ';' outside strings, quoted identifiers and comments. Statements made only of
 // whitespace and comments are dropped. An unterminated string or comment is an error.
 Result<std::vector<StatementText>> SplitStatements(std::string_view script);
+// Like SplitStatements, but on an unterminated string, identifier or comment it still returns
+// (in *complete) every statement ended by ';' before it, with the error for the rest.
+Status SplitStatementsPrefix(std::string_view script, std::vector<StatementText>* complete);
 
 // For the interactive shell: true when `buffer` ends (outside strings and comments) with ';'.
 bool EndsWithTerminator(std::string_view buffer);

@@ -16,12 +16,11 @@ void PrintError(const Status& st, const ScriptOptions& options, std::FILE* err) 
 
 bool RunScript(Session& session, std::string_view script, const ScriptOptions& options,
                std::FILE* out, std::FILE* err) {
-  auto statements = SplitStatements(script);
-  if (!statements.ok()) {
-    PrintError(statements.status(), options, err);
-    return false;
-  }
-  for (const StatementText& st : *statements) {
+  // Statements before an unterminated string or comment still run, as any statement before the
+  // first failing one does; then the error is reported.
+  std::vector<StatementText> statements;
+  Status split = SplitStatementsPrefix(script, &statements);
+  for (const StatementText& st : statements) {
     auto r = session.ExecuteText(st.text, st.start);
     if (!r.ok()) {
       PrintError(r.status(), options, err);
@@ -36,6 +35,10 @@ bool RunScript(Session& session, std::string_view script, const ScriptOptions& o
       std::fprintf(err, "%s\n", r->message.c_str());
       std::fflush(err);
     }
+  }
+  if (!split.ok()) {
+    PrintError(split, options, err);
+    return false;
   }
   return true;
 }

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Black-box checks of `tributary sql` against CONTRACT.md: exit status and positioned messages on
+# the first failing statement, statements before it committed, stdin and -f input, json output.
+# Usage: tests/cli/sql_cli_test.sh path/to/tributary
+set -uo pipefail
+BIN=${1:?usage: sql_cli_test.sh path/to/tributary}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fails=0
+check() {  # check NAME EXPECTED ACTUAL
+  if [ "$2" == "$3" ]; then echo "ok   $1"; else echo "FAIL $1: expected [$2] got [$3]"; fails=$((fails + 1)); fi
+}
+run() { "$BIN" sql --warehouse "$W/wh" --format csv "$@" | tr -d '\r'; }
+
+run -e "CREATE TABLE t (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)" 2>/dev/null
+# The first failing statement: exit 1, line and column, later statements not run.
+out=$(run -e "INSERT INTO t VALUES (1, 'a');
+SELECT nope FROM t; INSERT INTO t VALUES (2, 'b')" 2>&1 >/dev/null)
+check "exit status 1" "1" "$?"
+out=$(run -e "INSERT INTO t VALUES (1, 'a');
+SELECT nope FROM t; INSERT INTO t VALUES (2, 'b')" 2>&1 >/dev/null; true)
+case "$out" in *"line 2, column 8"*) check "error names line and column" "yes" "yes" ;;
+  *) check "error names line and column" "line 2, column 8" "$out" ;; esac
+check "statements after the failure do not run" "1" "$(run -e "SELECT COUNT(*) FROM t" 2>/dev/null | tail -1)"
+
+# An unterminated string: the statements before it still run, then the error.
+run -e "INSERT INTO t VALUES (3, 'c'); SELECT 'oops" >/dev/null 2>&1
+check "unterminated string exits 1" "1" "$?"
+check "statements before an unterminated string ran" "2" \
+  "$(run -e "SELECT COUNT(*) FROM t" 2>/dev/null | tail -1)"
+
+# stdin and -f.
+check "statements from stdin" "3" "$(printf 'SELECT MAX(id) FROM t;\n' | run 2>/dev/null | tail -1)"
+printf 'SELECT v FROM t WHERE id = 1;\n' > "$W/q.sql"
+check "statements from -f" "a" "$(run -f "$W/q.sql" 2>/dev/null | tail -1)"
+
+# json: one object per row, keys in column order, typed values.
+check "json rows" '{"id": 1, "v": "a"}' \
+  "$("$BIN" sql --warehouse "$W/wh" --format json -e "SELECT id, v FROM t WHERE id = 1" 2>/dev/null)"
+check "json types" '{"d": "1.50", "b": true, "n": null, "dt": "2024-03-12", "ts": "2024-03-12 08:00:00.5"}' \
+  "$("$BIN" sql --warehouse "$W/wh" --format json -e "SELECT CAST(1.5 AS DECIMAL(4,2)) AS d, TRUE AS b, CAST(NULL AS INT) AS n, DATE '2024-03-12' AS dt, TIMESTAMP '2024-03-12 08:00:00.500' AS ts" 2>/dev/null)"
+
+# Unknown SET keys name the closest one.
+out=$(run -e "SET 'execution.runtime-mod' = 'batch'" 2>&1)
+case "$out" in *"execution.runtime-mode"*) check "SET did-you-mean" "yes" "yes" ;;
+  *) check "SET did-you-mean" "execution.runtime-mode" "$out" ;; esac
+
+[ "$fails" -eq 0 ] && echo "sql_cli_test: all passed" || echo "sql_cli_test: $fails failed"
+[ "$fails" -eq 0 ]
