@@ -22,6 +22,16 @@ Status FindKeyInFile(const std::string& path, const FileLayout& layout,
                      const std::vector<Field>* file_fields, const Row& key,
                      std::vector<merge::KeyValue>* found);
 
+// The records of data file `f`, sorted by key, from the process-wide file cache (decoded on first
+// use; files are immutable).
+Result<std::shared_ptr<const std::vector<merge::KeyValue>>> LoadSortedFile(
+    const std::string& path, const FileLayout& layout, const meta::DataFileMeta& f,
+    int64_t read_schema_id, const std::vector<Field>* file_fields);
+
+// Appends to `found` the records of `key` in `records` (sorted by key, one per key).
+void SearchSorted(const std::vector<merge::KeyValue>& records, const FileLayout& layout,
+                  const Row& key, std::vector<merge::KeyValue>* found);
+
 // Orders `found` by sequence and merges it with `fn`; the row if the key is live.
 Result<std::optional<Row>> MergeFound(std::vector<merge::KeyValue> found,
                                       const std::shared_ptr<const merge::MergeConfig>& config,

@@ -41,6 +41,7 @@ class FileStoreLookup : public TableLookup {
       bucket_types_.push_back(schema_->fields[i].type);
     }
     key_types_ = layout_.KeyTypes();
+    empty_partition_ = format::SerializeBinaryRow({}, {});
     dv_ = OptionIsTrue(*schema_, "deletion-vectors.enabled");
   }
 
@@ -66,6 +67,7 @@ class FileStoreLookup : public TableLookup {
                             e.bucket),
             e.file.file_name);
       }
+      if (e.file.schema_id == schema_->id) ref.range = DecodeKeyRange(e.file, key_types_);
       files_[{e.partition, e.bucket}].push_back(std::move(ref));
       total_buckets_[e.partition] = e.total_buckets;
     }
@@ -85,7 +87,9 @@ class FileStoreLookup : public TableLookup {
     if (dv_) return ScanLookup(full);
     Row part;
     for (int i : part_idx_) part.push_back(full[i]);
-    std::string pbytes = format::SerializeBinaryRow(part_types_, part);
+    // Unpartitioned tables have one (empty) partition: no need to encode it per lookup.
+    std::string pbytes = part_types_.empty() ? empty_partition_
+                                             : format::SerializeBinaryRow(part_types_, part);
     auto tb = total_buckets_.find(pbytes);
     if (tb == total_buckets_.end()) return std::optional<Row>();
     Row trimmed;
@@ -104,7 +108,7 @@ class FileStoreLookup : public TableLookup {
     for (int32_t b : buckets) {
       auto it = files_.find({pbytes, b});
       if (it == files_.end()) continue;
-      for (const FileRef& ref : it->second) TRIB_RETURN_NOT_OK(Search(ref, trimmed, &found));
+      for (FileRef& ref : it->second) TRIB_RETURN_NOT_OK(Search(ref, trimmed, &found));
     }
     if (found.empty()) return std::optional<Row>();
     if (!merge_) {
@@ -117,19 +121,27 @@ class FileStoreLookup : public TableLookup {
   struct FileRef {
     meta::DataFileMeta meta;
     std::string path;
+    std::optional<KeyRange> range;  // unknown for files of older schemas
+    std::shared_ptr<const std::vector<merge::KeyValue>> records;  // loaded on first use
   };
 
-  Status Search(const FileRef& ref, const Row& key, std::vector<merge::KeyValue>* found) {
-    const std::vector<Field>* file_fields = nullptr;
-    if (ref.meta.schema_id != schema_->id) {
-      auto it = file_schemas_.find(ref.meta.schema_id);
-      if (it == file_schemas_.end()) {
-        TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(path_).Read(ref.meta.schema_id));
-        it = file_schemas_.emplace(ref.meta.schema_id, std::move(s)).first;
+  Status Search(FileRef& ref, const Row& key, std::vector<merge::KeyValue>* found) {
+    if (ref.range && !ref.range->Contains(key)) return Status::OK();
+    if (!ref.records) {
+      const std::vector<Field>* file_fields = nullptr;
+      if (ref.meta.schema_id != schema_->id) {
+        auto it = file_schemas_.find(ref.meta.schema_id);
+        if (it == file_schemas_.end()) {
+          TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(path_).Read(ref.meta.schema_id));
+          it = file_schemas_.emplace(ref.meta.schema_id, std::move(s)).first;
+        }
+        file_fields = &it->second->fields;
       }
-      file_fields = &it->second->fields;
+      TRIB_ASSIGN_OR_RETURN(ref.records, LoadSortedFile(ref.path, layout_, ref.meta, schema_->id,
+                                                        file_fields));
     }
-    return FindKeyInFile(ref.path, layout_, ref.meta, schema_->id, file_fields, key, found);
+    SearchSorted(*ref.records, layout_, key, found);
+    return Status::OK();
   }
 
   // Deletion-vector tables have their own visibility rules: answer with a filtered scan.
@@ -155,6 +167,7 @@ class FileStoreLookup : public TableLookup {
   std::vector<Field> part_fields_;
   std::vector<DataType> part_types_, bucket_types_, key_types_;
   bool dv_ = false;
+  std::string empty_partition_;
   std::optional<int64_t> snapshot_id_;
   std::map<std::pair<std::string, int32_t>, std::vector<FileRef>> files_;
   std::map<std::string, int32_t> total_buckets_;  // per partition
