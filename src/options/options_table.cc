@@ -327,6 +327,11 @@ std::vector<OptionDef> BuildTable() {
           .Validate(ValidateLevelMap),
       Def("file.compression", kEnum, "zstd", "Compression codec of data files.")
           .Allowed(kCompressions),
+      Def("parquet.block.size", kMemory, "128 mb",
+          "Parquet row group size: a row group is closed once it holds about this many bytes."),
+      Def("parquet.page.size", kMemory, "1 mb", "Parquet data page size before compression."),
+      Def("parquet.enable.dictionary", kBool, "true",
+          "Dictionary-encode Parquet columns (falling back to plain for high-cardinality ones)."),
       Def("file.compression.per.level", kString, "",
           "Compression codec per LSM level, e.g. '0:lz4,1:zstd'.")
           .Validate(ValidateLevelMap),

@@ -626,8 +626,9 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
                                               const FileLayout& layout, int32_t level,
                                               const std::shared_ptr<const std::vector<bool>>& mask,
                                               const std::vector<Field>* file_fields,
-                                              const std::vector<bool>* needed,
-                                              const std::vector<Predicate>* skip_filters) {
+                                              const ReadPushdown& pushdown) {
+  const std::vector<bool>* needed = pushdown.needed;
+  const std::vector<Predicate>* skip_filters = pushdown.skip_filters;
   auto reader = format::parquet::ParquetReader::Open(std::move(bytes));
   if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
   const auto& schema = (*reader)->schema();
@@ -681,11 +682,6 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
       };
     }
   }
-  auto rows = (*reader)->ReadRows(opts);
-  if (!rows.ok()) return rows.status().WithContext("data file '" + path + "'");
-  std::vector<KeyValue> out;
-  out.reserve(rows->size());
-  int64_t row_number = 0;
   // Whether each column's type changed since the file was written (decided once, not per value).
   // Nested columns are read in the file's shape (no evolution inside nested types yet).
   std::vector<bool> cast(target.size(), false);
@@ -694,6 +690,75 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
     const DataType& to = layout.fields[target[i]].type;
     cast[i] = !sources[i]->type.SameKind(to) && !to.IsNested();
   }
+  // Late materialization: with row filters on projected, uncast columns, decode those columns
+  // first and the others only for the rows that pass.
+  std::vector<std::pair<size_t, const Predicate*>> row_checks;  // projected position, predicate
+  bool late = pushdown.row_filters && !pushdown.row_filters->empty();
+  for (size_t k = 0; late && k < pushdown.row_filters->size(); k++) {
+    const Predicate& p = (*pushdown.row_filters)[k];
+    auto it = std::find(target.begin(), target.end(), p.column);
+    if (it == target.end() || cast[it - target.begin()]) {
+      late = false;
+    } else {
+      row_checks.push_back({static_cast<size_t>(it - target.begin()), &p});
+    }
+  }
+  Result<std::vector<Row>> rows = std::vector<Row>{};
+  if (late) {
+    std::vector<size_t> filter_pos, other_pos;
+    for (size_t i = 0; i < projection.size(); i++) {
+      bool f = std::any_of(row_checks.begin(), row_checks.end(),
+                           [&](const auto& c) { return c.first == i; });
+      (f ? filter_pos : other_pos).push_back(i);
+    }
+    // Where each check's column lands among the filter columns.
+    std::vector<size_t> check_col;
+    for (const auto& c : row_checks) {
+      check_col.push_back(std::find(filter_pos.begin(), filter_pos.end(), c.first) -
+                          filter_pos.begin());
+    }
+    auto pick = [&](const std::vector<size_t>& pos) {
+      std::vector<int> cols;
+      for (size_t i : pos) cols.push_back(projection[i]);
+      return cols;
+    };
+    const std::vector<int> filter_cols = pick(filter_pos), other_cols = pick(other_pos);
+    for (int rg = 0; rg < (*reader)->num_row_groups(); rg++) {
+      if (opts.row_group_filter && !opts.row_group_filter((*reader)->RowGroupStatistics(rg))) {
+        continue;
+      }
+      auto fcols = (*reader)->ReadRowGroupColumns(rg, filter_cols);
+      if (!fcols.ok()) return fcols.status().WithContext("data file '" + path + "'");
+      const size_t n = fcols->empty() ? 0 : (*fcols)[0].size();
+      std::vector<uint32_t> selected;
+      for (size_t r = 0; r < n; r++) {
+        bool pass = true;
+        for (size_t k = 0; k < row_checks.size() && pass; k++) {
+          pass = EvalPredicate(*row_checks[k].second, (*fcols)[check_col[k]][r]);
+        }
+        if (pass) selected.push_back(static_cast<uint32_t>(r));
+      }
+      if (selected.empty()) continue;
+      std::vector<std::vector<Value>> ocols;
+      if (!other_cols.empty()) {
+        auto o = (*reader)->ReadRowGroupColumns(rg, other_cols);
+        if (!o.ok()) return o.status().WithContext("data file '" + path + "'");
+        ocols = std::move(*o);
+      }
+      for (uint32_t r : selected) {
+        Row row(projection.size());
+        for (size_t j = 0; j < filter_pos.size(); j++) row[filter_pos[j]] = std::move((*fcols)[j][r]);
+        for (size_t j = 0; j < other_pos.size(); j++) row[other_pos[j]] = std::move(ocols[j][r]);
+        rows->push_back(std::move(row));
+      }
+    }
+  } else {
+    rows = (*reader)->ReadRows(opts);
+  }
+  if (!rows.ok()) return rows.status().WithContext("data file '" + path + "'");
+  std::vector<KeyValue> out;
+  out.reserve(rows->size());
+  int64_t row_number = 0;
   for (auto& r : *rows) {
     KeyValue kv;
     kv.level = level;
@@ -730,8 +795,8 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
                                            int32_t level,
                                            const std::optional<std::vector<std::string>>& write_cols,
                                            const std::vector<Field>* file_fields,
-                                           const std::vector<bool>* needed,
-                                           const std::vector<Predicate>* skip_filters) {
+                                           const ReadPushdown& pushdown) {
+  const std::vector<bool>* needed = pushdown.needed;
   std::shared_ptr<const std::vector<bool>> mask;
   if (write_cols) {
     auto m = std::make_shared<std::vector<bool>>(layout.fields.size(), false);
@@ -745,8 +810,7 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
   auto bytes = io::LocalFs().ReadFile(path);
   if (!bytes.ok()) return bytes.status();
   if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
-    return ReadParquetFile(path, std::move(*bytes), layout, level, mask, file_fields, needed,
-                           skip_filters);
+    return ReadParquetFile(path, std::move(*bytes), layout, level, mask, file_fields, pushdown);
   }
   if (!(path.size() > 5 && path.compare(path.size() - 5, 5, ".avro") == 0)) {
     std::string ext = path.substr(path.rfind('.') == std::string::npos ? path.size()

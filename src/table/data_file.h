@@ -94,15 +94,22 @@ class DataFileWriter {
 // Reads every record of one data file. Columns are matched to `layout.fields` by name (the
 // file's own Avro schema says what it holds); columns missing from the file read as NULL.
 // `write_cols` (the file's `_WRITE_COLS`) marks records as partial-column writes.
-// `needed`: columns to decode (others read NULL). `skip_filters`: predicates whose column
-// statistics may rule out whole row groups of a Parquet file (the caller passes only predicates
-// for which skipping rows is safe).
 // `file_fields`: the columns of the schema the file was written with, when it differs from the
 // read schema; columns are then matched by field id and cast to the read type.
+// `pushdown`: what a scan pushes into the decoding (see ReadPushdown).
+struct ReadPushdown {
+  // Columns to decode (others read NULL); null: every column.
+  const std::vector<bool>* needed = nullptr;
+  // Predicates whose column statistics may rule out whole Parquet row groups (only those for
+  // which skipping rows is safe for the caller).
+  const std::vector<Predicate>* skip_filters = nullptr;
+  // Predicates applied to each row while decoding (late materialization: the other columns are
+  // decoded only for rows that pass). Only for callers that do not merge the file's records.
+  const std::vector<Predicate>* row_filters = nullptr;
+};
 Result<std::vector<merge::KeyValue>> ReadDataFile(
     const std::string& path, const FileLayout& layout, int32_t level,
     const std::optional<std::vector<std::string>>& write_cols = std::nullopt,
-    const std::vector<Field>* file_fields = nullptr, const std::vector<bool>* needed = nullptr,
-    const std::vector<Predicate>* skip_filters = nullptr);
+    const std::vector<Field>* file_fields = nullptr, const ReadPushdown& pushdown = {});
 
 }  // namespace tributary::table

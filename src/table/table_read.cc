@@ -287,12 +287,20 @@ class FileStoreScan : public TableScan {
     return &it->second->fields;
   }
 
-  Result<std::vector<merge::KeyValue>> ReadFile(const Split& split, const meta::DataFileMeta& f) {
+  // `filter_rows`: the caller emits the records without merging them, so the scan's filters can
+  // be applied while decoding.
+  Result<std::vector<merge::KeyValue>> ReadFile(const Split& split, const meta::DataFileMeta& f,
+                                                bool filter_rows = false) {
     TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
+    ReadPushdown pushdown;
+    pushdown.needed = needed_.empty() ? nullptr : &needed_;
+    // Deletion vectors address file positions, data evolution aligns rows across files: every
+    // row group and row must be read for them.
+    bool positional = dv_enabled_ || data_evolution_;
+    pushdown.skip_filters = positional ? nullptr : &skip_filters_;
+    if (filter_rows && !positional) pushdown.row_filters = &options_.filters;
     return ReadDataFile(DataFilePath(split, f), layout_, f.level, f.write_cols, file_fields,
-                        needed_.empty() ? nullptr : &needed_,
-                        // Deletion vectors address file positions: read every row group then.
-                        (dv_enabled_ || data_evolution_) ? nullptr : &skip_filters_);
+                        pushdown);
   }
 
   // Which columns must be decoded: the projection and filter columns, plus what merging needs.
@@ -495,7 +503,7 @@ class FileStoreScan : public TableScan {
     if (data_evolution_) return ReadDataEvolutionSplit(split, batch);
     if (!layout_.primary_key) {
       for (const auto& f : split.files) {
-        TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
+        TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f, /*filter_rows=*/true));
         for (auto& kv : records) Emit(std::move(kv.value), batch);
       }
       return Status::OK();
@@ -518,7 +526,7 @@ class FileStoreScan : public TableScan {
     }
     if (split.files.size() == 1) {
       // One file holds each key once, already merged: no merge needed.
-      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, split.files[0]));
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, split.files[0], /*filter_rows=*/true));
       for (auto& kv : records) {
         if (IsAdd(kv.kind)) Emit(std::move(kv.value), batch);
       }
