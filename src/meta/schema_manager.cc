@@ -80,6 +80,11 @@ Result<DataType> TypeFromJson(const Json& j, int depth) {
   if (name == "ARRAY" || name == "MULTISET") {
     TRIB_ASSIGN_OR_RETURN(DataType e, TypeFromJson(j.at("element"), depth + 1));
     t = name == "ARRAY" ? DataType::Array(std::move(e)) : DataType::Multiset(std::move(e));
+  } else if (name == "VECTOR") {
+    // Paimon's fixed-length vector ({"type":"VECTOR","element":"FLOAT","length":4}): stored as
+    // a Parquet LIST of its element, read here as ARRAY<element> (the length is not enforced).
+    TRIB_ASSIGN_OR_RETURN(DataType e, TypeFromJson(j.at("element"), depth + 1));
+    t = DataType::Array(e.WithNullable(false));
   } else if (name == "MAP") {
     TRIB_ASSIGN_OR_RETURN(DataType k, TypeFromJson(j.at("key"), depth + 1));
     TRIB_ASSIGN_OR_RETURN(DataType v, TypeFromJson(j.at("value"), depth + 1));
