@@ -353,7 +353,8 @@ Result<DataType> ParseType(TypeScanner* scp, std::string_view text, int depth) {
     TRIB_RETURN_NOT_OK(params());
     TRIB_RETURN_NOT_OK(want_params(1));
     t = {TypeId::kVarBinary, true, p.empty() ? 1 : p[0]};
-  } else if (w == "BYTES") {
+  } else if (w == "BYTES" || w == "BLOB") {
+    // Paimon's BLOB (large values kept in `.blob` files) reads as BYTES.
     t = DataType::Bytes();
   } else if (w == "DATE") {
     t = DataType::Date();

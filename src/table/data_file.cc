@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+
+#include <zlib.h>
 
 #include "common/evolution_cast.h"
 #include "common/json.h"
@@ -791,6 +794,62 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
 }
 }  // namespace
 
+namespace {
+// Paimon's `.blob` files hold the values of one BLOB column of an append table, one record per
+// row: a 4-byte magic, the value, the record's total length (8 bytes, little-endian) and a CRC32,
+// then an index footer. Records are found by their length fields.
+Result<std::vector<KeyValue>> ReadBlobFile(const std::string& path, const std::string& bytes,
+                                           const FileLayout& layout,
+                                           const std::optional<std::vector<std::string>>& write_cols,
+                                           const std::vector<Field>* file_fields, int32_t level) {
+  static const char kMagic[4] = {'\xcf', '\x11', '\x4e', '\x58'};
+  auto bad = [&](const std::string& why) {
+    return Status::Corruption("blob file '" + path + "': " + why);
+  };
+  // The column it holds: the one its _WRITE_COLS names (in the schema it was written with).
+  int column = -1;
+  if (write_cols && write_cols->size() == 1) {
+    const std::vector<Field>& ff = file_fields ? *file_fields : layout.fields;
+    for (const auto& f : ff) {
+      if (f.name != (*write_cols)[0]) continue;
+      for (size_t i = 0; i < layout.fields.size(); i++) {
+        if (layout.fields[i].id == f.id) column = static_cast<int>(i);
+      }
+    }
+  }
+  if (column < 0) return bad("cannot tell which column it holds");
+  std::vector<KeyValue> out;
+  size_t p = 0;
+  while (p + 4 <= bytes.size() && std::memcmp(bytes.data() + p, kMagic, 4) == 0) {
+    // The smallest end e with LE64(e - 12) == e - p whose CRC matches is this record's end.
+    size_t end = 0;
+    for (size_t e = p + 16; e <= bytes.size(); e++) {
+      uint64_t len = 0;
+      for (int b = 7; b >= 0; b--) len = (len << 8) | static_cast<uint8_t>(bytes[e - 12 + b]);
+      if (len != e - p) continue;
+      // CRC32 of the record up to it (magic, value, length), stored little-endian.
+      uint32_t crc = 0;
+      for (int b = 3; b >= 0; b--) crc = (crc << 8) | static_cast<uint8_t>(bytes[e - 4 + b]);
+      uint32_t want = static_cast<uint32_t>(
+          ::crc32(0, reinterpret_cast<const Bytef*>(bytes.data() + p), static_cast<uInt>(e - 4 - p)));
+      if (crc == want) {
+        end = e;
+        break;
+      }
+    }
+    if (!end) return bad("a record without a valid length and CRC at offset " + std::to_string(p));
+    KeyValue kv;
+    kv.level = level;
+    kv.sequence = static_cast<int64_t>(out.size());
+    kv.value.resize(layout.fields.size());
+    kv.value[column] = Value::String(bytes.substr(p + 4, end - 16 - p));
+    out.push_back(std::move(kv));
+    p = end;
+  }
+  return out;
+}
+}  // namespace
+
 Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLayout& layout,
                                            int32_t level,
                                            const std::optional<std::vector<std::string>>& write_cols,
@@ -811,6 +870,9 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
   if (!bytes.ok()) return bytes.status();
   if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
     return ReadParquetFile(path, std::move(*bytes), layout, level, mask, file_fields, pushdown);
+  }
+  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".blob") == 0) {
+    return ReadBlobFile(path, *bytes, layout, write_cols, file_fields, level);
   }
   if (!(path.size() > 5 && path.compare(path.size() - 5, 5, ".avro") == 0)) {
     std::string ext = path.substr(path.rfind('.') == std::string::npos ? path.size()

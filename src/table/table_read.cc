@@ -433,68 +433,76 @@ class FileStoreScan : public TableScan {
     emitted_++;
   }
 
-  // Data-evolution tables (row tracking + 'data-evolution.enabled'): files whose row-id ranges
-  // coincide describe the same rows, each supplying the columns it wrote (`_WRITE_COLS`); where
-  // two supply a column, the newer file (higher sequence number) wins.
+  // Data-evolution tables (row tracking + 'data-evolution.enabled'): each file covers a row-id
+  // range and supplies the columns it wrote (`_WRITE_COLS`; `.blob` files one BLOB column, often
+  // over a part of the range); for each row and column the newest file (highest sequence number)
+  // covering the row and supplying the column wins.
   Status ReadDataEvolutionSplit(const Split& split, RowBatch* batch) {
-    std::map<std::pair<int64_t, int64_t>, std::vector<const meta::DataFileMeta*>> groups;
-    std::vector<const meta::DataFileMeta*> plain;
-    for (const auto& f : split.files) {
-      if (f.first_row_id) groups[{*f.first_row_id, f.row_count}].push_back(&f);
-      else plain.push_back(&f);
-    }
-    // Ranges must coincide or be disjoint.
-    int64_t end = INT64_MIN;
-    for (const auto& [range, files] : groups) {
-      if (range.first < end) {
-        return Status::NotSupported("data-evolution table '" + path_ + "' has files whose row-id "
-                                    "ranges overlap without coinciding; not supported yet");
-      }
-      end = range.first + range.second;
-    }
+    std::vector<const meta::DataFileMeta*> tracked, plain;
+    for (const auto& f : split.files) (f.first_row_id ? tracked : plain).push_back(&f);
     for (const meta::DataFileMeta* f : plain) {
       TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, *f));
       for (auto& kv : records) Emit(std::move(kv.value), batch);
     }
+    // Clusters of overlapping row-id ranges, in row-id order.
+    std::sort(tracked.begin(), tracked.end(),
+              [](const auto* a, const auto* b) { return *a->first_row_id < *b->first_row_id; });
     const size_t n = schema_->fields.size();
-    for (auto& [range, files] : groups) {
+    size_t i = 0;
+    while (i < tracked.size()) {
+      int64_t lo = *tracked[i]->first_row_id, hi = lo + tracked[i]->row_count;
+      size_t j = i + 1;
+      while (j < tracked.size() && *tracked[j]->first_row_id < hi) {
+        hi = std::max(hi, *tracked[j]->first_row_id + tracked[j]->row_count);
+        j++;
+      }
+      std::vector<const meta::DataFileMeta*> files(tracked.begin() + i, tracked.begin() + j);
       std::sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
         return a->max_sequence_number > b->max_sequence_number;
       });
-      // For each column, the newest file that wrote it.
-      std::vector<int> source(n, -1);
+      // Which read-schema columns each file supplies.
+      std::vector<std::vector<bool>> supplies(files.size(), std::vector<bool>(n, false));
       for (size_t fi = 0; fi < files.size(); fi++) {
         const meta::DataFileMeta& f = *files[fi];
         TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
         const std::vector<Field>& ff = file_fields ? *file_fields : schema_->fields;
         for (size_t c = 0; c < n; c++) {
-          if (source[c] >= 0) continue;
           for (const auto& fld : ff) {
             if (fld.id != schema_->fields[c].id) continue;
-            bool wrote = !f.write_cols ||
-                         std::find(f.write_cols->begin(), f.write_cols->end(), fld.name) !=
-                             f.write_cols->end();
-            if (wrote) source[c] = static_cast<int>(fi);
+            supplies[fi][c] = !f.write_cols ||
+                              std::find(f.write_cols->begin(), f.write_cols->end(), fld.name) !=
+                                  f.write_cols->end();
           }
         }
       }
       std::vector<std::vector<merge::KeyValue>> data(files.size());
-      for (size_t fi = 0; fi < files.size(); fi++) {
-        if (std::find(source.begin(), source.end(), static_cast<int>(fi)) == source.end()) continue;
-        TRIB_ASSIGN_OR_RETURN(data[fi], ReadFile(split, *files[fi]));
-        if (static_cast<int64_t>(data[fi].size()) != range.second) {
-          return Status::Corruption("data file '" + files[fi]->file_name + "' holds " +
-                                    std::to_string(data[fi].size()) + " rows, its manifest " +
-                                    "entry says " + std::to_string(range.second));
+      std::vector<bool> loaded(files.size(), false);
+      const int64_t rows = hi - lo;
+      std::vector<Row> out(static_cast<size_t>(rows), Row(n));
+      for (size_t c = 0; c < n; c++) {
+        std::vector<bool> done(static_cast<size_t>(rows), false);
+        for (size_t fi = 0; fi < files.size(); fi++) {
+          if (!supplies[fi][c]) continue;
+          const meta::DataFileMeta& f = *files[fi];
+          if (!loaded[fi]) {
+            TRIB_ASSIGN_OR_RETURN(data[fi], ReadFile(split, f));
+            loaded[fi] = true;
+            if (static_cast<int64_t>(data[fi].size()) != f.row_count) {
+              return Status::Corruption("data file '" + f.file_name + "' holds " +
+                                        std::to_string(data[fi].size()) + " rows, its manifest " +
+                                        "entry says " + std::to_string(f.row_count));
+            }
+          }
+          int64_t start = *f.first_row_id - lo;
+          for (int64_t r = 0; r < f.row_count; r++) {
+            if (done[start + r]) continue;
+            out[start + r][c] = data[fi][r].value[c];
+            done[start + r] = true;
+          }
         }
       }
-      for (int64_t r = 0; r < range.second; r++) {
-        Row row(n);
-        for (size_t c = 0; c < n; c++) {
-          if (source[c] >= 0) row[c] = data[source[c]][r].value[c];
-        }
-        Emit(std::move(row), batch);
-      }
+      for (auto& row : out) Emit(std::move(row), batch);
+      i = j;
     }
     return Status::OK();
   }
