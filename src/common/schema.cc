@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include "common/strings.h"
+
 #include "tributary/catalog.h"
 #include "tributary/schema.h"
 
@@ -25,19 +27,7 @@ std::vector<std::string> TableSchema::TrimmedPrimaryKeys() const {
 std::vector<std::string> TableSchema::BucketKeys() const {
   auto it = options.find("bucket-key");
   if (it != options.end() && !it->second.empty()) {
-    std::vector<std::string> out;
-    size_t b = 0;
-    const std::string& s = it->second;
-    while (b <= s.size()) {
-      size_t e = s.find(',', b);
-      if (e == std::string::npos) e = s.size();
-      std::string part = s.substr(b, e - b);
-      while (!part.empty() && part.front() == ' ') part.erase(part.begin());
-      while (!part.empty() && part.back() == ' ') part.pop_back();
-      if (!part.empty()) out.push_back(part);
-      b = e + 1;
-    }
-    return out;
+    return SplitCommaList(it->second);
   }
   if (HasPrimaryKey()) return TrimmedPrimaryKeys();
   std::vector<std::string> out;

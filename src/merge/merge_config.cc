@@ -3,24 +3,11 @@
 #include <algorithm>
 
 #include "merge/field_aggregator.h"
+#include "common/strings.h"
 
 namespace tributary::merge {
 namespace {
 
-std::vector<std::string> SplitList(const std::string& s) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  while (b <= s.size()) {
-    size_t e = s.find(',', b);
-    if (e == std::string::npos) e = s.size();
-    std::string p = s.substr(b, e - b);
-    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
-    while (!p.empty() && p.back() == ' ') p.pop_back();
-    if (!p.empty()) out.push_back(p);
-    b = e + 1;
-  }
-  return out;
-}
 
 bool True(const TableSchema& s, const char* key) {
   auto v = s.Option(key);
@@ -76,7 +63,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
     if (c->engine == "first-row") {
       return Status::Invalid("merge engine 'first-row' does not support 'sequence.field'");
     }
-    for (const auto& f : SplitList(*seq)) {
+    for (const auto& f : SplitCommaList(*seq)) {
       TRIB_ASSIGN_OR_RETURN(int i, column(f, "'sequence.field'"));
       if (strict && !SequenceType(s.fields[i].type)) {
         return Status::Invalid("'sequence.field' column '" + f + "' must be TINYINT, SMALLINT, "
@@ -88,7 +75,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   }
   c->sequence_descending = s.Option("sequence.field.sort-order").value_or("") == "descending";
   if (auto pad = s.Option("sequence.auto-padding")) {
-    for (const auto& p : SplitList(*pad)) {
+    for (const auto& p : SplitCommaList(*pad)) {
       if (p == "row-kind-flag") c->pad_row_kind = true;
     }
   }
@@ -124,7 +111,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
         return Status::Invalid("'" + key + "' needs merge engine 'partial-update'");
       }
       SequenceGroup g;
-      for (const auto& f : SplitList(cols)) {
+      for (const auto& f : SplitCommaList(cols)) {
         TRIB_ASSIGN_OR_RETURN(int i, column(f, "'" + key + "'"));
         if (!SequenceType(s.fields[i].type)) {
           return Status::Invalid("sequence-group field '" + f + "' must be an integer or "
@@ -133,7 +120,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
         g.sequence_fields.push_back(i);
         grouped_seq.insert(i);
       }
-      for (const auto& f : SplitList(value)) {
+      for (const auto& f : SplitCommaList(value)) {
         TRIB_ASSIGN_OR_RETURN(int i, column(f, "'" + key + "'"));
         if (is_key(i)) {
           return Status::Invalid("sequence group '" + key + "' must not contain primary key "
@@ -178,7 +165,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
     }
   }
   if (auto rm = s.Option("partial-update.remove-record-on-sequence-group")) {
-    for (const auto& f : SplitList(*rm)) {
+    for (const auto& f : SplitCommaList(*rm)) {
       TRIB_ASSIGN_OR_RETURN(int i, column(f, "'partial-update.remove-record-on-sequence-group'"));
       if (!grouped_seq.count(i)) {
         return Status::Invalid("'partial-update.remove-record-on-sequence-group' names '" + f +

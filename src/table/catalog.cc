@@ -6,6 +6,7 @@
 #include <set>
 
 #include "io/file_system.h"
+#include "common/strings.h"
 #include "merge/merge_config.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
@@ -38,20 +39,6 @@ int64_t NowMillis() {
       .count();
 }
 
-std::vector<std::string> SplitList(const std::string& s) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  while (b <= s.size()) {
-    size_t e = s.find(',', b);
-    if (e == std::string::npos) e = s.size();
-    std::string p = s.substr(b, e - b);
-    while (!p.empty() && p.front() == ' ') p.erase(p.begin());
-    while (!p.empty() && p.back() == ' ') p.pop_back();
-    if (!p.empty()) out.push_back(p);
-    b = e + 1;
-  }
-  return out;
-}
 
 // Checks a table definition and returns the schema to store.
 Result<TableSchema> BuildSchema(const TableSpec& spec) {
@@ -170,7 +157,7 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     if (core.bucket <= 0) {
       return Status::Invalid("option 'bucket-key' needs a fixed bucket count ('bucket' > 0)");
     }
-    for (const auto& k : SplitList(*bk)) {
+    for (const auto& k : SplitCommaList(*bk)) {
       TRIB_RETURN_NOT_OK(must_exist("bucket key", k));
       if (nested(k)) {
         return Status::Invalid("bucket key column '" + k + "' has a nested type; bucket keys "

@@ -26,6 +26,33 @@ Result<std::vector<merge::KeyValue>> ReadInput(const std::string& table_path,
   return ReadDataFile(path, layout, f.level, f.write_cols,
                       file_schema ? &file_schema->fields : nullptr);
 }
+// A merge over the files of one bucket: the files' records (older files first, so the loser
+// tree's source order breaks sequence ties toward newer ones) through the table's merge function.
+struct BucketMerge {
+  std::unique_ptr<merge::MergeFunction> merge_fn;
+  std::unique_ptr<merge::SortMergeReader> reader;
+
+  static Result<BucketMerge> Open(const std::string& table_path, const TableSchema& schema,
+                                  const std::string& bucket_dir, const FileLayout& layout,
+                                  std::vector<meta::DataFileMeta> files) {
+    std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+      return a.max_sequence_number < b.max_sequence_number;
+    });
+    std::vector<std::unique_ptr<merge::RecordSource>> sources;
+    for (const auto& f : files) {
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadInput(table_path, schema, bucket_dir, layout, f));
+      sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
+    }
+    BucketMerge m;
+    TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
+    TRIB_ASSIGN_OR_RETURN(m.merge_fn, merge::MakeMergeFunction(config, schema));
+    m.reader = std::make_unique<merge::SortMergeReader>(
+        std::move(sources), merge::KeyComparator(layout.key_columns),
+        merge::SequenceOrder(config), m.merge_fn.get());
+    return m;
+  }
+};
+
 }  // namespace
 
 Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
@@ -36,20 +63,9 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
   FileLayout layout = FileLayout::Of(schema);
   CompactionResult result;
   result.before = unit.files;
-  std::vector<std::unique_ptr<merge::RecordSource>> sources;
-  // Older files first so that the loser tree's source order breaks sequence ties toward newer.
-  std::vector<meta::DataFileMeta> files = unit.files;
-  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
-    return a.max_sequence_number < b.max_sequence_number;
-  });
-  for (const auto& f : files) {
-    TRIB_ASSIGN_OR_RETURN(auto records, ReadInput(table_path, schema, bucket_dir, layout, f));
-    sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
-  }
-  TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
-  TRIB_ASSIGN_OR_RETURN(auto merge_fn, merge::MakeMergeFunction(config, schema));
-  merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout.key_columns),
-                                merge::SequenceOrder(config), merge_fn.get());
+  TRIB_ASSIGN_OR_RETURN(BucketMerge m,
+                        BucketMerge::Open(table_path, schema, bucket_dir, layout, unit.files));
+  merge::SortMergeReader& reader = *m.reader;
   bool drop_delete = unit.output_level != 0 && unit.output_level >= highest_nonempty_level;
   DataFileWriter writer(layout, bucket_dir, namer, target_file_size, unit.output_level,
                         meta::FileSource::kCompact, format);
@@ -79,19 +95,9 @@ Status DryRunMerge(const std::string& table_path, const TableSchema& schema,
                    const std::string& bucket_dir,
                    const std::vector<meta::DataFileMeta>& files) {
   FileLayout layout = FileLayout::Of(schema);
-  std::vector<meta::DataFileMeta> sorted = files;
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a.max_sequence_number < b.max_sequence_number;
-  });
-  std::vector<std::unique_ptr<merge::RecordSource>> sources;
-  for (const auto& f : sorted) {
-    TRIB_ASSIGN_OR_RETURN(auto records, ReadInput(table_path, schema, bucket_dir, layout, f));
-    sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
-  }
-  TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
-  TRIB_ASSIGN_OR_RETURN(auto merge_fn, merge::MakeMergeFunction(config, schema));
-  merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout.key_columns),
-                                merge::SequenceOrder(config), merge_fn.get());
+  TRIB_ASSIGN_OR_RETURN(BucketMerge m, BucketMerge::Open(table_path, schema, bucket_dir, layout,
+                                                         files));
+  merge::SortMergeReader& reader = *m.reader;
   merge::KeyValue kv;
   while (true) {
     TRIB_ASSIGN_OR_RETURN(bool more, reader.Next(&kv));
