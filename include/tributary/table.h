@@ -68,6 +68,9 @@ struct ScanOptions {
   // Stop after this many rows (a sample: which rows is unspecified).
   std::optional<int64_t> limit;
   std::map<std::string, std::string> dynamic_options;
+  // Session time zone ('Asia/Shanghai', '+08:00', 'default' for the machine's) for casts of
+  // evolved columns between TIMESTAMP_LTZ and wall-clock types; empty: UTC.
+  std::string time_zone;
 };
 
 // A batch of rows of one scan, with their row kinds (always +I for a batch read).

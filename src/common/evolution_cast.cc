@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/datetime.h"
+#include "common/timezone.h"
 
 namespace tributary {
 namespace {
@@ -65,10 +66,45 @@ Result<Value> FromString(const std::string& s, const DataType& to, const DataTyp
   return Unsupported(from, to);
 }
 
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+// A wall-clock TIMESTAMP as the instant it names in `tz` (UTC when null), and back.
+Timestamp WallToInstant(Timestamp t, const TimeZone* tz) {
+  if (!tz) return t;
+  int64_t secs = FloorDiv(t.millis, 1000);
+  return {t.millis + (tz->LocalToUtc(secs) - secs) * 1000, t.nanos_of_milli};
+}
+Timestamp InstantToWall(Timestamp t, const TimeZone* tz) {
+  if (!tz) return t;
+  return {t.millis + tz->OffsetAtUtc(FloorDiv(t.millis, 1000)) * 1000, t.nanos_of_milli};
+}
+
 }  // namespace
 
-Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataType& to) {
+Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataType& to,
+                               const TimeZone* tz) {
   if (v.is_null() || from.SameKind(to)) return v;
+  // TIMESTAMP_LTZ holds an instant, TIMESTAMP a wall-clock time: casts between them and to or
+  // from dates, times and strings go through the session time zone, as Flink's do. Integers
+  // are epoch seconds of the instant.
+  if (from.id == TypeId::kTimestampLtz) {
+    if (to.IsInteger()) return Value::Int(Wrap(FloorDiv(v.timestamp_value().millis, 1000), to.id));
+    DataType wall = DataType::Timestamp(from.precision);
+    return CastEvolvedValue(Value::Ts(InstantToWall(v.timestamp_value(), tz)), wall, to, tz);
+  }
+  if (to.id == TypeId::kTimestampLtz) {
+    if (from.IsInteger()) return Value::Ts({v.int_value() * 1000, 0});
+    DataType wall = DataType::Timestamp(to.precision);
+    TRIB_ASSIGN_OR_RETURN(Value w, CastEvolvedValue(v, from, wall, tz));
+    if (w.is_null()) return w;
+    return Value::Ts(WallToInstant(w.timestamp_value(), tz));
+  }
+  if (from.id == TypeId::kTimestamp && to.IsInteger()) {
+    return Value::Int(Wrap(FloorDiv(WallToInstant(v.timestamp_value(), tz).millis, 1000), to.id));
+  }
+  if (to.id == TypeId::kTimestamp && from.IsInteger()) {
+    return Value::Ts(TruncateTimestamp(InstantToWall({v.int_value() * 1000, 0}, tz), to.precision));
+  }
   if (to.IsString()) {
     if (from.IsString() || from.IsBinary()) return v;
     return Value::String(FormatValue(v, from));

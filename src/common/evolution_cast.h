@@ -9,6 +9,11 @@
 
 namespace tributary {
 
-Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataType& to);
+class TimeZone;
+
+// `tz`: the session time zone, for casts between TIMESTAMP_LTZ (an instant) and wall-clock
+// values (TIMESTAMP, DATE, TIME, STRING, and TIMESTAMP to or from epoch seconds); null is UTC.
+Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataType& to,
+                               const TimeZone* tz = nullptr);
 
 }  // namespace tributary

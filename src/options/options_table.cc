@@ -601,7 +601,9 @@ std::vector<OptionDef> BuildTable() {
           .Session(),
       Def("table.local-time-zone", kString, "default",
           "Time zone of TIMESTAMP_LTZ values and of date-time strings such as "
-          "scan.startup.timestamp ('default': the machine's).")
+          "scan.startup.timestamp ('default': the machine's). Unset: UTC, so results do not "
+          "depend on the machine. Also the zone of casts of evolved columns between "
+          "TIMESTAMP_LTZ and TIMESTAMP, DATE, STRING and epoch-second integers.")
           .Session(),
       Def("sql-client.execution.result-mode", kEnum, "table",
           "How the shell shows query results. Rows are always printed as they arrive; accepted "

@@ -177,10 +177,18 @@ ScanPlan PlanScan(const std::vector<Field>& fields, const std::vector<BoundExprP
   return plan;
 }
 
+// The session's 'table.local-time-zone'; unset: UTC, so results do not depend on the machine.
+std::string SessionTimeZone(const Session& session) {
+  auto it = session.options().find("table.local-time-zone");
+  return it == session.options().end() ? "" : it->second;
+}
+
 Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields,
                                   const ScanPlan& plan,
-                                  const std::map<std::string, std::string>& dynamic_options) {
+                                  const std::map<std::string, std::string>& dynamic_options,
+                                  const std::string& time_zone = "") {
   ScanOptions opts;
+  opts.time_zone = time_zone;
   opts.projection = plan.projection;
   opts.filters = plan.filters;
   opts.limit = plan.limit;
@@ -594,7 +602,8 @@ Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
   if (metadata_count) {
     // Nothing to read.
   } else if (src.table) {
-    TRIB_ASSIGN_OR_RETURN(input, ScanRows(*src.table, src.fields, plan.scan, src.dynamic_options));
+    TRIB_ASSIGN_OR_RETURN(input, ScanRows(*src.table, src.fields, plan.scan, src.dynamic_options,
+                                             SessionTimeZone(session)));
   } else {
     input = std::move(src.rows);
   }

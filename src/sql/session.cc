@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "common/timezone.h"
 #include "sql/cast.h"
 #include "sql/parser.h"
 #include "sql/query.h"
@@ -527,6 +528,10 @@ Result<StatementResult> Session::Set(const SetStmt& s) {
   }
   auto canonical = CheckOption(OptionScope::kSession, *s.key, s.value);
   if (!canonical.ok()) return ErrorAt(s.key_pos, canonical.status().message());
+  if (*canonical == "table.local-time-zone") {
+    auto tz = TimeZone::Load(s.value);
+    if (!tz.ok()) return ErrorAt(s.key_pos, "table.local-time-zone: " + tz.status().message());
+  }
   options_[*canonical] = s.value;
   return Message("Session option " + *canonical + " = " + s.value);
 }

@@ -772,7 +772,7 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
       if (target[i] >= 0) {
         const DataType& to = layout.fields[target[i]].type;
         if (cast[i]) {
-          auto cast = CastEvolvedValue(r[i], sources[i]->type, to);
+          auto cast = CastEvolvedValue(r[i], sources[i]->type, to, pushdown.time_zone);
           if (!cast.ok()) return cast.status().WithContext("data file '" + path + "'");
           kv.value[target[i]] = std::move(*cast);
         } else {
@@ -913,7 +913,8 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
       if (pos[i] < 0) continue;
       TRIB_ASSIGN_OR_RETURN(kv.value[i], FromDatum(rec[pos[i]], src_types[i], path));
       if (!src_types[i].SameKind(layout.fields[i].type) && !layout.fields[i].type.IsNested()) {
-        auto cast = CastEvolvedValue(kv.value[i], src_types[i], layout.fields[i].type);
+        auto cast = CastEvolvedValue(kv.value[i], src_types[i], layout.fields[i].type,
+                                     pushdown.time_zone);
         if (!cast.ok()) return cast.status().WithContext("data file '" + path + "'");
         kv.value[i] = std::move(*cast);
       }

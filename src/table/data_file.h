@@ -19,6 +19,10 @@
 #include "tributary/schema.h"
 #include "tributary/table.h"
 
+namespace tributary {
+class TimeZone;
+}  // namespace tributary
+
 namespace tributary::table {
 
 // What a table's data files hold.
@@ -106,6 +110,9 @@ struct ReadPushdown {
   // Predicates applied to each row while decoding (late materialization: the other columns are
   // decoded only for rows that pass). Only for callers that do not merge the file's records.
   const std::vector<Predicate>* row_filters = nullptr;
+  // Session time zone for casts of evolved columns between TIMESTAMP_LTZ and wall-clock types;
+  // null: UTC.
+  const TimeZone* time_zone = nullptr;
 };
 Result<std::vector<merge::KeyValue>> ReadDataFile(
     const std::string& path, const FileLayout& layout, int32_t level,

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/timezone.h"
 #include "format/binary_row.h"
 #include "format/deletion_vector.h"
 #include "meta/schema_manager.h"
@@ -84,6 +85,10 @@ class FileStoreScan : public TableScan {
 
  private:
   Status Plan() {
+    if (!options_.time_zone.empty()) {
+      TRIB_ASSIGN_OR_RETURN(TimeZone tz, TimeZone::Load(options_.time_zone));
+      time_zone_ = std::move(tz);
+    }
     meta::SnapshotManager snapshots(meta_path_);
     std::optional<int64_t> id = options_.snapshot_id;
     auto dyn = options_.dynamic_options.find("scan.snapshot-id");
@@ -299,6 +304,7 @@ class FileStoreScan : public TableScan {
     bool positional = dv_enabled_ || data_evolution_;
     pushdown.skip_filters = positional ? nullptr : &skip_filters_;
     if (filter_rows && !positional) pushdown.row_filters = &options_.filters;
+    pushdown.time_zone = time_zone_ ? &*time_zone_ : nullptr;
     return ReadDataFile(DataFilePath(split, f), layout_, f.level, f.write_cols, file_fields,
                         pushdown);
   }
@@ -584,6 +590,7 @@ class FileStoreScan : public TableScan {
   std::vector<bool> needed_;  // empty: decode every column
   std::optional<Row> lookup_key_;
   std::vector<Predicate> skip_filters_;
+  std::optional<TimeZone> time_zone_;  // options_.time_zone, loaded by Plan()
   std::vector<int> bucket_key_;
   std::map<int32_t, std::optional<int32_t>> lookup_bucket_;
   std::map<std::tuple<std::string, int32_t, std::string>, DvLocation> dv_ranges_;

@@ -1,0 +1,148 @@
+#include "common/timezone.h"
+
+#include <cctype>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+namespace tributary {
+namespace {
+
+int64_t Be(const std::string& b, size_t off, int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; i++) v = (v << 8) | static_cast<uint8_t>(b[off + i]);
+  if (bytes == 4) return static_cast<int32_t>(static_cast<uint32_t>(v));
+  return static_cast<int64_t>(v);
+}
+
+// "+08:00", "-0530", "UTC+8", "GMT-03:00", "Z", "UTC" -> seconds; false when not a fixed offset.
+bool FixedOffset(std::string s, int32_t* out) {
+  for (const char* p : {"UTC", "GMT"}) {
+    if (s.rfind(p, 0) == 0) s = s.substr(3);
+  }
+  if (s.empty() || s == "Z") {
+    *out = 0;
+    return true;
+  }
+  if (s[0] != '+' && s[0] != '-') return false;
+  int sign = s[0] == '-' ? -1 : 1;
+  std::string digits;
+  for (size_t i = 1; i < s.size(); i++) {
+    if (std::isdigit(static_cast<unsigned char>(s[i]))) digits += s[i];
+    else if (s[i] != ':') return false;
+  }
+  if (digits.empty() || digits.size() > 4) return false;
+  int h = 0, m = 0;
+  if (digits.size() <= 2) h = std::stoi(digits);
+  else {
+    h = std::stoi(digits.substr(0, digits.size() - 2));
+    m = std::stoi(digits.substr(digits.size() - 2));
+  }
+  if (h > 18 || m > 59) return false;
+  *out = sign * (h * 3600 + m * 60);
+  return true;
+}
+
+}  // namespace
+
+Result<TimeZone> TimeZone::Load(const std::string& name) {
+  TimeZone tz;
+  std::string path;
+  if (name.empty() || name == "default") {
+    path = "/etc/localtime";
+    tz.name_ = "default";
+  } else {
+    int32_t fixed;
+    if (FixedOffset(name, &fixed)) {
+      tz.name_ = name;
+      tz.offsets_ = {fixed};
+      return tz;
+    }
+    for (char c : name) {
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '_' || c == '-' ||
+            c == '+')) {
+        return Status::Invalid("unknown time zone '" + name + "'");
+      }
+    }
+    if (name.find("..") != std::string::npos) return Status::Invalid("unknown time zone '" + name + "'");
+    path = "/usr/share/zoneinfo/" + name;
+    tz.name_ = name;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (name.empty() || name == "default") {
+      tz.offsets_ = {0};  // no zone configured: UTC
+      return tz;
+    }
+    return Status::Invalid("unknown time zone '" + name + "' (no " + path + ")");
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string b = ss.str();
+  auto bad = [&]() { return Status::Corruption("time zone file '" + path + "' is damaged"); };
+  if (b.size() < 44 || b.compare(0, 4, "TZif") != 0) return bad();
+  // Header counts: isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt.
+  auto counts = [&](size_t at, int64_t c[6]) {
+    for (int i = 0; i < 6; i++) c[i] = Be(b, at + 20 + 4 * i, 4);
+  };
+  int64_t c[6];
+  counts(0, c);
+  size_t pos = 44;
+  int time_size = 4;
+  char version = b[4];
+  if (version >= '2') {
+    // Skip the 32-bit block and use the 64-bit one that follows.
+    pos += c[3] * 4 + c[3] + c[4] * 6 + c[5] + c[2] * 8 + c[1] + c[0];
+    if (pos + 44 > b.size() || b.compare(pos, 4, "TZif") != 0) return bad();
+    counts(pos, c);
+    pos += 44;
+    time_size = 8;
+  }
+  int64_t timecnt = c[3], typecnt = c[4];
+  if (typecnt <= 0 || pos + timecnt * (time_size + 1) + typecnt * 6 > b.size()) return bad();
+  std::vector<int64_t> times(timecnt);
+  for (int64_t i = 0; i < timecnt; i++) times[i] = Be(b, pos + i * time_size, time_size);
+  pos += timecnt * time_size;
+  std::vector<uint8_t> idx(timecnt);
+  for (int64_t i = 0; i < timecnt; i++) idx[i] = static_cast<uint8_t>(b[pos + i]);
+  pos += timecnt;
+  std::vector<int32_t> type_offset(typecnt);
+  for (int64_t i = 0; i < typecnt; i++) type_offset[i] = static_cast<int32_t>(Be(b, pos + i * 6, 4));
+  for (uint8_t i : idx) {
+    if (i >= typecnt) return bad();
+  }
+  tz.offsets_.push_back(type_offset[0]);
+  for (int64_t i = 0; i < timecnt; i++) {
+    tz.transitions_.push_back(times[i]);
+    tz.offsets_.push_back(type_offset[idx[i]]);
+  }
+  return tz;
+}
+
+int64_t TimeZone::OffsetAtUtc(int64_t utc) const {
+  if (offsets_.empty()) return 0;
+  // The last transition at or before `utc`.
+  size_t lo = 0, hi = transitions_.size();
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (transitions_[mid] <= utc) lo = mid + 1;
+    else hi = mid;
+  }
+  return offsets_[lo];
+}
+
+int64_t TimeZone::LocalToUtc(int64_t local) const {
+  // The offset in effect at `local` is one of those around it (clock changes are far less than
+  // a day apart from their neighbours' effects); of the candidates that map back to `local`,
+  // take the earliest instant.
+  std::optional<int64_t> best;
+  for (int64_t around : {local - 86400, local, local + 86400}) {
+    int64_t utc = local - OffsetAtUtc(around);
+    if (utc + OffsetAtUtc(utc) == local && (!best || utc < *best)) best = utc;
+  }
+  if (best) return *best;
+  // A wall-clock time skipped by a clock change: read it with the offset before the change.
+  return local - OffsetAtUtc(local - 86400);
+}
+
+}  // namespace tributary
