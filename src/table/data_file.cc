@@ -625,6 +625,60 @@ const Field* SourceField(const Field& read, const std::vector<Field>* file_field
 
 // Reads a Parquet data file: table columns are matched by field id (as Paimon does across renames),
 // else by name; the system columns by name.
+// Rows of row group `rg` that the page index (per-page min/max and null counts of the filter
+// columns) cannot rule out, for the checks (projected position, predicate) all holding;
+// nullopt when no filter column has a usable page index.
+Result<std::optional<format::parquet::RowRanges>> PageIndexRows(
+    const format::parquet::ParquetReader& reader, int rg, const std::vector<int>& projection,
+    const std::vector<std::pair<size_t, const Predicate*>>& checks) {
+  using format::parquet::RowRanges;
+  const int64_t num_rows = reader.metadata().row_groups[rg].num_rows;
+  std::optional<RowRanges> wanted;
+  for (const auto& [pos, p] : checks) {
+    TRIB_ASSIGN_OR_RETURN(auto pages, reader.PageStatistics(rg, projection[pos]));
+    RowRanges ranges;
+    int64_t start = 0;
+    bool usable = !pages.empty();
+    for (const auto& page : pages) {
+      if (page.num_values <= 0) {  // no offset index: rows per page unknown
+        usable = false;
+        break;
+      }
+      bool may = true;
+      if (p->op == Predicate::Op::kIsNull) {
+        may = !page.null_count || *page.null_count > 0;
+      } else if (page.min && page.max) {
+        may = MayMatchRange(*p, *page.min, *page.max);
+      } else if (page.null_count && *page.null_count == page.num_values) {
+        may = p->op == Predicate::Op::kIsNull;  // only NULLs on the page
+      }
+      if (may) {
+        if (!ranges.empty() && ranges.back().second == start) {
+          ranges.back().second = start + page.num_values;
+        } else {
+          ranges.push_back({start, start + page.num_values});
+        }
+      }
+      start += page.num_values;
+    }
+    if (!usable || start != num_rows) continue;
+    if (!wanted) {
+      wanted = std::move(ranges);
+      continue;
+    }
+    RowRanges both;  // intersection of two sorted lists of ranges
+    size_t a = 0, b = 0;
+    while (a < wanted->size() && b < ranges.size()) {
+      int64_t lo = std::max((*wanted)[a].first, ranges[b].first);
+      int64_t hi = std::min((*wanted)[a].second, ranges[b].second);
+      if (lo < hi) both.push_back({lo, hi});
+      ((*wanted)[a].second < ranges[b].second ? a : b)++;
+    }
+    wanted = std::move(both);
+  }
+  return wanted;
+}
+
 Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::string bytes,
                                               const FileLayout& layout, int32_t level,
                                               const std::shared_ptr<const std::vector<bool>>& mask,
@@ -730,21 +784,30 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
       if (opts.row_group_filter && !opts.row_group_filter((*reader)->RowGroupStatistics(rg))) {
         continue;
       }
-      auto fcols = (*reader)->ReadRowGroupColumns(rg, filter_cols);
+      // The page index narrows the row group to pages whose statistics allow a match; the
+      // other pages are not decoded.
+      auto wanted = PageIndexRows(**reader, rg, projection, row_checks);
+      if (!wanted.ok()) return wanted.status().WithContext("data file '" + path + "'");
+      if (*wanted && (*wanted)->empty()) continue;
+      const format::parquet::RowRanges* rows_wanted = *wanted ? &**wanted : nullptr;
+      auto fcols = (*reader)->ReadRowGroupColumns(rg, filter_cols, rows_wanted);
       if (!fcols.ok()) return fcols.status().WithContext("data file '" + path + "'");
-      const size_t n = fcols->empty() ? 0 : (*fcols)[0].size();
+      const int64_t n = fcols->empty() ? 0 : static_cast<int64_t>((*fcols)[0].size());
+      const format::parquet::RowRanges all{{0, n}};
       std::vector<uint32_t> selected;
-      for (size_t r = 0; r < n; r++) {
-        bool pass = true;
-        for (size_t k = 0; k < row_checks.size() && pass; k++) {
-          pass = EvalPredicate(*row_checks[k].second, (*fcols)[check_col[k]][r]);
+      for (const auto& [begin, end] : rows_wanted ? *rows_wanted : all) {
+        for (int64_t r = begin; r < end && r < n; r++) {
+          bool pass = true;
+          for (size_t k = 0; k < row_checks.size() && pass; k++) {
+            pass = EvalPredicate(*row_checks[k].second, (*fcols)[check_col[k]][r]);
+          }
+          if (pass) selected.push_back(static_cast<uint32_t>(r));
         }
-        if (pass) selected.push_back(static_cast<uint32_t>(r));
       }
       if (selected.empty()) continue;
       std::vector<std::vector<Value>> ocols;
       if (!other_cols.empty()) {
-        auto o = (*reader)->ReadRowGroupColumns(rg, other_cols);
+        auto o = (*reader)->ReadRowGroupColumns(rg, other_cols, rows_wanted);
         if (!o.ok()) return o.status().WithContext("data file '" + path + "'");
         ocols = std::move(*o);
       }

@@ -318,8 +318,15 @@ class ChunkDecoder {
 
 }  // namespace
 
+bool Overlaps(const RowRanges& ranges, int64_t begin, int64_t end) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), begin,
+                             [](int64_t b, const auto& r) { return b < r.second; });
+  return it != ranges.end() && it->first < end;
+}
+
 Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk& chunk,
-                                        const LeafColumn& leaf, int64_t num_rows) {
+                                        const LeafColumn& leaf, int64_t num_rows,
+                                        const RowRanges* rows) {
   if (chunk.file_path) return Status::NotSupported("parquet: column chunks in other files");
   if (!chunk.meta_data) return Corrupt("column chunk without metadata");
   const ColumnMetaData& m = *chunk.meta_data;
@@ -356,6 +363,25 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
     }
     std::string_view body = data.substr(pos, static_cast<size_t>(h.compressed_page_size));
     pos += static_cast<size_t>(h.compressed_page_size);
+    if (rows && leaf.max_rep_level == 0) {
+      // A data page of a flat column holds one level per row: skip it when none is wanted.
+      int64_t n = -1;
+      if (h.type == PageType::kDataPage && h.data_page_header) n = h.data_page_header->num_values;
+      if (h.type == PageType::kDataPageV2 && h.data_page_header_v2) {
+        n = h.data_page_header_v2->num_values;
+      }
+      if (n > 0 && n <= m.num_values - out.num_levels &&
+          !Overlaps(*rows, out.num_levels, out.num_levels + n)) {
+        if (!out.skipped.empty() && out.skipped.back().second == out.num_levels) {
+          out.skipped.back().second += n;
+        } else {
+          out.skipped.push_back({out.num_levels, out.num_levels + n});
+        }
+        if (leaf.max_def_level > 0) out.def_levels.insert(out.def_levels.end(), n, int16_t{0});
+        out.num_levels += n;
+        continue;
+      }
+    }
     // Bound every page by what the chunk still holds (hostile headers, huge allocations).
     decoder.set_max_values(m.num_values - out.num_levels);
     TRIB_RETURN_NOT_OK(decoder.Page(h, body));
@@ -370,6 +396,7 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
                    " values for a row group of " + std::to_string(num_rows) + " rows");
   }
   int64_t present = out.num_levels;
+  for (const auto& [b, e] : out.skipped) present -= e - b;
   if (leaf.max_def_level > 0) {
     present = 0;
     for (int16_t d : out.def_levels) present += d == leaf.max_def_level;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "format/parquet/encodings.h"
@@ -14,12 +15,20 @@
 
 namespace tributary::format::parquet {
 
+// Rows [first, second) of a row group, sorted and disjoint.
+using RowRanges = std::vector<std::pair<int64_t, int64_t>>;
+// Whether rows [begin, end) meet `ranges`.
+bool Overlaps(const RowRanges& ranges, int64_t begin, int64_t end);
+
 // All levels and values of one column chunk.
 struct ColumnChunkData {
   int64_t num_levels = 0;           // level entries (= rows for flat columns)
   std::vector<int16_t> def_levels;  // empty when the leaf's max definition level is 0
   std::vector<int16_t> rep_levels;  // empty when the leaf's max repetition level is 0
   PhysicalValues values;            // the present (non-null) leaf values, in order
+  // Rows of data pages left undecoded because they are outside the requested rows (flat
+  // leaves only): no values, definition level 0.
+  RowRanges skipped;
 };
 
 // Upper bound on the level entries of one page, against hostile headers.
@@ -27,7 +36,10 @@ inline constexpr int64_t kMaxPageValues = int64_t{1} << 26;
 
 // Reads the column chunk `chunk` of leaf `leaf` from `file` (the whole file). `num_rows` is
 // its row group's row count (the chunk of a flat column holds exactly that many levels).
+// `rows`: when set, data pages of a flat leaf holding none of these rows are not decompressed
+// or decoded (see ColumnChunkData::skipped).
 Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk& chunk,
-                                        const LeafColumn& leaf, int64_t num_rows);
+                                        const LeafColumn& leaf, int64_t num_rows,
+                                        const RowRanges* rows = nullptr);
 
 }  // namespace tributary::format::parquet

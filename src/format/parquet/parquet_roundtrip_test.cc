@@ -359,6 +359,46 @@ TEST(ParquetWriterTest, PageIndex) {
   EXPECT_TRUE(ts->offset_index.has_value());
 }
 
+// Pages holding none of the wanted rows are not decoded: their rows read NULL, every other
+// row reads exactly, for required and optional columns, dictionary or not, pages v1 and v2.
+TEST(ParquetReaderTest, SkipsPagesOutsideWantedRows) {
+  std::vector<Field> schema = {{0, "k", DataType::BigInt().NotNull(), ""},
+                               {1, "s", DataType::String(), ""},
+                               {2, "d", DataType::Double(), ""}};
+  std::vector<Row> rows;
+  for (int i = 0; i < 1000; ++i) {
+    rows.push_back({Value::Int(i), i % 7 == 0 ? Value::Null() : Value::String("v" + std::to_string(i % 13)),
+                    i % 5 == 0 ? Value::Null() : Value::Double(i * 0.5)});
+  }
+  for (int version : {1, 2}) {
+    for (bool dictionary : {true, false}) {
+      ParquetWriterOptions o;
+      o.page_row_limit = 100;
+      o.data_page_version = version;
+      o.dictionary = dictionary;
+      auto r = OpenFile(WriteFile(schema, rows, o));
+      ASSERT_NE(r, nullptr);
+      const RowRanges wanted = {{150, 160}, {420, 610}, {999, 1000}};
+      auto cols = r->ReadRowGroupColumns(0, {0, 1, 2}, &wanted);
+      ASSERT_TRUE(cols.ok()) << cols.status().ToString();
+      for (size_t c = 0; c < 3; ++c) {
+        ASSERT_EQ((*cols)[c].size(), rows.size());
+        for (int i = 0; i < 1000; ++i) {
+          int page = i / 100;
+          bool decoded = page == 1 || (page >= 4 && page <= 6) || page == 9;
+          EXPECT_EQ((*cols)[c][i], decoded ? rows[i][c] : Value::Null())
+              << "version " << version << " dictionary " << dictionary << " column " << c
+              << " row " << i;
+        }
+      }
+      auto chunk = r->ReadLeafChunk(0, 0, &wanted);
+      ASSERT_TRUE(chunk.ok());
+      EXPECT_EQ(chunk->skipped, (RowRanges{{0, 100}, {200, 400}, {700, 900}}));
+      EXPECT_EQ(chunk->values.size(), 500u);
+    }
+  }
+}
+
 TEST(ParquetReaderTest, ProjectionAndColumnsApi) {
   std::vector<Field> schema = AllTypesSchema();
   std::vector<Row> rows = RandomRows(schema, 100, 9, 5);

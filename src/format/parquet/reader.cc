@@ -181,17 +181,18 @@ std::optional<DataType> ParquetReader::ColumnType(int column) const {
   return std::nullopt;
 }
 
-Result<ColumnChunkData> ParquetReader::ReadLeafChunk(int rg, int leaf) const {
+Result<ColumnChunkData> ParquetReader::ReadLeafChunk(int rg, int leaf,
+                                                    const RowRanges* rows) const {
   if (rg < 0 || rg >= num_row_groups() || leaf < 0 ||
       static_cast<size_t>(leaf) >= schema_.leaves().size()) {
     return Status::Invalid("parquet: row group or leaf out of range");
   }
   const RowGroup& g = metadata_.row_groups[rg];
-  return ReadColumnChunk(file_, g.columns[leaf], schema_.leaves()[leaf], g.num_rows);
+  return ReadColumnChunk(file_, g.columns[leaf], schema_.leaves()[leaf], g.num_rows, rows);
 }
 
 Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
-    int rg, const std::vector<int>& projection) const {
+    int rg, const std::vector<int>& projection, const RowRanges* rows) const {
   TRIB_ASSIGN_OR_RETURN(std::vector<int> cols, ResolveProjection(projection));
   if (rg < 0 || rg >= num_row_groups()) return Status::Invalid("parquet: row group out of range");
   std::vector<std::vector<Value>> out;
@@ -219,7 +220,7 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
       continue;
     }
     const LeafColumn& leaf = schema_.leaves()[col.first_leaf];
-    Result<ColumnChunkData> data = ReadLeafChunk(rg, col.first_leaf);
+    Result<ColumnChunkData> data = ReadLeafChunk(rg, col.first_leaf, rows);
     if (!data.ok()) {
       return data.status().WithContext("row group " + std::to_string(rg) + ", column '" + col.name +
                                        "'");
@@ -228,8 +229,17 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
     std::vector<Value> values;
     values.reserve(static_cast<size_t>(data->num_levels));
     if (leaf.max_def_level == 0) {
-      for (size_t i = 0; i < data->values.size(); ++i)
-        values.push_back(conv.Convert(data->values, i));
+      // Skipped pages have no values: their rows read NULL.
+      size_t next = 0;
+      int64_t r = 0;
+      auto present_until = [&](int64_t end) {
+        for (; r < end; ++r) values.push_back(conv.Convert(data->values, next++));
+      };
+      for (const auto& [b, e] : data->skipped) {
+        present_until(b);
+        for (; r < e; ++r) values.push_back(Value::Null());
+      }
+      present_until(data->num_levels);
     } else {
       size_t next = 0;
       for (int16_t d : data->def_levels) {

@@ -67,8 +67,10 @@ class ParquetReader {
   RowGroupStats RowGroupStatistics(int rg) const;
 
   // The values of the projected columns of row group `rg`, one vector per projected column.
+  // `rows`: only these rows are wanted; pages of flat columns holding none of them are not
+  // decoded and their rows read NULL (use the page index, PageStatistics, to find the rows).
   Result<std::vector<std::vector<Value>>> ReadRowGroupColumns(
-      int rg, const std::vector<int>& projection) const;
+      int rg, const std::vector<int>& projection, const RowRanges* rows = nullptr) const;
   // Rows (values in projection order) of every row group the filter keeps.
   Result<std::vector<Row>> ReadRows(const ParquetReadOptions& options = {}) const;
 
@@ -84,7 +86,7 @@ class ParquetReader {
   std::optional<DataType> ColumnType(int column) const;
 
   // Levels and physical values of leaf `leaf` in row group `rg` (works for nested leaves).
-  Result<ColumnChunkData> ReadLeafChunk(int rg, int leaf) const;
+  Result<ColumnChunkData> ReadLeafChunk(int rg, int leaf, const RowRanges* rows = nullptr) const;
 
  private:
   ParquetReader() = default;
