@@ -37,6 +37,7 @@ test-slow: build
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --slow tests/sql
 	bash tests/crosscheck/avro_avsc.sh $(BUILD)
 	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
+	bash tests/fuzz/run_parquet_fuzzer.sh
 
 bench: build
 	bash bench/run.sh
