@@ -5,6 +5,8 @@
 #include <optional>
 #include <sstream>
 
+#include "common/datetime.h"
+
 namespace tributary {
 namespace {
 
@@ -116,11 +118,144 @@ Result<TimeZone> TimeZone::Load(const std::string& name) {
     tz.transitions_.push_back(times[i]);
     tz.offsets_.push_back(type_offset[idx[i]]);
   }
+  if (version >= '2') {
+    // The footer after the 64-bit block: "\n<POSIX TZ rule>\n" for times after the last change.
+    size_t end = pos + typecnt * 6 + c[5] + c[2] * 12 + c[1] + c[0];
+    if (end < b.size() && b[end] == '\n') {
+      size_t nl = b.find('\n', end + 1);
+      if (nl != std::string::npos && !tz.ParseRule(b.substr(end + 1, nl - end - 1)) &&
+          nl > end + 1) {
+        return bad();
+      }
+    }
+  }
   return tz;
+}
+
+namespace {
+
+// POSIX TZ pieces; each advances `i` over what it read and returns false on bad input.
+bool TzName(const std::string& s, size_t& i) {
+  size_t start = i;
+  if (i < s.size() && s[i] == '<') {
+    size_t close = s.find('>', i);
+    if (close == std::string::npos) return false;
+    i = close + 1;
+    return true;
+  }
+  while (i < s.size() && std::isalpha(static_cast<unsigned char>(s[i]))) i++;
+  return i - start >= 3;
+}
+
+// [+-]hh[:mm[:ss]] as seconds.
+bool TzTime(const std::string& s, size_t& i, int32_t* out) {
+  int sign = 1;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) sign = s[i++] == '-' ? -1 : 1;
+  int32_t total = 0;
+  for (int part = 0; part < 3; part++) {
+    if (part > 0) {
+      if (i >= s.size() || s[i] != ':') break;
+      i++;
+    }
+    size_t start = i;
+    int32_t v = 0;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - start < 3) {
+      v = v * 10 + (s[i++] - '0');
+    }
+    if (i == start) return false;
+    total += v * (part == 0 ? 3600 : part == 1 ? 60 : 1);
+  }
+  *out = sign * total;
+  return true;
+}
+
+bool TzNumber(const std::string& s, size_t& i, int* out) {
+  size_t start = i;
+  int v = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - start < 4) {
+    v = v * 10 + (s[i++] - '0');
+  }
+  *out = v;
+  return i > start;
+}
+
+bool IsLeap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+}  // namespace
+
+bool TimeZone::ParseRule(const std::string& s) {
+  size_t i = 0;
+  int32_t std_west = 0;
+  if (!TzName(s, i) || !TzTime(s, i, &std_west)) return false;
+  std_offset_ = -std_west;  // POSIX offsets count west of Greenwich
+  has_rule_ = true;
+  if (i == s.size()) return true;
+  if (!TzName(s, i)) return false;
+  dst_offset_ = std_offset_ + 3600;
+  if (i < s.size() && s[i] != ',') {
+    int32_t dst_west = 0;
+    if (!TzTime(s, i, &dst_west)) return false;
+    dst_offset_ = -dst_west;
+  }
+  auto date = [&](RuleDate* d) {
+    if (i >= s.size() || s[i] != ',') return false;
+    i++;
+    if (i < s.size() && s[i] == 'M') {
+      i++;
+      d->kind = 'M';
+      if (!TzNumber(s, i, &d->month) || i >= s.size() || s[i++] != '.') return false;
+      if (!TzNumber(s, i, &d->week) || i >= s.size() || s[i++] != '.') return false;
+      if (!TzNumber(s, i, &d->weekday)) return false;
+      if (d->month < 1 || d->month > 12 || d->week < 1 || d->week > 5 || d->weekday > 6) {
+        return false;
+      }
+    } else {
+      d->kind = i < s.size() && s[i] == 'J' ? 'J' : 'n';
+      if (d->kind == 'J') i++;
+      if (!TzNumber(s, i, &d->day) || d->day > 365) return false;
+    }
+    if (i < s.size() && s[i] == '/') {
+      i++;
+      if (!TzTime(s, i, &d->time)) return false;
+    }
+    return true;
+  };
+  if (!date(&dst_start_) || !date(&dst_end_) || i != s.size()) return false;
+  rule_dst_ = true;
+  return true;
+}
+
+int64_t TimeZone::RuleUtc(const RuleDate& d, int64_t year, int32_t offset) {
+  int64_t day;
+  if (d.kind == 'J') {
+    day = DaysFromCivil(year, 1, 1) + d.day - 1 + (IsLeap(year) && d.day >= 60 ? 1 : 0);
+  } else if (d.kind == 'n') {
+    day = DaysFromCivil(year, 1, 1) + d.day;
+  } else {
+    int64_t first = DaysFromCivil(year, static_cast<unsigned>(d.month), 1);
+    int64_t first_weekday = ((first % 7) + 11) % 7;  // 1970-01-01 was a Thursday (4)
+    day = first + (d.weekday - first_weekday + 7) % 7 + 7 * (d.week - 1);
+    int64_t next_month = d.month == 12 ? DaysFromCivil(year + 1, 1, 1)
+                                       : DaysFromCivil(year, static_cast<unsigned>(d.month + 1), 1);
+    while (day >= next_month) day -= 7;  // week 5: the last such weekday
+  }
+  return day * 86400 + d.time - offset;
 }
 
 int64_t TimeZone::OffsetAtUtc(int64_t utc) const {
   if (offsets_.empty()) return 0;
+  if (has_rule_ && (transitions_.empty() || utc >= transitions_.back())) {
+    if (!rule_dst_) return std_offset_;
+    int64_t local_day = (utc + std_offset_) >= 0 ? (utc + std_offset_) / 86400
+                                                 : -((-(utc + std_offset_) + 86399) / 86400);
+    int64_t year;
+    unsigned month, day;
+    CivilFromDays(local_day, &year, &month, &day);
+    int64_t start = RuleUtc(dst_start_, year, std_offset_);
+    int64_t end = RuleUtc(dst_end_, year, dst_offset_);
+    bool dst = start < end ? (utc >= start && utc < end) : (utc < end || utc >= start);
+    return dst ? dst_offset_ : std_offset_;
+  }
   // The last transition at or before `utc`.
   size_t lo = 0, hi = transitions_.size();
   while (lo < hi) {

@@ -24,11 +24,13 @@ TEST(TimeZoneTest, NamedZonesMatchLibc) {
   const char* saved = std::getenv("TZ");
   std::string restore = saved ? saved : "";
   for (const char* zone : {"Asia/Shanghai", "America/New_York", "Europe/Berlin",
-                           "Australia/Lord_Howe", "Asia/Kolkata"}) {
+                           "Australia/Lord_Howe", "Asia/Kolkata", "Europe/Dublin",
+                           "America/Santiago", "Pacific/Chatham", "America/Godthab"}) {
     auto tz = TimeZone::Load(zone);
     ASSERT_TRUE(tz.ok()) << tz.status().ToString();
-    // Every ~9.7 days from 1901 to 2036, which crosses every clock change of those years.
-    for (int64_t utc = -2147483648LL + 1; utc < 2100000000LL; utc += 837421) {
+    // Every ~9.7 days from 1901 to 2096 (after 2037 from the rule at the zone file's end),
+    // which crosses every clock change of those years.
+    for (int64_t utc = -2147483648LL + 1; utc < 4000000000LL; utc += 837421) {
       ASSERT_EQ(tz->OffsetAtUtc(utc), LibcOffset(zone, utc)) << zone << " at " << utc;
     }
   }
@@ -52,6 +54,9 @@ TEST(TimeZoneTest, WallClockToInstant) {
   // 2024-11-03 01:30 happens twice (EDT, then EST): the earlier instant, 05:30 UTC.
   const int64_t nov = 20030 * 86400LL;  // 2024-11-03
   EXPECT_EQ(ny->LocalToUtc(nov + 3600 + 1800), nov + 5 * 3600 + 1800);
+  // Summer time after the last change listed in the file comes from the file's closing rule.
+  const int64_t y2050 = 29401LL * 86400;  // 2050-07-01
+  EXPECT_EQ(ny->LocalToUtc(y2050 + 12 * 3600), y2050 + 16 * 3600);
   // An ordinary summer time.
   EXPECT_EQ(ny->LocalToUtc(nov - 86400 * 30 + 12 * 3600), nov - 86400 * 30 + 16 * 3600);
 }
