@@ -87,6 +87,9 @@ Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataT
   // TIMESTAMP_LTZ holds an instant, TIMESTAMP a wall-clock time: casts between them and to or
   // from dates, times and strings go through the session time zone, as Flink's do. Integers
   // are epoch seconds of the instant.
+  if (from.IsTimestamp() && to.id == from.id) {  // precision only: no zone involved
+    return Value::Ts(TruncateTimestamp(v.timestamp_value(), to.precision));
+  }
   if (from.id == TypeId::kTimestampLtz) {
     if (to.IsInteger()) return Value::Int(Wrap(FloorDiv(v.timestamp_value().millis, 1000), to.id));
     DataType wall = DataType::Timestamp(from.precision);
