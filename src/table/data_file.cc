@@ -792,17 +792,15 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
       const format::parquet::RowRanges* rows_wanted = *wanted ? &**wanted : nullptr;
       auto fcols = (*reader)->ReadRowGroupColumns(rg, filter_cols, rows_wanted);
       if (!fcols.ok()) return fcols.status().WithContext("data file '" + path + "'");
-      const int64_t n = fcols->empty() ? 0 : static_cast<int64_t>((*fcols)[0].size());
-      const format::parquet::RowRanges all{{0, n}};
+      // With page ranges the columns hold only the rows of those ranges, all in the same order.
+      const size_t n = fcols->empty() ? 0 : (*fcols)[0].size();
       std::vector<uint32_t> selected;
-      for (const auto& [begin, end] : rows_wanted ? *rows_wanted : all) {
-        for (int64_t r = begin; r < end && r < n; r++) {
-          bool pass = true;
-          for (size_t k = 0; k < row_checks.size() && pass; k++) {
-            pass = EvalPredicate(*row_checks[k].second, (*fcols)[check_col[k]][r]);
-          }
-          if (pass) selected.push_back(static_cast<uint32_t>(r));
+      for (size_t r = 0; r < n; r++) {
+        bool pass = true;
+        for (size_t k = 0; k < row_checks.size() && pass; k++) {
+          pass = EvalPredicate(*row_checks[k].second, (*fcols)[check_col[k]][r]);
         }
+        if (pass) selected.push_back(static_cast<uint32_t>(r));
       }
       if (selected.empty()) continue;
       std::vector<std::vector<Value>> ocols;

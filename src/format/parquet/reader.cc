@@ -1,5 +1,6 @@
 #include "format/parquet/reader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -181,6 +182,17 @@ std::optional<DataType> ParquetReader::ColumnType(int column) const {
   return std::nullopt;
 }
 
+namespace {
+
+// Rows of `ranges` below `n`.
+int64_t CountRows(const RowRanges& ranges, int64_t n) {
+  int64_t total = 0;
+  for (const auto& [b, e] : ranges) total += std::max<int64_t>(0, std::min(e, n) - b);
+  return total;
+}
+
+}  // namespace
+
 Result<ColumnChunkData> ParquetReader::ReadLeafChunk(int rg, int leaf,
                                                     const RowRanges* rows) const {
   if (rg < 0 || rg >= num_row_groups() || leaf < 0 ||
@@ -216,6 +228,15 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
         return values.status().WithContext("row group " + std::to_string(rg) + ", column '" +
                                            col.name + "'");
       }
+      if (rows) {
+        std::vector<Value> kept;
+        for (const auto& [b, e] : *rows) {
+          for (int64_t r = b; r < e && r < static_cast<int64_t>(values->size()); ++r) {
+            kept.push_back(std::move((*values)[r]));
+          }
+        }
+        values = std::move(kept);
+      }
       out.push_back(std::move(*values));
       continue;
     }
@@ -226,29 +247,25 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
                                        "'");
     }
     const ValueConverter& conv = *converters_[c];
+    const int64_t n = data->num_levels;
     std::vector<Value> values;
-    values.reserve(static_cast<size_t>(data->num_levels));
-    if (leaf.max_def_level == 0) {
-      // Skipped pages have no values: their rows read NULL.
-      size_t next = 0;
-      int64_t r = 0;
-      auto present_until = [&](int64_t end) {
-        for (; r < end; ++r) values.push_back(conv.Convert(data->values, next++));
-      };
-      for (const auto& [b, e] : data->skipped) {
-        present_until(b);
-        for (; r < e; ++r) values.push_back(Value::Null());
+    values.reserve(static_cast<size_t>(rows ? CountRows(*rows, n) : n));
+    size_t next = 0, skip = 0, want = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      while (skip < data->skipped.size() && data->skipped[skip].second <= r) ++skip;
+      if (skip < data->skipped.size() && data->skipped[skip].first <= r) {
+        // A page left undecoded: none of its rows is wanted and it holds no values.
+        r = data->skipped[skip].second - 1;
+        continue;
       }
-      present_until(data->num_levels);
-    } else {
-      size_t next = 0;
-      for (int16_t d : data->def_levels) {
-        if (d == leaf.max_def_level) {
-          values.push_back(conv.Convert(data->values, next++));
-        } else {
-          values.push_back(Value::Null());
-        }
+      bool present = leaf.max_def_level == 0 || data->def_levels[r] == leaf.max_def_level;
+      bool wanted = true;
+      if (rows) {
+        while (want < rows->size() && (*rows)[want].second <= r) ++want;
+        wanted = want < rows->size() && (*rows)[want].first <= r;
       }
+      if (wanted) values.push_back(present ? conv.Convert(data->values, next) : Value::Null());
+      if (present) ++next;
     }
     out.push_back(std::move(values));
   }

@@ -67,8 +67,9 @@ class ParquetReader {
   RowGroupStats RowGroupStatistics(int rg) const;
 
   // The values of the projected columns of row group `rg`, one vector per projected column.
-  // `rows`: only these rows are wanted; pages of flat columns holding none of them are not
-  // decoded and their rows read NULL (use the page index, PageStatistics, to find the rows).
+  // `rows`: only these rows are returned (in order; the vectors hold one value per wanted row),
+  // and pages of flat columns holding none of them are not decoded (use the page index,
+  // PageStatistics, to find the rows).
   Result<std::vector<std::vector<Value>>> ReadRowGroupColumns(
       int rg, const std::vector<int>& projection, const RowRanges* rows = nullptr) const;
   // Rows (values in projection order) of every row group the filter keeps.
