@@ -71,6 +71,9 @@ struct ScanOptions {
   // Session time zone ('Asia/Shanghai', '+08:00', 'default' for the machine's) for casts of
   // evolved columns between TIMESTAMP_LTZ and wall-clock types; empty: UTC.
   std::string time_zone;
+  // Append tables with 'row-tracking.enabled': each row also returns its `_ROW_ID` and
+  // `_SEQUENCE_NUMBER` after the table columns (projection indexes n and n + 1).
+  bool row_tracking = false;
 };
 
 // A batch of rows of one scan, with their row kinds (always +I for a batch read).

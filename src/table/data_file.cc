@@ -623,8 +623,6 @@ const Field* SourceField(const Field& read, const std::vector<Field>* file_field
   return nullptr;
 }
 
-// Reads a Parquet data file: table columns are matched by field id (as Paimon does across renames),
-// else by name; the system columns by name.
 // Rows of row group `rg` that the page index (per-page min/max and null counts of the filter
 // columns) cannot rule out, for the checks (projected position, predicate) all holding;
 // nullopt when no filter column has a usable page index.
@@ -679,6 +677,8 @@ Result<std::optional<format::parquet::RowRanges>> PageIndexRows(
   return wanted;
 }
 
+// Reads a Parquet data file: table columns are matched by field id (as Paimon does across renames),
+// else by name; the system columns by name.
 Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::string bytes,
                                               const FileLayout& layout, int32_t level,
                                               const std::shared_ptr<const std::vector<bool>>& mask,

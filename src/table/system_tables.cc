@@ -209,6 +209,20 @@ Result<SystemTableData> Schemas(const std::string& path) {
   return d;
 }
 
+// Every row of a scan, with its output columns.
+Result<SystemTableData> ScanAll(TableScan& scan) {
+  SystemTableData d;
+  d.fields = scan.output_fields();
+  RowBatch batch;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, scan.Next(&batch));
+    for (auto& r : batch.rows) d.rows.push_back(std::move(r));
+    batch.Clear();
+    if (!more) break;
+  }
+  return d;
+}
+
 // t$branch_<name>: the rows of a branch (its own schema and snapshots; manifests and data files
 // in the table's folders).
 Result<SystemTableData> Branch(const std::string& path, const std::string& branch) {
@@ -217,24 +231,37 @@ Result<SystemTableData> Branch(const std::string& path, const std::string& branc
   if (!schema.ok()) {
     return Status::NotFound("table '" + path + "' has no branch '" + branch + "'");
   }
-  SystemTableData d;
-  d.fields = (*schema)->fields;
   TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path, *schema, ScanOptions{}, branch_path));
-  RowBatch batch;
-  while (true) {
-    TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
-    for (auto& r : batch.rows) d.rows.push_back(std::move(r));
-    batch.Clear();
-    if (!more) break;
+  return ScanAll(*scan);
+}
+
+// t$row_tracking: the rows of a row-tracking append table with their `_ROW_ID` and
+// `_SEQUENCE_NUMBER`.
+Result<SystemTableData> RowTracking(const std::string& path,
+                                    const std::shared_ptr<const TableSchema>& table) {
+  const TableSchema& schema = *table;
+  if (schema.Option("row-tracking.enabled").value_or("false") != "true") {
+    return Status::Invalid("$row_tracking needs a table with 'row-tracking.enabled' = 'true'");
   }
-  return d;
+  if (schema.Option("data-evolution.enabled").value_or("false") == "true") {
+    return Status::NotSupported("$row_tracking of a data-evolution table is not supported yet");
+  }
+  for (const auto& f : schema.fields) {
+    if (f.name == "_ROW_ID" || f.name == "_SEQUENCE_NUMBER") {
+      return Status::Invalid("$row_tracking: the table has its own column '" + f.name + "'");
+    }
+  }
+  ScanOptions options;
+  options.row_tracking = true;
+  TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path, table, options));
+  return ScanAll(*scan);
 }
 
 }  // namespace
 
 Result<SystemTableData> ReadSystemTable(const std::string& path, const std::string& name) {
-  static const std::vector<std::string> kNames = {"snapshots", "files", "options", "schemas",
-                                                  "partitions"};
+  static const std::vector<std::string> kNames = {"snapshots", "files",      "options",
+                                                  "schemas",   "partitions", "row_tracking"};
   if (name.rfind("branch_", 0) == 0) return Branch(path, name.substr(7));
   if (name == "snapshots") return Snapshots(path);
   if (name == "schemas") return Schemas(path);
@@ -243,6 +270,7 @@ Result<SystemTableData> ReadSystemTable(const std::string& path, const std::stri
   if (name == "files") return Files(path, *schema);
   if (name == "options") return Options(*schema);
   if (name == "partitions") return Partitions(path, *schema);
+  if (name == "row_tracking") return RowTracking(path, schema);
   std::string hint = options::DidYouMean(name, kNames);
   std::string known;
   for (const auto& n : kNames) known += (known.empty() ? "" : ", ") + n;

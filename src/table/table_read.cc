@@ -48,7 +48,23 @@ class FileStoreScan : public TableScan {
     } else {
       for (size_t i = 0; i < schema_->fields.size(); i++) projection_.push_back(static_cast<int>(i));
     }
-    for (int i : projection_) output_fields_.push_back(schema_->fields[i]);
+    if (options_.row_tracking && !options_.projection) {
+      projection_.push_back(static_cast<int>(schema_->fields.size()));
+      projection_.push_back(static_cast<int>(schema_->fields.size()) + 1);
+    }
+    for (int i : projection_) {
+      output_fields_.push_back(static_cast<size_t>(i) < schema_->fields.size()
+                                   ? schema_->fields[i]
+                                   : RowTrackingFields()[i - schema_->fields.size()]);
+    }
+  }
+
+  // Paimon's system fields of row-tracking tables (SpecialFields ids).
+  static const std::vector<Field>& RowTrackingFields() {
+    static const std::vector<Field> fields = {
+        {2147483642, "_ROW_ID", DataType::BigInt().NotNull(), ""},
+        {2147483646, "_SEQUENCE_NUMBER", DataType::BigInt().NotNull(), ""}};
+    return fields;
   }
 
   const std::vector<Field>& output_fields() const override { return output_fields_; }
@@ -515,6 +531,7 @@ class FileStoreScan : public TableScan {
 
   Status ReadSplit(const Split& split, RowBatch* batch) {
     if (data_evolution_) return ReadDataEvolutionSplit(split, batch);
+    if (!layout_.primary_key && options_.row_tracking) return ReadRowTrackingSplit(split, batch);
     if (!layout_.primary_key) {
       for (const auto& f : split.files) {
         TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f, /*filter_rows=*/true));
@@ -564,6 +581,48 @@ class FileStoreScan : public TableScan {
       TRIB_ASSIGN_OR_RETURN(bool more, reader.Next(&kv));
       if (!more) break;
       if (IsAdd(kv.kind)) Emit(std::move(kv.value), batch);
+    }
+    return Status::OK();
+  }
+
+  // Row-tracking append files: each row's `_ROW_ID` and `_SEQUENCE_NUMBER` are the values the
+  // file stores (compacted files keep them as columns), else the file's first row id plus the
+  // row's position and the file's max sequence number (its commit's snapshot id), as Paimon
+  // reads them.
+  Status ReadRowTrackingSplit(const Split& split, RowBatch* batch) {
+    FileLayout sys;
+    sys.fields = RowTrackingFields();
+    for (auto& f : sys.fields) f.type = f.type.WithNullable(true);
+    for (const auto& f : split.files) {
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
+      std::vector<merge::KeyValue> stored;
+      bool has_stored = f.write_cols && std::any_of(f.write_cols->begin(), f.write_cols->end(),
+                                                    [](const std::string& c) {
+                                                      return c == "_ROW_ID" ||
+                                                             c == "_SEQUENCE_NUMBER";
+                                                    });
+      if (has_stored) {
+        TRIB_ASSIGN_OR_RETURN(stored, ReadDataFile(DataFilePath(split, f), sys, f.level));
+        if (stored.size() != records.size()) {
+          return Status::Corruption("data file '" + DataFilePath(split, f) +
+                                    "': row-tracking columns and table columns differ in length");
+        }
+      }
+      for (size_t i = 0; i < records.size(); i++) {
+        Value row_id, seq;
+        if (has_stored) {
+          row_id = std::move(stored[i].value[0]);
+          seq = std::move(stored[i].value[1]);
+        }
+        if (row_id.is_null() && f.first_row_id) {
+          row_id = Value::Int(*f.first_row_id + static_cast<int64_t>(i));
+        }
+        if (seq.is_null()) seq = Value::Int(f.max_sequence_number);
+        Row r = std::move(records[i].value);
+        r.push_back(std::move(row_id));
+        r.push_back(std::move(seq));
+        Emit(std::move(r), batch);
+      }
     }
     return Status::OK();
   }
