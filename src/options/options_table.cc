@@ -180,6 +180,15 @@ std::vector<OptionDef> BuildTable() {
           "integer key, or Hive's hash.")
           .Allowed({"default", "mod", "hive"})
           .Unsupported(),
+      Def("row-tracking.enabled", kBool, "false",
+          "Append tables: give every row a table-wide _ROW_ID and _SEQUENCE_NUMBER (the "
+          "$row_tracking system table). Tables Paimon wrote with it are read; creating them is "
+          "not supported yet.")
+          .Unsupported(),
+      Def("data-evolution.enabled", kBool, "false",
+          "Row-tracking append tables whose files may each supply some columns of a row-id "
+          "range. Tables Paimon wrote with it are read; creating them is not supported yet.")
+          .Unsupported(),
       Def("bucket-append-ordered", kBool, "true",
           "Whether reads of a bucketed append table keep the write order within a bucket."),
       Def("path", kString, "", "File system path of the table (set by the catalog)."),
