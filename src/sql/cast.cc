@@ -12,15 +12,6 @@ namespace {
 
 constexpr int64_t kMillisPerDay = 86400000LL;
 
-int IntegerRank(TypeId id) {
-  switch (id) {
-    case TypeId::kTinyInt: return 1;
-    case TypeId::kSmallInt: return 2;
-    case TypeId::kInt: return 3;
-    case TypeId::kBigInt: return 4;
-    default: return 0;
-  }
-}
 
 void IntegerRange(TypeId id, int64_t* lo, int64_t* hi) {
   switch (id) {
@@ -507,6 +498,16 @@ void AppendKey(const Value& v, std::string* out) {
     for (const Value& x : n.items) AppendKey(x, out);
     for (const Value& x : n.values) AppendKey(x, out);
     out->push_back(']');
+  }
+}
+
+int IntegerRank(TypeId id) {
+  switch (id) {
+    case TypeId::kTinyInt: return 1;
+    case TypeId::kSmallInt: return 2;
+    case TypeId::kInt: return 3;
+    case TypeId::kBigInt: return 4;
+    default: return 0;
   }
 }
 

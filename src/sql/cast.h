@@ -35,6 +35,9 @@ std::optional<DataType> CommonType(const std::vector<DataType>& types);
 // Orders two non-null values of the same type (decimals of the same scale).
 int CompareSame(const Value& a, const Value& b);
 
+// Width order of the integer types: TINYINT 1, SMALLINT 2, INT 3, BIGINT 4; 0 for the others.
+int IntegerRank(TypeId id);
+
 // The DECIMAL type that holds every value of an integer type (INT -> DECIMAL(10, 0)).
 DataType DecimalFor(const DataType& integer_type);
 

@@ -45,15 +45,6 @@ BoundExprPtr NewExpr(BoundKind kind, const DataType& type, const Pos& pos) {
   return e;
 }
 
-int IntegerRank(TypeId id) {
-  switch (id) {
-    case TypeId::kTinyInt: return 1;
-    case TypeId::kSmallInt: return 2;
-    case TypeId::kInt: return 3;
-    case TypeId::kBigInt: return 4;
-    default: return 0;
-  }
-}
 
 DataType IntegerOfRank(int rank) {
   switch (rank) {

@@ -11,23 +11,9 @@ namespace tributary::format::parquet {
 namespace {
 
 int64_t PlainSize(PhysicalType type, int32_t type_length, const PhysicalValues& v, size_t i) {
-  switch (type) {
-    case PhysicalType::kBoolean:
-      return 0;  // counted in bits by the caller
-    case PhysicalType::kInt32:
-    case PhysicalType::kFloat:
-      return 4;
-    case PhysicalType::kInt64:
-    case PhysicalType::kDouble:
-      return 8;
-    case PhysicalType::kInt96:
-      return 12;
-    case PhysicalType::kFixedLenByteArray:
-      return type_length;
-    case PhysicalType::kByteArray:
-      return 4 + static_cast<int64_t>(v.bytes[i].size());
-  }
-  return 0;
+  // BOOLEAN is counted in bits by the caller.
+  if (type == PhysicalType::kByteArray) return 4 + static_cast<int64_t>(v.bytes[i].size());
+  return FixedWidth(type, type_length);
 }
 
 // Values seen before deciding whether a first page's dictionary is worth keeping.

@@ -93,6 +93,9 @@ void WriteBits(std::string* out, uint64_t* bit_len, uint64_t v, int bw) {
   }
 }
 
+
+}  // namespace
+
 int FixedWidth(PhysicalType type, int32_t type_length) {
   switch (type) {
     case PhysicalType::kInt32:
@@ -109,8 +112,6 @@ int FixedWidth(PhysicalType type, int32_t type_length) {
       return 0;
   }
 }
-
-}  // namespace
 
 void PhysicalValues::AppendFrom(const PhysicalValues& from, size_t i) {
   if (!from.ints.empty()) {

@@ -38,6 +38,10 @@ struct PhysicalValues {
 // Number of bits needed for `max_value` (0 for 0).
 int BitWidth(uint64_t max_value);
 
+// Bytes of one PLAIN value of a fixed-width physical type (FIXED_LEN_BYTE_ARRAY: `type_length`);
+// 0 for BOOLEAN (bit-packed) and BYTE_ARRAY (length-prefixed).
+int FixedWidth(PhysicalType type, int32_t type_length);
+
 // ---- RLE / bit-packed hybrid
 
 // Decodes a hybrid stream of unsigned values of `bit_width` (0..32) bits.
