@@ -12,6 +12,22 @@ constexpr int kMaxJsonTypeDepth = 64;
 // Flat types are strings; nested ones objects whose "type" carries the name and nullability:
 // {"type":"ARRAY NOT NULL","element":...}, {"type":"MAP","key":...,"value":...},
 // {"type":"MULTISET","element":...}, {"type":"ROW","fields":[{"id","name","type"}]}.
+Json TypeToJson(const DataType& t);
+
+// Schema fields (also a ROW type's) as Paimon writes them: id, name, type, description.
+Json FieldsToJson(const std::vector<Field>& fields) {
+  Json out = Json::array();
+  for (const Field& f : fields) {
+    Json jf = Json::object();
+    jf["id"] = f.id;
+    jf["name"] = f.name;
+    jf["type"] = TypeToJson(f.type);
+    if (!f.description.empty()) jf["description"] = f.description;
+    out.push_back(jf);
+  }
+  return out;
+}
+
 Json TypeToJson(const DataType& t) {
   if (!t.IsNested()) return t.ToString();
   Json j = Json::object();
@@ -26,16 +42,7 @@ Json TypeToJson(const DataType& t) {
     j["key"] = TypeToJson(t.key());
     j["value"] = TypeToJson(t.value());
   } else {
-    Json fields = Json::array();
-    for (const Field& f : t.fields()) {
-      Json jf = Json::object();
-      jf["id"] = f.id;
-      jf["name"] = f.name;
-      jf["type"] = TypeToJson(f.type);
-      if (!f.description.empty()) jf["description"] = f.description;
-      fields.push_back(jf);
-    }
-    j["fields"] = fields;
+    j["fields"] = FieldsToJson(t.fields());
   }
   return j;
 }
@@ -108,16 +115,7 @@ std::string SchemaToJson(const TableSchema& s) {
   Json j = Json::object();
   j["version"] = 3;
   j["id"] = s.id;
-  Json fields = Json::array();
-  for (const auto& f : s.fields) {
-    Json jf = Json::object();
-    jf["id"] = f.id;
-    jf["name"] = f.name;
-    jf["type"] = TypeToJson(f.type);
-    if (!f.description.empty()) jf["description"] = f.description;
-    fields.push_back(jf);
-  }
-  j["fields"] = fields;
+  j["fields"] = FieldsToJson(s.fields);
   j["highestFieldId"] = s.highest_field_id;
   j["partitionKeys"] = s.partition_keys;
   j["primaryKeys"] = s.primary_keys;
