@@ -13,21 +13,15 @@
 
 #include "format/avro.h"
 #include "format/avro_test_util.h"
+#include "format/golden_test_util.h"
 
 namespace tributary::avro {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kGolden = TRIBUTARY_GOLDEN_DIR;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using tributary::testing::kGolden;
+std::string ReadFile(const fs::path& path) { return tributary::testing::ReadGoldenFile(path); }
 
 bool IsAvroFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

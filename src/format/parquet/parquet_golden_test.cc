@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "format/golden_test_util.h"
 #include "format/parquet/reader.h"
 
 namespace tributary::format::parquet {
@@ -14,15 +15,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kGolden = TRIBUTARY_GOLDEN_DIR;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using tributary::testing::kGolden;
+std::string ReadFile(const fs::path& path) { return tributary::testing::ReadGoldenFile(path); }
 
 // The one file in `dir` whose name starts with `prefix`.
 fs::path FindFile(const fs::path& dir, const std::string& prefix) {
