@@ -2,9 +2,11 @@
 // rows of each split -> filters and projection.
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
 #include <tuple>
 
+#include "common/parallel.h"
 #include "common/timezone.h"
 #include "format/binary_row.h"
 #include "format/deletion_vector.h"
@@ -75,10 +77,32 @@ class FileStoreScan : public TableScan {
       TRIB_RETURN_NOT_OK(Plan());
       planned_ = true;
     }
+    if (Parallel()) {
+      // Splits are independent: read the next few on every core, hand them out in order.
+      while (true) {
+        while (next_ready_ < ready_.size()) {
+          RowBatch& b = ready_[next_ready_++];
+          if (b.rows.empty()) continue;
+          std::swap(*batch, b);
+          b = RowBatch();
+          return true;
+        }
+        if (next_split_ >= splits_.size()) break;
+        const int threads = DefaultParallelism();
+        size_t k = std::min(splits_.size() - next_split_, static_cast<size_t>(threads) * 2);
+        ready_.assign(k, RowBatch());
+        next_ready_ = 0;
+        const size_t first = next_split_;
+        next_split_ += k;
+        TRIB_RETURN_NOT_OK(ParallelFor(
+            k, threads, [&](size_t i) { return ReadSplit(splits_[first + i], &ready_[i]); }));
+      }
+    }
     while (next_split_ < splits_.size()) {
       if (options_.limit && emitted_ >= *options_.limit) return false;
       const Split& split = splits_[next_split_++];
       TRIB_RETURN_NOT_OK(ReadSplit(split, batch));
+      emitted_ += static_cast<int64_t>(batch->rows.size());
       if (!batch->rows.empty()) return true;
     }
     // Then the partitions this table lacks, from its fallback branch.
@@ -300,6 +324,7 @@ class FileStoreScan : public TableScan {
   // The columns of the schema `f` was written with, when it differs from the read schema.
   Result<const std::vector<Field>*> FileFields(const meta::DataFileMeta& f) {
     if (f.schema_id == schema_->id) return nullptr;
+    std::lock_guard<std::mutex> lock(file_schemas_mu_);  // splits may be read in parallel
     auto it = file_schemas_.find(f.schema_id);
     if (it == file_schemas_.end()) {
       TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(meta_path_).Read(f.schema_id));
@@ -444,15 +469,26 @@ class FileStoreScan : public TableScan {
     return true;
   }
 
+  // Whether splits are read on several threads: when nothing is shared between them (no LIMIT
+  // to count toward, no deletion-vector file cache, no point lookup) and there are several.
+  bool Parallel() const {
+    return !options_.limit && !dv_enabled_ && !lookup_key_ && splits_.size() > 1 &&
+           DefaultParallelism() > 1;
+  }
+
+  // Adds `r` to the batch when it passes the filters (and the LIMIT is not reached: the batch
+  // holds the rows of the split being read, `emitted_` those of earlier splits).
   void Emit(Row&& r, RowBatch* batch) {
-    if (options_.limit && emitted_ >= *options_.limit) return;
+    if (options_.limit &&
+        emitted_ + static_cast<int64_t>(batch->rows.size()) >= *options_.limit) {
+      return;
+    }
     if (!RowMatches(r)) return;
     Row out;
     out.reserve(projection_.size());
     for (int i : projection_) out.push_back(std::move(r[i]));
     batch->rows.push_back(std::move(out));
     batch->kinds.push_back(RowKind::kInsert);
-    emitted_++;
   }
 
   // Data-evolution tables (row tracking + 'data-evolution.enabled'): each file covers a row-id
@@ -654,7 +690,10 @@ class FileStoreScan : public TableScan {
   std::map<int32_t, std::optional<int32_t>> lookup_bucket_;
   std::map<std::tuple<std::string, int32_t, std::string>, DvLocation> dv_ranges_;
   std::map<std::string, std::string> dv_files_;  // index file path -> bytes
+  std::mutex file_schemas_mu_;
   std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
+  std::vector<RowBatch> ready_;  // splits read ahead in parallel, handed out from next_ready_
+  size_t next_ready_ = 0;
   bool planned_ = false;
   int64_t emitted_ = 0;
 };

@@ -2,9 +2,11 @@
 // key) -> level-0 files -> compaction -> commit.
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "format/binary_row.h"
+#include "common/parallel.h"
 #include "io/file_system.h"
 #include "merge/field_aggregator.h"
 #include "merge/merge_config.h"
@@ -399,56 +401,77 @@ class FileStoreWriter : public TableWriter {
     return raw;
   }
 
+  // This commit's work in one bucket: flushes its buffer, checks that aggregates still merge and
+  // compacts when the picker says so. Different buckets run on different threads: touches only
+  // `bw`, *m and *outputs (and reads existing_, restored before).
+  Status PrepareBucket(const BucketId& id, BucketWriter* bw,
+                       const UniversalCompactionPicker& picker, CommitMessage* m,
+                       std::vector<std::pair<std::string, std::string>>* outputs) const {
+    TRIB_RETURN_NOT_OK(bw->Flush(core_.target_file_size));
+    m->partition = id.first;
+    m->bucket = id.second;
+    m->total_buckets = TotalBuckets();
+    m->new_files = bw->new_files();
+    if (m->new_files.empty() || !layout_.primary_key) return Status::OK();
+    static const std::vector<meta::DataFileMeta> kNone;
+    auto it = existing_.find(id);
+    const std::vector<meta::DataFileMeta>& existing = it == existing_.end() ? kNone : it->second;
+    if (MergeCanFail()) {
+      // Aggregates that can overflow: merge the new files with the older files they overlap
+      // now, so the statement fails instead of leaving keys that no longer merge.
+      std::vector<meta::DataFileMeta> files = m->new_files;
+      for (const auto& f : existing) {
+        if (OverlapsAny(f, m->new_files)) files.push_back(f);
+      }
+      if (!SumsProvablyFit(files)) {
+        TRIB_RETURN_NOT_OK(DryRunMerge(path_, *schema_, bw->dir(), files));
+      }
+    }
+    if (options_.overwrite || core_.write_only) return Status::OK();
+    std::vector<meta::DataFileMeta> files = existing;
+    for (const auto& f : m->new_files) files.push_back(f);
+    auto runs = BuildSortedRuns(files);
+    auto unit = picker.Pick(runs);
+    // Partial-column files are merged only into the top level, where what a record did not
+    // write is known to be NULL.
+    bool partial = std::any_of(files.begin(), files.end(),
+                               [](const auto& f) { return f.write_cols.has_value(); });
+    if (unit && partial) unit = picker.PickFull(runs);
+    if (!unit) return Status::OK();
+    int32_t highest = 0;
+    for (const auto& f : files) highest = std::max(highest, f.level);
+    TRIB_ASSIGN_OR_RETURN(auto result,
+                          RunCompaction(path_, *schema_, bw->dir(), *unit, highest,
+                                        core_.target_file_size, core_.format, bw->namer()));
+    for (const auto& f : result.after) outputs->push_back({bw->dir(), f.file_name});
+    io::CrashPoint("compact.after-rewrite");
+    // As Paimon does: the APPEND snapshot publishes the new files, then the COMPACT snapshot
+    // replaces the compacted files (new ones included) by the output.
+    m->compact_before = std::move(result.before);
+    m->compact_after = std::move(result.after);
+    return Status::OK();
+  }
+
   Result<std::optional<int64_t>> DoCommit() {
     CommitRequest req;
     req.overwrite = options_.overwrite;
     UniversalCompactionPicker picker(core_.max_size_amp_percent, core_.size_ratio,
                                      core_.sorted_run_trigger, core_.num_levels - 1);
     buffered_bytes_ = 0;
-    for (auto& [id, bw] : buckets_) {
-      TRIB_RETURN_NOT_OK(bw->Flush(core_.target_file_size));
-      CommitMessage m;
-      m.partition = id.first;
-      m.bucket = id.second;
-      m.total_buckets = TotalBuckets();
-      m.new_files = bw->new_files();
-      if (layout_.primary_key && !m.new_files.empty() && MergeCanFail()) {
-        // Aggregates that can overflow: merge the new files with the older files they overlap
-        // now, so the statement fails instead of leaving keys that no longer merge.
-        TRIB_RETURN_NOT_OK(Restore());
-        std::vector<meta::DataFileMeta> files = m.new_files;
-        for (const auto& f : existing_[id]) {
-          if (OverlapsAny(f, m.new_files)) files.push_back(f);
-        }
-        if (!SumsProvablyFit(files)) {
-          TRIB_RETURN_NOT_OK(DryRunMerge(path_, *schema_, bw->dir(), files));
-        }
-      }
-      if (layout_.primary_key && !options_.overwrite && !core_.write_only && !m.new_files.empty()) {
-        TRIB_RETURN_NOT_OK(Restore());
-        std::vector<meta::DataFileMeta> files = existing_[id];
-        for (const auto& f : m.new_files) files.push_back(f);
-        auto runs = BuildSortedRuns(files);
-        auto unit = picker.Pick(runs);
-        // Partial-column files are merged only into the top level, where what a record did not
-        // write is known to be NULL.
-        bool partial = std::any_of(files.begin(), files.end(),
-                                   [](const auto& f) { return f.write_cols.has_value(); });
-        if (unit && partial) unit = picker.PickFull(runs);
-        if (unit) {
-          int32_t highest = 0;
-          for (const auto& f : files) highest = std::max(highest, f.level);
-          TRIB_ASSIGN_OR_RETURN(auto result,
-                                RunCompaction(path_, *schema_, bw->dir(), *unit, highest,
-                                              core_.target_file_size, core_.format, bw->namer()));
-          for (const auto& f : result.after) compact_outputs_.push_back({bw->dir(), f.file_name});
-          io::CrashPoint("compact.after-rewrite");
-          // As Paimon does: the APPEND snapshot publishes the new files, then the COMPACT
-          // snapshot replaces the compacted files (new ones included) by the output.
-          m.compact_before = std::move(result.before);
-          m.compact_after = std::move(result.after);
-        }
-      }
+    if (layout_.primary_key) TRIB_RETURN_NOT_OK(Restore());
+    // Buckets are independent until the commit: flush and compact them in parallel.
+    std::vector<std::pair<BucketId, BucketWriter*>> work;
+    for (auto& [id, bw] : buckets_) work.push_back({id, bw.get()});
+    std::vector<CommitMessage> messages(work.size());
+    std::vector<std::vector<std::pair<std::string, std::string>>> outputs(work.size());
+    Status st = ParallelFor(work.size(), DefaultParallelism(), [&](size_t i) {
+      return PrepareBucket(work[i].first, work[i].second, picker, &messages[i], &outputs[i]);
+    });
+    for (auto& o : outputs) {
+      for (auto& f : o) compact_outputs_.push_back(std::move(f));
+    }
+    TRIB_RETURN_NOT_OK(st);
+    for (auto& m : messages) {
       if (!m.new_files.empty() || !m.compact_after.empty() || !m.compact_before.empty()) {
         req.messages.push_back(std::move(m));
       }
@@ -622,41 +645,61 @@ Result<std::optional<int64_t>> CompactTableFull(
   }
   UniversalCompactionPicker picker(core.max_size_amp_percent, core.size_ratio,
                                    core.sorted_run_trigger, core.num_levels - 1);
-  CommitRequest req;
-  std::vector<std::pair<std::string, std::string>> outputs;
-  meta::FileNamer namer("data-", "");
+  // Buckets are compacted in parallel; each has its own file namer.
+  std::vector<std::pair<BucketId, std::vector<meta::ManifestEntry>*>> work;
+  for (auto& [id, entries] : by_bucket) work.push_back({id, &entries});
+  std::vector<std::optional<CommitMessage>> messages(work.size());
+  std::vector<std::vector<std::pair<std::string, std::string>>> outputs(work.size());
+  std::mutex progress_mu;
   int64_t done = 0;
-  for (auto& [id, entries] : by_bucket) {
-    if (progress) progress(done, static_cast<int64_t>(by_bucket.size()));
-    done++;
+  if (progress) progress(0, static_cast<int64_t>(work.size()));
+  Status st = ParallelFor(work.size(), DefaultParallelism(), [&](size_t i) -> Status {
+    const BucketId& id = work[i].first;
+    const std::vector<meta::ManifestEntry>& entries = *work[i].second;
     std::vector<meta::DataFileMeta> files;
     for (const auto& e : entries) files.push_back(e.file);
     auto unit = picker.PickFull(BuildSortedRuns(files));
-    if (!unit) continue;
-    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(id.first, pt));
-    std::string dir = meta::BucketDir(path, meta::PartitionPath(pf, part, core.partition_default_name),
-                                      id.second);
-    auto result = RunCompaction(path, *schema, dir, *unit, unit->output_level, core.target_file_size,
-                                core.format, &namer);
-    if (!result.ok()) {
-      for (const auto& [d, f] : outputs) (void)io::LocalFs().Remove(io::JoinPath(d, f));
-      return result.status();
+    if (unit) {
+      TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(id.first, pt));
+      std::string dir = meta::BucketDir(
+          path, meta::PartitionPath(pf, part, core.partition_default_name), id.second);
+      meta::FileNamer namer("data-", "");
+      TRIB_ASSIGN_OR_RETURN(auto result,
+                            RunCompaction(path, *schema, dir, *unit, unit->output_level,
+                                          core.target_file_size, core.format, &namer));
+      CommitMessage m;
+      m.partition = id.first;
+      m.bucket = id.second;
+      m.total_buckets = entries.front().total_buckets;
+      m.compact_before = std::move(result.before);
+      m.compact_after = std::move(result.after);
+      for (const auto& f : m.compact_after) outputs[i].push_back({dir, f.file_name});
+      io::CrashPoint("compact.after-rewrite");
+      messages[i] = std::move(m);
     }
-    CommitMessage m;
-    m.partition = id.first;
-    m.bucket = id.second;
-    m.total_buckets = entries.front().total_buckets;
-    m.compact_before = result->before;
-    m.compact_after = result->after;
-    for (const auto& f : m.compact_after) outputs.push_back({dir, f.file_name});
-    io::CrashPoint("compact.after-rewrite");
-    req.messages.push_back(std::move(m));
+    if (progress) {
+      std::lock_guard<std::mutex> lock(progress_mu);
+      progress(++done, static_cast<int64_t>(work.size()));
+    }
+    return Status::OK();
+  });
+  if (!st.ok()) {
+    for (const auto& o : outputs) {
+      for (const auto& [d, f] : o) (void)io::LocalFs().Remove(io::JoinPath(d, f));
+    }
+    return st;
+  }
+  CommitRequest req;
+  std::vector<std::pair<std::string, std::string>> all_outputs;
+  for (size_t i = 0; i < work.size(); i++) {
+    if (messages[i]) req.messages.push_back(std::move(*messages[i]));
+    for (auto& o : outputs[i]) all_outputs.push_back(std::move(o));
   }
   if (req.messages.empty()) return std::optional<int64_t>();
   FileStoreCommit commit(path, schema, meta::NewUuid());
   auto r = commit.Commit(req);
   if (!r.ok() || r->compaction_dropped) {
-    for (const auto& [d, f] : outputs) (void)io::LocalFs().Remove(io::JoinPath(d, f));
+    for (const auto& [d, f] : all_outputs) (void)io::LocalFs().Remove(io::JoinPath(d, f));
     if (!r.ok()) return r.status();
     return Status::Conflict("full compaction lost a race with another writer; run it again");
   }
