@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "tributary/column_batch.h"
 #include "tributary/result.h"
 #include "tributary/table.h"
 #include "tributary/types.h"
@@ -18,6 +19,10 @@ class TableScan {
   virtual const std::vector<Field>& output_fields() const = 0;
   // Replaces `batch` with the next rows; returns false when the scan is exhausted.
   virtual Result<bool> Next(RowBatch* batch) = 0;
+  // The same rows, column by column (for aggregates and other analytic work, which then need no
+  // row per record); returns false when the scan is exhausted. Use either Next or NextColumns
+  // on one scan. The default converts what Next returns.
+  virtual Result<bool> NextColumns(ColumnBatch* batch);
 };
 
 }  // namespace tributary

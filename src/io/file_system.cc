@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -193,6 +194,34 @@ class LocalFileSystem : public FileSystem {
 };
 
 }  // namespace
+
+Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Errno("cannot open", path);
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    Status s = Errno("cannot stat", path);
+    ::close(fd);
+    return s;
+  }
+  std::shared_ptr<MappedFile> m(new MappedFile());
+  m->size_ = static_cast<size_t>(st.st_size);
+  if (m->size_ > 0) {
+    void* addr = ::mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (addr == MAP_FAILED) {
+      Status s = Errno("cannot map", path);
+      ::close(fd);
+      return s;
+    }
+    m->addr_ = addr;
+  }
+  ::close(fd);
+  return std::shared_ptr<const MappedFile>(std::move(m));
+}
+
+MappedFile::~MappedFile() {
+  if (addr_) ::munmap(addr_, size_);
+}
 
 FileSystem& LocalFs() {
   static LocalFileSystem fs;

@@ -37,6 +37,23 @@ class FileSystem {
   virtual Result<int64_t> FileSize(const std::string& path) = 0;
 };
 
+// A whole local file mapped read-only into memory (data files are immutable once written, so
+// the mapping never changes under a reader). An empty file maps to an empty view.
+// Thread-safety: immutable.
+class MappedFile {
+ public:
+  static Result<std::shared_ptr<const MappedFile>> Open(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view data() const { return {static_cast<const char*>(addr_), size_}; }
+
+ private:
+  MappedFile() = default;
+  void* addr_ = nullptr;
+  size_t size_ = 0;
+};
+
 // The process-wide local file system.
 FileSystem& LocalFs();
 

@@ -677,16 +677,45 @@ Result<std::optional<format::parquet::RowRanges>> PageIndexRows(
   return wanted;
 }
 
+// Row groups whose statistics rule out one of `skip_filters` are not decoded: the filter that
+// says so, or an empty one.
+format::parquet::RowGroupFilter RowGroupFilterFor(const format::parquet::FileSchema& schema,
+                                                  const FileLayout& layout,
+                                                  const std::vector<Field>* file_fields,
+                                                  const std::vector<Predicate>* skip_filters) {
+  if (!skip_filters || skip_filters->empty()) return {};
+  std::vector<std::pair<int, const Predicate*>> checks;  // file column, predicate
+  for (const auto& p : *skip_filters) {
+    const Field* src = SourceField(layout.fields[p.column], file_fields);
+    if (!src || !src->type.SameKind(layout.fields[p.column].type)) continue;
+    int c = schema.FindColumnById(src->id);
+    if (c < 0) c = schema.FindColumn(src->name);
+    if (c >= 0) checks.push_back({c, &p});
+  }
+  if (checks.empty()) return {};
+  return [checks](const format::parquet::RowGroupStats& stats) {
+    for (const auto& [c, p] : checks) {
+      if (c >= static_cast<int>(stats.columns.size())) continue;
+      const auto& cs = stats.columns[c];
+      if (!cs.min || !cs.max) continue;
+      if (!MayMatchRange(*p, *cs.min, *cs.max)) return false;
+    }
+    return true;
+  };
+}
+
 // Reads a Parquet data file: table columns are matched by field id (as Paimon does across renames),
 // else by name; the system columns by name.
-Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::string bytes,
+Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path,
+                                              std::shared_ptr<const io::MappedFile> file,
                                               const FileLayout& layout, int32_t level,
                                               const std::shared_ptr<const std::vector<bool>>& mask,
                                               const std::vector<Field>* file_fields,
                                               const ReadPushdown& pushdown) {
   const std::vector<bool>* needed = pushdown.needed;
   const std::vector<Predicate>* skip_filters = pushdown.skip_filters;
-  auto reader = format::parquet::ParquetReader::Open(std::move(bytes));
+  std::string_view view = file->data();
+  auto reader = format::parquet::ParquetReader::Open(std::move(file), view);
   if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
   const auto& schema = (*reader)->schema();
   std::vector<int> projection;
@@ -717,28 +746,7 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, std::stri
   }
   format::parquet::ParquetReadOptions opts;
   opts.projection = projection;
-  if (skip_filters && !skip_filters->empty()) {
-    // Row groups whose statistics rule out a filter are not decoded.
-    std::vector<std::pair<int, const Predicate*>> checks;  // file column, predicate
-    for (const auto& p : *skip_filters) {
-      const Field* src = SourceField(layout.fields[p.column], file_fields);
-      if (!src || !src->type.SameKind(layout.fields[p.column].type)) continue;
-      int c = schema.FindColumnById(src->id);
-      if (c < 0) c = schema.FindColumn(src->name);
-      if (c >= 0) checks.push_back({c, &p});
-    }
-    if (!checks.empty()) {
-      opts.row_group_filter = [checks](const format::parquet::RowGroupStats& stats) {
-        for (const auto& [c, p] : checks) {
-          if (c >= static_cast<int>(stats.columns.size())) continue;
-          const auto& cs = stats.columns[c];
-          if (!cs.min || !cs.max) continue;
-          if (!MayMatchRange(*p, *cs.min, *cs.max)) return false;
-        }
-        return true;
-      };
-    }
-  }
+  opts.row_group_filter = RowGroupFilterFor(schema, layout, file_fields, skip_filters);
   // Whether each column's type changed since the file was written (decided once, not per value).
   // Nested columns are read in the file's shape (no evolution inside nested types yet).
   std::vector<bool> cast(target.size(), false);
@@ -927,11 +935,13 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
     }
     mask = std::move(m);
   }
+  if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
+    // Mapped, not read: only the pages of the decoded columns are touched.
+    TRIB_ASSIGN_OR_RETURN(auto file, io::MappedFile::Open(path));
+    return ReadParquetFile(path, std::move(file), layout, level, mask, file_fields, pushdown);
+  }
   auto bytes = io::LocalFs().ReadFile(path);
   if (!bytes.ok()) return bytes.status();
-  if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
-    return ReadParquetFile(path, std::move(*bytes), layout, level, mask, file_fields, pushdown);
-  }
   if (path.size() > 5 && path.compare(path.size() - 5, 5, ".blob") == 0) {
     return ReadBlobFile(path, *bytes, layout, write_cols, file_fields, level);
   }
@@ -995,6 +1005,165 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
     out.push_back(std::move(kv));
   }
   return out;
+}
+
+namespace {
+
+// Clears keep[r] for the rows of `col` failing `p`. Integer comparisons with an integer literal
+// run on the raw vector; everything else through EvalPredicate.
+void FilterColumn(const Predicate& p, const ColumnVector& col, std::vector<uint8_t>* keep) {
+  const size_t n = keep->size();
+  const bool raw = col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() &&
+                   p.literals.size() == 1 && p.literals[0].is_int() &&
+                   p.op != Predicate::Op::kIn && p.op != Predicate::Op::kIsNull &&
+                   p.op != Predicate::Op::kIsNotNull;
+  if (!raw) {
+    for (size_t r = 0; r < n; r++) {
+      if ((*keep)[r] && !EvalPredicate(p, col.Get(r))) (*keep)[r] = 0;
+    }
+    return;
+  }
+  const int64_t lit = p.literals[0].int_value();
+  const int64_t* v = col.ints.data();
+  uint8_t* k = keep->data();
+  switch (p.op) {
+    case Predicate::Op::kEq: for (size_t r = 0; r < n; r++) k[r] &= v[r] == lit; break;
+    case Predicate::Op::kNe: for (size_t r = 0; r < n; r++) k[r] &= v[r] != lit; break;
+    case Predicate::Op::kLt: for (size_t r = 0; r < n; r++) k[r] &= v[r] < lit; break;
+    case Predicate::Op::kLe: for (size_t r = 0; r < n; r++) k[r] &= v[r] <= lit; break;
+    case Predicate::Op::kGt: for (size_t r = 0; r < n; r++) k[r] &= v[r] > lit; break;
+    case Predicate::Op::kGe: for (size_t r = 0; r < n; r++) k[r] &= v[r] >= lit; break;
+    default: break;
+  }
+  if (!col.nulls.empty()) {
+    for (size_t r = 0; r < n; r++) k[r] &= !col.nulls[r];  // a comparison with NULL fails
+  }
+}
+
+}  // namespace
+
+Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
+    const std::string& path, const FileLayout& layout, const std::vector<int>& columns,
+    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters) {
+  using Batches = std::optional<std::vector<ColumnBatch>>;
+  if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return Batches();
+  TRIB_ASSIGN_OR_RETURN(auto file, io::MappedFile::Open(path));
+  std::string_view view = file->data();
+  auto reader = format::parquet::ParquetReader::Open(std::move(file), view);
+  if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
+  const auto& schema = (*reader)->schema();
+  // File column of each table column used: the output columns, then filter columns.
+  std::vector<int> table_cols = columns;
+  const std::vector<Predicate> no_filters;
+  const std::vector<Predicate>& filters = row_filters ? *row_filters : no_filters;
+  for (const auto& p : filters) {
+    if (std::find(table_cols.begin(), table_cols.end(), p.column) == table_cols.end()) {
+      table_cols.push_back(p.column);
+    }
+  }
+  std::vector<int> file_col(table_cols.size());
+  for (size_t i = 0; i < table_cols.size(); i++) {
+    const Field& f = layout.fields[table_cols[i]];
+    int c = schema.FindColumnById(f.id);
+    if (c < 0) c = schema.FindColumn(f.name);
+    if (c < 0) return Batches();  // missing columns read as NULL: the row path does that
+    auto type = (*reader)->ColumnType(c);
+    // The file was written with the read schema; its Parquet type may still say less (STRING
+    // for VARCHAR(n)), so only the kind of value is compared.
+    if (!type || type->id != f.type.id) return Batches();
+    file_col[i] = c;
+  }
+  int kind_col = -1;
+  if (layout.primary_key) {
+    kind_col = schema.FindColumn("_VALUE_KIND");
+    if (kind_col < 0) {
+      return Status::Corruption("data file '" + path + "' lacks the _VALUE_KIND column");
+    }
+  }
+  // Filter columns (and the row kind) are decoded first.
+  std::vector<size_t> first_pos, other_pos;  // positions in table_cols
+  for (size_t i = 0; i < table_cols.size(); i++) {
+    bool f = std::any_of(filters.begin(), filters.end(),
+                         [&](const Predicate& p) { return p.column == table_cols[i]; });
+    (f ? first_pos : other_pos).push_back(i);
+  }
+  auto file_cols_of = [&](const std::vector<size_t>& pos, bool with_kind) {
+    std::vector<int> cols;
+    for (size_t i : pos) cols.push_back(file_col[i]);
+    if (with_kind) cols.push_back(kind_col);
+    return cols;
+  };
+  const std::vector<int> first_cols = file_cols_of(first_pos, kind_col >= 0);
+  const std::vector<int> other_cols = file_cols_of(other_pos, false);
+  auto group_filter = RowGroupFilterFor(schema, layout, nullptr, skip_filters);
+  std::vector<ColumnBatch> out;
+  auto fail = [&](const Status& st) { return st.WithContext("data file '" + path + "'"); };
+  for (int rg = 0; rg < (*reader)->num_row_groups(); rg++) {
+    if (group_filter && !group_filter((*reader)->RowGroupStatistics(rg))) continue;
+    const size_t n = static_cast<size_t>((*reader)->metadata().row_groups[rg].num_rows);
+    std::vector<ColumnVector> got(table_cols.size());
+    // Decodes file columns `cols` into got[pos[k]] (a trailing extra column stays in *rest).
+    auto decode = [&](const std::vector<int>& cols, const std::vector<size_t>& pos,
+                      std::vector<ColumnVector>* rest) -> Status {
+      TRIB_ASSIGN_OR_RETURN(*rest, (*reader)->ReadRowGroupVectors(rg, cols));
+      for (auto& v : *rest) {
+        if (v.size() != n) return Status::Corruption("a column chunk's row count differs");
+      }
+      for (size_t k = 0; k < pos.size(); k++) got[pos[k]] = std::move((*rest)[k]);
+      return Status::OK();
+    };
+    std::vector<uint8_t> keep(n, 1);
+    if (!first_cols.empty()) {
+      std::vector<ColumnVector> first;
+      Status st = decode(first_cols, first_pos, &first);
+      if (!st.ok()) return fail(st);
+      if (kind_col >= 0) {
+        const ColumnVector& kinds = first.back();
+        for (size_t r = 0; r < n; r++) {
+          int64_t kind = kinds.rep == ColumnVector::Rep::kInt && !kinds.IsNull(r) ? kinds.ints[r]
+                                                                                  : -1;
+          if (kind < 0 || kind > 3) {
+            return fail(Status::Corruption("invalid _VALUE_KIND in row " + std::to_string(r)));
+          }
+          if (IsRetract(static_cast<RowKind>(kind))) keep[r] = 0;
+        }
+      }
+      for (const auto& p : filters) {
+        size_t i = std::find(table_cols.begin(), table_cols.end(), p.column) - table_cols.begin();
+        FilterColumn(p, got[i], &keep);
+      }
+    }
+    std::vector<uint32_t> selected;
+    selected.reserve(n);
+    for (size_t r = 0; r < n; r++) {
+      if (keep[r]) selected.push_back(static_cast<uint32_t>(r));
+    }
+    if (selected.empty()) continue;
+    if (!other_cols.empty()) {
+      std::vector<ColumnVector> other;
+      Status st = decode(other_cols, other_pos, &other);
+      if (!st.ok()) return fail(st);
+    }
+    ColumnBatch batch;
+    batch.num_rows = selected.size();
+    for (size_t i = 0; i < columns.size(); i++) {
+      ColumnVector& v = got[i];
+      // Values read with the file's type; the column's declared type (nullability, length) is
+      // the table's.
+      v.type = layout.fields[columns[i]].type;
+      if (selected.size() == n) {
+        batch.columns.push_back(std::move(v));
+      } else {
+        ColumnVector picked;
+        picked.type = v.type;
+        picked.rep = v.rep;
+        picked.AppendRows(v, selected);
+        batch.columns.push_back(std::move(picked));
+      }
+    }
+    out.push_back(std::move(batch));
+  }
+  return Batches(std::move(out));
 }
 
 }  // namespace tributary::table

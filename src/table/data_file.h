@@ -15,6 +15,7 @@
 #include "table/core_options.h"
 #include "meta/manifest.h"
 #include "meta/paths.h"
+#include "tributary/column_batch.h"
 #include "tributary/result.h"
 #include "tributary/schema.h"
 #include "tributary/table.h"
@@ -118,5 +119,16 @@ Result<std::vector<merge::KeyValue>> ReadDataFile(
     const std::string& path, const FileLayout& layout, int32_t level,
     const std::optional<std::vector<std::string>>& write_cols = std::nullopt,
     const std::vector<Field>* file_fields = nullptr, const ReadPushdown& pushdown = {});
+
+// Reads the table columns `columns` (in that order) of a Parquet data file written with the
+// read schema (no `_WRITE_COLS`, no evolution) as column batches, one per row group kept: row
+// groups are skipped by `skip_filters` statistics, rows failing `row_filters` are dropped, and
+// so are the retraction records of primary-key files (the caller reads files whose records need
+// no merge). Filter columns are decoded first, the others only for row groups with a match.
+// Returns nullopt when the file holds something this path does not read (the caller then reads
+// rows with ReadDataFile).
+Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
+    const std::string& path, const FileLayout& layout, const std::vector<int>& columns,
+    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters);
 
 }  // namespace tributary::table

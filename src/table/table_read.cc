@@ -37,6 +37,20 @@ struct Split {
   std::vector<meta::DataFileMeta> files;
 };
 
+ColumnBatch RowsToColumns(const RowBatch& rows, const std::vector<Field>& fields) {
+  ColumnBatch out;
+  out.num_rows = rows.rows.size();
+  out.columns.resize(fields.size());
+  for (size_t c = 0; c < fields.size(); c++) {
+    out.columns[c].type = fields[c].type;
+    out.columns[c].rep = ColumnVector::RepOf(fields[c].type);
+  }
+  for (const Row& r : rows.rows) {
+    for (size_t c = 0; c < fields.size(); c++) out.columns[c].Append(r[c]);
+  }
+  return out;
+}
+
 class FileStoreScan : public TableScan {
  public:
   // `meta_path`: where schema/ and snapshot/ are (the table itself, or a branch's folder
@@ -117,6 +131,39 @@ class FileStoreScan : public TableScan {
       if (!batch->rows.empty()) return true;
     }
     return false;
+  }
+
+  Result<bool> NextColumns(ColumnBatch* batch) override {
+    batch->Clear();
+    if (!planned_) {
+      TRIB_RETURN_NOT_OK(Plan());
+      planned_ = true;
+    }
+    if (!ColumnPath()) return TableScan::NextColumns(batch);
+    const int threads = DefaultParallelism();
+    while (true) {
+      while (next_ready_ < ready_columns_.size()) {
+        ColumnBatch& b = ready_columns_[next_ready_++];
+        if (b.num_rows == 0) continue;
+        std::swap(*batch, b);
+        b = ColumnBatch();
+        return true;
+      }
+      if (next_split_ >= splits_.size()) return false;
+      // The next few splits, on every core; each gives one or more batches, in order.
+      size_t k = std::min(splits_.size() - next_split_, static_cast<size_t>(threads) * 2);
+      std::vector<std::vector<ColumnBatch>> parts(k);
+      const size_t first = next_split_;
+      next_split_ += k;
+      TRIB_RETURN_NOT_OK(ParallelFor(k, threads, [&](size_t i) {
+        return ReadSplitColumns(splits_[first + i], &parts[i]);
+      }));
+      ready_columns_.clear();
+      next_ready_ = 0;
+      for (auto& p : parts) {
+        for (auto& b : p) ready_columns_.push_back(std::move(b));
+      }
+    }
   }
 
   // Partitions (serialized) this scan must skip: those the main branch has, when this scan reads
@@ -469,6 +516,44 @@ class FileStoreScan : public TableScan {
     return true;
   }
 
+  // Whether NextColumns reads files column by column: batch reads whose records need no
+  // per-row bookkeeping (no LIMIT, deletion vectors, data evolution, row tracking, point
+  // lookup or fallback branch).
+  bool ColumnPath() const {
+    return !options_.limit && !dv_enabled_ && !data_evolution_ && !options_.row_tracking &&
+           !lookup_key_ && !fallback_;
+  }
+
+  // One split as column batches: files that need no merge (append files, a primary-key bucket
+  // of one file) column by column when they are Parquet files of the read schema, everything
+  // else through ReadSplit's rows.
+  Status ReadSplitColumns(const Split& split, std::vector<ColumnBatch>* out) {
+    if (!layout_.primary_key || split.files.size() == 1) {
+      for (const auto& f : split.files) {
+        std::optional<std::vector<ColumnBatch>> batches;
+        if (f.schema_id == schema_->id && !f.write_cols) {
+          TRIB_ASSIGN_OR_RETURN(batches,
+                                ReadDataFileColumns(DataFilePath(split, f), layout_, projection_,
+                                                    &skip_filters_, &options_.filters));
+        }
+        if (batches) {
+          for (auto& b : *batches) out->push_back(std::move(b));
+          continue;
+        }
+        Split one = split;
+        one.files = {f};
+        RowBatch rows;
+        TRIB_RETURN_NOT_OK(ReadSplit(one, &rows));
+        out->push_back(RowsToColumns(rows, output_fields_));
+      }
+      return Status::OK();
+    }
+    RowBatch rows;
+    TRIB_RETURN_NOT_OK(ReadSplit(split, &rows));
+    out->push_back(RowsToColumns(rows, output_fields_));
+    return Status::OK();
+  }
+
   // Whether splits are read on several threads: when nothing is shared between them (no LIMIT
   // to count toward, no deletion-vector file cache, no point lookup) and there are several.
   bool Parallel() const {
@@ -693,12 +778,35 @@ class FileStoreScan : public TableScan {
   std::mutex file_schemas_mu_;
   std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
   std::vector<RowBatch> ready_;  // splits read ahead in parallel, handed out from next_ready_
+  std::vector<ColumnBatch> ready_columns_;  // the same for NextColumns
   size_t next_ready_ = 0;
   bool planned_ = false;
   int64_t emitted_ = 0;
 };
 
 }  // namespace
+
+}  // namespace tributary::table
+
+namespace tributary {
+
+Result<bool> TableScan::NextColumns(ColumnBatch* batch) {
+  RowBatch rows;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, Next(&rows));
+    if (!more) {
+      batch->Clear();
+      return false;
+    }
+    if (rows.rows.empty()) continue;
+    *batch = table::RowsToColumns(rows, output_fields());
+    return true;
+  }
+}
+
+}  // namespace tributary
+
+namespace tributary::table {
 
 Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const TableSchema& schema,
                                                  std::optional<int64_t> snapshot_id) {

@@ -23,6 +23,12 @@ class ValueConverter {
   const DataType& type() const { return type_; }
   // REQUIRES: `i` < values.size() and `values` hold the leaf's physical type.
   Value Convert(const PhysicalValues& values, size_t i) const;
+  // Whether Convert is the physical value itself (ints as Value::Int or Value::Bool, doubles,
+  // bytes as strings), so a ColumnVector can take the physical vector as it is.
+  bool IsDirect() const {
+    return kind_ == Kind::kBool || kind_ == Kind::kInt || kind_ == Kind::kDouble ||
+           kind_ == Kind::kBytes;
+  }
   // A statistics value (PLAIN bytes without a length prefix); nullopt if malformed.
   std::optional<Value> ConvertStat(std::string_view bytes) const;
 

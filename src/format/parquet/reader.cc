@@ -34,8 +34,16 @@ bool DeprecatedStatsUsable(const LeafColumn& leaf, const DataType& type) {
 }  // namespace
 
 Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::string file_bytes) {
+  auto owner = std::make_shared<const std::string>(std::move(file_bytes));
+  std::string_view view = *owner;
+  return Open(std::move(owner), view);
+}
+
+Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::shared_ptr<const void> owner,
+                                                           std::string_view file) {
   std::unique_ptr<ParquetReader> r(new ParquetReader());
-  r->file_ = std::move(file_bytes);
+  r->owner_ = std::move(owner);
+  r->file_ = file;
   std::string_view f = r->file_;
   if (f.size() < 12)
     return Status::Corruption("parquet: file too short (" + std::to_string(f.size()) + " bytes)");
@@ -272,6 +280,82 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
   return out;
 }
 
+Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
+    int rg, const std::vector<int>& projection) const {
+  TRIB_ASSIGN_OR_RETURN(std::vector<int> cols, ResolveProjection(projection));
+  if (rg < 0 || rg >= num_row_groups()) return Status::Invalid("parquet: row group out of range");
+  std::vector<ColumnVector> out;
+  out.reserve(cols.size());
+  for (int c : cols) {
+    ColumnVector v;
+    const ValueConverter* conv = converters_[c] ? &*converters_[c] : nullptr;
+    v.type = conv ? conv->type() : *ColumnType(c);
+    v.rep = ColumnVector::RepOf(v.type);
+    const bool direct = !nested_[c] && conv && conv->IsDirect() &&
+                        v.rep != ColumnVector::Rep::kValue;
+    if (!direct) {
+      TRIB_ASSIGN_OR_RETURN(auto values, ReadRowGroupColumns(rg, {c}));
+      v.rep = ColumnVector::Rep::kValue;
+      v.values = std::move(values[0]);
+      for (size_t i = 0; i < v.values.size(); i++) {
+        if (!v.values[i].is_null()) continue;
+        if (v.nulls.empty()) v.nulls.assign(v.values.size(), 0);
+        v.nulls[i] = 1;
+      }
+      out.push_back(std::move(v));
+      continue;
+    }
+    const ParquetColumn& col = schema_.columns()[c];
+    const LeafColumn& leaf = schema_.leaves()[col.first_leaf];
+    Result<ColumnChunkData> data = ReadLeafChunk(rg, col.first_leaf);
+    if (!data.ok()) {
+      return data.status().WithContext("row group " + std::to_string(rg) + ", column '" + col.name +
+                                       "'");
+    }
+    PhysicalValues& pv = data->values;
+    const size_t n = static_cast<size_t>(data->num_levels);
+    // The chunk's values are the present ones; with NULLs they are spread over the rows.
+    auto spread = [&](auto& from, auto& to, auto placeholder) -> Status {
+      if (from.size() == n) {
+        to = std::move(from);
+        return Status::OK();
+      }
+      if (leaf.max_def_level == 0 || data->def_levels.size() != n) {
+        return Status::Corruption("parquet: column '" + col.name + "' has " +
+                                  std::to_string(from.size()) + " values for " +
+                                  std::to_string(n) + " rows");
+      }
+      to.reserve(n);
+      v.nulls.assign(n, 0);
+      size_t next = 0;
+      for (size_t r = 0; r < n; r++) {
+        if (data->def_levels[r] == leaf.max_def_level && next < from.size()) {
+          to.push_back(std::move(from[next++]));
+        } else {
+          to.push_back(placeholder);
+          v.nulls[r] = 1;
+        }
+      }
+      if (next != from.size()) return Status::Corruption("parquet: column '" + col.name +
+                                                         "' has more values than rows");
+      return Status::OK();
+    };
+    switch (v.rep) {
+      case ColumnVector::Rep::kInt:
+        TRIB_RETURN_NOT_OK(spread(pv.ints, v.ints, int64_t{0}));
+        break;
+      case ColumnVector::Rep::kDouble:
+        TRIB_RETURN_NOT_OK(spread(pv.doubles, v.doubles, 0.0));
+        break;
+      default:
+        TRIB_RETURN_NOT_OK(spread(pv.bytes, v.strings, std::string()));
+        break;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
 Result<std::vector<Row>> ParquetReader::ReadRows(const ParquetReadOptions& options) const {
   TRIB_ASSIGN_OR_RETURN(std::vector<int> cols, ResolveProjection(options.projection));
   std::vector<Row> rows;
@@ -305,7 +389,7 @@ Result<PageIndex> ParquetReader::ReadPageIndex(int rg, int leaf) const {
       return Status::Corruption("parquet: page index outside the file");
     }
     *out =
-        std::string_view(file_).substr(static_cast<size_t>(*offset), static_cast<size_t>(*length));
+        file_.substr(static_cast<size_t>(*offset), static_cast<size_t>(*length));
     return Status::OK();
   };
   PageIndex index;

@@ -17,6 +17,7 @@
 #include "format/parquet/parquet_metadata.h"
 #include "format/parquet/parquet_schema.h"
 #include "format/parquet/parquet_values.h"
+#include "tributary/column_batch.h"
 #include "tributary/result.h"
 #include "tributary/value.h"
 
@@ -56,6 +57,9 @@ class ParquetReader {
   // Parses the footer and schema. Not a Parquet file, a damaged footer or an encrypted file
   // gives an error (Corruption / NotSupported); data pages are only read later.
   static Result<std::unique_ptr<ParquetReader>> Open(std::string file_bytes);
+  // The same over bytes held elsewhere (a mapped file): `owner` keeps `file` alive.
+  static Result<std::unique_ptr<ParquetReader>> Open(std::shared_ptr<const void> owner,
+                                                     std::string_view file);
 
   const FileMetaData& metadata() const { return metadata_; }
   const FileSchema& schema() const { return schema_; }
@@ -72,6 +76,11 @@ class ParquetReader {
   // PageStatistics, to find the rows).
   Result<std::vector<std::vector<Value>>> ReadRowGroupColumns(
       int rg, const std::vector<int>& projection, const RowRanges* rows = nullptr) const;
+  // The same columns as column vectors (tributary/column_batch.h): flat columns whose values
+  // are their physical values (integers, floating point, strings) keep the decoded vectors; the
+  // others hold Values.
+  Result<std::vector<ColumnVector>> ReadRowGroupVectors(int rg,
+                                                        const std::vector<int>& projection) const;
   // Rows (values in projection order) of every row group the filter keeps.
   Result<std::vector<Row>> ReadRows(const ParquetReadOptions& options = {}) const;
 
@@ -93,7 +102,8 @@ class ParquetReader {
   ParquetReader() = default;
   Result<std::vector<int>> ResolveProjection(const std::vector<int>& projection) const;
 
-  std::string file_;
+  std::shared_ptr<const void> owner_;  // holds the bytes file_ views
+  std::string_view file_;
   FileMetaData metadata_;
   FileSchema schema_;
   // One per top-level column; set for flat columns whose type maps to Tributary.

@@ -1,0 +1,111 @@
+#include "tributary/column_batch.h"
+
+namespace tributary {
+
+ColumnVector::Rep ColumnVector::RepOf(const DataType& type) {
+  switch (type.id) {
+    case TypeId::kBoolean:
+    case TypeId::kTinyInt:
+    case TypeId::kSmallInt:
+    case TypeId::kInt:
+    case TypeId::kBigInt:
+    case TypeId::kDate:
+    case TypeId::kTime:
+      return Rep::kInt;
+    case TypeId::kFloat:
+    case TypeId::kDouble:
+      return Rep::kDouble;
+    case TypeId::kChar:
+    case TypeId::kVarChar:
+    case TypeId::kBinary:
+    case TypeId::kVarBinary:
+      return Rep::kString;
+    default:
+      return Rep::kValue;
+  }
+}
+
+size_t ColumnVector::size() const {
+  switch (rep) {
+    case Rep::kInt:
+      return ints.size();
+    case Rep::kDouble:
+      return doubles.size();
+    case Rep::kString:
+      return strings.size();
+    case Rep::kValue:
+      return values.size();
+  }
+  return 0;
+}
+
+Value ColumnVector::Get(size_t i) const {
+  if (IsNull(i)) return Value::Null();
+  switch (rep) {
+    case Rep::kInt:
+      return type.id == TypeId::kBoolean ? Value::Bool(ints[i] != 0) : Value::Int(ints[i]);
+    case Rep::kDouble:
+      return Value::Double(doubles[i]);
+    case Rep::kString:
+      return Value::String(strings[i]);
+    case Rep::kValue:
+      return values[i];
+  }
+  return Value::Null();
+}
+
+void ColumnVector::Append(const Value& v) {
+  const size_t n = size();
+  if (v.is_null()) {
+    if (nulls.empty()) nulls.assign(n, 0);
+    nulls.push_back(1);
+  } else if (!nulls.empty()) {
+    nulls.push_back(0);
+  }
+  switch (rep) {
+    case Rep::kInt:
+      ints.push_back(v.is_null() ? 0 : v.is_bool() ? (v.bool_value() ? 1 : 0) : v.int_value());
+      break;
+    case Rep::kDouble:
+      doubles.push_back(v.is_null() ? 0.0 : v.double_value());
+      break;
+    case Rep::kString:
+      strings.push_back(v.is_null() ? std::string() : v.string_value());
+      break;
+    case Rep::kValue:
+      values.push_back(v);
+      break;
+  }
+}
+
+void ColumnVector::AppendRows(const ColumnVector& from, const std::vector<uint32_t>& rows) {
+  const size_t n = size();
+  if (!from.nulls.empty() || !nulls.empty()) {
+    if (nulls.empty()) nulls.assign(n, 0);
+    for (uint32_t r : rows) nulls.push_back(from.IsNull(r) ? 1 : 0);
+  }
+  switch (rep) {
+    case Rep::kInt:
+      for (uint32_t r : rows) ints.push_back(from.ints[r]);
+      break;
+    case Rep::kDouble:
+      for (uint32_t r : rows) doubles.push_back(from.doubles[r]);
+      break;
+    case Rep::kString:
+      for (uint32_t r : rows) strings.push_back(from.strings[r]);
+      break;
+    case Rep::kValue:
+      for (uint32_t r : rows) values.push_back(from.values[r]);
+      break;
+  }
+}
+
+void ColumnVector::Clear() {
+  ints.clear();
+  doubles.clear();
+  strings.clear();
+  values.clear();
+  nulls.clear();
+}
+
+}  // namespace tributary
