@@ -86,6 +86,18 @@ class BucketWriter {
   const FileLayout& layout() const { return layout_; }
   const WriteContext& context() const { return ctx_; }
   void RaiseNextSeq(int64_t next) { next_seq_ = std::max(next_seq_, next); }
+  // Sequence numbers must grow with commit order within a bucket. Before a commit, the buffered
+  // records (numbered in write order) move above `live_max`, the highest number the bucket's
+  // committed files hold, when other writers committed higher numbers meanwhile: in memory,
+  // so the files need no renumbering later (see Renumber).
+  void MoveBufferAbove(int64_t live_max) {
+    if (!buffer_.empty() && new_files_.empty() && buffer_.front().sequence <= live_max) {
+      const int64_t shift = live_max + 1 - buffer_.front().sequence;
+      for (auto& kv : buffer_) kv.sequence += shift;
+      next_seq_ += shift;
+    }
+    if (buffer_.empty() && new_files_.empty()) RaiseNextSeq(live_max + 1);
+  }
 
   // Rewrites this commit's new files with every sequence number raised by `shift` (a concurrent
   // commit used the same numbers), replacing them in new_files().
@@ -407,6 +419,14 @@ class FileStoreWriter : public TableWriter {
   Status PrepareBucket(const BucketId& id, BucketWriter* bw,
                        const UniversalCompactionPicker& picker, CommitMessage* m,
                        std::vector<std::pair<std::string, std::string>>* outputs) const {
+    if (layout_.primary_key) {
+      auto live = existing_.find(id);
+      if (live != existing_.end() && !live->second.empty()) {
+        int64_t live_max = INT64_MIN;
+        for (const auto& f : live->second) live_max = std::max(live_max, f.max_sequence_number);
+        bw->MoveBufferAbove(live_max);
+      }
+    }
     TRIB_RETURN_NOT_OK(bw->Flush(core_.target_file_size));
     m->partition = id.first;
     m->bucket = id.second;
