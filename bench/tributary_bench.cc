@@ -77,10 +77,10 @@ Status W1(const std::string& warehouse, const std::string& kase) {
   ASSIGN_OR_RETURN(writer, table->NewWriter({}));
   bench::W1Generator gen(p.W1Keyspace());
   bench::W1Row r;
-  Row row(7);
   int64_t commits = 0;
   for (int64_t i = 0; i < p.w1_rows; i++) {
     gen.Next(i, &r);
+    Row row(7);
     row[0] = Value::Int(r.id);
     row[1] = Value::Int(r.a);
     row[2] = Value::Int(r.b);
@@ -88,7 +88,7 @@ Status W1(const std::string& warehouse, const std::string& kase) {
     row[4] = Value::String(r.s1);
     row[5] = Value::String(r.s2);
     row[6] = Value::String(r.s3);
-    CHECK_OK(writer->Write(RowKind::kInsert, row));
+    CHECK_OK(writer->Write(RowKind::kInsert, std::move(row)));
     if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
       ASSIGN_OR_RETURN(snap, writer->Commit());
       (void)snap;

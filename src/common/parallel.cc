@@ -2,11 +2,58 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 namespace tributary {
+namespace {
+
+// The process's worker threads, started on first use and kept for its lifetime, so what they
+// cache per thread (compression contexts, malloc arenas) is reused across calls.
+class WorkerPool {
+ public:
+  static WorkerPool& Instance() {
+    // Never destroyed: workers may still wait for tasks while the process exits.
+    static WorkerPool* pool = new WorkerPool(DefaultParallelism() - 1);
+    return *pool;
+  }
+  size_t size() const { return threads_; }
+  void Submit(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      tasks_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  explicit WorkerPool(int threads) : threads_(static_cast<size_t>(std::max(0, threads))) {
+    for (size_t i = 0; i < threads_; i++) std::thread([this] { Run(); }).detach();
+  }
+  void Run() {
+    while (true) {
+      std::function<void()> task;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [this] { return !tasks_.empty(); });
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+  size_t threads_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> tasks_;
+};
+
+}  // namespace
 
 int DefaultParallelism() {
   static const int n = [] {
@@ -21,28 +68,45 @@ int DefaultParallelism() {
 
 Status ParallelFor(size_t n, int threads, const std::function<Status(size_t)>& fn) {
   if (n == 0) return Status::OK();
-  size_t workers = std::min(n, static_cast<size_t>(std::max(threads, 1)));
-  if (workers <= 1) {
+  WorkerPool& pool = WorkerPool::Instance();
+  size_t helpers = std::min({n - 1, static_cast<size_t>(std::max(threads, 1)) - 1, pool.size()});
+  if (helpers == 0) {
     for (size_t i = 0; i < n; i++) TRIB_RETURN_NOT_OK(fn(i));
     return Status::OK();
   }
-  std::vector<Status> results(n);
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  auto work = [&]() {
-    while (!failed.load(std::memory_order_relaxed)) {
-      size_t i = next.fetch_add(1);
+  // Pieces are claimed by index, by the caller and by pool workers alike; a worker that starts
+  // after every piece is claimed returns without touching `fn`. The caller waits only for
+  // claimed pieces to finish, so nested calls cannot deadlock on busy workers.
+  struct State {
+    explicit State(size_t n) : results(n) {}
+    std::vector<Status> results;
+    std::atomic<size_t> next{0};
+    std::atomic<bool> failed{false};
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t finished = 0;
+  };
+  auto state = std::make_shared<State>(n);
+  const std::function<Status(size_t)>* f = &fn;
+  auto work = [state, f, n]() {
+    while (true) {
+      size_t i = state->next.fetch_add(1);
       if (i >= n) return;
-      results[i] = fn(i);
-      if (!results[i].ok()) failed.store(true);
+      if (!state->failed.load(std::memory_order_relaxed)) {
+        state->results[i] = (*f)(i);
+        if (!state->results[i].ok()) state->failed.store(true);
+      }
+      std::lock_guard<std::mutex> lock(state->mu);
+      if (++state->finished == n) state->cv.notify_all();
     }
   };
-  std::vector<std::thread> pool;
-  pool.reserve(workers - 1);
-  for (size_t t = 0; t + 1 < workers; t++) pool.emplace_back(work);
+  for (size_t t = 0; t < helpers; t++) pool.Submit(work);
   work();
-  for (auto& t : pool) t.join();
-  for (auto& st : results) {
+  {
+    std::unique_lock<std::mutex> lock(state->mu);
+    state->cv.wait(lock, [&] { return state->finished == n; });
+  }
+  for (auto& st : state->results) {
     if (!st.ok()) return st;
   }
   return Status::OK();

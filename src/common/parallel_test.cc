@@ -38,6 +38,17 @@ TEST(ParallelFor, ReturnsTheLowestFailedIndex) {
   EXPECT_EQ(st.message(), "piece 3");
 }
 
+TEST(ParallelFor, NestedCallsFinish) {
+  std::atomic<int> total{0};
+  ASSERT_TRUE(ParallelFor(6, 4, [&](size_t) {
+                return ParallelFor(5, 4, [&](size_t) {
+                  total++;
+                  return Status::OK();
+                });
+              }).ok());
+  EXPECT_EQ(total.load(), 30);
+}
+
 TEST(ParallelFor, NothingToDo) {
   EXPECT_TRUE(ParallelFor(0, 4, [](size_t) { return Status::Invalid("never"); }).ok());
   EXPECT_GE(DefaultParallelism(), 1);

@@ -81,7 +81,7 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
     // Partial-column records are only compacted into the top level (see the writer's picker
     // use), where nothing older remains: what they did not write is NULL.
     kv.write_mask = nullptr;
-    Status st = writer.Write(std::move(kv));
+    Status st = writer.Write(kv);
     if (!st.ok()) {
       writer.Abort();
       return st;

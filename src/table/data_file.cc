@@ -496,7 +496,7 @@ DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::
 
 DataFileWriter::~DataFileWriter() = default;
 
-Status DataFileWriter::Write(KeyValue kv) {
+Status DataFileWriter::Write(KeyValue& kv) {
   if (!file_) {
     auto f = std::make_unique<OpenFile>(layout_, StatsColumns(layout_));
     std::string fmt = format_.FormatForLevel(level_);
@@ -553,10 +553,12 @@ Status DataFileWriter::Write(KeyValue kv) {
     TRIB_RETURN_NOT_OK(f.writer->Append(Datum(std::move(rec))));
   }
   if (layout_.primary_key) {
-    Row key;
-    for (int c : layout_.key_columns) key.push_back(kv.value[c]);
-    if (f.rows == 0) f.min_key = key;
-    f.max_key = std::move(key);
+    // The key of the last record written (assigned in place: no allocation per record).
+    f.max_key.resize(layout_.key_columns.size());
+    for (size_t i = 0; i < layout_.key_columns.size(); i++) {
+      f.max_key[i] = kv.value[layout_.key_columns[i]];
+    }
+    if (f.rows == 0) f.min_key = f.max_key;
     f.key_stats.Add(kv.value, &layout_.key_columns);
   }
   f.value_stats.Add(kv.value, f.stats_columns ? &*f.stats_columns : nullptr);

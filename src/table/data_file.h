@@ -73,8 +73,9 @@ class DataFileWriter {
   ~DataFileWriter();
 
   // REQUIRES (primary-key layout): records sorted by key, at most one per key per file.
-  // Takes the record by value: pass an rvalue to move its strings into the file.
-  Status Write(merge::KeyValue kv);
+  // Borrows the record: its values are encoded in place and left as they were (so the caller
+  // decides where its memory is freed).
+  Status Write(merge::KeyValue& kv);
   // Closes the open file. Returns the metas of every file written.
   Result<std::vector<meta::DataFileMeta>> Finish();
   // Deletes every file written so far (on failure).

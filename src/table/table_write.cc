@@ -76,6 +76,10 @@ class BucketWriter {
     }
     TRIB_ASSIGN_OR_RETURN(auto files, writer.Finish());
     for (auto& f : files) new_files_.push_back(std::move(f));
+    // Flushes may run on another thread than the writes that filled the buffer: its records
+    // are freed by ReleaseFlushed on the writing thread (freeing them here would contend for
+    // the allocator's lock with that thread).
+    flushed_.push_back(std::move(buffer_));
     buffer_.clear();
     buffer_bytes_ = 0;
     io::CrashPoint("write.after-flush");
@@ -83,6 +87,7 @@ class BucketWriter {
   }
 
   std::vector<meta::DataFileMeta>& new_files() { return new_files_; }
+  void ReleaseFlushed() { flushed_.clear(); }
   const FileLayout& layout() const { return layout_; }
   const WriteContext& context() const { return ctx_; }
   void RaiseNextSeq(int64_t next) { next_seq_ = std::max(next_seq_, next); }
@@ -117,7 +122,7 @@ class BucketWriter {
         merge::KeyValue& kv = (*records)[i];
         kv.sequence += shift;
         max_seq = std::max(max_seq, kv.sequence);
-        st = writer.Write(std::move(kv));
+        st = writer.Write(kv);
       }
       if (!st.ok()) {
         writer.Abort();
@@ -145,7 +150,7 @@ class BucketWriter {
 
  private:
   Status WriteAll(DataFileWriter* w) {
-    for (auto& kv : buffer_) TRIB_RETURN_NOT_OK(w->Write(std::move(kv)));
+    for (auto& kv : buffer_) TRIB_RETURN_NOT_OK(w->Write(kv));
     return Status::OK();
   }
   Status WriteMerged(DataFileWriter* w) {
@@ -158,7 +163,7 @@ class BucketWriter {
       while (i < buffer_.size()) {
         size_t j = i + 1;
         while (j < buffer_.size() && cmp.Compare(buffer_[i].value, buffer_[j].value) == 0) j++;
-        TRIB_RETURN_NOT_OK(w->Write(std::move(buffer_[j - 1])));
+        TRIB_RETURN_NOT_OK(w->Write(buffer_[j - 1]));
         i = j;
       }
       return Status::OK();
@@ -172,7 +177,7 @@ class BucketWriter {
         TRIB_RETURN_NOT_OK(mf->Add(buffer_[j]));
         j++;
       }
-      if (auto r = mf->Result()) TRIB_RETURN_NOT_OK(w->Write(std::move(*r)));
+      if (auto r = mf->Result()) TRIB_RETURN_NOT_OK(w->Write(*r));
       i = j;
     }
     return Status::OK();
@@ -185,6 +190,7 @@ class BucketWriter {
   int64_t next_seq_;
   meta::FileNamer namer_;
   std::vector<KeyValue> buffer_;
+  std::vector<std::vector<KeyValue>> flushed_;  // flushed buffers, freed by ReleaseFlushed
   int64_t buffer_bytes_ = 0;
   std::vector<meta::DataFileMeta> new_files_;
 };
@@ -222,7 +228,9 @@ class FileStoreWriter : public TableWriter {
     if (!committed_all_) Abort();
   }
 
-  Status Write(RowKind kind, const Row& row) override {
+  Status Write(RowKind kind, const Row& row) override { return Write(kind, Row(row)); }
+
+  Status Write(RowKind kind, Row&& row) override {
     if (failed_) return Status::Invalid("the writer failed earlier and must be discarded");
     if (row.size() != schema_->fields.size()) {
       return Status::Invalid("table '" + path_ + "' has " +
@@ -236,22 +244,30 @@ class FileStoreWriter : public TableWriter {
     }
     // Refused rows change nothing (not even the dynamic-bucket index).
     if (ctx_.merge_config && IsRetract(kind)) TRIB_RETURN_NOT_OK(CheckRetractAllowed());
-    Row partition;
-    for (int i : partition_idx_) partition.push_back(row[i]);
-    std::string pbytes = format::SerializeBinaryRow(partition_types_, partition);
+    // Scratch rows reused across calls: no allocation per row for routing.
+    auto pick = [&row](const std::vector<int>& idx, Row* out) -> const Row& {
+      out->resize(idx.size());
+      for (size_t k = 0; k < idx.size(); k++) (*out)[k] = row[idx[k]];
+      return *out;
+    };
+    const Row& partition = pick(partition_idx_, &scratch_partition_);
+    if (!partition_idx_.empty() || scratch_pbytes_.empty()) {
+      scratch_pbytes_ = format::SerializeBinaryRow(partition_types_, partition);
+    }
+    const std::string& pbytes = scratch_pbytes_;
     int32_t bucket = 0;
     if (core_.bucket > 0) {
-      Row bkey;
-      for (int i : bucket_idx_) bkey.push_back(row[i]);
-      bucket = format::BucketOf(format::HashRow(bucket_types_, bkey), core_.bucket);
+      bucket = format::BucketOf(format::HashRow(bucket_types_, pick(bucket_idx_, &scratch_key_)),
+                                core_.bucket);
     } else if (dynamic_) {
-      Row key;
-      for (int i : layout_.key_columns) key.push_back(row[i]);
-      TRIB_ASSIGN_OR_RETURN(bucket, dynamic_->Assign(pbytes, format::HashRow(key_types_, key),
-                                                     options_.overwrite));
+      TRIB_ASSIGN_OR_RETURN(
+          bucket, dynamic_->Assign(pbytes,
+                                   format::HashRow(key_types_,
+                                                   pick(layout_.key_columns, &scratch_key_)),
+                                   options_.overwrite));
     }
     TRIB_ASSIGN_OR_RETURN(BucketWriter * bw, GetBucket(pbytes, partition, bucket));
-    KeyValue kv{0, kind, row, 0, nullptr};
+    KeyValue kv{0, kind, std::move(row), 0, nullptr};
     if (input_merge_) input_merge_->PrepareInput(&kv);
     int64_t before = bw->buffer_bytes();
     bw->Add(std::move(kv));
@@ -267,6 +283,7 @@ class FileStoreWriter : public TableWriter {
       if (!largest || largest->buffer_bytes() == 0) break;
       buffered_bytes_ -= largest->buffer_bytes();
       Status st = largest->Flush(core_.target_file_size);
+      largest->ReleaseFlushed();
       if (!st.ok()) {
         failed_ = true;
         return st;
@@ -487,6 +504,7 @@ class FileStoreWriter : public TableWriter {
     Status st = ParallelFor(work.size(), DefaultParallelism(), [&](size_t i) {
       return PrepareBucket(work[i].first, work[i].second, picker, &messages[i], &outputs[i]);
     });
+    for (auto& [id, bw] : work) bw->ReleaseFlushed();
     for (auto& o : outputs) {
       for (auto& f : o) compact_outputs_.push_back(std::move(f));
     }
@@ -562,6 +580,8 @@ class FileStoreWriter : public TableWriter {
   std::vector<int> partition_idx_, bucket_idx_;
   std::vector<DataType> partition_types_, bucket_types_;
   std::vector<Field> partition_fields_;
+  Row scratch_partition_, scratch_key_;  // reused by Write
+  std::string scratch_pbytes_;
   std::map<BucketId, std::unique_ptr<BucketWriter>> buckets_;
   std::map<BucketId, std::vector<meta::DataFileMeta>> existing_;
   std::vector<std::pair<std::string, std::string>> compact_outputs_;

@@ -79,6 +79,7 @@ void ColumnChunkWriter::ResetChunk() {
   rep_levels_.clear();
   page_levels_ = 0;
   page_values_.clear();
+  page_plain_.clear();
   indices_.clear();
   page_rows_ = page_nulls_ = page_plain_bytes_ = 0;
   use_dictionary_ = options_.dictionary && physical_ != PhysicalType::kBoolean;
@@ -131,6 +132,20 @@ Status ColumnChunkWriter::AddEntry(int16_t def, int16_t rep, const Value* v) {
     def_levels_.push_back(static_cast<uint32_t>(def));
     ++page_nulls_;
     ++null_count_;
+  } else if (physical_ == PhysicalType::kByteArray && !use_dictionary_ && v->is_string() &&
+             PlainEncodingFor() == Encoding::kPlain) {
+    // A string column past its dictionary: encode the value into the page at once.
+    if (!page_values_.bytes.empty()) {  // the dictionary was given up within this page
+      EncodePlain(page_values_, physical_, &page_plain_);
+      page_values_.clear();
+    }
+    const std::string& str = v->string_value();
+    PutLe32(&page_plain_, static_cast<uint32_t>(str.size()));
+    page_plain_ += str;
+    if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
+    page_plain_bytes_ += 4 + static_cast<int64_t>(str.size());
+    if (!page_min_ || CompareValues(*v, *page_min_) < 0) page_min_ = *v;
+    if (!page_max_ || CompareValues(*v, *page_max_) > 0) page_max_ = *v;
   } else {
     size_t i = page_values_.size();
     Status st = AppendPhysical(type_, physical_, type_length_, *v, &page_values_);
@@ -281,6 +296,7 @@ Status ColumnChunkWriter::FlushPage() {
   rep_levels_.clear();
   page_levels_ = 0;
   page_values_.clear();
+  page_plain_.clear();
   indices_.clear();
   page_rows_ = page_nulls_ = page_plain_bytes_ = 0;
   page_min_.reset();
@@ -317,6 +333,10 @@ Status ColumnChunkWriter::WriteDataPage(bool dictionary_encoded) {
         values = EncodeByteStreamSplit(page_values_, physical_, type_length_);
         break;
       default:
+        if (!page_plain_.empty()) {
+          values = std::move(page_plain_);
+          page_plain_.clear();
+        }
         EncodePlain(page_values_, physical_, &values);
         break;
     }

@@ -107,6 +107,9 @@ class ColumnChunkWriter {
   std::vector<uint32_t> rep_levels_;
   int64_t page_levels_ = 0;  // level entries (= rows for flat columns)
   PhysicalValues page_values_;     // present values in physical form
+  // Strings of a page encoded PLAIN without a dictionary go straight here (length + bytes), not
+  // through page_values_: no string per value.
+  std::string page_plain_;
   std::vector<uint32_t> indices_;  // their dictionary indices, while the dictionary is in use
   int64_t page_rows_ = 0;
   int64_t page_nulls_ = 0;

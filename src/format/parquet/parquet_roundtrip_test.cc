@@ -243,6 +243,44 @@ TEST(ParquetWriterTest, DictionaryFallsBackToPlain) {
   EXPECT_EQ(m.statistics->max_value, "v99");
 }
 
+TEST(ParquetWriterTest, PlainStringPagesKeepNullsAndPageStatistics) {
+  // Distinct strings give up the dictionary on the first page and are then encoded straight
+  // into the page; NULLs, empty strings and per-page min/max must survive.
+  std::vector<Field> schema = {{0, "s", DataType::String(), ""}};
+  ParquetWriterOptions o;
+  o.page_row_limit = 300;
+  std::vector<Row> rows;
+  for (int i = 0; i < 1000; ++i) {
+    rows.push_back({i % 7 == 3 ? Value::Null()
+                    : i % 11 == 0 ? Value::String("")
+                                  : Value::String("k" + std::to_string(100000 + i * 37 % 1000))});
+  }
+  auto r = OpenFile(WriteFile(schema, rows, o));
+  ASSERT_NE(r, nullptr);
+  auto got = r->ReadRows();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(*got, rows);
+  auto pages = r->PageStatistics(0, 0);
+  ASSERT_TRUE(pages.ok()) << pages.status().ToString();
+  ASSERT_EQ(pages->size(), 4u);
+  for (size_t p = 0; p < pages->size(); p++) {
+    std::optional<Value> lo, hi;
+    int64_t nulls = 0;
+    for (size_t i = p * 300; i < std::min<size_t>(rows.size(), (p + 1) * 300); i++) {
+      const Value& v = rows[i][0];
+      if (v.is_null()) {
+        nulls++;
+        continue;
+      }
+      if (!lo || CompareValues(v, *lo) < 0) lo = v;
+      if (!hi || CompareValues(v, *hi) > 0) hi = v;
+    }
+    EXPECT_EQ((*pages)[p].min, lo) << "page " << p;
+    EXPECT_EQ((*pages)[p].max, hi) << "page " << p;
+    EXPECT_EQ((*pages)[p].null_count, nulls) << "page " << p;
+  }
+}
+
 TEST(ParquetWriterTest, NullsOnlyAndRequiredColumns) {
   std::vector<Field> schema = {{7, "a", DataType::Int(), ""},
                                {8, "b", DataType::String().NotNull(), ""}};

@@ -196,7 +196,7 @@ Status AppendPhysical(const DataType& type, PhysicalType physical, int32_t type_
   switch (type.id) {
     case TypeId::kBoolean:
       if (!v.is_bool()) return mismatch();
-      out->ints.push_back(v.bool_value() ? 1 : 0);
+      if (out) out->ints.push_back(v.bool_value() ? 1 : 0);
       return Status::OK();
     case TypeId::kTinyInt:
     case TypeId::kSmallInt:
@@ -204,19 +204,19 @@ Status AppendPhysical(const DataType& type, PhysicalType physical, int32_t type_
     case TypeId::kDate:
     case TypeId::kTime:
       if (!v.is_int()) return mismatch();
-      out->ints.push_back(static_cast<int32_t>(v.int_value()));
+      if (out) out->ints.push_back(static_cast<int32_t>(v.int_value()));
       return Status::OK();
     case TypeId::kBigInt:
       if (!v.is_int()) return mismatch();
-      out->ints.push_back(v.int_value());
+      if (out) out->ints.push_back(v.int_value());
       return Status::OK();
     case TypeId::kFloat:
       if (!v.is_double()) return mismatch();
-      out->doubles.push_back(static_cast<float>(v.double_value()));
+      if (out) out->doubles.push_back(static_cast<float>(v.double_value()));
       return Status::OK();
     case TypeId::kDouble:
       if (!v.is_double()) return mismatch();
-      out->doubles.push_back(v.double_value());
+      if (out) out->doubles.push_back(v.double_value());
       return Status::OK();
     case TypeId::kDecimal: {
       if (!v.is_decimal()) return mismatch();
@@ -225,6 +225,7 @@ Status AppendPhysical(const DataType& type, PhysicalType physical, int32_t type_
       if (u >= limit || u <= -limit) {
         return Status::Invalid("decimal value does not fit " + type.ToString());
       }
+      if (!out) return Status::OK();
       if (physical == PhysicalType::kFixedLenByteArray) {
         out->bytes.push_back(DecimalFixedBytes(u, type_length));
       } else {
@@ -237,12 +238,13 @@ Status AppendPhysical(const DataType& type, PhysicalType physical, int32_t type_
     case TypeId::kBinary:
     case TypeId::kVarBinary:
       if (!v.is_string()) return mismatch();
-      out->bytes.push_back(v.string_value());
+      if (out) out->bytes.push_back(v.string_value());
       return Status::OK();
     case TypeId::kTimestamp:
     case TypeId::kTimestampLtz: {
       if (!v.is_timestamp()) return mismatch();
       Timestamp ts = v.timestamp_value();
+      if (!out) return Status::OK();
       if (physical == PhysicalType::kInt96) {
         out->bytes.push_back(EncodeInt96(ts));
       } else if (type.precision <= 3) {

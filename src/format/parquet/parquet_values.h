@@ -61,8 +61,8 @@ class ValueConverter {
 Timestamp DecodeInt96(std::string_view twelve_bytes);
 std::string EncodeInt96(const Timestamp& ts);
 
-// Appends the physical form of `v` (non-null, of `type`) to `out`. A Value whose representation
-// does not match the type is Invalid.
+// Appends the physical form of `v` (non-null, of `type`) to `out` (null: only checks `v`). A
+// Value whose representation does not match the type is Invalid.
 Status AppendPhysical(const DataType& type, PhysicalType physical, int32_t type_length,
                       const Value& v, PhysicalValues* out);
 

@@ -148,9 +148,8 @@ Status ParquetWriter::Append(const Row& row) {
       if (!t.nullable) return Status::Invalid("NULL in NOT NULL column '" + columns_[i].name + "'");
       continue;
     }
-    PhysicalValues scratch;
     const SchemaElement& e = schema_[static_cast<size_t>(plan.schema_index)];
-    Status st = AppendPhysical(t, *e.type, e.type_length.value_or(0), v, &scratch);
+    Status st = AppendPhysical(t, *e.type, e.type_length.value_or(0), v, nullptr);
     if (!st.ok()) return st.WithContext("column '" + columns_[i].name + "'");
   }
   for (size_t i = 0; i < row.size(); ++i) {
