@@ -258,10 +258,21 @@ class ChunkDecoder {
         idx.reserve(static_cast<size_t>(n));
         RleBitPackedDecoder dec(data.substr(1), bw);
         TRIB_RETURN_NOT_OK(dec.Get(n, &idx));
-        size_t dict_size = dictionary_->size();
+        const size_t dict_size = dictionary_->size();
         for (uint32_t i : idx) {
           if (i >= dict_size) return Corrupt("dictionary index out of range");
-          out.AppendFrom(*dictionary_, i);
+        }
+        // Gather by type (the dictionary holds the column's physical type).
+        auto gather = [&](const auto& dict, auto* to) {
+          to->reserve(to->size() + idx.size());
+          for (uint32_t i : idx) to->push_back(dict[i]);
+        };
+        if (!dictionary_->ints.empty()) {
+          gather(dictionary_->ints, &out.ints);
+        } else if (!dictionary_->doubles.empty()) {
+          gather(dictionary_->doubles, &out.doubles);
+        } else {
+          gather(dictionary_->bytes, &out.bytes);
         }
         return Status::OK();
       }
@@ -350,6 +361,26 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
   std::string_view data = file.substr(static_cast<size_t>(start), static_cast<size_t>(size));
 
   ColumnChunkData out;
+  if (leaf.max_rep_level == 0 && !rows) {
+    // A flat column holds at most one value per row: reserve once instead of growing (up to a
+    // bound, so a hostile row count cannot reserve much).
+    const size_t n = static_cast<size_t>(std::min<int64_t>(num_rows, int64_t{1} << 20));
+    switch (leaf.physical_type) {
+      case PhysicalType::kFloat:
+      case PhysicalType::kDouble:
+        out.values.doubles.reserve(n);
+        break;
+      case PhysicalType::kByteArray:
+      case PhysicalType::kFixedLenByteArray:
+      case PhysicalType::kInt96:
+        out.values.bytes.reserve(n);
+        break;
+      default:
+        out.values.ints.reserve(n);
+        break;
+    }
+    if (leaf.max_def_level > 0) out.def_levels.reserve(n);
+  }
   ChunkDecoder decoder(leaf, m.codec, &out);
   size_t pos = 0;
   while (pos < data.size() && out.num_levels < m.num_values) {
