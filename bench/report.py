@@ -17,14 +17,16 @@ NAMES = {"tributary": "Tributary", "rocksdb": "RocksDB", "sqlite": "SQLite",
 PEERS = SYSTEMS[1:]
 
 SETTINGS = {
-    "tributary": "library API, one process; deduplicate engine, 'bucket'='4' (and '-1'); Avro "
+    "tributary": "library API, one process; deduplicate engine, 'bucket'='4' (and '-1'); Parquet "
                  "data files (zstd); default write-buffer-size 256 MiB; commit (fsync of data "
                  "files, manifests and snapshot) every BENCH_BATCH rows; compaction as the "
-                 "writer triggers it",
+                 "writer triggers it; buckets flushed and compacted, splits read, on every core; "
+                 "W5 scans read column batches (TableScan::NextColumns); jemalloc",
     "rocksdb": "defaults + 10-bit bloom filter; one WriteBatch per BENCH_BATCH rows, "
-               "WriteOptions.sync=true (WAL fsync per batch); merge operators for W2/W3",
+               "WriteOptions.sync=true (WAL fsync per batch); merge operators for W2/W3; "
+               "jemalloc (as Tributary)",
     "sqlite": "journal_mode=WAL, synchronous=FULL, cache_size 256 MiB; one transaction per "
-              "BENCH_BATCH rows of prepared INSERT ... ON CONFLICT DO UPDATE",
+              "BENCH_BATCH rows of prepared INSERT ... ON CONFLICT DO UPDATE; jemalloc",
     "postgresql": "private cluster on 127.0.0.1, fsync=on, synchronous_commit=on, "
                   "shared_buffers=256MB, max_wal_size=4GB; per batch one transaction: COPY into a "
                   "TEMP staging table, INSERT ... SELECT (batch duplicates reduced, newest wins) "

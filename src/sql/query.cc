@@ -183,10 +183,9 @@ std::string SessionTimeZone(const Session& session) {
   return it == session.options().end() ? "" : it->second;
 }
 
-Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields,
-                                  const ScanPlan& plan,
-                                  const std::map<std::string, std::string>& dynamic_options,
-                                  const std::string& time_zone = "") {
+ScanOptions MakeScanOptions(const ScanPlan& plan,
+                            const std::map<std::string, std::string>& dynamic_options,
+                            const std::string& time_zone) {
   ScanOptions opts;
   opts.time_zone = time_zone;
   opts.projection = plan.projection;
@@ -194,7 +193,15 @@ Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields
   opts.limit = plan.limit;
   opts.snapshot_id = plan.snapshot_id;
   opts.dynamic_options = dynamic_options;
-  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, table.NewScan(opts));
+  return opts;
+}
+
+Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields,
+                                  const ScanPlan& plan,
+                                  const std::map<std::string, std::string>& dynamic_options,
+                                  const std::string& time_zone = "") {
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan,
+                        table.NewScan(MakeScanOptions(plan, dynamic_options, time_zone)));
   std::vector<Row> rows;
   RowBatch batch;
   while (true) {
@@ -256,12 +263,8 @@ struct AggState {
   std::set<std::string> seen;
 };
 
-Status Accumulate(const AggregateCall& call, const Row& row, AggState* st) {
-  if (call.star) {
-    ++st->count;
-    return Status::OK();
-  }
-  TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*call.arg, row));
+// Adds the argument value `v` of one row to `st`.
+Status AccumulateValue(const AggregateCall& call, Value v, AggState* st) {
   if (v.is_null()) return Status::OK();
   if (call.distinct) {
     std::string key;
@@ -289,6 +292,58 @@ Status Accumulate(const AggregateCall& call, const Row& row, AggState* st) {
       if ((f == "MIN" && c < 0) || (f == "MAX" && c > 0)) st->best = std::move(v);
     }
   }
+  return Status::OK();
+}
+
+Status Accumulate(const AggregateCall& call, const Row& row, AggState* st) {
+  if (call.star) {
+    ++st->count;
+    return Status::OK();
+  }
+  TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*call.arg, row));
+  return AccumulateValue(call, std::move(v), st);
+}
+
+// Adds every row of `col` (the argument column of `call`) to `st`: integer and floating-point
+// columns in tight loops, everything else value by value.
+Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggState* st) {
+  const std::string& f = call.function;
+  const size_t n = col.size();
+  if (col.rep == ColumnVector::Rep::kInt && col.type.IsInteger()) {
+    int64_t count = 0, lo = INT64_MAX, hi = INT64_MIN;
+    __int128 sum = 0;
+    for (size_t r = 0; r < n; r++) {
+      if (col.IsNull(r)) continue;
+      const int64_t v = col.ints[r];
+      count++;
+      sum += v;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    if (count == 0) return Status::OK();
+    st->count += count;
+    if (f == "SUM" || f == "AVG") st->isum += sum;
+    if (f == "MIN" || f == "MAX") {
+      int64_t v = f == "MIN" ? lo : hi;
+      if (st->best.is_null() || (f == "MIN" ? v < st->best.int_value() : v > st->best.int_value())) {
+        st->best = Value::Int(v);
+      }
+    }
+    return Status::OK();
+  }
+  if (col.rep == ColumnVector::Rep::kDouble && (f == "SUM" || f == "AVG" || f == "COUNT")) {
+    int64_t count = 0;
+    double sum = 0;
+    for (size_t r = 0; r < n; r++) {
+      if (col.IsNull(r)) continue;
+      count++;
+      sum += col.doubles[r];
+    }
+    st->count += count;
+    st->dsum += sum;
+    return Status::OK();
+  }
+  for (size_t r = 0; r < n; r++) TRIB_RETURN_NOT_OK(AccumulateValue(call, col.Get(r), st));
   return Status::OK();
 }
 
@@ -390,6 +445,44 @@ struct SelectPlan {
   std::vector<SortKey> sort;
   ScanPlan scan;
 };
+
+// Whether the query is aggregates without GROUP BY over plain table columns, with the whole WHERE
+// pushed into the scan: then they are computed from column batches, no row per record.
+bool AggregatesFromColumns(const SelectPlan& plan) {
+  if (!plan.source.table || !plan.grouped || !plan.agg.keys.empty() || !plan.scan.all_pushed) {
+    return false;
+  }
+  for (const auto& c : plan.agg.calls) {
+    if (c.star) continue;
+    if (c.distinct || !c.arg || c.arg->kind != BoundKind::kColumn) return false;
+  }
+  return true;
+}
+
+// The aggregate states of such a query, one per call.
+Result<std::vector<AggState>> AggregateColumns(Table& table, const SelectPlan& plan,
+                                               const ScanOptions& opts) {
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, table.NewScan(opts));
+  const std::vector<int>& projection = plan.scan.projection;
+  std::vector<AggState> states(plan.agg.calls.size());
+  ColumnBatch batch;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, scan->NextColumns(&batch));
+    if (!more) break;
+    for (size_t i = 0; i < plan.agg.calls.size(); i++) {
+      const AggregateCall& call = plan.agg.calls[i];
+      if (call.star) {
+        states[i].count += static_cast<int64_t>(batch.num_rows);
+        continue;
+      }
+      size_t at = std::find(projection.begin(), projection.end(), call.arg->column) -
+                  projection.begin();
+      if (at >= batch.columns.size()) return Status::Internal("aggregate column not scanned");
+      TRIB_RETURN_NOT_OK(AccumulateColumn(call, batch.columns[at], &states[i]));
+    }
+  }
+  return states;
+}
 
 Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
   SelectPlan plan;
@@ -597,9 +690,18 @@ Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
     metadata_count = *n;
   }
 
+  // Aggregates of plain columns: from column batches.
+  std::optional<std::vector<AggState>> column_states;
+  if (!metadata_count && AggregatesFromColumns(plan)) {
+    TRIB_ASSIGN_OR_RETURN(
+        column_states,
+        AggregateColumns(*src.table, plan,
+                         MakeScanOptions(plan.scan, src.dynamic_options, SessionTimeZone(session))));
+  }
+
   // Input rows, filtered by the whole WHERE (the scan's filters are exact, but cheap to recheck).
   std::vector<Row> input;
-  if (metadata_count) {
+  if (metadata_count || column_states) {
     // Nothing to read.
   } else if (src.table) {
     TRIB_ASSIGN_OR_RETURN(input, ScanRows(*src.table, src.fields, plan.scan, src.dynamic_options,
@@ -623,6 +725,17 @@ Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
   std::vector<Row> basis;
   if (metadata_count) {
     basis.push_back(Row{Value::Int(*metadata_count)});
+  } else if (column_states) {
+    Row row;
+    for (size_t i = 0; i < plan.agg.calls.size(); ++i) {
+      TRIB_ASSIGN_OR_RETURN(Value v, Finish(plan.agg.calls[i], (*column_states)[i]));
+      row.push_back(std::move(v));
+    }
+    bool keep = true;
+    if (plan.having) {
+      TRIB_ASSIGN_OR_RETURN(keep, EvaluatePredicate(*plan.having, row));
+    }
+    if (keep) basis.push_back(std::move(row));
   } else if (plan.grouped) {
     const AggregateBinding& agg = plan.agg;
     std::unordered_map<std::string, size_t> index;
@@ -741,7 +854,8 @@ Result<std::string> ExplainQuery(const Session& session, const SelectStmt& q) {
   if (q.distinct) out += "Distinct\n";
   if (plan.grouped) {
     out += "Aggregate: " + std::to_string(plan.agg.keys.size()) + " group key(s), " +
-           std::to_string(plan.agg.calls.size()) + " aggregate(s)\n";
+           std::to_string(plan.agg.calls.size()) + " aggregate(s)" +
+           (AggregatesFromColumns(plan) ? " (from column batches)" : "") + "\n";
   }
   if (!plan.conjuncts.empty()) {
     out += "Filter: " + std::to_string(plan.conjuncts.size()) + " condition(s)" +
