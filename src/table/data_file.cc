@@ -14,6 +14,7 @@
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
 #include "io/file_system.h"
+#include "table/file_cache.h"
 #include "table/predicate.h"
 
 namespace tributary::table {
@@ -679,6 +680,29 @@ Result<std::optional<format::parquet::RowRanges>> PageIndexRows(
   return wanted;
 }
 
+using ParquetReaderPtr = std::shared_ptr<const format::parquet::ParquetReader>;
+
+// An opened Parquet data file (its mapping and parsed footer), kept in the process-wide cache:
+// data files are immutable, so later reads neither map the file nor parse its footer again.
+Result<ParquetReaderPtr> OpenParquet(const std::string& path) {
+  TRIB_ASSIGN_OR_RETURN(
+      auto cached,
+      FileCache::Instance().GetOrLoad<ParquetReaderPtr>(
+          "parquet:" + path, [&]() -> Result<std::pair<ParquetReaderPtr, int64_t>> {
+            TRIB_ASSIGN_OR_RETURN(auto file, io::MappedFile::Open(path));
+            std::string_view view = file->data();
+            auto reader = format::parquet::ParquetReader::Open(std::move(file), view);
+            if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
+            // The footer in memory (the mapped bytes are the kernel's page cache).
+            int64_t charge = 4096;
+            for (const auto& g : (*reader)->metadata().row_groups) {
+              charge += 256 * static_cast<int64_t>(g.columns.size());
+            }
+            return std::make_pair(ParquetReaderPtr(std::move(*reader)), charge);
+          }));
+  return *cached;
+}
+
 // Row groups whose statistics rule out one of `skip_filters` are not decoded: the filter that
 // says so, or an empty one.
 format::parquet::RowGroupFilter RowGroupFilterFor(const format::parquet::FileSchema& schema,
@@ -708,18 +732,14 @@ format::parquet::RowGroupFilter RowGroupFilterFor(const format::parquet::FileSch
 
 // Reads a Parquet data file: table columns are matched by field id (as Paimon does across renames),
 // else by name; the system columns by name.
-Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path,
-                                              std::shared_ptr<const io::MappedFile> file,
+Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, ParquetReaderPtr reader,
                                               const FileLayout& layout, int32_t level,
                                               const std::shared_ptr<const std::vector<bool>>& mask,
                                               const std::vector<Field>* file_fields,
                                               const ReadPushdown& pushdown) {
   const std::vector<bool>* needed = pushdown.needed;
   const std::vector<Predicate>* skip_filters = pushdown.skip_filters;
-  std::string_view view = file->data();
-  auto reader = format::parquet::ParquetReader::Open(std::move(file), view);
-  if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
-  const auto& schema = (*reader)->schema();
+  const auto& schema = reader->schema();
   std::vector<int> projection;
   std::vector<int> target;  // table column of each projected column; -1 seq, -2 kind
   std::vector<const Field*> sources;
@@ -790,17 +810,17 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path,
       return cols;
     };
     const std::vector<int> filter_cols = pick(filter_pos), other_cols = pick(other_pos);
-    for (int rg = 0; rg < (*reader)->num_row_groups(); rg++) {
-      if (opts.row_group_filter && !opts.row_group_filter((*reader)->RowGroupStatistics(rg))) {
+    for (int rg = 0; rg < reader->num_row_groups(); rg++) {
+      if (opts.row_group_filter && !opts.row_group_filter(reader->RowGroupStatistics(rg))) {
         continue;
       }
       // The page index narrows the row group to pages whose statistics allow a match; the
       // other pages are not decoded.
-      auto wanted = PageIndexRows(**reader, rg, projection, row_checks);
+      auto wanted = PageIndexRows(*reader, rg, projection, row_checks);
       if (!wanted.ok()) return wanted.status().WithContext("data file '" + path + "'");
       if (*wanted && (*wanted)->empty()) continue;
       const format::parquet::RowRanges* rows_wanted = *wanted ? &**wanted : nullptr;
-      auto fcols = (*reader)->ReadRowGroupColumns(rg, filter_cols, rows_wanted);
+      auto fcols = reader->ReadRowGroupColumns(rg, filter_cols, rows_wanted);
       if (!fcols.ok()) return fcols.status().WithContext("data file '" + path + "'");
       // With page ranges the columns hold only the rows of those ranges, all in the same order.
       const size_t n = fcols->empty() ? 0 : (*fcols)[0].size();
@@ -815,7 +835,7 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path,
       if (selected.empty()) continue;
       std::vector<std::vector<Value>> ocols;
       if (!other_cols.empty()) {
-        auto o = (*reader)->ReadRowGroupColumns(rg, other_cols, rows_wanted);
+        auto o = reader->ReadRowGroupColumns(rg, other_cols, rows_wanted);
         if (!o.ok()) return o.status().WithContext("data file '" + path + "'");
         ocols = std::move(*o);
       }
@@ -827,7 +847,7 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path,
       }
     }
   } else {
-    rows = (*reader)->ReadRows(opts);
+    rows = reader->ReadRows(opts);
   }
   if (!rows.ok()) return rows.status().WithContext("data file '" + path + "'");
   std::vector<KeyValue> out;
@@ -939,8 +959,8 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
   }
   if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
     // Mapped, not read: only the pages of the decoded columns are touched.
-    TRIB_ASSIGN_OR_RETURN(auto file, io::MappedFile::Open(path));
-    return ReadParquetFile(path, std::move(file), layout, level, mask, file_fields, pushdown);
+    TRIB_ASSIGN_OR_RETURN(auto reader, OpenParquet(path));
+    return ReadParquetFile(path, std::move(reader), layout, level, mask, file_fields, pushdown);
   }
   auto bytes = io::LocalFs().ReadFile(path);
   if (!bytes.ok()) return bytes.status();
@@ -1049,11 +1069,8 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
     const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters) {
   using Batches = std::optional<std::vector<ColumnBatch>>;
   if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return Batches();
-  TRIB_ASSIGN_OR_RETURN(auto file, io::MappedFile::Open(path));
-  std::string_view view = file->data();
-  auto reader = format::parquet::ParquetReader::Open(std::move(file), view);
-  if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
-  const auto& schema = (*reader)->schema();
+  TRIB_ASSIGN_OR_RETURN(ParquetReaderPtr reader, OpenParquet(path));
+  const auto& schema = reader->schema();
   // File column of each table column used: the output columns, then filter columns.
   std::vector<int> table_cols = columns;
   const std::vector<Predicate> no_filters;
@@ -1069,7 +1086,7 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
     int c = schema.FindColumnById(f.id);
     if (c < 0) c = schema.FindColumn(f.name);
     if (c < 0) return Batches();  // missing columns read as NULL: the row path does that
-    auto type = (*reader)->ColumnType(c);
+    auto type = reader->ColumnType(c);
     // The file was written with the read schema; its Parquet type may still say less (STRING
     // for VARCHAR(n)), so only the kind of value is compared.
     if (!type || type->id != f.type.id) return Batches();
@@ -1100,14 +1117,43 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
   auto group_filter = RowGroupFilterFor(schema, layout, nullptr, skip_filters);
   std::vector<ColumnBatch> out;
   auto fail = [&](const Status& st) { return st.WithContext("data file '" + path + "'"); };
-  for (int rg = 0; rg < (*reader)->num_row_groups(); rg++) {
-    if (group_filter && !group_filter((*reader)->RowGroupStatistics(rg))) continue;
-    const size_t n = static_cast<size_t>((*reader)->metadata().row_groups[rg].num_rows);
+  for (int rg = 0; rg < reader->num_row_groups(); rg++) {
+    if (group_filter && !group_filter(reader->RowGroupStatistics(rg))) continue;
+    const size_t n = static_cast<size_t>(reader->metadata().row_groups[rg].num_rows);
     std::vector<ColumnVector> got(table_cols.size());
     // Decodes file columns `cols` into got[pos[k]] (a trailing extra column stays in *rest).
+    // Integer and floating-point chunks are kept decoded in the process-wide cache (the file is
+    // immutable), so repeated scans copy them instead of decompressing again.
     auto decode = [&](const std::vector<int>& cols, const std::vector<size_t>& pos,
                       std::vector<ColumnVector>* rest) -> Status {
-      TRIB_ASSIGN_OR_RETURN(*rest, (*reader)->ReadRowGroupVectors(rg, cols));
+      rest->assign(cols.size(), ColumnVector());
+      std::vector<int> fresh;
+      std::vector<size_t> fresh_at;
+      for (size_t k = 0; k < cols.size(); k++) {
+        auto type = reader->ColumnType(cols[k]);
+        auto rep = type ? ColumnVector::RepOf(*type) : ColumnVector::Rep::kValue;
+        if (rep != ColumnVector::Rep::kInt && rep != ColumnVector::Rep::kDouble) {
+          fresh.push_back(cols[k]);
+          fresh_at.push_back(k);
+          continue;
+        }
+        TRIB_ASSIGN_OR_RETURN(
+            auto cached,
+            FileCache::Instance().GetOrLoad<ColumnVector>(
+                "column:" + path + ":" + std::to_string(rg) + ":" + std::to_string(cols[k]),
+                [&]() -> Result<std::pair<ColumnVector, int64_t>> {
+                  TRIB_ASSIGN_OR_RETURN(auto one, reader->ReadRowGroupVectors(rg, {cols[k]}));
+                  int64_t size = 64 + static_cast<int64_t>(one[0].ints.size() * 8 +
+                                                           one[0].doubles.size() * 8 +
+                                                           one[0].nulls.size());
+                  return std::make_pair(std::move(one[0]), size);
+                }));
+        (*rest)[k] = *cached;
+      }
+      if (!fresh.empty()) {
+        TRIB_ASSIGN_OR_RETURN(auto decoded, reader->ReadRowGroupVectors(rg, fresh));
+        for (size_t k = 0; k < fresh.size(); k++) (*rest)[fresh_at[k]] = std::move(decoded[k]);
+      }
       for (auto& v : *rest) {
         if (v.size() != n) return Status::Corruption("a column chunk's row count differs");
       }
