@@ -6,20 +6,43 @@
 
 namespace tributary::table {
 
-Result<std::shared_ptr<const std::vector<merge::KeyValue>>> LoadSortedFile(
+Result<std::shared_ptr<const SortedFile>> LoadSortedFile(
     const std::string& path, const FileLayout& layout, const meta::DataFileMeta& f,
     int64_t read_schema_id, const std::vector<Field>* file_fields) {
-  using T = std::vector<merge::KeyValue>;
-  return FileCache::Instance().GetOrLoad<T>(
+  return FileCache::Instance().GetOrLoad<SortedFile>(
       "data:" + path + "#" + std::to_string(read_schema_id),
-      [&]() -> Result<std::pair<T, int64_t>> {
-        TRIB_ASSIGN_OR_RETURN(T r, ReadDataFile(path, layout, f.level, f.write_cols, file_fields));
-        return std::make_pair(std::move(r), f.file_size * 8 + 1024);
+      [&]() -> Result<std::pair<SortedFile, int64_t>> {
+        SortedFile sf;
+        TRIB_ASSIGN_OR_RETURN(sf.records,
+                              ReadDataFile(path, layout, f.level, f.write_cols, file_fields));
+        if (layout.key_columns.size() == 1 &&
+            layout.fields[layout.key_columns[0]].type.IsInteger()) {
+          const int c = layout.key_columns[0];
+          sf.int_keys.reserve(sf.records.size());
+          for (const auto& kv : sf.records) {
+            if (!kv.value[c].is_int()) {
+              sf.int_keys.clear();
+              break;
+            }
+            sf.int_keys.push_back(kv.value[c].int_value());
+          }
+        }
+        int64_t size = f.file_size * 8 + 1024 + static_cast<int64_t>(sf.int_keys.size()) * 8;
+        return std::make_pair(std::move(sf), size);
       });
 }
 
-void SearchSorted(const std::vector<merge::KeyValue>& records, const FileLayout& layout,
-                  const Row& key, std::vector<merge::KeyValue>* found) {
+void SearchSorted(const SortedFile& file, const FileLayout& layout, const Row& key,
+                  std::vector<merge::KeyValue>* found) {
+  const auto& records = file.records;
+  if (!file.int_keys.empty() && key.size() == 1 && key[0].is_int()) {
+    const int64_t k = key[0].int_value();
+    auto it = std::lower_bound(file.int_keys.begin(), file.int_keys.end(), k);
+    for (; it != file.int_keys.end() && *it == k; ++it) {
+      found->push_back(records[it - file.int_keys.begin()]);
+    }
+    return;
+  }
   const auto& kc = layout.key_columns;
   auto less = [&](const merge::KeyValue& kv, const Row& k) {
     for (size_t i = 0; i < kc.size(); i++) {
@@ -54,6 +77,12 @@ Result<std::optional<Row>> MergeFound(std::vector<merge::KeyValue> found,
                                       const std::shared_ptr<const merge::MergeConfig>& config,
                                       merge::MergeFunction* fn) {
   if (found.empty()) return std::optional<Row>();
+  if (found.size() == 1 && !found[0].write_mask &&
+      (config->engine == "deduplicate" || config->engine == "first-row")) {
+    // One whole record: it is the result (or the key's deletion).
+    if (IsRetract(found[0].kind)) return std::optional<Row>();
+    return std::optional<Row>(std::move(found[0].value));
+  }
   merge::SequenceOrder order(config);
   std::stable_sort(found.begin(), found.end(),
                    [&](const auto& a, const auto& b) { return order.Compare(a, b) < 0; });

@@ -22,15 +22,23 @@ Status FindKeyInFile(const std::string& path, const FileLayout& layout,
                      const std::vector<Field>* file_fields, const Row& key,
                      std::vector<merge::KeyValue>* found);
 
-// The records of data file `f`, sorted by key, from the process-wide file cache (decoded on first
-// use; files are immutable).
-Result<std::shared_ptr<const std::vector<merge::KeyValue>>> LoadSortedFile(
+// The records of one data file sorted by key, with the keys in one contiguous array when the
+// trimmed primary key is a single integer column that is never NULL (so a binary search touches
+// no record until it has found one).
+struct SortedFile {
+  std::vector<merge::KeyValue> records;
+  std::vector<int64_t> int_keys;  // records[i]'s key; empty when the key is not one integer
+};
+
+// Data file `f` as a SortedFile, from the process-wide file cache (decoded on first use; files
+// are immutable).
+Result<std::shared_ptr<const SortedFile>> LoadSortedFile(
     const std::string& path, const FileLayout& layout, const meta::DataFileMeta& f,
     int64_t read_schema_id, const std::vector<Field>* file_fields);
 
-// Appends to `found` the records of `key` in `records` (sorted by key, one per key).
-void SearchSorted(const std::vector<merge::KeyValue>& records, const FileLayout& layout,
-                  const Row& key, std::vector<merge::KeyValue>* found);
+// Appends to `found` the records of `key` in `file` (sorted by key, one per key).
+void SearchSorted(const SortedFile& file, const FileLayout& layout, const Row& key,
+                  std::vector<merge::KeyValue>* found);
 
 // Orders `found` by sequence and merges it with `fn`; the row if the key is live.
 Result<std::optional<Row>> MergeFound(std::vector<merge::KeyValue> found,

@@ -79,36 +79,41 @@ class FileStoreLookup : public TableLookup {
       return Status::Invalid("a lookup key needs " + std::to_string(pk_idx_.size()) +
                              " values (the primary key), got " + std::to_string(key.size()));
     }
-    Row full(schema_->fields.size());
+    // Scratch rows reused across lookups (one thread at a time).
+    Row& full = full_;
+    full.assign(schema_->fields.size(), Value());
     for (size_t i = 0; i < pk_idx_.size(); i++) {
       TRIB_RETURN_NOT_OK(CheckValue(key[i], schema_->fields[pk_idx_[i]]));
       full[pk_idx_[i]] = key[i];
     }
     if (dv_) return ScanLookup(full);
-    Row part;
-    for (int i : part_idx_) part.push_back(full[i]);
+    auto pick = [&full](const std::vector<int>& idx, Row* out) -> const Row& {
+      out->resize(idx.size());
+      for (size_t k = 0; k < idx.size(); k++) (*out)[k] = full[idx[k]];
+      return *out;
+    };
     // Unpartitioned tables have one (empty) partition: no need to encode it per lookup.
-    std::string pbytes = part_types_.empty() ? empty_partition_
-                                             : format::SerializeBinaryRow(part_types_, part);
+    std::string pbytes = part_types_.empty()
+                             ? empty_partition_
+                             : format::SerializeBinaryRow(part_types_, pick(part_idx_, &part_));
     auto tb = total_buckets_.find(pbytes);
     if (tb == total_buckets_.end()) return std::optional<Row>();
-    Row trimmed;
-    for (int c : layout_.key_columns) trimmed.push_back(full[c]);
-    std::vector<int32_t> buckets;
+    const Row& trimmed = pick(layout_.key_columns, &trimmed_);
+    std::vector<merge::KeyValue> found;
+    auto search_bucket = [&](int32_t b) -> Status {
+      auto it = files_.find({pbytes, b});
+      if (it == files_.end()) return Status::OK();
+      for (FileRef& ref : it->second) TRIB_RETURN_NOT_OK(Search(ref, trimmed, &found));
+      return Status::OK();
+    };
     if (tb->second > 0) {
-      Row bkey;
-      for (int i : bucket_idx_) bkey.push_back(full[i]);
-      buckets.push_back(format::BucketOf(format::HashRow(bucket_types_, bkey), tb->second));
+      const Row& bkey = pick(bucket_idx_, &bucket_key_);
+      TRIB_RETURN_NOT_OK(
+          search_bucket(format::BucketOf(format::HashRow(bucket_types_, bkey), tb->second)));
     } else {
       for (const auto& [id, refs] : files_) {
-        if (id.first == pbytes) buckets.push_back(id.second);
+        if (id.first == pbytes) TRIB_RETURN_NOT_OK(search_bucket(id.second));
       }
-    }
-    std::vector<merge::KeyValue> found;
-    for (int32_t b : buckets) {
-      auto it = files_.find({pbytes, b});
-      if (it == files_.end()) continue;
-      for (FileRef& ref : it->second) TRIB_RETURN_NOT_OK(Search(ref, trimmed, &found));
     }
     if (found.empty()) return std::optional<Row>();
     if (!merge_) {
@@ -122,7 +127,7 @@ class FileStoreLookup : public TableLookup {
     meta::DataFileMeta meta;
     std::string path;
     std::optional<KeyRange> range;  // unknown for files of older schemas
-    std::shared_ptr<const std::vector<merge::KeyValue>> records;  // loaded on first use
+    std::shared_ptr<const SortedFile> records;  // loaded on first use
   };
 
   Status Search(FileRef& ref, const Row& key, std::vector<merge::KeyValue>* found) {
@@ -173,6 +178,7 @@ class FileStoreLookup : public TableLookup {
   std::map<std::string, int32_t> total_buckets_;  // per partition
   std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
   std::unique_ptr<merge::MergeFunction> merge_;
+  Row full_, part_, trimmed_, bucket_key_;  // Get's scratch rows
 };
 
 }  // namespace
