@@ -1214,4 +1214,187 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
   return Batches(std::move(out));
 }
 
+namespace {
+
+// Appends row `r` of `from` (same rep) to `to`.
+void AppendOne(const ColumnVector& from, size_t r, ColumnVector* to) {
+  if (!from.nulls.empty() || !to->nulls.empty()) {
+    if (to->nulls.empty()) to->nulls.assign(to->size(), 0);
+    to->nulls.push_back(from.IsNull(r) ? 1 : 0);
+  }
+  switch (from.rep) {
+    case ColumnVector::Rep::kInt:
+      to->ints.push_back(from.ints[r]);
+      break;
+    case ColumnVector::Rep::kDouble:
+      to->doubles.push_back(from.doubles[r]);
+      break;
+    case ColumnVector::Rep::kString:
+      to->strings.push_back(from.strings[r]);
+      break;
+    case ColumnVector::Rep::kValue:
+      to->values.push_back(from.values[r]);
+      break;
+  }
+}
+
+}  // namespace
+
+Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
+    const std::vector<std::string>& paths, const FileLayout& layout,
+    const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
+    const std::vector<Predicate>* row_filters) {
+  using Out = std::optional<ColumnBatch>;
+  if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
+    return Out();
+  }
+  const int key_col = layout.key_columns[0];
+  const std::vector<Predicate> no_filters;
+  const std::vector<Predicate>& filters = row_filters ? *row_filters : no_filters;
+  // Table columns to gather: the output columns, then the filter columns.
+  std::vector<int> table_cols = columns;
+  for (const auto& p : filters) {
+    if (std::find(table_cols.begin(), table_cols.end(), p.column) == table_cols.end()) {
+      table_cols.push_back(p.column);
+    }
+  }
+  // Per file: its reader, the row groups read, the file column of each table column used.
+  struct File {
+    ParquetReaderPtr reader;
+    std::vector<int> groups;
+    std::vector<int> cols;  // file column of table_cols[i]
+    int key = -1, seq = -1, kind = -1;
+    std::vector<int64_t> keys, seqs, kinds;
+  };
+  std::vector<File> files(paths.size());
+  for (size_t f = 0; f < paths.size(); f++) {
+    File& file = files[f];
+    if (!(paths[f].size() > 8 && paths[f].compare(paths[f].size() - 8, 8, ".parquet") == 0)) {
+      return Out();
+    }
+    TRIB_ASSIGN_OR_RETURN(file.reader, OpenParquet(paths[f]));
+    const auto& schema = file.reader->schema();
+    auto find = [&](const Field& fld) {
+      int c = schema.FindColumnById(fld.id);
+      return c >= 0 ? c : schema.FindColumn(fld.name);
+    };
+    for (int t : table_cols) {
+      int c = find(layout.fields[t]);
+      auto type = c >= 0 ? file.reader->ColumnType(c) : std::nullopt;
+      if (!type || type->id != layout.fields[t].type.id) return Out();
+      file.cols.push_back(c);
+    }
+    file.key = find(layout.fields[key_col]);
+    file.seq = schema.FindColumn("_SEQUENCE_NUMBER");
+    file.kind = schema.FindColumn("_VALUE_KIND");
+    if (file.key < 0 || file.seq < 0 || file.kind < 0) return Out();
+    auto group_filter = RowGroupFilterFor(schema, layout, nullptr, skip_filters);
+    for (int rg = 0; rg < file.reader->num_row_groups(); rg++) {
+      if (group_filter && !group_filter(file.reader->RowGroupStatistics(rg))) continue;
+      file.groups.push_back(rg);
+      auto v = file.reader->ReadRowGroupVectors(rg, {file.key, file.seq, file.kind});
+      if (!v.ok()) return v.status().WithContext("data file '" + paths[f] + "'");
+      for (const auto& c : *v) {
+        if (c.rep != ColumnVector::Rep::kInt || !c.nulls.empty()) return Out();
+      }
+      auto append = [](const std::vector<int64_t>& from, std::vector<int64_t>* to) {
+        to->insert(to->end(), from.begin(), from.end());
+      };
+      append((*v)[0].ints, &file.keys);
+      append((*v)[1].ints, &file.seqs);
+      append((*v)[2].ints, &file.kinds);
+    }
+    for (size_t i = 1; i < file.keys.size(); i++) {
+      if (file.keys[i - 1] >= file.keys[i]) {
+        return Status::Corruption("data file '" + paths[f] + "' is not sorted by its key");
+      }
+    }
+  }
+  // Merge: for each key, the record with the highest sequence (a later file on ties).
+  std::vector<std::pair<uint32_t, uint32_t>> winners;  // (file, position)
+  std::vector<size_t> pos(files.size(), 0);
+  while (true) {
+    int best = -1;
+    for (size_t f = 0; f < files.size(); f++) {
+      if (pos[f] >= files[f].keys.size()) continue;
+      if (best < 0) {
+        best = static_cast<int>(f);
+        continue;
+      }
+      int64_t k = files[f].keys[pos[f]], bk = files[best].keys[pos[best]];
+      if (k < bk || (k == bk && files[f].seqs[pos[f]] >= files[best].seqs[pos[best]])) {
+        best = static_cast<int>(f);
+      }
+    }
+    if (best < 0) break;
+    const int64_t key = files[best].keys[pos[best]];
+    int64_t kind = files[best].kinds[pos[best]];
+    if (kind < 0 || kind > 3) {
+      return Status::Corruption("data file '" + paths[best] + "' has an invalid _VALUE_KIND " +
+                                std::to_string(kind));
+    }
+    if (!IsRetract(static_cast<RowKind>(kind))) {
+      winners.push_back({static_cast<uint32_t>(best), static_cast<uint32_t>(pos[best])});
+    }
+    for (size_t f = 0; f < files.size(); f++) {
+      if (pos[f] < files[f].keys.size() && files[f].keys[pos[f]] == key) pos[f]++;
+    }
+  }
+  // The used columns of each file, over its row groups read (row positions as merged above).
+  auto file_column = [&](size_t f, size_t i) -> Result<ColumnVector> {
+    ColumnVector all;
+    bool first = true;
+    for (int rg : files[f].groups) {
+      TRIB_ASSIGN_OR_RETURN(auto one, files[f].reader->ReadRowGroupVectors(rg, {files[f].cols[i]}));
+      if (first) {
+        all = std::move(one[0]);
+        first = false;
+        continue;
+      }
+      std::vector<uint32_t> every(one[0].size());
+      for (uint32_t r = 0; r < every.size(); r++) every[r] = r;
+      all.AppendRows(one[0], every);
+    }
+    if (all.size() != files[f].keys.size()) {
+      return Status::Corruption("data file '" + paths[f] + "': column lengths differ");
+    }
+    return all;
+  };
+  std::vector<std::vector<ColumnVector>> data(files.size(),
+                                              std::vector<ColumnVector>(table_cols.size()));
+  std::vector<std::vector<bool>> loaded(files.size(), std::vector<bool>(table_cols.size(), false));
+  auto column_of = [&](size_t f, size_t i) -> Result<const ColumnVector*> {
+    if (!loaded[f][i]) {
+      TRIB_ASSIGN_OR_RETURN(data[f][i], file_column(f, i));
+      loaded[f][i] = true;
+    }
+    return &data[f][i];
+  };
+  // Filters on the winners' values.
+  std::vector<uint8_t> keep(winners.size(), 1);
+  for (const auto& p : filters) {
+    size_t i = std::find(table_cols.begin(), table_cols.end(), p.column) - table_cols.begin();
+    for (size_t w = 0; w < winners.size(); w++) {
+      if (!keep[w]) continue;
+      TRIB_ASSIGN_OR_RETURN(const ColumnVector* col, column_of(winners[w].first, i));
+      keep[w] = EvalPredicate(p, col->Get(winners[w].second)) ? 1 : 0;
+    }
+  }
+  ColumnBatch batch;
+  for (size_t i = 0; i < columns.size(); i++) {
+    ColumnVector out;
+    out.type = layout.fields[columns[i]].type;
+    out.rep = ColumnVector::RepOf(out.type);
+    for (size_t w = 0; w < winners.size(); w++) {
+      if (!keep[w]) continue;
+      TRIB_ASSIGN_OR_RETURN(const ColumnVector* col, column_of(winners[w].first, i));
+      if (col->rep != out.rep) return Out();
+      AppendOne(*col, winners[w].second, &out);
+    }
+    batch.columns.push_back(std::move(out));
+  }
+  for (uint8_t k : keep) batch.num_rows += k;
+  return Out(std::move(batch));
+}
+
 }  // namespace tributary::table

@@ -132,4 +132,16 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
     const std::string& path, const FileLayout& layout, const std::vector<int>& columns,
     const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters);
 
+// One bucket of a deduplicate table whose newest record per key wins, read column by column:
+// `paths` are its Parquet data files (written with the read schema, no `_WRITE_COLS`) in
+// ascending max-sequence order, the trimmed primary key a single integer column. The key,
+// sequence and kind columns are merged (the highest sequence wins, a later file on ties; a
+// winning retraction removes the key), then `row_filters` are applied to the winners and the
+// `columns` gathered for those that pass, in key order. `skip_filters` (key columns only) may
+// skip row groups. Returns nullopt when the files hold something this path does not read.
+Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
+    const std::vector<std::string>& paths, const FileLayout& layout,
+    const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
+    const std::vector<Predicate>* row_filters);
+
 }  // namespace tributary::table

@@ -548,10 +548,40 @@ class FileStoreScan : public TableScan {
       }
       return Status::OK();
     }
+    if (DeduplicatesByColumns(split)) {
+      // Merged on the key, sequence and kind columns; only the winners' values are gathered.
+      std::vector<const meta::DataFileMeta*> files;
+      for (const auto& f : split.files) files.push_back(&f);
+      std::stable_sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
+        return a->max_sequence_number < b->max_sequence_number;
+      });
+      std::vector<std::string> paths;
+      for (const auto* f : files) paths.push_back(DataFilePath(split, *f));
+      TRIB_ASSIGN_OR_RETURN(auto merged,
+                            ReadDeduplicatedColumns(paths, layout_, projection_, &skip_filters_,
+                                                    &options_.filters));
+      if (merged) {
+        out->push_back(std::move(*merged));
+        return Status::OK();
+      }
+    }
     RowBatch rows;
     TRIB_RETURN_NOT_OK(ReadSplit(split, &rows));
     out->push_back(RowsToColumns(rows, output_fields_));
     return Status::OK();
+  }
+
+  // Whether a merged bucket can be read by ReadDeduplicatedColumns: the deduplicate engine
+  // without sequence fields or delete options, every file of the read schema and whole rows.
+  bool DeduplicatesByColumns(const Split& split) const {
+    if (!merge_config_ || merge_config_->engine != "deduplicate" ||
+        !merge_config_->sequence_fields.empty() || merge_config_->ignore_delete ||
+        merge_config_->remove_record_on_delete) {
+      return false;
+    }
+    return std::all_of(split.files.begin(), split.files.end(), [&](const auto& f) {
+      return f.schema_id == schema_->id && !f.write_cols;
+    });
   }
 
   // Whether splits are read on several threads: when nothing is shared between them (no LIMIT
