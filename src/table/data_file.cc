@@ -497,7 +497,7 @@ DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::
 
 DataFileWriter::~DataFileWriter() = default;
 
-Status DataFileWriter::Write(KeyValue& kv) {
+Status DataFileWriter::Write(const KeyValue& kv) {
   if (!file_) {
     auto f = std::make_unique<OpenFile>(layout_, StatsColumns(layout_));
     std::string fmt = format_.FormatForLevel(level_);
@@ -527,19 +527,18 @@ Status DataFileWriter::Write(KeyValue& kv) {
   }
   OpenFile& f = *file_;
   if (f.pq) {
-    Row& phys = phys_;
-    phys.clear();
-    phys.reserve(layout_.fields.size() + layout_.key_columns.size() + 2);
+    // The physical row points at the record's values: nothing is copied or moved.
+    std::vector<const Value*>& cells = cells_;
+    cells.clear();
     if (layout_.primary_key) {
-      for (int c : layout_.key_columns) phys.push_back(kv.value[c]);
-      phys.push_back(Value::Int(kv.sequence));
-      phys.push_back(Value::Int(static_cast<int64_t>(kv.kind)));
+      for (int c : layout_.key_columns) cells.push_back(&kv.value[c]);
+      seq_value_ = Value::Int(kv.sequence);
+      kind_value_ = Value::Int(static_cast<int64_t>(kv.kind));
+      cells.push_back(&seq_value_);
+      cells.push_back(&kind_value_);
     }
-    for (auto& v : kv.value) phys.push_back(std::move(v));
-    Status st = f.pq->Append(phys);
-    // Statistics and the key range below read the values back from the physical row.
-    for (size_t i = 0; i < kv.value.size(); i++) kv.value[i] = std::move(phys[phys.size() - kv.value.size() + i]);
-    TRIB_RETURN_NOT_OK(st);
+    for (const auto& v : kv.value) cells.push_back(&v);
+    TRIB_RETURN_NOT_OK(f.pq->Append(cells));
   } else {
     DatumList rec;
     rec.reserve(layout_.fields.size() + layout_.key_columns.size() + 2);
@@ -730,6 +729,79 @@ format::parquet::RowGroupFilter RowGroupFilterFor(const format::parquet::FileSch
   };
 }
 
+// The records of every row group `opts` keeps, built straight from the decoded column vectors
+// (strings moved, not copied; sequence and kind read as integers). `target[i]`: the table column
+// of projected file column i (-1 sequence, -2 kind); `cast[i]`: whether it changed type.
+Result<std::vector<KeyValue>> ReadParquetRecords(
+    const std::string& path, const format::parquet::ParquetReader& reader,
+    const format::parquet::ParquetReadOptions& opts, const std::vector<int>& projection,
+    const std::vector<int>& target, const std::vector<bool>& cast,
+    const std::vector<const Field*>& sources, const FileLayout& layout, int32_t level,
+    const std::shared_ptr<const std::vector<bool>>& mask, const TimeZone* time_zone) {
+  auto fail = [&](const Status& st) { return st.WithContext("data file '" + path + "'"); };
+  std::vector<KeyValue> out;
+  int64_t row_number = 0;
+  for (int rg = 0; rg < reader.num_row_groups(); rg++) {
+    if (opts.row_group_filter && !opts.row_group_filter(reader.RowGroupStatistics(rg))) continue;
+    auto cols = reader.ReadRowGroupVectors(rg, projection);
+    if (!cols.ok()) return fail(cols.status());
+    const size_t n = static_cast<size_t>(reader.metadata().row_groups[rg].num_rows);
+    for (const auto& c : *cols) {
+      if (c.size() != n) return fail(Status::Corruption("a column chunk's row count differs"));
+    }
+    out.reserve(out.size() + n);
+    for (size_t r = 0; r < n; r++) {
+      KeyValue kv;
+      kv.level = level;
+      kv.write_mask = mask;
+      kv.value.resize(layout.fields.size());
+      kv.sequence = row_number++;
+      for (size_t i = 0; i < target.size(); i++) {
+        ColumnVector& col = (*cols)[i];
+        if (target[i] < 0) {
+          int64_t x = col.rep == ColumnVector::Rep::kInt && !col.IsNull(r) ? col.ints[r] : -1;
+          if (target[i] == -1) {
+            if (col.rep != ColumnVector::Rep::kInt || col.IsNull(r)) {
+              return fail(Status::Corruption("bad _SEQUENCE_NUMBER"));
+            }
+            kv.sequence = x;
+          } else {
+            if (x < 0 || x > 3) return fail(Status::Corruption("invalid _VALUE_KIND"));
+            kv.kind = static_cast<RowKind>(x);
+          }
+          continue;
+        }
+        Value v;
+        if (!col.IsNull(r)) {
+          switch (col.rep) {
+            case ColumnVector::Rep::kInt:
+              v = col.type.id == TypeId::kBoolean ? Value::Bool(col.ints[r] != 0)
+                                                  : Value::Int(col.ints[r]);
+              break;
+            case ColumnVector::Rep::kDouble:
+              v = Value::Double(col.doubles[r]);
+              break;
+            case ColumnVector::Rep::kString:
+              v = Value::String(std::move(col.strings[r]));
+              break;
+            case ColumnVector::Rep::kValue:
+              v = std::move(col.values[r]);
+              break;
+          }
+        }
+        if (cast[i]) {
+          auto c = CastEvolvedValue(v, sources[i]->type, layout.fields[target[i]].type, time_zone);
+          if (!c.ok()) return fail(c.status());
+          v = std::move(*c);
+        }
+        kv.value[target[i]] = std::move(v);
+      }
+      out.push_back(std::move(kv));
+    }
+  }
+  return out;
+}
+
 // Reads a Parquet data file: table columns are matched by field id (as Paimon does across renames),
 // else by name; the system columns by name.
 Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, ParquetReaderPtr reader,
@@ -847,7 +919,8 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, ParquetRe
       }
     }
   } else {
-    rows = reader->ReadRows(opts);
+    return ReadParquetRecords(path, *reader, opts, projection, target, cast, sources, layout, level,
+                              mask, pushdown.time_zone);
   }
   if (!rows.ok()) return rows.status().WithContext("data file '" + path + "'");
   std::vector<KeyValue> out;

@@ -75,7 +75,7 @@ class DataFileWriter {
   // REQUIRES (primary-key layout): records sorted by key, at most one per key per file.
   // Borrows the record: its values are encoded in place and left as they were (so the caller
   // decides where its memory is freed).
-  Status Write(merge::KeyValue& kv);
+  Status Write(const merge::KeyValue& kv);
   // Closes the open file. Returns the metas of every file written.
   Result<std::vector<meta::DataFileMeta>> Finish();
   // Deletes every file written so far (on failure).
@@ -94,7 +94,8 @@ class DataFileWriter {
   std::optional<std::vector<std::string>> write_cols_;
   std::unique_ptr<OpenFile> file_;
   std::vector<meta::DataFileMeta> done_;
-  Row phys_;  // reused physical row of Parquet files
+  std::vector<const Value*> cells_;  // reused physical row of Parquet files
+  Value seq_value_, kind_value_;
 };
 
 // Reads every record of one data file. Columns are matched to `layout.fields` by name (the

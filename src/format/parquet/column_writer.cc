@@ -97,6 +97,7 @@ void ColumnChunkWriter::ResetChunk() {
   null_count_ = 0;
   page_min_.reset();
   page_max_.reset();
+  page_has_ints_ = false;
   page_nan_ = false;
   page_entries_.clear();
   rows_in_pages_ = 0;
@@ -132,6 +133,21 @@ Status ColumnChunkWriter::AddEntry(int16_t def, int16_t rep, const Value* v) {
     def_levels_.push_back(static_cast<uint32_t>(def));
     ++page_nulls_;
     ++null_count_;
+  } else if (!use_dictionary_ && v->is_int() &&
+             (physical_ == PhysicalType::kInt64 || physical_ == PhysicalType::kInt32)) {
+    // An integer column past its dictionary: no Value comparisons or copies per entry.
+    const int64_t x = v->int_value();
+    const bool narrow = physical_ == PhysicalType::kInt32;
+    page_values_.ints.push_back(narrow ? static_cast<int32_t>(x) : x);
+    if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
+    page_plain_bytes_ += narrow ? 4 : 8;
+    if (!page_has_ints_) {
+      page_has_ints_ = true;
+      page_int_min_ = page_int_max_ = x;
+    } else {
+      page_int_min_ = std::min(page_int_min_, x);
+      page_int_max_ = std::max(page_int_max_, x);
+    }
   } else if (physical_ == PhysicalType::kByteArray && !use_dictionary_ && v->is_string() &&
              PlainEncodingFor() == Encoding::kPlain) {
     // A string column past its dictionary: encode the value into the page at once.
@@ -274,6 +290,12 @@ Encoding ColumnChunkWriter::PlainEncodingFor() const {
 
 Status ColumnChunkWriter::FlushPage() {
   if (page_rows_ == 0) return Status::OK();
+  if (page_has_ints_) {
+    Value lo = Value::Int(page_int_min_), hi = Value::Int(page_int_max_);
+    if (!page_min_ || CompareValues(lo, *page_min_) < 0) page_min_ = std::move(lo);
+    if (!page_max_ || CompareValues(hi, *page_max_) > 0) page_max_ = std::move(hi);
+    page_has_ints_ = false;
+  }
   if (use_dictionary_ && !dict_pages_written_ && !page_values_.empty()) {
     // As parquet-mr: keep the dictionary only if it beats the raw encoding on the first page.
     int64_t encoded =

@@ -133,6 +133,10 @@ class ColumnChunkWriter {
   bool saw_nan_ = false;
   int64_t null_count_ = 0;
   std::optional<Value> page_min_, page_max_;
+  // Bounds of the page's integers added by AddEntry's fast path, folded into page_min_ and
+  // page_max_ when the page is flushed.
+  bool page_has_ints_ = false;
+  int64_t page_int_min_ = 0, page_int_max_ = 0;
   bool page_nan_ = false;
 
   // One entry per data page written, for the page index.

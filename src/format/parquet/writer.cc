@@ -115,6 +115,18 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(std::vector<Field> co
 }
 
 Status ParquetWriter::Append(const Row& row) {
+  std::vector<const Value*>& cells = row_cells_;
+  cells.clear();
+  for (const Value& v : row) cells.push_back(&v);
+  return Append(cells);
+}
+
+Status ParquetWriter::Append(const std::vector<const Value*>& row_cells) {
+  struct Cells {  // row[i] reads *row_cells[i]
+    const std::vector<const Value*>& c;
+    size_t size() const { return c.size(); }
+    const Value& operator[](size_t i) const { return *c[i]; }
+  } row{row_cells};
   if (finished_) return Status::Invalid("parquet: Append after Finish");
   if (row.size() != columns_.size()) {
     return Status::Invalid("parquet: row has " + std::to_string(row.size()) + " values, schema " +

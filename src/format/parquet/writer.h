@@ -51,6 +51,9 @@ class ParquetWriter {
   // On error (wrong arity, NULL in a NOT NULL column, wrong representation) nothing is
   // appended.
   Status Append(const Row& row);
+  // The same with the row's values given by pointer (`cells[i]` is column i's value): callers
+  // that assemble rows from parts need not move values into a Row.
+  Status Append(const std::vector<const Value*>& cells);
   // Bytes of the file if it were finished now (closed row groups plus an estimate of the
   // buffered one). Callers roll files on it ('target-file-size').
   int64_t EstimatedSize() const;
@@ -77,6 +80,7 @@ class ParquetWriter {
   std::vector<ColumnPlan> plans_;
   std::vector<std::unique_ptr<ColumnChunkWriter>> writers_;  // one per leaf
   std::vector<std::vector<LeafLevels>> scratch_;             // per column: one row's levels
+  std::vector<const Value*> row_cells_;                      // Append(const Row&)'s cells
   std::string file_;
   std::vector<RowGroup> row_groups_;
   std::vector<std::vector<ChunkPageIndex>> page_indexes_;  // [row group][column]
