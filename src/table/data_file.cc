@@ -729,6 +729,17 @@ format::parquet::RowGroupFilter RowGroupFilterFor(const format::parquet::FileSch
   };
 }
 
+// A record of `n` NULL values (sequence = its position in the file until its own is read).
+KeyValue EmptyRecord(int32_t level, const std::shared_ptr<const std::vector<bool>>& mask, size_t n,
+                     int64_t position) {
+  KeyValue kv;
+  kv.level = level;
+  kv.write_mask = mask;
+  kv.value.resize(n);
+  kv.sequence = position;
+  return kv;
+}
+
 // The records of every row group `opts` keeps, built straight from the decoded column vectors
 // (strings moved, not copied; sequence and kind read as integers). `target[i]`: the table column
 // of projected file column i (-1 sequence, -2 kind); `cast[i]`: whether it changed type.
@@ -751,11 +762,7 @@ Result<std::vector<KeyValue>> ReadParquetRecords(
     }
     out.reserve(out.size() + n);
     for (size_t r = 0; r < n; r++) {
-      KeyValue kv;
-      kv.level = level;
-      kv.write_mask = mask;
-      kv.value.resize(layout.fields.size());
-      kv.sequence = row_number++;
+      KeyValue kv = EmptyRecord(level, mask, layout.fields.size(), row_number++);
       for (size_t i = 0; i < target.size(); i++) {
         ColumnVector& col = (*cols)[i];
         if (target[i] < 0) {
@@ -927,11 +934,7 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, ParquetRe
   out.reserve(rows->size());
   int64_t row_number = 0;
   for (auto& r : *rows) {
-    KeyValue kv;
-    kv.level = level;
-    kv.write_mask = mask;
-    kv.value.resize(layout.fields.size());
-    kv.sequence = row_number++;
+    KeyValue kv = EmptyRecord(level, mask, layout.fields.size(), row_number++);
     for (size_t i = 0; i < target.size(); i++) {
       if (target[i] >= 0) {
         const DataType& to = layout.fields[target[i]].type;
