@@ -156,6 +156,9 @@ Status ColumnChunkWriter::AddEntry(int16_t def, int16_t rep, const Value* v) {
       page_values_.clear();
     }
     const std::string& str = v->string_value();
+    if (page_plain_.capacity() < static_cast<size_t>(options_.page_size)) {
+      page_plain_.reserve(static_cast<size_t>(options_.page_size) + 4096);  // no regrowth
+    }
     PutLe32(&page_plain_, static_cast<uint32_t>(str.size()));
     page_plain_ += str;
     if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
@@ -426,6 +429,11 @@ Status ColumnChunkWriter::WriteDataPage(bool dictionary_encoded) {
   pages_ += header;
   pages_ += body;
   pages_uncompressed_ += static_cast<int64_t>(header.size()) + h.uncompressed_page_size;
+  if (physical_ == PhysicalType::kByteArray) {
+    // The next page of strings reuses this page's buffer.
+    values.clear();
+    page_plain_.swap(values);
+  }
   return Status::OK();
 }
 
