@@ -191,6 +191,11 @@ class PartialUpdateMergeFunction : public MergeFunction {
       for (int f : c_->groups[g].value_fields) group_of_[f] = static_cast<int>(g);
       for (int f : c_->groups[g].sequence_fields) is_seq_[f] = true;
     }
+    is_key_.assign(n, false);
+    for (int k : c_->primary_key) is_key_[k] = true;
+    for (size_t i = 0; i < n; i++) {
+      if (!is_key_[i] && group_of_[i] < 0 && !is_seq_[i]) plain_.push_back(static_cast<int>(i));
+    }
   }
 
   void Reset() override {
@@ -204,11 +209,14 @@ class PartialUpdateMergeFunction : public MergeFunction {
 
   Status Add(const KeyValue& kv) override {
     if (!row_) {
-      row_ = kv;
+      // The key's values; every other column starts NULL.
+      row_.emplace();
+      row_->level = kv.level;
       row_->kind = RowKind::kInsert;
       row_->write_mask = kv.write_mask;
-      for (size_t i = 0; i < row_->value.size(); i++) {
-        if (!IsKey(*c_, static_cast<int>(i))) row_->value[i] = Value();
+      row_->value.resize(kv.value.size());
+      for (size_t i = 0; i < kv.value.size(); i++) {
+        if (i < is_key_.size() && is_key_[i]) row_->value[i] = kv.value[i];
       }
     } else if (!kv.write_mask) {
       row_->write_mask = nullptr;
@@ -223,8 +231,7 @@ class PartialUpdateMergeFunction : public MergeFunction {
     const std::vector<bool>* mask = kv.write_mask.get();
     // Columns outside any sequence group: non-null values win (in static partial-column writes,
     // every written column wins, NULL included).
-    for (size_t i = 0; i < v.size(); i++) {
-      if (IsKey(*c_, static_cast<int>(i)) || group_of_[i] >= 0 || is_seq_[i]) continue;
+    for (int i : plain_) {
       if (mask ? (*mask)[i] : !kv.value[i].is_null()) v[i] = kv.value[i];
     }
     for (const auto& g : c_->groups) {
@@ -310,6 +317,8 @@ class PartialUpdateMergeFunction : public MergeFunction {
   std::vector<std::unique_ptr<FieldAggregator>> aggs_;
   std::vector<int> group_of_;
   std::vector<bool> is_seq_;
+  std::vector<bool> is_key_;
+  std::vector<int> plain_;  // columns outside the key and every sequence group
   std::optional<KeyValue> row_;
   bool saw_insert_ = false;
   bool removed_ = false;
