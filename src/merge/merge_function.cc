@@ -27,6 +27,19 @@ class DeduplicateMergeFunction : public MergeFunction {
   explicit DeduplicateMergeFunction(std::shared_ptr<const MergeConfig> c) : c_(std::move(c)) {}
   void Reset() override { latest_.reset(); }
 
+  Status AddOwned(KeyValue&& kv) override {
+    if (!kv.write_mask && !(c_->ignore_delete && IsRetract(kv.kind))) {
+      latest_ = std::move(kv);
+      return Status::OK();
+    }
+    return Add(kv);
+  }
+  std::optional<KeyValue> TakeResult() override {
+    std::optional<KeyValue> r = std::move(latest_);
+    latest_.reset();
+    return r;
+  }
+
   Status Add(const KeyValue& kv) override {
     if (c_->ignore_delete && IsRetract(kv.kind)) return Status::OK();
     if (!kv.write_mask || !latest_) {
@@ -84,7 +97,17 @@ class FirstRowMergeFunction : public MergeFunction {
     if (!first_) first_ = kv;
     return Status::OK();
   }
+  Status AddOwned(KeyValue&& kv) override {
+    if (IsRetract(kv.kind) || first_) return Add(kv);
+    first_ = std::move(kv);
+    return Status::OK();
+  }
   std::optional<KeyValue> Result() override { return first_; }
+  std::optional<KeyValue> TakeResult() override {
+    std::optional<KeyValue> r = std::move(first_);
+    first_.reset();
+    return r;
+  }
 
  private:
   std::shared_ptr<const MergeConfig> c_;
@@ -258,6 +281,13 @@ class PartialUpdateMergeFunction : public MergeFunction {
   std::optional<KeyValue> Result() override {
     if (!row_) return std::nullopt;
     KeyValue r = *row_;
+    r.kind = (removed_ || !saw_insert_) ? RowKind::kDelete : RowKind::kInsert;
+    return r;
+  }
+  std::optional<KeyValue> TakeResult() override {
+    if (!row_) return std::nullopt;
+    KeyValue r = std::move(*row_);
+    row_.reset();
     r.kind = (removed_ || !saw_insert_) ? RowKind::kDelete : RowKind::kInsert;
     return r;
   }

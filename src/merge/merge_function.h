@@ -23,6 +23,10 @@ class MergeFunction {
   // The merged record (its kind may be a retraction, meaning the key is gone), or nullopt when
   // the engine keeps nothing.
   virtual std::optional<KeyValue> Result() = 0;
+  // Add, taking the record: engines that keep whole records move it instead of copying it.
+  virtual Status AddOwned(KeyValue&& kv) { return Add(kv); }
+  // Result for the last time before the next Reset: engines may move the merged record out.
+  virtual std::optional<KeyValue> TakeResult() { return Result(); }
   // Turns a record a user wrote into the engine's stored form, once, before it is buffered
   // (e.g. 'count' columns become 1/0 indicators so counts merge as sums).
   virtual void PrepareInput(KeyValue* kv) const {}

@@ -74,22 +74,23 @@ Result<bool> SortMergeReader::Next(KeyValue* out) {
     merge_->Reset();
     KeyValue kv;
     TRIB_RETURN_NOT_OK(tree_.Pop(&kv));
-    Row key = cmp_.ExtractKey(kv.value);
-    TRIB_RETURN_NOT_OK(merge_->Add(kv));
+    const auto& cols = cmp_.key_columns();
+    key_.resize(cols.size());  // reused: no allocation per key
+    for (size_t i = 0; i < cols.size(); i++) key_[i] = kv.value[cols[i]];
+    TRIB_RETURN_NOT_OK(merge_->AddOwned(std::move(kv)));
     while ((top = tree_.Top()) != nullptr) {
       bool same = true;
-      const auto& cols = cmp_.key_columns();
       for (size_t i = 0; i < cols.size(); i++) {
-        if (CompareValues(top->value[cols[i]], key[i]) != 0) {
+        if (FastCompare(top->value[cols[i]], key_[i]) != 0) {
           same = false;
           break;
         }
       }
       if (!same) break;
       TRIB_RETURN_NOT_OK(tree_.Pop(&kv));
-      TRIB_RETURN_NOT_OK(merge_->Add(kv));
+      TRIB_RETURN_NOT_OK(merge_->AddOwned(std::move(kv)));
     }
-    std::optional<KeyValue> r = merge_->Result();
+    std::optional<KeyValue> r = merge_->TakeResult();
     if (r) {
       *out = std::move(*r);
       return true;

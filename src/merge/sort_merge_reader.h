@@ -73,6 +73,7 @@ class SortMergeReader {
   SequenceOrder order_;
   LoserTree tree_;
   MergeFunction* merge_;
+  Row key_;  // the current key group's key
   bool initialized_ = false;
 };
 

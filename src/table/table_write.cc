@@ -177,7 +177,7 @@ class BucketWriter {
         TRIB_RETURN_NOT_OK(mf->Add(buffer_[j]));
         j++;
       }
-      if (auto r = mf->Result()) TRIB_RETURN_NOT_OK(w->Write(*r));
+      if (auto r = mf->TakeResult()) TRIB_RETURN_NOT_OK(w->Write(*r));
       i = j;
     }
     return Status::OK();
