@@ -1,5 +1,6 @@
 #include "format/parquet/writer.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "format/parquet/parquet_schema.h"
@@ -178,9 +179,15 @@ Status ParquetWriter::Append(const std::vector<const Value*>& row_cells) {
   }
   ++num_rows_;
   ++group_rows_;
+  if (group_rows_ < next_size_check_) return Status::OK();
+  // As parquet-mr: estimating the size walks every column, so the next check is placed halfway
+  // to where the average row size says the row group fills up.
   int64_t group_size = 0;
   for (const auto& w : writers_) group_size += w->EstimatedSize();
   if (group_size >= options_.row_group_size) return FlushRowGroup();
+  const int64_t per_row = std::max<int64_t>(1, group_size / group_rows_);
+  const int64_t rows_left = (options_.row_group_size - group_size) / per_row;
+  next_size_check_ = group_rows_ + std::clamp<int64_t>(rows_left / 2, 1, 1000);
   return Status::OK();
 }
 
@@ -208,6 +215,7 @@ Status ParquetWriter::FlushRowGroup() {
   row_groups_.push_back(std::move(g));
   page_indexes_.push_back(std::move(indexes));
   group_rows_ = 0;
+  next_size_check_ = 1;
   return Status::OK();
 }
 

@@ -86,6 +86,7 @@ class ParquetWriter {
   std::vector<std::vector<ChunkPageIndex>> page_indexes_;  // [row group][column]
   int64_t num_rows_ = 0;
   int64_t group_rows_ = 0;
+  int64_t next_size_check_ = 1;  // group_rows_ at which Append next estimates the group's size
   bool finished_ = false;
 };
 
