@@ -6,6 +6,7 @@
 #include <set>
 
 #include "io/file_system.h"
+#include "table/file_cache.h"
 #include "common/strings.h"
 #include "merge/merge_config.h"
 #include "meta/paths.h"
@@ -266,6 +267,7 @@ Status Catalog::DropDatabase(const std::string& db, bool ignore_if_not_exists, b
     return Status::Invalid("database '" + db + "' is not empty (" + std::to_string(tables.size()) +
                            " tables); use DROP DATABASE ... CASCADE");
   }
+  table::FileCache::Instance().EraseUnder(meta::DatabasePath(warehouse_, db));
   return io::LocalFs().RemoveAll(meta::DatabasePath(warehouse_, db));
 }
 
@@ -333,6 +335,7 @@ Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
   if (::rename(path.c_str(), tomb.c_str()) != 0) {
     return Status::IOError("cannot drop table '" + id.ToString() + "': rename failed");
   }
+  table::FileCache::Instance().EraseUnder(path);
   return io::LocalFs().RemoveAll(tomb);
 }
 

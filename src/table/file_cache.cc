@@ -41,6 +41,20 @@ std::shared_ptr<const void> FileCache::Lookup(const std::string& key) {
   return it->second.value;
 }
 
+void FileCache::EraseUnder(const std::string& dir) {
+  const std::string needle = dir.empty() || dir.back() == '/' ? dir : dir + "/";
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  for (auto it = impl_->map.begin(); it != impl_->map.end();) {
+    if (it->first.find(needle) == std::string::npos) {
+      ++it;
+      continue;
+    }
+    impl_->used -= it->second.size;
+    impl_->lru.erase(it->second.lru);
+    it = impl_->map.erase(it);
+  }
+}
+
 void FileCache::Insert(const std::string& key, std::shared_ptr<const void> value, int64_t size) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (size > impl_->capacity) return;  // too big to keep

@@ -22,6 +22,10 @@ class FileCache {
 
   // Returns the cached value for `key` or builds it with `load` (charging `size` bytes).
   // T must be the same type for a given key.
+  // Drops every entry of files under directory `dir` (a dropped table or database): mapped data
+  // files are unmapped once no reader holds them, so their disk space is freed.
+  void EraseUnder(const std::string& dir);
+
   template <typename T>
   Result<std::shared_ptr<const T>> GetOrLoad(
       const std::string& key, const std::function<Result<std::pair<T, int64_t>>()>& load) {

@@ -1,0 +1,70 @@
+#include "tributary/column_batch.h"
+
+#include <gtest/gtest.h>
+
+namespace tributary {
+namespace {
+
+ColumnVector Of(DataType type, const std::vector<Value>& values) {
+  ColumnVector c;
+  c.type = type;
+  c.rep = ColumnVector::RepOf(type);
+  for (const auto& v : values) c.Append(v);
+  return c;
+}
+
+TEST(ColumnVector, RepresentationFollowsTheType) {
+  EXPECT_EQ(ColumnVector::RepOf(DataType::BigInt()), ColumnVector::Rep::kInt);
+  EXPECT_EQ(ColumnVector::RepOf(DataType::Date()), ColumnVector::Rep::kInt);
+  EXPECT_EQ(ColumnVector::RepOf(DataType::Boolean()), ColumnVector::Rep::kInt);
+  EXPECT_EQ(ColumnVector::RepOf(DataType::Float()), ColumnVector::Rep::kDouble);
+  EXPECT_EQ(ColumnVector::RepOf(DataType::String()), ColumnVector::Rep::kString);
+  EXPECT_EQ(ColumnVector::RepOf(DataType::Bytes()), ColumnVector::Rep::kString);
+  EXPECT_EQ(ColumnVector::RepOf(DataType::Decimal(10, 2)), ColumnVector::Rep::kValue);
+  EXPECT_EQ(ColumnVector::RepOf(DataType::Timestamp(3)), ColumnVector::Rep::kValue);
+}
+
+TEST(ColumnVector, AppendAndGetRoundTripWithNulls) {
+  const std::vector<std::pair<DataType, std::vector<Value>>> cases = {
+      {DataType::BigInt(), {Value::Int(1), Value::Null(), Value::Int(-7)}},
+      {DataType::Boolean(), {Value::Bool(true), Value::Bool(false), Value::Null()}},
+      {DataType::Double(), {Value::Null(), Value::Double(2.5), Value::Double(-0.0)}},
+      {DataType::String(), {Value::String(""), Value::Null(), Value::String("long enough string")}},
+      {DataType::Decimal(10, 2), {Value::Dec(Decimal{150}), Value::Null(), Value::Dec(Decimal{-1})}},
+  };
+  for (const auto& [type, values] : cases) {
+    ColumnVector c = Of(type, values);
+    ASSERT_EQ(c.size(), values.size()) << type.ToString();
+    for (size_t i = 0; i < values.size(); i++) {
+      EXPECT_EQ(c.Get(i), values[i]) << type.ToString() << " row " << i;
+      EXPECT_EQ(c.IsNull(i), values[i].is_null()) << type.ToString() << " row " << i;
+    }
+    // Selected rows, in the order given, keep their NULLs.
+    ColumnVector picked;
+    picked.type = c.type;
+    picked.rep = c.rep;
+    picked.AppendRows(c, {2, 0, 1});
+    ASSERT_EQ(picked.size(), 3u);
+    EXPECT_EQ(picked.Get(0), values[2]);
+    EXPECT_EQ(picked.Get(1), values[0]);
+    EXPECT_EQ(picked.Get(2), values[1]);
+  }
+}
+
+TEST(ColumnVector, NullsAppearLazily) {
+  ColumnVector c = Of(DataType::BigInt(), {Value::Int(1), Value::Int(2)});
+  EXPECT_TRUE(c.nulls.empty());
+  c.Append(Value::Null());
+  EXPECT_EQ(c.nulls, (std::vector<uint8_t>{0, 0, 1}));
+  ColumnVector d;
+  d.type = c.type;
+  d.rep = c.rep;
+  d.AppendRows(c, {0, 1});
+  d.AppendRows(c, {2});
+  EXPECT_EQ(d.nulls, (std::vector<uint8_t>{0, 0, 1}));
+  c.Clear();
+  EXPECT_EQ(c.size(), 0u);
+}
+
+}  // namespace
+}  // namespace tributary
