@@ -487,7 +487,8 @@ std::vector<OptionDef> BuildTable() {
           "Dynamic bucket mode: rows a bucket receives before a new bucket is opened.")
           .Min(1),
       Def("dynamic-bucket.initial-buckets", kInt, "",
-          "Dynamic bucket mode: buckets a partition starts with.")
+          "Dynamic bucket mode: buckets a partition starts with (unset: one per writer thread, "
+          "as Paimon's parallel bucket assigners; see TRIBUTARY_THREADS).")
           .Min(1),
       Def("dynamic-bucket.max-buckets", kInt, "-1",
           "Dynamic bucket mode: buckets a partition may have at most (-1: no limit).")

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "common/parallel.h"
 #include "io/file_system.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
@@ -178,7 +179,8 @@ TEST_F(TableTest, OverwriteReplacesAndRescalesBuckets) {
 }
 
 TEST_F(TableTest, DynamicBucketsKeepEachKeyInItsBucket) {
-  auto t = Create("dyn", KV({{"dynamic-bucket.target-row-num", "10"}}));
+  auto t = Create("dyn", KV({{"dynamic-bucket.target-row-num", "10"},
+                             {"dynamic-bucket.initial-buckets", "1"}}));
   std::vector<std::pair<RowKind, Row>> rows;
   for (int k = 0; k < 25; k++) rows.push_back({RowKind::kInsert, R(k, "v1")});
   WriteRows(*t, rows);
@@ -205,6 +207,21 @@ TEST_F(TableTest, DynamicBucketsKeepEachKeyInItsBucket) {
   buckets.clear();
   for (const auto& r : files->rows) buckets.insert(r[1].int_value());
   EXPECT_EQ(buckets, (std::set<int64_t>{0, 1, 2})) << "5 new keys fill bucket 2";
+}
+
+TEST_F(TableTest, DynamicBucketsStartWithOneBucketPerWriterThread) {
+  // Without 'dynamic-bucket.initial-buckets', new keys spread over one bucket per writer thread
+  // (Paimon: one per parallel assigner), so dynamic-bucket tables flush and compact in parallel.
+  auto t = Create("dyn_threads", KV({{"bucket", "-1"}}));
+  std::vector<std::pair<RowKind, Row>> rows;
+  for (int k = 0; k < 200; k++) rows.push_back({RowKind::kInsert, R(k, "v")});
+  WriteRows(*t, rows);
+  auto files = catalog_->ReadSystemTable({"default", "dyn_threads", "files"});
+  ASSERT_TRUE(files.ok());
+  std::set<int64_t> buckets;
+  for (const auto& r : files->rows) buckets.insert(r[1].int_value());
+  EXPECT_EQ(buckets.size(), static_cast<size_t>(DefaultParallelism()));
+  EXPECT_EQ(ReadAll(*t).size(), 200u);
 }
 
 TEST_F(TableTest, PointLookupsSeeThePinnedSnapshot) {

@@ -219,8 +219,14 @@ class FileStoreWriter : public TableWriter {
     if (options_.commit_user.empty()) options_.commit_user = meta::NewUuid();
     key_types_ = layout_.KeyTypes();
     if (layout_.primary_key && core_.bucket == -1) {
+      // As Paimon, where each of the job's parallel assigners opens buckets of its own: without
+      // 'dynamic-bucket.initial-buckets' new keys spread over one bucket per writer thread, so
+      // flushes and compactions of a dynamic-bucket table run in parallel too.
+      int32_t initial = core_.dynamic_bucket_initial_buckets > 0
+                            ? core_.dynamic_bucket_initial_buckets
+                            : DefaultParallelism();
       dynamic_ = std::make_unique<DynamicBucketAssigner>(
-          path_, core_.dynamic_bucket_target_rows, core_.dynamic_bucket_initial_buckets);
+          path_, core_.dynamic_bucket_target_rows, initial);
     }
   }
 
