@@ -41,10 +41,34 @@ Status DynamicBucketAssigner::Lock() {
   return Status::OK();
 }
 
+Status DynamicBucketAssigner::Revalidate() {
+  TRIB_RETURN_NOT_OK(Lock());
+  meta::SnapshotManager snapshots(table_path_);
+  TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+  std::optional<std::string> current;
+  if (latest) {
+    TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
+    current = snap->index_manifest;
+  }
+  if (current != *retained_) {
+    partitions_.clear();  // another writer changed the index: read it again
+    last_ = nullptr;
+  }
+  retained_.reset();
+  return Status::OK();
+}
+
 Result<DynamicBucketAssigner::PartitionIndex*> DynamicBucketAssigner::Load(
     const std::string& partition, bool overwrite) {
+  if (retained_) TRIB_RETURN_NOT_OK(Revalidate());
+  // Rows mostly come partition after partition: the last one is looked up without the map.
+  if (last_ && last_partition_ == partition) return last_;
   auto it = partitions_.find(partition);
-  if (it != partitions_.end()) return &it->second;
+  if (it != partitions_.end()) {
+    last_partition_ = partition;
+    last_ = &it->second;
+    return last_;
+  }
   TRIB_RETURN_NOT_OK(Lock());
   if (!loaded_manifest_) {
     // Under the lock: the latest snapshot's index is the one no other writer is changing.
@@ -159,6 +183,7 @@ Result<std::vector<meta::IndexManifestEntry>> DynamicBucketAssigner::Flush() {
       TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
       TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(io::JoinPath(dir, name), bytes));
       written_.push_back(name);
+      flushed_.emplace_back(partition, b, name);
       if (auto old = p.files.find(b); old != p.files.end()) {
         meta::IndexManifestEntry del;
         del.kind = meta::FileKind::kDelete;
@@ -181,7 +206,29 @@ Result<std::vector<meta::IndexManifestEntry>> DynamicBucketAssigner::Flush() {
   return changes;
 }
 
+void DynamicBucketAssigner::Retain(const std::optional<std::string>& index_manifest) {
+  for (const auto& [partition, bucket, file] : flushed_) partitions_[partition].files[bucket] = file;
+  flushed_.clear();
+  for (auto it = partitions_.begin(); it != partitions_.end();) {
+    it->second.dirty.clear();
+    // A rewritten partition's old files are gone from the index: read it again next time.
+    it = it->second.overwritten ? partitions_.erase(it) : std::next(it);
+  }
+  last_ = nullptr;
+  written_.clear();
+  latest_.clear();
+  loaded_manifest_ = false;
+  retained_ = index_manifest;
+  if (lock_fd_ >= 0) {
+    ::flock(lock_fd_, LOCK_UN);
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+  }
+}
+
 void DynamicBucketAssigner::Release(bool delete_files) {
+  flushed_.clear();
+  retained_.reset();
   if (delete_files) {
     for (const auto& f : written_) {
       (void)io::LocalFs().Remove(io::JoinPath(io::JoinPath(table_path_, "index"), f));
@@ -189,6 +236,7 @@ void DynamicBucketAssigner::Release(bool delete_files) {
   }
   written_.clear();
   partitions_.clear();
+  last_ = nullptr;
   latest_.clear();
   loaded_manifest_ = false;
   if (lock_fd_ >= 0) {

@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -40,6 +42,12 @@ class DynamicBucketAssigner {
   // and releases the table lock.
   void Release(bool delete_files);
 
+  // After a successful commit whose snapshot lists `index_manifest`: releases the table lock
+  // but keeps the assignments in memory. The next assignment takes the lock again and keeps
+  // them only if the latest snapshot still lists that index manifest (no other writer changed
+  // the index meanwhile); otherwise they are read again from the index files.
+  void Retain(const std::optional<std::string>& index_manifest);
+
  private:
   struct PartitionIndex {
     std::unordered_map<int32_t, int32_t> bucket_of;
@@ -49,6 +57,8 @@ class DynamicBucketAssigner {
     bool overwritten = false;
   };
   Status Lock();
+  // Takes the lock again after Retain, dropping the retained assignments if they are stale.
+  Status Revalidate();
   Result<PartitionIndex*> Load(const std::string& partition, bool overwrite);
 
   std::string table_path_;
@@ -58,7 +68,12 @@ class DynamicBucketAssigner {
   bool loaded_manifest_ = false;
   std::vector<meta::IndexManifestEntry> latest_;  // HASH entries of the latest snapshot
   std::map<std::string, PartitionIndex> partitions_;
+  std::string last_partition_;       // Load's last hit (a map node: stable until Release)
+  PartitionIndex* last_ = nullptr;
   std::vector<std::string> written_;
+  // Flush's new index files (partition, bucket, file), applied to `files` by Retain.
+  std::vector<std::tuple<std::string, int32_t, std::string>> flushed_;
+  std::optional<std::optional<std::string>> retained_;  // the index manifest Retain saw
 };
 
 }  // namespace tributary::table

@@ -224,6 +224,33 @@ TEST_F(TableTest, DynamicBucketsStartWithOneBucketPerWriterThread) {
   EXPECT_EQ(ReadAll(*t).size(), 200u);
 }
 
+TEST_F(TableTest, LongLivedDynamicBucketWritersSeeEachOthersKeys) {
+  // A writer keeps its key -> bucket index across commits; when another writer changed the
+  // index meanwhile, it must read it again, or a key would land in a second bucket.
+  auto t = Create("dyn_two", KV({{"bucket", "-1"}, {"dynamic-bucket.target-row-num", "30"}}));
+  auto w1 = t->NewWriter({});
+  auto w2 = t->NewWriter({});
+  ASSERT_TRUE(w1.ok() && w2.ok());
+  auto write = [](TableWriter& w, int from, int to, const std::string& v) {
+    for (int k = from; k < to; k++) ASSERT_TRUE(w.Write(RowKind::kInsert, R(k, v)).ok());
+    auto c = w.Commit();
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+  };
+  write(**w1, 0, 50, "a");
+  // w2 first fills buckets w1 does not know about, so it places keys 50..99 elsewhere than w1
+  // would with its old index.
+  for (int k = 1000; k < 1090; k++) ASSERT_TRUE((*w2)->Write(RowKind::kInsert, R(k, "x")).ok());
+  write(**w2, 0, 100, "b");
+  write(**w1, 50, 150, "c");
+  write(**w1, 0, 10, "d");  // w1's own index is current again
+  auto rows = ReadAll(*t);
+  ASSERT_EQ(rows.size(), 240u);
+  for (const auto& r : rows) {
+    int64_t k = r[0].int_value();
+    EXPECT_EQ(r[1].string_value(), k >= 1000 ? "x" : k < 10 ? "d" : k < 50 ? "b" : "c") << k;
+  }
+}
+
 TEST_F(TableTest, PointLookupsSeeThePinnedSnapshot) {
   for (std::string bucket : {"3", "-1"}) {
     auto t = Create("lk" + bucket.substr(bucket.size() - 1), KV({{"bucket", bucket}}));

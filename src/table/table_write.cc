@@ -421,9 +421,17 @@ class FileStoreWriter : public TableWriter {
   }
 
   Result<BucketWriter*> GetBucket(const std::string& pbytes, const Row& partition, int32_t bucket) {
+    // The last partition's writers by bucket id: no map lookup (string comparisons) per row.
+    if (pbytes == recent_partition_ && bucket >= 0 &&
+        static_cast<size_t>(bucket) < recent_.size() && recent_[bucket]) {
+      return recent_[bucket];
+    }
     BucketId id{pbytes, bucket};
     auto it = buckets_.find(id);
-    if (it != buckets_.end()) return it->second.get();
+    if (it != buckets_.end()) {
+      RememberBucket(pbytes, bucket, it->second.get());
+      return it->second.get();
+    }
     TRIB_RETURN_NOT_OK(Restore());
     int64_t next_seq = 0;
     for (const auto& f : existing_[id]) next_seq = std::max(next_seq, f.max_sequence_number + 1);
@@ -433,7 +441,18 @@ class FileStoreWriter : public TableWriter {
     auto bw = std::make_unique<BucketWriter>(ctx_, dir, next_seq);
     BucketWriter* raw = bw.get();
     buckets_[id] = std::move(bw);
+    RememberBucket(pbytes, bucket, raw);
     return raw;
+  }
+
+  void RememberBucket(const std::string& pbytes, int32_t bucket, BucketWriter* bw) {
+    if (bucket < 0 || bucket > 4096) return;
+    if (pbytes != recent_partition_) {
+      recent_partition_ = pbytes;
+      recent_.clear();
+    }
+    if (static_cast<size_t>(bucket) >= recent_.size()) recent_.resize(bucket + 1, nullptr);
+    recent_[bucket] = bw;
   }
 
   // This commit's work in one bucket: flushes its buffer, checks that aggregates still merge and
@@ -554,7 +573,24 @@ class FileStoreWriter : public TableWriter {
     }
     FileStoreCommit commit(path_, schema_, options_.commit_user);
     TRIB_ASSIGN_OR_RETURN(CommitResult result, commit.Commit(req));
-    if (dynamic_) dynamic_->Release(/*delete_files=*/false);
+    if (dynamic_) {
+      // Keep the key -> bucket index in memory for the next commit (checked then against the
+      // index manifest the latest snapshot lists).
+      std::optional<std::string> index_manifest;
+      bool known = false;
+      if (result.last_snapshot) {
+        auto snap = meta::SnapshotManager(path_).Read(*result.last_snapshot);
+        if (snap.ok()) {
+          index_manifest = (*snap)->index_manifest;
+          known = true;
+        }
+      }
+      if (known) {
+        dynamic_->Retain(index_manifest);
+      } else {
+        dynamic_->Release(/*delete_files=*/false);
+      }
+    }
     if (result.compaction_dropped) {
       for (const auto& [dir, f] : compact_outputs_) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
     } else {
@@ -589,6 +625,8 @@ class FileStoreWriter : public TableWriter {
   Row scratch_partition_, scratch_key_;  // reused by Write
   std::string scratch_pbytes_;
   std::map<BucketId, std::unique_ptr<BucketWriter>> buckets_;
+  std::string recent_partition_;        // GetBucket's last partition and its writers by bucket
+  std::vector<BucketWriter*> recent_;
   std::map<BucketId, std::vector<meta::DataFileMeta>> existing_;
   std::vector<std::pair<std::string, std::string>> compact_outputs_;
   bool restored_ = false;
