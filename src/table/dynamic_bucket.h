@@ -14,9 +14,9 @@
 #include <optional>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "meta/manifest.h"
 #include "tributary/result.h"
 
@@ -50,7 +50,7 @@ class DynamicBucketAssigner {
 
  private:
   struct PartitionIndex {
-    std::unordered_map<int32_t, int32_t> bucket_of;
+    absl::flat_hash_map<int32_t, int32_t> bucket_of;  // open addressing: one probe, no node
     std::map<int32_t, std::vector<int32_t>> hashes;  // bucket -> hashes
     std::map<int32_t, std::string> files;           // bucket -> current HASH index file
     std::set<int32_t> dirty;
