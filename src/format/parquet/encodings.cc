@@ -1,6 +1,7 @@
 #include "format/parquet/encodings.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace tributary::format::parquet {
@@ -123,14 +124,7 @@ void PhysicalValues::AppendFrom(const PhysicalValues& from, size_t i) {
   }
 }
 
-int BitWidth(uint64_t max_value) {
-  int w = 0;
-  while (max_value != 0) {
-    ++w;
-    max_value >>= 1;
-  }
-  return w;
-}
+int BitWidth(uint64_t max_value) { return static_cast<int>(std::bit_width(max_value)); }
 
 // ============================================================================ RLE / bit-packed
 
