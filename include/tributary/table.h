@@ -48,6 +48,12 @@ struct WriteOptions {
   // column keeps its stored value (NULL for a new key). Must list the whole primary key; the
   // other columns must be nullable.
   std::optional<std::vector<std::string>> write_columns;
+  // Long-lived writers (streaming ingestion): compaction runs in the background, as in Paimon's
+  // writers, and its result is committed by a later Commit() instead of delaying this one; a
+  // commit waits for it only when a bucket has 'num-sorted-run.stop-trigger' sorted runs.
+  // Compactions still running when the writer is destroyed are abandoned (their files removed).
+  // Off: every Commit() compacts before it returns (what one-shot statements want).
+  bool async_compaction = false;
 };
 
 // One conjunct of a scan filter, on a column of the table schema. Scans use filters to skip

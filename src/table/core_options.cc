@@ -37,6 +37,8 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   TRIB_RETURN_NOT_OK(int_opt("num-sorted-run.compaction-trigger", &o.sorted_run_trigger));
   o.num_levels = o.sorted_run_trigger + 1;
   TRIB_RETURN_NOT_OK(int_opt("num-levels", &o.num_levels));
+  o.sorted_run_stop_trigger = o.sorted_run_trigger + 3;
+  TRIB_RETURN_NOT_OK(int_opt("num-sorted-run.stop-trigger", &o.sorted_run_stop_trigger));
   TRIB_RETURN_NOT_OK(int_opt("compaction.max-size-amplification-percent", &o.max_size_amp_percent));
   TRIB_RETURN_NOT_OK(int_opt("compaction.size-ratio", &o.size_ratio));
   TRIB_RETURN_NOT_OK(int_opt("dynamic-bucket.target-row-num", &o.dynamic_bucket_target_rows));

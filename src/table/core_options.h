@@ -34,6 +34,7 @@ struct CoreOptions {
   int64_t write_buffer_size = 256LL << 20;
   int32_t sorted_run_trigger = 5;
   int32_t num_levels = 6;  // trigger + 1
+  int32_t sorted_run_stop_trigger = 8;  // trigger + 3: asynchronous compaction waits here
   int32_t max_size_amp_percent = 200;
   int32_t size_ratio = 1;
   std::string file_format = "parquet";

@@ -10,6 +10,8 @@
 
 #include "common/parallel.h"
 #include "io/file_system.h"
+#include "meta/snapshot.h"
+#include "table/snapshot_reader.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
@@ -429,6 +431,74 @@ TEST_F(TableTest, InterleavedWritersInOneProcessKeepCommitOrderAndCompact) {
   int compacts = 0;
   for (const auto& r : snaps->rows) compacts += r[kind].string_value() == "COMPACT";
   EXPECT_GE(compacts, 2);
+}
+
+TEST_F(TableTest, AsyncCompactionCommitsLaterAndLeavesNoStrayFiles) {
+  // A long-lived writer compacts in the background: each compaction is committed by a later
+  // commit, sorted runs stay below the stop trigger, every commit reads right, and compactions
+  // still running when the writer goes are removed, not left behind.
+  auto t = Create("async", KV({{"bucket", "2"},
+                               {"num-sorted-run.compaction-trigger", "3"},
+                               {"num-sorted-run.stop-trigger", "5"}}));
+  WriteOptions wo;
+  wo.async_compaction = true;
+  std::map<int64_t, std::string> model;
+  {
+    auto w = t->NewWriter(wo);
+    ASSERT_TRUE(w.ok());
+    for (int round = 0; round < 12; round++) {
+      for (int64_t k = 0; k < 300; k += 1 + round % 3) {
+        std::string v = "r" + std::to_string(round) + "-" + std::to_string(k);
+        ASSERT_TRUE((*w)->Write(RowKind::kInsert, R(k, v)).ok());
+        model[k] = v;
+      }
+      auto c = (*w)->Commit();
+      ASSERT_TRUE(c.ok()) << c.status().ToString();
+      if (round == 2) {
+        // The third commit reaches the trigger: its compaction runs after it, so no COMPACT
+        // snapshot exists yet (a synchronous writer would have committed one right away).
+        auto snaps = catalog_->ReadSystemTable({"default", "async", "snapshots"});
+        ASSERT_TRUE(snaps.ok());
+        for (const auto& r : snaps->rows) EXPECT_EQ(r[4].string_value(), "APPEND");
+      }
+      auto rows = ReadAll(*t);
+      ASSERT_EQ(rows.size(), model.size()) << "round " << round;
+      for (const auto& r : rows) ASSERT_EQ(r[1].string_value(), model[r[0].int_value()]);
+      auto files = catalog_->ReadSystemTable({"default", "async", "files"});
+      ASSERT_TRUE(files.ok());
+      // Sorted runs per bucket: each level-0 file, plus each level above 0.
+      std::map<int64_t, int> l0;
+      std::map<int64_t, std::set<int64_t>> levels;
+      for (const auto& r : files->rows) {
+        int64_t bucket = r[1].int_value(), level = r[5].int_value();
+        if (level == 0) l0[bucket]++;
+        else levels[bucket].insert(level);
+      }
+      for (const auto& [b, n] : l0) {
+        EXPECT_LE(n + static_cast<int>(levels[b].size()), 5) << "bucket " << b << " round " << round;
+      }
+    }
+  }  // the writer goes: running compactions are abandoned
+  auto snaps = catalog_->ReadSystemTable({"default", "async", "snapshots"});
+  ASSERT_TRUE(snaps.ok());
+  std::set<std::string> referenced;
+  int compacts = 0;
+  for (const auto& r : snaps->rows) {
+    compacts += r[4].string_value() == "COMPACT";
+    auto snap = meta::SnapshotManager(t->path()).Read(r[0].int_value());
+    ASSERT_TRUE(snap.ok());
+    auto live = table::ReadLiveEntries(t->path(), **snap);
+    ASSERT_TRUE(live.ok());
+    for (const auto& e : *live) referenced.insert(e.file.file_name);
+  }
+  EXPECT_GE(compacts, 2);
+  for (int b = 0; b < 2; b++) {
+    auto listing = io::LocalFs().ListDir(t->path() + "/bucket-" + std::to_string(b));
+    ASSERT_TRUE(listing.ok());
+    for (const auto& f : *listing) {
+      EXPECT_TRUE(referenced.count(f.name)) << f.name << " belongs to no snapshot";
+    }
+  }
 }
 
 // Rows of a scan read with NextColumns, rebuilt from the column vectors.

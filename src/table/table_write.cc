@@ -1,6 +1,8 @@
 // The write path: rows -> partition and bucket -> per-bucket write buffer (sorted and merged by
 // key) -> level-0 files -> compaction -> commit.
 #include <algorithm>
+#include <thread>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -232,6 +234,7 @@ class FileStoreWriter : public TableWriter {
 
   ~FileStoreWriter() override {
     if (!committed_all_) Abort();
+    DropCompactionJobs();
   }
 
   Status Write(RowKind kind, const Row& row) override { return Write(kind, Row(row)); }
@@ -313,10 +316,52 @@ class FileStoreWriter : public TableWriter {
     for (auto& [id, bw] : buckets_) bw->DeleteNewFiles();
     for (const auto& [dir, f] : compact_outputs_) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
     compact_outputs_.clear();
+    DropCompactionJobs();
     committed_all_ = true;
   }
 
  private:
+  // A compaction running in the background (WriteOptions::async_compaction) for one bucket. Its
+  // result is committed by a later commit; it has its own file namer (flushes use the bucket's).
+  struct CompactionJob {
+    std::thread thread;
+    std::string dir;
+    meta::FileNamer namer{"data-", ""};
+    Status status;
+    CompactionResult result;
+    std::atomic<bool> done{false};
+  };
+
+  // Waits for every background compaction and deletes what it wrote (never committed).
+  void DropCompactionJobs() {
+    for (auto& [id, job] : jobs_) {
+      if (job->thread.joinable()) job->thread.join();
+      for (const auto& f : job->result.after) {
+        (void)io::LocalFs().Remove(io::JoinPath(job->dir, f.file_name));
+      }
+    }
+    jobs_.clear();
+  }
+
+  // Starts compacting `unit` of bucket `id` in the background.
+  void StartCompactionJob(const BucketId& id, BucketWriter* bw, CompactUnit unit,
+                          int32_t highest) {
+    auto job = std::make_unique<CompactionJob>();
+    job->dir = bw->dir();
+    CompactionJob* j = job.get();
+    j->thread = std::thread([this, j, unit = std::move(unit), highest]() {
+      auto r = RunCompaction(path_, *schema_, j->dir, unit, highest, core_.target_file_size,
+                             core_.format, &j->namer);
+      if (r.ok()) {
+        j->result = std::move(*r);
+      } else {
+        j->status = r.status();
+      }
+      j->done.store(true);
+    });
+    jobs_[id] = std::move(job);
+  }
+
   int32_t TotalBuckets() const { return core_.bucket > 0 ? core_.bucket : -1; }
 
   // Whether merging can fail on valid input: sum/product/count over integers and decimals.
@@ -458,9 +503,14 @@ class FileStoreWriter : public TableWriter {
   // This commit's work in one bucket: flushes its buffer, checks that aggregates still merge and
   // compacts when the picker says so. Different buckets run on different threads: touches only
   // `bw`, *m and *outputs (and reads existing_, restored before).
+  // With asynchronous compaction: `job` is the bucket's running compaction (if any); a finished
+  // one is taken into this commit (*job_finished), and a new one is not run here but returned in
+  // *next_unit to be started once this commit is published.
   Status PrepareBucket(const BucketId& id, BucketWriter* bw,
                        const UniversalCompactionPicker& picker, CommitMessage* m,
-                       std::vector<std::pair<std::string, std::string>>* outputs) const {
+                       std::vector<std::pair<std::string, std::string>>* outputs,
+                       CompactionJob* job, bool* job_finished,
+                       std::optional<std::pair<CompactUnit, int32_t>>* next_unit) const {
     if (layout_.primary_key) {
       auto live = existing_.find(id);
       if (live != existing_.end() && !live->second.empty()) {
@@ -474,11 +524,14 @@ class FileStoreWriter : public TableWriter {
     m->bucket = id.second;
     m->total_buckets = TotalBuckets();
     m->new_files = bw->new_files();
-    if (m->new_files.empty() || !layout_.primary_key) return Status::OK();
+    // A bucket without new files still hands in a finished background compaction.
+    if (!layout_.primary_key || (m->new_files.empty() && !(job && job->done.load()))) {
+      return Status::OK();
+    }
     static const std::vector<meta::DataFileMeta> kNone;
     auto it = existing_.find(id);
     const std::vector<meta::DataFileMeta>& existing = it == existing_.end() ? kNone : it->second;
-    if (MergeCanFail()) {
+    if (MergeCanFail() && !m->new_files.empty()) {
       // Aggregates that can overflow: merge the new files with the older files they overlap
       // now, so the statement fails instead of leaving keys that no longer merge.
       std::vector<meta::DataFileMeta> files = m->new_files;
@@ -492,6 +545,23 @@ class FileStoreWriter : public TableWriter {
     if (options_.overwrite || core_.write_only) return Status::OK();
     std::vector<meta::DataFileMeta> files = existing;
     for (const auto& f : m->new_files) files.push_back(f);
+    if (job) {
+      // A background compaction of this bucket: wait for it only at the stop trigger.
+      bool stop = BuildSortedRuns(files).size() >=
+                  static_cast<size_t>(core_.sorted_run_stop_trigger);
+      if (!job->done.load() && !stop) return Status::OK();
+      if (job->thread.joinable()) job->thread.join();
+      *job_finished = true;
+      TRIB_RETURN_NOT_OK(job->status);
+      for (const auto& f : job->result.after) outputs->push_back({job->dir, f.file_name});
+      m->compact_before = job->result.before;
+      m->compact_after = job->result.after;
+      // Pick the next compaction on the files this commit leaves.
+      std::set<std::string> gone;
+      for (const auto& f : m->compact_before) gone.insert(f.file_name);
+      std::erase_if(files, [&](const auto& f) { return gone.count(f.file_name) > 0; });
+      for (const auto& f : m->compact_after) files.push_back(f);
+    }
     auto runs = BuildSortedRuns(files);
     auto unit = picker.Pick(runs);
     // Partial-column files are merged only into the top level, where what a record did not
@@ -502,6 +572,10 @@ class FileStoreWriter : public TableWriter {
     if (!unit) return Status::OK();
     int32_t highest = 0;
     for (const auto& f : files) highest = std::max(highest, f.level);
+    if (options_.async_compaction) {
+      if (!job) next_unit->emplace(std::move(*unit), highest);  // one job per bucket at a time
+      return Status::OK();
+    }
     TRIB_ASSIGN_OR_RETURN(auto result,
                           RunCompaction(path_, *schema_, bw->dir(), *unit, highest,
                                         core_.target_file_size, core_.format, bw->namer()));
@@ -526,9 +600,24 @@ class FileStoreWriter : public TableWriter {
     for (auto& [id, bw] : buckets_) work.push_back({id, bw.get()});
     std::vector<CommitMessage> messages(work.size());
     std::vector<std::vector<std::pair<std::string, std::string>>> outputs(work.size());
+    std::vector<CompactionJob*> jobs(work.size(), nullptr);
+    std::vector<char> job_finished(work.size(), 0);
+    std::vector<std::optional<std::pair<CompactUnit, int32_t>>> next_units(work.size());
+    for (size_t i = 0; i < work.size(); i++) {
+      auto it = jobs_.find(work[i].first);
+      if (it != jobs_.end()) jobs[i] = it->second.get();
+    }
     Status st = ParallelFor(work.size(), DefaultParallelism(), [&](size_t i) {
-      return PrepareBucket(work[i].first, work[i].second, picker, &messages[i], &outputs[i]);
+      bool finished = false;
+      Status s = PrepareBucket(work[i].first, work[i].second, picker, &messages[i], &outputs[i],
+                               jobs[i], &finished, &next_units[i]);
+      job_finished[i] = finished;
+      return s;
     });
+    for (size_t i = 0; i < work.size(); i++) {
+      // A finished job's outputs are now in compact_outputs_ (deleted if the commit fails).
+      if (job_finished[i]) jobs_.erase(work[i].first);
+    }
     for (auto& [id, bw] : work) bw->ReleaseFlushed();
     for (auto& o : outputs) {
       for (auto& f : o) compact_outputs_.push_back(std::move(f));
@@ -607,6 +696,13 @@ class FileStoreWriter : public TableWriter {
     for (auto& [id, bw] : buckets_) bw->new_files().clear();
     restored_ = false;  // the next commit restores the (new) latest state
     committed_all_ = true;
+    // Background compactions of what this commit published.
+    for (size_t i = 0; i < work.size(); i++) {
+      if (next_units[i] && !jobs_.count(work[i].first)) {
+        StartCompactionJob(work[i].first, work[i].second, std::move(next_units[i]->first),
+                           next_units[i]->second);
+      }
+    }
     return result.last_snapshot;
   }
 
@@ -629,6 +725,7 @@ class FileStoreWriter : public TableWriter {
   std::vector<BucketWriter*> recent_;
   std::map<BucketId, std::vector<meta::DataFileMeta>> existing_;
   std::vector<std::pair<std::string, std::string>> compact_outputs_;
+  std::map<BucketId, std::unique_ptr<CompactionJob>> jobs_;  // background compactions
   bool restored_ = false;
   bool failed_ = false;
   int64_t buffered_bytes_ = 0;  // across every bucket's write buffer
