@@ -20,9 +20,8 @@ SETTINGS = {
     "tributary": "library API, one process; deduplicate engine, 'bucket'='4' (and '-1'); Parquet "
                  "data files (zstd); default write-buffer-size 256 MiB; commit (fsync of data "
                  "files, manifests and snapshot) every BENCH_BATCH rows; compaction as the "
-                 "writer triggers it (W1/W2: in the background, WriteOptions::async_compaction, "
-                 "committed by a later commit; W3: at each commit); buckets flushed and "
-                 "compacted, splits read, on every core; "
+                 "writer triggers it, at each commit; buckets flushed and compacted, splits "
+                 "read, on every core; "
                  "W5 scans read column batches (TableScan::NextColumns); jemalloc",
     "rocksdb": "defaults + 10-bit bloom filter; one WriteBatch per BENCH_BATCH rows, "
                "WriteOptions.sync=true (WAL fsync per batch); merge operators for W2/W3; "

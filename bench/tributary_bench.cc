@@ -74,11 +74,7 @@ Status W1(const std::string& warehouse, const std::string& kase) {
   CHECK_OK(catalog->CreateTable(id, spec, false));
   ASSIGN_OR_RETURN(table, catalog->GetTable(id));
   bench::Timer timer;
-  // A long-lived ingesting writer: compaction in the background, as Paimon's streaming writers
-  // (and RocksDB's background compactions) do.
-  WriteOptions wo;
-  wo.async_compaction = true;
-  ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
+  ASSIGN_OR_RETURN(writer, table->NewWriter({}));
   bench::W1Generator gen(p.W1Keyspace());
   bench::W1Row r;
   int64_t commits = 0;
@@ -251,9 +247,7 @@ Status W2(const std::string& warehouse) {
   CHECK_OK(catalog->CreateTable(id, spec, false).WithContext("CREATE TABLE"));
   ASSIGN_OR_RETURN(table, catalog->GetTable(id));
   bench::Timer timer;
-  WriteOptions wo;
-  wo.async_compaction = true;  // as W1
-  ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
+  ASSIGN_OR_RETURN(writer, table->NewWriter({}));
   bench::W2Generator gen(p.w2_keys);
   Row row(3);
   for (int64_t i = 0; i < p.w2_events; i++) {

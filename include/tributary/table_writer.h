@@ -26,6 +26,11 @@ class TableWriter {
   // On error nothing is published and the writer must be discarded.
   virtual Result<std::optional<int64_t>> Commit() = 0;
 
+  // Commit() that also waits for the compactions running in the background
+  // (WriteOptions::async_compaction) and publishes their results: what the end of a bounded
+  // ingest does (Paimon's writers wait for compaction at the end of input).
+  virtual Result<std::optional<int64_t>> CommitAndWaitForCompaction() { return Commit(); }
+
   // Drops everything written since the last commit and deletes its files.
   virtual void Abort() = 0;
 };

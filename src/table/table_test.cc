@@ -460,6 +460,12 @@ TEST_F(TableTest, AsyncCompactionCommitsLaterAndLeavesNoStrayFiles) {
         auto snaps = catalog_->ReadSystemTable({"default", "async", "snapshots"});
         ASSERT_TRUE(snaps.ok());
         for (const auto& r : snaps->rows) EXPECT_EQ(r[4].string_value(), "APPEND");
+        // The end of an input waits for it and publishes it.
+        auto done = (*w)->CommitAndWaitForCompaction();
+        ASSERT_TRUE(done.ok()) << done.status().ToString();
+        snaps = catalog_->ReadSystemTable({"default", "async", "snapshots"});
+        ASSERT_TRUE(snaps.ok());
+        EXPECT_EQ(snaps->rows.back()[4].string_value(), "COMPACT");
       }
       auto rows = ReadAll(*t);
       ASSERT_EQ(rows.size(), model.size()) << "round " << round;

@@ -311,6 +311,13 @@ class FileStoreWriter : public TableWriter {
     return r;
   }
 
+  Result<std::optional<int64_t>> CommitAndWaitForCompaction() override {
+    waiting_for_jobs_ = true;
+    auto r = Commit();
+    waiting_for_jobs_ = false;
+    return r;
+  }
+
   void Abort() override {
     if (dynamic_) dynamic_->Release(/*delete_files=*/true);
     for (auto& [id, bw] : buckets_) bw->DeleteNewFiles();
@@ -525,7 +532,8 @@ class FileStoreWriter : public TableWriter {
     m->total_buckets = TotalBuckets();
     m->new_files = bw->new_files();
     // A bucket without new files still hands in a finished background compaction.
-    if (!layout_.primary_key || (m->new_files.empty() && !(job && job->done.load()))) {
+    const bool job_ready = job && (job->done.load() || waiting_for_jobs_);
+    if (!layout_.primary_key || (m->new_files.empty() && !job_ready)) {
       return Status::OK();
     }
     static const std::vector<meta::DataFileMeta> kNone;
@@ -547,8 +555,8 @@ class FileStoreWriter : public TableWriter {
     for (const auto& f : m->new_files) files.push_back(f);
     if (job) {
       // A background compaction of this bucket: wait for it only at the stop trigger.
-      bool stop = BuildSortedRuns(files).size() >=
-                  static_cast<size_t>(core_.sorted_run_stop_trigger);
+      bool stop = waiting_for_jobs_ || BuildSortedRuns(files).size() >=
+                                           static_cast<size_t>(core_.sorted_run_stop_trigger);
       if (!job->done.load() && !stop) return Status::OK();
       if (job->thread.joinable()) job->thread.join();
       *job_finished = true;
@@ -573,7 +581,8 @@ class FileStoreWriter : public TableWriter {
     int32_t highest = 0;
     for (const auto& f : files) highest = std::max(highest, f.level);
     if (options_.async_compaction) {
-      if (!job) next_unit->emplace(std::move(*unit), highest);  // one job per bucket at a time
+      // One job per bucket at a time; none started by the commit that ends the input.
+      if (!job && !waiting_for_jobs_) next_unit->emplace(std::move(*unit), highest);
       return Status::OK();
     }
     TRIB_ASSIGN_OR_RETURN(auto result,
@@ -726,6 +735,7 @@ class FileStoreWriter : public TableWriter {
   std::map<BucketId, std::vector<meta::DataFileMeta>> existing_;
   std::vector<std::pair<std::string, std::string>> compact_outputs_;
   std::map<BucketId, std::unique_ptr<CompactionJob>> jobs_;  // background compactions
+  bool waiting_for_jobs_ = false;  // CommitAndWaitForCompaction in progress
   bool restored_ = false;
   bool failed_ = false;
   int64_t buffered_bytes_ = 0;  // across every bucket's write buffer
