@@ -145,8 +145,7 @@ class FileStoreLookup : public TableLookup {
       TRIB_ASSIGN_OR_RETURN(ref.records, LoadSortedFile(ref.path, layout_, ref.meta, schema_->id,
                                                         file_fields));
     }
-    SearchSorted(*ref.records, layout_, key, found);
-    return Status::OK();
+    return SearchSorted(*ref.records, layout_, key, found);
   }
 
   // Deletion-vector tables have their own visibility rules: answer with a filtered scan.

@@ -298,6 +298,53 @@ TEST_F(TableTest, PointLookupsSeeThePinnedSnapshot) {
   }
 }
 
+TEST_F(TableTest, PointLookupsReturnEveryTypeAsAScanDoes) {
+  // Lookups keep files packed as BinaryRows: every flat type must come back exactly.
+  TableSpec s;
+  s.columns = {{0, "id", DataType::BigInt().NotNull(), ""},
+               {0, "b", DataType::Boolean(), ""},
+               {0, "i", DataType::Int(), ""},
+               {0, "f", DataType::Float(), ""},
+               {0, "d", DataType::Double(), ""},
+               {0, "s", DataType::String(), ""},
+               {0, "bin", DataType::Bytes(), ""},
+               {0, "dec", DataType::Decimal(10, 2), ""},
+               {0, "big", DataType::Decimal(30, 5), ""},
+               {0, "day", DataType::Date(), ""},
+               {0, "ts", DataType::Timestamp(9), ""},
+               {0, "lts", DataType::TimestampLtz(3), ""}};
+  s.primary_keys = {"id"};
+  s.options = {{"bucket", "2"}};
+  auto t = Create("lookup_types", s);
+  std::vector<std::pair<RowKind, Row>> rows;
+  for (int64_t k = 0; k < 60; k++) {
+    auto nul = [&](int m) { return k % m == 1; };
+    rows.push_back({RowKind::kInsert,
+                    {Value::Int(k), nul(5) ? Value::Null() : Value::Bool(k % 2 == 0),
+                     Value::Int(-k * 1000), Value::Double(static_cast<float>(k) / 4),
+                     nul(7) ? Value::Null() : Value::Double(k * 1.5e10),
+                     Value::String(std::string(static_cast<size_t>(k % 20), 'x') + "end"),
+                     Value::String(std::string("\0\1", 2) + std::to_string(k)),
+                     Value::Dec(Decimal{k * 12345 - 7}),
+                     Value::Dec(Decimal{static_cast<__int128>(k) * 1000000000000000000LL}),
+                     Value::Int(19000 + k), Value::Ts(Timestamp{1700000000000 + k, 123456}),
+                     Value::Ts(Timestamp{1600000000000 + k * 1000, 0})}});
+  }
+  rows.push_back({RowKind::kDelete, rows[10].second});
+  WriteRows(*t, rows);
+  auto lookup = t->NewLookup();
+  ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
+  for (const auto& row : ReadAll(*t)) {
+    auto got = (*lookup)->Get({row[0]});
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_TRUE(got->has_value()) << row[0].int_value();
+    EXPECT_EQ(**got, row) << row[0].int_value();
+  }
+  auto gone = (*lookup)->Get({Value::Int(10)});
+  ASSERT_TRUE(gone.ok());
+  EXPECT_FALSE(gone->has_value());
+}
+
 TEST_F(TableTest, DropAndCreateAgainInOneProcessReadsTheNewTable) {
   // Snapshot names repeat across a DROP and CREATE; nothing cached may leak from the old table.
   for (const char* v : {"old", "new"}) {
