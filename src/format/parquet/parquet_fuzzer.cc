@@ -32,6 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)r.ReadRowGroupColumns(rg, all);
     const RowRanges some = {{1, 2}, {100, 300}};
     (void)r.ReadRowGroupColumns(rg, all, &some);
+    (void)r.ReadRowGroupVectors(rg, all);  // column batches
   }
   (void)r.ReadRows();
   return 0;
