@@ -207,6 +207,12 @@ Result<std::vector<meta::IndexManifestEntry>> DynamicBucketAssigner::Flush() {
 }
 
 void DynamicBucketAssigner::Retain(const std::optional<std::string>& index_manifest) {
+  if (lock_fd_ < 0) {
+    // Nothing was assigned since the last Retain (the lock was never taken again): the commit
+    // changed no index file, and the index manifest it lists may come from another writer, so
+    // the one seen last stays the one to check against.
+    return;
+  }
   for (const auto& [partition, bucket, file] : flushed_) partitions_[partition].files[bucket] = file;
   flushed_.clear();
   for (auto it = partitions_.begin(); it != partitions_.end();) {

@@ -42,7 +42,12 @@ std::shared_ptr<const void> FileCache::Lookup(const std::string& key) {
 }
 
 void FileCache::EraseUnder(const std::string& dir) {
-  const std::string needle = dir.empty() || dir.back() == '/' ? dir : dir + "/";
+  EraseMatching(dir.empty() || dir.back() == '/' ? dir : dir + "/");
+}
+
+void FileCache::EraseFile(const std::string& path) { EraseMatching(path); }
+
+void FileCache::EraseMatching(const std::string& needle) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   for (auto it = impl_->map.begin(); it != impl_->map.end();) {
     if (it->first.find(needle) == std::string::npos) {

@@ -25,6 +25,8 @@ class FileCache {
   // Drops every entry of files under directory `dir` (a dropped table or database): mapped data
   // files are unmapped once no reader holds them, so their disk space is freed.
   void EraseUnder(const std::string& dir);
+  // Drops every entry of the file at `path` (a data file deleted while the process runs).
+  void EraseFile(const std::string& path);
 
   template <typename T>
   Result<std::shared_ptr<const T>> GetOrLoad(
@@ -39,6 +41,7 @@ class FileCache {
  private:
   explicit FileCache(int64_t capacity);
   std::shared_ptr<const void> Lookup(const std::string& key);
+  void EraseMatching(const std::string& needle);  // entries whose key contains `needle`
   void Insert(const std::string& key, std::shared_ptr<const void> value, int64_t size);
   struct Impl;
   std::shared_ptr<Impl> impl_;

@@ -253,6 +253,40 @@ TEST_F(TableTest, LongLivedDynamicBucketWritersSeeEachOthersKeys) {
   }
 }
 
+TEST_F(TableTest, DynamicBucketWriterCommittingOnlyACompactionStillSeesOtherWriters) {
+  // Writer a's commit that publishes only its background compaction lists the index manifest
+  // writer b committed; a must still read b's assignments before assigning again.
+  auto t = Create("dyn_retain", KV({{"bucket", "-1"},
+                                    {"dynamic-bucket.target-row-num", "30"},
+                                    {"dynamic-bucket.initial-buckets", "1"},
+                                    {"num-sorted-run.compaction-trigger", "2"}}));
+  WriteOptions async;
+  async.async_compaction = true;
+  auto a = t->NewWriter(async);
+  auto b = t->NewWriter({});
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto write = [](TableWriter& w, int from, int to, const std::string& v) {
+    for (int k = from; k < to; k++) ASSERT_TRUE(w.Write(RowKind::kInsert, R(k, v)).ok());
+  };
+  write(**a, 0, 60, "a1");
+  ASSERT_TRUE((*a)->Commit().ok());
+  write(**a, 0, 60, "a2");
+  ASSERT_TRUE((*a)->Commit().ok());  // two runs per bucket: a compaction starts behind it
+  write(**b, 1000, 1030, "b");       // fills a bucket a does not know of
+  write(**b, 2000, 2001, "b");
+  ASSERT_TRUE((*b)->Commit().ok());
+  auto done = (*a)->CommitAndWaitForCompaction();  // only the compaction
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  auto snaps = catalog_->ReadSystemTable({"default", "dyn_retain", "snapshots"});
+  ASSERT_TRUE(snaps.ok());
+  ASSERT_EQ(snaps->rows.back()[4].string_value(), "COMPACT");
+  write(**a, 2000, 2001, "a3");
+  ASSERT_TRUE((*a)->Commit().ok());
+  auto rows = ReadAll(*t);
+  ASSERT_EQ(rows.size(), 91u);  // key 2000 once
+  EXPECT_EQ(rows.back()[1].string_value(), "a3");
+}
+
 TEST_F(TableTest, PointLookupsSeeThePinnedSnapshot) {
   for (std::string bucket : {"3", "-1"}) {
     auto t = Create("lk" + bucket.substr(bucket.size() - 1), KV({{"bucket", bucket}}));

@@ -19,6 +19,7 @@
 #include "table/core_options.h"
 #include "table/data_file.h"
 #include "table/dynamic_bucket.h"
+#include "table/file_cache.h"
 #include "table/file_store_commit.h"
 #include "table/file_store_table.h"
 #include "table/snapshot_reader.h"
@@ -138,7 +139,11 @@ class BucketWriter {
       }
       for (auto& m : *done) out.push_back(std::move(m));
     }
-    for (const auto& f : new_files_) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+    for (const auto& f : new_files_) {
+      std::string path = io::JoinPath(dir_, f.file_name);
+      FileCache::Instance().EraseFile(path);  // read above: let its mapping go with the file
+      (void)io::LocalFs().Remove(path);
+    }
     new_files_ = out;
     RaiseNextSeq(max_seq + 1);
     return out;
@@ -560,7 +565,9 @@ class FileStoreWriter : public TableWriter {
       if (!job->done.load() && !stop) return Status::OK();
       if (job->thread.joinable()) job->thread.join();
       *job_finished = true;
-      TRIB_RETURN_NOT_OK(job->status);
+      // A failed background compaction (its inputs gone, say) is dropped, not this commit: the
+      // next commits pick again.
+      if (!job->status.ok()) return Status::OK();
       for (const auto& f : job->result.after) outputs->push_back({job->dir, f.file_name});
       m->compact_before = job->result.before;
       m->compact_after = job->result.after;
@@ -632,6 +639,11 @@ class FileStoreWriter : public TableWriter {
       for (auto& f : o) compact_outputs_.push_back(std::move(f));
     }
     TRIB_RETURN_NOT_OK(st);
+    // The new files each bucket's next compaction was picked from (see below).
+    std::vector<std::vector<std::string>> picked_from(work.size());
+    for (size_t i = 0; i < work.size(); i++) {
+      for (const auto& f : messages[i].new_files) picked_from[i].push_back(f.file_name);
+    }
     for (auto& m : messages) {
       if (!m.new_files.empty() || !m.compact_after.empty() || !m.compact_before.empty()) {
         req.messages.push_back(std::move(m));
@@ -702,12 +714,24 @@ class FileStoreWriter : public TableWriter {
     // and deleted by the COMPACT one; nothing else refers to them... except older snapshots,
     // which keep them until snapshot expiration, so they stay on disk.
     compact_outputs_.clear();
+    // Buckets whose new files were renumbered (a concurrent commit) published other files than
+    // the ones their next compaction was picked from: they pick again at the next commit.
+    std::vector<char> renumbered(work.size(), 0);
+    for (size_t i = 0; i < work.size(); i++) {
+      const auto& published = work[i].second->new_files();
+      const auto& picked = picked_from[i];
+      renumbered[i] = published.size() != picked.size() ||
+                      !std::equal(published.begin(), published.end(), picked.begin(),
+                                  [](const auto& a, const std::string& b) {
+                                    return a.file_name == b;
+                                  });
+    }
     for (auto& [id, bw] : buckets_) bw->new_files().clear();
     restored_ = false;  // the next commit restores the (new) latest state
     committed_all_ = true;
     // Background compactions of what this commit published.
     for (size_t i = 0; i < work.size(); i++) {
-      if (next_units[i] && !jobs_.count(work[i].first)) {
+      if (next_units[i] && !renumbered[i] && !jobs_.count(work[i].first)) {
         StartCompactionJob(work[i].first, work[i].second, std::move(next_units[i]->first),
                            next_units[i]->second);
       }
