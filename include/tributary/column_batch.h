@@ -37,6 +37,8 @@ struct ColumnVector {
   Value Get(size_t i) const;
   // Appends `v` (of this column's type, or NULL).
   void Append(const Value& v);
+  // Appends row `r` of `from` (same type and rep).
+  void AppendRow(const ColumnVector& from, size_t r);
   // Appends rows `rows` of `from` (same type and rep).
   void AppendRows(const ColumnVector& from, const std::vector<uint32_t>& rows);
   void Clear();

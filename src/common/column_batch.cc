@@ -78,26 +78,29 @@ void ColumnVector::Append(const Value& v) {
   }
 }
 
-void ColumnVector::AppendRows(const ColumnVector& from, const std::vector<uint32_t>& rows) {
-  const size_t n = size();
+void ColumnVector::AppendRow(const ColumnVector& from, size_t r) {
   if (!from.nulls.empty() || !nulls.empty()) {
-    if (nulls.empty()) nulls.assign(n, 0);
-    for (uint32_t r : rows) nulls.push_back(from.IsNull(r) ? 1 : 0);
+    if (nulls.empty()) nulls.assign(size(), 0);
+    nulls.push_back(from.IsNull(r) ? 1 : 0);
   }
   switch (rep) {
     case Rep::kInt:
-      for (uint32_t r : rows) ints.push_back(from.ints[r]);
+      ints.push_back(from.ints[r]);
       break;
     case Rep::kDouble:
-      for (uint32_t r : rows) doubles.push_back(from.doubles[r]);
+      doubles.push_back(from.doubles[r]);
       break;
     case Rep::kString:
-      for (uint32_t r : rows) strings.push_back(from.strings[r]);
+      strings.push_back(from.strings[r]);
       break;
     case Rep::kValue:
-      for (uint32_t r : rows) values.push_back(from.values[r]);
+      values.push_back(from.values[r]);
       break;
   }
+}
+
+void ColumnVector::AppendRows(const ColumnVector& from, const std::vector<uint32_t>& rows) {
+  for (uint32_t r : rows) AppendRow(from, r);
 }
 
 void ColumnVector::Clear() {

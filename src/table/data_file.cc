@@ -681,6 +681,13 @@ Result<std::optional<format::parquet::RowRanges>> PageIndexRows(
   return wanted;
 }
 
+// The file column holding table field `f`: by field id (as Paimon matches across renames), else
+// by name; -1 when the file lacks it.
+int FileColumnOf(const format::parquet::FileSchema& schema, const Field& f) {
+  int c = schema.FindColumnById(f.id);
+  return c >= 0 ? c : schema.FindColumn(f.name);
+}
+
 using ParquetReaderPtr = std::shared_ptr<const format::parquet::ParquetReader>;
 
 // An opened Parquet data file (its mapping and parsed footer), kept in the process-wide cache:
@@ -715,8 +722,7 @@ format::parquet::RowGroupFilter RowGroupFilterFor(const format::parquet::FileSch
   for (const auto& p : *skip_filters) {
     const Field* src = SourceField(layout.fields[p.column], file_fields);
     if (!src || !src->type.SameKind(layout.fields[p.column].type)) continue;
-    int c = schema.FindColumnById(src->id);
-    if (c < 0) c = schema.FindColumn(src->name);
+    int c = FileColumnOf(schema, *src);
     if (c >= 0) checks.push_back({c, &p});
   }
   if (checks.empty()) return {};
@@ -828,8 +834,7 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, ParquetRe
     if (needed && !(*needed)[i]) continue;
     const Field* src = SourceField(layout.fields[i], file_fields);
     if (!src) continue;
-    int c = schema.FindColumnById(src->id);
-    if (c < 0) c = schema.FindColumn(src->name);
+    int c = FileColumnOf(schema, *src);
     if (c < 0) continue;
     projection.push_back(c);
     target.push_back(static_cast<int>(i));
@@ -1161,8 +1166,7 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
   std::vector<int> file_col(table_cols.size());
   for (size_t i = 0; i < table_cols.size(); i++) {
     const Field& f = layout.fields[table_cols[i]];
-    int c = schema.FindColumnById(f.id);
-    if (c < 0) c = schema.FindColumn(f.name);
+    int c = FileColumnOf(schema, f);
     if (c < 0) return Batches();  // missing columns read as NULL: the row path does that
     auto type = reader->ColumnType(c);
     // The file was written with the read schema; its Parquet type may still say less (STRING
@@ -1292,32 +1296,6 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
   return Batches(std::move(out));
 }
 
-namespace {
-
-// Appends row `r` of `from` (same rep) to `to`.
-void AppendOne(const ColumnVector& from, size_t r, ColumnVector* to) {
-  if (!from.nulls.empty() || !to->nulls.empty()) {
-    if (to->nulls.empty()) to->nulls.assign(to->size(), 0);
-    to->nulls.push_back(from.IsNull(r) ? 1 : 0);
-  }
-  switch (from.rep) {
-    case ColumnVector::Rep::kInt:
-      to->ints.push_back(from.ints[r]);
-      break;
-    case ColumnVector::Rep::kDouble:
-      to->doubles.push_back(from.doubles[r]);
-      break;
-    case ColumnVector::Rep::kString:
-      to->strings.push_back(from.strings[r]);
-      break;
-    case ColumnVector::Rep::kValue:
-      to->values.push_back(from.values[r]);
-      break;
-  }
-}
-
-}  // namespace
-
 Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     const std::vector<std::string>& paths, const FileLayout& layout,
     const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
@@ -1352,17 +1330,13 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     }
     TRIB_ASSIGN_OR_RETURN(file.reader, OpenParquet(paths[f]));
     const auto& schema = file.reader->schema();
-    auto find = [&](const Field& fld) {
-      int c = schema.FindColumnById(fld.id);
-      return c >= 0 ? c : schema.FindColumn(fld.name);
-    };
     for (int t : table_cols) {
-      int c = find(layout.fields[t]);
+      int c = FileColumnOf(schema, layout.fields[t]);
       auto type = c >= 0 ? file.reader->ColumnType(c) : std::nullopt;
       if (!type || type->id != layout.fields[t].type.id) return Out();
       file.cols.push_back(c);
     }
-    file.key = find(layout.fields[key_col]);
+    file.key = FileColumnOf(schema, layout.fields[key_col]);
     file.seq = schema.FindColumn("_SEQUENCE_NUMBER");
     file.kind = schema.FindColumn("_VALUE_KIND");
     if (file.key < 0 || file.seq < 0 || file.kind < 0) return Out();
@@ -1467,7 +1441,7 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
       if (!keep[w]) continue;
       TRIB_ASSIGN_OR_RETURN(const ColumnVector* col, column_of(winners[w].first, i));
       if (col->rep != out.rep) return Out();
-      AppendOne(*col, winners[w].second, &out);
+      out.AppendRow(*col, winners[w].second);
     }
     batch.columns.push_back(std::move(out));
   }

@@ -206,6 +206,13 @@ Result<std::vector<meta::IndexManifestEntry>> DynamicBucketAssigner::Flush() {
   return changes;
 }
 
+void DynamicBucketAssigner::Unlock() {
+  if (lock_fd_ < 0) return;
+  ::flock(lock_fd_, LOCK_UN);
+  ::close(lock_fd_);
+  lock_fd_ = -1;
+}
+
 void DynamicBucketAssigner::Retain(const std::optional<std::string>& index_manifest) {
   if (lock_fd_ < 0) {
     // Nothing was assigned since the last Retain (the lock was never taken again): the commit
@@ -225,11 +232,7 @@ void DynamicBucketAssigner::Retain(const std::optional<std::string>& index_manif
   latest_.clear();
   loaded_manifest_ = false;
   retained_ = index_manifest;
-  if (lock_fd_ >= 0) {
-    ::flock(lock_fd_, LOCK_UN);
-    ::close(lock_fd_);
-    lock_fd_ = -1;
-  }
+  Unlock();
 }
 
 void DynamicBucketAssigner::Release(bool delete_files) {
@@ -245,11 +248,7 @@ void DynamicBucketAssigner::Release(bool delete_files) {
   last_ = nullptr;
   latest_.clear();
   loaded_manifest_ = false;
-  if (lock_fd_ >= 0) {
-    ::flock(lock_fd_, LOCK_UN);
-    ::close(lock_fd_);
-    lock_fd_ = -1;
-  }
+  Unlock();
 }
 
 }  // namespace tributary::table

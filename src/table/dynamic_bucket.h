@@ -57,6 +57,7 @@ class DynamicBucketAssigner {
     bool overwritten = false;
   };
   Status Lock();
+  void Unlock();
   // Takes the lock again after Retain, dropping the retained assignments if they are stale.
   Status Revalidate();
   Result<PartitionIndex*> Load(const std::string& partition, bool overwrite);

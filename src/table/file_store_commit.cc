@@ -148,6 +148,7 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
     auto cleanup = [&]() {
       for (const auto& n : written) (void)io::LocalFs().Remove(meta::ManifestPath(table_path_, n));
     };
+    std::optional<std::string> attempt_index_manifest;  // of the snapshot this attempt writes
     auto attempt_commit = [&]() -> Result<bool> {
       // Delta manifest and list.
       TRIB_ASSIGN_OR_RETURN(meta::ManifestFileMeta delta_meta, WriteManifest(delta, &written));
@@ -201,10 +202,12 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
       s.delta_record_count = delta_rows;
       s.changelog_record_count = 0;
       io::CrashPoint("commit.after-manifests");
+      attempt_index_manifest = s.index_manifest;
       return snapshots.TryCommit(s);
     };
     Result<bool> won = attempt_commit();
     if (won.ok() && *won) {
+      committed_index_manifest_ = std::move(attempt_index_manifest);
       return latest ? latest->id + 1 : 1;
     }
     cleanup();
@@ -373,6 +376,7 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
     }
   }
   result.last_snapshot = last;
+  if (last) result.index_manifest = committed_index_manifest_;
   return result;
 }
 

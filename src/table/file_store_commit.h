@@ -53,6 +53,8 @@ struct CommitResult {
   bool compaction_dropped = false;
   // Names of compaction output files that were not published (their buckets were renumbered).
   std::vector<std::string> dropped_compact_files;
+  // The index manifest the last published snapshot lists (dynamic-bucket HASH index files).
+  std::optional<std::string> index_manifest;
 };
 
 class FileStoreCommit {
@@ -94,6 +96,7 @@ class FileStoreCommit {
   std::string codec_;
   int max_retries_;
   std::vector<DataType> partition_types_;
+  std::optional<std::string> committed_index_manifest_;  // of the last snapshot CommitOnce published
 };
 
 }  // namespace tributary::table

@@ -101,15 +101,12 @@ class FileStoreScan : public TableScan {
           b = RowBatch();
           return true;
         }
-        if (next_split_ >= splits_.size()) break;
-        const int threads = DefaultParallelism();
-        size_t k = std::min(splits_.size() - next_split_, static_cast<size_t>(threads) * 2);
-        ready_.assign(k, RowBatch());
-        next_ready_ = 0;
-        const size_t first = next_split_;
-        next_split_ += k;
-        TRIB_RETURN_NOT_OK(ParallelFor(
-            k, threads, [&](size_t i) { return ReadSplit(splits_[first + i], &ready_[i]); }));
+        TRIB_ASSIGN_OR_RETURN(bool more,
+                              ReadAhead(&ready_, [&](const Split& s, std::vector<RowBatch>* out) {
+                                out->emplace_back();
+                                return ReadSplit(s, &out->back());
+                              }));
+        if (!more) break;
       }
     }
     while (next_split_ < splits_.size()) {
@@ -140,7 +137,6 @@ class FileStoreScan : public TableScan {
       planned_ = true;
     }
     if (!ColumnPath()) return TableScan::NextColumns(batch);
-    const int threads = DefaultParallelism();
     while (true) {
       while (next_ready_ < ready_columns_.size()) {
         ColumnBatch& b = ready_columns_[next_ready_++];
@@ -149,21 +145,32 @@ class FileStoreScan : public TableScan {
         b = ColumnBatch();
         return true;
       }
-      if (next_split_ >= splits_.size()) return false;
-      // The next few splits, on every core; each gives one or more batches, in order.
-      size_t k = std::min(splits_.size() - next_split_, static_cast<size_t>(threads) * 2);
-      std::vector<std::vector<ColumnBatch>> parts(k);
-      const size_t first = next_split_;
-      next_split_ += k;
-      TRIB_RETURN_NOT_OK(ParallelFor(k, threads, [&](size_t i) {
-        return ReadSplitColumns(splits_[first + i], &parts[i]);
-      }));
-      ready_columns_.clear();
-      next_ready_ = 0;
-      for (auto& p : parts) {
-        for (auto& b : p) ready_columns_.push_back(std::move(b));
-      }
+      TRIB_ASSIGN_OR_RETURN(bool more,
+                            ReadAhead(&ready_columns_, [&](const Split& s, auto* out) {
+                              return ReadSplitColumns(s, out);
+                            }));
+      if (!more) return false;
     }
+  }
+
+  // Splits are independent: reads the next few on every core with read(split, &batches) and
+  // replaces *ready by their batches, in split order. False when no split is left.
+  template <typename Batch, typename Read>
+  Result<bool> ReadAhead(std::vector<Batch>* ready, const Read& read) {
+    if (next_split_ >= splits_.size()) return false;
+    const int threads = DefaultParallelism();
+    const size_t k = std::min(splits_.size() - next_split_, static_cast<size_t>(threads) * 2);
+    std::vector<std::vector<Batch>> parts(k);
+    const size_t first = next_split_;
+    next_split_ += k;
+    TRIB_RETURN_NOT_OK(
+        ParallelFor(k, threads, [&](size_t i) { return read(splits_[first + i], &parts[i]); }));
+    ready->clear();
+    next_ready_ = 0;
+    for (auto& p : parts) {
+      for (auto& b : p) ready->push_back(std::move(b));
+    }
+    return true;
   }
 
   // Partitions (serialized) this scan must skip: those the main branch has, when this scan reads

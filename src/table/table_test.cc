@@ -20,6 +20,12 @@
 namespace tributary {
 namespace {
 
+// Scans return rows in no defined order across buckets: tests compare them sorted by key.
+void SortByFirstColumn(std::vector<Row>* rows) {
+  std::sort(rows->begin(), rows->end(),
+            [](const Row& a, const Row& b) { return CompareValues(a[0], b[0]) < 0; });
+}
+
 class TableTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -68,9 +74,7 @@ class TableTest : public ::testing::Test {
       if (!more.ok() || !*more) break;
       for (auto& r : b.rows) out.push_back(r);
     }
-    std::sort(out.begin(), out.end(), [](const Row& a, const Row& b) {
-      return CompareValues(a[0], b[0]) < 0;
-    });
+    SortByFirstColumn(&out);
     return out;
   }
 
@@ -608,9 +612,7 @@ std::vector<Row> ReadAllColumns(Table& t, ScanOptions o = {}) {
       out.push_back(std::move(row));
     }
   }
-  std::sort(out.begin(), out.end(), [](const Row& a, const Row& b) {
-    return CompareValues(a[0], b[0]) < 0;
-  });
+  SortByFirstColumn(&out);
   return out;
 }
 

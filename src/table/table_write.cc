@@ -686,17 +686,8 @@ class FileStoreWriter : public TableWriter {
     if (dynamic_) {
       // Keep the key -> bucket index in memory for the next commit (checked then against the
       // index manifest the latest snapshot lists).
-      std::optional<std::string> index_manifest;
-      bool known = false;
       if (result.last_snapshot) {
-        auto snap = meta::SnapshotManager(path_).Read(*result.last_snapshot);
-        if (snap.ok()) {
-          index_manifest = (*snap)->index_manifest;
-          known = true;
-        }
-      }
-      if (known) {
-        dynamic_->Retain(index_manifest);
+        dynamic_->Retain(result.index_manifest);
       } else {
         dynamic_->Release(/*delete_files=*/false);
       }
