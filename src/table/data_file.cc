@@ -386,6 +386,18 @@ class StatsCollector {
       }
     }
   }
+  // Folds in the minimum, maximum (NULL: none) and NULL count of column i over more rows.
+  void AddColumn(size_t i, const Value& mn, const Value& mx, int64_t nulls) {
+    nulls_[i] += nulls;
+    if (mn.is_null()) return;
+    if (min_[i].is_null()) {
+      min_[i] = mn;
+      max_[i] = mx;
+      return;
+    }
+    if (merge::FastCompare(mn, min_[i]) < 0) min_[i] = mn;
+    if (merge::FastCompare(mx, max_[i]) > 0) max_[i] = mx;
+  }
   meta::SimpleStats Finish() const {
     meta::SimpleStats s;
     s.min_values = format::SerializeBinaryRow(types_, min_);
@@ -497,8 +509,8 @@ DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::
 
 DataFileWriter::~DataFileWriter() = default;
 
-Status DataFileWriter::Write(const KeyValue& kv) {
-  if (!file_) {
+Status DataFileWriter::Open() {
+  {
     auto f = std::make_unique<OpenFile>(layout_, StatsColumns(layout_));
     std::string fmt = format_.FormatForLevel(level_);
     if (fmt == "parquet") {
@@ -525,6 +537,11 @@ Status DataFileWriter::Write(const KeyValue& kv) {
     f->name = namer_->Next() + "." + fmt;
     file_ = std::move(f);
   }
+  return Status::OK();
+}
+
+Status DataFileWriter::Write(const KeyValue& kv) {
+  if (!file_) TRIB_RETURN_NOT_OK(Open());
   OpenFile& f = *file_;
   if (f.pq) {
     // The physical row points at the record's values: nothing is copied or moved.
@@ -569,6 +586,128 @@ Status DataFileWriter::Write(const KeyValue& kv) {
   // As Paimon's rolling writer: the size is checked every 1000 records (estimating it walks
   // every column writer).
   if (f.rows % 1000 == 0 && f.EstimatedSize() >= target_file_size_) return Roll();
+  return Status::OK();
+}
+
+namespace {
+
+// Row r of a column as the Value a row holds.
+Value ValueAt(const format::parquet::ColumnValues& c, const DataType& type, size_t r) {
+  if (c.nulls != nullptr && c.nulls[r]) return Value::Null();
+  if (c.ints != nullptr) {
+    return type.id == TypeId::kBoolean ? Value::Bool(c.ints[r] != 0) : Value::Int(c.ints[r]);
+  }
+  if (c.doubles != nullptr) return Value::Double(c.doubles[r]);
+  if (c.chars != nullptr) {
+    return Value::String(std::string(c.chars + c.offsets[r], c.offsets[r + 1] - c.offsets[r]));
+  }
+  return c.values[r];
+}
+
+// Minimum, maximum (NULL when every value is NULL) and NULL count of rows[0..n) of a column,
+// ordered as StatsCollector orders Values.
+void ColumnStats(const format::parquet::ColumnValues& c, const DataType& type,
+                 const uint32_t* rows, size_t n, Value* mn, Value* mx, int64_t* nulls) {
+  *nulls = 0;
+  size_t lo = SIZE_MAX, hi = SIZE_MAX;  // source rows of the extremes
+  auto track = [&](auto less) {
+    for (size_t k = 0; k < n; ++k) {
+      const size_t r = rows[k];
+      if (c.nulls != nullptr && c.nulls[r]) {
+        ++*nulls;
+      } else if (lo == SIZE_MAX) {
+        lo = hi = r;
+      } else if (less(r, lo)) {
+        lo = r;
+      } else if (less(hi, r)) {
+        hi = r;
+      }
+    }
+  };
+  if (c.ints != nullptr && type.id != TypeId::kBoolean) {
+    track([&](size_t a, size_t b) { return c.ints[a] < c.ints[b]; });
+  } else if (c.chars != nullptr) {
+    auto at = [&](size_t r) {
+      return std::string_view(c.chars + c.offsets[r], c.offsets[r + 1] - c.offsets[r]);
+    };
+    track([&](size_t a, size_t b) { return at(a) < at(b); });
+  } else {  // doubles and Values (flat types: no allocation per Value)
+    track([&](size_t a, size_t b) {
+      return merge::FastCompare(ValueAt(c, type, a), ValueAt(c, type, b)) < 0;
+    });
+  }
+  *mn = lo == SIZE_MAX ? Value::Null() : ValueAt(c, type, lo);
+  *mx = hi == SIZE_MAX ? Value::Null() : ValueAt(c, type, hi);
+}
+
+}  // namespace
+
+bool DataFileWriter::CanWriteColumns() const {
+  if (!layout_.primary_key || format_.FormatForLevel(level_) != "parquet") return false;
+  for (const Field& f : layout_.fields) {
+    if (f.type.IsNested()) return false;
+  }
+  return true;
+}
+
+Status DataFileWriter::WriteColumns(const std::vector<format::parquet::ColumnValues>& columns,
+                                    const uint32_t* rows, const int64_t* sequences,
+                                    const int64_t* kinds, size_t n) {
+  if (!CanWriteColumns()) {
+    return Status::Internal("data file writer: these files cannot be written column by column");
+  }
+  if (columns.size() != layout_.fields.size()) {
+    return Status::Internal("data file writer: " + std::to_string(columns.size()) +
+                            " columns given for " + std::to_string(layout_.fields.size()));
+  }
+  // The physical columns: the key columns, _SEQUENCE_NUMBER, _VALUE_KIND, then every column.
+  std::vector<format::parquet::ColumnValues> physical;
+  for (int c : layout_.key_columns) physical.push_back(columns[c]);
+  physical.emplace_back();
+  physical.emplace_back();
+  for (const auto& c : columns) physical.push_back(c);
+  const size_t seq_col = layout_.key_columns.size(), kind_col = seq_col + 1;
+  size_t done = 0;
+  Value mn, mx;
+  int64_t nulls = 0;
+  while (done < n) {
+    if (!file_) TRIB_RETURN_NOT_OK(Open());
+    OpenFile& f = *file_;
+    // Slices end where Write checks the file's size (every 1000 records).
+    const size_t slice = std::min<size_t>(n - done, 1000 - static_cast<size_t>(f.rows % 1000));
+    const uint32_t* slice_rows = rows + done;
+    for (auto& p : physical) p.rows = slice_rows;
+    physical[seq_col].rows = physical[kind_col].rows = nullptr;
+    physical[seq_col].ints = sequences + done;
+    physical[kind_col].ints = kinds + done;
+    TRIB_RETURN_NOT_OK(f.pq->AppendColumns(physical, slice));
+    // Keys: the records are in key order.
+    f.max_key.resize(layout_.key_columns.size());
+    for (size_t i = 0; i < layout_.key_columns.size(); ++i) {
+      const int c = layout_.key_columns[i];
+      f.max_key[i] = ValueAt(columns[c], layout_.fields[c].type, slice_rows[slice - 1]);
+      if (f.rows == 0) f.min_key.push_back(ValueAt(columns[c], layout_.fields[c].type, slice_rows[0]));
+    }
+    for (size_t i = 0; i < layout_.key_columns.size(); ++i) {
+      const int c = layout_.key_columns[i];
+      ColumnStats(columns[c], layout_.fields[c].type, slice_rows, slice, &mn, &mx, &nulls);
+      f.key_stats.AddColumn(i, mn, mx, nulls);
+    }
+    const size_t stats_count = f.stats_columns ? f.stats_columns->size() : layout_.fields.size();
+    for (size_t i = 0; i < stats_count; ++i) {
+      const int c = f.stats_columns ? (*f.stats_columns)[i] : static_cast<int>(i);
+      ColumnStats(columns[c], layout_.fields[c].type, slice_rows, slice, &mn, &mx, &nulls);
+      f.value_stats.AddColumn(i, mn, mx, nulls);
+    }
+    for (size_t k = done; k < done + slice; ++k) {
+      if (IsRetract(static_cast<RowKind>(kinds[k]))) f.deletes++;
+      f.min_seq = std::min(f.min_seq, sequences[k]);
+      f.max_seq = std::max(f.max_seq, sequences[k]);
+    }
+    f.rows += static_cast<int64_t>(slice);
+    done += slice;
+    if (f.rows % 1000 == 0 && f.EstimatedSize() >= target_file_size_) TRIB_RETURN_NOT_OK(Roll());
+  }
   return Status::OK();
 }
 

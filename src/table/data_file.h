@@ -23,6 +23,9 @@
 namespace tributary {
 class TimeZone;
 }  // namespace tributary
+namespace tributary::format::parquet {
+struct ColumnValues;
+}  // namespace tributary::format::parquet
 
 namespace tributary::table {
 
@@ -76,6 +79,16 @@ class DataFileWriter {
   // Borrows the record: its values are encoded in place and left as they were (so the caller
   // decides where its memory is freed).
   Status Write(const merge::KeyValue& kv);
+  // Whether WriteColumns can write this writer's files: Parquet files of a primary-key table
+  // with flat columns.
+  bool CanWriteColumns() const;
+  // Writes `n` records given column by column (REQUIRES: CanWriteColumns(), and Write's order):
+  // record k holds row `rows[k]` of `columns` (one per table column), sequence number
+  // `sequences[k]` and row kind `kinds[k]`. The files, statistics and rolling are those Write
+  // gives the same records.
+  Status WriteColumns(const std::vector<format::parquet::ColumnValues>& columns,
+                      const uint32_t* rows, const int64_t* sequences, const int64_t* kinds,
+                      size_t n);
   // Closes the open file. Returns the metas of every file written.
   Result<std::vector<meta::DataFileMeta>> Finish();
   // Deletes every file written so far (on failure).
@@ -83,6 +96,7 @@ class DataFileWriter {
 
  private:
   struct OpenFile;
+  Status Open();
   Status Roll();
   FileLayout layout_;
   std::string dir_;

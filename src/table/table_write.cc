@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <thread>
 #include <atomic>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <set>
 
 #include "format/binary_row.h"
+#include "format/parquet/writer.h"
 #include "common/parallel.h"
 #include "io/file_system.h"
 #include "merge/field_aggregator.h"
@@ -15,6 +17,7 @@
 #include "merge/merge_function.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
+#include "table/column_buffer.h"
 #include "table/compaction_job.h"
 #include "table/core_options.h"
 #include "table/data_file.h"
@@ -47,6 +50,9 @@ struct WriteContext {
   std::optional<std::vector<std::string>> write_cols;      // static partial-column writes
   std::shared_ptr<const std::vector<bool>> write_mask;
   FileFormatOptions format;
+  // Buckets buffer their records column by column (ColumnWriteBuffer): deduplicate tables with
+  // flat columns, full-row writes, no 'sequence.field', Parquet level-0 files.
+  bool column_buffer = false;
 };
 
 // The buffered records and new files of one partition-bucket. Single-threaded.
@@ -54,9 +60,20 @@ class BucketWriter {
  public:
   BucketWriter(const WriteContext& ctx, std::string dir, int64_t next_seq)
       : ctx_(ctx), schema_(*ctx.schema), layout_(ctx.layout), dir_(std::move(dir)),
-        next_seq_(next_seq), namer_("data-", "") {}
+        next_seq_(next_seq), namer_("data-", "") {
+    if (ctx.column_buffer) columns_ = std::make_unique<ColumnWriteBuffer>(layout_.fields);
+  }
 
   void Add(KeyValue kv) {
+    if (columns_) {
+      // Sequence numbers of buffered records are consecutive from columns_first_seq_.
+      if (columns_->empty()) columns_first_seq_ = next_seq_;
+      next_seq_++;
+      buffer_bytes_ -= columns_->bytes();
+      columns_->Add(kv.kind, kv.value);
+      buffer_bytes_ += columns_->bytes();
+      return;
+    }
     buffer_bytes_ += EstimateBytes(kv.value);
     kv.sequence = next_seq_++;
     kv.write_mask = ctx_.write_mask;
@@ -69,10 +86,12 @@ class BucketWriter {
 
   // Sorts and merges the buffer into level-0 files.
   Status Flush(int64_t target_file_size) {
-    if (buffer_.empty()) return Status::OK();
+    if (buffer_.empty() && (!columns_ || columns_->empty())) return Status::OK();
     DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
                           ctx_.format, ctx_.write_cols);
-    Status st = layout_.primary_key ? WriteMerged(&writer) : WriteAll(&writer);
+    Status st = columns_               ? WriteColumns(&writer)
+                : layout_.primary_key ? WriteMerged(&writer)
+                                      : WriteAll(&writer);
     if (!st.ok()) {
       writer.Abort();
       return st;
@@ -84,6 +103,7 @@ class BucketWriter {
     // the allocator's lock with that thread).
     flushed_.push_back(std::move(buffer_));
     buffer_.clear();
+    if (columns_) columns_->Clear();
     buffer_bytes_ = 0;
     io::CrashPoint("write.after-flush");
     return Status::OK();
@@ -104,7 +124,13 @@ class BucketWriter {
       for (auto& kv : buffer_) kv.sequence += shift;
       next_seq_ += shift;
     }
-    if (buffer_.empty() && new_files_.empty()) RaiseNextSeq(live_max + 1);
+    const bool columns_empty = !columns_ || columns_->empty();
+    if (!columns_empty && new_files_.empty() && columns_first_seq_ <= live_max) {
+      const int64_t shift = live_max + 1 - columns_first_seq_;
+      columns_first_seq_ += shift;
+      next_seq_ += shift;
+    }
+    if (buffer_.empty() && columns_empty && new_files_.empty()) RaiseNextSeq(live_max + 1);
   }
 
   // Rewrites this commit's new files with every sequence number raised by `shift` (a concurrent
@@ -152,10 +178,40 @@ class BucketWriter {
     for (const auto& f : new_files_) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
     new_files_.clear();
     buffer_.clear();
+    if (columns_) columns_->Clear();
     buffer_bytes_ = 0;
   }
 
  private:
+  // The sorted buffer is read in key order, not in the order its rows and strings were
+  // allocated: the rows a few records ahead are fetched into the cache while this one is encoded.
+  void Prefetch(size_t i) const {
+    constexpr size_t kRowDistance = 16, kStringDistance = 8;
+    if (i + kRowDistance < buffer_.size()) {
+      const Row& r = buffer_[i + kRowDistance].value;
+      __builtin_prefetch(r.data());
+      __builtin_prefetch(reinterpret_cast<const char*>(r.data()) + 64 * 1);
+      __builtin_prefetch(reinterpret_cast<const char*>(r.data()) + 64 * 2);
+      __builtin_prefetch(reinterpret_cast<const char*>(r.data()) + 64 * 3);
+      __builtin_prefetch(reinterpret_cast<const char*>(r.data() + r.size()) - 1);
+    }
+    if (i + kStringDistance < buffer_.size()) {
+      for (const Value& v : buffer_[i + kStringDistance].value) {
+        if (v.is_string()) __builtin_prefetch(v.string_value().data());
+      }
+    }
+  }
+  // Deduplicate from the column buffer: the last record of each key, in key order.
+  Status WriteColumns(DataFileWriter* w) {
+    std::vector<uint32_t> order = columns_->LastPerKey(layout_.key_columns);
+    std::vector<int64_t> seqs(order.size()), kinds(order.size());
+    for (size_t k = 0; k < order.size(); k++) {
+      seqs[k] = columns_first_seq_ + order[k];
+      kinds[k] = static_cast<int64_t>(columns_->kind(order[k]));
+    }
+    return w->WriteColumns(columns_->Columns(), order.data(), seqs.data(), kinds.data(),
+                           order.size());
+  }
   Status WriteAll(DataFileWriter* w) {
     for (auto& kv : buffer_) TRIB_RETURN_NOT_OK(w->Write(kv));
     return Status::OK();
@@ -170,6 +226,7 @@ class BucketWriter {
       while (i < buffer_.size()) {
         size_t j = i + 1;
         while (j < buffer_.size() && cmp.Compare(buffer_[i].value, buffer_[j].value) == 0) j++;
+        Prefetch(j);
         TRIB_RETURN_NOT_OK(w->Write(buffer_[j - 1]));
         i = j;
       }
@@ -197,6 +254,8 @@ class BucketWriter {
   int64_t next_seq_;
   meta::FileNamer namer_;
   std::vector<KeyValue> buffer_;
+  std::unique_ptr<ColumnWriteBuffer> columns_;  // instead of buffer_ when ctx_.column_buffer
+  int64_t columns_first_seq_ = 0;
   std::vector<std::vector<KeyValue>> flushed_;  // flushed buffers, freed by ReleaseFlushed
   int64_t buffer_bytes_ = 0;
   std::vector<meta::DataFileMeta> new_files_;
@@ -821,6 +880,14 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
       ctx.write_cols = std::move(cols);
       ctx.write_mask = std::move(mask);
     }
+  }
+  if (ctx.merge_config) {
+    const merge::MergeConfig& c = *ctx.merge_config;
+    ctx.column_buffer = c.engine == "deduplicate" && !c.ignore_delete &&
+                        c.sequence_fields.empty() && !ctx.write_mask &&
+                        ctx.format.FormatForLevel(0) == "parquet" &&
+                        ColumnWriteBuffer::Supports(ctx.layout.fields) &&
+                        std::getenv("TRIBUTARY_ROW_WRITE_BUFFER") == nullptr;
   }
   return std::unique_ptr<TableWriter>(new FileStoreWriter(path, std::move(schema), options,
                                                           std::move(core), std::move(ctx),

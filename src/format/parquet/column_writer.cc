@@ -133,38 +133,10 @@ Status ColumnChunkWriter::AddEntry(int16_t def, int16_t rep, const Value* v) {
     def_levels_.push_back(static_cast<uint32_t>(def));
     ++page_nulls_;
     ++null_count_;
-  } else if (!use_dictionary_ && v->is_int() &&
-             (physical_ == PhysicalType::kInt64 || physical_ == PhysicalType::kInt32)) {
-    // An integer column past its dictionary: no Value comparisons or copies per entry.
-    const int64_t x = v->int_value();
-    const bool narrow = physical_ == PhysicalType::kInt32;
-    page_values_.ints.push_back(narrow ? static_cast<int32_t>(x) : x);
-    if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
-    page_plain_bytes_ += narrow ? 4 : 8;
-    if (!page_has_ints_) {
-      page_has_ints_ = true;
-      page_int_min_ = page_int_max_ = x;
-    } else {
-      page_int_min_ = std::min(page_int_min_, x);
-      page_int_max_ = std::max(page_int_max_, x);
-    }
-  } else if (physical_ == PhysicalType::kByteArray && !use_dictionary_ && v->is_string() &&
-             PlainEncodingFor() == Encoding::kPlain) {
-    // A string column past its dictionary: encode the value into the page at once.
-    if (!page_values_.bytes.empty()) {  // the dictionary was given up within this page
-      EncodePlain(page_values_, physical_, &page_plain_);
-      page_values_.clear();
-    }
-    const std::string& str = v->string_value();
-    if (page_plain_.capacity() < static_cast<size_t>(options_.page_size)) {
-      page_plain_.reserve(static_cast<size_t>(options_.page_size) + 4096);  // no regrowth
-    }
-    PutLe32(&page_plain_, static_cast<uint32_t>(str.size()));
-    page_plain_ += str;
-    if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
-    page_plain_bytes_ += 4 + static_cast<int64_t>(str.size());
-    if (!page_min_ || CompareValues(*v, *page_min_) < 0) page_min_ = *v;
-    if (!page_max_ || CompareValues(*v, *page_max_) > 0) page_max_ = *v;
+  } else if (PlainInts() && v->is_int()) {
+    AppendPlainInt(def, v->int_value());
+  } else if (PlainBytes() && v->is_string()) {
+    AppendPlainBytes(def, v->string_value());
   } else {
     size_t i = page_values_.size();
     Status st = AppendPhysical(type_, physical_, type_length_, *v, &page_values_);
@@ -216,6 +188,65 @@ Status ColumnChunkWriter::AddEntry(int16_t def, int16_t rep, const Value* v) {
     }
   }
   return Status::OK();
+}
+
+// An integer column past its dictionary: no Value comparisons or copies per entry.
+void ColumnChunkWriter::AppendPlainInt(int16_t def, int64_t x) {
+  const bool narrow = physical_ == PhysicalType::kInt32;
+  page_values_.ints.push_back(narrow ? static_cast<int32_t>(x) : x);
+  if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
+  page_plain_bytes_ += narrow ? 4 : 8;
+  if (!page_has_ints_) {
+    page_has_ints_ = true;
+    page_int_min_ = page_int_max_ = x;
+  } else {
+    page_int_min_ = std::min(page_int_min_, x);
+    page_int_max_ = std::max(page_int_max_, x);
+  }
+}
+
+// A string column past its dictionary, encoded PLAIN: the value goes into the page at once.
+void ColumnChunkWriter::AppendPlainBytes(int16_t def, std::string_view str) {
+  if (!page_values_.bytes.empty()) {  // the dictionary was given up within this page
+    EncodePlain(page_values_, physical_, &page_plain_);
+    page_values_.clear();
+  }
+  if (page_plain_.capacity() < static_cast<size_t>(options_.page_size)) {
+    page_plain_.reserve(static_cast<size_t>(options_.page_size) + 4096);  // no regrowth
+  }
+  PutLe32(&page_plain_, static_cast<uint32_t>(str.size()));
+  page_plain_.append(str.data(), str.size());
+  if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
+  page_plain_bytes_ += 4 + static_cast<int64_t>(str.size());
+  // Statistics compare as CompareValues does (bytes as unsigned chars).
+  if (!page_min_ || str < std::string_view(page_min_->string_value())) {
+    page_min_ = Value::String(std::string(str));
+  }
+  if (!page_max_ || str > std::string_view(page_max_->string_value())) {
+    page_max_ = Value::String(std::string(str));
+  }
+}
+
+Status ColumnChunkWriter::AddInt(int64_t x) {
+  if (!PlainInts() || max_rep_ > 0) return Add(Value::Int(x));
+  AppendPlainInt(max_def_, x);
+  ++page_levels_;
+  ++num_values_;
+  return EndRow();
+}
+
+Status ColumnChunkWriter::AddBytes(std::string_view s) {
+  if (!PlainBytes() || max_rep_ > 0) return Add(Value::String(std::string(s)));
+  AppendPlainBytes(max_def_, s);
+  ++page_levels_;
+  ++num_values_;
+  return EndRow();
+}
+
+Status ColumnChunkWriter::AddNull() {
+  if (max_def_ == 0) return Status::Invalid("NULL in NOT NULL column '" + name_ + "'");
+  TRIB_RETURN_NOT_OK(AddEntry(0, 0, nullptr));
+  return EndRow();
 }
 
 Status ColumnChunkWriter::EndRow() {

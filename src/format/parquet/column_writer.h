@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -71,6 +72,12 @@ class ColumnChunkWriter {
   // representation (callers check with AppendPhysical first).
   Status AddRow(const std::vector<int16_t>& defs, const std::vector<int16_t>& reps,
                 const std::vector<Value>& values);
+  // Typed forms of Add for flat columns, with no Value per entry: AddInt for INT32/INT64 columns
+  // (REQUIRES: the value fits the column's type), AddBytes for BYTE_ARRAY columns (strings and
+  // binary strings), AddNull for any. Pages that are dictionary-encoded take them through Add.
+  Status AddInt(int64_t x);
+  Status AddBytes(std::string_view s);
+  Status AddNull();
   const LeafSpec& spec() const { return spec_; }
   // Bytes the chunk would take if finished now (pages so far, the current page and the
   // dictionary, before compression of the unflushed parts).
@@ -83,6 +90,16 @@ class ColumnChunkWriter {
  private:
   Status AddEntry(int16_t def, int16_t rep, const Value* v);
   Status EndRow();
+  bool PlainInts() const {
+    return !use_dictionary_ &&
+           (physical_ == PhysicalType::kInt64 || physical_ == PhysicalType::kInt32);
+  }
+  bool PlainBytes() const {
+    return !use_dictionary_ && physical_ == PhysicalType::kByteArray &&
+           PlainEncodingFor() == Encoding::kPlain;
+  }
+  void AppendPlainInt(int16_t def, int64_t x);
+  void AppendPlainBytes(int16_t def, std::string_view s);
   Status FlushPage();
   Status WriteDataPage(bool dictionary_encoded);
   Result<std::string> Compress(std::string_view data) const;

@@ -180,6 +180,65 @@ Status ParquetWriter::Append(const std::vector<const Value*>& row_cells) {
   ++num_rows_;
   ++group_rows_;
   if (group_rows_ < next_size_check_) return Status::OK();
+  return CheckRowGroupSize();
+}
+
+Status ParquetWriter::AppendColumns(const std::vector<ColumnValues>& columns, size_t num_rows) {
+  if (finished_) return Status::Invalid("parquet: Append after Finish");
+  if (columns.size() != columns_.size()) {
+    return Status::Invalid("parquet: " + std::to_string(columns.size()) + " columns given, schema " +
+                           std::to_string(columns_.size()) + " columns");
+  }
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const ColumnValues& c = columns[i];
+    if (plans_[i].nested) {
+      return Status::Invalid("parquet: column '" + columns_[i].name +
+                             "' is nested; AppendColumns takes flat columns only");
+    }
+    if (c.nulls == nullptr || columns_[i].type.nullable) continue;
+    for (size_t k = 0; k < num_rows; ++k) {
+      if (c.nulls[c.SourceRow(k)]) {
+        return Status::Invalid("NULL in NOT NULL column '" + columns_[i].name + "'");
+      }
+    }
+  }
+  size_t done = 0;
+  while (done < num_rows) {
+    // Slices end where the row group's size is next checked, as row by row.
+    const size_t slice = std::min<size_t>(
+        num_rows - done, static_cast<size_t>(std::max<int64_t>(1, next_size_check_ - group_rows_)));
+    for (size_t i = 0; i < columns.size(); ++i) {
+      const ColumnValues& c = columns[i];
+      ColumnChunkWriter& w = *writers_[plans_[i].first_writer];
+      const bool is_bool = columns_[i].type.id == TypeId::kBoolean;
+      for (size_t k = done; k < done + slice; ++k) {
+        const size_t r = c.SourceRow(k);
+        Status st;
+        if (c.nulls != nullptr && c.nulls[r]) {
+          st = w.AddNull();
+        } else if (c.ints != nullptr) {
+          st = is_bool ? w.Add(Value::Bool(c.ints[r] != 0)) : w.AddInt(c.ints[r]);
+        } else if (c.chars != nullptr) {
+          st = w.AddBytes(std::string_view(c.chars + c.offsets[r], c.offsets[r + 1] - c.offsets[r]));
+        } else if (c.doubles != nullptr) {
+          st = w.Add(Value::Double(c.doubles[r]));
+        } else if (c.values != nullptr) {
+          st = w.Add(c.values[r]);
+        } else {
+          st = Status::Invalid("parquet: no values given for column '" + columns_[i].name + "'");
+        }
+        if (!st.ok()) return st;
+      }
+    }
+    done += slice;
+    num_rows_ += static_cast<int64_t>(slice);
+    group_rows_ += static_cast<int64_t>(slice);
+    if (group_rows_ >= next_size_check_) TRIB_RETURN_NOT_OK(CheckRowGroupSize());
+  }
+  return Status::OK();
+}
+
+Status ParquetWriter::CheckRowGroupSize() {
   // As parquet-mr: estimating the size walks every column, so the next check is placed halfway
   // to where the average row size says the row group fills up.
   int64_t group_size = 0;

@@ -40,6 +40,21 @@ struct ParquetWriterOptions {
   std::string created_by = kCreatedBy;
 };
 
+// The values of one flat column for ParquetWriter::AppendColumns, in one typed form: `ints`
+// (INT32/INT64 columns), `doubles` (FLOAT/DOUBLE), `chars` + `offsets` (BYTE_ARRAY columns; value i
+// is chars[offsets[i], offsets[i + 1])), or `values` (any flat type). Row k of an append reads
+// source row `rows[k]` (row k itself when `rows` is null); `nulls[r]` != 0 marks a NULL.
+struct ColumnValues {
+  const int64_t* ints = nullptr;
+  const double* doubles = nullptr;
+  const char* chars = nullptr;
+  const uint64_t* offsets = nullptr;
+  const Value* values = nullptr;
+  const uint8_t* nulls = nullptr;
+  const uint32_t* rows = nullptr;
+  size_t SourceRow(size_t k) const { return rows ? rows[k] : k; }
+};
+
 class ParquetWriter {
  public:
   // `columns`: the columns in file order (id = Parquet field_id); nested types are written as
@@ -54,6 +69,11 @@ class ParquetWriter {
   // The same with the row's values given by pointer (`cells[i]` is column i's value): callers
   // that assemble rows from parts need not move values into a Row.
   Status Append(const std::vector<const Value*>& cells);
+  // Appends `num_rows` rows given column by column (`columns[i]` is column i; flat columns
+  // only), with no Value per cell for integers and strings. REQUIRES: the values fit their
+  // columns' types (callers checked them when they were written). NULLs in NOT NULL columns are
+  // Invalid before anything is appended; after another error the writer must be discarded.
+  Status AppendColumns(const std::vector<ColumnValues>& columns, size_t num_rows);
   // Bytes of the file if it were finished now (closed row groups plus an estimate of the
   // buffered one). Callers roll files on it ('target-file-size').
   int64_t EstimatedSize() const;
@@ -65,6 +85,8 @@ class ParquetWriter {
  private:
   ParquetWriter() = default;
   Status FlushRowGroup();
+  // After rows were added: closes the row group when it is full, else places the next check.
+  Status CheckRowGroupSize();
 
   // How one column is written: a flat column is one writer; a nested one a tree over writers
   // [first_writer, first_writer + root.end_leaf - root.first_leaf).

@@ -1,0 +1,182 @@
+#include "table/column_buffer.h"
+
+#include <algorithm>
+#include <string_view>
+
+#include "tributary/column_batch.h"
+
+#include "format/parquet/writer.h"
+
+namespace tributary::table {
+
+bool ColumnWriteBuffer::Supports(const std::vector<Field>& fields) {
+  for (const Field& f : fields) {
+    if (f.type.IsNested()) return false;
+  }
+  return true;
+}
+
+ColumnWriteBuffer::ColumnWriteBuffer(const std::vector<Field>& fields) : fields_(fields) {
+  for (const Field& f : fields_) {
+    Column c;
+    // Booleans as Values: the Parquet writer takes them as such.
+    c.rep = f.type.id == TypeId::kBoolean ? Rep::kValue : ColumnVector::RepOf(f.type);
+    if (c.rep == Rep::kString) c.offsets.push_back(0);
+    columns_.push_back(std::move(c));
+  }
+}
+
+void ColumnWriteBuffer::Add(RowKind kind, const Row& row) {
+  const size_t n = kinds_.size();
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    Column& c = columns_[i];
+    const Value& v = row[i];
+    const bool null = v.is_null();
+    if (null || !c.nulls.empty()) {
+      c.nulls.resize(n, 0);  // the first NULL: the records before it were not
+      c.nulls.push_back(null ? 1 : 0);
+    }
+    switch (c.rep) {
+      case Rep::kInt:
+        c.ints.push_back(null ? 0 : v.int_value());
+        bytes_ += 8;
+        break;
+      case Rep::kDouble:
+        c.doubles.push_back(null ? 0.0 : v.double_value());
+        bytes_ += 8;
+        break;
+      case Rep::kString:
+        if (!null) c.chars += v.string_value();
+        c.offsets.push_back(c.chars.size());
+        bytes_ += 8 + (null ? 0 : static_cast<int64_t>(v.string_value().size()));
+        break;
+      case Rep::kValue:
+        c.values.push_back(v);
+        bytes_ += static_cast<int64_t>(sizeof(Value));
+        break;
+    }
+  }
+  kinds_.push_back(static_cast<uint8_t>(kind));
+  bytes_ += 1;
+}
+
+void ColumnWriteBuffer::Clear() {
+  for (Column& c : columns_) {
+    c.ints.clear();
+    c.doubles.clear();
+    c.chars.clear();
+    c.offsets.clear();
+    if (c.rep == Rep::kString) c.offsets.push_back(0);
+    c.values.clear();
+    c.nulls.clear();
+  }
+  kinds_.clear();
+  bytes_ = 0;
+}
+
+int ColumnWriteBuffer::Compare(const Column& c, uint32_t a, uint32_t b) const {
+  const bool na = !c.nulls.empty() && c.nulls[a], nb = !c.nulls.empty() && c.nulls[b];
+  if (na || nb) return na == nb ? 0 : (na ? -1 : 1);  // NULL first, as CompareValues
+  switch (c.rep) {
+    case Rep::kInt:
+      return c.ints[a] < c.ints[b] ? -1 : (c.ints[a] > c.ints[b] ? 1 : 0);
+    case Rep::kDouble:
+      return CompareValues(Value::Double(c.doubles[a]), Value::Double(c.doubles[b]));
+    case Rep::kString: {
+      std::string_view x(c.chars.data() + c.offsets[a], c.offsets[a + 1] - c.offsets[a]);
+      std::string_view y(c.chars.data() + c.offsets[b], c.offsets[b + 1] - c.offsets[b]);
+      int r = x.compare(y);
+      return r < 0 ? -1 : (r > 0 ? 1 : 0);
+    }
+    case Rep::kValue:
+      return CompareValues(c.values[a], c.values[b]);
+  }
+  return 0;
+}
+
+std::vector<uint32_t> ColumnWriteBuffer::LastPerKey(const std::vector<int>& key_columns) const {
+  const size_t n = kinds_.size();
+  std::vector<uint32_t> order;
+  order.reserve(n);
+  if (key_columns.size() == 1 && columns_[key_columns[0]].rep == Rep::kInt &&
+      columns_[key_columns[0]].nulls.empty()) {
+    // One integer key: sort (key, position) pairs, small and contiguous. Positions break ties,
+    // so equal keys stay in arrival order.
+    const std::vector<int64_t>& keys = columns_[key_columns[0]].ints;
+    std::vector<std::pair<int64_t, uint32_t>> sorted(n);
+    for (uint32_t i = 0; i < n; ++i) sorted[i] = {keys[i], i};
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 1 < n && sorted[i + 1].first == sorted[i].first) continue;  // a later one wins
+      order.push_back(sorted[i].second);
+    }
+    return order;
+  }
+  std::vector<uint32_t> all(n);
+  for (uint32_t i = 0; i < n; ++i) all[i] = i;
+  auto cmp = [&](uint32_t a, uint32_t b) {
+    for (int k : key_columns) {
+      int c = Compare(columns_[k], a, b);
+      if (c != 0) return c;
+    }
+    return 0;
+  };
+  std::stable_sort(all.begin(), all.end(), [&](uint32_t a, uint32_t b) { return cmp(a, b) < 0; });
+  for (size_t i = 0; i < n; ++i) {
+    if (i + 1 < n && cmp(all[i], all[i + 1]) == 0) continue;
+    order.push_back(all[i]);
+  }
+  return order;
+}
+
+std::vector<format::parquet::ColumnValues> ColumnWriteBuffer::Columns() const {
+  std::vector<format::parquet::ColumnValues> out(columns_.size());
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const Column& c = columns_[i];
+    format::parquet::ColumnValues& o = out[i];
+    switch (c.rep) {
+      case Rep::kInt:
+        o.ints = c.ints.data();
+        break;
+      case Rep::kDouble:
+        o.doubles = c.doubles.data();
+        break;
+      case Rep::kString:
+        o.chars = c.chars.data();
+        o.offsets = c.offsets.data();
+        break;
+      case Rep::kValue:
+        o.values = c.values.data();
+        break;
+    }
+    if (!c.nulls.empty()) o.nulls = c.nulls.data();
+  }
+  return out;
+}
+
+Row ColumnWriteBuffer::GetRow(size_t r) const {
+  Row row;
+  for (const Column& c : columns_) {
+    if (!c.nulls.empty() && c.nulls[r]) {
+      row.push_back(Value::Null());
+      continue;
+    }
+    switch (c.rep) {
+      case Rep::kInt:
+        row.push_back(Value::Int(c.ints[r]));
+        break;
+      case Rep::kDouble:
+        row.push_back(Value::Double(c.doubles[r]));
+        break;
+      case Rep::kString:
+        row.push_back(Value::String(c.chars.substr(c.offsets[r], c.offsets[r + 1] - c.offsets[r])));
+        break;
+      case Rep::kValue:
+        row.push_back(c.values[r]);
+        break;
+    }
+  }
+  return row;
+}
+
+}  // namespace tributary::table
