@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "format/parquet/writer.h"
 #include "io/file_system.h"
 #include "table/column_buffer.h"
+#include "table/compaction_job.h"
 #include "table/data_file.h"
 
 namespace tributary::table {
@@ -170,6 +172,92 @@ TEST_F(WriteColumnsTest, NullInANotNullColumnIsRefused) {
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.ToString().find("NULL in NOT NULL column '_KEY_k'"), std::string::npos) << st.ToString();
   w.Abort();
+}
+
+void ExpectSameFiles(const std::string& dir, const FileLayout& layout,
+                     const std::vector<meta::DataFileMeta>& want,
+                     const std::vector<meta::DataFileMeta>& got) {
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); i++) {
+    const meta::DataFileMeta& a = want[i];
+    const meta::DataFileMeta& b = got[i];
+    SCOPED_TRACE("file " + std::to_string(i));
+    EXPECT_EQ(a.row_count, b.row_count);
+    EXPECT_EQ(a.level, b.level);
+    EXPECT_EQ(a.min_key, b.min_key);
+    EXPECT_EQ(a.max_key, b.max_key);
+    EXPECT_EQ(a.key_stats.min_values, b.key_stats.min_values);
+    EXPECT_EQ(a.key_stats.max_values, b.key_stats.max_values);
+    EXPECT_EQ(a.key_stats.null_counts, b.key_stats.null_counts);
+    EXPECT_EQ(a.value_stats.min_values, b.value_stats.min_values);
+    EXPECT_EQ(a.value_stats.max_values, b.value_stats.max_values);
+    EXPECT_EQ(a.value_stats.null_counts, b.value_stats.null_counts);
+    EXPECT_EQ(a.min_sequence_number, b.min_sequence_number);
+    EXPECT_EQ(a.max_sequence_number, b.max_sequence_number);
+    EXPECT_EQ(a.delete_row_count, b.delete_row_count);
+    auto ra = ReadDataFile(io::JoinPath(dir, a.file_name), layout, a.level);
+    auto rb = ReadDataFile(io::JoinPath(dir, b.file_name), layout, b.level);
+    ASSERT_TRUE(ra.ok() && rb.ok());
+    ASSERT_EQ(ra->size(), rb->size());
+    for (size_t r = 0; r < ra->size(); r++) {
+      EXPECT_EQ((*ra)[r].sequence, (*rb)[r].sequence);
+      EXPECT_EQ((*ra)[r].kind, (*rb)[r].kind);
+      ASSERT_EQ((*ra)[r].value.size(), (*rb)[r].value.size());
+      for (size_t c = 0; c < (*ra)[r].value.size(); c++) {
+        // NaN != NaN: compare as the table orders values.
+        EXPECT_EQ(CompareValues((*ra)[r].value[c], (*rb)[r].value[c]), 0)
+            << "record " << r << " column " << c;
+      }
+    }
+  }
+}
+
+// A deduplicate compaction merged column by column writes what the row merge writes: the newest
+// record per key (the later file on equal sequence numbers), retractions kept below the top
+// level and dropped at it.
+TEST_F(WriteColumnsTest, ColumnCompactionMatchesTheRowMerge) {
+  TableSchema schema;
+  schema.fields = TestFields();
+  schema.primary_keys = {"k"};
+  FileLayout layout = FileLayout::Of(schema);
+  std::mt19937 rng(7);
+  FileFormatOptions format;
+  format.parquet_page_size = 4096;
+  meta::FileNamer namer("in-", "");
+  std::vector<meta::DataFileMeta> inputs;
+  int64_t seq = 0;
+  for (int file = 0; file < 4; file++) {
+    // Overlapping key ranges; the last file repeats the sequence numbers of the one before.
+    if (file == 3) seq -= 3000;
+    std::vector<merge::KeyValue> records;
+    for (int64_t k = file * 500; k < file * 500 + 3000; k += 1 + static_cast<int64_t>(rng() % 3)) {
+      RowKind kind = rng() % 8 == 0 ? RowKind::kDelete : RowKind::kInsert;
+      records.push_back({seq++, kind, RandomRow(rng, k), 0, nullptr});
+    }
+    DataFileWriter w(layout, dir_, &namer, 1 << 30, 0, meta::FileSource::kAppend, format);
+    for (const auto& kv : records) ASSERT_TRUE(w.Write(kv).ok());
+    auto files = w.Finish();
+    ASSERT_TRUE(files.ok());
+    for (auto& f : *files) inputs.push_back(f);
+  }
+  for (int32_t highest : {5, 2}) {  // output level 2 below level 5 (keeps retractions), or the top
+    SCOPED_TRACE("highest level " + std::to_string(highest));
+    CompactUnit unit{2, inputs};
+    meta::FileNamer row_namer("rows-", ""), col_namer("cols-", "");
+    ::setenv("TRIBUTARY_ROW_COMPACTION", "1", 1);
+    auto by_rows = RunCompaction(dir_, schema, dir_, unit, highest, 30000, format, &row_namer);
+    ::unsetenv("TRIBUTARY_ROW_COMPACTION");
+    auto by_cols = RunCompaction(dir_, schema, dir_, unit, highest, 30000, format, &col_namer);
+    ASSERT_TRUE(by_rows.ok()) << by_rows.status().ToString();
+    ASSERT_TRUE(by_cols.ok()) << by_cols.status().ToString();
+    EXPECT_FALSE(by_rows->by_columns);
+    EXPECT_TRUE(by_cols->by_columns);
+    ASSERT_GT(by_rows->after.size(), 1u);
+    int64_t deletes = 0;
+    for (const auto& f : by_rows->after) deletes += f.delete_row_count.value_or(0);
+    EXPECT_EQ(deletes > 0, highest == 5);
+    ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
+  }
 }
 
 }  // namespace

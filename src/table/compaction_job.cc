@@ -1,10 +1,13 @@
 #include "table/compaction_job.h"
 
 #include <algorithm>
+#include <cstdlib>
 
+#include "format/parquet/writer.h"
 #include "io/file_system.h"
 #include "meta/schema_manager.h"
 #include "table/snapshot_reader.h"
+#include "merge/merge_config.h"
 #include "merge/sort_merge_reader.h"
 
 namespace tributary::table {
@@ -53,6 +56,63 @@ struct BucketMerge {
   }
 };
 
+// The Parquet writer's view of column vectors.
+std::vector<format::parquet::ColumnValues> ColumnValuesOf(const std::vector<ColumnVector>& cols) {
+  std::vector<format::parquet::ColumnValues> out(cols.size());
+  for (size_t i = 0; i < cols.size(); i++) {
+    const ColumnVector& c = cols[i];
+    switch (c.rep) {
+      case ColumnVector::Rep::kInt:
+        out[i].ints = c.ints.data();
+        break;
+      case ColumnVector::Rep::kDouble:
+        out[i].doubles = c.doubles.data();
+        break;
+      case ColumnVector::Rep::kString:
+        out[i].strings = c.strings.data();
+        break;
+      case ColumnVector::Rep::kValue:
+        out[i].values = c.values.data();
+        break;
+    }
+    if (!c.nulls.empty()) out[i].nulls = c.nulls.data();
+  }
+  return out;
+}
+
+// A deduplicate compaction column by column: the files are merged on their key, sequence and
+// kind columns and the winners' columns handed to the writer, with no row per record. False
+// (nothing written) when the table or its files need the row merge: another merge engine,
+// 'ignore-delete', 'sequence.field', files of an older schema or of partial-column writes, keys
+// other than one integer column.
+Result<bool> CompactColumns(const std::string& table_path, const TableSchema& schema,
+                            const std::string& bucket_dir, const FileLayout& layout,
+                            std::vector<meta::DataFileMeta> files, bool drop_delete,
+                            DataFileWriter* writer) {
+  if (!writer->CanWriteColumns()) return false;
+  TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
+  if (config->engine != "deduplicate" || config->ignore_delete ||
+      !config->sequence_fields.empty()) {
+    return false;
+  }
+  // Older files first, as BucketMerge orders them: a later file wins sequence ties.
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+    return a.max_sequence_number < b.max_sequence_number;
+  });
+  std::vector<std::string> paths;
+  for (const auto& f : files) {
+    if (f.schema_id != schema.id || f.write_cols) return false;
+    paths.push_back(f.external_path ? ResolveExternalPath(table_path, *f.external_path)
+                                    : io::JoinPath(bucket_dir, f.file_name));
+  }
+  TRIB_ASSIGN_OR_RETURN(auto merged, MergeDeduplicatedFiles(paths, layout, !drop_delete));
+  if (!merged) return false;
+  TRIB_RETURN_NOT_OK(writer->WriteColumns(ColumnValuesOf(merged->columns), merged->rows.data(),
+                                          merged->sequences.data(), merged->kinds.data(),
+                                          merged->rows.size()));
+  return true;
+}
+
 }  // namespace
 
 Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
@@ -63,12 +123,25 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
   FileLayout layout = FileLayout::Of(schema);
   CompactionResult result;
   result.before = unit.files;
-  TRIB_ASSIGN_OR_RETURN(BucketMerge m,
-                        BucketMerge::Open(table_path, schema, bucket_dir, layout, unit.files));
-  merge::SortMergeReader& reader = *m.reader;
   bool drop_delete = unit.output_level != 0 && unit.output_level >= highest_nonempty_level;
   DataFileWriter writer(layout, bucket_dir, namer, target_file_size, unit.output_level,
                         meta::FileSource::kCompact, format);
+  if (std::getenv("TRIBUTARY_ROW_COMPACTION") == nullptr) {
+    auto done = CompactColumns(table_path, schema, bucket_dir, layout, unit.files, drop_delete,
+                               &writer);
+    if (!done.ok()) {
+      writer.Abort();
+      return done.status();
+    }
+    if (*done) {
+      result.by_columns = true;
+      TRIB_ASSIGN_OR_RETURN(result.after, writer.Finish());
+      return result;
+    }
+  }
+  TRIB_ASSIGN_OR_RETURN(BucketMerge m,
+                        BucketMerge::Open(table_path, schema, bucket_dir, layout, unit.files));
+  merge::SortMergeReader& reader = *m.reader;
   merge::KeyValue kv;
   while (true) {
     auto more = reader.Next(&kv);

@@ -16,6 +16,7 @@ namespace tributary::table {
 struct CompactionResult {
   std::vector<meta::DataFileMeta> before;
   std::vector<meta::DataFileMeta> after;
+  bool by_columns = false;  // merged column by column (a deduplicate table), not row by row
 };
 
 // `highest_nonempty_level`: the highest level holding files in the bucket (any file, in the unit

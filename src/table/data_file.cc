@@ -598,9 +598,7 @@ Value ValueAt(const format::parquet::ColumnValues& c, const DataType& type, size
     return type.id == TypeId::kBoolean ? Value::Bool(c.ints[r] != 0) : Value::Int(c.ints[r]);
   }
   if (c.doubles != nullptr) return Value::Double(c.doubles[r]);
-  if (c.chars != nullptr) {
-    return Value::String(std::string(c.chars + c.offsets[r], c.offsets[r + 1] - c.offsets[r]));
-  }
+  if (c.HasBytes()) return Value::String(std::string(c.Bytes(r)));
   return c.values[r];
 }
 
@@ -626,11 +624,8 @@ void ColumnStats(const format::parquet::ColumnValues& c, const DataType& type,
   };
   if (c.ints != nullptr && type.id != TypeId::kBoolean) {
     track([&](size_t a, size_t b) { return c.ints[a] < c.ints[b]; });
-  } else if (c.chars != nullptr) {
-    auto at = [&](size_t r) {
-      return std::string_view(c.chars + c.offsets[r], c.offsets[r + 1] - c.offsets[r]);
-    };
-    track([&](size_t a, size_t b) { return at(a) < at(b); });
+  } else if (c.HasBytes()) {
+    track([&](size_t a, size_t b) { return c.Bytes(a) < c.Bytes(b); });
   } else {  // doubles and Values (flat types: no allocation per Value)
     track([&](size_t a, size_t b) {
       return merge::FastCompare(ValueAt(c, type, a), ValueAt(c, type, b)) < 0;
@@ -1435,74 +1430,63 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
   return Batches(std::move(out));
 }
 
-Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
-    const std::vector<std::string>& paths, const FileLayout& layout,
-    const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
-    const std::vector<Predicate>* row_filters) {
-  using Out = std::optional<ColumnBatch>;
+namespace {
+
+// One Parquet file of a deduplicate bucket merged column by column: its key, sequence and kind
+// columns over the row groups read.
+struct DedupFile {
+  std::string path;
+  ParquetReaderPtr reader;
+  std::vector<int> groups;
+  int key = -1, seq = -1, kind = -1;
+  std::vector<int64_t> keys, seqs, kinds;
+};
+
+// Opens `path` and reads its key, sequence and kind columns over the row groups `skip_filters`
+// keep. False: the file holds something this path does not read (not Parquet, a key that is not
+// one integer column, NULLs).
+Result<bool> LoadDedupKeys(const std::string& path, const FileLayout& layout,
+                           const std::vector<Predicate>* skip_filters, DedupFile* file) {
   if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
-    return Out();
+    return false;
   }
-  const int key_col = layout.key_columns[0];
-  const std::vector<Predicate> no_filters;
-  const std::vector<Predicate>& filters = row_filters ? *row_filters : no_filters;
-  // Table columns to gather: the output columns, then the filter columns.
-  std::vector<int> table_cols = columns;
-  for (const auto& p : filters) {
-    if (std::find(table_cols.begin(), table_cols.end(), p.column) == table_cols.end()) {
-      table_cols.push_back(p.column);
+  if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return false;
+  file->path = path;
+  TRIB_ASSIGN_OR_RETURN(file->reader, OpenParquet(path));
+  const auto& schema = file->reader->schema();
+  file->key = FileColumnOf(schema, layout.fields[layout.key_columns[0]]);
+  file->seq = schema.FindColumn("_SEQUENCE_NUMBER");
+  file->kind = schema.FindColumn("_VALUE_KIND");
+  if (file->key < 0 || file->seq < 0 || file->kind < 0) return false;
+  auto group_filter = RowGroupFilterFor(schema, layout, nullptr, skip_filters);
+  for (int rg = 0; rg < file->reader->num_row_groups(); rg++) {
+    if (group_filter && !group_filter(file->reader->RowGroupStatistics(rg))) continue;
+    file->groups.push_back(rg);
+    auto v = file->reader->ReadRowGroupVectors(rg, {file->key, file->seq, file->kind});
+    if (!v.ok()) return v.status().WithContext("data file '" + path + "'");
+    for (const auto& c : *v) {
+      if (c.rep != ColumnVector::Rep::kInt || !c.nulls.empty()) return false;
     }
+    auto append = [](const std::vector<int64_t>& from, std::vector<int64_t>* to) {
+      to->insert(to->end(), from.begin(), from.end());
+    };
+    append((*v)[0].ints, &file->keys);
+    append((*v)[1].ints, &file->seqs);
+    append((*v)[2].ints, &file->kinds);
   }
-  // Per file: its reader, the row groups read, the file column of each table column used.
-  struct File {
-    ParquetReaderPtr reader;
-    std::vector<int> groups;
-    std::vector<int> cols;  // file column of table_cols[i]
-    int key = -1, seq = -1, kind = -1;
-    std::vector<int64_t> keys, seqs, kinds;
-  };
-  std::vector<File> files(paths.size());
-  for (size_t f = 0; f < paths.size(); f++) {
-    File& file = files[f];
-    if (!(paths[f].size() > 8 && paths[f].compare(paths[f].size() - 8, 8, ".parquet") == 0)) {
-      return Out();
-    }
-    TRIB_ASSIGN_OR_RETURN(file.reader, OpenParquet(paths[f]));
-    const auto& schema = file.reader->schema();
-    for (int t : table_cols) {
-      int c = FileColumnOf(schema, layout.fields[t]);
-      auto type = c >= 0 ? file.reader->ColumnType(c) : std::nullopt;
-      if (!type || type->id != layout.fields[t].type.id) return Out();
-      file.cols.push_back(c);
-    }
-    file.key = FileColumnOf(schema, layout.fields[key_col]);
-    file.seq = schema.FindColumn("_SEQUENCE_NUMBER");
-    file.kind = schema.FindColumn("_VALUE_KIND");
-    if (file.key < 0 || file.seq < 0 || file.kind < 0) return Out();
-    auto group_filter = RowGroupFilterFor(schema, layout, nullptr, skip_filters);
-    for (int rg = 0; rg < file.reader->num_row_groups(); rg++) {
-      if (group_filter && !group_filter(file.reader->RowGroupStatistics(rg))) continue;
-      file.groups.push_back(rg);
-      auto v = file.reader->ReadRowGroupVectors(rg, {file.key, file.seq, file.kind});
-      if (!v.ok()) return v.status().WithContext("data file '" + paths[f] + "'");
-      for (const auto& c : *v) {
-        if (c.rep != ColumnVector::Rep::kInt || !c.nulls.empty()) return Out();
-      }
-      auto append = [](const std::vector<int64_t>& from, std::vector<int64_t>* to) {
-        to->insert(to->end(), from.begin(), from.end());
-      };
-      append((*v)[0].ints, &file.keys);
-      append((*v)[1].ints, &file.seqs);
-      append((*v)[2].ints, &file.kinds);
-    }
-    for (size_t i = 1; i < file.keys.size(); i++) {
-      if (file.keys[i - 1] >= file.keys[i]) {
-        return Status::Corruption("data file '" + paths[f] + "' is not sorted by its key");
-      }
+  for (size_t i = 1; i < file->keys.size(); i++) {
+    if (file->keys[i - 1] >= file->keys[i]) {
+      return Status::Corruption("data file '" + path + "' is not sorted by its key");
     }
   }
-  // Merge: for each key, the record with the highest sequence (a later file on ties).
-  std::vector<std::pair<uint32_t, uint32_t>> winners;  // (file, position)
+  return true;
+}
+
+// The winning record of each key, in key order, as (file, position): the highest sequence, a
+// later file on ties. Winning retractions are kept only with `keep_retracts`.
+Result<std::vector<std::pair<uint32_t, uint32_t>>> MergeLatest(const std::vector<DedupFile>& files,
+                                                               bool keep_retracts) {
+  std::vector<std::pair<uint32_t, uint32_t>> winners;
   std::vector<size_t> pos(files.size(), 0);
   while (true) {
     int best = -1;
@@ -1521,42 +1505,92 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     const int64_t key = files[best].keys[pos[best]];
     int64_t kind = files[best].kinds[pos[best]];
     if (kind < 0 || kind > 3) {
-      return Status::Corruption("data file '" + paths[best] + "' has an invalid _VALUE_KIND " +
-                                std::to_string(kind));
+      return Status::Corruption("data file '" + files[best].path +
+                                "' has an invalid _VALUE_KIND " + std::to_string(kind));
     }
-    if (!IsRetract(static_cast<RowKind>(kind))) {
+    if (keep_retracts || !IsRetract(static_cast<RowKind>(kind))) {
       winners.push_back({static_cast<uint32_t>(best), static_cast<uint32_t>(pos[best])});
     }
     for (size_t f = 0; f < files.size(); f++) {
       if (pos[f] < files[f].keys.size() && files[f].keys[pos[f]] == key) pos[f]++;
     }
   }
-  // The used columns of each file, over its row groups read (row positions as merged above).
-  auto file_column = [&](size_t f, size_t i) -> Result<ColumnVector> {
-    ColumnVector all;
-    bool first = true;
-    for (int rg : files[f].groups) {
-      TRIB_ASSIGN_OR_RETURN(auto one, files[f].reader->ReadRowGroupVectors(rg, {files[f].cols[i]}));
-      if (first) {
-        all = std::move(one[0]);
-        first = false;
-        continue;
-      }
-      std::vector<uint32_t> every(one[0].size());
-      for (uint32_t r = 0; r < every.size(); r++) every[r] = r;
-      all.AppendRows(one[0], every);
+  return winners;
+}
+
+// Appends every row of `from` (same type and rep) to `to`, moving strings and Values.
+void AppendAll(ColumnVector&& from, ColumnVector* to) {
+  const size_t n = to->size(), m = from.size();
+  if (!from.nulls.empty() || !to->nulls.empty()) {
+    to->nulls.resize(n, 0);
+    if (from.nulls.empty()) {
+      to->nulls.resize(n + m, 0);
+    } else {
+      to->nulls.insert(to->nulls.end(), from.nulls.begin(), from.nulls.end());
     }
-    if (all.size() != files[f].keys.size()) {
-      return Status::Corruption("data file '" + paths[f] + "': column lengths differ");
+  }
+  to->ints.insert(to->ints.end(), from.ints.begin(), from.ints.end());
+  to->doubles.insert(to->doubles.end(), from.doubles.begin(), from.doubles.end());
+  to->strings.insert(to->strings.end(), std::make_move_iterator(from.strings.begin()),
+                     std::make_move_iterator(from.strings.end()));
+  to->values.insert(to->values.end(), std::make_move_iterator(from.values.begin()),
+                    std::make_move_iterator(from.values.end()));
+}
+
+// File column `file_col` over the row groups read, concatenated (positions as LoadDedupKeys').
+Result<ColumnVector> ReadDedupColumn(const DedupFile& file, int file_col) {
+  ColumnVector all;
+  bool first = true;
+  for (int rg : file.groups) {
+    TRIB_ASSIGN_OR_RETURN(auto one, file.reader->ReadRowGroupVectors(rg, {file_col}));
+    if (first) {
+      all = std::move(one[0]);
+      first = false;
+    } else {
+      AppendAll(std::move(one[0]), &all);
     }
-    return all;
-  };
+  }
+  if (all.size() != file.keys.size()) {
+    return Status::Corruption("data file '" + file.path + "': column lengths differ");
+  }
+  return all;
+}
+
+}  // namespace
+
+Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
+    const std::vector<std::string>& paths, const FileLayout& layout,
+    const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
+    const std::vector<Predicate>* row_filters) {
+  using Out = std::optional<ColumnBatch>;
+  const std::vector<Predicate> no_filters;
+  const std::vector<Predicate>& filters = row_filters ? *row_filters : no_filters;
+  // Table columns to gather: the output columns, then the filter columns.
+  std::vector<int> table_cols = columns;
+  for (const auto& p : filters) {
+    if (std::find(table_cols.begin(), table_cols.end(), p.column) == table_cols.end()) {
+      table_cols.push_back(p.column);
+    }
+  }
+  std::vector<DedupFile> files(paths.size());
+  std::vector<std::vector<int>> file_cols(paths.size());  // file column of table_cols[i]
+  for (size_t f = 0; f < paths.size(); f++) {
+    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, skip_filters, &files[f]));
+    if (!readable) return Out();
+    for (int t : table_cols) {
+      int c = FileColumnOf(files[f].reader->schema(), layout.fields[t]);
+      auto type = c >= 0 ? files[f].reader->ColumnType(c) : std::nullopt;
+      if (!type || type->id != layout.fields[t].type.id) return Out();
+      file_cols[f].push_back(c);
+    }
+  }
+  TRIB_ASSIGN_OR_RETURN(auto winners, MergeLatest(files, /*keep_retracts=*/false));
   std::vector<std::vector<ColumnVector>> data(files.size(),
                                               std::vector<ColumnVector>(table_cols.size()));
   std::vector<std::vector<bool>> loaded(files.size(), std::vector<bool>(table_cols.size(), false));
   auto column_of = [&](size_t f, size_t i) -> Result<const ColumnVector*> {
     if (!loaded[f][i]) {
-      TRIB_ASSIGN_OR_RETURN(data[f][i], file_column(f, i));
+      TRIB_ASSIGN_OR_RETURN(data[f][i], ReadDedupColumn(files[f], file_cols[f][i]));
       loaded[f][i] = true;
     }
     return &data[f][i];
@@ -1586,6 +1620,50 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
   }
   for (uint8_t k : keep) batch.num_rows += k;
   return Out(std::move(batch));
+}
+
+Result<std::optional<MergedColumns>> MergeDeduplicatedFiles(const std::vector<std::string>& paths,
+                                                            const FileLayout& layout,
+                                                            bool keep_retracts) {
+  using Out = std::optional<MergedColumns>;
+  std::vector<DedupFile> files(paths.size());
+  size_t total = 0;
+  for (size_t f = 0; f < paths.size(); f++) {
+    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, nullptr, &files[f]));
+    if (!readable) return Out();
+    total += files[f].keys.size();
+  }
+  if (total > UINT32_MAX) return Out();  // rows are numbered with 32 bits
+  TRIB_ASSIGN_OR_RETURN(auto winners, MergeLatest(files, keep_retracts));
+  MergedColumns out;
+  // Every table column of every file, concatenated; the winners index into them.
+  std::vector<uint32_t> base(files.size(), 0);
+  for (size_t f = 1; f < files.size(); f++) {
+    base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].keys.size());
+  }
+  for (const Field& field : layout.fields) {
+    ColumnVector all;
+    all.type = field.type;
+    all.rep = ColumnVector::RepOf(field.type);
+    for (DedupFile& file : files) {
+      int c = FileColumnOf(file.reader->schema(), field);
+      auto type = c >= 0 ? file.reader->ColumnType(c) : std::nullopt;
+      if (!type || type->id != field.type.id || type->IsNested()) return Out();
+      TRIB_ASSIGN_OR_RETURN(ColumnVector one, ReadDedupColumn(file, c));
+      if (one.rep != all.rep) return Out();
+      AppendAll(std::move(one), &all);
+    }
+    out.columns.push_back(std::move(all));
+  }
+  out.rows.reserve(winners.size());
+  out.sequences.reserve(winners.size());
+  out.kinds.reserve(winners.size());
+  for (const auto& [f, pos] : winners) {
+    out.rows.push_back(base[f] + pos);
+    out.sequences.push_back(files[f].seqs[pos]);
+    out.kinds.push_back(files[f].kinds[pos]);
+  }
+  return Out(std::move(out));
 }
 
 }  // namespace tributary::table

@@ -159,4 +159,19 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
     const std::vector<Predicate>* row_filters);
 
+// The files of one deduplicate bucket merged column by column for a compaction: every table
+// column of every file concatenated (`columns`), and the record that wins each key (the highest
+// sequence, a later file on ties) as a row of them (`rows`, in key order) with its sequence
+// number and row kind. `paths` as ReadDeduplicatedColumns takes them; winning retractions are
+// kept only with `keep_retracts`. Returns nullopt when the files hold something this path does not
+// read (the caller merges rows instead).
+struct MergedColumns {
+  std::vector<ColumnVector> columns;
+  std::vector<uint32_t> rows;
+  std::vector<int64_t> sequences, kinds;
+};
+Result<std::optional<MergedColumns>> MergeDeduplicatedFiles(const std::vector<std::string>& paths,
+                                                            const FileLayout& layout,
+                                                            bool keep_retracts);
+
 }  // namespace tributary::table

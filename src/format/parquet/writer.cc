@@ -218,8 +218,8 @@ Status ParquetWriter::AppendColumns(const std::vector<ColumnValues>& columns, si
           st = w.AddNull();
         } else if (c.ints != nullptr) {
           st = is_bool ? w.Add(Value::Bool(c.ints[r] != 0)) : w.AddInt(c.ints[r]);
-        } else if (c.chars != nullptr) {
-          st = w.AddBytes(std::string_view(c.chars + c.offsets[r], c.offsets[r + 1] - c.offsets[r]));
+        } else if (c.HasBytes()) {
+          st = w.AddBytes(c.Bytes(r));
         } else if (c.doubles != nullptr) {
           st = w.Add(Value::Double(c.doubles[r]));
         } else if (c.values != nullptr) {
