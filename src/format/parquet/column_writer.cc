@@ -227,26 +227,50 @@ void ColumnChunkWriter::AppendPlainBytes(int16_t def, std::string_view str) {
   }
 }
 
-Status ColumnChunkWriter::AddInt(int64_t x) {
-  if (!PlainInts() || max_rep_ > 0) return Add(Value::Int(x));
-  AppendPlainInt(max_def_, x);
-  ++page_levels_;
-  ++num_values_;
-  return EndRow();
-}
-
-Status ColumnChunkWriter::AddBytes(std::string_view s) {
-  if (!PlainBytes() || max_rep_ > 0) return Add(Value::String(std::string(s)));
-  AppendPlainBytes(max_def_, s);
-  ++page_levels_;
-  ++num_values_;
-  return EndRow();
-}
-
-Status ColumnChunkWriter::AddNull() {
-  if (max_def_ == 0) return Status::Invalid("NULL in NOT NULL column '" + name_ + "'");
-  TRIB_RETURN_NOT_OK(AddEntry(0, 0, nullptr));
-  return EndRow();
+Status ColumnChunkWriter::AddValues(const ColumnValues& c, size_t begin, size_t end) {
+  const bool is_bool = type_.id == TypeId::kBoolean;
+  const bool flat = max_rep_ == 0;
+  // Rows are read in the caller's order (sorted by key), not in the order they are stored:
+  // the strings a few rows ahead are fetched into the cache while this one is encoded.
+  constexpr size_t kAhead = 8;
+  for (size_t k = begin; k < end; ++k) {
+    const size_t r = c.SourceRow(k);
+    if (c.chars != nullptr && k + kAhead < end) {
+      __builtin_prefetch(c.chars + c.offsets[c.SourceRow(k + kAhead)]);
+    }
+    if ((c.nulls != nullptr && c.nulls[r]) || (c.values != nullptr && c.values[r].is_null())) {
+      if (max_def_ == 0) return Status::Invalid("NULL in NOT NULL column '" + name_ + "'");
+      TRIB_RETURN_NOT_OK(AddEntry(0, 0, nullptr));
+    } else if (c.values != nullptr) {
+      TRIB_RETURN_NOT_OK(AddEntry(max_def_, 0, &c.values[r]));
+    } else if (c.ints != nullptr && !is_bool) {
+      if (PlainInts() && flat) {
+        AppendPlainInt(max_def_, c.ints[r]);
+        ++page_levels_;
+        ++num_values_;
+      } else {
+        const Value v = Value::Int(c.ints[r]);
+        TRIB_RETURN_NOT_OK(AddEntry(max_def_, 0, &v));
+      }
+    } else if (c.HasBytes()) {
+      if (PlainBytes() && flat) {
+        AppendPlainBytes(max_def_, c.Bytes(r));
+        ++page_levels_;
+        ++num_values_;
+      } else {
+        const Value v = Value::String(std::string(c.Bytes(r)));
+        TRIB_RETURN_NOT_OK(AddEntry(max_def_, 0, &v));
+      }
+    } else {
+      if (c.ints == nullptr && c.doubles == nullptr) {
+        return Status::Invalid("parquet: no values given for column '" + name_ + "'");
+      }
+      const Value v = c.ints != nullptr ? Value::Bool(c.ints[r] != 0) : Value::Double(c.doubles[r]);
+      TRIB_RETURN_NOT_OK(AddEntry(max_def_, 0, &v));
+    }
+    TRIB_RETURN_NOT_OK(EndRow());
+  }
+  return Status::OK();
 }
 
 Status ColumnChunkWriter::EndRow() {

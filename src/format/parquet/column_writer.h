@@ -56,6 +56,29 @@ struct LeafSpec {
   int16_t max_rep = 0;
 };
 
+// The values of one flat column for ParquetWriter::AppendColumns, in one typed form: `ints`
+// (integer columns; 0/1 for BOOLEAN), `doubles` (FLOAT/DOUBLE), `chars` + `offsets` (BYTE_ARRAY
+// columns; value i is chars[offsets[i], offsets[i + 1])) or `strings` (the same, one string per
+// value), or `values` (any flat type). Row k of an append reads source row `rows[k]` (row k itself
+// when `rows` is null); `nulls[r]` != 0 marks a NULL.
+struct ColumnValues {
+  const int64_t* ints = nullptr;
+  const double* doubles = nullptr;
+  const char* chars = nullptr;
+  const uint64_t* offsets = nullptr;
+  const std::string* strings = nullptr;
+  const Value* values = nullptr;
+  const uint8_t* nulls = nullptr;
+  const uint32_t* rows = nullptr;
+  size_t SourceRow(size_t k) const { return rows ? rows[k] : k; }
+  bool HasBytes() const { return chars != nullptr || strings != nullptr; }
+  // Value r of a BYTE_ARRAY column (REQUIRES: HasBytes()).
+  std::string_view Bytes(size_t r) const {
+    if (strings != nullptr) return strings[r];
+    return std::string_view(chars + offsets[r], offsets[r + 1] - offsets[r]);
+  }
+};
+
 class ColumnChunkWriter {
  public:
   // A flat column. REQUIRES: `element` is the leaf's schema element (ColumnSchemaElement(field)).
@@ -72,12 +95,9 @@ class ColumnChunkWriter {
   // representation (callers check with AppendPhysical first).
   Status AddRow(const std::vector<int16_t>& defs, const std::vector<int16_t>& reps,
                 const std::vector<Value>& values);
-  // Typed forms of Add for flat columns, with no Value per entry: AddInt for INT32/INT64 columns
-  // (REQUIRES: the value fits the column's type), AddBytes for BYTE_ARRAY columns (strings and
-  // binary strings), AddNull for any. Pages that are dictionary-encoded take them through Add.
-  Status AddInt(int64_t x);
-  Status AddBytes(std::string_view s);
-  Status AddNull();
+  // Adds rows [begin, end) of `values` (flat columns), with no Value per entry for integers
+  // and strings outside dictionary-encoded pages. REQUIRES: the values fit the column's type.
+  Status AddValues(const ColumnValues& values, size_t begin, size_t end);
   const LeafSpec& spec() const { return spec_; }
   // Bytes the chunk would take if finished now (pages so far, the current page and the
   // dictionary, before compression of the unflushed parts).

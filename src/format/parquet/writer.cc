@@ -210,25 +210,7 @@ Status ParquetWriter::AppendColumns(const std::vector<ColumnValues>& columns, si
     for (size_t i = 0; i < columns.size(); ++i) {
       const ColumnValues& c = columns[i];
       ColumnChunkWriter& w = *writers_[plans_[i].first_writer];
-      const bool is_bool = columns_[i].type.id == TypeId::kBoolean;
-      for (size_t k = done; k < done + slice; ++k) {
-        const size_t r = c.SourceRow(k);
-        Status st;
-        if (c.nulls != nullptr && c.nulls[r]) {
-          st = w.AddNull();
-        } else if (c.ints != nullptr) {
-          st = is_bool ? w.Add(Value::Bool(c.ints[r] != 0)) : w.AddInt(c.ints[r]);
-        } else if (c.HasBytes()) {
-          st = w.AddBytes(c.Bytes(r));
-        } else if (c.doubles != nullptr) {
-          st = w.Add(Value::Double(c.doubles[r]));
-        } else if (c.values != nullptr) {
-          st = w.Add(c.values[r]);
-        } else {
-          st = Status::Invalid("parquet: no values given for column '" + columns_[i].name + "'");
-        }
-        if (!st.ok()) return st;
-      }
+      TRIB_RETURN_NOT_OK(w.AddValues(c, done, done + slice));
     }
     done += slice;
     num_rows_ += static_cast<int64_t>(slice);
