@@ -19,8 +19,11 @@ PEERS = SYSTEMS[1:]
 SETTINGS = {
     "tributary": "library API, one process; deduplicate engine, 'bucket'='4' (and '-1'); Parquet "
                  "data files (zstd); default write-buffer-size 256 MiB; commit (fsync of data "
-                 "files, manifests and snapshot) every BENCH_BATCH rows; compaction as the "
-                 "writer triggers it, at each commit; buckets flushed and compacted, splits "
+                 "files, manifests and snapshot) every BENCH_BATCH rows; W1: compaction in the "
+                 "background (WriteOptions::async_compaction), the last commit waits for it and "
+                 "for the one it picks next (CommitAndWaitForCompaction, as Paimon's writers at "
+                 "the end of input); W2/W3: compaction at each commit as the picker says; "
+                 "buckets flushed and compacted, splits "
                  "read, on every core; "
                  "W5 scans read column batches (TableScan::NextColumns); jemalloc",
     "rocksdb": "defaults + 10-bit bloom filter; one WriteBatch per BENCH_BATCH rows, "

@@ -27,8 +27,9 @@ class TableWriter {
   virtual Result<std::optional<int64_t>> Commit() = 0;
 
   // Commit() that also waits for the compactions running in the background
-  // (WriteOptions::async_compaction) and publishes their results: what the end of a bounded
-  // ingest does (Paimon's writers wait for compaction at the end of input).
+  // (WriteOptions::async_compaction), then compacts what the picker picks next, and publishes
+  // both: what the end of a bounded ingest does (Paimon's prepareCommit(waitCompaction)), leaving
+  // the table as compacted as a writer that compacts at every commit.
   virtual Result<std::optional<int64_t>> CommitAndWaitForCompaction() { return Commit(); }
 
   // Drops everything written since the last commit and deletes its files.

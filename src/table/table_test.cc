@@ -592,6 +592,61 @@ TEST_F(TableTest, AsyncCompactionCommitsLaterAndLeavesNoStrayFiles) {
   }
 }
 
+TEST_F(TableTest, EndOfInputCompactsLikeASynchronousWriter) {
+  // As Paimon's prepareCommit(waitCompaction): the commit that ends the input takes in the
+  // running background compaction, then picks the next one and waits for it. The table is left
+  // below the compaction trigger, as a writer compacting at every commit leaves it, and the
+  // outputs compacted again in that commit are deleted, not left behind.
+  auto t = Create("eoi", KV({{"bucket", "1"},
+                             {"num-sorted-run.compaction-trigger", "3"},
+                             {"num-sorted-run.stop-trigger", "50"}}));
+  WriteOptions wo;
+  wo.async_compaction = true;
+  std::map<int64_t, std::string> model;
+  {
+    auto w = t->NewWriter(wo);
+    ASSERT_TRUE(w.ok());
+    for (int round = 0; round < 20; round++) {
+      for (int64_t k = round * 10; k < round * 10 + 400; k += 1 + round % 2) {
+        std::string v = "r" + std::to_string(round) + "-" + std::to_string(k);
+        ASSERT_TRUE((*w)->Write(RowKind::kInsert, R(k, v)).ok());
+        model[k] = v;
+      }
+      auto c = round == 19 ? (*w)->CommitAndWaitForCompaction() : (*w)->Commit();
+      ASSERT_TRUE(c.ok()) << c.status().ToString();
+    }
+  }
+  auto rows = ReadAll(*t);
+  ASSERT_EQ(rows.size(), model.size());
+  for (const auto& r : rows) ASSERT_EQ(r[1].string_value(), model[r[0].int_value()]);
+  auto files = catalog_->ReadSystemTable({"default", "eoi", "files"});
+  ASSERT_TRUE(files.ok());
+  int l0 = 0;
+  std::set<int64_t> levels;
+  std::set<std::string> live;
+  for (const auto& r : files->rows) {
+    if (r[5].int_value() == 0) l0++;
+    else levels.insert(r[5].int_value());
+  }
+  EXPECT_LT(l0 + static_cast<int>(levels.size()), 3) << "sorted runs left at the end of input";
+  auto snaps = catalog_->ReadSystemTable({"default", "eoi", "snapshots"});
+  ASSERT_TRUE(snaps.ok());
+  EXPECT_EQ(snaps->rows.back()[4].string_value(), "COMPACT");
+  std::set<std::string> referenced;
+  for (const auto& r : snaps->rows) {
+    auto snap = meta::SnapshotManager(t->path()).Read(r[0].int_value());
+    ASSERT_TRUE(snap.ok());
+    auto entries = table::ReadLiveEntries(t->path(), **snap);
+    ASSERT_TRUE(entries.ok());
+    for (const auto& e : *entries) referenced.insert(e.file.file_name);
+  }
+  auto listing = io::LocalFs().ListDir(t->path() + "/bucket-0");
+  ASSERT_TRUE(listing.ok());
+  for (const auto& f : *listing) {
+    EXPECT_TRUE(referenced.count(f.name)) << f.name << " belongs to no snapshot";
+  }
+}
+
 // Rows of a scan read with NextColumns, rebuilt from the column vectors.
 std::vector<Row> ReadAllColumns(Table& t, ScanOptions o = {}) {
   auto s = t.NewScan(o);

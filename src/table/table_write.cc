@@ -646,20 +646,34 @@ class FileStoreWriter : public TableWriter {
     if (!unit) return Status::OK();
     int32_t highest = 0;
     for (const auto& f : files) highest = std::max(highest, f.level);
-    if (options_.async_compaction) {
-      // One job per bucket at a time; none started by the commit that ends the input.
-      if (!job && !waiting_for_jobs_) next_unit->emplace(std::move(*unit), highest);
+    if (options_.async_compaction && !waiting_for_jobs_) {
+      if (!job) next_unit->emplace(std::move(*unit), highest);  // one job per bucket at a time
       return Status::OK();
     }
+    // Compacting now: every commit of a writer without background compaction, and the commit
+    // that ends the input of one with it (as Paimon's prepareCommit(waitCompaction): after the
+    // running compaction is taken in, the next one is picked and waited for).
     TRIB_ASSIGN_OR_RETURN(auto result,
                           RunCompaction(path_, *schema_, bw->dir(), *unit, highest,
                                         core_.target_file_size, core_.format, bw->namer()));
     for (const auto& f : result.after) outputs->push_back({bw->dir(), f.file_name});
     io::CrashPoint("compact.after-rewrite");
     // As Paimon does: the APPEND snapshot publishes the new files, then the COMPACT snapshot
-    // replaces the compacted files (new ones included) by the output.
-    m->compact_before = std::move(result.before);
-    m->compact_after = std::move(result.after);
+    // replaces the compacted files (new ones included) by the output. Outputs of the background
+    // compaction taken in above that were compacted again were never published: they go.
+    for (auto& f : result.before) {
+      auto again = std::find_if(m->compact_after.begin(), m->compact_after.end(),
+                                [&](const auto& a) { return a.file_name == f.file_name; });
+      if (again == m->compact_after.end()) {
+        m->compact_before.push_back(std::move(f));
+        continue;
+      }
+      m->compact_after.erase(again);
+      std::string path = io::JoinPath(bw->dir(), f.file_name);
+      FileCache::Instance().EraseFile(path);
+      (void)io::LocalFs().Remove(path);
+    }
+    for (auto& f : result.after) m->compact_after.push_back(std::move(f));
     return Status::OK();
   }
 
