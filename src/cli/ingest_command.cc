@@ -168,7 +168,11 @@ int RunIngestCommand(int argc, char** argv) {
   }
   auto table = (*catalog)->GetTable(*id);
   if (!table.ok()) return Fail(&progress, nullptr, table.status().message());
-  auto writer_result = (*table)->NewWriter(WriteOptions{});
+  // A long-lived writer: compaction runs in the background between commits, and the end of the
+  // input waits for it (as Paimon's writers do).
+  WriteOptions write_options;
+  write_options.async_compaction = true;
+  auto writer_result = (*table)->NewWriter(write_options);
   if (!writer_result.ok()) return Fail(&progress, nullptr, writer_result.status().message());
   std::unique_ptr<TableWriter> writer = std::move(writer_result).value();
 
@@ -176,8 +180,8 @@ int RunIngestCommand(int argc, char** argv) {
   std::vector<RowChange> changes;
   std::string line;
   int64_t line_no = 0, events = 0, rows = 0, commits = 0, pending = 0;
-  auto commit = [&]() -> Status {
-    auto r = writer->Commit();
+  auto commit = [&](bool last) -> Status {
+    auto r = last ? writer->CommitAndWaitForCompaction() : writer->Commit();
     if (!r.ok()) return r.status();
     if (r->has_value()) ++commits;
     pending = 0;
@@ -205,7 +209,7 @@ int RunIngestCommand(int argc, char** argv) {
     ++pending;
     progress.Update(events, rows, commits);
     if (args.commit_every > 0 && pending >= args.commit_every) {
-      st = commit();
+      st = commit(/*last=*/false);
       if (!st.ok()) {
         return Fail(&progress, writer.get(),
                     "commit after line " + std::to_string(line_no) + " failed: " + st.message());
@@ -216,8 +220,9 @@ int RunIngestCommand(int argc, char** argv) {
     return Fail(&progress, writer.get(),
                 "reading line " + std::to_string(line_no + 1) + " failed: " + std::strerror(errno));
   }
-  if (pending > 0) {
-    Status st = commit();
+  {
+    // Also when nothing is pending: compactions still running are waited for and published.
+    Status st = commit(/*last=*/true);
     if (!st.ok()) return Fail(&progress, writer.get(), "final commit failed: " + st.message());
   }
   progress.Finish();
