@@ -155,7 +155,9 @@ def w1(res, out):
                  "snapshot. PostgreSQL's are pg_total_relation_size (no WAL); the others' are "
                  "their directory (WAL included). PostgreSQL's peak RSS is its backend's VmHWM "
                  "(shared buffers it touched included); DuckDB's is the node process's.")
-    notes.append("- 'bucket'='-1' (dynamic): the writer currently puts every key in bucket 0.")
+    notes.append("- 'bucket'='-1' (dynamic): new keys go to one bucket per writer thread (as "
+                 "Paimon's parallel bucket assigners; `dynamic-bucket.initial-buckets` unset), "
+                 "assigned through the table's key index (HASH index files).")
     out.extend(notes)
     out.append("")
 
