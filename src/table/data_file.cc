@@ -1645,6 +1645,20 @@ Result<std::optional<MergedColumns>> MergeDeduplicatedFiles(const std::vector<st
     ColumnVector all;
     all.type = field.type;
     all.rep = ColumnVector::RepOf(field.type);
+    switch (all.rep) {  // no regrowth while the files are appended
+      case ColumnVector::Rep::kInt:
+        all.ints.reserve(total);
+        break;
+      case ColumnVector::Rep::kDouble:
+        all.doubles.reserve(total);
+        break;
+      case ColumnVector::Rep::kString:
+        all.strings.reserve(total);
+        break;
+      case ColumnVector::Rep::kValue:
+        all.values.reserve(total);
+        break;
+    }
     for (DedupFile& file : files) {
       int c = FileColumnOf(file.reader->schema(), field);
       auto type = c >= 0 ? file.reader->ColumnType(c) : std::nullopt;

@@ -717,6 +717,15 @@ class FileStoreWriter : public TableWriter {
     for (size_t i = 0; i < work.size(); i++) {
       for (const auto& f : messages[i].new_files) picked_from[i].push_back(f.file_name);
     }
+    // Files this commit's compactions replace: once it is published only older snapshots
+    // read them, so they leave the file cache (and their mappings go).
+    std::vector<std::string> replaced;
+    for (size_t i = 0; i < work.size(); i++) {
+      for (const auto& f : messages[i].compact_before) {
+        replaced.push_back(f.external_path ? ResolveExternalPath(path_, *f.external_path)
+                                           : io::JoinPath(work[i].second->dir(), f.file_name));
+      }
+    }
     for (auto& m : messages) {
       if (!m.new_files.empty() || !m.compact_after.empty() || !m.compact_before.empty()) {
         req.messages.push_back(std::move(m));
@@ -778,6 +787,9 @@ class FileStoreWriter : public TableWriter {
     // and deleted by the COMPACT one; nothing else refers to them... except older snapshots,
     // which keep them until snapshot expiration, so they stay on disk.
     compact_outputs_.clear();
+    if (!result.compaction_dropped) {
+      for (const auto& f : replaced) FileCache::Instance().EraseFile(f);
+    }
     // Buckets whose new files were renumbered (a concurrent commit) published other files than
     // the ones their next compaction was picked from: they pick again at the next commit.
     std::vector<char> renumbered(work.size(), 0);

@@ -244,6 +244,11 @@ Status ParquetWriter::FlushRowGroup() {
   g.num_rows = group_rows_;
   g.file_offset = static_cast<int64_t>(file_.size());
   int64_t start = static_cast<int64_t>(file_.size());
+  // Room for the chunks (their pages so far plus what is still buffered, an upper bound once
+  // compressed), so the file does not grow by reallocation and copying chunk after chunk.
+  int64_t chunks = 0;
+  for (const auto& w : writers_) chunks += w->EstimatedSize();
+  file_.reserve(file_.size() + static_cast<size_t>(chunks) + 4096);
   std::vector<ChunkPageIndex> indexes(writers_.size());
   for (size_t i = 0; i < writers_.size(); ++i) {
     auto& w = writers_[i];
