@@ -42,6 +42,24 @@ struct MergeConfig {
   static Result<std::shared_ptr<const MergeConfig>> Make(const TableSchema& schema,
                                                          bool strict = false);
   bool HasSequenceGroups() const { return !groups.empty(); }
+  // Deduplicate in sequence-number order, retractions kept: the newest record of a key is the
+  // result (what column-by-column flushes and compactions do).
+  bool IsPlainDeduplicate() const {
+    return engine == "deduplicate" && !ignore_delete && sequence_fields.empty();
+  }
+  // Partial-update in sequence-number order without sequence groups, aggregates or delete
+  // options (such a table accepts no retractions): each column of a key takes its newest
+  // non-NULL value, and the result is an INSERT.
+  bool IsPlainPartialUpdate() const {
+    if (engine != "partial-update" || ignore_delete || remove_record_on_delete ||
+        !sequence_fields.empty() || !groups.empty() || !remove_on_group.empty()) {
+      return false;
+    }
+    for (const auto& a : aggregate) {
+      if (!a.empty()) return false;
+    }
+    return true;
+  }
 };
 
 // Orders the records of one key for merging: 'sequence.field' values (nulls lowest, descending

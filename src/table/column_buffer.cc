@@ -94,10 +94,9 @@ int ColumnWriteBuffer::Compare(const Column& c, uint32_t a, uint32_t b) const {
   return 0;
 }
 
-std::vector<uint32_t> ColumnWriteBuffer::LastPerKey(const std::vector<int>& key_columns) const {
+std::vector<uint32_t> ColumnWriteBuffer::SortedByKey(const std::vector<int>& key_columns) const {
   const size_t n = kinds_.size();
-  std::vector<uint32_t> order;
-  order.reserve(n);
+  std::vector<uint32_t> order(n);
   if (key_columns.size() == 1 && columns_[key_columns[0]].rep == Rep::kInt &&
       columns_[key_columns[0]].nulls.empty()) {
     // One integer key: sort (key, position) pairs, small and contiguous. Positions break ties,
@@ -106,27 +105,60 @@ std::vector<uint32_t> ColumnWriteBuffer::LastPerKey(const std::vector<int>& key_
     std::vector<std::pair<int64_t, uint32_t>> sorted(n);
     for (uint32_t i = 0; i < n; ++i) sorted[i] = {keys[i], i};
     std::sort(sorted.begin(), sorted.end());
-    for (size_t i = 0; i < n; ++i) {
-      if (i + 1 < n && sorted[i + 1].first == sorted[i].first) continue;  // a later one wins
-      order.push_back(sorted[i].second);
-    }
+    for (size_t i = 0; i < n; ++i) order[i] = sorted[i].second;
     return order;
   }
-  std::vector<uint32_t> all(n);
-  for (uint32_t i = 0; i < n; ++i) all[i] = i;
-  auto cmp = [&](uint32_t a, uint32_t b) {
-    for (int k : key_columns) {
-      int c = Compare(columns_[k], a, b);
-      if (c != 0) return c;
-    }
-    return 0;
-  };
-  std::stable_sort(all.begin(), all.end(), [&](uint32_t a, uint32_t b) { return cmp(a, b) < 0; });
-  for (size_t i = 0; i < n; ++i) {
-    if (i + 1 < n && cmp(all[i], all[i + 1]) == 0) continue;
-    order.push_back(all[i]);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return CompareKeys(key_columns, a, b) < 0; });
+  return order;
+}
+
+int ColumnWriteBuffer::CompareKeys(const std::vector<int>& key_columns, uint32_t a,
+                                   uint32_t b) const {
+  for (int k : key_columns) {
+    int c = Compare(columns_[k], a, b);
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+std::vector<uint32_t> ColumnWriteBuffer::LastPerKey(const std::vector<int>& key_columns) const {
+  std::vector<uint32_t> all = SortedByKey(key_columns);
+  std::vector<uint32_t> order;
+  order.reserve(all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i + 1 < all.size() && CompareKeys(key_columns, all[i], all[i + 1]) == 0) continue;
+    order.push_back(all[i]);  // a later record of the key wins
   }
   return order;
+}
+
+void ColumnWriteBuffer::MergePartialUpdate(const std::vector<int>& key_columns,
+                                           std::vector<std::vector<uint32_t>>* column_rows,
+                                           std::vector<uint32_t>* last) {
+  std::vector<uint32_t> all = SortedByKey(key_columns);
+  const uint32_t null_row = static_cast<uint32_t>(kinds_.size());
+  column_rows->assign(columns_.size(), {});
+  last->clear();
+  size_t i = 0;
+  while (i < all.size()) {
+    size_t j = i + 1;
+    while (j < all.size() && CompareKeys(key_columns, all[i], all[j]) == 0) j++;
+    last->push_back(all[j - 1]);
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      uint32_t from = null_row;
+      for (size_t r = j; r > i; --r) {  // newest first
+        if (!IsNull(columns_[c], all[r - 1])) {
+          from = all[r - 1];
+          break;
+        }
+      }
+      (*column_rows)[c].push_back(from);
+    }
+    i = j;
+  }
+  Add(RowKind::kInsert, Row(columns_.size()));  // the NULL record
 }
 
 std::vector<format::parquet::ColumnValues> ColumnWriteBuffer::Columns() const {

@@ -36,9 +36,18 @@ class ColumnWriteBuffer {
   // Forgets the records, keeping the memory for the next ones.
   void Clear();
 
-  // The indices of the records in key order (the trimmed primary key `key_columns`), only the
-  // last record written of each key: what a deduplicate flush writes.
+  // The indices of every record in key order (the trimmed primary key `key_columns`), records
+  // of one key in the order they were written.
+  std::vector<uint32_t> SortedByKey(const std::vector<int>& key_columns) const;
+  // Of those, only the last record written of each key: what a deduplicate flush writes.
   std::vector<uint32_t> LastPerKey(const std::vector<int>& key_columns) const;
+  // What a partial-update flush writes (no sequence groups or aggregates), one record per key
+  // in key order: `last[k]` is the key's newest record, and column c is taken from
+  // `(*column_rows)[c][k]`, its newest record where c is not NULL, else a NULL record this
+  // appends (so the buffer must be cleared before more records are added).
+  void MergePartialUpdate(const std::vector<int>& key_columns,
+                          std::vector<std::vector<uint32_t>>* column_rows,
+                          std::vector<uint32_t>* last);
   // The buffered columns (one per field), for the Parquet writer.
   std::vector<format::parquet::ColumnValues> Columns() const;
   // Record i as a row (tests and diagnostics).
@@ -55,6 +64,8 @@ class ColumnWriteBuffer {
     std::vector<Value> values;
     std::vector<uint8_t> nulls;      // empty until the first NULL; then one per record
   };
+  int CompareKeys(const std::vector<int>& key_columns, uint32_t a, uint32_t b) const;
+  bool IsNull(const Column& c, size_t r) const { return !c.nulls.empty() && c.nulls[r]; }
   // -1, 0, 1 as CompareValues orders records a and b by column c.
   int Compare(const Column& c, uint32_t a, uint32_t b) const;
 

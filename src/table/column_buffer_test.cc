@@ -73,6 +73,25 @@ TEST(ColumnWriteBuffer, LastPerKeyKeepsTheLatestRecordOfEachKeyInKeyOrder) {
   EXPECT_EQ(b.LastPerKey({1, 2}), (std::vector<uint32_t>{5, 6, 3}));
 }
 
+TEST(ColumnWriteBuffer, MergePartialUpdateTakesEachColumnsNewestNonNullValue) {
+  std::vector<Field> fields = {{0, "k", DataType::BigInt().NotNull(), ""},
+                               {1, "a", DataType::String(), ""},
+                               {2, "b", DataType::Int(), ""}};
+  ColumnWriteBuffer b(fields);
+  b.Add(RowKind::kInsert, {Value::Int(2), Value::String("old"), Value::Int(1)});
+  b.Add(RowKind::kInsert, {Value::Int(1), Value::Null(), Value::Null()});
+  b.Add(RowKind::kUpdateAfter, {Value::Int(2), Value::Null(), Value::Int(5)});
+  b.Add(RowKind::kInsert, {Value::Int(2), Value::String("new"), Value::Null()});
+  std::vector<std::vector<uint32_t>> column_rows;
+  std::vector<uint32_t> last;
+  b.MergePartialUpdate({0}, &column_rows, &last);
+  EXPECT_EQ(last, (std::vector<uint32_t>{1, 3}));
+  // Key 1 has no values: its columns point at the appended NULL record (4).
+  EXPECT_EQ(column_rows[1], (std::vector<uint32_t>{4, 3}));
+  EXPECT_EQ(column_rows[2], (std::vector<uint32_t>{4, 2}));
+  EXPECT_EQ(b.GetRow(4), (Row{Value::Null(), Value::Null(), Value::Null()}));
+}
+
 class WriteColumnsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -258,6 +277,58 @@ TEST_F(WriteColumnsTest, ColumnCompactionMatchesTheRowMerge) {
     EXPECT_EQ(deletes > 0, highest == 5);
     ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
   }
+}
+
+// A partial-update compaction merged column by column writes what the row merge writes: each
+// column's newest non-NULL value per key, as an INSERT with the newest sequence number.
+TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
+  TableSchema schema;
+  schema.fields = TestFields();
+  schema.primary_keys = {"k"};
+  schema.options = {{"merge-engine", "partial-update"}};
+  FileLayout layout = FileLayout::Of(schema);
+  std::mt19937 rng(11);
+  FileFormatOptions format;
+  format.parquet_page_size = 4096;
+  meta::FileNamer namer("in-", "");
+  std::vector<meta::DataFileMeta> inputs;
+  int64_t seq = 0;
+  auto write_file = [&](int file, RowKind kind) {
+    std::vector<merge::KeyValue> records;
+    for (int64_t k = file * 400; k < file * 400 + 2500; k += 1 + static_cast<int64_t>(rng() % 3)) {
+      // Each writer fills some columns; RandomRow's NULLs leave others to older records.
+      Row r = RandomRow(rng, k);
+      for (size_t c = 1; c < r.size(); c++) {
+        if ((c + static_cast<size_t>(file)) % 3 == 0) r[c] = Value::Null();
+      }
+      records.push_back({seq++, rng() % 5 == 0 ? RowKind::kUpdateAfter : kind, std::move(r), 0,
+                         nullptr});
+    }
+    DataFileWriter w(layout, dir_, &namer, 1 << 30, 0, meta::FileSource::kAppend, format);
+    for (const auto& kv : records) ASSERT_TRUE(w.Write(kv).ok());
+    auto files = w.Finish();
+    ASSERT_TRUE(files.ok());
+    for (auto& f : *files) inputs.push_back(f);
+  };
+  for (int file = 0; file < 4; file++) write_file(file, RowKind::kInsert);
+  CompactUnit unit{3, inputs};
+  meta::FileNamer row_namer("rows-", ""), col_namer("cols-", "");
+  ::setenv("TRIBUTARY_ROW_COMPACTION", "1", 1);
+  auto by_rows = RunCompaction(dir_, schema, dir_, unit, 5, 30000, format, &row_namer);
+  ::unsetenv("TRIBUTARY_ROW_COMPACTION");
+  auto by_cols = RunCompaction(dir_, schema, dir_, unit, 5, 30000, format, &col_namer);
+  ASSERT_TRUE(by_rows.ok()) << by_rows.status().ToString();
+  ASSERT_TRUE(by_cols.ok()) << by_cols.status().ToString();
+  EXPECT_FALSE(by_rows->by_columns);
+  EXPECT_TRUE(by_cols->by_columns);
+  ASSERT_GT(by_rows->after.size(), 1u);
+  ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
+  // A file with a retraction (written before the table refused them, say) takes the row merge.
+  write_file(4, RowKind::kDelete);
+  CompactUnit with_delete{3, inputs};
+  meta::FileNamer namer2("again-", "");
+  auto again = RunCompaction(dir_, schema, dir_, with_delete, 5, 30000, format, &namer2);
+  EXPECT_FALSE(again.ok() && again->by_columns);
 }
 
 }  // namespace

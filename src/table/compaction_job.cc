@@ -80,21 +80,19 @@ std::vector<format::parquet::ColumnValues> ColumnValuesOf(const std::vector<Colu
   return out;
 }
 
-// A deduplicate compaction column by column: the files are merged on their key, sequence and
-// kind columns and the winners' columns handed to the writer, with no row per record. False
-// (nothing written) when the table or its files need the row merge: another merge engine,
-// 'ignore-delete', 'sequence.field', files of an older schema or of partial-column writes, keys
-// other than one integer column.
+// A deduplicate or partial-update compaction column by column: the files are merged on their
+// key, sequence and kind columns and the merged records' columns handed to the writer, with no
+// row per record. False (nothing written) when the table or its files need the row merge:
+// another merge engine or its options (MergeConfig::IsPlainDeduplicate, IsPlainPartialUpdate),
+// files of an older schema or of partial-column writes, keys other than one integer column.
 Result<bool> CompactColumns(const std::string& table_path, const TableSchema& schema,
                             const std::string& bucket_dir, const FileLayout& layout,
                             std::vector<meta::DataFileMeta> files, bool drop_delete,
                             DataFileWriter* writer) {
   if (!writer->CanWriteColumns()) return false;
   TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
-  if (config->engine != "deduplicate" || config->ignore_delete ||
-      !config->sequence_fields.empty()) {
-    return false;
-  }
+  const bool partial_update = config->IsPlainPartialUpdate();
+  if (!config->IsPlainDeduplicate() && !partial_update) return false;
   // Older files first, as BucketMerge orders them: a later file wins sequence ties.
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
     return a.max_sequence_number < b.max_sequence_number;
@@ -105,9 +103,16 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
     paths.push_back(f.external_path ? ResolveExternalPath(table_path, *f.external_path)
                                     : io::JoinPath(bucket_dir, f.file_name));
   }
-  TRIB_ASSIGN_OR_RETURN(auto merged, MergeDeduplicatedFiles(paths, layout, !drop_delete));
+  const ColumnMerge how = partial_update ? ColumnMerge::kPartialUpdate
+                         : drop_delete  ? ColumnMerge::kDeduplicate
+                                        : ColumnMerge::kDeduplicateKeepRetracts;
+  TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, how));
   if (!merged) return false;
-  TRIB_RETURN_NOT_OK(writer->WriteColumns(ColumnValuesOf(merged->columns), merged->rows.data(),
+  auto columns = ColumnValuesOf(merged->columns);
+  for (size_t c = 0; c < merged->column_rows.size(); c++) {
+    columns[c].rows = merged->column_rows[c].data();
+  }
+  TRIB_RETURN_NOT_OK(writer->WriteColumns(columns, merged->rows.data(),
                                           merged->sequences.data(), merged->kinds.data(),
                                           merged->rows.size()));
   return true;

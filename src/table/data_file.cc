@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <functional>
 
 #include <zlib.h>
 
@@ -655,7 +656,8 @@ Status DataFileWriter::WriteColumns(const std::vector<format::parquet::ColumnVal
     return Status::Internal("data file writer: " + std::to_string(columns.size()) +
                             " columns given for " + std::to_string(layout_.fields.size()));
   }
-  // The physical columns: the key columns, _SEQUENCE_NUMBER, _VALUE_KIND, then every column.
+  // The physical columns: the key columns, _SEQUENCE_NUMBER, _VALUE_KIND, then every column
+  // (their rows are set per slice).
   std::vector<format::parquet::ColumnValues> physical;
   for (int c : layout_.key_columns) physical.push_back(columns[c]);
   physical.emplace_back();
@@ -670,28 +672,34 @@ Status DataFileWriter::WriteColumns(const std::vector<format::parquet::ColumnVal
     OpenFile& f = *file_;
     // Slices end where Write checks the file's size (every 1000 records).
     const size_t slice = std::min<size_t>(n - done, 1000 - static_cast<size_t>(f.rows % 1000));
-    const uint32_t* slice_rows = rows + done;
-    for (auto& p : physical) p.rows = slice_rows;
-    physical[seq_col].rows = physical[kind_col].rows = nullptr;
+    // Rows of table column c for this slice.
+    auto slice_rows = [&](int c) { return (columns[c].rows ? columns[c].rows : rows) + done; };
+    for (size_t i = 0; i < layout_.key_columns.size(); ++i) {
+      physical[i].rows = slice_rows(layout_.key_columns[i]);
+    }
     physical[seq_col].ints = sequences + done;
     physical[kind_col].ints = kinds + done;
+    for (size_t c = 0; c < columns.size(); ++c) {
+      physical[kind_col + 1 + c].rows = slice_rows(static_cast<int>(c));
+    }
     TRIB_RETURN_NOT_OK(f.pq->AppendColumns(physical, slice));
     // Keys: the records are in key order.
     f.max_key.resize(layout_.key_columns.size());
     for (size_t i = 0; i < layout_.key_columns.size(); ++i) {
       const int c = layout_.key_columns[i];
-      f.max_key[i] = ValueAt(columns[c], layout_.fields[c].type, slice_rows[slice - 1]);
-      if (f.rows == 0) f.min_key.push_back(ValueAt(columns[c], layout_.fields[c].type, slice_rows[0]));
+      const uint32_t* r = slice_rows(c);
+      f.max_key[i] = ValueAt(columns[c], layout_.fields[c].type, r[slice - 1]);
+      if (f.rows == 0) f.min_key.push_back(ValueAt(columns[c], layout_.fields[c].type, r[0]));
     }
     for (size_t i = 0; i < layout_.key_columns.size(); ++i) {
       const int c = layout_.key_columns[i];
-      ColumnStats(columns[c], layout_.fields[c].type, slice_rows, slice, &mn, &mx, &nulls);
+      ColumnStats(columns[c], layout_.fields[c].type, slice_rows(c), slice, &mn, &mx, &nulls);
       f.key_stats.AddColumn(i, mn, mx, nulls);
     }
     const size_t stats_count = f.stats_columns ? f.stats_columns->size() : layout_.fields.size();
     for (size_t i = 0; i < stats_count; ++i) {
       const int c = f.stats_columns ? (*f.stats_columns)[i] : static_cast<int>(i);
-      ColumnStats(columns[c], layout_.fields[c].type, slice_rows, slice, &mn, &mx, &nulls);
+      ColumnStats(columns[c], layout_.fields[c].type, slice_rows(c), slice, &mn, &mx, &nulls);
       f.value_stats.AddColumn(i, mn, mx, nulls);
     }
     for (size_t k = done; k < done + slice; ++k) {
@@ -1482,39 +1490,54 @@ Result<bool> LoadDedupKeys(const std::string& path, const FileLayout& layout,
   return true;
 }
 
+// The records of each key in key order, as (file, position) pairs in merge order (ascending
+// sequence, a later file on equal sequences), passed to fn(members); fn returns false to stop.
+Status ForEachKeyGroup(
+    const std::vector<DedupFile>& files,
+    const std::function<bool(const std::vector<std::pair<uint32_t, uint32_t>>&)>& fn) {
+  std::vector<size_t> pos(files.size(), 0);
+  std::vector<std::pair<uint32_t, uint32_t>> members;
+  while (true) {
+    int lowest = -1;
+    for (size_t f = 0; f < files.size(); f++) {
+      if (pos[f] >= files[f].keys.size()) continue;
+      if (lowest < 0 || files[f].keys[pos[f]] < files[lowest].keys[pos[lowest]]) {
+        lowest = static_cast<int>(f);
+      }
+    }
+    if (lowest < 0) return Status::OK();
+    const int64_t key = files[lowest].keys[pos[lowest]];
+    members.clear();
+    for (size_t f = 0; f < files.size(); f++) {
+      if (pos[f] >= files[f].keys.size() || files[f].keys[pos[f]] != key) continue;
+      const int64_t kind = files[f].kinds[pos[f]];
+      if (kind < 0 || kind > 3) {
+        return Status::Corruption("data file '" + files[f].path +
+                                  "' has an invalid _VALUE_KIND " + std::to_string(kind));
+      }
+      members.push_back({static_cast<uint32_t>(f), static_cast<uint32_t>(pos[f])});
+      pos[f]++;
+    }
+    // Files are in order already: a stable sort by sequence keeps a later file later on ties.
+    std::stable_sort(members.begin(), members.end(), [&](const auto& x, const auto& y) {
+      return files[x.first].seqs[x.second] < files[y.first].seqs[y.second];
+    });
+    if (!fn(members)) return Status::OK();
+  }
+}
+
 // The winning record of each key, in key order, as (file, position): the highest sequence, a
 // later file on ties. Winning retractions are kept only with `keep_retracts`.
 Result<std::vector<std::pair<uint32_t, uint32_t>>> MergeLatest(const std::vector<DedupFile>& files,
                                                                bool keep_retracts) {
   std::vector<std::pair<uint32_t, uint32_t>> winners;
-  std::vector<size_t> pos(files.size(), 0);
-  while (true) {
-    int best = -1;
-    for (size_t f = 0; f < files.size(); f++) {
-      if (pos[f] >= files[f].keys.size()) continue;
-      if (best < 0) {
-        best = static_cast<int>(f);
-        continue;
-      }
-      int64_t k = files[f].keys[pos[f]], bk = files[best].keys[pos[best]];
-      if (k < bk || (k == bk && files[f].seqs[pos[f]] >= files[best].seqs[pos[best]])) {
-        best = static_cast<int>(f);
-      }
+  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
+    const auto& w = members.back();
+    if (keep_retracts || !IsRetract(static_cast<RowKind>(files[w.first].kinds[w.second]))) {
+      winners.push_back(w);
     }
-    if (best < 0) break;
-    const int64_t key = files[best].keys[pos[best]];
-    int64_t kind = files[best].kinds[pos[best]];
-    if (kind < 0 || kind > 3) {
-      return Status::Corruption("data file '" + files[best].path +
-                                "' has an invalid _VALUE_KIND " + std::to_string(kind));
-    }
-    if (keep_retracts || !IsRetract(static_cast<RowKind>(kind))) {
-      winners.push_back({static_cast<uint32_t>(best), static_cast<uint32_t>(pos[best])});
-    }
-    for (size_t f = 0; f < files.size(); f++) {
-      if (pos[f] < files[f].keys.size() && files[f].keys[pos[f]] == key) pos[f]++;
-    }
-  }
+    return true;
+  }));
   return winners;
 }
 
@@ -1622,9 +1645,9 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
   return Out(std::move(batch));
 }
 
-Result<std::optional<MergedColumns>> MergeDeduplicatedFiles(const std::vector<std::string>& paths,
-                                                            const FileLayout& layout,
-                                                            bool keep_retracts) {
+Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::string>& paths,
+                                                         const FileLayout& layout,
+                                                         ColumnMerge merge) {
   using Out = std::optional<MergedColumns>;
   std::vector<DedupFile> files(paths.size());
   size_t total = 0;
@@ -1633,30 +1656,31 @@ Result<std::optional<MergedColumns>> MergeDeduplicatedFiles(const std::vector<st
     if (!readable) return Out();
     total += files[f].keys.size();
   }
-  if (total > UINT32_MAX) return Out();  // rows are numbered with 32 bits
-  TRIB_ASSIGN_OR_RETURN(auto winners, MergeLatest(files, keep_retracts));
+  if (total >= UINT32_MAX) return Out();  // rows are numbered with 32 bits
   MergedColumns out;
-  // Every table column of every file, concatenated; the winners index into them.
+  // Every table column of every file, concatenated, then one NULL row (partial-update columns
+  // without a value point at it); the merged records index into them.
   std::vector<uint32_t> base(files.size(), 0);
   for (size_t f = 1; f < files.size(); f++) {
     base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].keys.size());
   }
+  const uint32_t null_row = static_cast<uint32_t>(total);
   for (const Field& field : layout.fields) {
     ColumnVector all;
     all.type = field.type;
     all.rep = ColumnVector::RepOf(field.type);
     switch (all.rep) {  // no regrowth while the files are appended
       case ColumnVector::Rep::kInt:
-        all.ints.reserve(total);
+        all.ints.reserve(total + 1);
         break;
       case ColumnVector::Rep::kDouble:
-        all.doubles.reserve(total);
+        all.doubles.reserve(total + 1);
         break;
       case ColumnVector::Rep::kString:
-        all.strings.reserve(total);
+        all.strings.reserve(total + 1);
         break;
       case ColumnVector::Rep::kValue:
-        all.values.reserve(total);
+        all.values.reserve(total + 1);
         break;
     }
     for (DedupFile& file : files) {
@@ -1667,8 +1691,42 @@ Result<std::optional<MergedColumns>> MergeDeduplicatedFiles(const std::vector<st
       if (one.rep != all.rep) return Out();
       AppendAll(std::move(one), &all);
     }
+    if (merge == ColumnMerge::kPartialUpdate) all.Append(Value::Null());
     out.columns.push_back(std::move(all));
   }
+  bool retraction = false;
+  if (merge == ColumnMerge::kPartialUpdate) {
+    // Each column from the newest record of the key where it is not NULL; an INSERT with the
+    // newest record's sequence number. Retractions need the row merge (which refuses them).
+    out.column_rows.assign(layout.fields.size(), {});
+    TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
+      for (const auto& [f, pos] : members) {
+        retraction |= IsRetract(static_cast<RowKind>(files[f].kinds[pos]));
+      }
+      if (retraction) return false;
+      const auto& newest = members.back();
+      out.rows.push_back(base[newest.first] + newest.second);
+      out.sequences.push_back(files[newest.first].seqs[newest.second]);
+      out.kinds.push_back(static_cast<int64_t>(RowKind::kInsert));
+      for (size_t c = 0; c < layout.fields.size(); c++) {
+        uint32_t from = null_row;
+        for (size_t m = members.size(); m > 0; m--) {
+          const uint32_t r = base[members[m - 1].first] + members[m - 1].second;
+          const ColumnVector& col = out.columns[c];
+          if (!col.IsNull(r) && !(col.rep == ColumnVector::Rep::kValue && col.values[r].is_null())) {
+            from = r;
+            break;
+          }
+        }
+        out.column_rows[c].push_back(from);
+      }
+      return true;
+    }));
+    if (retraction) return Out();
+    return Out(std::move(out));
+  }
+  const bool keep_retracts = merge == ColumnMerge::kDeduplicateKeepRetracts;
+  TRIB_ASSIGN_OR_RETURN(auto winners, MergeLatest(files, keep_retracts));
   out.rows.reserve(winners.size());
   out.sequences.reserve(winners.size());
   out.kinds.reserve(winners.size());

@@ -83,9 +83,9 @@ class DataFileWriter {
   // with flat columns.
   bool CanWriteColumns() const;
   // Writes `n` records given column by column (REQUIRES: CanWriteColumns(), and Write's order):
-  // record k holds row `rows[k]` of `columns` (one per table column), sequence number
-  // `sequences[k]` and row kind `kinds[k]`. The files, statistics and rolling are those Write
-  // gives the same records.
+  // record k holds row `rows[k]` of `columns` (one per table column; a column with its own
+  // `rows` takes its row k from those instead), sequence number `sequences[k]` and row kind
+  // `kinds[k]`. The files, statistics and rolling are those Write gives the same records.
   Status WriteColumns(const std::vector<format::parquet::ColumnValues>& columns,
                       const uint32_t* rows, const int64_t* sequences, const int64_t* kinds,
                       size_t n);
@@ -159,19 +159,26 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
     const std::vector<Predicate>* row_filters);
 
-// The files of one deduplicate bucket merged column by column for a compaction: every table
-// column of every file concatenated (`columns`), and the record that wins each key (the highest
-// sequence, a later file on ties) as a row of them (`rows`, in key order) with its sequence
-// number and row kind. `paths` as ReadDeduplicatedColumns takes them; winning retractions are
-// kept only with `keep_retracts`. Returns nullopt when the files hold something this path does not
-// read (the caller merges rows instead).
+// The files of one bucket merged column by column for a compaction (ReadDeduplicatedColumns'
+// `paths` and keys): every table column of every file concatenated (`columns`), and per key in
+// key order the merged record's row of them (`rows`), sequence number and row kind.
+//   kDeduplicate...: the record that wins each key (the highest sequence, a later file on ties);
+//     winning retractions are kept only with kDeduplicateKeepRetracts.
+//   kPartialUpdate: each column from the newest record of the key where it is not NULL
+//     (`column_rows[c]` gives column c's row, a NULL row appended to the columns when there is
+//     none); an INSERT with the newest record's sequence number (MergeConfig::
+//     IsPlainPartialUpdate).
+// Returns nullopt when the files hold something this path does not read (retractions for
+// partial-update too): the caller merges rows instead.
+enum class ColumnMerge { kDeduplicate, kDeduplicateKeepRetracts, kPartialUpdate };
 struct MergedColumns {
   std::vector<ColumnVector> columns;
   std::vector<uint32_t> rows;
+  std::vector<std::vector<uint32_t>> column_rows;  // kPartialUpdate: per column
   std::vector<int64_t> sequences, kinds;
 };
-Result<std::optional<MergedColumns>> MergeDeduplicatedFiles(const std::vector<std::string>& paths,
-                                                            const FileLayout& layout,
-                                                            bool keep_retracts);
+Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::string>& paths,
+                                                         const FileLayout& layout,
+                                                         ColumnMerge merge);
 
 }  // namespace tributary::table

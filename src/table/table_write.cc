@@ -201,8 +201,20 @@ class BucketWriter {
       }
     }
   }
-  // Deduplicate from the column buffer: the last record of each key, in key order.
+  // From the column buffer: deduplicate writes the last record of each key, partial-update
+  // each column's newest non-NULL value, in key order.
   Status WriteColumns(DataFileWriter* w) {
+    if (ctx_.merge_config->engine == "partial-update") {
+      std::vector<std::vector<uint32_t>> column_rows;
+      std::vector<uint32_t> last;
+      columns_->MergePartialUpdate(layout_.key_columns, &column_rows, &last);
+      std::vector<int64_t> seqs(last.size());
+      std::vector<int64_t> kinds(last.size(), static_cast<int64_t>(RowKind::kInsert));
+      for (size_t k = 0; k < last.size(); k++) seqs[k] = columns_first_seq_ + last[k];
+      auto cols = columns_->Columns();
+      for (size_t c = 0; c < cols.size(); c++) cols[c].rows = column_rows[c].data();
+      return w->WriteColumns(cols, last.data(), seqs.data(), kinds.data(), last.size());
+    }
     std::vector<uint32_t> order = columns_->LastPerKey(layout_.key_columns);
     std::vector<int64_t> seqs(order.size()), kinds(order.size());
     for (size_t k = 0; k < order.size(); k++) {
@@ -909,8 +921,7 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   }
   if (ctx.merge_config) {
     const merge::MergeConfig& c = *ctx.merge_config;
-    ctx.column_buffer = c.engine == "deduplicate" && !c.ignore_delete &&
-                        c.sequence_fields.empty() && !ctx.write_mask &&
+    ctx.column_buffer = (c.IsPlainDeduplicate() || c.IsPlainPartialUpdate()) && !ctx.write_mask &&
                         ctx.format.FormatForLevel(0) == "parquet" &&
                         ColumnWriteBuffer::Supports(ctx.layout.fields) &&
                         std::getenv("TRIBUTARY_ROW_WRITE_BUFFER") == nullptr;
