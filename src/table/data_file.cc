@@ -1647,12 +1647,15 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
 
 Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::string>& paths,
                                                          const FileLayout& layout,
-                                                         ColumnMerge merge) {
+                                                         ColumnMerge merge,
+                                                         const std::vector<bool>* needed,
+                                                         const std::vector<Predicate>* skip_filters) {
   using Out = std::optional<MergedColumns>;
   std::vector<DedupFile> files(paths.size());
   size_t total = 0;
   for (size_t f = 0; f < paths.size(); f++) {
-    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, nullptr, &files[f]));
+    TRIB_ASSIGN_OR_RETURN(bool readable,
+                          LoadDedupKeys(paths[f], layout, skip_filters, &files[f]));
     if (!readable) return Out();
     total += files[f].keys.size();
   }
@@ -1665,10 +1668,15 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::
     base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].keys.size());
   }
   const uint32_t null_row = static_cast<uint32_t>(total);
-  for (const Field& field : layout.fields) {
+  for (size_t t = 0; t < layout.fields.size(); t++) {
+    const Field& field = layout.fields[t];
     ColumnVector all;
     all.type = field.type;
     all.rep = ColumnVector::RepOf(field.type);
+    if (needed != nullptr && !(*needed)[t]) {
+      out.columns.push_back(std::move(all));  // not read: no rows
+      continue;
+    }
     switch (all.rep) {  // no regrowth while the files are appended
       case ColumnVector::Rep::kInt:
         all.ints.reserve(total + 1);
@@ -1709,6 +1717,7 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::
       out.sequences.push_back(files[newest.first].seqs[newest.second]);
       out.kinds.push_back(static_cast<int64_t>(RowKind::kInsert));
       for (size_t c = 0; c < layout.fields.size(); c++) {
+        if (needed != nullptr && !(*needed)[c]) continue;
         uint32_t from = null_row;
         for (size_t m = members.size(); m > 0; m--) {
           const uint32_t r = base[members[m - 1].first] + members[m - 1].second;

@@ -168,8 +168,10 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
 //     (`column_rows[c]` gives column c's row, a NULL row appended to the columns when there is
 //     none); an INSERT with the newest record's sequence number (MergeConfig::
 //     IsPlainPartialUpdate).
-// Returns nullopt when the files hold something this path does not read (retractions for
-// partial-update too): the caller merges rows instead.
+// `needed` (null: every column) marks the table columns to read; the others are left empty.
+// `skip_filters` (key columns only) may skip row groups. Returns nullopt when the files hold
+// something this path does not read (retractions for partial-update too): the caller merges
+// rows instead.
 enum class ColumnMerge { kDeduplicate, kDeduplicateKeepRetracts, kPartialUpdate };
 struct MergedColumns {
   std::vector<ColumnVector> columns;
@@ -177,8 +179,9 @@ struct MergedColumns {
   std::vector<std::vector<uint32_t>> column_rows;  // kPartialUpdate: per column
   std::vector<int64_t> sequences, kinds;
 };
-Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::string>& paths,
-                                                         const FileLayout& layout,
-                                                         ColumnMerge merge);
+Result<std::optional<MergedColumns>> MergeFilesByColumns(
+    const std::vector<std::string>& paths, const FileLayout& layout, ColumnMerge merge,
+    const std::vector<bool>* needed = nullptr,
+    const std::vector<Predicate>* skip_filters = nullptr);
 
 }  // namespace tributary::table

@@ -68,6 +68,10 @@ class FileStoreScan : public TableScan {
       projection_.push_back(static_cast<int>(schema_->fields.size()));
       projection_.push_back(static_cast<int>(schema_->fields.size()) + 1);
     }
+    identity_projection_ = true;
+    for (size_t i = 0; i < projection_.size(); i++) {
+      identity_projection_ &= projection_[i] == static_cast<int>(i);
+    }
     for (int i : projection_) {
       output_fields_.push_back(static_cast<size_t>(i) < schema_->fields.size()
                                    ? schema_->fields[i]
@@ -572,10 +576,71 @@ class FileStoreScan : public TableScan {
         return Status::OK();
       }
     }
+    TRIB_ASSIGN_OR_RETURN(auto merged, MergeSplitByColumns(split));
+    if (merged) {
+      // The merged records passing the filters, their projected columns gathered.
+      ColumnBatch batch;
+      for (int c : projection_) {
+        ColumnVector v;
+        v.type = layout_.fields[c].type;
+        v.rep = merged->columns[c].rep;
+        batch.columns.push_back(std::move(v));
+      }
+      for (size_t k = 0; k < merged->rows.size(); k++) {
+        bool keep = true;
+        for (const auto& p : options_.filters) {
+          keep = keep && EvalPredicate(p, merged->columns[p.column].Get(
+                                              MergedRow(*merged, p.column, k)));
+        }
+        if (!keep) continue;
+        for (size_t i = 0; i < projection_.size(); i++) {
+          const int c = projection_[i];
+          batch.columns[i].AppendRow(merged->columns[c], MergedRow(*merged, c, k));
+        }
+        batch.num_rows++;
+      }
+      out->push_back(std::move(batch));
+      return Status::OK();
+    }
     RowBatch rows;
     TRIB_RETURN_NOT_OK(ReadSplit(split, &rows));
     out->push_back(RowsToColumns(rows, output_fields_));
     return Status::OK();
+  }
+
+  // Row k of column c of a column merge.
+  static size_t MergedRow(const MergedColumns& m, size_t c, size_t k) {
+    return m.column_rows.empty() ? m.rows[k] : m.column_rows[c][k];
+  }
+
+  // A merged bucket of a plain deduplicate or partial-update table (MergeConfig::
+  // IsPlainDeduplicate, IsPlainPartialUpdate) merged column by column, reading only the
+  // projected and filtered columns: the merged records without retractions. nullopt when the
+  // bucket needs the row merge (files of another schema or of partial-column writes, keys other
+  // than one integer column).
+  Result<std::optional<MergedColumns>> MergeSplitByColumns(const Split& split) {
+    using Out = std::optional<MergedColumns>;
+    if (!merge_config_ || dv_enabled_ || lookup_key_ || data_evolution_) return Out();
+    const bool dedup = merge_config_->IsPlainDeduplicate();
+    if (!dedup && !merge_config_->IsPlainPartialUpdate()) return Out();
+    std::vector<const meta::DataFileMeta*> files;
+    for (const auto& f : split.files) {
+      if (f.schema_id != schema_->id || f.write_cols) return Out();
+      files.push_back(&f);
+    }
+    // Older files first: a later file wins equal sequence numbers, as in the row merge.
+    std::stable_sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
+      return a->max_sequence_number < b->max_sequence_number;
+    });
+    std::vector<std::string> paths;
+    for (const auto* f : files) paths.push_back(DataFilePath(split, *f));
+    std::vector<bool> needed(layout_.fields.size(), false);
+    for (int i : projection_) needed[i] = true;
+    for (const auto& p : options_.filters) needed[p.column] = true;
+    for (int k : layout_.key_columns) needed[k] = true;
+    return MergeFilesByColumns(paths, layout_,
+                               dedup ? ColumnMerge::kDeduplicate : ColumnMerge::kPartialUpdate,
+                               &needed, &skip_filters_);
   }
 
   // Whether a merged bucket can be read by ReadDeduplicatedColumns: the deduplicate engine
@@ -606,6 +671,11 @@ class FileStoreScan : public TableScan {
       return;
     }
     if (!RowMatches(r)) return;
+    if (identity_projection_ && r.size() == projection_.size()) {
+      batch->rows.push_back(std::move(r));  // every column in order: the row itself
+      batch->kinds.push_back(RowKind::kInsert);
+      return;
+    }
     Row out;
     out.reserve(projection_.size());
     for (int i : projection_) out.push_back(std::move(r[i]));
@@ -721,6 +791,19 @@ class FileStoreScan : public TableScan {
       }
       return Status::OK();
     }
+    TRIB_ASSIGN_OR_RETURN(auto merged, MergeSplitByColumns(split));
+    if (merged) {
+      Row row;
+      for (size_t k = 0; k < merged->rows.size(); k++) {
+        row.assign(layout_.fields.size(), Value());
+        for (size_t c = 0; c < row.size(); c++) {
+          if (merged->columns[c].size() == 0) continue;  // not read
+          row[c] = merged->columns[c].Get(MergedRow(*merged, c, k));
+        }
+        Emit(std::move(row), batch);
+      }
+      return Status::OK();
+    }
     std::vector<meta::DataFileMeta> files = split.files;
     std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
       return a.max_sequence_number < b.max_sequence_number;
@@ -794,6 +877,7 @@ class FileStoreScan : public TableScan {
   CoreOptions core_;
   FileLayout layout_;
   std::vector<int> projection_;
+  bool identity_projection_ = false;  // projection_ is 0, 1, ..., every column in order
   std::vector<Field> output_fields_;
   std::vector<Split> splits_;
   size_t next_split_ = 0;

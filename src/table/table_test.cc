@@ -826,6 +826,30 @@ TEST_F(TableTest, ColumnBatchesHoldTheRowsOfARowScan) {
   auto got = ReadAllColumns(*del);
   EXPECT_EQ(got, ReadAll(*del));
   EXPECT_EQ(got.size(), 37u);
+
+  // Partial-update buckets of several files merge column by column: each column's newest
+  // non-NULL value.
+  TableSpec pu_spec = pk_spec;
+  pu_spec.options["merge-engine"] = "partial-update";
+  auto pu = Create("cols_pu", pu_spec);
+  std::map<int64_t, Row> model;
+  for (int salt = 0; salt < 3; salt++) {
+    rows.clear();
+    for (int64_t k = salt; k < 2000; k += 1 + salt) {
+      Row r = row(k, salt);
+      auto& m = model.try_emplace(k, Row(r.size())).first->second;
+      for (size_t c = 0; c < r.size(); c++) {
+        if (!r[c].is_null()) m[c] = r[c];
+      }
+      rows.push_back({RowKind::kInsert, std::move(r)});
+    }
+    WriteRows(*pu, rows);
+  }
+  check(*pu, "partial-update table, merged");
+  std::vector<Row> want;
+  for (auto& [k, r] : model) want.push_back(r);
+  EXPECT_EQ(ReadAll(*pu), want);
+  EXPECT_EQ(ReadAllColumns(*pu), want);
 }
 
 TEST_F(TableTest, DroppedTablesLeaveNoFilesMapped) {
