@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <random>
@@ -329,6 +330,63 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
   meta::FileNamer namer2("again-", "");
   auto again = RunCompaction(dir_, schema, dir_, with_delete, 5, 30000, format, &namer2);
   EXPECT_FALSE(again.ok() && again->by_columns);
+}
+
+// Keys other than one integer column (a string and an integer here) merge column by column too,
+// for both engines.
+TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
+  for (const std::string engine : {"deduplicate", "partial-update"}) {
+    SCOPED_TRACE(engine);
+    TableSchema schema;
+    schema.fields = TestFields();
+    schema.fields[1].type = DataType::String().NotNull();
+    schema.primary_keys = {"name", "k"};
+    if (engine == "partial-update") schema.options = {{"merge-engine", engine}};
+    FileLayout layout = FileLayout::Of(schema);
+    std::mt19937 rng(3);
+    FileFormatOptions format;
+    meta::FileNamer namer(engine + "-in-", "");
+    std::vector<meta::DataFileMeta> inputs;
+    int64_t seq = 0;
+    for (int file = 0; file < 3; file++) {
+      std::vector<merge::KeyValue> records;
+      for (int64_t k = 0; k < 1500; k += 1 + static_cast<int64_t>(rng() % 2)) {
+        Row r = RandomRow(rng, k % 300);
+        r[1] = Value::String("n" + std::to_string(k % 7));
+        RowKind kind = engine == "deduplicate" && rng() % 9 == 0 ? RowKind::kDelete
+                                                                  : RowKind::kInsert;
+        records.push_back({seq++, kind, std::move(r), 0, nullptr});
+      }
+      // Files hold each key once, sorted by (name, k).
+      std::sort(records.begin(), records.end(), [](const auto& a, const auto& b) {
+        int c = CompareValues(a.value[1], b.value[1]);
+        return c != 0 ? c < 0 : CompareValues(a.value[0], b.value[0]) < 0;
+      });
+      records.erase(std::unique(records.begin(), records.end(),
+                                [](const auto& a, const auto& b) {
+                                  return CompareValues(a.value[1], b.value[1]) == 0 &&
+                                         CompareValues(a.value[0], b.value[0]) == 0;
+                                }),
+                    records.end());
+      DataFileWriter w(layout, dir_, &namer, 1 << 30, 0, meta::FileSource::kAppend, format);
+      for (const auto& kv : records) ASSERT_TRUE(w.Write(kv).ok());
+      auto files = w.Finish();
+      ASSERT_TRUE(files.ok());
+      for (auto& f : *files) inputs.push_back(f);
+    }
+    CompactUnit unit{2, inputs};
+    meta::FileNamer row_namer(engine + "-rows-", ""), col_namer(engine + "-cols-", "");
+    ::setenv("TRIBUTARY_ROW_COMPACTION", "1", 1);
+    auto by_rows = RunCompaction(dir_, schema, dir_, unit, 5, 1 << 30, format, &row_namer);
+    ::unsetenv("TRIBUTARY_ROW_COMPACTION");
+    auto by_cols = RunCompaction(dir_, schema, dir_, unit, 5, 1 << 30, format, &col_namer);
+    ASSERT_TRUE(by_rows.ok()) << by_rows.status().ToString();
+    ASSERT_TRUE(by_cols.ok()) << by_cols.status().ToString();
+    EXPECT_TRUE(by_cols->by_columns);
+    ASSERT_EQ(by_rows->after.size(), 1u);
+    EXPECT_GT(by_rows->after[0].row_count, 1000);
+    ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
+  }
 }
 
 }  // namespace

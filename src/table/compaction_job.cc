@@ -84,7 +84,7 @@ std::vector<format::parquet::ColumnValues> ColumnValuesOf(const std::vector<Colu
 // key, sequence and kind columns and the merged records' columns handed to the writer, with no
 // row per record. False (nothing written) when the table or its files need the row merge:
 // another merge engine or its options (MergeConfig::IsPlainDeduplicate, IsPlainPartialUpdate),
-// files of an older schema or of partial-column writes, keys other than one integer column.
+// files of an older schema, of partial-column writes or of another format.
 Result<bool> CompactColumns(const std::string& table_path, const TableSchema& schema,
                             const std::string& bucket_dir, const FileLayout& layout,
                             std::vector<meta::DataFileMeta> files, bool drop_delete,

@@ -1440,50 +1440,99 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
 
 namespace {
 
-// One Parquet file of a deduplicate bucket merged column by column: its key, sequence and kind
-// columns over the row groups read.
+// One Parquet file of a bucket merged column by column: its key, sequence and kind columns over
+// the row groups read.
 struct DedupFile {
   std::string path;
   ParquetReaderPtr reader;
   std::vector<int> groups;
-  int key = -1, seq = -1, kind = -1;
-  std::vector<int64_t> keys, seqs, kinds;
+  std::vector<int64_t> keys;              // a key of one integer column: its values
+  std::vector<ColumnVector> key_columns;  // any other key: its columns
+  std::vector<int64_t> seqs, kinds;
+  size_t size() const { return seqs.size(); }
 };
 
+// -1, 0, 1 as CompareValues orders value i of `a` and value j of `b` (same type and rep).
+int CompareCells(const ColumnVector& a, size_t i, const ColumnVector& b, size_t j) {
+  const bool na = a.IsNull(i), nb = b.IsNull(j);
+  if (na || nb) return na == nb ? 0 : (na ? -1 : 1);
+  switch (a.rep) {
+    case ColumnVector::Rep::kInt:
+      return a.ints[i] < b.ints[j] ? -1 : (a.ints[i] > b.ints[j] ? 1 : 0);
+    case ColumnVector::Rep::kString: {
+      int c = a.strings[i].compare(b.strings[j]);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    default:
+      return CompareValues(a.Get(i), b.Get(j));
+  }
+}
+
+// -1, 0, 1 as record i of `a` and record j of `b` order by key.
+int CompareKeyAt(const DedupFile& a, size_t i, const DedupFile& b, size_t j) {
+  if (a.key_columns.empty()) return a.keys[i] < b.keys[j] ? -1 : (a.keys[i] > b.keys[j] ? 1 : 0);
+  for (size_t c = 0; c < a.key_columns.size(); c++) {
+    int r = CompareCells(a.key_columns[c], i, b.key_columns[c], j);
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
 // Opens `path` and reads its key, sequence and kind columns over the row groups `skip_filters`
-// keep. False: the file holds something this path does not read (not Parquet, a key that is not
-// one integer column, NULLs).
+// keep. False: the file holds something this path does not read (not Parquet, columns missing
+// or of other types, NULL sequence numbers or kinds).
 Result<bool> LoadDedupKeys(const std::string& path, const FileLayout& layout,
                            const std::vector<Predicate>* skip_filters, DedupFile* file) {
-  if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
-    return false;
-  }
+  if (layout.key_columns.empty()) return false;
   if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return false;
   file->path = path;
   TRIB_ASSIGN_OR_RETURN(file->reader, OpenParquet(path));
   const auto& schema = file->reader->schema();
-  file->key = FileColumnOf(schema, layout.fields[layout.key_columns[0]]);
-  file->seq = schema.FindColumn("_SEQUENCE_NUMBER");
-  file->kind = schema.FindColumn("_VALUE_KIND");
-  if (file->key < 0 || file->seq < 0 || file->kind < 0) return false;
+  std::vector<int> cols;  // the key columns, then _SEQUENCE_NUMBER and _VALUE_KIND
+  for (int k : layout.key_columns) {
+    const Field& f = layout.fields[k];
+    int c = FileColumnOf(schema, f);
+    auto type = c >= 0 ? file->reader->ColumnType(c) : std::nullopt;
+    if (!type || type->id != f.type.id || f.type.IsNested()) return false;
+    cols.push_back(c);
+  }
+  const size_t nk = cols.size();
+  cols.push_back(schema.FindColumn("_SEQUENCE_NUMBER"));
+  cols.push_back(schema.FindColumn("_VALUE_KIND"));
+  if (cols[nk] < 0 || cols[nk + 1] < 0) return false;
+  const bool int_key = nk == 1 && layout.fields[layout.key_columns[0]].type.IsInteger();
+  if (!int_key) file->key_columns.resize(nk);
   auto group_filter = RowGroupFilterFor(schema, layout, nullptr, skip_filters);
   for (int rg = 0; rg < file->reader->num_row_groups(); rg++) {
     if (group_filter && !group_filter(file->reader->RowGroupStatistics(rg))) continue;
     file->groups.push_back(rg);
-    auto v = file->reader->ReadRowGroupVectors(rg, {file->key, file->seq, file->kind});
+    auto v = file->reader->ReadRowGroupVectors(rg, cols);
     if (!v.ok()) return v.status().WithContext("data file '" + path + "'");
-    for (const auto& c : *v) {
-      if (c.rep != ColumnVector::Rep::kInt || !c.nulls.empty()) return false;
+    for (size_t i = nk; i < v->size(); i++) {
+      if ((*v)[i].rep != ColumnVector::Rep::kInt || !(*v)[i].nulls.empty()) return false;
     }
     auto append = [](const std::vector<int64_t>& from, std::vector<int64_t>* to) {
       to->insert(to->end(), from.begin(), from.end());
     };
-    append((*v)[0].ints, &file->keys);
-    append((*v)[1].ints, &file->seqs);
-    append((*v)[2].ints, &file->kinds);
+    if (int_key) {
+      if ((*v)[0].rep != ColumnVector::Rep::kInt || !(*v)[0].nulls.empty()) return false;
+      append((*v)[0].ints, &file->keys);
+    } else {
+      for (size_t k = 0; k < nk; k++) {
+        if (file->key_columns[k].size() == 0) {
+          file->key_columns[k] = std::move((*v)[k]);
+        } else if ((*v)[k].rep != file->key_columns[k].rep) {
+          return false;
+        } else {
+          for (size_t r = 0; r < (*v)[k].size(); r++) file->key_columns[k].AppendRow((*v)[k], r);
+        }
+      }
+    }
+    append((*v)[nk].ints, &file->seqs);
+    append((*v)[nk + 1].ints, &file->kinds);
   }
-  for (size_t i = 1; i < file->keys.size(); i++) {
-    if (file->keys[i - 1] >= file->keys[i]) {
+  for (size_t i = 1; i < file->size(); i++) {
+    if (CompareKeyAt(*file, i - 1, *file, i) >= 0) {
       return Status::Corruption("data file '" + path + "' is not sorted by its key");
     }
   }
@@ -1500,16 +1549,20 @@ Status ForEachKeyGroup(
   while (true) {
     int lowest = -1;
     for (size_t f = 0; f < files.size(); f++) {
-      if (pos[f] >= files[f].keys.size()) continue;
-      if (lowest < 0 || files[f].keys[pos[f]] < files[lowest].keys[pos[lowest]]) {
+      if (pos[f] >= files[f].size()) continue;
+      if (lowest < 0 || CompareKeyAt(files[f], pos[f], files[lowest], pos[lowest]) < 0) {
         lowest = static_cast<int>(f);
       }
     }
     if (lowest < 0) return Status::OK();
-    const int64_t key = files[lowest].keys[pos[lowest]];
+    const DedupFile& at = files[lowest];
+    const size_t at_pos = pos[lowest];
     members.clear();
     for (size_t f = 0; f < files.size(); f++) {
-      if (pos[f] >= files[f].keys.size() || files[f].keys[pos[f]] != key) continue;
+      if (pos[f] >= files[f].size()) continue;
+      if (static_cast<int>(f) != lowest && CompareKeyAt(files[f], pos[f], at, at_pos) != 0) {
+        continue;
+      }
       const int64_t kind = files[f].kinds[pos[f]];
       if (kind < 0 || kind > 3) {
         return Status::Corruption("data file '" + files[f].path +
@@ -1573,7 +1626,7 @@ Result<ColumnVector> ReadDedupColumn(const DedupFile& file, int file_col) {
       AppendAll(std::move(one[0]), &all);
     }
   }
-  if (all.size() != file.keys.size()) {
+  if (all.size() != file.size()) {
     return Status::Corruption("data file '" + file.path + "': column lengths differ");
   }
   return all;
@@ -1657,7 +1710,7 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::
     TRIB_ASSIGN_OR_RETURN(bool readable,
                           LoadDedupKeys(paths[f], layout, skip_filters, &files[f]));
     if (!readable) return Out();
-    total += files[f].keys.size();
+    total += files[f].size();
   }
   if (total >= UINT32_MAX) return Out();  // rows are numbered with 32 bits
   MergedColumns out;
@@ -1665,7 +1718,7 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::
   // without a value point at it); the merged records index into them.
   std::vector<uint32_t> base(files.size(), 0);
   for (size_t f = 1; f < files.size(); f++) {
-    base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].keys.size());
+    base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].size());
   }
   const uint32_t null_row = static_cast<uint32_t>(total);
   for (size_t t = 0; t < layout.fields.size(); t++) {

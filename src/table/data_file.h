@@ -149,7 +149,7 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
 
 // One bucket of a deduplicate table whose newest record per key wins, read column by column:
 // `paths` are its Parquet data files (written with the read schema, no `_WRITE_COLS`) in
-// ascending max-sequence order, the trimmed primary key a single integer column. The key,
+// ascending max-sequence order (any flat trimmed primary key). The key,
 // sequence and kind columns are merged (the highest sequence wins, a later file on ties; a
 // winning retraction removes the key), then `row_filters` are applied to the winners and the
 // `columns` gathered for those that pass, in key order. `skip_filters` (key columns only) may

@@ -616,8 +616,8 @@ class FileStoreScan : public TableScan {
   // A merged bucket of a plain deduplicate or partial-update table (MergeConfig::
   // IsPlainDeduplicate, IsPlainPartialUpdate) merged column by column, reading only the
   // projected and filtered columns: the merged records without retractions. nullopt when the
-  // bucket needs the row merge (files of another schema or of partial-column writes, keys other
-  // than one integer column).
+  // bucket needs the row merge (files of another schema, of partial-column writes or of another
+  // format).
   Result<std::optional<MergedColumns>> MergeSplitByColumns(const Split& split) {
     using Out = std::optional<MergedColumns>;
     if (!merge_config_ || dv_enabled_ || lookup_key_ || data_evolution_) return Out();
