@@ -159,6 +159,11 @@ TEST_F(WriteColumnsTest, MatchesTheRowPath) {
     EXPECT_EQ(a.min_sequence_number, b.min_sequence_number);
     EXPECT_EQ(a.max_sequence_number, b.max_sequence_number);
     EXPECT_EQ(a.delete_row_count, b.delete_row_count);
+    // The same pages, encodings and statistics: the same bytes.
+    auto bytes_a = io::LocalFs().ReadFile(io::JoinPath(dir_, a.file_name));
+    auto bytes_b = io::LocalFs().ReadFile(io::JoinPath(dir_, b.file_name));
+    ASSERT_TRUE(bytes_a.ok() && bytes_b.ok());
+    EXPECT_TRUE(*bytes_a == *bytes_b) << "the files differ";
     auto ra = ReadDataFile(io::JoinPath(dir_, a.file_name), layout, 0);
     auto rb = ReadDataFile(io::JoinPath(dir_, b.file_name), layout, 0);
     ASSERT_TRUE(ra.ok() && rb.ok());
@@ -215,6 +220,10 @@ void ExpectSameFiles(const std::string& dir, const FileLayout& layout,
     EXPECT_EQ(a.min_sequence_number, b.min_sequence_number);
     EXPECT_EQ(a.max_sequence_number, b.max_sequence_number);
     EXPECT_EQ(a.delete_row_count, b.delete_row_count);
+    auto bytes_a = io::LocalFs().ReadFile(io::JoinPath(dir, a.file_name));
+    auto bytes_b = io::LocalFs().ReadFile(io::JoinPath(dir, b.file_name));
+    ASSERT_TRUE(bytes_a.ok() && bytes_b.ok());
+    EXPECT_TRUE(*bytes_a == *bytes_b) << "the files differ";
     auto ra = ReadDataFile(io::JoinPath(dir, a.file_name), layout, a.level);
     auto rb = ReadDataFile(io::JoinPath(dir, b.file_name), layout, b.level);
     ASSERT_TRUE(ra.ok() && rb.ok());

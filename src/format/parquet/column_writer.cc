@@ -163,6 +163,11 @@ Status ColumnChunkWriter::AddEntry(int16_t def, int16_t rep, const Value* v) {
     }
   }
   if (max_rep_ > 0) rep_levels_.push_back(static_cast<uint32_t>(rep));
+  EndEntry();
+  return Status::OK();
+}
+
+void ColumnChunkWriter::EndEntry() {
   ++page_levels_;
   ++num_values_;
   // High-cardinality columns (ids, free text) gain nothing from a dictionary: give it up early
@@ -187,7 +192,59 @@ Status ColumnChunkWriter::AddEntry(int16_t def, int16_t rep, const Value* v) {
       dict_bytes_ = 0;
     }
   }
-  return Status::OK();
+}
+
+// An integer column while its dictionary is in use (flat columns): what AddEntry does, without a
+// Value, and the index of a run of equal values (row kinds, low-cardinality columns) reused.
+void ColumnChunkWriter::AppendDictInt(int16_t def, int64_t x) {
+  const bool narrow = physical_ == PhysicalType::kInt32;
+  const int64_t stored = narrow ? static_cast<int32_t>(x) : x;
+  const size_t i = page_values_.ints.size();
+  page_values_.ints.push_back(stored);
+  if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
+  page_plain_bytes_ += narrow ? 4 : 8;
+  // The last index found still names this value (the dictionary may have been dropped since).
+  if (last_dict_index_ >= dict_values_.ints.size() ||
+      dict_values_.ints[last_dict_index_] != stored) {
+    auto [it, inserted] = dict_index_.emplace(DictionaryKey(page_values_, i),
+                                              static_cast<uint32_t>(dict_values_.size()));
+    if (inserted) {
+      dict_values_.AppendFrom(page_values_, i);
+      dict_bytes_ += narrow ? 4 : 8;
+    }
+    last_dict_index_ = it->second;
+  }
+  indices_.push_back(last_dict_index_);
+  if (!page_has_ints_) {
+    page_has_ints_ = true;
+    page_int_min_ = page_int_max_ = x;
+  } else {
+    page_int_min_ = std::min(page_int_min_, x);
+    page_int_max_ = std::max(page_int_max_, x);
+  }
+  EndEntry();
+}
+
+// A BYTE_ARRAY column while its dictionary is in use (flat columns), without a Value.
+void ColumnChunkWriter::AppendDictBytes(int16_t def, std::string_view str) {
+  const size_t i = page_values_.bytes.size();
+  page_values_.bytes.emplace_back(str);
+  if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
+  page_plain_bytes_ += 4 + static_cast<int64_t>(str.size());
+  auto [it, inserted] = dict_index_.emplace(page_values_.bytes[i],
+                                            static_cast<uint32_t>(dict_values_.size()));
+  if (inserted) {
+    dict_values_.AppendFrom(page_values_, i);
+    dict_bytes_ += 4 + static_cast<int64_t>(str.size());
+  }
+  indices_.push_back(it->second);
+  if (!page_min_ || str < std::string_view(page_min_->string_value())) {
+    page_min_ = Value::String(std::string(str));
+  }
+  if (!page_max_ || str > std::string_view(page_max_->string_value())) {
+    page_max_ = Value::String(std::string(str));
+  }
+  EndEntry();
 }
 
 // An integer column past its dictionary: no Value comparisons or copies per entry.
@@ -248,6 +305,9 @@ Status ColumnChunkWriter::AddValues(const ColumnValues& c, size_t begin, size_t 
         AppendPlainInt(max_def_, c.ints[r]);
         ++page_levels_;
         ++num_values_;
+      } else if (use_dictionary_ && flat &&
+                 (physical_ == PhysicalType::kInt64 || physical_ == PhysicalType::kInt32)) {
+        AppendDictInt(max_def_, c.ints[r]);
       } else {
         const Value v = Value::Int(c.ints[r]);
         TRIB_RETURN_NOT_OK(AddEntry(max_def_, 0, &v));
@@ -257,6 +317,8 @@ Status ColumnChunkWriter::AddValues(const ColumnValues& c, size_t begin, size_t 
         AppendPlainBytes(max_def_, c.Bytes(r));
         ++page_levels_;
         ++num_values_;
+      } else if (use_dictionary_ && flat && physical_ == PhysicalType::kByteArray) {
+        AppendDictBytes(max_def_, c.Bytes(r));
       } else {
         const Value v = Value::String(std::string(c.Bytes(r)));
         TRIB_RETURN_NOT_OK(AddEntry(max_def_, 0, &v));

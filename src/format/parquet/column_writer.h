@@ -119,6 +119,11 @@ class ColumnChunkWriter {
            PlainEncodingFor() == Encoding::kPlain;
   }
   void AppendPlainInt(int16_t def, int64_t x);
+  void AppendDictInt(int16_t def, int64_t x);
+  void AppendDictBytes(int16_t def, std::string_view s);
+  // After a value or NULL entered the page: counts it, gives up the dictionary when it does not
+  // pay (see AddEntry).
+  void EndEntry();
   void AppendPlainBytes(int16_t def, std::string_view s);
   Status FlushPage();
   Status WriteDataPage(bool dictionary_encoded);
@@ -157,6 +162,7 @@ class ColumnChunkWriter {
   std::unordered_map<std::string, uint32_t> dict_index_;
   PhysicalValues dict_values_;
   int64_t dict_bytes_ = 0;
+  uint32_t last_dict_index_ = UINT32_MAX;  // AppendDictInt's last index (checked before use)
   bool dict_pages_written_ = false;
 
   // Encoded data pages of the chunk (headers included).
