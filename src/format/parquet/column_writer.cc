@@ -194,6 +194,27 @@ void ColumnChunkWriter::EndEntry() {
   }
 }
 
+// Page statistics of integers (folded into page_min_/page_max_ when the page is flushed).
+void ColumnChunkWriter::TrackInt(int64_t x) {
+  if (!page_has_ints_) {
+    page_has_ints_ = true;
+    page_int_min_ = page_int_max_ = x;
+  } else {
+    page_int_min_ = std::min(page_int_min_, x);
+    page_int_max_ = std::max(page_int_max_, x);
+  }
+}
+
+// Page statistics of strings, compared as CompareValues does (bytes as unsigned chars).
+void ColumnChunkWriter::TrackBytes(std::string_view str) {
+  if (!page_min_ || str < std::string_view(page_min_->string_value())) {
+    page_min_ = Value::String(std::string(str));
+  }
+  if (!page_max_ || str > std::string_view(page_max_->string_value())) {
+    page_max_ = Value::String(std::string(str));
+  }
+}
+
 // An integer column while its dictionary is in use (flat columns): what AddEntry does, without a
 // Value, and the index of a run of equal values (row kinds, low-cardinality columns) reused.
 void ColumnChunkWriter::AppendDictInt(int16_t def, int64_t x) {
@@ -215,13 +236,7 @@ void ColumnChunkWriter::AppendDictInt(int16_t def, int64_t x) {
     last_dict_index_ = it->second;
   }
   indices_.push_back(last_dict_index_);
-  if (!page_has_ints_) {
-    page_has_ints_ = true;
-    page_int_min_ = page_int_max_ = x;
-  } else {
-    page_int_min_ = std::min(page_int_min_, x);
-    page_int_max_ = std::max(page_int_max_, x);
-  }
+  TrackInt(x);
   EndEntry();
 }
 
@@ -238,12 +253,7 @@ void ColumnChunkWriter::AppendDictBytes(int16_t def, std::string_view str) {
     dict_bytes_ += 4 + static_cast<int64_t>(str.size());
   }
   indices_.push_back(it->second);
-  if (!page_min_ || str < std::string_view(page_min_->string_value())) {
-    page_min_ = Value::String(std::string(str));
-  }
-  if (!page_max_ || str > std::string_view(page_max_->string_value())) {
-    page_max_ = Value::String(std::string(str));
-  }
+  TrackBytes(str);
   EndEntry();
 }
 
@@ -253,13 +263,7 @@ void ColumnChunkWriter::AppendPlainInt(int16_t def, int64_t x) {
   page_values_.ints.push_back(narrow ? static_cast<int32_t>(x) : x);
   if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
   page_plain_bytes_ += narrow ? 4 : 8;
-  if (!page_has_ints_) {
-    page_has_ints_ = true;
-    page_int_min_ = page_int_max_ = x;
-  } else {
-    page_int_min_ = std::min(page_int_min_, x);
-    page_int_max_ = std::max(page_int_max_, x);
-  }
+  TrackInt(x);
 }
 
 // A string column past its dictionary, encoded PLAIN: the value goes into the page at once.
@@ -275,13 +279,7 @@ void ColumnChunkWriter::AppendPlainBytes(int16_t def, std::string_view str) {
   page_plain_.append(str.data(), str.size());
   if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
   page_plain_bytes_ += 4 + static_cast<int64_t>(str.size());
-  // Statistics compare as CompareValues does (bytes as unsigned chars).
-  if (!page_min_ || str < std::string_view(page_min_->string_value())) {
-    page_min_ = Value::String(std::string(str));
-  }
-  if (!page_max_ || str > std::string_view(page_max_->string_value())) {
-    page_max_ = Value::String(std::string(str));
-  }
+  TrackBytes(str);
 }
 
 Status ColumnChunkWriter::AddValues(const ColumnValues& c, size_t begin, size_t end) {

@@ -120,6 +120,8 @@ class ColumnChunkWriter {
   }
   void AppendPlainInt(int16_t def, int64_t x);
   void AppendDictInt(int16_t def, int64_t x);
+  void TrackInt(int64_t x);
+  void TrackBytes(std::string_view s);
   void AppendDictBytes(int16_t def, std::string_view s);
   // After a value or NULL entered the page: counts it, gives up the dictionary when it does not
   // pay (see AddEntry).
