@@ -47,6 +47,15 @@ struct MergeConfig {
   bool IsPlainDeduplicate() const {
     return engine == "deduplicate" && !ignore_delete && sequence_fields.empty();
   }
+  // Aggregation in sequence-number order without delete options: each non-key column folds
+  // its function over the key's records (retractions through Retract unless 'ignore-retract').
+  bool IsPlainAggregation() const {
+    return engine == "aggregation" && !ignore_delete && !remove_record_on_delete &&
+           sequence_fields.empty();
+  }
+  // First-row in sequence-number order: the oldest record of a key (retractions are refused, or
+  // skipped with 'first-row.ignore-delete').
+  bool IsPlainFirstRow() const { return engine == "first-row" && sequence_fields.empty(); }
   // Partial-update in sequence-number order without sequence groups, aggregates or delete
   // options (such a table accepts no retractions): each column of a key takes its newest
   // non-NULL value, and the result is an INSERT.

@@ -134,31 +134,54 @@ std::vector<uint32_t> ColumnWriteBuffer::LastPerKey(const std::vector<int>& key_
   return order;
 }
 
-void ColumnWriteBuffer::MergePartialUpdate(const std::vector<int>& key_columns,
-                                           std::vector<std::vector<uint32_t>>* column_rows,
-                                           std::vector<uint32_t>* last) {
+Result<bool> ColumnWriteBuffer::Merge(const std::vector<int>& key_columns, int64_t first_seq,
+                                      ColumnMergePlan* plan, ColumnMergeOutput* out) {
   std::vector<uint32_t> all = SortedByKey(key_columns);
   const uint32_t null_row = static_cast<uint32_t>(kinds_.size());
-  column_rows->assign(columns_.size(), {});
-  last->clear();
+  plan->Start(columns_.size(), out);
+  // The records of one key, in the order they were written (their sequence order).
+  struct Group {
+    const ColumnWriteBuffer* b;
+    const uint32_t* members;
+    size_t n;
+    int64_t first_seq;
+    size_t size() const { return n; }
+    RowKind kind(size_t m) const { return b->kind(members[m]); }
+    int64_t seq(size_t m) const { return first_seq + members[m]; }
+    uint32_t row(size_t m) const { return members[m]; }
+    bool IsNull(size_t c, size_t m) const { return b->IsNull(b->columns_[c], members[m]); }
+    Value Get(size_t c, size_t m) const { return b->Get(c, members[m]); }
+  };
   size_t i = 0;
   while (i < all.size()) {
     size_t j = i + 1;
     while (j < all.size() && CompareKeys(key_columns, all[i], all[j]) == 0) j++;
-    last->push_back(all[j - 1]);
-    for (size_t c = 0; c < columns_.size(); ++c) {
-      uint32_t from = null_row;
-      for (size_t r = j; r > i; --r) {  // newest first
-        if (!IsNull(columns_[c], all[r - 1])) {
-          from = all[r - 1];
-          break;
-        }
-      }
-      (*column_rows)[c].push_back(from);
-    }
+    TRIB_ASSIGN_OR_RETURN(bool merged,
+                          plan->Merge(Group{this, all.data() + i, j - i, first_seq}, nullptr,
+                                      null_row, out));
+    if (!merged) return false;
     i = j;
   }
-  Add(RowKind::kInsert, Row(columns_.size()));  // the NULL record
+  if (plan->kind() == ColumnMergePlan::Kind::kPartialUpdate) {
+    Add(RowKind::kInsert, Row(columns_.size()));  // the NULL record
+  }
+  return true;
+}
+
+Value ColumnWriteBuffer::Get(size_t c, size_t r) const {
+  const Column& col = columns_[c];
+  if (IsNull(col, r)) return Value::Null();
+  switch (col.rep) {
+    case Rep::kInt:
+      return Value::Int(col.ints[r]);
+    case Rep::kDouble:
+      return Value::Double(col.doubles[r]);
+    case Rep::kString:
+      return Value::String(col.chars.substr(col.offsets[r], col.offsets[r + 1] - col.offsets[r]));
+    case Rep::kValue:
+      return col.values[r];
+  }
+  return Value::Null();
 }
 
 std::vector<format::parquet::ColumnValues> ColumnWriteBuffer::Columns() const {
@@ -188,26 +211,7 @@ std::vector<format::parquet::ColumnValues> ColumnWriteBuffer::Columns() const {
 
 Row ColumnWriteBuffer::GetRow(size_t r) const {
   Row row;
-  for (const Column& c : columns_) {
-    if (!c.nulls.empty() && c.nulls[r]) {
-      row.push_back(Value::Null());
-      continue;
-    }
-    switch (c.rep) {
-      case Rep::kInt:
-        row.push_back(Value::Int(c.ints[r]));
-        break;
-      case Rep::kDouble:
-        row.push_back(Value::Double(c.doubles[r]));
-        break;
-      case Rep::kString:
-        row.push_back(Value::String(c.chars.substr(c.offsets[r], c.offsets[r + 1] - c.offsets[r])));
-        break;
-      case Rep::kValue:
-        row.push_back(c.values[r]);
-        break;
-    }
-  }
+  for (size_t c = 0; c < columns_.size(); c++) row.push_back(Get(c, r));
   return row;
 }
 

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "table/column_merge.h"
 #include "tributary/column_batch.h"
+#include "tributary/result.h"
 #include "tributary/schema.h"
 #include "tributary/value.h"
 
@@ -41,13 +43,14 @@ class ColumnWriteBuffer {
   std::vector<uint32_t> SortedByKey(const std::vector<int>& key_columns) const;
   // Of those, only the last record written of each key: what a deduplicate flush writes.
   std::vector<uint32_t> LastPerKey(const std::vector<int>& key_columns) const;
-  // What a partial-update flush writes (no sequence groups or aggregates), one record per key
-  // in key order: `last[k]` is the key's newest record, and column c is taken from
-  // `(*column_rows)[c][k]`, its newest record where c is not NULL, else a NULL record this
-  // appends (so the buffer must be cleared before more records are added).
-  void MergePartialUpdate(const std::vector<int>& key_columns,
-                          std::vector<std::vector<uint32_t>>* column_rows,
-                          std::vector<uint32_t>* last);
+  // What a flush writes: the records merged key by key with `plan` into `out` (rows are
+  // positions in this buffer; record i has sequence number first_seq + i). A partial-update
+  // merge appends a NULL record for columns no record sets (so the buffer must be cleared
+  // before more records are added). False when a key needs the row merge.
+  Result<bool> Merge(const std::vector<int>& key_columns, int64_t first_seq,
+                     ColumnMergePlan* plan, ColumnMergeOutput* out);
+  // Value of column c of record r.
+  Value Get(size_t c, size_t r) const;
   // The buffered columns (one per field), for the Parquet writer.
   std::vector<format::parquet::ColumnValues> Columns() const;
   // Record i as a row (tests and diagnostics).

@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "merge/merge_config.h"
 #include "table/column_buffer.h"
 
 namespace tributary::table {
@@ -52,16 +53,20 @@ BENCHMARK(BM_ColumnWriteBufferLastPerKey)->Arg(100000)->Unit(benchmark::kMillise
 
 void BM_ColumnWriteBufferMergePartialUpdate(benchmark::State& state) {
   const std::vector<Row> rows = MakeRows(state.range(0));
+  TableSchema schema;
+  schema.fields = Fields();
+  schema.primary_keys = {"id"};
+  schema.options = {{"merge-engine", "partial-update"}};
+  auto plan = ColumnMergePlan::Make(**merge::MergeConfig::Make(schema), schema.fields, true);
   ColumnWriteBuffer buffer(Fields());
-  std::vector<std::vector<uint32_t>> column_rows;
-  std::vector<uint32_t> last;
+  ColumnMergeOutput out;
   for (auto _ : state) {
     state.PauseTiming();
     buffer.Clear();  // the merge appends its NULL record
     for (const Row& r : rows) buffer.Add(RowKind::kInsert, r);
     state.ResumeTiming();
-    buffer.MergePartialUpdate({0}, &column_rows, &last);
-    benchmark::DoNotOptimize(last.data());
+    auto merged = buffer.Merge({0}, 0, &**plan, &out);
+    benchmark::DoNotOptimize(merged);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }

@@ -9,6 +9,7 @@
 
 #include "format/parquet/writer.h"
 #include "io/file_system.h"
+#include "merge/merge_config.h"
 #include "table/column_buffer.h"
 #include "table/compaction_job.h"
 #include "table/data_file.h"
@@ -74,23 +75,83 @@ TEST(ColumnWriteBuffer, LastPerKeyKeepsTheLatestRecordOfEachKeyInKeyOrder) {
   EXPECT_EQ(b.LastPerKey({1, 2}), (std::vector<uint32_t>{5, 6, 3}));
 }
 
-TEST(ColumnWriteBuffer, MergePartialUpdateTakesEachColumnsNewestNonNullValue) {
-  std::vector<Field> fields = {{0, "k", DataType::BigInt().NotNull(), ""},
-                               {1, "a", DataType::String(), ""},
-                               {2, "b", DataType::Int(), ""}};
-  ColumnWriteBuffer b(fields);
+// The buffered records merged by a partial-update plan: each column's newest non-NULL value,
+// the newest record's sequence number, an INSERT.
+TEST(ColumnWriteBuffer, PartialUpdateMergeTakesEachColumnsNewestNonNullValue) {
+  TableSchema schema;
+  schema.fields = {{0, "k", DataType::BigInt().NotNull(), ""},
+                   {1, "a", DataType::String(), ""},
+                   {2, "b", DataType::Int(), ""}};
+  schema.primary_keys = {"k"};
+  schema.options = {{"merge-engine", "partial-update"}};
+  auto config = merge::MergeConfig::Make(schema);
+  ASSERT_TRUE(config.ok());
+  auto plan = ColumnMergePlan::Make(**config, schema.fields, true);
+  ASSERT_TRUE(plan.ok() && *plan);
+  ColumnWriteBuffer b(schema.fields);
   b.Add(RowKind::kInsert, {Value::Int(2), Value::String("old"), Value::Int(1)});
   b.Add(RowKind::kInsert, {Value::Int(1), Value::Null(), Value::Null()});
   b.Add(RowKind::kUpdateAfter, {Value::Int(2), Value::Null(), Value::Int(5)});
   b.Add(RowKind::kInsert, {Value::Int(2), Value::String("new"), Value::Null()});
-  std::vector<std::vector<uint32_t>> column_rows;
-  std::vector<uint32_t> last;
-  b.MergePartialUpdate({0}, &column_rows, &last);
-  EXPECT_EQ(last, (std::vector<uint32_t>{1, 3}));
+  ColumnMergeOutput out;
+  auto merged = b.Merge({0}, 100, &**plan, &out);
+  ASSERT_TRUE(merged.ok() && *merged);
+  EXPECT_EQ(out.rows, (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(out.sequences, (std::vector<int64_t>{101, 103}));
+  EXPECT_EQ(out.kinds, (std::vector<int64_t>{0, 0}));
   // Key 1 has no values: its columns point at the appended NULL record (4).
-  EXPECT_EQ(column_rows[1], (std::vector<uint32_t>{4, 3}));
-  EXPECT_EQ(column_rows[2], (std::vector<uint32_t>{4, 2}));
+  EXPECT_EQ(out.column_rows[1], (std::vector<uint32_t>{4, 3}));
+  EXPECT_EQ(out.column_rows[2], (std::vector<uint32_t>{4, 2}));
   EXPECT_EQ(b.GetRow(4), (Row{Value::Null(), Value::Null(), Value::Null()}));
+}
+
+// An aggregation plan folds each column's function over the records (retractions retract);
+// a first-row plan keeps the oldest record.
+TEST(ColumnWriteBuffer, AggregationAndFirstRowMerges) {
+  TableSchema schema;
+  schema.fields = {{0, "k", DataType::BigInt().NotNull(), ""},
+                   {1, "total", DataType::BigInt(), ""},
+                   {2, "top", DataType::Int(), ""}};
+  schema.primary_keys = {"k"};
+  schema.options = {{"merge-engine", "aggregation"},
+                    {"fields.total.aggregate-function", "sum"},
+                    {"fields.top.aggregate-function", "max"},
+                    {"fields.top.ignore-retract", "true"}};
+  auto config = merge::MergeConfig::Make(schema);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  auto plan = ColumnMergePlan::Make(**config, schema.fields, true);
+  ASSERT_TRUE(plan.ok() && *plan);
+  ColumnWriteBuffer b(schema.fields);
+  b.Add(RowKind::kInsert, {Value::Int(7), Value::Int(10), Value::Int(3)});
+  b.Add(RowKind::kInsert, {Value::Int(5), Value::Null(), Value::Int(1)});
+  b.Add(RowKind::kInsert, {Value::Int(7), Value::Int(5), Value::Int(9)});
+  b.Add(RowKind::kUpdateBefore, {Value::Int(7), Value::Int(10), Value::Int(3)});
+  ColumnMergeOutput out;
+  auto merged = b.Merge({0}, 0, &**plan, &out);
+  ASSERT_TRUE(merged.ok() && *merged) << merged.status().ToString();
+  EXPECT_EQ(out.rows, (std::vector<uint32_t>{1, 3}));
+  EXPECT_EQ(out.kinds, (std::vector<int64_t>{0, 0}));
+  ASSERT_TRUE(out.computed[1] && out.computed[2] && !out.computed[0]);
+  EXPECT_EQ(out.computed[1]->Get(0), Value::Null());
+  EXPECT_EQ(out.computed[1]->Get(1), Value::Int(5));  // 10 + 5 - 10
+  EXPECT_EQ(out.computed[2]->Get(1), Value::Int(9));  // the retraction is ignored
+
+  schema.options = {{"merge-engine", "first-row"}};
+  config = merge::MergeConfig::Make(schema);
+  ASSERT_TRUE(config.ok());
+  plan = ColumnMergePlan::Make(**config, schema.fields, true);
+  ASSERT_TRUE(plan.ok() && *plan);
+  ColumnWriteBuffer f(schema.fields);
+  f.Add(RowKind::kInsert, {Value::Int(7), Value::Int(1), Value::Int(1)});
+  f.Add(RowKind::kInsert, {Value::Int(7), Value::Int(2), Value::Int(2)});
+  merged = f.Merge({0}, 0, &**plan, &out);
+  ASSERT_TRUE(merged.ok() && *merged);
+  EXPECT_EQ(out.rows, (std::vector<uint32_t>{0}));
+  // A retraction first-row does not take: the row merge reports it.
+  f.Add(RowKind::kDelete, {Value::Int(7), Value::Int(2), Value::Int(2)});
+  merged = f.Merge({0}, 0, &**plan, &out);
+  ASSERT_TRUE(merged.ok());
+  EXPECT_FALSE(*merged);
 }
 
 class WriteColumnsTest : public ::testing::Test {
@@ -342,15 +403,21 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
 }
 
 // Keys other than one integer column (a string and an integer here) merge column by column too,
-// for both engines.
+// for every engine.
 TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
-  for (const std::string engine : {"deduplicate", "partial-update"}) {
+  for (const std::string engine : {"deduplicate", "partial-update", "aggregation", "first-row"}) {
     SCOPED_TRACE(engine);
     TableSchema schema;
     schema.fields = TestFields();
     schema.fields[1].type = DataType::String().NotNull();
     schema.primary_keys = {"name", "k"};
-    if (engine == "partial-update") schema.options = {{"merge-engine", engine}};
+    if (engine != "deduplicate") schema.options = {{"merge-engine", engine}};
+    if (engine == "aggregation") {
+      // Defaults (last_non_null_value) for the others; sums of small integers cannot overflow.
+      schema.options["fields.a.aggregate-function"] = "sum";
+      schema.options["fields.d.aggregate-function"] = "max";
+      schema.options["fields.price.aggregate-function"] = "min";
+    }
     FileLayout layout = FileLayout::Of(schema);
     std::mt19937 rng(3);
     FileFormatOptions format;
@@ -364,6 +431,7 @@ TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
         r[1] = Value::String("n" + std::to_string(k % 7));
         RowKind kind = engine == "deduplicate" && rng() % 9 == 0 ? RowKind::kDelete
                                                                   : RowKind::kInsert;
+        if (engine == "aggregation") r[2] = Value::Int(static_cast<int32_t>(rng() % 1000));
         records.push_back({seq++, kind, std::move(r), 0, nullptr});
       }
       // Files hold each key once, sorted by (name, k).

@@ -56,43 +56,19 @@ struct BucketMerge {
   }
 };
 
-// The Parquet writer's view of column vectors.
-std::vector<format::parquet::ColumnValues> ColumnValuesOf(const std::vector<ColumnVector>& cols) {
-  std::vector<format::parquet::ColumnValues> out(cols.size());
-  for (size_t i = 0; i < cols.size(); i++) {
-    const ColumnVector& c = cols[i];
-    switch (c.rep) {
-      case ColumnVector::Rep::kInt:
-        out[i].ints = c.ints.data();
-        break;
-      case ColumnVector::Rep::kDouble:
-        out[i].doubles = c.doubles.data();
-        break;
-      case ColumnVector::Rep::kString:
-        out[i].strings = c.strings.data();
-        break;
-      case ColumnVector::Rep::kValue:
-        out[i].values = c.values.data();
-        break;
-    }
-    if (!c.nulls.empty()) out[i].nulls = c.nulls.data();
-  }
-  return out;
-}
-
-// A deduplicate or partial-update compaction column by column: the files are merged on their
-// key, sequence and kind columns and the merged records' columns handed to the writer, with no
-// row per record. False (nothing written) when the table or its files need the row merge:
-// another merge engine or its options (MergeConfig::IsPlainDeduplicate, IsPlainPartialUpdate),
-// files of an older schema, of partial-column writes or of another format.
+// A compaction column by column (ColumnMergePlan): the files are merged on their key, sequence
+// and kind columns and the merged records' columns handed to the writer, with no row per
+// record. False (nothing written) when the table or its files need the row merge: merge options
+// the plan does not take, files of an older schema, of partial-column writes or of another
+// format, a key the plan sends to the row merge.
 Result<bool> CompactColumns(const std::string& table_path, const TableSchema& schema,
                             const std::string& bucket_dir, const FileLayout& layout,
                             std::vector<meta::DataFileMeta> files, bool drop_delete,
                             DataFileWriter* writer) {
   if (!writer->CanWriteColumns()) return false;
   TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
-  const bool partial_update = config->IsPlainPartialUpdate();
-  if (!config->IsPlainDeduplicate() && !partial_update) return false;
+  TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*config, layout.fields, !drop_delete));
+  if (!plan) return false;
   // Older files first, as BucketMerge orders them: a later file wins sequence ties.
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
     return a.max_sequence_number < b.max_sequence_number;
@@ -103,18 +79,11 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
     paths.push_back(f.external_path ? ResolveExternalPath(table_path, *f.external_path)
                                     : io::JoinPath(bucket_dir, f.file_name));
   }
-  const ColumnMerge how = partial_update ? ColumnMerge::kPartialUpdate
-                         : drop_delete  ? ColumnMerge::kDeduplicate
-                                        : ColumnMerge::kDeduplicateKeepRetracts;
-  TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, how));
+  TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, &*plan));
   if (!merged) return false;
-  auto columns = ColumnValuesOf(merged->columns);
-  for (size_t c = 0; c < merged->column_rows.size(); c++) {
-    columns[c].rows = merged->column_rows[c].data();
-  }
-  TRIB_RETURN_NOT_OK(writer->WriteColumns(columns, merged->rows.data(),
-                                          merged->sequences.data(), merged->kinds.data(),
-                                          merged->rows.size()));
+  std::vector<format::parquet::ColumnValues> sources;
+  for (const auto& c : merged->columns) sources.push_back(ColumnValuesOf(c));
+  TRIB_RETURN_NOT_OK(writer->WriteMerged(std::move(sources), merged->merged));
   return true;
 }
 

@@ -714,6 +714,26 @@ Status DataFileWriter::WriteColumns(const std::vector<format::parquet::ColumnVal
   return Status::OK();
 }
 
+Status DataFileWriter::WriteMerged(std::vector<format::parquet::ColumnValues> sources,
+                                   const ColumnMergeOutput& merged) {
+  // Computed columns (aggregates) hold one value per merged record, in order.
+  std::vector<uint32_t> in_order;
+  for (size_t c = 0; c < sources.size(); c++) {
+    if (c < merged.computed.size() && merged.computed[c]) {
+      if (in_order.empty()) {
+        in_order.resize(merged.size());
+        for (uint32_t k = 0; k < in_order.size(); k++) in_order[k] = k;
+      }
+      sources[c] = ColumnValuesOf(*merged.computed[c]);
+      sources[c].rows = in_order.data();
+    } else if (c < merged.column_rows.size() && !merged.column_rows[c].empty()) {
+      sources[c].rows = merged.column_rows[c].data();
+    }
+  }
+  return WriteColumns(sources, merged.rows.data(), merged.sequences.data(), merged.kinds.data(),
+                      merged.size());
+}
+
 Status DataFileWriter::Roll() {
   if (!file_) return Status::OK();
   std::unique_ptr<OpenFile> f = std::move(file_);
@@ -1700,7 +1720,7 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
 
 Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::string>& paths,
                                                          const FileLayout& layout,
-                                                         ColumnMerge merge,
+                                                         ColumnMergePlan* plan,
                                                          const std::vector<bool>* needed,
                                                          const std::vector<Predicate>* skip_filters) {
   using Out = std::optional<MergedColumns>;
@@ -1721,6 +1741,7 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::
     base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].size());
   }
   const uint32_t null_row = static_cast<uint32_t>(total);
+  const bool partial_update = plan->kind() == ColumnMergePlan::Kind::kPartialUpdate;
   for (size_t t = 0; t < layout.fields.size(); t++) {
     const Field& field = layout.fields[t];
     ColumnVector all;
@@ -1752,52 +1773,71 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::
       if (one.rep != all.rep) return Out();
       AppendAll(std::move(one), &all);
     }
-    if (merge == ColumnMerge::kPartialUpdate) all.Append(Value::Null());
+    if (partial_update) all.Append(Value::Null());
     out.columns.push_back(std::move(all));
   }
-  bool retraction = false;
-  if (merge == ColumnMerge::kPartialUpdate) {
-    // Each column from the newest record of the key where it is not NULL; an INSERT with the
-    // newest record's sequence number. Retractions need the row merge (which refuses them).
-    out.column_rows.assign(layout.fields.size(), {});
-    TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
-      for (const auto& [f, pos] : members) {
-        retraction |= IsRetract(static_cast<RowKind>(files[f].kinds[pos]));
-      }
-      if (retraction) return false;
-      const auto& newest = members.back();
-      out.rows.push_back(base[newest.first] + newest.second);
-      out.sequences.push_back(files[newest.first].seqs[newest.second]);
-      out.kinds.push_back(static_cast<int64_t>(RowKind::kInsert));
-      for (size_t c = 0; c < layout.fields.size(); c++) {
-        if (needed != nullptr && !(*needed)[c]) continue;
-        uint32_t from = null_row;
-        for (size_t m = members.size(); m > 0; m--) {
-          const uint32_t r = base[members[m - 1].first] + members[m - 1].second;
-          const ColumnVector& col = out.columns[c];
-          if (!col.IsNull(r) && !(col.rep == ColumnVector::Rep::kValue && col.values[r].is_null())) {
-            from = r;
-            break;
-          }
-        }
-        out.column_rows[c].push_back(from);
-      }
-      return true;
-    }));
-    if (retraction) return Out();
-    return Out(std::move(out));
-  }
-  const bool keep_retracts = merge == ColumnMerge::kDeduplicateKeepRetracts;
-  TRIB_ASSIGN_OR_RETURN(auto winners, MergeLatest(files, keep_retracts));
-  out.rows.reserve(winners.size());
-  out.sequences.reserve(winners.size());
-  out.kinds.reserve(winners.size());
-  for (const auto& [f, pos] : winners) {
-    out.rows.push_back(base[f] + pos);
-    out.sequences.push_back(files[f].seqs[pos]);
-    out.kinds.push_back(files[f].kinds[pos]);
-  }
+  // The records of one key across the files, in merge order.
+  struct Group {
+    const std::vector<DedupFile>* files;
+    const std::vector<uint32_t>* base;
+    const std::vector<ColumnVector>* columns;
+    const std::vector<std::pair<uint32_t, uint32_t>>* members;
+    size_t size() const { return members->size(); }
+    RowKind kind(size_t m) const {
+      const auto& [f, pos] = (*members)[m];
+      return static_cast<RowKind>((*files)[f].kinds[pos]);
+    }
+    int64_t seq(size_t m) const {
+      const auto& [f, pos] = (*members)[m];
+      return (*files)[f].seqs[pos];
+    }
+    uint32_t row(size_t m) const {
+      const auto& [f, pos] = (*members)[m];
+      return (*base)[f] + pos;
+    }
+    bool IsNull(size_t c, size_t m) const {
+      const ColumnVector& col = (*columns)[c];
+      const uint32_t r = row(m);
+      return col.IsNull(r) || (col.rep == ColumnVector::Rep::kValue && col.values[r].is_null());
+    }
+    Value Get(size_t c, size_t m) const { return (*columns)[c].Get(row(m)); }
+  };
+  plan->Start(layout.fields.size(), &out.merged);
+  bool row_merge = false;
+  Status failed;
+  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
+    auto merged = plan->Merge(Group{&files, &base, &out.columns, &members}, needed, null_row,
+                              &out.merged);
+    if (!merged.ok()) {
+      failed = merged.status();
+      return false;
+    }
+    row_merge = !*merged;
+    return !row_merge;
+  }));
+  TRIB_RETURN_NOT_OK(failed);
+  if (row_merge) return Out();
   return Out(std::move(out));
+}
+
+format::parquet::ColumnValues ColumnValuesOf(const ColumnVector& c) {
+  format::parquet::ColumnValues v;
+  switch (c.rep) {
+    case ColumnVector::Rep::kInt:
+      v.ints = c.ints.data();
+      break;
+    case ColumnVector::Rep::kDouble:
+      v.doubles = c.doubles.data();
+      break;
+    case ColumnVector::Rep::kString:
+      v.strings = c.strings.data();
+      break;
+    case ColumnVector::Rep::kValue:
+      v.values = c.values.data();
+      break;
+  }
+  if (!c.nulls.empty()) v.nulls = c.nulls.data();
+  return v;
 }
 
 }  // namespace tributary::table

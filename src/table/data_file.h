@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "merge/key_value.h"
+#include "table/column_merge.h"
 #include "table/core_options.h"
 #include "meta/manifest.h"
 #include "meta/paths.h"
@@ -89,6 +90,10 @@ class DataFileWriter {
   Status WriteColumns(const std::vector<format::parquet::ColumnValues>& columns,
                       const uint32_t* rows, const int64_t* sequences, const int64_t* kinds,
                       size_t n);
+  // Writes merged records (ColumnMergeOutput): `sources` (one per table column) read through
+  // the merge's rows, per-column rows and computed columns.
+  Status WriteMerged(std::vector<format::parquet::ColumnValues> sources,
+                     const ColumnMergeOutput& merged);
   // Closes the open file. Returns the metas of every file written.
   Result<std::vector<meta::DataFileMeta>> Finish();
   // Deletes every file written so far (on failure).
@@ -159,29 +164,23 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
     const std::vector<Predicate>* row_filters);
 
-// The files of one bucket merged column by column for a compaction (ReadDeduplicatedColumns'
-// `paths` and keys): every table column of every file concatenated (`columns`), and per key in
-// key order the merged record's row of them (`rows`), sequence number and row kind.
-//   kDeduplicate...: the record that wins each key (the highest sequence, a later file on ties);
-//     winning retractions are kept only with kDeduplicateKeepRetracts.
-//   kPartialUpdate: each column from the newest record of the key where it is not NULL
-//     (`column_rows[c]` gives column c's row, a NULL row appended to the columns when there is
-//     none); an INSERT with the newest record's sequence number (MergeConfig::
-//     IsPlainPartialUpdate).
-// `needed` (null: every column) marks the table columns to read; the others are left empty.
-// `skip_filters` (key columns only) may skip row groups. Returns nullopt when the files hold
-// something this path does not read (retractions for partial-update too): the caller merges
-// rows instead.
-enum class ColumnMerge { kDeduplicate, kDeduplicateKeepRetracts, kPartialUpdate };
+// The files of one bucket merged column by column with `plan` (for compactions and reads):
+// every table column of every file concatenated (`columns`, plus a NULL row for
+// partial-update), and the merged records, in key order, as rows of them (`merged`; see
+// ColumnMergeOutput). `paths` as ReadDeduplicatedColumns takes them. `needed` (null: every
+// column) marks the table columns to read; the others are left empty. `skip_filters` (key
+// columns only) may skip row groups. Returns nullopt when the files hold something this path
+// does not read, or a key needs the row merge (ColumnMergePlan::Merge): the caller merges rows.
 struct MergedColumns {
   std::vector<ColumnVector> columns;
-  std::vector<uint32_t> rows;
-  std::vector<std::vector<uint32_t>> column_rows;  // kPartialUpdate: per column
-  std::vector<int64_t> sequences, kinds;
+  ColumnMergeOutput merged;
 };
 Result<std::optional<MergedColumns>> MergeFilesByColumns(
-    const std::vector<std::string>& paths, const FileLayout& layout, ColumnMerge merge,
+    const std::vector<std::string>& paths, const FileLayout& layout, ColumnMergePlan* plan,
     const std::vector<bool>* needed = nullptr,
     const std::vector<Predicate>* skip_filters = nullptr);
+
+// The Parquet writer's view of a column vector.
+format::parquet::ColumnValues ColumnValuesOf(const ColumnVector& c);
 
 }  // namespace tributary::table

@@ -580,22 +580,26 @@ class FileStoreScan : public TableScan {
     if (merged) {
       // The merged records passing the filters, their projected columns gathered.
       ColumnBatch batch;
+      const auto& m = merged->merged;
       for (int c : projection_) {
         ColumnVector v;
         v.type = layout_.fields[c].type;
         v.rep = merged->columns[c].rep;
         batch.columns.push_back(std::move(v));
       }
-      for (size_t k = 0; k < merged->rows.size(); k++) {
+      for (size_t k = 0; k < m.size(); k++) {
         bool keep = true;
         for (const auto& p : options_.filters) {
-          keep = keep && EvalPredicate(p, merged->columns[p.column].Get(
-                                              MergedRow(*merged, p.column, k)));
+          keep = keep && EvalPredicate(p, MergedValue(*merged, p.column, k));
         }
         if (!keep) continue;
         for (size_t i = 0; i < projection_.size(); i++) {
           const int c = projection_[i];
-          batch.columns[i].AppendRow(merged->columns[c], MergedRow(*merged, c, k));
+          if (c < static_cast<int>(m.computed.size()) && m.computed[c]) {
+            batch.columns[i].AppendRow(*m.computed[c], k);
+          } else {
+            batch.columns[i].AppendRow(merged->columns[c], m.SourceRow(c, k));
+          }
         }
         batch.num_rows++;
       }
@@ -608,21 +612,22 @@ class FileStoreScan : public TableScan {
     return Status::OK();
   }
 
-  // Row k of column c of a column merge.
-  static size_t MergedRow(const MergedColumns& m, size_t c, size_t k) {
-    return m.column_rows.empty() ? m.rows[k] : m.column_rows[c][k];
+  // Value of column c of merged record k.
+  static Value MergedValue(const MergedColumns& m, size_t c, size_t k) {
+    if (c < m.merged.computed.size() && m.merged.computed[c]) return m.merged.computed[c]->Get(k);
+    return m.columns[c].Get(m.merged.SourceRow(c, k));
   }
 
-  // A merged bucket of a plain deduplicate or partial-update table (MergeConfig::
-  // IsPlainDeduplicate, IsPlainPartialUpdate) merged column by column, reading only the
-  // projected and filtered columns: the merged records without retractions. nullopt when the
-  // bucket needs the row merge (files of another schema, of partial-column writes or of another
-  // format).
+  // A merged bucket of a table whose merge runs column by column (ColumnMergePlan), reading
+  // only the projected and filtered columns: the merged records without retractions. nullopt
+  // when the bucket needs the row merge (files of another schema, of partial-column writes or of
+  // another format, merge options or records the plan does not take).
   Result<std::optional<MergedColumns>> MergeSplitByColumns(const Split& split) {
     using Out = std::optional<MergedColumns>;
     if (!merge_config_ || dv_enabled_ || lookup_key_ || data_evolution_) return Out();
-    const bool dedup = merge_config_->IsPlainDeduplicate();
-    if (!dedup && !merge_config_->IsPlainPartialUpdate()) return Out();
+    TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*merge_config_, layout_.fields,
+                                                           /*keep_retracts=*/false));
+    if (!plan) return Out();
     std::vector<const meta::DataFileMeta*> files;
     for (const auto& f : split.files) {
       if (f.schema_id != schema_->id || f.write_cols) return Out();
@@ -638,9 +643,17 @@ class FileStoreScan : public TableScan {
     for (int i : projection_) needed[i] = true;
     for (const auto& p : options_.filters) needed[p.column] = true;
     for (int k : layout_.key_columns) needed[k] = true;
-    return MergeFilesByColumns(paths, layout_,
-                               dedup ? ColumnMerge::kDeduplicate : ColumnMerge::kPartialUpdate,
-                               &needed, &skip_filters_);
+    TRIB_ASSIGN_OR_RETURN(auto merged,
+                          MergeFilesByColumns(paths, layout_, &*plan, &needed, &skip_filters_));
+    if (merged) {
+      // Retractions (a first-row or aggregation result is never one; deduplicate drops them).
+      const auto& kinds = merged->merged.kinds;
+      if (std::any_of(kinds.begin(), kinds.end(),
+                      [](int64_t k) { return IsRetract(static_cast<RowKind>(k)); })) {
+        return Out();
+      }
+    }
+    return merged;
   }
 
   // Whether a merged bucket can be read by ReadDeduplicatedColumns: the deduplicate engine
@@ -794,11 +807,11 @@ class FileStoreScan : public TableScan {
     TRIB_ASSIGN_OR_RETURN(auto merged, MergeSplitByColumns(split));
     if (merged) {
       Row row;
-      for (size_t k = 0; k < merged->rows.size(); k++) {
+      for (size_t k = 0; k < merged->merged.size(); k++) {
         row.assign(layout_.fields.size(), Value());
         for (size_t c = 0; c < row.size(); c++) {
           if (merged->columns[c].size() == 0) continue;  // not read
-          row[c] = merged->columns[c].Get(MergedRow(*merged, c, k));
+          row[c] = MergedValue(*merged, c, k);
         }
         Emit(std::move(row), batch);
       }

@@ -18,6 +18,7 @@
 #include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "table/column_buffer.h"
+#include "table/column_merge.h"
 #include "table/compaction_job.h"
 #include "table/core_options.h"
 #include "table/data_file.h"
@@ -201,28 +202,26 @@ class BucketWriter {
       }
     }
   }
-  // From the column buffer: deduplicate writes the last record of each key, partial-update
-  // each column's newest non-NULL value, in key order.
+  // From the column buffer, merged key by key as the table's merge engine says (a flush to
+  // level 0 keeps retractions).
   Status WriteColumns(DataFileWriter* w) {
-    if (ctx_.merge_config->engine == "partial-update") {
-      std::vector<std::vector<uint32_t>> column_rows;
-      std::vector<uint32_t> last;
-      columns_->MergePartialUpdate(layout_.key_columns, &column_rows, &last);
-      std::vector<int64_t> seqs(last.size());
-      std::vector<int64_t> kinds(last.size(), static_cast<int64_t>(RowKind::kInsert));
-      for (size_t k = 0; k < last.size(); k++) seqs[k] = columns_first_seq_ + last[k];
-      auto cols = columns_->Columns();
-      for (size_t c = 0; c < cols.size(); c++) cols[c].rows = column_rows[c].data();
-      return w->WriteColumns(cols, last.data(), seqs.data(), kinds.data(), last.size());
+    TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*ctx_.merge_config, layout_.fields,
+                                                           /*keep_retracts=*/true));
+    if (!plan) return Status::Internal("a column write buffer for a merge that needs rows");
+    ColumnMergeOutput merged;
+    TRIB_ASSIGN_OR_RETURN(bool by_columns, columns_->Merge(layout_.key_columns, columns_first_seq_,
+                                                           &*plan, &merged));
+    if (!by_columns) {
+      // A key the column merge does not take: the records as rows, through the merge function
+      // (which reports what is wrong with them).
+      buffer_.clear();
+      for (size_t i = 0; i < columns_->size(); i++) {
+        buffer_.push_back({columns_first_seq_ + static_cast<int64_t>(i), columns_->kind(i),
+                           columns_->GetRow(i), 0, ctx_.write_mask});
+      }
+      return WriteMerged(w);
     }
-    std::vector<uint32_t> order = columns_->LastPerKey(layout_.key_columns);
-    std::vector<int64_t> seqs(order.size()), kinds(order.size());
-    for (size_t k = 0; k < order.size(); k++) {
-      seqs[k] = columns_first_seq_ + order[k];
-      kinds[k] = static_cast<int64_t>(columns_->kind(order[k]));
-    }
-    return w->WriteColumns(columns_->Columns(), order.data(), seqs.data(), kinds.data(),
-                           order.size());
+    return w->WriteMerged(columns_->Columns(), merged);
   }
   Status WriteAll(DataFileWriter* w) {
     for (auto& kv : buffer_) TRIB_RETURN_NOT_OK(w->Write(kv));
@@ -921,7 +920,9 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   }
   if (ctx.merge_config) {
     const merge::MergeConfig& c = *ctx.merge_config;
-    ctx.column_buffer = (c.IsPlainDeduplicate() || c.IsPlainPartialUpdate()) && !ctx.write_mask &&
+    ctx.column_buffer = (c.IsPlainDeduplicate() || c.IsPlainPartialUpdate() ||
+                         c.IsPlainAggregation() || c.IsPlainFirstRow()) &&
+                        !ctx.write_mask &&
                         ctx.format.FormatForLevel(0) == "parquet" &&
                         ColumnWriteBuffer::Supports(ctx.layout.fields) &&
                         std::getenv("TRIBUTARY_ROW_WRITE_BUFFER") == nullptr;
