@@ -466,5 +466,32 @@ TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
   }
 }
 
+// A file whose keys are not strictly ascending by CompareValues (-0.0 and 0.0 of a DOUBLE key,
+// as another writer may store them) is left to the row merge, not refused.
+TEST_F(WriteColumnsTest, KeysThatCompareEqualInOneFileTakeTheRowMerge) {
+  TableSchema schema;
+  schema.fields = {{0, "k", DataType::Double().NotNull(), ""}, {1, "v", DataType::Int(), ""}};
+  schema.primary_keys = {"k"};
+  FileLayout layout = FileLayout::Of(schema);
+  meta::FileNamer namer("eq-", "");
+  std::vector<meta::DataFileMeta> inputs;
+  for (int file = 0; file < 2; file++) {
+    DataFileWriter w(layout, dir_, &namer, 1 << 30, 0, meta::FileSource::kAppend, {});
+    std::vector<merge::KeyValue> records = {
+        {file * 10 + 1, RowKind::kInsert, {Value::Double(-0.0), Value::Int(file)}, 0, nullptr},
+        {file * 10 + 2, RowKind::kInsert, {Value::Double(0.0), Value::Int(file + 5)}, 0, nullptr},
+        {file * 10 + 3, RowKind::kInsert, {Value::Double(1.5), Value::Int(file + 9)}, 0, nullptr}};
+    for (const auto& kv : records) ASSERT_TRUE(w.Write(kv).ok());
+    auto files = w.Finish();
+    ASSERT_TRUE(files.ok());
+    for (auto& f : *files) inputs.push_back(f);
+  }
+  CompactUnit unit{5, inputs};
+  auto done = RunCompaction(dir_, schema, dir_, unit, 5, 1 << 30, {}, &namer);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_FALSE(done->by_columns);
+  ASSERT_EQ(done->after.size(), 1u);
+}
+
 }  // namespace
 }  // namespace tributary::table

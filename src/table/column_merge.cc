@@ -22,6 +22,10 @@ Result<std::optional<ColumnMergePlan>> ColumnMergePlan::Make(const merge::MergeC
   plan.keep_retracts_ = keep_retracts;
   plan.ignore_delete_ = config.ignore_delete;
   plan.fields_ = fields;
+  plan.is_key_.assign(fields.size(), false);
+  for (int k : config.primary_key) {
+    if (k >= 0 && static_cast<size_t>(k) < fields.size()) plan.is_key_[k] = true;
+  }
   if (plan.kind_ == Kind::kAggregate) {
     plan.aggs_.resize(fields.size());
     plan.ignore_retract_.assign(fields.size(), false);

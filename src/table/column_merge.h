@@ -75,6 +75,7 @@ class ColumnMergePlan {
   std::vector<Field> fields_;
   std::vector<std::shared_ptr<merge::FieldAggregator>> aggs_;  // kAggregate: null for keys
   std::vector<bool> ignore_retract_;
+  std::vector<bool> is_key_;  // primary-key columns (partition keys included)
   std::vector<Value> acc_;  // kAggregate: per column, while merging a key
 };
 
@@ -113,6 +114,10 @@ Result<bool> ColumnMergePlan::Merge(const Group& g, const std::vector<bool>* nee
       emit(n - 1, RowKind::kInsert);
       for (size_t c = 0; c < fields_.size(); c++) {
         if (!wanted(c)) continue;
+        if (is_key_[c]) {  // the first record's, as the row merge keeps them
+          out->column_rows[c].push_back(g.row(0));
+          continue;
+        }
         uint32_t from = null_row;
         for (size_t m = n; m > 0; m--) {  // newest first
           if (!g.IsNull(c, m - 1)) {

@@ -38,7 +38,7 @@ struct BucketMerge {
   static Result<BucketMerge> Open(const std::string& table_path, const TableSchema& schema,
                                   const std::string& bucket_dir, const FileLayout& layout,
                                   std::vector<meta::DataFileMeta> files) {
-    std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+    std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
       return a.max_sequence_number < b.max_sequence_number;
     });
     std::vector<std::unique_ptr<merge::RecordSource>> sources;
@@ -70,7 +70,7 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*config, layout.fields, !drop_delete));
   if (!plan) return false;
   // Older files first, as BucketMerge orders them: a later file wins sequence ties.
-  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+  std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
     return a.max_sequence_number < b.max_sequence_number;
   });
   std::vector<std::string> paths;

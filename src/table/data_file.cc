@@ -1551,9 +1551,24 @@ Result<bool> LoadDedupKeys(const std::string& path, const FileLayout& layout,
     append((*v)[nk].ints, &file->seqs);
     append((*v)[nk + 1].ints, &file->kinds);
   }
+  // Keys strictly ascending; anything else (keys that compare equal, like -0.0 and 0.0 of a
+  // DOUBLE key, in a file another writer wrote) is left to the row merge.
   for (size_t i = 1; i < file->size(); i++) {
-    if (CompareKeyAt(*file, i - 1, *file, i) >= 0) {
-      return Status::Corruption("data file '" + path + "' is not sorted by its key");
+    if (CompareKeyAt(*file, i - 1, *file, i) >= 0) return false;
+  }
+  return true;
+}
+
+// Whether the files' key columns decoded to the same representations (CompareCells compares
+// across files by the first one's).
+bool SameKeyReps(const std::vector<DedupFile>& files) {
+  for (const DedupFile& f : files) {
+    if (f.key_columns.size() != files[0].key_columns.size()) return false;
+    for (size_t k = 0; k < f.key_columns.size(); k++) {
+      if (f.size() > 0 && files[0].size() > 0 &&
+          f.key_columns[k].rep != files[0].key_columns[k].rep) {
+        return false;
+      }
     }
   }
   return true;
@@ -1680,6 +1695,7 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
       file_cols[f].push_back(c);
     }
   }
+  if (!SameKeyReps(files)) return Out();
   TRIB_ASSIGN_OR_RETURN(auto winners, MergeLatest(files, /*keep_retracts=*/false));
   std::vector<std::vector<ColumnVector>> data(files.size(),
                                               std::vector<ColumnVector>(table_cols.size()));
@@ -1732,7 +1748,7 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::
     if (!readable) return Out();
     total += files[f].size();
   }
-  if (total >= UINT32_MAX) return Out();  // rows are numbered with 32 bits
+  if (total >= UINT32_MAX || !SameKeyReps(files)) return Out();  // rows: 32-bit numbers
   MergedColumns out;
   // Every table column of every file, concatenated, then one NULL row (partial-update columns
   // without a value point at it); the merged records index into them.
@@ -1766,6 +1782,7 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::
         break;
     }
     for (DedupFile& file : files) {
+      if (file.size() == 0) continue;  // every row group skipped: nothing to read
       int c = FileColumnOf(file.reader->schema(), field);
       auto type = c >= 0 ? file.reader->ColumnType(c) : std::nullopt;
       if (!type || type->id != field.type.id || type->IsNested()) return Out();

@@ -643,8 +643,12 @@ class FileStoreScan : public TableScan {
     for (int i : projection_) needed[i] = true;
     for (const auto& p : options_.filters) needed[p.column] = true;
     for (int k : layout_.key_columns) needed[k] = true;
-    TRIB_ASSIGN_OR_RETURN(auto merged,
-                          MergeFilesByColumns(paths, layout_, &*plan, &needed, &skip_filters_));
+    // Aggregates fold every column, as the row merge does (an aggregate that fails fails the
+    // read, whichever columns it returns).
+    const bool all = plan->kind() == ColumnMergePlan::Kind::kAggregate;
+    TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout_, &*plan,
+                                                           all ? nullptr : &needed,
+                                                           &skip_filters_));
     if (merged) {
       // Retractions (a first-row or aggregation result is never one; deduplicate drops them).
       const auto& kinds = merged->merged.kinds;
@@ -818,7 +822,7 @@ class FileStoreScan : public TableScan {
       return Status::OK();
     }
     std::vector<meta::DataFileMeta> files = split.files;
-    std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+    std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
       return a.max_sequence_number < b.max_sequence_number;
     });
     std::vector<std::unique_ptr<merge::RecordSource>> sources;
