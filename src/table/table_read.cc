@@ -106,10 +106,11 @@ class FileStoreScan : public TableScan {
           return true;
         }
         TRIB_ASSIGN_OR_RETURN(bool more,
-                              ReadAhead(&ready_, [&](const Split& s, std::vector<RowBatch>* out) {
-                                out->emplace_back();
-                                return ReadSplit(s, &out->back());
-                              }));
+                              ReadAhead(&ready_, /*per_thread=*/1,
+                                        [&](const Split& s, std::vector<RowBatch>* out) {
+                                          out->emplace_back();
+                                          return ReadSplit(s, &out->back());
+                                        }));
         if (!more) break;
       }
     }
@@ -150,20 +151,23 @@ class FileStoreScan : public TableScan {
         return true;
       }
       TRIB_ASSIGN_OR_RETURN(bool more,
-                            ReadAhead(&ready_columns_, [&](const Split& s, auto* out) {
-                              return ReadSplitColumns(s, out);
-                            }));
+                            ReadAhead(&ready_columns_, /*per_thread=*/2,
+                                      [&](const Split& s, auto* out) {
+                                        return ReadSplitColumns(s, out);
+                                      }));
       if (!more) return false;
     }
   }
 
-  // Splits are independent: reads the next few on every core with read(split, &batches) and
-  // replaces *ready by their batches, in split order. False when no split is left.
+  // Splits are independent: reads the next `per_thread` per core with read(split, &batches)
+  // and replaces *ready by their batches, in split order. False when no split is left. Rows
+  // take several times the memory of column batches, so row reads hold fewer splits at once.
   template <typename Batch, typename Read>
-  Result<bool> ReadAhead(std::vector<Batch>* ready, const Read& read) {
+  Result<bool> ReadAhead(std::vector<Batch>* ready, size_t per_thread, const Read& read) {
     if (next_split_ >= splits_.size()) return false;
     const int threads = DefaultParallelism();
-    const size_t k = std::min(splits_.size() - next_split_, static_cast<size_t>(threads) * 2);
+    const size_t k =
+        std::min(splits_.size() - next_split_, static_cast<size_t>(threads) * per_thread);
     std::vector<std::vector<Batch>> parts(k);
     const size_t first = next_split_;
     next_split_ += k;
