@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <semaphore>
 #include <set>
 
 #include "format/binary_row.h"
@@ -432,8 +433,14 @@ class FileStoreWriter : public TableWriter {
     job->dir = bw->dir();
     CompactionJob* j = job.get();
     j->thread = std::thread([this, j, unit = std::move(unit), highest]() {
+      // At most one background compaction per core in the process (Paimon's writers each run
+      // one compaction thread): more would not finish sooner, only hold their inputs in memory
+      // at once.
+      static std::counting_semaphore<> slots(DefaultParallelism());
+      slots.acquire();
       auto r = RunCompaction(path_, *schema_, j->dir, unit, highest, core_.target_file_size,
                              core_.format, &j->namer);
+      slots.release();
       if (r.ok()) {
         j->result = std::move(*r);
       } else {
