@@ -1576,28 +1576,32 @@ bool SameKeyReps(const std::vector<DedupFile>& files) {
 
 // The records of each key in key order, as (file, position) pairs in merge order (ascending
 // sequence, a later file on equal sequences), passed to fn(members); fn returns false to stop.
-Status ForEachKeyGroup(
-    const std::vector<DedupFile>& files,
-    const std::function<bool(const std::vector<std::pair<uint32_t, uint32_t>>&)>& fn) {
+template <typename Fn>
+Status ForEachKeyGroup(const std::vector<DedupFile>& files, Fn&& fn) {
   std::vector<size_t> pos(files.size(), 0);
   std::vector<std::pair<uint32_t, uint32_t>> members;
+  const bool int_keys = !files.empty() && files[0].key_columns.empty();
+  auto compare = [&](size_t f, size_t i, size_t g, size_t j) {
+    if (int_keys) {
+      const int64_t x = files[f].keys[i], y = files[g].keys[j];
+      return x < y ? -1 : (x > y ? 1 : 0);
+    }
+    return CompareKeyAt(files[f], i, files[g], j);
+  };
   while (true) {
     int lowest = -1;
     for (size_t f = 0; f < files.size(); f++) {
       if (pos[f] >= files[f].size()) continue;
-      if (lowest < 0 || CompareKeyAt(files[f], pos[f], files[lowest], pos[lowest]) < 0) {
+      if (lowest < 0 || compare(f, pos[f], static_cast<size_t>(lowest), pos[lowest]) < 0) {
         lowest = static_cast<int>(f);
       }
     }
     if (lowest < 0) return Status::OK();
-    const DedupFile& at = files[lowest];
-    const size_t at_pos = pos[lowest];
+    const size_t at = static_cast<size_t>(lowest), at_pos = pos[at];
     members.clear();
     for (size_t f = 0; f < files.size(); f++) {
       if (pos[f] >= files[f].size()) continue;
-      if (static_cast<int>(f) != lowest && CompareKeyAt(files[f], pos[f], at, at_pos) != 0) {
-        continue;
-      }
+      if (f != at && compare(f, pos[f], at, at_pos) != 0) continue;
       const int64_t kind = files[f].kinds[pos[f]];
       if (kind < 0 || kind > 3) {
         return Status::Corruption("data file '" + files[f].path +
@@ -1607,9 +1611,11 @@ Status ForEachKeyGroup(
       pos[f]++;
     }
     // Files are in order already: a stable sort by sequence keeps a later file later on ties.
-    std::stable_sort(members.begin(), members.end(), [&](const auto& x, const auto& y) {
-      return files[x.first].seqs[x.second] < files[y.first].seqs[y.second];
-    });
+    if (members.size() > 1) {
+      std::stable_sort(members.begin(), members.end(), [&](const auto& x, const auto& y) {
+        return files[x.first].seqs[x.second] < files[y.first].seqs[y.second];
+      });
+    }
     if (!fn(members)) return Status::OK();
   }
 }
