@@ -123,17 +123,6 @@ int ColumnWriteBuffer::CompareKeys(const std::vector<int>& key_columns, uint32_t
   return 0;
 }
 
-std::vector<uint32_t> ColumnWriteBuffer::LastPerKey(const std::vector<int>& key_columns) const {
-  std::vector<uint32_t> all = SortedByKey(key_columns);
-  std::vector<uint32_t> order;
-  order.reserve(all.size());
-  for (size_t i = 0; i < all.size(); ++i) {
-    if (i + 1 < all.size() && CompareKeys(key_columns, all[i], all[i + 1]) == 0) continue;
-    order.push_back(all[i]);  // a later record of the key wins
-  }
-  return order;
-}
-
 Result<bool> ColumnWriteBuffer::Merge(const std::vector<int>& key_columns, int64_t first_seq,
                                       ColumnMergePlan* plan, ColumnMergeOutput* out) {
   std::vector<uint32_t> all = SortedByKey(key_columns);

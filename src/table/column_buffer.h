@@ -41,8 +41,6 @@ class ColumnWriteBuffer {
   // The indices of every record in key order (the trimmed primary key `key_columns`), records
   // of one key in the order they were written.
   std::vector<uint32_t> SortedByKey(const std::vector<int>& key_columns) const;
-  // Of those, only the last record written of each key: what a deduplicate flush writes.
-  std::vector<uint32_t> LastPerKey(const std::vector<int>& key_columns) const;
   // What a flush writes: the records merged key by key with `plan` into `out` (rows are
   // positions in this buffer; record i has sequence number first_seq + i). A partial-update
   // merge appends a NULL record for columns no record sets (so the buffer must be cleared

@@ -59,8 +59,21 @@ TEST(ColumnWriteBuffer, HoldsRowsIncludingANullInTheFirstRecord) {
   EXPECT_EQ(b.GetRow(0), second);
 }
 
-TEST(ColumnWriteBuffer, LastPerKeyKeepsTheLatestRecordOfEachKeyInKeyOrder) {
-  // An integer key (the fast path) and a composite string + integer key (the general one).
+// The newest record of each key in key order, as a deduplicate plan merges the buffer: an
+// integer key (the fast sort) and a composite string + integer key (the general one).
+std::vector<uint32_t> DeduplicatedRows(ColumnWriteBuffer& b, const std::vector<int>& key) {
+  TableSchema schema;
+  schema.fields = TestFields();
+  schema.primary_keys = {"k"};
+  auto config = merge::MergeConfig::Make(schema);
+  auto plan = ColumnMergePlan::Make(**config, schema.fields, true);
+  ColumnMergeOutput out;
+  auto merged = b.Merge(key, 0, &**plan, &out);
+  EXPECT_TRUE(merged.ok() && *merged);
+  return out.rows;
+}
+
+TEST(ColumnWriteBuffer, DeduplicateMergeKeepsTheNewestRecordOfEachKeyInKeyOrder) {
   ColumnWriteBuffer b(TestFields());
   std::vector<int64_t> keys = {5, 3, 5, 9, 3, 1, 5};
   for (int64_t k : keys) {
@@ -70,9 +83,9 @@ TEST(ColumnWriteBuffer, LastPerKeyKeepsTheLatestRecordOfEachKeyInKeyOrder) {
     r[2] = Value::Int(k / 4);
     b.Add(RowKind::kInsert, r);
   }
-  EXPECT_EQ(b.LastPerKey({0}), (std::vector<uint32_t>{5, 4, 6, 3}));
+  EXPECT_EQ(DeduplicatedRows(b, {0}), (std::vector<uint32_t>{5, 4, 6, 3}));
   // (name, a): ("odd", 0) for 1, 3 and 3; ("odd", 1) for 5; ("odd", 2) for 9.
-  EXPECT_EQ(b.LastPerKey({1, 2}), (std::vector<uint32_t>{5, 6, 3}));
+  EXPECT_EQ(DeduplicatedRows(b, {1, 2}), (std::vector<uint32_t>{5, 6, 3}));
 }
 
 // The buffered records merged by a partial-update plan: each column's newest non-NULL value,
@@ -180,7 +193,7 @@ TEST_F(WriteColumnsTest, MatchesTheRowPath) {
     buffer.Add(kind, r);
     records.push_back({100 + k, kind, std::move(r), 0, nullptr});
   }
-  std::vector<uint32_t> order = buffer.LastPerKey({0});
+  std::vector<uint32_t> order = DeduplicatedRows(buffer, {0});
   ASSERT_EQ(order.size(), records.size());
   std::vector<int64_t> seqs, kinds;
   for (uint32_t i : order) {
