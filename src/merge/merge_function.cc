@@ -142,6 +142,9 @@ class AggregateMergeFunction : public MergeFunction {
   }
 
   Status Add(const KeyValue& kv) override {
+    // 'ignore-delete': retractions of files written before the option was set are skipped, as
+    // Paimon's readers skip them.
+    if (c_->ignore_delete && IsRetract(kv.kind)) return Status::OK();
     if (!row_) {
       row_ = kv;
       row_->kind = RowKind::kInsert;

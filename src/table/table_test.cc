@@ -718,6 +718,30 @@ TEST_F(TableTest, ColumnWriteBuffersWriteWhatRowBuffersWrite) {
   }
 }
 
+TEST_F(TableTest, IgnoreDeleteDropsRetractionsForEveryEngine) {
+  // As Paimon's table writer: with 'ignore-delete' the writer drops DELETE and UPDATE_BEFORE
+  // rows, so an aggregation table's sum is not retracted (it was before) and a deduplicate
+  // table keeps the row.
+  for (const std::string engine : {"aggregation", "deduplicate"}) {
+    SCOPED_TRACE(engine);
+    TableSpec spec;
+    spec.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "s", DataType::BigInt(), ""}};
+    spec.primary_keys = {"id"};
+    spec.options = {{"bucket", "1"}, {"merge-engine", engine}, {"ignore-delete", "true"}};
+    if (engine == "aggregation") spec.options["fields.s.aggregate-function"] = "sum";
+    auto t = Create("ig_" + engine.substr(0, 3), spec);
+    WriteRows(*t, {{RowKind::kInsert, {Value::Int(1), Value::Int(7)}},
+                   {RowKind::kInsert, {Value::Int(2), Value::Int(4)}}});
+    WriteRows(*t, {{RowKind::kDelete, {Value::Int(1), Value::Int(7)}},
+                   {RowKind::kUpdateBefore, {Value::Int(2), Value::Int(4)}}});
+    EXPECT_EQ(ReadAll(*t), (std::vector<Row>{{Value::Int(1), Value::Int(7)},
+                                              {Value::Int(2), Value::Int(4)}}));
+    ASSERT_TRUE(t->CompactFull().ok());
+    EXPECT_EQ(ReadAll(*t), (std::vector<Row>{{Value::Int(1), Value::Int(7)},
+                                              {Value::Int(2), Value::Int(4)}}));
+  }
+}
+
 // Rows of a scan read with NextColumns, rebuilt from the column vectors.
 std::vector<Row> ReadAllColumns(Table& t, ScanOptions o = {}) {
   auto s = t.NewScan(o);

@@ -328,7 +328,12 @@ class FileStoreWriter : public TableWriter {
                              std::string(RowKindShortString(kind)));
     }
     // Refused rows change nothing (not even the dynamic-bucket index).
-    if (ctx_.merge_config && IsRetract(kind)) TRIB_RETURN_NOT_OK(CheckRetractAllowed());
+    if (ctx_.merge_config && IsRetract(kind)) {
+      TRIB_RETURN_NOT_OK(CheckRetractAllowed());
+      // 'ignore-delete': the writer drops DELETE and UPDATE_BEFORE rows, whatever the merge
+      // engine (as Paimon's table writer does).
+      if (ctx_.merge_config->ignore_delete) return Status::OK();
+    }
     // Scratch rows reused across calls: no allocation per row for routing.
     auto pick = [&row](const std::vector<int>& idx, Row* out) -> const Row& {
       out->resize(idx.size());
