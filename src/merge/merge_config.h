@@ -42,16 +42,16 @@ struct MergeConfig {
   static Result<std::shared_ptr<const MergeConfig>> Make(const TableSchema& schema,
                                                          bool strict = false);
   bool HasSequenceGroups() const { return !groups.empty(); }
-  // Deduplicate in sequence-number order, retractions kept: the newest record of a key is the
-  // result (what column-by-column flushes and compactions do).
+  // Deduplicate in sequence-number order: the newest record of a key is the result (the newest
+  // that is not a retraction with 'ignore-delete').
   bool IsPlainDeduplicate() const {
-    return engine == "deduplicate" && !ignore_delete && sequence_fields.empty();
+    return engine == "deduplicate" && sequence_fields.empty();
   }
-  // Aggregation in sequence-number order without delete options: each non-key column folds
-  // its function over the key's records (retractions through Retract unless 'ignore-retract').
+  // Aggregation in sequence-number order without 'remove-record-on-delete': each non-key column
+  // folds its function over the key's records (retractions through Retract unless
+  // 'ignore-retract'; skipped with 'ignore-delete').
   bool IsPlainAggregation() const {
-    return engine == "aggregation" && !ignore_delete && !remove_record_on_delete &&
-           sequence_fields.empty();
+    return engine == "aggregation" && !remove_record_on_delete && sequence_fields.empty();
   }
   // First-row in sequence-number order: the oldest record of a key (retractions are refused, or
   // skipped with 'first-row.ignore-delete').

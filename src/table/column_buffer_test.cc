@@ -418,13 +418,18 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
 // Keys other than one integer column (a string and an integer here) merge column by column too,
 // for every engine.
 TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
-  for (const std::string engine : {"deduplicate", "partial-update", "aggregation", "first-row"}) {
-    SCOPED_TRACE(engine);
+  for (const std::string variant :
+       {"deduplicate", "partial-update", "aggregation", "first-row", "deduplicate ignore-delete",
+        "aggregation ignore-delete"}) {
+    SCOPED_TRACE(variant);
+    const std::string engine = variant.substr(0, variant.find(' '));
+    const bool ignore_delete = variant.find("ignore-delete") != std::string::npos;
     TableSchema schema;
     schema.fields = TestFields();
     schema.fields[1].type = DataType::String().NotNull();
     schema.primary_keys = {"name", "k"};
-    if (engine != "deduplicate") schema.options = {{"merge-engine", engine}};
+    schema.options = {{"merge-engine", engine}};
+    if (ignore_delete) schema.options["ignore-delete"] = "true";
     if (engine == "aggregation") {
       // Defaults (last_non_null_value) for the others; sums of small integers cannot overflow.
       schema.options["fields.a.aggregate-function"] = "sum";
@@ -434,7 +439,8 @@ TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
     FileLayout layout = FileLayout::Of(schema);
     std::mt19937 rng(3);
     FileFormatOptions format;
-    meta::FileNamer namer(engine + "-in-", "");
+    const std::string tag = engine + (ignore_delete ? "-ig" : "");
+    meta::FileNamer namer(tag + "-in-", "");
     std::vector<meta::DataFileMeta> inputs;
     int64_t seq = 0;
     for (int file = 0; file < 3; file++) {
@@ -442,8 +448,10 @@ TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
       for (int64_t k = 0; k < 1500; k += 1 + static_cast<int64_t>(rng() % 2)) {
         Row r = RandomRow(rng, k % 300);
         r[1] = Value::String("n" + std::to_string(k % 7));
-        RowKind kind = engine == "deduplicate" && rng() % 9 == 0 ? RowKind::kDelete
-                                                                  : RowKind::kInsert;
+        // Retractions in files (written before 'ignore-delete' was set, for those variants).
+        RowKind kind = (engine == "deduplicate" || ignore_delete) && rng() % 9 == 0
+                           ? RowKind::kDelete
+                           : RowKind::kInsert;
         if (engine == "aggregation") r[2] = Value::Int(static_cast<int32_t>(rng() % 1000));
         records.push_back({seq++, kind, std::move(r), 0, nullptr});
       }
@@ -465,7 +473,7 @@ TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
       for (auto& f : *files) inputs.push_back(f);
     }
     CompactUnit unit{2, inputs};
-    meta::FileNamer row_namer(engine + "-rows-", ""), col_namer(engine + "-cols-", "");
+    meta::FileNamer row_namer(tag + "-rows-", ""), col_namer(tag + "-cols-", "");
     ::setenv("TRIBUTARY_ROW_COMPACTION", "1", 1);
     auto by_rows = RunCompaction(dir_, schema, dir_, unit, 5, 1 << 30, format, &row_namer);
     ::unsetenv("TRIBUTARY_ROW_COMPACTION");

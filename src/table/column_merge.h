@@ -77,6 +77,7 @@ class ColumnMergePlan {
   std::vector<bool> ignore_retract_;
   std::vector<bool> is_key_;  // primary-key columns (partition keys included)
   std::vector<Value> acc_;  // kAggregate: per column, while merging a key
+  std::vector<size_t> live_;  // the records of the key being merged that count
 };
 
 template <typename Group>
@@ -90,11 +91,20 @@ Result<bool> ColumnMergePlan::Merge(const Group& g, const std::vector<bool>* nee
     out->sequences.push_back(g.seq(m));
     out->kinds.push_back(static_cast<int64_t>(kind));
   };
+  // The records a merge takes: with 'ignore-delete' (deduplicate, aggregation) retractions are
+  // skipped as if absent.
+  live_.clear();
+  for (size_t m = 0; m < n; m++) {
+    if (!ignore_delete_ || !IsRetract(g.kind(m))) live_.push_back(m);
+  }
   switch (kind_) {
-    case Kind::kDeduplicate:
-      if (IsRetract(g.kind(n - 1)) && !keep_retracts_) return true;  // the key is gone
-      emit(n - 1, g.kind(n - 1));
+    case Kind::kDeduplicate: {
+      if (live_.empty()) return true;  // only skipped retractions
+      const size_t w = live_.back();
+      if (IsRetract(g.kind(w)) && !keep_retracts_) return true;  // the key is gone
+      emit(w, g.kind(w));
       return true;
+    }
     case Kind::kFirstRow: {
       size_t first = n;
       for (size_t m = 0; m < n; m++) {
@@ -130,13 +140,14 @@ Result<bool> ColumnMergePlan::Merge(const Group& g, const std::vector<bool>* nee
       return true;
     }
     case Kind::kAggregate: {
+      if (live_.empty()) return true;  // only skipped retractions
       for (size_t c = 0; c < fields_.size(); c++) {
         if (!aggs_[c] || !wanted(c)) continue;
         aggs_[c]->Reset();
         acc_[c] = Value();
       }
       // Record by record, column by column: the order the row merge fails in.
-      for (size_t m = 0; m < n; m++) {
+      for (size_t m : live_) {
         const bool add = IsAdd(g.kind(m));
         for (size_t c = 0; c < fields_.size(); c++) {
           if (!aggs_[c] || !wanted(c)) continue;
@@ -149,7 +160,7 @@ Result<bool> ColumnMergePlan::Merge(const Group& g, const std::vector<bool>* nee
           }
         }
       }
-      emit(n - 1, RowKind::kInsert);
+      emit(live_.back(), RowKind::kInsert);
       for (size_t c = 0; c < fields_.size(); c++) {
         if (aggs_[c] && wanted(c)) out->computed[c]->Append(acc_[c]);
       }
