@@ -167,6 +167,49 @@ TEST(ColumnWriteBuffer, AggregationAndFirstRowMerges) {
   EXPECT_FALSE(*merged);
 }
 
+// Files written two ways hold the same records, metadata and bytes.
+void ExpectSameFiles(const std::string& dir, const FileLayout& layout,
+                     const std::vector<meta::DataFileMeta>& want,
+                     const std::vector<meta::DataFileMeta>& got) {
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); i++) {
+    const meta::DataFileMeta& a = want[i];
+    const meta::DataFileMeta& b = got[i];
+    SCOPED_TRACE("file " + std::to_string(i));
+    EXPECT_EQ(a.row_count, b.row_count);
+    EXPECT_EQ(a.level, b.level);
+    EXPECT_EQ(a.min_key, b.min_key);
+    EXPECT_EQ(a.max_key, b.max_key);
+    EXPECT_EQ(a.key_stats.min_values, b.key_stats.min_values);
+    EXPECT_EQ(a.key_stats.max_values, b.key_stats.max_values);
+    EXPECT_EQ(a.key_stats.null_counts, b.key_stats.null_counts);
+    EXPECT_EQ(a.value_stats.min_values, b.value_stats.min_values);
+    EXPECT_EQ(a.value_stats.max_values, b.value_stats.max_values);
+    EXPECT_EQ(a.value_stats.null_counts, b.value_stats.null_counts);
+    EXPECT_EQ(a.min_sequence_number, b.min_sequence_number);
+    EXPECT_EQ(a.max_sequence_number, b.max_sequence_number);
+    EXPECT_EQ(a.delete_row_count, b.delete_row_count);
+    auto bytes_a = io::LocalFs().ReadFile(io::JoinPath(dir, a.file_name));
+    auto bytes_b = io::LocalFs().ReadFile(io::JoinPath(dir, b.file_name));
+    ASSERT_TRUE(bytes_a.ok() && bytes_b.ok());
+    EXPECT_TRUE(*bytes_a == *bytes_b) << "the files differ";
+    auto ra = ReadDataFile(io::JoinPath(dir, a.file_name), layout, a.level);
+    auto rb = ReadDataFile(io::JoinPath(dir, b.file_name), layout, b.level);
+    ASSERT_TRUE(ra.ok() && rb.ok());
+    ASSERT_EQ(ra->size(), rb->size());
+    for (size_t r = 0; r < ra->size(); r++) {
+      EXPECT_EQ((*ra)[r].sequence, (*rb)[r].sequence);
+      EXPECT_EQ((*ra)[r].kind, (*rb)[r].kind);
+      ASSERT_EQ((*ra)[r].value.size(), (*rb)[r].value.size());
+      for (size_t c = 0; c < (*ra)[r].value.size(); c++) {
+        // NaN != NaN: compare as the table orders values.
+        EXPECT_EQ(CompareValues((*ra)[r].value[c], (*rb)[r].value[c]), 0)
+            << "record " << r << " column " << c;
+      }
+    }
+  }
+}
+
 class WriteColumnsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -216,43 +259,7 @@ TEST_F(WriteColumnsTest, MatchesTheRowPath) {
   auto col_files = by_cols.Finish();
   ASSERT_TRUE(row_files.ok() && col_files.ok());
   ASSERT_GT(row_files->size(), 2u);
-  ASSERT_EQ(row_files->size(), col_files->size());
-  for (size_t i = 0; i < row_files->size(); i++) {
-    const meta::DataFileMeta& a = (*row_files)[i];
-    const meta::DataFileMeta& b = (*col_files)[i];
-    SCOPED_TRACE("file " + std::to_string(i));
-    EXPECT_EQ(a.row_count, b.row_count);
-    EXPECT_EQ(a.min_key, b.min_key);
-    EXPECT_EQ(a.max_key, b.max_key);
-    EXPECT_EQ(a.key_stats.min_values, b.key_stats.min_values);
-    EXPECT_EQ(a.key_stats.max_values, b.key_stats.max_values);
-    EXPECT_EQ(a.key_stats.null_counts, b.key_stats.null_counts);
-    EXPECT_EQ(a.value_stats.min_values, b.value_stats.min_values);
-    EXPECT_EQ(a.value_stats.max_values, b.value_stats.max_values);
-    EXPECT_EQ(a.value_stats.null_counts, b.value_stats.null_counts);
-    EXPECT_EQ(a.min_sequence_number, b.min_sequence_number);
-    EXPECT_EQ(a.max_sequence_number, b.max_sequence_number);
-    EXPECT_EQ(a.delete_row_count, b.delete_row_count);
-    // The same pages, encodings and statistics: the same bytes.
-    auto bytes_a = io::LocalFs().ReadFile(io::JoinPath(dir_, a.file_name));
-    auto bytes_b = io::LocalFs().ReadFile(io::JoinPath(dir_, b.file_name));
-    ASSERT_TRUE(bytes_a.ok() && bytes_b.ok());
-    EXPECT_TRUE(*bytes_a == *bytes_b) << "the files differ";
-    auto ra = ReadDataFile(io::JoinPath(dir_, a.file_name), layout, 0);
-    auto rb = ReadDataFile(io::JoinPath(dir_, b.file_name), layout, 0);
-    ASSERT_TRUE(ra.ok() && rb.ok());
-    ASSERT_EQ(ra->size(), rb->size());
-    for (size_t r = 0; r < ra->size(); r++) {
-      EXPECT_EQ((*ra)[r].sequence, (*rb)[r].sequence);
-      EXPECT_EQ((*ra)[r].kind, (*rb)[r].kind);
-      // NaN != NaN: compare as the table orders values.
-      ASSERT_EQ((*ra)[r].value.size(), (*rb)[r].value.size());
-      for (size_t c = 0; c < (*ra)[r].value.size(); c++) {
-        EXPECT_EQ(CompareValues((*ra)[r].value[c], (*rb)[r].value[c]), 0)
-            << "record " << r << " column " << c;
-      }
-    }
-  }
+  ExpectSameFiles(dir_, layout, *row_files, *col_files);
 }
 
 TEST_F(WriteColumnsTest, NullInANotNullColumnIsRefused) {
@@ -271,48 +278,6 @@ TEST_F(WriteColumnsTest, NullInANotNullColumnIsRefused) {
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.ToString().find("NULL in NOT NULL column '_KEY_k'"), std::string::npos) << st.ToString();
   w.Abort();
-}
-
-void ExpectSameFiles(const std::string& dir, const FileLayout& layout,
-                     const std::vector<meta::DataFileMeta>& want,
-                     const std::vector<meta::DataFileMeta>& got) {
-  ASSERT_EQ(want.size(), got.size());
-  for (size_t i = 0; i < want.size(); i++) {
-    const meta::DataFileMeta& a = want[i];
-    const meta::DataFileMeta& b = got[i];
-    SCOPED_TRACE("file " + std::to_string(i));
-    EXPECT_EQ(a.row_count, b.row_count);
-    EXPECT_EQ(a.level, b.level);
-    EXPECT_EQ(a.min_key, b.min_key);
-    EXPECT_EQ(a.max_key, b.max_key);
-    EXPECT_EQ(a.key_stats.min_values, b.key_stats.min_values);
-    EXPECT_EQ(a.key_stats.max_values, b.key_stats.max_values);
-    EXPECT_EQ(a.key_stats.null_counts, b.key_stats.null_counts);
-    EXPECT_EQ(a.value_stats.min_values, b.value_stats.min_values);
-    EXPECT_EQ(a.value_stats.max_values, b.value_stats.max_values);
-    EXPECT_EQ(a.value_stats.null_counts, b.value_stats.null_counts);
-    EXPECT_EQ(a.min_sequence_number, b.min_sequence_number);
-    EXPECT_EQ(a.max_sequence_number, b.max_sequence_number);
-    EXPECT_EQ(a.delete_row_count, b.delete_row_count);
-    auto bytes_a = io::LocalFs().ReadFile(io::JoinPath(dir, a.file_name));
-    auto bytes_b = io::LocalFs().ReadFile(io::JoinPath(dir, b.file_name));
-    ASSERT_TRUE(bytes_a.ok() && bytes_b.ok());
-    EXPECT_TRUE(*bytes_a == *bytes_b) << "the files differ";
-    auto ra = ReadDataFile(io::JoinPath(dir, a.file_name), layout, a.level);
-    auto rb = ReadDataFile(io::JoinPath(dir, b.file_name), layout, b.level);
-    ASSERT_TRUE(ra.ok() && rb.ok());
-    ASSERT_EQ(ra->size(), rb->size());
-    for (size_t r = 0; r < ra->size(); r++) {
-      EXPECT_EQ((*ra)[r].sequence, (*rb)[r].sequence);
-      EXPECT_EQ((*ra)[r].kind, (*rb)[r].kind);
-      ASSERT_EQ((*ra)[r].value.size(), (*rb)[r].value.size());
-      for (size_t c = 0; c < (*ra)[r].value.size(); c++) {
-        // NaN != NaN: compare as the table orders values.
-        EXPECT_EQ(CompareValues((*ra)[r].value[c], (*rb)[r].value[c]), 0)
-            << "record " << r << " column " << c;
-      }
-    }
-  }
 }
 
 // A deduplicate compaction merged column by column writes what the row merge writes: the newest

@@ -49,11 +49,12 @@ Result<std::string> Encode(const std::vector<Row>& rows) {
   return w->Finish();
 }
 
-void BM_ParquetEncode(benchmark::State& state) {
-  const auto rows = Rows(state.range(0));
+// Times `encode()` (a whole file) per iteration, reporting rows/s and file MB/s.
+template <typename Encoder>
+void EncodeBenchmark(benchmark::State& state, const Encoder& encode) {
   int64_t bytes = 0;
   for (auto _ : state) {
-    auto file = Encode(rows);
+    Result<std::string> file = encode();
     if (!file.ok()) state.SkipWithError(file.status().ToString().c_str());
     bytes = file.ok() ? static_cast<int64_t>(file->size()) : 0;
     benchmark::DoNotOptimize(bytes);
@@ -61,6 +62,11 @@ void BM_ParquetEncode(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
   state.SetBytesProcessed(state.iterations() * bytes);
   state.counters["file_bytes"] = static_cast<double>(bytes);
+}
+
+void BM_ParquetEncode(benchmark::State& state) {
+  const auto rows = Rows(state.range(0));
+  EncodeBenchmark(state, [&] { return Encode(rows); });
 }
 BENCHMARK(BM_ParquetEncode)->Arg(100000)->Unit(benchmark::kMillisecond);
 
@@ -115,19 +121,11 @@ TypedColumns Transpose(const std::vector<Row>& rows) {
 
 void BM_ParquetEncodeColumns(benchmark::State& state) {
   const TypedColumns t = Transpose(Rows(state.range(0)));
-  int64_t bytes = 0;
-  for (auto _ : state) {
-    auto w = ParquetWriter::Make(Columns());
-    Status st = w.ok() ? (*w)->AppendColumns(t.columns, static_cast<size_t>(state.range(0)))
-                       : w.status();
-    auto file = st.ok() ? (*w)->Finish() : Result<std::string>(st);
-    if (!file.ok()) state.SkipWithError(file.status().ToString().c_str());
-    bytes = file.ok() ? static_cast<int64_t>(file->size()) : 0;
-    benchmark::DoNotOptimize(bytes);
-  }
-  state.SetItemsProcessed(state.iterations() * state.range(0));
-  state.SetBytesProcessed(state.iterations() * bytes);
-  state.counters["file_bytes"] = static_cast<double>(bytes);
+  EncodeBenchmark(state, [&]() -> Result<std::string> {
+    TRIB_ASSIGN_OR_RETURN(auto w, ParquetWriter::Make(Columns()));
+    TRIB_RETURN_NOT_OK(w->AppendColumns(t.columns, static_cast<size_t>(state.range(0))));
+    return w->Finish();
+  });
 }
 BENCHMARK(BM_ParquetEncodeColumns)->Arg(100000)->Unit(benchmark::kMillisecond);
 
