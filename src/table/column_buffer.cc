@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <type_traits>
 
 #include "tributary/column_batch.h"
 
@@ -61,16 +62,27 @@ void ColumnWriteBuffer::Add(RowKind kind, const Row& row) {
 }
 
 void ColumnWriteBuffer::Clear() {
+  // A small buffer keeps its memory for the next records (no page faults refilling it); a
+  // large one gives it back, so a writer with many buckets does not hold each one's peak.
+  constexpr int64_t kKeepBytes = int64_t{8} << 20;
+  const bool release = bytes_ > kKeepBytes;
+  auto reset = [release](auto& v) {
+    if (release) {
+      std::remove_reference_t<decltype(v)>().swap(v);
+    } else {
+      v.clear();
+    }
+  };
   for (Column& c : columns_) {
-    c.ints.clear();
-    c.doubles.clear();
-    c.chars.clear();
-    c.offsets.clear();
+    reset(c.ints);
+    reset(c.doubles);
+    reset(c.chars);
+    reset(c.offsets);
     if (c.rep == Rep::kString) c.offsets.push_back(0);
-    c.values.clear();
-    c.nulls.clear();
+    reset(c.values);
+    reset(c.nulls);
   }
-  kinds_.clear();
+  reset(kinds_);
   bytes_ = 0;
 }
 
