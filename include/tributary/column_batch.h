@@ -41,6 +41,10 @@ struct ColumnVector {
   void AppendRow(const ColumnVector& from, size_t r);
   // Appends rows `rows` of `from` (same type and rep).
   void AppendRows(const ColumnVector& from, const std::vector<uint32_t>& rows);
+  // Appends every row of `from` (same type and rep), moving its strings and Values.
+  void AppendAll(ColumnVector&& from);
+  // Room for `n` rows in the used vector.
+  void Reserve(size_t n);
   void Clear();
 };
 

@@ -1,5 +1,7 @@
 #include "tributary/column_batch.h"
 
+#include <iterator>
+
 namespace tributary {
 
 ColumnVector::Rep ColumnVector::RepOf(const DataType& type) {
@@ -101,6 +103,41 @@ void ColumnVector::AppendRow(const ColumnVector& from, size_t r) {
 
 void ColumnVector::AppendRows(const ColumnVector& from, const std::vector<uint32_t>& rows) {
   for (uint32_t r : rows) AppendRow(from, r);
+}
+
+void ColumnVector::AppendAll(ColumnVector&& from) {
+  const size_t n = size(), m = from.size();
+  if (!from.nulls.empty() || !nulls.empty()) {
+    nulls.resize(n, 0);
+    if (from.nulls.empty()) {
+      nulls.resize(n + m, 0);
+    } else {
+      nulls.insert(nulls.end(), from.nulls.begin(), from.nulls.end());
+    }
+  }
+  ints.insert(ints.end(), from.ints.begin(), from.ints.end());
+  doubles.insert(doubles.end(), from.doubles.begin(), from.doubles.end());
+  strings.insert(strings.end(), std::make_move_iterator(from.strings.begin()),
+                 std::make_move_iterator(from.strings.end()));
+  values.insert(values.end(), std::make_move_iterator(from.values.begin()),
+                std::make_move_iterator(from.values.end()));
+}
+
+void ColumnVector::Reserve(size_t n) {
+  switch (rep) {
+    case Rep::kInt:
+      ints.reserve(n);
+      break;
+    case Rep::kDouble:
+      doubles.reserve(n);
+      break;
+    case Rep::kString:
+      strings.reserve(n);
+      break;
+    case Rep::kValue:
+      values.reserve(n);
+      break;
+  }
 }
 
 void ColumnVector::Clear() {

@@ -66,5 +66,36 @@ TEST(ColumnVector, NullsAppearLazily) {
   EXPECT_EQ(c.size(), 0u);
 }
 
+TEST(ColumnVector, AppendAllMovesEveryRowAndKeepsNulls) {
+  for (const DataType& type : {DataType::BigInt(), DataType::String(), DataType::Decimal(8, 2)}) {
+    ColumnVector a, b;
+    a.type = b.type = type;
+    a.rep = b.rep = ColumnVector::RepOf(type);
+    auto v = [&](int i) {
+      if (type.id == TypeId::kBigInt) return Value::Int(i);
+      if (type.id == TypeId::kVarChar) return Value::String("s" + std::to_string(i));
+      return Value::Dec(Decimal{i});
+    };
+    a.Append(v(1));
+    a.Append(v(2));
+    b.Append(Value::Null());
+    b.Append(v(3));
+    a.Reserve(8);
+    a.AppendAll(std::move(b));
+    ASSERT_EQ(a.size(), 4u);
+    EXPECT_EQ(a.Get(1), v(2));
+    EXPECT_TRUE(a.IsNull(2));
+    EXPECT_EQ(a.Get(3), v(3));
+    // Rows without NULLs appended after some: their null flags are filled in.
+    ColumnVector c;
+    c.type = type;
+    c.rep = a.rep;
+    c.Append(v(4));
+    a.AppendAll(std::move(c));
+    EXPECT_FALSE(a.IsNull(4));
+    EXPECT_EQ(a.Get(4), v(4));
+  }
+}
+
 }  // namespace
 }  // namespace tributary

@@ -1544,7 +1544,7 @@ Result<bool> LoadDedupKeys(const std::string& path, const FileLayout& layout,
         } else if ((*v)[k].rep != file->key_columns[k].rep) {
           return false;
         } else {
-          for (size_t r = 0; r < (*v)[k].size(); r++) file->key_columns[k].AppendRow((*v)[k], r);
+          file->key_columns[k].AppendAll(std::move((*v)[k]));
         }
       }
     }
@@ -1635,25 +1635,6 @@ Result<std::vector<std::pair<uint32_t, uint32_t>>> MergeLatest(const std::vector
   return winners;
 }
 
-// Appends every row of `from` (same type and rep) to `to`, moving strings and Values.
-void AppendAll(ColumnVector&& from, ColumnVector* to) {
-  const size_t n = to->size(), m = from.size();
-  if (!from.nulls.empty() || !to->nulls.empty()) {
-    to->nulls.resize(n, 0);
-    if (from.nulls.empty()) {
-      to->nulls.resize(n + m, 0);
-    } else {
-      to->nulls.insert(to->nulls.end(), from.nulls.begin(), from.nulls.end());
-    }
-  }
-  to->ints.insert(to->ints.end(), from.ints.begin(), from.ints.end());
-  to->doubles.insert(to->doubles.end(), from.doubles.begin(), from.doubles.end());
-  to->strings.insert(to->strings.end(), std::make_move_iterator(from.strings.begin()),
-                     std::make_move_iterator(from.strings.end()));
-  to->values.insert(to->values.end(), std::make_move_iterator(from.values.begin()),
-                    std::make_move_iterator(from.values.end()));
-}
-
 // File column `file_col` over the row groups read, concatenated (positions as LoadDedupKeys').
 Result<ColumnVector> ReadDedupColumn(const DedupFile& file, int file_col) {
   ColumnVector all;
@@ -1664,7 +1645,7 @@ Result<ColumnVector> ReadDedupColumn(const DedupFile& file, int file_col) {
       all = std::move(one[0]);
       first = false;
     } else {
-      AppendAll(std::move(one[0]), &all);
+      all.AppendAll(std::move(one[0]));
     }
   }
   if (all.size() != file.size()) {
@@ -1773,20 +1754,7 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::
       out.columns.push_back(std::move(all));  // not read: no rows
       continue;
     }
-    switch (all.rep) {  // no regrowth while the files are appended
-      case ColumnVector::Rep::kInt:
-        all.ints.reserve(total + 1);
-        break;
-      case ColumnVector::Rep::kDouble:
-        all.doubles.reserve(total + 1);
-        break;
-      case ColumnVector::Rep::kString:
-        all.strings.reserve(total + 1);
-        break;
-      case ColumnVector::Rep::kValue:
-        all.values.reserve(total + 1);
-        break;
-    }
+    all.Reserve(total + 1);  // no regrowth while the files are appended
     for (DedupFile& file : files) {
       if (file.size() == 0) continue;  // every row group skipped: nothing to read
       int c = FileColumnOf(file.reader->schema(), field);
@@ -1794,7 +1762,7 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::
       if (!type || type->id != field.type.id || type->IsNested()) return Out();
       TRIB_ASSIGN_OR_RETURN(ColumnVector one, ReadDedupColumn(file, c));
       if (one.rep != all.rep) return Out();
-      AppendAll(std::move(one), &all);
+      all.AppendAll(std::move(one));
     }
     if (partial_update) all.Append(Value::Null());
     out.columns.push_back(std::move(all));

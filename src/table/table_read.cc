@@ -650,18 +650,9 @@ class FileStoreScan : public TableScan {
     // Aggregates fold every column, as the row merge does (an aggregate that fails fails the
     // read, whichever columns it returns).
     const bool all = plan->kind() == ColumnMergePlan::Kind::kAggregate;
-    TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout_, &*plan,
-                                                           all ? nullptr : &needed,
-                                                           &skip_filters_));
-    if (merged) {
-      // Retractions (a first-row or aggregation result is never one; deduplicate drops them).
-      const auto& kinds = merged->merged.kinds;
-      if (std::any_of(kinds.begin(), kinds.end(),
-                      [](int64_t k) { return IsRetract(static_cast<RowKind>(k)); })) {
-        return Out();
-      }
-    }
-    return merged;
+    // No retraction comes out: deduplicate drops winning ones (keep_retracts false), the other
+    // engines' results are never one.
+    return MergeFilesByColumns(paths, layout_, &*plan, all ? nullptr : &needed, &skip_filters_);
   }
 
   // Whether a merged bucket can be read by ReadDeduplicatedColumns: the deduplicate engine
