@@ -52,8 +52,9 @@ struct WriteContext {
   std::optional<std::vector<std::string>> write_cols;      // static partial-column writes
   std::shared_ptr<const std::vector<bool>> write_mask;
   FileFormatOptions format;
-  // Buckets buffer their records column by column (ColumnWriteBuffer): deduplicate tables with
-  // flat columns, full-row writes, no 'sequence.field', Parquet level-0 files.
+  // Buckets buffer their records column by column (ColumnWriteBuffer): tables whose merge a
+  // ColumnMergePlan runs (MergeConfig::IsPlain*), with flat columns, full-row writes and Parquet
+  // level-0 files.
   bool column_buffer = false;
 };
 
