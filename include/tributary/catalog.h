@@ -76,7 +76,9 @@ class Catalog {
 
  private:
   explicit Catalog(std::string warehouse) : warehouse_(std::move(warehouse)) {}
-  std::string TablePath(const Identifier& id) const;
+  // The table's directory, after checking both names (every table access goes through here, so
+  // no name reaches a directory outside the warehouse).
+  Result<std::string> TablePath(const Identifier& id) const;
   std::string warehouse_;
 };
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/datetime.h"
+#include "common/json.h"
 #include "options/option_values.h"
 
 namespace tributary::cli {
@@ -405,6 +406,7 @@ Status DebeziumDecoder::Decode(std::string_view line, std::vector<RowChange>* ou
   if (first == std::string_view::npos) return Status::OK();
   Json doc = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) return Bad("not valid JSON");
+  TRIB_RETURN_NOT_OK(CheckJsonDepth(doc, kMaxJsonDepth));  // values are walked recursively
   if (doc.is_null()) return Status::OK();  // a Kafka tombstone after a delete
   if (!doc.is_object()) return Bad("expected a JSON object, got " + Describe(doc));
   try {
@@ -415,7 +417,8 @@ Status DebeziumDecoder::Decode(std::string_view line, std::vector<RowChange>* ou
       if (envelope->is_null()) return Status::OK();  // tombstone with a schema
       if (!envelope->is_object()) return Bad("'payload' must be an object");
       // Kafka Connect schema: the struct fields of "after" (or "before") name the encodings.
-      const Json& schema = doc.contains("schema") ? doc["schema"] : Json();
+      static const Json kNoSchema;
+      const Json& schema = doc.contains("schema") ? doc["schema"] : kNoSchema;
       if (schema.is_object() && schema.contains("fields") && schema["fields"].is_array()) {
         for (const Json& part : schema["fields"]) {
           if (!part.is_object() || !part.contains("fields") || !part["fields"].is_array()) {

@@ -160,4 +160,57 @@ Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataT
   return Unsupported(from, to);
 }
 
+namespace {
+// Bits of an integer type; 0 for others.
+int IntegerWidth(TypeId id) {
+  switch (id) {
+    case TypeId::kTinyInt: return 8;
+    case TypeId::kSmallInt: return 16;
+    case TypeId::kInt: return 32;
+    case TypeId::kBigInt: return 64;
+    default: return 0;
+  }
+}
+bool IsText(TypeId id) {
+  return id == TypeId::kChar || id == TypeId::kVarChar || id == TypeId::kBinary ||
+         id == TypeId::kVarBinary;
+}
+bool IsTimestamp(TypeId id) { return id == TypeId::kTimestamp || id == TypeId::kTimestampLtz; }
+}  // namespace
+
+bool StoredTypeFits(const DataType& stored, const DataType& declared) {
+  const TypeId s = stored.id, d = declared.id;
+  if (int dw = IntegerWidth(d)) {
+    int sw = IntegerWidth(s);
+    return sw != 0 && sw <= dw;
+  }
+  if (IsText(d)) return IsText(s);  // one representation: bytes (strings are checked UTF-8)
+  if (IsTimestamp(d)) return IsTimestamp(s);
+  switch (d) {
+    case TypeId::kDouble:
+      return s == TypeId::kDouble || s == TypeId::kFloat;
+    case TypeId::kDecimal:
+      return s == TypeId::kDecimal && stored.scale == declared.scale &&
+             stored.precision <= declared.precision;
+    case TypeId::kArray:
+      return s == TypeId::kArray && StoredTypeFits(stored.element(), declared.element());
+    case TypeId::kMultiset:  // stored as MAP<element, INT>
+      if (s == TypeId::kMultiset) return StoredTypeFits(stored.element(), declared.element());
+      return s == TypeId::kMap && StoredTypeFits(stored.key(), declared.element()) &&
+             IntegerWidth(stored.value().id) != 0;
+    case TypeId::kMap:
+      return s == TypeId::kMap && StoredTypeFits(stored.key(), declared.key()) &&
+             StoredTypeFits(stored.value(), declared.value());
+    case TypeId::kRow: {
+      if (s != TypeId::kRow || stored.fields().size() != declared.fields().size()) return false;
+      for (size_t i = 0; i < stored.fields().size(); i++) {
+        if (!StoredTypeFits(stored.fields()[i].type, declared.fields()[i].type)) return false;
+      }
+      return true;
+    }
+    default:  // BOOLEAN, FLOAT, DATE, TIME
+      return s == d;
+  }
+}
+
 }  // namespace tributary

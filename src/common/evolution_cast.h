@@ -16,4 +16,11 @@ class TimeZone;
 Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataType& to,
                                const TimeZone* tz = nullptr);
 
+// Whether values a data file stores as `stored` (the type its format says) can be read as
+// `declared` (the type the file's schema version gives the column) without a cast: the same kind
+// of value, integers and decimals no wider, decimals of the same scale, nested types alike at
+// every level. A file that does not fit was not written with that schema (a hand-edited schema
+// file, a table re-created with other types): reading it must fail, not misread its values.
+bool StoredTypeFits(const DataType& stored, const DataType& declared);
+
 }  // namespace tributary

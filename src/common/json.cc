@@ -1,5 +1,8 @@
 #include "common/json.h"
 
+#include <utility>
+#include <vector>
+
 namespace tributary {
 namespace {
 
@@ -58,7 +61,24 @@ Result<Json> ParseJson(std::string_view text, const std::string& what) {
     }
     return Status::Corruption(what + " is not valid JSON");
   }
+  Status depth = CheckJsonDepth(j, kMaxJsonDepth);
+  if (!depth.ok()) return Status::Corruption(what + ": " + depth.message());
   return j;
+}
+
+Status CheckJsonDepth(const Json& root, int max_depth) {
+  std::vector<std::pair<const Json*, int>> stack{{&root, 1}};
+  while (!stack.empty()) {
+    auto [j, depth] = stack.back();
+    stack.pop_back();
+    if (!j->is_structured()) continue;
+    if (depth > max_depth) {
+      return Status::Invalid("JSON nested more than " + std::to_string(max_depth) +
+                             " levels deep");
+    }
+    for (const Json& child : *j) stack.push_back({&child, depth + 1});
+  }
+  return Status::OK();
 }
 
 }  // namespace tributary

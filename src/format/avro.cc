@@ -1,6 +1,9 @@
 // Avro schemas: parsing schema JSON, writing it back, and the codec names.
 #include "format/avro.h"
 
+#include "common/json.h"
+
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -59,6 +62,27 @@ const char* TypeName(Type type) {
   return "unknown";
 }
 
+}  // namespace
+
+int64_t MinEncodedSize(const Schema& s) {
+  switch (s.type) {
+    case Type::kNull:
+      return 0;
+    case Type::kFloat:
+      return 4;
+    case Type::kDouble:
+      return 8;
+    case Type::kFixed:
+      return s.fixed_size;
+    case Type::kRecord:
+      return s.record_min_size;
+    default:
+      return 1;
+  }
+}
+
+namespace {
+
 // Parses schema JSON into Schema trees, resolving named-type references. Named types are
 // registered once fully parsed, so recursive types are rejected (Paimon never writes them).
 class SchemaParser {
@@ -67,6 +91,11 @@ class SchemaParser {
     if (++depth_ > kMaxDepth) return Status::Invalid("avro schema: nested too deeply");
     Result<SchemaPtr> result = ParseImpl(j, enclosing_ns);
     --depth_;
+    // References to named types nest without nesting the JSON: their depth counts too.
+    if (result.ok() && (*result)->depth > kMaxDepth) {
+      return Status::Invalid("avro schema: nested too deeply (more than " +
+                             std::to_string(kMaxDepth) + " levels)");
+    }
     return result;
   }
 
@@ -91,6 +120,7 @@ class SchemaParser {
       auto items = j.find("items");
       if (items == j.end()) return Status::Invalid("avro schema: array without \"items\"");
       TRIB_ASSIGN_OR_RETURN(schema->items, Parse(*items, ns));
+      schema->depth = 1 + schema->items->depth;
       TRIB_RETURN_NOT_OK(ParseLogicalType(j, schema.get()));  // Paimon's "map" arrays
       return SchemaPtr(std::move(schema));
     }
@@ -99,6 +129,7 @@ class SchemaParser {
       auto values = j.find("values");
       if (values == j.end()) return Status::Invalid("avro schema: map without \"values\"");
       TRIB_ASSIGN_OR_RETURN(schema->values, Parse(*values, ns));
+      schema->depth = 1 + schema->values->depth;
       return SchemaPtr(std::move(schema));
     }
     if (type_name == "record" || type_name == "error") {
@@ -120,6 +151,11 @@ class SchemaParser {
     switch (schema->type) {
       case Type::kRecord:
         TRIB_RETURN_NOT_OK(ParseFields(j, own_ns, schema.get()));
+        for (const SchemaField& f : schema->fields) {
+          schema->depth = std::max(schema->depth, 1 + f.schema->depth);
+          schema->record_min_size =
+              std::min<int64_t>(1024, schema->record_min_size + MinEncodedSize(*f.schema));
+        }
         break;
       case Type::kEnum:
         TRIB_RETURN_NOT_OK(ParseSymbols(j, schema.get()));
@@ -160,6 +196,7 @@ class SchemaParser {
     for (const Json& branch : j) {
       TRIB_ASSIGN_OR_RETURN(SchemaPtr b, Parse(branch, ns));
       if (b->type == Type::kUnion) return Status::Invalid("avro schema: union inside a union");
+      schema->depth = std::max(schema->depth, 1 + b->depth);
       schema->branches.push_back(std::move(b));
     }
     if (schema->branches.empty()) return Status::Invalid("avro schema: empty union");
@@ -349,6 +386,10 @@ const Schema& Schema::NonNull() const {
 Result<SchemaPtr> ParseSchema(std::string_view json) {
   Json j = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return Status::Invalid("avro schema: not valid JSON");
+  // Defaults are kept as JSON text (dumped recursively): bound the whole document.
+  if (Status st = CheckJsonDepth(j, 2 * kMaxJsonDepth); !st.ok()) {
+    return Status::Invalid("avro schema: " + st.message());
+  }
   try {
     SchemaParser parser;
     return parser.Parse(j, "");

@@ -47,6 +47,11 @@ struct Schema {
   SchemaPtr items;                   // array
   SchemaPtr values;                  // map
   std::vector<SchemaPtr> branches;   // union
+  // Set by ParseSchema: levels of nesting, this one included, following named-type references
+  // (bounded, so a hostile schema cannot make decoding recurse without end); and for a record,
+  // the fewest bytes one of its values takes (capped at 1024).
+  int32_t depth = 1;
+  int64_t record_min_size = 0;
 
   // Index of the record field named `name`, or -1.
   int FieldIndex(std::string_view name) const;
@@ -54,6 +59,9 @@ struct Schema {
   const Schema& NonNull() const;
   bool IsNullableUnion() const;
 };
+
+// The fewest bytes one value of `s` can take (capped; only used to bound block counts).
+int64_t MinEncodedSize(const Schema& s);
 
 // Parses Avro schema JSON (named types may be referenced by name after their definition).
 Result<SchemaPtr> ParseSchema(std::string_view json);

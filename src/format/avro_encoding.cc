@@ -313,29 +313,7 @@ class Decoder {
     return Status::OK();
   }
 
-  // The fewest bytes one value of `s` can take (capped; only used to bound block counts).
-  static int64_t MinEncodedSize(const Schema& s) {
-    switch (s.type) {
-      case Type::kNull:
-        return 0;
-      case Type::kFloat:
-        return 4;
-      case Type::kDouble:
-        return 8;
-      case Type::kFixed:
-        return s.fixed_size;
-      case Type::kRecord: {
-        int64_t sum = 0;
-        for (const SchemaField& f : s.fields) {
-          sum += MinEncodedSize(*f.schema);
-          if (sum > 1024) break;
-        }
-        return sum;
-      }
-      default:
-        return 1;
-    }
-  }
+
 
   std::string_view data_;
   size_t pos_;

@@ -57,17 +57,6 @@ Status AsCorruption(const Status& st) {
   return Status::Corruption(st.message());
 }
 
-uint32_t Crc32(std::string_view data) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  // zlib's length is a uInt; feed large inputs in pieces.
-  while (!data.empty()) {
-    const size_t n = std::min<size_t>(data.size(), 1u << 30);
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(n));
-    data.remove_prefix(n);
-  }
-  return static_cast<uint32_t>(crc);
-}
-
 Result<std::string> DecompressBlock(Codec codec, std::string_view data) {
   switch (codec) {
     case Codec::kNull:
@@ -84,7 +73,7 @@ Result<std::string> DecompressBlock(Codec codec, std::string_view data) {
           (uint32_t{c[0]} << 24) | (uint32_t{c[1]} << 16) | (uint32_t{c[2]} << 8) | uint32_t{c[3]};
       TRIB_ASSIGN_OR_RETURN(std::string out, format::Decompress(format::CompressionCodec::kSnappy,
                                                                 data.substr(0, data.size() - 4)));
-      if (Crc32(out) != expected) return Status::Corruption("snappy: block checksum mismatch");
+      if (format::Crc32(out) != expected) return Status::Corruption("snappy: block checksum mismatch");
       return out;
     }
   }
@@ -102,7 +91,7 @@ Result<std::string> CompressBlock(Codec codec, std::string_view data) {
     case Codec::kSnappy: {
       TRIB_ASSIGN_OR_RETURN(std::string out,
                             format::Compress(format::CompressionCodec::kSnappy, data));
-      const uint32_t crc = Crc32(data);
+      const uint32_t crc = format::Crc32(data);
       for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>(crc >> shift));
       return out;
     }

@@ -272,4 +272,15 @@ Result<std::string> Decompress(CompressionCodec codec, std::string_view input,
   return Status::Invalid("unknown compression codec");
 }
 
+uint32_t Crc32(std::string_view data) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  // zlib's length is a uInt; feed large inputs in pieces.
+  while (!data.empty()) {
+    const size_t n = std::min<size_t>(data.size(), 1u << 30);
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(n));
+    data.remove_prefix(n);
+  }
+  return static_cast<uint32_t>(crc);
+}
+
 }  // namespace tributary::format

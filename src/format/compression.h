@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -34,5 +35,8 @@ Result<std::string> Compress(CompressionCodec codec, std::string_view input);
 // Status::Corruption naming the codec.
 Result<std::string> Decompress(CompressionCodec codec, std::string_view input,
                                size_t expected_size_hint = 0);
+
+// CRC-32 (ISO-HDLC, zlib's crc32) of `data`: Avro's snappy blocks and Parquet page checksums.
+uint32_t Crc32(std::string_view data);
 
 }  // namespace tributary::format

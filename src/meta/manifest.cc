@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "format/avro.h"
+#include "meta/paths.h"
 
 namespace tributary::meta {
 
@@ -266,6 +267,7 @@ Result<std::vector<ManifestEntry>> DecodeManifest(std::string file, const std::s
     RecordView f(*fs, *fd, what);
     DataFileMeta& m = e.file;
     TRIB_ASSIGN_OR_RETURN(m.file_name, f.Str("_FILE_NAME"));
+    TRIB_RETURN_NOT_OK(CheckFileName(m.file_name, what));
     TRIB_ASSIGN_OR_RETURN(m.file_size, f.Long("_FILE_SIZE"));
     TRIB_ASSIGN_OR_RETURN(m.row_count, f.Long("_ROW_COUNT"));
     m.min_key = f.OptStr("_MIN_KEY").value_or("");
@@ -278,6 +280,7 @@ Result<std::vector<ManifestEntry>> DecodeManifest(std::string file, const std::s
     TRIB_ASSIGN_OR_RETURN(int64_t level, f.Long("_LEVEL"));
     m.level = static_cast<int32_t>(level);
     m.extra_files = f.OptStrList("_EXTRA_FILES").value_or(std::vector<std::string>{});
+    for (const auto& x : m.extra_files) TRIB_RETURN_NOT_OK(CheckFileName(x, what));
     m.creation_time_millis = f.OptLong("_CREATION_TIME");
     m.delete_row_count = f.OptLong("_DELETE_ROW_COUNT");
     m.embedded_file_index = f.OptStr("_EMBEDDED_FILE_INDEX");
@@ -311,6 +314,7 @@ Result<std::vector<ManifestFileMeta>> DecodeManifestList(std::string file,
   TRIB_RETURN_NOT_OK(ForEachRecord(std::move(file), what, [&](const RecordView& r) -> Status {
     ManifestFileMeta m;
     TRIB_ASSIGN_OR_RETURN(m.file_name, r.Str("_FILE_NAME"));
+    TRIB_RETURN_NOT_OK(CheckFileName(m.file_name, what));
     TRIB_ASSIGN_OR_RETURN(m.file_size, r.Long("_FILE_SIZE"));
     TRIB_ASSIGN_OR_RETURN(m.num_added_files, r.Long("_NUM_ADDED_FILES"));
     TRIB_ASSIGN_OR_RETURN(m.num_deleted_files, r.Long("_NUM_DELETED_FILES"));
@@ -344,6 +348,7 @@ Result<std::vector<IndexManifestEntry>> DecodeIndexManifest(std::string file,
     e.bucket = static_cast<int32_t>(bucket);
     TRIB_ASSIGN_OR_RETURN(e.index_type, r.Str("_INDEX_TYPE"));
     TRIB_ASSIGN_OR_RETURN(e.file_name, r.Str("_FILE_NAME"));
+    TRIB_RETURN_NOT_OK(CheckFileName(e.file_name, what));
     e.file_size = r.OptLong("_FILE_SIZE").value_or(0);
     e.row_count = r.OptLong("_ROW_COUNT").value_or(0);
     e.external_path = r.OptStr("_EXTERNAL_PATH");

@@ -29,6 +29,14 @@ std::string ManifestPath(const std::string& t, const std::string& f) {
   return JoinPath(ManifestDir(t), f);
 }
 
+Status CheckFileName(const std::string& name, const std::string& what) {
+  bool bad = name.empty() || name == "." || name == ".." ||
+             name.find_first_of(std::string("/\\\0", 3)) != std::string::npos;
+  if (!bad) return Status::OK();
+  return Status::Corruption(what + ": file name '" + name +
+                            "' is not a plain name in its directory");
+}
+
 std::string EscapePathName(const std::string& s) {
   static const std::string kSpecial = "\"#%'*/:=?\\\x7f{}[]^";
   static const char* kHex = "0123456789ABCDEF";

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tributary/schema.h"
+#include "tributary/status.h"
 #include "tributary/value.h"
 
 namespace tributary::meta {
@@ -30,6 +31,11 @@ std::string PartitionValueString(const Value& v, const DataType& t);
 std::string EscapePathName(const std::string& s);
 std::string BucketDir(const std::string& table_path, const std::string& partition_path,
                       int32_t bucket);
+
+// A file name recorded in table metadata (a data, manifest, index or extra file) must be a plain
+// name inside its directory: metadata never leads a read or a delete outside the table.
+// Corruption naming `what` (the metadata file) otherwise.
+Status CheckFileName(const std::string& name, const std::string& what);
 
 // A random UUID (version 4), lower-case, with dashes.
 std::string NewUuid();

@@ -82,6 +82,10 @@ Result<Snapshot> SnapshotFromJson(std::string_view text, const std::string& what
   } catch (const std::exception& e) {
     return Status::Corruption(what + ": unexpected content: " + e.what());
   }
+  TRIB_RETURN_NOT_OK(CheckFileName(s.base_manifest_list, what));
+  TRIB_RETURN_NOT_OK(CheckFileName(s.delta_manifest_list, what));
+  if (s.changelog_manifest_list) TRIB_RETURN_NOT_OK(CheckFileName(*s.changelog_manifest_list, what));
+  if (s.index_manifest) TRIB_RETURN_NOT_OK(CheckFileName(*s.index_manifest, what));
   return s;
 }
 

@@ -1,5 +1,7 @@
 #include "sql/expression.h"
 
+#include "common/stack_guard.h"
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -200,6 +202,13 @@ Result<BoundExprPtr> Binder::BindPredicate(const Expr& e, const char* clause) {
 }
 
 Result<BoundExprPtr> Binder::Bind(const Expr& e) {
+  // The parser bounds the tree's height; these bound the binder's stack and its work (some
+  // forms bind an argument twice, so nesting them doubles the work at every level).
+  if (Status st = CheckStackDepth("expression"); !st.ok()) return ErrorAt(e.pos, st.message());
+  if (++binds_ > kMaxBinds) {
+    return ErrorAt(e.pos, "expression too large (more than " + std::to_string(kMaxBinds) +
+                              " nodes to bind)");
+  }
   if (agg_ != nullptr) {
     // Above a GROUP BY: group expressions and aggregates become slots of the grouped row.
     if (e.kind == ExprKind::kFunction && IsAggregateFunction(e.op)) return BindAggregate(e);

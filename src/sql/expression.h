@@ -109,8 +109,10 @@ class Binder {
   Result<BoundExprPtr> BindNested(const Expr& e, std::vector<BoundExprPtr> args);
   Result<BoundExprPtr> BindFieldAccess(BoundExprPtr base, const std::string& name, const Pos& pos);
 
+  static constexpr int64_t kMaxBinds = 1'000'000;
   const Scope* scope_;
   AggregateBinding* agg_;
+  int64_t binds_ = 0;  // Bind calls so far
 };
 
 // Wraps `e` in a cast to `to` (no-op when the type already matches). Constants are converted now,

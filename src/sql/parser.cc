@@ -64,6 +64,7 @@ Result<StatementPtr> Parser::ParseTop() {
     Next();
     if (AcceptKeyword("PLAN")) TRIB_RETURN_NOT_OK(ExpectKeyword("FOR"));
     auto s = std::make_unique<ExplainStmt>();
+    if (Peek().Is("EXPLAIN")) return ErrorAt(Peek().pos, "EXPLAIN of an EXPLAIN");
     TRIB_ASSIGN_OR_RETURN(s->inner, ParseTop());
     return StatementPtr(std::move(s));
   } else {
@@ -404,12 +405,26 @@ Result<StatementPtr> Parser::ParseCall() {
 }
 
 Result<std::unique_ptr<SelectStmt>> Parser::ParseQuery() {
-  std::unique_ptr<SelectStmt> q;
-  if (Peek().IsSymbol("(")) {
+  // Parentheses around a query add no level: they are counted here, not recursed into.
+  size_t parens = 0;
+  while (Peek().IsSymbol("(")) {
     Next();
-    TRIB_ASSIGN_OR_RETURN(q, ParseQuery());
-    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
-  } else if (Peek().Is("VALUES")) {
+    parens++;
+  }
+  if (++query_nesting_ > kMaxQueryDepth) {
+    return ErrorAt(Peek().pos, "queries nested too deeply (more than " +
+                                   std::to_string(kMaxQueryDepth) + " levels)");
+  }
+  NestingExit exit{&query_nesting_};
+  auto no_set_operation = [&]() -> Status {
+    if (Peek().Is("UNION") || Peek().Is("EXCEPT") || Peek().Is("INTERSECT") ||
+        Peek().Is("MINUS")) {
+      return NotSupportedAt(Peek().pos, Upper(Peek().text) + " is not supported yet");
+    }
+    return Status::OK();
+  };
+  std::unique_ptr<SelectStmt> q;
+  if (Peek().Is("VALUES")) {
     q = std::make_unique<SelectStmt>();
     q->pos = Next().pos;
     do {
@@ -437,10 +452,11 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseQuery() {
   } else {
     return Unexpected("SELECT or VALUES");
   }
-  if (Peek().Is("UNION") || Peek().Is("EXCEPT") || Peek().Is("INTERSECT") ||
-      Peek().Is("MINUS")) {
-    return NotSupportedAt(Peek().pos, Upper(Peek().text) + " is not supported yet");
+  for (; parens > 0; parens--) {
+    TRIB_RETURN_NOT_OK(no_set_operation());
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
   }
+  TRIB_RETURN_NOT_OK(no_set_operation());
   return q;
 }
 

@@ -42,6 +42,7 @@ Result<ExprPtr> Parser::ParseNot() {
     e->op = "NOT";
     e->pos = p;
     e->args.push_back(std::move(operand));
+    TRIB_RETURN_NOT_OK(Seal(e));
     return e;
   }
   return ParseComparison();
@@ -50,6 +51,7 @@ Result<ExprPtr> Parser::ParseNot() {
 Result<ExprPtr> Parser::ParseComparison() {
   TRIB_ASSIGN_OR_RETURN(ExprPtr left, ParseConcat());
   while (true) {
+    TRIB_RETURN_NOT_OK(Seal(left));  // the node the last round built (x IS NULL, x IN (...))
     const Token& t = Peek();
     if (t.type == TokenType::kSymbol &&
         (t.text == "=" || t.text == "<>" || t.text == "!=" || t.text == "<" || t.text == "<=" ||
@@ -216,6 +218,7 @@ Result<ExprPtr> Parser::ParseUnary() {
     e->op = op;
     e->pos = p;
     e->args.push_back(std::move(operand));
+    TRIB_RETURN_NOT_OK(Seal(e));
     return e;
   }
   return ParsePostfix();
@@ -226,6 +229,7 @@ Result<ExprPtr> Parser::ParseUnary() {
 Result<ExprPtr> Parser::ParsePostfix() {
   TRIB_ASSIGN_OR_RETURN(ExprPtr e, ParsePrimary());
   while (true) {
+    TRIB_RETURN_NOT_OK(Seal(e));  // a primary (f(x), CAST, CASE, ...) or the last x[i] / x.f
     if (Peek().IsSymbol("[")) {
       Pos p = Next().pos;
       TRIB_ASSIGN_OR_RETURN(ExprPtr index, ParseExpr());
@@ -451,6 +455,7 @@ ExprPtr Expr::Clone() const {
   e->text = text;
   e->names = names;
   e->op = op;
+  e->depth = depth;
   for (const auto& a : args) e->args.push_back(a->Clone());
   e->distinct = distinct;
   e->negated = negated;

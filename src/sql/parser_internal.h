@@ -10,6 +10,7 @@
 
 #include "sql/ast.h"
 #include "sql/lexer.h"
+#include "common/stack_guard.h"
 
 namespace tributary::sql::internal {
 
@@ -259,6 +260,7 @@ class Parser {
   static constexpr int kMaxExprDepth = 1000;
   // Counts recursive descent (parentheses, NOT and sign chains); an error past kMaxExprDepth.
   Status EnterNesting(const Pos& pos) {
+    if (Status st = CheckStackDepth("expression"); !st.ok()) return ErrorAt(pos, st.message());
     if (++nesting_ > kMaxExprDepth) {
       return ErrorAt(pos, "expression nested too deeply (more than " +
                               std::to_string(kMaxExprDepth) + " levels)");
@@ -272,11 +274,22 @@ class Parser {
   // Left-deep chains (a + b + c ...) grow without recursion: their height is checked here.
   static Status CheckDepth(const ExprPtr& e) {
     if (e->depth > kMaxExprDepth) {
-      return ErrorAt(e->pos, "expression too long (more than " + std::to_string(kMaxExprDepth) +
-                                 " operators in a chain)");
+      return ErrorAt(e->pos, "expression nested too deeply (more than " +
+                                 std::to_string(kMaxExprDepth) + " levels)");
     }
     return Status::OK();
   }
+  // Sets the height of a new node from its arguments and checks it: every node that wraps
+  // others (x IS NULL, x[i], f(x), NOT x, ...) goes through here, so no chain of them escapes.
+  static Status Seal(const ExprPtr& e) {
+    int below = 0;
+    for (const auto& a : e->args) below = std::max(below, a->depth);
+    e->depth = 1 + below;
+    return CheckDepth(e);
+  }
+  // Subqueries and parenthesised queries: each level costs the planner and executor several
+  // kilobytes of stack, so fewer are allowed than expression levels.
+  static constexpr int kMaxQueryDepth = 100;
   static ExprPtr MakeBinary(std::string op, ExprPtr l, ExprPtr r, Pos pos) {
     auto e = std::make_unique<Expr>();
     e->kind = ExprKind::kBinary;
@@ -291,6 +304,7 @@ class Parser {
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   int nesting_ = 0;
+  int query_nesting_ = 0;
 };
 
 }  // namespace tributary::sql::internal

@@ -1,5 +1,7 @@
 #include "sql/query.h"
 
+#include "common/stack_guard.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -674,6 +676,7 @@ Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hint
 }
 
 Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
+  if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
   if (!q.values.empty()) return ExecuteValues(q);
   TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
   Source& src = plan.source;

@@ -23,14 +23,21 @@ namespace {
 
 constexpr const char* kDefaultDb = "default";
 
+// The one check of database, table and column names. Database and table names become
+// directory names under the warehouse, so none may leave it or hide in it: no path separator,
+// no control character, not "." or "..", no leading "." (DROP TABLE's tombstones), no '$'
+// (system tables).
 Status CheckName(const std::string& kind, const std::string& name) {
   if (name.empty()) return Status::Invalid(kind + " name must not be empty");
   for (char c : name) {
-    if (c == '/' || c == '\\' || c == '$' || static_cast<unsigned char>(c) < 0x20) {
+    if (c == '/' || c == '\\' || c == '$' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
       return Status::Invalid(kind + " name '" + name + "' contains an invalid character");
     }
   }
   if (name == "." || name == "..") return Status::Invalid("invalid " + kind + " name '" + name + "'");
+  if (kind != "column" && name[0] == '.') {
+    return Status::Invalid("invalid " + kind + " name '" + name + "': it must not start with '.'");
+  }
   return Status::OK();
 }
 
@@ -47,8 +54,25 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
   if (spec.columns.empty()) return Status::Invalid("a table needs at least one column");
   std::set<std::string> names;
   std::vector<std::string> column_names;
+  // As deep as a schema file may nest a type (meta/schema_manager.cc reads no deeper).
+  constexpr int kMaxTypeDepth = 64;
+  struct Depth {
+    static int Of(const DataType& t) {
+      int below = 0;
+      if (t.id == TypeId::kArray || t.id == TypeId::kMultiset) below = Of(t.element());
+      if (t.id == TypeId::kMap) below = std::max(Of(t.key()), Of(t.value()));
+      if (t.id == TypeId::kRow) {
+        for (const Field& f : t.fields()) below = std::max(below, Of(f.type));
+      }
+      return 1 + below;
+    }
+  };
   for (const auto& c : spec.columns) {
     TRIB_RETURN_NOT_OK(CheckName("column", c.name));
+    if (Depth::Of(c.type) > kMaxTypeDepth) {
+      return Status::Invalid("column '" + c.name + "': type nested more than " +
+                             std::to_string(kMaxTypeDepth) + " levels deep");
+    }
     if (!names.insert(c.name).second) return Status::Invalid("duplicate column '" + c.name + "'");
     column_names.push_back(c.name);
   }
@@ -242,6 +266,7 @@ Result<std::vector<std::string>> Catalog::ListDatabases() const {
 }
 
 Result<bool> Catalog::DatabaseExists(const std::string& db) const {
+  TRIB_RETURN_NOT_OK(CheckName("database", db));
   if (db == kDefaultDb) return true;
   return io::LocalFs().Exists(meta::DatabasePath(warehouse_, db));
 }
@@ -257,6 +282,7 @@ Status Catalog::CreateDatabase(const std::string& db, bool ignore_if_exists) {
 }
 
 Status Catalog::DropDatabase(const std::string& db, bool ignore_if_not_exists, bool cascade) {
+  TRIB_RETURN_NOT_OK(CheckName("database", db));
   TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(meta::DatabasePath(warehouse_, db)));
   if (!exists) {
     if (ignore_if_not_exists || db == kDefaultDb) return Status::OK();
@@ -281,7 +307,8 @@ Result<std::vector<std::string>> Catalog::ListTables(const std::string& db) cons
   }
   std::vector<std::string> out;
   for (const auto& e : *entries) {
-    if (!e.is_dir || e.name.empty() || e.name[0] == '.') continue;  // tombstones of DROP TABLE
+    // Tombstones of DROP TABLE start with '.'; other names no statement could reach are skipped.
+    if (!e.is_dir || !CheckName("table", e.name).ok()) continue;
     std::string p = meta::TablePath(warehouse_, db, e.name);
     TRIB_ASSIGN_OR_RETURN(auto id, meta::SchemaManager(p).LatestId());
     if (id) out.push_back(e.name);
@@ -290,12 +317,15 @@ Result<std::vector<std::string>> Catalog::ListTables(const std::string& db) cons
   return out;
 }
 
-std::string Catalog::TablePath(const Identifier& id) const {
+Result<std::string> Catalog::TablePath(const Identifier& id) const {
+  TRIB_RETURN_NOT_OK(CheckName("database", id.database));
+  TRIB_RETURN_NOT_OK(CheckName("table", id.table));
   return meta::TablePath(warehouse_, id.database, id.table);
 }
 
 Result<bool> Catalog::TableExists(const Identifier& id) const {
-  TRIB_ASSIGN_OR_RETURN(auto latest, meta::SchemaManager(TablePath(id)).LatestId());
+  TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
+  TRIB_ASSIGN_OR_RETURN(auto latest, meta::SchemaManager(path).LatestId());
   return latest.has_value();
 }
 
@@ -303,7 +333,7 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
   if (!id.system_table.empty()) {
     return Status::Invalid("cannot create a system table '" + id.ToString() + "'");
   }
-  TRIB_RETURN_NOT_OK(CheckName("table", id.table));
+  TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
   TRIB_ASSIGN_OR_RETURN(bool db_exists, DatabaseExists(id.database));
   if (!db_exists) return Status::NotFound("database '" + id.database + "' does not exist");
   TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(id));
@@ -313,7 +343,7 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
   }
   TRIB_ASSIGN_OR_RETURN(TableSchema schema, BuildSchema(spec));
   schema.id = 0;
-  TRIB_ASSIGN_OR_RETURN(bool created, meta::SchemaManager(TablePath(id)).Commit(schema));
+  TRIB_ASSIGN_OR_RETURN(bool created, meta::SchemaManager(path).Commit(schema));
   if (!created) {
     if (ignore_if_exists) return Status::OK();
     return Status::AlreadyExists("table '" + id.ToString() + "' already exists");
@@ -322,6 +352,7 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
 }
 
 Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
+  TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
   TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(id));
   if (!exists) {
     if (ignore_if_not_exists) return Status::OK();
@@ -329,7 +360,6 @@ Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
   }
   // Atomically take the table away first (a crash during the removal then leaves only a
   // hidden tombstone directory, never a half-removed table that a later CREATE would adopt).
-  std::string path = TablePath(id);
   std::string tomb = io::JoinPath(io::ParentPath(path), "." + id.table + ".dropped-" +
                                                             meta::NewUuid());
   if (::rename(path.c_str(), tomb.c_str()) != 0) {
@@ -342,7 +372,8 @@ Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
 Status Catalog::AlterTableOptions(const Identifier& id,
                                   const std::map<std::string, std::string>& set,
                                   const std::vector<std::string>& reset) {
-  meta::SchemaManager schemas(TablePath(id));
+  TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
+  meta::SchemaManager schemas(path);
   for (int attempt = 0; attempt < 10; attempt++) {
     TRIB_ASSIGN_OR_RETURN(auto latest_id, schemas.LatestId());
     if (!latest_id) return Status::NotFound("table '" + id.ToString() + "' does not exist");
@@ -402,7 +433,8 @@ Result<std::unique_ptr<Table>> Catalog::GetTable(const Identifier& id) const {
   if (!id.system_table.empty()) {
     return Status::Invalid("'" + id.ToString() + "' is a system table; read it as a query");
   }
-  return table::OpenFileStoreTable(id, TablePath(id));
+  TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
+  return table::OpenFileStoreTable(id, path);
 }
 
 Result<SystemTableData> Catalog::ReadSystemTable(const Identifier& id) const {
@@ -410,7 +442,8 @@ Result<SystemTableData> Catalog::ReadSystemTable(const Identifier& id) const {
   base.system_table.clear();
   TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(base));
   if (!exists) return Status::NotFound("table '" + base.ToString() + "' does not exist");
-  return table::ReadSystemTable(TablePath(base), id.system_table);
+  TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(base));
+  return table::ReadSystemTable(path, id.system_table);
 }
 
 }  // namespace tributary

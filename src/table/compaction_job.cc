@@ -26,7 +26,7 @@ Result<std::vector<merge::KeyValue>> ReadInput(const std::string& table_path,
   if (f.schema_id != schema.id) {
     TRIB_ASSIGN_OR_RETURN(file_schema, meta::SchemaManager(table_path).Read(f.schema_id));
   }
-  return ReadDataFile(path, layout, f.level, f.write_cols,
+  return ReadDataFile({path, f.row_count}, layout, f.level, f.write_cols,
                       file_schema ? &file_schema->fields : nullptr);
 }
 // A merge over the files of one bucket: the files' records (older files first, so the loser
@@ -73,11 +73,12 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
     return a.max_sequence_number < b.max_sequence_number;
   });
-  std::vector<std::string> paths;
+  std::vector<DataFileRef> paths;
   for (const auto& f : files) {
     if (f.schema_id != schema.id || f.write_cols) return false;
-    paths.push_back(f.external_path ? ResolveExternalPath(table_path, *f.external_path)
-                                    : io::JoinPath(bucket_dir, f.file_name));
+    paths.push_back({f.external_path ? ResolveExternalPath(table_path, *f.external_path)
+                                     : io::JoinPath(bucket_dir, f.file_name),
+                     f.row_count});
   }
   TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, &*plan));
   if (!merged) return false;

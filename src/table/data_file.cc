@@ -287,9 +287,18 @@ Result<Value> FromDatum(const Datum& d, const DataType& t, const std::string& wh
     case TypeId::kTinyInt:
     case TypeId::kSmallInt:
     case TypeId::kInt:
-    case TypeId::kBigInt:
     case TypeId::kDate:
     case TypeId::kTime:
+      // Avro int: a long here was not written with this schema (its values may not fit).
+      if (!std::holds_alternative<int32_t>(d.rep)) return mismatch();
+      i = d.as_int();
+      if ((t.id == TypeId::kTinyInt && (i < -128 || i > 127)) ||
+          (t.id == TypeId::kSmallInt && (i < -32768 || i > 32767))) {
+        return Status::Corruption(what + ": value " + std::to_string(i) + " is out of range for " +
+                                  t.ToString());
+      }
+      return Value::Int(i);
+    case TypeId::kBigInt:
       if (!as_i64(&i)) return mismatch();
       return Value::Int(i);
     case TypeId::kFloat:
@@ -852,9 +861,26 @@ int FileColumnOf(const format::parquet::FileSchema& schema, const Field& f) {
 
 using ParquetReaderPtr = std::shared_ptr<const format::parquet::ParquetReader>;
 
+// The rows of a Parquet file: its row groups' (some writers leave FileMetaData.num_rows wrong).
+int64_t RowsOf(const format::parquet::ParquetReader& reader) {
+  int64_t rows = 0;
+  for (const auto& g : reader.metadata().row_groups) rows += g.num_rows;
+  return rows;
+}
+
+// A file must hold the rows its manifest entry records: anything else is a damaged or swapped
+// file (or manifest), and reading on would return wrong rows.
+Status CheckRowCount(const DataFileRef& file, int64_t rows) {
+  if (file.row_count < 0 || rows == file.row_count) return Status::OK();
+  return Status::Corruption("data file '" + file.path + "' holds " + std::to_string(rows) +
+                            " rows but its manifest entry records " +
+                            std::to_string(file.row_count));
+}
+
 // An opened Parquet data file (its mapping and parsed footer), kept in the process-wide cache:
 // data files are immutable, so later reads neither map the file nor parse its footer again.
-Result<ParquetReaderPtr> OpenParquet(const std::string& path) {
+Result<ParquetReaderPtr> OpenParquet(const DataFileRef& file) {
+  const std::string& path = file.path;
   TRIB_ASSIGN_OR_RETURN(
       auto cached,
       FileCache::Instance().GetOrLoad<ParquetReaderPtr>(
@@ -870,6 +896,7 @@ Result<ParquetReaderPtr> OpenParquet(const std::string& path) {
             }
             return std::make_pair(ParquetReaderPtr(std::move(*reader)), charge);
           }));
+  TRIB_RETURN_NOT_OK(CheckRowCount(file, RowsOf(**cached)));
   return *cached;
 }
 
@@ -998,6 +1025,12 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, ParquetRe
     if (!src) continue;
     int c = FileColumnOf(schema, *src);
     if (c < 0) continue;
+    const auto& stored = schema.columns()[c].type;
+    if (stored && !StoredTypeFits(*stored, src->type)) {
+      return Status::Corruption("data file '" + path + "': column '" + src->name +
+                                "' is stored as " + stored->ToString() +
+                                " but the file's schema declares " + src->type.ToString());
+    }
     projection.push_back(c);
     target.push_back(static_cast<int>(i));
     sources.push_back(src);
@@ -1186,11 +1219,12 @@ Result<std::vector<KeyValue>> ReadBlobFile(const std::string& path, const std::s
 }
 }  // namespace
 
-Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLayout& layout,
+Result<std::vector<KeyValue>> ReadDataFile(const DataFileRef& file, const FileLayout& layout,
                                            int32_t level,
                                            const std::optional<std::vector<std::string>>& write_cols,
                                            const std::vector<Field>* file_fields,
                                            const ReadPushdown& pushdown) {
+  const std::string& path = file.path;
   const std::vector<bool>* needed = pushdown.needed;
   std::shared_ptr<const std::vector<bool>> mask;
   if (write_cols) {
@@ -1204,7 +1238,7 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
   }
   if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
     // Mapped, not read: only the pages of the decoded columns are touched.
-    TRIB_ASSIGN_OR_RETURN(auto reader, OpenParquet(path));
+    TRIB_ASSIGN_OR_RETURN(auto reader, OpenParquet(file));
     return ReadParquetFile(path, std::move(reader), layout, level, mask, file_fields, pushdown);
   }
   auto bytes = io::LocalFs().ReadFile(path);
@@ -1249,7 +1283,14 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
     kv.value.resize(layout.fields.size());
     for (size_t i = 0; i < layout.fields.size(); i++) {
       if (pos[i] < 0) continue;
-      TRIB_ASSIGN_OR_RETURN(kv.value[i], FromDatum(rec[pos[i]], src_types[i], path));
+      auto v = FromDatum(rec[pos[i]], src_types[i], path);
+      if (!v.ok()) {
+        std::string m = v.status().message();
+        if (m.rfind(path + ": ", 0) == 0) m = m.substr(path.size() + 2);
+        return Status::Corruption("data file '" + path + "': column '" + layout.fields[i].name +
+                                  "': " + m);
+      }
+      kv.value[i] = std::move(*v);
       if (!src_types[i].SameKind(layout.fields[i].type) && !layout.fields[i].type.IsNested()) {
         auto cast = CastEvolvedValue(kv.value[i], src_types[i], layout.fields[i].type,
                                      pushdown.time_zone);
@@ -1258,6 +1299,11 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
       }
     }
     if (layout.primary_key) {
+      if (!std::holds_alternative<int64_t>(rec[seq_pos].rep) ||
+          !std::holds_alternative<int32_t>(rec[kind_pos].rep)) {
+        return Status::Corruption("data file '" + path +
+                                  "': _SEQUENCE_NUMBER or _VALUE_KIND has the wrong type");
+      }
       kv.sequence = std::get<int64_t>(rec[seq_pos].rep);
       int32_t kind = rec[kind_pos].as_int();
       if (kind < 0 || kind > 3) {
@@ -1271,6 +1317,7 @@ Result<std::vector<KeyValue>> ReadDataFile(const std::string& path, const FileLa
     row_number++;
     out.push_back(std::move(kv));
   }
+  TRIB_RETURN_NOT_OK(CheckRowCount(file, row_number));
   return out;
 }
 
@@ -1310,11 +1357,12 @@ void FilterColumn(const Predicate& p, const ColumnVector& col, std::vector<uint8
 }  // namespace
 
 Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
-    const std::string& path, const FileLayout& layout, const std::vector<int>& columns,
+    const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
     const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters) {
   using Batches = std::optional<std::vector<ColumnBatch>>;
+  const std::string& path = file.path;
   if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return Batches();
-  TRIB_ASSIGN_OR_RETURN(ParquetReaderPtr reader, OpenParquet(path));
+  TRIB_ASSIGN_OR_RETURN(ParquetReaderPtr reader, OpenParquet(file));
   const auto& schema = reader->schema();
   // File column of each table column used: the output columns, then filter columns.
   std::vector<int> table_cols = columns;
@@ -1386,20 +1434,24 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
             FileCache::Instance().GetOrLoad<ColumnVector>(
                 "column:" + path + ":" + std::to_string(rg) + ":" + std::to_string(cols[k]),
                 [&]() -> Result<std::pair<ColumnVector, int64_t>> {
-                  TRIB_ASSIGN_OR_RETURN(auto one, reader->ReadRowGroupVectors(rg, {cols[k]}));
-                  int64_t size = 64 + static_cast<int64_t>(one[0].ints.size() * 8 +
-                                                           one[0].doubles.size() * 8 +
-                                                           one[0].nulls.size());
-                  return std::make_pair(std::move(one[0]), size);
+                  auto one = reader->ReadRowGroupVectors(rg, {cols[k]});
+                  if (!one.ok()) return one.status().WithContext("data file '" + path + "'");
+                  ColumnVector& c = (*one)[0];
+                  int64_t size = 64 + static_cast<int64_t>(c.ints.size() * 8 +
+                                                           c.doubles.size() * 8 + c.nulls.size());
+                  return std::make_pair(std::move(c), size);
                 }));
         (*rest)[k] = *cached;
       }
       if (!fresh.empty()) {
-        TRIB_ASSIGN_OR_RETURN(auto decoded, reader->ReadRowGroupVectors(rg, fresh));
-        for (size_t k = 0; k < fresh.size(); k++) (*rest)[fresh_at[k]] = std::move(decoded[k]);
+        auto decoded = reader->ReadRowGroupVectors(rg, fresh);
+        if (!decoded.ok()) return decoded.status().WithContext("data file '" + path + "'");
+        for (size_t k = 0; k < fresh.size(); k++) (*rest)[fresh_at[k]] = std::move((*decoded)[k]);
       }
       for (auto& v : *rest) {
-        if (v.size() != n) return Status::Corruption("a column chunk's row count differs");
+        if (v.size() != n) {
+          return Status::Corruption("data file '" + path + "': a column chunk's row count differs");
+        }
       }
       for (size_t k = 0; k < pos.size(); k++) got[pos[k]] = std::move((*rest)[k]);
       return Status::OK();
@@ -1501,12 +1553,13 @@ int CompareKeyAt(const DedupFile& a, size_t i, const DedupFile& b, size_t j) {
 // Opens `path` and reads its key, sequence and kind columns over the row groups `skip_filters`
 // keep. False: the file holds something this path does not read (not Parquet, columns missing
 // or of other types, NULL sequence numbers or kinds).
-Result<bool> LoadDedupKeys(const std::string& path, const FileLayout& layout,
+Result<bool> LoadDedupKeys(const DataFileRef& ref, const FileLayout& layout,
                            const std::vector<Predicate>* skip_filters, DedupFile* file) {
+  const std::string& path = ref.path;
   if (layout.key_columns.empty()) return false;
   if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return false;
   file->path = path;
-  TRIB_ASSIGN_OR_RETURN(file->reader, OpenParquet(path));
+  TRIB_ASSIGN_OR_RETURN(file->reader, OpenParquet(ref));
   const auto& schema = file->reader->schema();
   std::vector<int> cols;  // the key columns, then _SEQUENCE_NUMBER and _VALUE_KIND
   for (int k : layout.key_columns) {
@@ -1640,12 +1693,13 @@ Result<ColumnVector> ReadDedupColumn(const DedupFile& file, int file_col) {
   ColumnVector all;
   bool first = true;
   for (int rg : file.groups) {
-    TRIB_ASSIGN_OR_RETURN(auto one, file.reader->ReadRowGroupVectors(rg, {file_col}));
+    auto one = file.reader->ReadRowGroupVectors(rg, {file_col});
+    if (!one.ok()) return one.status().WithContext("data file '" + file.path + "'");
     if (first) {
-      all = std::move(one[0]);
+      all = std::move((*one)[0]);
       first = false;
     } else {
-      all.AppendAll(std::move(one[0]));
+      all.AppendAll(std::move((*one)[0]));
     }
   }
   if (all.size() != file.size()) {
@@ -1657,7 +1711,7 @@ Result<ColumnVector> ReadDedupColumn(const DedupFile& file, int file_col) {
 }  // namespace
 
 Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
-    const std::vector<std::string>& paths, const FileLayout& layout,
+    const std::vector<DataFileRef>& paths, const FileLayout& layout,
     const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
     const std::vector<Predicate>* row_filters) {
   using Out = std::optional<ColumnBatch>;
@@ -1721,7 +1775,7 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
   return Out(std::move(batch));
 }
 
-Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<std::string>& paths,
+Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<DataFileRef>& paths,
                                                          const FileLayout& layout,
                                                          ColumnMergePlan* plan,
                                                          const std::vector<bool>* needed,

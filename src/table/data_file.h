@@ -117,6 +117,15 @@ class DataFileWriter {
   Value seq_value_, kind_value_;
 };
 
+// A data file to read: its path and, when known, the row count its manifest entry records
+// (-1: unknown). A file holding another number of rows is Corruption naming the file.
+struct DataFileRef {
+  DataFileRef(std::string p, int64_t rows = -1) : path(std::move(p)), row_count(rows) {}
+  DataFileRef(const char* p) : path(p) {}
+  std::string path;
+  int64_t row_count = -1;
+};
+
 // Reads every record of one data file. Columns are matched to `layout.fields` by name (the
 // file's own Avro schema says what it holds); columns missing from the file read as NULL.
 // `write_cols` (the file's `_WRITE_COLS`) marks records as partial-column writes.
@@ -137,7 +146,7 @@ struct ReadPushdown {
   const TimeZone* time_zone = nullptr;
 };
 Result<std::vector<merge::KeyValue>> ReadDataFile(
-    const std::string& path, const FileLayout& layout, int32_t level,
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
     const std::optional<std::vector<std::string>>& write_cols = std::nullopt,
     const std::vector<Field>* file_fields = nullptr, const ReadPushdown& pushdown = {});
 
@@ -149,7 +158,7 @@ Result<std::vector<merge::KeyValue>> ReadDataFile(
 // Returns nullopt when the file holds something this path does not read (the caller then reads
 // rows with ReadDataFile).
 Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
-    const std::string& path, const FileLayout& layout, const std::vector<int>& columns,
+    const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
     const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters);
 
 // One bucket of a deduplicate table whose newest record per key wins, read column by column:
@@ -160,7 +169,7 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
 // `columns` gathered for those that pass, in key order. `skip_filters` (key columns only) may
 // skip row groups. Returns nullopt when the files hold something this path does not read.
 Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
-    const std::vector<std::string>& paths, const FileLayout& layout,
+    const std::vector<DataFileRef>& paths, const FileLayout& layout,
     const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
     const std::vector<Predicate>* row_filters);
 
@@ -176,7 +185,7 @@ struct MergedColumns {
   ColumnMergeOutput merged;
 };
 Result<std::optional<MergedColumns>> MergeFilesByColumns(
-    const std::vector<std::string>& paths, const FileLayout& layout, ColumnMergePlan* plan,
+    const std::vector<DataFileRef>& paths, const FileLayout& layout, ColumnMergePlan* plan,
     const std::vector<bool>* needed = nullptr,
     const std::vector<Predicate>* skip_filters = nullptr);
 

@@ -27,7 +27,8 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(
       [&]() -> Result<std::pair<SortedFile, int64_t>> {
         SortedFile sf;
         TRIB_ASSIGN_OR_RETURN(sf.records,
-                              ReadDataFile(path, layout, f.level, f.write_cols, file_fields));
+                              ReadDataFile({path, f.row_count}, layout, f.level, f.write_cols,
+                                           file_fields));
         if (layout.key_columns.size() == 1 &&
             layout.fields[layout.key_columns[0]].type.IsInteger()) {
           const int c = layout.key_columns[0];

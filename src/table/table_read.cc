@@ -408,8 +408,8 @@ class FileStoreScan : public TableScan {
     pushdown.skip_filters = positional ? nullptr : &skip_filters_;
     if (filter_rows && !positional) pushdown.row_filters = &options_.filters;
     pushdown.time_zone = time_zone_ ? &*time_zone_ : nullptr;
-    return ReadDataFile(DataFilePath(split, f), layout_, f.level, f.write_cols, file_fields,
-                        pushdown);
+    return ReadDataFile({DataFilePath(split, f), f.row_count}, layout_, f.level, f.write_cols,
+                        file_fields, pushdown);
   }
 
   // Which columns must be decoded: the projection and filter columns, plus what merging needs.
@@ -548,7 +548,7 @@ class FileStoreScan : public TableScan {
         std::optional<std::vector<ColumnBatch>> batches;
         if (f.schema_id == schema_->id && !f.write_cols) {
           TRIB_ASSIGN_OR_RETURN(batches,
-                                ReadDataFileColumns(DataFilePath(split, f), layout_, projection_,
+                                ReadDataFileColumns({DataFilePath(split, f), f.row_count}, layout_, projection_,
                                                     &skip_filters_, &options_.filters));
         }
         if (batches) {
@@ -570,8 +570,8 @@ class FileStoreScan : public TableScan {
       std::stable_sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
         return a->max_sequence_number < b->max_sequence_number;
       });
-      std::vector<std::string> paths;
-      for (const auto* f : files) paths.push_back(DataFilePath(split, *f));
+      std::vector<DataFileRef> paths;
+      for (const auto* f : files) paths.push_back({DataFilePath(split, *f), f->row_count});
       TRIB_ASSIGN_OR_RETURN(auto merged,
                             ReadDeduplicatedColumns(paths, layout_, projection_, &skip_filters_,
                                                     &options_.filters));
@@ -641,8 +641,8 @@ class FileStoreScan : public TableScan {
     std::stable_sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
       return a->max_sequence_number < b->max_sequence_number;
     });
-    std::vector<std::string> paths;
-    for (const auto* f : files) paths.push_back(DataFilePath(split, *f));
+    std::vector<DataFileRef> paths;
+    for (const auto* f : files) paths.push_back({DataFilePath(split, *f), f->row_count});
     std::vector<bool> needed(layout_.fields.size(), false);
     for (int i : projection_) needed[i] = true;
     for (const auto& p : options_.filters) needed[p.column] = true;
@@ -855,7 +855,7 @@ class FileStoreScan : public TableScan {
                                                              c == "_SEQUENCE_NUMBER";
                                                     });
       if (has_stored) {
-        TRIB_ASSIGN_OR_RETURN(stored, ReadDataFile(DataFilePath(split, f), sys, f.level));
+        TRIB_ASSIGN_OR_RETURN(stored, ReadDataFile({DataFilePath(split, f), f.row_count}, sys, f.level));
         if (stored.size() != records.size()) {
           return Status::Corruption("data file '" + DataFilePath(split, f) +
                                     "': row-tracking columns and table columns differ in length");

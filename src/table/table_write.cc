@@ -148,7 +148,8 @@ class BucketWriter {
       // Each old file holds sorted unique keys; it becomes one (or more, if it rolls) new file.
       DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0,
                             meta::FileSource::kAppend, ctx_.format, ctx_.write_cols);
-      auto records = ReadDataFile(io::JoinPath(dir_, f.file_name), layout_, 0, f.write_cols);
+      auto records = ReadDataFile({io::JoinPath(dir_, f.file_name), f.row_count}, layout_, 0,
+                                  f.write_cols);
       Status st = records.status();
       for (size_t i = 0; st.ok() && i < records->size(); i++) {
         merge::KeyValue& kv = (*records)[i];

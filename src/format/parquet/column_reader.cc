@@ -413,6 +413,11 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
         continue;
       }
     }
+    // The page checksum (CRC-32 of the page as stored, after its header), when written.
+    if (h.crc && static_cast<uint32_t>(*h.crc) != Crc32(body)) {
+      return Corrupt("page checksum mismatch (page at byte " +
+                     std::to_string(start + static_cast<int64_t>(pos - body.size())) + ")");
+    }
     // Bound every page by what the chunk still holds (hostile headers, huge allocations).
     decoder.set_max_values(m.num_values - out.num_levels);
     TRIB_RETURN_NOT_OK(decoder.Page(h, body));

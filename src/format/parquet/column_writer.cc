@@ -530,6 +530,7 @@ Status ColumnChunkWriter::WriteDataPage(bool dictionary_encoded) {
     h.data_page_header_v2 = d;
   }
   h.compressed_page_size = static_cast<int32_t>(body.size());
+  h.crc = static_cast<int32_t>(Crc32(body));  // as parquet-mr writes by default
   std::string header = EncodePageHeader(h);
   PageEntry entry;
   entry.offset = static_cast<int64_t>(pages_.size());
@@ -576,6 +577,7 @@ Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file, ChunkPageIndex*
     h.type = PageType::kDictionaryPage;
     h.uncompressed_page_size = static_cast<int32_t>(raw.size());
     h.compressed_page_size = static_cast<int32_t>(body.size());
+    h.crc = static_cast<int32_t>(Crc32(body));
     DictionaryPageHeader d;
     d.num_values = static_cast<int32_t>(dict_values_.size());
     d.encoding = options_.data_page_version == 2 ? Encoding::kPlain : Encoding::kPlainDictionary;

@@ -268,6 +268,12 @@ struct OffsetIndex {
 // Decoders. Each reads one struct from the front of `data`; `consumed` (if given) receives the
 // number of bytes it occupied. Missing required fields are Corruption.
 Status DecodeFileMetaData(std::string_view data, FileMetaData* out);
+
+// Parquet checksums pages (PageHeader.crc) but not the footer or the page index, where a flipped
+// statistic silently skips rows. Files we write carry this key-value entry: "<crc>:<start>",
+// the CRC-32 (hex) of the bytes from `start` (the page index) to the footer, followed by the
+// footer encoded without this entry. Readers that do not know it ignore it.
+inline constexpr const char* kMetadataChecksumKey = "tributary.metadata.crc32";
 Status DecodePageHeader(std::string_view data, PageHeader* out, size_t* consumed);
 Status DecodeColumnIndex(std::string_view data, ColumnIndex* out);
 Status DecodeOffsetIndex(std::string_view data, OffsetIndex* out);

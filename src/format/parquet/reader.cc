@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+
+#include "format/compression.h"
 
 namespace tributary::format::parquet {
 
@@ -29,6 +32,30 @@ bool DeprecatedStatsUsable(const LeafColumn& leaf, const DataType& type) {
     default:
       return false;
   }
+}
+
+// Checks kMetadataChecksumKey when the file has it (files we wrote): the page index and the
+// footer as written, so a flipped statistic or offset cannot silently skip or misread rows.
+Status VerifyMetadataChecksum(std::string_view file, size_t footer_start, const FileMetaData& m) {
+  auto it = std::find_if(m.key_value_metadata.begin(), m.key_value_metadata.end(),
+                         [](const KeyValue& kv) { return kv.key == kMetadataChecksumKey; });
+  if (it == m.key_value_metadata.end()) return Status::OK();
+  auto bad = [](const std::string& why) {
+    return Status::Corruption("parquet: footer or page index damaged (" + why + ")");
+  };
+  unsigned int crc = 0;
+  size_t start = 0;
+  if (!it->value || std::sscanf(it->value->c_str(), "%8x:%zu", &crc, &start) != 2 ||
+      start > footer_start) {
+    return bad("unreadable checksum entry");
+  }
+  FileMetaData unsigned_meta = m;
+  unsigned_meta.key_value_metadata.erase(unsigned_meta.key_value_metadata.begin() +
+                                         (it - m.key_value_metadata.begin()));
+  std::string bytes(file.substr(start, footer_start - start));
+  bytes += EncodeFileMetaData(unsigned_meta);
+  if (Crc32(bytes) != crc) return bad("checksum mismatch");
+  return Status::OK();
 }
 
 }  // namespace
@@ -60,6 +87,7 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::shared_ptr<const
   std::string_view footer = f.substr(f.size() - 8 - footer_len, footer_len);
   Status st = DecodeFileMetaData(footer, &r->metadata_);
   if (!st.ok()) return st.WithContext("parquet footer");
+  TRIB_RETURN_NOT_OK(VerifyMetadataChecksum(f, f.size() - 8 - footer_len, r->metadata_));
   TRIB_ASSIGN_OR_RETURN(r->schema_, FileSchema::Make(r->metadata_.schema));
   const size_t num_leaves = r->schema_.leaves().size();
   int64_t rows = 0;

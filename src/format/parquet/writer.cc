@@ -1,7 +1,10 @@
 #include "format/parquet/writer.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+
+#include "format/compression.h"
 
 #include "format/parquet/parquet_schema.h"
 #include "format/parquet/parquet_values.h"
@@ -271,6 +274,7 @@ Result<std::string> ParquetWriter::Finish() {
   finished_ = true;
   // The page index after the data, column indexes first, then offset indexes (parquet-mr's
   // layout), each chunk pointing at its own.
+  const size_t index_start = file_.size();
   for (size_t g = 0; g < row_groups_.size(); ++g) {
     for (size_t c = 0; c < writers_.size(); ++c) {
       const ChunkPageIndex& index = page_indexes_[g][c];
@@ -296,6 +300,14 @@ Result<std::string> ParquetWriter::Finish() {
   m.row_groups = std::move(row_groups_);
   m.created_by = options_.created_by;
   m.column_orders.assign(writers_.size(), true);
+  {
+    std::string unsigned_footer = EncodeFileMetaData(m);
+    char sum[32];
+    std::snprintf(sum, sizeof(sum), "%08x:%zu",
+                  Crc32(file_.substr(index_start) + unsigned_footer),
+                  index_start);
+    m.key_value_metadata.push_back({kMetadataChecksumKey, std::string(sum)});
+  }
   std::string footer = EncodeFileMetaData(m);
   file_ += footer;
   uint32_t len = static_cast<uint32_t>(footer.size());
