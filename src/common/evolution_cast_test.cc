@@ -46,3 +46,39 @@ TEST(EvolutionCastTest, PrecisionChangesKeepTheInstant) {
 
 }  // namespace
 }  // namespace tributary
+
+namespace tributary {
+namespace {
+
+DataType T(const std::string& text) { return *DataType::Parse(text); }
+
+// What a data file stores must fit what its schema declares (hostile or hand-edited schemas).
+TEST(StoredTypeFitsTest, SameKindNoWider) {
+  EXPECT_TRUE(StoredTypeFits(T("INT"), T("INT")));
+  EXPECT_TRUE(StoredTypeFits(T("SMALLINT"), T("BIGINT")));
+  EXPECT_FALSE(StoredTypeFits(T("BIGINT"), T("INT")));  // values may not fit
+  EXPECT_FALSE(StoredTypeFits(T("STRING"), T("DOUBLE")));
+  EXPECT_FALSE(StoredTypeFits(T("DOUBLE"), T("STRING")));
+  EXPECT_FALSE(StoredTypeFits(T("INT"), T("DATE")));
+  EXPECT_TRUE(StoredTypeFits(T("FLOAT"), T("DOUBLE")));
+  EXPECT_FALSE(StoredTypeFits(T("DOUBLE"), T("FLOAT")));
+  EXPECT_TRUE(StoredTypeFits(T("STRING"), T("VARCHAR(10)")));
+  EXPECT_TRUE(StoredTypeFits(T("BYTES"), T("BINARY(4)")));
+  EXPECT_TRUE(StoredTypeFits(T("TIMESTAMP(6)"), T("TIMESTAMP_LTZ(3)")));
+  EXPECT_TRUE(StoredTypeFits(T("DECIMAL(5, 2)"), T("DECIMAL(10, 2)")));
+  EXPECT_FALSE(StoredTypeFits(T("DECIMAL(10, 2)"), T("DECIMAL(5, 2)")));
+  EXPECT_FALSE(StoredTypeFits(T("DECIMAL(10, 4)"), T("DECIMAL(10, 2)")));
+}
+
+TEST(StoredTypeFitsTest, NestedAtEveryLevel) {
+  EXPECT_TRUE(StoredTypeFits(T("ARRAY<INT>"), T("ARRAY<BIGINT>")));
+  EXPECT_FALSE(StoredTypeFits(T("ARRAY<STRING>"), T("ARRAY<INT>")));
+  EXPECT_FALSE(StoredTypeFits(T("INT"), T("ARRAY<INT>")));
+  EXPECT_TRUE(StoredTypeFits(T("MAP<STRING, INT>"), T("MULTISET<STRING>")));
+  EXPECT_FALSE(StoredTypeFits(T("MAP<STRING, ARRAY<INT>>"), T("MAP<STRING, ARRAY<STRING>>")));
+  EXPECT_TRUE(StoredTypeFits(T("ROW<a INT, b STRING>"), T("ROW<x INT, y STRING>")));
+  EXPECT_FALSE(StoredTypeFits(T("ROW<a INT>"), T("ROW<a INT, b STRING>")));
+}
+
+}  // namespace
+}  // namespace tributary

@@ -11,4 +11,11 @@ namespace tributary {
 // (option values such as 'bucket-key' and 'sequence.field').
 std::vector<std::string> SplitCommaList(std::string_view s);
 
+// The length (1-4) of the well-formed UTF-8 sequence starting at s[i], or 0 when none starts
+// there (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, truncated).
+// REQUIRES: i < s.size().
+size_t Utf8SequenceAt(std::string_view s, size_t i);
+// The index of the first byte of `s` that is not well-formed UTF-8, or npos.
+size_t FindInvalidUtf8(std::string_view s);
+
 }  // namespace tributary

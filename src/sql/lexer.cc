@@ -1,6 +1,9 @@
 #include "sql/lexer.h"
 
 #include <cctype>
+#include <cstdio>
+
+#include "common/strings.h"
 
 namespace tributary::sql {
 
@@ -82,6 +85,14 @@ class Cursor {
 Result<std::vector<Token>> Tokenize(std::string_view text, Pos start) {
   std::vector<Token> out;
   Cursor c(text, start);
+  // SQL text is UTF-8: a stray byte would be stored raw in a STRING and break JSON output.
+  if (size_t bad = FindInvalidUtf8(text); bad != std::string_view::npos) {
+    Cursor at(text, start);
+    at.advance(bad);
+    char hex[8];
+    std::snprintf(hex, sizeof(hex), "0x%02X", static_cast<unsigned char>(text[bad]));
+    return ErrorAt(at.pos(), std::string("invalid UTF-8 in the SQL text (byte ") + hex + ")");
+  }
   bool in_hint = false;
   while (!c.done()) {
     char ch = c.peek();

@@ -4,13 +4,28 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/strings.h"
+
 namespace tributary::sql {
 
 namespace {
 
+// Strings print as JSON strings; a byte that is not UTF-8 (a BYTES value cast to STRING, a
+// file written elsewhere) prints as U+FFFD so every line stays valid JSON.
 std::string JsonString(const std::string& s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); i++) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      const size_t n = Utf8SequenceAt(s, i);
+      if (n == 0) {
+        out += "\\ufffd";
+      } else {
+        out.append(s, i, n);
+        i += n - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;

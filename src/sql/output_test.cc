@@ -23,6 +23,11 @@ TEST(OutputTest, Json) {
             "{\"id\": -2, \"name\": \"\", \"price\": null, \"ok\": null, \"d\": null}\n");
 }
 
+TEST(OutputTest, JsonStaysValidForBytesThatAreNotUtf8) {
+  EXPECT_EQ(JsonValue(Value::String("a\xff\xc3\xa9\xe2\x82"), DataType::String()),
+            "\"a\\ufffd\xc3\xa9\\ufffd\\ufffd\"");
+}
+
 TEST(OutputTest, CsvQuotesAndNulls) {
   EXPECT_EQ(FormatResult(Sample(), OutputFormat::kCsv),
             "id,name,price,ok,d\r\n"

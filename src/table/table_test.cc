@@ -397,6 +397,29 @@ TEST_F(TableTest, DropAndCreateAgainInOneProcessReadsTheNewTable) {
   EXPECT_EQ(*catalog_->ListTables("default"), std::vector<std::string>{});
 }
 
+TEST_F(TableTest, NamesThatLeaveTheWarehouseAreRefusedByEveryCall) {
+  Create("t", KV({{"bucket", "1"}}));
+  for (const Identifier& id :
+       {Identifier{"default", "../default.db/t", ""}, Identifier{"default", "..", ""},
+        Identifier{"..", "t", ""}, Identifier{"default", ".t", ""},
+        Identifier{"default/..", "t", ""}, Identifier{"default", "a\\b", ""}}) {
+    EXPECT_FALSE(catalog_->GetTable(id).ok()) << id.ToString();
+    EXPECT_FALSE(catalog_->TableExists(id).ok()) << id.ToString();
+    EXPECT_FALSE(catalog_->DropTable(id, true).ok()) << id.ToString();
+    EXPECT_FALSE(catalog_->AlterTableOptions(id, {{"bucket", "2"}}, {}).ok()) << id.ToString();
+    Identifier sys = id;
+    sys.system_table = "snapshots";
+    EXPECT_FALSE(catalog_->ReadSystemTable(sys).ok()) << id.ToString();
+  }
+  for (const char* db : {"..", ".", "../x", ".hidden"}) {
+    EXPECT_FALSE(catalog_->CreateDatabase(db, true).ok()) << db;
+    EXPECT_FALSE(catalog_->DropDatabase(db, true, true).ok()) << db;
+    EXPECT_FALSE(catalog_->DatabaseExists(db).ok()) << db;
+  }
+  // The table the traversing names pointed at is untouched.
+  EXPECT_TRUE(*catalog_->TableExists({"default", "t", ""}));
+}
+
 TEST_F(TableTest, FiltersOnValueColumnsMatchAFullScan) {
   // Filters are applied while decoding single-file buckets and append files (late
   // materialization), and after the merge elsewhere: every path must agree with a full scan.

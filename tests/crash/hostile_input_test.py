@@ -130,6 +130,22 @@ def check_bad_metadata(r):
           "under INT (Parquet and Avro): errors naming the file and column")
 
 
+def check_utf8(r):
+    """SQL text must be UTF-8 (as ingest's JSON must); --format json output stays valid JSON."""
+    wh = os.path.join(r.tmp, "utf8")
+    r.sql(wh, "CREATE TABLE t (id BIGINT, v STRING)", expect=0)
+    path = os.path.join(r.tmp, "bad.sql")
+    with open(path, "wb") as f:
+        f.write(b"INSERT INTO t VALUES\n  (1, 'ok'), (2, 'b\xff')")
+    p = subprocess.run([r.binary, "sql", "--warehouse", wh, "-f", path], capture_output=True,
+                       text=True, errors="replace", timeout=TIMEOUT_S)
+    if p.returncode != 1 or "line 2, column 20" not in p.stderr or "UTF-8" not in p.stderr:
+        raise Failure("invalid UTF-8 in a literal: exit %d, %s" % (p.returncode, p.stderr))
+    if r.rows(wh, "SELECT COUNT(*) AS n FROM t") != [{"n": 0}]:
+        raise Failure("the refused INSERT committed rows")
+    print("  ok  UTF-8: invalid bytes in SQL text refused at their line and column")
+
+
 def check_deep_nesting(r):
     """Item 3: every recursive path has a limit and a clear error."""
     wh = os.path.join(r.tmp, "deep")
@@ -278,7 +294,7 @@ def main():
     r = Runner(os.path.abspath(args.binary), tmp)
     failed = False
     try:
-        for check in [check_path_traversal, check_bad_metadata, check_deep_nesting,
+        for check in [check_path_traversal, check_bad_metadata, check_utf8, check_deep_nesting,
                       check_silent_corruption]:
             try:
                 check(r)
