@@ -638,6 +638,11 @@ std::vector<OptionDef> BuildTable() {
           "for compatibility.")
           .Session(),
       Def("parallelism.default", kInt, "1", "Threads used by a statement.").Min(1).Session(),
+      Def("sql.sort.memory-limit", kMemory, "1 gb",
+          "Memory an ORDER BY may hold (ORDER BY ... LIMIT n holds about 2n rows); a larger "
+          "result is an error naming this setting. Results without ORDER BY, GROUP BY or "
+          "DISTINCT stream and hold one batch.")
+          .Session(),
       Def("execution.checkpointing.interval", kDuration, "",
           "Commit interval of a streaming INSERT (a checkpoint commits a snapshot).")
           .Session(),

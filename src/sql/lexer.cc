@@ -18,6 +18,11 @@ Status ErrorAt(const Pos& pos, const std::string& message) {
   return Status::Invalid(HasPosition(message) ? message : PosPrefix(pos) + message);
 }
 
+Status Locate(const Status& st, const Pos& pos) {
+  if (st.ok() || st.message().rfind("line ", 0) == 0) return st;
+  return Status(st.code(), PosPrefix(pos) + st.message());
+}
+
 Status NotSupportedAt(const Pos& pos, const std::string& message) {
   return Status::NotSupported(HasPosition(message) ? message : PosPrefix(pos) + message);
 }

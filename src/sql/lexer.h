@@ -20,6 +20,8 @@ struct Pos {
 // "line 2, column 15: <message>".
 std::string PosPrefix(const Pos& pos);
 Status ErrorAt(const Pos& pos, const std::string& message);
+// `st` with the position `pos` in front, unless its message has one already.
+Status Locate(const Status& st, const Pos& pos);
 Status NotSupportedAt(const Pos& pos, const std::string& message);
 
 enum class TokenType {

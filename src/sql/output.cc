@@ -138,77 +138,140 @@ std::string JsonValue(const Value& v, const DataType& type) {
   }
 }
 
-std::string FormatResult(const QueryResult& result, OutputFormat format) {
-  const auto& fields = result.fields;
+namespace {
+
+std::string JsonLine(const std::vector<Field>& fields, const Row& r) {
+  std::string out = "{";
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ", ";
+    out += JsonString(fields[i].name) + ": " + JsonValue(r[i], fields[i].type);
+  }
+  return out + "}\n";
+}
+
+std::string CsvHeader(const std::vector<Field>& fields) {
   std::string out;
-  if (format == OutputFormat::kJson) {
-    for (const Row& r : result.rows) {
-      out += "{";
-      for (size_t i = 0; i < fields.size(); ++i) {
-        if (i) out += ", ";
-        out += JsonString(fields[i].name) + ": " + JsonValue(r[i], fields[i].type);
-      }
-      out += "}\n";
-    }
-    return out;
+  for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + CsvField(fields[i].name);
+  return out + "\r\n";
+}
+
+std::string CsvLine(const std::vector<Field>& fields, const Row& r) {
+  std::string out;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i) out += ",";
+    // NULL is an empty field; an empty string is "".
+    if (r[i].is_null()) continue;
+    std::string s = FormatValue(r[i], fields[i].type);
+    out += s.empty() ? "\"\"" : CsvField(s);
   }
-  if (format == OutputFormat::kCsv) {
-    for (size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + CsvField(fields[i].name);
-    out += "\r\n";
-    for (const Row& r : result.rows) {
-      for (size_t i = 0; i < fields.size(); ++i) {
-        if (i) out += ",";
-        // NULL is an empty field; an empty string is "".
-        if (r[i].is_null()) continue;
-        std::string s = FormatValue(r[i], fields[i].type);
-        out += s.empty() ? "\"\"" : CsvField(s);
-      }
-      out += "\r\n";
-    }
-    return out;
-  }
-  // Table.
-  std::vector<std::vector<std::string>> cells;
+  return out + "\r\n";
+}
+
+// The table format: columns as wide as their widest cell among `rows` (and the header).
+std::vector<size_t> TableWidths(const std::vector<Field>& fields, const std::vector<Row>& rows) {
   std::vector<size_t> width(fields.size());
   for (size_t i = 0; i < fields.size(); ++i) width[i] = Width(fields[i].name);
-  for (const Row& r : result.rows) {
-    std::vector<std::string> row;
+  for (const Row& r : rows) {
     for (size_t i = 0; i < fields.size(); ++i) {
-      std::string s = FormatValue(r[i], fields[i].type);
-      for (const auto& line : Lines(s)) width[i] = std::max(width[i], Width(line));
-      row.push_back(std::move(s));
+      for (const auto& line : Lines(FormatValue(r[i], fields[i].type))) {
+        width[i] = std::max(width[i], Width(line));
+      }
     }
-    cells.push_back(std::move(row));
   }
+  return width;
+}
+
+std::string TableBorder(const std::vector<size_t>& width) {
   std::string border = "+";
   for (size_t w : width) border += std::string(w + 2, '-') + "+";
-  border += "\n";
-  auto pad = [](const std::string& s, size_t w, bool right) {
-    std::string fill(w - std::min(w, Width(s)), ' ');
-    return right ? fill + s : s + fill;
-  };
-  out += border + "|";
-  for (size_t i = 0; i < fields.size(); ++i) out += " " + pad(fields[i].name, width[i], false) + " |";
-  out += "\n" + border;
-  for (size_t r = 0; r < cells.size(); ++r) {
-    std::vector<std::vector<std::string>> lines;
-    size_t height = 1;
-    for (const auto& c : cells[r]) {
-      lines.push_back(Lines(c));
-      height = std::max(height, lines.back().size());
-    }
-    for (size_t h = 0; h < height; ++h) {
-      out += "|";
-      for (size_t i = 0; i < fields.size(); ++i) {
-        std::string s = h < lines[i].size() ? lines[i][h] : "";
-        bool right = fields[i].type.IsNumeric() && !result.rows[r][i].is_null();
-        out += " " + pad(s, width[i], right) + " |";
-      }
-      out += "\n";
-    }
+  return border + "\n";
+}
+
+std::string Pad(const std::string& s, size_t w, bool right) {
+  std::string fill(w - std::min(w, Width(s)), ' ');
+  return right ? fill + s : s + fill;
+}
+
+std::string TableHeader(const std::vector<Field>& fields, const std::vector<size_t>& width) {
+  std::string out = TableBorder(width) + "|";
+  for (size_t i = 0; i < fields.size(); ++i) out += " " + Pad(fields[i].name, width[i], false) + " |";
+  return out + "\n" + TableBorder(width);
+}
+
+std::string TableRow(const std::vector<Field>& fields, const std::vector<size_t>& width,
+                     const Row& r) {
+  std::vector<std::vector<std::string>> lines;
+  size_t height = 1;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    lines.push_back(Lines(FormatValue(r[i], fields[i].type)));
+    height = std::max(height, lines.back().size());
   }
-  if (!cells.empty()) out += border;
+  std::string out;
+  for (size_t h = 0; h < height; ++h) {
+    out += "|";
+    for (size_t i = 0; i < fields.size(); ++i) {
+      std::string s = h < lines[i].size() ? lines[i][h] : "";
+      bool right = fields[i].type.IsNumeric() && !r[i].is_null();
+      out += " " + Pad(s, width[i], right) + " |";
+    }
+    out += "\n";
+  }
   return out;
+}
+
+}  // namespace
+
+std::string FormatResult(const QueryResult& result, OutputFormat format) {
+  std::string out;
+  ResultPrinter printer(result.fields, format, [&](std::string_view text) { out += text; });
+  printer.Add(result.rows);
+  printer.Finish();
+  return out;
+}
+
+ResultPrinter::ResultPrinter(std::vector<Field> fields, OutputFormat format, Sink sink)
+    : fields_(std::move(fields)), format_(format), sink_(std::move(sink)) {
+  if (format_ == OutputFormat::kCsv) sink_(CsvHeader(fields_));
+}
+
+void ResultPrinter::Add(const std::vector<Row>& rows) {
+  rows_ += static_cast<int64_t>(rows.size());
+  std::string out;
+  switch (format_) {
+    case OutputFormat::kJson:
+      for (const Row& r : rows) out += JsonLine(fields_, r);
+      break;
+    case OutputFormat::kCsv:
+      for (const Row& r : rows) out += CsvLine(fields_, r);
+      break;
+    case OutputFormat::kTable:
+      if (started_) {
+        for (const Row& r : rows) out += TableRow(fields_, widths_, r);
+        break;
+      }
+      held_.insert(held_.end(), rows.begin(), rows.end());
+      if (held_.size() >= kTableBlockRows) out = StartTable();
+      break;
+  }
+  if (!out.empty()) sink_(out);
+}
+
+std::string ResultPrinter::StartTable() {
+  started_ = true;
+  widths_ = TableWidths(fields_, held_);
+  std::string out = TableHeader(fields_, widths_);
+  for (const Row& r : held_) out += TableRow(fields_, widths_, r);
+  held_.clear();
+  held_.shrink_to_fit();
+  return out;
+}
+
+void ResultPrinter::Finish() {
+  if (format_ != OutputFormat::kTable) return;
+  std::string out;
+  if (!started_) out = StartTable();
+  if (rows_ > 0) out += TableBorder(widths_);
+  sink_(out);
 }
 
 }  // namespace tributary::sql

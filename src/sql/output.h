@@ -3,7 +3,10 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "sql/session.h"
 
@@ -17,6 +20,33 @@ bool ParseOutputFormat(const std::string& name, OutputFormat* out);
 // The text of a query result in `format`: CSV starts with a header line; JSON is one object per
 // row; the table format draws a box (an empty result still shows the header).
 std::string FormatResult(const QueryResult& result, OutputFormat format);
+
+// Prints query rows as they arrive. JSON lines and CSV go out at once; the table format sizes
+// its columns by the first kTableBlockRows rows (so a short result prints exactly as
+// FormatResult) and keeps those widths after, letting a wider cell overflow its column.
+// Thread-safety: one thread.
+class ResultPrinter {
+ public:
+  using Sink = std::function<void(std::string_view)>;
+  static constexpr size_t kTableBlockRows = 1000;
+
+  ResultPrinter(std::vector<Field> fields, OutputFormat format, Sink sink);
+  void Add(const std::vector<Row>& rows);
+  // After the last rows: the table's closing border (or its header, for no rows).
+  void Finish();
+  int64_t rows() const { return rows_; }
+
+ private:
+  std::string StartTable();
+
+  std::vector<Field> fields_;
+  OutputFormat format_;
+  Sink sink_;
+  int64_t rows_ = 0;
+  std::vector<Row> held_;      // table rows before the widths are known
+  bool started_ = false;       // the table's header is out
+  std::vector<size_t> widths_;
+};
 
 // One value as JSON (numbers, booleans, null, strings; DECIMAL and temporal types as strings).
 std::string JsonValue(const Value& v, const DataType& type);

@@ -12,6 +12,8 @@
 #include "common/datetime.h"
 #include "sql/cast.h"
 #include "sql/expression.h"
+#include "sql/operators.h"
+#include "options/option_values.h"
 #include "tributary/options.h"
 #include "tributary/table_scan.h"
 
@@ -24,6 +26,7 @@ struct Source {
   std::vector<Field> fields;
   std::string qualifier;
   std::unique_ptr<Table> table;  // a data table, read through a scan
+  OperatorPtr op;                // or a subquery's operators
   std::vector<Row> rows;         // otherwise: materialized rows
   std::map<std::string, std::string> dynamic_options;
   std::string name;  // for EXPLAIN
@@ -224,9 +227,8 @@ Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields
 Result<Source> OpenSource(const Session& session, const TableRef& ref) {
   Source src;
   if (ref.subquery) {
-    TRIB_ASSIGN_OR_RETURN(QueryResult sub, ExecuteQuery(session, *ref.subquery));
-    src.fields = std::move(sub.fields);
-    src.rows = std::move(sub.rows);
+    TRIB_ASSIGN_OR_RETURN(src.op, OpenQuery(session, *ref.subquery));
+    src.fields = src.op->fields();
     src.qualifier = ref.alias;
     src.name = "subquery";
     return src;
@@ -254,129 +256,6 @@ Result<Source> OpenSource(const Session& session, const TableRef& ref) {
     src.dynamic_options = std::move(*opts);
   }
   return src;
-}
-
-// Aggregate state of one call in one group.
-struct AggState {
-  int64_t count = 0;
-  __int128 isum = 0;
-  double dsum = 0;
-  Value best;  // MIN / MAX
-  std::set<std::string> seen;
-};
-
-// Adds the argument value `v` of one row to `st`.
-Status AccumulateValue(const AggregateCall& call, Value v, AggState* st) {
-  if (v.is_null()) return Status::OK();
-  if (call.distinct) {
-    std::string key;
-    AppendKey(v, &key);
-    if (!st->seen.insert(std::move(key)).second) return Status::OK();
-  }
-  ++st->count;
-  const std::string& f = call.function;
-  if (f == "SUM" || f == "AVG") {
-    if (v.is_int()) {
-      st->isum += v.int_value();
-    } else if (v.is_double()) {
-      st->dsum += v.double_value();
-    } else if (v.is_decimal()) {
-      st->isum += v.decimal_value().unscaled;
-      if (st->isum > Pow10(38) || st->isum < -Pow10(38)) {
-        return ErrorAt(call.arg->pos, f + " overflows DECIMAL(38)");
-      }
-    }
-  } else if (f == "MIN" || f == "MAX") {
-    if (st->best.is_null()) {
-      st->best = std::move(v);
-    } else {
-      int c = CompareSame(v, st->best);
-      if ((f == "MIN" && c < 0) || (f == "MAX" && c > 0)) st->best = std::move(v);
-    }
-  }
-  return Status::OK();
-}
-
-Status Accumulate(const AggregateCall& call, const Row& row, AggState* st) {
-  if (call.star) {
-    ++st->count;
-    return Status::OK();
-  }
-  TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*call.arg, row));
-  return AccumulateValue(call, std::move(v), st);
-}
-
-// Adds every row of `col` (the argument column of `call`) to `st`: integer and floating-point
-// columns in tight loops, everything else value by value.
-Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggState* st) {
-  const std::string& f = call.function;
-  const size_t n = col.size();
-  if (col.rep == ColumnVector::Rep::kInt && col.type.IsInteger()) {
-    int64_t count = 0, lo = INT64_MAX, hi = INT64_MIN;
-    __int128 sum = 0;
-    for (size_t r = 0; r < n; r++) {
-      if (col.IsNull(r)) continue;
-      const int64_t v = col.ints[r];
-      count++;
-      sum += v;
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-    if (count == 0) return Status::OK();
-    st->count += count;
-    if (f == "SUM" || f == "AVG") st->isum += sum;
-    if (f == "MIN" || f == "MAX") {
-      int64_t v = f == "MIN" ? lo : hi;
-      if (st->best.is_null() || (f == "MIN" ? v < st->best.int_value() : v > st->best.int_value())) {
-        st->best = Value::Int(v);
-      }
-    }
-    return Status::OK();
-  }
-  if (col.rep == ColumnVector::Rep::kDouble && (f == "SUM" || f == "AVG" || f == "COUNT")) {
-    int64_t count = 0;
-    double sum = 0;
-    for (size_t r = 0; r < n; r++) {
-      if (col.IsNull(r)) continue;
-      count++;
-      sum += col.doubles[r];
-    }
-    st->count += count;
-    st->dsum += sum;
-    return Status::OK();
-  }
-  for (size_t r = 0; r < n; r++) TRIB_RETURN_NOT_OK(AccumulateValue(call, col.Get(r), st));
-  return Status::OK();
-}
-
-Result<Value> Finish(const AggregateCall& call, const AggState& st) {
-  const std::string& f = call.function;
-  if (f == "COUNT") return Value::Int(st.count);
-  if (st.count == 0) return Value::Null();
-  if (f == "MIN" || f == "MAX") return st.best;
-  const DataType in = call.arg->type;
-  if (f == "SUM") {
-    if (in.IsFloating()) return Value::Double(st.dsum);
-    if (in.id == TypeId::kDecimal) return Value::Dec(Decimal{st.isum});
-    if (st.isum > std::numeric_limits<int64_t>::max() ||
-        st.isum < std::numeric_limits<int64_t>::min()) {
-      return ErrorAt(call.arg->pos, "SUM overflows BIGINT");
-    }
-    return Value::Int(static_cast<int64_t>(st.isum));
-  }
-  // AVG
-  if (in.IsFloating()) return Value::Double(st.dsum / st.count);
-  if (in.id == TypeId::kDecimal) {
-    int32_t shift = call.type.scale - in.scale;
-    __int128 num = st.isum * Pow10(shift) * 10;
-    __int128 q = num / st.count;
-    __int128 rem = q % 10;
-    q /= 10;
-    if (rem >= 5) ++q;
-    if (rem <= -5) --q;
-    return Value::Dec(Decimal{q});
-  }
-  return Value::Double(static_cast<double>(st.isum) / static_cast<double>(st.count));
 }
 
 // How one ORDER BY item is computed: from an output column, or an expression over the row the
@@ -459,31 +338,6 @@ bool AggregatesFromColumns(const SelectPlan& plan) {
     if (c.distinct || !c.arg || c.arg->kind != BoundKind::kColumn) return false;
   }
   return true;
-}
-
-// The aggregate states of such a query, one per call.
-Result<std::vector<AggState>> AggregateColumns(Table& table, const SelectPlan& plan,
-                                               const ScanOptions& opts) {
-  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, table.NewScan(opts));
-  const std::vector<int>& projection = plan.scan.projection;
-  std::vector<AggState> states(plan.agg.calls.size());
-  ColumnBatch batch;
-  while (true) {
-    TRIB_ASSIGN_OR_RETURN(bool more, scan->NextColumns(&batch));
-    if (!more) break;
-    for (size_t i = 0; i < plan.agg.calls.size(); i++) {
-      const AggregateCall& call = plan.agg.calls[i];
-      if (call.star) {
-        states[i].count += static_cast<int64_t>(batch.num_rows);
-        continue;
-      }
-      size_t at = std::find(projection.begin(), projection.end(), call.arg->column) -
-                  projection.begin();
-      if (at >= batch.columns.size()) return Status::Internal("aggregate column not scanned");
-      TRIB_RETURN_NOT_OK(AccumulateColumn(call, batch.columns[at], &states[i]));
-    }
-  }
-  return states;
 }
 
 Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
@@ -675,9 +529,31 @@ Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hint
   return NormalizeOptions(OptionScope::kTable, raw, columns);
 }
 
-Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
+namespace {
+
+// Rewrites the column slots of `e` (table columns) to their positions among the scanned
+// columns: a scan hands out only its projection.
+void RemapColumns(BoundExpr* e, const std::vector<int>& slot) {
+  if (e->kind == BoundKind::kColumn) e->column = slot[e->column];
+  for (auto& a : e->args) RemapColumns(a.get(), slot);
+}
+
+// The session's ORDER BY memory limit.
+Result<int64_t> SortMemoryLimit(const Session& session) {
+  const OptionDef* def = FindOption(OptionScope::kSession, kSortMemoryLimitKey);
+  auto it = session.options().find(kSortMemoryLimitKey);
+  const std::string& text = it != session.options().end() ? it->second : def->default_value;
+  return options::ParseMemorySize(text);
+}
+
+}  // namespace
+
+Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
   if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
-  if (!q.values.empty()) return ExecuteValues(q);
+  if (!q.values.empty()) {
+    TRIB_ASSIGN_OR_RETURN(QueryResult v, ExecuteValues(q));
+    return MakeRows(std::move(v.fields), std::move(v.rows));
+  }
   TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
   Source& src = plan.source;
 
@@ -693,158 +569,87 @@ Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
     metadata_count = *n;
   }
 
-  // Aggregates of plain columns: from column batches.
-  std::optional<std::vector<AggState>> column_states;
-  if (!metadata_count && AggregatesFromColumns(plan)) {
-    TRIB_ASSIGN_OR_RETURN(
-        column_states,
-        AggregateColumns(*src.table, plan,
-                         MakeScanOptions(plan.scan, src.dynamic_options, SessionTimeZone(session))));
-  }
-
-  // Input rows, filtered by the whole WHERE (the scan's filters are exact, but cheap to recheck).
-  std::vector<Row> input;
-  if (metadata_count || column_states) {
-    // Nothing to read.
-  } else if (src.table) {
-    TRIB_ASSIGN_OR_RETURN(input, ScanRows(*src.table, src.fields, plan.scan, src.dynamic_options,
-                                             SessionTimeZone(session)));
-  } else {
-    input = std::move(src.rows);
-  }
-  std::vector<Row> filtered;
-  filtered.reserve(input.size());
-  for (Row& r : input) {
-    bool keep = true;
-    for (const auto& c : plan.conjuncts) {
-      TRIB_ASSIGN_OR_RETURN(keep, EvaluatePredicate(*c, r));
-      if (!keep) break;
-    }
-    if (keep) filtered.push_back(std::move(r));
-  }
-  input.clear();
-
-  // Rows the select list is computed from: input rows, or one row per group.
-  std::vector<Row> basis;
+  // The rows the select list is computed from: the source's, filtered by the whole WHERE (a
+  // scan's pushed filters are exact, but cheap to recheck), or one row per group.
+  OperatorPtr op;
   if (metadata_count) {
-    basis.push_back(Row{Value::Int(*metadata_count)});
-  } else if (column_states) {
-    Row row;
-    for (size_t i = 0; i < plan.agg.calls.size(); ++i) {
-      TRIB_ASSIGN_OR_RETURN(Value v, Finish(plan.agg.calls[i], (*column_states)[i]));
-      row.push_back(std::move(v));
-    }
-    bool keep = true;
-    if (plan.having) {
-      TRIB_ASSIGN_OR_RETURN(keep, EvaluatePredicate(*plan.having, row));
-    }
-    if (keep) basis.push_back(std::move(row));
-  } else if (plan.grouped) {
-    const AggregateBinding& agg = plan.agg;
-    std::unordered_map<std::string, size_t> index;
-    std::vector<Row> group_keys;
-    std::vector<std::vector<AggState>> states;
-    for (const Row& r : filtered) {
-      Row key_values;
-      std::string key;
-      for (const auto& k : agg.keys) {
-        TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*k, r));
-        AppendKey(v, &key);
-        key_values.push_back(std::move(v));
-      }
-      auto [it, inserted] = index.emplace(key, group_keys.size());
-      if (inserted) {
-        group_keys.push_back(std::move(key_values));
-        states.emplace_back(agg.calls.size());
-      }
-      auto& st = states[it->second];
-      for (size_t i = 0; i < agg.calls.size(); ++i) {
-        TRIB_RETURN_NOT_OK(Accumulate(agg.calls[i], r, &st[i]));
-      }
-    }
-    if (agg.keys.empty() && group_keys.empty()) {
-      group_keys.emplace_back();
-      states.emplace_back(agg.calls.size());
-    }
-    for (size_t g = 0; g < group_keys.size(); ++g) {
-      Row row = std::move(group_keys[g]);
-      for (size_t i = 0; i < agg.calls.size(); ++i) {
-        TRIB_ASSIGN_OR_RETURN(Value v, Finish(agg.calls[i], states[g][i]));
-        row.push_back(std::move(v));
-      }
-      if (plan.having) {
-        TRIB_ASSIGN_OR_RETURN(bool keep, EvaluatePredicate(*plan.having, row));
-        if (!keep) continue;
-      }
-      basis.push_back(std::move(row));
-    }
+    std::vector<Field> fields = {Field{0, "$agg0", DataType::BigInt(), ""}};
+    op = MakeRows(std::move(fields), {Row{Value::Int(*metadata_count)}});
   } else {
-    basis = std::move(filtered);
+    if (src.table) {
+      // Expressions over the table read the scanned columns.
+      std::vector<int> slot(src.fields.size(), -1);
+      for (size_t i = 0; i < plan.scan.projection.size(); i++) slot[plan.scan.projection[i]] = i;
+      for (auto& c : plan.conjuncts) RemapColumns(c.get(), slot);
+      if (plan.grouped) {
+        for (auto& k : plan.agg.keys) RemapColumns(k.get(), slot);
+        for (auto& c : plan.agg.calls) {
+          if (c.arg) RemapColumns(c.arg.get(), slot);
+        }
+      } else {
+        for (auto& it : plan.items) RemapColumns(it.get(), slot);
+        for (auto& k : plan.sort) {
+          if (k.expr) RemapColumns(k.expr.get(), slot);
+        }
+      }
+      TRIB_ASSIGN_OR_RETURN(
+          std::unique_ptr<TableScan> scan,
+          src.table->NewScan(MakeScanOptions(plan.scan, src.dynamic_options,
+                                             SessionTimeZone(session))));
+      op = MakeScan(std::move(src.table), std::move(scan));
+    } else if (src.op) {
+      op = std::move(src.op);
+    } else {
+      op = MakeRows(src.fields, std::move(src.rows));
+    }
+    op = MakeFilter(std::move(op), std::move(plan.conjuncts));
+    if (plan.grouped) op = MakeAggregate(std::move(op), std::move(plan.agg));
+  }
+  if (plan.having) {
+    std::vector<BoundExprPtr> having;
+    having.push_back(std::move(plan.having));
+    op = MakeFilter(std::move(op), std::move(having));
   }
 
+  // The select list, then the ORDER BY keys that are not in it (dropped after the sort).
+  std::vector<BoundExprPtr> exprs = std::move(plan.items);
+  std::vector<Field> fields = plan.fields;
+  const size_t num_output = exprs.size();
+  SortOptions sort;
+  for (auto& k : plan.sort) {
+    SortKeySpec spec;
+    spec.descending = k.descending;
+    spec.nulls_first = k.nulls_first;
+    if (k.output >= 0) {
+      spec.column = k.output;
+    } else {
+      spec.column = static_cast<int>(exprs.size());
+      fields.push_back(Field{static_cast<int32_t>(fields.size()), "$sort", k.expr->type, ""});
+      exprs.push_back(std::move(k.expr));
+    }
+    sort.keys.push_back(spec);
+  }
+  op = MakeProject(std::move(op), std::move(exprs), std::move(fields));
+  if (q.distinct) op = MakeDistinct(std::move(op));
+  const std::optional<int64_t> wanted =
+      q.limit ? std::optional<int64_t>(*q.limit > INT64_MAX - q.offset ? INT64_MAX
+                                                                       : *q.limit + q.offset)
+              : std::nullopt;
+  if (!sort.keys.empty()) {
+    sort.limit = wanted;
+    sort.output_columns = num_output;
+    TRIB_ASSIGN_OR_RETURN(sort.memory_limit, SortMemoryLimit(session));
+    sort.memory_limit_key = kSortMemoryLimitKey;
+    op = MakeSort(std::move(op), std::move(sort));
+  }
+  return MakeLimit(std::move(op), q.offset, q.limit);
+}
+
+Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, q));
   QueryResult out;
-  out.fields = plan.fields;
-  std::vector<std::vector<Value>> sort_values;
-  std::set<std::string> distinct_seen;
-  bool early_limit = plan.sort.empty() && !q.distinct && q.limit.has_value();
-  for (const Row& b : basis) {
-    if (early_limit && static_cast<int64_t>(out.rows.size()) >=
-                           (*q.limit > INT64_MAX - q.offset ? INT64_MAX : *q.limit + q.offset)) {
-      break;
-    }
-    Row r;
-    r.reserve(plan.items.size());
-    for (const auto& it : plan.items) {
-      TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*it, b));
-      r.push_back(std::move(v));
-    }
-    if (q.distinct) {
-      std::string key;
-      for (const auto& v : r) AppendKey(v, &key);
-      if (!distinct_seen.insert(std::move(key)).second) continue;
-    }
-    if (!plan.sort.empty()) {
-      std::vector<Value> keys;
-      for (const auto& s : plan.sort) {
-        if (s.output >= 0) {
-          keys.push_back(r[s.output]);
-        } else {
-          TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*s.expr, b));
-          keys.push_back(std::move(v));
-        }
-      }
-      sort_values.push_back(std::move(keys));
-    }
-    out.rows.push_back(std::move(r));
-  }
-
-  if (!plan.sort.empty()) {
-    std::vector<size_t> order(out.rows.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      for (size_t k = 0; k < plan.sort.size(); ++k) {
-        const Value& a = sort_values[x][k];
-        const Value& b = sort_values[y][k];
-        const SortKey& s = plan.sort[k];
-        if (a.is_null() || b.is_null()) {
-          if (a.is_null() && b.is_null()) continue;
-          return a.is_null() == s.nulls_first;
-        }
-        int c = CompareSame(a, b);
-        if (c != 0) return s.descending ? c > 0 : c < 0;
-      }
-      return false;
-    });
-    std::vector<Row> sorted;
-    sorted.reserve(order.size());
-    for (size_t i : order) sorted.push_back(std::move(out.rows[i]));
-    out.rows = std::move(sorted);
-  }
-  if (q.offset > 0) {
-    size_t n = std::min<size_t>(q.offset, out.rows.size());
-    out.rows.erase(out.rows.begin(), out.rows.begin() + n);
-  }
-  if (q.limit && static_cast<int64_t>(out.rows.size()) > *q.limit) out.rows.resize(*q.limit);
+  out.fields = op->fields();
+  TRIB_ASSIGN_OR_RETURN(out.rows, CollectRows(*op));
   return out;
 }
 

@@ -1,6 +1,6 @@
-// The query executor: SELECT and VALUES over data tables, system tables and subqueries. It binds
-// the query, pushes the projection, simple filters and LIMIT into Table::NewScan, then filters,
-// groups, sorts and limits the rows in memory.
+// The query planner: SELECT and VALUES over data tables, system tables and subqueries. It binds
+// the query, pushes the projection, simple filters and LIMIT into Table::NewScan, and builds the
+// operators (operators.h) that filter, group, sort and limit the scanned column batches.
 // Thread-safety: stateless functions; the session is used by one thread.
 #pragma once
 
@@ -14,6 +14,15 @@
 
 namespace tributary::sql {
 
+class Operator;
+
+// The session option bounding what an ORDER BY holds in memory.
+inline constexpr const char* kSortMemoryLimitKey = "sql.sort.memory-limit";
+
+// Plans the query and returns its operator tree: rows are read as the caller pulls them
+// (operators.h), so a query without ORDER BY, GROUP BY or DISTINCT holds one batch at a time.
+Result<std::unique_ptr<Operator>> OpenQuery(const Session& session, const SelectStmt& q);
+// Every row of the query (for CREATE TABLE AS and INSERT ... SELECT).
 Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q);
 
 // A few lines saying how the query reads its table: projection, pushed filters, limit.

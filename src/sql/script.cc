@@ -1,6 +1,7 @@
 #include "sql/script.h"
 
 #include "sql/lexer.h"
+#include "sql/operators.h"
 
 namespace tributary::sql {
 
@@ -10,6 +11,37 @@ void PrintError(const Status& st, const ScriptOptions& options, std::FILE* err) 
   std::string where = options.source_name.empty() ? "" : options.source_name + ": ";
   std::fprintf(err, "error: %s%s\n", where.c_str(), st.message().c_str());
   std::fflush(err);
+}
+
+constexpr size_t kPrintRows = 4096;
+
+// Prints a result's rows: a query's as its operators hand them out, so the output begins while
+// the scan is still reading and memory holds one batch (bar ORDER BY, GROUP BY, DISTINCT).
+Status PrintRows(StatementResult* r, const ScriptOptions& options, std::FILE* out) {
+  ResultPrinter printer(r->rows.fields, options.format, [&](std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), out);
+  });
+  if (r->cursor) {
+    ColumnBatch batch;
+    while (true) {
+      auto more = r->cursor->Next(&batch);
+      if (!more.ok()) {
+        std::fflush(out);
+        return Locate(more.status(), r->pos);
+      }
+      if (!*more) break;
+      // Rows are made for printing only, a slice of the batch at a time.
+      for (size_t begin = 0; begin < batch.num_rows; begin += kPrintRows) {
+        printer.Add(BatchRows(batch, begin, std::min(batch.num_rows, begin + kPrintRows)));
+      }
+    }
+    r->message = std::to_string(printer.rows()) + (printer.rows() == 1 ? " row" : " rows");
+  } else {
+    printer.Add(r->rows.rows);
+  }
+  printer.Finish();
+  std::fflush(out);
+  return Status::OK();
 }
 
 }  // namespace
@@ -27,9 +59,11 @@ bool RunScript(Session& session, std::string_view script, const ScriptOptions& o
       return false;
     }
     if (r->has_rows) {
-      std::string text = FormatResult(r->rows, options.format);
-      std::fwrite(text.data(), 1, text.size(), out);
-      std::fflush(out);
+      Status printed = PrintRows(&*r, options, out);
+      if (!printed.ok()) {
+        PrintError(printed, options, err);
+        return false;
+      }
     }
     if (options.print_messages && !r->message.empty()) {
       std::fprintf(err, "%s\n", r->message.c_str());

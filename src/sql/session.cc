@@ -10,6 +10,7 @@
 
 #include "common/timezone.h"
 #include "sql/cast.h"
+#include "sql/operators.h"
 #include "sql/parser.h"
 #include "sql/query.h"
 #include "tributary/options.h"
@@ -19,6 +20,15 @@
 namespace tributary::sql {
 
 namespace {
+
+StatementResult Cursor(std::unique_ptr<Operator> op, const Pos& pos) {
+  StatementResult r;
+  r.has_rows = true;
+  r.rows.fields = op->fields();
+  r.cursor = std::move(op);
+  r.pos = pos;
+  return r;
+}
 
 StatementResult Message(std::string m) {
   StatementResult r;
@@ -57,12 +67,6 @@ std::string QuoteString(const std::string& s) {
   return out + "'";
 }
 
-// Prefixes a message without a position with the statement's.
-Status Locate(const Status& st, const Pos& pos) {
-  if (st.ok() || st.message().rfind("line ", 0) == 0) return st;
-  return Status(st.code(), PosPrefix(pos) + st.message());
-}
-
 // Checks options one by one so an error points at the bad one.
 Status CheckOptionList(OptionScope scope, const OptionList& options,
                        const std::vector<std::string>& columns) {
@@ -74,6 +78,11 @@ Status CheckOptionList(OptionScope scope, const OptionList& options,
 }
 
 }  // namespace
+
+StatementResult::StatementResult() = default;
+StatementResult::StatementResult(StatementResult&&) noexcept = default;
+StatementResult& StatementResult::operator=(StatementResult&&) noexcept = default;
+StatementResult::~StatementResult() = default;
 
 Result<std::unique_ptr<Session>> Session::Open(const std::string& warehouse) {
   std::unique_ptr<Session> s(new Session());
@@ -165,8 +174,8 @@ Result<StatementResult> Session::Select(const SelectStmt& s) {
     return NotSupportedAt(s.pos, "streaming SELECT (execution.runtime-mode = 'streaming') is "
                                  "not supported yet; SET 'execution.runtime-mode' = 'batch'");
   }
-  TRIB_ASSIGN_OR_RETURN(QueryResult q, ExecuteQuery(*this, s));
-  return Rows(std::move(q.fields), std::move(q.rows));
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Operator> op, OpenQuery(*this, s));
+  return Cursor(std::move(op), s.pos);
 }
 
 Result<StatementResult> Session::CreateDatabase(const CreateDatabaseStmt& s) {

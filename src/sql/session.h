@@ -22,10 +22,22 @@ struct QueryResult {
   std::vector<Row> rows;
 };
 
+class Operator;
+
 struct StatementResult {
-  bool has_rows = false;  // a query: print `rows`
-  QueryResult rows;
-  std::string message;    // for stderr: "OK", "Inserted 2 rows", ...
+  StatementResult();
+  StatementResult(StatementResult&&) noexcept;
+  StatementResult& operator=(StatementResult&&) noexcept;
+  ~StatementResult();
+
+  bool has_rows = false;  // rows to print: `rows`, or those `cursor` hands out
+  QueryResult rows;       // with a cursor: only the fields
+  // A query's rows, read as they are printed (operators.h); errors while reading belong to the
+  // statement at `pos`.
+  std::unique_ptr<Operator> cursor;
+  Pos pos;
+  std::string message;    // for stderr: "OK", "Inserted 2 rows", ...; with a cursor, set
+                          // by whoever reads it
 };
 
 // A table name resolved against the session: which catalog, which identifier.

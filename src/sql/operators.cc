@@ -1,0 +1,564 @@
+#include "sql/operators.h"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "common/datetime.h"
+#include "sql/cast.h"
+#include "sql/vector_eval.h"
+#include "tributary/table.h"
+#include "tributary/table_scan.h"
+
+namespace tributary::sql {
+
+namespace {
+
+// Rows per batch of operators that build their own (rows held in memory, sort and aggregate
+// output).
+constexpr size_t kBatchRows = 2048;
+
+// A batch of `rows` (moved out) with Value columns of `fields`.
+ColumnBatch RowsToBatch(const std::vector<Field>& fields, std::vector<Row>::iterator begin,
+                        std::vector<Row>::iterator end) {
+  ColumnBatch b;
+  b.num_rows = static_cast<size_t>(end - begin);
+  for (size_t c = 0; c < fields.size(); c++) {
+    ColumnVector col = ValueColumn(fields[c].type);
+    col.Reserve(b.num_rows);
+    for (auto it = begin; it != end; ++it) col.Append(std::move((*it)[c]));
+    b.columns.push_back(std::move(col));
+  }
+  return b;
+}
+
+// ---- scan
+
+class ScanOperator : public Operator {
+ public:
+  ScanOperator(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan)
+      : table_(std::move(table)), scan_(std::move(scan)) {
+    fields_ = scan_->output_fields();
+  }
+  Result<bool> Next(ColumnBatch* out) override {
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, scan_->NextColumns(out));
+      if (!more) return false;
+      if (out->num_rows > 0) return true;
+    }
+  }
+
+ private:
+  std::unique_ptr<Table> table_;  // outlives the scan
+  std::unique_ptr<TableScan> scan_;
+};
+
+// ---- rows held in memory
+
+class RowsOperator : public Operator {
+ public:
+  RowsOperator(std::vector<Field> fields, std::vector<Row> rows) : rows_(std::move(rows)) {
+    fields_ = std::move(fields);
+  }
+  Result<bool> Next(ColumnBatch* out) override {
+    if (next_ >= rows_.size()) return false;
+    const size_t end = std::min(rows_.size(), next_ + kBatchRows);
+    *out = RowsToBatch(fields_, rows_.begin() + next_, rows_.begin() + end);
+    next_ = end;
+    return true;
+  }
+
+ private:
+  std::vector<Row> rows_;
+  size_t next_ = 0;
+};
+
+// ---- filter
+
+class FilterOperator : public Operator {
+ public:
+  FilterOperator(OperatorPtr child, std::vector<BoundExprPtr> predicates)
+      : child_(std::move(child)), predicates_(std::move(predicates)) {
+    fields_ = child_->fields();
+  }
+  Result<bool> Next(ColumnBatch* out) override {
+    ColumnBatch in;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
+      if (!more) return false;
+      TRIB_ASSIGN_OR_RETURN(std::vector<uint32_t> rows, SelectRows(predicates_, in));
+      if (rows.empty()) continue;
+      *out = TakeRows(std::move(in), rows);
+      return true;
+    }
+  }
+
+ private:
+  OperatorPtr child_;
+  std::vector<BoundExprPtr> predicates_;
+};
+
+// ---- project
+
+class ProjectOperator : public Operator {
+ public:
+  ProjectOperator(OperatorPtr child, std::vector<BoundExprPtr> exprs, std::vector<Field> fields)
+      : child_(std::move(child)), exprs_(std::move(exprs)) {
+    fields_ = std::move(fields);
+  }
+  Result<bool> Next(ColumnBatch* out) override {
+    ColumnBatch in;
+    TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
+    if (!more) return false;
+    ColumnBatch b;
+    b.num_rows = in.num_rows;
+    for (const auto& e : exprs_) {
+      TRIB_ASSIGN_OR_RETURN(ColumnVector c, EvaluateBatch(*e, in));
+      b.columns.push_back(std::move(c));
+    }
+    *out = std::move(b);
+    return true;
+  }
+
+ private:
+  OperatorPtr child_;
+  std::vector<BoundExprPtr> exprs_;
+};
+
+// ---- aggregate
+
+// Aggregate state of one call in one group.
+struct AggState {
+  int64_t count = 0;
+  __int128 isum = 0;
+  double dsum = 0;
+  Value best;  // MIN / MAX
+  std::set<std::string> seen;
+};
+
+// Adds the argument value `v` of one row to `st`.
+Status AccumulateValue(const AggregateCall& call, Value v, AggState* st) {
+  if (v.is_null()) return Status::OK();
+  if (call.distinct) {
+    std::string key;
+    AppendKey(v, &key);
+    if (!st->seen.insert(std::move(key)).second) return Status::OK();
+  }
+  ++st->count;
+  const std::string& f = call.function;
+  if (f == "SUM" || f == "AVG") {
+    if (v.is_int()) {
+      st->isum += v.int_value();
+    } else if (v.is_double()) {
+      st->dsum += v.double_value();
+    } else if (v.is_decimal()) {
+      st->isum += v.decimal_value().unscaled;
+      if (st->isum > Pow10(38) || st->isum < -Pow10(38)) {
+        return ErrorAt(call.arg->pos, f + " overflows DECIMAL(38)");
+      }
+    }
+  } else if (f == "MIN" || f == "MAX") {
+    if (st->best.is_null()) {
+      st->best = std::move(v);
+    } else {
+      int c = CompareSame(v, st->best);
+      if ((f == "MIN" && c < 0) || (f == "MAX" && c > 0)) st->best = std::move(v);
+    }
+  }
+  return Status::OK();
+}
+
+// Adds every row of `col` (the argument column of `call`) to `st`: integer and floating-point
+// columns in tight loops, everything else value by value.
+Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggState* st) {
+  const std::string& f = call.function;
+  const size_t n = col.size();
+  if (col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() && !call.distinct) {
+    int64_t count = 0, lo = INT64_MAX, hi = INT64_MIN;
+    __int128 sum = 0;
+    for (size_t r = 0; r < n; r++) {
+      if (col.IsNull(r)) continue;
+      const int64_t v = col.ints[r];
+      count++;
+      sum += v;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    if (count == 0) return Status::OK();
+    st->count += count;
+    if (f == "SUM" || f == "AVG") st->isum += sum;
+    if (f == "MIN" || f == "MAX") {
+      int64_t v = f == "MIN" ? lo : hi;
+      if (st->best.is_null() ||
+          (f == "MIN" ? v < st->best.int_value() : v > st->best.int_value())) {
+        st->best = Value::Int(v);
+      }
+    }
+    return Status::OK();
+  }
+  if (col.rep == ColumnVector::Rep::kDouble && !call.distinct &&
+      (f == "SUM" || f == "AVG" || f == "COUNT")) {
+    int64_t count = 0;
+    double sum = 0;
+    for (size_t r = 0; r < n; r++) {
+      if (col.IsNull(r)) continue;
+      count++;
+      sum += col.doubles[r];
+    }
+    st->count += count;
+    st->dsum += sum;
+    return Status::OK();
+  }
+  for (size_t r = 0; r < n; r++) TRIB_RETURN_NOT_OK(AccumulateValue(call, col.Get(r), st));
+  return Status::OK();
+}
+
+Result<Value> Finish(const AggregateCall& call, const AggState& st) {
+  const std::string& f = call.function;
+  if (f == "COUNT") return Value::Int(st.count);
+  if (st.count == 0) return Value::Null();
+  if (f == "MIN" || f == "MAX") return st.best;
+  const DataType in = call.arg->type;
+  if (f == "SUM") {
+    if (in.IsFloating()) return Value::Double(st.dsum);
+    if (in.id == TypeId::kDecimal) return Value::Dec(Decimal{st.isum});
+    if (st.isum > std::numeric_limits<int64_t>::max() ||
+        st.isum < std::numeric_limits<int64_t>::min()) {
+      return ErrorAt(call.arg->pos, "SUM overflows BIGINT");
+    }
+    return Value::Int(static_cast<int64_t>(st.isum));
+  }
+  // AVG
+  if (in.IsFloating()) return Value::Double(st.dsum / st.count);
+  if (in.id == TypeId::kDecimal) {
+    int32_t shift = call.type.scale - in.scale;
+    __int128 num = st.isum * Pow10(shift) * 10;
+    __int128 q = num / st.count;
+    __int128 rem = q % 10;
+    q /= 10;
+    if (rem >= 5) ++q;
+    if (rem <= -5) --q;
+    return Value::Dec(Decimal{q});
+  }
+  return Value::Double(static_cast<double>(st.isum) / static_cast<double>(st.count));
+}
+
+class AggregateOperator : public Operator {
+ public:
+  AggregateOperator(OperatorPtr child, AggregateBinding binding)
+      : child_(std::move(child)), agg_(std::move(binding)) {
+    for (size_t i = 0; i < agg_.keys.size(); i++) {
+      fields_.push_back(Field{static_cast<int32_t>(i), "$key" + std::to_string(i),
+                              agg_.keys[i]->type, ""});
+    }
+    for (size_t i = 0; i < agg_.calls.size(); i++) {
+      fields_.push_back(Field{static_cast<int32_t>(fields_.size()), "$agg" + std::to_string(i),
+                              agg_.calls[i].type, ""});
+    }
+  }
+
+  Result<bool> Next(ColumnBatch* out) override {
+    if (!done_) {
+      TRIB_RETURN_NOT_OK(Consume());
+      done_ = true;
+    }
+    if (next_ >= rows_.size()) return false;
+    const size_t end = std::min(rows_.size(), next_ + kBatchRows);
+    *out = RowsToBatch(fields_, rows_.begin() + next_, rows_.begin() + end);
+    next_ = end;
+    return true;
+  }
+
+ private:
+  Status Consume() {
+    std::unordered_map<std::string, size_t> index;
+    std::vector<Row> group_keys;
+    std::vector<std::vector<AggState>> states;
+    if (agg_.keys.empty()) {
+      group_keys.emplace_back();
+      states.emplace_back(agg_.calls.size());
+    }
+    ColumnBatch in;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
+      if (!more) break;
+      // Each argument once per batch: a column as is, anything else computed.
+      std::vector<ColumnVector> args(agg_.calls.size());
+      for (size_t i = 0; i < agg_.calls.size(); i++) {
+        if (agg_.calls[i].star) continue;
+        TRIB_ASSIGN_OR_RETURN(args[i], EvaluateBatch(*agg_.calls[i].arg, in));
+      }
+      if (agg_.keys.empty()) {
+        for (size_t i = 0; i < agg_.calls.size(); i++) {
+          if (agg_.calls[i].star) {
+            states[0][i].count += static_cast<int64_t>(in.num_rows);
+          } else {
+            TRIB_RETURN_NOT_OK(AccumulateColumn(agg_.calls[i], args[i], &states[0][i]));
+          }
+        }
+        continue;
+      }
+      std::vector<ColumnVector> keys;
+      for (const auto& k : agg_.keys) {
+        TRIB_ASSIGN_OR_RETURN(ColumnVector c, EvaluateBatch(*k, in));
+        keys.push_back(std::move(c));
+      }
+      std::string key;
+      for (size_t r = 0; r < in.num_rows; r++) {
+        key.clear();
+        for (const auto& k : keys) AppendKey(k.Get(r), &key);
+        auto [it, inserted] = index.emplace(key, group_keys.size());
+        if (inserted) {
+          Row values;
+          for (const auto& k : keys) values.push_back(k.Get(r));
+          group_keys.push_back(std::move(values));
+          states.emplace_back(agg_.calls.size());
+        }
+        auto& st = states[it->second];
+        for (size_t i = 0; i < agg_.calls.size(); i++) {
+          if (agg_.calls[i].star) {
+            ++st[i].count;
+          } else {
+            TRIB_RETURN_NOT_OK(AccumulateValue(agg_.calls[i], args[i].Get(r), &st[i]));
+          }
+        }
+      }
+    }
+    for (size_t g = 0; g < group_keys.size(); g++) {
+      Row row = std::move(group_keys[g]);
+      for (size_t i = 0; i < agg_.calls.size(); i++) {
+        TRIB_ASSIGN_OR_RETURN(Value v, Finish(agg_.calls[i], states[g][i]));
+        row.push_back(std::move(v));
+      }
+      rows_.push_back(std::move(row));
+    }
+    return Status::OK();
+  }
+
+  OperatorPtr child_;
+  AggregateBinding agg_;
+  bool done_ = false;
+  std::vector<Row> rows_;
+  size_t next_ = 0;
+};
+
+// ---- distinct
+
+class DistinctOperator : public Operator {
+ public:
+  explicit DistinctOperator(OperatorPtr child) : child_(std::move(child)) {
+    fields_ = child_->fields();
+  }
+  Result<bool> Next(ColumnBatch* out) override {
+    ColumnBatch in;
+    std::string key;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
+      if (!more) return false;
+      std::vector<uint32_t> rows;
+      for (size_t r = 0; r < in.num_rows; r++) {
+        key.clear();
+        for (const auto& c : in.columns) AppendKey(c.Get(r), &key);
+        if (seen_.insert(key).second) rows.push_back(static_cast<uint32_t>(r));
+      }
+      if (rows.empty()) continue;
+      *out = TakeRows(std::move(in), rows);
+      return true;
+    }
+  }
+
+ private:
+  OperatorPtr child_;
+  std::unordered_set<std::string> seen_;
+};
+
+// ---- sort
+
+// Bytes a value takes in memory, roughly (what the sort holds is bounded by this).
+int64_t ApproxBytes(const Value& v) {
+  int64_t n = static_cast<int64_t>(sizeof(Value));
+  if (v.is_string()) n += static_cast<int64_t>(v.string_value().capacity());
+  if (v.is_nested()) n += 64 * 4;  // nested values: a flat guess per value
+  return n;
+}
+
+class SortOperator : public Operator {
+ public:
+  SortOperator(OperatorPtr child, SortOptions options)
+      : child_(std::move(child)), options_(std::move(options)) {
+    const auto& in = child_->fields();
+    fields_.assign(in.begin(), in.begin() + std::min(options_.output_columns, in.size()));
+  }
+
+  Result<bool> Next(ColumnBatch* out) override {
+    if (!done_) {
+      TRIB_RETURN_NOT_OK(Consume());
+      done_ = true;
+    }
+    if (next_ >= rows_.size()) return false;
+    const size_t end = std::min(rows_.size(), next_ + kBatchRows);
+    *out = RowsToBatch(fields_, rows_.begin() + next_, rows_.begin() + end);
+    next_ = end;
+    return true;
+  }
+
+ private:
+  bool Less(const Row& x, const Row& y) const {
+    for (const SortKeySpec& s : options_.keys) {
+      const Value& a = x[s.column];
+      const Value& b = y[s.column];
+      if (a.is_null() || b.is_null()) {
+        if (a.is_null() && b.is_null()) continue;
+        return a.is_null() == s.nulls_first;
+      }
+      int c = CompareSame(a, b);
+      if (c != 0) return s.descending ? c > 0 : c < 0;
+    }
+    return false;
+  }
+
+  // Sorts what is held (stable: equal rows keep their arrival order) and, with a limit, keeps
+  // only the first `limit` rows.
+  void SortHeld() {
+    std::stable_sort(rows_.begin(), rows_.end(),
+                     [&](const Row& x, const Row& y) { return Less(x, y); });
+    if (options_.limit && static_cast<int64_t>(rows_.size()) > *options_.limit) {
+      rows_.resize(static_cast<size_t>(*options_.limit));
+      bytes_ = 0;
+      for (const Row& r : rows_) {
+        for (const Value& v : r) bytes_ += ApproxBytes(v);
+      }
+    }
+  }
+
+  Status Consume() {
+    ColumnBatch in;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
+      if (!more) break;
+      for (Row& r : BatchRows(in)) {
+        for (const Value& v : r) bytes_ += ApproxBytes(v);
+        rows_.push_back(std::move(r));
+      }
+      // ORDER BY ... LIMIT n holds at most about 2n rows.
+      if (options_.limit && static_cast<int64_t>(rows_.size()) > 2 * *options_.limit + 1024) {
+        SortHeld();
+      }
+      if (bytes_ > options_.memory_limit) {
+        return Status::Invalid(
+            "ORDER BY needs more than " + std::to_string(options_.memory_limit >> 20) +
+            " MiB to sort this result; add a LIMIT, or raise it with SET '" +
+            options_.memory_limit_key + "' = '...'");
+      }
+    }
+    SortHeld();
+    for (Row& r : rows_) r.resize(fields_.size());  // drop the sort-only columns
+    return Status::OK();
+  }
+
+  OperatorPtr child_;
+  SortOptions options_;
+  bool done_ = false;
+  std::vector<Row> rows_;
+  int64_t bytes_ = 0;
+  size_t next_ = 0;
+};
+
+// ---- limit
+
+class LimitOperator : public Operator {
+ public:
+  LimitOperator(OperatorPtr child, int64_t offset, std::optional<int64_t> limit)
+      : child_(std::move(child)), to_skip_(offset), left_(limit) {
+    fields_ = child_->fields();
+  }
+  Result<bool> Next(ColumnBatch* out) override {
+    ColumnBatch in;
+    while (true) {
+      if (left_ && *left_ <= 0) return false;  // no more pulls from the child
+      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
+      if (!more) return false;
+      size_t begin = 0, end = in.num_rows;
+      if (to_skip_ > 0) {
+        const size_t skip = static_cast<size_t>(std::min<int64_t>(to_skip_, end));
+        to_skip_ -= static_cast<int64_t>(skip);
+        begin = skip;
+      }
+      if (left_) end = std::min<size_t>(end, begin + static_cast<size_t>(*left_));
+      if (begin >= end) continue;
+      if (left_) *left_ -= static_cast<int64_t>(end - begin);
+      if (begin == 0 && end == in.num_rows) {
+        *out = std::move(in);
+      } else {
+        std::vector<uint32_t> rows(end - begin);
+        std::iota(rows.begin(), rows.end(), static_cast<uint32_t>(begin));
+        *out = TakeRows(std::move(in), rows);
+      }
+      return true;
+    }
+  }
+
+ private:
+  OperatorPtr child_;
+  int64_t to_skip_;
+  std::optional<int64_t> left_;
+};
+
+}  // namespace
+
+OperatorPtr MakeScan(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan) {
+  return std::make_unique<ScanOperator>(std::move(table), std::move(scan));
+}
+OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows) {
+  return std::make_unique<RowsOperator>(std::move(fields), std::move(rows));
+}
+OperatorPtr MakeFilter(OperatorPtr child, std::vector<BoundExprPtr> predicates) {
+  if (predicates.empty()) return child;
+  return std::make_unique<FilterOperator>(std::move(child), std::move(predicates));
+}
+OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
+                        std::vector<Field> fields) {
+  return std::make_unique<ProjectOperator>(std::move(child), std::move(exprs), std::move(fields));
+}
+OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding) {
+  return std::make_unique<AggregateOperator>(std::move(child), std::move(binding));
+}
+OperatorPtr MakeDistinct(OperatorPtr child) {
+  return std::make_unique<DistinctOperator>(std::move(child));
+}
+OperatorPtr MakeSort(OperatorPtr child, SortOptions options) {
+  return std::make_unique<SortOperator>(std::move(child), std::move(options));
+}
+OperatorPtr MakeLimit(OperatorPtr child, int64_t offset, std::optional<int64_t> limit) {
+  if (offset <= 0 && !limit) return child;
+  return std::make_unique<LimitOperator>(std::move(child), offset, limit);
+}
+
+std::vector<Row> BatchRows(const ColumnBatch& batch, size_t begin, size_t end) {
+  end = std::min(end, batch.num_rows);
+  if (begin >= end) return {};
+  std::vector<Row> rows(end - begin, Row(batch.columns.size()));
+  for (size_t c = 0; c < batch.columns.size(); c++) {
+    const ColumnVector& col = batch.columns[c];
+    for (size_t r = begin; r < end; r++) rows[r - begin][c] = col.Get(r);
+  }
+  return rows;
+}
+
+Result<std::vector<Row>> CollectRows(Operator& op) {
+  std::vector<Row> out;
+  ColumnBatch b;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, op.Next(&b));
+    if (!more) break;
+    std::vector<Row> rows = BatchRows(b);
+    out.insert(out.end(), std::make_move_iterator(rows.begin()),
+               std::make_move_iterator(rows.end()));
+  }
+  return out;
+}
+
+}  // namespace tributary::sql

@@ -1,0 +1,80 @@
+// Physical operators of a query: a tree whose root the caller pulls column batches from, each
+// operator pulling from its children only as much as it needs (a LIMIT stops its scan, rows
+// reach the output while the scan is still reading). Only sorting, grouping and DISTINCT hold
+// state proportional to their input; everything else holds one batch at a time.
+// Thread-safety: an operator tree is used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sql/expression.h"
+#include "tributary/column_batch.h"
+#include "tributary/result.h"
+
+namespace tributary {
+class Table;
+class TableScan;
+}  // namespace tributary
+
+namespace tributary::sql {
+
+class Operator {
+ public:
+  virtual ~Operator() = default;
+  // The columns of the batches this operator returns.
+  const std::vector<Field>& fields() const { return fields_; }
+  // Replaces `out` with the next batch (at least one row) and returns true, or returns false
+  // when there are no more rows.
+  virtual Result<bool> Next(ColumnBatch* out) = 0;
+
+ protected:
+  std::vector<Field> fields_;
+};
+using OperatorPtr = std::unique_ptr<Operator>;
+
+// Rows of a table scan (the projected columns, in projection order). Owns the table.
+OperatorPtr MakeScan(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan);
+// Rows held in memory (VALUES, system tables, a query without FROM), in batches.
+OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows);
+// The rows of `child` for which every predicate is TRUE.
+OperatorPtr MakeFilter(OperatorPtr child, std::vector<BoundExprPtr> predicates);
+// One output column per expression, computed over the child's rows.
+OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
+                        std::vector<Field> fields);
+// One row per group: [key values..., aggregate values...] (AggregateBinding's layout). Without
+// keys, one row even for no input.
+OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding);
+// The first occurrence of each distinct row.
+OperatorPtr MakeDistinct(OperatorPtr child);
+
+// How one ORDER BY key orders the rows: column `column` of the input.
+struct SortKeySpec {
+  int column = 0;
+  bool descending = false;
+  bool nulls_first = true;
+};
+struct SortOptions {
+  std::vector<SortKeySpec> keys;
+  // Only the first `limit` rows are wanted (ORDER BY ... LIMIT): a top-N heap, not a full sort.
+  std::optional<int64_t> limit;
+  // Columns kept in the output: the first `output_columns` (the others are sort keys only).
+  size_t output_columns = 0;
+  // The most the sort may hold; a larger input is an error naming the setting.
+  int64_t memory_limit = 0;
+  std::string memory_limit_key;
+};
+// The child's rows in key order (stable).
+OperatorPtr MakeSort(OperatorPtr child, SortOptions options);
+// Rows `offset` ... `offset + limit` of the child (no limit: all after the offset).
+OperatorPtr MakeLimit(OperatorPtr child, int64_t offset, std::optional<int64_t> limit);
+
+// Pulls every batch of `op` into rows.
+Result<std::vector<Row>> CollectRows(Operator& op);
+// The rows of `batch` (rows `begin` to `end`, or all), as a row scan would return them.
+std::vector<Row> BatchRows(const ColumnBatch& batch, size_t begin = 0, size_t end = SIZE_MAX);
+
+}  // namespace tributary::sql
