@@ -35,6 +35,7 @@ test-slow: build
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm zstd)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --slow tests/sql
+	python3 tests/slow/memory_test.py --binary $(BUILD)/tributary
 	bash tests/crosscheck/avro_avsc.sh $(BUILD)
 	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
 	bash tests/fuzz/run_parquet_fuzzer.sh

@@ -439,13 +439,15 @@ class SortOperator : public Operator {
     while (true) {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
       if (!more) break;
-      for (Row& r : BatchRows(in)) {
-        for (const Value& v : r) bytes_ += ApproxBytes(v);
-        rows_.push_back(std::move(r));
-      }
-      // ORDER BY ... LIMIT n holds at most about 2n rows.
-      if (options_.limit && static_cast<int64_t>(rows_.size()) > 2 * *options_.limit + 1024) {
-        SortHeld();
+      for (size_t begin = 0; begin < in.num_rows; begin += kBatchRows) {
+        for (Row& r : BatchRows(in, begin, begin + kBatchRows)) {
+          for (const Value& v : r) bytes_ += ApproxBytes(v);
+          rows_.push_back(std::move(r));
+        }
+        // ORDER BY ... LIMIT n holds at most about 2n rows.
+        if (options_.limit && static_cast<int64_t>(rows_.size()) > 2 * *options_.limit + 1024) {
+          SortHeld();
+        }
       }
       if (bytes_ > options_.memory_limit) {
         return Status::Invalid(

@@ -531,6 +531,9 @@ Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hint
 
 namespace {
 
+// Rows per batch of a scan whose rows stream to the output.
+constexpr size_t kStreamBatchRows = 65536;
+
 // Rewrites the column slots of `e` (table columns) to their positions among the scanned
 // columns: a scan hands out only its projection.
 void RemapColumns(BoundExpr* e, const std::vector<int>& slot) {
@@ -592,10 +595,12 @@ Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
           if (k.expr) RemapColumns(k.expr.get(), slot);
         }
       }
-      TRIB_ASSIGN_OR_RETURN(
-          std::unique_ptr<TableScan> scan,
-          src.table->NewScan(MakeScanOptions(plan.scan, src.dynamic_options,
-                                             SessionTimeZone(session))));
+      ScanOptions opts = MakeScanOptions(plan.scan, src.dynamic_options, SessionTimeZone(session));
+      // Rows are read a slice at a time (they stream to the output, or into a sort that keeps
+      // what it must); aggregates, which fold every row at once, read whole splits ahead on
+      // every core.
+      if (!plan.grouped) opts.max_batch_rows = kStreamBatchRows;
+      TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, src.table->NewScan(opts));
       op = MakeScan(std::move(src.table), std::move(scan));
     } else if (src.op) {
       op = std::move(src.op);

@@ -157,6 +157,26 @@ Result<std::vector<merge::KeyValue>> ReadDataFile(
 // no merge). Filter columns are decoded first, the others only for row groups with a match.
 // Returns nullopt when the file holds something this path does not read (the caller then reads
 // rows with ReadDataFile).
+// The same, a batch at a time: slices of at most `max_rows` rows (0: whole row groups), so a
+// reader holds one slice's columns, not the file's.
+// Thread-safety: one thread at a time.
+class ColumnFileReader {
+ public:
+  // nullptr when the file holds something this path does not read.
+  // REQUIRES: `layout` outlives the reader.
+  static Result<std::unique_ptr<ColumnFileReader>> Open(
+      const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
+      const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters);
+  ~ColumnFileReader();
+  // The next batch with at least one row; false at the end of the file.
+  Result<bool> Next(size_t max_rows, ColumnBatch* out);
+
+ private:
+  struct State;
+  ColumnFileReader();
+  std::unique_ptr<State> state_;
+};
+
 Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
     const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
     const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters);

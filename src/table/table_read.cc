@@ -142,6 +142,7 @@ class FileStoreScan : public TableScan {
       planned_ = true;
     }
     if (!ColumnPath()) return TableScan::NextColumns(batch);
+    if (options_.max_batch_rows > 0) return NextSlice(batch);
     while (true) {
       while (next_ready_ < ready_columns_.size()) {
         ColumnBatch& b = ready_columns_[next_ready_++];
@@ -156,6 +157,52 @@ class FileStoreScan : public TableScan {
                                         return ReadSplitColumns(s, out);
                                       }));
       if (!more) return false;
+    }
+  }
+
+  // NextColumns with a bound on the batch size: one split at a time, each file that needs no
+  // merge a slice at a time.
+  Result<bool> NextSlice(ColumnBatch* batch) {
+    const size_t max_rows = options_.max_batch_rows;
+    while (true) {
+      if (slice_reader_) {
+        TRIB_ASSIGN_OR_RETURN(bool more, slice_reader_->Next(max_rows, batch));
+        if (more) return true;
+        slice_reader_.reset();
+      }
+      while (next_ready_ < ready_columns_.size()) {
+        ColumnBatch& b = ready_columns_[next_ready_++];
+        if (b.num_rows == 0) continue;
+        std::swap(*batch, b);
+        b = ColumnBatch();
+        return true;
+      }
+      ready_columns_.clear();
+      next_ready_ = 0;
+      if (slice_file_ < slice_split_.files.size()) {
+        const meta::DataFileMeta& f = slice_split_.files[slice_file_++];
+        if (f.schema_id == schema_->id && !f.write_cols) {
+          TRIB_ASSIGN_OR_RETURN(slice_reader_,
+                                ColumnFileReader::Open({DataFilePath(slice_split_, f), f.row_count},
+                                                       layout_, projection_, &skip_filters_,
+                                                       &options_.filters));
+          if (slice_reader_) continue;
+        }
+        Split one = slice_split_;
+        one.files = {f};
+        RowBatch rows;
+        TRIB_RETURN_NOT_OK(ReadSplit(one, &rows));
+        ready_columns_.push_back(RowsToColumns(rows, output_fields_));
+        continue;
+      }
+      if (next_split_ >= splits_.size()) return false;
+      const Split& split = splits_[next_split_++];
+      if (!layout_.primary_key || split.files.size() == 1) {
+        slice_split_ = split;  // its files, one after another
+        slice_file_ = 0;
+      } else {
+        TRIB_RETURN_NOT_OK(ReadSplitColumns(split, &ready_columns_));  // a merge: whole
+      }
     }
   }
 
@@ -912,6 +959,11 @@ class FileStoreScan : public TableScan {
   std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
   std::vector<RowBatch> ready_;  // splits read ahead in parallel, handed out from next_ready_
   std::vector<ColumnBatch> ready_columns_;  // the same for NextColumns
+  // NextSlice: the split whose files are read a slice at a time, the next of them, the reader
+  // of the current one.
+  Split slice_split_;
+  size_t slice_file_ = 0;
+  std::unique_ptr<ColumnFileReader> slice_reader_;
   size_t next_ready_ = 0;
   bool planned_ = false;
   int64_t emitted_ = 0;

@@ -420,6 +420,62 @@ TEST_F(TableTest, NamesThatLeaveTheWarehouseAreRefusedByEveryCall) {
   EXPECT_TRUE(*catalog_->TableExists({"default", "t", ""}));
 }
 
+// Column batches of a bounded size (results streamed to an output): files that need no merge
+// are read a slice at a time, merged buckets whole; either way the rows are those of a scan
+// without a bound.
+TEST_F(TableTest, BoundedColumnBatchesReadTheSameRows) {
+  auto columns = [](Table& t, ScanOptions o, size_t* largest) {
+    auto s = t.NewScan(o);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    std::vector<Row> out;
+    ColumnBatch b;
+    while (true) {
+      auto more = (*s)->NextColumns(&b);
+      EXPECT_TRUE(more.ok()) << more.status().ToString();
+      if (!more.ok() || !*more) break;
+      *largest = std::max(*largest, b.num_rows);
+      for (size_t r = 0; r < b.num_rows; r++) {
+        Row row;
+        for (const auto& c : b.columns) row.push_back(c.Get(r));
+        out.push_back(std::move(row));
+      }
+    }
+    SortByFirstColumn(&out);
+    return out;
+  };
+  // Two buckets: one of a single file (sliced), one whose two files are merged.
+  auto t = Create("sliced", KV({{"bucket", "2"}, {"parquet.page.size", "256 b"}, {"parquet.block.size", "2 kb"}}));
+  std::vector<std::pair<RowKind, Row>> rows;
+  for (int64_t i = 0; i < 500; i++) {
+    rows.push_back({RowKind::kInsert, i % 7 == 0 ? Row{Value::Int(i), Value::Null()}
+                                                 : R(i, "v" + std::to_string(i))});
+  }
+  WriteRows(*t, rows);
+  WriteRows(*t, {{RowKind::kInsert, R(3, "again")}, {RowKind::kDelete, R(5, "")}});
+  for (const std::vector<Predicate>& filters :
+       {std::vector<Predicate>{}, std::vector<Predicate>{Predicate{1, Predicate::Op::kGt,
+                                                                   {Value::String("v3")}}}}) {
+    ScanOptions whole;
+    whole.filters = filters;
+    ScanOptions sliced = whole;
+    sliced.max_batch_rows = 7;
+    size_t largest_whole = 0, largest_sliced = 0;
+    std::vector<Row> expected = columns(*t, whole, &largest_whole);
+    EXPECT_EQ(columns(*t, sliced, &largest_sliced), expected);
+    EXPECT_EQ(expected, ReadAll(*t, whole));
+    EXPECT_GT(largest_whole, 7u);
+  }
+  // After a full compaction every bucket is one file: every batch holds at most 7 rows.
+  ASSERT_TRUE(t->CompactFull().ok());
+  ScanOptions sliced;
+  sliced.max_batch_rows = 7;
+  size_t largest = 0;
+  std::vector<Row> got = columns(*t, sliced, &largest);
+  EXPECT_EQ(got, ReadAll(*t));
+  EXPECT_EQ(got.size(), 499u);
+  EXPECT_LE(largest, 7u);
+}
+
 TEST_F(TableTest, FiltersOnValueColumnsMatchAFullScan) {
   // Filters are applied while decoding single-file buckets and append files (late
   // materialization), and after the merge elsewhere: every path must agree with a full scan.

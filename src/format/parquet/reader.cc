@@ -309,7 +309,7 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
 }
 
 Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
-    int rg, const std::vector<int>& projection) const {
+    int rg, const std::vector<int>& projection, const RowRanges* rows) const {
   TRIB_ASSIGN_OR_RETURN(std::vector<int> cols, ResolveProjection(projection));
   if (rg < 0 || rg >= num_row_groups()) return Status::Invalid("parquet: row group out of range");
   std::vector<ColumnVector> out;
@@ -322,7 +322,7 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
     const bool direct = !nested_[c] && conv && conv->IsDirect() &&
                         v.rep != ColumnVector::Rep::kValue;
     if (!direct) {
-      TRIB_ASSIGN_OR_RETURN(auto values, ReadRowGroupColumns(rg, {c}));
+      TRIB_ASSIGN_OR_RETURN(auto values, ReadRowGroupColumns(rg, {c}, rows));
       v.rep = ColumnVector::Rep::kValue;
       v.values = std::move(values[0]);
       for (size_t i = 0; i < v.values.size(); i++) {
@@ -335,10 +335,53 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
     }
     const ParquetColumn& col = schema_.columns()[c];
     const LeafColumn& leaf = schema_.leaves()[col.first_leaf];
-    Result<ColumnChunkData> data = ReadLeafChunk(rg, col.first_leaf);
+    Result<ColumnChunkData> data = ReadLeafChunk(rg, col.first_leaf, rows);
     if (!data.ok()) {
       return data.status().WithContext("row group " + std::to_string(rg) + ", column '" + col.name +
                                        "'");
+    }
+    if (rows) {
+      // Only the wanted rows: walk the levels as ReadRowGroupColumns does.
+      const int64_t n = data->num_levels;
+      PhysicalValues& pv = data->values;
+      v.Reserve(static_cast<size_t>(CountRows(*rows, n)));
+      size_t next = 0, skip = 0, want = 0;
+      for (int64_t r = 0; r < n; ++r) {
+        while (skip < data->skipped.size() && data->skipped[skip].second <= r) ++skip;
+        if (skip < data->skipped.size() && data->skipped[skip].first <= r) {
+          r = data->skipped[skip].second - 1;  // an undecoded page: none of its rows is wanted
+          continue;
+        }
+        const bool present = leaf.max_def_level == 0 || data->def_levels[r] == leaf.max_def_level;
+        while (want < rows->size() && (*rows)[want].second <= r) ++want;
+        const bool wanted = want < rows->size() && (*rows)[want].first <= r;
+        if (wanted) {
+          if (!present) {
+            if (v.nulls.empty()) v.nulls.assign(v.size(), 0);
+          } else if (!v.nulls.empty()) {
+            v.nulls.push_back(0);
+          }
+          if (!present) v.nulls.push_back(1);
+          const bool ok = v.rep == ColumnVector::Rep::kInt      ? next < pv.ints.size() || !present
+                          : v.rep == ColumnVector::Rep::kDouble ? next < pv.doubles.size() || !present
+                                                                : next < pv.bytes.size() || !present;
+          if (!ok) return Status::Corruption("parquet: column '" + col.name + "' has too few values");
+          switch (v.rep) {
+            case ColumnVector::Rep::kInt:
+              v.ints.push_back(present ? pv.ints[next] : 0);
+              break;
+            case ColumnVector::Rep::kDouble:
+              v.doubles.push_back(present ? pv.doubles[next] : 0.0);
+              break;
+            default:
+              v.strings.push_back(present ? std::move(pv.bytes[next]) : std::string());
+              break;
+          }
+        }
+        if (present) ++next;
+      }
+      out.push_back(std::move(v));
+      continue;
     }
     PhysicalValues& pv = data->values;
     const size_t n = static_cast<size_t>(data->num_levels);

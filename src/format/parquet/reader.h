@@ -79,8 +79,9 @@ class ParquetReader {
   // The same columns as column vectors (tributary/column_batch.h): flat columns whose values
   // are their physical values (integers, floating point, strings) keep the decoded vectors; the
   // others hold Values.
-  Result<std::vector<ColumnVector>> ReadRowGroupVectors(int rg,
-                                                        const std::vector<int>& projection) const;
+  // `rows`: only these rows, as ReadRowGroupColumns takes them.
+  Result<std::vector<ColumnVector>> ReadRowGroupVectors(int rg, const std::vector<int>& projection,
+                                                        const RowRanges* rows = nullptr) const;
   // Rows (values in projection order) of every row group the filter keeps.
   Result<std::vector<Row>> ReadRows(const ParquetReadOptions& options = {}) const;
 
