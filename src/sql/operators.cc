@@ -35,6 +35,31 @@ ColumnBatch RowsToBatch(const std::vector<Field>& fields, std::vector<Row>::iter
   return b;
 }
 
+// An operator that takes its whole input first (Consume), then hands out the rows it made.
+class MaterializingOperator : public Operator {
+ public:
+  Result<bool> Next(ColumnBatch* out) final {
+    if (!consumed_) {
+      TRIB_RETURN_NOT_OK(Consume());
+      consumed_ = true;
+    }
+    if (next_ >= rows_.size()) return false;
+    const size_t end = std::min(rows_.size(), next_ + kBatchRows);
+    *out = RowsToBatch(fields_, rows_.begin() + next_, rows_.begin() + end);
+    next_ = end;
+    return true;
+  }
+
+ protected:
+  // Reads the input and fills rows_ (each with fields_.size() values).
+  virtual Status Consume() = 0;
+  std::vector<Row> rows_;
+
+ private:
+  bool consumed_ = false;
+  size_t next_ = 0;
+};
+
 // ---- scan
 
 class ScanOperator : public Operator {
@@ -246,7 +271,7 @@ Result<Value> Finish(const AggregateCall& call, const AggState& st) {
   return Value::Double(static_cast<double>(st.isum) / static_cast<double>(st.count));
 }
 
-class AggregateOperator : public Operator {
+class AggregateOperator : public MaterializingOperator {
  public:
   AggregateOperator(OperatorPtr child, AggregateBinding binding)
       : child_(std::move(child)), agg_(std::move(binding)) {
@@ -260,20 +285,9 @@ class AggregateOperator : public Operator {
     }
   }
 
-  Result<bool> Next(ColumnBatch* out) override {
-    if (!done_) {
-      TRIB_RETURN_NOT_OK(Consume());
-      done_ = true;
-    }
-    if (next_ >= rows_.size()) return false;
-    const size_t end = std::min(rows_.size(), next_ + kBatchRows);
-    *out = RowsToBatch(fields_, rows_.begin() + next_, rows_.begin() + end);
-    next_ = end;
-    return true;
-  }
 
  private:
-  Status Consume() {
+  Status Consume() override {
     std::unordered_map<std::string, size_t> index;
     std::vector<Row> group_keys;
     std::vector<std::vector<AggState>> states;
@@ -340,9 +354,6 @@ class AggregateOperator : public Operator {
 
   OperatorPtr child_;
   AggregateBinding agg_;
-  bool done_ = false;
-  std::vector<Row> rows_;
-  size_t next_ = 0;
 };
 
 // ---- distinct
@@ -385,7 +396,7 @@ int64_t ApproxBytes(const Value& v) {
   return n;
 }
 
-class SortOperator : public Operator {
+class SortOperator : public MaterializingOperator {
  public:
   SortOperator(OperatorPtr child, SortOptions options)
       : child_(std::move(child)), options_(std::move(options)) {
@@ -393,17 +404,6 @@ class SortOperator : public Operator {
     fields_.assign(in.begin(), in.begin() + std::min(options_.output_columns, in.size()));
   }
 
-  Result<bool> Next(ColumnBatch* out) override {
-    if (!done_) {
-      TRIB_RETURN_NOT_OK(Consume());
-      done_ = true;
-    }
-    if (next_ >= rows_.size()) return false;
-    const size_t end = std::min(rows_.size(), next_ + kBatchRows);
-    *out = RowsToBatch(fields_, rows_.begin() + next_, rows_.begin() + end);
-    next_ = end;
-    return true;
-  }
 
  private:
   bool Less(const Row& x, const Row& y) const {
@@ -434,7 +434,7 @@ class SortOperator : public Operator {
     }
   }
 
-  Status Consume() {
+  Status Consume() override {
     ColumnBatch in;
     while (true) {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
@@ -463,10 +463,7 @@ class SortOperator : public Operator {
 
   OperatorPtr child_;
   SortOptions options_;
-  bool done_ = false;
-  std::vector<Row> rows_;
   int64_t bytes_ = 0;
-  size_t next_ = 0;
 };
 
 // ---- limit

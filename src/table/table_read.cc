@@ -144,13 +144,7 @@ class FileStoreScan : public TableScan {
     if (!ColumnPath()) return TableScan::NextColumns(batch);
     if (options_.max_batch_rows > 0) return NextSlice(batch);
     while (true) {
-      while (next_ready_ < ready_columns_.size()) {
-        ColumnBatch& b = ready_columns_[next_ready_++];
-        if (b.num_rows == 0) continue;
-        std::swap(*batch, b);
-        b = ColumnBatch();
-        return true;
-      }
+      if (TakeReadyColumns(batch)) return true;
       TRIB_ASSIGN_OR_RETURN(bool more,
                             ReadAhead(&ready_columns_, /*per_thread=*/2,
                                       [&](const Split& s, auto* out) {
@@ -158,6 +152,18 @@ class FileStoreScan : public TableScan {
                                       }));
       if (!more) return false;
     }
+  }
+
+  // Moves the next non-empty batch read ahead into *batch; false when none is left.
+  bool TakeReadyColumns(ColumnBatch* batch) {
+    while (next_ready_ < ready_columns_.size()) {
+      ColumnBatch& b = ready_columns_[next_ready_++];
+      if (b.num_rows == 0) continue;
+      std::swap(*batch, b);
+      b = ColumnBatch();
+      return true;
+    }
+    return false;
   }
 
   // NextColumns with a bound on the batch size: one split at a time, each file that needs no
@@ -170,13 +176,7 @@ class FileStoreScan : public TableScan {
         if (more) return true;
         slice_reader_.reset();
       }
-      while (next_ready_ < ready_columns_.size()) {
-        ColumnBatch& b = ready_columns_[next_ready_++];
-        if (b.num_rows == 0) continue;
-        std::swap(*batch, b);
-        b = ColumnBatch();
-        return true;
-      }
+      if (TakeReadyColumns(batch)) return true;
       ready_columns_.clear();
       next_ready_ = 0;
       if (slice_file_ < slice_split_.files.size()) {
