@@ -19,7 +19,6 @@ class TimeZone {
  public:
   // "" or "default": the machine's zone. Unknown names are an error naming the zone.
   static Result<TimeZone> Load(const std::string& name);
-  static TimeZone Utc() { return TimeZone(); }
 
   const std::string& name() const { return name_; }
   // Seconds to add to a UTC instant to get the local wall-clock time.

@@ -47,12 +47,6 @@ class KeyComparator {
     return 0;
   }
   const std::vector<int>& key_columns() const { return key_columns_; }
-  Row ExtractKey(const Row& v) const {
-    Row k;
-    k.reserve(key_columns_.size());
-    for (int c : key_columns_) k.push_back(v[c]);
-    return k;
-  }
 
  private:
   std::vector<int> key_columns_;

@@ -37,6 +37,14 @@ Status CheckFileName(const std::string& name, const std::string& what) {
                             "' is not a plain name in its directory");
 }
 
+std::string IndexDir(const std::string& t) { return JoinPath(t, "index"); }
+std::string IndexPath(const std::string& t, const std::string& f) {
+  return JoinPath(IndexDir(t), f);
+}
+std::string BranchPath(const std::string& t, const std::string& branch) {
+  return JoinPath(JoinPath(t, "branch"), "branch-" + branch);
+}
+
 std::string EscapePathName(const std::string& s) {
   static const std::string kSpecial = "\"#%'*/:=?\\\x7f{}[]^";
   static const char* kHex = "0123456789ABCDEF";

@@ -21,6 +21,11 @@ std::string SnapshotDir(const std::string& table_path);
 std::string SnapshotPath(const std::string& table_path, int64_t id);
 std::string ManifestDir(const std::string& table_path);
 std::string ManifestPath(const std::string& table_path, const std::string& file_name);
+// Index files (dynamic-bucket HASH indexes, deletion vectors): `<table>/index/<file>`.
+std::string IndexDir(const std::string& table_path);
+std::string IndexPath(const std::string& table_path, const std::string& file_name);
+// `<table>/branch/branch-<name>`: a branch's schema/ and snapshot/ folders.
+std::string BranchPath(const std::string& table_path, const std::string& branch);
 
 // "k1=v1/k2=v2" with Hive escaping; null or empty values become `default_name`.
 // Values are rendered as Paimon's legacy partition names (partition.legacy-name = true).

@@ -1,7 +1,8 @@
 // Data files of a table: the KeyValue layout of primary-key tables (`_KEY_<k>`,
 // `_SEQUENCE_NUMBER`, `_VALUE_KIND`, then every column; PAIMON_FORMAT.md 1.7) and the plain
-// layout of append tables, written as Avro object container files, with the DataFileMeta
-// (key range, sequence range, column statistics) the manifests record.
+// layout of append tables, written as Parquet (the default) or Avro files with the DataFileMeta
+// (key range, sequence range, column statistics) the manifests record, and read back as rows or
+// column batches (whole, merged, or a slice at a time).
 // Thread-safety: a writer is single-threaded; reading functions are thread-safe.
 #pragma once
 

@@ -99,7 +99,7 @@ Result<DynamicBucketAssigner::PartitionIndex*> DynamicBucketAssigner::Load(
     if (e.partition != partition) continue;
     p.files[e.bucket] = e.file_name;
     if (overwrite) continue;  // old assignments do not survive a rewrite of the partition
-    std::string path = io::JoinPath(io::JoinPath(table_path_, "index"), e.file_name);
+    std::string path = meta::IndexPath(table_path_, e.file_name);
     TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
     if (bytes.size() % 4 != 0) {
       return Status::Corruption("HASH index file '" + path + "' is not a sequence of 4-byte ints");
@@ -153,7 +153,7 @@ Result<int32_t> DynamicBucketAssigner::Assign(const std::string& partition, int3
 Result<std::vector<meta::IndexManifestEntry>> DynamicBucketAssigner::Flush() {
   std::vector<meta::IndexManifestEntry> changes;
   meta::FileNamer namer("index-", "");
-  std::string dir = io::JoinPath(table_path_, "index");
+  std::string dir = meta::IndexDir(table_path_);
   for (auto& [partition, p] : partitions_) {
     if (p.overwritten) {
       // The whole partition is rewritten: every old HASH file goes.
@@ -240,7 +240,7 @@ void DynamicBucketAssigner::Release(bool delete_files) {
   retained_.reset();
   if (delete_files) {
     for (const auto& f : written_) {
-      (void)io::LocalFs().Remove(io::JoinPath(io::JoinPath(table_path_, "index"), f));
+      (void)io::LocalFs().Remove(meta::IndexPath(table_path_, f));
     }
   }
   written_.clear();

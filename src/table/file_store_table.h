@@ -21,8 +21,6 @@ Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
                                                     std::shared_ptr<const TableSchema> schema,
                                                     const ScanOptions& options,
                                                     const std::string& meta_path = "");
-// `<table>/branch/branch-<name>`: a branch's schema/ and snapshot/ folders.
-std::string BranchPath(const std::string& table_path, const std::string& branch);
 Result<std::unique_ptr<TableLookup>> NewFileStoreLookup(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema);
 Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const TableSchema& schema,

@@ -226,7 +226,7 @@ Result<SystemTableData> ScanAll(TableScan& scan) {
 // t$branch_<name>: the rows of a branch (its own schema and snapshots; manifests and data files
 // in the table's folders).
 Result<SystemTableData> Branch(const std::string& path, const std::string& branch) {
-  std::string branch_path = BranchPath(path, branch);
+  std::string branch_path = meta::BranchPath(path, branch);
   auto schema = meta::SchemaManager(branch_path).Latest();
   if (!schema.ok()) {
     return Status::NotFound("table '" + path + "' has no branch '" + branch + "'");

@@ -336,7 +336,7 @@ class FileStoreScan : public TableScan {
   // 'scan.fallback-branch': partitions missing from this table are read from the branch (with
   // the branch's own schema and merge rules). Columns and filters are mapped by field id.
   Status OpenFallback(const std::string& branch, std::set<std::string> have) {
-    std::string branch_path = BranchPath(path_, branch);
+    std::string branch_path = meta::BranchPath(path_, branch);
     TRIB_ASSIGN_OR_RETURN(auto branch_schema, meta::SchemaManager(branch_path).Latest());
     auto map = [&](int column) -> Result<int> {
       int32_t id = schema_->fields[column].id;
@@ -413,7 +413,7 @@ class FileStoreScan : public TableScan {
     if (loc.entry.external_path) {
       file = ResolveExternal(*loc.entry.external_path);
     } else {
-      file = io::JoinPath(io::JoinPath(path_, "index"), loc.entry.file_name);
+      file = meta::IndexPath(path_, loc.entry.file_name);
       if (!io::LocalFs().Exists(file).ValueOr(false)) {
         file = io::JoinPath(split.dir, loc.entry.file_name);  // index-file-in-data-file-dir
       }
@@ -1022,10 +1022,6 @@ Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const 
     total += f.row_count;
   }
   return R(total);
-}
-
-std::string BranchPath(const std::string& table_path, const std::string& branch) {
-  return io::JoinPath(io::JoinPath(table_path, "branch"), "branch-" + branch);
 }
 
 Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
