@@ -1,0 +1,83 @@
+#include "io/file_system.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace tributary::io {
+namespace {
+
+class FileSystemTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = "/tmp/tributary_fs_test_" + std::to_string(getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    (void)LocalFs().RemoveAll(dir_);
+    ASSERT_TRUE(LocalFs().MakeDirs(dir_).ok());
+  }
+  void TearDown() override { (void)LocalFs().RemoveAll(dir_); }
+  std::string dir_;
+};
+
+TEST_F(FileSystemTest, WriteReadListRemove) {
+  const std::string a = JoinPath(dir_, "a"), b = JoinPath(JoinPath(dir_, "sub"), "b");
+  ASSERT_TRUE(LocalFs().WriteFile(a, "hello").ok());
+  ASSERT_TRUE(LocalFs().MakeDirs(ParentPath(b)).ok());
+  ASSERT_TRUE(LocalFs().WriteFile(b, "").ok());
+  EXPECT_EQ(*LocalFs().ReadFile(a), "hello");
+  EXPECT_EQ(*LocalFs().FileSize(a), 5);
+  EXPECT_TRUE(*LocalFs().Exists(b));
+  auto list = LocalFs().ListDir(dir_);
+  ASSERT_TRUE(list.ok());
+  std::vector<std::string> names;
+  for (const auto& e : *list) names.push_back(e.name + (e.is_dir ? "/" : ""));
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "sub/"}));
+  ASSERT_TRUE(LocalFs().Remove(a).ok());
+  EXPECT_FALSE(*LocalFs().Exists(a));
+  EXPECT_TRUE(LocalFs().ReadFile(a).status().IsNotFound());
+  ASSERT_TRUE(LocalFs().RemoveAll(JoinPath(dir_, "sub")).ok());
+  EXPECT_FALSE(*LocalFs().Exists(b));
+}
+
+// The commit protocol: of several writers publishing one name, exactly one wins and the file
+// holds its bytes whole.
+TEST_F(FileSystemTest, WriteIfAbsentHasOneWinner) {
+  const std::string path = JoinPath(dir_, "snapshot-1");
+  std::vector<int> won(8, 0);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; i++) {
+    threads.emplace_back([&, i] {
+      auto r = LocalFs().WriteFileIfAbsent(path, std::string(10000, static_cast<char>('a' + i)));
+      won[i] = r.ok() && *r;
+    });
+  }
+  for (auto& t : threads) t.join();
+  int winners = 0, winner = -1;
+  for (int i = 0; i < 8; i++) {
+    if (won[i]) winner = i, winners++;
+  }
+  ASSERT_EQ(winners, 1);
+  EXPECT_EQ(*LocalFs().ReadFile(path), std::string(10000, static_cast<char>('a' + winner)));
+}
+
+TEST_F(FileSystemTest, MappedFileSeesTheBytes) {
+  const std::string path = JoinPath(dir_, "data");
+  ASSERT_TRUE(LocalFs().WriteFile(path, "parquet bytes").ok());
+  auto m = MappedFile::Open(path);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ((*m)->data(), "parquet bytes");
+  EXPECT_FALSE(MappedFile::Open(JoinPath(dir_, "missing")).ok());
+}
+
+TEST(PathTest, JoinAndParent) {
+  EXPECT_EQ(JoinPath("a/b", "c"), "a/b/c");
+  EXPECT_EQ(JoinPath("a/b/", "c"), "a/b/c");
+  EXPECT_EQ(ParentPath("a/b/c"), "a/b");
+}
+
+}  // namespace
+}  // namespace tributary::io

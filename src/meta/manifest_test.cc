@@ -1,0 +1,64 @@
+#include "meta/manifest.h"
+
+#include <gtest/gtest.h>
+
+namespace tributary::meta {
+namespace {
+
+ManifestEntry Entry(const std::string& name) {
+  ManifestEntry e;
+  e.kind = FileKind::kAdd;
+  e.bucket = 1;
+  e.total_buckets = 4;
+  e.file.file_name = name;
+  e.file.file_size = 1000;
+  e.file.row_count = 10;
+  e.file.min_sequence_number = 1;
+  e.file.max_sequence_number = 10;
+  e.file.level = 0;
+  return e;
+}
+
+TEST(ManifestTest, EntriesRoundTrip) {
+  auto bytes = EncodeManifest({Entry("data-1.parquet"), Entry("data-2.parquet")}, "zstandard");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto back = DecodeManifest(*bytes, "manifest-x");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), 2u);
+  EXPECT_EQ((*back)[1].file.file_name, "data-2.parquet");
+  EXPECT_EQ((*back)[1].file.row_count, 10);
+  EXPECT_EQ((*back)[1].bucket, 1);
+}
+
+// A data file name is a name in its bucket directory: a manifest naming a path elsewhere is
+// Corruption naming the manifest, never a read or a delete outside the table.
+TEST(ManifestTest, FileNamesMustBePlainNames) {
+  for (const char* bad : {"../../../victim/data.parquet", "/etc/passwd", "..", "x/y"}) {
+    auto bytes = EncodeManifest({Entry(bad)}, "null");
+    ASSERT_TRUE(bytes.ok());
+    auto r = DecodeManifest(*bytes, "manifest-x");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(r.status().message().find("manifest-x"), std::string::npos);
+  }
+  ManifestEntry extra = Entry("data-1.parquet");
+  extra.file.extra_files = {"../index"};
+  EXPECT_FALSE(DecodeManifest(*EncodeManifest({extra}, "null"), "manifest-x").ok());
+  ManifestFileMeta m;
+  m.file_name = "../manifest-1";
+  auto list = EncodeManifestList({m}, "null");
+  ASSERT_TRUE(list.ok());
+  EXPECT_FALSE(DecodeManifestList(*list, "manifest-list-x").ok());
+}
+
+TEST(ManifestTest, MergeEntriesDropsDeletedFiles) {
+  ManifestEntry add = Entry("data-1.parquet");
+  ManifestEntry del = add;
+  del.kind = FileKind::kDelete;
+  std::vector<ManifestEntry> merged = MergeEntries({add, Entry("data-2.parquet"), del});
+  ASSERT_EQ(merged.size(), 1u);
+  EXPECT_EQ(merged[0].file.file_name, "data-2.parquet");
+}
+
+}  // namespace
+}  // namespace tributary::meta

@@ -1,0 +1,87 @@
+#include "meta/snapshot.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "io/file_system.h"
+#include "meta/paths.h"
+
+namespace tributary::meta {
+namespace {
+
+Snapshot Sample(int64_t id) {
+  Snapshot s;
+  s.id = id;
+  s.schema_id = 2;
+  s.base_manifest_list = "manifest-list-base-" + std::to_string(id);
+  s.base_manifest_list_size = 100;
+  s.delta_manifest_list = "manifest-list-delta-" + std::to_string(id);
+  s.delta_manifest_list_size = 50;
+  s.index_manifest = "index-manifest-1";
+  s.commit_user = "user";
+  s.commit_identifier = 7;
+  s.commit_kind = CommitKind::kCompact;
+  s.time_millis = 1700000000000;
+  s.total_record_count = 10;
+  s.delta_record_count = 3;
+  return s;
+}
+
+TEST(SnapshotTest, JsonRoundTrip) {
+  Snapshot s = Sample(5);
+  auto back = SnapshotFromJson(SnapshotToJson(s), "snapshot-5");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->id, 5);
+  EXPECT_EQ(back->schema_id, 2);
+  EXPECT_EQ(back->base_manifest_list, s.base_manifest_list);
+  EXPECT_EQ(back->delta_manifest_list, s.delta_manifest_list);
+  EXPECT_EQ(back->index_manifest, s.index_manifest);
+  EXPECT_EQ(back->commit_kind, CommitKind::kCompact);
+  EXPECT_EQ(back->total_record_count, 10);
+  EXPECT_FALSE(back->changelog_manifest_list);
+}
+
+// Manifest list names are file names in manifest/: a snapshot naming a path elsewhere is
+// refused, so metadata never leads a read outside the table.
+TEST(SnapshotTest, ManifestListNamesMustBePlainNames) {
+  for (const char* bad : {"../../victim/manifest-list", "/etc/passwd", "..", "a/b", ""}) {
+    Snapshot s = Sample(1);
+    s.delta_manifest_list = bad;
+    auto r = SnapshotFromJson(SnapshotToJson(s), "snapshot-1");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("snapshot-1"), std::string::npos);
+  }
+  Snapshot s = Sample(1);
+  s.changelog_manifest_list = "../changelog";
+  EXPECT_FALSE(SnapshotFromJson(SnapshotToJson(s), "snapshot-1").ok());
+}
+
+TEST(SnapshotTest, DamagedJsonIsCorruption) {
+  std::string json = SnapshotToJson(Sample(1));
+  for (const std::string& bad : {json.substr(0, json.size() / 2), std::string("[1, 2]"),
+                                std::string("{\"id\": \"x\"}"),
+                                std::string(5000, '[') + std::string(5000, ']')}) {
+    auto r = SnapshotFromJson(bad, "snapshot-1");
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << r.status().ToString();
+  }
+}
+
+TEST(SnapshotManagerTest, PublishesOnceAndFindsTheLatest) {
+  const std::string dir = "/tmp/tributary_snapshot_test_" + std::to_string(getpid());
+  (void)io::LocalFs().RemoveAll(dir);
+  SnapshotManager m(dir);
+  EXPECT_FALSE(*m.LatestId());
+  ASSERT_TRUE(*m.TryCommit(Sample(1)));
+  ASSERT_TRUE(*m.TryCommit(Sample(2)));
+  EXPECT_FALSE(*m.TryCommit(Sample(2)));  // another writer published it first
+  EXPECT_EQ(*m.LatestId(), 2);
+  EXPECT_EQ(*m.EarliestId(), 1);
+  EXPECT_EQ(*m.ListIds(), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ((*m.Read(2))->base_manifest_list, "manifest-list-base-2");
+  EXPECT_FALSE(m.Read(3).ok());
+  (void)io::LocalFs().RemoveAll(dir);
+}
+
+}  // namespace
+}  // namespace tributary::meta
