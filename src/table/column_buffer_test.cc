@@ -8,6 +8,7 @@
 #include <random>
 
 #include "format/parquet/writer.h"
+#include "table/test_hooks.h"
 #include "io/file_system.h"
 #include "merge/merge_config.h"
 #include "table/column_buffer.h"
@@ -312,9 +313,9 @@ TEST_F(WriteColumnsTest, ColumnCompactionMatchesTheRowMerge) {
     SCOPED_TRACE("highest level " + std::to_string(highest));
     CompactUnit unit{2, inputs};
     meta::FileNamer row_namer("rows-", ""), col_namer("cols-", "");
-    ::setenv("TRIBUTARY_ROW_COMPACTION", "1", 1);
+    GetTestHooks().row_compaction = true;
     auto by_rows = RunCompaction(dir_, schema, dir_, unit, highest, 30000, format, &row_namer);
-    ::unsetenv("TRIBUTARY_ROW_COMPACTION");
+    GetTestHooks().row_compaction = false;
     auto by_cols = RunCompaction(dir_, schema, dir_, unit, highest, 30000, format, &col_namer);
     ASSERT_TRUE(by_rows.ok()) << by_rows.status().ToString();
     ASSERT_TRUE(by_cols.ok()) << by_cols.status().ToString();
@@ -362,9 +363,9 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
   for (int file = 0; file < 4; file++) write_file(file, RowKind::kInsert);
   CompactUnit unit{3, inputs};
   meta::FileNamer row_namer("rows-", ""), col_namer("cols-", "");
-  ::setenv("TRIBUTARY_ROW_COMPACTION", "1", 1);
+  GetTestHooks().row_compaction = true;
   auto by_rows = RunCompaction(dir_, schema, dir_, unit, 5, 30000, format, &row_namer);
-  ::unsetenv("TRIBUTARY_ROW_COMPACTION");
+  GetTestHooks().row_compaction = false;
   auto by_cols = RunCompaction(dir_, schema, dir_, unit, 5, 30000, format, &col_namer);
   ASSERT_TRUE(by_rows.ok()) << by_rows.status().ToString();
   ASSERT_TRUE(by_cols.ok()) << by_cols.status().ToString();
@@ -439,9 +440,9 @@ TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
     }
     CompactUnit unit{2, inputs};
     meta::FileNamer row_namer(tag + "-rows-", ""), col_namer(tag + "-cols-", "");
-    ::setenv("TRIBUTARY_ROW_COMPACTION", "1", 1);
+    GetTestHooks().row_compaction = true;
     auto by_rows = RunCompaction(dir_, schema, dir_, unit, 5, 1 << 30, format, &row_namer);
-    ::unsetenv("TRIBUTARY_ROW_COMPACTION");
+    GetTestHooks().row_compaction = false;
     auto by_cols = RunCompaction(dir_, schema, dir_, unit, 5, 1 << 30, format, &col_namer);
     ASSERT_TRUE(by_rows.ok()) << by_rows.status().ToString();
     ASSERT_TRUE(by_cols.ok()) << by_cols.status().ToString();

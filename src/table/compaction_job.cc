@@ -1,4 +1,5 @@
 #include "table/compaction_job.h"
+#include "table/test_hooks.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -101,7 +102,7 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
   bool drop_delete = unit.output_level != 0 && unit.output_level >= highest_nonempty_level;
   DataFileWriter writer(layout, bucket_dir, namer, target_file_size, unit.output_level,
                         meta::FileSource::kCompact, format);
-  if (std::getenv("TRIBUTARY_ROW_COMPACTION") == nullptr) {
+  if (!GetTestHooks().row_compaction) {
     auto done = CompactColumns(table_path, schema, bucket_dir, layout, unit.files, drop_delete,
                                &writer);
     if (!done.ok()) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/parallel.h"
+#include "table/test_hooks.h"
 #include "io/file_system.h"
 #include "meta/snapshot.h"
 #include "table/snapshot_reader.h"
@@ -739,7 +740,7 @@ TEST_F(TableTest, EndOfInputCompactsLikeASynchronousWriter) {
 TEST_F(TableTest, ColumnWriteBuffersWriteWhatRowBuffersWrite) {
   // Deduplicate, partial-update, aggregation and first-row tables buffer columns (keys repeated
   // within a commit, NULLs, strings, doubles, retractions); the same commits through row buffers
-  // (TRIBUTARY_ROW_WRITE_BUFFER) give the same rows and the same file statistics.
+  // (TestHooks::row_write_buffer) give the same rows and the same file statistics.
   for (const std::string engine : {"deduplicate", "partial-update", "aggregation", "first-row"}) {
     SCOPED_TRACE(engine);
     TableSpec spec;
@@ -772,9 +773,9 @@ TEST_F(TableTest, ColumnWriteBuffersWriteWhatRowBuffersWrite) {
         rows.push_back({kind, std::move(r)});
       }
       WriteRows(*by_cols, rows);
-      ::setenv("TRIBUTARY_ROW_WRITE_BUFFER", "1", 1);
+      table::GetTestHooks().row_write_buffer = true;
       WriteRows(*by_rows, rows);
-      ::unsetenv("TRIBUTARY_ROW_WRITE_BUFFER");
+      table::GetTestHooks().row_write_buffer = false;
     }
     auto a = ReadAll(*by_cols), b = ReadAll(*by_rows);
     ASSERT_EQ(a.size(), b.size());

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "format/binary_row.h"
+#include "table/test_hooks.h"
 #include "format/parquet/writer.h"
 #include "common/parallel.h"
 #include "io/file_system.h"
@@ -939,7 +940,7 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                         !ctx.write_mask &&
                         ctx.format.FormatForLevel(0) == "parquet" &&
                         ColumnWriteBuffer::Supports(ctx.layout.fields) &&
-                        std::getenv("TRIBUTARY_ROW_WRITE_BUFFER") == nullptr;
+                        !GetTestHooks().row_write_buffer;
   }
   return std::unique_ptr<TableWriter>(new FileStoreWriter(path, std::move(schema), options,
                                                           std::move(core), std::move(ctx),
