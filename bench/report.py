@@ -25,7 +25,8 @@ SETTINGS = {
                  "the end of input); W2/W3: compaction at each commit as the picker says; "
                  "buckets flushed and compacted, splits "
                  "read, on every core; "
-                 "W5 scans read column batches (TableScan::NextColumns); jemalloc",
+                 "W5 scans read column batches (TableScan::NextColumns); W2/W3 check reads stream "
+                 "(ScanOptions::max_batch_rows); jemalloc with one arena per physical core (src/malloc_conf.cc, linked into every bench program)",
     "rocksdb": "defaults + 10-bit bloom filter; one WriteBatch per BENCH_BATCH rows, "
                "WriteOptions.sync=true (WAL fsync per batch); merge operators for W2/W3; "
                "jemalloc (as Tributary)",

@@ -48,7 +48,9 @@ Result<int64_t> LiveBytes(Catalog& catalog, const std::string& table) {
 
 // Runs `scan` to the end; calls f(row) on every row.
 template <typename F>
-Status Drain(Table& table, const ScanOptions& opts, F&& f) {
+Status Drain(Table& table, ScanOptions opts, F&& f) {
+  // Rows handed out a bounded batch at a time, as a reader of a whole table would ask for them.
+  if (opts.max_batch_rows == 0) opts.max_batch_rows = 65536;
   ASSIGN_OR_RETURN(scan, table.NewScan(opts));
   RowBatch batch;
   while (true) {

@@ -80,10 +80,10 @@ struct ScanOptions {
   // Append tables with 'row-tracking.enabled': each row also returns its `_ROW_ID` and
   // `_SEQUENCE_NUMBER` after the table columns (projection indexes n and n + 1).
   bool row_tracking = false;
-  // The most rows one NextColumns batch holds; 0: no bound. With a bound, files that need no
-  // merge are read a slice at a time and splits one after another, so the scan holds one slice
-  // (for results streamed to an output) instead of whole splits read ahead in parallel (for
-  // aggregates); a bucket whose files are merged is still read whole.
+  // The most rows one batch (Next or NextColumns) holds; 0: no bound. With a bound, files that
+  // need no merge are read a slice at a time and splits one after another, so the scan holds one
+  // slice (for results streamed to an output) instead of whole splits read ahead in parallel
+  // (for aggregates); a bucket whose files are merged is still read whole.
   size_t max_batch_rows = 0;
 };
 

@@ -326,6 +326,18 @@ TEST_F(WriteColumnsTest, ColumnCompactionMatchesTheRowMerge) {
     for (const auto& f : by_rows->after) deletes += f.delete_row_count.value_or(0);
     EXPECT_EQ(deletes > 0, highest == 5);
     ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
+    // Written a few merged records at a time (each file's rows of a chunk read as a range,
+    // pages decoded again where chunks meet): the same files.
+    for (size_t chunk : {1, 97, 1000}) {
+      meta::FileNamer chunk_namer("chunks-" + std::to_string(chunk) + "-", "");
+      GetTestHooks().compaction_chunk_rows = chunk;
+      auto by_chunks = RunCompaction(dir_, schema, dir_, unit, highest, 30000, format,
+                                     &chunk_namer);
+      GetTestHooks().compaction_chunk_rows = 0;
+      ASSERT_TRUE(by_chunks.ok()) << by_chunks.status().ToString();
+      EXPECT_TRUE(by_chunks->by_columns);
+      ExpectSameFiles(dir_, layout, by_rows->after, by_chunks->after);
+    }
   }
 }
 

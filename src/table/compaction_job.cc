@@ -57,6 +57,9 @@ struct BucketMerge {
   }
 };
 
+// Merged records a chunked compaction writes at a time.
+constexpr size_t kCompactionChunkRows = 65536;
+
 // A compaction column by column (ColumnMergePlan): the files are merged on their key, sequence
 // and kind columns and the merged records' columns handed to the writer, with no row per
 // record. False (nothing written) when the table or its files need the row merge: merge options
@@ -81,6 +84,14 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
                                      : io::JoinPath(bucket_dir, f.file_name),
                      f.row_count});
   }
+  // Deduplicate and first-row merges need only the keys, sequences and kinds: the winners'
+  // values are then read and written a chunk at a time, never whole files at once.
+  const size_t chunk_rows = GetTestHooks().compaction_chunk_rows;
+  TRIB_ASSIGN_OR_RETURN(bool chunked,
+                        CompactFilesByChunks(paths, layout, &*plan,
+                                             chunk_rows > 0 ? chunk_rows : kCompactionChunkRows,
+                                             writer));
+  if (chunked) return true;
   TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, &*plan));
   if (!merged) return false;
   std::vector<format::parquet::ColumnValues> sources;

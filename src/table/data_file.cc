@@ -1923,6 +1923,162 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<DataF
   return Out(std::move(out));
 }
 
+namespace {
+
+// Positions [begin, end) of file column `c` in the concatenation of the row groups the file's
+// keys were loaded from (DedupFile::groups), read as one column: only the pages holding them
+// are decoded.
+Result<ColumnVector> ReadDedupRange(const DedupFile& file, int c, int64_t begin, int64_t end) {
+  ColumnVector out;
+  bool first = true;
+  int64_t at = 0;  // position of the current row group's first row
+  for (int rg : file.groups) {
+    const int64_t rows = file.reader->metadata().row_groups[rg].num_rows;
+    const int64_t lo = std::max(begin, at), hi = std::min(end, at + rows);
+    if (lo < hi) {
+      const format::parquet::RowRanges range = {{lo - at, hi - at}};
+      auto v = file.reader->ReadRowGroupVectors(rg, {c}, lo == at && hi == at + rows ? nullptr
+                                                                                   : &range);
+      if (!v.ok()) return v.status().WithContext("data file '" + file.path + "'");
+      if (first) {
+        out = std::move((*v)[0]);
+        first = false;
+      } else {
+        if ((*v)[0].rep != out.rep) {
+          return Status::Corruption("data file '" + file.path + "': row groups disagree");
+        }
+        out.AppendAll(std::move((*v)[0]));
+      }
+    }
+    at += rows;
+    if (at >= end) break;
+  }
+  if (static_cast<int64_t>(out.size()) != end - begin) {
+    return Status::Corruption("data file '" + file.path + "': column lengths differ");
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const FileLayout& layout,
+                                  ColumnMergePlan* plan, size_t chunk_rows,
+                                  DataFileWriter* writer) {
+  if (plan->kind() != ColumnMergePlan::Kind::kDeduplicate &&
+      plan->kind() != ColumnMergePlan::Kind::kFirstRow) {
+    return false;  // their merges read values
+  }
+  std::vector<DedupFile> files(paths.size());
+  size_t total = 0;
+  for (size_t f = 0; f < paths.size(); f++) {
+    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, nullptr, &files[f]));
+    if (!readable) return false;
+    total += files[f].size();
+  }
+  if (total >= UINT32_MAX || !SameKeyReps(files)) return false;  // rows: 32-bit numbers
+  // Every column of every file must be readable column by column before anything is written.
+  std::vector<std::vector<int>> file_cols(files.size());
+  for (size_t f = 0; f < files.size(); f++) {
+    for (const Field& field : layout.fields) {
+      int c = FileColumnOf(files[f].reader->schema(), field);
+      auto type = c >= 0 ? files[f].reader->ColumnType(c) : std::nullopt;
+      if (!type || type->id != field.type.id || type->IsNested()) return false;
+      file_cols[f].push_back(c);
+    }
+  }
+  std::vector<uint32_t> base(files.size(), 0);
+  for (size_t f = 1; f < files.size(); f++) {
+    base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].size());
+  }
+  // The merge on keys, sequences and kinds alone: which record of which file wins.
+  struct Group {
+    const std::vector<DedupFile>* files;
+    const std::vector<uint32_t>* base;
+    const std::vector<std::pair<uint32_t, uint32_t>>* members;
+    size_t size() const { return members->size(); }
+    RowKind kind(size_t m) const {
+      const auto& [f, pos] = (*members)[m];
+      return static_cast<RowKind>((*files)[f].kinds[pos]);
+    }
+    int64_t seq(size_t m) const {
+      const auto& [f, pos] = (*members)[m];
+      return (*files)[f].seqs[pos];
+    }
+    uint32_t row(size_t m) const {
+      const auto& [f, pos] = (*members)[m];
+      return (*base)[f] + pos;
+    }
+    bool IsNull(size_t, size_t) const { return false; }  // not asked by these engines
+    Value Get(size_t, size_t) const { return Value::Null(); }
+  };
+  ColumnMergeOutput merged;
+  plan->Start(layout.fields.size(), &merged);
+  bool row_merge = false;
+  Status failed;
+  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
+    auto ok = plan->Merge(Group{&files, &base, &members}, nullptr, 0, &merged);
+    if (!ok.ok()) {
+      failed = ok.status();
+      return false;
+    }
+    row_merge = !*ok;
+    return !row_merge;
+  }));
+  TRIB_RETURN_NOT_OK(failed);
+  if (row_merge) return false;
+  // The winners' columns, a chunk of merged records at a time: within a chunk each file's
+  // records are one range of its rows (files and merge are in key order).
+  auto file_of = [&](uint32_t row) {
+    return static_cast<size_t>(std::upper_bound(base.begin(), base.end(), row) - base.begin() - 1);
+  };
+  std::vector<uint32_t> local(std::min(chunk_rows, merged.size()));
+  for (size_t k0 = 0; k0 < merged.size(); k0 += chunk_rows) {
+    const size_t k1 = std::min(merged.size(), k0 + chunk_rows);
+    std::vector<int64_t> lo(files.size(), INT64_MAX), hi(files.size(), -1);
+    for (size_t k = k0; k < k1; k++) {
+      const uint32_t r = merged.rows[k];
+      const size_t f = file_of(r);
+      const int64_t pos = r - base[f];
+      lo[f] = std::min(lo[f], pos);
+      hi[f] = std::max(hi[f], pos);
+    }
+    // Where each file's range starts among the chunk's rows.
+    std::vector<uint32_t> start(files.size(), 0);
+    uint32_t next = 0;
+    for (size_t f = 0; f < files.size(); f++) {
+      start[f] = next;
+      if (hi[f] >= 0) next += static_cast<uint32_t>(hi[f] - lo[f] + 1);
+    }
+    std::vector<ColumnVector> columns(layout.fields.size());
+    for (size_t t = 0; t < layout.fields.size(); t++) {
+      ColumnVector& all = columns[t];
+      all.type = layout.fields[t].type;
+      all.rep = ColumnVector::RepOf(all.type);
+      all.Reserve(next);
+      for (size_t f = 0; f < files.size(); f++) {
+        if (hi[f] < 0) continue;
+        TRIB_ASSIGN_OR_RETURN(ColumnVector one,
+                              ReadDedupRange(files[f], file_cols[f][t], lo[f], hi[f] + 1));
+        if (one.rep != all.rep) {
+          return Status::Corruption("data file '" + files[f].path + "': column '" +
+                                    layout.fields[t].name + "' changed its representation");
+        }
+        all.AppendAll(std::move(one));
+      }
+    }
+    for (size_t k = k0; k < k1; k++) {
+      const uint32_t r = merged.rows[k];
+      const size_t f = file_of(r);
+      local[k - k0] = start[f] + static_cast<uint32_t>(r - base[f] - lo[f]);
+    }
+    std::vector<format::parquet::ColumnValues> sources;
+    for (const auto& c : columns) sources.push_back(ColumnValuesOf(c));
+    TRIB_RETURN_NOT_OK(writer->WriteColumns(sources, local.data(), merged.sequences.data() + k0,
+                                            merged.kinds.data() + k0, k1 - k0));
+  }
+  return true;
+}
+
 format::parquet::ColumnValues ColumnValuesOf(const ColumnVector& c) {
   format::parquet::ColumnValues v;
   switch (c.rep) {

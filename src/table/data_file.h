@@ -210,6 +210,15 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(
     const std::vector<bool>* needed = nullptr,
     const std::vector<Predicate>* skip_filters = nullptr);
 
+// A compaction of the files of one bucket of a deduplicate or first-row table (`paths` as
+// ReadDeduplicatedColumns takes them), written to `writer` without holding the files' values:
+// the files are merged on their key, sequence and kind columns, then the winners' columns are
+// read and written `chunk_rows` merged records at a time (within a chunk, each file's records
+// are one range of its rows). False, with nothing written, when the files need another path.
+Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const FileLayout& layout,
+                                  ColumnMergePlan* plan, size_t chunk_rows,
+                                  DataFileWriter* writer);
+
 // The Parquet writer's view of a column vector.
 format::parquet::ColumnValues ColumnValuesOf(const ColumnVector& c);
 

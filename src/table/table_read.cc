@@ -95,6 +95,18 @@ class FileStoreScan : public TableScan {
       TRIB_RETURN_NOT_OK(Plan());
       planned_ = true;
     }
+    if (options_.max_batch_rows > 0 && ColumnPath()) {
+      // Bounded batches: the column slices, as rows.
+      ColumnBatch columns;
+      TRIB_ASSIGN_OR_RETURN(bool more, NextSlice(&columns));
+      if (!more) return false;
+      batch->rows.assign(columns.num_rows, Row(columns.columns.size()));
+      for (size_t c = 0; c < columns.columns.size(); c++) {
+        for (size_t r = 0; r < columns.num_rows; r++) batch->rows[r][c] = columns.columns[c].Get(r);
+      }
+      batch->kinds.assign(columns.num_rows, RowKind::kInsert);
+      return true;
+    }
     if (Parallel()) {
       // Splits are independent: read the next few on every core, hand them out in order.
       while (true) {

@@ -4,12 +4,16 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 
 namespace tributary::table {
 
 struct TestHooks {
   std::atomic<bool> row_write_buffer{false};  // writers created now buffer rows, not columns
   std::atomic<bool> row_compaction{false};    // compactions merge rows, not columns
+  // Merged records a chunked compaction writes at a time (0: the default), so small test files
+  // take several chunks.
+  std::atomic<size_t> compaction_chunk_rows{0};
 };
 
 // The process-wide switches (all off).
