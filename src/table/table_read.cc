@@ -188,7 +188,35 @@ class FileStoreScan : public TableScan {
         if (more) return true;
         slice_reader_.reset();
       }
-      if (TakeReadyColumns(batch)) return true;
+      // A bucket read whole (a merge) is handed out a slice at a time too.
+      while (next_ready_ < ready_columns_.size()) {
+        ColumnBatch& b = ready_columns_[next_ready_];
+        if (ready_offset_ == 0 && b.num_rows <= max_rows) {
+          next_ready_++;
+          if (b.num_rows == 0) continue;
+          std::swap(*batch, b);
+          b = ColumnBatch();
+          return true;
+        }
+        const size_t end = std::min(b.num_rows, ready_offset_ + max_rows);
+        batch->Clear();
+        batch->num_rows = end - ready_offset_;
+        for (const ColumnVector& c : b.columns) {
+          ColumnVector part;
+          part.type = c.type;
+          part.rep = c.rep;
+          part.Reserve(batch->num_rows);
+          for (size_t r = ready_offset_; r < end; r++) part.AppendRow(c, r);
+          batch->columns.push_back(std::move(part));
+        }
+        ready_offset_ = end;
+        if (end == b.num_rows) {
+          b = ColumnBatch();
+          next_ready_++;
+          ready_offset_ = 0;
+        }
+        return true;
+      }
       ready_columns_.clear();
       next_ready_ = 0;
       if (slice_file_ < slice_split_.files.size()) {
@@ -975,6 +1003,7 @@ class FileStoreScan : public TableScan {
   // of the current one.
   Split slice_split_;
   size_t slice_file_ = 0;
+  size_t ready_offset_ = 0;  // rows of ready_columns_[next_ready_] already handed out
   std::unique_ptr<ColumnFileReader> slice_reader_;
   size_t next_ready_ = 0;
   bool planned_ = false;

@@ -422,8 +422,8 @@ TEST_F(TableTest, NamesThatLeaveTheWarehouseAreRefusedByEveryCall) {
 }
 
 // Column batches of a bounded size (results streamed to an output): files that need no merge
-// are read a slice at a time, merged buckets whole; either way the rows are those of a scan
-// without a bound.
+// are read a slice at a time, merged buckets whole and handed out in slices; either way the
+// rows are those of a scan without a bound.
 TEST_F(TableTest, BoundedColumnBatchesReadTheSameRows) {
   auto columns = [](Table& t, ScanOptions o, size_t* largest) {
     auto s = t.NewScan(o);
@@ -465,6 +465,8 @@ TEST_F(TableTest, BoundedColumnBatchesReadTheSameRows) {
     EXPECT_EQ(columns(*t, sliced, &largest_sliced), expected);
     EXPECT_EQ(expected, ReadAll(*t, whole));
     EXPECT_GT(largest_whole, 7u);
+    EXPECT_LE(largest_sliced, 7u);  // a merged bucket is read whole but handed out in slices
+    EXPECT_EQ(ReadAll(*t, sliced), expected);  // rows, bounded the same way
   }
   // After a full compaction every bucket is one file: every batch holds at most 7 rows.
   ASSERT_TRUE(t->CompactFull().ok());
