@@ -128,6 +128,37 @@ TEST(AvroSchemaTest, RejectsBadSchemas) {
   EXPECT_EQ(recursive.status().code(), StatusCode::kNotSupported);
 }
 
+// Named types referenced by name nest without nesting the JSON: a chain of records each holding
+// the one before is as deep as it is long, and is refused past the limit (decoding recurses
+// over it). Records of two fields of the one before stay cheap to parse (their minimum encoded
+// size is computed once per type, not once per path).
+TEST(AvroSchemaTest, NamedTypeChainsAreBounded) {
+  auto chain = [](int n, int fields) {
+    std::string json = R"(["null", {"type": "record", "name": "R0", "fields": [{"name": "x", "type": "null"}]})";
+    for (int i = 1; i < n; i++) {
+      json += R"(, {"type": "record", "name": "R)" + std::to_string(i) + R"(", "fields": [)";
+      for (int f = 0; f < fields; f++) {
+        json += std::string(f ? ", " : "") + R"({"name": "f)" + std::to_string(f) +
+                R"(", "type": "R)" + std::to_string(i - 1) + R"("})";
+      }
+      json += "]}";
+    }
+    return json + "]";
+  };
+  EXPECT_TRUE(ParseSchema(chain(150, 1)).ok());
+  auto deep = ParseSchema(chain(5000, 1));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_NE(deep.status().message().find("nested too deeply"), std::string::npos);
+  auto wide = ParseSchema(chain(150, 2));  // 2^150 paths, 150 types
+  ASSERT_TRUE(wide.ok()) << wide.status().ToString();
+  EXPECT_EQ(MinEncodedSize(*(*wide)->branches.back()), 0);
+  // A "default" nested far deeper than any schema needs.
+  std::string def = std::string(100000, '[') + std::string(100000, ']');
+  auto bad_default = ParseSchema(R"({"type": "record", "name": "R", "fields": [{"name": "a", "type": {"type": "array", "items": "int"}, "default": )" + def + "}]}");
+  ASSERT_FALSE(bad_default.ok());
+  EXPECT_NE(bad_default.status().message().find("nested"), std::string::npos);
+}
+
 TEST(AvroSchemaTest, SchemaToJsonRoundTripsAndDefinesNamesOnce) {
   const char* json = R"({"type":"record","name":"ns.R","fields":[
       {"name":"a","type":{"type":"record","name":"ns.Inner","fields":[{"name":"x","type":"int"}]}},
