@@ -27,6 +27,7 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+	bash tests/install/install_test.sh $(BUILD)
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary tests/sql
 	bash tests/crash/run_all.sh $(BUILD)/tributary
 

@@ -1,0 +1,8 @@
+# find_package(tributary): the library (tributary::tributary) and its public headers
+# (include/tributary/). Installed by `cmake --install`; see README.md, "The library".
+include(CMakeFindDependencyMacro)
+find_dependency(Threads)
+find_dependency(nlohmann_json)
+find_dependency(absl)
+find_dependency(ZLIB)
+include("${CMAKE_CURRENT_LIST_DIR}/tributaryTargets.cmake")
