@@ -133,6 +133,16 @@ class ProjectOperator : public Operator {
   ProjectOperator(OperatorPtr child, std::vector<BoundExprPtr> exprs, std::vector<Field> fields)
       : child_(std::move(child)), exprs_(std::move(exprs)) {
     fields_ = std::move(fields);
+    // A bare column no other expression reads is moved out of the input, not copied (SELECT *).
+    std::vector<int> reads(child_->fields().size(), 0);
+    for (const auto& e : exprs_) {
+      std::vector<bool> used(reads.size(), false);
+      CollectColumns(*e, &used);
+      for (size_t c = 0; c < used.size(); c++) reads[c] += used[c];
+    }
+    for (const auto& e : exprs_) {
+      moves_.push_back(e->kind == BoundKind::kColumn && reads[e->column] == 1);
+    }
   }
   Result<bool> Next(ColumnBatch* out) override {
     ColumnBatch in;
@@ -140,9 +150,16 @@ class ProjectOperator : public Operator {
     if (!more) return false;
     ColumnBatch b;
     b.num_rows = in.num_rows;
-    for (const auto& e : exprs_) {
-      TRIB_ASSIGN_OR_RETURN(ColumnVector c, EvaluateBatch(*e, in));
-      b.columns.push_back(std::move(c));
+    // Computed columns first: they read the input before any column is moved out of it.
+    b.columns.resize(exprs_.size());
+    for (size_t i = 0; i < exprs_.size(); i++) {
+      if (moves_[i]) continue;
+      TRIB_ASSIGN_OR_RETURN(b.columns[i], EvaluateBatch(*exprs_[i], in));
+    }
+    for (size_t i = 0; i < exprs_.size(); i++) {
+      if (!moves_[i]) continue;
+      b.columns[i] = std::move(in.columns[exprs_[i]->column]);
+      b.columns[i].type = exprs_[i]->type;
     }
     *out = std::move(b);
     return true;
@@ -151,6 +168,7 @@ class ProjectOperator : public Operator {
  private:
   OperatorPtr child_;
   std::vector<BoundExprPtr> exprs_;
+  std::vector<bool> moves_;  // per expression: a column taken from the input as it is
 };
 
 // ---- aggregate
