@@ -64,10 +64,12 @@ class MaterializingOperator : public Operator {
 
 class ScanOperator : public Operator {
  public:
-  ScanOperator(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan)
-      : table_(std::move(table)), scan_(std::move(scan)) {
+  ScanOperator(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan,
+               std::string description)
+      : table_(std::move(table)), scan_(std::move(scan)), description_(std::move(description)) {
     fields_ = scan_->output_fields();
   }
+  std::string Describe() const override { return description_; }
   Result<bool> Next(ColumnBatch* out) override {
     while (true) {
       TRIB_ASSIGN_OR_RETURN(bool more, scan_->NextColumns(out));
@@ -79,14 +81,19 @@ class ScanOperator : public Operator {
  private:
   std::unique_ptr<Table> table_;  // outlives the scan
   std::unique_ptr<TableScan> scan_;
+  std::string description_;
 };
 
 // ---- rows held in memory
 
 class RowsOperator : public Operator {
  public:
-  RowsOperator(std::vector<Field> fields, std::vector<Row> rows) : rows_(std::move(rows)) {
+  RowsOperator(std::vector<Field> fields, std::vector<Row> rows, std::string description)
+      : rows_(std::move(rows)), description_(std::move(description)) {
     fields_ = std::move(fields);
+  }
+  std::string Describe() const override {
+    return "Rows: " + description_ + " (" + std::to_string(rows_.size()) + " rows)";
   }
   Result<bool> Next(ColumnBatch* out) override {
     if (next_ >= rows_.size()) return false;
@@ -99,16 +106,21 @@ class RowsOperator : public Operator {
  private:
   std::vector<Row> rows_;
   size_t next_ = 0;
+  std::string description_;
 };
 
 // ---- filter
 
 class FilterOperator : public Operator {
  public:
-  FilterOperator(OperatorPtr child, std::vector<BoundExprPtr> predicates)
-      : child_(std::move(child)), predicates_(std::move(predicates)) {
+  FilterOperator(OperatorPtr child, std::vector<BoundExprPtr> predicates, std::string note)
+      : child_(std::move(child)), predicates_(std::move(predicates)), note_(std::move(note)) {
     fields_ = child_->fields();
   }
+  std::string Describe() const override {
+    return "Filter: " + std::to_string(predicates_.size()) + " condition(s)" + note_;
+  }
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
   Result<bool> Next(ColumnBatch* out) override {
     ColumnBatch in;
     while (true) {
@@ -124,6 +136,7 @@ class FilterOperator : public Operator {
  private:
   OperatorPtr child_;
   std::vector<BoundExprPtr> predicates_;
+  std::string note_;
 };
 
 // ---- project
@@ -144,6 +157,10 @@ class ProjectOperator : public Operator {
       moves_.push_back(e->kind == BoundKind::kColumn && reads[e->column] == 1);
     }
   }
+  std::string Describe() const override {
+    return "Project: " + std::to_string(exprs_.size()) + " column(s)";
+  }
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
   Result<bool> Next(ColumnBatch* out) override {
     ColumnBatch in;
     TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
@@ -302,6 +319,11 @@ class AggregateOperator : public MaterializingOperator {
                               agg_.calls[i].type, ""});
     }
   }
+  std::string Describe() const override {
+    return "Aggregate: " + std::to_string(agg_.keys.size()) + " group key(s), " +
+           std::to_string(agg_.calls.size()) + " aggregate(s)";
+  }
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
 
 
  private:
@@ -381,6 +403,8 @@ class DistinctOperator : public Operator {
   explicit DistinctOperator(OperatorPtr child) : child_(std::move(child)) {
     fields_ = child_->fields();
   }
+  std::string Describe() const override { return "Distinct"; }
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
   Result<bool> Next(ColumnBatch* out) override {
     ColumnBatch in;
     std::string key;
@@ -421,6 +445,11 @@ class SortOperator : public MaterializingOperator {
     const auto& in = child_->fields();
     fields_.assign(in.begin(), in.begin() + std::min(options_.output_columns, in.size()));
   }
+  std::string Describe() const override {
+    return "Sort: " + std::to_string(options_.keys.size()) + " key(s)" +
+           (options_.limit ? " (the first " + std::to_string(*options_.limit) + " rows)" : "");
+  }
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
 
 
  private:
@@ -492,6 +521,11 @@ class LimitOperator : public Operator {
       : child_(std::move(child)), to_skip_(offset), left_(limit) {
     fields_ = child_->fields();
   }
+  std::string Describe() const override {
+    return "Limit: " + (left_ ? std::to_string(*left_) : std::string("none")) +
+           (to_skip_ > 0 ? ", offset " + std::to_string(to_skip_) : "");
+  }
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
   Result<bool> Next(ColumnBatch* out) override {
     ColumnBatch in;
     while (true) {
@@ -526,15 +560,32 @@ class LimitOperator : public Operator {
 
 }  // namespace
 
-OperatorPtr MakeScan(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan) {
-  return std::make_unique<ScanOperator>(std::move(table), std::move(scan));
+OperatorPtr MakeScan(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan,
+                     std::string description) {
+  return std::make_unique<ScanOperator>(std::move(table), std::move(scan),
+                                        std::move(description));
 }
-OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows) {
-  return std::make_unique<RowsOperator>(std::move(fields), std::move(rows));
+OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows, std::string description) {
+  return std::make_unique<RowsOperator>(std::move(fields), std::move(rows),
+                                        std::move(description));
 }
-OperatorPtr MakeFilter(OperatorPtr child, std::vector<BoundExprPtr> predicates) {
+OperatorPtr MakeFilter(OperatorPtr child, std::vector<BoundExprPtr> predicates, std::string note) {
   if (predicates.empty()) return child;
-  return std::make_unique<FilterOperator>(std::move(child), std::move(predicates));
+  return std::make_unique<FilterOperator>(std::move(child), std::move(predicates),
+                                          std::move(note));
+}
+
+std::string ExplainTree(const Operator& op) {
+  std::string out;
+  struct Walk {
+    static void Line(const Operator& o, int depth, std::string* out) {
+      if (!out->empty()) *out += "\n";
+      *out += std::string(2 * depth, ' ') + o.Describe();
+      for (const Operator* c : o.children()) Line(*c, depth + 1, out);
+    }
+  };
+  Walk::Line(op, 0, &out);
+  return out;
 }
 OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
                         std::vector<Field> fields) {

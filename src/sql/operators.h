@@ -30,18 +30,27 @@ class Operator {
   // Replaces `out` with the next batch (at least one row) and returns true, or returns false
   // when there are no more rows.
   virtual Result<bool> Next(ColumnBatch* out) = 0;
+  // One line saying what the operator does (EXPLAIN), and the operators it reads.
+  virtual std::string Describe() const = 0;
+  virtual std::vector<const Operator*> children() const { return {}; }
 
  protected:
   std::vector<Field> fields_;
 };
 using OperatorPtr = std::unique_ptr<Operator>;
 
+// The tree under `op`, one operator a line, children indented (EXPLAIN).
+std::string ExplainTree(const Operator& op);
+
 // Rows of a table scan (the projected columns, in projection order). Owns the table.
-OperatorPtr MakeScan(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan);
+// `description`: what EXPLAIN says of it (table, projection, pushed filters, ...).
+OperatorPtr MakeScan(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan,
+                     std::string description);
 // Rows held in memory (VALUES, system tables, a query without FROM), in batches.
-OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows);
-// The rows of `child` for which every predicate is TRUE.
-OperatorPtr MakeFilter(OperatorPtr child, std::vector<BoundExprPtr> predicates);
+OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows, std::string description);
+// The rows of `child` for which every predicate is TRUE. `note`: added to its EXPLAIN line.
+OperatorPtr MakeFilter(OperatorPtr child, std::vector<BoundExprPtr> predicates,
+                       std::string note = "");
 // One output column per expression, computed over the child's rows.
 OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
                         std::vector<Field> fields);

@@ -327,19 +327,6 @@ struct SelectPlan {
   ScanPlan scan;
 };
 
-// Whether the query is aggregates without GROUP BY over plain table columns, with the whole WHERE
-// pushed into the scan: then they are computed from column batches, no row per record.
-bool AggregatesFromColumns(const SelectPlan& plan) {
-  if (!plan.source.table || !plan.grouped || !plan.agg.keys.empty() || !plan.scan.all_pushed) {
-    return false;
-  }
-  for (const auto& c : plan.agg.calls) {
-    if (c.star) continue;
-    if (c.distinct || !c.arg || c.arg->kind != BoundKind::kColumn) return false;
-  }
-  return true;
-}
-
 Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
   SelectPlan plan;
   if (q.from) {
@@ -531,6 +518,25 @@ Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hint
 
 namespace {
 
+// What EXPLAIN says of a table scan.
+std::string DescribeScan(const SelectPlan& plan, const ScanOptions& opts) {
+  std::string out = "TableScan: " + plan.source.name + " (projection: ";
+  for (size_t i = 0; i < plan.scan.projection.size(); ++i) {
+    out += (i ? ", " : "") + plan.source.fields[plan.scan.projection[i]].name;
+  }
+  out += "; filters: ";
+  if (plan.scan.filter_texts.empty()) out += "none";
+  for (size_t i = 0; i < plan.scan.filter_texts.size(); ++i) {
+    out += (i ? " AND " : "") + plan.scan.filter_texts[i];
+  }
+  out += "; limit: " + (plan.scan.limit ? std::to_string(*plan.scan.limit) : "none");
+  if (plan.scan.snapshot_id) out += "; snapshot: " + std::to_string(*plan.scan.snapshot_id);
+  out += opts.max_batch_rows > 0
+             ? "; batches of at most " + std::to_string(opts.max_batch_rows) + " rows"
+             : "; whole splits read ahead on every core";
+  return out + ")";
+}
+
 // Rows per batch of a scan whose rows stream to the output.
 constexpr size_t kStreamBatchRows = 65536;
 
@@ -555,7 +561,7 @@ Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
   if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
   if (!q.values.empty()) {
     TRIB_ASSIGN_OR_RETURN(QueryResult v, ExecuteValues(q));
-    return MakeRows(std::move(v.fields), std::move(v.rows));
+    return MakeRows(std::move(v.fields), std::move(v.rows), "VALUES");
   }
   TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
   Source& src = plan.source;
@@ -575,9 +581,11 @@ Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
   // The rows the select list is computed from: the source's, filtered by the whole WHERE (a
   // scan's pushed filters are exact, but cheap to recheck), or one row per group.
   OperatorPtr op;
+  const bool from_table = src.table != nullptr;
   if (metadata_count) {
     std::vector<Field> fields = {Field{0, "$agg0", DataType::BigInt(), ""}};
-    op = MakeRows(std::move(fields), {Row{Value::Int(*metadata_count)}});
+    op = MakeRows(std::move(fields), {Row{Value::Int(*metadata_count)}},
+                  "COUNT(*) of " + src.name + " from file metadata");
   } else {
     if (src.table) {
       // Expressions over the table read the scanned columns.
@@ -601,13 +609,15 @@ Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
       // every core.
       if (!plan.grouped) opts.max_batch_rows = kStreamBatchRows;
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, src.table->NewScan(opts));
-      op = MakeScan(std::move(src.table), std::move(scan));
+      op = MakeScan(std::move(src.table), std::move(scan), DescribeScan(plan, opts));
     } else if (src.op) {
       op = std::move(src.op);
     } else {
-      op = MakeRows(src.fields, std::move(src.rows));
+      op = MakeRows(src.fields, std::move(src.rows), src.name);
     }
-    op = MakeFilter(std::move(op), std::move(plan.conjuncts));
+    const bool pushed = from_table && plan.scan.all_pushed && !plan.scan.filters.empty();
+    op = MakeFilter(std::move(op), std::move(plan.conjuncts),
+                    pushed ? " (all pushed into the scan, checked again)" : "");
     if (plan.grouped) op = MakeAggregate(std::move(op), std::move(plan.agg));
   }
   if (plan.having) {
@@ -659,37 +669,9 @@ Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
 }
 
 Result<std::string> ExplainQuery(const Session& session, const SelectStmt& q) {
-  if (!q.values.empty()) return std::string("Values: " + std::to_string(q.values.size()) + " rows");
-  TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
-  std::string out;
-  if (q.limit) out += "Limit: " + std::to_string(*q.limit) + "\n";
-  if (!q.order_by.empty()) out += "Sort: " + std::to_string(q.order_by.size()) + " key(s)\n";
-  if (q.distinct) out += "Distinct\n";
-  if (plan.grouped) {
-    out += "Aggregate: " + std::to_string(plan.agg.keys.size()) + " group key(s), " +
-           std::to_string(plan.agg.calls.size()) + " aggregate(s)" +
-           (AggregatesFromColumns(plan) ? " (from column batches)" : "") + "\n";
-  }
-  if (!plan.conjuncts.empty()) {
-    out += "Filter: " + std::to_string(plan.conjuncts.size()) + " condition(s)" +
-           (plan.source.table && plan.scan.all_pushed ? " (all pushed into the scan)" : "") + "\n";
-  }
-  if (plan.source.table) {
-    out += "TableScan: " + plan.source.name + "\n  projection: ";
-    for (size_t i = 0; i < plan.scan.projection.size(); ++i) {
-      out += (i ? ", " : "") + plan.source.fields[plan.scan.projection[i]].name;
-    }
-    out += "\n  filters: ";
-    if (plan.scan.filter_texts.empty()) out += "none";
-    for (size_t i = 0; i < plan.scan.filter_texts.size(); ++i) {
-      out += (i ? " AND " : "") + plan.scan.filter_texts[i];
-    }
-    out += "\n  limit: " + (plan.scan.limit ? std::to_string(*plan.scan.limit) : "none");
-    if (plan.scan.snapshot_id) out += "\n  snapshot: " + std::to_string(*plan.scan.snapshot_id);
-  } else {
-    out += "Rows: " + plan.source.name;
-  }
-  return out;
+  // The operators the query would run (nothing is read: scans plan on their first batch).
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, q));
+  return ExplainTree(*op);
 }
 
 Result<std::vector<Row>> ReadMatchingRows(Table& table, const Expr* where,
