@@ -1582,6 +1582,27 @@ struct DedupFile {
   size_t size() const { return seqs.size(); }
 };
 
+// The records of one key across files (ForEachKeyGroup's members: file, position), in merge
+// order, as ColumnMergePlan::Merge reads them; `base[f]` numbers file f's first record among all.
+struct KeyGroup {
+  const std::vector<DedupFile>* files;
+  const std::vector<uint32_t>* base;
+  const std::vector<std::pair<uint32_t, uint32_t>>* members;
+  size_t size() const { return members->size(); }
+  RowKind kind(size_t m) const {
+    const auto& [f, pos] = (*members)[m];
+    return static_cast<RowKind>((*files)[f].kinds[pos]);
+  }
+  int64_t seq(size_t m) const {
+    const auto& [f, pos] = (*members)[m];
+    return (*files)[f].seqs[pos];
+  }
+  uint32_t row(size_t m) const {
+    const auto& [f, pos] = (*members)[m];
+    return (*base)[f] + pos;
+  }
+};
+
 // -1, 0, 1 as CompareValues orders value i of `a` and value j of `b` (same type and rep).
 int CompareCells(const ColumnVector& a, size_t i, const ColumnVector& b, size_t j) {
   const bool na = a.IsNull(i), nb = b.IsNull(j);
@@ -1879,25 +1900,9 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<DataF
     if (partial_update) all.Append(Value::Null());
     out.columns.push_back(std::move(all));
   }
-  // The records of one key across the files, in merge order.
-  struct Group {
-    const std::vector<DedupFile>* files;
-    const std::vector<uint32_t>* base;
+  // The records of one key across the files, in merge order, with every file's columns.
+  struct Group : KeyGroup {
     const std::vector<ColumnVector>* columns;
-    const std::vector<std::pair<uint32_t, uint32_t>>* members;
-    size_t size() const { return members->size(); }
-    RowKind kind(size_t m) const {
-      const auto& [f, pos] = (*members)[m];
-      return static_cast<RowKind>((*files)[f].kinds[pos]);
-    }
-    int64_t seq(size_t m) const {
-      const auto& [f, pos] = (*members)[m];
-      return (*files)[f].seqs[pos];
-    }
-    uint32_t row(size_t m) const {
-      const auto& [f, pos] = (*members)[m];
-      return (*base)[f] + pos;
-    }
     bool IsNull(size_t c, size_t m) const {
       const ColumnVector& col = (*columns)[c];
       const uint32_t r = row(m);
@@ -1909,7 +1914,7 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<DataF
   bool row_merge = false;
   Status failed;
   TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
-    auto merged = plan->Merge(Group{&files, &base, &out.columns, &members}, needed, null_row,
+    auto merged = plan->Merge(Group{{&files, &base, &members}, &out.columns}, needed, null_row,
                               &out.merged);
     if (!merged.ok()) {
       failed = merged.status();
@@ -1991,23 +1996,7 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
     base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].size());
   }
   // The merge on keys, sequences and kinds alone: which record of which file wins.
-  struct Group {
-    const std::vector<DedupFile>* files;
-    const std::vector<uint32_t>* base;
-    const std::vector<std::pair<uint32_t, uint32_t>>* members;
-    size_t size() const { return members->size(); }
-    RowKind kind(size_t m) const {
-      const auto& [f, pos] = (*members)[m];
-      return static_cast<RowKind>((*files)[f].kinds[pos]);
-    }
-    int64_t seq(size_t m) const {
-      const auto& [f, pos] = (*members)[m];
-      return (*files)[f].seqs[pos];
-    }
-    uint32_t row(size_t m) const {
-      const auto& [f, pos] = (*members)[m];
-      return (*base)[f] + pos;
-    }
+  struct Group : KeyGroup {
     bool IsNull(size_t, size_t) const { return false; }  // not asked by these engines
     Value Get(size_t, size_t) const { return Value::Null(); }
   };
@@ -2016,7 +2005,7 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
   bool row_merge = false;
   Status failed;
   TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
-    auto ok = plan->Merge(Group{&files, &base, &members}, nullptr, 0, &merged);
+    auto ok = plan->Merge(Group{{&files, &base, &members}}, nullptr, 0, &merged);
     if (!ok.ok()) {
       failed = ok.status();
       return false;
