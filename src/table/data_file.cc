@@ -1752,6 +1752,27 @@ Status ForEachKeyGroup(const std::vector<DedupFile>& files, Fn&& fn) {
   }
 }
 
+// plan->Merge over every key group of `files`, each seen through make_group(members); false
+// (stopping at once) when a key needs the row merge.
+template <typename MakeGroup>
+Result<bool> MergeEveryKey(const std::vector<DedupFile>& files, ColumnMergePlan* plan,
+                           const std::vector<bool>* needed, uint32_t null_row,
+                           ColumnMergeOutput* out, const MakeGroup& make_group) {
+  bool row_merge = false;
+  Status failed;
+  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
+    auto merged = plan->Merge(make_group(members), needed, null_row, out);
+    if (!merged.ok()) {
+      failed = merged.status();
+      return false;
+    }
+    row_merge = !*merged;
+    return !row_merge;
+  }));
+  TRIB_RETURN_NOT_OK(failed);
+  return !row_merge;
+}
+
 // The winning record of each key, in key order, as (file, position): the highest sequence, a
 // later file on ties. Winning retractions are kept only with `keep_retracts`.
 Result<std::vector<std::pair<uint32_t, uint32_t>>> MergeLatest(const std::vector<DedupFile>& files,
@@ -1911,20 +1932,12 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<DataF
     Value Get(size_t c, size_t m) const { return (*columns)[c].Get(row(m)); }
   };
   plan->Start(layout.fields.size(), &out.merged);
-  bool row_merge = false;
-  Status failed;
-  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
-    auto merged = plan->Merge(Group{{&files, &base, &members}, &out.columns}, needed, null_row,
-                              &out.merged);
-    if (!merged.ok()) {
-      failed = merged.status();
-      return false;
-    }
-    row_merge = !*merged;
-    return !row_merge;
-  }));
-  TRIB_RETURN_NOT_OK(failed);
-  if (row_merge) return Out();
+  TRIB_ASSIGN_OR_RETURN(bool merged, MergeEveryKey(files, plan, needed, null_row, &out.merged,
+                                                   [&](const auto& members) {
+                                                     return Group{{&files, &base, &members},
+                                                                  &out.columns};
+                                                   }));
+  if (!merged) return Out();
   return Out(std::move(out));
 }
 
@@ -2002,19 +2015,11 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
   };
   ColumnMergeOutput merged;
   plan->Start(layout.fields.size(), &merged);
-  bool row_merge = false;
-  Status failed;
-  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
-    auto ok = plan->Merge(Group{{&files, &base, &members}}, nullptr, 0, &merged);
-    if (!ok.ok()) {
-      failed = ok.status();
-      return false;
-    }
-    row_merge = !*ok;
-    return !row_merge;
-  }));
-  TRIB_RETURN_NOT_OK(failed);
-  if (row_merge) return false;
+  TRIB_ASSIGN_OR_RETURN(bool done, MergeEveryKey(files, plan, nullptr, 0, &merged,
+                                                 [&](const auto& members) {
+                                                   return Group{{&files, &base, &members}};
+                                                 }));
+  if (!done) return false;
   // The winners' columns, a chunk of merged records at a time: within a chunk each file's
   // records are one range of its rows (files and merge are in key order).
   auto file_of = [&](uint32_t row) {
