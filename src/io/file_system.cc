@@ -219,6 +219,11 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& pa
   return std::shared_ptr<const MappedFile>(std::move(m));
 }
 
+void MappedFile::ReleasePages() const {
+  // A private read-only mapping is never written: its pages come back from the file unchanged.
+  if (addr_) (void)::madvise(addr_, size_, MADV_DONTNEED);
+}
+
 MappedFile::~MappedFile() {
   if (addr_) ::munmap(addr_, size_);
 }

@@ -47,6 +47,9 @@ class MappedFile {
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   std::string_view data() const { return {static_cast<const char*>(addr_), size_}; }
+  // Drops the mapped pages from the process's resident memory (madvise MADV_DONTNEED); the
+  // bytes stay readable, paged in again from the page cache when next touched.
+  void ReleasePages() const;
 
  private:
   MappedFile() = default;

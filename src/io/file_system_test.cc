@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -71,6 +72,35 @@ TEST_F(FileSystemTest, MappedFileSeesTheBytes) {
   ASSERT_TRUE(m.ok()) << m.status().ToString();
   EXPECT_EQ((*m)->data(), "parquet bytes");
   EXPECT_FALSE(MappedFile::Open(JoinPath(dir_, "missing")).ok());
+}
+
+// The mapped pages' share of this process's resident memory (kB), from /proc/self/status.
+int64_t RssFileKb() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("RssFile:", 0) == 0) return std::stoll(line.substr(8));
+  }
+  return -1;
+}
+
+// A compaction lets the pages of its inputs go after each chunk and may read them again: the
+// process's memory shrinks, and the bytes come back unchanged however many times.
+TEST_F(FileSystemTest, ReleasedPagesLeaveMemoryAndReadBackTheSameBytes) {
+  const std::string path = JoinPath(dir_, "big");
+  std::string bytes(16 << 20, '\0');
+  for (size_t i = 0; i < bytes.size(); i++) bytes[i] = static_cast<char>(i * 131 + (i >> 12));
+  ASSERT_TRUE(LocalFs().WriteFile(path, bytes).ok());
+  auto m = MappedFile::Open(path);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  for (int round = 0; round < 3; round++) {
+    EXPECT_EQ((*m)->data(), bytes);  // every page touched
+    const int64_t touched = RssFileKb();
+    (*m)->ReleasePages();
+    const int64_t released = RssFileKb();
+    EXPECT_GE(touched - released, 8 << 10) << "round " << round;
+  }
+  EXPECT_EQ((*m)->data(), bytes);
 }
 
 TEST(PathTest, JoinAndParent) {

@@ -7,6 +7,7 @@
 #include "format/parquet/writer.h"
 #include "io/file_system.h"
 #include "meta/schema_manager.h"
+#include "table/file_cache.h"
 #include "table/snapshot_reader.h"
 #include "merge/merge_config.h"
 #include "merge/sort_merge_reader.h"
@@ -102,11 +103,12 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
 
 }  // namespace
 
-Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
-                                       const std::string& bucket_dir,
-                                       const CompactUnit& unit, int32_t highest_nonempty_level,
-                                       int64_t target_file_size, const FileFormatOptions& format,
-                                       meta::FileNamer* namer) {
+namespace {
+
+Result<CompactionResult> Compact(const std::string& table_path, const TableSchema& schema,
+                                 const std::string& bucket_dir, const CompactUnit& unit,
+                                 int32_t highest_nonempty_level, int64_t target_file_size,
+                                 const FileFormatOptions& format, meta::FileNamer* namer) {
   FileLayout layout = FileLayout::Of(schema);
   CompactionResult result;
   result.before = unit.files;
@@ -148,6 +150,26 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
     }
   }
   TRIB_ASSIGN_OR_RETURN(result.after, writer.Finish());
+  return result;
+}
+
+}  // namespace
+
+Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
+                                       const std::string& bucket_dir,
+                                       const CompactUnit& unit, int32_t highest_nonempty_level,
+                                       int64_t target_file_size, const FileFormatOptions& format,
+                                       meta::FileNamer* namer) {
+  auto result = Compact(table_path, schema, bucket_dir, unit, highest_nonempty_level,
+                        target_file_size, format, namer);
+  // A compaction reads each input once, whole, and (once committed) replaces it: its mapping and
+  // decoded chunks leave the cache now rather than hold the pages the job touched in the
+  // process's memory until the commit or eviction. A later read maps it again.
+  for (const auto& f : unit.files) {
+    FileCache::Instance().EraseFile(
+        f.external_path ? ResolveExternalPath(table_path, *f.external_path)
+                        : io::JoinPath(bucket_dir, f.file_name));
+  }
   return result;
 }
 

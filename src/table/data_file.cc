@@ -887,7 +887,9 @@ Result<ParquetReaderPtr> OpenParquet(const DataFileRef& file) {
           "parquet:" + path, [&]() -> Result<std::pair<ParquetReaderPtr, int64_t>> {
             TRIB_ASSIGN_OR_RETURN(auto file, io::MappedFile::Open(path));
             std::string_view view = file->data();
-            auto reader = format::parquet::ParquetReader::Open(std::move(file), view);
+            const io::MappedFile* mapped = file.get();  // lives as long as the reader
+            auto reader = format::parquet::ParquetReader::Open(
+                std::move(file), view, [mapped]() { mapped->ReleasePages(); });
             if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
             // The footer in memory (the mapped bytes are the kernel's page cache).
             int64_t charge = 4096;
@@ -2060,6 +2062,9 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
         all.AppendAll(std::move(one));
       }
     }
+    // Each input is read once: the pages this chunk touched need not stay in memory (the next
+    // chunk pages in again the few it shares with this one).
+    for (const DedupFile& file : files) file.reader->ReleasePages();
     for (size_t k = k0; k < k1; k++) {
       const uint32_t r = merged.rows[k];
       const size_t f = file_of(r);

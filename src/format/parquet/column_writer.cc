@@ -87,7 +87,8 @@ void ColumnChunkWriter::ResetChunk() {
   dict_values_.clear();
   dict_bytes_ = 0;
   dict_pages_written_ = false;
-  pages_.clear();
+  std::vector<std::string>().swap(pages_);
+  pages_bytes_ = 0;
   pages_uncompressed_ = 0;
   encodings_.clear();
   num_values_ = 0;
@@ -349,7 +350,7 @@ int64_t ColumnChunkWriter::EstimatedSize() const {
   int64_t page = use_dictionary_ ? static_cast<int64_t>(indices_.size()) *
                                        std::max(1, BitWidth(dict_values_.size())) / 8
                                  : page_plain_bytes_;
-  return static_cast<int64_t>(pages_.size()) + page +
+  return pages_bytes_ + page +
          static_cast<int64_t>(def_levels_.size() + rep_levels_.size()) / 8 +
          (use_dictionary_ || dict_pages_written_ ? dict_bytes_ : 0);
 }
@@ -533,7 +534,7 @@ Status ColumnChunkWriter::WriteDataPage(bool dictionary_encoded) {
   h.crc = static_cast<int32_t>(Crc32(body));  // as parquet-mr writes by default
   std::string header = EncodePageHeader(h);
   PageEntry entry;
-  entry.offset = static_cast<int64_t>(pages_.size());
+  entry.offset = pages_bytes_;
   entry.size = static_cast<int32_t>(header.size() + body.size());
   entry.first_row = rows_in_pages_;
   entry.min = page_min_;
@@ -542,8 +543,9 @@ Status ColumnChunkWriter::WriteDataPage(bool dictionary_encoded) {
   entry.nan = page_nan_;
   page_entries_.push_back(std::move(entry));
   rows_in_pages_ += page_rows_;
-  pages_ += header;
-  pages_ += body;
+  pages_bytes_ += static_cast<int64_t>(header.size() + body.size());
+  header += body;
+  pages_.push_back(std::move(header));
   pages_uncompressed_ += static_cast<int64_t>(header.size()) + h.uncompressed_page_size;
   if (physical_ == PhysicalType::kByteArray) {
     // The next page of strings reuses this page's buffer.
@@ -593,7 +595,10 @@ Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file, ChunkPageIndex*
   if (encodings.empty()) encodings.push_back(Encoding::kPlain);
   m.encodings = encodings;
   m.data_page_offset = static_cast<int64_t>(file->size());
-  *file += pages_;
+  for (std::string& page : pages_) {
+    *file += page;
+    std::string().swap(page);
+  }
   TRIB_RETURN_NOT_OK(BuildPageIndex(m.data_page_offset, index));
   m.total_compressed_size = static_cast<int64_t>(file->size()) - offset;
   m.total_uncompressed_size = uncompressed;

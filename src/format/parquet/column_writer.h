@@ -167,8 +167,11 @@ class ColumnChunkWriter {
   uint32_t last_dict_index_ = UINT32_MAX;  // AppendDictInt's last index (checked before use)
   bool dict_pages_written_ = false;
 
-  // Encoded data pages of the chunk (headers included).
-  std::string pages_;
+  // Encoded data pages of the chunk (headers included), one string per page: a chunk grows
+  // page by page without reallocating (and copying) what it holds so far, and holds no spare
+  // capacity once flushed.
+  std::vector<std::string> pages_;
+  int64_t pages_bytes_ = 0;
   int64_t pages_uncompressed_ = 0;
   std::vector<Encoding> encodings_;
   int64_t num_values_ = 0;

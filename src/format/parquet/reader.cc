@@ -67,9 +67,11 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::string file_byte
 }
 
 Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::shared_ptr<const void> owner,
-                                                           std::string_view file) {
+                                                           std::string_view file,
+                                                           std::function<void()> release) {
   std::unique_ptr<ParquetReader> r(new ParquetReader());
   r->owner_ = std::move(owner);
+  r->release_ = std::move(release);
   r->file_ = file;
   std::string_view f = r->file_;
   if (f.size() < 12)

@@ -58,8 +58,17 @@ class ParquetReader {
   // gives an error (Corruption / NotSupported); data pages are only read later.
   static Result<std::unique_ptr<ParquetReader>> Open(std::string file_bytes);
   // The same over bytes held elsewhere (a mapped file): `owner` keeps `file` alive.
+  // `release`, if given, drops the bytes' pages from the process's resident memory while
+  // keeping them readable (a mapped file pages them in again): ReleasePages calls it.
   static Result<std::unique_ptr<ParquetReader>> Open(std::shared_ptr<const void> owner,
-                                                     std::string_view file);
+                                                     std::string_view file,
+                                                     std::function<void()> release = nullptr);
+
+  // Lets the pages read so far leave memory (see Open); a reader of bytes in memory keeps them.
+  // A job that reads a file once, piece by piece (a compaction), calls it after each piece.
+  void ReleasePages() const {
+    if (release_) release_();
+  }
 
   const FileMetaData& metadata() const { return metadata_; }
   const FileSchema& schema() const { return schema_; }
@@ -104,6 +113,7 @@ class ParquetReader {
   Result<std::vector<int>> ResolveProjection(const std::vector<int>& projection) const;
 
   std::shared_ptr<const void> owner_;  // holds the bytes file_ views
+  std::function<void()> release_;
   std::string_view file_;
   FileMetaData metadata_;
   FileSchema schema_;
