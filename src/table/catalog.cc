@@ -6,12 +6,12 @@
 #include <set>
 
 #include "io/file_system.h"
-#include "table/file_cache.h"
+#include "io/file_cache.h"
 #include "common/strings.h"
 #include "merge/merge_config.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
-#include "table/core_options.h"
+#include "options/core_options.h"
 #include "table/file_store_table.h"
 #include "table/system_tables.h"
 #include "tributary/catalog.h"
@@ -161,7 +161,7 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
       }
     }
   }
-  TRIB_ASSIGN_OR_RETURN(table::CoreOptions core, table::CoreOptions::From(s));
+  TRIB_ASSIGN_OR_RETURN(options::CoreOptions core, options::CoreOptions::From(s));
   bool pk = s.HasPrimaryKey();
   if (core.bucket == 0 || core.bucket < -1) {
     if (core.bucket == -2) {
@@ -293,7 +293,7 @@ Status Catalog::DropDatabase(const std::string& db, bool ignore_if_not_exists, b
     return Status::Invalid("database '" + db + "' is not empty (" + std::to_string(tables.size()) +
                            " tables); use DROP DATABASE ... CASCADE");
   }
-  table::FileCache::Instance().EraseUnder(meta::DatabasePath(warehouse_, db));
+  io::FileCache::Instance().EraseUnder(meta::DatabasePath(warehouse_, db));
   return io::LocalFs().RemoveAll(meta::DatabasePath(warehouse_, db));
 }
 
@@ -365,7 +365,7 @@ Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
   if (::rename(path.c_str(), tomb.c_str()) != 0) {
     return Status::IOError("cannot drop table '" + id.ToString() + "': rename failed");
   }
-  table::FileCache::Instance().EraseUnder(path);
+  io::FileCache::Instance().EraseUnder(path);
   return io::LocalFs().RemoveAll(tomb);
 }
 

@@ -6,13 +6,18 @@
 #include "format/binary_row.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
+#include "read/table_read.h"
+#include "write/table_write.h"
 #include "meta/snapshot.h"
 #include "options/option_values.h"
 #include "table/file_store_table.h"
-#include "table/snapshot_reader.h"
+#include "meta/snapshot_reader.h"
 #include "tributary/table_scan.h"
 
 namespace tributary::table {
+
+using meta::ReadLiveEntries;
+using read::NewFileStoreScan;
 namespace {
 
 Field F(const char* name, DataType t) { return Field{0, name, t, ""}; }

@@ -9,10 +9,10 @@
 #include <set>
 
 #include "common/parallel.h"
-#include "table/test_hooks.h"
+#include "datafile/test_hooks.h"
 #include "io/file_system.h"
 #include "meta/snapshot.h"
-#include "table/snapshot_reader.h"
+#include "meta/snapshot_reader.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
@@ -660,7 +660,7 @@ TEST_F(TableTest, AsyncCompactionCommitsLaterAndLeavesNoStrayFiles) {
     compacts += r[4].string_value() == "COMPACT";
     auto snap = meta::SnapshotManager(t->path()).Read(r[0].int_value());
     ASSERT_TRUE(snap.ok());
-    auto live = table::ReadLiveEntries(t->path(), **snap);
+    auto live = meta::ReadLiveEntries(t->path(), **snap);
     ASSERT_TRUE(live.ok());
     for (const auto& e : *live) referenced.insert(e.file.file_name);
   }
@@ -728,7 +728,7 @@ TEST_F(TableTest, EndOfInputCompactsLikeASynchronousWriter) {
   for (const auto& r : snaps->rows) {
     auto snap = meta::SnapshotManager(t->path()).Read(r[0].int_value());
     ASSERT_TRUE(snap.ok());
-    auto entries = table::ReadLiveEntries(t->path(), **snap);
+    auto entries = meta::ReadLiveEntries(t->path(), **snap);
     ASSERT_TRUE(entries.ok());
     for (const auto& e : *entries) referenced.insert(e.file.file_name);
   }
@@ -775,9 +775,9 @@ TEST_F(TableTest, ColumnWriteBuffersWriteWhatRowBuffersWrite) {
         rows.push_back({kind, std::move(r)});
       }
       WriteRows(*by_cols, rows);
-      table::GetTestHooks().row_write_buffer = true;
+      datafile::GetTestHooks().row_write_buffer = true;
       WriteRows(*by_rows, rows);
-      table::GetTestHooks().row_write_buffer = false;
+      datafile::GetTestHooks().row_write_buffer = false;
     }
     auto a = ReadAll(*by_cols), b = ReadAll(*by_rows);
     ASSERT_EQ(a.size(), b.size());

@@ -1,0 +1,387 @@
+#include "commit/file_store_commit.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <random>
+#include <set>
+#include <thread>
+#include <unordered_set>
+
+#include "format/binary_row.h"
+#include "io/file_system.h"
+#include "meta/paths.h"
+#include "datafile/data_file.h"
+#include "meta/snapshot_reader.h"
+
+namespace tributary::commit {
+
+using datafile::DecodeKeyRange;
+using meta::ReadLiveEntries;
+using meta::ReadManifestList;
+
+using meta::FileKind;
+using meta::ManifestEntry;
+
+namespace {
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+// Base manifests are rewritten into one when there are more than this many.
+constexpr size_t kMaxBaseManifests = 16;
+}  // namespace
+
+FileStoreCommit::FileStoreCommit(std::string table_path, std::shared_ptr<const TableSchema> schema,
+                                 std::string commit_user)
+    : table_path_(std::move(table_path)), schema_(std::move(schema)),
+      commit_user_(std::move(commit_user)) {
+  std::string c = schema_->Option("manifest.compression").value_or("zstd");
+  codec_ = c == "zstd" ? "zstandard" : c == "none" ? "null" : c;
+  max_retries_ = 50;
+  if (auto r = schema_->Option("commit.max-retries")) {
+    try {
+      max_retries_ = std::max(1, std::stoi(*r));
+    } catch (...) {
+    }
+  }
+  for (const auto& k : schema_->partition_keys) {
+    partition_types_.push_back(schema_->fields[schema_->FieldIndex(k)].type);
+  }
+}
+
+Result<meta::ManifestFileMeta> FileStoreCommit::WriteManifest(
+    const std::vector<ManifestEntry>& entries, std::vector<std::string>* written) {
+  meta::FileNamer namer("manifest-", "");
+  std::string name = namer.Next();
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, meta::EncodeManifest(entries, codec_));
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(meta::ManifestDir(table_path_)));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::ManifestPath(table_path_, name), bytes));
+  written->push_back(name);
+  meta::ManifestFileMeta m;
+  m.file_name = name;
+  m.file_size = static_cast<int64_t>(bytes.size());
+  m.schema_id = schema_->id;
+  Row pmin, pmax;
+  std::vector<int64_t> nulls(partition_types_.size(), 0);
+  bool first = true;
+  for (const auto& e : entries) {
+    (e.kind == FileKind::kAdd ? m.num_added_files : m.num_deleted_files)++;
+    m.min_bucket = m.min_bucket ? std::min(*m.min_bucket, e.bucket) : e.bucket;
+    m.max_bucket = m.max_bucket ? std::max(*m.max_bucket, e.bucket) : e.bucket;
+    m.min_level = m.min_level ? std::min(*m.min_level, e.file.level) : e.file.level;
+    m.max_level = m.max_level ? std::max(*m.max_level, e.file.level) : e.file.level;
+    auto part = format::DeserializeBinaryRow(e.partition, partition_types_);
+    if (!part.ok()) continue;
+    if (first) {
+      pmin = *part;
+      pmax = *part;
+      pmin.resize(partition_types_.size());
+      pmax.resize(partition_types_.size());
+      first = false;
+    }
+    for (size_t i = 0; i < partition_types_.size() && i < part->size(); i++) {
+      const Value& v = (*part)[i];
+      if (v.is_null()) {
+        nulls[i]++;
+        continue;
+      }
+      if (pmin[i].is_null() || CompareValues(v, pmin[i]) < 0) pmin[i] = v;
+      if (pmax[i].is_null() || CompareValues(v, pmax[i]) > 0) pmax[i] = v;
+    }
+  }
+  pmin.resize(partition_types_.size());
+  pmax.resize(partition_types_.size());
+  m.partition_stats.min_values = format::SerializeBinaryRow(partition_types_, pmin);
+  m.partition_stats.max_values = format::SerializeBinaryRow(partition_types_, pmax);
+  for (int64_t n : nulls) m.partition_stats.null_counts.push_back(n);
+  return m;
+}
+
+Result<std::string> FileStoreCommit::WriteIndexManifest(
+    const meta::Snapshot* latest, const std::vector<meta::IndexManifestEntry>& changes,
+    std::vector<std::string>* written) {
+  std::vector<meta::IndexManifestEntry> live;
+  if (latest && latest->index_manifest) {
+    std::string path = meta::ManifestPath(table_path_, *latest->index_manifest);
+    TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+    TRIB_ASSIGN_OR_RETURN(auto entries, meta::DecodeIndexManifest(std::move(bytes),
+                                                                  "index manifest '" + path + "'"));
+    for (auto& e : entries) {
+      if (e.kind == FileKind::kDelete) {
+        live.erase(std::remove_if(live.begin(), live.end(),
+                                  [&](const auto& l) { return l.file_name == e.file_name; }),
+                   live.end());
+      } else {
+        live.push_back(std::move(e));
+      }
+    }
+  }
+  for (const auto& c : changes) {
+    live.erase(std::remove_if(live.begin(), live.end(),
+                              [&](const auto& l) { return l.file_name == c.file_name; }),
+               live.end());
+    if (c.kind == FileKind::kAdd) live.push_back(c);
+  }
+  meta::FileNamer namer("index-manifest-", "");
+  std::string name = namer.Next();
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, meta::EncodeIndexManifest(live, codec_));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::ManifestPath(table_path_, name), bytes));
+  written->push_back(name);
+  return name;
+}
+
+Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
+                                            const std::vector<meta::IndexManifestEntry>* index_changes) {
+  meta::SnapshotManager snapshots(table_path_);
+  std::mt19937 rng(std::random_device{}());
+  Status last_error;
+  for (int attempt = 0; attempt < max_retries_; attempt++) {
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest_id, snapshots.LatestId());
+    std::shared_ptr<const meta::Snapshot> latest;
+    std::vector<ManifestEntry> live;
+    if (latest_id) {
+      TRIB_ASSIGN_OR_RETURN(latest, snapshots.Read(*latest_id));
+      TRIB_ASSIGN_OR_RETURN(live, ReadLiveEntries(table_path_, *latest));
+    }
+    TRIB_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, build(live));
+    if (delta.empty()) return latest_id.value_or(0);
+
+    std::vector<std::string> written;
+    auto cleanup = [&]() {
+      for (const auto& n : written) (void)io::LocalFs().Remove(meta::ManifestPath(table_path_, n));
+    };
+    std::optional<std::string> attempt_index_manifest;  // of the snapshot this attempt writes
+    auto attempt_commit = [&]() -> Result<bool> {
+      // Delta manifest and list.
+      TRIB_ASSIGN_OR_RETURN(meta::ManifestFileMeta delta_meta, WriteManifest(delta, &written));
+      meta::FileNamer list_namer("manifest-list-", "");
+      auto write_list = [&](const std::vector<meta::ManifestFileMeta>& metas,
+                            int64_t* size) -> Result<std::string> {
+        std::string name = list_namer.Next();
+        TRIB_ASSIGN_OR_RETURN(std::string bytes, meta::EncodeManifestList(metas, codec_));
+        TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::ManifestPath(table_path_, name), bytes));
+        written.push_back(name);
+        *size = static_cast<int64_t>(bytes.size());
+        return name;
+      };
+      // Base = every manifest of the previous snapshot, compacted into one when there are many.
+      std::vector<meta::ManifestFileMeta> base;
+      if (latest) {
+        TRIB_ASSIGN_OR_RETURN(auto b, ReadManifestList(table_path_, latest->base_manifest_list));
+        TRIB_ASSIGN_OR_RETURN(auto d, ReadManifestList(table_path_, latest->delta_manifest_list));
+        base = std::move(b);
+        for (auto& m : d) base.push_back(std::move(m));
+        if (base.size() > kMaxBaseManifests) {
+          base.clear();
+          if (!live.empty()) {
+            TRIB_ASSIGN_OR_RETURN(meta::ManifestFileMeta merged, WriteManifest(live, &written));
+            base.push_back(std::move(merged));
+          }
+        }
+      }
+      meta::Snapshot s;
+      s.id = latest ? latest->id + 1 : 1;
+      if (index_changes && !index_changes->empty()) {
+        TRIB_ASSIGN_OR_RETURN(std::string im, WriteIndexManifest(latest.get(), *index_changes,
+                                                                 &written));
+        s.index_manifest = im;
+      } else if (latest) {
+        s.index_manifest = latest->index_manifest;  // index files carry over
+      }
+      s.schema_id = schema_->id;
+      TRIB_ASSIGN_OR_RETURN(s.base_manifest_list, write_list(base, &s.base_manifest_list_size));
+      TRIB_ASSIGN_OR_RETURN(s.delta_manifest_list,
+                            write_list({delta_meta}, &s.delta_manifest_list_size));
+      s.commit_user = commit_user_;
+      s.commit_kind = kind;
+      s.time_millis = NowMillis();
+      int64_t delta_rows = 0;
+      for (const auto& e : delta) {
+        delta_rows += e.kind == FileKind::kAdd ? e.file.row_count : -e.file.row_count;
+      }
+      int64_t prev_total = latest ? latest->total_record_count.value_or(0) : 0;
+      s.total_record_count = prev_total + delta_rows;
+      s.delta_record_count = delta_rows;
+      s.changelog_record_count = 0;
+      io::CrashPoint("commit.after-manifests");
+      attempt_index_manifest = s.index_manifest;
+      return snapshots.TryCommit(s);
+    };
+    Result<bool> won = attempt_commit();
+    if (won.ok() && *won) {
+      committed_index_manifest_ = std::move(attempt_index_manifest);
+      return latest ? latest->id + 1 : 1;
+    }
+    cleanup();
+    if (!won.ok()) return won.status();
+    // Lost the race for this id: back off a little and retry against the new latest snapshot.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + 5 * attempt)));
+  }
+  return Status::Conflict("could not commit to '" + table_path_ + "' after " +
+                          std::to_string(max_retries_) +
+                          " attempts: other writers kept committing first");
+}
+
+std::string FileStoreCommit::PartitionName(const std::string& partition) const {
+  auto row = format::DeserializeBinaryRow(partition, partition_types_);
+  if (!row.ok() || partition_types_.empty()) return "the table";
+  std::vector<Field> pf;
+  for (const auto& k : schema_->partition_keys) pf.push_back(schema_->fields[schema_->FieldIndex(k)]);
+  return "partition " + meta::PartitionPath(pf, *row);
+}
+
+Result<std::vector<ManifestEntry>> FileStoreCommit::AppendDelta(
+    CommitRequest* req, const std::vector<ManifestEntry>& live, CommitResult* result) {
+  std::vector<ManifestEntry> delta;
+  if (req->overwrite) {
+    for (const auto& e : live) {
+      if (!req->overwrite_filter || req->overwrite_filter(e.partition)) {
+        ManifestEntry d = e;
+        d.kind = FileKind::kDelete;
+        delta.push_back(std::move(d));
+      }
+    }
+  } else {
+    if (req->renumber) {
+      // Sequence numbers must grow with commit order within a bucket: new files that a
+      // concurrent commit's numbers reach are renumbered above them.
+      std::map<std::pair<std::string, int32_t>, int64_t> live_max;
+      for (const auto& e : live) {
+        auto [it, inserted] = live_max.emplace(std::make_pair(e.partition, e.bucket),
+                                               e.file.max_sequence_number);
+        if (!inserted) it->second = std::max(it->second, e.file.max_sequence_number);
+      }
+      for (auto& m : req->messages) {
+        if (m.new_files.empty()) continue;
+        auto it = live_max.find({m.partition, m.bucket});
+        if (it == live_max.end()) continue;
+        int64_t our_min = INT64_MAX;
+        for (const auto& f : m.new_files) our_min = std::min(our_min, f.min_sequence_number);
+        if (it->second < our_min) continue;
+        TRIB_ASSIGN_OR_RETURN(m.new_files, req->renumber(m, it->second + 1 - our_min));
+        // The bucket's compaction merged a stale view: drop it.
+        for (const auto& f : m.compact_after) result->dropped_compact_files.push_back(f.file_name);
+        m.compact_before.clear();
+        m.compact_after.clear();
+      }
+    }
+    // A partition keeps its bucket layout until INSERT OVERWRITE rewrites it.
+    std::map<std::string, int32_t> existing;
+    for (const auto& e : live) existing[e.partition] = e.total_buckets;
+    for (const auto& m : req->messages) {
+      auto it = existing.find(m.partition);
+      if (m.new_files.empty() || it == existing.end() || it->second == m.total_buckets) continue;
+      // Fixed counts must match; and a fixed layout never mixes with a dynamic (-1) one.
+      bool mismatch = (m.total_buckets > 0 && it->second > 0) || m.total_buckets == -1 ||
+                      it->second == -1;
+      if (mismatch) {
+        return Status::Invalid(
+            "cannot write " + PartitionName(m.partition) + " with " +
+            std::to_string(m.total_buckets) + " buckets: its data is laid out in " +
+            std::to_string(it->second) +
+            " buckets. Rewrite it first with INSERT OVERWRITE to change its bucket count");
+      }
+    }
+  }
+  for (const auto& m : req->messages) {
+    for (const auto& f : m.new_files) {
+      delta.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
+    }
+  }
+  return delta;
+}
+
+Result<std::vector<ManifestEntry>> FileStoreCommit::CompactDelta(
+    const CommitRequest& req, const std::vector<ManifestEntry>& live, bool* conflict) const {
+  std::unordered_set<std::string> live_ids;
+  for (const auto& e : live) live_ids.insert(e.Identifier());
+  std::unordered_set<std::string> replaced;
+  for (const auto& m : req.messages) {
+    for (const auto& f : m.compact_before) replaced.insert(f.file_name);
+  }
+  // Files at one level >= 1 of a bucket form one sorted run: their key ranges must not overlap
+  // (a concurrent compaction may have written the same level).
+  if (schema_->HasPrimaryKey()) {
+    std::vector<DataType> key_types;
+    for (const auto& k : schema_->TrimmedPrimaryKeys()) {
+      key_types.push_back(schema_->fields[schema_->FieldIndex(k)].type);
+    }
+    for (const auto& m : req.messages) {
+      for (const auto& f : m.compact_after) {
+        if (f.level == 0) continue;
+        auto rf = DecodeKeyRange(f, key_types);
+        for (const auto& e : live) {
+          if (e.partition != m.partition || e.bucket != m.bucket || e.file.level != f.level ||
+              replaced.count(e.file.file_name)) {
+            continue;
+          }
+          auto re = DecodeKeyRange(e.file, key_types);
+          if (!rf || !re || rf->Overlaps(*re)) {
+            *conflict = true;
+            return std::vector<ManifestEntry>{};
+          }
+        }
+      }
+    }
+  }
+  std::vector<ManifestEntry> delta;
+  for (const auto& m : req.messages) {
+    for (const auto& f : m.compact_before) {
+      ManifestEntry d{FileKind::kDelete, m.partition, m.bucket, m.total_buckets, f};
+      if (!live_ids.count(d.Identifier())) {
+        *conflict = true;  // someone else compacted or overwrote these files
+        return std::vector<ManifestEntry>{};
+      }
+      delta.push_back(std::move(d));
+    }
+    for (const auto& f : m.compact_after) {
+      delta.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
+    }
+  }
+  return delta;
+}
+
+Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
+  CommitResult result;
+  std::optional<int64_t> last;
+  CommitRequest req = request;  // renumbering rewrites messages between attempts
+  bool has_new = req.overwrite;
+  bool has_compact = false;
+  for (const auto& m : req.messages) {
+    has_new |= !m.new_files.empty();
+    has_compact |= !m.compact_before.empty() || !m.compact_after.empty();
+  }
+  if (has_new) {
+    meta::CommitKind kind = req.overwrite ? meta::CommitKind::kOverwrite : meta::CommitKind::kAppend;
+    TRIB_ASSIGN_OR_RETURN(
+        last, CommitOnce(kind, [&](const std::vector<ManifestEntry>& live) {
+          return AppendDelta(&req, live, &result);
+        }, &req.index_changes));
+  }
+  // An overwrite writes no compaction (its writer does not compact).
+  if (has_compact && !req.overwrite) {
+    bool conflict = false;
+    auto r = CommitOnce(meta::CommitKind::kCompact, [&](const std::vector<ManifestEntry>& live) {
+      conflict = false;
+      return CompactDelta(req, live, &conflict);
+    });
+    if (!r.ok()) {
+      // The APPEND snapshot (if any) is published already: a compaction that cannot be
+      // committed is dropped, never reported as a failed commit that would undo published files.
+      if (!last) return r.status();
+      conflict = true;
+    }
+    if (conflict) {
+      result.compaction_dropped = true;
+    } else {
+      last = *r;
+    }
+  }
+  result.last_snapshot = last;
+  if (last) result.index_manifest = committed_index_manifest_;
+  return result;
+}
+
+}  // namespace tributary::commit

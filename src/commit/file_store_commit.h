@@ -1,0 +1,102 @@
+// FileStoreCommit: publishes written files as snapshots (PAIMON_FORMAT.md 1.8). Writes the delta
+// manifest, the manifest lists and snapshot-N, which is created only if absent; when another
+// writer won the id, it re-reads the latest snapshot, re-checks conflicts and retries.
+// Thread-safety: single-threaded; several processes may commit to one table at once.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "meta/manifest.h"
+#include "meta/snapshot.h"
+#include "tributary/schema.h"
+
+namespace tributary::commit {
+
+// The files one writer produced for one partition and bucket.
+struct CommitMessage {
+  std::string partition;  // serialized BinaryRow
+  int32_t bucket = 0;
+  int32_t total_buckets = 0;
+  std::vector<meta::DataFileMeta> new_files;       // level-0 files from flushes
+  std::vector<meta::DataFileMeta> compact_before;  // files a compaction replaced
+  std::vector<meta::DataFileMeta> compact_after;   // the files it wrote
+};
+
+// Rewrites a message's new files with every sequence number raised by `shift`, returning the
+// new files' metas (the writer owns the files; it deletes the old ones).
+using RenumberFn = std::function<Result<std::vector<meta::DataFileMeta>>(const CommitMessage& m,
+                                                                           int64_t shift)>;
+
+struct CommitRequest {
+  std::vector<CommitMessage> messages;
+  // Set by writers of primary-key tables. When a concurrent commit already published sequence
+  // numbers at or above this writer's in the same bucket, the new files are renumbered above
+  // them, so the later commit wins as it should, and that bucket's compaction (computed on a
+  // stale view) is dropped.
+  RenumberFn renumber;
+  // Index files added or replaced by this commit (dynamic-bucket HASH indexes): published in a
+  // new index manifest with the APPEND snapshot. Without changes, the latest one carries over.
+  std::vector<meta::IndexManifestEntry> index_changes;
+  // OVERWRITE: live files of the partitions `overwrite_filter` accepts are deleted first.
+  bool overwrite = false;
+  std::function<bool(const std::string& partition)> overwrite_filter;
+};
+
+struct CommitResult {
+  std::optional<int64_t> last_snapshot;  // nullopt when there was nothing to commit
+  // The compaction lost a race (its input files are gone): nothing of it was published and the
+  // caller must delete its output files. The data stays correct.
+  bool compaction_dropped = false;
+  // Names of compaction output files that were not published (their buckets were renumbered).
+  std::vector<std::string> dropped_compact_files;
+  // The index manifest the last published snapshot lists (dynamic-bucket HASH index files).
+  std::optional<std::string> index_manifest;
+};
+
+class FileStoreCommit {
+ public:
+  FileStoreCommit(std::string table_path, std::shared_ptr<const TableSchema> schema,
+                  std::string commit_user);
+
+  // Publishes the new files (APPEND or OVERWRITE snapshot), then the compaction results (COMPACT
+  // snapshot).
+  Result<CommitResult> Commit(const CommitRequest& request);
+
+ private:
+  using EntryBuilder = std::function<Result<std::vector<meta::ManifestEntry>>(
+      const std::vector<meta::ManifestEntry>& live)>;
+  // One snapshot, retried on conflict. `build` gets the latest live entries and returns the delta.
+  Result<int64_t> CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
+                             const std::vector<meta::IndexManifestEntry>* index_changes = nullptr);
+  // The index manifest with `changes` applied to the snapshot's current one.
+  Result<std::string> WriteIndexManifest(const meta::Snapshot* latest,
+                                         const std::vector<meta::IndexManifestEntry>& changes,
+                                         std::vector<std::string>* written);
+  // The entries of the APPEND/OVERWRITE snapshot against the latest live files (renumbers new
+  // files into `req` when a concurrent commit reached their sequence numbers).
+  Result<std::vector<meta::ManifestEntry>> AppendDelta(CommitRequest* req,
+                                                       const std::vector<meta::ManifestEntry>& live,
+                                                       CommitResult* result);
+  // The entries of the COMPACT snapshot; sets *conflict (and returns nothing) when its input
+  // files are gone or its output would overlap a level's run.
+  Result<std::vector<meta::ManifestEntry>> CompactDelta(
+      const CommitRequest& req, const std::vector<meta::ManifestEntry>& live,
+      bool* conflict) const;
+  std::string PartitionName(const std::string& partition) const;
+  Result<meta::ManifestFileMeta> WriteManifest(const std::vector<meta::ManifestEntry>& entries,
+                                               std::vector<std::string>* written);
+
+  std::string table_path_;
+  std::shared_ptr<const TableSchema> schema_;
+  std::string commit_user_;
+  std::string codec_;
+  int max_retries_;
+  std::vector<DataType> partition_types_;
+  std::optional<std::string> committed_index_manifest_;  // of the last snapshot CommitOnce published
+};
+
+}  // namespace tributary::commit

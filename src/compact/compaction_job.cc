@@ -1,0 +1,203 @@
+#include "compact/compaction_job.h"
+#include "datafile/test_hooks.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "format/parquet/writer.h"
+#include "io/file_system.h"
+#include "meta/schema_manager.h"
+#include "io/file_cache.h"
+#include "meta/snapshot_reader.h"
+#include "merge/merge_config.h"
+#include "merge/sort_merge_reader.h"
+
+namespace tributary::compact {
+
+using datafile::ColumnValuesOf;
+using datafile::CompactFilesByChunks;
+using datafile::DataFileRef;
+using datafile::DataFileWriter;
+using datafile::FileLayout;
+using datafile::GetTestHooks;
+using datafile::MergeFilesByColumns;
+using datafile::ReadDataFile;
+using io::FileCache;
+using merge::ColumnMergePlan;
+using meta::ResolveExternalPath;
+using options::FileFormatOptions;
+
+namespace {
+// Reads one input file of a merge: at its external path if it has one, with the columns of the
+// schema it was written with (matched by field id and cast), as the read path does.
+Result<std::vector<merge::KeyValue>> ReadInput(const std::string& table_path,
+                                               const TableSchema& schema,
+                                               const std::string& bucket_dir,
+                                               const FileLayout& layout,
+                                               const meta::DataFileMeta& f) {
+  std::string path = f.external_path ? ResolveExternalPath(table_path, *f.external_path)
+                                     : io::JoinPath(bucket_dir, f.file_name);
+  std::shared_ptr<const TableSchema> file_schema;
+  if (f.schema_id != schema.id) {
+    TRIB_ASSIGN_OR_RETURN(file_schema, meta::SchemaManager(table_path).Read(f.schema_id));
+  }
+  return ReadDataFile({path, f.row_count}, layout, f.level, f.write_cols,
+                      file_schema ? &file_schema->fields : nullptr);
+}
+// A merge over the files of one bucket: the files' records (older files first, so the loser
+// tree's source order breaks sequence ties toward newer ones) through the table's merge function.
+struct BucketMerge {
+  std::unique_ptr<merge::MergeFunction> merge_fn;
+  std::unique_ptr<merge::SortMergeReader> reader;
+
+  static Result<BucketMerge> Open(const std::string& table_path, const TableSchema& schema,
+                                  const std::string& bucket_dir, const FileLayout& layout,
+                                  std::vector<meta::DataFileMeta> files) {
+    std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+      return a.max_sequence_number < b.max_sequence_number;
+    });
+    std::vector<std::unique_ptr<merge::RecordSource>> sources;
+    for (const auto& f : files) {
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadInput(table_path, schema, bucket_dir, layout, f));
+      sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
+    }
+    BucketMerge m;
+    TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
+    TRIB_ASSIGN_OR_RETURN(m.merge_fn, merge::MakeMergeFunction(config, schema));
+    m.reader = std::make_unique<merge::SortMergeReader>(
+        std::move(sources), merge::KeyComparator(layout.key_columns),
+        merge::SequenceOrder(config), m.merge_fn.get());
+    return m;
+  }
+};
+
+// Merged records a chunked compaction writes at a time.
+constexpr size_t kCompactionChunkRows = 65536;
+
+// A compaction column by column (ColumnMergePlan): the files are merged on their key, sequence
+// and kind columns and the merged records' columns handed to the writer, with no row per
+// record. False (nothing written) when the table or its files need the row merge: merge options
+// the plan does not take, files of an older schema, of partial-column writes or of another
+// format, a key the plan sends to the row merge.
+Result<bool> CompactColumns(const std::string& table_path, const TableSchema& schema,
+                            const std::string& bucket_dir, const FileLayout& layout,
+                            std::vector<meta::DataFileMeta> files, bool drop_delete,
+                            DataFileWriter* writer) {
+  if (!writer->CanWriteColumns()) return false;
+  TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
+  TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*config, layout.fields, !drop_delete));
+  if (!plan) return false;
+  // Older files first, as BucketMerge orders them: a later file wins sequence ties.
+  std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+    return a.max_sequence_number < b.max_sequence_number;
+  });
+  std::vector<DataFileRef> paths;
+  for (const auto& f : files) {
+    if (f.schema_id != schema.id || f.write_cols) return false;
+    paths.push_back({f.external_path ? ResolveExternalPath(table_path, *f.external_path)
+                                     : io::JoinPath(bucket_dir, f.file_name),
+                     f.row_count});
+  }
+  // Deduplicate and first-row merges need only the keys, sequences and kinds: the winners'
+  // values are then read and written a chunk at a time, never whole files at once.
+  const size_t chunk_rows = GetTestHooks().compaction_chunk_rows;
+  TRIB_ASSIGN_OR_RETURN(bool chunked,
+                        CompactFilesByChunks(paths, layout, &*plan,
+                                             chunk_rows > 0 ? chunk_rows : kCompactionChunkRows,
+                                             writer));
+  if (chunked) return true;
+  TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, &*plan));
+  if (!merged) return false;
+  std::vector<format::parquet::ColumnValues> sources;
+  for (const auto& c : merged->columns) sources.push_back(ColumnValuesOf(c));
+  TRIB_RETURN_NOT_OK(writer->WriteMerged(std::move(sources), merged->merged));
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+Result<CompactionResult> Compact(const std::string& table_path, const TableSchema& schema,
+                                 const std::string& bucket_dir, const CompactUnit& unit,
+                                 int32_t highest_nonempty_level, int64_t target_file_size,
+                                 const FileFormatOptions& format, meta::FileNamer* namer) {
+  FileLayout layout = FileLayout::Of(schema);
+  CompactionResult result;
+  result.before = unit.files;
+  bool drop_delete = unit.output_level != 0 && unit.output_level >= highest_nonempty_level;
+  DataFileWriter writer(layout, bucket_dir, namer, target_file_size, unit.output_level,
+                        meta::FileSource::kCompact, format);
+  if (!GetTestHooks().row_compaction) {
+    auto done = CompactColumns(table_path, schema, bucket_dir, layout, unit.files, drop_delete,
+                               &writer);
+    if (!done.ok()) {
+      writer.Abort();
+      return done.status();
+    }
+    if (*done) {
+      result.by_columns = true;
+      TRIB_ASSIGN_OR_RETURN(result.after, writer.Finish());
+      return result;
+    }
+  }
+  TRIB_ASSIGN_OR_RETURN(BucketMerge m,
+                        BucketMerge::Open(table_path, schema, bucket_dir, layout, unit.files));
+  merge::SortMergeReader& reader = *m.reader;
+  merge::KeyValue kv;
+  while (true) {
+    auto more = reader.Next(&kv);
+    if (!more.ok()) {
+      writer.Abort();
+      return more.status();
+    }
+    if (!*more) break;
+    if (drop_delete && IsRetract(kv.kind)) continue;
+    // Partial-column records are only compacted into the top level (see the writer's picker
+    // use), where nothing older remains: what they did not write is NULL.
+    kv.write_mask = nullptr;
+    Status st = writer.Write(kv);
+    if (!st.ok()) {
+      writer.Abort();
+      return st;
+    }
+  }
+  TRIB_ASSIGN_OR_RETURN(result.after, writer.Finish());
+  return result;
+}
+
+}  // namespace
+
+Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
+                                       const std::string& bucket_dir,
+                                       const CompactUnit& unit, int32_t highest_nonempty_level,
+                                       int64_t target_file_size, const FileFormatOptions& format,
+                                       meta::FileNamer* namer) {
+  auto result = Compact(table_path, schema, bucket_dir, unit, highest_nonempty_level,
+                        target_file_size, format, namer);
+  // A compaction reads each input once, whole, and (once committed) replaces it: its mapping and
+  // decoded chunks leave the cache now rather than hold the pages the job touched in the
+  // process's memory until the commit or eviction. A later read maps it again.
+  for (const auto& f : unit.files) {
+    FileCache::Instance().EraseFile(
+        f.external_path ? ResolveExternalPath(table_path, *f.external_path)
+                        : io::JoinPath(bucket_dir, f.file_name));
+  }
+  return result;
+}
+
+Status DryRunMerge(const std::string& table_path, const TableSchema& schema,
+                   const std::string& bucket_dir,
+                   const std::vector<meta::DataFileMeta>& files) {
+  FileLayout layout = FileLayout::Of(schema);
+  TRIB_ASSIGN_OR_RETURN(BucketMerge m, BucketMerge::Open(table_path, schema, bucket_dir, layout,
+                                                         files));
+  merge::SortMergeReader& reader = *m.reader;
+  merge::KeyValue kv;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, reader.Next(&kv));
+    if (!more) return Status::OK();
+  }
+}
+
+}  // namespace tributary::compact

@@ -1,0 +1,55 @@
+// UniversalCompactionPicker: decides which sorted runs of one bucket to merge, with Paimon's
+// universal-compaction policy (size amplification first, then size ratio, then the run-count
+// trigger). Pure policy: no I/O, testable alone (rocksdb's compaction_picker_universal).
+// Thread-safety: immutable after construction.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "meta/manifest.h"
+
+namespace tributary::compact {
+
+// One sorted run: a level-0 file, or all files of a level >= 1.
+struct LevelSortedRun {
+  int32_t level = 0;
+  std::vector<meta::DataFileMeta> files;
+  int64_t TotalSize() const {
+    int64_t s = 0;
+    for (const auto& f : files) s += f.file_size;
+    return s;
+  }
+};
+
+struct CompactUnit {
+  int32_t output_level = 0;
+  std::vector<meta::DataFileMeta> files;
+};
+
+// Orders a bucket's files into runs: level-0 files newest first, then levels ascending.
+std::vector<LevelSortedRun> BuildSortedRuns(const std::vector<meta::DataFileMeta>& files);
+
+class UniversalCompactionPicker {
+ public:
+  UniversalCompactionPicker(int max_size_amp_percent, int size_ratio_percent, int run_trigger,
+                            int max_level)
+      : max_size_amp_(max_size_amp_percent), size_ratio_(size_ratio_percent),
+        run_trigger_(run_trigger), max_level_(max_level) {}
+
+  // The runs to merge now, or nullopt when the bucket is in shape.
+  std::optional<CompactUnit> Pick(const std::vector<LevelSortedRun>& runs) const;
+  // Everything into the last level (CALL sys.compact); nullopt when already one run at the top.
+  std::optional<CompactUnit> PickFull(const std::vector<LevelSortedRun>& runs) const;
+  int max_level() const { return max_level_; }
+
+ private:
+  std::optional<CompactUnit> MakeUnit(const std::vector<LevelSortedRun>& runs,
+                                      size_t run_count) const;
+  int max_size_amp_;
+  int size_ratio_;
+  int run_trigger_;
+  int max_level_;
+};
+
+}  // namespace tributary::compact

@@ -1,0 +1,225 @@
+// Data files of a table: the KeyValue layout of primary-key tables (`_KEY_<k>`,
+// `_SEQUENCE_NUMBER`, `_VALUE_KIND`, then every column; PAIMON_FORMAT.md 1.7) and the plain
+// layout of append tables, written as Parquet (the default) or Avro files with the DataFileMeta
+// (key range, sequence range, column statistics) the manifests record, and read back as rows or
+// column batches (whole, merged, or a slice at a time).
+// Thread-safety: a writer is single-threaded; reading functions are thread-safe.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "merge/key_value.h"
+#include "merge/column_merge.h"
+#include "options/core_options.h"
+#include "meta/manifest.h"
+#include "meta/paths.h"
+#include "tributary/column_batch.h"
+#include "tributary/result.h"
+#include "tributary/schema.h"
+#include "tributary/table.h"
+
+namespace tributary {
+class TimeZone;
+}  // namespace tributary
+namespace tributary::format::parquet {
+struct ColumnValues;
+}  // namespace tributary::format::parquet
+
+namespace tributary::datafile {
+
+// What a table's data files hold.
+struct FileLayout {
+  std::vector<Field> fields;      // table columns
+  std::vector<int> key_columns;   // trimmed primary key (empty for append tables)
+  bool primary_key = false;
+  int64_t schema_id = 0;
+
+  static FileLayout Of(const TableSchema& schema);
+  std::vector<DataType> KeyTypes() const;
+  std::vector<DataType> FieldTypes() const;
+  // The physical columns of a data file, with Paimon's field ids: `_KEY_<k>`
+  // (Integer.MAX_VALUE / 2 + id), `_SEQUENCE_NUMBER` (MAX - 1), `_VALUE_KIND` (MAX - 2), then the
+  // table columns (primary-key tables), or the table columns alone (append tables).
+  std::vector<Field> PhysicalFields() const;
+};
+
+
+// The key range of a data file (its `_MIN_KEY`/`_MAX_KEY`, decoded with the trimmed primary-key
+// types), or nullopt when it cannot be decoded with them (e.g. a file of an older schema).
+struct KeyRange {
+  Row min, max;
+  bool Contains(const Row& key) const;
+  bool Overlaps(const KeyRange& o) const;
+};
+std::optional<KeyRange> DecodeKeyRange(const meta::DataFileMeta& f,
+                                       const std::vector<DataType>& key_types);
+// Lexicographic comparison of two keys.
+int CompareKeys(const Row& a, const Row& b);
+
+// Whether the table option `key` is set to true (case-insensitive), as table readers, writers
+// and lookups test flags such as 'deletion-vectors.enabled'.
+bool OptionIsTrue(const TableSchema& schema, const std::string& key);
+
+// Writes sorted records into data files in one bucket directory, rolling to a new file when the
+// current one reaches `target_file_size` bytes.
+class DataFileWriter {
+ public:
+  // `write_cols`: for files of a static partial-column write, the columns written (recorded as
+  // the file's `_WRITE_COLS`).
+  // `namer` names files without an extension; the writer appends ".<format>".
+  DataFileWriter(FileLayout layout, std::string bucket_dir, meta::FileNamer* namer,
+                 int64_t target_file_size, int32_t level, meta::FileSource source,
+                 const options::FileFormatOptions& format,
+                 std::optional<std::vector<std::string>> write_cols = std::nullopt);
+  ~DataFileWriter();
+
+  // REQUIRES (primary-key layout): records sorted by key, at most one per key per file.
+  // Borrows the record: its values are encoded in place and left as they were (so the caller
+  // decides where its memory is freed).
+  Status Write(const merge::KeyValue& kv);
+  // Whether WriteColumns can write this writer's files: Parquet files of a primary-key table
+  // with flat columns.
+  bool CanWriteColumns() const;
+  // Writes `n` records given column by column (REQUIRES: CanWriteColumns(), and Write's order):
+  // record k holds row `rows[k]` of `columns` (one per table column; a column with its own
+  // `rows` takes its row k from those instead), sequence number `sequences[k]` and row kind
+  // `kinds[k]`. The files, statistics and rolling are those Write gives the same records.
+  Status WriteColumns(const std::vector<format::parquet::ColumnValues>& columns,
+                      const uint32_t* rows, const int64_t* sequences, const int64_t* kinds,
+                      size_t n);
+  // Writes merged records (ColumnMergeOutput): `sources` (one per table column) read through
+  // the merge's rows, per-column rows and computed columns.
+  Status WriteMerged(std::vector<format::parquet::ColumnValues> sources,
+                     const merge::ColumnMergeOutput& merged);
+  // Closes the open file. Returns the metas of every file written.
+  Result<std::vector<meta::DataFileMeta>> Finish();
+  // Deletes every file written so far (on failure).
+  void Abort();
+
+ private:
+  struct OpenFile;
+  Status Open();
+  Status Roll();
+  FileLayout layout_;
+  std::string dir_;
+  meta::FileNamer* namer_;
+  int64_t target_file_size_;
+  int32_t level_;
+  meta::FileSource source_;
+  options::FileFormatOptions format_;
+  std::optional<std::vector<std::string>> write_cols_;
+  std::unique_ptr<OpenFile> file_;
+  std::vector<meta::DataFileMeta> done_;
+  std::vector<const Value*> cells_;  // reused physical row of Parquet files
+  Value seq_value_, kind_value_;
+};
+
+// A data file to read: its path and, when known, the row count its manifest entry records
+// (-1: unknown). A file holding another number of rows is Corruption naming the file.
+struct DataFileRef {
+  DataFileRef(std::string p, int64_t rows = -1) : path(std::move(p)), row_count(rows) {}
+  DataFileRef(const char* p) : path(p) {}
+  std::string path;
+  int64_t row_count = -1;
+};
+
+// Reads every record of one data file. Columns are matched to `layout.fields` by name (the
+// file's own Avro schema says what it holds); columns missing from the file read as NULL.
+// `write_cols` (the file's `_WRITE_COLS`) marks records as partial-column writes.
+// `file_fields`: the columns of the schema the file was written with, when it differs from the
+// read schema; columns are then matched by field id and cast to the read type.
+// `pushdown`: what a scan pushes into the decoding (see ReadPushdown).
+struct ReadPushdown {
+  // Columns to decode (others read NULL); null: every column.
+  const std::vector<bool>* needed = nullptr;
+  // Predicates whose column statistics may rule out whole Parquet row groups (only those for
+  // which skipping rows is safe for the caller).
+  const std::vector<Predicate>* skip_filters = nullptr;
+  // Predicates applied to each row while decoding (late materialization: the other columns are
+  // decoded only for rows that pass). Only for callers that do not merge the file's records.
+  const std::vector<Predicate>* row_filters = nullptr;
+  // Session time zone for casts of evolved columns between TIMESTAMP_LTZ and wall-clock types;
+  // null: UTC.
+  const TimeZone* time_zone = nullptr;
+};
+Result<std::vector<merge::KeyValue>> ReadDataFile(
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
+    const std::optional<std::vector<std::string>>& write_cols = std::nullopt,
+    const std::vector<Field>* file_fields = nullptr, const ReadPushdown& pushdown = {});
+
+// Reads the table columns `columns` (in that order) of a Parquet data file written with the
+// read schema (no `_WRITE_COLS`, no evolution) as column batches, one per row group kept: row
+// groups are skipped by `skip_filters` statistics, rows failing `row_filters` are dropped, and
+// so are the retraction records of primary-key files (the caller reads files whose records need
+// no merge). Filter columns are decoded first, the others only for row groups with a match.
+// Returns nullopt when the file holds something this path does not read (the caller then reads
+// rows with ReadDataFile).
+// The same, a batch at a time: slices of at most `max_rows` rows (0: whole row groups), so a
+// reader holds one slice's columns, not the file's.
+// Thread-safety: one thread at a time.
+class ColumnFileReader {
+ public:
+  // nullptr when the file holds something this path does not read.
+  // REQUIRES: `layout` outlives the reader.
+  static Result<std::unique_ptr<ColumnFileReader>> Open(
+      const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
+      const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters);
+  ~ColumnFileReader();
+  // The next batch with at least one row; false at the end of the file.
+  Result<bool> Next(size_t max_rows, ColumnBatch* out);
+
+ private:
+  struct State;
+  ColumnFileReader();
+  std::unique_ptr<State> state_;
+};
+
+Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
+    const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
+    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters);
+
+// One bucket of a deduplicate table whose newest record per key wins, read column by column:
+// `paths` are its Parquet data files (written with the read schema, no `_WRITE_COLS`) in
+// ascending max-sequence order (any flat trimmed primary key). The key,
+// sequence and kind columns are merged (the highest sequence wins, a later file on ties; a
+// winning retraction removes the key), then `row_filters` are applied to the winners and the
+// `columns` gathered for those that pass, in key order. `skip_filters` (key columns only) may
+// skip row groups. Returns nullopt when the files hold something this path does not read.
+Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
+    const std::vector<DataFileRef>& paths, const FileLayout& layout,
+    const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
+    const std::vector<Predicate>* row_filters);
+
+// The files of one bucket merged column by column with `plan` (for compactions and reads):
+// every table column of every file concatenated (`columns`, plus a NULL row for
+// partial-update), and the merged records, in key order, as rows of them (`merged`; see
+// ColumnMergeOutput). `paths` as ReadDeduplicatedColumns takes them. `needed` (null: every
+// column) marks the table columns to read; the others are left empty. `skip_filters` (key
+// columns only) may skip row groups. Returns nullopt when the files hold something this path
+// does not read, or a key needs the row merge (ColumnMergePlan::Merge): the caller merges rows.
+struct MergedColumns {
+  std::vector<ColumnVector> columns;
+  merge::ColumnMergeOutput merged;
+};
+Result<std::optional<MergedColumns>> MergeFilesByColumns(
+    const std::vector<DataFileRef>& paths, const FileLayout& layout, merge::ColumnMergePlan* plan,
+    const std::vector<bool>* needed = nullptr,
+    const std::vector<Predicate>* skip_filters = nullptr);
+
+// A compaction of the files of one bucket of a deduplicate or first-row table (`paths` as
+// ReadDeduplicatedColumns takes them), written to `writer` without holding the files' values:
+// the files are merged on their key, sequence and kind columns, then the winners' columns are
+// read and written `chunk_rows` merged records at a time (within a chunk, each file's records
+// are one range of its rows). False, with nothing written, when the files need another path.
+Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const FileLayout& layout,
+                                  merge::ColumnMergePlan* plan, size_t chunk_rows,
+                                  DataFileWriter* writer);
+
+// The Parquet writer's view of a column vector.
+format::parquet::ColumnValues ColumnValuesOf(const ColumnVector& c);
+
+}  // namespace tributary::datafile

@@ -1,0 +1,50 @@
+// FileCache: a process-wide cache of decoded immutable files (manifests, manifest lists, data
+// files decoded for point lookups, opened Parquet files with their parsed footers, decoded
+// integer and floating-point column chunks for column scans), bounded by an approximate byte
+// size with LRU eviction.
+// Every file Tributary reads through it is immutable once written (new data gets new names), so
+// an entry never goes stale. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "tributary/result.h"
+
+namespace tributary::io {
+
+class FileCache {
+ public:
+  // The shared instance (capacity from TRIBUTARY_FILE_CACHE_MB, default 256 MiB).
+  static FileCache& Instance();
+
+  // Returns the cached value for `key` or builds it with `load` (charging `size` bytes).
+  // T must be the same type for a given key.
+  // Drops every entry of files under directory `dir` (a dropped table or database): mapped data
+  // files are unmapped once no reader holds them, so their disk space is freed.
+  void EraseUnder(const std::string& dir);
+  // Drops every entry of the file at `path` (a data file deleted while the process runs).
+  void EraseFile(const std::string& path);
+
+  template <typename T>
+  Result<std::shared_ptr<const T>> GetOrLoad(
+      const std::string& key, const std::function<Result<std::pair<T, int64_t>>()>& load) {
+    if (auto hit = Lookup(key)) return std::static_pointer_cast<const T>(hit);
+    TRIB_ASSIGN_OR_RETURN(auto loaded, load());
+    auto value = std::make_shared<const T>(std::move(loaded.first));
+    Insert(key, value, loaded.second);
+    return value;
+  }
+
+ private:
+  explicit FileCache(int64_t capacity);
+  std::shared_ptr<const void> Lookup(const std::string& key);
+  void EraseMatching(const std::string& needle);  // entries whose key contains `needle`
+  void Insert(const std::string& key, std::shared_ptr<const void> value, int64_t size);
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace tributary::io

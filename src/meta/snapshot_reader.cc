@@ -1,0 +1,122 @@
+#include "meta/snapshot_reader.h"
+
+#include "io/file_system.h"
+#include "meta/paths.h"
+#include "io/file_cache.h"
+
+namespace tributary::meta {
+
+using io::FileCache;
+namespace {
+// Paimon before 1.3 could write manifests in ORC (`manifest.format` = 'orc').
+Status CheckNotOrc(const std::string& bytes, const std::string& path) {
+  if (bytes.compare(0, 3, "ORC") == 0) {
+    return Status::NotSupported("'" + path +
+                                "' is an ORC file: this table's manifests were written with "
+                                "'manifest.format' = 'orc', which Tributary cannot read (it "
+                                "reads Avro manifests, the format current Paimon writes)");
+  }
+  return Status::OK();
+}
+}  // namespace
+
+// Manifests and manifest lists are immutable: decoded ones are kept in the process-wide cache.
+Result<std::vector<meta::ManifestFileMeta>> ReadManifestList(const std::string& table_path,
+                                                             const std::string& list_name) {
+  std::string path = meta::ManifestPath(table_path, list_name);
+  using T = std::vector<meta::ManifestFileMeta>;
+  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
+      "list:" + path, [&]() -> Result<std::pair<T, int64_t>> {
+        TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+        TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
+        int64_t size = static_cast<int64_t>(bytes.size()) * 4 + 256;
+        TRIB_ASSIGN_OR_RETURN(T v, meta::DecodeManifestList(std::move(bytes),
+                                                            "manifest list '" + path + "'"));
+        return std::make_pair(std::move(v), size);
+      }));
+  return *cached;
+}
+
+Result<std::vector<meta::ManifestEntry>> ReadManifest(const std::string& table_path,
+                                                      const std::string& manifest_name) {
+  std::string path = meta::ManifestPath(table_path, manifest_name);
+  using T = std::vector<meta::ManifestEntry>;
+  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
+      "manifest:" + path, [&]() -> Result<std::pair<T, int64_t>> {
+        TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+        TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
+        TRIB_ASSIGN_OR_RETURN(T v, meta::DecodeManifest(std::move(bytes), "manifest '" + path + "'"));
+        int64_t size = 256;
+        for (const auto& e : v) {
+          size += 512 + static_cast<int64_t>(e.file.key_stats.min_values.size() * 2 +
+                                             e.file.value_stats.min_values.size() * 2);
+        }
+        return std::make_pair(std::move(v), size);
+      }));
+  return *cached;
+}
+
+namespace {
+Status AppendEntries(const std::string& table_path, const std::string& list,
+                     std::vector<meta::ManifestEntry>* out) {
+  TRIB_ASSIGN_OR_RETURN(auto metas, ReadManifestList(table_path, list));
+  for (const auto& m : metas) {
+    TRIB_ASSIGN_OR_RETURN(auto entries, ReadManifest(table_path, m.file_name));
+    for (auto& e : entries) out->push_back(std::move(e));
+  }
+  return Status::OK();
+}
+}  // namespace
+
+Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& table_path,
+                                                         const meta::Snapshot& snapshot) {
+  TRIB_ASSIGN_OR_RETURN(auto shared, ReadLiveEntriesShared(table_path, snapshot));
+  return *shared;
+}
+
+std::string ResolveExternalPath(const std::string& table_path, const std::string& recorded) {
+  std::string p = recorded;
+  for (const char* scheme : {"FILE:", "file:"}) {
+    if (p.rfind(scheme, 0) == 0) p = p.substr(std::string(scheme).size());
+  }
+  while (p.rfind("//", 0) == 0) p = p.substr(1);
+  if (io::LocalFs().Exists(p).ValueOr(false)) return p;
+  size_t at = p.find("/external/");
+  if (at != std::string::npos) {
+    std::string local = io::JoinPath(io::ParentPath(table_path), p.substr(at + 1));
+    if (io::LocalFs().Exists(local).ValueOr(false)) return local;
+  }
+  return p;
+}
+
+Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::string& table_path,
+                                                                 int64_t id) {
+  // Not cached: unlike manifests and data files (named by UUID), the name snapshot-N is reused
+  // when a table is dropped and created again (or rolled back), so only the read is safe.
+  return meta::SnapshotManager(table_path).Read(id);
+}
+
+Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(
+    const std::string& table_path, const meta::Snapshot& snapshot) {
+  // A snapshot's file set never changes: cache it by its manifest lists.
+  using T = std::vector<meta::ManifestEntry>;
+  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
+      "live:" + table_path + "/" + snapshot.base_manifest_list + "/" + snapshot.delta_manifest_list,
+      [&]() -> Result<std::pair<T, int64_t>> {
+        T all;
+        TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.base_manifest_list, &all));
+        TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.delta_manifest_list, &all));
+        T live = meta::MergeEntries(all);
+        return std::make_pair(std::move(live), static_cast<int64_t>(all.size()) * 600 + 256);
+      }));
+  return cached;
+}
+
+Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,
+                                                          const meta::Snapshot& snapshot) {
+  std::vector<meta::ManifestEntry> all;
+  TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.delta_manifest_list, &all));
+  return all;
+}
+
+}  // namespace tributary::meta

@@ -1,0 +1,37 @@
+// Reads the file set of a snapshot: manifest lists -> manifests -> live ADD entries.
+// Thread-safety: stateless functions.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "meta/manifest.h"
+#include "meta/snapshot.h"
+
+namespace tributary::meta {
+
+// Manifest metas of one manifest list file (named relative to the table's manifest dir).
+Result<std::vector<meta::ManifestFileMeta>> ReadManifestList(const std::string& table_path,
+                                                             const std::string& list_name);
+// Entries of one manifest file.
+Result<std::vector<meta::ManifestEntry>> ReadManifest(const std::string& table_path,
+                                                      const std::string& manifest_name);
+// Live data files of a snapshot (base + delta manifests, DELETEs applied).
+Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& table_path,
+                                                         const meta::Snapshot& snapshot);
+// The same, shared from the process-wide cache without a copy.
+Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(
+    const std::string& table_path, const meta::Snapshot& snapshot);
+// Where a file recorded with an absolute external path is: an absolute path recorded by a writer
+// on another machine ('FILE:/.../external/x') is looked up as is, then relative to the database
+// folder's `external/` (where copied tables keep it).
+std::string ResolveExternalPath(const std::string& table_path, const std::string& recorded);
+
+// Snapshot `id` (read each time: snapshot names are reused after DROP/CREATE or a rollback).
+Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::string& table_path,
+                                                                 int64_t id);
+// Entries of the snapshot's delta manifests only (what that commit changed).
+Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,
+                                                          const meta::Snapshot& snapshot);
+
+}  // namespace tributary::meta

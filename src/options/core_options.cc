@@ -1,0 +1,101 @@
+#include "options/core_options.h"
+
+#include "options/option_values.h"
+
+namespace tributary::options {
+
+Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
+                                      const std::map<std::string, std::string>& dynamic) {
+  std::map<std::string, std::string> opts = schema.options;
+  for (const auto& [k, v] : dynamic) opts[k] = v;
+  CoreOptions o;
+  if (schema.HasPrimaryKey()) o.target_file_size = 128LL << 20;
+  else o.target_file_size = 256LL << 20;
+  auto get = [&](const char* k) -> const std::string* {
+    auto it = opts.find(k);
+    return it == opts.end() ? nullptr : &it->second;
+  };
+  auto int_opt = [&](const char* k, auto* out) -> Status {
+    if (const std::string* v = get(k)) {
+      auto r = options::ParseInt64(*v);
+      if (!r.ok()) return Status::Invalid("option '" + std::string(k) + "': " + r.status().message());
+      *out = static_cast<std::remove_pointer_t<decltype(out)>>(*r);
+    }
+    return Status::OK();
+  };
+  auto mem_opt = [&](const char* k, int64_t* out) -> Status {
+    if (const std::string* v = get(k)) {
+      auto r = options::ParseMemorySize(*v);
+      if (!r.ok()) return Status::Invalid("option '" + std::string(k) + "': " + r.status().message());
+      *out = *r;
+    }
+    return Status::OK();
+  };
+  TRIB_RETURN_NOT_OK(int_opt("bucket", &o.bucket));
+  TRIB_RETURN_NOT_OK(mem_opt("target-file-size", &o.target_file_size));
+  TRIB_RETURN_NOT_OK(mem_opt("write-buffer-size", &o.write_buffer_size));
+  TRIB_RETURN_NOT_OK(int_opt("num-sorted-run.compaction-trigger", &o.sorted_run_trigger));
+  o.num_levels = o.sorted_run_trigger + 1;
+  TRIB_RETURN_NOT_OK(int_opt("num-levels", &o.num_levels));
+  o.sorted_run_stop_trigger = o.sorted_run_trigger + 3;
+  TRIB_RETURN_NOT_OK(int_opt("num-sorted-run.stop-trigger", &o.sorted_run_stop_trigger));
+  TRIB_RETURN_NOT_OK(int_opt("compaction.max-size-amplification-percent", &o.max_size_amp_percent));
+  TRIB_RETURN_NOT_OK(int_opt("compaction.size-ratio", &o.size_ratio));
+  TRIB_RETURN_NOT_OK(int_opt("dynamic-bucket.target-row-num", &o.dynamic_bucket_target_rows));
+  TRIB_RETURN_NOT_OK(int_opt("dynamic-bucket.initial-buckets", &o.dynamic_bucket_initial_buckets));
+  if (o.dynamic_bucket_target_rows < 1) {
+    return Status::Invalid("option 'dynamic-bucket.target-row-num' must be positive");
+  }
+  if (const std::string* v = get("file.format")) o.file_format = *v;
+  o.format.format = o.file_format;
+  if (const std::string* v = get("file.compression")) o.format.compression = *v;
+  TRIB_RETURN_NOT_OK(mem_opt("parquet.page.size", &o.format.parquet_page_size));
+  TRIB_RETURN_NOT_OK(mem_opt("parquet.block.size", &o.format.parquet_row_group_size));
+  if (const std::string* v = get("parquet.enable.dictionary")) {
+    options::ParseBool(*v, &o.format.parquet_dictionary);
+  }
+  if (const std::string* v = get("file.format.per.level")) {
+    // "0:avro,1:parquet"
+    size_t b = 0;
+    while (b < v->size()) {
+      size_t e = v->find(',', b);
+      if (e == std::string::npos) e = v->size();
+      std::string part(options::Trim(std::string_view(*v).substr(b, e - b)));
+      size_t colon = part.find(':');
+      auto level = colon == std::string::npos ? Result<int64_t>(Status::Invalid(""))
+                                              : options::ParseInt64(part.substr(0, colon));
+      if (!level.ok()) {
+        return Status::Invalid("option 'file.format.per.level': expected 'level:format' pairs "
+                               "such as '0:avro,1:parquet', got '" + part + "'");
+      }
+      o.format.per_level[static_cast<int32_t>(*level)] = part.substr(colon + 1);
+      b = e + 1;
+    }
+  }
+  for (const std::string& f : [&] {
+         std::vector<std::string> all = {o.format.format};
+         for (const auto& [l, f] : o.format.per_level) all.push_back(f);
+         return all;
+       }()) {
+    if (f != "parquet" && f != "avro") {
+      return Status::NotSupported("file.format '" + f + "' cannot be written; use 'parquet' or "
+                                  "'avro'");
+    }
+  }
+  if (const std::string* v = get("partition.default-name")) o.partition_default_name = *v;
+  if (const std::string* v = get("merge-engine")) o.merge_engine = *v;
+  if (const std::string* v = get("changelog-producer")) o.changelog_producer = *v;
+  if (const std::string* v = get("write-only")) {
+    bool b = false;
+    options::ParseBool(*v, &b);
+    o.write_only = b;
+  }
+  if (o.num_levels < 2) return Status::Invalid("option 'num-levels' must be at least 2");
+  if (o.sorted_run_trigger < 1) {
+    return Status::Invalid("option 'num-sorted-run.compaction-trigger' must be at least 1");
+  }
+  if (o.target_file_size <= 0) return Status::Invalid("option 'target-file-size' must be positive");
+  return o;
+}
+
+}  // namespace tributary::options

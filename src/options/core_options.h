@@ -1,0 +1,54 @@
+// CoreOptions: the typed view of a table's options that the storage code reads (defaults as in
+// Paimon). Built once per table or writer from the schema plus dynamic options.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+#include <string>
+
+#include "tributary/result.h"
+#include "tributary/schema.h"
+
+namespace tributary::options {
+
+// How data files are encoded: 'file.format' (avro or parquet), 'file.compression', and the
+// Parquet page and row-group sizes.
+struct FileFormatOptions {
+  std::string format = "parquet";
+  std::string compression = "zstd";
+  int64_t parquet_page_size = 1 << 20;
+  int64_t parquet_row_group_size = int64_t{128} << 20;
+  bool parquet_dictionary = true;
+  // 'file.format.per.level': level -> format.
+  std::map<int32_t, std::string> per_level;
+  std::string FormatForLevel(int32_t level) const {
+    auto it = per_level.find(level);
+    return it == per_level.end() ? format : it->second;
+  }
+};
+
+struct CoreOptions {
+  int32_t bucket = -1;
+  int64_t target_file_size = 128LL << 20;
+  int64_t write_buffer_size = 256LL << 20;
+  int32_t sorted_run_trigger = 5;
+  int32_t num_levels = 6;  // trigger + 1
+  int32_t sorted_run_stop_trigger = 8;  // trigger + 3: asynchronous compaction waits here
+  int32_t max_size_amp_percent = 200;
+  int32_t size_ratio = 1;
+  std::string file_format = "parquet";
+  FileFormatOptions format;
+  std::string partition_default_name = "__DEFAULT_PARTITION__";
+  int64_t dynamic_bucket_target_rows = 2000000;
+  int32_t dynamic_bucket_initial_buckets = 0;  // 0: unset
+  std::string merge_engine = "deduplicate";
+  std::string changelog_producer = "none";
+  bool write_only = false;
+
+  // Reads the options of `schema`, overridden by `dynamic` (hints).
+  static Result<CoreOptions> From(const TableSchema& schema,
+                                  const std::map<std::string, std::string>& dynamic = {});
+};
+
+}  // namespace tributary::options

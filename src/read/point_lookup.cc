@@ -1,0 +1,152 @@
+#include "read/point_lookup.h"
+
+#include <algorithm>
+
+#include "format/binary_row.h"
+#include "io/file_cache.h"
+
+namespace tributary::read {
+
+using datafile::DecodeKeyRange;
+using datafile::FileLayout;
+using datafile::ReadDataFile;
+using io::FileCache;
+
+Result<merge::KeyValue> SortedFile::Record(size_t i) const {
+  if (offsets.empty()) return records[i];
+  merge::KeyValue kv;
+  kv.sequence = sequences[i];
+  kv.kind = kinds[i];
+  kv.level = level;
+  kv.write_mask = write_mask;
+  std::string_view bytes(packed.data() + offsets[i], offsets[i + 1] - offsets[i]);
+  TRIB_ASSIGN_OR_RETURN(kv.value, format::DecodeBinaryRow(bytes, types));
+  return kv;
+}
+
+Result<std::shared_ptr<const SortedFile>> LoadSortedFile(
+    const std::string& path, const FileLayout& layout, const meta::DataFileMeta& f,
+    int64_t read_schema_id, const std::vector<Field>* file_fields) {
+  return FileCache::Instance().GetOrLoad<SortedFile>(
+      "data:" + path + "#" + std::to_string(read_schema_id),
+      [&]() -> Result<std::pair<SortedFile, int64_t>> {
+        SortedFile sf;
+        TRIB_ASSIGN_OR_RETURN(sf.records,
+                              ReadDataFile({path, f.row_count}, layout, f.level, f.write_cols,
+                                           file_fields));
+        if (layout.key_columns.size() == 1 &&
+            layout.fields[layout.key_columns[0]].type.IsInteger()) {
+          const int c = layout.key_columns[0];
+          sf.int_keys.reserve(sf.records.size());
+          for (const auto& kv : sf.records) {
+            if (!kv.value[c].is_int()) {
+              sf.int_keys.clear();
+              break;
+            }
+            sf.int_keys.push_back(kv.value[c].int_value());
+          }
+        }
+        sf.types = layout.FieldTypes();
+        bool flat = std::none_of(sf.types.begin(), sf.types.end(),
+                                 [](const DataType& t) { return t.IsNested(); });
+        if (!sf.int_keys.empty() && flat) {
+          // Packed: one buffer of BinaryRows instead of a heap row per record.
+          const size_t n = sf.records.size();
+          sf.offsets.reserve(n + 1);
+          sf.sequences.reserve(n);
+          sf.kinds.reserve(n);
+          sf.level = f.level;
+          sf.write_mask = sf.records.front().write_mask;
+          for (const auto& kv : sf.records) {
+            sf.offsets.push_back(sf.packed.size());
+            sf.packed += format::EncodeBinaryRow(sf.types, kv.value);
+            sf.sequences.push_back(kv.sequence);
+            sf.kinds.push_back(kv.kind);
+          }
+          sf.offsets.push_back(sf.packed.size());
+          sf.records.clear();
+          sf.records.shrink_to_fit();
+          sf.packed.shrink_to_fit();
+          int64_t size = 1024 + static_cast<int64_t>(sf.packed.size() + n * (8 + 8 + 8 + 1));
+          return std::make_pair(std::move(sf), size);
+        }
+        int64_t size = f.file_size * 8 + 1024 + static_cast<int64_t>(sf.int_keys.size()) * 8;
+        return std::make_pair(std::move(sf), size);
+      });
+}
+
+Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row& key,
+                    std::vector<merge::KeyValue>* found) {
+  const auto& records = file.records;
+  if (!file.int_keys.empty() && key.size() == 1 && key[0].is_int()) {
+    const int64_t k = key[0].int_value();
+    auto it = std::lower_bound(file.int_keys.begin(), file.int_keys.end(), k);
+    for (; it != file.int_keys.end() && *it == k; ++it) {
+      TRIB_ASSIGN_OR_RETURN(auto kv, file.Record(it - file.int_keys.begin()));
+      found->push_back(std::move(kv));
+    }
+    return Status::OK();
+  }
+  if (!file.offsets.empty()) {
+    // Packed, but the key is not an integer literal: compare record by record.
+    for (size_t i = 0; i < file.size(); i++) {
+      TRIB_ASSIGN_OR_RETURN(auto kv, file.Record(i));
+      bool same = true;
+      for (size_t c = 0; c < layout.key_columns.size() && same; c++) {
+        same = merge::FastCompare(kv.value[layout.key_columns[c]], key[c]) == 0;
+      }
+      if (same) found->push_back(std::move(kv));
+    }
+    return Status::OK();
+  }
+  const auto& kc = layout.key_columns;
+  auto less = [&](const merge::KeyValue& kv, const Row& k) {
+    for (size_t i = 0; i < kc.size(); i++) {
+      int c = merge::FastCompare(kv.value[kc[i]], k[i]);
+      if (c != 0) return c < 0;
+    }
+    return false;
+  };
+  for (auto it = std::lower_bound(records.begin(), records.end(), key, less);
+       it != records.end(); ++it) {
+    for (size_t i = 0; i < kc.size(); i++) {
+      if (merge::FastCompare(it->value[kc[i]], key[i]) != 0) return Status::OK();
+    }
+    found->push_back(*it);
+  }
+  return Status::OK();
+}
+
+Status FindKeyInFile(const std::string& path, const FileLayout& layout,
+                     const meta::DataFileMeta& f, int64_t read_schema_id,
+                     const std::vector<Field>* file_fields, const Row& key,
+                     std::vector<merge::KeyValue>* found) {
+  if (f.schema_id == read_schema_id) {
+    auto range = DecodeKeyRange(f, layout.KeyTypes());
+    if (range && !range->Contains(key)) return Status::OK();
+  }
+  TRIB_ASSIGN_OR_RETURN(auto records, LoadSortedFile(path, layout, f, read_schema_id, file_fields));
+  return SearchSorted(*records, layout, key, found);
+}
+
+Result<std::optional<Row>> MergeFound(std::vector<merge::KeyValue> found,
+                                      const std::shared_ptr<const merge::MergeConfig>& config,
+                                      merge::MergeFunction* fn) {
+  if (found.empty()) return std::optional<Row>();
+  if (found.size() == 1 && !found[0].write_mask &&
+      (config->engine == "deduplicate" || config->engine == "first-row")) {
+    // One whole record: it is the result (or the key's deletion).
+    if (IsRetract(found[0].kind)) return std::optional<Row>();
+    return std::optional<Row>(std::move(found[0].value));
+  }
+  merge::SequenceOrder order(config);
+  std::stable_sort(found.begin(), found.end(),
+                   [&](const auto& a, const auto& b) { return order.Compare(a, b) < 0; });
+  fn->Reset();
+  for (const auto& kv : found) TRIB_RETURN_NOT_OK(fn->Add(kv));
+  auto r = fn->Result();
+  if (!r || IsRetract(r->kind)) return std::optional<Row>();
+  return std::optional<Row>(std::move(r->value));
+}
+
+}  // namespace tributary::read

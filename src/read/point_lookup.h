@@ -1,0 +1,61 @@
+// The two steps of a point lookup, shared by TableLookup and by scans filtered on the whole
+// primary key: find a key's records in one data file, then merge them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "merge/key_value.h"
+#include "merge/merge_config.h"
+#include "merge/merge_function.h"
+#include "datafile/data_file.h"
+
+namespace tributary::read {
+
+// Appends to `found` the records of `key` (values of the trimmed primary key) in data file `f`
+// at `path`. Files whose key range excludes the key are skipped unread; others are decoded once
+// into the process-wide file cache (they are immutable) and binary-searched.
+// `read_schema_id`/`file_fields`: as ReadDataFile (file_fields set when `f` has an older schema).
+Status FindKeyInFile(const std::string& path, const datafile::FileLayout& layout,
+                     const meta::DataFileMeta& f, int64_t read_schema_id,
+                     const std::vector<Field>* file_fields, const Row& key,
+                     std::vector<merge::KeyValue>* found);
+
+// The records of one data file sorted by key. When the trimmed primary key is a single integer
+// column that is never NULL, the keys are one contiguous array (a binary search touches no
+// record until it has found one) and, for flat columns, the records are packed as BinaryRows in
+// one buffer (about a third of the memory of decoded rows) and decoded when found.
+struct SortedFile {
+  std::vector<merge::KeyValue> records;  // unpacked records (empty when packed)
+  std::vector<int64_t> int_keys;         // record i's key; empty when the key is not one integer
+  // Packed records: values of record i in packed[offsets[i], offsets[i + 1]).
+  std::string packed;
+  std::vector<uint64_t> offsets;
+  std::vector<int64_t> sequences;
+  std::vector<RowKind> kinds;
+  std::vector<DataType> types;
+  int32_t level = 0;
+  std::shared_ptr<const std::vector<bool>> write_mask;
+
+  size_t size() const { return packed.empty() && offsets.empty() ? records.size() : kinds.size(); }
+  // Record i (decoded when packed).
+  Result<merge::KeyValue> Record(size_t i) const;
+};
+
+// Data file `f` as a SortedFile, from the process-wide file cache (decoded on first use; files
+// are immutable).
+Result<std::shared_ptr<const SortedFile>> LoadSortedFile(
+    const std::string& path, const datafile::FileLayout& layout, const meta::DataFileMeta& f,
+    int64_t read_schema_id, const std::vector<Field>* file_fields);
+
+// Appends to `found` the records of `key` in `file` (sorted by key, one per key).
+Status SearchSorted(const SortedFile& file, const datafile::FileLayout& layout, const Row& key,
+                    std::vector<merge::KeyValue>* found);
+
+// Orders `found` by sequence and merges it with `fn`; the row if the key is live.
+Result<std::optional<Row>> MergeFound(std::vector<merge::KeyValue> found,
+                                      const std::shared_ptr<const merge::MergeConfig>& config,
+                                      merge::MergeFunction* fn);
+
+}  // namespace tributary::read

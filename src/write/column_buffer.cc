@@ -1,0 +1,222 @@
+#include "write/column_buffer.h"
+
+#include <algorithm>
+#include <string_view>
+#include <type_traits>
+
+#include "tributary/column_batch.h"
+
+#include "format/parquet/writer.h"
+
+namespace tributary::write {
+
+using merge::ColumnMergeOutput;
+using merge::ColumnMergePlan;
+
+bool ColumnWriteBuffer::Supports(const std::vector<Field>& fields) {
+  for (const Field& f : fields) {
+    if (f.type.IsNested()) return false;
+  }
+  return true;
+}
+
+ColumnWriteBuffer::ColumnWriteBuffer(const std::vector<Field>& fields) : fields_(fields) {
+  for (const Field& f : fields_) {
+    Column c;
+    // Booleans as Values: the Parquet writer takes them as such.
+    c.rep = f.type.id == TypeId::kBoolean ? Rep::kValue : ColumnVector::RepOf(f.type);
+    if (c.rep == Rep::kString) c.offsets.push_back(0);
+    columns_.push_back(std::move(c));
+  }
+}
+
+void ColumnWriteBuffer::Add(RowKind kind, const Row& row) {
+  const size_t n = kinds_.size();
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    Column& c = columns_[i];
+    const Value& v = row[i];
+    const bool null = v.is_null();
+    if (null || !c.nulls.empty()) {
+      c.nulls.resize(n, 0);  // the first NULL: the records before it were not
+      c.nulls.push_back(null ? 1 : 0);
+    }
+    switch (c.rep) {
+      case Rep::kInt:
+        c.ints.push_back(null ? 0 : v.int_value());
+        bytes_ += 8;
+        break;
+      case Rep::kDouble:
+        c.doubles.push_back(null ? 0.0 : v.double_value());
+        bytes_ += 8;
+        break;
+      case Rep::kString:
+        if (!null) c.chars += v.string_value();
+        c.offsets.push_back(c.chars.size());
+        bytes_ += 8 + (null ? 0 : static_cast<int64_t>(v.string_value().size()));
+        break;
+      case Rep::kValue:
+        c.values.push_back(v);
+        bytes_ += static_cast<int64_t>(sizeof(Value));
+        break;
+    }
+  }
+  kinds_.push_back(static_cast<uint8_t>(kind));
+  bytes_ += 1;
+}
+
+void ColumnWriteBuffer::Clear() {
+  // A small buffer keeps its memory for the next records (no page faults refilling it); a
+  // large one gives it back, so a writer with many buckets does not hold each one's peak.
+  constexpr int64_t kKeepBytes = int64_t{8} << 20;
+  const bool release = bytes_ > kKeepBytes;
+  auto reset = [release](auto& v) {
+    if (release) {
+      std::remove_reference_t<decltype(v)>().swap(v);
+    } else {
+      v.clear();
+    }
+  };
+  for (Column& c : columns_) {
+    reset(c.ints);
+    reset(c.doubles);
+    reset(c.chars);
+    reset(c.offsets);
+    if (c.rep == Rep::kString) c.offsets.push_back(0);
+    reset(c.values);
+    reset(c.nulls);
+  }
+  reset(kinds_);
+  bytes_ = 0;
+}
+
+int ColumnWriteBuffer::Compare(const Column& c, uint32_t a, uint32_t b) const {
+  const bool na = !c.nulls.empty() && c.nulls[a], nb = !c.nulls.empty() && c.nulls[b];
+  if (na || nb) return na == nb ? 0 : (na ? -1 : 1);  // NULL first, as CompareValues
+  switch (c.rep) {
+    case Rep::kInt:
+      return c.ints[a] < c.ints[b] ? -1 : (c.ints[a] > c.ints[b] ? 1 : 0);
+    case Rep::kDouble:
+      return CompareValues(Value::Double(c.doubles[a]), Value::Double(c.doubles[b]));
+    case Rep::kString: {
+      std::string_view x(c.chars.data() + c.offsets[a], c.offsets[a + 1] - c.offsets[a]);
+      std::string_view y(c.chars.data() + c.offsets[b], c.offsets[b + 1] - c.offsets[b]);
+      int r = x.compare(y);
+      return r < 0 ? -1 : (r > 0 ? 1 : 0);
+    }
+    case Rep::kValue:
+      return CompareValues(c.values[a], c.values[b]);
+  }
+  return 0;
+}
+
+std::vector<uint32_t> ColumnWriteBuffer::SortedByKey(const std::vector<int>& key_columns) const {
+  const size_t n = kinds_.size();
+  std::vector<uint32_t> order(n);
+  if (key_columns.size() == 1 && columns_[key_columns[0]].rep == Rep::kInt &&
+      columns_[key_columns[0]].nulls.empty()) {
+    // One integer key: sort (key, position) pairs, small and contiguous. Positions break ties,
+    // so equal keys stay in arrival order.
+    const std::vector<int64_t>& keys = columns_[key_columns[0]].ints;
+    std::vector<std::pair<int64_t, uint32_t>> sorted(n);
+    for (uint32_t i = 0; i < n; ++i) sorted[i] = {keys[i], i};
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 0; i < n; ++i) order[i] = sorted[i].second;
+    return order;
+  }
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return CompareKeys(key_columns, a, b) < 0; });
+  return order;
+}
+
+int ColumnWriteBuffer::CompareKeys(const std::vector<int>& key_columns, uint32_t a,
+                                   uint32_t b) const {
+  for (int k : key_columns) {
+    int c = Compare(columns_[k], a, b);
+    if (c != 0) return c;
+  }
+  return 0;
+}
+
+Result<bool> ColumnWriteBuffer::Merge(const std::vector<int>& key_columns, int64_t first_seq,
+                                      ColumnMergePlan* plan, ColumnMergeOutput* out) {
+  std::vector<uint32_t> all = SortedByKey(key_columns);
+  const uint32_t null_row = static_cast<uint32_t>(kinds_.size());
+  plan->Start(columns_.size(), out);
+  // The records of one key, in the order they were written (their sequence order).
+  struct Group {
+    const ColumnWriteBuffer* b;
+    const uint32_t* members;
+    size_t n;
+    int64_t first_seq;
+    size_t size() const { return n; }
+    RowKind kind(size_t m) const { return b->kind(members[m]); }
+    int64_t seq(size_t m) const { return first_seq + members[m]; }
+    uint32_t row(size_t m) const { return members[m]; }
+    bool IsNull(size_t c, size_t m) const { return b->IsNull(b->columns_[c], members[m]); }
+    Value Get(size_t c, size_t m) const { return b->Get(c, members[m]); }
+  };
+  size_t i = 0;
+  while (i < all.size()) {
+    size_t j = i + 1;
+    while (j < all.size() && CompareKeys(key_columns, all[i], all[j]) == 0) j++;
+    TRIB_ASSIGN_OR_RETURN(bool merged,
+                          plan->Merge(Group{this, all.data() + i, j - i, first_seq}, nullptr,
+                                      null_row, out));
+    if (!merged) return false;
+    i = j;
+  }
+  if (plan->kind() == ColumnMergePlan::Kind::kPartialUpdate) {
+    Add(RowKind::kInsert, Row(columns_.size()));  // the NULL record
+  }
+  return true;
+}
+
+Value ColumnWriteBuffer::Get(size_t c, size_t r) const {
+  const Column& col = columns_[c];
+  if (IsNull(col, r)) return Value::Null();
+  switch (col.rep) {
+    case Rep::kInt:
+      return Value::Int(col.ints[r]);
+    case Rep::kDouble:
+      return Value::Double(col.doubles[r]);
+    case Rep::kString:
+      return Value::String(col.chars.substr(col.offsets[r], col.offsets[r + 1] - col.offsets[r]));
+    case Rep::kValue:
+      return col.values[r];
+  }
+  return Value::Null();
+}
+
+std::vector<format::parquet::ColumnValues> ColumnWriteBuffer::Columns() const {
+  std::vector<format::parquet::ColumnValues> out(columns_.size());
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const Column& c = columns_[i];
+    format::parquet::ColumnValues& o = out[i];
+    switch (c.rep) {
+      case Rep::kInt:
+        o.ints = c.ints.data();
+        break;
+      case Rep::kDouble:
+        o.doubles = c.doubles.data();
+        break;
+      case Rep::kString:
+        o.chars = c.chars.data();
+        o.offsets = c.offsets.data();
+        break;
+      case Rep::kValue:
+        o.values = c.values.data();
+        break;
+    }
+    if (!c.nulls.empty()) o.nulls = c.nulls.data();
+  }
+  return out;
+}
+
+Row ColumnWriteBuffer::GetRow(size_t r) const {
+  Row row;
+  for (size_t c = 0; c < columns_.size(); c++) row.push_back(Get(c, r));
+  return row;
+}
+
+}  // namespace tributary::write

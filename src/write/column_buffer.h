@@ -1,0 +1,80 @@
+// ColumnWriteBuffer: the write buffer of a bucket held column by column (DESIGN.md "rows move in
+// column batches"): integers and floating-point numbers in typed vectors, strings in one byte
+// arena per column, other types as Values. A flush sorts record indices by key, merges each
+// key's records with the table's ColumnMergePlan and hands the columns to the Parquet writer
+// through the merged rows, so no row is rebuilt and strings are read from a few contiguous
+// arenas.
+// Thread-safety: single-threaded (one per bucket writer).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "merge/column_merge.h"
+#include "tributary/column_batch.h"
+#include "tributary/result.h"
+#include "tributary/schema.h"
+#include "tributary/value.h"
+
+namespace tributary::format::parquet {
+struct ColumnValues;
+}  // namespace tributary::format::parquet
+
+namespace tributary::write {
+
+class ColumnWriteBuffer {
+ public:
+  // Whether the columns can be buffered (flat types only).
+  static bool Supports(const std::vector<Field>& fields);
+  explicit ColumnWriteBuffer(const std::vector<Field>& fields);
+
+  // Appends one record. REQUIRES: the values were checked against the column types.
+  void Add(RowKind kind, const Row& row);
+  size_t size() const { return kinds_.size(); }
+  bool empty() const { return kinds_.empty(); }
+  // Bytes the buffered records take (what 'write-buffer-size' bounds).
+  int64_t bytes() const { return bytes_; }
+  RowKind kind(size_t i) const { return static_cast<RowKind>(kinds_[i]); }
+  // Forgets the records, keeping the memory for the next ones.
+  void Clear();
+
+  // The indices of every record in key order (the trimmed primary key `key_columns`), records
+  // of one key in the order they were written.
+  std::vector<uint32_t> SortedByKey(const std::vector<int>& key_columns) const;
+  // What a flush writes: the records merged key by key with `plan` into `out` (rows are
+  // positions in this buffer; record i has sequence number first_seq + i). A partial-update
+  // merge appends a NULL record for columns no record sets (so the buffer must be cleared
+  // before more records are added). False when a key needs the row merge.
+  Result<bool> Merge(const std::vector<int>& key_columns, int64_t first_seq,
+                     merge::ColumnMergePlan* plan, merge::ColumnMergeOutput* out);
+  // Value of column c of record r.
+  Value Get(size_t c, size_t r) const;
+  // The buffered columns (one per field), for the Parquet writer.
+  std::vector<format::parquet::ColumnValues> Columns() const;
+  // Record i as a row (tests and diagnostics).
+  Row GetRow(size_t i) const;
+
+ private:
+  using Rep = ColumnVector::Rep;
+  struct Column {
+    Rep rep = Rep::kValue;
+    std::vector<int64_t> ints;
+    std::vector<double> doubles;
+    std::string chars;               // strings, back to back
+    std::vector<uint64_t> offsets;   // string i: chars[offsets[i], offsets[i + 1])
+    std::vector<Value> values;
+    std::vector<uint8_t> nulls;      // empty until the first NULL; then one per record
+  };
+  int CompareKeys(const std::vector<int>& key_columns, uint32_t a, uint32_t b) const;
+  bool IsNull(const Column& c, size_t r) const { return !c.nulls.empty() && c.nulls[r]; }
+  // -1, 0, 1 as CompareValues orders records a and b by column c.
+  int Compare(const Column& c, uint32_t a, uint32_t b) const;
+
+  std::vector<Field> fields_;
+  std::vector<Column> columns_;
+  std::vector<uint8_t> kinds_;
+  int64_t bytes_ = 0;
+};
+
+}  // namespace tributary::write

@@ -1,0 +1,254 @@
+#include "write/dynamic_bucket.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "io/file_system.h"
+#include "meta/paths.h"
+#include "meta/snapshot.h"
+
+namespace tributary::write {
+
+DynamicBucketAssigner::~DynamicBucketAssigner() { Release(false); }
+
+Status DynamicBucketAssigner::Lock() {
+  if (lock_fd_ >= 0) return Status::OK();
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(table_path_));
+  std::string path = io::JoinPath(table_path_, ".dynamic-bucket.lock");
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
+  // Wait for the writer that holds the table, but not forever (two writers of one process on
+  // one table would otherwise wait for each other).
+  const int kTimeoutMs = 120000;
+  for (int waited = 0; ::flock(fd, LOCK_EX | LOCK_NB) != 0; waited += 10) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      ::close(fd);
+      return Status::IOError("cannot lock '" + path + "': " + std::strerror(errno));
+    }
+    if (waited >= kTimeoutMs) {
+      ::close(fd);
+      return Status::Conflict("another writer has held dynamic-bucket table '" + table_path_ +
+                              "' for " + std::to_string(kTimeoutMs / 1000) +
+                              " s; dynamic bucket mode allows one writer per table at a time");
+    }
+    ::usleep(10000);
+  }
+  lock_fd_ = fd;
+  return Status::OK();
+}
+
+Status DynamicBucketAssigner::Revalidate() {
+  TRIB_RETURN_NOT_OK(Lock());
+  meta::SnapshotManager snapshots(table_path_);
+  TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+  std::optional<std::string> current;
+  if (latest) {
+    TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
+    current = snap->index_manifest;
+  }
+  if (current != *retained_) {
+    partitions_.clear();  // another writer changed the index: read it again
+    last_ = nullptr;
+  }
+  retained_.reset();
+  return Status::OK();
+}
+
+Result<DynamicBucketAssigner::PartitionIndex*> DynamicBucketAssigner::Load(
+    const std::string& partition, bool overwrite) {
+  if (retained_) TRIB_RETURN_NOT_OK(Revalidate());
+  // Rows mostly come partition after partition: the last one is looked up without the map.
+  if (last_ && last_partition_ == partition) return last_;
+  auto it = partitions_.find(partition);
+  if (it != partitions_.end()) {
+    last_partition_ = partition;
+    last_ = &it->second;
+    return last_;
+  }
+  TRIB_RETURN_NOT_OK(Lock());
+  if (!loaded_manifest_) {
+    // Under the lock: the latest snapshot's index is the one no other writer is changing.
+    meta::SnapshotManager snapshots(table_path_);
+    TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+    if (latest) {
+      TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
+      if (snap->index_manifest) {
+        std::string path = meta::ManifestPath(table_path_, *snap->index_manifest);
+        TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+        TRIB_ASSIGN_OR_RETURN(auto entries, meta::DecodeIndexManifest(
+                                                std::move(bytes), "index manifest '" + path + "'"));
+        for (auto& e : entries) {
+          if (e.index_type != "HASH") continue;
+          if (e.kind == meta::FileKind::kDelete) {
+            std::erase_if(latest_, [&](const auto& l) { return l.file_name == e.file_name; });
+          } else {
+            latest_.push_back(std::move(e));
+          }
+        }
+      }
+    }
+    loaded_manifest_ = true;
+  }
+  PartitionIndex& p = partitions_[partition];
+  p.overwritten = overwrite;
+  for (const auto& e : latest_) {
+    if (e.partition != partition) continue;
+    p.files[e.bucket] = e.file_name;
+    if (overwrite) continue;  // old assignments do not survive a rewrite of the partition
+    std::string path = meta::IndexPath(table_path_, e.file_name);
+    TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+    if (bytes.size() % 4 != 0) {
+      return Status::Corruption("HASH index file '" + path + "' is not a sequence of 4-byte ints");
+    }
+    auto& hashes = p.hashes[e.bucket];
+    for (size_t i = 0; i < bytes.size(); i += 4) {
+      int32_t h = static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 24) |
+                                       (static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 16) |
+                                       (static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 2])) << 8) |
+                                       static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 3])));
+      p.bucket_of[h] = e.bucket;
+      hashes.push_back(h);
+    }
+  }
+  return &p;
+}
+
+Result<int32_t> DynamicBucketAssigner::Assign(const std::string& partition, int32_t key_hash,
+                                              bool overwrite) {
+  TRIB_ASSIGN_OR_RETURN(PartitionIndex * p, Load(partition, overwrite));
+  auto it = p->bucket_of.find(key_hash);
+  if (it != p->bucket_of.end()) return it->second;
+  auto has_room = [&](int32_t b) {
+    auto h = p->hashes.find(b);
+    return h == p->hashes.end() || static_cast<int64_t>(h->second.size()) < target_rows_;
+  };
+  int32_t bucket = -1;
+  if (initial_buckets_ > 0) {
+    int32_t b = key_hash % initial_buckets_;
+    if (b < 0) b = -b;
+    if (has_room(b)) bucket = b;
+  }
+  if (bucket < 0) {
+    for (const auto& [b, hashes] : p->hashes) {
+      if (static_cast<int64_t>(hashes.size()) < target_rows_) {
+        bucket = b;
+        break;
+      }
+    }
+  }
+  if (bucket < 0) {
+    bucket = 0;
+    while (p->hashes.count(bucket)) bucket++;  // the smallest unused bucket id
+  }
+  p->bucket_of[key_hash] = bucket;
+  p->hashes[bucket].push_back(key_hash);
+  p->dirty.insert(bucket);
+  return bucket;
+}
+
+Result<std::vector<meta::IndexManifestEntry>> DynamicBucketAssigner::Flush() {
+  std::vector<meta::IndexManifestEntry> changes;
+  meta::FileNamer namer("index-", "");
+  std::string dir = meta::IndexDir(table_path_);
+  for (auto& [partition, p] : partitions_) {
+    if (p.overwritten) {
+      // The whole partition is rewritten: every old HASH file goes.
+      for (const auto& [b, f] : p.files) {
+        if (p.hashes.count(b)) continue;
+        meta::IndexManifestEntry del;
+        del.kind = meta::FileKind::kDelete;
+        del.partition = partition;
+        del.bucket = b;
+        del.index_type = "HASH";
+        del.file_name = f;
+        changes.push_back(std::move(del));
+      }
+    }
+    for (int32_t b : p.dirty) {
+      const auto& hashes = p.hashes[b];
+      std::string bytes;
+      bytes.reserve(hashes.size() * 4);
+      for (int32_t h : hashes) {
+        uint32_t u = static_cast<uint32_t>(h);
+        bytes += static_cast<char>(u >> 24);
+        bytes += static_cast<char>(u >> 16);
+        bytes += static_cast<char>(u >> 8);
+        bytes += static_cast<char>(u);
+      }
+      std::string name = namer.Next();
+      TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
+      TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(io::JoinPath(dir, name), bytes));
+      written_.push_back(name);
+      flushed_.emplace_back(partition, b, name);
+      if (auto old = p.files.find(b); old != p.files.end()) {
+        meta::IndexManifestEntry del;
+        del.kind = meta::FileKind::kDelete;
+        del.partition = partition;
+        del.bucket = b;
+        del.index_type = "HASH";
+        del.file_name = old->second;
+        changes.push_back(std::move(del));
+      }
+      meta::IndexManifestEntry add;
+      add.partition = partition;
+      add.bucket = b;
+      add.index_type = "HASH";
+      add.file_name = name;
+      add.file_size = static_cast<int64_t>(bytes.size());
+      add.row_count = static_cast<int64_t>(hashes.size());
+      changes.push_back(std::move(add));
+    }
+  }
+  return changes;
+}
+
+void DynamicBucketAssigner::Unlock() {
+  if (lock_fd_ < 0) return;
+  ::flock(lock_fd_, LOCK_UN);
+  ::close(lock_fd_);
+  lock_fd_ = -1;
+}
+
+void DynamicBucketAssigner::Retain(const std::optional<std::string>& index_manifest) {
+  if (lock_fd_ < 0) {
+    // Nothing was assigned since the last Retain (the lock was never taken again): the commit
+    // changed no index file, and the index manifest it lists may come from another writer, so
+    // the one seen last stays the one to check against.
+    return;
+  }
+  for (const auto& [partition, bucket, file] : flushed_) partitions_[partition].files[bucket] = file;
+  flushed_.clear();
+  for (auto it = partitions_.begin(); it != partitions_.end();) {
+    it->second.dirty.clear();
+    // A rewritten partition's old files are gone from the index: read it again next time.
+    it = it->second.overwritten ? partitions_.erase(it) : std::next(it);
+  }
+  last_ = nullptr;
+  written_.clear();
+  latest_.clear();
+  loaded_manifest_ = false;
+  retained_ = index_manifest;
+  Unlock();
+}
+
+void DynamicBucketAssigner::Release(bool delete_files) {
+  flushed_.clear();
+  retained_.reset();
+  if (delete_files) {
+    for (const auto& f : written_) {
+      (void)io::LocalFs().Remove(meta::IndexPath(table_path_, f));
+    }
+  }
+  written_.clear();
+  partitions_.clear();
+  last_ = nullptr;
+  latest_.clear();
+  loaded_manifest_ = false;
+  Unlock();
+}
+
+}  // namespace tributary::write

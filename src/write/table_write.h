@@ -1,0 +1,26 @@
+// The table writer of a Paimon table directory (partitions, buckets, write buffers, flushes,
+// compaction in the background, commits) and the full compaction of CALL sys.compact.
+// Thread-safety: as TableWriter (include/tributary/table_writer.h); CompactTableFull is safe to
+// run beside other writers (its commit is checked like theirs).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "tributary/table.h"
+
+namespace tributary::write {
+
+Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
+                                                        std::shared_ptr<const TableSchema> schema,
+                                                        const WriteOptions& options);
+
+// CALL sys.compact: full compaction of every bucket.
+Result<std::optional<int64_t>> CompactTableFull(
+    const std::string& path, std::shared_ptr<const TableSchema> schema,
+    const std::function<void(int64_t, int64_t)>& progress = {});
+
+}  // namespace tributary::write
