@@ -3,6 +3,10 @@
 // layout of append tables, written as Parquet (the default) or Avro files with the DataFileMeta
 // (key range, sequence range, column statistics) the manifests record, and read back as rows or
 // column batches (whole, merged, or a slice at a time).
+// Where each part lives: the layout and key ranges in file_layout.cc; writing in
+// data_file_writer.cc; rows read in data_file_reader.cc (Parquet, Avro, `.blob`); column batches
+// of one file in column_file_reader.cc; a bucket's files merged on their keys column by column
+// (merged reads, compactions) in merged_columns.cc.
 // Thread-safety: a writer is single-threaded; reading functions are thread-safe.
 #pragma once
 

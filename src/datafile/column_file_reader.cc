@@ -1,0 +1,264 @@
+#include "datafile/data_file.h"
+
+#include <algorithm>
+
+#include "format/avro.h"
+#include "format/parquet/reader.h"
+#include "io/file_cache.h"
+#include "common/predicate.h"
+
+#include "datafile/parquet_file.h"
+
+namespace tributary::datafile {
+
+using io::FileCache;
+
+
+namespace {
+
+// Clears keep[r] for the rows of `col` failing `p`. Integer comparisons with an integer literal
+// run on the raw vector; everything else through EvalPredicate.
+void FilterColumn(const Predicate& p, const ColumnVector& col, std::vector<uint8_t>* keep) {
+  const size_t n = keep->size();
+  const bool raw = col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() &&
+                   p.literals.size() == 1 && p.literals[0].is_int() &&
+                   p.op != Predicate::Op::kIn && p.op != Predicate::Op::kIsNull &&
+                   p.op != Predicate::Op::kIsNotNull;
+  if (!raw) {
+    for (size_t r = 0; r < n; r++) {
+      if ((*keep)[r] && !EvalPredicate(p, col.Get(r))) (*keep)[r] = 0;
+    }
+    return;
+  }
+  const int64_t lit = p.literals[0].int_value();
+  const int64_t* v = col.ints.data();
+  uint8_t* k = keep->data();
+  switch (p.op) {
+    case Predicate::Op::kEq: for (size_t r = 0; r < n; r++) k[r] &= v[r] == lit; break;
+    case Predicate::Op::kNe: for (size_t r = 0; r < n; r++) k[r] &= v[r] != lit; break;
+    case Predicate::Op::kLt: for (size_t r = 0; r < n; r++) k[r] &= v[r] < lit; break;
+    case Predicate::Op::kLe: for (size_t r = 0; r < n; r++) k[r] &= v[r] <= lit; break;
+    case Predicate::Op::kGt: for (size_t r = 0; r < n; r++) k[r] &= v[r] > lit; break;
+    case Predicate::Op::kGe: for (size_t r = 0; r < n; r++) k[r] &= v[r] >= lit; break;
+    default: break;
+  }
+  if (!col.nulls.empty()) {
+    for (size_t r = 0; r < n; r++) k[r] &= !col.nulls[r];  // a comparison with NULL fails
+  }
+}
+
+}  // namespace
+
+struct ColumnFileReader::State {
+  DataFileRef file{std::string()};
+  const FileLayout* layout = nullptr;
+  std::vector<int> columns;
+  std::vector<Predicate> filters;
+  ParquetReaderPtr reader;
+  std::vector<int> table_cols;  // the output columns, then filter columns
+  std::vector<int> file_col;    // file column of each
+  int kind_col = -1;
+  std::vector<size_t> first_pos, other_pos;  // positions in table_cols
+  std::vector<int> first_cols, other_cols;   // their file columns (first: + the row kind)
+  format::parquet::RowGroupFilter group_filter;
+  int rg = -1;          // the row group being read
+  int64_t rg_rows = 0;  // its rows
+  int64_t at = 0;       // the next row of it to read
+};
+
+ColumnFileReader::ColumnFileReader() = default;
+ColumnFileReader::~ColumnFileReader() = default;
+
+Result<std::unique_ptr<ColumnFileReader>> ColumnFileReader::Open(
+    const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
+    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters) {
+  const std::string& path = file.path;
+  if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return std::unique_ptr<ColumnFileReader>();
+  auto st = std::make_unique<State>();
+  st->file = file;
+  st->layout = &layout;
+  st->columns = columns;
+  if (row_filters) st->filters = *row_filters;
+  TRIB_ASSIGN_OR_RETURN(st->reader, OpenParquet(file));
+  const auto& schema = st->reader->schema();
+  st->table_cols = columns;
+  for (const auto& p : st->filters) {
+    if (std::find(st->table_cols.begin(), st->table_cols.end(), p.column) ==
+        st->table_cols.end()) {
+      st->table_cols.push_back(p.column);
+    }
+  }
+  st->file_col.resize(st->table_cols.size());
+  for (size_t i = 0; i < st->table_cols.size(); i++) {
+    const Field& f = layout.fields[st->table_cols[i]];
+    int c = FileColumnOf(schema, f);
+    if (c < 0) return std::unique_ptr<ColumnFileReader>();  // missing columns read as NULL: the row path does that
+    auto type = st->reader->ColumnType(c);
+    // The file was written with the read schema; its Parquet type may still say less (STRING
+    // for VARCHAR(n)), so only the kind of value is compared.
+    if (!type || type->id != f.type.id) return std::unique_ptr<ColumnFileReader>();
+    st->file_col[i] = c;
+  }
+  if (layout.primary_key) {
+    st->kind_col = schema.FindColumn("_VALUE_KIND");
+    if (st->kind_col < 0) {
+      return Status::Corruption("data file '" + path + "' lacks the _VALUE_KIND column");
+    }
+  }
+  // Filter columns (and the row kind) are decoded first.
+  for (size_t i = 0; i < st->table_cols.size(); i++) {
+    bool f = std::any_of(st->filters.begin(), st->filters.end(),
+                         [&](const Predicate& p) { return p.column == st->table_cols[i]; });
+    (f ? st->first_pos : st->other_pos).push_back(i);
+  }
+  for (size_t i : st->first_pos) st->first_cols.push_back(st->file_col[i]);
+  if (st->kind_col >= 0) st->first_cols.push_back(st->kind_col);
+  for (size_t i : st->other_pos) st->other_cols.push_back(st->file_col[i]);
+  st->group_filter = RowGroupFilterFor(schema, layout, nullptr, skip_filters);
+  std::unique_ptr<ColumnFileReader> r(new ColumnFileReader());
+  r->state_ = std::move(st);
+  return r;
+}
+
+Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
+  State& st = *state_;
+  const auto& reader = st.reader;
+  const std::string& path = st.file.path;
+  auto fail = [&](const Status& s) { return s.WithContext("data file '" + path + "'"); };
+  while (true) {
+    if (st.rg < 0 || st.at >= st.rg_rows) {
+      // The next row group the statistics keep.
+      do {
+        st.rg++;
+        if (st.rg >= reader->num_row_groups()) return false;
+      } while (st.group_filter && !st.group_filter(reader->RowGroupStatistics(st.rg)));
+      st.rg_rows = reader->metadata().row_groups[st.rg].num_rows;
+      st.at = 0;
+      if (st.rg_rows == 0) continue;
+    }
+    const int rg = st.rg;
+    // A slice of the row group, or all of it.
+    const bool whole = max_rows == 0 || st.rg_rows <= static_cast<int64_t>(max_rows);
+    const int64_t begin = st.at;
+    const int64_t end = whole ? st.rg_rows : std::min<int64_t>(st.rg_rows, begin + max_rows);
+    st.at = end;
+    const format::parquet::RowRanges slice = {{begin, end}};
+    const size_t n = static_cast<size_t>(end - begin);
+    std::vector<ColumnVector> got(st.table_cols.size());
+    // Decodes file columns `cols` into got[pos[k]] (a trailing extra column stays in *rest).
+    // Integer and floating-point chunks read whole are kept decoded in the process-wide cache
+    // (the file is immutable), so repeated scans copy them instead of decompressing again.
+    auto decode = [&](const std::vector<int>& cols, const std::vector<size_t>& pos,
+                      std::vector<ColumnVector>* rest) -> Status {
+      rest->assign(cols.size(), ColumnVector());
+      std::vector<int> fresh;
+      std::vector<size_t> fresh_at;
+      for (size_t k = 0; k < cols.size(); k++) {
+        auto type = reader->ColumnType(cols[k]);
+        auto rep = type ? ColumnVector::RepOf(*type) : ColumnVector::Rep::kValue;
+        if (!whole || (rep != ColumnVector::Rep::kInt && rep != ColumnVector::Rep::kDouble)) {
+          fresh.push_back(cols[k]);
+          fresh_at.push_back(k);
+          continue;
+        }
+        TRIB_ASSIGN_OR_RETURN(
+            auto cached,
+            FileCache::Instance().GetOrLoad<ColumnVector>(
+                "column:" + path + ":" + std::to_string(rg) + ":" + std::to_string(cols[k]),
+                [&]() -> Result<std::pair<ColumnVector, int64_t>> {
+                  auto one = reader->ReadRowGroupVectors(rg, {cols[k]});
+                  if (!one.ok()) return one.status().WithContext("data file '" + path + "'");
+                  ColumnVector& c = (*one)[0];
+                  int64_t size = 64 + static_cast<int64_t>(c.ints.size() * 8 +
+                                                           c.doubles.size() * 8 + c.nulls.size());
+                  return std::make_pair(std::move(c), size);
+                }));
+        (*rest)[k] = *cached;
+      }
+      if (!fresh.empty()) {
+        auto decoded = reader->ReadRowGroupVectors(rg, fresh, whole ? nullptr : &slice);
+        if (!decoded.ok()) return decoded.status().WithContext("data file '" + path + "'");
+        for (size_t k = 0; k < fresh.size(); k++) (*rest)[fresh_at[k]] = std::move((*decoded)[k]);
+      }
+      for (auto& v : *rest) {
+        if (v.size() != n) {
+          return Status::Corruption("data file '" + path + "': a column chunk's row count differs");
+        }
+      }
+      for (size_t k = 0; k < pos.size(); k++) got[pos[k]] = std::move((*rest)[k]);
+      return Status::OK();
+    };
+    std::vector<uint8_t> keep(n, 1);
+    if (!st.first_cols.empty()) {
+      std::vector<ColumnVector> first;
+      Status s = decode(st.first_cols, st.first_pos, &first);
+      if (!s.ok()) return fail(s);
+      if (st.kind_col >= 0) {
+        const ColumnVector& kinds = first.back();
+        for (size_t r = 0; r < n; r++) {
+          int64_t kind = kinds.rep == ColumnVector::Rep::kInt && !kinds.IsNull(r) ? kinds.ints[r]
+                                                                                  : -1;
+          if (kind < 0 || kind > 3) {
+            return fail(Status::Corruption("invalid _VALUE_KIND in row " +
+                                           std::to_string(begin + static_cast<int64_t>(r))));
+          }
+          if (IsRetract(static_cast<RowKind>(kind))) keep[r] = 0;
+        }
+      }
+      for (const auto& p : st.filters) {
+        size_t i = std::find(st.table_cols.begin(), st.table_cols.end(), p.column) -
+                   st.table_cols.begin();
+        FilterColumn(p, got[i], &keep);
+      }
+    }
+    std::vector<uint32_t> selected;
+    selected.reserve(n);
+    for (size_t r = 0; r < n; r++) {
+      if (keep[r]) selected.push_back(static_cast<uint32_t>(r));
+    }
+    if (selected.empty()) continue;
+    if (!st.other_cols.empty()) {
+      std::vector<ColumnVector> other;
+      Status s = decode(st.other_cols, st.other_pos, &other);
+      if (!s.ok()) return fail(s);
+    }
+    ColumnBatch batch;
+    batch.num_rows = selected.size();
+    for (size_t i = 0; i < st.columns.size(); i++) {
+      ColumnVector& v = got[i];
+      // Values read with the file's type; the column's declared type (nullability, length) is
+      // the table's.
+      v.type = st.layout->fields[st.columns[i]].type;
+      if (selected.size() == n) {
+        batch.columns.push_back(std::move(v));
+      } else {
+        ColumnVector picked;
+        picked.type = v.type;
+        picked.rep = v.rep;
+        picked.AppendRows(v, selected);
+        batch.columns.push_back(std::move(picked));
+      }
+    }
+    *out = std::move(batch);
+    return true;
+  }
+}
+
+Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
+    const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
+    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters) {
+  using Batches = std::optional<std::vector<ColumnBatch>>;
+  TRIB_ASSIGN_OR_RETURN(auto reader,
+                        ColumnFileReader::Open(file, layout, columns, skip_filters, row_filters));
+  if (!reader) return Batches();
+  std::vector<ColumnBatch> out;
+  ColumnBatch b;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, reader->Next(0, &b));
+    if (!more) break;
+    out.push_back(std::move(b));
+  }
+  return Batches(std::move(out));
+}
+
+}  // namespace tributary::datafile

@@ -1,0 +1,526 @@
+#include "datafile/data_file.h"
+
+#include <algorithm>
+
+#include "format/avro.h"
+#include "format/parquet/reader.h"
+#include "format/parquet/writer.h"
+#include "common/predicate.h"
+
+#include "datafile/parquet_file.h"
+
+namespace tributary::datafile {
+
+using merge::ColumnMergeOutput;
+using merge::ColumnMergePlan;
+
+
+namespace {
+
+// One Parquet file of a bucket merged column by column: its key, sequence and kind columns over
+// the row groups read.
+struct DedupFile {
+  std::string path;
+  ParquetReaderPtr reader;
+  std::vector<int> groups;
+  std::vector<int64_t> keys;              // a key of one integer column: its values
+  std::vector<ColumnVector> key_columns;  // any other key: its columns
+  std::vector<int64_t> seqs, kinds;
+  size_t size() const { return seqs.size(); }
+};
+
+// The records of one key across files (ForEachKeyGroup's members: file, position), in merge
+// order, as ColumnMergePlan::Merge reads them; `base[f]` numbers file f's first record among all.
+struct KeyGroup {
+  const std::vector<DedupFile>* files;
+  const std::vector<uint32_t>* base;
+  const std::vector<std::pair<uint32_t, uint32_t>>* members;
+  size_t size() const { return members->size(); }
+  RowKind kind(size_t m) const {
+    const auto& [f, pos] = (*members)[m];
+    return static_cast<RowKind>((*files)[f].kinds[pos]);
+  }
+  int64_t seq(size_t m) const {
+    const auto& [f, pos] = (*members)[m];
+    return (*files)[f].seqs[pos];
+  }
+  uint32_t row(size_t m) const {
+    const auto& [f, pos] = (*members)[m];
+    return (*base)[f] + pos;
+  }
+};
+
+// -1, 0, 1 as CompareValues orders value i of `a` and value j of `b` (same type and rep).
+int CompareCells(const ColumnVector& a, size_t i, const ColumnVector& b, size_t j) {
+  const bool na = a.IsNull(i), nb = b.IsNull(j);
+  if (na || nb) return na == nb ? 0 : (na ? -1 : 1);
+  switch (a.rep) {
+    case ColumnVector::Rep::kInt:
+      return a.ints[i] < b.ints[j] ? -1 : (a.ints[i] > b.ints[j] ? 1 : 0);
+    case ColumnVector::Rep::kString: {
+      int c = a.strings[i].compare(b.strings[j]);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    default:
+      return CompareValues(a.Get(i), b.Get(j));
+  }
+}
+
+// -1, 0, 1 as record i of `a` and record j of `b` order by key.
+int CompareKeyAt(const DedupFile& a, size_t i, const DedupFile& b, size_t j) {
+  if (a.key_columns.empty()) return a.keys[i] < b.keys[j] ? -1 : (a.keys[i] > b.keys[j] ? 1 : 0);
+  for (size_t c = 0; c < a.key_columns.size(); c++) {
+    int r = CompareCells(a.key_columns[c], i, b.key_columns[c], j);
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
+// Opens `path` and reads its key, sequence and kind columns over the row groups `skip_filters`
+// keep. False: the file holds something this path does not read (not Parquet, columns missing
+// or of other types, NULL sequence numbers or kinds).
+Result<bool> LoadDedupKeys(const DataFileRef& ref, const FileLayout& layout,
+                           const std::vector<Predicate>* skip_filters, DedupFile* file) {
+  const std::string& path = ref.path;
+  if (layout.key_columns.empty()) return false;
+  if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return false;
+  file->path = path;
+  TRIB_ASSIGN_OR_RETURN(file->reader, OpenParquet(ref));
+  const auto& schema = file->reader->schema();
+  std::vector<int> cols;  // the key columns, then _SEQUENCE_NUMBER and _VALUE_KIND
+  for (int k : layout.key_columns) {
+    const Field& f = layout.fields[k];
+    int c = FileColumnOf(schema, f);
+    auto type = c >= 0 ? file->reader->ColumnType(c) : std::nullopt;
+    if (!type || type->id != f.type.id || f.type.IsNested()) return false;
+    cols.push_back(c);
+  }
+  const size_t nk = cols.size();
+  cols.push_back(schema.FindColumn("_SEQUENCE_NUMBER"));
+  cols.push_back(schema.FindColumn("_VALUE_KIND"));
+  if (cols[nk] < 0 || cols[nk + 1] < 0) return false;
+  const bool int_key = nk == 1 && layout.fields[layout.key_columns[0]].type.IsInteger();
+  if (!int_key) file->key_columns.resize(nk);
+  auto group_filter = RowGroupFilterFor(schema, layout, nullptr, skip_filters);
+  for (int rg = 0; rg < file->reader->num_row_groups(); rg++) {
+    if (group_filter && !group_filter(file->reader->RowGroupStatistics(rg))) continue;
+    file->groups.push_back(rg);
+    auto v = file->reader->ReadRowGroupVectors(rg, cols);
+    if (!v.ok()) return v.status().WithContext("data file '" + path + "'");
+    for (size_t i = nk; i < v->size(); i++) {
+      if ((*v)[i].rep != ColumnVector::Rep::kInt || !(*v)[i].nulls.empty()) return false;
+    }
+    auto append = [](const std::vector<int64_t>& from, std::vector<int64_t>* to) {
+      to->insert(to->end(), from.begin(), from.end());
+    };
+    if (int_key) {
+      if ((*v)[0].rep != ColumnVector::Rep::kInt || !(*v)[0].nulls.empty()) return false;
+      append((*v)[0].ints, &file->keys);
+    } else {
+      for (size_t k = 0; k < nk; k++) {
+        if (file->key_columns[k].size() == 0) {
+          file->key_columns[k] = std::move((*v)[k]);
+        } else if ((*v)[k].rep != file->key_columns[k].rep) {
+          return false;
+        } else {
+          file->key_columns[k].AppendAll(std::move((*v)[k]));
+        }
+      }
+    }
+    append((*v)[nk].ints, &file->seqs);
+    append((*v)[nk + 1].ints, &file->kinds);
+  }
+  // Keys strictly ascending; anything else (keys that compare equal, like -0.0 and 0.0 of a
+  // DOUBLE key, in a file another writer wrote) is left to the row merge.
+  for (size_t i = 1; i < file->size(); i++) {
+    if (CompareKeyAt(*file, i - 1, *file, i) >= 0) return false;
+  }
+  return true;
+}
+
+// Whether the files' key columns decoded to the same representations (CompareCells compares
+// across files by the first one's).
+bool SameKeyReps(const std::vector<DedupFile>& files) {
+  for (const DedupFile& f : files) {
+    if (f.key_columns.size() != files[0].key_columns.size()) return false;
+    for (size_t k = 0; k < f.key_columns.size(); k++) {
+      if (f.size() > 0 && files[0].size() > 0 &&
+          f.key_columns[k].rep != files[0].key_columns[k].rep) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The records of each key in key order, as (file, position) pairs in merge order (ascending
+// sequence, a later file on equal sequences), passed to fn(members); fn returns false to stop.
+template <typename Fn>
+Status ForEachKeyGroup(const std::vector<DedupFile>& files, Fn&& fn) {
+  std::vector<size_t> pos(files.size(), 0);
+  std::vector<std::pair<uint32_t, uint32_t>> members;
+  const bool int_keys = !files.empty() && files[0].key_columns.empty();
+  auto compare = [&](size_t f, size_t i, size_t g, size_t j) {
+    if (int_keys) {
+      const int64_t x = files[f].keys[i], y = files[g].keys[j];
+      return x < y ? -1 : (x > y ? 1 : 0);
+    }
+    return CompareKeyAt(files[f], i, files[g], j);
+  };
+  while (true) {
+    int lowest = -1;
+    for (size_t f = 0; f < files.size(); f++) {
+      if (pos[f] >= files[f].size()) continue;
+      if (lowest < 0 || compare(f, pos[f], static_cast<size_t>(lowest), pos[lowest]) < 0) {
+        lowest = static_cast<int>(f);
+      }
+    }
+    if (lowest < 0) return Status::OK();
+    const size_t at = static_cast<size_t>(lowest), at_pos = pos[at];
+    members.clear();
+    for (size_t f = 0; f < files.size(); f++) {
+      if (pos[f] >= files[f].size()) continue;
+      if (f != at && compare(f, pos[f], at, at_pos) != 0) continue;
+      const int64_t kind = files[f].kinds[pos[f]];
+      if (kind < 0 || kind > 3) {
+        return Status::Corruption("data file '" + files[f].path +
+                                  "' has an invalid _VALUE_KIND " + std::to_string(kind));
+      }
+      members.push_back({static_cast<uint32_t>(f), static_cast<uint32_t>(pos[f])});
+      pos[f]++;
+    }
+    // Files are in order already: a stable sort by sequence keeps a later file later on ties.
+    if (members.size() > 1) {
+      std::stable_sort(members.begin(), members.end(), [&](const auto& x, const auto& y) {
+        return files[x.first].seqs[x.second] < files[y.first].seqs[y.second];
+      });
+    }
+    if (!fn(members)) return Status::OK();
+  }
+}
+
+// plan->Merge over every key group of `files`, each seen through make_group(members); false
+// (stopping at once) when a key needs the row merge.
+template <typename MakeGroup>
+Result<bool> MergeEveryKey(const std::vector<DedupFile>& files, ColumnMergePlan* plan,
+                           const std::vector<bool>* needed, uint32_t null_row,
+                           ColumnMergeOutput* out, const MakeGroup& make_group) {
+  bool row_merge = false;
+  Status failed;
+  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
+    auto merged = plan->Merge(make_group(members), needed, null_row, out);
+    if (!merged.ok()) {
+      failed = merged.status();
+      return false;
+    }
+    row_merge = !*merged;
+    return !row_merge;
+  }));
+  TRIB_RETURN_NOT_OK(failed);
+  return !row_merge;
+}
+
+// The winning record of each key, in key order, as (file, position): the highest sequence, a
+// later file on ties. Winning retractions are kept only with `keep_retracts`.
+Result<std::vector<std::pair<uint32_t, uint32_t>>> MergeLatest(const std::vector<DedupFile>& files,
+                                                               bool keep_retracts) {
+  std::vector<std::pair<uint32_t, uint32_t>> winners;
+  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
+    const auto& w = members.back();
+    if (keep_retracts || !IsRetract(static_cast<RowKind>(files[w.first].kinds[w.second]))) {
+      winners.push_back(w);
+    }
+    return true;
+  }));
+  return winners;
+}
+
+// File column `file_col` over the row groups read, concatenated (positions as LoadDedupKeys').
+Result<ColumnVector> ReadDedupColumn(const DedupFile& file, int file_col) {
+  ColumnVector all;
+  bool first = true;
+  for (int rg : file.groups) {
+    auto one = file.reader->ReadRowGroupVectors(rg, {file_col});
+    if (!one.ok()) return one.status().WithContext("data file '" + file.path + "'");
+    if (first) {
+      all = std::move((*one)[0]);
+      first = false;
+    } else {
+      all.AppendAll(std::move((*one)[0]));
+    }
+  }
+  if (all.size() != file.size()) {
+    return Status::Corruption("data file '" + file.path + "': column lengths differ");
+  }
+  return all;
+}
+
+}  // namespace
+
+Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
+    const std::vector<DataFileRef>& paths, const FileLayout& layout,
+    const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,
+    const std::vector<Predicate>* row_filters) {
+  using Out = std::optional<ColumnBatch>;
+  const std::vector<Predicate> no_filters;
+  const std::vector<Predicate>& filters = row_filters ? *row_filters : no_filters;
+  // Table columns to gather: the output columns, then the filter columns.
+  std::vector<int> table_cols = columns;
+  for (const auto& p : filters) {
+    if (std::find(table_cols.begin(), table_cols.end(), p.column) == table_cols.end()) {
+      table_cols.push_back(p.column);
+    }
+  }
+  std::vector<DedupFile> files(paths.size());
+  std::vector<std::vector<int>> file_cols(paths.size());  // file column of table_cols[i]
+  for (size_t f = 0; f < paths.size(); f++) {
+    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, skip_filters, &files[f]));
+    if (!readable) return Out();
+    for (int t : table_cols) {
+      int c = FileColumnOf(files[f].reader->schema(), layout.fields[t]);
+      auto type = c >= 0 ? files[f].reader->ColumnType(c) : std::nullopt;
+      if (!type || type->id != layout.fields[t].type.id) return Out();
+      file_cols[f].push_back(c);
+    }
+  }
+  if (!SameKeyReps(files)) return Out();
+  TRIB_ASSIGN_OR_RETURN(auto winners, MergeLatest(files, /*keep_retracts=*/false));
+  std::vector<std::vector<ColumnVector>> data(files.size(),
+                                              std::vector<ColumnVector>(table_cols.size()));
+  std::vector<std::vector<bool>> loaded(files.size(), std::vector<bool>(table_cols.size(), false));
+  auto column_of = [&](size_t f, size_t i) -> Result<const ColumnVector*> {
+    if (!loaded[f][i]) {
+      TRIB_ASSIGN_OR_RETURN(data[f][i], ReadDedupColumn(files[f], file_cols[f][i]));
+      loaded[f][i] = true;
+    }
+    return &data[f][i];
+  };
+  // Filters on the winners' values.
+  std::vector<uint8_t> keep(winners.size(), 1);
+  for (const auto& p : filters) {
+    size_t i = std::find(table_cols.begin(), table_cols.end(), p.column) - table_cols.begin();
+    for (size_t w = 0; w < winners.size(); w++) {
+      if (!keep[w]) continue;
+      TRIB_ASSIGN_OR_RETURN(const ColumnVector* col, column_of(winners[w].first, i));
+      keep[w] = EvalPredicate(p, col->Get(winners[w].second)) ? 1 : 0;
+    }
+  }
+  ColumnBatch batch;
+  for (size_t i = 0; i < columns.size(); i++) {
+    ColumnVector out;
+    out.type = layout.fields[columns[i]].type;
+    out.rep = ColumnVector::RepOf(out.type);
+    for (size_t w = 0; w < winners.size(); w++) {
+      if (!keep[w]) continue;
+      TRIB_ASSIGN_OR_RETURN(const ColumnVector* col, column_of(winners[w].first, i));
+      if (col->rep != out.rep) return Out();
+      out.AppendRow(*col, winners[w].second);
+    }
+    batch.columns.push_back(std::move(out));
+  }
+  for (uint8_t k : keep) batch.num_rows += k;
+  return Out(std::move(batch));
+}
+
+Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<DataFileRef>& paths,
+                                                         const FileLayout& layout,
+                                                         ColumnMergePlan* plan,
+                                                         const std::vector<bool>* needed,
+                                                         const std::vector<Predicate>* skip_filters) {
+  using Out = std::optional<MergedColumns>;
+  std::vector<DedupFile> files(paths.size());
+  size_t total = 0;
+  for (size_t f = 0; f < paths.size(); f++) {
+    TRIB_ASSIGN_OR_RETURN(bool readable,
+                          LoadDedupKeys(paths[f], layout, skip_filters, &files[f]));
+    if (!readable) return Out();
+    total += files[f].size();
+  }
+  if (total >= UINT32_MAX || !SameKeyReps(files)) return Out();  // rows: 32-bit numbers
+  MergedColumns out;
+  // Every table column of every file, concatenated, then one NULL row (partial-update columns
+  // without a value point at it); the merged records index into them.
+  std::vector<uint32_t> base(files.size(), 0);
+  for (size_t f = 1; f < files.size(); f++) {
+    base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].size());
+  }
+  const uint32_t null_row = static_cast<uint32_t>(total);
+  const bool partial_update = plan->kind() == ColumnMergePlan::Kind::kPartialUpdate;
+  for (size_t t = 0; t < layout.fields.size(); t++) {
+    const Field& field = layout.fields[t];
+    ColumnVector all;
+    all.type = field.type;
+    all.rep = ColumnVector::RepOf(field.type);
+    if (needed != nullptr && !(*needed)[t]) {
+      out.columns.push_back(std::move(all));  // not read: no rows
+      continue;
+    }
+    all.Reserve(total + 1);  // no regrowth while the files are appended
+    for (DedupFile& file : files) {
+      if (file.size() == 0) continue;  // every row group skipped: nothing to read
+      int c = FileColumnOf(file.reader->schema(), field);
+      auto type = c >= 0 ? file.reader->ColumnType(c) : std::nullopt;
+      if (!type || type->id != field.type.id || type->IsNested()) return Out();
+      TRIB_ASSIGN_OR_RETURN(ColumnVector one, ReadDedupColumn(file, c));
+      if (one.rep != all.rep) return Out();
+      all.AppendAll(std::move(one));
+    }
+    if (partial_update) all.Append(Value::Null());
+    out.columns.push_back(std::move(all));
+  }
+  // The records of one key across the files, in merge order, with every file's columns.
+  struct Group : KeyGroup {
+    const std::vector<ColumnVector>* columns;
+    bool IsNull(size_t c, size_t m) const {
+      const ColumnVector& col = (*columns)[c];
+      const uint32_t r = row(m);
+      return col.IsNull(r) || (col.rep == ColumnVector::Rep::kValue && col.values[r].is_null());
+    }
+    Value Get(size_t c, size_t m) const { return (*columns)[c].Get(row(m)); }
+  };
+  plan->Start(layout.fields.size(), &out.merged);
+  TRIB_ASSIGN_OR_RETURN(bool merged, MergeEveryKey(files, plan, needed, null_row, &out.merged,
+                                                   [&](const auto& members) {
+                                                     return Group{{&files, &base, &members},
+                                                                  &out.columns};
+                                                   }));
+  if (!merged) return Out();
+  return Out(std::move(out));
+}
+
+namespace {
+
+// Positions [begin, end) of file column `c` in the concatenation of the row groups the file's
+// keys were loaded from (DedupFile::groups), read as one column: only the pages holding them
+// are decoded.
+Result<ColumnVector> ReadDedupRange(const DedupFile& file, int c, int64_t begin, int64_t end) {
+  ColumnVector out;
+  bool first = true;
+  int64_t at = 0;  // position of the current row group's first row
+  for (int rg : file.groups) {
+    const int64_t rows = file.reader->metadata().row_groups[rg].num_rows;
+    const int64_t lo = std::max(begin, at), hi = std::min(end, at + rows);
+    if (lo < hi) {
+      const format::parquet::RowRanges range = {{lo - at, hi - at}};
+      auto v = file.reader->ReadRowGroupVectors(rg, {c}, lo == at && hi == at + rows ? nullptr
+                                                                                   : &range);
+      if (!v.ok()) return v.status().WithContext("data file '" + file.path + "'");
+      if (first) {
+        out = std::move((*v)[0]);
+        first = false;
+      } else {
+        if ((*v)[0].rep != out.rep) {
+          return Status::Corruption("data file '" + file.path + "': row groups disagree");
+        }
+        out.AppendAll(std::move((*v)[0]));
+      }
+    }
+    at += rows;
+    if (at >= end) break;
+  }
+  if (static_cast<int64_t>(out.size()) != end - begin) {
+    return Status::Corruption("data file '" + file.path + "': column lengths differ");
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const FileLayout& layout,
+                                  ColumnMergePlan* plan, size_t chunk_rows,
+                                  DataFileWriter* writer) {
+  if (plan->kind() != ColumnMergePlan::Kind::kDeduplicate &&
+      plan->kind() != ColumnMergePlan::Kind::kFirstRow) {
+    return false;  // their merges read values
+  }
+  std::vector<DedupFile> files(paths.size());
+  size_t total = 0;
+  for (size_t f = 0; f < paths.size(); f++) {
+    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, nullptr, &files[f]));
+    if (!readable) return false;
+    total += files[f].size();
+  }
+  if (total >= UINT32_MAX || !SameKeyReps(files)) return false;  // rows: 32-bit numbers
+  // Every column of every file must be readable column by column before anything is written.
+  std::vector<std::vector<int>> file_cols(files.size());
+  for (size_t f = 0; f < files.size(); f++) {
+    for (const Field& field : layout.fields) {
+      int c = FileColumnOf(files[f].reader->schema(), field);
+      auto type = c >= 0 ? files[f].reader->ColumnType(c) : std::nullopt;
+      if (!type || type->id != field.type.id || type->IsNested()) return false;
+      file_cols[f].push_back(c);
+    }
+  }
+  std::vector<uint32_t> base(files.size(), 0);
+  for (size_t f = 1; f < files.size(); f++) {
+    base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].size());
+  }
+  // The merge on keys, sequences and kinds alone: which record of which file wins.
+  struct Group : KeyGroup {
+    bool IsNull(size_t, size_t) const { return false; }  // not asked by these engines
+    Value Get(size_t, size_t) const { return Value::Null(); }
+  };
+  ColumnMergeOutput merged;
+  plan->Start(layout.fields.size(), &merged);
+  TRIB_ASSIGN_OR_RETURN(bool done, MergeEveryKey(files, plan, nullptr, 0, &merged,
+                                                 [&](const auto& members) {
+                                                   return Group{{&files, &base, &members}};
+                                                 }));
+  if (!done) return false;
+  // The winners' columns, a chunk of merged records at a time: within a chunk each file's
+  // records are one range of its rows (files and merge are in key order).
+  auto file_of = [&](uint32_t row) {
+    return static_cast<size_t>(std::upper_bound(base.begin(), base.end(), row) - base.begin() - 1);
+  };
+  std::vector<uint32_t> local(std::min(chunk_rows, merged.size()));
+  for (size_t k0 = 0; k0 < merged.size(); k0 += chunk_rows) {
+    const size_t k1 = std::min(merged.size(), k0 + chunk_rows);
+    std::vector<int64_t> lo(files.size(), INT64_MAX), hi(files.size(), -1);
+    for (size_t k = k0; k < k1; k++) {
+      const uint32_t r = merged.rows[k];
+      const size_t f = file_of(r);
+      const int64_t pos = r - base[f];
+      lo[f] = std::min(lo[f], pos);
+      hi[f] = std::max(hi[f], pos);
+    }
+    // Where each file's range starts among the chunk's rows.
+    std::vector<uint32_t> start(files.size(), 0);
+    uint32_t next = 0;
+    for (size_t f = 0; f < files.size(); f++) {
+      start[f] = next;
+      if (hi[f] >= 0) next += static_cast<uint32_t>(hi[f] - lo[f] + 1);
+    }
+    std::vector<ColumnVector> columns(layout.fields.size());
+    for (size_t t = 0; t < layout.fields.size(); t++) {
+      ColumnVector& all = columns[t];
+      all.type = layout.fields[t].type;
+      all.rep = ColumnVector::RepOf(all.type);
+      all.Reserve(next);
+      for (size_t f = 0; f < files.size(); f++) {
+        if (hi[f] < 0) continue;
+        TRIB_ASSIGN_OR_RETURN(ColumnVector one,
+                              ReadDedupRange(files[f], file_cols[f][t], lo[f], hi[f] + 1));
+        if (one.rep != all.rep) {
+          return Status::Corruption("data file '" + files[f].path + "': column '" +
+                                    layout.fields[t].name + "' changed its representation");
+        }
+        all.AppendAll(std::move(one));
+      }
+    }
+    // Each input is read once: the pages this chunk touched need not stay in memory (the next
+    // chunk pages in again the few it shares with this one).
+    for (const DedupFile& file : files) file.reader->ReleasePages();
+    for (size_t k = k0; k < k1; k++) {
+      const uint32_t r = merged.rows[k];
+      const size_t f = file_of(r);
+      local[k - k0] = start[f] + static_cast<uint32_t>(r - base[f] - lo[f]);
+    }
+    std::vector<format::parquet::ColumnValues> sources;
+    for (const auto& c : columns) sources.push_back(ColumnValuesOf(c));
+    TRIB_RETURN_NOT_OK(writer->WriteColumns(sources, local.data(), merged.sequences.data() + k0,
+                                            merged.kinds.data() + k0, k1 - k0));
+  }
+  return true;
+}
+
+}  // namespace tributary::datafile
