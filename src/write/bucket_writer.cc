@@ -1,0 +1,177 @@
+#include "write/bucket_writer.h"
+
+#include "format/parquet/writer.h"
+#include "io/file_cache.h"
+#include "io/file_system.h"
+#include "merge/merge_function.h"
+
+namespace tributary::write {
+
+using datafile::DataFileWriter;
+using datafile::ReadDataFile;
+using merge::ColumnMergeOutput;
+using merge::ColumnMergePlan;
+using merge::KeyValue;
+
+Status BucketWriter::Flush(int64_t target_file_size) {
+  if (buffer_.empty() && (!columns_ || columns_->empty())) return Status::OK();
+  DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
+                        ctx_.format, ctx_.write_cols);
+  Status st = columns_               ? WriteColumns(&writer)
+              : layout_.primary_key ? WriteMerged(&writer)
+                                    : WriteAll(&writer);
+  if (!st.ok()) {
+    writer.Abort();
+    return st;
+  }
+  TRIB_ASSIGN_OR_RETURN(auto files, writer.Finish());
+  for (auto& f : files) new_files_.push_back(std::move(f));
+  // Flushes may run on another thread than the writes that filled the buffer: its records
+  // are freed by ReleaseFlushed on the writing thread (freeing them here would contend for
+  // the allocator's lock with that thread).
+  flushed_.push_back(std::move(buffer_));
+  buffer_.clear();
+  if (columns_) columns_->Clear();
+  buffer_bytes_ = 0;
+  io::CrashPoint("write.after-flush");
+  return Status::OK();
+}
+
+void BucketWriter::MoveBufferAbove(int64_t live_max) {
+  if (!buffer_.empty() && new_files_.empty() && buffer_.front().sequence <= live_max) {
+    const int64_t shift = live_max + 1 - buffer_.front().sequence;
+    for (auto& kv : buffer_) kv.sequence += shift;
+    next_seq_ += shift;
+  }
+  const bool columns_empty = !columns_ || columns_->empty();
+  if (!columns_empty && new_files_.empty() && columns_first_seq_ <= live_max) {
+    const int64_t shift = live_max + 1 - columns_first_seq_;
+    columns_first_seq_ += shift;
+    next_seq_ += shift;
+  }
+  if (buffer_.empty() && columns_empty && new_files_.empty()) RaiseNextSeq(live_max + 1);
+}
+
+Result<std::vector<meta::DataFileMeta>> BucketWriter::Renumber(int64_t shift, int64_t target_file_size) {
+  std::vector<meta::DataFileMeta> out;
+  int64_t max_seq = 0;
+  auto drop_out = [&]() {
+    for (const auto& f : out) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+  };
+  for (const auto& f : new_files_) {
+    // Each old file holds sorted unique keys; it becomes one (or more, if it rolls) new file.
+    DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0,
+                          meta::FileSource::kAppend, ctx_.format, ctx_.write_cols);
+    auto records = ReadDataFile({io::JoinPath(dir_, f.file_name), f.row_count}, layout_, 0,
+                                f.write_cols);
+    Status st = records.status();
+    for (size_t i = 0; st.ok() && i < records->size(); i++) {
+      merge::KeyValue& kv = (*records)[i];
+      kv.sequence += shift;
+      max_seq = std::max(max_seq, kv.sequence);
+      st = writer.Write(kv);
+    }
+    if (!st.ok()) {
+      writer.Abort();
+      drop_out();
+      return st;
+    }
+    auto done = writer.Finish();
+    if (!done.ok()) {
+      drop_out();
+      return done.status();
+    }
+    for (auto& m : *done) out.push_back(std::move(m));
+  }
+  for (const auto& f : new_files_) {
+    std::string path = io::JoinPath(dir_, f.file_name);
+    io::FileCache::Instance().EraseFile(path);  // read above: let its mapping go with the file
+    (void)io::LocalFs().Remove(path);
+  }
+  new_files_ = out;
+  RaiseNextSeq(max_seq + 1);
+  return out;
+}
+
+void BucketWriter::DeleteNewFiles() {
+  for (const auto& f : new_files_) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+  new_files_.clear();
+  buffer_.clear();
+  if (columns_) columns_->Clear();
+  buffer_bytes_ = 0;
+}
+
+void BucketWriter::Prefetch(size_t i) const {
+  constexpr size_t kRowDistance = 16, kStringDistance = 8;
+  if (i + kRowDistance < buffer_.size()) {
+    const Row& r = buffer_[i + kRowDistance].value;
+    __builtin_prefetch(r.data());
+    __builtin_prefetch(reinterpret_cast<const char*>(r.data()) + 64 * 1);
+    __builtin_prefetch(reinterpret_cast<const char*>(r.data()) + 64 * 2);
+    __builtin_prefetch(reinterpret_cast<const char*>(r.data()) + 64 * 3);
+    __builtin_prefetch(reinterpret_cast<const char*>(r.data() + r.size()) - 1);
+  }
+  if (i + kStringDistance < buffer_.size()) {
+    for (const Value& v : buffer_[i + kStringDistance].value) {
+      if (v.is_string()) __builtin_prefetch(v.string_value().data());
+    }
+  }
+}
+
+Status BucketWriter::WriteColumns(DataFileWriter* w) {
+  TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*ctx_.merge_config, layout_.fields,
+                                                         /*keep_retracts=*/true));
+  if (!plan) return Status::Internal("a column write buffer for a merge that needs rows");
+  ColumnMergeOutput merged;
+  TRIB_ASSIGN_OR_RETURN(bool by_columns, columns_->Merge(layout_.key_columns, columns_first_seq_,
+                                                         &*plan, &merged));
+  if (!by_columns) {
+    // A key the column merge does not take: the records as rows, through the merge function
+    // (which reports what is wrong with them).
+    buffer_.clear();
+    for (size_t i = 0; i < columns_->size(); i++) {
+      buffer_.push_back({columns_first_seq_ + static_cast<int64_t>(i), columns_->kind(i),
+                         columns_->GetRow(i), 0, ctx_.write_mask});
+    }
+    return WriteMerged(w);
+  }
+  return w->WriteMerged(columns_->Columns(), merged);
+}
+
+Status BucketWriter::WriteAll(DataFileWriter* w) {
+  for (auto& kv : buffer_) TRIB_RETURN_NOT_OK(w->Write(kv));
+  return Status::OK();
+}
+
+Status BucketWriter::WriteMerged(DataFileWriter* w) {
+  merge::KeyComparator cmp(layout_.key_columns);
+  merge::SortWriteBuffer(&buffer_, cmp, merge::SequenceOrder(ctx_.merge_config));
+  const merge::MergeConfig& c = *ctx_.merge_config;
+  if (c.engine == "deduplicate" && !c.ignore_delete && !ctx_.write_mask) {
+    // Deduplicate without partial columns: the last record of each key is the result.
+    size_t i = 0;
+    while (i < buffer_.size()) {
+      size_t j = i + 1;
+      while (j < buffer_.size() && cmp.Compare(buffer_[i].value, buffer_[j].value) == 0) j++;
+      Prefetch(j);
+      TRIB_RETURN_NOT_OK(w->Write(buffer_[j - 1]));
+      i = j;
+    }
+    return Status::OK();
+  }
+  TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(ctx_.merge_config, schema_));
+  size_t i = 0;
+  while (i < buffer_.size()) {
+    size_t j = i;
+    mf->Reset();
+    while (j < buffer_.size() && cmp.Compare(buffer_[i].value, buffer_[j].value) == 0) {
+      TRIB_RETURN_NOT_OK(mf->Add(buffer_[j]));
+      j++;
+    }
+    if (auto r = mf->TakeResult()) TRIB_RETURN_NOT_OK(w->Write(*r));
+    i = j;
+  }
+  return Status::OK();
+}
+
+}  // namespace tributary::write

@@ -1,0 +1,120 @@
+// BucketWriter: the buffered records and new level-0 files of one partition-bucket of a table
+// writer (Paimon's MergeTreeWriter without its compaction, which table_write.cc schedules): the
+// write buffer (rows, or typed columns), flushes sorted and merged by key, and the sequence
+// numbering that keeps concurrent commits ordered. Internal to write/.
+// Thread-safety: single-threaded (a flush may run on another thread than the writes, never at
+// the same time).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "datafile/data_file.h"
+#include "merge/key_value.h"
+#include "merge/merge_config.h"
+#include "meta/manifest.h"
+#include "meta/paths.h"
+#include "options/core_options.h"
+#include "write/column_buffer.h"
+
+namespace tributary::write {
+
+// An estimate of the memory a buffered row holds.
+inline int64_t EstimateBytes(const Row& r) {
+  int64_t n = 48 + 40 * static_cast<int64_t>(r.size());
+  for (const auto& v : r) {
+    if (v.is_string()) n += static_cast<int64_t>(v.string_value().size());
+  }
+  return n;
+}
+
+// What every bucket writer of one table writer shares. Immutable while writing.
+struct WriteContext {
+  const TableSchema* schema = nullptr;
+  datafile::FileLayout layout;
+  std::shared_ptr<const merge::MergeConfig> merge_config;  // primary-key tables only
+  std::optional<std::vector<std::string>> write_cols;      // static partial-column writes
+  std::shared_ptr<const std::vector<bool>> write_mask;
+  options::FileFormatOptions format;
+  // Buckets buffer their records column by column (ColumnWriteBuffer): tables whose merge a
+  // ColumnMergePlan runs (MergeConfig::IsPlain*), with flat columns, full-row writes and Parquet
+  // level-0 files.
+  bool column_buffer = false;
+};
+
+class BucketWriter {
+ public:
+  BucketWriter(const WriteContext& ctx, std::string dir, int64_t next_seq)
+      : ctx_(ctx), schema_(*ctx.schema), layout_(ctx.layout), dir_(std::move(dir)),
+        next_seq_(next_seq), namer_("data-", "") {
+    if (ctx.column_buffer) columns_ = std::make_unique<ColumnWriteBuffer>(layout_.fields);
+  }
+
+  void Add(merge::KeyValue kv) {
+    if (columns_) {
+      // Sequence numbers of buffered records are consecutive from columns_first_seq_.
+      if (columns_->empty()) columns_first_seq_ = next_seq_;
+      next_seq_++;
+      buffer_bytes_ -= columns_->bytes();
+      columns_->Add(kv.kind, kv.value);
+      buffer_bytes_ += columns_->bytes();
+      return;
+    }
+    buffer_bytes_ += EstimateBytes(kv.value);
+    kv.sequence = next_seq_++;
+    kv.write_mask = ctx_.write_mask;
+    buffer_.push_back(std::move(kv));
+  }
+  int64_t buffer_bytes() const { return buffer_bytes_; }
+  int64_t next_seq() const { return next_seq_; }
+  meta::FileNamer* namer() { return &namer_; }
+  const std::string& dir() const { return dir_; }
+
+  // Sorts and merges the buffer into level-0 files.
+  Status Flush(int64_t target_file_size);
+
+  std::vector<meta::DataFileMeta>& new_files() { return new_files_; }
+  void ReleaseFlushed() { flushed_.clear(); }
+  const datafile::FileLayout& layout() const { return layout_; }
+  const WriteContext& context() const { return ctx_; }
+  void RaiseNextSeq(int64_t next) { next_seq_ = std::max(next_seq_, next); }
+  // Sequence numbers must grow with commit order within a bucket. Before a commit, the buffered
+  // records (numbered in write order) move above `live_max`, the highest number the bucket's
+  // committed files hold, when other writers committed higher numbers meanwhile: in memory,
+  // so the files need no renumbering later (see Renumber).
+  void MoveBufferAbove(int64_t live_max);
+
+  // Rewrites this commit's new files with every sequence number raised by `shift` (a concurrent
+  // commit used the same numbers), replacing them in new_files().
+  Result<std::vector<meta::DataFileMeta>> Renumber(int64_t shift, int64_t target_file_size);
+  void DeleteNewFiles();
+
+ private:
+  // The sorted buffer is read in key order, not in the order its rows and strings were
+  // allocated: the rows a few records ahead are fetched into the cache while this one is encoded.
+  void Prefetch(size_t i) const;
+  // From the column buffer, merged key by key as the table's merge engine says (a flush to
+  // level 0 keeps retractions).
+  Status WriteColumns(datafile::DataFileWriter* w);
+  Status WriteAll(datafile::DataFileWriter* w);
+  Status WriteMerged(datafile::DataFileWriter* w);
+
+  const WriteContext& ctx_;
+  const TableSchema& schema_;
+  const datafile::FileLayout& layout_;
+  std::string dir_;
+  int64_t next_seq_;
+  meta::FileNamer namer_;
+  std::vector<merge::KeyValue> buffer_;
+  std::unique_ptr<ColumnWriteBuffer> columns_;  // instead of buffer_ when ctx_.column_buffer
+  int64_t columns_first_seq_ = 0;
+  std::vector<std::vector<merge::KeyValue>> flushed_;  // flushed buffers, freed by ReleaseFlushed
+  int64_t buffer_bytes_ = 0;
+  std::vector<meta::DataFileMeta> new_files_;
+};
+
+}  // namespace tributary::write
