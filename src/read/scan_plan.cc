@@ -1,0 +1,217 @@
+#include "read/scan_plan.h"
+
+#include <map>
+
+#include "common/check_value.h"
+#include "common/predicate.h"
+#include "datafile/data_file.h"
+#include "format/binary_row.h"
+#include "io/file_system.h"
+#include "meta/paths.h"
+#include "meta/snapshot.h"
+#include "meta/snapshot_reader.h"
+#include "options/core_options.h"
+#include "options/option_values.h"
+
+namespace tributary::read {
+
+using datafile::DecodeKeyRange;
+using datafile::FileLayout;
+using datafile::OptionIsTrue;
+
+namespace {
+
+class ScanPlanner {
+ public:
+  explicit ScanPlanner(const ScanPlanRequest& r)
+      : path_(r.path), meta_path_(r.meta_path), schema_(r.schema), core_(*r.core),
+        options_(*r.options), excluded_(r.excluded), layout_(FileLayout::Of(*schema_)) {}
+
+  Result<ScanPlan> Plan() {
+    meta::SnapshotManager snapshots(meta_path_);
+    std::optional<int64_t> id = options_.snapshot_id;
+    auto dyn = options_.dynamic_options.find("scan.snapshot-id");
+    if (!id && dyn != options_.dynamic_options.end()) {
+      TRIB_ASSIGN_OR_RETURN(int64_t v, options::ParseInt64(dyn->second));
+      id = v;
+    }
+    auto ts = options_.dynamic_options.find("scan.timestamp-millis");
+    if (!id && ts != options_.dynamic_options.end()) {
+      // Time travel by time: the latest snapshot committed at or before the given epoch millis.
+      TRIB_ASSIGN_OR_RETURN(int64_t millis, options::ParseInt64(ts->second));
+      TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+      for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+        TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(*it));
+        if (s->time_millis <= millis) {
+          id = *it;
+          break;
+        }
+      }
+      if (!id) return std::move(plan_);  // nothing was committed by then: no rows
+    }
+    if (!id) {
+      TRIB_ASSIGN_OR_RETURN(id, snapshots.LatestId());
+      if (!id) return std::move(plan_);  // empty table
+    }
+    plan_.snapshot_id = id;
+    data_evolution_ = schema_->Option("data-evolution.enabled").value_or("false") == "true";
+    if (layout_.primary_key && core_.bucket > 0) {
+      for (const auto& k : schema_->BucketKeys()) bucket_key_.push_back(schema_->FieldIndex(k));
+    }
+    TRIB_ASSIGN_OR_RETURN(auto snap, meta::ReadSnapshotCached(meta_path_, *id));
+    TRIB_ASSIGN_OR_RETURN(auto live_shared, meta::ReadLiveEntriesShared(path_, *snap));
+    const std::vector<meta::ManifestEntry>& live = *live_shared;
+    if (OptionIsTrue(*schema_, "deletion-vectors.enabled") && snap->index_manifest) {
+      TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap));
+    }
+    std::vector<Field> pfields;
+    std::vector<DataType> ptypes;
+    std::vector<int> pidx;
+    for (const auto& k : schema_->partition_keys) {
+      int i = schema_->FieldIndex(k);
+      pidx.push_back(i);
+      pfields.push_back(schema_->fields[i]);
+      ptypes.push_back(schema_->fields[i].type);
+    }
+    std::map<std::pair<std::string, int32_t>, size_t> index;
+    std::vector<DataSplit>& splits = plan_.splits;
+    for (const auto& e : live) {
+      plan_.partitions.insert(e.partition);
+      if (excluded_ && excluded_->count(e.partition)) continue;
+      if (auto b = LookupBucket(e.total_buckets); b && *b != e.bucket) continue;
+      auto key = std::make_pair(e.partition, e.bucket);
+      auto it = index.find(key);
+      if (it == index.end()) {
+        auto part = format::DeserializeBinaryRow(e.partition, ptypes);
+        if (!part.ok()) return part.status().WithContext("partition of file " + e.file.file_name);
+        if (!PartitionMatches(*part, pidx)) {
+          index[key] = SIZE_MAX;
+          continue;
+        }
+        DataSplit s;
+        s.pbytes = e.partition;
+        s.partition = *part;
+        s.bucket = e.bucket;
+        s.dir = meta::BucketDir(path_, meta::PartitionPath(pfields, *part,
+                                                           core_.partition_default_name),
+                                e.bucket);
+        index[key] = splits.size();
+        splits.push_back(std::move(s));
+        it = index.find(key);
+      }
+      if (it->second == SIZE_MAX) continue;
+      if (!FileMayMatch(e.file)) continue;
+      splits[it->second].files.push_back(e.file);
+    }
+    return std::move(plan_);
+  }
+
+ private:
+  bool PartitionMatches(const Row& partition, const std::vector<int>& pidx) const {
+    for (const auto& p : options_.filters) {
+      for (size_t i = 0; i < pidx.size(); i++) {
+        if (p.column == pidx[i] && !EvalPredicate(p, partition[i])) return false;
+      }
+    }
+    return true;
+  }
+
+  // Index manifest -> where each data file's deletion vector is.
+  Status LoadDeletionVectors(const meta::Snapshot& snap) {
+    std::string path = meta::ManifestPath(path_, *snap.index_manifest);
+    TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+    TRIB_ASSIGN_OR_RETURN(auto entries,
+                          meta::DecodeIndexManifest(std::move(bytes), "index manifest '" + path + "'"));
+    std::map<std::string, meta::IndexManifestEntry> live;  // by index file name
+    for (auto& e : entries) {
+      if (e.index_type != "DELETION_VECTORS") continue;
+      if (e.kind == meta::FileKind::kDelete) live.erase(e.file_name);
+      else live[e.file_name] = std::move(e);
+    }
+    for (auto& [name, e] : live) {
+      for (const auto& r : e.dv_ranges) {
+        plan_.deletion_vectors[{e.partition, e.bucket, r.data_file}] = DvLocation{e, r};
+      }
+    }
+    return Status::OK();
+  }
+
+
+  // With an equality filter on every bucket-key column of a fixed-bucket table, only one bucket
+  // per partition can hold matching rows (a point lookup): returns its bucket for `total_buckets`.
+  std::optional<int32_t> LookupBucket(int32_t total_buckets) {
+    if (total_buckets <= 0 || bucket_key_.empty()) return std::nullopt;
+    auto it = lookup_bucket_.find(total_buckets);
+    if (it != lookup_bucket_.end()) return it->second;
+    Row key;
+    std::vector<DataType> types;
+    for (int c : bucket_key_) {
+      const Value* lit = nullptr;
+      for (const auto& p : options_.filters) {
+        if (p.column == c && p.op == Predicate::Op::kEq && p.literals.size() == 1) {
+          lit = &p.literals[0];
+        }
+      }
+      // The literal must have the column's exact representation, or its hash would differ.
+      if (!lit || lit->is_null() || !CheckValue(*lit, schema_->fields[c]).ok()) {
+        lookup_bucket_[total_buckets] = std::nullopt;
+        return std::nullopt;
+      }
+      key.push_back(*lit);
+      types.push_back(schema_->fields[c].type);
+    }
+    int32_t b = format::BucketOf(format::HashRow(types, key), total_buckets);
+    lookup_bucket_[total_buckets] = b;
+    return b;
+  }
+
+  bool FileMayMatch(const meta::DataFileMeta& f) const {
+    if (options_.filters.empty()) return true;
+    // Rows of a data-evolution table are assembled from several files: pruning one file of a
+    // row-id group would leave another file's stale values.
+    if (data_evolution_) return true;
+    if (f.schema_id != schema_->id) return true;  // statistics in an older schema's layout
+    if (layout_.primary_key) {
+      // Key range: the first trimmed key column bounds every record of the file.
+      if (layout_.key_columns.empty()) return true;
+      int first = layout_.key_columns[0];
+      auto range = DecodeKeyRange(f, layout_.KeyTypes());
+      if (!range) return true;
+      for (const auto& p : options_.filters) {
+        if (p.column == first && !MayMatchRange(p, range->min[0], range->max[0])) return false;
+      }
+      return true;
+    }
+    // Append tables: column statistics, when they cover every column in schema order.
+    if (f.value_stats_cols || f.schema_id != schema_->id) return true;
+    std::vector<DataType> types = layout_.FieldTypes();
+    auto arity = format::SerializedArity(f.value_stats.min_values);
+    if (!arity.ok() || *arity != static_cast<int32_t>(types.size())) return true;
+    auto min = format::DeserializeBinaryRow(f.value_stats.min_values, types);
+    auto max = format::DeserializeBinaryRow(f.value_stats.max_values, types);
+    if (!min.ok() || !max.ok()) return true;
+    for (const auto& p : options_.filters) {
+      if (p.column < 0 || p.column >= static_cast<int>(types.size())) continue;
+      if (!MayMatchRange(p, (*min)[p.column], (*max)[p.column])) return false;
+    }
+    return true;
+  }
+
+  const std::string& path_;
+  const std::string& meta_path_;
+  std::shared_ptr<const TableSchema> schema_;
+  const options::CoreOptions& core_;
+  const ScanOptions& options_;
+  const std::set<std::string>* excluded_;
+  FileLayout layout_;
+  bool data_evolution_ = false;
+  std::vector<int> bucket_key_;
+  std::map<int32_t, std::optional<int32_t>> lookup_bucket_;
+  ScanPlan plan_;
+};
+
+}  // namespace
+
+Result<ScanPlan> PlanScan(const ScanPlanRequest& request) { return ScanPlanner(request).Plan(); }
+
+}  // namespace tributary::read

@@ -1,0 +1,42 @@
+// Planning a scan (Paimon's FileStoreScan): the snapshot to read (latest, or by id or time), its
+// live files from the manifests, pruned by partition, bucket (an equality filter on the bucket
+// key) and file statistics or key ranges, grouped into one split per partition-bucket, and the
+// snapshot's deletion vectors.
+// Thread-safety: stateless functions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "read/split_read.h"
+#include "tributary/table_scan.h"
+
+namespace tributary::options {
+struct CoreOptions;
+}  // namespace tributary::options
+
+namespace tributary::read {
+
+struct ScanPlan {
+  std::optional<int64_t> snapshot_id;  // nullopt: nothing to read (empty, or before any commit)
+  std::vector<DataSplit> splits;
+  DeletionVectorIndex deletion_vectors;  // deletion-vector tables only
+  std::set<std::string> partitions;      // every partition of the snapshot (serialized)
+};
+
+struct ScanPlanRequest {
+  std::string path;       // the table's folder
+  std::string meta_path;  // where schema/ and snapshot/ are (the table, or a branch's folder)
+  std::shared_ptr<const TableSchema> schema;
+  const options::CoreOptions* core = nullptr;
+  const ScanOptions* options = nullptr;     // snapshot id, time travel hints, filters
+  const std::set<std::string>* excluded = nullptr;  // partitions not to read (fallback branch)
+};
+
+Result<ScanPlan> PlanScan(const ScanPlanRequest& request);
+
+}  // namespace tributary::read

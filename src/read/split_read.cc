@@ -1,0 +1,599 @@
+#include "read/split_read.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "common/check_value.h"
+#include "common/predicate.h"
+#include "common/timezone.h"
+#include "datafile/data_file.h"
+#include "format/deletion_vector.h"
+#include "io/file_system.h"
+#include "merge/merge_config.h"
+#include "merge/merge_function.h"
+#include "merge/sort_merge_reader.h"
+#include "meta/paths.h"
+#include "meta/schema_manager.h"
+#include "meta/snapshot_reader.h"
+#include "read/point_lookup.h"
+
+namespace tributary::read {
+
+using datafile::ColumnFileReader;
+using datafile::DataFileRef;
+using datafile::FileLayout;
+using datafile::MergeFilesByColumns;
+using datafile::MergedColumns;
+using datafile::OptionIsTrue;
+using datafile::ReadDataFile;
+using datafile::ReadDataFileColumns;
+using datafile::ReadDeduplicatedColumns;
+using datafile::ReadPushdown;
+using merge::ColumnMergePlan;
+using meta::ResolveExternalPath;
+
+const std::vector<Field>& RowTrackingFields() {
+  static const std::vector<Field> fields = {
+      {2147483642, "_ROW_ID", DataType::BigInt().NotNull(), ""},
+      {2147483646, "_SEQUENCE_NUMBER", DataType::BigInt().NotNull(), ""}};
+  return fields;
+}
+
+ColumnBatch RowsToColumns(const RowBatch& rows, const std::vector<Field>& fields) {
+  ColumnBatch out;
+  out.num_rows = rows.rows.size();
+  out.columns.resize(fields.size());
+  for (size_t c = 0; c < fields.size(); c++) {
+    out.columns[c].type = fields[c].type;
+    out.columns[c].rep = ColumnVector::RepOf(fields[c].type);
+  }
+  for (const Row& r : rows.rows) {
+    for (size_t c = 0; c < fields.size(); c++) out.columns[c].Append(r[c]);
+  }
+  return out;
+}
+
+namespace {
+
+class SplitReadImpl : public SplitRead {
+ public:
+  explicit SplitReadImpl(Config c)
+      : path_(std::move(c.path)), meta_path_(std::move(c.meta_path)), schema_(std::move(c.schema)),
+        options_(*c.options), layout_(FileLayout::Of(*schema_)),
+        projection_(std::move(c.projection)), output_fields_(std::move(c.output_fields)),
+        time_zone_(c.time_zone), dv_ranges_(std::move(c.deletion_vectors)) {
+    identity_projection_ = true;
+    for (size_t i = 0; i < projection_.size(); i++) {
+      identity_projection_ &= projection_[i] == static_cast<int>(i);
+    }
+  }
+
+  Status Init() {
+    data_evolution_ = schema_->Option("data-evolution.enabled").value_or("false") == "true";
+    if (data_evolution_ && layout_.primary_key) {
+      return Status::NotSupported("data evolution on a primary-key table is not supported");
+    }
+    if (layout_.primary_key) {
+      TRIB_ASSIGN_OR_RETURN(merge_config_, merge::MergeConfig::Make(*schema_));
+    }
+    ComputeNeededColumns(merge_config_.get());
+    // Row groups may be skipped on any column of an append table, but only on key columns of a
+    // primary-key table: a non-matching newer version must still shadow an older matching one.
+    for (const auto& p : options_.filters) {
+      bool key = std::find(layout_.key_columns.begin(), layout_.key_columns.end(), p.column) !=
+                 layout_.key_columns.end();
+      if (!layout_.primary_key || key) skip_filters_.push_back(p);
+    }
+    dv_enabled_ = OptionIsTrue(*schema_, "deletion-vectors.enabled");
+    DetectPointLookup();
+    return Status::OK();
+  }
+
+  std::string ResolveExternal(const std::string& recorded) const {
+    return ResolveExternalPath(path_, recorded);
+  }
+
+  std::string DataFilePath(const DataSplit& split, const meta::DataFileMeta& f) const {
+    if (f.external_path) return ResolveExternal(*f.external_path);
+    return io::JoinPath(split.dir, f.file_name);
+  }
+
+  Result<std::optional<format::DeletionVector>> DeletionVectorOf(const DataSplit& split,
+                                                                 const std::string& pbytes,
+                                                                 const meta::DataFileMeta& f) {
+    auto it = dv_ranges_.find({pbytes, split.bucket, f.file_name});
+    if (it == dv_ranges_.end()) return std::optional<format::DeletionVector>();
+    const DvLocation& loc = it->second;
+    std::string file;
+    if (loc.entry.external_path) {
+      file = ResolveExternal(*loc.entry.external_path);
+    } else {
+      file = meta::IndexPath(path_, loc.entry.file_name);
+      if (!io::LocalFs().Exists(file).ValueOr(false)) {
+        file = io::JoinPath(split.dir, loc.entry.file_name);  // index-file-in-data-file-dir
+      }
+    }
+    auto cached = dv_files_.find(file);
+    if (cached == dv_files_.end()) {
+      TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(file));
+      cached = dv_files_.emplace(file, std::move(bytes)).first;
+    }
+    TRIB_ASSIGN_OR_RETURN(format::DeletionVector dv,
+                          format::DeletionVector::Decode(cached->second, loc.range.offset,
+                                                         loc.range.length,
+                                                         "deletion vector file '" + file + "'"));
+    return std::optional<format::DeletionVector>(std::move(dv));
+  }
+
+  // The columns of the schema `f` was written with, when it differs from the read schema.
+  Result<const std::vector<Field>*> FileFields(const meta::DataFileMeta& f) {
+    if (f.schema_id == schema_->id) return nullptr;
+    std::lock_guard<std::mutex> lock(file_schemas_mu_);  // splits may be read in parallel
+    auto it = file_schemas_.find(f.schema_id);
+    if (it == file_schemas_.end()) {
+      TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(meta_path_).Read(f.schema_id));
+      it = file_schemas_.emplace(f.schema_id, std::move(s)).first;
+    }
+    return &it->second->fields;
+  }
+
+  // `filter_rows`: the caller emits the records without merging them, so the scan's filters can
+  // be applied while decoding.
+  Result<std::vector<merge::KeyValue>> ReadFile(const DataSplit& split, const meta::DataFileMeta& f,
+                                                bool filter_rows = false) {
+    TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
+    ReadPushdown pushdown;
+    pushdown.needed = needed_.empty() ? nullptr : &needed_;
+    // Deletion vectors address file positions, data evolution aligns rows across files: every
+    // row group and row must be read for them.
+    bool positional = dv_enabled_ || data_evolution_;
+    pushdown.skip_filters = positional ? nullptr : &skip_filters_;
+    if (filter_rows && !positional) pushdown.row_filters = &options_.filters;
+    pushdown.time_zone = time_zone_;
+    return ReadDataFile({DataFilePath(split, f), f.row_count}, layout_, f.level, f.write_cols,
+                        file_fields, pushdown);
+  }
+
+  // Which columns must be decoded: the projection and filter columns, plus what merging needs.
+  // Engines whose result is one whole input record (deduplicate, first-row) need only the key and
+  // sequence columns besides; the others combine every column.
+  void ComputeNeededColumns(const merge::MergeConfig* config) {
+    const size_t n = schema_->fields.size();
+    if (layout_.primary_key &&
+        (!config || (config->engine != "deduplicate" && config->engine != "first-row"))) {
+      return;  // decode everything
+    }
+    needed_.assign(n, false);
+    for (int i : projection_) needed_[i] = true;
+    for (const auto& p : options_.filters) needed_[p.column] = true;
+    if (layout_.primary_key) {
+      for (int i : config->primary_key) needed_[i] = true;
+      for (int i : config->sequence_fields) needed_[i] = true;
+    }
+  }
+
+  // A point lookup: equality filters on every trimmed primary-key column (with the columns' exact
+  // representation). Sets lookup_key_.
+  void DetectPointLookup() {
+    if (!layout_.primary_key || dv_enabled_ || layout_.key_columns.empty()) return;
+    Row key;
+    for (int c : layout_.key_columns) {
+      const Value* lit = nullptr;
+      for (const auto& p : options_.filters) {
+        if (p.column == c && p.op == Predicate::Op::kEq && p.literals.size() == 1) {
+          lit = &p.literals[0];
+        }
+      }
+      if (!lit || lit->is_null() || !CheckValue(*lit, schema_->fields[c]).ok()) return;
+      key.push_back(*lit);
+    }
+    lookup_key_ = std::move(key);
+  }
+
+  // Point lookup in one split: each file whose key range holds the key is decoded once into the
+  // process-wide cache, sorted by key, and binary-searched; the found records are merged.
+  Status LookupSplit(const DataSplit& split, RowBatch* batch) {
+    std::vector<merge::KeyValue> found;
+    for (const auto& f : split.files) {
+      TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
+      TRIB_RETURN_NOT_OK(FindKeyInFile(DataFilePath(split, f), layout_, f, schema_->id,
+                                       file_fields, *lookup_key_, &found));
+    }
+    if (found.empty()) return Status::OK();
+    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(merge_config_, *schema_));
+    TRIB_ASSIGN_OR_RETURN(auto row, MergeFound(std::move(found), merge_config_, mf.get()));
+    if (row) Emit(std::move(*row), batch);
+    return Status::OK();
+  }
+  bool RowMatches(const Row& r) const {
+    for (const auto& p : options_.filters) {
+      if (!EvalPredicate(p, r[p.column])) return false;
+    }
+    return true;
+  }
+
+  // Whether NextColumns reads files column by column: batch reads whose records need no
+  // per-row bookkeeping (no LIMIT, deletion vectors, data evolution, row tracking, point
+  // lookup or fallback branch).
+  bool ColumnPath() const override {
+    return !options_.limit && !dv_enabled_ && !data_evolution_ && !options_.row_tracking &&
+           !lookup_key_;
+  }
+  // One split as column batches: files that need no merge (append files, a primary-key bucket
+  // of one file) column by column when they are Parquet files of the read schema, everything
+  // else through ReadSplit's rows.
+  Status ReadSplitColumns(const DataSplit& split, std::vector<ColumnBatch>* out) override {
+    if (!layout_.primary_key || split.files.size() == 1) {
+      for (const auto& f : split.files) {
+        std::optional<std::vector<ColumnBatch>> batches;
+        if (f.schema_id == schema_->id && !f.write_cols) {
+          TRIB_ASSIGN_OR_RETURN(batches,
+                                ReadDataFileColumns({DataFilePath(split, f), f.row_count}, layout_, projection_,
+                                                    &skip_filters_, &options_.filters));
+        }
+        if (batches) {
+          for (auto& b : *batches) out->push_back(std::move(b));
+          continue;
+        }
+        DataSplit one = split;
+        one.files = {f};
+        RowBatch rows;
+        TRIB_RETURN_NOT_OK(ReadSplit(one, &rows));
+        out->push_back(RowsToColumns(rows, output_fields_));
+      }
+      return Status::OK();
+    }
+    if (DeduplicatesByColumns(split)) {
+      // Merged on the key, sequence and kind columns; only the winners' values are gathered.
+      std::vector<const meta::DataFileMeta*> files;
+      for (const auto& f : split.files) files.push_back(&f);
+      std::stable_sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
+        return a->max_sequence_number < b->max_sequence_number;
+      });
+      std::vector<DataFileRef> paths;
+      for (const auto* f : files) paths.push_back({DataFilePath(split, *f), f->row_count});
+      TRIB_ASSIGN_OR_RETURN(auto merged,
+                            ReadDeduplicatedColumns(paths, layout_, projection_, &skip_filters_,
+                                                    &options_.filters));
+      if (merged) {
+        out->push_back(std::move(*merged));
+        return Status::OK();
+      }
+    }
+    TRIB_ASSIGN_OR_RETURN(auto merged, MergeSplitByColumns(split));
+    if (merged) {
+      // The merged records passing the filters, their projected columns gathered.
+      ColumnBatch batch;
+      const auto& m = merged->merged;
+      for (int c : projection_) {
+        ColumnVector v;
+        v.type = layout_.fields[c].type;
+        v.rep = merged->columns[c].rep;
+        batch.columns.push_back(std::move(v));
+      }
+      for (size_t k = 0; k < m.size(); k++) {
+        bool keep = true;
+        for (const auto& p : options_.filters) {
+          keep = keep && EvalPredicate(p, MergedValue(*merged, p.column, k));
+        }
+        if (!keep) continue;
+        for (size_t i = 0; i < projection_.size(); i++) {
+          const int c = projection_[i];
+          if (c < static_cast<int>(m.computed.size()) && m.computed[c]) {
+            batch.columns[i].AppendRow(*m.computed[c], k);
+          } else {
+            batch.columns[i].AppendRow(merged->columns[c], m.SourceRow(c, k));
+          }
+        }
+        batch.num_rows++;
+      }
+      out->push_back(std::move(batch));
+      return Status::OK();
+    }
+    RowBatch rows;
+    TRIB_RETURN_NOT_OK(ReadSplit(split, &rows));
+    out->push_back(RowsToColumns(rows, output_fields_));
+    return Status::OK();
+  }
+
+  // Value of column c of merged record k.
+  static Value MergedValue(const MergedColumns& m, size_t c, size_t k) {
+    if (c < m.merged.computed.size() && m.merged.computed[c]) return m.merged.computed[c]->Get(k);
+    return m.columns[c].Get(m.merged.SourceRow(c, k));
+  }
+
+  // A merged bucket of a table whose merge runs column by column (ColumnMergePlan), reading
+  // only the projected and filtered columns: the merged records without retractions. nullopt
+  // when the bucket needs the row merge (files of another schema, of partial-column writes or of
+  // another format, merge options or records the plan does not take).
+  Result<std::optional<MergedColumns>> MergeSplitByColumns(const DataSplit& split) {
+    using Out = std::optional<MergedColumns>;
+    if (!merge_config_ || dv_enabled_ || lookup_key_ || data_evolution_) return Out();
+    TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*merge_config_, layout_.fields,
+                                                           /*keep_retracts=*/false));
+    if (!plan) return Out();
+    std::vector<const meta::DataFileMeta*> files;
+    for (const auto& f : split.files) {
+      if (f.schema_id != schema_->id || f.write_cols) return Out();
+      files.push_back(&f);
+    }
+    // Older files first: a later file wins equal sequence numbers, as in the row merge.
+    std::stable_sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
+      return a->max_sequence_number < b->max_sequence_number;
+    });
+    std::vector<DataFileRef> paths;
+    for (const auto* f : files) paths.push_back({DataFilePath(split, *f), f->row_count});
+    std::vector<bool> needed(layout_.fields.size(), false);
+    for (int i : projection_) needed[i] = true;
+    for (const auto& p : options_.filters) needed[p.column] = true;
+    for (int k : layout_.key_columns) needed[k] = true;
+    // Aggregates fold every column, as the row merge does (an aggregate that fails fails the
+    // read, whichever columns it returns).
+    const bool all = plan->kind() == ColumnMergePlan::Kind::kAggregate;
+    // No retraction comes out: deduplicate drops winning ones (keep_retracts false), the other
+    // engines' results are never one.
+    return MergeFilesByColumns(paths, layout_, &*plan, all ? nullptr : &needed, &skip_filters_);
+  }
+
+  // Whether a merged bucket can be read by ReadDeduplicatedColumns: the deduplicate engine
+  // without sequence fields or delete options, every file of the read schema and whole rows.
+  bool DeduplicatesByColumns(const DataSplit& split) const {
+    if (!merge_config_ || merge_config_->engine != "deduplicate" ||
+        !merge_config_->sequence_fields.empty() || merge_config_->ignore_delete ||
+        merge_config_->remove_record_on_delete) {
+      return false;
+    }
+    return std::all_of(split.files.begin(), split.files.end(), [&](const auto& f) {
+      return f.schema_id == schema_->id && !f.write_cols;
+    });
+  }
+
+  bool SharesState() const override {
+    return options_.limit.has_value() || dv_enabled_ || lookup_key_.has_value();
+  }
+  void set_emitted(int64_t rows) override { emitted_ = rows; }
+  const FileLayout& layout() const override { return layout_; }
+
+  Result<std::unique_ptr<ColumnFileReader>> OpenSlices(const DataSplit& split,
+                                                       const meta::DataFileMeta& f) override {
+    if (f.schema_id != schema_->id || f.write_cols) return std::unique_ptr<ColumnFileReader>();
+    return ColumnFileReader::Open({DataFilePath(split, f), f.row_count}, layout_, projection_,
+                                  &skip_filters_, &options_.filters);
+  }
+
+  // Adds `r` to the batch when it passes the filters (and the LIMIT is not reached: the batch
+  // holds the rows of the split being read, `emitted_` those of earlier splits).
+  void Emit(Row&& r, RowBatch* batch) {
+    if (options_.limit &&
+        emitted_ + static_cast<int64_t>(batch->rows.size()) >= *options_.limit) {
+      return;
+    }
+    if (!RowMatches(r)) return;
+    if (identity_projection_ && r.size() == projection_.size()) {
+      batch->rows.push_back(std::move(r));  // every column in order: the row itself
+      batch->kinds.push_back(RowKind::kInsert);
+      return;
+    }
+    Row out;
+    out.reserve(projection_.size());
+    for (int i : projection_) out.push_back(std::move(r[i]));
+    batch->rows.push_back(std::move(out));
+    batch->kinds.push_back(RowKind::kInsert);
+  }
+  // Data-evolution tables (row tracking + 'data-evolution.enabled'): each file covers a row-id
+  // range and supplies the columns it wrote (`_WRITE_COLS`; `.blob` files one BLOB column, often
+  // over a part of the range); for each row and column the newest file (highest sequence number)
+  // covering the row and supplying the column wins.
+  Status ReadDataEvolutionSplit(const DataSplit& split, RowBatch* batch) {
+    std::vector<const meta::DataFileMeta*> tracked, plain;
+    for (const auto& f : split.files) (f.first_row_id ? tracked : plain).push_back(&f);
+    for (const meta::DataFileMeta* f : plain) {
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, *f));
+      for (auto& kv : records) Emit(std::move(kv.value), batch);
+    }
+    // Clusters of overlapping row-id ranges, in row-id order.
+    std::sort(tracked.begin(), tracked.end(),
+              [](const auto* a, const auto* b) { return *a->first_row_id < *b->first_row_id; });
+    const size_t n = schema_->fields.size();
+    size_t i = 0;
+    while (i < tracked.size()) {
+      int64_t lo = *tracked[i]->first_row_id, hi = lo + tracked[i]->row_count;
+      size_t j = i + 1;
+      while (j < tracked.size() && *tracked[j]->first_row_id < hi) {
+        hi = std::max(hi, *tracked[j]->first_row_id + tracked[j]->row_count);
+        j++;
+      }
+      std::vector<const meta::DataFileMeta*> files(tracked.begin() + i, tracked.begin() + j);
+      std::sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
+        return a->max_sequence_number > b->max_sequence_number;
+      });
+      // Which read-schema columns each file supplies.
+      std::vector<std::vector<bool>> supplies(files.size(), std::vector<bool>(n, false));
+      for (size_t fi = 0; fi < files.size(); fi++) {
+        const meta::DataFileMeta& f = *files[fi];
+        TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
+        const std::vector<Field>& ff = file_fields ? *file_fields : schema_->fields;
+        for (size_t c = 0; c < n; c++) {
+          for (const auto& fld : ff) {
+            if (fld.id != schema_->fields[c].id) continue;
+            supplies[fi][c] = !f.write_cols ||
+                              std::find(f.write_cols->begin(), f.write_cols->end(), fld.name) !=
+                                  f.write_cols->end();
+          }
+        }
+      }
+      std::vector<std::vector<merge::KeyValue>> data(files.size());
+      std::vector<bool> loaded(files.size(), false);
+      const int64_t rows = hi - lo;
+      std::vector<Row> out(static_cast<size_t>(rows), Row(n));
+      for (size_t c = 0; c < n; c++) {
+        std::vector<bool> done(static_cast<size_t>(rows), false);
+        for (size_t fi = 0; fi < files.size(); fi++) {
+          if (!supplies[fi][c]) continue;
+          const meta::DataFileMeta& f = *files[fi];
+          if (!loaded[fi]) {
+            TRIB_ASSIGN_OR_RETURN(data[fi], ReadFile(split, f));
+            loaded[fi] = true;
+            if (static_cast<int64_t>(data[fi].size()) != f.row_count) {
+              return Status::Corruption("data file '" + f.file_name + "' holds " +
+                                        std::to_string(data[fi].size()) + " rows, its manifest " +
+                                        "entry says " + std::to_string(f.row_count));
+            }
+          }
+          int64_t start = *f.first_row_id - lo;
+          for (int64_t r = 0; r < f.row_count; r++) {
+            if (done[start + r]) continue;
+            out[start + r][c] = data[fi][r].value[c];
+            done[start + r] = true;
+          }
+        }
+      }
+      for (auto& row : out) Emit(std::move(row), batch);
+      i = j;
+    }
+    return Status::OK();
+  }
+
+  Status ReadSplit(const DataSplit& split, RowBatch* batch) override {
+    if (data_evolution_) return ReadDataEvolutionSplit(split, batch);
+    if (!layout_.primary_key && options_.row_tracking) return ReadRowTrackingSplit(split, batch);
+    if (!layout_.primary_key) {
+      for (const auto& f : split.files) {
+        TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f, /*filter_rows=*/true));
+        for (auto& kv : records) Emit(std::move(kv.value), batch);
+      }
+      return Status::OK();
+    }
+    if (lookup_key_) return LookupSplit(split, batch);
+    if (dv_enabled_) {
+      // Deletion-vector tables (Paimon semantics): a batch read skips level-0 files and reads
+      // every other file as is, minus the positions its deletion vector marks.
+      for (const auto& f : split.files) {
+        if (f.level == 0) continue;
+        TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
+        TRIB_ASSIGN_OR_RETURN(auto dv, DeletionVectorOf(split, split.pbytes, f));
+        for (size_t i = 0; i < records.size(); i++) {
+          if (dv && dv->IsDeleted(static_cast<int64_t>(i))) continue;
+          if (IsRetract(records[i].kind)) continue;
+          Emit(std::move(records[i].value), batch);
+        }
+      }
+      return Status::OK();
+    }
+    if (split.files.size() == 1) {
+      // One file holds each key once, already merged: no merge needed.
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, split.files[0], /*filter_rows=*/true));
+      for (auto& kv : records) {
+        if (IsAdd(kv.kind)) Emit(std::move(kv.value), batch);
+      }
+      return Status::OK();
+    }
+    TRIB_ASSIGN_OR_RETURN(auto merged, MergeSplitByColumns(split));
+    if (merged) {
+      Row row;
+      for (size_t k = 0; k < merged->merged.size(); k++) {
+        row.assign(layout_.fields.size(), Value());
+        for (size_t c = 0; c < row.size(); c++) {
+          if (merged->columns[c].size() == 0) continue;  // not read
+          row[c] = MergedValue(*merged, c, k);
+        }
+        Emit(std::move(row), batch);
+      }
+      return Status::OK();
+    }
+    std::vector<meta::DataFileMeta> files = split.files;
+    std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+      return a.max_sequence_number < b.max_sequence_number;
+    });
+    std::vector<std::unique_ptr<merge::RecordSource>> sources;
+    for (const auto& f : files) {
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
+      sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
+    }
+    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(merge_config_, *schema_));
+    const auto& config = merge_config_;
+    merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout_.key_columns),
+                                  merge::SequenceOrder(config), mf.get());
+    merge::KeyValue kv;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, reader.Next(&kv));
+      if (!more) break;
+      if (IsAdd(kv.kind)) Emit(std::move(kv.value), batch);
+    }
+    return Status::OK();
+  }
+
+  // Row-tracking append files: each row's `_ROW_ID` and `_SEQUENCE_NUMBER` are the values the
+  // file stores (compacted files keep them as columns), else the file's first row id plus the
+  // row's position and the file's max sequence number (its commit's snapshot id), as Paimon
+  // reads them.
+  Status ReadRowTrackingSplit(const DataSplit& split, RowBatch* batch) {
+    FileLayout sys;
+    sys.fields = RowTrackingFields();
+    for (auto& f : sys.fields) f.type = f.type.WithNullable(true);
+    for (const auto& f : split.files) {
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
+      std::vector<merge::KeyValue> stored;
+      bool has_stored = f.write_cols && std::any_of(f.write_cols->begin(), f.write_cols->end(),
+                                                    [](const std::string& c) {
+                                                      return c == "_ROW_ID" ||
+                                                             c == "_SEQUENCE_NUMBER";
+                                                    });
+      if (has_stored) {
+        TRIB_ASSIGN_OR_RETURN(stored, ReadDataFile({DataFilePath(split, f), f.row_count}, sys, f.level));
+        if (stored.size() != records.size()) {
+          return Status::Corruption("data file '" + DataFilePath(split, f) +
+                                    "': row-tracking columns and table columns differ in length");
+        }
+      }
+      for (size_t i = 0; i < records.size(); i++) {
+        Value row_id, seq;
+        if (has_stored) {
+          row_id = std::move(stored[i].value[0]);
+          seq = std::move(stored[i].value[1]);
+        }
+        if (row_id.is_null() && f.first_row_id) {
+          row_id = Value::Int(*f.first_row_id + static_cast<int64_t>(i));
+        }
+        if (seq.is_null()) seq = Value::Int(f.max_sequence_number);
+        Row r = std::move(records[i].value);
+        r.push_back(std::move(row_id));
+        r.push_back(std::move(seq));
+        Emit(std::move(r), batch);
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  std::string path_;
+  std::string meta_path_;
+  std::shared_ptr<const TableSchema> schema_;
+  const ScanOptions& options_;
+  FileLayout layout_;
+  std::vector<int> projection_;
+  bool identity_projection_ = false;  // projection_ is 0, 1, ..., every column in order
+  std::vector<Field> output_fields_;
+  const TimeZone* time_zone_;
+  DeletionVectorIndex dv_ranges_;
+  bool dv_enabled_ = false;
+  bool data_evolution_ = false;
+  std::shared_ptr<const merge::MergeConfig> merge_config_;
+  std::vector<bool> needed_;  // empty: decode every column
+  std::optional<Row> lookup_key_;
+  std::vector<Predicate> skip_filters_;
+  std::map<std::string, std::string> dv_files_;  // index file path -> bytes
+  std::mutex file_schemas_mu_;
+  std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
+  int64_t emitted_ = 0;  // rows of earlier splits (set_emitted)
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SplitRead>> SplitRead::Make(Config config) {
+  auto r = std::make_unique<SplitReadImpl>(std::move(config));
+  TRIB_RETURN_NOT_OK(r->Init());
+  return std::unique_ptr<SplitRead>(std::move(r));
+}
+
+}  // namespace tributary::read
