@@ -133,7 +133,8 @@ Result<std::string> FileStoreCommit::WriteIndexManifest(
 }
 
 Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
-                                            const std::vector<meta::IndexManifestEntry>* index_changes) {
+                                            const std::vector<meta::IndexManifestEntry>* index_changes,
+                                            const std::vector<meta::ManifestEntry>* changelog) {
   meta::SnapshotManager snapshots(table_path_);
   std::mt19937 rng(std::random_device{}());
   Status last_error;
@@ -204,7 +205,18 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
       int64_t prev_total = latest ? latest->total_record_count.value_or(0) : 0;
       s.total_record_count = prev_total + delta_rows;
       s.delta_record_count = delta_rows;
-      s.changelog_record_count = 0;
+      if (changelog && !changelog->empty()) {
+        // As Paimon: the changelog files in one manifest, listed by the changelog manifest list
+        // (without changelog files, the three changelog fields are left out of the snapshot).
+        TRIB_ASSIGN_OR_RETURN(meta::ManifestFileMeta changelog_meta,
+                              WriteManifest(*changelog, &written));
+        int64_t size = 0;
+        TRIB_ASSIGN_OR_RETURN(s.changelog_manifest_list, write_list({changelog_meta}, &size));
+        s.changelog_manifest_list_size = size;
+        int64_t rows = 0;
+        for (const auto& e : *changelog) rows += e.file.row_count;
+        s.changelog_record_count = rows;
+      }
       io::CrashPoint("commit.after-manifests");
       attempt_index_manifest = s.index_manifest;
       return snapshots.TryCommit(s);
@@ -353,12 +365,18 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
     has_new |= !m.new_files.empty();
     has_compact |= !m.compact_before.empty() || !m.compact_after.empty();
   }
+  std::vector<ManifestEntry> changelog;
+  for (const auto& m : req.messages) {
+    for (const auto& f : m.changelog_files) {
+      changelog.push_back(ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
+    }
+  }
   if (has_new) {
     meta::CommitKind kind = req.overwrite ? meta::CommitKind::kOverwrite : meta::CommitKind::kAppend;
     TRIB_ASSIGN_OR_RETURN(
         last, CommitOnce(kind, [&](const std::vector<ManifestEntry>& live) {
           return AppendDelta(&req, live, &result);
-        }, &req.index_changes));
+        }, &req.index_changes, req.overwrite ? nullptr : &changelog));
   }
   // An overwrite writes no compaction (its writer does not compact).
   if (has_compact && !req.overwrite) {

@@ -24,6 +24,9 @@ struct CommitMessage {
   std::vector<meta::DataFileMeta> new_files;       // level-0 files from flushes
   std::vector<meta::DataFileMeta> compact_before;  // files a compaction replaced
   std::vector<meta::DataFileMeta> compact_after;   // the files it wrote
+  // Changelog files of the new files ('changelog-producer' = 'input'): published with them, in
+  // the APPEND snapshot's changelog manifest list.
+  std::vector<meta::DataFileMeta> changelog_files;
 };
 
 // Rewrites a message's new files with every sequence number raised by `shift`, returning the
@@ -70,8 +73,10 @@ class FileStoreCommit {
   using EntryBuilder = std::function<Result<std::vector<meta::ManifestEntry>>(
       const std::vector<meta::ManifestEntry>& live)>;
   // One snapshot, retried on conflict. `build` gets the latest live entries and returns the delta.
+  // `changelog`: the snapshot's changelog files (its changelog manifest list).
   Result<int64_t> CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
-                             const std::vector<meta::IndexManifestEntry>* index_changes = nullptr);
+                             const std::vector<meta::IndexManifestEntry>* index_changes = nullptr,
+                             const std::vector<meta::ManifestEntry>* changelog = nullptr);
   // The index manifest with `changes` applied to the snapshot's current one.
   Result<std::string> WriteIndexManifest(const meta::Snapshot* latest,
                                          const std::vector<meta::IndexManifestEntry>& changes,

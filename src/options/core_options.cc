@@ -85,6 +85,7 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   if (const std::string* v = get("partition.default-name")) o.partition_default_name = *v;
   if (const std::string* v = get("merge-engine")) o.merge_engine = *v;
   if (const std::string* v = get("changelog-producer")) o.changelog_producer = *v;
+  if (const std::string* v = get("changelog-file.prefix")) o.changelog_file_prefix = *v;
   if (const std::string* v = get("write-only")) {
     bool b = false;
     options::ParseBool(*v, &b);

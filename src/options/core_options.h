@@ -44,6 +44,7 @@ struct CoreOptions {
   int32_t dynamic_bucket_initial_buckets = 0;  // 0: unset
   std::string merge_engine = "deduplicate";
   std::string changelog_producer = "none";
+  std::string changelog_file_prefix = "changelog-";
   bool write_only = false;
 
   // Reads the options of `schema`, overridden by `dynamic` (hints).

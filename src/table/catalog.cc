@@ -216,12 +216,17 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     TRIB_ASSIGN_OR_RETURN(auto merge_config, merge::MergeConfig::Make(s, /*strict=*/true));
     (void)merge_config;
   }
+  if (!s.HasPrimaryKey() && core.changelog_producer != "none") {
+    return Status::Invalid("changelog-producer '" + core.changelog_producer + "' needs a primary "
+                           "key: an append table's rows are its changelog (define a primary key, "
+                           "or leave changelog-producer 'none')");
+  }
   if (core.merge_engine == "first-row" && core.changelog_producer != "none" &&
       core.changelog_producer != "lookup") {
     return Status::Invalid("merge engine 'first-row' supports only changelog-producer 'none' or "
                            "'lookup', not '" + core.changelog_producer + "'");
   }
-  if (core.changelog_producer != "none") {
+  if (core.changelog_producer != "none" && core.changelog_producer != "input") {
     return Status::NotSupported("changelog-producer '" + core.changelog_producer +
                                 "' is not supported yet");
   }

@@ -15,6 +15,23 @@ using merge::KeyValue;
 
 Status BucketWriter::Flush(int64_t target_file_size) {
   if (buffer_.empty() && (!columns_ || columns_->empty())) return Status::OK();
+  if (ctx_.input_changelog_prefix && layout_.primary_key) {
+    // The input is the changelog: every buffered record, in key order (then write order), with
+    // its row kind, before the merge folds them (Paimon's INPUT producer).
+    merge::SortWriteBuffer(&buffer_, merge::KeyComparator(layout_.key_columns),
+                           merge::SequenceOrder(ctx_.merge_config));
+    if (!changelog_namer_) changelog_namer_.emplace(*ctx_.input_changelog_prefix, "");
+    DataFileWriter changelog(layout_, dir_, &*changelog_namer_, target_file_size, 0,
+                             meta::FileSource::kAppend, ctx_.format, ctx_.write_cols);
+    Status st;
+    for (size_t i = 0; st.ok() && i < buffer_.size(); i++) st = changelog.Write(buffer_[i]);
+    if (!st.ok()) {
+      changelog.Abort();
+      return st;
+    }
+    TRIB_ASSIGN_OR_RETURN(auto files, changelog.Finish());
+    for (auto& f : files) new_changelog_files_.push_back(std::move(f));
+  }
   DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
                         ctx_.format, ctx_.write_cols);
   Status st = columns_               ? WriteColumns(&writer)
@@ -95,7 +112,11 @@ Result<std::vector<meta::DataFileMeta>> BucketWriter::Renumber(int64_t shift, in
 
 void BucketWriter::DeleteNewFiles() {
   for (const auto& f : new_files_) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+  for (const auto& f : new_changelog_files_) {
+    (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+  }
   new_files_.clear();
+  new_changelog_files_.clear();
   buffer_.clear();
   if (columns_) columns_->Clear();
   buffer_bytes_ = 0;

@@ -44,6 +44,9 @@ struct WriteContext {
   // ColumnMergePlan runs (MergeConfig::IsPlain*), with flat columns, full-row writes and Parquet
   // level-0 files.
   bool column_buffer = false;
+  // 'changelog-producer' = 'input': every flush also writes the buffered records, unmerged and
+  // with their row kinds, to changelog files named with this prefix ('changelog-file.prefix').
+  std::optional<std::string> input_changelog_prefix;
 };
 
 class BucketWriter {
@@ -78,6 +81,8 @@ class BucketWriter {
   Status Flush(int64_t target_file_size);
 
   std::vector<meta::DataFileMeta>& new_files() { return new_files_; }
+  // Changelog files of this commit's flushes ('changelog-producer' = 'input').
+  std::vector<meta::DataFileMeta>& new_changelog_files() { return new_changelog_files_; }
   void ReleaseFlushed() { flushed_.clear(); }
   const datafile::FileLayout& layout() const { return layout_; }
   const WriteContext& context() const { return ctx_; }
@@ -115,6 +120,8 @@ class BucketWriter {
   std::vector<std::vector<merge::KeyValue>> flushed_;  // flushed buffers, freed by ReleaseFlushed
   int64_t buffer_bytes_ = 0;
   std::vector<meta::DataFileMeta> new_files_;
+  std::optional<meta::FileNamer> changelog_namer_;  // with ctx_.input_changelog_prefix
+  std::vector<meta::DataFileMeta> new_changelog_files_;
 };
 
 }  // namespace tributary::write

@@ -414,6 +414,7 @@ class FileStoreWriter : public TableWriter {
     m->bucket = id.second;
     m->total_buckets = TotalBuckets();
     m->new_files = bw->new_files();
+    m->changelog_files = bw->new_changelog_files();
     // A bucket without new files still hands in a finished background compaction.
     const bool job_ready = job && (job->done.load() || waiting_for_jobs_);
     if (!layout_.primary_key || (m->new_files.empty() && !job_ready)) {
@@ -621,7 +622,10 @@ class FileStoreWriter : public TableWriter {
                                     return a.file_name == b;
                                   });
     }
-    for (auto& [id, bw] : buckets_) bw->new_files().clear();
+    for (auto& [id, bw] : buckets_) {
+      bw->new_files().clear();
+      bw->new_changelog_files().clear();
+    }
     restored_ = false;  // the next commit restores the (new) latest state
     committed_all_ = true;
     // Background compactions of what this commit published.
@@ -726,7 +730,12 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
       ctx.write_mask = std::move(mask);
     }
   }
-  if (ctx.merge_config) {
+  // An overwrite commits no changelog (as Paimon: "Overwrite mode currently does not commit any
+  // changelog"), so its writer writes none.
+  if (ctx.merge_config && core.changelog_producer == "input" && !options.overwrite) {
+    ctx.input_changelog_prefix = core.changelog_file_prefix;
+  }
+  if (ctx.merge_config && !ctx.input_changelog_prefix) {
     const merge::MergeConfig& c = *ctx.merge_config;
     ctx.column_buffer = (c.IsPlainDeduplicate() || c.IsPlainPartialUpdate() ||
                          c.IsPlainAggregation() || c.IsPlainFirstRow()) &&
