@@ -20,6 +20,8 @@ namespace tributary {
 
 class TableWriter;
 class TableScan;
+class StreamScan;
+struct StreamOptions;
 
 // Point lookups by primary key on a pinned snapshot: the latest when created or refreshed.
 // Each data file a lookup touches is decoded once into a process-wide cache of immutable files
@@ -108,6 +110,8 @@ class Table {
   // REQUIRES: no system_table in identifier().
   virtual Result<std::unique_ptr<TableWriter>> NewWriter(const WriteOptions& options) = 0;
   virtual Result<std::unique_ptr<TableScan>> NewScan(const ScanOptions& options) = 0;
+  // A streaming read of the table's changes (tributary/stream_scan.h).
+  virtual Result<std::unique_ptr<StreamScan>> NewStreamScan(const StreamOptions& options) = 0;
   // REQUIRES: a primary-key table.
   virtual Result<std::unique_ptr<TableLookup>> NewLookup() = 0;
 

@@ -1,6 +1,7 @@
 #include "table/file_store_table.h"
 
 #include "meta/schema_manager.h"
+#include "read/stream_scan.h"
 #include "read/table_read.h"
 #include "write/table_write.h"
 #include "tributary/table_scan.h"
@@ -30,6 +31,9 @@ class FileStoreTable : public Table {
   }
   Result<std::unique_ptr<TableScan>> NewScan(const ScanOptions& options) override {
     return NewFileStoreScan(path_, schema_, options);
+  }
+  Result<std::unique_ptr<StreamScan>> NewStreamScan(const StreamOptions& options) override {
+    return read::NewFileStoreStreamScan(path_, schema_, options);
   }
   Result<std::unique_ptr<TableLookup>> NewLookup() override {
     return NewFileStoreLookup(path_, schema_);

@@ -1,0 +1,58 @@
+// StreamScan: follows a table as it is committed to, returning its changes (rows with their row
+// kinds: +I, -U, +U, -D) in commit order, as a Flink or Fluss streaming source does.
+//
+// Where the changes come from depends on the table's 'changelog-producer':
+// - 'input' (and the other producers): the changelog files each snapshot lists.
+// - 'none': the new files of each APPEND snapshot, then normalised against the last row seen for
+//   each key (Flink's ChangelogNormalize): an update becomes -U(before) +U(after), a repeated
+//   row is dropped, a delete of a key never seen is dropped. The reader keeps one row per key in
+//   memory for this.
+// - Append tables: the rows of each APPEND snapshot, +I, in write order within a bucket.
+//
+// Start-up ('scan.startup.mode'): `full` reads the latest snapshot as +I rows, then every later
+// change, with nothing lost or doubled at the seam; `latest` only changes committed after the
+// scan opened; `earliest` every retained change from the first snapshot; `from-snapshot` the
+// changes of `startup_snapshot_id` on; `timestamp` the changes of snapshots committed at or after
+// `startup_timestamp_millis`.
+// Thread-safety: one thread at a time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tributary/result.h"
+#include "tributary/table.h"
+
+namespace tributary {
+
+struct StreamOptions {
+  // Table-schema column indexes to return, in this order; all columns when unset.
+  std::optional<std::vector<int>> projection;
+  // Changes whose row fails a filter are dropped (after normalisation, so an update that moves
+  // a row out of the filter still retracts it).
+  std::vector<Predicate> filters;
+  // full | latest | earliest | from-snapshot | timestamp.
+  std::string startup_mode = "full";
+  std::optional<int64_t> startup_snapshot_id;       // from-snapshot
+  std::optional<int64_t> startup_timestamp_millis;  // timestamp
+  // Session time zone for casts of evolved columns (as ScanOptions::time_zone).
+  std::string time_zone;
+};
+
+class StreamScan {
+ public:
+  virtual ~StreamScan() = default;
+  // Fields of the rows returned (the projection of the table schema).
+  virtual const std::vector<Field>& output_fields() const = 0;
+  // Replaces `batch` with the next changes and returns true as soon as any are committed, or
+  // returns false when none arrived within `timeout` (the stream stays open: call again). A new
+  // snapshot is noticed within 50 ms.
+  virtual Result<bool> Next(RowBatch* batch, std::chrono::milliseconds timeout) = 0;
+  // The snapshot whose changes come next (the reader's position in the table's log).
+  virtual int64_t next_snapshot_id() const = 0;
+};
+
+}  // namespace tributary

@@ -1,0 +1,303 @@
+#include "read/stream_scan.h"
+
+#include <algorithm>
+#include <map>
+#include <thread>
+#include <unordered_map>
+
+#include "common/predicate.h"
+#include "datafile/data_file.h"
+#include "format/binary_row.h"
+#include "io/file_system.h"
+#include "merge/key_value.h"
+#include "meta/paths.h"
+#include "meta/schema_manager.h"
+#include "meta/snapshot.h"
+#include "meta/snapshot_reader.h"
+#include "options/core_options.h"
+#include "read/table_read.h"
+#include "tributary/table_scan.h"
+
+namespace tributary::read {
+
+namespace {
+
+using datafile::FileLayout;
+
+// How often a waiting reader looks for the next snapshot.
+constexpr std::chrono::milliseconds kPollInterval{50};
+
+class FileStoreStreamScan : public StreamScan {
+ public:
+  FileStoreStreamScan(std::string path, std::shared_ptr<const TableSchema> schema,
+                      StreamOptions options, options::CoreOptions core)
+      : path_(std::move(path)), schema_(std::move(schema)), options_(std::move(options)),
+        core_(std::move(core)), layout_(FileLayout::Of(*schema_)) {
+    if (options_.projection) {
+      projection_ = *options_.projection;
+    } else {
+      for (size_t i = 0; i < schema_->fields.size(); i++) projection_.push_back(static_cast<int>(i));
+    }
+    for (int i : projection_) output_fields_.push_back(schema_->fields[i]);
+    normalize_ = layout_.primary_key && core_.changelog_producer == "none";
+    for (const auto& k : schema_->partition_keys) {
+      int i = schema_->FieldIndex(k);
+      partition_fields_.push_back(schema_->fields[i]);
+      partition_types_.push_back(schema_->fields[i].type);
+    }
+    for (const auto& k : schema_->primary_keys) {
+      key_columns_.push_back(schema_->FieldIndex(k));
+      key_types_.push_back(schema_->fields[key_columns_.back()].type);
+    }
+  }
+
+  const std::vector<Field>& output_fields() const override { return output_fields_; }
+  int64_t next_snapshot_id() const override { return next_; }
+
+  Status Start() {
+    meta::SnapshotManager snapshots(path_);
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestId());
+    const std::string& mode = options_.startup_mode;
+    if (mode == "full") {
+      next_ = latest ? *latest + 1 : 1;
+      if (latest) {
+        // The latest snapshot as it is, then every change after it. The normaliser needs whole
+        // rows (and every key) to know what each later change replaces.
+        ScanOptions o;
+        if (!normalize_) {
+          o.projection = projection_;
+          o.filters = options_.filters;
+        }
+        o.snapshot_id = *latest;
+        o.time_zone = options_.time_zone;
+        o.max_batch_rows = 65536;
+        TRIB_ASSIGN_OR_RETURN(full_, NewFileStoreScan(path_, schema_, o));
+      }
+    } else if (mode == "latest") {
+      next_ = latest ? *latest + 1 : 1;
+    } else if (mode == "earliest") {
+      TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestId());
+      next_ = earliest ? *earliest : 1;
+    } else if (mode == "from-snapshot") {
+      if (!options_.startup_snapshot_id) {
+        return Status::Invalid("'scan.startup.mode' = 'from-snapshot' needs 'scan.snapshot-id'");
+      }
+      next_ = *options_.startup_snapshot_id;
+      if (next_ < 1) {
+        return Status::Invalid("'scan.snapshot-id' must be positive, not " +
+                               std::to_string(next_));
+      }
+    } else if (mode == "timestamp") {
+      if (!options_.startup_timestamp_millis) {
+        return Status::Invalid("'scan.startup.mode' = 'timestamp' needs 'scan.startup.timestamp'");
+      }
+      // The first snapshot committed at or after the time; none yet: whatever comes next.
+      next_ = latest ? *latest + 1 : 1;
+      TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+      for (int64_t id : ids) {
+        TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(id));
+        if (s->time_millis >= *options_.startup_timestamp_millis) {
+          next_ = id;
+          break;
+        }
+      }
+    } else {
+      return Status::Invalid("unknown 'scan.startup.mode' '" + mode +
+                             "' (full, latest, earliest, from-snapshot or timestamp)");
+    }
+    return Status::OK();
+  }
+
+  Result<bool> Next(RowBatch* batch, std::chrono::milliseconds timeout) override {
+    batch->Clear();
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      if (full_) {
+        RowBatch rows;
+        TRIB_ASSIGN_OR_RETURN(bool more, full_->Next(&rows));
+        if (!more) {
+          full_.reset();
+          continue;
+        }
+        for (auto& r : rows.rows) {
+          if (normalize_) {
+            Normalize(RowKind::kInsert, std::move(r), batch);
+          } else {
+            batch->rows.push_back(std::move(r));  // projected and filtered by the scan
+            batch->kinds.push_back(RowKind::kInsert);
+          }
+        }
+        if (!batch->rows.empty()) return true;
+        continue;
+      }
+      const std::string snapshot_file = meta::SnapshotPath(path_, next_);
+      TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(snapshot_file));
+      if (exists) {
+        TRIB_RETURN_NOT_OK(ReadSnapshotChanges(next_, batch));
+        next_++;
+        if (!batch->rows.empty()) return true;
+        continue;
+      }
+      TRIB_RETURN_NOT_OK(CheckNotExpired());
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= deadline) return false;
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(kPollInterval, deadline - now));
+    }
+  }
+
+ private:
+  // A reader that fell behind the oldest retained snapshot would silently skip changes.
+  Status CheckNotExpired() {
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, meta::SnapshotManager(path_).EarliestId());
+    if (earliest && *earliest > next_) {
+      return Status::NotFound("snapshot " + std::to_string(next_) + " of '" + path_ +
+                              "' expired before this streaming reader read it (the oldest is " +
+                              std::to_string(*earliest) + ")");
+    }
+    return Status::OK();
+  }
+
+  Status ReadSnapshotChanges(int64_t id, RowBatch* batch) {
+    TRIB_ASSIGN_OR_RETURN(auto snap, meta::ReadSnapshotCached(path_, id));
+    std::vector<meta::ManifestEntry> entries;
+    if (layout_.primary_key && core_.changelog_producer != "none") {
+      // ChangelogFollowUpScanner: the changelog files a snapshot lists, whatever its kind.
+      if (!snap->changelog_manifest_list) return Status::OK();
+      TRIB_ASSIGN_OR_RETURN(auto manifests,
+                            meta::ReadManifestList(path_, *snap->changelog_manifest_list));
+      for (const auto& m : manifests) {
+        TRIB_ASSIGN_OR_RETURN(auto part, meta::ReadManifest(path_, m.file_name));
+        for (auto& e : part) entries.push_back(std::move(e));
+      }
+    } else {
+      // DeltaFollowUpScanner: the files APPEND snapshots add (compactions and overwrites add no
+      // change a reader has not seen).
+      if (snap->commit_kind != meta::CommitKind::kAppend) return Status::OK();
+      TRIB_ASSIGN_OR_RETURN(entries, meta::ReadDeltaEntries(path_, *snap));
+    }
+    // Bucket by bucket, each bucket's files in the order they were written.
+    std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      if (a.partition != b.partition) return a.partition < b.partition;
+      if (a.bucket != b.bucket) return a.bucket < b.bucket;
+      return a.file.min_sequence_number < b.file.min_sequence_number;
+    });
+    for (const auto& e : entries) {
+      if (e.kind != meta::FileKind::kAdd) continue;
+      TRIB_ASSIGN_OR_RETURN(std::string file, FilePath(e));
+      TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(e.file));
+      TRIB_ASSIGN_OR_RETURN(auto records,
+                            datafile::ReadDataFile({file, e.file.row_count}, layout_, e.file.level,
+                                                   e.file.write_cols, file_fields));
+      for (auto& kv : records) {
+        const RowKind kind = layout_.primary_key ? kv.kind : RowKind::kInsert;
+        if (normalize_) {
+          Normalize(kind, std::move(kv.value), batch);
+        } else {
+          Emit(kind, std::move(kv.value), batch);
+        }
+      }
+    }
+    return Status::OK();
+  }
+
+  Result<std::string> FilePath(const meta::ManifestEntry& e) {
+    if (e.file.external_path) return meta::ResolveExternalPath(path_, *e.file.external_path);
+    auto part = format::DeserializeBinaryRow(e.partition, partition_types_);
+    if (!part.ok()) return part.status().WithContext("partition of file " + e.file.file_name);
+    return io::JoinPath(meta::BucketDir(path_, meta::PartitionPath(partition_fields_, *part,
+                                                                   core_.partition_default_name),
+                                        e.bucket),
+                        e.file.file_name);
+  }
+
+  // The columns of the schema `f` was written with, when it differs from the read schema.
+  Result<const std::vector<Field>*> FileFields(const meta::DataFileMeta& f) {
+    if (f.schema_id == schema_->id) return nullptr;
+    auto it = file_schemas_.find(f.schema_id);
+    if (it == file_schemas_.end()) {
+      TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(path_).Read(f.schema_id));
+      it = file_schemas_.emplace(f.schema_id, std::move(s)).first;
+    }
+    return &it->second->fields;
+  }
+
+  // Flink's ChangelogNormalize over the last row of each key: +I/+U of a new key is +I, of a known
+  // key -U(before) +U(after) unless the row is unchanged; -U/-D of a known key is -D(before).
+  void Normalize(RowKind kind, Row row, RowBatch* batch) {
+    Row key;
+    key.reserve(key_columns_.size());
+    for (int c : key_columns_) key.push_back(row[c]);
+    std::string k = format::SerializeBinaryRow(key_types_, key);
+    auto it = state_.find(k);
+    if (kind == RowKind::kInsert || kind == RowKind::kUpdateAfter) {
+      if (it == state_.end()) {
+        Emit(RowKind::kInsert, row, batch);
+        state_.emplace(std::move(k), std::move(row));
+        return;
+      }
+      if (it->second == row) return;  // nothing changed
+      Emit(RowKind::kUpdateBefore, std::move(it->second), batch);
+      Emit(RowKind::kUpdateAfter, row, batch);
+      it->second = std::move(row);
+      return;
+    }
+    if (it == state_.end()) return;  // a retraction of a row never seen
+    Emit(RowKind::kDelete, std::move(it->second), batch);
+    state_.erase(it);
+  }
+
+  void Emit(RowKind kind, Row row, RowBatch* batch) {
+    for (const auto& p : options_.filters) {
+      if (!EvalPredicate(p, row[p.column])) return;
+    }
+    Row out;
+    out.reserve(projection_.size());
+    for (int i : projection_) out.push_back(row[i]);
+    batch->rows.push_back(std::move(out));
+    batch->kinds.push_back(kind);
+  }
+
+  std::string path_;
+  std::shared_ptr<const TableSchema> schema_;
+  StreamOptions options_;
+  options::CoreOptions core_;
+  FileLayout layout_;
+  std::vector<int> projection_;
+  std::vector<Field> output_fields_;
+  bool normalize_ = false;
+  std::vector<Field> partition_fields_;
+  std::vector<DataType> partition_types_;
+  // A row's identity for the normaliser: its primary key (partition columns included).
+  std::vector<int> key_columns_;
+  std::vector<DataType> key_types_;
+  std::unordered_map<std::string, Row> state_;
+  std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
+  std::unique_ptr<TableScan> full_;  // `full` start-up: the snapshot being read first
+  int64_t next_ = 1;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<StreamScan>> NewFileStoreStreamScan(const std::string& path,
+                                                           std::shared_ptr<const TableSchema> schema,
+                                                           const StreamOptions& options) {
+  TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(*schema));
+  const int n = static_cast<int>(schema->fields.size());
+  if (options.projection) {
+    for (int i : *options.projection) {
+      if (i < 0 || i >= n) return Status::Invalid("projection index " + std::to_string(i) + " out of range");
+    }
+  }
+  for (const auto& p : options.filters) {
+    if (p.column < 0 || p.column >= n) {
+      return Status::Invalid("filter column " + std::to_string(p.column) + " out of range");
+    }
+  }
+  auto scan = std::make_unique<FileStoreStreamScan>(path, std::move(schema), options,
+                                                    std::move(core));
+  TRIB_RETURN_NOT_OK(scan->Start());
+  return std::unique_ptr<StreamScan>(std::move(scan));
+}
+
+}  // namespace tributary::read

@@ -1,0 +1,245 @@
+// Streaming reads through the public API: what a consumer following a table receives for each
+// changelog producer and start-up mode.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "io/file_system.h"
+#include "tributary/catalog.h"
+#include "tributary/stream_scan.h"
+#include "tributary/table.h"
+#include "tributary/table_writer.h"
+
+namespace tributary {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A change as a consumer prints it: "+I[1, a]".
+std::string Change(RowKind kind, const Row& row) {
+  std::string s = kind == RowKind::kInsert        ? "+I["
+                  : kind == RowKind::kUpdateBefore ? "-U["
+                  : kind == RowKind::kUpdateAfter  ? "+U["
+                                                   : "-D[";
+  for (size_t i = 0; i < row.size(); i++) s += (i ? ", " : "") + (row[i].is_string() ? row[i].string_value() : DebugString(row[i]));
+  return s + "]";
+}
+
+class StreamScanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = "/tmp/tributary_stream_test_" + std::to_string(getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    (void)io::LocalFs().RemoveAll(dir_);
+    auto c = Catalog::Open(dir_);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    catalog_ = std::move(*c);
+  }
+  void TearDown() override { (void)io::LocalFs().RemoveAll(dir_); }
+
+  Status TryCreate(const std::string& name, TableSpec spec) {
+    return catalog_->CreateTable(Identifier{"default", name, ""}, spec, false);
+  }
+  std::unique_ptr<Table> Create(const std::string& name, std::map<std::string, std::string> options,
+                                bool primary_key = true) {
+    TableSpec s;
+    s.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "v", DataType::String(), ""}};
+    if (primary_key) s.primary_keys = {"id"};
+    s.options = std::move(options);
+    Status st = TryCreate(name, s);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    auto t = catalog_->GetTable(Identifier{"default", name, ""});
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    return std::move(*t);
+  }
+
+  static void Commit(Table& t, const std::vector<std::pair<RowKind, Row>>& rows) {
+    auto w = t.NewWriter({});
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    for (const auto& [k, r] : rows) ASSERT_TRUE((*w)->Write(k, r).ok());
+    auto c = (*w)->Commit();
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+  }
+  static Row R(int64_t id, const char* v) { return {Value::Int(id), Value::String(v)}; }
+
+  // Every change committed so far (reads until the stream has been idle for 150 ms).
+  static std::vector<std::string> Drain(StreamScan& s) {
+    std::vector<std::string> out;
+    RowBatch b;
+    while (true) {
+      auto more = s.Next(&b, 150ms);
+      EXPECT_TRUE(more.ok()) << more.status().ToString();
+      if (!more.ok() || !*more) return out;
+      EXPECT_FALSE(b.rows.empty());
+      for (size_t i = 0; i < b.rows.size(); i++) out.push_back(Change(b.kinds[i], b.rows[i]));
+    }
+  }
+  static std::unique_ptr<StreamScan> Open(Table& t, StreamOptions o = {}) {
+    auto s = t.NewStreamScan(o);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  std::string dir_;
+  std::unique_ptr<Catalog> catalog_;
+};
+
+using V = std::vector<std::string>;
+
+TEST_F(StreamScanTest, InputProducerPassesTheWrittenRecordsThrough) {
+  auto t = Create("t", {{"changelog-producer", "input"}, {"bucket", "1"}});
+  StreamOptions o;
+  o.startup_mode = "earliest";
+  auto s = Open(*t, o);
+  Commit(*t, {{RowKind::kInsert, R(1, "a")}, {RowKind::kInsert, R(2, "b")}});
+  EXPECT_EQ(Drain(*s), (V{"+I[1, a]", "+I[2, b]"}));
+  // The input is the changelog, as written: no before-images are made up.
+  Commit(*t, {{RowKind::kUpdateBefore, R(1, "a")},
+              {RowKind::kUpdateAfter, R(1, "c")},
+              {RowKind::kDelete, R(2, "b")}});
+  EXPECT_EQ(Drain(*s), (V{"-U[1, a]", "+U[1, c]", "-D[2, b]"}));
+  // A second reader from the start sees the same log.
+  auto again = Open(*t, o);
+  EXPECT_EQ(Drain(*again), (V{"+I[1, a]", "+I[2, b]", "-U[1, a]", "+U[1, c]", "-D[2, b]"}));
+}
+
+TEST_F(StreamScanTest, WithoutAProducerUpdatesAreNormalisedIntoACompleteChangelog) {
+  auto t = Create("t", {{"bucket", "2"}});
+  Commit(*t, {{RowKind::kInsert, R(1, "a")}, {RowKind::kInsert, R(2, "b")}});
+  auto s = Open(*t);  // full: the table as it is, then its changes
+  std::vector<std::string> first = Drain(*s);
+  std::sort(first.begin(), first.end());
+  EXPECT_EQ(first, (V{"+I[1, a]", "+I[2, b]"}));
+  Commit(*t, {{RowKind::kInsert, R(1, "c")}, {RowKind::kDelete, R(2, "b")}});
+  std::vector<std::string> second = Drain(*s);
+  std::sort(second.begin(), second.end());
+  EXPECT_EQ(second, (V{"+U[1, c]", "-D[2, b]", "-U[1, a]"}));
+  // Writing the same row again changes nothing, so nothing is emitted; a delete of a key that
+  // is gone neither.
+  Commit(*t, {{RowKind::kInsert, R(1, "c")}, {RowKind::kDelete, R(2, "b")}});
+  EXPECT_EQ(Drain(*s), V{});
+  Commit(*t, {{RowKind::kInsert, R(3, "x")}});
+  EXPECT_EQ(Drain(*s), V{"+I[3, x]"});
+}
+
+TEST_F(StreamScanTest, CompactionsAddNoChanges) {
+  auto t = Create("t", {{"bucket", "1"}});
+  auto s = Open(*t);
+  Commit(*t, {{RowKind::kInsert, R(1, "a")}});
+  Commit(*t, {{RowKind::kInsert, R(1, "b")}});
+  auto done = t->CompactFull();
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  ASSERT_TRUE(done->has_value());
+  EXPECT_EQ(Drain(*s), (V{"+I[1, a]", "-U[1, a]", "+U[1, b]"}));
+}
+
+TEST_F(StreamScanTest, NothingIsLostOrDoubledAtTheSeamOfAFullStart) {
+  auto t = Create("t", {{"changelog-producer", "input"}, {"bucket", "2"}});
+  for (int64_t i = 0; i < 5; i++) Commit(*t, {{RowKind::kInsert, R(i, "old")}});
+  auto s = Open(*t);
+  for (int64_t i = 5; i < 8; i++) Commit(*t, {{RowKind::kInsert, R(i, "new")}});
+  std::vector<std::string> got = Drain(*s);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (V{"+I[0, old]", "+I[1, old]", "+I[2, old]", "+I[3, old]", "+I[4, old]",
+                    "+I[5, new]", "+I[6, new]", "+I[7, new]"}));
+}
+
+TEST_F(StreamScanTest, StartupModes) {
+  auto t = Create("t", {{"changelog-producer", "input"}, {"bucket", "1"}});
+  Commit(*t, {{RowKind::kInsert, R(1, "s1")}});  // snapshot 1
+  Commit(*t, {{RowKind::kInsert, R(2, "s2")}});  // snapshot 2
+  StreamOptions latest;
+  latest.startup_mode = "latest";
+  auto from_latest = Open(*t, latest);
+  StreamOptions from2;
+  from2.startup_mode = "from-snapshot";
+  from2.startup_snapshot_id = 2;
+  auto from_snapshot = Open(*t, from2);
+  std::this_thread::sleep_for(20ms);
+  const int64_t between = std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+  std::this_thread::sleep_for(20ms);
+  Commit(*t, {{RowKind::kInsert, R(3, "s3")}});  // snapshot 3
+  StreamOptions ts;
+  ts.startup_mode = "timestamp";
+  ts.startup_timestamp_millis = between;
+  auto from_time = Open(*t, ts);
+  EXPECT_EQ(Drain(*from_latest), V{"+I[3, s3]"});
+  EXPECT_EQ(Drain(*from_snapshot), (V{"+I[2, s2]", "+I[3, s3]"}));
+  EXPECT_EQ(Drain(*from_time), V{"+I[3, s3]"});
+  EXPECT_EQ(from_time->next_snapshot_id(), 4);
+
+  StreamOptions bad;
+  bad.startup_mode = "from-snapshot";
+  EXPECT_FALSE(t->NewStreamScan(bad).ok());  // needs a snapshot id
+  bad.startup_mode = "earliest-offset";
+  auto unknown = t->NewStreamScan(bad);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().ToString().find("earliest-offset"), std::string::npos);
+}
+
+TEST_F(StreamScanTest, ACommitFromAnotherThreadIsNoticedWhileWaiting) {
+  auto t = Create("t", {{"changelog-producer", "input"}, {"bucket", "1"}});
+  auto s = Open(*t);
+  RowBatch b;
+  auto idle = s->Next(&b, 100ms);
+  ASSERT_TRUE(idle.ok());
+  EXPECT_FALSE(*idle);  // nothing committed: the wait ends empty
+  std::thread writer([&]() {
+    std::this_thread::sleep_for(100ms);
+    Commit(*t, {{RowKind::kInsert, R(7, "late")}});
+  });
+  auto got = s->Next(&b, 10s);
+  writer.join();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_TRUE(*got);
+  ASSERT_EQ(b.rows.size(), 1u);
+  EXPECT_EQ(Change(b.kinds[0], b.rows[0]), "+I[7, late]");
+}
+
+TEST_F(StreamScanTest, FiltersApplyAfterNormalisingSoAnUpdateLeavingThemRetracts) {
+  auto t = Create("t", {{"bucket", "1"}});
+  StreamOptions o;
+  o.projection = std::vector<int>{1};
+  Predicate p;
+  p.column = 1;
+  p.op = Predicate::Op::kEq;
+  p.literals = {Value::String("a")};
+  o.filters = {p};
+  auto s = Open(*t, o);
+  Commit(*t, {{RowKind::kInsert, R(1, "a")}, {RowKind::kInsert, R(2, "b")}});
+  EXPECT_EQ(Drain(*s), V{"+I[a]"});
+  Commit(*t, {{RowKind::kInsert, R(1, "z")}});
+  EXPECT_EQ(Drain(*s), V{"-U[a]"});
+}
+
+TEST_F(StreamScanTest, AppendTablesStreamTheirRowsInWriteOrder) {
+  auto t = Create("t", {{"bucket", "1"}}, /*primary_key=*/false);
+  auto s = Open(*t);
+  Commit(*t, {{RowKind::kInsert, R(3, "c")}, {RowKind::kInsert, R(1, "a")}});
+  Commit(*t, {{RowKind::kInsert, R(2, "b")}, {RowKind::kInsert, R(1, "a")}});
+  EXPECT_EQ(Drain(*s), (V{"+I[3, c]", "+I[1, a]", "+I[2, b]", "+I[1, a]"}));
+}
+
+TEST_F(StreamScanTest, ProducersPaimonRefusesAreRefusedAtCreate) {
+  TableSpec append;
+  append.columns = {{0, "id", DataType::BigInt(), ""}};
+  append.options = {{"changelog-producer", "input"}};
+  Status st = TryCreate("a", append);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("primary key"), std::string::npos) << st.ToString();
+  TableSpec first_row;
+  first_row.columns = {{0, "id", DataType::BigInt().NotNull(), ""}};
+  first_row.primary_keys = {"id"};
+  first_row.options = {{"merge-engine", "first-row"}, {"changelog-producer", "input"}};
+  st = TryCreate("f", first_row);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("first-row"), std::string::npos) << st.ToString();
+}
+
+}  // namespace
+}  // namespace tributary
