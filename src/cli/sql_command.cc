@@ -1,4 +1,5 @@
 // tributary sql: runs SQL from -e, -f, a pipe on stdin, or an interactive shell.
+#include <chrono>
 #include <unistd.h>
 
 #include <cstdio>
@@ -105,6 +106,7 @@ int RunSqlCommand(int argc, char** argv) {
   if (warehouse.empty()) warehouse = "./warehouse";
   sql::ScriptOptions options;
   std::vector<Source> sources;
+  std::optional<std::chrono::milliseconds> idle_timeout;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     std::string value;
@@ -150,6 +152,7 @@ int RunSqlCommand(int argc, char** argv) {
         std::fprintf(stderr, "tributary sql: --idle-timeout-ms needs a non-negative number\n");
         return 1;
       }
+      idle_timeout = std::chrono::milliseconds(ms);
     } else if (arg == "-q" || arg == "--quiet") {
       options.print_messages = false;
     } else {
@@ -168,6 +171,7 @@ int RunSqlCommand(int argc, char** argv) {
                  session.status().message().c_str());
     return 1;
   }
+  (*session)->set_stream_idle_timeout(idle_timeout);
   if (sources.empty()) {
     if (isatty(STDIN_FILENO)) return RunInteractive(**session, options);
     std::string script;

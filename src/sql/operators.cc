@@ -11,6 +11,7 @@
 #include "sql/cast.h"
 #include "sql/vector_eval.h"
 #include "tributary/table.h"
+#include "tributary/stream_scan.h"
 #include "tributary/table_scan.h"
 
 namespace tributary::sql {
@@ -81,6 +82,48 @@ class ScanOperator : public Operator {
  private:
   std::unique_ptr<Table> table_;  // outlives the scan
   std::unique_ptr<TableScan> scan_;
+  std::string description_;
+};
+
+// ---- a table's changes, as they are committed
+
+class StreamSourceOperator : public Operator {
+ public:
+  StreamSourceOperator(std::unique_ptr<Table> table, std::unique_ptr<StreamScan> stream,
+                       std::optional<std::chrono::milliseconds> idle_timeout,
+                       std::string description)
+      : table_(std::move(table)), stream_(std::move(stream)), idle_timeout_(idle_timeout),
+        description_(std::move(description)) {
+    fields_.push_back(Field{0, "op", DataType::String().NotNull(), ""});
+    for (const Field& f : stream_->output_fields()) fields_.push_back(f);
+  }
+  std::string Describe() const override { return description_; }
+  Result<bool> Next(ColumnBatch* out) override {
+    RowBatch rows;
+    while (true) {
+      // Without an idle time-out the query runs until its LIMIT or until it is interrupted.
+      TRIB_ASSIGN_OR_RETURN(bool more,
+                            stream_->Next(&rows, idle_timeout_.value_or(std::chrono::hours(1))));
+      if (more) break;
+      if (idle_timeout_) return false;
+    }
+    std::vector<Row> with_op;
+    with_op.reserve(rows.rows.size());
+    for (size_t i = 0; i < rows.rows.size(); i++) {
+      Row r;
+      r.reserve(rows.rows[i].size() + 1);
+      r.push_back(Value::String(std::string(RowKindShortString(rows.kinds[i]))));
+      for (Value& v : rows.rows[i]) r.push_back(std::move(v));
+      with_op.push_back(std::move(r));
+    }
+    *out = RowsToBatch(fields_, with_op.begin(), with_op.end());
+    return true;
+  }
+
+ private:
+  std::unique_ptr<Table> table_;  // outlives the stream
+  std::unique_ptr<StreamScan> stream_;
+  std::optional<std::chrono::milliseconds> idle_timeout_;
   std::string description_;
 };
 
@@ -564,6 +607,12 @@ OperatorPtr MakeScan(std::unique_ptr<Table> table, std::unique_ptr<TableScan> sc
                      std::string description) {
   return std::make_unique<ScanOperator>(std::move(table), std::move(scan),
                                         std::move(description));
+}
+OperatorPtr MakeStreamSource(std::unique_ptr<Table> table, std::unique_ptr<StreamScan> stream,
+                             std::optional<std::chrono::milliseconds> idle_timeout,
+                             std::string description) {
+  return std::make_unique<StreamSourceOperator>(std::move(table), std::move(stream), idle_timeout,
+                                                std::move(description));
 }
 OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows, std::string description) {
   return std::make_unique<RowsOperator>(std::move(fields), std::move(rows),

@@ -5,6 +5,7 @@
 // Thread-safety: an operator tree is used by one thread.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -18,6 +19,7 @@
 namespace tributary {
 class Table;
 class TableScan;
+class StreamScan;
 }  // namespace tributary
 
 namespace tributary::sql {
@@ -46,6 +48,11 @@ std::string ExplainTree(const Operator& op);
 // `description`: what EXPLAIN says of it (table, projection, pushed filters, ...).
 OperatorPtr MakeScan(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan,
                      std::string description);
+// A streaming read of a table's changes: an `op` column (+I, -U, +U, -D), then the stream's
+// columns. Ends once `idle_timeout` passes without a change (never without one). Owns the table.
+OperatorPtr MakeStreamSource(std::unique_ptr<Table> table, std::unique_ptr<StreamScan> stream,
+                             std::optional<std::chrono::milliseconds> idle_timeout,
+                             std::string description);
 // Rows held in memory (VALUES, system tables, a query without FROM), in batches.
 OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows, std::string description);
 // The rows of `child` for which every predicate is TRUE. `note`: added to its EXPLAIN line.

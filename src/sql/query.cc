@@ -10,11 +10,13 @@
 #include <unordered_map>
 
 #include "common/datetime.h"
+#include "common/timezone.h"
 #include "sql/cast.h"
 #include "sql/expression.h"
 #include "sql/operators.h"
 #include "options/option_values.h"
 #include "tributary/options.h"
+#include "tributary/stream_scan.h"
 #include "tributary/table_scan.h"
 
 namespace tributary::sql {
@@ -668,9 +670,128 @@ Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
   return out;
 }
 
+namespace {
+
+bool AllDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Where a streaming read starts, from the table's options and the query's hints (hints win):
+// 'scan.startup.mode', or the start implied by 'scan.snapshot-id' / 'scan.timestamp-millis' /
+// 'scan.startup.timestamp' (epoch milliseconds, or a date-time in the session time zone).
+Status StreamStartup(const Session& session, const TableSchema& schema,
+                     const std::map<std::string, std::string>& hints, StreamOptions* o) {
+  auto get = [&](const char* key) -> std::optional<std::string> {
+    auto it = hints.find(key);
+    if (it != hints.end()) return it->second;
+    return schema.Option(key);
+  };
+  std::optional<std::string> mode = get("scan.startup.mode");
+  if (auto id = get("scan.snapshot-id")) {
+    TRIB_ASSIGN_OR_RETURN(int64_t v, options::ParseInt64(*id));
+    o->startup_snapshot_id = v;
+    if (!mode) mode = "from-snapshot";
+  }
+  if (auto ms = get("scan.timestamp-millis")) {
+    TRIB_ASSIGN_OR_RETURN(int64_t v, options::ParseInt64(*ms));
+    o->startup_timestamp_millis = v;
+    if (!mode) mode = "timestamp";
+  }
+  if (auto text = get("scan.startup.timestamp")) {
+    std::string_view v = options::Trim(*text);
+    if (AllDigits(v)) {
+      TRIB_ASSIGN_OR_RETURN(int64_t millis, options::ParseInt64(std::string(v)));
+      o->startup_timestamp_millis = millis;
+    } else {
+      TRIB_ASSIGN_OR_RETURN(Timestamp local, ParseTimestamp(v, 3));
+      auto tz_name = session.options().find("table.local-time-zone");
+      TRIB_ASSIGN_OR_RETURN(TimeZone tz, TimeZone::Load(tz_name == session.options().end()
+                                                            ? ""
+                                                            : tz_name->second));
+      const int64_t seconds = local.millis >= 0 ? local.millis / 1000 : -((-local.millis + 999) / 1000);
+      o->startup_timestamp_millis = tz.LocalToUtc(seconds) * 1000 + (local.millis - seconds * 1000);
+    }
+    if (!mode) mode = "timestamp";
+  }
+  if (mode) o->startup_mode = *mode;
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt& q,
+                                       std::optional<std::chrono::milliseconds> idle_timeout) {
+  if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
+  auto unsupported = [&](const std::string& what) {
+    return NotSupportedAt(q.pos, what + " in streaming mode (execution.runtime-mode = "
+                                        "'streaming') is not supported yet");
+  };
+  if (!q.values.empty() || !q.from) return unsupported("a SELECT without a table");
+  if (q.from->subquery) return unsupported("a subquery in FROM");
+  if (!q.order_by.empty()) return unsupported("ORDER BY");
+  if (q.distinct) return unsupported("SELECT DISTINCT");
+  if (q.offset > 0) return unsupported("OFFSET");
+  TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
+  Source& src = plan.source;
+  if (!src.table) return unsupported("reading a system table");
+  if (plan.grouped) return unsupported("GROUP BY and aggregates");
+  StreamOptions opts;
+  opts.projection = plan.scan.projection;
+  opts.filters = plan.scan.filters;
+  opts.time_zone = SessionTimeZone(session);
+  Status st = StreamStartup(session, *src.table->schema(), src.dynamic_options, &opts);
+  if (!st.ok()) return ErrorAt(q.from->hints_pos, st.message());
+  auto stream = src.table->NewStreamScan(opts);
+  if (!stream.ok()) return ErrorAt(q.from->name.pos, stream.status().message());
+  // Expressions over the table read the streamed columns, after the op column.
+  std::vector<int> slot(src.fields.size(), -1);
+  for (size_t i = 0; i < plan.scan.projection.size(); i++) {
+    slot[plan.scan.projection[i]] = static_cast<int>(i) + 1;
+  }
+  for (auto& c : plan.conjuncts) RemapColumns(c.get(), slot);
+  for (auto& it : plan.items) RemapColumns(it.get(), slot);
+  const std::string producer = src.table->schema()->Option("changelog-producer").value_or("none");
+  std::string describe = "StreamScan: " + src.name + " from '" + opts.startup_mode + "'";
+  if (!src.table->schema()->primary_keys.empty()) {
+    describe += producer == "none" ? ", new files of each commit normalised into a changelog "
+                                     "(ChangelogNormalize: one row per key held)"
+                                   : ", changelog files ('changelog-producer' = '" + producer +
+                                         "')";
+  }
+  describe += ", columns [";
+  for (size_t i = 0; i < plan.scan.projection.size(); i++) {
+    describe += (i ? ", " : "") + src.fields[plan.scan.projection[i]].name;
+  }
+  describe += "]";
+  for (const auto& f : plan.scan.filter_texts) describe += ", filter " + f;
+  OperatorPtr op = MakeStreamSource(std::move(src.table), std::move(*stream), idle_timeout,
+                                    describe);
+  op = MakeFilter(std::move(op), std::move(plan.conjuncts),
+                  plan.scan.all_pushed && !plan.scan.filters.empty()
+                      ? " (all pushed into the stream, checked again)"
+                      : "");
+  std::vector<BoundExprPtr> exprs;
+  std::vector<Field> fields;
+  auto op_ref = std::make_unique<BoundExpr>();
+  op_ref->kind = BoundKind::kColumn;
+  op_ref->column = 0;
+  op_ref->type = DataType::String().NotNull();
+  exprs.push_back(std::move(op_ref));
+  fields.push_back(Field{0, "op", DataType::String().NotNull(), ""});
+  for (size_t i = 0; i < plan.items.size(); i++) {
+    exprs.push_back(std::move(plan.items[i]));
+    Field f = plan.fields[i];
+    f.id = static_cast<int32_t>(fields.size());
+    fields.push_back(std::move(f));
+  }
+  op = MakeProject(std::move(op), std::move(exprs), std::move(fields));
+  return MakeLimit(std::move(op), 0, q.limit);
+}
+
 Result<std::string> ExplainQuery(const Session& session, const SelectStmt& q) {
   // The operators the query would run (nothing is read: scans plan on their first batch).
-  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, q));
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, session.streaming() ? OpenStreamingQuery(session, q, std::nullopt)
+                                                            : OpenQuery(session, q));
   return ExplainTree(*op);
 }
 

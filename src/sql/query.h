@@ -4,7 +4,9 @@
 // Thread-safety: stateless functions; the session is used by one thread.
 #pragma once
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,12 @@ inline constexpr const char* kSortMemoryLimitKey = "sql.sort.memory-limit";
 // Plans the query and returns its operator tree: rows are read as the caller pulls them
 // (operators.h), so a query without ORDER BY, GROUP BY or DISTINCT holds one batch at a time.
 Result<std::unique_ptr<Operator>> OpenQuery(const Session& session, const SelectStmt& q);
+// A SELECT over one table in streaming mode: its changes as they are committed, each row led by
+// an `op` column (+I, -U, +U, -D); the projection and simple filters go into the stream. Ends
+// at its LIMIT, or once `idle_timeout` passes without a change (never without one).
+Result<std::unique_ptr<Operator>> OpenStreamingQuery(
+    const Session& session, const SelectStmt& q,
+    std::optional<std::chrono::milliseconds> idle_timeout);
 // Every row of the query (for CREATE TABLE AS and INSERT ... SELECT).
 Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q);
 

@@ -169,10 +169,10 @@ Result<std::pair<Catalog*, std::string>> Session::ResolveDatabase(
 }
 
 Result<StatementResult> Session::Select(const SelectStmt& s) {
-  auto mode = options_.find("execution.runtime-mode");
-  if (mode != options_.end() && mode->second == "streaming") {
-    return NotSupportedAt(s.pos, "streaming SELECT (execution.runtime-mode = 'streaming') is "
-                                 "not supported yet; SET 'execution.runtime-mode' = 'batch'");
+  if (streaming()) {
+    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Operator> op,
+                          OpenStreamingQuery(*this, s, stream_idle_timeout_));
+    return Cursor(std::move(op), s.pos);
   }
   TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Operator> op, OpenQuery(*this, s));
   return Cursor(std::move(op), s.pos);

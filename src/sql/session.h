@@ -3,7 +3,9 @@
 // Thread-safety: one thread at a time.
 #pragma once
 
+#include <chrono>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +63,16 @@ class Session {
 
   const std::string& current_database() const { return current_database_; }
   const std::map<std::string, std::string>& options() const { return options_; }
+  // SET 'execution.runtime-mode' = 'streaming': SELECTs follow their table's changes.
+  bool streaming() const {
+    auto it = options_.find("execution.runtime-mode");
+    return it != options_.end() && it->second == "streaming";
+  }
+  // How long a streaming SELECT waits for a change before it ends (--idle-timeout-ms); unset: it
+  // runs until its LIMIT or until interrupted.
+  void set_stream_idle_timeout(std::optional<std::chrono::milliseconds> t) {
+    stream_idle_timeout_ = t;
+  }
 
   // t, db.t, catalog.db.t (each optionally with $system).
   Result<ResolvedName> ResolveTable(const QualifiedName& name) const;
@@ -101,6 +113,7 @@ class Session {
   std::string current_catalog_ = kDefaultCatalog;
   std::string current_database_ = "default";
   std::map<std::string, std::string> options_;  // SET 'key' = 'value', canonical keys
+  std::optional<std::chrono::milliseconds> stream_idle_timeout_;
 };
 
 }  // namespace tributary::sql

@@ -45,5 +45,22 @@ out=$(run -e "SET 'execution.runtime-mod' = 'batch'" 2>&1)
 case "$out" in *"execution.runtime-mode"*) check "SET did-you-mean" "yes" "yes" ;;
   *) check "SET did-you-mean" "execution.runtime-mode" "$out" ;; esac
 
+# A streaming SELECT follows a table while another process commits to it, and ends once nothing
+# new arrived for --idle-timeout-ms.
+run -e "CREATE TABLE s (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1');
+INSERT INTO s VALUES (1, 'a')" >/dev/null 2>&1
+( sleep 2; run -e "INSERT INTO s VALUES (1, 'b'), (2, 'c')" >/dev/null 2>&1 ) &
+start=$(date +%s%N)
+out=$("$BIN" sql --warehouse "$W/wh" --format csv --idle-timeout-ms 4000 \
+  -e "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM s" 2>/dev/null | tr -d '\r' | tr '\n' ' ')
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+wait
+check "streaming SELECT sees a concurrent commit" "op,id,v +I,1,a -U,1,a +U,1,b +I,2,c " "$out"
+[ "$elapsed_ms" -ge 4000 ] && [ "$elapsed_ms" -lt 30000 ]
+check "streaming SELECT ends after the idle time-out" "0" "$?"
+out=$("$BIN" sql --warehouse "$W/wh" --idle-timeout-ms x -e "SELECT 1" 2>&1; true)
+case "$out" in *"non-negative number"*) check "bad --idle-timeout-ms" "yes" "yes" ;;
+  *) check "bad --idle-timeout-ms" "non-negative number" "$out" ;; esac
+
 [ "$fails" -eq 0 ] && echo "sql_cli_test: all passed" || echo "sql_cli_test: $fails failed"
 [ "$fails" -eq 0 ]
