@@ -15,7 +15,7 @@
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot_reader.h"
-#include "read/point_lookup.h"
+#include "datafile/point_lookup.h"
 
 namespace tributary::read {
 
@@ -29,6 +29,8 @@ using datafile::ReadDataFile;
 using datafile::ReadDataFileColumns;
 using datafile::ReadDeduplicatedColumns;
 using datafile::ReadPushdown;
+using datafile::FindKeyInFile;
+using datafile::MergeFound;
 using merge::ColumnMergePlan;
 using meta::ResolveExternalPath;
 

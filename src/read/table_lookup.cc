@@ -16,7 +16,7 @@
 #include "io/file_cache.h"
 #include "common/check_value.h"
 #include "read/table_read.h"
-#include "read/point_lookup.h"
+#include "datafile/point_lookup.h"
 #include "meta/snapshot_reader.h"
 #include "tributary/table_scan.h"
 
@@ -26,6 +26,10 @@ using datafile::DecodeKeyRange;
 using datafile::FileLayout;
 using datafile::KeyRange;
 using datafile::OptionIsTrue;
+using datafile::LoadSortedFile;
+using datafile::MergeFound;
+using datafile::SearchSorted;
+using datafile::SortedFile;
 using meta::ReadLiveEntriesShared;
 using meta::ReadSnapshotCached;
 using meta::ResolveExternalPath;

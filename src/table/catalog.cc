@@ -226,7 +226,21 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     return Status::Invalid("merge engine 'first-row' supports only changelog-producer 'none' or "
                            "'lookup', not '" + core.changelog_producer + "'");
   }
-  if (core.changelog_producer != "none" && core.changelog_producer != "input") {
+  if (core.changelog_producer == "lookup" && core.merge_engine != "deduplicate" &&
+      core.merge_engine != "first-row") {
+    return Status::NotSupported(
+        "changelog-producer 'lookup' with merge engine '" + core.merge_engine +
+        "' is not supported yet (Paimon's lookup tables keep each key's whole merged value in "
+        "the newest level, which Tributary's compaction does not write yet); it works with "
+        "deduplicate and first-row");
+  }
+  if (core.changelog_producer == "lookup" && s.Option("full-compaction.delta-commits")) {
+    return Status::Invalid("'full-compaction.delta-commits' is incompatible with "
+                           "'changelog-producer' = 'lookup': use 'changelog-producer' = "
+                           "'full-compaction' for a changelog at periodic full compactions");
+  }
+  if (core.changelog_producer != "none" && core.changelog_producer != "input" &&
+      core.changelog_producer != "lookup") {
     return Status::NotSupported("changelog-producer '" + core.changelog_producer +
                                 "' is not supported yet");
   }

@@ -20,8 +20,8 @@ Status BucketWriter::Flush(int64_t target_file_size) {
     // its row kind, before the merge folds them (Paimon's INPUT producer).
     merge::SortWriteBuffer(&buffer_, merge::KeyComparator(layout_.key_columns),
                            merge::SequenceOrder(ctx_.merge_config));
-    if (!changelog_namer_) changelog_namer_.emplace(*ctx_.input_changelog_prefix, "");
-    DataFileWriter changelog(layout_, dir_, &*changelog_namer_, target_file_size, 0,
+    DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
+                             target_file_size, 0,
                              meta::FileSource::kAppend, ctx_.format, ctx_.write_cols);
     Status st;
     for (size_t i = 0; st.ok() && i < buffer_.size(); i++) st = changelog.Write(buffer_[i]);

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,11 @@ struct WriteContext {
   // 'changelog-producer' = 'input': every flush also writes the buffered records, unmerged and
   // with their row kinds, to changelog files named with this prefix ('changelog-file.prefix').
   std::optional<std::string> input_changelog_prefix;
+  // 'changelog-producer' = 'lookup': each commit writes the exact changes of its keys to
+  // changelog files named with this prefix (lookup_changelog.h).
+  std::optional<std::string> lookup_changelog_prefix;
+  bool row_deduplicate = false;                    // 'changelog-producer.row-deduplicate'
+  std::set<std::string> row_deduplicate_ignore;   // '...row-deduplicate-ignore-fields'
 };
 
 class BucketWriter {
@@ -81,8 +87,13 @@ class BucketWriter {
   Status Flush(int64_t target_file_size);
 
   std::vector<meta::DataFileMeta>& new_files() { return new_files_; }
-  // Changelog files of this commit's flushes ('changelog-producer' = 'input').
+  // Changelog files of this commit ('changelog-producer' = 'input' or 'lookup').
   std::vector<meta::DataFileMeta>& new_changelog_files() { return new_changelog_files_; }
+  // Names changelog files (prefix: 'changelog-file.prefix').
+  meta::FileNamer* changelog_namer(const std::string& prefix) {
+    if (!changelog_namer_) changelog_namer_.emplace(prefix, "");
+    return &*changelog_namer_;
+  }
   void ReleaseFlushed() { flushed_.clear(); }
   const datafile::FileLayout& layout() const { return layout_; }
   const WriteContext& context() const { return ctx_; }

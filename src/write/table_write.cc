@@ -20,6 +20,7 @@
 #include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "write/bucket_writer.h"
+#include "write/lookup_changelog.h"
 #include "write/column_buffer.h"
 #include "merge/column_merge.h"
 #include "compact/compaction_job.h"
@@ -414,6 +415,26 @@ class FileStoreWriter : public TableWriter {
     m->bucket = id.second;
     m->total_buckets = TotalBuckets();
     m->new_files = bw->new_files();
+    if (ctx_.lookup_changelog_prefix && !m->new_files.empty()) {
+      // The exact changes of this commit's keys against the latest snapshot's values.
+      static const std::vector<meta::DataFileMeta> kNoFiles;
+      auto committed = existing_.find(id);
+      LookupChangelogInput in;
+      in.table_path = path_;
+      in.schema = schema_.get();
+      in.layout = &layout_;
+      in.merge_config = ctx_.merge_config;
+      in.format = &ctx_.format;
+      in.bucket_dir = bw->dir();
+      in.committed = committed == existing_.end() ? &kNoFiles : &committed->second;
+      in.new_files = &m->new_files;
+      in.row_deduplicate = ctx_.row_deduplicate;
+      in.ignore_fields = ctx_.row_deduplicate_ignore;
+      in.target_file_size = core_.target_file_size;
+      TRIB_ASSIGN_OR_RETURN(auto files,
+                            WriteLookupChangelog(in, bw->changelog_namer(*ctx_.lookup_changelog_prefix)));
+      for (auto& f : files) bw->new_changelog_files().push_back(std::move(f));
+    }
     m->changelog_files = bw->new_changelog_files();
     // A bucket without new files still hands in a finished background compaction.
     const bool job_ready = job && (job->done.load() || waiting_for_jobs_);
@@ -734,6 +755,22 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   // changelog"), so its writer writes none.
   if (ctx.merge_config && core.changelog_producer == "input" && !options.overwrite) {
     ctx.input_changelog_prefix = core.changelog_file_prefix;
+  }
+  if (ctx.merge_config && core.changelog_producer == "lookup" && !options.overwrite) {
+    ctx.lookup_changelog_prefix = core.changelog_file_prefix;
+    ctx.row_deduplicate = OptionIsTrue(*schema, "changelog-producer.row-deduplicate");
+    if (auto f = schema->Option("changelog-producer.row-deduplicate-ignore-fields")) {
+      std::string field;
+      for (char ch : *f + ",") {
+        if (ch == ',') {
+          while (!field.empty() && field.back() == ' ') field.pop_back();
+          if (!field.empty()) ctx.row_deduplicate_ignore.insert(field);
+          field.clear();
+        } else if (ch != ' ' || !field.empty()) {
+          field += ch;
+        }
+      }
+    }
   }
   if (ctx.merge_config && !ctx.input_changelog_prefix) {
     const merge::MergeConfig& c = *ctx.merge_config;

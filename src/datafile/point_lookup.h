@@ -11,13 +11,13 @@
 #include "merge/merge_function.h"
 #include "datafile/data_file.h"
 
-namespace tributary::read {
+namespace tributary::datafile {
 
 // Appends to `found` the records of `key` (values of the trimmed primary key) in data file `f`
 // at `path`. Files whose key range excludes the key are skipped unread; others are decoded once
 // into the process-wide file cache (they are immutable) and binary-searched.
 // `read_schema_id`/`file_fields`: as ReadDataFile (file_fields set when `f` has an older schema).
-Status FindKeyInFile(const std::string& path, const datafile::FileLayout& layout,
+Status FindKeyInFile(const std::string& path, const FileLayout& layout,
                      const meta::DataFileMeta& f, int64_t read_schema_id,
                      const std::vector<Field>* file_fields, const Row& key,
                      std::vector<merge::KeyValue>* found);
@@ -46,11 +46,11 @@ struct SortedFile {
 // Data file `f` as a SortedFile, from the process-wide file cache (decoded on first use; files
 // are immutable).
 Result<std::shared_ptr<const SortedFile>> LoadSortedFile(
-    const std::string& path, const datafile::FileLayout& layout, const meta::DataFileMeta& f,
+    const std::string& path, const FileLayout& layout, const meta::DataFileMeta& f,
     int64_t read_schema_id, const std::vector<Field>* file_fields);
 
 // Appends to `found` the records of `key` in `file` (sorted by key, one per key).
-Status SearchSorted(const SortedFile& file, const datafile::FileLayout& layout, const Row& key,
+Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row& key,
                     std::vector<merge::KeyValue>* found);
 
 // Orders `found` by sequence and merges it with `fn`; the row if the key is live.
@@ -58,4 +58,4 @@ Result<std::optional<Row>> MergeFound(std::vector<merge::KeyValue> found,
                                       const std::shared_ptr<const merge::MergeConfig>& config,
                                       merge::MergeFunction* fn);
 
-}  // namespace tributary::read
+}  // namespace tributary::datafile

@@ -1,15 +1,12 @@
-#include "read/point_lookup.h"
+#include "datafile/point_lookup.h"
 
 #include <algorithm>
 
 #include "format/binary_row.h"
 #include "io/file_cache.h"
 
-namespace tributary::read {
+namespace tributary::datafile {
 
-using datafile::DecodeKeyRange;
-using datafile::FileLayout;
-using datafile::ReadDataFile;
 using io::FileCache;
 
 Result<merge::KeyValue> SortedFile::Record(size_t i) const {
@@ -149,4 +146,4 @@ Result<std::optional<Row>> MergeFound(std::vector<merge::KeyValue> found,
   return std::optional<Row>(std::move(r->value));
 }
 
-}  // namespace tributary::read
+}  // namespace tributary::datafile
