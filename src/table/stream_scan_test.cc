@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "datafile/test_hooks.h"
 #include "io/file_system.h"
 #include "tributary/catalog.h"
 #include "tributary/stream_scan.h"
@@ -104,6 +105,27 @@ TEST_F(StreamScanTest, InputProducerPassesTheWrittenRecordsThrough) {
   // A second reader from the start sees the same log.
   auto again = Open(*t, o);
   EXPECT_EQ(Drain(*again), (V{"+I[1, a]", "+I[2, b]", "-U[1, a]", "+U[1, c]", "-D[2, b]"}));
+}
+
+// The row buffer (nested columns, partial-column writes, Avro level-0 files) and the column
+// buffer write the same changelog.
+TEST_F(StreamScanTest, InputChangelogIsTheSameFromTheRowBuffer) {
+  std::vector<std::vector<std::string>> logs;
+  for (bool rows : {false, true}) {
+    datafile::GetTestHooks().row_write_buffer = rows;
+    auto t = Create(rows ? "rows" : "columns", {{"changelog-producer", "input"}, {"bucket", "2"}});
+    Commit(*t, {{RowKind::kInsert, R(3, "c")}, {RowKind::kInsert, R(1, "a")},
+                {RowKind::kInsert, R(1, "b")}, {RowKind::kDelete, R(3, "c")},
+                {RowKind::kUpdateAfter, R(2, "x")}});
+    StreamOptions o;
+    o.startup_mode = "earliest";
+    auto s = Open(*t, o);
+    logs.push_back(Drain(*s));
+  }
+  datafile::GetTestHooks().row_write_buffer = false;
+  EXPECT_EQ(logs[0], logs[1]);
+  std::sort(logs[0].begin(), logs[0].end());
+  EXPECT_EQ(logs[0], (V{"+I[1, a]", "+I[1, b]", "+I[3, c]", "+U[2, x]", "-D[3, c]"}));
 }
 
 TEST_F(StreamScanTest, WithoutAProducerUpdatesAreNormalisedIntoACompleteChangelog) {

@@ -15,7 +15,27 @@ using merge::KeyValue;
 
 Status BucketWriter::Flush(int64_t target_file_size) {
   if (buffer_.empty() && (!columns_ || columns_->empty())) return Status::OK();
-  if (ctx_.input_changelog_prefix && layout_.primary_key) {
+  if (ctx_.input_changelog_prefix && layout_.primary_key && columns_) {
+    // The same from the column buffer: its records in key order (records of one key in write
+    // order, their sequence order), written column by column.
+    DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
+                             target_file_size, 0, meta::FileSource::kAppend, ctx_.format,
+                             ctx_.write_cols);
+    std::vector<uint32_t> order = columns_->SortedByKey(layout_.key_columns);
+    std::vector<int64_t> sequences(order.size()), kinds(order.size());
+    for (size_t k = 0; k < order.size(); k++) {
+      sequences[k] = columns_first_seq_ + order[k];
+      kinds[k] = static_cast<int64_t>(columns_->kind(order[k]));
+    }
+    Status st = changelog.WriteColumns(columns_->Columns(), order.data(), sequences.data(),
+                                       kinds.data(), order.size());
+    if (!st.ok()) {
+      changelog.Abort();
+      return st;
+    }
+    TRIB_ASSIGN_OR_RETURN(auto files, changelog.Finish());
+    for (auto& f : files) new_changelog_files_.push_back(std::move(f));
+  } else if (ctx_.input_changelog_prefix && layout_.primary_key) {
     // The input is the changelog: every buffered record, in key order (then write order), with
     // its row kind, before the merge folds them (Paimon's INPUT producer).
     merge::SortWriteBuffer(&buffer_, merge::KeyComparator(layout_.key_columns),

@@ -772,7 +772,7 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
       }
     }
   }
-  if (ctx.merge_config && !ctx.input_changelog_prefix) {
+  if (ctx.merge_config) {
     const merge::MergeConfig& c = *ctx.merge_config;
     ctx.column_buffer = (c.IsPlainDeduplicate() || c.IsPlainPartialUpdate() ||
                          c.IsPlainAggregation() || c.IsPlainFirstRow()) &&
