@@ -4,11 +4,13 @@
 //   tributary_bench W4|W5|W2|W3 <warehouse>
 // Prints JSON lines (bench_common.h). W4 and W5 read the table W1 `fixed` wrote.
 #include <cstring>
+#include <cstdio>
 #include <optional>
 
 #include "bench_common.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
+#include "tributary/stream_scan.h"
 #include "tributary/table_scan.h"
 #include "tributary/table_writer.h"
 
@@ -352,6 +354,136 @@ Status W3(const std::string& warehouse) {
   return Status::OK();
 }
 
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Freshness: a writer commits one small batch at a time (F_COMMITS commits of F_ROWS rows each)
+// to a table with changelog-producer F_PRODUCER (default input) while a streaming reader in
+// another process (this program, mode Freader) follows it; each commit's latency is the time
+// from the commit returning to the reader holding its rows (system clock, same machine).
+Status Freshness(const std::string& warehouse, const std::string& self) {
+  const int64_t commits = std::getenv("F_COMMITS") ? std::atoll(std::getenv("F_COMMITS")) : 1000;
+  const int64_t rows = std::getenv("F_ROWS") ? std::atoll(std::getenv("F_ROWS")) : 10;
+  const std::string producer = std::getenv("F_PRODUCER") ? std::getenv("F_PRODUCER") : "input";
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  TableSpec spec;
+  spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("commit_no", DataType::BigInt())};
+  spec.primary_keys = {"id"};
+  spec.options = {{"bucket", "1"}, {"changelog-producer", producer}};
+  Identifier id{"default", "freshness", ""};
+  CHECK_OK(catalog->CreateTable(id, spec, false));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(id));
+  // The reader starts, positions itself at the latest snapshot and says so on its stdout.
+  const std::string cmd = self + " Freader " + warehouse + " " + std::to_string(commits * rows);
+  FILE* reader = ::popen(cmd.c_str(), "r");
+  if (!reader) return Status::IOError("cannot start the reader");
+  char line[256];
+  if (!std::fgets(line, sizeof line, reader) || std::string(line) != "ready\n") {
+    ::pclose(reader);
+    return Status::IOError("the reader did not start");
+  }
+  std::vector<int64_t> committed(static_cast<size_t>(commits));
+  ASSIGN_OR_RETURN(writer, table->NewWriter(WriteOptions{}));
+  bench::Timer timer;
+  for (int64_t c = 0; c < commits; c++) {
+    for (int64_t r = 0; r < rows; r++) {
+      CHECK_OK(writer->Write(RowKind::kInsert, Row{Value::Int(c * rows + r), Value::Int(c)}));
+    }
+    ASSIGN_OR_RETURN(snap, writer->Commit());
+    (void)snap;
+    committed[static_cast<size_t>(c)] = NowMicros();
+  }
+  const double secs = timer.Seconds();
+  // The reader prints "<commit_no> <arrival micros>" for the first row of each commit.
+  std::vector<double> latency_ms;
+  while (std::fgets(line, sizeof line, reader)) {
+    long long c = 0, at = 0;
+    if (std::sscanf(line, "%lld %lld", &c, &at) != 2 || c < 0 || c >= commits) continue;
+    latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(c)]) / 1000.0);
+  }
+  const int status = ::pclose(reader);
+  if (status != 0 || static_cast<int64_t>(latency_ms.size()) != commits) {
+    return Status::IOError("the reader saw " + std::to_string(latency_ms.size()) + " of " +
+                           std::to_string(commits) + " commits (exit " + std::to_string(status) +
+                           ")");
+  }
+  std::sort(latency_ms.begin(), latency_ms.end());
+  auto pct = [&](double p) {
+    return latency_ms[std::min(latency_ms.size() - 1, static_cast<size_t>(p * latency_ms.size()))];
+  };
+  Record(kSys, "F", "changelog-producer " + producer)
+      .Int("commits", commits)
+      .Int("rows_per_commit", rows)
+      .Num("secs", secs)
+      .Num("commits_per_sec", commits / secs)
+      .Num("p50_ms", pct(0.50))
+      .Num("p99_ms", pct(0.99))
+      .Num("max_ms", latency_ms.back())
+      .Print();
+  return Status::OK();
+}
+
+// Streaming read throughput: the changelog of the table W1 wrote with W1_CHANGELOG_PRODUCER
+// (input, lookup), read from the earliest snapshot to the latest, against a batch scan of the
+// same table (rows/s each: a change and a row are both one row handed to the reader).
+Status StreamRead(const std::string& warehouse, const std::string& table_name) {
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", table_name, ""}));
+  StreamOptions o;
+  o.startup_mode = "earliest";
+  bench::Timer stream_timer;
+  ASSIGN_OR_RETURN(stream, table->NewStreamScan(o));
+  int64_t changes = 0;
+  RowBatch batch;
+  while (true) {
+    ASSIGN_OR_RETURN(more, stream->Next(&batch, std::chrono::milliseconds(0)));
+    if (!more) break;
+    changes += static_cast<int64_t>(batch.rows.size());
+  }
+  const double stream_secs = stream_timer.Seconds();
+  bench::Timer scan_timer;
+  int64_t rows = 0;
+  CHECK_OK(Drain(*table, {}, [&](const Row&) { rows++; }));
+  const double scan_secs = scan_timer.Seconds();
+  Record(kSys, "S", table_name)
+      .Int("changes", changes)
+      .Num("stream_secs", stream_secs)
+      .Num("stream_rate", changes / stream_secs)
+      .Int("rows", rows)
+      .Num("scan_secs", scan_secs)
+      .Num("scan_rate", rows / scan_secs)
+      .Print();
+  return Status::OK();
+}
+
+Status FreshnessReader(const std::string& warehouse, int64_t rows) {
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "freshness", ""}));
+  StreamOptions o;
+  o.startup_mode = "latest";
+  ASSIGN_OR_RETURN(stream, table->NewStreamScan(o));
+  std::printf("ready\n");
+  std::fflush(stdout);
+  int64_t seen = 0, last_commit = -1;
+  RowBatch batch;
+  while (seen < rows) {
+    ASSIGN_OR_RETURN(more, stream->Next(&batch, std::chrono::seconds(60)));
+    if (!more) return Status::IOError("no change for 60 s");
+    const int64_t at = NowMicros();
+    for (const Row& r : batch.rows) {
+      const int64_t c = r[1].int_value();
+      if (c != last_commit) std::printf("%lld %lld\n", static_cast<long long>(c),
+                                        static_cast<long long>(at));
+      last_commit = c;
+      seen++;
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -361,7 +493,14 @@ int main(int argc, char** argv) {
   }
   std::string w = argv[1], warehouse = argv[2];
   Status st;
-  if (w == "W1") st = W1(warehouse, argc > 3 ? argv[3] : "fixed");
+  if (w == "Freader") {
+    Status r = FreshnessReader(warehouse, argc > 3 ? std::atoll(argv[3]) : 0);
+    if (!r.ok()) std::fprintf(stderr, "reader: %s\n", r.ToString().c_str());
+    return r.ok() ? 0 : 1;
+  }
+  if (w == "F") st = Freshness(warehouse, argv[0]);
+  else if (w == "S") st = StreamRead(warehouse, argc > 3 ? argv[3] : "w1_fixed_input");
+  else if (w == "W1") st = W1(warehouse, argc > 3 ? argv[3] : "fixed");
   else if (w == "W2") st = W2(warehouse);
   else if (w == "W3") st = W3(warehouse);
   else if (w == "W4") st = W4(warehouse);
