@@ -1,5 +1,10 @@
 #include "sql/session.h"
 
+#include "commit/snapshot_expire.h"
+#include "common/datetime.h"
+#include "common/timezone.h"
+#include "options/option_values.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -567,6 +572,7 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   if (!is_sys) {
     return ErrorAt(s.procedure.pos, "unknown procedure '" + name + "'; procedures are sys.<name>");
   }
+  if (p.back() == "expire_snapshots") return ExpireSnapshots(s);
   if (p.back() != "compact") {
     return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
   }
@@ -604,6 +610,73 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   if (!snapshot.ok()) return Locate(snapshot.status(), s.pos);
   if (!snapshot->has_value()) return Message("Nothing to compact in " + id->ToString());
   return Message("Compacted " + id->ToString() + " (snapshot " + std::to_string(**snapshot) + ")");
+}
+
+Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
+  // Paimon's arguments, by name or in this order.
+  static const std::vector<std::string> kArgs = {"table", "retain_max", "retain_min",
+                                                 "older_than", "max_deletes"};
+  std::map<std::string, const Expr*> args;
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    const CallArg& a = s.args[i];
+    std::string name = a.name;
+    if (name.empty()) {
+      if (i >= kArgs.size()) return ErrorAt(a.value->pos, "sys.expire_snapshots takes 5 arguments");
+      name = kArgs[i];
+    }
+    if (std::find(kArgs.begin(), kArgs.end(), name) == kArgs.end()) {
+      return ErrorAt(a.value->pos, "unknown argument '" + name + "' of sys.expire_snapshots "
+                                   "(table, retain_max, retain_min, older_than, max_deletes)");
+    }
+    if (a.value->kind != ExprKind::kLiteral) {
+      return ErrorAt(a.value->pos, "argument '" + name + "' must be a literal");
+    }
+    args[name] = a.value.get();
+  }
+  if (!args.count("table")) {
+    return ErrorAt(s.pos, "sys.expire_snapshots needs a table: CALL sys.expire_snapshots("
+                          "`table` => 'db.t', retain_max => 5)");
+  }
+  const Expr* t = args["table"];
+  auto id = Identifier::Parse(t->text, current_database_);
+  if (!id.ok()) return ErrorAt(t->pos, id.status().message());
+  auto table = current_catalog()->GetTable(*id);
+  if (!table.ok()) return ErrorAt(t->pos, table.status().message());
+  auto options = commit::ExpireOptions::From(*(*table)->schema());
+  if (!options.ok()) return ErrorAt(t->pos, options.status().message());
+  for (const char* key : {"retain_max", "retain_min", "max_deletes"}) {
+    if (!args.count(key)) continue;
+    const Expr* e = args[key];
+    auto v = options::ParseInt64(e->text);
+    if (e->literal_kind != LiteralKind::kInteger || !v.ok() || *v < 1) {
+      return ErrorAt(e->pos, std::string("'") + key + "' must be a positive integer");
+    }
+    (std::string(key) == "retain_max"   ? options->retain_max
+     : std::string(key) == "retain_min" ? options->retain_min
+                                        : options->max_deletes) = *v;
+  }
+  if (options->retain_max < options->retain_min) {
+    return ErrorAt(s.pos, "retain_max (" + std::to_string(options->retain_max) +
+                              ") must be at least retain_min (" +
+                              std::to_string(options->retain_min) + ")");
+  }
+  if (args.count("older_than")) {
+    const Expr* e = args["older_than"];
+    auto local = ParseTimestamp(e->text, 3);
+    if (!local.ok()) return ErrorAt(e->pos, "older_than: " + local.status().message());
+    auto tz_name = options_.find("table.local-time-zone");
+    auto tz = TimeZone::Load(tz_name == options_.end() ? "" : tz_name->second);
+    if (!tz.ok()) return ErrorAt(e->pos, tz.status().message());
+    const int64_t millis = local->millis;
+    const int64_t secs = millis >= 0 ? millis / 1000 : -((-millis + 999) / 1000);
+    options->older_than_millis = tz->LocalToUtc(secs) * 1000 + (millis - secs * 1000);
+  }
+  auto r = commit::ExpireSnapshots((*table)->path(), *(*table)->schema(), *options);
+  if (!r.ok()) return Locate(r.status(), s.pos);
+  return Message("Expired " + std::to_string(r->snapshots) + " snapshot(s) of " +
+                 id->ToString() + " (removed " + std::to_string(r->data_files) +
+                 " data, " + std::to_string(r->changelog_files) + " changelog and " +
+                 std::to_string(r->manifest_files) + " manifest file(s))");
 }
 
 Result<StatementResult> Session::Explain(const ExplainStmt& s) {

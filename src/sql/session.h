@@ -105,6 +105,7 @@ class Session {
   Result<StatementResult> Update(const UpdateStmt& s);
   Result<StatementResult> Set(const SetStmt& s);
   Result<StatementResult> Reset(const ResetStmt& s);
+  Result<StatementResult> ExpireSnapshots(const CallStmt& s);  // CALL sys.expire_snapshots
   Result<StatementResult> Call(const CallStmt& s);
   Result<StatementResult> Explain(const ExplainStmt& s);
   Result<StatementResult> Select(const SelectStmt& s);

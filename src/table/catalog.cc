@@ -7,6 +7,7 @@
 
 #include "io/file_system.h"
 #include "io/file_cache.h"
+#include "commit/snapshot_expire.h"
 #include "common/strings.h"
 #include "merge/merge_config.h"
 #include "meta/paths.h"
@@ -234,6 +235,8 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
         "the newest level, which Tributary's compaction does not write yet); it works with "
         "deduplicate and first-row");
   }
+  // Retention options that contradict each other fail here, not at the first commit.
+  TRIB_RETURN_NOT_OK(commit::ExpireOptions::From(s).status());
   if (core.changelog_producer == "lookup" && s.Option("full-compaction.delta-commits")) {
     return Status::Invalid("'full-compaction.delta-commits' is incompatible with "
                            "'changelog-producer' = 'lookup': use 'changelog-producer' = "

@@ -29,6 +29,7 @@
 #include "write/dynamic_bucket.h"
 #include "io/file_cache.h"
 #include "commit/file_store_commit.h"
+#include "commit/snapshot_expire.h"
 #include "common/check_value.h"
 #include "write/table_write.h"
 #include "meta/snapshot_reader.h"
@@ -37,6 +38,8 @@
 namespace tributary::write {
 
 using commit::CommitMessage;
+using commit::ExpireOptions;
+using commit::ExpireSnapshots;
 using commit::CommitRequest;
 using commit::CommitResult;
 using commit::FileStoreCommit;
@@ -180,6 +183,18 @@ class FileStoreWriter : public TableWriter {
     if (!r.ok()) {
       failed_ = true;
       Abort();
+      return r;
+    }
+    if (*r && !core_.write_only) {
+      // As Paimon's committers: old snapshots expire after each commit. The commit stands
+      // whatever happens here; a failure is reported and the next commit tries again.
+      auto expired = ExpireOptions::From(*schema_);
+      Status st = expired.status();
+      if (st.ok()) st = ExpireSnapshots(path_, *schema_, *expired).status();
+      if (!st.ok()) {
+        return st.WithContext("snapshot " + std::to_string(**r) +
+                              " is committed, but expiring old snapshots failed");
+      }
     }
     return r;
   }
@@ -867,6 +882,14 @@ Result<std::optional<int64_t>> CompactTableFull(
     for (const auto& [d, f] : all_outputs) (void)io::LocalFs().Remove(io::JoinPath(d, f));
     if (!r.ok()) return r.status();
     return Status::Conflict("full compaction lost a race with another writer; run it again");
+  }
+  if (r->last_snapshot && !OptionIsTrue(*schema, "write-only")) {
+    TRIB_ASSIGN_OR_RETURN(ExpireOptions expire, ExpireOptions::From(*schema));
+    Status st = ExpireSnapshots(path, *schema, expire).status();
+    if (!st.ok()) {
+      return st.WithContext("snapshot " + std::to_string(*r->last_snapshot) +
+                            " is committed, but expiring old snapshots failed");
+    }
   }
   return r->last_snapshot;
 }

@@ -99,10 +99,11 @@ def _short(cmd):
     return s if len(s) < 400 else s[:400] + "..."
 
 
-def check_table_invariants(t, table, primary_key=None):
+def check_table_invariants(t, table, primary_key=None, expiring=False):
     """Checks what must hold of any table after any crash. Returns (snapshots, files).
 
-    - `t$snapshots` reads and its ids are contiguous from 1 (nothing expires in these tests);
+    - `t$snapshots` reads and its ids are contiguous from 1 (nothing expires in these tests;
+      `expiring`: contiguous from the oldest retained one);
     - totalRecordCount of every snapshot = the previous one's + its deltaRecordCount;
     - the latest totalRecordCount = the sum of record_count over `t$files` (the live files);
     - every live file exists on disk with the size the manifest records;
@@ -110,9 +111,10 @@ def check_table_invariants(t, table, primary_key=None):
     """
     snaps = t.snapshots(table)
     ids = [s["snapshot_id"] for s in snaps]
-    if ids != list(range(1, len(ids) + 1)):
-        raise Failure("%s: snapshot ids are not contiguous from 1: %s" % (table, _ids(ids)))
-    prev = 0
+    first = ids[0] if expiring and ids else 1
+    if ids != list(range(first, first + len(ids))):
+        raise Failure("%s: snapshot ids are not contiguous from %d: %s" % (table, first, _ids(ids)))
+    prev = snaps[0]["total_record_count"] - snaps[0]["delta_record_count"] if snaps else 0
     for s in snaps:
         total, delta = s["total_record_count"], s["delta_record_count"]
         if total != prev + delta:

@@ -1,0 +1,173 @@
+#include "commit/snapshot_expire.h"
+
+#include <chrono>
+#include <set>
+
+#include "format/binary_row.h"
+#include "io/file_cache.h"
+#include "io/file_system.h"
+#include "meta/paths.h"
+#include "meta/snapshot.h"
+#include "meta/snapshot_reader.h"
+#include "options/core_options.h"
+#include "options/option_values.h"
+
+namespace tributary::commit {
+
+namespace {
+
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The manifest lists a snapshot names, and the manifest files they list.
+Status CollectManifests(const std::string& table_path, const meta::Snapshot& s,
+                        std::set<std::string>* lists, std::set<std::string>* manifests) {
+  std::vector<std::string> names = {s.base_manifest_list, s.delta_manifest_list};
+  if (s.changelog_manifest_list) names.push_back(*s.changelog_manifest_list);
+  for (const auto& list : names) {
+    if (list.empty()) continue;
+    lists->insert(list);
+    TRIB_ASSIGN_OR_RETURN(auto metas, meta::ReadManifestList(table_path, list));
+    for (const auto& m : metas) manifests->insert(m.file_name);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ExpireOptions> ExpireOptions::From(const TableSchema& schema) {
+  ExpireOptions o;
+  auto int_opt = [&](const char* key, int64_t* out) -> Status {
+    if (auto v = schema.Option(key)) {
+      TRIB_ASSIGN_OR_RETURN(*out, options::ParseInt64(*v));
+    }
+    return Status::OK();
+  };
+  TRIB_RETURN_NOT_OK(int_opt("snapshot.num-retained.min", &o.retain_min));
+  TRIB_RETURN_NOT_OK(int_opt("snapshot.num-retained.max", &o.retain_max));
+  TRIB_RETURN_NOT_OK(int_opt("snapshot.expire.limit", &o.max_deletes));
+  if (auto v = schema.Option("snapshot.time-retained")) {
+    TRIB_ASSIGN_OR_RETURN(o.time_retained_ms, options::ParseDurationMillis(*v));
+  }
+  if (o.retain_min < 1) return Status::Invalid("'snapshot.num-retained.min' must be at least 1");
+  if (o.retain_max < o.retain_min) {
+    return Status::Invalid("'snapshot.num-retained.max' (" + std::to_string(o.retain_max) +
+                           ") must be at least 'snapshot.num-retained.min' (" +
+                           std::to_string(o.retain_min) + ")");
+  }
+  return o;
+}
+
+Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableSchema& schema,
+                                     const ExpireOptions& options) {
+  ExpireResult result;
+  for (const char* shared : {"tag", "branch"}) {
+    TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(io::JoinPath(table_path, shared)));
+    if (exists) return result;  // tagged or branched snapshots share files: not expired yet
+  }
+  meta::SnapshotManager snapshots(table_path);
+  TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+  if (ids.size() <= static_cast<size_t>(std::max<int64_t>(options.retain_min, 1))) return result;
+  const int64_t latest = ids.back();
+  const int64_t keep_from_min = latest - options.retain_min + 1;  // ids >= this stay
+  const int64_t force_before = latest - options.retain_max + 1;   // ids < this go
+  const int64_t older_than =
+      options.older_than_millis.value_or(NowMillis() - options.time_retained_ms);
+  // `end`: the oldest snapshot that stays; every id before it goes.
+  size_t end = 0;
+  while (end < ids.size() && static_cast<int64_t>(end) < options.max_deletes) {
+    const int64_t id = ids[end];
+    if (id >= keep_from_min) break;
+    if (id >= force_before) {
+      TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(id));
+      if (s->time_millis >= older_than) break;
+    }
+    end++;
+  }
+  if (end == 0) return result;
+
+  // What the snapshot that stays (and every later one) needs is never removed.
+  TRIB_ASSIGN_OR_RETURN(auto kept, snapshots.Read(ids[end]));
+  std::set<std::string> kept_lists, kept_manifests;
+  TRIB_RETURN_NOT_OK(CollectManifests(table_path, *kept, &kept_lists, &kept_manifests));
+  TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(schema));
+  std::vector<Field> partition_fields;
+  std::vector<DataType> partition_types;
+  for (const auto& k : schema.partition_keys) {
+    partition_fields.push_back(schema.fields[schema.FieldIndex(k)]);
+    partition_types.push_back(partition_fields.back().type);
+  }
+  auto file_path = [&](const meta::ManifestEntry& e) -> Result<std::string> {
+    if (e.file.external_path) return meta::ResolveExternalPath(table_path, *e.file.external_path);
+    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, partition_types));
+    return io::JoinPath(meta::BucketDir(table_path,
+                                        meta::PartitionPath(partition_fields, part,
+                                                            core.partition_default_name),
+                                        e.bucket),
+                        e.file.file_name);
+  };
+  // Data files deleted by the snapshots after the oldest one up to the one that stays: no
+  // snapshot from `end` on lists them (file names are never reused).
+  std::set<std::string> data_files, changelog_files, lists, manifests;
+  for (size_t i = 1; i <= end; i++) {
+    TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(ids[i]));
+    TRIB_ASSIGN_OR_RETURN(auto delta, meta::ReadDeltaEntries(table_path, *s));
+    for (const auto& e : delta) {
+      if (e.kind != meta::FileKind::kDelete) continue;
+      TRIB_ASSIGN_OR_RETURN(std::string path, file_path(e));
+      data_files.insert(std::move(path));
+    }
+  }
+  // The changelog files and the manifests of the snapshots that go.
+  for (size_t i = 0; i < end; i++) {
+    TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(ids[i]));
+    if (s->changelog_manifest_list) {
+      TRIB_ASSIGN_OR_RETURN(auto metas,
+                            meta::ReadManifestList(table_path, *s->changelog_manifest_list));
+      for (const auto& m : metas) {
+        TRIB_ASSIGN_OR_RETURN(auto entries, meta::ReadManifest(table_path, m.file_name));
+        for (const auto& e : entries) {
+          TRIB_ASSIGN_OR_RETURN(std::string path, file_path(e));
+          changelog_files.insert(std::move(path));
+        }
+      }
+    }
+    TRIB_RETURN_NOT_OK(CollectManifests(table_path, *s, &lists, &manifests));
+  }
+
+  // The snapshot files first, oldest first (a reader never sees a snapshot whose files are
+  // gone), then the files only they used.
+  for (size_t i = 0; i < end; i++) {
+    TRIB_RETURN_NOT_OK(io::LocalFs().Remove(meta::SnapshotPath(table_path, ids[i])));
+    result.snapshots++;
+  }
+  (void)io::LocalFs().WriteFile(io::JoinPath(meta::SnapshotDir(table_path), "EARLIEST"),
+                                std::to_string(ids[end]));
+  io::CrashPoint("expire.after-snapshots");
+  for (const auto& set : {&data_files, &changelog_files}) {
+    for (const auto& path : *set) {
+      io::FileCache::Instance().EraseFile(path);
+      Status st = io::LocalFs().Remove(path);
+      if (!st.ok() && !st.IsNotFound()) return st;
+      (set == &data_files ? result.data_files : result.changelog_files)++;
+    }
+  }
+  for (const auto& m : manifests) {
+    if (kept_manifests.count(m)) continue;
+    Status st = io::LocalFs().Remove(meta::ManifestPath(table_path, m));
+    if (!st.ok() && !st.IsNotFound()) return st;
+    result.manifest_files++;
+  }
+  for (const auto& l : lists) {
+    if (kept_lists.count(l)) continue;
+    Status st = io::LocalFs().Remove(meta::ManifestPath(table_path, l));
+    if (!st.ok() && !st.IsNotFound()) return st;
+    result.manifest_files++;
+  }
+  return result;
+}
+
+}  // namespace tributary::commit

@@ -1,0 +1,47 @@
+// Snapshot expiration (Paimon's ExpireSnapshotsImpl): drops the oldest snapshots the retention
+// options no longer keep, with the files only they used: data files that later snapshots deleted,
+// their changelog files, manifests and manifest lists. Run after each commit of a writer (unless
+// 'write-only') and by CALL sys.expire_snapshots.
+//
+// Which snapshots go: every snapshot beyond the newest `retain_max`; of the others, the oldest
+// ones committed before `older_than_millis` (default: now - 'snapshot.time-retained'), stopping
+// at the first one kept; never the newest `retain_min`; at most `max_deletes` per run.
+// Order: the metadata of what goes is read first, then the snapshot files are removed oldest
+// first, then the files only they used. A crash in between leaves unreferenced files (removed by
+// the next expiration or CALL sys.remove_orphan_files), never a snapshot whose files are gone.
+// Tables with tags or branches are not expired (their snapshots share files): not supported yet.
+// Thread-safety: stateless; safe beside concurrent writers (it never removes the latest
+// snapshot or a file a newer snapshot lists).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tributary/result.h"
+#include "tributary/schema.h"
+
+namespace tributary::commit {
+
+struct ExpireOptions {
+  int64_t retain_min = 10;          // 'snapshot.num-retained.min'
+  int64_t retain_max = INT32_MAX;   // 'snapshot.num-retained.max'
+  int64_t time_retained_ms = 3600 * 1000;  // 'snapshot.time-retained'
+  int64_t max_deletes = 50;         // 'snapshot.expire.limit'
+  std::optional<int64_t> older_than_millis;  // instead of now - time_retained_ms
+
+  // The table's retention options.
+  static Result<ExpireOptions> From(const TableSchema& schema);
+};
+
+struct ExpireResult {
+  int64_t snapshots = 0;  // snapshot files removed
+  int64_t data_files = 0;
+  int64_t changelog_files = 0;
+  int64_t manifest_files = 0;  // manifests and manifest lists
+};
+
+Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableSchema& schema,
+                                     const ExpireOptions& options);
+
+}  // namespace tributary::commit

@@ -1,0 +1,192 @@
+// Snapshot expiration through the public API: retention options bound the snapshots, every file
+// left on disk is one a retained snapshot uses, the table reads right, and a streaming reader
+// that keeps up never misses a change.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <set>
+
+#include "io/file_system.h"
+#include "meta/paths.h"
+#include "meta/snapshot.h"
+#include "meta/snapshot_reader.h"
+#include "tributary/catalog.h"
+#include "tributary/stream_scan.h"
+#include "tributary/table.h"
+#include "tributary/table_scan.h"
+#include "tributary/table_writer.h"
+
+namespace tributary {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+class SnapshotExpireTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = "/tmp/tributary_expire_test_" + std::to_string(getpid()) + "_" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    (void)io::LocalFs().RemoveAll(dir_);
+    auto c = Catalog::Open(dir_);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    catalog_ = std::move(*c);
+  }
+  void TearDown() override { (void)io::LocalFs().RemoveAll(dir_); }
+
+  std::unique_ptr<Table> Create(std::map<std::string, std::string> options) {
+    TableSpec s;
+    s.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "v", DataType::BigInt(), ""}};
+    s.primary_keys = {"id"};
+    s.options = std::move(options);
+    Status st = catalog_->CreateTable(Identifier{"default", "t", ""}, s, false);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    auto t = catalog_->GetTable(Identifier{"default", "t", ""});
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    return std::move(*t);
+  }
+
+  // Every file under data, changelog and manifest folders that a retained snapshot uses.
+  static std::set<std::string> Referenced(const std::string& table_path) {
+    std::set<std::string> names;
+    meta::SnapshotManager snapshots(table_path);
+    auto ids = snapshots.ListIds();
+    EXPECT_TRUE(ids.ok());
+    for (int64_t id : *ids) {
+      auto s = snapshots.Read(id);
+      EXPECT_TRUE(s.ok()) << s.status().ToString();
+      std::vector<std::string> lists = {(*s)->base_manifest_list, (*s)->delta_manifest_list};
+      if ((*s)->changelog_manifest_list) lists.push_back(*(*s)->changelog_manifest_list);
+      for (const auto& l : lists) {
+        names.insert(l);
+        auto metas = meta::ReadManifestList(table_path, l);
+        EXPECT_TRUE(metas.ok()) << metas.status().ToString();
+        for (const auto& m : *metas) {
+          names.insert(m.file_name);
+          auto entries = meta::ReadManifest(table_path, m.file_name);
+          EXPECT_TRUE(entries.ok());
+          for (const auto& e : *entries) names.insert(e.file.file_name);
+        }
+      }
+    }
+    return names;
+  }
+
+  std::string dir_;
+  std::unique_ptr<Catalog> catalog_;
+};
+
+TEST_F(SnapshotExpireTest, ManyCommitsKeepAtMostTheRetainedSnapshotsAndNoUnusedFile) {
+  auto t = Create({{"bucket", "2"},
+                   {"changelog-producer", "input"},
+                   {"snapshot.num-retained.min", "3"},
+                   {"snapshot.num-retained.max", "5"}});
+  // A reader that keeps up with the commits, and the model it must rebuild.
+  StreamOptions o;
+  o.startup_mode = "earliest";
+  auto stream = t->NewStreamScan(o);
+  ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+  std::map<int64_t, int64_t> model, streamed;
+  std::mt19937 rng(7);
+  for (int c = 0; c < 200; c++) {
+    auto w = t->NewWriter({});
+    ASSERT_TRUE(w.ok());
+    for (int i = 0; i < 5; i++) {
+      const int64_t id = rng() % 40;
+      if (rng() % 4 == 0) {
+        if (!model.count(id)) continue;
+        ASSERT_TRUE((*w)->Write(RowKind::kDelete, Row{Value::Int(id), Value::Int(model[id])}).ok());
+        model.erase(id);
+      } else {
+        const int64_t v = c * 10 + i;
+        ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(id), Value::Int(v)}).ok());
+        model[id] = v;
+      }
+    }
+    auto committed = (*w)->Commit();
+    ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+    if (c % 50 == 49) ASSERT_TRUE(t->CompactFull().ok());
+    RowBatch b;
+    while (true) {
+      auto more = (*stream)->Next(&b, 0ms);
+      ASSERT_TRUE(more.ok()) << "commit " << c << ": " << more.status().ToString();
+      if (!*more) break;
+      for (size_t i = 0; i < b.rows.size(); i++) {
+        const int64_t id = b.rows[i][0].int_value();
+        if (IsAdd(b.kinds[i])) {
+          streamed[id] = b.rows[i][1].int_value();
+        } else {
+          streamed.erase(id);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(streamed, model);
+  meta::SnapshotManager snapshots(t->path());
+  auto ids = snapshots.ListIds();
+  ASSERT_TRUE(ids.ok());
+  EXPECT_LE(ids->size(), 5u);
+  EXPECT_GE(ids->size(), 3u);
+  // No data, changelog or manifest file is left that no retained snapshot uses.
+  const std::set<std::string> used = Referenced(t->path());
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(t->path())) {
+    if (!entry.is_regular_file()) continue;
+    const std::string name = entry.path().filename().string();
+    const std::string parent = entry.path().parent_path().filename().string();
+    if (parent == "snapshot" || parent == "schema") continue;
+    files++;
+    EXPECT_TRUE(used.count(name)) << "unused file left behind: " << entry.path();
+  }
+  EXPECT_GT(files, 0);
+  // The table reads as the model says.
+  auto scan = t->NewScan({});
+  ASSERT_TRUE(scan.ok());
+  std::map<int64_t, int64_t> read;
+  RowBatch b;
+  while (true) {
+    auto more = (*scan)->Next(&b);
+    ASSERT_TRUE(more.ok());
+    if (!*more) break;
+    for (const Row& r : b.rows) read[r[0].int_value()] = r[1].int_value();
+  }
+  EXPECT_EQ(read, model);
+  // A reader that fell behind the oldest snapshot is told so instead of skipping changes.
+  StreamOptions from1;
+  from1.startup_mode = "from-snapshot";
+  from1.startup_snapshot_id = 1;
+  auto late = t->NewStreamScan(from1);
+  ASSERT_TRUE(late.ok());
+  auto r = (*late)->Next(&b, 0ms);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("expired"), std::string::npos) << r.status().ToString();
+}
+
+TEST_F(SnapshotExpireTest, YoungSnapshotsStayUntilTheyAreOlderThanTheRetainedTime) {
+  auto t = Create({{"bucket", "1"}, {"snapshot.num-retained.min", "1"}});
+  for (int c = 0; c < 4; c++) {
+    auto w = t->NewWriter({});
+    ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(c), Value::Int(c)}).ok());
+    ASSERT_TRUE((*w)->Commit().ok());
+  }
+  // Default 'snapshot.time-retained' is 1 h: nothing expired yet.
+  auto ids = meta::SnapshotManager(t->path()).ListIds();
+  EXPECT_EQ(ids->size(), 4u);
+}
+
+TEST_F(SnapshotExpireTest, ContradictoryRetentionIsRefusedAtCreate) {
+  TableSpec s;
+  s.columns = {{0, "id", DataType::BigInt().NotNull(), ""}};
+  s.primary_keys = {"id"};
+  s.options = {{"snapshot.num-retained.min", "10"}, {"snapshot.num-retained.max", "5"}};
+  Status st = catalog_->CreateTable(Identifier{"default", "bad", ""}, s, false);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("snapshot.num-retained.max"), std::string::npos) << st.ToString();
+}
+
+}  // namespace
+}  // namespace tributary
