@@ -2,6 +2,8 @@
 // left on disk is one a retained snapshot uses, the table reads right, and a streaming reader
 // that keeps up never misses a change.
 #include <gtest/gtest.h>
+
+#include "table/warehouse_test_base.h"
 #include <unistd.h>
 
 #include <chrono>
@@ -26,17 +28,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-class SnapshotExpireTest : public ::testing::Test {
+class SnapshotExpireTest : public WarehouseTest {
  protected:
-  void SetUp() override {
-    dir_ = "/tmp/tributary_expire_test_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    (void)io::LocalFs().RemoveAll(dir_);
-    auto c = Catalog::Open(dir_);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    catalog_ = std::move(*c);
-  }
-  void TearDown() override { (void)io::LocalFs().RemoveAll(dir_); }
 
   std::unique_ptr<Table> Create(std::map<std::string, std::string> options) {
     TableSpec s;
@@ -76,8 +69,6 @@ class SnapshotExpireTest : public ::testing::Test {
     return names;
   }
 
-  std::string dir_;
-  std::unique_ptr<Catalog> catalog_;
 };
 
 TEST_F(SnapshotExpireTest, ManyCommitsKeepAtMostTheRetainedSnapshotsAndNoUnusedFile) {

@@ -1,6 +1,8 @@
 // Streaming reads through the public API: what a consumer following a table receives for each
 // changelog producer and start-up mode.
 #include <gtest/gtest.h>
+
+#include "table/warehouse_test_base.h"
 #include <unistd.h>
 
 #include <chrono>
@@ -29,17 +31,8 @@ std::string Change(RowKind kind, const Row& row) {
   return s + "]";
 }
 
-class StreamScanTest : public ::testing::Test {
+class StreamScanTest : public WarehouseTest {
  protected:
-  void SetUp() override {
-    dir_ = "/tmp/tributary_stream_test_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    (void)io::LocalFs().RemoveAll(dir_);
-    auto c = Catalog::Open(dir_);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    catalog_ = std::move(*c);
-  }
-  void TearDown() override { (void)io::LocalFs().RemoveAll(dir_); }
 
   Status TryCreate(const std::string& name, TableSpec spec) {
     return catalog_->CreateTable(Identifier{"default", name, ""}, spec, false);
@@ -84,8 +77,6 @@ class StreamScanTest : public ::testing::Test {
     return s.ok() ? std::move(*s) : nullptr;
   }
 
-  std::string dir_;
-  std::unique_ptr<Catalog> catalog_;
 };
 
 using V = std::vector<std::string>;

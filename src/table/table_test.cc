@@ -1,5 +1,7 @@
 // End-to-end tests of the storage core through the public API.
 #include <gtest/gtest.h>
+
+#include "table/warehouse_test_base.h"
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,17 +29,8 @@ void SortByFirstColumn(std::vector<Row>* rows) {
             [](const Row& a, const Row& b) { return CompareValues(a[0], b[0]) < 0; });
 }
 
-class TableTest : public ::testing::Test {
+class TableTest : public WarehouseTest {
  protected:
-  void SetUp() override {
-    dir_ = "/tmp/tributary_table_test_" + std::to_string(getpid()) + "_" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    (void)io::LocalFs().RemoveAll(dir_);
-    auto c = Catalog::Open(dir_);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    catalog_ = std::move(*c);
-  }
-  void TearDown() override { (void)io::LocalFs().RemoveAll(dir_); }
 
   std::unique_ptr<Table> Create(const std::string& name, TableSpec spec) {
     Identifier id{"default", name, ""};
@@ -81,8 +74,6 @@ class TableTest : public ::testing::Test {
 
   static Row R(int64_t id, std::string v) { return {Value::Int(id), Value::String(std::move(v))}; }
 
-  std::string dir_;
-  std::unique_ptr<Catalog> catalog_;
 };
 
 TEST_F(TableTest, UpsertAndDeleteByKey) {
