@@ -40,6 +40,14 @@ struct StreamOptions {
   std::optional<int64_t> startup_timestamp_millis;  // timestamp
   // Session time zone for casts of evolved columns (as ScanOptions::time_zone).
   std::string time_zone;
+  // Each row also returns where its change sits in the table's log, in three columns after the
+  // projected ones: `_log_offset` BIGINT (snapshot id × 2^32 + the change's position among that
+  // snapshot's changes of its bucket: strictly increasing per bucket and the same in every read,
+  // not dense; NULL for the rows of a `full` start-up's snapshot), `_commit_timestamp`
+  // TIMESTAMP_LTZ(3) (when its snapshot was committed) and `_bucket` INT (NULL for the rows of a
+  // `full` start-up's snapshot). Without a changelog producer the changes are derived by the
+  // reader (normalised), so their offsets are the same only for readers that started alike.
+  bool with_change_metadata = false;
 };
 
 class StreamScan {

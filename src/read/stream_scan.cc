@@ -39,6 +39,13 @@ class FileStoreStreamScan : public StreamScan {
       for (size_t i = 0; i < schema_->fields.size(); i++) projection_.push_back(static_cast<int>(i));
     }
     for (int i : projection_) output_fields_.push_back(schema_->fields[i]);
+    if (options_.with_change_metadata) {
+      const int32_t next_id = static_cast<int32_t>(schema_->fields.size());
+      output_fields_.push_back(Field{next_id, "_log_offset", DataType::BigInt(), ""});
+      output_fields_.push_back(
+          Field{next_id + 1, "_commit_timestamp", DataType::TimestampLtz(3).NotNull(), ""});
+      output_fields_.push_back(Field{next_id + 2, "_bucket", DataType::Int(), ""});
+    }
     normalize_ = layout_.primary_key && core_.changelog_producer == "none";
     for (const auto& k : schema_->partition_keys) {
       int i = schema_->FieldIndex(k);
@@ -70,6 +77,9 @@ class FileStoreStreamScan : public StreamScan {
         }
         o.snapshot_id = *latest;
         o.time_zone = options_.time_zone;
+        TRIB_ASSIGN_OR_RETURN(auto snap, meta::ReadSnapshotCached(path_, *latest));
+        change_.commit_millis = snap->time_millis;
+        change_.offset_base = -1;  // rows of the snapshot itself: no log offset
         o.max_batch_rows = 65536;
         TRIB_ASSIGN_OR_RETURN(full_, NewFileStoreScan(path_, schema_, o));
       }
@@ -123,6 +133,7 @@ class FileStoreStreamScan : public StreamScan {
           if (normalize_) {
             Normalize(RowKind::kInsert, std::move(r), batch);
           } else {
+            AddMetadata(&r);
             batch->rows.push_back(std::move(r));  // projected and filtered by the scan
             batch->kinds.push_back(RowKind::kInsert);
           }
@@ -182,8 +193,18 @@ class FileStoreStreamScan : public StreamScan {
       if (a.bucket != b.bucket) return a.bucket < b.bucket;
       return a.file.min_sequence_number < b.file.min_sequence_number;
     });
+    change_.commit_millis = snap->time_millis;
+    const std::string* partition = nullptr;
+    int32_t bucket = -1;
     for (const auto& e : entries) {
       if (e.kind != meta::FileKind::kAdd) continue;
+      if (!partition || *partition != e.partition || bucket != e.bucket) {
+        partition = &e.partition;
+        bucket = e.bucket;
+        change_.bucket = e.bucket;
+        change_.offset_base = id << 32;
+        change_.position = 0;
+      }
       TRIB_ASSIGN_OR_RETURN(std::string file, FilePath(e));
       TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(e.file));
       TRIB_ASSIGN_OR_RETURN(auto records,
@@ -248,14 +269,26 @@ class FileStoreStreamScan : public StreamScan {
   }
 
   void Emit(RowKind kind, Row row, RowBatch* batch) {
+    // Every change takes a place in its bucket's log, whether or not the filters keep it.
+    const int64_t position = change_.position++;
     for (const auto& p : options_.filters) {
       if (!EvalPredicate(p, row[p.column])) return;
     }
     Row out;
-    out.reserve(projection_.size());
+    out.reserve(projection_.size() + 3);
     for (int i : projection_) out.push_back(row[i]);
+    AddMetadata(&out, position);
     batch->rows.push_back(std::move(out));
     batch->kinds.push_back(kind);
+  }
+
+  // Appends the change metadata columns (StreamOptions::with_change_metadata).
+  void AddMetadata(Row* row, int64_t position = 0) const {
+    if (!options_.with_change_metadata) return;
+    row->push_back(change_.offset_base < 0 ? Value::Null()
+                                           : Value::Int(change_.offset_base + position));
+    row->push_back(Value::Ts(Timestamp{change_.commit_millis, 0}));
+    row->push_back(change_.offset_base < 0 ? Value::Null() : Value::Int(change_.bucket));
   }
 
   std::string path_;
@@ -274,6 +307,13 @@ class FileStoreStreamScan : public StreamScan {
   std::unordered_map<std::string, Row> state_;
   std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
   std::unique_ptr<TableScan> full_;  // `full` start-up: the snapshot being read first
+  // Where the changes being emitted sit in the log (with_change_metadata).
+  struct {
+    int64_t commit_millis = 0;
+    int64_t offset_base = -1;  // snapshot id << 32; -1: rows of a full start-up
+    int64_t position = 0;      // next change's position in the snapshot's bucket
+    int32_t bucket = 0;
+  } change_;
   int64_t next_ = 1;
 };
 

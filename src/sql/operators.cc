@@ -10,6 +10,7 @@
 #include "common/datetime.h"
 #include "sql/cast.h"
 #include "sql/vector_eval.h"
+#include "table/system_tables.h"
 #include "tributary/table.h"
 #include "tributary/stream_scan.h"
 #include "tributary/table_scan.h"
@@ -123,6 +124,51 @@ class StreamSourceOperator : public Operator {
  private:
   std::unique_ptr<Table> table_;  // outlives the stream
   std::unique_ptr<StreamScan> stream_;
+  std::optional<std::chrono::milliseconds> idle_timeout_;
+  std::string description_;
+};
+
+// ---- a change table ($audit_log, $changelog, $binlog) followed as a stream
+
+class ChangeTableSourceOperator : public Operator {
+ public:
+  ChangeTableSourceOperator(std::unique_ptr<Table> table, std::unique_ptr<StreamScan> stream,
+                            std::string change_table,
+                            std::optional<std::chrono::milliseconds> idle_timeout,
+                            std::string description)
+      : table_(std::move(table)), stream_(std::move(stream)),
+        change_table_(std::move(change_table)), idle_timeout_(idle_timeout),
+        description_(std::move(description)) {
+    fields_.push_back(Field{0, "op", DataType::String().NotNull(), ""});
+    for (Field f : table::ChangeTableFields(change_table_, *table_->schema())) {
+      f.id = static_cast<int32_t>(fields_.size());
+      fields_.push_back(std::move(f));
+    }
+  }
+  std::string Describe() const override { return description_; }
+  Result<bool> Next(ColumnBatch* out) override {
+    std::vector<Row> rows;
+    while (rows.empty()) {
+      RowBatch changes;
+      TRIB_ASSIGN_OR_RETURN(bool more,
+                            stream_->Next(&changes, idle_timeout_.value_or(std::chrono::hours(1))));
+      if (!more) {
+        if (idle_timeout_) return false;
+        continue;
+      }
+      TRIB_RETURN_NOT_OK(table::ToChangeTableRows(change_table_, *table_->schema(), &changes,
+                                                  &rows));
+    }
+    // Each change is one new row of the change table.
+    for (Row& r : rows) r.insert(r.begin(), Value::String("+I"));
+    *out = RowsToBatch(fields_, rows.begin(), rows.end());
+    return true;
+  }
+
+ private:
+  std::unique_ptr<Table> table_;  // outlives the stream
+  std::unique_ptr<StreamScan> stream_;
+  std::string change_table_;
   std::optional<std::chrono::milliseconds> idle_timeout_;
   std::string description_;
 };
@@ -613,6 +659,14 @@ OperatorPtr MakeStreamSource(std::unique_ptr<Table> table, std::unique_ptr<Strea
                              std::string description) {
   return std::make_unique<StreamSourceOperator>(std::move(table), std::move(stream), idle_timeout,
                                                 std::move(description));
+}
+OperatorPtr MakeChangeTableSource(std::unique_ptr<Table> table, std::unique_ptr<StreamScan> stream,
+                                  std::string change_table,
+                                  std::optional<std::chrono::milliseconds> idle_timeout,
+                                  std::string description) {
+  return std::make_unique<ChangeTableSourceOperator>(std::move(table), std::move(stream),
+                                                     std::move(change_table), idle_timeout,
+                                                     std::move(description));
 }
 OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows, std::string description) {
   return std::make_unique<RowsOperator>(std::move(fields), std::move(rows),

@@ -53,6 +53,13 @@ OperatorPtr MakeScan(std::unique_ptr<Table> table, std::unique_ptr<TableScan> sc
 OperatorPtr MakeStreamSource(std::unique_ptr<Table> table, std::unique_ptr<StreamScan> stream,
                              std::optional<std::chrono::milliseconds> idle_timeout,
                              std::string description);
+// A streaming read of change table `change_table` (audit_log, changelog, binlog) of `table`: each
+// change a row (op +I), in the change table's columns. `stream` reads every column with
+// StreamOptions::with_change_metadata. Ends as MakeStreamSource does.
+OperatorPtr MakeChangeTableSource(std::unique_ptr<Table> table, std::unique_ptr<StreamScan> stream,
+                                  std::string change_table,
+                                  std::optional<std::chrono::milliseconds> idle_timeout,
+                                  std::string description);
 // Rows held in memory (VALUES, system tables, a query without FROM), in batches.
 OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows, std::string description);
 // The rows of `child` for which every predicate is TRUE. `note`: added to its EXPLAIN line.

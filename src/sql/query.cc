@@ -14,6 +14,7 @@
 #include "sql/cast.h"
 #include "sql/expression.h"
 #include "sql/operators.h"
+#include "table/system_tables.h"
 #include "options/option_values.h"
 #include "tributary/options.h"
 #include "tributary/stream_scan.h"
@@ -32,6 +33,7 @@ struct Source {
   std::vector<Row> rows;         // otherwise: materialized rows
   std::map<std::string, std::string> dynamic_options;
   std::string name;  // for EXPLAIN
+  std::string change_table;  // streaming: `table` read as this change table (audit_log, ...)
 };
 
 struct ScanPlan {
@@ -238,6 +240,23 @@ Result<Source> OpenSource(const Session& session, const TableRef& ref) {
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, session.ResolveTable(ref.name));
   src.qualifier = ref.alias.empty() ? rn.id.table : ref.alias;
   src.name = rn.id.ToString();
+  if (!rn.id.system_table.empty() && session.streaming() &&
+      table::IsChangeTable(rn.id.system_table)) {
+    // A streaming read of a change table follows its table (OpenStreamingQuery).
+    Identifier base = rn.id;
+    base.system_table.clear();
+    auto table = rn.catalog->GetTable(base);
+    if (!table.ok()) return ErrorAt(ref.name.pos, table.status().message());
+    src.table = std::move(*table);
+    src.change_table = rn.id.system_table;
+    src.fields = table::ChangeTableFields(src.change_table, *src.table->schema());
+    if (!ref.hints.empty()) {
+      auto opts = NormalizeHints(ref.hints, *src.table->schema());
+      if (!opts.ok()) return ErrorAt(ref.hints_pos, opts.status().message());
+      src.dynamic_options = std::move(*opts);
+    }
+    return src;
+  }
   if (!rn.id.system_table.empty()) {
     if (!ref.hints.empty()) {
       return ErrorAt(ref.hints_pos, "OPTIONS hints are not supported on system tables");
@@ -468,7 +487,7 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
   }
 
   // Scan planning: projection, filters and limit pushed into the table scan.
-  if (src.table) {
+  if (src.table && src.change_table.empty()) {
     std::vector<bool> used(src.fields.size(), false);
     for (const auto& c : plan.conjuncts) CollectColumns(*c, &used);
     if (plan.grouped) {
@@ -719,6 +738,10 @@ Status StreamStartup(const Session& session, const TableSchema& schema,
 
 }  // namespace
 
+namespace {
+Result<OperatorPtr> FinishStreamingQuery(OperatorPtr op, SelectPlan plan, const SelectStmt& q);
+}  // namespace
+
 Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt& q,
                                        std::optional<std::chrono::milliseconds> idle_timeout) {
   if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
@@ -735,6 +758,31 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
   Source& src = plan.source;
   if (!src.table) return unsupported("reading a system table");
   if (plan.grouped) return unsupported("GROUP BY and aggregates");
+  if (!src.change_table.empty()) {
+    // A change table: every change of the table is a row of it (op +I), its kind a column.
+    StreamOptions opts;
+    opts.with_change_metadata = true;
+    opts.time_zone = SessionTimeZone(session);
+    Status st = StreamStartup(session, *src.table->schema(), src.dynamic_options, &opts);
+    if (!st.ok()) return ErrorAt(q.from->hints_pos, st.message());
+    // On $changelog and $binlog a full start-up reads the log from its start.
+    if (opts.startup_mode == "full" && src.change_table != "audit_log") {
+      opts.startup_mode = "earliest";
+    }
+    auto stream = src.table->NewStreamScan(opts);
+    if (!stream.ok()) return ErrorAt(q.from->name.pos, stream.status().message());
+    std::string describe = "StreamScan: " + src.name + "$" + src.change_table + " from '" +
+                           opts.startup_mode + "'";
+    OperatorPtr op = MakeChangeTableSource(std::move(src.table), std::move(*stream),
+                                           src.change_table, idle_timeout,
+                                           describe);
+    std::vector<int> slot(src.fields.size());
+    for (size_t i = 0; i < slot.size(); i++) slot[i] = static_cast<int>(i) + 1;
+    for (auto& c : plan.conjuncts) RemapColumns(c.get(), slot);
+    for (auto& it : plan.items) RemapColumns(it.get(), slot);
+    op = MakeFilter(std::move(op), std::move(plan.conjuncts));
+    return FinishStreamingQuery(std::move(op), std::move(plan), q);
+  }
   StreamOptions opts;
   opts.projection = plan.scan.projection;
   opts.filters = plan.scan.filters;
@@ -770,6 +818,13 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
                   plan.scan.all_pushed && !plan.scan.filters.empty()
                       ? " (all pushed into the stream, checked again)"
                       : "");
+  return FinishStreamingQuery(std::move(op), std::move(plan), q);
+}
+
+namespace {
+
+// The op column, then the select list, then the LIMIT.
+Result<OperatorPtr> FinishStreamingQuery(OperatorPtr op, SelectPlan plan, const SelectStmt& q) {
   std::vector<BoundExprPtr> exprs;
   std::vector<Field> fields;
   auto op_ref = std::make_unique<BoundExpr>();
@@ -787,6 +842,8 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
   op = MakeProject(std::move(op), std::move(exprs), std::move(fields));
   return MakeLimit(std::move(op), 0, q.limit);
 }
+
+}  // namespace
 
 Result<std::string> ExplainQuery(const Session& session, const SelectStmt& q) {
   // The operators the query would run (nothing is read: scans plan on their first batch).

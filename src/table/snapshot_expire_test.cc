@@ -100,7 +100,9 @@ TEST_F(SnapshotExpireTest, ManyCommitsKeepAtMostTheRetainedSnapshotsAndNoUnusedF
     }
     auto committed = (*w)->Commit();
     ASSERT_TRUE(committed.ok()) << committed.status().ToString();
-    if (c % 50 == 49) ASSERT_TRUE(t->CompactFull().ok());
+    if (c % 50 == 49) {
+      ASSERT_TRUE(t->CompactFull().ok());
+    }
     RowBatch b;
     while (true) {
       auto more = (*stream)->Next(&b, 0ms);

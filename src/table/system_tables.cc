@@ -1,17 +1,20 @@
 #include "table/system_tables.h"
 
+#include <chrono>
 #include <map>
 
 #include "common/json.h"
 #include "format/binary_row.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
+#include "read/stream_scan.h"
 #include "read/table_read.h"
 #include "write/table_write.h"
 #include "meta/snapshot.h"
 #include "options/option_values.h"
 #include "table/file_store_table.h"
 #include "meta/snapshot_reader.h"
+#include "tributary/stream_scan.h"
 #include "tributary/table_scan.h"
 
 namespace tributary::table {
@@ -262,11 +265,129 @@ Result<SystemTableData> RowTracking(const std::string& path,
   return ScanAll(*scan);
 }
 
+// t$audit_log read as a batch: the table's rows, each led by its row kind (+I), as Paimon's
+// AuditLogTable reads a snapshot.
+Result<SystemTableData> AuditLog(const std::string& path,
+                                 const std::shared_ptr<const TableSchema>& table) {
+  TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path, table, ScanOptions{}));
+  TRIB_ASSIGN_OR_RETURN(SystemTableData rows, ScanAll(*scan));
+  SystemTableData d;
+  d.fields = ChangeTableFields("audit_log", *table);
+  for (Row& r : rows.rows) {
+    Row out;
+    out.reserve(r.size() + 1);
+    out.push_back(Value::String("+I"));
+    for (Value& v : r) out.push_back(std::move(v));
+    d.rows.push_back(std::move(out));
+  }
+  return d;
+}
+
+// t$changelog and t$binlog read as a batch: every retained change, from the oldest snapshot.
+Result<SystemTableData> Changes(const std::string& path,
+                                const std::shared_ptr<const TableSchema>& table,
+                                const std::string& name) {
+  StreamOptions o;
+  o.startup_mode = "earliest";
+  o.with_change_metadata = true;
+  TRIB_ASSIGN_OR_RETURN(auto stream, read::NewFileStoreStreamScan(path, table, o));
+  SystemTableData d;
+  d.fields = ChangeTableFields(name, *table);
+  RowBatch batch;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, stream->Next(&batch, std::chrono::milliseconds(0)));
+    if (!more) break;
+    TRIB_RETURN_NOT_OK(ToChangeTableRows(name, *table, &batch, &d.rows));
+  }
+  return d;
+}
+
 }  // namespace
 
+bool IsChangeTable(const std::string& name) {
+  return name == "changelog" || name == "binlog" || name == "audit_log";
+}
+
+std::vector<Field> ChangeTableFields(const std::string& name, const TableSchema& schema) {
+  std::vector<Field> out;
+  auto add = [&](const char* n, DataType t) {
+    out.push_back(Field{static_cast<int32_t>(out.size()), n, std::move(t), ""});
+  };
+  if (name == "audit_log") {
+    add("rowkind", DataType::String().NotNull());
+  } else {
+    add("_change_type", DataType::String().NotNull());
+    add("_log_offset", DataType::BigInt());
+    add("_commit_timestamp", DataType::TimestampLtz(3).NotNull());
+  }
+  if (name == "binlog") {
+    std::vector<Field> columns = schema.fields;
+    for (auto& f : columns) f.type = f.type.WithNullable(true);
+    add("before", DataType::Row(columns));
+    add("after", DataType::Row(columns));
+    return out;
+  }
+  for (const Field& f : schema.fields) {
+    out.push_back(Field{static_cast<int32_t>(out.size()), f.name, f.type, f.description});
+  }
+  return out;
+}
+
+Status ToChangeTableRows(const std::string& name, const TableSchema& schema, RowBatch* batch,
+                         std::vector<Row>* out) {
+  const size_t n = schema.fields.size();
+  for (size_t i = 0; i < batch->rows.size(); i++) {
+    Row& r = batch->rows[i];
+    if (r.size() != n + 3) return Status::Internal("change rows without their metadata");
+    const RowKind kind = batch->kinds[i];
+    Value offset = std::move(r[n]), committed = std::move(r[n + 1]);
+    r.resize(n);
+    if (name == "audit_log") {
+      Row row;
+      row.push_back(Value::String(std::string(RowKindShortString(kind))));
+      for (Value& v : r) row.push_back(std::move(v));
+      out->push_back(std::move(row));
+      continue;
+    }
+    if (name == "changelog") {
+      const char* type = kind == RowKind::kInsert         ? "insert"
+                         : kind == RowKind::kUpdateBefore ? "update_before"
+                         : kind == RowKind::kUpdateAfter  ? "update_after"
+                                                          : "delete";
+      Row row = {Value::String(type), std::move(offset), std::move(committed)};
+      for (Value& v : r) row.push_back(std::move(v));
+      out->push_back(std::move(row));
+      continue;
+    }
+    // binlog: an update's before (-U) and after (+U) rows become one row; an after without its
+    // before is an update whose before is NULL, a before without its after a delete.
+    Row row;
+    if (kind == RowKind::kUpdateBefore && i + 1 < batch->rows.size() &&
+        batch->kinds[i + 1] == RowKind::kUpdateAfter) {
+      Row& after = batch->rows[i + 1];
+      after.resize(n);
+      row = {Value::String("update"), std::move(offset), std::move(committed),
+             Value::Struct(std::move(r)), Value::Struct(std::move(after))};
+      i++;
+    } else if (kind == RowKind::kInsert) {
+      row = {Value::String("insert"), std::move(offset), std::move(committed), Value::Null(),
+             Value::Struct(std::move(r))};
+    } else if (kind == RowKind::kUpdateAfter) {
+      row = {Value::String("update"), std::move(offset), std::move(committed), Value::Null(),
+             Value::Struct(std::move(r))};
+    } else {
+      row = {Value::String("delete"), std::move(offset), std::move(committed),
+             Value::Struct(std::move(r)), Value::Null()};
+    }
+    out->push_back(std::move(row));
+  }
+  return Status::OK();
+}
+
 Result<SystemTableData> ReadSystemTable(const std::string& path, const std::string& name) {
-  static const std::vector<std::string> kNames = {"snapshots", "files",      "options",
-                                                  "schemas",   "partitions", "row_tracking"};
+  static const std::vector<std::string> kNames = {"snapshots",    "files",     "options",
+                                                  "schemas",      "partitions", "row_tracking",
+                                                  "audit_log",    "changelog", "binlog"};
   if (name.rfind("branch_", 0) == 0) return Branch(path, name.substr(7));
   if (name == "snapshots") return Snapshots(path);
   if (name == "schemas") return Schemas(path);
@@ -276,6 +397,8 @@ Result<SystemTableData> ReadSystemTable(const std::string& path, const std::stri
   if (name == "options") return Options(*schema);
   if (name == "partitions") return Partitions(path, *schema);
   if (name == "row_tracking") return RowTracking(path, schema);
+  if (name == "audit_log") return AuditLog(path, schema);
+  if (name == "changelog" || name == "binlog") return Changes(path, schema, name);
   std::string hint = options::DidYouMean(name, kNames);
   std::string known;
   for (const auto& n : kNames) known += (known.empty() ? "" : ", ") + n;
