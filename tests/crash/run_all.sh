@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the crash, concurrency and hostile-input tests against a tributary binary.
+# Runs the crash, concurrency, hostile-input, expiration and streaming tests against a tributary
+# binary.
 # Usage: tests/crash/run_all.sh [path/to/tributary] [extra arguments for concurrency_test.py]
 # e.g.   tests/crash/run_all.sh build/tributary --allow-known-bug seq-tie
 set -uo pipefail
@@ -13,6 +14,7 @@ python3 "$DIR/partial_columns_test.py" --binary "$BIN" || status=1
 python3 "$DIR/dynamic_bucket_test.py" --binary "$BIN" || status=1
 python3 "$DIR/hostile_input_test.py" --binary "$BIN" || status=1
 python3 "$DIR/expire_crash_test.py" --binary "$BIN" || status=1
+python3 "$DIR/streaming_test.py" --binary "$BIN" || status=1
 if [ "$status" -ne 0 ]; then
   echo "tests/crash: FAILED (see the FAIL lines above)" >&2
 else
