@@ -229,8 +229,10 @@ std::string FormatResult(const QueryResult& result, OutputFormat format) {
   return out;
 }
 
-ResultPrinter::ResultPrinter(std::vector<Field> fields, OutputFormat format, Sink sink)
-    : fields_(std::move(fields)), format_(format), sink_(std::move(sink)) {
+ResultPrinter::ResultPrinter(std::vector<Field> fields, OutputFormat format, Sink sink,
+                             bool streaming)
+    : fields_(std::move(fields)), format_(format), sink_(std::move(sink)),
+      streaming_(streaming) {
   if (format_ == OutputFormat::kCsv) sink_(CsvHeader(fields_));
 }
 
@@ -250,7 +252,7 @@ void ResultPrinter::Add(const std::vector<Row>& rows) {
         break;
       }
       held_.insert(held_.end(), rows.begin(), rows.end());
-      if (held_.size() >= kTableBlockRows) out = StartTable();
+      if (held_.size() >= kTableBlockRows || streaming_) out = StartTable();
       break;
   }
   if (!out.empty()) sink_(out);

@@ -30,7 +30,8 @@ class ResultPrinter {
   using Sink = std::function<void(std::string_view)>;
   static constexpr size_t kTableBlockRows = 1000;
 
-  ResultPrinter(std::vector<Field> fields, OutputFormat format, Sink sink);
+  // `streaming`: rows never wait; the table format sizes its columns by the first batch.
+  ResultPrinter(std::vector<Field> fields, OutputFormat format, Sink sink, bool streaming = false);
   void Add(const std::vector<Row>& rows);
   // After the last rows: the table's closing border (or its header, for no rows).
   void Finish();
@@ -46,6 +47,7 @@ class ResultPrinter {
   std::vector<Row> held_;      // table rows before the widths are known
   bool started_ = false;       // the table's header is out
   std::vector<size_t> widths_;
+  bool streaming_ = false;
 };
 
 // One value as JSON (numbers, booleans, null, strings; DECIMAL and temporal types as strings).

@@ -20,7 +20,7 @@ constexpr size_t kPrintRows = 4096;
 Status PrintRows(StatementResult* r, const ScriptOptions& options, std::FILE* out) {
   ResultPrinter printer(r->rows.fields, options.format, [&](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), out);
-  });
+  }, r->streaming);
   if (r->cursor) {
     ColumnBatch batch;
     while (true) {
@@ -34,6 +34,8 @@ Status PrintRows(StatementResult* r, const ScriptOptions& options, std::FILE* ou
       for (size_t begin = 0; begin < batch.num_rows; begin += kPrintRows) {
         printer.Add(BatchRows(batch, begin, std::min(batch.num_rows, begin + kPrintRows)));
       }
+      // A stream's consumer (a pipe, a terminal) sees each change as it arrives.
+      if (r->streaming) std::fflush(out);
     }
     r->message = std::to_string(printer.rows()) + (printer.rows() == 1 ? " row" : " rows");
   } else {

@@ -177,7 +177,9 @@ Result<StatementResult> Session::Select(const SelectStmt& s) {
   if (streaming()) {
     TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Operator> op,
                           OpenStreamingQuery(*this, s, stream_idle_timeout_));
-    return Cursor(std::move(op), s.pos);
+    StatementResult r = Cursor(std::move(op), s.pos);
+    r.streaming = true;
+    return r;
   }
   TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Operator> op, OpenQuery(*this, s));
   return Cursor(std::move(op), s.pos);

@@ -37,6 +37,8 @@ struct StatementResult {
   // A query's rows, read as they are printed (operators.h); errors while reading belong to the
   // statement at `pos`.
   std::unique_ptr<Operator> cursor;
+  // A streaming query: its rows go out as each batch arrives (it may never end).
+  bool streaming = false;
   Pos pos;
   std::string message;    // for stderr: "OK", "Inserted 2 rows", ...; with a cursor, set
                           // by whoever reads it

@@ -58,6 +58,16 @@ wait
 check "streaming SELECT sees a concurrent commit" "op,id,v +I,1,a -U,1,a +U,1,b +I,2,c " "$out"
 [ "$elapsed_ms" -ge 4000 ] && [ "$elapsed_ms" -lt 30000 ]
 check "streaming SELECT ends after the idle time-out" "0" "$?"
+# A streaming SELECT hands each change out as it arrives (a pipe sees it before the query ends).
+"$BIN" sql --warehouse "$W/wh" --format csv --idle-timeout-ms 6000 \
+  -e "SET 'execution.runtime-mode' = 'streaming'; SELECT id FROM s" > "$W/stream.csv" 2>/dev/null &
+reader=$!
+sleep 2
+check "streamed rows reach the pipe while the query runs" "op,id +I,1 +I,2 " \
+  "$(tr -d '\r' < "$W/stream.csv" | tr '\n' ' ')"
+kill -0 "$reader" 2>/dev/null
+check "the streaming query is still running" "0" "$?"
+kill "$reader" 2>/dev/null; wait "$reader" 2>/dev/null
 out=$("$BIN" sql --warehouse "$W/wh" --idle-timeout-ms x -e "SELECT 1" 2>&1; true)
 case "$out" in *"non-negative number"*) check "bad --idle-timeout-ms" "yes" "yes" ;;
   *) check "bad --idle-timeout-ms" "non-negative number" "$out" ;; esac
