@@ -82,6 +82,25 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
     return &it->second->fields;
   };
 
+  // The committed files, each with its key range (decoded once) and, once a key falls in it,
+  // its records sorted by key (from the process-wide cache: decoded once per file).
+  struct Committed {
+    const meta::DataFileMeta* meta;
+    std::string path;
+    const std::vector<Field>* fields;
+    std::optional<datafile::KeyRange> range;
+    std::shared_ptr<const datafile::SortedFile> sorted;
+  };
+  std::vector<Committed> committed;
+  for (const auto& f : *in.committed) {
+    TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* fields, file_fields(f));
+    Committed c{&f,
+                f.external_path ? meta::ResolveExternalPath(in.table_path, *f.external_path)
+                                : io::JoinPath(in.bucket_dir, f.file_name),
+                fields, std::nullopt, nullptr};
+    if (f.schema_id == in.schema->id) c.range = datafile::DecodeKeyRange(f, layout.KeyTypes());
+    committed.push_back(std::move(c));
+  }
   DataFileWriter writer(layout, in.bucket_dir, namer, in.target_file_size, 0,
                         meta::FileSource::kAppend, *in.format);
   auto emit = [&](RowKind kind, const Row& row, int64_t sequence) {
@@ -100,16 +119,17 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
     Row key;
     for (int c : layout.key_columns) key.push_back(records[i].value[c]);
     std::vector<KeyValue> found;
-    for (const auto& f : *in.committed) {
-      auto fields = file_fields(f);
-      if (!fields.ok()) {
-        st = fields.status();
-        break;
+    for (Committed& c : committed) {
+      if (c.range && !c.range->Contains(key)) continue;
+      if (!c.sorted) {
+        auto sorted = datafile::LoadSortedFile(c.path, layout, *c.meta, in.schema->id, c.fields);
+        if (!sorted.ok()) {
+          st = sorted.status();
+          break;
+        }
+        c.sorted = std::move(*sorted);
       }
-      const std::string path = f.external_path
-                                   ? meta::ResolveExternalPath(in.table_path, *f.external_path)
-                                   : io::JoinPath(in.bucket_dir, f.file_name);
-      st = datafile::FindKeyInFile(path, layout, f, in.schema->id, *fields, key, &found);
+      st = datafile::SearchSorted(*c.sorted, layout, key, &found);
       if (!st.ok()) break;
     }
     if (!st.ok()) break;
