@@ -4,7 +4,8 @@
 // (key range, sequence range, column statistics) the manifests record, and read back as rows or
 // column batches (whole, merged, or a slice at a time).
 // Where each part lives: the layout and key ranges in file_layout.cc; writing in
-// data_file_writer.cc; rows read in data_file_reader.cc (Parquet, Avro, `.blob`); column batches
+// data_file_writer.cc; each file format's encoder and record reader behind one interface in
+// file_format.h (Parquet, Avro, `.blob`); rows read in data_file_reader.cc; column batches
 // of one file in column_file_reader.cc; a bucket's files merged on their keys column by column
 // (merged reads, compactions) in merged_columns.cc.
 // Thread-safety: a writer is single-threaded; reading functions are thread-safe.

@@ -11,6 +11,7 @@
 #include "io/file_cache.h"
 #include "common/predicate.h"
 
+#include "datafile/file_format.h"
 #include "datafile/parquet_file.h"
 #include "format/blob_file.h"
 #include "format/avro_values.h"
@@ -24,15 +25,6 @@ using avro::DatumList;
 using merge::KeyValue;
 
 namespace {
-// Where a read-schema column comes from in a file written with an older schema: the file's field
-// with the same id (its name and type then), or nothing (the column was added later: NULL).
-const Field* SourceField(const Field& read, const std::vector<Field>* file_fields) {
-  if (!file_fields) return &read;
-  for (const auto& f : *file_fields) {
-    if (f.id == read.id) return &f;
-  }
-  return nullptr;
-}
 
 // Rows of row group `rg` that the page index (per-page min/max and null counts of the filter
 // columns) cannot rule out, for the checks (projected position, predicate) all holding;
@@ -95,6 +87,18 @@ int64_t RowsOf(const format::parquet::ParquetReader& reader) {
   return rows;
 }
 
+}  // namespace
+
+// Where a read-schema column comes from in a file written with an older schema: the file's field
+// with the same id (its name and type then), or nothing (the column was added later: NULL).
+const Field* SourceField(const Field& read, const std::vector<Field>* file_fields) {
+  if (!file_fields) return &read;
+  for (const auto& f : *file_fields) {
+    if (f.id == read.id) return &f;
+  }
+  return nullptr;
+}
+
 // A file must hold the rows its manifest entry records: anything else is a damaged or swapped
 // file (or manifest), and reading on would return wrong rows.
 Status CheckRowCount(const DataFileRef& file, int64_t rows) {
@@ -104,10 +108,6 @@ Status CheckRowCount(const DataFileRef& file, int64_t rows) {
                             std::to_string(file.row_count));
 }
 
-// An opened Parquet data file (its mapping and parsed footer), kept in the process-wide cache:
-
-}  // namespace
-
 // The file column holding table field `f`: by field id (as Paimon matches across renames), else
 // by name; -1 when the file lacks it.
 int FileColumnOf(const format::parquet::FileSchema& schema, const Field& f) {
@@ -115,6 +115,7 @@ int FileColumnOf(const format::parquet::FileSchema& schema, const Field& f) {
   return c >= 0 ? c : schema.FindColumn(f.name);
 }
 
+// An opened Parquet data file (its mapping and parsed footer), kept in the process-wide cache:
 // data files are immutable, so later reads neither map the file nor parse its footer again.
 Result<ParquetReaderPtr> OpenParquet(const DataFileRef& file) {
   const std::string& path = file.path;
@@ -440,39 +441,33 @@ Result<std::vector<KeyValue>> ReadBlobFile(const std::string& path, const std::s
 }
 }  // namespace
 
-Result<std::vector<KeyValue>> ReadDataFile(const DataFileRef& file, const FileLayout& layout,
-                                           int32_t level,
-                                           const std::optional<std::vector<std::string>>& write_cols,
-                                           const std::vector<Field>* file_fields,
-                                           const ReadPushdown& pushdown) {
+Result<std::vector<KeyValue>> ReadParquetRecords(const DataFileRef& file, const FileLayout& layout,
+                                                 int32_t level,
+                                                 const std::shared_ptr<const std::vector<bool>>& mask,
+                                                 const std::vector<Field>* file_fields,
+                                                 const ReadPushdown& pushdown) {
+  // Mapped, not read: only the pages of the decoded columns are touched.
+  TRIB_ASSIGN_OR_RETURN(auto reader, OpenParquet(file));
+  return ReadParquetFile(file.path, std::move(reader), layout, level, mask, file_fields, pushdown);
+}
+
+Result<std::vector<KeyValue>> ReadBlobRecords(const DataFileRef& file, const FileLayout& layout,
+                                              int32_t level,
+                                              const std::optional<std::vector<std::string>>& write_cols,
+                                              const std::vector<Field>* file_fields) {
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(file.path));
+  return ReadBlobFile(file.path, bytes, layout, write_cols, file_fields, level);
+}
+
+Result<std::vector<KeyValue>> ReadAvroRecords(const DataFileRef& file, const FileLayout& layout,
+                                              int32_t level,
+                                              const std::shared_ptr<const std::vector<bool>>& mask,
+                                              const std::vector<Field>* file_fields,
+                                              const ReadPushdown& pushdown) {
   const std::string& path = file.path;
   const std::vector<bool>* needed = pushdown.needed;
-  std::shared_ptr<const std::vector<bool>> mask;
-  if (write_cols) {
-    auto m = std::make_shared<std::vector<bool>>(layout.fields.size(), false);
-    for (const auto& c : *write_cols) {
-      for (size_t i = 0; i < layout.fields.size(); i++) {
-        if (layout.fields[i].name == c) (*m)[i] = true;
-      }
-    }
-    mask = std::move(m);
-  }
-  if (path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0) {
-    // Mapped, not read: only the pages of the decoded columns are touched.
-    TRIB_ASSIGN_OR_RETURN(auto reader, OpenParquet(file));
-    return ReadParquetFile(path, std::move(reader), layout, level, mask, file_fields, pushdown);
-  }
   auto bytes = io::LocalFs().ReadFile(path);
   if (!bytes.ok()) return bytes.status();
-  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".blob") == 0) {
-    return ReadBlobFile(path, *bytes, layout, write_cols, file_fields, level);
-  }
-  if (!(path.size() > 5 && path.compare(path.size() - 5, 5, ".avro") == 0)) {
-    std::string ext = path.substr(path.rfind('.') == std::string::npos ? path.size()
-                                                                        : path.rfind('.'));
-    return Status::NotSupported("data file '" + path + "' has format '" + ext +
-                                "', which Tributary cannot read (it reads .parquet and .avro)");
-  }
   auto reader = avro::FileReader::Open(std::move(*bytes));
   if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
   const avro::Schema& schema = (*reader)->schema()->NonNull();
@@ -540,6 +535,33 @@ Result<std::vector<KeyValue>> ReadDataFile(const DataFileRef& file, const FileLa
   }
   TRIB_RETURN_NOT_OK(CheckRowCount(file, row_number));
   return out;
+}
+
+Result<std::vector<KeyValue>> ReadDataFile(const DataFileRef& file, const FileLayout& layout,
+                                           int32_t level,
+                                           const std::optional<std::vector<std::string>>& write_cols,
+                                           const std::vector<Field>* file_fields,
+                                           const ReadPushdown& pushdown) {
+  const std::string& path = file.path;
+  std::shared_ptr<const std::vector<bool>> mask;
+  if (write_cols) {
+    auto m = std::make_shared<std::vector<bool>>(layout.fields.size(), false);
+    for (const auto& c : *write_cols) {
+      for (size_t i = 0; i < layout.fields.size(); i++) {
+        if (layout.fields[i].name == c) (*m)[i] = true;
+      }
+    }
+    mask = std::move(m);
+  }
+  const FileFormat* format = FileFormatOfPath(path);
+  if (!format) {
+    const size_t dot = path.rfind('.');
+    const std::string ext = dot == std::string::npos ? "" : path.substr(dot);
+    return Status::NotSupported("data file '" + path + "' has format '" + ext +
+                                "', which Tributary cannot read (it reads .parquet, .avro and "
+                                ".blob)");
+  }
+  return format->Read(file, layout, level, write_cols, mask, file_fields, pushdown);
 }
 
 }  // namespace tributary::datafile

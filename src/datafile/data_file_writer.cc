@@ -9,15 +9,13 @@
 #include "format/parquet/writer.h"
 #include "io/file_system.h"
 
-#include "format/avro_values.h"
+#include "datafile/file_format.h"
 
 namespace tributary::datafile {
 
 using merge::ColumnMergeOutput;
 using options::FileFormatOptions;
 
-using avro::Datum;
-using avro::DatumList;
 using merge::KeyValue;
 
 namespace {
@@ -103,12 +101,9 @@ std::vector<DataType> StatsTypes(const FileLayout& l, const std::optional<std::v
 
 struct DataFileWriter::OpenFile {
   std::string name;
-  std::unique_ptr<avro::FileWriter> writer;            // Avro files
-  std::unique_ptr<format::parquet::ParquetWriter> pq;  // Parquet files
-  int64_t EstimatedSize() const {
-    return pq ? pq->EstimatedSize() : static_cast<int64_t>(writer->EstimatedSize());
-  }
-  Result<std::string> Finish() { return pq ? pq->Finish() : writer->Finish(); }
+  std::unique_ptr<FormatWriter> writer;
+  int64_t EstimatedSize() const { return writer->EstimatedSize(); }
+  Result<std::string> Finish() { return writer->Finish(); }
   StatsCollector key_stats;
   StatsCollector value_stats;
   Row min_key, max_key;
@@ -132,65 +127,34 @@ DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::
 DataFileWriter::~DataFileWriter() = default;
 
 Status DataFileWriter::Open() {
-  {
-    auto f = std::make_unique<OpenFile>(layout_, StatsColumns(layout_));
-    std::string fmt = format_.FormatForLevel(level_);
-    if (fmt == "parquet") {
-      format::parquet::ParquetWriterOptions po;
-      TRIB_ASSIGN_OR_RETURN(po.compression, format::CompressionCodecFromName(
-                                                format_.compression == "none"
-                                                    ? "uncompressed" : format_.compression));
-      po.page_size = format_.parquet_page_size;
-      po.row_group_size = format_.parquet_row_group_size;
-      po.dictionary = format_.parquet_dictionary;
-      TRIB_ASSIGN_OR_RETURN(f->pq, format::parquet::ParquetWriter::Make(layout_.PhysicalFields(), po));
-    } else if (fmt == "avro") {
-      TRIB_ASSIGN_OR_RETURN(avro::SchemaPtr schema, avro::PaimonRecordSchema(layout_.PhysicalFields()));
-      avro::Codec codec = avro::Codec::kZstandard;
-      if (format_.compression == "none") codec = avro::Codec::kNull;
-      if (format_.compression == "snappy") codec = avro::Codec::kSnappy;
-      if (format_.compression == "gzip" || format_.compression == "deflate") {
-        codec = avro::Codec::kDeflate;
-      }
-      TRIB_ASSIGN_OR_RETURN(f->writer, avro::FileWriter::Make(schema, codec));
-    } else {
-      return Status::NotSupported("file.format '" + fmt + "' cannot be written");
-    }
-    f->name = namer_->Next() + "." + fmt;
-    file_ = std::move(f);
+  auto f = std::make_unique<OpenFile>(layout_, StatsColumns(layout_));
+  const std::string name = format_.FormatForLevel(level_);
+  const FileFormat* format = FindFileFormat(name);
+  if (!format) {
+    return Status::NotSupported("file.format '" + name + "' cannot be written (Tributary writes " +
+                                WritableFormatNames() + ")");
   }
+  TRIB_ASSIGN_OR_RETURN(f->writer, format->NewWriter(layout_.PhysicalFields(), format_));
+  f->name = namer_->Next() + std::string(format->extension());
+  file_ = std::move(f);
   return Status::OK();
 }
 
 Status DataFileWriter::Write(const KeyValue& kv) {
   if (!file_) TRIB_RETURN_NOT_OK(Open());
   OpenFile& f = *file_;
-  if (f.pq) {
-    // The physical row points at the record's values: nothing is copied or moved.
-    std::vector<const Value*>& cells = cells_;
-    cells.clear();
-    if (layout_.primary_key) {
-      for (int c : layout_.key_columns) cells.push_back(&kv.value[c]);
-      seq_value_ = Value::Int(kv.sequence);
-      kind_value_ = Value::Int(static_cast<int64_t>(kv.kind));
-      cells.push_back(&seq_value_);
-      cells.push_back(&kind_value_);
-    }
-    for (const auto& v : kv.value) cells.push_back(&v);
-    TRIB_RETURN_NOT_OK(f.pq->Append(cells));
-  } else {
-    DatumList rec;
-    rec.reserve(layout_.fields.size() + layout_.key_columns.size() + 2);
-    if (layout_.primary_key) {
-      for (int c : layout_.key_columns) rec.push_back(avro::ToDatum(kv.value[c], layout_.fields[c].type));
-      rec.push_back(Datum(kv.sequence));
-      rec.push_back(Datum(static_cast<int32_t>(kv.kind)));
-    }
-    for (size_t i = 0; i < layout_.fields.size(); i++) {
-      rec.push_back(avro::ToDatum(kv.value[i], layout_.fields[i].type));
-    }
-    TRIB_RETURN_NOT_OK(f.writer->Append(Datum(std::move(rec))));
+  // The physical row points at the record's values: nothing is copied or moved.
+  std::vector<const Value*>& cells = cells_;
+  cells.clear();
+  if (layout_.primary_key) {
+    for (int c : layout_.key_columns) cells.push_back(&kv.value[c]);
+    seq_value_ = Value::Int(kv.sequence);
+    kind_value_ = Value::Int(static_cast<int64_t>(kv.kind));
+    cells.push_back(&seq_value_);
+    cells.push_back(&kind_value_);
   }
+  for (const auto& v : kv.value) cells.push_back(&v);
+  TRIB_RETURN_NOT_OK(f.writer->Append(cells));
   if (layout_.primary_key) {
     // The key of the last record written (assigned in place: no allocation per record).
     f.max_key.resize(layout_.key_columns.size());
@@ -260,7 +224,8 @@ void ColumnStats(const format::parquet::ColumnValues& c, const DataType& type,
 }  // namespace
 
 bool DataFileWriter::CanWriteColumns() const {
-  if (!layout_.primary_key || format_.FormatForLevel(level_) != "parquet") return false;
+  const FileFormat* format = FindFileFormat(format_.FormatForLevel(level_));
+  if (!layout_.primary_key || !format || !format->WritesColumns()) return false;
   for (const Field& f : layout_.fields) {
     if (f.type.IsNested()) return false;
   }
@@ -303,7 +268,7 @@ Status DataFileWriter::WriteColumns(const std::vector<format::parquet::ColumnVal
     for (size_t c = 0; c < columns.size(); ++c) {
       physical[kind_col + 1 + c].rows = slice_rows(static_cast<int>(c));
     }
-    TRIB_RETURN_NOT_OK(f.pq->AppendColumns(physical, slice));
+    TRIB_RETURN_NOT_OK(f.writer->AppendColumns(physical, slice));
     // Keys: the records are in key order.
     f.max_key.resize(layout_.key_columns.size());
     for (size_t i = 0; i < layout_.key_columns.size(); ++i) {

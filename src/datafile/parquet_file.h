@@ -1,6 +1,7 @@
-// Opened Parquet data files shared by the datafile/ readers (rows, column batches, merged
-// columns): one mapping and parsed footer per file in the process-wide cache, and how table
-// columns and scan filters map onto a file's columns. Internal to datafile/.
+// What the datafile/ readers share (rows, column batches, merged columns, the formats): opened
+// Parquet data files (one mapping and parsed footer per file in the process-wide cache), how
+// table columns and scan filters map onto a file's columns, and each format's record reader.
+// Internal to datafile/.
 // Thread-safety: stateless functions; the cache is thread-safe.
 #pragma once
 
@@ -28,5 +29,26 @@ format::parquet::RowGroupFilter RowGroupFilterFor(const format::parquet::FileSch
                                                   const FileLayout& layout,
                                                   const std::vector<Field>* file_fields,
                                                   const std::vector<Predicate>* skip_filters);
+
+// The read-schema column `read` in a file written with an older schema: the file's field with the
+// same id, or nullptr (the column was added later). Without `file_fields`, `read` itself.
+const Field* SourceField(const Field& read, const std::vector<Field>* file_fields);
+// An error when a file holds another row count than its manifest entry records.
+Status CheckRowCount(const DataFileRef& file, int64_t rows);
+
+// The records of a data file in each format (FileFormat::Read); `mask`: the columns a partial
+// write stored.
+Result<std::vector<merge::KeyValue>> ReadParquetRecords(
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
+    const std::shared_ptr<const std::vector<bool>>& mask, const std::vector<Field>* file_fields,
+    const ReadPushdown& pushdown);
+Result<std::vector<merge::KeyValue>> ReadAvroRecords(
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
+    const std::shared_ptr<const std::vector<bool>>& mask, const std::vector<Field>* file_fields,
+    const ReadPushdown& pushdown);
+Result<std::vector<merge::KeyValue>> ReadBlobRecords(
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
+    const std::optional<std::vector<std::string>>& write_cols,
+    const std::vector<Field>* file_fields);
 
 }  // namespace tributary::datafile

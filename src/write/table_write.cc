@@ -26,6 +26,7 @@
 #include "compact/compaction_job.h"
 #include "options/core_options.h"
 #include "datafile/data_file.h"
+#include "datafile/file_format.h"
 #include "write/dynamic_bucket.h"
 #include "io/file_cache.h"
 #include "commit/file_store_commit.h"
@@ -792,7 +793,8 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
     ctx.column_buffer = (c.IsPlainDeduplicate() || c.IsPlainPartialUpdate() ||
                          c.IsPlainAggregation() || c.IsPlainFirstRow()) &&
                         !ctx.write_mask &&
-                        ctx.format.FormatForLevel(0) == "parquet" &&
+                        datafile::FindFileFormat(ctx.format.FormatForLevel(0)) &&
+                        datafile::FindFileFormat(ctx.format.FormatForLevel(0))->WritesColumns() &&
                         ColumnWriteBuffer::Supports(ctx.layout.fields) &&
                         !GetTestHooks().row_write_buffer;
   }
