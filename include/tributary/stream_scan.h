@@ -48,6 +48,10 @@ struct StreamOptions {
   // `full` start-up's snapshot). Without a changelog producer the changes are derived by the
   // reader (normalised), so their offsets are the same only for readers that started alike.
   bool with_change_metadata = false;
+  // 'consumer-id': the reader's position is stored with the table (consumer/consumer-<id>) as
+  // each snapshot's changes are handed out; a reader opened with the same id resumes from it
+  // (whatever the start-up mode), and snapshot expiration keeps what it has not read yet.
+  std::string consumer_id;
 };
 
 class StreamScan {

@@ -6,6 +6,7 @@
 #include "format/binary_row.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
+#include "meta/consumer.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
@@ -76,11 +77,15 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   const int64_t force_before = latest - options.retain_max + 1;   // ids < this go
   const int64_t older_than =
       options.older_than_millis.value_or(NowMillis() - options.time_retained_ms);
+  // A streaming reader with a consumer id still needs its next snapshot and every later one.
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> consumer_next,
+                        meta::MinConsumerNextSnapshot(table_path));
   // `end`: the oldest snapshot that stays; every id before it goes.
   size_t end = 0;
   while (end < ids.size() && static_cast<int64_t>(end) < options.max_deletes) {
     const int64_t id = ids[end];
     if (id >= keep_from_min) break;
+    if (consumer_next && id >= *consumer_next) break;
     if (id >= force_before) {
       TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(id));
       if (s->time_millis >= older_than) break;

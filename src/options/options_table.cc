@@ -535,8 +535,7 @@ std::vector<OptionDef> BuildTable() {
           .Unsupported(),
       Def("consumer-id", kString, "",
           "Named consumer whose progress is stored with the table, so a streaming read resumes "
-          "where it stopped.")
-          .Unsupported(),
+          "where it stopped and snapshot expiration keeps what it has not read."),
       Def("continuous.discovery-interval", kDuration, "10 s",
           "How often a streaming read checks for new snapshots (Tributary also watches the "
           "snapshot directory)."),

@@ -10,6 +10,7 @@
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "merge/key_value.h"
+#include "meta/consumer.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
@@ -63,6 +64,15 @@ class FileStoreStreamScan : public StreamScan {
 
   Status Start() {
     meta::SnapshotManager snapshots(path_);
+    if (!options_.consumer_id.empty()) {
+      // A consumer that has read before resumes where it stopped.
+      TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> next,
+                            meta::ReadConsumer(path_, options_.consumer_id));
+      if (next) {
+        next_ = *next;
+        return Status::OK();
+      }
+    }
     TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestId());
     const std::string& mode = options_.startup_mode;
     if (mode == "full") {
@@ -146,6 +156,10 @@ class FileStoreStreamScan : public StreamScan {
       if (exists) {
         TRIB_RETURN_NOT_OK(ReadSnapshotChanges(next_, batch));
         next_++;
+        if (!options_.consumer_id.empty()) {
+          // Handed out (in this batch): the next read starts after this snapshot.
+          TRIB_RETURN_NOT_OK(meta::WriteConsumer(path_, options_.consumer_id, next_));
+        }
         if (!batch->rows.empty()) return true;
         continue;
       }
@@ -334,6 +348,7 @@ Result<std::unique_ptr<StreamScan>> NewFileStoreStreamScan(const std::string& pa
       return Status::Invalid("filter column " + std::to_string(p.column) + " out of range");
     }
   }
+  if (!options.consumer_id.empty()) TRIB_RETURN_NOT_OK(meta::CheckConsumerId(options.consumer_id));
   auto scan = std::make_unique<FileStoreStreamScan>(path, std::move(schema), options,
                                                     std::move(core));
   TRIB_RETURN_NOT_OK(scan->Start());

@@ -733,6 +733,7 @@ Status StreamStartup(const Session& session, const TableSchema& schema,
     if (!mode) mode = "timestamp";
   }
   if (mode) o->startup_mode = *mode;
+  if (auto consumer = get("consumer-id")) o->consumer_id = *consumer;
   return Status::OK();
 }
 

@@ -159,6 +159,54 @@ TEST_F(SnapshotExpireTest, ManyCommitsKeepAtMostTheRetainedSnapshotsAndNoUnusedF
   EXPECT_NE(r.status().ToString().find("expired"), std::string::npos) << r.status().ToString();
 }
 
+// A reader with a consumer id that stops while writers go on: expiration keeps the snapshots it
+// has not read, and the reader opened again with its id resumes without a gap.
+TEST_F(SnapshotExpireTest, AConsumerKeepsWhatItHasNotReadAndResumes) {
+  auto t = Create({{"bucket", "1"},
+                   {"changelog-producer", "input"},
+                   {"snapshot.num-retained.min", "1"},
+                   {"snapshot.num-retained.max", "2"}});
+  auto commit = [&](int64_t id) {
+    auto w = t->NewWriter({});
+    ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(id), Value::Int(id)}).ok());
+    ASSERT_TRUE((*w)->Commit().ok());
+  };
+  auto drain = [&](StreamScan& s) {
+    std::vector<int64_t> ids;
+    RowBatch b;
+    while (true) {
+      auto more = s.Next(&b, 0ms);
+      EXPECT_TRUE(more.ok()) << more.status().ToString();
+      if (!more.ok() || !*more) return ids;
+      for (const Row& r : b.rows) ids.push_back(r[0].int_value());
+    }
+  };
+  StreamOptions o;
+  o.startup_mode = "earliest";
+  o.consumer_id = "billing";
+  commit(1);
+  {
+    auto s = t->NewStreamScan(o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    EXPECT_EQ(drain(**s), std::vector<int64_t>{1});
+  }  // the reader stops after snapshot 1
+  for (int64_t id = 2; id <= 8; id++) commit(id);
+  // Without the consumer only two snapshots would be left; the consumer keeps 2 onwards.
+  auto ids = meta::SnapshotManager(t->path()).ListIds();
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ(ids->front(), 2);
+  auto again = t->NewStreamScan(o);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(drain(**again), (std::vector<int64_t>{2, 3, 4, 5, 6, 7, 8}));
+  // Caught up: the next commit's expiration lets the old snapshots go.
+  commit(9);
+  ids = meta::SnapshotManager(t->path()).ListIds();
+  EXPECT_LE(ids->size(), 2u);
+  StreamOptions bad;
+  bad.consumer_id = "../escape";
+  EXPECT_FALSE(t->NewStreamScan(bad).ok());
+}
+
 TEST_F(SnapshotExpireTest, YoungSnapshotsStayUntilTheyAreOlderThanTheRetainedTime) {
   auto t = Create({{"bucket", "1"}, {"snapshot.num-retained.min", "1"}});
   for (int c = 0; c < 4; c++) {

@@ -1,0 +1,78 @@
+#include "meta/consumer.h"
+
+#include <algorithm>
+
+#include "common/json.h"
+#include "io/file_system.h"
+
+namespace tributary::meta {
+
+namespace {
+
+std::string ConsumerDir(const std::string& table_path) {
+  return io::JoinPath(table_path, "consumer");
+}
+
+Result<int64_t> ParseConsumer(const std::string& text, const std::string& path) {
+  auto j = ParseJson(text, "consumer file '" + path + "'");
+  if (!j.ok()) return j.status();
+  if (!j->is_object() || !j->contains("nextSnapshot") || !(*j)["nextSnapshot"].is_number_integer()) {
+    return Status::Corruption("consumer file '" + path + "' has no integer nextSnapshot");
+  }
+  return (*j)["nextSnapshot"].get<int64_t>();
+}
+
+}  // namespace
+
+Status CheckConsumerId(const std::string& id) {
+  const bool ok = !id.empty() && id[0] != '.' && id.size() <= 200 &&
+                  std::all_of(id.begin(), id.end(), [](char c) {
+                    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                           (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
+                  });
+  if (ok) return Status::OK();
+  return Status::Invalid("consumer id '" + id + "' may hold only letters, digits, '_', '-' and "
+                         "'.', and may not start with '.'");
+}
+
+Status WriteConsumer(const std::string& table_path, const std::string& id, int64_t next_snapshot) {
+  TRIB_RETURN_NOT_OK(CheckConsumerId(id));
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(ConsumerDir(table_path)));
+  return io::LocalFs().WriteFile(io::JoinPath(ConsumerDir(table_path), "consumer-" + id),
+                                 "{\n  \"nextSnapshot\" : " + std::to_string(next_snapshot) +
+                                     "\n}");
+}
+
+Result<std::optional<int64_t>> ReadConsumer(const std::string& table_path, const std::string& id) {
+  TRIB_RETURN_NOT_OK(CheckConsumerId(id));
+  const std::string path = io::JoinPath(ConsumerDir(table_path), "consumer-" + id);
+  auto text = io::LocalFs().ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) return std::optional<int64_t>();
+    return text.status();
+  }
+  TRIB_ASSIGN_OR_RETURN(int64_t next, ParseConsumer(*text, path));
+  return std::optional<int64_t>(next);
+}
+
+Result<std::optional<int64_t>> MinConsumerNextSnapshot(const std::string& table_path) {
+  const std::string dir = ConsumerDir(table_path);
+  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(dir));
+  std::optional<int64_t> min;
+  if (!exists) return min;
+  TRIB_ASSIGN_OR_RETURN(auto entries, io::LocalFs().ListDir(dir));
+  for (const auto& e : entries) {
+    if (e.is_dir || e.name.rfind("consumer-", 0) != 0) continue;
+    const std::string path = io::JoinPath(dir, e.name);
+    auto text = io::LocalFs().ReadFile(path);
+    if (!text.ok()) {
+      if (text.status().IsNotFound()) continue;  // removed meanwhile
+      return text.status();
+    }
+    TRIB_ASSIGN_OR_RETURN(int64_t next, ParseConsumer(*text, path));
+    min = min ? std::min(*min, next) : next;
+  }
+  return min;
+}
+
+}  // namespace tributary::meta

@@ -1,0 +1,23 @@
+// Consumers (Paimon's ConsumerManager): the position of a named streaming reader, stored with the
+// table as `consumer/consumer-<id>` = {"nextSnapshot": n}, so the reader resumes where it stopped
+// and snapshot expiration keeps snapshot n and everything after it.
+// Thread-safety: stateless functions; a consumer file is replaced atomically.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tributary/result.h"
+
+namespace tributary::meta {
+
+// Consumer ids become file names: letters, digits, '_', '-' and '.', not starting with '.'.
+Status CheckConsumerId(const std::string& id);
+Status WriteConsumer(const std::string& table_path, const std::string& id, int64_t next_snapshot);
+// The consumer's next snapshot; nullopt when it has none.
+Result<std::optional<int64_t>> ReadConsumer(const std::string& table_path, const std::string& id);
+// The smallest next snapshot of the table's consumers; nullopt when it has none.
+Result<std::optional<int64_t>> MinConsumerNextSnapshot(const std::string& table_path);
+
+}  // namespace tributary::meta
