@@ -381,10 +381,17 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
   // An overwrite writes no compaction (its writer does not compact).
   if (has_compact && !req.overwrite) {
     bool conflict = false;
+    std::vector<ManifestEntry> compact_changelog;
+    for (const auto& m : req.messages) {
+      for (const auto& f : m.compact_changelog_files) {
+        compact_changelog.push_back(
+            ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
+      }
+    }
     auto r = CommitOnce(meta::CommitKind::kCompact, [&](const std::vector<ManifestEntry>& live) {
       conflict = false;
       return CompactDelta(req, live, &conflict);
-    });
+    }, nullptr, &compact_changelog);
     if (!r.ok()) {
       // The APPEND snapshot (if any) is published already: a compaction that cannot be
       // committed is dropped, never reported as a failed commit that would undo published files.

@@ -27,6 +27,9 @@ struct CommitMessage {
   // Changelog files of the new files ('changelog-producer' = 'input'): published with them, in
   // the APPEND snapshot's changelog manifest list.
   std::vector<meta::DataFileMeta> changelog_files;
+  // Changelog files of the compaction ('changelog-producer' = 'full-compaction'): published in
+  // the COMPACT snapshot's changelog manifest list.
+  std::vector<meta::DataFileMeta> compact_changelog_files;
 };
 
 // Rewrites a message's new files with every sequence number raised by `shift`, returning the

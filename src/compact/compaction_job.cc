@@ -7,7 +7,9 @@
 #include "format/parquet/writer.h"
 #include "io/file_system.h"
 #include "meta/schema_manager.h"
+#include "compact/full_changelog.h"
 #include "io/file_cache.h"
+#include "options/core_options.h"
 #include "meta/snapshot_reader.h"
 #include "merge/merge_config.h"
 #include "merge/sort_merge_reader.h"
@@ -175,6 +177,29 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
                                        meta::FileNamer* namer) {
   auto result = Compact(table_path, schema, bucket_dir, unit, highest_nonempty_level,
                         target_file_size, format, namer);
+  if (result.ok() && schema.Option("changelog-producer") == std::optional<std::string>(
+                                                              "full-compaction")) {
+    // A compaction into the top level publishes what changed there since it was last written.
+    auto core = options::CoreOptions::From(schema);
+    if (!core.ok()) return core.status();
+    if (unit.output_level == core->num_levels - 1) {
+      std::vector<meta::DataFileMeta> top_before;
+      for (const auto& f : unit.files) {
+        if (f.level == unit.output_level) top_before.push_back(f);
+      }
+      meta::FileNamer changelog_namer(core->changelog_file_prefix, "");
+      auto changelog = WriteFullCompactionChangelog(table_path, schema, bucket_dir, top_before,
+                                                    result->after, unit.output_level,
+                                                    &changelog_namer);
+      if (!changelog.ok()) {
+        for (const auto& f : result->after) {
+          (void)io::LocalFs().Remove(io::JoinPath(bucket_dir, f.file_name));
+        }
+        return changelog.status();
+      }
+      result->changelog = std::move(*changelog);
+    }
+  }
   // A compaction reads each input once, whole, and (once committed) replaces it: its mapping and
   // decoded chunks leave the cache now rather than hold the pages the job touched in the
   // process's memory until the commit or eviction. A later read maps it again.

@@ -17,6 +17,9 @@ struct CompactionResult {
   std::vector<meta::DataFileMeta> before;
   std::vector<meta::DataFileMeta> after;
   bool by_columns = false;  // merged column by column (a deduplicate table), not row by row
+  // 'changelog-producer' = 'full-compaction' and the output is the top level: the changes the
+  // compaction makes visible (full_changelog.h), published with it.
+  std::vector<meta::DataFileMeta> changelog;
 };
 
 // `highest_nonempty_level`: the highest level holding files in the bucket (any file, in the unit

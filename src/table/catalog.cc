@@ -242,8 +242,13 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
                            "'changelog-producer' = 'lookup': use 'changelog-producer' = "
                            "'full-compaction' for a changelog at periodic full compactions");
   }
+  if (core.changelog_producer == "full-compaction" &&
+      s.Option("deletion-vectors.enabled").value_or("false") == "true") {
+    return Status::Invalid("deletion vectors work only with changelog-producer 'none', 'input' "
+                           "or 'lookup', not 'full-compaction'");
+  }
   if (core.changelog_producer != "none" && core.changelog_producer != "input" &&
-      core.changelog_producer != "lookup") {
+      core.changelog_producer != "lookup" && core.changelog_producer != "full-compaction") {
     return Status::NotSupported("changelog-producer '" + core.changelog_producer +
                                 "' is not supported yet");
   }

@@ -288,6 +288,57 @@ TEST_F(StreamScanTest, FirstRowWithLookupEmitsInsertsOfNewKeysOnly) {
   EXPECT_EQ(Drain(*s), V{"+I[3, 7]"});
 }
 
+// Oracle case 26 (FullChangelogMergeFunctionWrapperTestBase, deduplicate) through the table: each
+// commit ends its input, so a full compaction follows and its changes are the changelog.
+TEST_F(StreamScanTest, FullCompactionProducerEmitsWhatEachFullCompactionChanged) {
+  auto t = Create("t", {{"changelog-producer", "full-compaction"}, {"bucket", "1"}});
+  StreamOptions o;
+  o.startup_mode = "earliest";
+  auto s = Open(*t, o);
+  Commit(*t, {{RowKind::kInsert, R(1, "1")}});  // [L0 +I 1] -> +I 1
+  EXPECT_EQ(Drain(*s), V{"+I[1, 1]"});
+  Commit(*t, {{RowKind::kDelete, R(2, "x")}});  // [L0 -D] -> nothing
+  EXPECT_EQ(Drain(*s), V{});
+  Commit(*t, {{RowKind::kInsert, R(1, "1")}});  // [L3 +I 1, L0 +I 1] -> -U 1, +U 1
+  EXPECT_EQ(Drain(*s), (V{"-U[1, 1]", "+U[1, 1]"}));
+  Commit(*t, {{RowKind::kInsert, R(1, "-3")}});  // [L3 +I 1, L0 +I -3] -> -U 1, +U -3
+  EXPECT_EQ(Drain(*s), (V{"-U[1, 1]", "+U[1, -3]"}));
+  Commit(*t, {{RowKind::kUpdateBefore, R(1, "-3")}});  // [L3 +I -3, L0 -U] -> -D -3
+  EXPECT_EQ(Drain(*s), V{"-D[1, -3]"});
+  Commit(*t, {{RowKind::kInsert, R(3, "3")}, {RowKind::kDelete, R(3, "3")}});  // -> nothing
+  EXPECT_EQ(Drain(*s), V{});
+}
+
+// A long-lived writer compacts fully every 'full-compaction.delta-commits' commits; CALL
+// sys.compact is a full compaction too.
+TEST_F(StreamScanTest, FullCompactionEveryDeltaCommitsWithRowDeduplicate) {
+  auto t = Create("t", {{"changelog-producer", "full-compaction"},
+                        {"full-compaction.delta-commits", "2"},
+                        {"changelog-producer.row-deduplicate", "true"},
+                        {"bucket", "1"}});
+  StreamOptions o;
+  o.startup_mode = "earliest";
+  auto s = Open(*t, o);
+  auto w = t->NewWriter({});
+  ASSERT_TRUE(w.ok());
+  auto commit = [&](RowKind kind, Row row) {
+    ASSERT_TRUE((*w)->Write(kind, row).ok());
+    auto c = (*w)->Commit();
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+  };
+  commit(RowKind::kInsert, R(1, "a"));
+  EXPECT_EQ(Drain(*s), V{});  // no full compaction yet
+  commit(RowKind::kInsert, R(2, "b"));
+  EXPECT_EQ(Drain(*s), (V{"+I[1, a]", "+I[2, b]"}));
+  commit(RowKind::kInsert, R(1, "a"));
+  commit(RowKind::kInsert, R(2, "c"));
+  EXPECT_EQ(Drain(*s), (V{"-U[2, b]", "+U[2, c]"}));  // (1, a) written again: no change
+  commit(RowKind::kDelete, R(1, "a"));
+  EXPECT_EQ(Drain(*s), V{});
+  ASSERT_TRUE(t->CompactFull().ok());
+  EXPECT_EQ(Drain(*s), V{"-D[1, a]"});
+}
+
 TEST_F(StreamScanTest, ProducersPaimonRefusesAreRefusedAtCreate) {
   TableSpec agg;
   agg.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "n", DataType::BigInt(), ""}};

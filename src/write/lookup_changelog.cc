@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compact/full_changelog.h"
 #include "datafile/point_lookup.h"
 #include "io/file_system.h"
 #include "merge/merge_function.h"
@@ -35,15 +36,6 @@ Result<std::optional<KeyValue>> MergeCommitted(std::vector<KeyValue> found,
   r->level = 1;  // from the committed files: older than anything this commit wrote
   r->write_mask = nullptr;
   return r;
-}
-
-bool SameRow(const Row& a, const Row& b, const std::vector<bool>& ignored) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); i++) {
-    if (i < ignored.size() && ignored[i]) continue;
-    if (!(a[i] == b[i])) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -172,7 +164,7 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
     } else if (had && !has) {
       st = emit(RowKind::kDelete, (*before)->value, seq);
     } else if (had && has) {
-      if (!(in.row_deduplicate && SameRow((*before)->value, after->value, ignored))) {
+      if (!(in.row_deduplicate && compact::SameRowIgnoring((*before)->value, after->value, ignored))) {
         st = emit(RowKind::kUpdateBefore, (*before)->value, seq);
         if (st.ok()) st = emit(RowKind::kUpdateAfter, after->value, seq);
       }

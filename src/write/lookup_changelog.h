@@ -42,4 +42,5 @@ struct LookupChangelogInput {
 Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangelogInput& in,
                                                              meta::FileNamer* namer);
 
+
 }  // namespace tributary::write

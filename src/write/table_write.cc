@@ -24,6 +24,7 @@
 #include "write/column_buffer.h"
 #include "merge/column_merge.h"
 #include "compact/compaction_job.h"
+#include "compact/full_changelog.h"
 #include "options/core_options.h"
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
@@ -67,6 +68,7 @@ using options::FileFormatOptions;
 namespace {
 
 using merge::KeyValue;
+
 using BucketId = std::pair<std::string, int32_t>;  // (serialized partition, bucket)
 
 class FileStoreWriter : public TableWriter {
@@ -78,6 +80,9 @@ class FileStoreWriter : public TableWriter {
         core_(std::move(core)), ctx_(std::move(ctx)), layout_(ctx_.layout),
         input_merge_(std::move(input_merge)) {
     ctx_.schema = schema_.get();
+    if (auto n = schema_->Option("full-compaction.delta-commits")) {
+      full_compaction_delta_commits_ = std::max<int64_t>(1, std::atoll(n->c_str()));
+    }
     for (const auto& k : schema_->partition_keys) {
       int i = schema_->FieldIndex(k);
       partition_idx_.push_back(i);
@@ -186,6 +191,21 @@ class FileStoreWriter : public TableWriter {
       Abort();
       return r;
     }
+    if (*r && core_.changelog_producer == "full-compaction" && !options_.overwrite) {
+      // The changelog comes from full compactions: after every 'full-compaction.delta-commits'
+      // commits, or at every commit (the end of an input, as a batch INSERT is) when unset.
+      if (++commits_since_full_compaction_ >= full_compaction_delta_commits_) {
+        commits_since_full_compaction_ = 0;
+        auto compacted = CompactTableFull(path_, schema_);
+        // Lost to a concurrent compaction: the changes are emitted by the next full compaction
+        // (its changelog is the top level before against after), so nothing is lost.
+        if (!compacted.ok() && !compacted.status().IsConflict()) {
+          return compacted.status().WithContext(
+              "snapshot " + std::to_string(**r) +
+              " is committed, but the full compaction that produces its changelog failed");
+        }
+      }
+    }
     if (*r && !core_.write_only) {
       // As Paimon's committers: old snapshots expire after each commit. The commit stands
       // whatever happens here; a failure is reported and the next commit tries again.
@@ -229,11 +249,18 @@ class FileStoreWriter : public TableWriter {
   };
 
   std::binary_semaphore compaction_slot_{1};  // held by the running background compaction
+  // 'changelog-producer' = 'full-compaction': commits since the last full compaction, and how
+  // many make one ('full-compaction.delta-commits'; 1 when unset).
+  int64_t commits_since_full_compaction_ = 0;
+  int64_t full_compaction_delta_commits_ = 1;
 
   // Waits for every background compaction and deletes what it wrote (never committed).
   void DropCompactionJobs() {
     for (auto& [id, job] : jobs_) {
       if (job->thread.joinable()) job->thread.join();
+      for (const auto& f : job->result.changelog) {
+        (void)io::LocalFs().Remove(io::JoinPath(job->dir, f.file_name));
+      }
       for (const auto& f : job->result.after) {
         (void)io::LocalFs().Remove(io::JoinPath(job->dir, f.file_name));
       }
@@ -485,6 +512,8 @@ class FileStoreWriter : public TableWriter {
       // next commits pick again.
       if (!job->status.ok()) return Status::OK();
       for (const auto& f : job->result.after) outputs->push_back({job->dir, f.file_name});
+      for (const auto& f : job->result.changelog) outputs->push_back({job->dir, f.file_name});
+      m->compact_changelog_files = job->result.changelog;
       m->compact_before = job->result.before;
       m->compact_after = job->result.after;
       // Pick the next compaction on the files this commit leaves.
@@ -514,6 +543,8 @@ class FileStoreWriter : public TableWriter {
                           RunCompaction(path_, *schema_, bw->dir(), *unit, highest,
                                         core_.target_file_size, core_.format, bw->namer()));
     for (const auto& f : result.after) outputs->push_back({bw->dir(), f.file_name});
+    for (const auto& f : result.changelog) outputs->push_back({bw->dir(), f.file_name});
+    for (auto& f : result.changelog) m->compact_changelog_files.push_back(std::move(f));
     io::CrashPoint("compact.after-rewrite");
     // As Paimon does: the APPEND snapshot publishes the new files, then the COMPACT snapshot
     // replaces the compacted files (new ones included) by the output. Outputs of the background
@@ -775,18 +806,8 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   if (ctx.merge_config && core.changelog_producer == "lookup" && !options.overwrite) {
     ctx.lookup_changelog_prefix = core.changelog_file_prefix;
     ctx.row_deduplicate = OptionIsTrue(*schema, "changelog-producer.row-deduplicate");
-    if (auto f = schema->Option("changelog-producer.row-deduplicate-ignore-fields")) {
-      std::string field;
-      for (char ch : *f + ",") {
-        if (ch == ',') {
-          while (!field.empty() && field.back() == ' ') field.pop_back();
-          if (!field.empty()) ctx.row_deduplicate_ignore.insert(field);
-          field.clear();
-        } else if (ch != ' ' || !field.empty()) {
-          field += ch;
-        }
-      }
-    }
+    ctx.row_deduplicate_ignore = compact::ParseFieldList(
+        schema->Option("changelog-producer.row-deduplicate-ignore-fields").value_or(""));
   }
   if (ctx.merge_config) {
     const merge::MergeConfig& c = *ctx.merge_config;
@@ -853,9 +874,11 @@ Result<std::optional<int64_t>> CompactTableFull(
       m.partition = id.first;
       m.bucket = id.second;
       m.total_buckets = entries.front().total_buckets;
+      for (const auto& f : result.after) outputs[i].push_back({dir, f.file_name});
+      m.compact_changelog_files = std::move(result.changelog);
+      for (const auto& f : m.compact_changelog_files) outputs[i].push_back({dir, f.file_name});
       m.compact_before = std::move(result.before);
       m.compact_after = std::move(result.after);
-      for (const auto& f : m.compact_after) outputs[i].push_back({dir, f.file_name});
       io::CrashPoint("compact.after-rewrite");
       messages[i] = std::move(m);
     }
