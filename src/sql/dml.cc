@@ -50,7 +50,7 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
       return st;
     }
   }
-  auto committed = writer->Commit();
+  auto committed = writer->CommitAndWaitForCompaction();  // a statement ends its input
   if (!committed.ok()) {
     writer->Abort();
     return committed.status();

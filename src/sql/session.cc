@@ -292,7 +292,7 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
           return ws;
         }
       }
-      auto c = writer->Commit();
+      auto c = writer->CommitAndWaitForCompaction();  // a statement ends its input
       if (!c.ok()) {
         writer->Abort();
         return c.status();

@@ -193,8 +193,10 @@ class FileStoreWriter : public TableWriter {
     }
     if (*r && core_.changelog_producer == "full-compaction" && !options_.overwrite) {
       // The changelog comes from full compactions: after every 'full-compaction.delta-commits'
-      // commits, or at every commit (the end of an input, as a batch INSERT is) when unset.
-      if (++commits_since_full_compaction_ >= full_compaction_delta_commits_) {
+      // commits (every commit when unset), and at the end of an input (a batch INSERT's commit,
+      // the end of a bounded ingest: CommitAndWaitForCompaction).
+      if (++commits_since_full_compaction_ >= full_compaction_delta_commits_ ||
+          waiting_for_jobs_) {
         commits_since_full_compaction_ = 0;
         auto compacted = CompactTableFull(path_, schema_);
         // Lost to a concurrent compaction: the changes are emitted by the next full compaction
