@@ -103,6 +103,16 @@ class ScanPlanner {
       if (!FileMayMatch(e.file)) continue;
       splits[it->second].files.push_back(e.file);
     }
+    if (schema_->Option("scan.plan-sort-partition").value_or("false") == "true") {
+      // Splits in partition-value order (queue tables read in that order); buckets keep theirs.
+      std::stable_sort(splits.begin(), splits.end(), [](const DataSplit& a, const DataSplit& b) {
+        for (size_t i = 0; i < a.partition.size() && i < b.partition.size(); i++) {
+          const int c = CompareValues(a.partition[i], b.partition[i]);
+          if (c != 0) return c < 0;
+        }
+        return false;
+      });
+    }
     return std::move(plan_);
   }
 

@@ -48,6 +48,8 @@ class FileStoreStreamScan : public StreamScan {
       output_fields_.push_back(Field{next_id + 2, "_bucket", DataType::Int(), ""});
     }
     normalize_ = layout_.primary_key && core_.changelog_producer == "none";
+    plan_sort_partition_ =
+        schema_->Option("scan.plan-sort-partition").value_or("false") == "true";
     for (const auto& k : schema_->partition_keys) {
       int i = schema_->FieldIndex(k);
       partition_fields_.push_back(schema_->fields[i]);
@@ -201,9 +203,30 @@ class FileStoreStreamScan : public StreamScan {
       if (snap->commit_kind != meta::CommitKind::kAppend) return Status::OK();
       TRIB_ASSIGN_OR_RETURN(entries, meta::ReadDeltaEntries(path_, *snap));
     }
-    // Bucket by bucket, each bucket's files in the order they were written.
-    std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
-      if (a.partition != b.partition) return a.partition < b.partition;
+    // Partition by partition: in the order the snapshot lists them (creation order), or by
+    // partition value with 'scan.plan-sort-partition'; then bucket by bucket, each bucket's
+    // files in the order they were written (a queue table's write order).
+    std::map<std::string, size_t> partition_rank;
+    for (const auto& e : entries) partition_rank.emplace(e.partition, partition_rank.size());
+    if (plan_sort_partition_ && partition_rank.size() > 1) {
+      std::vector<std::pair<Row, std::string>> values;
+      for (const auto& [bytes, rank] : partition_rank) {
+        TRIB_ASSIGN_OR_RETURN(Row row, format::DeserializeBinaryRow(bytes, partition_types_));
+        values.emplace_back(std::move(row), bytes);
+      }
+      std::stable_sort(values.begin(), values.end(), [](const auto& a, const auto& b) {
+        for (size_t i = 0; i < a.first.size() && i < b.first.size(); i++) {
+          const int c = CompareValues(a.first[i], b.first[i]);
+          if (c != 0) return c < 0;
+        }
+        return false;
+      });
+      for (size_t i = 0; i < values.size(); i++) partition_rank[values[i].second] = i;
+    }
+    std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
+      if (a.partition != b.partition) {
+        return partition_rank.at(a.partition) < partition_rank.at(b.partition);
+      }
       if (a.bucket != b.bucket) return a.bucket < b.bucket;
       return a.file.min_sequence_number < b.file.min_sequence_number;
     });
@@ -313,6 +336,7 @@ class FileStoreStreamScan : public StreamScan {
   std::vector<int> projection_;
   std::vector<Field> output_fields_;
   bool normalize_ = false;
+  bool plan_sort_partition_ = false;  // 'scan.plan-sort-partition
   std::vector<Field> partition_fields_;
   std::vector<DataType> partition_types_;
   // A row's identity for the normaliser: its primary key (partition columns included).
