@@ -78,7 +78,7 @@ Result<std::vector<meta::DataFileMeta>> WriteFullCompactionChangelog(
   }
   merge::KeyComparator key_order(layout.key_columns);
   datafile::DataFileWriter writer(layout, bucket_dir, namer, core.target_file_size, level,
-                                  meta::FileSource::kCompact, core.format);
+                                  meta::FileSource::kCompact, core.changelog_format);
   auto emit = [&](RowKind kind, const KeyValue& kv) {
     KeyValue out = kv;
     out.kind = kind;

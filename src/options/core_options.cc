@@ -86,6 +86,18 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   if (const std::string* v = get("merge-engine")) o.merge_engine = *v;
   if (const std::string* v = get("changelog-producer")) o.changelog_producer = *v;
   if (const std::string* v = get("changelog-file.prefix")) o.changelog_file_prefix = *v;
+  o.changelog_format = o.format;
+  o.changelog_format.per_level.clear();
+  if (const std::string* v = get("changelog-file.format"); v && !v->empty()) {
+    if (*v != "parquet" && *v != "avro") {
+      return Status::NotSupported("changelog-file.format '" + *v + "' cannot be written; use "
+                                  "'parquet' or 'avro'");
+    }
+    o.changelog_format.format = *v;
+  }
+  if (const std::string* v = get("changelog-file.compression"); v && !v->empty()) {
+    o.changelog_format.compression = *v;
+  }
   if (const std::string* v = get("write-only")) {
     bool b = false;
     options::ParseBool(*v, &b);

@@ -45,6 +45,9 @@ struct CoreOptions {
   std::string merge_engine = "deduplicate";
   std::string changelog_producer = "none";
   std::string changelog_file_prefix = "changelog-";
+  // How changelog files are encoded: `format` with 'changelog-file.format' and
+  // 'changelog-file.compression' applied (one format for every level).
+  FileFormatOptions changelog_format;
   bool write_only = false;
 
   // Reads the options of `schema`, overridden by `dynamic` (hints).

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -337,6 +338,53 @@ TEST_F(StreamScanTest, FullCompactionEveryDeltaCommitsWithRowDeduplicate) {
   EXPECT_EQ(Drain(*s), V{});
   ASSERT_TRUE(t->CompactFull().ok());
   EXPECT_EQ(Drain(*s), V{"-D[1, a]"});
+}
+
+// 'changelog-file.format' / '.compression' encode the changelog files, whatever the data files use.
+TEST_F(StreamScanTest, ChangelogFilesTakeTheirOwnFormat) {
+  for (const char* producer : {"input", "lookup", "full-compaction"}) {
+    SCOPED_TRACE(producer);
+    auto t = Create(std::string("t_") + (producer[0] == 'f' ? "full" : producer),
+                    {{"changelog-producer", producer}, {"bucket", "1"},
+                     {"changelog-file.format", "avro"}, {"changelog-file.compression", "snappy"}});
+    StreamOptions o;
+    o.startup_mode = "earliest";
+    auto s = Open(*t, o);
+    Commit(*t, {{RowKind::kInsert, R(1, "a")}});
+    Commit(*t, {{RowKind::kInsert, R(1, "b")}});
+    const V expected = std::string(producer) == "input" ? V{"+I[1, a]", "+I[1, b]"}
+                                                        : V{"+I[1, a]", "-U[1, a]", "+U[1, b]"};
+    EXPECT_EQ(Drain(*s), expected);
+    int avro = 0, parquet = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(t->path())) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("changelog-", 0) != 0) continue;
+      (e.path().extension() == ".avro" ? avro : parquet)++;
+    }
+    EXPECT_GT(avro, 0);
+    EXPECT_EQ(parquet, 0);
+  }
+}
+
+// 'full-compaction.delta-commits' compacts fully every n commits of a writer, whatever the
+// changelog producer.
+TEST_F(StreamScanTest, DeltaCommitsCompactFullyEveryNCommits) {
+  auto t = Create("t", {{"full-compaction.delta-commits", "2"}, {"bucket", "1"}});
+  auto w = t->NewWriter({});
+  ASSERT_TRUE(w.ok());
+  for (int i = 0; i < 4; i++) {
+    ASSERT_TRUE((*w)->Write(RowKind::kInsert, R(i, "x")).ok());
+    ASSERT_TRUE((*w)->Commit().ok());
+  }
+  auto snapshots = catalog_->ReadSystemTable(Identifier{"default", "t", "snapshots"});
+  ASSERT_TRUE(snapshots.ok());
+  int compact = 0;
+  size_t kind_col = 0;
+  for (size_t i = 0; i < snapshots->fields.size(); i++) {
+    if (snapshots->fields[i].name == "commit_kind") kind_col = i;
+  }
+  for (const Row& r : snapshots->rows) compact += r[kind_col].string_value() == "COMPACT";
+  EXPECT_EQ(compact, 2);
 }
 
 TEST_F(StreamScanTest, ProducersPaimonRefusesAreRefusedAtCreate) {

@@ -19,16 +19,27 @@ Status BucketWriter::Flush(int64_t target_file_size) {
     // The same from the column buffer: its records in key order (records of one key in write
     // order, their sequence order), written column by column.
     DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
-                             target_file_size, 0, meta::FileSource::kAppend, ctx_.format,
-                             ctx_.write_cols);
+                             target_file_size, 0, meta::FileSource::kAppend,
+                             ctx_.changelog_format, ctx_.write_cols);
     std::vector<uint32_t> order = columns_->SortedByKey(layout_.key_columns);
     std::vector<int64_t> sequences(order.size()), kinds(order.size());
     for (size_t k = 0; k < order.size(); k++) {
       sequences[k] = columns_first_seq_ + order[k];
       kinds[k] = static_cast<int64_t>(columns_->kind(order[k]));
     }
-    Status st = changelog.WriteColumns(columns_->Columns(), order.data(), sequences.data(),
-                                       kinds.data(), order.size());
+    Status st;
+    if (changelog.CanWriteColumns()) {
+      st = changelog.WriteColumns(columns_->Columns(), order.data(), sequences.data(),
+                                  kinds.data(), order.size());
+    } else {  // another 'changelog-file.format': record by record
+      for (size_t k = 0; st.ok() && k < order.size(); k++) {
+        KeyValue kv;
+        kv.sequence = sequences[k];
+        kv.kind = columns_->kind(order[k]);
+        kv.value = columns_->GetRow(order[k]);
+        st = changelog.Write(kv);
+      }
+    }
     if (!st.ok()) {
       changelog.Abort();
       return st;
@@ -41,8 +52,8 @@ Status BucketWriter::Flush(int64_t target_file_size) {
     merge::SortWriteBuffer(&buffer_, merge::KeyComparator(layout_.key_columns),
                            merge::SequenceOrder(ctx_.merge_config));
     DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
-                             target_file_size, 0,
-                             meta::FileSource::kAppend, ctx_.format, ctx_.write_cols);
+                             target_file_size, 0, meta::FileSource::kAppend,
+                             ctx_.changelog_format, ctx_.write_cols);
     Status st;
     for (size_t i = 0; st.ok() && i < buffer_.size(); i++) st = changelog.Write(buffer_[i]);
     if (!st.ok()) {

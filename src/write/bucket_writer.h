@@ -48,6 +48,7 @@ struct WriteContext {
   // 'changelog-producer' = 'input': every flush also writes the buffered records, unmerged and
   // with their row kinds, to changelog files named with this prefix ('changelog-file.prefix').
   std::optional<std::string> input_changelog_prefix;
+  options::FileFormatOptions changelog_format;  // of changelog files (input and lookup)
   // 'changelog-producer' = 'lookup': each commit writes the exact changes of its keys to
   // changelog files named with this prefix (lookup_changelog.h).
   std::optional<std::string> lookup_changelog_prefix;

@@ -82,6 +82,7 @@ class FileStoreWriter : public TableWriter {
     ctx_.schema = schema_.get();
     if (auto n = schema_->Option("full-compaction.delta-commits")) {
       full_compaction_delta_commits_ = std::max<int64_t>(1, std::atoll(n->c_str()));
+      full_compaction_every_ = true;
     }
     for (const auto& k : schema_->partition_keys) {
       int i = schema_->FieldIndex(k);
@@ -191,12 +192,15 @@ class FileStoreWriter : public TableWriter {
       Abort();
       return r;
     }
-    if (*r && core_.changelog_producer == "full-compaction" && !options_.overwrite) {
-      // The changelog comes from full compactions: after every 'full-compaction.delta-commits'
-      // commits (every commit when unset), and at the end of an input (a batch INSERT's commit,
-      // the end of a bounded ingest: CommitAndWaitForCompaction).
+    const bool full_producer = core_.changelog_producer == "full-compaction";
+    if (*r && (full_producer || full_compaction_every_) && !options_.overwrite &&
+        !core_.write_only) {
+      // A full compaction after every 'full-compaction.delta-commits' commits. With the
+      // full-compaction producer the changelog comes from them: after every commit when the
+      // option is unset, and at the end of an input (a batch INSERT's commit, the end of a
+      // bounded ingest: CommitAndWaitForCompaction).
       if (++commits_since_full_compaction_ >= full_compaction_delta_commits_ ||
-          waiting_for_jobs_) {
+          (full_producer && waiting_for_jobs_)) {
         commits_since_full_compaction_ = 0;
         auto compacted = CompactTableFull(path_, schema_);
         // Lost to a concurrent compaction: the changes are emitted by the next full compaction
@@ -255,6 +259,7 @@ class FileStoreWriter : public TableWriter {
   // many make one ('full-compaction.delta-commits'; 1 when unset).
   int64_t commits_since_full_compaction_ = 0;
   int64_t full_compaction_delta_commits_ = 1;
+  bool full_compaction_every_ = false;  // 'full-compaction.delta-commits' is set
 
   // Waits for every background compaction and deletes what it wrote (never committed).
   void DropCompactionJobs() {
@@ -469,7 +474,7 @@ class FileStoreWriter : public TableWriter {
       in.schema = schema_.get();
       in.layout = &layout_;
       in.merge_config = ctx_.merge_config;
-      in.format = &ctx_.format;
+      in.format = &ctx_.changelog_format;
       in.bucket_dir = bw->dir();
       in.committed = committed == existing_.end() ? &kNoFiles : &committed->second;
       in.new_files = &m->new_files;
@@ -802,6 +807,7 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   }
   // An overwrite commits no changelog (as Paimon: "Overwrite mode currently does not commit any
   // changelog"), so its writer writes none.
+  ctx.changelog_format = core.changelog_format;
   if (ctx.merge_config && core.changelog_producer == "input" && !options.overwrite) {
     ctx.input_changelog_prefix = core.changelog_file_prefix;
   }
