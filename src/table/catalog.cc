@@ -237,6 +237,10 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
   }
   // Retention options that contradict each other fail here, not at the first commit.
   TRIB_RETURN_NOT_OK(commit::ExpireOptions::From(s).status());
+  if (auto wait = s.Option("lookup-wait"); wait && *wait == "false") {
+    return Status::NotSupported("'lookup-wait' = 'false' is not supported yet: the lookup "
+                                "changelog is always produced within the commit");
+  }
   if (core.changelog_producer == "lookup" && s.Option("full-compaction.delta-commits")) {
     return Status::Invalid("'full-compaction.delta-commits' is incompatible with "
                            "'changelog-producer' = 'lookup': use 'changelog-producer' = "
