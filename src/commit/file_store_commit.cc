@@ -275,8 +275,12 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::AppendDelta(
         TRIB_ASSIGN_OR_RETURN(m.new_files, req->renumber(m, it->second + 1 - our_min));
         // The bucket's compaction merged a stale view: drop it.
         for (const auto& f : m.compact_after) result->dropped_compact_files.push_back(f.file_name);
+        for (const auto& f : m.compact_changelog_files) {
+          result->dropped_compact_files.push_back(f.file_name);
+        }
         m.compact_before.clear();
         m.compact_after.clear();
+        m.compact_changelog_files.clear();
       }
     }
     // A partition keeps its bucket layout until INSERT OVERWRITE rewrites it.

@@ -10,6 +10,7 @@
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "merge/key_value.h"
+#include "merge/merge_config.h"
 #include "meta/consumer.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
@@ -72,7 +73,7 @@ class FileStoreStreamScan : public StreamScan {
                             meta::ReadConsumer(path_, options_.consumer_id));
       if (next) {
         next_ = *next;
-        return Status::OK();
+        return SeedNormalizer();
       }
     }
     TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestId());
@@ -126,6 +127,31 @@ class FileStoreStreamScan : public StreamScan {
     } else {
       return Status::Invalid("unknown 'scan.startup.mode' '" + mode +
                              "' (full, latest, earliest, from-snapshot or timestamp)");
+    }
+    return SeedNormalizer();
+  }
+
+  // A normalising reader that starts after the first snapshot learns the rows as they were
+  // before its first change (emitting nothing), so a later delete or update of them comes out
+  // right. A snapshot already expired cannot be read: then the reader starts empty.
+  Status SeedNormalizer() {
+    if (!normalize_ || full_ || next_ <= 1) return Status::OK();
+    TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(meta::SnapshotPath(path_, next_ - 1)));
+    if (!exists) return Status::OK();
+    ScanOptions o;
+    o.snapshot_id = next_ - 1;
+    o.time_zone = options_.time_zone;
+    o.max_batch_rows = 65536;
+    TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path_, schema_, o));
+    RowBatch rows;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&rows));
+      if (!more) break;
+      for (auto& r : rows.rows) {
+        Row key;
+        for (int c : key_columns_) key.push_back(r[c]);
+        state_[format::SerializeBinaryRow(key_types_, key)] = std::move(r);
+      }
     }
     return Status::OK();
   }
@@ -223,12 +249,15 @@ class FileStoreStreamScan : public StreamScan {
       });
       for (size_t i = 0; i < values.size(); i++) partition_rank[values[i].second] = i;
     }
+    // Changelog files keep the order they were written in (their manifest's): a -U/+U pair
+    // split over two files, or two compactions' changelogs of one commit, must read in order.
+    const bool changelog_files = layout_.primary_key && core_.changelog_producer != "none";
     std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
       if (a.partition != b.partition) {
         return partition_rank.at(a.partition) < partition_rank.at(b.partition);
       }
       if (a.bucket != b.bucket) return a.bucket < b.bucket;
-      return a.file.min_sequence_number < b.file.min_sequence_number;
+      return !changelog_files && a.file.min_sequence_number < b.file.min_sequence_number;
     });
     change_.commit_millis = snap->time_millis;
     const std::string* partition = nullptr;
@@ -373,6 +402,18 @@ Result<std::unique_ptr<StreamScan>> NewFileStoreStreamScan(const std::string& pa
     }
   }
   if (!options.consumer_id.empty()) TRIB_RETURN_NOT_OK(meta::CheckConsumerId(options.consumer_id));
+  if (schema->HasPrimaryKey() && core.changelog_producer == "none") {
+    // The normaliser takes each new record as the key's whole row: right for deduplicate, not
+    // for merges that combine records or keep the first one.
+    TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(*schema));
+    if (!config->IsPlainDeduplicate() || config->ignore_delete) {
+      return Status::NotSupported(
+          "a streaming read of a table with merge engine '" + config->engine + "'" +
+          (config->engine == "deduplicate" ? " (with 'sequence.field' or 'ignore-delete')" : "") +
+          " and 'changelog-producer' = 'none' is not supported yet: set 'changelog-producer' to "
+          "'lookup', 'full-compaction' or 'input'");
+    }
+  }
   auto scan = std::make_unique<FileStoreStreamScan>(path, std::move(schema), options,
                                                     std::move(core));
   TRIB_RETURN_NOT_OK(scan->Start());

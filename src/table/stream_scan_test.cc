@@ -387,6 +387,36 @@ TEST_F(StreamScanTest, DeltaCommitsCompactFullyEveryNCommits) {
   EXPECT_EQ(compact, 2);
 }
 
+// A normalising reader that starts after the first snapshot knows the rows before its first
+// change: a delete of one of them is a -D, an update a -U/+U.
+TEST_F(StreamScanTest, ANormalisingReaderStartingLaterKnowsTheRowsBefore) {
+  auto t = Create("t", {{"bucket", "1"}});
+  Commit(*t, {{RowKind::kInsert, R(1, "a")}, {RowKind::kInsert, R(2, "b")}});
+  Commit(*t, {{RowKind::kInsert, R(3, "c")}});
+  StreamOptions o;
+  o.startup_mode = "from-snapshot";
+  o.startup_snapshot_id = 3;
+  auto s = Open(*t, o);
+  Commit(*t, {{RowKind::kDelete, R(1, "a")}, {RowKind::kInsert, R(2, "b2")}});
+  std::vector<std::string> got = Drain(*s);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (V{"+U[2, b2]", "-D[1, a]", "-U[2, b]"}));
+}
+
+// Without a changelog producer the reader can only follow deduplicate tables: a merge that
+// combines records (aggregation, partial-update) or keeps the first one needs a producer.
+TEST_F(StreamScanTest, MergesTheNormaliserCannotFollowNeedAProducer) {
+  for (const char* engine : {"aggregation", "partial-update", "first-row"}) {
+    SCOPED_TRACE(engine);
+    auto t = Create(std::string("t_") + (engine[0] == 'a' ? "agg" : engine[0] == 'p' ? "pu" : "fr"),
+                    {{"merge-engine", engine}, {"bucket", "1"}});
+    auto s = t->NewStreamScan({});
+    ASSERT_FALSE(s.ok());
+    EXPECT_NE(s.status().ToString().find("not supported yet"), std::string::npos)
+        << s.status().ToString();
+  }
+}
+
 TEST_F(StreamScanTest, ProducersPaimonRefusesAreRefusedAtCreate) {
   TableSpec agg;
   agg.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "n", DataType::BigInt(), ""}};

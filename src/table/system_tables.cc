@@ -362,8 +362,15 @@ Status ToChangeTableRows(const std::string& name, const TableSchema& schema, Row
     // binlog: an update's before (-U) and after (+U) rows become one row; an after without its
     // before is an update whose before is NULL, a before without its after a delete.
     Row row;
+    auto same_key = [&](const Row& a, const Row& b) {
+      for (const auto& k : schema.primary_keys) {
+        const int c = schema.FieldIndex(k);
+        if (!(a[c] == b[c])) return false;
+      }
+      return !schema.primary_keys.empty();
+    };
     if (kind == RowKind::kUpdateBefore && i + 1 < batch->rows.size() &&
-        batch->kinds[i + 1] == RowKind::kUpdateAfter) {
+        batch->kinds[i + 1] == RowKind::kUpdateAfter && same_key(r, batch->rows[i + 1])) {
       Row& after = batch->rows[i + 1];
       after.resize(n);
       row = {Value::String("update"), std::move(offset), std::move(committed),

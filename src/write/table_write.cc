@@ -218,6 +218,8 @@ class FileStoreWriter : public TableWriter {
       auto expired = ExpireOptions::From(*schema_);
       Status st = expired.status();
       if (st.ok()) st = ExpireSnapshots(path_, *schema_, *expired).status();
+      // Another writer expiring at the same time removed what this one was reading: done.
+      if (st.IsNotFound()) st = Status::OK();
       if (!st.ok()) {
         return st.WithContext("snapshot " + std::to_string(**r) +
                               " is committed, but expiring old snapshots failed");
@@ -919,6 +921,7 @@ Result<std::optional<int64_t>> CompactTableFull(
   if (r->last_snapshot && !OptionIsTrue(*schema, "write-only")) {
     TRIB_ASSIGN_OR_RETURN(ExpireOptions expire, ExpireOptions::From(*schema));
     Status st = ExpireSnapshots(path, *schema, expire).status();
+    if (st.IsNotFound()) st = Status::OK();  // expired meanwhile by another writer
     if (!st.ok()) {
       return st.WithContext("snapshot " + std::to_string(*r->last_snapshot) +
                             " is committed, but expiring old snapshots failed");
