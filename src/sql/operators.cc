@@ -9,6 +9,7 @@
 
 #include "common/datetime.h"
 #include "sql/cast.h"
+#include "sql/interrupt.h"
 #include "sql/vector_eval.h"
 #include "table/system_tables.h"
 #include "tributary/table.h"
@@ -88,6 +89,23 @@ class ScanOperator : public Operator {
 
 // ---- a table's changes, as they are committed
 
+// The next changes of `stream`; false once `idle_timeout` passed without any (never without a
+// time-out) or Ctrl-C was pressed (interrupt.h). Waits in short slices to notice Ctrl-C.
+Result<bool> NextChanges(StreamScan& stream, std::optional<std::chrono::milliseconds> idle_timeout,
+                         RowBatch* rows) {
+  constexpr std::chrono::milliseconds kSlice{200};
+  const auto deadline = idle_timeout ? std::chrono::steady_clock::now() + *idle_timeout
+                                     : std::chrono::steady_clock::time_point::max();
+  while (true) {
+    if (Interrupted()) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    TRIB_ASSIGN_OR_RETURN(bool more, stream.Next(rows, std::min(left, kSlice)));
+    if (more) return true;
+  }
+}
+
 class StreamSourceOperator : public Operator {
  public:
   StreamSourceOperator(std::unique_ptr<Table> table, std::unique_ptr<StreamScan> stream,
@@ -101,13 +119,8 @@ class StreamSourceOperator : public Operator {
   std::string Describe() const override { return description_; }
   Result<bool> Next(ColumnBatch* out) override {
     RowBatch rows;
-    while (true) {
-      // Without an idle time-out the query runs until its LIMIT or until it is interrupted.
-      TRIB_ASSIGN_OR_RETURN(bool more,
-                            stream_->Next(&rows, idle_timeout_.value_or(std::chrono::hours(1))));
-      if (more) break;
-      if (idle_timeout_) return false;
-    }
+    TRIB_ASSIGN_OR_RETURN(bool more, NextChanges(*stream_, idle_timeout_, &rows));
+    if (!more) return false;
     std::vector<Row> with_op;
     with_op.reserve(rows.rows.size());
     for (size_t i = 0; i < rows.rows.size(); i++) {
@@ -150,12 +163,8 @@ class ChangeTableSourceOperator : public Operator {
     std::vector<Row> rows;
     while (rows.empty()) {
       RowBatch changes;
-      TRIB_ASSIGN_OR_RETURN(bool more,
-                            stream_->Next(&changes, idle_timeout_.value_or(std::chrono::hours(1))));
-      if (!more) {
-        if (idle_timeout_) return false;
-        continue;
-      }
+      TRIB_ASSIGN_OR_RETURN(bool more, NextChanges(*stream_, idle_timeout_, &changes));
+      if (!more) return false;
       TRIB_RETURN_NOT_OK(table::ToChangeTableRows(change_table_, *table_->schema(), &changes,
                                                   &rows));
     }

@@ -1,5 +1,9 @@
 #include "sql/script.h"
 
+#include <optional>
+
+#include "sql/interrupt.h"
+
 #include "sql/lexer.h"
 #include "sql/operators.h"
 
@@ -22,6 +26,9 @@ Status PrintRows(StatementResult* r, const ScriptOptions& options, std::FILE* ou
     std::fwrite(text.data(), 1, text.size(), out);
   }, r->streaming);
   if (r->cursor) {
+    // Ctrl-C ends a streaming query (its rows so far stay printed), not the program.
+    std::optional<InterruptScope> interrupt;
+    if (r->streaming) interrupt.emplace();
     ColumnBatch batch;
     while (true) {
       auto more = r->cursor->Next(&batch);

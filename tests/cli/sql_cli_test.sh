@@ -68,6 +68,16 @@ check "streamed rows reach the pipe while the query runs" "op,id +I,1 +I,2 " \
 kill -0 "$reader" 2>/dev/null
 check "the streaming query is still running" "0" "$?"
 kill "$reader" 2>/dev/null; wait "$reader" 2>/dev/null
+# Ctrl-C ends a streaming query, not the program: the statements after it still run.
+"$BIN" sql --warehouse "$W/wh" --format csv -e "SET 'execution.runtime-mode' = 'streaming';
+SELECT id FROM s; SET 'execution.runtime-mode' = 'batch'; SELECT COUNT(*) AS n FROM s" \
+  > "$W/interrupted.csv" 2>/dev/null &
+reader=$!
+sleep 2
+kill -INT "$reader"
+wait "$reader"
+check "Ctrl-C ends the streaming query" "0" "$?"
+check "the statements after it ran" "op,id +I,1 +I,2 n 2 " "$(tr -d '\r' < "$W/interrupted.csv" | tr '\n' ' ')"
 out=$("$BIN" sql --warehouse "$W/wh" --idle-timeout-ms x -e "SELECT 1" 2>&1; true)
 case "$out" in *"non-negative number"*) check "bad --idle-timeout-ms" "yes" "yes" ;;
   *) check "bad --idle-timeout-ms" "non-negative number" "$out" ;; esac

@@ -1,0 +1,20 @@
+// Ctrl-C during a streaming query: ends the query (its rows so far are printed), not the
+// program, as in the Flink SQL client. While an InterruptScope lives, SIGINT sets a flag that
+// streaming sources poll between their waits for new changes.
+// Thread-safety: the flag is an atomic; one scope at a time (the statement being run).
+#pragma once
+
+namespace tributary::sql {
+
+class InterruptScope {
+ public:
+  InterruptScope();   // installs the SIGINT handler and clears the flag
+  ~InterruptScope();  // restores the previous handler
+  InterruptScope(const InterruptScope&) = delete;
+  InterruptScope& operator=(const InterruptScope&) = delete;
+};
+
+// Whether Ctrl-C was pressed since the current InterruptScope began.
+bool Interrupted();
+
+}  // namespace tributary::sql
