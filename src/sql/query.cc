@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "common/check_value.h"
 #include "common/datetime.h"
 #include "common/timezone.h"
 #include "sql/cast.h"
@@ -540,6 +541,42 @@ Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hint
 namespace {
 
 // What EXPLAIN says of a table scan.
+// How a scan whose filters fix the whole primary key is served (as the split reader decides):
+// "point lookup of id = 1 (...)", or empty.
+std::string PointLookupNote(const TableSchema& schema, const std::vector<Predicate>& filters) {
+  if (!schema.HasPrimaryKey() ||
+      schema.Option("deletion-vectors.enabled").value_or("false") == "true") {
+    return "";
+  }
+  std::string key;
+  for (const auto& k : schema.TrimmedPrimaryKeys()) {
+    const int c = schema.FieldIndex(k);
+    const Predicate* eq = nullptr;
+    for (const auto& p : filters) {
+      if (p.column == c && p.op == Predicate::Op::kEq && p.literals.size() == 1) eq = &p;
+    }
+    if (!eq || eq->literals[0].is_null() || !CheckValue(eq->literals[0], schema.fields[c]).ok()) {
+      return "";
+    }
+    key += (key.empty() ? "" : ", ") + k + " = " +
+           FormatValue(eq->literals[0], schema.fields[c].type);
+  }
+  if (key.empty()) return "";
+  std::string where = "each split's files whose key range holds the key, binary-searched, merged";
+  if (!schema.BucketKeys().empty() &&
+      std::stoll(schema.Option("bucket").value_or("-1")) > 0) {
+    bool bucket_fixed = true;
+    for (const auto& k : schema.BucketKeys()) {
+      const int c = schema.FieldIndex(k);
+      bucket_fixed &= std::any_of(filters.begin(), filters.end(), [&](const Predicate& p) {
+        return p.column == c && p.op == Predicate::Op::kEq && p.literals.size() == 1;
+      });
+    }
+    if (bucket_fixed) where = "one bucket per partition (from the key's hash); " + where;
+  }
+  return "; point lookup of " + key + ": " + where;
+}
+
 std::string DescribeScan(const SelectPlan& plan, const ScanOptions& opts) {
   std::string out = "TableScan: " + plan.source.name + " (projection: ";
   for (size_t i = 0; i < plan.scan.projection.size(); ++i) {
@@ -552,6 +589,9 @@ std::string DescribeScan(const SelectPlan& plan, const ScanOptions& opts) {
   }
   out += "; limit: " + (plan.scan.limit ? std::to_string(*plan.scan.limit) : "none");
   if (plan.scan.snapshot_id) out += "; snapshot: " + std::to_string(*plan.scan.snapshot_id);
+  if (plan.source.table) {
+    out += PointLookupNote(*plan.source.table->schema(), plan.scan.filters);
+  }
   out += opts.max_batch_rows > 0
              ? "; batches of at most " + std::to_string(opts.max_batch_rows) + " rows"
              : "; whole splits read ahead on every core";
@@ -630,7 +670,8 @@ Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
       // every core.
       if (!plan.grouped) opts.max_batch_rows = kStreamBatchRows;
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, src.table->NewScan(opts));
-      op = MakeScan(std::move(src.table), std::move(scan), DescribeScan(plan, opts));
+      std::string description = DescribeScan(plan, opts);  // before the table moves
+      op = MakeScan(std::move(src.table), std::move(scan), std::move(description));
     } else if (src.op) {
       op = std::move(src.op);
     } else {
