@@ -47,7 +47,15 @@ class ScanPlanner {
           break;
         }
       }
-      if (!id) return std::move(plan_);  // nothing was committed by then: no rows
+      if (!id) {
+        // As Paimon: a time before the first snapshot is an error, not an empty table.
+        TRIB_ASSIGN_OR_RETURN(auto earliest, snapshots.EarliestId());
+        return Status::NotFound(
+            "there is no snapshot committed at or before 'scan.timestamp-millis' = " +
+            std::to_string(millis) +
+            (earliest ? " (the oldest, snapshot " + std::to_string(*earliest) + ", is later)"
+                      : " (the table has no snapshot)"));
+      }
     }
     if (!id) {
       TRIB_ASSIGN_OR_RETURN(id, snapshots.LatestId());

@@ -187,8 +187,14 @@ Result<StatementResult> Session::Select(const SelectStmt& s) {
 
 Result<StatementResult> Session::CreateDatabase(const CreateDatabaseStmt& s) {
   TRIB_ASSIGN_OR_RETURN(auto target, ResolveDatabase(s.name));
+  bool existed = false;
+  if (s.if_not_exists) {
+    auto exists = target.first->DatabaseExists(target.second);
+    existed = exists.ok() && *exists;
+  }
   Status st = target.first->CreateDatabase(target.second, s.if_not_exists);
   if (!st.ok()) return ErrorAt(s.name.pos, st.message());
+  if (existed) return Message("Database " + target.second + " already exists, skipped");
   return Message("Database " + target.second + " created");
 }
 
@@ -198,8 +204,14 @@ Result<StatementResult> Session::DropDatabase(const DropDatabaseStmt& s) {
     return ErrorAt(s.name.pos, "cannot drop database '" + target.second +
                                    "' while it is in use; USE another database first");
   }
+  bool existed = true;
+  if (s.if_exists) {
+    auto exists = target.first->DatabaseExists(target.second);
+    existed = !exists.ok() || *exists;
+  }
   Status st = target.first->DropDatabase(target.second, s.if_exists, s.cascade);
   if (!st.ok()) return ErrorAt(s.name.pos, st.message());
+  if (!existed) return Message("Database " + target.second + " does not exist, skipped");
   return Message("Database " + target.second + " dropped");
 }
 
@@ -276,8 +288,14 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
       return Message("Table " + rn.id.ToString() + " already exists");  // as Flink: no insert
     }
   }
+  bool existed = false;
+  if (s.if_not_exists) {
+    auto exists = rn.catalog->TableExists(rn.id);
+    existed = exists.ok() && *exists;
+  }
   Status st = rn.catalog->CreateTable(rn.id, spec, s.if_not_exists);
   if (!st.ok()) return ErrorAt(s.name.pos, st.message());
+  if (existed) return Message("Table " + rn.id.ToString() + " already exists, skipped");
   if (ctas) {
     // Write the query's rows through an INSERT of the materialized rows; on any failure the
     // new table is dropped again, so the statement changes nothing.
@@ -313,8 +331,14 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
 Result<StatementResult> Session::DropTable(const DropTableStmt& s) {
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
   if (!rn.id.system_table.empty()) return ErrorAt(s.name.pos, "cannot drop a system table");
+  bool existed = true;
+  if (s.if_exists) {
+    auto exists = rn.catalog->TableExists(rn.id);
+    existed = !exists.ok() || *exists;
+  }
   Status st = rn.catalog->DropTable(rn.id, s.if_exists);
   if (!st.ok()) return ErrorAt(s.name.pos, st.message());
+  if (!existed) return Message("Table " + rn.id.ToString() + " does not exist, skipped");
   return Message("Table " + rn.id.ToString() + " dropped");
 }
 

@@ -40,6 +40,12 @@ check "json rows" '{"id": 1, "v": "a"}' \
 check "json types" '{"d": "1.50", "b": true, "n": null, "dt": "2024-03-12", "ts": "2024-03-12 08:00:00.5"}' \
   "$("$BIN" sql --warehouse "$W/wh" --format json -e "SELECT CAST(1.5 AS DECIMAL(4,2)) AS d, TRUE AS b, CAST(NULL AS INT) AS n, DATE '2024-03-12' AS dt, TIMESTAMP '2024-03-12 08:00:00.500' AS ts" 2>/dev/null)"
 
+# IF [NOT] EXISTS says what happened.
+check "CREATE TABLE IF NOT EXISTS on an existing table" "Table default.t already exists, skipped" \
+  "$(run -e "CREATE TABLE IF NOT EXISTS t (id INT)" 2>&1 >/dev/null)"
+check "DROP TABLE IF EXISTS of a missing table" "Table default.nope does not exist, skipped" \
+  "$(run -e "DROP TABLE IF EXISTS nope" 2>&1 >/dev/null)"
+
 # Unknown SET keys name the closest one.
 out=$(run -e "SET 'execution.runtime-mod' = 'batch'" 2>&1)
 case "$out" in *"execution.runtime-mode"*) check "SET did-you-mean" "yes" "yes" ;;
