@@ -374,10 +374,20 @@ Result<StatementResult> Session::Update(const UpdateStmt& s) {
                         ReadMatchingRows(*table, s.where.get(), options.dynamic_options));
   std::vector<Row> updated;
   updated.reserve(rows.size());
+  // A partial-update table takes NULL as "no change" (Paimon's rule): setting a value to NULL
+  // would report an update that changes nothing, so it is refused with the reason.
+  const bool partial_update =
+      schema->Option("merge-engine").value_or("deduplicate") == "partial-update";
   for (const Row& old : rows) {
     Row r = old;
     for (const auto& [idx, e] : sets) {
       TRIB_ASSIGN_OR_RETURN(r[idx], Evaluate(*e, old));
+      if (partial_update && r[idx].is_null() && !old[idx].is_null()) {
+        return ErrorAt(s.pos, "cannot set column '" + schema->fields[idx].name +
+                                  "' to NULL: in a partial-update table NULL means 'keep the "
+                                  "current value', so the row would not change (delete the row, "
+                                  "or use a sequence group, to clear fields)");
+      }
     }
     TRIB_RETURN_NOT_OK(CheckNulls(*schema, r, s.pos, nullptr));
     updated.push_back(std::move(r));
