@@ -623,8 +623,9 @@ std::vector<OptionDef> BuildTable() {
           "Rows a query result keeps at most in the shell.")
           .Min(1)
           .Session(),
-      Def("sql-client.display.max-column-width", kInt, "30",
-          "Widest column of the table output format.")
+      Def("sql-client.display.max-column-width", kInt, "",
+          "Widest column of the table output format: longer cells are cut and end in '...' "
+          "(unset: no limit; the Flink SQL client cuts at 30).")
           .Min(1)
           .Session(),
       Def("table.exec.sink.upsert-materialize", kEnum, "AUTO",

@@ -168,12 +168,34 @@ std::string CsvLine(const std::vector<Field>& fields, const Row& r) {
 }
 
 // The table format: columns as wide as their widest cell among `rows` (and the header).
-std::vector<size_t> TableWidths(const std::vector<Field>& fields, const std::vector<Row>& rows) {
+// The lines of a cell, each cut to `max_width` characters (0: no limit) ending in "...", as the
+// Flink SQL client does with 'sql-client.display.max-column-width'.
+std::vector<std::string> CellLines(const Value& v, const DataType& t, size_t max_width) {
+  std::vector<std::string> lines = Lines(FormatValue(v, t));
+  if (max_width == 0) return lines;
+  for (std::string& line : lines) {
+    if (Width(line) <= max_width) continue;
+    const size_t keep = max_width > 3 ? max_width - 3 : 0;
+    size_t chars = 0, end = 0;
+    while (end < line.size()) {
+      if ((static_cast<unsigned char>(line[end]) & 0xC0) != 0x80) {
+        if (chars == keep) break;
+        ++chars;
+      }
+      ++end;
+    }
+    line = line.substr(0, end) + std::string(std::min<size_t>(3, max_width), '.');
+  }
+  return lines;
+}
+
+std::vector<size_t> TableWidths(const std::vector<Field>& fields, const std::vector<Row>& rows,
+                                size_t max_width) {
   std::vector<size_t> width(fields.size());
   for (size_t i = 0; i < fields.size(); ++i) width[i] = Width(fields[i].name);
   for (const Row& r : rows) {
     for (size_t i = 0; i < fields.size(); ++i) {
-      for (const auto& line : Lines(FormatValue(r[i], fields[i].type))) {
+      for (const auto& line : CellLines(r[i], fields[i].type, max_width)) {
         width[i] = std::max(width[i], Width(line));
       }
     }
@@ -199,11 +221,11 @@ std::string TableHeader(const std::vector<Field>& fields, const std::vector<size
 }
 
 std::string TableRow(const std::vector<Field>& fields, const std::vector<size_t>& width,
-                     const Row& r) {
+                     const Row& r, size_t max_width) {
   std::vector<std::vector<std::string>> lines;
   size_t height = 1;
   for (size_t i = 0; i < fields.size(); ++i) {
-    lines.push_back(Lines(FormatValue(r[i], fields[i].type)));
+    lines.push_back(CellLines(r[i], fields[i].type, max_width));
     height = std::max(height, lines.back().size());
   }
   std::string out;
@@ -248,7 +270,7 @@ void ResultPrinter::Add(const std::vector<Row>& rows) {
       break;
     case OutputFormat::kTable:
       if (started_) {
-        for (const Row& r : rows) out += TableRow(fields_, widths_, r);
+        for (const Row& r : rows) out += TableRow(fields_, widths_, r, max_column_width_);
         break;
       }
       held_.insert(held_.end(), rows.begin(), rows.end());
@@ -260,9 +282,9 @@ void ResultPrinter::Add(const std::vector<Row>& rows) {
 
 std::string ResultPrinter::StartTable() {
   started_ = true;
-  widths_ = TableWidths(fields_, held_);
+  widths_ = TableWidths(fields_, held_, max_column_width_);
   std::string out = TableHeader(fields_, widths_);
-  for (const Row& r : held_) out += TableRow(fields_, widths_, r);
+  for (const Row& r : held_) out += TableRow(fields_, widths_, r, max_column_width_);
   held_.clear();
   held_.shrink_to_fit();
   return out;

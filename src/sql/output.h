@@ -32,6 +32,9 @@ class ResultPrinter {
 
   // `streaming`: rows never wait; the table format sizes its columns by the first batch.
   ResultPrinter(std::vector<Field> fields, OutputFormat format, Sink sink, bool streaming = false);
+  // The table format cuts cells wider than this to it, ending them in "..." (0: no limit;
+  // 'sql-client.display.max-column-width'). Set before the first Add.
+  void set_max_column_width(size_t width) { max_column_width_ = width; }
   void Add(const std::vector<Row>& rows);
   // After the last rows: the table's closing border (or its header, for no rows).
   void Finish();
@@ -48,6 +51,7 @@ class ResultPrinter {
   bool started_ = false;       // the table's header is out
   std::vector<size_t> widths_;
   bool streaming_ = false;
+  size_t max_column_width_ = 0;
 };
 
 // One value as JSON (numbers, booleans, null, strings; DECIMAL and temporal types as strings).

@@ -21,10 +21,12 @@ constexpr size_t kPrintRows = 4096;
 
 // Prints a result's rows: a query's as its operators hand them out, so the output begins while
 // the scan is still reading and memory holds one batch (bar ORDER BY, GROUP BY, DISTINCT).
-Status PrintRows(StatementResult* r, const ScriptOptions& options, std::FILE* out) {
+Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_column_width,
+                 std::FILE* out) {
   ResultPrinter printer(r->rows.fields, options.format, [&](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), out);
   }, r->streaming);
+  printer.set_max_column_width(max_column_width);
   if (r->cursor) {
     // Ctrl-C ends a streaming query (its rows so far stay printed), not the program.
     std::optional<InterruptScope> interrupt;
@@ -68,7 +70,14 @@ bool RunScript(Session& session, std::string_view script, const ScriptOptions& o
       return false;
     }
     if (r->has_rows) {
-      Status printed = PrintRows(&*r, options, out);
+      // 'sql-client.display.max-column-width': cells of the table format cut to it when set
+      // (unset: whole cells, where the Flink client cuts at 30).
+      size_t max_width = 0;
+      if (auto w = session.options().find("sql-client.display.max-column-width");
+          w != session.options().end()) {
+        max_width = static_cast<size_t>(std::max(1LL, std::atoll(w->second.c_str())));
+      }
+      Status printed = PrintRows(&*r, options, max_width, out);
       if (!printed.ok()) {
         PrintError(printed, options, err);
         return false;

@@ -46,6 +46,10 @@ check "CREATE TABLE IF NOT EXISTS on an existing table" "Table default.t already
 check "DROP TABLE IF EXISTS of a missing table" "Table default.nope does not exist, skipped" \
   "$(run -e "DROP TABLE IF EXISTS nope" 2>&1 >/dev/null)"
 
+# 'sql-client.display.max-column-width' cuts the cells of the table format.
+check "max-column-width" "| ab... | abc |" \
+  "$("$BIN" sql --warehouse "$W/wh" --format table -e "SET 'sql-client.display.max-column-width' = '5'; SELECT 'abcdefghij' AS s, 'abc' AS t" 2>/dev/null | sed -n 4p)"
+
 # Unknown SET keys name the closest one.
 out=$(run -e "SET 'execution.runtime-mod' = 'batch'" 2>&1)
 case "$out" in *"execution.runtime-mode"*) check "SET did-you-mean" "yes" "yes" ;;
