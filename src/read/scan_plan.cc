@@ -1,6 +1,7 @@
 #include "read/scan_plan.h"
 
 #include <map>
+#include <set>
 
 #include "common/check_value.h"
 #include "common/predicate.h"
@@ -86,7 +87,7 @@ class ScanPlanner {
     for (const auto& e : live) {
       plan_.partitions.insert(e.partition);
       if (excluded_ && excluded_->count(e.partition)) continue;
-      if (auto b = LookupBucket(e.total_buckets); b && *b != e.bucket) continue;
+      if (const auto& b = LookupBuckets(e.total_buckets); b && !b->count(e.bucket)) continue;
       auto key = std::make_pair(e.partition, e.bucket);
       auto it = index.find(key);
       if (it == index.end()) {
@@ -155,32 +156,26 @@ class ScanPlanner {
   }
 
 
-  // With an equality filter on every bucket-key column of a fixed-bucket table, only one bucket
-  // per partition can hold matching rows (a point lookup): returns its bucket for `total_buckets`.
-  std::optional<int32_t> LookupBucket(int32_t total_buckets) {
-    if (total_buckets <= 0 || bucket_key_.empty()) return std::nullopt;
-    auto it = lookup_bucket_.find(total_buckets);
-    if (it != lookup_bucket_.end()) return it->second;
-    Row key;
+  // With an equality or IN filter on every bucket-key column of a fixed-bucket table, only the
+  // buckets of those values (one per key, at most 10000 keys) can hold matching rows in a
+  // partition (point lookups): the set of them for `total_buckets`; nullopt when any bucket can.
+  const std::optional<std::set<int32_t>>& LookupBuckets(int32_t total_buckets) {
+    static const std::optional<std::set<int32_t>> kAny;
+    if (total_buckets <= 0 || bucket_key_.empty()) return kAny;
+    auto it = lookup_buckets_.find(total_buckets);
+    if (it != lookup_buckets_.end()) return it->second;
+    std::optional<std::set<int32_t>>& out = lookup_buckets_[total_buckets];
+    // The literals must have the column's exact representation, or their hash would differ.
+    auto keys = KeysFixedByFilters(*schema_, bucket_key_, options_.filters);
+    if (!keys) return out;
     std::vector<DataType> types;
-    for (int c : bucket_key_) {
-      const Value* lit = nullptr;
-      for (const auto& p : options_.filters) {
-        if (p.column == c && p.op == Predicate::Op::kEq && p.literals.size() == 1) {
-          lit = &p.literals[0];
-        }
-      }
-      // The literal must have the column's exact representation, or its hash would differ.
-      if (!lit || lit->is_null() || !CheckValue(*lit, schema_->fields[c]).ok()) {
-        lookup_bucket_[total_buckets] = std::nullopt;
-        return std::nullopt;
-      }
-      key.push_back(*lit);
-      types.push_back(schema_->fields[c].type);
+    for (int c : bucket_key_) types.push_back(schema_->fields[c].type);
+    std::set<int32_t> buckets;
+    for (const Row& k : *keys) {
+      buckets.insert(format::BucketOf(format::HashRow(types, k), total_buckets));
     }
-    int32_t b = format::BucketOf(format::HashRow(types, key), total_buckets);
-    lookup_bucket_[total_buckets] = b;
-    return b;
+    out = std::move(buckets);
+    return out;
   }
 
   bool FileMayMatch(const meta::DataFileMeta& f) const {
@@ -224,7 +219,7 @@ class ScanPlanner {
   FileLayout layout_;
   bool data_evolution_ = false;
   std::vector<int> bucket_key_;
-  std::map<int32_t, std::optional<int32_t>> lookup_bucket_;
+  std::map<int32_t, std::optional<std::set<int32_t>>> lookup_buckets_;
   ScanPlan plan_;
 };
 

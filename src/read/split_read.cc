@@ -55,6 +55,37 @@ ColumnBatch RowsToColumns(const RowBatch& rows, const std::vector<Field>& fields
   return out;
 }
 
+std::optional<std::vector<Row>> KeysFixedByFilters(const TableSchema& schema,
+                                                   const std::vector<int>& columns,
+                                                   const std::vector<Predicate>& filters,
+                                                   size_t max_keys) {
+  std::vector<Row> keys = {Row{}};
+  for (int c : columns) {
+    const std::vector<Value>* lits = nullptr;
+    for (const auto& p : filters) {
+      if (p.column != c) continue;
+      if ((p.op == Predicate::Op::kEq && p.literals.size() == 1) ||
+          (p.op == Predicate::Op::kIn && !p.literals.empty())) {
+        if (!lits || p.literals.size() < lits->size()) lits = &p.literals;
+      }
+    }
+    if (!lits || keys.size() * lits->size() > max_keys) return std::nullopt;
+    for (const Value& v : *lits) {
+      if (v.is_null() || !CheckValue(v, schema.fields[c]).ok()) return std::nullopt;
+    }
+    std::vector<Row> next;
+    for (const Row& k : keys) {
+      for (const Value& v : *lits) {
+        Row r = k;
+        r.push_back(v);
+        next.push_back(std::move(r));
+      }
+    }
+    keys = std::move(next);
+  }
+  return keys;
+}
+
 namespace {
 
 class SplitReadImpl : public SplitRead {
@@ -174,37 +205,43 @@ class SplitReadImpl : public SplitRead {
     }
   }
 
-  // A point lookup: equality filters on every trimmed primary-key column (with the columns' exact
-  // representation). Sets lookup_key_.
+  // Point lookups: an equality or IN filter on every trimmed primary-key column (literals with
+  // the columns' exact representation) fixes the keys that can match, at most kMaxLookupKeys of
+  // them. Sets lookup_keys_.
+  static constexpr size_t kMaxLookupKeys = 10000;
   void DetectPointLookup() {
     if (!layout_.primary_key || dv_enabled_ || layout_.key_columns.empty()) return;
-    Row key;
-    for (int c : layout_.key_columns) {
-      const Value* lit = nullptr;
-      for (const auto& p : options_.filters) {
-        if (p.column == c && p.op == Predicate::Op::kEq && p.literals.size() == 1) {
-          lit = &p.literals[0];
-        }
-      }
-      if (!lit || lit->is_null() || !CheckValue(*lit, schema_->fields[c]).ok()) return;
-      key.push_back(*lit);
-    }
-    lookup_key_ = std::move(key);
+    auto fixed = KeysFixedByFilters(*schema_, layout_.key_columns, options_.filters,
+                                    kMaxLookupKeys);
+    if (!fixed) return;
+    std::vector<Row> keys = std::move(*fixed);
+    // Each key once, in key order (an IN list may repeat a value).
+    std::sort(keys.begin(), keys.end(), [](const Row& a, const Row& b) {
+      return datafile::CompareKeys(a, b) < 0;
+    });
+    keys.erase(std::unique(keys.begin(), keys.end(),
+                           [](const Row& a, const Row& b) { return datafile::CompareKeys(a, b) == 0; }),
+               keys.end());
+    lookup_keys_ = std::move(keys);
+    point_lookup_ = true;
   }
 
-  // Point lookup in one split: each file whose key range holds the key is decoded once into the
-  // process-wide cache, sorted by key, and binary-searched; the found records are merged.
+  // Point lookups in one split: for each key, each file whose key range holds it is decoded once
+  // into the process-wide cache, sorted by key, and binary-searched; the found records are
+  // merged.
   Status LookupSplit(const DataSplit& split, RowBatch* batch) {
-    std::vector<merge::KeyValue> found;
-    for (const auto& f : split.files) {
-      TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
-      TRIB_RETURN_NOT_OK(FindKeyInFile(DataFilePath(split, f), layout_, f, schema_->id,
-                                       file_fields, *lookup_key_, &found));
-    }
-    if (found.empty()) return Status::OK();
     TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(merge_config_, *schema_));
-    TRIB_ASSIGN_OR_RETURN(auto row, MergeFound(std::move(found), merge_config_, mf.get()));
-    if (row) Emit(std::move(*row), batch);
+    for (const Row& key : lookup_keys_) {
+      std::vector<merge::KeyValue> found;
+      for (const auto& f : split.files) {
+        TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
+        TRIB_RETURN_NOT_OK(FindKeyInFile(DataFilePath(split, f), layout_, f, schema_->id,
+                                         file_fields, key, &found));
+      }
+      if (found.empty()) continue;
+      TRIB_ASSIGN_OR_RETURN(auto row, MergeFound(std::move(found), merge_config_, mf.get()));
+      if (row) Emit(std::move(*row), batch);
+    }
     return Status::OK();
   }
   bool RowMatches(const Row& r) const {
@@ -219,7 +256,7 @@ class SplitReadImpl : public SplitRead {
   // lookup or fallback branch).
   bool ColumnPath() const override {
     return !options_.limit && !dv_enabled_ && !data_evolution_ && !options_.row_tracking &&
-           !lookup_key_;
+           !point_lookup_;
   }
   // One split as column batches: files that need no merge (append files, a primary-key bucket
   // of one file) column by column when they are Parquet files of the read schema, everything
@@ -310,7 +347,7 @@ class SplitReadImpl : public SplitRead {
   // another format, merge options or records the plan does not take).
   Result<std::optional<MergedColumns>> MergeSplitByColumns(const DataSplit& split) {
     using Out = std::optional<MergedColumns>;
-    if (!merge_config_ || dv_enabled_ || lookup_key_ || data_evolution_) return Out();
+    if (!merge_config_ || dv_enabled_ || point_lookup_ || data_evolution_) return Out();
     TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*merge_config_, layout_.fields,
                                                            /*keep_retracts=*/false));
     if (!plan) return Out();
@@ -351,7 +388,7 @@ class SplitReadImpl : public SplitRead {
   }
 
   bool SharesState() const override {
-    return options_.limit.has_value() || dv_enabled_ || lookup_key_.has_value();
+    return options_.limit.has_value() || dv_enabled_ || point_lookup_;
   }
   void set_emitted(int64_t rows) override { emitted_ = rows; }
   const FileLayout& layout() const override { return layout_; }
@@ -466,7 +503,7 @@ class SplitReadImpl : public SplitRead {
       }
       return Status::OK();
     }
-    if (lookup_key_) return LookupSplit(split, batch);
+    if (point_lookup_) return LookupSplit(split, batch);
     if (dv_enabled_) {
       // Deletion-vector tables (Paimon semantics): a batch read skips level-0 files and reads
       // every other file as is, minus the positions its deletion vector marks.
@@ -582,7 +619,8 @@ class SplitReadImpl : public SplitRead {
   bool data_evolution_ = false;
   std::shared_ptr<const merge::MergeConfig> merge_config_;
   std::vector<bool> needed_;  // empty: decode every column
-  std::optional<Row> lookup_key_;
+  std::vector<Row> lookup_keys_;  // point lookups: the keys the filters fix
+  bool point_lookup_ = false;
   std::vector<Predicate> skip_filters_;
   std::map<std::string, std::string> dv_files_;  // index file path -> bytes
   std::mutex file_schemas_mu_;

@@ -48,6 +48,15 @@ using DeletionVectorIndex = std::map<std::tuple<std::string, int32_t, std::strin
 // Paimon's system fields of row-tracking tables (SpecialFields ids): _ROW_ID, _SEQUENCE_NUMBER.
 const std::vector<Field>& RowTrackingFields();
 
+// The values of `columns` that `filters` fix: an equality or IN filter on every one of them
+// (the shortest, literals of the column's exact representation, not NULL), combined; nullopt
+// when a column is not fixed or the combinations exceed `max_keys`. Point lookups (the primary
+// key) and bucket pruning (the bucket key) use it.
+std::optional<std::vector<Row>> KeysFixedByFilters(const TableSchema& schema,
+                                                   const std::vector<int>& columns,
+                                                   const std::vector<Predicate>& filters,
+                                                   size_t max_keys = 10000);
+
 // Rows as one column batch of `fields`.
 ColumnBatch RowsToColumns(const RowBatch& rows, const std::vector<Field>& fields);
 

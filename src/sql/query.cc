@@ -548,33 +548,50 @@ std::string PointLookupNote(const TableSchema& schema, const std::vector<Predica
       schema.Option("deletion-vectors.enabled").value_or("false") == "true") {
     return "";
   }
+  // The filter fixing each key column (an equality, or the shortest IN list), as the split
+  // reader picks it.
+  auto fixing = [&](int c) -> const Predicate* {
+    const Predicate* best = nullptr;
+    for (const auto& p : filters) {
+      if (p.column != c) continue;
+      if ((p.op == Predicate::Op::kEq && p.literals.size() == 1) ||
+          (p.op == Predicate::Op::kIn && !p.literals.empty())) {
+        if (!best || p.literals.size() < best->literals.size()) best = &p;
+      }
+    }
+    return best;
+  };
   std::string key;
+  size_t keys = 1;
   for (const auto& k : schema.TrimmedPrimaryKeys()) {
     const int c = schema.FieldIndex(k);
-    const Predicate* eq = nullptr;
-    for (const auto& p : filters) {
-      if (p.column == c && p.op == Predicate::Op::kEq && p.literals.size() == 1) eq = &p;
+    const Predicate* p = fixing(c);
+    if (!p || keys * p->literals.size() > 10000) return "";
+    for (const Value& v : p->literals) {
+      if (v.is_null() || !CheckValue(v, schema.fields[c]).ok()) return "";
     }
-    if (!eq || eq->literals[0].is_null() || !CheckValue(eq->literals[0], schema.fields[c]).ok()) {
-      return "";
+    std::set<std::string> distinct;
+    for (const Value& v : p->literals) distinct.insert(FormatValue(v, schema.fields[c].type));
+    keys *= distinct.size();
+    std::string values;
+    for (const Value& v : p->literals) {
+      values += (values.empty() ? "" : ", ") + FormatValue(v, schema.fields[c].type);
     }
-    key += (key.empty() ? "" : ", ") + k + " = " +
-           FormatValue(eq->literals[0], schema.fields[c].type);
+    key += (key.empty() ? "" : ", ") + k +
+           (p->literals.size() == 1 ? " = " + values : " IN (" + values + ")");
   }
   if (key.empty()) return "";
-  std::string where = "each split's files whose key range holds the key, binary-searched, merged";
+  std::string where = "each split's files whose key range holds a key, binary-searched, merged";
   if (!schema.BucketKeys().empty() &&
       std::stoll(schema.Option("bucket").value_or("-1")) > 0) {
     bool bucket_fixed = true;
-    for (const auto& k : schema.BucketKeys()) {
-      const int c = schema.FieldIndex(k);
-      bucket_fixed &= std::any_of(filters.begin(), filters.end(), [&](const Predicate& p) {
-        return p.column == c && p.op == Predicate::Op::kEq && p.literals.size() == 1;
-      });
+    for (const auto& k : schema.BucketKeys()) bucket_fixed &= fixing(schema.FieldIndex(k)) != nullptr;
+    if (bucket_fixed) {
+      where = "only the keys' buckets in each partition (from their hash); " + where;
     }
-    if (bucket_fixed) where = "one bucket per partition (from the key's hash); " + where;
   }
-  return "; point lookup of " + key + ": " + where;
+  return keys == 1 ? "; point lookup of " + key + ": " + where
+                   : "; point lookups of " + std::to_string(keys) + " keys (" + key + "): " + where;
 }
 
 std::string DescribeScan(const SelectPlan& plan, const ScanOptions& opts) {

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/parallel.h"
+#include "common/predicate.h"
 #include "datafile/test_hooks.h"
 #include "io/file_system.h"
 #include "meta/snapshot.h"
@@ -990,6 +991,55 @@ TEST_F(TableTest, BadInputChangesNothing) {
   auto tables = catalog_->ListTables("default");
   ASSERT_TRUE(tables.ok());
   EXPECT_EQ(*tables, std::vector<std::string>{"t"});
+}
+
+}  // namespace
+}  // namespace tributary
+
+namespace tributary {
+namespace {
+
+// Scans whose filters fix the whole primary key with IN lists (a composite key, several buckets,
+// deleted and missing keys) are served as point lookups and return what a full scan filtered
+// row by row returns.
+TEST_F(TableTest, InListsOfKeysReadAsAFilteredFullScanDoes) {
+  TableSpec spec;
+  spec.columns = {{0, "a", DataType::BigInt().NotNull(), ""},
+                  {0, "b", DataType::String().NotNull(), ""},
+                  {0, "v", DataType::BigInt(), ""}};
+  spec.primary_keys = {"a", "b"};
+  spec.options = {{"bucket", "3"}};
+  auto t = Create("in_keys", spec);
+  std::vector<std::pair<RowKind, Row>> rows;
+  for (int64_t a = 0; a < 20; a++) {
+    for (const char* b : {"x", "y"}) rows.push_back({RowKind::kInsert, {Value::Int(a), Value::String(b), Value::Int(a * 10)}});
+  }
+  WriteRows(*t, rows);
+  WriteRows(*t, {{RowKind::kDelete, {Value::Int(3), Value::String("x"), Value::Int(30)}},
+                 {RowKind::kInsert, {Value::Int(4), Value::String("y"), Value::Int(-4)}}});
+  Predicate in_a;
+  in_a.column = 0;
+  in_a.op = Predicate::Op::kIn;
+  in_a.literals = {Value::Int(3), Value::Int(4), Value::Int(4), Value::Int(99), Value::Int(17)};
+  Predicate in_b;
+  in_b.column = 1;
+  in_b.op = Predicate::Op::kIn;
+  in_b.literals = {Value::String("x"), Value::String("y")};
+  ScanOptions lookup;
+  lookup.filters = {in_a, in_b};
+  std::vector<Row> expected;
+  for (const Row& r : ReadAll(*t)) {
+    if (EvalPredicate(in_a, r[0]) && EvalPredicate(in_b, r[1])) expected.push_back(r);
+  }
+  std::vector<Row> got = ReadAll(*t, lookup);
+  auto by_key = [](const Row& x, const Row& y) {
+    const int c = CompareValues(x[0], y[0]);
+    return c != 0 ? c < 0 : CompareValues(x[1], y[1]) < 0;
+  };
+  std::sort(expected.begin(), expected.end(), by_key);
+  std::sort(got.begin(), got.end(), by_key);
+  EXPECT_EQ(expected.size(), 5u);  // (3,y), (4,x), (4,y), (17,x), (17,y)
+  EXPECT_EQ(got, expected);
 }
 
 }  // namespace
