@@ -14,6 +14,7 @@
 #include "common/timezone.h"
 #include "sql/cast.h"
 #include "sql/expression.h"
+#include "read/split_read.h"
 #include "sql/operators.h"
 #include "table/system_tables.h"
 #include "options/option_values.h"
@@ -594,6 +595,28 @@ std::string PointLookupNote(const TableSchema& schema, const std::vector<Predica
                    : "; point lookups of " + std::to_string(keys) + " keys (" + key + "): " + where;
 }
 
+// A filter that fixes the bucket key of a fixed-bucket table (a prefix of the primary key, say)
+// without fixing the whole key: the scan reads only those values' buckets in each partition.
+std::string BucketPruningNote(const TableSchema& schema, const std::vector<Predicate>& filters) {
+  if (schema.BucketKeys().empty() || std::stoll(schema.Option("bucket").value_or("-1")) <= 0) {
+    return "";
+  }
+  std::vector<int> columns;
+  for (const auto& k : schema.BucketKeys()) columns.push_back(schema.FieldIndex(k));
+  auto keys = read::KeysFixedByFilters(schema, columns, filters);
+  if (!keys) return "";
+  std::set<std::string> distinct;
+  for (const Row& k : *keys) {
+    std::string text;
+    for (size_t i = 0; i < k.size(); i++) {
+      text += (i ? ", " : "") + FormatValue(k[i], schema.fields[columns[i]].type);
+    }
+    distinct.insert(text);
+  }
+  return "; buckets: only those of " + std::to_string(distinct.size()) + " bucket-key value" +
+         (distinct.size() == 1 ? "" : "s") + " in each partition";
+}
+
 std::string DescribeScan(const SelectPlan& plan, const ScanOptions& opts) {
   std::string out = "TableScan: " + plan.source.name + " (projection: ";
   for (size_t i = 0; i < plan.scan.projection.size(); ++i) {
@@ -607,7 +630,10 @@ std::string DescribeScan(const SelectPlan& plan, const ScanOptions& opts) {
   out += "; limit: " + (plan.scan.limit ? std::to_string(*plan.scan.limit) : "none");
   if (plan.scan.snapshot_id) out += "; snapshot: " + std::to_string(*plan.scan.snapshot_id);
   if (plan.source.table) {
-    out += PointLookupNote(*plan.source.table->schema(), plan.scan.filters);
+    const TableSchema& schema = *plan.source.table->schema();
+    std::string lookup = PointLookupNote(schema, plan.scan.filters);
+    out += lookup;
+    if (lookup.empty()) out += BucketPruningNote(schema, plan.scan.filters);
   }
   out += opts.max_batch_rows > 0
              ? "; batches of at most " + std::to_string(opts.max_batch_rows) + " rows"
