@@ -46,21 +46,19 @@ Result<std::vector<meta::DataFileMeta>> WriteFullCompactionChangelog(
   const bool row_deduplicate = datafile::OptionIsTrue(schema, "changelog-producer.row-deduplicate");
   const std::set<std::string> ignore_fields =
       ParseFieldList(schema.Option("changelog-producer.row-deduplicate-ignore-fields").value_or(""));
+  meta::FileSchemas file_schemas(table_path, schema.id);
   auto read_all = [&](const std::vector<meta::DataFileMeta>& files)
       -> Result<std::vector<KeyValue>> {
     std::vector<KeyValue> out;
     for (const auto& f : files) {
-      std::shared_ptr<const TableSchema> file_schema;
-      if (f.schema_id != schema.id) {
-        TRIB_ASSIGN_OR_RETURN(file_schema, meta::SchemaManager(table_path).Read(f.schema_id));
-      }
+      TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields,
+                            file_schemas.FieldsOf(f.schema_id));
       const std::string path = f.external_path
                                    ? meta::ResolveExternalPath(table_path, *f.external_path)
                                    : io::JoinPath(bucket_dir, f.file_name);
       TRIB_ASSIGN_OR_RETURN(auto part,
                             datafile::ReadDataFile({path, f.row_count}, layout, f.level,
-                                                   f.write_cols,
-                                                   file_schema ? &file_schema->fields : nullptr));
+                                                   f.write_cols, file_fields));
       for (auto& kv : part) out.push_back(std::move(kv));
     }
     merge::KeyComparator key_order(layout.key_columns);

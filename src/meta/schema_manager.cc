@@ -205,4 +205,15 @@ Result<bool> SchemaManager::Commit(const TableSchema& schema) const {
   return io::LocalFs().WriteFileIfAbsent(SchemaPath(table_path_, schema.id), SchemaToJson(schema));
 }
 
+Result<const std::vector<Field>*> FileSchemas::FieldsOf(int64_t schema_id) {
+  if (schema_id == read_schema_id_) return nullptr;
+  std::lock_guard<std::mutex> lock(mu_);  // splits may be read in parallel
+  auto it = schemas_.find(schema_id);
+  if (it == schemas_.end()) {
+    TRIB_ASSIGN_OR_RETURN(auto s, SchemaManager(meta_path_).Read(schema_id));
+    it = schemas_.emplace(schema_id, std::move(s)).first;
+  }
+  return &it->second->fields;
+}
+
 }  // namespace tributary::meta

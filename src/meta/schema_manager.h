@@ -2,9 +2,12 @@
 // Thread-safety: stateless apart from the path; safe to share.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tributary/result.h"
 #include "tributary/schema.h"
@@ -28,6 +31,23 @@ class SchemaManager {
 
  private:
   std::string table_path_;
+};
+
+// The schemas data files were written with, each read once (a file keeps the id of its schema).
+// Thread-safe.
+class FileSchemas {
+ public:
+  // `meta_path`: where schema/ is; `read_schema_id`: the schema the reader reads with.
+  FileSchemas(std::string meta_path, int64_t read_schema_id)
+      : meta_path_(std::move(meta_path)), read_schema_id_(read_schema_id) {}
+  // The columns of schema `schema_id`, or nullptr when it is the read schema.
+  Result<const std::vector<Field>*> FieldsOf(int64_t schema_id);
+
+ private:
+  std::string meta_path_;
+  int64_t read_schema_id_;
+  std::mutex mu_;
+  std::map<int64_t, std::shared_ptr<const TableSchema>> schemas_;
 };
 
 }  // namespace tributary::meta

@@ -55,27 +55,42 @@ ColumnBatch RowsToColumns(const RowBatch& rows, const std::vector<Field>& fields
   return out;
 }
 
-std::optional<std::vector<Row>> KeysFixedByFilters(const TableSchema& schema,
-                                                   const std::vector<int>& columns,
-                                                   const std::vector<Predicate>& filters,
-                                                   size_t max_keys) {
-  std::vector<Row> keys = {Row{}};
+std::optional<std::vector<const Predicate*>> FiltersFixing(const TableSchema& schema,
+                                                          const std::vector<int>& columns,
+                                                          const std::vector<Predicate>& filters,
+                                                          size_t max_keys) {
+  std::vector<const Predicate*> out;
+  size_t combinations = 1;
   for (int c : columns) {
-    const std::vector<Value>* lits = nullptr;
+    const Predicate* best = nullptr;
     for (const auto& p : filters) {
       if (p.column != c) continue;
       if ((p.op == Predicate::Op::kEq && p.literals.size() == 1) ||
           (p.op == Predicate::Op::kIn && !p.literals.empty())) {
-        if (!lits || p.literals.size() < lits->size()) lits = &p.literals;
+        if (!best || p.literals.size() < best->literals.size()) best = &p;
       }
     }
-    if (!lits || keys.size() * lits->size() > max_keys) return std::nullopt;
-    for (const Value& v : *lits) {
+    if (!best || combinations * best->literals.size() > max_keys) return std::nullopt;
+    for (const Value& v : best->literals) {
       if (v.is_null() || !CheckValue(v, schema.fields[c]).ok()) return std::nullopt;
     }
+    combinations *= best->literals.size();
+    out.push_back(best);
+  }
+  return out;
+}
+
+std::optional<std::vector<Row>> KeysFixedByFilters(const TableSchema& schema,
+                                                   const std::vector<int>& columns,
+                                                   const std::vector<Predicate>& filters,
+                                                   size_t max_keys) {
+  auto fixing = FiltersFixing(schema, columns, filters, max_keys);
+  if (!fixing) return std::nullopt;
+  std::vector<Row> keys = {Row{}};
+  for (const Predicate* p : *fixing) {
     std::vector<Row> next;
     for (const Row& k : keys) {
-      for (const Value& v : *lits) {
+      for (const Value& v : p->literals) {
         Row r = k;
         r.push_back(v);
         next.push_back(std::move(r));
@@ -160,14 +175,7 @@ class SplitReadImpl : public SplitRead {
 
   // The columns of the schema `f` was written with, when it differs from the read schema.
   Result<const std::vector<Field>*> FileFields(const meta::DataFileMeta& f) {
-    if (f.schema_id == schema_->id) return nullptr;
-    std::lock_guard<std::mutex> lock(file_schemas_mu_);  // splits may be read in parallel
-    auto it = file_schemas_.find(f.schema_id);
-    if (it == file_schemas_.end()) {
-      TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(meta_path_).Read(f.schema_id));
-      it = file_schemas_.emplace(f.schema_id, std::move(s)).first;
-    }
-    return &it->second->fields;
+    return file_schemas_.FieldsOf(f.schema_id);
   }
 
   // `filter_rows`: the caller emits the records without merging them, so the scan's filters can
@@ -623,8 +631,7 @@ class SplitReadImpl : public SplitRead {
   bool point_lookup_ = false;
   std::vector<Predicate> skip_filters_;
   std::map<std::string, std::string> dv_files_;  // index file path -> bytes
-  std::mutex file_schemas_mu_;
-  std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
+  meta::FileSchemas file_schemas_{meta_path_, schema_->id};
   int64_t emitted_ = 0;  // rows of earlier splits (set_emitted)
 };
 

@@ -52,6 +52,12 @@ const std::vector<Field>& RowTrackingFields();
 // (the shortest, literals of the column's exact representation, not NULL), combined; nullopt
 // when a column is not fixed or the combinations exceed `max_keys`. Point lookups (the primary
 // key) and bucket pruning (the bucket key) use it.
+// The filter that fixes each of `columns` (as KeysFixedByFilters picks them), in order; nullopt
+// when one is not fixed or their combinations exceed `max_keys`.
+std::optional<std::vector<const Predicate*>> FiltersFixing(const TableSchema& schema,
+                                                          const std::vector<int>& columns,
+                                                          const std::vector<Predicate>& filters,
+                                                          size_t max_keys = 10000);
 std::optional<std::vector<Row>> KeysFixedByFilters(const TableSchema& schema,
                                                    const std::vector<int>& columns,
                                                    const std::vector<Predicate>& filters,

@@ -300,13 +300,7 @@ class FileStoreStreamScan : public StreamScan {
 
   // The columns of the schema `f` was written with, when it differs from the read schema.
   Result<const std::vector<Field>*> FileFields(const meta::DataFileMeta& f) {
-    if (f.schema_id == schema_->id) return nullptr;
-    auto it = file_schemas_.find(f.schema_id);
-    if (it == file_schemas_.end()) {
-      TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(path_).Read(f.schema_id));
-      it = file_schemas_.emplace(f.schema_id, std::move(s)).first;
-    }
-    return &it->second->fields;
+    return file_schemas_.FieldsOf(f.schema_id);
   }
 
   // Flink's ChangelogNormalize over the last row of each key: +I/+U of a new key is +I, of a known
@@ -372,7 +366,7 @@ class FileStoreStreamScan : public StreamScan {
   std::vector<int> key_columns_;
   std::vector<DataType> key_types_;
   std::unordered_map<std::string, Row> state_;
-  std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
+  meta::FileSchemas file_schemas_{path_, schema_->id};
   std::unique_ptr<TableScan> full_;  // `full` start-up: the snapshot being read first
   // Where the changes being emitted sit in the log (with_change_metadata).
   struct {

@@ -549,44 +549,33 @@ std::string PointLookupNote(const TableSchema& schema, const std::vector<Predica
       schema.Option("deletion-vectors.enabled").value_or("false") == "true") {
     return "";
   }
-  // The filter fixing each key column (an equality, or the shortest IN list), as the split
-  // reader picks it.
-  auto fixing = [&](int c) -> const Predicate* {
-    const Predicate* best = nullptr;
-    for (const auto& p : filters) {
-      if (p.column != c) continue;
-      if ((p.op == Predicate::Op::kEq && p.literals.size() == 1) ||
-          (p.op == Predicate::Op::kIn && !p.literals.empty())) {
-        if (!best || p.literals.size() < best->literals.size()) best = &p;
-      }
-    }
-    return best;
-  };
+  // The filter fixing each key column, as the split reader picks it.
+  std::vector<int> columns;
+  for (const auto& k : schema.TrimmedPrimaryKeys()) columns.push_back(schema.FieldIndex(k));
+  auto fixing = read::FiltersFixing(schema, columns, filters);
+  if (!fixing) return "";
   std::string key;
   size_t keys = 1;
-  for (const auto& k : schema.TrimmedPrimaryKeys()) {
-    const int c = schema.FieldIndex(k);
-    const Predicate* p = fixing(c);
-    if (!p || keys * p->literals.size() > 10000) return "";
-    for (const Value& v : p->literals) {
-      if (v.is_null() || !CheckValue(v, schema.fields[c]).ok()) return "";
-    }
+  for (size_t i = 0; i < columns.size(); i++) {
+    const Predicate* p = (*fixing)[i];
+    const Field& field = schema.fields[columns[i]];
     std::set<std::string> distinct;
-    for (const Value& v : p->literals) distinct.insert(FormatValue(v, schema.fields[c].type));
+    for (const Value& v : p->literals) distinct.insert(FormatValue(v, field.type));
     keys *= distinct.size();
     std::string values;
     for (const Value& v : p->literals) {
-      values += (values.empty() ? "" : ", ") + FormatValue(v, schema.fields[c].type);
+      values += (values.empty() ? "" : ", ") + FormatValue(v, field.type);
     }
-    key += (key.empty() ? "" : ", ") + k +
+    key += (key.empty() ? "" : ", ") + field.name +
            (p->literals.size() == 1 ? " = " + values : " IN (" + values + ")");
   }
   if (key.empty()) return "";
   std::string where = "each split's files whose key range holds a key, binary-searched, merged";
   if (!schema.BucketKeys().empty() &&
       std::stoll(schema.Option("bucket").value_or("-1")) > 0) {
-    bool bucket_fixed = true;
-    for (const auto& k : schema.BucketKeys()) bucket_fixed &= fixing(schema.FieldIndex(k)) != nullptr;
+    std::vector<int> bucket_columns;
+    for (const auto& k : schema.BucketKeys()) bucket_columns.push_back(schema.FieldIndex(k));
+    const bool bucket_fixed = read::FiltersFixing(schema, bucket_columns, filters).has_value();
     if (bucket_fixed) {
       where = "only the keys' buckets in each partition (from their hash); " + where;
     }

@@ -63,16 +63,7 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
     ignored[i] = in.ignore_fields.count(layout.fields[i].name) > 0;
   }
   // Schemas of committed files written before the latest schema change.
-  std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas;
-  auto file_fields = [&](const meta::DataFileMeta& f) -> Result<const std::vector<Field>*> {
-    if (f.schema_id == in.schema->id) return nullptr;
-    auto it = file_schemas.find(f.schema_id);
-    if (it == file_schemas.end()) {
-      TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(in.table_path).Read(f.schema_id));
-      it = file_schemas.emplace(f.schema_id, std::move(s)).first;
-    }
-    return &it->second->fields;
-  };
+  meta::FileSchemas file_schemas(in.table_path, in.schema->id);
 
   // The committed files, each with its key range (decoded once) and, once a key falls in it,
   // its records sorted by key (from the process-wide cache: decoded once per file).
@@ -85,7 +76,7 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
   };
   std::vector<Committed> committed;
   for (const auto& f : *in.committed) {
-    TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* fields, file_fields(f));
+    TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* fields, file_schemas.FieldsOf(f.schema_id));
     Committed c{&f,
                 f.external_path ? meta::ResolveExternalPath(in.table_path, *f.external_path)
                                 : io::JoinPath(in.bucket_dir, f.file_name),
