@@ -501,8 +501,9 @@ std::vector<OptionDef> BuildTable() {
       Def("scan.startup.mode", kEnum, "full",
           "Where a streaming read starts: full (a snapshot of all rows, then changes), earliest "
           "(all retained changes), latest (changes from now on), timestamp (changes committed "
-          "at or after scan.startup.timestamp).")
-          .Allowed({"full", "earliest", "latest", "timestamp"}),
+          "at or after scan.startup.timestamp), from-snapshot (the changes of scan.snapshot-id "
+          "on).")
+          .Allowed({"full", "earliest", "latest", "timestamp", "from-snapshot"}),
       Def("scan.startup.timestamp", kString, "",
           "Start of a timestamp startup: epoch milliseconds or 'YYYY-MM-DD HH:MM:SS' in the "
           "session time zone.")
