@@ -14,10 +14,8 @@ namespace tributary::datafile {
 using io::FileCache;
 
 
-namespace {
-
-// Clears keep[r] for the rows of `col` failing `p`. Integer comparisons with an integer literal
-// run on the raw vector; everything else through EvalPredicate.
+// Integer comparisons with an integer literal run on the raw vector; everything else through
+// EvalPredicate.
 void FilterColumn(const Predicate& p, const ColumnVector& col, std::vector<uint8_t>* keep) {
   const size_t n = keep->size();
   const bool raw = col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() &&
@@ -47,7 +45,42 @@ void FilterColumn(const Predicate& p, const ColumnVector& col, std::vector<uint8
   }
 }
 
-}  // namespace
+Result<std::shared_ptr<const ColumnVector>> ReadWholeChunk(
+    const format::parquet::ParquetReader& reader, const std::string& path, int rg, int col,
+    bool cache) {
+  auto decode = [&]() -> Result<ColumnVector> {
+    auto one = reader.ReadRowGroupVectors(rg, {col});
+    if (!one.ok()) return one.status().WithContext("data file '" + path + "'");
+    return std::move((*one)[0]);
+  };
+  auto type = reader.ColumnType(col);
+  auto rep = type ? ColumnVector::RepOf(*type) : ColumnVector::Rep::kValue;
+  if (!cache || (rep != ColumnVector::Rep::kInt && rep != ColumnVector::Rep::kDouble)) {
+    TRIB_ASSIGN_OR_RETURN(ColumnVector v, decode());
+    return std::make_shared<const ColumnVector>(std::move(v));
+  }
+  return FileCache::Instance().GetOrLoad<ColumnVector>(
+      "column:" + path + ":" + std::to_string(rg) + ":" + std::to_string(col),
+      [&]() -> Result<std::pair<ColumnVector, int64_t>> {
+        TRIB_ASSIGN_OR_RETURN(ColumnVector c, decode());
+        int64_t size =
+            64 + static_cast<int64_t>(c.ints.size() * 8 + c.doubles.size() * 8 + c.nulls.size());
+        return std::make_pair(std::move(c), size);
+      });
+}
+
+format::parquet::RowRanges RangesOf(const std::vector<uint32_t>& rows, int64_t offset) {
+  format::parquet::RowRanges out;
+  for (uint32_t r : rows) {
+    const int64_t at = offset + r;
+    if (!out.empty() && out.back().second == at) {
+      out.back().second++;
+    } else {
+      out.push_back({at, at + 1});
+    }
+  }
+  return out;
+}
 
 struct ColumnFileReader::State {
   DataFileRef file{std::string()};
@@ -145,12 +178,16 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
     const format::parquet::RowRanges slice = {{begin, end}};
     const size_t n = static_cast<size_t>(end - begin);
     std::vector<ColumnVector> got(st.table_cols.size());
+    std::vector<bool> picked(st.table_cols.size(), false);  // holds only the selected rows
     // Decodes file columns `cols` into got[pos[k]] (a trailing extra column stays in *rest).
-    // Integer and floating-point chunks read whole are kept decoded in the process-wide cache
-    // (the file is immutable), so repeated scans copy them instead of decompressing again.
+    // Integer and floating-point chunks read whole come from the process-wide cache
+    // (ReadWholeChunk); other columns, with `sel`, only for the rows selected (their values
+    // alone are copied out of the pages).
     auto decode = [&](const std::vector<int>& cols, const std::vector<size_t>& pos,
-                      std::vector<ColumnVector>* rest) -> Status {
+                      std::vector<ColumnVector>* rest,
+                      const format::parquet::RowRanges* sel, size_t sel_rows) -> Status {
       rest->assign(cols.size(), ColumnVector());
+      std::vector<bool> partial(cols.size(), false);
       std::vector<int> fresh;
       std::vector<size_t> fresh_at;
       for (size_t k = 0; k < cols.size(); k++) {
@@ -161,37 +198,32 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
           fresh_at.push_back(k);
           continue;
         }
-        TRIB_ASSIGN_OR_RETURN(
-            auto cached,
-            FileCache::Instance().GetOrLoad<ColumnVector>(
-                "column:" + path + ":" + std::to_string(rg) + ":" + std::to_string(cols[k]),
-                [&]() -> Result<std::pair<ColumnVector, int64_t>> {
-                  auto one = reader->ReadRowGroupVectors(rg, {cols[k]});
-                  if (!one.ok()) return one.status().WithContext("data file '" + path + "'");
-                  ColumnVector& c = (*one)[0];
-                  int64_t size = 64 + static_cast<int64_t>(c.ints.size() * 8 +
-                                                           c.doubles.size() * 8 + c.nulls.size());
-                  return std::make_pair(std::move(c), size);
-                }));
+        TRIB_ASSIGN_OR_RETURN(auto cached, ReadWholeChunk(*reader, path, rg, cols[k]));
         (*rest)[k] = *cached;
       }
       if (!fresh.empty()) {
-        auto decoded = reader->ReadRowGroupVectors(rg, fresh, whole ? nullptr : &slice);
+        auto decoded = reader->ReadRowGroupVectors(rg, fresh, sel ? sel : whole ? nullptr : &slice);
         if (!decoded.ok()) return decoded.status().WithContext("data file '" + path + "'");
-        for (size_t k = 0; k < fresh.size(); k++) (*rest)[fresh_at[k]] = std::move((*decoded)[k]);
+        for (size_t k = 0; k < fresh.size(); k++) {
+          (*rest)[fresh_at[k]] = std::move((*decoded)[k]);
+          partial[fresh_at[k]] = sel != nullptr;
+        }
       }
-      for (auto& v : *rest) {
-        if (v.size() != n) {
+      for (size_t k = 0; k < rest->size(); k++) {
+        if ((*rest)[k].size() != (partial[k] ? sel_rows : n)) {
           return Status::Corruption("data file '" + path + "': a column chunk's row count differs");
         }
       }
-      for (size_t k = 0; k < pos.size(); k++) got[pos[k]] = std::move((*rest)[k]);
+      for (size_t k = 0; k < pos.size(); k++) {
+        got[pos[k]] = std::move((*rest)[k]);
+        picked[pos[k]] = partial[k];
+      }
       return Status::OK();
     };
     std::vector<uint8_t> keep(n, 1);
     if (!st.first_cols.empty()) {
       std::vector<ColumnVector> first;
-      Status s = decode(st.first_cols, st.first_pos, &first);
+      Status s = decode(st.first_cols, st.first_pos, &first, nullptr, 0);
       if (!s.ok()) return fail(s);
       if (st.kind_col >= 0) {
         const ColumnVector& kinds = first.back();
@@ -219,7 +251,12 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
     if (selected.empty()) continue;
     if (!st.other_cols.empty()) {
       std::vector<ColumnVector> other;
-      Status s = decode(st.other_cols, st.other_pos, &other);
+      // Rows dropped: the other columns are decoded for the selected rows alone.
+      const bool sparse = selected.size() < n;
+      const format::parquet::RowRanges sel = sparse ? RangesOf(selected, begin)
+                                                    : format::parquet::RowRanges();
+      Status s = decode(st.other_cols, st.other_pos, &other, sparse ? &sel : nullptr,
+                        selected.size());
       if (!s.ok()) return fail(s);
     }
     ColumnBatch batch;
@@ -229,7 +266,7 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
       // Values read with the file's type; the column's declared type (nullability, length) is
       // the table's.
       v.type = st.layout->fields[st.columns[i]].type;
-      if (selected.size() == n) {
+      if (selected.size() == n || picked[i]) {
         batch.columns.push_back(std::move(v));
       } else {
         ColumnVector picked;

@@ -17,15 +17,44 @@ using merge::ColumnMergePlan;
 
 namespace {
 
+// Integers of one file column over the row groups read: the decoded chunk itself (from the
+// process-wide cache for reads) when one row group was read, else their concatenation.
+struct IntColumn {
+  std::vector<std::shared_ptr<const ColumnVector>> held;
+  std::vector<int64_t> owned;
+  const int64_t* data = nullptr;
+  size_t n = 0;
+  int64_t operator[](size_t i) const { return data[i]; }
+  size_t size() const { return n; }
+  // False when a chunk is not integers without NULLs.
+  bool Set(std::vector<std::shared_ptr<const ColumnVector>> chunks) {
+    for (const auto& c : chunks) {
+      if (c->rep != ColumnVector::Rep::kInt || !c->nulls.empty()) return false;
+    }
+    held = std::move(chunks);
+    if (held.size() == 1) {
+      data = held[0]->ints.data();
+      n = held[0]->ints.size();
+      return true;
+    }
+    for (const auto& c : held) owned.insert(owned.end(), c->ints.begin(), c->ints.end());
+    held.clear();
+    data = owned.data();
+    n = owned.size();
+    return true;
+  }
+};
+
 // One Parquet file of a bucket merged column by column: its key, sequence and kind columns over
 // the row groups read.
 struct DedupFile {
   std::string path;
   ParquetReaderPtr reader;
   std::vector<int> groups;
-  std::vector<int64_t> keys;              // a key of one integer column: its values
+  std::vector<int64_t> group_rows;        // rows of each of `groups`
+  IntColumn keys;                         // a key of one integer column: its values
   std::vector<ColumnVector> key_columns;  // any other key: its columns
-  std::vector<int64_t> seqs, kinds;
+  IntColumn seqs, kinds;
   size_t size() const { return seqs.size(); }
 };
 
@@ -77,10 +106,12 @@ int CompareKeyAt(const DedupFile& a, size_t i, const DedupFile& b, size_t j) {
 }
 
 // Opens `path` and reads its key, sequence and kind columns over the row groups `skip_filters`
-// keep. False: the file holds something this path does not read (not Parquet, columns missing
-// or of other types, NULL sequence numbers or kinds).
+// keep; with `cache`, integer columns come from (and stay in) the process-wide file cache (reads;
+// a compaction's inputs are read once). False: the file holds something this path does not read
+// (not Parquet, columns missing or of other types, NULL sequence numbers or kinds).
 Result<bool> LoadDedupKeys(const DataFileRef& ref, const FileLayout& layout,
-                           const std::vector<Predicate>* skip_filters, DedupFile* file) {
+                           const std::vector<Predicate>* skip_filters, bool cache,
+                           DedupFile* file) {
   const std::string& path = ref.path;
   if (layout.key_columns.empty()) return false;
   if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return false;
@@ -101,38 +132,55 @@ Result<bool> LoadDedupKeys(const DataFileRef& ref, const FileLayout& layout,
   if (cols[nk] < 0 || cols[nk + 1] < 0) return false;
   const bool int_key = nk == 1 && layout.fields[layout.key_columns[0]].type.IsInteger();
   if (!int_key) file->key_columns.resize(nk);
+  std::vector<std::vector<std::shared_ptr<const ColumnVector>>> chunks(cols.size());
   auto group_filter = RowGroupFilterFor(schema, layout, nullptr, skip_filters);
   for (int rg = 0; rg < file->reader->num_row_groups(); rg++) {
     if (group_filter && !group_filter(file->reader->RowGroupStatistics(rg))) continue;
     file->groups.push_back(rg);
-    auto v = file->reader->ReadRowGroupVectors(rg, cols);
-    if (!v.ok()) return v.status().WithContext("data file '" + path + "'");
-    for (size_t i = nk; i < v->size(); i++) {
-      if ((*v)[i].rep != ColumnVector::Rep::kInt || !(*v)[i].nulls.empty()) return false;
-    }
-    auto append = [](const std::vector<int64_t>& from, std::vector<int64_t>* to) {
-      to->insert(to->end(), from.begin(), from.end());
-    };
-    if (int_key) {
-      if ((*v)[0].rep != ColumnVector::Rep::kInt || !(*v)[0].nulls.empty()) return false;
-      append((*v)[0].ints, &file->keys);
-    } else {
-      for (size_t k = 0; k < nk; k++) {
-        if (file->key_columns[k].size() == 0) {
-          file->key_columns[k] = std::move((*v)[k]);
-        } else if ((*v)[k].rep != file->key_columns[k].rep) {
+    file->group_rows.push_back(file->reader->metadata().row_groups[rg].num_rows);
+    for (size_t i = 0; i < cols.size(); i++) {
+      if (i < nk && !int_key) {
+        auto v = file->reader->ReadRowGroupVectors(rg, {cols[i]});
+        if (!v.ok()) return v.status().WithContext("data file '" + path + "'");
+        ColumnVector& col = (*v)[0];
+        if (file->key_columns[i].size() == 0) {
+          file->key_columns[i] = std::move(col);
+        } else if (col.rep != file->key_columns[i].rep) {
           return false;
         } else {
-          file->key_columns[k].AppendAll(std::move((*v)[k]));
+          file->key_columns[i].AppendAll(std::move(col));
         }
+        continue;
       }
+      TRIB_ASSIGN_OR_RETURN(auto chunk, ReadWholeChunk(*file->reader, path, rg, cols[i], cache));
+      chunks[i].push_back(std::move(chunk));
     }
-    append((*v)[nk].ints, &file->seqs);
-    append((*v)[nk + 1].ints, &file->kinds);
+  }
+  if (int_key && !file->keys.Set(std::move(chunks[0]))) return false;
+  if (!file->seqs.Set(std::move(chunks[nk])) || !file->kinds.Set(std::move(chunks[nk + 1]))) {
+    return false;
+  }
+  const size_t n = file->size();
+  if ((int_key ? file->keys.size() : file->key_columns[0].size()) != n || file->kinds.size() != n) {
+    return Status::Corruption("data file '" + path + "': column lengths differ");
+  }
+  for (size_t i = 0; i < n; i++) {
+    const int64_t kind = file->kinds[i];
+    if (kind < 0 || kind > 3) {
+      return Status::Corruption("data file '" + path + "' has an invalid _VALUE_KIND " +
+                                std::to_string(kind));
+    }
   }
   // Keys strictly ascending; anything else (keys that compare equal, like -0.0 and 0.0 of a
   // DOUBLE key, in a file another writer wrote) is left to the row merge.
-  for (size_t i = 1; i < file->size(); i++) {
+  if (int_key) {
+    const int64_t* k = file->keys.data;
+    for (size_t i = 1; i < n; i++) {
+      if (k[i - 1] >= k[i]) return false;
+    }
+    return true;
+  }
+  for (size_t i = 1; i < n; i++) {
     if (CompareKeyAt(*file, i - 1, *file, i) >= 0) return false;
   }
   return true;
@@ -220,19 +268,67 @@ Result<bool> MergeEveryKey(const std::vector<DedupFile>& files, ColumnMergePlan*
   return !row_merge;
 }
 
-// The winning record of each key, in key order, as (file, position): the highest sequence, a
-// later file on ties. Winning retractions are kept only with `keep_retracts`.
-Result<std::vector<std::pair<uint32_t, uint32_t>>> MergeLatest(const std::vector<DedupFile>& files,
-                                                               bool keep_retracts) {
-  std::vector<std::pair<uint32_t, uint32_t>> winners;
-  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
-    const auto& w = members.back();
-    if (keep_retracts || !IsRetract(static_cast<RowKind>(files[w.first].kinds[w.second]))) {
-      winners.push_back(w);
+// The winning record of each key, in key order: file file_of[w], position pos_of[w]. The
+// deduplicate engine's rule (merge::DeduplicateWins): the highest sequence, a later file on ties;
+// a winning retraction removes the key unless `keep_retracts`.
+struct Winners {
+  std::vector<uint32_t> file_of, pos_of;
+  size_t size() const { return file_of.size(); }
+};
+Result<Winners> MergeLatest(const std::vector<DedupFile>& files, bool keep_retracts) {
+  Winners w;
+  auto take = [&](uint32_t f, uint32_t pos) {
+    if (keep_retracts || !IsRetract(static_cast<RowKind>(files[f].kinds[pos]))) {
+      w.file_of.push_back(f);
+      w.pos_of.push_back(pos);
     }
-    return true;
-  }));
-  return winners;
+  };
+  const bool int_keys = !files.empty() && files[0].key_columns.empty();
+  if (!int_keys || files.size() > 64) {
+    TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
+      const auto& last = members.back();  // in merge order: the winner
+      take(last.first, last.second);
+      return true;
+    }));
+    return w;
+  }
+  // Integer keys: a k-way merge on the raw keys.
+  size_t total = 0;
+  for (const auto& f : files) total += f.size();
+  w.file_of.reserve(total);
+  w.pos_of.reserve(total);
+  std::vector<size_t> pos(files.size(), 0);
+  std::vector<uint32_t> live;  // files not yet exhausted
+  for (uint32_t f = 0; f < files.size(); f++) {
+    if (files[f].size() > 0) live.push_back(f);
+  }
+  while (live.size() > 1) {
+    int64_t low = files[live[0]].keys[pos[live[0]]];
+    for (size_t i = 1; i < live.size(); i++) low = std::min(low, files[live[i]].keys[pos[live[i]]]);
+    // Of the files at key `low`, the winner (files are in merge order: a later one on ties).
+    uint32_t best = UINT32_MAX;
+    for (uint32_t f : live) {
+      if (files[f].keys[pos[f]] != low) continue;
+      if (best == UINT32_MAX ||
+          merge::DeduplicateWins(files[f].seqs[pos[f]], files[best].seqs[pos[best]])) {
+        best = f;
+      }
+    }
+    take(best, static_cast<uint32_t>(pos[best]));
+    for (size_t i = 0; i < live.size();) {
+      const uint32_t f = live[i];
+      if (files[f].keys[pos[f]] == low && ++pos[f] == files[f].size()) {
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
+      } else {
+        i++;
+      }
+    }
+  }
+  if (live.size() == 1) {
+    const uint32_t f = live[0];
+    for (size_t p = pos[f]; p < files[f].size(); p++) take(f, static_cast<uint32_t>(p));
+  }
+  return w;
 }
 
 // File column `file_col` over the row groups read, concatenated (positions as LoadDedupKeys').
@@ -255,6 +351,120 @@ Result<ColumnVector> ReadDedupColumn(const DedupFile& file, int file_col) {
   return all;
 }
 
+// Rows `sel` (ascending positions over the row groups read; null: every row) of file column
+// `c`: only the selected rows' values are copied out of the pages decoded. Integer and
+// floating-point columns read whole come from the process-wide cache.
+Result<std::shared_ptr<const ColumnVector>> ReadDedupRows(const DedupFile& file, int c,
+                                                          const std::vector<uint32_t>* sel) {
+  ColumnVector all;
+  bool first = true;
+  int64_t at = 0;  // position of the current row group's first row
+  size_t next = 0;  // the first of `sel` not yet read
+  for (size_t g = 0; g < file.groups.size(); g++) {
+    const int rg = file.groups[g];
+    const int64_t rows = file.group_rows[g];
+    std::shared_ptr<const ColumnVector> part;
+    if (!sel) {
+      TRIB_ASSIGN_OR_RETURN(part, ReadWholeChunk(*file.reader, file.path, rg, c));
+      if (file.groups.size() == 1) return part;
+    } else {
+      format::parquet::RowRanges ranges;
+      while (next < sel->size() && (*sel)[next] < at + rows) {
+        const int64_t r = (*sel)[next++] - at;
+        if (!ranges.empty() && ranges.back().second == r) {
+          ranges.back().second++;
+        } else {
+          ranges.push_back({r, r + 1});
+        }
+      }
+      at += rows;
+      if (ranges.empty()) continue;
+      auto v = file.reader->ReadRowGroupVectors(rg, {c}, &ranges);
+      if (!v.ok()) return v.status().WithContext("data file '" + file.path + "'");
+      part = std::make_shared<const ColumnVector>(std::move((*v)[0]));
+    }
+    if (first) {
+      all = *part;
+      first = false;
+    } else {
+      if (part->rep != all.rep) {
+        return Status::Corruption("data file '" + file.path + "': row groups disagree");
+      }
+      ColumnVector copy = *part;
+      all.AppendAll(std::move(copy));
+    }
+  }
+  if (all.size() != (sel ? sel->size() : file.size())) {
+    return Status::Corruption("data file '" + file.path + "': column lengths differ");
+  }
+  return std::make_shared<const ColumnVector>(std::move(all));
+}
+
+// Column `cols[f]` of each file gathered for the winners with keep[w] (null: every winner), in
+// key order, as a column of `type`; nullopt when a file's column decodes to another
+// representation. A file whose kept winners are few has only their rows decoded.
+Result<std::optional<ColumnVector>> GatherWinners(const std::vector<DedupFile>& files,
+                                                  const std::vector<int>& cols,
+                                                  const Winners& winners,
+                                                  const std::vector<uint8_t>* keep,
+                                                  const DataType& type) {
+  using Out = std::optional<ColumnVector>;
+  const size_t nf = files.size();
+  // Per file: the positions of its kept winners, ascending (a file's winners are in key order).
+  std::vector<std::vector<uint32_t>> sel(nf);
+  for (size_t w = 0; w < winners.size(); w++) {
+    if (!keep || (*keep)[w]) sel[winners.file_of[w]].push_back(winners.pos_of[w]);
+  }
+  std::vector<std::shared_ptr<const ColumnVector>> src(nf);
+  std::vector<bool> by_pos(nf, true);  // src holds every row (else only sel's, in order)
+  ColumnVector out;
+  out.type = type;
+  out.rep = ColumnVector::RepOf(type);
+  bool nulls = false;
+  for (size_t f = 0; f < nf; f++) {
+    if (sel[f].empty()) continue;
+    const bool sparse = sel[f].size() * 4 < files[f].size();
+    TRIB_ASSIGN_OR_RETURN(src[f], ReadDedupRows(files[f], cols[f], sparse ? &sel[f] : nullptr));
+    by_pos[f] = !sparse;
+    if (src[f]->rep != out.rep) return Out();
+    nulls = nulls || !src[f]->nulls.empty();
+  }
+  // Where each kept winner's value sits in its file's src.
+  std::vector<uint32_t> cursor(nf, 0);
+  std::vector<uint32_t> at;
+  std::vector<uint32_t> from;
+  for (size_t w = 0; w < winners.size(); w++) {
+    if (keep && !(*keep)[w]) continue;
+    const uint32_t f = winners.file_of[w];
+    from.push_back(f);
+    at.push_back(by_pos[f] ? winners.pos_of[w] : cursor[f]++);
+  }
+  const size_t m = from.size();
+  switch (out.rep) {
+    case ColumnVector::Rep::kInt:
+      out.ints.resize(m);
+      for (size_t k = 0; k < m; k++) out.ints[k] = src[from[k]]->ints[at[k]];
+      break;
+    case ColumnVector::Rep::kDouble:
+      out.doubles.resize(m);
+      for (size_t k = 0; k < m; k++) out.doubles[k] = src[from[k]]->doubles[at[k]];
+      break;
+    case ColumnVector::Rep::kString:
+      out.strings.reserve(m);
+      for (size_t k = 0; k < m; k++) out.strings.push_back(src[from[k]]->strings[at[k]]);
+      break;
+    case ColumnVector::Rep::kValue:
+      out.values.reserve(m);
+      for (size_t k = 0; k < m; k++) out.values.push_back(src[from[k]]->values[at[k]]);
+      break;
+  }
+  if (nulls) {
+    out.nulls.resize(m);
+    for (size_t k = 0; k < m; k++) out.nulls[k] = src[from[k]]->IsNull(at[k]) ? 1 : 0;
+  }
+  return Out(std::move(out));
+}
+
 }  // namespace
 
 Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
@@ -274,7 +484,7 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
   std::vector<DedupFile> files(paths.size());
   std::vector<std::vector<int>> file_cols(paths.size());  // file column of table_cols[i]
   for (size_t f = 0; f < paths.size(); f++) {
-    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, skip_filters, &files[f]));
+    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, skip_filters, /*cache=*/true, &files[f]));
     if (!readable) return Out();
     for (int t : table_cols) {
       int c = FileColumnOf(files[f].reader->schema(), layout.fields[t]);
@@ -284,41 +494,31 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     }
   }
   if (!SameKeyReps(files)) return Out();
-  TRIB_ASSIGN_OR_RETURN(auto winners, MergeLatest(files, /*keep_retracts=*/false));
-  std::vector<std::vector<ColumnVector>> data(files.size(),
-                                              std::vector<ColumnVector>(table_cols.size()));
-  std::vector<std::vector<bool>> loaded(files.size(), std::vector<bool>(table_cols.size(), false));
-  auto column_of = [&](size_t f, size_t i) -> Result<const ColumnVector*> {
-    if (!loaded[f][i]) {
-      TRIB_ASSIGN_OR_RETURN(data[f][i], ReadDedupColumn(files[f], file_cols[f][i]));
-      loaded[f][i] = true;
-    }
-    return &data[f][i];
-  };
-  // Filters on the winners' values.
+  TRIB_ASSIGN_OR_RETURN(const Winners winners, MergeLatest(files, /*keep_retracts=*/false));
+  // Filters on the winners' values: each filter column gathered for every winner.
   std::vector<uint8_t> keep(winners.size(), 1);
   for (const auto& p : filters) {
-    size_t i = std::find(table_cols.begin(), table_cols.end(), p.column) - table_cols.begin();
-    for (size_t w = 0; w < winners.size(); w++) {
-      if (!keep[w]) continue;
-      TRIB_ASSIGN_OR_RETURN(const ColumnVector* col, column_of(winners[w].first, i));
-      keep[w] = EvalPredicate(p, col->Get(winners[w].second)) ? 1 : 0;
-    }
+    const size_t i = std::find(table_cols.begin(), table_cols.end(), p.column) - table_cols.begin();
+    std::vector<int> cols;
+    for (size_t f = 0; f < files.size(); f++) cols.push_back(file_cols[f][i]);
+    TRIB_ASSIGN_OR_RETURN(auto col, GatherWinners(files, cols, winners, nullptr,
+                                                  layout.fields[p.column].type));
+    if (!col) return Out();
+    FilterColumn(p, *col, &keep);
   }
+  size_t kept = 0;
+  for (uint8_t k : keep) kept += k;
   ColumnBatch batch;
+  batch.num_rows = kept;
   for (size_t i = 0; i < columns.size(); i++) {
-    ColumnVector out;
-    out.type = layout.fields[columns[i]].type;
-    out.rep = ColumnVector::RepOf(out.type);
-    for (size_t w = 0; w < winners.size(); w++) {
-      if (!keep[w]) continue;
-      TRIB_ASSIGN_OR_RETURN(const ColumnVector* col, column_of(winners[w].first, i));
-      if (col->rep != out.rep) return Out();
-      out.AppendRow(*col, winners[w].second);
-    }
-    batch.columns.push_back(std::move(out));
+    std::vector<int> cols;
+    for (size_t f = 0; f < files.size(); f++) cols.push_back(file_cols[f][i]);
+    TRIB_ASSIGN_OR_RETURN(auto col, GatherWinners(files, cols, winners,
+                                                  kept < winners.size() ? &keep : nullptr,
+                                                  layout.fields[columns[i]].type));
+    if (!col) return Out();
+    batch.columns.push_back(std::move(*col));
   }
-  for (uint8_t k : keep) batch.num_rows += k;
   return Out(std::move(batch));
 }
 
@@ -332,7 +532,7 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<DataF
   size_t total = 0;
   for (size_t f = 0; f < paths.size(); f++) {
     TRIB_ASSIGN_OR_RETURN(bool readable,
-                          LoadDedupKeys(paths[f], layout, skip_filters, &files[f]));
+                          LoadDedupKeys(paths[f], layout, skip_filters, /*cache=*/false, &files[f]));
     if (!readable) return Out();
     total += files[f].size();
   }
@@ -436,7 +636,7 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
   std::vector<DedupFile> files(paths.size());
   size_t total = 0;
   for (size_t f = 0; f < paths.size(); f++) {
-    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, nullptr, &files[f]));
+    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, nullptr, /*cache=*/false, &files[f]));
     if (!readable) return false;
     total += files[f].size();
   }

@@ -36,6 +36,19 @@ const Field* SourceField(const Field& read, const std::vector<Field>* file_field
 // An error when a file holds another row count than its manifest entry records.
 Status CheckRowCount(const DataFileRef& file, int64_t rows);
 
+// Column `col` of row group `rg` of the opened Parquet data file `path`, decoded whole. With
+// `cache`, integer and floating-point columns are kept in the process-wide file cache (the file
+// is immutable), so a repeated scan decodes nothing; other columns are decoded every time.
+Result<std::shared_ptr<const ColumnVector>> ReadWholeChunk(
+    const format::parquet::ParquetReader& reader, const std::string& path, int rg, int col,
+    bool cache = true);
+
+// Clears keep[r] for the rows of `col` failing `p` (a comparison with NULL fails).
+void FilterColumn(const Predicate& p, const ColumnVector& col, std::vector<uint8_t>* keep);
+
+// `rows` (ascending row numbers, `offset` added) as sorted disjoint ranges.
+format::parquet::RowRanges RangesOf(const std::vector<uint32_t>& rows, int64_t offset);
+
 // The records of a data file in each format (FileFormat::Read); `mask`: the columns a partial
 // write stored.
 Result<std::vector<merge::KeyValue>> ReadParquetRecords(

@@ -23,6 +23,14 @@ struct MergeConfig;
 
 namespace tributary::merge {
 
+// The deduplicate engine's rule for two records of one key, `later` coming after `earlier` in
+// merge order (a later file, or later in the same file): whether the later one wins. The higher
+// sequence number wins and the later record on ties; every column path merging deduplicate
+// records (ColumnMergePlan below, the merged column reads of datafile/) decides by it.
+inline bool DeduplicateWins(int64_t later_seq, int64_t earlier_seq) {
+  return later_seq >= earlier_seq;
+}
+
 // Merged records, key by key.
 struct ColumnMergeOutput {
   // Per merged record: the row of its source record (the winner; the newest record for

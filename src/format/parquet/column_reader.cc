@@ -112,7 +112,7 @@ Status ReadLevelsV1(std::string_view page, size_t* pos, Encoding encoding, int16
   } else {
     return Corrupt(std::string("unsupported level encoding ") + EncodingName(encoding));
   }
-  out->reserve(out->size() + raw.size());
+  ReserveMore(out, raw.size());
   for (uint32_t v : raw) {
     if (v > static_cast<uint32_t>(max_level)) return Corrupt("level above the maximum");
     out->push_back(static_cast<int16_t>(v));
@@ -126,7 +126,7 @@ Status ReadLevelsV2(std::string_view data, int16_t max_level, int64_t n,
   raw.reserve(static_cast<size_t>(n));
   RleBitPackedDecoder dec(data, BitWidth(static_cast<uint64_t>(max_level)));
   TRIB_RETURN_NOT_OK(dec.Get(n, &raw));
-  out->reserve(out->size() + raw.size());
+  ReserveMore(out, raw.size());
   for (uint32_t v : raw) {
     if (v > static_cast<uint32_t>(max_level)) return Corrupt("level above the maximum");
     out->push_back(static_cast<int16_t>(v));
@@ -136,8 +136,20 @@ Status ReadLevelsV2(std::string_view data, int16_t max_level, int64_t n,
 
 class ChunkDecoder {
  public:
-  ChunkDecoder(const LeafColumn& leaf, Codec codec, ColumnChunkData* out)
-      : leaf_(leaf), codec_(codec), out_(out) {}
+  // `rows` (may be null): the rows wanted; of a flat byte-array leaf only their values are kept
+  // (ColumnChunkData::wanted_only).
+  ChunkDecoder(const LeafColumn& leaf, Codec codec, const RowRanges* rows, ColumnChunkData* out)
+      : leaf_(leaf), codec_(codec), out_(out) {
+    const bool bytes = leaf.physical_type == PhysicalType::kByteArray ||
+                       leaf.physical_type == PhysicalType::kFixedLenByteArray;
+    if (rows && leaf.max_rep_level == 0 && bytes) {
+      rows_ = rows;
+      out_->wanted_only = true;
+    }
+  }
+
+  // Present values of the pages decoded that were not kept (wanted_only).
+  int64_t dropped() const { return dropped_; }
 
   void set_max_values(int64_t n) { max_values_ = n; }
 
@@ -173,6 +185,7 @@ class ChunkDecoder {
     const DataPageHeader& d = *h.data_page_header;
     TRIB_RETURN_NOT_OK(CheckCount(d.num_values));
     TRIB_ASSIGN_OR_RETURN(std::string data, DecompressPage(codec_, body, h.uncompressed_page_size));
+    page_first_ = out_->num_levels;
     size_t pos = 0;
     if (leaf_.max_rep_level > 0) {
       TRIB_RETURN_NOT_OK(ReadLevelsV1(data, &pos, d.repetition_level_encoding, leaf_.max_rep_level,
@@ -198,6 +211,7 @@ class ChunkDecoder {
         rep_len + def_len > h.uncompressed_page_size) {
       return Corrupt("data page v2 level lengths exceed the page");
     }
+    page_first_ = out_->num_levels;
     if (leaf_.max_rep_level > 0) {
       TRIB_RETURN_NOT_OK(ReadLevelsV2(body.substr(0, rep_len), leaf_.max_rep_level, d.num_values,
                                       &out_->rep_levels));
@@ -237,7 +251,54 @@ class ChunkDecoder {
     return n;
   }
 
+  // With wanted rows: which of the current page's `n` present values they hold (mask), or false
+  // when they hold all of them. The page's levels (one per row) are already in out_.
+  bool WantedValues(int64_t n) {
+    if (!rows_) return false;
+    const int64_t first = page_first_, end = out_->num_levels;
+    mask_.assign(static_cast<size_t>(n), 0);
+    auto range = std::upper_bound(rows_->begin(), rows_->end(), first,
+                                  [](int64_t r, const auto& rr) { return r < rr.second; });
+    const bool levels = leaf_.max_def_level > 0;
+    int64_t v = 0, hits = 0;
+    for (int64_t r = first; r < end && v < n; ++r) {
+      if (levels && out_->def_levels[static_cast<size_t>(r)] != leaf_.max_def_level) continue;
+      while (range != rows_->end() && range->second <= r) ++range;
+      if (range != rows_->end() && range->first <= r) {
+        mask_[static_cast<size_t>(v)] = 1;
+        ++hits;
+      }
+      ++v;
+    }
+    hits_ = hits;
+    return hits < n;
+  }
+
   Status Values(Encoding encoding, std::string_view data, int64_t n) {
+    const bool some = WantedValues(n);
+    const size_t before = out_->values.bytes.size();
+    TRIB_RETURN_NOT_OK(DecodeValues(encoding, data, n, some));
+    if (!some) return Status::OK();
+    auto& bytes = out_->values.bytes;
+    const size_t got = bytes.size() - before;
+    if (got == static_cast<size_t>(n)) {
+      // Decoded whole (an encoding without a selective path): keep the wanted values.
+      size_t to = before;
+      for (size_t k = 0; k < got; k++) {
+        if (!mask_[k]) continue;
+        if (to != before + k) bytes[to] = std::move(bytes[before + k]);
+        to++;
+      }
+      bytes.resize(to);
+    } else if (got != static_cast<size_t>(hits_)) {
+      return Corrupt("data page holds " + std::to_string(got) + " values, its levels say " +
+                     std::to_string(n));
+    }
+    dropped_ += n - hits_;
+    return Status::OK();
+  }
+
+  Status DecodeValues(Encoding encoding, std::string_view data, int64_t n, bool some) {
     PhysicalType type = leaf_.physical_type;
     PhysicalValues& out = out_->values;
     auto wrong_type = [&]() {
@@ -246,6 +307,9 @@ class ChunkDecoder {
     };
     switch (encoding) {
       case Encoding::kPlain:
+        if (some && type == PhysicalType::kByteArray) {
+          return DecodePlainByteArraysWanted(data, n, mask_.data(), &out.bytes);
+        }
         return DecodePlain(data, type, leaf_.type_length, n, &out);
       case Encoding::kPlainDictionary:
       case Encoding::kRleDictionary: {
@@ -264,13 +328,17 @@ class ChunkDecoder {
         }
         // Gather by type (the dictionary holds the column's physical type).
         auto gather = [&](const auto& dict, auto* to) {
-          to->reserve(to->size() + idx.size());
+          ReserveMore(to, idx.size());
           for (uint32_t i : idx) to->push_back(dict[i]);
         };
         if (!dictionary_->ints.empty()) {
           gather(dictionary_->ints, &out.ints);
         } else if (!dictionary_->doubles.empty()) {
           gather(dictionary_->doubles, &out.doubles);
+        } else if (some) {
+          for (size_t k = 0; k < idx.size(); k++) {
+            if (mask_[k]) out.bytes.push_back(dictionary_->bytes[idx[k]]);
+          }
         } else {
           gather(dictionary_->bytes, &out.bytes);
         }
@@ -325,6 +393,11 @@ class ChunkDecoder {
   Codec codec_;
   ColumnChunkData* out_;
   std::optional<PhysicalValues> dictionary_;
+  const RowRanges* rows_ = nullptr;
+  int64_t page_first_ = 0;     // the current data page's first level
+  int64_t dropped_ = 0;
+  int64_t hits_ = 0;           // WantedValues': the wanted values of the current page
+  std::vector<uint8_t> mask_;  // WantedValues'
 };
 
 }  // namespace
@@ -381,7 +454,7 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
     }
     if (leaf.max_def_level > 0) out.def_levels.reserve(n);
   }
-  ChunkDecoder decoder(leaf, m.codec, &out);
+  ChunkDecoder decoder(leaf, m.codec, rows, &out);
   size_t pos = 0;
   while (pos < data.size() && out.num_levels < m.num_values) {
     PageHeader h;
@@ -437,7 +510,7 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
     present = 0;
     for (int16_t d : out.def_levels) present += d == leaf.max_def_level;
   }
-  if (static_cast<int64_t>(out.values.size()) != present) {
+  if (static_cast<int64_t>(out.values.size()) + decoder.dropped() != present) {
     return Corrupt("column chunk has " + std::to_string(out.values.size()) + " values for " +
                    std::to_string(present) + " non-null entries");
   }

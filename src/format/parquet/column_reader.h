@@ -29,6 +29,9 @@ struct ColumnChunkData {
   // Rows of data pages left undecoded because they are outside the requested rows (flat
   // leaves only): no values, definition level 0.
   RowRanges skipped;
+  // Set when rows were requested for a flat byte-array leaf: `values` then holds the present
+  // values of the requested rows alone, in order (the others are never copied out of the pages).
+  bool wanted_only = false;
 };
 
 // Upper bound on the level entries of one page, against hostile headers.
@@ -37,7 +40,8 @@ inline constexpr int64_t kMaxPageValues = int64_t{1} << 26;
 // Reads the column chunk `chunk` of leaf `leaf` from `file` (the whole file). `num_rows` is
 // its row group's row count (the chunk of a flat column holds exactly that many levels).
 // `rows`: when set, data pages of a flat leaf holding none of these rows are not decompressed
-// or decoded (see ColumnChunkData::skipped).
+// or decoded (see ColumnChunkData::skipped), and byte-array values of rows not requested are not
+// copied out of the pages decoded (see ColumnChunkData::wanted_only).
 Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk& chunk,
                                         const LeafColumn& leaf, int64_t num_rows,
                                         const RowRanges* rows = nullptr);

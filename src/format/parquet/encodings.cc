@@ -248,7 +248,7 @@ Status DecodePlain(std::string_view data, PhysicalType type, int32_t type_length
     case PhysicalType::kBoolean: {
       uint64_t bytes = (static_cast<uint64_t>(n) + 7) / 8;
       if (!need(bytes)) return Truncated("PLAIN booleans");
-      out->ints.reserve(out->ints.size() + n);
+      ReserveMore(&out->ints, n);
       for (int64_t i = 0; i < n; ++i) {
         out->ints.push_back((static_cast<uint8_t>(data[i >> 3]) >> (i & 7)) & 1);
       }
@@ -268,31 +268,31 @@ Status DecodePlain(std::string_view data, PhysicalType type, int32_t type_length
       }
       const char* p = data.data();
       if (type == PhysicalType::kInt32) {
-        out->ints.reserve(out->ints.size() + n);
+        ReserveMore(&out->ints, n);
         for (int64_t i = 0; i < n; ++i) {
           out->ints.push_back(static_cast<int32_t>(LoadLe32(p + 4 * i)));
         }
       } else if (type == PhysicalType::kInt64) {
-        out->ints.reserve(out->ints.size() + n);
+        ReserveMore(&out->ints, n);
         for (int64_t i = 0; i < n; ++i) {
           out->ints.push_back(static_cast<int64_t>(LoadLe64(p + 8 * i)));
         }
       } else if (type == PhysicalType::kFloat) {
-        out->doubles.reserve(out->doubles.size() + n);
+        ReserveMore(&out->doubles, n);
         for (int64_t i = 0; i < n; ++i) {
           float f;
           std::memcpy(&f, p + 4 * i, 4);
           out->doubles.push_back(f);
         }
       } else if (type == PhysicalType::kDouble) {
-        out->doubles.reserve(out->doubles.size() + n);
+        ReserveMore(&out->doubles, n);
         for (int64_t i = 0; i < n; ++i) {
           double d;
           std::memcpy(&d, p + 8 * i, 8);
           out->doubles.push_back(d);
         }
       } else {
-        out->bytes.reserve(out->bytes.size() + n);
+        ReserveMore(&out->bytes, n);
         for (int64_t i = 0; i < n; ++i) out->bytes.emplace_back(p + w * i, w);
       }
       pos = static_cast<size_t>(n) * w;
@@ -300,7 +300,7 @@ Status DecodePlain(std::string_view data, PhysicalType type, int32_t type_length
     }
     case PhysicalType::kByteArray: {
       if (static_cast<uint64_t>(n) > data.size() / 4) return Truncated("PLAIN byte arrays");
-      out->bytes.reserve(out->bytes.size() + n);
+      ReserveMore(&out->bytes, n);
       for (int64_t i = 0; i < n; ++i) {
         if (!need(4)) return Truncated("PLAIN byte arrays");
         uint32_t len = LoadLe32(data.data() + pos);
@@ -315,6 +315,22 @@ Status DecodePlain(std::string_view data, PhysicalType type, int32_t type_length
       return Status::Corruption("parquet PLAIN: unknown physical type");
   }
   if (consumed) *consumed = pos;
+  return Status::OK();
+}
+
+Status DecodePlainByteArraysWanted(std::string_view data, int64_t n, const uint8_t* wanted,
+                                   std::vector<std::string>* out) {
+  if (n < 0) return Status::Corruption("parquet PLAIN: negative value count");
+  if (static_cast<uint64_t>(n) > data.size() / 4) return Truncated("PLAIN byte arrays");
+  size_t pos = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (data.size() - pos < 4) return Truncated("PLAIN byte arrays");
+    uint32_t len = LoadLe32(data.data() + pos);
+    pos += 4;
+    if (len > data.size() - pos) return Truncated("PLAIN byte arrays");
+    if (wanted[i]) out->emplace_back(data.data() + pos, len);
+    pos += len;
+  }
   return Status::OK();
 }
 
@@ -483,7 +499,7 @@ Status DecodeDeltaLengthByteArray(std::string_view data, int64_t n, std::vector<
   if (static_cast<int64_t>(lengths.size()) != n) {
     return Status::Corruption("parquet DELTA_LENGTH_BYTE_ARRAY: wrong number of lengths");
   }
-  out->reserve(out->size() + n);
+  ReserveMore(out, n);
   for (int64_t len : lengths) {
     if (len < 0 || static_cast<uint64_t>(len) > data.size() - pos) {
       return Truncated("DELTA_LENGTH_BYTE_ARRAY data");
@@ -513,7 +529,7 @@ Status DecodeDeltaByteArray(std::string_view data, int64_t n, std::vector<std::s
   std::vector<std::string> suffixes;
   TRIB_RETURN_NOT_OK(DecodeDeltaLengthByteArray(data.substr(pos), n, &suffixes));
   std::string prev;
-  out->reserve(out->size() + n);
+  ReserveMore(out, n);
   for (int64_t i = 0; i < n; ++i) {
     if (prefixes[i] < 0 || static_cast<size_t>(prefixes[i]) > prev.size()) {
       return Status::Corruption("parquet DELTA_BYTE_ARRAY: prefix longer than the previous value");

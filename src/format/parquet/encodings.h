@@ -6,6 +6,7 @@
 // Thread-safety: value types and stateless functions.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -19,6 +20,14 @@ namespace tributary::format::parquet {
 // Decoded values of one physical type. Exactly one vector is used:
 //   BOOLEAN (0/1), INT32, INT64 -> ints; FLOAT, DOUBLE -> doubles;
 //   BYTE_ARRAY, FIXED_LEN_BYTE_ARRAY, INT96 (12 raw bytes) -> bytes.
+// Room for `n` more elements in `v`, growing geometrically (page after page appends to the same
+// vectors: an exact reserve each time would move every element again).
+template <typename V>
+void ReserveMore(V* v, size_t n) {
+  const size_t want = v->size() + n;
+  if (want > v->capacity()) v->reserve(std::max(want, 2 * v->capacity()));
+}
+
 struct PhysicalValues {
   std::vector<int64_t> ints;
   std::vector<double> doubles;
@@ -76,6 +85,10 @@ std::string EncodeRleBitPacked(const std::vector<uint32_t>& values, int bit_widt
 // `data`; `consumed` receives the bytes used.
 Status DecodePlain(std::string_view data, PhysicalType type, int32_t type_length, int64_t n,
                    PhysicalValues* out, size_t* consumed = nullptr);
+// Decodes `n` PLAIN byte arrays from the front of `data`, appending only value i with
+// wanted[i] != 0. Every length is still checked against the page.
+Status DecodePlainByteArraysWanted(std::string_view data, int64_t n, const uint8_t* wanted,
+                                   std::vector<std::string>* out);
 // Appends the PLAIN encoding of all of `values`.
 void EncodePlain(const PhysicalValues& values, PhysicalType type, std::string* out);
 // PLAIN encoding of one value as statistics store it (no length prefix for byte arrays).

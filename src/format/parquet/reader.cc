@@ -303,7 +303,7 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
         wanted = want < rows->size() && (*rows)[want].first <= r;
       }
       if (wanted) values.push_back(present ? conv.Convert(data->values, next) : Value::Null());
-      if (present) ++next;
+      if (present && (wanted || !data->wanted_only)) ++next;
     }
     out.push_back(std::move(values));
   }
@@ -380,7 +380,7 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
               break;
           }
         }
-        if (present) ++next;
+        if (present && (wanted || !data->wanted_only)) ++next;
       }
       out.push_back(std::move(v));
       continue;

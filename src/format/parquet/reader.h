@@ -105,7 +105,8 @@ class ParquetReader {
   // their tree; nullopt when the column cannot be read (type_error of the column says why).
   std::optional<DataType> ColumnType(int column) const;
 
-  // Levels and physical values of leaf `leaf` in row group `rg` (works for nested leaves).
+  // Levels and physical values of leaf `leaf` in row group `rg` (works for nested leaves);
+  // `rows` as ReadColumnChunk takes them.
   Result<ColumnChunkData> ReadLeafChunk(int rg, int leaf, const RowRanges* rows = nullptr) const;
 
  private:
