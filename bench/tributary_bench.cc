@@ -3,6 +3,7 @@
 //   tributary_bench W1 <warehouse> fixed|dynamic
 //   tributary_bench W4|W5|W2|W3 <warehouse>
 // Prints JSON lines (bench_common.h). W4 and W5 read the table W1 `fixed` wrote.
+#include <cstdlib>
 #include <cstring>
 #include <cstdio>
 #include <optional>
@@ -187,7 +188,10 @@ Status W5Scans(Table& table, const std::string& phase) {
   count.projection = std::vector<int>{0};
   sum.projection = std::vector<int>{1};
   filter.filters.push_back(Predicate{1, Predicate::Op::kLt, {Value::Int(10000)}});
+  // W5_QUERIES (e.g. "sum,filter"): only these queries, for profiling one of them.
+  const char* only = std::getenv("W5_QUERIES");
   for (auto& [name, opts] : std::vector<Query>{{"count", count}, {"sum", sum}, {"filter", filter}}) {
+    if (only && !std::strstr(only, name)) continue;
     std::vector<double> times;
     int64_t result = 0, scanned = 0;
     for (int64_t rep = 0; rep < p.w5_repeat; rep++) {

@@ -227,14 +227,25 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
       if (!s.ok()) return fail(s);
       if (st.kind_col >= 0) {
         const ColumnVector& kinds = first.back();
-        for (size_t r = 0; r < n; r++) {
+        bool bad = kinds.rep != ColumnVector::Rep::kInt || !kinds.nulls.empty();
+        if (!bad) {
+          // Kinds 0..3; the adds (+I 0, +U 2) are the even ones.
+          const int64_t* k = kinds.ints.data();
+          uint8_t* kp = keep.data();
+          uint64_t out_of_range = 0;
+          for (size_t r = 0; r < n; r++) {
+            out_of_range |= static_cast<uint64_t>(k[r]) > 3;
+            kp[r] = (k[r] & 1) == 0;
+          }
+          bad = out_of_range != 0;
+        }
+        for (size_t r = 0; bad && r < n; r++) {
           int64_t kind = kinds.rep == ColumnVector::Rep::kInt && !kinds.IsNull(r) ? kinds.ints[r]
                                                                                   : -1;
           if (kind < 0 || kind > 3) {
             return fail(Status::Corruption("invalid _VALUE_KIND in row " +
                                            std::to_string(begin + static_cast<int64_t>(r))));
           }
-          if (IsRetract(static_cast<RowKind>(kind))) keep[r] = 0;
         }
       }
       for (const auto& p : st.filters) {
@@ -243,16 +254,20 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
         FilterColumn(p, got[i], &keep);
       }
     }
-    std::vector<uint32_t> selected;
-    selected.reserve(n);
-    for (size_t r = 0; r < n; r++) {
-      if (keep[r]) selected.push_back(static_cast<uint32_t>(r));
+    size_t kept = 0;
+    for (size_t r = 0; r < n; r++) kept += keep[r];
+    if (kept == 0) continue;
+    std::vector<uint32_t> selected;  // the rows kept, when not all are
+    if (kept < n) {
+      selected.reserve(kept);
+      for (size_t r = 0; r < n; r++) {
+        if (keep[r]) selected.push_back(static_cast<uint32_t>(r));
+      }
     }
-    if (selected.empty()) continue;
     if (!st.other_cols.empty()) {
       std::vector<ColumnVector> other;
       // Rows dropped: the other columns are decoded for the selected rows alone.
-      const bool sparse = selected.size() < n;
+      const bool sparse = kept < n;
       const format::parquet::RowRanges sel = sparse ? RangesOf(selected, begin)
                                                     : format::parquet::RowRanges();
       Status s = decode(st.other_cols, st.other_pos, &other, sparse ? &sel : nullptr,
@@ -260,13 +275,13 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
       if (!s.ok()) return fail(s);
     }
     ColumnBatch batch;
-    batch.num_rows = selected.size();
+    batch.num_rows = kept;
     for (size_t i = 0; i < st.columns.size(); i++) {
       ColumnVector& v = got[i];
       // Values read with the file's type; the column's declared type (nullability, length) is
       // the table's.
       v.type = st.layout->fields[st.columns[i]].type;
-      if (selected.size() == n || picked[i]) {
+      if (kept == n || picked[i]) {
         batch.columns.push_back(std::move(v));
       } else {
         ColumnVector picked;

@@ -164,7 +164,9 @@ Result<bool> LoadDedupKeys(const DataFileRef& ref, const FileLayout& layout,
   if ((int_key ? file->keys.size() : file->key_columns[0].size()) != n || file->kinds.size() != n) {
     return Status::Corruption("data file '" + path + "': column lengths differ");
   }
-  for (size_t i = 0; i < n; i++) {
+  uint64_t out_of_range = 0;  // branch-free, so the loop vectorizes
+  for (size_t i = 0; i < n; i++) out_of_range |= static_cast<uint64_t>(file->kinds[i]) > 3;
+  for (size_t i = 0; out_of_range && i < n; i++) {
     const int64_t kind = file->kinds[i];
     if (kind < 0 || kind > 3) {
       return Status::Corruption("data file '" + path + "' has an invalid _VALUE_KIND " +
@@ -175,10 +177,9 @@ Result<bool> LoadDedupKeys(const DataFileRef& ref, const FileLayout& layout,
   // DOUBLE key, in a file another writer wrote) is left to the row merge.
   if (int_key) {
     const int64_t* k = file->keys.data;
-    for (size_t i = 1; i < n; i++) {
-      if (k[i - 1] >= k[i]) return false;
-    }
-    return true;
+    uint64_t unordered = 0;
+    for (size_t i = 1; i < n; i++) unordered |= k[i - 1] >= k[i];
+    return unordered == 0;
   }
   for (size_t i = 1; i < n; i++) {
     if (CompareKeyAt(*file, i - 1, *file, i) >= 0) return false;
@@ -297,6 +298,44 @@ Result<Winners> MergeLatest(const std::vector<DedupFile>& files, bool keep_retra
   for (const auto& f : files) total += f.size();
   w.file_of.reserve(total);
   w.pos_of.reserve(total);
+  if (files.size() == 2) {
+    // The common bucket before a full compaction (new level-0 records over the top level): a
+    // two-way merge that writes into sized arrays.
+    const DedupFile& a = files[0];
+    const DedupFile& b = files[1];
+    const int64_t *ka = a.keys.data, *kb = b.keys.data;
+    const size_t na = a.size(), nb = b.size();
+    w.file_of.resize(total);
+    w.pos_of.resize(total);
+    uint32_t* wf = w.file_of.data();
+    uint32_t* wp = w.pos_of.data();
+    size_t out = 0, i = 0, j = 0;
+    auto put = [&](uint32_t f, size_t p) {
+      wf[out] = f;
+      wp[out] = static_cast<uint32_t>(p);
+      out += keep_retracts || !IsRetract(static_cast<RowKind>(files[f].kinds[p]));
+    };
+    while (i < na && j < nb) {
+      if (ka[i] < kb[j]) {
+        put(0, i++);
+      } else if (kb[j] < ka[i]) {
+        put(1, j++);
+      } else {
+        if (merge::DeduplicateWins(b.seqs[j], a.seqs[i])) {
+          put(1, j);
+        } else {
+          put(0, i);
+        }
+        i++;
+        j++;
+      }
+    }
+    for (; i < na; i++) put(0, i);
+    for (; j < nb; j++) put(1, j);
+    w.file_of.resize(out);
+    w.pos_of.resize(out);
+    return w;
+  }
   std::vector<size_t> pos(files.size(), 0);
   std::vector<uint32_t> live;  // files not yet exhausted
   for (uint32_t f = 0; f < files.size(); f++) {
@@ -412,8 +451,15 @@ Result<std::optional<ColumnVector>> GatherWinners(const std::vector<DedupFile>& 
   const size_t nf = files.size();
   // Per file: the positions of its kept winners, ascending (a file's winners are in key order).
   std::vector<std::vector<uint32_t>> sel(nf);
+  std::vector<size_t> wanted(nf, 0);  // kept winners per file
   for (size_t w = 0; w < winners.size(); w++) {
-    if (!keep || (*keep)[w]) sel[winners.file_of[w]].push_back(winners.pos_of[w]);
+    if (!keep || (*keep)[w]) wanted[winners.file_of[w]]++;
+  }
+  if (keep) {
+    for (size_t f = 0; f < nf; f++) sel[f].reserve(wanted[f]);
+    for (size_t w = 0; w < winners.size(); w++) {
+      if ((*keep)[w]) sel[winners.file_of[w]].push_back(winners.pos_of[w]);
+    }
   }
   std::vector<std::shared_ptr<const ColumnVector>> src(nf);
   std::vector<bool> by_pos(nf, true);  // src holds every row (else only sel's, in order)
@@ -422,12 +468,56 @@ Result<std::optional<ColumnVector>> GatherWinners(const std::vector<DedupFile>& 
   out.rep = ColumnVector::RepOf(type);
   bool nulls = false;
   for (size_t f = 0; f < nf; f++) {
-    if (sel[f].empty()) continue;
-    const bool sparse = sel[f].size() * 4 < files[f].size();
+    if (wanted[f] == 0) continue;
+    // Integers and floating-point numbers come whole from the decoded-column cache; other
+    // values, when few rows are wanted, from their rows alone.
+    const auto file_type = files[f].reader->ColumnType(cols[f]);
+    const auto rep = file_type ? ColumnVector::RepOf(*file_type) : ColumnVector::Rep::kValue;
+    const bool sparse = keep && rep != ColumnVector::Rep::kInt &&
+                        rep != ColumnVector::Rep::kDouble && wanted[f] * 4 < files[f].size();
     TRIB_ASSIGN_OR_RETURN(src[f], ReadDedupRows(files[f], cols[f], sparse ? &sel[f] : nullptr));
     by_pos[f] = !sparse;
     if (src[f]->rep != out.rep) return Out();
     nulls = nulls || !src[f]->nulls.empty();
+  }
+  if (!keep && std::all_of(by_pos.begin(), by_pos.end(), [](bool b) { return b; })) {
+    // Every winner, every file whole: gather by the winners' positions directly.
+    const size_t m = winners.size();
+    const uint32_t* wf = winners.file_of.data();
+    const uint32_t* wp = winners.pos_of.data();
+    switch (out.rep) {
+      case ColumnVector::Rep::kInt: {
+        std::vector<const int64_t*> from(nf, nullptr);
+        for (size_t f = 0; f < nf; f++) {
+          if (src[f]) from[f] = src[f]->ints.data();
+        }
+        out.ints.resize(m);
+        for (size_t k = 0; k < m; k++) out.ints[k] = from[wf[k]][wp[k]];
+        break;
+      }
+      case ColumnVector::Rep::kDouble: {
+        std::vector<const double*> from(nf, nullptr);
+        for (size_t f = 0; f < nf; f++) {
+          if (src[f]) from[f] = src[f]->doubles.data();
+        }
+        out.doubles.resize(m);
+        for (size_t k = 0; k < m; k++) out.doubles[k] = from[wf[k]][wp[k]];
+        break;
+      }
+      case ColumnVector::Rep::kString:
+        out.strings.reserve(m);
+        for (size_t k = 0; k < m; k++) out.strings.push_back(src[wf[k]]->strings[wp[k]]);
+        break;
+      case ColumnVector::Rep::kValue:
+        out.values.reserve(m);
+        for (size_t k = 0; k < m; k++) out.values.push_back(src[wf[k]]->values[wp[k]]);
+        break;
+    }
+    if (nulls) {
+      out.nulls.resize(m);
+      for (size_t k = 0; k < m; k++) out.nulls[k] = src[wf[k]]->IsNull(wp[k]) ? 1 : 0;
+    }
+    return Out(std::move(out));
   }
   // Where each kept winner's value sits in its file's src.
   std::vector<uint32_t> cursor(nf, 0);

@@ -914,6 +914,11 @@ TEST_F(TableTest, ColumnBatchesHoldTheRowsOfARowScan) {
   for (int64_t k = 1; k < 2000; k += 10) rows.push_back({RowKind::kDelete, row(k, 0)});
   WriteRows(*pk, rows);
   check(*pk, "primary-key table, merged");
+  rows.clear();
+  for (int64_t k = 1; k < 2000; k += 7) rows.push_back({RowKind::kInsert, row(k, 2)});
+  for (int64_t k = 2; k < 2000; k += 13) rows.push_back({RowKind::kDelete, row(k, 1)});
+  WriteRows(*pk, rows);
+  check(*pk, "primary-key table, merged from three files");
   ASSERT_TRUE(pk->CompactFull().ok());
   check(*pk, "primary-key table, compacted");
 
