@@ -1,6 +1,7 @@
 #include "datafile/data_file.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "format/avro.h"
 #include "format/parquet/reader.h"
@@ -439,6 +440,46 @@ Result<std::shared_ptr<const ColumnVector>> ReadDedupRows(const DedupFile& file,
   return std::make_shared<const ColumnVector>(std::move(all));
 }
 
+// Appends row at[k] of src[from[k]] for k < m to `out` (of the sources' representation);
+// `nulls`: some source has NULLs.
+void GatherRows(const std::vector<std::shared_ptr<const ColumnVector>>& src, const uint32_t* from,
+                const uint32_t* at, size_t m, bool nulls, ColumnVector* out) {
+  auto raw = [&](auto member) {  // each source's data() of one typed vector
+    using T = std::remove_cv_t<std::remove_reference_t<decltype(*((*src[0]).*member).data())>>;
+    std::vector<const T*> data(src.size(), nullptr);
+    for (size_t f = 0; f < src.size(); f++) {
+      if (src[f]) data[f] = ((*src[f]).*member).data();
+    }
+    return data;
+  };
+  switch (out->rep) {
+    case ColumnVector::Rep::kInt: {
+      const auto data = raw(&ColumnVector::ints);
+      out->ints.resize(m);
+      for (size_t k = 0; k < m; k++) out->ints[k] = data[from[k]][at[k]];
+      break;
+    }
+    case ColumnVector::Rep::kDouble: {
+      const auto data = raw(&ColumnVector::doubles);
+      out->doubles.resize(m);
+      for (size_t k = 0; k < m; k++) out->doubles[k] = data[from[k]][at[k]];
+      break;
+    }
+    case ColumnVector::Rep::kString:
+      out->strings.reserve(m);
+      for (size_t k = 0; k < m; k++) out->strings.push_back(src[from[k]]->strings[at[k]]);
+      break;
+    case ColumnVector::Rep::kValue:
+      out->values.reserve(m);
+      for (size_t k = 0; k < m; k++) out->values.push_back(src[from[k]]->values[at[k]]);
+      break;
+  }
+  if (nulls) {
+    out->nulls.resize(m);
+    for (size_t k = 0; k < m; k++) out->nulls[k] = src[from[k]]->IsNull(at[k]) ? 1 : 0;
+  }
+}
+
 // Column `cols[f]` of each file gathered for the winners with keep[w] (null: every winner), in
 // key order, as a column of `type`; nullopt when a file's column decodes to another
 // representation. A file whose kept winners are few has only their rows decoded.
@@ -482,41 +523,7 @@ Result<std::optional<ColumnVector>> GatherWinners(const std::vector<DedupFile>& 
   }
   if (!keep && std::all_of(by_pos.begin(), by_pos.end(), [](bool b) { return b; })) {
     // Every winner, every file whole: gather by the winners' positions directly.
-    const size_t m = winners.size();
-    const uint32_t* wf = winners.file_of.data();
-    const uint32_t* wp = winners.pos_of.data();
-    switch (out.rep) {
-      case ColumnVector::Rep::kInt: {
-        std::vector<const int64_t*> from(nf, nullptr);
-        for (size_t f = 0; f < nf; f++) {
-          if (src[f]) from[f] = src[f]->ints.data();
-        }
-        out.ints.resize(m);
-        for (size_t k = 0; k < m; k++) out.ints[k] = from[wf[k]][wp[k]];
-        break;
-      }
-      case ColumnVector::Rep::kDouble: {
-        std::vector<const double*> from(nf, nullptr);
-        for (size_t f = 0; f < nf; f++) {
-          if (src[f]) from[f] = src[f]->doubles.data();
-        }
-        out.doubles.resize(m);
-        for (size_t k = 0; k < m; k++) out.doubles[k] = from[wf[k]][wp[k]];
-        break;
-      }
-      case ColumnVector::Rep::kString:
-        out.strings.reserve(m);
-        for (size_t k = 0; k < m; k++) out.strings.push_back(src[wf[k]]->strings[wp[k]]);
-        break;
-      case ColumnVector::Rep::kValue:
-        out.values.reserve(m);
-        for (size_t k = 0; k < m; k++) out.values.push_back(src[wf[k]]->values[wp[k]]);
-        break;
-    }
-    if (nulls) {
-      out.nulls.resize(m);
-      for (size_t k = 0; k < m; k++) out.nulls[k] = src[wf[k]]->IsNull(wp[k]) ? 1 : 0;
-    }
+    GatherRows(src, winners.file_of.data(), winners.pos_of.data(), winners.size(), nulls, &out);
     return Out(std::move(out));
   }
   // Where each kept winner's value sits in its file's src.
@@ -529,29 +536,7 @@ Result<std::optional<ColumnVector>> GatherWinners(const std::vector<DedupFile>& 
     from.push_back(f);
     at.push_back(by_pos[f] ? winners.pos_of[w] : cursor[f]++);
   }
-  const size_t m = from.size();
-  switch (out.rep) {
-    case ColumnVector::Rep::kInt:
-      out.ints.resize(m);
-      for (size_t k = 0; k < m; k++) out.ints[k] = src[from[k]]->ints[at[k]];
-      break;
-    case ColumnVector::Rep::kDouble:
-      out.doubles.resize(m);
-      for (size_t k = 0; k < m; k++) out.doubles[k] = src[from[k]]->doubles[at[k]];
-      break;
-    case ColumnVector::Rep::kString:
-      out.strings.reserve(m);
-      for (size_t k = 0; k < m; k++) out.strings.push_back(src[from[k]]->strings[at[k]]);
-      break;
-    case ColumnVector::Rep::kValue:
-      out.values.reserve(m);
-      for (size_t k = 0; k < m; k++) out.values.push_back(src[from[k]]->values[at[k]]);
-      break;
-  }
-  if (nulls) {
-    out.nulls.resize(m);
-    for (size_t k = 0; k < m; k++) out.nulls[k] = src[from[k]]->IsNull(at[k]) ? 1 : 0;
-  }
+  GatherRows(src, from.data(), at.data(), from.size(), nulls, &out);
   return Out(std::move(out));
 }
 
