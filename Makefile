@@ -29,6 +29,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
 	bash tests/install/install_test.sh $(BUILD)
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary tests/sql
+	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary
 	bash tests/crash/run_all.sh $(BUILD)/tributary
 
 test-slow: build
@@ -37,6 +38,7 @@ test-slow: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --slow tests/sql
 	python3 tests/slow/memory_test.py --binary $(BUILD)/tributary
+	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary --rounds 100 --queries 80 --seed 11
 	bash tests/crosscheck/avro_avsc.sh $(BUILD)
 	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
 	bash tests/fuzz/run_parquet_fuzzer.sh

@@ -644,6 +644,11 @@ std::vector<OptionDef> BuildTable() {
           "result is an error naming this setting. Results without ORDER BY, GROUP BY or "
           "DISTINCT stream and hold one batch.")
           .Session(),
+      Def("sql.join.memory-limit", kMemory, "1 gb",
+          "Memory the build side of a hash join may hold (the input with fewer rows, when the "
+          "tables' snapshots say so; else the right input); a larger build side is an error "
+          "naming this setting.")
+          .Session(),
       Def("execution.checkpointing.interval", kDuration, "",
           "Commit interval of a streaming INSERT (a checkpoint commits a snapshot).")
           .Session(),

@@ -89,6 +89,16 @@ struct TableRef {
   Pos pos;
 };
 
+// One join of a FROM clause; joins nest to the left: FROM a JOIN b ON ... JOIN c ON ... joins c
+// to (a JOIN b). A comma (FROM a, b) is a CROSS join.
+enum class JoinKind { kInner, kLeft, kRight, kFull, kCross };
+struct JoinClause {
+  JoinKind kind = JoinKind::kInner;
+  TableRef table;
+  ExprPtr on;  // the ON condition; null for CROSS joins
+  Pos pos;     // the JOIN keyword (or the comma)
+};
+
 struct SelectItem {
   ExprPtr expr;  // kStar for * and t.*
   std::string alias;
@@ -137,6 +147,7 @@ struct SelectStmt : Statement {
   bool distinct = false;
   std::vector<SelectItem> items;
   std::optional<TableRef> from;
+  std::vector<JoinClause> joins;  // joined to `from`, in order
   ExprPtr where;
   std::vector<ExprPtr> group_by;
   ExprPtr having;

@@ -18,13 +18,6 @@
 
 namespace tributary::sql {
 
-namespace {
-
-// Rows per batch of operators that build their own (rows held in memory, sort and aggregate
-// output).
-constexpr size_t kBatchRows = 2048;
-
-// A batch of `rows` (moved out) with Value columns of `fields`.
 ColumnBatch RowsToBatch(const std::vector<Field>& fields, std::vector<Row>::iterator begin,
                         std::vector<Row>::iterator end) {
   ColumnBatch b;
@@ -37,6 +30,19 @@ ColumnBatch RowsToBatch(const std::vector<Field>& fields, std::vector<Row>::iter
   }
   return b;
 }
+
+int64_t ApproxBytes(const Value& v) {
+  int64_t n = static_cast<int64_t>(sizeof(Value));
+  if (v.is_string()) n += static_cast<int64_t>(v.string_value().capacity());
+  if (v.is_nested()) n += 64 * 4;  // nested values: a flat guess per value
+  return n;
+}
+
+namespace {
+
+// Rows per batch of operators that build their own (rows held in memory, sort and aggregate
+// output).
+constexpr size_t kBatchRows = 2048;
 
 // An operator that takes its whole input first (Consume), then hands out the rows it made.
 class MaterializingOperator : public Operator {
@@ -527,14 +533,6 @@ class DistinctOperator : public Operator {
 };
 
 // ---- sort
-
-// Bytes a value takes in memory, roughly (what the sort holds is bounded by this).
-int64_t ApproxBytes(const Value& v) {
-  int64_t n = static_cast<int64_t>(sizeof(Value));
-  if (v.is_string()) n += static_cast<int64_t>(v.string_value().capacity());
-  if (v.is_nested()) n += 64 * 4;  // nested values: a flat guess per value
-  return n;
-}
 
 class SortOperator : public MaterializingOperator {
  public:

@@ -95,6 +95,33 @@ OperatorPtr MakeSort(OperatorPtr child, SortOptions options);
 // Rows `offset` ... `offset + limit` of the child (no limit: all after the offset).
 OperatorPtr MakeLimit(OperatorPtr child, int64_t offset, std::optional<int64_t> limit);
 
+// How MakeHashJoin joins its inputs. Keys and conditions are bound expressions: the keys over
+// their own input's columns, the residual over the joined row (left columns, then right).
+struct HashJoinSpec {
+  JoinKind kind = JoinKind::kInner;
+  // Equal key values join (a NULL key joins nothing); no keys: every pair is a candidate.
+  std::vector<BoundExprPtr> left_keys, right_keys;
+  // Conditions a candidate pair must also meet to join.
+  std::vector<BoundExprPtr> residual;
+  // The input read whole into the hash table (the other one streams through it).
+  bool build_left = false;
+  std::string condition;     // the ON condition as EXPLAIN shows it
+  std::string build_reason;  // why that side is built, for EXPLAIN
+  // The most the build side may hold; more is an error naming the setting.
+  int64_t memory_limit = 0;
+  std::string memory_limit_key;
+};
+// The join of `left` and `right`: left columns, then right columns (a side that may go
+// unmatched becomes nullable). Outer joins add each unmatched row of a kept side, the other
+// side's columns NULL.
+OperatorPtr MakeHashJoin(OperatorPtr left, OperatorPtr right, HashJoinSpec spec);
+
+// Bytes a value takes in memory, roughly (what sorts and joins hold is bounded by this).
+int64_t ApproxBytes(const Value& v);
+// A batch of the rows [begin, end) (moved out) with Value columns of `fields`.
+ColumnBatch RowsToBatch(const std::vector<Field>& fields, std::vector<Row>::iterator begin,
+                        std::vector<Row>::iterator end);
+
 // Pulls every batch of `op` into rows.
 Result<std::vector<Row>> CollectRows(Operator& op);
 // The rows of `batch` (rows `begin` to `end`, or all), as a row scan would return them.

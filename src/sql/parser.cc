@@ -488,11 +488,7 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
   if (AcceptKeyword("FROM")) {
     TRIB_ASSIGN_OR_RETURN(TableRef ref, ParseTableRef());
     q->from = std::move(ref);
-    const Token& t = Peek();
-    if (t.IsSymbol(",") || t.Is("JOIN") || t.Is("INNER") || t.Is("LEFT") || t.Is("RIGHT") ||
-        t.Is("FULL") || t.Is("CROSS") || t.Is("NATURAL")) {
-      return NotSupportedAt(t.pos, "joins are not supported yet");
-    }
+    TRIB_RETURN_NOT_OK(ParseJoins(q.get()));
   }
   if (AcceptKeyword("WHERE")) {
     TRIB_ASSIGN_OR_RETURN(q->where, ParseExpr());
@@ -557,6 +553,44 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
     }
   }
   return q;
+}
+
+Status Parser::ParseJoins(SelectStmt* q) {
+  while (true) {
+    const Token& t = Peek();
+    JoinClause join;
+    join.pos = t.pos;
+    if (AcceptSymbol(",")) {
+      join.kind = JoinKind::kCross;
+    } else if (t.Is("NATURAL")) {
+      return NotSupportedAt(t.pos, "NATURAL joins are not supported yet; write the ON condition");
+    } else if (AcceptKeyword("CROSS")) {
+      join.kind = JoinKind::kCross;
+      TRIB_RETURN_NOT_OK(ExpectKeyword("JOIN"));
+    } else if (AcceptKeyword("JOIN")) {
+      join.kind = JoinKind::kInner;
+    } else if (AcceptKeyword("INNER")) {
+      join.kind = JoinKind::kInner;
+      TRIB_RETURN_NOT_OK(ExpectKeyword("JOIN"));
+    } else if (t.Is("LEFT") || t.Is("RIGHT") || t.Is("FULL")) {
+      const std::string side = Upper(Next().text);
+      join.kind = side == "LEFT" ? JoinKind::kLeft : side == "RIGHT" ? JoinKind::kRight
+                                                                       : JoinKind::kFull;
+      AcceptKeyword("OUTER");
+      TRIB_RETURN_NOT_OK(ExpectKeyword("JOIN"));
+    } else {
+      return Status::OK();
+    }
+    TRIB_ASSIGN_OR_RETURN(join.table, ParseTableRef());
+    if (join.kind != JoinKind::kCross) {
+      if (Peek().Is("USING")) {
+        return NotSupportedAt(Peek().pos, "JOIN ... USING is not supported yet; write the ON condition");
+      }
+      if (!AcceptKeyword("ON")) return Unexpected("ON and the join condition");
+      TRIB_ASSIGN_OR_RETURN(join.on, ParseExpr());
+    }
+    q->joins.push_back(std::move(join));
+  }
 }
 
 Result<TableRef> Parser::ParseTableRef() {

@@ -240,6 +240,8 @@ class Parser {
   Result<std::unique_ptr<SelectStmt>> ParseQuery();
   Result<std::unique_ptr<SelectStmt>> ParseSelect();
   Result<TableRef> ParseTableRef();
+  // The joins after the first FROM item (SelectStmt::joins).
+  Status ParseJoins(SelectStmt* q);
 
   // ---- expressions
   Result<ExprPtr> ParseExpr() { return ParseOr(); }

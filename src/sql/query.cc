@@ -16,6 +16,7 @@
 #include "sql/expression.h"
 #include "read/split_read.h"
 #include "sql/operators.h"
+#include "sql/query_internal.h"
 #include "table/system_tables.h"
 #include "options/option_values.h"
 #include "tributary/options.h"
@@ -24,28 +25,7 @@
 
 namespace tributary::sql {
 
-namespace {
-
-// Where the rows of a FROM come from.
-struct Source {
-  std::vector<Field> fields;
-  std::string qualifier;
-  std::unique_ptr<Table> table;  // a data table, read through a scan
-  OperatorPtr op;                // or a subquery's operators
-  std::vector<Row> rows;         // otherwise: materialized rows
-  std::map<std::string, std::string> dynamic_options;
-  std::string name;  // for EXPLAIN
-  std::string change_table;  // streaming: `table` read as this change table (audit_log, ...)
-};
-
-struct ScanPlan {
-  std::vector<int> projection;
-  std::vector<Predicate> filters;
-  std::vector<std::string> filter_texts;
-  bool all_pushed = true;
-  std::optional<int64_t> limit;
-  std::optional<int64_t> snapshot_id;
-};
+namespace planner {
 
 const char* OpName(Predicate::Op op) {
   switch (op) {
@@ -207,6 +187,17 @@ ScanOptions MakeScanOptions(const ScanPlan& plan,
   return opts;
 }
 
+Status ApplySnapshotHint(const Source& source, const Pos& hints_pos, ScanPlan* plan) {
+  auto it = source.dynamic_options.find("scan.snapshot-id");
+  if (it == source.dynamic_options.end()) return Status::OK();
+  try {
+    plan->snapshot_id = std::stoll(it->second);
+  } catch (...) {
+    return ErrorAt(hints_pos, "'scan.snapshot-id' must be a number");
+  }
+  return Status::OK();
+}
+
 Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields,
                                   const ScanPlan& plan,
                                   const std::map<std::string, std::string>& dynamic_options,
@@ -348,7 +339,66 @@ struct SelectPlan {
   BoundExprPtr having;
   std::vector<SortKey> sort;
   ScanPlan scan;
+  // A FROM with joins: its inputs (`source` is then unused), each with its ON condition.
+  std::vector<JoinInput> joins;
 };
+
+// The inputs of a FROM with joins, opened, their columns side by side in `scope`, each join's
+// ON condition bound (it may read the inputs up to its own).
+Status PlanJoinInputs(const Session& session, const SelectStmt& q, SelectPlan* plan) {
+  if (!q.from->partition.empty()) {
+    return NotSupportedAt(q.from->pos, "PARTITION (...) on a joined table is not supported yet; "
+                                       "filter the partition in WHERE or ON");
+  }
+  JoinInput first;
+  first.source = std::move(plan->source);
+  first.hints_pos = q.from->hints_pos;
+  plan->joins.push_back(std::move(first));
+  for (const JoinClause& jc : q.joins) {
+    if (!jc.table.partition.empty()) {
+      return NotSupportedAt(jc.table.pos, "PARTITION (...) on a joined table is not supported "
+                                          "yet; filter the partition in WHERE or ON");
+    }
+    JoinInput in;
+    TRIB_ASSIGN_OR_RETURN(in.source, OpenSource(session, jc.table));
+    in.hints_pos = jc.table.hints_pos;
+    in.kind = jc.kind;
+    in.pos = jc.pos;
+    plan->joins.push_back(std::move(in));
+  }
+  std::set<std::string> qualifiers;
+  for (JoinInput& in : plan->joins) {
+    const std::string& qual = in.source.qualifier;
+    if (!qual.empty() && !qualifiers.insert(qual).second) {
+      return ErrorAt(in.pos, "table name '" + qual + "' is used twice in FROM; give one an alias");
+    }
+    in.first_slot = plan->scope.columns.size();
+    for (const auto& f : in.source.fields) plan->scope.columns.push_back({f.name, qual, f.type});
+  }
+  Binder binder(&plan->scope);
+  for (size_t j = 1; j < plan->joins.size(); j++) {
+    const JoinClause& jc = q.joins[j - 1];
+    if (!jc.on) continue;
+    if (ContainsAggregate(*jc.on)) {
+      return ErrorAt(jc.on->pos, "aggregate functions are not allowed in ON");
+    }
+    JoinInput& in = plan->joins[j];
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr on, binder.BindPredicate(*jc.on, "ON"));
+    std::vector<bool> used(plan->scope.columns.size(), false);
+    CollectColumns(*on, &used);
+    const size_t visible = in.first_slot + in.source.fields.size();
+    for (size_t s = visible; s < used.size(); s++) {
+      if (used[s]) {
+        return ErrorAt(jc.on->pos, "the ON condition of the join of '" + in.source.name +
+                                       "' reads column '" + plan->scope.columns[s].name +
+                                       "' of a table joined later");
+      }
+    }
+    in.on_text = ExprToString(*jc.on);
+    FlattenAnd(std::move(on), &in.on);
+  }
+  return Status::OK();
+}
 
 Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
   SelectPlan plan;
@@ -359,7 +409,11 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
     plan.source.name = "(no table)";
   }
   Source& src = plan.source;
-  for (const auto& f : src.fields) plan.scope.columns.push_back({f.name, src.qualifier, f.type});
+  if (!q.joins.empty()) {
+    TRIB_RETURN_NOT_OK(PlanJoinInputs(session, q, &plan));
+  } else {
+    for (const auto& f : src.fields) plan.scope.columns.push_back({f.name, src.qualifier, f.type});
+  }
   const Scope& scope = plan.scope;
 
   // WHERE (plus FROM t PARTITION (k = 'v') as equalities).
@@ -507,19 +561,12 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
     if (q.limit && !plan.grouped && !q.distinct && q.order_by.empty() && plan.scan.all_pushed) {
       plan.scan.limit = *q.limit > INT64_MAX - q.offset ? INT64_MAX : *q.limit + q.offset;
     }
-    auto it = src.dynamic_options.find("scan.snapshot-id");
-    if (it != src.dynamic_options.end()) {
-      try {
-        plan.scan.snapshot_id = std::stoll(it->second);
-      } catch (...) {
-        return ErrorAt(q.from->hints_pos, "'scan.snapshot-id' must be a number");
-      }
-    }
+    TRIB_RETURN_NOT_OK(ApplySnapshotHint(src, q.from->hints_pos, &plan.scan));
   }
   return plan;
 }
 
-}  // namespace
+}  // namespace planner
 
 void SplitConjuncts(const Expr& e, std::vector<const Expr*>* out) {
   if (e.kind == ExprKind::kBinary && e.op == "AND") {
@@ -539,7 +586,7 @@ Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hint
   return NormalizeOptions(OptionScope::kTable, raw, columns);
 }
 
-namespace {
+namespace planner {
 
 // What EXPLAIN says of a table scan.
 // How a scan whose filters fix the whole primary key is served (as the split reader decides):
@@ -606,32 +653,29 @@ std::string BucketPruningNote(const TableSchema& schema, const std::vector<Predi
          (distinct.size() == 1 ? "" : "s") + " in each partition";
 }
 
-std::string DescribeScan(const SelectPlan& plan, const ScanOptions& opts) {
-  std::string out = "TableScan: " + plan.source.name + " (projection: ";
-  for (size_t i = 0; i < plan.scan.projection.size(); ++i) {
-    out += (i ? ", " : "") + plan.source.fields[plan.scan.projection[i]].name;
+std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanOptions& opts) {
+  std::string out = "TableScan: " + source.name + " (projection: ";
+  for (size_t i = 0; i < scan.projection.size(); ++i) {
+    out += (i ? ", " : "") + source.fields[scan.projection[i]].name;
   }
   out += "; filters: ";
-  if (plan.scan.filter_texts.empty()) out += "none";
-  for (size_t i = 0; i < plan.scan.filter_texts.size(); ++i) {
-    out += (i ? " AND " : "") + plan.scan.filter_texts[i];
+  if (scan.filter_texts.empty()) out += "none";
+  for (size_t i = 0; i < scan.filter_texts.size(); ++i) {
+    out += (i ? " AND " : "") + scan.filter_texts[i];
   }
-  out += "; limit: " + (plan.scan.limit ? std::to_string(*plan.scan.limit) : "none");
-  if (plan.scan.snapshot_id) out += "; snapshot: " + std::to_string(*plan.scan.snapshot_id);
-  if (plan.source.table) {
-    const TableSchema& schema = *plan.source.table->schema();
-    std::string lookup = PointLookupNote(schema, plan.scan.filters);
+  out += "; limit: " + (scan.limit ? std::to_string(*scan.limit) : "none");
+  if (scan.snapshot_id) out += "; snapshot: " + std::to_string(*scan.snapshot_id);
+  if (source.table) {
+    const TableSchema& schema = *source.table->schema();
+    std::string lookup = PointLookupNote(schema, scan.filters);
     out += lookup;
-    if (lookup.empty()) out += BucketPruningNote(schema, plan.scan.filters);
+    if (lookup.empty()) out += BucketPruningNote(schema, scan.filters);
   }
   out += opts.max_batch_rows > 0
              ? "; batches of at most " + std::to_string(opts.max_batch_rows) + " rows"
              : "; whole splits read ahead on every core";
   return out + ")";
 }
-
-// Rows per batch of a scan whose rows stream to the output.
-constexpr size_t kStreamBatchRows = 65536;
 
 // Rewrites the column slots of `e` (table columns) to their positions among the scanned
 // columns: a scan hands out only its projection.
@@ -648,7 +692,9 @@ Result<int64_t> SortMemoryLimit(const Session& session) {
   return options::ParseMemorySize(text);
 }
 
-}  // namespace
+}  // namespace planner
+
+using namespace planner;
 
 Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
   if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
@@ -680,7 +726,24 @@ Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
     op = MakeRows(std::move(fields), {Row{Value::Int(*metadata_count)}},
                   "COUNT(*) of " + src.name + " from file metadata");
   } else {
-    if (src.table) {
+    if (!plan.joins.empty()) {
+      // Expressions over the joined rows read the columns the joins hand out.
+      std::vector<BoundExpr*> others;
+      if (plan.grouped) {
+        for (auto& k : plan.agg.keys) others.push_back(k.get());
+        for (auto& c : plan.agg.calls) {
+          if (c.arg) others.push_back(c.arg.get());
+        }
+      } else {
+        for (auto& it : plan.items) others.push_back(it.get());
+        for (auto& k : plan.sort) {
+          if (k.expr) others.push_back(k.expr.get());
+        }
+      }
+      const size_t width = plan.scope.columns.size();
+      TRIB_ASSIGN_OR_RETURN(op, OpenJoins(session, std::move(plan.joins), width,
+                                          &plan.conjuncts, others));
+    } else if (src.table) {
       // Expressions over the table read the scanned columns.
       std::vector<int> slot(src.fields.size(), -1);
       for (size_t i = 0; i < plan.scan.projection.size(); i++) slot[plan.scan.projection[i]] = i;
@@ -702,7 +765,7 @@ Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
       // every core.
       if (!plan.grouped) opts.max_batch_rows = kStreamBatchRows;
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, src.table->NewScan(opts));
-      std::string description = DescribeScan(plan, opts);  // before the table moves
+      std::string description = DescribeScan(src, plan.scan, opts);  // before the table moves
       op = MakeScan(std::move(src.table), std::move(scan), std::move(description));
     } else if (src.op) {
       op = std::move(src.op);
@@ -825,6 +888,7 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
   };
   if (!q.values.empty() || !q.from) return unsupported("a SELECT without a table");
   if (q.from->subquery) return unsupported("a subquery in FROM");
+  if (!q.joins.empty()) return unsupported("a join");
   if (!q.order_by.empty()) return unsupported("ORDER BY");
   if (q.distinct) return unsupported("SELECT DISTINCT");
   if (q.offset > 0) return unsupported("OFFSET");

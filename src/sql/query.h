@@ -20,6 +20,8 @@ class Operator;
 
 // The session option bounding what an ORDER BY holds in memory.
 inline constexpr const char* kSortMemoryLimitKey = "sql.sort.memory-limit";
+// The session option bounding the build side of a hash join.
+inline constexpr const char* kJoinMemoryLimitKey = "sql.join.memory-limit";
 
 // Plans the query and returns its operator tree: rows are read as the caller pulls them
 // (operators.h), so a query without ORDER BY, GROUP BY or DISTINCT holds one batch at a time.

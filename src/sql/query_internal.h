@@ -1,0 +1,95 @@
+// What the parts of the query planner share: query.cc plans a query around its FROM clause (one
+// table, subquery or system table), join_plan.cc plans the joins of a FROM clause. Both open the
+// FROM's inputs, push filters and projections into their table scans, and rewrite the bound
+// expressions above them to the columns the scans hand out.
+// Internal to sql/.
+// Thread-safety: stateless functions; a session is used by one thread.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sql/ast.h"
+#include "sql/expression.h"
+#include "sql/operators.h"
+#include "tributary/table.h"
+
+namespace tributary::sql {
+class Session;
+}  // namespace tributary::sql
+
+namespace tributary::sql::planner {
+
+// Where the rows of one FROM input come from.
+struct Source {
+  std::vector<Field> fields;
+  std::string qualifier;
+  std::unique_ptr<Table> table;  // a data table, read through a scan
+  OperatorPtr op;                // or a subquery's operators
+  std::vector<Row> rows;         // otherwise: materialized rows
+  std::map<std::string, std::string> dynamic_options;
+  std::string name;  // for EXPLAIN
+  std::string change_table;  // streaming: `table` read as this change table (audit_log, ...)
+};
+
+// What a table scan reads: the projection and the filters pushed into it.
+struct ScanPlan {
+  std::vector<int> projection;
+  std::vector<Predicate> filters;
+  std::vector<std::string> filter_texts;
+  bool all_pushed = true;
+  std::optional<int64_t> limit;
+  std::optional<int64_t> snapshot_id;
+};
+
+// Rows per batch of a scan whose rows stream to the output.
+inline constexpr size_t kStreamBatchRows = 65536;
+
+// Opens the input `ref` of a FROM clause: a table (its hints checked), a system table, or a
+// subquery.
+Result<Source> OpenSource(const Session& session, const TableRef& ref);
+// The scan of a table of `fields` reading the columns `used` (at least one) and the conjuncts
+// that are simple column predicates (all_pushed: every conjunct was).
+ScanPlan PlanScan(const std::vector<Field>& fields, const std::vector<BoundExprPtr>& conjuncts,
+                  std::vector<bool> used);
+// The session's 'table.local-time-zone'; unset: UTC, so results do not depend on the machine.
+std::string SessionTimeZone(const Session& session);
+ScanOptions MakeScanOptions(const ScanPlan& plan,
+                            const std::map<std::string, std::string>& dynamic_options,
+                            const std::string& time_zone);
+// The 'scan.snapshot-id' hint of `source`, into plan->snapshot_id.
+Status ApplySnapshotHint(const Source& source, const Pos& hints_pos, ScanPlan* plan);
+// What EXPLAIN says of a table scan.
+std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanOptions& opts);
+// The conjuncts of `e` (AND flattened).
+void FlattenAnd(BoundExprPtr e, std::vector<BoundExprPtr>* out);
+// Rewrites the column slots of `e`: slot s becomes slot[s].
+void RemapColumns(BoundExpr* e, const std::vector<int>& slot);
+
+// One input of a FROM clause with joins, and how it joins the inputs before it.
+struct JoinInput {
+  Source source;
+  Pos hints_pos;                 // of its OPTIONS hint
+  size_t first_slot = 0;         // its first column in the query's scope
+  JoinKind kind = JoinKind::kCross;  // unused for the first input
+  std::vector<BoundExprPtr> on;  // its ON condition's conjuncts, bound against the query's scope
+  std::string on_text;           // the ON condition as written (EXPLAIN)
+  Pos pos;                       // its JOIN keyword
+};
+
+// The operators that read the `inputs` (the query's scope is their columns side by side,
+// `width` in all) and join them in FROM order: WHERE conjuncts (`where`) and ON conjuncts that
+// read one input are pushed into its scan when that keeps the join's result (join_plan.cc says
+// when), equalities between an input and the ones before it become hash-join keys, the rest are
+// checked on the joined rows. Only the columns some expression reads are scanned. The conjuncts
+// left in `where` and the expressions `others` (select list, grouping, sorting) are rewritten to
+// the columns of the returned operator.
+Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inputs, size_t width,
+                              std::vector<BoundExprPtr>* where,
+                              const std::vector<BoundExpr*>& others);
+
+}  // namespace tributary::sql::planner
