@@ -44,6 +44,8 @@ struct Params {
   int64_t w4_lookups = EnvInt("W4_LOOKUPS", 1000000);
   double w4_seconds = EnvDouble("W4_SECONDS", 10);  // time cap per system
   int64_t w5_repeat = EnvInt("W5_REPEAT", 3);       // runs per query; the median is reported
+  int64_t j1_orders = EnvInt("J1_ORDERS", 1000000);
+  int64_t j1_customers = EnvInt("J1_CUSTOMERS", 100000);
   int64_t W1Keyspace() const { return std::max<int64_t>(1, w1_rows / 2); }
 };
 
@@ -106,6 +108,40 @@ class W1Generator {
   int64_t keyspace_;
   Rng keys_, cols_;
 };
+
+// J1 (a TPC-H-like join): customer (custkey, nation 0..24, name of 16-24 bytes) and orders
+// (orderkey, custkey, amount 0..9999); an order's custkey is drawn from 110% of the customers'
+// keys, so about 9% of the orders join no customer.
+struct J1Customer {
+  int64_t custkey, nation;
+  std::string name;
+};
+struct J1Order {
+  int64_t orderkey, custkey, amount;
+};
+class J1Generator {
+ public:
+  explicit J1Generator(int64_t customers) : customers_(customers), rng_(45) {}
+  void Customer(int64_t i, J1Customer* c) {
+    c->custkey = i;
+    c->nation = rng_.Next() % 25;
+    int len = 16 + static_cast<int>(rng_.Next() % 9);
+    c->name.resize(len);
+    for (int k = 0; k < len; k++) c->name[k] = kAlphabet[rng_.Next() & 63];
+  }
+  void Order(int64_t i, J1Order* o) {
+    o->orderkey = i;
+    o->custkey = rng_.Next() % static_cast<uint32_t>(customers_ * 11 / 10);
+    o->amount = rng_.Next() % 10000;
+  }
+
+ private:
+  int64_t customers_;
+  Rng rng_;
+};
+inline constexpr char kJ1Query[] =
+    "SELECT COUNT(*), SUM(o.amount), SUM(c.nation) FROM orders o JOIN customer c "
+    "ON o.custkey = c.custkey";
 
 // W4 lookup keys: 90% are ids of W1 rows (hits), 10% odd numbers (misses).
 inline std::vector<int64_t> W4Keys(const Params& p) {

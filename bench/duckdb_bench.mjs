@@ -20,6 +20,8 @@ const P = {
   w4Lookups: env('W4_LOOKUPS', 1000000),
   w4Seconds: env('W4_SECONDS', 10),
   w5Repeat: env('W5_REPEAT', 3),
+  j1Orders: env('J1_ORDERS', 1000000),
+  j1Customers: env('J1_CUSTOMERS', 100000),
 };
 const keyspace = () => Math.max(1, Math.floor(P.w1Rows / 2));
 
@@ -55,6 +57,25 @@ class W1Generator {
     return s;
   }
 }
+
+// As bench::J1Generator.
+class J1Generator {
+  constructor(customers) { this.customers = customers; this.rng = new Rng(45); }
+  customer(i) {
+    const nation = this.rng.next() % 25;
+    const len = 16 + (this.rng.next() % 9);
+    let name = '';
+    for (let k = 0; k < len; k++) name += ALPHABET[this.rng.next() & 63];
+    return { custkey: i, nation, name };
+  }
+  order(i) {
+    const custkey = this.rng.next() % Math.floor(this.customers * 11 / 10);
+    const amount = this.rng.next() % 10000;
+    return { orderkey: i, custkey, amount };
+  }
+}
+const J1_QUERY = 'SELECT COUNT(*), SUM(o.amount), SUM(c.nation) FROM orders o JOIN customer c ' +
+                 'ON o.custkey = c.custkey';
 
 function w4Keys() {
   const g = new W1Generator(keyspace());
@@ -266,10 +287,46 @@ async function w3(dir) {
           how: "Appender, then INSERT ... ON CONFLICT of the writer's two columns" });
 }
 
+async function j1(dir) {
+  const { con } = await open(dir);
+  await con.run('CREATE TABLE customer (custkey BIGINT PRIMARY KEY, nation BIGINT, name VARCHAR)');
+  await con.run('CREATE TABLE orders (orderkey BIGINT PRIMARY KEY, custkey BIGINT, amount BIGINT)');
+  const g = new J1Generator(P.j1Customers);
+  let ap = await con.createAppender('customer');
+  for (let i = 0; i < P.j1Customers; i++) {
+    const c = g.customer(i);
+    ap.appendBigInt(BigInt(c.custkey));
+    ap.appendBigInt(BigInt(c.nation));
+    ap.appendVarchar(c.name);
+    ap.endRow();
+  }
+  ap.closeSync();
+  ap = await con.createAppender('orders');
+  for (let i = 0; i < P.j1Orders; i++) {
+    const o = g.order(i);
+    ap.appendBigInt(BigInt(o.orderkey));
+    ap.appendBigInt(BigInt(o.custkey));
+    ap.appendBigInt(BigInt(o.amount));
+    ap.endRow();
+  }
+  ap.closeSync();
+  await con.run('CHECKPOINT');
+  const times = [];
+  let check = '';
+  for (let rep = 0; rep < P.w5Repeat; rep++) {
+    const t = now();
+    const r = (await con.runAndReadAll(J1_QUERY)).getRows()[0];
+    times.push(seconds(t));
+    check = `count=${r[0]} sum_amount=${r[1]} sum_nation=${r[2]}`;
+  }
+  print({ sys: SYS, w: 'J1', case: 'join', secs: percentile(times, 0.5), check,
+          how: 'SQL over tables loaded by the Appender, after CHECKPOINT', rss_kb: rssKb() });
+}
+
 const [workload, dir] = process.argv.slice(2);
-const fns = { W1: w1, W2: w2, W3: w3, W4: w4, W5: w5 };
+const fns = { W1: w1, W2: w2, W3: w3, W4: w4, W5: w5, J1: j1 };
 if (!fns[workload] || !dir) {
-  console.error('usage: node duckdb_bench.mjs W1|W2|W3|W4|W5 <dir>');
+  console.error('usage: node duckdb_bench.mjs W1|W2|W3|W4|W5|J1 <dir>');
   process.exit(2);
 }
 await fns[workload](dir);

@@ -277,6 +277,35 @@ def w5(res, out):
     out.append("")
 
 
+def j1(res, out):
+    out.append("## J1 join")
+    out.append(f"orders ({os.environ.get('J1_ORDERS', '?')} rows) JOIN customer "
+               f"({os.environ.get('J1_CUSTOMERS', '?')} rows) ON custkey, COUNT(*) and two SUMs "
+               "over the joined rows (about 9% of the orders join no customer). Median of "
+               f"{os.environ.get('W5_REPEAT', '?')} runs. Ratio = the system's time ÷ "
+               "Tributary's.")
+    out.append("")
+    out.append("| system | time | Tributary ÷ it | peak RSS | how |")
+    out.append("| --- | ---: | ---: | ---: | --- |")
+    t = res.get("tributary", "J1", "join")
+    rows = []
+    for s in ("tributary", "sqlite", "duckdb"):
+        r = res.get(s, "J1", "join")
+        if not r or "secs" not in r:
+            continue
+        rows.append(r)
+        cell = "" if s == "tributary" or not t else ratio(r["secs"] / t["secs"])
+        out.append(f"| {NAMES[s]} | {ms(r['secs'])} | {cell} | {rss(r.get('rss_kb'))} | "
+                   f"{r.get('how', '')} |")
+    out.append("")
+    notes = []
+    check_agreement(rows, "check", "Results", notes)
+    for r in res.errors("J1"):
+        notes.append(f"- **{NAMES.get(r['sys'], r['sys'])} could not run J1**: {r['error']}")
+    out.extend(notes)
+    out.append("")
+
+
 def header(res, out):
     env = os.environ
     out.append("# Tributary against its peers")
@@ -322,6 +351,7 @@ def main():
                    "columns.")
     w4(res, out)
     w5(res, out)
+    j1(res, out)
     print("\n".join(out))
 
 

@@ -62,9 +62,11 @@ export W3_KEYS=${W3_KEYS:-$(scaled 1000000)}
 export W4_LOOKUPS=${W4_LOOKUPS:-$(scaled 1000000)}
 export W4_SECONDS=${W4_SECONDS:-10}
 export W5_REPEAT=${W5_REPEAT:-3}
+export J1_ORDERS=${J1_ORDERS:-$(scaled 1000000)}
+export J1_CUSTOMERS=${J1_CUSTOMERS:-$(scaled 100000)}
 export BENCH_BATCH=${BENCH_BATCH:-100000}
 SYSTEMS=${BENCH_SYSTEMS:-tributary rocksdb sqlite postgresql duckdb}
-WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3}
+WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1}
 STEP_TIMEOUT=${BENCH_STEP_TIMEOUT:-1800}
 
 OUT=${BENCH_OUT:-$BUILD/bench}
@@ -164,18 +166,21 @@ run_system() {
         if [ "$w" = W1 ]; then
           step tributary W1 "$prog" W1 "$dir" fixed
           step tributary W1 "$prog" W1 "$dir" dynamic
+        elif [ "$w" = J1 ]; then
+          step tributary J1 "$prog" J1 "$dir/j1"
         else
           step tributary "$w" "$prog" "$w" "$dir"
         fi ;;
       rocksdb)
-        case $w in W2|W3) step rocksdb "$w" "$prog" "$w" "$dir/$w" ;;
+        case $w in J1) ;;  # a key-value store: no joins
+                   W2|W3) step rocksdb "$w" "$prog" "$w" "$dir/$w" ;;
                    *) step rocksdb "$w" "$prog" "$w" "$dir/w1" ;; esac ;;
       sqlite)
-        case $w in W2|W3) step sqlite "$w" "$prog" "$w" "$dir/$w" ;;
+        case $w in W2|W3|J1) step sqlite "$w" "$prog" "$w" "$dir/$w" ;;
                    *) step sqlite "$w" "$prog" "$w" "$dir/w1" ;; esac ;;
-      postgresql) step postgresql "$w" "$prog" "$w" "$PG_CONN" ;;
+      postgresql) [ "$w" = J1 ] || step postgresql "$w" "$prog" "$w" "$PG_CONN" ;;
       duckdb)
-        case $w in W2|W3) step duckdb "$w" node bench/duckdb_bench.mjs "$w" "$dir/$w" ;;
+        case $w in W2|W3|J1) step duckdb "$w" node bench/duckdb_bench.mjs "$w" "$dir/$w" ;;
                    *) step duckdb "$w" node bench/duckdb_bench.mjs "$w" "$dir/w1" ;; esac ;;
     esac
   done

@@ -4,11 +4,14 @@
 //   tributary_bench W4|W5|W2|W3 <warehouse>
 // Prints JSON lines (bench_common.h). W4 and W5 read the table W1 `fixed` wrote.
 #include <cstdlib>
+#include <functional>
 #include <cstring>
 #include <cstdio>
 #include <optional>
 
 #include "bench_common.h"
+#include "sql/operators.h"
+#include "sql/session.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
 #include "tributary/stream_scan.h"
@@ -253,6 +256,66 @@ Status W5(const std::string& warehouse) {
       .Int("bytes_after", live_after)
       .Print();
   return W5Scans(*table, "after");
+}
+
+// J1: orders x customer through the SQL engine (what `tributary sql` runs), both tables
+// written through the library and fully compacted first.
+Status J1(const std::string& warehouse) {
+  bench::Params p;
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  TableSpec cs;
+  cs.columns = {Col("custkey", DataType::BigInt().NotNull()), Col("nation", DataType::BigInt()),
+                Col("name", DataType::String())};
+  cs.primary_keys = {"custkey"};
+  cs.options = {{"bucket", "4"}};
+  TableSpec os;
+  os.columns = {Col("orderkey", DataType::BigInt().NotNull()), Col("custkey", DataType::BigInt()),
+                Col("amount", DataType::BigInt())};
+  os.primary_keys = {"orderkey"};
+  os.options = {{"bucket", "4"}};
+  CHECK_OK(catalog->CreateTable(Identifier{"default", "customer", ""}, cs, false));
+  CHECK_OK(catalog->CreateTable(Identifier{"default", "orders", ""}, os, false));
+  bench::J1Generator gen(p.j1_customers);
+  // Writes `n` rows of table `name` (row i from make(i)) in one commit, then compacts it fully.
+  auto load = [&](const char* name, int64_t n, const std::function<Row(int64_t)>& make) -> Status {
+    ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", name, ""}));
+    ASSIGN_OR_RETURN(writer, table->NewWriter(WriteOptions()));
+    for (int64_t i = 0; i < n; i++) CHECK_OK(writer->Write(RowKind::kInsert, make(i)));
+    ASSIGN_OR_RETURN(snap, writer->Commit());
+    (void)snap;
+    ASSIGN_OR_RETURN(compacted, table->CompactFull());
+    (void)compacted;
+    return Status::OK();
+  };
+  bench::J1Customer c;
+  CHECK_OK(load("customer", p.j1_customers, [&](int64_t i) {
+    gen.Customer(i, &c);
+    return Row{Value::Int(c.custkey), Value::Int(c.nation), Value::String(c.name)};
+  }));
+  bench::J1Order o;
+  CHECK_OK(load("orders", p.j1_orders, [&](int64_t i) {
+    gen.Order(i, &o);
+    return Row{Value::Int(o.orderkey), Value::Int(o.custkey), Value::Int(o.amount)};
+  }));
+  ASSIGN_OR_RETURN(session, sql::Session::Open(warehouse));
+  std::vector<double> times;
+  std::string check;
+  for (int64_t rep = 0; rep < p.w5_repeat; rep++) {
+    bench::Timer t;
+    ASSIGN_OR_RETURN(result, session->ExecuteText(bench::kJ1Query, sql::Pos{}));
+    ASSIGN_OR_RETURN(rows, sql::CollectRows(*result.cursor));
+    times.push_back(t.Seconds());
+    check = "count=" + std::to_string(rows[0][0].int_value()) +
+            " sum_amount=" + std::to_string(rows[0][1].is_null() ? 0 : rows[0][1].int_value()) +
+            " sum_nation=" + std::to_string(rows[0][2].is_null() ? 0 : rows[0][2].int_value());
+  }
+  Record(kSys, "J1", "join")
+      .Num("secs", bench::Median(times))
+      .Str("check", check)
+      .Str("how", "SQL engine (sql::Session), hash join, both tables compacted")
+      .Int("rss_kb", bench::PeakRssKb())
+      .Print();
+  return Status::OK();
 }
 
 Status W2(const std::string& warehouse) {
@@ -509,6 +572,7 @@ int main(int argc, char** argv) {
   else if (w == "W3") st = W3(warehouse);
   else if (w == "W4") st = W4(warehouse);
   else if (w == "W5") st = W5(warehouse);
+  else if (w == "J1") st = J1(warehouse);
   else st = Status::Invalid("unknown workload " + w);
   if (!st.ok()) {
     std::string kase;

@@ -70,7 +70,7 @@ Result<int64_t> JoinMemoryLimit(const Session& session) {
 }  // namespace
 
 Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inputs, size_t width,
-                              std::vector<BoundExprPtr>* where,
+                              bool whole_inputs, std::vector<BoundExprPtr>* where,
                               const std::vector<BoundExpr*>& others) {
   const size_t n = inputs.size();
   if (n > 64) return Status::NotSupported("a FROM clause of more than 64 tables");
@@ -156,11 +156,25 @@ Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inp
     for (const auto& r : joins[i].residual) use(*r);
   }
 
+  // Rule 5: the build sides. The first join may build its left input; later joins build their
+  // right input (their left input is a join).
+  std::vector<std::optional<int64_t>> estimate(n);
+  for (size_t i = 0; i < n && i < 2; i++) {
+    ScanPlan hinted;
+    TRIB_RETURN_NOT_OK(ApplySnapshotHint(inputs[i].source, inputs[i].hints_pos, &hinted));
+    estimate[i] = EstimateRows(inputs[i].source, hinted.snapshot_id);
+  }
+  const bool build_first = n > 1 && estimate[0] && estimate[1] && *estimate[0] < *estimate[1];
+  // An input read whole (a build side, or any input under a grouping) is read a split at a time
+  // ahead on every core; one streamed through a join is read in slices.
+  std::vector<bool> whole(n, whole_inputs);
+  for (size_t i = 1; i < n; i++) whole[i] = whole[i] || !(i == 1 && build_first);
+  if (build_first) whole[0] = true;
+
   // Each input's operator, and where the query's columns land in the joined rows.
   std::vector<int> position(width, -1);
   std::vector<OperatorPtr> ops(n);
   std::vector<size_t> offset(n, 0);
-  std::vector<std::optional<int64_t>> estimate(n);
   size_t total = 0;
   for (size_t i = 0; i < n; i++) {
     Source& src = inputs[i].source;
@@ -173,11 +187,10 @@ Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inp
       std::vector<bool> read(used.begin() + first, used.begin() + first + nf);
       ScanPlan scan = PlanScan(src.fields, pushed[i], read);
       TRIB_RETURN_NOT_OK(ApplySnapshotHint(src, inputs[i].hints_pos, &scan));
-      estimate[i] = EstimateRows(src, scan.snapshot_id);
       for (size_t k = 0; k < scan.projection.size(); k++) out[scan.projection[k]] = k;
       for (auto& c : pushed[i]) RemapColumns(c.get(), out);
       ScanOptions opts = MakeScanOptions(scan, src.dynamic_options, SessionTimeZone(session));
-      opts.max_batch_rows = kStreamBatchRows;
+      if (!whole[i]) opts.max_batch_rows = kStreamBatchRows;
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> table_scan, src.table->NewScan(opts));
       std::string description = DescribeScan(src, scan, opts);
       ops[i] = MakeScan(std::move(src.table), std::move(table_scan), std::move(description));
@@ -187,7 +200,6 @@ Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inp
                             all ? " (all pushed into the scan, checked again)" : "");
       }
     } else {
-      estimate[i] = EstimateRows(src, std::nullopt);
       for (size_t l = 0; l < nf; l++) out[l] = static_cast<int>(l);
       ops[i] = src.op ? std::move(src.op) : MakeRows(src.fields, std::move(src.rows), src.name);
       if (!pushed[i].empty()) ops[i] = MakeFilter(std::move(ops[i]), std::move(pushed[i]));
@@ -225,14 +237,12 @@ Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inp
       spec.condition += (spec.condition.empty() ? "" : " AND ") + std::to_string(from_where[j]) +
                         " WHERE condition(s)";
     }
-    const std::optional<int64_t> left_rows = j == 1 ? estimate[0] : std::nullopt;
-    const std::optional<int64_t>& right_rows = estimate[j];
-    if (left_rows && right_rows) {
-      spec.build_left = *left_rows < *right_rows;
-      spec.build_reason = "the smaller: " + std::to_string(std::min(*left_rows, *right_rows)) +
-                          " rows against " + std::to_string(std::max(*left_rows, *right_rows));
+    if (j == 1 && estimate[0] && estimate[1]) {
+      spec.build_left = build_first;
+      spec.build_reason = "the smaller: " + std::to_string(std::min(*estimate[0], *estimate[1])) +
+                          " rows against " + std::to_string(std::max(*estimate[0], *estimate[1]));
     } else {
-      spec.build_reason = "the left input's size is not known";
+      spec.build_reason = j == 1 ? "the sizes are not known" : "the left input is a join";
     }
     spec.memory_limit = memory_limit;
     spec.memory_limit_key = kJoinMemoryLimitKey;

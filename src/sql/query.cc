@@ -741,7 +741,7 @@ Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
         }
       }
       const size_t width = plan.scope.columns.size();
-      TRIB_ASSIGN_OR_RETURN(op, OpenJoins(session, std::move(plan.joins), width,
+      TRIB_ASSIGN_OR_RETURN(op, OpenJoins(session, std::move(plan.joins), width, plan.grouped,
                                           &plan.conjuncts, others));
     } else if (src.table) {
       // Expressions over the table read the scanned columns.

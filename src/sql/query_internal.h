@@ -87,9 +87,10 @@ struct JoinInput {
 // when), equalities between an input and the ones before it become hash-join keys, the rest are
 // checked on the joined rows. Only the columns some expression reads are scanned. The conjuncts
 // left in `where` and the expressions `others` (select list, grouping, sorting) are rewritten to
-// the columns of the returned operator.
+// the columns of the returned operator. `whole_inputs` (a grouped query): every input is read a
+// split at a time ahead on every core, not only the build sides.
 Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inputs, size_t width,
-                              std::vector<BoundExprPtr>* where,
+                              bool whole_inputs, std::vector<BoundExprPtr>* where,
                               const std::vector<BoundExpr*>& others);
 
 }  // namespace tributary::sql::planner

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -37,13 +39,34 @@ struct ColumnChunkData {
 // Upper bound on the level entries of one page, against hostile headers.
 inline constexpr int64_t kMaxPageValues = int64_t{1} << 26;
 
+// The pages of one immutable file whose checksums were verified (by the offset of their
+// header): a reader checks each page once, not at every scan. Thread-safe.
+class VerifiedPages {
+ public:
+  bool Contains(int64_t offset) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return offsets_.count(offset) > 0;
+  }
+  void Add(int64_t offset) {
+    std::lock_guard<std::mutex> lock(mu_);
+    offsets_.insert(offset);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::unordered_set<int64_t> offsets_;
+};
+
 // Reads the column chunk `chunk` of leaf `leaf` from `file` (the whole file). `num_rows` is
 // its row group's row count (the chunk of a flat column holds exactly that many levels).
 // `rows`: when set, data pages of a flat leaf holding none of these rows are not decompressed
 // or decoded (see ColumnChunkData::skipped), and byte-array values of rows not requested are not
 // copied out of the pages decoded (see ColumnChunkData::wanted_only).
+// `verified`: pages whose checksum is known good (their check is skipped; pages checked now
+// are added), or null to check every page.
 Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk& chunk,
                                         const LeafColumn& leaf, int64_t num_rows,
-                                        const RowRanges* rows = nullptr);
+                                        const RowRanges* rows = nullptr,
+                                        VerifiedPages* verified = nullptr);
 
 }  // namespace tributary::format::parquet

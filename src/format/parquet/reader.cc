@@ -238,7 +238,8 @@ Result<ColumnChunkData> ParquetReader::ReadLeafChunk(int rg, int leaf,
     return Status::Invalid("parquet: row group or leaf out of range");
   }
   const RowGroup& g = metadata_.row_groups[rg];
-  return ReadColumnChunk(file_, g.columns[leaf], schema_.leaves()[leaf], g.num_rows, rows);
+  return ReadColumnChunk(file_, g.columns[leaf], schema_.leaves()[leaf], g.num_rows, rows,
+                         verified_.get());
 }
 
 Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(

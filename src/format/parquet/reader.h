@@ -128,6 +128,8 @@ class ParquetReader {
   // One per top-level column; set for nested columns that can be read.
   std::vector<std::optional<NestedPlan>> nested_;
   std::vector<std::string> nested_errors_;
+  // The file is immutable while open: each page's checksum is checked once.
+  std::unique_ptr<VerifiedPages> verified_ = std::make_unique<VerifiedPages>();
 };
 
 }  // namespace tributary::format::parquet
