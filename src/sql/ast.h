@@ -140,7 +140,26 @@ struct Statement {
 };
 using StatementPtr = std::unique_ptr<Statement>;
 
-// SELECT ... or VALUES (...), (...) (values non-empty, everything else unset).
+// WITH name [(columns)] AS (query): a named query the statement's FROM clauses may read.
+struct CommonTableExpr {
+  std::string name;
+  std::vector<std::string> columns;  // renames the query's columns; empty: its own names
+  std::unique_ptr<SelectStmt> query;
+  Pos pos;
+};
+
+// One query of a UNION / INTERSECT / EXCEPT, and how it combines with the ones before it.
+enum class SetOpKind { kUnion, kIntersect, kExcept };
+struct SetOperand {
+  SetOpKind kind = SetOpKind::kUnion;  // unused for the first operand
+  bool all = false;                    // UNION ALL, ...: duplicates kept
+  std::unique_ptr<SelectStmt> query;
+  Pos pos;
+};
+
+// SELECT ... or VALUES (...), (...) (values non-empty, everything else unset), or a set
+// operation (set_operands non-empty: then only order_by, limit, offset and with are used, and
+// they apply to the combined rows).
 struct SelectStmt : Statement {
   SelectStmt() : Statement(StmtKind::kSelect) {}
   std::vector<std::vector<ExprPtr>> values;
@@ -154,6 +173,8 @@ struct SelectStmt : Statement {
   std::vector<OrderItem> order_by;
   std::optional<int64_t> limit;
   int64_t offset = 0;
+  std::vector<SetOperand> set_operands;
+  std::vector<CommonTableExpr> with;
 };
 
 struct CreateDatabaseStmt : Statement {

@@ -116,6 +116,14 @@ struct HashJoinSpec {
 // side's columns NULL.
 OperatorPtr MakeHashJoin(OperatorPtr left, OperatorPtr right, HashJoinSpec spec);
 
+// The rows of `first`, then those of `second` (same column types: UNION ALL).
+OperatorPtr MakeUnionAll(OperatorPtr first, OperatorPtr second);
+// INTERSECT (`intersect`) or EXCEPT of `left` and `right` (same column types): the rows of
+// `left` that are (not) among the rows of `right`, NULLs comparing equal; with `all` each row
+// counts as often as it occurs (a left row matched by a right one uses it up), else each
+// distinct row once. `right` is read whole first.
+OperatorPtr MakeSetDifference(OperatorPtr left, OperatorPtr right, bool intersect, bool all);
+
 // Bytes a value takes in memory, roughly (what sorts and joins hold is bounded by this).
 int64_t ApproxBytes(const Value& v);
 // A batch of the rows [begin, end) (moved out) with Value columns of `fields`.

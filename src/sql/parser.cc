@@ -14,7 +14,8 @@ Result<StatementPtr> Parser::ParseTop() {
     TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> q, ParseQuery());
     stmt = std::move(q);
   } else if (t.Is("WITH")) {
-    return NotSupportedAt(t.pos, "WITH (common table expressions) is not supported yet");
+    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> q, ParseQuery());
+    stmt = std::move(q);
   } else if (t.Is("CREATE")) {
     TRIB_ASSIGN_OR_RETURN(stmt, ParseCreate());
   } else if (t.Is("DROP")) {
@@ -404,27 +405,24 @@ Result<StatementPtr> Parser::ParseCall() {
   return StatementPtr(std::move(s));
 }
 
-Result<std::unique_ptr<SelectStmt>> Parser::ParseQuery() {
+Result<std::unique_ptr<SelectStmt>> Parser::ParseQueryTerm(bool* parenthesized) {
   // Parentheses around a query add no level: they are counted here, not recursed into.
   size_t parens = 0;
   while (Peek().IsSymbol("(")) {
     Next();
     parens++;
   }
+  *parenthesized = parens > 0;
   if (++query_nesting_ > kMaxQueryDepth) {
     return ErrorAt(Peek().pos, "queries nested too deeply (more than " +
                                    std::to_string(kMaxQueryDepth) + " levels)");
   }
   NestingExit exit{&query_nesting_};
-  auto no_set_operation = [&]() -> Status {
-    if (Peek().Is("UNION") || Peek().Is("EXCEPT") || Peek().Is("INTERSECT") ||
-        Peek().Is("MINUS")) {
-      return NotSupportedAt(Peek().pos, Upper(Peek().text) + " is not supported yet");
-    }
-    return Status::OK();
-  };
   std::unique_ptr<SelectStmt> q;
-  if (Peek().Is("VALUES")) {
+  if (parens > 0 && (Peek().Is("WITH") || Peek().IsSymbol("("))) {
+    // A parenthesized query with its own WITH or set operation.
+    TRIB_ASSIGN_OR_RETURN(q, ParseQuery());
+  } else if (Peek().Is("VALUES")) {
     q = std::make_unique<SelectStmt>();
     q->pos = Next().pos;
     do {
@@ -453,12 +451,131 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseQuery() {
     return Unexpected("SELECT or VALUES");
   }
   for (; parens > 0; parens--) {
-    TRIB_RETURN_NOT_OK(no_set_operation());
+    if (parens > 1 || !IsSetOperator(Peek())) {
+      TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+      continue;
+    }
+    // ( a UNION b ): the set operation inside the parentheses.
+    TRIB_ASSIGN_OR_RETURN(q, ParseSetOperation(std::move(q), /*first_parenthesized=*/false));
     TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
   }
-  TRIB_RETURN_NOT_OK(no_set_operation());
   return q;
 }
+
+bool Parser::IsSetOperator(const Token& t) {
+  return t.Is("UNION") || t.Is("EXCEPT") || t.Is("INTERSECT") || t.Is("MINUS");
+}
+
+Result<std::unique_ptr<SelectStmt>> Parser::ParseQuery() {
+  std::vector<CommonTableExpr> with;
+  if (Peek().Is("WITH")) {
+    const Pos with_pos = Next().pos;
+    if (Peek().Is("RECURSIVE")) {
+      return NotSupportedAt(Peek().pos, "WITH RECURSIVE is not supported yet");
+    }
+    do {
+      CommonTableExpr cte;
+      cte.pos = Peek().pos;
+      TRIB_ASSIGN_OR_RETURN(cte.name, ParseIdentifier("a name for the WITH query"));
+      if (AcceptSymbol("(")) {
+        do {
+          TRIB_ASSIGN_OR_RETURN(std::string c, ParseIdentifier("a column name"));
+          cte.columns.push_back(std::move(c));
+        } while (AcceptSymbol(","));
+        TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+      }
+      TRIB_RETURN_NOT_OK(ExpectKeyword("AS"));
+      if (!Peek().IsSymbol("(")) return Unexpected("'(' and the WITH query");
+      for (const auto& other : with) {
+        if (other.name == cte.name) {
+          return ErrorAt(cte.pos, "WITH query '" + cte.name + "' is defined twice");
+        }
+      }
+      TRIB_ASSIGN_OR_RETURN(cte.query, ParseQuery());
+      with.push_back(std::move(cte));
+    } while (AcceptSymbol(","));
+    (void)with_pos;
+  }
+  bool parenthesized = false;
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> q, ParseQueryTerm(&parenthesized));
+  if (IsSetOperator(Peek())) {
+    TRIB_ASSIGN_OR_RETURN(q, ParseSetOperation(std::move(q), parenthesized));
+  }
+  if (!with.empty()) {
+    if (!q->with.empty()) {
+      // WITH a AS (...) (WITH b AS (...) SELECT ...): the inner query keeps its own.
+      auto outer = std::make_unique<SelectStmt>();
+      outer->pos = q->pos;
+      SetOperand only;
+      only.query = std::move(q);
+      outer->set_operands.push_back(std::move(only));
+      q = std::move(outer);
+    }
+    q->with = std::move(with);
+  }
+  return q;
+}
+
+Result<std::unique_ptr<SelectStmt>> Parser::ParseSetOperation(std::unique_ptr<SelectStmt> first,
+                                                              bool first_parenthesized) {
+  auto out = std::make_unique<SelectStmt>();
+  out->pos = first->pos;
+  auto trailing = [](const SelectStmt& q) {
+    return !q.order_by.empty() || q.limit.has_value() || q.offset > 0;
+  };
+  if (!first_parenthesized && trailing(*first)) {
+    return ErrorAt(Peek().pos, "ORDER BY, LIMIT and OFFSET go after the last query of a set "
+                               "operation (or put the query in parentheses)");
+  }
+  SetOperand head;
+  head.query = std::move(first);
+  head.pos = out->pos;
+  out->set_operands.push_back(std::move(head));
+  bool parenthesized = false;
+  std::optional<SetOpKind> first_kind;
+  while (IsSetOperator(Peek())) {
+    if (!out->set_operands.back().query->with.empty() && !parenthesized &&
+        out->set_operands.size() > 1) {
+      return ErrorAt(Peek().pos, "a WITH query inside a set operation needs parentheses");
+    }
+    if (out->set_operands.size() > 1 && !parenthesized && trailing(*out->set_operands.back().query)) {
+      return ErrorAt(Peek().pos, "ORDER BY, LIMIT and OFFSET go after the last query of a set "
+                                 "operation (or put the query in parentheses)");
+    }
+    SetOperand op;
+    op.pos = Peek().pos;
+    const std::string word = Upper(Next().text);
+    op.kind = word == "UNION"       ? SetOpKind::kUnion
+              : word == "INTERSECT" ? SetOpKind::kIntersect
+                                    : SetOpKind::kExcept;  // EXCEPT, MINUS
+    if (first_kind && (*first_kind == SetOpKind::kIntersect) != (op.kind == SetOpKind::kIntersect)) {
+      return ErrorAt(op.pos, "INTERSECT binds tighter than UNION and EXCEPT: put parentheses "
+                             "around the queries it combines");
+    }
+    first_kind = op.kind;
+    if (AcceptKeyword("ALL")) {
+      op.all = true;
+    } else {
+      AcceptKeyword("DISTINCT");
+    }
+    TRIB_ASSIGN_OR_RETURN(op.query, ParseQueryTerm(&parenthesized));
+    out->set_operands.push_back(std::move(op));
+  }
+  // The last query's ORDER BY, LIMIT and OFFSET (unless in its parentheses) are the whole's.
+  SelectStmt& last = *out->set_operands.back().query;
+  if (parenthesized) {
+    TRIB_RETURN_NOT_OK(ParseOrderLimit(out.get()));
+  } else {
+    out->order_by = std::move(last.order_by);
+    last.order_by.clear();
+    out->limit = last.limit;
+    last.limit.reset();
+    out->offset = last.offset;
+    last.offset = 0;
+  }
+  return out;
+}
+
 
 Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
   auto q = std::make_unique<SelectStmt>();
@@ -503,6 +620,11 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
   if (AcceptKeyword("HAVING")) {
     TRIB_ASSIGN_OR_RETURN(q->having, ParseExpr());
   }
+  TRIB_RETURN_NOT_OK(ParseOrderLimit(q.get()));
+  return q;
+}
+
+Status Parser::ParseOrderLimit(SelectStmt* q) {
   if (AcceptKeyword("ORDER")) {
     TRIB_RETURN_NOT_OK(ExpectKeyword("BY"));
     do {
@@ -552,7 +674,7 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
       TRIB_RETURN_NOT_OK(ExpectKeyword("ONLY"));
     }
   }
-  return q;
+  return Status::OK();
 }
 
 Status Parser::ParseJoins(SelectStmt* q) {

@@ -237,7 +237,16 @@ class Parser {
   Result<StatementPtr> ParseUpdate();
   Result<StatementPtr> ParseSet();
   Result<StatementPtr> ParseCall();
+  // [WITH ...] a query term [UNION | INTERSECT | EXCEPT ...] [ORDER BY ...] [LIMIT ...].
   Result<std::unique_ptr<SelectStmt>> ParseQuery();
+  // SELECT ..., VALUES ..., or a query in parentheses.
+  Result<std::unique_ptr<SelectStmt>> ParseQueryTerm(bool* parenthesized);
+  // `first`, then each set operator and query after it.
+  Result<std::unique_ptr<SelectStmt>> ParseSetOperation(std::unique_ptr<SelectStmt> first,
+                                                        bool first_parenthesized);
+  static bool IsSetOperator(const Token& t);
+  // [ORDER BY ...] [LIMIT n] [OFFSET m] [FETCH ...] of `q`.
+  Status ParseOrderLimit(SelectStmt* q);
   Result<std::unique_ptr<SelectStmt>> ParseSelect();
   Result<TableRef> ParseTableRef();
   // The joins after the first FROM item (SelectStmt::joins).

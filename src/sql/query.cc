@@ -221,8 +221,67 @@ Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields
   return rows;
 }
 
+namespace {
+
+// The WITH queries of the statements being planned, innermost last, and those being expanded
+// (planning is synchronous and one thread plans one statement at a time).
+thread_local std::vector<const std::vector<CommonTableExpr>*> t_with_scopes;
+thread_local std::vector<const CommonTableExpr*> t_with_expanding;
+
+const CommonTableExpr* FindWithQuery(const std::string& name) {
+  for (auto scope = t_with_scopes.rbegin(); scope != t_with_scopes.rend(); ++scope) {
+    for (const CommonTableExpr& cte : **scope) {
+      if (cte.name == name) return &cte;
+    }
+  }
+  return nullptr;
+}
+
+// The input `ref` names WITH query `cte`: its query planned here (each reference plans it anew).
+Result<Source> OpenWithQuery(const Session& session, const TableRef& ref,
+                             const CommonTableExpr& cte) {
+  if (std::find(t_with_expanding.begin(), t_with_expanding.end(), &cte) !=
+      t_with_expanding.end()) {
+    return NotSupportedAt(ref.pos, "WITH query '" + cte.name +
+                                       "' reads itself; recursive queries are not supported yet");
+  }
+  if (!ref.hints.empty()) {
+    return ErrorAt(ref.hints_pos, "OPTIONS hints apply to tables, not to WITH query '" +
+                                      cte.name + "'");
+  }
+  if (!ref.partition.empty()) {
+    return ErrorAt(ref.pos, "PARTITION (...) applies to tables, not to WITH query '" + cte.name +
+                                "'");
+  }
+  t_with_expanding.push_back(&cte);
+  auto op = OpenQuery(session, *cte.query);
+  t_with_expanding.pop_back();
+  if (!op.ok()) return op.status();
+  Source src;
+  src.op = std::move(*op);
+  src.fields = src.op->fields();
+  if (!cte.columns.empty()) {
+    if (cte.columns.size() != src.fields.size()) {
+      return ErrorAt(cte.pos, "WITH query '" + cte.name + "' names " +
+                                  std::to_string(cte.columns.size()) + " columns but returns " +
+                                  std::to_string(src.fields.size()));
+    }
+    for (size_t i = 0; i < cte.columns.size(); i++) src.fields[i].name = cte.columns[i];
+  }
+  src.qualifier = ref.alias.empty() ? cte.name : ref.alias;
+  src.name = "WITH query " + cte.name;
+  return src;
+}
+
+}  // namespace
+
 Result<Source> OpenSource(const Session& session, const TableRef& ref) {
   Source src;
+  if (!ref.subquery && ref.name.parts.size() == 1) {
+    if (const CommonTableExpr* cte = FindWithQuery(ref.name.parts[0])) {
+      return OpenWithQuery(session, ref, *cte);
+    }
+  }
   if (ref.subquery) {
     TRIB_ASSIGN_OR_RETURN(src.op, OpenQuery(session, *ref.subquery));
     src.fields = src.op->fields();
@@ -696,8 +755,129 @@ Result<int64_t> SortMemoryLimit(const Session& session) {
 
 using namespace planner;
 
+Result<OperatorPtr> OpenSetOperation(const Session& session, const SelectStmt& q);
+Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q);
+
+namespace {
+
+// `op` sorted by `sort` (when it has keys; the first `output_columns` columns are kept), then
+// the query's OFFSET and LIMIT.
+Result<OperatorPtr> SortAndLimit(const Session& session, const SelectStmt& q, OperatorPtr op,
+                                 SortOptions sort, size_t output_columns) {
+  if (!sort.keys.empty()) {
+    sort.limit = q.limit ? std::optional<int64_t>(*q.limit > INT64_MAX - q.offset
+                                                      ? INT64_MAX
+                                                      : *q.limit + q.offset)
+                         : std::nullopt;
+    sort.output_columns = output_columns;
+    TRIB_ASSIGN_OR_RETURN(sort.memory_limit, SortMemoryLimit(session));
+    sort.memory_limit_key = kSortMemoryLimitKey;
+    op = MakeSort(std::move(op), std::move(sort));
+  }
+  return MakeLimit(std::move(op), q.offset, q.limit);
+}
+
+}  // namespace
+
 Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
   if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
+  if (!q.with.empty()) t_with_scopes.push_back(&q.with);
+  auto op = q.set_operands.empty() ? OpenSelect(session, q) : OpenSetOperation(session, q);
+  if (!q.with.empty()) t_with_scopes.pop_back();
+  return op;
+}
+
+// UNION / INTERSECT / EXCEPT: each query planned, its columns converted to the types they have in
+// common, the rows combined left to right, then the ORDER BY (output columns by name or
+// position) and LIMIT of the whole.
+Result<OperatorPtr> OpenSetOperation(const Session& session, const SelectStmt& q) {
+  std::vector<OperatorPtr> ops;
+  for (const SetOperand& operand : q.set_operands) {
+    TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, *operand.query));
+    if (!ops.empty() && op->fields().size() != ops[0]->fields().size()) {
+      return ErrorAt(operand.pos, "the queries of a set operation return different numbers of "
+                                  "columns (" + std::to_string(ops[0]->fields().size()) +
+                                  " and " + std::to_string(op->fields().size()) + ")");
+    }
+    ops.push_back(std::move(op));
+  }
+  const size_t width = ops[0]->fields().size();
+  std::vector<Field> fields = ops[0]->fields();
+  for (size_t c = 0; c < width; c++) {
+    std::vector<DataType> types;
+    for (const auto& op : ops) types.push_back(op->fields()[c].type);
+    auto common = CommonType(types);
+    if (!common) {
+      std::string names;
+      for (const auto& t : types) names += (names.empty() ? "" : ", ") + TypeName(t);
+      return ErrorAt(q.set_operands[1].pos, "column " + std::to_string(c + 1) + " of the set "
+                                            "operation has types that do not combine: " + names);
+    }
+    fields[c].type = *common;
+  }
+  // Each query's columns as the common types.
+  for (auto& op : ops) {
+    bool same = true;
+    for (size_t c = 0; c < width; c++) same = same && op->fields()[c].type == fields[c].type;
+    if (same) continue;
+    std::vector<BoundExprPtr> exprs;
+    for (size_t c = 0; c < width; c++) {
+      auto col = std::make_unique<BoundExpr>();
+      col->kind = BoundKind::kColumn;
+      col->column = static_cast<int>(c);
+      col->type = op->fields()[c].type;
+      col->pos = q.pos;
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr cast,
+                            CastTo(std::move(col), fields[c].type, static_cast<int>(CastMode::kExplicit)));
+      exprs.push_back(std::move(cast));
+    }
+    op = MakeProject(std::move(op), std::move(exprs), fields);
+  }
+  OperatorPtr out = std::move(ops[0]);
+  for (size_t i = 1; i < ops.size(); i++) {
+    const SetOperand& operand = q.set_operands[i];
+    switch (operand.kind) {
+      case SetOpKind::kUnion:
+        out = MakeUnionAll(std::move(out), std::move(ops[i]));
+        if (!operand.all) out = MakeDistinct(std::move(out));
+        break;
+      case SetOpKind::kIntersect:
+      case SetOpKind::kExcept:
+        out = MakeSetDifference(std::move(out), std::move(ops[i]),
+                                operand.kind == SetOpKind::kIntersect, operand.all);
+        break;
+    }
+  }
+  // ORDER BY of the whole: output columns by position or name.
+  SortOptions sort;
+  for (const auto& o : q.order_by) {
+    const Expr& e = *o.expr;
+    SortKeySpec spec;
+    spec.descending = o.descending;
+    spec.nulls_first = o.nulls_first.value_or(!o.descending);
+    spec.column = -1;
+    if (IsIntegerLiteral(e)) {
+      int64_t n = e.text.size() > 9 ? -1 : std::stoll(e.text);
+      if (n >= 1 && n <= static_cast<int64_t>(width)) spec.column = static_cast<int>(n - 1);
+    } else if (e.kind == ExprKind::kColumn && e.names.size() == 1) {
+      for (size_t c = 0; c < width; c++) {
+        if (fields[c].name == e.names[0]) spec.column = static_cast<int>(c);
+      }
+    }
+    if (spec.column < 0) {
+      return ErrorAt(e.pos, "ORDER BY of a set operation takes an output column's name or "
+                            "position; available columns: " + [&] {
+                              std::string names;
+                              for (const auto& f : fields) names += (names.empty() ? "" : ", ") + f.name;
+                              return names;
+                            }());
+    }
+    sort.keys.push_back(spec);
+  }
+  return SortAndLimit(session, q, std::move(out), std::move(sort), width);
+}
+
+Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q) {
   if (!q.values.empty()) {
     TRIB_ASSIGN_OR_RETURN(QueryResult v, ExecuteValues(q));
     return MakeRows(std::move(v.fields), std::move(v.rows), "VALUES");
@@ -803,18 +983,7 @@ Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
   }
   op = MakeProject(std::move(op), std::move(exprs), std::move(fields));
   if (q.distinct) op = MakeDistinct(std::move(op));
-  const std::optional<int64_t> wanted =
-      q.limit ? std::optional<int64_t>(*q.limit > INT64_MAX - q.offset ? INT64_MAX
-                                                                       : *q.limit + q.offset)
-              : std::nullopt;
-  if (!sort.keys.empty()) {
-    sort.limit = wanted;
-    sort.output_columns = num_output;
-    TRIB_ASSIGN_OR_RETURN(sort.memory_limit, SortMemoryLimit(session));
-    sort.memory_limit_key = kSortMemoryLimitKey;
-    op = MakeSort(std::move(op), std::move(sort));
-  }
-  return MakeLimit(std::move(op), q.offset, q.limit);
+  return SortAndLimit(session, q, std::move(op), std::move(sort), num_output);
 }
 
 Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
@@ -886,6 +1055,8 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
     return NotSupportedAt(q.pos, what + " in streaming mode (execution.runtime-mode = "
                                         "'streaming') is not supported yet");
   };
+  if (!q.set_operands.empty()) return unsupported("UNION, INTERSECT or EXCEPT");
+  if (!q.with.empty()) return unsupported("WITH");
   if (!q.values.empty() || !q.from) return unsupported("a SELECT without a table");
   if (q.from->subquery) return unsupported("a subquery in FROM");
   if (!q.joins.empty()) return unsupported("a join");

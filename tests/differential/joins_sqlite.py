@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Differential test of joins: random tables (NULL keys, duplicate keys, empty tables, rows
+"""Differential test of joins and set operations: random tables (NULL keys, duplicate keys, empty tables, rows
 updated by primary key) are written to Tributary and to SQLite (Python's sqlite3, the system
-library), random join queries of every kind run on both, and their results must be the same
+library), random join queries of every kind (and UNION, INTERSECT, EXCEPT, WITH) run on both, and their results must be the same
 multisets of rows.
 
   python3 tests/differential/joins_sqlite.py --binary build/tributary [--seed N] [--queries N]
@@ -48,7 +48,21 @@ def literal(v):
     return str(v)
 
 
+def random_set_query(rng):
+    """A set operation (SQLite has no INTERSECT ALL / EXCEPT ALL), sometimes over a WITH query."""
+    op = rng.choice(["UNION", "UNION ALL", "INTERSECT", "EXCEPT"])
+    left = rng.choice(["SELECT k AS x, v AS y FROM a", "SELECT v AS x, k AS y FROM a WHERE id < 15",
+                       "SELECT k AS x, v AS y FROM w"])
+    right = rng.choice(["SELECT k, v FROM b", "SELECT k, v FROM c", "SELECT v, k FROM w"])
+    q = f"{left} {op} {right}"
+    if left.endswith(" w") or right.endswith(" w"):
+        q = "WITH w AS (SELECT k, v FROM a WHERE s IS NOT NULL OR k > 3) " + q
+    return q
+
+
 def random_query(rng):
+    if rng.random() < 0.25:
+        return random_set_query(rng)
     kinds = ["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN"]
     k1 = rng.choice(kinds)
     # Aliased: the JSON output names each column.
@@ -134,7 +148,7 @@ def main():
                 print(f"round {rnd}: results differ for\n  {q}\n  tributary ({len(got)} rows): "
                       f"{sorted(got, key=repr)[:8]}\n  sqlite ({len(want)} rows): "
                       f"{sorted(want, key=repr)[:8]}", file=sys.stderr)
-    print(f"joins differential: {total} queries, {failures} differ")
+    print(f"joins and set operations differential: {total} queries, {failures} differ")
     return 1 if failures else 0
 
 
