@@ -85,6 +85,7 @@ struct TableRef {
   Pos hints_pos;
   std::unique_ptr<SelectStmt> subquery;
   std::string alias;
+  std::vector<std::string> column_aliases;  // AS x (a, b): the input's columns renamed
   std::vector<PartitionSpecEntry> partition;  // FROM t PARTITION (k = 'v')
   Pos pos;
 };

@@ -736,6 +736,15 @@ Result<TableRef> Parser::ParseTableRef() {
              Peek().type == TokenType::kQuotedIdentifier) {
     ref.alias = Next().text;
   }
+  if (!ref.alias.empty() && Peek().IsSymbol("(")) {
+    // AS x (a, b): names for the input's columns.
+    Next();
+    do {
+      TRIB_ASSIGN_OR_RETURN(std::string c, ParseIdentifier("a column name"));
+      ref.column_aliases.push_back(std::move(c));
+    } while (AcceptSymbol(","));
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+  }
   if (!ref.name.parts.empty() && ref.hints.empty()) {
     // Hints may also follow the alias: FROM orders o /*+ OPTIONS(...) */.
     TRIB_RETURN_NOT_OK(ParseHints(&ref.hints, &ref.hints_pos));

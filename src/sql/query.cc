@@ -275,7 +275,29 @@ Result<Source> OpenWithQuery(const Session& session, const TableRef& ref,
 
 }  // namespace
 
+Result<Source> OpenSourceAs(const Session& session, const TableRef& ref);
+
 Result<Source> OpenSource(const Session& session, const TableRef& ref) {
+  TRIB_ASSIGN_OR_RETURN(Source src, OpenSourceAs(session, ref));
+  if (ref.column_aliases.empty()) return src;
+  // FROM ... AS x (a, b): the input's columns renamed (a table's in the scope only; its scan
+  // still reads the table's own columns).
+  if (ref.column_aliases.size() != src.fields.size()) {
+    return ErrorAt(ref.pos, "'" + src.qualifier + "' has " + std::to_string(src.fields.size()) +
+                                " columns but " + std::to_string(ref.column_aliases.size()) +
+                                " names were given");
+  }
+  std::set<std::string> seen;
+  for (size_t i = 0; i < src.fields.size(); i++) {
+    if (!seen.insert(ref.column_aliases[i]).second) {
+      return ErrorAt(ref.pos, "column name '" + ref.column_aliases[i] + "' is given twice");
+    }
+    src.fields[i].name = ref.column_aliases[i];
+  }
+  return src;
+}
+
+Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
   Source src;
   if (!ref.subquery && ref.name.parts.size() == 1) {
     if (const CommonTableExpr* cte = FindWithQuery(ref.name.parts[0])) {
