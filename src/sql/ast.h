@@ -34,6 +34,9 @@ enum class ExprKind {
 
 enum class LiteralKind { kNull, kBool, kInteger, kDecimal, kFloat, kString, kDate, kTime, kTimestamp };
 
+struct OrderItem;
+struct WindowSpec;
+
 struct Expr {
   ExprKind kind = ExprKind::kLiteral;
   Pos pos;
@@ -50,6 +53,7 @@ struct Expr {
   bool has_else = false;
   std::string type_text;  // CAST target, as written (normalized spacing)
   Pos type_pos;
+  std::shared_ptr<const WindowSpec> over;  // a window function call: f(...) OVER (...)
 
   ExprPtr Clone() const;
 };
@@ -110,6 +114,25 @@ struct OrderItem {
   ExprPtr expr;
   bool descending = false;
   std::optional<bool> nulls_first;
+};
+
+// One end of a window frame: UNBOUNDED PRECEDING, n PRECEDING, CURRENT ROW, n FOLLOWING,
+// UNBOUNDED FOLLOWING.
+struct FrameBound {
+  enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
+  Kind kind = Kind::kCurrentRow;
+  int64_t offset = 0;  // n of n PRECEDING / FOLLOWING
+};
+
+// OVER ([PARTITION BY ...] [ORDER BY ...] [ROWS | RANGE BETWEEN start AND end]).
+struct WindowSpec {
+  std::vector<ExprPtr> partition_by;
+  std::vector<OrderItem> order_by;
+  bool has_frame = false;
+  bool rows = false;  // ROWS (else RANGE)
+  FrameBound start, end;
+  Pos pos;
+  std::string text;  // as written, normalized (ExprToString)
 };
 
 enum class StmtKind {

@@ -121,6 +121,7 @@ bool IsAggregateFunction(const std::string& f) {
 }
 
 bool ContainsAggregate(const Expr& e) {
+  if (e.over) return false;  // a window function: computed per row, not per group
   if (e.kind == ExprKind::kFunction && IsAggregateFunction(e.op)) return true;
   for (const auto& a : e.args) {
     if (ContainsAggregate(*a)) return true;
@@ -208,6 +209,13 @@ Result<BoundExprPtr> Binder::Bind(const Expr& e) {
   if (++binds_ > kMaxBinds) {
     return ErrorAt(e.pos, "expression too large (more than " + std::to_string(kMaxBinds) +
                               " nodes to bind)");
+  }
+  if (e.over) {
+    if (!windows_) {
+      return ErrorAt(e.pos, "window functions (" + e.op + " OVER ...) are allowed only in the "
+                            "select list and ORDER BY");
+    }
+    return BindWindow(e);
   }
   if (agg_ != nullptr) {
     // Above a GROUP BY: group expressions and aggregates become slots of the grouped row.
@@ -824,6 +832,146 @@ Result<BoundExprPtr> Binder::BindNested(const Expr& e, std::vector<BoundExprPtr>
   n->op = f;
   n->args = std::move(args);
   return Fold(std::move(n));
+}
+
+bool ContainsWindow(const Expr& e) {
+  if (e.over) return true;
+  for (const auto& a : e.args) {
+    if (ContainsWindow(*a)) return true;
+  }
+  return false;
+}
+
+Result<BoundExprPtr> Binder::BindWindow(const Expr& e) {
+  const std::string key = ExprToString(e);
+  const size_t width = windows_->input->columns.size();
+  for (size_t i = 0; i < windows_->calls.size(); i++) {
+    if (windows_->calls[i].key == key) {
+      auto ref = NewExpr(BoundKind::kColumn, windows_->calls[i].type, e.pos);
+      ref->column = static_cast<int>(width + i);
+      return ref;
+    }
+  }
+  const WindowSpec& spec = *e.over;
+  WindowCall call;
+  call.function = e.op;
+  call.key = key;
+  Binder inner(windows_->input);
+  for (const auto& a : e.args) {
+    if (ContainsWindow(*a) || ContainsAggregate(*a)) {
+      return ErrorAt(a->pos, "the arguments of window function " + e.op +
+                                 " cannot hold aggregates or other window functions");
+    }
+  }
+  auto arity = [&](size_t lo, size_t hi) -> Status {
+    if (e.star_arg || e.args.size() < lo || e.args.size() > hi) {
+      return ErrorAt(e.pos, "window function " + e.op + " takes " +
+                                (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " +
+                                                                     std::to_string(hi)) +
+                                " argument(s)");
+    }
+    return Status::OK();
+  };
+  if (IsAggregateFunction(e.op)) {
+    // The aggregate as GROUP BY binds it (argument checks, result type), over the input rows.
+    AggregateBinding one;
+    one.input = windows_->input;
+    Binder agg_binder(windows_->input, &one);
+    ExprPtr plain = e.Clone();
+    plain->over.reset();
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr ignored, agg_binder.Bind(*plain));
+    (void)ignored;
+    if (one.calls.size() != 1 || one.calls[0].distinct) {
+      return NotSupportedAt(e.pos, "DISTINCT in a window aggregate is not supported yet");
+    }
+    call.aggregate = std::move(one.calls[0]);
+    call.type = call.aggregate.type;
+  } else if (e.op == "ROW_NUMBER" || e.op == "RANK" || e.op == "DENSE_RANK") {
+    TRIB_RETURN_NOT_OK(arity(0, 0));
+    if (e.op != "ROW_NUMBER" && spec.order_by.empty()) {
+      return ErrorAt(e.pos, e.op + " needs ORDER BY in its window");
+    }
+    call.type = DataType::BigInt().NotNull();
+  } else if (e.op == "LAG" || e.op == "LEAD") {
+    TRIB_RETURN_NOT_OK(arity(1, 3));
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr v, inner.Bind(*e.args[0]));
+    call.type = v->type.WithNullable(true);
+    call.args.push_back(std::move(v));
+    if (e.args.size() > 1) {
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr n, inner.Bind(*e.args[1]));
+      if (!n->IsConstant() || !n->type.IsInteger() || n->constant.is_null() ||
+          n->constant.int_value() < 0) {
+        return ErrorAt(e.args[1]->pos, e.op + "'s offset must be a non-negative integer constant");
+      }
+      call.args.push_back(std::move(n));
+    } else {
+      call.args.push_back(MakeConstant(Value::Int(1), DataType::Int().NotNull(), e.pos));
+    }
+    if (e.args.size() > 2) {
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr d, inner.Bind(*e.args[2]));
+      TRIB_ASSIGN_OR_RETURN(d, CastTo(std::move(d), call.type, 0));
+      call.args.push_back(std::move(d));
+    }
+  } else if (e.op == "FIRST_VALUE" || e.op == "LAST_VALUE") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr v, inner.Bind(*e.args[0]));
+    call.type = v->type.WithNullable(true);
+    call.args.push_back(std::move(v));
+  } else {
+    return NotSupportedAt(e.pos, e.op + " is not a window function (window functions: "
+                                       "ROW_NUMBER, RANK, DENSE_RANK, LAG, LEAD, FIRST_VALUE, "
+                                       "LAST_VALUE, COUNT, SUM, MIN, MAX, AVG)");
+  }
+  for (const auto& p : spec.partition_by) {
+    if (ContainsWindow(*p) || ContainsAggregate(*p)) {
+      return ErrorAt(p->pos, "PARTITION BY cannot hold aggregates or window functions");
+    }
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, inner.Bind(*p));
+    call.partition_by.push_back(std::move(b));
+  }
+  for (const auto& o : spec.order_by) {
+    if (ContainsWindow(*o.expr) || ContainsAggregate(*o.expr)) {
+      return ErrorAt(o.expr->pos, "a window's ORDER BY cannot hold aggregates or window functions");
+    }
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, inner.Bind(*o.expr));
+    call.order_by.push_back(std::move(b));
+    call.descending.push_back(o.descending);
+    call.nulls_first.push_back(o.nulls_first.value_or(!o.descending));
+  }
+  call.has_frame = spec.has_frame;
+  call.rows = spec.rows;
+  call.start = spec.start;
+  call.end = spec.end;
+  if (spec.has_frame) {
+    using K = FrameBound::Kind;
+    if (!spec.rows && (spec.start.kind == K::kPreceding || spec.start.kind == K::kFollowing ||
+                       spec.end.kind == K::kPreceding || spec.end.kind == K::kFollowing)) {
+      return NotSupportedAt(spec.pos, "RANGE frames with an offset are not supported yet; use "
+                                      "ROWS BETWEEN n PRECEDING AND ...");
+    }
+    auto rank = [](const FrameBound& b) {
+      switch (b.kind) {
+        case K::kUnboundedPreceding: return -2.0;
+        case K::kPreceding: return -1.0 / (1.0 + static_cast<double>(b.offset)) - 0.5;
+        case K::kCurrentRow: return 0.0;
+        case K::kFollowing: return 0.5 - 1.0 / (1.0 + static_cast<double>(b.offset));
+        case K::kUnboundedFollowing: return 2.0;
+      }
+      return 0.0;
+    };
+    if (spec.start.kind == K::kUnboundedFollowing || spec.end.kind == K::kUnboundedPreceding ||
+        (spec.start.kind == spec.end.kind && spec.start.kind == K::kPreceding &&
+         spec.start.offset < spec.end.offset) ||
+        (spec.start.kind == spec.end.kind && spec.start.kind == K::kFollowing &&
+         spec.start.offset > spec.end.offset) ||
+        (spec.start.kind != spec.end.kind && rank(spec.start) > rank(spec.end))) {
+      return ErrorAt(spec.pos, "the window frame starts after it ends");
+    }
+  }
+  windows_->calls.push_back(std::move(call));
+  auto ref = NewExpr(BoundKind::kColumn, windows_->calls.back().type, e.pos);
+  ref->column = static_cast<int>(width + windows_->calls.size() - 1);
+  return ref;
 }
 
 Result<BoundExprPtr> Binder::BindAggregate(const Expr& e) {

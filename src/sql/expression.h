@@ -84,6 +84,36 @@ struct AggregateBinding {
   std::vector<AggregateCall> calls;
 };
 
+// One window function call of a query (f(...) OVER (...)), computed by the window operator
+// over the query's input rows; expressions bound against the input.
+struct WindowCall {
+  // ROW_NUMBER, RANK, DENSE_RANK, LAG, LEAD, FIRST_VALUE, LAST_VALUE, or an aggregate
+  // (COUNT, SUM, MIN, MAX, AVG; `aggregate` holds it).
+  std::string function;
+  std::vector<BoundExprPtr> args;
+  AggregateCall aggregate;
+  std::vector<BoundExprPtr> partition_by;
+  std::vector<BoundExprPtr> order_by;
+  std::vector<bool> descending, nulls_first;
+  // The frame: as written, or the default (with ORDER BY: the partition's rows up to the current
+  // row and its peers; without: the whole partition).
+  bool has_frame = false;
+  bool rows = false;
+  FrameBound start, end;
+  DataType type;
+  std::string key;  // canonical text: equal calls are computed once
+};
+
+// How expressions of a query with window functions see the row: the input's columns, then one
+// column per call.
+struct WindowBinding {
+  const Scope* input = nullptr;
+  std::vector<WindowCall> calls;
+};
+
+// True when `e` contains a window function call (f(...) OVER (...)).
+bool ContainsWindow(const Expr& e);
+
 // True when `e` contains an aggregate function call.
 bool ContainsAggregate(const Expr& e);
 bool IsAggregateFunction(const std::string& upper_name);
@@ -96,6 +126,9 @@ class Binder {
       : scope_(scope), agg_(aggregates) {}
 
   Result<BoundExprPtr> Bind(const Expr& e);
+  // Window function calls met are added to `windows` and bound as its columns; without, a
+  // window function is an error.
+  void set_windows(WindowBinding* windows) { windows_ = windows; }
   // Binds a predicate (WHERE, HAVING, ON): must be BOOLEAN.
   Result<BoundExprPtr> BindPredicate(const Expr& e, const char* clause);
 
@@ -105,6 +138,7 @@ class Binder {
   Result<BoundExprPtr> BindBinary(const Expr& e);
   Result<BoundExprPtr> BindFunction(const Expr& e);
   Result<BoundExprPtr> BindAggregate(const Expr& e);
+  Result<BoundExprPtr> BindWindow(const Expr& e);
   Result<BoundExprPtr> BindCase(const Expr& e);
   Result<BoundExprPtr> BindNested(const Expr& e, std::vector<BoundExprPtr> args);
   Result<BoundExprPtr> BindFieldAccess(BoundExprPtr base, const std::string& name, const Pos& pos);
@@ -112,6 +146,7 @@ class Binder {
   static constexpr int64_t kMaxBinds = 1'000'000;
   const Scope* scope_;
   AggregateBinding* agg_;
+  WindowBinding* windows_ = nullptr;
   int64_t binds_ = 0;  // Bind calls so far
 };
 

@@ -71,7 +71,8 @@ Result<int64_t> JoinMemoryLimit(const Session& session) {
 
 Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inputs, size_t width,
                               bool whole_inputs, std::vector<BoundExprPtr>* where,
-                              const std::vector<BoundExpr*>& others) {
+                              const std::vector<BoundExpr*>& others,
+                              std::vector<int>* positions) {
   const size_t n = inputs.size();
   if (n > 64) return Status::NotSupported("a FROM clause of more than 64 tables");
   std::vector<int> input_of(width, 0);
@@ -250,6 +251,7 @@ Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inp
   }
   for (auto& c : *where) RemapColumns(c.get(), position);
   for (BoundExpr* e : others) RemapColumns(e, position);
+  if (positions) *positions = std::move(position);
   return tree;
 }
 

@@ -1,5 +1,7 @@
 #include "sql/operators.h"
 
+#include "sql/aggregate_state.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
@@ -36,6 +38,114 @@ int64_t ApproxBytes(const Value& v) {
   if (v.is_string()) n += static_cast<int64_t>(v.string_value().capacity());
   if (v.is_nested()) n += 64 * 4;  // nested values: a flat guess per value
   return n;
+}
+
+
+// Adds the argument value `v` of one row to `st`.
+Status AccumulateValue(const AggregateCall& call, Value v, AggState* st) {
+  if (v.is_null()) return Status::OK();
+  if (call.distinct) {
+    std::string key;
+    AppendKey(v, &key);
+    if (!st->seen.insert(std::move(key)).second) return Status::OK();
+  }
+  ++st->count;
+  const std::string& f = call.function;
+  if (f == "SUM" || f == "AVG") {
+    if (v.is_int()) {
+      st->isum += v.int_value();
+    } else if (v.is_double()) {
+      st->dsum += v.double_value();
+    } else if (v.is_decimal()) {
+      st->isum += v.decimal_value().unscaled;
+      if (st->isum > Pow10(38) || st->isum < -Pow10(38)) {
+        return ErrorAt(call.arg->pos, f + " overflows DECIMAL(38)");
+      }
+    }
+  } else if (f == "MIN" || f == "MAX") {
+    if (st->best.is_null()) {
+      st->best = std::move(v);
+    } else {
+      int c = CompareSame(v, st->best);
+      if ((f == "MIN" && c < 0) || (f == "MAX" && c > 0)) st->best = std::move(v);
+    }
+  }
+  return Status::OK();
+}
+
+// Adds every row of `col` (the argument column of `call`) to `st`: integer and floating-point
+// columns in tight loops, everything else value by value.
+Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggState* st) {
+  const std::string& f = call.function;
+  const size_t n = col.size();
+  if (col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() && !call.distinct) {
+    int64_t count = 0, lo = INT64_MAX, hi = INT64_MIN;
+    __int128 sum = 0;
+    for (size_t r = 0; r < n; r++) {
+      if (col.IsNull(r)) continue;
+      const int64_t v = col.ints[r];
+      count++;
+      sum += v;
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    if (count == 0) return Status::OK();
+    st->count += count;
+    if (f == "SUM" || f == "AVG") st->isum += sum;
+    if (f == "MIN" || f == "MAX") {
+      int64_t v = f == "MIN" ? lo : hi;
+      if (st->best.is_null() ||
+          (f == "MIN" ? v < st->best.int_value() : v > st->best.int_value())) {
+        st->best = Value::Int(v);
+      }
+    }
+    return Status::OK();
+  }
+  if (col.rep == ColumnVector::Rep::kDouble && !call.distinct &&
+      (f == "SUM" || f == "AVG" || f == "COUNT")) {
+    int64_t count = 0;
+    double sum = 0;
+    for (size_t r = 0; r < n; r++) {
+      if (col.IsNull(r)) continue;
+      count++;
+      sum += col.doubles[r];
+    }
+    st->count += count;
+    st->dsum += sum;
+    return Status::OK();
+  }
+  for (size_t r = 0; r < n; r++) TRIB_RETURN_NOT_OK(AccumulateValue(call, col.Get(r), st));
+  return Status::OK();
+}
+
+Result<Value> Finish(const AggregateCall& call, const AggState& st) {
+  const std::string& f = call.function;
+  if (f == "COUNT") return Value::Int(st.count);
+  if (st.count == 0) return Value::Null();
+  if (f == "MIN" || f == "MAX") return st.best;
+  const DataType in = call.arg->type;
+  if (f == "SUM") {
+    if (in.IsFloating()) return Value::Double(st.dsum);
+    if (in.id == TypeId::kDecimal) return Value::Dec(Decimal{st.isum});
+    if (st.isum > std::numeric_limits<int64_t>::max() ||
+        st.isum < std::numeric_limits<int64_t>::min()) {
+      return ErrorAt(call.arg->pos, "SUM overflows BIGINT");
+    }
+    return Value::Int(static_cast<int64_t>(st.isum));
+  }
+  // AVG
+  if (in.IsFloating()) return Value::Double(st.dsum / st.count);
+  if (in.id == TypeId::kDecimal) {
+    int32_t shift = call.type.scale - in.scale;
+    __int128 num = st.isum * Pow10(shift) * 10;
+    __int128 q = num / st.count;
+    __int128 rem = q % 10;
+    q /= 10;
+    if (rem >= 5) ++q;
+    if (rem <= -5) --q;
+    return Value::Dec(Decimal{q});
+  }
+  return Value::Double(static_cast<double>(st.isum) / static_cast<double>(st.count));
 }
 
 namespace {
@@ -292,123 +402,7 @@ class ProjectOperator : public Operator {
   std::vector<bool> moves_;  // per expression: a column taken from the input as it is
 };
 
-// ---- aggregate
-
-// Aggregate state of one call in one group.
-struct AggState {
-  int64_t count = 0;
-  __int128 isum = 0;
-  double dsum = 0;
-  Value best;  // MIN / MAX
-  std::set<std::string> seen;
-};
-
-// Adds the argument value `v` of one row to `st`.
-Status AccumulateValue(const AggregateCall& call, Value v, AggState* st) {
-  if (v.is_null()) return Status::OK();
-  if (call.distinct) {
-    std::string key;
-    AppendKey(v, &key);
-    if (!st->seen.insert(std::move(key)).second) return Status::OK();
-  }
-  ++st->count;
-  const std::string& f = call.function;
-  if (f == "SUM" || f == "AVG") {
-    if (v.is_int()) {
-      st->isum += v.int_value();
-    } else if (v.is_double()) {
-      st->dsum += v.double_value();
-    } else if (v.is_decimal()) {
-      st->isum += v.decimal_value().unscaled;
-      if (st->isum > Pow10(38) || st->isum < -Pow10(38)) {
-        return ErrorAt(call.arg->pos, f + " overflows DECIMAL(38)");
-      }
-    }
-  } else if (f == "MIN" || f == "MAX") {
-    if (st->best.is_null()) {
-      st->best = std::move(v);
-    } else {
-      int c = CompareSame(v, st->best);
-      if ((f == "MIN" && c < 0) || (f == "MAX" && c > 0)) st->best = std::move(v);
-    }
-  }
-  return Status::OK();
-}
-
-// Adds every row of `col` (the argument column of `call`) to `st`: integer and floating-point
-// columns in tight loops, everything else value by value.
-Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggState* st) {
-  const std::string& f = call.function;
-  const size_t n = col.size();
-  if (col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() && !call.distinct) {
-    int64_t count = 0, lo = INT64_MAX, hi = INT64_MIN;
-    __int128 sum = 0;
-    for (size_t r = 0; r < n; r++) {
-      if (col.IsNull(r)) continue;
-      const int64_t v = col.ints[r];
-      count++;
-      sum += v;
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-    if (count == 0) return Status::OK();
-    st->count += count;
-    if (f == "SUM" || f == "AVG") st->isum += sum;
-    if (f == "MIN" || f == "MAX") {
-      int64_t v = f == "MIN" ? lo : hi;
-      if (st->best.is_null() ||
-          (f == "MIN" ? v < st->best.int_value() : v > st->best.int_value())) {
-        st->best = Value::Int(v);
-      }
-    }
-    return Status::OK();
-  }
-  if (col.rep == ColumnVector::Rep::kDouble && !call.distinct &&
-      (f == "SUM" || f == "AVG" || f == "COUNT")) {
-    int64_t count = 0;
-    double sum = 0;
-    for (size_t r = 0; r < n; r++) {
-      if (col.IsNull(r)) continue;
-      count++;
-      sum += col.doubles[r];
-    }
-    st->count += count;
-    st->dsum += sum;
-    return Status::OK();
-  }
-  for (size_t r = 0; r < n; r++) TRIB_RETURN_NOT_OK(AccumulateValue(call, col.Get(r), st));
-  return Status::OK();
-}
-
-Result<Value> Finish(const AggregateCall& call, const AggState& st) {
-  const std::string& f = call.function;
-  if (f == "COUNT") return Value::Int(st.count);
-  if (st.count == 0) return Value::Null();
-  if (f == "MIN" || f == "MAX") return st.best;
-  const DataType in = call.arg->type;
-  if (f == "SUM") {
-    if (in.IsFloating()) return Value::Double(st.dsum);
-    if (in.id == TypeId::kDecimal) return Value::Dec(Decimal{st.isum});
-    if (st.isum > std::numeric_limits<int64_t>::max() ||
-        st.isum < std::numeric_limits<int64_t>::min()) {
-      return ErrorAt(call.arg->pos, "SUM overflows BIGINT");
-    }
-    return Value::Int(static_cast<int64_t>(st.isum));
-  }
-  // AVG
-  if (in.IsFloating()) return Value::Double(st.dsum / st.count);
-  if (in.id == TypeId::kDecimal) {
-    int32_t shift = call.type.scale - in.scale;
-    __int128 num = st.isum * Pow10(shift) * 10;
-    __int128 q = num / st.count;
-    __int128 rem = q % 10;
-    q /= 10;
-    if (rem >= 5) ++q;
-    if (rem <= -5) --q;
-    return Value::Dec(Decimal{q});
-  }
-  return Value::Double(static_cast<double>(st.isum) / static_cast<double>(st.count));
-}
+// ---- aggregate (AggState, AccumulateValue, Finish: aggregate_state.h)
 
 class AggregateOperator : public MaterializingOperator {
  public:

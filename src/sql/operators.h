@@ -71,6 +71,9 @@ OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
 // One row per group: [key values..., aggregate values...] (AggregateBinding's layout). Without
 // keys, one row even for no input.
 OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding);
+// The child's rows (in input order), each with one column per window call appended (the
+// WindowBinding's layout). Reads its input whole.
+OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding);
 // The first occurrence of each distinct row.
 OperatorPtr MakeDistinct(OperatorPtr child);
 

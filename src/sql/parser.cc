@@ -624,25 +624,30 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
   return q;
 }
 
+Result<OrderItem> Parser::ParseOrderItem() {
+  OrderItem item;
+  TRIB_ASSIGN_OR_RETURN(item.expr, ParseExpr());
+  if (AcceptKeyword("DESC")) {
+    item.descending = true;
+  } else {
+    AcceptKeyword("ASC");
+  }
+  if (AcceptKeyword("NULLS")) {
+    if (AcceptKeyword("FIRST")) {
+      item.nulls_first = true;
+    } else {
+      TRIB_RETURN_NOT_OK(ExpectKeyword("LAST"));
+      item.nulls_first = false;
+    }
+  }
+  return item;
+}
+
 Status Parser::ParseOrderLimit(SelectStmt* q) {
   if (AcceptKeyword("ORDER")) {
     TRIB_RETURN_NOT_OK(ExpectKeyword("BY"));
     do {
-      OrderItem item;
-      TRIB_ASSIGN_OR_RETURN(item.expr, ParseExpr());
-      if (AcceptKeyword("DESC")) {
-        item.descending = true;
-      } else {
-        AcceptKeyword("ASC");
-      }
-      if (AcceptKeyword("NULLS")) {
-        if (AcceptKeyword("FIRST")) {
-          item.nulls_first = true;
-        } else {
-          TRIB_RETURN_NOT_OK(ExpectKeyword("LAST"));
-          item.nulls_first = false;
-        }
-      }
+      TRIB_ASSIGN_OR_RETURN(OrderItem item, ParseOrderItem());
       q->order_by.push_back(std::move(item));
     } while (AcceptSymbol(","));
   }

@@ -387,12 +387,12 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
   e->pos = name.pos;
   e->op = Upper(name.text);
   TRIB_RETURN_NOT_OK(ExpectSymbol("("));
-  if (AcceptSymbol(")")) return e;
+  if (AcceptSymbol(")")) return ParseOver(std::move(e));
   if (Peek().IsSymbol("*") && Peek(1).IsSymbol(")")) {
     Next();
     Next();
     e->star_arg = true;
-    return e;
+    return ParseOver(std::move(e));
   }
   if (AcceptKeyword("DISTINCT")) {
     e->distinct = true;
@@ -416,7 +416,91 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
     }
   }
   TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
-  return e;
+  return ParseOver(std::move(e));
+}
+
+Result<ExprPtr> Parser::ParseOver(ExprPtr call) {
+  if (!(Peek().Is("OVER") && Peek(1).IsSymbol("("))) return call;
+  auto spec = std::make_shared<WindowSpec>();
+  spec->pos = Next().pos;
+  Next();  // (
+  std::string text = "OVER (";
+  if (AcceptKeyword("PARTITION")) {
+    TRIB_RETURN_NOT_OK(ExpectKeyword("BY"));
+    text += "PARTITION BY ";
+    do {
+      TRIB_ASSIGN_OR_RETURN(ExprPtr p, ParseExpr());
+      text += (spec->partition_by.empty() ? "" : ", ") + ExprToString(*p);
+      spec->partition_by.push_back(std::move(p));
+    } while (AcceptSymbol(","));
+  }
+  if (AcceptKeyword("ORDER")) {
+    TRIB_RETURN_NOT_OK(ExpectKeyword("BY"));
+    text += std::string(spec->partition_by.empty() ? "" : " ") + "ORDER BY ";
+    do {
+      TRIB_ASSIGN_OR_RETURN(OrderItem item, ParseOrderItem());
+      text += (spec->order_by.empty() ? "" : ", ") + ExprToString(*item.expr) +
+              (item.descending ? " DESC" : "") +
+              (item.nulls_first ? (*item.nulls_first ? " NULLS FIRST" : " NULLS LAST") : "");
+      spec->order_by.push_back(std::move(item));
+    } while (AcceptSymbol(","));
+  }
+  if (Peek().Is("ROWS") || Peek().Is("RANGE")) {
+    spec->has_frame = true;
+    spec->rows = Upper(Next().text) == "ROWS";
+    auto bound = [&](FrameBound* b) -> Status {
+      if (AcceptKeyword("UNBOUNDED")) {
+        if (AcceptKeyword("PRECEDING")) {
+          b->kind = FrameBound::Kind::kUnboundedPreceding;
+        } else {
+          TRIB_RETURN_NOT_OK(ExpectKeyword("FOLLOWING"));
+          b->kind = FrameBound::Kind::kUnboundedFollowing;
+        }
+      } else if (AcceptKeyword("CURRENT")) {
+        TRIB_RETURN_NOT_OK(ExpectKeyword("ROW"));
+        b->kind = FrameBound::Kind::kCurrentRow;
+      } else if (Peek().type == TokenType::kInteger) {
+        try {
+          b->offset = std::stoll(Next().text);
+        } catch (...) {
+          return ErrorAt(Peek().pos, "window frame offset is too large");
+        }
+        if (AcceptKeyword("PRECEDING")) {
+          b->kind = FrameBound::Kind::kPreceding;
+        } else {
+          TRIB_RETURN_NOT_OK(ExpectKeyword("FOLLOWING"));
+          b->kind = FrameBound::Kind::kFollowing;
+        }
+      } else {
+        return Unexpected("UNBOUNDED, CURRENT ROW or a row count");
+      }
+      return Status::OK();
+    };
+    if (AcceptKeyword("BETWEEN")) {
+      TRIB_RETURN_NOT_OK(bound(&spec->start));
+      TRIB_RETURN_NOT_OK(ExpectKeyword("AND"));
+      TRIB_RETURN_NOT_OK(bound(&spec->end));
+    } else {
+      TRIB_RETURN_NOT_OK(bound(&spec->start));
+      spec->end.kind = FrameBound::Kind::kCurrentRow;
+    }
+    auto name = [](const FrameBound& b) {
+      switch (b.kind) {
+        case FrameBound::Kind::kUnboundedPreceding: return std::string("UNBOUNDED PRECEDING");
+        case FrameBound::Kind::kPreceding: return std::to_string(b.offset) + " PRECEDING";
+        case FrameBound::Kind::kCurrentRow: return std::string("CURRENT ROW");
+        case FrameBound::Kind::kFollowing: return std::to_string(b.offset) + " FOLLOWING";
+        case FrameBound::Kind::kUnboundedFollowing: return std::string("UNBOUNDED FOLLOWING");
+      }
+      return std::string();
+    };
+    text += std::string(text.size() > 6 ? " " : "") + (spec->rows ? "ROWS" : "RANGE") +
+            " BETWEEN " + name(spec->start) + " AND " + name(spec->end);
+  }
+  TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+  spec->text = text + ")";
+  call->over = std::move(spec);
+  return call;
 }
 
 Result<ExprPtr> Parser::ParseCase(Pos pos) {
@@ -464,6 +548,7 @@ ExprPtr Expr::Clone() const {
   e->has_else = has_else;
   e->type_text = type_text;
   e->type_pos = type_pos;
+  e->over = over;
   return e;
 }
 
@@ -517,13 +602,14 @@ std::string ExprToString(const Expr& e) {
     case ExprKind::kBinary:
       return "(" + ExprToString(*e.args[0]) + " " + e.op + " " + ExprToString(*e.args[1]) + ")";
     case ExprKind::kFunction:
-      if (e.star_arg) return e.op + "(*)";
+      if (e.star_arg) return e.op + "(*)" + (e.over ? " " + e.over->text : "");
       if (e.op == "ITEM" && e.args.size() == 2) {
         return ExprToString(*e.args[0]) + "[" + ExprToString(*e.args[1]) + "]";
       }
       if (e.op == "FIELD" && e.args.size() == 1) return ExprToString(*e.args[0]) + "." + e.text;
       if ((e.op == "ARRAY" || e.op == "MAP") && !e.distinct) return e.op + "[" + args(0) + "]";
-      return e.op + "(" + (e.distinct ? "DISTINCT " : "") + args(0) + ")";
+      return e.op + "(" + (e.distinct ? "DISTINCT " : "") + args(0) + ")" +
+             (e.over ? " " + e.over->text : "");
     case ExprKind::kCase: {
       std::string out = "CASE";
       size_t i = 0;

@@ -247,6 +247,8 @@ class Parser {
   static bool IsSetOperator(const Token& t);
   // [ORDER BY ...] [LIMIT n] [OFFSET m] [FETCH ...] of `q`.
   Status ParseOrderLimit(SelectStmt* q);
+  // expr [ASC | DESC] [NULLS FIRST | LAST].
+  Result<OrderItem> ParseOrderItem();
   Result<std::unique_ptr<SelectStmt>> ParseSelect();
   Result<TableRef> ParseTableRef();
   // The joins after the first FROM item (SelectStmt::joins).
@@ -265,6 +267,8 @@ class Parser {
   Result<ExprPtr> ParsePrimary();
   Result<ExprPtr> ParsePostfix();
   Result<ExprPtr> ParseFunction(const Token& name);
+  // `call` OVER (...) when a window follows, else `call`.
+  Result<ExprPtr> ParseOver(ExprPtr call);
   Result<ExprPtr> ParseCase(Pos pos);
 
   // Deeper expressions are refused: the binder and evaluator recurse over the tree.

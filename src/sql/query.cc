@@ -408,6 +408,31 @@ Result<QueryResult> ExecuteValues(const SelectStmt& q) {
   return out;
 }
 
+// A column reference for each column below `width` that `e` reads (so a planner counts the
+// columns `e` reads of its input without rewriting `e`).
+void CollectInputReads(const BoundExpr& e, size_t width, std::vector<BoundExprPtr>* out) {
+  if (e.kind == BoundKind::kColumn && e.column >= 0 && static_cast<size_t>(e.column) < width) {
+    auto ref = std::make_unique<BoundExpr>();
+    ref->kind = BoundKind::kColumn;
+    ref->column = e.column;
+    ref->type = e.type;
+    out->push_back(std::move(ref));
+  }
+  for (const auto& a : e.args) CollectInputReads(*a, width, out);
+}
+
+// The expressions of the window calls that read the input (arguments, partition and order keys).
+std::vector<BoundExpr*> WindowExprs(WindowBinding* windows) {
+  std::vector<BoundExpr*> out;
+  for (WindowCall& c : windows->calls) {
+    for (auto& a : c.args) out.push_back(a.get());
+    if (c.aggregate.arg) out.push_back(c.aggregate.arg.get());
+    for (auto& p : c.partition_by) out.push_back(p.get());
+    for (auto& o : c.order_by) out.push_back(o.get());
+  }
+  return out;
+}
+
 // Everything ExecuteSelect decides before reading rows; also what EXPLAIN prints.
 struct SelectPlan {
   Source source;
@@ -422,6 +447,9 @@ struct SelectPlan {
   ScanPlan scan;
   // A FROM with joins: its inputs (`source` is then unused), each with its ON condition.
   std::vector<JoinInput> joins;
+  // Window function calls: computed after WHERE; the select list and ORDER BY read them as
+  // columns after the scope's.
+  WindowBinding windows;
 };
 
 // The inputs of a FROM with joins, opened, their columns side by side in `scope`, each join's
@@ -542,6 +570,17 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
     }
   }
   Binder item_binder(&scope, plan.grouped ? &agg : nullptr);
+  bool windowed = false;
+  for (const auto& item : q.items) windowed = windowed || ContainsWindow(*item.expr);
+  for (const auto& o : q.order_by) windowed = windowed || ContainsWindow(*o.expr);
+  if (windowed) {
+    if (plan.grouped) {
+      return NotSupportedAt(q.pos, "window functions in a query with GROUP BY or aggregates are "
+                                   "not supported yet; group in a subquery");
+    }
+    plan.windows.input = &scope;
+    item_binder.set_windows(&plan.windows);
+  }
 
   // Select list. item_out[i]: the output column of item i ('*' expands to several).
   std::vector<int> item_out(q.items.size(), -1);
@@ -637,6 +676,7 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
       for (const auto& s : plan.sort) {
         if (s.expr) CollectColumns(*s.expr, &used);
       }
+      for (BoundExpr* e : WindowExprs(&plan.windows)) CollectColumns(*e, &used);
     }
     plan.scan = PlanScan(src.fields, plan.conjuncts, used);
     if (q.limit && !plan.grouped && !q.distinct && q.order_by.empty() && plan.scan.all_pushed) {
@@ -936,20 +976,49 @@ Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q) {
         for (auto& c : plan.agg.calls) {
           if (c.arg) others.push_back(c.arg.get());
         }
-      } else {
+      } else if (plan.windows.calls.empty()) {
         for (auto& it : plan.items) others.push_back(it.get());
         for (auto& k : plan.sort) {
           if (k.expr) others.push_back(k.expr.get());
         }
+      } else {
+        // The select list reads window columns too: remapped below, once the joins' columns are
+        // known. Here the columns it reads of the inputs count.
+        for (BoundExpr* e : WindowExprs(&plan.windows)) others.push_back(e);
       }
       const size_t width = plan.scope.columns.size();
+      std::vector<int> positions;
+      std::vector<BoundExprPtr> read_only;  // copies for the column count, never evaluated
+      if (!plan.windows.calls.empty()) {
+        for (auto& it : plan.items) CollectInputReads(*it, width, &read_only);
+        for (auto& k : plan.sort) {
+          if (k.expr) CollectInputReads(*k.expr, width, &read_only);
+        }
+        for (auto& e : read_only) others.push_back(e.get());
+      }
       TRIB_ASSIGN_OR_RETURN(op, OpenJoins(session, std::move(plan.joins), width, plan.grouped,
-                                          &plan.conjuncts, others));
+                                          &plan.conjuncts, others, &positions));
+      if (!plan.windows.calls.empty()) {
+        const int joined = static_cast<int>(op->fields().size());
+        positions.resize(width + plan.windows.calls.size());
+        for (size_t i = 0; i < plan.windows.calls.size(); i++) {
+          positions[width + i] = joined + static_cast<int>(i);
+        }
+        for (auto& it : plan.items) RemapColumns(it.get(), positions);
+        for (auto& k : plan.sort) {
+          if (k.expr) RemapColumns(k.expr.get(), positions);
+        }
+      }
     } else if (src.table) {
       // Expressions over the table read the scanned columns.
       std::vector<int> slot(src.fields.size(), -1);
       for (size_t i = 0; i < plan.scan.projection.size(); i++) slot[plan.scan.projection[i]] = i;
       for (auto& c : plan.conjuncts) RemapColumns(c.get(), slot);
+      for (BoundExpr* e : WindowExprs(&plan.windows)) RemapColumns(e, slot);
+      // Window columns follow the scanned ones.
+      for (size_t i = 0; i < plan.windows.calls.size(); i++) {
+        slot.push_back(static_cast<int>(plan.scan.projection.size() + i));
+      }
       if (plan.grouped) {
         for (auto& k : plan.agg.keys) RemapColumns(k.get(), slot);
         for (auto& c : plan.agg.calls) {
@@ -978,6 +1047,7 @@ Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q) {
     op = MakeFilter(std::move(op), std::move(plan.conjuncts),
                     pushed ? " (all pushed into the scan, checked again)" : "");
     if (plan.grouped) op = MakeAggregate(std::move(op), std::move(plan.agg));
+    if (!plan.windows.calls.empty()) op = MakeWindow(std::move(op), std::move(plan.windows));
   }
   if (plan.having) {
     std::vector<BoundExprPtr> having;
@@ -1079,6 +1149,9 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
   };
   if (!q.set_operands.empty()) return unsupported("UNION, INTERSECT or EXCEPT");
   if (!q.with.empty()) return unsupported("WITH");
+  for (const auto& item : q.items) {
+    if (ContainsWindow(*item.expr)) return unsupported("a window function (OVER)");
+  }
   if (!q.values.empty() || !q.from) return unsupported("a SELECT without a table");
   if (q.from->subquery) return unsupported("a subquery in FROM");
   if (!q.joins.empty()) return unsupported("a join");

@@ -89,8 +89,11 @@ struct JoinInput {
 // left in `where` and the expressions `others` (select list, grouping, sorting) are rewritten to
 // the columns of the returned operator. `whole_inputs` (a grouped query): every input is read a
 // split at a time ahead on every core, not only the build sides.
+// `positions` (optional): where each of the query's columns lands in the returned operator's
+// columns (-1: not read).
 Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inputs, size_t width,
                               bool whole_inputs, std::vector<BoundExprPtr>* where,
-                              const std::vector<BoundExpr*>& others);
+                              const std::vector<BoundExpr*>& others,
+                              std::vector<int>* positions = nullptr);
 
 }  // namespace tributary::sql::planner

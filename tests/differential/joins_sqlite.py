@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential test of joins and set operations: random tables (NULL keys, duplicate keys, empty tables, rows
 updated by primary key) are written to Tributary and to SQLite (Python's sqlite3, the system
-library), random join queries of every kind (and UNION, INTERSECT, EXCEPT, WITH) run on both, and their results must be the same
+library), random join queries of every kind (and UNION, INTERSECT, EXCEPT, WITH, window functions) run on both, and their results must be the same
 multisets of rows.
 
   python3 tests/differential/joins_sqlite.py --binary build/tributary [--seed N] [--queries N]
@@ -60,9 +60,39 @@ def random_set_query(rng):
     return q
 
 
+def random_window_query(rng):
+    """Window functions over one table; every ORDER BY ends with the unique id, so each row's
+    value is determined."""
+    part = rng.choice(["", "PARTITION BY k ", "PARTITION BY s ", "PARTITION BY k, s "])
+    order = rng.choice(["ORDER BY v, id", "ORDER BY v DESC, id", "ORDER BY id", "ORDER BY k DESC, id"])
+    frame = rng.choice(["", " ROWS BETWEEN 1 PRECEDING AND CURRENT ROW",
+                        " ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING",
+                        " ROWS BETWEEN 2 PRECEDING AND 1 FOLLOWING"])
+    funcs = [
+        f"ROW_NUMBER() OVER ({part}{order})",
+        f"RANK() OVER ({part}ORDER BY v)",
+        f"DENSE_RANK() OVER ({part}ORDER BY v DESC)",
+        f"SUM(v) OVER ({part}{order}{frame})",
+        f"COUNT(*) OVER ({part}{order}{frame})",
+        f"MIN(v) OVER ({part.strip()})" if part else "MAX(v) OVER ()",
+        f"LAG(v) OVER ({part}{order})",
+        f"LEAD(v, 2, -1) OVER ({part}{order})",
+        f"FIRST_VALUE(v) OVER ({part}{order}{frame})",
+        f"COUNT(v) OVER ({part}ORDER BY v)",
+    ]
+    picked = rng.sample(funcs, 3)
+    cols = ", ".join(f"{f} AS w{i}" for i, f in enumerate(picked))
+    table = rng.choice(["a", "b", "c"])
+    where = rng.choice(["", " WHERE v IS NOT NULL", " WHERE id < 12"])
+    return f"SELECT id, {cols} FROM {table}{where}"
+
+
 def random_query(rng):
-    if rng.random() < 0.25:
+    r = rng.random()
+    if r < 0.2:
         return random_set_query(rng)
+    if r < 0.4:
+        return random_window_query(rng)
     kinds = ["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN"]
     k1 = rng.choice(kinds)
     # Aliased: the JSON output names each column.
@@ -148,7 +178,7 @@ def main():
                 print(f"round {rnd}: results differ for\n  {q}\n  tributary ({len(got)} rows): "
                       f"{sorted(got, key=repr)[:8]}\n  sqlite ({len(want)} rows): "
                       f"{sorted(want, key=repr)[:8]}", file=sys.stderr)
-    print(f"joins and set operations differential: {total} queries, {failures} differ")
+    print(f"joins, set operations and windows differential: {total} queries, {failures} differ")
     return 1 if failures else 0
 
 

@@ -1,0 +1,35 @@
+// The running state of one aggregate call (COUNT, SUM, MIN, MAX, AVG) over some rows, shared by
+// grouping (operators.cc) and window aggregates (window.cc).
+// Internal to sql/.
+// Thread-safety: value types and stateless functions.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "sql/expression.h"
+#include "tributary/column_batch.h"
+#include "tributary/result.h"
+#include "tributary/value.h"
+
+namespace tributary::sql {
+
+struct AggState {
+  int64_t count = 0;
+  __int128 isum = 0;
+  double dsum = 0;
+  Value best;  // MIN / MAX
+  std::set<std::string> seen;
+};
+
+// Adds the argument value `v` of one row to `st` (NULLs are skipped; COUNT(*) counts rows
+// itself).
+Status AccumulateValue(const AggregateCall& call, Value v, AggState* st);
+// Adds every row of `col` (the argument column of `call`) to `st`: integer and floating-point
+// columns in tight loops, everything else value by value.
+Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggState* st);
+// The call's result for the rows added so far.
+Result<Value> Finish(const AggregateCall& call, const AggState& st);
+
+}  // namespace tributary::sql
