@@ -523,10 +523,11 @@ std::vector<OptionDef> BuildTable() {
           .Alias("log.scan.timestamp-millis")
           .Min(0),
       Def("scan.timestamp", kString, "",
-          "Like scan.timestamp-millis, as 'YYYY-MM-DD HH:MM:SS' in the session time zone.")
-          .Validate(ValidateTimestampText)
-          .Unsupported(),
-      Def("scan.tag-name", kString, "", "Read the snapshot of this tag.").Unsupported(),
+          "Like scan.timestamp-millis, as 'YYYY-MM-DD HH:MM:SS' in the session time zone (a "
+          "query hint).")
+          .Validate(ValidateTimestampText),
+      Def("scan.tag-name", kString, "",
+          "Read the snapshot of this tag (a batch read; tags: CALL sys.create_tag)."),
       Def("scan.bounded.watermark", kLong, "",
           "A streaming read ends at the first snapshot whose watermark passes this value.")
           .Unsupported(),

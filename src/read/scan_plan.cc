@@ -11,6 +11,7 @@
 #include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
+#include "meta/tags.h"
 #include "options/core_options.h"
 #include "options/option_values.h"
 
@@ -37,6 +38,19 @@ class ScanPlanner {
       id = v;
     }
     auto ts = options_.dynamic_options.find("scan.timestamp-millis");
+    auto tag = options_.dynamic_options.find("scan.tag-name");
+    const int given = (id ? 1 : 0) + (ts != options_.dynamic_options.end() ? 1 : 0) +
+                      (tag != options_.dynamic_options.end() ? 1 : 0);
+    if (given > 1) {
+      return Status::Invalid("set only one of 'scan.snapshot-id', 'scan.timestamp-millis' (or "
+                             "'scan.timestamp') and 'scan.tag-name'");
+    }
+    std::shared_ptr<const meta::Snapshot> tagged;
+    if (tag != options_.dynamic_options.end()) {
+      // The tag's own copy of its snapshot: it reads after the snapshot itself expired.
+      TRIB_ASSIGN_OR_RETURN(tagged, meta::ReadTag(meta_path_, tag->second));
+      id = tagged->id;
+    }
     if (!id && ts != options_.dynamic_options.end()) {
       // Time travel by time: the latest snapshot committed at or before the given epoch millis.
       TRIB_ASSIGN_OR_RETURN(int64_t millis, options::ParseInt64(ts->second));
@@ -67,7 +81,10 @@ class ScanPlanner {
     if (layout_.primary_key && core_.bucket > 0) {
       for (const auto& k : schema_->BucketKeys()) bucket_key_.push_back(schema_->FieldIndex(k));
     }
-    TRIB_ASSIGN_OR_RETURN(auto snap, meta::ReadSnapshotCached(meta_path_, *id));
+    std::shared_ptr<const meta::Snapshot> snap = tagged;
+    if (!snap) {
+      TRIB_ASSIGN_OR_RETURN(snap, meta::ReadSnapshotCached(meta_path_, *id));
+    }
     TRIB_ASSIGN_OR_RETURN(auto live_shared, meta::ReadLiveEntriesShared(path_, *snap));
     const std::vector<meta::ManifestEntry>& live = *live_shared;
     if (OptionIsTrue(*schema_, "deletion-vectors.enabled") && snap->index_manifest) {

@@ -90,6 +90,7 @@ struct TableRef {
   std::unique_ptr<SelectStmt> subquery;
   std::string alias;
   std::vector<std::string> column_aliases;  // AS x (a, b): the input's columns renamed
+  ExprPtr system_time;  // FOR SYSTEM_TIME AS OF <expr>
   std::vector<PartitionSpecEntry> partition;  // FROM t PARTITION (k = 'v')
   Pos pos;
 };

@@ -728,8 +728,11 @@ Result<TableRef> Parser::ParseTableRef() {
   } else {
     TRIB_ASSIGN_OR_RETURN(ref.name, ParseQualifiedName("a table name"));
     TRIB_RETURN_NOT_OK(ParseHints(&ref.hints, &ref.hints_pos));
-    if (Peek().Is("FOR")) {
-      return NotSupportedAt(Peek().pos, "FOR SYSTEM_TIME AS OF is not supported yet");
+    if (AcceptKeyword("FOR")) {
+      TRIB_RETURN_NOT_OK(ExpectKeyword("SYSTEM_TIME"));
+      TRIB_RETURN_NOT_OK(ExpectKeyword("AS"));
+      TRIB_RETURN_NOT_OK(ExpectKeyword("OF"));
+      TRIB_ASSIGN_OR_RETURN(ref.system_time, ParseExpr());
     }
     if (AcceptKeyword("PARTITION")) {
       TRIB_ASSIGN_OR_RETURN(ref.partition, ParsePartitionSpec());

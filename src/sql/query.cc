@@ -279,6 +279,10 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref);
 
 Result<Source> OpenSource(const Session& session, const TableRef& ref) {
   TRIB_ASSIGN_OR_RETURN(Source src, OpenSourceAs(session, ref));
+  if (ref.system_time && (!src.table || !src.change_table.empty())) {
+    return ErrorAt(ref.system_time->pos, "FOR SYSTEM_TIME AS OF applies to tables, not to '" +
+                                             src.name + "'");
+  }
   if (ref.column_aliases.empty()) return src;
   // FROM ... AS x (a, b): the input's columns renamed (a table's in the scope only; its scan
   // still reads the table's own columns).
@@ -345,10 +349,39 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
   if (!table.ok()) return ErrorAt(ref.name.pos, table.status().message());
   src.table = std::move(*table);
   src.fields = src.table->schema()->fields;
+  if (ref.system_time) {
+    // FOR SYSTEM_TIME AS OF TIMESTAMP '...': time travel, as 'scan.timestamp' (a column there
+    // makes a lookup join).
+    const Expr& e = *ref.system_time;
+    const bool literal = e.kind == ExprKind::kLiteral && (e.literal_kind == LiteralKind::kTimestamp ||
+                                                          e.literal_kind == LiteralKind::kString);
+    if (!literal) {
+      return NotSupportedAt(e.pos, "FOR SYSTEM_TIME AS OF an expression (a lookup join) is not "
+                                   "supported yet; time travel takes TIMESTAMP 'YYYY-MM-DD HH:MM:SS'");
+    }
+    if (!ref.hints.empty()) {
+      return ErrorAt(e.pos, "FOR SYSTEM_TIME AS OF and OPTIONS hints together are not supported; "
+                            "use one of them");
+    }
+    auto millis = SessionTimeToUtcMillis(session, e.text);
+    if (!millis.ok()) return ErrorAt(e.pos, "FOR SYSTEM_TIME AS OF: " + millis.status().message());
+    src.dynamic_options["scan.timestamp-millis"] = std::to_string(*millis);
+  }
   if (!ref.hints.empty()) {
     auto opts = NormalizeHints(ref.hints, *src.table->schema());
     if (!opts.ok()) return ErrorAt(ref.hints_pos, opts.status().message());
     src.dynamic_options = std::move(*opts);
+    // 'scan.timestamp' is 'scan.timestamp-millis' written as a time of the session's zone.
+    auto ts = src.dynamic_options.find("scan.timestamp");
+    if (ts != src.dynamic_options.end()) {
+      if (src.dynamic_options.count("scan.timestamp-millis")) {
+        return ErrorAt(ref.hints_pos, "set one of 'scan.timestamp' and 'scan.timestamp-millis'");
+      }
+      auto millis = SessionTimeToUtcMillis(session, ts->second);
+      if (!millis.ok()) return ErrorAt(ref.hints_pos, "'scan.timestamp': " + millis.status().message());
+      src.dynamic_options["scan.timestamp-millis"] = std::to_string(*millis);
+      src.dynamic_options.erase("scan.timestamp");
+    }
   }
   return src;
 }
@@ -704,7 +737,26 @@ Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hint
   for (const auto& h : hints) raw[h.key] = h.value;
   std::vector<std::string> columns;
   for (const auto& f : schema.fields) columns.push_back(f.name);
-  return NormalizeOptions(OptionScope::kTable, raw, columns);
+  TRIB_ASSIGN_OR_RETURN(auto normalized, NormalizeOptions(OptionScope::kTable, raw, columns));
+  // A hint must do what it says: one not implemented yet is refused, as CREATE TABLE refuses it.
+  for (const auto& [key, value] : normalized) {
+    const OptionDef* def = FindOption(OptionScope::kTable, key);
+    if (def && !def->supported) {
+      return Status::NotSupported("option '" + key + "' is recognised but not supported yet");
+    }
+  }
+  return normalized;
+}
+
+Result<int64_t> SessionTimeToUtcMillis(const Session& session, std::string_view text) {
+  TRIB_ASSIGN_OR_RETURN(Timestamp local, ParseTimestamp(text, 3));
+  auto tz_name = session.options().find("table.local-time-zone");
+  TRIB_ASSIGN_OR_RETURN(TimeZone tz, TimeZone::Load(tz_name == session.options().end()
+                                                        ? ""
+                                                        : tz_name->second));
+  const int64_t seconds =
+      local.millis >= 0 ? local.millis / 1000 : -((-local.millis + 999) / 1000);
+  return tz.LocalToUtc(seconds) * 1000 + (local.millis - seconds * 1000);
 }
 
 namespace planner {
@@ -953,6 +1005,7 @@ Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q) {
       plan.agg.calls[0].function == "COUNT" && plan.agg.calls[0].star &&
       !plan.agg.calls[0].distinct && plan.conjuncts.empty() && !plan.having &&
       !src.dynamic_options.count("scan.timestamp-millis") &&
+      !src.dynamic_options.count("scan.tag-name") &&
       !src.dynamic_options.count("scan.fallback-branch")) {
     auto n = src.table->CountFromMetadata(plan.scan.snapshot_id);
     if (!n.ok()) return ErrorAt(q.pos, n.status().message());
@@ -1102,6 +1155,9 @@ Status StreamStartup(const Session& session, const TableSchema& schema,
     if (it != hints.end()) return it->second;
     return schema.Option(key);
   };
+  if (hints.count("scan.tag-name")) {
+    return Status::NotSupported("'scan.tag-name' in streaming mode is not supported yet");
+  }
   std::optional<std::string> mode = get("scan.startup.mode");
   if (auto id = get("scan.snapshot-id")) {
     TRIB_ASSIGN_OR_RETURN(int64_t v, options::ParseInt64(*id));
@@ -1119,13 +1175,7 @@ Status StreamStartup(const Session& session, const TableSchema& schema,
       TRIB_ASSIGN_OR_RETURN(int64_t millis, options::ParseInt64(std::string(v)));
       o->startup_timestamp_millis = millis;
     } else {
-      TRIB_ASSIGN_OR_RETURN(Timestamp local, ParseTimestamp(v, 3));
-      auto tz_name = session.options().find("table.local-time-zone");
-      TRIB_ASSIGN_OR_RETURN(TimeZone tz, TimeZone::Load(tz_name == session.options().end()
-                                                            ? ""
-                                                            : tz_name->second));
-      const int64_t seconds = local.millis >= 0 ? local.millis / 1000 : -((-local.millis + 999) / 1000);
-      o->startup_timestamp_millis = tz.LocalToUtc(seconds) * 1000 + (local.millis - seconds * 1000);
+      TRIB_ASSIGN_OR_RETURN(o->startup_timestamp_millis, SessionTimeToUtcMillis(session, v));
     }
     if (!mode) mode = "timestamp";
   }
@@ -1155,6 +1205,7 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
   if (!q.values.empty() || !q.from) return unsupported("a SELECT without a table");
   if (q.from->subquery) return unsupported("a subquery in FROM");
   if (!q.joins.empty()) return unsupported("a join");
+  if (q.from->system_time) return unsupported("FOR SYSTEM_TIME AS OF");
   if (!q.order_by.empty()) return unsupported("ORDER BY");
   if (q.distinct) return unsupported("SELECT DISTINCT");
   if (q.offset > 0) return unsupported("OFFSET");

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sql/ast.h"
@@ -43,9 +44,13 @@ Result<std::string> ExplainQuery(const Session& session, const SelectStmt& q);
 Result<std::vector<Row>> ReadMatchingRows(Table& table, const Expr* where,
                                           const std::map<std::string, std::string>& options);
 
-// Validates /*+ OPTIONS(...) */ hints against the option table; returns canonical keys.
+// Validates /*+ OPTIONS(...) */ hints against the option table; returns canonical keys. An
+// option not implemented yet is refused.
 Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hints,
                                                           const TableSchema& schema);
+// `text` ('YYYY-MM-DD HH:MM:SS[.fff]') read as a time of the session's zone
+// ('table.local-time-zone'; unset: UTC), in epoch milliseconds.
+Result<int64_t> SessionTimeToUtcMillis(const Session& session, std::string_view text);
 
 // Splits a predicate on its top-level ANDs.
 void SplitConjuncts(const Expr& e, std::vector<const Expr*>* out);

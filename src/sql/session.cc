@@ -1,12 +1,16 @@
 #include "sql/session.h"
 
 #include "commit/snapshot_expire.h"
+#include "meta/snapshot.h"
+#include "meta/tags.h"
 #include "common/datetime.h"
+#include "common/strings.h"
 #include "common/timezone.h"
 #include "options/option_values.h"
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <functional>
 
@@ -599,6 +603,9 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
     return ErrorAt(s.procedure.pos, "unknown procedure '" + name + "'; procedures are sys.<name>");
   }
   if (p.back() == "expire_snapshots") return ExpireSnapshots(s);
+  if (p.back() == "create_tag" || p.back() == "delete_tag") {
+    return Tags(s, p.back() == "create_tag");
+  }
   if (p.back() != "compact") {
     return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
   }
@@ -688,14 +695,9 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
   }
   if (args.count("older_than")) {
     const Expr* e = args["older_than"];
-    auto local = ParseTimestamp(e->text, 3);
-    if (!local.ok()) return ErrorAt(e->pos, "older_than: " + local.status().message());
-    auto tz_name = options_.find("table.local-time-zone");
-    auto tz = TimeZone::Load(tz_name == options_.end() ? "" : tz_name->second);
-    if (!tz.ok()) return ErrorAt(e->pos, tz.status().message());
-    const int64_t millis = local->millis;
-    const int64_t secs = millis >= 0 ? millis / 1000 : -((-millis + 999) / 1000);
-    options->older_than_millis = tz->LocalToUtc(secs) * 1000 + (millis - secs * 1000);
+    auto millis = SessionTimeToUtcMillis(*this, e->text);
+    if (!millis.ok()) return ErrorAt(e->pos, "older_than: " + millis.status().message());
+    options->older_than_millis = *millis;
   }
   auto r = commit::ExpireSnapshots((*table)->path(), *(*table)->schema(), *options);
   if (!r.ok()) return Locate(r.status(), s.pos);
@@ -703,6 +705,87 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
                  id->ToString() + " (removed " + std::to_string(r->data_files) +
                  " data, " + std::to_string(r->changelog_files) + " changelog and " +
                  std::to_string(r->manifest_files) + " manifest file(s))");
+}
+
+Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
+  // Paimon's arguments, by name or in this order.
+  const std::string proc = create ? "sys.create_tag" : "sys.delete_tag";
+  const std::vector<std::string> names = create
+                                             ? std::vector<std::string>{"table", "tag", "snapshot_id"}
+                                             : std::vector<std::string>{"table", "tag"};
+  std::map<std::string, const Expr*> args;
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    const CallArg& a = s.args[i];
+    std::string name = a.name;
+    if (name.empty()) {
+      if (i >= names.size()) {
+        return ErrorAt(a.value->pos, proc + " takes " + std::to_string(names.size()) +
+                                         " arguments");
+      }
+      name = names[i];
+    }
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+      return ErrorAt(a.value->pos, "unknown argument '" + name + "' of " + proc + " (" + list +
+                                       ")");
+    }
+    if (a.value->kind != ExprKind::kLiteral) {
+      return ErrorAt(a.value->pos, "argument '" + name + "' must be a literal");
+    }
+    args[name] = a.value.get();
+  }
+  if (!args.count("table") || !args.count("tag")) {
+    return ErrorAt(s.pos, proc + " needs a table and a tag: CALL " + proc + "('db.t', 'tag'" +
+                              (create ? "[, snapshot_id])" : ")"));
+  }
+  const Expr* t = args["table"];
+  auto id = Identifier::Parse(t->text, current_database_);
+  if (!id.ok()) return ErrorAt(t->pos, id.status().message());
+  auto table = current_catalog()->GetTable(*id);
+  if (!table.ok()) return ErrorAt(t->pos, table.status().message());
+  const std::string& path = (*table)->path();
+  const Expr* tag = args["tag"];
+  if (!create) {
+    // Several tags: 'a,b'.
+    std::vector<std::string> tags;
+    for (const auto& part : SplitCommaList(tag->text)) tags.push_back(part);
+    for (const auto& name : tags) {
+      Status st = meta::DeleteTag(path, name);
+      if (!st.ok()) return ErrorAt(tag->pos, st.message());
+    }
+    return Message("Deleted tag(s) " + tag->text + " of " + id->ToString());
+  }
+  meta::SnapshotManager snapshots(path);
+  std::optional<int64_t> snapshot_id;
+  if (args.count("snapshot_id")) {
+    const Expr* e = args["snapshot_id"];
+    auto v = options::ParseInt64(e->text);
+    if (e->literal_kind != LiteralKind::kInteger || !v.ok() || *v < 1) {
+      return ErrorAt(e->pos, "'snapshot_id' must be a positive integer");
+    }
+    snapshot_id = *v;
+  } else {
+    auto latest = snapshots.LatestId();
+    if (!latest.ok()) return Locate(latest.status(), s.pos);
+    if (!*latest) return ErrorAt(t->pos, "table " + id->ToString() + " has no snapshot to tag");
+    snapshot_id = **latest;
+  }
+  auto snap = snapshots.Read(*snapshot_id);
+  if (!snap.ok()) {
+    return ErrorAt(s.pos, "snapshot " + std::to_string(*snapshot_id) + " of " + id->ToString() +
+                              " does not exist (expired, or not yet committed)");
+  }
+  // Paimon writes the tag's creation time as a local date-time ('2024-01-01T10:00:00.123').
+  const int64_t now_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+  std::string now = FormatTimestamp(Timestamp{now_millis, 0});
+  if (now.size() > 10) now[10] = 'T';
+  Status st = meta::CreateTag(path, tag->text, **snap, now);
+  if (!st.ok()) return ErrorAt(tag->pos, st.message());
+  return Message("Created tag " + tag->text + " of " + id->ToString() + " at snapshot " +
+                 std::to_string(*snapshot_id));
 }
 
 Result<StatementResult> Session::Explain(const ExplainStmt& s) {

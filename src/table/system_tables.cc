@@ -11,6 +11,8 @@
 #include "read/table_read.h"
 #include "write/table_write.h"
 #include "meta/snapshot.h"
+#include "meta/tags.h"
+#include "common/datetime.h"
 #include "options/option_values.h"
 #include "table/file_store_table.h"
 #include "meta/snapshot_reader.h"
@@ -68,6 +70,29 @@ Result<SystemTableData> Snapshots(const std::string& path) {
                       s->changelog_manifest_list ? S(*s->changelog_manifest_list) : Value(),
                       OptI(s->total_record_count), OptI(s->delta_record_count),
                       OptI(s->changelog_record_count), OptI(s->watermark)});
+  }
+  return d;
+}
+
+// $tags: one row per tag (Paimon's TagsTable columns).
+Result<SystemTableData> Tags(const std::string& path) {
+  SystemTableData d;
+  d.fields = {F("tag_name", DataType::String().NotNull()),
+              F("snapshot_id", DataType::BigInt().NotNull()),
+              F("schema_id", DataType::BigInt().NotNull()),
+              F("commit_time", DataType::Timestamp(3).NotNull()),
+              F("record_count", DataType::BigInt()), F("create_time", DataType::Timestamp(3)),
+              F("time_retained", DataType::String())};
+  TRIB_ASSIGN_OR_RETURN(auto names, meta::ListTags(path));
+  for (const auto& name : names) {
+    std::string created;
+    TRIB_ASSIGN_OR_RETURN(auto s, meta::ReadTag(path, name, &created));
+    Value create_time;
+    if (auto ts = ParseTimestamp(created, 3); ts.ok() && !created.empty()) {
+      create_time = Value::Ts(*ts);
+    }
+    d.rows.push_back({S(name), I(s->id), I(s->schema_id), Millis(s->time_millis),
+                      OptI(s->total_record_count), std::move(create_time), Value()});
   }
   return d;
 }
@@ -394,10 +419,12 @@ Status ToChangeTableRows(const std::string& name, const TableSchema& schema, Row
 Result<SystemTableData> ReadSystemTable(const std::string& path, const std::string& name) {
   static const std::vector<std::string> kNames = {"snapshots",    "files",     "options",
                                                   "schemas",      "partitions", "row_tracking",
-                                                  "audit_log",    "changelog", "binlog"};
+                                                  "audit_log",    "changelog", "binlog",
+                                                  "tags"};
   if (name.rfind("branch_", 0) == 0) return Branch(path, name.substr(7));
   if (name == "snapshots") return Snapshots(path);
   if (name == "schemas") return Schemas(path);
+  if (name == "tags") return Tags(path);
   meta::SchemaManager sm(path);
   TRIB_ASSIGN_OR_RETURN(auto schema, sm.Latest());
   if (name == "files") return Files(path, *schema);
