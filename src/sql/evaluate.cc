@@ -9,6 +9,7 @@
 #include "common/datetime.h"
 #include "sql/cast.h"
 #include "sql/expression.h"
+#include "sql/functions.h"
 
 namespace tributary::sql {
 
@@ -227,6 +228,11 @@ Result<Value> EvalFunction(const BoundExpr& e, const Row& row) {
     TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*a, row));
     args.push_back(std::move(v));
   }
+  if (IsScalarFunction(f)) {
+    auto r = EvalScalarFunction(e, args);
+    if (!r.ok()) return ErrorAt(e.pos, r.status().message());
+    return r;
+  }
   // Nested value constructors and accessors.
   if (f == "ARRAY") return Value::Array(std::move(args));
   if (f == "ROW") return Value::Struct(std::move(args));
@@ -401,7 +407,10 @@ Result<Value> Evaluate(const BoundExpr& e, const Row& row) {
     case BoundKind::kCast: {
       TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
       auto r = CastValue(a, e.args[0]->type, e.type, static_cast<CastMode>(e.cast_mode));
-      if (!r.ok()) return ErrorAt(e.pos, r.status().message());
+      if (!r.ok()) {
+        if (e.negated) return Value::Null();  // TRY_CAST
+        return ErrorAt(e.pos, r.status().message());
+      }
       return r;
     }
     case BoundKind::kIn: {

@@ -1,5 +1,7 @@
 #include "sql/expression.h"
 
+#include "sql/functions.h"
+
 #include "common/stack_guard.h"
 
 #include <cerrno>
@@ -397,11 +399,18 @@ Result<BoundExprPtr> Binder::BindInner(const Expr& e) {
         return ErrorAt(e.pos, "cannot cast " + TypeName(a->type) + " to " + TypeName(to));
       }
       if (a->type == to) return a;
+      const bool try_cast = e.op == "TRY_CAST";
+      if (a->IsConstant() && try_cast && !a->null_literal) {
+        // A constant that does not convert is NULL.
+        auto v = CastValue(a->constant, a->type, to, CastMode::kExplicit);
+        return MakeConstant(v.ok() ? std::move(*v) : Value::Null(), to, e.pos);
+      }
       if (a->IsConstant() || a->null_literal) {
         return CastTo(std::move(a), to, static_cast<int>(CastMode::kExplicit));
       }
-      auto c = NewExpr(BoundKind::kCast, to.WithNullable(a->type.nullable), e.pos);
+      auto c = NewExpr(BoundKind::kCast, try_cast ? to : to.WithNullable(a->type.nullable), e.pos);
       c->cast_mode = static_cast<int>(CastMode::kExplicit);
+      c->negated = try_cast;  // TRY_CAST: a value that does not convert becomes NULL
       c->args.push_back(std::move(a));
       return c;
     }
@@ -702,6 +711,17 @@ Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
     type = DataType::Time(0).NotNull();
   } else if (f == "PROCTIME") {
     return NotSupportedAt(e.pos, "PROCTIME() is not supported yet");
+  } else if (IsScalarFunction(f)) {
+    TRIB_ASSIGN_OR_RETURN(ScalarBinding b, BindScalarFunction(f, e.pos, &args));
+    type = b.type;
+    if (!b.may_return_null && type.nullable) {
+      type = type.WithNullable(std::any_of(args.begin(), args.end(),
+                                           [](const BoundExprPtr& a) { return a->type.nullable; }));
+    }
+    auto n = NewExpr(BoundKind::kFunction, type, e.pos);
+    n->op = f;
+    n->args = std::move(args);
+    return Fold(std::move(n));
   } else {
     return ErrorAt(e.pos, "unknown function '" + f + "'");
   }

@@ -58,7 +58,7 @@ struct BoundExpr {
   int column = -1;
   std::string op;
   std::vector<BoundExprPtr> args;
-  bool negated = false;
+  bool negated = false;  // NOT IN, NOT LIKE, IS NOT NULL; a kCast: TRY_CAST (NULL on failure)
   bool has_else = false;
   int cast_mode = 0;  // CastMode of a kCast
 

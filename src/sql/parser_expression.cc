@@ -1,6 +1,8 @@
 // Expression parsing, and printing expressions back as SQL.
 #include "sql/parser_internal.h"
 
+#include <map>
+
 namespace tributary::sql {
 
 namespace internal {
@@ -339,7 +341,7 @@ Result<ExprPtr> Parser::ParsePrimary() {
         return ParseCase(t.pos);
       }
       if ((t.Is("CAST") || t.Is("TRY_CAST")) && Peek(1).IsSymbol("(")) {
-        Next();
+        e->op = Upper(Next().text);  // TRY_CAST: NULL where the value does not convert
         Next();
         e->kind = ExprKind::kCast;
         TRIB_ASSIGN_OR_RETURN(ExprPtr operand, ParseExpr());
@@ -387,6 +389,26 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
   e->pos = name.pos;
   e->op = Upper(name.text);
   TRIB_RETURN_NOT_OK(ExpectSymbol("("));
+  if (e->op == "EXTRACT") {
+    // EXTRACT(unit FROM x): the unit's function of x.
+    static const std::map<std::string, std::string> kUnits = {
+        {"YEAR", "YEAR"},     {"QUARTER", "QUARTER"}, {"MONTH", "MONTH"},
+        {"DAY", "DAYOFMONTH"}, {"DOY", "DAYOFYEAR"},  {"DOW", "DAYOFWEEK"},
+        {"HOUR", "HOUR"},     {"MINUTE", "MINUTE"},   {"SECOND", "SECOND"}};
+    const Token& unit = Peek();
+    auto it = unit.type == TokenType::kWord ? kUnits.find(Upper(unit.text)) : kUnits.end();
+    if (it == kUnits.end()) {
+      return ErrorAt(unit.pos, "EXTRACT takes YEAR, QUARTER, MONTH, DAY, DOY, DOW, HOUR, MINUTE "
+                               "or SECOND");
+    }
+    Next();
+    TRIB_RETURN_NOT_OK(ExpectKeyword("FROM"));
+    TRIB_ASSIGN_OR_RETURN(ExprPtr x, ParseExpr());
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    e->op = it->second;
+    e->args.push_back(std::move(x));
+    return e;
+  }
   if (AcceptSymbol(")")) return ParseOver(std::move(e));
   if (Peek().IsSymbol("*") && Peek(1).IsSymbol(")")) {
     Next();
@@ -622,7 +644,8 @@ std::string ExprToString(const Expr& e) {
       return out + " END";
     }
     case ExprKind::kCast:
-      return "CAST(" + ExprToString(*e.args[0]) + " AS " + e.type_text + ")";
+      return (e.op == "TRY_CAST" ? "TRY_CAST(" : "CAST(") + ExprToString(*e.args[0]) + " AS " +
+             e.type_text + ")";
     case ExprKind::kIn:
       return ExprToString(*e.args[0]) + (e.negated ? " NOT IN (" : " IN (") + args(1) + ")";
     case ExprKind::kBetween:

@@ -1,0 +1,661 @@
+// Built-in scalar functions beyond the core ones (functions.h): numeric, string, conditional and
+// date/time functions with Flink's names and semantics.
+#include "sql/functions.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+
+#include "common/datetime.h"
+#include "sql/cast.h"
+
+namespace tributary::sql {
+
+namespace {
+
+const std::set<std::string>& Names() {
+  static const std::set<std::string> kNames = {
+      "ROUND",     "TRUNCATE",   "FLOOR",      "CEIL",        "CEILING",     "POWER",
+      "POW",       "SQRT",       "LN",         "LOG10",       "LOG2",        "LOG",
+      "EXP",       "SIGN",       "PI",         "REPLACE",     "REPEAT",      "REVERSE",
+      "INITCAP",   "LPAD",       "RPAD",       "LOCATE",      "CONCAT_WS",   "SPLIT_INDEX",
+      "REGEXP",    "REGEXP_REPLACE", "REGEXP_EXTRACT", "TO_BASE64", "FROM_BASE64", "ASCII",
+      "CHR",       "IF",         "GREATEST",   "LEAST",       "YEAR",        "QUARTER",
+      "MONTH",     "DAYOFMONTH", "DAYOFYEAR",  "DAYOFWEEK",   "HOUR",        "MINUTE",
+      "SECOND",    "DATE_FORMAT", "TO_DATE",    "TO_TIMESTAMP", "DATEDIFF"};
+  return kNames;
+}
+
+// Functions whose result may be NULL for arguments that are not.
+bool MayReturnNull(const std::string& f) {
+  return f == "REGEXP_EXTRACT" || f == "SPLIT_INDEX" || f == "IF" || f == "TO_DATE" ||
+         f == "TO_TIMESTAMP" || f == "LPAD" || f == "RPAD" || f == "FROM_BASE64" ||
+         f == "LOG" || f == "CONCAT_WS";
+}
+
+std::vector<uint32_t> Utf8CodePoints(const std::string& s) {
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < s.size();) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
+    for (int k = 1; k < n && i + k < s.size(); k++) {
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    }
+    out.push_back(cp);
+    i += n;
+  }
+  return out;
+}
+
+std::string Utf8(const std::vector<uint32_t>& cps, size_t begin = 0, size_t end = SIZE_MAX) {
+  std::string out;
+  end = std::min(end, cps.size());
+  for (size_t i = begin; i < end; i++) {
+    uint32_t c = cps[i];
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+
+// Compiled patterns, by text (a pattern is usually a constant of the query).
+Result<std::shared_ptr<const std::regex>> Pattern(const std::string& p) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<const std::regex>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(p);
+  if (it != cache.end()) return it->second;
+  try {
+    auto r = std::make_shared<const std::regex>(p, std::regex::ECMAScript);
+    if (cache.size() > 1000) cache.clear();
+    cache[p] = r;
+    return r;
+  } catch (const std::regex_error& e) {
+    return Status::Invalid("invalid regular expression '" + p + "': " + e.what());
+  }
+}
+
+// Day count and time of day of a DATE (days) or TIMESTAMP value.
+void Civil(const Value& v, bool is_date, int64_t* days, int64_t* millis_of_day) {
+  if (is_date) {
+    *days = v.int_value();
+    *millis_of_day = 0;
+    return;
+  }
+  const int64_t ms = v.timestamp_value().millis;
+  *days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
+  *millis_of_day = ms - *days * 86400000;
+}
+
+// Java SimpleDateFormat letters: yyyy yy MM M dd d HH H mm m ss s SSS, 'quoted' text.
+std::string FormatDateTime(int64_t days, int64_t millis_of_day, const std::string& fmt) {
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  const int64_t h = millis_of_day / 3600000, mi = millis_of_day / 60000 % 60,
+                s = millis_of_day / 1000 % 60, ms = millis_of_day % 1000;
+  std::string out;
+  for (size_t i = 0; i < fmt.size();) {
+    const char c = fmt[i];
+    if (c == '\'') {
+      size_t j = fmt.find('\'', i + 1);
+      if (j == std::string::npos) j = fmt.size();
+      out += fmt.substr(i + 1, j - i - 1);
+      i = j + 1;
+      continue;
+    }
+    size_t n = 1;
+    while (i + n < fmt.size() && fmt[i + n] == c) n++;
+    auto num = [&](int64_t v, size_t width) {
+      std::string t = std::to_string(v);
+      if (t.size() < width) t.insert(0, width - t.size(), '0');
+      out += t;
+    };
+    switch (c) {
+      case 'y': num(n == 2 ? y % 100 : y, n); break;
+      case 'M': num(m, n); break;
+      case 'd': num(d, n); break;
+      case 'H': num(h, n); break;
+      case 'm': num(mi, n); break;
+      case 's': num(s, n); break;
+      case 'S': num(ms, 3); break;
+      default: out.append(n, c); break;
+    }
+    i += n;
+  }
+  return out;
+}
+
+// Parses `text` with a SimpleDateFormat pattern (the letters FormatDateTime writes); nullopt
+// when it does not match.
+std::optional<std::pair<int64_t, int64_t>> ParseDateTime(const std::string& text,
+                                                         const std::string& fmt) {
+  int64_t y = 1970, mo = 1, d = 1, h = 0, mi = 0, s = 0, ms = 0;
+  size_t p = 0;
+  for (size_t i = 0; i < fmt.size();) {
+    const char c = fmt[i];
+    size_t n = 1;
+    while (i + n < fmt.size() && fmt[i + n] == c) n++;
+    if (std::string("yMdHmsS").find(c) == std::string::npos) {
+      for (size_t k = 0; k < n; k++) {
+        if (p >= text.size() || text[p] != c) return std::nullopt;
+        p++;
+      }
+      i += n;
+      continue;
+    }
+    size_t start = p;
+    const size_t max_digits = c == 'y' ? (n == 2 ? 2 : 4) : c == 'S' ? 3 : 2;
+    while (p < text.size() && p - start < max_digits && std::isdigit(static_cast<unsigned char>(text[p]))) p++;
+    if (p == start) return std::nullopt;
+    const int64_t v = std::stoll(text.substr(start, p - start));
+    switch (c) {
+      case 'y': y = n == 2 ? 2000 + v : v; break;
+      case 'M': mo = v; break;
+      case 'd': d = v; break;
+      case 'H': h = v; break;
+      case 'm': mi = v; break;
+      case 's': s = v; break;
+      default: ms = v; break;
+    }
+    i += n;
+  }
+  if (p != text.size() || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) {
+    return std::nullopt;
+  }
+  const int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  int64_t cy;
+  unsigned cm, cd;
+  CivilFromDays(days, &cy, &cm, &cd);
+  if (cm != static_cast<unsigned>(mo) || cd != static_cast<unsigned>(d)) return std::nullopt;
+  return std::make_pair(days, ((h * 60 + mi) * 60 + s) * 1000 + ms);
+}
+
+const char kBase64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+std::string ToBase64(const std::string& in) {
+  std::string out;
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    uint32_t v = (static_cast<unsigned char>(in[i]) << 16) |
+                 (static_cast<unsigned char>(in[i + 1]) << 8) | static_cast<unsigned char>(in[i + 2]);
+    for (int k = 3; k >= 0; k--) out += kBase64[(v >> (6 * k)) & 63];
+  }
+  if (i < in.size()) {
+    uint32_t v = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out += kBase64[(v >> 18) & 63];
+    out += kBase64[(v >> 12) & 63];
+    out += i + 1 < in.size() ? kBase64[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+std::optional<std::string> FromBase64(const std::string& in) {
+  std::string out;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    const char* at = std::strchr(kBase64, c);
+    if (!at || c == '\0') return std::nullopt;
+    acc = (acc << 6) | static_cast<uint32_t>(at - kBase64);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((acc >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+// x rounded (or truncated) to `digits` digits after the point, in x's own type.
+Value RoundTo(const Value& x, const DataType& type, int64_t digits, bool truncate) {
+  if (x.is_double()) {
+    const double f = std::pow(10.0, static_cast<double>(digits));
+    const double v = x.double_value() * f;
+    const double r = truncate ? std::trunc(v) : (v < 0 ? -std::floor(-v + 0.5) : std::floor(v + 0.5));
+    return Value::Double(r / f);
+  }
+  // Integers and decimals: an unscaled integer with `scale` digits after the point.
+  const int scale = x.is_decimal() ? type.scale : 0;
+  const __int128 u = x.is_decimal() ? x.decimal_value().unscaled : x.int_value();
+  const int64_t drop = static_cast<int64_t>(scale) - digits;
+  if (drop <= 0) return x;
+  if (drop > 38) return x.is_decimal() ? Value::Dec(Decimal{0}) : Value::Int(0);
+  const __int128 p = Pow10(static_cast<int>(drop));
+  __int128 q = u / p;
+  const __int128 rem = u % p;
+  if (!truncate && (rem >= p / 2 || -rem >= p / 2) && rem != 0) q += u < 0 ? -1 : 1;
+  const __int128 r = q * p;
+  return x.is_decimal() ? Value::Dec(Decimal{r}) : Value::Int(static_cast<int64_t>(r));
+}
+
+}  // namespace
+
+bool IsScalarFunction(const std::string& f) { return Names().count(f) > 0; }
+
+Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
+                                         std::vector<BoundExprPtr>* args_ptr) {
+  auto& args = *args_ptr;
+  const int mode = static_cast<int>(CastMode::kExplicit);
+  auto arity = [&](size_t lo, size_t hi) -> Status {
+    if (args.size() < lo || args.size() > hi) {
+      return ErrorAt(pos, "function " + f + " takes " +
+                              (lo == hi ? std::to_string(lo)
+                                        : std::to_string(lo) + " to " + std::to_string(hi)) +
+                              " argument(s), got " + std::to_string(args.size()));
+    }
+    return Status::OK();
+  };
+  auto as = [&](size_t i, const DataType& t) -> Status {
+    TRIB_ASSIGN_OR_RETURN(args[i], CastTo(std::move(args[i]), t, mode));
+    return Status::OK();
+  };
+  auto need = [&](size_t i, bool ok, const char* what) -> Status {
+    if (args[i]->null_literal) return Status::OK();
+    if (!ok) {
+      return ErrorAt(args[i]->pos, "function " + f + " needs " + what + ", not " +
+                                       TypeName(args[i]->type));
+    }
+    return Status::OK();
+  };
+  auto string_arg = [&](size_t i) -> Status {
+    TRIB_RETURN_NOT_OK(need(i, args[i]->type.IsString(), "a string"));
+    return as(i, DataType::String());
+  };
+  auto int_arg = [&](size_t i) -> Status {
+    TRIB_RETURN_NOT_OK(need(i, args[i]->type.IsInteger(), "an integer"));
+    return as(i, DataType::BigInt());
+  };
+  auto numeric_arg = [&](size_t i) -> Status {
+    if (args[i]->null_literal) return as(i, DataType::Int());
+    return need(i, args[i]->type.IsNumeric(), "a number");
+  };
+  auto temporal_arg = [&](size_t i, bool time_ok) -> Status {
+    if (args[i]->null_literal) return as(i, DataType::Timestamp(3));
+    const DataType& t = args[i]->type;
+    const bool ok = t.id == TypeId::kDate || t.IsTimestamp() || (time_ok && t.id == TypeId::kTime);
+    return need(i, ok, time_ok ? "a DATE, TIME or TIMESTAMP" : "a DATE or TIMESTAMP");
+  };
+  ScalarBinding b;
+  b.may_return_null = MayReturnNull(f);
+  if (f == "ROUND" || f == "TRUNCATE") {
+    TRIB_RETURN_NOT_OK(arity(1, 2));
+    TRIB_RETURN_NOT_OK(numeric_arg(0));
+    if (args.size() > 1) TRIB_RETURN_NOT_OK(int_arg(1));
+    b.type = args[0]->type;
+  } else if (f == "FLOOR" || f == "CEIL" || f == "CEILING") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(numeric_arg(0));
+    b.type = args[0]->type;
+    if (b.type.id == TypeId::kDecimal) {
+      b.type = DataType::Decimal(std::min(38, b.type.precision - b.type.scale + 1), 0)
+                   .WithNullable(b.type.nullable);
+    }
+  } else if (f == "POWER" || f == "POW" || f == "LOG") {
+    TRIB_RETURN_NOT_OK(f == "LOG" ? arity(1, 2) : arity(2, 2));
+    for (size_t i = 0; i < args.size(); i++) {
+      TRIB_RETURN_NOT_OK(numeric_arg(i));
+      TRIB_RETURN_NOT_OK(as(i, DataType::Double()));
+    }
+    b.type = DataType::Double();
+  } else if (f == "SQRT" || f == "LN" || f == "LOG10" || f == "LOG2" || f == "EXP") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(numeric_arg(0));
+    TRIB_RETURN_NOT_OK(as(0, DataType::Double()));
+    b.type = DataType::Double();
+  } else if (f == "SIGN") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(numeric_arg(0));
+    b.type = args[0]->type;
+  } else if (f == "PI") {
+    TRIB_RETURN_NOT_OK(arity(0, 0));
+    b.type = DataType::Double().NotNull();
+  } else if (f == "REPLACE") {
+    TRIB_RETURN_NOT_OK(arity(3, 3));
+    for (size_t i = 0; i < 3; i++) TRIB_RETURN_NOT_OK(string_arg(i));
+    b.type = DataType::String();
+  } else if (f == "REPEAT") {
+    TRIB_RETURN_NOT_OK(arity(2, 2));
+    TRIB_RETURN_NOT_OK(string_arg(0));
+    TRIB_RETURN_NOT_OK(int_arg(1));
+    b.type = DataType::String();
+  } else if (f == "REVERSE" || f == "INITCAP" || f == "TO_BASE64" || f == "FROM_BASE64") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(string_arg(0));
+    b.type = DataType::String();
+  } else if (f == "LPAD" || f == "RPAD") {
+    TRIB_RETURN_NOT_OK(arity(3, 3));
+    TRIB_RETURN_NOT_OK(string_arg(0));
+    TRIB_RETURN_NOT_OK(int_arg(1));
+    TRIB_RETURN_NOT_OK(string_arg(2));
+    b.type = DataType::String();
+  } else if (f == "LOCATE") {
+    TRIB_RETURN_NOT_OK(arity(2, 3));
+    TRIB_RETURN_NOT_OK(string_arg(0));
+    TRIB_RETURN_NOT_OK(string_arg(1));
+    if (args.size() > 2) TRIB_RETURN_NOT_OK(int_arg(2));
+    b.type = DataType::Int();
+  } else if (f == "CONCAT_WS") {
+    TRIB_RETURN_NOT_OK(arity(2, 1000));
+    for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(as(i, DataType::String()));
+    b.type = DataType::String();
+  } else if (f == "SPLIT_INDEX") {
+    TRIB_RETURN_NOT_OK(arity(3, 3));
+    TRIB_RETURN_NOT_OK(string_arg(0));
+    TRIB_RETURN_NOT_OK(string_arg(1));
+    TRIB_RETURN_NOT_OK(int_arg(2));
+    b.type = DataType::String();
+  } else if (f == "REGEXP" || f == "REGEXP_REPLACE" || f == "REGEXP_EXTRACT") {
+    TRIB_RETURN_NOT_OK(f == "REGEXP" ? arity(2, 2) : arity(f == "REGEXP_REPLACE" ? 3 : 2, 3));
+    for (size_t i = 0; i < args.size(); i++) {
+      if (f == "REGEXP_EXTRACT" && i == 2) {
+        TRIB_RETURN_NOT_OK(int_arg(i));
+      } else {
+        TRIB_RETURN_NOT_OK(string_arg(i));
+      }
+    }
+    // A constant pattern is checked now.
+    if (args[1]->IsConstant() && !args[1]->constant.is_null()) {
+      TRIB_ASSIGN_OR_RETURN(auto ignored, Pattern(args[1]->constant.string_value()));
+      (void)ignored;
+    }
+    b.type = f == "REGEXP" ? DataType::Boolean() : DataType::String();
+  } else if (f == "ASCII") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(string_arg(0));
+    b.type = DataType::Int();
+  } else if (f == "CHR") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(int_arg(0));
+    b.type = DataType::String();
+  } else if (f == "IF") {
+    TRIB_RETURN_NOT_OK(arity(3, 3));
+    if (args[0]->null_literal) TRIB_RETURN_NOT_OK(as(0, DataType::Boolean()));
+    TRIB_RETURN_NOT_OK(need(0, args[0]->type.id == TypeId::kBoolean, "a BOOLEAN condition"));
+    std::vector<DataType> types;
+    for (size_t i = 1; i < 3; i++) {
+      if (!args[i]->null_literal) types.push_back(args[i]->type);
+    }
+    auto common = types.empty() ? std::optional<DataType>(DataType::String()) : CommonType(types);
+    if (!common) return ErrorAt(pos, "the two branches of IF have types that do not combine");
+    for (size_t i = 1; i < 3; i++) TRIB_RETURN_NOT_OK(as(i, *common));
+    b.type = common->WithNullable(true);
+  } else if (f == "GREATEST" || f == "LEAST") {
+    TRIB_RETURN_NOT_OK(arity(1, 1000));
+    std::vector<DataType> types;
+    for (const auto& a : args) {
+      if (!a->null_literal) types.push_back(a->type);
+    }
+    auto common = types.empty() ? std::optional<DataType>(DataType::String()) : CommonType(types);
+    if (!common) return ErrorAt(pos, "the arguments of " + f + " have types that do not combine");
+    for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(as(i, *common));
+    b.type = *common;
+  } else if (f == "YEAR" || f == "QUARTER" || f == "MONTH" || f == "DAYOFMONTH" ||
+             f == "DAYOFYEAR" || f == "DAYOFWEEK") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(temporal_arg(0, false));
+    b.type = DataType::BigInt();
+  } else if (f == "HOUR" || f == "MINUTE" || f == "SECOND") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(temporal_arg(0, true));
+    b.type = DataType::BigInt();
+  } else if (f == "DATE_FORMAT") {
+    TRIB_RETURN_NOT_OK(arity(2, 2));
+    if (args[0]->type.IsString()) TRIB_RETURN_NOT_OK(as(0, DataType::Timestamp(3)));
+    TRIB_RETURN_NOT_OK(temporal_arg(0, false));
+    TRIB_RETURN_NOT_OK(string_arg(1));
+    b.type = DataType::String();
+  } else if (f == "TO_DATE" || f == "TO_TIMESTAMP") {
+    TRIB_RETURN_NOT_OK(arity(1, 2));
+    for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(string_arg(i));
+    b.type = f == "TO_DATE" ? DataType::Date() : DataType::Timestamp(3);
+  } else if (f == "DATEDIFF") {
+    TRIB_RETURN_NOT_OK(arity(2, 2));
+    for (size_t i = 0; i < 2; i++) {
+      if (args[i]->type.IsString()) TRIB_RETURN_NOT_OK(as(i, DataType::Date()));
+      TRIB_RETURN_NOT_OK(temporal_arg(i, false));
+    }
+    b.type = DataType::Int();
+  } else {
+    return ErrorAt(pos, "unknown function '" + f + "'");
+  }
+  return b;
+}
+
+Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& args) {
+  const std::string& f = e.op;
+  if (f == "PI") return Value::Double(M_PI);
+  if (f == "IF") {
+    const bool c = !args[0].is_null() && args[0].bool_value();
+    return c ? args[1] : args[2];
+  }
+  if (f == "CONCAT_WS") {
+    if (args[0].is_null()) return Value::Null();
+    std::string out;
+    bool first = true;
+    for (size_t i = 1; i < args.size(); i++) {
+      if (args[i].is_null()) continue;
+      if (!first) out += args[0].string_value();
+      out += args[i].string_value();
+      first = false;
+    }
+    return Value::String(std::move(out));
+  }
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
+  if (f == "ROUND" || f == "TRUNCATE") {
+    return RoundTo(args[0], in, args.size() > 1 ? args[1].int_value() : 0, f == "TRUNCATE");
+  }
+  if (f == "FLOOR" || f == "CEIL" || f == "CEILING") {
+    const bool up = f != "FLOOR";
+    if (args[0].is_double()) {
+      return Value::Double(up ? std::ceil(args[0].double_value()) : std::floor(args[0].double_value()));
+    }
+    if (args[0].is_int()) return args[0];
+    const __int128 p = Pow10(in.scale);
+    const __int128 u = args[0].decimal_value().unscaled;
+    __int128 q = u / p;
+    if (u % p != 0 && ((u > 0) == up)) q += up ? 1 : -1;
+    return Value::Dec(Decimal{q});
+  }
+  if (f == "POWER" || f == "POW") return Value::Double(std::pow(args[0].double_value(), args[1].double_value()));
+  if (f == "SQRT") return Value::Double(std::sqrt(args[0].double_value()));
+  if (f == "LN") return Value::Double(std::log(args[0].double_value()));
+  if (f == "LOG10") return Value::Double(std::log10(args[0].double_value()));
+  if (f == "LOG2") return Value::Double(std::log2(args[0].double_value()));
+  if (f == "LOG") {
+    if (args.size() == 1) return Value::Double(std::log(args[0].double_value()));
+    return Value::Double(std::log(args[1].double_value()) / std::log(args[0].double_value()));
+  }
+  if (f == "EXP") return Value::Double(std::exp(args[0].double_value()));
+  if (f == "SIGN") {
+    if (args[0].is_int()) return Value::Int((args[0].int_value() > 0) - (args[0].int_value() < 0));
+    if (args[0].is_double()) {
+      const double d = args[0].double_value();
+      return Value::Double(static_cast<double>((d > 0) - (d < 0)));
+    }
+    const __int128 u = args[0].decimal_value().unscaled;
+    return Value::Dec(Decimal{((u > 0) - (u < 0)) * Pow10(in.scale)});
+  }
+  if (f == "REPLACE") {
+    const std::string& s = args[0].string_value();
+    const std::string& from = args[1].string_value();
+    if (from.empty()) return args[0];
+    std::string out;
+    size_t at = 0;
+    for (size_t k; (k = s.find(from, at)) != std::string::npos; at = k + from.size()) {
+      out += s.substr(at, k - at) + args[2].string_value();
+    }
+    return Value::String(out + s.substr(at));
+  }
+  if (f == "REPEAT") {
+    const int64_t n = args[1].int_value();
+    const std::string& s = args[0].string_value();
+    if (n <= 0 || s.empty()) return Value::String("");
+    if (static_cast<double>(n) * static_cast<double>(s.size()) > 64.0 * 1024 * 1024) {
+      return ErrorAt(e.pos, "REPEAT would make a string of more than 64 MiB");
+    }
+    std::string out;
+    out.reserve(static_cast<size_t>(n) * s.size());
+    for (int64_t i = 0; i < n; i++) out += s;
+    return Value::String(std::move(out));
+  }
+  if (f == "REVERSE") {
+    auto cps = Utf8CodePoints(args[0].string_value());
+    std::reverse(cps.begin(), cps.end());
+    return Value::String(Utf8(cps));
+  }
+  if (f == "INITCAP") {
+    std::string s = args[0].string_value();
+    bool start = true;
+    for (char& c : s) {
+      const unsigned char u = static_cast<unsigned char>(c);
+      if (std::isalnum(u)) {
+        c = static_cast<char>(start ? std::toupper(u) : std::tolower(u));
+        start = false;
+      } else {
+        start = u < 0x80;
+      }
+    }
+    return Value::String(std::move(s));
+  }
+  if (f == "LPAD" || f == "RPAD") {
+    const int64_t len = args[1].int_value();
+    auto s = Utf8CodePoints(args[0].string_value());
+    auto pad = Utf8CodePoints(args[2].string_value());
+    if (len < 0) return Value::Null();
+    if (static_cast<size_t>(len) <= s.size()) return Value::String(Utf8(s, 0, static_cast<size_t>(len)));
+    if (pad.empty()) return Value::Null();
+    if (len > 64 * 1024 * 1024) return ErrorAt(e.pos, f + " length is too large");
+    std::vector<uint32_t> fill;
+    while (fill.size() + s.size() < static_cast<size_t>(len)) fill.push_back(pad[fill.size() % pad.size()]);
+    return Value::String(f == "LPAD" ? Utf8(fill) + Utf8(s) : Utf8(s) + Utf8(fill));
+  }
+  if (f == "LOCATE") {
+    auto needle = Utf8CodePoints(args[0].string_value());
+    auto hay = Utf8CodePoints(args[1].string_value());
+    int64_t start = args.size() > 2 ? args[2].int_value() : 1;
+    if (start < 1) return Value::Int(0);
+    if (needle.empty()) return Value::Int(start <= static_cast<int64_t>(hay.size()) + 1 ? start : 0);
+    auto it = std::search(hay.begin() + std::min<int64_t>(start - 1, hay.size()), hay.end(),
+                          needle.begin(), needle.end());
+    return Value::Int(it == hay.end() ? 0 : (it - hay.begin()) + 1);
+  }
+  if (f == "SPLIT_INDEX") {
+    const std::string& s = args[0].string_value();
+    const std::string& sep = args[1].string_value();
+    const int64_t idx = args[2].int_value();
+    if (sep.empty() || idx < 0) return Value::Null();
+    size_t at = 0;
+    for (int64_t i = 0;; i++) {
+      size_t k = s.find(sep, at);
+      if (i == idx) return Value::String(s.substr(at, k == std::string::npos ? std::string::npos : k - at));
+      if (k == std::string::npos) return Value::Null();
+      at = k + sep.size();
+    }
+  }
+  if (f == "REGEXP" || f == "REGEXP_REPLACE" || f == "REGEXP_EXTRACT") {
+    auto re = Pattern(args[1].string_value());
+    if (!re.ok()) return ErrorAt(e.pos, re.status().message());
+    const std::string& s = args[0].string_value();
+    if (f == "REGEXP") return Value::Bool(std::regex_search(s, **re));
+    if (f == "REGEXP_REPLACE") return Value::String(std::regex_replace(s, **re, args[2].string_value()));
+    std::smatch m;
+    if (!std::regex_search(s, m, **re)) return Value::Null();
+    const int64_t g = args.size() > 2 ? args[2].int_value() : 0;
+    if (g < 0 || static_cast<size_t>(g) >= m.size()) {
+      return ErrorAt(e.pos, "REGEXP_EXTRACT group " + std::to_string(g) + " is not in the pattern");
+    }
+    if (!m[static_cast<size_t>(g)].matched) return Value::Null();
+    return Value::String(m[static_cast<size_t>(g)].str());
+  }
+  if (f == "TO_BASE64") return Value::String(ToBase64(args[0].string_value()));
+  if (f == "FROM_BASE64") {
+    auto d = FromBase64(args[0].string_value());
+    return d ? Value::String(std::move(*d)) : Value::Null();
+  }
+  if (f == "ASCII") {
+    const std::string& s = args[0].string_value();
+    return Value::Int(s.empty() ? 0 : static_cast<unsigned char>(s[0]));
+  }
+  if (f == "CHR") {
+    const int64_t c = args[0].int_value();
+    if (c < 0 || c > 0x10FFFF) return Value::String("");
+    return Value::String(Utf8({static_cast<uint32_t>(c)}));
+  }
+  if (f == "GREATEST" || f == "LEAST") {
+    Value best = args[0];
+    for (size_t i = 1; i < args.size(); i++) {
+      const int c = CompareSame(args[i], best);
+      if (f == "GREATEST" ? c > 0 : c < 0) best = args[i];
+    }
+    return best;
+  }
+  if (f == "YEAR" || f == "QUARTER" || f == "MONTH" || f == "DAYOFMONTH" || f == "DAYOFYEAR" ||
+      f == "DAYOFWEEK" || f == "HOUR" || f == "MINUTE" || f == "SECOND") {
+    int64_t days = 0, tod = 0;
+    if (in.id == TypeId::kTime) {
+      tod = args[0].int_value();
+    } else {
+      Civil(args[0], in.id == TypeId::kDate, &days, &tod);
+    }
+    int64_t y;
+    unsigned m, d;
+    CivilFromDays(days, &y, &m, &d);
+    if (f == "YEAR") return Value::Int(y);
+    if (f == "QUARTER") return Value::Int((m - 1) / 3 + 1);
+    if (f == "MONTH") return Value::Int(m);
+    if (f == "DAYOFMONTH") return Value::Int(d);
+    if (f == "DAYOFYEAR") return Value::Int(days - DaysFromCivil(y, 1, 1) + 1);
+    if (f == "DAYOFWEEK") return Value::Int(((days % 7 + 7 + 4) % 7) + 1);  // 1 = Sunday
+    if (f == "HOUR") return Value::Int(tod / 3600000);
+    if (f == "MINUTE") return Value::Int(tod / 60000 % 60);
+    return Value::Int(tod / 1000 % 60);
+  }
+  if (f == "DATE_FORMAT") {
+    int64_t days, tod;
+    Civil(args[0], in.id == TypeId::kDate, &days, &tod);
+    return Value::String(FormatDateTime(days, tod, args[1].string_value()));
+  }
+  if (f == "TO_DATE" || f == "TO_TIMESTAMP") {
+    const std::string fmt = args.size() > 1 ? args[1].string_value()
+                                            : (f == "TO_DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
+    auto parsed = ParseDateTime(args[0].string_value(), fmt);
+    if (!parsed) return Value::Null();
+    if (f == "TO_DATE") return Value::Int(parsed->first);
+    return Value::Ts(Timestamp{parsed->first * 86400000 + parsed->second, 0});
+  }
+  if (f == "DATEDIFF") {
+    int64_t a, b, ignored;
+    Civil(args[0], e.args[0]->type.id == TypeId::kDate, &a, &ignored);
+    Civil(args[1], e.args[1]->type.id == TypeId::kDate, &b, &ignored);
+    return Value::Int(a - b);
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+}  // namespace tributary::sql
