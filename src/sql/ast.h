@@ -30,6 +30,8 @@ enum class ExprKind {
   kBetween,   // args[0] BETWEEN args[1] AND args[2]; negated
   kLike,      // args[0] LIKE args[1] [ESCAPE args[2]]; negated
   kIsNull,    // args[0] IS [NOT] NULL; negated
+  kExists,    // [NOT] EXISTS (subquery); negated
+  kSubquery,  // (subquery): its single value
 };
 
 enum class LiteralKind { kNull, kBool, kInteger, kDecimal, kFloat, kString, kDate, kTime, kTimestamp };
@@ -54,6 +56,9 @@ struct Expr {
   std::string type_text;  // CAST target, as written (normalized spacing)
   Pos type_pos;
   std::shared_ptr<const WindowSpec> over;  // a window function call: f(...) OVER (...)
+  // The query of kExists, kSubquery, and of kIn with a subquery (args then holds only the left
+  // side).
+  std::shared_ptr<const SelectStmt> subquery;
 
   ExprPtr Clone() const;
 };

@@ -415,7 +415,18 @@ Result<Value> Evaluate(const BoundExpr& e, const Row& row) {
     }
     case BoundKind::kIn: {
       TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
-      if (a.is_null()) return Value::Null();
+      if (a.is_null()) {
+        // NULL IN (an empty subquery) is FALSE; otherwise NULL.
+        if (e.in_set && e.in_set->empty() && !e.in_set_has_null) return Value::Bool(e.negated);
+        return Value::Null();
+      }
+      if (e.in_set) {
+        std::string key;
+        AppendKey(a, &key);
+        if (e.in_set->count(key)) return Value::Bool(!e.negated);
+        if (e.in_set_has_null) return Value::Null();
+        return Value::Bool(e.negated);
+      }
       bool saw_null = false;
       for (size_t k = 1; k < e.args.size(); ++k) {
         TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*e.args[k], row));

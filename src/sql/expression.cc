@@ -414,7 +414,11 @@ Result<BoundExprPtr> Binder::BindInner(const Expr& e) {
       c->args.push_back(std::move(a));
       return c;
     }
+    case ExprKind::kExists:
+    case ExprKind::kSubquery:
+      return BindSubquery(e);
     case ExprKind::kIn: {
+      if (e.subquery) return BindSubquery(e);
       TRIB_ASSIGN_OR_RETURN(BoundExprPtr left, Bind(*e.args[0]));
       std::vector<BoundExprPtr> items;
       std::vector<DataType> types;
@@ -852,6 +856,81 @@ Result<BoundExprPtr> Binder::BindNested(const Expr& e, std::vector<BoundExprPtr>
   n->op = f;
   n->args = std::move(args);
   return Fold(std::move(n));
+}
+
+Result<BoundExprPtr> Binder::BindSubquery(const Expr& e) {
+  if (!subqueries_) {
+    return NotSupportedAt(e.pos, "a subquery is not supported here yet (subqueries work in "
+                                 "SELECT, WHERE and HAVING of a query)");
+  }
+  auto ran = (*subqueries_)(*e.subquery);
+  if (!ran.ok()) {
+    // A name of the outer query inside the subquery: a correlated subquery.
+    const std::string msg = ran.status().message();
+    const size_t at = msg.find("unknown column '");
+    if (at != std::string::npos) {
+      const size_t end = msg.find('\'', at + 16);
+      std::string name = msg.substr(at + 16, end == std::string::npos ? 0 : end - at - 16);
+      std::vector<std::string> parts;
+      for (size_t b = 0, d; b <= name.size(); b = d + 1) {
+        d = name.find('.', b);
+        if (d == std::string::npos) d = name.size();
+        parts.push_back(name.substr(b, d - b));
+      }
+      if (!name.empty() && scope_->Resolve(parts, e.pos).ok()) {
+        return NotSupportedAt(e.pos, "correlated subqueries (this one reads '" + name +
+                                         "' of the outer query) are not supported yet; write "
+                                         "a join");
+      }
+    }
+    return ran.status();
+  }
+  auto& [fields, rows] = *ran;
+  if (e.kind == ExprKind::kExists) {
+    return MakeConstant(Value::Bool(rows.empty() == e.negated), DataType::Boolean().NotNull(),
+                        e.pos);
+  }
+  if (fields.size() != 1) {
+    return ErrorAt(e.pos, "the subquery must return one column, not " +
+                              std::to_string(fields.size()));
+  }
+  if (e.kind == ExprKind::kSubquery) {
+    if (rows.size() > 1) {
+      return ErrorAt(e.pos, "a scalar subquery returned " + std::to_string(rows.size()) +
+                                " rows; it may return at most one");
+    }
+    return MakeConstant(rows.empty() ? Value::Null() : rows[0][0],
+                        fields[0].type.WithNullable(true), e.pos);
+  }
+  // x [NOT] IN (subquery): the values in a hash set, compared in their common type.
+  TRIB_ASSIGN_OR_RETURN(BoundExprPtr left, Bind(*e.args[0]));
+  std::optional<DataType> common =
+      left->null_literal ? fields[0].type : ComparisonType(left->type, fields[0].type);
+  if (!common) {
+    return ErrorAt(e.pos, "the subquery's " + TypeName(fields[0].type) +
+                              " values cannot be compared with " + TypeName(left->type));
+  }
+  const int mode = static_cast<int>(CastMode::kExplicit);
+  TRIB_ASSIGN_OR_RETURN(left, CastTo(std::move(left), *common, mode));
+  auto set = std::make_shared<std::unordered_set<std::string>>();
+  bool has_null = false;
+  for (const Row& r : rows) {
+    if (r[0].is_null()) {
+      has_null = true;
+      continue;
+    }
+    auto v = CastValue(r[0], fields[0].type, *common, CastMode::kExplicit);
+    if (!v.ok()) return ErrorAt(e.pos, v.status().message());
+    std::string key;
+    AppendKey(*v, &key);
+    set->insert(std::move(key));
+  }
+  auto in = NewExpr(BoundKind::kIn, DataType::Boolean(), e.pos);
+  in->negated = e.negated;
+  in->args.push_back(std::move(left));
+  in->in_set = std::move(set);
+  in->in_set_has_null = has_null;
+  return in;
 }
 
 bool ContainsWindow(const Expr& e) {

@@ -4,8 +4,11 @@
 // Thread-safety: a bound expression is immutable after binding and may be evaluated concurrently.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "sql/ast.h"
@@ -62,8 +65,16 @@ struct BoundExpr {
   bool has_else = false;
   int cast_mode = 0;  // CastMode of a kCast
 
+  // kIn over a subquery's values: their byte encodings (AppendKey), and whether one was NULL.
+  std::shared_ptr<const std::unordered_set<std::string>> in_set;
+  bool in_set_has_null = false;
+
   bool IsConstant() const { return kind == BoundKind::kConstant; }
 };
+
+// Runs an uncorrelated subquery of an expression: its columns and every row.
+using SubqueryRunner =
+    std::function<Result<std::pair<std::vector<Field>, std::vector<Row>>>(const SelectStmt&)>;
 
 // One aggregate call of a grouped query. Its argument is bound against the input scope.
 struct AggregateCall {
@@ -129,6 +140,9 @@ class Binder {
   // Window function calls met are added to `windows` and bound as its columns; without, a
   // window function is an error.
   void set_windows(WindowBinding* windows) { windows_ = windows; }
+  // Subqueries in expressions (IN (SELECT ...), EXISTS, scalar) are run by `runner` while
+  // binding, and their results become constants; without, a subquery is an error.
+  void set_subqueries(const SubqueryRunner* runner) { subqueries_ = runner; }
   // Binds a predicate (WHERE, HAVING, ON): must be BOOLEAN.
   Result<BoundExprPtr> BindPredicate(const Expr& e, const char* clause);
 
@@ -139,6 +153,7 @@ class Binder {
   Result<BoundExprPtr> BindFunction(const Expr& e);
   Result<BoundExprPtr> BindAggregate(const Expr& e);
   Result<BoundExprPtr> BindWindow(const Expr& e);
+  Result<BoundExprPtr> BindSubquery(const Expr& e);
   Result<BoundExprPtr> BindCase(const Expr& e);
   Result<BoundExprPtr> BindNested(const Expr& e, std::vector<BoundExprPtr> args);
   Result<BoundExprPtr> BindFieldAccess(BoundExprPtr base, const std::string& name, const Pos& pos);
@@ -147,6 +162,7 @@ class Binder {
   const Scope* scope_;
   AggregateBinding* agg_;
   WindowBinding* windows_ = nullptr;
+  const SubqueryRunner* subqueries_ = nullptr;
   int64_t binds_ = 0;  // Bind calls so far
 };
 

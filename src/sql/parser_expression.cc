@@ -108,14 +108,18 @@ Result<ExprPtr> Parser::ParseComparison() {
     if (op.Is("IN")) {
       Pos p = Next().pos;
       TRIB_RETURN_NOT_OK(ExpectSymbol("("));
-      if (Peek().Is("SELECT")) {
-        return NotSupportedAt(Peek().pos, "IN (SELECT ...) subqueries are not supported yet");
-      }
       auto e = std::make_unique<Expr>();
       e->kind = ExprKind::kIn;
       e->negated = negated;
       e->pos = p;
       e->args.push_back(std::move(left));
+      if (Peek().Is("SELECT") || Peek().Is("WITH") || Peek().Is("VALUES")) {
+        TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> q, ParseQuery());
+        e->subquery = std::move(q);
+        TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+        left = std::move(e);
+        continue;
+      }
       do {
         TRIB_ASSIGN_OR_RETURN(ExprPtr item, ParseExpr());
         e->args.push_back(std::move(item));
@@ -282,8 +286,13 @@ Result<ExprPtr> Parser::ParsePrimary() {
     case TokenType::kSymbol:
       if (t.text == "(") {
         Next();
-        if (Peek().Is("SELECT")) {
-          return NotSupportedAt(Peek().pos, "scalar subqueries are not supported yet");
+        if (Peek().Is("SELECT") || Peek().Is("WITH")) {
+          e->kind = ExprKind::kSubquery;
+          e->pos = t.pos;
+          TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> q, ParseQuery());
+          e->subquery = std::move(q);
+          TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+          return e;
         }
         TRIB_ASSIGN_OR_RETURN(ExprPtr inner, ParseExpr());
         TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
@@ -339,6 +348,15 @@ Result<ExprPtr> Parser::ParsePrimary() {
       if (t.Is("CASE")) {
         Next();
         return ParseCase(t.pos);
+      }
+      if (t.Is("EXISTS") && Peek(1).IsSymbol("(")) {
+        e->kind = ExprKind::kExists;
+        e->pos = Next().pos;
+        Next();  // (
+        TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> q, ParseQuery());
+        e->subquery = std::move(q);
+        TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+        return e;
       }
       if ((t.Is("CAST") || t.Is("TRY_CAST")) && Peek(1).IsSymbol("(")) {
         e->op = Upper(Next().text);  // TRY_CAST: NULL where the value does not convert
@@ -571,6 +589,7 @@ ExprPtr Expr::Clone() const {
   e->type_text = type_text;
   e->type_pos = type_pos;
   e->over = over;
+  e->subquery = subquery;
   return e;
 }
 
@@ -647,7 +666,16 @@ std::string ExprToString(const Expr& e) {
       return (e.op == "TRY_CAST" ? "TRY_CAST(" : "CAST(") + ExprToString(*e.args[0]) + " AS " +
              e.type_text + ")";
     case ExprKind::kIn:
+      if (e.subquery) {
+        return ExprToString(*e.args[0]) + (e.negated ? " NOT IN (" : " IN (") + "subquery at " +
+               std::to_string(e.pos.line) + ":" + std::to_string(e.pos.column) + ")";
+      }
       return ExprToString(*e.args[0]) + (e.negated ? " NOT IN (" : " IN (") + args(1) + ")";
+    case ExprKind::kExists:
+      return std::string(e.negated ? "NOT " : "") + "EXISTS (subquery at " +
+             std::to_string(e.pos.line) + ":" + std::to_string(e.pos.column) + ")";
+    case ExprKind::kSubquery:
+      return "(subquery at " + std::to_string(e.pos.line) + ":" + std::to_string(e.pos.column) + ")";
     case ExprKind::kBetween:
       return ExprToString(*e.args[0]) + (e.negated ? " NOT BETWEEN " : " BETWEEN ") +
              ExprToString(*e.args[1]) + " AND " + ExprToString(*e.args[2]);

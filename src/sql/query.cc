@@ -92,7 +92,7 @@ std::optional<Predicate> ToPredicate(const BoundExpr& c, const std::vector<Field
     p.op = c.negated ? Predicate::Op::kIsNotNull : Predicate::Op::kIsNull;
     return p;
   }
-  if (c.kind == BoundKind::kIn && !c.negated) {
+  if (c.kind == BoundKind::kIn && !c.negated && !c.in_set) {
     int col = ColumnUnder(*c.args[0]);
     if (col < 0) return std::nullopt;
     Predicate p;
@@ -441,6 +441,14 @@ Result<QueryResult> ExecuteValues(const SelectStmt& q) {
   return out;
 }
 
+bool ContainsSubquery(const Expr& e) {
+  if (e.subquery) return true;
+  for (const auto& a : e.args) {
+    if (ContainsSubquery(*a)) return true;
+  }
+  return false;
+}
+
 // A column reference for each column below `width` that `e` reads (so a planner counts the
 // columns `e` reads of its input without rewriting `e`).
 void CollectInputReads(const BoundExpr& e, size_t width, std::vector<BoundExprPtr>* out) {
@@ -558,8 +566,19 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
   }
   const Scope& scope = plan.scope;
 
+  // Uncorrelated subqueries in expressions run now, as the statement is planned; their results
+  // are constants of the plan.
+  const SubqueryRunner run_subquery =
+      [&session](const SelectStmt& sq) -> Result<std::pair<std::vector<Field>, std::vector<Row>>> {
+    TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, sq));
+    std::vector<Field> fields = op->fields();
+    TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows, CollectRows(*op));
+    return std::make_pair(std::move(fields), std::move(rows));
+  };
+
   // WHERE (plus FROM t PARTITION (k = 'v') as equalities).
   Binder binder(&scope);
+  binder.set_subqueries(&run_subquery);
   std::vector<const Expr*> where_parts;
   if (q.where) SplitConjuncts(*q.where, &where_parts);
   std::vector<ExprPtr> partition_eqs;
@@ -603,6 +622,7 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
     }
   }
   Binder item_binder(&scope, plan.grouped ? &agg : nullptr);
+  item_binder.set_subqueries(&run_subquery);
   bool windowed = false;
   for (const auto& item : q.items) windowed = windowed || ContainsWindow(*item.expr);
   for (const auto& o : q.order_by) windowed = windowed || ContainsWindow(*o.expr);
@@ -1201,7 +1221,9 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
   if (!q.with.empty()) return unsupported("WITH");
   for (const auto& item : q.items) {
     if (ContainsWindow(*item.expr)) return unsupported("a window function (OVER)");
+    if (ContainsSubquery(*item.expr)) return unsupported("a subquery in an expression");
   }
+  if (q.where && ContainsSubquery(*q.where)) return unsupported("a subquery in an expression");
   if (!q.values.empty() || !q.from) return unsupported("a SELECT without a table");
   if (q.from->subquery) return unsupported("a subquery in FROM");
   if (!q.joins.empty()) return unsupported("a join");

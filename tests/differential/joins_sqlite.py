@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential test of joins and set operations: random tables (NULL keys, duplicate keys, empty tables, rows
 updated by primary key) are written to Tributary and to SQLite (Python's sqlite3, the system
-library), random join queries of every kind (and UNION, INTERSECT, EXCEPT, WITH, window functions) run on both, and their results must be the same
+library), random join queries of every kind (and UNION, INTERSECT, EXCEPT, WITH, window functions, subqueries) run on both, and their results must be the same
 multisets of rows.
 
   python3 tests/differential/joins_sqlite.py --binary build/tributary [--seed N] [--queries N]
@@ -87,9 +87,23 @@ def random_window_query(rng):
     return f"SELECT id, {cols} FROM {table}{where}"
 
 
+def random_subquery_query(rng):
+    """Uncorrelated subqueries in WHERE and the select list."""
+    cond = rng.choice([
+        "k IN (SELECT k FROM b)", "k NOT IN (SELECT k FROM b)",
+        "k NOT IN (SELECT k FROM b WHERE k IS NOT NULL)", "v IN (SELECT v FROM c WHERE s = 'x')",
+        "EXISTS (SELECT 1 FROM b WHERE v > 3)", "NOT EXISTS (SELECT 1 FROM c WHERE k = 7)",
+        "v > (SELECT MIN(v) FROM b)", "k = (SELECT MAX(k) FROM c)", "k IN (SELECT k FROM empty_t)",
+    ])
+    item = rng.choice(["id", "id, (SELECT COUNT(*) FROM b) AS n", "id, (SELECT MAX(v) FROM c) AS m"])
+    return f"SELECT {item} FROM a WHERE {cond}"
+
+
 def random_query(rng):
     r = rng.random()
-    if r < 0.2:
+    if r < 0.1:
+        return random_subquery_query(rng)
+    if r < 0.25:
         return random_set_query(rng)
     if r < 0.4:
         return random_window_query(rng)
@@ -133,6 +147,8 @@ def main():
         tables = make_tables(rng)
         lite = sqlite3.connect(":memory:")
         script = []
+        script.append("CREATE TABLE empty_t (k INT)")
+        lite.execute("CREATE TABLE empty_t (k INT)")
         for name, pk, rows in tables:
             key = ", PRIMARY KEY (id) NOT ENFORCED" if pk else ""
             opts = " WITH ('bucket' = '2')" if pk else ""
@@ -178,7 +194,7 @@ def main():
                 print(f"round {rnd}: results differ for\n  {q}\n  tributary ({len(got)} rows): "
                       f"{sorted(got, key=repr)[:8]}\n  sqlite ({len(want)} rows): "
                       f"{sorted(want, key=repr)[:8]}", file=sys.stderr)
-    print(f"joins, set operations and windows differential: {total} queries, {failures} differ")
+    print(f"joins, set operations, windows and subqueries differential: {total} queries, {failures} differ")
     return 1 if failures else 0
 
 
