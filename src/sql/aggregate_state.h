@@ -20,6 +20,7 @@ struct AggState {
   __int128 isum = 0;
   double dsum = 0;
   Value best;  // MIN / MAX
+  double mean = 0, m2 = 0;  // variances: Welford's running mean and sum of squared deviations
   std::set<std::string> seen;
 };
 

@@ -269,7 +269,7 @@ struct UseStmt : Statement {
 
 struct ShowStmt : Statement {
   enum class What { kDatabases, kTables, kCreateTable, kPartitions, kCatalogs, kCurrentDatabase,
-                    kCurrentCatalog };
+                    kCurrentCatalog, kFunctions };
   ShowStmt() : Statement(StmtKind::kShow) {}
   What what = What::kDatabases;
   QualifiedName name;  // the table, or the database of SHOW TABLES FROM db

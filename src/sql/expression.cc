@@ -119,7 +119,13 @@ Result<int> Scope::Resolve(const std::vector<std::string>& names, const Pos& pos
 }
 
 bool IsAggregateFunction(const std::string& f) {
-  return f == "COUNT" || f == "SUM" || f == "MIN" || f == "MAX" || f == "AVG";
+  return f == "COUNT" || f == "SUM" || f == "MIN" || f == "MAX" || f == "AVG" ||
+         IsVarianceFunction(f);
+}
+
+bool IsVarianceFunction(const std::string& f) {
+  return f == "STDDEV_POP" || f == "STDDEV_SAMP" || f == "STDDEV" || f == "VAR_POP" ||
+         f == "VAR_SAMP" || f == "VARIANCE";
 }
 
 bool ContainsAggregate(const Expr& e) {
@@ -1100,6 +1106,11 @@ Result<BoundExprPtr> Binder::BindAggregate(const Expr& e) {
     call.type = DataType::BigInt().NotNull();
   } else if (call.function == "MIN" || call.function == "MAX") {
     call.type = in;
+  } else if (IsVarianceFunction(call.function)) {
+    if (!in.IsNumeric()) {
+      return ErrorAt(e.pos, call.function + " needs a number, not " + TypeName(in));
+    }
+    call.type = DataType::Double();
   } else if (call.function == "SUM" || call.function == "AVG") {
     if (!in.IsNumeric()) {
       return ErrorAt(e.pos, call.function + " needs a number, not " + TypeName(in));

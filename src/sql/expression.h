@@ -128,6 +128,8 @@ bool ContainsWindow(const Expr& e);
 // True when `e` contains an aggregate function call.
 bool ContainsAggregate(const Expr& e);
 bool IsAggregateFunction(const std::string& upper_name);
+// STDDEV_POP, STDDEV_SAMP (STDDEV), VAR_POP, VAR_SAMP (VARIANCE).
+bool IsVarianceFunction(const std::string& upper_name);
 
 class Binder {
  public:

@@ -255,6 +255,20 @@ Value RoundTo(const Value& x, const DataType& type, int64_t digits, bool truncat
 
 bool IsScalarFunction(const std::string& f) { return Names().count(f) > 0; }
 
+std::vector<std::string> AllFunctionNames() {
+  std::set<std::string> all(Names().begin(), Names().end());
+  for (const char* f :
+       {"COALESCE", "IFNULL", "NULLIF", "UPPER", "LOWER", "LENGTH", "CHAR_LENGTH", "SUBSTRING",
+        "SUBSTR", "TRIM", "LTRIM", "RTRIM", "CONCAT", "ABS", "MOD", "CURRENT_DATE",
+        "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "NOW", "CARDINALITY", "CAST",
+        "TRY_CAST", "EXTRACT", "ARRAY", "MAP", "ROW", "COUNT", "SUM", "MIN", "MAX", "AVG",
+        "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE", "ROW_NUMBER",
+        "RANK", "DENSE_RANK", "LAG", "LEAD", "FIRST_VALUE", "LAST_VALUE"}) {
+    all.insert(f);
+  }
+  return std::vector<std::string>(all.begin(), all.end());
+}
+
 Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
                                          std::vector<BoundExprPtr>* args_ptr) {
   auto& args = *args_ptr;

@@ -14,6 +14,8 @@
 namespace tributary::sql {
 
 bool IsScalarFunction(const std::string& upper_name);
+// Every function name SQL knows (scalar, aggregate and window functions), sorted: SHOW FUNCTIONS.
+std::vector<std::string> AllFunctionNames();
 
 struct ScalarBinding {
   DataType type;

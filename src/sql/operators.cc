@@ -3,6 +3,7 @@
 #include "sql/aggregate_state.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <set>
@@ -51,6 +52,16 @@ Status AccumulateValue(const AggregateCall& call, Value v, AggState* st) {
   }
   ++st->count;
   const std::string& f = call.function;
+  if (IsVarianceFunction(f)) {
+    const double x = v.is_double()  ? v.double_value()
+                     : v.is_int()   ? static_cast<double>(v.int_value())
+                                    : static_cast<double>(v.decimal_value().unscaled) /
+                                          std::pow(10.0, call.arg->type.scale);
+    const double delta = x - st->mean;
+    st->mean += delta / static_cast<double>(st->count);
+    st->m2 += delta * (x - st->mean);
+    return Status::OK();
+  }
   if (f == "SUM" || f == "AVG") {
     if (v.is_int()) {
       st->isum += v.int_value();
@@ -78,7 +89,8 @@ Status AccumulateValue(const AggregateCall& call, Value v, AggState* st) {
 Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggState* st) {
   const std::string& f = call.function;
   const size_t n = col.size();
-  if (col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() && !call.distinct) {
+  if (col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() && !call.distinct &&
+      !IsVarianceFunction(f)) {
     int64_t count = 0, lo = INT64_MAX, hi = INT64_MIN;
     __int128 sum = 0;
     for (size_t r = 0; r < n; r++) {
@@ -122,6 +134,12 @@ Result<Value> Finish(const AggregateCall& call, const AggState& st) {
   const std::string& f = call.function;
   if (f == "COUNT") return Value::Int(st.count);
   if (st.count == 0) return Value::Null();
+  if (IsVarianceFunction(f)) {
+    const bool sample = f == "STDDEV_SAMP" || f == "STDDEV" || f == "VAR_SAMP" || f == "VARIANCE";
+    if (sample && st.count < 2) return Value::Null();
+    const double var = st.m2 / static_cast<double>(sample ? st.count - 1 : st.count);
+    return Value::Double(f.rfind("STDDEV", 0) == 0 ? std::sqrt(var) : var);
+  }
   if (f == "MIN" || f == "MAX") return st.best;
   const DataType in = call.arg->type;
   if (f == "SUM") {

@@ -284,6 +284,8 @@ Result<StatementPtr> Parser::ParseShow() {
     }
   } else if (AcceptKeyword("CATALOGS")) {
     s->what = ShowStmt::What::kCatalogs;
+  } else if (AcceptKeyword("FUNCTIONS")) {
+    s->what = ShowStmt::What::kFunctions;
   } else if (AcceptKeyword("CURRENT")) {
     if (AcceptKeyword("DATABASE")) {
       s->what = ShowStmt::What::kCurrentDatabase;
@@ -299,7 +301,8 @@ Result<StatementPtr> Parser::ParseShow() {
     s->what = ShowStmt::What::kPartitions;
     TRIB_ASSIGN_OR_RETURN(s->name, ParseQualifiedName("a table name"));
   } else {
-    return Unexpected("DATABASES, TABLES, CATALOGS, CREATE TABLE or PARTITIONS after SHOW");
+    return Unexpected("DATABASES, TABLES, CATALOGS, FUNCTIONS, CREATE TABLE or PARTITIONS after "
+                      "SHOW");
   }
   return StatementPtr(std::move(s));
 }

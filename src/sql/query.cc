@@ -613,7 +613,25 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
   AggregateBinding& agg = plan.agg;
   agg.input = &scope;
   if (plan.grouped) {
-    for (const auto& g : q.group_by) {
+    for (const auto& group : q.group_by) {
+      // GROUP BY a position of the select list, or an alias of it that names no column.
+      const Expr* g = group.get();
+      if (IsIntegerLiteral(*g)) {
+        const int64_t n = g->text.size() > 9 ? -1 : std::stoll(g->text);
+        if (n < 1 || n > static_cast<int64_t>(q.items.size()) ||
+            q.items[static_cast<size_t>(n - 1)].expr->kind == ExprKind::kStar) {
+          return ErrorAt(g->pos, "GROUP BY position " + g->text + " is not in the select list");
+        }
+        g = q.items[static_cast<size_t>(n - 1)].expr.get();
+      } else if (g->kind == ExprKind::kColumn && g->names.size() == 1 &&
+                 !scope.Resolve(g->names, g->pos).ok()) {
+        for (const auto& item : q.items) {
+          if (item.alias == g->names[0]) {
+            g = item.expr.get();
+            break;
+          }
+        }
+      }
       if (ContainsAggregate(*g)) return ErrorAt(g->pos, "aggregate functions are not allowed in GROUP BY");
       TRIB_ASSIGN_OR_RETURN(BoundExprPtr k, binder.Bind(*g));
       agg.key_columns.push_back(k->kind == BoundKind::kColumn ? k->column : -1);

@@ -19,6 +19,7 @@
 
 #include "common/timezone.h"
 #include "sql/cast.h"
+#include "sql/functions.h"
 #include "sql/operators.h"
 #include "sql/parser.h"
 #include "sql/query.h"
@@ -434,6 +435,11 @@ Result<StatementResult> Session::Show(const ShowStmt& s) {
       std::vector<Row> rows;
       for (const auto& [name, entry] : catalogs_) rows.push_back({Value::String(name)});
       return Rows({StringField("catalog name")}, std::move(rows));
+    }
+    case ShowStmt::What::kFunctions: {
+      std::vector<Row> rows;
+      for (const auto& f : AllFunctionNames()) rows.push_back({Value::String(f)});
+      return Rows({StringField("function name")}, std::move(rows));
     }
     case ShowStmt::What::kCurrentDatabase:
       return Rows({StringField("current database name")}, {{Value::String(current_database_)}});
