@@ -287,6 +287,7 @@ struct AlterTableStmt : Statement {
   Action action = Action::kSet;
   OptionList options;
   std::vector<std::string> reset_keys;
+  std::vector<std::vector<PartitionSpecEntry>> partitions;  // DROP PARTITION (...), PARTITION (...)
   std::string other;  // the unsupported action's first words, for the message
 };
 

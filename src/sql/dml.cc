@@ -2,6 +2,7 @@
 // write, so a failing statement commits nothing.
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "sql/cast.h"
 #include "sql/expression.h"
@@ -39,6 +40,35 @@ Status CheckNulls(const TableSchema& schema, const Row& row, const Pos& pos,
   return Status::OK();
 }
 
+// PARTITION (k = 'v', ...) of `schema`: each value converted to its column's type; is_static
+// and values (one per column) say which columns it fixes, with what. Returns the partition as
+// the writer takes it (column -> value text).
+Result<std::map<std::string, std::string>> StaticPartition(
+    const TableSchema& schema, const Identifier& id, const std::vector<PartitionSpecEntry>& spec,
+    std::vector<bool>* is_static, Row* values) {
+  Scope empty;
+  Binder const_binder(&empty);
+  const int assign = static_cast<int>(CastMode::kAssignment);
+  std::map<std::string, std::string> out;
+  for (const auto& p : spec) {
+    int idx = schema.FieldIndex(p.column);
+    if (idx < 0) return ErrorAt(p.pos, "unknown column '" + p.column + "' in PARTITION");
+    if (!Contains(schema.partition_keys, p.column)) {
+      return ErrorAt(p.pos, "'" + p.column + "' is not a partition column of " + id.ToString());
+    }
+    if ((*is_static)[idx]) return ErrorAt(p.pos, "partition column '" + p.column + "' given twice");
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr v, const_binder.Bind(*p.value));
+    TRIB_ASSIGN_OR_RETURN(v, CastTo(std::move(v), schema.fields[idx].type, assign));
+    if (!v->IsConstant() || v->constant.is_null()) {
+      return ErrorAt(p.pos, "a partition value must be a non-NULL literal");
+    }
+    (*is_static)[idx] = true;
+    (*values)[idx] = v->constant;
+    out[p.column] = FormatValue(v->constant, schema.fields[idx].type);
+  }
+  return out;
+}
+
 // Writes `rows` with `kind` and commits; aborts on the first error so nothing is published.
 Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& options, RowKind kind,
                                         const std::vector<Row>& rows) {
@@ -60,6 +90,66 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
 
 }  // namespace
 
+Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const ResolvedName& rn) {
+  auto opened = rn.catalog->GetTable(rn.id);
+  if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
+  std::unique_ptr<Table> table = std::move(*opened);
+  const auto schema = table->schema();
+  if (schema->partition_keys.empty()) {
+    return ErrorAt(s.name.pos, "table " + rn.id.ToString() + " is not partitioned");
+  }
+  // The partitions that exist, as 'k=v/k2=v2'.
+  Identifier parts_id = rn.id;
+  parts_id.system_table = "partitions";
+  auto parts = rn.catalog->ReadSystemTable(parts_id);
+  if (!parts.ok()) return ErrorAt(s.name.pos, parts.status().message());
+  std::set<std::string> existing;
+  for (size_t c = 0; c < parts->fields.size(); c++) {
+    if (parts->fields[c].name != "partition") continue;
+    for (const Row& r : parts->rows) existing.insert(r[c].string_value());
+  }
+  // Every partition checked before anything is dropped.
+  std::vector<std::pair<std::string, std::map<std::string, std::string>>> drops;
+  for (const auto& spec : s.partitions) {
+    std::vector<bool> is_static(schema->fields.size(), false);
+    Row values(schema->fields.size());
+    TRIB_ASSIGN_OR_RETURN(auto partition,
+                          StaticPartition(*schema, rn.id, spec, &is_static, &values));
+    std::string name;
+    for (const auto& k : schema->partition_keys) {
+      auto it = partition.find(k);
+      if (it == partition.end()) {
+        return ErrorAt(spec.empty() ? s.pos : spec[0].pos,
+                       "DROP PARTITION needs a value for every partition key (missing '" + k + "')");
+      }
+      name += (name.empty() ? "" : "/") + k + "=" + it->second;
+    }
+    if (!existing.count(name)) {
+      return ErrorAt(spec[0].pos, "partition " + name + " of " + rn.id.ToString() +
+                                      " does not exist");
+    }
+    drops.emplace_back(name, std::move(partition));
+  }
+  // One OVERWRITE commit per partition that writes nothing: its files are deleted.
+  std::string dropped;
+  for (auto& [name, partition] : drops) {
+    WriteOptions options;
+    options.overwrite = true;
+    options.overwrite_partition = partition;
+    auto committed = WriteAll(*table, options, RowKind::kInsert, {});
+    if (!committed.ok()) {
+      return Locate(committed.status().WithContext(
+                        dropped.empty() ? "nothing was dropped"
+                                        : "partitions " + dropped + " were dropped before"),
+                    s.pos);
+    }
+    dropped += (dropped.empty() ? "" : ", ") + name;
+  }
+  StatementResult out;
+  out.message = "Dropped partition(s) " + dropped + " of " + rn.id.ToString();
+  return out;
+}
+
 Result<StatementResult> Session::Insert(const InsertStmt& s) {
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
   if (!rn.id.system_table.empty()) {
@@ -74,28 +164,12 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   const int assign = static_cast<int>(CastMode::kAssignment);
 
   // PARTITION (k = 'v'): static partition values.
-  Scope empty;
-  Binder const_binder(&empty);
   std::vector<bool> is_static(n, false);
   Row static_values(n);
-  std::map<std::string, std::string> static_partition;
-  for (const auto& p : s.partition) {
-    int idx = schema->FieldIndex(p.column);
-    if (idx < 0) return ErrorAt(p.pos, "unknown column '" + p.column + "' in PARTITION");
-    if (!Contains(schema->partition_keys, p.column)) {
-      return ErrorAt(p.pos, "'" + p.column + "' is not a partition column of " +
-                                rn.id.ToString());
-    }
-    if (is_static[idx]) return ErrorAt(p.pos, "partition column '" + p.column + "' given twice");
-    TRIB_ASSIGN_OR_RETURN(BoundExprPtr v, const_binder.Bind(*p.value));
-    TRIB_ASSIGN_OR_RETURN(v, CastTo(std::move(v), fields[idx].type, assign));
-    if (!v->IsConstant() || v->constant.is_null()) {
-      return ErrorAt(p.pos, "a partition value must be a non-NULL literal");
-    }
-    is_static[idx] = true;
-    static_values[idx] = v->constant;
-    static_partition[p.column] = FormatValue(v->constant, fields[idx].type);
-  }
+  TRIB_ASSIGN_OR_RETURN(auto static_partition,
+                        StaticPartition(*schema, rn.id, s.partition, &is_static, &static_values));
+  Scope empty;
+  Binder const_binder(&empty);
 
   // Target columns: the column list, else every column that has no static value.
   std::vector<int> targets;

@@ -260,7 +260,13 @@ Result<StatementPtr> Parser::ParseAlter() {
     s->other = Upper(t.text) + " PARTITION";
     Next();
     Next();
-    TRIB_ASSIGN_OR_RETURN(std::vector<PartitionSpecEntry> ignored, ParsePartitionSpec());
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(std::vector<PartitionSpecEntry> spec, ParsePartitionSpec());
+      s->partitions.push_back(std::move(spec));
+      if (!(Peek().IsSymbol(",") && Peek(1).Is("PARTITION"))) break;
+      Next();
+      Next();
+    }
   } else if (t.type == TokenType::kWord) {
     s->action = AlterTableStmt::Action::kOther;
     s->other = Upper(t.text);

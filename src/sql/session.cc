@@ -565,6 +565,8 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
       if (!st.ok()) return Locate(st, s.pos);
       return Message("Table " + rn.id.ToString() + " altered");
     }
+    case AlterTableStmt::Action::kDropPartition:
+      return DropPartitions(s, rn);
     default:
       return NotSupportedAt(s.pos, "ALTER TABLE ... " + s.other + " is not supported yet");
   }

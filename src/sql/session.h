@@ -108,6 +108,8 @@ class Session {
   Result<StatementResult> Set(const SetStmt& s);
   Result<StatementResult> Reset(const ResetStmt& s);
   Result<StatementResult> ExpireSnapshots(const CallStmt& s);  // CALL sys.expire_snapshots
+  // ALTER TABLE t DROP PARTITION (...)[, PARTITION (...)] (dml.cc).
+  Result<StatementResult> DropPartitions(const AlterTableStmt& s, const ResolvedName& rn);
   // CALL sys.create_tag(table, tag[, snapshot_id]) and sys.delete_tag(table, tags).
   Result<StatementResult> Tags(const CallStmt& s, bool create);
   Result<StatementResult> Call(const CallStmt& s);
