@@ -21,6 +21,7 @@ struct AggState {
   double dsum = 0;
   Value best;  // MIN / MAX
   double mean = 0, m2 = 0;  // variances: Welford's running mean and sum of squared deviations
+  std::string list;         // LISTAGG
   std::set<std::string> seen;
 };
 

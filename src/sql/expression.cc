@@ -1,6 +1,7 @@
 #include "sql/expression.h"
 
 #include "sql/functions.h"
+#include "options/option_values.h"
 
 #include "common/stack_guard.h"
 
@@ -120,7 +121,7 @@ Result<int> Scope::Resolve(const std::vector<std::string>& names, const Pos& pos
 
 bool IsAggregateFunction(const std::string& f) {
   return f == "COUNT" || f == "SUM" || f == "MIN" || f == "MAX" || f == "AVG" ||
-         IsVarianceFunction(f);
+         f == "LISTAGG" || IsVarianceFunction(f);
 }
 
 bool IsVarianceFunction(const std::string& f) {
@@ -499,7 +500,55 @@ Result<BoundExprPtr> Binder::BindInner(const Expr& e) {
   return Status::Internal("unknown expression kind");
 }
 
+namespace {
+
+bool IsInterval(const Expr& e) { return e.kind == ExprKind::kFunction && e.op == "$INTERVAL"; }
+
+}  // namespace
+
+Result<BoundExprPtr> Binder::BindIntervalArithmetic(const Expr& e) {
+  // x + INTERVAL, INTERVAL + x, x - INTERVAL: x moved by the interval, in x's type.
+  const bool interval_first = IsInterval(*e.args[0]);
+  const Expr& iv = interval_first ? *e.args[0] : *e.args[1];
+  const Expr& x = interval_first ? *e.args[1] : *e.args[0];
+  if (IsInterval(x) || (interval_first && e.op == "-")) {
+    return ErrorAt(e.pos, "intervals are added to or subtracted from a DATE or TIMESTAMP");
+  }
+  TRIB_ASSIGN_OR_RETURN(BoundExprPtr value, Bind(x));
+  const DataType& t = value->type;
+  if (!value->null_literal && t.id != TypeId::kDate && !t.IsTimestamp()) {
+    return ErrorAt(e.pos, "an INTERVAL is added to a DATE or TIMESTAMP, not " + TypeName(t));
+  }
+  auto n = options::ParseInt64(iv.text);
+  if (!n.ok()) return ErrorAt(iv.pos, "INTERVAL '" + iv.text + "' is not a whole number");
+  int64_t count = e.op == "-" ? -*n : *n;
+  const std::string& unit = iv.type_text;
+  int64_t millis = 0, months = 0;
+  if (unit == "YEAR") months = count * 12;
+  else if (unit == "MONTH") months = count;
+  else if (unit == "DAY") millis = count * 86400000;
+  else if (unit == "HOUR") millis = count * 3600000;
+  else if (unit == "MINUTE") millis = count * 60000;
+  else millis = count * 1000;
+  if (t.id == TypeId::kDate && millis % 86400000 != 0) {
+    return ErrorAt(e.pos, "a DATE moves by whole days; CAST it to TIMESTAMP to add " + unit +
+                              "S");
+  }
+  auto fn = NewExpr(BoundKind::kFunction, value->null_literal ? DataType::Timestamp(3) : t, e.pos);
+  fn->op = "$ADD_INTERVAL";
+  if (value->null_literal) {
+    TRIB_ASSIGN_OR_RETURN(value, CastTo(std::move(value), DataType::Timestamp(3), 0));
+  }
+  fn->args.push_back(std::move(value));
+  fn->args.push_back(MakeConstant(Value::Int(millis), DataType::BigInt().NotNull(), e.pos));
+  fn->args.push_back(MakeConstant(Value::Int(months), DataType::BigInt().NotNull(), e.pos));
+  return Fold(std::move(fn));
+}
+
 Result<BoundExprPtr> Binder::BindBinary(const Expr& e) {
+  if ((e.op == "+" || e.op == "-") && (IsInterval(*e.args[0]) || IsInterval(*e.args[1]))) {
+    return BindIntervalArithmetic(e);
+  }
   TRIB_ASSIGN_OR_RETURN(BoundExprPtr a, Bind(*e.args[0]));
   TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, Bind(*e.args[1]));
   const std::string& op = e.op;
@@ -721,6 +770,8 @@ Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
     type = DataType::Time(0).NotNull();
   } else if (f == "PROCTIME") {
     return NotSupportedAt(e.pos, "PROCTIME() is not supported yet");
+  } else if (f == "$INTERVAL") {
+    return ErrorAt(e.pos, "an INTERVAL is only added to or subtracted from a DATE or TIMESTAMP");
   } else if (IsScalarFunction(f)) {
     TRIB_ASSIGN_OR_RETURN(ScalarBinding b, BindScalarFunction(f, e.pos, &args));
     type = b.type;
@@ -1088,9 +1139,19 @@ Result<BoundExprPtr> Binder::BindAggregate(const Expr& e) {
   if (e.star_arg) {
     if (e.op != "COUNT") return ErrorAt(e.pos, "only COUNT accepts '*'");
   } else {
-    if (e.args.size() != 1) {
-      return ErrorAt(e.pos, "aggregate function " + e.op + " takes 1 argument, got " +
-                                std::to_string(e.args.size()));
+    const size_t most = e.op == "LISTAGG" ? 2 : 1;
+    if (e.args.empty() || e.args.size() > most) {
+      return ErrorAt(e.pos, "aggregate function " + e.op + " takes " +
+                                (most == 1 ? std::string("1 argument") : "1 or 2 arguments") +
+                                ", got " + std::to_string(e.args.size()));
+    }
+    if (e.args.size() == 2) {
+      // LISTAGG(x, separator): a string constant.
+      const Expr& sep = *e.args[1];
+      if (sep.kind != ExprKind::kLiteral || sep.literal_kind != LiteralKind::kString) {
+        return ErrorAt(sep.pos, "LISTAGG's separator must be a string literal");
+      }
+      call.separator = sep.text;
     }
     if (ContainsAggregate(*e.args[0])) {
       return ErrorAt(e.args[0]->pos, "aggregate functions cannot be nested");
@@ -1102,7 +1163,11 @@ Result<BoundExprPtr> Binder::BindAggregate(const Expr& e) {
     }
   }
   const DataType in = call.arg ? call.arg->type.WithNullable(true) : DataType::BigInt();
-  if (call.function == "COUNT") {
+  if (call.function == "LISTAGG") {
+    TRIB_ASSIGN_OR_RETURN(call.arg, CastTo(std::move(call.arg), DataType::String(),
+                                           static_cast<int>(CastMode::kExplicit)));
+    call.type = DataType::String();
+  } else if (call.function == "COUNT") {
     call.type = DataType::BigInt().NotNull();
   } else if (call.function == "MIN" || call.function == "MAX") {
     call.type = in;

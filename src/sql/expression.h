@@ -78,7 +78,8 @@ using SubqueryRunner =
 
 // One aggregate call of a grouped query. Its argument is bound against the input scope.
 struct AggregateCall {
-  std::string function;  // COUNT, SUM, MIN, MAX, AVG
+  std::string function;  // COUNT, SUM, MIN, MAX, AVG, variances, LISTAGG
+  std::string separator = ",";  // LISTAGG's
   bool distinct = false;
   bool star = false;
   BoundExprPtr arg;
@@ -156,6 +157,7 @@ class Binder {
   Result<BoundExprPtr> BindAggregate(const Expr& e);
   Result<BoundExprPtr> BindWindow(const Expr& e);
   Result<BoundExprPtr> BindSubquery(const Expr& e);
+  Result<BoundExprPtr> BindIntervalArithmetic(const Expr& e);
   Result<BoundExprPtr> BindCase(const Expr& e);
   Result<BoundExprPtr> BindNested(const Expr& e, std::vector<BoundExprPtr> args);
   Result<BoundExprPtr> BindFieldAccess(BoundExprPtr base, const std::string& name, const Pos& pos);

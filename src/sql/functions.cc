@@ -27,7 +27,7 @@ const std::set<std::string>& Names() {
       "REGEXP",    "REGEXP_REPLACE", "REGEXP_EXTRACT", "TO_BASE64", "FROM_BASE64", "ASCII",
       "CHR",       "IF",         "GREATEST",   "LEAST",       "YEAR",        "QUARTER",
       "MONTH",     "DAYOFMONTH", "DAYOFYEAR",  "DAYOFWEEK",   "HOUR",        "MINUTE",
-      "SECOND",    "DATE_FORMAT", "TO_DATE",    "TO_TIMESTAMP", "DATEDIFF"};
+      "SECOND",    "DATE_FORMAT", "TO_DATE",    "TO_TIMESTAMP", "DATEDIFF",  "$ADD_INTERVAL"};
   return kNames;
 }
 
@@ -262,7 +262,8 @@ std::vector<std::string> AllFunctionNames() {
         "SUBSTR", "TRIM", "LTRIM", "RTRIM", "CONCAT", "ABS", "MOD", "CURRENT_DATE",
         "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "NOW", "CARDINALITY", "CAST",
         "TRY_CAST", "EXTRACT", "ARRAY", "MAP", "ROW", "COUNT", "SUM", "MIN", "MAX", "AVG",
-        "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE", "ROW_NUMBER",
+        "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE", "LISTAGG",
+        "POSITION", "ROW_NUMBER",
         "RANK", "DENSE_RANK", "LAG", "LEAD", "FIRST_VALUE", "LAST_VALUE"}) {
     all.insert(f);
   }
@@ -662,6 +663,30 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     if (!parsed) return Value::Null();
     if (f == "TO_DATE") return Value::Int(parsed->first);
     return Value::Ts(Timestamp{parsed->first * 86400000 + parsed->second, 0});
+  }
+  if (f == "$ADD_INTERVAL") {
+    // args: a DATE (days) or TIMESTAMP, milliseconds, months. Months move the calendar date
+    // (the day clamped to the month's last: Jan 31 + 1 month is Feb 28/29).
+    const bool is_date = in.id == TypeId::kDate;
+    int64_t days, tod;
+    Civil(args[0], is_date, &days, &tod);
+    const int64_t months = args[2].int_value();
+    if (months != 0) {
+      int64_t y;
+      unsigned m, d;
+      CivilFromDays(days, &y, &m, &d);
+      int64_t total = y * 12 + (m - 1) + months;
+      const int64_t ny = total >= 0 ? total / 12 : -((-total + 11) / 12);
+      const unsigned nm = static_cast<unsigned>(total - ny * 12) + 1;
+      const int64_t next_first =
+          nm == 12 ? DaysFromCivil(ny + 1, 1, 1) : DaysFromCivil(ny, nm + 1, 1);
+      const unsigned last = static_cast<unsigned>(next_first - DaysFromCivil(ny, nm, 1));
+      days = DaysFromCivil(ny, nm, std::min(d, last));
+    }
+    if (is_date) return Value::Int(days + args[1].int_value() / 86400000);
+    Timestamp ts = args[0].timestamp_value();
+    ts.millis = days * 86400000 + tod + args[1].int_value();
+    return Value::Ts(ts);
   }
   if (f == "DATEDIFF") {
     int64_t a, b, ignored;

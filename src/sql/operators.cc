@@ -52,6 +52,11 @@ Status AccumulateValue(const AggregateCall& call, Value v, AggState* st) {
   }
   ++st->count;
   const std::string& f = call.function;
+  if (f == "LISTAGG") {
+    if (st->count > 1) st->list += call.separator;
+    st->list += v.string_value();
+    return Status::OK();
+  }
   if (IsVarianceFunction(f)) {
     const double x = v.is_double()  ? v.double_value()
                      : v.is_int()   ? static_cast<double>(v.int_value())
@@ -90,7 +95,7 @@ Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggS
   const std::string& f = call.function;
   const size_t n = col.size();
   if (col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() && !call.distinct &&
-      !IsVarianceFunction(f)) {
+      !IsVarianceFunction(f) && f != "LISTAGG") {
     int64_t count = 0, lo = INT64_MAX, hi = INT64_MIN;
     __int128 sum = 0;
     for (size_t r = 0; r < n; r++) {
@@ -134,6 +139,7 @@ Result<Value> Finish(const AggregateCall& call, const AggState& st) {
   const std::string& f = call.function;
   if (f == "COUNT") return Value::Int(st.count);
   if (st.count == 0) return Value::Null();
+  if (f == "LISTAGG") return Value::String(st.list);
   if (IsVarianceFunction(f)) {
     const bool sample = f == "STDDEV_SAMP" || f == "STDDEV" || f == "VAR_SAMP" || f == "VARIANCE";
     if (sample && st.count < 2) return Value::Null();

@@ -2,6 +2,7 @@
 #include "sql/parser_internal.h"
 
 #include <map>
+#include <set>
 
 namespace tributary::sql {
 
@@ -330,7 +331,30 @@ Result<ExprPtr> Parser::ParsePrimary() {
         e->text = Next().text;
         return e;
       }
-      if (t.Is("INTERVAL")) return NotSupportedAt(t.pos, "INTERVAL is not supported yet");
+      if (t.Is("INTERVAL")) {
+        // INTERVAL 'n' UNIT (SECOND, MINUTE, HOUR, DAY, MONTH, YEAR; n may be negative).
+        e->pos = Next().pos;
+        if (Peek().type != TokenType::kString) return Unexpected("the interval's value as a string");
+        e->text = Next().text;
+        static const std::set<std::string> kUnits = {"SECOND", "MINUTE", "HOUR", "DAY",
+                                                     "MONTH", "YEAR"};
+        std::string unit = Peek().type == TokenType::kWord ? Upper(Peek().text) : "";
+        if (!unit.empty() && unit.back() == 'S' && kUnits.count(unit.substr(0, unit.size() - 1))) {
+          unit.pop_back();
+        }
+        if (!kUnits.count(unit)) {
+          return ErrorAt(Peek().pos, "INTERVAL takes SECOND, MINUTE, HOUR, DAY, MONTH or YEAR");
+        }
+        Next();
+        if (Peek().Is("TO")) {
+          return NotSupportedAt(Peek().pos, "INTERVAL ... TO ... is not supported yet; add "
+                                            "intervals of one unit each");
+        }
+        e->kind = ExprKind::kFunction;
+        e->op = "$INTERVAL";
+        e->type_text = unit;
+        return e;
+      }
       if ((t.Is("ARRAY") || t.Is("MAP")) && Peek(1).IsSymbol("[")) {
         // ARRAY[a, b, ...] and MAP[k1, v1, k2, v2, ...] value constructors.
         e->kind = ExprKind::kFunction;
@@ -407,6 +431,17 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
   e->pos = name.pos;
   e->op = Upper(name.text);
   TRIB_RETURN_NOT_OK(ExpectSymbol("("));
+  if (e->op == "POSITION") {
+    // POSITION(needle IN haystack) is LOCATE(needle, haystack).
+    TRIB_ASSIGN_OR_RETURN(ExprPtr needle, ParseConcat());
+    TRIB_RETURN_NOT_OK(ExpectKeyword("IN"));
+    TRIB_ASSIGN_OR_RETURN(ExprPtr hay, ParseExpr());
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    e->op = "LOCATE";
+    e->args.push_back(std::move(needle));
+    e->args.push_back(std::move(hay));
+    return e;
+  }
   if (e->op == "EXTRACT") {
     // EXTRACT(unit FROM x): the unit's function of x.
     static const std::map<std::string, std::string> kUnits = {
@@ -644,6 +679,7 @@ std::string ExprToString(const Expr& e) {
       return "(" + ExprToString(*e.args[0]) + " " + e.op + " " + ExprToString(*e.args[1]) + ")";
     case ExprKind::kFunction:
       if (e.star_arg) return e.op + "(*)" + (e.over ? " " + e.over->text : "");
+      if (e.op == "$INTERVAL") return "INTERVAL '" + e.text + "' " + e.type_text;
       if (e.op == "ITEM" && e.args.size() == 2) {
         return ExprToString(*e.args[0]) + "[" + ExprToString(*e.args[1]) + "]";
       }
