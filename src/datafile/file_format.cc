@@ -54,6 +54,7 @@ class ParquetFormat : public FileFormat {
     TRIB_ASSIGN_OR_RETURN(po.compression,
                           format::CompressionCodecFromName(
                               o.compression == "none" ? "uncompressed" : o.compression));
+    po.zstd_level = o.zstd_level;
     po.page_size = o.parquet_page_size;
     po.row_group_size = o.parquet_row_group_size;
     po.dictionary = o.parquet_dictionary;
@@ -100,7 +101,7 @@ class AvroFormat : public FileFormat {
     if (o.compression == "none") codec = avro::Codec::kNull;
     if (o.compression == "snappy") codec = avro::Codec::kSnappy;
     if (o.compression == "gzip" || o.compression == "deflate") codec = avro::Codec::kDeflate;
-    TRIB_ASSIGN_OR_RETURN(auto w, avro::FileWriter::Make(schema, codec));
+    TRIB_ASSIGN_OR_RETURN(auto w, avro::FileWriter::Make(schema, codec, 64 * 1024, o.zstd_level));
     std::vector<DataType> types;
     for (const auto& f : fields) types.push_back(f.type);
     return std::unique_ptr<FormatWriter>(new AvroFormatWriter(std::move(w), std::move(types)));

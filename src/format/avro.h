@@ -147,9 +147,11 @@ class FileReader {
 // Not thread-safe.
 class FileWriter {
  public:
-  // `block_size`: uncompressed bytes per block before it is flushed.
+  // `block_size`: uncompressed bytes per block before it is flushed; `zstd_level` for the
+  // zstandard codec.
   static Result<std::unique_ptr<FileWriter>> Make(SchemaPtr schema, Codec codec,
-                                                  size_t block_size = 64 * 1024);
+                                                  size_t block_size = 64 * 1024,
+                                                  int zstd_level = 1);
   // Encodes `record` (a datum of the schema); a record that does not match the schema gives
   // Invalid and leaves the file unchanged.
   Status Append(const Datum& record);
@@ -166,6 +168,7 @@ class FileWriter {
   bool finished_ = false;
   SchemaPtr schema_;
   Codec codec_ = Codec::kNull;
+  int zstd_level_ = 1;
   size_t block_size_ = 0;
   std::string sync_;
   std::string out_;

@@ -80,14 +80,14 @@ Result<std::string> DecompressBlock(Codec codec, std::string_view data) {
   return Status::Internal("avro: unknown codec");
 }
 
-Result<std::string> CompressBlock(Codec codec, std::string_view data) {
+Result<std::string> CompressBlock(Codec codec, std::string_view data, int zstd_level) {
   switch (codec) {
     case Codec::kNull:
       return std::string(data);
     case Codec::kDeflate:
       return format::Compress(format::CompressionCodec::kDeflate, data);
     case Codec::kZstandard:
-      return format::Compress(format::CompressionCodec::kZstd, data);
+      return format::Compress(format::CompressionCodec::kZstd, data, zstd_level);
     case Codec::kSnappy: {
       TRIB_ASSIGN_OR_RETURN(std::string out,
                             format::Compress(format::CompressionCodec::kSnappy, data));
@@ -186,11 +186,12 @@ Result<std::vector<Datum>> FileReader::ReadAll() {
 // ---- FileWriter ----
 
 Result<std::unique_ptr<FileWriter>> FileWriter::Make(SchemaPtr schema, Codec codec,
-                                                     size_t block_size) {
+                                                     size_t block_size, int zstd_level) {
   if (schema == nullptr) return Status::Invalid("avro writer: null schema");
   std::unique_ptr<FileWriter> writer(new FileWriter());
   writer->schema_ = std::move(schema);
   writer->codec_ = codec;
+  writer->zstd_level_ = zstd_level;
   writer->block_size_ = block_size;
   std::random_device rd;
   for (size_t i = 0; i < kSyncSize; i += 4) {
@@ -223,7 +224,7 @@ Status FileWriter::Append(const Datum& record) {
 
 Status FileWriter::FlushBlock() {
   if (block_count_ == 0) return Status::OK();
-  TRIB_ASSIGN_OR_RETURN(std::string data, CompressBlock(codec_, block_));
+  TRIB_ASSIGN_OR_RETURN(std::string data, CompressBlock(codec_, block_, zstd_level_));
   PutLong(block_count_, &out_);
   PutLong(static_cast<int64_t>(data.size()), &out_);
   out_.append(data);

@@ -94,15 +94,17 @@ Result<std::string> ZlibDecompress(CompressionCodec codec, std::string_view inpu
 
 // Paimon's default 'file.compression.zstd-level' is 1: much cheaper than zstd's default 3 for
 // about 1% larger files. Contexts are reused per thread (creating one per block is costly).
-constexpr int kZstdLevel = 1;
-
-Result<std::string> ZstdCompress(std::string_view input) {
+Result<std::string> ZstdCompress(std::string_view input, int level) {
+  if (level < 1 || level > ZSTD_maxCLevel()) {
+    return Status::Invalid("zstd level " + std::to_string(level) + " is outside 1.." +
+                           std::to_string(ZSTD_maxCLevel()));
+  }
   thread_local std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(),
                                                                       ZSTD_freeCCtx);
   if (cctx == nullptr) return Status::Internal("zstd: ZSTD_createCCtx failed");
   std::string out(ZSTD_compressBound(input.size()), '\0');
   const size_t n = ZSTD_compressCCtx(cctx.get(), out.data(), out.size(), input.data(),
-                                     input.size(), kZstdLevel);
+                                     input.size(), level);
   if (ZSTD_isError(n)) return Status::Internal(std::string("zstd: ") + ZSTD_getErrorName(n));
   out.resize(n);
   return out;
@@ -234,7 +236,7 @@ Result<CompressionCodec> CompressionCodecFromName(std::string_view name) {
                          "' (expected none, snappy, gzip, deflate, zstd or lz4_raw)");
 }
 
-Result<std::string> Compress(CompressionCodec codec, std::string_view input) {
+Result<std::string> Compress(CompressionCodec codec, std::string_view input, int zstd_level) {
   switch (codec) {
     case CompressionCodec::kNone:
       return std::string(input);
@@ -247,7 +249,7 @@ Result<std::string> Compress(CompressionCodec codec, std::string_view input) {
     case CompressionCodec::kDeflate:
       return ZlibCompress(codec, input);
     case CompressionCodec::kZstd:
-      return ZstdCompress(input);
+      return ZstdCompress(input, zstd_level);
     case CompressionCodec::kLz4Raw:
       return Lz4Compress(input);
   }

@@ -27,7 +27,8 @@ const char* CompressionCodecName(CompressionCodec codec);
 Result<CompressionCodec> CompressionCodecFromName(std::string_view name);
 
 // Compresses `input` as one unit (one zstd frame, one gzip member, ...).
-Result<std::string> Compress(CompressionCodec codec, std::string_view input);
+// `zstd_level`: the zstd compression level (1..22; Paimon's 'file.compression.zstd-level').
+Result<std::string> Compress(CompressionCodec codec, std::string_view input, int zstd_level = 1);
 
 // Decompresses `input`. `expected_size_hint` is the decompressed size when the caller knows it
 // (Parquet pages) and 0 otherwise (Avro blocks); it only sizes buffers and is not checked, so

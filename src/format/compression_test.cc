@@ -206,3 +206,21 @@ TEST(CompressionTest, CodecNames) {
 
 }  // namespace
 }  // namespace tributary::format
+
+namespace tributary::format {
+TEST(CompressionTest, ZstdLevelsRoundTripAndAreChecked) {
+  std::string text;
+  for (int i = 0; i < 20000; i++) text += "row " + std::to_string(i % 977) + " of a repetitive text; ";
+  auto fast = Compress(CompressionCodec::kZstd, text, 1);
+  auto small = Compress(CompressionCodec::kZstd, text, 19);
+  ASSERT_TRUE(fast.ok() && small.ok());
+  EXPECT_LT(small->size(), fast->size());
+  for (const std::string* c : {&*fast, &*small}) {
+    auto back = Decompress(CompressionCodec::kZstd, *c, text.size());
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, text);
+  }
+  EXPECT_FALSE(Compress(CompressionCodec::kZstd, text, 0).ok());
+  EXPECT_FALSE(Compress(CompressionCodec::kZstd, text, 99).ok());
+}
+}  // namespace tributary::format

@@ -49,6 +49,7 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   if (const std::string* v = get("file.format")) o.file_format = *v;
   o.format.format = o.file_format;
   if (const std::string* v = get("file.compression")) o.format.compression = *v;
+  TRIB_RETURN_NOT_OK(int_opt("file.compression.zstd-level", &o.format.zstd_level));
   TRIB_RETURN_NOT_OK(mem_opt("parquet.page.size", &o.format.parquet_page_size));
   TRIB_RETURN_NOT_OK(mem_opt("parquet.block.size", &o.format.parquet_row_group_size));
   if (const std::string* v = get("parquet.enable.dictionary")) {

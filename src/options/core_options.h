@@ -17,6 +17,7 @@ namespace tributary::options {
 struct FileFormatOptions {
   std::string format = "parquet";
   std::string compression = "zstd";
+  int zstd_level = 1;  // 'file.compression.zstd-level'
   int64_t parquet_page_size = 1 << 20;
   int64_t parquet_row_group_size = int64_t{128} << 20;
   bool parquet_dictionary = true;

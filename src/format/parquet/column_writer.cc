@@ -364,7 +364,7 @@ Result<std::string> ColumnChunkWriter::Compress(std::string_view data) const {
     case Codec::kGzip:
       return format::Compress(CompressionCodec::kGzip, data);
     case Codec::kZstd:
-      return format::Compress(CompressionCodec::kZstd, data);
+      return format::Compress(CompressionCodec::kZstd, data, options_.zstd_level);
     case Codec::kLz4Raw:
       return format::Compress(CompressionCodec::kLz4Raw, data);
     default:

@@ -32,6 +32,7 @@ enum class ValueEncoding {
 
 struct ColumnWriterOptions {
   Codec codec = Codec::kZstd;
+  int zstd_level = 1;  // 'file.compression.zstd-level'
   int64_t page_size = 1 << 20;
   int64_t page_row_limit = 20000;
   bool dictionary = true;

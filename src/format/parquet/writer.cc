@@ -48,6 +48,7 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(std::vector<Field> co
   TRIB_ASSIGN_OR_RETURN(Codec codec, ToParquetCodec(options.compression));
   ColumnWriterOptions cw;
   cw.codec = codec;
+  cw.zstd_level = options.zstd_level;
   cw.page_size = options.page_size;
   cw.page_row_limit = options.page_row_limit;
   cw.dictionary = options.dictionary;

@@ -25,6 +25,8 @@ inline constexpr const char* kCreatedBy = "tributary version 0.1.0 (build tribut
 struct ParquetWriterOptions {
   // 'file.compression': none, snappy, gzip, zstd or lz4_raw (lz4 is written as LZ4_RAW).
   CompressionCodec compression = CompressionCodec::kZstd;
+  // 'file.compression.zstd-level' (1..22).
+  int zstd_level = 1;
   // 'parquet.page.size': target encoded bytes of a data page before compression.
   int64_t page_size = 1 << 20;
   // 'parquet.page.row.count.limit': at most this many rows per page (parquet-mr's default).
