@@ -79,6 +79,8 @@ class Catalog {
   // The table's directory, after checking both names (every table access goes through here, so
   // no name reaches a directory outside the warehouse).
   Result<std::string> TablePath(const Identifier& id) const;
+  // NotFound for a missing table, with the database's closest table name as a did-you-mean.
+  Status TableNotFound(const Identifier& id) const;
   std::string warehouse_;
 };
 

@@ -13,6 +13,7 @@
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "options/core_options.h"
+#include "options/option_values.h"
 #include "table/file_store_table.h"
 #include "table/system_tables.h"
 #include "tributary/catalog.h"
@@ -387,7 +388,7 @@ Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
   TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(id));
   if (!exists) {
     if (ignore_if_not_exists) return Status::OK();
-    return Status::NotFound("table '" + id.ToString() + "' does not exist");
+    return TableNotFound(id);
   }
   // Atomically take the table away first (a crash during the removal then leaves only a
   // hidden tombstone directory, never a half-removed table that a later CREATE would adopt).
@@ -460,19 +461,35 @@ Status Catalog::AlterTableOptions(const Identifier& id,
   return Status::Conflict("ALTER TABLE '" + id.ToString() + "' kept losing to concurrent changes");
 }
 
+Status Catalog::TableNotFound(const Identifier& id) const {
+  std::string message = "table '" + id.ToString() + "' does not exist";
+  auto tables = ListTables(id.database);
+  if (tables.ok()) {
+    const std::string hint = options::DidYouMean(id.table, *tables);
+    if (!hint.empty()) message += "; did you mean '" + hint + "'?";
+  }
+  return Status::NotFound(message);
+}
+
 Result<std::unique_ptr<Table>> Catalog::GetTable(const Identifier& id) const {
   if (!id.system_table.empty()) {
     return Status::Invalid("'" + id.ToString() + "' is a system table; read it as a query");
   }
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
-  return table::OpenFileStoreTable(id, path);
+  auto table = table::OpenFileStoreTable(id, path);
+  if (!table.ok() && table.status().IsNotFound() &&
+      table.status().message().find("' does not exist") != std::string::npos) {
+    TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(id));
+    if (!exists) return TableNotFound(id);
+  }
+  return table;
 }
 
 Result<SystemTableData> Catalog::ReadSystemTable(const Identifier& id) const {
   Identifier base = id;
   base.system_table.clear();
   TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(base));
-  if (!exists) return Status::NotFound("table '" + base.ToString() + "' does not exist");
+  if (!exists) return TableNotFound(base);
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(base));
   return table::ReadSystemTable(path, id.system_table);
 }
