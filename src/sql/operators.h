@@ -72,8 +72,10 @@ OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
 // keys, one row even for no input.
 OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding);
 // The child's rows (in input order), each with one column per window call appended (the
-// WindowBinding's layout). Reads its input whole.
-OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding);
+// WindowBinding's layout). Reads its input whole, holding at most `memory_limit` bytes (more is
+// an error naming `memory_limit_key`).
+OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
+                       std::string memory_limit_key);
 // The first occurrence of each distinct row.
 OperatorPtr MakeDistinct(OperatorPtr child);
 

@@ -1138,7 +1138,10 @@ Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q) {
     op = MakeFilter(std::move(op), std::move(plan.conjuncts),
                     pushed ? " (all pushed into the scan, checked again)" : "");
     if (plan.grouped) op = MakeAggregate(std::move(op), std::move(plan.agg));
-    if (!plan.windows.calls.empty()) op = MakeWindow(std::move(op), std::move(plan.windows));
+    if (!plan.windows.calls.empty()) {
+      TRIB_ASSIGN_OR_RETURN(const int64_t limit, SortMemoryLimit(session));
+      op = MakeWindow(std::move(op), std::move(plan.windows), limit, kSortMemoryLimitKey);
+    }
   }
   if (plan.having) {
     std::vector<BoundExprPtr> having;

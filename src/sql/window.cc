@@ -29,8 +29,12 @@ int CompareKey(const Value& a, const Value& b, bool descending, bool nulls_first
 
 class WindowOperator : public Operator {
  public:
-  WindowOperator(OperatorPtr child, WindowBinding binding)
-      : child_(std::move(child)), windows_(std::move(binding)) {
+  WindowOperator(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
+                 std::string memory_limit_key)
+      : child_(std::move(child)),
+        windows_(std::move(binding)),
+        memory_limit_(memory_limit),
+        memory_limit_key_(std::move(memory_limit_key)) {
     fields_ = child_->fields();
     for (size_t i = 0; i < windows_.calls.size(); i++) {
       fields_.push_back(Field{static_cast<int32_t>(fields_.size()), "$window" + std::to_string(i),
@@ -65,7 +69,17 @@ class WindowOperator : public Operator {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
       if (!more) break;
       std::vector<Row> rows = BatchRows(in);
-      for (Row& r : rows) rows_.push_back(std::move(r));
+      for (Row& r : rows) {
+        bytes_ += 64;
+        for (const Value& v : r) bytes_ += ApproxBytes(v);
+        rows_.push_back(std::move(r));
+      }
+      if (bytes_ > memory_limit_) {
+        return Status::Invalid("the rows of a window function hold more than '" +
+                               memory_limit_key_ + "' allows (" + std::to_string(memory_limit_) +
+                               " bytes); raise it with SET '" + memory_limit_key_ +
+                               "' = '...', or filter the rows further");
+      }
     }
     const size_t n = rows_.size();
     const size_t width = child_->fields().size();
@@ -232,6 +246,9 @@ class WindowOperator : public Operator {
 
   OperatorPtr child_;
   WindowBinding windows_;
+  int64_t memory_limit_;
+  std::string memory_limit_key_;
+  int64_t bytes_ = 0;
   bool computed_ = false;
   std::vector<Row> rows_;
   size_t next_ = 0;
@@ -239,8 +256,10 @@ class WindowOperator : public Operator {
 
 }  // namespace
 
-OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding) {
-  return std::make_unique<WindowOperator>(std::move(child), std::move(binding));
+OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
+                       std::string memory_limit_key) {
+  return std::make_unique<WindowOperator>(std::move(child), std::move(binding), memory_limit,
+                                          std::move(memory_limit_key));
 }
 
 }  // namespace tributary::sql
