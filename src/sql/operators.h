@@ -126,8 +126,10 @@ OperatorPtr MakeUnionAll(OperatorPtr first, OperatorPtr second);
 // INTERSECT (`intersect`) or EXCEPT of `left` and `right` (same column types): the rows of
 // `left` that are (not) among the rows of `right`, NULLs comparing equal; with `all` each row
 // counts as often as it occurs (a left row matched by a right one uses it up), else each
-// distinct row once. `right` is read whole first.
-OperatorPtr MakeSetDifference(OperatorPtr left, OperatorPtr right, bool intersect, bool all);
+// distinct row once. `right` is read whole first, holding at most `memory_limit` bytes (more is
+// an error naming `memory_limit_key`).
+OperatorPtr MakeSetDifference(OperatorPtr left, OperatorPtr right, bool intersect, bool all,
+                              int64_t memory_limit, std::string memory_limit_key);
 
 // Bytes a value takes in memory, roughly (what sorts and joins hold is bounded by this).
 int64_t ApproxBytes(const Value& v);

@@ -986,6 +986,7 @@ Result<OperatorPtr> OpenSetOperation(const Session& session, const SelectStmt& q
     op = MakeProject(std::move(op), std::move(exprs), fields);
   }
   OperatorPtr out = std::move(ops[0]);
+  TRIB_ASSIGN_OR_RETURN(const int64_t limit, SortMemoryLimit(session));
   for (size_t i = 1; i < ops.size(); i++) {
     const SetOperand& operand = q.set_operands[i];
     switch (operand.kind) {
@@ -996,7 +997,8 @@ Result<OperatorPtr> OpenSetOperation(const Session& session, const SelectStmt& q
       case SetOpKind::kIntersect:
       case SetOpKind::kExcept:
         out = MakeSetDifference(std::move(out), std::move(ops[i]),
-                                operand.kind == SetOpKind::kIntersect, operand.all);
+                                operand.kind == SetOpKind::kIntersect, operand.all, limit,
+                                kSortMemoryLimitKey);
         break;
     }
   }

@@ -41,8 +41,14 @@ void RowKey(const ColumnBatch& batch, size_t r, std::string* key) {
 
 class SetDifferenceOperator : public Operator {
  public:
-  SetDifferenceOperator(OperatorPtr left, OperatorPtr right, bool intersect, bool all)
-      : left_(std::move(left)), right_(std::move(right)), intersect_(intersect), all_(all) {
+  SetDifferenceOperator(OperatorPtr left, OperatorPtr right, bool intersect, bool all,
+                        int64_t memory_limit, std::string memory_limit_key)
+      : left_(std::move(left)),
+        right_(std::move(right)),
+        intersect_(intersect),
+        all_(all),
+        memory_limit_(memory_limit),
+        memory_limit_key_(std::move(memory_limit_key)) {
     fields_ = left_->fields();
   }
   std::string Describe() const override {
@@ -59,7 +65,16 @@ class SetDifferenceOperator : public Operator {
         if (!more) break;
         for (size_t r = 0; r < in.num_rows; r++) {
           RowKey(in, r, &key);
-          counts_[key]++;
+          auto [it, added] = counts_.try_emplace(key, 0);
+          if (added) bytes_ += static_cast<int64_t>(key.size()) + 64;
+          it->second++;
+        }
+        if (bytes_ > memory_limit_) {
+          return Status::Invalid(std::string(intersect_ ? "INTERSECT" : "EXCEPT") +
+                                 " holds more of its right query's rows than '" +
+                                 memory_limit_key_ + "' allows (" +
+                                 std::to_string(memory_limit_) + " bytes); raise it with SET '" +
+                                 memory_limit_key_ + "' = '...'");
         }
       }
       counted_ = true;
@@ -92,6 +107,9 @@ class SetDifferenceOperator : public Operator {
  private:
   OperatorPtr left_, right_;
   bool intersect_, all_;
+  int64_t memory_limit_;
+  std::string memory_limit_key_;
+  int64_t bytes_ = 0;
   bool counted_ = false;
   std::unordered_map<std::string, int64_t> counts_;
   std::unordered_set<std::string> emitted_;
@@ -103,9 +121,10 @@ OperatorPtr MakeUnionAll(OperatorPtr first, OperatorPtr second) {
   return std::make_unique<UnionAllOperator>(std::move(first), std::move(second));
 }
 
-OperatorPtr MakeSetDifference(OperatorPtr left, OperatorPtr right, bool intersect, bool all) {
+OperatorPtr MakeSetDifference(OperatorPtr left, OperatorPtr right, bool intersect, bool all,
+                              int64_t memory_limit, std::string memory_limit_key) {
   return std::make_unique<SetDifferenceOperator>(std::move(left), std::move(right), intersect,
-                                                 all);
+                                                 all, memory_limit, std::move(memory_limit_key));
 }
 
 }  // namespace tributary::sql
