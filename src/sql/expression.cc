@@ -1138,6 +1138,40 @@ Result<BoundExprPtr> Binder::BindAggregate(const Expr& e) {
   call.key = ExprToString(e);
   if (e.star_arg) {
     if (e.op != "COUNT") return ErrorAt(e.pos, "only COUNT accepts '*'");
+  } else if (e.op == "COUNT" && e.distinct && e.args.size() > 1) {
+    // COUNT(DISTINCT a, b, ...): the distinct tuples with no NULL, counted as
+    // CASE WHEN a IS NULL OR b IS NULL ... THEN NULL ELSE ROW(a, b, ...) END.
+    auto make = [&](ExprKind kind) {
+      auto x = std::make_unique<Expr>();
+      x->kind = kind;
+      x->pos = e.pos;
+      return x;
+    };
+    ExprPtr any_null;
+    auto row = make(ExprKind::kFunction);
+    row->op = "ROW";
+    for (const auto& a : e.args) {
+      if (ContainsAggregate(*a)) return ErrorAt(a->pos, "aggregate functions cannot be nested");
+      auto is_null = make(ExprKind::kIsNull);
+      is_null->args.push_back(a->Clone());
+      if (any_null) {
+        auto either = make(ExprKind::kBinary);
+        either->op = "OR";
+        either->args.push_back(std::move(any_null));
+        either->args.push_back(std::move(is_null));
+        any_null = std::move(either);
+      } else {
+        any_null = std::move(is_null);
+      }
+      row->args.push_back(a->Clone());
+    }
+    auto tuple = make(ExprKind::kCase);
+    tuple->args.push_back(std::move(any_null));
+    tuple->args.push_back(make(ExprKind::kLiteral));  // NULL
+    tuple->args.push_back(std::move(row));
+    tuple->has_else = true;
+    Binder inner(agg_->input);
+    TRIB_ASSIGN_OR_RETURN(call.arg, inner.Bind(*tuple));
   } else {
     const size_t most = e.op == "LISTAGG" ? 2 : 1;
     if (e.args.empty() || e.args.size() > most) {
