@@ -269,10 +269,11 @@ struct UseStmt : Statement {
 
 struct ShowStmt : Statement {
   enum class What { kDatabases, kTables, kCreateTable, kPartitions, kCatalogs, kCurrentDatabase,
-                    kCurrentCatalog, kFunctions };
+                    kCurrentCatalog, kFunctions, kColumns };
   ShowStmt() : Statement(StmtKind::kShow) {}
   What what = What::kDatabases;
   QualifiedName name;  // the table, or the database of SHOW TABLES FROM db
+  std::optional<std::string> like;  // SHOW TABLES / COLUMNS ... LIKE 'pattern'
 };
 
 struct DescribeStmt : Statement {

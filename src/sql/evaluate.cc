@@ -462,6 +462,10 @@ Result<Value> Evaluate(const BoundExpr& e, const Row& row) {
   return Status::Internal("unknown bound expression");
 }
 
+bool SqlLike(std::string_view s, std::string_view pattern) {
+  return LikeMatch(CodePoints(std::string(s)), CodePoints(std::string(pattern)), -1);
+}
+
 Result<bool> EvaluatePredicate(const BoundExpr& e, const Row& row) {
   TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(e, row));
   return !v.is_null() && v.bool_value();

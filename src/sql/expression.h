@@ -182,6 +182,9 @@ Result<Value> Evaluate(const BoundExpr& e, const Row& row);
 // Evaluates a predicate: true only when the result is TRUE (not FALSE, not NULL).
 Result<bool> EvaluatePredicate(const BoundExpr& e, const Row& row);
 
+// `s` LIKE `pattern` (% and _; no escape character).
+bool SqlLike(std::string_view s, std::string_view pattern);
+
 // Calls f(column) for every column slot the expression reads.
 void CollectColumns(const BoundExpr& e, std::vector<bool>* used);
 

@@ -288,6 +288,18 @@ Result<StatementPtr> Parser::ParseShow() {
     if (AcceptKeyword("FROM") || AcceptKeyword("IN")) {
       TRIB_ASSIGN_OR_RETURN(s->name, ParseQualifiedName("a database name"));
     }
+    if (AcceptKeyword("LIKE")) {
+      TRIB_ASSIGN_OR_RETURN(std::string pattern, ParseStringLiteral("a LIKE pattern string"));
+      s->like = std::move(pattern);
+    }
+  } else if (AcceptKeyword("COLUMNS")) {
+    s->what = ShowStmt::What::kColumns;
+    if (!AcceptKeyword("FROM")) TRIB_RETURN_NOT_OK(ExpectKeyword("IN"));
+    TRIB_ASSIGN_OR_RETURN(s->name, ParseQualifiedName("a table name"));
+    if (AcceptKeyword("LIKE")) {
+      TRIB_ASSIGN_OR_RETURN(std::string pattern, ParseStringLiteral("a LIKE pattern string"));
+      s->like = std::move(pattern);
+    }
   } else if (AcceptKeyword("CATALOGS")) {
     s->what = ShowStmt::What::kCatalogs;
   } else if (AcceptKeyword("FUNCTIONS")) {
@@ -307,8 +319,8 @@ Result<StatementPtr> Parser::ParseShow() {
     s->what = ShowStmt::What::kPartitions;
     TRIB_ASSIGN_OR_RETURN(s->name, ParseQualifiedName("a table name"));
   } else {
-    return Unexpected("DATABASES, TABLES, CATALOGS, FUNCTIONS, CREATE TABLE or PARTITIONS after "
-                      "SHOW");
+    return Unexpected("DATABASES, TABLES, COLUMNS, CATALOGS, FUNCTIONS, CREATE TABLE or "
+                      "PARTITIONS after SHOW");
   }
   return StatementPtr(std::move(s));
 }

@@ -428,8 +428,25 @@ Result<StatementResult> Session::Show(const ShowStmt& s) {
       if (!tables.ok()) return Locate(tables.status(), s.pos);
       std::sort(tables->begin(), tables->end());
       std::vector<Row> rows;
-      for (auto& t : *tables) rows.push_back({Value::String(t)});
+      for (auto& t : *tables) {
+        if (!s.like || SqlLike(t, *s.like)) rows.push_back({Value::String(t)});
+      }
       return Rows({StringField("table name")}, std::move(rows));
+    }
+    case ShowStmt::What::kColumns: {
+      // DESCRIBE's rows, those whose name matches LIKE.
+      DescribeStmt d;
+      d.name = s.name;
+      d.pos = s.pos;
+      TRIB_ASSIGN_OR_RETURN(StatementResult described, Describe(d));
+      if (s.like) {
+        std::vector<Row> kept;
+        for (auto& r : described.rows.rows) {
+          if (SqlLike(r[0].string_value(), *s.like)) kept.push_back(std::move(r));
+        }
+        return Rows(std::move(described.rows.fields), std::move(kept));
+      }
+      return described;
     }
     case ShowStmt::What::kCatalogs: {
       std::vector<Row> rows;
@@ -615,7 +632,24 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
     return Tags(s, p.back() == "create_tag");
   }
   if (p.back() != "compact") {
-    return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
+    // Paimon's procedures not implemented yet; any other name is a typo or unknown.
+    static const std::vector<std::string> kPaimon = {
+        "compact_database", "rollback_to", "rollback_to_timestamp", "create_branch",
+        "delete_branch", "fast_forward", "remove_orphan_files", "rescale", "merge_into",
+        "reset_consumer", "clear_consumers", "mark_partition_done", "expire_partitions",
+        "migrate_table", "migrate_file", "repair", "create_tag_from_timestamp",
+        "expire_tags", "replace_tag", "rewrite_file_index", "purge_files",
+        "expire_changelogs", "trigger_tag_automatic_creation", "query_service"};
+    static const std::vector<std::string> kImplemented = {"compact", "expire_snapshots",
+                                                          "create_tag", "delete_tag"};
+    if (std::find(kPaimon.begin(), kPaimon.end(), p.back()) != kPaimon.end()) {
+      return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
+    }
+    std::vector<std::string> all = kImplemented;
+    all.insert(all.end(), kPaimon.begin(), kPaimon.end());
+    const std::string hint = options::DidYouMean(p.back(), all);
+    return ErrorAt(s.procedure.pos, "unknown procedure '" + name + "'" +
+                                        (hint.empty() ? "" : "; did you mean 'sys." + hint + "'?"));
   }
   std::string table_name;
   for (size_t i = 0; i < s.args.size(); ++i) {
