@@ -45,6 +45,9 @@ struct SystemTableData {
 
 struct CatalogOptions {
   bool create_if_missing = true;  // create the warehouse directory and database `default`
+  // Without create_if_missing: open a catalog over a warehouse that does not exist yet (its
+  // operations fail until something creates it) instead of failing.
+  bool allow_missing = false;
 };
 
 class Catalog {

@@ -1,4 +1,5 @@
 // tributary sql: runs SQL from -e, -f, a pipe on stdin, or an interactive shell.
+#include <cctype>
 #include <chrono>
 #include <unistd.h>
 
@@ -33,7 +34,7 @@ void PrintSqlUsage(std::FILE* f) {
                "Without -e/-f: an interactive shell when stdin is a terminal, else the\n"
                "statements read from stdin.\n"
                "  --warehouse DIR        warehouse directory (default $TRIBUTARY_WAREHOUSE, else\n"
-               "                         ./warehouse); created when missing\n"
+               "                         ./warehouse); created by the first statement that writes\n"
                "  --format FMT           how query rows print: table (default), csv or json\n"
                "  -e SQL                 run these statements\n"
                "  -f FILE                run the statements in FILE ('-' for stdin)\n"
@@ -80,7 +81,9 @@ int RunInteractive(sql::Session& session, const sql::ScriptOptions& options) {
       while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == ';')) {
         trimmed.pop_back();
       }
-      if (trimmed == "quit" || trimmed == "exit" || trimmed == "\\q") break;
+      std::string lower = trimmed;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lower == "quit" || lower == "exit" || lower == "\\q") break;
       if (trimmed.empty()) continue;
     }
     buffer += line;

@@ -1,5 +1,7 @@
 #include "sql/script.h"
 
+#include <cctype>
+
 #include <optional>
 
 #include "sql/interrupt.h"
@@ -55,6 +57,26 @@ Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_co
   return Status::OK();
 }
 
+// A shell command alone in a statement (QUIT, EXIT, HELP; any case), or empty.
+std::string ShellCommand(const std::string& text) {
+  std::string word;
+  for (char c : text) {
+    if (c == ';' || c == ' ' || c == '\n' || c == '\t' || c == '\r') continue;
+    word += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  }
+  return word == "QUIT" || word == "EXIT" || word == "HELP" ? word : "";
+}
+
+constexpr char kHelp[] =
+    "Statements end with ';'. Queries: SELECT ... [JOIN ...] [WHERE ...] [GROUP BY ...]\n"
+    "  [ORDER BY ...] [LIMIT n], WITH, UNION/INTERSECT/EXCEPT, window functions, EXPLAIN.\n"
+    "Writes: INSERT INTO / INSERT OVERWRITE, UPDATE, DELETE. Tables: CREATE TABLE, DROP TABLE,\n"
+    "  ALTER TABLE (SET, RESET, DROP PARTITION), DESCRIBE, SHOW TABLES / COLUMNS / PARTITIONS /\n"
+    "  CREATE TABLE / FUNCTIONS / DATABASES. Session: SET 'key' = 'value', RESET, USE.\n"
+    "Procedures: CALL sys.compact, sys.expire_snapshots, sys.create_tag, sys.delete_tag.\n"
+    "System tables: t$snapshots, t$files, t$options, t$schemas, t$partitions, t$tags,\n"
+    "  t$audit_log, t$changelog, t$binlog. QUIT or EXIT ends the shell. docs/sql.md has it all.\n";
+
 }  // namespace
 
 bool RunScript(Session& session, std::string_view script, const ScriptOptions& options,
@@ -64,6 +86,13 @@ bool RunScript(Session& session, std::string_view script, const ScriptOptions& o
   std::vector<StatementText> statements;
   Status split = SplitStatementsPrefix(script, &statements);
   for (const StatementText& st : statements) {
+    const std::string command = ShellCommand(st.text);
+    if (command == "QUIT" || command == "EXIT") return true;  // the rest is not run
+    if (command == "HELP") {
+      std::fputs(kHelp, out);
+      std::fflush(out);
+      continue;
+    }
     auto r = session.ExecuteText(st.text, st.start);
     if (!r.ok()) {
       PrintError(r.status(), options, err);

@@ -19,7 +19,8 @@ struct ScriptOptions {
 };
 
 // Runs every statement of `script`; stops at the first failing one, prints "error: <message>"
-// (with the line and column in the script) on `err` and returns false.
+// (with the line and column in the script) on `err` and returns false. The shell commands QUIT
+// and EXIT (any case) end the script there (true); HELP prints a summary on `out`.
 bool RunScript(Session& session, std::string_view script, const ScriptOptions& options,
                std::FILE* out, std::FILE* err);
 

@@ -1,6 +1,7 @@
 #include "sql/session.h"
 
 #include "commit/snapshot_expire.h"
+#include "io/file_system.h"
 #include "meta/snapshot.h"
 #include "meta/tags.h"
 #include "common/datetime.h"
@@ -96,7 +97,12 @@ StatementResult::~StatementResult() = default;
 
 Result<std::unique_ptr<Session>> Session::Open(const std::string& warehouse) {
   std::unique_ptr<Session> s(new Session());
-  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Catalog> catalog, Catalog::Open(warehouse));
+  // The warehouse is created by the first statement that writes, not by opening it: a read of a
+  // mistyped path is an error naming it (Execute).
+  CatalogOptions lazy;
+  lazy.create_if_missing = false;
+  lazy.allow_missing = true;
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Catalog> catalog, Catalog::Open(warehouse, lazy));
   CatalogEntry entry;
   entry.type = "paimon";
   entry.warehouse = warehouse;
@@ -113,6 +119,28 @@ Result<StatementResult> Session::ExecuteText(const std::string& text, Pos start)
 }
 
 Result<StatementResult> Session::Execute(const Statement& stmt) {
+  if (stmt.kind != StmtKind::kSet && stmt.kind != StmtKind::kReset &&
+      stmt.kind != StmtKind::kCreateCatalog && stmt.kind != StmtKind::kUseCatalog &&
+      current_catalog_ == kDefaultCatalog) {
+    const std::string& warehouse = catalogs_.at(kDefaultCatalog).warehouse;
+    TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(warehouse));
+    // A query of no table (SELECT 1, VALUES) reads nothing of the warehouse.
+    bool no_table = false;
+    if (stmt.kind == StmtKind::kSelect) {
+      const auto& q = static_cast<const SelectStmt&>(stmt);
+      no_table = !q.from && q.set_operands.empty() && q.with.empty();
+    }
+    if (!exists && !no_table) {
+      const bool writes = stmt.kind == StmtKind::kCreateDatabase ||
+                          stmt.kind == StmtKind::kCreateTable;
+      if (!writes) {
+        return Status::NotFound("warehouse '" + warehouse + "' does not exist (a statement "
+                                "that writes, such as CREATE TABLE, creates it)");
+      }
+      TRIB_ASSIGN_OR_RETURN(auto created, Catalog::Open(warehouse));  // creates it
+      catalogs_.at(kDefaultCatalog).catalog = std::move(created);
+    }
+  }
   switch (stmt.kind) {
     case StmtKind::kSelect: return Select(static_cast<const SelectStmt&>(stmt));
     case StmtKind::kCreateDatabase:

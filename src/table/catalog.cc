@@ -276,6 +276,7 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse,
   TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(warehouse));
   if (!exists) {
     if (!options.create_if_missing) {
+      if (options.allow_missing) return std::unique_ptr<Catalog>(new Catalog(warehouse));
       return Status::NotFound("warehouse '" + warehouse + "' does not exist");
     }
     TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(warehouse));

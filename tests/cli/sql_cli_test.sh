@@ -92,5 +92,23 @@ out=$("$BIN" sql --warehouse "$W/wh" --idle-timeout-ms x -e "SELECT 1" 2>&1; tru
 case "$out" in *"non-negative number"*) check "bad --idle-timeout-ms" "yes" "yes" ;;
   *) check "bad --idle-timeout-ms" "non-negative number" "$out" ;; esac
 
+# A read-only statement on a missing warehouse is an error naming the path, and creates nothing;
+# the first statement that writes creates it.
+out=$("$BIN" sql --warehouse "$W/mistyped/wh" -e "SHOW TABLES" 2>&1 >/dev/null)
+check "missing warehouse exits 1" "1" "$?"
+case "$out" in *"$W/mistyped/wh"*"does not exist"*) check "missing warehouse is named" "yes" "yes" ;;
+  *) check "missing warehouse is named" "the path" "$out" ;; esac
+check "a read creates no warehouse" "no" "$([ -e "$W/mistyped" ] && echo yes || echo no)"
+"$BIN" sql --warehouse "$W/fresh" -e "CREATE TABLE c1 (a INT)" >/dev/null 2>&1
+check "CREATE TABLE creates the warehouse" "0" "$?"
+
+# QUIT / EXIT (any case) end a script there, exit 0; HELP prints a summary.
+out=$(printf "SELECT 10;\nhelp;\nQuit;\nSELECT 20;\n" | run 2>/dev/null)
+check "QUIT ends the script with exit 0" "0" "$?"
+case "$out" in *20*) check "statements after QUIT do not run" "no 20" "$out" ;;
+  *) check "statements after QUIT do not run" "yes" "yes" ;; esac
+case "$out" in *"QUIT or EXIT ends the shell"*) check "HELP prints a summary" "yes" "yes" ;;
+  *) check "HELP prints a summary" "the summary" "$out" ;; esac
+
 [ "$fails" -eq 0 ] && echo "sql_cli_test: all passed" || echo "sql_cli_test: $fails failed"
 [ "$fails" -eq 0 ]
