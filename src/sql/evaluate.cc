@@ -13,8 +13,6 @@
 
 namespace tributary::sql {
 
-namespace {
-
 std::vector<uint32_t> CodePoints(const std::string& s) {
   std::vector<uint32_t> out;
   for (size_t i = 0; i < s.size();) {
@@ -27,6 +25,9 @@ std::vector<uint32_t> CodePoints(const std::string& s) {
   }
   return out;
 }
+
+namespace {
+
 
 bool LikeMatch(const std::vector<uint32_t>& s, const std::vector<uint32_t>& p, int64_t escape) {
   size_t si = 0, pi = 0, star_p = std::string::npos, star_s = 0;

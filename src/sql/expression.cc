@@ -990,12 +990,26 @@ Result<BoundExprPtr> Binder::BindSubquery(const Expr& e) {
   return in;
 }
 
-bool ContainsWindow(const Expr& e) {
-  if (e.over) return true;
+namespace {
+
+// Whether `pred` holds for `e` or a node under it.
+template <typename Pred>
+bool AnyNode(const Expr& e, const Pred& pred) {
+  if (pred(e)) return true;
   for (const auto& a : e.args) {
-    if (ContainsWindow(*a)) return true;
+    if (AnyNode(*a, pred)) return true;
   }
   return false;
+}
+
+}  // namespace
+
+bool ContainsWindow(const Expr& e) {
+  return AnyNode(e, [](const Expr& x) { return x.over != nullptr; });
+}
+
+bool ContainsSubquery(const Expr& e) {
+  return AnyNode(e, [](const Expr& x) { return x.subquery != nullptr; });
 }
 
 Result<BoundExprPtr> Binder::BindWindow(const Expr& e) {

@@ -125,6 +125,8 @@ struct WindowBinding {
 
 // True when `e` contains a window function call (f(...) OVER (...)).
 bool ContainsWindow(const Expr& e);
+// True when `e` contains a subquery (IN (SELECT ...), EXISTS, a scalar subquery).
+bool ContainsSubquery(const Expr& e);
 
 // True when `e` contains an aggregate function call.
 bool ContainsAggregate(const Expr& e);
@@ -181,6 +183,9 @@ BoundExprPtr MakeConstant(Value v, const DataType& type, const Pos& pos);
 Result<Value> Evaluate(const BoundExpr& e, const Row& row);
 // Evaluates a predicate: true only when the result is TRUE (not FALSE, not NULL).
 Result<bool> EvaluatePredicate(const BoundExpr& e, const Row& row);
+
+// The code points of UTF-8 text (a malformed byte counts as one).
+std::vector<uint32_t> CodePoints(const std::string& s);
 
 // `s` LIKE `pattern` (% and _; no escape character).
 bool SqlLike(std::string_view s, std::string_view pattern);

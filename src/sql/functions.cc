@@ -38,20 +38,6 @@ bool MayReturnNull(const std::string& f) {
          f == "LOG" || f == "CONCAT_WS";
 }
 
-std::vector<uint32_t> Utf8CodePoints(const std::string& s) {
-  std::vector<uint32_t> out;
-  for (size_t i = 0; i < s.size();) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
-    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
-    for (int k = 1; k < n && i + k < s.size(); k++) {
-      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-    }
-    out.push_back(cp);
-    i += n;
-  }
-  return out;
-}
 
 std::string Utf8(const std::vector<uint32_t>& cps, size_t begin = 0, size_t end = SIZE_MAX) {
   std::string out;
@@ -540,7 +526,7 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     return Value::String(std::move(out));
   }
   if (f == "REVERSE") {
-    auto cps = Utf8CodePoints(args[0].string_value());
+    auto cps = CodePoints(args[0].string_value());
     std::reverse(cps.begin(), cps.end());
     return Value::String(Utf8(cps));
   }
@@ -560,8 +546,8 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
   }
   if (f == "LPAD" || f == "RPAD") {
     const int64_t len = args[1].int_value();
-    auto s = Utf8CodePoints(args[0].string_value());
-    auto pad = Utf8CodePoints(args[2].string_value());
+    auto s = CodePoints(args[0].string_value());
+    auto pad = CodePoints(args[2].string_value());
     if (len < 0) return Value::Null();
     if (static_cast<size_t>(len) <= s.size()) return Value::String(Utf8(s, 0, static_cast<size_t>(len)));
     if (pad.empty()) return Value::Null();
@@ -571,8 +557,8 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     return Value::String(f == "LPAD" ? Utf8(fill) + Utf8(s) : Utf8(s) + Utf8(fill));
   }
   if (f == "LOCATE") {
-    auto needle = Utf8CodePoints(args[0].string_value());
-    auto hay = Utf8CodePoints(args[1].string_value());
+    auto needle = CodePoints(args[0].string_value());
+    auto hay = CodePoints(args[1].string_value());
     int64_t start = args.size() > 2 ? args[2].int_value() : 1;
     if (start < 1) return Value::Int(0);
     if (needle.empty()) return Value::Int(start <= static_cast<int64_t>(hay.size()) + 1 ? start : 0);

@@ -441,14 +441,6 @@ Result<QueryResult> ExecuteValues(const SelectStmt& q) {
   return out;
 }
 
-bool ContainsSubquery(const Expr& e) {
-  if (e.subquery) return true;
-  for (const auto& a : e.args) {
-    if (ContainsSubquery(*a)) return true;
-  }
-  return false;
-}
-
 // A column reference for each column below `width` that `e` reads (so a planner counts the
 // columns `e` reads of its input without rewriting `e`).
 void CollectInputReads(const BoundExpr& e, size_t width, std::vector<BoundExprPtr>* out) {
