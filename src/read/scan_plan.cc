@@ -32,28 +32,40 @@ class ScanPlanner {
   Result<ScanPlan> Plan() {
     meta::SnapshotManager snapshots(meta_path_);
     std::optional<int64_t> id = options_.snapshot_id;
-    auto dyn = options_.dynamic_options.find("scan.snapshot-id");
-    if (!id && dyn != options_.dynamic_options.end()) {
-      TRIB_ASSIGN_OR_RETURN(int64_t v, options::ParseInt64(dyn->second));
-      id = v;
+    // Time travel: the query's hints, else the table's own options (as Paimon reads them); a hint
+    // replaces every table-level one.
+    static const char* kTravel[] = {"scan.snapshot-id", "scan.timestamp-millis", "scan.tag-name"};
+    bool hinted = options_.snapshot_id.has_value();
+    for (const char* k : kTravel) hinted = hinted || options_.dynamic_options.count(k) > 0;
+    auto travel = [&](const char* key) -> std::optional<std::string> {
+      if (hinted) {
+        auto it = options_.dynamic_options.find(key);
+        if (it == options_.dynamic_options.end()) return std::nullopt;
+        return it->second;
+      }
+      return schema_->Option(key);
+    };
+    if (!id) {
+      if (auto v = travel("scan.snapshot-id")) {
+        TRIB_ASSIGN_OR_RETURN(id, options::ParseInt64(*v));
+      }
     }
-    auto ts = options_.dynamic_options.find("scan.timestamp-millis");
-    auto tag = options_.dynamic_options.find("scan.tag-name");
-    const int given = (id ? 1 : 0) + (ts != options_.dynamic_options.end() ? 1 : 0) +
-                      (tag != options_.dynamic_options.end() ? 1 : 0);
+    const std::optional<std::string> ts = travel("scan.timestamp-millis");
+    const std::optional<std::string> tag = travel("scan.tag-name");
+    const int given = (id ? 1 : 0) + (ts ? 1 : 0) + (tag ? 1 : 0);
     if (given > 1) {
       return Status::Invalid("set only one of 'scan.snapshot-id', 'scan.timestamp-millis' (or "
                              "'scan.timestamp') and 'scan.tag-name'");
     }
     std::shared_ptr<const meta::Snapshot> tagged;
-    if (tag != options_.dynamic_options.end()) {
+    if (tag) {
       // The tag's own copy of its snapshot: it reads after the snapshot itself expired.
-      TRIB_ASSIGN_OR_RETURN(tagged, meta::ReadTag(meta_path_, tag->second));
+      TRIB_ASSIGN_OR_RETURN(tagged, meta::ReadTag(meta_path_, *tag));
       id = tagged->id;
     }
-    if (!id && ts != options_.dynamic_options.end()) {
+    if (!id && ts) {
       // Time travel by time: the latest snapshot committed at or before the given epoch millis.
-      TRIB_ASSIGN_OR_RETURN(int64_t millis, options::ParseInt64(ts->second));
+      TRIB_ASSIGN_OR_RETURN(int64_t millis, options::ParseInt64(*ts));
       TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
       for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
         TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(*it));

@@ -1038,6 +1038,9 @@ Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q) {
       !plan.agg.calls[0].distinct && plan.conjuncts.empty() && !plan.having &&
       !src.dynamic_options.count("scan.timestamp-millis") &&
       !src.dynamic_options.count("scan.tag-name") &&
+      !src.table->schema()->Option("scan.snapshot-id") &&
+      !src.table->schema()->Option("scan.timestamp-millis") &&
+      !src.table->schema()->Option("scan.tag-name") &&
       !src.dynamic_options.count("scan.fallback-branch")) {
     auto n = src.table->CountFromMetadata(plan.scan.snapshot_id);
     if (!n.ok()) return ErrorAt(q.pos, n.status().message());

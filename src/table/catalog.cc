@@ -161,6 +161,11 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
       if (def.key == k && !def.supported) {
         return Status::NotSupported("option '" + k + "' is recognised but not supported yet");
       }
+      if (def.key == k && k == "scan.timestamp") {
+        // A time of the session's zone: only a query knows the session.
+        return Status::NotSupported("option 'scan.timestamp' as a table option is not supported "
+                                    "yet; use it as a query hint, or set 'scan.timestamp-millis'");
+      }
     }
   }
   TRIB_ASSIGN_OR_RETURN(options::CoreOptions core, options::CoreOptions::From(s));
