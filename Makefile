@@ -30,6 +30,7 @@ test: build
 	bash tests/install/install_test.sh $(BUILD)
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary tests/sql
 	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary
+	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary
 	bash tests/crash/run_all.sh $(BUILD)/tributary
 
 test-slow: build
@@ -39,6 +40,7 @@ test-slow: build
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --slow tests/sql
 	python3 tests/slow/memory_test.py --binary $(BUILD)/tributary
 	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary --rounds 100 --queries 80 --seed 11
+	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary --rounds 40 --seed 23
 	bash tests/crosscheck/avro_avsc.sh $(BUILD)
 	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
 	bash tests/fuzz/run_parquet_fuzzer.sh

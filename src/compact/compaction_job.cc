@@ -13,6 +13,7 @@
 #include "meta/snapshot_reader.h"
 #include "merge/merge_config.h"
 #include "merge/sort_merge_reader.h"
+#include "datafile/point_lookup.h"
 
 namespace tributary::compact {
 
@@ -52,9 +53,15 @@ struct BucketMerge {
   std::unique_ptr<merge::MergeFunction> merge_fn;
   std::unique_ptr<merge::SortMergeReader> reader;
 
+  // Lookup tables only: what the merge looks keys up in below the merged levels.
+  std::unique_ptr<datafile::BucketFileSearch> below;
+
+  // `below`: the bucket's files under the output level (a lookup table's merge of level-0
+  // records takes the key's value from there when no merged file above level 0 holds it).
   static Result<BucketMerge> Open(const std::string& table_path, const TableSchema& schema,
                                   const std::string& bucket_dir, const FileLayout& layout,
-                                  std::vector<meta::DataFileMeta> files) {
+                                  std::vector<meta::DataFileMeta> files,
+                                  const std::vector<meta::DataFileMeta>* below = nullptr) {
     std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
       return a.max_sequence_number < b.max_sequence_number;
     });
@@ -65,7 +72,19 @@ struct BucketMerge {
     }
     BucketMerge m;
     TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
-    TRIB_ASSIGN_OR_RETURN(m.merge_fn, merge::MakeMergeFunction(config, schema));
+    merge::BelowLookup lookup;
+    if (config->lookup_levels && below && !below->empty()) {
+      m.below = std::make_unique<datafile::BucketFileSearch>(table_path, bucket_dir, layout,
+                                                             schema, *below);
+      const std::vector<int> key_columns = layout.key_columns;
+      datafile::BucketFileSearch* search = m.below.get();
+      lookup = [search, key_columns](const Row& value) {
+        Row key;
+        for (int c : key_columns) key.push_back(value[c]);
+        return search->FindNewest(key);
+      };
+    }
+    TRIB_ASSIGN_OR_RETURN(m.merge_fn, merge::MakeMergeFunction(config, schema, std::move(lookup)));
     m.reader = std::make_unique<merge::SortMergeReader>(
         std::move(sources), merge::KeyComparator(layout.key_columns),
         merge::SequenceOrder(config), m.merge_fn.get());
@@ -87,6 +106,8 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
                             DataFileWriter* writer) {
   if (!writer->CanWriteColumns()) return false;
   TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
+  // A lookup table's merge takes only some of a key's records (LookupLevelsMerge): by rows.
+  if (config->lookup_levels) return false;
   TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*config, layout.fields, !drop_delete));
   if (!plan) return false;
   // Older files first, as BucketMerge orders them: a later file wins sequence ties.
@@ -143,8 +164,8 @@ Result<CompactionResult> Compact(const std::string& table_path, const TableSchem
       return result;
     }
   }
-  TRIB_ASSIGN_OR_RETURN(BucketMerge m,
-                        BucketMerge::Open(table_path, schema, bucket_dir, layout, unit.files));
+  TRIB_ASSIGN_OR_RETURN(BucketMerge m, BucketMerge::Open(table_path, schema, bucket_dir, layout,
+                                                         unit.files, &unit.below));
   merge::SortMergeReader& reader = *m.reader;
   merge::KeyValue kv;
   while (true) {

@@ -51,6 +51,9 @@ std::optional<CompactUnit> UniversalCompactionPicker::MakeUnit(
   for (size_t i = 0; i < run_count; i++) {
     for (const auto& f : runs[i].files) u.files.push_back(f);
   }
+  for (size_t i = run_count; i < runs.size(); i++) {
+    for (const auto& f : runs[i].files) u.below.push_back(f);
+  }
   return u;
 }
 

@@ -25,6 +25,9 @@ struct LevelSortedRun {
 struct CompactUnit {
   int32_t output_level = 0;
   std::vector<meta::DataFileMeta> files;
+  // The bucket's files below the output level, left as they are (a lookup table's compaction
+  // looks keys up in them).
+  std::vector<meta::DataFileMeta> below;
 };
 
 // Orders a bucket's files into runs: level-0 files newest first, then levels ascending.

@@ -4,6 +4,8 @@
 
 #include "format/binary_row.h"
 #include "io/file_cache.h"
+#include "io/file_system.h"
+#include "meta/snapshot_reader.h"
 
 namespace tributary::datafile {
 
@@ -114,6 +116,49 @@ Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row&
   return Status::OK();
 }
 
+BucketFileSearch::BucketFileSearch(const std::string& table_path, const std::string& bucket_dir,
+                                   const FileLayout& layout, const TableSchema& schema,
+                                   const std::vector<meta::DataFileMeta>& files)
+    : layout_(layout), schema_(schema), file_schemas_(table_path, schema.id) {
+  const std::vector<DataType> key_types = layout.KeyTypes();
+  for (const auto& f : files) {
+    File file{&f,
+              f.external_path ? meta::ResolveExternalPath(table_path, *f.external_path)
+                              : io::JoinPath(bucket_dir, f.file_name),
+              std::nullopt, nullptr};
+    if (f.schema_id == schema.id) file.range = DecodeKeyRange(f, key_types);
+    files_.push_back(std::move(file));
+  }
+  std::stable_sort(files_.begin(), files_.end(),
+                   [](const File& a, const File& b) { return a.meta->level < b.meta->level; });
+}
+
+Status BucketFileSearch::Search(File* f, const Row& key, std::vector<merge::KeyValue>* found) {
+  if (f->range && !f->range->Contains(key)) return Status::OK();
+  if (!f->sorted) {
+    TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* fields,
+                          file_schemas_.FieldsOf(f->meta->schema_id));
+    TRIB_ASSIGN_OR_RETURN(f->sorted,
+                          LoadSortedFile(f->path, layout_, *f->meta, schema_.id, fields));
+  }
+  return SearchSorted(*f->sorted, layout_, key, found);
+}
+
+Status BucketFileSearch::FindAll(const Row& key, std::vector<merge::KeyValue>* found) {
+  for (File& f : files_) TRIB_RETURN_NOT_OK(Search(&f, key, found));
+  return Status::OK();
+}
+
+Result<std::optional<merge::KeyValue>> BucketFileSearch::FindNewest(const Row& key) {
+  std::vector<merge::KeyValue> found;
+  for (File& f : files_) {
+    TRIB_RETURN_NOT_OK(Search(&f, key, &found));
+    // Files come by level: the first found is in the lowest level holding the key.
+    if (!found.empty()) return std::optional<merge::KeyValue>(std::move(found.back()));
+  }
+  return std::optional<merge::KeyValue>();
+}
+
 Status FindKeyInFile(const std::string& path, const FileLayout& layout,
                      const meta::DataFileMeta& f, int64_t read_schema_id,
                      const std::vector<Field>* file_fields, const Row& key,
@@ -141,6 +186,7 @@ Result<std::optional<Row>> MergeFound(std::vector<merge::KeyValue> found,
                    [&](const auto& a, const auto& b) { return order.Compare(a, b) < 0; });
   fn->Reset();
   for (const auto& kv : found) TRIB_RETURN_NOT_OK(fn->Add(kv));
+  TRIB_RETURN_NOT_OK(fn->Complete());
   auto r = fn->Result();
   if (!r || IsRetract(r->kind)) return std::optional<Row>();
   return std::optional<Row>(std::move(r->value));

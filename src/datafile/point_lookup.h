@@ -10,6 +10,7 @@
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
 #include "datafile/data_file.h"
+#include "meta/schema_manager.h"
 
 namespace tributary::datafile {
 
@@ -52,6 +53,37 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(
 // Appends to `found` the records of `key` in `file` (sorted by key, one per key).
 Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row& key,
                     std::vector<merge::KeyValue>* found);
+
+// A key's records in some committed files of one bucket: files whose key range excludes the
+// key are skipped unread, the others decoded once (LoadSortedFile) and binary-searched.
+// Thread-safety: single-threaded (the decoded files are shared through the process-wide cache).
+class BucketFileSearch {
+ public:
+  // `schema`: the schema the records are read with (files of older schemas are cast to it).
+  // `layout`, `schema` and `files` are borrowed and must outlive the search.
+  BucketFileSearch(const std::string& table_path, const std::string& bucket_dir,
+                   const FileLayout& layout, const TableSchema& schema,
+                   const std::vector<meta::DataFileMeta>& files);
+  // Appends the key's records in every file to `found`. `key`: values of the trimmed primary key.
+  Status FindAll(const Row& key, std::vector<merge::KeyValue>* found);
+  // The key's record in the lowest level holding it (REQUIRES: files above level 0, one sorted
+  // run per level), or nullopt.
+  Result<std::optional<merge::KeyValue>> FindNewest(const Row& key);
+
+ private:
+  struct File {
+    const meta::DataFileMeta* meta;
+    std::string path;
+    std::optional<KeyRange> range;
+    std::shared_ptr<const SortedFile> sorted;
+  };
+  Status Search(File* f, const Row& key, std::vector<merge::KeyValue>* found);
+
+  const FileLayout& layout_;
+  const TableSchema& schema_;
+  meta::FileSchemas file_schemas_;
+  std::vector<File> files_;  // by level, then as given
+};
 
 // Orders `found` by sequence and merges it with `fn`; the row if the key is live.
 Result<std::optional<Row>> MergeFound(std::vector<merge::KeyValue> found,

@@ -210,6 +210,11 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
       }
     }
   }
+  // Lookup tables keep each key's whole merged value in its newest record above level 0
+  // (Paimon's needLookup, LookupMergeFunction); first-row is already right, and so is a plain
+  // deduplicate merge, where the newest record wins whatever the levels.
+  c->lookup_levels = s.Option("changelog-producer").value_or("none") == "lookup" &&
+                     c->engine != "first-row" && !c->IsPlainDeduplicate();
   return std::shared_ptr<const MergeConfig>(std::move(c));
 }
 

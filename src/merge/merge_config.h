@@ -35,6 +35,11 @@ struct MergeConfig {
   std::vector<int> count_fields;      // 'count' columns: inputs become 1 / 0 indicators
   std::vector<SequenceGroup> groups;  // partial-update sequence groups
   std::set<int> remove_on_group;      // sequence fields of 'remove-record-on-sequence-group'
+  // 'changelog-producer' = 'lookup' (aggregation, partial-update, deduplicate by
+  // 'sequence.field'): the newest record of a key above level 0 holds its whole merged value, so
+  // a merge takes that one record and the level-0 records only (LookupLevelsMerge), and a
+  // compaction of level-0 records looks the key up below its output level.
+  bool lookup_levels = false;
 
   // REQUIRES: schema has a primary key. `strict` (CREATE TABLE) also checks what Tributary
   // accepts for new tables but reads from existing ones (e.g. STRING sequence fields, which

@@ -37,6 +37,7 @@ class Engine {
   }
   Status Add(std::vector<std::optional<int64_t>> v) { return Add(RowKind::kInsert, std::move(v)); }
   Row Result() {
+    EXPECT_TRUE(fn_->Complete().ok());
     auto r = fn_->Result();
     EXPECT_TRUE(r.has_value());
     return r ? r->value : Row{};
@@ -374,6 +375,59 @@ TEST(SequenceFieldOracle, Case18NullSequenceSortsLowest) {
   EXPECT_TRUE((*fn)->Result()->value[3].is_null());  // sequence fields keep the latest value
   ASSERT_TRUE((*fn)->Add(d).ok());
   EXPECT_EQ((*fn)->Result()->value[1].string_value(), "A3");
+}
+
+// Oracle case 24 (LookupChangelogMergeFunctionWrapperTest, sum): in a lookup table the newest
+// record above level 0 already holds the key's older records, so only it and level 0 merge.
+TEST(LookupLevelsOracle, Case24OnlyTheNewestHighLevelRecordMergesWithLevel0) {
+  TableSchema s;
+  s.fields = {{0, "k", DataType::Int().NotNull(), ""}, {1, "v", DataType::Int(), ""}};
+  s.primary_keys = {"k"};
+  s.options = {{"merge-engine", "aggregation"}, {"fields.v.aggregate-function", "sum"},
+               {"changelog-producer", "lookup"}};
+  auto c = MergeConfig::Make(s);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE((*c)->lookup_levels);
+  auto kv = [](int64_t seq, int32_t level, int64_t v) {
+    return KeyValue{seq, RowKind::kInsert, {Value::Int(1), Value::Int(v)}, level, nullptr};
+  };
+  auto fn = MakeMergeFunction(*c, s);
+  ASSERT_TRUE(fn.ok());
+  // [L3 1, L2 1, L1 2, L0 2] -> 4: L1's 2 and L0's 2.
+  (*fn)->Reset();
+  for (const KeyValue& r : {kv(0, 3, 1), kv(1, 2, 1), kv(2, 1, 2), kv(3, 0, 2)}) {
+    ASSERT_TRUE((*fn)->Add(r).ok());
+  }
+  ASSERT_TRUE((*fn)->Complete().ok());
+  EXPECT_EQ((*fn)->TakeResult()->value[1].int_value(), 4);
+  // Without level 0 the newest high-level record is the value.
+  (*fn)->Reset();
+  for (const KeyValue& r : {kv(0, 3, 1), kv(1, 2, 5)}) ASSERT_TRUE((*fn)->Add(r).ok());
+  ASSERT_TRUE((*fn)->Complete().ok());
+  EXPECT_EQ((*fn)->TakeResult()->value[1].int_value(), 5);
+  // Level 0 alone, with a lookup below the merged levels: the found record joins the merge.
+  int lookups = 0;
+  auto with_below = MakeMergeFunction(*c, s, [&](const Row& value) -> Result<std::optional<KeyValue>> {
+    lookups++;
+    EXPECT_EQ(value[0].int_value(), 1);
+    return std::optional<KeyValue>(kv(0, 4, 10));
+  });
+  ASSERT_TRUE(with_below.ok());
+  (*with_below)->Reset();
+  for (const KeyValue& r : {kv(5, 0, 2), kv(6, 0, 3)}) ASSERT_TRUE((*with_below)->Add(r).ok());
+  ASSERT_TRUE((*with_below)->Complete().ok());
+  EXPECT_EQ((*with_below)->TakeResult()->value[1].int_value(), 15);
+  // A record above level 0 among those merged: no lookup.
+  (*with_below)->Reset();
+  for (const KeyValue& r : {kv(4, 2, 7), kv(5, 0, 2)}) ASSERT_TRUE((*with_below)->Add(r).ok());
+  ASSERT_TRUE((*with_below)->Complete().ok());
+  EXPECT_EQ((*with_below)->TakeResult()->value[1].int_value(), 9);
+  EXPECT_EQ(lookups, 1);
+  // A plain deduplicate table needs none of this; first-row neither.
+  s.options = {{"changelog-producer", "lookup"}};
+  EXPECT_FALSE((*MergeConfig::Make(s))->lookup_levels);
+  s.options = {{"changelog-producer", "lookup"}, {"merge-engine", "first-row"}};
+  EXPECT_FALSE((*MergeConfig::Make(s))->lookup_levels);
 }
 
 TEST(ValidationTest, CreateErrorsNameTheProblem) {

@@ -4,6 +4,7 @@
 // reader or writer.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -25,6 +26,10 @@ class MergeFunction {
   virtual std::optional<KeyValue> Result() = 0;
   // Add, taking the record: engines that keep whole records move it instead of copying it.
   virtual Status AddOwned(KeyValue&& kv) { return Add(kv); }
+  // Called once after the key's last Add and before Result / TakeResult: a merge that needs
+  // more than its records (a lookup below the merged levels) fetches it here, and a merge that
+  // defers its work reports its errors here. Every caller calls it.
+  virtual Status Complete() { return Status::OK(); }
   // Result for the last time before the next Reset: engines may move the merged record out.
   virtual std::optional<KeyValue> TakeResult() { return Result(); }
   // Turns a record a user wrote into the engine's stored form, once, before it is buffered
@@ -32,9 +37,21 @@ class MergeFunction {
   virtual void PrepareInput(KeyValue* kv) const {}
 };
 
-// Creates the merge function of `config` for `schema`'s columns.
+// The newest record of a key in the levels below those a compaction merges, or nullopt.
+// `value`: a record of the key (its key columns are read).
+using BelowLookup = std::function<Result<std::optional<KeyValue>>(const Row& value)>;
+
+// Creates the merge function of `config` for `schema`'s columns, for records from any level.
+// With `config->lookup_levels` it takes a key's level-0 records and only its newest record above
+// level 0 (LookupLevelsMerge, Paimon's LookupMergeFunction); `below` is then asked, in
+// Complete, for a key that has level-0 records and no record above level 0 among those merged.
 Result<std::unique_ptr<MergeFunction>> MakeMergeFunction(std::shared_ptr<const MergeConfig> config,
-                                                         const TableSchema& schema);
+                                                         const TableSchema& schema,
+                                                         BelowLookup below = nullptr);
+// The engine's merge function alone, for records that all come from one write (a write
+// buffer), where levels do not apply.
+Result<std::unique_ptr<MergeFunction>> MakeEngineMergeFunction(
+    std::shared_ptr<const MergeConfig> config, const TableSchema& schema);
 // Convenience: parses the schema's options first. REQUIRES: schema has a primary key.
 Result<std::unique_ptr<MergeFunction>> MakeMergeFunction(const TableSchema& schema);
 

@@ -90,6 +90,7 @@ Result<bool> SortMergeReader::Next(KeyValue* out) {
       TRIB_RETURN_NOT_OK(tree_.Pop(&kv));
       TRIB_RETURN_NOT_OK(merge_->AddOwned(std::move(kv)));
     }
+    TRIB_RETURN_NOT_OK(merge_->Complete());
     std::optional<KeyValue> r = merge_->TakeResult();
     if (r) {
       *out = std::move(*r);

@@ -355,7 +355,10 @@ class SplitReadImpl : public SplitRead {
   // another format, merge options or records the plan does not take).
   Result<std::optional<MergedColumns>> MergeSplitByColumns(const DataSplit& split) {
     using Out = std::optional<MergedColumns>;
-    if (!merge_config_ || dv_enabled_ || point_lookup_ || data_evolution_) return Out();
+    if (!merge_config_ || dv_enabled_ || point_lookup_ || data_evolution_ ||
+        merge_config_->lookup_levels) {
+      return Out();
+    }
     TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*merge_config_, layout_.fields,
                                                            /*keep_retracts=*/false));
     if (!plan) return Out();

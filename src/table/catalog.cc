@@ -233,14 +233,6 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     return Status::Invalid("merge engine 'first-row' supports only changelog-producer 'none' or "
                            "'lookup', not '" + core.changelog_producer + "'");
   }
-  if (core.changelog_producer == "lookup" && core.merge_engine != "deduplicate" &&
-      core.merge_engine != "first-row") {
-    return Status::NotSupported(
-        "changelog-producer 'lookup' with merge engine '" + core.merge_engine +
-        "' is not supported yet (Paimon's lookup tables keep each key's whole merged value in "
-        "the newest level, which Tributary's compaction does not write yet); it works with "
-        "deduplicate and first-row");
-  }
   // Retention options that contradict each other fail here, not at the first commit.
   TRIB_RETURN_NOT_OK(commit::ExpireOptions::From(s).status());
   if (auto wait = s.Option("lookup-wait"); wait && *wait == "false") {

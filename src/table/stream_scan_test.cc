@@ -5,6 +5,7 @@
 #include "table/warehouse_test_base.h"
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -59,6 +60,20 @@ class StreamScanTest : public WarehouseTest {
     ASSERT_TRUE(c.ok()) << c.status().ToString();
   }
   static Row R(int64_t id, const char* v) { return {Value::Int(id), Value::String(v)}; }
+  // A table (id BIGINT NOT NULL primary key, then `columns`) with `options`.
+  std::unique_ptr<Table> CreateWith(const std::string& name, std::vector<Field> columns,
+                                    std::map<std::string, std::string> options) {
+    TableSpec s;
+    s.columns = {{0, "id", DataType::BigInt().NotNull(), ""}};
+    for (auto& c : columns) s.columns.push_back(std::move(c));
+    s.primary_keys = {"id"};
+    s.options = std::move(options);
+    Status st = TryCreate(name, s);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    auto t = catalog_->GetTable(Identifier{"default", name, ""});
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    return std::move(*t);
+  }
 
   // Every change committed so far (reads until the stream has been idle for 150 ms).
   static std::vector<std::string> Drain(StreamScan& s) {
@@ -417,13 +432,95 @@ TEST_F(StreamScanTest, MergesTheNormaliserCannotFollowNeedAProducer) {
   }
 }
 
+// Oracle case 19 (LookupChangelogWithAggITCase#testLookupChangelogProducerWithOutOfOrderSequenceField):
+// the before and after of the aggregated row, records merged in 'sequence.field' order.
+TEST_F(StreamScanTest, LookupProducerWithAggregationAndOutOfOrderSequenceField) {
+  auto t = CreateWith("t", {{0, "seq", DataType::Int(), ""}, {0, "v", DataType::Int(), ""}},
+                      {{"merge-engine", "aggregation"}, {"fields.v.aggregate-function", "sum"},
+                       {"sequence.field", "seq"}, {"changelog-producer", "lookup"},
+                       {"bucket", "1"}});
+  auto s = Open(*t);
+  auto row = [](int64_t k, int64_t seq, int64_t v) {
+    return Row{Value::Int(k), Value::Int(seq), Value::Int(v)};
+  };
+  Commit(*t, {{RowKind::kInsert, row(1, 7, 7)}});
+  EXPECT_EQ(Drain(*s), V{"+I[1, 7, 7]"});
+  Commit(*t, {{RowKind::kInsert, row(1, 8, 8)}});
+  EXPECT_EQ(Drain(*s), (V{"-U[1, 7, 7]", "+U[1, 8, 15]"}));
+  Commit(*t, {{RowKind::kInsert, row(1, 6, 6)}});
+  EXPECT_EQ(Drain(*s), (V{"-U[1, 8, 15]", "+U[1, 8, 21]"}));
+}
+
+// Oracle case 20 (LookupChangelogWithAggITCase#testMultipleCompaction): sums over 3 buckets,
+// compacted along the way; adding 0 is an update only without row-deduplicate.
+TEST_F(StreamScanTest, LookupProducerWithAggregationAcrossCompactions) {
+  for (bool dedup : {false, true}) {
+    SCOPED_TRACE(dedup ? "row-deduplicate" : "no row-deduplicate");
+    auto t = CreateWith(dedup ? "t_dedup" : "t", {{0, "v", DataType::Int(), ""}},
+                        {{"merge-engine", "aggregation"}, {"fields.v.aggregate-function", "sum"},
+                         {"changelog-producer", "lookup"}, {"bucket", "3"},
+                         {"num-sorted-run.compaction-trigger", "2"},
+                         {"changelog-producer.row-deduplicate", dedup ? "true" : "false"}});
+    auto s = Open(*t);
+    auto row = [](int64_t k, int64_t v) { return Row{Value::Int(k), Value::Int(v)}; };
+    auto sorted = [](V v) {
+      std::sort(v.begin(), v.end());
+      return v;
+    };
+    Commit(*t, {{RowKind::kInsert, row(1, 1)}, {RowKind::kInsert, row(2, 2)}});
+    EXPECT_EQ(sorted(Drain(*s)), (V{"+I[1, 1]", "+I[2, 2]"}));
+    for (int64_t i = 2; i <= 5; i++) {
+      Commit(*t, {{RowKind::kInsert, row(1, 1)}, {RowKind::kInsert, row(2, 2)}});
+      EXPECT_EQ(sorted(Drain(*s)),
+                sorted({"-U[1, " + std::to_string(i - 1) + "]", "+U[1, " + std::to_string(i) + "]",
+                        "-U[2, " + std::to_string(2 * (i - 1)) + "]",
+                        "+U[2, " + std::to_string(2 * i) + "]"}));
+    }
+    Commit(*t, {{RowKind::kInsert, row(1, 0)}});
+    EXPECT_EQ(Drain(*s), dedup ? V{} : (V{"-U[1, 5]", "+U[1, 5]"}));
+    // Compacted fully, then written again: the sums carry on from the merged values.
+    ASSERT_TRUE(t->CompactFull().ok());
+    Commit(*t, {{RowKind::kInsert, row(1, 1)}, {RowKind::kInsert, row(2, 2)}});
+    EXPECT_EQ(sorted(Drain(*s)), sorted({"-U[1, 5]", "+U[1, 6]", "-U[2, 10]", "+U[2, 12]"}));
+  }
+}
+
+// (id, a, b) with NULL for a missing string.
+Row row(int64_t k, const char* a, const char* b) {
+  return Row{Value::Int(k), a ? Value::String(a) : Value(), b ? Value::String(b) : Value()};
+}
+
+// Oracle case 27 (PartialUpdateITCase#testIgnoreDelete) with the lookup producer.
+TEST_F(StreamScanTest, LookupProducerWithPartialUpdateIgnoringDeletes) {
+  auto t = CreateWith("t", {{0, "a", DataType::String(), ""}, {0, "b", DataType::String(), ""}},
+                      {{"merge-engine", "partial-update"}, {"partial-update.ignore-delete", "true"},
+                       {"changelog-producer", "lookup"}, {"bucket", "1"}});
+  auto s = Open(*t);
+  Commit(*t, {{RowKind::kInsert, row(1, nullptr, "apple")}});
+  Commit(*t, {{RowKind::kDelete, row(1, nullptr, "apple")}});
+  Commit(*t, {{RowKind::kInsert, row(1, "A", nullptr)}});
+  EXPECT_EQ(Drain(*s), (V{"+I[1, NULL, apple]", "-U[1, NULL, apple]", "+U[1, A, apple]"}));
+}
+
+// Oracle case 28 (PartialUpdateITCase#testRemoveRecordOnDeleteLookup).
+TEST_F(StreamScanTest, LookupProducerWithPartialUpdateRemovingRecordsOnDelete) {
+  auto t = CreateWith("t", {{0, "a", DataType::String(), ""}, {0, "b", DataType::String(), ""}},
+                      {{"merge-engine", "partial-update"},
+                       {"partial-update.remove-record-on-delete", "true"},
+                       {"changelog-producer", "lookup"}, {"bucket", "1"}});
+  auto s = Open(*t);
+  Commit(*t, {{RowKind::kInsert, row(1, nullptr, "apple")}});
+  Commit(*t, {{RowKind::kDelete, row(1, nullptr, "apple")}});
+  Commit(*t, {{RowKind::kInsert, row(1, nullptr, "apache")}});
+  Commit(*t, {{RowKind::kInsert, row(1, "A", nullptr)}});
+  EXPECT_EQ(Drain(*s), (V{"+I[1, NULL, apple]", "-D[1, NULL, apple]", "+I[1, NULL, apache]",
+                          "-U[1, NULL, apache]", "+U[1, A, apache]"}));
+}
+
 TEST_F(StreamScanTest, ProducersPaimonRefusesAreRefusedAtCreate) {
   TableSpec agg;
   agg.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "n", DataType::BigInt(), ""}};
   agg.primary_keys = {"id"};
-  agg.options = {{"merge-engine", "aggregation"}, {"changelog-producer", "lookup"}};
-  Status not_yet = TryCreate("agg", agg);
-  EXPECT_NE(not_yet.ToString().find("not supported yet"), std::string::npos) << not_yet.ToString();
   agg.options = {{"changelog-producer", "lookup"}, {"full-compaction.delta-commits", "3"}};
   EXPECT_FALSE(TryCreate("agg2", agg).ok());
   TableSpec append;

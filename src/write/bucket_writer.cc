@@ -211,7 +211,7 @@ Status BucketWriter::WriteMerged(DataFileWriter* w) {
     }
     return Status::OK();
   }
-  TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(ctx_.merge_config, schema_));
+  TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeEngineMergeFunction(ctx_.merge_config, schema_));
   size_t i = 0;
   while (i < buffer_.size()) {
     size_t j = i;
@@ -220,6 +220,7 @@ Status BucketWriter::WriteMerged(DataFileWriter* w) {
       TRIB_RETURN_NOT_OK(mf->Add(buffer_[j]));
       j++;
     }
+    TRIB_RETURN_NOT_OK(mf->Complete());
     if (auto r = mf->TakeResult()) TRIB_RETURN_NOT_OK(w->Write(*r));
     i = j;
   }

@@ -321,7 +321,7 @@ TEST_F(WriteColumnsTest, ColumnCompactionMatchesTheRowMerge) {
   }
   for (int32_t highest : {5, 2}) {  // output level 2 below level 5 (keeps retractions), or the top
     SCOPED_TRACE("highest level " + std::to_string(highest));
-    CompactUnit unit{2, inputs};
+    CompactUnit unit{2, inputs, {}};
     meta::FileNamer row_namer("rows-", ""), col_namer("cols-", "");
     GetTestHooks().row_compaction = true;
     auto by_rows = RunCompaction(dir_, schema, dir_, unit, highest, 30000, format, &row_namer);
@@ -383,7 +383,7 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
     for (auto& f : *files) inputs.push_back(f);
   };
   for (int file = 0; file < 4; file++) write_file(file, RowKind::kInsert);
-  CompactUnit unit{3, inputs};
+  CompactUnit unit{3, inputs, {}};
   meta::FileNamer row_namer("rows-", ""), col_namer("cols-", "");
   GetTestHooks().row_compaction = true;
   auto by_rows = RunCompaction(dir_, schema, dir_, unit, 5, 30000, format, &row_namer);
@@ -397,7 +397,7 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
   ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
   // A file with a retraction (written before the table refused them, say) takes the row merge.
   write_file(4, RowKind::kDelete);
-  CompactUnit with_delete{3, inputs};
+  CompactUnit with_delete{3, inputs, {}};
   meta::FileNamer namer2("again-", "");
   auto again = RunCompaction(dir_, schema, dir_, with_delete, 5, 30000, format, &namer2);
   EXPECT_FALSE(again.ok() && again->by_columns);
@@ -460,7 +460,7 @@ TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
       ASSERT_TRUE(files.ok());
       for (auto& f : *files) inputs.push_back(f);
     }
-    CompactUnit unit{2, inputs};
+    CompactUnit unit{2, inputs, {}};
     meta::FileNamer row_namer(tag + "-rows-", ""), col_namer(tag + "-cols-", "");
     GetTestHooks().row_compaction = true;
     auto by_rows = RunCompaction(dir_, schema, dir_, unit, 5, 1 << 30, format, &row_namer);
@@ -495,7 +495,7 @@ TEST_F(WriteColumnsTest, KeysThatCompareEqualInOneFileTakeTheRowMerge) {
     ASSERT_TRUE(files.ok());
     for (auto& f : *files) inputs.push_back(f);
   }
-  CompactUnit unit{5, inputs};
+  CompactUnit unit{5, inputs, {}};
   auto done = RunCompaction(dir_, schema, dir_, unit, 5, 1 << 30, {}, &namer);
   ASSERT_TRUE(done.ok()) << done.status().ToString();
   EXPECT_FALSE(done->by_columns);

@@ -30,6 +30,7 @@ Result<std::optional<KeyValue>> MergeCommitted(std::vector<KeyValue> found,
     max_seq = std::max(max_seq, kv.sequence);
     TRIB_RETURN_NOT_OK(fn->AddOwned(std::move(kv)));
   }
+  TRIB_RETURN_NOT_OK(fn->Complete());
   auto r = fn->TakeResult();
   if (!r || IsRetract(r->kind)) return std::optional<KeyValue>();
   r->sequence = max_seq;
@@ -62,28 +63,9 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
   for (size_t i = 0; i < layout.fields.size(); i++) {
     ignored[i] = in.ignore_fields.count(layout.fields[i].name) > 0;
   }
-  // Schemas of committed files written before the latest schema change.
-  meta::FileSchemas file_schemas(in.table_path, in.schema->id);
-
-  // The committed files, each with its key range (decoded once) and, once a key falls in it,
-  // its records sorted by key (from the process-wide cache: decoded once per file).
-  struct Committed {
-    const meta::DataFileMeta* meta;
-    std::string path;
-    const std::vector<Field>* fields;
-    std::optional<datafile::KeyRange> range;
-    std::shared_ptr<const datafile::SortedFile> sorted;
-  };
-  std::vector<Committed> committed;
-  for (const auto& f : *in.committed) {
-    TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* fields, file_schemas.FieldsOf(f.schema_id));
-    Committed c{&f,
-                f.external_path ? meta::ResolveExternalPath(in.table_path, *f.external_path)
-                                : io::JoinPath(in.bucket_dir, f.file_name),
-                fields, std::nullopt, nullptr};
-    if (f.schema_id == in.schema->id) c.range = datafile::DecodeKeyRange(f, layout.KeyTypes());
-    committed.push_back(std::move(c));
-  }
+  // The committed files: each key's records found by key range, then binary search.
+  datafile::BucketFileSearch committed(in.table_path, in.bucket_dir, layout, *in.schema,
+                                       *in.committed);
   DataFileWriter writer(layout, in.bucket_dir, namer, in.target_file_size, 0,
                         meta::FileSource::kAppend, *in.format);
   auto emit = [&](RowKind kind, const Row& row, int64_t sequence) {
@@ -102,19 +84,7 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
     Row key;
     for (int c : layout.key_columns) key.push_back(records[i].value[c]);
     std::vector<KeyValue> found;
-    for (Committed& c : committed) {
-      if (c.range && !c.range->Contains(key)) continue;
-      if (!c.sorted) {
-        auto sorted = datafile::LoadSortedFile(c.path, layout, *c.meta, in.schema->id, c.fields);
-        if (!sorted.ok()) {
-          st = sorted.status();
-          break;
-        }
-        c.sorted = std::move(*sorted);
-      }
-      st = datafile::SearchSorted(*c.sorted, layout, key, &found);
-      if (!st.ok()) break;
-    }
+    st = committed.FindAll(key, &found);
     if (!st.ok()) break;
     auto before = MergeCommitted(std::move(found), order, fn.get());
     if (!before.ok()) {
@@ -128,6 +98,7 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
       if (!*before) {
         fn->Reset();
         for (size_t k = i; k < j && st.ok(); k++) st = fn->Add(records[k]);
+        if (st.ok()) st = fn->Complete();
         if (!st.ok()) break;
         auto after = fn->TakeResult();
         if (after && IsAdd(after->kind)) st = emit(RowKind::kInsert, after->value, seq);
@@ -146,6 +117,7 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
       st = fn->Add(*kv);
       if (!st.ok()) break;
     }
+    if (st.ok()) st = fn->Complete();
     if (!st.ok()) break;
     auto after = fn->TakeResult();
     const bool had = before->has_value();

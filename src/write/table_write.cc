@@ -769,7 +769,7 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   std::unique_ptr<merge::MergeFunction> input_merge;
   if (schema->HasPrimaryKey()) {
     TRIB_ASSIGN_OR_RETURN(ctx.merge_config, merge::MergeConfig::Make(*schema));
-    TRIB_ASSIGN_OR_RETURN(input_merge, merge::MakeMergeFunction(ctx.merge_config, *schema));
+    TRIB_ASSIGN_OR_RETURN(input_merge, merge::MakeEngineMergeFunction(ctx.merge_config, *schema));
   }
   if (options.write_columns) {
     if (!schema->HasPrimaryKey()) {
