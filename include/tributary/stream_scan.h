@@ -52,6 +52,9 @@ struct StreamOptions {
   // each snapshot's changes are handed out; a reader opened with the same id resumes from it
   // (whatever the start-up mode), and snapshot expiration keeps what it has not read yet.
   std::string consumer_id;
+  // 'consumer.ignore-progress': a consumer starts by the start-up mode, not from its stored
+  // position (which it then overwrites).
+  bool consumer_ignore_progress = false;
 };
 
 class StreamScan {

@@ -175,4 +175,15 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   return result;
 }
 
+Status ExpireAfterCommit(const std::string& table_path, const TableSchema& schema) {
+  if (auto v = schema.Option("consumer.expiration-time")) {
+    TRIB_ASSIGN_OR_RETURN(int64_t ms, options::ParseDurationMillis(*v));
+    TRIB_RETURN_NOT_OK(meta::ExpireConsumers(table_path, NowMillis() - ms).status());
+  }
+  TRIB_ASSIGN_OR_RETURN(ExpireOptions options, ExpireOptions::From(schema));
+  Status st = ExpireSnapshots(table_path, schema, options).status();
+  if (st.IsNotFound()) return Status::OK();
+  return st;
+}
+
 }  // namespace tributary::commit

@@ -44,4 +44,10 @@ struct ExpireResult {
 Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableSchema& schema,
                                      const ExpireOptions& options);
 
+// What a writer runs after each commit (Paimon's TableCommitImpl.expire): consumers idle longer
+// than 'consumer.expiration-time' are removed first (so they no longer hold snapshots back),
+// then snapshots expire by the table's retention options. What a concurrent writer's expiration
+// removed meanwhile is not an error.
+Status ExpireAfterCommit(const std::string& table_path, const TableSchema& schema);
+
 }  // namespace tributary::commit

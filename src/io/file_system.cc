@@ -143,6 +143,8 @@ class LocalFileSystem : public FileSystem {
       if (::stat(JoinPath(path, name).c_str(), &st) == 0) {
         fi.is_dir = S_ISDIR(st.st_mode);
         fi.size = st.st_size;
+        fi.mtime_millis = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 +
+                          st.st_mtim.tv_nsec / 1000000;
       }
       out.push_back(std::move(fi));
     }

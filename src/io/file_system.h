@@ -15,6 +15,7 @@ struct FileInfo {
   std::string name;  // base name
   bool is_dir = false;
   int64_t size = 0;
+  int64_t mtime_millis = 0;  // last modification, milliseconds since the epoch
 };
 
 class FileSystem {

@@ -75,4 +75,21 @@ Result<std::optional<int64_t>> MinConsumerNextSnapshot(const std::string& table_
   return min;
 }
 
+Result<int64_t> ExpireConsumers(const std::string& table_path, int64_t older_than_millis) {
+  const std::string dir = ConsumerDir(table_path);
+  auto entries = io::LocalFs().ListDir(dir);
+  if (!entries.ok()) {
+    if (entries.status().IsNotFound()) return 0;
+    return entries.status();
+  }
+  int64_t removed = 0;
+  for (const auto& e : *entries) {
+    if (e.is_dir || e.name.rfind("consumer-", 0) != 0) continue;
+    if (e.mtime_millis >= older_than_millis) continue;
+    TRIB_RETURN_NOT_OK(io::LocalFs().Remove(io::JoinPath(dir, e.name)));
+    removed++;
+  }
+  return removed;
+}
+
 }  // namespace tributary::meta

@@ -19,5 +19,8 @@ Status WriteConsumer(const std::string& table_path, const std::string& id, int64
 Result<std::optional<int64_t>> ReadConsumer(const std::string& table_path, const std::string& id);
 // The smallest next snapshot of the table's consumers; nullopt when it has none.
 Result<std::optional<int64_t>> MinConsumerNextSnapshot(const std::string& table_path);
+// Removes the consumers last written before `older_than_millis` ('consumer.expiration-time':
+// a reader gone that long no longer holds snapshots back). Returns how many went.
+Result<int64_t> ExpireConsumers(const std::string& table_path, int64_t older_than_millis);
 
 }  // namespace tributary::meta

@@ -538,6 +538,12 @@ std::vector<OptionDef> BuildTable() {
       Def("consumer-id", kString, "",
           "Named consumer whose progress is stored with the table, so a streaming read resumes "
           "where it stopped and snapshot expiration keeps what it has not read."),
+      Def("consumer.expiration-time", kDuration, "",
+          "A consumer not updated for this long is removed (checked after each commit), so it "
+          "no longer keeps snapshots from expiring."),
+      Def("consumer.ignore-progress", kBool, "false",
+          "A streaming read with a consumer-id starts by its start-up mode instead of resuming "
+          "from the stored position (which it then updates)."),
       Def("continuous.discovery-interval", kDuration, "10 s",
           "How often a streaming read checks for new snapshots (Tributary also watches the "
           "snapshot directory)."),

@@ -67,7 +67,7 @@ class FileStoreStreamScan : public StreamScan {
 
   Status Start() {
     meta::SnapshotManager snapshots(path_);
-    if (!options_.consumer_id.empty()) {
+    if (!options_.consumer_id.empty() && !options_.consumer_ignore_progress) {
       // A consumer that has read before resumes where it stopped.
       TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> next,
                             meta::ReadConsumer(path_, options_.consumer_id));

@@ -1219,6 +1219,9 @@ Status StreamStartup(const Session& session, const TableSchema& schema,
   }
   if (mode) o->startup_mode = *mode;
   if (auto consumer = get("consumer-id")) o->consumer_id = *consumer;
+  if (auto ignore = get("consumer.ignore-progress")) {
+    o->consumer_ignore_progress = options::Trim(*ignore) == "true";
+  }
   return Status::OK();
 }
 

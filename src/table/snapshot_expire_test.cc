@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "io/file_system.h"
 #include "meta/paths.h"
@@ -205,6 +206,50 @@ TEST_F(SnapshotExpireTest, AConsumerKeepsWhatItHasNotReadAndResumes) {
   StreamOptions bad;
   bad.consumer_id = "../escape";
   EXPECT_FALSE(t->NewStreamScan(bad).ok());
+}
+
+// 'consumer.expiration-time': a consumer idle that long is removed at the next commit and holds
+// nothing back any more; 'consumer.ignore-progress' starts by the start-up mode.
+TEST_F(SnapshotExpireTest, IdleConsumersExpireAndProgressCanBeIgnored) {
+  auto t = Create({{"bucket", "1"},
+                   {"changelog-producer", "input"},
+                   {"snapshot.num-retained.min", "1"},
+                   {"snapshot.num-retained.max", "2"},
+                   {"consumer.expiration-time", "300 ms"}});
+  auto commit = [&](int64_t id) {
+    auto w = t->NewWriter({});
+    ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(id), Value::Int(id)}).ok());
+    ASSERT_TRUE((*w)->Commit().ok());
+  };
+  // The first change a reader opened with `o` returns (-1: none).
+  auto first = [&](StreamOptions o) -> int64_t {
+    auto s = t->NewStreamScan(o);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    RowBatch b;
+    auto more = (*s)->Next(&b, 0ms);
+    EXPECT_TRUE(more.ok());
+    return more.ok() && *more && !b.rows.empty() ? b.rows[0][0].int_value() : -1;
+  };
+  StreamOptions o;
+  o.startup_mode = "earliest";
+  o.consumer_id = "billing";
+  commit(1);
+  EXPECT_EQ(first(o), 1);  // stops after snapshot 1; its position says 2
+  const std::string consumer = t->path() + "/consumer/consumer-billing";
+  for (int64_t id = 2; id <= 4; id++) commit(id);
+  EXPECT_TRUE(fs::exists(consumer));  // young: it holds snapshot 2 onwards
+  EXPECT_EQ(meta::SnapshotManager(t->path()).ListIds()->front(), 2);
+  // Ignoring its progress, the consumer starts by its start-up mode: nothing after the latest.
+  StreamOptions latest = o;
+  latest.startup_mode = "latest";
+  latest.consumer_ignore_progress = true;
+  EXPECT_EQ(first(latest), -1);
+  latest.consumer_ignore_progress = false;
+  EXPECT_EQ(first(latest), 2);  // resumes from its position
+  std::this_thread::sleep_for(400ms);
+  commit(5);
+  EXPECT_FALSE(fs::exists(consumer));  // idle 400 ms > 300 ms: gone, and holds nothing back
+  EXPECT_LE(meta::SnapshotManager(t->path()).ListIds()->size(), 2u);
 }
 
 TEST_F(SnapshotExpireTest, YoungSnapshotsStayUntilTheyAreOlderThanTheRetainedTime) {

@@ -40,8 +40,6 @@
 namespace tributary::write {
 
 using commit::CommitMessage;
-using commit::ExpireOptions;
-using commit::ExpireSnapshots;
 using commit::CommitRequest;
 using commit::CommitResult;
 using commit::FileStoreCommit;
@@ -215,11 +213,7 @@ class FileStoreWriter : public TableWriter {
     if (*r && !core_.write_only) {
       // As Paimon's committers: old snapshots expire after each commit. The commit stands
       // whatever happens here; a failure is reported and the next commit tries again.
-      auto expired = ExpireOptions::From(*schema_);
-      Status st = expired.status();
-      if (st.ok()) st = ExpireSnapshots(path_, *schema_, *expired).status();
-      // Another writer expiring at the same time removed what this one was reading: done.
-      if (st.IsNotFound()) st = Status::OK();
+      Status st = commit::ExpireAfterCommit(path_, *schema_);
       if (!st.ok()) {
         return st.WithContext("snapshot " + std::to_string(**r) +
                               " is committed, but expiring old snapshots failed");
@@ -919,9 +913,7 @@ Result<std::optional<int64_t>> CompactTableFull(
     return Status::Conflict("full compaction lost a race with another writer; run it again");
   }
   if (r->last_snapshot && !OptionIsTrue(*schema, "write-only")) {
-    TRIB_ASSIGN_OR_RETURN(ExpireOptions expire, ExpireOptions::From(*schema));
-    Status st = ExpireSnapshots(path, *schema, expire).status();
-    if (st.IsNotFound()) st = Status::OK();  // expired meanwhile by another writer
+    Status st = commit::ExpireAfterCommit(path, *schema);
     if (!st.ok()) {
       return st.WithContext("snapshot " + std::to_string(*r->last_snapshot) +
                             " is committed, but expiring old snapshots failed");
