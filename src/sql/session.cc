@@ -1,5 +1,6 @@
 #include "sql/session.h"
 
+#include "commit/orphan_files.h"
 #include "commit/snapshot_expire.h"
 #include "io/file_system.h"
 #include "meta/snapshot.h"
@@ -656,6 +657,7 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
     return ErrorAt(s.procedure.pos, "unknown procedure '" + name + "'; procedures are sys.<name>");
   }
   if (p.back() == "expire_snapshots") return ExpireSnapshots(s);
+  if (p.back() == "remove_orphan_files") return RemoveOrphanFiles(s);
   if (p.back() == "create_tag" || p.back() == "delete_tag") {
     return Tags(s, p.back() == "create_tag");
   }
@@ -663,13 +665,13 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
     // Paimon's procedures not implemented yet; any other name is a typo or unknown.
     static const std::vector<std::string> kPaimon = {
         "compact_database", "rollback_to", "rollback_to_timestamp", "create_branch",
-        "delete_branch", "fast_forward", "remove_orphan_files", "rescale", "merge_into",
+        "delete_branch", "fast_forward", "rescale", "merge_into",
         "reset_consumer", "clear_consumers", "mark_partition_done", "expire_partitions",
         "migrate_table", "migrate_file", "repair", "create_tag_from_timestamp",
         "expire_tags", "replace_tag", "rewrite_file_index", "purge_files",
         "expire_changelogs", "trigger_tag_automatic_creation", "query_service"};
-    static const std::vector<std::string> kImplemented = {"compact", "expire_snapshots",
-                                                          "create_tag", "delete_tag"};
+    static const std::vector<std::string> kImplemented = {
+        "compact", "expire_snapshots", "remove_orphan_files", "create_tag", "delete_tag"};
     if (std::find(kPaimon.begin(), kPaimon.end(), p.back()) != kPaimon.end()) {
       return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
     }
@@ -715,27 +717,44 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   return Message("Compacted " + id->ToString() + " (snapshot " + std::to_string(**snapshot) + ")");
 }
 
-Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
-  // Paimon's arguments, by name or in this order.
-  static const std::vector<std::string> kArgs = {"table", "retain_max", "retain_min",
-                                                 "older_than", "max_deletes"};
+namespace {
+
+// A procedure's arguments, by Paimon's names or in the order of `names`, each a literal. Unknown
+// names and extra arguments are errors naming the procedure and its arguments.
+Result<std::map<std::string, const Expr*>> ProcedureArgs(const CallStmt& s,
+                                                         const std::string& proc,
+                                                         const std::vector<std::string>& names) {
+  std::string list;
+  for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
   std::map<std::string, const Expr*> args;
   for (size_t i = 0; i < s.args.size(); ++i) {
     const CallArg& a = s.args[i];
     std::string name = a.name;
     if (name.empty()) {
-      if (i >= kArgs.size()) return ErrorAt(a.value->pos, "sys.expire_snapshots takes 5 arguments");
-      name = kArgs[i];
+      if (i >= names.size()) {
+        return ErrorAt(a.value->pos, proc + " takes " + std::to_string(names.size()) +
+                                         " arguments (" + list + ")");
+      }
+      name = names[i];
     }
-    if (std::find(kArgs.begin(), kArgs.end(), name) == kArgs.end()) {
-      return ErrorAt(a.value->pos, "unknown argument '" + name + "' of sys.expire_snapshots "
-                                   "(table, retain_max, retain_min, older_than, max_deletes)");
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      return ErrorAt(a.value->pos, "unknown argument '" + name + "' of " + proc + " (" + list +
+                                       ")");
     }
     if (a.value->kind != ExprKind::kLiteral) {
       return ErrorAt(a.value->pos, "argument '" + name + "' must be a literal");
     }
     args[name] = a.value.get();
   }
+  return args;
+}
+
+}  // namespace
+
+Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, "sys.expire_snapshots",
+                                                 {"table", "retain_max", "retain_min",
+                                                  "older_than", "max_deletes"}));
   if (!args.count("table")) {
     return ErrorAt(s.pos, "sys.expire_snapshots needs a table: CALL sys.expire_snapshots("
                           "`table` => 'db.t', retain_max => 5)");
@@ -777,34 +796,94 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
                  std::to_string(r->manifest_files) + " manifest file(s))");
 }
 
+Result<StatementResult> Session::RemoveOrphanFiles(const CallStmt& s) {
+  const std::string proc = "sys.remove_orphan_files";
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "older_than", "dry_run",
+                                                           "parallelism", "mode"}));
+  if (!args.count("table")) {
+    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "('db.t'[, older_than, "
+                          "dry_run]), or 'db.*' for every table of a database");
+  }
+  if (args.count("parallelism")) {
+    return NotSupportedAt(args["parallelism"]->pos, "argument 'parallelism' of " + proc +
+                                                        " is not supported yet");
+  }
+  if (args.count("mode")) {
+    // Paimon's modes choose where the work runs (a Flink job or the client); here it is always
+    // this process, so both do the same.
+    const Expr* m = args["mode"];
+    std::string mode = m->text;
+    std::transform(mode.begin(), mode.end(), mode.begin(), ::toupper);
+    if (mode != "LOCAL" && mode != "DISTRIBUTED") {
+      return ErrorAt(m->pos, "unknown mode '" + m->text + "'; only 'DISTRIBUTED' and 'LOCAL' "
+                             "are supported");
+    }
+  }
+  bool dry_run = false;
+  if (args.count("dry_run")) {
+    const Expr* e = args["dry_run"];
+    if (e->literal_kind != LiteralKind::kBool) {
+      return ErrorAt(e->pos, "'dry_run' must be TRUE or FALSE");
+    }
+    dry_run = e->text == "true" || e->text == "TRUE";
+  }
+  // Paimon's default: files younger than a day may belong to a commit in flight.
+  int64_t older_than = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count() -
+                       24LL * 3600 * 1000;
+  if (args.count("older_than")) {
+    const Expr* e = args["older_than"];
+    auto millis = SessionTimeToUtcMillis(*this, e->text);
+    if (!millis.ok()) return ErrorAt(e->pos, "older_than: " + millis.status().message());
+    older_than = *millis;
+  }
+  const Expr* t = args["table"];
+  std::vector<Identifier> ids;
+  Catalog* catalog = current_catalog();
+  if (t->text.size() > 2 && t->text.compare(t->text.size() - 2, 2, ".*") == 0) {
+    const std::string db = t->text.substr(0, t->text.size() - 2);
+    auto tables = catalog->ListTables(db);
+    if (!tables.ok()) return ErrorAt(t->pos, tables.status().message());
+    for (const auto& name : *tables) ids.push_back(Identifier{db, name, ""});
+  } else {
+    auto id = Identifier::Parse(t->text, current_database_);
+    if (!id.ok()) return ErrorAt(t->pos, id.status().message());
+    ids.push_back(*id);
+  }
+  std::vector<Row> rows;
+  int64_t files = 0, bytes = 0;
+  std::string listed;
+  for (const auto& id : ids) {
+    auto table = catalog->GetTable(id);
+    if (!table.ok()) return ErrorAt(t->pos, table.status().message());
+    auto r = commit::RemoveOrphanFiles((*table)->path(), older_than, dry_run);
+    if (!r.ok()) return Locate(r.status().WithContext(id.ToString()), s.pos);
+    rows.push_back({Value::String(id.ToString()), Value::Int(r->files), Value::Int(r->bytes)});
+    files += r->files;
+    bytes += r->bytes;
+    // A dry run names every file it found (on stderr, after the counts).
+    if (dry_run) {
+      for (const auto& p : r->paths) listed += "\n  " + id.ToString() + ": " + p;
+    }
+  }
+  StatementResult out = Rows({{0, "table_name", DataType::String(), ""},
+                              {0, "deleted_file_count", DataType::BigInt(), ""},
+                              {0, "deleted_file_total_len_in_bytes", DataType::BigInt(), ""}},
+                             std::move(rows));
+  out.message = (dry_run ? "Found " : "Removed ") + std::to_string(files) + " orphan file(s), " +
+                std::to_string(bytes) + " bytes" + (dry_run ? " (dry run: nothing removed)" : "") +
+                listed;
+  return out;
+}
+
 Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   // Paimon's arguments, by name or in this order.
   const std::string proc = create ? "sys.create_tag" : "sys.delete_tag";
   const std::vector<std::string> names = create
                                              ? std::vector<std::string>{"table", "tag", "snapshot_id"}
                                              : std::vector<std::string>{"table", "tag"};
-  std::map<std::string, const Expr*> args;
-  for (size_t i = 0; i < s.args.size(); ++i) {
-    const CallArg& a = s.args[i];
-    std::string name = a.name;
-    if (name.empty()) {
-      if (i >= names.size()) {
-        return ErrorAt(a.value->pos, proc + " takes " + std::to_string(names.size()) +
-                                         " arguments");
-      }
-      name = names[i];
-    }
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      return ErrorAt(a.value->pos, "unknown argument '" + name + "' of " + proc + " (" + list +
-                                       ")");
-    }
-    if (a.value->kind != ExprKind::kLiteral) {
-      return ErrorAt(a.value->pos, "argument '" + name + "' must be a literal");
-    }
-    args[name] = a.value.get();
-  }
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, names));
   if (!args.count("table") || !args.count("tag")) {
     return ErrorAt(s.pos, proc + " needs a table and a tag: CALL " + proc + "('db.t', 'tag'" +
                               (create ? "[, snapshot_id])" : ")"));

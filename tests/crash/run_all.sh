@@ -14,6 +14,7 @@ python3 "$DIR/partial_columns_test.py" --binary "$BIN" || status=1
 python3 "$DIR/dynamic_bucket_test.py" --binary "$BIN" || status=1
 python3 "$DIR/hostile_input_test.py" --binary "$BIN" || status=1
 python3 "$DIR/expire_crash_test.py" --binary "$BIN" || status=1
+python3 "$DIR/orphan_files_test.py" --binary "$BIN" || status=1
 python3 "$DIR/streaming_test.py" --binary "$BIN" || status=1
 if [ "$status" -ne 0 ]; then
   echo "tests/crash: FAILED (see the FAIL lines above)" >&2

@@ -1,0 +1,180 @@
+#include "commit/orphan_files.h"
+
+#include <algorithm>
+#include <set>
+
+#include "io/file_system.h"
+#include "meta/manifest.h"
+#include "meta/paths.h"
+#include "meta/snapshot.h"
+#include "meta/snapshot_reader.h"
+#include "meta/tags.h"
+
+namespace tributary::commit {
+
+namespace {
+
+// The names of every file `s` uses: manifest lists, manifests, data and changelog files (with
+// their extra files), the index manifest and index files. False when a file it lists is gone
+// (the snapshot expired meanwhile): it is then skipped, as Paimon skips it.
+Result<bool> CollectUsed(const std::string& table_path, const meta::Snapshot& s,
+                         std::set<std::string>* used) {
+  std::vector<std::string> lists = {s.base_manifest_list, s.delta_manifest_list};
+  if (s.changelog_manifest_list) lists.push_back(*s.changelog_manifest_list);
+  for (const auto& list : lists) {
+    if (list.empty()) continue;
+    used->insert(list);
+    auto metas = meta::ReadManifestList(table_path, list);
+    if (!metas.ok()) {
+      if (metas.status().IsNotFound()) return false;
+      return metas.status();
+    }
+    for (const auto& m : *metas) {
+      used->insert(m.file_name);
+      auto entries = meta::ReadManifest(table_path, m.file_name);
+      if (!entries.ok()) {
+        if (entries.status().IsNotFound()) return false;
+        return entries.status();
+      }
+      for (const auto& e : *entries) {
+        used->insert(e.file.file_name);
+        for (const auto& extra : e.file.extra_files) used->insert(extra);
+      }
+    }
+  }
+  if (s.index_manifest) {
+    used->insert(*s.index_manifest);
+    const std::string path = meta::ManifestPath(table_path, *s.index_manifest);
+    auto bytes = io::LocalFs().ReadFile(path);
+    if (!bytes.ok()) {
+      if (bytes.status().IsNotFound()) return false;
+      return bytes.status();
+    }
+    TRIB_ASSIGN_OR_RETURN(auto entries, meta::DecodeIndexManifest(std::move(*bytes),
+                                                                  "index manifest '" + path + "'"));
+    for (const auto& e : entries) used->insert(e.file_name);
+  }
+  return true;
+}
+
+struct Candidate {
+  std::string relative;  // to the table directory
+  int64_t size = 0;
+};
+
+// Files in `dir` (relative `rel`) older than the cut-off that `keep` does not keep.
+template <typename Keep>
+Status ListOld(const std::string& table_path, const std::string& rel, int64_t older_than,
+               Keep keep, std::vector<Candidate>* out) {
+  auto entries = io::LocalFs().ListDir(io::JoinPath(table_path, rel));
+  if (!entries.ok()) {
+    if (entries.status().IsNotFound()) return Status::OK();
+    return entries.status();
+  }
+  for (const auto& e : *entries) {
+    if (e.is_dir || e.mtime_millis >= older_than || keep(e.name)) continue;
+    out->push_back({io::JoinPath(rel, e.name), e.size});
+  }
+  return Status::OK();
+}
+
+// Bucket directories under `rel` (the table directory, or a partition directory within it).
+Status ListDataDirs(const std::string& table_path, const std::string& rel, int depth,
+                    std::vector<std::string>* buckets) {
+  static const std::set<std::string> kMeta = {"snapshot", "schema", "manifest", "index",
+                                              "tag",      "consumer", "branch", "changelog",
+                                              "statistics"};
+  TRIB_ASSIGN_OR_RETURN(auto entries, io::LocalFs().ListDir(rel.empty() ? table_path
+                                                                        : io::JoinPath(table_path, rel)));
+  for (const auto& e : entries) {
+    if (!e.is_dir) continue;
+    if (depth == 0 && kMeta.count(e.name)) continue;
+    const std::string child = rel.empty() ? e.name : io::JoinPath(rel, e.name);
+    if (e.name.rfind("bucket-", 0) == 0) {
+      buckets->push_back(child);
+    } else if (e.name.find('=') != std::string::npos && depth < 64) {
+      TRIB_RETURN_NOT_OK(ListDataDirs(table_path, child, depth + 1, buckets));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
+                                            int64_t older_than_millis, bool dry_run) {
+  OrphanFilesResult result;
+  {
+    auto branches = io::LocalFs().ListDir(io::JoinPath(table_path, "branch"));
+    if (branches.ok() && !branches->empty()) {
+      return Status::NotSupported("removing orphan files of a table with branches is not "
+                                  "supported yet");
+    }
+  }
+  // What every snapshot, tag and retained changelog uses.
+  std::set<std::string> used;
+  meta::SnapshotManager snapshots(table_path);
+  TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+  for (int64_t id : ids) {
+    auto s = snapshots.Read(id);
+    if (!s.ok()) {
+      if (s.status().IsNotFound()) continue;  // expired meanwhile
+      return s.status();
+    }
+    TRIB_RETURN_NOT_OK(CollectUsed(table_path, **s, &used).status());
+  }
+  TRIB_ASSIGN_OR_RETURN(auto tags, meta::ListTags(table_path));
+  for (const auto& tag : tags) {
+    auto s = meta::ReadTag(table_path, tag);
+    if (!s.ok()) {
+      if (s.status().IsNotFound()) continue;  // deleted meanwhile
+      return s.status();
+    }
+    TRIB_RETURN_NOT_OK(CollectUsed(table_path, **s, &used).status());
+  }
+  // Changelogs kept beyond their snapshots (Paimon's changelog/changelog-<id>, same JSON).
+  const std::string changelog_dir = io::JoinPath(table_path, "changelog");
+  if (auto entries = io::LocalFs().ListDir(changelog_dir); entries.ok()) {
+    for (const auto& e : *entries) {
+      if (e.is_dir || e.name.rfind("changelog-", 0) != 0) continue;
+      const std::string path = io::JoinPath(changelog_dir, e.name);
+      auto text = io::LocalFs().ReadFile(path);
+      if (!text.ok()) {
+        if (text.status().IsNotFound()) continue;
+        return text.status();
+      }
+      TRIB_ASSIGN_OR_RETURN(auto s, meta::SnapshotFromJson(*text, "changelog '" + path + "'"));
+      TRIB_RETURN_NOT_OK(CollectUsed(table_path, s, &used).status());
+    }
+  }
+
+  std::vector<Candidate> orphans;
+  auto in_use = [&](const std::string& name) { return used.count(name) > 0; };
+  TRIB_RETURN_NOT_OK(ListOld(table_path, "manifest", older_than_millis, in_use, &orphans));
+  TRIB_RETURN_NOT_OK(ListOld(table_path, "index", older_than_millis, in_use, &orphans));
+  auto metadata_file = [](const char* prefix) {
+    return [prefix](const std::string& name) {
+      return name.rfind(prefix, 0) == 0 || name == "EARLIEST" || name == "LATEST";
+    };
+  };
+  TRIB_RETURN_NOT_OK(ListOld(table_path, "snapshot", older_than_millis,
+                             metadata_file("snapshot-"), &orphans));
+  TRIB_RETURN_NOT_OK(ListOld(table_path, "changelog", older_than_millis,
+                             metadata_file("changelog-"), &orphans));
+  std::vector<std::string> buckets;
+  TRIB_RETURN_NOT_OK(ListDataDirs(table_path, "", 0, &buckets));
+  for (const auto& b : buckets) {
+    TRIB_RETURN_NOT_OK(ListOld(table_path, b, older_than_millis, in_use, &orphans));
+  }
+  std::sort(orphans.begin(), orphans.end(),
+            [](const Candidate& a, const Candidate& b) { return a.relative < b.relative; });
+  for (const auto& o : orphans) {
+    if (!dry_run) TRIB_RETURN_NOT_OK(io::LocalFs().Remove(io::JoinPath(table_path, o.relative)));
+    result.files++;
+    result.bytes += o.size;
+    result.paths.push_back(o.relative);
+  }
+  return result;
+}
+
+}  // namespace tributary::commit

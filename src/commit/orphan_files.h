@@ -1,0 +1,31 @@
+// Orphan files (Paimon's OrphanFilesClean, CALL sys.remove_orphan_files): files in a table's
+// directories that no snapshot, tag or retained changelog uses, left by writers that crashed or
+// failed between writing a file and committing it, or by an expiration that stopped half way.
+//
+// A file is an orphan when it lies in a bucket directory, manifest/, index/ or statistics/ (or
+// is a stray file in snapshot/ or changelog/, a temporary file say), no snapshot, tag or
+// changelog file lists it, and it was last modified before `older_than_millis` (by default a
+// day ago: younger files may belong to a commit in flight). Files at external paths, schemas,
+// tags and consumers are never touched. Tables with branches are refused (not supported yet).
+// Thread-safety: stateless; safe beside writers for files older than any commit in flight.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tributary/result.h"
+
+namespace tributary::commit {
+
+struct OrphanFilesResult {
+  int64_t files = 0;  // removed (or, dry run, that would be)
+  int64_t bytes = 0;
+  std::vector<std::string> paths;  // relative to the table directory, sorted
+};
+
+// Removes the orphan files of the table at `table_path` (with `dry_run`, only finds them).
+Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
+                                            int64_t older_than_millis, bool dry_run);
+
+}  // namespace tributary::commit
