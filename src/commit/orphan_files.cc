@@ -12,13 +12,8 @@
 
 namespace tributary::commit {
 
-namespace {
-
-// The names of every file `s` uses: manifest lists, manifests, data and changelog files (with
-// their extra files), the index manifest and index files. False when a file it lists is gone
-// (the snapshot expired meanwhile): it is then skipped, as Paimon skips it.
-Result<bool> CollectUsed(const std::string& table_path, const meta::Snapshot& s,
-                         std::set<std::string>* used) {
+Result<bool> CollectUsedFiles(const std::string& table_path, const meta::Snapshot& s,
+                              std::set<std::string>* used) {
   std::vector<std::string> lists = {s.base_manifest_list, s.delta_manifest_list};
   if (s.changelog_manifest_list) lists.push_back(*s.changelog_manifest_list);
   for (const auto& list : lists) {
@@ -56,6 +51,8 @@ Result<bool> CollectUsed(const std::string& table_path, const meta::Snapshot& s,
   }
   return true;
 }
+
+namespace {
 
 struct Candidate {
   std::string relative;  // to the table directory
@@ -121,7 +118,7 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
       if (s.status().IsNotFound()) continue;  // expired meanwhile
       return s.status();
     }
-    TRIB_RETURN_NOT_OK(CollectUsed(table_path, **s, &used).status());
+    TRIB_RETURN_NOT_OK(CollectUsedFiles(table_path, **s, &used).status());
   }
   TRIB_ASSIGN_OR_RETURN(auto tags, meta::ListTags(table_path));
   for (const auto& tag : tags) {
@@ -130,7 +127,7 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
       if (s.status().IsNotFound()) continue;  // deleted meanwhile
       return s.status();
     }
-    TRIB_RETURN_NOT_OK(CollectUsed(table_path, **s, &used).status());
+    TRIB_RETURN_NOT_OK(CollectUsedFiles(table_path, **s, &used).status());
   }
   // Changelogs kept beyond their snapshots (Paimon's changelog/changelog-<id>, same JSON).
   const std::string changelog_dir = io::JoinPath(table_path, "changelog");
@@ -144,7 +141,7 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
         return text.status();
       }
       TRIB_ASSIGN_OR_RETURN(auto s, meta::SnapshotFromJson(*text, "changelog '" + path + "'"));
-      TRIB_RETURN_NOT_OK(CollectUsed(table_path, s, &used).status());
+      TRIB_RETURN_NOT_OK(CollectUsedFiles(table_path, s, &used).status());
     }
   }
 

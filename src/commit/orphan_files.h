@@ -14,7 +14,13 @@
 #include <string>
 #include <vector>
 
+#include <set>
+
 #include "tributary/result.h"
+
+namespace tributary::meta {
+struct Snapshot;
+}  // namespace tributary::meta
 
 namespace tributary::commit {
 
@@ -23,6 +29,12 @@ struct OrphanFilesResult {
   int64_t bytes = 0;
   std::vector<std::string> paths;  // relative to the table directory, sorted
 };
+
+// Adds to `used` the names of every file snapshot `s` uses: manifest lists, manifests, data and
+// changelog files (with their extra files), the index manifest and index files. False when a
+// file it lists is gone (the snapshot expired meanwhile).
+Result<bool> CollectUsedFiles(const std::string& table_path, const meta::Snapshot& s,
+                              std::set<std::string>* used);
 
 // Removes the orphan files of the table at `table_path` (with `dry_run`, only finds them).
 Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,

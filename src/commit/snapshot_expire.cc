@@ -10,6 +10,8 @@
 #include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
+#include "meta/tags.h"
+#include "commit/orphan_files.h"
 #include "options/core_options.h"
 #include "options/option_values.h"
 
@@ -35,6 +37,25 @@ Status CollectManifests(const std::string& table_path, const meta::Snapshot& s,
     for (const auto& m : metas) manifests->insert(m.file_name);
   }
   return Status::OK();
+}
+
+// The index files (dynamic-bucket HASH indexes, deletion vectors) snapshot `s` lists.
+Status CollectIndexFiles(const std::string& table_path, const meta::Snapshot& s,
+                         std::set<std::string>* files) {
+  if (!s.index_manifest) return Status::OK();
+  const std::string path = meta::ManifestPath(table_path, *s.index_manifest);
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+  TRIB_ASSIGN_OR_RETURN(auto entries, meta::DecodeIndexManifest(std::move(bytes),
+                                                                "index manifest '" + path + "'"));
+  for (const auto& e : entries) {
+    if (e.kind == meta::FileKind::kAdd) files->insert(e.file_name);
+  }
+  return Status::OK();
+}
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 }  // namespace
@@ -65,9 +86,9 @@ Result<ExpireOptions> ExpireOptions::From(const TableSchema& schema) {
 Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableSchema& schema,
                                      const ExpireOptions& options) {
   ExpireResult result;
-  for (const char* shared : {"tag", "branch"}) {
-    TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(io::JoinPath(table_path, shared)));
-    if (exists) return result;  // tagged or branched snapshots share files: not expired yet
+  {
+    auto branches = io::LocalFs().ListDir(io::JoinPath(table_path, "branch"));
+    if (branches.ok() && !branches->empty()) return result;  // branches share files: not yet
   }
   meta::SnapshotManager snapshots(table_path);
   TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
@@ -98,6 +119,25 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   TRIB_ASSIGN_OR_RETURN(auto kept, snapshots.Read(ids[end]));
   std::set<std::string> kept_lists, kept_manifests;
   TRIB_RETURN_NOT_OK(CollectManifests(table_path, *kept, &kept_lists, &kept_manifests));
+  // Nor what a tag uses: its snapshot stays readable (Paimon skips tagged snapshots' files).
+  std::set<std::string> tagged;
+  TRIB_ASSIGN_OR_RETURN(auto tags, meta::ListTags(table_path));
+  for (const auto& tag : tags) {
+    TRIB_ASSIGN_OR_RETURN(auto s, meta::ReadTag(table_path, tag));
+    TRIB_ASSIGN_OR_RETURN(bool complete, CollectUsedFiles(table_path, *s, &tagged));
+    if (!complete) {
+      return Status::Corruption("tag '" + tag + "' lists files that are gone; expiration stops "
+                                "rather than remove more");
+    }
+  }
+  // Index files any retained snapshot lists stay; the expired ones' others go.
+  std::set<std::string> kept_index, expired_index;
+  for (size_t i = end; i < ids.size(); i++) {
+    auto s = snapshots.Read(ids[i]);
+    if (!s.ok()) return s.status();
+    TRIB_RETURN_NOT_OK(CollectIndexFiles(table_path, **s, &kept_index));
+    if ((*s)->index_manifest) kept_lists.insert(*(*s)->index_manifest);
+  }
   TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(schema));
   std::vector<Field> partition_fields;
   std::vector<DataType> partition_types;
@@ -141,6 +181,8 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
       }
     }
     TRIB_RETURN_NOT_OK(CollectManifests(table_path, *s, &lists, &manifests));
+    TRIB_RETURN_NOT_OK(CollectIndexFiles(table_path, *s, &expired_index));
+    if (s->index_manifest) lists.insert(*s->index_manifest);
   }
 
   // The snapshot files first, oldest first (a reader never sees a snapshot whose files are
@@ -154,20 +196,27 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   io::CrashPoint("expire.after-snapshots");
   for (const auto& set : {&data_files, &changelog_files}) {
     for (const auto& path : *set) {
+      if (tagged.count(BaseName(path))) continue;
       io::FileCache::Instance().EraseFile(path);
       Status st = io::LocalFs().Remove(path);
       if (!st.ok() && !st.IsNotFound()) return st;
       (set == &data_files ? result.data_files : result.changelog_files)++;
     }
   }
+  for (const auto& f : expired_index) {
+    if (kept_index.count(f) || tagged.count(f)) continue;
+    Status st = io::LocalFs().Remove(meta::IndexPath(table_path, f));
+    if (!st.ok() && !st.IsNotFound()) return st;
+    result.index_files++;
+  }
   for (const auto& m : manifests) {
-    if (kept_manifests.count(m)) continue;
+    if (kept_manifests.count(m) || tagged.count(m)) continue;
     Status st = io::LocalFs().Remove(meta::ManifestPath(table_path, m));
     if (!st.ok() && !st.IsNotFound()) return st;
     result.manifest_files++;
   }
   for (const auto& l : lists) {
-    if (kept_lists.count(l)) continue;
+    if (kept_lists.count(l) || tagged.count(l)) continue;
     Status st = io::LocalFs().Remove(meta::ManifestPath(table_path, l));
     if (!st.ok() && !st.IsNotFound()) return st;
     result.manifest_files++;

@@ -9,7 +9,8 @@
 // Order: the metadata of what goes is read first, then the snapshot files are removed oldest
 // first, then the files only they used. A crash in between leaves unreferenced files (removed by
 // the next expiration or CALL sys.remove_orphan_files), never a snapshot whose files are gone.
-// Tables with tags or branches are not expired (their snapshots share files): not supported yet.
+// Files a tag uses stay (its snapshot stays readable). Tables with branches are not expired
+// (their snapshots share files): not supported yet.
 // Thread-safety: stateless; safe beside concurrent writers (it never removes the latest
 // snapshot or a file a newer snapshot lists).
 #pragma once
@@ -38,7 +39,8 @@ struct ExpireResult {
   int64_t snapshots = 0;  // snapshot files removed
   int64_t data_files = 0;
   int64_t changelog_files = 0;
-  int64_t manifest_files = 0;  // manifests and manifest lists
+  int64_t manifest_files = 0;  // manifests, manifest lists and index manifests
+  int64_t index_files = 0;
 };
 
 Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableSchema& schema,

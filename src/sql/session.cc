@@ -792,7 +792,8 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
   if (!r.ok()) return Locate(r.status(), s.pos);
   return Message("Expired " + std::to_string(r->snapshots) + " snapshot(s) of " +
                  id->ToString() + " (removed " + std::to_string(r->data_files) +
-                 " data, " + std::to_string(r->changelog_files) + " changelog and " +
+                 " data, " + std::to_string(r->changelog_files) + " changelog, " +
+                 std::to_string(r->index_files) + " index and " +
                  std::to_string(r->manifest_files) + " manifest file(s))");
 }
 

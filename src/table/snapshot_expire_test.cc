@@ -13,7 +13,9 @@
 #include <set>
 #include <thread>
 
+#include "commit/orphan_files.h"
 #include "io/file_system.h"
+#include "meta/tags.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
@@ -206,6 +208,68 @@ TEST_F(SnapshotExpireTest, AConsumerKeepsWhatItHasNotReadAndResumes) {
   StreamOptions bad;
   bad.consumer_id = "../escape";
   EXPECT_FALSE(t->NewStreamScan(bad).ok());
+}
+
+// A tag keeps its snapshot readable while expiration goes on around it, and the index files
+// of a dynamic-bucket table (a HASH index per bucket, rewritten by each commit) go with the
+// snapshots that used them: afterwards no file is left that no snapshot or tag uses.
+TEST_F(SnapshotExpireTest, TagsStayReadableAndIndexFilesExpire) {
+  auto t = Create({{"bucket", "-1"},
+                   {"snapshot.num-retained.min", "2"},
+                   {"snapshot.num-retained.max", "4"},
+                   {"num-sorted-run.compaction-trigger", "2"}});
+  auto read = [&](std::map<std::string, std::string> hints) {
+    ScanOptions so;
+    so.dynamic_options = std::move(hints);
+    auto scan = t->NewScan(so);
+    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+    std::map<int64_t, int64_t> rows;
+    RowBatch b;
+    while (scan.ok()) {
+      auto more = (*scan)->Next(&b);
+      EXPECT_TRUE(more.ok()) << more.status().ToString();
+      if (!more.ok() || !*more) break;
+      for (const Row& r : b.rows) rows[r[0].int_value()] = r[1].int_value();
+    }
+    return rows;
+  };
+  std::map<int64_t, int64_t> model, at_tag;
+  for (int c = 0; c < 60; c++) {
+    auto w = t->NewWriter({});
+    ASSERT_TRUE(w.ok());
+    for (int i = 0; i < 4; i++) {
+      const int64_t id = (c * 7 + i * 13) % 50;
+      ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(id), Value::Int(c)}).ok());
+      model[id] = c;
+    }
+    auto committed = (*w)->Commit();
+    ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+    if (c == 10) {
+      auto s = meta::SnapshotManager(t->path()).Read(**committed);
+      ASSERT_TRUE(s.ok());
+      ASSERT_TRUE(meta::CreateTag(t->path(), "day1", **s, "2026-12-01T00:00:00").ok());
+      at_tag = model;
+    }
+  }
+  ASSERT_TRUE(t->CompactFull().ok());
+  EXPECT_LE(meta::SnapshotManager(t->path()).ListIds()->size(), 4u);
+  EXPECT_EQ(read({}), model);
+  EXPECT_EQ(read({{"scan.tag-name", "day1"}}), at_tag);
+  // Nothing left that no snapshot or tag uses: index files included.
+  auto orphans = commit::RemoveOrphanFiles(t->path(), INT64_MAX, /*dry_run=*/true);
+  ASSERT_TRUE(orphans.ok()) << orphans.status().ToString();
+  std::string names;
+  for (const auto& p : orphans->paths) names += " " + p;
+  EXPECT_EQ(orphans->files, 0) << names;
+  int index_files = 0;
+  for (const auto& e : fs::directory_iterator(t->path() + "/index")) index_files += e.is_regular_file();
+  EXPECT_LE(index_files, 4 * 2 + 2);  // a few retained snapshots' and the tag's, not 60
+  // Once the tag is gone, its files are orphans that CALL sys.remove_orphan_files removes.
+  ASSERT_TRUE(meta::DeleteTag(t->path(), "day1").ok());
+  orphans = commit::RemoveOrphanFiles(t->path(), INT64_MAX, /*dry_run=*/false);
+  ASSERT_TRUE(orphans.ok());
+  EXPECT_GT(orphans->files, 0);
+  EXPECT_EQ(read({}), model);
 }
 
 // 'consumer.expiration-time': a consumer idle that long is removed at the next commit and holds
