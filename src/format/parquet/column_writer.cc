@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "absl/container/flat_hash_map.h"
 #include "format/parquet/parquet_values.h"
 
 namespace tributary::format::parquet {
@@ -19,11 +20,6 @@ int64_t PlainSize(PhysicalType type, int32_t type_length, const PhysicalValues& 
 // Values seen before deciding whether a first page's dictionary is worth keeping.
 constexpr size_t kDictionaryProbe = 2048;
 
-std::string DictionaryKey(const PhysicalValues& v, size_t i) {
-  if (!v.ints.empty()) return std::string(reinterpret_cast<const char*>(&v.ints[i]), 8);
-  if (!v.doubles.empty()) return std::string(reinterpret_cast<const char*>(&v.doubles[i]), 8);
-  return v.bytes[i];
-}
 
 void AddEncoding(std::vector<Encoding>* list, Encoding e) {
   if (std::find(list->begin(), list->end(), e) == list->end()) list->push_back(e);
@@ -57,6 +53,40 @@ LeafSpec FlatSpec(const Field& field, const SchemaElement& element) {
 }
 }  // namespace
 
+// The chunk's dictionary: integer values (and the bits of doubles) in one map, byte strings in
+// another looked up without a copy; a string is copied only when it enters the dictionary.
+struct ColumnChunkWriter::DictIndex {
+  absl::flat_hash_map<int64_t, uint32_t> ints;
+  absl::flat_hash_map<std::string, uint32_t> bytes;
+
+  void clear() {
+    ints.clear();
+    bytes.clear();
+  }
+  // The index of value i of `v` (`next` when it is new); whether it was new.
+  std::pair<uint32_t, bool> Find(const PhysicalValues& v, size_t i, uint32_t next) {
+    if (!v.ints.empty()) return FindInt(v.ints[i], next);
+    if (!v.doubles.empty()) {
+      int64_t bits;
+      std::memcpy(&bits, &v.doubles[i], sizeof bits);
+      return FindInt(bits, next);
+    }
+    return FindBytes(v.bytes[i], next);
+  }
+  std::pair<uint32_t, bool> FindInt(int64_t x, uint32_t next) {
+    auto [it, inserted] = ints.try_emplace(x, next);
+    return {it->second, inserted};
+  }
+  std::pair<uint32_t, bool> FindBytes(std::string_view s, uint32_t next) {
+    auto it = bytes.find(absl::string_view(s.data(), s.size()));
+    if (it != bytes.end()) return {it->second, false};
+    bytes.emplace(std::string(s), next);
+    return {next, true};
+  }
+};
+
+ColumnChunkWriter::~ColumnChunkWriter() = default;
+
 ColumnChunkWriter::ColumnChunkWriter(const Field& field, const SchemaElement& element,
                                      const ColumnWriterOptions& options)
     : ColumnChunkWriter(FlatSpec(field, element), options) {}
@@ -69,7 +99,8 @@ ColumnChunkWriter::ColumnChunkWriter(LeafSpec spec, const ColumnWriterOptions& o
       type_length_(spec.type_length),
       max_def_(spec.max_def),
       max_rep_(spec.max_rep),
-      options_(options) {
+      options_(options),
+      dict_index_(std::make_unique<DictIndex>()) {
   for (size_t i = 0; i < path_.size(); ++i) name_ += (i ? "." : "") + path_[i];
   ResetChunk();
 }
@@ -83,7 +114,7 @@ void ColumnChunkWriter::ResetChunk() {
   indices_.clear();
   page_rows_ = page_nulls_ = page_plain_bytes_ = 0;
   use_dictionary_ = options_.dictionary && physical_ != PhysicalType::kBoolean;
-  dict_index_.clear();
+  dict_index_->clear();
   dict_values_.clear();
   dict_bytes_ = 0;
   dict_pages_written_ = false;
@@ -146,13 +177,13 @@ Status ColumnChunkWriter::AddEntry(int16_t def, int16_t rep, const Value* v) {
     page_plain_bytes_ += PlainSize(physical_, type_length_, page_values_, i);
     if (physical_ == PhysicalType::kBoolean && page_values_.size() % 8 == 1) ++page_plain_bytes_;
     if (use_dictionary_) {
-      auto [it, inserted] = dict_index_.emplace(DictionaryKey(page_values_, i),
-                                                static_cast<uint32_t>(dict_values_.size()));
+      auto [index, inserted] =
+          dict_index_->Find(page_values_, i, static_cast<uint32_t>(dict_values_.size()));
       if (inserted) {
         dict_values_.AppendFrom(page_values_, i);
         dict_bytes_ += PlainSize(physical_, type_length_, page_values_, i);
       }
-      indices_.push_back(it->second);
+      indices_.push_back(index);
     }
     // Statistics.
     if (v->is_double() && std::isnan(v->double_value())) {
@@ -177,7 +208,7 @@ void ColumnChunkWriter::EndEntry() {
       dict_values_.size() * 10 > page_values_.size() * 9) {
     use_dictionary_ = false;
     indices_.clear();
-    dict_index_.clear();
+    dict_index_->clear();
     dict_values_.clear();
     dict_bytes_ = 0;
   }
@@ -188,7 +219,7 @@ void ColumnChunkWriter::EndEntry() {
     use_dictionary_ = false;
     indices_.clear();
     if (!dict_pages_written_) {
-      dict_index_.clear();
+      dict_index_->clear();
       dict_values_.clear();
       dict_bytes_ = 0;
     }
@@ -228,13 +259,13 @@ void ColumnChunkWriter::AppendDictInt(int16_t def, int64_t x) {
   // The last index found still names this value (the dictionary may have been dropped since).
   if (last_dict_index_ >= dict_values_.ints.size() ||
       dict_values_.ints[last_dict_index_] != stored) {
-    auto [it, inserted] = dict_index_.emplace(DictionaryKey(page_values_, i),
-                                              static_cast<uint32_t>(dict_values_.size()));
+    auto [index, inserted] =
+        dict_index_->FindInt(stored, static_cast<uint32_t>(dict_values_.size()));
     if (inserted) {
       dict_values_.AppendFrom(page_values_, i);
       dict_bytes_ += narrow ? 4 : 8;
     }
-    last_dict_index_ = it->second;
+    last_dict_index_ = index;
   }
   indices_.push_back(last_dict_index_);
   TrackInt(x);
@@ -247,13 +278,13 @@ void ColumnChunkWriter::AppendDictBytes(int16_t def, std::string_view str) {
   page_values_.bytes.emplace_back(str);
   if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
   page_plain_bytes_ += 4 + static_cast<int64_t>(str.size());
-  auto [it, inserted] = dict_index_.emplace(page_values_.bytes[i],
-                                            static_cast<uint32_t>(dict_values_.size()));
+  auto [index, inserted] =
+      dict_index_->FindBytes(str, static_cast<uint32_t>(dict_values_.size()));
   if (inserted) {
     dict_values_.AppendFrom(page_values_, i);
     dict_bytes_ += 4 + static_cast<int64_t>(str.size());
   }
-  indices_.push_back(it->second);
+  indices_.push_back(index);
   TrackBytes(str);
   EndEntry();
 }
@@ -422,7 +453,7 @@ Status ColumnChunkWriter::FlushPage() {
     if (dict_bytes_ + encoded >= page_plain_bytes_) {
       use_dictionary_ = false;
       indices_.clear();
-      dict_index_.clear();
+      dict_index_->clear();
       dict_values_.clear();
       dict_bytes_ = 0;
     }

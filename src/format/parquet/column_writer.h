@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <memory>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "format/compression.h"
@@ -87,6 +87,7 @@ class ColumnChunkWriter {
                     const ColumnWriterOptions& options);
   // Any leaf, nested ones included.
   ColumnChunkWriter(LeafSpec spec, const ColumnWriterOptions& options);
+  ~ColumnChunkWriter();
 
   // Adds the next row's value (flat columns). A null in a NOT NULL column or a value of the
   // wrong representation is Invalid and leaves the writer unchanged.
@@ -162,7 +163,8 @@ class ColumnChunkWriter {
 
   // Dictionary of the chunk.
   bool use_dictionary_ = false;
-  std::unordered_map<std::string, uint32_t> dict_index_;
+  struct DictIndex;  // value -> dictionary index (hash maps; column_writer.cc)
+  std::unique_ptr<DictIndex> dict_index_;
   PhysicalValues dict_values_;
   int64_t dict_bytes_ = 0;
   uint32_t last_dict_index_ = UINT32_MAX;  // AppendDictInt's last index (checked before use)
