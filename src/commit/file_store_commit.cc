@@ -381,6 +381,10 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
         last, CommitOnce(kind, [&](const std::vector<ManifestEntry>& live) {
           return AppendDelta(&req, live, &result);
         }, &req.index_changes, req.overwrite ? nullptr : &changelog));
+    if (last) {
+      result.first_snapshot = last;
+      result.snapshots++;
+    }
   }
   // An overwrite writes no compaction (its writer does not compact).
   if (has_compact && !req.overwrite) {
@@ -406,6 +410,8 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
       result.compaction_dropped = true;
     } else {
       last = *r;
+      if (!result.first_snapshot) result.first_snapshot = last;
+      result.snapshots++;
     }
   }
   result.last_snapshot = last;

@@ -54,6 +54,8 @@ struct CommitRequest {
 
 struct CommitResult {
   std::optional<int64_t> last_snapshot;  // nullopt when there was nothing to commit
+  std::optional<int64_t> first_snapshot;  // the first this commit published
+  int64_t snapshots = 0;                  // how many it published (APPEND, COMPACT)
   // The compaction lost a race (its input files are gone): nothing of it was published and the
   // caller must delete its output files. The data stays correct.
   bool compaction_dropped = false;

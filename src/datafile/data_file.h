@@ -224,6 +224,16 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
                                   merge::ColumnMergePlan* plan, size_t chunk_rows,
                                   DataFileWriter* writer);
 
+// The records of integer keys `keys` (ascending, each once) in the Parquet data file `file` at
+// `level` (written with the read schema, no `_WRITE_COLS`), in key order: the key, sequence and
+// kind columns are read whole (kept in the process-wide cache: the file is immutable), the other
+// columns only for the rows found. nullopt when the file holds something this path does not
+// read (not Parquet, a key that is not one integer column, keys out of order): the caller then
+// searches its rows.
+Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
+    const std::vector<int64_t>& keys);
+
 // The Parquet writer's view of a column vector.
 format::parquet::ColumnValues ColumnValuesOf(const ColumnVector& c);
 

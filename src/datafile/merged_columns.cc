@@ -542,6 +542,46 @@ Result<std::optional<ColumnVector>> GatherWinners(const std::vector<DedupFile>& 
 
 }  // namespace
 
+Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
+    const DataFileRef& ref, const FileLayout& layout, int32_t level,
+    const std::vector<int64_t>& keys) {
+  using Out = std::optional<std::vector<merge::KeyValue>>;
+  if (layout.key_columns.size() != 1 ||
+      !layout.fields[layout.key_columns[0]].type.IsInteger()) {
+    return Out();
+  }
+  DedupFile file;
+  TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(ref, layout, nullptr, /*cache=*/true, &file));
+  if (!readable) return Out();
+  // The positions of the keys asked for (both sides ascending).
+  std::vector<uint32_t> sel;
+  const int64_t* file_keys = file.keys.data;
+  const size_t n = file.keys.size();
+  size_t at = 0;
+  for (int64_t k : keys) {
+    at = static_cast<size_t>(std::lower_bound(file_keys + at, file_keys + n, k) - file_keys);
+    if (at == n) break;
+    if (file_keys[at] == k) sel.push_back(static_cast<uint32_t>(at));
+  }
+  std::vector<merge::KeyValue> out(sel.size());
+  if (sel.empty()) return Out(std::move(out));
+  for (auto& kv : out) kv.value.reserve(layout.fields.size());
+  for (size_t t = 0; t < layout.fields.size(); t++) {
+    const Field& field = layout.fields[t];
+    const int c = FileColumnOf(file.reader->schema(), field);
+    auto type = c >= 0 ? file.reader->ColumnType(c) : std::nullopt;
+    if (!type || type->id != field.type.id) return Out();
+    TRIB_ASSIGN_OR_RETURN(auto column, ReadDedupRows(file, c, &sel));
+    for (size_t k = 0; k < sel.size(); k++) out[k].value.push_back(column->Get(k));
+  }
+  for (size_t k = 0; k < sel.size(); k++) {
+    out[k].sequence = file.seqs[sel[k]];
+    out[k].kind = static_cast<RowKind>(file.kinds[sel[k]]);
+    out[k].level = level;
+  }
+  return Out(std::move(out));
+}
+
 Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     const std::vector<DataFileRef>& paths, const FileLayout& layout,
     const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,

@@ -149,6 +149,44 @@ Status BucketFileSearch::FindAll(const Row& key, std::vector<merge::KeyValue>* f
   return Status::OK();
 }
 
+Status BucketFileSearch::FindAllSorted(const std::vector<Row>& keys,
+                                       std::vector<std::vector<merge::KeyValue>>* found) {
+  found->assign(keys.size(), {});
+  const bool int_keys =
+      layout_.key_columns.size() == 1 &&
+      layout_.fields[layout_.key_columns[0]].type.IsInteger() &&
+      std::all_of(keys.begin(), keys.end(), [](const Row& k) { return k[0].is_int(); });
+  const int key_column = layout_.key_columns.empty() ? 0 : layout_.key_columns[0];
+  for (File& f : files_) {
+    // The keys the file's key range may hold.
+    std::vector<size_t> in_range;
+    for (size_t i = 0; i < keys.size(); i++) {
+      if (!f.range || f.range->Contains(keys[i])) in_range.push_back(i);
+    }
+    if (in_range.empty()) continue;
+    if (int_keys && f.meta->schema_id == schema_.id && !f.meta->write_cols) {
+      std::vector<int64_t> wanted;
+      wanted.reserve(in_range.size());
+      for (size_t i : in_range) wanted.push_back(keys[i][0].int_value());
+      TRIB_ASSIGN_OR_RETURN(auto records, FindIntKeysInFile({f.path, f.meta->row_count}, layout_,
+                                                            f.meta->level, wanted));
+      if (records) {
+        // In key order, each key at most once.
+        size_t w = 0;
+        for (auto& kv : *records) {
+          const int64_t k = kv.value[key_column].int_value();
+          while (w < wanted.size() && wanted[w] != k) w++;
+          if (w == wanted.size()) return Status::Corruption("data file '" + f.path + "': keys out of order");
+          (*found)[in_range[w]].push_back(std::move(kv));
+        }
+        continue;
+      }
+    }
+    for (size_t i : in_range) TRIB_RETURN_NOT_OK(Search(&f, keys[i], &(*found)[i]));
+  }
+  return Status::OK();
+}
+
 Result<std::optional<merge::KeyValue>> BucketFileSearch::FindNewest(const Row& key) {
   std::vector<merge::KeyValue> found;
   for (File& f : files_) {

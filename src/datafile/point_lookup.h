@@ -66,6 +66,11 @@ class BucketFileSearch {
                    const std::vector<meta::DataFileMeta>& files);
   // Appends the key's records in every file to `found`. `key`: values of the trimmed primary key.
   Status FindAll(const Row& key, std::vector<merge::KeyValue>* found);
+  // The same for many keys (ascending, each once): (*found)[i] gets the records of keys[i]. In a
+  // Parquet file of the read schema an integer key is found by the file's key columns alone and
+  // only the found rows are decoded (FindIntKeysInFile); other files are searched key by key.
+  Status FindAllSorted(const std::vector<Row>& keys,
+                       std::vector<std::vector<merge::KeyValue>>* found);
   // The key's record in the lowest level holding it (REQUIRES: files above level 0, one sorted
   // run per level), or nullopt.
   Result<std::optional<merge::KeyValue>> FindNewest(const Row& key);

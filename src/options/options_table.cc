@@ -562,7 +562,8 @@ std::vector<OptionDef> BuildTable() {
       Def("lookup.async-thread-number", kInt, "16", "Threads of asynchronous lookups.").Min(1),
       Def("lookup.cache-rows", kLong, "10000", "Rows cached by lookups in memory.").Min(0),
       Def("lookup.cache-max-memory-size", kMemory, "256 mb",
-          "Memory of the lookup cache (local lookup files)."),
+          "Memory a writer with changelog-producer lookup keeps its keys' values in, so its next "
+          "commits find their before-images without reading the files."),
       Def("lookup.cache-max-disk-size", kMemory, "",
           "Local disk used by lookup files at most (default: unlimited)."),
       Def("lookup.cache-file-retention", kDuration, "1 h",

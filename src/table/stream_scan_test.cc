@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <random>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -429,6 +431,71 @@ TEST_F(StreamScanTest, MergesTheNormaliserCannotFollowNeedAProducer) {
     ASSERT_FALSE(s.ok());
     EXPECT_NE(s.status().ToString().find("not supported yet"), std::string::npos)
         << s.status().ToString();
+  }
+}
+
+// A long-lived writer keeps what its commits left for the lookup producer's before-images; a
+// commit by another writer in between makes it look the keys up in the files again. Random
+// upserts and deletes over many commits, with a cache that holds every key and one so small
+// that it keeps starting again: the changelog always adds up to the table, each -U / -D
+// retracting exactly the row the stream holds.
+TEST_F(StreamScanTest, LookupProducerOfALongLivedWriterStaysExactBesideOtherWriters) {
+  for (const char* budget : {"256 mb", "1 kb"}) {
+    SCOPED_TRACE(budget);
+    const std::string name = std::string("t") + (budget[0] == '2' ? "big" : "small");
+    auto t = Create(name, {{"changelog-producer", "lookup"}, {"bucket", "2"},
+                           {"num-sorted-run.compaction-trigger", "2"},
+                           {"lookup.cache-max-memory-size", budget}});
+    StreamOptions o;
+    o.startup_mode = "earliest";
+    auto s = Open(*t, o);
+    WriteOptions wo;
+    wo.async_compaction = true;
+    auto writer = t->NewWriter(wo);
+    ASSERT_TRUE(writer.ok());
+    std::map<int64_t, std::string> model, streamed;
+    std::mt19937 rng(11);
+    for (int c = 0; c < 20; c++) {
+      const bool other = c % 5 == 2;  // now and then another writer commits in between
+      std::unique_ptr<TableWriter> second;
+      if (other) {
+        auto w = t->NewWriter({});
+        ASSERT_TRUE(w.ok());
+        second = std::move(*w);
+      }
+      TableWriter& w = other ? *second : **writer;
+      for (int i = 0; i < 6; i++) {
+        const int64_t id = rng() % 25;
+        if (rng() % 5 == 0) {
+          if (!model.count(id)) continue;
+          ASSERT_TRUE(w.Write(RowKind::kDelete, R(id, model[id].c_str())).ok());
+          model.erase(id);
+        } else {
+          std::string v = "c" + std::to_string(c) + "-" + std::to_string(i);
+          ASSERT_TRUE(w.Write(RowKind::kInsert, R(id, v.c_str())).ok());
+          model[id] = v;
+        }
+      }
+      auto committed = w.Commit();
+      ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+      for (const std::string& change : Drain(*s)) {
+        // "+I[id, v]"
+        const std::string op = change.substr(0, 2);
+        const size_t comma = change.find(", ");
+        const int64_t id = std::stoll(change.substr(3, comma - 3));
+        const std::string v = change.substr(comma + 2, change.size() - comma - 3);
+        if (op == "+I" || op == "+U") {
+          if (op == "+I") {
+            EXPECT_FALSE(streamed.count(id)) << "commit " << c << ": " << change;
+          }
+          streamed[id] = v;
+        } else {
+          EXPECT_EQ(streamed[id], v) << "commit " << c << ": " << change;
+          streamed.erase(id);
+        }
+      }
+      EXPECT_EQ(streamed, model) << "after commit " << c;
+    }
   }
 }
 

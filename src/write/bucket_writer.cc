@@ -1,4 +1,5 @@
 #include "write/bucket_writer.h"
+#include "write/lookup_changelog.h"
 
 #include "format/parquet/writer.h"
 #include "io/file_cache.h"
@@ -12,6 +13,12 @@ using datafile::ReadDataFile;
 using merge::ColumnMergeOutput;
 using merge::ColumnMergePlan;
 using merge::KeyValue;
+
+BucketWriter::~BucketWriter() = default;
+
+void BucketWriter::set_lookup_cache(std::unique_ptr<LookupValueCache> cache) {
+  lookup_cache_ = std::move(cache);
+}
 
 Status BucketWriter::Flush(int64_t target_file_size) {
   if (buffer_.empty() && (!columns_ || columns_->empty())) return Status::OK();

@@ -24,6 +24,8 @@
 
 namespace tributary::write {
 
+class LookupValueCache;
+
 // An estimate of the memory a buffered row holds.
 inline int64_t EstimateBytes(const Row& r) {
   int64_t n = 48 + 40 * static_cast<int64_t>(r.size());
@@ -63,6 +65,10 @@ class BucketWriter {
         next_seq_(next_seq), namer_("data-", "") {
     if (ctx.column_buffer) columns_ = std::make_unique<ColumnWriteBuffer>(layout_.fields);
   }
+  ~BucketWriter();
+  // 'changelog-producer' = 'lookup': the values this writer's commits left (null: none kept).
+  LookupValueCache* lookup_cache() { return lookup_cache_.get(); }
+  void set_lookup_cache(std::unique_ptr<LookupValueCache> cache);
 
   void Add(merge::KeyValue kv) {
     if (columns_) {
@@ -134,6 +140,7 @@ class BucketWriter {
   std::vector<meta::DataFileMeta> new_files_;
   std::optional<meta::FileNamer> changelog_namer_;  // with ctx_.input_changelog_prefix
   std::vector<meta::DataFileMeta> new_changelog_files_;
+  std::unique_ptr<LookupValueCache> lookup_cache_;
 };
 
 }  // namespace tributary::write

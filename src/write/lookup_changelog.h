@@ -6,7 +6,9 @@
 // Thread-safety: stateless; buckets may be processed on several threads at once.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +20,42 @@
 #include "options/core_options.h"
 
 namespace tributary::write {
+
+// The values one writer's commits left for the keys of one bucket: the before-images of its next
+// commit, found without searching the files, as long as nothing else commits to the table in
+// between (the writer clears it otherwise). Entries are packed rows (flat columns only) or
+// "absent"; all buckets of a writer share one memory budget ('lookup.cache-max-memory-size'),
+// and a bucket whose entries would pass it forgets them all.
+// Thread-safety: one thread per bucket at a time; the budget is shared atomically.
+class LookupValueCache {
+ public:
+  struct Entry {
+    int64_t sequence = 0;
+    std::optional<std::string> row;  // packed (format::EncodeBinaryRow); nullopt: absent
+  };
+  // A key: one integer column as itself, any other as its packed BinaryRow.
+  struct Key {
+    int64_t int_key = 0;
+    std::string bytes;
+    bool is_int = false;
+  };
+  LookupValueCache(std::atomic<int64_t>* used, int64_t budget);
+  ~LookupValueCache();
+  const Entry* Find(const Key& key) const;
+  void Put(const Key& key, Entry e);
+  void Clear();
+  // Publishes the bytes added since the last call to the shared budget (Put counts them
+  // locally: one atomic update per commit, not per key).
+  void Settle();
+
+ private:
+  struct Maps;
+  std::unique_ptr<Maps> maps_;
+  std::atomic<int64_t>* used_;
+  int64_t budget_;
+  int64_t bytes_ = 0;      // held by this cache
+  int64_t unsettled_ = 0;  // of bytes_, not yet added to *used_
+};
 
 struct LookupChangelogInput {
   std::string table_path;
@@ -36,6 +74,9 @@ struct LookupChangelogInput {
   bool row_deduplicate = false;
   std::set<std::string> ignore_fields;
   int64_t target_file_size = 0;
+  // The writer's values of the bucket's keys (valid for `committed`), updated with this
+  // commit's; null: none kept.
+  LookupValueCache* cache = nullptr;
 };
 
 // Writes the bucket's changelog files (none when nothing changed) and returns their metas.

@@ -34,6 +34,7 @@
 #include "commit/snapshot_expire.h"
 #include "common/check_value.h"
 #include "write/table_write.h"
+#include "options/option_values.h"
 #include "meta/snapshot_reader.h"
 #include "tributary/table_writer.h"
 
@@ -81,6 +82,10 @@ class FileStoreWriter : public TableWriter {
     if (auto n = schema_->Option("full-compaction.delta-commits")) {
       full_compaction_delta_commits_ = std::max<int64_t>(1, std::atoll(n->c_str()));
       full_compaction_every_ = true;
+    }
+    if (auto m = schema_->Option("lookup.cache-max-memory-size")) {
+      // Checked at CREATE / ALTER: a value that no longer parses keeps the default.
+      if (auto bytes = options::ParseMemorySize(*m); bytes.ok()) lookup_cache_budget_ = *bytes;
     }
     for (const auto& k : schema_->partition_keys) {
       int i = schema_->FieldIndex(k);
@@ -251,6 +256,13 @@ class FileStoreWriter : public TableWriter {
   };
 
   std::binary_semaphore compaction_slot_{1};  // held by the running background compaction
+  // 'changelog-producer' = 'lookup': the buckets' value caches share this budget
+  // ('lookup.cache-max-memory-size'); they hold the state of snapshot lookup_cache_snapshot_
+  // (-1: none), and are used when the commit starts from that snapshot (restored_snapshot_).
+  std::atomic<int64_t> lookup_cache_used_{0};
+  int64_t lookup_cache_budget_ = 256LL << 20;
+  int64_t lookup_cache_snapshot_ = -1;
+  int64_t restored_snapshot_ = 0;
   // 'changelog-producer' = 'full-compaction': commits since the last full compaction, and how
   // many make one ('full-compaction.delta-commits'; 1 when unset).
   int64_t commits_since_full_compaction_ = 0;
@@ -393,6 +405,7 @@ class FileStoreWriter : public TableWriter {
     existing_.clear();
     meta::SnapshotManager snapshots(path_);
     TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+    restored_snapshot_ = latest.value_or(0);
     if (latest) {
       TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
       TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));
@@ -421,6 +434,10 @@ class FileStoreWriter : public TableWriter {
         path_, meta::PartitionPath(partition_fields_, partition, core_.partition_default_name),
         bucket);
     auto bw = std::make_unique<BucketWriter>(ctx_, dir, next_seq);
+    if (ctx_.lookup_changelog_prefix) {
+      bw->set_lookup_cache(std::make_unique<LookupValueCache>(&lookup_cache_used_,
+                                                              lookup_cache_budget_));
+    }
     BucketWriter* raw = bw.get();
     buckets_[id] = std::move(bw);
     RememberBucket(pbytes, bucket, raw);
@@ -477,6 +494,7 @@ class FileStoreWriter : public TableWriter {
       in.row_deduplicate = ctx_.row_deduplicate;
       in.ignore_fields = ctx_.row_deduplicate_ignore;
       in.target_file_size = core_.target_file_size;
+      in.cache = bw->lookup_cache();
       TRIB_ASSIGN_OR_RETURN(auto files,
                             WriteLookupChangelog(in, bw->changelog_namer(*ctx_.lookup_changelog_prefix)));
       for (auto& f : files) bw->new_changelog_files().push_back(std::move(f));
@@ -575,6 +593,15 @@ class FileStoreWriter : public TableWriter {
                                      core_.sorted_run_trigger, core_.num_levels - 1);
     buffered_bytes_ = 0;
     if (layout_.primary_key) TRIB_RETURN_NOT_OK(Restore());
+    // The lookup producer's caches hold what this writer's last commit left: right only if no
+    // other commit came after it. Until this commit is in, they are not to be trusted again.
+    const bool caches_valid = lookup_cache_snapshot_ == restored_snapshot_;
+    lookup_cache_snapshot_ = -1;
+    if (!caches_valid) {
+      for (auto& [id, bw] : buckets_) {
+        if (bw->lookup_cache()) bw->lookup_cache()->Clear();
+      }
+    }
     // Buckets are independent until the commit: flush and compact them in parallel.
     std::vector<std::pair<BucketId, BucketWriter*>> work;
     for (auto& [id, bw] : buckets_) work.push_back({id, bw.get()});
@@ -656,6 +683,12 @@ class FileStoreWriter : public TableWriter {
     }
     FileStoreCommit commit(path_, schema_, options_.commit_user);
     TRIB_ASSIGN_OR_RETURN(CommitResult result, commit.Commit(req));
+    // The caches hold this commit's values: valid while the latest snapshot is its last one,
+    // if nothing else was committed since the snapshot this commit started from.
+    if (result.first_snapshot && *result.first_snapshot == restored_snapshot_ + 1 &&
+        *result.last_snapshot == *result.first_snapshot + result.snapshots - 1) {
+      lookup_cache_snapshot_ = *result.last_snapshot;
+    }
     if (dynamic_) {
       // Keep the key -> bucket index in memory for the next commit (checked then against the
       // index manifest the latest snapshot lists).
