@@ -58,6 +58,88 @@ std::string BaseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Where the file of a manifest entry lies.
+class EntryPaths {
+ public:
+  EntryPaths(std::string table_path, const TableSchema& schema, std::string default_partition)
+      : table_path_(std::move(table_path)), default_partition_(std::move(default_partition)) {
+    for (const auto& k : schema.partition_keys) {
+      fields_.push_back(schema.fields[schema.FieldIndex(k)]);
+      types_.push_back(fields_.back().type);
+    }
+  }
+  Result<std::string> Of(const meta::ManifestEntry& e) const {
+    if (e.file.external_path) return meta::ResolveExternalPath(table_path_, *e.file.external_path);
+    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, types_));
+    return io::JoinPath(meta::BucketDir(table_path_,
+                                        meta::PartitionPath(fields_, part, default_partition_),
+                                        e.bucket),
+                        e.file.file_name);
+  }
+
+ private:
+  std::string table_path_;
+  std::string default_partition_;
+  std::vector<Field> fields_;
+  std::vector<DataType> types_;
+};
+
+// The paths of the changelog files snapshot `s` lists.
+Status CollectChangelogFiles(const std::string& table_path, const meta::Snapshot& s,
+                             const EntryPaths& paths, std::set<std::string>* out) {
+  if (!s.changelog_manifest_list) return Status::OK();
+  TRIB_ASSIGN_OR_RETURN(auto metas, meta::ReadManifestList(table_path, *s.changelog_manifest_list));
+  for (const auto& m : metas) {
+    TRIB_ASSIGN_OR_RETURN(auto entries, meta::ReadManifest(table_path, m.file_name));
+    for (const auto& e : entries) {
+      TRIB_ASSIGN_OR_RETURN(std::string path, paths.Of(e));
+      out->insert(std::move(path));
+    }
+  }
+  return Status::OK();
+}
+
+// Every file a tag uses: its snapshot stays readable (Paimon skips tagged snapshots' files).
+Result<std::set<std::string>> TaggedFiles(const std::string& table_path) {
+  std::set<std::string> tagged;
+  TRIB_ASSIGN_OR_RETURN(auto tags, meta::ListTags(table_path));
+  for (const auto& tag : tags) {
+    TRIB_ASSIGN_OR_RETURN(auto s, meta::ReadTag(table_path, tag));
+    TRIB_ASSIGN_OR_RETURN(bool complete, CollectUsedFiles(table_path, *s, &tagged));
+    if (!complete) {
+      return Status::Corruption("tag '" + tag + "' lists files that are gone; expiration stops "
+                                "rather than remove more");
+    }
+  }
+  return tagged;
+}
+
+// Removes the files at `paths` except those `tagged` names; counts them in *removed.
+Status RemoveDataFiles(const std::set<std::string>& paths, const std::set<std::string>& tagged,
+                       int64_t* removed) {
+  for (const auto& path : paths) {
+    if (tagged.count(BaseName(path))) continue;
+    io::FileCache::Instance().EraseFile(path);
+    Status st = io::LocalFs().Remove(path);
+    if (!st.ok() && !st.IsNotFound()) return st;
+    (*removed)++;
+  }
+  return Status::OK();
+}
+
+// Removes the manifest files (and lists) named in `names` but not in `keep` or `tagged`.
+Status RemoveManifests(const std::string& table_path, const std::set<std::string>& names,
+                       const std::set<std::string>& keep, const std::set<std::string>& tagged,
+                       int64_t* removed) {
+  for (const auto& m : names) {
+    if (keep.count(m) || tagged.count(m)) continue;
+    Status st = io::LocalFs().Remove(meta::ManifestPath(table_path, m));
+    if (!st.ok() && !st.IsNotFound()) return st;
+    (*removed)++;
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<ExpireOptions> ExpireOptions::From(const TableSchema& schema) {
@@ -74,11 +156,32 @@ Result<ExpireOptions> ExpireOptions::From(const TableSchema& schema) {
   if (auto v = schema.Option("snapshot.time-retained")) {
     TRIB_ASSIGN_OR_RETURN(o.time_retained_ms, options::ParseDurationMillis(*v));
   }
+  o.changelog_retain_min = o.retain_min;
+  o.changelog_retain_max = o.retain_max;
+  o.changelog_time_retained_ms = o.time_retained_ms;
+  for (const char* k : {"changelog.num-retained.min", "changelog.num-retained.max",
+                        "changelog.time-retained"}) {
+    o.changelog_options_set = o.changelog_options_set || schema.Option(k).has_value();
+  }
+  TRIB_RETURN_NOT_OK(int_opt("changelog.num-retained.min", &o.changelog_retain_min));
+  TRIB_RETURN_NOT_OK(int_opt("changelog.num-retained.max", &o.changelog_retain_max));
+  if (auto v = schema.Option("changelog.time-retained")) {
+    TRIB_ASSIGN_OR_RETURN(o.changelog_time_retained_ms, options::ParseDurationMillis(*v));
+  }
   if (o.retain_min < 1) return Status::Invalid("'snapshot.num-retained.min' must be at least 1");
   if (o.retain_max < o.retain_min) {
     return Status::Invalid("'snapshot.num-retained.max' (" + std::to_string(o.retain_max) +
                            ") must be at least 'snapshot.num-retained.min' (" +
                            std::to_string(o.retain_min) + ")");
+  }
+  if (o.changelog_retain_min < 1) {
+    return Status::Invalid("'changelog.num-retained.min' must be at least 1");
+  }
+  if (o.changelog_retain_max < o.changelog_retain_min) {
+    return Status::Invalid("'changelog.num-retained.max' (" +
+                           std::to_string(o.changelog_retain_max) +
+                           ") must be at least 'changelog.num-retained.min' (" +
+                           std::to_string(o.changelog_retain_min) + ")");
   }
   return o;
 }
@@ -119,17 +222,8 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   TRIB_ASSIGN_OR_RETURN(auto kept, snapshots.Read(ids[end]));
   std::set<std::string> kept_lists, kept_manifests;
   TRIB_RETURN_NOT_OK(CollectManifests(table_path, *kept, &kept_lists, &kept_manifests));
-  // Nor what a tag uses: its snapshot stays readable (Paimon skips tagged snapshots' files).
-  std::set<std::string> tagged;
-  TRIB_ASSIGN_OR_RETURN(auto tags, meta::ListTags(table_path));
-  for (const auto& tag : tags) {
-    TRIB_ASSIGN_OR_RETURN(auto s, meta::ReadTag(table_path, tag));
-    TRIB_ASSIGN_OR_RETURN(bool complete, CollectUsedFiles(table_path, *s, &tagged));
-    if (!complete) {
-      return Status::Corruption("tag '" + tag + "' lists files that are gone; expiration stops "
-                                "rather than remove more");
-    }
-  }
+  // Nor what a tag uses.
+  TRIB_ASSIGN_OR_RETURN(const std::set<std::string> tagged, TaggedFiles(table_path));
   // Index files any retained snapshot lists stay; the expired ones' others go.
   std::set<std::string> kept_index, expired_index;
   for (size_t i = end; i < ids.size(); i++) {
@@ -139,21 +233,12 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
     if ((*s)->index_manifest) kept_lists.insert(*(*s)->index_manifest);
   }
   TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(schema));
-  std::vector<Field> partition_fields;
-  std::vector<DataType> partition_types;
-  for (const auto& k : schema.partition_keys) {
-    partition_fields.push_back(schema.fields[schema.FieldIndex(k)]);
-    partition_types.push_back(partition_fields.back().type);
-  }
-  auto file_path = [&](const meta::ManifestEntry& e) -> Result<std::string> {
-    if (e.file.external_path) return meta::ResolveExternalPath(table_path, *e.file.external_path);
-    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, partition_types));
-    return io::JoinPath(meta::BucketDir(table_path,
-                                        meta::PartitionPath(partition_fields, part,
-                                                            core.partition_default_name),
-                                        e.bucket),
-                        e.file.file_name);
-  };
+  const EntryPaths paths(table_path, schema, core.partition_default_name);
+  // A changelog that outlives its snapshots keeps, with each expired snapshot's JSON, its
+  // changelog files and manifests and (without a producer, the files APPEND snapshots added
+  // being the changelog) the data files it added; ExpireChangelogs removes them later.
+  const bool decoupled = options.ChangelogDecoupled();
+  const bool delta_is_changelog = core.changelog_producer == "none";
   // Data files deleted by the snapshots after the oldest one up to the one that stays: no
   // snapshot from `end` on lists them (file names are never reused).
   std::set<std::string> data_files, changelog_files, lists, manifests;
@@ -162,66 +247,121 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
     TRIB_ASSIGN_OR_RETURN(auto delta, meta::ReadDeltaEntries(table_path, *s));
     for (const auto& e : delta) {
       if (e.kind != meta::FileKind::kDelete) continue;
-      TRIB_ASSIGN_OR_RETURN(std::string path, file_path(e));
+      if (decoupled && delta_is_changelog &&
+          e.file.file_source.value_or(meta::FileSource::kAppend) == meta::FileSource::kAppend) {
+        continue;
+      }
+      TRIB_ASSIGN_OR_RETURN(std::string path, paths.Of(e));
       data_files.insert(std::move(path));
     }
   }
   // The changelog files and the manifests of the snapshots that go.
   for (size_t i = 0; i < end; i++) {
     TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(ids[i]));
-    if (s->changelog_manifest_list) {
-      TRIB_ASSIGN_OR_RETURN(auto metas,
-                            meta::ReadManifestList(table_path, *s->changelog_manifest_list));
-      for (const auto& m : metas) {
-        TRIB_ASSIGN_OR_RETURN(auto entries, meta::ReadManifest(table_path, m.file_name));
-        for (const auto& e : entries) {
-          TRIB_ASSIGN_OR_RETURN(std::string path, file_path(e));
-          changelog_files.insert(std::move(path));
-        }
-      }
+    if (!decoupled) {
+      TRIB_RETURN_NOT_OK(CollectChangelogFiles(table_path, *s, paths, &changelog_files));
+      TRIB_RETURN_NOT_OK(CollectManifests(table_path, *s, &lists, &manifests));
     }
-    TRIB_RETURN_NOT_OK(CollectManifests(table_path, *s, &lists, &manifests));
     TRIB_RETURN_NOT_OK(CollectIndexFiles(table_path, *s, &expired_index));
     if (s->index_manifest) lists.insert(*s->index_manifest);
   }
 
   // The snapshot files first, oldest first (a reader never sees a snapshot whose files are
-  // gone), then the files only they used.
+  // gone), each kept as a long-lived changelog first when the changelog outlives it; then the
+  // files only they used.
   for (size_t i = 0; i < end; i++) {
+    if (decoupled) {
+      TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(ids[i]));
+      TRIB_RETURN_NOT_OK(meta::WriteLongLivedChangelog(table_path, *s));
+      result.changelogs_kept++;
+    }
     TRIB_RETURN_NOT_OK(io::LocalFs().Remove(meta::SnapshotPath(table_path, ids[i])));
     result.snapshots++;
   }
   (void)io::LocalFs().WriteFile(io::JoinPath(meta::SnapshotDir(table_path), "EARLIEST"),
                                 std::to_string(ids[end]));
   io::CrashPoint("expire.after-snapshots");
-  for (const auto& set : {&data_files, &changelog_files}) {
-    for (const auto& path : *set) {
-      if (tagged.count(BaseName(path))) continue;
-      io::FileCache::Instance().EraseFile(path);
-      Status st = io::LocalFs().Remove(path);
-      if (!st.ok() && !st.IsNotFound()) return st;
-      (set == &data_files ? result.data_files : result.changelog_files)++;
-    }
-  }
+  TRIB_RETURN_NOT_OK(RemoveDataFiles(data_files, tagged, &result.data_files));
+  TRIB_RETURN_NOT_OK(RemoveDataFiles(changelog_files, tagged, &result.changelog_files));
   for (const auto& f : expired_index) {
     if (kept_index.count(f) || tagged.count(f)) continue;
     Status st = io::LocalFs().Remove(meta::IndexPath(table_path, f));
     if (!st.ok() && !st.IsNotFound()) return st;
     result.index_files++;
   }
-  for (const auto& m : manifests) {
-    if (kept_manifests.count(m) || tagged.count(m)) continue;
-    Status st = io::LocalFs().Remove(meta::ManifestPath(table_path, m));
-    if (!st.ok() && !st.IsNotFound()) return st;
-    result.manifest_files++;
-  }
-  for (const auto& l : lists) {
-    if (kept_lists.count(l) || tagged.count(l)) continue;
-    Status st = io::LocalFs().Remove(meta::ManifestPath(table_path, l));
-    if (!st.ok() && !st.IsNotFound()) return st;
-    result.manifest_files++;
-  }
+  TRIB_RETURN_NOT_OK(RemoveManifests(table_path, manifests, kept_manifests, tagged,
+                                     &result.manifest_files));
+  TRIB_RETURN_NOT_OK(RemoveManifests(table_path, lists, kept_lists, tagged,
+                                     &result.manifest_files));
   return result;
+}
+
+Result<int64_t> ExpireChangelogs(const std::string& table_path, const TableSchema& schema,
+                                 const ExpireOptions& options) {
+  TRIB_ASSIGN_OR_RETURN(auto ids, meta::ListLongLivedChangelogIds(table_path));
+  if (ids.empty()) return 0;
+  meta::SnapshotManager snapshots(table_path);
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestId());
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestId());
+  if (!latest || !earliest) return 0;
+  const int64_t keep_from_min = *latest - options.changelog_retain_min + 1;
+  const int64_t force_before = *latest - options.changelog_retain_max + 1;
+  const int64_t older_than = NowMillis() - options.changelog_time_retained_ms;
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> consumer_next,
+                        meta::MinConsumerNextSnapshot(table_path));
+  size_t end = 0;
+  while (end < ids.size() && static_cast<int64_t>(end) < options.max_deletes) {
+    const int64_t id = ids[end];
+    if (id >= *earliest || id >= keep_from_min) break;
+    if (consumer_next && id >= *consumer_next) break;
+    if (id >= force_before) {
+      TRIB_ASSIGN_OR_RETURN(auto c, meta::ReadLongLivedChangelog(table_path, id));
+      if (c->time_millis >= older_than) break;
+    }
+    end++;
+  }
+  if (end == 0) return 0;
+  // What the first changelog (or snapshot) that stays uses stays: a manifest is used by a run
+  // of consecutive snapshots, so that one tells whether a later one still needs it.
+  std::shared_ptr<const meta::Snapshot> kept;
+  if (end < ids.size()) {
+    TRIB_ASSIGN_OR_RETURN(kept, meta::ReadLongLivedChangelog(table_path, ids[end]));
+  } else {
+    TRIB_ASSIGN_OR_RETURN(kept, snapshots.Read(*earliest));
+  }
+  std::set<std::string> kept_lists, kept_manifests;
+  TRIB_RETURN_NOT_OK(CollectManifests(table_path, *kept, &kept_lists, &kept_manifests));
+  TRIB_ASSIGN_OR_RETURN(const std::set<std::string> tagged, TaggedFiles(table_path));
+  TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(schema));
+  const EntryPaths paths(table_path, schema, core.partition_default_name);
+  // Each changelog's files: its changelog files, or (none) the data files its delta deleted,
+  // which the snapshot's own expiration left for it.
+  std::set<std::string> files, lists, manifests;
+  for (size_t i = 0; i < end; i++) {
+    TRIB_ASSIGN_OR_RETURN(auto c, meta::ReadLongLivedChangelog(table_path, ids[i]));
+    if (c->changelog_manifest_list) {
+      TRIB_RETURN_NOT_OK(CollectChangelogFiles(table_path, *c, paths, &files));
+    } else {
+      TRIB_ASSIGN_OR_RETURN(auto delta, meta::ReadDeltaEntries(table_path, *c));
+      for (const auto& e : delta) {
+        if (e.kind != meta::FileKind::kDelete) continue;
+        TRIB_ASSIGN_OR_RETURN(std::string path, paths.Of(e));
+        files.insert(std::move(path));
+      }
+    }
+    TRIB_RETURN_NOT_OK(CollectManifests(table_path, *c, &lists, &manifests));
+  }
+  // The changelog files first, oldest first, then what only they used.
+  for (size_t i = 0; i < end; i++) {
+    TRIB_RETURN_NOT_OK(io::LocalFs().Remove(meta::LongLivedChangelogPath(table_path, ids[i])));
+  }
+  (void)io::LocalFs().WriteFile(io::JoinPath(io::JoinPath(table_path, "changelog"), "EARLIEST"),
+                                std::to_string(end < ids.size() ? ids[end] : *earliest));
+  int64_t removed = 0;
+  TRIB_RETURN_NOT_OK(RemoveDataFiles(files, tagged, &removed));
+  TRIB_RETURN_NOT_OK(RemoveManifests(table_path, manifests, kept_manifests, tagged, &removed));
+  TRIB_RETURN_NOT_OK(RemoveManifests(table_path, lists, kept_lists, tagged, &removed));
+  return static_cast<int64_t>(end);
 }
 
 Status ExpireAfterCommit(const std::string& table_path, const TableSchema& schema) {
@@ -231,6 +371,7 @@ Status ExpireAfterCommit(const std::string& table_path, const TableSchema& schem
   }
   TRIB_ASSIGN_OR_RETURN(ExpireOptions options, ExpireOptions::From(schema));
   Status st = ExpireSnapshots(table_path, schema, options).status();
+  if (st.ok()) st = ExpireChangelogs(table_path, schema, options).status();
   if (st.IsNotFound()) return Status::OK();
   return st;
 }

@@ -30,6 +30,18 @@ struct ExpireOptions {
   int64_t time_retained_ms = 3600 * 1000;  // 'snapshot.time-retained'
   int64_t max_deletes = 50;         // 'snapshot.expire.limit'
   std::optional<int64_t> older_than_millis;  // instead of now - time_retained_ms
+  // 'changelog.num-retained.min' / '.max' / 'changelog.time-retained' (default: the snapshot
+  // ones). When they keep more than the snapshot options (set explicitly), the changelog
+  // outlives its snapshots (Paimon's changelogLifecycleDecoupled).
+  int64_t changelog_retain_min = 10;
+  int64_t changelog_retain_max = INT32_MAX;
+  int64_t changelog_time_retained_ms = 3600 * 1000;
+  bool changelog_options_set = false;
+  bool ChangelogDecoupled() const {
+    return changelog_options_set &&
+           (changelog_retain_max > retain_max || changelog_retain_min > retain_min ||
+            changelog_time_retained_ms > time_retained_ms);
+  }
 
   // The table's retention options.
   static Result<ExpireOptions> From(const TableSchema& schema);
@@ -37,6 +49,7 @@ struct ExpireOptions {
 
 struct ExpireResult {
   int64_t snapshots = 0;  // snapshot files removed
+  int64_t changelogs_kept = 0;  // of them, kept as long-lived changelogs (changelog/)
   int64_t data_files = 0;
   int64_t changelog_files = 0;
   int64_t manifest_files = 0;  // manifests, manifest lists and index manifests
@@ -46,9 +59,20 @@ struct ExpireResult {
 Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableSchema& schema,
                                      const ExpireOptions& options);
 
+// Long-lived changelogs (changelog/changelog-<id>, kept by a decoupled expiration) that the
+// 'changelog.*' retention no longer keeps go, with their changelog files (or, without a
+// changelog producer, the data files their snapshot deleted) and the manifests only they used.
+// The same rules as snapshots: counted back from the latest snapshot, never the newest
+// 'changelog.num-retained.min', those beyond 'changelog.num-retained.max' always, others once
+// older than 'changelog.time-retained'; what a consumer has not read stays. Returns how many
+// went.
+Result<int64_t> ExpireChangelogs(const std::string& table_path, const TableSchema& schema,
+                                 const ExpireOptions& options);
+
 // What a writer runs after each commit (Paimon's TableCommitImpl.expire): consumers idle longer
 // than 'consumer.expiration-time' are removed first (so they no longer hold snapshots back),
-// then snapshots expire by the table's retention options. What a concurrent writer's expiration
+// then snapshots and long-lived changelogs expire by the table's retention options. What a
+// concurrent writer's expiration
 // removed meanwhile is not an error.
 Status ExpireAfterCommit(const std::string& table_path, const TableSchema& schema);
 

@@ -109,18 +109,25 @@ std::optional<int64_t> ReadHint(const std::string& path) {
 }
 }  // namespace
 
-Result<std::vector<int64_t>> SnapshotManager::ListIds() const {
-  auto entries = io::LocalFs().ListDir(SnapshotDir(table_path_));
+namespace {
+// The ids of the files `prefix`<id> in `dir`, ascending (none when it does not exist).
+Result<std::vector<int64_t>> ListIdsIn(const std::string& dir, const std::string& prefix) {
+  auto entries = io::LocalFs().ListDir(dir);
   if (!entries.ok()) {
     if (entries.status().IsNotFound()) return std::vector<int64_t>{};
     return entries.status();
   }
   std::vector<int64_t> ids;
   for (const auto& e : *entries) {
-    if (auto id = ParseId(e.name, "snapshot-")) ids.push_back(*id);
+    if (auto id = ParseId(e.name, prefix)) ids.push_back(*id);
   }
   std::sort(ids.begin(), ids.end());
   return ids;
+}
+}  // namespace
+
+Result<std::vector<int64_t>> SnapshotManager::ListIds() const {
+  return ListIdsIn(SnapshotDir(table_path_), "snapshot-");
 }
 
 Result<std::optional<int64_t>> SnapshotManager::LatestId() const {
@@ -169,6 +176,46 @@ Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
     (void)io::LocalFs().WriteFile(io::JoinPath(dir, "EARLIEST"), std::to_string(s.id));
   }
   return true;
+}
+
+std::string LongLivedChangelogPath(const std::string& table_path, int64_t id) {
+  return io::JoinPath(io::JoinPath(table_path, "changelog"), "changelog-" + std::to_string(id));
+}
+
+Result<std::vector<int64_t>> ListLongLivedChangelogIds(const std::string& table_path) {
+  return ListIdsIn(io::JoinPath(table_path, "changelog"), "changelog-");
+}
+
+Result<std::shared_ptr<const Snapshot>> ReadLongLivedChangelog(const std::string& table_path,
+                                                               int64_t id) {
+  const std::string path = LongLivedChangelogPath(table_path, id);
+  auto text = io::LocalFs().ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) {
+      return Status::NotFound("changelog " + std::to_string(id) + " does not exist");
+    }
+    return text.status();
+  }
+  TRIB_ASSIGN_OR_RETURN(Snapshot s, SnapshotFromJson(*text, path));
+  return std::make_shared<const Snapshot>(std::move(s));
+}
+
+Status WriteLongLivedChangelog(const std::string& table_path, const Snapshot& s) {
+  const std::string dir = io::JoinPath(table_path, "changelog");
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(LongLivedChangelogPath(table_path, s.id),
+                                             SnapshotToJson(s)));
+  (void)io::LocalFs().WriteFile(io::JoinPath(dir, "LATEST"), std::to_string(s.id));
+  return Status::OK();
+}
+
+Result<std::shared_ptr<const Snapshot>> ReadSnapshotOrChangelog(const std::string& table_path,
+                                                                int64_t id) {
+  auto s = SnapshotManager(table_path).Read(id);
+  if (s.ok() || !s.status().IsNotFound()) return s;
+  auto c = ReadLongLivedChangelog(table_path, id);
+  if (c.ok() || !c.status().IsNotFound()) return c;
+  return s.status();
 }
 
 }  // namespace tributary::meta

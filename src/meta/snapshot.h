@@ -60,4 +60,18 @@ class SnapshotManager {
   std::string table_path_;
 };
 
+// Long-lived changelogs (Paimon's ChangelogManager): when the 'changelog.*' retention outlives
+// the snapshots', an expired snapshot's JSON is kept as changelog/changelog-<id>, with its
+// changelog (and, without a producer, the data files it added) until the changelog expires.
+std::string LongLivedChangelogPath(const std::string& table_path, int64_t id);
+// Every long-lived changelog id present, ascending.
+Result<std::vector<int64_t>> ListLongLivedChangelogIds(const std::string& table_path);
+Result<std::shared_ptr<const Snapshot>> ReadLongLivedChangelog(const std::string& table_path,
+                                                               int64_t id);
+// Writes changelog-<s.id> (replacing one a crashed expiration left) and the LATEST hint.
+Status WriteLongLivedChangelog(const std::string& table_path, const Snapshot& s);
+// Snapshot `id`, or the long-lived changelog of that id when the snapshot expired.
+Result<std::shared_ptr<const Snapshot>> ReadSnapshotOrChangelog(const std::string& table_path,
+                                                                int64_t id);
+
 }  // namespace tributary::meta

@@ -312,17 +312,16 @@ std::vector<OptionDef> BuildTable() {
           "Compression of changelog files (default: file.compression).")
           .Allowed(kCompressions),
       Def("changelog.num-retained.min", kInt, "",
-          "Changelog files of at least this many snapshots are kept (default: "
-          "snapshot.num-retained.min).")
-          .Min(1)
-          .Unsupported(),
+          "The changes of at least this many snapshots are kept (default: "
+          "snapshot.num-retained.min); more than the snapshots keep makes expired snapshots' "
+          "changes long-lived (changelog/).")
+          .Min(1),
       Def("changelog.num-retained.max", kInt, "",
-          "Changelog files of at most this many snapshots are kept.")
-          .Min(1)
-          .Unsupported(),
+          "The changes of at most this many snapshots are kept (default: "
+          "snapshot.num-retained.max).")
+          .Min(1),
       Def("changelog.time-retained", kDuration, "",
-          "Changelog files are kept at least this long (default: snapshot.time-retained).")
-          .Unsupported(),
+          "Changes are kept at least this long (default: snapshot.time-retained)."),
 
       // ---- Files ----
       // Paimon writes Parquet by default, so the table shows "parquet"; this build writes data

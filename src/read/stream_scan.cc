@@ -99,7 +99,7 @@ class FileStoreStreamScan : public StreamScan {
     } else if (mode == "latest") {
       next_ = latest ? *latest + 1 : 1;
     } else if (mode == "earliest") {
-      TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestId());
+      TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, EarliestChanges());
       next_ = earliest ? *earliest : 1;
     } else if (mode == "from-snapshot") {
       if (!options_.startup_snapshot_id) {
@@ -116,9 +116,11 @@ class FileStoreStreamScan : public StreamScan {
       }
       // The first snapshot committed at or after the time; none yet: whatever comes next.
       next_ = latest ? *latest + 1 : 1;
-      TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+      TRIB_ASSIGN_OR_RETURN(auto ids, meta::ListLongLivedChangelogIds(path_));
+      TRIB_ASSIGN_OR_RETURN(auto snapshot_ids, snapshots.ListIds());
+      ids.insert(ids.end(), snapshot_ids.begin(), snapshot_ids.end());
       for (int64_t id : ids) {
-        TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(id));
+        TRIB_ASSIGN_OR_RETURN(auto s, meta::ReadSnapshotOrChangelog(path_, id));
         if (s->time_millis >= *options_.startup_timestamp_millis) {
           next_ = id;
           break;
@@ -181,6 +183,10 @@ class FileStoreStreamScan : public StreamScan {
       }
       const std::string snapshot_file = meta::SnapshotPath(path_, next_);
       TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(snapshot_file));
+      if (!exists) {
+        // Expired, its changes kept as a long-lived changelog (decoupled retention)?
+        TRIB_ASSIGN_OR_RETURN(exists, io::LocalFs().Exists(meta::LongLivedChangelogPath(path_, next_)));
+      }
       if (exists) {
         TRIB_RETURN_NOT_OK(ReadSnapshotChanges(next_, batch));
         next_++;
@@ -202,7 +208,7 @@ class FileStoreStreamScan : public StreamScan {
  private:
   // A reader that fell behind the oldest retained snapshot would silently skip changes.
   Status CheckNotExpired() {
-    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, meta::SnapshotManager(path_).EarliestId());
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, EarliestChanges());
     if (earliest && *earliest > next_) {
       return Status::NotFound("snapshot " + std::to_string(next_) + " of '" + path_ +
                               "' expired before this streaming reader read it (the oldest is " +
@@ -211,8 +217,27 @@ class FileStoreStreamScan : public StreamScan {
     return Status::OK();
   }
 
+  // The oldest snapshot whose changes can still be read: the oldest long-lived changelog, else
+  // the oldest snapshot.
+  Result<std::optional<int64_t>> EarliestChanges() const {
+    TRIB_ASSIGN_OR_RETURN(auto changelogs, meta::ListLongLivedChangelogIds(path_));
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, meta::SnapshotManager(path_).EarliestId());
+    if (!changelogs.empty() && (!earliest || changelogs.front() < *earliest)) {
+      return std::optional<int64_t>(changelogs.front());
+    }
+    return earliest;
+  }
+
   Status ReadSnapshotChanges(int64_t id, RowBatch* batch) {
-    TRIB_ASSIGN_OR_RETURN(auto snap, meta::ReadSnapshotCached(path_, id));
+    auto cached = meta::ReadSnapshotCached(path_, id);
+    std::shared_ptr<const meta::Snapshot> snap;
+    if (cached.ok()) {
+      snap = *cached;
+    } else if (cached.status().IsNotFound()) {
+      TRIB_ASSIGN_OR_RETURN(snap, meta::ReadLongLivedChangelog(path_, id));
+    } else {
+      return cached.status();
+    }
     std::vector<meta::ManifestEntry> entries;
     if (layout_.primary_key && core_.changelog_producer != "none") {
       // ChangelogFollowUpScanner: the changelog files a snapshot lists, whatever its kind.

@@ -6,6 +6,7 @@
 #include "table/warehouse_test_base.h"
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -270,6 +271,77 @@ TEST_F(SnapshotExpireTest, TagsStayReadableAndIndexFilesExpire) {
   ASSERT_TRUE(orphans.ok());
   EXPECT_GT(orphans->files, 0);
   EXPECT_EQ(read({}), model);
+}
+
+// 'changelog.num-retained.*' beyond the snapshots': expired snapshots leave their changes as
+// long-lived changelogs (changelog/changelog-<id>) that a streaming reader from the earliest
+// reads on into the snapshots, until the changelog retention lets them go too; no file is left
+// that nothing uses. With a producer (its changelog files) and without (the data files APPEND
+// snapshots added, kept though compactions replaced them).
+TEST_F(SnapshotExpireTest, AChangelogOutlivesItsSnapshots) {
+  for (const char* producer : {"input", "none"}) {
+    SCOPED_TRACE(producer);
+    const std::string name = std::string("cl_") + producer;
+    TableSpec spec;
+    spec.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "v", DataType::BigInt(), ""}};
+    spec.primary_keys = {"id"};
+    spec.options = {{"bucket", "1"},
+                    {"changelog-producer", producer},
+                    {"num-sorted-run.compaction-trigger", "2"},
+                    {"snapshot.num-retained.min", "1"},
+                    {"snapshot.num-retained.max", "3"},
+                    {"changelog.num-retained.max", "12"}};
+    ASSERT_TRUE(catalog_->CreateTable(Identifier{"default", name, ""}, spec, false).ok());
+    auto got = catalog_->GetTable(Identifier{"default", name, ""});
+    ASSERT_TRUE(got.ok());
+    auto t = std::move(*got);
+    std::map<int64_t, int64_t> model;
+    for (int64_t c = 1; c <= 30; c++) {
+      auto w = t->NewWriter({});
+      ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(c % 4), Value::Int(c)}).ok());
+      auto committed = (*w)->Commit();
+      ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+      model[c % 4] = c;
+    }
+    auto snapshot_ids = *meta::SnapshotManager(t->path()).ListIds();
+    auto changelog_ids = *meta::ListLongLivedChangelogIds(t->path());
+    EXPECT_LE(snapshot_ids.size(), 3u);
+    ASSERT_FALSE(changelog_ids.empty());
+    EXPECT_EQ(changelog_ids.back() + 1, snapshot_ids.front());  // no gap
+    const int64_t latest = snapshot_ids.back();
+    EXPECT_GE(changelog_ids.front(), latest - 12 + 1);  // at most 12 snapshots' changes
+    EXPECT_LE(changelog_ids.front(), latest - 9);
+    // A reader from the earliest: every change of the retained range, in order.
+    StreamOptions o;
+    o.startup_mode = "earliest";
+    auto s = t->NewStreamScan(o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    std::map<int64_t, int64_t> streamed;
+    std::vector<int64_t> values;
+    RowBatch b;
+    while (true) {
+      auto more = (*s)->Next(&b, 0ms);
+      ASSERT_TRUE(more.ok()) << more.status().ToString();
+      if (!*more) break;
+      for (size_t i = 0; i < b.rows.size(); i++) {
+        if (IsAdd(b.kinds[i])) {
+          streamed[b.rows[i][0].int_value()] = b.rows[i][1].int_value();
+          values.push_back(b.rows[i][1].int_value());
+        }
+      }
+    }
+    EXPECT_EQ(streamed, model);
+    // The changes of the first retained commit on (commit c made snapshot c, plus compactions).
+    ASSERT_FALSE(values.empty());
+    EXPECT_EQ(values.back(), 30);
+    EXPECT_TRUE(std::is_sorted(values.begin(), values.end()));
+    // Nothing left that no snapshot, changelog or tag uses.
+    auto orphans = commit::RemoveOrphanFiles(t->path(), INT64_MAX, /*dry_run=*/true);
+    ASSERT_TRUE(orphans.ok()) << orphans.status().ToString();
+    std::string names;
+    for (const auto& p : orphans->paths) names += " " + p;
+    EXPECT_EQ(orphans->files, 0) << names;
+  }
 }
 
 // 'consumer.expiration-time': a consumer idle that long is removed at the next commit and holds
