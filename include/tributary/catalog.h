@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,21 @@ struct TableSpec {
   std::vector<std::string> partition_keys;
   std::map<std::string, std::string> options;
   std::string comment;
+};
+
+// One change of a table's columns (ALTER TABLE ADD / DROP / RENAME / MODIFY; Paimon's
+// SchemaChange). Columns keep their field ids, so files written before read on.
+struct ColumnChange {
+  enum class Kind { kAdd, kDrop, kRename, kModify };
+  Kind kind = Kind::kAdd;
+  std::string column;
+  std::string new_name;                // kRename
+  std::optional<DataType> type;        // kAdd; kModify when the type changes
+  std::optional<std::string> comment;  // kAdd, kModify: the column's comment when set
+  // kAdd, kModify: where the column goes (kUnchanged: kAdd appends, kModify stays).
+  enum class Position { kUnchanged, kFirst, kAfter };
+  Position position = Position::kUnchanged;
+  std::string after;  // kAfter
 };
 
 // Rows of a system table (t$snapshots, ...), computed when asked.
@@ -71,6 +87,15 @@ class Catalog {
   // ALTER TABLE t SET ('k' = 'v') / RESET ('k'): writes the next schema version.
   Status AlterTableOptions(const Identifier& id, const std::map<std::string, std::string>& set,
                            const std::vector<std::string>& reset);
+
+  // ALTER TABLE t ADD / DROP / RENAME / MODIFY columns: the changes in order, as one new schema
+  // version (all or none). Paimon's rules: an added column is nullable; keys and partition
+  // columns are not dropped, partition columns not renamed, key and partition types not
+  // changed; a type changes only to one that reads can cast to; options naming a renamed column
+  // follow it.
+  Status AlterTableColumns(const Identifier& id, const std::vector<ColumnChange>& changes);
+  // ALTER TABLE t RENAME TO u (within one database, as Paimon's filesystem catalog).
+  Status RenameTable(const Identifier& from, const Identifier& to);
 
   // Opens a data table (id.system_table must be empty).
   Result<std::unique_ptr<Table>> GetTable(const Identifier& id) const;

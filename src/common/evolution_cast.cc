@@ -213,4 +213,29 @@ bool StoredTypeFits(const DataType& stored, const DataType& declared) {
   }
 }
 
+bool EvolutionCastSupported(const DataType& from, const DataType& to) {
+  if (from.SameKind(to)) return true;
+  if (from.IsNested() || to.IsNested()) return false;
+  // A value of `from`'s kind, converted: only an unsupported pair is NotSupported (a value
+  // that does not convert is Invalid).
+  Value sample;
+  if (from.IsString() || from.IsBinary()) {
+    sample = Value::String("1");
+  } else if (from.IsInteger() || from.id == TypeId::kDate || from.id == TypeId::kTime) {
+    sample = Value::Int(1);
+  } else if (from.IsFloating()) {
+    sample = Value::Double(1);
+  } else if (from.id == TypeId::kDecimal) {
+    sample = Value::Dec({1});
+  } else if (from.id == TypeId::kBoolean) {
+    sample = Value::Bool(true);
+  } else if (from.IsTimestamp()) {
+    sample = Value::Ts({1000, 0});
+  } else {
+    return false;
+  }
+  auto r = CastEvolvedValue(sample, from, to);
+  return r.ok() || r.status().code() != StatusCode::kNotSupported;
+}
+
 }  // namespace tributary

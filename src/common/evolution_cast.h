@@ -23,4 +23,9 @@ Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataT
 // file, a table re-created with other types): reading it must fail, not misread its values.
 bool StoredTypeFits(const DataType& stored, const DataType& declared);
 
+// Whether values of a column of type `from` can be read as `to` after ALTER TABLE MODIFY: the
+// type kinds CastEvolvedValue converts between (a value that does not convert, a string that
+// is no number say, is then an error of the read).
+bool EvolutionCastSupported(const DataType& from, const DataType& to);
+
 }  // namespace tributary

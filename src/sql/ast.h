@@ -281,11 +281,26 @@ struct DescribeStmt : Statement {
   QualifiedName name;
 };
 
+// One column change of ALTER TABLE: ADD / MODIFY a column definition (with FIRST or AFTER x),
+// DROP a column, RENAME a column TO a new name.
+struct AlterColumn {
+  enum class Kind { kAdd, kDrop, kRename, kModify };
+  Kind kind = Kind::kAdd;
+  ColumnDef def;           // kAdd, kModify: name, type, NOT NULL, COMMENT; others: the name
+  bool has_comment = false;
+  std::string new_name;    // kRename
+  bool first = false;      // FIRST
+  std::string after;       // AFTER x
+  Pos after_pos;
+};
+
 struct AlterTableStmt : Statement {
-  enum class Action { kSet, kReset, kAddPartition, kDropPartition, kOther };
+  enum class Action { kSet, kReset, kAddPartition, kDropPartition, kColumns, kRenameTable, kOther };
   AlterTableStmt() : Statement(StmtKind::kAlterTable) {}
   QualifiedName name;
   Action action = Action::kSet;
+  std::vector<AlterColumn> columns;  // kColumns
+  QualifiedName new_name;            // kRenameTable
   OptionList options;
   std::vector<std::string> reset_keys;
   std::vector<std::vector<PartitionSpecEntry>> partitions;  // DROP PARTITION (...), PARTITION (...)

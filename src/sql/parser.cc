@@ -267,15 +267,98 @@ Result<StatementPtr> Parser::ParseAlter() {
       Next();
       Next();
     }
+  } else if (t.Is("ADD") || t.Is("MODIFY")) {
+    // Flink's ADD / MODIFY col ..., ADD (col ..., col ...); Spark's ADD COLUMN.
+    const bool add = t.Is("ADD");
+    Next();
+    AcceptKeyword("COLUMN");
+    for (const char* k : {"PRIMARY", "CONSTRAINT", "WATERMARK"}) {
+      if (Peek().Is(k)) {
+        return NotSupportedAt(Peek().pos, "ALTER TABLE ... " + Upper(t.text) + " " + k +
+                                              " is not supported yet");
+      }
+    }
+    s->action = AlterTableStmt::Action::kColumns;
+    const bool list = AcceptSymbol("(");
+    do {
+      AlterColumn c;
+      c.kind = add ? AlterColumn::Kind::kAdd : AlterColumn::Kind::kModify;
+      TRIB_RETURN_NOT_OK(ParseAlterColumnDef(&c));
+      s->columns.push_back(std::move(c));
+    } while (list && AcceptSymbol(","));
+    if (list) TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+  } else if (t.Is("DROP")) {
+    Next();
+    AcceptKeyword("COLUMN");
+    for (const char* k : {"PRIMARY", "CONSTRAINT", "WATERMARK"}) {
+      if (Peek().Is(k)) {
+        return NotSupportedAt(Peek().pos, std::string("ALTER TABLE ... DROP ") + k +
+                                              " is not supported yet");
+      }
+    }
+    s->action = AlterTableStmt::Action::kColumns;
+    const bool list = AcceptSymbol("(");
+    do {
+      AlterColumn c;
+      c.kind = AlterColumn::Kind::kDrop;
+      c.def.pos = Peek().pos;
+      TRIB_ASSIGN_OR_RETURN(c.def.name, ParseIdentifier("a column name"));
+      s->columns.push_back(std::move(c));
+    } while (list && AcceptSymbol(","));
+    if (list) TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+  } else if (t.Is("RENAME")) {
+    Next();
+    if (AcceptKeyword("TO")) {
+      s->action = AlterTableStmt::Action::kRenameTable;
+      TRIB_ASSIGN_OR_RETURN(s->new_name, ParseQualifiedName("the new table name"));
+    } else {
+      AcceptKeyword("COLUMN");
+      s->action = AlterTableStmt::Action::kColumns;
+      AlterColumn c;
+      c.kind = AlterColumn::Kind::kRename;
+      c.def.pos = Peek().pos;
+      TRIB_ASSIGN_OR_RETURN(c.def.name, ParseIdentifier("a column name"));
+      TRIB_RETURN_NOT_OK(ExpectKeyword("TO"));
+      TRIB_ASSIGN_OR_RETURN(c.new_name, ParseIdentifier("the new column name"));
+      s->columns.push_back(std::move(c));
+    }
   } else if (t.type == TokenType::kWord) {
     s->action = AlterTableStmt::Action::kOther;
     s->other = Upper(t.text);
     // Skip the rest: the executor reports the action as not supported.
     while (Peek().type != TokenType::kEnd) Next();
   } else {
-    return Unexpected("SET, RESET, ADD PARTITION or DROP PARTITION");
+    return Unexpected("SET, RESET, ADD, DROP, RENAME, MODIFY or a PARTITION clause");
   }
   return StatementPtr(std::move(s));
+}
+
+Status Parser::ParseAlterColumnDef(AlterColumn* c) {
+  c->def.pos = Peek().pos;
+  TRIB_ASSIGN_OR_RETURN(c->def.name, ParseIdentifier("a column name"));
+  if (Peek().Is("AS")) {
+    return NotSupportedAt(c->def.pos, "computed column '" + c->def.name + "' is not supported yet");
+  }
+  TRIB_ASSIGN_OR_RETURN(c->def.type_text, ParseTypeText(&c->def.type_pos));
+  while (true) {
+    if (Peek().Is("NOT") && Peek(1).Is("NULL")) {
+      Next();
+      Next();
+      c->def.not_null = true;
+    } else if (AcceptKeyword("NULL")) {
+      c->def.not_null = false;
+    } else if (AcceptKeyword("COMMENT")) {
+      TRIB_ASSIGN_OR_RETURN(c->def.comment, ParseStringLiteral("a comment string"));
+      c->has_comment = true;
+    } else if (AcceptKeyword("FIRST")) {
+      c->first = true;
+    } else if (AcceptKeyword("AFTER")) {
+      c->after_pos = Peek().pos;
+      TRIB_ASSIGN_OR_RETURN(c->after, ParseIdentifier("a column name"));
+    } else {
+      return Status::OK();
+    }
+  }
 }
 
 Result<StatementPtr> Parser::ParseShow() {

@@ -231,6 +231,9 @@ class Parser {
   Result<StatementPtr> ParseCreateTable(Pos start);
   Result<StatementPtr> ParseDrop();
   Result<StatementPtr> ParseAlter();
+  // One column of ALTER TABLE ADD / MODIFY: name type [NOT NULL] [COMMENT '...'] [FIRST |
+  // AFTER x].
+  Status ParseAlterColumnDef(AlterColumn* c);
   Result<StatementPtr> ParseShow();
   Result<StatementPtr> ParseInsert();
   Result<StatementPtr> ParseDelete();

@@ -613,6 +613,44 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
     }
     case AlterTableStmt::Action::kDropPartition:
       return DropPartitions(s, rn);
+    case AlterTableStmt::Action::kColumns: {
+      std::vector<ColumnChange> changes;
+      for (const AlterColumn& a : s.columns) {
+        ColumnChange c;
+        c.column = a.def.name;
+        switch (a.kind) {
+          case AlterColumn::Kind::kAdd: c.kind = ColumnChange::Kind::kAdd; break;
+          case AlterColumn::Kind::kDrop: c.kind = ColumnChange::Kind::kDrop; break;
+          case AlterColumn::Kind::kRename: c.kind = ColumnChange::Kind::kRename; break;
+          case AlterColumn::Kind::kModify: c.kind = ColumnChange::Kind::kModify; break;
+        }
+        c.new_name = a.new_name;
+        if (!a.def.type_text.empty()) {
+          auto t = DataType::Parse(a.def.type_text);
+          if (!t.ok()) return ErrorAt(a.def.type_pos, t.status().message());
+          c.type = t->WithNullable(!a.def.not_null);
+        }
+        if (a.has_comment) c.comment = a.def.comment;
+        if (a.first) c.position = ColumnChange::Position::kFirst;
+        if (!a.after.empty()) {
+          c.position = ColumnChange::Position::kAfter;
+          c.after = a.after;
+        }
+        changes.push_back(std::move(c));
+      }
+      Status st = rn.catalog->AlterTableColumns(rn.id, changes);
+      if (!st.ok()) return Locate(st, s.pos);
+      return Message("Table " + rn.id.ToString() + " altered");
+    }
+    case AlterTableStmt::Action::kRenameTable: {
+      Identifier to = rn.id;
+      const auto& parts = s.new_name.parts;
+      to.table = parts.back();
+      if (parts.size() >= 2) to.database = parts[parts.size() - 2];
+      Status st = rn.catalog->RenameTable(rn.id, to);
+      if (!st.ok()) return ErrorAt(s.new_name.pos, st.message());
+      return Message("Table " + rn.id.ToString() + " renamed to " + to.ToString());
+    }
     default:
       return NotSupportedAt(s.pos, "ALTER TABLE ... " + s.other + " is not supported yet");
   }
