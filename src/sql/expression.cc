@@ -70,11 +70,7 @@ bool AllConstant(const BoundExpr& e) {
 // Replaces an expression whose inputs are all constants by its value.
 Result<BoundExprPtr> Fold(BoundExprPtr e) {
   if (e->IsConstant() || !AllConstant(*e)) return e;
-  if (e->kind == BoundKind::kFunction &&
-      (e->op == "CURRENT_TIMESTAMP" || e->op == "NOW" || e->op == "LOCALTIMESTAMP" ||
-       e->op == "CURRENT_DATE" || e->op == "CURRENT_TIME")) {
-    return e;
-  }
+  if (e->kind == BoundKind::kFunction && IsVolatileFunction(e->op, e->args.size())) return e;
   Row empty;
   auto v = Evaluate(*e, empty);
   if (!v.ok()) return ErrorAt(e->pos, v.status().message());

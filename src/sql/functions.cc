@@ -2,6 +2,13 @@
 // date/time functions with Flink's names and semantics.
 #include "sql/functions.h"
 
+#include <openssl/evp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <random>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -27,7 +34,12 @@ const std::set<std::string>& Names() {
       "REGEXP",    "REGEXP_REPLACE", "REGEXP_EXTRACT", "TO_BASE64", "FROM_BASE64", "ASCII",
       "CHR",       "IF",         "GREATEST",   "LEAST",       "YEAR",        "QUARTER",
       "MONTH",     "DAYOFMONTH", "DAYOFYEAR",  "DAYOFWEEK",   "HOUR",        "MINUTE",
-      "SECOND",    "DATE_FORMAT", "TO_DATE",    "TO_TIMESTAMP", "DATEDIFF",  "$ADD_INTERVAL"};
+      "SECOND",    "DATE_FORMAT", "TO_DATE",    "TO_TIMESTAMP", "DATEDIFF",  "$ADD_INTERVAL",
+      "MD5",       "SHA1",       "SHA224",     "SHA256",      "SHA384",      "SHA512",
+      "SHA2",      "RAND",       "RAND_INTEGER", "UUID",      "UNIX_TIMESTAMP", "FROM_UNIXTIME",
+      "TO_TIMESTAMP_LTZ", "TIMESTAMPADD", "TIMESTAMPDIFF", "HEX", "BIN",      "SIN",
+      "COS",       "TAN",        "COT",        "ASIN",        "ACOS",        "ATAN",
+      "ATAN2",     "SINH",       "COSH",       "TANH",        "DEGREES",     "RADIANS"};
   return kNames;
 }
 
@@ -35,7 +47,54 @@ const std::set<std::string>& Names() {
 bool MayReturnNull(const std::string& f) {
   return f == "REGEXP_EXTRACT" || f == "SPLIT_INDEX" || f == "IF" || f == "TO_DATE" ||
          f == "TO_TIMESTAMP" || f == "LPAD" || f == "RPAD" || f == "FROM_BASE64" ||
-         f == "LOG" || f == "CONCAT_WS";
+         f == "LOG" || f == "CONCAT_WS" || f == "UNIX_TIMESTAMP" || f == "SHA2";
+}
+
+// Milliseconds in one of TIMESTAMPADD / TIMESTAMPDIFF's units, or months (negative: -months).
+int64_t UnitSize(const std::string& unit) {
+  if (unit == "MILLISECOND") return 1;
+  if (unit == "SECOND") return 1000;
+  if (unit == "MINUTE") return 60000;
+  if (unit == "HOUR") return 3600000;
+  if (unit == "DAY") return 86400000;
+  if (unit == "WEEK") return 7 * 86400000LL;
+  if (unit == "MONTH") return -1;
+  if (unit == "QUARTER") return -3;
+  if (unit == "YEAR") return -12;
+  return 0;
+}
+
+// The digest `name` (md5, sha1, sha256, ...) of `s` as lowercase hex, as Flink's MD5 / SHA*.
+Result<std::string> HexDigest(const char* name, const std::string& s) {
+  const EVP_MD* md = EVP_get_digestbyname(name);
+  if (md == nullptr) return Status::Internal(std::string("no digest ") + name);
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(s.data(), s.size(), out, &len, md, nullptr) != 1) {
+    return Status::Internal(std::string("digest ") + name + " failed");
+  }
+  static const char kHex[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned int i = 0; i < len; i++) {
+    hex += kHex[out[i] >> 4];
+    hex += kHex[out[i] & 15];
+  }
+  return hex;
+}
+
+// The process's UTC offset at `utc_millis` (the zone UNIX_TIMESTAMP and FROM_UNIXTIME read
+// and write wall times in, as LOCALTIMESTAMP).
+int64_t LocalOffsetMillis(int64_t utc_millis) {
+  std::time_t secs = static_cast<std::time_t>(utc_millis >= 0 ? utc_millis / 1000
+                                                              : -((-utc_millis + 999) / 1000));
+  std::tm tm{};
+  localtime_r(&secs, &tm);
+  return static_cast<int64_t>(tm.tm_gmtoff) * 1000;
+}
+
+std::mt19937_64& RandomEngine() {
+  thread_local std::mt19937_64 engine(std::random_device{}());
+  return engine;
 }
 
 
@@ -241,6 +300,12 @@ Value RoundTo(const Value& x, const DataType& type, int64_t digits, bool truncat
 
 bool IsScalarFunction(const std::string& f) { return Names().count(f) > 0; }
 
+bool IsVolatileFunction(const std::string& f, size_t arg_count) {
+  return f == "CURRENT_TIMESTAMP" || f == "NOW" || f == "LOCALTIMESTAMP" ||
+         f == "CURRENT_DATE" || f == "CURRENT_TIME" || f == "RAND" || f == "RAND_INTEGER" ||
+         f == "UUID" || (f == "UNIX_TIMESTAMP" && arg_count == 0);
+}
+
 std::vector<std::string> AllFunctionNames() {
   std::set<std::string> all(Names().begin(), Names().end());
   for (const char* f :
@@ -439,15 +504,141 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
       TRIB_RETURN_NOT_OK(temporal_arg(i, false));
     }
     b.type = DataType::Int();
+  } else if (f == "MD5" || f == "SHA1" || f == "SHA224" || f == "SHA256" || f == "SHA384" ||
+             f == "SHA512" || f == "SHA2") {
+    TRIB_RETURN_NOT_OK(f == "SHA2" ? arity(2, 2) : arity(1, 1));
+    TRIB_RETURN_NOT_OK(string_arg(0));
+    if (f == "SHA2") {
+      TRIB_RETURN_NOT_OK(int_arg(1));
+      if (args[1]->IsConstant() && !args[1]->null_literal) {
+        const int64_t bits = args[1]->constant.int_value();
+        if (bits != 224 && bits != 256 && bits != 384 && bits != 512) {
+          return ErrorAt(args[1]->pos, "SHA2 takes a bit length of 224, 256, 384 or 512, not " +
+                                           std::to_string(bits));
+        }
+      }
+    }
+    b.type = DataType::String();
+  } else if (f == "RAND" || f == "RAND_INTEGER") {
+    TRIB_RETURN_NOT_OK(f == "RAND" ? arity(0, 1) : arity(1, 2));
+    if ((f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2)) {
+      return NotSupportedAt(pos, f + " with a seed is not supported yet");
+    }
+    if (f == "RAND_INTEGER") TRIB_RETURN_NOT_OK(int_arg(0));
+    b.type = f == "RAND" ? DataType::Double().NotNull() : DataType::Int();
+  } else if (f == "UUID") {
+    TRIB_RETURN_NOT_OK(arity(0, 0));
+    b.type = DataType::String().NotNull();
+  } else if (f == "UNIX_TIMESTAMP") {
+    TRIB_RETURN_NOT_OK(arity(0, 2));
+    for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(string_arg(i));
+    b.type = args.empty() ? DataType::BigInt().NotNull() : DataType::BigInt();
+  } else if (f == "FROM_UNIXTIME") {
+    TRIB_RETURN_NOT_OK(arity(1, 2));
+    TRIB_RETURN_NOT_OK(int_arg(0));
+    if (args.size() > 1) TRIB_RETURN_NOT_OK(string_arg(1));
+    b.type = DataType::String();
+  } else if (f == "TO_TIMESTAMP_LTZ") {
+    TRIB_RETURN_NOT_OK(arity(2, 2));
+    TRIB_RETURN_NOT_OK(int_arg(0));
+    TRIB_RETURN_NOT_OK(int_arg(1));
+    if (args[1]->IsConstant() && !args[1]->null_literal) {
+      const int64_t p = args[1]->constant.int_value();
+      if (p != 0 && p != 3) {
+        return ErrorAt(args[1]->pos, "TO_TIMESTAMP_LTZ takes precision 0 (seconds) or 3 "
+                                     "(milliseconds), not " + std::to_string(p));
+      }
+    }
+    b.type = DataType::TimestampLtz(3);
+  } else if (f == "TIMESTAMPADD" || f == "TIMESTAMPDIFF") {
+    TRIB_RETURN_NOT_OK(arity(3, 3));
+    // The parser turns the unit into a string literal.
+    if (!args[0]->IsConstant() || !args[0]->constant.is_string() ||
+        UnitSize(args[0]->constant.string_value()) == 0) {
+      return ErrorAt(args[0]->pos, f + " takes a unit first: SECOND, MINUTE, HOUR, DAY, WEEK, "
+                                       "MONTH, QUARTER or YEAR");
+    }
+    if (f == "TIMESTAMPADD") {
+      TRIB_RETURN_NOT_OK(int_arg(1));
+      TRIB_RETURN_NOT_OK(temporal_arg(2, false));
+      b.type = args[2]->type;
+    } else {
+      TRIB_RETURN_NOT_OK(temporal_arg(1, false));
+      TRIB_RETURN_NOT_OK(temporal_arg(2, false));
+      b.type = DataType::Int();
+    }
+  } else if (f == "HEX") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    if (!args[0]->type.IsString()) TRIB_RETURN_NOT_OK(int_arg(0));
+    b.type = DataType::String();
+  } else if (f == "BIN") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(int_arg(0));
+    b.type = DataType::String();
+  } else if (f == "SIN" || f == "COS" || f == "TAN" || f == "COT" || f == "ASIN" ||
+             f == "ACOS" || f == "ATAN" || f == "ATAN2" || f == "SINH" || f == "COSH" ||
+             f == "TANH" || f == "DEGREES" || f == "RADIANS") {
+    TRIB_RETURN_NOT_OK(f == "ATAN2" ? arity(2, 2) : arity(1, 1));
+    for (size_t i = 0; i < args.size(); i++) {
+      TRIB_RETURN_NOT_OK(numeric_arg(i));
+      TRIB_RETURN_NOT_OK(as(i, DataType::Double()));
+    }
+    b.type = DataType::Double();
   } else {
     return ErrorAt(pos, "unknown function '" + f + "'");
   }
   return b;
 }
 
+namespace {
+// A DATE (days) or TIMESTAMP plus milliseconds and months (args), as `d + INTERVAL ...` and
+// TIMESTAMPADD add: months move the calendar date (the day clamped to the month's last: Jan 31
+// + 1 month is Feb 28/29).
+Value EvalAddInterval(const std::vector<Value>& args, bool is_date) {
+  int64_t days, tod;
+  Civil(args[0], is_date, &days, &tod);
+  const int64_t months = args[2].int_value();
+  if (months != 0) {
+    int64_t y;
+    unsigned m, d;
+    CivilFromDays(days, &y, &m, &d);
+    int64_t total = y * 12 + (m - 1) + months;
+    const int64_t ny = total >= 0 ? total / 12 : -((-total + 11) / 12);
+    const unsigned nm = static_cast<unsigned>(total - ny * 12) + 1;
+    const int64_t next_first =
+        nm == 12 ? DaysFromCivil(ny + 1, 1, 1) : DaysFromCivil(ny, nm + 1, 1);
+    const unsigned last = static_cast<unsigned>(next_first - DaysFromCivil(ny, nm, 1));
+    days = DaysFromCivil(ny, nm, std::min(d, last));
+  }
+  if (is_date) return Value::Int(days + args[1].int_value() / 86400000);
+  Timestamp ts = args[0].timestamp_value();
+  ts.millis = days * 86400000 + tod + args[1].int_value();
+  return Value::Ts(ts);
+}
+
+}  // namespace
+
 Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& args) {
   const std::string& f = e.op;
   if (f == "PI") return Value::Double(M_PI);
+  if (f == "RAND") return Value::Double(std::uniform_real_distribution<double>(0, 1)(RandomEngine()));
+  if (f == "UUID") {
+    // A version 4 UUID, as Flink's (java.util.UUID.randomUUID).
+    uint64_t hi = RandomEngine()(), lo = RandomEngine()();
+    hi = (hi & ~0xF000ULL) | 0x4000ULL;
+    lo = (lo & ~(3ULL << 62)) | (2ULL << 62);
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx",
+                  static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xFFFF),
+                  static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
+                  static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
+    return Value::String(buf);
+  }
+  if (f == "UNIX_TIMESTAMP" && args.empty()) {
+    return Value::Int(std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count());
+  }
   if (f == "IF") {
     const bool c = !args[0].is_null() && args[0].bool_value();
     return c ? args[1] : args[2];
@@ -650,35 +841,119 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     if (f == "TO_DATE") return Value::Int(parsed->first);
     return Value::Ts(Timestamp{parsed->first * 86400000 + parsed->second, 0});
   }
-  if (f == "$ADD_INTERVAL") {
-    // args: a DATE (days) or TIMESTAMP, milliseconds, months. Months move the calendar date
-    // (the day clamped to the month's last: Jan 31 + 1 month is Feb 28/29).
-    const bool is_date = in.id == TypeId::kDate;
-    int64_t days, tod;
-    Civil(args[0], is_date, &days, &tod);
-    const int64_t months = args[2].int_value();
-    if (months != 0) {
-      int64_t y;
-      unsigned m, d;
-      CivilFromDays(days, &y, &m, &d);
-      int64_t total = y * 12 + (m - 1) + months;
-      const int64_t ny = total >= 0 ? total / 12 : -((-total + 11) / 12);
-      const unsigned nm = static_cast<unsigned>(total - ny * 12) + 1;
-      const int64_t next_first =
-          nm == 12 ? DaysFromCivil(ny + 1, 1, 1) : DaysFromCivil(ny, nm + 1, 1);
-      const unsigned last = static_cast<unsigned>(next_first - DaysFromCivil(ny, nm, 1));
-      days = DaysFromCivil(ny, nm, std::min(d, last));
-    }
-    if (is_date) return Value::Int(days + args[1].int_value() / 86400000);
-    Timestamp ts = args[0].timestamp_value();
-    ts.millis = days * 86400000 + tod + args[1].int_value();
-    return Value::Ts(ts);
-  }
+  if (f == "$ADD_INTERVAL") return EvalAddInterval(args, in.id == TypeId::kDate);
   if (f == "DATEDIFF") {
     int64_t a, b, ignored;
     Civil(args[0], e.args[0]->type.id == TypeId::kDate, &a, &ignored);
     Civil(args[1], e.args[1]->type.id == TypeId::kDate, &b, &ignored);
     return Value::Int(a - b);
+  }
+  if (f == "MD5" || f == "SHA1" || f == "SHA224" || f == "SHA256" || f == "SHA384" ||
+      f == "SHA512" || f == "SHA2") {
+    std::string name = f == "SHA2" ? "sha" + std::to_string(args[1].int_value()) : f;
+    if (f == "SHA2" && name != "sha224" && name != "sha256" && name != "sha384" &&
+        name != "sha512") {
+      return Value::Null();  // Flink: NULL for another bit length
+    }
+    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+    TRIB_ASSIGN_OR_RETURN(std::string hex, HexDigest(name.c_str(), args[0].string_value()));
+    return Value::String(std::move(hex));
+  }
+  if (f == "RAND_INTEGER") {
+    const int64_t n = args[0].int_value();
+    if (n <= 0) return Status::Invalid("RAND_INTEGER needs a positive bound, not " + std::to_string(n));
+    return Value::Int(std::uniform_int_distribution<int64_t>(0, n - 1)(RandomEngine()));
+  }
+  if (f == "UNIX_TIMESTAMP") {
+    const std::string fmt = args.size() > 1 ? args[1].string_value() : "yyyy-MM-dd HH:mm:ss";
+    auto parsed = ParseDateTime(args[0].string_value(), fmt);
+    if (!parsed) return Value::Null();
+    const int64_t wall = parsed->first * 86400000 + parsed->second;
+    const int64_t utc = wall - LocalOffsetMillis(wall);
+    return Value::Int(utc >= 0 ? utc / 1000 : -((-utc + 999) / 1000));
+  }
+  if (f == "FROM_UNIXTIME") {
+    const int64_t utc = args[0].int_value() * 1000;
+    const int64_t wall = utc + LocalOffsetMillis(utc);
+    const int64_t days = wall >= 0 ? wall / 86400000 : -((-wall + 86399999) / 86400000);
+    const std::string fmt = args.size() > 1 ? args[1].string_value() : "yyyy-MM-dd HH:mm:ss";
+    return Value::String(FormatDateTime(days, wall - days * 86400000, fmt));
+  }
+  if (f == "TO_TIMESTAMP_LTZ") {
+    const int64_t p = args[1].int_value();
+    if (p != 0 && p != 3) return Status::Invalid("TO_TIMESTAMP_LTZ takes precision 0 or 3");
+    return Value::Ts(Timestamp{p == 0 ? args[0].int_value() * 1000 : args[0].int_value(), 0});
+  }
+  if (f == "TIMESTAMPADD" || f == "TIMESTAMPDIFF") {
+    const int64_t unit = UnitSize(args[0].string_value());
+    if (f == "TIMESTAMPADD") {
+      const int64_t n = args[1].int_value();
+      std::vector<Value> add = {args[2], Value::Int(unit > 0 ? n * unit : 0),
+                                Value::Int(unit < 0 ? n * -unit : 0)};
+      return EvalAddInterval(add, e.args[2]->type.id == TypeId::kDate);
+    }
+    int64_t d1, t1, d2, t2;
+    Civil(args[1], e.args[1]->type.id == TypeId::kDate, &d1, &t1);
+    Civil(args[2], e.args[2]->type.id == TypeId::kDate, &d2, &t2);
+    if (unit > 0) {
+      const int64_t diff = (d2 * 86400000 + t2) - (d1 * 86400000 + t1);
+      return Value::Int(diff / unit);  // truncated toward zero
+    }
+    int64_t y1, y2;
+    unsigned m1, m2, dd1, dd2;
+    CivilFromDays(d1, &y1, &m1, &dd1);
+    CivilFromDays(d2, &y2, &m2, &dd2);
+    int64_t months = (y2 * 12 + m2) - (y1 * 12 + m1);
+    // Whole months only: the day and time of the month must be reached.
+    const int64_t in1 = static_cast<int64_t>(dd1) * 86400000 + t1;
+    const int64_t in2 = static_cast<int64_t>(dd2) * 86400000 + t2;
+    if (months > 0 && in2 < in1) months--;
+    if (months < 0 && in2 > in1) months++;
+    return Value::Int(months / -unit);
+  }
+  if (f == "HEX") {
+    static const char kHex[] = "0123456789ABCDEF";
+    std::string out;
+    if (args[0].is_string()) {
+      for (unsigned char c : args[0].string_value()) {
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      }
+      return Value::String(std::move(out));
+    }
+    uint64_t u = static_cast<uint64_t>(args[0].int_value());
+    do {
+      out.insert(out.begin(), kHex[u & 15]);
+      u >>= 4;
+    } while (u != 0);
+    return Value::String(std::move(out));
+  }
+  if (f == "BIN") {
+    uint64_t u = static_cast<uint64_t>(args[0].int_value());
+    std::string out;
+    do {
+      out.insert(out.begin(), static_cast<char>('0' + (u & 1)));
+      u >>= 1;
+    } while (u != 0);
+    return Value::String(std::move(out));
+  }
+  if (f == "ATAN2") return Value::Double(std::atan2(args[0].double_value(), args[1].double_value()));
+  if (f == "SIN" || f == "COS" || f == "TAN" || f == "COT" || f == "ASIN" || f == "ACOS" ||
+      f == "ATAN" || f == "SINH" || f == "COSH" || f == "TANH" || f == "DEGREES" ||
+      f == "RADIANS") {
+    const double x = args[0].double_value();
+    if (f == "SIN") return Value::Double(std::sin(x));
+    if (f == "COS") return Value::Double(std::cos(x));
+    if (f == "TAN") return Value::Double(std::tan(x));
+    if (f == "COT") return Value::Double(1.0 / std::tan(x));
+    if (f == "ASIN") return Value::Double(std::asin(x));
+    if (f == "ACOS") return Value::Double(std::acos(x));
+    if (f == "ATAN") return Value::Double(std::atan(x));
+    if (f == "SINH") return Value::Double(std::sinh(x));
+    if (f == "COSH") return Value::Double(std::cosh(x));
+    if (f == "TANH") return Value::Double(std::tanh(x));
+    if (f == "DEGREES") return Value::Double(x * 180.0 / M_PI);
+    return Value::Double(x * M_PI / 180.0);
   }
   return Status::Internal("function " + f + " has no implementation");
 }

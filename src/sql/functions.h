@@ -14,6 +14,9 @@
 namespace tributary::sql {
 
 bool IsScalarFunction(const std::string& upper_name);
+// Functions whose value changes from call to call (RAND, UUID, the clock): never folded into a
+// constant.
+bool IsVolatileFunction(const std::string& upper_name, size_t arg_count);
 // Every function name SQL knows (scalar, aggregate and window functions), sorted: SHOW FUNCTIONS.
 std::vector<std::string> AllFunctionNames();
 

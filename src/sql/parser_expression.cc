@@ -462,6 +462,24 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
     e->args.push_back(std::move(x));
     return e;
   }
+  if ((e->op == "TIMESTAMPADD" || e->op == "TIMESTAMPDIFF") && Peek().type == TokenType::kWord &&
+      Peek(1).IsSymbol(",")) {
+    // TIMESTAMPADD(unit, n, t), TIMESTAMPDIFF(unit, t1, t2): the unit as a string.
+    const Token& unit = Next();
+    auto u = std::make_unique<Expr>();
+    u->kind = ExprKind::kLiteral;
+    u->literal_kind = LiteralKind::kString;
+    u->text = Upper(unit.text);
+    u->pos = unit.pos;
+    e->args.push_back(std::move(u));
+    Next();  // ,
+    do {
+      TRIB_ASSIGN_OR_RETURN(ExprPtr a, ParseExpr());
+      e->args.push_back(std::move(a));
+    } while (AcceptSymbol(","));
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    return e;
+  }
   if (AcceptSymbol(")")) return ParseOver(std::move(e));
   if (Peek().IsSymbol("*") && Peek(1).IsSymbol(")")) {
     Next();
