@@ -160,6 +160,7 @@ enum class StmtKind {
   kReset,
   kCall,
   kExplain,
+  kTruncate,
 };
 
 struct Statement {
@@ -242,6 +243,15 @@ struct CreateTableStmt : Statement {
   OptionList options;
   std::string comment;
   std::unique_ptr<SelectStmt> as_select;  // CREATE TABLE t AS SELECT ...
+  // CREATE TABLE t [(...)] [WITH (...)] LIKE source [(like options)], as Flink: the source's
+  // columns (then these), its primary key and partitioning unless EXCLUDING CONSTRAINTS /
+  // PARTITIONS (or ALL), its options unless EXCLUDING OPTIONS, overwritten by WITH's (the
+  // default, OVERWRITING OPTIONS) or, with INCLUDING OPTIONS, an error when both set a key.
+  std::optional<QualifiedName> like;
+  bool like_constraints = true;
+  bool like_partitions = true;
+  enum class LikeOptions { kOverwriting, kIncluding, kExcluding };
+  LikeOptions like_options = LikeOptions::kOverwriting;
 };
 
 struct DropTableStmt : Statement {
@@ -318,6 +328,12 @@ struct InsertStmt : Statement {
   std::vector<std::string> columns;
   std::vector<Pos> column_pos;
   std::unique_ptr<SelectStmt> source;
+};
+
+// TRUNCATE TABLE t: every row goes (an OVERWRITE commit that writes nothing).
+struct TruncateStmt : Statement {
+  TruncateStmt() : Statement(StmtKind::kTruncate) {}
+  QualifiedName name;
 };
 
 struct DeleteStmt : Statement {

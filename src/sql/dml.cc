@@ -150,6 +150,24 @@ Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const R
   return out;
 }
 
+Result<StatementResult> Session::Truncate(const TruncateStmt& s) {
+  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+  if (!rn.id.system_table.empty()) {
+    return ErrorAt(s.name.pos, "cannot truncate system table " + rn.id.ToString());
+  }
+  auto opened = rn.catalog->GetTable(rn.id);
+  if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
+  // As Paimon's truncateTable: one OVERWRITE commit of every partition that writes nothing.
+  WriteOptions options;
+  options.overwrite = true;
+  options.overwrite_partition = std::map<std::string, std::string>{};
+  auto committed = WriteAll(**opened, options, RowKind::kInsert, {});
+  if (!committed.ok()) return Locate(committed.status(), s.pos);
+  StatementResult out;
+  out.message = "Table " + rn.id.ToString() + " truncated";
+  return out;
+}
+
 Result<StatementResult> Session::Insert(const InsertStmt& s) {
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
   if (!rn.id.system_table.empty()) {

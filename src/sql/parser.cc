@@ -22,6 +22,12 @@ Result<StatementPtr> Parser::ParseTop() {
     TRIB_ASSIGN_OR_RETURN(stmt, ParseDrop());
   } else if (t.Is("ALTER")) {
     TRIB_ASSIGN_OR_RETURN(stmt, ParseAlter());
+  } else if (t.Is("TRUNCATE")) {
+    Next();
+    TRIB_RETURN_NOT_OK(ExpectKeyword("TABLE"));
+    auto s = std::make_unique<TruncateStmt>();
+    TRIB_ASSIGN_OR_RETURN(s->name, ParseQualifiedName("a table name"));
+    stmt = std::move(s);
   } else if (t.Is("USE")) {
     Next();
     if (AcceptKeyword("CATALOG")) {
@@ -124,9 +130,6 @@ Result<StatementPtr> Parser::ParseCreateTable(Pos start) {
     s->if_not_exists = true;
   }
   TRIB_ASSIGN_OR_RETURN(s->name, ParseQualifiedName("a table name"));
-  if (Peek().Is("LIKE")) {
-    return NotSupportedAt(Peek().pos, "CREATE TABLE ... LIKE is not supported yet");
-  }
   if (AcceptSymbol("(")) {
     do {
       const Token& t = Peek();
@@ -193,11 +196,50 @@ Result<StatementPtr> Parser::ParseCreateTable(Pos start) {
     } else if (AcceptKeyword("AS")) {
       TRIB_ASSIGN_OR_RETURN(s->as_select, ParseQuery());
       break;
+    } else if (AcceptKeyword("LIKE")) {
+      TRIB_ASSIGN_OR_RETURN(s->like, ParseQualifiedName("the table to copy"));
+      if (AcceptSymbol("(")) {
+        // INCLUDING | EXCLUDING ALL | CONSTRAINTS | PARTITIONS; ... | OVERWRITING OPTIONS.
+        do {
+          const Token& mode = Peek();
+          if (!mode.Is("INCLUDING") && !mode.Is("EXCLUDING") && !mode.Is("OVERWRITING")) {
+            return Unexpected("INCLUDING, EXCLUDING or OVERWRITING");
+          }
+          Next();
+          const Token& what = Peek();
+          const bool include = !mode.Is("EXCLUDING");
+          if (what.Is("OPTIONS")) {
+            s->like_options = mode.Is("INCLUDING")   ? CreateTableStmt::LikeOptions::kIncluding
+                              : mode.Is("EXCLUDING") ? CreateTableStmt::LikeOptions::kExcluding
+                                                     : CreateTableStmt::LikeOptions::kOverwriting;
+          } else if (mode.Is("OVERWRITING")) {
+            return NotSupportedAt(what.pos, "OVERWRITING " + Upper(what.text) +
+                                                " is not supported (only OVERWRITING OPTIONS)");
+          } else if (what.Is("ALL")) {
+            s->like_constraints = s->like_partitions = include;
+            s->like_options = include ? CreateTableStmt::LikeOptions::kIncluding
+                                      : CreateTableStmt::LikeOptions::kExcluding;
+          } else if (what.Is("CONSTRAINTS")) {
+            s->like_constraints = include;
+          } else if (what.Is("PARTITIONS")) {
+            s->like_partitions = include;
+          } else if (what.Is("GENERATED") || what.Is("WATERMARKS") || what.Is("METADATA")) {
+            // Tributary tables have none of these: nothing to include or exclude.
+          } else {
+            return Unexpected("ALL, CONSTRAINTS, PARTITIONS, OPTIONS, GENERATED or WATERMARKS");
+          }
+          Next();
+        } while (AcceptSymbol(","));
+        TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+      }
     } else {
       break;
     }
   }
-  if (s->columns.empty() && !s->as_select) {
+  if (s->like && s->as_select) {
+    return ErrorAt(s->like->pos, "CREATE TABLE takes LIKE or AS SELECT, not both");
+  }
+  if (s->columns.empty() && !s->as_select && !s->like) {
     return ErrorAt(s->name.pos, "CREATE TABLE needs a column list or AS SELECT");
   }
   return StatementPtr(std::move(s));

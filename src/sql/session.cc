@@ -163,6 +163,7 @@ Result<StatementResult> Session::Execute(const Statement& stmt) {
     case StmtKind::kReset: return Reset(static_cast<const ResetStmt&>(stmt));
     case StmtKind::kCall: return Call(static_cast<const CallStmt&>(stmt));
     case StmtKind::kExplain: return Explain(static_cast<const ExplainStmt&>(stmt));
+    case StmtKind::kTruncate: return Truncate(static_cast<const TruncateStmt&>(stmt));
   }
   return Status::Internal("unknown statement");
 }
@@ -268,6 +269,28 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
       names.push_back(f.name);
     }
   }
+  // LIKE: the source's columns first (then the statement's), keys and options as it says.
+  std::vector<std::string> like_pk, like_partitions;
+  std::map<std::string, std::string> like_options;
+  if (s.like) {
+    TRIB_ASSIGN_OR_RETURN(ResolvedName src, ResolveTable(*s.like));
+    if (!src.id.system_table.empty()) {
+      return ErrorAt(s.like->pos, "CREATE TABLE ... LIKE copies a data table, not a system table");
+    }
+    auto source = src.catalog->GetTable(src.id);
+    if (!source.ok()) return ErrorAt(s.like->pos, source.status().message());
+    const auto schema = (*source)->schema();
+    for (const auto& f : schema->fields) {
+      Field copy = f;
+      copy.id = 0;
+      spec.columns.push_back(std::move(copy));
+      names.push_back(f.name);
+    }
+    if (s.like_constraints) like_pk = schema->primary_keys;
+    if (s.like_partitions) like_partitions = schema->partition_keys;
+    if (s.like_options != CreateTableStmt::LikeOptions::kExcluding) like_options = schema->options;
+    if (spec.comment.empty()) spec.comment = schema->comment;
+  }
   for (const auto& c : s.columns) {
     if (std::find(names.begin(), names.end(), c.name) != names.end()) {
       return ErrorAt(c.pos, "duplicate column '" + c.name + "'");
@@ -305,6 +328,29 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
   }
   spec.primary_keys = s.primary_key;
   spec.partition_keys = s.partition_by;
+  if (s.like) {
+    if (!like_pk.empty()) {
+      if (!s.primary_key.empty()) {
+        return ErrorAt(s.primary_key_pos[0], "the table copied by LIKE has a primary key already "
+                                             "(use EXCLUDING CONSTRAINTS to define another)");
+      }
+      spec.primary_keys = like_pk;
+    }
+    if (!like_partitions.empty()) {
+      if (!s.partition_by.empty()) {
+        return ErrorAt(s.partition_by_pos[0], "the table copied by LIKE is partitioned already "
+                                              "(use EXCLUDING PARTITIONS to partition it otherwise)");
+      }
+      spec.partition_keys = like_partitions;
+    }
+    for (const auto& o : s.options) {
+      if (s.like_options == CreateTableStmt::LikeOptions::kIncluding && like_options.count(o.key)) {
+        return ErrorAt(o.pos, "option '" + o.key + "' is set by the table copied by LIKE too "
+                              "(OVERWRITING OPTIONS, the default, lets WITH win)");
+      }
+    }
+    spec.options = std::move(like_options);
+  }
   TRIB_RETURN_NOT_OK(CheckOptionList(OptionScope::kTable, s.options, names));
   for (const auto& o : s.options) spec.options[o.key] = o.value;
   if (ctas) {
