@@ -345,7 +345,8 @@ Result<Value> JsonToValue(const Json& j, const DataType& t, const ColumnEncoding
   return Bad("unsupported column type " + t.ToString());
 }
 
-DebeziumDecoder::DebeziumDecoder(std::vector<Field> fields) : fields_(std::move(fields)) {}
+DebeziumDecoder::DebeziumDecoder(std::vector<Field> fields, bool strict)
+    : fields_(std::move(fields)), strict_(strict) {}
 
 int DebeziumDecoder::FindColumn(const std::string& name) const {
   for (size_t i = 0; i < fields_.size(); ++i) {
@@ -377,6 +378,7 @@ Result<Row> DebeziumDecoder::ToRow(const Json& image, std::string_view which,
   Row row(fields_.size());
   for (auto it = image.begin(); it != image.end(); ++it) {
     int idx = FindColumn(it.key());
+    if (idx < 0 && !strict_) continue;
     if (idx < 0) {
       std::vector<std::string> names;
       for (const Field& f : fields_) names.push_back(f.name);

@@ -40,11 +40,14 @@ Result<Value> JsonToValue(const nlohmann::json& j, const DataType& type,
 
 class DebeziumDecoder {
  public:
-  explicit DebeziumDecoder(std::vector<Field> fields);
+  // `strict`: a column the table lacks is an error; otherwise it is ignored, as Flink's
+  // debezium-json format ignores fields its table does not declare.
+  explicit DebeziumDecoder(std::vector<Field> fields, bool strict = false);
 
   // Decodes one line: op c/r -> +I(after); u -> -U(before), +U(after) (only +U when the source
   // sends no before image); d -> -D(before). A blank line or a Kafka tombstone (`null`) yields
-  // nothing. A column missing from the event is NULL; a column the table lacks is an error.
+  // nothing. A column missing from the event is NULL; a column the table lacks is ignored (an
+  // error when strict).
   Status Decode(std::string_view line, std::vector<RowChange>* out) const;
 
  private:
@@ -53,6 +56,7 @@ class DebeziumDecoder {
   int FindColumn(const std::string& name) const;
 
   std::vector<Field> fields_;
+  bool strict_ = false;
 };
 
 }  // namespace tributary::cli

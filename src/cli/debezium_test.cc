@@ -128,8 +128,8 @@ std::vector<RowChange> Decode(const std::string& line) {
   return out;
 }
 
-std::string DecodeError(const std::string& line) {
-  DebeziumDecoder d(OrdersFields());
+std::string DecodeError(const std::string& line, bool strict = true) {
+  DebeziumDecoder d(OrdersFields(), strict);
   std::vector<RowChange> out;
   Status st = d.Decode(line, &out);
   EXPECT_FALSE(st.ok()) << line;
@@ -206,6 +206,13 @@ TEST(DebeziumDecoderTest, CaseInsensitiveColumnMatch) {
   auto out = Decode(R"({"after":{"ID":9,"Name":"x"},"op":"c"})");
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].row[0], Value::Int(9));
+  EXPECT_EQ(out[0].row[1], Value::String("x"));
+}
+
+TEST(DebeziumDecoderTest, FieldsTheTableLacksAreIgnoredUnlessStrict) {
+  // As Flink's debezium-json: the table declares what it reads.
+  auto out = Decode(R"({"after":{"id":1,"name":"x","colour":"red"},"op":"c"})");
+  ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].row[1], Value::String("x"));
 }
 

@@ -1,12 +1,17 @@
 // tributary ingest: writes Debezium JSON change events (one per line) into a table.
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,23 +26,44 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: tributary ingest --warehouse DIR --table db.t --format debezium-json\n"
-    "                        [--commit-every N] [FILE | -]\n"
+    "                        [--commit-every N] [--commit-interval-ms N] [--ignore-parse-errors]\n"
+    "                        [--strict] [FILE | -]\n"
     "Reads one Debezium JSON change event per line from FILE (or stdin) and writes it to the\n"
     "table: op c/r as +I(after), u as -U(before) +U(after), d as -D(before).\n"
-    "  --warehouse DIR     warehouse directory (default $TRIBUTARY_WAREHOUSE, else ./warehouse)\n"
-    "  --table db.t        the table; it must exist ('t' alone means database 'default')\n"
-    "  --format FORMAT     debezium-json (the only format)\n"
-    "  --commit-every N    commit after every N change events (default: once, at the end)\n"
-    "A malformed line stops the ingest with exit status 1; everything after the last commit is\n"
-    "discarded.\n";
+    "  --warehouse DIR          warehouse directory (default $TRIBUTARY_WAREHOUSE, else ./warehouse)\n"
+    "  --table db.t             the table; it must exist ('t' alone means database 'default')\n"
+    "  --format FORMAT          debezium-json (the only format)\n"
+    "  --commit-every N         commit after every N change events (default: once, at the end)\n"
+    "  --commit-interval-ms N   also commit every N milliseconds, also while the input is idle\n"
+    "  --ignore-parse-errors    skip (and count) malformed lines instead of stopping\n"
+    "  --strict                 a field the table lacks is an error (default: ignored, as Flink)\n"
+    "A malformed line stops the ingest with exit status 1, saying what was committed before it;\n"
+    "everything after the last commit is discarded. On SIGINT or SIGTERM it commits what it has\n"
+    "read and exits.\n";
 
 struct IngestArgs {
   std::string warehouse;
   std::string table;
   std::string format;
-  int64_t commit_every = 0;  // 0: only at the end
+  int64_t commit_every = 0;        // 0: only at the end
+  int64_t commit_interval_ms = 0;  // 0: no time-based commit
+  bool ignore_parse_errors = false;
+  bool strict = false;
   std::string input = "-";
 };
+
+// A positive integer flag value, or an error message.
+bool PositiveFlag(const std::string& name, const std::string& value, int64_t* out) {
+  char* end = nullptr;
+  long long n = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || n <= 0) {
+    std::fprintf(stderr, "tributary ingest: %s needs a positive number, got '%s'\n", name.c_str(),
+                 value.c_str());
+    return false;
+  }
+  *out = n;
+  return true;
+}
 
 // Parses argv (argv[0] is "ingest"). Returns 0 to go on, -1 after --help, else the exit status.
 int ParseArgs(int argc, char** argv, IngestArgs* args) {
@@ -47,6 +73,14 @@ int ParseArgs(int argc, char** argv, IngestArgs* args) {
     if (a == "--help" || a == "-h") {
       std::fputs(kUsage, stdout);
       return -1;
+    }
+    if (a == "--ignore-parse-errors") {
+      args->ignore_parse_errors = true;
+      continue;
+    }
+    if (a == "--strict") {
+      args->strict = true;
+      continue;
     }
     if (a == "-" || a.rfind("-", 0) != 0) {
       if (have_input) {
@@ -77,14 +111,9 @@ int ParseArgs(int argc, char** argv, IngestArgs* args) {
     } else if (name == "--format") {
       args->format = value;
     } else if (name == "--commit-every") {
-      char* end = nullptr;
-      long long n = std::strtoll(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || n <= 0) {
-        std::fprintf(stderr, "tributary ingest: --commit-every needs a positive number, got '%s'\n",
-                     value.c_str());
-        return 1;
-      }
-      args->commit_every = n;
+      if (!PositiveFlag(name, value, &args->commit_every)) return 1;
+    } else if (name == "--commit-interval-ms") {
+      if (!PositiveFlag(name, value, &args->commit_interval_ms)) return 1;
     } else {
       std::fprintf(stderr, "tributary ingest: unknown option '%s'\n%s", name.c_str(), kUsage);
       return 1;
@@ -110,14 +139,105 @@ int ParseArgs(int argc, char** argv, IngestArgs* args) {
   return 0;
 }
 
-// Counts and, on a terminal, a progress line on stderr.
+// The signal that asked the ingest to stop (SIGINT, SIGTERM), or 0.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+void OnStopSignal(int sig) { g_stop_signal = sig; }
+
+// Installs the handlers (no SA_RESTART: a blocked read returns, so the loop sees the flag) for
+// the ingest's lifetime, and restores the previous ones after.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    struct sigaction sa {};
+    sa.sa_handler = OnStopSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0;
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// Lines of a file descriptor, waiting at most a given time for more input (so a time-based
+// commit or a stop signal is not held up by an idle pipe).
+class LineReader {
+ public:
+  explicit LineReader(int fd) : fd_(fd) {}
+  enum class Got { kLine, kTimeout, kEnd, kError };
+  // `timeout_ms` < 0: wait as long as it takes (a signal still interrupts it: kTimeout).
+  Got Next(std::string* line, int timeout_ms) {
+    while (true) {
+      const size_t nl = buf_.find('\n', pos_);
+      if (nl != std::string::npos) {
+        line->assign(buf_, pos_, nl - pos_);
+        pos_ = nl + 1;
+        return Got::kLine;
+      }
+      if (eof_) {
+        if (pos_ >= buf_.size()) return Got::kEnd;
+        line->assign(buf_, pos_, std::string::npos);  // the last line, without a newline
+        pos_ = buf_.size();
+        return Got::kLine;
+      }
+      if (pos_ > 0) {
+        buf_.erase(0, pos_);
+        pos_ = 0;
+      }
+      struct pollfd p {fd_, POLLIN, 0};
+      const int ready = ::poll(&p, 1, timeout_ms);
+      if (ready == 0) return Got::kTimeout;
+      if (ready < 0) {
+        if (errno == EINTR) return Got::kTimeout;
+        return Got::kError;
+      }
+      char chunk[1 << 16];
+      const ssize_t n = ::read(fd_, chunk, sizeof chunk);
+      if (n < 0) {
+        if (errno == EINTR || errno == EAGAIN) return Got::kTimeout;
+        return Got::kError;
+      }
+      if (n == 0) {
+        eof_ = true;
+        continue;
+      }
+      buf_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+
+ private:
+  int fd_;
+  std::string buf_;
+  size_t pos_ = 0;
+  bool eof_ = false;
+};
+
+using Clock = std::chrono::steady_clock;
+
+// Counts and, on a terminal, a progress line on stderr (events, rate, commits, the last line
+// committed), refreshed at most every 200 ms.
 class Progress {
  public:
-  Progress() : tty_(isatty(STDERR_FILENO) == 1) {}
-  void Update(int64_t events, int64_t rows, int64_t commits, bool force = false) {
-    if (!tty_ || (!force && events % 1000 != 0)) return;
-    std::fprintf(stderr, "\r%lld events, %lld rows, %lld commits", static_cast<long long>(events),
-                 static_cast<long long>(rows), static_cast<long long>(commits));
+  Progress() : tty_(isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
+  void Update(int64_t events, int64_t rows, int64_t commits, int64_t committed_line,
+              bool force = false) {
+    if (!tty_) return;
+    const auto now = Clock::now();
+    if (!force && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "\r%lld events, %lld rows, %.0f events/s, %lld commits (through line %lld)\033[K",
+                 static_cast<long long>(events), static_cast<long long>(rows),
+                 secs > 0 ? static_cast<double>(events) / secs : 0.0,
+                 static_cast<long long>(commits), static_cast<long long>(committed_line));
     std::fflush(stderr);
     shown_ = true;
   }
@@ -130,6 +250,8 @@ class Progress {
  private:
   bool tty_;
   bool shown_ = false;
+  Clock::time_point start_;
+  Clock::time_point last_{};
 };
 
 int Fail(Progress* progress, TableWriter* writer, const std::string& message) {
@@ -147,15 +269,21 @@ int RunIngestCommand(int argc, char** argv) {
   if (rc != 0) return rc < 0 ? 0 : rc;
 
   Progress progress;
-  std::ifstream file;
-  std::istream* in = &std::cin;
+  int fd = STDIN_FILENO;
+  int owned_fd = -1;
   if (args.input != "-") {
-    file.open(args.input, std::ios::binary);
-    if (!file) {
+    owned_fd = ::open(args.input.c_str(), O_RDONLY | O_CLOEXEC);
+    if (owned_fd < 0) {
       return Fail(&progress, nullptr, "cannot open '" + args.input + "': " + std::strerror(errno));
     }
-    in = &file;
+    fd = owned_fd;
   }
+  struct CloseFd {
+    int fd;
+    ~CloseFd() {
+      if (fd >= 0) ::close(fd);
+    }
+  } close_fd{owned_fd};
 
   CatalogOptions catalog_options;
   catalog_options.create_if_missing = false;
@@ -176,59 +304,112 @@ int RunIngestCommand(int argc, char** argv) {
   if (!writer_result.ok()) return Fail(&progress, nullptr, writer_result.status().message());
   std::unique_ptr<TableWriter> writer = std::move(writer_result).value();
 
-  DebeziumDecoder decoder((*table)->schema()->fields);
+  DebeziumDecoder decoder((*table)->schema()->fields, args.strict);
   std::vector<RowChange> changes;
   std::string line;
   int64_t line_no = 0, events = 0, rows = 0, commits = 0, pending = 0;
+  int64_t committed_line = 0;  // every line up to it is committed
+  std::optional<int64_t> last_snapshot;
+  int64_t skipped = 0;
+  std::string first_skipped;
+  auto last_commit = Clock::now();
   auto commit = [&](bool last) -> Status {
     auto r = last ? writer->CommitAndWaitForCompaction() : writer->Commit();
     if (!r.ok()) return r.status();
-    if (r->has_value()) ++commits;
+    if (r->has_value()) {
+      ++commits;
+      last_snapshot = **r;
+    }
     pending = 0;
-    progress.Update(events, rows, commits, /*force=*/true);
+    committed_line = line_no;
+    last_commit = Clock::now();
+    progress.Update(events, rows, commits, committed_line, /*force=*/true);
     return Status::OK();
   };
+  // What a failure leaves: the lines committed before it.
+  auto committed_before = [&]() -> std::string {
+    if (committed_line == 0 || !last_snapshot) return "nothing was committed";
+    return "lines 1-" + std::to_string(committed_line) + " were committed (snapshot " +
+           std::to_string(*last_snapshot) + "); nothing after line " +
+           std::to_string(committed_line) + " was written";
+  };
 
-  while (std::getline(*in, line)) {
-    ++line_no;
-    changes.clear();
-    Status st = decoder.Decode(line, &changes);
-    if (!st.ok()) {
-      return Fail(&progress, writer.get(), "line " + std::to_string(line_no) + ": " + st.message());
+  StopSignals signals;
+  LineReader reader(fd);
+  while (g_stop_signal == 0) {
+    int timeout = -1;
+    if (args.commit_interval_ms > 0) {
+      const auto due = last_commit + std::chrono::milliseconds(args.commit_interval_ms);
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(due - Clock::now());
+      timeout = static_cast<int>(std::max<int64_t>(0, left.count()));
     }
-    if (changes.empty()) continue;
-    for (const RowChange& c : changes) {
-      st = writer->Write(c.kind, c.row);
+    const LineReader::Got got = reader.Next(&line, timeout);
+    if (got == LineReader::Got::kEnd) break;
+    if (got == LineReader::Got::kError) {
+      return Fail(&progress, writer.get(),
+                  "reading line " + std::to_string(line_no + 1) + " failed: " +
+                      std::strerror(errno) + "; " + committed_before());
+    }
+    if (got == LineReader::Got::kLine) {
+      ++line_no;
+      changes.clear();
+      Status st = decoder.Decode(line, &changes);
       if (!st.ok()) {
-        return Fail(&progress, writer.get(),
-                    "line " + std::to_string(line_no) + ": " + st.message());
+        const std::string what = "line " + std::to_string(line_no) + ": " + st.message();
+        if (!args.ignore_parse_errors) {
+          return Fail(&progress, writer.get(), what + "; " + committed_before());
+        }
+        if (skipped++ == 0) first_skipped = what;
+        continue;
       }
-      ++rows;
+      for (const RowChange& c : changes) {
+        st = writer->Write(c.kind, c.row);
+        if (!st.ok()) {
+          return Fail(&progress, writer.get(), "line " + std::to_string(line_no) + ": " +
+                                                   st.message() + "; " + committed_before());
+        }
+        ++rows;
+      }
+      if (!changes.empty()) {
+        ++events;
+        ++pending;
+      }
+      progress.Update(events, rows, commits, committed_line);
     }
-    ++events;
-    ++pending;
-    progress.Update(events, rows, commits);
-    if (args.commit_every > 0 && pending >= args.commit_every) {
-      st = commit(/*last=*/false);
+    const bool count_due = args.commit_every > 0 && pending >= args.commit_every;
+    const bool time_due = args.commit_interval_ms > 0 && pending > 0 &&
+                          Clock::now() - last_commit >=
+                              std::chrono::milliseconds(args.commit_interval_ms);
+    if (count_due || time_due) {
+      Status st = commit(/*last=*/false);
       if (!st.ok()) {
-        return Fail(&progress, writer.get(),
-                    "commit after line " + std::to_string(line_no) + " failed: " + st.message());
+        return Fail(&progress, writer.get(), "commit after line " + std::to_string(line_no) +
+                                                 " failed: " + st.message() + "; " +
+                                                 committed_before());
       }
+    } else if (got == LineReader::Got::kTimeout && args.commit_interval_ms > 0 && pending == 0) {
+      last_commit = Clock::now();  // nothing pending: the next interval starts now
     }
-  }
-  if (in->bad()) {
-    return Fail(&progress, writer.get(),
-                "reading line " + std::to_string(line_no + 1) + " failed: " + std::strerror(errno));
   }
   {
     // Also when nothing is pending: compactions still running are waited for and published.
     Status st = commit(/*last=*/true);
-    if (!st.ok()) return Fail(&progress, writer.get(), "final commit failed: " + st.message());
+    if (!st.ok()) {
+      return Fail(&progress, writer.get(), "final commit failed: " + st.message() + "; " +
+                                               committed_before());
+    }
   }
   progress.Finish();
+  if (g_stop_signal != 0) {
+    std::fprintf(stderr, "stopped by %s: ", g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+  }
   std::fprintf(stderr, "ingested %lld change events (%lld rows) into %s in %lld commits\n",
                static_cast<long long>(events), static_cast<long long>(rows), id->ToString().c_str(),
                static_cast<long long>(commits));
+  if (skipped > 0) {
+    std::fprintf(stderr, "skipped %lld malformed line(s) (the first: %s)\n",
+                 static_cast<long long>(skipped), first_skipped.c_str());
+  }
   return 0;
 }
 

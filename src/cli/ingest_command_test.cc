@@ -129,7 +129,8 @@ TEST_F(IngestCommandTest, MalformedLineKeepsOnlyCommittedEvents) {
        "{not json", R"({"after":{"id":5,"name":"e"},"op":"c"})"},
       {"--commit-every", "2"}, &err);
   EXPECT_EQ(rc, 1);
-  EXPECT_THAT(err, HasSubstr("line 5: not valid JSON"));
+  EXPECT_THAT(err, HasSubstr("line 5: not valid JSON; lines 1-4 were committed (snapshot "));
+  EXPECT_THAT(err, HasSubstr("nothing after line 4 was written"));
   // Events 1-4 were committed in two commits; nothing after line 4 was written.
   EXPECT_EQ(Rows(), (std::vector<std::string>{"1|a|NULL|NULL|NULL", "2|b|NULL|NULL|NULL",
                                               "3|c|NULL|NULL|NULL", "4|d|NULL|NULL|NULL"}));
@@ -139,10 +140,22 @@ TEST_F(IngestCommandTest, ErrorBeforeAnyCommitWritesNothing) {
   std::string err;
   int rc = Ingest({R"({"after":{"id":1,"name":"a"},"op":"c"})",
                    R"({"after":{"id":2,"colour":"red"},"op":"c"})"},
-                  {}, &err);
+                  {"--strict"}, &err);
   EXPECT_EQ(rc, 1);
   EXPECT_THAT(err, HasSubstr("line 2: unknown column 'colour'"));
+  EXPECT_THAT(err, HasSubstr("nothing was committed"));
   EXPECT_TRUE(Rows().empty());
+}
+
+TEST_F(IngestCommandTest, MalformedLinesCanBeSkippedAndCounted) {
+  std::string err;
+  int rc = Ingest({R"({"after":{"id":1,"name":"a"},"op":"c"})", "{not json",
+                   R"({"after":{"id":"two"},"op":"c"})", R"({"after":{"id":3,"name":"c"},"op":"c"})"},
+                  {"--ignore-parse-errors"}, &err);
+  EXPECT_EQ(rc, 0) << err;
+  EXPECT_THAT(err, HasSubstr("ingested 2 change events"));
+  EXPECT_THAT(err, HasSubstr("skipped 2 malformed line(s) (the first: line 2: not valid JSON)"));
+  EXPECT_EQ(Rows(), (std::vector<std::string>{"1|a|NULL|NULL|NULL", "3|c|NULL|NULL|NULL"}));
 }
 
 TEST_F(IngestCommandTest, UsageErrors) {
