@@ -8,4 +8,7 @@ int RunSqlCommand(int argc, char** argv);
 // tributary ingest --warehouse DIR --table db.t --format debezium-json [--commit-every N] [FILE|-]
 int RunIngestCommand(int argc, char** argv);
 
+// `tributary --version` (and every command's --version): the version line on stdout.
+void PrintVersion();
+
 }  // namespace tributary::cli

@@ -74,6 +74,10 @@ int ParseArgs(int argc, char** argv, IngestArgs* args) {
       std::fputs(kUsage, stdout);
       return -1;
     }
+    if (a == "--version") {
+      PrintVersion();
+      return -1;
+    }
     if (a == "--ignore-parse-errors") {
       args->ignore_parse_errors = true;
       continue;

@@ -5,8 +5,8 @@
 #include "cli/commands.h"
 
 namespace {
-void PrintUsage() {
-  std::fprintf(stderr,
+void PrintUsage(std::FILE* out) {
+  std::fprintf(out,
                "usage: tributary <command> [options]\n"
                "commands:\n"
                "  sql      run SQL statements (-e, -f, stdin, or an interactive shell)\n"
@@ -16,9 +16,17 @@ void PrintUsage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
-    PrintUsage();
-    return argc < 2 ? 1 : 0;
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return 1;
+  }
+  if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    PrintUsage(stdout);
+    return 0;
+  }
+  if (std::strcmp(argv[1], "--version") == 0) {
+    tributary::cli::PrintVersion();
+    return 0;
   }
   // argv[1] is the subcommand; each sees its own options from argv[2].
   if (std::strcmp(argv[1], "sql") == 0) return tributary::cli::RunSqlCommand(argc - 1, argv + 1);
@@ -26,6 +34,6 @@ int main(int argc, char** argv) {
     return tributary::cli::RunIngestCommand(argc - 1, argv + 1);
   }
   std::fprintf(stderr, "tributary: unknown command '%s'\n", argv[1]);
-  PrintUsage();
+  PrintUsage(stderr);
   return 1;
 }

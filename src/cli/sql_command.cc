@@ -131,6 +131,9 @@ int RunSqlCommand(int argc, char** argv) {
     if (arg == "--help" || arg == "-h") {
       PrintSqlUsage(stdout);
       return 0;
+    } else if (arg == "--version") {
+      PrintVersion();
+      return 0;
     } else if (arg == "--warehouse") {
       if (!next("--warehouse")) return 1;
       warehouse = value;

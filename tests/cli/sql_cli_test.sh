@@ -102,6 +102,16 @@ check "a read creates no warehouse" "no" "$([ -e "$W/mistyped" ] && echo yes || 
 "$BIN" sql --warehouse "$W/fresh" -e "CREATE TABLE c1 (a INT)" >/dev/null 2>&1
 check "CREATE TABLE creates the warehouse" "0" "$?"
 
+# --version on every command, --help on stdout (CONTRACT.md, "Every command").
+for cmd in "" "sql" "ingest"; do
+  v=$("$BIN" $cmd --version 2>/dev/null)
+  case "$v" in "tributary "[0-9]*) check "--version ${cmd:-top}" "yes" "yes" ;;
+    *) check "--version ${cmd:-top}" "tributary <version>" "$v" ;; esac
+  h=$("$BIN" $cmd --help 2>/dev/null | head -1)
+  case "$h" in "usage: tributary"*) check "--help on stdout ${cmd:-top}" "yes" "yes" ;;
+    *) check "--help on stdout ${cmd:-top}" "usage: tributary ..." "$h" ;; esac
+done
+
 # QUIT / EXIT (any case) end a script there, exit 0; HELP prints a summary.
 out=$(printf "SELECT 10;\nhelp;\nQuit;\nSELECT 20;\n" | run 2>/dev/null)
 check "QUIT ends the script with exit 0" "0" "$?"
