@@ -180,6 +180,13 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     return Status::Invalid("option 'bucket' must be a positive bucket count or -1, got " +
                            std::to_string(core.bucket));
   }
+  if (auto max = s.Option("max.bucket.num"); max && core.bucket > 0) {
+    auto n = options::ParseInt64(*max);
+    if (n.ok() && core.bucket > *n) {
+      return Status::Invalid("'bucket' = " + std::to_string(core.bucket) + " is more than "
+                             "'max.bucket.num' = " + *max);
+    }
+  }
   if (!pk && core.bucket > 0 && !s.Option("bucket-key")) {
     for (const auto& f : s.fields) {
       if (f.type.IsNested()) {

@@ -428,6 +428,7 @@ class FileStoreWriter : public TableWriter {
       return it->second.get();
     }
     TRIB_RETURN_NOT_OK(Restore());
+    TRIB_RETURN_NOT_OK(CheckNewBucket(id, partition));
     int64_t next_seq = 0;
     for (const auto& f : existing_[id]) next_seq = std::max(next_seq, f.max_sequence_number + 1);
     std::string dir = meta::BucketDir(
@@ -442,6 +443,63 @@ class FileStoreWriter : public TableWriter {
     buckets_[id] = std::move(bw);
     RememberBucket(pbytes, bucket, raw);
     return raw;
+  }
+
+  // A bucket this writer opens for the first time: a new partition must be allowed
+  // ('client.writer.dynamic-create-partition.enabled') and within 'max.partition.num', and the
+  // table's buckets (over every partition) within 'max.bucket.num', checked before any row of it
+  // is buffered.
+  Status CheckNewBucket(const BucketId& id, const Row& partition) {
+    if (existing_.count(id) && !existing_[id].empty()) return Status::OK();
+    std::set<std::string> partitions;
+    int64_t buckets = 0;
+    for (const auto& [bid, files] : existing_) {
+      if (files.empty()) continue;
+      partitions.insert(bid.first);
+      buckets++;
+    }
+    for (const auto& [bid, bw] : buckets_) {
+      if (!existing_.count(bid) || existing_[bid].empty()) {
+        partitions.insert(bid.first);
+        buckets++;
+      }
+    }
+    if (!partition_idx_.empty() && !partitions.count(id.first)) {
+      const std::string name =
+          meta::PartitionPath(partition_fields_, partition, core_.partition_default_name);
+      if (!OptionIsTrueOr(*schema_, "client.writer.dynamic-create-partition.enabled", true)) {
+        return Status::Invalid("partition " + name + " does not exist and "
+                               "'client.writer.dynamic-create-partition.enabled' is false");
+      }
+      const int64_t max_partitions = IntOption("max.partition.num", 1000);
+      if (static_cast<int64_t>(partitions.size()) + 1 > max_partitions) {
+        return Status::Invalid("writing partition " + name + " would give the table " +
+                               std::to_string(partitions.size() + 1) + " partitions, more than "
+                               "'max.partition.num' = " + std::to_string(max_partitions));
+      }
+    }
+    const int64_t max_buckets = IntOption("max.bucket.num", 128000);
+    if (buckets + 1 > max_buckets) {
+      return Status::Invalid("writing bucket " + std::to_string(id.second) + " would give the "
+                             "table " + std::to_string(buckets + 1) + " buckets, more than "
+                             "'max.bucket.num' = " + std::to_string(max_buckets));
+    }
+    return Status::OK();
+  }
+
+  int64_t IntOption(const char* key, int64_t fallback) const {
+    auto v = schema_->Option(key);
+    if (!v) return fallback;
+    auto n = options::ParseInt64(*v);
+    return n.ok() ? *n : fallback;
+  }
+
+  static bool OptionIsTrueOr(const TableSchema& schema, const char* key, bool fallback) {
+    auto v = schema.Option(key);
+    if (!v) return fallback;
+    std::string s = *v;
+    std::transform(s.begin(), s.end(), s.begin(), ::tolower);
+    return s == "true";
   }
 
   void RememberBucket(const std::string& pbytes, int32_t bucket, BucketWriter* bw) {
