@@ -403,6 +403,7 @@ class FileStoreWriter : public TableWriter {
   Status Restore() {
     if (restored_) return Status::OK();
     existing_.clear();
+    limits_counted_ = false;
     meta::SnapshotManager snapshots(path_);
     TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
     restored_snapshot_ = latest.value_or(0);
@@ -451,19 +452,25 @@ class FileStoreWriter : public TableWriter {
   // is buffered.
   Status CheckNewBucket(const BucketId& id, const Row& partition) {
     if (existing_.count(id) && !existing_[id].empty()) return Status::OK();
-    std::set<std::string> partitions;
-    int64_t buckets = 0;
-    for (const auto& [bid, files] : existing_) {
-      if (files.empty()) continue;
-      partitions.insert(bid.first);
-      buckets++;
-    }
-    for (const auto& [bid, bw] : buckets_) {
-      if (!existing_.count(bid) || existing_[bid].empty()) {
-        partitions.insert(bid.first);
-        buckets++;
+    if (!limits_counted_) {
+      // The partitions and buckets the table has, counted once per restored snapshot.
+      limit_partitions_.clear();
+      limit_buckets_ = 0;
+      for (const auto& [bid, files] : existing_) {
+        if (files.empty()) continue;
+        limit_partitions_.insert(bid.first);
+        limit_buckets_++;
       }
+      for (const auto& [bid, bw] : buckets_) {
+        if (!existing_.count(bid) || existing_[bid].empty()) {
+          limit_partitions_.insert(bid.first);
+          limit_buckets_++;
+        }
+      }
+      limits_counted_ = true;
     }
+    std::set<std::string>& partitions = limit_partitions_;
+    const int64_t buckets = limit_buckets_;
     if (!partition_idx_.empty() && !partitions.count(id.first)) {
       const std::string name =
           meta::PartitionPath(partition_fields_, partition, core_.partition_default_name);
@@ -484,8 +491,14 @@ class FileStoreWriter : public TableWriter {
                              "table " + std::to_string(buckets + 1) + " buckets, more than "
                              "'max.bucket.num' = " + std::to_string(max_buckets));
     }
+    partitions.insert(id.first);
+    limit_buckets_++;
     return Status::OK();
   }
+  // CheckNewBucket's counts (valid until the next Restore).
+  bool limits_counted_ = false;
+  std::set<std::string> limit_partitions_;
+  int64_t limit_buckets_ = 0;
 
   int64_t IntOption(const char* key, int64_t fallback) const {
     auto v = schema_->Option(key);
