@@ -55,6 +55,9 @@ struct StreamOptions {
   // 'consumer.ignore-progress': a consumer starts by the start-up mode, not from its stored
   // position (which it then overwrites).
   bool consumer_ignore_progress = false;
+  // How often a waiting reader looks for a new snapshot ('continuous.discovery-interval');
+  // unset: the table's option, else 50 ms.
+  std::optional<std::chrono::milliseconds> discovery_interval;
 };
 
 class StreamScan {

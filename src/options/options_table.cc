@@ -190,8 +190,10 @@ std::vector<OptionDef> BuildTable() {
           "range. Tables Paimon wrote with it are read; creating them is not supported yet.")
           .Unsupported(),
       Def("bucket-append-ordered", kBool, "true",
-          "Whether reads of a bucketed append table keep the write order within a bucket."),
-      Def("path", kString, "", "File system path of the table (set by the catalog)."),
+          "Whether reads of a bucketed append table keep the write order within a bucket.")
+          .Unsupported(),
+      Def("path", kString, "", "File system path of the table (set by the catalog).")
+          .Unsupported(),
       Def("comment", kString, "", "Free-text comment of the table."),
       Def("primary-key", kString, "",
           "Primary key columns, as an alternative to PRIMARY KEY in CREATE TABLE.")
@@ -342,14 +344,16 @@ std::vector<OptionDef> BuildTable() {
           "Dictionary-encode Parquet columns (falling back to plain for high-cardinality ones)."),
       Def("file.compression.per.level", kString, "",
           "Compression codec per LSM level, e.g. '0:lz4,1:zstd'.")
-          .Validate(ValidateLevelMap),
+          .Validate(ValidateLevelMap)
+          .Unsupported(),
       Def("file.compression.zstd-level", kInt, "1", "zstd level of data files.").Min(1).Max(22),
       Def("file.suffix.include.compression", kBool, "false",
           "Put the compression codec into data file names ('.zstd.parquet').")
           .Unsupported(),
       Def("file.block-size", kMemory, "", "Row group (parquet) or stripe (orc) size of data files.")
           .Unsupported(),
-      Def("data-file.prefix", kString, "data-", "File name prefix of data files."),
+      Def("data-file.prefix", kString, "data-", "File name prefix of data files.")
+          .Unsupported(),
       Def("data-file.thin-mode", kBool, "false",
           "Leave the _KEY_ columns out of primary-key data files (readers rebuild them).")
           .Unsupported(),
@@ -368,18 +372,22 @@ std::vector<OptionDef> BuildTable() {
       Def("metadata.stats-mode", kString, "truncate(16)",
           "Column statistics kept in manifests: none, counts, full or truncate(<n>) (min/max "
           "strings cut to n characters).")
-          .Validate(ValidateStatsMode),
+          .Validate(ValidateStatsMode)
+          .Unsupported(),
       Def("metadata.stats-dense-store", kBool, "true",
           "Store statistics only for the columns that have them.")
           .Unsupported(),
       Def("manifest.compression", kEnum, "zstd", "Compression codec of manifest files.")
           .Allowed(kCompressions),
-      Def("manifest.target-file-size", kMemory, "8 mb", "Suggested size of a manifest file."),
+      Def("manifest.target-file-size", kMemory, "8 mb", "Suggested size of a manifest file.")
+          .Unsupported(),
       Def("manifest.merge-min-count", kInt, "30",
           "Manifest files are merged once there are at least this many.")
-          .Min(1),
+          .Min(1)
+          .Unsupported(),
       Def("manifest.full-compaction-threshold-size", kMemory, "16 mb",
-          "Manifests are fully compacted when the deleted entries reach this size."),
+          "Manifests are fully compacted when the deleted entries reach this size.")
+          .Unsupported(),
       Def("deletion-vectors.enabled", kBool, "false",
           "Mark deleted rows of primary-key tables in deletion vectors so reads need no merge.")
           .Unsupported(),
@@ -402,14 +410,16 @@ std::vector<OptionDef> BuildTable() {
           .Min(0),
       Def("compaction.min.file-num", kInt, "5",
           "Append tables: minimum number of small files compacted together.")
-          .Min(1),
+          .Min(1)
+          .Unsupported(),
       Def("compaction.force-up-level-0", kBool, "false",
           "Always compact level-0 files into a higher level.")
           .Unsupported(),
       Def("compaction.optimization-interval", kDuration, "",
           "Run a full compaction at least this often.")
           .Unsupported(),
-      Def("commit.force-compact", kBool, "false", "Compact before every commit."),
+      Def("commit.force-compact", kBool, "false", "Compact before every commit.")
+          .Unsupported(),
       Def("lookup-compact", kEnum, "radical",
           "How often the lookup changelog producer compacts level-0 files.")
           .Allowed({"radical", "gentle"})
@@ -419,10 +429,14 @@ std::vector<OptionDef> BuildTable() {
       Def("commit.max-retries", kInt, "10",
           "Times a commit that lost a race with another writer is retried.")
           .Min(0),
-      Def("commit.timeout", kDuration, "", "Give up retrying a commit after this long."),
-      Def("commit.min-retry-wait", kDuration, "10 ms", "Shortest back-off between commit retries."),
-      Def("commit.max-retry-wait", kDuration, "10 s", "Longest back-off between commit retries."),
-      Def("commit.user-prefix", kString, "", "Prefix of the commitUser written into snapshots."),
+      Def("commit.timeout", kDuration, "", "Give up retrying a commit after this long.")
+          .Unsupported(),
+      Def("commit.min-retry-wait", kDuration, "10 ms", "Shortest back-off between commit retries.")
+          .Unsupported(),
+      Def("commit.max-retry-wait", kDuration, "10 s", "Longest back-off between commit retries.")
+          .Unsupported(),
+      Def("commit.user-prefix", kString, "", "Prefix of the commitUser written into snapshots.")
+          .Unsupported(),
       Def("snapshot.num-retained.min", kInt, "10", "Snapshots always kept by expiration.").Min(1),
       Def("snapshot.num-retained.max", kInt, "2147483647", "Snapshots kept at most by expiration.")
           .Min(1),
@@ -452,25 +466,32 @@ std::vector<OptionDef> BuildTable() {
           "Directory name of the partition for null or blank partition values."),
       Def("partition.legacy-name", kBool, "true",
           "Name partition directories from the internal value (a DATE as its day number) as "
-          "Paimon always did; false formats values as SQL text."),
+          "Paimon always did; false formats values as SQL text.")
+          .Unsupported(),
       Def("table.auto-partition.enabled", kBool, "false",
-          "Create future partitions and drop old ones automatically, by time."),
+          "Create future partitions and drop old ones automatically, by time.")
+          .Unsupported(),
       Def("table.auto-partition.time-unit", kEnum, "DAY",
           "Granularity of automatic partitions; values are yyyyMMddHH, yyyyMMdd, yyyyMM, yyyyQ "
           "or yyyy.")
-          .Allowed({"HOUR", "DAY", "MONTH", "QUARTER", "YEAR"}),
+          .Allowed({"HOUR", "DAY", "MONTH", "QUARTER", "YEAR"})
+          .Unsupported(),
       Def("table.auto-partition.num-precreate", kInt, "2",
           "Automatic partitions created ahead, the current one included (0 with several "
           "partition columns).")
-          .Min(0),
+          .Min(0)
+          .Unsupported(),
       Def("table.auto-partition.num-retention", kInt, "7",
           "Older automatic partitions kept; older ones are dropped (negative: keep all).")
-          .Min(-1),
+          .Min(-1)
+          .Unsupported(),
       Def("table.auto-partition.time-zone", kString, "",
-          "Time zone of automatic partition values (default: the machine's)."),
+          "Time zone of automatic partition values (default: the machine's).")
+          .Unsupported(),
       Def("table.auto-partition.key", kString, "",
           "The time partition column when the table has several partition columns.")
-          .Columns(),
+          .Columns()
+          .Unsupported(),
       Def("client.writer.dynamic-create-partition.enabled", kBool, "true",
           "Writing into a missing partition creates it."),
       Def("max.partition.num", kInt, "1000", "Partitions a table may have at most.").Min(1),
@@ -491,7 +512,8 @@ std::vector<OptionDef> BuildTable() {
           .Min(1),
       Def("dynamic-bucket.max-buckets", kInt, "-1",
           "Dynamic bucket mode: buckets a partition may have at most (-1: no limit).")
-          .Min(-1),
+          .Min(-1)
+          .Unsupported(),
       Def("cross-partition-upsert.index-ttl", kDuration, "",
           "Cross-partition updates: how long a key stays in the key-to-partition index.")
           .Unsupported(),
@@ -530,7 +552,8 @@ std::vector<OptionDef> BuildTable() {
       Def("scan.bounded.watermark", kLong, "",
           "A streaming read ends at the first snapshot whose watermark passes this value.")
           .Unsupported(),
-      Def("scan.parallelism", kInt, "", "Parallelism of reads.").Min(1),
+      Def("scan.parallelism", kInt, "", "Parallelism of reads.").Min(1)
+          .Unsupported(),
       Def("streaming-read-overwrite", kBool, "false",
           "Streaming reads also read the rows of INSERT OVERWRITE snapshots.")
           .Unsupported(),
@@ -546,33 +569,45 @@ std::vector<OptionDef> BuildTable() {
       Def("continuous.discovery-interval", kDuration, "10 s",
           "How often a streaming read checks for new snapshots (Tributary also watches the "
           "snapshot directory)."),
-      Def("read.batch-size", kInt, "1024", "Rows per batch of a read.").Min(1),
+      Def("read.batch-size", kInt, "1024", "Rows per batch of a read.").Min(1)
+          .Unsupported(),
       Def("lookup.cache", kEnum, "AUTO",
           "Lookup join cache: AUTO, FULL (the whole dimension table), PARTIAL (recently used "
           "keys) or NONE.")
-          .Allowed({"AUTO", "FULL", "PARTIAL", "NONE"}),
+          .Allowed({"AUTO", "FULL", "PARTIAL", "NONE"})
+          .Unsupported(),
       Def("lookup.partial-cache.expire-after-write", kDuration, "",
-          "PARTIAL lookup cache: an entry expires this long after it was loaded."),
+          "PARTIAL lookup cache: an entry expires this long after it was loaded.")
+          .Unsupported(),
       Def("lookup.partial-cache.expire-after-access", kDuration, "",
-          "PARTIAL lookup cache: an entry expires this long after it was last read."),
+          "PARTIAL lookup cache: an entry expires this long after it was last read.")
+          .Unsupported(),
       Def("lookup.partial-cache.max-rows", kLong, "", "PARTIAL lookup cache: rows cached at most.")
-          .Min(1),
-      Def("lookup.async", kBool, "false", "Lookup joins look up keys asynchronously."),
-      Def("lookup.async-thread-number", kInt, "16", "Threads of asynchronous lookups.").Min(1),
-      Def("lookup.cache-rows", kLong, "10000", "Rows cached by lookups in memory.").Min(0),
+          .Min(1)
+          .Unsupported(),
+      Def("lookup.async", kBool, "false", "Lookup joins look up keys asynchronously.")
+          .Unsupported(),
+      Def("lookup.async-thread-number", kInt, "16", "Threads of asynchronous lookups.").Min(1)
+          .Unsupported(),
+      Def("lookup.cache-rows", kLong, "10000", "Rows cached by lookups in memory.").Min(0)
+          .Unsupported(),
       Def("lookup.cache-max-memory-size", kMemory, "256 mb",
           "Memory a writer with changelog-producer lookup keeps its keys' values in, so its next "
           "commits find their before-images without reading the files."),
       Def("lookup.cache-max-disk-size", kMemory, "",
-          "Local disk used by lookup files at most (default: unlimited)."),
+          "Local disk used by lookup files at most (default: unlimited).")
+          .Unsupported(),
       Def("lookup.cache-file-retention", kDuration, "1 h",
-          "Local lookup files unused for this long are deleted."),
+          "Local lookup files unused for this long are deleted.")
+          .Unsupported(),
       Def("client.lookup.queue-size", kInt, "25600",
           "Fluss client: lookups queued at most before a batch is sent.")
-          .Min(1),
+          .Min(1)
+          .Unsupported(),
 
       // ---- Writing ----
-      Def("sink.parallelism", kInt, "", "Parallelism of writes.").Min(1),
+      Def("sink.parallelism", kInt, "", "Parallelism of writes.").Min(1)
+          .Unsupported(),
       Def("dynamic-partition-overwrite", kBool, "true",
           "INSERT OVERWRITE replaces only the partitions it writes to (false: the whole table, "
           "or the static partition)."),
@@ -594,7 +629,8 @@ std::vector<OptionDef> BuildTable() {
       Def("table.log.format", kEnum, "ARROW",
           "Format of the change log: ARROW (column batches; projection and filters pushed "
           "down), INDEXED or COMPACTED rows.")
-          .Allowed({"ARROW", "INDEXED", "COMPACTED"}),
+          .Allowed({"ARROW", "INDEXED", "COMPACTED"})
+          .Unsupported(),
       Def("table.log.ttl", kDuration, "7 d", "Change log older than this is deleted.")
           .Unsupported(),
       Def("table.kv.format", kEnum, "COMPACTED", "Row format of the key-value store.")
@@ -626,11 +662,13 @@ std::vector<OptionDef> BuildTable() {
           "How the shell shows query results. Rows are always printed as they arrive; accepted "
           "for compatibility with Flink scripts.")
           .Allowed({"table", "changelog", "tableau"})
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("sql-client.execution.max-table-result.rows", kInt, "1000000",
           "Rows a query result keeps at most in the shell.")
           .Min(1)
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("sql-client.display.max-column-width", kInt, "",
           "Widest column of the table output format: longer cells are cut and end in '...' "
           "(unset: no limit; the Flink SQL client cuts at 30).")
@@ -640,12 +678,15 @@ std::vector<OptionDef> BuildTable() {
           "Flink planner setting; writes to primary-key tables are always merged by storage. "
           "Accepted for compatibility.")
           .Allowed({"NONE", "AUTO", "FORCE"})
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("table.dml-sync", kBool, "false",
           "Wait for INSERT to finish. Tributary statements always run to completion; accepted "
           "for compatibility.")
-          .Session(),
-      Def("parallelism.default", kInt, "1", "Threads used by a statement.").Min(1).Session(),
+          .Session()
+          .Unsupported(),
+      Def("parallelism.default", kInt, "1", "Threads used by a statement.").Min(1).Session()
+          .Unsupported(),
       Def("sql.sort.memory-limit", kMemory, "1 gb",
           "Memory an ORDER BY may hold (ORDER BY ... LIMIT n holds about 2n rows); a larger "
           "result is an error naming this setting. Results without ORDER BY, GROUP BY or "
@@ -658,38 +699,49 @@ std::vector<OptionDef> BuildTable() {
           .Session(),
       Def("execution.checkpointing.interval", kDuration, "",
           "Commit interval of a streaming INSERT (a checkpoint commits a snapshot).")
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("execution.checkpointing.mode", kEnum, "EXACTLY_ONCE", "Checkpoint guarantee.")
           .Allowed({"EXACTLY_ONCE", "AT_LEAST_ONCE"})
-          .Session(),
-      Def("pipeline.name", kString, "", "Name of the statement's job (shown in logs).").Session(),
+          .Session()
+          .Unsupported(),
+      Def("pipeline.name", kString, "", "Name of the statement's job (shown in logs).").Session()
+          .Unsupported(),
       Def("table.exec.state.ttl", kDuration, "0 ms", "Flink state retention of stateful operators.")
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("table.exec.resource.default-parallelism", kInt, "-1",
           "Default parallelism of operators (-1: parallelism.default).")
           .Min(-1)
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("table.exec.mini-batch.enabled", kBool, "false", "Buffer input rows in mini batches.")
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("table.exec.delta-join.cache-enabled", kBool, "true", "Delta join: cache looked-up rows.")
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("table.exec.delta-join.left.cache-size", kLong, "10000",
           "Delta join: rows cached for the left side.")
           .Min(0)
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("table.exec.delta-join.right.cache-size", kLong, "10000",
           "Delta join: rows cached for the right side.")
           .Min(0)
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("table.exec.async-lookup.buffer-capacity", kInt, "100",
           "Asynchronous lookups in flight at most.")
           .Min(1)
-          .Session(),
+          .Session()
+          .Unsupported(),
       Def("table.optimizer.delta-join.strategy", kEnum, "AUTO",
           "Delta join planning: AUTO (when the requirements hold), FORCE (fail otherwise) or "
           "NONE (regular join).")
           .Allowed({"AUTO", "FORCE", "NONE"})
-          .Session(),
+          .Session()
+          .Unsupported(),
 
       // ---- Catalog options (CREATE CATALOG c WITH (...)) ----
       Def("type", kEnum, "paimon",
@@ -703,7 +755,8 @@ std::vector<OptionDef> BuildTable() {
           .Catalog(),
       Def("metastore", kEnum, "filesystem", "Where table metadata lives.")
           .Allowed({"filesystem", "hive", "jdbc", "rest"})
-          .Catalog(),
+          .Catalog()
+          .Unsupported(),
       Def("default-database", kString, "default", "Database used when none is named.").Catalog(),
       Def("bootstrap.servers", kString, "",
           "Fluss catalog: coordinator address of a Fluss cluster (not supported; Tributary "

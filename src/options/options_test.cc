@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 namespace tributary {
@@ -416,6 +419,49 @@ TEST(OptionsTest, PerColumnKeys) {
                          "listagg", "bool_and", "bool_or"}) {
     EXPECT_TRUE(CheckOption(kTable, "fields.a.aggregate-function", fn, columns).ok()) << fn;
   }
+}
+
+// An option marked supported is read somewhere: its key (or, for per-column keys, the part before
+// the column) appears in the sources outside the option table. A key nothing reads would be
+// accepted and do nothing; such a key must be marked Unsupported (refused) until it works.
+TEST(OptionTableTest, EverySupportedKeyIsReadSomewhere) {
+  std::string sources;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(std::string(TRIBUTARY_SOURCE_DIR) + "/src")) {
+    const std::string path = entry.path().string();
+    const bool code = path.size() > 3 && (path.compare(path.size() - 3, 3, ".cc") == 0 ||
+                                          path.compare(path.size() - 2, 2, ".h") == 0);
+    if (!entry.is_regular_file() || !code) continue;
+    if (path.find("options_table.cc") != std::string::npos ||
+        path.find("_test.cc") != std::string::npos ||
+        path.find("options_doc") != std::string::npos) {
+      continue;
+    }
+    std::ifstream in(path);
+    sources.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  ASSERT_GT(sources.size(), 100000u);
+  std::vector<std::string> unread;
+  for (const OptionDef& def : AllOptions()) {
+    if (!def.supported) continue;
+    std::string needle = def.key;
+    const size_t col = needle.find("<col>");
+    if (col != std::string::npos) {
+      // fields.<col>.aggregate-function: read through the suffix after the column.
+      needle = needle.substr(col + 6);  // after "<col>."
+      if (sources.find("\"" + needle + "\"") != std::string::npos ||
+          sources.find(needle + "\"") != std::string::npos) {
+        continue;
+      }
+      unread.push_back(def.key);
+      continue;
+    }
+    if (sources.find("\"" + needle + "\"") == std::string::npos) unread.push_back(def.key);
+  }
+  std::string list;
+  for (const auto& k : unread) list += " " + k;
+  EXPECT_TRUE(unread.empty()) << "supported options read nowhere (implement or mark "
+                                 "Unsupported):" << list;
 }
 
 TEST(OptionsTest, SupportedFlag) {

@@ -12,6 +12,7 @@
 #include "merge/key_value.h"
 #include "merge/merge_config.h"
 #include "meta/consumer.h"
+#include "options/option_values.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
@@ -49,6 +50,14 @@ class FileStoreStreamScan : public StreamScan {
       output_fields_.push_back(Field{next_id + 2, "_bucket", DataType::Int(), ""});
     }
     normalize_ = layout_.primary_key && core_.changelog_producer == "none";
+    if (options_.discovery_interval) {
+      poll_interval_ = *options_.discovery_interval;
+    } else if (auto v = schema_->Option("continuous.discovery-interval")) {
+      // Checked at CREATE / ALTER; a value that no longer parses keeps the default.
+      if (auto ms = options::ParseDurationMillis(*v); ms.ok()) {
+        poll_interval_ = std::chrono::milliseconds(std::max<int64_t>(1, *ms));
+      }
+    }
     plan_sort_partition_ =
         schema_->Option("scan.plan-sort-partition").value_or("false") == "true";
     for (const auto& k : schema_->partition_keys) {
@@ -201,7 +210,7 @@ class FileStoreStreamScan : public StreamScan {
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return false;
       std::this_thread::sleep_for(
-          std::min<std::chrono::steady_clock::duration>(kPollInterval, deadline - now));
+          std::min<std::chrono::steady_clock::duration>(poll_interval_, deadline - now));
     }
   }
 
@@ -380,6 +389,7 @@ class FileStoreStreamScan : public StreamScan {
   std::shared_ptr<const TableSchema> schema_;
   StreamOptions options_;
   options::CoreOptions core_;
+  std::chrono::milliseconds poll_interval_ = kPollInterval;
   FileLayout layout_;
   std::vector<int> projection_;
   std::vector<Field> output_fields_;

@@ -346,6 +346,17 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   }
   options.overwrite = s.overwrite;
   if (s.overwrite && s.has_partition) options.overwrite_partition = static_partition;
+  if (s.overwrite && !s.has_partition && !schema->partition_keys.empty()) {
+    // 'dynamic-partition-overwrite' = 'false' (Paimon's option, default true): an INSERT
+    // OVERWRITE without PARTITION replaces the whole table, not only the partitions written.
+    auto it = options.dynamic_options.find("dynamic-partition-overwrite");
+    std::optional<std::string> v = it != options.dynamic_options.end()
+                                       ? std::optional<std::string>(it->second)
+                                       : schema->Option("dynamic-partition-overwrite");
+    if (v && (*v == "false" || *v == "FALSE" || *v == "False")) {
+      options.overwrite_partition = std::map<std::string, std::string>{};
+    }
+  }
   std::string engine = schema->Option("merge-engine").value_or("deduplicate");
   bool partial_engine =
       engine == "deduplicate" || engine == "versioned" || engine == "partial-update";

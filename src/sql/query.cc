@@ -1219,6 +1219,10 @@ Status StreamStartup(const Session& session, const TableSchema& schema,
   }
   if (mode) o->startup_mode = *mode;
   if (auto consumer = get("consumer-id")) o->consumer_id = *consumer;
+  if (auto interval = get("continuous.discovery-interval")) {
+    TRIB_ASSIGN_OR_RETURN(int64_t ms, options::ParseDurationMillis(*interval));
+    o->discovery_interval = std::chrono::milliseconds(std::max<int64_t>(1, ms));
+  }
   if (auto ignore = get("consumer.ignore-progress")) {
     o->consumer_ignore_progress = options::Trim(*ignore) == "true";
   }

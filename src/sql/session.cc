@@ -710,6 +710,9 @@ Result<StatementResult> Session::Set(const SetStmt& s) {
   }
   auto canonical = CheckOption(OptionScope::kSession, *s.key, s.value);
   if (!canonical.ok()) return ErrorAt(s.key_pos, canonical.status().message());
+  if (const OptionDef* def = FindOption(OptionScope::kSession, *canonical); def && !def->supported) {
+    return NotSupportedAt(s.key_pos, "option '" + *canonical + "' is recognised but not supported yet");
+  }
   if (*canonical == "table.local-time-zone") {
     auto tz = TimeZone::Load(s.value);
     if (!tz.ok()) return ErrorAt(s.key_pos, "table.local-time-zone: " + tz.status().message());
