@@ -277,4 +277,24 @@ inline void PrintError(const std::string& sys, const std::string& workload,
   Record(sys, workload, kase).Str("error", message).Print();
 }
 
+// A peer program's main: `prog WORKLOAD TARGET` runs workloads[WORKLOAD](TARGET) (TARGET: a
+// data directory, or PostgreSQL's connection string); 2 for a wrong call.
+using Workload = void (*)(const std::string&);
+inline int RunWorkload(int argc, char** argv,
+                       const std::vector<std::pair<std::string, Workload>>& workloads,
+                       const char* target = "<dir>") {
+  std::string names;
+  for (const auto& [name, fn] : workloads) names += (names.empty() ? "" : "|") + name;
+  if (argc >= 3) {
+    for (const auto& [name, fn] : workloads) {
+      if (argv[1] == name) {
+        fn(argv[2]);
+        return 0;
+      }
+    }
+  }
+  std::fprintf(stderr, "usage: %s %s %s\n", argv[0], names.c_str(), target);
+  return 2;
+}
+
 }  // namespace bench

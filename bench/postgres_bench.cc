@@ -299,16 +299,5 @@ void W3(const std::string& info) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5 <conninfo>\n", argv[0]);
-    return 2;
-  }
-  std::string w = argv[1], info = argv[2];
-  if (w == "W1") W1(info);
-  else if (w == "W2") W2(info);
-  else if (w == "W3") W3(info);
-  else if (w == "W4") W4(info);
-  else if (w == "W5") W5(info);
-  else return 2;
-  return 0;
+  return bench::RunWorkload(argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}}, "<conninfo>");
 }

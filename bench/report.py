@@ -36,8 +36,9 @@ SETTINGS = {
                   "shared_buffers=256MB, max_wal_size=4GB; per batch one transaction: COPY into a "
                   "TEMP staging table, INSERT ... SELECT (batch duplicates reduced, newest wins) "
                   "ON CONFLICT DO UPDATE; client over TCP (libpq)",
-    "duckdb": "@duckdb/node-api in node; per batch an Appender into a TEMP staging table, then "
-              "one transaction INSERT OR REPLACE / ON CONFLICT DO UPDATE (WAL fsync at commit)",
+    "duckdb": "DuckDB's C API from C++ (libduckdb.so of the npm platform package); per batch an "
+              "Appender into a TEMP staging table, then one transaction INSERT OR REPLACE / ON "
+              "CONFLICT DO UPDATE (WAL fsync at commit); W4 a prepared statement",
 }
 
 

@@ -45,11 +45,13 @@ if [ ! -f "$BUILD/build.ninja" ] || ! grep -q "TRIBUTARY_BENCH:BOOL=ON" "$BUILD/
 fi
 flock "$LOCK" cmake --build "$BUILD" -j 2 --target bench_all
 
-# DuckDB: the npm package ships the native library.
-if [ ! -d bench/node_modules/@duckdb/node-api ]; then
-  log "installing @duckdb/node-api (npm)"
+# DuckDB: the npm platform package ships the native library (libduckdb.so), which
+# bench/duckdb_bench.cc drives through DuckDB's C API.
+if [ ! -d bench/node_modules/@duckdb/node-bindings-linux-x64 ]; then
+  log "installing @duckdb/node-bindings-linux-x64 (npm: the library DuckDB ships)"
   (cd bench && npm install --no-audit --no-fund --loglevel=error >&2) || log "npm install failed"
 fi
+export DUCKDB_LIB=${DUCKDB_LIB:-$PWD/bench/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so}
 
 # ---------------------------------------------------------------------------------------------
 # Parameters: the issue's counts times BENCH_SCALE (W1 has no count in the issue: 1M).
@@ -144,12 +146,11 @@ run_system() {
     rocksdb) prog=$BUILD/bench/rocksdb_bench ;;
     sqlite) prog=$BUILD/bench/sqlite_bench ;;
     postgresql) prog=$BUILD/bench/postgres_bench ;;
+    duckdb) prog=$BUILD/bench/duckdb_bench ;;
   esac
-  if [ "$sys" = duckdb ]; then
-    if [ ! -d bench/node_modules/@duckdb/node-api ]; then
-      for w in $WORKLOADS; do error_line duckdb "$w" "@duckdb/node-api is not installed (npm install failed)"; done
-      return
-    fi
+  if [ "$sys" = duckdb ] && [ ! -f "$DUCKDB_LIB" ]; then
+    for w in $WORKLOADS; do error_line duckdb "$w" "libduckdb.so is not installed (npm install failed)"; done
+    return
   elif [ ! -x "$prog" ]; then
     for w in $WORKLOADS; do error_line "$sys" "$w" "$prog was not built (library missing?)"; done
     return
@@ -180,8 +181,8 @@ run_system() {
                    *) step sqlite "$w" "$prog" "$w" "$dir/w1" ;; esac ;;
       postgresql) [ "$w" = J1 ] || step postgresql "$w" "$prog" "$w" "$PG_CONN" ;;
       duckdb)
-        case $w in W2|W3|J1) step duckdb "$w" node bench/duckdb_bench.mjs "$w" "$dir/$w" ;;
-                   *) step duckdb "$w" node bench/duckdb_bench.mjs "$w" "$dir/w1" ;; esac ;;
+        case $w in W2|W3|J1) step duckdb "$w" "$prog" "$w" "$dir/$w" ;;
+                   *) step duckdb "$w" "$prog" "$w" "$dir/w1" ;; esac ;;
     esac
   done
   [ "$sys" = postgresql ] && stop_pg

@@ -319,17 +319,5 @@ void W3(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5|J1 <dir>\n", argv[0]);
-    return 2;
-  }
-  std::string w = argv[1], dir = argv[2];
-  if (w == "W1") W1(dir);
-  else if (w == "W2") W2(dir);
-  else if (w == "W3") W3(dir);
-  else if (w == "W4") W4(dir);
-  else if (w == "W5") W5(dir);
-  else if (w == "J1") J1(dir);
-  else return 2;
-  return 0;
+  return bench::RunWorkload(argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}, {"J1", J1}});
 }
