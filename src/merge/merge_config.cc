@@ -213,7 +213,9 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   // Lookup tables keep each key's whole merged value in its newest record above level 0
   // (Paimon's needLookup, LookupMergeFunction); first-row is already right, and so is a plain
   // deduplicate merge, where the newest record wins whatever the levels.
-  c->lookup_levels = s.Option("changelog-producer").value_or("none") == "lookup" &&
+  // ('force-lookup' = 'true', which Java Paimon tables may carry, reads the same way.)
+  c->lookup_levels = (s.Option("changelog-producer").value_or("none") == "lookup" ||
+                      s.Option("force-lookup").value_or("false") == "true") &&
                      c->engine != "first-row" && !c->IsPlainDeduplicate();
   return std::shared_ptr<const MergeConfig>(std::move(c));
 }
