@@ -322,9 +322,34 @@ Result<Value> EvalFunction(const BoundExpr& e, const Row& row) {
   }
   if (f == "TRIM" || f == "LTRIM" || f == "RTRIM") {
     const std::string& s = args[0].string_value();
+    const std::string chars = args.size() > 1 ? args[1].string_value() : " ";
+    // Whole UTF-8 characters: a character is trimmed when `chars` holds it.
+    auto char_len = [](unsigned char c) {
+      return c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 1;
+    };
+    auto held = [&](size_t at, size_t len) {
+      for (size_t i = 0; i < chars.size(); i += char_len(static_cast<unsigned char>(chars[i]))) {
+        const size_t l = char_len(static_cast<unsigned char>(chars[i]));
+        if (l == len && chars.compare(i, l, s, at, len) == 0) return true;
+      }
+      return false;
+    };
     size_t b = 0, end = s.size();
-    if (f != "RTRIM") while (b < end && s[b] == ' ') ++b;
-    if (f != "LTRIM") while (end > b && s[end - 1] == ' ') --end;
+    if (f != "RTRIM") {
+      while (b < end) {
+        const size_t l = std::min(end - b, static_cast<size_t>(char_len(static_cast<unsigned char>(s[b]))));
+        if (!held(b, l)) break;
+        b += l;
+      }
+    }
+    if (f != "LTRIM") {
+      while (end > b) {
+        size_t start = end - 1;  // back to the lead byte of the last character
+        while (start > b && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+        if (!held(start, end - start)) break;
+        end = start;
+      }
+    }
     return Value::String(s.substr(b, end - b));
   }
   if (f == "ABS") {

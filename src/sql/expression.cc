@@ -686,9 +686,14 @@ Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
     TRIB_ASSIGN_OR_RETURN(args[i], CastTo(std::move(args[i]), DataType::BigInt(), mode));
     return Status::OK();
   };
-  if (f == "UPPER" || f == "LOWER" || f == "TRIM" || f == "LTRIM" || f == "RTRIM") {
+  if (f == "UPPER" || f == "LOWER") {
     TRIB_RETURN_NOT_OK(arity(1, 1));
     TRIB_RETURN_NOT_OK(need_string(0));
+    type = DataType::String();
+  } else if (f == "TRIM" || f == "LTRIM" || f == "RTRIM") {
+    // TRIM(s[, characters]): the characters (a space by default) removed from the ends.
+    TRIB_RETURN_NOT_OK(arity(1, 2));
+    for (size_t i = 0; i < args.size(); ++i) TRIB_RETURN_NOT_OK(need_string(i));
     type = DataType::String();
   } else if (f == "LENGTH" || f == "CHAR_LENGTH" || f == "CHARACTER_LENGTH") {
     TRIB_RETURN_NOT_OK(arity(1, 1));

@@ -442,6 +442,32 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
     e->args.push_back(std::move(hay));
     return e;
   }
+  if (e->op == "TRIM" && (Peek().Is("BOTH") || Peek().Is("LEADING") || Peek().Is("TRAILING") ||
+                          Peek().Is("FROM") || !Peek(1).IsSymbol(")"))) {
+    // TRIM([BOTH | LEADING | TRAILING] [characters] FROM s): TRIM / LTRIM / RTRIM(s, characters).
+    if (AcceptKeyword("LEADING")) {
+      e->op = "LTRIM";
+    } else if (AcceptKeyword("TRAILING")) {
+      e->op = "RTRIM";
+    } else {
+      AcceptKeyword("BOTH");
+    }
+    ExprPtr chars;
+    if (!Peek().Is("FROM")) {
+      TRIB_ASSIGN_OR_RETURN(chars, ParseConcat());
+    }
+    if (AcceptKeyword("FROM")) {
+      TRIB_ASSIGN_OR_RETURN(ExprPtr s, ParseExpr());
+      e->args.push_back(std::move(s));
+      if (chars) e->args.push_back(std::move(chars));
+    } else if (chars) {
+      e->args.push_back(std::move(chars));  // TRIM(s): the string itself
+    } else {
+      return ErrorAt(Peek().pos, "TRIM needs FROM and the string to trim");
+    }
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    return e;
+  }
   if (e->op == "EXTRACT") {
     // EXTRACT(unit FROM x): the unit's function of x.
     static const std::map<std::string, std::string> kUnits = {
