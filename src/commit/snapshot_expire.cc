@@ -306,7 +306,8 @@ Result<int64_t> ExpireChangelogs(const std::string& table_path, const TableSchem
   if (!latest || !earliest) return 0;
   const int64_t keep_from_min = *latest - options.changelog_retain_min + 1;
   const int64_t force_before = *latest - options.changelog_retain_max + 1;
-  const int64_t older_than = NowMillis() - options.changelog_time_retained_ms;
+  const int64_t older_than = options.changelog_older_than_millis.value_or(
+      NowMillis() - options.changelog_time_retained_ms);
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> consumer_next,
                         meta::MinConsumerNextSnapshot(table_path));
   size_t end = 0;

@@ -37,6 +37,7 @@ struct ExpireOptions {
   int64_t changelog_retain_max = INT32_MAX;
   int64_t changelog_time_retained_ms = 3600 * 1000;
   bool changelog_options_set = false;
+  std::optional<int64_t> changelog_older_than_millis;  // instead of now - changelog time
   bool ChangelogDecoupled() const {
     return changelog_options_set &&
            (changelog_retain_max > retain_max || changelog_retain_min > retain_min ||

@@ -745,6 +745,7 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   }
   if (p.back() == "expire_snapshots") return ExpireSnapshots(s);
   if (p.back() == "remove_orphan_files") return RemoveOrphanFiles(s);
+  if (p.back() == "expire_changelogs") return ExpireChangelogs(s);
   if (p.back() == "create_tag" || p.back() == "delete_tag") {
     return Tags(s, p.back() == "create_tag");
   }
@@ -756,9 +757,10 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
         "reset_consumer", "clear_consumers", "mark_partition_done", "expire_partitions",
         "migrate_table", "migrate_file", "repair", "create_tag_from_timestamp",
         "expire_tags", "replace_tag", "rewrite_file_index", "purge_files",
-        "expire_changelogs", "trigger_tag_automatic_creation", "query_service"};
+        "trigger_tag_automatic_creation", "query_service"};
     static const std::vector<std::string> kImplemented = {
-        "compact", "expire_snapshots", "remove_orphan_files", "create_tag", "delete_tag"};
+        "compact", "expire_snapshots", "expire_changelogs", "remove_orphan_files", "create_tag",
+        "delete_tag"};
     if (std::find(kPaimon.begin(), kPaimon.end(), p.back()) != kPaimon.end()) {
       return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
     }
@@ -836,6 +838,34 @@ Result<std::map<std::string, const Expr*>> ProcedureArgs(const CallStmt& s,
   return args;
 }
 
+// The retention arguments of sys.expire_snapshots / sys.expire_changelogs: positive counts
+// into *max, *min and *deletes (when given), max >= min checked; `older_than` a time of the
+// session zone.
+Status RetentionArgs(const Session& session, const CallStmt& s,
+                     std::map<std::string, const Expr*>& args, int64_t* max, int64_t* min,
+                     int64_t* deletes, std::optional<int64_t>* older_than) {
+  for (const char* key : {"retain_max", "retain_min", "max_deletes"}) {
+    if (!args.count(key)) continue;
+    const Expr* e = args[key];
+    auto v = options::ParseInt64(e->text);
+    if (e->literal_kind != LiteralKind::kInteger || !v.ok() || *v < 1) {
+      return ErrorAt(e->pos, std::string("'") + key + "' must be a positive integer");
+    }
+    *(std::string(key) == "retain_max" ? max : std::string(key) == "retain_min" ? min : deletes) = *v;
+  }
+  if (*max < *min) {
+    return ErrorAt(s.pos, "retain_max (" + std::to_string(*max) + ") must be at least "
+                          "retain_min (" + std::to_string(*min) + ")");
+  }
+  if (args.count("older_than")) {
+    const Expr* e = args["older_than"];
+    auto millis = SessionTimeToUtcMillis(session, e->text);
+    if (!millis.ok()) return ErrorAt(e->pos, "older_than: " + millis.status().message());
+    *older_than = *millis;
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
@@ -853,28 +883,8 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
   if (!table.ok()) return ErrorAt(t->pos, table.status().message());
   auto options = commit::ExpireOptions::From(*(*table)->schema());
   if (!options.ok()) return ErrorAt(t->pos, options.status().message());
-  for (const char* key : {"retain_max", "retain_min", "max_deletes"}) {
-    if (!args.count(key)) continue;
-    const Expr* e = args[key];
-    auto v = options::ParseInt64(e->text);
-    if (e->literal_kind != LiteralKind::kInteger || !v.ok() || *v < 1) {
-      return ErrorAt(e->pos, std::string("'") + key + "' must be a positive integer");
-    }
-    (std::string(key) == "retain_max"   ? options->retain_max
-     : std::string(key) == "retain_min" ? options->retain_min
-                                        : options->max_deletes) = *v;
-  }
-  if (options->retain_max < options->retain_min) {
-    return ErrorAt(s.pos, "retain_max (" + std::to_string(options->retain_max) +
-                              ") must be at least retain_min (" +
-                              std::to_string(options->retain_min) + ")");
-  }
-  if (args.count("older_than")) {
-    const Expr* e = args["older_than"];
-    auto millis = SessionTimeToUtcMillis(*this, e->text);
-    if (!millis.ok()) return ErrorAt(e->pos, "older_than: " + millis.status().message());
-    options->older_than_millis = *millis;
-  }
+  TRIB_RETURN_NOT_OK(RetentionArgs(*this, s, args, &options->retain_max, &options->retain_min,
+                                   &options->max_deletes, &options->older_than_millis));
   auto r = commit::ExpireSnapshots((*table)->path(), *(*table)->schema(), *options);
   if (!r.ok()) return Locate(r.status(), s.pos);
   return Message("Expired " + std::to_string(r->snapshots) + " snapshot(s) of " +
@@ -882,6 +892,39 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
                  " data, " + std::to_string(r->changelog_files) + " changelog, " +
                  std::to_string(r->index_files) + " index and " +
                  std::to_string(r->manifest_files) + " manifest file(s))");
+}
+
+Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {
+  const std::string proc = "sys.expire_changelogs";
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "retain_max", "retain_min",
+                                                           "older_than", "max_deletes",
+                                                           "delete_all"}));
+  if (!args.count("table")) {
+    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "(`table` => 'db.t', ...)");
+  }
+  const Expr* t = args["table"];
+  auto id = Identifier::Parse(t->text, current_database_);
+  if (!id.ok()) return ErrorAt(t->pos, id.status().message());
+  auto table = current_catalog()->GetTable(*id);
+  if (!table.ok()) return ErrorAt(t->pos, table.status().message());
+  auto options = commit::ExpireOptions::From(*(*table)->schema());
+  if (!options.ok()) return ErrorAt(t->pos, options.status().message());
+  TRIB_RETURN_NOT_OK(RetentionArgs(*this, s, args, &options->changelog_retain_max,
+                                   &options->changelog_retain_min, &options->max_deletes,
+                                   &options->changelog_older_than_millis));
+  if (args.count("delete_all")) {
+    const Expr* e = args["delete_all"];
+    if (e->literal_kind != LiteralKind::kBool) return ErrorAt(e->pos, "'delete_all' must be TRUE or FALSE");
+    if (e->text == "true" || e->text == "TRUE") {
+      // Every changelog kept beyond the snapshots goes.
+      options->changelog_retain_min = options->changelog_retain_max = 1;
+      options->changelog_older_than_millis = INT64_MAX;
+      options->max_deletes = INT32_MAX;
+    }
+  }
+  auto r = commit::ExpireChangelogs((*table)->path(), *(*table)->schema(), *options);
+  if (!r.ok()) return Locate(r.status(), s.pos);
+  return Message("Expired " + std::to_string(*r) + " changelog(s) of " + id->ToString());
 }
 
 Result<StatementResult> Session::RemoveOrphanFiles(const CallStmt& s) {

@@ -109,6 +109,7 @@ class Session {
   Result<StatementResult> Reset(const ResetStmt& s);
   Result<StatementResult> ExpireSnapshots(const CallStmt& s);  // CALL sys.expire_snapshots
   Result<StatementResult> RemoveOrphanFiles(const CallStmt& s);  // CALL sys.remove_orphan_files
+  Result<StatementResult> ExpireChangelogs(const CallStmt& s);   // CALL sys.expire_changelogs
   Result<StatementResult> Truncate(const TruncateStmt& s);
   // ALTER TABLE t DROP PARTITION (...)[, PARTITION (...)] (dml.cc).
   Result<StatementResult> DropPartitions(const AlterTableStmt& s, const ResolvedName& rn);
