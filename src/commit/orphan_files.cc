@@ -103,22 +103,32 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
   OrphanFilesResult result;
   {
     auto branches = io::LocalFs().ListDir(io::JoinPath(table_path, "branch"));
+    if (!branches.ok() && !branches.status().IsNotFound()) return branches.status();
     if (branches.ok() && !branches->empty()) {
       return Status::NotSupported("removing orphan files of a table with branches is not "
                                   "supported yet");
     }
   }
-  // What every snapshot, tag and retained changelog uses.
+  // What every snapshot, tag and retained changelog uses. Snapshots committed while this runs
+  // are read too: the listing repeats until it finds none it has not read (a newer snapshot
+  // may carry files of one that expired meanwhile).
   std::set<std::string> used;
   meta::SnapshotManager snapshots(table_path);
-  TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
-  for (int64_t id : ids) {
-    auto s = snapshots.Read(id);
-    if (!s.ok()) {
-      if (s.status().IsNotFound()) continue;  // expired meanwhile
-      return s.status();
+  std::set<int64_t> read;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+    bool fresh = false;
+    for (int64_t id : ids) {
+      if (!read.insert(id).second) continue;
+      fresh = true;
+      auto s = snapshots.Read(id);
+      if (!s.ok()) {
+        if (s.status().IsNotFound()) continue;  // expired meanwhile
+        return s.status();
+      }
+      TRIB_RETURN_NOT_OK(CollectUsedFiles(table_path, **s, &used).status());
     }
-    TRIB_RETURN_NOT_OK(CollectUsedFiles(table_path, **s, &used).status());
+    if (!fresh) break;
   }
   TRIB_ASSIGN_OR_RETURN(auto tags, meta::ListTags(table_path));
   for (const auto& tag : tags) {
@@ -127,7 +137,12 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
       if (s.status().IsNotFound()) continue;  // deleted meanwhile
       return s.status();
     }
-    TRIB_RETURN_NOT_OK(CollectUsedFiles(table_path, **s, &used).status());
+    TRIB_ASSIGN_OR_RETURN(bool complete, CollectUsedFiles(table_path, **s, &used));
+    if (!complete) {
+      // Part of what the tag lists is gone: what it still holds cannot all be known.
+      return Status::Corruption("tag '" + tag + "' lists files that are gone; nothing was "
+                                "removed");
+    }
   }
   // Changelogs kept beyond their snapshots (Paimon's changelog/changelog-<id>, same JSON).
   const std::string changelog_dir = io::JoinPath(table_path, "changelog");

@@ -2,11 +2,12 @@
 // directories that no snapshot, tag or retained changelog uses, left by writers that crashed or
 // failed between writing a file and committing it, or by an expiration that stopped half way.
 //
-// A file is an orphan when it lies in a bucket directory, manifest/, index/ or statistics/ (or
-// is a stray file in snapshot/ or changelog/, a temporary file say), no snapshot, tag or
-// changelog file lists it, and it was last modified before `older_than_millis` (by default a
-// day ago: younger files may belong to a commit in flight). Files at external paths, schemas,
-// tags and consumers are never touched. Tables with branches are refused (not supported yet).
+// A file is an orphan when it lies in a bucket directory, manifest/ or index/ (or is a stray
+// file in snapshot/ or changelog/, a temporary file say), no snapshot, tag or changelog file
+// lists it (snapshots committed while the files are collected included), and it was last
+// modified before `older_than_millis` (by default a day ago: younger files may belong to a commit
+// in flight). Files at external paths, schemas, tags and consumers are never touched. Tables
+// with branches, and a tag whose files are partly gone, stop it before anything is removed.
 // Thread-safety: stateless; safe beside writers for files older than any commit in flight.
 #pragma once
 

@@ -174,6 +174,7 @@ Result<ExpireOptions> ExpireOptions::From(const TableSchema& schema) {
                            ") must be at least 'snapshot.num-retained.min' (" +
                            std::to_string(o.retain_min) + ")");
   }
+  o.table_decoupled = o.ChangelogDecoupled();
   if (o.changelog_retain_min < 1) {
     return Status::Invalid("'changelog.num-retained.min' must be at least 1");
   }
@@ -237,7 +238,16 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   // A changelog that outlives its snapshots keeps, with each expired snapshot's JSON, its
   // changelog files and manifests and (without a producer, the files APPEND snapshots added
   // being the changelog) the data files it added; ExpireChangelogs removes them later.
-  const bool decoupled = options.ChangelogDecoupled();
+  // Long-lived changelogs already kept count too: what they use stays until they expire.
+  TRIB_ASSIGN_OR_RETURN(const auto long_lived, meta::ListLongLivedChangelogIds(table_path));
+  const bool decoupled = options.ChangelogDecoupled() || !long_lived.empty();
+  // A file the snapshot that stays lists is never removed, whatever a delta says (Java Paimon
+  // moves a file up a level with a DELETE and an ADD of the same file in one snapshot).
+  std::set<std::string> kept_data;
+  {
+    TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntriesShared(table_path, *kept));
+    for (const auto& e : *live) kept_data.insert(e.file.file_name);
+  }
   const bool delta_is_changelog = core.changelog_producer == "none";
   // Data files deleted by the snapshots after the oldest one up to the one that stays: no
   // snapshot from `end` on lists them (file names are never reused).
@@ -251,6 +261,7 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
           e.file.file_source.value_or(meta::FileSource::kAppend) == meta::FileSource::kAppend) {
         continue;
       }
+      if (kept_data.count(e.file.file_name)) continue;
       TRIB_ASSIGN_OR_RETURN(std::string path, paths.Of(e));
       data_files.insert(std::move(path));
     }
@@ -332,6 +343,13 @@ Result<int64_t> ExpireChangelogs(const std::string& table_path, const TableSchem
   }
   std::set<std::string> kept_lists, kept_manifests;
   TRIB_RETURN_NOT_OK(CollectManifests(table_path, *kept, &kept_lists, &kept_manifests));
+  // Data files the earliest snapshot lists stay whatever a changelog's delta deleted.
+  std::set<std::string> kept_data;
+  {
+    TRIB_ASSIGN_OR_RETURN(auto earliest_snap, snapshots.Read(*earliest));
+    TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntriesShared(table_path, *earliest_snap));
+    for (const auto& e : *live) kept_data.insert(e.file.file_name);
+  }
   TRIB_ASSIGN_OR_RETURN(const std::set<std::string> tagged, TaggedFiles(table_path));
   TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(schema));
   const EntryPaths paths(table_path, schema, core.partition_default_name);
@@ -345,7 +363,7 @@ Result<int64_t> ExpireChangelogs(const std::string& table_path, const TableSchem
     } else {
       TRIB_ASSIGN_OR_RETURN(auto delta, meta::ReadDeltaEntries(table_path, *c));
       for (const auto& e : delta) {
-        if (e.kind != meta::FileKind::kDelete) continue;
+        if (e.kind != meta::FileKind::kDelete || kept_data.count(e.file.file_name)) continue;
         TRIB_ASSIGN_OR_RETURN(std::string path, paths.Of(e));
         files.insert(std::move(path));
       }

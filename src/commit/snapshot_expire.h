@@ -37,11 +37,15 @@ struct ExpireOptions {
   int64_t changelog_retain_max = INT32_MAX;
   int64_t changelog_time_retained_ms = 3600 * 1000;
   bool changelog_options_set = false;
+  // The table's own options keep its changelog longer than its snapshots (set by From, so a
+  // procedure's overrides of the snapshot counts do not turn it off).
+  bool table_decoupled = false;
   std::optional<int64_t> changelog_older_than_millis;  // instead of now - changelog time
   bool ChangelogDecoupled() const {
-    return changelog_options_set &&
-           (changelog_retain_max > retain_max || changelog_retain_min > retain_min ||
-            changelog_time_retained_ms > time_retained_ms);
+    return table_decoupled ||
+           (changelog_options_set &&
+            (changelog_retain_max > retain_max || changelog_retain_min > retain_min ||
+             changelog_time_retained_ms > time_retained_ms));
   }
 
   // The table's retention options.
