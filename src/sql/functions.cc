@@ -2,6 +2,8 @@
 // date/time functions with Flink's names and semantics.
 #include "sql/functions.h"
 
+#include "common/json.h"
+
 #include <openssl/evp.h>
 
 #include <chrono>
@@ -39,7 +41,8 @@ const std::set<std::string>& Names() {
       "SHA2",      "RAND",       "RAND_INTEGER", "UUID",      "UNIX_TIMESTAMP", "FROM_UNIXTIME",
       "TO_TIMESTAMP_LTZ", "TIMESTAMPADD", "TIMESTAMPDIFF", "HEX", "BIN",      "SIN",
       "COS",       "TAN",        "COT",        "ASIN",        "ACOS",        "ATAN",
-      "ATAN2",     "SINH",       "COSH",       "TANH",        "DEGREES",     "RADIANS"};
+      "ATAN2",     "SINH",       "COSH",       "TANH",        "DEGREES",     "RADIANS",
+      "JSON_VALUE", "JSON_EXISTS"};
   return kNames;
 }
 
@@ -47,7 +50,8 @@ const std::set<std::string>& Names() {
 bool MayReturnNull(const std::string& f) {
   return f == "REGEXP_EXTRACT" || f == "SPLIT_INDEX" || f == "IF" || f == "TO_DATE" ||
          f == "TO_TIMESTAMP" || f == "LPAD" || f == "RPAD" || f == "FROM_BASE64" ||
-         f == "LOG" || f == "CONCAT_WS" || f == "UNIX_TIMESTAMP" || f == "SHA2";
+         f == "LOG" || f == "CONCAT_WS" || f == "UNIX_TIMESTAMP" || f == "SHA2" ||
+         f == "JSON_VALUE" || f == "JSON_EXISTS";
 }
 
 // Milliseconds in one of TIMESTAMPADD / TIMESTAMPDIFF's units, or months (negative: -months).
@@ -90,6 +94,49 @@ int64_t LocalOffsetMillis(int64_t utc_millis) {
   std::tm tm{};
   localtime_r(&secs, &tm);
   return static_cast<int64_t>(tm.tm_gmtoff) * 1000;
+}
+
+// The value at a JSON path ('$', then `.name`, `['name']` or `[index]` steps) of `doc`, or null
+// when the path is malformed or leads nowhere (Flink's default NULL ON EMPTY / ON ERROR).
+const Json* JsonAt(const Json& doc, const std::string& path) {
+  if (path.empty() || path[0] != '$') return nullptr;
+  const Json* at = &doc;
+  size_t i = 1;
+  while (i < path.size()) {
+    if (path[i] == '.') {
+      size_t j = i + 1;
+      while (j < path.size() && path[j] != '.' && path[j] != '[') j++;
+      const std::string key = path.substr(i + 1, j - i - 1);
+      if (key.empty() || !at->is_object()) return nullptr;
+      auto it = at->find(key);
+      if (it == at->end()) return nullptr;
+      at = &*it;
+      i = j;
+    } else if (path[i] == '[') {
+      const size_t close = path.find(']', i);
+      if (close == std::string::npos) return nullptr;
+      std::string inner = path.substr(i + 1, close - i - 1);
+      if (inner.size() >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner.back() == inner[0]) {
+        const std::string key = inner.substr(1, inner.size() - 2);
+        if (!at->is_object()) return nullptr;
+        auto it = at->find(key);
+        if (it == at->end()) return nullptr;
+        at = &*it;
+      } else {
+        if (inner.empty() || !std::all_of(inner.begin(), inner.end(), ::isdigit) ||
+            !at->is_array() || inner.size() > 9) {
+          return nullptr;
+        }
+        const size_t index = std::stoul(inner);
+        if (index >= at->size()) return nullptr;
+        at = &(*at)[index];
+      }
+      i = close + 1;
+    } else {
+      return nullptr;
+    }
+  }
+  return at;
 }
 
 std::mt19937_64& RandomEngine() {
@@ -567,6 +614,11 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
       TRIB_RETURN_NOT_OK(temporal_arg(2, false));
       b.type = DataType::Int();
     }
+  } else if (f == "JSON_VALUE" || f == "JSON_EXISTS") {
+    TRIB_RETURN_NOT_OK(arity(2, 2));
+    TRIB_RETURN_NOT_OK(string_arg(0));
+    TRIB_RETURN_NOT_OK(string_arg(1));
+    b.type = f == "JSON_VALUE" ? DataType::String() : DataType::Boolean();
   } else if (f == "HEX") {
     TRIB_RETURN_NOT_OK(arity(1, 1));
     if (!args[0]->type.IsString()) TRIB_RETURN_NOT_OK(int_arg(0));
@@ -910,6 +962,16 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     if (months > 0 && in2 < in1) months--;
     if (months < 0 && in2 > in1) months++;
     return Value::Int(months / -unit);
+  }
+  if (f == "JSON_VALUE" || f == "JSON_EXISTS") {
+    // A document that does not parse gives NULL (JSON_VALUE) or FALSE (JSON_EXISTS), as Flink's
+    // defaults (NULL ON ERROR, FALSE ON ERROR).
+    auto doc = ParseJson(args[0].string_value(), "JSON text");
+    const Json* at = doc.ok() ? JsonAt(*doc, args[1].string_value()) : nullptr;
+    if (f == "JSON_EXISTS") return Value::Bool(at != nullptr);
+    if (at == nullptr || at->is_null() || at->is_object() || at->is_array()) return Value::Null();
+    if (at->is_string()) return Value::String(at->get<std::string>());
+    return Value::String(at->dump());  // numbers and booleans as their JSON text
   }
   if (f == "HEX") {
     static const char kHex[] = "0123456789ABCDEF";
