@@ -148,17 +148,25 @@ Result<std::optional<int64_t>> SnapshotManager::EarliestId() const {
   return std::optional<int64_t>(ids.front());
 }
 
-Result<std::shared_ptr<const Snapshot>> SnapshotManager::Read(int64_t id) const {
-  std::string path = SnapshotPath(table_path_, id);
+namespace {
+// The snapshot JSON at `path` (a snapshot or a long-lived changelog: `what` and `id` name it when
+// it does not exist).
+Result<std::shared_ptr<const Snapshot>> ReadSnapshotFile(const std::string& path,
+                                                         const char* what, int64_t id) {
   auto text = io::LocalFs().ReadFile(path);
   if (!text.ok()) {
     if (text.status().IsNotFound()) {
-      return Status::NotFound("snapshot " + std::to_string(id) + " does not exist");
+      return Status::NotFound(std::string(what) + " " + std::to_string(id) + " does not exist");
     }
     return text.status();
   }
   TRIB_ASSIGN_OR_RETURN(Snapshot s, SnapshotFromJson(*text, path));
   return std::make_shared<const Snapshot>(std::move(s));
+}
+}  // namespace
+
+Result<std::shared_ptr<const Snapshot>> SnapshotManager::Read(int64_t id) const {
+  return ReadSnapshotFile(SnapshotPath(table_path_, id), "snapshot", id);
 }
 
 Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
@@ -188,16 +196,7 @@ Result<std::vector<int64_t>> ListLongLivedChangelogIds(const std::string& table_
 
 Result<std::shared_ptr<const Snapshot>> ReadLongLivedChangelog(const std::string& table_path,
                                                                int64_t id) {
-  const std::string path = LongLivedChangelogPath(table_path, id);
-  auto text = io::LocalFs().ReadFile(path);
-  if (!text.ok()) {
-    if (text.status().IsNotFound()) {
-      return Status::NotFound("changelog " + std::to_string(id) + " does not exist");
-    }
-    return text.status();
-  }
-  TRIB_ASSIGN_OR_RETURN(Snapshot s, SnapshotFromJson(*text, path));
-  return std::make_shared<const Snapshot>(std::move(s));
+  return ReadSnapshotFile(LongLivedChangelogPath(table_path, id), "changelog", id);
 }
 
 Status WriteLongLivedChangelog(const std::string& table_path, const Snapshot& s) {

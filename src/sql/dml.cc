@@ -90,6 +90,18 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
 
 }  // namespace
 
+namespace {
+// An OVERWRITE commit that writes nothing: the rows of `partition` (a prefix of the partition
+// keys; empty: the whole table) go.
+Result<std::optional<int64_t>> OverwriteWithNothing(Table& table,
+                                                    const std::map<std::string, std::string>& partition) {
+  WriteOptions options;
+  options.overwrite = true;
+  options.overwrite_partition = partition;
+  return WriteAll(table, options, RowKind::kInsert, {});
+}
+}  // namespace
+
 Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const ResolvedName& rn) {
   auto opened = rn.catalog->GetTable(rn.id);
   if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
@@ -133,10 +145,7 @@ Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const R
   // One OVERWRITE commit per partition that writes nothing: its files are deleted.
   std::string dropped;
   for (auto& [name, partition] : drops) {
-    WriteOptions options;
-    options.overwrite = true;
-    options.overwrite_partition = partition;
-    auto committed = WriteAll(*table, options, RowKind::kInsert, {});
+    auto committed = OverwriteWithNothing(*table, partition);
     if (!committed.ok()) {
       return Locate(committed.status().WithContext(
                         dropped.empty() ? "nothing was dropped"
@@ -158,10 +167,7 @@ Result<StatementResult> Session::Truncate(const TruncateStmt& s) {
   auto opened = rn.catalog->GetTable(rn.id);
   if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
   // As Paimon's truncateTable: one OVERWRITE commit of every partition that writes nothing.
-  WriteOptions options;
-  options.overwrite = true;
-  options.overwrite_partition = std::map<std::string, std::string>{};
-  auto committed = WriteAll(**opened, options, RowKind::kInsert, {});
+  auto committed = OverwriteWithNothing(**opened, {});
   if (!committed.ok()) return Locate(committed.status(), s.pos);
   StatementResult out;
   out.message = "Table " + rn.id.ToString() + " truncated";

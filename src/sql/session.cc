@@ -868,6 +868,12 @@ Status RetentionArgs(const Session& session, const CallStmt& s,
 
 }  // namespace
 
+Result<Identifier> Session::ProcedureTableId(const Expr* table) const {
+  auto id = Identifier::Parse(table->text, current_database_);
+  if (!id.ok()) return ErrorAt(table->pos, id.status().message());
+  return *id;
+}
+
 Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
   TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, "sys.expire_snapshots",
                                                  {"table", "retain_max", "retain_min",
@@ -877,9 +883,8 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
                           "`table` => 'db.t', retain_max => 5)");
   }
   const Expr* t = args["table"];
-  auto id = Identifier::Parse(t->text, current_database_);
-  if (!id.ok()) return ErrorAt(t->pos, id.status().message());
-  auto table = current_catalog()->GetTable(*id);
+  TRIB_ASSIGN_OR_RETURN(auto id, ProcedureTableId(t));
+  auto table = current_catalog()->GetTable(id);
   if (!table.ok()) return ErrorAt(t->pos, table.status().message());
   auto options = commit::ExpireOptions::From(*(*table)->schema());
   if (!options.ok()) return ErrorAt(t->pos, options.status().message());
@@ -888,7 +893,7 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
   auto r = commit::ExpireSnapshots((*table)->path(), *(*table)->schema(), *options);
   if (!r.ok()) return Locate(r.status(), s.pos);
   return Message("Expired " + std::to_string(r->snapshots) + " snapshot(s) of " +
-                 id->ToString() + " (removed " + std::to_string(r->data_files) +
+                 id.ToString() + " (removed " + std::to_string(r->data_files) +
                  " data, " + std::to_string(r->changelog_files) + " changelog, " +
                  std::to_string(r->index_files) + " index and " +
                  std::to_string(r->manifest_files) + " manifest file(s))");
@@ -903,9 +908,8 @@ Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {
     return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "(`table` => 'db.t', ...)");
   }
   const Expr* t = args["table"];
-  auto id = Identifier::Parse(t->text, current_database_);
-  if (!id.ok()) return ErrorAt(t->pos, id.status().message());
-  auto table = current_catalog()->GetTable(*id);
+  TRIB_ASSIGN_OR_RETURN(auto id, ProcedureTableId(t));
+  auto table = current_catalog()->GetTable(id);
   if (!table.ok()) return ErrorAt(t->pos, table.status().message());
   auto options = commit::ExpireOptions::From(*(*table)->schema());
   if (!options.ok()) return ErrorAt(t->pos, options.status().message());
@@ -924,7 +928,7 @@ Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {
   }
   auto r = commit::ExpireChangelogs((*table)->path(), *(*table)->schema(), *options);
   if (!r.ok()) return Locate(r.status(), s.pos);
-  return Message("Expired " + std::to_string(*r) + " changelog(s) of " + id->ToString());
+  return Message("Expired " + std::to_string(*r) + " changelog(s) of " + id.ToString());
 }
 
 Result<StatementResult> Session::RemoveOrphanFiles(const CallStmt& s) {
@@ -1020,9 +1024,8 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
                               (create ? "[, snapshot_id])" : ")"));
   }
   const Expr* t = args["table"];
-  auto id = Identifier::Parse(t->text, current_database_);
-  if (!id.ok()) return ErrorAt(t->pos, id.status().message());
-  auto table = current_catalog()->GetTable(*id);
+  TRIB_ASSIGN_OR_RETURN(auto id, ProcedureTableId(t));
+  auto table = current_catalog()->GetTable(id);
   if (!table.ok()) return ErrorAt(t->pos, table.status().message());
   const std::string& path = (*table)->path();
   const Expr* tag = args["tag"];
@@ -1034,7 +1037,7 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
       Status st = meta::DeleteTag(path, name);
       if (!st.ok()) return ErrorAt(tag->pos, st.message());
     }
-    return Message("Deleted tag(s) " + tag->text + " of " + id->ToString());
+    return Message("Deleted tag(s) " + tag->text + " of " + id.ToString());
   }
   meta::SnapshotManager snapshots(path);
   std::optional<int64_t> snapshot_id;
@@ -1048,12 +1051,12 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   } else {
     auto latest = snapshots.LatestId();
     if (!latest.ok()) return Locate(latest.status(), s.pos);
-    if (!*latest) return ErrorAt(t->pos, "table " + id->ToString() + " has no snapshot to tag");
+    if (!*latest) return ErrorAt(t->pos, "table " + id.ToString() + " has no snapshot to tag");
     snapshot_id = **latest;
   }
   auto snap = snapshots.Read(*snapshot_id);
   if (!snap.ok()) {
-    return ErrorAt(s.pos, "snapshot " + std::to_string(*snapshot_id) + " of " + id->ToString() +
+    return ErrorAt(s.pos, "snapshot " + std::to_string(*snapshot_id) + " of " + id.ToString() +
                               " does not exist (expired, or not yet committed)");
   }
   // Paimon writes the tag's creation time as a local date-time ('2024-01-01T10:00:00.123').
@@ -1064,7 +1067,7 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   if (now.size() > 10) now[10] = 'T';
   Status st = meta::CreateTag(path, tag->text, **snap, now);
   if (!st.ok()) return ErrorAt(tag->pos, st.message());
-  return Message("Created tag " + tag->text + " of " + id->ToString() + " at snapshot " +
+  return Message("Created tag " + tag->text + " of " + id.ToString() + " at snapshot " +
                  std::to_string(*snapshot_id));
 }
 

@@ -110,6 +110,8 @@ class Session {
   Result<StatementResult> ExpireSnapshots(const CallStmt& s);  // CALL sys.expire_snapshots
   Result<StatementResult> RemoveOrphanFiles(const CallStmt& s);  // CALL sys.remove_orphan_files
   Result<StatementResult> ExpireChangelogs(const CallStmt& s);   // CALL sys.expire_changelogs
+  // A procedure's `table` argument ('db.t', or 't' in the current database).
+  Result<Identifier> ProcedureTableId(const Expr* table) const;
   Result<StatementResult> Truncate(const TruncateStmt& s);
   // ALTER TABLE t DROP PARTITION (...)[, PARTITION (...)] (dml.cc).
   Result<StatementResult> DropPartitions(const AlterTableStmt& s, const ResolvedName& rn);

@@ -43,15 +43,7 @@ class StreamScanTest : public WarehouseTest {
   }
   std::unique_ptr<Table> Create(const std::string& name, std::map<std::string, std::string> options,
                                 bool primary_key = true) {
-    TableSpec s;
-    s.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "v", DataType::String(), ""}};
-    if (primary_key) s.primary_keys = {"id"};
-    s.options = std::move(options);
-    Status st = TryCreate(name, s);
-    EXPECT_TRUE(st.ok()) << st.ToString();
-    auto t = catalog_->GetTable(Identifier{"default", name, ""});
-    EXPECT_TRUE(t.ok()) << t.status().ToString();
-    return std::move(*t);
+    return CreateWith(name, {{0, "v", DataType::String(), ""}}, std::move(options), primary_key);
   }
 
   static void Commit(Table& t, const std::vector<std::pair<RowKind, Row>>& rows) {
@@ -64,11 +56,12 @@ class StreamScanTest : public WarehouseTest {
   static Row R(int64_t id, const char* v) { return {Value::Int(id), Value::String(v)}; }
   // A table (id BIGINT NOT NULL primary key, then `columns`) with `options`.
   std::unique_ptr<Table> CreateWith(const std::string& name, std::vector<Field> columns,
-                                    std::map<std::string, std::string> options) {
+                                    std::map<std::string, std::string> options,
+                                    bool primary_key = true) {
     TableSpec s;
     s.columns = {{0, "id", DataType::BigInt().NotNull(), ""}};
     for (auto& c : columns) s.columns.push_back(std::move(c));
-    s.primary_keys = {"id"};
+    if (primary_key) s.primary_keys = {"id"};
     s.options = std::move(options);
     Status st = TryCreate(name, s);
     EXPECT_TRUE(st.ok()) << st.ToString();
