@@ -1,6 +1,9 @@
 #include "options/core_options.h"
 
+#include <set>
+
 #include "options/option_values.h"
+#include "tributary/options.h"
 
 namespace tributary::options {
 
@@ -110,6 +113,34 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   }
   if (o.target_file_size <= 0) return Status::Invalid("option 'target-file-size' must be positive");
   return o;
+}
+
+bool FixedAfterCreate(const std::string& key) {
+  static const std::set<std::string> kFixed = {"merge-engine", "sequence.field", "bucket-key",
+                                               "changelog-producer"};
+  return kFixed.count(key) > 0;
+}
+
+Result<std::shared_ptr<const TableSchema>> WithDynamicOptions(
+    std::shared_ptr<const TableSchema> schema, const std::map<std::string, std::string>& dynamic) {
+  if (dynamic.empty()) return schema;
+  for (const auto& [k, v] : dynamic) {
+    std::optional<std::string> had = schema->Option(k);
+    if (!had) {
+      const OptionDef* def = FindOption(OptionScope::kTable, k);
+      if (def && !def->default_value.empty()) had = def->default_value;
+    }
+    if (had == std::optional<std::string>(v)) continue;
+    if (FixedAfterCreate(k) || k == "bucket" || k == "primary-key" || k == "partition" ||
+        k == "deletion-vectors.enabled") {
+      return Status::NotSupported("option '" + k + "' cannot be set by a hint to '" + v +
+                                  "': the table has " + (had ? "'" + *had + "'" : "no value") +
+                                  " and its stored data is laid out by it");
+    }
+  }
+  auto copy = std::make_shared<TableSchema>(*schema);
+  for (const auto& [k, v] : dynamic) copy->options[k] = v;
+  return std::shared_ptr<const TableSchema>(std::move(copy));
 }
 
 }  // namespace tributary::options

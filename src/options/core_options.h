@@ -4,8 +4,9 @@
 
 #include <cstdint>
 #include <map>
-#include <vector>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "tributary/result.h"
 #include "tributary/schema.h"
@@ -55,5 +56,17 @@ struct CoreOptions {
   static Result<CoreOptions> From(const TableSchema& schema,
                                   const std::map<std::string, std::string>& dynamic = {});
 };
+
+// Options that fix how a table's stored data is laid out or merged: set at CREATE TABLE, never
+// changed by ALTER TABLE SET (Paimon's immutable options plus its bucket rules).
+bool FixedAfterCreate(const std::string& key);
+
+// The table as one statement sees it (Paimon's table.copy(dynamicOptions)): `schema` with its
+// options overlaid by the statement's hint options, so every reader of the schema's options
+// (writers, scans, limits, producers) sees the hints. A hint that would change a fixed option
+// ('bucket', 'merge-engine', 'primary-key', ...) to another value is refused: a statement
+// cannot read or write the stored data as if it were laid out differently.
+Result<std::shared_ptr<const TableSchema>> WithDynamicOptions(
+    std::shared_ptr<const TableSchema> schema, const std::map<std::string, std::string>& dynamic);
 
 }  // namespace tributary::options

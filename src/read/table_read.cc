@@ -391,7 +391,9 @@ Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
                                                     std::shared_ptr<const TableSchema> schema,
                                                     const ScanOptions& options,
                                                     const std::string& meta_path) {
-  TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema, options.dynamic_options));
+  TRIB_ASSIGN_OR_RETURN(schema, options::WithDynamicOptions(std::move(schema),
+                                                            options.dynamic_options));
+  TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
   if (options.projection) {
     for (int i : *options.projection) {
       if (i < 0 || i >= static_cast<int>(schema->fields.size())) {

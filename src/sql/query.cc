@@ -18,6 +18,7 @@
 #include "sql/operators.h"
 #include "sql/query_internal.h"
 #include "table/system_tables.h"
+#include "options/core_options.h"
 #include "options/option_values.h"
 #include "tributary/options.h"
 #include "tributary/stream_scan.h"
@@ -775,6 +776,10 @@ Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hint
       return Status::NotSupported("option '" + key + "' is recognised but not supported yet");
     }
   }
+  // Hints that would read or write the stored data as if laid out differently are refused here,
+  // where the error can point at the hint (the table's reader and writer refuse them too).
+  TRIB_RETURN_NOT_OK(options::WithDynamicOptions(std::make_shared<TableSchema>(schema),
+                                                 normalized).status());
   return normalized;
 }
 

@@ -453,9 +453,7 @@ Status Catalog::AlterTableOptions(const Identifier& id,
       }
     }
     for (const auto& [k, v] : normalized) {
-      static const std::set<std::string> kFixed = {"merge-engine", "sequence.field",
-                                                   "bucket-key", "changelog-producer"};
-      if (kFixed.count(k) && latest->Option(k) != std::optional<std::string>(v)) {
+      if (options::FixedAfterCreate(k) && latest->Option(k) != std::optional<std::string>(v)) {
         return Status::NotSupported("option '" + k + "' cannot be changed after CREATE TABLE");
       }
     }

@@ -845,7 +845,9 @@ class FileStoreWriter : public TableWriter {
 Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema,
                                                         const WriteOptions& options) {
-  TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema, options.dynamic_options));
+  TRIB_ASSIGN_OR_RETURN(schema, options::WithDynamicOptions(std::move(schema),
+                                                            options.dynamic_options));
+  TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
   if (OptionIsTrue(*schema, "deletion-vectors.enabled")) {
     return Status::NotSupported("writing a table with 'deletion-vectors.enabled' is not supported "
                                 "yet (Tributary reads such tables but cannot maintain their "
