@@ -19,17 +19,15 @@ processes may run against one warehouse at the same time"; PAIMON_FORMAT.md 1.8)
    exactly one row per key, whose value is one that some statement wrote for it; every snapshot
    has no key twice; each APPEND snapshot makes exactly one statement's marker visible (a
    statement commits as a whole, once); a COMPACT snapshot changes nothing visible.
-   Reported, not failed: keys whose final value is not the one of the statement that committed
-   last (writers number records from the table state they started from, so overlapping
-   statements may resolve either way).
+   In every APPEND snapshot and in the final table every key holds the value of the statement
+   committed last (a commit renumbers its files above numbers a concurrent commit published).
 3. Append table. Three `tributary ingest --commit-every 10` processes at once on an append table:
    exactly the ingested rows (as a multiset), one APPEND snapshot per commit, ids contiguous.
 
-   A COMPACT snapshot that changes a visible value is a failure; it happens today (a known bug,
-   tests/crash/repro_seq_tie_compaction.py); --allow-known-bug seq-tie reports it as a warning.
+   A COMPACT snapshot that changes a visible value is a failure (it happened before commits
+   renumbered concurrent writers' files: tests/crash/repro_seq_tie_compaction.py).
 
 Usage: concurrency_test.py --binary build/tributary [--statements N] [--seed N] [--dir DIR] [--keep] [-v]
-                           [--allow-known-bug seq-tie]
 Exits 1 with a message naming the failed check.
 """
 
@@ -55,7 +53,6 @@ WRITERS = 4
 PER_PROCESS = 5  # statements per `tributary sql` process
 
 VERBOSE = False
-ALLOW_SEQ_TIE = False
 
 
 def log(msg):
@@ -340,21 +337,16 @@ def test_same_keys(binary, root, count):
         seen, prev = vis, state
     if compact_changes:
         msg = ("same keys: %d COMPACT snapshots changed visible values without any write, the "
-               "first: snapshot %d:\n%s\n  (known bug: equal sequence numbers from writers that "
-               "started from the same state are ordered by file, and a compaction reorders them; "
-               "see tests/crash/repro_seq_tie_compaction.py)" %
+               "first: snapshot %d:\n%s\n  (equal sequence numbers from writers that started "
+               "from the same state, ordered by file and reordered by a compaction? see "
+               "tests/crash/repro_seq_tie_compaction.py)" %
                (len(compact_changes), compact_changes[0][0], compact_changes[0][1]))
-        if not ALLOW_SEQ_TIE:
-            raise Failure(msg)
-        log("  KNOWN BUG (allowed by --allow-known-bug seq-tie): " + msg)
+        raise Failure(msg)
     differ = sorted(k for k in range(SAME_KEYS) if final[k]["v"] != last_writer_wins[k])
     log("  ok  same keys: %d writers x %d statements on %d shared keys in %.1fs with compactions "
         "%s; one row per key, every value one written for it, in every snapshot; each APPEND "
-        "snapshot publishes exactly one statement; %s; %d snapshots, ids contiguous" %
-        (WRITERS, count, SAME_KEYS, elapsed, dict(runner.compactions),
-         "COMPACT changes nothing" if not compact_changes else
-         "%d COMPACT snapshots changed values (known bug, allowed)" % len(compact_changes),
-         len(snaps)))
+        "snapshot publishes exactly one statement; COMPACT changes nothing; %d snapshots, ids "
+        "contiguous" % (WRITERS, count, SAME_KEYS, elapsed, dict(runner.compactions), len(snaps)))
     if not_last or differ:
         raise Failure("same keys: the statement committed last must win: in %d of %d APPEND "
                       "snapshots some key does not hold the value of the statement committed "
@@ -410,7 +402,7 @@ def test_append_ingest(binary, root, events_per_writer):
 
 
 def main():
-    global VERBOSE, ALLOW_SEQ_TIE
+    global VERBOSE
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--binary", default="build/tributary")
     ap.add_argument("--statements", type=int, default=100, help="statements per writer")
@@ -420,14 +412,9 @@ def main():
                     help="where the warehouses go (default: /dev/shm when there is one: a killed "
                     "process leaves the same files on any file system, and memory keeps the run "
                     "time independent of the disk)")
-    ap.add_argument("--allow-known-bug", action="append", default=[], choices=["seq-tie"],
-                    help="report this known bug as a warning instead of failing: seq-tie = a "
-                    "COMPACT snapshot changes the value of a key two writers wrote concurrently "
-                    "(tests/crash/repro_seq_tie_compaction.py)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     VERBOSE = args.verbose
-    ALLOW_SEQ_TIE = "seq-tie" in args.allow_known_bug
     binary = os.path.abspath(args.binary)
     if not os.access(binary, os.X_OK):
         print("concurrency_test: %s is not an executable" % binary, file=sys.stderr)

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
-"""Reproduction: two writers that start from the same table state give the same key the same
-sequence number, and a later COMPACT snapshot changes which of the two values is visible, with no
-write in between. (Found by concurrency_test.py, "same keys".)
+"""Regression test (it was the reproduction of issue 15 item 1): two writers that start from the
+same table state gave the same key the same sequence number, and a later COMPACT snapshot changed
+which of the two values was visible, with no write in between. (Found by concurrency_test.py,
+"same keys".) Fixed by the commit: a bucket's new files whose sequence numbers a concurrent
+commit reached are renumbered above them (the later commit wins) and that bucket's compaction,
+which merged a stale view, is dropped (commit/file_store_commit.cc AppendDelta). Run by
+tests/crash/run_all.sh (make test).
 
 Steps, on a primary-key table with one bucket and 'num-sorted-run.compaction-trigger' = '2':
   1. writer A (`tributary ingest`, --commit-every 2, fed through a pipe) writes k='A': it
@@ -13,14 +17,15 @@ Steps, on a primary-key table with one bucket and 'num-sorted-run.compaction-tri
      files it knows ({B's file, C's file}) into one file at the top level, COMPACT snapshot 4.
   Snapshot 3 shows k='A'; snapshot 4, a compaction, shows k='B'.
 
-Why: the equal sequence numbers are broken by file order (table_read.cc ReadSplit sorts a
+Why it happened: the equal sequence numbers are broken by file order (table_read.cc ReadSplit sorts a
 split's files by max_sequence_number and the loser tree prefers the earlier source on a tie);
 compacting B's file into a file with a higher max_sequence_number moves B's record after A's.
 Root cause: a writer numbers records from the state it restored (table_write.cc GetBucket /
 Restore), and the commit (file_store_commit.cc) does not detect that another writer committed
 files with overlapping sequence numbers to the same bucket in between.
 
-Usage: repro_seq_tie_compaction.py [build/tributary]. Exit status 1 when the bug shows.
+Usage: repro_seq_tie_compaction.py [build/tributary]. Exit status 1 when a COMPACT snapshot
+changes the value of k=1, or the latest snapshot does not show A's value (A committed last).
 """
 
 import json
@@ -75,6 +80,11 @@ def main():
            if s["commit_kind"] == "COMPACT" and values[s["snapshot_id"]] != values[s["snapshot_id"] - 1]]
     if bad:
         print("BUG: COMPACT snapshot(s) %s changed the value of k=1 (warehouse %s)" % (bad, wh))
+        return 1
+    latest = max(values)
+    if values[latest] != "A":
+        print("BUG: the latest snapshot %d shows k=1 -> %s, not 'A' (A committed after B; "
+              "warehouse %s)" % (latest, values[latest], wh))
         return 1
     print("not reproduced")
     return 0

@@ -2,7 +2,7 @@
 # Runs the crash, concurrency, hostile-input, expiration and streaming tests against a tributary
 # binary.
 # Usage: tests/crash/run_all.sh [path/to/tributary] [extra arguments for concurrency_test.py]
-# e.g.   tests/crash/run_all.sh build/tributary --allow-known-bug seq-tie
+# e.g.   tests/crash/run_all.sh build/tributary --statements 300
 set -uo pipefail
 DIR=$(cd "$(dirname "$0")" && pwd)
 BIN=${1:-build/tributary}
@@ -10,6 +10,7 @@ shift || true
 status=0
 python3 "$DIR/crash_test.py" --binary "$BIN" || status=1
 python3 "$DIR/concurrency_test.py" --binary "$BIN" "$@" || status=1
+python3 "$DIR/repro_seq_tie_compaction.py" "$BIN" || status=1
 python3 "$DIR/partial_columns_test.py" --binary "$BIN" || status=1
 python3 "$DIR/dynamic_bucket_test.py" --binary "$BIN" || status=1
 python3 "$DIR/hostile_input_test.py" --binary "$BIN" || status=1
