@@ -43,7 +43,7 @@ test-slow: build
 	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary --rounds 40 --seed 23
 	bash tests/crosscheck/avro_avsc.sh $(BUILD)
 	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
-	bash tests/fuzz/run_parquet_fuzzer.sh
+	bash tests/fuzz/run_fuzzers.sh
 
 bench: build
 	bash bench/run.sh

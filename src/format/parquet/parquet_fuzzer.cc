@@ -2,7 +2,7 @@
 // every read the table layer does is run on it (statistics, page index, every column of every
 // row group, whole and with page skipping, every leaf chunk). A malformed file must give an
 // error Status: a crash, a sanitizer report or an allocation past libFuzzer's -malloc_limit_mb
-// is a bug. Built only with -DTRIBUTARY_FUZZ=ON and clang (tests/fuzz/run_parquet_fuzzer.sh).
+// is a bug. Built only with -DTRIBUTARY_FUZZ=ON and clang (tests/fuzz/run_fuzzers.sh).
 #include <cstddef>
 #include <cstdint>
 #include <string>
