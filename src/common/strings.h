@@ -11,6 +11,11 @@ namespace tributary {
 // (option values such as 'bucket-key' and 'sequence.field').
 std::vector<std::string> SplitCommaList(std::string_view s);
 
+// ASCII letters lower-cased (SQL names and option words); other bytes unchanged.
+std::string AsciiLower(std::string_view s);
+// Equal after AsciiLower.
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
 // The length (1-4) of the well-formed UTF-8 sequence starting at s[i], or 0 when none starts
 // there (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, truncated).
 // REQUIRES: i < s.size().

@@ -1,5 +1,7 @@
 #include "options/option_values.h"
 
+#include "common/strings.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -8,11 +10,6 @@
 namespace tributary::options {
 namespace {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 // Splits "128 mb" into the number and the unit ("mb"); the unit may be empty.
 Status SplitNumberAndUnit(std::string_view text, std::string_view what, int64_t* number,
@@ -29,7 +26,7 @@ Status SplitNumberAndUnit(std::string_view text, std::string_view what, int64_t*
     return Status::Invalid("invalid " + std::string(what) + " '" + std::string(text) +
                            "': number out of range");
   }
-  *unit = Lower(Trim(t.substr(i)));
+  *unit = AsciiLower(Trim(t.substr(i)));
   return Status::OK();
 }
 
@@ -90,7 +87,7 @@ Result<int64_t> ParseDurationMillis(std::string_view text) {
 }
 
 bool ParseBool(std::string_view text, bool* value) {
-  std::string t = Lower(Trim(text));
+  std::string t = AsciiLower(Trim(text));
   if (t == "true") {
     *value = true;
     return true;
@@ -117,7 +114,7 @@ Result<int64_t> ParseInt64(std::string_view text) {
 }
 
 int EditDistance(std::string_view a_in, std::string_view b_in) {
-  std::string a = Lower(a_in), b = Lower(b_in);
+  std::string a = AsciiLower(a_in), b = AsciiLower(b_in);
   const size_t n = a.size(), m = b.size();
   std::vector<std::vector<int>> d(n + 1, std::vector<int>(m + 1));
   for (size_t i = 0; i <= n; ++i) d[i][0] = static_cast<int>(i);
@@ -137,13 +134,13 @@ int EditDistance(std::string_view a_in, std::string_view b_in) {
 std::string DidYouMean(std::string_view word, const std::vector<std::string>& candidates) {
   const int len = static_cast<int>(word.size());
   const int limit = len <= 2 ? 0 : len <= 4 ? 1 : std::max(2, len / 3);
-  const std::string lower_word = Lower(word);
+  const std::string lower_word = AsciiLower(word);
   int best = std::numeric_limits<int>::max();
   std::string best_candidate;
   for (const std::string& c : candidates) {
     int d = EditDistance(word, c);
     // One is a prefix of the other ('stream' / 'streaming', 'maximum' / 'max').
-    std::string lower_c = Lower(c);
+    std::string lower_c = AsciiLower(c);
     bool prefix = std::min(lower_c.size(), lower_word.size()) >= 3 &&
                   (lower_c.rfind(lower_word, 0) == 0 || lower_word.rfind(lower_c, 0) == 0);
     if ((d <= limit || prefix) && d < best) {

@@ -106,7 +106,12 @@ enum class JoinKind { kInner, kLeft, kRight, kFull, kCross };
 struct JoinClause {
   JoinKind kind = JoinKind::kInner;
   TableRef table;
-  ExprPtr on;  // the ON condition; null for CROSS joins
+  ExprPtr on;  // the ON condition; null for CROSS, USING and NATURAL joins
+  // JOIN ... USING (a, b): the columns both sides have, joined by equality and merged into one
+  // column each; NATURAL JOIN: every column name both sides have.
+  std::vector<std::string> using_columns;
+  bool natural = false;
+  Pos using_pos;
   Pos pos;     // the JOIN keyword (or the comma)
 };
 

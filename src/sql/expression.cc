@@ -1,5 +1,7 @@
 #include "sql/expression.h"
 
+#include "common/strings.h"
+
 #include "sql/functions.h"
 #include "options/option_values.h"
 
@@ -34,13 +36,6 @@ Result<double> ParseDoubleLiteral(const Expr& e) {
   return d;
 }
 
-
-std::string Lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool EqualsIgnoreCase(const std::string& a, const std::string& b) { return Lower(a) == Lower(b); }
 
 BoundExprPtr NewExpr(BoundKind kind, const DataType& type, const Pos& pos) {
   auto e = std::make_unique<BoundExpr>();
@@ -87,6 +82,7 @@ Result<int> Scope::Resolve(const std::vector<std::string>& names, const Pos& pos
   auto search = [&](bool ignore_case, int* found, int* count) {
     for (size_t i = 0; i < columns.size(); ++i) {
       const ScopeColumn& c = columns[i];
+      if (c.hidden && qualifier.empty()) continue;
       bool name_ok = ignore_case ? EqualsIgnoreCase(c.name, col) : c.name == col;
       if (!name_ok) continue;
       if (!qualifier.empty() && !EqualsIgnoreCase(c.qualifier, qualifier)) continue;
@@ -352,7 +348,25 @@ Result<BoundExprPtr> Binder::BindInner(const Expr& e) {
         }
       }
       TRIB_ASSIGN_OR_RETURN(int idx, std::move(resolved));
-      auto c = NewExpr(BoundKind::kColumn, scope_->columns[idx].type, e.pos);
+      const ScopeColumn& sc = scope_->columns[idx];
+      if (sc.coalesce_with >= 0 && e.names.size() == 1) {
+        // The merged column of a FULL JOIN ... USING: whichever side has the row.
+        const ScopeColumn& other = scope_->columns[sc.coalesce_with];
+        Expr call;
+        call.kind = ExprKind::kFunction;
+        call.op = "COALESCE";
+        call.pos = e.pos;
+        for (const ScopeColumn* side : {&sc, &other}) {
+          auto ref = std::make_unique<Expr>();
+          ref->kind = ExprKind::kColumn;
+          ref->pos = e.pos;
+          ref->names = {side->qualifier, side->name};
+          call.args.push_back(std::move(ref));
+        }
+        call.depth = 2;
+        return BindInner(call);
+      }
+      auto c = NewExpr(BoundKind::kColumn, sc.type, e.pos);
       c->column = idx;
       return c;
     }

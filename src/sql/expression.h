@@ -22,10 +22,18 @@ struct ScopeColumn {
   std::string name;
   std::string qualifier;  // table name or alias; empty for derived rows
   DataType type;
+  // JOIN ... USING / NATURAL JOIN merge each pair of joined columns into one: the copy an
+  // unqualified name or `*` does not see is `hidden` (a qualified name still reads it); after a
+  // FULL join the one it sees reads COALESCE(itself, column `coalesce_with`).
+  bool hidden = false;
+  int coalesce_with = -1;
 };
 
 struct Scope {
   std::vector<ScopeColumn> columns;
+  // The columns an unqualified `*` expands to, in order (the merged USING columns first, as SQL
+  // says); empty: every column not hidden, in order.
+  std::vector<int> star_order;
   // Index of the column `names` ([qualifier.]column) refers to.
   Result<int> Resolve(const std::vector<std::string>& names, const Pos& pos) const;
 };

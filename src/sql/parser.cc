@@ -833,10 +833,14 @@ Status Parser::ParseJoins(SelectStmt* q) {
     const Token& t = Peek();
     JoinClause join;
     join.pos = t.pos;
-    if (AcceptSymbol(",")) {
+    if (AcceptKeyword("NATURAL")) {
+      join.natural = true;
+      join.using_pos = t.pos;
+      if (Peek().Is("CROSS")) return Unexpected("JOIN, INNER, LEFT, RIGHT or FULL after NATURAL");
+    }
+    const Token& k = Peek();
+    if (!join.natural && AcceptSymbol(",")) {
       join.kind = JoinKind::kCross;
-    } else if (t.Is("NATURAL")) {
-      return NotSupportedAt(t.pos, "NATURAL joins are not supported yet; write the ON condition");
     } else if (AcceptKeyword("CROSS")) {
       join.kind = JoinKind::kCross;
       TRIB_RETURN_NOT_OK(ExpectKeyword("JOIN"));
@@ -845,22 +849,30 @@ Status Parser::ParseJoins(SelectStmt* q) {
     } else if (AcceptKeyword("INNER")) {
       join.kind = JoinKind::kInner;
       TRIB_RETURN_NOT_OK(ExpectKeyword("JOIN"));
-    } else if (t.Is("LEFT") || t.Is("RIGHT") || t.Is("FULL")) {
+    } else if (k.Is("LEFT") || k.Is("RIGHT") || k.Is("FULL")) {
       const std::string side = Upper(Next().text);
       join.kind = side == "LEFT" ? JoinKind::kLeft : side == "RIGHT" ? JoinKind::kRight
                                                                        : JoinKind::kFull;
       AcceptKeyword("OUTER");
       TRIB_RETURN_NOT_OK(ExpectKeyword("JOIN"));
     } else {
+      if (join.natural) return Unexpected("JOIN after NATURAL");
       return Status::OK();
     }
     TRIB_ASSIGN_OR_RETURN(join.table, ParseTableRef());
-    if (join.kind != JoinKind::kCross) {
+    if (join.kind != JoinKind::kCross && !join.natural) {
       if (Peek().Is("USING")) {
-        return NotSupportedAt(Peek().pos, "JOIN ... USING is not supported yet; write the ON condition");
+        join.using_pos = Next().pos;
+        TRIB_RETURN_NOT_OK(ExpectSymbol("("));
+        do {
+          TRIB_ASSIGN_OR_RETURN(std::string c, ParseIdentifier("a column name"));
+          join.using_columns.push_back(std::move(c));
+        } while (AcceptSymbol(","));
+        TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+      } else {
+        if (!AcceptKeyword("ON")) return Unexpected("ON, USING and the join condition");
+        TRIB_ASSIGN_OR_RETURN(join.on, ParseExpr());
       }
-      if (!AcceptKeyword("ON")) return Unexpected("ON and the join condition");
-      TRIB_ASSIGN_OR_RETURN(join.on, ParseExpr());
     }
     q->joins.push_back(std::move(join));
   }

@@ -11,6 +11,7 @@
 
 #include "common/check_value.h"
 #include "common/datetime.h"
+#include "common/strings.h"
 #include "common/timezone.h"
 #include "sql/cast.h"
 #include "sql/expression.h"
@@ -486,6 +487,127 @@ struct SelectPlan {
   WindowBinding windows;
 };
 
+// A column reference as an unqualified name of scope column `c` reads it: the column itself, or
+// the merged column of a FULL JOIN ... USING.
+ExprPtr UsingColumnRef(const Scope& scope, int c, const Pos& pos) {
+  auto column = [&](int i) {
+    auto e = std::make_unique<Expr>();
+    e->kind = ExprKind::kColumn;
+    e->pos = pos;
+    e->names = {scope.columns[i].qualifier, scope.columns[i].name};
+    return e;
+  };
+  const int partner = scope.columns[c].coalesce_with;
+  if (partner < 0) return column(c);
+  auto call = std::make_unique<Expr>();
+  call->kind = ExprKind::kFunction;
+  call->op = "COALESCE";
+  call->pos = pos;
+  call->depth = 2;
+  call->args.push_back(column(c));
+  call->args.push_back(column(partner));
+  return call;
+}
+
+// JOIN ... USING (a, b) and NATURAL JOIN (every column name both sides have): the join condition
+// is the equality of each pair, and each pair becomes one column for unqualified names and `*`
+// (the left one for INNER and LEFT joins, the right one for RIGHT joins, COALESCE of both for
+// FULL joins), listed first by `*`, as SQL says. Qualified names still read either side.
+Status PlanUsingJoin(const JoinClause& jc, Binder* binder, JoinInput* in, Scope* scope) {
+  const size_t first = in->first_slot, end = first + in->source.fields.size();
+  auto find = [&](size_t from, size_t to, const std::string& name, bool visible_only) {
+    std::vector<int> hits;
+    for (int pass = 0; pass < 2 && hits.empty(); pass++) {
+      for (size_t s = from; s < to; s++) {
+        const ScopeColumn& c = scope->columns[s];
+        if (visible_only && c.hidden) continue;
+        if (pass == 0 ? c.name == name : EqualsIgnoreCase(c.name, name)) {
+          hits.push_back(static_cast<int>(s));
+        }
+      }
+    }
+    return hits;
+  };
+  std::vector<std::string> names = jc.using_columns;
+  if (jc.natural) {
+    // The left side's order of the names both sides have.
+    for (int s : scope->star_order) {
+      const std::string& n = scope->columns[s].name;
+      if (!find(first, end, n, false).empty() &&
+          std::find(names.begin(), names.end(), n) == names.end()) {
+        names.push_back(n);
+      }
+    }
+  }
+  std::set<std::string> seen;
+  std::vector<std::pair<int, int>> pairs;  // (left slot, right slot)
+  for (const std::string& name : names) {
+    if (!seen.insert(AsciiLower(name)).second) {
+      return ErrorAt(jc.using_pos, "column '" + name + "' is named twice in USING");
+    }
+    std::vector<int> left = find(0, first, name, true), right = find(first, end, name, false);
+    if (left.size() != 1 || right.size() != 1) {
+      const bool on_left = left.size() != 1;
+      const size_t n = on_left ? left.size() : right.size();
+      return ErrorAt(jc.using_pos,
+                     "column '" + name + "' of " + (jc.natural ? "NATURAL JOIN" : "USING") +
+                         (n == 0 ? " is not a column of " : " is ambiguous in ") +
+                         (on_left ? "the inputs before the join of '" + in->source.name + "'"
+                                  : "'" + in->source.name + "'"));
+    }
+    for (int s : {left[0], right[0]}) {
+      if (scope->columns[s].qualifier.empty()) {
+        return NotSupportedAt(jc.using_pos, "USING and NATURAL JOIN over a subquery without an "
+                                            "alias are not supported yet; give it an alias");
+      }
+    }
+    if (scope->columns[left[0]].coalesce_with >= 0 && jc.kind != JoinKind::kInner &&
+        jc.kind != JoinKind::kLeft) {
+      return NotSupportedAt(jc.using_pos, "a RIGHT or FULL join USING a column merged by an "
+                                          "earlier FULL join is not supported yet; write ON");
+    }
+    pairs.emplace_back(left[0], right[0]);
+  }
+  std::string text;
+  for (const auto& [l, r] : pairs) {
+    auto eq = std::make_unique<Expr>();
+    eq->kind = ExprKind::kBinary;
+    eq->op = "=";
+    eq->pos = jc.using_pos;
+    eq->args.push_back(UsingColumnRef(*scope, l, jc.using_pos));
+    eq->args.push_back(UsingColumnRef(*scope, r, jc.using_pos));
+    eq->depth = 1 + std::max(eq->args[0]->depth, eq->args[1]->depth);
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr on, binder->BindPredicate(*eq, "USING"));
+    text += (text.empty() ? "" : " AND ") + ExprToString(*eq);
+    FlattenAnd(std::move(on), &in->on);
+  }
+  in->on_text = text;
+  if (pairs.empty() && jc.kind == JoinKind::kInner) in->kind = JoinKind::kCross;
+  // Merge each pair; `*` lists the merged columns first.
+  std::vector<int> order;
+  std::set<int> merged;
+  for (const auto& [l, r] : pairs) {
+    merged.insert(l);
+    merged.insert(r);
+    if (jc.kind == JoinKind::kRight) {
+      scope->columns[l].hidden = true;
+      order.push_back(r);
+    } else {
+      scope->columns[r].hidden = true;
+      if (jc.kind == JoinKind::kFull) scope->columns[l].coalesce_with = r;
+      order.push_back(l);
+    }
+  }
+  for (int s : scope->star_order) {
+    if (!merged.count(s)) order.push_back(s);
+  }
+  for (size_t s = first; s < end; s++) {
+    if (!merged.count(static_cast<int>(s))) order.push_back(static_cast<int>(s));
+  }
+  scope->star_order = std::move(order);
+  return Status::OK();
+}
+
 // The inputs of a FROM with joins, opened, their columns side by side in `scope`, each join's
 // ON condition bound (it may read the inputs up to its own).
 Status PlanJoinInputs(const Session& session, const SelectStmt& q, SelectPlan* plan) {
@@ -519,13 +641,23 @@ Status PlanJoinInputs(const Session& session, const SelectStmt& q, SelectPlan* p
     for (const auto& f : in.source.fields) plan->scope.columns.push_back({f.name, qual, f.type});
   }
   Binder binder(&plan->scope);
+  Scope& scope = plan->scope;
+  for (size_t s = 0; s < plan->joins[0].source.fields.size(); s++) {
+    scope.star_order.push_back(static_cast<int>(s));
+  }
   for (size_t j = 1; j < plan->joins.size(); j++) {
     const JoinClause& jc = q.joins[j - 1];
+    JoinInput& in = plan->joins[j];
+    const size_t first = in.first_slot, end = first + in.source.fields.size();
+    if (jc.natural || !jc.using_columns.empty()) {
+      TRIB_RETURN_NOT_OK(PlanUsingJoin(jc, &binder, &in, &scope));
+      continue;
+    }
+    for (size_t s = first; s < end; s++) scope.star_order.push_back(static_cast<int>(s));
     if (!jc.on) continue;
     if (ContainsAggregate(*jc.on)) {
       return ErrorAt(jc.on->pos, "aggregate functions are not allowed in ON");
     }
-    JoinInput& in = plan->joins[j];
     TRIB_ASSIGN_OR_RETURN(BoundExprPtr on, binder.BindPredicate(*jc.on, "ON"));
     std::vector<bool> used(plan->scope.columns.size(), false);
     CollectColumns(*on, &used);
@@ -655,16 +787,30 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
       if (plan.grouped) return ErrorAt(item.pos, "'*' cannot be used with GROUP BY or aggregates");
       std::string qual = item.expr->names.empty() ? "" : item.expr->names.back();
       bool any = false;
-      for (size_t c = 0; c < scope.columns.size(); ++c) {
-        if (!qual.empty() && scope.columns[c].qualifier != qual) continue;
-        auto ref = std::make_unique<BoundExpr>();
-        ref->kind = BoundKind::kColumn;
-        ref->column = static_cast<int>(c);
-        ref->type = scope.columns[c].type;
-        ref->pos = item.pos;
-        plan.items.push_back(std::move(ref));
+      std::vector<int> expand;
+      if (qual.empty() && !scope.star_order.empty()) {
+        expand = scope.star_order;  // a FROM with joins (USING columns merged, listed first)
+      } else {
+        for (size_t c = 0; c < scope.columns.size(); ++c) {
+          if (!qual.empty() && scope.columns[c].qualifier != qual) continue;
+          if (qual.empty() && scope.columns[c].hidden) continue;
+          expand.push_back(static_cast<int>(c));
+        }
+      }
+      for (int c : expand) {
+        BoundExprPtr ref;
+        if (qual.empty() && scope.columns[c].coalesce_with >= 0) {
+          TRIB_ASSIGN_OR_RETURN(ref, item_binder.Bind(*UsingColumnRef(scope, c, item.pos)));
+        } else {
+          ref = std::make_unique<BoundExpr>();
+          ref->kind = BoundKind::kColumn;
+          ref->column = c;
+          ref->type = scope.columns[c].type;
+          ref->pos = item.pos;
+        }
         plan.fields.push_back(Field{static_cast<int32_t>(plan.fields.size()),
-                                    scope.columns[c].name, scope.columns[c].type, ""});
+                                    scope.columns[c].name, ref->type, ""});
+        plan.items.push_back(std::move(ref));
         any = true;
       }
       if (!any && !qual.empty()) return ErrorAt(item.pos, "unknown table '" + qual + "'");

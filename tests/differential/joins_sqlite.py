@@ -99,8 +99,28 @@ def random_subquery_query(rng):
     return f"SELECT {item} FROM a WHERE {cond}"
 
 
+def random_using_query(rng):
+    """JOIN ... USING / NATURAL JOIN: the merged column read unqualified (COALESCE for FULL)."""
+    kind = rng.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+    using = rng.choice([["k"], ["v"], ["k", "v"], ["k", "s"]])
+    merged = ", ".join("%s AS m_%s" % (c, c) for c in using)
+    cols = merged + ", a.id AS a_id, b.id AS b_id"
+    if rng.random() < 0.3:
+        frm = "a NATURAL %s b" % kind  # every column: id, k, v, s
+        cols = "id AS m_id, k AS m_k, v AS m_v, s AS m_s"
+    else:
+        frm = "a %s b USING (%s)" % (kind, ", ".join(using))
+    where = ""
+    if rng.random() < 0.4:
+        where = " WHERE " + rng.choice(["%s IS NOT NULL" % using[0], "%s > 2" % using[0],
+                                        "a.id < 10", "b.s = 'x'"])
+    return f"SELECT {cols} FROM {frm}{where}"
+
+
 def random_query(rng):
     r = rng.random()
+    if r < 0.05:
+        return random_using_query(rng)
     if r < 0.1:
         return random_subquery_query(rng)
     if r < 0.25:
