@@ -166,6 +166,9 @@ enum class StmtKind {
   kCall,
   kExplain,
   kTruncate,
+  kStatementSet,       // EXECUTE STATEMENT SET BEGIN INSERT ...; ... END
+  kBeginStatementSet,  // BEGIN STATEMENT SET (the SQL client's form; INSERTs follow until END)
+  kEndStatementSet,    // END
 };
 
 struct Statement {
@@ -333,6 +336,13 @@ struct InsertStmt : Statement {
   std::vector<std::string> columns;
   std::vector<Pos> column_pos;
   std::unique_ptr<SelectStmt> source;
+};
+
+// EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END: the INSERTs run together, and are
+// committed only if every one of them wrote its rows.
+struct StatementSetStmt : Statement {
+  StatementSetStmt() : Statement(StmtKind::kStatementSet) {}
+  std::vector<std::unique_ptr<InsertStmt>> inserts;
 };
 
 // TRUNCATE TABLE t: every row goes (an OVERWRITE commit that writes nothing).

@@ -174,6 +174,21 @@ Result<StatementResult> Session::Truncate(const TruncateStmt& s) {
   return out;
 }
 
+namespace {
+// "<error> (statement set: <note>)".
+Status WithSetNote(const Status& st, const std::string& note) {
+  return Status(st.code(), st.message() + " (statement set: " + note + ")");
+}
+}  // namespace
+
+struct Session::PendingWrite {
+  std::unique_ptr<Table> table;
+  std::unique_ptr<TableWriter> writer;
+  std::string target;
+  size_t rows = 0;
+  bool overwrite = false;
+};
+
 Result<StatementResult> Session::Insert(const InsertStmt& s) {
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
   if (!rn.id.system_table.empty()) {
@@ -374,10 +389,69 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
     }
     options.write_columns = std::move(cols);
   }
+  if (set_writes_) {
+    // In a statement set: write the rows now, commit when every INSERT of the set has.
+    auto pending = std::make_unique<PendingWrite>();
+    auto writer = table->NewWriter(options);
+    if (!writer.ok()) return ErrorAt(s.pos, writer.status().message());
+    pending->writer = std::move(*writer);
+    for (const Row& r : source_rows) {
+      Status st = pending->writer->Write(RowKind::kInsert, r);
+      if (!st.ok()) {
+        pending->writer->Abort();
+        return ErrorAt(s.pos, st.message());
+      }
+    }
+    pending->target = rn.id.ToString();
+    pending->rows = source_rows.size();
+    pending->overwrite = s.overwrite;
+    pending->table = std::move(table);
+    set_writes_->push_back(std::move(pending));
+    return StatementResult{};
+  }
   auto committed = WriteAll(*table, options, RowKind::kInsert, source_rows);
   if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
   StatementResult out;
   out.message = Plural(source_rows.size(), s.overwrite ? "Overwrote with" : "Inserted");
+  return out;
+}
+
+Result<StatementResult> Session::StatementSet(const std::vector<const InsertStmt*>& inserts) {
+  if (set_writes_) return Status::Invalid("a statement set inside a statement set");
+  std::vector<std::unique_ptr<PendingWrite>> writes;
+  auto abort_from = [&](size_t first) {
+    for (size_t i = first; i < writes.size(); i++) writes[i]->writer->Abort();
+  };
+  // Every INSERT writes its rows; any failure leaves every table as it was.
+  set_writes_ = &writes;
+  for (const InsertStmt* insert : inserts) {
+    auto r = Insert(*insert);
+    if (!r.ok()) {
+      set_writes_ = nullptr;
+      abort_from(0);
+      return WithSetNote(Locate(r.status(), insert->pos), "nothing was committed");
+    }
+  }
+  set_writes_ = nullptr;
+  // Then the commits, one table after another (as a Flink job's sinks commit; a commit that
+  // fails after others succeeded says which are in).
+  std::string done;
+  for (size_t i = 0; i < writes.size(); i++) {
+    PendingWrite& w = *writes[i];
+    auto committed = w.writer->CommitAndWaitForCompaction();
+    if (!committed.ok()) {
+      abort_from(i + 1);
+      return WithSetNote(Locate(committed.status(), inserts[i]->pos),
+                         done.empty() ? std::string("nothing was committed")
+                                      : "committed before this failure: " + done +
+                                            "; nothing after it");
+    }
+    done += (done.empty() ? "" : ", ") +
+            Plural(w.rows, w.overwrite ? "overwrote with" : "inserted") + " into " + w.target +
+            (*committed ? " (snapshot " + std::to_string(**committed) + ")" : "");
+  }
+  StatementResult out;
+  out.message = "Statement set committed: " + done;
   return out;
 }
 

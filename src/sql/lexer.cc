@@ -292,6 +292,46 @@ Pos PosOf(std::string_view s, size_t index) {
   return p;
 }
 
+// The words of one statement as the splitter sees them, so that EXECUTE STATEMENT SET BEGIN ...
+// END stays one statement: its INSERTs end with ';' too. The set ends at an END that closes no
+// CASE.
+class StatementSetTracker {
+ public:
+  void Feed(char ch, bool quoted) {
+    if (!quoted && (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_')) {
+      word_ += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      return;
+    }
+    EndWord();
+  }
+  // Whether an unquoted ';' here ends the statement.
+  bool SemicolonEnds() {
+    EndWord();
+    return !(words_ >= 4 && is_set_ && !(last_ == "END" && case_depth_ == 0));
+  }
+  void Reset() { *this = StatementSetTracker(); }
+
+ private:
+  void EndWord() {
+    if (word_.empty()) return;
+    static const char* kHead[] = {"EXECUTE", "STATEMENT", "SET", "BEGIN"};
+    if (words_ < 4) is_set_ = is_set_ && word_ == kHead[words_];
+    if (words_ >= 4 && word_ == "CASE") case_depth_++;
+    if (words_ >= 4 && word_ == "END" && case_depth_ > 0) {
+      case_depth_--;
+      last_ = "END-CASE";
+    } else {
+      last_ = word_;
+    }
+    words_++;
+    word_.clear();
+  }
+  std::string word_, last_;
+  int words_ = 0;
+  int case_depth_ = 0;
+  bool is_set_ = true;
+};
+
 }  // namespace
 
 Result<std::vector<StatementText>> SplitStatements(std::string_view script) {
@@ -310,13 +350,16 @@ Status SplitStatementsPrefix(std::string_view script, std::vector<StatementText>
     has_code = false;
   };
   size_t open_at = 0;
+  StatementSetTracker set;
   bool ok = ScanCode(
       script,
       [&](size_t i, bool quoted) {
-        if (!quoted && script[i] == ';') {
+        if (!quoted && script[i] == ';' && set.SemicolonEnds()) {
           flush(i);
-        } else if (quoted || !std::isspace(static_cast<unsigned char>(script[i]))) {
-          has_code = true;
+          set.Reset();
+        } else {
+          set.Feed(script[i], quoted);
+          if (quoted || !std::isspace(static_cast<unsigned char>(script[i]))) has_code = true;
         }
       },
       &open_at);
@@ -334,18 +377,23 @@ Status SplitStatementsPrefix(std::string_view script, std::vector<StatementText>
 
 bool EndsWithTerminator(std::string_view buffer) {
   char last = 0;
+  bool ends = false;  // the last ';' ended a statement
   size_t open_at = 0;
+  StatementSetTracker set;
   bool ok = ScanCode(
       buffer,
       [&](size_t i, bool quoted) {
-        if (quoted) {
-          last = 'x';
-        } else if (!std::isspace(static_cast<unsigned char>(buffer[i]))) {
-          last = buffer[i];
+        if (!quoted && buffer[i] == ';') {
+          ends = set.SemicolonEnds();
+          if (ends) set.Reset();
+          last = ';';
+        } else {
+          set.Feed(buffer[i], quoted);
+          if (quoted || !std::isspace(static_cast<unsigned char>(buffer[i]))) last = 'x';
         }
       },
       &open_at);
-  return ok && last == ';';
+  return ok && last == ';' && ends;
 }
 
 }  // namespace tributary::sql

@@ -67,6 +67,34 @@ Result<StatementPtr> Parser::ParseTop() {
     stmt = std::move(s);
   } else if (t.Is("CALL")) {
     TRIB_ASSIGN_OR_RETURN(stmt, ParseCall());
+  } else if (t.Is("EXECUTE")) {
+    Next();
+    TRIB_RETURN_NOT_OK(ExpectKeyword("STATEMENT"));
+    TRIB_RETURN_NOT_OK(ExpectKeyword("SET"));
+    TRIB_RETURN_NOT_OK(ExpectKeyword("BEGIN"));
+    auto s = std::make_unique<StatementSetStmt>();
+    while (!Peek().Is("END")) {
+      if (!Peek().Is("INSERT")) {
+        if (Peek().type == TokenType::kEnd) return Unexpected("END of the statement set");
+        return ErrorAt(Peek().pos, "a statement set holds INSERT statements only");
+      }
+      const Pos at = Peek().pos;
+      TRIB_ASSIGN_OR_RETURN(StatementPtr insert, ParseInsert());
+      insert->pos = at;
+      s->inserts.emplace_back(static_cast<InsertStmt*>(insert.release()));
+      TRIB_RETURN_NOT_OK(ExpectSymbol(";"));
+    }
+    Next();  // END
+    if (s->inserts.empty()) return ErrorAt(Peek().pos, "a statement set needs an INSERT");
+    stmt = std::move(s);
+  } else if (t.Is("BEGIN")) {
+    Next();
+    TRIB_RETURN_NOT_OK(ExpectKeyword("STATEMENT"));
+    TRIB_RETURN_NOT_OK(ExpectKeyword("SET"));
+    stmt = std::make_unique<Statement>(StmtKind::kBeginStatementSet);
+  } else if (t.Is("END")) {
+    Next();
+    stmt = std::make_unique<Statement>(StmtKind::kEndStatementSet);
   } else if (t.Is("EXPLAIN")) {
     Next();
     if (AcceptKeyword("PLAN")) TRIB_RETURN_NOT_OK(ExpectKeyword("FOR"));

@@ -16,6 +16,24 @@ TEST(LexerTest, SplitsOnSemicolonsOutsideStringsAndComments) {
   EXPECT_EQ((*r)[1].start.column, 14);
 }
 
+TEST(LexerTest, KeepsAStatementSetTogether) {
+  // Its INSERTs end with ';' too; the set ends at an END that closes no CASE.
+  const char* script =
+      "EXECUTE STATEMENT SET BEGIN\n"
+      "INSERT INTO a SELECT CASE WHEN x THEN 1 END FROM t;\n"
+      "INSERT INTO b VALUES ('end;');\n"
+      "END;\n"
+      "SELECT 1; select case when 1 then 2 end;";
+  auto r = SplitStatements(script);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 3u);
+  EXPECT_EQ((*r)[0].text.substr((*r)[0].text.size() - 3), "END");
+  EXPECT_EQ((*r)[1].text, "\nSELECT 1");
+  EXPECT_FALSE(EndsWithTerminator("EXECUTE STATEMENT SET BEGIN INSERT INTO a VALUES (1);"));
+  EXPECT_TRUE(EndsWithTerminator("EXECUTE STATEMENT SET BEGIN INSERT INTO a VALUES (1); END;"));
+  EXPECT_TRUE(EndsWithTerminator("SELECT CASE WHEN 1 THEN 2 END;"));
+}
+
 TEST(LexerTest, UnterminatedStringNamesPosition) {
   auto r = SplitStatements("SELECT 1;\nSELECT 'abc");
   ASSERT_FALSE(r.ok());

@@ -114,6 +114,40 @@ Result<std::unique_ptr<Session>> Session::Open(const std::string& warehouse) {
 
 Result<StatementResult> Session::ExecuteText(const std::string& text, Pos start) {
   TRIB_ASSIGN_OR_RETURN(StatementPtr stmt, ParseStatement(text, start));
+  // BEGIN STATEMENT SET; INSERT ...; END; (the Flink SQL client's form): the INSERTs are kept
+  // and run as one statement set at END.
+  if (stmt->kind == StmtKind::kBeginStatementSet) {
+    if (begun_set_) return ErrorAt(stmt->pos, "a statement set is already begun; END runs it");
+    begun_set_.emplace();
+    StatementResult r;
+    r.message = "Statement set begun: INSERT statements are added to it until END";
+    return r;
+  }
+  if (begun_set_ && stmt->kind == StmtKind::kInsert) {
+    begun_set_->emplace_back(text, start);
+    StatementResult r;
+    r.message = "Added to the statement set (" + std::to_string(begun_set_->size()) +
+                (begun_set_->size() == 1 ? " statement)" : " statements)");
+    return r;
+  }
+  if (stmt->kind == StmtKind::kEndStatementSet) {
+    if (!begun_set_) return ErrorAt(stmt->pos, "END without BEGIN STATEMENT SET");
+    std::vector<std::pair<std::string, Pos>> texts = std::move(*begun_set_);
+    begun_set_.reset();
+    if (texts.empty()) return ErrorAt(stmt->pos, "the statement set holds no INSERT");
+    std::vector<StatementPtr> parsed;
+    std::vector<const InsertStmt*> inserts;
+    for (const auto& [t, p] : texts) {
+      TRIB_ASSIGN_OR_RETURN(StatementPtr s, ParseStatement(t, p));
+      inserts.push_back(static_cast<const InsertStmt*>(s.get()));
+      parsed.push_back(std::move(s));
+    }
+    return StatementSet(inserts);
+  }
+  if (begun_set_) {
+    return ErrorAt(stmt->pos, "only INSERT statements can be added to a statement set; END runs "
+                              "it");
+  }
   auto r = Execute(*stmt);
   if (!r.ok()) return Locate(r.status(), stmt->pos);
   return r;
@@ -164,6 +198,16 @@ Result<StatementResult> Session::Execute(const Statement& stmt) {
     case StmtKind::kCall: return Call(static_cast<const CallStmt&>(stmt));
     case StmtKind::kExplain: return Explain(static_cast<const ExplainStmt&>(stmt));
     case StmtKind::kTruncate: return Truncate(static_cast<const TruncateStmt&>(stmt));
+    case StmtKind::kStatementSet: {
+      std::vector<const InsertStmt*> inserts;
+      for (const auto& i : static_cast<const StatementSetStmt&>(stmt).inserts) {
+        inserts.push_back(i.get());
+      }
+      return StatementSet(inserts);
+    }
+    case StmtKind::kBeginStatementSet:
+    case StmtKind::kEndStatementSet:
+      return ErrorAt(stmt.pos, "BEGIN STATEMENT SET and END run through a script or the shell");
   }
   return Status::Internal("unknown statement");
 }

@@ -103,6 +103,10 @@ class Session {
   Result<StatementResult> Describe(const DescribeStmt& s);
   Result<StatementResult> AlterTable(const AlterTableStmt& s);
   Result<StatementResult> Insert(const InsertStmt& s);
+  // The INSERTs of a statement set: each writes its rows; only when all did are they committed,
+  // one table after another (dml.cc).
+  Result<StatementResult> StatementSet(const std::vector<const InsertStmt*>& inserts);
+  struct PendingWrite;  // an INSERT of a statement set, written and not yet committed (dml.cc)
   Result<StatementResult> Delete(const DeleteStmt& s);
   Result<StatementResult> Update(const UpdateStmt& s);
   Result<StatementResult> Set(const SetStmt& s);
@@ -126,6 +130,10 @@ class Session {
   std::string current_database_ = "default";
   std::map<std::string, std::string> options_;  // SET 'key' = 'value', canonical keys
   std::optional<std::chrono::milliseconds> stream_idle_timeout_;
+  // While a statement set runs: where its INSERTs leave their writers instead of committing.
+  std::vector<std::unique_ptr<PendingWrite>>* set_writes_ = nullptr;
+  // BEGIN STATEMENT SET ... END: the INSERTs added so far (text and where it starts).
+  std::optional<std::vector<std::pair<std::string, Pos>>> begun_set_;
 };
 
 }  // namespace tributary::sql

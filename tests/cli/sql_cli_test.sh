@@ -120,5 +120,19 @@ case "$out" in *20*) check "statements after QUIT do not run" "no 20" "$out" ;;
 case "$out" in *"QUIT or EXIT ends the shell"*) check "HELP prints a summary" "yes" "yes" ;;
   *) check "HELP prints a summary" "the summary" "$out" ;; esac
 
+# The SQL client's statement set: BEGIN STATEMENT SET; INSERT ...; END; commits the INSERTs
+# together at END; a failing INSERT commits none of them; other statements are refused inside.
+run -e "CREATE TABLE ss_a (id INT); CREATE TABLE ss_b (id INT NOT NULL)" >/dev/null 2>&1
+printf "BEGIN STATEMENT SET;\nINSERT INTO ss_a VALUES (1);\nINSERT INTO ss_b VALUES (1), (2);\nEND;\n" | run >/dev/null 2>&1
+check "statement set commits at END" "1,2" \
+  "$(run -e "SELECT (SELECT COUNT(*) FROM ss_a), (SELECT COUNT(*) FROM ss_b)" 2>/dev/null | tail -1)"
+printf "BEGIN STATEMENT SET;\nINSERT INTO ss_a VALUES (2);\nINSERT INTO ss_b VALUES (CAST(NULL AS INT));\nEND;\n" | run >/dev/null 2>&1
+check "a failed statement set exits 1" "1" "$?"
+check "a failed statement set commits nothing" "1" "$(run -e "SELECT COUNT(*) FROM ss_a" 2>/dev/null | tail -1)"
+out=$(printf "BEGIN STATEMENT SET;\nSELECT 1;\n" | run 2>&1)
+case "$out" in *"only INSERT statements can be added to a statement set"*)
+  check "non-INSERT refused in a statement set" "yes" "yes" ;;
+  *) check "non-INSERT refused in a statement set" "the error" "$out" ;; esac
+
 [ "$fails" -eq 0 ] && echo "sql_cli_test: all passed" || echo "sql_cli_test: $fails failed"
 [ "$fails" -eq 0 ]
