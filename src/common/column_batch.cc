@@ -4,6 +4,13 @@
 
 namespace tributary {
 
+void StringVector::append(const StringVector& other) {
+  const uint64_t base = chars_.size();
+  chars_.append(other.chars_);
+  offsets_.reserve(offsets_.size() + other.size());
+  for (size_t i = 1; i < other.offsets_.size(); i++) offsets_.push_back(base + other.offsets_[i]);
+}
+
 ColumnVector::Rep ColumnVector::RepOf(const DataType& type) {
   switch (type.id) {
     case TypeId::kBoolean:
@@ -49,7 +56,7 @@ Value ColumnVector::Get(size_t i) const {
     case Rep::kDouble:
       return Value::Double(doubles[i]);
     case Rep::kString:
-      return Value::String(strings[i]);
+      return Value::String(std::string(strings[i]));
     case Rep::kValue:
       return values[i];
   }
@@ -72,7 +79,7 @@ void ColumnVector::Append(const Value& v) {
       doubles.push_back(v.is_null() ? 0.0 : v.double_value());
       break;
     case Rep::kString:
-      strings.push_back(v.is_null() ? std::string() : v.string_value());
+      strings.push_back(v.is_null() ? std::string_view() : std::string_view(v.string_value()));
       break;
     case Rep::kValue:
       values.push_back(v);
@@ -117,8 +124,11 @@ void ColumnVector::AppendAll(ColumnVector&& from) {
   }
   ints.insert(ints.end(), from.ints.begin(), from.ints.end());
   doubles.insert(doubles.end(), from.doubles.begin(), from.doubles.end());
-  strings.insert(strings.end(), std::make_move_iterator(from.strings.begin()),
-                 std::make_move_iterator(from.strings.end()));
+  if (strings.empty()) {
+    strings = std::move(from.strings);
+  } else {
+    strings.append(from.strings);
+  }
   values.insert(values.end(), std::make_move_iterator(from.values.begin()),
                 std::make_move_iterator(from.values.end()));
 }

@@ -228,7 +228,7 @@ Result<std::vector<KeyValue>> ReadParquetRecords(
               v = Value::Double(col.doubles[r]);
               break;
             case ColumnVector::Rep::kString:
-              v = Value::String(std::move(col.strings[r]));
+              v = Value::String(std::string(col.strings[r]));
               break;
             case ColumnVector::Rep::kValue:
               v = std::move(col.values[r]);

@@ -374,7 +374,8 @@ format::parquet::ColumnValues ColumnValuesOf(const ColumnVector& c) {
       v.doubles = c.doubles.data();
       break;
     case ColumnVector::Rep::kString:
-      v.strings = c.strings.data();
+      v.chars = c.strings.chars();
+      v.offsets = c.strings.offsets();
       break;
     case ColumnVector::Rep::kValue:
       v.values = c.values.data();

@@ -57,7 +57,7 @@ int64_t BatchBytes(const ColumnBatch& b) {
   int64_t n = 0;
   for (const ColumnVector& c : b.columns) {
     n += static_cast<int64_t>(c.ints.size() * 8 + c.doubles.size() * 8 + c.nulls.size());
-    for (const auto& s : c.strings) n += static_cast<int64_t>(sizeof(std::string) + s.capacity());
+    n += static_cast<int64_t>(c.strings.memory_bytes());
     for (const auto& v : c.values) n += ApproxBytes(v);
   }
   return n;
@@ -87,7 +87,7 @@ ColumnVector Gather(const ColumnVector* src, const std::vector<uint32_t>& idx,
     case ColumnVector::Rep::kString:
       out.strings.reserve(m);
       for (size_t k = 0; k < m; k++) {
-        out.strings.push_back(idx[k] == kNone ? std::string() : src->strings[idx[k]]);
+        out.strings.push_back(idx[k] == kNone ? std::string_view() : src->strings[idx[k]]);
       }
       break;
     case ColumnVector::Rep::kValue:

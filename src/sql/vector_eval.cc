@@ -31,7 +31,7 @@ int Compare(double x, double y) {
   if (std::isnan(x) || std::isnan(y)) return std::isnan(x) - std::isnan(y);
   return x < y ? -1 : x > y ? 1 : 0;
 }
-int Compare(const std::string& x, const std::string& y) {
+int Compare(std::string_view x, std::string_view y) {
   const size_t n = std::min(x.size(), y.size());
   const int c = n ? std::memcmp(x.data(), y.data(), n) : 0;
   if (c != 0) return c < 0 ? -1 : 1;
@@ -57,8 +57,8 @@ std::string Mirror(const std::string& op) {
 }
 
 // Keeps the rows of `rows` whose value in `values` compares `op` with `k`.
-template <typename T>
-void KeepCompared(const std::vector<T>& values, const std::vector<uint8_t>& nulls,
+template <typename Values, typename T>
+void KeepCompared(const Values& values, const std::vector<uint8_t>& nulls,
                   const std::string& op, const T& k, std::vector<uint32_t>* rows) {
   size_t out = 0;
   const bool has_nulls = !nulls.empty();
@@ -115,7 +115,7 @@ Status Narrow(const BoundExpr& p, const ColumnBatch& batch, std::vector<uint32_t
         return Status::OK();
       }
       if (col.rep == ColumnVector::Rep::kString && k.is_string()) {
-        KeepCompared(col.strings, col.nulls, op, k.string_value(), rows);
+        KeepCompared(col.strings, col.nulls, op, std::string_view(k.string_value()), rows);
         return Status::OK();
       }
     }

@@ -22,10 +22,10 @@ bool ColumnWriteBuffer::Supports(const std::vector<Field>& fields) {
 
 ColumnWriteBuffer::ColumnWriteBuffer(const std::vector<Field>& fields) : fields_(fields) {
   for (const Field& f : fields_) {
-    Column c;
+    ColumnVector c;
+    c.type = f.type;
     // Booleans as Values: the Parquet writer takes them as such.
     c.rep = f.type.id == TypeId::kBoolean ? Rep::kValue : ColumnVector::RepOf(f.type);
-    if (c.rep == Rep::kString) c.offsets.push_back(0);
     columns_.push_back(std::move(c));
   }
 }
@@ -33,7 +33,7 @@ ColumnWriteBuffer::ColumnWriteBuffer(const std::vector<Field>& fields) : fields_
 void ColumnWriteBuffer::Add(RowKind kind, const Row& row) {
   const size_t n = kinds_.size();
   for (size_t i = 0; i < columns_.size(); ++i) {
-    Column& c = columns_[i];
+    ColumnVector& c = columns_[i];
     const Value& v = row[i];
     const bool null = v.is_null();
     if (null || !c.nulls.empty()) {
@@ -50,8 +50,7 @@ void ColumnWriteBuffer::Add(RowKind kind, const Row& row) {
         bytes_ += 8;
         break;
       case Rep::kString:
-        if (!null) c.chars += v.string_value();
-        c.offsets.push_back(c.chars.size());
+        c.strings.push_back(null ? std::string_view() : std::string_view(v.string_value()));
         bytes_ += 8 + (null ? 0 : static_cast<int64_t>(v.string_value().size()));
         break;
       case Rep::kValue:
@@ -71,17 +70,15 @@ void ColumnWriteBuffer::Clear() {
   const bool release = bytes_ > kKeepBytes;
   auto reset = [release](auto& v) {
     if (release) {
-      std::remove_reference_t<decltype(v)>().swap(v);
+      v = std::remove_reference_t<decltype(v)>();
     } else {
       v.clear();
     }
   };
-  for (Column& c : columns_) {
+  for (ColumnVector& c : columns_) {
     reset(c.ints);
     reset(c.doubles);
-    reset(c.chars);
-    reset(c.offsets);
-    if (c.rep == Rep::kString) c.offsets.push_back(0);
+    reset(c.strings);
     reset(c.values);
     reset(c.nulls);
   }
@@ -89,7 +86,7 @@ void ColumnWriteBuffer::Clear() {
   bytes_ = 0;
 }
 
-int ColumnWriteBuffer::Compare(const Column& c, uint32_t a, uint32_t b) const {
+int ColumnWriteBuffer::Compare(const ColumnVector& c, uint32_t a, uint32_t b) const {
   const bool na = !c.nulls.empty() && c.nulls[a], nb = !c.nulls.empty() && c.nulls[b];
   if (na || nb) return na == nb ? 0 : (na ? -1 : 1);  // NULL first, as CompareValues
   switch (c.rep) {
@@ -98,9 +95,7 @@ int ColumnWriteBuffer::Compare(const Column& c, uint32_t a, uint32_t b) const {
     case Rep::kDouble:
       return CompareValues(Value::Double(c.doubles[a]), Value::Double(c.doubles[b]));
     case Rep::kString: {
-      std::string_view x(c.chars.data() + c.offsets[a], c.offsets[a + 1] - c.offsets[a]);
-      std::string_view y(c.chars.data() + c.offsets[b], c.offsets[b + 1] - c.offsets[b]);
-      int r = x.compare(y);
+      int r = c.strings[a].compare(c.strings[b]);
       return r < 0 ? -1 : (r > 0 ? 1 : 0);
     }
     case Rep::kValue:
@@ -153,7 +148,7 @@ Result<bool> ColumnWriteBuffer::Merge(const std::vector<int>& key_columns, int64
     RowKind kind(size_t m) const { return b->kind(members[m]); }
     int64_t seq(size_t m) const { return first_seq + members[m]; }
     uint32_t row(size_t m) const { return members[m]; }
-    bool IsNull(size_t c, size_t m) const { return b->IsNull(b->columns_[c], members[m]); }
+    bool IsNull(size_t c, size_t m) const { return b->columns_[c].IsNull(members[m]); }
     Value Get(size_t c, size_t m) const { return b->Get(c, members[m]); }
   };
   size_t i = 0;
@@ -172,26 +167,12 @@ Result<bool> ColumnWriteBuffer::Merge(const std::vector<int>& key_columns, int64
   return true;
 }
 
-Value ColumnWriteBuffer::Get(size_t c, size_t r) const {
-  const Column& col = columns_[c];
-  if (IsNull(col, r)) return Value::Null();
-  switch (col.rep) {
-    case Rep::kInt:
-      return Value::Int(col.ints[r]);
-    case Rep::kDouble:
-      return Value::Double(col.doubles[r]);
-    case Rep::kString:
-      return Value::String(col.chars.substr(col.offsets[r], col.offsets[r + 1] - col.offsets[r]));
-    case Rep::kValue:
-      return col.values[r];
-  }
-  return Value::Null();
-}
+Value ColumnWriteBuffer::Get(size_t c, size_t r) const { return columns_[c].Get(r); }
 
 std::vector<format::parquet::ColumnValues> ColumnWriteBuffer::Columns() const {
   std::vector<format::parquet::ColumnValues> out(columns_.size());
   for (size_t i = 0; i < columns_.size(); ++i) {
-    const Column& c = columns_[i];
+    const ColumnVector& c = columns_[i];
     format::parquet::ColumnValues& o = out[i];
     switch (c.rep) {
       case Rep::kInt:
@@ -201,8 +182,8 @@ std::vector<format::parquet::ColumnValues> ColumnWriteBuffer::Columns() const {
         o.doubles = c.doubles.data();
         break;
       case Rep::kString:
-        o.chars = c.chars.data();
-        o.offsets = c.offsets.data();
+        o.chars = c.strings.chars();
+        o.offsets = c.strings.offsets();
         break;
       case Rep::kValue:
         o.values = c.values.data();

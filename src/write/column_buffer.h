@@ -1,6 +1,6 @@
 // ColumnWriteBuffer: the write buffer of a bucket held column by column (DESIGN.md "rows move in
-// column batches"): integers and floating-point numbers in typed vectors, strings in one byte
-// arena per column, other types as Values. A flush sorts record indices by key, merges each
+// column batches") in the columns scans hand out (ColumnVector): integers and floating-point
+// numbers in typed vectors, strings in one arena per column, other types as Values. A flush sorts record indices by key, merges each
 // key's records with the table's ColumnMergePlan and hands the columns to the Parquet writer
 // through the merged rows, so no row is rebuilt and strings are read from a few contiguous
 // arenas.
@@ -57,22 +57,14 @@ class ColumnWriteBuffer {
 
  private:
   using Rep = ColumnVector::Rep;
-  struct Column {
-    Rep rep = Rep::kValue;
-    std::vector<int64_t> ints;
-    std::vector<double> doubles;
-    std::string chars;               // strings, back to back
-    std::vector<uint64_t> offsets;   // string i: chars[offsets[i], offsets[i + 1])
-    std::vector<Value> values;
-    std::vector<uint8_t> nulls;      // empty until the first NULL; then one per record
-  };
   int CompareKeys(const std::vector<int>& key_columns, uint32_t a, uint32_t b) const;
-  bool IsNull(const Column& c, size_t r) const { return !c.nulls.empty() && c.nulls[r]; }
   // -1, 0, 1 as CompareValues orders records a and b by column c.
-  int Compare(const Column& c, uint32_t a, uint32_t b) const;
+  int Compare(const ColumnVector& c, uint32_t a, uint32_t b) const;
 
   std::vector<Field> fields_;
-  std::vector<Column> columns_;
+  // One per field; `nulls` stays empty until the first NULL. BOOLEAN columns hold Values (the
+  // Parquet writer takes them as such).
+  std::vector<ColumnVector> columns_;
   std::vector<uint8_t> kinds_;
   int64_t bytes_ = 0;
 };

@@ -283,13 +283,12 @@ class ChunkDecoder {
     const size_t got = bytes.size() - before;
     if (got == static_cast<size_t>(n)) {
       // Decoded whole (an encoding without a selective path): keep the wanted values.
-      size_t to = before;
+      StringVector kept;
       for (size_t k = 0; k < got; k++) {
-        if (!mask_[k]) continue;
-        if (to != before + k) bytes[to] = std::move(bytes[before + k]);
-        to++;
+        if (mask_[k]) kept.push_back(bytes[before + k]);
       }
-      bytes.resize(to);
+      bytes.truncate(before);
+      bytes.append(kept);
     } else if (got != static_cast<size_t>(hits_)) {
       return Corrupt("data page holds " + std::to_string(got) + " values, its levels say " +
                      std::to_string(n));

@@ -293,7 +293,7 @@ Status DecodePlain(std::string_view data, PhysicalType type, int32_t type_length
         }
       } else {
         ReserveMore(&out->bytes, n);
-        for (int64_t i = 0; i < n; ++i) out->bytes.emplace_back(p + w * i, w);
+        for (int64_t i = 0; i < n; ++i) out->bytes.push_back(std::string_view(p + w * i, w));
       }
       pos = static_cast<size_t>(n) * w;
       break;
@@ -306,7 +306,7 @@ Status DecodePlain(std::string_view data, PhysicalType type, int32_t type_length
         uint32_t len = LoadLe32(data.data() + pos);
         pos += 4;
         if (!need(len)) return Truncated("PLAIN byte arrays");
-        out->bytes.emplace_back(data.data() + pos, len);
+        out->bytes.push_back(std::string_view(data.data() + pos, len));
         pos += len;
       }
       break;
@@ -319,7 +319,7 @@ Status DecodePlain(std::string_view data, PhysicalType type, int32_t type_length
 }
 
 Status DecodePlainByteArraysWanted(std::string_view data, int64_t n, const uint8_t* wanted,
-                                   std::vector<std::string>* out) {
+                                   StringVector* out) {
   if (n < 0) return Status::Corruption("parquet PLAIN: negative value count");
   if (static_cast<uint64_t>(n) > data.size() / 4) return Truncated("PLAIN byte arrays");
   size_t pos = 0;
@@ -328,7 +328,7 @@ Status DecodePlainByteArraysWanted(std::string_view data, int64_t n, const uint8
     uint32_t len = LoadLe32(data.data() + pos);
     pos += 4;
     if (len > data.size() - pos) return Truncated("PLAIN byte arrays");
-    if (wanted[i]) out->emplace_back(data.data() + pos, len);
+    if (wanted[i]) out->push_back(std::string_view(data.data() + pos, len));
     pos += len;
   }
   return Status::OK();
@@ -370,14 +370,14 @@ void EncodePlain(const PhysicalValues& values, PhysicalType type, std::string* o
       }
       break;
     case PhysicalType::kByteArray:
-      for (const std::string& s : values.bytes) {
+      for (std::string_view s : values.bytes) {
         StoreLe32(out, static_cast<uint32_t>(s.size()));
-        *out += s;
+        out->append(s);
       }
       break;
     case PhysicalType::kInt96:
     case PhysicalType::kFixedLenByteArray:
-      for (const std::string& s : values.bytes) *out += s;
+      out->append(values.bytes.chars(), values.bytes.bytes());
       break;
   }
 }
@@ -386,7 +386,7 @@ std::string EncodeStatValue(const PhysicalValues& values, size_t i, PhysicalType
   if (type == PhysicalType::kBoolean) return std::string(1, values.ints[i] ? 1 : 0);
   if (type == PhysicalType::kByteArray || type == PhysicalType::kFixedLenByteArray ||
       type == PhysicalType::kInt96) {
-    return values.bytes[i];
+    return std::string(values.bytes[i]);
   }
   PhysicalValues one;
   one.AppendFrom(values, i);
@@ -492,7 +492,7 @@ std::string EncodeDeltaBinaryPacked(const std::vector<int64_t>& values, bool is_
 
 // ============================================================================ byte arrays
 
-Status DecodeDeltaLengthByteArray(std::string_view data, int64_t n, std::vector<std::string>* out) {
+Status DecodeDeltaLengthByteArray(std::string_view data, int64_t n, StringVector* out) {
   std::vector<int64_t> lengths;
   size_t pos = 0;
   TRIB_RETURN_NOT_OK(DecodeDeltaBinaryPacked(data, n, true, &lengths, &pos));
@@ -504,29 +504,29 @@ Status DecodeDeltaLengthByteArray(std::string_view data, int64_t n, std::vector<
     if (len < 0 || static_cast<uint64_t>(len) > data.size() - pos) {
       return Truncated("DELTA_LENGTH_BYTE_ARRAY data");
     }
-    out->emplace_back(data.data() + pos, static_cast<size_t>(len));
+    out->push_back(std::string_view(data.data() + pos, static_cast<size_t>(len)));
     pos += static_cast<size_t>(len);
   }
   return Status::OK();
 }
 
-std::string EncodeDeltaLengthByteArray(const std::vector<std::string>& values) {
+std::string EncodeDeltaLengthByteArray(const StringVector& values) {
   std::vector<int64_t> lengths;
   lengths.reserve(values.size());
-  for (const std::string& s : values) lengths.push_back(static_cast<int64_t>(s.size()));
+  for (std::string_view s : values) lengths.push_back(static_cast<int64_t>(s.size()));
   std::string out = EncodeDeltaBinaryPacked(lengths, true);
-  for (const std::string& s : values) out += s;
+  out.append(values.chars(), values.bytes());
   return out;
 }
 
-Status DecodeDeltaByteArray(std::string_view data, int64_t n, std::vector<std::string>* out) {
+Status DecodeDeltaByteArray(std::string_view data, int64_t n, StringVector* out) {
   std::vector<int64_t> prefixes;
   size_t pos = 0;
   TRIB_RETURN_NOT_OK(DecodeDeltaBinaryPacked(data, n, true, &prefixes, &pos));
   if (static_cast<int64_t>(prefixes.size()) != n) {
     return Status::Corruption("parquet DELTA_BYTE_ARRAY: wrong number of prefixes");
   }
-  std::vector<std::string> suffixes;
+  StringVector suffixes;
   TRIB_RETURN_NOT_OK(DecodeDeltaLengthByteArray(data.substr(pos), n, &suffixes));
   std::string prev;
   ReserveMore(out, n);
@@ -542,11 +542,11 @@ Status DecodeDeltaByteArray(std::string_view data, int64_t n, std::vector<std::s
   return Status::OK();
 }
 
-std::string EncodeDeltaByteArray(const std::vector<std::string>& values) {
+std::string EncodeDeltaByteArray(const StringVector& values) {
   std::vector<int64_t> prefixes;
-  std::vector<std::string> suffixes;
+  StringVector suffixes;
   std::string_view prev;
-  for (const std::string& s : values) {
+  for (std::string_view s : values) {
     size_t p = 0;
     while (p < prev.size() && p < s.size() && prev[p] == s[p]) ++p;
     prefixes.push_back(static_cast<int64_t>(p));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "format/parquet/parquet_metadata.h"
+#include "tributary/column_batch.h"
 #include "tributary/result.h"
 
 namespace tributary::format::parquet {
@@ -31,7 +32,7 @@ void ReserveMore(V* v, size_t n) {
 struct PhysicalValues {
   std::vector<int64_t> ints;
   std::vector<double> doubles;
-  std::vector<std::string> bytes;
+  StringVector bytes;
 
   size_t size() const { return ints.size() + doubles.size() + bytes.size(); }
   bool empty() const { return size() == 0; }
@@ -88,7 +89,7 @@ Status DecodePlain(std::string_view data, PhysicalType type, int32_t type_length
 // Decodes `n` PLAIN byte arrays from the front of `data`, appending only value i with
 // wanted[i] != 0. Every length is still checked against the page.
 Status DecodePlainByteArraysWanted(std::string_view data, int64_t n, const uint8_t* wanted,
-                                   std::vector<std::string>* out);
+                                   StringVector* out);
 // Appends the PLAIN encoding of all of `values`.
 void EncodePlain(const PhysicalValues& values, PhysicalType type, std::string* out);
 // PLAIN encoding of one value as statistics store it (no length prefix for byte arrays).
@@ -104,10 +105,10 @@ std::string EncodeDeltaBinaryPacked(const std::vector<int64_t>& values, bool is_
 
 // ---- DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY (BYTE_ARRAY; DELTA_BYTE_ARRAY also FLBA)
 
-Status DecodeDeltaLengthByteArray(std::string_view data, int64_t n, std::vector<std::string>* out);
-std::string EncodeDeltaLengthByteArray(const std::vector<std::string>& values);
-Status DecodeDeltaByteArray(std::string_view data, int64_t n, std::vector<std::string>* out);
-std::string EncodeDeltaByteArray(const std::vector<std::string>& values);
+Status DecodeDeltaLengthByteArray(std::string_view data, int64_t n, StringVector* out);
+std::string EncodeDeltaLengthByteArray(const StringVector& values);
+Status DecodeDeltaByteArray(std::string_view data, int64_t n, StringVector* out);
+std::string EncodeDeltaByteArray(const StringVector& values);
 
 // ---- BYTE_STREAM_SPLIT (FLOAT, DOUBLE, INT32, INT64, FIXED_LEN_BYTE_ARRAY)
 

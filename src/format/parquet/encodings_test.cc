@@ -107,10 +107,10 @@ TEST(ParquetEncodingTest, DeltaBinaryPackedDamagedIsError) {
 }
 
 TEST(ParquetEncodingTest, ByteArrayEncodingsRoundTrip) {
-  std::vector<std::string> v = {
+  const StringVector v(std::vector<std::string>{
       "",     "apple", "applesauce", "apply", "b", std::string(300, 'z'), std::string("\0\xff", 2),
-      "apple"};
-  std::vector<std::string> out;
+      "apple"});
+  StringVector out;
   ASSERT_TRUE(DecodeDeltaLengthByteArray(EncodeDeltaLengthByteArray(v),
                                          static_cast<int64_t>(v.size()), &out)
                   .ok());

@@ -152,7 +152,7 @@ Value ValueConverter::Convert(const PhysicalValues& v, size_t i) const {
     case Kind::kDecimalBytes:
       return Value::Dec(Decimal{DecimalFromBytes(v.bytes[i])});
     case Kind::kBytes:
-      return Value::String(v.bytes[i]);
+      return Value::String(std::string(v.bytes[i]));
     case Kind::kTimestampMillis:
       return Value::Ts(Timestamp{v.ints[i], 0});
     case Kind::kTimestampMicros:

@@ -377,7 +377,7 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
               v.doubles.push_back(present ? pv.doubles[next] : 0.0);
               break;
             default:
-              v.strings.push_back(present ? std::move(pv.bytes[next]) : std::string());
+              v.strings.push_back(present ? pv.bytes[next] : std::string_view());
               break;
           }
         }
@@ -422,7 +422,7 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
         TRIB_RETURN_NOT_OK(spread(pv.doubles, v.doubles, 0.0));
         break;
       default:
-        TRIB_RETURN_NOT_OK(spread(pv.bytes, v.strings, std::string()));
+        TRIB_RETURN_NOT_OK(spread(pv.bytes, v.strings, std::string_view()));
         break;
     }
     out.push_back(std::move(v));
