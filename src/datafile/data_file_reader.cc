@@ -123,7 +123,7 @@ Result<ParquetReaderPtr> OpenParquet(const DataFileRef& file) {
       auto cached,
       FileCache::Instance().GetOrLoad<ParquetReaderPtr>(
           "parquet:" + path, [&]() -> Result<std::pair<ParquetReaderPtr, int64_t>> {
-            TRIB_ASSIGN_OR_RETURN(auto file, io::MappedFile::Open(path));
+            TRIB_ASSIGN_OR_RETURN(auto file, io::LocalFs().MapFile(path));
             std::string_view view = file->data();
             const io::MappedFile* mapped = file.get();  // lives as long as the reader
             auto reader = format::parquet::ParquetReader::Open(

@@ -230,9 +230,26 @@ MappedFile::~MappedFile() {
   if (addr_) ::munmap(addr_, size_);
 }
 
-FileSystem& LocalFs() {
+Result<std::shared_ptr<const MappedFile>> FileSystem::MapFile(const std::string& path) {
+  return MappedFile::Open(path);
+}
+
+namespace {
+FileSystem& PosixFs() {
   static LocalFileSystem fs;
   return fs;
+}
+std::atomic<FileSystem*> g_installed{nullptr};
+}  // namespace
+
+FileSystem& LocalFs() {
+  FileSystem* fs = g_installed.load(std::memory_order_acquire);
+  return fs != nullptr ? *fs : PosixFs();
+}
+
+FileSystem* SetFileSystemForTesting(FileSystem* fs) {
+  FileSystem* before = g_installed.exchange(fs, std::memory_order_acq_rel);
+  return before != nullptr ? before : &PosixFs();
 }
 
 std::string JoinPath(std::string_view a, std::string_view b) {

@@ -1,5 +1,6 @@
-// FileSystem: the file operations storage needs, behind an interface so tests can inject faults.
-// LocalFileSystem is the POSIX implementation. Thread-safety: implementations are thread-safe.
+// FileSystem: the file operations storage needs, behind an interface so tests can inject faults
+// (io/fault_injection.h). LocalFileSystem is the POSIX implementation. Thread-safety:
+// implementations are thread-safe.
 #pragma once
 
 #include <memory>
@@ -10,6 +11,8 @@
 #include "tributary/result.h"
 
 namespace tributary::io {
+
+class MappedFile;
 
 struct FileInfo {
   std::string name;  // base name
@@ -36,6 +39,8 @@ class FileSystem {
   // Removes a directory tree; a missing directory is not an error.
   virtual Status RemoveAll(const std::string& path) = 0;
   virtual Result<int64_t> FileSize(const std::string& path) = 0;
+  // The whole file mapped read-only (data files; MappedFile::Open by default).
+  virtual Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& path);
 };
 
 // A whole local file mapped read-only into memory (data files are immutable once written, so
@@ -58,8 +63,13 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-// The process-wide local file system.
+// The process-wide file system every storage path uses: the local (POSIX) one, unless a test
+// installed another with SetFileSystemForTesting. (One per process, as a single-process engine
+// needs; docs/untrusted-input.md "Faults" says why it is not a catalog option yet.)
 FileSystem& LocalFs();
+// Makes `fs` the process-wide file system (nullptr: the local one again) and returns the one it
+// replaces. Tests only (fault injection): call it while no storage work runs.
+FileSystem* SetFileSystemForTesting(FileSystem* fs);
 
 // "a/b" + "c" -> "a/b/c".
 std::string JoinPath(std::string_view a, std::string_view b);
