@@ -85,6 +85,11 @@ Result<bool> FaultInjectingFs::Exists(const std::string& path) {
   return base_->Exists(path);
 }
 
+Result<std::optional<std::string>> FaultInjectingFs::Version(const std::string& path) {
+  TRIB_RETURN_NOT_OK(Step("cannot stat", path, nullptr));
+  return base_->Version(path);
+}
+
 Result<std::vector<FileInfo>> FaultInjectingFs::ListDir(const std::string& path) {
   TRIB_RETURN_NOT_OK(Step("cannot list", path, nullptr));
   return base_->ListDir(path);

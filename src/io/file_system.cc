@@ -127,6 +127,18 @@ class LocalFileSystem : public FileSystem {
     return Errno("cannot stat", path);
   }
 
+  Result<std::optional<std::string>> Version(const std::string& path) override {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT || errno == ENOTDIR) return std::optional<std::string>();
+      return Errno("cannot stat", path);
+    }
+    return std::optional<std::string>(
+        std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
+        std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+        std::to_string(st.st_mtim.tv_nsec));
+  }
+
   Result<std::vector<FileInfo>> ListDir(const std::string& path) override {
     DIR* d = ::opendir(path.c_str());
     if (!d) {

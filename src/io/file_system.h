@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,11 @@ class FileSystem {
   // Returns false, writing nothing, if `path` already exists.
   virtual Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) = 0;
   virtual Result<bool> Exists(const std::string& path) = 0;
+  // What identifies this version of the file (device, inode, size, modification time in ns), or
+  // nullopt when it does not exist: a file replaced by rename, rewritten or re-created under the
+  // same name gets another one. Lets caches of files whose names are reused (snapshot-N,
+  // LATEST) check for the price of a stat.
+  virtual Result<std::optional<std::string>> Version(const std::string& path) = 0;
   virtual Result<std::vector<FileInfo>> ListDir(const std::string& path) = 0;
   virtual Status MakeDirs(const std::string& path) = 0;
   // Removes a file; a missing file is not an error.

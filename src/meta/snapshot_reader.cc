@@ -91,9 +91,19 @@ std::string ResolveExternalPath(const std::string& table_path, const std::string
 
 Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::string& table_path,
                                                                  int64_t id) {
-  // Not cached: unlike manifests and data files (named by UUID), the name snapshot-N is reused
-  // when a table is dropped and created again (or rolled back), so only the read is safe.
-  return meta::SnapshotManager(table_path).Read(id);
+  // Unlike manifests and data files (named by UUID), the name snapshot-N is reused when a table
+  // is dropped and created again (or rolled back): the cache key holds the file's version (its
+  // inode, size and modification time), checked by a stat on every read.
+  const std::string path = meta::SnapshotPath(table_path, id);
+  TRIB_ASSIGN_OR_RETURN(std::optional<std::string> version, io::LocalFs().Version(path));
+  if (!version) return meta::SnapshotManager(table_path).Read(id);  // its NotFound error
+  using T = std::shared_ptr<const meta::Snapshot>;
+  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
+      "snapshot:" + path + "@" + *version, [&]() -> Result<std::pair<T, int64_t>> {
+        TRIB_ASSIGN_OR_RETURN(T s, meta::SnapshotManager(table_path).Read(id));
+        return std::make_pair(std::move(s), int64_t{2048});
+      }));
+  return *cached;
 }
 
 Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(

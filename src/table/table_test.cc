@@ -77,6 +77,25 @@ class TableTest : public WarehouseTest {
 
 };
 
+// snapshot-1 and LATEST of a table dropped (by another process: nothing is erased from this
+// one's caches) and created again under the same name are other files: a process that read the
+// first table must not answer from what it cached of them.
+TEST_F(TableTest, ARecreatedTableIsNotReadFromTheFirstOnesCachedSnapshots) {
+  const Identifier id{"default", "again", ""};
+  for (int round = 0; round < 3; round++) {
+    ASSERT_TRUE(catalog_->CreateTable(id, KV({{"bucket", "1"}}), false).ok());
+    auto t = catalog_->GetTable(id);
+    ASSERT_TRUE(t.ok());
+    const std::string v = "round" + std::to_string(round);
+    WriteRows(**t, {{RowKind::kInsert, R(round, v)}});
+    EXPECT_EQ(ReadAll(**t), (std::vector<Row>{R(round, v)})) << round;
+    ScanOptions first;
+    first.snapshot_id = 1;
+    EXPECT_EQ(ReadAll(**t, first), (std::vector<Row>{R(round, v)})) << round;
+    ASSERT_TRUE(io::LocalFs().RemoveAll((*t)->path()).ok());
+  }
+}
+
 TEST_F(TableTest, UpsertAndDeleteByKey) {
   auto t = Create("t", KV({{"bucket", "4"}}));
   WriteRows(*t, {{RowKind::kInsert, R(1, "a")}, {RowKind::kInsert, R(2, "b")}});
