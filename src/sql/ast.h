@@ -166,6 +166,8 @@ enum class StmtKind {
   kCall,
   kExplain,
   kTruncate,
+  kCreateView,
+  kDropView,
   kStatementSet,       // EXECUTE STATEMENT SET BEGIN INSERT ...; ... END
   kBeginStatementSet,  // BEGIN STATEMENT SET (the SQL client's form; INSERTs follow until END)
   kEndStatementSet,    // END
@@ -183,7 +185,7 @@ using StatementPtr = std::unique_ptr<Statement>;
 struct CommonTableExpr {
   std::string name;
   std::vector<std::string> columns;  // renames the query's columns; empty: its own names
-  std::unique_ptr<SelectStmt> query;
+  std::shared_ptr<const SelectStmt> query;  // shared: a temporary view outlives its statement
   Pos pos;
 };
 
@@ -336,6 +338,24 @@ struct InsertStmt : Statement {
   std::vector<std::string> columns;
   std::vector<Pos> column_pos;
   std::unique_ptr<SelectStmt> source;
+};
+
+// CREATE [TEMPORARY] VIEW [IF NOT EXISTS] v [(a, b)] AS query.
+struct CreateViewStmt : Statement {
+  CreateViewStmt() : Statement(StmtKind::kCreateView) {}
+  QualifiedName name;
+  bool temporary = false;
+  bool if_not_exists = false;
+  std::vector<std::string> columns;
+  std::shared_ptr<const SelectStmt> query;
+};
+
+// DROP [TEMPORARY] VIEW [IF EXISTS] v.
+struct DropViewStmt : Statement {
+  DropViewStmt() : Statement(StmtKind::kDropView) {}
+  QualifiedName name;
+  bool temporary = false;
+  bool if_exists = false;
 };
 
 // EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END: the INSERTs run together, and are

@@ -112,7 +112,35 @@ Result<StatementPtr> Parser::ParseTop() {
 
 Result<StatementPtr> Parser::ParseCreate() {
   Pos start = Next().pos;  // CREATE
-  AcceptKeyword("TEMPORARY");
+  const bool temporary = AcceptKeyword("TEMPORARY");
+  if (AcceptKeyword("VIEW")) {
+    auto s = std::make_unique<CreateViewStmt>();
+    s->temporary = temporary;
+    if (AcceptKeyword("IF")) {
+      TRIB_RETURN_NOT_OK(ExpectKeyword("NOT"));
+      TRIB_RETURN_NOT_OK(ExpectKeyword("EXISTS"));
+      s->if_not_exists = true;
+    }
+    TRIB_ASSIGN_OR_RETURN(s->name, ParseQualifiedName("a view name"));
+    if (AcceptSymbol("(")) {
+      do {
+        TRIB_ASSIGN_OR_RETURN(std::string c, ParseIdentifier("a column name"));
+        s->columns.push_back(std::move(c));
+      } while (AcceptSymbol(","));
+      TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    }
+    if (AcceptKeyword("COMMENT")) {
+      TRIB_ASSIGN_OR_RETURN(std::string ignored, ParseStringLiteral("a comment string"));
+    }
+    TRIB_RETURN_NOT_OK(ExpectKeyword("AS"));
+    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SelectStmt> q, ParseQuery());
+    s->query = std::move(q);
+    return StatementPtr(std::move(s));
+  }
+  if (temporary && Peek().Is("TABLE")) {
+    return NotSupportedAt(Peek().pos, "CREATE TEMPORARY TABLE is not supported yet (a table of "
+                                      "the catalog outlives the session: CREATE TABLE)");
+  }
   if (AcceptKeyword("TABLE")) return ParseCreateTable(start);
   if (AcceptKeyword("DATABASE") || AcceptKeyword("SCHEMA")) {
     auto s = std::make_unique<CreateDatabaseStmt>();
@@ -144,10 +172,10 @@ Result<StatementPtr> Parser::ParseCreate() {
     TRIB_ASSIGN_OR_RETURN(s->options, ParseOptionList());
     return StatementPtr(std::move(s));
   }
-  if (Peek().Is("VIEW") || Peek().Is("FUNCTION")) {
+  if (Peek().Is("FUNCTION")) {
     return NotSupportedAt(Peek().pos, "CREATE " + Upper(Peek().text) + " is not supported yet");
   }
-  return Unexpected("TABLE, DATABASE or CATALOG after CREATE");
+  return Unexpected("TABLE, VIEW, DATABASE or CATALOG after CREATE");
 }
 
 Result<StatementPtr> Parser::ParseCreateTable(Pos start) {
@@ -275,7 +303,20 @@ Result<StatementPtr> Parser::ParseCreateTable(Pos start) {
 
 Result<StatementPtr> Parser::ParseDrop() {
   Next();  // DROP
-  AcceptKeyword("TEMPORARY");
+  const bool temporary = AcceptKeyword("TEMPORARY");
+  if (AcceptKeyword("VIEW")) {
+    auto s = std::make_unique<DropViewStmt>();
+    s->temporary = temporary;
+    if (AcceptKeyword("IF")) {
+      TRIB_RETURN_NOT_OK(ExpectKeyword("EXISTS"));
+      s->if_exists = true;
+    }
+    TRIB_ASSIGN_OR_RETURN(s->name, ParseQualifiedName("a view name"));
+    return StatementPtr(std::move(s));
+  }
+  if (temporary && Peek().Is("TABLE")) {
+    return NotSupportedAt(Peek().pos, "DROP TEMPORARY TABLE is not supported yet");
+  }
   if (AcceptKeyword("TABLE")) {
     auto s = std::make_unique<DropTableStmt>();
     if (AcceptKeyword("IF")) {
@@ -300,7 +341,7 @@ Result<StatementPtr> Parser::ParseDrop() {
     }
     return StatementPtr(std::move(s));
   }
-  if (Peek().Is("CATALOG") || Peek().Is("VIEW") || Peek().Is("FUNCTION")) {
+  if (Peek().Is("CATALOG") || Peek().Is("FUNCTION")) {
     return NotSupportedAt(Peek().pos, "DROP " + Upper(Peek().text) + " is not supported yet");
   }
   return Unexpected("TABLE or DATABASE after DROP");

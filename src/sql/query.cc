@@ -241,18 +241,18 @@ const CommonTableExpr* FindWithQuery(const std::string& name) {
 
 // The input `ref` names WITH query `cte`: its query planned here (each reference plans it anew).
 Result<Source> OpenWithQuery(const Session& session, const TableRef& ref,
-                             const CommonTableExpr& cte) {
+                             const CommonTableExpr& cte, const std::string& what = "WITH query") {
   if (std::find(t_with_expanding.begin(), t_with_expanding.end(), &cte) !=
       t_with_expanding.end()) {
-    return NotSupportedAt(ref.pos, "WITH query '" + cte.name +
+    return NotSupportedAt(ref.pos, what + " '" + cte.name +
                                        "' reads itself; recursive queries are not supported yet");
   }
   if (!ref.hints.empty()) {
-    return ErrorAt(ref.hints_pos, "OPTIONS hints apply to tables, not to WITH query '" +
+    return ErrorAt(ref.hints_pos, "OPTIONS hints apply to tables, not to " + what + " '" +
                                       cte.name + "'");
   }
   if (!ref.partition.empty()) {
-    return ErrorAt(ref.pos, "PARTITION (...) applies to tables, not to WITH query '" + cte.name +
+    return ErrorAt(ref.pos, "PARTITION (...) applies to tables, not to " + what + " '" + cte.name +
                                 "'");
   }
   t_with_expanding.push_back(&cte);
@@ -264,14 +264,14 @@ Result<Source> OpenWithQuery(const Session& session, const TableRef& ref,
   src.fields = src.op->fields();
   if (!cte.columns.empty()) {
     if (cte.columns.size() != src.fields.size()) {
-      return ErrorAt(cte.pos, "WITH query '" + cte.name + "' names " +
+      return ErrorAt(cte.pos, what + " '" + cte.name + "' names " +
                                   std::to_string(cte.columns.size()) + " columns but returns " +
                                   std::to_string(src.fields.size()));
     }
     for (size_t i = 0; i < cte.columns.size(); i++) src.fields[i].name = cte.columns[i];
   }
   src.qualifier = ref.alias.empty() ? cte.name : ref.alias;
-  src.name = "WITH query " + cte.name;
+  src.name = what + " " + cte.name;
   return src;
 }
 
@@ -308,6 +308,11 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
   if (!ref.subquery && ref.name.parts.size() == 1) {
     if (const CommonTableExpr* cte = FindWithQuery(ref.name.parts[0])) {
       return OpenWithQuery(session, ref, *cte);
+    }
+  }
+  if (!ref.subquery) {
+    if (const CommonTableExpr* view = session.FindTemporaryView(ref.name)) {
+      return OpenWithQuery(session, ref, *view, "view");
     }
   }
   if (ref.subquery) {

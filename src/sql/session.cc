@@ -198,6 +198,8 @@ Result<StatementResult> Session::Execute(const Statement& stmt) {
     case StmtKind::kCall: return Call(static_cast<const CallStmt&>(stmt));
     case StmtKind::kExplain: return Explain(static_cast<const ExplainStmt&>(stmt));
     case StmtKind::kTruncate: return Truncate(static_cast<const TruncateStmt&>(stmt));
+    case StmtKind::kCreateView: return CreateView(static_cast<const CreateViewStmt&>(stmt));
+    case StmtKind::kDropView: return DropView(static_cast<const DropViewStmt&>(stmt));
     case StmtKind::kStatementSet: {
       std::vector<const InsertStmt*> inserts;
       for (const auto& i : static_cast<const StatementSetStmt&>(stmt).inserts) {
@@ -240,6 +242,77 @@ Result<ResolvedName> Session::ResolveTable(const QualifiedName& name) const {
   }
   out.id.table = table;
   if (table.empty()) return ErrorAt(name.pos, "invalid table name '" + name.ToString() + "'");
+  return out;
+}
+
+std::string Session::ViewKey(const QualifiedName& name) const {
+  const auto& p = name.parts;
+  const std::string catalog = p.size() == 3 ? p[0] : current_catalog_;
+  const std::string db = p.size() >= 2 ? p[p.size() - 2] : current_database_;
+  return catalog + "." + db + "." + p.back();
+}
+
+const CommonTableExpr* Session::FindTemporaryView(const QualifiedName& name) const {
+  if (views_.empty() || name.parts.empty() || name.parts.size() > 3) return nullptr;
+  auto it = views_.find(ViewKey(name));
+  return it == views_.end() ? nullptr : &it->second;
+}
+
+Result<StatementResult> Session::CreateView(const CreateViewStmt& s) {
+  StatementResult out;
+  if (!s.temporary) {
+    return NotSupportedAt(s.name.pos, "CREATE VIEW: the filesystem catalog stores no views (as "
+                                      "Paimon's FileSystemCatalog); CREATE TEMPORARY VIEW makes "
+                                      "one for this session");
+  }
+  if (s.name.parts.size() > 3) return ErrorAt(s.name.pos, "expected [[catalog.]database.]view");
+  const std::string key = ViewKey(s.name);
+  if (views_.count(key)) {
+    if (s.if_not_exists) {
+      out.message = "View " + key + " already exists, skipped";
+      return out;
+    }
+    return ErrorAt(s.name.pos, "temporary view " + key + " already exists");
+  }
+  CommonTableExpr view;
+  view.name = s.name.parts.back();
+  view.columns = s.columns;
+  view.query = s.query;
+  view.pos = s.name.pos;
+  views_.emplace(key, std::move(view));
+  // Planned once now (SELECT * FROM it), so a view that cannot run is refused here: unknown
+  // tables or columns, a column list of the wrong length.
+  std::string probe = "SELECT * FROM ";
+  for (size_t i = 0; i < s.name.parts.size(); i++) {
+    probe += (i ? "." : "") + std::string("`") + s.name.parts[i] + "`";
+  }
+  auto parsed = ParseStatement(probe);
+  Status check = parsed.ok()
+                     ? ExplainQuery(*this, static_cast<const SelectStmt&>(**parsed)).status()
+                     : parsed.status();
+  if (!check.ok()) {
+    views_.erase(key);
+    return Locate(check, s.query->pos);
+  }
+  out.message = "Temporary view " + key + " created";
+  return out;
+}
+
+Result<StatementResult> Session::DropView(const DropViewStmt& s) {
+  StatementResult out;
+  const std::string key = ViewKey(s.name);
+  if (views_.erase(key) == 0) {
+    if (s.if_exists) {
+      out.message = "View " + key + " does not exist, skipped";
+      return out;
+    }
+    if (!s.temporary) {
+      return ErrorAt(s.name.pos, "view " + key + " does not exist (the filesystem catalog stores "
+                                 "no views; only temporary ones exist)");
+    }
+    return ErrorAt(s.name.pos, "temporary view " + key + " does not exist");
+  }
+  out.message = "Temporary view " + key + " dropped";
   return out;
 }
 

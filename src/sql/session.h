@@ -78,6 +78,9 @@ class Session {
 
   // t, db.t, catalog.db.t (each optionally with $system).
   Result<ResolvedName> ResolveTable(const QualifiedName& name) const;
+  // The session's temporary view `name` names (v, db.v, catalog.db.v), or null: a query reads it
+  // as a WITH query of that name (temporary views shadow tables, as in Flink).
+  const CommonTableExpr* FindTemporaryView(const QualifiedName& name) const;
 
  private:
   struct CatalogEntry {
@@ -106,6 +109,10 @@ class Session {
   // The INSERTs of a statement set: each writes its rows; only when all did are they committed,
   // one table after another (dml.cc).
   Result<StatementResult> StatementSet(const std::vector<const InsertStmt*>& inserts);
+  Result<StatementResult> CreateView(const CreateViewStmt& s);
+  Result<StatementResult> DropView(const DropViewStmt& s);
+  // "catalog.database.name" of a view name.
+  std::string ViewKey(const QualifiedName& name) const;
   struct PendingWrite;  // an INSERT of a statement set, written and not yet committed (dml.cc)
   Result<StatementResult> Delete(const DeleteStmt& s);
   Result<StatementResult> Update(const UpdateStmt& s);
@@ -130,6 +137,8 @@ class Session {
   std::string current_database_ = "default";
   std::map<std::string, std::string> options_;  // SET 'key' = 'value', canonical keys
   std::optional<std::chrono::milliseconds> stream_idle_timeout_;
+  // CREATE TEMPORARY VIEW: by ViewKey.
+  std::map<std::string, CommonTableExpr> views_;
   // While a statement set runs: where its INSERTs leave their writers instead of committing.
   std::vector<std::unique_ptr<PendingWrite>>* set_writes_ = nullptr;
   // BEGIN STATEMENT SET ... END: the INSERTs added so far (text and where it starts).

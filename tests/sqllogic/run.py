@@ -16,7 +16,8 @@ Records (separated by blank lines):
                                T text, R real, B boolean (checked as the column count only).
   restart                      start a new session (forget USE / SET / CREATE CATALOG)
   # comment
-Session statements (USE, SET, RESET, CREATE CATALOG, USE CATALOG) that succeed are replayed
+Session statements (USE, SET, RESET, CREATE CATALOG, USE CATALOG, CREATE TEMPORARY VIEW,
+DROP [TEMPORARY] VIEW) that succeed are replayed
 before each later record, as if the records shared one shell session.
 
 Usage: run.py --binary build/tributary [--slow] [-j N] [-v] PATH...
@@ -33,7 +34,8 @@ import subprocess
 import sys
 import tempfile
 
-SESSION_RE = re.compile(r"^\s*(USE|SET|RESET|CREATE\s+CATALOG)\b", re.IGNORECASE)
+SESSION_RE = re.compile(r"^\s*(USE|SET|RESET|CREATE\s+CATALOG|CREATE\s+TEMPORARY\s+VIEW|"
+                        r"DROP\s+(TEMPORARY\s+)?VIEW)\b", re.IGNORECASE)
 USE_DB_RE = re.compile(r"^\s*USE\s+(?!CATALOG\b)", re.IGNORECASE)
 TIMEOUT_S = 120
 
