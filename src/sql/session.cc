@@ -1,6 +1,7 @@
 #include "sql/session.h"
 
 #include "commit/orphan_files.h"
+#include "commit/rollback.h"
 #include "commit/snapshot_expire.h"
 #include "io/file_system.h"
 #include "meta/snapshot.h"
@@ -866,10 +867,11 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   if (p.back() == "create_tag" || p.back() == "delete_tag") {
     return Tags(s, p.back() == "create_tag");
   }
+  if (p.back() == "rollback_to") return RollbackTo(s);
   if (p.back() != "compact") {
     // Paimon's procedures not implemented yet; any other name is a typo or unknown.
     static const std::vector<std::string> kPaimon = {
-        "compact_database", "rollback_to", "rollback_to_timestamp", "create_branch",
+        "compact_database", "rollback_to_timestamp", "create_branch",
         "delete_branch", "fast_forward", "rescale", "merge_into",
         "reset_consumer", "clear_consumers", "mark_partition_done", "expire_partitions",
         "migrate_table", "migrate_file", "repair", "create_tag_from_timestamp",
@@ -877,7 +879,7 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
         "trigger_tag_automatic_creation", "query_service"};
     static const std::vector<std::string> kImplemented = {
         "compact", "expire_snapshots", "expire_changelogs", "remove_orphan_files", "create_tag",
-        "delete_tag"};
+        "delete_tag", "rollback_to"};
     if (std::find(kPaimon.begin(), kPaimon.end(), p.back()) != kPaimon.end()) {
       return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
     }
@@ -953,6 +955,15 @@ Result<std::map<std::string, const Expr*>> ProcedureArgs(const CallStmt& s,
     args[name] = a.value.get();
   }
   return args;
+}
+
+// A procedure's `snapshot_id` argument: a positive integer literal.
+Result<int64_t> SnapshotIdArg(const Expr* e) {
+  auto v = options::ParseInt64(e->text);
+  if (e->literal_kind != LiteralKind::kInteger || !v.ok() || *v < 1) {
+    return ErrorAt(e->pos, "'snapshot_id' must be a positive integer");
+  }
+  return *v;
 }
 
 // The retention arguments of sys.expire_snapshots / sys.expire_changelogs: positive counts
@@ -1159,12 +1170,7 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   meta::SnapshotManager snapshots(path);
   std::optional<int64_t> snapshot_id;
   if (args.count("snapshot_id")) {
-    const Expr* e = args["snapshot_id"];
-    auto v = options::ParseInt64(e->text);
-    if (e->literal_kind != LiteralKind::kInteger || !v.ok() || *v < 1) {
-      return ErrorAt(e->pos, "'snapshot_id' must be a positive integer");
-    }
-    snapshot_id = *v;
+    TRIB_ASSIGN_OR_RETURN(snapshot_id, SnapshotIdArg(args["snapshot_id"]));
   } else {
     auto latest = snapshots.LatestId();
     if (!latest.ok()) return Locate(latest.status(), s.pos);
@@ -1186,6 +1192,50 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   if (!st.ok()) return ErrorAt(tag->pos, st.message());
   return Message("Created tag " + tag->text + " of " + id.ToString() + " at snapshot " +
                  std::to_string(*snapshot_id));
+}
+
+Result<StatementResult> Session::RollbackTo(const CallStmt& s) {
+  // Paimon's arguments: table, tag, snapshot_id (a positional second argument that is a number
+  // is the snapshot id, as older Paimon versions take it).
+  const std::string proc = "sys.rollback_to";
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "tag", "snapshot_id"}));
+  if (args.count("tag") && args["tag"]->literal_kind == LiteralKind::kInteger &&
+      !args.count("snapshot_id") && s.args.size() > 1 && s.args[1].name.empty()) {
+    args["snapshot_id"] = args["tag"];
+    args.erase("tag");
+  }
+  if (!args.count("table") || args.count("tag") == args.count("snapshot_id")) {
+    return ErrorAt(s.pos, proc + " needs a table and either a tag or a snapshot_id: CALL " + proc +
+                              "(`table` => 'db.t', snapshot_id => 3) or (`table` => 'db.t', "
+                              "tag => 'name')");
+  }
+  const Expr* t = args["table"];
+  TRIB_ASSIGN_OR_RETURN(auto id, ProcedureTableId(t));
+  auto table = current_catalog()->GetTable(id);
+  if (!table.ok()) return ErrorAt(t->pos, table.status().message());
+  std::optional<int64_t> snapshot_id;
+  std::string tag;
+  if (args.count("snapshot_id")) {
+    TRIB_ASSIGN_OR_RETURN(snapshot_id, SnapshotIdArg(args["snapshot_id"]));
+  } else {
+    const Expr* e = args["tag"];
+    if (e->literal_kind != LiteralKind::kString || e->text.empty()) {
+      return ErrorAt(e->pos, "'tag' must be a tag name string");
+    }
+    tag = e->text;
+  }
+  auto r = commit::RollbackTo((*table)->path(), snapshot_id, tag);
+  if (!r.ok()) return ErrorAt(s.pos, "cannot roll back " + id.ToString() + ": " + r.status().message());
+  StatementResult out;
+  out.has_rows = true;
+  out.rows.fields = {Field{0, "previous_snapshot_id", DataType::BigInt(), ""},
+                     Field{1, "current_snapshot_id", DataType::BigInt(), ""}};
+  out.rows.rows.push_back({Value::Int(r->previous_snapshot), Value::Int(r->current_snapshot)});
+  out.message = "Rolled " + id.ToString() + " back to snapshot " +
+                std::to_string(r->current_snapshot) + " (" + std::to_string(r->snapshots_removed) +
+                " later snapshot(s) and " + std::to_string(r->tags_removed) +
+                " later tag(s) removed; their files go with CALL sys.remove_orphan_files)";
+  return out;
 }
 
 Result<StatementResult> Session::Explain(const ExplainStmt& s) {

@@ -128,6 +128,8 @@ class Session {
   Result<StatementResult> DropPartitions(const AlterTableStmt& s, const ResolvedName& rn);
   // CALL sys.create_tag(table, tag[, snapshot_id]) and sys.delete_tag(table, tags).
   Result<StatementResult> Tags(const CallStmt& s, bool create);
+  // CALL sys.rollback_to(table, tag | snapshot_id).
+  Result<StatementResult> RollbackTo(const CallStmt& s);
   Result<StatementResult> Call(const CallStmt& s);
   Result<StatementResult> Explain(const ExplainStmt& s);
   Result<StatementResult> Select(const SelectStmt& s);
