@@ -42,7 +42,7 @@ const std::set<std::string>& Names() {
       "TO_TIMESTAMP_LTZ", "TIMESTAMPADD", "TIMESTAMPDIFF", "HEX", "BIN",      "SIN",
       "COS",       "TAN",        "COT",        "ASIN",        "ACOS",        "ATAN",
       "ATAN2",     "SINH",       "COSH",       "TANH",        "DEGREES",     "RADIANS",
-      "JSON_VALUE", "JSON_EXISTS"};
+      "JSON_VALUE", "JSON_EXISTS", "JSON_QUERY", "OVERLAY"};
   return kNames;
 }
 
@@ -51,7 +51,7 @@ bool MayReturnNull(const std::string& f) {
   return f == "REGEXP_EXTRACT" || f == "SPLIT_INDEX" || f == "IF" || f == "TO_DATE" ||
          f == "TO_TIMESTAMP" || f == "LPAD" || f == "RPAD" || f == "FROM_BASE64" ||
          f == "LOG" || f == "CONCAT_WS" || f == "UNIX_TIMESTAMP" || f == "SHA2" ||
-         f == "JSON_VALUE" || f == "JSON_EXISTS";
+         f == "JSON_VALUE" || f == "JSON_EXISTS" || f == "JSON_QUERY";
 }
 
 // Milliseconds in one of TIMESTAMPADD / TIMESTAMPDIFF's units, or months (negative: -months).
@@ -97,9 +97,13 @@ int64_t LocalOffsetMillis(int64_t utc_millis) {
 }
 
 // The value at a JSON path ('$', then `.name`, `['name']` or `[index]` steps) of `doc`, or null
-// when the path is malformed or leads nowhere (Flink's default NULL ON EMPTY / ON ERROR).
-const Json* JsonAt(const Json& doc, const std::string& path) {
-  if (path.empty() || path[0] != '$') return nullptr;
+// when the path is malformed (then *malformed is set, when given) or leads nowhere.
+const Json* JsonAt(const Json& doc, const std::string& path, bool* malformed = nullptr) {
+  auto bad = [&]() -> const Json* {
+    if (malformed) *malformed = true;
+    return nullptr;
+  };
+  if (path.empty() || path[0] != '$') return bad();
   const Json* at = &doc;
   size_t i = 1;
   while (i < path.size()) {
@@ -107,14 +111,15 @@ const Json* JsonAt(const Json& doc, const std::string& path) {
       size_t j = i + 1;
       while (j < path.size() && path[j] != '.' && path[j] != '[') j++;
       const std::string key = path.substr(i + 1, j - i - 1);
-      if (key.empty() || !at->is_object()) return nullptr;
+      if (key.empty()) return bad();
+      if (!at->is_object()) return nullptr;
       auto it = at->find(key);
       if (it == at->end()) return nullptr;
       at = &*it;
       i = j;
     } else if (path[i] == '[') {
       const size_t close = path.find(']', i);
-      if (close == std::string::npos) return nullptr;
+      if (close == std::string::npos) return bad();
       std::string inner = path.substr(i + 1, close - i - 1);
       if (inner.size() >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner.back() == inner[0]) {
         const std::string key = inner.substr(1, inner.size() - 2);
@@ -124,16 +129,17 @@ const Json* JsonAt(const Json& doc, const std::string& path) {
         at = &*it;
       } else {
         if (inner.empty() || !std::all_of(inner.begin(), inner.end(), ::isdigit) ||
-            !at->is_array() || inner.size() > 9) {
-          return nullptr;
+            inner.size() > 9) {
+          return bad();
         }
+        if (!at->is_array()) return nullptr;
         const size_t index = std::stoul(inner);
         if (index >= at->size()) return nullptr;
         at = &(*at)[index];
       }
       i = close + 1;
     } else {
-      return nullptr;
+      return bad();
     }
   }
   return at;
@@ -614,11 +620,43 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
       TRIB_RETURN_NOT_OK(temporal_arg(2, false));
       b.type = DataType::Int();
     }
-  } else if (f == "JSON_VALUE" || f == "JSON_EXISTS") {
+  } else if (f == "JSON_EXISTS") {
     TRIB_RETURN_NOT_OK(arity(2, 2));
     TRIB_RETURN_NOT_OK(string_arg(0));
     TRIB_RETURN_NOT_OK(string_arg(1));
-    b.type = f == "JSON_VALUE" ? DataType::String() : DataType::Boolean();
+    b.type = DataType::Boolean();
+  } else if (f == "JSON_VALUE" || f == "JSON_QUERY") {
+    // The parser's form (parser_expression.cc): JSON_VALUE(s, path, type, on_empty,
+    // empty_default, on_error, error_default), JSON_QUERY(s, path, wrapper, on_empty, on_error).
+    const bool value = f == "JSON_VALUE";
+    TRIB_RETURN_NOT_OK(arity(value ? 7 : 5, value ? 7 : 5));
+    TRIB_RETURN_NOT_OK(string_arg(0));
+    TRIB_RETURN_NOT_OK(string_arg(1));
+    b.type = DataType::String();
+    if (value) {
+      auto t = DataType::Parse(args[2]->constant.string_value());
+      if (!t.ok()) return ErrorAt(pos, "JSON_VALUE ... RETURNING: " + t.status().message());
+      if (t->IsNested() || t->id == TypeId::kBinary || t->id == TypeId::kVarBinary) {
+        return NotSupportedAt(pos, "JSON_VALUE ... RETURNING " + TypeName(*t) +
+                                       " is not supported (a scalar type)");
+      }
+      b.type = t->WithNullable(true);
+      for (size_t i : {size_t{4}, size_t{6}}) {
+        if (args[i]->null_literal) continue;
+        if (!CanCast(args[i]->type, b.type, CastMode::kExplicit)) {
+          return ErrorAt(args[i]->pos, "the DEFAULT of JSON_VALUE must be a " +
+                                           TypeName(b.type) + ", not " + TypeName(args[i]->type));
+        }
+        TRIB_RETURN_NOT_OK(as(i, b.type));
+      }
+    }
+  } else if (f == "OVERLAY") {
+    TRIB_RETURN_NOT_OK(arity(3, 4));
+    TRIB_RETURN_NOT_OK(string_arg(0));
+    TRIB_RETURN_NOT_OK(string_arg(1));
+    TRIB_RETURN_NOT_OK(int_arg(2));
+    if (args.size() > 3) TRIB_RETURN_NOT_OK(int_arg(3));
+    b.type = DataType::String();
   } else if (f == "HEX") {
     TRIB_RETURN_NOT_OK(arity(1, 1));
     if (!args[0]->type.IsString()) TRIB_RETURN_NOT_OK(int_arg(0));
@@ -670,6 +708,50 @@ Value EvalAddInterval(const std::vector<Value>& args, bool is_date) {
 
 }  // namespace
 
+namespace {
+// JSON_VALUE(s, path, type, on_empty, empty_default, on_error, error_default) and
+// JSON_QUERY(s, path, wrapper, on_empty, on_error), as Flink: "empty" is a path that leads
+// nowhere (or, for JSON_VALUE, to null); an "error" is text that is not JSON, a malformed path,
+// a JSON_VALUE of an object or array or of a value the RETURNING type cannot hold, a
+// JSON_QUERY of a scalar without a wrapper.
+Result<Value> EvalJsonFunction(const BoundExpr& e, const std::vector<Value>& args) {
+  const bool value = e.op == "JSON_VALUE";
+  auto behave = [&](int which, const std::string& why) -> Result<Value> {
+    const std::string& mode = args[value ? 3 + 2 * which : 3 + which].string_value();
+    if (mode == "ERROR") {
+      return Status::Invalid(e.op + ": " + why + " (" + mode + " ON " +
+                             (which == 0 ? "EMPTY" : "ERROR") + ")");
+    }
+    if (mode == "DEFAULT") return args[4 + 2 * which];
+    if (mode == "EMPTY ARRAY") return Value::String("[]");
+    if (mode == "EMPTY OBJECT") return Value::String("{}");
+    return Value::Null();
+  };
+  auto doc = ParseJson(args[0].string_value(), "JSON text");
+  if (!doc.ok()) return behave(1, "the text is not JSON");
+  bool malformed = false;
+  const Json* at = JsonAt(*doc, args[1].string_value(), &malformed);
+  if (malformed) return behave(1, "malformed JSON path '" + args[1].string_value() + "'");
+  if (value) {
+    if (at == nullptr || at->is_null()) return behave(0, "no value at the path");
+    if (at->is_object() || at->is_array()) return behave(1, "the value at the path is not a scalar");
+    Value text = Value::String(at->is_string() ? at->get<std::string>() : at->dump());
+    if (e.type.IsString()) return text;
+    auto cast = CastValue(text, DataType::String(), e.type, CastMode::kExplicit);
+    if (!cast.ok()) return behave(1, cast.status().message());
+    return *cast;
+  }
+  if (at == nullptr) return behave(0, "no value at the path");
+  const std::string& wrapper = args[2].string_value();
+  const bool scalar = !at->is_object() && !at->is_array();
+  if (wrapper == "UNCONDITIONAL" || (wrapper == "CONDITIONAL" && scalar)) {
+    return Value::String(Json::array({*at}).dump());
+  }
+  if (scalar) return behave(1, "the value at the path is not an object or array");
+  return Value::String(at->dump());
+}
+}  // namespace
+
 Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& args) {
   const std::string& f = e.op;
   if (f == "PI") return Value::Double(M_PI);
@@ -694,6 +776,11 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
   if (f == "IF") {
     const bool c = !args[0].is_null() && args[0].bool_value();
     return c ? args[1] : args[2];
+  }
+  if (f == "JSON_VALUE" || f == "JSON_QUERY") {
+    // Its DEFAULT arguments may be NULL; a NULL text or path gives NULL.
+    if (args[0].is_null() || args[1].is_null()) return Value::Null();
+    return EvalJsonFunction(e, args);
   }
   if (f == "CONCAT_WS") {
     if (args[0].is_null()) return Value::Null();
@@ -963,15 +1050,24 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     if (months < 0 && in2 > in1) months++;
     return Value::Int(months / -unit);
   }
-  if (f == "JSON_VALUE" || f == "JSON_EXISTS") {
-    // A document that does not parse gives NULL (JSON_VALUE) or FALSE (JSON_EXISTS), as Flink's
-    // defaults (NULL ON ERROR, FALSE ON ERROR).
+  if (f == "JSON_EXISTS") {
+    // A document that does not parse gives FALSE, as Flink's default (FALSE ON ERROR).
     auto doc = ParseJson(args[0].string_value(), "JSON text");
-    const Json* at = doc.ok() ? JsonAt(*doc, args[1].string_value()) : nullptr;
-    if (f == "JSON_EXISTS") return Value::Bool(at != nullptr);
-    if (at == nullptr || at->is_null() || at->is_object() || at->is_array()) return Value::Null();
-    if (at->is_string()) return Value::String(at->get<std::string>());
-    return Value::String(at->dump());  // numbers and booleans as their JSON text
+    return Value::Bool(doc.ok() && JsonAt(*doc, args[1].string_value()) != nullptr);
+  }
+  if (f == "OVERLAY") {
+    // Whole UTF-8 characters: r replaces len characters of s from position pos (1-based; len
+    // defaults to r's length).
+    const std::vector<uint32_t> s = CodePoints(args[0].string_value());
+    const std::vector<uint32_t> r = CodePoints(args[1].string_value());
+    const int64_t from = args[2].int_value();
+    const int64_t len = args.size() > 3 ? args[3].int_value() : static_cast<int64_t>(r.size());
+    if (from < 1 || len < 0) {
+      return Status::Invalid("OVERLAY needs a position of at least 1 and a length of at least 0");
+    }
+    const size_t start = std::min<size_t>(static_cast<size_t>(from - 1), s.size());
+    const size_t end = std::min<size_t>(start + static_cast<size_t>(len), s.size());
+    return Value::String(Utf8(s, 0, start) + Utf8(r) + Utf8(s, end));
   }
   if (f == "HEX") {
     static const char kHex[] = "0123456789ABCDEF";

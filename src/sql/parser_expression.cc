@@ -468,6 +468,124 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
     TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
     return e;
   }
+  if (e->op == "JSON_VALUE" || e->op == "JSON_QUERY") {
+    // JSON_VALUE(s, path [RETURNING type] [behavior ON EMPTY] [behavior ON ERROR]) and
+    // JSON_QUERY(s, path [wrapper] [behavior ON EMPTY] [behavior ON ERROR]) become calls with
+    // their clauses as string arguments (functions.cc says which): JSON_VALUE(s, path, type,
+    // on_empty, empty_default, on_error, error_default), JSON_QUERY(s, path, wrapper, on_empty,
+    // on_error). Without clauses, Flink's defaults.
+    auto text = [&](std::string v, const Pos& at) {
+      auto lit = std::make_unique<Expr>();
+      lit->kind = ExprKind::kLiteral;
+      lit->literal_kind = LiteralKind::kString;
+      lit->text = std::move(v);
+      lit->pos = at;
+      return lit;
+    };
+    auto null_literal = [&](const Pos& at) {
+      auto lit = std::make_unique<Expr>();
+      lit->kind = ExprKind::kLiteral;
+      lit->literal_kind = LiteralKind::kNull;
+      lit->pos = at;
+      return lit;
+    };
+    TRIB_ASSIGN_OR_RETURN(ExprPtr doc, ParseExpr());
+    TRIB_RETURN_NOT_OK(ExpectSymbol(","));
+    TRIB_ASSIGN_OR_RETURN(ExprPtr path, ParseConcat());
+    e->args.push_back(std::move(doc));
+    e->args.push_back(std::move(path));
+    const bool value = e->op == "JSON_VALUE";
+    std::string type = "STRING", wrapper = "WITHOUT";
+    if (value && AcceptKeyword("RETURNING")) {
+      Pos type_pos;
+      TRIB_ASSIGN_OR_RETURN(type, ParseTypeText(&type_pos));
+    } else if (!value && Peek().Is("RETURNING")) {
+      return NotSupportedAt(Peek().pos, "JSON_QUERY ... RETURNING is not supported yet");
+    }
+    if (!value && (Peek().Is("WITH") || Peek().Is("WITHOUT"))) {
+      const bool with = Upper(Next().text) == "WITH";
+      std::string kind = "UNCONDITIONAL";
+      if (with && AcceptKeyword("CONDITIONAL")) kind = "CONDITIONAL";
+      if (with) AcceptKeyword("UNCONDITIONAL");
+      AcceptKeyword("ARRAY");
+      TRIB_RETURN_NOT_OK(ExpectKeyword("WRAPPER"));
+      wrapper = with ? kind : "WITHOUT";
+    }
+    // Behaviors: JSON_VALUE: NULL | ERROR | DEFAULT expr; JSON_QUERY: NULL | ERROR |
+    // EMPTY ARRAY | EMPTY OBJECT.
+    std::string on[2] = {"NULL", "NULL"};
+    ExprPtr defaults[2];
+    bool seen[2] = {false, false};
+    while (!Peek().IsSymbol(")")) {
+      const Pos at = Peek().pos;
+      std::string behavior;
+      ExprPtr def;
+      if (AcceptKeyword("NULL")) {
+        behavior = "NULL";
+      } else if (AcceptKeyword("ERROR")) {
+        behavior = "ERROR";
+      } else if (value && AcceptKeyword("DEFAULT")) {
+        behavior = "DEFAULT";
+        TRIB_ASSIGN_OR_RETURN(def, ParseConcat());
+      } else if (!value && AcceptKeyword("EMPTY")) {
+        if (AcceptKeyword("ARRAY")) {
+          behavior = "EMPTY ARRAY";
+        } else {
+          TRIB_RETURN_NOT_OK(ExpectKeyword("OBJECT"));
+          behavior = "EMPTY OBJECT";
+        }
+      } else {
+        return Unexpected(value ? "NULL, ERROR or DEFAULT and ON EMPTY / ON ERROR, or ')'"
+                                : "NULL, ERROR, EMPTY ARRAY or EMPTY OBJECT and ON EMPTY / "
+                                  "ON ERROR, or ')'");
+      }
+      TRIB_RETURN_NOT_OK(ExpectKeyword("ON"));
+      int which;
+      if (AcceptKeyword("EMPTY")) {
+        which = 0;
+      } else {
+        TRIB_RETURN_NOT_OK(ExpectKeyword("ERROR"));
+        which = 1;
+      }
+      if (seen[which] || (which == 0 && seen[1])) {
+        return ErrorAt(at, "ON EMPTY comes before ON ERROR, once each");
+      }
+      seen[which] = true;
+      on[which] = behavior;
+      defaults[which] = std::move(def);
+    }
+    Next();  // )
+    const Pos at = e->pos;
+    if (value) {
+      e->args.push_back(text(type, at));
+      for (int w = 0; w < 2; w++) {
+        e->args.push_back(text(on[w], at));
+        e->args.push_back(defaults[w] ? std::move(defaults[w]) : null_literal(at));
+      }
+    } else {
+      e->args.push_back(text(wrapper, at));
+      e->args.push_back(text(on[0], at));
+      e->args.push_back(text(on[1], at));
+    }
+    return e;
+  }
+  if (e->op == "OVERLAY") {
+    // OVERLAY(s PLACING r FROM pos [FOR len]): OVERLAY(s, r, pos[, len]).
+    TRIB_ASSIGN_OR_RETURN(ExprPtr str, ParseConcat());
+    TRIB_RETURN_NOT_OK(ExpectKeyword("PLACING"));
+    TRIB_ASSIGN_OR_RETURN(ExprPtr r, ParseConcat());
+    TRIB_RETURN_NOT_OK(ExpectKeyword("FROM"));
+    TRIB_ASSIGN_OR_RETURN(ExprPtr from, ParseConcat());
+    e->args.push_back(std::move(str));
+    e->args.push_back(std::move(r));
+    e->args.push_back(std::move(from));
+    if (AcceptKeyword("FOR")) {
+      TRIB_ASSIGN_OR_RETURN(ExprPtr len, ParseConcat());
+      e->args.push_back(std::move(len));
+    }
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    return e;
+  }
   if (e->op == "EXTRACT") {
     // EXTRACT(unit FROM x): the unit's function of x.
     static const std::map<std::string, std::string> kUnits = {
