@@ -539,10 +539,12 @@ Result<BoundExprPtr> Binder::BindIntervalArithmetic(const Expr& e) {
   else if (unit == "DAY") millis = count * 86400000;
   else if (unit == "HOUR") millis = count * 3600000;
   else if (unit == "MINUTE") millis = count * 60000;
+  else if (unit == "MILLISECOND") millis = count;  // INTERVAL ... TO ...
   else millis = count * 1000;
   if (t.id == TypeId::kDate && millis % 86400000 != 0) {
-    return ErrorAt(e.pos, "a DATE moves by whole days; CAST it to TIMESTAMP to add " + unit +
-                              "S");
+    return ErrorAt(e.pos, "a DATE moves by whole days; CAST it to TIMESTAMP to add " +
+                              (unit == "MILLISECOND" ? std::string("a time of day")
+                                                     : unit + "S"));
   }
   auto fn = NewExpr(BoundKind::kFunction, value->null_literal ? DataType::Timestamp(3) : t, e.pos);
   fn->op = "$ADD_INTERVAL";

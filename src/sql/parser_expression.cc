@@ -346,9 +346,84 @@ Result<ExprPtr> Parser::ParsePrimary() {
           return ErrorAt(Peek().pos, "INTERVAL takes SECOND, MINUTE, HOUR, DAY, MONTH or YEAR");
         }
         Next();
-        if (Peek().Is("TO")) {
-          return NotSupportedAt(Peek().pos, "INTERVAL ... TO ... is not supported yet; add "
-                                            "intervals of one unit each");
+        if (AcceptKeyword("TO")) {
+          // INTERVAL 'y-m' YEAR TO MONTH, 'd h[:m[:s[.fff]]]' DAY TO HOUR|MINUTE|SECOND,
+          // 'h:m[:s[.fff]]' HOUR TO MINUTE|SECOND, 'm:s[.fff]' MINUTE TO SECOND: one count of
+          // months or milliseconds (a leading '-' negates the whole).
+          const Pos to_pos = Peek().pos;
+          std::string end = Peek().type == TokenType::kWord ? Upper(Peek().text) : "";
+          static const std::vector<std::string> kOrder = {"YEAR", "MONTH", "DAY", "HOUR",
+                                                          "MINUTE", "SECOND"};
+          auto rank = [&](const std::string& u) {
+            return std::find(kOrder.begin(), kOrder.end(), u) - kOrder.begin();
+          };
+          const bool year_month = unit == "YEAR" && end == "MONTH";
+          const bool day_time = rank(unit) >= 2 && rank(end) < 6 && rank(end) > rank(unit);
+          if (!year_month && !day_time) {
+            return ErrorAt(to_pos, "INTERVAL " + unit + " TO takes " +
+                                       (unit == "YEAR" ? std::string("MONTH")
+                                        : unit == "MONTH" ? std::string("nothing (MONTH is last)")
+                                                          : "a smaller unit up to SECOND"));
+          }
+          Next();
+          std::string v = e->text;
+          bool negative = !v.empty() && v[0] == '-';
+          if (negative) v.erase(0, 1);
+          // The fields the form has, with their separators.
+          std::vector<std::string> fields;
+          std::string cur;
+          for (char c : v) {
+            if (c == '-' || c == ' ' || c == ':') {
+              fields.push_back(cur);
+              cur.clear();
+            } else {
+              cur += c;
+            }
+          }
+          fields.push_back(cur);
+          const size_t want = year_month ? 2 : static_cast<size_t>(rank(end) - rank(unit) + 1);
+          const std::string form =
+              year_month ? "'years-months'"
+                         : std::string("'") + (unit == "DAY" ? "days " : "") +
+                               (rank(unit) <= 3 && rank(end) >= 3 ? "hh" : "") +
+                               (rank(unit) <= 4 && rank(end) >= 4 ? (rank(unit) < 4 ? ":mm" : "mm")
+                                                                  : "") +
+                               (end == "SECOND" ? ":ss[.fff]" : "") + "'";
+          if (fields.size() != want) {
+            return ErrorAt(e->pos, "INTERVAL '" + e->text + "' " + unit + " TO " + end +
+                                       " needs the form " + form);
+          }
+          int64_t total = 0;
+          const int64_t kMillis[] = {0, 0, 86400000, 3600000, 60000, 1000};
+          for (size_t i = 0; i < fields.size(); i++) {
+            const std::string& f = fields[i];
+            const size_t r = year_month ? i : static_cast<size_t>(rank(unit)) + i;
+            const bool last_second = !year_month && r == 5;
+            const size_t dot = last_second ? f.find('.') : std::string::npos;
+            const std::string whole = f.substr(0, dot);
+            if (whole.empty() || whole.size() > 9 ||
+                !std::all_of(whole.begin(), whole.end(), ::isdigit)) {
+              return ErrorAt(e->pos, "INTERVAL '" + e->text + "' " + unit + " TO " + end +
+                                         " needs the form " + form);
+            }
+            const int64_t n = std::stoll(whole);
+            if (year_month) {
+              total += i == 0 ? n * 12 : n;
+            } else {
+              total += n * kMillis[r];
+            }
+            if (dot != std::string::npos) {
+              std::string frac = f.substr(dot + 1);
+              if (frac.empty() || frac.size() > 9 ||
+                  !std::all_of(frac.begin(), frac.end(), ::isdigit)) {
+                return ErrorAt(e->pos, "INTERVAL '" + e->text + "' has a bad fraction of a second");
+              }
+              frac.resize(3, '0');
+              total += std::stoll(frac);
+            }
+          }
+          e->text = std::to_string(negative ? -total : total);
+          unit = year_month ? "MONTH" : "MILLISECOND";
         }
         e->kind = ExprKind::kFunction;
         e->op = "$INTERVAL";
