@@ -15,6 +15,8 @@
 #include "common/timezone.h"
 #include "sql/cast.h"
 #include "sql/expression.h"
+#include "meta/paths.h"
+#include "read/scan_plan.h"
 #include "read/split_read.h"
 #include "sql/operators.h"
 #include "sql/query_internal.h"
@@ -229,6 +231,9 @@ namespace {
 // (planning is synchronous and one thread plans one statement at a time).
 thread_local std::vector<const std::vector<CommonTableExpr>*> t_with_scopes;
 thread_local std::vector<const CommonTableExpr*> t_with_expanding;
+// Set while EXPLAIN plans a query: scans then also plan their partitions for the description
+// (other queries plan them when they read).
+thread_local bool t_explaining = false;
 
 const CommonTableExpr* FindWithQuery(const std::string& name) {
   for (auto scope = t_with_scopes.rbegin(); scope != t_with_scopes.rend(); ++scope) {
@@ -1012,6 +1017,48 @@ std::string BucketPruningNote(const TableSchema& schema, const std::vector<Predi
          (distinct.size() == 1 ? "" : "s") + " in each partition";
 }
 
+// The partitions a scan of a partitioned table reads when a filter names a partition key, as the
+// scan's own planning prunes them: "; partitions: 1 of 3 read (dt=a/hr=1)".
+std::string PartitionPruningNote(Table& table, const ScanOptions& opts) {
+  const TableSchema& schema = *table.schema();
+  if (schema.partition_keys.empty()) return "";
+  std::vector<Field> pfields;
+  std::set<int> pcols;
+  for (const auto& k : schema.partition_keys) {
+    pcols.insert(schema.FieldIndex(k));
+    pfields.push_back(schema.fields[schema.FieldIndex(k)]);
+  }
+  if (std::none_of(opts.filters.begin(), opts.filters.end(),
+                   [&](const Predicate& p) { return pcols.count(p.column) > 0; })) {
+    return "";
+  }
+  auto core = options::CoreOptions::From(schema, opts.dynamic_options);
+  if (!core.ok()) return "";
+  read::ScanPlanRequest request;
+  request.path = table.path();
+  request.meta_path = table.path();
+  request.schema = table.schema();
+  request.core = &*core;
+  request.options = &opts;
+  auto plan = read::PlanScan(request);
+  if (!plan.ok()) return "";
+  std::set<std::string> read;
+  std::vector<std::string> names;
+  for (const auto& split : plan->splits) {
+    if (!read.insert(split.pbytes).second) continue;
+    names.push_back(meta::PartitionPath(pfields, split.partition, core->partition_default_name));
+  }
+  std::sort(names.begin(), names.end());
+  std::string out = "; partitions: " + std::to_string(read.size()) + " of " +
+                    std::to_string(plan->partitions.size()) + " read";
+  if (!names.empty()) {
+    out += " (";
+    for (size_t i = 0; i < names.size() && i < 5; i++) out += (i ? ", " : "") + names[i];
+    out += names.size() > 5 ? ", ...)" : ")";
+  }
+  return out;
+}
+
 std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanOptions& opts) {
   std::string out = "TableScan: " + source.name + " (projection: ";
   for (size_t i = 0; i < scan.projection.size(); ++i) {
@@ -1029,6 +1076,7 @@ std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanO
     std::string lookup = PointLookupNote(schema, scan.filters);
     out += lookup;
     if (lookup.empty()) out += BucketPruningNote(schema, scan.filters);
+    if (t_explaining) out += PartitionPruningNote(*source.table, opts);
   }
   out += opts.max_batch_rows > 0
              ? "; batches of at most " + std::to_string(opts.max_batch_rows) + " rows"
@@ -1504,10 +1552,14 @@ Result<OperatorPtr> FinishStreamingQuery(OperatorPtr op, SelectPlan plan, const 
 }  // namespace
 
 Result<std::string> ExplainQuery(const Session& session, const SelectStmt& q) {
-  // The operators the query would run (nothing is read: scans plan on their first batch).
-  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, session.streaming() ? OpenStreamingQuery(session, q, std::nullopt)
-                                                            : OpenQuery(session, q));
-  return ExplainTree(*op);
+  // The operators the query would run (nothing is read: scans plan on their first batch; a
+  // partitioned table's scan plans its partitions for the description).
+  t_explaining = true;
+  auto op = session.streaming() ? OpenStreamingQuery(session, q, std::nullopt)
+                                : OpenQuery(session, q);
+  t_explaining = false;
+  if (!op.ok()) return op.status();
+  return ExplainTree(**op);
 }
 
 Result<std::vector<Row>> ReadMatchingRows(Table& table, const Expr* where,
