@@ -669,6 +669,11 @@ std::vector<OptionDef> BuildTable() {
           .Min(1)
           .Session()
           .Unsupported(),
+      Def("sql-client.display.max-rows", kInt, "",
+          "Rows the table output format prints at most; a line then says how many more the "
+          "result had (unset: every row; CSV and JSON always print every row).")
+          .Min(1)
+          .Session(),
       Def("sql-client.display.max-column-width", kInt, "",
           "Widest column of the table output format: longer cells are cut and end in '...' "
           "(unset: no limit; the Flink SQL client cuts at 30).")

@@ -58,11 +58,40 @@ std::string CsvField(const std::string& s) {
 }
 
 // Display width: code points (good enough for the table format).
+// Terminal columns of code point `c`: 2 for East Asian wide and fullwidth characters (CJK,
+// Hangul, fullwidth forms, most emoji), 0 for combining marks and zero-width characters, else 1.
+size_t CodePointWidth(uint32_t c) {
+  if ((c >= 0x0300 && c <= 0x036F) || (c >= 0x200B && c <= 0x200F) || c == 0xFE0F) return 0;
+  if ((c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0x303E) ||
+      (c >= 0x3041 && c <= 0x33FF) || (c >= 0x3400 && c <= 0x4DBF) ||
+      (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0xA000 && c <= 0xA4CF) ||
+      (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) ||
+      (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
+      (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x1F300 && c <= 0x1F64F) ||
+      (c >= 0x1F900 && c <= 0x1F9FF) || (c >= 0x20000 && c <= 0x3FFFD)) {
+    return 2;
+  }
+  return 1;
+}
+
+// The code point starting at s[*i] (advancing *i past it); U+FFFD for a malformed byte.
+uint32_t NextCodePoint(const std::string& s, size_t* i) {
+  const size_t n = Utf8SequenceAt(s, *i);
+  if (n == 0) {
+    ++*i;
+    return 0xFFFD;
+  }
+  uint32_t c = static_cast<unsigned char>(s[*i]);
+  if (n > 1) c &= 0xFF >> (n + 1);
+  for (size_t k = 1; k < n; k++) c = (c << 6) | (static_cast<unsigned char>(s[*i + k]) & 0x3F);
+  *i += n;
+  return c;
+}
+
+// Terminal columns `s` takes (CodePointWidth of each character).
 size_t Width(const std::string& s) {
   size_t n = 0;
-  for (unsigned char c : s) {
-    if ((c & 0xC0) != 0x80) ++n;
-  }
+  for (size_t i = 0; i < s.size();) n += CodePointWidth(NextCodePoint(s, &i));
   return n;
 }
 
@@ -175,14 +204,15 @@ std::vector<std::string> CellLines(const Value& v, const DataType& t, size_t max
   if (max_width == 0) return lines;
   for (std::string& line : lines) {
     if (Width(line) <= max_width) continue;
+    // Whole characters that fit in max_width - 3 columns, then "...".
     const size_t keep = max_width > 3 ? max_width - 3 : 0;
-    size_t chars = 0, end = 0;
+    size_t used = 0, end = 0;
     while (end < line.size()) {
-      if ((static_cast<unsigned char>(line[end]) & 0xC0) != 0x80) {
-        if (chars == keep) break;
-        ++chars;
-      }
-      ++end;
+      size_t next = end;
+      const size_t w = CodePointWidth(NextCodePoint(line, &next));
+      if (used + w > keep) break;
+      used += w;
+      end = next;
     }
     line = line.substr(0, end) + std::string(std::min<size_t>(3, max_width), '.');
   }
@@ -268,14 +298,23 @@ void ResultPrinter::Add(const std::vector<Row>& rows) {
     case OutputFormat::kCsv:
       for (const Row& r : rows) out += CsvLine(fields_, r);
       break;
-    case OutputFormat::kTable:
+    case OutputFormat::kTable: {
+      // 'sql-client.display.max-rows': rows past it are counted, not printed.
+      size_t take = rows.size();
+      if (max_rows_ > 0) {
+        const int64_t before = rows_ - static_cast<int64_t>(rows.size());
+        const int64_t room = std::max<int64_t>(0, static_cast<int64_t>(max_rows_) - before);
+        take = static_cast<size_t>(std::min<int64_t>(room, static_cast<int64_t>(rows.size())));
+        hidden_ += static_cast<int64_t>(rows.size() - take);
+      }
       if (started_) {
-        for (const Row& r : rows) out += TableRow(fields_, widths_, r, max_column_width_);
+        for (size_t i = 0; i < take; i++) out += TableRow(fields_, widths_, rows[i], max_column_width_);
         break;
       }
-      held_.insert(held_.end(), rows.begin(), rows.end());
+      held_.insert(held_.end(), rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(take));
       if (held_.size() >= kTableBlockRows || streaming_) out = StartTable();
       break;
+    }
   }
   if (!out.empty()) sink_(out);
 }
@@ -295,6 +334,10 @@ void ResultPrinter::Finish() {
   std::string out;
   if (!started_) out = StartTable();
   if (rows_ > 0) out += TableBorder(widths_);
+  if (hidden_ > 0) {
+    out += std::to_string(hidden_) + " more row" + (hidden_ == 1 ? "" : "s") +
+           " not shown ('sql-client.display.max-rows' = " + std::to_string(max_rows_) + ")\n";
+  }
   sink_(out);
 }
 

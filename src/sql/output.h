@@ -35,6 +35,8 @@ class ResultPrinter {
   // The table format cuts cells wider than this to it, ending them in "..." (0: no limit;
   // 'sql-client.display.max-column-width'). Set before the first Add.
   void set_max_column_width(size_t width) { max_column_width_ = width; }
+  // The table format prints at most this many rows (0: all), then says how many it left out.
+  void set_max_rows(size_t rows) { max_rows_ = rows; }
   void Add(const std::vector<Row>& rows);
   // After the last rows: the table's closing border (or its header, for no rows).
   void Finish();
@@ -52,6 +54,8 @@ class ResultPrinter {
   std::vector<size_t> widths_;
   bool streaming_ = false;
   size_t max_column_width_ = 0;
+  size_t max_rows_ = 0;
+  int64_t hidden_ = 0;  // rows past max_rows_
 };
 
 // One value as JSON (numbers, booleans, null, strings; DECIMAL and temporal types as strings).

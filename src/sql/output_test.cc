@@ -49,5 +49,41 @@ TEST(OutputTest, TableAligns) {
             "+-----+------+\n");
 }
 
+TEST(OutputTest, TableMeasuresWideCharactersByTheirColumns) {
+  // CJK characters take two terminal columns each; combining accents none.
+  QueryResult r;
+  r.fields = {Field{0, "s", DataType::String(), ""}};
+  r.rows.push_back({Value::String("\xe4\xb8\xad\xe6\x96\x87")});  // 中文: 4 columns
+  r.rows.push_back({Value::String("e\xcc\x81")});                      // é as e + U+0301: 1
+  EXPECT_EQ(FormatResult(r, OutputFormat::kTable),
+            "+------+\n"
+            "| s    |\n"
+            "+------+\n"
+            "| \xe4\xb8\xad\xe6\x96\x87 |\n"
+            "| e\xcc\x81    |\n"
+            "+------+\n");
+}
+
+TEST(OutputTest, TableShowsAtMostMaxRowsAndCountsTheRest) {
+  QueryResult r;
+  r.fields = {Field{0, "n", DataType::Int(), ""}};
+  for (int i = 1; i <= 5; i++) r.rows.push_back({Value::Int(i)});
+  std::string out;
+  ResultPrinter printer(r.fields, OutputFormat::kTable, [&](std::string_view t) { out += t; });
+  printer.set_max_rows(2);
+  printer.Add({r.rows[0], r.rows[1], r.rows[2]});
+  printer.Add({r.rows[3], r.rows[4]});
+  printer.Finish();
+  EXPECT_EQ(printer.rows(), 5);
+  EXPECT_EQ(out,
+            "+---+\n"
+            "| n |\n"
+            "+---+\n"
+            "| 1 |\n"
+            "| 2 |\n"
+            "+---+\n"
+            "3 more rows not shown ('sql-client.display.max-rows' = 2)\n");
+}
+
 }  // namespace
 }  // namespace tributary::sql

@@ -24,11 +24,12 @@ constexpr size_t kPrintRows = 4096;
 // Prints a result's rows: a query's as its operators hand them out, so the output begins while
 // the scan is still reading and memory holds one batch (bar ORDER BY, GROUP BY, DISTINCT).
 Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_column_width,
-                 std::FILE* out) {
+                 size_t max_rows, std::FILE* out) {
   ResultPrinter printer(r->rows.fields, options.format, [&](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), out);
   }, r->streaming);
   printer.set_max_column_width(max_column_width);
+  printer.set_max_rows(max_rows);
   if (r->cursor) {
     // Ctrl-C ends a streaming query (its rows so far stay printed), not the program.
     std::optional<InterruptScope> interrupt;
@@ -101,12 +102,17 @@ bool RunScript(Session& session, std::string_view script, const ScriptOptions& o
     if (r->has_rows) {
       // 'sql-client.display.max-column-width': cells of the table format cut to it when set
       // (unset: whole cells, where the Flink client cuts at 30).
-      size_t max_width = 0;
+      size_t max_width = 0, max_rows = 0;
       if (auto w = session.options().find("sql-client.display.max-column-width");
           w != session.options().end()) {
         max_width = static_cast<size_t>(std::max(1LL, std::atoll(w->second.c_str())));
       }
-      Status printed = PrintRows(&*r, options, max_width, out);
+      // 'sql-client.display.max-rows': the table format shows the first rows only.
+      if (auto m = session.options().find("sql-client.display.max-rows");
+          m != session.options().end()) {
+        max_rows = static_cast<size_t>(std::max(1LL, std::atoll(m->second.c_str())));
+      }
+      Status printed = PrintRows(&*r, options, max_width, max_rows, out);
       if (!printed.ok()) {
         PrintError(printed, options, err);
         return false;
