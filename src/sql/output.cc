@@ -200,7 +200,15 @@ std::string CsvLine(const std::vector<Field>& fields, const Row& r) {
 // The lines of a cell, each cut to `max_width` characters (0: no limit) ending in "...", as the
 // Flink SQL client does with 'sql-client.display.max-column-width'.
 std::vector<std::string> CellLines(const Value& v, const DataType& t, size_t max_width) {
-  std::vector<std::string> lines = Lines(FormatValue(v, t));
+  std::string text = FormatValue(v, t);
+  if (t.IsTimestamp() && t.precision > 0 && !v.is_null()) {
+    // As the Flink SQL client: a TIMESTAMP(p) shows exactly p fraction digits.
+    const size_t dot = text.find('.', text.find(' ') == std::string::npos ? 0 : text.find(' '));
+    const size_t have = dot == std::string::npos ? 0 : text.size() - dot - 1;
+    if (dot == std::string::npos) text += '.';
+    if (have < static_cast<size_t>(t.precision)) text += std::string(t.precision - have, '0');
+  }
+  std::vector<std::string> lines = Lines(text);
   if (max_width == 0) return lines;
   for (std::string& line : lines) {
     if (Width(line) <= max_width) continue;

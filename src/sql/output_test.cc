@@ -64,6 +64,22 @@ TEST(OutputTest, TableMeasuresWideCharactersByTheirColumns) {
             "+------+\n");
 }
 
+TEST(OutputTest, TableShowsEveryFractionDigitOfATimestampsPrecision) {
+  QueryResult r;
+  r.fields = {Field{0, "t3", DataType::Timestamp(3), ""}, Field{1, "t0", DataType::Timestamp(0), ""}};
+  r.rows.push_back({Value::Ts(Timestamp{500, 0}), Value::Ts(Timestamp{0, 0})});
+  r.rows.push_back({Value::Null(), Value::Null()});
+  EXPECT_EQ(FormatResult(r, OutputFormat::kTable),
+            "+-------------------------+---------------------+\n"
+            "| t3                      | t0                  |\n"
+            "+-------------------------+---------------------+\n"
+            "| 1970-01-01 00:00:00.500 | 1970-01-01 00:00:00 |\n"
+            "| NULL                    | NULL                |\n"
+            "+-------------------------+---------------------+\n");
+  // CSV and JSON keep the shortest form.
+  EXPECT_EQ(FormatResult(r, OutputFormat::kCsv), "t3,t0\r\n1970-01-01 00:00:00.5,1970-01-01 00:00:00\r\n,\r\n");
+}
+
 TEST(OutputTest, TableShowsAtMostMaxRowsAndCountsTheRest) {
   QueryResult r;
   r.fields = {Field{0, "n", DataType::Int(), ""}};
