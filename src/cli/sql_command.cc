@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "sql/interrupt.h"
 #include "sql/lexer.h"
 #include "sql/output.h"
 #include "sql/script.h"
@@ -94,7 +95,11 @@ int RunInteractive(sql::Session& session, const sql::ScriptOptions& options) {
     add_history(entry.c_str());
     if (!history.empty()) write_history(history.c_str());
 #endif
-    sql::RunScript(session, buffer, options, stdout, stderr);
+    {
+      // Ctrl-C cancels the running statement, not the shell and its USE / SET state.
+      sql::InterruptScope interrupt;
+      sql::RunScript(session, buffer, options, stdout, stderr);
+    }
     buffer.clear();
   }
   std::fputs("\n", stderr);

@@ -8,6 +8,7 @@
 #include "sql/expression.h"
 #include "sql/query.h"
 #include "sql/session.h"
+#include "sql/interrupt.h"
 #include "tributary/table.h"
 #include "tributary/table_writer.h"
 
@@ -79,6 +80,11 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
       writer->Abort();
       return st;
     }
+  }
+  if (Interrupted()) {
+    // Ctrl-C in the shell: its input may have been cut short; nothing is committed.
+    writer->Abort();
+    return Status::Invalid("cancelled (Ctrl-C): nothing was committed");
   }
   auto committed = writer->CommitAndWaitForCompaction();  // a statement ends its input
   if (!committed.ok()) {
@@ -433,6 +439,10 @@ Result<StatementResult> Session::StatementSet(const std::vector<const InsertStmt
     }
   }
   set_writes_ = nullptr;
+  if (Interrupted()) {
+    abort_from(0);
+    return Status::Invalid("cancelled (Ctrl-C): nothing was committed (statement set)");
+  }
   // Then the commits, one table after another (as a Flink job's sinks commit; a commit that
   // fails after others succeeded says which are in).
   std::string done;

@@ -26,4 +26,6 @@ InterruptScope::~InterruptScope() { sigaction(SIGINT, &previous, nullptr); }
 
 bool Interrupted() { return interrupted.load(); }
 
+void ConsumeInterrupt() { interrupted.store(false); }
+
 }  // namespace tributary::sql

@@ -37,6 +37,16 @@ Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_co
     ColumnBatch batch;
     while (true) {
       auto more = r->cursor->Next(&batch);
+      if (!r->streaming && Interrupted()) {
+        // Ctrl-C in the shell (it runs statements in an InterruptScope): operators that noticed
+        // it stopped early, so what they return now is not the query's result (rows already
+        // handed out are: they are printed).
+        if (printer.rows() > 0) printer.Finish();
+        std::fflush(out);
+        return Locate(Status::Invalid("query cancelled (Ctrl-C) after " +
+                                      std::to_string(printer.rows()) + " rows were printed"),
+                      r->pos);
+      }
       if (!more.ok()) {
         std::fflush(out);
         return Locate(more.status(), r->pos);
@@ -50,6 +60,7 @@ Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_co
       if (r->streaming) std::fflush(out);
     }
     r->message = std::to_string(printer.rows()) + (printer.rows() == 1 ? " row" : " rows");
+    if (r->streaming) ConsumeInterrupt();  // the Ctrl-C that ended the stream
   } else {
     printer.Add(r->rows.rows);
   }
@@ -95,6 +106,12 @@ bool RunScript(Session& session, std::string_view script, const ScriptOptions& o
       continue;
     }
     auto r = session.ExecuteText(st.text, st.start);
+    if (Interrupted() && (!r.ok() || !r->has_rows)) {
+      // Ctrl-C while a statement ran: it failed or did its work; the rest do not run.
+      if (!r.ok()) PrintError(r.status(), options, err);
+      std::fprintf(err, "cancelled (Ctrl-C): the statements after it did not run\n");
+      return false;
+    }
     if (!r.ok()) {
       PrintError(r.status(), options, err);
       return false;

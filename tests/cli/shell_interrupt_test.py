@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Ctrl-C in the interactive shell (`tributary sql` on a terminal) cancels the running statement
+and keeps the session: a long query is cancelled (its partial result is not printed as the
+result), a later statement runs, and the session's SET state is still there. Runs the shell on a
+pseudo-terminal; Ctrl-C is the terminal's interrupt character, sent as a user would.
+
+Usage: shell_interrupt_test.py path/to/tributary. Exit status 1 on a failed check.
+"""
+
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/tributary")
+    wh = tempfile.mkdtemp(prefix="tributary-shell-")
+    try:
+        values = ", ".join("(%d)" % i for i in range(2000))
+        subprocess.run([binary, "sql", "--warehouse", wh, "-e",
+                        "CREATE TABLE t (id INT); INSERT INTO t VALUES " + values],
+                       check=True, capture_output=True)
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.environ["HOME"] = wh  # the history file goes there
+            os.execv(binary, [binary, "sql", "--warehouse", wh])
+        out = b""
+
+        def read_until(marker, timeout):
+            nonlocal out
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                r, _, _ = select.select([fd], [], [], 0.1)
+                if r:
+                    try:
+                        chunk = os.read(fd, 65536)
+                    except OSError:
+                        break
+                    if not chunk:
+                        break
+                    out += chunk
+                    if marker in out:
+                        return True
+            return marker in out
+
+        def send(text):
+            os.write(fd, text.encode())
+
+        failures = []
+        read_until(b"tributary> ", 10)
+        send("SET 'sql-client.display.max-column-width' = '5';\n")
+        read_until(b"max-column-width = 5", 10)
+        # 2000^3 rows to count: minutes of work, unless cancelled.
+        send("SELECT COUNT(*) FROM t a, t b, t c;\n")
+        time.sleep(1.5)
+        start = time.time()
+        send("\x03")  # Ctrl-C
+        if not read_until(b"cancelled (Ctrl-C)", 30):
+            failures.append("Ctrl-C did not cancel the query")
+        elif time.time() - start > 20:
+            failures.append("the query took %.0f s to notice Ctrl-C" % (time.time() - start))
+        send("SELECT 'abcdefghij' AS s;\n")
+        if not read_until(b"ab...", 15):
+            failures.append("after Ctrl-C the shell did not run the next statement with the "
+                            "session's SET state (expected the cell cut to 'ab...')")
+        send("quit\n")
+        time.sleep(0.5)
+        try:
+            os.kill(pid, 9)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+        text = out.decode(errors="replace")
+        if "8000000000" in text:
+            failures.append("the cancelled query printed a count")
+        for f in failures:
+            print("FAIL " + f)
+            print(text[-2000:])
+        if failures:
+            return 1
+        if os.environ.get("VERBOSE"):
+            print(text)
+        print("shell_interrupt_test: all passed")
+        return 0
+    finally:
+        shutil.rmtree(wh, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
