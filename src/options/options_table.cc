@@ -653,10 +653,11 @@ std::vector<OptionDef> BuildTable() {
           .Allowed({"batch", "streaming"})
           .Session(),
       Def("table.local-time-zone", kString, "default",
-          "Time zone of TIMESTAMP_LTZ values and of date-time strings such as "
-          "scan.startup.timestamp ('default': the machine's). Unset: UTC, so results do not "
-          "depend on the machine. Also the zone of casts of evolved columns between "
-          "TIMESTAMP_LTZ and TIMESTAMP, DATE, STRING and epoch-second integers.")
+          "Session time zone, as Flink's ('default': the machine's; unset: UTC, so results "
+          "do not depend on the machine): TIMESTAMP_LTZ values (instants) are shown in it and "
+          "cast through it to and from TIMESTAMP, DATE, TIME and strings; LOCALTIMESTAMP, "
+          "CURRENT_DATE, UNIX_TIMESTAMP(s) and FROM_UNIXTIME use it; date-time strings such as "
+          "scan.startup.timestamp and casts of evolved columns are read in it.")
           .Session(),
       Def("sql-client.execution.result-mode", kEnum, "table",
           "How the shell shows query results. Rows are always printed as they arrive; accepted "

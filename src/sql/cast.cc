@@ -1,5 +1,7 @@
 #include "sql/cast.h"
 
+#include "common/timezone.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -289,10 +291,53 @@ bool CanCast(const DataType& from, const DataType& to, CastMode mode) {
   return false;
 }
 
+namespace {
+thread_local const TimeZone* t_session_zone = nullptr;
+
+int64_t FloorDivMillis(int64_t millis) { return millis >= 0 ? millis / 1000 : -((-millis + 999) / 1000); }
+}  // namespace
+
+SessionZoneScope::SessionZoneScope(const TimeZone* zone) : previous_(t_session_zone) {
+  t_session_zone = zone;
+}
+SessionZoneScope::~SessionZoneScope() { t_session_zone = previous_; }
+const TimeZone* SessionZone() { return t_session_zone; }
+
+Timestamp InstantToLocal(const Timestamp& instant) {
+  if (!t_session_zone) return instant;
+  Timestamp t = instant;
+  t.millis += t_session_zone->OffsetAtUtc(FloorDivMillis(instant.millis)) * 1000;
+  return t;
+}
+
+Timestamp LocalToInstant(const Timestamp& local) {
+  if (!t_session_zone) return local;
+  const int64_t secs = FloorDivMillis(local.millis);
+  Timestamp t = local;
+  t.millis = t_session_zone->LocalToUtc(secs) * 1000 + (local.millis - secs * 1000);
+  return t;
+}
+
 Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to, CastMode mode) {
   if (v.is_null()) return v;
   if (!CanCast(from, to, mode)) {
     return Status::Invalid("cannot cast " + TypeName(from) + " to " + TypeName(to));
+  }
+  auto wall_clock = [](const DataType& t) {
+    return t.id == TypeId::kTimestamp || t.id == TypeId::kDate || t.id == TypeId::kTime ||
+           t.IsString();
+  };
+  if (t_session_zone && ((from.id == TypeId::kTimestampLtz && wall_clock(to)) ||
+                         (to.id == TypeId::kTimestampLtz && wall_clock(from)))) {
+    // One side is an instant, the other a wall-clock value: through the session zone.
+    if (from.id == TypeId::kTimestampLtz) {
+      const DataType wall = DataType::Timestamp(from.precision);
+      return CastValue(Value::Ts(InstantToLocal(v.timestamp_value())), wall, to, mode);
+    }
+    const DataType wall = DataType::Timestamp(to.precision);
+    TRIB_ASSIGN_OR_RETURN(Value local, CastValue(v, from, wall, mode));
+    if (local.is_null()) return local;
+    return Value::Ts(LocalToInstant(local.timestamp_value()));
   }
   // Same representation and no range to check.
   if (from.SameKind(to) && !to.IsString() && !to.IsBinary()) return v;

@@ -10,7 +10,31 @@
 #include "tributary/result.h"
 #include "tributary/value.h"
 
+namespace tributary {
+class TimeZone;
+}  // namespace tributary
+
 namespace tributary::sql {
+
+// The session time zone ('table.local-time-zone') of the statement this thread runs: casts
+// between TIMESTAMP_LTZ (an instant) and wall-clock types (TIMESTAMP, DATE, TIME, strings) go
+// through it, as in Flink. None installed (the option unset): UTC. The session installs it for
+// each statement and while its rows are printed.
+class SessionZoneScope {
+ public:
+  explicit SessionZoneScope(const TimeZone* zone);
+  ~SessionZoneScope();
+  SessionZoneScope(const SessionZoneScope&) = delete;
+  SessionZoneScope& operator=(const SessionZoneScope&) = delete;
+
+ private:
+  const TimeZone* previous_;
+};
+// The installed zone, or null (UTC).
+const TimeZone* SessionZone();
+// An instant (TIMESTAMP_LTZ's value) as the session zone's wall-clock time, and back.
+Timestamp InstantToLocal(const Timestamp& instant);
+Timestamp LocalToInstant(const Timestamp& local);
 
 enum class CastMode {
   kExplicit,    // CAST(x AS T): every sensible conversion; numbers truncate toward zero

@@ -80,7 +80,9 @@ Timestamp NowTimestamp(bool local) {
   auto now = std::chrono::system_clock::now();
   int64_t millis =
       std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  if (local && SessionZone() != nullptr) return InstantToLocal(Timestamp{millis, 0});
   if (local) {
+    // No session zone set: the machine's wall clock.
     std::time_t secs = static_cast<std::time_t>(millis / 1000);
     std::tm tm{};
     localtime_r(&secs, &tm);

@@ -86,9 +86,10 @@ Result<std::string> HexDigest(const char* name, const std::string& s) {
   return hex;
 }
 
-// The process's UTC offset at `utc_millis` (the zone UNIX_TIMESTAMP and FROM_UNIXTIME read
-// and write wall times in, as LOCALTIMESTAMP).
+// The UTC offset at `utc_millis` of the session zone, else the machine's (the zone UNIX_TIMESTAMP
+// and FROM_UNIXTIME read and write wall times in, as LOCALTIMESTAMP).
 int64_t LocalOffsetMillis(int64_t utc_millis) {
+  if (SessionZone() != nullptr) return InstantToLocal(Timestamp{utc_millis, 0}).millis - utc_millis;
   std::time_t secs = static_cast<std::time_t>(utc_millis >= 0 ? utc_millis / 1000
                                                               : -((-utc_millis + 999) / 1000));
   std::tm tm{};

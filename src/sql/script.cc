@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "sql/cast.h"
 #include "sql/interrupt.h"
 
 #include "sql/lexer.h"
@@ -20,6 +21,18 @@ void PrintError(const Status& st, const ScriptOptions& options, std::FILE* err) 
 }
 
 constexpr size_t kPrintRows = 4096;
+
+// TIMESTAMP_LTZ values (instants) as the session zone's wall-clock time, as Flink shows them.
+std::vector<Row> InSessionZone(const std::vector<Field>& fields, std::vector<Row> rows) {
+  if (SessionZone() == nullptr) return rows;
+  for (size_t c = 0; c < fields.size(); c++) {
+    if (fields[c].type.id != TypeId::kTimestampLtz) continue;
+    for (Row& r : rows) {
+      if (!r[c].is_null()) r[c] = Value::Ts(InstantToLocal(r[c].timestamp_value()));
+    }
+  }
+  return rows;
+}
 
 // Prints a result's rows: a query's as its operators hand them out, so the output begins while
 // the scan is still reading and memory holds one batch (bar ORDER BY, GROUP BY, DISTINCT).
@@ -54,7 +67,8 @@ Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_co
       if (!*more) break;
       // Rows are made for printing only, a slice of the batch at a time.
       for (size_t begin = 0; begin < batch.num_rows; begin += kPrintRows) {
-        printer.Add(BatchRows(batch, begin, std::min(batch.num_rows, begin + kPrintRows)));
+        printer.Add(InSessionZone(r->rows.fields,
+                                  BatchRows(batch, begin, std::min(batch.num_rows, begin + kPrintRows))));
       }
       // A stream's consumer (a pipe, a terminal) sees each change as it arrives.
       if (r->streaming) std::fflush(out);
@@ -62,7 +76,7 @@ Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_co
     r->message = std::to_string(printer.rows()) + (printer.rows() == 1 ? " row" : " rows");
     if (r->streaming) ConsumeInterrupt();  // the Ctrl-C that ended the stream
   } else {
-    printer.Add(r->rows.rows);
+    printer.Add(InSessionZone(r->rows.fields, r->rows.rows));
   }
   printer.Finish();
   std::fflush(out);
@@ -105,7 +119,9 @@ bool RunScript(Session& session, std::string_view script, const ScriptOptions& o
       std::fflush(out);
       continue;
     }
+    // Casts of TIMESTAMP_LTZ in the session zone, also while a query's rows are pulled below.
     auto r = session.ExecuteText(st.text, st.start);
+    SessionZoneScope zone(session.time_zone());
     if (Interrupted() && (!r.ok() || !r->has_rows)) {
       // Ctrl-C while a statement ran: it failed or did its work; the rest do not run.
       if (!r.ok()) PrintError(r.status(), options, err);

@@ -113,7 +113,20 @@ Result<std::unique_ptr<Session>> Session::Open(const std::string& warehouse) {
   return s;
 }
 
+const TimeZone* Session::time_zone() const {
+  auto it = options_.find("table.local-time-zone");
+  if (it == options_.end()) return nullptr;
+  if (!zone_ || zone_name_ != it->second) {
+    auto tz = TimeZone::Load(it->second);  // checked by SET
+    if (!tz.ok()) return nullptr;
+    zone_ = std::make_shared<const TimeZone>(std::move(*tz));
+    zone_name_ = it->second;
+  }
+  return zone_.get();
+}
+
 Result<StatementResult> Session::ExecuteText(const std::string& text, Pos start) {
+  SessionZoneScope zone(time_zone());
   TRIB_ASSIGN_OR_RETURN(StatementPtr stmt, ParseStatement(text, start));
   // BEGIN STATEMENT SET; INSERT ...; END; (the Flink SQL client's form): the INSERTs are kept
   // and run as one statement set at END.

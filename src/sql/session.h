@@ -16,6 +16,10 @@
 #include "tributary/types.h"
 #include "tributary/value.h"
 
+namespace tributary {
+class TimeZone;
+}  // namespace tributary
+
 namespace tributary::sql {
 
 // Rows of a query, with their column names and types.
@@ -78,6 +82,8 @@ class Session {
 
   // t, db.t, catalog.db.t (each optionally with $system).
   Result<ResolvedName> ResolveTable(const QualifiedName& name) const;
+  // The zone of 'table.local-time-zone' (loaded once per value), or null when unset (UTC).
+  const TimeZone* time_zone() const;
   // The session's temporary view `name` names (v, db.v, catalog.db.v), or null: a query reads it
   // as a WITH query of that name (temporary views shadow tables, as in Flink).
   const CommonTableExpr* FindTemporaryView(const QualifiedName& name) const;
@@ -139,6 +145,9 @@ class Session {
   std::string current_database_ = "default";
   std::map<std::string, std::string> options_;  // SET 'key' = 'value', canonical keys
   std::optional<std::chrono::milliseconds> stream_idle_timeout_;
+  // time_zone()'s cache: the zone of the option's value when it was last loaded.
+  mutable std::string zone_name_;
+  mutable std::shared_ptr<const TimeZone> zone_;
   // CREATE TEMPORARY VIEW: by ViewKey.
   std::map<std::string, CommonTableExpr> views_;
   // While a statement set runs: where its INSERTs leave their writers instead of committing.
