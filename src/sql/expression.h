@@ -58,6 +58,7 @@ enum class BoundKind {
 };
 
 struct BoundExpr;
+struct RandomState;  // functions.cc
 using BoundExprPtr = std::unique_ptr<BoundExpr>;
 
 struct BoundExpr {
@@ -76,6 +77,8 @@ struct BoundExpr {
   // kIn over a subquery's values: their byte encodings (AppendKey), and whether one was NULL.
   std::shared_ptr<const std::unordered_set<std::string>> in_set;
   bool in_set_has_null = false;
+  // RAND(seed) / RAND_INTEGER(seed, n): the call's own sequence, seeded at its first row.
+  mutable std::shared_ptr<RandomState> random_state;
 
   bool IsConstant() const { return kind == BoundKind::kConstant; }
 };

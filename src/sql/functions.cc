@@ -146,6 +146,14 @@ const Json* JsonAt(const Json& doc, const std::string& path, bool* malformed = n
   return at;
 }
 
+}  // namespace
+
+struct RandomState {
+  std::mt19937_64 engine;
+};
+
+namespace {
+
 std::mt19937_64& RandomEngine() {
   thread_local std::mt19937_64 engine(std::random_device{}());
   return engine;
@@ -575,11 +583,15 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     b.type = DataType::String();
   } else if (f == "RAND" || f == "RAND_INTEGER") {
     TRIB_RETURN_NOT_OK(f == "RAND" ? arity(0, 1) : arity(1, 2));
-    if ((f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2)) {
-      return NotSupportedAt(pos, f + " with a seed is not supported yet");
+    const bool seeded = (f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2);
+    for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(int_arg(i));
+    if (seeded && !args[0]->IsConstant()) {
+      return ErrorAt(args[0]->pos, f + "'s seed must be a constant");
     }
-    if (f == "RAND_INTEGER") TRIB_RETURN_NOT_OK(int_arg(0));
-    b.type = f == "RAND" ? DataType::Double().NotNull() : DataType::Int();
+    b.type = f == "RAND" && !seeded ? DataType::Double().NotNull()
+             : f == "RAND"          ? DataType::Double()
+                                    : DataType::Int();
+    b.may_return_null = seeded;
   } else if (f == "UUID") {
     TRIB_RETURN_NOT_OK(arity(0, 0));
     b.type = DataType::String().NotNull();
@@ -756,7 +768,26 @@ Result<Value> EvalJsonFunction(const BoundExpr& e, const std::vector<Value>& arg
 Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& args) {
   const std::string& f = e.op;
   if (f == "PI") return Value::Double(M_PI);
-  if (f == "RAND") return Value::Double(std::uniform_real_distribution<double>(0, 1)(RandomEngine()));
+  if (f == "RAND" || f == "RAND_INTEGER") {
+    // With a seed (the first argument), the call's own sequence: the same seed gives the same
+    // numbers, as Flink's RAND(seed) / RAND_INTEGER(seed, n).
+    const bool seeded = (f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2);
+    std::mt19937_64* engine = &RandomEngine();
+    if (seeded) {
+      if (args[0].is_null()) return Value::Null();
+      if (!e.random_state) {
+        e.random_state = std::make_shared<RandomState>();
+        e.random_state->engine.seed(static_cast<uint64_t>(args[0].int_value()));
+      }
+      engine = &e.random_state->engine;
+    }
+    if (f == "RAND") return Value::Double(std::uniform_real_distribution<double>(0, 1)(*engine));
+    const Value& bound = args[seeded ? 1 : 0];
+    if (bound.is_null()) return Value::Null();
+    const int64_t n = bound.int_value();
+    if (n <= 0) return Status::Invalid("RAND_INTEGER needs a positive bound, not " + std::to_string(n));
+    return Value::Int(std::uniform_int_distribution<int64_t>(0, n - 1)(*engine));
+  }
   if (f == "UUID") {
     // A version 4 UUID, as Flink's (java.util.UUID.randomUUID).
     uint64_t hi = RandomEngine()(), lo = RandomEngine()();
@@ -998,11 +1029,6 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     std::transform(name.begin(), name.end(), name.begin(), ::tolower);
     TRIB_ASSIGN_OR_RETURN(std::string hex, HexDigest(name.c_str(), args[0].string_value()));
     return Value::String(std::move(hex));
-  }
-  if (f == "RAND_INTEGER") {
-    const int64_t n = args[0].int_value();
-    if (n <= 0) return Status::Invalid("RAND_INTEGER needs a positive bound, not " + std::to_string(n));
-    return Value::Int(std::uniform_int_distribution<int64_t>(0, n - 1)(RandomEngine()));
   }
   if (f == "UNIX_TIMESTAMP") {
     const std::string fmt = args.size() > 1 ? args[1].string_value() : "yyyy-MM-dd HH:mm:ss";
