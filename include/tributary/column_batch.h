@@ -28,6 +28,23 @@ class StringVector {
   explicit StringVector(const std::vector<std::string>& values) : StringVector() {
     for (const std::string& v : values) push_back(v);
   }
+  StringVector(const StringVector&) = default;
+  StringVector& operator=(const StringVector&) = default;
+  // A moved-from vector is empty (and usable), not offset-less.
+  StringVector(StringVector&& o) noexcept
+      : chars_(std::move(o.chars_)), offsets_(std::move(o.offsets_)) {
+    o.chars_.clear();
+    o.offsets_.assign(1, 0);
+  }
+  StringVector& operator=(StringVector&& o) noexcept {
+    if (this != &o) {
+      chars_ = std::move(o.chars_);
+      offsets_ = std::move(o.offsets_);
+      o.chars_.clear();
+      o.offsets_.assign(1, 0);
+    }
+    return *this;
+  }
   bool operator==(const StringVector& o) const {
     return chars_ == o.chars_ && offsets_ == o.offsets_;
   }

@@ -53,6 +53,14 @@ Result<RollbackResult> RollbackTo(const std::string& table_path,
   r.previous_snapshot = *latest;
   r.current_snapshot = id;
   const std::string dir = meta::SnapshotDir(table_path);
+  if (!exists) {
+    // The tag's snapshot had expired: it becomes a snapshot again first (older than every
+    // snapshot present, so the earliest), so that no moment leaves the table without one.
+    TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::SnapshotPath(table_path, id),
+                                               meta::SnapshotToJson(*target)));
+    TRIB_RETURN_NOT_OK(
+        io::LocalFs().WriteFile(io::JoinPath(dir, "EARLIEST"), std::to_string(id)));
+  }
   TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(io::JoinPath(dir, "LATEST"), std::to_string(id)));
   // Newest first: at every moment the snapshots present are a prefix of the old ones.
   TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
@@ -71,14 +79,6 @@ Result<RollbackResult> RollbackTo(const std::string& table_path,
       TRIB_RETURN_NOT_OK(meta::DeleteTag(table_path, name));
       r.tags_removed++;
     }
-  }
-  if (!exists) {
-    // The tag's snapshot had expired: it becomes a snapshot again, the earliest one (every
-    // snapshot present was later, and is gone).
-    TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::SnapshotPath(table_path, id),
-                                               meta::SnapshotToJson(*target)));
-    TRIB_RETURN_NOT_OK(
-        io::LocalFs().WriteFile(io::JoinPath(dir, "EARLIEST"), std::to_string(id)));
   }
   return r;
 }

@@ -6,9 +6,10 @@ namespace tributary {
 
 void StringVector::append(const StringVector& other) {
   const uint64_t base = chars_.size();
-  chars_.append(other.chars_);
-  offsets_.reserve(offsets_.size() + other.size());
-  for (size_t i = 1; i < other.offsets_.size(); i++) offsets_.push_back(base + other.offsets_[i]);
+  const size_t n = other.offsets_.size();  // before: `other` may be *this
+  chars_.append(other.chars_);  // std::string appends itself correctly
+  offsets_.reserve(offsets_.size() + n - 1);
+  for (size_t i = 1; i < n; i++) offsets_.push_back(base + other.offsets_[i]);
 }
 
 ColumnVector::Rep ColumnVector::RepOf(const DataType& type) {

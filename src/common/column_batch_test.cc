@@ -98,4 +98,32 @@ TEST(ColumnVector, AppendAllMovesEveryRowAndKeepsNulls) {
 }
 
 }  // namespace
+TEST(StringVector, AMovedFromVectorIsEmptyAndUsable) {
+  StringVector a{"x", "yz"};
+  StringVector b = std::move(a);
+  EXPECT_EQ(b.size(), 2u);
+  EXPECT_EQ(a.size(), 0u);  // NOLINT(bugprone-use-after-move): the state is specified
+  EXPECT_TRUE(a.empty());
+  a.push_back("q");
+  EXPECT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0], "q");
+  StringVector c;
+  c = std::move(b);
+  EXPECT_EQ(c[1], "yz");
+  b.append(c);
+  EXPECT_EQ(b.size(), 2u);
+}
+
+TEST(StringVector, AppendsItself) {
+  StringVector a{"ab", "", "c"};
+  a.append(a);
+  ASSERT_EQ(a.size(), 6u);
+  EXPECT_EQ(a[3], "ab");
+  EXPECT_EQ(a[4], "");
+  EXPECT_EQ(a[5], "c");
+  a.truncate(2);
+  EXPECT_EQ(a.size(), 2u);
+  EXPECT_EQ(a.bytes(), 2u);
+}
+
 }  // namespace tributary

@@ -1035,7 +1035,10 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     auto parsed = ParseDateTime(args[0].string_value(), fmt);
     if (!parsed) return Value::Null();
     const int64_t wall = parsed->first * 86400000 + parsed->second;
-    const int64_t utc = wall - LocalOffsetMillis(wall);
+    // The session zone's exact conversion (the offset of the wall time itself, also next to a
+    // clock change); without one, the machine's zone.
+    const int64_t utc = SessionZone() != nullptr ? LocalToInstant(Timestamp{wall, 0}).millis
+                                                 : wall - LocalOffsetMillis(wall);
     return Value::Int(utc >= 0 ? utc / 1000 : -((-utc + 999) / 1000));
   }
   if (f == "FROM_UNIXTIME") {

@@ -316,8 +316,15 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
     }
   }
   if (!ref.subquery) {
-    if (const CommonTableExpr* view = session.FindTemporaryView(ref.name)) {
-      return OpenWithQuery(session, ref, *view, "view");
+    if (const Session::TemporaryView* view = session.FindTemporaryView(ref.name)) {
+      // The view's body sees neither the statement's WITH queries nor its current database:
+      // it reads what it read where it was created.
+      Session::NameScope names(session, view->catalog, view->database);
+      std::vector<const std::vector<CommonTableExpr>*> outer_with;
+      outer_with.swap(t_with_scopes);
+      auto src = OpenWithQuery(session, ref, view->query, "view");
+      outer_with.swap(t_with_scopes);
+      return src;
     }
   }
   if (ref.subquery) {

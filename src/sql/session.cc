@@ -22,6 +22,7 @@
 
 #include "common/timezone.h"
 #include "sql/cast.h"
+#include "sql/interrupt.h"
 #include "sql/functions.h"
 #include "sql/operators.h"
 #include "sql/parser.h"
@@ -228,10 +229,16 @@ Result<StatementResult> Session::Execute(const Statement& stmt) {
   return Status::Internal("unknown statement");
 }
 
+Session::NameScope::NameScope(const Session& session, std::string catalog, std::string database)
+    : session_(session) {
+  session_.name_scopes_.emplace_back(std::move(catalog), std::move(database));
+}
+Session::NameScope::~NameScope() { session_.name_scopes_.pop_back(); }
+
 Result<ResolvedName> Session::ResolveTable(const QualifiedName& name) const {
   ResolvedName out;
-  out.catalog_name = current_catalog_;
-  std::string db = current_database_;
+  out.catalog_name = name_scopes_.empty() ? current_catalog_ : name_scopes_.back().first;
+  std::string db = name_scopes_.empty() ? current_database_ : name_scopes_.back().second;
   const auto& p = name.parts;
   if (p.size() == 3) {
     out.catalog_name = p[0];
@@ -261,12 +268,14 @@ Result<ResolvedName> Session::ResolveTable(const QualifiedName& name) const {
 
 std::string Session::ViewKey(const QualifiedName& name) const {
   const auto& p = name.parts;
-  const std::string catalog = p.size() == 3 ? p[0] : current_catalog_;
-  const std::string db = p.size() >= 2 ? p[p.size() - 2] : current_database_;
+  const std::string& cur_catalog = name_scopes_.empty() ? current_catalog_ : name_scopes_.back().first;
+  const std::string& cur_db = name_scopes_.empty() ? current_database_ : name_scopes_.back().second;
+  const std::string catalog = p.size() == 3 ? p[0] : cur_catalog;
+  const std::string db = p.size() >= 2 ? p[p.size() - 2] : cur_db;
   return catalog + "." + db + "." + p.back();
 }
 
-const CommonTableExpr* Session::FindTemporaryView(const QualifiedName& name) const {
+const Session::TemporaryView* Session::FindTemporaryView(const QualifiedName& name) const {
   if (views_.empty() || name.parts.empty() || name.parts.size() > 3) return nullptr;
   auto it = views_.find(ViewKey(name));
   return it == views_.end() ? nullptr : &it->second;
@@ -288,11 +297,13 @@ Result<StatementResult> Session::CreateView(const CreateViewStmt& s) {
     }
     return ErrorAt(s.name.pos, "temporary view " + key + " already exists");
   }
-  CommonTableExpr view;
-  view.name = s.name.parts.back();
-  view.columns = s.columns;
-  view.query = s.query;
-  view.pos = s.name.pos;
+  TemporaryView view;
+  view.query.name = s.name.parts.back();
+  view.query.columns = s.columns;
+  view.query.query = s.query;
+  view.query.pos = s.name.pos;
+  view.catalog = current_catalog_;
+  view.database = current_database_;
   views_.emplace(key, std::move(view));
   // Planned once now (SELECT * FROM it), so a view that cannot run is refused here: unknown
   // tables or columns, a column list of the wrong length.
@@ -520,6 +531,11 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
           writer->Abort();
           return ws;
         }
+      }
+      if (Interrupted()) {
+        // Ctrl-C in the shell: the query may have stopped early; the table goes again.
+        writer->Abort();
+        return Status::Invalid("cancelled (Ctrl-C): nothing was committed");
       }
       auto c = writer->CommitAndWaitForCompaction();  // a statement ends its input
       if (!c.ok()) {

@@ -84,9 +84,27 @@ class Session {
   Result<ResolvedName> ResolveTable(const QualifiedName& name) const;
   // The zone of 'table.local-time-zone' (loaded once per value), or null when unset (UTC).
   const TimeZone* time_zone() const;
+  // A temporary view: its query, and the catalog and database its unqualified names read (the
+  // ones current when it was created, as Flink's views).
+  struct TemporaryView {
+    CommonTableExpr query;
+    std::string catalog;
+    std::string database;
+  };
   // The session's temporary view `name` names (v, db.v, catalog.db.v), or null: a query reads it
   // as a WITH query of that name (temporary views shadow tables, as in Flink).
-  const CommonTableExpr* FindTemporaryView(const QualifiedName& name) const;
+  const TemporaryView* FindTemporaryView(const QualifiedName& name) const;
+  // While it lives, unqualified names resolve in `catalog`.`database` (a view's body).
+  class NameScope {
+   public:
+    NameScope(const Session& session, std::string catalog, std::string database);
+    ~NameScope();
+    NameScope(const NameScope&) = delete;
+    NameScope& operator=(const NameScope&) = delete;
+
+   private:
+    const Session& session_;
+  };
 
  private:
   struct CatalogEntry {
@@ -149,7 +167,9 @@ class Session {
   mutable std::string zone_name_;
   mutable std::shared_ptr<const TimeZone> zone_;
   // CREATE TEMPORARY VIEW: by ViewKey.
-  std::map<std::string, CommonTableExpr> views_;
+  std::map<std::string, TemporaryView> views_;
+  // NameScope's stack: (catalog, database) that unqualified names resolve in, innermost last.
+  mutable std::vector<std::pair<std::string, std::string>> name_scopes_;
   // While a statement set runs: where its INSERTs leave their writers instead of committing.
   std::vector<std::unique_ptr<PendingWrite>>* set_writes_ = nullptr;
   // BEGIN STATEMENT SET ... END: the INSERTs added so far (text and where it starts).

@@ -37,6 +37,7 @@ import tempfile
 SESSION_RE = re.compile(r"^\s*(USE|SET|RESET|CREATE\s+CATALOG|CREATE\s+TEMPORARY\s+VIEW|"
                         r"DROP\s+(TEMPORARY\s+)?VIEW)\b", re.IGNORECASE)
 USE_DB_RE = re.compile(r"^\s*USE\s+(?!CATALOG\b)", re.IGNORECASE)
+VIEW_RE = re.compile(r"^\s*(CREATE\s+TEMPORARY\s+|DROP\s+(TEMPORARY\s+)?)VIEW\b", re.IGNORECASE)
 TIMEOUT_S = 120
 
 
@@ -221,8 +222,13 @@ class FileRunner:
         if rec.kind == "statement_ok":
             if SESSION_RE.match(rec.sql):
                 if USE_DB_RE.match(rec.sql):
-                    # Only the latest USE matters (an earlier database may be gone by now).
-                    self.session = [s for s in self.session if not USE_DB_RE.match(s)]
+                    # Only the latest USE matters (an earlier database may be gone by now), but
+                    # for the temporary views made under an earlier one: keep the USEs before
+                    # the last view statement, drop those after it.
+                    views = [i for i, s in enumerate(self.session) if VIEW_RE.match(s)]
+                    keep = views[-1] if views else -1
+                    self.session = [s for i, s in enumerate(self.session)
+                                    if i < keep or not USE_DB_RE.match(s)]
                 self.session.append(rec.sql)
             self.passed += 1
             return
