@@ -1031,6 +1031,13 @@ Result<Identifier> Session::ProcedureTableId(const Expr* table) const {
   return *id;
 }
 
+Result<std::unique_ptr<Table>> Session::ProcedureTable(const Expr* table, Identifier* id) const {
+  TRIB_ASSIGN_OR_RETURN(*id, ProcedureTableId(table));
+  auto opened = current_catalog()->GetTable(*id);
+  if (!opened.ok()) return ErrorAt(table->pos, opened.status().message());
+  return std::move(*opened);
+}
+
 Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
   TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, "sys.expire_snapshots",
                                                  {"table", "retain_max", "retain_min",
@@ -1040,9 +1047,9 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
                           "`table` => 'db.t', retain_max => 5)");
   }
   const Expr* t = args["table"];
-  TRIB_ASSIGN_OR_RETURN(auto id, ProcedureTableId(t));
-  auto table = current_catalog()->GetTable(id);
-  if (!table.ok()) return ErrorAt(t->pos, table.status().message());
+  Identifier id;
+  auto table = ProcedureTable(t, &id);
+  if (!table.ok()) return table.status();
   auto options = commit::ExpireOptions::From(*(*table)->schema());
   if (!options.ok()) return ErrorAt(t->pos, options.status().message());
   TRIB_RETURN_NOT_OK(RetentionArgs(*this, s, args, &options->retain_max, &options->retain_min,
@@ -1065,9 +1072,9 @@ Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {
     return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "(`table` => 'db.t', ...)");
   }
   const Expr* t = args["table"];
-  TRIB_ASSIGN_OR_RETURN(auto id, ProcedureTableId(t));
-  auto table = current_catalog()->GetTable(id);
-  if (!table.ok()) return ErrorAt(t->pos, table.status().message());
+  Identifier id;
+  auto table = ProcedureTable(t, &id);
+  if (!table.ok()) return table.status();
   auto options = commit::ExpireOptions::From(*(*table)->schema());
   if (!options.ok()) return ErrorAt(t->pos, options.status().message());
   TRIB_RETURN_NOT_OK(RetentionArgs(*this, s, args, &options->changelog_retain_max,
@@ -1181,9 +1188,9 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
                               (create ? "[, snapshot_id])" : ")"));
   }
   const Expr* t = args["table"];
-  TRIB_ASSIGN_OR_RETURN(auto id, ProcedureTableId(t));
-  auto table = current_catalog()->GetTable(id);
-  if (!table.ok()) return ErrorAt(t->pos, table.status().message());
+  Identifier id;
+  auto table = ProcedureTable(t, &id);
+  if (!table.ok()) return table.status();
   const std::string& path = (*table)->path();
   const Expr* tag = args["tag"];
   if (!create) {
@@ -1239,9 +1246,9 @@ Result<StatementResult> Session::RollbackTo(const CallStmt& s) {
                               "tag => 'name')");
   }
   const Expr* t = args["table"];
-  TRIB_ASSIGN_OR_RETURN(auto id, ProcedureTableId(t));
-  auto table = current_catalog()->GetTable(id);
-  if (!table.ok()) return ErrorAt(t->pos, table.status().message());
+  Identifier id;
+  auto table = ProcedureTable(t, &id);
+  if (!table.ok()) return table.status();
   std::optional<int64_t> snapshot_id;
   std::string tag;
   if (args.count("snapshot_id")) {

@@ -147,6 +147,8 @@ class Session {
   Result<StatementResult> ExpireChangelogs(const CallStmt& s);   // CALL sys.expire_changelogs
   // A procedure's `table` argument ('db.t', or 't' in the current database).
   Result<Identifier> ProcedureTableId(const Expr* table) const;
+  // That table opened (*id receives its identifier); errors point at the argument.
+  Result<std::unique_ptr<Table>> ProcedureTable(const Expr* table, Identifier* id) const;
   Result<StatementResult> Truncate(const TruncateStmt& s);
   // ALTER TABLE t DROP PARTITION (...)[, PARTITION (...)] (dml.cc).
   Result<StatementResult> DropPartitions(const AlterTableStmt& s, const ResolvedName& rn);
