@@ -186,6 +186,7 @@ void W5Scans(Conn& c, const std::string& phase) {
     double secs = bench::Median(times);
     Record(kSys, "W5", std::string(q.name) + " " + phase)
         .Num("secs", secs)
+        .Num("first_secs", times.front())
         .Int("result", result)
         .Num("rate", rows / secs)
         .Int("rss_kb", c.BackendPeakRssKb())

@@ -267,6 +267,19 @@ def w5(res, out):
     hows = [f"{NAMES[s]}: {res.get(s, 'W5', 'compact')['how']}" for s in present
             if res.get(s, "W5", "compact")]
     notes.append("- Compaction: " + "; ".join(hows) + ".")
+    # The median is of warm runs (each system's caches hold what the first run read); the first
+    # run of each query shows the cold cost.
+    firsts = []
+    for q in ("sum", "filter"):
+        for phase in ("before", "after"):
+            cells = [f"{NAMES[s]} {ms(res.get(s, 'W5', f'{q} {phase}')['first_secs'])}"
+                     for s in present
+                     if "first_secs" in (res.get(s, "W5", f"{q} {phase}") or {})]
+            if cells:
+                firsts.append(f"{q} {phase}: " + ", ".join(cells))
+    if firsts:
+        notes.append("- First run of each query (the medians above are of warm runs, each "
+                     "system's caches holding what it read first): " + "; ".join(firsts) + ".")
     r = res.get("tributary", "W5", "count before")
     if r:
         notes.append(f"- Results (count / sum / filter rows, before): " + " / ".join(

@@ -226,6 +226,7 @@ void W5Scans(rocksdb::DB* db, const std::string& phase) {
     double secs = bench::Median(times);
     Record(kSys, "W5", std::string(name) + " " + phase)
         .Num("secs", secs)
+        .Num("first_secs", times.front())
         .Int("result", result)
         .Num("rate", scanned / secs)
         .Int("rss_kb", bench::PeakRssKb())

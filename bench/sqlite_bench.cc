@@ -155,6 +155,7 @@ void W5Scans(sqlite3* db, const std::string& phase) {
     double secs = bench::Median(times);
     Record(kSys, "W5", std::string(q.name) + " " + phase)
         .Num("secs", secs)
+        .Num("first_secs", times.front())
         .Int("result", result)
         .Num("rate", rows / secs)
         .Int("rss_kb", bench::PeakRssKb())

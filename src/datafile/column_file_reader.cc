@@ -55,7 +55,7 @@ Result<std::shared_ptr<const ColumnVector>> ReadWholeChunk(
   };
   auto type = reader.ColumnType(col);
   auto rep = type ? ColumnVector::RepOf(*type) : ColumnVector::Rep::kValue;
-  if (!cache || (rep != ColumnVector::Rep::kInt && rep != ColumnVector::Rep::kDouble)) {
+  if (!cache || !ChunkCacheable(rep)) {
     TRIB_ASSIGN_OR_RETURN(ColumnVector v, decode());
     return std::make_shared<const ColumnVector>(std::move(v));
   }
@@ -63,8 +63,8 @@ Result<std::shared_ptr<const ColumnVector>> ReadWholeChunk(
       "column:" + path + ":" + std::to_string(rg) + ":" + std::to_string(col),
       [&]() -> Result<std::pair<ColumnVector, int64_t>> {
         TRIB_ASSIGN_OR_RETURN(ColumnVector c, decode());
-        int64_t size =
-            64 + static_cast<int64_t>(c.ints.size() * 8 + c.doubles.size() * 8 + c.nulls.size());
+        int64_t size = 64 + static_cast<int64_t>(c.ints.capacity() * 8 + c.doubles.capacity() * 8 +
+                                                 c.strings.memory_bytes() + c.nulls.capacity());
         return std::make_pair(std::move(c), size);
       });
 }
@@ -180,12 +180,13 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
     std::vector<ColumnVector> got(st.table_cols.size());
     std::vector<bool> picked(st.table_cols.size(), false);  // holds only the selected rows
     // Decodes file columns `cols` into got[pos[k]] (a trailing extra column stays in *rest).
-    // Integer and floating-point chunks read whole come from the process-wide cache
-    // (ReadWholeChunk); other columns, with `sel`, only for the rows selected (their values
-    // alone are copied out of the pages).
+    // Chunks of a flat representation read whole come from the process-wide cache
+    // (ReadWholeChunk), with `rows` only the rows selected copied out; other columns, with
+    // `sel` (the same rows as ranges), only for the rows selected (their values alone are
+    // copied out of the pages).
     auto decode = [&](const std::vector<int>& cols, const std::vector<size_t>& pos,
-                      std::vector<ColumnVector>* rest,
-                      const format::parquet::RowRanges* sel, size_t sel_rows) -> Status {
+                      std::vector<ColumnVector>* rest, const format::parquet::RowRanges* sel,
+                      const std::vector<uint32_t>* rows, size_t sel_rows) -> Status {
       rest->assign(cols.size(), ColumnVector());
       std::vector<bool> partial(cols.size(), false);
       std::vector<int> fresh;
@@ -193,13 +194,21 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
       for (size_t k = 0; k < cols.size(); k++) {
         auto type = reader->ColumnType(cols[k]);
         auto rep = type ? ColumnVector::RepOf(*type) : ColumnVector::Rep::kValue;
-        if (!whole || (rep != ColumnVector::Rep::kInt && rep != ColumnVector::Rep::kDouble)) {
+        if (!whole || !ChunkCacheable(rep)) {
           fresh.push_back(cols[k]);
           fresh_at.push_back(k);
           continue;
         }
         TRIB_ASSIGN_OR_RETURN(auto cached, ReadWholeChunk(*reader, path, rg, cols[k]));
-        (*rest)[k] = *cached;
+        if (rows) {
+          ColumnVector& v = (*rest)[k];
+          v.type = cached->type;
+          v.rep = cached->rep;
+          v.AppendRows(*cached, *rows);
+          partial[k] = true;
+        } else {
+          (*rest)[k] = *cached;
+        }
       }
       if (!fresh.empty()) {
         auto decoded = reader->ReadRowGroupVectors(rg, fresh, sel ? sel : whole ? nullptr : &slice);
@@ -223,7 +232,7 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
     std::vector<uint8_t> keep(n, 1);
     if (!st.first_cols.empty()) {
       std::vector<ColumnVector> first;
-      Status s = decode(st.first_cols, st.first_pos, &first, nullptr, 0);
+      Status s = decode(st.first_cols, st.first_pos, &first, nullptr, nullptr, 0);
       if (!s.ok()) return fail(s);
       if (st.kind_col >= 0) {
         const ColumnVector& kinds = first.back();
@@ -271,7 +280,7 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
       const format::parquet::RowRanges sel = sparse ? RangesOf(selected, begin)
                                                     : format::parquet::RowRanges();
       Status s = decode(st.other_cols, st.other_pos, &other, sparse ? &sel : nullptr,
-                        selected.size());
+                        sparse ? &selected : nullptr, selected.size());
       if (!s.ok()) return fail(s);
     }
     ColumnBatch batch;

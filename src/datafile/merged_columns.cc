@@ -392,8 +392,8 @@ Result<ColumnVector> ReadDedupColumn(const DedupFile& file, int file_col) {
 }
 
 // Rows `sel` (ascending positions over the row groups read; null: every row) of file column
-// `c`: only the selected rows' values are copied out of the pages decoded. Integer and
-// floating-point columns read whole come from the process-wide cache.
+// `c`: only the selected rows' values are copied out of the pages decoded. Columns read whole
+// come from the process-wide cache when their representation is flat (ChunkCacheable).
 Result<std::shared_ptr<const ColumnVector>> ReadDedupRows(const DedupFile& file, int c,
                                                           const std::vector<uint32_t>* sel) {
   ColumnVector all;
@@ -510,12 +510,11 @@ Result<std::optional<ColumnVector>> GatherWinners(const std::vector<DedupFile>& 
   bool nulls = false;
   for (size_t f = 0; f < nf; f++) {
     if (wanted[f] == 0) continue;
-    // Integers and floating-point numbers come whole from the decoded-column cache; other
-    // values, when few rows are wanted, from their rows alone.
+    // Flat columns come whole from the decoded-column cache; other values, when few rows are
+    // wanted, from their rows alone.
     const auto file_type = files[f].reader->ColumnType(cols[f]);
     const auto rep = file_type ? ColumnVector::RepOf(*file_type) : ColumnVector::Rep::kValue;
-    const bool sparse = keep && rep != ColumnVector::Rep::kInt &&
-                        rep != ColumnVector::Rep::kDouble && wanted[f] * 4 < files[f].size();
+    const bool sparse = keep && !ChunkCacheable(rep) && wanted[f] * 4 < files[f].size();
     TRIB_ASSIGN_OR_RETURN(src[f], ReadDedupRows(files[f], cols[f], sparse ? &sel[f] : nullptr));
     by_pos[f] = !sparse;
     if (src[f]->rep != out.rep) return Out();

@@ -37,11 +37,14 @@ const Field* SourceField(const Field& read, const std::vector<Field>* file_field
 Status CheckRowCount(const DataFileRef& file, int64_t rows);
 
 // Column `col` of row group `rg` of the opened Parquet data file `path`, decoded whole. With
-// `cache`, integer and floating-point columns are kept in the process-wide file cache (the file
-// is immutable), so a repeated scan decodes nothing; other columns are decoded every time.
+// `cache`, columns of a flat representation (integers, floating-point numbers, strings and
+// bytes: ChunkCacheable) are kept in the process-wide file cache (the file is immutable), so a
+// repeated scan neither decompresses nor decodes them; other columns are decoded every time.
 Result<std::shared_ptr<const ColumnVector>> ReadWholeChunk(
     const format::parquet::ParquetReader& reader, const std::string& path, int rg, int col,
     bool cache = true);
+// Whether ReadWholeChunk caches chunks that decode to `rep`.
+inline bool ChunkCacheable(ColumnVector::Rep rep) { return rep != ColumnVector::Rep::kValue; }
 
 // Clears keep[r] for the rows of `col` failing `p` (a comparison with NULL fails).
 void FilterColumn(const Predicate& p, const ColumnVector& col, std::vector<uint8_t>* keep);

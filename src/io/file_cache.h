@@ -1,7 +1,7 @@
 // FileCache: a process-wide cache of decoded immutable files (manifests, manifest lists, data
 // files decoded for point lookups, opened Parquet files with their parsed footers, decoded
-// integer and floating-point column chunks for column scans), bounded by an approximate byte
-// size with LRU eviction.
+// column chunks of integers, floating-point numbers and strings for column scans), bounded by
+// an approximate byte size with LRU eviction.
 // Every file Tributary reads through it is immutable once written (new data gets new names), so
 // an entry never goes stale. Thread-safe.
 #pragma once
