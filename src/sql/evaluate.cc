@@ -507,4 +507,31 @@ void CollectColumns(const BoundExpr& e, std::vector<bool>* used) {
   for (const auto& a : e.args) CollectColumns(*a, used);
 }
 
+BoundExprPtr CloneBound(const BoundExpr& e) {
+  auto c = std::make_unique<BoundExpr>();
+  c->kind = e.kind;
+  c->type = e.type;
+  c->null_literal = e.null_literal;
+  c->pos = e.pos;
+  c->constant = e.constant;
+  c->column = e.column;
+  c->op = e.op;
+  c->args.reserve(e.args.size());
+  for (const auto& a : e.args) c->args.push_back(CloneBound(*a));
+  c->negated = e.negated;
+  c->has_else = e.has_else;
+  c->cast_mode = e.cast_mode;
+  c->in_set = e.in_set;
+  c->in_set_has_null = e.in_set_has_null;
+  return c;
+}
+
+bool IsVolatile(const BoundExpr& e) {
+  if (e.kind == BoundKind::kFunction && IsVolatileFunction(e.op, e.args.size())) return true;
+  for (const auto& a : e.args) {
+    if (IsVolatile(*a)) return true;
+  }
+  return false;
+}
+
 }  // namespace tributary::sql

@@ -204,4 +204,10 @@ bool SqlLike(std::string_view s, std::string_view pattern);
 // Calls f(column) for every column slot the expression reads.
 void CollectColumns(const BoundExpr& e, std::vector<bool>* used);
 
+// A deep copy of `e` (a RAND(seed) call gets a sequence of its own, started afresh).
+BoundExprPtr CloneBound(const BoundExpr& e);
+// True when `e` calls a function whose value is not fixed by its arguments (RAND, UUID, NOW,
+// ...): moving it to another place in a plan could change the result.
+bool IsVolatile(const BoundExpr& e);
+
 }  // namespace tributary::sql

@@ -53,7 +53,7 @@ std::optional<int64_t> EstimateRows(const Source& s, std::optional<int64_t> snap
     if (!snap.ok()) return std::nullopt;
     return (*snap)->total_record_count;
   }
-  if (!s.op) return static_cast<int64_t>(s.rows.size());
+  if (!s.op && !s.plan) return static_cast<int64_t>(s.rows.size());
   return std::nullopt;
 }
 
@@ -202,7 +202,8 @@ Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inp
       }
     } else {
       for (size_t l = 0; l < nf; l++) out[l] = static_cast<int>(l);
-      ops[i] = src.op ? std::move(src.op) : MakeRows(src.fields, std::move(src.rows), src.name);
+      TRIB_RETURN_NOT_OK(PushIntoSubquery(&src, &pushed[i]));
+      TRIB_ASSIGN_OR_RETURN(ops[i], OpenSourceOperator(session, &src));
       if (!pushed[i].empty()) ops[i] = MakeFilter(std::move(ops[i]), std::move(pushed[i]));
     }
     offset[i] = total;

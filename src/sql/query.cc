@@ -225,6 +225,8 @@ Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields
   return rows;
 }
 
+Status OpenSubquery(const Session& session, const SelectStmt& q, Source* src);
+
 namespace {
 
 // The WITH queries of the statements being planned, innermost last, and those being expanded
@@ -261,12 +263,10 @@ Result<Source> OpenWithQuery(const Session& session, const TableRef& ref,
                                 "'");
   }
   t_with_expanding.push_back(&cte);
-  auto op = OpenQuery(session, *cte.query);
-  t_with_expanding.pop_back();
-  if (!op.ok()) return op.status();
   Source src;
-  src.op = std::move(*op);
-  src.fields = src.op->fields();
+  Status opened = OpenSubquery(session, *cte.query, &src);
+  t_with_expanding.pop_back();
+  TRIB_RETURN_NOT_OK(opened);
   if (!cte.columns.empty()) {
     if (cte.columns.size() != src.fields.size()) {
       return ErrorAt(cte.pos, what + " '" + cte.name + "' names " +
@@ -328,8 +328,7 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
     }
   }
   if (ref.subquery) {
-    TRIB_ASSIGN_OR_RETURN(src.op, OpenQuery(session, *ref.subquery));
-    src.fields = src.op->fields();
+    TRIB_RETURN_NOT_OK(OpenSubquery(session, *ref.subquery, &src));
     src.qualifier = ref.alias;
     src.name = "subquery";
     return src;
@@ -487,6 +486,7 @@ std::vector<BoundExpr*> WindowExprs(WindowBinding* windows) {
 
 // Everything ExecuteSelect decides before reading rows; also what EXPLAIN prints.
 struct SelectPlan {
+  const SelectStmt* query = nullptr;  // what was planned
   Source source;
   Scope scope;
   std::vector<BoundExprPtr> conjuncts;
@@ -692,8 +692,36 @@ Status PlanJoinInputs(const Session& session, const SelectStmt& q, SelectPlan* p
   return Status::OK();
 }
 
+// The table scan of a query reading one table: the columns read, the filters and LIMIT pushed
+// into it (again after PushIntoSubquery added filters).
+Status PlanTableScan(SelectPlan* plan) {
+  const SelectStmt& q = *plan->query;
+  Source& src = plan->source;
+  if (!src.table || !src.change_table.empty() || !plan->joins.empty()) return Status::OK();
+  std::vector<bool> used(src.fields.size(), false);
+  for (const auto& c : plan->conjuncts) CollectColumns(*c, &used);
+  if (plan->grouped) {
+    for (const auto& k : plan->agg.keys) CollectColumns(*k, &used);
+    for (const auto& c : plan->agg.calls) {
+      if (c.arg) CollectColumns(*c.arg, &used);
+    }
+  } else {
+    for (const auto& it : plan->items) CollectColumns(*it, &used);
+    for (const auto& s : plan->sort) {
+      if (s.expr) CollectColumns(*s.expr, &used);
+    }
+    for (BoundExpr* e : WindowExprs(&plan->windows)) CollectColumns(*e, &used);
+  }
+  plan->scan = PlanScan(src.fields, plan->conjuncts, used);
+  if (q.limit && !plan->grouped && !q.distinct && q.order_by.empty() && plan->scan.all_pushed) {
+    plan->scan.limit = *q.limit > INT64_MAX - q.offset ? INT64_MAX : *q.limit + q.offset;
+  }
+  return ApplySnapshotHint(src, q.from->hints_pos, &plan->scan);
+}
+
 Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
   SelectPlan plan;
+  plan.query = &q;
   if (q.from) {
     TRIB_ASSIGN_OR_RETURN(plan.source, OpenSource(session, *q.from));
   } else {
@@ -889,29 +917,82 @@ Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
     plan.sort.push_back(std::move(key));
   }
 
-  // Scan planning: projection, filters and limit pushed into the table scan.
-  if (src.table && src.change_table.empty()) {
-    std::vector<bool> used(src.fields.size(), false);
-    for (const auto& c : plan.conjuncts) CollectColumns(*c, &used);
-    if (plan.grouped) {
-      for (const auto& k : agg.keys) CollectColumns(*k, &used);
-      for (const auto& c : agg.calls) {
-        if (c.arg) CollectColumns(*c.arg, &used);
-      }
-    } else {
-      for (const auto& it : plan.items) CollectColumns(*it, &used);
-      for (const auto& s : plan.sort) {
-        if (s.expr) CollectColumns(*s.expr, &used);
-      }
-      for (BoundExpr* e : WindowExprs(&plan.windows)) CollectColumns(*e, &used);
-    }
-    plan.scan = PlanScan(src.fields, plan.conjuncts, used);
-    if (q.limit && !plan.grouped && !q.distinct && q.order_by.empty() && plan.scan.all_pushed) {
-      plan.scan.limit = *q.limit > INT64_MAX - q.offset ? INT64_MAX : *q.limit + q.offset;
-    }
-    TRIB_RETURN_NOT_OK(ApplySnapshotHint(src, q.from->hints_pos, &plan.scan));
-  }
+  // The filters go as far down as they can: into the subquery read (and on into its scan), or
+  // with the projection and limit into the table scan.
+  if (plan.joins.empty()) TRIB_RETURN_NOT_OK(PushIntoSubquery(&src, &plan.conjuncts));
+  TRIB_RETURN_NOT_OK(PlanTableScan(&plan));
   return plan;
+}
+
+namespace {
+
+// `e` with each column slot s replaced by a copy of *with[s].
+BoundExprPtr Substitute(const BoundExpr& e, const std::vector<const BoundExpr*>& with) {
+  if (e.kind == BoundKind::kColumn) return CloneBound(*with[static_cast<size_t>(e.column)]);
+  BoundExprPtr c = CloneBound(e);
+  for (size_t i = 0; i < e.args.size(); i++) c->args[i] = Substitute(*e.args[i], with);
+  return c;
+}
+
+}  // namespace
+
+Status PushIntoSubquery(Source* src, std::vector<BoundExprPtr>* conjuncts) {
+  if (!src->plan || conjuncts->empty()) return Status::OK();
+  SelectPlan& sub = *src->plan;
+  const SelectStmt& q = *sub.query;
+  // A filter above LIMIT / OFFSET keeps other rows than one below; window functions see the rows
+  // a filter below them would remove.
+  if (q.limit || q.offset > 0 || !sub.windows.calls.empty()) return Status::OK();
+  // What each output column of the subquery is, over its input: its select-list expression, or,
+  // grouped, the GROUP BY key it shows (other outputs of a grouped query cannot move below it).
+  std::vector<const BoundExpr*> output(sub.items.size(), nullptr);
+  for (size_t i = 0; i < sub.items.size(); i++) {
+    const BoundExpr& item = *sub.items[i];
+    if (!sub.grouped) {
+      output[i] = &item;
+    } else if (item.kind == BoundKind::kColumn && item.column >= 0 &&
+               static_cast<size_t>(item.column) < sub.agg.keys.size()) {
+      output[i] = sub.agg.keys[static_cast<size_t>(item.column)].get();
+    }
+    if (output[i] && IsVolatile(*output[i])) output[i] = nullptr;
+  }
+  bool taken = false;
+  std::vector<BoundExprPtr> kept;
+  for (auto& c : *conjuncts) {
+    std::vector<bool> used;
+    CollectColumns(*c, &used);
+    bool movable = !IsVolatile(*c) && used.size() <= output.size();
+    for (size_t s = 0; movable && s < used.size(); s++) movable = !used[s] || output[s];
+    if (!movable) {
+      kept.push_back(std::move(c));
+      continue;
+    }
+    sub.conjuncts.push_back(Substitute(*c, output));
+    taken = true;
+  }
+  *conjuncts = std::move(kept);
+  if (!taken) return Status::OK();
+  // The subquery's own planning, again with the new filters: on into its input.
+  if (sub.joins.empty()) TRIB_RETURN_NOT_OK(PushIntoSubquery(&sub.source, &sub.conjuncts));
+  return PlanTableScan(&sub);
+}
+
+// A subquery of FROM (a view's, a WITH query's): a plain SELECT is planned and left unbuilt
+// (src->plan), so the query reading it can push its filters in; UNION and VALUES are opened.
+Status OpenSubquery(const Session& session, const SelectStmt& q, Source* src) {
+  if (!q.set_operands.empty() || !q.values.empty()) {
+    TRIB_ASSIGN_OR_RETURN(src->op, OpenQuery(session, q));
+    src->fields = src->op->fields();
+    return Status::OK();
+  }
+  if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
+  if (!q.with.empty()) t_with_scopes.push_back(&q.with);
+  auto plan = PlanSelect(session, q);
+  if (!q.with.empty()) t_with_scopes.pop_back();
+  if (!plan.ok()) return plan.status();
+  src->plan = std::make_shared<SelectPlan>(std::move(*plan));
+  src->fields = src->plan->fields;
+  return Status::OK();
 }
 
 }  // namespace planner
@@ -1112,6 +1193,7 @@ using namespace planner;
 
 Result<OperatorPtr> OpenSetOperation(const Session& session, const SelectStmt& q);
 Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q);
+Result<OperatorPtr> BuildSelect(const Session& session, planner::SelectPlan plan);
 
 namespace {
 
@@ -1240,6 +1322,26 @@ Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q) {
     return MakeRows(std::move(v.fields), std::move(v.rows), "VALUES");
   }
   TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
+  return BuildSelect(session, std::move(plan));
+}
+
+namespace planner {
+
+Result<OperatorPtr> OpenSourceOperator(const Session& session, Source* src) {
+  if (src->plan) {
+    SelectPlan plan = std::move(*src->plan);
+    src->plan.reset();
+    return BuildSelect(session, std::move(plan));
+  }
+  if (src->op) return std::move(src->op);
+  return MakeRows(src->fields, std::move(src->rows), src->name);
+}
+
+}  // namespace planner
+
+// The operators of a planned SELECT.
+Result<OperatorPtr> BuildSelect(const Session& session, SelectPlan plan) {
+  const SelectStmt& q = *plan.query;
   Source& src = plan.source;
 
   // SELECT COUNT(*) FROM t alone is answered from file metadata when that is exact.
@@ -1337,10 +1439,8 @@ Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q) {
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, src.table->NewScan(opts));
       std::string description = DescribeScan(src, plan.scan, opts);  // before the table moves
       op = MakeScan(std::move(src.table), std::move(scan), std::move(description));
-    } else if (src.op) {
-      op = std::move(src.op);
     } else {
-      op = MakeRows(src.fields, std::move(src.rows), src.name);
+      TRIB_ASSIGN_OR_RETURN(op, OpenSourceOperator(session, &src));
     }
     const bool pushed = from_table && plan.scan.all_pushed && !plan.scan.filters.empty();
     op = MakeFilter(std::move(op), std::move(plan.conjuncts),

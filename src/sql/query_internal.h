@@ -24,12 +24,17 @@ class Session;
 
 namespace tributary::sql::planner {
 
+struct SelectPlan;  // query.cc: a SELECT planned (inputs opened, expressions bound), not yet built
+
 // Where the rows of one FROM input come from.
 struct Source {
   std::vector<Field> fields;
   std::string qualifier;
   std::unique_ptr<Table> table;  // a data table, read through a scan
-  OperatorPtr op;                // or a subquery's operators
+  // Or a subquery, view or WITH query: planned but not yet built into operators, so the query
+  // reading it can still push filters into it (PushIntoSubquery); built by OpenSourceOperator.
+  std::shared_ptr<SelectPlan> plan;
+  OperatorPtr op;                // or a subquery's operators (UNION, VALUES, ...)
   std::vector<Row> rows;         // otherwise: materialized rows
   std::map<std::string, std::string> dynamic_options;
   std::string name;  // for EXPLAIN
@@ -65,6 +70,17 @@ ScanOptions MakeScanOptions(const ScanPlan& plan,
 Status ApplySnapshotHint(const Source& source, const Pos& hints_pos, ScanPlan* plan);
 // What EXPLAIN says of a table scan.
 std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanOptions& opts);
+// Filter pushdown into a subquery: moves each conjunct of `conjuncts` (over the columns of
+// `src`) that `src`'s planned subquery can apply below its select list into that subquery's
+// WHERE (its columns replaced by the select-list expressions they name), from where its own
+// planning pushes it on into a table scan or a deeper subquery. Taken: conjuncts without
+// volatile functions (RAND, NOW, ...) over a subquery without LIMIT, OFFSET or window functions,
+// over a grouped subquery only those reading its GROUP BY keys. Nothing happens unless
+// `src->plan` is set.
+Status PushIntoSubquery(Source* src, std::vector<BoundExprPtr>* conjuncts);
+// The operators of an input that is not a table: its planned subquery built, its operators, or
+// its rows.
+Result<OperatorPtr> OpenSourceOperator(const Session& session, Source* src);
 // The conjuncts of `e` (AND flattened).
 void FlattenAnd(BoundExprPtr e, std::vector<BoundExprPtr>* out);
 // Rewrites the column slots of `e`: slot s becomes slot[s].

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Differential test of joins and set operations: random tables (NULL keys, duplicate keys, empty tables, rows
 updated by primary key) are written to Tributary and to SQLite (Python's sqlite3, the system
-library), random join queries of every kind (and UNION, INTERSECT, EXCEPT, WITH, window functions, subqueries) run on both, and their results must be the same
+library), random join queries of every kind (and UNION, INTERSECT, EXCEPT, WITH, window functions, subqueries in
+expressions and in FROM) run on both, and their results must be the same
 multisets of rows.
 
   python3 tests/differential/joins_sqlite.py --binary build/tributary [--seed N] [--queries N]
@@ -117,7 +118,34 @@ def random_using_query(rng):
     return f"SELECT {cols} FROM {frm}{where}"
 
 
+def random_derived_query(rng):
+    """Subqueries in FROM (plain, computed columns, grouped, DISTINCT, LIMIT, windowed), alone or
+    joined, filtered above: the filters that move into them must keep the results."""
+    inner = rng.choice([
+        "SELECT id, k, v + 1 AS v1, s FROM a",
+        "SELECT id, k, v1, s FROM (SELECT id, k, v * 2 AS v1, s FROM a WHERE id < 30)",
+        "SELECT k, COUNT(*) AS v1, MAX(id) AS id, MIN(s) AS s FROM a GROUP BY k",
+        "SELECT k, SUM(v) AS v1, COUNT(*) AS id, s FROM a GROUP BY k, s HAVING COUNT(*) > 1",
+        "SELECT DISTINCT k, v AS v1, s, 0 AS id FROM a",
+        "SELECT id, k, v AS v1, s FROM a ORDER BY id LIMIT 7",
+        "SELECT id, k, ROW_NUMBER() OVER (ORDER BY id) AS v1, s FROM a",
+        "SELECT id, k, v AS v1, s FROM a UNION ALL SELECT id, k, v, s FROM c",
+    ])
+    cond = rng.choice(["d.k = 3", "d.k IS NULL", "d.v1 > 2", "d.v1 IS NULL OR d.k < 2",
+                       "d.s = 'x'", "d.id BETWEEN 3 AND 20", "d.k IN (1, 4, 6)", "d.v1 + d.k > 4"])
+    if rng.random() < 0.5:
+        return f"SELECT d.k AS dk, d.v1 AS dv1, d.s AS ds, d.id AS did FROM ({inner}) d WHERE {cond}"
+    kind = rng.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
+    where = rng.choice([cond, f"({cond}) AND b.v IS NOT NULL", "b.k > 2", f"({cond}) OR b.s = 'x'"])
+    on = rng.choice(["d.k = b.k", "d.id = b.id AND d.k < 5"])
+    return (f"SELECT d.k AS dk, d.v1 AS dv1, d.id AS did, b.id AS b_id, b.v AS b_v "
+            f"FROM ({inner}) d {kind} b ON {on} WHERE {where}")
+
+
 def random_query(rng):
+    r = rng.random()
+    if r < 0.1:
+        return random_derived_query(rng)
     r = rng.random()
     if r < 0.05:
         return random_using_query(rng)
