@@ -113,6 +113,9 @@ struct JoinClause {
   bool natural = false;
   Pos using_pos;
   Pos pos;     // the JOIN keyword (or the comma)
+  // Made by the planner (a correlated subquery rewritten as a join): its columns are read by
+  // qualified name only, never by `*`.
+  bool hidden = false;
 };
 
 struct SelectItem {

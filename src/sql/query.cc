@@ -487,6 +487,7 @@ std::vector<BoundExpr*> WindowExprs(WindowBinding* windows) {
 // Everything ExecuteSelect decides before reading rows; also what EXPLAIN prints.
 struct SelectPlan {
   const SelectStmt* query = nullptr;  // what was planned
+  std::shared_ptr<const SelectStmt> rewritten;  // owns `query` when Decorrelate rewrote it
   Source source;
   Scope scope;
   std::vector<BoundExprPtr> conjuncts;
@@ -657,6 +658,13 @@ Status PlanJoinInputs(const Session& session, const SelectStmt& q, SelectPlan* p
     in.first_slot = plan->scope.columns.size();
     for (const auto& f : in.source.fields) plan->scope.columns.push_back({f.name, qual, f.type});
   }
+  for (size_t j = 1; j < plan->joins.size(); j++) {
+    if (!q.joins[j - 1].hidden) continue;
+    const JoinInput& in = plan->joins[j];
+    for (size_t s = 0; s < in.source.fields.size(); s++) {
+      plan->scope.columns[in.first_slot + s].hidden = true;
+    }
+  }
   Binder binder(&plan->scope);
   Scope& scope = plan->scope;
   for (size_t s = 0; s < plan->joins[0].source.fields.size(); s++) {
@@ -670,7 +678,9 @@ Status PlanJoinInputs(const Session& session, const SelectStmt& q, SelectPlan* p
       TRIB_RETURN_NOT_OK(PlanUsingJoin(jc, &binder, &in, &scope));
       continue;
     }
-    for (size_t s = first; s < end; s++) scope.star_order.push_back(static_cast<int>(s));
+    if (!jc.hidden) {
+      for (size_t s = first; s < end; s++) scope.star_order.push_back(static_cast<int>(s));
+    }
     if (!jc.on) continue;
     if (ContainsAggregate(*jc.on)) {
       return ErrorAt(jc.on->pos, "aggregate functions are not allowed in ON");
@@ -719,7 +729,18 @@ Status PlanTableScan(SelectPlan* plan) {
   return ApplySnapshotHint(src, q.from->hints_pos, &plan->scan);
 }
 
+Result<SelectPlan> PlanSelectAs(const Session& session, const SelectStmt& q);
+
+// `q` planned, its correlated subqueries first rewritten as joins.
 Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
+  TRIB_ASSIGN_OR_RETURN(auto rewritten, Decorrelate(session, q));
+  if (!rewritten) return PlanSelectAs(session, q);
+  TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelectAs(session, *rewritten));
+  plan.rewritten = std::move(rewritten);
+  return plan;
+}
+
+Result<SelectPlan> PlanSelectAs(const Session& session, const SelectStmt& q) {
   SelectPlan plan;
   plan.query = &q;
   if (q.from) {

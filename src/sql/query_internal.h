@@ -81,6 +81,10 @@ Status PushIntoSubquery(Source* src, std::vector<BoundExprPtr>* conjuncts);
 // The operators of an input that is not a table: its planned subquery built, its operators, or
 // its rows.
 Result<OperatorPtr> OpenSourceOperator(const Session& session, Source* src);
+// `q` with its correlated subqueries (EXISTS, IN and scalar aggregates whose WHERE compares
+// their columns with the outer query's by equality) rewritten as joins (decorrelate.cc); null
+// when it has none. A correlation of another shape is refused as not supported yet.
+Result<std::shared_ptr<const SelectStmt>> Decorrelate(const Session& session, const SelectStmt& q);
 // The conjuncts of `e` (AND flattened).
 void FlattenAnd(BoundExprPtr e, std::vector<BoundExprPtr>* out);
 // Rewrites the column slots of `e`: slot s becomes slot[s].

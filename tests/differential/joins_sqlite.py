@@ -2,7 +2,7 @@
 """Differential test of joins and set operations: random tables (NULL keys, duplicate keys, empty tables, rows
 updated by primary key) are written to Tributary and to SQLite (Python's sqlite3, the system
 library), random join queries of every kind (and UNION, INTERSECT, EXCEPT, WITH, window functions, subqueries in
-expressions and in FROM) run on both, and their results must be the same
+expressions (correlated too) and in FROM) run on both, and their results must be the same
 multisets of rows.
 
   python3 tests/differential/joins_sqlite.py --binary build/tributary [--seed N] [--queries N]
@@ -100,6 +100,28 @@ def random_subquery_query(rng):
     return f"SELECT {item} FROM a WHERE {cond}"
 
 
+def random_correlated_query(rng):
+    """Correlated EXISTS / NOT EXISTS / IN / scalar aggregate subqueries (run as joins)."""
+    inner = rng.choice(["b", "c"])
+    corr = rng.choice([f"{inner}.k = a.k", f"{inner}.k = a.k AND {inner}.s = a.s",
+                       f"{inner}.v = a.v + 1", f"a.k = {inner}.k AND {inner}.v > 1"])
+    extra = rng.choice(["", f" AND {inner}.v IS NOT NULL", f" AND {inner}.s = 'x'"])
+    agg = rng.choice(["COUNT(*)", f"COUNT({inner}.v)", f"MAX({inner}.v)", f"SUM({inner}.v)",
+                      f"MIN({inner}.s)"])
+    kind = rng.random()
+    if kind < 0.25:
+        return f"SELECT a.id FROM a WHERE EXISTS (SELECT 1 FROM {inner} WHERE {corr}{extra})"
+    if kind < 0.5:
+        return f"SELECT a.id, a.k FROM a WHERE NOT EXISTS (SELECT * FROM {inner} WHERE {corr}{extra})"
+    if kind < 0.65:
+        return (f"SELECT a.id FROM a WHERE a.v IN (SELECT {inner}.v FROM {inner} WHERE {corr}{extra})"
+                f" AND a.id < 30")
+    if kind < 0.85:
+        return f"SELECT a.id, (SELECT {agg} FROM {inner} WHERE {corr}{extra}) AS x FROM a"
+    return (f"SELECT a.id FROM a LEFT JOIN b AS bb ON a.id = bb.id "
+            f"WHERE a.v >= (SELECT {agg.replace('.s', '.v')} FROM {inner} WHERE {corr})")
+
+
 def random_using_query(rng):
     """JOIN ... USING / NATURAL JOIN: the merged column read unqualified (COALESCE for FULL)."""
     kind = rng.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
@@ -146,6 +168,9 @@ def random_query(rng):
     r = rng.random()
     if r < 0.1:
         return random_derived_query(rng)
+    r = rng.random()
+    if r < 0.1:
+        return random_correlated_query(rng)
     r = rng.random()
     if r < 0.05:
         return random_using_query(rng)

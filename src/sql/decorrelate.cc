@@ -1,0 +1,431 @@
+// Correlated subqueries rewritten as joins (query_internal.h, Decorrelate). A subquery that reads a
+// column of the query around it would have to run once per outer row; instead its rows are
+// computed once, grouped by the columns the correlation compares, and joined to the outer rows on
+// those columns: the usual decorrelation of EXISTS, IN and scalar aggregate subqueries (Flink's
+// SubQueryDecorrelator, DuckDB's FlattenDependentJoins do the same for these forms).
+//
+//   WHERE [NOT] EXISTS (SELECT ... FROM s WHERE s.k = o.k AND p)
+//     -> JOIN (SELECT DISTINCT s.k AS $k1, TRUE AS $m FROM s WHERE p) $sqN ON o.k = $sqN.$k1
+//        (NOT EXISTS: LEFT JOIN ... WHERE $sqN.$m IS NULL)
+//   WHERE x IN (SELECT c FROM s WHERE s.k = o.k AND p)
+//     -> the EXISTS form with c = x as one more key
+//   (SELECT agg(...) FROM s WHERE s.k = o.k AND p), anywhere in WHERE or the select list
+//     -> LEFT JOIN (SELECT s.k AS $k1, agg(...) AS $v FROM s WHERE p GROUP BY s.k) $sqN
+//        ON o.k = $sqN.$k1, the subquery replaced by $sqN.$v (COUNT: COALESCE($sqN.$v, 0))
+//
+// The joins are appended after the query's own (a WHERE condition filters the joined rows, so
+// an inner join at the end filters them the same way), and their columns are hidden from `*`.
+// Correlation must be a top-level equality of the subquery's WHERE between an expression of its
+// own columns and one of the outer query's; anything else is refused as not supported yet.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sql/expression.h"
+#include "sql/lexer.h"
+#include "sql/query.h"
+#include "sql/query_internal.h"
+
+namespace tributary::sql::planner {
+
+namespace {
+
+std::unique_ptr<SelectStmt> CloneSelect(const SelectStmt& s);
+
+TableRef CloneTableRef(const TableRef& t) {
+  TableRef c;
+  c.name = t.name;
+  c.hints = t.hints;
+  c.hints_pos = t.hints_pos;
+  if (t.subquery) c.subquery = CloneSelect(*t.subquery);
+  c.alias = t.alias;
+  c.column_aliases = t.column_aliases;
+  if (t.system_time) c.system_time = t.system_time->Clone();
+  for (const auto& p : t.partition) {
+    c.partition.push_back({p.column, p.value ? p.value->Clone() : nullptr, p.pos});
+  }
+  c.pos = t.pos;
+  return c;
+}
+
+JoinClause CloneJoin(const JoinClause& j) {
+  JoinClause c;
+  c.kind = j.kind;
+  c.table = CloneTableRef(j.table);
+  if (j.on) c.on = j.on->Clone();
+  c.using_columns = j.using_columns;
+  c.natural = j.natural;
+  c.using_pos = j.using_pos;
+  c.pos = j.pos;
+  c.hidden = j.hidden;
+  return c;
+}
+
+std::unique_ptr<SelectStmt> CloneSelect(const SelectStmt& s) {
+  auto c = std::make_unique<SelectStmt>();
+  c->pos = s.pos;
+  for (const auto& row : s.values) {
+    std::vector<ExprPtr> r;
+    for (const auto& e : row) r.push_back(e->Clone());
+    c->values.push_back(std::move(r));
+  }
+  c->distinct = s.distinct;
+  for (const auto& it : s.items) c->items.push_back({it.expr->Clone(), it.alias, it.pos});
+  if (s.from) c->from = CloneTableRef(*s.from);
+  for (const auto& j : s.joins) c->joins.push_back(CloneJoin(j));
+  if (s.where) c->where = s.where->Clone();
+  for (const auto& g : s.group_by) c->group_by.push_back(g->Clone());
+  if (s.having) c->having = s.having->Clone();
+  for (const auto& o : s.order_by) c->order_by.push_back({o.expr->Clone(), o.descending, o.nulls_first});
+  c->limit = s.limit;
+  c->offset = s.offset;
+  for (const auto& op : s.set_operands) {
+    c->set_operands.push_back({op.kind, op.all, op.query ? CloneSelect(*op.query) : nullptr, op.pos});
+  }
+  c->with = s.with;  // the WITH queries themselves are shared
+  return c;
+}
+
+ExprPtr NewExpr(ExprKind kind, const Pos& pos) {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->pos = pos;
+  return e;
+}
+
+ExprPtr ColumnRef(const std::string& qualifier, const std::string& name, const Pos& pos) {
+  ExprPtr e = NewExpr(ExprKind::kColumn, pos);
+  e->names = {qualifier, name};
+  return e;
+}
+
+ExprPtr WithArgs(ExprPtr e, std::vector<ExprPtr> args) {
+  e->depth = 1;
+  for (const auto& a : args) e->depth = std::max(e->depth, a->depth + 1);
+  e->args = std::move(args);
+  return e;
+}
+
+ExprPtr Binary(const std::string& op, ExprPtr a, ExprPtr b, const Pos& pos) {
+  ExprPtr e = NewExpr(ExprKind::kBinary, pos);
+  e->op = op;
+  std::vector<ExprPtr> args;
+  args.push_back(std::move(a));
+  args.push_back(std::move(b));
+  return WithArgs(std::move(e), std::move(args));
+}
+
+// The conjuncts ANDed together (null when there are none).
+ExprPtr AndAll(std::vector<ExprPtr> parts) {
+  ExprPtr out;
+  for (auto& p : parts) {
+    if (!out) {
+      out = std::move(p);
+    } else {
+      const Pos pos = out->pos;
+      out = Binary("AND", std::move(out), std::move(p), pos);
+    }
+  }
+  return out;
+}
+
+// `e`'s top-level conjuncts (AND flattened), taken over.
+void TakeConjuncts(ExprPtr e, std::vector<ExprPtr>* out) {
+  if (e->kind == ExprKind::kBinary && e->op == "AND") {
+    TakeConjuncts(std::move(e->args[0]), out);
+    TakeConjuncts(std::move(e->args[1]), out);
+    return;
+  }
+  out->push_back(std::move(e));
+}
+
+bool ContainsCount(const Expr& e) {
+  if (e.kind == ExprKind::kFunction && e.op == "COUNT" && !e.over) return true;
+  for (const auto& a : e.args) {
+    if (ContainsCount(*a)) return true;
+  }
+  return false;
+}
+
+// The columns the FROM clause of `s` opens, with their qualifiers.
+Result<Scope> FromScope(const Session& session, const SelectStmt& s) {
+  Scope scope;
+  auto add = [&](const TableRef& ref) -> Status {
+    TRIB_ASSIGN_OR_RETURN(Source src, OpenSource(session, ref));
+    for (const auto& f : src.fields) scope.columns.push_back({f.name, src.qualifier, f.type});
+    return Status::OK();
+  };
+  TRIB_RETURN_NOT_OK(add(*s.from));
+  for (const auto& j : s.joins) TRIB_RETURN_NOT_OK(add(j.table));
+  return scope;
+}
+
+// Where the column references of `e` resolve: in the subquery's own columns (`inner`), or, when
+// unknown there, in the outer query's (`outer`; unknown in both: the subquery's error).
+// References inside nested subqueries are not looked at.
+struct Reads {
+  bool inner = false;
+  bool outer = false;
+};
+Status CollectReads(const Expr& e, const Scope& inner, const Scope& outer, Reads* reads) {
+  if (e.kind == ExprKind::kColumn) {
+    auto r = inner.Resolve(e.names, e.pos);
+    if (r.ok()) {
+      reads->inner = true;
+    } else if (r.status().message().find("unknown column") != std::string::npos &&
+               outer.Resolve(e.names, e.pos).ok()) {
+      reads->outer = true;
+    } else {
+      return r.status();  // unknown anywhere, or ambiguous inside the subquery
+    }
+  }
+  for (const auto& a : e.args) TRIB_RETURN_NOT_OK(CollectReads(*a, inner, outer, reads));
+  return Status::OK();
+}
+
+// How subquery `s` depends on the query around it.
+struct Correlation {
+  bool correlated = false;
+  std::vector<ExprPtr> inner_keys, outer_keys;  // s's expression = the outer query's, pairwise
+  std::vector<ExprPtr> rest;                    // s's WHERE conjuncts that read only s
+};
+
+Result<Correlation> Analyze(const Session& session, const SelectStmt& s, const Scope& outer) {
+  Correlation c;
+  if (!s.from || !s.set_operands.empty() || !s.values.empty() || !s.where) return c;
+  // The subquery's own columns, as its FROM clause opens them.
+  TRIB_ASSIGN_OR_RETURN(const Scope inner, FromScope(session, s));
+  auto collect = [&](const Expr& e, Reads* reads) { return CollectReads(e, inner, outer, reads); };
+  std::vector<const Expr*> parts;
+  SplitConjuncts(*s.where, &parts);
+  for (const Expr* part : parts) {
+    Reads reads;
+    TRIB_RETURN_NOT_OK(collect(*part, &reads));
+    if (!reads.outer) {
+      c.rest.push_back(part->Clone());
+      continue;
+    }
+    c.correlated = true;
+    bool paired = false;
+    if (part->kind == ExprKind::kBinary && part->op == "=") {
+      Reads a, b;
+      TRIB_RETURN_NOT_OK(collect(*part->args[0], &a));
+      TRIB_RETURN_NOT_OK(collect(*part->args[1], &b));
+      const bool a_inner = a.inner && !a.outer, a_outer = a.outer && !a.inner;
+      const bool b_inner = b.inner && !b.outer, b_outer = b.outer && !b.inner;
+      if ((a_inner && b_outer) || (b_inner && a_outer)) {
+        c.inner_keys.push_back(part->args[a_inner ? 0 : 1]->Clone());
+        c.outer_keys.push_back(part->args[a_inner ? 1 : 0]->Clone());
+        paired = true;
+      }
+    }
+    if (!paired) {
+      return NotSupportedAt(part->pos, "the correlated condition '" + ExprToString(*part) +
+                                           "' is not supported yet: a subquery may compare its "
+                                           "own columns with the outer query's only by equality "
+                                           "(inner = outer) in its WHERE");
+    }
+  }
+  if (!c.correlated) return c;
+  // The rest of the subquery must not read the outer query.
+  auto refuse_outer = [&](const Expr& e, const char* where) -> Status {
+    Reads r;
+    TRIB_RETURN_NOT_OK(collect(e, &r));
+    if (!r.outer) return Status::OK();
+    return NotSupportedAt(e.pos, std::string("a correlated subquery reading the outer query in "
+                                             "its ") + where + " is not supported yet");
+  };
+  for (const auto& it : s.items) {
+    if (it.expr->kind != ExprKind::kStar) TRIB_RETURN_NOT_OK(refuse_outer(*it.expr, "select list"));
+  }
+  for (const auto& g : s.group_by) TRIB_RETURN_NOT_OK(refuse_outer(*g, "GROUP BY"));
+  if (s.having) TRIB_RETURN_NOT_OK(refuse_outer(*s.having, "HAVING"));
+  for (const auto& j : s.joins) {
+    if (j.on) TRIB_RETURN_NOT_OK(refuse_outer(*j.on, "join condition"));
+  }
+  return c;
+}
+
+// Rewrites one query; `n` numbers the joins it adds ($sq1, $sq2, ...).
+class Rewriter {
+ public:
+  Rewriter(const Session& session, const Scope* outer, SelectStmt* out)
+      : session_(session), outer_(*outer), out_(out) {}
+  bool changed() const { return n_ > 0; }
+
+  // A WHERE conjunct: [NOT] EXISTS or IN over a correlated subquery becomes a join (true: the
+  // conjunct is gone; `kept` may get its replacement); else scalar subqueries inside it.
+  Result<bool> Conjunct(ExprPtr* e, std::vector<ExprPtr>* kept) {
+    const Expr* ex = e->get();
+    bool negated = false;
+    if (ex->kind == ExprKind::kUnary && ex->op == "NOT" && ex->args[0]->kind == ExprKind::kExists) {
+      negated = true;
+      ex = ex->args[0].get();
+    }
+    if (ex->kind == ExprKind::kExists) {
+      return Semi(*ex->subquery, ex->negated != negated, nullptr, ex->pos, kept);
+    }
+    if (ex->kind == ExprKind::kIn && ex->subquery) {
+      if (!ex->negated && !negated) return Semi(*ex->subquery, false, ex->args[0].get(), ex->pos, kept);
+      TRIB_ASSIGN_OR_RETURN(Correlation c, Analyze(session_, *ex->subquery, outer_));
+      if (c.correlated) {
+        return NotSupportedAt(ex->pos, "NOT IN over a correlated subquery is not supported yet; "
+                                       "write NOT EXISTS (its NULL rules differ)");
+      }
+    }
+    TRIB_RETURN_NOT_OK(Scalars(e));
+    return false;
+  }
+
+  // Correlated scalar subqueries anywhere in `*e` (not inside nested subqueries) become a column
+  // of a joined grouped subquery.
+  Status Scalars(ExprPtr* e) {
+    Expr& x = **e;
+    if (x.kind == ExprKind::kSubquery) {
+      const SelectStmt& s = *x.subquery;
+      TRIB_ASSIGN_OR_RETURN(Correlation c, Analyze(session_, s, outer_));
+      if (!c.correlated) return Status::OK();
+      const bool one_aggregate = s.items.size() == 1 && s.items[0].expr->kind != ExprKind::kStar &&
+                                 ContainsAggregate(*s.items[0].expr);
+      if (!one_aggregate || !s.group_by.empty() || s.having || s.limit || s.offset > 0 ||
+          s.distinct) {
+        return NotSupportedAt(x.pos, "a correlated scalar subquery is supported when it computes "
+                                     "one aggregate (SELECT MAX(...) FROM ... WHERE inner = "
+                                     "outer) without GROUP BY, HAVING, DISTINCT or LIMIT; this "
+                                     "one is not yet");
+      }
+      const Expr& item = *s.items[0].expr;
+      const bool is_count = item.kind == ExprKind::kFunction && item.op == "COUNT" && !item.over;
+      if (!is_count && ContainsCount(item)) {
+        return NotSupportedAt(x.pos, "a correlated scalar subquery computing an expression of "
+                                     "COUNT is not supported yet (only COUNT itself)");
+      }
+      auto d = Derived(s, &c);
+      for (const auto& k : c.inner_keys) d->group_by.push_back(k->Clone());
+      d->items.push_back({item.Clone(), "$v", item.pos});
+      const std::string alias = Join(std::move(d), JoinKind::kLeft, &c, x.pos);
+      ExprPtr value = ColumnRef(alias, "$v", x.pos);
+      if (is_count) {
+        ExprPtr zero = NewExpr(ExprKind::kLiteral, x.pos);
+        zero->literal_kind = LiteralKind::kInteger;
+        zero->text = "0";
+        ExprPtr call = NewExpr(ExprKind::kFunction, x.pos);
+        call->op = "COALESCE";
+        std::vector<ExprPtr> args;
+        args.push_back(std::move(value));
+        args.push_back(std::move(zero));
+        value = WithArgs(std::move(call), std::move(args));
+      }
+      *e = std::move(value);
+      return Status::OK();
+    }
+    for (auto& a : x.args) TRIB_RETURN_NOT_OK(Scalars(&a));
+    return Status::OK();
+  }
+
+ private:
+  // [NOT] EXISTS (s), or `left` IN (s).
+  Result<bool> Semi(const SelectStmt& s, bool negated, const Expr* left, const Pos& pos,
+                    std::vector<ExprPtr>* kept) {
+    TRIB_ASSIGN_OR_RETURN(Correlation c, Analyze(session_, s, outer_));
+    if (!c.correlated) return false;
+    bool aggregates = false;
+    for (const auto& it : s.items) {
+      aggregates = aggregates || (it.expr->kind != ExprKind::kStar && ContainsAggregate(*it.expr));
+    }
+    if (aggregates || !s.group_by.empty() || s.having || s.limit || s.offset > 0) {
+      return NotSupportedAt(pos, "a correlated EXISTS or IN subquery with aggregates, GROUP BY, "
+                                 "HAVING, LIMIT or OFFSET is not supported yet");
+    }
+    if (left) {
+      if (s.items.size() != 1 || s.items[0].expr->kind == ExprKind::kStar) {
+        return ErrorAt(pos, "the subquery of IN must return one column");
+      }
+      c.inner_keys.push_back(s.items[0].expr->Clone());
+      c.outer_keys.push_back(left->Clone());
+    }
+    auto d = Derived(s, &c);
+    d->distinct = true;
+    ExprPtr mark = NewExpr(ExprKind::kLiteral, pos);
+    mark->literal_kind = LiteralKind::kBool;
+    mark->text = "TRUE";
+    d->items.push_back({std::move(mark), "$m", pos});
+    const std::string alias = Join(std::move(d), negated ? JoinKind::kLeft : JoinKind::kInner, &c, pos);
+    if (negated) {
+      ExprPtr is_null = NewExpr(ExprKind::kIsNull, pos);
+      std::vector<ExprPtr> args;
+      args.push_back(ColumnRef(alias, "$m", pos));
+      kept->push_back(WithArgs(std::move(is_null), std::move(args)));
+    }
+    return true;
+  }
+
+  // The subquery `s` without its correlated conditions, selecting its keys as $k1, $k2, ...
+  std::unique_ptr<SelectStmt> Derived(const SelectStmt& s, Correlation* c) {
+    auto d = std::make_unique<SelectStmt>();
+    d->pos = s.pos;
+    d->from = CloneTableRef(*s.from);
+    for (const auto& j : s.joins) d->joins.push_back(CloneJoin(j));
+    d->with = s.with;
+    d->where = AndAll(std::move(c->rest));
+    for (size_t i = 0; i < c->inner_keys.size(); i++) {
+      d->items.push_back({c->inner_keys[i]->Clone(), "$k" + std::to_string(i + 1),
+                          c->inner_keys[i]->pos});
+    }
+    return d;
+  }
+
+  // Joins `d` to the query (after its own joins) on outer key = $kI; returns its alias.
+  std::string Join(std::unique_ptr<SelectStmt> d, JoinKind kind, Correlation* c, const Pos& pos) {
+    const std::string alias = "$sq" + std::to_string(++n_);
+    JoinClause jc;
+    jc.kind = kind;
+    jc.table.subquery = std::move(d);
+    jc.table.alias = alias;
+    jc.table.pos = pos;
+    jc.pos = pos;
+    jc.hidden = true;
+    std::vector<ExprPtr> on;
+    for (size_t i = 0; i < c->outer_keys.size(); i++) {
+      on.push_back(Binary("=", std::move(c->outer_keys[i]),
+                          ColumnRef(alias, "$k" + std::to_string(i + 1), pos), pos));
+    }
+    jc.on = AndAll(std::move(on));
+    out_->joins.push_back(std::move(jc));
+    return alias;
+  }
+
+  const Session& session_;
+  const Scope& outer_;
+  SelectStmt* out_;
+  int n_ = 0;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const SelectStmt>> Decorrelate(const Session& session, const SelectStmt& q) {
+  using Out = std::shared_ptr<const SelectStmt>;
+  if (!q.values.empty() || !q.set_operands.empty() || !q.from) return Out();
+  bool any = q.where && ContainsSubquery(*q.where);
+  for (const auto& it : q.items) any = any || ContainsSubquery(*it.expr);
+  if (!any) return Out();
+  TRIB_ASSIGN_OR_RETURN(const Scope outer, FromScope(session, q));
+  std::shared_ptr<SelectStmt> out = CloneSelect(q);
+  Rewriter rewriter(session, &outer, out.get());
+  if (out->where) {
+    std::vector<ExprPtr> conjuncts, kept;
+    TakeConjuncts(std::move(out->where), &conjuncts);
+    for (auto& c : conjuncts) {
+      TRIB_ASSIGN_OR_RETURN(bool gone, rewriter.Conjunct(&c, &kept));
+      if (!gone) kept.push_back(std::move(c));
+    }
+    out->where = AndAll(std::move(kept));
+  }
+  for (auto& item : out->items) {
+    if (item.expr->kind != ExprKind::kStar) TRIB_RETURN_NOT_OK(rewriter.Scalars(&item.expr));
+  }
+  if (!rewriter.changed()) return Out();
+  return Out(std::move(out));
+}
+
+}  // namespace tributary::sql::planner
