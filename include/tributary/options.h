@@ -64,6 +64,12 @@ Result<std::pair<std::string, std::string>> NormalizeOption(
     OptionScope scope, std::string_view key, std::string_view value,
     const std::vector<std::string>& columns = {});
 
+// The keys under which Flink's catalog records computed columns, metadata columns and watermarks
+// ('schema.<n>.name', 'schema.<n>.expr', 'schema.watermark.<n>.strategy.expr', ...): table
+// options written from CREATE TABLE's column list (NormalizeOptions keeps them as they are); the
+// SQL layer refuses them in WITH and ALTER TABLE SET.
+bool IsSchemaColumnOption(std::string_view key);
+
 // Validates every pair and returns the map with aliases rewritten to canonical keys and values
 // normalized as NormalizeOption does. A key given twice (an alias and its canonical key) is an
 // error.

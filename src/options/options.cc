@@ -353,12 +353,29 @@ Result<std::string> CheckOption(OptionScope scope, std::string_view key, std::st
   return std::move(kv.first);
 }
 
+bool IsSchemaColumnOption(std::string_view key) {
+  constexpr std::string_view kSchema = "schema.";
+  if (key.substr(0, kSchema.size()) != kSchema) return false;
+  std::string_view rest = key.substr(kSchema.size());
+  if (rest.substr(0, 10) == "watermark." || rest.substr(0, 12) == "primary-key.") return true;
+  const size_t dot = rest.find('.');
+  if (dot == 0 || dot == std::string_view::npos) return false;
+  for (char c : rest.substr(0, dot)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
 Result<std::map<std::string, std::string>> NormalizeOptions(
     OptionScope scope, const std::map<std::string, std::string>& options,
     const std::vector<std::string>& columns) {
   std::map<std::string, std::string> out;
   std::map<std::string, std::string> given_as;  // canonical key -> the key the user wrote
   for (const auto& [key, value] : options) {
+    if (scope == OptionScope::kTable && IsSchemaColumnOption(key)) {
+      out.emplace(key, value);
+      continue;
+    }
     TRIB_ASSIGN_OR_RETURN(auto kv, NormalizeOption(scope, key, value, columns));
     auto [it, inserted] = given_as.emplace(kv.first, key);
     if (!inserted) {

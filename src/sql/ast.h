@@ -65,6 +65,9 @@ struct Expr {
 
 // Canonical SQL text of an expression: used to match GROUP BY expressions and in messages.
 std::string ExprToString(const Expr& e);
+// The same with every column name in backquotes, as Flink serializes an expression (a computed
+// column's 'schema.N.expr' option): `price` * 2.
+std::string ExprToSql(const Expr& e);
 
 // A possibly qualified name: t, db.t, catalog.db.t (each part already unquoted).
 struct QualifiedName {
@@ -90,6 +93,9 @@ struct PartitionSpecEntry {
 
 struct TableRef {
   QualifiedName name;  // empty parts for a subquery
+  // Made by the planner: the table's stored columns only (the SELECT that adds its computed
+  // columns reads it so).
+  bool raw = false;
   OptionList hints;    // /*+ OPTIONS(...) */
   Pos hints_pos;
   std::unique_ptr<SelectStmt> subquery;
@@ -242,6 +248,7 @@ struct ColumnDef {
   bool not_null = false;
   std::string comment;
   bool computed = false;  // name AS expr
+  std::shared_ptr<const Expr> expr;  // of a computed column
 };
 
 struct CreateTableStmt : Statement {

@@ -219,7 +219,9 @@ Result<Value> EvalFunction(const BoundExpr& e, const Row& row) {
     }
     return Value::Null();
   }
-  if (f == "CURRENT_TIMESTAMP" || f == "NOW") return Value::Ts(NowTimestamp(false));
+  if (f == "CURRENT_TIMESTAMP" || f == "NOW" || f == "PROCTIME") {
+    return Value::Ts(NowTimestamp(false));
+  }
   if (f == "LOCALTIMESTAMP") return Value::Ts(NowTimestamp(true));
   if (f == "CURRENT_DATE") {
     int64_t ms = NowTimestamp(true).millis;

@@ -786,7 +786,10 @@ Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
     TRIB_RETURN_NOT_OK(arity(0, 0));
     type = DataType::Time(0).NotNull();
   } else if (f == "PROCTIME") {
-    return NotSupportedAt(e.pos, "PROCTIME() is not supported yet");
+    // Processing time: the time the row is read (a lookup join reads the dimension table as of
+    // it: its latest snapshot).
+    TRIB_RETURN_NOT_OK(arity(0, 0));
+    type = DataType::TimestampLtz(3).NotNull();
   } else if (f == "$INTERVAL") {
     return ErrorAt(e.pos, "an INTERVAL is only added to or subtracted from a DATE or TIMESTAMP");
   } else if (IsScalarFunction(f)) {

@@ -363,7 +363,7 @@ Value RoundTo(const Value& x, const DataType& type, int64_t digits, bool truncat
 bool IsScalarFunction(const std::string& f) { return Names().count(f) > 0; }
 
 bool IsVolatileFunction(const std::string& f, size_t arg_count) {
-  return f == "CURRENT_TIMESTAMP" || f == "NOW" || f == "LOCALTIMESTAMP" ||
+  return f == "CURRENT_TIMESTAMP" || f == "NOW" || f == "LOCALTIMESTAMP" || f == "PROCTIME" ||
          f == "CURRENT_DATE" || f == "CURRENT_TIME" || f == "RAND" || f == "RAND_INTEGER" ||
          f == "UUID" || (f == "UNIX_TIMESTAMP" && arg_count == 0);
 }
@@ -373,7 +373,7 @@ std::vector<std::string> AllFunctionNames() {
   for (const char* f :
        {"COALESCE", "IFNULL", "NULLIF", "UPPER", "LOWER", "LENGTH", "CHAR_LENGTH", "SUBSTRING",
         "SUBSTR", "TRIM", "LTRIM", "RTRIM", "CONCAT", "ABS", "MOD", "CURRENT_DATE",
-        "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "NOW", "CARDINALITY", "CAST",
+        "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "NOW", "PROCTIME", "CARDINALITY", "CAST",
         "TRY_CAST", "EXTRACT", "ARRAY", "MAP", "ROW", "COUNT", "SUM", "MIN", "MAX", "AVG",
         "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE", "LISTAGG",
         "POSITION", "ROW_NUMBER",

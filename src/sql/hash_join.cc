@@ -143,6 +143,7 @@ class HashJoinOperator : public Operator {
     out += spec_.left_keys.empty() ? " (no equality keys: every pair is compared)" : "";
     out += spec_.build_left ? "; build: left input" : "; build: right input";
     if (!spec_.build_reason.empty()) out += " (" + spec_.build_reason + ")";
+    if (!spec_.note.empty()) out += "; " + spec_.note;
     return out;
   }
   std::vector<const Operator*> children() const override { return {left_.get(), right_.get()}; }

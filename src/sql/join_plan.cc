@@ -246,6 +246,13 @@ Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inp
     } else {
       spec.build_reason = j == 1 ? "the sizes are not known" : "the left input is a join";
     }
+    if (inputs[j].lookup) {
+      // A lookup join in batch mode: the table as of now (its latest snapshot) hashed whole, as
+      // a full lookup cache holds it.
+      spec.build_left = false;
+      spec.build_reason = "the lookup join's table";
+      spec.note = "lookup join of " + inputs[j].source.name + " at its latest snapshot";
+    }
     spec.memory_limit = memory_limit;
     spec.memory_limit_key = kJoinMemoryLimitKey;
     tree = MakeHashJoin(std::move(tree), std::move(ops[j]), std::move(spec));

@@ -112,6 +112,7 @@ struct HashJoinSpec {
   bool build_left = false;
   std::string condition;     // the ON condition as EXPLAIN shows it
   std::string build_reason;  // why that side is built, for EXPLAIN
+  std::string note;          // more for EXPLAIN (a lookup join's)
   // The most the build side may hold; more is an error naming the setting.
   int64_t memory_limit = 0;
   std::string memory_limit_key;

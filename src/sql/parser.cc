@@ -207,10 +207,16 @@ Result<StatementPtr> Parser::ParseCreateTable(Pos start) {
       ColumnDef col;
       col.pos = t.pos;
       TRIB_ASSIGN_OR_RETURN(col.name, ParseIdentifier("a column name"));
-      if (Peek().Is("AS")) {
-        return NotSupportedAt(col.pos, "computed column '" + col.name +
-                                           "' (name AS expression, e.g. AS PROCTIME()) is not "
-                                           "supported yet");
+      if (AcceptKeyword("AS")) {
+        // A computed column: name AS expression [COMMENT '...'].
+        col.computed = true;
+        TRIB_ASSIGN_OR_RETURN(ExprPtr expr, ParseExpr());
+        col.expr = std::shared_ptr<const Expr>(std::move(expr));
+        if (AcceptKeyword("COMMENT")) {
+          TRIB_ASSIGN_OR_RETURN(col.comment, ParseStringLiteral("a comment string"));
+        }
+        s->columns.push_back(std::move(col));
+        continue;
       }
       TRIB_ASSIGN_OR_RETURN(col.type_text, ParseTypeText(&col.type_pos));
       while (true) {

@@ -874,7 +874,17 @@ std::string QualifiedName::ToString() const {
   return out;
 }
 
-std::string ExprToString(const Expr& e) {
+namespace {
+std::string Print(const Expr& e, bool quote);
+}  // namespace
+
+std::string ExprToString(const Expr& e) { return Print(e, false); }
+std::string ExprToSql(const Expr& e) { return Print(e, true); }
+
+namespace {
+
+std::string Print(const Expr& e, bool quote) {
+  auto ExprToString = [quote](const Expr& x) { return Print(x, quote); };
   auto args = [&](size_t from) {
     std::string out;
     for (size_t i = from; i < e.args.size(); ++i) {
@@ -902,7 +912,15 @@ std::string ExprToString(const Expr& e) {
       }
     case ExprKind::kColumn: {
       std::string out;
-      for (size_t i = 0; i < e.names.size(); ++i) out += (i ? "." : "") + e.names[i];
+      for (size_t i = 0; i < e.names.size(); ++i) {
+        std::string name = e.names[i];
+        if (quote) {
+          std::string q = "`";
+          for (char c : name) q += c == '`' ? std::string("``") : std::string(1, c);
+          name = q + "`";
+        }
+        out += (i ? "." : "") + name;
+      }
       return out;
     }
     case ExprKind::kStar: {
@@ -960,5 +978,7 @@ std::string ExprToString(const Expr& e) {
   }
   return "?";
 }
+
+}  // namespace
 
 }  // namespace tributary::sql

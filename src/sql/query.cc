@@ -1,5 +1,7 @@
 #include "sql/query.h"
 
+#include "sql/computed.h"
+
 #include "common/stack_guard.h"
 
 #include <algorithm>
@@ -225,7 +227,9 @@ Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields
   return rows;
 }
 
-Status OpenSubquery(const Session& session, const SelectStmt& q, Source* src);
+// `owner` (optional): holds `q`, kept alive with the plan.
+Status OpenSubquery(const Session& session, const SelectStmt& q, Source* src,
+                    std::shared_ptr<const SelectStmt> owner = nullptr);
 
 namespace {
 
@@ -286,7 +290,7 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref);
 
 Result<Source> OpenSource(const Session& session, const TableRef& ref) {
   TRIB_ASSIGN_OR_RETURN(Source src, OpenSourceAs(session, ref));
-  if (ref.system_time && (!src.table || !src.change_table.empty())) {
+  if (ref.system_time && ((!src.table && !src.computed_view) || !src.change_table.empty())) {
     return ErrorAt(ref.system_time->pos, "FOR SYSTEM_TIME AS OF applies to tables, not to '" +
                                              src.name + "'");
   }
@@ -367,15 +371,22 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
   if (!table.ok()) return ErrorAt(ref.name.pos, table.status().message());
   src.table = std::move(*table);
   src.fields = src.table->schema()->fields;
-  if (ref.system_time) {
-    // FOR SYSTEM_TIME AS OF TIMESTAMP '...': time travel, as 'scan.timestamp' (a column there
-    // makes a lookup join).
+  if (ref.system_time && ref.system_time->kind != ExprKind::kLiteral) {
+    // FOR SYSTEM_TIME AS OF a column: a lookup join reads the table as of that processing time,
+    // i.e. its latest snapshot (PlanJoinInputs checks the rest).
+    if (!ref.hints.empty()) {
+      return NotSupportedAt(ref.hints_pos, "OPTIONS hints on the table of a lookup join are not "
+                                           "supported yet");
+    }
+    src.lookup_time = ref.system_time.get();
+  } else if (ref.system_time) {
+    // FOR SYSTEM_TIME AS OF TIMESTAMP '...': time travel, as 'scan.timestamp'.
     const Expr& e = *ref.system_time;
-    const bool literal = e.kind == ExprKind::kLiteral && (e.literal_kind == LiteralKind::kTimestamp ||
-                                                          e.literal_kind == LiteralKind::kString);
+    const bool literal = e.literal_kind == LiteralKind::kTimestamp ||
+                         e.literal_kind == LiteralKind::kString;
     if (!literal) {
-      return NotSupportedAt(e.pos, "FOR SYSTEM_TIME AS OF an expression (a lookup join) is not "
-                                   "supported yet; time travel takes TIMESTAMP 'YYYY-MM-DD HH:MM:SS'");
+      return ErrorAt(e.pos, "FOR SYSTEM_TIME AS OF takes TIMESTAMP 'YYYY-MM-DD HH:MM:SS' (time "
+                            "travel) or a processing-time column (a lookup join)");
     }
     if (!ref.hints.empty()) {
       return ErrorAt(e.pos, "FOR SYSTEM_TIME AS OF and OPTIONS hints together are not supported; "
@@ -399,6 +410,23 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
       if (!millis.ok()) return ErrorAt(ref.hints_pos, "'scan.timestamp': " + millis.status().message());
       src.dynamic_options["scan.timestamp-millis"] = std::to_string(*millis);
       src.dynamic_options.erase("scan.timestamp");
+    }
+  }
+  if (!ref.raw && !session.streaming()) {
+    // Computed columns: the table is read through the SELECT that computes them (filters on its
+    // stored columns still reach the scan through PushIntoSubquery).
+    auto computed = ComputedColumnsOf(src.table->schema()->options);
+    if (!computed.ok()) return ErrorAt(ref.name.pos, computed.status().message());
+    if (!computed->empty()) {
+      auto view = ComputedColumnsQuery(ref, src.table->schema()->fields, *computed);
+      if (!view.ok()) return ErrorAt(ref.name.pos, view.status().message());
+      Source out;
+      TRIB_RETURN_NOT_OK(OpenSubquery(session, **view, &out, *view));
+      out.qualifier = src.qualifier;
+      out.name = src.name;
+      out.computed_view = true;
+      out.lookup_time = src.lookup_time;
+      return out;
     }
   }
   return src;
@@ -626,6 +654,100 @@ Status PlanUsingJoin(const JoinClause& jc, Binder* binder, JoinInput* in, Scope*
   return Status::OK();
 }
 
+// Whether column `field` of `src` is a processing-time attribute: a computed PROCTIME() column,
+// or a column of a subquery passing one through.
+bool IsProctime(const Source& src, int field) {
+  if (!src.plan || field < 0 || static_cast<size_t>(field) >= src.plan->items.size()) return false;
+  const SelectPlan& p = *src.plan;
+  const BoundExpr* e = p.items[static_cast<size_t>(field)].get();
+  while (e->kind == BoundKind::kCast && e->args.size() == 1) e = e->args[0].get();
+  if (e->kind == BoundKind::kFunction && e->op == "PROCTIME") return true;
+  if (e->kind == BoundKind::kColumn && p.joins.empty() && !p.grouped) {
+    return IsProctime(p.source, e->column);
+  }
+  return false;
+}
+
+// The table column under `e`: a column slot, or a widening cast of one; -1 otherwise.
+int SlotUnder(const BoundExpr& e) {
+  const BoundExpr* x = &e;
+  while (x->kind == BoundKind::kCast && x->args.size() == 1) x = x->args[0].get();
+  return x->kind == BoundKind::kColumn ? x->column : -1;
+}
+
+// Join `j` reads its table FOR SYSTEM_TIME AS OF a column (a lookup join, as Flink's): an INNER
+// or LEFT join on a processing-time column of the inputs before it, whose ON condition fixes
+// every primary-key column of the table by equality with the inputs before it. Marks the join.
+Status CheckLookupJoin(const JoinClause& jc, Binder* binder, std::vector<JoinInput>& inputs,
+                       size_t j) {
+  JoinInput& in = inputs[j];
+  const Source& src = in.source;
+  const Pos& pos = src.lookup_time->pos;
+  if (in.kind != JoinKind::kInner && in.kind != JoinKind::kLeft) {
+    return ErrorAt(jc.pos, "a lookup join (FOR SYSTEM_TIME AS OF) is an INNER or LEFT join");
+  }
+  // The time: a processing-time column of an input before this one.
+  TRIB_ASSIGN_OR_RETURN(BoundExprPtr time, binder->Bind(*src.lookup_time));
+  const int slot = SlotUnder(*time);
+  bool proctime = false;
+  for (size_t i = 0; i < j && slot >= 0; i++) {
+    const size_t first = inputs[i].first_slot;
+    if (static_cast<size_t>(slot) >= first &&
+        static_cast<size_t>(slot) < first + inputs[i].source.fields.size()) {
+      proctime = IsProctime(inputs[i].source, slot - static_cast<int>(first));
+    }
+  }
+  if (!proctime) {
+    return NotSupportedAt(pos, "FOR SYSTEM_TIME AS OF '" + ExprToString(*src.lookup_time) +
+                                   "': a lookup join reads the table as of a processing-time "
+                                   "column (a computed column AS PROCTIME() of the other side); "
+                                   "event-time temporal joins are not supported yet");
+  }
+  // The table's primary key, each column fixed by an equality with the inputs before.
+  std::vector<std::string> pk;
+  if (src.table) {
+    pk = src.table->schema()->primary_keys;
+  } else if (src.plan && src.plan->source.table) {
+    pk = src.plan->source.table->schema()->primary_keys;
+  }
+  if (pk.empty()) {
+    return ErrorAt(pos, "a lookup join reads a table by its primary key; '" + src.name +
+                            "' has none");
+  }
+  std::string missing;
+  for (const std::string& name : pk) {
+    int field = -1;
+    for (size_t f = 0; f < src.fields.size(); f++) {
+      if (src.fields[f].name == name) field = static_cast<int>(f);
+    }
+    const int key_slot = field < 0 ? -1 : static_cast<int>(in.first_slot) + field;
+    bool found = false;
+    for (size_t c = 0; c < in.on.size() && !found; c++) {
+      const BoundExpr& e = *in.on[c];
+      if (e.kind != BoundKind::kCompare || e.op != "=" || e.args.size() != 2) continue;
+      for (int side = 0; side < 2 && !found; side++) {
+        if (SlotUnder(*e.args[side]) != key_slot || key_slot < 0) continue;
+        std::vector<bool> used;
+        CollectColumns(*e.args[1 - side], &used);
+        bool before = true;
+        for (size_t s = in.first_slot; s < used.size(); s++) before = before && !used[s];
+        if (before) {
+          in.lookup_keys.push_back(c);
+          found = true;
+        }
+      }
+    }
+    if (!found) missing += (missing.empty() ? "" : ", ") + name;
+  }
+  if (!missing.empty()) {
+    return ErrorAt(jc.pos, "the ON condition of a lookup join must fix every primary-key column "
+                           "of '" + src.name + "' by an equality with the other side; missing: " +
+                           missing);
+  }
+  in.lookup = true;
+  return Status::OK();
+}
+
 // The inputs of a FROM with joins, opened, their columns side by side in `scope`, each join's
 // ON condition bound (it may read the inputs up to its own).
 Status PlanJoinInputs(const Session& session, const SelectStmt& q, SelectPlan* plan) {
@@ -698,6 +820,14 @@ Status PlanJoinInputs(const Session& session, const SelectStmt& q, SelectPlan* p
     }
     in.on_text = ExprToString(*jc.on);
     FlattenAnd(std::move(on), &in.on);
+    if (in.source.lookup_time) TRIB_RETURN_NOT_OK(CheckLookupJoin(jc, &binder, plan->joins, j));
+  }
+  for (size_t j = 1; j < plan->joins.size(); j++) {
+    const JoinInput& in = plan->joins[j];
+    if (in.source.lookup_time && !in.lookup) {
+      return ErrorAt(in.source.lookup_time->pos, "a lookup join needs an ON condition fixing the "
+                                                 "primary key of '" + in.source.name + "'");
+    }
   }
   return Status::OK();
 }
@@ -745,6 +875,11 @@ Result<SelectPlan> PlanSelectAs(const Session& session, const SelectStmt& q) {
   plan.query = &q;
   if (q.from) {
     TRIB_ASSIGN_OR_RETURN(plan.source, OpenSource(session, *q.from));
+    if (plan.source.lookup_time) {
+      return ErrorAt(plan.source.lookup_time->pos,
+                     "FOR SYSTEM_TIME AS OF a column makes a lookup join: it belongs to a table "
+                     "joined to others (FROM o JOIN dim FOR SYSTEM_TIME AS OF o.proctime ON ...)");
+    }
   } else {
     plan.source.rows.push_back(Row{});
     plan.source.name = "(no table)";
@@ -1000,7 +1135,8 @@ Status PushIntoSubquery(Source* src, std::vector<BoundExprPtr>* conjuncts) {
 
 // A subquery of FROM (a view's, a WITH query's): a plain SELECT is planned and left unbuilt
 // (src->plan), so the query reading it can push its filters in; UNION and VALUES are opened.
-Status OpenSubquery(const Session& session, const SelectStmt& q, Source* src) {
+Status OpenSubquery(const Session& session, const SelectStmt& q, Source* src,
+                    std::shared_ptr<const SelectStmt> owner) {
   if (!q.set_operands.empty() || !q.values.empty()) {
     TRIB_ASSIGN_OR_RETURN(src->op, OpenQuery(session, q));
     src->fields = src->op->fields();
@@ -1013,6 +1149,7 @@ Status OpenSubquery(const Session& session, const SelectStmt& q, Source* src) {
   if (!plan.ok()) return plan.status();
   src->plan = std::make_shared<SelectPlan>(std::move(*plan));
   src->fields = src->plan->fields;
+  if (owner && !src->plan->rewritten) src->plan->rewritten = std::move(owner);
   return Status::OK();
 }
 

@@ -39,6 +39,9 @@ struct Source {
   std::map<std::string, std::string> dynamic_options;
   std::string name;  // for EXPLAIN
   std::string change_table;  // streaming: `table` read as this change table (audit_log, ...)
+  bool computed_view = false;  // a table with computed columns, read through `plan`
+  // FOR SYSTEM_TIME AS OF <a column>: the table of a lookup join (PlanJoinInputs checks it).
+  const Expr* lookup_time = nullptr;
 };
 
 // What a table scan reads: the projection and the filters pushed into it.
@@ -99,6 +102,10 @@ struct JoinInput {
   std::vector<BoundExprPtr> on;  // its ON condition's conjuncts, bound against the query's scope
   std::string on_text;           // the ON condition as written (EXPLAIN)
   Pos pos;                       // its JOIN keyword
+  // A lookup join (FOR SYSTEM_TIME AS OF a processing-time column): the positions in `on` of
+  // the equalities fixing each primary-key column of this input's table, in primary-key order.
+  bool lookup = false;
+  std::vector<size_t> lookup_keys;
 };
 
 // The operators that read the `inputs` (the query's scope is their columns side by side,

@@ -1,5 +1,7 @@
 #include "sql/session.h"
 
+#include "sql/computed.h"
+
 #include "commit/orphan_files.h"
 #include "commit/rollback.h"
 #include "commit/snapshot_expire.h"
@@ -433,10 +435,30 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
     if (s.like_options != CreateTableStmt::LikeOptions::kExcluding) like_options = schema->options;
     if (spec.comment.empty()) spec.comment = schema->comment;
   }
+  // Computed columns count among the columns for their positions (the LIKE source's first).
+  std::vector<ComputedColumn> computed;
+  std::vector<std::string> computed_names;
+  int position = static_cast<int>(names.size());
+  if (s.like) {
+    TRIB_ASSIGN_OR_RETURN(auto copied, ComputedColumnsOf(like_options));
+    position += static_cast<int>(copied.size());
+    for (const auto& c : copied) computed_names.push_back(c.name);
+  }
   for (const auto& c : s.columns) {
-    if (std::find(names.begin(), names.end(), c.name) != names.end()) {
+    if (std::find(names.begin(), names.end(), c.name) != names.end() ||
+        std::find(computed_names.begin(), computed_names.end(), c.name) != computed_names.end()) {
       return ErrorAt(c.pos, "duplicate column '" + c.name + "'");
     }
+    if (c.computed) {
+      ComputedColumn cc;
+      cc.position = position++;
+      cc.name = c.name;
+      cc.expr = ExprToSql(*c.expr);
+      computed.push_back(std::move(cc));
+      computed_names.push_back(c.name);
+      continue;
+    }
+    position++;
     auto t = DataType::Parse(c.type_text);
     if (!t.ok()) return ErrorAt(c.type_pos, t.status().message());
     Field f;
@@ -460,6 +482,44 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
     }
     return Status::OK();
   };
+  // A computed column: its expression over the stored columns, bound to find its type.
+  if (!computed.empty()) {
+    Scope stored;
+    for (const auto& f : spec.columns) stored.columns.push_back({f.name, "", f.type});
+    size_t k = 0;
+    for (const auto& c : s.columns) {
+      if (!c.computed) continue;
+      ComputedColumn& cc = computed[k++];
+      if (ContainsAggregate(*c.expr) || ContainsWindow(*c.expr) || ContainsSubquery(*c.expr)) {
+        return ErrorAt(c.expr->pos, "computed column '" + c.name + "': aggregates, window "
+                                    "functions and subqueries are not allowed");
+      }
+      Binder binder(&stored);
+      auto bound = binder.Bind(*c.expr);
+      if (!bound.ok()) {
+        Status st = bound.status();
+        const bool reads_computed =
+            std::any_of(computed_names.begin(), computed_names.end(), [&](const std::string& n) {
+              return st.message().find("unknown column '" + n + "'") != std::string::npos;
+            });
+        if (reads_computed) {
+          return ErrorAt(c.expr->pos, "computed column '" + c.name +
+                                          "' reads another computed column; a computed column "
+                                          "reads stored columns only (as in Flink)");
+        }
+        return st;
+      }
+      cc.type = (*bound)->null_literal ? DataType::String() : (*bound)->type;
+    }
+    for (const auto& n : computed_names) {
+      for (const auto* list : {&s.primary_key, &s.partition_by}) {
+        if (std::find(list->begin(), list->end(), n) != list->end()) {
+          return ErrorAt(s.name.pos, "computed column '" + n + "' cannot be a primary key or "
+                                     "partition column (it is not stored)");
+        }
+      }
+    }
+  }
   TRIB_RETURN_NOT_OK(check_names(s.primary_key, s.primary_key_pos, "PRIMARY KEY"));
   TRIB_RETURN_NOT_OK(check_names(s.partition_by, s.partition_by_pos, "PARTITIONED BY"));
   // Primary-key columns are NOT NULL, as in Flink.
@@ -493,8 +553,15 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
     }
     spec.options = std::move(like_options);
   }
+  for (const auto& o : s.options) {
+    if (IsSchemaColumnOption(o.key)) {
+      return ErrorAt(o.pos, "option '" + o.key + "' records a computed column, metadata column or "
+                            "watermark; declare the column instead (name AS expression)");
+    }
+  }
   TRIB_RETURN_NOT_OK(CheckOptionList(OptionScope::kTable, s.options, names));
   for (const auto& o : s.options) spec.options[o.key] = o.value;
+  for (const auto& c : computed) PutComputedColumn(c, &spec.options);
   if (ctas) {
     // Checked before the table exists, so a failing CREATE TABLE ... AS SELECT leaves nothing.
     for (const Row& r : ctas->rows) {
@@ -712,17 +779,49 @@ Result<StatementResult> Session::Show(const ShowStmt& s) {
   return Status::Internal("unknown SHOW");
 }
 
+namespace {
+
+// A table's columns in declared order: stored ones (`computed` empty) and computed ones.
+struct DeclaredColumn {
+  Field field;
+  std::string computed;  // the expression of a computed column
+};
+Result<std::vector<DeclaredColumn>> DeclaredColumns(const TableSchema& schema) {
+  TRIB_ASSIGN_OR_RETURN(auto computed, ComputedColumnsOf(schema.options));
+  std::vector<DeclaredColumn> out;
+  size_t next = 0;
+  for (const Field& f : schema.fields) {
+    while (next < computed.size() && computed[next].position == static_cast<int>(out.size())) {
+      out.push_back({Field{0, computed[next].name, computed[next].type, ""}, computed[next].expr});
+      next++;
+    }
+    out.push_back({f, ""});
+  }
+  for (; next < computed.size(); next++) {
+    out.push_back({Field{0, computed[next].name, computed[next].type, ""}, computed[next].expr});
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<StatementResult> Session::ShowCreateTable(const ShowStmt& s) {
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
   auto table = rn.catalog->GetTable(rn.id);
   if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
   auto schema = (*table)->schema();
+  auto columns = DeclaredColumns(*schema);
+  if (!columns.ok()) return ErrorAt(s.name.pos, columns.status().message());
   std::string ddl = "CREATE TABLE " + Quote(rn.id.database) + "." + Quote(rn.id.table) + " (\n";
-  for (size_t i = 0; i < schema->fields.size(); ++i) {
-    const Field& f = schema->fields[i];
-    ddl += "  " + Quote(f.name) + " " + f.type.ToSqlString();
+  for (size_t i = 0; i < columns->size(); ++i) {
+    const Field& f = (*columns)[i].field;
+    if (!(*columns)[i].computed.empty()) {
+      ddl += "  " + Quote(f.name) + " AS " + (*columns)[i].computed;
+    } else {
+      ddl += "  " + Quote(f.name) + " " + f.type.ToSqlString();
+    }
     if (!f.description.empty()) ddl += " COMMENT " + QuoteString(f.description);
-    if (i + 1 < schema->fields.size() || schema->HasPrimaryKey()) ddl += ",";
+    if (i + 1 < columns->size() || schema->HasPrimaryKey()) ddl += ",";
     ddl += "\n";
   }
   if (schema->HasPrimaryKey()) {
@@ -741,12 +840,16 @@ Result<StatementResult> Session::ShowCreateTable(const ShowStmt& s) {
     }
     ddl += ")";
   }
-  if (!schema->options.empty()) {
+  std::vector<std::pair<std::string, std::string>> options;  // computed columns' are above
+  for (const auto& [k, v] : schema->options) {
+    if (!IsSchemaColumnOption(k)) options.emplace_back(k, v);
+  }
+  if (!options.empty()) {
     ddl += "\nWITH (\n";
     size_t i = 0;
-    for (const auto& [k, v] : schema->options) {
+    for (const auto& [k, v] : options) {
       ddl += "  " + QuoteString(k) + " = " + QuoteString(v);
-      ddl += ++i < schema->options.size() ? ",\n" : "\n";
+      ddl += ++i < options.size() ? ",\n" : "\n";
     }
     ddl += ")";
   }
@@ -764,7 +867,13 @@ Result<StatementResult> Session::Describe(const DescribeStmt& s) {
   } else {
     auto table = rn.catalog->GetTable(rn.id);
     if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
-    fields = (*table)->schema()->fields;
+    auto columns = DeclaredColumns(*(*table)->schema());
+    if (!columns.ok()) return ErrorAt(s.name.pos, columns.status().message());
+    for (auto& c : *columns) {
+      // A computed column's comment says how it is computed (Flink shows it as an extra).
+      if (!c.computed.empty()) c.field.description = "AS " + c.computed;
+      fields.push_back(std::move(c.field));
+    }
     pk = (*table)->schema()->primary_keys;
   }
   std::string key_text;
@@ -807,6 +916,15 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
     case AlterTableStmt::Action::kDropPartition:
       return DropPartitions(s, rn);
     case AlterTableStmt::Action::kColumns: {
+      {
+        auto table = rn.catalog->GetTable(rn.id);
+        if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
+        auto computed = ComputedColumnsOf((*table)->schema()->options);
+        if (computed.ok() && !computed->empty()) {
+          return NotSupportedAt(s.name.pos, "changing the columns of a table with computed "
+                                            "columns is not supported yet");
+        }
+      }
       std::vector<ColumnChange> changes;
       for (const AlterColumn& a : s.columns) {
         ColumnChange c;
