@@ -60,6 +60,15 @@ OperatorPtr MakeChangeTableSource(std::unique_ptr<Table> table, std::unique_ptr<
                                   std::string change_table,
                                   std::optional<std::chrono::milliseconds> idle_timeout,
                                   std::string description);
+// A lookup join: each row of `child` joined with the row of `table` whose primary key is the
+// values of `keys` (expressions over the child's columns, one per primary-key column in the
+// order of TableSchema::primary_keys), looked up in the table's latest snapshot when the row's
+// batch arrives (commits to the table are seen by later rows), then checked by `residual`
+// (expressions over the joined row). No row found: INNER drops the row, LEFT (`left_outer`) pads
+// it with NULLs. Columns: the child's, then the table's. Owns the table.
+OperatorPtr MakeLookupJoin(OperatorPtr child, std::unique_ptr<Table> table,
+                           std::vector<BoundExprPtr> keys, std::vector<BoundExprPtr> residual,
+                           bool left_outer, std::string description);
 // Rows held in memory (VALUES, system tables, a query without FROM), in batches.
 OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows, std::string description);
 // The rows of `child` for which every predicate is TRUE. `note`: added to its EXPLAIN line.

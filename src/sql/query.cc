@@ -412,7 +412,7 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
       src.dynamic_options.erase("scan.timestamp");
     }
   }
-  if (!ref.raw && !session.streaming()) {
+  if (!ref.raw) {
     // Computed columns: the table is read through the SELECT that computes them (filters on its
     // stored columns still reach the scan through PushIntoSubquery).
     auto computed = ComputedColumnsOf(src.table->schema()->options);
@@ -1704,6 +1704,151 @@ namespace {
 Result<OperatorPtr> FinishStreamingQuery(OperatorPtr op, SelectPlan plan, const SelectStmt& q);
 }  // namespace
 
+namespace {
+
+// A streaming operator's op column (column 0 of `op`), then `items` (taken) as `fields`.
+OperatorPtr ProjectWithOp(OperatorPtr op, std::vector<BoundExprPtr>* items,
+                          const std::vector<Field>& item_fields) {
+  std::vector<BoundExprPtr> exprs;
+  std::vector<Field> fields;
+  auto op_ref = std::make_unique<BoundExpr>();
+  op_ref->kind = BoundKind::kColumn;
+  op_ref->column = 0;
+  op_ref->type = DataType::String().NotNull();
+  exprs.push_back(std::move(op_ref));
+  fields.push_back(Field{0, "op", DataType::String().NotNull(), ""});
+  for (size_t i = 0; i < items->size(); i++) {
+    exprs.push_back(std::move((*items)[i]));
+    Field f = item_fields[i];
+    f.id = static_cast<int32_t>(fields.size());
+    fields.push_back(std::move(f));
+  }
+  return MakeProject(std::move(op), std::move(exprs), std::move(fields));
+}
+
+// The stream of input `src` of a streaming query: a table, or a table with computed columns read
+// through the SELECT computing them. Column 0 of the returned operator is the op; `slot[f]` is
+// the column holding field f of `src` (-1: not read). `scan`: what a plain table's stream reads
+// (projection and filters).
+Result<OperatorPtr> OpenStreamInput(const Session& session, Source* src, const ScanPlan& scan,
+                                    const TableRef& ref,
+                                    std::optional<std::chrono::milliseconds> idle_timeout,
+                                    std::vector<int>* slot) {
+  if (src->computed_view && src->plan && src->plan->source.table) {
+    SelectPlan& inner = *src->plan;
+    std::vector<int> inner_slot;
+    TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &inner.source, inner.scan, ref,
+                                                          idle_timeout, &inner_slot));
+    for (auto& c : inner.conjuncts) RemapColumns(c.get(), inner_slot);
+    for (auto& it : inner.items) RemapColumns(it.get(), inner_slot);
+    op = MakeFilter(std::move(op), std::move(inner.conjuncts));
+    // The op column, then every column of the table (computed ones computed).
+    slot->assign(src->fields.size(), -1);
+    for (size_t f = 0; f < src->fields.size(); f++) (*slot)[f] = static_cast<int>(f) + 1;
+    return ProjectWithOp(std::move(op), &inner.items, inner.fields);
+  }
+  if (!src->table) {
+    return NotSupportedAt(ref.pos, "reading '" + src->name + "' in streaming mode (execution."
+                                   "runtime-mode = 'streaming') is not supported yet");
+  }
+  StreamOptions opts;
+  opts.projection = scan.projection;
+  opts.filters = scan.filters;
+  opts.time_zone = SessionTimeZone(session);
+  Status st = StreamStartup(session, *src->table->schema(), src->dynamic_options, &opts);
+  if (!st.ok()) return ErrorAt(ref.hints_pos, st.message());
+  auto stream = src->table->NewStreamScan(opts);
+  if (!stream.ok()) return ErrorAt(ref.name.pos, stream.status().message());
+  // Expressions over the table read the streamed columns, after the op column.
+  slot->assign(src->fields.size(), -1);
+  for (size_t i = 0; i < scan.projection.size(); i++) {
+    (*slot)[scan.projection[i]] = static_cast<int>(i) + 1;
+  }
+  const std::string producer = src->table->schema()->Option("changelog-producer").value_or("none");
+  std::string describe = "StreamScan: " + src->name + " from '" + opts.startup_mode + "'";
+  if (!src->table->schema()->primary_keys.empty()) {
+    describe += producer == "none" ? ", new files of each commit normalised into a changelog "
+                                     "(ChangelogNormalize: one row per key held)"
+                                   : ", changelog files ('changelog-producer' = '" + producer +
+                                         "')";
+  }
+  describe += ", columns [";
+  for (size_t i = 0; i < scan.projection.size(); i++) {
+    describe += (i ? ", " : "") + src->fields[scan.projection[i]].name;
+  }
+  describe += "]";
+  for (const auto& f : scan.filter_texts) describe += ", filter " + f;
+  return MakeStreamSource(std::move(src->table), std::move(*stream), idle_timeout, describe);
+}
+
+// A streaming query over lookup joins: the first input streamed, each change joined with the
+// dimension tables' rows current when it arrives (MakeLookupJoin), then WHERE.
+Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan plan,
+                                             const SelectStmt& q,
+                                             std::optional<std::chrono::milliseconds> idle_timeout) {
+  std::vector<JoinInput>& inputs = plan.joins;
+  const size_t width = plan.scope.columns.size();
+  // The first input, every column.
+  ScanPlan scan;
+  for (size_t f = 0; f < inputs[0].source.fields.size(); f++) {
+    scan.projection.push_back(static_cast<int>(f));
+  }
+  std::vector<int> slot;
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &inputs[0].source, scan, *q.from,
+                                                        idle_timeout, &slot));
+  std::vector<int> position(width, -1);  // query slot -> operator column
+  for (size_t f = 0; f < slot.size(); f++) position[inputs[0].first_slot + f] = slot[f];
+  for (size_t j = 1; j < inputs.size(); j++) {
+    JoinInput& in = inputs[j];
+    Source& dim = in.source;
+    if (!dim.table) {
+      return NotSupportedAt(q.joins[j - 1].pos, "in streaming mode a lookup join reads a table "
+                                                "without computed columns; '" + dim.name +
+                                                "' has some (not supported yet)");
+    }
+    // The key: the other side of each primary-key equality, in primary-key order, as the key
+    // column's type.
+    const auto& schema = *dim.table->schema();
+    std::vector<BoundExprPtr> keys;
+    std::vector<bool> is_key(in.on.size(), false);
+    for (size_t k = 0; k < in.lookup_keys.size(); k++) {
+      BoundExpr& eq = *in.on[in.lookup_keys[k]];
+      is_key[in.lookup_keys[k]] = true;
+      std::vector<bool> used;
+      CollectColumns(*eq.args[0], &used);
+      bool left_is_outer = true;
+      for (size_t s = in.first_slot; s < used.size(); s++) left_is_outer = left_is_outer && !used[s];
+      BoundExprPtr outer = CloneBound(*eq.args[left_is_outer ? 0 : 1]);
+      RemapColumns(outer.get(), position);
+      const Field& field = schema.fields[schema.FieldIndex(schema.primary_keys[k])];
+      TRIB_ASSIGN_OR_RETURN(outer, CastTo(std::move(outer), field.type.WithNullable(true), 0));
+      keys.push_back(std::move(outer));
+    }
+    const int before = static_cast<int>(op->fields().size());
+    for (size_t f = 0; f < dim.fields.size(); f++) {
+      position[in.first_slot + f] = before + static_cast<int>(f);
+    }
+    std::vector<BoundExprPtr> residual;
+    for (size_t c = 0; c < in.on.size(); c++) {
+      if (is_key[c]) continue;
+      RemapColumns(in.on[c].get(), position);
+      residual.push_back(std::move(in.on[c]));
+    }
+    std::string describe = std::string("LookupJoin: ") +
+                           (in.kind == JoinKind::kLeft ? "LEFT" : "INNER") + " ON " + in.on_text +
+                           "; each change looks its key up in " + dim.name +
+                           "'s latest snapshot";
+    op = MakeLookupJoin(std::move(op), std::move(dim.table), std::move(keys), std::move(residual),
+                        in.kind == JoinKind::kLeft, std::move(describe));
+  }
+  for (auto& c : plan.conjuncts) RemapColumns(c.get(), position);
+  for (auto& it : plan.items) RemapColumns(it.get(), position);
+  op = MakeFilter(std::move(op), std::move(plan.conjuncts));
+  return FinishStreamingQuery(std::move(op), std::move(plan), q);
+}
+
+}  // namespace
+
 Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt& q,
                                        std::optional<std::chrono::milliseconds> idle_timeout) {
   if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
@@ -1720,15 +1865,23 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
   if (q.where && ContainsSubquery(*q.where)) return unsupported("a subquery in an expression");
   if (!q.values.empty() || !q.from) return unsupported("a SELECT without a table");
   if (q.from->subquery) return unsupported("a subquery in FROM");
-  if (!q.joins.empty()) return unsupported("a join");
+  for (const JoinClause& jc : q.joins) {
+    if (!jc.table.system_time || jc.table.system_time->kind == ExprKind::kLiteral) {
+      return unsupported("a join other than a lookup join (JOIN dim FOR SYSTEM_TIME AS OF "
+                         "o.proctime)");
+    }
+  }
   if (q.from->system_time) return unsupported("FOR SYSTEM_TIME AS OF");
   if (!q.order_by.empty()) return unsupported("ORDER BY");
   if (q.distinct) return unsupported("SELECT DISTINCT");
   if (q.offset > 0) return unsupported("OFFSET");
   TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
-  Source& src = plan.source;
-  if (!src.table) return unsupported("reading a system table");
   if (plan.grouped) return unsupported("GROUP BY and aggregates");
+  if (!plan.joins.empty()) {
+    return OpenStreamingLookupJoins(session, std::move(plan), q, idle_timeout);
+  }
+  Source& src = plan.source;
+  if (!src.table && !src.computed_view) return unsupported("reading a system table");
   if (!src.change_table.empty()) {
     // A change table: every change of the table is a row of it (op +I), its kind a column.
     StreamOptions opts;
@@ -1754,41 +1907,14 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
     op = MakeFilter(std::move(op), std::move(plan.conjuncts));
     return FinishStreamingQuery(std::move(op), std::move(plan), q);
   }
-  StreamOptions opts;
-  opts.projection = plan.scan.projection;
-  opts.filters = plan.scan.filters;
-  opts.time_zone = SessionTimeZone(session);
-  Status st = StreamStartup(session, *src.table->schema(), src.dynamic_options, &opts);
-  if (!st.ok()) return ErrorAt(q.from->hints_pos, st.message());
-  auto stream = src.table->NewStreamScan(opts);
-  if (!stream.ok()) return ErrorAt(q.from->name.pos, stream.status().message());
-  // Expressions over the table read the streamed columns, after the op column.
-  std::vector<int> slot(src.fields.size(), -1);
-  for (size_t i = 0; i < plan.scan.projection.size(); i++) {
-    slot[plan.scan.projection[i]] = static_cast<int>(i) + 1;
-  }
+  std::vector<int> slot;
+  const bool pushed = src.table && plan.scan.all_pushed && !plan.scan.filters.empty();
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &src, plan.scan, *q.from,
+                                                        idle_timeout, &slot));
   for (auto& c : plan.conjuncts) RemapColumns(c.get(), slot);
   for (auto& it : plan.items) RemapColumns(it.get(), slot);
-  const std::string producer = src.table->schema()->Option("changelog-producer").value_or("none");
-  std::string describe = "StreamScan: " + src.name + " from '" + opts.startup_mode + "'";
-  if (!src.table->schema()->primary_keys.empty()) {
-    describe += producer == "none" ? ", new files of each commit normalised into a changelog "
-                                     "(ChangelogNormalize: one row per key held)"
-                                   : ", changelog files ('changelog-producer' = '" + producer +
-                                         "')";
-  }
-  describe += ", columns [";
-  for (size_t i = 0; i < plan.scan.projection.size(); i++) {
-    describe += (i ? ", " : "") + src.fields[plan.scan.projection[i]].name;
-  }
-  describe += "]";
-  for (const auto& f : plan.scan.filter_texts) describe += ", filter " + f;
-  OperatorPtr op = MakeStreamSource(std::move(src.table), std::move(*stream), idle_timeout,
-                                    describe);
   op = MakeFilter(std::move(op), std::move(plan.conjuncts),
-                  plan.scan.all_pushed && !plan.scan.filters.empty()
-                      ? " (all pushed into the stream, checked again)"
-                      : "");
+                  pushed ? " (all pushed into the stream, checked again)" : "");
   return FinishStreamingQuery(std::move(op), std::move(plan), q);
 }
 
@@ -1796,21 +1922,7 @@ namespace {
 
 // The op column, then the select list, then the LIMIT.
 Result<OperatorPtr> FinishStreamingQuery(OperatorPtr op, SelectPlan plan, const SelectStmt& q) {
-  std::vector<BoundExprPtr> exprs;
-  std::vector<Field> fields;
-  auto op_ref = std::make_unique<BoundExpr>();
-  op_ref->kind = BoundKind::kColumn;
-  op_ref->column = 0;
-  op_ref->type = DataType::String().NotNull();
-  exprs.push_back(std::move(op_ref));
-  fields.push_back(Field{0, "op", DataType::String().NotNull(), ""});
-  for (size_t i = 0; i < plan.items.size(); i++) {
-    exprs.push_back(std::move(plan.items[i]));
-    Field f = plan.fields[i];
-    f.id = static_cast<int32_t>(fields.size());
-    fields.push_back(std::move(f));
-  }
-  op = MakeProject(std::move(op), std::move(exprs), std::move(fields));
+  op = ProjectWithOp(std::move(op), &plan.items, plan.fields);
   return MakeLimit(std::move(op), 0, q.limit);
 }
 

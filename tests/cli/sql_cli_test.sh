@@ -68,6 +68,16 @@ wait
 check "streaming SELECT sees a concurrent commit" "op,id,v +I,1,a -U,1,a +U,1,b +I,2,c " "$out"
 [ "$elapsed_ms" -ge 4000 ] && [ "$elapsed_ms" -lt 30000 ]
 check "streaming SELECT ends after the idle time-out" "0" "$?"
+# A streaming lookup join sees the dimension's commits made while it runs: the order written
+# after the customer was renamed joins the new name.
+run -e "CREATE TABLE lo (oid INT, cid INT, pt AS PROCTIME(), PRIMARY KEY (oid) NOT ENFORCED) WITH ('bucket' = '1');
+CREATE TABLE lc (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED);
+INSERT INTO lc VALUES (10, 'ann'); INSERT INTO lo VALUES (1, 10)" >/dev/null 2>&1
+( sleep 2; run -e "INSERT INTO lc VALUES (10, 'anne'); INSERT INTO lo VALUES (2, 10), (3, 99)" >/dev/null 2>&1 ) &
+out=$("$BIN" sql --warehouse "$W/wh" --format csv --idle-timeout-ms 4000 \
+  -e "SET 'execution.runtime-mode' = 'streaming'; SELECT o.oid, c.name FROM lo AS o LEFT JOIN lc FOR SYSTEM_TIME AS OF o.pt AS c ON o.cid = c.id" 2>/dev/null | tr -d '\r' | tr '\n' ' ')
+wait
+check "streaming lookup join sees the dimension's new commits" "op,oid,name +I,1,ann +I,2,anne +I,3, " "$out"
 # A streaming SELECT hands each change out as it arrives (a pipe sees it before the query ends).
 "$BIN" sql --warehouse "$W/wh" --format csv --idle-timeout-ms 6000 \
   -e "SET 'execution.runtime-mode' = 'streaming'; SELECT id FROM s" > "$W/stream.csv" 2>/dev/null &
