@@ -743,11 +743,11 @@ std::vector<OptionDef> BuildTable() {
           .Session()
           .Unsupported(),
       Def("table.optimizer.delta-join.strategy", kEnum, "AUTO",
-          "Delta join planning: AUTO (when the requirements hold), FORCE (fail otherwise) or "
-          "NONE (regular join).")
+          "Delta join planning of a streaming INNER join of two primary-key tables: AUTO (when "
+          "the requirements hold), FORCE (an error saying why otherwise) or NONE (no delta "
+          "join; a regular streaming join is not supported yet).")
           .Allowed({"AUTO", "FORCE", "NONE"})
-          .Session()
-          .Unsupported(),
+          .Session(),
 
       // ---- Catalog options (CREATE CATALOG c WITH (...)) ----
       Def("type", kEnum, "paimon",

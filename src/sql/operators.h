@@ -69,6 +69,22 @@ OperatorPtr MakeChangeTableSource(std::unique_ptr<Table> table, std::unique_ptr<
 OperatorPtr MakeLookupJoin(OperatorPtr child, std::unique_ptr<Table> table,
                            std::vector<BoundExprPtr> keys, std::vector<BoundExprPtr> residual,
                            bool left_outer, std::string description);
+// One side of a delta join: its table, its stream (StreamOptions::with_change_metadata, every
+// column) and the columns its join equalities compare, pairwise with the other side's.
+struct DeltaJoinSide {
+  std::unique_ptr<Table> table;
+  std::unique_ptr<StreamScan> stream;
+  std::vector<int> key_columns;
+};
+// A delta join (delta_join.cc): the streaming INNER join of two primary-key tables on
+// left.key_columns[i] = right.key_columns[i] (and `condition`, over the left table's columns then
+// the right's), keeping no join state: each side's changes, a snapshot at a time, are joined
+// with the other side's rows at the last snapshot of it processed, read by a scan filtered on
+// the keys. Columns: op, the left table's, the right table's. Ends as MakeStreamSource does.
+OperatorPtr MakeDeltaJoin(DeltaJoinSide left, DeltaJoinSide right,
+                          std::vector<BoundExprPtr> condition,
+                          std::optional<std::chrono::milliseconds> idle_timeout,
+                          std::string description);
 // Rows held in memory (VALUES, system tables, a query without FROM), in batches.
 OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows, std::string description);
 // The rows of `child` for which every predicate is TRUE. `note`: added to its EXPLAIN line.

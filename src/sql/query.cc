@@ -1847,6 +1847,116 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan 
   return FinishStreamingQuery(std::move(op), std::move(plan), q);
 }
 
+// A streaming INNER join of two tables, as a delta join (MakeDeltaJoin) when it qualifies: both
+// inputs primary-key tables read from 'full' or 'latest', joined by column equalities that
+// contain each side's bucket key and partition keys (so a change's matches sit in one bucket of
+// the other side). 'table.optimizer.delta-join.strategy': AUTO and FORCE plan it when it
+// qualifies and say why not otherwise (FORCE as an error, AUTO as not supported yet: there is no
+// other streaming join); NONE refuses it.
+Result<OperatorPtr> OpenStreamingDeltaJoin(const Session& session, SelectPlan plan,
+                                           const SelectStmt& q,
+                                           std::optional<std::chrono::milliseconds> idle_timeout) {
+  const JoinClause& jc = q.joins[0];
+  std::string strategy = "AUTO";
+  if (auto it = session.options().find("table.optimizer.delta-join.strategy");
+      it != session.options().end()) {
+    strategy = it->second;  // SET stores enum values in their canonical spelling
+  }
+  if (strategy == "NONE") {
+    return NotSupportedAt(jc.pos, "a regular join in streaming mode (execution.runtime-mode = "
+                                  "'streaming') is not supported yet, and "
+                                  "'table.optimizer.delta-join.strategy' = 'NONE' rules out a "
+                                  "delta join");
+  }
+  auto refuse = [&](const std::string& why) -> Status {
+    if (strategy == "FORCE") {
+      return ErrorAt(jc.pos, "'table.optimizer.delta-join.strategy' = 'FORCE', but this join "
+                             "cannot be a delta join: " + why);
+    }
+    return NotSupportedAt(jc.pos, "a regular join in streaming mode (execution.runtime-mode = "
+                                  "'streaming') is not supported yet, and this one cannot be a "
+                                  "delta join: " + why);
+  };
+  JoinInput& a = plan.joins[0];
+  JoinInput& b = plan.joins[1];
+  if (b.kind != JoinKind::kInner) return refuse("a delta join is an INNER join");
+  for (const JoinInput* in : {&a, &b}) {
+    if (!in->source.table || !in->source.change_table.empty()) {
+      return refuse("'" + in->source.name + "' is not a table without computed columns");
+    }
+    if (in->source.table->schema()->primary_keys.empty()) {
+      return refuse("'" + in->source.name + "' has no primary key");
+    }
+  }
+  // The equalities between a column of each side.
+  const int na = static_cast<int>(a.source.fields.size());
+  std::vector<int> a_keys, b_keys;
+  std::string pairs;
+  for (const auto& c : b.on) {
+    if (c->kind != BoundKind::kCompare || c->op != "=" || c->args.size() != 2) continue;
+    int x = SlotUnder(*c->args[0]), y = SlotUnder(*c->args[1]);
+    if (x < 0 || y < 0) continue;
+    if (x >= na) std::swap(x, y);
+    if (x >= na || y < na) continue;
+    a_keys.push_back(x);
+    b_keys.push_back(y - na);
+    pairs += (pairs.empty() ? "" : ", ") + a.source.qualifier + "." + a.source.fields[x].name +
+             " = " + b.source.qualifier + "." + b.source.fields[y - na].name;
+  }
+  for (const auto& [in, keys] : {std::pair<const JoinInput*, const std::vector<int>*>{&a, &a_keys},
+                                 {&b, &b_keys}}) {
+    const TableSchema& schema = *in->source.table->schema();
+    std::vector<std::string> needed = schema.BucketKeys();
+    for (const auto& p : schema.partition_keys) needed.push_back(p);
+    std::string missing;
+    for (const std::string& n : needed) {
+      const int f = schema.FieldIndex(n);
+      if (std::find(keys->begin(), keys->end(), f) == keys->end()) {
+        missing += (missing.empty() ? "" : ", ") + n;
+      }
+    }
+    if (!missing.empty()) {
+      return refuse("its equalities do not contain the bucket key and partition keys of '" +
+                    in->source.name + "' (missing: " + missing + ")");
+    }
+  }
+  // Both sides streamed with their log metadata (a start-up row has none).
+  DeltaJoinSide sides[2];
+  const TableRef* refs[2] = {&*q.from, &jc.table};
+  JoinInput* inputs[2] = {&a, &b};
+  std::string starts;
+  for (int s = 0; s < 2; s++) {
+    Source& src = inputs[s]->source;
+    StreamOptions opts;
+    opts.with_change_metadata = true;
+    opts.time_zone = SessionTimeZone(session);
+    Status st = StreamStartup(session, *src.table->schema(), src.dynamic_options, &opts);
+    if (!st.ok()) return ErrorAt(refs[s]->hints_pos, st.message());
+    if (opts.startup_mode != "full" && opts.startup_mode != "latest") {
+      return NotSupportedAt(refs[s]->pos, "a delta join reading '" + src.name + "' from '" +
+                                              opts.startup_mode + "' is not supported yet (it "
+                                              "reads from 'full' or 'latest')");
+    }
+    auto stream = src.table->NewStreamScan(opts);
+    if (!stream.ok()) return ErrorAt(refs[s]->name.pos, stream.status().message());
+    starts += (s ? ", " : "") + src.name + " from '" + opts.startup_mode + "'";
+    sides[s].table = std::move(src.table);
+    sides[s].stream = std::move(*stream);
+    sides[s].key_columns = s == 0 ? a_keys : b_keys;
+  }
+  std::string describe = "DeltaJoin: INNER ON " + b.on_text + "; keys " + pairs + "; " + starts +
+                         "; each change looks up the other side's rows at its last processed "
+                         "snapshot (no join state)";
+  OperatorPtr op = MakeDeltaJoin(std::move(sides[0]), std::move(sides[1]), std::move(b.on),
+                                 idle_timeout, std::move(describe));
+  std::vector<int> position(plan.scope.columns.size());
+  for (size_t i = 0; i < position.size(); i++) position[i] = static_cast<int>(i) + 1;
+  for (auto& c : plan.conjuncts) RemapColumns(c.get(), position);
+  for (auto& it : plan.items) RemapColumns(it.get(), position);
+  op = MakeFilter(std::move(op), std::move(plan.conjuncts));
+  return FinishStreamingQuery(std::move(op), std::move(plan), q);
+}
+
 }  // namespace
 
 Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt& q,
@@ -1865,11 +1975,14 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
   if (q.where && ContainsSubquery(*q.where)) return unsupported("a subquery in an expression");
   if (!q.values.empty() || !q.from) return unsupported("a SELECT without a table");
   if (q.from->subquery) return unsupported("a subquery in FROM");
+  bool lookup_joins = !q.joins.empty();
   for (const JoinClause& jc : q.joins) {
-    if (!jc.table.system_time || jc.table.system_time->kind == ExprKind::kLiteral) {
-      return unsupported("a join other than a lookup join (JOIN dim FOR SYSTEM_TIME AS OF "
-                         "o.proctime)");
-    }
+    lookup_joins = lookup_joins && jc.table.system_time &&
+                   jc.table.system_time->kind != ExprKind::kLiteral;
+  }
+  // Without FOR SYSTEM_TIME a join of two tables may be a delta join.
+  if (!q.joins.empty() && !lookup_joins && q.joins.size() > 1) {
+    return unsupported("a join of more than two tables (other than lookup joins)");
   }
   if (q.from->system_time) return unsupported("FOR SYSTEM_TIME AS OF");
   if (!q.order_by.empty()) return unsupported("ORDER BY");
@@ -1877,9 +1990,10 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
   if (q.offset > 0) return unsupported("OFFSET");
   TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
   if (plan.grouped) return unsupported("GROUP BY and aggregates");
-  if (!plan.joins.empty()) {
+  if (!plan.joins.empty() && lookup_joins) {
     return OpenStreamingLookupJoins(session, std::move(plan), q, idle_timeout);
   }
+  if (!plan.joins.empty()) return OpenStreamingDeltaJoin(session, std::move(plan), q, idle_timeout);
   Source& src = plan.source;
   if (!src.table && !src.computed_view) return unsupported("reading a system table");
   if (!src.change_table.empty()) {
