@@ -98,9 +98,11 @@ OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
 OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding);
 // The child's rows (in input order), each with one column per window call appended (the
 // WindowBinding's layout). Reads its input whole, holding at most `memory_limit` bytes (more is
-// an error naming `memory_limit_key`).
+// an error naming `memory_limit_key`). `top_n` (a single ROW_NUMBER() call whose number the query
+// keeps only up to n): only the first n rows of each partition come out (grouped by partition),
+// each partition keeping n rows as the input streams by.
 OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
-                       std::string memory_limit_key);
+                       std::string memory_limit_key, std::optional<int64_t> top_n = std::nullopt);
 // The first occurrence of each distinct row.
 OperatorPtr MakeDistinct(OperatorPtr child);
 

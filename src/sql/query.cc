@@ -531,6 +531,9 @@ struct SelectPlan {
   // Window function calls: computed after WHERE; the select list and ORDER BY read them as
   // columns after the scope's.
   WindowBinding windows;
+  // A top-N: the query reading this one keeps its single ROW_NUMBER() only up to this number
+  // (PushIntoSubquery), so the window operator keeps that many rows per partition.
+  std::optional<int64_t> top_n;
 };
 
 // A column reference as an unqualified name of scope column `c` reads it: the column itself, or
@@ -1096,6 +1099,33 @@ Status PushIntoSubquery(Source* src, std::vector<BoundExprPtr>* conjuncts) {
   if (!src->plan || conjuncts->empty()) return Status::OK();
   SelectPlan& sub = *src->plan;
   const SelectStmt& q = *sub.query;
+  if (!q.limit && q.offset == 0 && sub.windows.calls.size() == 1 &&
+      sub.windows.calls[0].function == "ROW_NUMBER") {
+    // Flink's top-N pattern: WHERE rn <= n over ROW_NUMBER() OVER (...) AS rn. The filter stays
+    // (it is exact); the window keeps only n rows per partition.
+    const int window_column = static_cast<int>(sub.scope.columns.size());
+    for (const auto& c : *conjuncts) {
+      if (c->kind != BoundKind::kCompare || c->args.size() != 2) continue;
+      const BoundExpr* a = c->args[0].get();
+      const BoundExpr* b = c->args[1].get();
+      std::string op = c->op;
+      if (a->IsConstant()) {
+        std::swap(a, b);
+        op = op == "<=" ? ">=" : op == "<" ? ">" : op == ">=" ? "<=" : op == ">" ? "<" : op;
+      }
+      const int out = SlotUnder(*a);
+      if (out < 0 || static_cast<size_t>(out) >= sub.items.size() || !b->IsConstant() ||
+          !b->constant.is_int()) {
+        continue;
+      }
+      if (SlotUnder(*sub.items[static_cast<size_t>(out)]) != window_column) continue;
+      const int64_t v = b->constant.int_value();
+      std::optional<int64_t> n;
+      if (op == "<=" || op == "=") n = v;
+      if (op == "<") n = v - 1;
+      if (n) sub.top_n = std::min(sub.top_n.value_or(*n), *n);
+    }
+  }
   // A filter above LIMIT / OFFSET keeps other rows than one below; window functions see the rows
   // a filter below them would remove.
   if (q.limit || q.offset > 0 || !sub.windows.calls.empty()) return Status::OK();
@@ -1606,7 +1636,8 @@ Result<OperatorPtr> BuildSelect(const Session& session, SelectPlan plan) {
     if (plan.grouped) op = MakeAggregate(std::move(op), std::move(plan.agg));
     if (!plan.windows.calls.empty()) {
       TRIB_ASSIGN_OR_RETURN(const int64_t limit, SortMemoryLimit(session));
-      op = MakeWindow(std::move(op), std::move(plan.windows), limit, kSortMemoryLimitKey);
+      op = MakeWindow(std::move(op), std::move(plan.windows), limit, kSortMemoryLimitKey,
+                      plan.top_n);
     }
   }
   if (plan.having) {

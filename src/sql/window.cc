@@ -3,6 +3,7 @@
 // row; rows come out in input order with one column per call appended.
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 
 #include "sql/aggregate_state.h"
 #include "sql/cast.h"
@@ -30,11 +31,12 @@ int CompareKey(const Value& a, const Value& b, bool descending, bool nulls_first
 class WindowOperator : public Operator {
  public:
   WindowOperator(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
-                 std::string memory_limit_key)
+                 std::string memory_limit_key, std::optional<int64_t> top_n)
       : child_(std::move(child)),
         windows_(std::move(binding)),
         memory_limit_(memory_limit),
-        memory_limit_key_(std::move(memory_limit_key)) {
+        memory_limit_key_(std::move(memory_limit_key)),
+        top_n_(top_n) {
     fields_ = child_->fields();
     for (size_t i = 0; i < windows_.calls.size(); i++) {
       fields_.push_back(Field{static_cast<int32_t>(fields_.size()), "$window" + std::to_string(i),
@@ -45,6 +47,10 @@ class WindowOperator : public Operator {
     std::string out = "Window: ";
     for (size_t i = 0; i < windows_.calls.size(); i++) {
       out += (i ? ", " : "") + windows_.calls[i].key;
+    }
+    if (top_n_) {
+      return out + " (the first " + std::to_string(*top_n_) +
+             " rows of each partition kept as the input streams by: a top-N)";
     }
     return out + " (input read whole, sorted per window)";
   }
@@ -63,7 +69,79 @@ class WindowOperator : public Operator {
   }
 
  private:
+  // Top-N (a single ROW_NUMBER() whose number is filtered to at most top_n_): each partition
+  // keeps its best top_n_ rows in a heap as the input streams by, so memory holds partitions x N
+  // rows; then each partition's rows are numbered in window order (ties in input order).
+  Status ComputeTopN() {
+    const WindowCall& call = windows_.calls[0];
+    struct Kept {
+      std::vector<Value> order;
+      uint64_t seq = 0;
+      Row row;
+      int64_t bytes = 0;
+    };
+    // a before b in window order: the heap's front is the worst row kept.
+    auto before = [&](const Kept& a, const Kept& b) {
+      for (size_t k = 0; k < call.order_by.size(); k++) {
+        int c = CompareKey(a.order[k], b.order[k], call.descending[k], call.nulls_first[k]);
+        if (c != 0) return c < 0;
+      }
+      return a.seq < b.seq;
+    };
+    const size_t limit = static_cast<size_t>(std::max<int64_t>(0, *top_n_));
+    std::unordered_map<std::string, std::vector<Kept>> parts;
+    uint64_t seq = 0;
+    ColumnBatch in;
+    while (!Interrupted()) {
+      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
+      if (!more) break;
+      for (Row& r : BatchRows(in)) {
+        if (limit == 0) break;
+        std::string part;
+        for (const auto& p : call.partition_by) {
+          TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*p, r));
+          AppendKey(v, &part);
+        }
+        Kept k;
+        for (const auto& o : call.order_by) {
+          TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*o, r));
+          k.order.push_back(std::move(v));
+        }
+        k.seq = seq++;
+        std::vector<Kept>& heap = parts[part];
+        if (heap.size() >= limit && !before(k, heap.front())) continue;
+        k.bytes = 64 + static_cast<int64_t>(part.size());
+        for (const Value& v : r) k.bytes += ApproxBytes(v);
+        k.row = std::move(r);
+        bytes_ += k.bytes;
+        if (heap.size() >= limit) {
+          std::pop_heap(heap.begin(), heap.end(), before);
+          bytes_ -= heap.back().bytes;
+          heap.back() = std::move(k);
+        } else {
+          heap.push_back(std::move(k));
+        }
+        std::push_heap(heap.begin(), heap.end(), before);
+      }
+      if (bytes_ > memory_limit_) {
+        return Status::Invalid("the rows a top-N keeps hold more than '" + memory_limit_key_ +
+                               "' allows (" + std::to_string(memory_limit_) + " bytes); raise "
+                               "it with SET '" + memory_limit_key_ + "' = '...'");
+      }
+    }
+    for (auto& [part, heap] : parts) {
+      std::sort_heap(heap.begin(), heap.end(), before);
+      for (size_t i = 0; i < heap.size(); i++) {
+        Row row = std::move(heap[i].row);
+        row.push_back(Value::Int(static_cast<int64_t>(i + 1)));
+        rows_.push_back(std::move(row));
+      }
+    }
+    return Status::OK();
+  }
+
   Status Compute() {
+    if (top_n_) return ComputeTopN();
     ColumnBatch in;
     while (!Interrupted()) {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
@@ -248,6 +326,7 @@ class WindowOperator : public Operator {
   WindowBinding windows_;
   int64_t memory_limit_;
   std::string memory_limit_key_;
+  std::optional<int64_t> top_n_;
   int64_t bytes_ = 0;
   bool computed_ = false;
   std::vector<Row> rows_;
@@ -257,9 +336,9 @@ class WindowOperator : public Operator {
 }  // namespace
 
 OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
-                       std::string memory_limit_key) {
+                       std::string memory_limit_key, std::optional<int64_t> top_n) {
   return std::make_unique<WindowOperator>(std::move(child), std::move(binding), memory_limit,
-                                          std::move(memory_limit_key));
+                                          std::move(memory_limit_key), top_n);
 }
 
 }  // namespace tributary::sql
