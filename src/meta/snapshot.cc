@@ -157,6 +157,14 @@ Result<std::optional<int64_t>> SnapshotManager::LatestId() const {
   return std::optional<int64_t>(ids.back());
 }
 
+Result<std::optional<int64_t>> SnapshotManager::HintedLatestId() const {
+  if (auto hint = ReadHintCached(io::JoinPath(SnapshotDir(table_path_), "LATEST"))) {
+    TRIB_ASSIGN_OR_RETURN(bool next, io::LocalFs().Exists(SnapshotPath(table_path_, *hint + 1)));
+    if (!next) return std::optional<int64_t>(*hint);
+  }
+  return std::optional<int64_t>();
+}
+
 Result<std::optional<int64_t>> SnapshotManager::EarliestId() const {
   TRIB_ASSIGN_OR_RETURN(auto ids, ListIds());
   if (ids.empty()) return std::optional<int64_t>();

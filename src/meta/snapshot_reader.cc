@@ -1,5 +1,7 @@
 #include "meta/snapshot_reader.h"
 
+#include <chrono>
+
 #include "io/file_system.h"
 #include "meta/paths.h"
 #include "io/file_cache.h"
@@ -101,6 +103,59 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::stri
   TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
       "snapshot:" + path + "@" + *version, [&]() -> Result<std::pair<T, int64_t>> {
         TRIB_ASSIGN_OR_RETURN(T s, meta::SnapshotManager(table_path).Read(id));
+        return std::make_pair(std::move(s), int64_t{2048});
+      }));
+  return *cached;
+}
+
+namespace {
+
+// The latest snapshot found from the LATEST hint (or, when it is stale, the listing).
+Result<std::shared_ptr<const meta::Snapshot>> FindLatestSnapshot(const std::string& table_path) {
+  const meta::SnapshotManager snapshots(table_path);
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> hinted, snapshots.HintedLatestId());
+  if (hinted) {
+    auto snap = ReadSnapshotCached(table_path, *hinted);
+    if (snap.ok() || !snap.status().IsNotFound()) return snap;
+  }
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> id, snapshots.LatestId());
+  if (!id) return std::shared_ptr<const meta::Snapshot>();
+  return ReadSnapshotCached(table_path, *id);
+}
+
+// The modification time in a FileSystem::Version string ("dev:ino:size:sec.nsec"), in ns.
+std::optional<int64_t> VersionMtimeNanos(const std::string& version) {
+  const size_t colon = version.rfind(':'), dot = version.rfind('.');
+  if (colon == std::string::npos || dot == std::string::npos || dot < colon) return std::nullopt;
+  try {
+    return std::stoll(version.substr(colon + 1, dot - colon - 1)) * 1000000000 +
+           std::stoll(version.substr(dot + 1));
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(const std::string& table_path) {
+  // Every commit, expiration and rollback changes the snapshot directory (new names, renames,
+  // removals), and with it the directory's version. A version whose last change lies more than
+  // kSettled before it is read cannot come back with other contents (a later change gets a later
+  // timestamp), so the latest snapshot found then is cached under it: one stat per read while no
+  // commit happens. A directory changed within kSettled could change again within the same
+  // timestamp tick (git's "racily clean" case), so it is looked up in full each time.
+  constexpr int64_t kSettledNanos = 50'000'000;
+  const std::string dir = meta::SnapshotDir(table_path);
+  TRIB_ASSIGN_OR_RETURN(std::optional<std::string> version, io::LocalFs().Version(dir));
+  const auto mtime = version ? VersionMtimeNanos(*version) : std::nullopt;
+  const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  if (!mtime || now - *mtime < kSettledNanos) return FindLatestSnapshot(table_path);
+  using T = std::shared_ptr<const meta::Snapshot>;
+  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
+      "latest:" + dir + "@" + *version, [&]() -> Result<std::pair<T, int64_t>> {
+        TRIB_ASSIGN_OR_RETURN(T s, FindLatestSnapshot(table_path));
         return std::make_pair(std::move(s), int64_t{2048});
       }));
   return *cached;

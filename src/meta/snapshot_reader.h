@@ -30,6 +30,10 @@ std::string ResolveExternalPath(const std::string& table_path, const std::string
 // Snapshot `id` (read each time: snapshot names are reused after DROP/CREATE or a rollback).
 Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::string& table_path,
                                                                  int64_t id);
+// The latest snapshot (null when the table has none), as SnapshotManager::LatestId finds it but
+// with one stat fewer: the LATEST hint's, the next snapshot's and the hinted snapshot's own (its
+// cache key), the listing only when the hint is stale.
+Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(const std::string& table_path);
 // Entries of the snapshot's delta manifests only (what that commit changed).
 Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,
                                                           const meta::Snapshot& snapshot);

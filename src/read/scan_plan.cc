@@ -84,16 +84,17 @@ class ScanPlanner {
                       : " (the table has no snapshot)"));
       }
     }
+    std::shared_ptr<const meta::Snapshot> snap = tagged;
     if (!id) {
-      TRIB_ASSIGN_OR_RETURN(id, snapshots.LatestId());
-      if (!id) return std::move(plan_);  // empty table
+      TRIB_ASSIGN_OR_RETURN(snap, meta::ReadLatestSnapshotCached(meta_path_));
+      if (!snap) return std::move(plan_);  // empty table
+      id = snap->id;
     }
     plan_.snapshot_id = id;
     data_evolution_ = schema_->Option("data-evolution.enabled").value_or("false") == "true";
     if (layout_.primary_key && core_.bucket > 0) {
       for (const auto& k : schema_->BucketKeys()) bucket_key_.push_back(schema_->FieldIndex(k));
     }
-    std::shared_ptr<const meta::Snapshot> snap = tagged;
     if (!snap) {
       TRIB_ASSIGN_OR_RETURN(snap, meta::ReadSnapshotCached(meta_path_, *id));
     }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <thread>
 #include <set>
 
 #include "common/parallel.h"
@@ -93,6 +94,20 @@ TEST_F(TableTest, ARecreatedTableIsNotReadFromTheFirstOnesCachedSnapshots) {
     first.snapshot_id = 1;
     EXPECT_EQ(ReadAll(**t, first), (std::vector<Row>{R(round, v)})) << round;
     ASSERT_TRUE(io::LocalFs().RemoveAll((*t)->path()).ok());
+  }
+}
+
+TEST_F(TableTest, EveryScanSeesTheLatestCommit) {
+  // The latest snapshot is cached under the snapshot directory's version once the directory has
+  // settled: a commit right after a read, and one long after, are both seen by the next scan.
+  auto t = Create("fresh", KV({{"bucket", "1"}}));
+  for (int round = 0; round < 6; round++) {
+    WriteRows(*t, {{RowKind::kInsert, R(round, "v")}});
+    EXPECT_EQ(ReadAll(*t).size(), static_cast<size_t>(round + 1)) << round;
+    if (round % 2 == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(80));  // settled: cached
+      EXPECT_EQ(ReadAll(*t).size(), static_cast<size_t>(round + 1)) << round;
+    }
   }
 }
 
