@@ -427,6 +427,18 @@ int64_t NowMicros() {
       .count();
 }
 
+// Starts `cmd` (a reader mode of this program) and waits for its "ready" line.
+Result<FILE*> StartReader(const std::string& cmd) {
+  FILE* reader = ::popen(cmd.c_str(), "r");
+  if (!reader) return Status::IOError("cannot start the reader");
+  char line[256];
+  if (!std::fgets(line, sizeof line, reader) || std::string(line) != "ready\n") {
+    ::pclose(reader);
+    return Status::IOError("the reader did not start");
+  }
+  return reader;
+}
+
 // Freshness: a writer commits one small batch at a time (F_COMMITS commits of F_ROWS rows each)
 // to a table with changelog-producer F_PRODUCER (default input) while a streaming reader in
 // another process (this program, mode Freader) follows it; each commit's latency is the time
@@ -444,14 +456,9 @@ Status Freshness(const std::string& warehouse, const std::string& self) {
   CHECK_OK(catalog->CreateTable(id, spec, false));
   ASSIGN_OR_RETURN(table, catalog->GetTable(id));
   // The reader starts, positions itself at the latest snapshot and says so on its stdout.
-  const std::string cmd = self + " Freader " + warehouse + " " + std::to_string(commits * rows);
-  FILE* reader = ::popen(cmd.c_str(), "r");
-  if (!reader) return Status::IOError("cannot start the reader");
+  ASSIGN_OR_RETURN(reader, StartReader(self + " Freader " + warehouse + " " +
+                                        std::to_string(commits * rows)));
   char line[256];
-  if (!std::fgets(line, sizeof line, reader) || std::string(line) != "ready\n") {
-    ::pclose(reader);
-    return Status::IOError("the reader did not start");
-  }
   std::vector<int64_t> committed(static_cast<size_t>(commits));
   ASSIGN_OR_RETURN(writer, table->NewWriter(WriteOptions{}));
   bench::Timer timer;
@@ -490,6 +497,121 @@ Status Freshness(const std::string& warehouse, const std::string& self) {
       .Num("p99_ms", pct(0.99))
       .Num("max_ms", latency_ms.back())
       .Print();
+  return Status::OK();
+}
+
+// J2: the streaming delta join (ords JOIN lines ON oid, both primary-key tables, no join state)
+// as `tributary sql` runs it, in a reader process (this program, mode J2reader) while this one
+// commits to `lines`: J2_COMMITS commits of J2_ROWS rows, each commit's latency being the time
+// from its commit returning to the reader holding its first joined row; then one commit of
+// J2_BULK rows, whose joined rows per second (from the commit returning to the last one arriving)
+// is the join's throughput. Every row of `lines` joins one row of `ords` (J2_ORDERS of them).
+Status J2(const std::string& warehouse, const std::string& self) {
+  auto env = [](const char* k, int64_t d) { return std::getenv(k) ? std::atoll(std::getenv(k)) : d; };
+  const int64_t commits = env("J2_COMMITS", 200), rows = env("J2_ROWS", 10);
+  const int64_t bulk = env("J2_BULK", 100000), orders = env("J2_ORDERS", 100000);
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  TableSpec os;
+  os.columns = {Col("oid", DataType::BigInt().NotNull()), Col("amount", DataType::BigInt())};
+  os.primary_keys = {"oid"};
+  os.options = {{"bucket", "4"}};
+  TableSpec ls;
+  ls.columns = {Col("oid", DataType::BigInt().NotNull()), Col("line", DataType::BigInt().NotNull()),
+                Col("commit_no", DataType::BigInt())};
+  ls.primary_keys = {"oid", "line"};
+  ls.options = {{"bucket", "4"}, {"bucket-key", "oid"}};
+  CHECK_OK(catalog->CreateTable(Identifier{"default", "ords", ""}, os, false));
+  CHECK_OK(catalog->CreateTable(Identifier{"default", "lines", ""}, ls, false));
+  {
+    ASSIGN_OR_RETURN(ords, catalog->GetTable(Identifier{"default", "ords", ""}));
+    ASSIGN_OR_RETURN(w, ords->NewWriter(WriteOptions{}));
+    for (int64_t i = 0; i < orders; i++) CHECK_OK(w->Write(RowKind::kInsert, Row{Value::Int(i), Value::Int(i % 97)}));
+    ASSIGN_OR_RETURN(snap, w->Commit());
+    (void)snap;
+  }
+  ASSIGN_OR_RETURN(lines, catalog->GetTable(Identifier{"default", "lines", ""}));
+  const int64_t total = commits * rows + bulk;
+  ASSIGN_OR_RETURN(reader, StartReader(self + " J2reader " + warehouse + " " +
+                                        std::to_string(total)));
+  char line[256];
+  std::vector<int64_t> committed(static_cast<size_t>(commits + 1));
+  ASSIGN_OR_RETURN(writer, lines->NewWriter(WriteOptions{}));
+  int64_t next_line = 0;
+  for (int64_t c = 0; c <= commits; c++) {
+    const int64_t n = c < commits ? rows : bulk;
+    for (int64_t r = 0; r < n; r++, next_line++) {
+      CHECK_OK(writer->Write(RowKind::kInsert, Row{Value::Int(next_line % orders),
+                                                   Value::Int(next_line), Value::Int(c)}));
+    }
+    ASSIGN_OR_RETURN(snap, writer->Commit());
+    (void)snap;
+    committed[static_cast<size_t>(c)] = NowMicros();
+  }
+  // The reader prints "<commit_no> <first arrival> <last arrival>" per commit.
+  std::vector<double> latency_ms;
+  double bulk_secs = 0;
+  while (std::fgets(line, sizeof line, reader)) {
+    long long c = 0, first = 0, last = 0;
+    if (std::sscanf(line, "%lld %lld %lld", &c, &first, &last) != 3 || c < 0 || c > commits) continue;
+    if (c == commits) {
+      bulk_secs = std::max<int64_t>(1, last - committed[static_cast<size_t>(c)]) / 1e6;
+    } else {
+      latency_ms.push_back(std::max<int64_t>(0, first - committed[static_cast<size_t>(c)]) / 1000.0);
+    }
+  }
+  const int status = ::pclose(reader);
+  if (status != 0 || static_cast<int64_t>(latency_ms.size()) != commits || bulk_secs == 0) {
+    return Status::IOError("the reader saw " + std::to_string(latency_ms.size()) + " of " +
+                           std::to_string(commits) + " commits (exit " + std::to_string(status) + ")");
+  }
+  std::sort(latency_ms.begin(), latency_ms.end());
+  auto pct = [&](double q) {
+    return latency_ms[std::min(latency_ms.size() - 1, static_cast<size_t>(q * latency_ms.size()))];
+  };
+  Record(kSys, "J2", "delta join")
+      .Int("commits", commits)
+      .Int("rows_per_commit", rows)
+      .Num("p50_ms", pct(0.50))
+      .Num("p99_ms", pct(0.99))
+      .Int("bulk_rows", bulk)
+      .Num("bulk_secs", bulk_secs)
+      .Num("changes_per_sec", bulk / bulk_secs)
+      .Str("how", "SQL engine (sql::Session), streaming SELECT ... FROM ords JOIN lines ON oid")
+      .Print();
+  return Status::OK();
+}
+
+Status J2Reader(const std::string& warehouse, int64_t total) {
+  ASSIGN_OR_RETURN(session, sql::Session::Open(warehouse));
+  session->set_stream_idle_timeout(std::chrono::seconds(60));
+  ASSIGN_OR_RETURN(set, session->ExecuteText("SET 'execution.runtime-mode' = 'streaming'", sql::Pos{}));
+  (void)set;
+  ASSIGN_OR_RETURN(result, session->ExecuteText(
+      "SELECT l.commit_no FROM ords /*+ OPTIONS('scan.startup.mode' = 'latest') */ AS o "
+      "JOIN lines /*+ OPTIONS('scan.startup.mode' = 'latest') */ AS l ON o.oid = l.oid",
+      sql::Pos{}));
+  std::printf("ready\n");
+  std::fflush(stdout);
+  int64_t seen = 0, current = -1, first = 0, last = 0;
+  ColumnBatch batch;
+  while (seen < total) {
+    ASSIGN_OR_RETURN(more, result.cursor->Next(&batch));
+    if (!more) return Status::IOError("the join ended after " + std::to_string(seen) + " rows");
+    const int64_t at = NowMicros();
+    for (size_t r = 0; r < batch.num_rows; r++) {
+      const int64_t c = batch.columns[1].Get(r).int_value();
+      if (c != current) {
+        if (current >= 0) std::printf("%lld %lld %lld\n", static_cast<long long>(current),
+                                      static_cast<long long>(first), static_cast<long long>(last));
+        current = c;
+        first = at;
+      }
+      last = at;
+      seen++;
+    }
+  }
+  std::printf("%lld %lld %lld\n", static_cast<long long>(current), static_cast<long long>(first),
+              static_cast<long long>(last));
   return Status::OK();
 }
 
@@ -555,17 +677,19 @@ Status FreshnessReader(const std::string& warehouse, int64_t rows) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5 <warehouse> [fixed|dynamic]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5|J1|J2|F|S <warehouse> [fixed|dynamic]\n", argv[0]);
     return 2;
   }
   std::string w = argv[1], warehouse = argv[2];
   Status st;
-  if (w == "Freader") {
-    Status r = FreshnessReader(warehouse, argc > 3 ? std::atoll(argv[3]) : 0);
+  if (w == "Freader" || w == "J2reader") {
+    const int64_t n = argc > 3 ? std::atoll(argv[3]) : 0;
+    Status r = w == "Freader" ? FreshnessReader(warehouse, n) : J2Reader(warehouse, n);
     if (!r.ok()) std::fprintf(stderr, "reader: %s\n", r.ToString().c_str());
     return r.ok() ? 0 : 1;
   }
   if (w == "F") st = Freshness(warehouse, argv[0]);
+  else if (w == "J2") st = J2(warehouse, argv[0]);
   else if (w == "S") st = StreamRead(warehouse, argc > 3 ? argv[3] : "w1_fixed_input");
   else if (w == "W1") st = W1(warehouse, argc > 3 ? argv[3] : "fixed");
   else if (w == "W2") st = W2(warehouse);

@@ -11,6 +11,7 @@
 // side's `full` start-up snapshot (read in several batches) is drained first, each batch joined
 // with the left side's start-up snapshot, and the left side's start-up rows are skipped (they are
 // the state the right side's rows were joined with).
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -129,11 +130,16 @@ class DeltaJoinOperator : public Operator {
       }
     }
     std::unordered_map<std::string, std::vector<Row>> found;
-    if (processed_[o] >= 1 && !wanted[0].empty()) {
+    // A scan checks an IN list value by value: the keys go in chunks of kChunk.
+    constexpr size_t kChunk = 256;
+    for (size_t from = 0; processed_[o] >= 1 && from < wanted[0].size(); from += kChunk) {
+      const size_t to = std::min(wanted[0].size(), from + kChunk);
       ScanOptions opts;
       opts.snapshot_id = processed_[o];
       for (size_t k = 0; k < other.key_columns.size(); k++) {
-        opts.filters.push_back(Predicate{other.key_columns[k], Predicate::Op::kIn, wanted[k]});
+        std::vector<Value> chunk(wanted[k].begin() + static_cast<std::ptrdiff_t>(from),
+                                 wanted[k].begin() + static_cast<std::ptrdiff_t>(to));
+        opts.filters.push_back(Predicate{other.key_columns[k], Predicate::Op::kIn, std::move(chunk)});
       }
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, other.table->NewScan(opts));
       RowBatch rows;
@@ -143,7 +149,11 @@ class DeltaJoinOperator : public Operator {
         for (Row& r : rows.rows) {
           std::string key;
           for (int c : other.key_columns) AppendKey(r[c], &key);
-          found[key].push_back(std::move(r));
+          auto& matches = found[key];
+          // A row found by two chunks (its key values split across them) counts once.
+          if (std::find(matches.begin(), matches.end(), r) == matches.end()) {
+            matches.push_back(std::move(r));
+          }
         }
       }
     }
