@@ -144,14 +144,18 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(const std
   // timestamp), so the latest snapshot found then is cached under it: one stat per read while no
   // commit happens. A directory changed within kSettled could change again within the same
   // timestamp tick (git's "racily clean" case), so it is looked up in full each time.
-  constexpr int64_t kSettledNanos = 50'000'000;
+  // A file system keeping whole seconds (nanoseconds 0: ext4 with small inodes, ext3, some NFS
+  // servers) gets two seconds instead of 50 ms.
+  constexpr int64_t kSettledNanos = 50'000'000, kCoarseSettledNanos = 2'000'000'000;
   const std::string dir = meta::SnapshotDir(table_path);
   TRIB_ASSIGN_OR_RETURN(std::optional<std::string> version, io::LocalFs().Version(dir));
   const auto mtime = version ? VersionMtimeNanos(*version) : std::nullopt;
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  if (!mtime || now - *mtime < kSettledNanos) return FindLatestSnapshot(table_path);
+  const int64_t settled = mtime && *mtime % 1'000'000'000 == 0 ? kCoarseSettledNanos
+                                                                : kSettledNanos;
+  if (!mtime || now - *mtime < settled) return FindLatestSnapshot(table_path);
   using T = std::shared_ptr<const meta::Snapshot>;
   TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
       "latest:" + dir + "@" + *version, [&]() -> Result<std::pair<T, int64_t>> {

@@ -139,12 +139,27 @@ void TakeConjuncts(ExprPtr e, std::vector<ExprPtr>* out) {
   out->push_back(std::move(e));
 }
 
-bool ContainsCount(const Expr& e) {
-  if (e.kind == ExprKind::kFunction && e.op == "COUNT" && !e.over) return true;
+// Whether `e`, an expression over aggregates, is NULL when computed over no rows: an aggregate
+// other than COUNT (NULL over no rows), constants, and arithmetic, negation and casts of such
+// with at least one aggregate.
+bool NullOnEmpty(const Expr& e) {
+  if (e.kind == ExprKind::kFunction && IsAggregateFunction(e.op) && !e.over) return e.op != "COUNT";
+  if (e.kind == ExprKind::kLiteral) return false;
+  const bool arithmetic = (e.kind == ExprKind::kBinary &&
+                           (e.op == "+" || e.op == "-" || e.op == "*" || e.op == "/" ||
+                            e.op == "%")) ||
+                          (e.kind == ExprKind::kUnary && e.op == "-") ||
+                          e.kind == ExprKind::kCast;
+  if (!arithmetic) return false;
+  bool null_arg = false;
   for (const auto& a : e.args) {
-    if (ContainsCount(*a)) return true;
+    if (NullOnEmpty(*a)) {
+      null_arg = true;
+    } else if (ContainsAggregate(*a) || a->kind != ExprKind::kLiteral) {
+      return false;  // another operand that is not a plain constant
+    }
   }
-  return false;
+  return null_arg;
 }
 
 // The columns the FROM clause of `s` opens, with their qualifiers.
@@ -193,8 +208,17 @@ struct Correlation {
 Result<Correlation> Analyze(const Session& session, const SelectStmt& s, const Scope& outer) {
   Correlation c;
   if (!s.from || !s.set_operands.empty() || !s.values.empty() || !s.where) return c;
+  // Subqueries whose columns this simple scope would not resolve as the planner does (their own
+  // WITH queries, USING / NATURAL joins) are left to the regular path, which runs them when
+  // uncorrelated and names the outer column when not.
+  if (!s.with.empty()) return c;
+  for (const auto& j : s.joins) {
+    if (j.natural || !j.using_columns.empty()) return c;
+  }
   // The subquery's own columns, as its FROM clause opens them.
-  TRIB_ASSIGN_OR_RETURN(const Scope inner, FromScope(session, s));
+  auto opened = FromScope(session, s);
+  if (!opened.ok()) return c;
+  const Scope inner = std::move(*opened);
   auto collect = [&](const Expr& e, Reads* reads) { return CollectReads(e, inner, outer, reads); };
   std::vector<const Expr*> parts;
   SplitConjuncts(*s.where, &parts);
@@ -286,7 +310,8 @@ class Rewriter {
       TRIB_ASSIGN_OR_RETURN(Correlation c, Analyze(session_, s, outer_));
       if (!c.correlated) return Status::OK();
       const bool one_aggregate = s.items.size() == 1 && s.items[0].expr->kind != ExprKind::kStar &&
-                                 ContainsAggregate(*s.items[0].expr);
+                                 ContainsAggregate(*s.items[0].expr) &&
+                                 !ContainsWindow(*s.items[0].expr);
       if (!one_aggregate || !s.group_by.empty() || s.having || s.limit || s.offset > 0 ||
           s.distinct) {
         return NotSupportedAt(x.pos, "a correlated scalar subquery is supported when it computes "
@@ -296,9 +321,14 @@ class Rewriter {
       }
       const Expr& item = *s.items[0].expr;
       const bool is_count = item.kind == ExprKind::kFunction && item.op == "COUNT" && !item.over;
-      if (!is_count && ContainsCount(item)) {
-        return NotSupportedAt(x.pos, "a correlated scalar subquery computing an expression of "
-                                     "COUNT is not supported yet (only COUNT itself)");
+      // Outer rows without a group get NULL from the LEFT join: right for an aggregate that is
+      // NULL over no rows and for arithmetic over such (COUNT gets its 0 back); an expression
+      // that turns NULL into a value (COALESCE(SUM(x), 0), x IS NULL, CASE, COUNT + 1) would not be.
+      if (!is_count && !NullOnEmpty(item)) {
+        return NotSupportedAt(x.pos, "a correlated scalar subquery whose value over no rows is "
+                                     "not NULL (COALESCE, CASE, IS NULL or COUNT inside an "
+                                     "expression) is not supported yet; compute the aggregate "
+                                     "alone");
       }
       auto d = Derived(s, &c);
       for (const auto& k : c.inner_keys) d->group_by.push_back(k->Clone());
@@ -331,11 +361,13 @@ class Rewriter {
     if (!c.correlated) return false;
     bool aggregates = false;
     for (const auto& it : s.items) {
-      aggregates = aggregates || (it.expr->kind != ExprKind::kStar && ContainsAggregate(*it.expr));
+      aggregates = aggregates || (it.expr->kind != ExprKind::kStar &&
+                                  (ContainsAggregate(*it.expr) || ContainsWindow(*it.expr)));
     }
     if (aggregates || !s.group_by.empty() || s.having || s.limit || s.offset > 0) {
-      return NotSupportedAt(pos, "a correlated EXISTS or IN subquery with aggregates, GROUP BY, "
-                                 "HAVING, LIMIT or OFFSET is not supported yet");
+      return NotSupportedAt(pos, "a correlated EXISTS or IN subquery with aggregates, window "
+                                 "functions, GROUP BY, HAVING, LIMIT or OFFSET is not supported "
+                                 "yet");
     }
     if (left) {
       if (s.items.size() != 1 || s.items[0].expr->kind == ExprKind::kStar) {

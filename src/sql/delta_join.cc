@@ -62,6 +62,7 @@ class DeltaJoinOperator : public Operator {
         // The right side's start-up rows, every batch of them, before anything else.
         RowBatch batch;
         TRIB_ASSIGN_OR_RETURN(bool more, sides_[1].stream->Next(&batch, std::chrono::milliseconds(0)));
+        if (!more) processed_[1] = sides_[1].stream->next_snapshot_id() - 1;
         if (!more || !IsStartup(batch)) right_drained_ = true;
         if (more) {
           TRIB_RETURN_NOT_OK(Apply(1, &batch, &rows));
@@ -72,7 +73,13 @@ class DeltaJoinOperator : public Operator {
       for (int s = 0; s < 2; s++) {
         RowBatch batch;
         TRIB_ASSIGN_OR_RETURN(bool more, sides_[s].stream->Next(&batch, std::chrono::milliseconds(0)));
-        if (!more) continue;
+        if (!more) {
+          // Snapshots the stream passed without a change (compactions, upserts of equal rows)
+          // change nothing this side joins with: it is processed up to them, so lookups into it
+          // do not stay pinned to a snapshot that expiration may remove.
+          processed_[s] = sides_[s].stream->next_snapshot_id() - 1;
+          continue;
+        }
         any = true;
         // The left side's start-up rows are the state the right side was joined with.
         if (s == 0 && IsStartup(batch)) continue;
@@ -116,17 +123,24 @@ class DeltaJoinOperator : public Operator {
     std::vector<std::string> change_keys(batch->rows.size());
     std::vector<bool> null_key(batch->rows.size(), false);
     for (size_t i = 0; i < batch->rows.size(); i++) {
-      for (size_t k = 0; k < me.key_columns.size(); k++) {
+      // Every key column of the row converted first: a NULL (or unconvertible) one joins nothing,
+      // and the row adds no value to any column's list (they stay aligned row by row).
+      std::vector<Value> key;
+      for (size_t k = 0; k < me.key_columns.size() && !null_key[i]; k++) {
         const Value& v = batch->rows[i][me.key_columns[k]];
         auto cast = CastValue(v, me.table->schema()->fields[me.key_columns[k]].type,
                               other.table->schema()->fields[other.key_columns[k]].type,
                               CastMode::kExplicit);
         if (!cast.ok() || cast->is_null()) {
-          null_key[i] = true;  // a NULL (or unconvertible) key joins nothing
-          break;
+          null_key[i] = true;
+        } else {
+          key.push_back(std::move(*cast));
         }
-        AppendKey(*cast, &change_keys[i]);
-        wanted[k].push_back(std::move(*cast));
+      }
+      if (null_key[i]) continue;
+      for (size_t k = 0; k < key.size(); k++) {
+        AppendKey(key[k], &change_keys[i]);
+        wanted[k].push_back(std::move(key[k]));
       }
     }
     std::unordered_map<std::string, std::vector<Row>> found;

@@ -972,7 +972,8 @@ std::string Print(const Expr& e, bool quote) {
              ExprToString(*e.args[1]) + " AND " + ExprToString(*e.args[2]);
     case ExprKind::kLike:
       return ExprToString(*e.args[0]) + (e.negated ? " NOT LIKE " : " LIKE ") +
-             ExprToString(*e.args[1]);
+             ExprToString(*e.args[1]) +
+             (e.args.size() > 2 ? " ESCAPE " + ExprToString(*e.args[2]) : "");
     case ExprKind::kIsNull:
       return ExprToString(*e.args[0]) + (e.negated ? " IS NOT NULL" : " IS NULL");
   }

@@ -671,10 +671,14 @@ bool IsProctime(const Source& src, int field) {
   return false;
 }
 
-// The table column under `e`: a column slot, or a widening cast of one; -1 otherwise.
+// The table column under `e`: a column slot, or a widening cast of one (equal values stay
+// equal); -1 otherwise.
 int SlotUnder(const BoundExpr& e) {
   const BoundExpr* x = &e;
-  while (x->kind == BoundKind::kCast && x->args.size() == 1) x = x->args[0].get();
+  while (x->kind == BoundKind::kCast && x->args.size() == 1 &&
+         IsWidening(x->args[0]->type, x->type)) {
+    x = x->args[0].get();
+  }
   return x->kind == BoundKind::kColumn ? x->column : -1;
 }
 
@@ -1127,8 +1131,10 @@ Status PushIntoSubquery(Source* src, std::vector<BoundExprPtr>* conjuncts) {
     }
   }
   // A filter above LIMIT / OFFSET keeps other rows than one below; window functions see the rows
-  // a filter below them would remove.
+  // a filter below them would remove; an aggregate without GROUP BY returns its row even for no
+  // input (a filter below it, even a constant one, would not remove that row).
   if (q.limit || q.offset > 0 || !sub.windows.calls.empty()) return Status::OK();
+  if (sub.grouped && sub.agg.keys.empty()) return Status::OK();
   // What each output column of the subquery is, over its input: its select-list expression, or,
   // grouped, the GROUP BY key it shows (other outputs of a grouped query cannot move below it).
   std::vector<const BoundExpr*> output(sub.items.size(), nullptr);
@@ -1841,10 +1847,8 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan 
     // column's type.
     const auto& schema = *dim.table->schema();
     std::vector<BoundExprPtr> keys;
-    std::vector<bool> is_key(in.on.size(), false);
     for (size_t k = 0; k < in.lookup_keys.size(); k++) {
       BoundExpr& eq = *in.on[in.lookup_keys[k]];
-      is_key[in.lookup_keys[k]] = true;
       std::vector<bool> used;
       CollectColumns(*eq.args[0], &used);
       bool left_is_outer = true;
@@ -1859,9 +1863,10 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan 
     for (size_t f = 0; f < dim.fields.size(); f++) {
       position[in.first_slot + f] = before + static_cast<int>(f);
     }
+    // Every ON conjunct is checked on the joined row, the key equalities too: the key was
+    // converted to the key columns' types, which may lose what the equality compares.
     std::vector<BoundExprPtr> residual;
     for (size_t c = 0; c < in.on.size(); c++) {
-      if (is_key[c]) continue;
       RemapColumns(in.on[c].get(), position);
       residual.push_back(std::move(in.on[c]));
     }

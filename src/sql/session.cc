@@ -510,6 +510,17 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
         return st;
       }
       cc.type = (*bound)->null_literal ? DataType::String() : (*bound)->type;
+      // What is stored is SQL text read back on every query: it must read back as this
+      // expression (some forms have no faithful text yet).
+      auto reparsed = ParseExpression(cc.expr);
+      Result<BoundExprPtr> rebound = reparsed.ok() ? binder.Bind(**reparsed)
+                                                   : Result<BoundExprPtr>(reparsed.status());
+      if (!rebound.ok() || !((*rebound)->type == (*bound)->type) ||
+          ExprToSql(**reparsed) != cc.expr) {
+        return NotSupportedAt(c.expr->pos, "computed column '" + c.name + "': its expression "
+                                           "cannot be stored as SQL text faithfully yet (" +
+                                           cc.expr + ")");
+      }
     }
     for (const auto& n : computed_names) {
       for (const auto* list : {&s.primary_key, &s.partition_by}) {
