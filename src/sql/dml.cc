@@ -8,6 +8,8 @@
 #include "sql/expression.h"
 #include "sql/query.h"
 #include "sql/session.h"
+#include "meta/partition_marker.h"
+#include "meta/paths.h"
 #include "sql/interrupt.h"
 #include "tributary/table.h"
 #include "tributary/table_writer.h"
@@ -108,6 +110,72 @@ Result<std::optional<int64_t>> OverwriteWithNothing(Table& table,
 }
 }  // namespace
 
+Result<StatementResult> Session::AddPartitions(const AlterTableStmt& s, const ResolvedName& rn) {
+  auto opened = rn.catalog->GetTable(rn.id);
+  if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
+  std::unique_ptr<Table> table = std::move(*opened);
+  const auto schema = table->schema();
+  if (schema->partition_keys.empty()) {
+    return ErrorAt(s.name.pos, "table " + rn.id.ToString() + " is not partitioned");
+  }
+  Identifier parts_id = rn.id;
+  parts_id.system_table = "partitions";
+  auto parts = rn.catalog->ReadSystemTable(parts_id);
+  if (!parts.ok()) return ErrorAt(s.name.pos, parts.status().message());
+  std::set<std::string> existing;
+  for (size_t c = 0; c < parts->fields.size(); c++) {
+    if (parts->fields[c].name != "partition") continue;
+    for (const Row& r : parts->rows) existing.insert(r[c].string_value());
+  }
+  // Every partition checked before anything is added.
+  std::vector<std::string> adds;
+  for (const auto& spec : s.partitions) {
+    std::vector<bool> is_static(schema->fields.size(), false);
+    Row values(schema->fields.size());
+    TRIB_ASSIGN_OR_RETURN(auto partition,
+                          StaticPartition(*schema, rn.id, spec, &is_static, &values));
+    std::vector<Field> fields;
+    Row part;
+    for (const auto& k : schema->partition_keys) {
+      if (!partition.count(k)) {
+        return ErrorAt(spec.empty() ? s.pos : spec[0].pos,
+                       "ADD PARTITION needs a value for every partition key (missing '" + k + "')");
+      }
+      const int idx = schema->FieldIndex(k);
+      fields.push_back(schema->fields[idx]);
+      part.push_back(values[idx]);
+    }
+    const std::string name = meta::PartitionPath(fields, part);
+    if (existing.count(name) || std::find(adds.begin(), adds.end(), name) != adds.end()) {
+      return ErrorAt(spec[0].pos, "partition " + name + " of " + rn.id.ToString() +
+                                      " already exists");
+    }
+    adds.push_back(name);
+  }
+  const int64_t max_partitions =
+      std::stoll(schema->Option("max.partition.num").value_or("1000"));
+  if (static_cast<int64_t>(existing.size() + adds.size()) > max_partitions) {
+    return ErrorAt(s.pos, "adding " + std::to_string(adds.size()) + " partition(s) would give " +
+                              rn.id.ToString() + " " +
+                              std::to_string(existing.size() + adds.size()) +
+                              " partitions, more than 'max.partition.num' = " +
+                              std::to_string(max_partitions));
+  }
+  std::string added;
+  for (const std::string& name : adds) {
+    Status st = meta::MarkPartition(table->path(), name);
+    if (!st.ok()) {
+      return Locate(st.WithContext(added.empty() ? "nothing was added"
+                                                 : "partitions " + added + " were added before"),
+                    s.pos);
+    }
+    added += (added.empty() ? "" : ", ") + name;
+  }
+  StatementResult out;
+  out.message = "Added partition(s) " + added + " to " + rn.id.ToString();
+  return out;
+}
+
 Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const ResolvedName& rn) {
   auto opened = rn.catalog->GetTable(rn.id);
   if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
@@ -121,9 +189,15 @@ Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const R
   parts_id.system_table = "partitions";
   auto parts = rn.catalog->ReadSystemTable(parts_id);
   if (!parts.ok()) return ErrorAt(s.name.pos, parts.status().message());
-  std::set<std::string> existing;
+  std::set<std::string> existing, with_files;
   for (size_t c = 0; c < parts->fields.size(); c++) {
     if (parts->fields[c].name != "partition") continue;
+    for (size_t f = 0; f < parts->fields.size(); f++) {
+      if (parts->fields[f].name != "file_count") continue;
+      for (const Row& r : parts->rows) {
+        if (r[f].is_null() || r[f].int_value() > 0) with_files.insert(r[c].string_value());
+      }
+    }
     for (const Row& r : parts->rows) existing.insert(r[c].string_value());
   }
   // Every partition checked before anything is dropped.
@@ -151,7 +225,13 @@ Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const R
   // One OVERWRITE commit per partition that writes nothing: its files are deleted.
   std::string dropped;
   for (auto& [name, partition] : drops) {
-    auto committed = OverwriteWithNothing(*table, partition);
+    // A partition added and never written has no files to drop, only its marker.
+    Result<std::optional<int64_t>> committed = std::optional<int64_t>();
+    if (with_files.count(name)) committed = OverwriteWithNothing(*table, partition);
+    if (committed.ok()) {
+      Status unmarked = meta::UnmarkPartition(table->path(), name);
+      if (!unmarked.ok()) committed = unmarked;
+    }
     if (!committed.ok()) {
       return Locate(committed.status().WithContext(
                         dropped.empty() ? "nothing was dropped"

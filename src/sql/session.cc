@@ -926,6 +926,8 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
     }
     case AlterTableStmt::Action::kDropPartition:
       return DropPartitions(s, rn);
+    case AlterTableStmt::Action::kAddPartition:
+      return AddPartitions(s, rn);
     case AlterTableStmt::Action::kColumns: {
       {
         auto table = rn.catalog->GetTable(rn.id);

@@ -151,6 +151,7 @@ class Session {
   Result<std::unique_ptr<Table>> ProcedureTable(const Expr* table, Identifier* id) const;
   Result<StatementResult> Truncate(const TruncateStmt& s);
   // ALTER TABLE t DROP PARTITION (...)[, PARTITION (...)] (dml.cc).
+  Result<StatementResult> AddPartitions(const AlterTableStmt& s, const ResolvedName& rn);
   Result<StatementResult> DropPartitions(const AlterTableStmt& s, const ResolvedName& rn);
   // CALL sys.create_tag(table, tag[, snapshot_id]) and sys.delete_tag(table, tags).
   Result<StatementResult> Tags(const CallStmt& s, bool create);

@@ -1,5 +1,8 @@
 #include "table/system_tables.h"
 
+#include "meta/partition_marker.h"
+
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -200,6 +203,19 @@ Result<SystemTableData> Partitions(const std::string& path, const TableSchema& s
   }
   for (const auto& [name, a] : parts) {
     d.rows.push_back({S(name), I(a.records), I(a.bytes), I(a.files), Millis(a.updated)});
+  }
+  // Partitions added (ALTER TABLE ... ADD PARTITION) and not written yet: empty.
+  TRIB_ASSIGN_OR_RETURN(auto marked, meta::ListMarkedPartitions(path, schema.partition_keys));
+  bool added = false;
+  for (const std::string& name : marked) {
+    if (parts.count(name)) continue;
+    d.rows.push_back({S(name), I(0), I(0), I(0), Value::Null()});
+    added = true;
+  }
+  if (added) {
+    std::sort(d.rows.begin(), d.rows.end(), [](const Row& a, const Row& b) {
+      return a[0].string_value() < b[0].string_value();
+    });
   }
   return d;
 }

@@ -13,6 +13,7 @@
 #include "datafile/test_hooks.h"
 #include "format/parquet/writer.h"
 #include "common/parallel.h"
+#include "meta/partition_marker.h"
 #include "io/file_system.h"
 #include "merge/field_aggregator.h"
 #include "merge/merge_config.h"
@@ -467,6 +468,19 @@ class FileStoreWriter : public TableWriter {
           limit_buckets_++;
         }
       }
+      // Partitions added by ALTER TABLE ... ADD PARTITION exist too (and count) while empty.
+      marked_partitions_.clear();
+      if (!partition_idx_.empty()) {
+        TRIB_ASSIGN_OR_RETURN(marked_partitions_,
+                              meta::ListMarkedPartitions(path_, schema_->partition_keys));
+        std::set<std::string> written;
+        for (const std::string& pbytes : limit_partitions_) {
+          TRIB_ASSIGN_OR_RETURN(Row p, format::DeserializeBinaryRow(pbytes, partition_types_));
+          written.insert(meta::PartitionPath(partition_fields_, p));
+        }
+        marked_only_ = 0;
+        for (const auto& m : marked_partitions_) marked_only_ += written.count(m) ? 0 : 1;
+      }
       limits_counted_ = true;
     }
     std::set<std::string>& partitions = limit_partitions_;
@@ -474,14 +488,20 @@ class FileStoreWriter : public TableWriter {
     if (!partition_idx_.empty() && !partitions.count(id.first)) {
       const std::string name =
           meta::PartitionPath(partition_fields_, partition, core_.partition_default_name);
-      if (!OptionIsTrueOr(*schema_, "client.writer.dynamic-create-partition.enabled", true)) {
+      const bool added = marked_partitions_.count(meta::PartitionPath(partition_fields_, partition));
+      if (added) {
+        // Written for the first time: counted already (as added), now as written.
+        marked_partitions_.erase(meta::PartitionPath(partition_fields_, partition));
+        marked_only_--;
+      } else if (!OptionIsTrueOr(*schema_, "client.writer.dynamic-create-partition.enabled", true)) {
         return Status::Invalid("partition " + name + " does not exist and "
                                "'client.writer.dynamic-create-partition.enabled' is false");
       }
       const int64_t max_partitions = IntOption("max.partition.num", 1000);
-      if (static_cast<int64_t>(partitions.size()) + 1 > max_partitions) {
+      const int64_t count = static_cast<int64_t>(partitions.size()) + marked_only_ + 1;
+      if (count > max_partitions) {
         return Status::Invalid("writing partition " + name + " would give the table " +
-                               std::to_string(partitions.size() + 1) + " partitions, more than "
+                               std::to_string(count) + " partitions, more than "
                                "'max.partition.num' = " + std::to_string(max_partitions));
       }
     }
@@ -498,6 +518,8 @@ class FileStoreWriter : public TableWriter {
   // CheckNewBucket's counts (valid until the next Restore).
   bool limits_counted_ = false;
   std::set<std::string> limit_partitions_;
+  std::set<std::string> marked_partitions_;  // added (ADD PARTITION), not written by this writer
+  int64_t marked_only_ = 0;                  // of them, partitions without files
   int64_t limit_buckets_ = 0;
 
   int64_t IntOption(const char* key, int64_t fallback) const {
