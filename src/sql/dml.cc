@@ -110,23 +110,47 @@ Result<std::optional<int64_t>> OverwriteWithNothing(Table& table,
 }
 }  // namespace
 
-Result<StatementResult> Session::AddPartitions(const AlterTableStmt& s, const ResolvedName& rn) {
+namespace {
+// The partitioned table an ALTER TABLE ... ADD / DROP PARTITION names, and its partitions
+// ('k=v/k2=v2'; `with_files`: those holding data files).
+struct PartitionedTable {
+  std::unique_ptr<Table> table;
+  std::set<std::string> existing, with_files;
+};
+Result<PartitionedTable> OpenPartitioned(const AlterTableStmt& s, const ResolvedName& rn) {
+  PartitionedTable out;
   auto opened = rn.catalog->GetTable(rn.id);
   if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
-  std::unique_ptr<Table> table = std::move(*opened);
-  const auto schema = table->schema();
-  if (schema->partition_keys.empty()) {
+  out.table = std::move(*opened);
+  if (out.table->schema()->partition_keys.empty()) {
     return ErrorAt(s.name.pos, "table " + rn.id.ToString() + " is not partitioned");
   }
   Identifier parts_id = rn.id;
   parts_id.system_table = "partitions";
   auto parts = rn.catalog->ReadSystemTable(parts_id);
   if (!parts.ok()) return ErrorAt(s.name.pos, parts.status().message());
-  std::set<std::string> existing;
+  int name_col = -1, files_col = -1;
   for (size_t c = 0; c < parts->fields.size(); c++) {
-    if (parts->fields[c].name != "partition") continue;
-    for (const Row& r : parts->rows) existing.insert(r[c].string_value());
+    if (parts->fields[c].name == "partition") name_col = static_cast<int>(c);
+    if (parts->fields[c].name == "file_count") files_col = static_cast<int>(c);
   }
+  for (const Row& r : parts->rows) {
+    if (name_col < 0) break;
+    const std::string name = r[name_col].string_value();
+    out.existing.insert(name);
+    if (files_col < 0 || r[files_col].is_null() || r[files_col].int_value() > 0) {
+      out.with_files.insert(name);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+Result<StatementResult> Session::AddPartitions(const AlterTableStmt& s, const ResolvedName& rn) {
+  TRIB_ASSIGN_OR_RETURN(PartitionedTable pt, OpenPartitioned(s, rn));
+  std::unique_ptr<Table>& table = pt.table;
+  const auto schema = table->schema();
+  const std::set<std::string>& existing = pt.existing;
   // Every partition checked before anything is added.
   std::vector<std::string> adds;
   for (const auto& spec : s.partitions) {
@@ -177,29 +201,11 @@ Result<StatementResult> Session::AddPartitions(const AlterTableStmt& s, const Re
 }
 
 Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const ResolvedName& rn) {
-  auto opened = rn.catalog->GetTable(rn.id);
-  if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
-  std::unique_ptr<Table> table = std::move(*opened);
+  TRIB_ASSIGN_OR_RETURN(PartitionedTable pt, OpenPartitioned(s, rn));
+  std::unique_ptr<Table>& table = pt.table;
   const auto schema = table->schema();
-  if (schema->partition_keys.empty()) {
-    return ErrorAt(s.name.pos, "table " + rn.id.ToString() + " is not partitioned");
-  }
-  // The partitions that exist, as 'k=v/k2=v2'.
-  Identifier parts_id = rn.id;
-  parts_id.system_table = "partitions";
-  auto parts = rn.catalog->ReadSystemTable(parts_id);
-  if (!parts.ok()) return ErrorAt(s.name.pos, parts.status().message());
-  std::set<std::string> existing, with_files;
-  for (size_t c = 0; c < parts->fields.size(); c++) {
-    if (parts->fields[c].name != "partition") continue;
-    for (size_t f = 0; f < parts->fields.size(); f++) {
-      if (parts->fields[f].name != "file_count") continue;
-      for (const Row& r : parts->rows) {
-        if (r[f].is_null() || r[f].int_value() > 0) with_files.insert(r[c].string_value());
-      }
-    }
-    for (const Row& r : parts->rows) existing.insert(r[c].string_value());
-  }
+  const std::set<std::string>& existing = pt.existing;
+  const std::set<std::string>& with_files = pt.with_files;
   // Every partition checked before anything is dropped.
   std::vector<std::pair<std::string, std::map<std::string, std::string>>> drops;
   for (const auto& spec : s.partitions) {
