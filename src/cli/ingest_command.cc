@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "table/auto_partition.h"
 #include "cli/debezium.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
@@ -320,6 +321,12 @@ int RunIngestCommand(int argc, char** argv) {
   auto commit = [&](bool last) -> Status {
     auto r = last ? writer->CommitAndWaitForCompaction() : writer->Commit();
     if (!r.ok()) return r.status();
+    // A table with automatic partitions keeps them up to date whenever it is written.
+    auto maintained = table::MaintainAutoPartitions(
+        **table, std::chrono::duration_cast<std::chrono::milliseconds>(
+                     std::chrono::system_clock::now().time_since_epoch())
+                     .count());
+    if (!maintained.ok()) return maintained.status();
     if (r->has_value()) {
       ++commits;
       last_snapshot = **r;

@@ -469,29 +469,23 @@ std::vector<OptionDef> BuildTable() {
           "Paimon always did; false formats values as SQL text.")
           .Unsupported(),
       Def("table.auto-partition.enabled", kBool, "false",
-          "Create future partitions and drop old ones automatically, by time.")
-          .Unsupported(),
+          "Create future partitions and drop old ones automatically, by time."),
       Def("table.auto-partition.time-unit", kEnum, "DAY",
           "Granularity of automatic partitions; values are yyyyMMddHH, yyyyMMdd, yyyyMM, yyyyQ "
           "or yyyy.")
-          .Allowed({"HOUR", "DAY", "MONTH", "QUARTER", "YEAR"})
-          .Unsupported(),
+          .Allowed({"HOUR", "DAY", "MONTH", "QUARTER", "YEAR"}),
       Def("table.auto-partition.num-precreate", kInt, "2",
           "Automatic partitions created ahead, the current one included (0 with several "
           "partition columns).")
-          .Min(0)
-          .Unsupported(),
+          .Min(0),
       Def("table.auto-partition.num-retention", kInt, "7",
           "Older automatic partitions kept; older ones are dropped (negative: keep all).")
-          .Min(-1)
-          .Unsupported(),
+          .Min(-1),
       Def("table.auto-partition.time-zone", kString, "",
-          "Time zone of automatic partition values (default: the machine's).")
-          .Unsupported(),
+          "Time zone of automatic partition values (default: the machine's)."),
       Def("table.auto-partition.key", kString, "",
           "The time partition column when the table has several partition columns.")
-          .Columns()
-          .Unsupported(),
+          .Columns(),
       Def("client.writer.dynamic-create-partition.enabled", kBool, "true",
           "Writing into a missing partition creates it."),
       Def("max.partition.num", kInt, "1000", "Partitions a table may have at most.").Min(1),

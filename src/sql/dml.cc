@@ -1,6 +1,7 @@
 // INSERT, DELETE and UPDATE: every value is computed, converted and checked before the first
 // write, so a failing statement commits nothing.
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "sql/query.h"
 #include "sql/session.h"
 #include "meta/partition_marker.h"
+#include "table/auto_partition.h"
 #include "meta/paths.h"
 #include "sql/interrupt.h"
 #include "tributary/table.h"
@@ -92,6 +94,15 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
   if (!committed.ok()) {
     writer->Abort();
     return committed.status();
+  }
+  // A table with automatic partitions keeps them up to date whenever it is written.
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  auto maintained = table::MaintainAutoPartitions(table, now);
+  if (!maintained.ok()) {
+    return maintained.status().WithContext("the rows were committed; maintaining the automatic "
+                                           "partitions failed");
   }
   return committed;
 }

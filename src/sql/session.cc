@@ -1,6 +1,7 @@
 #include "sql/session.h"
 
 #include "sql/computed.h"
+#include "table/auto_partition.h"
 
 #include "commit/orphan_files.h"
 #include "commit/rollback.h"
@@ -913,6 +914,16 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
   switch (s.action) {
     case AlterTableStmt::Action::kSet:
     case AlterTableStmt::Action::kReset: {
+      // Automatic partitioning is fixed at creation (as in Fluss).
+      std::vector<std::pair<std::string, Pos>> keys;
+      for (const auto& o : s.options) keys.emplace_back(o.key, o.pos);
+      for (const auto& k : s.reset_keys) keys.emplace_back(k, s.pos);
+      for (const auto& [k, pos] : keys) {
+        if (k.rfind("table.auto-partition.", 0) == 0) {
+          return ErrorAt(pos, "option '" + k + "' is fixed when the table is created; "
+                              "automatic partitioning cannot be changed by ALTER TABLE");
+        }
+      }
       auto table = rn.catalog->GetTable(rn.id);
       if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
       std::vector<std::string> columns;
@@ -1028,6 +1039,7 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
     return Tags(s, p.back() == "create_tag");
   }
   if (p.back() == "rollback_to") return RollbackTo(s);
+  if (p.back() == "maintain_partitions") return MaintainPartitions(s);
   if (p.back() != "compact") {
     // Paimon's procedures not implemented yet; any other name is a typo or unknown.
     static const std::vector<std::string> kPaimon = {
@@ -1039,7 +1051,7 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
         "trigger_tag_automatic_creation", "query_service"};
     static const std::vector<std::string> kImplemented = {
         "compact", "expire_snapshots", "expire_changelogs", "remove_orphan_files", "create_tag",
-        "delete_tag", "rollback_to"};
+        "delete_tag", "rollback_to", "maintain_partitions"};
     if (std::find(kPaimon.begin(), kPaimon.end(), p.back()) != kPaimon.end()) {
       return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
     }
@@ -1192,6 +1204,31 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
                  " data, " + std::to_string(r->changelog_files) + " changelog, " +
                  std::to_string(r->index_files) + " index and " +
                  std::to_string(r->manifest_files) + " manifest file(s))");
+}
+
+Result<StatementResult> Session::MaintainPartitions(const CallStmt& s) {
+  const std::string proc = "sys.maintain_partitions";
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table"}));
+  if (!args.count("table")) {
+    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "('db.t')");
+  }
+  const Expr* t = args["table"];
+  Identifier id;
+  auto table = ProcedureTable(t, &id);
+  if (!table.ok()) return table.status();
+  auto rule = table::AutoPartitionRuleOf(*(*table)->schema());
+  if (!rule.ok()) return ErrorAt(t->pos, rule.status().message());
+  if (!*rule) {
+    return ErrorAt(t->pos, id.ToString() + " has no automatic partitions "
+                           "('table.auto-partition.enabled' is not true)");
+  }
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  auto done = table::MaintainAutoPartitions(**table, now);
+  if (!done.ok()) return Locate(done.status(), s.pos);
+  return Message("Automatic partitions of " + id.ToString() + ": " +
+                 (done->empty() ? "nothing to do" : *done));
 }
 
 Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {

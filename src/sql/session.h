@@ -157,6 +157,7 @@ class Session {
   Result<StatementResult> Tags(const CallStmt& s, bool create);
   // CALL sys.rollback_to(table, tag | snapshot_id).
   Result<StatementResult> RollbackTo(const CallStmt& s);
+  Result<StatementResult> MaintainPartitions(const CallStmt& s);  // CALL sys.maintain_partitions
   Result<StatementResult> Call(const CallStmt& s);
   Result<StatementResult> Explain(const ExplainStmt& s);
   Result<StatementResult> Select(const SelectStmt& s);

@@ -18,6 +18,7 @@
 #include "options/core_options.h"
 #include "options/option_values.h"
 #include "table/file_store_table.h"
+#include "table/auto_partition.h"
 #include "table/system_tables.h"
 #include "tributary/catalog.h"
 #include "tributary/options.h"
@@ -383,10 +384,21 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
   }
   TRIB_ASSIGN_OR_RETURN(TableSchema schema, BuildSchema(spec));
   schema.id = 0;
+  TRIB_ASSIGN_OR_RETURN(auto auto_partition, table::AutoPartitionRuleOf(schema));
   TRIB_ASSIGN_OR_RETURN(bool created, meta::SchemaManager(path).Commit(schema));
   if (!created) {
     if (ignore_if_exists) return Status::OK();
     return Status::AlreadyExists("table '" + id.ToString() + "' already exists");
+  }
+  if (auto_partition) {
+    // Automatic partitions are created ahead as the table is (a failure drops it again).
+    auto table = GetTable(id);
+    Status st = table.ok() ? table::MaintainAutoPartitions(**table, NowMillis()).status()
+                           : table.status();
+    if (!st.ok()) {
+      (void)DropTable(id, true);
+      return st;
+    }
   }
   return Status::OK();
 }

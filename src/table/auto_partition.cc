@@ -1,0 +1,187 @@
+#include "table/auto_partition.h"
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "common/datetime.h"
+#include "common/timezone.h"
+#include "meta/partition_marker.h"
+#include "meta/paths.h"
+#include "table/system_tables.h"
+#include "tributary/table.h"
+#include "tributary/table_writer.h"
+
+namespace tributary::table {
+
+namespace {
+
+int64_t FloorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+std::string Pad(int64_t v, int width) {
+  std::string s = std::to_string(v);
+  while (static_cast<int>(s.size()) < width) s = "0" + s;
+  return s;
+}
+
+// "k=v/k2=v2" as (column, value) pairs, values unescaped (%XX).
+std::vector<std::pair<std::string, std::string>> SplitPartition(const std::string& name) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t b = 0;
+  while (b <= name.size()) {
+    size_t e = name.find('/', b);
+    if (e == std::string::npos) e = name.size();
+    const std::string part = name.substr(b, e - b);
+    const size_t eq = part.find('=');
+    std::string value;
+    const std::string raw = eq == std::string::npos ? "" : part.substr(eq + 1);
+    for (size_t i = 0; i < raw.size(); i++) {
+      if (raw[i] == '%' && i + 2 < raw.size()) {
+        value += static_cast<char>(std::stoi(raw.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+      } else {
+        value += raw[i];
+      }
+    }
+    out.emplace_back(part.substr(0, eq), value);
+    b = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::optional<AutoPartitionRule>> AutoPartitionRuleOf(const TableSchema& schema) {
+  using Out = std::optional<AutoPartitionRule>;
+  auto opt = [&](const char* key) { return schema.Option(key); };
+  if (opt("table.auto-partition.enabled").value_or("false") != "true") return Out();
+  AutoPartitionRule r;
+  r.unit = opt("table.auto-partition.time-unit").value_or("DAY");
+  r.time_zone = opt("table.auto-partition.time-zone").value_or("");
+  if (schema.partition_keys.empty()) {
+    return Status::Invalid("'table.auto-partition.enabled' needs a partitioned table");
+  }
+  if (schema.partition_keys.size() == 1) {
+    r.key = schema.partition_keys[0];
+    if (auto k = opt("table.auto-partition.key"); k && !k->empty() && *k != r.key) {
+      return Status::Invalid("'table.auto-partition.key' = '" + *k + "' is not the partition "
+                             "column '" + r.key + "'");
+    }
+  } else {
+    auto k = opt("table.auto-partition.key");
+    if (!k || k->empty()) {
+      return Status::Invalid("a table partitioned by several columns needs "
+                             "'table.auto-partition.key': the time partition column");
+    }
+    if (std::find(schema.partition_keys.begin(), schema.partition_keys.end(), *k) ==
+        schema.partition_keys.end()) {
+      return Status::Invalid("'table.auto-partition.key' = '" + *k + "' is not a partition column");
+    }
+    r.key = *k;
+  }
+  const int idx = schema.FieldIndex(r.key);
+  const TypeId t = schema.fields[idx].type.id;
+  if (t != TypeId::kVarChar && t != TypeId::kChar) {
+    return Status::Invalid("automatic partition column '" + r.key + "' must be a STRING (its "
+                           "values are " + (r.unit == "HOUR" ? "yyyyMMddHH" : r.unit == "DAY"
+                                                ? "yyyyMMdd" : r.unit == "MONTH" ? "yyyyMM"
+                                                : r.unit == "QUARTER" ? "yyyyQ" : "yyyy") + ")");
+  }
+  r.precreate = std::stoll(opt("table.auto-partition.num-precreate").value_or("2"));
+  if (schema.partition_keys.size() > 1) {
+    if (opt("table.auto-partition.num-precreate") && r.precreate != 0) {
+      return Status::Invalid("'table.auto-partition.num-precreate' must be 0 for a table "
+                             "partitioned by several columns (the other values are not known)");
+    }
+    r.precreate = 0;
+  }
+  r.retention = std::stoll(opt("table.auto-partition.num-retention").value_or("7"));
+  TRIB_ASSIGN_OR_RETURN(TimeZone zone, TimeZone::Load(r.time_zone));
+  (void)zone;
+  return Out(std::move(r));
+}
+
+Result<std::string> AutoPartitionValue(const AutoPartitionRule& rule, int64_t utc_millis,
+                                       int64_t offset) {
+  TRIB_ASSIGN_OR_RETURN(TimeZone zone, TimeZone::Load(rule.time_zone));
+  int64_t utc = FloorDiv(utc_millis, 1000);
+  if (rule.unit == "HOUR") utc += offset * 3600;
+  const int64_t local = utc + zone.OffsetAtUtc(utc);
+  int64_t days = FloorDiv(local, 86400);
+  const int64_t hour = (local - days * 86400) / 3600;
+  if (rule.unit == "DAY") days += offset;
+  int64_t y = 0;
+  unsigned m = 0, d = 0;
+  CivilFromDays(days, &y, &m, &d);
+  if (rule.unit == "HOUR") return Pad(y, 4) + Pad(m, 2) + Pad(d, 2) + Pad(hour, 2);
+  if (rule.unit == "DAY") return Pad(y, 4) + Pad(m, 2) + Pad(d, 2);
+  int64_t months = y * 12 + (m - 1);
+  if (rule.unit == "MONTH") {
+    months += offset;
+    return Pad(FloorDiv(months, 12), 4) + Pad(months - FloorDiv(months, 12) * 12 + 1, 2);
+  }
+  if (rule.unit == "QUARTER") {
+    int64_t quarters = FloorDiv(months, 3) + offset;
+    return Pad(FloorDiv(quarters, 4), 4) + std::to_string(quarters - FloorDiv(quarters, 4) * 4 + 1);
+  }
+  if (rule.unit == "YEAR") return Pad(y + offset, 4);
+  return Status::Invalid("unknown 'table.auto-partition.time-unit' '" + rule.unit + "'");
+}
+
+Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
+  const auto schema = table.schema();
+  TRIB_ASSIGN_OR_RETURN(auto rule, AutoPartitionRuleOf(*schema));
+  if (!rule) return std::string();
+  TRIB_ASSIGN_OR_RETURN(SystemTableData parts, ReadSystemTable(table.path(), "partitions"));
+  std::vector<std::string> existing;
+  std::map<std::string, bool> has_files;
+  for (const Row& r : parts.rows) {
+    existing.push_back(r[0].string_value());
+    has_files[r[0].string_value()] = r[3].is_null() || r[3].int_value() > 0;
+  }
+  std::string done;
+  // Expired: the time value before the oldest one kept (same width: a value of another form is
+  // not this rule's and stays).
+  if (rule->retention >= 0) {
+    TRIB_ASSIGN_OR_RETURN(std::string oldest, AutoPartitionValue(*rule, now_millis, -rule->retention));
+    for (const std::string& name : existing) {
+      std::map<std::string, std::string> spec;
+      for (const auto& [k, v] : SplitPartition(name)) spec[k] = v;
+      const std::string& v = spec[rule->key];
+      const bool digits = std::all_of(v.begin(), v.end(),
+                                      [](char c) { return c >= '0' && c <= '9'; });
+      if (v.size() != oldest.size() || !digits || v >= oldest) {
+        continue;
+      }
+      if (has_files[name]) {
+        WriteOptions o;
+        o.overwrite = true;
+        o.overwrite_partition = spec;
+        TRIB_ASSIGN_OR_RETURN(auto writer, table.NewWriter(o));
+        TRIB_ASSIGN_OR_RETURN(auto snap, writer->Commit());
+        (void)snap;
+      }
+      TRIB_RETURN_NOT_OK(meta::UnmarkPartition(table.path(), name));
+      done += (done.empty() ? "dropped " : ", ") + name;
+    }
+  }
+  // Ahead: the current unit's partition and the next ones.
+  std::string created;
+  for (int64_t i = 0; i < rule->precreate; i++) {
+    TRIB_ASSIGN_OR_RETURN(std::string value, AutoPartitionValue(*rule, now_millis, i));
+    const std::string name = rule->key + "=" + meta::EscapePathName(value);
+    if (std::find(existing.begin(), existing.end(), name) != existing.end()) continue;
+    const int64_t max = std::stoll(schema->Option("max.partition.num").value_or("1000"));
+    if (static_cast<int64_t>(existing.size()) + 1 > max) {
+      return Status::Invalid("creating automatic partition " + name + " would give the table more "
+                             "than 'max.partition.num' = " + std::to_string(max) + " partitions");
+    }
+    TRIB_RETURN_NOT_OK(meta::MarkPartition(table.path(), name));
+    existing.push_back(name);
+    created += (created.empty() ? "created " : ", ") + name;
+  }
+  if (!created.empty()) done += (done.empty() ? "" : "; ") + created;
+  return done;
+}
+
+}  // namespace tributary::table
