@@ -65,6 +65,9 @@ struct Predicate {
   int column = 0;  // index in the table schema
   Op op = Op::kEq;
   std::vector<Value> literals;  // one for comparisons, several for kIn, none for null tests
+  // kIn: `literals` are ascending, without NULLs or duplicates (set by the scans, which sort
+  // every IN list once so that a row is checked by binary search).
+  bool sorted = false;
 };
 
 struct ScanOptions {

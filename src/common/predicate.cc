@@ -1,5 +1,7 @@
 #include "common/predicate.h"
 
+#include <algorithm>
+
 namespace tributary {
 
 bool EvalPredicate(const Predicate& p, const Value& v) {
@@ -8,6 +10,11 @@ bool EvalPredicate(const Predicate& p, const Value& v) {
   if (p.op == Op::kIsNotNull) return !v.is_null();
   if (v.is_null()) return false;
   if (p.op == Op::kIn) {
+    if (p.sorted) {
+      auto it = std::lower_bound(p.literals.begin(), p.literals.end(), v,
+                                 [](const Value& l, const Value& x) { return CompareValues(l, x) < 0; });
+      return it != p.literals.end() && CompareValues(*it, v) == 0;
+    }
     for (const auto& l : p.literals) {
       if (!l.is_null() && CompareValues(v, l) == 0) return true;
     }
@@ -35,6 +42,11 @@ bool MayMatchRange(const Predicate& p, const Value& min, const Value& max) {
   switch (p.op) {
     case Op::kEq: return !p.literals.empty() && in_range(p.literals[0]);
     case Op::kIn:
+      if (p.sorted) {
+        auto it = std::lower_bound(p.literals.begin(), p.literals.end(), min,
+                                   [](const Value& l, const Value& x) { return CompareValues(l, x) < 0; });
+        return it != p.literals.end() && CompareValues(*it, max) <= 0;
+      }
       for (const auto& l : p.literals) {
         if (in_range(l)) return true;
       }
@@ -50,6 +62,19 @@ bool MayMatchRange(const Predicate& p, const Value& min, const Value& max) {
     case Op::kIsNotNull: return true;
   }
   return true;
+}
+
+void SortInLists(std::vector<Predicate>* filters) {
+  for (Predicate& p : *filters) {
+    if (p.op != Predicate::Op::kIn || p.sorted) continue;
+    std::vector<Value>& l = p.literals;
+    l.erase(std::remove_if(l.begin(), l.end(), [](const Value& v) { return v.is_null(); }), l.end());
+    std::sort(l.begin(), l.end(), [](const Value& a, const Value& b) { return CompareValues(a, b) < 0; });
+    l.erase(std::unique(l.begin(), l.end(),
+                        [](const Value& a, const Value& b) { return CompareValues(a, b) == 0; }),
+            l.end());
+    p.sorted = true;
+  }
 }
 
 }  // namespace tributary

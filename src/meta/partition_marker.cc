@@ -1,6 +1,7 @@
 #include "meta/partition_marker.h"
 
 #include "io/file_system.h"
+#include "meta/paths.h"
 
 namespace tributary::meta {
 
@@ -19,7 +20,7 @@ Status ListLevel(const std::string& table_path, const std::vector<std::string>& 
   }
   auto entries = io::LocalFs().ListDir(dir);
   if (!entries.ok()) return entries.status().IsNotFound() ? Status::OK() : entries.status();
-  const std::string prefix = keys[level] + "=";
+  const std::string prefix = EscapePathName(keys[level]) + "=";
   for (const auto& e : *entries) {
     if (!e.is_dir || e.name.compare(0, prefix.size(), prefix) != 0) continue;
     TRIB_RETURN_NOT_OK(ListLevel(table_path, keys, level + 1,

@@ -118,7 +118,8 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
 bool FixedAfterCreate(const std::string& key) {
   static const std::set<std::string> kFixed = {"merge-engine", "sequence.field", "bucket-key",
                                                "changelog-producer"};
-  return kFixed.count(key) > 0;
+  // Automatic partitioning is fixed at creation, as in Fluss.
+  return kFixed.count(key) > 0 || key.rfind("table.auto-partition.", 0) == 0;
 }
 
 Result<std::shared_ptr<const TableSchema>> WithDynamicOptions(

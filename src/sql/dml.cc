@@ -1,6 +1,7 @@
 // INSERT, DELETE and UPDATE: every value is computed, converted and checked before the first
 // write, so a failing statement commits nothing.
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <cctype>
 #include <set>
@@ -69,14 +70,15 @@ Result<std::map<std::string, std::string>> StaticPartition(
     }
     (*is_static)[idx] = true;
     (*values)[idx] = v->constant;
-    out[p.column] = FormatValue(v->constant, schema.fields[idx].type);
+    // As the writer names partitions (an overwrite compares with it): a DATE as its day number.
+    out[p.column] = meta::PartitionValueString(v->constant, schema.fields[idx].type);
   }
   return out;
 }
 
 // Writes `rows` with `kind` and commits; aborts on the first error so nothing is published.
 Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& options, RowKind kind,
-                                        const std::vector<Row>& rows) {
+                                        const std::vector<Row>& rows, bool maintain = true) {
   TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer, table.NewWriter(options));
   for (const Row& r : rows) {
     Status st = writer->Write(kind, r);
@@ -95,14 +97,18 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
     writer->Abort();
     return committed.status();
   }
-  // A table with automatic partitions keeps them up to date whenever it is written.
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  auto maintained = table::MaintainAutoPartitions(table, now);
-  if (!maintained.ok()) {
-    return maintained.status().WithContext("the rows were committed; maintaining the automatic "
-                                           "partitions failed");
+  // A table with automatic partitions keeps them up to date whenever it is written. The rows
+  // are committed: a failure here is a warning, not the statement's error (CALL
+  // sys.maintain_partitions retries it).
+  if (maintain) {
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    auto maintained = table::MaintainAutoPartitions(table, now);
+    if (!maintained.ok()) {
+      std::fprintf(stderr, "warning: the rows were committed, but maintaining the automatic "
+                           "partitions failed: %s\n", maintained.status().ToString().c_str());
+    }
   }
   return committed;
 }
@@ -117,7 +123,7 @@ Result<std::optional<int64_t>> OverwriteWithNothing(Table& table,
   WriteOptions options;
   options.overwrite = true;
   options.overwrite_partition = partition;
-  return WriteAll(table, options, RowKind::kInsert, {});
+  return WriteAll(table, options, RowKind::kInsert, {}, /*maintain=*/false);
 }
 }  // namespace
 
@@ -224,15 +230,19 @@ Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const R
     Row values(schema->fields.size());
     TRIB_ASSIGN_OR_RETURN(auto partition,
                           StaticPartition(*schema, rn.id, spec, &is_static, &values));
-    std::string name;
+    std::vector<Field> fields;
+    Row part;
     for (const auto& k : schema->partition_keys) {
-      auto it = partition.find(k);
-      if (it == partition.end()) {
+      if (!partition.count(k)) {
         return ErrorAt(spec.empty() ? s.pos : spec[0].pos,
                        "DROP PARTITION needs a value for every partition key (missing '" + k + "')");
       }
-      name += (name.empty() ? "" : "/") + k + "=" + it->second;
+      const int idx = schema->FieldIndex(k);
+      fields.push_back(schema->fields[idx]);
+      part.push_back(values[idx]);
     }
+    // Named as t$partitions and ADD PARTITION name it.
+    const std::string name = meta::PartitionPath(fields, part);
     if (!existing.count(name)) {
       return ErrorAt(spec[0].pos, "partition " + name + " of " + rn.id.ToString() +
                                       " does not exist");

@@ -1,11 +1,14 @@
 #include "table/auto_partition.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <map>
 #include <vector>
 
 #include "common/datetime.h"
 #include "common/timezone.h"
+#include "io/file_system.h"
 #include "meta/partition_marker.h"
 #include "meta/paths.h"
 #include "table/system_tables.h"
@@ -35,8 +38,9 @@ std::vector<std::pair<std::string, std::string>> SplitPartition(const std::strin
     const size_t eq = part.find('=');
     std::string value;
     const std::string raw = eq == std::string::npos ? "" : part.substr(eq + 1);
+    auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
     for (size_t i = 0; i < raw.size(); i++) {
-      if (raw[i] == '%' && i + 2 < raw.size()) {
+      if (raw[i] == '%' && i + 2 < raw.size() && hex(raw[i + 1]) && hex(raw[i + 2])) {
         value += static_cast<char>(std::stoi(raw.substr(i + 1, 2), nullptr, 16));
         i += 2;
       } else {
@@ -50,6 +54,16 @@ std::vector<std::pair<std::string, std::string>> SplitPartition(const std::strin
 }
 
 }  // namespace
+
+std::string MachineTimeZone() {
+  if (const char* tz = std::getenv("TZ"); tz && *tz && *tz != ':') return tz;
+  if (auto text = io::LocalFs().ReadFile("/etc/timezone"); text.ok()) {
+    std::string name = *text;
+    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    if (!name.empty() && TimeZone::Load(name).ok()) return name;
+  }
+  return "UTC";
+}
 
 Result<std::optional<AutoPartitionRule>> AutoPartitionRuleOf(const TableSchema& schema) {
   using Out = std::optional<AutoPartitionRule>;
@@ -144,10 +158,19 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
   // not this rule's and stays).
   if (rule->retention >= 0) {
     TRIB_ASSIGN_OR_RETURN(std::string oldest, AutoPartitionValue(*rule, now_millis, -rule->retention));
+    std::vector<std::string> kept;
     for (const std::string& name : existing) {
       std::map<std::string, std::string> spec;
-      for (const auto& [k, v] : SplitPartition(name)) spec[k] = v;
+      bool default_value = false;
+      for (const auto& [k, v] : SplitPartition(name)) {
+        spec[k] = v;
+        // A NULL or blank value of another key cannot be named by an overwrite yet: kept.
+        default_value = default_value || v == "__DEFAULT_PARTITION__" ||
+                        v == schema->Option("partition.default-name").value_or("");
+      }
       const std::string& v = spec[rule->key];
+      kept.push_back(name);
+      if (default_value) continue;
       const bool digits = std::all_of(v.begin(), v.end(),
                                       [](char c) { return c >= '0' && c <= '9'; });
       if (v.size() != oldest.size() || !digits || v >= oldest) {
@@ -162,8 +185,10 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
         (void)snap;
       }
       TRIB_RETURN_NOT_OK(meta::UnmarkPartition(table.path(), name));
+      kept.pop_back();
       done += (done.empty() ? "dropped " : ", ") + name;
     }
+    existing = std::move(kept);
   }
   // Ahead: the current unit's partition and the next ones.
   std::string created;

@@ -27,6 +27,10 @@ struct AutoPartitionRule {
   std::string key;         // the time partition column
 };
 
+// The machine's time zone by name (TZ, else /etc/timezone, else UTC): what CREATE TABLE records
+// when 'table.auto-partition.time-zone' is not given, so every client computes the same units.
+std::string MachineTimeZone();
+
 // The table's rule, checked against its partitioning (an error says what is wrong), or nullopt
 // when 'table.auto-partition.enabled' is not true.
 Result<std::optional<AutoPartitionRule>> AutoPartitionRuleOf(const TableSchema& schema);

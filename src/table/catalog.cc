@@ -385,19 +385,33 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
   TRIB_ASSIGN_OR_RETURN(TableSchema schema, BuildSchema(spec));
   schema.id = 0;
   TRIB_ASSIGN_OR_RETURN(auto auto_partition, table::AutoPartitionRuleOf(schema));
+  if (auto_partition) {
+    // The zone is recorded, so that every client computes the same partitions.
+    if (!schema.Option("table.auto-partition.time-zone") ||
+        schema.Option("table.auto-partition.time-zone")->empty()) {
+      schema.options["table.auto-partition.time-zone"] = table::MachineTimeZone();
+    }
+    const int64_t max = std::stoll(schema.Option("max.partition.num").value_or("1000"));
+    if (auto_partition->precreate > max) {
+      return Status::Invalid("'table.auto-partition.num-precreate' = " +
+                             std::to_string(auto_partition->precreate) + " is more than "
+                             "'max.partition.num' = " + std::to_string(max));
+    }
+  }
   TRIB_ASSIGN_OR_RETURN(bool created, meta::SchemaManager(path).Commit(schema));
   if (!created) {
     if (ignore_if_exists) return Status::OK();
     return Status::AlreadyExists("table '" + id.ToString() + "' already exists");
   }
   if (auto_partition) {
-    // Automatic partitions are created ahead as the table is (a failure drops it again).
+    // Automatic partitions are created ahead as the table is; the table stands without them
+    // (its next write or CALL sys.maintain_partitions creates them).
     auto table = GetTable(id);
     Status st = table.ok() ? table::MaintainAutoPartitions(**table, NowMillis()).status()
                            : table.status();
     if (!st.ok()) {
-      (void)DropTable(id, true);
-      return st;
+      return st.WithContext("table '" + id.ToString() + "' was created, but not its automatic "
+                            "partitions");
     }
   }
   return Status::OK();

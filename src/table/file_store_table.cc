@@ -1,5 +1,7 @@
 #include "table/file_store_table.h"
 
+#include "common/predicate.h"
+
 #include "meta/schema_manager.h"
 #include "read/stream_scan.h"
 #include "read/table_read.h"
@@ -30,10 +32,14 @@ class FileStoreTable : public Table {
     return NewFileStoreWriter(path_, schema_, options);
   }
   Result<std::unique_ptr<TableScan>> NewScan(const ScanOptions& options) override {
-    return NewFileStoreScan(path_, schema_, options);
+    ScanOptions sorted = options;  // IN lists checked by binary search
+    SortInLists(&sorted.filters);
+    return NewFileStoreScan(path_, schema_, sorted);
   }
   Result<std::unique_ptr<StreamScan>> NewStreamScan(const StreamOptions& options) override {
-    return read::NewFileStoreStreamScan(path_, schema_, options);
+    StreamOptions sorted = options;
+    SortInLists(&sorted.filters);
+    return read::NewFileStoreStreamScan(path_, schema_, sorted);
   }
   Result<std::unique_ptr<TableLookup>> NewLookup() override {
     return NewFileStoreLookup(path_, schema_);

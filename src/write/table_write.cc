@@ -488,21 +488,24 @@ class FileStoreWriter : public TableWriter {
     if (!partition_idx_.empty() && !partitions.count(id.first)) {
       const std::string name =
           meta::PartitionPath(partition_fields_, partition, core_.partition_default_name);
-      const bool added = marked_partitions_.count(meta::PartitionPath(partition_fields_, partition));
-      if (added) {
-        // Written for the first time: counted already (as added), now as written.
-        marked_partitions_.erase(meta::PartitionPath(partition_fields_, partition));
-        marked_only_--;
-      } else if (!OptionIsTrueOr(*schema_, "client.writer.dynamic-create-partition.enabled", true)) {
+      const std::string marked = meta::PartitionPath(partition_fields_, partition);
+      const bool added = marked_partitions_.count(marked) > 0;
+      if (!added && !OptionIsTrueOr(*schema_, "client.writer.dynamic-create-partition.enabled",
+                                    true)) {
         return Status::Invalid("partition " + name + " does not exist and "
                                "'client.writer.dynamic-create-partition.enabled' is false");
       }
       const int64_t max_partitions = IntOption("max.partition.num", 1000);
-      const int64_t count = static_cast<int64_t>(partitions.size()) + marked_only_ + 1;
+      // An added partition written for the first time was counted already (as added).
+      const int64_t count = static_cast<int64_t>(partitions.size()) + marked_only_ + (added ? 0 : 1);
       if (count > max_partitions) {
         return Status::Invalid("writing partition " + name + " would give the table " +
                                std::to_string(count) + " partitions, more than "
                                "'max.partition.num' = " + std::to_string(max_partitions));
+      }
+      if (added && marked_only_ > 0) {
+        marked_partitions_.erase(marked);
+        marked_only_--;
       }
     }
     const int64_t max_buckets = IntOption("max.bucket.num", 128000);
