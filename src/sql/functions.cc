@@ -642,10 +642,22 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     // The parser's form (parser_expression.cc): JSON_VALUE(s, path, type, on_empty,
     // empty_default, on_error, error_default), JSON_QUERY(s, path, wrapper, on_empty, on_error).
     const bool value = f == "JSON_VALUE";
-    TRIB_RETURN_NOT_OK(arity(value ? 7 : 5, value ? 7 : 5));
+    TRIB_RETURN_NOT_OK(arity(value ? 7 : 6, value ? 7 : 6));
     TRIB_RETURN_NOT_OK(string_arg(0));
     TRIB_RETURN_NOT_OK(string_arg(1));
     b.type = DataType::String();
+    if (!value) {
+      // JSON_QUERY ... RETURNING STRING (the JSON text) or ARRAY<STRING> (the array's elements,
+      // strings as their values, others as JSON text), as Flink.
+      auto t = DataType::Parse(args[5]->constant.string_value());
+      if (!t.ok()) return ErrorAt(pos, "JSON_QUERY ... RETURNING: " + t.status().message());
+      const bool array = t->id == TypeId::kArray && t->element().IsString();
+      if (!t->IsString() && !array) {
+        return ErrorAt(pos, "JSON_QUERY ... RETURNING takes STRING or ARRAY<STRING>, not " +
+                                TypeName(*t));
+      }
+      b.type = array ? DataType::Array(DataType::String()) : DataType::String();
+    }
     if (value) {
       auto t = DataType::Parse(args[2]->constant.string_value());
       if (!t.ok()) return ErrorAt(pos, "JSON_VALUE ... RETURNING: " + t.status().message());
@@ -754,14 +766,29 @@ Result<Value> EvalJsonFunction(const BoundExpr& e, const std::vector<Value>& arg
     if (!cast.ok()) return behave(1, cast.status().message());
     return *cast;
   }
-  if (at == nullptr) return behave(0, "no value at the path");
+  // RETURNING ARRAY<STRING>: the elements of the array found (or of the EMPTY ARRAY default).
+  auto returned = [&](Result<Value> text) -> Result<Value> {
+    if (!text.ok() || e.type.id != TypeId::kArray || text->is_null()) return text;
+    auto parsed = ParseJson(text->string_value(), "JSON text");
+    if (!parsed.ok() || !parsed->is_array()) {
+      return behave(1, "the value at the path is not an array (RETURNING ARRAY<STRING>)");
+    }
+    std::vector<Value> elements;
+    for (const Json& item : *parsed) {
+      elements.push_back(item.is_null() ? Value::Null()
+                                        : Value::String(item.is_string() ? item.get<std::string>()
+                                                                         : item.dump()));
+    }
+    return Value::Array(std::move(elements));
+  };
+  if (at == nullptr) return returned(behave(0, "no value at the path"));
   const std::string& wrapper = args[2].string_value();
   const bool scalar = !at->is_object() && !at->is_array();
   if (wrapper == "UNCONDITIONAL" || (wrapper == "CONDITIONAL" && scalar)) {
-    return Value::String(Json::array({*at}).dump());
+    return returned(Value::String(Json::array({*at}).dump()));
   }
-  if (scalar) return behave(1, "the value at the path is not an object or array");
-  return Value::String(at->dump());
+  if (scalar) return returned(behave(1, "the value at the path is not an object or array"));
+  return returned(Value::String(at->dump()));
 }
 }  // namespace
 

@@ -545,10 +545,10 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
   }
   if (e->op == "JSON_VALUE" || e->op == "JSON_QUERY") {
     // JSON_VALUE(s, path [RETURNING type] [behavior ON EMPTY] [behavior ON ERROR]) and
-    // JSON_QUERY(s, path [wrapper] [behavior ON EMPTY] [behavior ON ERROR]) become calls with
-    // their clauses as string arguments (functions.cc says which): JSON_VALUE(s, path, type,
-    // on_empty, empty_default, on_error, error_default), JSON_QUERY(s, path, wrapper, on_empty,
-    // on_error). Without clauses, Flink's defaults.
+    // JSON_QUERY(s, path [RETURNING type] [wrapper] [behavior ON EMPTY] [behavior ON ERROR])
+    // become calls with their clauses as string arguments (functions.cc says which):
+    // JSON_VALUE(s, path, type, on_empty, empty_default, on_error, error_default),
+    // JSON_QUERY(s, path, wrapper, on_empty, on_error, type). Without clauses, Flink's defaults.
     auto text = [&](std::string v, const Pos& at) {
       auto lit = std::make_unique<Expr>();
       lit->kind = ExprKind::kLiteral;
@@ -571,11 +571,9 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
     e->args.push_back(std::move(path));
     const bool value = e->op == "JSON_VALUE";
     std::string type = "STRING", wrapper = "WITHOUT";
-    if (value && AcceptKeyword("RETURNING")) {
+    if (AcceptKeyword("RETURNING")) {
       Pos type_pos;
       TRIB_ASSIGN_OR_RETURN(type, ParseTypeText(&type_pos));
-    } else if (!value && Peek().Is("RETURNING")) {
-      return NotSupportedAt(Peek().pos, "JSON_QUERY ... RETURNING is not supported yet");
     }
     if (!value && (Peek().Is("WITH") || Peek().Is("WITHOUT"))) {
       const bool with = Upper(Next().text) == "WITH";
@@ -641,6 +639,7 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
       e->args.push_back(text(wrapper, at));
       e->args.push_back(text(on[0], at));
       e->args.push_back(text(on[1], at));
+      e->args.push_back(text(type, at));
     }
     return e;
   }
