@@ -203,6 +203,8 @@ Result<OperatorPtr> OpenJoins(const Session& session, std::vector<JoinInput> inp
     } else {
       for (size_t l = 0; l < nf; l++) out[l] = static_cast<int>(l);
       TRIB_RETURN_NOT_OK(PushIntoSubquery(&src, &pushed[i]));
+      TRIB_RETURN_NOT_OK(PruneSubquery(&src, std::vector<bool>(used.begin() + first,
+                                                               used.begin() + first + nf)));
       TRIB_ASSIGN_OR_RETURN(ops[i], OpenSourceOperator(session, &src));
       if (!pushed[i].empty()) ops[i] = MakeFilter(std::move(ops[i]), std::move(pushed[i]));
     }

@@ -1099,6 +1099,37 @@ BoundExprPtr Substitute(const BoundExpr& e, const std::vector<const BoundExpr*>&
 
 }  // namespace
 
+Status PruneSubquery(Source* src, const std::vector<bool>& used) {
+  if (!src->plan) return Status::OK();
+  SelectPlan& sub = *src->plan;
+  if (sub.query->distinct || sub.grouped) return Status::OK();
+  std::vector<bool> keep(sub.items.size(), false);
+  for (size_t i = 0; i < keep.size(); i++) keep[i] = i < used.size() && used[i];
+  for (const auto& k : sub.sort) {
+    if (k.output >= 0 && static_cast<size_t>(k.output) < keep.size()) keep[k.output] = true;
+  }
+  bool changed = false;
+  for (size_t i = 0; i < sub.items.size(); i++) {
+    if (keep[i] || sub.items[i]->IsConstant()) continue;
+    sub.items[i] = MakeConstant(Value::Null(), sub.items[i]->type, sub.items[i]->pos);
+    changed = true;
+  }
+  if (!changed) return Status::OK();
+  if (sub.joins.empty()) {
+    // What the subquery still reads of its own input, for its scan or a deeper subquery.
+    std::vector<bool> inner(sub.source.fields.size(), false);
+    for (const auto& c : sub.conjuncts) CollectColumns(*c, &inner);
+    for (const auto& it : sub.items) CollectColumns(*it, &inner);
+    for (const auto& k : sub.sort) {
+      if (k.expr) CollectColumns(*k.expr, &inner);
+    }
+    for (BoundExpr* e : WindowExprs(&sub.windows)) CollectColumns(*e, &inner);
+    inner.resize(sub.source.fields.size());
+    TRIB_RETURN_NOT_OK(PruneSubquery(&sub.source, inner));
+  }
+  return PlanTableScan(&sub);
+}
+
 Status PushIntoSubquery(Source* src, std::vector<BoundExprPtr>* conjuncts) {
   if (!src->plan || conjuncts->empty()) return Status::OK();
   SelectPlan& sub = *src->plan;
@@ -1634,6 +1665,25 @@ Result<OperatorPtr> BuildSelect(const Session& session, SelectPlan plan) {
       std::string description = DescribeScan(src, plan.scan, opts);  // before the table moves
       op = MakeScan(std::move(src.table), std::move(scan), std::move(description));
     } else {
+      if (src.plan) {
+        // The subquery computes only the columns this query reads.
+        std::vector<bool> used(src.fields.size(), false);
+        for (const auto& c : plan.conjuncts) CollectColumns(*c, &used);
+        if (plan.grouped) {
+          for (const auto& k : plan.agg.keys) CollectColumns(*k, &used);
+          for (const auto& c : plan.agg.calls) {
+            if (c.arg) CollectColumns(*c.arg, &used);
+          }
+        } else {
+          for (const auto& it : plan.items) CollectColumns(*it, &used);
+          for (const auto& k : plan.sort) {
+            if (k.expr) CollectColumns(*k.expr, &used);
+          }
+        }
+        for (BoundExpr* e : WindowExprs(&plan.windows)) CollectColumns(*e, &used);
+        used.resize(src.fields.size());
+        TRIB_RETURN_NOT_OK(PruneSubquery(&src, used));
+      }
       TRIB_ASSIGN_OR_RETURN(op, OpenSourceOperator(session, &src));
     }
     const bool pushed = from_table && plan.scan.all_pushed && !plan.scan.filters.empty();

@@ -81,6 +81,12 @@ std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanO
 // over a grouped subquery only those reading its GROUP BY keys. Nothing happens unless
 // `src->plan` is set.
 Status PushIntoSubquery(Source* src, std::vector<BoundExprPtr>* conjuncts);
+// Column pruning through a planned subquery (nothing unless `src->plan` is set): the select-list
+// items whose output column the reader does not use (`used`, by output column) become NULL
+// constants, so the subquery's own scan (and, through it, deeper subqueries) reads fewer columns;
+// the columns keep their places. Not for DISTINCT or grouped subqueries, nor items its ORDER BY
+// sorts by.
+Status PruneSubquery(Source* src, const std::vector<bool>& used);
 // The operators of an input that is not a table: its planned subquery built, its operators, or
 // its rows.
 Result<OperatorPtr> OpenSourceOperator(const Session& session, Source* src);

@@ -150,6 +150,7 @@ def random_derived_query(rng):
         "SELECT k, SUM(v) AS v1, COUNT(*) AS id, s FROM a GROUP BY k, s HAVING COUNT(*) > 1",
         "SELECT DISTINCT k, v AS v1, s, 0 AS id FROM a",
         "SELECT id, k, v AS v1, s FROM a ORDER BY id LIMIT 7",
+        "SELECT id, k, v AS v1, s FROM a ORDER BY v DESC, id LIMIT 5",
         "SELECT id, k, ROW_NUMBER() OVER (ORDER BY id) AS v1, s FROM a",
         "SELECT id, k, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS v1, s FROM a",
         "SELECT id, k, ROW_NUMBER() OVER (PARTITION BY s ORDER BY v, id) AS v1, s FROM a",
@@ -158,6 +159,9 @@ def random_derived_query(rng):
     cond = rng.choice(["d.k = 3", "d.k IS NULL", "d.v1 > 2", "d.v1 IS NULL OR d.k < 2",
                        "d.s = 'x'", "d.id BETWEEN 3 AND 20", "d.k IN (1, 4, 6)", "d.v1 + d.k > 4",
                        "d.v1 <= 2", "d.v1 = 1", "d.v1 < 3", "3 >= d.v1"])
+    if rng.random() < 0.15:
+        # One column read: the subquery's other columns are pruned (not those it sorts by).
+        return f"SELECT d.k AS dk FROM ({inner}) d"
     if rng.random() < 0.5:
         return f"SELECT d.k AS dk, d.v1 AS dv1, d.s AS ds, d.id AS did FROM ({inner}) d WHERE {cond}"
     kind = rng.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
