@@ -318,6 +318,12 @@ int RunIngestCommand(int argc, char** argv) {
   int64_t skipped = 0;
   std::string first_skipped;
   auto last_commit = Clock::now();
+  // The table's automatic partition rule (none: nothing to maintain) and the time unit they
+  // were last maintained in.
+  const auto rule_read = table::AutoPartitionRuleOf(*(*table)->schema());
+  const std::optional<table::AutoPartitionRule> auto_rule =
+      rule_read.ok() ? *rule_read : std::nullopt;
+  std::string maintained_unit;
   auto commit = [&](bool last) -> Status {
     auto r = last ? writer->CommitAndWaitForCompaction() : writer->Commit();
     if (!r.ok()) return r.status();
@@ -329,14 +335,24 @@ int RunIngestCommand(int argc, char** argv) {
     committed_line = line_no;
     last_commit = Clock::now();
     // A table with automatic partitions keeps them up to date whenever it is written (a
-    // failure is a warning: the lines are committed).
-    auto maintained = table::MaintainAutoPartitions(
-        **table, std::chrono::duration_cast<std::chrono::milliseconds>(
-                     std::chrono::system_clock::now().time_since_epoch())
-                     .count());
-    if (!maintained.ok()) {
-      std::fprintf(stderr, "warning: maintaining the automatic partitions failed: %s\n",
-                   maintained.status().ToString().c_str());
+    // failure is a warning: the lines are committed). Between two commits of the same time unit
+    // there is nothing new to create or drop, so a long ingest does it once per unit.
+    const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    std::string unit;
+    if (auto_rule) {
+      auto v = table::AutoPartitionValue(*auto_rule, now, 0);
+      unit = v.ok() ? *v : "";
+    }
+    if (auto_rule && (unit.empty() || unit != maintained_unit)) {
+      auto maintained = table::MaintainAutoPartitions(**table, now);
+      if (!maintained.ok()) {
+        std::fprintf(stderr, "warning: maintaining the automatic partitions failed: %s\n",
+                     maintained.status().ToString().c_str());
+      } else {
+        maintained_unit = unit;
+      }
     }
     progress.Update(events, rows, commits, committed_line, /*force=*/true);
     return Status::OK();
