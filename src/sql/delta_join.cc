@@ -144,16 +144,13 @@ class DeltaJoinOperator : public Operator {
       }
     }
     std::unordered_map<std::string, std::vector<Row>> found;
-    // A scan checks an IN list value by value: the keys go in chunks of kChunk.
-    constexpr size_t kChunk = 256;
-    for (size_t from = 0; processed_[o] >= 1 && from < wanted[0].size(); from += kChunk) {
-      const size_t to = std::min(wanted[0].size(), from + kChunk);
+    if (processed_[o] >= 1 && !wanted[0].empty()) {
+      // One scan for the whole batch: each key column IN its values (a scan sorts an IN list
+      // once and checks rows by binary search), the exact key matched below.
       ScanOptions opts;
       opts.snapshot_id = processed_[o];
       for (size_t k = 0; k < other.key_columns.size(); k++) {
-        std::vector<Value> chunk(wanted[k].begin() + static_cast<std::ptrdiff_t>(from),
-                                 wanted[k].begin() + static_cast<std::ptrdiff_t>(to));
-        opts.filters.push_back(Predicate{other.key_columns[k], Predicate::Op::kIn, std::move(chunk)});
+        opts.filters.push_back(Predicate{other.key_columns[k], Predicate::Op::kIn, wanted[k]});
       }
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, other.table->NewScan(opts));
       RowBatch rows;
@@ -163,11 +160,7 @@ class DeltaJoinOperator : public Operator {
         for (Row& r : rows.rows) {
           std::string key;
           for (int c : other.key_columns) AppendKey(r[c], &key);
-          auto& matches = found[key];
-          // A row found by two chunks (its key values split across them) counts once.
-          if (std::find(matches.begin(), matches.end(), r) == matches.end()) {
-            matches.push_back(std::move(r));
-          }
+          found[key].push_back(std::move(r));
         }
       }
     }

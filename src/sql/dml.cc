@@ -163,6 +163,30 @@ Result<PartitionedTable> OpenPartitioned(const AlterTableStmt& s, const Resolved
 }
 }  // namespace
 
+namespace {
+// A full partition spec of ADD / DROP PARTITION (`what`): its name as t$partitions, the writer and
+// the markers name it ('k=v/k2=v2'), and its values as an overwrite names them.
+Result<std::pair<std::string, std::map<std::string, std::string>>> NamePartition(
+    const AlterTableStmt& s, const ResolvedName& rn, const TableSchema& schema,
+    const std::vector<PartitionSpecEntry>& spec, const std::string& what) {
+  std::vector<bool> is_static(schema.fields.size(), false);
+  Row values(schema.fields.size());
+  TRIB_ASSIGN_OR_RETURN(auto partition, StaticPartition(schema, rn.id, spec, &is_static, &values));
+  std::vector<Field> fields;
+  Row part;
+  for (const auto& k : schema.partition_keys) {
+    if (!partition.count(k)) {
+      return ErrorAt(spec.empty() ? s.pos : spec[0].pos,
+                     what + " needs a value for every partition key (missing '" + k + "')");
+    }
+    const int idx = schema.FieldIndex(k);
+    fields.push_back(schema.fields[idx]);
+    part.push_back(values[idx]);
+  }
+  return std::make_pair(meta::PartitionPath(fields, part), std::move(partition));
+}
+}  // namespace
+
 Result<StatementResult> Session::AddPartitions(const AlterTableStmt& s, const ResolvedName& rn) {
   TRIB_ASSIGN_OR_RETURN(PartitionedTable pt, OpenPartitioned(s, rn));
   std::unique_ptr<Table>& table = pt.table;
@@ -171,22 +195,8 @@ Result<StatementResult> Session::AddPartitions(const AlterTableStmt& s, const Re
   // Every partition checked before anything is added.
   std::vector<std::string> adds;
   for (const auto& spec : s.partitions) {
-    std::vector<bool> is_static(schema->fields.size(), false);
-    Row values(schema->fields.size());
-    TRIB_ASSIGN_OR_RETURN(auto partition,
-                          StaticPartition(*schema, rn.id, spec, &is_static, &values));
-    std::vector<Field> fields;
-    Row part;
-    for (const auto& k : schema->partition_keys) {
-      if (!partition.count(k)) {
-        return ErrorAt(spec.empty() ? s.pos : spec[0].pos,
-                       "ADD PARTITION needs a value for every partition key (missing '" + k + "')");
-      }
-      const int idx = schema->FieldIndex(k);
-      fields.push_back(schema->fields[idx]);
-      part.push_back(values[idx]);
-    }
-    const std::string name = meta::PartitionPath(fields, part);
+    TRIB_ASSIGN_OR_RETURN(auto named, NamePartition(s, rn, *schema, spec, "ADD PARTITION"));
+    const std::string& name = named.first;
     if (existing.count(name) || std::find(adds.begin(), adds.end(), name) != adds.end()) {
       return ErrorAt(spec[0].pos, "partition " + name + " of " + rn.id.ToString() +
                                       " already exists");
@@ -226,23 +236,9 @@ Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const R
   // Every partition checked before anything is dropped.
   std::vector<std::pair<std::string, std::map<std::string, std::string>>> drops;
   for (const auto& spec : s.partitions) {
-    std::vector<bool> is_static(schema->fields.size(), false);
-    Row values(schema->fields.size());
-    TRIB_ASSIGN_OR_RETURN(auto partition,
-                          StaticPartition(*schema, rn.id, spec, &is_static, &values));
-    std::vector<Field> fields;
-    Row part;
-    for (const auto& k : schema->partition_keys) {
-      if (!partition.count(k)) {
-        return ErrorAt(spec.empty() ? s.pos : spec[0].pos,
-                       "DROP PARTITION needs a value for every partition key (missing '" + k + "')");
-      }
-      const int idx = schema->FieldIndex(k);
-      fields.push_back(schema->fields[idx]);
-      part.push_back(values[idx]);
-    }
-    // Named as t$partitions and ADD PARTITION name it.
-    const std::string name = meta::PartitionPath(fields, part);
+    TRIB_ASSIGN_OR_RETURN(auto named, NamePartition(s, rn, *schema, spec, "DROP PARTITION"));
+    const std::string& name = named.first;
+    auto& partition = named.second;
     if (!existing.count(name)) {
       return ErrorAt(spec[0].pos, "partition " + name + " of " + rn.id.ToString() +
                                       " does not exist");
