@@ -100,8 +100,14 @@ class DataFileWriter {
   // the merge's rows, per-column rows and computed columns.
   Status WriteMerged(std::vector<format::parquet::ColumnValues> sources,
                      const merge::ColumnMergeOutput& merged);
+  // Publishes every file this writer finishes under a second name from `namer` too: the same
+  // bytes, a second file (FileSystem::WriteCopy: a hard link where it can), as the input
+  // changelog of a flush whose records are exactly its data file's. Their metas, which differ from the files' only in the name, come from TakeCopies.
+  void CopyFilesTo(meta::FileNamer* namer) { copy_namer_ = namer; }
   // Closes the open file. Returns the metas of every file written.
   Result<std::vector<meta::DataFileMeta>> Finish();
+  // The metas of the copies (CopyFilesTo), in the order of the files, after Finish.
+  std::vector<meta::DataFileMeta> TakeCopies() { return std::move(copies_); }
   // Deletes every file written so far (on failure).
   void Abort();
 
@@ -119,6 +125,8 @@ class DataFileWriter {
   std::optional<std::vector<std::string>> write_cols_;
   std::unique_ptr<OpenFile> file_;
   std::vector<meta::DataFileMeta> done_;
+  meta::FileNamer* copy_namer_ = nullptr;
+  std::vector<meta::DataFileMeta> copies_;
   std::vector<const Value*> cells_;  // reused physical row of Parquet files
   Value seq_value_, kind_value_;
 };

@@ -349,7 +349,12 @@ Status DataFileWriter::Roll() {
   m.delete_row_count = f->deletes;
   m.file_source = source_;
   m.write_cols = write_cols_;
-  done_.push_back(std::move(m));
+  done_.push_back(m);
+  if (copy_namer_ != nullptr) {
+    m.file_name = copy_namer_->Next() + f->name.substr(f->name.rfind('.'));
+    TRIB_RETURN_NOT_OK(io::LocalFs().WriteCopy(path, io::JoinPath(dir_, m.file_name), bytes));
+    copies_.push_back(std::move(m));
+  }
   return Status::OK();
 }
 
@@ -361,7 +366,9 @@ Result<std::vector<meta::DataFileMeta>> DataFileWriter::Finish() {
 void DataFileWriter::Abort() {
   file_.reset();
   for (const auto& m : done_) (void)io::LocalFs().Remove(io::JoinPath(dir_, m.file_name));
+  for (const auto& m : copies_) (void)io::LocalFs().Remove(io::JoinPath(dir_, m.file_name));
   done_.clear();
+  copies_.clear();
 }
 
 format::parquet::ColumnValues ColumnValuesOf(const ColumnVector& c) {

@@ -80,6 +80,12 @@ Result<bool> FaultInjectingFs::WriteFileIfAbsent(const std::string& path, std::s
   return base_->WriteFileIfAbsent(path, data);
 }
 
+Status FaultInjectingFs::WriteCopy(const std::string& from, const std::string& path,
+                                   std::string_view data) {
+  TRIB_RETURN_NOT_OK(Step("cannot write", path, &data));
+  return base_->WriteCopy(from, path, data);
+}
+
 Result<bool> FaultInjectingFs::Exists(const std::string& path) {
   TRIB_RETURN_NOT_OK(Step("cannot stat", path, nullptr));
   return base_->Exists(path);

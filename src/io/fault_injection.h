@@ -31,6 +31,8 @@ class FaultInjectingFs : public FileSystem {
   Result<std::string> ReadFile(const std::string& path) override;
   Status WriteFile(const std::string& path, std::string_view data) override;
   Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) override;
+  Status WriteCopy(const std::string& from, const std::string& path,
+                   std::string_view data) override;
   Result<bool> Exists(const std::string& path) override;
   Result<std::optional<std::string>> Version(const std::string& path) override;
   Result<std::vector<FileInfo>> ListDir(const std::string& path) override;

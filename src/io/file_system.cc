@@ -120,6 +120,13 @@ class LocalFileSystem : public FileSystem {
     return true;
   }
 
+  Status WriteCopy(const std::string& from, const std::string& path,
+                   std::string_view data) override {
+    if (::link(from.c_str(), path.c_str()) == 0) return SyncDir(ParentPath(path));
+    // No links here (EPERM, EXDEV, EMLINK, ...) or a file in the way: write the bytes.
+    return WriteFile(path, data);
+  }
+
   Result<bool> Exists(const std::string& path) override {
     struct stat st;
     if (::stat(path.c_str(), &st) == 0) return true;
@@ -244,6 +251,11 @@ MappedFile::~MappedFile() {
 
 Result<std::shared_ptr<const MappedFile>> FileSystem::MapFile(const std::string& path) {
   return MappedFile::Open(path);
+}
+
+Status FileSystem::WriteCopy(const std::string& /*from*/, const std::string& path,
+                             std::string_view data) {
+  return WriteFile(path, data);
 }
 
 namespace {

@@ -32,6 +32,12 @@ class FileSystem {
   // Publishes `data` at `path` only if nothing exists there (link(2) of a synced temp file).
   // Returns false, writing nothing, if `path` already exists.
   virtual Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) = 0;
+  // Publishes at `path` a second file with the bytes of `from`, a file WriteFile wrote, which
+  // are `data`: a hard link where the file system has them (no bytes written twice), else as
+  // WriteFile. Either way `path` is durable and independent of `from` (removing one leaves
+  // the other).
+  virtual Status WriteCopy(const std::string& from, const std::string& path,
+                           std::string_view data);
   virtual Result<bool> Exists(const std::string& path) = 0;
   // What identifies this version of the file (device, inode, size, modification time in ns), or
   // nullopt when it does not exist: a file replaced by rename, rewritten or re-created under the

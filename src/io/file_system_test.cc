@@ -65,6 +65,21 @@ TEST_F(FileSystemTest, WriteIfAbsentHasOneWinner) {
   EXPECT_EQ(*LocalFs().ReadFile(path), std::string(10000, static_cast<char>('a' + winner)));
 }
 
+// A copy (the input changelog that is also a data file) reads as the original and outlives it;
+// a copy where the source is missing (as on a file system without links) still gets the bytes.
+TEST_F(FileSystemTest, WriteCopyIsAnIndependentFile) {
+  const std::string data = JoinPath(dir_, "data-1.parquet");
+  const std::string copy = JoinPath(dir_, "changelog-1.parquet");
+  ASSERT_TRUE(LocalFs().WriteFile(data, "file bytes").ok());
+  ASSERT_TRUE(LocalFs().WriteCopy(data, copy, "file bytes").ok());
+  EXPECT_EQ(*LocalFs().ReadFile(copy), "file bytes");
+  ASSERT_TRUE(LocalFs().Remove(data).ok());
+  EXPECT_EQ(*LocalFs().ReadFile(copy), "file bytes");
+  const std::string other = JoinPath(dir_, "changelog-2.parquet");
+  ASSERT_TRUE(LocalFs().WriteCopy(data, other, "file bytes").ok());
+  EXPECT_EQ(*LocalFs().ReadFile(other), "file bytes");
+}
+
 TEST_F(FileSystemTest, MappedFileSeesTheBytes) {
   const std::string path = JoinPath(dir_, "data");
   ASSERT_TRUE(LocalFs().WriteFile(path, "parquet bytes").ok());

@@ -28,6 +28,7 @@ struct FileFormatOptions {
     auto it = per_level.find(level);
     return it == per_level.end() ? format : it->second;
   }
+  bool operator==(const FileFormatOptions&) const = default;
 };
 
 struct CoreOptions {

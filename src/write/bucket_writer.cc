@@ -22,7 +22,13 @@ void BucketWriter::set_lookup_cache(std::unique_ptr<LookupValueCache> cache) {
 
 Status BucketWriter::Flush(int64_t target_file_size) {
   if (buffer_.empty() && (!columns_ || columns_->empty())) return Status::OK();
+  bool written = false;  // the data files too (FlushSharingChangelog)
   if (ctx_.input_changelog_prefix && layout_.primary_key && columns_) {
+    TRIB_ASSIGN_OR_RETURN(written, FlushSharingChangelog(target_file_size));
+  }
+  if (written) {
+    // Both written.
+  } else if (ctx_.input_changelog_prefix && layout_.primary_key && columns_) {
     // The same from the column buffer: its records in key order (records of one key in write
     // order, their sequence order), written column by column.
     DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
@@ -70,17 +76,19 @@ Status BucketWriter::Flush(int64_t target_file_size) {
     TRIB_ASSIGN_OR_RETURN(auto files, changelog.Finish());
     for (auto& f : files) new_changelog_files_.push_back(std::move(f));
   }
-  DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
-                        ctx_.format, ctx_.write_cols);
-  Status st = columns_               ? WriteColumns(&writer)
-              : layout_.primary_key ? WriteMerged(&writer)
-                                    : WriteAll(&writer);
-  if (!st.ok()) {
-    writer.Abort();
-    return st;
+  if (!written) {
+    DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0,
+                          meta::FileSource::kAppend, ctx_.format, ctx_.write_cols);
+    Status st = columns_               ? WriteColumns(&writer)
+                : layout_.primary_key ? WriteMerged(&writer)
+                                      : WriteAll(&writer);
+    if (!st.ok()) {
+      writer.Abort();
+      return st;
+    }
+    TRIB_ASSIGN_OR_RETURN(auto files, writer.Finish());
+    for (auto& f : files) new_files_.push_back(std::move(f));
   }
-  TRIB_ASSIGN_OR_RETURN(auto files, writer.Finish());
-  for (auto& f : files) new_files_.push_back(std::move(f));
   // Flushes may run on another thread than the writes that filled the buffer: its records
   // are freed by ReleaseFlushed on the writing thread (freeing them here would contend for
   // the allocator's lock with that thread).
@@ -90,6 +98,63 @@ Status BucketWriter::Flush(int64_t target_file_size) {
   buffer_bytes_ = 0;
   io::CrashPoint("write.after-flush");
   return Status::OK();
+}
+
+Result<bool> BucketWriter::FlushSharingChangelog(int64_t target_file_size) {
+  if (ctx_.write_mask || !(ctx_.changelog_format == ctx_.format)) return false;
+  TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*ctx_.merge_config, layout_.fields,
+                                                         /*keep_retracts=*/true));
+  if (!plan || plan->kind() != ColumnMergePlan::Kind::kDeduplicate) return false;
+  ColumnMergeOutput merged;
+  std::vector<uint32_t> order;
+  TRIB_ASSIGN_OR_RETURN(bool by_columns, columns_->Merge(layout_.key_columns, columns_first_seq_,
+                                                         &*plan, &merged, &order));
+  const auto has_value = [](const auto& c) { return c.has_value(); };
+  const auto not_empty = [](const auto& c) { return !c.empty(); };
+  if (!by_columns || std::any_of(merged.computed.begin(), merged.computed.end(), has_value) ||
+      std::any_of(merged.column_rows.begin(), merged.column_rows.end(), not_empty)) {
+    return false;  // the data files do not hold the records as written
+  }
+  // The records the data files leave out (a key's earlier records), in key order.
+  std::vector<char> last(columns_->size(), 0);
+  for (uint32_t r : merged.rows) last[r] = 1;
+  std::vector<uint32_t> earlier;
+  std::vector<int64_t> sequences, kinds;
+  for (uint32_t r : order) {
+    if (last[r]) continue;
+    earlier.push_back(r);
+    sequences.push_back(columns_first_seq_ + r);
+    kinds.push_back(static_cast<int64_t>(columns_->kind(r)));
+  }
+  meta::FileNamer* changelog_names = changelog_namer(*ctx_.input_changelog_prefix);
+  DataFileWriter changelog(layout_, dir_, changelog_names, target_file_size, 0,
+                           meta::FileSource::kAppend, ctx_.changelog_format, ctx_.write_cols);
+  Status st;
+  if (!earlier.empty()) {
+    st = changelog.WriteColumns(columns_->Columns(), earlier.data(), sequences.data(),
+                                kinds.data(), earlier.size());
+  }
+  Result<std::vector<meta::DataFileMeta>> earlier_files =
+      st.ok() ? changelog.Finish() : Result<std::vector<meta::DataFileMeta>>(st);
+  if (!earlier_files.ok()) {
+    changelog.Abort();
+    return earlier_files.status();
+  }
+  DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
+                        ctx_.format, ctx_.write_cols);
+  writer.CopyFilesTo(changelog_names);
+  st = writer.WriteMerged(columns_->Columns(), merged);
+  Result<std::vector<meta::DataFileMeta>> files =
+      st.ok() ? writer.Finish() : Result<std::vector<meta::DataFileMeta>>(st);
+  if (!files.ok()) {
+    writer.Abort();
+    for (const auto& f : *earlier_files) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+    return files.status();
+  }
+  for (auto& f : *files) new_files_.push_back(std::move(f));
+  for (auto& f : *earlier_files) new_changelog_files_.push_back(std::move(f));
+  for (auto& f : writer.TakeCopies()) new_changelog_files_.push_back(std::move(f));
+  return true;
 }
 
 void BucketWriter::MoveBufferAbove(int64_t live_max) {

@@ -123,6 +123,15 @@ class BucketWriter {
   // From the column buffer, merged key by key as the table's merge engine says (a flush to
   // level 0 keeps retractions).
   Status WriteColumns(datafile::DataFileWriter* w);
+  // 'changelog-producer' = 'input' on a deduplicate table whose changelog files are written as
+  // its data files: the data files of a flush hold the last record of each key as it was
+  // written (row kind and sequence number too), so they are also the changelog of those
+  // records, and their bytes are published a second time under changelog names instead of
+  // encoding the same records twice. The records they leave out (a key's earlier records) go
+  // to changelog files listed before those: a bucket's changelog files are read in the order
+  // a snapshot lists them, so each key's changes keep their order. False, writing nothing,
+  // when the table is not such a table.
+  Result<bool> FlushSharingChangelog(int64_t target_file_size);
   Status WriteAll(datafile::DataFileWriter* w);
   Status WriteMerged(datafile::DataFileWriter* w);
 

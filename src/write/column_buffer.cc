@@ -134,7 +134,8 @@ int ColumnWriteBuffer::CompareKeys(const std::vector<int>& key_columns, uint32_t
 }
 
 Result<bool> ColumnWriteBuffer::Merge(const std::vector<int>& key_columns, int64_t first_seq,
-                                      ColumnMergePlan* plan, ColumnMergeOutput* out) {
+                                      ColumnMergePlan* plan, ColumnMergeOutput* out,
+                                      std::vector<uint32_t>* order) {
   std::vector<uint32_t> all = SortedByKey(key_columns);
   const uint32_t null_row = static_cast<uint32_t>(kinds_.size());
   plan->Start(columns_.size(), out);
@@ -164,6 +165,7 @@ Result<bool> ColumnWriteBuffer::Merge(const std::vector<int>& key_columns, int64
   if (plan->kind() == ColumnMergePlan::Kind::kPartialUpdate) {
     Add(RowKind::kInsert, Row(columns_.size()));  // the NULL record
   }
+  if (order != nullptr) *order = std::move(all);
   return true;
 }
 

@@ -45,9 +45,11 @@ class ColumnWriteBuffer {
   // What a flush writes: the records merged key by key with `plan` into `out` (rows are
   // positions in this buffer; record i has sequence number first_seq + i). A partial-update
   // merge appends a NULL record for columns no record sets (so the buffer must be cleared
-  // before more records are added). False when a key needs the row merge.
+  // before more records are added). False when a key needs the row merge. `order`, when
+  // given, receives SortedByKey's order (the flush's input changelog needs it too).
   Result<bool> Merge(const std::vector<int>& key_columns, int64_t first_seq,
-                     merge::ColumnMergePlan* plan, merge::ColumnMergeOutput* out);
+                     merge::ColumnMergePlan* plan, merge::ColumnMergeOutput* out,
+                     std::vector<uint32_t>* order = nullptr);
   // Value of column c of record r.
   Value Get(size_t c, size_t r) const;
   // The buffered columns (one per field), for the Parquet writer.
