@@ -50,6 +50,47 @@ struct LookupValueCache::Maps {
   absl::flat_hash_map<std::string, Entry> bytes;
 };
 
+struct LookupValueCache::ColumnFace {
+  static constexpr uint32_t kAbsent = UINT32_MAX;
+  // One per table column; rows of replaced values stay until Repack.
+  std::vector<ColumnVector> columns;
+  absl::flat_hash_map<int64_t, uint32_t> row_of;  // key -> row of `columns`, or kAbsent
+  size_t rows() const { return columns.empty() ? 0 : columns[0].size(); }
+  void Clear() {
+    columns.clear();
+    row_of.clear();
+  }
+  // Bytes the face takes (what the budget bounds).
+  int64_t Bytes() const {
+    int64_t b = static_cast<int64_t>(row_of.size()) * 16;
+    for (const ColumnVector& c : columns) {
+      b += static_cast<int64_t>(c.ints.size() * 8 + c.doubles.size() * 8 + c.strings.bytes() +
+                                c.strings.size() * 8 + c.values.size() * 48 + c.nulls.size());
+    }
+    return b;
+  }
+  // Drops the rows no key uses once they outnumber the used ones.
+  void Repack() {
+    size_t live = 0;
+    for (const auto& [key, row] : row_of) live += row != kAbsent;
+    if (rows() < 2 * live + 4096) return;
+    std::vector<uint32_t> keep;
+    keep.reserve(live);
+    for (auto& [key, row] : row_of) {
+      if (row == kAbsent) continue;
+      keep.push_back(row);
+      row = static_cast<uint32_t>(keep.size() - 1);
+    }
+    for (ColumnVector& c : columns) {
+      ColumnVector packed;
+      packed.type = c.type;
+      packed.rep = c.rep;
+      packed.AppendRows(c, keep);
+      c = std::move(packed);
+    }
+  }
+};
+
 namespace {
 int64_t EntryBytes(const LookupValueCache::Key& key, const LookupValueCache::Entry& e) {
   return static_cast<int64_t>(key.bytes.size() + (e.row ? e.row->size() + 32 : 0)) + 48;
@@ -60,6 +101,28 @@ LookupValueCache::LookupValueCache(std::atomic<int64_t>* used, int64_t budget)
     : maps_(std::make_unique<Maps>()), used_(used), budget_(budget) {}
 
 LookupValueCache::~LookupValueCache() { Clear(); }
+
+void LookupValueCache::UsePacked() {
+  if (face_ && !face_->row_of.empty()) Clear();
+}
+
+LookupValueCache::ColumnFace& LookupValueCache::UseColumns() {
+  if (!maps_->ints.empty() || !maps_->bytes.empty()) Clear();
+  if (!face_) face_ = std::make_unique<ColumnFace>();
+  return *face_;
+}
+
+bool LookupValueCache::ResizeColumns(int64_t bytes) {
+  const int64_t others = used_->load(std::memory_order_relaxed) - (bytes_ - unsettled_);
+  if (others + bytes > budget_) {
+    Clear();
+    return false;
+  }
+  used_->fetch_add(bytes - (bytes_ - unsettled_), std::memory_order_relaxed);
+  bytes_ = bytes;
+  unsettled_ = 0;
+  return true;
+}
 
 const LookupValueCache::Entry* LookupValueCache::Find(const Key& key) const {
   if (key.is_int) {
@@ -103,10 +166,158 @@ void LookupValueCache::Clear() {
   bytes_ = unsettled_ = 0;
   maps_->ints.clear();
   maps_->bytes.clear();
+  if (face_) face_->Clear();
 }
+
+namespace {
+
+// The changelog of a deduplicate table with one integer key column and flat columns, column by
+// column: the commit's files are merged on their key, sequence and kind columns; each key's
+// before-image is a row of the cache's columnar face (looked up in the committed files when the
+// face does not know the key); the commit's values are appended to the face, and the changes
+// are written as rows of it. Nothing is turned into rows but the before-images found in files.
+// nullopt, writing nothing, when the table or its files need the row path.
+Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog(
+    const LookupChangelogInput& in, meta::FileNamer* namer) {
+  using Out = std::optional<std::vector<meta::DataFileMeta>>;
+  using Face = LookupValueCache::ColumnFace;
+  const datafile::FileLayout& layout = *in.layout;
+  if (in.merge_config->engine != "deduplicate" || in.row_deduplicate ||
+      layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
+    return Out();
+  }
+  for (const Field& f : layout.fields) {
+    if (f.type.IsNested()) return Out();
+  }
+  const int key_column = layout.key_columns[0];
+  DataFileWriter writer(layout, in.bucket_dir, namer, in.target_file_size, 0,
+                        meta::FileSource::kAppend, *in.format);
+  if (!writer.CanWriteColumns()) return Out();
+  TRIB_ASSIGN_OR_RETURN(auto plan, merge::ColumnMergePlan::Make(*in.merge_config, layout.fields,
+                                                                /*keep_retracts=*/true));
+  if (!plan || plan->kind() != merge::ColumnMergePlan::Kind::kDeduplicate) return Out();
+  std::vector<const meta::DataFileMeta*> files;
+  for (const auto& f : *in.new_files) {
+    if (f.level != 0 || f.write_cols) return Out();
+    files.push_back(&f);
+  }
+  if (files.empty()) return Out(std::vector<meta::DataFileMeta>());
+  std::stable_sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
+    return a->max_sequence_number < b->max_sequence_number;
+  });
+  std::vector<datafile::DataFileRef> paths;
+  for (const auto* f : files) {
+    paths.emplace_back(io::JoinPath(in.bucket_dir, f->file_name), f->row_count);
+  }
+  TRIB_ASSIGN_OR_RETURN(auto commit, datafile::MergeFilesByColumns(paths, layout, &*plan));
+  if (!commit || commit->columns[key_column].rep != ColumnVector::Rep::kInt) return Out();
+  const merge::ColumnMergeOutput& merged = commit->merged;
+  const std::vector<int64_t>& keys = commit->columns[key_column].ints;
+
+  Face local;
+  Face& face = in.cache ? in.cache->UseColumns() : local;
+  // On failure the face forgets everything (it may hold values this commit did not publish).
+  auto forget = [&] { in.cache ? in.cache->Clear() : face.Clear(); };
+  bool same_columns = face.columns.size() == commit->columns.size();
+  for (size_t c = 0; same_columns && c < face.columns.size(); c++) {
+    same_columns = face.columns[c].rep == commit->columns[c].rep &&
+                   face.columns[c].type == commit->columns[c].type;
+  }
+  if (!same_columns) {
+    face.Clear();
+    for (const ColumnVector& c : commit->columns) {
+      face.columns.emplace_back();
+      face.columns.back().type = c.type;
+      face.columns.back().rep = c.rep;
+    }
+  }
+  // Before-images the face does not know, from the committed files (keys ascending, once).
+  std::vector<Row> search;
+  for (size_t k = 0; k < merged.size(); k++) {
+    const int64_t key = keys[merged.rows[k]];
+    if (!face.row_of.contains(key)) search.push_back(Row{Value::Int(key)});
+  }
+  if (!search.empty()) {
+    datafile::BucketFileSearch committed(in.table_path, in.bucket_dir, layout, *in.schema,
+                                         *in.committed);
+    std::vector<std::vector<KeyValue>> found;
+    Status st = committed.FindAllSorted(search, &found);
+    if (!st.ok()) {
+      forget();
+      return st;
+    }
+    TRIB_ASSIGN_OR_RETURN(auto fn, merge::MakeMergeFunction(in.merge_config, *in.schema));
+    merge::SequenceOrder order(in.merge_config);
+    for (size_t s = 0; s < search.size(); s++) {
+      auto before = MergeCommitted(std::move(found[s]), order, fn.get());
+      if (!before.ok()) {
+        forget();
+        return before.status();
+      }
+      uint32_t row = Face::kAbsent;
+      if (*before) {
+        row = static_cast<uint32_t>(face.rows());
+        for (size_t c = 0; c < face.columns.size(); c++) face.columns[c].Append((**before).value[c]);
+      }
+      face.row_of[search[s][0].int_value()] = row;
+    }
+  }
+  // The commit's values join the face (they are the keys' values from now on); the changes are
+  // rows of it, in key order.
+  std::vector<uint32_t> added;
+  for (size_t k = 0; k < merged.size(); k++) {
+    if (IsAdd(static_cast<RowKind>(merged.kinds[k]))) added.push_back(merged.rows[k]);
+  }
+  uint32_t next = static_cast<uint32_t>(face.rows());
+  for (size_t c = 0; c < face.columns.size(); c++) face.columns[c].AppendRows(commit->columns[c], added);
+  std::vector<uint32_t> rows;
+  std::vector<int64_t> sequences, kinds;
+  for (size_t k = 0; k < merged.size(); k++) {
+    uint32_t& slot = face.row_of[keys[merged.rows[k]]];
+    const uint32_t before = slot;
+    auto emit = [&](RowKind kind, uint32_t row) {
+      rows.push_back(row);
+      sequences.push_back(merged.sequences[k]);
+      kinds.push_back(static_cast<int64_t>(kind));
+    };
+    if (IsAdd(static_cast<RowKind>(merged.kinds[k]))) {
+      const uint32_t after = next++;
+      if (before == Face::kAbsent) {
+        emit(RowKind::kInsert, after);
+      } else {
+        emit(RowKind::kUpdateBefore, before);
+        emit(RowKind::kUpdateAfter, after);
+      }
+      slot = after;
+    } else {
+      if (before != Face::kAbsent) emit(RowKind::kDelete, before);
+      slot = Face::kAbsent;
+    }
+  }
+  Status st;
+  if (!rows.empty()) {
+    std::vector<format::parquet::ColumnValues> columns;
+    for (const ColumnVector& c : face.columns) columns.push_back(datafile::ColumnValuesOf(c));
+    st = writer.WriteColumns(columns, rows.data(), sequences.data(), kinds.data(), rows.size());
+  }
+  auto written = st.ok() ? writer.Finish() : Result<std::vector<meta::DataFileMeta>>(st);
+  if (!written.ok()) {
+    writer.Abort();
+    forget();
+    return written.status();
+  }
+  face.Repack();
+  if (in.cache) in.cache->ResizeColumns(face.Bytes());
+  return Out(std::move(*written));
+}
+
+}  // namespace
 
 Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangelogInput& in,
                                                              meta::FileNamer* namer) {
+  TRIB_ASSIGN_OR_RETURN(auto by_columns, WriteDeduplicateChangelog(in, namer));
+  if (by_columns) return std::move(*by_columns);
+  if (in.cache) in.cache->UsePacked();
   const datafile::FileLayout& layout = *in.layout;
   // This commit's records of the bucket, in key order, then merge order.
   std::vector<KeyValue> records;

@@ -41,8 +41,17 @@ class LookupValueCache {
   };
   LookupValueCache(std::atomic<int64_t>* used, int64_t budget);
   ~LookupValueCache();
+  // The packed face: Find and Put (UsePacked first: it clears the columnar face).
+  void UsePacked();
   const Entry* Find(const Key& key) const;
   void Put(const Key& key, Entry e);
+  // The columnar face (deduplicate tables with one integer key column and flat columns): each
+  // key's value is a row of column vectors, or known absent (lookup_changelog.cc). Taking it
+  // clears the packed face.
+  struct ColumnFace;
+  ColumnFace& UseColumns();
+  // The columnar face now takes `bytes`: false, with the face cleared, past the budget.
+  bool ResizeColumns(int64_t bytes);
   void Clear();
   // Publishes the bytes added since the last call to the shared budget (Put counts them
   // locally: one atomic update per commit, not per key).
@@ -51,6 +60,7 @@ class LookupValueCache {
  private:
   struct Maps;
   std::unique_ptr<Maps> maps_;
+  std::unique_ptr<ColumnFace> face_;
   std::atomic<int64_t>* used_;
   int64_t budget_;
   int64_t bytes_ = 0;      // held by this cache

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Differential test of 'changelog-producer' = 'lookup' with the aggregation and partial-update
-engines. Such a table keeps each key's whole merged value in its newest record above level 0
+"""Differential test of 'changelog-producer' = 'lookup' with the aggregation, partial-update and
+deduplicate engines (the last partly through `tributary ingest`, a long-lived writer). Such a table keeps each key's whole merged value in its newest record above level 0
 (the lookup compaction writes it so, looking keys up below its output level) and every merge
 takes that record and the level-0 records only, as Paimon's LookupMergeFunction does. Random
 INSERT statements (and CALL sys.compact, and ignored DELETEs) with a small compaction trigger
@@ -95,6 +95,31 @@ def partial_case(rng, ignore_delete):
                 options=options, gen=gen, merge=merge, deletes=ignore_delete)
 
 
+def dedup_case(rng):
+    # Deduplicate: the last row wins and a DELETE removes the key. Part of its input comes
+    # through `tributary ingest` (a long-lived writer committing every few events, whose
+    # before-images come from its own cache between commits).
+    def gen(k):
+        return (k, rng.choice([None, *range(10)]), rng.choice([None, "p", "q", "r"]),
+                rng.choice([None, 1.5, 2.5]))
+
+    return dict(columns=[("id", "BIGINT"), ("a", "INT"), ("b", "STRING"), ("c", "DOUBLE")],
+                options={}, gen=gen, merge=lambda cur, row: row, deletes=True,
+                delete_removes=True, ingest=True)
+
+
+def ingest(binary, warehouse, events, commit_every):
+    path = warehouse + "/events.json"
+    with open(path, "w") as f:
+        for e in events:
+            f.write(json.dumps(e) + "\n")
+    p = subprocess.run([binary, "ingest", "--warehouse", warehouse, "--table", "default.t",
+                        "--format", "debezium-json", "--commit-every", str(commit_every), path],
+                       capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise Failure("ingest failed: %s" % p.stderr.strip()[-1500:])
+
+
 def run(binary, warehouse, sql, fmt="json", idle_ms=None):
     cmd = [binary, "sql", "--warehouse", warehouse, "--format", fmt]
     if idle_ms:
@@ -130,7 +155,8 @@ def run_round(binary, root, seed, case_name):
     rng = random.Random(seed)
     case = {"agg": lambda: agg_case(rng), "agg-sequence": lambda: agg_sequence_case(rng),
             "partial": lambda: partial_case(rng, False),
-            "partial-ignore-delete": lambda: partial_case(rng, True)}[case_name]()
+            "partial-ignore-delete": lambda: partial_case(rng, True),
+            "dedup": lambda: dedup_case(rng)}[case_name]()
     warehouse = tempfile.mkdtemp(prefix="lookup_", dir=root)
     options = dict(case["options"])
     options["changelog-producer"] = "lookup"
@@ -152,13 +178,35 @@ def run_round(binary, root, seed, case_name):
         elif r < 0.2 and case["deletes"]:
             keys = rng.sample(range(KEYS), 3)
             sql = "DELETE FROM t WHERE id IN (%s)" % ", ".join(map(str, keys))
+            if case.get("delete_removes"):
+                for k in keys:
+                    model.pop(k, None)
+        elif r < 0.5 and case.get("ingest"):
+            events = []
+            for _ in range(rng.randint(1, 30)):
+                row = case["gen"](rng.randrange(KEYS))
+                as_dict = lambda t: dict(zip(names, t))
+                cur = model.get(row[0])
+                if cur is None:
+                    events.append({"before": None, "after": as_dict(row), "op": "c"})
+                    model[row[0]] = row
+                elif rng.random() < 0.25:
+                    events.append({"before": as_dict(cur), "after": None, "op": "d"})
+                    del model[row[0]]
+                else:
+                    events.append({"before": as_dict(cur), "after": as_dict(row), "op": "u"})
+                    model[row[0]] = row
+            every = rng.choice([1, 2, 3, 5, 100])
+            sql = "ingest of %d events, a commit every %d" % (len(events), every)
+            ingest(binary, warehouse, events, every)
         else:
             rows = [case["gen"](rng.randrange(KEYS)) for _ in range(rng.randint(1, 6))]
             for row in rows:
                 model[row[0]] = case["merge"](model.get(row[0]), row)
             sql = "INSERT INTO t VALUES " + ", ".join(
                 "(" + ", ".join(literal(v) for v in row) + ")" for row in rows)
-        run(binary, warehouse, sql)
+        if not sql.startswith("ingest of"):
+            run(binary, warehouse, sql)
         got = read_table(binary, warehouse, names)
         if got != model:
             diff = sorted(set(got.items()) ^ set(model.items()), key=repr)[:6]
@@ -206,9 +254,10 @@ def main():
     try:
         total = 0
         for i in range(args.rounds):
-            for j, case in enumerate(["agg", "agg-sequence", "partial", "partial-ignore-delete"]):
+            for j, case in enumerate(["agg", "agg-sequence", "partial", "partial-ignore-delete",
+                                      "dedup"]):
                 total += run_round(args.binary, root, args.seed + 100 * i + j, case)
-        print("lookup_merge: %d rounds of 4 cases passed (%d changes checked)" %
+        print("lookup_merge: %d rounds of 5 cases passed (%d changes checked)" %
               (args.rounds, total))
         return 0
     except Failure as e:
