@@ -17,6 +17,7 @@
 
 #include "cli/commands.h"
 #include "table/auto_partition.h"
+#include "table/partition_expire.h"
 #include "cli/debezium.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
@@ -324,6 +325,12 @@ int RunIngestCommand(int argc, char** argv) {
   const std::optional<table::AutoPartitionRule> auto_rule =
       rule_read.ok() ? *rule_read : std::nullopt;
   std::string maintained_unit;
+  // Paimon's partition expiration: checked at the first commit, then once per
+  // 'partition.expiration-check-interval' (0: every commit).
+  const auto expire_read = table::PartitionExpireRuleOf(*(*table)->schema());
+  const std::optional<table::PartitionExpireRule> expire_rule =
+      expire_read.ok() ? *expire_read : std::nullopt;
+  std::optional<int64_t> expire_checked;
   auto commit = [&](bool last) -> Status {
     auto r = last ? writer->CommitAndWaitForCompaction() : writer->Commit();
     if (!r.ok()) return r.status();
@@ -353,6 +360,14 @@ int RunIngestCommand(int argc, char** argv) {
       } else {
         maintained_unit = unit;
       }
+    }
+    if (expire_rule && (!expire_checked || now - *expire_checked >= expire_rule->check_interval_ms)) {
+      auto expired = table::ExpirePartitions(**table, *expire_rule, now);
+      if (!expired.ok()) {
+        std::fprintf(stderr, "warning: expiring partitions failed: %s\n",
+                     expired.status().ToString().c_str());
+      }
+      expire_checked = now;
     }
     progress.Update(events, rows, commits, committed_line, /*force=*/true);
     return Status::OK();

@@ -1,5 +1,6 @@
 #include "meta/paths.h"
 
+#include <cctype>
 #include <random>
 
 #include "common/datetime.h"
@@ -43,6 +44,31 @@ std::string IndexPath(const std::string& t, const std::string& f) {
 }
 std::string BranchPath(const std::string& t, const std::string& branch) {
   return JoinPath(JoinPath(t, "branch"), "branch-" + branch);
+}
+
+std::vector<std::pair<std::string, std::string>> SplitPartitionPath(const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> out;
+  size_t b = 0;
+  while (b <= path.size()) {
+    size_t e = path.find('/', b);
+    if (e == std::string::npos) e = path.size();
+    const std::string part = path.substr(b, e - b);
+    const size_t eq = part.find('=');
+    std::string value;
+    const std::string raw = eq == std::string::npos ? "" : part.substr(eq + 1);
+    auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+    for (size_t i = 0; i < raw.size(); i++) {
+      if (raw[i] == '%' && i + 2 < raw.size() && hex(raw[i + 1]) && hex(raw[i + 2])) {
+        value += static_cast<char>(std::stoi(raw.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+      } else {
+        value += raw[i];
+      }
+    }
+    out.emplace_back(part.substr(0, eq), value);
+    b = e + 1;
+  }
+  return out;
 }
 
 std::string EscapePathName(const std::string& s) {

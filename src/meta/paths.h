@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tributary/schema.h"
@@ -34,6 +35,8 @@ std::string PartitionPath(const std::vector<Field>& partition_fields, const Row&
 // The string a partition value is shown as (SHOW PARTITIONS, t$partitions, directory names).
 std::string PartitionValueString(const Value& v, const DataType& t);
 std::string EscapePathName(const std::string& s);
+// "k=v/k2=v2" (PartitionPath's form) as (column, value) pairs, values unescaped (%XX).
+std::vector<std::pair<std::string, std::string>> SplitPartitionPath(const std::string& path);
 std::string BucketDir(const std::string& table_path, const std::string& partition_path,
                       int32_t bucket);
 

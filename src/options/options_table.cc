@@ -448,14 +448,25 @@ std::vector<OptionDef> BuildTable() {
           "Remove partition and bucket directories left empty by expiration.")
           .Unsupported(),
       Def("partition.expiration-time", kDuration, "",
-          "Partitions whose time value is older than this are dropped.")
-          .Unsupported(),
+          "Partitions whose time (partition.expiration-strategy) is older than this are dropped."),
+      Def("partition.expiration-check-interval", kDuration, "1 h",
+          "How often a long-lived writer (tributary ingest) checks for expired partitions; 0: at "
+          "every commit, SQL writes included."),
+      Def("partition.expiration-strategy", kEnum, "values-time",
+          "What a partition's time is: values-time (read from its values) or update-time (the "
+          "creation of its newest file).")
+          .Allowed({"values-time", "update-time"}),
+      Def("partition.expiration-max-num", kInt, "100",
+          "Partitions dropped at most by one expiration.")
+          .Min(1),
+      Def("end-input.check-partition-expire", kBool, "false",
+          "A SQL write (a batch job) checks for expired partitions when it ends."),
       Def("partition.timestamp-formatter", kString, "",
-          "Format of partition values for partition expiration, e.g. 'yyyyMMdd'.")
-          .Unsupported(),
+          "Format of partition values for partition expiration, e.g. 'yyyyMMdd' (Java "
+          "DateTimeFormatter letters y M d H m s S); default yyyy-MM-dd[ HH:mm:ss]."),
       Def("partition.timestamp-pattern", kString, "",
-          "How partition columns form a time for partition expiration, e.g. '$dt $hh:00:00'.")
-          .Unsupported(),
+          "How partition columns form a time for partition expiration, e.g. '$dt $hour:00:00' "
+          "(default: the first partition value)."),
       Def("tag.automatic-creation", kEnum, "none",
           "Create tags automatically from snapshot time, watermark or batch runs.")
           .Allowed({"none", "process-time", "watermark", "batch"})

@@ -12,6 +12,7 @@
 #include "sql/session.h"
 #include "meta/partition_marker.h"
 #include "table/auto_partition.h"
+#include "table/partition_expire.h"
 #include "meta/paths.h"
 #include "sql/interrupt.h"
 #include "tributary/table.h"
@@ -108,6 +109,16 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
     if (!maintained.ok()) {
       std::fprintf(stderr, "warning: the rows were committed, but maintaining the automatic "
                            "partitions failed: %s\n", maintained.status().ToString().c_str());
+    }
+    // Paimon's partition expiration: a statement is a batch job, which checks when it ends if
+    // 'end-input.check-partition-expire' is true or the check interval is 0.
+    auto rule = table::PartitionExpireRuleOf(*table.schema());
+    if (rule.ok() && *rule && ((*rule)->end_input_check || (*rule)->check_interval_ms == 0)) {
+      auto expired = table::ExpirePartitions(table, **rule, now);
+      if (!expired.ok()) {
+        std::fprintf(stderr, "warning: the rows were committed, but expiring partitions "
+                             "failed: %s\n", expired.status().ToString().c_str());
+      }
     }
   }
   return committed;

@@ -2,6 +2,7 @@
 
 #include "sql/computed.h"
 #include "table/auto_partition.h"
+#include "table/partition_expire.h"
 
 #include "commit/orphan_files.h"
 #include "commit/rollback.h"
@@ -1040,18 +1041,19 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   }
   if (p.back() == "rollback_to") return RollbackTo(s);
   if (p.back() == "maintain_partitions") return MaintainPartitions(s);
+  if (p.back() == "expire_partitions") return ExpirePartitionsCall(s);
   if (p.back() != "compact") {
     // Paimon's procedures not implemented yet; any other name is a typo or unknown.
     static const std::vector<std::string> kPaimon = {
         "compact_database", "rollback_to_timestamp", "create_branch",
         "delete_branch", "fast_forward", "rescale", "merge_into",
-        "reset_consumer", "clear_consumers", "mark_partition_done", "expire_partitions",
+        "reset_consumer", "clear_consumers", "mark_partition_done",
         "migrate_table", "migrate_file", "repair", "create_tag_from_timestamp",
         "expire_tags", "replace_tag", "rewrite_file_index", "purge_files",
         "trigger_tag_automatic_creation", "query_service"};
     static const std::vector<std::string> kImplemented = {
         "compact", "expire_snapshots", "expire_changelogs", "remove_orphan_files", "create_tag",
-        "delete_tag", "rollback_to", "maintain_partitions"};
+        "delete_tag", "rollback_to", "maintain_partitions", "expire_partitions"};
     if (std::find(kPaimon.begin(), kPaimon.end(), p.back()) != kPaimon.end()) {
       return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
     }
@@ -1229,6 +1231,59 @@ Result<StatementResult> Session::MaintainPartitions(const CallStmt& s) {
   if (!done.ok()) return Locate(done.status(), s.pos);
   return Message("Automatic partitions of " + id.ToString() + ": " +
                  (done->empty() ? "nothing to do" : *done));
+}
+
+Result<StatementResult> Session::ExpirePartitionsCall(const CallStmt& s) {
+  const std::string proc = "sys.expire_partitions";
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "expiration_time",
+                                                           "timestamp_formatter",
+                                                           "timestamp_pattern", "expire_strategy",
+                                                           "max_expires"}));
+  if (!args.count("table")) {
+    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "(`table` => 'db.t', "
+                          "expiration_time => '1 d')");
+  }
+  const Expr* t = args["table"];
+  Identifier id;
+  auto table = ProcedureTable(t, &id);
+  if (!table.ok()) return table.status();
+  // The arguments stand for the table's options of the same meaning.
+  TableSchema schema = *(*table)->schema();
+  const std::pair<const char*, const char*> kArgs[] = {
+      {"expiration_time", "partition.expiration-time"},
+      {"timestamp_formatter", "partition.timestamp-formatter"},
+      {"timestamp_pattern", "partition.timestamp-pattern"},
+      {"expire_strategy", "partition.expiration-strategy"},
+      {"max_expires", "partition.expiration-max-num"}};
+  for (const auto& [arg, key] : kArgs) {
+    if (!args.count(arg)) continue;
+    const Expr* e = args[arg];
+    const std::string v = e->text;
+    if (std::string(arg) == "expire_strategy" && v != "values-time" && v != "update-time") {
+      return ErrorAt(e->pos, "expire_strategy '" + v + "' is not 'values-time' or 'update-time'");
+    }
+    if (std::string(arg) == "max_expires" &&
+        (v.empty() || v.size() > 9 || !std::all_of(v.begin(), v.end(), ::isdigit) ||
+         std::stoll(v) < 1)) {
+      return ErrorAt(e->pos, "max_expires '" + v + "' is not a positive integer");
+    }
+    schema.options[key] = v;
+  }
+  auto rule = table::PartitionExpireRuleOf(schema);
+  if (!rule.ok()) return ErrorAt(s.pos, rule.status().message());
+  if (!*rule) {
+    return ErrorAt(s.pos, proc + " needs an expiration time: the argument expiration_time or "
+                          "the table's 'partition.expiration-time'");
+  }
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  auto expired = table::ExpirePartitions(**table, **rule, now);
+  if (!expired.ok()) return Locate(expired.status(), s.pos);
+  if (expired->empty()) return Message("No expired partitions of " + id.ToString());
+  std::string names;
+  for (const auto& n : *expired) names += (names.empty() ? "" : ", ") + n;
+  return Message("Expired partition(s) " + names + " of " + id.ToString());
 }
 
 Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {

@@ -158,6 +158,7 @@ class Session {
   // CALL sys.rollback_to(table, tag | snapshot_id).
   Result<StatementResult> RollbackTo(const CallStmt& s);
   Result<StatementResult> MaintainPartitions(const CallStmt& s);  // CALL sys.maintain_partitions
+  Result<StatementResult> ExpirePartitionsCall(const CallStmt& s);  // CALL sys.expire_partitions
   Result<StatementResult> Call(const CallStmt& s);
   Result<StatementResult> Explain(const ExplainStmt& s);
   Result<StatementResult> Select(const SelectStmt& s);

@@ -11,6 +11,7 @@
 #include "io/file_system.h"
 #include "meta/partition_marker.h"
 #include "meta/paths.h"
+#include "table/partition_expire.h"
 #include "table/system_tables.h"
 #include "tributary/table.h"
 #include "tributary/table_writer.h"
@@ -25,32 +26,6 @@ std::string Pad(int64_t v, int width) {
   std::string s = std::to_string(v);
   while (static_cast<int>(s.size()) < width) s = "0" + s;
   return s;
-}
-
-// "k=v/k2=v2" as (column, value) pairs, values unescaped (%XX).
-std::vector<std::pair<std::string, std::string>> SplitPartition(const std::string& name) {
-  std::vector<std::pair<std::string, std::string>> out;
-  size_t b = 0;
-  while (b <= name.size()) {
-    size_t e = name.find('/', b);
-    if (e == std::string::npos) e = name.size();
-    const std::string part = name.substr(b, e - b);
-    const size_t eq = part.find('=');
-    std::string value;
-    const std::string raw = eq == std::string::npos ? "" : part.substr(eq + 1);
-    auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
-    for (size_t i = 0; i < raw.size(); i++) {
-      if (raw[i] == '%' && i + 2 < raw.size() && hex(raw[i + 1]) && hex(raw[i + 2])) {
-        value += static_cast<char>(std::stoi(raw.substr(i + 1, 2), nullptr, 16));
-        i += 2;
-      } else {
-        value += raw[i];
-      }
-    }
-    out.emplace_back(part.substr(0, eq), value);
-    b = e + 1;
-  }
-  return out;
 }
 
 }  // namespace
@@ -162,7 +137,7 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
     for (const std::string& name : existing) {
       std::map<std::string, std::string> spec;
       bool default_value = false;
-      for (const auto& [k, v] : SplitPartition(name)) {
+      for (const auto& [k, v] : meta::SplitPartitionPath(name)) {
         spec[k] = v;
         // A NULL or blank value of another key cannot be named by an overwrite yet: kept.
         default_value = default_value || v == "__DEFAULT_PARTITION__" ||
@@ -176,15 +151,7 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
       if (v.size() != oldest.size() || !digits || v >= oldest) {
         continue;
       }
-      if (has_files[name]) {
-        WriteOptions o;
-        o.overwrite = true;
-        o.overwrite_partition = spec;
-        TRIB_ASSIGN_OR_RETURN(auto writer, table.NewWriter(o));
-        TRIB_ASSIGN_OR_RETURN(auto snap, writer->Commit());
-        (void)snap;
-      }
-      TRIB_RETURN_NOT_OK(meta::UnmarkPartition(table.path(), name));
+      TRIB_RETURN_NOT_OK(DropPartition(table, name, spec, has_files[name]));
       kept.pop_back();
       done += (done.empty() ? "dropped " : ", ") + name;
     }

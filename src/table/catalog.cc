@@ -19,6 +19,7 @@
 #include "options/option_values.h"
 #include "table/file_store_table.h"
 #include "table/auto_partition.h"
+#include "table/partition_expire.h"
 #include "table/system_tables.h"
 #include "tributary/catalog.h"
 #include "tributary/options.h"
@@ -385,6 +386,7 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
   TRIB_ASSIGN_OR_RETURN(TableSchema schema, BuildSchema(spec));
   schema.id = 0;
   TRIB_ASSIGN_OR_RETURN(auto auto_partition, table::AutoPartitionRuleOf(schema));
+  TRIB_RETURN_NOT_OK(table::PartitionExpireRuleOf(schema).status());
   if (auto_partition) {
     // The zone is recorded, so that every client computes the same partitions.
     if (!schema.Option("table.auto-partition.time-zone") ||
@@ -484,6 +486,7 @@ Status Catalog::AlterTableOptions(const Identifier& id,
       }
     }
     TRIB_ASSIGN_OR_RETURN(TableSchema next, BuildSchema(spec));
+    TRIB_RETURN_NOT_OK(table::PartitionExpireRuleOf(next).status());
     next.fields = latest->fields;  // keep field ids
     next.highest_field_id = latest->highest_field_id;
     next.id = latest->id + 1;

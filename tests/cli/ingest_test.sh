@@ -129,6 +129,17 @@ JSON
 check "ingested changelog" "insert,1,ann update_before,1,ann update_after,1,anna insert,2,bob delete,2,bob " \
   "$("$BIN" sql --warehouse "$WH" --format csv -e "SELECT _change_type, id, name FROM cl\$changelog" 2>/dev/null | tail -n +2 | tr -d '\r' | sort -s -t, -k2,2n | tr '\n' ' ')"
 
+# Paimon's partition expiration: a long-lived ingest checks at its first commit (then once per
+# 'partition.expiration-check-interval'); a partition older than the expiration time goes.
+"$BIN" sql --warehouse "$WH" -e "CREATE TABLE pe (id BIGINT, dt STRING, PRIMARY KEY (id, dt) NOT ENFORCED) PARTITIONED BY (dt) WITH ('bucket' = '1', 'partition.expiration-time' = '7 d', 'partition.timestamp-formatter' = 'yyyyMMdd')" >/dev/null 2>&1
+cat > "$WORK/pe.json" <<'JSON'
+{"before": null, "after": {"id": 1, "dt": "20200101"}, "op": "c"}
+{"before": null, "after": {"id": 2, "dt": "29991231"}, "op": "c"}
+JSON
+"$BIN" ingest --warehouse "$WH" --table default.pe --format debezium-json "$WORK/pe.json" >/dev/null 2>&1
+check "expired partition dropped by ingest" "dt=29991231 " \
+  "$("$BIN" sql --warehouse "$WH" --format csv -e "SHOW PARTITIONS pe" 2>/dev/null | tail -n +2 | tr -d '\r' | tr '\n' ' ')"
+
 if [ "$failures" -gt 0 ]; then
   echo "$failures check(s) failed"
   exit 1
