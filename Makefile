@@ -32,6 +32,7 @@ test: build
 	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary
 	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary
 	python3 tests/differential/delta_join.py --binary $(BUILD)/tributary
+	python3 tests/differential/cross_partition.py --binary $(BUILD)/tributary
 	bash tests/crash/run_all.sh $(BUILD)/tributary
 
 test-slow: build
@@ -43,6 +44,7 @@ test-slow: build
 	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary --rounds 100 --queries 80 --seed 11
 	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary --rounds 40 --seed 23
 	python3 tests/differential/delta_join.py --binary $(BUILD)/tributary --rounds 30 --seed 29
+	python3 tests/differential/cross_partition.py --binary $(BUILD)/tributary --rounds 30 --seed 31
 	bash tests/crosscheck/avro_avsc.sh $(BUILD)
 	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
 	bash tests/fuzz/run_fuzzers.sh

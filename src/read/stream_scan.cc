@@ -50,6 +50,9 @@ class FileStoreStreamScan : public StreamScan {
       output_fields_.push_back(Field{next_id + 2, "_bucket", DataType::Int(), ""});
     }
     normalize_ = layout_.primary_key && core_.changelog_producer == "none";
+    cross_partition_ = layout_.primary_key &&
+                       schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
+                           schema_->primary_keys.size();
     if (options_.discovery_interval) {
       poll_interval_ = *options_.discovery_interval;
     } else if (auto v = schema_->Option("continuous.discovery-interval")) {
@@ -296,6 +299,8 @@ class FileStoreStreamScan : public StreamScan {
     change_.commit_millis = snap->time_millis;
     const std::string* partition = nullptr;
     int32_t bucket = -1;
+    // A table with cross-partition updates: the snapshot's changes are gathered first (below).
+    std::vector<Change> gathered;
     for (const auto& e : entries) {
       if (e.kind != meta::FileKind::kAdd) continue;
       if (!partition || *partition != e.partition || bucket != e.bucket) {
@@ -312,14 +317,69 @@ class FileStoreStreamScan : public StreamScan {
                                                    e.file.write_cols, file_fields));
       for (auto& kv : records) {
         const RowKind kind = layout_.primary_key ? kv.kind : RowKind::kInsert;
-        if (normalize_) {
+        if (cross_partition_) {
+          gathered.push_back({partition, e.bucket, change_.position++, kind, std::move(kv.value)});
+        } else if (normalize_) {
           Normalize(kind, std::move(kv.value), batch);
         } else {
           Emit(kind, std::move(kv.value), batch);
         }
       }
     }
+    if (cross_partition_) EmitCrossPartition(std::move(gathered), batch);
     return Status::OK();
+  }
+
+  // A change of a snapshot of a table with cross-partition updates, gathered before it is emitted.
+  struct Change {
+    const std::string* partition;
+    int32_t bucket;
+    int64_t position;  // in its bucket's log
+    RowKind kind;
+    Row row;
+  };
+
+  // A key that moved to another partition within one snapshot has changes in both, and the
+  // snapshot's buckets are read one after the other, so its new row could come before the
+  // retraction in its old partition. The changes of a key in a partition it left (its last
+  // change there a retraction, and the key changed in another partition too) go first, so each
+  // key's changes arrive in the order they happened; all else keeps its order.
+  void EmitCrossPartition(std::vector<Change> changes, RowBatch* batch) {
+    struct Where {
+      const std::string* partition = nullptr;
+      bool several = false;
+    };
+    std::unordered_map<std::string, Where> partitions_of;
+    std::map<std::pair<std::string, const std::string*>, RowKind> last;  // (key, partition)
+    std::vector<std::string> keys(changes.size());
+    for (size_t i = 0; i < changes.size(); i++) {
+      Row key;
+      for (int c : key_columns_) key.push_back(changes[i].row[c]);
+      keys[i] = format::SerializeBinaryRow(key_types_, key);
+      Where& w = partitions_of[keys[i]];
+      if (w.partition && *w.partition != *changes[i].partition) w.several = true;
+      w.partition = changes[i].partition;
+      last[{keys[i], changes[i].partition}] = changes[i].kind;
+    }
+    std::vector<size_t> order(changes.size());
+    std::vector<int> rank(changes.size(), 1);
+    for (size_t i = 0; i < changes.size(); i++) {
+      order[i] = i;
+      if (partitions_of[keys[i]].several && IsRetract(last[{keys[i], changes[i].partition}])) {
+        rank[i] = 0;
+      }
+    }
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rank[a] < rank[b]; });
+    for (size_t i : order) {
+      Change& c = changes[i];
+      change_.bucket = c.bucket;
+      change_.position = c.position;
+      if (normalize_) {
+        Normalize(c.kind, std::move(c.row), batch);
+      } else {
+        Emit(c.kind, std::move(c.row), batch);
+      }
+    }
   }
 
   Result<std::string> FilePath(const meta::ManifestEntry& e) {
@@ -394,6 +454,8 @@ class FileStoreStreamScan : public StreamScan {
   std::vector<int> projection_;
   std::vector<Field> output_fields_;
   bool normalize_ = false;
+  // A primary key without every partition key (keys move between partitions).
+  bool cross_partition_ = false;
   bool plan_sort_partition_ = false;  // 'scan.plan-sort-partition
   std::vector<Field> partition_fields_;
   std::vector<DataType> partition_types_;

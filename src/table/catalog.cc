@@ -215,16 +215,23 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
       }
     }
   }
-  if (pk && core.bucket == -1 && s.TrimmedPrimaryKeys().size() != s.primary_keys.size() -
-                                     s.partition_keys.size()) {
-    return Status::NotSupported(
-        "cross-partition updates (a primary key without every partition key) with dynamic "
-        "buckets are not supported yet");
-  }
+  // Cross-partition updates: a primary key without every partition key, whose rows move between
+  // partitions (write/table_write.cc WriteCrossPartition).
   if (pk && s.TrimmedPrimaryKeys().size() + s.partition_keys.size() != s.primary_keys.size()) {
-    return Status::NotSupported(
-        "the primary key must include every partition key (cross-partition updates are not "
-        "supported yet)");
+    if (core.bucket != -1) {
+      return Status::Invalid("a primary key without every partition key (cross-partition "
+                             "updates) needs dynamic buckets: set 'bucket' = '-1'");
+    }
+    const std::string engine = s.Option("merge-engine").value_or("deduplicate");
+    if (engine != "deduplicate" && engine != "partial-update" && engine != "aggregation" &&
+        engine != "first-row") {
+      return Status::NotSupported("cross-partition updates with merge engine '" + engine +
+                                  "' are not supported yet");
+    }
+    if (s.Option("sequence.field")) {
+      return Status::NotSupported("cross-partition updates with a 'sequence.field' are not "
+                                  "supported yet");
+    }
   }
   if (!pk) {
     for (const char* k : {"merge-engine", "sequence.field", "table.merge-engine.versioned.ver-column"}) {

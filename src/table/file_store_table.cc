@@ -29,7 +29,22 @@ class FileStoreTable : public Table {
   std::shared_ptr<const TableSchema> schema() const override { return schema_; }
 
   Result<std::unique_ptr<TableWriter>> NewWriter(const WriteOptions& options) override {
-    return NewFileStoreWriter(path_, schema_, options);
+    // A cross-partition-update writer learns each key's partition from a scan of the table.
+    auto scanner = [path = path_, schema = schema_](
+                       const std::vector<int>& projection,
+                       const std::function<void(const Row&)>& row) -> Status {
+      ScanOptions o;
+      o.projection = projection;
+      o.max_batch_rows = 65536;
+      TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path, schema, o));
+      RowBatch batch;
+      while (true) {
+        TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
+        if (!more) return Status::OK();
+        for (const Row& r : batch.rows) row(r);
+      }
+    };
+    return NewFileStoreWriter(path_, schema_, options, scanner);
   }
   Result<std::unique_ptr<TableScan>> NewScan(const ScanOptions& options) override {
     ScanOptions sorted = options;  // IN lists checked by binary search

@@ -58,6 +58,11 @@ Status DynamicBucketAssigner::Revalidate() {
   return Status::OK();
 }
 
+Status DynamicBucketAssigner::Hold() {
+  if (retained_) return Revalidate();
+  return Lock();
+}
+
 Result<DynamicBucketAssigner::PartitionIndex*> DynamicBucketAssigner::Load(
     const std::string& partition, bool overwrite) {
   if (retained_) TRIB_RETURN_NOT_OK(Revalidate());

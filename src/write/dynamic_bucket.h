@@ -33,6 +33,11 @@ class DynamicBucketAssigner {
   // being rewritten, so its old assignments are dropped.
   Result<int32_t> Assign(const std::string& partition, int32_t key_hash, bool overwrite);
 
+  // Takes the table lock as the first assignment does (no other writer changes the table while
+  // it is held): what a caller reads from the table now stays true until the next Retain or
+  // Release.
+  Status Hold();
+
   // Writes the HASH index files of every bucket that gained keys and returns the index manifest
   // changes (ADD new files, DELETE the files they replace). Written files are remembered for
   // Abort().

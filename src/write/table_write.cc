@@ -75,10 +75,10 @@ class FileStoreWriter : public TableWriter {
  public:
   FileStoreWriter(std::string path, std::shared_ptr<const TableSchema> schema,
                   WriteOptions options, CoreOptions core, WriteContext ctx,
-                  std::unique_ptr<merge::MergeFunction> input_merge)
+                  std::unique_ptr<merge::MergeFunction> input_merge, TableRowScanner scanner)
       : path_(std::move(path)), schema_(std::move(schema)), options_(std::move(options)),
         core_(std::move(core)), ctx_(std::move(ctx)), layout_(ctx_.layout),
-        input_merge_(std::move(input_merge)) {
+        input_merge_(std::move(input_merge)), scanner_(std::move(scanner)) {
     ctx_.schema = schema_.get();
     if (auto n = schema_->Option("full-compaction.delta-commits")) {
       full_compaction_delta_commits_ = std::max<int64_t>(1, std::atoll(n->c_str()));
@@ -111,6 +111,12 @@ class FileStoreWriter : public TableWriter {
                             : DefaultParallelism();
       dynamic_ = std::make_unique<DynamicBucketAssigner>(
           path_, core_.dynamic_bucket_target_rows, initial);
+      cross_partition_ = schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
+                         schema_->primary_keys.size();
+      for (const auto& k : schema_->primary_keys) {
+        pk_idx_.push_back(schema_->FieldIndex(k));
+        pk_types_.push_back(schema_->fields[pk_idx_.back()].type);
+      }
     }
   }
 
@@ -140,6 +146,99 @@ class FileStoreWriter : public TableWriter {
       // engine (as Paimon's table writer does).
       if (ctx_.merge_config->ignore_delete) return Status::OK();
     }
+    if (cross_partition_) return WriteCrossPartition(kind, std::move(row));
+    return Route(kind, std::move(row));
+  }
+
+  // Cross-partition updates (a primary key without every partition key, dynamic buckets), as
+  // Paimon's global index assigner: each key lives in one partition, known from a scan of the
+  // table when the writer starts (under the dynamic-bucket table lock) and kept as rows are
+  // written. A row whose key lives in another partition: deduplicate moves the key (a DELETE in
+  // the old partition, then the row in its own), partial-update and aggregation update it in
+  // the old partition (the row is written there), first-row keeps the first row (the row is
+  // dropped). A retraction goes to the partition the key lives in.
+  Status WriteCrossPartition(RowKind kind, Row&& row) {
+    if (options_.overwrite) {
+      return Status::NotSupported("INSERT OVERWRITE of a table with cross-partition updates (a "
+                                  "primary key without every partition key) is not supported yet");
+    }
+    TRIB_RETURN_NOT_OK(LoadCrossIndex());
+    Row key(pk_idx_.size());
+    for (size_t k = 0; k < pk_idx_.size(); k++) key[k] = row[pk_idx_[k]];
+    std::string key_bytes = format::SerializeBinaryRow(pk_types_, key);
+    Row partition(partition_idx_.size());
+    for (size_t k = 0; k < partition_idx_.size(); k++) partition[k] = row[partition_idx_[k]];
+    const uint32_t pid = CrossPartitionId(partition);
+    auto in_partition = [&](Row r, uint32_t id) {
+      for (size_t k = 0; k < partition_idx_.size(); k++) {
+        r[partition_idx_[k]] = cross_partitions_[id][k];
+      }
+      return r;
+    };
+    const std::string& engine = ctx_.merge_config->engine;
+    auto it = cross_partition_of_.find(key_bytes);
+    if (IsRetract(kind)) {
+      if (it == cross_partition_of_.end()) return Route(kind, std::move(row));
+      const uint32_t old = it->second;
+      if (engine == "deduplicate") cross_partition_of_.erase(it);
+      return Route(kind, old == pid ? std::move(row) : in_partition(std::move(row), old));
+    }
+    if (it == cross_partition_of_.end()) {
+      cross_partition_of_.emplace(std::move(key_bytes), pid);
+      return Route(kind, std::move(row));
+    }
+    const uint32_t old = it->second;
+    if (old == pid) return Route(kind, std::move(row));
+    if (engine == "first-row") return Status::OK();
+    if (engine == "deduplicate") {
+      TRIB_RETURN_NOT_OK(Route(RowKind::kDelete, in_partition(row, old)));
+      it->second = pid;
+      return Route(kind, std::move(row));
+    }
+    return Route(kind, in_partition(std::move(row), old));
+  }
+
+  uint32_t CrossPartitionId(const Row& partition) {
+    std::string bytes = format::SerializeBinaryRow(partition_types_, partition);
+    auto [it, added] = cross_partition_id_.try_emplace(std::move(bytes),
+                                                      static_cast<uint32_t>(cross_partitions_.size()));
+    if (added) cross_partitions_.push_back(partition);
+    return it->second;
+  }
+
+  // The key -> partition index, read from the table when the writer first writes and again when
+  // another writer committed since this one's last commit.
+  Status LoadCrossIndex() {
+    TRIB_RETURN_NOT_OK(dynamic_->Hold());  // no other writer changes the table meanwhile
+    if (cross_loaded_ && !cross_check_) return Status::OK();
+    meta::SnapshotManager snapshots(path_);
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestId());
+    cross_check_ = false;
+    if (cross_loaded_ && latest == cross_snapshot_) return Status::OK();
+    cross_partition_of_.clear();
+    cross_partitions_.clear();
+    cross_partition_id_.clear();
+    cross_loaded_ = false;
+    if (latest) {
+      if (!scanner_) return Status::Internal("a cross-partition-update writer without a scanner");
+      std::vector<int> projection = pk_idx_;
+      projection.insert(projection.end(), partition_idx_.begin(), partition_idx_.end());
+      const size_t n = pk_idx_.size();
+      Row key(n), partition(partition_idx_.size());
+      TRIB_RETURN_NOT_OK(scanner_(projection, [&](const Row& r) {
+        for (size_t k = 0; k < n; k++) key[k] = r[k];
+        for (size_t k = 0; k < partition.size(); k++) partition[k] = r[n + k];
+        cross_partition_of_[format::SerializeBinaryRow(pk_types_, key)] =
+            CrossPartitionId(partition);
+      }));
+    }
+    cross_snapshot_ = latest;
+    cross_loaded_ = true;
+    return Status::OK();
+  }
+
+  // Routes a row to its partition's bucket and buffers it.
+  Status Route(RowKind kind, Row&& row) {
     // Scratch rows reused across calls: no allocation per row for routing.
     auto pick = [&row](const std::vector<int>& idx, Row* out) -> const Row& {
       out->resize(idx.size());
@@ -236,6 +335,7 @@ class FileStoreWriter : public TableWriter {
   }
 
   void Abort() override {
+    cross_loaded_ = false;  // it holds moves that were not committed
     if (dynamic_) dynamic_->Release(/*delete_files=*/true);
     for (auto& [id, bw] : buckets_) bw->DeleteNewFiles();
     for (const auto& [dir, f] : compact_outputs_) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
@@ -785,6 +885,12 @@ class FileStoreWriter : public TableWriter {
         *result.last_snapshot == *result.first_snapshot + result.snapshots - 1) {
       lookup_cache_snapshot_ = *result.last_snapshot;
     }
+    if (cross_loaded_) {
+      // The key index is this commit's snapshot now; the next write checks that no other
+      // writer committed after it.
+      if (result.last_snapshot) cross_snapshot_ = *result.last_snapshot;
+      cross_check_ = true;
+    }
     if (dynamic_) {
       // Keep the key -> bucket index in memory for the next commit (checked then against the
       // index manifest the latest snapshot lists).
@@ -846,6 +952,17 @@ class FileStoreWriter : public TableWriter {
   const FileLayout& layout_;
   std::unique_ptr<merge::MergeFunction> input_merge_;  // PrepareInput only
   std::unique_ptr<DynamicBucketAssigner> dynamic_;     // 'bucket' = '-1' primary-key tables
+  // Cross-partition updates (WriteCrossPartition): each key's partition.
+  TableRowScanner scanner_;
+  bool cross_partition_ = false;
+  std::vector<int> pk_idx_;             // the whole primary key (partition columns included)
+  std::vector<DataType> pk_types_;
+  bool cross_loaded_ = false;
+  bool cross_check_ = false;            // check the latest snapshot at the next write
+  std::optional<int64_t> cross_snapshot_;
+  absl::flat_hash_map<std::string, uint32_t> cross_partition_of_;  // key -> partition id
+  std::vector<Row> cross_partitions_;                             // partition id -> values
+  absl::flat_hash_map<std::string, uint32_t> cross_partition_id_;  // BinaryRow -> id
   std::vector<DataType> key_types_;
   std::vector<int> partition_idx_, bucket_idx_;
   std::vector<DataType> partition_types_, bucket_types_;
@@ -869,7 +986,8 @@ class FileStoreWriter : public TableWriter {
 
 Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema,
-                                                        const WriteOptions& options) {
+                                                        const WriteOptions& options,
+                                                        TableRowScanner scanner) {
   TRIB_ASSIGN_OR_RETURN(schema, options::WithDynamicOptions(std::move(schema),
                                                             options.dynamic_options));
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
@@ -882,11 +1000,14 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
     return Status::NotSupported("writing a table with 'bucket' = '" + std::to_string(core.bucket) +
                                 "' is not supported");
   }
-  if (schema->HasPrimaryKey() && core.bucket == -1 &&
+  const bool cross_partition =
+      schema->HasPrimaryKey() && core.bucket == -1 &&
       schema->TrimmedPrimaryKeys().size() + schema->partition_keys.size() !=
-          schema->primary_keys.size()) {
-    return Status::NotSupported("writing a cross-partition-update table (a primary key without "
-                                "every partition key) is not supported yet");
+          schema->primary_keys.size();
+  if (cross_partition && options.write_columns) {
+    return Status::NotSupported("a partial-column write to a table with cross-partition updates "
+                                "(a primary key without every partition key) is not supported "
+                                "yet");
   }
   WriteContext ctx;
   ctx.format = core.format;
@@ -956,7 +1077,8 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   }
   return std::unique_ptr<TableWriter>(new FileStoreWriter(path, std::move(schema), options,
                                                           std::move(core), std::move(ctx),
-                                                          std::move(input_merge)));
+                                                          std::move(input_merge),
+                                                          std::move(scanner)));
 }
 
 Result<std::optional<int64_t>> CompactTableFull(

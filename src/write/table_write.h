@@ -9,14 +9,22 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tributary/table.h"
 
 namespace tributary::write {
 
+// Reads the latest snapshot of the table with the columns `projection` (table column indexes),
+// calling `row` for each row: how a cross-partition-update writer (a primary key without every
+// partition key) learns each key's partition (the scan lives in read/, beside this module).
+using TableRowScanner = std::function<Status(const std::vector<int>& projection,
+                                             const std::function<void(const Row&)>& row)>;
+
 Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema,
-                                                        const WriteOptions& options);
+                                                        const WriteOptions& options,
+                                                        TableRowScanner scanner = {});
 
 // CALL sys.compact: full compaction of every bucket.
 Result<std::optional<int64_t>> CompactTableFull(

@@ -108,6 +108,27 @@ def dedup_case(rng):
                 delete_removes=True, ingest=True)
 
 
+def debezium_events(rng, model, names, gen, most, delete_share):
+    """1 to `most` Debezium events of rows from gen() (the key first) against `model` (key ->
+    row), which they update: a new key is created, a known one updated or, with probability
+    `delete_share`, deleted."""
+    events = []
+    as_dict = lambda t: dict(zip(names, t))
+    for _ in range(rng.randint(1, most)):
+        row = gen()
+        cur = model.get(row[0])
+        if cur is None:
+            events.append({"before": None, "after": as_dict(row), "op": "c"})
+            model[row[0]] = row
+        elif rng.random() < delete_share:
+            events.append({"before": as_dict(cur), "after": None, "op": "d"})
+            del model[row[0]]
+        else:
+            events.append({"before": as_dict(cur), "after": as_dict(row), "op": "u"})
+            model[row[0]] = row
+    return events
+
+
 def ingest(binary, warehouse, events, commit_every):
     path = warehouse + "/events.json"
     with open(path, "w") as f:
@@ -182,20 +203,8 @@ def run_round(binary, root, seed, case_name):
                 for k in keys:
                     model.pop(k, None)
         elif r < 0.5 and case.get("ingest"):
-            events = []
-            for _ in range(rng.randint(1, 30)):
-                row = case["gen"](rng.randrange(KEYS))
-                as_dict = lambda t: dict(zip(names, t))
-                cur = model.get(row[0])
-                if cur is None:
-                    events.append({"before": None, "after": as_dict(row), "op": "c"})
-                    model[row[0]] = row
-                elif rng.random() < 0.25:
-                    events.append({"before": as_dict(cur), "after": None, "op": "d"})
-                    del model[row[0]]
-                else:
-                    events.append({"before": as_dict(cur), "after": as_dict(row), "op": "u"})
-                    model[row[0]] = row
+            events = debezium_events(rng, model, names,
+                                     lambda: case["gen"](rng.randrange(KEYS)), 30, 0.25)
             every = rng.choice([1, 2, 3, 5, 100])
             sql = "ingest of %d events, a commit every %d" % (len(events), every)
             ingest(binary, warehouse, events, every)
