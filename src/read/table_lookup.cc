@@ -56,6 +56,9 @@ class FileStoreLookup : public TableLookup {
     }
     key_types_ = layout_.KeyTypes();
     empty_partition_ = format::SerializeBinaryRow({}, {});
+    cross_partition_ = layout_.primary_key &&
+                       schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
+                           schema_->primary_keys.size();
     dv_ = OptionIsTrue(*schema_, "deletion-vectors.enabled");
   }
 
@@ -106,13 +109,29 @@ class FileStoreLookup : public TableLookup {
       for (size_t k = 0; k < idx.size(); k++) (*out)[k] = full[idx[k]];
       return *out;
     };
+    const Row& trimmed = pick(layout_.key_columns, &trimmed_);
+    if (cross_partition_) {
+      // Cross-partition updates: the key names no partition, and lives in one of them (it may
+      // have left retractions and older rows in others: each partition is merged alone).
+      for (const auto& [pbytes, total] : total_buckets_) {
+        TRIB_ASSIGN_OR_RETURN(auto row, GetIn(pbytes, total, full, trimmed));
+        if (row) return row;
+      }
+      return std::optional<Row>();
+    }
     // Unpartitioned tables have one (empty) partition: no need to encode it per lookup.
     std::string pbytes = part_types_.empty()
                              ? empty_partition_
                              : format::SerializeBinaryRow(part_types_, pick(part_idx_, &part_));
     auto tb = total_buckets_.find(pbytes);
     if (tb == total_buckets_.end()) return std::optional<Row>();
-    const Row& trimmed = pick(layout_.key_columns, &trimmed_);
+    return GetIn(pbytes, tb->second, full, trimmed);
+  }
+
+ private:
+  // The key's row in one partition (`full`: the key's columns set; `trimmed`: its file key).
+  Result<std::optional<Row>> GetIn(const std::string& pbytes, int32_t total_buckets,
+                                   const Row& full, const Row& trimmed) {
     std::vector<merge::KeyValue> found;
     auto search_bucket = [&](int32_t b) -> Status {
       auto it = files_.find({pbytes, b});
@@ -120,10 +139,11 @@ class FileStoreLookup : public TableLookup {
       for (FileRef& ref : it->second) TRIB_RETURN_NOT_OK(Search(ref, trimmed, &found));
       return Status::OK();
     };
-    if (tb->second > 0) {
-      const Row& bkey = pick(bucket_idx_, &bucket_key_);
-      TRIB_RETURN_NOT_OK(
-          search_bucket(format::BucketOf(format::HashRow(bucket_types_, bkey), tb->second)));
+    if (total_buckets > 0) {
+      bucket_key_.resize(bucket_idx_.size());
+      for (size_t k = 0; k < bucket_idx_.size(); k++) bucket_key_[k] = full[bucket_idx_[k]];
+      TRIB_RETURN_NOT_OK(search_bucket(
+          format::BucketOf(format::HashRow(bucket_types_, bucket_key_), total_buckets)));
     } else {
       for (const auto& [id, refs] : files_) {
         if (id.first == pbytes) TRIB_RETURN_NOT_OK(search_bucket(id.second));
@@ -136,7 +156,6 @@ class FileStoreLookup : public TableLookup {
     return MergeFound(std::move(found), config_, merge_.get());
   }
 
- private:
   struct FileRef {
     meta::DataFileMeta meta;
     std::string path;
@@ -186,6 +205,7 @@ class FileStoreLookup : public TableLookup {
   std::vector<DataType> part_types_, bucket_types_, key_types_;
   bool dv_ = false;
   std::string empty_partition_;
+  bool cross_partition_ = false;  // a primary key without every partition key
   std::optional<int64_t> snapshot_id_;
   std::map<std::pair<std::string, int32_t>, std::vector<FileRef>> files_;
   std::map<std::string, int32_t> total_buckets_;  // per partition
