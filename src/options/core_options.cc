@@ -49,6 +49,11 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   if (o.dynamic_bucket_target_rows < 1) {
     return Status::Invalid("option 'dynamic-bucket.target-row-num' must be positive");
   }
+  TRIB_RETURN_NOT_OK(int_opt("dynamic-bucket.max-buckets", &o.dynamic_bucket_max_buckets));
+  if (o.dynamic_bucket_max_buckets == 0 || o.dynamic_bucket_max_buckets < -1) {
+    return Status::Invalid("option 'dynamic-bucket.max-buckets' must be -1 (no limit) or "
+                           "positive, not " + std::to_string(o.dynamic_bucket_max_buckets));
+  }
   if (const std::string* v = get("file.format")) o.file_format = *v;
   o.format.format = o.file_format;
   if (const std::string* v = get("file.compression")) o.format.compression = *v;

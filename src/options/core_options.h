@@ -45,6 +45,7 @@ struct CoreOptions {
   std::string partition_default_name = "__DEFAULT_PARTITION__";
   int64_t dynamic_bucket_target_rows = 2000000;
   int32_t dynamic_bucket_initial_buckets = 0;  // 0: unset
+  int32_t dynamic_bucket_max_buckets = -1;     // -1: no limit
   std::string merge_engine = "deduplicate";
   std::string changelog_producer = "none";
   std::string changelog_file_prefix = "changelog-";

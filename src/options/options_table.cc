@@ -516,9 +516,9 @@ std::vector<OptionDef> BuildTable() {
           "as Paimon's parallel bucket assigners; see TRIBUTARY_THREADS).")
           .Min(1),
       Def("dynamic-bucket.max-buckets", kInt, "-1",
-          "Dynamic bucket mode: buckets a partition may have at most (-1: no limit).")
-          .Min(-1)
-          .Unsupported(),
+          "Dynamic bucket mode: buckets a partition may have at most (-1: no limit); once "
+          "reached, new keys go to the existing buckets.")
+          .Min(-1),
       Def("cross-partition-upsert.index-ttl", kDuration, "",
           "Cross-partition updates: how long a key stays in the key-to-partition index.")
           .Unsupported(),

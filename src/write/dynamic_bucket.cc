@@ -148,6 +148,16 @@ Result<int32_t> DynamicBucketAssigner::Assign(const std::string& partition, int3
   if (bucket < 0) {
     bucket = 0;
     while (p->hashes.count(bucket)) bucket++;  // the smallest unused bucket id
+    if (max_buckets_ > 0 && bucket >= max_buckets_) {
+      // 'dynamic-bucket.max-buckets' reached: one of the partition's buckets, by the key's hash
+      // (Paimon picks one at random).
+      std::vector<int32_t> ids;
+      for (const auto& [b, hashes] : p->hashes) {
+        if (b < max_buckets_) ids.push_back(b);
+      }
+      const uint32_t h = static_cast<uint32_t>(key_hash);
+      bucket = ids.empty() ? 0 : ids[h % ids.size()];
+    }
   }
   p->bucket_of[key_hash] = bucket;
   p->hashes[bucket].push_back(key_hash);

@@ -8,6 +8,7 @@
 // Not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -24,9 +25,14 @@ namespace tributary::write {
 
 class DynamicBucketAssigner {
  public:
-  DynamicBucketAssigner(std::string table_path, int64_t target_rows, int32_t initial_buckets)
+  // `max_buckets` ('dynamic-bucket.max-buckets', -1: none): bucket ids stay below it, and once a
+  // partition has that many, a new key goes to one of them (by its hash) whatever its size.
+  DynamicBucketAssigner(std::string table_path, int64_t target_rows, int32_t initial_buckets,
+                        int32_t max_buckets = -1)
       : table_path_(std::move(table_path)), target_rows_(target_rows),
-        initial_buckets_(initial_buckets) {}
+        initial_buckets_(max_buckets > 0 ? std::min(initial_buckets, max_buckets)
+                                         : initial_buckets),
+        max_buckets_(max_buckets) {}
   ~DynamicBucketAssigner();
 
   // The bucket of a key in `partition` (serialized BinaryRow). `overwrite`: the partition is
@@ -70,6 +76,7 @@ class DynamicBucketAssigner {
   std::string table_path_;
   int64_t target_rows_;
   int32_t initial_buckets_;
+  int32_t max_buckets_;
   int lock_fd_ = -1;
   bool loaded_manifest_ = false;
   std::vector<meta::IndexManifestEntry> latest_;  // HASH entries of the latest snapshot

@@ -110,7 +110,7 @@ class FileStoreWriter : public TableWriter {
                             ? core_.dynamic_bucket_initial_buckets
                             : DefaultParallelism();
       dynamic_ = std::make_unique<DynamicBucketAssigner>(
-          path_, core_.dynamic_bucket_target_rows, initial);
+          path_, core_.dynamic_bucket_target_rows, initial, core_.dynamic_bucket_max_buckets);
       cross_partition_ = schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
                          schema_->primary_keys.size();
       for (const auto& k : schema_->primary_keys) {
