@@ -409,9 +409,13 @@ std::vector<OptionDef> BuildTable() {
           "Percentage of size difference under which sorted runs are compacted together.")
           .Min(0),
       Def("compaction.min.file-num", kInt, "5",
-          "Append tables: minimum number of small files compacted together.")
-          .Min(1)
-          .Unsupported(),
+          "Append tables: a window of consecutive small files is compacted once it has this many "
+          "files and reaches 'target-file-size'.")
+          .Min(1),
+      Def("compaction.max.file-num", kInt, "50",
+          "Append tables: a window of consecutive small files this long is compacted whatever "
+          "its size.")
+          .Min(2),
       Def("compaction.force-up-level-0", kBool, "false",
           "Always compact level-0 files into a higher level.")
           .Unsupported(),

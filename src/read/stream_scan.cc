@@ -53,6 +53,7 @@ class FileStoreStreamScan : public StreamScan {
     cross_partition_ = layout_.primary_key &&
                        schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
                            schema_->primary_keys.size();
+    trimmed_key_types_ = layout_.KeyTypes();
     if (options_.discovery_interval) {
       poll_interval_ = *options_.discovery_interval;
     } else if (auto v = schema_->Option("continuous.discovery-interval")) {
@@ -318,7 +319,7 @@ class FileStoreStreamScan : public StreamScan {
       for (auto& kv : records) {
         const RowKind kind = layout_.primary_key ? kv.kind : RowKind::kInsert;
         if (cross_partition_) {
-          gathered.push_back({partition, e.bucket, change_.position++, kind, std::move(kv.value)});
+          gathered.push_back({partition, e.bucket, kind, std::move(kv.value)});
         } else if (normalize_) {
           Normalize(kind, std::move(kv.value), batch);
         } else {
@@ -334,7 +335,6 @@ class FileStoreStreamScan : public StreamScan {
   struct Change {
     const std::string* partition;
     int32_t bucket;
-    int64_t position;  // in its bucket's log
     RowKind kind;
     Row row;
   };
@@ -353,9 +353,10 @@ class FileStoreStreamScan : public StreamScan {
     std::map<std::pair<std::string, const std::string*>, RowKind> last;  // (key, partition)
     std::vector<std::string> keys(changes.size());
     for (size_t i = 0; i < changes.size(); i++) {
+      // The key across partitions: the trimmed primary key (no partition column).
       Row key;
-      for (int c : key_columns_) key.push_back(changes[i].row[c]);
-      keys[i] = format::SerializeBinaryRow(key_types_, key);
+      for (int c : layout_.key_columns) key.push_back(changes[i].row[c]);
+      keys[i] = format::SerializeBinaryRow(trimmed_key_types_, key);
       Where& w = partitions_of[keys[i]];
       if (w.partition && *w.partition != *changes[i].partition) w.several = true;
       w.partition = changes[i].partition;
@@ -370,15 +371,19 @@ class FileStoreStreamScan : public StreamScan {
       }
     }
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rank[a] < rank[b]; });
+    // Each bucket's log positions count the rows emitted for it, in the order they go out.
+    std::map<std::pair<const std::string*, int32_t>, int64_t> next_position;
     for (size_t i : order) {
       Change& c = changes[i];
+      int64_t& position = next_position[{c.partition, c.bucket}];
       change_.bucket = c.bucket;
-      change_.position = c.position;
+      change_.position = position;
       if (normalize_) {
         Normalize(c.kind, std::move(c.row), batch);
       } else {
         Emit(c.kind, std::move(c.row), batch);
       }
+      position = change_.position;
     }
   }
 
@@ -456,6 +461,7 @@ class FileStoreStreamScan : public StreamScan {
   bool normalize_ = false;
   // A primary key without every partition key (keys move between partitions).
   bool cross_partition_ = false;
+  std::vector<DataType> trimmed_key_types_;
   bool plan_sort_partition_ = false;  // 'scan.plan-sort-partition
   std::vector<Field> partition_fields_;
   std::vector<DataType> partition_types_;

@@ -232,6 +232,15 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
       return Status::NotSupported("cross-partition updates with a 'sequence.field' are not "
                                   "supported yet");
     }
+    for (const char* k : {"ignore-delete", "deduplicate.ignore-delete"}) {
+      std::string v = s.Option(k).value_or("false");
+      std::transform(v.begin(), v.end(), v.begin(), ::tolower);
+      if (engine == "deduplicate" && v == "true") {
+        return Status::NotSupported(std::string("cross-partition updates with '") + k +
+                                    "' are not supported yet (a moved key's delete in its old "
+                                    "partition would be ignored)");
+      }
+    }
   }
   if (!pk) {
     for (const char* k : {"merge-engine", "sequence.field", "table.merge-engine.versioned.ver-column"}) {

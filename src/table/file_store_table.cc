@@ -36,6 +36,9 @@ class FileStoreTable : public Table {
       ScanOptions o;
       o.projection = projection;
       o.max_batch_rows = 65536;
+      // The latest snapshot, whatever time travel the table's options ask of its readers.
+      TRIB_ASSIGN_OR_RETURN(o.snapshot_id, meta::SnapshotManager(path).LatestId());
+      if (!o.snapshot_id) return Status::OK();
       TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path, schema, o));
       RowBatch batch;
       while (true) {

@@ -29,6 +29,7 @@
 #include "options/core_options.h"
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
+#include "write/append_compact.h"
 #include "write/dynamic_bucket.h"
 #include "io/file_cache.h"
 #include "commit/file_store_commit.h"
@@ -113,10 +114,9 @@ class FileStoreWriter : public TableWriter {
           path_, core_.dynamic_bucket_target_rows, initial, core_.dynamic_bucket_max_buckets);
       cross_partition_ = schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
                          schema_->primary_keys.size();
-      for (const auto& k : schema_->primary_keys) {
-        pk_idx_.push_back(schema_->FieldIndex(k));
-        pk_types_.push_back(schema_->fields[pk_idx_.back()].type);
-      }
+      // Keys are the trimmed primary key across partitions, as Paimon's global index has them.
+      pk_idx_ = layout_.key_columns;
+      pk_types_ = layout_.KeyTypes();
     }
   }
 
@@ -313,6 +313,20 @@ class FileStoreWriter : public TableWriter {
               "snapshot " + std::to_string(**r) +
               " is committed, but the full compaction that produces its changelog failed");
         }
+      }
+    }
+    if (*r && !layout_.primary_key && !core_.write_only && !options_.overwrite) {
+      // Append tables compact the small files of the buckets this commit wrote, as Paimon's
+      // append writers do (PickAppendCompaction). Lost to another writer's compaction: the next
+      // commit tries again.
+      std::set<BucketId> touched;
+      for (const auto& [id, bw] : buckets_) touched.insert(id);
+      auto compacted = CompactAppendTable(path_, schema_, /*full=*/false, &touched,
+                                          options_.commit_user);
+      if (!compacted.ok() && !compacted.status().IsConflict()) {
+        return compacted.status().WithContext("snapshot " + std::to_string(**r) +
+                                              " is committed, but compacting its small files "
+                                              "failed");
       }
     }
     if (*r && !core_.write_only) {
@@ -886,9 +900,17 @@ class FileStoreWriter : public TableWriter {
       lookup_cache_snapshot_ = *result.last_snapshot;
     }
     if (cross_loaded_) {
-      // The key index is this commit's snapshot now; the next write checks that no other
-      // writer committed after it.
-      if (result.last_snapshot) cross_snapshot_ = *result.last_snapshot;
+      // The key index is this commit's snapshot now if the commit followed the snapshot it was
+      // read at (a commit without the table lock, such as DROP PARTITION or partition
+      // expiration, may have come between); the next write checks that no other writer
+      // committed after it.
+      if (result.first_snapshot && cross_snapshot_ &&
+          *result.first_snapshot == *cross_snapshot_ + 1 &&
+          *result.last_snapshot == *result.first_snapshot + result.snapshots - 1) {
+        cross_snapshot_ = *result.last_snapshot;
+      } else if (result.first_snapshot || !cross_snapshot_) {
+        cross_loaded_ = false;
+      }
       cross_check_ = true;
     }
     if (dynamic_) {
@@ -955,7 +977,7 @@ class FileStoreWriter : public TableWriter {
   // Cross-partition updates (WriteCrossPartition): each key's partition.
   TableRowScanner scanner_;
   bool cross_partition_ = false;
-  std::vector<int> pk_idx_;             // the whole primary key (partition columns included)
+  std::vector<int> pk_idx_;             // the trimmed primary key (no partition column)
   std::vector<DataType> pk_types_;
   bool cross_loaded_ = false;
   bool cross_check_ = false;            // check the latest snapshot at the next write
@@ -1004,6 +1026,14 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
       schema->HasPrimaryKey() && core.bucket == -1 &&
       schema->TrimmedPrimaryKeys().size() + schema->partition_keys.size() !=
           schema->primary_keys.size();
+  if (cross_partition && schema->HasPrimaryKey()) {
+    TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(*schema));
+    if (config->ignore_delete && config->engine == "deduplicate") {
+      // A moved key's DELETE in its old partition would be ignored: the key would live twice.
+      return Status::NotSupported("cross-partition updates with 'ignore-delete' are not "
+                                  "supported yet");
+    }
+  }
   if (cross_partition && options.write_columns) {
     return Status::NotSupported("a partial-column write to a table with cross-partition updates "
                                 "(a primary key without every partition key) is not supported "
@@ -1084,7 +1114,17 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
 Result<std::optional<int64_t>> CompactTableFull(
     const std::string& path, std::shared_ptr<const TableSchema> schema,
     const std::function<void(int64_t, int64_t)>& progress) {
-  if (!schema->HasPrimaryKey()) return std::optional<int64_t>();
+  if (!schema->HasPrimaryKey()) {
+    auto r = CompactAppendTable(path, schema, /*full=*/true, nullptr, "", progress);
+    if (r.ok() && *r && !OptionIsTrue(*schema, "write-only")) {
+      Status st = commit::ExpireAfterCommit(path, *schema);
+      if (!st.ok()) {
+        return st.WithContext("snapshot " + std::to_string(**r) +
+                              " is committed, but expiring old snapshots failed");
+      }
+    }
+    return r;
+  }
   if (OptionIsTrue(*schema, "deletion-vectors.enabled")) {
     return Status::NotSupported("compacting a table with 'deletion-vectors.enabled' is not "
                                 "supported yet");
