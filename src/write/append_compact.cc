@@ -183,27 +183,35 @@ Result<std::optional<int64_t>> CompactAppendTable(
     }
     return Status::OK();
   });
+  return CommitCompactions(path, schema, commit_user, st, std::move(messages), outputs,
+                           "compacting append table '" + path + "'");
+}
+
+Result<std::optional<int64_t>> CommitCompactions(
+    const std::string& path, std::shared_ptr<const TableSchema> schema,
+    const std::string& commit_user, Status work,
+    std::vector<std::optional<CommitMessage>> messages,
+    const std::vector<std::vector<std::string>>& outputs, const std::string& what) {
   auto drop_outputs = [&] {
     for (const auto& o : outputs) {
       for (const auto& f : o) (void)io::LocalFs().Remove(f);
     }
   };
-  if (!st.ok()) {
+  if (!work.ok()) {
     drop_outputs();
-    return st;
+    return work;
   }
   CommitRequest req;
   for (auto& m : messages) {
     if (m) req.messages.push_back(std::move(*m));
   }
-  if (req.messages.empty()) return Out();
+  if (req.messages.empty()) return std::optional<int64_t>();
   FileStoreCommit commit(path, schema, commit_user.empty() ? meta::NewUuid() : commit_user);
   auto r = commit.Commit(req);
   if (!r.ok() || r->compaction_dropped) {
     drop_outputs();
     if (!r.ok()) return r.status();
-    return Status::Conflict("compacting append table '" + path + "' lost a race with another "
-                            "writer; run it again");
+    return Status::Conflict(what + " lost a race with another writer; run it again");
   }
   return r->last_snapshot;
 }

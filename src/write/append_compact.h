@@ -22,7 +22,21 @@ namespace tributary {
 struct TableSchema;
 }  // namespace tributary
 
+namespace tributary::commit {
+struct CommitMessage;
+}  // namespace tributary::commit
+
 namespace tributary::write {
+
+// Commits the compactions of several buckets (`messages`, one per bucket, nullopt: none) as one
+// COMPACT snapshot, after the parallel work that made them ended with `work`. On any failure
+// (`work` included) the files they wrote (`outputs`, paths) are deleted; a compaction that lost
+// a race with another writer is Conflict naming `what`. nullopt: nothing to commit.
+Result<std::optional<int64_t>> CommitCompactions(
+    const std::string& path, std::shared_ptr<const TableSchema> schema,
+    const std::string& commit_user, Status work,
+    std::vector<std::optional<commit::CommitMessage>> messages,
+    const std::vector<std::vector<std::string>>& outputs, const std::string& what);
 
 // Automatic compaction (after a writer's commit): the first window of consecutive small files
 // that holds at least `min_files` files and reaches `target_size` bytes, or holds `max_files`

@@ -1149,7 +1149,7 @@ Result<std::optional<int64_t>> CompactTableFull(
   std::vector<std::pair<BucketId, std::vector<meta::ManifestEntry>*>> work;
   for (auto& [id, entries] : by_bucket) work.push_back({id, &entries});
   std::vector<std::optional<CommitMessage>> messages(work.size());
-  std::vector<std::vector<std::pair<std::string, std::string>>> outputs(work.size());
+  std::vector<std::vector<std::string>> outputs(work.size());
   std::mutex progress_mu;
   int64_t done = 0;
   if (progress) progress(0, static_cast<int64_t>(work.size()));
@@ -1171,9 +1171,11 @@ Result<std::optional<int64_t>> CompactTableFull(
       m.partition = id.first;
       m.bucket = id.second;
       m.total_buckets = entries.front().total_buckets;
-      for (const auto& f : result.after) outputs[i].push_back({dir, f.file_name});
+      for (const auto& f : result.after) outputs[i].push_back(io::JoinPath(dir, f.file_name));
       m.compact_changelog_files = std::move(result.changelog);
-      for (const auto& f : m.compact_changelog_files) outputs[i].push_back({dir, f.file_name});
+      for (const auto& f : m.compact_changelog_files) {
+        outputs[i].push_back(io::JoinPath(dir, f.file_name));
+      }
       m.compact_before = std::move(result.before);
       m.compact_after = std::move(result.after);
       io::CrashPoint("compact.after-rewrite");
@@ -1185,34 +1187,17 @@ Result<std::optional<int64_t>> CompactTableFull(
     }
     return Status::OK();
   });
-  if (!st.ok()) {
-    for (const auto& o : outputs) {
-      for (const auto& [d, f] : o) (void)io::LocalFs().Remove(io::JoinPath(d, f));
-    }
-    return st;
-  }
-  CommitRequest req;
-  std::vector<std::pair<std::string, std::string>> all_outputs;
-  for (size_t i = 0; i < work.size(); i++) {
-    if (messages[i]) req.messages.push_back(std::move(*messages[i]));
-    for (auto& o : outputs[i]) all_outputs.push_back(std::move(o));
-  }
-  if (req.messages.empty()) return std::optional<int64_t>();
-  FileStoreCommit commit(path, schema, meta::NewUuid());
-  auto r = commit.Commit(req);
-  if (!r.ok() || r->compaction_dropped) {
-    for (const auto& [d, f] : all_outputs) (void)io::LocalFs().Remove(io::JoinPath(d, f));
-    if (!r.ok()) return r.status();
-    return Status::Conflict("full compaction lost a race with another writer; run it again");
-  }
-  if (r->last_snapshot && !OptionIsTrue(*schema, "write-only")) {
-    Status st = commit::ExpireAfterCommit(path, *schema);
-    if (!st.ok()) {
-      return st.WithContext("snapshot " + std::to_string(*r->last_snapshot) +
-                            " is committed, but expiring old snapshots failed");
+  TRIB_ASSIGN_OR_RETURN(auto committed,
+                        CommitCompactions(path, schema, "", st, std::move(messages), outputs,
+                                          "full compaction"));
+  if (committed && !OptionIsTrue(*schema, "write-only")) {
+    Status expired = commit::ExpireAfterCommit(path, *schema);
+    if (!expired.ok()) {
+      return expired.WithContext("snapshot " + std::to_string(*committed) +
+                                 " is committed, but expiring old snapshots failed");
     }
   }
-  return r->last_snapshot;
+  return committed;
 }
 
 }  // namespace tributary::write
