@@ -252,8 +252,9 @@ class FileStoreWriter : public TableWriter {
     const std::string& pbytes = scratch_pbytes_;
     int32_t bucket = 0;
     if (core_.bucket > 0) {
+      TRIB_ASSIGN_OR_RETURN(int32_t total, TotalBucketsOf(pbytes));
       bucket = format::BucketOf(format::HashRow(bucket_types_, pick(bucket_idx_, &scratch_key_)),
-                                core_.bucket);
+                                total);
     } else if (dynamic_) {
       TRIB_ASSIGN_OR_RETURN(
           bucket, dynamic_->Assign(pbytes,
@@ -428,6 +429,26 @@ class FileStoreWriter : public TableWriter {
 
   int32_t TotalBuckets() const { return core_.bucket > 0 ? core_.bucket : -1; }
 
+  // The bucket count rows of partition `pbytes` go to: a partition keeps the count its files
+  // were written with ('bucket' changed by ALTER TABLE applies to new partitions, and to a
+  // partition INSERT OVERWRITE rewrites), as Paimon's _TOTAL_BUCKETS.
+  // The same once restored, without state (commits prepare buckets on several threads).
+  int32_t KnownTotalBuckets(const std::string& pbytes) const {
+    if (options_.overwrite || core_.bucket <= 0) return TotalBuckets();
+    auto it = partition_buckets_.find(pbytes);
+    return it != partition_buckets_.end() && it->second > 0 ? it->second : core_.bucket;
+  }
+
+  Result<int32_t> TotalBucketsOf(const std::string& pbytes) {
+    if (options_.overwrite || core_.bucket <= 0) return TotalBuckets();
+    if (restored_ && pbytes == recent_total_pbytes_) return recent_total_;
+    TRIB_RETURN_NOT_OK(Restore());
+    auto it = partition_buckets_.find(pbytes);
+    recent_total_pbytes_ = pbytes;
+    recent_total_ = it != partition_buckets_.end() && it->second > 0 ? it->second : core_.bucket;
+    return recent_total_;
+  }
+
   // Whether merging can fail on valid input: sum/product/count over integers and decimals.
   bool MergeCanFail() const {
     if (!ctx_.merge_config) return false;
@@ -518,6 +539,8 @@ class FileStoreWriter : public TableWriter {
   Status Restore() {
     if (restored_) return Status::OK();
     existing_.clear();
+    partition_buckets_.clear();
+    recent_total_pbytes_.clear();
     limits_counted_ = false;
     meta::SnapshotManager snapshots(path_);
     TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
@@ -525,7 +548,10 @@ class FileStoreWriter : public TableWriter {
     if (latest) {
       TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
       TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));
-      for (auto& e : live) existing_[{e.partition, e.bucket}].push_back(std::move(e.file));
+      for (auto& e : live) {
+        partition_buckets_[e.partition] = e.total_buckets;
+        existing_[{e.partition, e.bucket}].push_back(std::move(e.file));
+      }
     }
     restored_ = true;
     return Status::OK();
@@ -686,7 +712,7 @@ class FileStoreWriter : public TableWriter {
     TRIB_RETURN_NOT_OK(bw->Flush(core_.target_file_size));
     m->partition = id.first;
     m->bucket = id.second;
-    m->total_buckets = TotalBuckets();
+    m->total_buckets = KnownTotalBuckets(id.first);
     m->new_files = bw->new_files();
     if (ctx_.lookup_changelog_prefix && !m->new_files.empty()) {
       // The exact changes of this commit's keys against the latest snapshot's values.
@@ -995,6 +1021,9 @@ class FileStoreWriter : public TableWriter {
   std::string recent_partition_;        // GetBucket's last partition and its writers by bucket
   std::vector<BucketWriter*> recent_;
   std::map<BucketId, std::vector<meta::DataFileMeta>> existing_;
+  std::map<std::string, int32_t> partition_buckets_;  // partition -> its files' bucket count
+  std::string recent_total_pbytes_;                   // TotalBucketsOf's last partition
+  int32_t recent_total_ = 0;
   std::vector<std::pair<std::string, std::string>> compact_outputs_;
   std::map<BucketId, std::unique_ptr<CompactionJob>> jobs_;  // background compactions
   bool waiting_for_jobs_ = false;  // CommitAndWaitForCompaction in progress
