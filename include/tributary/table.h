@@ -45,6 +45,13 @@ struct WriteOptions {
   // that static partition; an empty map means the whole table).
   bool overwrite = false;
   std::optional<std::map<std::string, std::string>> overwrite_partition;
+  // An OVERWRITE into this many buckets instead of the table's 'bucket' (a rescale of a
+  // fixed-bucket table; the partitions it rewrites keep that count, later writes go to it).
+  std::optional<int32_t> overwrite_buckets;
+  // An OVERWRITE that rewrites rows read from this snapshot: it commits only if the partitions
+  // it replaces still hold exactly the files they held there, else fails with Conflict (so a
+  // write committed in between is never lost; read again and retry).
+  std::optional<int64_t> overwrite_base_snapshot;
   // Static partial-column write (primary-key tables with the deduplicate or partial-update
   // engine): rows still carry every column, but only these columns are written; every other
   // column keeps its stored value (NULL for a new key). Must list the whole primary key; the

@@ -378,7 +378,9 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
   if (has_new) {
     meta::CommitKind kind = req.overwrite ? meta::CommitKind::kOverwrite : meta::CommitKind::kAppend;
     TRIB_ASSIGN_OR_RETURN(
-        last, CommitOnce(kind, [&](const std::vector<ManifestEntry>& live) {
+        last, CommitOnce(kind, [&](const std::vector<ManifestEntry>& live)
+                                   -> Result<std::vector<ManifestEntry>> {
+          if (req.precondition) TRIB_RETURN_NOT_OK(req.precondition(live));
           return AppendDelta(&req, live, &result);
         }, &req.index_changes, req.overwrite ? nullptr : &changelog));
     if (last) {

@@ -50,6 +50,9 @@ struct CommitRequest {
   // OVERWRITE: live files of the partitions `overwrite_filter` accepts are deleted first.
   bool overwrite = false;
   std::function<bool(const std::string& partition)> overwrite_filter;
+  // Checked against the live files each time the commit is attempted: an error ends the commit
+  // with nothing published (an OVERWRITE that must replace exactly the files it read).
+  std::function<Status(const std::vector<meta::ManifestEntry>& live)> precondition;
 };
 
 struct CommitResult {

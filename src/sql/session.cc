@@ -12,6 +12,8 @@
 #include "meta/tags.h"
 #include "common/datetime.h"
 #include "common/strings.h"
+#include "meta/paths.h"
+#include "tributary/table_scan.h"
 #include "common/timezone.h"
 #include "options/option_values.h"
 
@@ -1042,18 +1044,19 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   if (p.back() == "rollback_to") return RollbackTo(s);
   if (p.back() == "maintain_partitions") return MaintainPartitions(s);
   if (p.back() == "expire_partitions") return ExpirePartitionsCall(s);
+  if (p.back() == "rescale") return Rescale(s);
   if (p.back() != "compact") {
     // Paimon's procedures not implemented yet; any other name is a typo or unknown.
     static const std::vector<std::string> kPaimon = {
         "compact_database", "rollback_to_timestamp", "create_branch",
-        "delete_branch", "fast_forward", "rescale", "merge_into",
+        "delete_branch", "fast_forward", "merge_into",
         "reset_consumer", "clear_consumers", "mark_partition_done",
         "migrate_table", "migrate_file", "repair", "create_tag_from_timestamp",
         "expire_tags", "replace_tag", "rewrite_file_index", "purge_files",
         "trigger_tag_automatic_creation", "query_service"};
     static const std::vector<std::string> kImplemented = {
         "compact", "expire_snapshots", "expire_changelogs", "remove_orphan_files", "create_tag",
-        "delete_tag", "rollback_to", "maintain_partitions", "expire_partitions"};
+        "delete_tag", "rollback_to", "maintain_partitions", "expire_partitions", "rescale"};
     if (std::find(kPaimon.begin(), kPaimon.end(), p.back()) != kPaimon.end()) {
       return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
     }
@@ -1284,6 +1287,119 @@ Result<StatementResult> Session::ExpirePartitionsCall(const CallStmt& s) {
   std::string names;
   for (const auto& n : *expired) names += (names.empty() ? "" : ", ") + n;
   return Message("Expired partition(s) " + names + " of " + id.ToString());
+}
+
+Result<StatementResult> Session::Rescale(const CallStmt& s) {
+  const std::string proc = "sys.rescale";
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "bucket_num", "partition"}));
+  if (!args.count("table")) {
+    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "(`table` => 'db.t', "
+                          "bucket_num => 8, `partition` => 'dt=...')");
+  }
+  const Expr* t = args["table"];
+  Identifier id;
+  auto opened = ProcedureTable(t, &id);
+  if (!opened.ok()) return opened.status();
+  Table& table = **opened;
+  const auto schema = table.schema();
+  const int64_t current = std::stoll(schema->Option("bucket").value_or("-1"));
+  if (current <= 0) {
+    return ErrorAt(t->pos, proc + " rescales fixed-bucket tables; " + id.ToString() +
+                               " has 'bucket' = " + std::to_string(current));
+  }
+  int32_t buckets = static_cast<int32_t>(current);
+  if (args.count("bucket_num")) {
+    const std::string& v = args["bucket_num"]->text;
+    if (v.empty() || v.size() > 6 || !std::all_of(v.begin(), v.end(), ::isdigit) ||
+        std::stoi(v) < 1) {
+      return ErrorAt(args["bucket_num"]->pos, "bucket_num '" + v + "' is not a positive integer");
+    }
+    buckets = std::stoi(v);
+  }
+  // The partitions ('k=v,k2=v2', several separated by ';'); none: every partition.
+  std::vector<std::map<std::string, std::string>> specs;
+  if (args.count("partition")) {
+    const Expr* e = args["partition"];
+    std::vector<std::string> listed;
+    for (size_t b = 0; b <= e->text.size();) {
+      size_t end = e->text.find(';', b);
+      if (end == std::string::npos) end = e->text.size();
+      if (end > b) listed.push_back(e->text.substr(b, end - b));
+      b = end + 1;
+    }
+    for (const std::string& one : listed) {
+      std::map<std::string, std::string> spec;
+      for (const std::string& kv : SplitCommaList(one)) {
+        const size_t eq = kv.find('=');
+        const std::string k = eq == std::string::npos ? kv : kv.substr(0, eq);
+        if (eq == std::string::npos ||
+            std::find(schema->partition_keys.begin(), schema->partition_keys.end(), k) ==
+                schema->partition_keys.end()) {
+          return ErrorAt(e->pos, "partition '" + one + "' is not 'key=value,...' of the partition "
+                                 "columns of " + id.ToString());
+        }
+        spec[k] = kv.substr(eq + 1);
+      }
+      if (spec.size() != schema->partition_keys.size()) {
+        return ErrorAt(e->pos, "partition '" + one + "' needs a value for every partition column");
+      }
+      specs.push_back(std::move(spec));
+    }
+  }
+  std::vector<int> pidx;
+  for (const auto& k : schema->partition_keys) pidx.push_back(schema->FieldIndex(k));
+  auto wanted = [&](const Row& row) {
+    if (specs.empty()) return true;
+    for (const auto& spec : specs) {
+      bool all = true;
+      for (size_t i = 0; all && i < pidx.size(); i++) {
+        all = meta::PartitionValueString(row[pidx[i]], schema->fields[pidx[i]].type) ==
+              spec.at(schema->partition_keys[i]);
+      }
+      if (all) return true;
+    }
+    return false;
+  };
+  // The rows of the latest snapshot, rewritten by one OVERWRITE of the partitions they are in,
+  // into `buckets` buckets; it commits only if those partitions still hold the files the rows
+  // were read from (a write committed meanwhile makes it fail: run it again).
+  TRIB_ASSIGN_OR_RETURN(auto latest, meta::SnapshotManager(table.path()).LatestId());
+  if (!latest) return Message("Nothing to rescale in " + id.ToString());
+  ScanOptions so;
+  so.snapshot_id = latest;
+  so.max_batch_rows = 65536;
+  auto scan = table.NewScan(so);
+  if (!scan.ok()) return Locate(scan.status(), s.pos);
+  WriteOptions wo;
+  wo.overwrite = true;
+  wo.overwrite_buckets = buckets;
+  wo.overwrite_base_snapshot = *latest;
+  auto writer = table.NewWriter(wo);
+  if (!writer.ok()) return Locate(writer.status(), s.pos);
+  RowBatch batch;
+  int64_t rows = 0;
+  const bool tty = ::isatty(2);
+  while (true) {
+    auto more = (*scan)->Next(&batch);
+    if (!more.ok()) return Locate(more.status(), s.pos);
+    if (!*more) break;
+    for (Row& r : batch.rows) {
+      if (!wanted(r)) continue;
+      Status st = (*writer)->Write(RowKind::kInsert, std::move(r));
+      if (!st.ok()) return Locate(st, s.pos);
+      if (tty && ++rows % 100000 == 0) {
+        std::fprintf(stderr, "\rrescaling %s: %lld rows", id.ToString().c_str(),
+                     static_cast<long long>(rows));
+        std::fflush(stderr);
+      }
+    }
+  }
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  auto committed = (*writer)->CommitAndWaitForCompaction();
+  if (!committed.ok()) return Locate(committed.status(), s.pos);
+  if (!committed->has_value()) return Message("Nothing to rescale in " + id.ToString());
+  return Message("Rescaled " + id.ToString() + " to " + std::to_string(buckets) +
+                 " bucket(s) (snapshot " + std::to_string(**committed) + ")");
 }
 
 Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {

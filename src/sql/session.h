@@ -159,6 +159,7 @@ class Session {
   Result<StatementResult> RollbackTo(const CallStmt& s);
   Result<StatementResult> MaintainPartitions(const CallStmt& s);  // CALL sys.maintain_partitions
   Result<StatementResult> ExpirePartitionsCall(const CallStmt& s);  // CALL sys.expire_partitions
+  Result<StatementResult> Rescale(const CallStmt& s);  // CALL sys.rescale
   Result<StatementResult> Call(const CallStmt& s);
   Result<StatementResult> Explain(const ExplainStmt& s);
   Result<StatementResult> Select(const SelectStmt& s);

@@ -226,6 +226,35 @@ TEST_F(TableTest, OverwriteReplacesAndRescalesBuckets) {
   for (const auto& f : FileBuckets(**t2)) EXPECT_EQ(f.second, 3) << "bucket " << f.first;
 }
 
+// A rescale (OVERWRITE into another bucket count of rows read at a snapshot) commits only if
+// the partitions it replaces still hold the files of that snapshot: a write committed in between
+// is never lost, the rescale fails with Conflict and changes nothing.
+TEST_F(TableTest, RescaleFailsWhenItsPartitionChangedMeanwhile) {
+  auto t = Create("rs", KV({{"bucket", "2"}}));
+  WriteRows(*t, {{RowKind::kInsert, R(1, "a")}, {RowKind::kInsert, R(2, "b")}});
+  WriteOptions wo;
+  wo.overwrite = true;
+  wo.overwrite_buckets = 4;
+  wo.overwrite_base_snapshot = 1;
+  auto ow = t->NewWriter(wo);
+  ASSERT_TRUE(ow.ok()) << ow.status().ToString();
+  for (const auto& r : ReadAll(*t)) ASSERT_TRUE((*ow)->Write(RowKind::kInsert, r).ok());
+  WriteRows(*t, {{RowKind::kInsert, R(3, "c")}});  // snapshot 2, after the rows were read
+  auto c = (*ow)->Commit();
+  ASSERT_FALSE(c.ok());
+  EXPECT_TRUE(c.status().IsConflict()) << c.status().ToString();
+  EXPECT_EQ(ReadAll(*t), (std::vector<Row>{R(1, "a"), R(2, "b"), R(3, "c")}));
+  for (const auto& f : FileBuckets(*t)) EXPECT_EQ(f.second, 2);
+  // Read again and retry: the rescale commits.
+  wo.overwrite_base_snapshot = 2;
+  auto again = t->NewWriter(wo);
+  ASSERT_TRUE(again.ok());
+  for (const auto& r : ReadAll(*t)) ASSERT_TRUE((*again)->Write(RowKind::kInsert, r).ok());
+  ASSERT_TRUE((*again)->Commit().ok());
+  EXPECT_EQ(ReadAll(*t), (std::vector<Row>{R(1, "a"), R(2, "b"), R(3, "c")}));
+  for (const auto& f : FileBuckets(*t)) EXPECT_EQ(f.second, 4);
+}
+
 TEST_F(TableTest, DynamicBucketsKeepEachKeyInItsBucket) {
   auto t = Create("dyn", KV({{"dynamic-bucket.target-row-num", "10"},
                              {"dynamic-bucket.initial-buckets", "1"}}));

@@ -906,6 +906,29 @@ class FileStoreWriter : public TableWriter {
         req.overwrite_filter = [written](const std::string& p) { return written.count(p) > 0; };
       }
     }
+    if (options_.overwrite && options_.overwrite_base_snapshot) {
+      // The partitions replaced must hold the files they held in the snapshot the rows came
+      // from: a write committed since is not lost but makes this commit fail.
+      meta::SnapshotManager snapshots(path_);
+      TRIB_ASSIGN_OR_RETURN(auto base, snapshots.Read(*options_.overwrite_base_snapshot));
+      TRIB_ASSIGN_OR_RETURN(auto base_live, ReadLiveEntries(path_, *base));
+      auto filter = req.overwrite_filter;
+      auto names = [filter](const std::vector<meta::ManifestEntry>& live) {
+        std::set<std::string> out;
+        for (const auto& e : live) {
+          if (!filter || filter(e.partition)) out.insert(e.file.file_name);
+        }
+        return out;
+      };
+      req.precondition = [names, expected = names(base_live),
+                          id = *options_.overwrite_base_snapshot](
+                             const std::vector<meta::ManifestEntry>& live) -> Status {
+        if (names(live) == expected) return Status::OK();
+        return Status::Conflict("the rewritten partitions changed since snapshot " +
+                                std::to_string(id) + " (a concurrent write); nothing was "
+                                "committed: run it again");
+      };
+    }
     if (layout_.primary_key) {
       req.renumber = [this](const CommitMessage& m, int64_t shift)
           -> Result<std::vector<meta::DataFileMeta>> {
@@ -1055,6 +1078,16 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
       schema->HasPrimaryKey() && core.bucket == -1 &&
       schema->TrimmedPrimaryKeys().size() + schema->partition_keys.size() !=
           schema->primary_keys.size();
+  if (options.overwrite_buckets) {
+    if (!options.overwrite || core.bucket <= 0 || *options.overwrite_buckets <= 0) {
+      return Status::Invalid("a bucket count for an overwrite needs an OVERWRITE of a "
+                             "fixed-bucket table and a positive count");
+    }
+    auto rescaled = std::make_shared<TableSchema>(*schema);
+    rescaled->options["bucket"] = std::to_string(*options.overwrite_buckets);
+    schema = std::move(rescaled);
+    core.bucket = *options.overwrite_buckets;
+  }
   if (cross_partition && schema->HasPrimaryKey()) {
     TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(*schema));
     if (config->ignore_delete && config->engine == "deduplicate") {
