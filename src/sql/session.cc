@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <thread>
 #include <cstdio>
 #include <functional>
 
@@ -1362,44 +1363,59 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
   };
   // The rows of the latest snapshot, rewritten by one OVERWRITE of the partitions they are in,
   // into `buckets` buckets; it commits only if those partitions still hold the files the rows
-  // were read from (a write committed meanwhile makes it fail: run it again).
-  TRIB_ASSIGN_OR_RETURN(auto latest, meta::SnapshotManager(table.path()).LatestId());
-  if (!latest) return Message("Nothing to rescale in " + id.ToString());
-  ScanOptions so;
-  so.snapshot_id = latest;
-  so.max_batch_rows = 65536;
-  auto scan = table.NewScan(so);
-  if (!scan.ok()) return Locate(scan.status(), s.pos);
-  WriteOptions wo;
-  wo.overwrite = true;
-  wo.overwrite_buckets = buckets;
-  wo.overwrite_base_snapshot = *latest;
-  auto writer = table.NewWriter(wo);
-  if (!writer.ok()) return Locate(writer.status(), s.pos);
-  RowBatch batch;
-  int64_t rows = 0;
+  // were read from. A write committed meanwhile makes the attempt fail (nothing is lost): the
+  // rows are read again, a few times, before the procedure gives up and says so.
   const bool tty = ::isatty(2);
-  while (true) {
-    auto more = (*scan)->Next(&batch);
-    if (!more.ok()) return Locate(more.status(), s.pos);
-    if (!*more) break;
-    for (Row& r : batch.rows) {
-      if (!wanted(r)) continue;
-      Status st = (*writer)->Write(RowKind::kInsert, std::move(r));
-      if (!st.ok()) return Locate(st, s.pos);
-      if (tty && ++rows % 100000 == 0) {
-        std::fprintf(stderr, "\rrescaling %s: %lld rows", id.ToString().c_str(),
-                     static_cast<long long>(rows));
-        std::fflush(stderr);
+  constexpr int kAttempts = 5;
+  Status last;
+  for (int attempt = 1; attempt <= kAttempts; attempt++) {
+    TRIB_ASSIGN_OR_RETURN(auto latest, meta::SnapshotManager(table.path()).LatestId());
+    if (!latest) return Message("Nothing to rescale in " + id.ToString());
+    ScanOptions so;
+    so.snapshot_id = latest;
+    so.max_batch_rows = 65536;
+    auto scan = table.NewScan(so);
+    if (!scan.ok()) return Locate(scan.status(), s.pos);
+    WriteOptions wo;
+    wo.overwrite = true;
+    wo.overwrite_buckets = buckets;
+    wo.overwrite_base_snapshot = *latest;
+    auto writer = table.NewWriter(wo);
+    if (!writer.ok()) return Locate(writer.status(), s.pos);
+    RowBatch batch;
+    int64_t rows = 0;
+    while (true) {
+      auto more = (*scan)->Next(&batch);
+      if (!more.ok()) return Locate(more.status(), s.pos);
+      if (!*more) break;
+      for (Row& r : batch.rows) {
+        if (!wanted(r)) continue;
+        Status st = (*writer)->Write(RowKind::kInsert, std::move(r));
+        if (!st.ok()) return Locate(st, s.pos);
+        if (tty && ++rows % 100000 == 0) {
+          std::fprintf(stderr, "\rrescaling %s: %lld rows", id.ToString().c_str(),
+                       static_cast<long long>(rows));
+          std::fflush(stderr);
+        }
       }
     }
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    auto committed = (*writer)->CommitAndWaitForCompaction();
+    if (committed.ok()) {
+      if (!committed->has_value()) return Message("Nothing to rescale in " + id.ToString());
+      return Message("Rescaled " + id.ToString() + " to " + std::to_string(buckets) +
+                     " bucket(s) (snapshot " + std::to_string(**committed) + ")");
+    }
+    last = committed.status();
+    if (!last.IsConflict()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
   }
-  if (tty) std::fprintf(stderr, "\r\033[K");
-  auto committed = (*writer)->CommitAndWaitForCompaction();
-  if (!committed.ok()) return Locate(committed.status(), s.pos);
-  if (!committed->has_value()) return Message("Nothing to rescale in " + id.ToString());
-  return Message("Rescaled " + id.ToString() + " to " + std::to_string(buckets) +
-                 " bucket(s) (snapshot " + std::to_string(**committed) + ")");
+  return Locate(last.IsConflict()
+                    ? last.WithContext("gave up after " + std::to_string(kAttempts) +
+                                       " attempts: other writers kept changing the partitions; "
+                                       "nothing was rescaled")
+                    : last,
+                s.pos);
 }
 
 Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {
