@@ -16,6 +16,16 @@ using merge::KeyValue;
 
 BucketWriter::~BucketWriter() = default;
 
+void BucketWriter::TakePending(std::vector<std::pair<RowKind, Row>>* out) {
+  if (columns_) {
+    for (size_t i = 0; i < columns_->size(); i++) out->emplace_back(columns_->kind(i), columns_->GetRow(i));
+    columns_->Clear();
+  }
+  for (auto& kv : buffer_) out->emplace_back(kv.kind, std::move(kv.value));
+  buffer_.clear();
+  buffer_bytes_ = 0;
+}
+
 void BucketWriter::set_lookup_cache(std::unique_ptr<LookupValueCache> cache) {
   lookup_cache_ = std::move(cache);
 }

@@ -86,6 +86,9 @@ class BucketWriter {
     buffer_.push_back(std::move(kv));
   }
   int64_t buffer_bytes() const { return buffer_bytes_; }
+  // Moves the buffered records out, in the order they were written, leaving the buffer empty
+  // (a writer routing them again, to another bucket layout of their partition).
+  void TakePending(std::vector<std::pair<RowKind, Row>>* out);
   int64_t next_seq() const { return next_seq_; }
   meta::FileNamer* namer() { return &namer_; }
   const std::string& dir() const { return dir_; }

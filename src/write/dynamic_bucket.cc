@@ -13,6 +13,34 @@
 
 namespace tributary::write {
 
+Result<std::unique_ptr<BucketLayoutLock>> BucketLayoutLock::Take(const std::string& table_path,
+                                                                  bool exclusive) {
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(table_path));
+  const std::string path = io::JoinPath(table_path, ".bucket-layout.lock");
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
+  const int kTimeoutMs = 120000;
+  for (int waited = 0; ::flock(fd, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0; waited += 5) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      ::close(fd);
+      return Status::IOError("cannot lock '" + path + "': " + std::strerror(errno));
+    }
+    if (waited >= kTimeoutMs) {
+      ::close(fd);
+      return Status::Conflict("the bucket layout of table '" + table_path + "' stayed locked for " +
+                              std::to_string(kTimeoutMs / 1000) + " s (a rescale or writers "
+                              "committing)");
+    }
+    ::usleep(5000);
+  }
+  return std::unique_ptr<BucketLayoutLock>(new BucketLayoutLock(fd));
+}
+
+BucketLayoutLock::~BucketLayoutLock() {
+  ::flock(fd_, LOCK_UN);
+  ::close(fd_);
+}
+
 DynamicBucketAssigner::~DynamicBucketAssigner() { Release(false); }
 
 Status DynamicBucketAssigner::Lock() {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <optional>
 #include <string>
@@ -22,6 +23,23 @@
 #include "tributary/result.h"
 
 namespace tributary::write {
+
+// A hold of a table's bucket-layout lock (<table>/.bucket-layout.lock, flock): fixed-bucket
+// writers hold it shared from checking their partitions' bucket counts to the end of their
+// commit, a rescale (an OVERWRITE into another count) exclusively for its commit, so a rescale
+// never lands between a writer's check and its commit. Released when destroyed.
+class BucketLayoutLock {
+ public:
+  static Result<std::unique_ptr<BucketLayoutLock>> Take(const std::string& table_path,
+                                                        bool exclusive);
+  ~BucketLayoutLock();
+  BucketLayoutLock(const BucketLayoutLock&) = delete;
+  BucketLayoutLock& operator=(const BucketLayoutLock&) = delete;
+
+ private:
+  explicit BucketLayoutLock(int fd) : fd_(fd) {}
+  int fd_;
+};
 
 class DynamicBucketAssigner {
  public:

@@ -238,7 +238,8 @@ class FileStoreWriter : public TableWriter {
   }
 
   // Routes a row to its partition's bucket and buffers it.
-  Status Route(RowKind kind, Row&& row) {
+  // `prepared`: the merge's input preparation was applied already (rows routed again).
+  Status Route(RowKind kind, Row&& row, bool prepared = false) {
     // Scratch rows reused across calls: no allocation per row for routing.
     auto pick = [&row](const std::vector<int>& idx, Row* out) -> const Row& {
       out->resize(idx.size());
@@ -264,7 +265,7 @@ class FileStoreWriter : public TableWriter {
     }
     TRIB_ASSIGN_OR_RETURN(BucketWriter * bw, GetBucket(pbytes, partition, bucket));
     KeyValue kv{0, kind, std::move(row), 0, nullptr};
-    if (input_merge_) input_merge_->PrepareInput(&kv);
+    if (input_merge_ && !prepared) input_merge_->PrepareInput(&kv);
     int64_t before = bw->buffer_bytes();
     bw->Add(std::move(kv));
     buffered_bytes_ += bw->buffer_bytes() - before;
@@ -822,7 +823,73 @@ class FileStoreWriter : public TableWriter {
     return Status::OK();
   }
 
+  // A partition that another process rewrote into another bucket count (CALL sys.rescale, INSERT
+  // OVERWRITE) since this writer routed rows to it: its pending rows are routed again to the
+  // buckets of the new count, so the commit lands in the partition's new layout instead of
+  // failing. Rows this transaction already flushed to files of the old layout cannot be moved:
+  // then the commit fails, saying so, and nothing is committed.
+  Status RebucketRescaledPartitions() {
+    if (core_.bucket <= 0 || options_.overwrite || !restored_ || buckets_.empty()) return Status::OK();
+    meta::SnapshotManager snapshots(path_);
+    TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+    if (!latest || *latest == restored_snapshot_) return Status::OK();
+    TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
+    TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntriesShared(path_, *snap));
+    std::map<std::string, int32_t> now;
+    for (const auto& e : *live) now[e.partition] = e.total_buckets;
+    std::set<std::string> moved;
+    for (const auto& [id, bw] : buckets_) {
+      auto it = now.find(id.first);
+      if (it != now.end() && it->second > 0 && it->second != KnownTotalBuckets(id.first)) {
+        moved.insert(id.first);
+      }
+    }
+    if (moved.empty()) return Status::OK();
+    std::vector<std::pair<RowKind, Row>> pending;
+    for (auto it = buckets_.begin(); it != buckets_.end();) {
+      if (!moved.count(it->first.first)) {
+        ++it;
+        continue;
+      }
+      if (!it->second->new_files().empty()) {
+        return Status::Conflict("a partition was rewritten into " +
+                                std::to_string(now[it->first.first]) + " buckets while this "
+                                "writer had flushed rows to its old layout; nothing was "
+                                "committed: write them again");
+      }
+      auto job = jobs_.find(it->first);
+      if (job != jobs_.end()) {  // a compaction of the old layout: its result is void
+        if (job->second->thread.joinable()) job->second->thread.join();
+        for (const auto& f : job->second->result.changelog) {
+          (void)io::LocalFs().Remove(io::JoinPath(job->second->dir, f.file_name));
+        }
+        for (const auto& f : job->second->result.after) {
+          (void)io::LocalFs().Remove(io::JoinPath(job->second->dir, f.file_name));
+        }
+        jobs_.erase(job);
+      }
+      buffered_bytes_ -= it->second->buffer_bytes();
+      it->second->TakePending(&pending);
+      it = buckets_.erase(it);
+    }
+    recent_partition_.clear();
+    recent_.clear();
+    restored_ = false;  // the next Restore reads the partitions' new layout and files
+    for (auto& [kind, row] : pending) {
+      TRIB_RETURN_NOT_OK(Route(kind, std::move(row), /*prepared=*/true));
+    }
+    return Status::OK();
+  }
+
   Result<std::optional<int64_t>> DoCommit() {
+    // Fixed buckets: no rescale commits between the layout check and this commit (a rescale
+    // itself holds the lock exclusively).
+    std::unique_ptr<BucketLayoutLock> layout_lock;
+    if (core_.bucket > 0 && (!options_.overwrite || options_.overwrite_buckets)) {
+      TRIB_ASSIGN_OR_RETURN(layout_lock, BucketLayoutLock::Take(
+                                             path_, options_.overwrite_buckets.has_value()));
+    }
+    TRIB_RETURN_NOT_OK(RebucketRescaledPartitions());
     CommitRequest req;
     req.overwrite = options_.overwrite;
     UniversalCompactionPicker picker(core_.max_size_amp_percent, core_.size_ratio,
