@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "bench_common.h"
+#include "meta/snapshot.h"
 #include "sql/operators.h"
 #include "sql/session.h"
 #include "tributary/catalog.h"
@@ -675,9 +676,82 @@ Status FreshnessReader(const std::string& warehouse, int64_t rows) {
 
 }  // namespace
 
+// R1: a rescale of a 1M-row partition (W1's rows, keys unique) from 4 to 8 buckets, against the
+// plain ingest of the same rows (issue 12: goal >= 1x). The rescale is what CALL sys.rescale runs:
+// a scan of the partition at the latest snapshot and one OVERWRITE into the new count that
+// commits only if the partition is unchanged.
+Status R1(const std::string& warehouse) {
+  bench::Params p;
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  TableSpec spec;
+  spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("dt", DataType::String().NotNull()),
+                  Col("a", DataType::BigInt()),           Col("b", DataType::BigInt()),
+                  Col("c", DataType::Double()),           Col("s1", DataType::String()),
+                  Col("s2", DataType::String()),          Col("s3", DataType::String())};
+  spec.primary_keys = {"id", "dt"};
+  spec.partition_keys = {"dt"};
+  spec.options = {{"bucket", "4"}};
+  Identifier id{"default", "r1", ""};
+  CHECK_OK(catalog->CreateTable(id, spec, false));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(id));
+  bench::W1Generator gen(p.W1Keyspace());
+  bench::W1Row r;
+  bench::Timer ingest_timer;
+  {
+    ASSIGN_OR_RETURN(writer, table->NewWriter({}));
+    for (int64_t i = 0; i < p.w1_rows; i++) {
+      gen.Next(i, &r);
+      CHECK_OK(writer->Write(RowKind::kInsert,
+                             Row{Value::Int(i), Value::String("p"), Value::Int(r.a), Value::Int(r.b),
+                                 Value::Double(r.c), Value::String(r.s1), Value::String(r.s2),
+                                 Value::String(r.s3)}));
+      if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
+        ASSIGN_OR_RETURN(snap, i + 1 == p.w1_rows ? writer->CommitAndWaitForCompaction()
+                                                  : writer->Commit());
+        (void)snap;
+      }
+    }
+  }
+  const double ingest_secs = ingest_timer.Seconds();
+  bench::Timer rescale_timer;
+  ASSIGN_OR_RETURN(latest, meta::SnapshotManager(table->path()).LatestId());
+  ScanOptions so;
+  so.snapshot_id = latest;
+  so.max_batch_rows = 65536;
+  ASSIGN_OR_RETURN(scan, table->NewScan(so));
+  WriteOptions wo;
+  wo.overwrite = true;
+  wo.overwrite_buckets = 8;
+  wo.overwrite_base_snapshot = latest;
+  ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
+  RowBatch batch;
+  int64_t rows = 0;
+  while (true) {
+    ASSIGN_OR_RETURN(more, scan->Next(&batch));
+    if (!more) break;
+    for (Row& row : batch.rows) {
+      CHECK_OK(writer->Write(RowKind::kInsert, std::move(row)));
+      rows++;
+    }
+  }
+  ASSIGN_OR_RETURN(committed, writer->CommitAndWaitForCompaction());
+  (void)committed;
+  const double rescale_secs = rescale_timer.Seconds();
+  if (rows != p.w1_rows) return Status::Internal("rescaled " + std::to_string(rows) + " rows");
+  Record(kSys, "R1", "4 -> 8 buckets")
+      .Int("rows", rows)
+      .Num("ingest_secs", ingest_secs)
+      .Num("secs", rescale_secs)
+      .Num("rate", rows / rescale_secs)
+      .Num("vs_ingest", ingest_secs / rescale_secs)
+      .Str("how", "scan at the latest snapshot + OVERWRITE with overwrite_buckets (CALL sys.rescale)")
+      .Print();
+  return Status::OK();
+}
+
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5|J1|J2|F|S <warehouse> [fixed|dynamic]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5|J1|J2|R1|F|S <warehouse> [fixed|dynamic]\n", argv[0]);
     return 2;
   }
   std::string w = argv[1], warehouse = argv[2];
@@ -697,6 +771,7 @@ int main(int argc, char** argv) {
   else if (w == "W4") st = W4(warehouse);
   else if (w == "W5") st = W5(warehouse);
   else if (w == "J1") st = J1(warehouse);
+  else if (w == "R1") st = R1(warehouse);
   else st = Status::Invalid("unknown workload " + w);
   if (!st.ok()) {
     std::string kase;
