@@ -125,12 +125,13 @@ Result<std::optional<int64_t>> CompactAppendTable(
   TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
   if (!latest) return Out();
   TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
-  TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntries(path, *snap));
+  // After every writer commit: the process-wide cache of live files, not the manifests again.
+  TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntriesShared(path, *snap));
   std::map<std::pair<std::string, int32_t>, std::vector<meta::ManifestEntry>> by_bucket;
-  for (auto& e : live) {
+  for (const auto& e : *live) {
     std::pair<std::string, int32_t> id{e.partition, e.bucket};
     if (only && !only->count(id)) continue;
-    by_bucket[id].push_back(std::move(e));
+    by_bucket[id].push_back(e);
   }
   std::vector<Field> pf;
   std::vector<DataType> pt;
