@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "sql/expression.h"
 #include "tributary/column_batch.h"
@@ -31,6 +32,11 @@ Status AccumulateValue(const AggregateCall& call, Value v, AggState* st);
 // Adds every row of `col` (the argument column of `call`) to `st`: integer and floating-point
 // columns in tight loops, everything else value by value.
 Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggState* st);
+// Adds row r of `col` to states[groups[r] * stride + index] for every row: integer,
+// floating-point and string columns in tight loops, everything else value by value.
+Status AccumulateGroups(const AggregateCall& call, const ColumnVector& col,
+                        const std::vector<uint32_t>& groups, size_t stride, size_t index,
+                        std::vector<AggState>* states);
 // The call's result for the rows added so far.
 Result<Value> Finish(const AggregateCall& call, const AggState& st);
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "sql/cast.h"
+#include "sql/column_keys.h"
 #include "sql/interrupt.h"
 #include "sql/operators.h"
 #include "sql/vector_eval.h"
@@ -55,11 +56,7 @@ void AppendColumn(ColumnVector* to, ColumnVector&& from) {
 // Bytes a batch's columns hold, roughly.
 int64_t BatchBytes(const ColumnBatch& b) {
   int64_t n = 0;
-  for (const ColumnVector& c : b.columns) {
-    n += static_cast<int64_t>(c.ints.size() * 8 + c.doubles.size() * 8 + c.nulls.size());
-    n += static_cast<int64_t>(c.strings.memory_bytes());
-    for (const auto& v : c.values) n += ApproxBytes(v);
-  }
+  for (const ColumnVector& c : b.columns) n += ApproxColumnBytes(c);
   return n;
 }
 

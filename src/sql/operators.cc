@@ -12,6 +12,7 @@
 
 #include "common/datetime.h"
 #include "sql/cast.h"
+#include "sql/column_keys.h"
 #include "sql/interrupt.h"
 #include "sql/vector_eval.h"
 #include "table/system_tables.h"
@@ -135,6 +136,57 @@ Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggS
   return Status::OK();
 }
 
+Status AccumulateGroups(const AggregateCall& call, const ColumnVector& col,
+                        const std::vector<uint32_t>& groups, size_t stride, size_t index,
+                        std::vector<AggState>* states) {
+  const std::string& f = call.function;
+  const size_t n = col.size();
+  auto state = [&](size_t r) -> AggState& { return (*states)[groups[r] * stride + index]; };
+  const bool plain = !call.distinct && !IsVarianceFunction(f) && f != "LISTAGG";
+  if (plain && col.rep == ColumnVector::Rep::kInt && col.type.IsInteger()) {
+    const bool sum = f == "SUM" || f == "AVG", min = f == "MIN", max = f == "MAX";
+    for (size_t r = 0; r < n; r++) {
+      if (col.IsNull(r)) continue;
+      const int64_t v = col.ints[r];
+      AggState& st = state(r);
+      ++st.count;
+      if (sum) {
+        st.isum += v;
+      } else if ((min || max) && (st.best.is_null() || (min ? v < st.best.int_value()
+                                                                : v > st.best.int_value()))) {
+        st.best = Value::Int(v);
+      }
+    }
+    return Status::OK();
+  }
+  if (plain && col.rep == ColumnVector::Rep::kDouble && (f == "SUM" || f == "AVG" || f == "COUNT")) {
+    for (size_t r = 0; r < n; r++) {
+      if (col.IsNull(r)) continue;
+      AggState& st = state(r);
+      ++st.count;
+      st.dsum += col.doubles[r];
+    }
+    return Status::OK();
+  }
+  if (plain && col.rep == ColumnVector::Rep::kString && (f == "MIN" || f == "MAX" || f == "COUNT")) {
+    const bool min = f == "MIN", max = f == "MAX";
+    for (size_t r = 0; r < n; r++) {
+      if (col.IsNull(r)) continue;
+      AggState& st = state(r);
+      ++st.count;
+      if (!min && !max) continue;
+      const std::string_view v = col.strings[r];
+      if (st.best.is_null() || (min ? v < std::string_view(st.best.string_value())
+                                    : v > std::string_view(st.best.string_value()))) {
+        st.best = Value::String(std::string(v));
+      }
+    }
+    return Status::OK();
+  }
+  for (size_t r = 0; r < n; r++) TRIB_RETURN_NOT_OK(AccumulateValue(call, col.Get(r), &state(r)));
+  return Status::OK();
+}
+
 Result<Value> Finish(const AggregateCall& call, const AggState& st) {
   const std::string& f = call.function;
   if (f == "COUNT") return Value::Int(st.count);
@@ -178,25 +230,46 @@ namespace {
 // output).
 constexpr size_t kBatchRows = 2048;
 
-// An operator that takes its whole input first (Consume), then hands out the rows it made.
-class MaterializingOperator : public Operator {
+// The rows [begin, end) of `batch`, copied.
+ColumnBatch SliceBatch(const ColumnBatch& batch, size_t begin, size_t end) {
+  std::vector<uint32_t> rows(end - begin);
+  std::iota(rows.begin(), rows.end(), static_cast<uint32_t>(begin));
+  return CopyRows(batch, rows);
+}
+
+// An empty column of `type` in its scan representation.
+ColumnVector TypedColumn(const DataType& type) {
+  ColumnVector c;
+  c.type = type;
+  c.rep = ColumnVector::RepOf(type);
+  return c;
+}
+
+// An operator that reads its whole input first (Consume) into one batch, then hands it out in
+// batches of kBatchRows.
+class HoldingOperator : public Operator {
  public:
   Result<bool> Next(ColumnBatch* out) final {
     if (!consumed_) {
       TRIB_RETURN_NOT_OK(Consume());
       consumed_ = true;
     }
-    if (next_ >= rows_.size()) return false;
-    const size_t end = std::min(rows_.size(), next_ + kBatchRows);
-    *out = RowsToBatch(fields_, rows_.begin() + next_, rows_.begin() + end);
+    if (next_ >= held_.num_rows) return false;
+    if (next_ == 0 && held_.num_rows <= kBatchRows) {
+      *out = std::move(held_);
+      next_ = out->num_rows;
+      return true;
+    }
+    const size_t end = std::min(held_.num_rows, next_ + kBatchRows);
+    *out = SliceBatch(held_, next_, end);
     next_ = end;
     return true;
   }
 
  protected:
-  // Reads the input and fills rows_ (each with fields_.size() values).
+  // Reads the input and fills held_ (columns of fields_).
   virtual Status Consume() = 0;
-  std::vector<Row> rows_;
+  ColumnBatch held_;
 
  private:
   bool consumed_ = false;
@@ -505,7 +578,7 @@ class ProjectOperator : public Operator {
 
 // ---- aggregate (AggState, AccumulateValue, Finish: aggregate_state.h)
 
-class AggregateOperator : public MaterializingOperator {
+class AggregateOperator : public HoldingOperator {
  public:
   AggregateOperator(OperatorPtr child, AggregateBinding binding)
       : child_(std::move(child)), agg_(std::move(binding)) {
@@ -524,69 +597,72 @@ class AggregateOperator : public MaterializingOperator {
   }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
 
-
  private:
+  // Groups each batch's rows by their key columns (GroupIndex) and folds every argument column
+  // into its rows' groups; the keys and results are columns, no row is made.
   Status Consume() override {
-    std::unordered_map<std::string, size_t> index;
-    std::vector<Row> group_keys;
-    std::vector<std::vector<AggState>> states;
+    const size_t calls = agg_.calls.size();
+    GroupIndex index;
+    std::vector<ColumnVector> key_columns;
+    for (const auto& k : agg_.keys) key_columns.push_back(TypedColumn(k->type));
+    std::vector<AggState> states;
+    size_t groups = 0;
     if (agg_.keys.empty()) {
-      group_keys.emplace_back();
-      states.emplace_back(agg_.calls.size());
+      groups = 1;
+      states.resize(calls);
     }
+    std::vector<uint32_t> group_of, first_rows;
     ColumnBatch in;
     while (true) {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
       if (!more) break;
       // Each argument once per batch: a column as is, anything else computed.
-      std::vector<ColumnVector> args(agg_.calls.size());
-      for (size_t i = 0; i < agg_.calls.size(); i++) {
+      std::vector<ColumnVector> args(calls);
+      for (size_t i = 0; i < calls; i++) {
         if (agg_.calls[i].star) continue;
-        TRIB_ASSIGN_OR_RETURN(args[i], EvaluateBatch(*agg_.calls[i].arg, in));
+        TRIB_ASSIGN_OR_RETURN(ColumnVector a, EvaluateBatch(*agg_.calls[i].arg, in));
+        args[i] = Canonical(std::move(a));
       }
       if (agg_.keys.empty()) {
-        for (size_t i = 0; i < agg_.calls.size(); i++) {
+        for (size_t i = 0; i < calls; i++) {
           if (agg_.calls[i].star) {
-            states[0][i].count += static_cast<int64_t>(in.num_rows);
+            states[i].count += static_cast<int64_t>(in.num_rows);
           } else {
-            TRIB_RETURN_NOT_OK(AccumulateColumn(agg_.calls[i], args[i], &states[0][i]));
+            TRIB_RETURN_NOT_OK(AccumulateColumn(agg_.calls[i], args[i], &states[i]));
           }
         }
         continue;
       }
       std::vector<ColumnVector> keys;
+      std::vector<const ColumnVector*> key_ptrs;
       for (const auto& k : agg_.keys) {
         TRIB_ASSIGN_OR_RETURN(ColumnVector c, EvaluateBatch(*k, in));
-        keys.push_back(std::move(c));
+        keys.push_back(Canonical(std::move(c)));
       }
-      std::string key;
-      for (size_t r = 0; r < in.num_rows; r++) {
-        key.clear();
-        for (const auto& k : keys) AppendKey(k.Get(r), &key);
-        auto [it, inserted] = index.emplace(key, group_keys.size());
-        if (inserted) {
-          Row values;
-          for (const auto& k : keys) values.push_back(k.Get(r));
-          group_keys.push_back(std::move(values));
-          states.emplace_back(agg_.calls.size());
-        }
-        auto& st = states[it->second];
-        for (size_t i = 0; i < agg_.calls.size(); i++) {
-          if (agg_.calls[i].star) {
-            ++st[i].count;
-          } else {
-            TRIB_RETURN_NOT_OK(AccumulateValue(agg_.calls[i], args[i].Get(r), &st[i]));
-          }
+      for (const ColumnVector& k : keys) key_ptrs.push_back(&k);
+      index.Assign(key_ptrs, in.num_rows, &group_of, &first_rows);
+      for (size_t k = 0; k < keys.size(); k++) key_columns[k].AppendRows(keys[k], first_rows);
+      groups = index.size();
+      states.resize(groups * calls);
+      for (size_t i = 0; i < calls; i++) {
+        if (agg_.calls[i].star) {
+          for (uint32_t g : group_of) ++states[g * calls + i].count;
+        } else {
+          TRIB_RETURN_NOT_OK(
+              AccumulateGroups(agg_.calls[i], args[i], group_of, calls, i, &states));
         }
       }
     }
-    for (size_t g = 0; g < group_keys.size(); g++) {
-      Row row = std::move(group_keys[g]);
-      for (size_t i = 0; i < agg_.calls.size(); i++) {
-        TRIB_ASSIGN_OR_RETURN(Value v, Finish(agg_.calls[i], states[g][i]));
-        row.push_back(std::move(v));
+    held_.num_rows = groups;
+    held_.columns = std::move(key_columns);
+    for (size_t i = 0; i < calls; i++) {
+      ColumnVector results = TypedColumn(agg_.calls[i].type);
+      results.Reserve(groups);
+      for (size_t g = 0; g < groups; g++) {
+        TRIB_ASSIGN_OR_RETURN(Value v, Finish(agg_.calls[i], states[g * calls + i]));
+        results.Append(v);
       }
-      rows_.push_back(std::move(row));
+      held_.columns.push_back(std::move(results));
     }
     return Status::OK();
   }
@@ -606,35 +682,36 @@ class DistinctOperator : public Operator {
   std::vector<const Operator*> children() const override { return {child_.get()}; }
   Result<bool> Next(ColumnBatch* out) override {
     ColumnBatch in;
-    std::string key;
+    std::vector<uint32_t> groups, first_rows;
     while (true) {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
       if (!more) return false;
-      std::vector<uint32_t> rows;
-      for (size_t r = 0; r < in.num_rows; r++) {
-        key.clear();
-        for (const auto& c : in.columns) AppendKey(c.Get(r), &key);
-        if (seen_.insert(key).second) rows.push_back(static_cast<uint32_t>(r));
+      std::vector<const ColumnVector*> columns;
+      for (ColumnVector& c : in.columns) {
+        c = Canonical(std::move(c));
+        columns.push_back(&c);
       }
-      if (rows.empty()) continue;
-      *out = TakeRows(std::move(in), rows);
+      seen_.Assign(columns, in.num_rows, &groups, &first_rows);
+      if (first_rows.empty()) continue;
+      *out = TakeRows(std::move(in), first_rows);
       return true;
     }
   }
 
  private:
   OperatorPtr child_;
-  std::unordered_set<std::string> seen_;
+  GroupIndex seen_;
 };
 
 // ---- sort
 
-class SortOperator : public MaterializingOperator {
+class SortOperator : public HoldingOperator {
  public:
   SortOperator(OperatorPtr child, SortOptions options)
       : child_(std::move(child)), options_(std::move(options)) {
     const auto& in = child_->fields();
     fields_.assign(in.begin(), in.begin() + std::min(options_.output_columns, in.size()));
+    for (const Field& f : in) held_.columns.push_back(TypedColumn(f.type));
   }
   std::string Describe() const override {
     return "Sort: " + std::to_string(options_.keys.size()) + " key(s)" +
@@ -642,34 +719,46 @@ class SortOperator : public MaterializingOperator {
   }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
 
-
  private:
-  bool Less(const Row& x, const Row& y) const {
+  // Whether held row x goes before held row y (ties: the earlier row first, so the sort is
+  // stable: equal rows keep their arrival order).
+  bool Less(uint32_t x, uint32_t y) const {
     for (const SortKeySpec& s : options_.keys) {
-      const Value& a = x[s.column];
-      const Value& b = y[s.column];
-      if (a.is_null() || b.is_null()) {
-        if (a.is_null() && b.is_null()) continue;
-        return a.is_null() == s.nulls_first;
+      const ColumnVector& col = held_.columns[s.column];
+      const bool xn = col.IsNull(x), yn = col.IsNull(y);
+      if (xn || yn) {
+        if (xn && yn) continue;
+        return xn == s.nulls_first;
       }
-      int c = CompareSame(a, b);
+      const int c = CompareColumnRows(col, x, col, y);
       if (c != 0) return s.descending ? c > 0 : c < 0;
     }
-    return false;
+    return x < y;
   }
 
-  // Sorts what is held (stable: equal rows keep their arrival order) and, with a limit, keeps
-  // only the first `limit` rows.
+  // Puts the held rows in order and, with a limit, keeps only the first `limit` of them.
   void SortHeld() {
-    std::stable_sort(rows_.begin(), rows_.end(),
-                     [&](const Row& x, const Row& y) { return Less(x, y); });
-    if (options_.limit && static_cast<int64_t>(rows_.size()) > *options_.limit) {
-      rows_.resize(static_cast<size_t>(*options_.limit));
-      bytes_ = 0;
-      for (const Row& r : rows_) {
-        for (const Value& v : r) bytes_ += ApproxBytes(v);
-      }
+    std::vector<uint32_t> order(held_.num_rows);
+    std::iota(order.begin(), order.end(), 0u);
+    auto less = [&](uint32_t x, uint32_t y) { return Less(x, y); };
+    if (options_.limit && static_cast<int64_t>(order.size()) > *options_.limit) {
+      const auto keep = static_cast<size_t>(*options_.limit);
+      std::partial_sort(order.begin(), order.begin() + keep, order.end(), less);
+      order.resize(keep);
+    } else {
+      std::sort(order.begin(), order.end(), less);
     }
+    ColumnBatch sorted;
+    sorted.num_rows = order.size();
+    bytes_ = 0;
+    for (const ColumnVector& c : held_.columns) {
+      ColumnVector out = TypedColumn(c.type);
+      out.Reserve(order.size());
+      out.AppendRows(c, order);
+      bytes_ += ApproxColumnBytes(out);
+      sorted.columns.push_back(std::move(out));
+    }
+    held_ = std::move(sorted);
   }
 
   Status Consume() override {
@@ -677,15 +766,15 @@ class SortOperator : public MaterializingOperator {
     while (true) {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
       if (!more) break;
-      for (size_t begin = 0; begin < in.num_rows; begin += kBatchRows) {
-        for (Row& r : BatchRows(in, begin, begin + kBatchRows)) {
-          for (const Value& v : r) bytes_ += ApproxBytes(v);
-          rows_.push_back(std::move(r));
-        }
-        // ORDER BY ... LIMIT n holds at most about 2n rows.
-        if (options_.limit && static_cast<int64_t>(rows_.size()) > 2 * *options_.limit + 1024) {
-          SortHeld();
-        }
+      for (size_t c = 0; c < in.columns.size(); c++) {
+        ColumnVector col = Canonical(std::move(in.columns[c]));
+        bytes_ += ApproxColumnBytes(col);
+        held_.columns[c].AppendAll(std::move(col));
+      }
+      held_.num_rows += in.num_rows;
+      // ORDER BY ... LIMIT n holds at most about 2n rows.
+      if (options_.limit && static_cast<int64_t>(held_.num_rows) > 2 * *options_.limit + 1024) {
+        SortHeld();
       }
       if (bytes_ > options_.memory_limit) {
         return Status::Invalid(
@@ -695,7 +784,7 @@ class SortOperator : public MaterializingOperator {
       }
     }
     SortHeld();
-    for (Row& r : rows_) r.resize(fields_.size());  // drop the sort-only columns
+    held_.columns.resize(fields_.size());  // drop the sort-only columns
     return Status::OK();
   }
 

@@ -4,7 +4,11 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
+#include "sql/aggregate_state.h"
+#include "sql/cast.h"
+#include "sql/column_keys.h"
 #include "sql/parser.h"
 #include "sql/vector_eval.h"
 
@@ -161,6 +165,125 @@ TEST(OperatorsTest, LimitSortDistinctAcrossBatches) {
   auto distinct = collect(MakeDistinct(MakeRows(one, keys, "r")));
   ASSERT_EQ(distinct.size(), 7u);
   for (int64_t i = 0; i < 7; i++) EXPECT_EQ(distinct[i][0].int_value(), i);  // first seen first
+}
+
+// A row's key and order read from the typed vectors are those of its Values (AppendKey,
+// CompareSame), for every representation and for Value columns.
+TEST(ColumnKeysTest, KeysAndOrderAgreeWithValues) {
+  const ColumnBatch typed = TypedBatch();
+  const std::vector<Row> rows = Rows();
+  for (size_t c = 0; c < typed.columns.size(); c++) {
+    const ColumnVector& col = typed.columns[c];
+    ColumnVector values = ValueColumn(col.type);
+    for (const Row& r : rows) values.Append(r[c]);
+    const ColumnVector back = Canonical(ColumnVector(values));
+    EXPECT_EQ(back.rep, col.rep);
+    for (size_t i = 0; i < rows.size(); i++) {
+      std::string want, got, from_values, from_back;
+      AppendKey(rows[i][c], &want);
+      AppendColumnKey(col, i, &got);
+      AppendColumnKey(values, i, &from_values);
+      AppendColumnKey(back, i, &from_back);
+      EXPECT_EQ(got, want) << "column " << c << " row " << i;
+      EXPECT_EQ(from_values, want);
+      EXPECT_EQ(from_back, want);
+      for (size_t j = 0; j < rows.size(); j++) {
+        const int expected = CompareSame(rows[i][c], rows[j][c]);
+        EXPECT_EQ(CompareColumnRows(col, i, col, j), expected) << c << ": " << i << " vs " << j;
+        EXPECT_EQ(CompareColumnRows(values, i, values, j), expected);
+      }
+    }
+  }
+}
+
+// GROUP BY over columns gives what folding each row's Values into its group gives, for keys
+// with NULLs (one integer key, and an integer and a string key), in first-seen group order,
+// across batches.
+TEST(OperatorsTest, GroupedAggregateAgreesWithRowFolding) {
+  const std::vector<Field> fields = Fields();
+  std::vector<Row> rows;
+  const std::vector<Row> base = Rows();
+  for (int i = 0; i < 5000; i++) {
+    Row r = base[static_cast<size_t>(i) % base.size()];
+    if (!r[0].is_null() && i % 11 != 0) r[0] = Value::Int(r[0].int_value() % 1000 + i % 13);
+    if (i > 100 && !r[0].is_null() && r[0].int_value() == INT64_MIN) r[0] = Value::Int(-808);
+    if (i % 17 == 0) r[0] = Value::Null();
+    if (!r[2].is_null() && i % 5 == 0) r[2] = Value::String(r[2].string_value() + "x");
+    rows.push_back(std::move(r));
+  }
+  for (const std::vector<std::string>& key_texts :
+       std::vector<std::vector<std::string>>{{"i"}, {"i", "s"}, {"b"}}) {
+    AggregateBinding binding;
+    for (const auto& k : key_texts) binding.keys.push_back(Bind(k));
+    const std::vector<std::pair<std::string, std::string>> calls = {
+        {"COUNT", ""}, {"SUM", "i"}, {"MIN", "i"}, {"MAX", "i"}, {"MAX", "s"}, {"MIN", "s"},
+        {"AVG", "d"}, {"SUM", "d"}, {"MIN", "d"}, {"COUNT", "s"}, {"COUNT", "d"}};
+    for (const auto& [f, arg] : calls) {
+      AggregateCall call;
+      call.function = f;
+      call.star = arg.empty();
+      if (!arg.empty()) call.arg = Bind(arg);
+      call.type = f == "COUNT" ? DataType::BigInt()
+                  : f == "AVG" ? DataType::Double()
+                               : call.arg->type;
+      binding.calls.push_back(std::move(call));
+    }
+    // Expected: each row's Values folded into its group's states.
+    std::vector<std::string> order;
+    std::map<std::string, std::pair<Row, std::vector<AggState>>> groups;
+    for (const Row& r : rows) {
+      std::string key;
+      Row key_values;
+      for (const auto& k : binding.keys) {
+        auto v = Evaluate(*k, r);
+        ASSERT_TRUE(v.ok());
+        AppendKey(*v, &key);
+        key_values.push_back(*v);
+      }
+      auto [it, inserted] = groups.try_emplace(key);
+      if (inserted) {
+        order.push_back(key);
+        it->second.first = key_values;
+        it->second.second.resize(binding.calls.size());
+      }
+      for (size_t i = 0; i < binding.calls.size(); i++) {
+        AggState& st = it->second.second[i];
+        if (binding.calls[i].star) {
+          ++st.count;
+        } else {
+          auto v = Evaluate(*binding.calls[i].arg, r);
+          ASSERT_TRUE(v.ok());
+          ASSERT_TRUE(AccumulateValue(binding.calls[i], *v, &st).ok());
+        }
+      }
+    }
+    std::vector<Row> want;
+    std::string error;  // SUM(i) overflows BIGINT where INT64_MIN rows share a group
+    for (const std::string& key : order) {
+      Row row = groups[key].first;
+      for (size_t i = 0; i < binding.calls.size(); i++) {
+        auto v = Finish(binding.calls[i], groups[key].second[i]);
+        if (!v.ok() && error.empty()) error = v.status().message();
+        row.push_back(v.ok() ? *v : Value::Null());
+      }
+      want.push_back(std::move(row));
+    }
+    auto got = CollectRows(*MakeAggregate(MakeRows(fields, rows, "r"), std::move(binding)));
+    if (!error.empty()) {
+      ASSERT_FALSE(got.ok());
+      EXPECT_EQ(got.status().message(), error);
+      continue;
+    }
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    ASSERT_EQ(got->size(), want.size()) << key_texts.size();
+    for (size_t g = 0; g < want.size(); g++) {
+      ASSERT_EQ(want[g].size(), (*got)[g].size());
+      for (size_t c = 0; c < want[g].size(); c++) {
+        EXPECT_EQ(DebugString((*got)[g][c]), DebugString(want[g][c]))
+            << "keys " << key_texts.size() << " group " << g << " column " << c;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -841,11 +841,10 @@ Status PlanJoinInputs(const Session& session, const SelectStmt& q, SelectPlan* p
 
 // The table scan of a query reading one table: the columns read, the filters and LIMIT pushed
 // into it (again after PushIntoSubquery added filters).
-Status PlanTableScan(SelectPlan* plan) {
-  const SelectStmt& q = *plan->query;
-  Source& src = plan->source;
-  if (!src.table || !src.change_table.empty() || !plan->joins.empty()) return Status::OK();
-  std::vector<bool> used(src.fields.size(), false);
+// The columns of its input (FROM) that `plan` reads: its WHERE, and then its GROUP BY keys and
+// aggregate arguments, or else its select list, ORDER BY and window functions.
+std::vector<bool> InputColumnsRead(SelectPlan* plan, size_t width) {
+  std::vector<bool> used(width, false);
   for (const auto& c : plan->conjuncts) CollectColumns(*c, &used);
   if (plan->grouped) {
     for (const auto& k : plan->agg.keys) CollectColumns(*k, &used);
@@ -859,7 +858,15 @@ Status PlanTableScan(SelectPlan* plan) {
     }
     for (BoundExpr* e : WindowExprs(&plan->windows)) CollectColumns(*e, &used);
   }
-  plan->scan = PlanScan(src.fields, plan->conjuncts, used);
+  used.resize(width);
+  return used;
+}
+
+Status PlanTableScan(SelectPlan* plan) {
+  const SelectStmt& q = *plan->query;
+  Source& src = plan->source;
+  if (!src.table || !src.change_table.empty() || !plan->joins.empty()) return Status::OK();
+  plan->scan = PlanScan(src.fields, plan->conjuncts, InputColumnsRead(plan, src.fields.size()));
   if (q.limit && !plan->grouped && !q.distinct && q.order_by.empty() && plan->scan.all_pushed) {
     plan->scan.limit = *q.limit > INT64_MAX - q.offset ? INT64_MAX : *q.limit + q.offset;
   }
@@ -1102,7 +1109,7 @@ BoundExprPtr Substitute(const BoundExpr& e, const std::vector<const BoundExpr*>&
 Status PruneSubquery(Source* src, const std::vector<bool>& used) {
   if (!src->plan) return Status::OK();
   SelectPlan& sub = *src->plan;
-  if (sub.query->distinct || sub.grouped) return Status::OK();
+  if (sub.query->distinct) return Status::OK();
   std::vector<bool> keep(sub.items.size(), false);
   for (size_t i = 0; i < keep.size(); i++) keep[i] = i < used.size() && used[i];
   for (const auto& k : sub.sort) {
@@ -1115,17 +1122,32 @@ Status PruneSubquery(Source* src, const std::vector<bool>& used) {
     changed = true;
   }
   if (!changed) return Status::OK();
+  if (sub.grouped) {
+    // The aggregates nothing reads any more become COUNT(*), which reads no column (the group
+    // keys stay: they make the groups).
+    std::vector<bool> read;
+    for (const auto& it : sub.items) CollectColumns(*it, &read);
+    if (sub.having) CollectColumns(*sub.having, &read);
+    for (const auto& k : sub.sort) {
+      if (k.expr) CollectColumns(*k.expr, &read);
+    }
+    const size_t keys = sub.agg.keys.size();
+    read.resize(keys + sub.agg.calls.size(), false);
+    for (size_t i = 0; i < sub.agg.calls.size(); i++) {
+      AggregateCall& call = sub.agg.calls[i];
+      if (read[keys + i] || call.star) continue;
+      call.function = "COUNT";
+      call.star = true;
+      call.distinct = false;
+      call.arg.reset();
+      call.type = DataType::BigInt().WithNullable(false);
+      call.key = "COUNT(*)";
+    }
+  }
   if (sub.joins.empty()) {
     // What the subquery still reads of its own input, for its scan or a deeper subquery.
-    std::vector<bool> inner(sub.source.fields.size(), false);
-    for (const auto& c : sub.conjuncts) CollectColumns(*c, &inner);
-    for (const auto& it : sub.items) CollectColumns(*it, &inner);
-    for (const auto& k : sub.sort) {
-      if (k.expr) CollectColumns(*k.expr, &inner);
-    }
-    for (BoundExpr* e : WindowExprs(&sub.windows)) CollectColumns(*e, &inner);
-    inner.resize(sub.source.fields.size());
-    TRIB_RETURN_NOT_OK(PruneSubquery(&sub.source, inner));
+    TRIB_RETURN_NOT_OK(
+        PruneSubquery(&sub.source, InputColumnsRead(&sub, sub.source.fields.size())));
   }
   return PlanTableScan(&sub);
 }
@@ -1667,22 +1689,7 @@ Result<OperatorPtr> BuildSelect(const Session& session, SelectPlan plan) {
     } else {
       if (src.plan) {
         // The subquery computes only the columns this query reads.
-        std::vector<bool> used(src.fields.size(), false);
-        for (const auto& c : plan.conjuncts) CollectColumns(*c, &used);
-        if (plan.grouped) {
-          for (const auto& k : plan.agg.keys) CollectColumns(*k, &used);
-          for (const auto& c : plan.agg.calls) {
-            if (c.arg) CollectColumns(*c.arg, &used);
-          }
-        } else {
-          for (const auto& it : plan.items) CollectColumns(*it, &used);
-          for (const auto& k : plan.sort) {
-            if (k.expr) CollectColumns(*k.expr, &used);
-          }
-        }
-        for (BoundExpr* e : WindowExprs(&plan.windows)) CollectColumns(*e, &used);
-        used.resize(src.fields.size());
-        TRIB_RETURN_NOT_OK(PruneSubquery(&src, used));
+        TRIB_RETURN_NOT_OK(PruneSubquery(&src, InputColumnsRead(&plan, src.fields.size())));
       }
       TRIB_ASSIGN_OR_RETURN(op, OpenSourceOperator(session, &src));
     }

@@ -175,10 +175,14 @@ Result<std::vector<uint32_t>> SelectRows(const std::vector<BoundExprPtr>& predic
 
 ColumnBatch TakeRows(ColumnBatch&& batch, const std::vector<uint32_t>& rows) {
   if (rows.size() == batch.num_rows) return std::move(batch);
+  return CopyRows(batch, rows);
+}
+
+ColumnBatch CopyRows(const ColumnBatch& batch, const std::vector<uint32_t>& rows) {
   ColumnBatch out;
   out.num_rows = rows.size();
   out.columns.reserve(batch.columns.size());
-  for (ColumnVector& c : batch.columns) {
+  for (const ColumnVector& c : batch.columns) {
     ColumnVector kept;
     kept.type = c.type;
     kept.rep = c.rep;

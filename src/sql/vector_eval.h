@@ -23,6 +23,8 @@ Result<std::vector<uint32_t>> SelectRows(const std::vector<BoundExprPtr>& predic
 
 // `batch` cut down to `rows` (ascending row numbers).
 ColumnBatch TakeRows(ColumnBatch&& batch, const std::vector<uint32_t>& rows);
+// Rows `rows` of `batch` (in that order, repeats allowed), copied.
+ColumnBatch CopyRows(const ColumnBatch& batch, const std::vector<uint32_t>& rows);
 
 // An empty column of `type` holding Values (any value of the type, as Evaluate returns it).
 ColumnVector ValueColumn(const DataType& type);

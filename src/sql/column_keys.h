@@ -1,0 +1,51 @@
+// Keys and order over column vectors, so grouping, DISTINCT and sorting read the typed vectors
+// of a batch instead of making a Value per cell: a byte key per row (equal exactly when the rows'
+// values are equal, as AppendKey of their Values), dense group numbers for the rows of a batch,
+// and the comparison of two rows' cells (as CompareSame of their Values).
+// Internal to sql/.
+// Thread-safety: GroupIndex is used by one thread; the functions are stateless.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tributary/column_batch.h"
+
+namespace tributary::sql {
+
+// Appends the key of row `r` of `col` to `out` (AppendKey's encoding for every representation,
+// so a key made from a column equals the key made from its Value).
+void AppendColumnKey(const ColumnVector& col, size_t r, std::string* out);
+
+// `col` in the representation its type has in scans (ColumnVector::RepOf): a column of Values
+// (as row-by-row evaluation makes) becomes typed vectors; a typed column is returned as it is.
+ColumnVector Canonical(ColumnVector&& col);
+
+// About how many bytes `col` holds (for memory limits).
+int64_t ApproxColumnBytes(const ColumnVector& col);
+
+// Orders row `i` of `a` and row `j` of `b` (the same type and representation, see Canonical), NULLs first, as
+// CompareSame orders their Values.
+int CompareColumnRows(const ColumnVector& a, size_t i, const ColumnVector& b, size_t j);
+
+// Gives each distinct combination of key values a number, 0, 1, 2, ... in the order the
+// combinations first appear.
+class GroupIndex {
+ public:
+  // The group of each of the `n` rows of `keys` (every column `n` rows long) in `*groups`; the
+  // rows that began a new group, ascending, in `*first_rows` (both replaced).
+  void Assign(const std::vector<const ColumnVector*>& keys, size_t n,
+              std::vector<uint32_t>* groups, std::vector<uint32_t>* first_rows);
+  size_t size() const { return count_; }
+
+ private:
+  uint32_t count_ = 0;
+  // One integer key column without NULLs (the common GROUP BY id): a map from the integer.
+  std::unordered_map<int64_t, uint32_t> ints_;
+  // Every other key: a map from the rows' byte keys (AppendColumnKey of each column).
+  std::unordered_map<std::string, uint32_t> bytes_;
+};
+
+}  // namespace tributary::sql
