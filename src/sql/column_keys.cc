@@ -47,6 +47,13 @@ void AppendColumnKey(const ColumnVector& col, size_t r, std::string* out) {
   }
 }
 
+ColumnVector TypedColumn(const DataType& type) {
+  ColumnVector c;
+  c.type = type;
+  c.rep = ColumnVector::RepOf(type);
+  return c;
+}
+
 ColumnVector Canonical(ColumnVector&& col) {
   const ColumnVector::Rep want = ColumnVector::RepOf(col.type);
   if (col.rep == want) return std::move(col);

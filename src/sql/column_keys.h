@@ -19,6 +19,9 @@ namespace tributary::sql {
 // so a key made from a column equals the key made from its Value).
 void AppendColumnKey(const ColumnVector& col, size_t r, std::string* out);
 
+// An empty column of `type` in its scan representation (ColumnVector::RepOf).
+ColumnVector TypedColumn(const DataType& type);
+
 // `col` in the representation its type has in scans (ColumnVector::RepOf): a column of Values
 // (as row-by-row evaluation makes) becomes typed vectors; a typed column is returned as it is.
 ColumnVector Canonical(ColumnVector&& col);

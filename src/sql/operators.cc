@@ -237,14 +237,6 @@ ColumnBatch SliceBatch(const ColumnBatch& batch, size_t begin, size_t end) {
   return CopyRows(batch, rows);
 }
 
-// An empty column of `type` in its scan representation.
-ColumnVector TypedColumn(const DataType& type) {
-  ColumnVector c;
-  c.type = type;
-  c.rep = ColumnVector::RepOf(type);
-  return c;
-}
-
 // An operator that reads its whole input first (Consume) into one batch, then hands it out in
 // batches of kBatchRows.
 class HoldingOperator : public Operator {

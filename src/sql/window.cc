@@ -1,12 +1,14 @@
-// The window operator (operators.h, MakeWindow): reads its input whole, then for each window
-// call orders the rows by its partition and ORDER BY keys and computes the call's value for every
-// row; rows come out in input order with one column per call appended.
+// The window operator (operators.h, MakeWindow): reads its input whole into columns, then for
+// each window call groups the rows by its partition keys, orders them by its ORDER BY keys (row
+// numbers sorted, cells compared in the columns) and computes the call's value for every row;
+// rows come out in input order with one column per call appended.
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
 
 #include "sql/aggregate_state.h"
 #include "sql/cast.h"
+#include "sql/column_keys.h"
 #include "sql/interrupt.h"
 #include "sql/operators.h"
 #include "sql/vector_eval.h"
@@ -26,6 +28,18 @@ int CompareKey(const Value& a, const Value& b, bool descending, bool nulls_first
   }
   int c = CompareSame(a, b);
   return descending ? -c : c;
+}
+
+// The value of each of `exprs` for every row of `batch`, as columns in their scan
+// representation.
+Result<std::vector<ColumnVector>> EvaluateAll(const std::vector<BoundExprPtr>& exprs,
+                                              const ColumnBatch& batch) {
+  std::vector<ColumnVector> out;
+  for (const auto& e : exprs) {
+    TRIB_ASSIGN_OR_RETURN(ColumnVector c, EvaluateBatch(*e, batch));
+    out.push_back(Canonical(std::move(c)));
+  }
+  return out;
 }
 
 class WindowOperator : public Operator {
@@ -61,9 +75,11 @@ class WindowOperator : public Operator {
       TRIB_RETURN_NOT_OK(Compute());
       computed_ = true;
     }
-    if (next_ >= rows_.size()) return false;
-    const size_t end = std::min(rows_.size(), next_ + kWindowBatchRows);
-    *out = RowsToBatch(fields_, rows_.begin() + next_, rows_.begin() + end);
+    if (next_ >= out_.num_rows) return false;
+    const size_t end = std::min(out_.num_rows, next_ + kWindowBatchRows);
+    std::vector<uint32_t> rows(end - next_);
+    std::iota(rows.begin(), rows.end(), static_cast<uint32_t>(next_));
+    *out = CopyRows(out_, rows);
     next_ = end;
     return true;
   }
@@ -92,27 +108,25 @@ class WindowOperator : public Operator {
     std::unordered_map<std::string, std::vector<Kept>> parts;
     uint64_t seq = 0;
     ColumnBatch in;
+    std::string part;
     while (!Interrupted()) {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
       if (!more) break;
-      for (Row& r : BatchRows(in)) {
-        if (limit == 0) break;
-        std::string part;
-        for (const auto& p : call.partition_by) {
-          TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*p, r));
-          AppendKey(v, &part);
-        }
+      if (limit == 0) continue;
+      // The partition and order keys of the whole batch; a row is made only for a row kept.
+      TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> part_cols, EvaluateAll(call.partition_by, in));
+      TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> order_cols, EvaluateAll(call.order_by, in));
+      for (size_t r = 0; r < in.num_rows; r++) {
+        part.clear();
+        for (const ColumnVector& p : part_cols) AppendColumnKey(p, r, &part);
         Kept k;
-        for (const auto& o : call.order_by) {
-          TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*o, r));
-          k.order.push_back(std::move(v));
-        }
+        for (const ColumnVector& o : order_cols) k.order.push_back(o.Get(r));
         k.seq = seq++;
         std::vector<Kept>& heap = parts[part];
         if (heap.size() >= limit && !before(k, heap.front())) continue;
         k.bytes = 64 + static_cast<int64_t>(part.size());
-        for (const Value& v : r) k.bytes += ApproxBytes(v);
-        k.row = std::move(r);
+        for (const ColumnVector& c : in.columns) k.row.push_back(c.Get(r));
+        for (const Value& v : k.row) k.bytes += ApproxBytes(v);
         bytes_ += k.bytes;
         if (heap.size() >= limit) {
           std::pop_heap(heap.begin(), heap.end(), before);
@@ -129,29 +143,35 @@ class WindowOperator : public Operator {
                                "it with SET '" + memory_limit_key_ + "' = '...'");
       }
     }
+    std::vector<Row> rows;
     for (auto& [part, heap] : parts) {
       std::sort_heap(heap.begin(), heap.end(), before);
       for (size_t i = 0; i < heap.size(); i++) {
         Row row = std::move(heap[i].row);
         row.push_back(Value::Int(static_cast<int64_t>(i + 1)));
-        rows_.push_back(std::move(row));
+        rows.push_back(std::move(row));
       }
     }
+    out_ = RowsToBatch(fields_, rows.begin(), rows.end());
     return Status::OK();
   }
 
+  // Reads the input whole into held columns, then computes each call for every row.
   Status Compute() {
     if (top_n_) return ComputeTopN();
+    ColumnBatch& held = out_;
+    for (const Field& f : child_->fields()) held.columns.push_back(TypedColumn(f.type));
     ColumnBatch in;
     while (!Interrupted()) {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
       if (!more) break;
-      std::vector<Row> rows = BatchRows(in);
-      for (Row& r : rows) {
-        bytes_ += 64;
-        for (const Value& v : r) bytes_ += ApproxBytes(v);
-        rows_.push_back(std::move(r));
+      bytes_ += 16 * static_cast<int64_t>(in.num_rows);
+      for (size_t c = 0; c < in.columns.size(); c++) {
+        ColumnVector col = Canonical(std::move(in.columns[c]));
+        bytes_ += ApproxColumnBytes(col);
+        held.columns[c].AppendAll(std::move(col));
       }
+      held.num_rows += in.num_rows;
       if (bytes_ > memory_limit_) {
         return Status::Invalid("the rows of a window function hold more than '" +
                                memory_limit_key_ + "' allows (" + std::to_string(memory_limit_) +
@@ -159,57 +179,54 @@ class WindowOperator : public Operator {
                                "' = '...', or filter the rows further");
       }
     }
-    const size_t n = rows_.size();
-    const size_t width = child_->fields().size();
-    std::vector<std::vector<Value>> results(windows_.calls.size());
-    for (size_t c = 0; c < windows_.calls.size(); c++) {
-      TRIB_ASSIGN_OR_RETURN(results[c], ComputeCall(windows_.calls[c]));
+    std::vector<ColumnVector> results;
+    for (const WindowCall& call : windows_.calls) {
+      TRIB_ASSIGN_OR_RETURN(ColumnVector r, ComputeCall(call));
+      results.push_back(std::move(r));
     }
-    for (size_t r = 0; r < n; r++) {
-      rows_[r].resize(width + windows_.calls.size());
-      for (size_t c = 0; c < windows_.calls.size(); c++) {
-        rows_[r][width + c] = std::move(results[c][r]);
-      }
-    }
+    for (ColumnVector& r : results) held.columns.push_back(std::move(r));
     return Status::OK();
   }
 
-  // The value of `call` for every input row (in input order).
-  Result<std::vector<Value>> ComputeCall(const WindowCall& call) {
-    const size_t n = rows_.size();
-    // Per row: its partition key (encoded), order values and argument values.
-    std::vector<std::string> part(n);
-    std::vector<std::vector<Value>> order(n), args(n);
-    for (size_t r = 0; r < n; r++) {
-      for (const auto& p : call.partition_by) {
-        TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*p, rows_[r]));
-        AppendKey(v, &part[r]);
-      }
-      for (const auto& o : call.order_by) {
-        TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*o, rows_[r]));
-        order[r].push_back(std::move(v));
-      }
-      if (call.aggregate.arg) {
-        TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*call.aggregate.arg, rows_[r]));
-        args[r].push_back(std::move(v));
-      }
-      for (const auto& a : call.args) {
-        TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*a, rows_[r]));
-        args[r].push_back(std::move(v));
-      }
+  // The value of `call` for every held row (in input order).
+  Result<ColumnVector> ComputeCall(const WindowCall& call) {
+    const ColumnBatch& held = out_;
+    const size_t n = held.num_rows;
+    // The partition, order and argument values of every row, as columns.
+    TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> part_cols, EvaluateAll(call.partition_by, held));
+    TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> order, EvaluateAll(call.order_by, held));
+    std::vector<ColumnVector> args;
+    if (call.aggregate.arg) {
+      TRIB_ASSIGN_OR_RETURN(ColumnVector a, EvaluateBatch(*call.aggregate.arg, held));
+      args.push_back(std::move(a));
+    }
+    TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> more, EvaluateAll(call.args, held));
+    for (ColumnVector& a : more) args.push_back(std::move(a));
+    std::vector<uint32_t> part(n, 0), first_rows;
+    if (!part_cols.empty()) {
+      std::vector<const ColumnVector*> keys;
+      for (const ColumnVector& p : part_cols) keys.push_back(&p);
+      GroupIndex index;
+      index.Assign(keys, n, &part, &first_rows);
     }
     auto order_cmp = [&](size_t a, size_t b) {
-      for (size_t k = 0; k < call.order_by.size(); k++) {
-        int c = CompareKey(order[a][k], order[b][k], call.descending[k], call.nulls_first[k]);
-        if (c != 0) return c;
+      for (size_t k = 0; k < order.size(); k++) {
+        const bool na = order[k].IsNull(a), nb = order[k].IsNull(b);
+        if (na || nb) {
+          if (na && nb) continue;
+          return na == call.nulls_first[k] ? -1 : 1;
+        }
+        const int c = CompareColumnRows(order[k], a, order[k], b);
+        if (c != 0) return call.descending[k] ? -c : c;
       }
       return 0;
     };
     std::vector<size_t> idx(n);
     std::iota(idx.begin(), idx.end(), 0);
-    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
+    std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) {
       if (part[a] != part[b]) return part[a] < part[b];
-      return order_cmp(a, b) < 0;
+      const int c = order_cmp(a, b);
+      return c != 0 ? c < 0 : a < b;  // ties in input order
     });
     std::vector<Value> out(n);
     size_t begin = 0;
@@ -219,14 +236,17 @@ class WindowOperator : public Operator {
       TRIB_RETURN_NOT_OK(ComputePartition(call, idx, begin, end, order_cmp, args, &out));
       begin = end;
     }
-    return out;
+    ColumnVector result = TypedColumn(call.type);
+    result.Reserve(n);
+    for (const Value& v : out) result.Append(v);
+    return result;
   }
 
   // The call over the rows idx[begin..end) (one partition, in window order).
   template <typename OrderCmp>
   Status ComputePartition(const WindowCall& call, const std::vector<size_t>& idx, size_t begin,
                           size_t end, const OrderCmp& order_cmp,
-                          const std::vector<std::vector<Value>>& args, std::vector<Value>* out) {
+                          const std::vector<ColumnVector>& args, std::vector<Value>* out) {
     const std::string& f = call.function;
     const size_t m = end - begin;
     auto row = [&](size_t i) { return idx[begin + i]; };
@@ -252,12 +272,12 @@ class WindowOperator : public Operator {
     }
     if (f == "LAG" || f == "LEAD") {
       for (size_t i = 0; i < m; i++) {
-        const int64_t off = args[row(i)][1].int_value();
+        const int64_t off = args[1].Get(row(i)).int_value();
         const int64_t j = f == "LAG" ? static_cast<int64_t>(i) - off : static_cast<int64_t>(i) + off;
         if (j >= 0 && j < static_cast<int64_t>(m)) {
-          (*out)[row(i)] = args[row(static_cast<size_t>(j))][0];
+          (*out)[row(i)] = args[0].Get(row(static_cast<size_t>(j)));
         } else {
-          (*out)[row(i)] = args[row(i)].size() > 2 ? args[row(i)][2] : Value::Null();
+          (*out)[row(i)] = args.size() > 2 ? args[2].Get(row(i)) : Value::Null();
         }
       }
       return Status::OK();
@@ -291,7 +311,7 @@ class WindowOperator : public Operator {
       for (size_t i = 0; i < m; i++) {
         auto [lo, hi] = frame(i);
         (*out)[row(i)] = lo >= hi ? Value::Null()
-                                  : args[row(f == "FIRST_VALUE" ? lo : hi - 1)][0];
+                                  : args[0].Get(row(f == "FIRST_VALUE" ? lo : hi - 1));
       }
       return Status::OK();
     }
@@ -303,7 +323,7 @@ class WindowOperator : public Operator {
         st->count++;
         return Status::OK();
       }
-      return AccumulateValue(agg, args[row(i)][0], st);
+      return AccumulateValue(agg, args[0].Get(row(i)), st);
     };
     AggState running;
     size_t added = 0;
@@ -329,7 +349,7 @@ class WindowOperator : public Operator {
   std::optional<int64_t> top_n_;
   int64_t bytes_ = 0;
   bool computed_ = false;
-  std::vector<Row> rows_;
+  ColumnBatch out_;  // the input's columns, then one per call
   size_t next_ = 0;
 };
 
