@@ -72,7 +72,9 @@ TEST(VectorEvalTest, SelectRowsAgreesWithEvaluate) {
         "s = 'ab'", "s < 'abc'", "s > ''", "'abd' <= s", "s <> 'b'",
         "b = TRUE", "b <> FALSE", "i IS NULL", "d IS NOT NULL", "s IS NULL",
         "i = NULL", "i + 1 > 2", "s LIKE 'ab%'", "i > 0 AND d > 0.0", "i > 0 OR s = 'b'",
-        "d = CAST('NaN' AS DOUBLE)", "d > CAST('NaN' AS DOUBLE)"}) {
+        "d = CAST('NaN' AS DOUBLE)", "d > CAST('NaN' AS DOUBLE)", "i % 2 = 1",
+        "i % 7 * 2 >= i", "d + 1.0 < 2.0", "CAST(i AS DOUBLE) > d", "i % 5 - 1 <> i % 5 + 1",
+        "i + NULL > 1", "d * 2 > d"}) {
     std::vector<BoundExprPtr> preds;
     preds.push_back(Bind(pred));
     auto got = SelectRows(preds, batch);
@@ -90,7 +92,10 @@ TEST(VectorEvalTest, SelectRowsAgreesWithEvaluate) {
 TEST(VectorEvalTest, EvaluateBatchAgreesWithEvaluate) {
   const ColumnBatch batch = TypedBatch();
   const std::vector<Row> rows = Rows();
-  for (const char* expr : {"i", "s", "i * 2", "UPPER(s)", "d + 1", "42", "b"}) {
+  for (const char* expr : {"i", "s", "i * 2", "UPPER(s)", "d + 1", "42", "b", "i + 1", "-i",
+                           "i - 5", "i * i", "i / 0", "d / 0.0", "i % 3", "d * 2.5 - d",
+                           "CAST(i AS DOUBLE) + d", "CAST(i AS DOUBLE)", "i + NULL",
+                           "CAST(i AS FLOAT) * 3"}) {
     BoundExprPtr e = Bind(expr);
     auto col = EvaluateBatch(*e, batch);
     std::vector<Value> want;

@@ -1,7 +1,8 @@
-// Bound expressions evaluated over a whole column batch: columns, constants and comparisons of a
-// column with a constant run as loops over the typed vectors; every other expression is computed
-// row by row (Evaluate) over the columns it reads, so the result is always the one Evaluate
-// gives.
+// Bound expressions evaluated over a whole column batch: columns, constants, integer and
+// floating-point arithmetic, casts of integers that cannot fail, and comparisons of such
+// operands run as loops over the typed vectors; every other expression (and any whose vector
+// loop meets an error: an overflow, a division by zero) is computed row by row (Evaluate) over
+// the columns it reads, so the result, or the error, is always the one Evaluate gives.
 // Thread-safety: free functions over immutable inputs.
 #pragma once
 
