@@ -9,6 +9,7 @@
 #include "common/predicate.h"
 
 #include "datafile/parquet_file.h"
+#include "io/file_cache.h"
 
 namespace tributary::datafile {
 
@@ -106,6 +107,8 @@ int CompareKeyAt(const DedupFile& a, size_t i, const DedupFile& b, size_t j) {
   return 0;
 }
 
+Result<bool> CheckDedupKeys(const DedupFile& f);
+
 // Opens `path` and reads its key, sequence and kind columns over the row groups `skip_filters`
 // keep; with `cache`, integer columns come from (and stay in) the process-wide file cache (reads;
 // a compaction's inputs are read once). False: the file holds something this path does not read
@@ -165,6 +168,26 @@ Result<bool> LoadDedupKeys(const DataFileRef& ref, const FileLayout& layout,
   if ((int_key ? file->keys.size() : file->key_columns[0].size()) != n || file->kinds.size() != n) {
     return Status::Corruption("data file '" + path + "': column lengths differ");
   }
+  // The checks below read every row; a file read whole through the cache is checked once (its
+  // columns never change), its answer kept in the cache beside them.
+  if (cache && int_key && file->groups.size() == static_cast<size_t>(file->reader->num_row_groups())) {
+    TRIB_ASSIGN_OR_RETURN(auto ordered, io::FileCache::Instance().GetOrLoad<bool>(
+                                            "dedup-keys-checked:" + path,
+                                            [&]() -> Result<std::pair<bool, int64_t>> {
+                                              TRIB_ASSIGN_OR_RETURN(bool ok, CheckDedupKeys(*file));
+                                              return std::make_pair(ok, int64_t{64});
+                                            }));
+    return *ordered;
+  }
+  return CheckDedupKeys(*file);
+}
+
+// Whether `file`'s kinds are valid row kinds (else an error) and its keys strictly ascending.
+Result<bool> CheckDedupKeys(const DedupFile& f) {
+  const DedupFile* file = &f;
+  const std::string& path = f.path;
+  const size_t n = f.size();
+  const bool int_key = f.key_columns.empty();
   uint64_t out_of_range = 0;  // branch-free, so the loop vectorizes
   for (size_t i = 0; i < n; i++) out_of_range |= static_cast<uint64_t>(file->kinds[i]) > 3;
   for (size_t i = 0; out_of_range && i < n; i++) {
@@ -369,6 +392,30 @@ Result<Winners> MergeLatest(const std::vector<DedupFile>& files, bool keep_retra
     for (size_t p = pos[f]; p < files[f].size(); p++) take(f, static_cast<uint32_t>(p));
   }
   return w;
+}
+
+// MergeLatest(files, false), kept in the process-wide cache under the files' paths when every
+// file was read whole: the files are immutable, so the winners of one list of files never
+// change, and a repeated scan of a bucket does not merge it again. Files read in part (row
+// groups skipped) are merged every time.
+Result<std::shared_ptr<const Winners>> LatestOf(const std::vector<DedupFile>& files) {
+  std::string key = "winners";
+  bool whole = true;
+  for (const DedupFile& f : files) {
+    whole = whole && f.groups.size() == static_cast<size_t>(f.reader->num_row_groups());
+    key += "\n" + f.path;
+  }
+  auto merge = [&]() -> Result<std::pair<Winners, int64_t>> {
+    TRIB_ASSIGN_OR_RETURN(Winners w, MergeLatest(files, /*keep_retracts=*/false));
+    const int64_t bytes = 64 + static_cast<int64_t>(key.size() + w.file_of.capacity() * 4 +
+                                                    w.pos_of.capacity() * 4);
+    return std::make_pair(std::move(w), bytes);
+  };
+  if (!whole) {
+    TRIB_ASSIGN_OR_RETURN(auto merged, merge());
+    return std::make_shared<const Winners>(std::move(merged.first));
+  }
+  return io::FileCache::Instance().GetOrLoad<Winners>(key, merge);
 }
 
 // File column `file_col` over the row groups read, concatenated (positions as LoadDedupKeys').
@@ -608,7 +655,8 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     }
   }
   if (!SameKeyReps(files)) return Out();
-  TRIB_ASSIGN_OR_RETURN(const Winners winners, MergeLatest(files, /*keep_retracts=*/false));
+  TRIB_ASSIGN_OR_RETURN(const std::shared_ptr<const Winners> latest, LatestOf(files));
+  const Winners& winners = *latest;
   // Filters on the winners' values: each filter column gathered for every winner.
   std::vector<uint8_t> keep(winners.size(), 1);
   for (const auto& p : filters) {
