@@ -527,62 +527,63 @@ void GatherRows(const std::vector<std::shared_ptr<const ColumnVector>>& src, con
   }
 }
 
-// Column `cols[f]` of each file gathered for the winners with keep[w] (null: every winner), in
-// key order, as a column of `type`; nullopt when a file's column decodes to another
-// representation. A file whose kept winners are few has only their rows decoded.
+// The winners a read returns, in key order: file from[k], position at[k], k < n; per_file[f] of
+// them in file f. `all`: every winner (no filter removed one).
+struct Picked {
+  const uint32_t* from = nullptr;
+  const uint32_t* at = nullptr;
+  size_t n = 0;
+  std::vector<size_t> per_file;
+  bool all = true;
+};
+
+// The picked winners' values of file columns `cols` (one per file), as a column of `type`;
+// nullopt when a file's column decodes to another representation.
 Result<std::optional<ColumnVector>> GatherWinners(const std::vector<DedupFile>& files,
                                                   const std::vector<int>& cols,
-                                                  const Winners& winners,
-                                                  const std::vector<uint8_t>* keep,
-                                                  const DataType& type) {
+                                                  const Picked& picked, const DataType& type) {
   using Out = std::optional<ColumnVector>;
   const size_t nf = files.size();
-  // Per file: the positions of its kept winners, ascending (a file's winners are in key order).
-  std::vector<std::vector<uint32_t>> sel(nf);
-  std::vector<size_t> wanted(nf, 0);  // kept winners per file
-  for (size_t w = 0; w < winners.size(); w++) {
-    if (!keep || (*keep)[w]) wanted[winners.file_of[w]]++;
-  }
-  if (keep) {
-    for (size_t f = 0; f < nf; f++) sel[f].reserve(wanted[f]);
-    for (size_t w = 0; w < winners.size(); w++) {
-      if ((*keep)[w]) sel[winners.file_of[w]].push_back(winners.pos_of[w]);
-    }
-  }
   std::vector<std::shared_ptr<const ColumnVector>> src(nf);
-  std::vector<bool> by_pos(nf, true);  // src holds every row (else only sel's, in order)
+  std::vector<bool> by_pos(nf, true);  // src holds every row (else only the picked ones, in order)
   ColumnVector out;
   out.type = type;
   out.rep = ColumnVector::RepOf(type);
   bool nulls = false;
   for (size_t f = 0; f < nf; f++) {
-    if (wanted[f] == 0) continue;
+    if (picked.per_file[f] == 0) continue;
     // Flat columns come whole from the decoded-column cache; other values, when few rows are
     // wanted, from their rows alone.
     const auto file_type = files[f].reader->ColumnType(cols[f]);
     const auto rep = file_type ? ColumnVector::RepOf(*file_type) : ColumnVector::Rep::kValue;
-    const bool sparse = keep && !ChunkCacheable(rep) && wanted[f] * 4 < files[f].size();
-    TRIB_ASSIGN_OR_RETURN(src[f], ReadDedupRows(files[f], cols[f], sparse ? &sel[f] : nullptr));
+    const bool sparse =
+        !picked.all && !ChunkCacheable(rep) && picked.per_file[f] * 4 < files[f].size();
+    if (sparse) {
+      std::vector<uint32_t> sel;  // the file's picked positions, ascending (key order)
+      sel.reserve(picked.per_file[f]);
+      for (size_t k = 0; k < picked.n; k++) {
+        if (picked.from[k] == f) sel.push_back(picked.at[k]);
+      }
+      TRIB_ASSIGN_OR_RETURN(src[f], ReadDedupRows(files[f], cols[f], &sel));
+    } else {
+      TRIB_ASSIGN_OR_RETURN(src[f], ReadDedupRows(files[f], cols[f], nullptr));
+    }
     by_pos[f] = !sparse;
     if (src[f]->rep != out.rep) return Out();
     nulls = nulls || !src[f]->nulls.empty();
   }
-  if (!keep && std::all_of(by_pos.begin(), by_pos.end(), [](bool b) { return b; })) {
-    // Every winner, every file whole: gather by the winners' positions directly.
-    GatherRows(src, winners.file_of.data(), winners.pos_of.data(), winners.size(), nulls, &out);
+  if (std::all_of(by_pos.begin(), by_pos.end(), [](bool b) { return b; })) {
+    GatherRows(src, picked.from, picked.at, picked.n, nulls, &out);
     return Out(std::move(out));
   }
-  // Where each kept winner's value sits in its file's src.
+  // Where each picked winner's value sits in its file's src.
   std::vector<uint32_t> cursor(nf, 0);
-  std::vector<uint32_t> at;
-  std::vector<uint32_t> from;
-  for (size_t w = 0; w < winners.size(); w++) {
-    if (keep && !(*keep)[w]) continue;
-    const uint32_t f = winners.file_of[w];
-    from.push_back(f);
-    at.push_back(by_pos[f] ? winners.pos_of[w] : cursor[f]++);
+  std::vector<uint32_t> at(picked.n);
+  for (size_t k = 0; k < picked.n; k++) {
+    const uint32_t f = picked.from[k];
+    at[k] = by_pos[f] ? picked.at[k] : cursor[f]++;
   }
-  GatherRows(src, from.data(), at.data(), from.size(), nulls, &out);
+  GatherRows(src, picked.from, at.data(), picked.n, nulls, &out);
   return Out(std::move(out));
 }
 
@@ -657,26 +658,51 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
   if (!SameKeyReps(files)) return Out();
   TRIB_ASSIGN_OR_RETURN(const std::shared_ptr<const Winners> latest, LatestOf(files));
   const Winners& winners = *latest;
-  // Filters on the winners' values: each filter column gathered for every winner.
-  std::vector<uint8_t> keep(winners.size(), 1);
+  // Filters on the winners' values: each filter evaluated over its files' columns (every row,
+  // in vector loops), then looked up for each winner.
+  std::vector<uint8_t> keep;
   for (const auto& p : filters) {
     const size_t i = std::find(table_cols.begin(), table_cols.end(), p.column) - table_cols.begin();
-    std::vector<int> cols;
-    for (size_t f = 0; f < files.size(); f++) cols.push_back(file_cols[f][i]);
-    TRIB_ASSIGN_OR_RETURN(auto col, GatherWinners(files, cols, winners, nullptr,
-                                                  layout.fields[p.column].type));
-    if (!col) return Out();
-    FilterColumn(p, *col, &keep);
+    const ColumnVector::Rep rep = ColumnVector::RepOf(layout.fields[p.column].type);
+    std::vector<std::vector<uint8_t>> pass(files.size());
+    for (size_t f = 0; f < files.size(); f++) {
+      if (files[f].size() == 0) continue;
+      TRIB_ASSIGN_OR_RETURN(auto col, ReadDedupRows(files[f], file_cols[f][i], nullptr));
+      if (col->rep != rep) return Out();
+      pass[f].assign(files[f].size(), 1);
+      FilterColumn(p, *col, &pass[f]);
+    }
+    if (keep.empty()) keep.assign(winners.size(), 1);
+    for (size_t w = 0; w < winners.size(); w++) {
+      keep[w] &= pass[winners.file_of[w]][winners.pos_of[w]];
+    }
   }
-  size_t kept = 0;
-  for (uint8_t k : keep) kept += k;
+  Picked picked;
+  picked.per_file.assign(files.size(), 0);
+  std::vector<uint32_t> from, at;  // the kept winners, when a filter removed some
+  for (uint8_t k : keep) picked.all = picked.all && k;
+  if (picked.all) {
+    picked.from = winners.file_of.data();
+    picked.at = winners.pos_of.data();
+    picked.n = winners.size();
+    for (uint32_t f : winners.file_of) picked.per_file[f]++;
+  } else {
+    for (size_t w = 0; w < winners.size(); w++) {
+      if (!keep[w]) continue;
+      from.push_back(winners.file_of[w]);
+      at.push_back(winners.pos_of[w]);
+      picked.per_file[winners.file_of[w]]++;
+    }
+    picked.from = from.data();
+    picked.at = at.data();
+    picked.n = from.size();
+  }
   ColumnBatch batch;
-  batch.num_rows = kept;
+  batch.num_rows = picked.n;
   for (size_t i = 0; i < columns.size(); i++) {
     std::vector<int> cols;
     for (size_t f = 0; f < files.size(); f++) cols.push_back(file_cols[f][i]);
-    TRIB_ASSIGN_OR_RETURN(auto col, GatherWinners(files, cols, winners,
-                                                  kept < winners.size() ? &keep : nullptr,
+    TRIB_ASSIGN_OR_RETURN(auto col, GatherWinners(files, cols, picked,
                                                   layout.fields[columns[i]].type));
     if (!col) return Out();
     batch.columns.push_back(std::move(*col));
