@@ -43,7 +43,7 @@ struct Params {
   int64_t w3_keys = EnvInt("W3_KEYS", 1000000);
   int64_t w4_lookups = EnvInt("W4_LOOKUPS", 1000000);
   double w4_seconds = EnvDouble("W4_SECONDS", 10);  // time cap per system
-  int64_t w5_repeat = EnvInt("W5_REPEAT", 3);       // runs per query; the median is reported
+  int64_t w5_repeat = EnvInt("W5_REPEAT", 9);       // runs per query; the median is reported
   int64_t j1_orders = EnvInt("J1_ORDERS", 1000000);
   int64_t j1_customers = EnvInt("J1_CUSTOMERS", 100000);
   int64_t W1Keyspace() const { return std::max<int64_t>(1, w1_rows / 2); }

@@ -9,7 +9,7 @@
 #   BENCH_SCALE=1      multiplies every row count (0.02 is a smoke run of a few seconds each)
 #   W1_ROWS W2_KEYS W2_EVENTS W3_KEYS W4_LOOKUPS  override one count (after scaling)
 #   BENCH_BATCH=100000 rows per durable commit;  W4_SECONDS=10 time cap of W4 per system
-#   W5_REPEAT=3        runs per W5 query (median reported)
+#   W5_REPEAT=9        runs per W5 query (median reported; the first is a cold run)
 #   BENCH_SYSTEMS="tributary rocksdb sqlite postgresql duckdb"  BENCH_WORKLOADS="W1 W4 W5 W2 W3"
 #   BENCH_DIR=...      where data goes (default: a new temp dir, removed at the end)
 #   BENCH_KEEP=1       keep BENCH_DIR;  BENCH_OUT=build-bench/bench  where results are written
@@ -63,7 +63,7 @@ export W2_EVENTS=${W2_EVENTS:-$(scaled 4000000)}
 export W3_KEYS=${W3_KEYS:-$(scaled 1000000)}
 export W4_LOOKUPS=${W4_LOOKUPS:-$(scaled 1000000)}
 export W4_SECONDS=${W4_SECONDS:-10}
-export W5_REPEAT=${W5_REPEAT:-3}
+export W5_REPEAT=${W5_REPEAT:-9}
 export J1_ORDERS=${J1_ORDERS:-$(scaled 1000000)}
 export J1_CUSTOMERS=${J1_CUSTOMERS:-$(scaled 100000)}
 export BENCH_BATCH=${BENCH_BATCH:-100000}
