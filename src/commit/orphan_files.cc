@@ -78,16 +78,17 @@ Status ListOld(const std::string& table_path, const std::string& rel, int64_t ol
 // Bucket directories under `rel` (the table directory, or a partition directory within it).
 Status ListDataDirs(const std::string& table_path, const std::string& rel, int depth,
                     std::vector<std::string>* buckets) {
-  static const std::set<std::string> kMeta = {"snapshot", "schema", "manifest", "index",
-                                              "tag",      "consumer", "branch", "changelog",
-                                              "statistics"};
+  const std::vector<std::string>& meta_folders = meta::MetadataFolders();
   TRIB_ASSIGN_OR_RETURN(auto entries, io::LocalFs().ListDir(rel.empty() ? table_path
                                                                         : io::JoinPath(table_path, rel)));
   for (const auto& e : entries) {
     if (!e.is_dir) continue;
-    if (depth == 0 && kMeta.count(e.name)) continue;
+    if (depth == 0 && std::find(meta_folders.begin(), meta_folders.end(), e.name) !=
+                          meta_folders.end()) {
+      continue;
+    }
     const std::string child = rel.empty() ? e.name : io::JoinPath(rel, e.name);
-    if (e.name.rfind("bucket-", 0) == 0) {
+    if (e.name.rfind(meta::kBucketPrefix, 0) == 0) {
       buckets->push_back(child);
     } else if (e.name.find('=') != std::string::npos && depth < 64) {
       TRIB_RETURN_NOT_OK(ListDataDirs(table_path, child, depth + 1, buckets));
@@ -102,7 +103,7 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
                                             int64_t older_than_millis, bool dry_run) {
   OrphanFilesResult result;
   {
-    auto branches = io::LocalFs().ListDir(io::JoinPath(table_path, "branch"));
+    auto branches = io::LocalFs().ListDir(meta::BranchDir(table_path));
     if (!branches.ok() && !branches.status().IsNotFound()) return branches.status();
     if (branches.ok() && !branches->empty()) {
       return Status::NotSupported("removing orphan files of a table with branches is not "
@@ -145,10 +146,10 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
     }
   }
   // Changelogs kept beyond their snapshots (Paimon's changelog/changelog-<id>, same JSON).
-  const std::string changelog_dir = io::JoinPath(table_path, "changelog");
+  const std::string changelog_dir = meta::ChangelogDir(table_path);
   if (auto entries = io::LocalFs().ListDir(changelog_dir); entries.ok()) {
     for (const auto& e : *entries) {
-      if (e.is_dir || e.name.rfind("changelog-", 0) != 0) continue;
+      if (e.is_dir || e.name.rfind(meta::kChangelogPrefix, 0) != 0) continue;
       const std::string path = io::JoinPath(changelog_dir, e.name);
       auto text = io::LocalFs().ReadFile(path);
       if (!text.ok()) {
@@ -162,17 +163,17 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
 
   std::vector<Candidate> orphans;
   auto in_use = [&](const std::string& name) { return used.count(name) > 0; };
-  TRIB_RETURN_NOT_OK(ListOld(table_path, "manifest", older_than_millis, in_use, &orphans));
-  TRIB_RETURN_NOT_OK(ListOld(table_path, "index", older_than_millis, in_use, &orphans));
+  TRIB_RETURN_NOT_OK(ListOld(table_path, meta::kManifestFolder, older_than_millis, in_use, &orphans));
+  TRIB_RETURN_NOT_OK(ListOld(table_path, meta::kIndexFolder, older_than_millis, in_use, &orphans));
   auto metadata_file = [](const char* prefix) {
     return [prefix](const std::string& name) {
-      return name.rfind(prefix, 0) == 0 || name == "EARLIEST" || name == "LATEST";
+      return name.rfind(prefix, 0) == 0 || meta::IsHintFileName(name);
     };
   };
-  TRIB_RETURN_NOT_OK(ListOld(table_path, "snapshot", older_than_millis,
-                             metadata_file("snapshot-"), &orphans));
-  TRIB_RETURN_NOT_OK(ListOld(table_path, "changelog", older_than_millis,
-                             metadata_file("changelog-"), &orphans));
+  TRIB_RETURN_NOT_OK(ListOld(table_path, meta::kSnapshotFolder, older_than_millis,
+                             metadata_file(meta::kSnapshotPrefix), &orphans));
+  TRIB_RETURN_NOT_OK(ListOld(table_path, meta::kChangelogFolder, older_than_millis,
+                             metadata_file(meta::kChangelogPrefix), &orphans));
   std::vector<std::string> buckets;
   TRIB_RETURN_NOT_OK(ListDataDirs(table_path, "", 0, &buckets));
   for (const auto& b : buckets) {

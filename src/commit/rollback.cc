@@ -59,9 +59,9 @@ Result<RollbackResult> RollbackTo(const std::string& table_path,
     TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::SnapshotPath(table_path, id),
                                                meta::SnapshotToJson(*target)));
     TRIB_RETURN_NOT_OK(
-        io::LocalFs().WriteFile(io::JoinPath(dir, "EARLIEST"), std::to_string(id)));
+        io::LocalFs().WriteFile(meta::EarliestHintPath(dir), std::to_string(id)));
   }
-  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(io::JoinPath(dir, "LATEST"), std::to_string(id)));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::LatestHintPath(dir), std::to_string(id)));
   // Newest first: at every moment the snapshots present are a prefix of the old ones.
   TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
   for (auto it = ids.rbegin(); it != ids.rend() && *it > id; ++it) {

@@ -191,7 +191,7 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
                                      const ExpireOptions& options) {
   ExpireResult result;
   {
-    auto branches = io::LocalFs().ListDir(io::JoinPath(table_path, "branch"));
+    auto branches = io::LocalFs().ListDir(meta::BranchDir(table_path));
     if (branches.ok() && !branches->empty()) return result;  // branches share files: not yet
   }
   meta::SnapshotManager snapshots(table_path);
@@ -289,7 +289,7 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
     TRIB_RETURN_NOT_OK(io::LocalFs().Remove(meta::SnapshotPath(table_path, ids[i])));
     result.snapshots++;
   }
-  (void)io::LocalFs().WriteFile(io::JoinPath(meta::SnapshotDir(table_path), "EARLIEST"),
+  (void)io::LocalFs().WriteFile(meta::EarliestHintPath(meta::SnapshotDir(table_path)),
                                 std::to_string(ids[end]));
   io::CrashPoint("expire.after-snapshots");
   TRIB_RETURN_NOT_OK(RemoveDataFiles(data_files, tagged, &result.data_files));
@@ -374,7 +374,7 @@ Result<int64_t> ExpireChangelogs(const std::string& table_path, const TableSchem
   for (size_t i = 0; i < end; i++) {
     TRIB_RETURN_NOT_OK(io::LocalFs().Remove(meta::LongLivedChangelogPath(table_path, ids[i])));
   }
-  (void)io::LocalFs().WriteFile(io::JoinPath(io::JoinPath(table_path, "changelog"), "EARLIEST"),
+  (void)io::LocalFs().WriteFile(meta::EarliestHintPath(meta::ChangelogDir(table_path)),
                                 std::to_string(end < ids.size() ? ids[end] : *earliest));
   int64_t removed = 0;
   TRIB_RETURN_NOT_OK(RemoveDataFiles(files, tagged, &removed));

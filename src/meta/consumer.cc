@@ -4,14 +4,11 @@
 
 #include "common/json.h"
 #include "io/file_system.h"
+#include "meta/paths.h"
 
 namespace tributary::meta {
 
 namespace {
-
-std::string ConsumerDir(const std::string& table_path) {
-  return io::JoinPath(table_path, "consumer");
-}
 
 Result<int64_t> ParseConsumer(const std::string& text, const std::string& path) {
   auto j = ParseJson(text, "consumer file '" + path + "'");
@@ -38,14 +35,14 @@ Status CheckConsumerId(const std::string& id) {
 Status WriteConsumer(const std::string& table_path, const std::string& id, int64_t next_snapshot) {
   TRIB_RETURN_NOT_OK(CheckConsumerId(id));
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(ConsumerDir(table_path)));
-  return io::LocalFs().WriteFile(io::JoinPath(ConsumerDir(table_path), "consumer-" + id),
+  return io::LocalFs().WriteFile(ConsumerPath(table_path, id),
                                  "{\n  \"nextSnapshot\" : " + std::to_string(next_snapshot) +
                                      "\n}");
 }
 
 Result<std::optional<int64_t>> ReadConsumer(const std::string& table_path, const std::string& id) {
   TRIB_RETURN_NOT_OK(CheckConsumerId(id));
-  const std::string path = io::JoinPath(ConsumerDir(table_path), "consumer-" + id);
+  const std::string path = ConsumerPath(table_path, id);
   auto text = io::LocalFs().ReadFile(path);
   if (!text.ok()) {
     if (text.status().IsNotFound()) return std::optional<int64_t>();
@@ -62,7 +59,7 @@ Result<std::optional<int64_t>> MinConsumerNextSnapshot(const std::string& table_
   if (!exists) return min;
   TRIB_ASSIGN_OR_RETURN(auto entries, io::LocalFs().ListDir(dir));
   for (const auto& e : entries) {
-    if (e.is_dir || e.name.rfind("consumer-", 0) != 0) continue;
+    if (e.is_dir || e.name.rfind(kConsumerPrefix, 0) != 0) continue;
     const std::string path = io::JoinPath(dir, e.name);
     auto text = io::LocalFs().ReadFile(path);
     if (!text.ok()) {
@@ -84,7 +81,7 @@ Result<int64_t> ExpireConsumers(const std::string& table_path, int64_t older_tha
   }
   int64_t removed = 0;
   for (const auto& e : *entries) {
-    if (e.is_dir || e.name.rfind("consumer-", 0) != 0) continue;
+    if (e.is_dir || e.name.rfind(kConsumerPrefix, 0) != 0) continue;
     if (e.mtime_millis >= older_than_millis) continue;
     TRIB_RETURN_NOT_OK(io::LocalFs().Remove(io::JoinPath(dir, e.name)));
     removed++;

@@ -10,6 +10,16 @@ namespace tributary::meta {
 
 using io::JoinPath;
 
+const std::vector<std::string>& MetadataFolders() {
+  static const std::vector<std::string> kFolders = {
+      kSchemaFolder, kSnapshotFolder, kManifestFolder, kIndexFolder,     kTagFolder,
+      kConsumerFolder, kBranchFolder, kChangelogFolder, kStatisticsFolder};
+  return kFolders;
+}
+std::string EarliestHintPath(const std::string& dir) { return JoinPath(dir, "EARLIEST"); }
+std::string LatestHintPath(const std::string& dir) { return JoinPath(dir, "LATEST"); }
+bool IsHintFileName(const std::string& name) { return name == "EARLIEST" || name == "LATEST"; }
+
 std::string DatabasePath(const std::string& warehouse, const std::string& db) {
   return JoinPath(warehouse, db + ".db");
 }
@@ -17,15 +27,15 @@ std::string TablePath(const std::string& warehouse, const std::string& db,
                       const std::string& table) {
   return JoinPath(DatabasePath(warehouse, db), table);
 }
-std::string SchemaDir(const std::string& t) { return JoinPath(t, "schema"); }
+std::string SchemaDir(const std::string& t) { return JoinPath(t, kSchemaFolder); }
 std::string SchemaPath(const std::string& t, int64_t id) {
-  return JoinPath(SchemaDir(t), "schema-" + std::to_string(id));
+  return JoinPath(SchemaDir(t), kSchemaPrefix + std::to_string(id));
 }
-std::string SnapshotDir(const std::string& t) { return JoinPath(t, "snapshot"); }
+std::string SnapshotDir(const std::string& t) { return JoinPath(t, kSnapshotFolder); }
 std::string SnapshotPath(const std::string& t, int64_t id) {
-  return JoinPath(SnapshotDir(t), "snapshot-" + std::to_string(id));
+  return JoinPath(SnapshotDir(t), kSnapshotPrefix + std::to_string(id));
 }
-std::string ManifestDir(const std::string& t) { return JoinPath(t, "manifest"); }
+std::string ManifestDir(const std::string& t) { return JoinPath(t, kManifestFolder); }
 std::string ManifestPath(const std::string& t, const std::string& f) {
   return JoinPath(ManifestDir(t), f);
 }
@@ -38,12 +48,25 @@ Status CheckFileName(const std::string& name, const std::string& what) {
                             "' is not a plain name in its directory");
 }
 
-std::string IndexDir(const std::string& t) { return JoinPath(t, "index"); }
+std::string IndexDir(const std::string& t) { return JoinPath(t, kIndexFolder); }
 std::string IndexPath(const std::string& t, const std::string& f) {
   return JoinPath(IndexDir(t), f);
 }
+std::string BranchDir(const std::string& t) { return JoinPath(t, kBranchFolder); }
 std::string BranchPath(const std::string& t, const std::string& branch) {
-  return JoinPath(JoinPath(t, "branch"), "branch-" + branch);
+  return JoinPath(BranchDir(t), "branch-" + branch);
+}
+std::string ChangelogDir(const std::string& t) { return JoinPath(t, kChangelogFolder); }
+std::string LongLivedChangelogPath(const std::string& t, int64_t id) {
+  return JoinPath(ChangelogDir(t), kChangelogPrefix + std::to_string(id));
+}
+std::string TagDir(const std::string& t) { return JoinPath(t, kTagFolder); }
+std::string TagPath(const std::string& t, const std::string& name) {
+  return JoinPath(TagDir(t), kTagPrefix + name);
+}
+std::string ConsumerDir(const std::string& t) { return JoinPath(t, kConsumerFolder); }
+std::string ConsumerPath(const std::string& t, const std::string& id) {
+  return JoinPath(ConsumerDir(t), kConsumerPrefix + id);
 }
 
 std::vector<std::pair<std::string, std::string>> SplitPartitionPath(const std::string& path) {
@@ -119,7 +142,7 @@ std::string PartitionPath(const std::vector<Field>& fields, const Row& partition
 
 std::string BucketDir(const std::string& table_path, const std::string& partition_path,
                       int32_t bucket) {
-  std::string b = "bucket-" + std::to_string(bucket);
+  std::string b = kBucketPrefix + std::to_string(bucket);
   return partition_path.empty() ? JoinPath(table_path, b)
                                 : JoinPath(JoinPath(table_path, partition_path), b);
 }

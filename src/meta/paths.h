@@ -13,6 +13,29 @@
 
 namespace tributary::meta {
 
+// The folders of a table directory that hold metadata, not data (everything else is a partition
+// or bucket directory), and the names inside them.
+inline constexpr const char* kSchemaFolder = "schema";
+inline constexpr const char* kSnapshotFolder = "snapshot";
+inline constexpr const char* kManifestFolder = "manifest";
+inline constexpr const char* kIndexFolder = "index";
+inline constexpr const char* kTagFolder = "tag";
+inline constexpr const char* kConsumerFolder = "consumer";
+inline constexpr const char* kBranchFolder = "branch";
+inline constexpr const char* kChangelogFolder = "changelog";
+inline constexpr const char* kStatisticsFolder = "statistics";
+const std::vector<std::string>& MetadataFolders();
+inline constexpr const char* kSchemaPrefix = "schema-";        // schema/schema-<id>
+inline constexpr const char* kSnapshotPrefix = "snapshot-";    // snapshot/snapshot-<id>
+inline constexpr const char* kChangelogPrefix = "changelog-";  // changelog/changelog-<id>
+inline constexpr const char* kTagPrefix = "tag-";              // tag/tag-<name>
+inline constexpr const char* kConsumerPrefix = "consumer-";    // consumer/consumer-<id>
+inline constexpr const char* kBucketPrefix = "bucket-";        // bucket-<n>
+// The hint files of a snapshot/ or changelog/ folder: the earliest and latest ids in it.
+std::string EarliestHintPath(const std::string& dir);
+std::string LatestHintPath(const std::string& dir);
+bool IsHintFileName(const std::string& name);
+
 std::string DatabasePath(const std::string& warehouse, const std::string& db);
 std::string TablePath(const std::string& warehouse, const std::string& db,
                       const std::string& table);
@@ -26,7 +49,17 @@ std::string ManifestPath(const std::string& table_path, const std::string& file_
 std::string IndexDir(const std::string& table_path);
 std::string IndexPath(const std::string& table_path, const std::string& file_name);
 // `<table>/branch/branch-<name>`: a branch's schema/ and snapshot/ folders.
+std::string BranchDir(const std::string& table_path);
 std::string BranchPath(const std::string& table_path, const std::string& branch);
+// `<table>/changelog/changelog-<id>`: a snapshot's JSON kept as a changelog after the snapshot
+// expired ('changelog.num-retained.*' beyond 'snapshot.num-retained.*').
+std::string ChangelogDir(const std::string& table_path);
+std::string LongLivedChangelogPath(const std::string& table_path, int64_t id);
+// `<table>/tag/tag-<name>`, `<table>/consumer/consumer-<id>`.
+std::string TagDir(const std::string& table_path);
+std::string TagPath(const std::string& table_path, const std::string& name);
+std::string ConsumerDir(const std::string& table_path);
+std::string ConsumerPath(const std::string& table_path, const std::string& consumer_id);
 
 // "k1=v1/k2=v2" with Hive escaping; null or empty values become `default_name`.
 // Values are rendered as Paimon's legacy partition names (partition.legacy-name = true).

@@ -175,10 +175,10 @@ Result<std::optional<int64_t>> SchemaManager::LatestId() const {
   }
   std::optional<int64_t> best;
   for (const auto& e : *entries) {
-    if (e.name.rfind("schema-", 0) != 0) continue;
+    if (e.name.rfind(kSchemaPrefix, 0) != 0) continue;
     try {
       size_t used = 0;
-      int64_t id = std::stoll(e.name.substr(7), &used);
+      int64_t id = std::stoll(e.name.substr(std::string(kSchemaPrefix).size()), &used);
       if (used != e.name.size() - 7) continue;
       if (!best || id > *best) best = id;
     } catch (...) {

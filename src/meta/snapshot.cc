@@ -142,12 +142,12 @@ Result<std::vector<int64_t>> ListIdsIn(const std::string& dir, const std::string
 }  // namespace
 
 Result<std::vector<int64_t>> SnapshotManager::ListIds() const {
-  return ListIdsIn(SnapshotDir(table_path_), "snapshot-");
+  return ListIdsIn(SnapshotDir(table_path_), kSnapshotPrefix);
 }
 
 Result<std::optional<int64_t>> SnapshotManager::LatestId() const {
   std::string dir = SnapshotDir(table_path_);
-  if (auto hint = ReadHintCached(io::JoinPath(dir, "LATEST"))) {
+  if (auto hint = ReadHintCached(LatestHintPath(dir))) {
     TRIB_ASSIGN_OR_RETURN(bool here, io::LocalFs().Exists(SnapshotPath(table_path_, *hint)));
     TRIB_ASSIGN_OR_RETURN(bool next, io::LocalFs().Exists(SnapshotPath(table_path_, *hint + 1)));
     if (here && !next) return std::optional<int64_t>(*hint);
@@ -158,7 +158,7 @@ Result<std::optional<int64_t>> SnapshotManager::LatestId() const {
 }
 
 Result<std::optional<int64_t>> SnapshotManager::HintedLatestId() const {
-  if (auto hint = ReadHintCached(io::JoinPath(SnapshotDir(table_path_), "LATEST"))) {
+  if (auto hint = ReadHintCached(LatestHintPath(SnapshotDir(table_path_)))) {
     TRIB_ASSIGN_OR_RETURN(bool next, io::LocalFs().Exists(SnapshotPath(table_path_, *hint + 1)));
     if (!next) return std::optional<int64_t>(*hint);
   }
@@ -202,19 +202,15 @@ Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
   if (!won) return false;
   io::CrashPoint("commit.after-snapshot");
   // Hints are best effort: readers verify them.
-  (void)io::LocalFs().WriteFile(io::JoinPath(dir, "LATEST"), std::to_string(s.id));
-  if (s.id == 1 || !ReadHint(io::JoinPath(dir, "EARLIEST"))) {
-    (void)io::LocalFs().WriteFile(io::JoinPath(dir, "EARLIEST"), std::to_string(s.id));
+  (void)io::LocalFs().WriteFile(LatestHintPath(dir), std::to_string(s.id));
+  if (s.id == 1 || !ReadHint(EarliestHintPath(dir))) {
+    (void)io::LocalFs().WriteFile(EarliestHintPath(dir), std::to_string(s.id));
   }
   return true;
 }
 
-std::string LongLivedChangelogPath(const std::string& table_path, int64_t id) {
-  return io::JoinPath(io::JoinPath(table_path, "changelog"), "changelog-" + std::to_string(id));
-}
-
 Result<std::vector<int64_t>> ListLongLivedChangelogIds(const std::string& table_path) {
-  return ListIdsIn(io::JoinPath(table_path, "changelog"), "changelog-");
+  return ListIdsIn(ChangelogDir(table_path), kChangelogPrefix);
 }
 
 Result<std::shared_ptr<const Snapshot>> ReadLongLivedChangelog(const std::string& table_path,
@@ -223,11 +219,11 @@ Result<std::shared_ptr<const Snapshot>> ReadLongLivedChangelog(const std::string
 }
 
 Status WriteLongLivedChangelog(const std::string& table_path, const Snapshot& s) {
-  const std::string dir = io::JoinPath(table_path, "changelog");
+  const std::string dir = ChangelogDir(table_path);
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
   TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(LongLivedChangelogPath(table_path, s.id),
                                              SnapshotToJson(s)));
-  (void)io::LocalFs().WriteFile(io::JoinPath(dir, "LATEST"), std::to_string(s.id));
+  (void)io::LocalFs().WriteFile(LatestHintPath(dir), std::to_string(s.id));
   return Status::OK();
 }
 

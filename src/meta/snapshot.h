@@ -65,8 +65,8 @@ class SnapshotManager {
 
 // Long-lived changelogs (Paimon's ChangelogManager): when the 'changelog.*' retention outlives
 // the snapshots', an expired snapshot's JSON is kept as changelog/changelog-<id>, with its
-// changelog (and, without a producer, the data files it added) until the changelog expires.
-std::string LongLivedChangelogPath(const std::string& table_path, int64_t id);
+// changelog (and, without a producer, the data files it added) until the changelog expires
+// (its path: meta::LongLivedChangelogPath in paths.h).
 // Every long-lived changelog id present, ascending.
 Result<std::vector<int64_t>> ListLongLivedChangelogIds(const std::string& table_path);
 Result<std::shared_ptr<const Snapshot>> ReadLongLivedChangelog(const std::string& table_path,

@@ -5,12 +5,12 @@
 
 #include "common/json.h"
 #include "io/file_system.h"
+#include "meta/paths.h"
 
 namespace tributary::meta {
 
 namespace {
 
-constexpr char kPrefix[] = "tag-";
 
 Status CheckTagName(const std::string& name) {
   const bool ok = !name.empty() && name.size() <= 200 &&
@@ -29,12 +29,6 @@ Status CheckTagName(const std::string& name) {
 
 }  // namespace
 
-std::string TagDir(const std::string& table_path) { return io::JoinPath(table_path, "tag"); }
-
-std::string TagPath(const std::string& table_path, const std::string& name) {
-  return io::JoinPath(TagDir(table_path), kPrefix + name);
-}
-
 Result<std::vector<std::string>> ListTags(const std::string& table_path) {
   auto entries = io::LocalFs().ListDir(TagDir(table_path));
   if (!entries.ok()) {
@@ -43,7 +37,9 @@ Result<std::vector<std::string>> ListTags(const std::string& table_path) {
   }
   std::vector<std::string> names;
   for (const auto& e : *entries) {
-    if (!e.is_dir && e.name.rfind(kPrefix, 0) == 0) names.push_back(e.name.substr(4));
+    if (!e.is_dir && e.name.rfind(kTagPrefix, 0) == 0) {
+      names.push_back(e.name.substr(std::string(kTagPrefix).size()));
+    }
   }
   std::sort(names.begin(), names.end());
   return names;

@@ -14,8 +14,6 @@
 
 namespace tributary::meta {
 
-std::string TagDir(const std::string& table_path);
-std::string TagPath(const std::string& table_path, const std::string& name);
 
 // The names of the table's tags, sorted.
 Result<std::vector<std::string>> ListTags(const std::string& table_path);

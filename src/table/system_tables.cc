@@ -8,6 +8,7 @@
 
 #include "common/json.h"
 #include "format/binary_row.h"
+#include "io/file_system.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "read/stream_scan.h"
@@ -145,7 +146,7 @@ Result<SystemTableData> Files(const std::string& path, const TableSchema& schema
     TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, pi.types));
     std::string dir = meta::BucketDir(path, meta::PartitionPath(pi.fields, part, default_name), e.bucket);
     std::string file_path = e.file.external_path ? *e.file.external_path
-                                                 : dir + "/" + e.file.file_name;
+                                                 : io::JoinPath(dir, e.file.file_name);
     std::string fmt = e.file.file_name.substr(e.file.file_name.rfind('.') + 1);
     auto min_key = format::DeserializeBinaryRow(e.file.min_key, key_types);
     auto max_key = format::DeserializeBinaryRow(e.file.max_key, key_types);
