@@ -131,7 +131,7 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   if (chunked) return true;
   TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, &*plan));
   if (!merged) return false;
-  std::vector<format::parquet::ColumnValues> sources;
+  std::vector<format::ColumnValues> sources;
   for (const auto& c : merged->columns) sources.push_back(ColumnValuesOf(c));
   TRIB_RETURN_NOT_OK(writer->WriteMerged(std::move(sources), merged->merged));
   return true;

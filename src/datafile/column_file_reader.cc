@@ -7,6 +7,7 @@
 #include "io/file_cache.h"
 #include "common/predicate.h"
 
+#include "datafile/file_format.h"
 #include "datafile/parquet_file.h"
 
 namespace tributary::datafile {
@@ -106,7 +107,7 @@ Result<std::unique_ptr<ColumnFileReader>> ColumnFileReader::Open(
     const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
     const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters) {
   const std::string& path = file.path;
-  if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return std::unique_ptr<ColumnFileReader>();
+  if (!ReadsColumns(path)) return std::unique_ptr<ColumnFileReader>();
   auto st = std::make_unique<State>();
   st->file = file;
   st->layout = &layout;

@@ -7,7 +7,10 @@
 // data_file_writer.cc; each file format's encoder and record reader behind one interface in
 // file_format.h (Parquet, Avro, `.blob`); rows read in data_file_reader.cc; column batches
 // of one file in column_file_reader.cc; a bucket's files merged on their keys column by column
-// (merged reads, compactions) in merged_columns.cc.
+// (merged reads, compactions) in merged_columns.cc; point lookups of sorted files in
+// point_lookup.h; Parquet file opening and chunk caching in parquet_file.h. The column paths
+// read the formats whose FileFormat::ReadsColumns() (Parquet); files of the others are read as
+// records.
 // Thread-safety: a writer is single-threaded; reading functions are thread-safe.
 #pragma once
 
@@ -30,9 +33,9 @@
 namespace tributary {
 class TimeZone;
 }  // namespace tributary
-namespace tributary::format::parquet {
+namespace tributary::format {
 struct ColumnValues;
-}  // namespace tributary::format::parquet
+}  // namespace tributary::format
 
 namespace tributary::datafile {
 
@@ -93,12 +96,12 @@ class DataFileWriter {
   // record k holds row `rows[k]` of `columns` (one per table column; a column with its own
   // `rows` takes its row k from those instead), sequence number `sequences[k]` and row kind
   // `kinds[k]`. The files, statistics and rolling are those Write gives the same records.
-  Status WriteColumns(const std::vector<format::parquet::ColumnValues>& columns,
+  Status WriteColumns(const std::vector<format::ColumnValues>& columns,
                       const uint32_t* rows, const int64_t* sequences, const int64_t* kinds,
                       size_t n);
   // Writes merged records (ColumnMergeOutput): `sources` (one per table column) read through
   // the merge's rows, per-column rows and computed columns.
-  Status WriteMerged(std::vector<format::parquet::ColumnValues> sources,
+  Status WriteMerged(std::vector<format::ColumnValues> sources,
                      const merge::ColumnMergeOutput& merged);
   // Publishes every file this writer finishes under a second name from `namer` too: the same
   // bytes, a second file (FileSystem::WriteCopy: a hard link where it can), as the input
@@ -243,6 +246,6 @@ Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
     const std::vector<int64_t>& keys);
 
 // The Parquet writer's view of a column vector.
-format::parquet::ColumnValues ColumnValuesOf(const ColumnVector& c);
+format::ColumnValues ColumnValuesOf(const ColumnVector& c);
 
 }  // namespace tributary::datafile

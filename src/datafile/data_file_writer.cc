@@ -178,7 +178,7 @@ Status DataFileWriter::Write(const KeyValue& kv) {
 namespace {
 
 // Row r of a column as the Value a row holds.
-Value ValueAt(const format::parquet::ColumnValues& c, const DataType& type, size_t r) {
+Value ValueAt(const format::ColumnValues& c, const DataType& type, size_t r) {
   if (c.nulls != nullptr && c.nulls[r]) return Value::Null();
   if (c.ints != nullptr) {
     return type.id == TypeId::kBoolean ? Value::Bool(c.ints[r] != 0) : Value::Int(c.ints[r]);
@@ -190,7 +190,7 @@ Value ValueAt(const format::parquet::ColumnValues& c, const DataType& type, size
 
 // Minimum, maximum (NULL when every value is NULL) and NULL count of rows[0..n) of a column,
 // ordered as StatsCollector orders Values.
-void ColumnStats(const format::parquet::ColumnValues& c, const DataType& type,
+void ColumnStats(const format::ColumnValues& c, const DataType& type,
                  const uint32_t* rows, size_t n, Value* mn, Value* mx, int64_t* nulls) {
   *nulls = 0;
   size_t lo = SIZE_MAX, hi = SIZE_MAX;  // source rows of the extremes
@@ -232,7 +232,7 @@ bool DataFileWriter::CanWriteColumns() const {
   return true;
 }
 
-Status DataFileWriter::WriteColumns(const std::vector<format::parquet::ColumnValues>& columns,
+Status DataFileWriter::WriteColumns(const std::vector<format::ColumnValues>& columns,
                                     const uint32_t* rows, const int64_t* sequences,
                                     const int64_t* kinds, size_t n) {
   if (!CanWriteColumns()) {
@@ -244,7 +244,7 @@ Status DataFileWriter::WriteColumns(const std::vector<format::parquet::ColumnVal
   }
   // The physical columns: the key columns, _SEQUENCE_NUMBER, _VALUE_KIND, then every column
   // (their rows are set per slice).
-  std::vector<format::parquet::ColumnValues> physical;
+  std::vector<format::ColumnValues> physical;
   for (int c : layout_.key_columns) physical.push_back(columns[c]);
   physical.emplace_back();
   physical.emplace_back();
@@ -300,7 +300,7 @@ Status DataFileWriter::WriteColumns(const std::vector<format::parquet::ColumnVal
   return Status::OK();
 }
 
-Status DataFileWriter::WriteMerged(std::vector<format::parquet::ColumnValues> sources,
+Status DataFileWriter::WriteMerged(std::vector<format::ColumnValues> sources,
                                    const ColumnMergeOutput& merged) {
   // Computed columns (aggregates) hold one value per merged record, in order.
   std::vector<uint32_t> in_order;
@@ -371,8 +371,8 @@ void DataFileWriter::Abort() {
   copies_.clear();
 }
 
-format::parquet::ColumnValues ColumnValuesOf(const ColumnVector& c) {
-  format::parquet::ColumnValues v;
+format::ColumnValues ColumnValuesOf(const ColumnVector& c) {
+  format::ColumnValues v;
   switch (c.rep) {
     case ColumnVector::Rep::kInt:
       v.ints = c.ints.data();

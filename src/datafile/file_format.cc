@@ -12,7 +12,7 @@ namespace tributary::datafile {
 
 using merge::KeyValue;
 
-Status FormatWriter::AppendColumns(const std::vector<format::parquet::ColumnValues>&, size_t) {
+Status FormatWriter::AppendColumns(const std::vector<format::ColumnValues>&, size_t) {
   return Status::Internal("this file format does not write column by column");
 }
 
@@ -32,7 +32,7 @@ class ParquetFormatWriter : public FormatWriter {
   explicit ParquetFormatWriter(std::unique_ptr<format::parquet::ParquetWriter> w)
       : w_(std::move(w)) {}
   Status Append(const std::vector<const Value*>& cells) override { return w_->Append(cells); }
-  Status AppendColumns(const std::vector<format::parquet::ColumnValues>& columns,
+  Status AppendColumns(const std::vector<format::ColumnValues>& columns,
                        size_t n) override {
     return w_->AppendColumns(columns, n);
   }
@@ -48,6 +48,7 @@ class ParquetFormat : public FileFormat {
   std::string_view name() const override { return "parquet"; }
   std::string_view extension() const override { return ".parquet"; }
   bool WritesColumns() const override { return true; }
+  bool ReadsColumns() const override { return true; }
   Result<std::unique_ptr<FormatWriter>> NewWriter(
       const std::vector<Field>& fields, const options::FileFormatOptions& o) const override {
     format::parquet::ParquetWriterOptions po;
@@ -94,6 +95,7 @@ class AvroFormat : public FileFormat {
  public:
   std::string_view name() const override { return "avro"; }
   std::string_view extension() const override { return ".avro"; }
+  int32_t MaxTimestampPrecision() const override { return 6; }  // Avro's timestamp-micros
   Result<std::unique_ptr<FormatWriter>> NewWriter(
       const std::vector<Field>& fields, const options::FileFormatOptions& o) const override {
     TRIB_ASSIGN_OR_RETURN(avro::SchemaPtr schema, avro::PaimonRecordSchema(fields));
@@ -121,6 +123,7 @@ class BlobFormat : public FileFormat {
  public:
   std::string_view name() const override { return "blob"; }
   std::string_view extension() const override { return ".blob"; }
+  bool Writable() const override { return false; }
   Result<std::vector<KeyValue>> Read(const DataFileRef& file, const FileLayout& layout,
                                      int32_t level,
                                      const std::optional<std::vector<std::string>>& write_cols,
@@ -156,6 +159,22 @@ const FileFormat* FileFormatOfPath(std::string_view path) {
   return nullptr;
 }
 
-std::string WritableFormatNames() { return "parquet and avro"; }
+bool ReadsColumns(std::string_view path) {
+  const FileFormat* f = FileFormatOfPath(path);
+  return f != nullptr && f->ReadsColumns();
+}
+
+std::string WritableFormatNames() {
+  std::vector<std::string_view> names;
+  for (const FileFormat* f : Formats()) {
+    if (f->Writable()) names.push_back(f->name());
+  }
+  std::string out;
+  for (size_t i = 0; i < names.size(); i++) {
+    if (i > 0) out += i + 1 == names.size() ? " and " : ", ";
+    out += names[i];
+  }
+  return out;
+}
 
 }  // namespace tributary::datafile

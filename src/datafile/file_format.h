@@ -15,9 +15,9 @@
 
 #include "datafile/data_file.h"
 
-namespace tributary::format::parquet {
+namespace tributary::format {
 struct ColumnValues;
-}  // namespace tributary::format::parquet
+}  // namespace tributary::format
 
 namespace tributary::datafile {
 
@@ -29,7 +29,7 @@ class FormatWriter {
   virtual ~FormatWriter() = default;
   virtual Status Append(const std::vector<const Value*>& cells) = 0;
   // `n` physical rows column by column. REQUIRES: FileFormat::WritesColumns().
-  virtual Status AppendColumns(const std::vector<format::parquet::ColumnValues>& columns,
+  virtual Status AppendColumns(const std::vector<format::ColumnValues>& columns,
                                size_t n);
   // Bytes of the file so far (for rolling at the target file size).
   virtual int64_t EstimatedSize() const = 0;
@@ -46,8 +46,15 @@ class FileFormat {
   // A writer of files whose records have `physical_fields`.
   virtual Result<std::unique_ptr<FormatWriter>> NewWriter(
       const std::vector<Field>& physical_fields, const options::FileFormatOptions& options) const;
+  // Whether Tributary writes files in it (NewWriter succeeds; '.blob' files are read only).
+  virtual bool Writable() const { return true; }
   // Whether its writers take flat columns (FormatWriter::AppendColumns).
   virtual bool WritesColumns() const { return false; }
+  // Whether its files can be read column by column (ColumnFileReader, the merged column reads
+  // and point lookups of datafile/merged_columns.cc); else only as records (Read).
+  virtual bool ReadsColumns() const { return false; }
+  // The finest TIMESTAMP precision its files hold.
+  virtual int32_t MaxTimestampPrecision() const { return 9; }
   // The records of a data file in this format (as ReadDataFile; `mask`: the columns a partial
   // write stored).
   virtual Result<std::vector<merge::KeyValue>> Read(
@@ -61,7 +68,9 @@ class FileFormat {
 const FileFormat* FindFileFormat(std::string_view name);
 // The format of a data file, by its name's extension; nullptr when no format has it.
 const FileFormat* FileFormatOfPath(std::string_view path);
-// The names of the formats data files can be written in ("parquet, avro"), for errors.
+// Whether `path` is a data file in a format that reads column by column (FileFormat::ReadsColumns).
+bool ReadsColumns(std::string_view path);
+// The names of the formats data files can be written in ("parquet and avro"), for errors.
 std::string WritableFormatNames();
 
 }  // namespace tributary::datafile

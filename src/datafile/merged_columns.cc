@@ -8,6 +8,7 @@
 #include "format/parquet/writer.h"
 #include "common/predicate.h"
 
+#include "datafile/file_format.h"
 #include "datafile/parquet_file.h"
 #include "io/file_cache.h"
 
@@ -118,7 +119,7 @@ Result<bool> LoadDedupKeys(const DataFileRef& ref, const FileLayout& layout,
                            DedupFile* file) {
   const std::string& path = ref.path;
   if (layout.key_columns.empty()) return false;
-  if (!(path.size() > 8 && path.compare(path.size() - 8, 8, ".parquet") == 0)) return false;
+  if (!ReadsColumns(path)) return false;
   file->path = path;
   TRIB_ASSIGN_OR_RETURN(file->reader, OpenParquet(ref));
   const auto& schema = file->reader->schema();
@@ -903,7 +904,7 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
       const size_t f = file_of(r);
       local[k - k0] = start[f] + static_cast<uint32_t>(r - base[f] - lo[f]);
     }
-    std::vector<format::parquet::ColumnValues> sources;
+    std::vector<format::ColumnValues> sources;
     for (const auto& c : columns) sources.push_back(ColumnValuesOf(c));
     TRIB_RETURN_NOT_OK(writer->WriteColumns(sources, local.data(), merged.sequences.data() + k0,
                                             merged.kinds.data() + k0, k1 - k0));

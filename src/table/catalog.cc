@@ -1,12 +1,14 @@
 // The filesystem catalog: databases are `<name>.db` directories of the warehouse, tables are
 // directories holding `schema/`.
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <chrono>
 #include <set>
 
+#include "datafile/file_format.h"
 #include "io/file_system.h"
 #include "io/file_cache.h"
 #include "commit/snapshot_expire.h"
@@ -282,12 +284,24 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     return Status::NotSupported("changelog-producer '" + core.changelog_producer +
                                 "' is not supported yet");
   }
-  bool any_avro = core.format.format == "avro";
-  for (const auto& [level, f] : core.format.per_level) any_avro |= f == "avro";
+  // The finest timestamp every format the table writes in holds.
+  int32_t max_precision = 9;
+  std::string coarsest;
+  std::vector<std::string> formats = {core.format.format};
+  for (const auto& [level, f] : core.format.per_level) formats.push_back(f);
+  for (const auto& name : formats) {
+    const datafile::FileFormat* format = datafile::FindFileFormat(name);
+    if (format != nullptr && format->MaxTimestampPrecision() < max_precision) {
+      max_precision = format->MaxTimestampPrecision();
+      coarsest = name;
+      coarsest[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(coarsest[0])));
+    }
+  }
   for (const auto& f : s.fields) {
-    if (any_avro && f.type.IsTimestamp() && f.type.precision > 6) {
+    if (f.type.IsTimestamp() && f.type.precision > max_precision) {
       return Status::NotSupported("column '" + f.name + "': " + f.type.ToString() +
-                                  " needs Parquet data files; Avro holds at most precision 6");
+                                  " needs Parquet data files; " + coarsest +
+                                  " holds at most precision " + std::to_string(max_precision));
     }
   }
   return s;

@@ -8,6 +8,7 @@
 #include "commit/snapshot_expire.h"
 #include "common/parallel.h"
 #include "datafile/data_file.h"
+#include "datafile/file_format.h"
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
@@ -57,12 +58,12 @@ std::optional<std::vector<DataFileMeta>> PickAppendFull(const std::vector<DataFi
 
 namespace {
 
-// Whether Tributary can rewrite the file: a plain data file of the table (not a `.blob` file, a
-// partial-column or row-tracked file, or one kept at an external path).
+// Whether Tributary can rewrite the file: a plain data file of the table in a format it writes
+// (not a `.blob` file), not a partial-column or row-tracked file nor one at an external path.
 bool Rewritable(const DataFileMeta& f) {
-  const std::string& n = f.file_name;
-  return !f.write_cols && !f.first_row_id && !f.external_path &&
-         !(n.size() >= 5 && n.compare(n.size() - 5, 5, ".blob") == 0);
+  const datafile::FileFormat* format = datafile::FileFormatOfPath(f.file_name);
+  return !f.write_cols && !f.first_row_id && !f.external_path && format != nullptr &&
+         format->Writable();
 }
 
 // Rewrites one bucket's `files` (in sequence order) into files of up to `target_size` in `dir`;

@@ -171,11 +171,11 @@ Result<bool> ColumnWriteBuffer::Merge(const std::vector<int>& key_columns, int64
 
 Value ColumnWriteBuffer::Get(size_t c, size_t r) const { return columns_[c].Get(r); }
 
-std::vector<format::parquet::ColumnValues> ColumnWriteBuffer::Columns() const {
-  std::vector<format::parquet::ColumnValues> out(columns_.size());
+std::vector<format::ColumnValues> ColumnWriteBuffer::Columns() const {
+  std::vector<format::ColumnValues> out(columns_.size());
   for (size_t i = 0; i < columns_.size(); ++i) {
     const ColumnVector& c = columns_[i];
-    format::parquet::ColumnValues& o = out[i];
+    format::ColumnValues& o = out[i];
     switch (c.rep) {
       case Rep::kInt:
         o.ints = c.ints.data();

@@ -17,9 +17,9 @@
 #include "tributary/schema.h"
 #include "tributary/value.h"
 
-namespace tributary::format::parquet {
+namespace tributary::format {
 struct ColumnValues;
-}  // namespace tributary::format::parquet
+}  // namespace tributary::format
 
 namespace tributary::write {
 
@@ -53,7 +53,7 @@ class ColumnWriteBuffer {
   // Value of column c of record r.
   Value Get(size_t c, size_t r) const;
   // The buffered columns (one per field), for the Parquet writer.
-  std::vector<format::parquet::ColumnValues> Columns() const;
+  std::vector<format::ColumnValues> Columns() const;
   // Record i as a row (tests and diagnostics).
   Row GetRow(size_t i) const;
 

@@ -296,7 +296,7 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
   }
   Status st;
   if (!rows.empty()) {
-    std::vector<format::parquet::ColumnValues> columns;
+    std::vector<format::ColumnValues> columns;
     for (const ColumnVector& c : face.columns) columns.push_back(datafile::ColumnValuesOf(c));
     st = writer.WriteColumns(columns, rows.data(), sequences.data(), kinds.data(), rows.size());
   }
