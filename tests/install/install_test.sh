@@ -14,10 +14,13 @@ cat >"$TMP/app/CMakeLists.txt" <<'CMAKE'
 cmake_minimum_required(VERSION 3.25)
 project(app CXX)
 set(CMAKE_CXX_STANDARD 20)
-find_package(tributary REQUIRED)
+find_package(tributary @VERSION@ REQUIRED)
 add_executable(app api_example.cc)
 target_link_libraries(app tributary::tributary)
 CMAKE
+# The version the package says it is (tributaryConfigVersion.cmake), asked for as a user would.
+version=$("$BUILD/tributary" --version | awk '{print $2}')
+sed -i "s/@VERSION@/${version%.*}/" "$TMP/app/CMakeLists.txt"
 cmake -S "$TMP/app" -B "$TMP/app/build" -G Ninja -DCMAKE_PREFIX_PATH="$TMP/prefix" >/dev/null
 cmake --build "$TMP/app/build" >/dev/null
 out=$("$TMP/app/build/app" "$TMP/warehouse")
@@ -31,4 +34,14 @@ if [ -n "$(find "$TMP/prefix/include" -type f ! -path '*/include/tributary/*')" 
   echo "install_test: FAILED: headers outside include/tributary were installed" >&2
   exit 1
 fi
-echo "install_test: the installed package builds and runs examples/api_example.cc"
+# A version the package is not compatible with is refused by find_package.
+mkdir -p "$TMP/old"
+sed "s/find_package(tributary [0-9.]* REQUIRED)/find_package(tributary 99.0 REQUIRED)/" \
+  "$TMP/app/CMakeLists.txt" >"$TMP/old/CMakeLists.txt"
+cp "$ROOT/examples/api_example.cc" "$TMP/old/"
+if cmake -S "$TMP/old" -B "$TMP/old/build" -G Ninja -DCMAKE_PREFIX_PATH="$TMP/prefix" \
+    >/dev/null 2>&1; then
+  echo "install_test: FAILED: find_package(tributary 99.0) accepted version $version" >&2
+  exit 1
+fi
+echo "install_test: the installed package (version $version) builds and runs examples/api_example.cc; 99.0 is refused"
