@@ -77,4 +77,12 @@ size_t FindInvalidUtf8(std::string_view s) {
   return std::string_view::npos;
 }
 
+bool AllDigits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
 }  // namespace tributary

@@ -16,6 +16,9 @@ std::string AsciiLower(std::string_view s);
 // Equal after AsciiLower.
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
 
+// Whether `s` is one or more ASCII digits.
+bool AllDigits(std::string_view s);
+
 // The length (1-4) of the well-formed UTF-8 sequence starting at s[i], or 0 when none starts
 // there (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, truncated).
 // REQUIRES: i < s.size().

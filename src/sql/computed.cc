@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/strings.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 
@@ -11,10 +12,6 @@ namespace tributary::sql {
 namespace {
 
 constexpr std::string_view kPrefix = "schema.";
-
-bool AllDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(c); });
-}
 
 TableRef CopyRef(const TableRef& t) {
   TableRef c;

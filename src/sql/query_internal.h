@@ -1,7 +1,10 @@
-// What the parts of the query planner share: query.cc plans a query around its FROM clause (one
-// table, subquery or system table), join_plan.cc plans the joins of a FROM clause. Both open the
-// FROM's inputs, push filters and projections into their table scans, and rewrite the bound
-// expressions above them to the columns the scans hand out.
+// What the parts of the query planner share: query.cc binds a query around its FROM clause (one
+// table, subquery or system table) into a SelectPlan and builds its operators (BuildSelect),
+// plan_rules.cc rewrites SelectPlans (filter pushdown into subqueries, column pruning, the scan a
+// plan reads), join_plan.cc plans the joins of a FROM clause, streaming_query.cc builds the
+// operators of a streaming SELECT. They open the FROM's inputs, push filters and projections into
+// their table scans, and rewrite the bound expressions above them to the columns the scans hand
+// out.
 // Internal to sql/.
 // Thread-safety: stateless functions; a session is used by one thread.
 #pragma once
@@ -24,7 +27,8 @@ class Session;
 
 namespace tributary::sql::planner {
 
-struct SelectPlan;  // query.cc: a SELECT planned (inputs opened, expressions bound), not yet built
+struct SelectPlan;  // below: a SELECT planned, not yet built
+
 
 // Where the rows of one FROM input come from.
 struct Source {
@@ -113,6 +117,54 @@ struct JoinInput {
   bool lookup = false;
   std::vector<size_t> lookup_keys;
 };
+
+// How one ORDER BY item is computed: from an output column, or an expression over the row the
+// select list is computed from.
+struct SortKey {
+  int output = -1;
+  BoundExprPtr expr;
+  bool descending = false;
+  bool nulls_first = true;
+};
+
+// A SELECT planned (query.cc: inputs opened, expressions bound) but not yet built into
+// operators (BuildSelect); the rules of plan_rules.cc rewrite it first. Also what EXPLAIN prints.
+struct SelectPlan {
+  const SelectStmt* query = nullptr;  // what was planned
+  std::shared_ptr<const SelectStmt> rewritten;  // owns `query` when Decorrelate rewrote it
+  Source source;
+  Scope scope;
+  std::vector<BoundExprPtr> conjuncts;
+  bool grouped = false;
+  AggregateBinding agg;
+  std::vector<BoundExprPtr> items;
+  std::vector<Field> fields;
+  BoundExprPtr having;
+  std::vector<SortKey> sort;
+  ScanPlan scan;
+  // A FROM with joins: its inputs (`source` is then unused), each with its ON condition.
+  std::vector<JoinInput> joins;
+  // Window function calls: computed after WHERE; the select list and ORDER BY read them as
+  // columns after the scope's.
+  WindowBinding windows;
+  // A top-N: the query reading this one keeps its single ROW_NUMBER() only up to this number
+  // (PushIntoSubquery), so the window operator keeps that many rows per partition.
+  std::optional<int64_t> top_n;
+};
+
+// `q` bound into a SelectPlan (query.cc): its inputs opened, its correlated subqueries first
+// rewritten as joins, its filters pushed down.
+Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q);
+// The expressions of the window calls that read the input (arguments, partition and order keys).
+std::vector<BoundExpr*> WindowExprs(WindowBinding* windows);
+// The table column under `e`: a column slot, or a widening cast of one; -1 otherwise.
+int SlotUnder(const BoundExpr& e);
+// The scan plan.scan reads when its input is a table: the columns InputColumnsRead names, the
+// conjuncts that are simple column predicates, the LIMIT when nothing above needs more rows,
+// the snapshot hint (plan_rules.cc).
+Status PlanTableScan(SelectPlan* plan);
+// The columns of its input (FROM, `width` of them) that `plan` reads (plan_rules.cc).
+std::vector<bool> InputColumnsRead(SelectPlan* plan, size_t width);
 
 // The operators that read the `inputs` (the query's scope is their columns side by side,
 // `width` in all) and join them in FROM order: WHERE conjuncts (`where`) and ON conjuncts that

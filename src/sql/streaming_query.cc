@@ -1,0 +1,417 @@
+// Streaming SELECTs (SET 'execution.runtime-mode' = 'streaming'): the start-up position of a
+// table's stream, the stream source of the FROM table (its changes with an `op` column, the
+// changelog rebuilt for tables without a producer), lookup joins and delta joins over streams,
+// then the select list and LIMIT. Planned as a batch SELECT is (query.cc), built here.
+// Internal to sql/.
+#include <algorithm>
+#include <string_view>
+
+#include "common/datetime.h"
+#include "common/stack_guard.h"
+#include "common/strings.h"
+#include "common/timezone.h"
+#include "options/core_options.h"
+#include "options/option_values.h"
+#include "sql/operators.h"
+#include "sql/query.h"
+#include "sql/query_internal.h"
+#include "tributary/options.h"
+#include "tributary/stream_scan.h"
+#include "tributary/table_scan.h"
+
+namespace tributary::sql {
+
+using namespace planner;
+
+namespace {
+
+// Where a streaming read starts, from the table's options and the query's hints (hints win):
+// 'scan.startup.mode', or the start implied by 'scan.snapshot-id' / 'scan.timestamp-millis' /
+// 'scan.startup.timestamp' (epoch milliseconds, or a date-time in the session time zone).
+Status StreamStartup(const Session& session, const TableSchema& schema,
+                     const std::map<std::string, std::string>& hints, StreamOptions* o) {
+  auto get = [&](const char* key) -> std::optional<std::string> {
+    auto it = hints.find(key);
+    if (it != hints.end()) return it->second;
+    return schema.Option(key);
+  };
+  if (hints.count("scan.tag-name")) {
+    return Status::NotSupported("'scan.tag-name' in streaming mode is not supported yet");
+  }
+  std::optional<std::string> mode = get("scan.startup.mode");
+  if (auto id = get("scan.snapshot-id")) {
+    TRIB_ASSIGN_OR_RETURN(int64_t v, options::ParseInt64(*id));
+    o->startup_snapshot_id = v;
+    if (!mode) mode = "from-snapshot";
+  }
+  if (auto ms = get("scan.timestamp-millis")) {
+    TRIB_ASSIGN_OR_RETURN(int64_t v, options::ParseInt64(*ms));
+    o->startup_timestamp_millis = v;
+    if (!mode) mode = "timestamp";
+  }
+  if (auto text = get("scan.startup.timestamp")) {
+    std::string_view v = options::Trim(*text);
+    if (AllDigits(v)) {
+      TRIB_ASSIGN_OR_RETURN(int64_t millis, options::ParseInt64(std::string(v)));
+      o->startup_timestamp_millis = millis;
+    } else {
+      TRIB_ASSIGN_OR_RETURN(o->startup_timestamp_millis, SessionTimeToUtcMillis(session, v));
+    }
+    if (!mode) mode = "timestamp";
+  }
+  if (mode) o->startup_mode = *mode;
+  if (auto consumer = get("consumer-id")) o->consumer_id = *consumer;
+  if (auto interval = get("continuous.discovery-interval")) {
+    TRIB_ASSIGN_OR_RETURN(int64_t ms, options::ParseDurationMillis(*interval));
+    o->discovery_interval = std::chrono::milliseconds(std::max<int64_t>(1, ms));
+  }
+  if (auto ignore = get("consumer.ignore-progress")) {
+    o->consumer_ignore_progress = options::Trim(*ignore) == "true";
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+namespace {
+Result<OperatorPtr> FinishStreamingQuery(OperatorPtr op, SelectPlan plan, const SelectStmt& q);
+}  // namespace
+
+namespace {
+
+// A streaming operator's op column (column 0 of `op`), then `items` (taken) as `fields`.
+OperatorPtr ProjectWithOp(OperatorPtr op, std::vector<BoundExprPtr>* items,
+                          const std::vector<Field>& item_fields) {
+  std::vector<BoundExprPtr> exprs;
+  std::vector<Field> fields;
+  auto op_ref = std::make_unique<BoundExpr>();
+  op_ref->kind = BoundKind::kColumn;
+  op_ref->column = 0;
+  op_ref->type = DataType::String().NotNull();
+  exprs.push_back(std::move(op_ref));
+  fields.push_back(Field{0, "op", DataType::String().NotNull(), ""});
+  for (size_t i = 0; i < items->size(); i++) {
+    exprs.push_back(std::move((*items)[i]));
+    Field f = item_fields[i];
+    f.id = static_cast<int32_t>(fields.size());
+    fields.push_back(std::move(f));
+  }
+  return MakeProject(std::move(op), std::move(exprs), std::move(fields));
+}
+
+// The stream of input `src` of a streaming query: a table, or a table with computed columns read
+// through the SELECT computing them. Column 0 of the returned operator is the op; `slot[f]` is
+// the column holding field f of `src` (-1: not read). `scan`: what a plain table's stream reads
+// (projection and filters).
+Result<OperatorPtr> OpenStreamInput(const Session& session, Source* src, const ScanPlan& scan,
+                                    const TableRef& ref,
+                                    std::optional<std::chrono::milliseconds> idle_timeout,
+                                    std::vector<int>* slot) {
+  if (src->computed_view && src->plan && src->plan->source.table) {
+    SelectPlan& inner = *src->plan;
+    std::vector<int> inner_slot;
+    TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &inner.source, inner.scan, ref,
+                                                          idle_timeout, &inner_slot));
+    for (auto& c : inner.conjuncts) RemapColumns(c.get(), inner_slot);
+    for (auto& it : inner.items) RemapColumns(it.get(), inner_slot);
+    op = MakeFilter(std::move(op), std::move(inner.conjuncts));
+    // The op column, then every column of the table (computed ones computed).
+    slot->assign(src->fields.size(), -1);
+    for (size_t f = 0; f < src->fields.size(); f++) (*slot)[f] = static_cast<int>(f) + 1;
+    return ProjectWithOp(std::move(op), &inner.items, inner.fields);
+  }
+  if (!src->table) {
+    return NotSupportedAt(ref.pos, "reading '" + src->name + "' in streaming mode (execution."
+                                   "runtime-mode = 'streaming') is not supported yet");
+  }
+  StreamOptions opts;
+  opts.projection = scan.projection;
+  opts.filters = scan.filters;
+  opts.time_zone = SessionTimeZone(session);
+  Status st = StreamStartup(session, *src->table->schema(), src->dynamic_options, &opts);
+  if (!st.ok()) return ErrorAt(ref.hints_pos, st.message());
+  auto stream = src->table->NewStreamScan(opts);
+  if (!stream.ok()) return ErrorAt(ref.name.pos, stream.status().message());
+  // Expressions over the table read the streamed columns, after the op column.
+  slot->assign(src->fields.size(), -1);
+  for (size_t i = 0; i < scan.projection.size(); i++) {
+    (*slot)[scan.projection[i]] = static_cast<int>(i) + 1;
+  }
+  const std::string producer = src->table->schema()->Option("changelog-producer").value_or("none");
+  std::string describe = "StreamScan: " + src->name + " from '" + opts.startup_mode + "'";
+  if (!src->table->schema()->primary_keys.empty()) {
+    describe += producer == "none" ? ", new files of each commit normalised into a changelog "
+                                     "(ChangelogNormalize: one row per key held)"
+                                   : ", changelog files ('changelog-producer' = '" + producer +
+                                         "')";
+  }
+  describe += ", columns [";
+  for (size_t i = 0; i < scan.projection.size(); i++) {
+    describe += (i ? ", " : "") + src->fields[scan.projection[i]].name;
+  }
+  describe += "]";
+  for (const auto& f : scan.filter_texts) describe += ", filter " + f;
+  return MakeStreamSource(std::move(src->table), std::move(*stream), idle_timeout, describe);
+}
+
+// A streaming query over lookup joins: the first input streamed, each change joined with the
+// dimension tables' rows current when it arrives (MakeLookupJoin), then WHERE.
+Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan plan,
+                                             const SelectStmt& q,
+                                             std::optional<std::chrono::milliseconds> idle_timeout) {
+  std::vector<JoinInput>& inputs = plan.joins;
+  const size_t width = plan.scope.columns.size();
+  // The first input, every column.
+  ScanPlan scan;
+  for (size_t f = 0; f < inputs[0].source.fields.size(); f++) {
+    scan.projection.push_back(static_cast<int>(f));
+  }
+  std::vector<int> slot;
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &inputs[0].source, scan, *q.from,
+                                                        idle_timeout, &slot));
+  std::vector<int> position(width, -1);  // query slot -> operator column
+  for (size_t f = 0; f < slot.size(); f++) position[inputs[0].first_slot + f] = slot[f];
+  for (size_t j = 1; j < inputs.size(); j++) {
+    JoinInput& in = inputs[j];
+    Source& dim = in.source;
+    if (!dim.table) {
+      return NotSupportedAt(q.joins[j - 1].pos, "in streaming mode a lookup join reads a table "
+                                                "without computed columns; '" + dim.name +
+                                                "' has some (not supported yet)");
+    }
+    // The key: the other side of each primary-key equality, in primary-key order, as the key
+    // column's type.
+    const auto& schema = *dim.table->schema();
+    std::vector<BoundExprPtr> keys;
+    for (size_t k = 0; k < in.lookup_keys.size(); k++) {
+      BoundExpr& eq = *in.on[in.lookup_keys[k]];
+      std::vector<bool> used;
+      CollectColumns(*eq.args[0], &used);
+      bool left_is_outer = true;
+      for (size_t s = in.first_slot; s < used.size(); s++) left_is_outer = left_is_outer && !used[s];
+      BoundExprPtr outer = CloneBound(*eq.args[left_is_outer ? 0 : 1]);
+      RemapColumns(outer.get(), position);
+      const Field& field = schema.fields[schema.FieldIndex(schema.primary_keys[k])];
+      TRIB_ASSIGN_OR_RETURN(outer, CastTo(std::move(outer), field.type.WithNullable(true), 0));
+      keys.push_back(std::move(outer));
+    }
+    const int before = static_cast<int>(op->fields().size());
+    for (size_t f = 0; f < dim.fields.size(); f++) {
+      position[in.first_slot + f] = before + static_cast<int>(f);
+    }
+    // Every ON conjunct is checked on the joined row, the key equalities too: the key was
+    // converted to the key columns' types, which may lose what the equality compares.
+    std::vector<BoundExprPtr> residual;
+    for (size_t c = 0; c < in.on.size(); c++) {
+      RemapColumns(in.on[c].get(), position);
+      residual.push_back(std::move(in.on[c]));
+    }
+    std::string describe = std::string("LookupJoin: ") +
+                           (in.kind == JoinKind::kLeft ? "LEFT" : "INNER") + " ON " + in.on_text +
+                           "; each change looks its key up in " + dim.name +
+                           "'s latest snapshot";
+    op = MakeLookupJoin(std::move(op), std::move(dim.table), std::move(keys), std::move(residual),
+                        in.kind == JoinKind::kLeft, std::move(describe));
+  }
+  for (auto& c : plan.conjuncts) RemapColumns(c.get(), position);
+  for (auto& it : plan.items) RemapColumns(it.get(), position);
+  op = MakeFilter(std::move(op), std::move(plan.conjuncts));
+  return FinishStreamingQuery(std::move(op), std::move(plan), q);
+}
+
+// A streaming INNER join of two tables, as a delta join (MakeDeltaJoin) when it qualifies: both
+// inputs primary-key tables read from 'full' or 'latest', joined by column equalities that
+// contain each side's bucket key and partition keys (so a change's matches sit in one bucket of
+// the other side). 'table.optimizer.delta-join.strategy': AUTO and FORCE plan it when it
+// qualifies and say why not otherwise (FORCE as an error, AUTO as not supported yet: there is no
+// other streaming join); NONE refuses it.
+Result<OperatorPtr> OpenStreamingDeltaJoin(const Session& session, SelectPlan plan,
+                                           const SelectStmt& q,
+                                           std::optional<std::chrono::milliseconds> idle_timeout) {
+  const JoinClause& jc = q.joins[0];
+  std::string strategy = "AUTO";
+  if (auto it = session.options().find("table.optimizer.delta-join.strategy");
+      it != session.options().end()) {
+    strategy = it->second;  // SET stores enum values in their canonical spelling
+  }
+  if (strategy == "NONE") {
+    return NotSupportedAt(jc.pos, "a regular join in streaming mode (execution.runtime-mode = "
+                                  "'streaming') is not supported yet, and "
+                                  "'table.optimizer.delta-join.strategy' = 'NONE' rules out a "
+                                  "delta join");
+  }
+  auto refuse = [&](const std::string& why) -> Status {
+    if (strategy == "FORCE") {
+      return ErrorAt(jc.pos, "'table.optimizer.delta-join.strategy' = 'FORCE', but this join "
+                             "cannot be a delta join: " + why);
+    }
+    return NotSupportedAt(jc.pos, "a regular join in streaming mode (execution.runtime-mode = "
+                                  "'streaming') is not supported yet, and this one cannot be a "
+                                  "delta join: " + why);
+  };
+  JoinInput& a = plan.joins[0];
+  JoinInput& b = plan.joins[1];
+  if (b.kind != JoinKind::kInner) return refuse("a delta join is an INNER join");
+  for (const JoinInput* in : {&a, &b}) {
+    if (!in->source.table || !in->source.change_table.empty()) {
+      return refuse("'" + in->source.name + "' is not a table without computed columns");
+    }
+    if (in->source.table->schema()->primary_keys.empty()) {
+      return refuse("'" + in->source.name + "' has no primary key");
+    }
+  }
+  // The equalities between a column of each side.
+  const int na = static_cast<int>(a.source.fields.size());
+  std::vector<int> a_keys, b_keys;
+  std::string pairs;
+  for (const auto& c : b.on) {
+    if (c->kind != BoundKind::kCompare || c->op != "=" || c->args.size() != 2) continue;
+    int x = SlotUnder(*c->args[0]), y = SlotUnder(*c->args[1]);
+    if (x < 0 || y < 0) continue;
+    if (x >= na) std::swap(x, y);
+    if (x >= na || y < na) continue;
+    a_keys.push_back(x);
+    b_keys.push_back(y - na);
+    pairs += (pairs.empty() ? "" : ", ") + a.source.qualifier + "." + a.source.fields[x].name +
+             " = " + b.source.qualifier + "." + b.source.fields[y - na].name;
+  }
+  for (const auto& [in, keys] : {std::pair<const JoinInput*, const std::vector<int>*>{&a, &a_keys},
+                                 {&b, &b_keys}}) {
+    const TableSchema& schema = *in->source.table->schema();
+    std::vector<std::string> needed = schema.BucketKeys();
+    for (const auto& p : schema.partition_keys) needed.push_back(p);
+    std::string missing;
+    for (const std::string& n : needed) {
+      const int f = schema.FieldIndex(n);
+      if (std::find(keys->begin(), keys->end(), f) == keys->end()) {
+        missing += (missing.empty() ? "" : ", ") + n;
+      }
+    }
+    if (!missing.empty()) {
+      return refuse("its equalities do not contain the bucket key and partition keys of '" +
+                    in->source.name + "' (missing: " + missing + ")");
+    }
+  }
+  // Both sides streamed with their log metadata (a start-up row has none).
+  DeltaJoinSide sides[2];
+  const TableRef* refs[2] = {&*q.from, &jc.table};
+  JoinInput* inputs[2] = {&a, &b};
+  std::string starts;
+  for (int s = 0; s < 2; s++) {
+    Source& src = inputs[s]->source;
+    StreamOptions opts;
+    opts.with_change_metadata = true;
+    opts.time_zone = SessionTimeZone(session);
+    Status st = StreamStartup(session, *src.table->schema(), src.dynamic_options, &opts);
+    if (!st.ok()) return ErrorAt(refs[s]->hints_pos, st.message());
+    if (opts.startup_mode != "full" && opts.startup_mode != "latest") {
+      return NotSupportedAt(refs[s]->pos, "a delta join reading '" + src.name + "' from '" +
+                                              opts.startup_mode + "' is not supported yet (it "
+                                              "reads from 'full' or 'latest')");
+    }
+    auto stream = src.table->NewStreamScan(opts);
+    if (!stream.ok()) return ErrorAt(refs[s]->name.pos, stream.status().message());
+    starts += (s ? ", " : "") + src.name + " from '" + opts.startup_mode + "'";
+    sides[s].table = std::move(src.table);
+    sides[s].stream = std::move(*stream);
+    sides[s].key_columns = s == 0 ? a_keys : b_keys;
+  }
+  std::string describe = "DeltaJoin: INNER ON " + b.on_text + "; keys " + pairs + "; " + starts +
+                         "; each change looks up the other side's rows at its last processed "
+                         "snapshot (no join state)";
+  OperatorPtr op = MakeDeltaJoin(std::move(sides[0]), std::move(sides[1]), std::move(b.on),
+                                 idle_timeout, std::move(describe));
+  std::vector<int> position(plan.scope.columns.size());
+  for (size_t i = 0; i < position.size(); i++) position[i] = static_cast<int>(i) + 1;
+  for (auto& c : plan.conjuncts) RemapColumns(c.get(), position);
+  for (auto& it : plan.items) RemapColumns(it.get(), position);
+  op = MakeFilter(std::move(op), std::move(plan.conjuncts));
+  return FinishStreamingQuery(std::move(op), std::move(plan), q);
+}
+
+}  // namespace
+
+Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt& q,
+                                       std::optional<std::chrono::milliseconds> idle_timeout) {
+  if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
+  auto unsupported = [&](const std::string& what) {
+    return NotSupportedAt(q.pos, what + " in streaming mode (execution.runtime-mode = "
+                                        "'streaming') is not supported yet");
+  };
+  if (!q.set_operands.empty()) return unsupported("UNION, INTERSECT or EXCEPT");
+  if (!q.with.empty()) return unsupported("WITH");
+  for (const auto& item : q.items) {
+    if (ContainsWindow(*item.expr)) return unsupported("a window function (OVER)");
+    if (ContainsSubquery(*item.expr)) return unsupported("a subquery in an expression");
+  }
+  if (q.where && ContainsSubquery(*q.where)) return unsupported("a subquery in an expression");
+  if (!q.values.empty() || !q.from) return unsupported("a SELECT without a table");
+  if (q.from->subquery) return unsupported("a subquery in FROM");
+  bool lookup_joins = !q.joins.empty();
+  for (const JoinClause& jc : q.joins) {
+    lookup_joins = lookup_joins && jc.table.system_time &&
+                   jc.table.system_time->kind != ExprKind::kLiteral;
+  }
+  // Without FOR SYSTEM_TIME a join of two tables may be a delta join.
+  if (!q.joins.empty() && !lookup_joins && q.joins.size() > 1) {
+    return unsupported("a join of more than two tables (other than lookup joins)");
+  }
+  if (q.from->system_time) return unsupported("FOR SYSTEM_TIME AS OF");
+  if (!q.order_by.empty()) return unsupported("ORDER BY");
+  if (q.distinct) return unsupported("SELECT DISTINCT");
+  if (q.offset > 0) return unsupported("OFFSET");
+  TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
+  if (plan.grouped) return unsupported("GROUP BY and aggregates");
+  if (!plan.joins.empty() && lookup_joins) {
+    return OpenStreamingLookupJoins(session, std::move(plan), q, idle_timeout);
+  }
+  if (!plan.joins.empty()) return OpenStreamingDeltaJoin(session, std::move(plan), q, idle_timeout);
+  Source& src = plan.source;
+  if (!src.table && !src.computed_view) return unsupported("reading a system table");
+  if (!src.change_table.empty()) {
+    // A change table: every change of the table is a row of it (op +I), its kind a column.
+    StreamOptions opts;
+    opts.with_change_metadata = true;
+    opts.time_zone = SessionTimeZone(session);
+    Status st = StreamStartup(session, *src.table->schema(), src.dynamic_options, &opts);
+    if (!st.ok()) return ErrorAt(q.from->hints_pos, st.message());
+    // On $changelog and $binlog a full start-up reads the log from its start.
+    if (opts.startup_mode == "full" && src.change_table != "audit_log") {
+      opts.startup_mode = "earliest";
+    }
+    auto stream = src.table->NewStreamScan(opts);
+    if (!stream.ok()) return ErrorAt(q.from->name.pos, stream.status().message());
+    std::string describe = "StreamScan: " + src.name + "$" + src.change_table + " from '" +
+                           opts.startup_mode + "'";
+    OperatorPtr op = MakeChangeTableSource(std::move(src.table), std::move(*stream),
+                                           src.change_table, idle_timeout,
+                                           describe);
+    std::vector<int> slot(src.fields.size());
+    for (size_t i = 0; i < slot.size(); i++) slot[i] = static_cast<int>(i) + 1;
+    for (auto& c : plan.conjuncts) RemapColumns(c.get(), slot);
+    for (auto& it : plan.items) RemapColumns(it.get(), slot);
+    op = MakeFilter(std::move(op), std::move(plan.conjuncts));
+    return FinishStreamingQuery(std::move(op), std::move(plan), q);
+  }
+  std::vector<int> slot;
+  const bool pushed = src.table && plan.scan.all_pushed && !plan.scan.filters.empty();
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &src, plan.scan, *q.from,
+                                                        idle_timeout, &slot));
+  for (auto& c : plan.conjuncts) RemapColumns(c.get(), slot);
+  for (auto& it : plan.items) RemapColumns(it.get(), slot);
+  op = MakeFilter(std::move(op), std::move(plan.conjuncts),
+                  pushed ? " (all pushed into the stream, checked again)" : "");
+  return FinishStreamingQuery(std::move(op), std::move(plan), q);
+}
+
+namespace {
+
+// The op column, then the select list, then the LIMIT.
+Result<OperatorPtr> FinishStreamingQuery(OperatorPtr op, SelectPlan plan, const SelectStmt& q) {
+  op = ProjectWithOp(std::move(op), &plan.items, plan.fields);
+  return MakeLimit(std::move(op), 0, q.limit);
+}
+
+}  // namespace
+
+}  // namespace tributary::sql
