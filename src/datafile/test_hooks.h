@@ -1,5 +1,5 @@
-// Switches for tests that compare the column paths with the row paths they replace (the same
-// files, byte for byte). Not options: users always get the column paths where they apply.
+// Switches for tests: comparing the column paths with the row paths they replace (the same
+// files, byte for byte), and holding a compaction back. Not options: users never set them.
 // Thread-safety: atomics; set them before the writer or compaction they are meant for starts.
 #pragma once
 
@@ -14,6 +14,9 @@ struct TestHooks {
   // Merged records a chunked compaction writes at a time (0: the default), so small test files
   // take several chunks.
   std::atomic<size_t> compaction_chunk_rows{0};
+  // While set, an append table's small-file compaction waits (at most 10 s) before it reads
+  // anything: a test sees whether the writer waits for it.
+  std::atomic<bool> hold_append_compaction{false};
 };
 
 // The process-wide switches (all off).

@@ -744,6 +744,55 @@ TEST_F(TableTest, AsyncCompactionCommitsLaterAndLeavesNoStrayFiles) {
   }
 }
 
+TEST_F(TableTest, LongLivedAppendWritersCompactSmallFilesInTheBackground) {
+  // An append table written by a long-lived writer: the small-file compaction a commit triggers
+  // runs on its own and commits itself (a COMPACT snapshot appears with no further call on the
+  // writer), the writer keeps committing meanwhile, and no row is lost or doubled.
+  TableSpec s;
+  s.columns = {{0, "id", DataType::BigInt(), ""}, {0, "v", DataType::String(), ""}};
+  s.options = {{"bucket", "1"}, {"bucket-key", "id"}, {"compaction.max.file-num", "4"}};
+  auto t = Create("queue", s);
+  WriteOptions wo;
+  wo.async_compaction = true;
+  auto w = t->NewWriter(wo);
+  ASSERT_TRUE(w.ok());
+  int64_t next = 0;
+  auto commit_one = [&]() {
+    ASSERT_TRUE((*w)->Write(RowKind::kInsert, {Value::Int(next), Value::String("x")}).ok());
+    next++;
+    auto c = (*w)->Commit();
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+  };
+  auto compact_snapshots = [&]() {
+    auto snaps = catalog_->ReadSystemTable({"default", "queue", "snapshots"});
+    EXPECT_TRUE(snaps.ok());
+    int n = 0;
+    for (const auto& r : snaps->rows) n += r[4].string_value() == "COMPACT";
+    return n;
+  };
+  // The fourth small file triggers a compaction, held back here: the commit returns without
+  // waiting for it (a synchronous writer would wait, then commit it first).
+  datafile::GetTestHooks().hold_append_compaction = true;
+  for (int i = 0; i < 4; i++) commit_one();
+  EXPECT_EQ(compact_snapshots(), 0);
+  datafile::GetTestHooks().hold_append_compaction = false;
+  bool compacted = false;
+  for (int wait = 0; wait < 500 && !compacted; wait++) {
+    compacted = compact_snapshots() > 0;
+    if (!compacted) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(compacted) << "no COMPACT snapshot within 10 s of the triggering commit";
+  for (int i = 0; i < 9; i++) commit_one();
+  auto done = (*w)->CommitAndWaitForCompaction();
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  auto rows = ReadAll(*t);
+  ASSERT_EQ(rows.size(), static_cast<size_t>(next));
+  for (int64_t i = 0; i < next; i++) EXPECT_EQ(rows[i][0].int_value(), i);  // queue order kept
+  auto files = catalog_->ReadSystemTable({"default", "queue", "files"});
+  ASSERT_TRUE(files.ok());
+  EXPECT_LT(files->rows.size(), 4u);
+}
+
 TEST_F(TableTest, EndOfInputCompactsLikeASynchronousWriter) {
   // As Paimon's prepareCommit(waitCompaction): the commit that ends the input takes in the
   // running background compaction, then picks the next one and waits for it. The table is left

@@ -1,14 +1,17 @@
 #include "write/append_compact.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "commit/file_store_commit.h"
 #include "commit/snapshot_expire.h"
 #include "common/parallel.h"
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
+#include "datafile/test_hooks.h"
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
@@ -111,6 +114,10 @@ Result<std::optional<int64_t>> CompactAppendTable(
     const std::function<void(int64_t, int64_t)>& progress) {
   using Out = std::optional<int64_t>;
   if (schema->HasPrimaryKey()) return Status::Internal("CompactAppendTable of a primary-key table");
+  for (int waited = 0; datafile::GetTestHooks().hold_append_compaction.load() && waited < 10000;
+       waited++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   for (const char* k : {"row-tracking.enabled", "data-evolution.enabled",
                         "deletion-vectors.enabled"}) {
     if (datafile::OptionIsTrue(*schema, k)) {

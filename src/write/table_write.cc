@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <semaphore>
+#include <future>
 #include <set>
 
 #include "format/binary_row.h"
@@ -123,6 +124,9 @@ class FileStoreWriter : public TableWriter {
   ~FileStoreWriter() override {
     if (!committed_all_) Abort();
     DropCompactionJobs();
+    // A background append compaction commits itself: it runs to its end (its error, if any,
+    // has no commit left to report it; the next writer's compaction tries again).
+    if (append_compaction_.valid()) append_compaction_.wait();
   }
 
   Status Write(RowKind kind, const Row& row) override { return Write(kind, Row(row)); }
@@ -317,18 +321,49 @@ class FileStoreWriter : public TableWriter {
         }
       }
     }
-    if (*r && !layout_.primary_key && !core_.write_only && !options_.overwrite) {
+    // (The end of an input waits for a background append compaction even when it commits
+    // nothing new.)
+    const bool append_pending =
+        waiting_for_jobs_ && (append_compaction_.valid() || !append_touched_.empty());
+    if ((*r || append_pending) && !layout_.primary_key && !core_.write_only &&
+        !options_.overwrite) {
       // Append tables compact the small files of the buckets this commit wrote, as Paimon's
       // append writers do (PickAppendCompaction). Lost to another writer's compaction: the next
-      // commit tries again.
-      std::set<BucketId> touched;
-      for (const auto& [id, bw] : buckets_) touched.insert(id);
-      auto compacted = CompactAppendTable(path_, schema_, /*full=*/false, &touched,
-                                          options_.commit_user);
-      if (!compacted.ok() && !compacted.status().IsConflict()) {
-        return compacted.status().WithContext("snapshot " + std::to_string(**r) +
-                                              " is committed, but compacting its small files "
-                                              "failed");
+      // commit tries again. A long-lived writer (async_compaction) compacts in the background,
+      // one compaction at a time, committing it itself; the end of its input waits for it and
+      // compacts once more.
+      for (const auto& [id, bw] : buckets_) append_touched_.insert(id);
+      const std::string committed =
+          *r ? "snapshot " + std::to_string(**r) + " is committed, but " : std::string();
+      if (append_compaction_.valid() &&
+          (waiting_for_jobs_ || !options_.async_compaction ||
+           append_compaction_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)) {
+        Status st = append_compaction_.get();
+        if (!st.ok()) {
+          return st.WithContext(committed + "compacting small files in the background failed");
+        }
+      }
+      if (options_.async_compaction && !waiting_for_jobs_) {
+        if (!append_compaction_.valid()) {
+          append_compaction_ = std::async(
+              std::launch::async,
+              [path = path_, schema = schema_, touched = std::move(append_touched_),
+               user = options_.commit_user]() -> Status {
+                auto compacted = CompactAppendTable(path, schema, /*full=*/false, &touched, user);
+                if (!compacted.ok() && !compacted.status().IsConflict()) {
+                  return compacted.status();
+                }
+                return Status::OK();
+              });
+          append_touched_.clear();
+        }
+      } else {
+        auto compacted = CompactAppendTable(path_, schema_, /*full=*/false, &append_touched_,
+                                            options_.commit_user);
+        append_touched_.clear();
+        if (!compacted.ok() && !compacted.status().IsConflict()) {
+          return compacted.status().WithContext(committed + "compacting its small files failed");
+        }
       }
     }
     if (*r && !core_.write_only) {
@@ -373,6 +408,10 @@ class FileStoreWriter : public TableWriter {
   };
 
   std::binary_semaphore compaction_slot_{1};  // held by the running background compaction
+  // Append tables: the background small-file compaction (async_compaction), and the buckets
+  // written since a compaction last looked at them.
+  std::future<Status> append_compaction_;
+  std::set<BucketId> append_touched_;
   // 'changelog-producer' = 'lookup': the buckets' value caches share this budget
   // ('lookup.cache-max-memory-size'); they hold the state of snapshot lookup_cache_snapshot_
   // (-1: none), and are used when the commit starts from that snapshot (restored_snapshot_).
