@@ -3,11 +3,13 @@
 //   tributary_bench W1 <warehouse> fixed|dynamic
 //   tributary_bench W4|W5|W2|W3 <warehouse>
 // Prints JSON lines (bench_common.h). W4 and W5 read the table W1 `fixed` wrote.
+#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <cstring>
 #include <cstdio>
 #include <optional>
+#include <thread>
 
 #include "bench_common.h"
 #include "meta/snapshot.h"
@@ -749,9 +751,128 @@ Status R1(const std::string& warehouse) {
   return Status::OK();
 }
 
+// R2: writes during a rescale (issue 12: at least half their normal throughput). A long-lived
+// writer upserts R2_ROWS rows (W1's keys and values) into the partition of R1's table, a commit
+// every R2_BATCH rows, first alone, then while another thread runs CALL sys.rescale on the
+// same partition over and over (4 -> 8 -> 4 buckets ...; each retries when a commit of the
+// writer lands in between, as the procedure does). Rows/s of the writer both times, and how
+// many rescales committed.
+Status R2(const std::string& warehouse) {
+  bench::Params p;
+  const int64_t rows = bench::EnvInt("R2_ROWS", p.w1_rows / 2);
+  const int64_t batch = bench::EnvInt("R2_BATCH", 20000);
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  TableSpec spec;
+  spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("dt", DataType::String().NotNull()),
+                  Col("a", DataType::BigInt()),           Col("b", DataType::BigInt()),
+                  Col("c", DataType::Double()),           Col("s1", DataType::String()),
+                  Col("s2", DataType::String()),          Col("s3", DataType::String())};
+  spec.primary_keys = {"id", "dt"};
+  spec.partition_keys = {"dt"};
+  spec.options = {{"bucket", "4"}};
+  Identifier id{"default", "r2", ""};
+  CHECK_OK(catalog->CreateTable(id, spec, false));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(id));
+  bench::W1Generator gen(p.W1Keyspace());
+  bench::W1Row r;
+  // Upserts `n` rows (row numbers from `first`; `load`: keys 0, 2, 4, ... in order instead of
+  // W1's random ones) through one long-lived writer: seconds taken.
+  auto write = [&](int64_t first, int64_t n, bool load) -> Result<double> {
+    WriteOptions wo;
+    wo.async_compaction = true;
+    TRIB_ASSIGN_OR_RETURN(auto writer, table->NewWriter(wo));
+    bench::Timer t;
+    for (int64_t i = first; i < first + n; i++) {
+      gen.Next(i, &r);
+      TRIB_RETURN_NOT_OK(writer->Write(
+          RowKind::kInsert, Row{Value::Int(load ? 2 * i : r.id), Value::String("p"), Value::Int(r.a),
+                                Value::Int(r.b), Value::Double(r.c), Value::String(r.s1),
+                                Value::String(r.s2), Value::String(r.s3)}));
+      if ((i + 1 - first) % batch == 0 || i + 1 == first + n) {
+        TRIB_ASSIGN_OR_RETURN(auto snap, i + 1 == first + n ? writer->CommitAndWaitForCompaction()
+                                                            : writer->Commit());
+        (void)snap;
+      }
+    }
+    return t.Seconds();
+  };
+  // The table first holds W1's keyspace once (the partition a rescale rewrites).
+  ASSIGN_OR_RETURN(load_secs, write(0, p.W1Keyspace(), /*load=*/true));
+  (void)load_secs;
+  ASSIGN_OR_RETURN(alone_secs, write(0, rows, false));
+  // The writer's rate while rescales run in a loop with `extra` procedure arguments.
+  struct During {
+    double secs = 0;
+    int64_t rescales = 0, failed = 0;
+    std::string last_error;
+  };
+  int64_t first_row = rows;
+  auto during = [&](const std::string& extra) -> Result<During> {
+    During d;
+    std::atomic<bool> done{false};
+    std::thread rescaler([&] {
+      auto session = sql::Session::Open(warehouse);
+      if (!session.ok()) {
+        d.last_error = session.status().ToString();
+        return;
+      }
+      int32_t buckets = 8;
+      while (!done.load()) {
+        auto res = (*session)->ExecuteText(
+            "CALL sys.rescale(`table` => 'default.r2', bucket_num => " + std::to_string(buckets) +
+                ", `partition` => 'dt=p'" + extra + ")",
+            sql::Pos{});
+        if (res.ok()) {
+          d.rescales++;
+          buckets = buckets == 8 ? 4 : 8;
+        } else {
+          d.failed++;
+          d.last_error = res.status().ToString();
+        }
+      }
+    });
+    auto secs = write(first_row, rows, false);
+    done = true;
+    rescaler.join();
+    first_row += rows;
+    if (!secs.ok()) return secs.status();
+    d.secs = *secs;
+    return d;
+  };
+  ASSIGN_OR_RETURN(all_cores, during(""));
+  ASSIGN_OR_RETURN(one_core, during(", scan_parallelism => 1, sink_parallelism => 1"));
+  ASSIGN_OR_RETURN(check, table->NewScan({}));
+  int64_t total = 0;
+  RowBatch b;
+  while (true) {
+    ASSIGN_OR_RETURN(more, check->Next(&b));
+    if (!more) break;
+    total += static_cast<int64_t>(b.rows.size());
+  }
+  if (total != p.W1Keyspace()) {
+    return Status::Internal("the table holds " + std::to_string(total) + " rows, not " +
+                            std::to_string(p.W1Keyspace()));
+  }
+  for (const auto& [what, d] : {std::pair<const char*, const During*>{"every core", &all_cores},
+                                 std::pair<const char*, const During*>{"parallelism 1", &one_core}}) {
+    Record(kSys, "R2", std::string("writes during rescales (") + what + ")")
+        .Int("rows", rows)
+        .Num("alone_rate", rows / alone_secs)
+        .Num("during_rate", rows / d->secs)
+        .Num("ratio", alone_secs / d->secs)
+        .Int("rescales", d->rescales)
+        .Int("rescales_failed", d->failed)
+        .Str("last_error", d->last_error)
+        .Str("how", "one long-lived writer (async compaction), a commit every R2_BATCH rows; "
+                    "CALL sys.rescale in a loop on another thread")
+        .Print();
+  }
+  return Status::OK();
+}
+
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5|J1|J2|R1|F|S <warehouse> [fixed|dynamic]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5|J1|J2|R1|R2|F|S <warehouse> [fixed|dynamic]\n", argv[0]);
     return 2;
   }
   std::string w = argv[1], warehouse = argv[2];
@@ -772,6 +893,7 @@ int main(int argc, char** argv) {
   else if (w == "W5") st = W5(warehouse);
   else if (w == "J1") st = J1(warehouse);
   else if (w == "R1") st = R1(warehouse);
+  else if (w == "R2") st = R2(warehouse);
   else st = Status::Invalid("unknown workload " + w);
   if (!st.ok()) {
     std::string kase;

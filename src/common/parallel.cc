@@ -55,7 +55,17 @@ class WorkerPool {
 
 }  // namespace
 
+namespace {
+thread_local int t_parallelism = 0;  // 0: no ScopedParallelism on this thread
+}  // namespace
+
+ScopedParallelism::ScopedParallelism(int threads) : saved_(t_parallelism) {
+  t_parallelism = std::max(1, threads);
+}
+ScopedParallelism::~ScopedParallelism() { t_parallelism = saved_; }
+
 int DefaultParallelism() {
+  if (t_parallelism > 0) return t_parallelism;
   static const int n = [] {
     if (const char* env = std::getenv("TRIBUTARY_THREADS")) {
       int v = std::atoi(env);

@@ -9,8 +9,23 @@
 namespace tributary {
 
 // How many threads parallel work uses: the TRIBUTARY_THREADS environment variable when set
-// (at least 1), else the number of cores. Read once.
+// (at least 1), else the number of cores (read once); on a thread inside a ScopedParallelism,
+// its number.
 int DefaultParallelism();
+
+// While it lives, DefaultParallelism() on the constructing thread returns `threads` (at least
+// 1): work started there (scans reading ahead, writers flushing buckets) uses that many threads
+// (a procedure's scan_parallelism / sink_parallelism). Scopes nest.
+class ScopedParallelism {
+ public:
+  explicit ScopedParallelism(int threads);
+  ~ScopedParallelism();
+  ScopedParallelism(const ScopedParallelism&) = delete;
+  ScopedParallelism& operator=(const ScopedParallelism&) = delete;
+
+ private:
+  int saved_;
+};
 
 // Runs fn(0), ..., fn(n - 1), each exactly once, on up to `threads` threads (the calling thread
 // is one of them; threads <= 1 or n <= 1 runs everything in order on the caller). Pieces are

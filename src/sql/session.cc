@@ -11,6 +11,7 @@
 #include "meta/snapshot.h"
 #include "meta/tags.h"
 #include "common/datetime.h"
+#include "common/parallel.h"
 #include "common/strings.h"
 #include "meta/paths.h"
 #include "tributary/table_scan.h"
@@ -1292,7 +1293,9 @@ Result<StatementResult> Session::ExpirePartitionsCall(const CallStmt& s) {
 
 Result<StatementResult> Session::Rescale(const CallStmt& s) {
   const std::string proc = "sys.rescale";
-  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "bucket_num", "partition"}));
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "bucket_num", "partition",
+                                                          "scan_parallelism",
+                                                          "sink_parallelism"}));
   if (!args.count("table")) {
     return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "(`table` => 'db.t', "
                           "bucket_num => 8, `partition` => 'dt=...')");
@@ -1316,6 +1319,20 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
       return ErrorAt(args["bucket_num"]->pos, "bucket_num '" + v + "' is not a positive integer");
     }
     buckets = std::stoi(v);
+  }
+  // How many threads read the rows and write them (Paimon's scan_parallelism and
+  // sink_parallelism); unset: every core. Fewer leave cores to the writers that keep writing.
+  int scan_threads = DefaultParallelism(), sink_threads = DefaultParallelism();
+  for (auto [name, out] : {std::pair<const char*, int*>{"scan_parallelism", &scan_threads},
+                           std::pair<const char*, int*>{"sink_parallelism", &sink_threads}}) {
+    if (!args.count(name)) continue;
+    const std::string& v = args[name]->text;
+    if (v.empty() || v.size() > 4 || !std::all_of(v.begin(), v.end(), ::isdigit) ||
+        std::stoi(v) < 1) {
+      return ErrorAt(args[name]->pos,
+                     std::string(name) + " '" + v + "' is not a positive integer");
+    }
+    *out = std::stoi(v);
   }
   // The partitions ('k=v,k2=v2', several separated by ';'); none: every partition.
   std::vector<std::map<std::string, std::string>> specs;
@@ -1385,9 +1402,13 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
     RowBatch batch;
     int64_t rows = 0;
     while (true) {
-      auto more = (*scan)->Next(&batch);
+      Result<bool> more = [&] {
+        ScopedParallelism threads(scan_threads);
+        return (*scan)->Next(&batch);
+      }();
       if (!more.ok()) return Locate(more.status(), s.pos);
       if (!*more) break;
+      ScopedParallelism threads(sink_threads);
       for (Row& r : batch.rows) {
         if (!wanted(r)) continue;
         Status st = (*writer)->Write(RowKind::kInsert, std::move(r));
@@ -1400,7 +1421,10 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
       }
     }
     if (tty) std::fprintf(stderr, "\r\033[K");
-    auto committed = (*writer)->CommitAndWaitForCompaction();
+    auto committed = [&] {
+      ScopedParallelism threads(sink_threads);
+      return (*writer)->CommitAndWaitForCompaction();
+    }();
     if (committed.ok()) {
       if (!committed->has_value()) return Message("Nothing to rescale in " + id.ToString());
       return Message("Rescaled " + id.ToString() + " to " + std::to_string(buckets) +
