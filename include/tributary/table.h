@@ -45,6 +45,9 @@ struct WriteOptions {
   // that static partition; an empty map means the whole table).
   bool overwrite = false;
   std::optional<std::map<std::string, std::string>> overwrite_partition;
+  // An OVERWRITE of several static partitions at once (with `overwrite_partition`, if set), in
+  // one commit: dropping several partitions (DROP PARTITION, partition expiration) is atomic.
+  std::vector<std::map<std::string, std::string>> overwrite_partitions;
   // An OVERWRITE into this many buckets instead of the table's 'bucket' (a rescale of a
   // fixed-bucket table; the partitions it rewrites keep that count, later writes go to it).
   std::optional<int32_t> overwrite_buckets;

@@ -256,24 +256,16 @@ Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const R
     }
     drops.emplace_back(name, std::move(partition));
   }
-  // One OVERWRITE commit per partition that writes nothing: its files are deleted.
+  // One OVERWRITE commit that writes nothing: the files of every partition named go at once (a
+  // partition added and never written has no files to drop, only its marker).
+  std::vector<table::PartitionToDrop> to_drop;
   std::string dropped;
   for (auto& [name, partition] : drops) {
-    // A partition added and never written has no files to drop, only its marker.
-    Result<std::optional<int64_t>> committed = std::optional<int64_t>();
-    if (with_files.count(name)) committed = OverwriteWithNothing(*table, partition);
-    if (committed.ok()) {
-      Status unmarked = meta::UnmarkPartition(table->path(), name);
-      if (!unmarked.ok()) committed = unmarked;
-    }
-    if (!committed.ok()) {
-      return Locate(committed.status().WithContext(
-                        dropped.empty() ? "nothing was dropped"
-                                        : "partitions " + dropped + " were dropped before"),
-                    s.pos);
-    }
+    to_drop.push_back(table::PartitionToDrop{name, std::move(partition), with_files.count(name) > 0});
     dropped += (dropped.empty() ? "" : ", ") + name;
   }
+  Status st = table::DropPartitions(*table, to_drop);
+  if (!st.ok()) return Locate(st, s.pos);
   StatementResult out;
   out.message = "Dropped partition(s) " + dropped + " of " + rn.id.ToString();
   return out;

@@ -134,6 +134,7 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
   if (rule->retention >= 0) {
     TRIB_ASSIGN_OR_RETURN(std::string oldest, AutoPartitionValue(*rule, now_millis, -rule->retention));
     std::vector<std::string> kept;
+    std::vector<PartitionToDrop> drops;
     for (const std::string& name : existing) {
       std::map<std::string, std::string> spec;
       bool default_value = false;
@@ -151,10 +152,12 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
       if (v.size() != oldest.size() || !digits || v >= oldest) {
         continue;
       }
-      TRIB_RETURN_NOT_OK(DropPartition(table, name, spec, has_files[name]));
+      drops.push_back(PartitionToDrop{name, spec, has_files[name]});
       kept.pop_back();
       done += (done.empty() ? "dropped " : ", ") + name;
     }
+    // The partitions past retention go in one commit.
+    TRIB_RETURN_NOT_OK(DropPartitions(table, drops));
     existing = std::move(kept);
   }
   // Ahead: the current unit's partition and the next ones.

@@ -272,17 +272,21 @@ Result<std::optional<PartitionExpireRule>> PartitionExpireRuleOf(const TableSche
   return Out(r);
 }
 
-Status DropPartition(Table& table, const std::string& name,
-                     const std::map<std::string, std::string>& spec, bool has_files) {
-  if (has_files) {
-    WriteOptions o;
-    o.overwrite = true;
-    o.overwrite_partition = spec;
+Status DropPartitions(Table& table, const std::vector<PartitionToDrop>& partitions) {
+  WriteOptions o;
+  o.overwrite = true;
+  for (const PartitionToDrop& p : partitions) {
+    if (p.has_files) o.overwrite_partitions.push_back(p.spec);
+  }
+  if (!o.overwrite_partitions.empty()) {
     TRIB_ASSIGN_OR_RETURN(auto writer, table.NewWriter(o));
     TRIB_ASSIGN_OR_RETURN(auto snap, writer->Commit());
     (void)snap;
   }
-  return meta::UnmarkPartition(table.path(), name);
+  for (const PartitionToDrop& p : partitions) {
+    TRIB_RETURN_NOT_OK(meta::UnmarkPartition(table.path(), p.name));
+  }
+  return Status::OK();
 }
 
 Result<std::vector<std::string>> ExpirePartitions(Table& table, const PartitionExpireRule& rule,
@@ -336,11 +340,14 @@ Result<std::vector<std::string>> ExpirePartitions(Table& table, const PartitionE
     specs[name] = std::move(spec);
     has_files[name] = !r[3].is_null() && r[3].int_value() > 0;
   }
+  // At most 'partition.expiration-max-num' of them, in one commit.
+  std::vector<PartitionToDrop> drops;
   for (const auto& [name, spec] : specs) {
-    if (static_cast<int64_t>(expired.size()) >= rule.max_num) break;
-    TRIB_RETURN_NOT_OK(DropPartition(table, name, spec, has_files[name]));
+    if (static_cast<int64_t>(drops.size()) >= rule.max_num) break;
+    drops.push_back(PartitionToDrop{name, spec, has_files[name]});
     expired.push_back(name);
   }
+  TRIB_RETURN_NOT_OK(DropPartitions(table, drops));
   return expired;
 }
 

@@ -47,10 +47,15 @@ Status CheckTimestampFormatter(const std::string& formatter);
 // reads as with `formatter` ("" : the default), or nullopt when it does not parse.
 std::optional<int64_t> ParsePartitionTime(const std::string& text, const std::string& formatter);
 
-// Drops partition `name` ('k=v/k2=v2', values `spec`) of `table`: an OVERWRITE commit that writes
-// nothing when it `has_files` (as DROP PARTITION), then its ADD PARTITION marker.
-Status DropPartition(Table& table, const std::string& name,
-                     const std::map<std::string, std::string>& spec, bool has_files);
+// A partition to drop: its name ('k=v/k2=v2'), its values, whether it holds data files.
+struct PartitionToDrop {
+  std::string name;
+  std::map<std::string, std::string> spec;
+  bool has_files = false;
+};
+// Drops `partitions` of `table` in one OVERWRITE commit that writes nothing (of those holding
+// files; as Paimon's dropPartitions, all or none), then removes their ADD PARTITION markers.
+Status DropPartitions(Table& table, const std::vector<PartitionToDrop>& partitions);
 
 // Drops the partitions of `table` expired as of `now_utc_millis` (the rule's strategy against
 // the machine's local time) and returns their names ('k=v/k2=v2'), oldest name first.

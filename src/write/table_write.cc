@@ -992,19 +992,24 @@ class FileStoreWriter : public TableWriter {
       }
     }
     if (options_.overwrite) {
-      if (options_.overwrite_partition) {
-        auto spec = *options_.overwrite_partition;
+      std::vector<std::map<std::string, std::string>> specs = options_.overwrite_partitions;
+      if (options_.overwrite_partition) specs.push_back(*options_.overwrite_partition);
+      if (!specs.empty()) {
         std::vector<Field> pf = partition_fields_;
         std::vector<DataType> pt = partition_types_;
-        req.overwrite_filter = [spec, pf, pt](const std::string& p) {
+        req.overwrite_filter = [specs, pf, pt](const std::string& p) {
           auto row = format::DeserializeBinaryRow(p, pt);
           if (!row.ok()) return false;
-          for (size_t i = 0; i < pf.size(); i++) {
-            auto it = spec.find(pf[i].name);
-            if (it == spec.end()) continue;
-            if (meta::PartitionValueString((*row)[i], pf[i].type) != it->second) return false;
+          for (const auto& spec : specs) {
+            bool match = true;
+            for (size_t i = 0; match && i < pf.size(); i++) {
+              auto it = spec.find(pf[i].name);
+              if (it == spec.end()) continue;
+              match = meta::PartitionValueString((*row)[i], pf[i].type) == it->second;
+            }
+            if (match) return true;
           }
-          return true;
+          return false;
         };
       } else if (!partition_idx_.empty()) {
         std::set<std::string> written;
