@@ -2,8 +2,17 @@
 
 #include <cctype>
 #include <cstdio>
+#include <ctime>
 
 namespace tributary {
+
+int64_t MachineUtcOffsetMillis(int64_t utc_millis) {
+  const std::time_t secs = static_cast<std::time_t>(
+      utc_millis >= 0 ? utc_millis / 1000 : -((-utc_millis + 999) / 1000));
+  std::tm local{};
+  localtime_r(&secs, &local);
+  return static_cast<int64_t>(local.tm_gmtoff) * 1000;
+}
 
 // Howard Hinnant's civil-date algorithms.
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {

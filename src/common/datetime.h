@@ -11,6 +11,11 @@
 
 namespace tributary {
 
+// The machine's UTC offset (its local time zone: TZ, /etc/localtime) at `utc_millis`, in
+// milliseconds. Wall-clock times Paimon records without a zone (a data file's _CREATION_TIME,
+// LocalDateTime.now()) are UTC plus this.
+int64_t MachineUtcOffsetMillis(int64_t utc_millis);
+
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d);
 void CivilFromDays(int64_t days, int64_t* y, unsigned* m, unsigned* d);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/datetime.h"
+
 #include "format/avro.h"
 #include "format/binary_row.h"
 #include "format/compression.h"
@@ -345,7 +347,9 @@ Status DataFileWriter::Roll() {
   m.max_sequence_number = f->max_seq;
   m.schema_id = layout_.schema_id;
   m.level = level_;
-  m.creation_time_millis = NowMillis();
+  // A local wall-clock time, as Paimon writes it (Timestamp.fromLocalDateTime(now)).
+  const int64_t now = NowMillis();
+  m.creation_time_millis = now + MachineUtcOffsetMillis(now);
   m.delete_row_count = f->deletes;
   m.file_source = source_;
   m.write_cols = write_cols_;

@@ -90,11 +90,7 @@ Result<std::string> HexDigest(const char* name, const std::string& s) {
 // and FROM_UNIXTIME read and write wall times in, as LOCALTIMESTAMP).
 int64_t LocalOffsetMillis(int64_t utc_millis) {
   if (SessionZone() != nullptr) return InstantToLocal(Timestamp{utc_millis, 0}).millis - utc_millis;
-  std::time_t secs = static_cast<std::time_t>(utc_millis >= 0 ? utc_millis / 1000
-                                                              : -((-utc_millis + 999) / 1000));
-  std::tm tm{};
-  localtime_r(&secs, &tm);
-  return static_cast<int64_t>(tm.tm_gmtoff) * 1000;
+  return MachineUtcOffsetMillis(utc_millis);
 }
 
 // The value at a JSON path ('$', then `.name`, `['name']` or `[index]` steps) of `doc`, or null

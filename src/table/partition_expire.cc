@@ -156,13 +156,6 @@ std::string ReplaceAll(std::string s, const std::string& from, const std::string
   return s;
 }
 
-int64_t LocalOffsetMillis(int64_t utc_millis) {
-  const time_t t = static_cast<time_t>(utc_millis / 1000);
-  struct tm local {};
-  localtime_r(&t, &local);
-  return static_cast<int64_t>(local.tm_gmtoff) * 1000;
-}
-
 }  // namespace
 
 Status CheckTimestampFormatter(const std::string& formatter) {
@@ -297,7 +290,7 @@ Result<std::vector<std::string>> ExpirePartitions(Table& table, const PartitionE
   const std::string default_name =
       schema->Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
   TRIB_ASSIGN_OR_RETURN(SystemTableData parts, ReadSystemTable(table.path(), "partitions"));
-  const int64_t now_local = now_utc_millis + LocalOffsetMillis(now_utc_millis);
+  const int64_t now_local = now_utc_millis + MachineUtcOffsetMillis(now_utc_millis);
   std::map<std::string, std::map<std::string, std::string>> specs;
   std::map<std::string, bool> has_files;
   for (const Row& r : parts.rows) {
@@ -312,8 +305,9 @@ Result<std::vector<std::string>> ExpirePartitions(Table& table, const PartitionE
     }
     if (default_value) continue;  // a NULL or blank value never expires
     if (rule.update_time) {
-      // The creation time of the partition's newest file (none: a partition added empty).
-      expire = !r[4].is_null() && r[4].timestamp_value().millis < now_utc_millis - rule.expiration_ms;
+      // The creation time of the partition's newest file (none: a partition added empty), a
+      // local wall-clock time as Paimon records it.
+      expire = !r[4].is_null() && r[4].timestamp_value().millis < now_local - rule.expiration_ms;
     } else {
       // A DATE column's value is its day number in the partition's name: read as yyyy-MM-dd.
       auto text_of = [&](const std::string& key, const std::string& v) {
