@@ -790,7 +790,9 @@ TEST_F(TableTest, LongLivedAppendWritersCompactSmallFilesInTheBackground) {
   for (int64_t i = 0; i < next; i++) EXPECT_EQ(rows[i][0].int_value(), i);  // queue order kept
   auto files = catalog_->ReadSystemTable({"default", "queue", "files"});
   ASSERT_TRUE(files.ok());
-  EXPECT_LT(files->rows.size(), 4u);
+  // 13 single-row files compacted along the way (a compaction rewrites one window of at most
+  // 'compaction.max.file-num' files per bucket, so up to that many may remain).
+  EXPECT_LE(files->rows.size(), 4u);
 }
 
 TEST_F(TableTest, EndOfInputCompactsLikeASynchronousWriter) {

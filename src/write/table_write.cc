@@ -332,7 +332,13 @@ class FileStoreWriter : public TableWriter {
       // commit tries again. A long-lived writer (async_compaction) compacts in the background,
       // one compaction at a time, committing it itself; the end of its input waits for it and
       // compacts once more.
-      for (const auto& [id, bw] : buckets_) append_touched_.insert(id);
+      for (const auto& [id, bw] : buckets_) {
+        append_touched_.insert(id);
+        append_written_.insert(id);
+      }
+      // The end of an input compacts every bucket the writer wrote (a background compaction
+      // rewrites one window per bucket; what it left is compacted now).
+      if (waiting_for_jobs_) append_touched_.insert(append_written_.begin(), append_written_.end());
       const std::string committed =
           *r ? "snapshot " + std::to_string(**r) + " is committed, but " : std::string();
       if (append_compaction_.valid() &&
@@ -412,6 +418,7 @@ class FileStoreWriter : public TableWriter {
   // written since a compaction last looked at them.
   std::future<Status> append_compaction_;
   std::set<BucketId> append_touched_;
+  std::set<BucketId> append_written_;  // every bucket this writer wrote
   // 'changelog-producer' = 'lookup': the buckets' value caches share this budget
   // ('lookup.cache-max-memory-size'); they hold the state of snapshot lookup_cache_snapshot_
   // (-1: none), and are used when the commit starts from that snapshot (restored_snapshot_).
