@@ -19,7 +19,8 @@ class WorkerPool {
  public:
   static WorkerPool& Instance() {
     // Never destroyed: workers may still wait for tasks while the process exits.
-    static WorkerPool* pool = new WorkerPool(DefaultParallelism() - 1);
+    // Sized by the process's parallelism, never a ScopedParallelism of the first caller.
+    static WorkerPool* pool = new WorkerPool(ProcessParallelism() - 1);
     return *pool;
   }
   size_t size() const { return threads_; }
@@ -64,8 +65,7 @@ ScopedParallelism::ScopedParallelism(int threads) : saved_(t_parallelism) {
 }
 ScopedParallelism::~ScopedParallelism() { t_parallelism = saved_; }
 
-int DefaultParallelism() {
-  if (t_parallelism > 0) return t_parallelism;
+int ProcessParallelism() {
   static const int n = [] {
     if (const char* env = std::getenv("TRIBUTARY_THREADS")) {
       int v = std::atoi(env);
@@ -74,6 +74,11 @@ int DefaultParallelism() {
     return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   }();
   return n;
+}
+
+int DefaultParallelism() {
+  if (t_parallelism > 0) return t_parallelism;
+  return ProcessParallelism();
 }
 
 Status ParallelFor(size_t n, int threads, const std::function<Status(size_t)>& fn) {

@@ -12,6 +12,8 @@ namespace tributary {
 // (at least 1), else the number of cores (read once); on a thread inside a ScopedParallelism,
 // its number.
 int DefaultParallelism();
+// The same without any ScopedParallelism: TRIBUTARY_THREADS, else the number of cores.
+int ProcessParallelism();
 
 // While it lives, DefaultParallelism() on the constructing thread returns `threads` (at least
 // 1): work started there (scans reading ahead, writers flushing buckets) uses that many threads
