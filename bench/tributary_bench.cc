@@ -678,13 +678,8 @@ Status FreshnessReader(const std::string& warehouse, int64_t rows) {
 
 }  // namespace
 
-// R1: a rescale of a 1M-row partition (W1's rows, keys unique) from 4 to 8 buckets, against the
-// plain ingest of the same rows (issue 12: goal >= 1x). The rescale is what CALL sys.rescale runs:
-// a scan of the partition at the latest snapshot and one OVERWRITE into the new count that
-// commits only if the partition is unchanged.
-Status R1(const std::string& warehouse) {
-  bench::Params p;
-  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+// R1 and R2's table: W1's columns in partition dt, primary key (id, dt), 4 buckets.
+TableSpec RescaleSpec() {
   TableSpec spec;
   spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("dt", DataType::String().NotNull()),
                   Col("a", DataType::BigInt()),           Col("b", DataType::BigInt()),
@@ -693,6 +688,23 @@ Status R1(const std::string& warehouse) {
   spec.primary_keys = {"id", "dt"};
   spec.partition_keys = {"dt"};
   spec.options = {{"bucket", "4"}};
+  return spec;
+}
+
+// A row of RescaleSpec's table in partition 'p': key `id`, W1's values `r`.
+Row RescaleRow(int64_t id, const bench::W1Row& r) {
+  return Row{Value::Int(id),       Value::String("p"),   Value::Int(r.a),      Value::Int(r.b),
+             Value::Double(r.c),   Value::String(r.s1),  Value::String(r.s2),  Value::String(r.s3)};
+}
+
+// R1: a rescale of a 1M-row partition (W1's rows, keys unique) from 4 to 8 buckets, against the
+// plain ingest of the same rows (issue 12: goal >= 1x). The rescale is what CALL sys.rescale runs:
+// a scan of the partition at the latest snapshot and one OVERWRITE into the new count that
+// commits only if the partition is unchanged.
+Status R1(const std::string& warehouse) {
+  bench::Params p;
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  const TableSpec spec = RescaleSpec();
   Identifier id{"default", "r1", ""};
   CHECK_OK(catalog->CreateTable(id, spec, false));
   ASSIGN_OR_RETURN(table, catalog->GetTable(id));
@@ -703,10 +715,7 @@ Status R1(const std::string& warehouse) {
     ASSIGN_OR_RETURN(writer, table->NewWriter({}));
     for (int64_t i = 0; i < p.w1_rows; i++) {
       gen.Next(i, &r);
-      CHECK_OK(writer->Write(RowKind::kInsert,
-                             Row{Value::Int(i), Value::String("p"), Value::Int(r.a), Value::Int(r.b),
-                                 Value::Double(r.c), Value::String(r.s1), Value::String(r.s2),
-                                 Value::String(r.s3)}));
+      CHECK_OK(writer->Write(RowKind::kInsert, RescaleRow(i, r)));
       if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
         ASSIGN_OR_RETURN(snap, i + 1 == p.w1_rows ? writer->CommitAndWaitForCompaction()
                                                   : writer->Commit());
@@ -762,14 +771,7 @@ Status R2(const std::string& warehouse) {
   const int64_t rows = bench::EnvInt("R2_ROWS", p.w1_rows / 2);
   const int64_t batch = bench::EnvInt("R2_BATCH", 20000);
   ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
-  TableSpec spec;
-  spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("dt", DataType::String().NotNull()),
-                  Col("a", DataType::BigInt()),           Col("b", DataType::BigInt()),
-                  Col("c", DataType::Double()),           Col("s1", DataType::String()),
-                  Col("s2", DataType::String()),          Col("s3", DataType::String())};
-  spec.primary_keys = {"id", "dt"};
-  spec.partition_keys = {"dt"};
-  spec.options = {{"bucket", "4"}};
+  const TableSpec spec = RescaleSpec();
   Identifier id{"default", "r2", ""};
   CHECK_OK(catalog->CreateTable(id, spec, false));
   ASSIGN_OR_RETURN(table, catalog->GetTable(id));
@@ -784,10 +786,7 @@ Status R2(const std::string& warehouse) {
     bench::Timer t;
     for (int64_t i = first; i < first + n; i++) {
       gen.Next(i, &r);
-      TRIB_RETURN_NOT_OK(writer->Write(
-          RowKind::kInsert, Row{Value::Int(load ? 2 * i : r.id), Value::String("p"), Value::Int(r.a),
-                                Value::Int(r.b), Value::Double(r.c), Value::String(r.s1),
-                                Value::String(r.s2), Value::String(r.s3)}));
+      TRIB_RETURN_NOT_OK(writer->Write(RowKind::kInsert, RescaleRow(load ? 2 * i : r.id, r)));
       if ((i + 1 - first) % batch == 0 || i + 1 == first + n) {
         TRIB_ASSIGN_OR_RETURN(auto snap, i + 1 == first + n ? writer->CommitAndWaitForCompaction()
                                                             : writer->Commit());
