@@ -179,17 +179,6 @@ Status DataFileWriter::Write(const KeyValue& kv) {
 
 namespace {
 
-// Row r of a column as the Value a row holds.
-Value ValueAt(const format::ColumnValues& c, const DataType& type, size_t r) {
-  if (c.nulls != nullptr && c.nulls[r]) return Value::Null();
-  if (c.ints != nullptr) {
-    return type.id == TypeId::kBoolean ? Value::Bool(c.ints[r] != 0) : Value::Int(c.ints[r]);
-  }
-  if (c.doubles != nullptr) return Value::Double(c.doubles[r]);
-  if (c.HasBytes()) return Value::String(std::string(c.Bytes(r)));
-  return c.values[r];
-}
-
 // Minimum, maximum (NULL when every value is NULL) and NULL count of rows[0..n) of a column,
 // ordered as StatsCollector orders Values.
 void ColumnStats(const format::ColumnValues& c, const DataType& type,
@@ -216,11 +205,11 @@ void ColumnStats(const format::ColumnValues& c, const DataType& type,
     track([&](size_t a, size_t b) { return c.Bytes(a) < c.Bytes(b); });
   } else {  // doubles and Values (flat types: no allocation per Value)
     track([&](size_t a, size_t b) {
-      return merge::FastCompare(ValueAt(c, type, a), ValueAt(c, type, b)) < 0;
+      return merge::FastCompare(c.Get(a, type), c.Get(b, type)) < 0;
     });
   }
-  *mn = lo == SIZE_MAX ? Value::Null() : ValueAt(c, type, lo);
-  *mx = hi == SIZE_MAX ? Value::Null() : ValueAt(c, type, hi);
+  *mn = lo == SIZE_MAX ? Value::Null() : c.Get(lo, type);
+  *mx = hi == SIZE_MAX ? Value::Null() : c.Get(hi, type);
 }
 
 }  // namespace
@@ -276,8 +265,8 @@ Status DataFileWriter::WriteColumns(const std::vector<format::ColumnValues>& col
     for (size_t i = 0; i < layout_.key_columns.size(); ++i) {
       const int c = layout_.key_columns[i];
       const uint32_t* r = slice_rows(c);
-      f.max_key[i] = ValueAt(columns[c], layout_.fields[c].type, r[slice - 1]);
-      if (f.rows == 0) f.min_key.push_back(ValueAt(columns[c], layout_.fields[c].type, r[0]));
+      f.max_key[i] = columns[c].Get(r[slice - 1], layout_.fields[c].type);
+      if (f.rows == 0) f.min_key.push_back(columns[c].Get(r[0], layout_.fields[c].type));
     }
     for (size_t i = 0; i < layout_.key_columns.size(); ++i) {
       const int c = layout_.key_columns[i];

@@ -11,6 +11,7 @@
 #include "datafile/file_format.h"
 #include "datafile/parquet_file.h"
 #include "io/file_cache.h"
+#include "merge/deduplicate.h"
 
 namespace tributary::datafile {
 
@@ -294,104 +295,29 @@ Result<bool> MergeEveryKey(const std::vector<DedupFile>& files, ColumnMergePlan*
   return !row_merge;
 }
 
-// The winning record of each key, in key order: file file_of[w], position pos_of[w]. The
-// deduplicate engine's rule (merge::DeduplicateWins): the highest sequence, a later file on ties;
-// a winning retraction removes the key unless `keep_retracts`.
-struct Winners {
-  std::vector<uint32_t> file_of, pos_of;
-  size_t size() const { return file_of.size(); }
-};
+// The winning record of each key, in key order: file run_of[w], position pos_of[w], by the
+// deduplicate engine's rule (merge/deduplicate.h); a winning retraction removes the key unless
+// `keep_retracts`.
+using Winners = merge::RunWinners;
 Result<Winners> MergeLatest(const std::vector<DedupFile>& files, bool keep_retracts) {
-  Winners w;
-  auto take = [&](uint32_t f, uint32_t pos) {
-    if (keep_retracts || !IsRetract(static_cast<RowKind>(files[f].kinds[pos]))) {
-      w.file_of.push_back(f);
-      w.pos_of.push_back(pos);
-    }
-  };
   const bool int_keys = !files.empty() && files[0].key_columns.empty();
-  if (!int_keys || files.size() > 64) {
-    TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
-      const auto& last = members.back();  // in merge order: the winner
-      take(last.first, last.second);
-      return true;
-    }));
-    return w;
-  }
-  // Integer keys: a k-way merge on the raw keys.
-  size_t total = 0;
-  for (const auto& f : files) total += f.size();
-  w.file_of.reserve(total);
-  w.pos_of.reserve(total);
-  if (files.size() == 2) {
-    // The common bucket before a full compaction (new level-0 records over the top level): a
-    // two-way merge that writes into sized arrays.
-    const DedupFile& a = files[0];
-    const DedupFile& b = files[1];
-    const int64_t *ka = a.keys.data, *kb = b.keys.data;
-    const size_t na = a.size(), nb = b.size();
-    w.file_of.resize(total);
-    w.pos_of.resize(total);
-    uint32_t* wf = w.file_of.data();
-    uint32_t* wp = w.pos_of.data();
-    size_t out = 0, i = 0, j = 0;
-    auto put = [&](uint32_t f, size_t p) {
-      wf[out] = f;
-      wp[out] = static_cast<uint32_t>(p);
-      out += keep_retracts || !IsRetract(static_cast<RowKind>(files[f].kinds[p]));
-    };
-    while (i < na && j < nb) {
-      if (ka[i] < kb[j]) {
-        put(0, i++);
-      } else if (kb[j] < ka[i]) {
-        put(1, j++);
-      } else {
-        if (merge::DeduplicateWins(b.seqs[j], a.seqs[i])) {
-          put(1, j);
-        } else {
-          put(0, i);
-        }
-        i++;
-        j++;
-      }
+  if (int_keys && files.size() <= 64) {  // a k-way merge on the raw keys
+    std::vector<merge::KeyRun> runs(files.size());
+    for (size_t f = 0; f < files.size(); f++) {
+      runs[f] = merge::KeyRun{files[f].keys.data, files[f].seqs.data, files[f].kinds.data,
+                              files[f].size()};
     }
-    for (; i < na; i++) put(0, i);
-    for (; j < nb; j++) put(1, j);
-    w.file_of.resize(out);
-    w.pos_of.resize(out);
-    return w;
+    return merge::DeduplicateRuns(runs, keep_retracts);
   }
-  std::vector<size_t> pos(files.size(), 0);
-  std::vector<uint32_t> live;  // files not yet exhausted
-  for (uint32_t f = 0; f < files.size(); f++) {
-    if (files[f].size() > 0) live.push_back(f);
-  }
-  while (live.size() > 1) {
-    int64_t low = files[live[0]].keys[pos[live[0]]];
-    for (size_t i = 1; i < live.size(); i++) low = std::min(low, files[live[i]].keys[pos[live[i]]]);
-    // Of the files at key `low`, the winner (files are in merge order: a later one on ties).
-    uint32_t best = UINT32_MAX;
-    for (uint32_t f : live) {
-      if (files[f].keys[pos[f]] != low) continue;
-      if (best == UINT32_MAX ||
-          merge::DeduplicateWins(files[f].seqs[pos[f]], files[best].seqs[pos[best]])) {
-        best = f;
-      }
+  Winners w;
+  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
+    const KeyGroup g{&files, nullptr, &members};
+    if (auto m = merge::DeduplicateWinner(g, /*ignore_delete=*/false, keep_retracts)) {
+      w.run_of.push_back(members[*m].first);
+      w.pos_of.push_back(members[*m].second);
     }
-    take(best, static_cast<uint32_t>(pos[best]));
-    for (size_t i = 0; i < live.size();) {
-      const uint32_t f = live[i];
-      if (files[f].keys[pos[f]] == low && ++pos[f] == files[f].size()) {
-        live.erase(live.begin() + static_cast<std::ptrdiff_t>(i));
-      } else {
-        i++;
-      }
-    }
-  }
-  if (live.size() == 1) {
-    const uint32_t f = live[0];
-    for (size_t p = pos[f]; p < files[f].size(); p++) take(f, static_cast<uint32_t>(p));
-  }
+    return true;
+  }));
   return w;
 }
 
@@ -408,7 +334,7 @@ Result<std::shared_ptr<const Winners>> LatestOf(const std::vector<DedupFile>& fi
   }
   auto merge = [&]() -> Result<std::pair<Winners, int64_t>> {
     TRIB_ASSIGN_OR_RETURN(Winners w, MergeLatest(files, /*keep_retracts=*/false));
-    const int64_t bytes = 64 + static_cast<int64_t>(key.size() + w.file_of.capacity() * 4 +
+    const int64_t bytes = 64 + static_cast<int64_t>(key.size() + w.run_of.capacity() * 4 +
                                                     w.pos_of.capacity() * 4);
     return std::make_pair(std::move(w), bytes);
   };
@@ -675,7 +601,7 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     }
     if (keep.empty()) keep.assign(winners.size(), 1);
     for (size_t w = 0; w < winners.size(); w++) {
-      keep[w] &= pass[winners.file_of[w]][winners.pos_of[w]];
+      keep[w] &= pass[winners.run_of[w]][winners.pos_of[w]];
     }
   }
   Picked picked;
@@ -683,16 +609,16 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
   std::vector<uint32_t> from, at;  // the kept winners, when a filter removed some
   for (uint8_t k : keep) picked.all = picked.all && k;
   if (picked.all) {
-    picked.from = winners.file_of.data();
+    picked.from = winners.run_of.data();
     picked.at = winners.pos_of.data();
     picked.n = winners.size();
-    for (uint32_t f : winners.file_of) picked.per_file[f]++;
+    for (uint32_t f : winners.run_of) picked.per_file[f]++;
   } else {
     for (size_t w = 0; w < winners.size(); w++) {
       if (!keep[w]) continue;
-      from.push_back(winners.file_of[w]);
+      from.push_back(winners.run_of[w]);
       at.push_back(winners.pos_of[w]);
-      picked.per_file[winners.file_of[w]]++;
+      picked.per_file[winners.run_of[w]]++;
     }
     picked.from = from.data();
     picked.at = at.data();

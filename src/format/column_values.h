@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "tributary/value.h"
@@ -27,6 +28,16 @@ struct ColumnValues {
   const uint32_t* rows = nullptr;
   size_t SourceRow(size_t k) const { return rows ? rows[k] : k; }
   bool HasBytes() const { return chars != nullptr; }
+  // Source row r as the Value a row holds for a column of `type` (BOOLEAN ints become booleans).
+  Value Get(size_t r, const DataType& type) const {
+    if (nulls != nullptr && nulls[r]) return Value::Null();
+    if (ints != nullptr) {
+      return type.id == TypeId::kBoolean ? Value::Bool(ints[r] != 0) : Value::Int(ints[r]);
+    }
+    if (doubles != nullptr) return Value::Double(doubles[r]);
+    if (HasBytes()) return Value::String(std::string(Bytes(r)));
+    return values[r];
+  }
   // Value r of a BYTE_ARRAY column (REQUIRES: HasBytes()).
   std::string_view Bytes(size_t r) const {
     return std::string_view(chars + offsets[r], offsets[r + 1] - offsets[r]);

@@ -27,17 +27,8 @@ Result<std::optional<ColumnMergePlan>> ColumnMergePlan::Make(const merge::MergeC
     if (k >= 0 && static_cast<size_t>(k) < fields.size()) plan.is_key_[k] = true;
   }
   if (plan.kind_ == Kind::kAggregate) {
-    plan.aggs_.resize(fields.size());
-    plan.ignore_retract_.assign(fields.size(), false);
-    plan.acc_.resize(fields.size());
-    for (size_t i = 0; i < fields.size() && i < config.aggregate.size(); i++) {
-      if (config.aggregate[i].empty()) continue;
-      TRIB_ASSIGN_OR_RETURN(auto agg,
-                            merge::FieldAggregator::Make(config.aggregate[i], fields[i].name,
-                                                         fields[i].type, config.list_delimiter[i]));
-      plan.aggs_[i] = std::move(agg);
-      plan.ignore_retract_[i] = i < config.ignore_retract.size() && config.ignore_retract[i];
-    }
+    TRIB_ASSIGN_OR_RETURN(AggregateColumns a, AggregateColumns::Make(config, fields));
+    plan.aggregate_ = std::move(a);
   }
   return std::optional<ColumnMergePlan>(std::move(plan));
 }
@@ -47,8 +38,8 @@ void ColumnMergePlan::Start(size_t num_columns, ColumnMergeOutput* out) const {
   if (kind_ == Kind::kPartialUpdate) out->column_rows.assign(num_columns, {});
   if (kind_ == Kind::kAggregate) {
     out->computed.resize(num_columns);
-    for (size_t c = 0; c < num_columns && c < aggs_.size(); c++) {
-      if (!aggs_[c]) continue;
+    for (size_t c = 0; c < num_columns; c++) {
+      if (!aggregate_->aggregated(c)) continue;
       ColumnVector v;
       v.type = fields_[c].type;
       v.rep = ColumnVector::RepOf(v.type);

@@ -2,8 +2,10 @@
 // order: ascending sequence) combine into one merged record whose columns are either gathered
 // from a source record (deduplicate: the newest; first-row: the oldest; partial-update: per
 // column, the newest where it is not NULL) or computed (aggregation: each column's function
-// folded over the records), with no row per record. What a merge function
-// (merge/merge_function.cc) gives the same records, for the engines and options Make accepts.
+// folded over the records), with no row per record. The plan picks the engine's column face
+// (merge/deduplicate.h, first_row.h, partial_update.h, aggregate.h: each engine's row and
+// column faces live in its own file), so it gives what the engine's merge function gives the
+// same records, for the engines and options Make accepts.
 // Thread-safety: a plan holds aggregator state; one per merge.
 #pragma once
 
@@ -12,7 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "merge/field_aggregator.h"
+#include "merge/aggregate.h"
+#include "merge/deduplicate.h"
+#include "merge/first_row.h"
+#include "merge/partial_update.h"
 #include "tributary/column_batch.h"
 #include "tributary/result.h"
 #include "tributary/schema.h"
@@ -22,14 +27,6 @@ struct MergeConfig;
 }  // namespace tributary::merge
 
 namespace tributary::merge {
-
-// The deduplicate engine's rule for two records of one key, `later` coming after `earlier` in
-// merge order (a later file, or later in the same file): whether the later one wins. The higher
-// sequence number wins and the later record on ties; every column path merging deduplicate
-// records (ColumnMergePlan below, the merged column reads of datafile/) decides by it.
-inline bool DeduplicateWins(int64_t later_seq, int64_t earlier_seq) {
-  return later_seq >= earlier_seq;
-}
 
 // Merged records, key by key.
 struct ColumnMergeOutput {
@@ -81,11 +78,9 @@ class ColumnMergePlan {
   bool keep_retracts_ = false;
   bool ignore_delete_ = false;
   std::vector<Field> fields_;
-  std::vector<std::shared_ptr<merge::FieldAggregator>> aggs_;  // kAggregate: null for keys
-  std::vector<bool> ignore_retract_;
+  std::optional<AggregateColumns> aggregate_;  // kAggregate
   std::vector<bool> is_key_;  // primary-key columns (partition keys included)
-  std::vector<Value> acc_;  // kAggregate: per column, while merging a key
-  std::vector<size_t> live_;  // the records of the key being merged that count
+  std::vector<size_t> live_;  // kAggregate: the records of the key being merged that count
 };
 
 template <typename Group>
@@ -93,85 +88,37 @@ Result<bool> ColumnMergePlan::Merge(const Group& g, const std::vector<bool>* nee
                                     uint32_t null_row, ColumnMergeOutput* out) {
   const size_t n = g.size();
   if (n == 0) return true;
-  auto wanted = [&](size_t c) { return needed == nullptr || (*needed)[c]; };
   auto emit = [&](size_t m, RowKind kind) {
     out->rows.push_back(g.row(m));
     out->sequences.push_back(g.seq(m));
     out->kinds.push_back(static_cast<int64_t>(kind));
   };
-  // The records a merge takes: with 'ignore-delete' (deduplicate, aggregation) retractions are
-  // skipped as if absent.
-  live_.clear();
-  for (size_t m = 0; m < n; m++) {
-    if (!ignore_delete_ || !IsRetract(g.kind(m))) live_.push_back(m);
-  }
   switch (kind_) {
     case Kind::kDeduplicate: {
-      if (live_.empty()) return true;  // only skipped retractions
-      const size_t w = live_.back();
-      if (IsRetract(g.kind(w)) && !keep_retracts_) return true;  // the key is gone
-      emit(w, g.kind(w));
+      const std::optional<size_t> w = DeduplicateWinner(g, ignore_delete_, keep_retracts_);
+      if (w) emit(*w, g.kind(*w));
       return true;
     }
     case Kind::kFirstRow: {
-      size_t first = n;
-      for (size_t m = 0; m < n; m++) {
-        if (IsRetract(g.kind(m))) {
-          if (!ignore_delete_) return false;
-        } else if (first == n) {
-          first = m;
-        }
-      }
-      if (first < n) emit(first, g.kind(first));
+      const FirstRowPick pick = FirstRowWinner(g, ignore_delete_);
+      if (pick.needs_rows) return false;
+      if (pick.record) emit(*pick.record, g.kind(*pick.record));
       return true;
     }
     case Kind::kPartialUpdate: {
-      for (size_t m = 0; m < n; m++) {
-        if (IsRetract(g.kind(m))) return false;
-      }
+      if (!PartialUpdateColumns(g, is_key_, needed, null_row, &out->column_rows)) return false;
       emit(n - 1, RowKind::kInsert);
-      for (size_t c = 0; c < fields_.size(); c++) {
-        if (!wanted(c)) continue;
-        if (is_key_[c]) {  // the first record's, as the row merge keeps them
-          out->column_rows[c].push_back(g.row(0));
-          continue;
-        }
-        uint32_t from = null_row;
-        for (size_t m = n; m > 0; m--) {  // newest first
-          if (!g.IsNull(c, m - 1)) {
-            from = g.row(m - 1);
-            break;
-          }
-        }
-        out->column_rows[c].push_back(from);
-      }
       return true;
     }
     case Kind::kAggregate: {
+      // With 'ignore-delete' retractions are skipped as if absent.
+      live_.clear();
+      for (size_t m = 0; m < n; m++) {
+        if (!ignore_delete_ || !IsRetract(g.kind(m))) live_.push_back(m);
+      }
       if (live_.empty()) return true;  // only skipped retractions
-      for (size_t c = 0; c < fields_.size(); c++) {
-        if (!aggs_[c] || !wanted(c)) continue;
-        aggs_[c]->Reset();
-        acc_[c] = Value();
-      }
-      // Record by record, column by column: the order the row merge fails in.
-      for (size_t m : live_) {
-        const bool add = IsAdd(g.kind(m));
-        for (size_t c = 0; c < fields_.size(); c++) {
-          if (!aggs_[c] || !wanted(c)) continue;
-          if (add) {
-            TRIB_ASSIGN_OR_RETURN(acc_[c], aggs_[c]->Agg(acc_[c], g.Get(c, m)));
-          } else if (!ignore_retract_[c]) {
-            auto r = aggs_[c]->Retract(acc_[c], g.Get(c, m));
-            if (!r.ok()) return r.status().WithContext("column '" + std::to_string(c) + "'");
-            acc_[c] = std::move(*r);
-          }
-        }
-      }
+      TRIB_RETURN_NOT_OK(aggregate_->Merge(g, live_, needed, &out->computed));
       emit(live_.back(), RowKind::kInsert);
-      for (size_t c = 0; c < fields_.size(); c++) {
-        if (aggs_[c] && wanted(c)) out->computed[c]->Append(acc_[c]);
-      }
       return true;
     }
   }

@@ -21,6 +21,16 @@ struct KeyValue {
   std::shared_ptr<const std::vector<bool>> write_mask;
 };
 
+// The columns either of two records wrote (null: every column, when either wrote every column).
+inline std::shared_ptr<const std::vector<bool>> UnionWriteMask(
+    const std::shared_ptr<const std::vector<bool>>& a,
+    const std::shared_ptr<const std::vector<bool>>& b) {
+  if (!a || !b) return nullptr;
+  auto m = std::make_shared<std::vector<bool>>(*a);
+  for (size_t i = 0; i < m->size() && i < b->size(); i++) (*m)[i] = (*m)[i] || (*b)[i];
+  return m;
+}
+
 // CompareValues with the common cases (two integers, two strings) inlined: key comparisons and
 // column statistics run it for every record.
 inline int FastCompare(const Value& a, const Value& b) {

@@ -47,6 +47,13 @@ struct MergeConfig {
   static Result<std::shared_ptr<const MergeConfig>> Make(const TableSchema& schema,
                                                          bool strict = false);
   bool HasSequenceGroups() const { return !groups.empty(); }
+  // Whether column i is a primary-key column.
+  bool IsKey(int i) const {
+    for (int k : primary_key) {
+      if (k == i) return true;
+    }
+    return false;
+  }
   // Deduplicate in sequence-number order: the newest record of a key is the result (the newest
   // that is not a retraction with 'ignore-delete').
   bool IsPlainDeduplicate() const {

@@ -1,7 +1,9 @@
 // MergeFunction: how the records of one key combine (the table's merge engine). The same object
 // runs in the write buffer, the read path and compaction, so a key reads the same however it was
-// merged. Records arrive in merge order (SequenceOrder: oldest first). Not thread-safe: one per
-// reader or writer.
+// merged. Records arrive in merge order (SequenceOrder: oldest first). Each engine's merge
+// function lives in its own file beside its column face (merge/deduplicate, first_row,
+// aggregate, partial_update); this file makes them and wraps them for lookup tables.
+// Not thread-safe: one per reader or writer.
 #pragma once
 
 #include <functional>
