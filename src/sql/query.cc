@@ -237,9 +237,7 @@ namespace {
 // (planning is synchronous and one thread plans one statement at a time).
 thread_local std::vector<const std::vector<CommonTableExpr>*> t_with_scopes;
 thread_local std::vector<const CommonTableExpr*> t_with_expanding;
-// Set while EXPLAIN plans a query: scans then also plan their partitions for the description
-// (other queries plan them when they read).
-thread_local bool t_explaining = false;
+thread_local bool t_explaining = false;  // ExplainingScope
 
 const CommonTableExpr* FindWithQuery(const std::string& name) {
   for (auto scope = t_with_scopes.rbegin(); scope != t_with_scopes.rend(); ++scope) {
@@ -285,6 +283,17 @@ Result<Source> OpenWithQuery(const Session& session, const TableRef& ref,
 }
 
 }  // namespace
+
+WithQueriesInScope::WithQueriesInScope(const std::vector<CommonTableExpr>& with)
+    : pushed_(!with.empty()) {
+  if (pushed_) t_with_scopes.push_back(&with);
+}
+WithQueriesInScope::~WithQueriesInScope() {
+  if (pushed_) t_with_scopes.pop_back();
+}
+ExplainingScope::ExplainingScope() { t_explaining = true; }
+ExplainingScope::~ExplainingScope() { t_explaining = false; }
+bool Explaining() { return t_explaining; }
 
 Result<Source> OpenSourceAs(const Session& session, const TableRef& ref);
 
@@ -478,8 +487,6 @@ Result<QueryResult> ExecuteValues(const SelectStmt& q) {
   return out;
 }
 
-// A column reference for each column below `width` that `e` reads (so a planner counts the
-// columns `e` reads of its input without rewriting `e`).
 void CollectInputReads(const BoundExpr& e, size_t width, std::vector<BoundExprPtr>* out) {
   if (e.kind == BoundKind::kColumn && e.column >= 0 && static_cast<size_t>(e.column) < width) {
     auto ref = std::make_unique<BoundExpr>();
@@ -1039,9 +1046,10 @@ Status OpenSubquery(const Session& session, const SelectStmt& q, Source* src,
     return Status::OK();
   }
   if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
-  if (!q.with.empty()) t_with_scopes.push_back(&q.with);
-  auto plan = PlanSelect(session, q);
-  if (!q.with.empty()) t_with_scopes.pop_back();
+  auto plan = [&] {
+    WithQueriesInScope with(q.with);
+    return PlanSelect(session, q);
+  }();
   if (!plan.ok()) return plan.status();
   src->plan = std::make_shared<SelectPlan>(std::move(*plan));
   src->fields = src->plan->fields;
@@ -1094,138 +1102,6 @@ Result<int64_t> SessionTimeToUtcMillis(const Session& session, std::string_view 
 
 namespace planner {
 
-// What EXPLAIN says of a table scan.
-// How a scan whose filters fix the whole primary key is served (as the split reader decides):
-// "point lookup of id = 1 (...)", or empty.
-std::string PointLookupNote(const TableSchema& schema, const std::vector<Predicate>& filters) {
-  if (!schema.HasPrimaryKey() ||
-      schema.Option("deletion-vectors.enabled").value_or("false") == "true") {
-    return "";
-  }
-  // The filter fixing each key column, as the split reader picks it.
-  std::vector<int> columns;
-  for (const auto& k : schema.TrimmedPrimaryKeys()) columns.push_back(schema.FieldIndex(k));
-  auto fixing = read::FiltersFixing(schema, columns, filters);
-  if (!fixing) return "";
-  std::string key;
-  size_t keys = 1;
-  for (size_t i = 0; i < columns.size(); i++) {
-    const Predicate* p = (*fixing)[i];
-    const Field& field = schema.fields[columns[i]];
-    std::set<std::string> distinct;
-    for (const Value& v : p->literals) distinct.insert(FormatValue(v, field.type));
-    keys *= distinct.size();
-    std::string values;
-    for (const Value& v : p->literals) {
-      values += (values.empty() ? "" : ", ") + FormatValue(v, field.type);
-    }
-    key += (key.empty() ? "" : ", ") + field.name +
-           (p->literals.size() == 1 ? " = " + values : " IN (" + values + ")");
-  }
-  if (key.empty()) return "";
-  std::string where = "each split's files whose key range holds a key, binary-searched, merged";
-  if (!schema.BucketKeys().empty() &&
-      std::stoll(schema.Option("bucket").value_or("-1")) > 0) {
-    std::vector<int> bucket_columns;
-    for (const auto& k : schema.BucketKeys()) bucket_columns.push_back(schema.FieldIndex(k));
-    const bool bucket_fixed = read::FiltersFixing(schema, bucket_columns, filters).has_value();
-    if (bucket_fixed) {
-      where = "only the keys' buckets in each partition (from their hash); " + where;
-    }
-  }
-  return keys == 1 ? "; point lookup of " + key + ": " + where
-                   : "; point lookups of " + std::to_string(keys) + " keys (" + key + "): " + where;
-}
-
-// A filter that fixes the bucket key of a fixed-bucket table (a prefix of the primary key, say)
-// without fixing the whole key: the scan reads only those values' buckets in each partition.
-std::string BucketPruningNote(const TableSchema& schema, const std::vector<Predicate>& filters) {
-  if (schema.BucketKeys().empty() || std::stoll(schema.Option("bucket").value_or("-1")) <= 0) {
-    return "";
-  }
-  std::vector<int> columns;
-  for (const auto& k : schema.BucketKeys()) columns.push_back(schema.FieldIndex(k));
-  auto keys = read::KeysFixedByFilters(schema, columns, filters);
-  if (!keys) return "";
-  std::set<std::string> distinct;
-  for (const Row& k : *keys) {
-    std::string text;
-    for (size_t i = 0; i < k.size(); i++) {
-      text += (i ? ", " : "") + FormatValue(k[i], schema.fields[columns[i]].type);
-    }
-    distinct.insert(text);
-  }
-  return "; buckets: only those of " + std::to_string(distinct.size()) + " bucket-key value" +
-         (distinct.size() == 1 ? "" : "s") + " in each partition";
-}
-
-// The partitions a scan of a partitioned table reads when a filter names a partition key, as the
-// scan's own planning prunes them: "; partitions: 1 of 3 read (dt=a/hr=1)".
-std::string PartitionPruningNote(Table& table, const ScanOptions& opts) {
-  const TableSchema& schema = *table.schema();
-  if (schema.partition_keys.empty()) return "";
-  std::vector<Field> pfields;
-  std::set<int> pcols;
-  for (const auto& k : schema.partition_keys) {
-    pcols.insert(schema.FieldIndex(k));
-    pfields.push_back(schema.fields[schema.FieldIndex(k)]);
-  }
-  if (std::none_of(opts.filters.begin(), opts.filters.end(),
-                   [&](const Predicate& p) { return pcols.count(p.column) > 0; })) {
-    return "";
-  }
-  auto core = options::CoreOptions::From(schema, opts.dynamic_options);
-  if (!core.ok()) return "";
-  read::ScanPlanRequest request;
-  request.path = table.path();
-  request.meta_path = table.path();
-  request.schema = table.schema();
-  request.core = &*core;
-  request.options = &opts;
-  auto plan = read::PlanScan(request);
-  if (!plan.ok()) return "";
-  std::set<std::string> read;
-  std::vector<std::string> names;
-  for (const auto& split : plan->splits) {
-    if (!read.insert(split.pbytes).second) continue;
-    names.push_back(meta::PartitionPath(pfields, split.partition, core->partition_default_name));
-  }
-  std::sort(names.begin(), names.end());
-  std::string out = "; partitions: " + std::to_string(read.size()) + " of " +
-                    std::to_string(plan->partitions.size()) + " read";
-  if (!names.empty()) {
-    out += " (";
-    for (size_t i = 0; i < names.size() && i < 5; i++) out += (i ? ", " : "") + names[i];
-    out += names.size() > 5 ? ", ...)" : ")";
-  }
-  return out;
-}
-
-std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanOptions& opts) {
-  std::string out = "TableScan: " + source.name + " (projection: ";
-  for (size_t i = 0; i < scan.projection.size(); ++i) {
-    out += (i ? ", " : "") + source.fields[scan.projection[i]].name;
-  }
-  out += "; filters: ";
-  if (scan.filter_texts.empty()) out += "none";
-  for (size_t i = 0; i < scan.filter_texts.size(); ++i) {
-    out += (i ? " AND " : "") + scan.filter_texts[i];
-  }
-  out += "; limit: " + (scan.limit ? std::to_string(*scan.limit) : "none");
-  if (scan.snapshot_id) out += "; snapshot: " + std::to_string(*scan.snapshot_id);
-  if (source.table) {
-    const TableSchema& schema = *source.table->schema();
-    std::string lookup = PointLookupNote(schema, scan.filters);
-    out += lookup;
-    if (lookup.empty()) out += BucketPruningNote(schema, scan.filters);
-    if (t_explaining) out += PartitionPruningNote(*source.table, opts);
-  }
-  out += opts.max_batch_rows > 0
-             ? "; batches of at most " + std::to_string(opts.max_batch_rows) + " rows"
-             : "; whole splits read ahead on every core";
-  return out + ")";
-}
-
 // Rewrites the column slots of `e` (table columns) to their positions among the scanned
 // columns: a scan hands out only its projection.
 void RemapColumns(BoundExpr* e, const std::vector<int>& slot) {
@@ -1233,330 +1109,9 @@ void RemapColumns(BoundExpr* e, const std::vector<int>& slot) {
   for (auto& a : e->args) RemapColumns(a.get(), slot);
 }
 
-// The session's ORDER BY memory limit.
-Result<int64_t> SortMemoryLimit(const Session& session) {
-  const OptionDef* def = FindOption(OptionScope::kSession, kSortMemoryLimitKey);
-  auto it = session.options().find(kSortMemoryLimitKey);
-  const std::string& text = it != session.options().end() ? it->second : def->default_value;
-  return options::ParseMemorySize(text);
-}
-
 }  // namespace planner
 
 using namespace planner;
-
-Result<OperatorPtr> OpenSetOperation(const Session& session, const SelectStmt& q);
-Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q);
-Result<OperatorPtr> BuildSelect(const Session& session, planner::SelectPlan plan);
-
-namespace {
-
-// `op` sorted by `sort` (when it has keys; the first `output_columns` columns are kept), then
-// the query's OFFSET and LIMIT.
-Result<OperatorPtr> SortAndLimit(const Session& session, const SelectStmt& q, OperatorPtr op,
-                                 SortOptions sort, size_t output_columns) {
-  if (!sort.keys.empty()) {
-    sort.limit = q.limit ? std::optional<int64_t>(*q.limit > INT64_MAX - q.offset
-                                                      ? INT64_MAX
-                                                      : *q.limit + q.offset)
-                         : std::nullopt;
-    sort.output_columns = output_columns;
-    TRIB_ASSIGN_OR_RETURN(sort.memory_limit, SortMemoryLimit(session));
-    sort.memory_limit_key = kSortMemoryLimitKey;
-    op = MakeSort(std::move(op), std::move(sort));
-  }
-  return MakeLimit(std::move(op), q.offset, q.limit);
-}
-
-}  // namespace
-
-Result<OperatorPtr> OpenQuery(const Session& session, const SelectStmt& q) {
-  if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
-  if (!q.with.empty()) t_with_scopes.push_back(&q.with);
-  auto op = q.set_operands.empty() ? OpenSelect(session, q) : OpenSetOperation(session, q);
-  if (!q.with.empty()) t_with_scopes.pop_back();
-  return op;
-}
-
-// UNION / INTERSECT / EXCEPT: each query planned, its columns converted to the types they have in
-// common, the rows combined left to right, then the ORDER BY (output columns by name or
-// position) and LIMIT of the whole.
-Result<OperatorPtr> OpenSetOperation(const Session& session, const SelectStmt& q) {
-  std::vector<OperatorPtr> ops;
-  for (const SetOperand& operand : q.set_operands) {
-    TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, *operand.query));
-    if (!ops.empty() && op->fields().size() != ops[0]->fields().size()) {
-      return ErrorAt(operand.pos, "the queries of a set operation return different numbers of "
-                                  "columns (" + std::to_string(ops[0]->fields().size()) +
-                                  " and " + std::to_string(op->fields().size()) + ")");
-    }
-    ops.push_back(std::move(op));
-  }
-  const size_t width = ops[0]->fields().size();
-  std::vector<Field> fields = ops[0]->fields();
-  for (size_t c = 0; c < width; c++) {
-    std::vector<DataType> types;
-    for (const auto& op : ops) types.push_back(op->fields()[c].type);
-    auto common = CommonType(types);
-    if (!common) {
-      std::string names;
-      for (const auto& t : types) names += (names.empty() ? "" : ", ") + TypeName(t);
-      return ErrorAt(q.set_operands[1].pos, "column " + std::to_string(c + 1) + " of the set "
-                                            "operation has types that do not combine: " + names);
-    }
-    fields[c].type = *common;
-  }
-  // Each query's columns as the common types.
-  for (auto& op : ops) {
-    bool same = true;
-    for (size_t c = 0; c < width; c++) same = same && op->fields()[c].type == fields[c].type;
-    if (same) continue;
-    std::vector<BoundExprPtr> exprs;
-    for (size_t c = 0; c < width; c++) {
-      auto col = std::make_unique<BoundExpr>();
-      col->kind = BoundKind::kColumn;
-      col->column = static_cast<int>(c);
-      col->type = op->fields()[c].type;
-      col->pos = q.pos;
-      TRIB_ASSIGN_OR_RETURN(BoundExprPtr cast,
-                            CastTo(std::move(col), fields[c].type, static_cast<int>(CastMode::kExplicit)));
-      exprs.push_back(std::move(cast));
-    }
-    op = MakeProject(std::move(op), std::move(exprs), fields);
-  }
-  OperatorPtr out = std::move(ops[0]);
-  TRIB_ASSIGN_OR_RETURN(const int64_t limit, SortMemoryLimit(session));
-  for (size_t i = 1; i < ops.size(); i++) {
-    const SetOperand& operand = q.set_operands[i];
-    switch (operand.kind) {
-      case SetOpKind::kUnion:
-        out = MakeUnionAll(std::move(out), std::move(ops[i]));
-        if (!operand.all) out = MakeDistinct(std::move(out));
-        break;
-      case SetOpKind::kIntersect:
-      case SetOpKind::kExcept:
-        out = MakeSetDifference(std::move(out), std::move(ops[i]),
-                                operand.kind == SetOpKind::kIntersect, operand.all, limit,
-                                kSortMemoryLimitKey);
-        break;
-    }
-  }
-  // ORDER BY of the whole: output columns by position or name.
-  SortOptions sort;
-  for (const auto& o : q.order_by) {
-    const Expr& e = *o.expr;
-    SortKeySpec spec;
-    spec.descending = o.descending;
-    spec.nulls_first = o.nulls_first.value_or(!o.descending);
-    spec.column = -1;
-    if (IsIntegerLiteral(e)) {
-      int64_t n = e.text.size() > 9 ? -1 : std::stoll(e.text);
-      if (n >= 1 && n <= static_cast<int64_t>(width)) spec.column = static_cast<int>(n - 1);
-    } else if (e.kind == ExprKind::kColumn && e.names.size() == 1) {
-      for (size_t c = 0; c < width; c++) {
-        if (fields[c].name == e.names[0]) spec.column = static_cast<int>(c);
-      }
-    }
-    if (spec.column < 0) {
-      return ErrorAt(e.pos, "ORDER BY of a set operation takes an output column's name or "
-                            "position; available columns: " + [&] {
-                              std::string names;
-                              for (const auto& f : fields) names += (names.empty() ? "" : ", ") + f.name;
-                              return names;
-                            }());
-    }
-    sort.keys.push_back(spec);
-  }
-  return SortAndLimit(session, q, std::move(out), std::move(sort), width);
-}
-
-Result<OperatorPtr> OpenSelect(const Session& session, const SelectStmt& q) {
-  if (!q.values.empty()) {
-    TRIB_ASSIGN_OR_RETURN(QueryResult v, ExecuteValues(q));
-    return MakeRows(std::move(v.fields), std::move(v.rows), "VALUES");
-  }
-  TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
-  return BuildSelect(session, std::move(plan));
-}
-
-namespace planner {
-
-Result<OperatorPtr> OpenSourceOperator(const Session& session, Source* src) {
-  if (src->plan) {
-    SelectPlan plan = std::move(*src->plan);
-    src->plan.reset();
-    return BuildSelect(session, std::move(plan));
-  }
-  if (src->op) return std::move(src->op);
-  return MakeRows(src->fields, std::move(src->rows), src->name);
-}
-
-}  // namespace planner
-
-// The operators of a planned SELECT.
-Result<OperatorPtr> BuildSelect(const Session& session, SelectPlan plan) {
-  const SelectStmt& q = *plan.query;
-  Source& src = plan.source;
-
-  // SELECT COUNT(*) FROM t alone is answered from file metadata when that is exact.
-  std::optional<int64_t> metadata_count;
-  if (src.table && plan.grouped && plan.agg.keys.empty() && plan.agg.calls.size() == 1 &&
-      plan.agg.calls[0].function == "COUNT" && plan.agg.calls[0].star &&
-      !plan.agg.calls[0].distinct && plan.conjuncts.empty() && !plan.having &&
-      !src.dynamic_options.count("scan.timestamp-millis") &&
-      !src.dynamic_options.count("scan.tag-name") &&
-      !src.table->schema()->Option("scan.snapshot-id") &&
-      !src.table->schema()->Option("scan.timestamp-millis") &&
-      !src.table->schema()->Option("scan.tag-name") &&
-      !src.dynamic_options.count("scan.fallback-branch")) {
-    auto n = src.table->CountFromMetadata(plan.scan.snapshot_id);
-    if (!n.ok()) return ErrorAt(q.pos, n.status().message());
-    metadata_count = *n;
-  }
-
-  // The rows the select list is computed from: the source's, filtered by the whole WHERE (a
-  // scan's pushed filters are exact, but cheap to recheck), or one row per group.
-  OperatorPtr op;
-  const bool from_table = src.table != nullptr;
-  if (metadata_count) {
-    std::vector<Field> fields = {Field{0, "$agg0", DataType::BigInt(), ""}};
-    op = MakeRows(std::move(fields), {Row{Value::Int(*metadata_count)}},
-                  "COUNT(*) of " + src.name + " from file metadata");
-  } else {
-    if (!plan.joins.empty()) {
-      // Expressions over the joined rows read the columns the joins hand out.
-      std::vector<BoundExpr*> others;
-      if (plan.grouped) {
-        for (auto& k : plan.agg.keys) others.push_back(k.get());
-        for (auto& c : plan.agg.calls) {
-          if (c.arg) others.push_back(c.arg.get());
-        }
-      } else if (plan.windows.calls.empty()) {
-        for (auto& it : plan.items) others.push_back(it.get());
-        for (auto& k : plan.sort) {
-          if (k.expr) others.push_back(k.expr.get());
-        }
-      } else {
-        // The select list reads window columns too: remapped below, once the joins' columns are
-        // known. Here the columns it reads of the inputs count.
-        for (BoundExpr* e : WindowExprs(&plan.windows)) others.push_back(e);
-      }
-      const size_t width = plan.scope.columns.size();
-      std::vector<int> positions;
-      std::vector<BoundExprPtr> read_only;  // copies for the column count, never evaluated
-      if (!plan.windows.calls.empty()) {
-        for (auto& it : plan.items) CollectInputReads(*it, width, &read_only);
-        for (auto& k : plan.sort) {
-          if (k.expr) CollectInputReads(*k.expr, width, &read_only);
-        }
-        for (auto& e : read_only) others.push_back(e.get());
-      }
-      TRIB_ASSIGN_OR_RETURN(op, OpenJoins(session, std::move(plan.joins), width, plan.grouped,
-                                          &plan.conjuncts, others, &positions));
-      if (!plan.windows.calls.empty()) {
-        const int joined = static_cast<int>(op->fields().size());
-        positions.resize(width + plan.windows.calls.size());
-        for (size_t i = 0; i < plan.windows.calls.size(); i++) {
-          positions[width + i] = joined + static_cast<int>(i);
-        }
-        for (auto& it : plan.items) RemapColumns(it.get(), positions);
-        for (auto& k : plan.sort) {
-          if (k.expr) RemapColumns(k.expr.get(), positions);
-        }
-      }
-    } else if (src.table) {
-      // Expressions over the table read the scanned columns.
-      std::vector<int> slot(src.fields.size(), -1);
-      for (size_t i = 0; i < plan.scan.projection.size(); i++) slot[plan.scan.projection[i]] = i;
-      for (auto& c : plan.conjuncts) RemapColumns(c.get(), slot);
-      for (BoundExpr* e : WindowExprs(&plan.windows)) RemapColumns(e, slot);
-      // Window columns follow the scanned ones.
-      for (size_t i = 0; i < plan.windows.calls.size(); i++) {
-        slot.push_back(static_cast<int>(plan.scan.projection.size() + i));
-      }
-      if (plan.grouped) {
-        for (auto& k : plan.agg.keys) RemapColumns(k.get(), slot);
-        for (auto& c : plan.agg.calls) {
-          if (c.arg) RemapColumns(c.arg.get(), slot);
-        }
-      } else {
-        for (auto& it : plan.items) RemapColumns(it.get(), slot);
-        for (auto& k : plan.sort) {
-          if (k.expr) RemapColumns(k.expr.get(), slot);
-        }
-      }
-      ScanOptions opts = MakeScanOptions(plan.scan, src.dynamic_options, SessionTimeZone(session));
-      // Rows are read a slice at a time (they stream to the output, or into a sort that keeps
-      // what it must); aggregates, which fold every row at once, read whole splits ahead on
-      // every core.
-      if (!plan.grouped) opts.max_batch_rows = kStreamBatchRows;
-      TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, src.table->NewScan(opts));
-      std::string description = DescribeScan(src, plan.scan, opts);  // before the table moves
-      op = MakeScan(std::move(src.table), std::move(scan), std::move(description));
-    } else {
-      if (src.plan) {
-        // The subquery computes only the columns this query reads.
-        TRIB_RETURN_NOT_OK(PruneSubquery(&src, InputColumnsRead(&plan, src.fields.size())));
-      }
-      TRIB_ASSIGN_OR_RETURN(op, OpenSourceOperator(session, &src));
-    }
-    const bool pushed = from_table && plan.scan.all_pushed && !plan.scan.filters.empty();
-    op = MakeFilter(std::move(op), std::move(plan.conjuncts),
-                    pushed ? " (all pushed into the scan, checked again)" : "");
-    if (plan.grouped) op = MakeAggregate(std::move(op), std::move(plan.agg));
-    if (!plan.windows.calls.empty()) {
-      TRIB_ASSIGN_OR_RETURN(const int64_t limit, SortMemoryLimit(session));
-      op = MakeWindow(std::move(op), std::move(plan.windows), limit, kSortMemoryLimitKey,
-                      plan.top_n);
-    }
-  }
-  if (plan.having) {
-    std::vector<BoundExprPtr> having;
-    having.push_back(std::move(plan.having));
-    op = MakeFilter(std::move(op), std::move(having));
-  }
-
-  // The select list, then the ORDER BY keys that are not in it (dropped after the sort).
-  std::vector<BoundExprPtr> exprs = std::move(plan.items);
-  std::vector<Field> fields = plan.fields;
-  const size_t num_output = exprs.size();
-  SortOptions sort;
-  for (auto& k : plan.sort) {
-    SortKeySpec spec;
-    spec.descending = k.descending;
-    spec.nulls_first = k.nulls_first;
-    if (k.output >= 0) {
-      spec.column = k.output;
-    } else {
-      spec.column = static_cast<int>(exprs.size());
-      fields.push_back(Field{static_cast<int32_t>(fields.size()), "$sort", k.expr->type, ""});
-      exprs.push_back(std::move(k.expr));
-    }
-    sort.keys.push_back(spec);
-  }
-  op = MakeProject(std::move(op), std::move(exprs), std::move(fields));
-  if (q.distinct) op = MakeDistinct(std::move(op));
-  return SortAndLimit(session, q, std::move(op), std::move(sort), num_output);
-}
-
-Result<QueryResult> ExecuteQuery(const Session& session, const SelectStmt& q) {
-  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, q));
-  QueryResult out;
-  out.fields = op->fields();
-  TRIB_ASSIGN_OR_RETURN(out.rows, CollectRows(*op));
-  return out;
-}
-
-Result<std::string> ExplainQuery(const Session& session, const SelectStmt& q) {
-  // The operators the query would run (nothing is read: scans plan on their first batch; a
-  // partitioned table's scan plans its partitions for the description).
-  t_explaining = true;
-  auto op = session.streaming() ? OpenStreamingQuery(session, q, std::nullopt)
-                                : OpenQuery(session, q);
-  t_explaining = false;
-  if (!op.ok()) return op.status();
-  return ExplainTree(**op);
-}
 
 Result<std::vector<Row>> ReadMatchingRows(Table& table, const Expr* where,
                                           const std::map<std::string, std::string>& options) {

@@ -23,6 +23,7 @@
 
 namespace tributary::sql {
 class Session;
+struct QueryResult;
 }  // namespace tributary::sql
 
 namespace tributary::sql::planner {
@@ -157,6 +158,39 @@ struct SelectPlan {
 Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q);
 // The expressions of the window calls that read the input (arguments, partition and order keys).
 std::vector<BoundExpr*> WindowExprs(WindowBinding* windows);
+// A column reference for each column below `width` that `e` reads (so a planner counts the
+// columns `e` reads of its input without rewriting `e`).
+void CollectInputReads(const BoundExpr& e, size_t width, std::vector<BoundExprPtr>* out);
+// Whether `e` is an integer literal (GROUP BY 1, ORDER BY 2: an output column's position).
+bool IsIntegerLiteral(const Expr& e);
+// A VALUES list evaluated: its rows, each column of the type its values have in common.
+Result<QueryResult> ExecuteValues(const SelectStmt& q);
+// The session's ORDER BY memory limit ('sql.sort.memory-limit').
+Result<int64_t> SortMemoryLimit(const Session& session);
+
+// While alive, the FROM clauses planned on this thread can name the WITH queries `with` (scopes
+// nest: the innermost is searched first). Planning is synchronous: one thread plans one
+// statement at a time.
+class WithQueriesInScope {
+ public:
+  explicit WithQueriesInScope(const std::vector<CommonTableExpr>& with);
+  ~WithQueriesInScope();
+  WithQueriesInScope(const WithQueriesInScope&) = delete;
+  WithQueriesInScope& operator=(const WithQueriesInScope&) = delete;
+
+ private:
+  bool pushed_;
+};
+// While alive, the scans planned on this thread also plan their partitions, for EXPLAIN's
+// description (other queries plan them when they read).
+class ExplainingScope {
+ public:
+  ExplainingScope();
+  ~ExplainingScope();
+  ExplainingScope(const ExplainingScope&) = delete;
+  ExplainingScope& operator=(const ExplainingScope&) = delete;
+};
+bool Explaining();
 // The table column under `e`: a column slot, or a widening cast of one; -1 otherwise.
 int SlotUnder(const BoundExpr& e);
 // The scan plan.scan reads when its input is a table: the columns InputColumnsRead names, the
