@@ -1,0 +1,159 @@
+// A bucket's files merged column by column (merged_columns.cc) give what the row merge gives the
+// same records: random Parquet files of overlapping keys (integer and string keys, every row
+// kind, ties of sequence numbers across files) read through ReadDeduplicatedColumns and merged
+// with an aggregation plan through MergeFilesByColumns, against merge functions fed the records
+// ReadDataFile reads.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <map>
+#include <random>
+
+#include "datafile/data_file.h"
+#include "io/file_system.h"
+#include "merge/merge_config.h"
+#include "merge/merge_function.h"
+
+namespace tributary::datafile {
+namespace {
+
+class MergedColumnsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = "/tmp/tributary_merged_columns_test_" + std::to_string(getpid());
+    (void)io::LocalFs().RemoveAll(dir_);
+    ASSERT_TRUE(io::LocalFs().MakeDirs(dir_).ok());
+  }
+  void TearDown() override { (void)io::LocalFs().RemoveAll(dir_); }
+
+  // A table (k key, v BIGINT, s STRING) with `options`; string keys with `string_key`.
+  TableSchema Schema(bool string_key, std::map<std::string, std::string> options) {
+    TableSchema schema;
+    schema.fields = {{0, "k", (string_key ? DataType::String() : DataType::BigInt()).NotNull(), ""},
+                     {1, "v", DataType::BigInt(), ""},
+                     {2, "s", DataType::String(), ""}};
+    schema.primary_keys = {"k"};
+    schema.options = std::move(options);
+    return schema;
+  }
+
+  // `num_files` files in merge order, each keys sorted, sequences rising file by file with ties
+  // between neighbours. Returns their paths.
+  std::vector<DataFileRef> WriteFiles(const FileLayout& layout, std::mt19937* rng,
+                                      size_t num_files, bool string_key, bool retractions) {
+    std::vector<DataFileRef> out;
+    int64_t seq = 0;
+    for (size_t f = 0; f < num_files; f++) {
+      options::FileFormatOptions o;
+      o.format = "parquet";
+      meta::FileNamer namer("data-" + std::to_string(f) + "-", "");
+      DataFileWriter w(layout, dir_, &namer, 1 << 30, 0, meta::FileSource::kAppend, o);
+      std::map<std::string, merge::KeyValue> sorted;  // by key (strings padded to sort as ints)
+      for (int64_t key = 0; key < 60; key++) {
+        if ((*rng)() % 3 == 0) continue;
+        merge::KeyValue kv;
+        kv.sequence = seq + static_cast<int64_t>((*rng)() % 4);
+        kv.kind = retractions ? static_cast<RowKind>((*rng)() % 4) : RowKind::kInsert;
+        char name[16];
+        snprintf(name, sizeof name, "key%03d", static_cast<int>(key));
+        kv.value = {string_key ? Value::String(name) : Value::Int(key),
+                    (*rng)() % 5 == 0 ? Value::Null() : Value::Int((*rng)() % 100),
+                    Value::String("f" + std::to_string(f) + "k" + std::to_string(key))};
+        sorted[name] = kv;
+      }
+      for (const auto& [name, kv] : sorted) EXPECT_TRUE(w.Write(kv).ok());
+      seq += 3;  // the next file's sequences tie with this one's highest
+      auto files = w.Finish();
+      EXPECT_TRUE(files.ok()) << files.status().ToString();
+      for (const auto& m : *files) out.push_back({io::JoinPath(dir_, m.file_name), m.row_count});
+    }
+    return out;
+  }
+
+  // The rows merge functions give the files' records, in key order (retractions dropped).
+  std::vector<Row> RowMerge(const TableSchema& schema, const FileLayout& layout,
+                            const std::vector<DataFileRef>& files) {
+    auto config = merge::MergeConfig::Make(schema);
+    EXPECT_TRUE(config.ok());
+    std::map<Row, std::vector<merge::KeyValue>, bool (*)(const Row&, const Row&)> by_key(
+        [](const Row& a, const Row& b) { return CompareKeys(a, b) < 0; });
+    for (const auto& f : files) {
+      auto records = ReadDataFile(f, layout, 0);
+      EXPECT_TRUE(records.ok()) << records.status().ToString();
+      for (auto& kv : *records) by_key[{kv.value[0]}].push_back(kv);
+    }
+    std::vector<Row> out;
+    for (auto& [key, records] : by_key) {
+      std::stable_sort(records.begin(), records.end(),
+                       [](const auto& a, const auto& b) { return a.sequence < b.sequence; });
+      auto fn = merge::MakeMergeFunction(*config, schema);
+      EXPECT_TRUE(fn.ok());
+      (*fn)->Reset();
+      for (const auto& kv : records) EXPECT_TRUE((*fn)->Add(kv).ok());
+      EXPECT_TRUE((*fn)->Complete().ok());
+      auto merged = (*fn)->Result();
+      if (merged && !IsRetract(merged->kind)) out.push_back(merged->value);
+    }
+    return out;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(MergedColumnsTest, DeduplicatedColumnsAgreeWithTheRowMerge) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 24; round++) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const bool string_key = round % 2 == 1;
+    const size_t num_files = 1 + round % 4;  // two files take their own merge
+    const TableSchema schema = Schema(string_key, {});
+    const FileLayout layout = FileLayout::Of(schema);
+    const auto files = WriteFiles(layout, &rng, num_files, string_key, /*retractions=*/true);
+    const std::vector<Row> expected = RowMerge(schema, layout, files);
+    auto batch = ReadDeduplicatedColumns(files, layout, {0, 1, 2}, nullptr, nullptr);
+    ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+    ASSERT_TRUE(batch->has_value()) << "the column path did not read the files";
+    const ColumnBatch& b = **batch;
+    ASSERT_EQ(b.num_rows, expected.size());
+    for (size_t r = 0; r < expected.size(); r++) {
+      for (size_t c = 0; c < 3; c++) {
+        EXPECT_EQ(b.columns[c].Get(r), expected[r][c]) << "row " << r << " column " << c;
+      }
+    }
+    for (const auto& f : files) (void)io::LocalFs().Remove(f.path);
+  }
+}
+
+TEST_F(MergedColumnsTest, AggregationByColumnsAgreesWithTheRowMerge) {
+  std::mt19937 rng(12);
+  for (int round = 0; round < 12; round++) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const TableSchema schema =
+        Schema(round % 2 == 1, {{"merge-engine", "aggregation"},
+                                {"fields.v.aggregate-function", "sum"},
+                                {"fields.s.aggregate-function", "max"}});
+    const FileLayout layout = FileLayout::Of(schema);
+    const auto files = WriteFiles(layout, &rng, 1 + round % 4, round % 2 == 1, false);
+    const std::vector<Row> expected = RowMerge(schema, layout, files);
+    auto config = merge::MergeConfig::Make(schema);
+    ASSERT_TRUE(config.ok());
+    auto plan = merge::ColumnMergePlan::Make(**config, layout.fields, /*keep_retracts=*/false);
+    ASSERT_TRUE(plan.ok() && plan->has_value());
+    auto merged = MergeFilesByColumns(files, layout, &**plan);
+    ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+    ASSERT_TRUE(merged->has_value());
+    const MergedColumns& m = **merged;
+    ASSERT_EQ(m.merged.size(), expected.size());
+    for (size_t r = 0; r < expected.size(); r++) {
+      EXPECT_EQ(m.columns[0].Get(m.merged.SourceRow(0, r)), expected[r][0]) << "row " << r;
+      for (size_t c = 1; c < 3; c++) {
+        ASSERT_TRUE(m.merged.computed[c].has_value());
+        EXPECT_EQ(m.merged.computed[c]->Get(r), expected[r][c]) << "row " << r << " col " << c;
+      }
+    }
+    for (const auto& f : files) (void)io::LocalFs().Remove(f.path);
+  }
+}
+
+}  // namespace
+}  // namespace tributary::datafile
