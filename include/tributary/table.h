@@ -25,13 +25,18 @@ struct StreamOptions;
 
 // Point lookups by primary key on a pinned snapshot: the latest when created or refreshed.
 // Each data file a lookup touches is decoded once into a process-wide cache of immutable files
-// and binary-searched. Thread-safety: one thread at a time.
+// and binary-searched. Thread-safety: one thread at a time (GetAll runs its own threads).
 class TableLookup {
  public:
   virtual ~TableLookup() = default;
   // The row whose primary key is `key` (values of the primary-key columns, in the order of
   // TableSchema::primary_keys), or nullopt.
   virtual Result<std::optional<Row>> Get(const Row& key) = 0;
+  // The rows of many keys at once, in the order of `keys` (each what Get gives it, from the same
+  // pinned snapshot). Keys in different buckets are looked up by up to `threads` threads at once
+  // (1: the calling thread alone). The first bad key's error fails the whole call.
+  virtual Result<std::vector<std::optional<Row>>> GetAll(const std::vector<Row>& keys,
+                                                        int threads = 1) = 0;
   // Pins the latest snapshot, so later Get calls see newer commits.
   virtual Status Refresh() = 0;
 };

@@ -581,23 +581,22 @@ std::vector<OptionDef> BuildTable() {
       Def("read.batch-size", kInt, "1024", "Rows per batch of a read.").Min(1)
           .Unsupported(),
       Def("lookup.cache", kEnum, "AUTO",
-          "Lookup join cache: AUTO, FULL (the whole dimension table), PARTIAL (recently used "
-          "keys) or NONE.")
-          .Allowed({"AUTO", "FULL", "PARTIAL", "NONE"})
-          .Unsupported(),
+          "Streaming lookup joins on this table: AUTO or NONE (each key looked up in the latest "
+          "snapshot), PARTIAL (looked-up rows kept until they expire) or FULL (the whole table "
+          "in memory, loaded again after each commit).")
+          .Allowed({"AUTO", "FULL", "PARTIAL", "NONE"}),
       Def("lookup.partial-cache.expire-after-write", kDuration, "",
-          "PARTIAL lookup cache: an entry expires this long after it was loaded.")
-          .Unsupported(),
+          "PARTIAL lookup cache: an entry expires this long after it was loaded."),
       Def("lookup.partial-cache.expire-after-access", kDuration, "",
-          "PARTIAL lookup cache: an entry expires this long after it was last read.")
-          .Unsupported(),
-      Def("lookup.partial-cache.max-rows", kLong, "", "PARTIAL lookup cache: rows cached at most.")
-          .Min(1)
-          .Unsupported(),
-      Def("lookup.async", kBool, "false", "Lookup joins look up keys asynchronously.")
-          .Unsupported(),
-      Def("lookup.async-thread-number", kInt, "16", "Threads of asynchronous lookups.").Min(1)
-          .Unsupported(),
+          "PARTIAL lookup cache: an entry expires this long after it was last read."),
+      Def("lookup.partial-cache.max-rows", kLong, "",
+          "PARTIAL lookup cache: rows cached at most (least recently used first out).")
+          .Min(1),
+      Def("lookup.async", kBool, "false",
+          "Streaming lookup joins look the keys of a batch up on several threads at once."),
+      Def("lookup.async-thread-number", kInt, "16",
+          "Threads of asynchronous lookups ('lookup.async').")
+          .Min(1).Max(1024),
       Def("lookup.cache-rows", kLong, "10000", "Rows cached by lookups in memory.").Min(0)
           .Unsupported(),
       Def("lookup.cache-max-memory-size", kMemory, "256 mb",

@@ -3,6 +3,7 @@
 // table's merge function over what was found.
 #include <algorithm>
 #include <map>
+#include <mutex>
 
 #include "format/binary_row.h"
 #include "io/file_system.h"
@@ -15,6 +16,7 @@
 #include "datafile/data_file.h"
 #include "io/file_cache.h"
 #include "common/check_value.h"
+#include "common/parallel.h"
 #include "read/table_read.h"
 #include "datafile/point_lookup.h"
 #include "meta/snapshot_reader.h"
@@ -92,46 +94,116 @@ class FileStoreLookup : public TableLookup {
   }
 
   Result<std::optional<Row>> Get(const Row& key) override {
+    Route route;
+    TRIB_RETURN_NOT_OK(RouteKey(key, &route));
+    return GetRouted(route, &scratch_);
+  }
+
+  Result<std::vector<std::optional<Row>>> GetAll(const std::vector<Row>& keys,
+                                                 int threads) override {
+    std::vector<std::optional<Row>> out(keys.size());
+    // Keys grouped by bucket: one thread looks up a bucket's keys, so the bucket's files load
+    // once and no two threads touch one file's state. Keys whose bucket is not known from the key
+    // (dynamic buckets, cross-partition keys, deletion-vector scans) are looked up by the
+    // calling thread alone, after the others.
+    std::vector<Route> routes(keys.size());
+    std::map<std::pair<std::string, int32_t>, std::vector<size_t>> by_bucket;
+    std::vector<size_t> elsewhere;
+    for (size_t k = 0; k < keys.size(); k++) {
+      TRIB_RETURN_NOT_OK(RouteKey(keys[k], &routes[k]));
+      if (routes[k].bucket >= 0) {
+        by_bucket[{routes[k].partition, routes[k].bucket}].push_back(k);
+      } else {
+        elsewhere.push_back(k);
+      }
+    }
+    std::vector<const std::vector<size_t>*> groups;
+    for (const auto& [bucket, members] : by_bucket) groups.push_back(&members);
+    // Contiguous runs of groups, a scratch (and merge function) each; more runs than threads so
+    // a slow bucket does not hold the others back.
+    const size_t runs = threads <= 1 ? 1 : std::min(groups.size(), size_t(threads) * 4);
+    std::vector<Scratch> scratch(std::max<size_t>(runs, 1));
+    TRIB_RETURN_NOT_OK(ParallelFor(runs, threads, [&](size_t r) -> Status {
+      const size_t begin = groups.size() * r / runs, end = groups.size() * (r + 1) / runs;
+      for (size_t g = begin; g < end; g++) {
+        for (size_t k : *groups[g]) {
+          TRIB_ASSIGN_OR_RETURN(out[k], GetRouted(routes[k], &scratch[r]));
+        }
+      }
+      return Status::OK();
+    }));
+    for (size_t k : elsewhere) {
+      TRIB_ASSIGN_OR_RETURN(out[k], GetRouted(routes[k], &scratch_));
+    }
+    return out;
+  }
+
+ private:
+  // Where a key is looked up: its full row (key columns set), its file key, its partition and
+  // bucket (-1: not known from the key; every bucket of the partition, or of every partition
+  // for cross-partition keys).
+  struct Route {
+    Row full, trimmed;
+    std::string partition;
+    int32_t bucket = -1;
+    bool absent = false;  // its partition holds nothing
+  };
+  // A lookup's per-thread state.
+  struct Scratch {
+    std::unique_ptr<merge::MergeFunction> merge;
+  };
+
+  Status RouteKey(const Row& key, Route* route) {
     if (key.size() != pk_idx_.size()) {
       return Status::Invalid("a lookup key needs " + std::to_string(pk_idx_.size()) +
                              " values (the primary key), got " + std::to_string(key.size()));
     }
-    // Scratch rows reused across lookups (one thread at a time).
-    Row& full = full_;
+    Row& full = route->full;
     full.assign(schema_->fields.size(), Value());
     for (size_t i = 0; i < pk_idx_.size(); i++) {
       TRIB_RETURN_NOT_OK(CheckValue(key[i], schema_->fields[pk_idx_[i]]));
       full[pk_idx_[i]] = key[i];
     }
-    if (dv_) return ScanLookup(full);
-    auto pick = [&full](const std::vector<int>& idx, Row* out) -> const Row& {
-      out->resize(idx.size());
-      for (size_t k = 0; k < idx.size(); k++) (*out)[k] = full[idx[k]];
-      return *out;
+    if (dv_) return Status::OK();
+    auto pick = [&full](const std::vector<int>& idx) {
+      Row out(idx.size());
+      for (size_t k = 0; k < idx.size(); k++) out[k] = full[idx[k]];
+      return out;
     };
-    const Row& trimmed = pick(layout_.key_columns, &trimmed_);
+    route->trimmed = pick(layout_.key_columns);
+    if (cross_partition_) return Status::OK();
+    // Unpartitioned tables have one (empty) partition: no need to encode it per lookup.
+    route->partition = part_types_.empty()
+                           ? empty_partition_
+                           : format::SerializeBinaryRow(part_types_, pick(part_idx_));
+    auto tb = total_buckets_.find(route->partition);
+    if (tb == total_buckets_.end()) {
+      route->absent = true;
+    } else if (tb->second > 0) {
+      route->bucket = format::BucketOf(format::HashRow(bucket_types_, pick(bucket_idx_)),
+                                       tb->second);
+    }
+    return Status::OK();
+  }
+
+  Result<std::optional<Row>> GetRouted(const Route& route, Scratch* scratch) {
+    if (dv_) return ScanLookup(route.full);
+    if (route.absent) return std::optional<Row>();
     if (cross_partition_) {
       // Cross-partition updates: the key names no partition, and lives in one of them (it may
       // have left retractions and older rows in others: each partition is merged alone).
       for (const auto& [pbytes, total] : total_buckets_) {
-        TRIB_ASSIGN_OR_RETURN(auto row, GetIn(pbytes, total, full, trimmed));
+        TRIB_ASSIGN_OR_RETURN(auto row, GetIn(pbytes, -1, route.trimmed, scratch));
         if (row) return row;
       }
       return std::optional<Row>();
     }
-    // Unpartitioned tables have one (empty) partition: no need to encode it per lookup.
-    std::string pbytes = part_types_.empty()
-                             ? empty_partition_
-                             : format::SerializeBinaryRow(part_types_, pick(part_idx_, &part_));
-    auto tb = total_buckets_.find(pbytes);
-    if (tb == total_buckets_.end()) return std::optional<Row>();
-    return GetIn(pbytes, tb->second, full, trimmed);
+    return GetIn(route.partition, route.bucket, route.trimmed, scratch);
   }
 
- private:
-  // The key's row in one partition (`full`: the key's columns set; `trimmed`: its file key).
-  Result<std::optional<Row>> GetIn(const std::string& pbytes, int32_t total_buckets,
-                                   const Row& full, const Row& trimmed) {
+  // The key's row in one partition, from bucket `bucket` (-1: every bucket of the partition).
+  Result<std::optional<Row>> GetIn(const std::string& pbytes, int32_t bucket, const Row& trimmed,
+                                   Scratch* scratch) {
     std::vector<merge::KeyValue> found;
     auto search_bucket = [&](int32_t b) -> Status {
       auto it = files_.find({pbytes, b});
@@ -139,21 +211,19 @@ class FileStoreLookup : public TableLookup {
       for (FileRef& ref : it->second) TRIB_RETURN_NOT_OK(Search(ref, trimmed, &found));
       return Status::OK();
     };
-    if (total_buckets > 0) {
-      bucket_key_.resize(bucket_idx_.size());
-      for (size_t k = 0; k < bucket_idx_.size(); k++) bucket_key_[k] = full[bucket_idx_[k]];
-      TRIB_RETURN_NOT_OK(search_bucket(
-          format::BucketOf(format::HashRow(bucket_types_, bucket_key_), total_buckets)));
+    if (bucket >= 0) {
+      TRIB_RETURN_NOT_OK(search_bucket(bucket));
     } else {
-      for (const auto& [id, refs] : files_) {
-        if (id.first == pbytes) TRIB_RETURN_NOT_OK(search_bucket(id.second));
+      for (auto it = files_.lower_bound({pbytes, INT32_MIN});
+           it != files_.end() && it->first.first == pbytes; ++it) {
+        TRIB_RETURN_NOT_OK(search_bucket(it->first.second));
       }
     }
     if (found.empty()) return std::optional<Row>();
-    if (!merge_) {
-      TRIB_ASSIGN_OR_RETURN(merge_, merge::MakeMergeFunction(config_, *schema_));
+    if (!scratch->merge) {
+      TRIB_ASSIGN_OR_RETURN(scratch->merge, merge::MakeMergeFunction(config_, *schema_));
     }
-    return MergeFound(std::move(found), config_, merge_.get());
+    return MergeFound(std::move(found), config_, scratch->merge.get());
   }
 
   struct FileRef {
@@ -168,6 +238,7 @@ class FileStoreLookup : public TableLookup {
     if (!ref.records) {
       const std::vector<Field>* file_fields = nullptr;
       if (ref.meta.schema_id != schema_->id) {
+        std::lock_guard<std::mutex> lock(file_schemas_mutex_);  // GetAll's threads share it
         auto it = file_schemas_.find(ref.meta.schema_id);
         if (it == file_schemas_.end()) {
           TRIB_ASSIGN_OR_RETURN(auto s, meta::SchemaManager(path_).Read(ref.meta.schema_id));
@@ -209,9 +280,9 @@ class FileStoreLookup : public TableLookup {
   std::optional<int64_t> snapshot_id_;
   std::map<std::pair<std::string, int32_t>, std::vector<FileRef>> files_;
   std::map<std::string, int32_t> total_buckets_;  // per partition
+  std::mutex file_schemas_mutex_;
   std::map<int64_t, std::shared_ptr<const TableSchema>> file_schemas_;
-  std::unique_ptr<merge::MergeFunction> merge_;
-  Row full_, part_, trimmed_, bucket_key_;  // Get's scratch rows
+  Scratch scratch_;  // Get's
 };
 
 }  // namespace

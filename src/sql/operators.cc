@@ -346,83 +346,6 @@ class StreamSourceOperator : public Operator {
   std::string description_;
 };
 
-// ---- lookup join
-
-class LookupJoinOperator : public Operator {
- public:
-  LookupJoinOperator(OperatorPtr child, std::unique_ptr<Table> table,
-                     std::vector<BoundExprPtr> keys, std::vector<BoundExprPtr> residual,
-                     bool left_outer, std::string description)
-      : child_(std::move(child)), table_(std::move(table)), keys_(std::move(keys)),
-        residual_(std::move(residual)), left_outer_(left_outer),
-        description_(std::move(description)) {
-    fields_ = child_->fields();
-    for (Field f : table_->schema()->fields) {
-      if (left_outer_) f.type = f.type.WithNullable(true);
-      f.id = static_cast<int32_t>(fields_.size());
-      fields_.push_back(std::move(f));
-    }
-  }
-  std::string Describe() const override { return description_; }
-  std::vector<const Operator*> children() const override { return {child_.get()}; }
-  Result<bool> Next(ColumnBatch* out) override {
-    if (!lookup_) {
-      TRIB_ASSIGN_OR_RETURN(lookup_, table_->NewLookup());
-    }
-    const size_t width = table_->schema()->fields.size();
-    while (true) {
-      ColumnBatch in;
-      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
-      if (!more) return false;
-      // The dimension as of now: commits made since the last batch are seen.
-      TRIB_RETURN_NOT_OK(lookup_->Refresh());
-      std::vector<Row> rows;
-      for (Row& row : BatchRows(in)) {
-        Row key;
-        bool null_key = false;
-        for (const auto& k : keys_) {
-          TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*k, row));
-          null_key = null_key || v.is_null();
-          key.push_back(std::move(v));
-        }
-        std::optional<Row> found;
-        if (!null_key) {
-          TRIB_ASSIGN_OR_RETURN(found, lookup_->Get(key));
-        }
-        Row joined = std::move(row);
-        const size_t child_width = joined.size();
-        if (found) {
-          for (Value& v : *found) joined.push_back(std::move(v));
-          for (const auto& r : residual_) {
-            TRIB_ASSIGN_OR_RETURN(bool keep, EvaluatePredicate(*r, joined));
-            if (!keep) {
-              found.reset();
-              joined.resize(child_width);
-              break;
-            }
-          }
-        }
-        if (!found) {
-          if (!left_outer_) continue;
-          joined.resize(child_width + width, Value::Null());
-        }
-        rows.push_back(std::move(joined));
-      }
-      if (rows.empty()) continue;
-      *out = RowsToBatch(fields_, rows.begin(), rows.end());
-      return true;
-    }
-  }
-
- private:
-  OperatorPtr child_;
-  std::unique_ptr<Table> table_;
-  std::unique_ptr<TableLookup> lookup_;
-  std::vector<BoundExprPtr> keys_, residual_;
-  bool left_outer_;
-  std::string description_;
-};
-
 // ---- a change table ($audit_log, $changelog, $binlog) followed as a stream
 
 class ChangeTableSourceOperator : public Operator {
@@ -851,14 +774,6 @@ OperatorPtr MakeChangeTableSource(std::unique_ptr<Table> table, std::unique_ptr<
                                                      std::move(change_table), idle_timeout,
                                                      std::move(description));
 }
-OperatorPtr MakeLookupJoin(OperatorPtr child, std::unique_ptr<Table> table,
-                           std::vector<BoundExprPtr> keys, std::vector<BoundExprPtr> residual,
-                           bool left_outer, std::string description) {
-  return std::make_unique<LookupJoinOperator>(std::move(child), std::move(table), std::move(keys),
-                                              std::move(residual), left_outer,
-                                              std::move(description));
-}
-
 OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows, std::string description) {
   return std::make_unique<RowsOperator>(std::move(fields), std::move(rows),
                                         std::move(description));

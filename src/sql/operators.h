@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,15 +61,35 @@ OperatorPtr MakeChangeTableSource(std::unique_ptr<Table> table, std::unique_ptr<
                                   std::string change_table,
                                   std::optional<std::chrono::milliseconds> idle_timeout,
                                   std::string description);
+// How a lookup join finds the dimension's rows (the dimension table's options and hints, as
+// Flink's lookup options name them; docs/sql.md):
+//   kNone     each key looked up in the dimension's latest snapshot when its batch arrives;
+//   kPartial  looked-up rows (and misses) kept and served until they expire, up to `max_rows`
+//             (least recently used first out), so later changes of the dimension are seen only
+//             once an entry expired;
+//   kFull     the whole dimension held in memory, loaded again when a commit to it is seen.
+// `async_threads` > 1: the keys of a batch are looked up by that many threads at once (output
+// order kept).
+struct LookupCacheOptions {
+  enum class Mode { kNone, kPartial, kFull };
+  Mode mode = Mode::kNone;
+  std::optional<int64_t> expire_after_write_ms, expire_after_access_ms, max_rows;
+  int async_threads = 1;
+};
+// The options above from a dimension table's options (`lookup.cache`, `lookup.partial-cache.*`,
+// `lookup.async`, `lookup.async-thread-number`); errors name the option.
+Result<LookupCacheOptions> ParseLookupCacheOptions(const std::map<std::string, std::string>& options);
+// What EXPLAIN says of the cache ("" for kNone on one thread).
+std::string DescribeLookupCache(const LookupCacheOptions& cache);
 // A lookup join: each row of `child` joined with the row of `table` whose primary key is the
 // values of `keys` (expressions over the child's columns, one per primary-key column in the
-// order of TableSchema::primary_keys), looked up in the table's latest snapshot when the row's
-// batch arrives (commits to the table are seen by later rows), then checked by `residual`
-// (expressions over the joined row). No row found: INNER drops the row, LEFT (`left_outer`) pads
-// it with NULLs. Columns: the child's, then the table's. Owns the table.
+// order of TableSchema::primary_keys), as `cache` finds it (commits to the table are seen by
+// later rows), then checked by `residual` (expressions over the joined row). No row found: INNER
+// drops the row, LEFT (`left_outer`) pads it with NULLs. Columns: the child's, then the table's.
+// Owns the table. In lookup_join.cc.
 OperatorPtr MakeLookupJoin(OperatorPtr child, std::unique_ptr<Table> table,
                            std::vector<BoundExprPtr> keys, std::vector<BoundExprPtr> residual,
-                           bool left_outer, std::string description);
+                           bool left_outer, LookupCacheOptions cache, std::string description);
 // One side of a delta join: its table, its stream (StreamOptions::with_change_metadata, every
 // column) and the columns its join equalities compare, pairwise with the other side's.
 struct DeltaJoinSide {

@@ -383,9 +383,14 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
   if (ref.system_time && ref.system_time->kind != ExprKind::kLiteral) {
     // FOR SYSTEM_TIME AS OF a column: a lookup join reads the table as of that processing time,
     // i.e. its latest snapshot (PlanJoinInputs checks the rest).
-    if (!ref.hints.empty()) {
-      return NotSupportedAt(ref.hints_pos, "OPTIONS hints on the table of a lookup join are not "
-                                           "supported yet");
+    // Its hints say how it is looked up ('lookup.*'); any other would read it otherwise than
+    // as its latest snapshot.
+    for (const auto& h : ref.hints) {
+      if (h.key.rfind("lookup.", 0) != 0) {
+        return NotSupportedAt(ref.hints_pos, "OPTIONS hints on the table of a lookup join take "
+                                             "'lookup.*' options only; '" + h.key +
+                                             "' is not supported there");
+      }
     }
     src.lookup_time = ref.system_time.get();
   } else if (ref.system_time) {
@@ -724,6 +729,14 @@ Status CheckLookupJoin(const JoinClause& jc, Binder* binder, std::vector<JoinInp
     return ErrorAt(jc.pos, "the ON condition of a lookup join must fix every primary-key column "
                            "of '" + src.name + "' by an equality with the other side; missing: " +
                            missing);
+  }
+  // Its cache options checked in either mode (a batch lookup join reads the table once, whole).
+  if (src.table) {
+    std::map<std::string, std::string> options = src.table->schema()->options;
+    for (const auto& [k, v] : src.dynamic_options) options[k] = v;
+    if (auto cache = ParseLookupCacheOptions(options); !cache.ok()) {
+      return ErrorAt(jc.pos, cache.status().message());
+    }
   }
   in.lookup = true;
   return Status::OK();

@@ -206,12 +206,20 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan 
       RemapColumns(in.on[c].get(), position);
       residual.push_back(std::move(in.on[c]));
     }
+    // The cache: the dimension table's options, its hints over them.
+    std::map<std::string, std::string> dim_options = schema.options;
+    for (const auto& [k, v] : dim.dynamic_options) dim_options[k] = v;
+    auto cache = ParseLookupCacheOptions(dim_options);
+    if (!cache.ok()) return ErrorAt(q.joins[j - 1].pos, cache.status().message());
     std::string describe = std::string("LookupJoin: ") +
                            (in.kind == JoinKind::kLeft ? "LEFT" : "INNER") + " ON " + in.on_text +
-                           "; each change looks its key up in " + dim.name +
-                           "'s latest snapshot";
+                           (cache->mode == LookupCacheOptions::Mode::kFull
+                                ? "; each change finds its key in " + dim.name + "'s rows"
+                                : "; each change looks its key up in " + dim.name +
+                                      "'s latest snapshot") +
+                           DescribeLookupCache(*cache);
     op = MakeLookupJoin(std::move(op), std::move(dim.table), std::move(keys), std::move(residual),
-                        in.kind == JoinKind::kLeft, std::move(describe));
+                        in.kind == JoinKind::kLeft, *cache, std::move(describe));
   }
   for (auto& c : plan.conjuncts) RemapColumns(c.get(), position);
   for (auto& it : plan.items) RemapColumns(it.get(), position);

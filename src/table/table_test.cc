@@ -398,6 +398,21 @@ TEST_F(TableTest, PointLookupsSeeThePinnedSnapshot) {
         EXPECT_EQ((**r)[1].string_value(), it->second);
       }
     }
+    // Many keys at once, on one thread or several: what Get gives each, in the keys' order.
+    std::vector<Row> keys;
+    for (int64_t k = 69; k >= 0; k -= 1) keys.push_back({Value::Int(k)});
+    keys.push_back({Value::Int(3)});  // a key twice
+    for (int threads : {1, 4}) {
+      auto all = (*lookup)->GetAll(keys, threads);
+      ASSERT_TRUE(all.ok()) << all.status().ToString();
+      ASSERT_EQ(all->size(), keys.size());
+      for (size_t i = 0; i < keys.size(); i++) {
+        auto one = (*lookup)->Get(keys[i]);
+        ASSERT_TRUE(one.ok());
+        EXPECT_EQ((*all)[i], *one) << "key " << keys[i][0].int_value() << ", threads " << threads;
+      }
+    }
+    EXPECT_FALSE((*lookup)->GetAll({{Value::Int(1)}, {Value::String("x")}}, 2).ok());
     // A commit after the lookup was created is seen only after Refresh().
     WriteRows(*t, {{RowKind::kInsert, R(1000, "late")}});
     EXPECT_FALSE((*lookup)->Get({Value::Int(1000)})->has_value());

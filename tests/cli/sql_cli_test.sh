@@ -78,6 +78,25 @@ out=$("$BIN" sql --warehouse "$W/wh" --format csv --idle-timeout-ms 4000 \
   -e "SET 'execution.runtime-mode' = 'streaming'; SELECT o.oid, c.name FROM lo AS o LEFT JOIN lc FOR SYSTEM_TIME AS OF o.pt AS c ON o.cid = c.id" 2>/dev/null | tr -d '\r' | tr '\n' ' ')
 wait
 check "streaming lookup join sees the dimension's new commits" "op,oid,name +I,1,ann +I,2,anne +I,3, " "$out"
+# The lookup cache decides what the join sees of that commit: a PARTIAL cache serves the row it
+# looked up before until the entry expires (stale within the hour, fresh after 500 ms); FULL loads
+# the table again after the commit.
+lookup_cache_case() {  # <name> <hint options> <expected>
+  run -e "DROP TABLE IF EXISTS lo2; DROP TABLE IF EXISTS lc2;
+CREATE TABLE lo2 (oid INT, cid INT, pt AS PROCTIME(), PRIMARY KEY (oid) NOT ENFORCED) WITH ('bucket' = '1');
+CREATE TABLE lc2 (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED);
+INSERT INTO lc2 VALUES (10, 'ann'); INSERT INTO lo2 VALUES (1, 10)" >/dev/null 2>&1
+  ( sleep 2; run -e "INSERT INTO lc2 VALUES (10, 'anne'); INSERT INTO lo2 VALUES (2, 10)" >/dev/null 2>&1 ) &
+  out=$("$BIN" sql --warehouse "$W/wh" --format csv --idle-timeout-ms 4000 \
+    -e "SET 'execution.runtime-mode' = 'streaming'; SELECT o.oid, c.name FROM lo2 AS o JOIN lc2 /*+ OPTIONS($2) */ FOR SYSTEM_TIME AS OF o.pt AS c ON o.cid = c.id" 2>/dev/null | tr -d '\r' | tr '\n' ' ')
+  wait
+  check "lookup join, $1" "$3" "$out"
+}
+lookup_cache_case "PARTIAL cache within its expiry" \
+  "'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.expire-after-write' = '1 h'" "op,oid,name +I,1,ann +I,2,ann "
+lookup_cache_case "PARTIAL cache after its expiry" \
+  "'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.expire-after-access' = '500 ms'" "op,oid,name +I,1,ann +I,2,anne "
+lookup_cache_case "FULL cache" "'lookup.cache' = 'FULL', 'lookup.async' = 'true'" "op,oid,name +I,1,ann +I,2,anne "
 # A streaming SELECT hands each change out as it arrives (a pipe sees it before the query ends).
 "$BIN" sql --warehouse "$W/wh" --format csv --idle-timeout-ms 6000 \
   -e "SET 'execution.runtime-mode' = 'streaming'; SELECT id FROM s" > "$W/stream.csv" 2>/dev/null &
