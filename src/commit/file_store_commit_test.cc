@@ -1,0 +1,175 @@
+// FileStoreCommit on its own: snapshots published from commit messages (files described by their
+// metas; the commit never opens them), compactions replacing files, a compaction that lost its
+// inputs to a concurrent commit dropped, OVERWRITE of one partition, and a failed precondition
+// publishing nothing.
+#include "commit/file_store_commit.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "format/binary_row.h"
+#include "io/file_system.h"
+#include "meta/snapshot_reader.h"
+
+namespace tributary::commit {
+namespace {
+
+class FileStoreCommitTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = "/tmp/tributary_commit_test_" + std::to_string(getpid());
+    (void)io::LocalFs().RemoveAll(path_);
+    ASSERT_TRUE(io::LocalFs().MakeDirs(path_).ok());
+    auto schema = std::make_shared<TableSchema>();
+    schema->fields = {{0, "p", DataType::Int().NotNull(), ""}, {1, "v", DataType::String(), ""}};
+    schema->partition_keys = {"p"};
+    schema_ = schema;
+  }
+  void TearDown() override { (void)io::LocalFs().RemoveAll(path_); }
+
+  static std::string Partition(int32_t p) {
+    return format::SerializeBinaryRow({DataType::Int()}, {Value::Int(p)});
+  }
+  static meta::DataFileMeta File(const std::string& name, int64_t rows, int32_t level = 0) {
+    meta::DataFileMeta f;
+    f.file_name = name;
+    f.file_size = rows * 10;
+    f.row_count = rows;
+    f.level = level;
+    f.file_source = meta::FileSource::kAppend;
+    return f;
+  }
+  // Live file names of the latest snapshot, sorted, and its kind.
+  std::vector<std::string> Live(meta::CommitKind* kind = nullptr) {
+    meta::SnapshotManager snapshots(path_);
+    auto id = snapshots.LatestId();
+    EXPECT_TRUE(id.ok() && id->has_value());
+    auto snap = snapshots.Read(**id);
+    EXPECT_TRUE(snap.ok());
+    if (kind) *kind = (*snap)->commit_kind;
+    auto live = meta::ReadLiveEntries(path_, **snap);
+    EXPECT_TRUE(live.ok()) << live.status().ToString();
+    std::vector<std::string> names;
+    for (const auto& e : *live) names.push_back(e.file.file_name);
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+  static CommitRequest Req(CommitMessage m) {
+    CommitRequest r;
+    r.messages.push_back(std::move(m));
+    return r;
+  }
+  Result<CommitResult> Commit(CommitRequest req) {
+    return FileStoreCommit(path_, schema_, "test-user").Commit(req);
+  }
+
+  std::string path_;
+  std::shared_ptr<const TableSchema> schema_;
+};
+
+TEST_F(FileStoreCommitTest, PublishesFilesThenCompactionsAsTheirOwnSnapshots) {
+  CommitMessage m;
+  m.partition = Partition(1);
+  m.bucket = 0;
+  m.total_buckets = 1;
+  m.new_files = {File("data-a.parquet", 3), File("data-b.parquet", 4)};
+  auto r = Commit(Req(m));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->last_snapshot, 1);
+  EXPECT_EQ(r->snapshots, 1);
+  meta::CommitKind kind;
+  EXPECT_EQ(Live(&kind), (std::vector<std::string>{"data-a.parquet", "data-b.parquet"}));
+  EXPECT_EQ(kind, meta::CommitKind::kAppend);
+
+  // New files and a compaction of the earlier ones in one request: APPEND, then COMPACT.
+  CommitMessage n = m;
+  n.new_files = {File("data-c.parquet", 1)};
+  n.compact_before = m.new_files;
+  n.compact_after = {File("data-ab.parquet", 7, 5)};
+  r = Commit(Req(n));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->first_snapshot, 2);
+  EXPECT_EQ(r->last_snapshot, 3);
+  EXPECT_FALSE(r->compaction_dropped);
+  EXPECT_EQ(Live(&kind), (std::vector<std::string>{"data-ab.parquet", "data-c.parquet"}));
+  EXPECT_EQ(kind, meta::CommitKind::kCompact);
+  auto snap = meta::SnapshotManager(path_).Read(3);
+  ASSERT_TRUE(snap.ok());
+  EXPECT_EQ((*snap)->total_record_count, 8);
+
+  // Nothing to commit publishes nothing.
+  r = Commit(CommitRequest{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->last_snapshot.has_value());
+}
+
+TEST_F(FileStoreCommitTest, ACompactionWhoseInputsAreGoneIsDropped) {
+  CommitMessage m;
+  m.partition = Partition(1);
+  m.total_buckets = 1;
+  m.new_files = {File("data-a.parquet", 3)};
+  ASSERT_TRUE(Commit(Req(m)).ok());
+  // Another writer's compaction replaced data-a first.
+  CommitMessage other = m;
+  other.new_files.clear();
+  other.compact_before = m.new_files;
+  other.compact_after = {File("data-x.parquet", 3, 5)};
+  ASSERT_TRUE(Commit(Req(other)).ok());
+  // This compaction of data-a lost the race: nothing of it is published.
+  CommitMessage late = other;
+  late.compact_after = {File("data-y.parquet", 3, 5)};
+  auto r = Commit(Req(late));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->compaction_dropped);
+  EXPECT_EQ(Live(), (std::vector<std::string>{"data-x.parquet"}));
+}
+
+TEST_F(FileStoreCommitTest, OverwriteReplacesOnlyThePartitionsItNames) {
+  for (int p : {1, 2}) {
+    CommitMessage m;
+    m.partition = Partition(p);
+    m.total_buckets = 1;
+    m.new_files = {File("data-p" + std::to_string(p) + ".parquet", 2)};
+    ASSERT_TRUE(Commit(Req(m)).ok());
+  }
+  CommitMessage m;
+  m.partition = Partition(1);
+  m.total_buckets = 1;
+  m.new_files = {File("data-p1-new.parquet", 5)};
+  CommitRequest req = Req(m);
+  req.overwrite = true;
+  const std::string one = Partition(1);
+  req.overwrite_filter = [one](const std::string& partition) { return partition == one; };
+  auto r = Commit(req);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  meta::CommitKind kind;
+  EXPECT_EQ(Live(&kind), (std::vector<std::string>{"data-p1-new.parquet", "data-p2.parquet"}));
+  EXPECT_EQ(kind, meta::CommitKind::kOverwrite);
+}
+
+TEST_F(FileStoreCommitTest, AFailedPreconditionPublishesNothing) {
+  CommitMessage m;
+  m.partition = Partition(1);
+  m.total_buckets = 1;
+  m.new_files = {File("data-a.parquet", 3)};
+  ASSERT_TRUE(Commit(Req(m)).ok());
+  CommitMessage n = m;
+  n.new_files = {File("data-b.parquet", 3)};
+  CommitRequest req = Req(n);
+  size_t seen = 0;
+  req.precondition = [&](const std::vector<meta::ManifestEntry>& live) {
+    seen = live.size();
+    return Status::Conflict("the partition changed");
+  };
+  auto r = Commit(req);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().ToString().find("the partition changed"), std::string::npos);
+  EXPECT_EQ(seen, 1u);  // it was shown the live files
+  EXPECT_EQ(Live(), (std::vector<std::string>{"data-a.parquet"}));
+  EXPECT_EQ(*meta::SnapshotManager(path_).LatestId(), 1);
+}
+
+}  // namespace
+}  // namespace tributary::commit
