@@ -33,6 +33,7 @@ test: build
 	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary
 	python3 tests/differential/delta_join.py --binary $(BUILD)/tributary
 	python3 tests/differential/cross_partition.py --binary $(BUILD)/tributary
+	python3 tests/differential/streaming_topn.py --binary $(BUILD)/tributary
 	bash tests/crash/run_all.sh $(BUILD)/tributary
 
 test-slow: build
@@ -45,6 +46,7 @@ test-slow: build
 	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary --rounds 40 --seed 23
 	python3 tests/differential/delta_join.py --binary $(BUILD)/tributary --rounds 30 --seed 29
 	python3 tests/differential/cross_partition.py --binary $(BUILD)/tributary --rounds 30 --seed 31
+	python3 tests/differential/streaming_topn.py --binary $(BUILD)/tributary --rounds 30 --seed 37
 	bash tests/crosscheck/avro_avsc.sh $(BUILD)
 	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
 	bash tests/fuzz/run_fuzzers.sh

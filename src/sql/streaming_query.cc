@@ -337,6 +337,77 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const Session& session, SelectPlan pl
   return FinishStreamingQuery(std::move(op), std::move(plan), q);
 }
 
+// Flink's top-N / deduplication pattern over a stream: `SELECT ... FROM (SELECT ...,
+// ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rn FROM t [WHERE ...]) WHERE rn <= N`
+// (or rn = N, rn < N): the table streamed, its changes ranked per partition
+// (MakeStreamingTopN), the inner select list, then the outer WHERE and select list.
+Result<OperatorPtr> OpenStreamingTopN(const Session& session, const SelectStmt& q,
+                                      std::optional<std::chrono::milliseconds> idle_timeout) {
+  const std::string pattern =
+      "in streaming mode a subquery in FROM is Flink's top-N pattern (SELECT ... FROM (SELECT "
+      "..., ROW_NUMBER() OVER (PARTITION BY ... ORDER BY ...) AS rn FROM t) WHERE rn <= N) only";
+  TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
+  if (plan.grouped || !plan.windows.calls.empty() || !plan.source.plan) {
+    return NotSupportedAt(q.from->pos, pattern + "; this query is not (not supported yet)");
+  }
+  SelectPlan& sub = *plan.source.plan;
+  const SelectStmt& sq = *sub.query;
+  std::string why;
+  if (!sub.joins.empty() || sub.grouped || sub.having || !sq.order_by.empty() || sq.limit ||
+      sq.offset > 0 || sq.distinct || !sq.with.empty() || !sq.set_operands.empty()) {
+    why = "its subquery has joins, grouping, ORDER BY, LIMIT, DISTINCT or WITH";
+  } else if (sub.windows.calls.size() != 1 || sub.windows.calls[0].function != "ROW_NUMBER" ||
+             sub.windows.calls[0].order_by.empty()) {
+    why = "its subquery's window functions are not one ROW_NUMBER() with ORDER BY";
+  } else if (!sub.top_n) {
+    why = "no WHERE condition keeps the numbers at most N (rn <= N, rn < N or rn = N)";
+  } else if (!sub.source.table && !sub.source.computed_view) {
+    why = "its subquery does not read a table";
+  } else if (!sub.source.change_table.empty()) {
+    why = "its subquery reads a change table";
+  }
+  if (!why.empty()) return NotSupportedAt(q.from->pos, pattern + "; " + why + " (not supported yet)");
+  if (!sq.from) return NotSupportedAt(q.from->pos, pattern);
+  std::vector<int> slot;
+  const bool pushed = sub.source.table && sub.scan.all_pushed && !sub.scan.filters.empty();
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &sub.source, sub.scan, *sq.from,
+                                                        idle_timeout, &slot));
+  for (auto& c : sub.conjuncts) RemapColumns(c.get(), slot);
+  op = MakeFilter(std::move(op), std::move(sub.conjuncts),
+                  pushed ? " (all pushed into the stream, checked again)" : "");
+  WindowCall& call = sub.windows.calls[0];
+  std::string describe = "StreamingTopN: ROW_NUMBER() per partition (";
+  auto name = [&](const BoundExpr& e) {
+    return e.kind == BoundKind::kColumn ? op->fields()[e.column].name : std::string("expr");
+  };
+  for (size_t i = 0; i < call.partition_by.size(); i++) {
+    RemapColumns(call.partition_by[i].get(), slot);
+    describe += (i ? ", " : "") + name(*call.partition_by[i]);
+  }
+  describe += ") ordered by ";
+  for (size_t i = 0; i < call.order_by.size(); i++) {
+    RemapColumns(call.order_by[i].get(), slot);
+    describe += (i ? ", " : "") + name(*call.order_by[i]) + (call.descending[i] ? " DESC" : "");
+  }
+  describe += ", the first " + std::to_string(*sub.top_n) +
+              " rows kept and their changes emitted; every current row of the input held";
+  const int rn_column = static_cast<int>(op->fields().size());
+  op = MakeStreamingTopN(std::move(op), std::move(call.partition_by), std::move(call.order_by),
+                         call.descending, call.nulls_first, *sub.top_n, describe);
+  // The subquery's select list over [op, its input's columns, rn], then the outer query.
+  std::vector<int> sub_slot = slot;
+  sub_slot.resize(sub.scope.columns.size(), -1);
+  sub_slot.push_back(rn_column);
+  for (auto& it : sub.items) RemapColumns(it.get(), sub_slot);
+  op = ProjectWithOp(std::move(op), &sub.items, sub.fields);
+  std::vector<int> outer_slot(sub.fields.size());
+  for (size_t f = 0; f < outer_slot.size(); f++) outer_slot[f] = static_cast<int>(f) + 1;
+  for (auto& c : plan.conjuncts) RemapColumns(c.get(), outer_slot);
+  for (auto& it : plan.items) RemapColumns(it.get(), outer_slot);
+  op = MakeFilter(std::move(op), std::move(plan.conjuncts));
+  return FinishStreamingQuery(std::move(op), std::move(plan), q);
+}
+
 }  // namespace
 
 Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt& q,
@@ -354,7 +425,12 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
   }
   if (q.where && ContainsSubquery(*q.where)) return unsupported("a subquery in an expression");
   if (!q.values.empty() || !q.from) return unsupported("a SELECT without a table");
-  if (q.from->subquery) return unsupported("a subquery in FROM");
+  if (q.from->subquery) {
+    if (!q.joins.empty() || !q.order_by.empty() || q.distinct || q.offset > 0) {
+      return unsupported("a subquery in FROM with joins, ORDER BY, DISTINCT or OFFSET");
+    }
+    return OpenStreamingTopN(session, q, idle_timeout);
+  }
   bool lookup_joins = !q.joins.empty();
   for (const JoinClause& jc : q.joins) {
     lookup_joins = lookup_joins && jc.table.system_time &&

@@ -9,25 +9,10 @@ crossed too.
   python3 tests/differential/delta_join.py --binary build/tributary [--rounds N] [--seed S]
 
 Python 3 standard library only."""
-import argparse
-import collections
-import csv
-import io
 import os
-import random
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
 
-
-def run(binary, warehouse, sql):
-    p = subprocess.run([binary, "sql", "--warehouse", warehouse, "--format", "csv", "-e", sql],
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        raise RuntimeError(f"statement failed: {sql}\n{p.stderr}")
-    return p.stdout
+from stream_check import main, materialize_matches, run, stream_while
 
 
 def random_statement(rng, table):
@@ -57,14 +42,10 @@ def one_round(binary, rng, workdir, r):
         f"WITH ('bucket' = '{rng.choice([1, 2])}', 'bucket-key' = 'id')")
     for _ in range(rng.randrange(0, 4)):
         run(binary, wh, random_statement(rng, rng.choice("ab")))
-    query = ("SET 'execution.runtime-mode' = 'streaming'; "
-             "SELECT a.id, a.v, b.s, b.w FROM a JOIN b ON a.id = b.id")
+    query = "SELECT a.id, a.v, b.s, b.w FROM a JOIN b ON a.id = b.id"
     out_path = os.path.join(workdir, f"stream{r}.csv")
-    with open(out_path, "w") as out:
-        reader = subprocess.Popen([binary, "sql", "--warehouse", wh, "--format", "csv",
-                                   "--idle-timeout-ms", "2500", "-e", query],
-                                  stdout=out, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.3)
+
+    def writes():
         for _ in range(rng.randrange(6, 14)):
             if rng.random() < 0.4:
                 # Both sides committed within milliseconds: the join sees two new snapshots at
@@ -77,53 +58,14 @@ def one_round(binary, rng, workdir, r):
                 run(binary, wh, random_statement(rng, rng.choice("ab")))
             if rng.random() < 0.3:
                 time.sleep(0.1)
-        _, err = reader.communicate(timeout=120)
-    if reader.returncode != 0:
+
+    err = stream_while(binary, wh, query, out_path, writes)
+    if err is not None:
         print(f"round {r}: the streaming query failed: {err}")
         return False
-    with open(out_path) as f:
-        rows = list(csv.reader(f))
-    state = collections.Counter()
-    ok = True
-    for row in rows[1:]:
-        op, values = row[0], tuple(row[1:])
-        if op in ("+I", "+U"):
-            state[values] += 1
-        else:
-            if state[values] == 0:
-                print(f"round {r}: {op} of {values} that is not in the result")
-                ok = False
-            state[values] -= 1
-    state = collections.Counter({k: v for k, v in state.items() if v})
     batch = run(binary, wh, "SELECT a.id, a.v, b.s, b.w FROM a JOIN b ON a.id = b.id")
-    want = collections.Counter(tuple(r) for r in list(csv.reader(io.StringIO(batch)))[1:])
-    if state != want:
-        print(f"round {r}: the materialized stream differs from the batch join")
-        print(f"  stream only: {sorted((state - want).elements())}")
-        print(f"  batch only:  {sorted((want - state).elements())}")
-        ok = False
-    return ok
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--binary", default="build/tributary")
-    ap.add_argument("--rounds", type=int, default=4)
-    ap.add_argument("--seed", type=int, default=1)
-    args = ap.parse_args()
-    binary = os.path.abspath(args.binary)
-    rng = random.Random(args.seed)
-    workdir = tempfile.mkdtemp(prefix="tributary-delta-join-")
-    failures = 0
-    try:
-        for r in range(args.rounds):
-            if not one_round(binary, rng, workdir, r):
-                failures += 1
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-    print(f"delta join differential: {args.rounds} rounds, {failures} failed")
-    return 1 if failures else 0
+    return materialize_matches(out_path, batch, f"round {r}")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main("delta join", one_round)
