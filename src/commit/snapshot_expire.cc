@@ -76,6 +76,14 @@ class EntryPaths {
                                         e.bucket),
                         e.file.file_name);
   }
+  // The entry's data file and the files beside it that belong to it (its `.index` file).
+  Status AddAll(const meta::ManifestEntry& e, std::set<std::string>* out) const {
+    TRIB_ASSIGN_OR_RETURN(std::string path, Of(e));
+    const std::string dir = path.substr(0, path.rfind('/') + 1);
+    for (const auto& extra : e.file.extra_files) out->insert(dir + extra);
+    out->insert(std::move(path));
+    return Status::OK();
+  }
 
  private:
   std::string table_path_;
@@ -114,7 +122,8 @@ Result<std::set<std::string>> TaggedFiles(const std::string& table_path) {
   return tagged;
 }
 
-// Removes the files at `paths` except those `tagged` names; counts them in *removed.
+// Removes the files at `paths` except those `tagged` names; counts them in *removed (not the
+// `.index` files of data files, which go with them).
 Status RemoveDataFiles(const std::set<std::string>& paths, const std::set<std::string>& tagged,
                        int64_t* removed) {
   for (const auto& path : paths) {
@@ -122,7 +131,7 @@ Status RemoveDataFiles(const std::set<std::string>& paths, const std::set<std::s
     io::FileCache::Instance().EraseFile(path);
     Status st = io::LocalFs().Remove(path);
     if (!st.ok() && !st.IsNotFound()) return st;
-    (*removed)++;
+    if (!path.ends_with(".index")) (*removed)++;
   }
   return Status::OK();
 }
@@ -262,8 +271,7 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
         continue;
       }
       if (kept_data.count(e.file.file_name)) continue;
-      TRIB_ASSIGN_OR_RETURN(std::string path, paths.Of(e));
-      data_files.insert(std::move(path));
+      TRIB_RETURN_NOT_OK(paths.AddAll(e, &data_files));
     }
   }
   // The changelog files and the manifests of the snapshots that go.
@@ -364,8 +372,7 @@ Result<int64_t> ExpireChangelogs(const std::string& table_path, const TableSchem
       TRIB_ASSIGN_OR_RETURN(auto delta, meta::ReadDeltaEntries(table_path, *c));
       for (const auto& e : delta) {
         if (e.kind != meta::FileKind::kDelete || kept_data.count(e.file.file_name)) continue;
-        TRIB_ASSIGN_OR_RETURN(std::string path, paths.Of(e));
-        files.insert(std::move(path));
+        TRIB_RETURN_NOT_OK(paths.AddAll(e, &files));
       }
     }
     TRIB_RETURN_NOT_OK(CollectManifests(table_path, *c, &lists, &manifests));

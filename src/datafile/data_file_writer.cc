@@ -1,5 +1,7 @@
 #include "datafile/data_file.h"
 
+#include "format/file_index.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -113,6 +115,8 @@ struct DataFileWriter::OpenFile {
   int64_t deletes = 0;
   int64_t min_seq = INT64_MAX, max_seq = INT64_MIN;
   std::optional<std::vector<int>> stats_columns;  // set when the table has nested columns
+  // Bloom filters of the columns 'file-index.bloom-filter.columns' names: (table column, filter).
+  std::vector<std::pair<int, format::BloomFilter64>> blooms;
   OpenFile(const FileLayout& l, std::optional<std::vector<int>> stats)
       : key_stats(l.KeyTypes()), value_stats(StatsTypes(l, stats)),
         stats_columns(std::move(stats)) {}
@@ -138,6 +142,13 @@ Status DataFileWriter::Open() {
   }
   TRIB_ASSIGN_OR_RETURN(f->writer, format->NewWriter(layout_.PhysicalFields(), format_));
   f->name = namer_->Next() + std::string(format->extension());
+  for (const auto& b : format_.bloom_filter_columns) {
+    for (size_t c = 0; c < layout_.fields.size(); c++) {
+      if (layout_.fields[c].name == b.column && format::BloomFilterSupports(layout_.fields[c].type)) {
+        f->blooms.emplace_back(static_cast<int>(c), format::BloomFilter64(b.items, b.fpp));
+      }
+    }
+  }
   file_ = std::move(f);
   return Status::OK();
 }
@@ -167,6 +178,9 @@ Status DataFileWriter::Write(const KeyValue& kv) {
     f.key_stats.Add(kv.value, &layout_.key_columns);
   }
   f.value_stats.Add(kv.value, f.stats_columns ? &*f.stats_columns : nullptr);
+  for (auto& [c, bloom] : f.blooms) {
+    if (auto h = format::BloomFilterHash(kv.value[c], layout_.fields[c].type)) bloom.AddHash(*h);
+  }
   f.rows++;
   if (IsRetract(kv.kind)) f.deletes++;
   f.min_seq = std::min(f.min_seq, kv.sequence);
@@ -210,6 +224,24 @@ void ColumnStats(const format::ColumnValues& c, const DataType& type,
   }
   *mn = lo == SIZE_MAX ? Value::Null() : c.Get(lo, type);
   *mx = hi == SIZE_MAX ? Value::Null() : c.Get(hi, type);
+}
+
+// Adds rows[0..n) of a column to a bloom filter (NULLs are not added).
+void AddToBloom(const format::ColumnValues& c, const DataType& type, const uint32_t* rows,
+                size_t n, format::BloomFilter64* bloom) {
+  const bool plain_ints = c.ints != nullptr && type.id != TypeId::kFloat &&
+                          type.id != TypeId::kDouble && !type.IsTimestamp();
+  for (size_t k = 0; k < n; ++k) {
+    const size_t r = rows[k];
+    if (c.nulls != nullptr && c.nulls[r]) continue;
+    if (plain_ints) {
+      bloom->AddHash(format::BloomFilterHashInt(c.ints[r]));
+    } else if (c.HasBytes()) {
+      bloom->AddHash(format::BloomFilterHashBytes(c.Bytes(r)));
+    } else if (auto h = format::BloomFilterHash(c.Get(r, type), type)) {
+      bloom->AddHash(*h);
+    }
+  }
 }
 
 }  // namespace
@@ -279,6 +311,8 @@ Status DataFileWriter::WriteColumns(const std::vector<format::ColumnValues>& col
       ColumnStats(columns[c], layout_.fields[c].type, slice_rows(c), slice, &mn, &mx, &nulls);
       f.value_stats.AddColumn(i, mn, mx, nulls);
     }
+    for (auto& [c, bloom] : f.blooms) AddToBloom(columns[c], layout_.fields[c].type,
+                                                 slice_rows(c), slice, &bloom);
     for (size_t k = done; k < done + slice; ++k) {
       if (IsRetract(static_cast<RowKind>(kinds[k]))) f.deletes++;
       f.min_seq = std::min(f.min_seq, sequences[k]);
@@ -342,8 +376,25 @@ Status DataFileWriter::Roll() {
   m.delete_row_count = f->deletes;
   m.file_source = source_;
   m.write_cols = write_cols_;
+  if (!f->blooms.empty()) {
+    // Paimon's file index: in the manifest entry when small, else in '<data file>.index'.
+    std::vector<format::FileIndexColumn> columns;
+    for (const auto& [c, bloom] : f->blooms) {
+      columns.push_back({layout_.fields[c].name, {{format::kBloomFilterIndexType, bloom.Serialize()}}});
+    }
+    std::string index = format::SerializeFileIndex(std::move(columns));
+    if (static_cast<int64_t>(index.size()) <= format_.file_index_in_manifest_threshold) {
+      m.embedded_file_index = std::move(index);
+    } else {
+      const std::string index_name = f->name + ".index";
+      TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(io::JoinPath(dir_, index_name), index));
+      m.extra_files.push_back(index_name);
+    }
+  }
   done_.push_back(m);
   if (copy_namer_ != nullptr) {
+    m.embedded_file_index.reset();  // changelog files have no index (as Paimon's)
+    m.extra_files.clear();
     m.file_name = copy_namer_->Next() + f->name.substr(f->name.rfind('.'));
     TRIB_RETURN_NOT_OK(io::LocalFs().WriteCopy(path, io::JoinPath(dir_, m.file_name), bytes));
     copies_.push_back(std::move(m));
@@ -358,7 +409,10 @@ Result<std::vector<meta::DataFileMeta>> DataFileWriter::Finish() {
 
 void DataFileWriter::Abort() {
   file_.reset();
-  for (const auto& m : done_) (void)io::LocalFs().Remove(io::JoinPath(dir_, m.file_name));
+  for (const auto& m : done_) {
+    (void)io::LocalFs().Remove(io::JoinPath(dir_, m.file_name));
+    for (const auto& extra : m.extra_files) (void)io::LocalFs().Remove(io::JoinPath(dir_, extra));
+  }
   for (const auto& m : copies_) (void)io::LocalFs().Remove(io::JoinPath(dir_, m.file_name));
   done_.clear();
   copies_.clear();

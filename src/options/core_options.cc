@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "common/strings.h"
 #include "options/option_values.h"
 #include "tributary/options.h"
 
@@ -95,8 +96,47 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   if (const std::string* v = get("merge-engine")) o.merge_engine = *v;
   if (const std::string* v = get("changelog-producer")) o.changelog_producer = *v;
   if (const std::string* v = get("changelog-file.prefix")) o.changelog_file_prefix = *v;
+  if (const std::string* v = get("file-index.bloom-filter.columns")) {
+    for (const std::string& part : SplitCommaList(*v)) {
+      FileFormatOptions::BloomFilterColumn b;
+      b.column = part;
+      const int f = schema.FieldIndex(b.column);
+      if (f < 0) {
+        return Status::Invalid("option 'file-index.bloom-filter.columns': no column '" +
+                               b.column + "'");
+      }
+      const DataType& t = schema.fields[f].type;
+      if (!(t.IsInteger() || t.IsFloating() || t.IsString() || t.IsBinary() || t.IsTimestamp() ||
+            t.id == TypeId::kDate || t.id == TypeId::kTime)) {
+        return Status::Invalid("option 'file-index.bloom-filter.columns': column '" + b.column +
+                               "' is of type " + t.ToSqlString() + ", which has no bloom filter "
+                               "(BOOLEAN, DECIMAL and nested types have none, as in Paimon)");
+      }
+      const std::string prefix = "file-index.bloom-filter." + b.column;
+      TRIB_RETURN_NOT_OK(int_opt((prefix + ".items").c_str(), &b.items));
+      if (const std::string* fpp = get((prefix + ".fpp").c_str())) {
+        char* end = nullptr;
+        b.fpp = std::strtod(fpp->c_str(), &end);
+        if (end == fpp->c_str() || *end != '\0' || !(b.fpp > 0 && b.fpp < 1)) {
+          return Status::Invalid("option '" + prefix + ".fpp': '" + *fpp +
+                                 "' is not a probability between 0 and 1");
+        }
+      }
+      o.format.bloom_filter_columns.push_back(std::move(b));
+    }
+  }
+  TRIB_RETURN_NOT_OK(mem_opt("file-index.in-manifest-threshold",
+                             &o.format.file_index_in_manifest_threshold));
+  if (const std::string* v = get("file-index.read.enabled")) {
+    bool b = true;
+    if (!options::ParseBool(*v, &b)) {
+      return Status::Invalid("option 'file-index.read.enabled': '" + *v + "' is not a boolean");
+    }
+    o.file_index_read = b;
+  }
   o.changelog_format = o.format;
   o.changelog_format.per_level.clear();
+  o.changelog_format.bloom_filter_columns.clear();  // changelog files have no index
   if (const std::string* v = get("changelog-file.format"); v && !v->empty()) {
     if (*v != "parquet" && *v != "avro") {
       return Status::NotSupported("changelog-file.format '" + *v + "' cannot be written; use "

@@ -24,6 +24,18 @@ struct FileFormatOptions {
   bool parquet_dictionary = true;
   // 'file.format.per.level': level -> format.
   std::map<int32_t, std::string> per_level;
+  // Paimon's file index: a bloom filter of each of these columns' values per data file
+  // ('file-index.bloom-filter.columns', '.<col>.items', '.<col>.fpp'), kept in the manifest entry
+  // up to 'file-index.in-manifest-threshold' bytes, else in '<data file>.index'. Data files only:
+  // changelog files have none (as Paimon).
+  struct BloomFilterColumn {
+    std::string column;
+    int64_t items = 1000000;
+    double fpp = 0.1;
+    bool operator==(const BloomFilterColumn&) const = default;
+  };
+  std::vector<BloomFilterColumn> bloom_filter_columns;
+  int64_t file_index_in_manifest_threshold = 500;
   std::string FormatForLevel(int32_t level) const {
     auto it = per_level.find(level);
     return it == per_level.end() ? format : it->second;
@@ -52,6 +64,7 @@ struct CoreOptions {
   // How changelog files are encoded: `format` with 'changelog-file.format' and
   // 'changelog-file.compression' applied (one format for every level).
   FileFormatOptions changelog_format;
+  bool file_index_read = true;  // 'file-index.read.enabled'
   bool write_only = false;
 
   // Reads the options of `schema`, overridden by `dynamic` (hints).

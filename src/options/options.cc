@@ -43,6 +43,12 @@ std::vector<std::string> SplitList(std::string_view s) {
 struct ScopeIndex {
   std::map<std::string, const OptionDef*, std::less<>> by_name;    // canonical keys and aliases
   std::map<std::string, const OptionDef*, std::less<>> by_suffix;  // fields.<col>.<suffix>
+  // Other per-column keys: <prefix><col><suffix> (e.g. 'file-index.bloom-filter.<col>.fpp').
+  struct ColumnPattern {
+    std::string prefix, suffix;
+    const OptionDef* def;
+  };
+  std::vector<ColumnPattern> column_patterns;
   std::vector<std::string> names;     // canonical keys and aliases, table order
   std::vector<std::string> suffixes;  // per-column suffixes, table order
 };
@@ -57,6 +63,11 @@ const ScopeIndex& IndexFor(OptionScope scope) {
         std::string suffix = def.key.substr(pattern.size());
         s.by_suffix.emplace(suffix, &def);
         s.suffixes.push_back(suffix);
+        continue;
+      }
+      if (size_t at = def.key.find(kColumnPlaceholder); at != std::string::npos) {
+        s.column_patterns.push_back({def.key.substr(0, at),
+                                     def.key.substr(at + kColumnPlaceholder.size()), &def});
         continue;
       }
       s.by_name.emplace(def.key, &def);
@@ -154,9 +165,29 @@ Status Resolve(OptionScope scope, std::string_view key, const std::vector<std::s
     }
   }
 
+  for (const auto& p : idx.column_patterns) {
+    if (key.size() > p.prefix.size() + p.suffix.size() && key.starts_with(p.prefix) &&
+        key.ends_with(p.suffix)) {
+      const std::string column(
+          key.substr(p.prefix.size(), key.size() - p.prefix.size() - p.suffix.size()));
+      if (!columns.empty() && std::find(columns.begin(), columns.end(), column) == columns.end()) {
+        std::string msg = "option " + Quote(key) + " names unknown column " + Quote(column);
+        std::string guess = options::DidYouMean(column, columns);
+        if (!guess.empty()) msg += "; did you mean " + Quote(guess) + "?";
+        return Status::Invalid(msg);
+      }
+      *def = p.def;
+      *canonical = std::string(key);
+      return Status::OK();
+    }
+  }
+
   // Unknown: build the best suggestion.
   std::string msg = "unknown option " + Quote(key);
   std::vector<std::string> candidates = idx.names;
+  for (const auto& p : idx.column_patterns) {
+    for (const std::string& c : columns) candidates.push_back(p.prefix + c + p.suffix);
+  }
   if (three && !idx.suffixes.empty() && options::EditDistance(prefix, "fields") <= 2) {
     // A per-column key with a typo: fields.<col>.<suffix>, fixing the column name too.
     std::string column = middle;

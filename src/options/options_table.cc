@@ -347,6 +347,26 @@ std::vector<OptionDef> BuildTable() {
           .Validate(ValidateLevelMap)
           .Unsupported(),
       Def("file.compression.zstd-level", kInt, "1", "zstd level of data files.").Min(1).Max(22),
+      Def("file-index.bloom-filter.columns", kString, "",
+          "Columns whose values each data file keeps a bloom filter of (Paimon's file index), so "
+          "point lookups and equality / IN filters skip files that cannot hold the value.")
+          .Columns(),
+      Def("file-index.bloom-filter.<col>.items", kLong, "1000000",
+          "Values per data file the bloom filter of column <col> is sized for.")
+          .Min(1),
+      Def("file-index.bloom-filter.<col>.fpp", kDouble, "0.1",
+          "False-positive probability of the bloom filter of column <col> at that many values."),
+      Def("file-index.in-manifest-threshold", kMemory, "500 b",
+          "A data file's index up to this size is kept in its manifest entry; a larger one in a "
+          "'<data file>.index' file beside it."),
+      Def("file-index.read.enabled", kBool, "true",
+          "Reads use the data files' indexes to skip files."),
+      Def("file-index.bitmap.columns", kString, "", "Columns with a bitmap file index.")
+          .Columns()
+          .Unsupported(),
+      Def("file-index.bsi.columns", kString, "", "Columns with a bit-sliced file index.")
+          .Columns()
+          .Unsupported(),
       Def("file.suffix.include.compression", kBool, "false",
           "Put the compression codec into data file names ('.zstd.parquet').")
           .Unsupported(),

@@ -1,5 +1,7 @@
 #include "read/scan_plan.h"
 
+#include "datafile/file_index_filter.h"
+
 #include <map>
 #include <set>
 
@@ -214,6 +216,7 @@ class ScanPlanner {
     // row-id group would leave another file's stale values.
     if (data_evolution_) return true;
     if (f.schema_id != schema_->id) return true;  // statistics in an older schema's layout
+    if (!FileIndexMayMatch(f)) return false;
     if (layout_.primary_key) {
       // Key range: the first trimmed key column bounds every record of the file.
       if (layout_.key_columns.empty()) return true;
@@ -236,6 +239,28 @@ class ScanPlanner {
     for (const auto& p : options_.filters) {
       if (p.column < 0 || p.column >= static_cast<int>(types.size())) continue;
       if (!MayMatchRange(p, (*min)[p.column], (*max)[p.column])) return false;
+    }
+    return true;
+  }
+
+  // The file's embedded bloom filters (Paimon's file index; a manifest-level filter reads the
+  // embedded ones, as Paimon's): false when an equality or IN filter rules the file out. On a
+  // primary-key table only filters on key columns count: a file without the value holds no
+  // record of those keys, while one without a non-key value may still hold an older record
+  // another file's newer one overrides.
+  bool FileIndexMayMatch(const meta::DataFileMeta& f) const {
+    if (!core_.file_index_read || !f.embedded_file_index) return true;
+    auto index = datafile::DataFileIndex::Load(f, "");
+    if (!index.ok() || !*index) return true;  // a damaged index prunes nothing; reads report it
+    for (const auto& p : options_.filters) {
+      if (p.column < 0 || p.column >= static_cast<int>(schema_->fields.size())) continue;
+      if (layout_.primary_key &&
+          std::find(layout_.key_columns.begin(), layout_.key_columns.end(), p.column) ==
+              layout_.key_columns.end()) {
+        continue;
+      }
+      const Field& field = schema_->fields[p.column];
+      if (!(*index)->MayMatch(p, field.name, field.type)) return false;
     }
     return true;
   }

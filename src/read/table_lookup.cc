@@ -14,6 +14,7 @@
 #include "meta/snapshot.h"
 #include "options/core_options.h"
 #include "datafile/data_file.h"
+#include "datafile/file_index_filter.h"
 #include "io/file_cache.h"
 #include "common/check_value.h"
 #include "common/parallel.h"
@@ -231,10 +232,28 @@ class FileStoreLookup : public TableLookup {
     std::string path;
     std::optional<KeyRange> range;  // unknown for files of older schemas
     std::shared_ptr<const SortedFile> records;  // loaded on first use
+    std::shared_ptr<const datafile::DataFileIndex> index;  // its bloom filters, if any
+    bool index_loaded = false;
   };
 
   Status Search(FileRef& ref, const Row& key, std::vector<merge::KeyValue>* found) {
     if (ref.range && !ref.range->Contains(key)) return Status::OK();
+    // The file's bloom filters of the key columns (Paimon's file index): a key they rule out is
+    // not in the file, which is then not read at all.
+    if (core_.file_index_read && ref.meta.schema_id == schema_->id &&
+        (ref.meta.embedded_file_index || !ref.meta.extra_files.empty())) {
+      if (!ref.index_loaded) {
+        TRIB_ASSIGN_OR_RETURN(ref.index, datafile::DataFileIndex::Load(
+                                             ref.meta, ref.path.substr(0, ref.path.rfind('/'))));
+        ref.index_loaded = true;
+      }
+      if (ref.index) {
+        for (size_t i = 0; i < layout_.key_columns.size(); i++) {
+          const Field& field = schema_->fields[layout_.key_columns[i]];
+          if (!ref.index->MightContain(field.name, key[i], field.type)) return Status::OK();
+        }
+      }
+    }
     if (!ref.records) {
       const std::vector<Field>* file_fields = nullptr;
       if (ref.meta.schema_id != schema_->id) {

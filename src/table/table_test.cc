@@ -14,6 +14,7 @@
 #include "common/parallel.h"
 #include "common/predicate.h"
 #include "datafile/test_hooks.h"
+#include "io/file_cache.h"
 #include "io/file_system.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
@@ -1189,6 +1190,111 @@ TEST_F(TableTest, InListsOfKeysReadAsAFilteredFullScanDoes) {
   std::sort(got.begin(), got.end(), by_key);
   EXPECT_EQ(expected.size(), 5u);  // (3,y), (4,x), (4,y), (17,x), (17,y)
   EXPECT_EQ(got, expected);
+}
+
+}  // namespace
+}  // namespace tributary
+
+namespace tributary {
+namespace {
+
+// Paimon's bloom-filter file index: a point lookup of a key the filter rules out, and a scan
+// whose equality filter it rules out, never read the data file. Shown by damaging the data files
+// (not their indexes): what must read them fails, what the filters answer does not.
+class FileIndexTest : public TableTest {
+ protected:
+  static void Damage(const std::string& dir) {
+    auto files = io::LocalFs().ListDir(dir);
+    ASSERT_TRUE(files.ok());
+    for (const io::FileInfo& info : *files) {
+      const std::string& n = info.name;
+      if (n.ends_with(".parquet")) {
+        ASSERT_TRUE(io::LocalFs().WriteFile(io::JoinPath(dir, n), std::string(64, 'x')).ok());
+        io::FileCache::Instance().EraseFile(io::JoinPath(dir, n));
+      }
+    }
+  }
+};
+
+TEST_F(FileIndexTest, LookupMissesAndFilteredScansReadNoDataFile) {
+  for (const char* items : {"100", "1000000"}) {  // embedded in the manifest; a '.index' file
+    SCOPED_TRACE(items);
+    const std::string name = std::string("fi") + items;
+    auto t = Create(name, KV({{"bucket", "1"},
+                              {"file-index.bloom-filter.columns", "id,v"},
+                              {"file-index.bloom-filter.id.items", items},
+                              {"file-index.bloom-filter.id.fpp", "0.001"},
+                              {"file-index.bloom-filter.v.items", items},
+                              {"file-index.bloom-filter.v.fpp", "0.01"}}));
+    std::vector<std::pair<RowKind, Row>> rows;
+    for (int64_t k = 0; k < 200; k += 2) rows.push_back({RowKind::kInsert, R(k, "v" + std::to_string(k))});
+    WriteRows(*t, rows);
+    auto lookup = t->NewLookup();
+    ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
+    Damage(io::JoinPath(t->path(), "bucket-0"));
+    // Odd keys lie inside the file's key range: only the bloom filter keeps the file unread.
+    int answered = 0;
+    for (int64_t k = 1; k < 200; k += 2) {
+      auto miss = (*lookup)->Get({Value::Int(k)});
+      if (miss.ok()) {
+        EXPECT_FALSE(miss->has_value());
+        answered++;
+      }
+    }
+    EXPECT_GE(answered, 80);  // a few false positives read the (damaged) file
+    EXPECT_FALSE((*lookup)->Get({Value::Int(10)}).ok()) << "a key in the file reads it";
+    // A scan filtering a key no file holds reads nothing; one that needs the file fails. (On a
+    // primary-key table only key filters use the index: a non-key value missing from one file
+    // does not rule out the records of its keys.)
+    ScanOptions none;
+    none.filters.push_back(Predicate{0, Predicate::Op::kIn, {Value::Int(1), Value::Int(3)}});
+    ScanOptions some;
+    some.filters.push_back(Predicate{0, Predicate::Op::kEq, {Value::Int(10)}});
+    if (std::string(items) == "100") {  // scans read embedded indexes only (as Paimon's)
+      auto scan = t->NewScan(none);
+      ASSERT_TRUE(scan.ok());
+      RowBatch batch;
+      auto more = (*scan)->Next(&batch);
+      ASSERT_TRUE(more.ok()) << more.status().ToString();
+      EXPECT_TRUE(batch.rows.empty());
+    }
+    auto scan = t->NewScan(some);
+    bool failed = !scan.ok();
+    if (scan.ok()) {
+      RowBatch batch;
+      Result<bool> more = true;
+      while (more.ok() && *more) more = (*scan)->Next(&batch);
+      failed = !more.ok();
+    }
+    EXPECT_TRUE(failed) << "a scan that needs the damaged file read it";
+  }
+}
+
+// A data file's '.index' file goes with it when snapshot expiration deletes the file.
+TEST_F(FileIndexTest, IndexFilesExpireWithTheirDataFiles) {
+  auto t = Create("fi_expire", KV({{"bucket", "1"},
+                                   {"file-index.bloom-filter.columns", "v"},
+                                   {"snapshot.num-retained.min", "1"},
+                                   {"snapshot.num-retained.max", "1"}}));
+  for (int64_t k = 0; k < 4; k++) WriteRows(*t, {{RowKind::kInsert, R(k, "v")}});
+  ASSERT_TRUE(t->CompactFull().ok());
+  WriteRows(*t, {{RowKind::kInsert, R(9, "w")}});  // its commit expires what the compaction replaced
+  auto files = io::LocalFs().ListDir(io::JoinPath(t->path(), "bucket-0"));
+  ASSERT_TRUE(files.ok());
+  std::set<std::string> names;
+  for (const auto& f : *files) names.insert(f.name);
+  int data = 0, index = 0;
+  for (const std::string& n : names) {
+    if (n.ends_with(".index")) {
+      index++;
+      EXPECT_TRUE(names.count(n.substr(0, n.size() - 6))) << n << " outlived its data file";
+    } else if (n.ends_with(".parquet")) {
+      data++;
+      EXPECT_TRUE(names.count(n + ".index")) << n << " has no index file";
+    }
+  }
+  EXPECT_EQ(data, 2);  // the compacted file and the last commit's
+  EXPECT_EQ(index, 2);
 }
 
 }  // namespace
