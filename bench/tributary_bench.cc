@@ -9,9 +9,11 @@
 #include <cstring>
 #include <cstdio>
 #include <optional>
+#include <random>
 #include <thread>
 
 #include "bench_common.h"
+#include "io/file_system.h"
 #include "meta/snapshot.h"
 #include "sql/operators.h"
 #include "sql/session.h"
@@ -179,6 +181,69 @@ Status W4(const std::string& warehouse) {
         .Num("p99_us", bench::Percentile(lat, 0.99) * 1e6)
         .Int("rss_kb", bench::PeakRssKb())
         .Print();
+  }
+  return Status::OK();
+}
+
+// W4F: what Paimon's bloom-filter file index buys point lookups of absent keys. Two tables of
+// W4F_ROWS rows with even ids (4 buckets, compacted), one with 'file-index.bloom-filter.columns'
+// = 'id' sized to the rows of a bucket's file (fpp 0.01); W4F_LOOKUPS lookups of odd ids (inside
+// every file's key range, so only the filter can rule a file out) through a fresh TableLookup
+// each, the index's table first. Reported: lookups/s, and the index bytes written.
+Status W4F(const std::string& warehouse) {
+  const int64_t rows = bench::EnvInt("W4F_ROWS", 1000000);
+  const int64_t lookups = bench::EnvInt("W4F_LOOKUPS", 200000);
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  double with_rate = 0;
+  for (const bool bloom : {true, false}) {
+    const std::string name = bloom ? "w4f_bloom" : "w4f_plain";
+    TableSpec spec;
+    spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("v", DataType::String())};
+    spec.primary_keys = {"id"};
+    spec.options = {{"bucket", "4"}};
+    if (bloom) {
+      spec.options["file-index.bloom-filter.columns"] = "id";
+      spec.options["file-index.bloom-filter.id.items"] = std::to_string(rows / 4);
+      spec.options["file-index.bloom-filter.id.fpp"] = "0.01";
+    }
+    Identifier id{"default", name, ""};
+    CHECK_OK(catalog->CreateTable(id, spec, false));
+    ASSIGN_OR_RETURN(table, catalog->GetTable(id));
+    {
+      ASSIGN_OR_RETURN(writer, table->NewWriter({}));
+      for (int64_t i = 0; i < rows; i++) {
+        CHECK_OK(writer->Write(RowKind::kInsert, Row{Value::Int(2 * i), Value::String("v" + std::to_string(i))}));
+      }
+      ASSIGN_OR_RETURN(snap, writer->Commit());
+      (void)snap;
+    }
+    ASSIGN_OR_RETURN(compacted, table->CompactFull());
+    (void)compacted;
+    int64_t index_bytes = 0;
+    for (int b = 0; b < 4; b++) {
+      auto files = io::LocalFs().ListDir(table->path() + "/bucket-" + std::to_string(b));
+      if (!files.ok()) continue;
+      for (const auto& f : *files) {
+        if (f.name.ends_with(".index")) index_bytes += f.size;
+      }
+    }
+    ASSIGN_OR_RETURN(lookup, table->NewLookup());
+    std::mt19937_64 rng(17);
+    int64_t hits = 0;
+    bench::Timer timer;
+    for (int64_t i = 0; i < lookups; i++) {
+      const int64_t k = 2 * static_cast<int64_t>(rng() % static_cast<uint64_t>(rows)) + 1;
+      auto r = lookup->Get({Value::Int(k)});
+      CHECK_OK(r.status());
+      hits += r->has_value();
+    }
+    const double secs = timer.Seconds();
+    if (bloom) with_rate = lookups / secs;
+    auto rec = Record(kSys, "W4F", bloom ? "misses, bloom filter on id" : "misses, no file index");
+    rec.Int("ops", lookups).Int("hits", hits).Num("secs", secs).Num("rate", lookups / secs)
+        .Int("index_bytes", index_bytes).Int("rss_kb", bench::PeakRssKb());
+    if (!bloom) rec.Num("bloom_speedup", with_rate / (lookups / secs));
+    rec.Print();
   }
   return Status::OK();
 }
@@ -889,6 +954,7 @@ int main(int argc, char** argv) {
   else if (w == "W2") st = W2(warehouse);
   else if (w == "W3") st = W3(warehouse);
   else if (w == "W4") st = W4(warehouse);
+  else if (w == "W4F") st = W4F(warehouse);
   else if (w == "W5") st = W5(warehouse);
   else if (w == "J1") st = J1(warehouse);
   else if (w == "R1") st = R1(warehouse);

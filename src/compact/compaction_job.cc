@@ -214,7 +214,7 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
                                                     &changelog_namer);
       if (!changelog.ok()) {
         for (const auto& f : result->after) {
-          (void)io::LocalFs().Remove(io::JoinPath(bucket_dir, f.file_name));
+          datafile::RemoveDataFile(bucket_dir, f);
         }
         return changelog.status();
       }

@@ -245,6 +245,12 @@ Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
     const DataFileRef& file, const FileLayout& layout, int32_t level,
     const std::vector<int64_t>& keys);
 
+// Removes a data file that was written but not committed (a failed or dropped write, compaction
+// or renumbering) with the files beside it that belong to it (its `.index` file). Missing files
+// are not errors. The name-only form removes `<name>.index` too (the name this writer gives it).
+void RemoveDataFile(const std::string& dir, const meta::DataFileMeta& f);
+void RemoveDataFile(const std::string& dir, const std::string& file_name);
+
 // The Parquet writer's view of a column vector.
 format::ColumnValues ColumnValuesOf(const ColumnVector& c);
 

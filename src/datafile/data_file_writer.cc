@@ -387,7 +387,10 @@ Status DataFileWriter::Roll() {
       m.embedded_file_index = std::move(index);
     } else {
       const std::string index_name = f->name + ".index";
-      TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(io::JoinPath(dir_, index_name), index));
+      if (Status st = io::LocalFs().WriteFile(io::JoinPath(dir_, index_name), index); !st.ok()) {
+        RemoveDataFile(dir_, f->name);  // not in done_ yet: Abort would not find it
+        return st;
+      }
       m.extra_files.push_back(index_name);
     }
   }
@@ -409,13 +412,20 @@ Result<std::vector<meta::DataFileMeta>> DataFileWriter::Finish() {
 
 void DataFileWriter::Abort() {
   file_.reset();
-  for (const auto& m : done_) {
-    (void)io::LocalFs().Remove(io::JoinPath(dir_, m.file_name));
-    for (const auto& extra : m.extra_files) (void)io::LocalFs().Remove(io::JoinPath(dir_, extra));
-  }
+  for (const auto& m : done_) RemoveDataFile(dir_, m);
   for (const auto& m : copies_) (void)io::LocalFs().Remove(io::JoinPath(dir_, m.file_name));
   done_.clear();
   copies_.clear();
+}
+
+void RemoveDataFile(const std::string& dir, const meta::DataFileMeta& f) {
+  (void)io::LocalFs().Remove(io::JoinPath(dir, f.file_name));
+  for (const auto& extra : f.extra_files) (void)io::LocalFs().Remove(io::JoinPath(dir, extra));
+}
+
+void RemoveDataFile(const std::string& dir, const std::string& file_name) {
+  (void)io::LocalFs().Remove(io::JoinPath(dir, file_name));
+  (void)io::LocalFs().Remove(io::JoinPath(dir, file_name + ".index"));
 }
 
 format::ColumnValues ColumnValuesOf(const ColumnVector& c) {

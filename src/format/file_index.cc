@@ -199,7 +199,9 @@ std::optional<uint64_t> BloomFilterHash(const Value& v, const DataType& type) {
 BloomFilter64::BloomFilter64(int64_t items, double fpp) {
   const double ln2 = std::log(2.0);
   items = std::max<int64_t>(items, 1);
-  const int32_t nb = static_cast<int32_t>(-static_cast<double>(items) * std::log(fpp) / (ln2 * ln2));
+  // At most 2^31 bits, as Paimon's int bit count (the options refuse larger filters).
+  const int32_t nb = static_cast<int32_t>(
+      std::min(-static_cast<double>(items) * std::log(fpp) / (ln2 * ln2), 2147483639.0));
   const int32_t num_bits = nb + (8 - nb % 8);
   k_ = std::max<int32_t>(
       1, static_cast<int32_t>(std::floor(static_cast<double>(num_bits) / items * ln2 + 0.5)));

@@ -1,5 +1,6 @@
 #include "options/core_options.h"
 
+#include <cmath>
 #include <set>
 
 #include "common/strings.h"
@@ -122,7 +123,31 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
                                  "' is not a probability between 0 and 1");
         }
       }
-      o.format.bloom_filter_columns.push_back(std::move(b));
+      // Paimon's filter holds at most 2^31 bits (an int bit count).
+      const double bits = -static_cast<double>(b.items) * std::log(b.fpp) / (std::log(2.0) * std::log(2.0));
+      if (bits > 2147483639.0) {
+        return Status::Invalid("options '" + prefix + ".items' and '.fpp': a bloom filter of " +
+                               std::to_string(b.items) + " values at " + std::to_string(b.fpp) +
+                               " would need more than 2^31 bits; lower the items or raise fpp");
+      }
+      bool listed = false;
+      for (const auto& other : o.format.bloom_filter_columns) listed = listed || other.column == b.column;
+      if (!listed) o.format.bloom_filter_columns.push_back(std::move(b));
+    }
+  }
+  // Per-column settings of a column without a filter would do nothing: refused.
+  for (const auto& [key, value] : opts) {
+    if (!key.starts_with("file-index.bloom-filter.") || key == "file-index.bloom-filter.columns") {
+      continue;
+    }
+    bool known = false;
+    for (const auto& b : o.format.bloom_filter_columns) {
+      known = known || key == "file-index.bloom-filter." + b.column + ".items" ||
+              key == "file-index.bloom-filter." + b.column + ".fpp";
+    }
+    if (!known) {
+      return Status::Invalid("option '" + key + "' names a column that "
+                             "'file-index.bloom-filter.columns' does not list");
     }
   }
   TRIB_RETURN_NOT_OK(mem_opt("file-index.in-manifest-threshold",

@@ -250,6 +250,10 @@ class ScanPlanner {
   // another file's newer one overrides.
   bool FileIndexMayMatch(const meta::DataFileMeta& f) const {
     if (!core_.file_index_read || !f.embedded_file_index) return true;
+    const bool any = std::any_of(options_.filters.begin(), options_.filters.end(), [](const auto& p) {
+      return p.op == Predicate::Op::kEq || p.op == Predicate::Op::kIn;
+    });
+    if (!any) return true;
     auto index = datafile::DataFileIndex::Load(f, "");
     if (!index.ok() || !*index) return true;  // a damaged index prunes nothing; reads report it
     for (const auto& p : options_.filters) {

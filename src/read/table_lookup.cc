@@ -147,6 +147,7 @@ class FileStoreLookup : public TableLookup {
     Row full, trimmed;
     std::string partition;
     int32_t bucket = -1;
+    int32_t bucket_hash = 0;  // of the bucket key (cross-partition keys: per partition's count)
     bool absent = false;  // its partition holds nothing
   };
   // A lookup's per-thread state.
@@ -172,6 +173,7 @@ class FileStoreLookup : public TableLookup {
       return out;
     };
     route->trimmed = pick(layout_.key_columns);
+    route->bucket_hash = format::HashRow(bucket_types_, pick(bucket_idx_));
     if (cross_partition_) return Status::OK();
     // Unpartitioned tables have one (empty) partition: no need to encode it per lookup.
     route->partition = part_types_.empty()
@@ -181,8 +183,7 @@ class FileStoreLookup : public TableLookup {
     if (tb == total_buckets_.end()) {
       route->absent = true;
     } else if (tb->second > 0) {
-      route->bucket = format::BucketOf(format::HashRow(bucket_types_, pick(bucket_idx_)),
-                                       tb->second);
+      route->bucket = format::BucketOf(route->bucket_hash, tb->second);
     }
     return Status::OK();
   }
@@ -194,7 +195,8 @@ class FileStoreLookup : public TableLookup {
       // Cross-partition updates: the key names no partition, and lives in one of them (it may
       // have left retractions and older rows in others: each partition is merged alone).
       for (const auto& [pbytes, total] : total_buckets_) {
-        TRIB_ASSIGN_OR_RETURN(auto row, GetIn(pbytes, -1, route.trimmed, scratch));
+        const int32_t bucket = total > 0 ? format::BucketOf(route.bucket_hash, total) : -1;
+        TRIB_ASSIGN_OR_RETURN(auto row, GetIn(pbytes, bucket, route.trimmed, scratch));
         if (row) return row;
       }
       return std::optional<Row>();
@@ -243,8 +245,9 @@ class FileStoreLookup : public TableLookup {
     if (core_.file_index_read && ref.meta.schema_id == schema_->id &&
         (ref.meta.embedded_file_index || !ref.meta.extra_files.empty())) {
       if (!ref.index_loaded) {
-        TRIB_ASSIGN_OR_RETURN(ref.index, datafile::DataFileIndex::Load(
-                                             ref.meta, ref.path.substr(0, ref.path.rfind('/'))));
+        // A missing or damaged index only loses the shortcut: the file is searched.
+        auto index = datafile::DataFileIndex::Load(ref.meta, ref.path.substr(0, ref.path.rfind('/')));
+        if (index.ok()) ref.index = std::move(*index);
         ref.index_loaded = true;
       }
       if (ref.index) {

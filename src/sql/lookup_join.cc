@@ -71,12 +71,12 @@ Result<LookupCacheOptions> ParseLookupCacheOptions(
     }
   }
   if (const std::string* v = get("lookup.async-thread-number")) {
-    if (!async) return bad("lookup.async-thread-number", "applies only with 'lookup.async' = 'true'");
+    // Without 'lookup.async' the number configures nothing (tables may carry it; Paimon's too).
     auto n = options::ParseInt64(*v);
     if (!n.ok() || *n < 1 || *n > 1024) {
       return bad("lookup.async-thread-number", "'" + *v + "' is not a number of threads (1-1024)");
     }
-    out.async_threads = static_cast<int>(*n);
+    if (async) out.async_threads = static_cast<int>(*n);
   } else if (async) {
     out.async_threads = 16;  // the option's default
   }
@@ -138,8 +138,7 @@ class PartialCache {
     auto it = entries_.find(key);
     if (it == entries_.end()) return nullptr;
     Entry& e = it->second;
-    if ((o_.expire_after_write_ms && now - e.written >= *o_.expire_after_write_ms) ||
-        (o_.expire_after_access_ms && now - e.accessed >= *o_.expire_after_access_ms)) {
+    if (Expired(e, now)) {
       order_.erase(e.at);
       entries_.erase(it);
       return nullptr;
@@ -160,6 +159,13 @@ class PartialCache {
     }
     e.row = std::move(row);
     e.written = e.accessed = now;
+    // Entries expired at the cold end go now, so keys never looked up again do not pile up.
+    while (!order_.empty()) {
+      auto cold = entries_.find(order_.back());
+      if (cold == entries_.end() || !Expired(cold->second, now)) break;
+      entries_.erase(cold);
+      order_.pop_back();
+    }
     if (o_.max_rows) {
       while (entries_.size() > static_cast<size_t>(*o_.max_rows)) {
         entries_.erase(order_.back());
@@ -174,6 +180,10 @@ class PartialCache {
     int64_t written = 0, accessed = 0;
     std::list<std::string>::iterator at;
   };
+  bool Expired(const Entry& e, int64_t now) const {
+    return (o_.expire_after_write_ms && now - e.written >= *o_.expire_after_write_ms) ||
+           (o_.expire_after_access_ms && now - e.accessed >= *o_.expire_after_access_ms);
+  }
   LookupCacheOptions o_;
   std::unordered_map<std::string, Entry> entries_;
   std::list<std::string> order_;  // most recently used first

@@ -535,7 +535,8 @@ bool NamesColumns(const std::string& key) {
   static const std::set<std::string> kLists = {
       "bucket-key", "sequence.field", "partial-update.remove-record-on-sequence-group",
       "changelog-producer.row-deduplicate-ignore-fields",
-      "table.merge-engine.versioned.ver-column", "primary-key", "partition"};
+      "table.merge-engine.versioned.ver-column", "primary-key", "partition",
+      "file-index.bloom-filter.columns"};
   return kLists.count(key) > 0 ||
          (key.rfind("fields.", 0) == 0 && key.size() > 15 &&
           key.compare(key.size() - 15, 15, ".sequence-group") == 0);
@@ -559,12 +560,17 @@ std::map<std::string, std::string> OptionsAfterColumnChange(
     const std::string& to, std::string* named) {
   std::map<std::string, std::string> out;
   const std::string prefix = "fields." + from + ".";
+  const std::string bloom_prefix = "file-index.bloom-filter." + from + ".";
   for (const auto& [k, v] : options) {
     std::string key = k;
     std::string value = v;
     if (k.rfind(prefix, 0) == 0) {
       if (to.empty()) continue;  // the dropped column's own settings go with it
       key = "fields." + to + "." + k.substr(prefix.size());
+    } else if (k.rfind(bloom_prefix, 0) == 0 &&
+               (k.ends_with(".items") || k.ends_with(".fpp"))) {
+      if (to.empty()) continue;
+      key = "file-index.bloom-filter." + to + "." + k.substr(bloom_prefix.size());
     } else if (k.rfind("fields.", 0) == 0 && k.size() > 15 &&
                k.compare(k.size() - 15, 15, ".sequence-group") == 0) {
       // fields.<seq1,seq2>.sequence-group = 'a,b': both sides are column lists.

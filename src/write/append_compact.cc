@@ -203,7 +203,10 @@ Result<std::optional<int64_t>> CommitCompactions(
     const std::vector<std::vector<std::string>>& outputs, const std::string& what) {
   auto drop_outputs = [&] {
     for (const auto& o : outputs) {
-      for (const auto& f : o) (void)io::LocalFs().Remove(f);
+      for (const auto& f : o) {
+        const size_t slash = f.rfind('/');
+        datafile::RemoveDataFile(f.substr(0, slash), f.substr(slash + 1));
+      }
     }
   };
   if (!work.ok()) {

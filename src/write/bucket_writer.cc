@@ -158,7 +158,7 @@ Result<bool> BucketWriter::FlushSharingChangelog(int64_t target_file_size) {
       st.ok() ? writer.Finish() : Result<std::vector<meta::DataFileMeta>>(st);
   if (!files.ok()) {
     writer.Abort();
-    for (const auto& f : *earlier_files) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+    for (const auto& f : *earlier_files) datafile::RemoveDataFile(dir_, f);
     return files.status();
   }
   for (auto& f : *files) new_files_.push_back(std::move(f));
@@ -186,7 +186,7 @@ Result<std::vector<meta::DataFileMeta>> BucketWriter::Renumber(int64_t shift, in
   std::vector<meta::DataFileMeta> out;
   int64_t max_seq = 0;
   auto drop_out = [&]() {
-    for (const auto& f : out) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+    for (const auto& f : out) datafile::RemoveDataFile(dir_, f);
   };
   for (const auto& f : new_files_) {
     // Each old file holds sorted unique keys; it becomes one (or more, if it rolls) new file.
@@ -216,7 +216,7 @@ Result<std::vector<meta::DataFileMeta>> BucketWriter::Renumber(int64_t shift, in
   for (const auto& f : new_files_) {
     std::string path = io::JoinPath(dir_, f.file_name);
     io::FileCache::Instance().EraseFile(path);  // read above: let its mapping go with the file
-    (void)io::LocalFs().Remove(path);
+    datafile::RemoveDataFile(dir_, f);
   }
   new_files_ = out;
   RaiseNextSeq(max_seq + 1);
@@ -224,9 +224,9 @@ Result<std::vector<meta::DataFileMeta>> BucketWriter::Renumber(int64_t shift, in
 }
 
 void BucketWriter::DeleteNewFiles() {
-  for (const auto& f : new_files_) (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+  for (const auto& f : new_files_) datafile::RemoveDataFile(dir_, f);
   for (const auto& f : new_changelog_files_) {
-    (void)io::LocalFs().Remove(io::JoinPath(dir_, f.file_name));
+    datafile::RemoveDataFile(dir_, f);
   }
   new_files_.clear();
   new_changelog_files_.clear();

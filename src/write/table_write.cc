@@ -395,7 +395,7 @@ class FileStoreWriter : public TableWriter {
     cross_loaded_ = false;  // it holds moves that were not committed
     if (dynamic_) dynamic_->Release(/*delete_files=*/true);
     for (auto& [id, bw] : buckets_) bw->DeleteNewFiles();
-    for (const auto& [dir, f] : compact_outputs_) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
+    for (const auto& [dir, f] : compact_outputs_) datafile::RemoveDataFile(dir, f);
     compact_outputs_.clear();
     DropCompactionJobs();
     committed_all_ = true;
@@ -437,10 +437,10 @@ class FileStoreWriter : public TableWriter {
     for (auto& [id, job] : jobs_) {
       if (job->thread.joinable()) job->thread.join();
       for (const auto& f : job->result.changelog) {
-        (void)io::LocalFs().Remove(io::JoinPath(job->dir, f.file_name));
+        datafile::RemoveDataFile(job->dir, f);
       }
       for (const auto& f : job->result.after) {
-        (void)io::LocalFs().Remove(io::JoinPath(job->dir, f.file_name));
+        datafile::RemoveDataFile(job->dir, f);
       }
     }
     jobs_.clear();
@@ -861,9 +861,8 @@ class FileStoreWriter : public TableWriter {
         continue;
       }
       m->compact_after.erase(again);
-      std::string path = io::JoinPath(bw->dir(), f.file_name);
-      FileCache::Instance().EraseFile(path);
-      (void)io::LocalFs().Remove(path);
+      FileCache::Instance().EraseFile(io::JoinPath(bw->dir(), f.file_name));
+      datafile::RemoveDataFile(bw->dir(), f);
     }
     for (auto& f : result.after) m->compact_after.push_back(std::move(f));
     return Status::OK();
@@ -907,10 +906,10 @@ class FileStoreWriter : public TableWriter {
       if (job != jobs_.end()) {  // a compaction of the old layout: its result is void
         if (job->second->thread.joinable()) job->second->thread.join();
         for (const auto& f : job->second->result.changelog) {
-          (void)io::LocalFs().Remove(io::JoinPath(job->second->dir, f.file_name));
+          datafile::RemoveDataFile(job->second->dir, f);
         }
         for (const auto& f : job->second->result.after) {
-          (void)io::LocalFs().Remove(io::JoinPath(job->second->dir, f.file_name));
+          datafile::RemoveDataFile(job->second->dir, f);
         }
         jobs_.erase(job);
       }
@@ -1090,12 +1089,12 @@ class FileStoreWriter : public TableWriter {
       }
     }
     if (result.compaction_dropped) {
-      for (const auto& [dir, f] : compact_outputs_) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
+      for (const auto& [dir, f] : compact_outputs_) datafile::RemoveDataFile(dir, f);
     } else {
       std::set<std::string> dropped(result.dropped_compact_files.begin(),
                                     result.dropped_compact_files.end());
       for (const auto& [dir, f] : compact_outputs_) {
-        if (dropped.count(f)) (void)io::LocalFs().Remove(io::JoinPath(dir, f));
+        if (dropped.count(f)) datafile::RemoveDataFile(dir, f);
       }
     }
     // Files replaced by a compaction in this same commit were published by the APPEND snapshot
