@@ -7,12 +7,14 @@
 #include "common/predicate.h"
 #include "common/timezone.h"
 #include "datafile/data_file.h"
+#include "datafile/file_index_filter.h"
 #include "format/deletion_vector.h"
 #include "io/file_system.h"
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
 #include "merge/sort_merge_reader.h"
 #include "meta/paths.h"
+#include "options/option_values.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot_reader.h"
 #include "datafile/point_lookup.h"
@@ -118,6 +120,11 @@ class SplitReadImpl : public SplitRead {
 
   Status Init() {
     data_evolution_ = schema_->Option("data-evolution.enabled").value_or("false") == "true";
+    // 'file-index.read.enabled' (hints are in the schema's options here): point lookups in a
+    // split skip files whose bloom filters rule the key out.
+    bool on = true;
+    file_index_read_ =
+        !options::ParseBool(schema_->Option("file-index.read.enabled").value_or("true"), &on) || on;
     if (data_evolution_ && layout_.primary_key) {
       return Status::NotSupported("data evolution on a primary-key table is not supported");
     }
@@ -239,9 +246,29 @@ class SplitReadImpl : public SplitRead {
   // merged.
   Status LookupSplit(const DataSplit& split, RowBatch* batch) {
     TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(merge_config_, *schema_));
+    // Each file's bloom filters (Paimon's file index), loaded once for every key: a file they
+    // rule a key out of is not read for it. A missing or damaged index only loses the shortcut.
+    std::vector<std::shared_ptr<const datafile::DataFileIndex>> indexes(split.files.size());
+    for (size_t i = 0; file_index_read_ && i < split.files.size(); i++) {
+      const auto& f = split.files[i];
+      if (f.schema_id != schema_->id || (!f.embedded_file_index && f.extra_files.empty())) continue;
+      const std::string path = DataFilePath(split, f);
+      auto index = datafile::DataFileIndex::Load(f, path.substr(0, path.rfind('/')));
+      if (index.ok()) indexes[i] = std::move(*index);
+    }
+    auto ruled_out = [&](size_t i, const Row& key) {
+      if (!indexes[i]) return false;
+      for (size_t k = 0; k < layout_.key_columns.size(); k++) {
+        const Field& field = schema_->fields[layout_.key_columns[k]];
+        if (!indexes[i]->MightContain(field.name, key[k], field.type)) return true;
+      }
+      return false;
+    };
     for (const Row& key : lookup_keys_) {
       std::vector<merge::KeyValue> found;
-      for (const auto& f : split.files) {
+      for (size_t i = 0; i < split.files.size(); i++) {
+        const auto& f = split.files[i];
+        if (ruled_out(i, key)) continue;
         TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
         TRIB_RETURN_NOT_OK(FindKeyInFile(DataFilePath(split, f), layout_, f, schema_->id,
                                          file_fields, key, &found));
@@ -628,6 +655,7 @@ class SplitReadImpl : public SplitRead {
   DeletionVectorIndex dv_ranges_;
   bool dv_enabled_ = false;
   bool data_evolution_ = false;
+  bool file_index_read_ = true;
   std::shared_ptr<const merge::MergeConfig> merge_config_;
   std::vector<bool> needed_;  // empty: decode every column
   std::vector<Row> lookup_keys_;  // point lookups: the keys the filters fix
