@@ -318,6 +318,46 @@ Timestamp LocalToInstant(const Timestamp& local) {
   return t;
 }
 
+// Whether `t` is TIMESTAMP_LTZ or holds one.
+bool HasLtz(const DataType& t) {
+  if (t.id == TypeId::kTimestampLtz) return true;
+  if (!t.IsNested()) return false;
+  if (t.id == TypeId::kRow) {
+    for (const Field& f : t.fields()) {
+      if (HasLtz(f.type)) return true;
+    }
+    return false;
+  }
+  if (t.id == TypeId::kMap) return HasLtz(t.key()) || HasLtz(t.value());
+  return HasLtz(t.element());
+}
+
+// `v` of type `t` with its TIMESTAMP_LTZ values (instants), at any depth, as the session zone's
+// wall-clock time.
+Value ToSessionZone(const Value& v, const DataType& t) {
+  if (v.is_null()) return v;
+  if (t.id == TypeId::kTimestampLtz) return Value::Ts(InstantToLocal(v.timestamp_value()));
+  if (!t.IsNested() || !HasLtz(t)) return v;
+  std::vector<Value> items;
+  if (t.id == TypeId::kRow) {
+    for (size_t i = 0; i < v.struct_fields().size() && i < t.fields().size(); i++) {
+      items.push_back(ToSessionZone(v.struct_fields()[i], t.fields()[i].type));
+    }
+    return Value::Struct(std::move(items));
+  }
+  if (t.id == TypeId::kMap || t.id == TypeId::kMultiset) {
+    const DataType& kt = t.id == TypeId::kMap ? t.key() : t.element();
+    std::vector<Value> values;
+    for (const Value& k : v.map_keys()) items.push_back(ToSessionZone(k, kt));
+    for (const Value& x : v.map_values()) {
+      values.push_back(t.id == TypeId::kMap ? ToSessionZone(x, t.value()) : x);
+    }
+    return Value::Map(std::move(items), std::move(values));
+  }
+  for (const Value& e : v.array_elements()) items.push_back(ToSessionZone(e, t.element()));
+  return Value::Array(std::move(items));
+}
+
 Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to, CastMode mode) {
   if (v.is_null()) return v;
   if (!CanCast(from, to, mode)) {
@@ -341,7 +381,12 @@ Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to
   }
   // Same representation and no range to check.
   if (from.SameKind(to) && !to.IsString() && !to.IsBinary()) return v;
-  if (from.IsNested() && to.IsString()) return StringTo(FormatValue(v, from), to, mode);
+  if (from.IsNested() && to.IsString()) {
+    // TIMESTAMP_LTZ values inside are written as the session zone's wall-clock time, as the
+    // session shows them.
+    const Value shown = t_session_zone ? ToSessionZone(v, from) : v;
+    return StringTo(FormatValue(shown, from), to, mode);
+  }
   if (from.IsNested()) {
     // Element-wise (ROW fields by position); NULL children where the target is NOT NULL fail.
     auto child = [&](const Value& x, const DataType& a, const DataType& b) -> Result<Value> {

@@ -35,6 +35,11 @@ const TimeZone* SessionZone();
 // An instant (TIMESTAMP_LTZ's value) as the session zone's wall-clock time, and back.
 Timestamp InstantToLocal(const Timestamp& instant);
 Timestamp LocalToInstant(const Timestamp& local);
+// Whether `t` is TIMESTAMP_LTZ or holds one (at any depth).
+bool HasLtz(const DataType& t);
+// `v` of type `t` with its TIMESTAMP_LTZ values (instants), at any depth, as the session zone's
+// wall-clock time.
+Value ToSessionZone(const Value& v, const DataType& t);
 
 enum class CastMode {
   kExplicit,    // CAST(x AS T): every sensible conversion; numbers truncate toward zero

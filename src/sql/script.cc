@@ -22,46 +22,6 @@ void PrintError(const Status& st, const ScriptOptions& options, std::FILE* err) 
 
 constexpr size_t kPrintRows = 4096;
 
-// Whether `t` is TIMESTAMP_LTZ or holds one.
-bool HasLtz(const DataType& t) {
-  if (t.id == TypeId::kTimestampLtz) return true;
-  if (!t.IsNested()) return false;
-  if (t.id == TypeId::kRow) {
-    for (const Field& f : t.fields()) {
-      if (HasLtz(f.type)) return true;
-    }
-    return false;
-  }
-  if (t.id == TypeId::kMap) return HasLtz(t.key()) || HasLtz(t.value());
-  return HasLtz(t.element());
-}
-
-// `v` of type `t` with its TIMESTAMP_LTZ values (instants), at any depth, as the session zone's
-// wall-clock time.
-Value ToSessionZone(const Value& v, const DataType& t) {
-  if (v.is_null()) return v;
-  if (t.id == TypeId::kTimestampLtz) return Value::Ts(InstantToLocal(v.timestamp_value()));
-  if (!t.IsNested() || !HasLtz(t)) return v;
-  std::vector<Value> items;
-  if (t.id == TypeId::kRow) {
-    for (size_t i = 0; i < v.struct_fields().size() && i < t.fields().size(); i++) {
-      items.push_back(ToSessionZone(v.struct_fields()[i], t.fields()[i].type));
-    }
-    return Value::Struct(std::move(items));
-  }
-  if (t.id == TypeId::kMap || t.id == TypeId::kMultiset) {
-    const DataType& kt = t.id == TypeId::kMap ? t.key() : t.element();
-    std::vector<Value> values;
-    for (const Value& k : v.map_keys()) items.push_back(ToSessionZone(k, kt));
-    for (const Value& x : v.map_values()) {
-      values.push_back(t.id == TypeId::kMap ? ToSessionZone(x, t.value()) : x);
-    }
-    return Value::Map(std::move(items), std::move(values));
-  }
-  for (const Value& e : v.array_elements()) items.push_back(ToSessionZone(e, t.element()));
-  return Value::Array(std::move(items));
-}
-
 // TIMESTAMP_LTZ values (instants) as the session zone's wall-clock time, as Flink shows them.
 std::vector<Row> InSessionZone(const std::vector<Field>& fields, std::vector<Row> rows) {
   if (SessionZone() == nullptr) return rows;
