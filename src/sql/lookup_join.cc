@@ -132,9 +132,9 @@ class PartialCache {
  public:
   explicit PartialCache(const LookupCacheOptions& o) : o_(o) {}
 
-  // The cached answer for `key` (a row, or nullopt for a cached miss), or nullptr when it is not
+  // The cached answer for `key` (its rows; none for a cached miss), or nullptr when it is not
   // cached (or expired: then dropped).
-  const std::optional<Row>* Find(const std::string& key, int64_t now) {
+  const std::vector<Row>* Find(const std::string& key, int64_t now) {
     auto it = entries_.find(key);
     if (it == entries_.end()) return nullptr;
     Entry& e = it->second;
@@ -148,7 +148,7 @@ class PartialCache {
     return &e.row;
   }
 
-  void Put(const std::string& key, std::optional<Row> row, int64_t now) {
+  void Put(const std::string& key, std::vector<Row> row, int64_t now) {
     auto [it, inserted] = entries_.try_emplace(key);
     Entry& e = it->second;
     if (inserted) {
@@ -176,7 +176,7 @@ class PartialCache {
 
  private:
   struct Entry {
-    std::optional<Row> row;
+    std::vector<Row> row;
     int64_t written = 0, accessed = 0;
     std::list<std::string>::iterator at;
   };
@@ -192,19 +192,19 @@ class PartialCache {
 class LookupJoinOperator : public Operator {
  public:
   LookupJoinOperator(OperatorPtr child, std::unique_ptr<Table> table,
-                     std::vector<BoundExprPtr> keys, std::vector<BoundExprPtr> residual,
-                     bool left_outer, LookupCacheOptions cache, std::string description)
+                     std::vector<BoundExprPtr> keys, std::vector<int> key_columns, bool prefix,
+                     std::vector<BoundExprPtr> residual, bool left_outer,
+                     LookupCacheOptions cache, std::string description)
       : child_(std::move(child)), table_(std::move(table)), keys_(std::move(keys)),
-        residual_(std::move(residual)), left_outer_(left_outer), cache_(cache),
-        partial_(cache), description_(std::move(description)) {
+        key_columns_(std::move(key_columns)), prefix_(prefix), residual_(std::move(residual)),
+        left_outer_(left_outer), cache_(cache), partial_(cache),
+        description_(std::move(description)) {
     fields_ = child_->fields();
     for (Field f : table_->schema()->fields) {
       if (left_outer_) f.type = f.type.WithNullable(true);
       f.id = static_cast<int32_t>(fields_.size());
       fields_.push_back(std::move(f));
     }
-    const TableSchema& schema = *table_->schema();
-    for (const auto& k : schema.primary_keys) pk_idx_.push_back(schema.FieldIndex(k));
   }
   std::string Describe() const override { return description_; }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
@@ -228,29 +228,28 @@ class LookupJoinOperator : public Operator {
         }
         if (!null_key) keys[r] = std::move(key);
       }
-      std::vector<std::optional<Row>> found;
+      std::vector<std::vector<Row>> found;
       TRIB_RETURN_NOT_OK(Find(keys, &found));
       std::vector<Row> joined_rows;
       for (size_t r = 0; r < rows.size(); r++) {
-        Row joined = std::move(rows[r]);
-        const size_t child_width = joined.size();
-        std::optional<Row>& match = found[r];
-        if (match) {
-          for (Value& v : *match) joined.push_back(std::move(v));
+        bool matched = false;
+        for (const Row& match : found[r]) {
+          Row joined = rows[r];
+          joined.insert(joined.end(), match.begin(), match.end());
+          bool keep = true;
           for (const auto& c : residual_) {
-            TRIB_ASSIGN_OR_RETURN(bool keep, EvaluatePredicate(*c, joined));
-            if (!keep) {
-              match.reset();
-              joined.resize(child_width);
-              break;
-            }
+            TRIB_ASSIGN_OR_RETURN(keep, EvaluatePredicate(*c, joined));
+            if (!keep) break;
           }
+          if (!keep) continue;
+          matched = true;
+          joined_rows.push_back(std::move(joined));
         }
-        if (!match) {
-          if (!left_outer_) continue;
-          joined.resize(child_width + width, Value::Null());
+        if (!matched && left_outer_) {
+          Row joined = std::move(rows[r]);
+          joined.resize(joined.size() + width, Value::Null());
+          joined_rows.push_back(std::move(joined));
         }
-        joined_rows.push_back(std::move(joined));
       }
       if (joined_rows.empty()) continue;
       *out = RowsToBatch(fields_, joined_rows.begin(), joined_rows.end());
@@ -259,9 +258,9 @@ class LookupJoinOperator : public Operator {
   }
 
  private:
-  // The dimension's row of each key (nullopt keys find nothing), as the cache mode finds it.
-  Status Find(const std::vector<std::optional<Row>>& keys, std::vector<std::optional<Row>>* found) {
-    found->assign(keys.size(), std::nullopt);
+  // The dimension's rows of each key (nullopt keys find nothing), as the cache mode finds them.
+  Status Find(const std::vector<std::optional<Row>>& keys, std::vector<std::vector<Row>>* found) {
+    found->assign(keys.size(), {});
     if (cache_.mode == LookupCacheOptions::Mode::kFull) {
       TRIB_RETURN_NOT_OK(LoadFullIfChanged());
       for (size_t r = 0; r < keys.size(); r++) {
@@ -271,11 +270,15 @@ class LookupJoinOperator : public Operator {
       }
       return Status::OK();
     }
-    if (!lookup_) {
-      TRIB_ASSIGN_OR_RETURN(lookup_, table_->NewLookup());
-    }
     // The dimension as of now: commits made since the last batch are seen by what is looked up.
-    TRIB_RETURN_NOT_OK(lookup_->Refresh());
+    if (prefix_) {
+      TRIB_ASSIGN_OR_RETURN(snapshot_, table_->LatestSnapshotId());
+    } else {
+      if (!lookup_) {
+        TRIB_ASSIGN_OR_RETURN(lookup_, table_->NewLookup());
+      }
+      TRIB_RETURN_NOT_OK(lookup_->Refresh());
+    }
     const bool partial = cache_.mode == LookupCacheOptions::Mode::kPartial;
     const int64_t now = partial ? NowMillis() : 0;
     std::vector<Row> wanted;
@@ -285,7 +288,7 @@ class LookupJoinOperator : public Operator {
       if (!keys[r]) continue;
       if (partial) {
         std::string bytes = KeyBytes(*keys[r]);
-        if (const std::optional<Row>* hit = partial_.Find(bytes, now)) {
+        if (const std::vector<Row>* hit = partial_.Find(bytes, now)) {
           (*found)[r] = *hit;
           continue;
         }
@@ -295,8 +298,16 @@ class LookupJoinOperator : public Operator {
       wanted_at.push_back(r);
     }
     if (wanted.empty()) return Status::OK();
-    TRIB_ASSIGN_OR_RETURN(std::vector<std::optional<Row>> rows,
-                          lookup_->GetAll(wanted, cache_.async_threads));
+    std::vector<std::vector<Row>> rows(wanted.size());
+    if (prefix_) {
+      for (size_t w = 0; w < wanted.size(); w++) TRIB_RETURN_NOT_OK(ScanPrefix(wanted[w], &rows[w]));
+    } else {
+      TRIB_ASSIGN_OR_RETURN(std::vector<std::optional<Row>> one,
+                            lookup_->GetAll(wanted, cache_.async_threads));
+      for (size_t w = 0; w < wanted.size(); w++) {
+        if (one[w]) rows[w].push_back(std::move(*one[w]));
+      }
+    }
     for (size_t w = 0; w < wanted.size(); w++) {
       if (partial) partial_.Put(wanted_bytes[w], rows[w], now);
       (*found)[wanted_at[w]] = std::move(rows[w]);
@@ -304,11 +315,29 @@ class LookupJoinOperator : public Operator {
     return Status::OK();
   }
 
+  // A prefix lookup: the rows of the latest snapshot (as of this batch) whose key columns hold
+  // `key` (the bucket key fixes the bucket, so the scan reads one bucket of one partition).
+  Status ScanPrefix(const Row& key, std::vector<Row>* out) {
+    if (!snapshot_) return Status::OK();  // an empty table
+    ScanOptions o;
+    o.snapshot_id = snapshot_;
+    for (size_t k = 0; k < key_columns_.size(); k++) {
+      o.filters.push_back(Predicate{key_columns_[k], Predicate::Op::kEq, {key[k]}});
+    }
+    TRIB_ASSIGN_OR_RETURN(auto scan, table_->NewScan(o));
+    RowBatch batch;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
+      if (!more) return Status::OK();
+      for (Row& row : batch.rows) out->push_back(std::move(row));
+    }
+  }
+
   // FULL: the dimension's rows by key, read again whenever its latest snapshot changed.
   Status LoadFullIfChanged() {
     TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest, table_->LatestSnapshotId());
     if (loaded_ && latest == loaded_snapshot_) return Status::OK();
-    std::unordered_map<std::string, Row> rows;
+    std::unordered_map<std::string, std::vector<Row>> rows;
     if (latest) {
       ScanOptions o;
       o.snapshot_id = latest;
@@ -319,8 +348,8 @@ class LookupJoinOperator : public Operator {
         if (!more) break;
         for (Row& row : batch.rows) {
           Row key;
-          for (int i : pk_idx_) key.push_back(row[i]);
-          rows[KeyBytes(key)] = std::move(row);
+          for (int i : key_columns_) key.push_back(row[i]);
+          rows[KeyBytes(key)].push_back(std::move(row));
         }
       }
     }
@@ -333,12 +362,15 @@ class LookupJoinOperator : public Operator {
   OperatorPtr child_;
   std::unique_ptr<Table> table_;
   std::unique_ptr<TableLookup> lookup_;
-  std::vector<BoundExprPtr> keys_, residual_;
+  std::vector<BoundExprPtr> keys_;
+  std::vector<int> key_columns_;
+  bool prefix_;
+  std::vector<BoundExprPtr> residual_;
   bool left_outer_;
   LookupCacheOptions cache_;
   PartialCache partial_;
-  std::vector<int> pk_idx_;
-  std::unordered_map<std::string, Row> full_;
+  std::optional<int64_t> snapshot_;  // prefix lookups: the snapshot of this batch
+  std::unordered_map<std::string, std::vector<Row>> full_;
   bool loaded_ = false;
   std::optional<int64_t> loaded_snapshot_;
   std::string description_;
@@ -347,11 +379,12 @@ class LookupJoinOperator : public Operator {
 }  // namespace
 
 OperatorPtr MakeLookupJoin(OperatorPtr child, std::unique_ptr<Table> table,
-                           std::vector<BoundExprPtr> keys, std::vector<BoundExprPtr> residual,
-                           bool left_outer, LookupCacheOptions cache, std::string description) {
+                           std::vector<BoundExprPtr> keys, std::vector<int> key_columns,
+                           bool prefix, std::vector<BoundExprPtr> residual, bool left_outer,
+                           LookupCacheOptions cache, std::string description) {
   return std::make_unique<LookupJoinOperator>(std::move(child), std::move(table), std::move(keys),
-                                              std::move(residual), left_outer, cache,
-                                              std::move(description));
+                                              std::move(key_columns), prefix, std::move(residual),
+                                              left_outer, cache, std::move(description));
 }
 
 }  // namespace tributary::sql

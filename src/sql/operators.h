@@ -81,15 +81,17 @@ struct LookupCacheOptions {
 Result<LookupCacheOptions> ParseLookupCacheOptions(const std::map<std::string, std::string>& options);
 // What EXPLAIN says of the cache ("" for kNone on one thread).
 std::string DescribeLookupCache(const LookupCacheOptions& cache);
-// A lookup join: each row of `child` joined with the row of `table` whose primary key is the
-// values of `keys` (expressions over the child's columns, one per primary-key column in the
-// order of TableSchema::primary_keys), as `cache` finds it (commits to the table are seen by
-// later rows), then checked by `residual` (expressions over the joined row). No row found: INNER
-// drops the row, LEFT (`left_outer`) pads it with NULLs. Columns: the child's, then the table's.
-// Owns the table. In lookup_join.cc.
+// A lookup join: each row of `child` joined with the rows of `table` whose columns
+// `key_columns` (its primary key in order; with `prefix`, its bucket key and partition keys: a
+// prefix lookup, several rows per key) hold the values of `keys` (expressions over the child's
+// columns, one per key column), as `cache` finds them (commits to the table are seen by later
+// rows), each joined row then checked by `residual` (expressions over the joined row). No row
+// passing: INNER drops the row, LEFT (`left_outer`) pads it with NULLs. Columns: the child's,
+// then the table's. Owns the table. In lookup_join.cc.
 OperatorPtr MakeLookupJoin(OperatorPtr child, std::unique_ptr<Table> table,
-                           std::vector<BoundExprPtr> keys, std::vector<BoundExprPtr> residual,
-                           bool left_outer, LookupCacheOptions cache, std::string description);
+                           std::vector<BoundExprPtr> keys, std::vector<int> key_columns,
+                           bool prefix, std::vector<BoundExprPtr> residual, bool left_outer,
+                           LookupCacheOptions cache, std::string description);
 // Flink's top-N over a stream of changes (column 0 of `child` its op: +I, -U, +U, -D): each
 // partition's rows (`partition_by`, over the child's columns) ranked by `order_by`
 // (`descending`, `nulls_first`; ties by arrival) with ROW_NUMBER(), and the changes of its first

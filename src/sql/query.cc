@@ -689,46 +689,71 @@ Status CheckLookupJoin(const JoinClause& jc, Binder* binder, std::vector<JoinInp
                                    "column (a computed column AS PROCTIME() of the other side); "
                                    "event-time temporal joins are not supported yet");
   }
-  // The table's primary key, each column fixed by an equality with the inputs before.
-  std::vector<std::string> pk;
+  // The table's primary key, each column fixed by an equality with the inputs before; or, when
+  // its bucket key is a strict part of the primary key, the bucket key and the partition keys (a
+  // prefix lookup: every row of those values).
+  const TableSchema* dim_schema = nullptr;
   if (src.table) {
-    pk = src.table->schema()->primary_keys;
+    dim_schema = src.table->schema().get();
   } else if (src.plan && src.plan->source.table) {
-    pk = src.plan->source.table->schema()->primary_keys;
+    dim_schema = src.plan->source.table->schema().get();
   }
-  if (pk.empty()) {
+  if (!dim_schema || dim_schema->primary_keys.empty()) {
     return ErrorAt(pos, "a lookup join reads a table by its primary key; '" + src.name +
                             "' has none");
   }
-  std::string missing;
-  for (const std::string& name : pk) {
+  // The equality in `on` fixing column `name` of this input by the inputs before, or -1.
+  auto fixed_by = [&](const std::string& name) -> int {
     int field = -1;
     for (size_t f = 0; f < src.fields.size(); f++) {
       if (src.fields[f].name == name) field = static_cast<int>(f);
     }
     const int key_slot = field < 0 ? -1 : static_cast<int>(in.first_slot) + field;
-    bool found = false;
-    for (size_t c = 0; c < in.on.size() && !found; c++) {
+    for (size_t c = 0; c < in.on.size() && key_slot >= 0; c++) {
       const BoundExpr& e = *in.on[c];
       if (e.kind != BoundKind::kCompare || e.op != "=" || e.args.size() != 2) continue;
-      for (int side = 0; side < 2 && !found; side++) {
-        if (SlotUnder(*e.args[side]) != key_slot || key_slot < 0) continue;
+      for (int side = 0; side < 2; side++) {
+        if (SlotUnder(*e.args[side]) != key_slot) continue;
         std::vector<bool> used;
         CollectColumns(*e.args[1 - side], &used);
         bool before = true;
         for (size_t s = in.first_slot; s < used.size(); s++) before = before && !used[s];
-        if (before) {
-          in.lookup_keys.push_back(c);
-          found = true;
-        }
+        if (before) return static_cast<int>(c);
       }
     }
-    if (!found) missing += (missing.empty() ? "" : ", ") + name;
-  }
-  if (!missing.empty()) {
-    return ErrorAt(jc.pos, "the ON condition of a lookup join must fix every primary-key column "
-                           "of '" + src.name + "' by an equality with the other side; missing: " +
-                           missing);
+    return -1;
+  };
+  auto try_key = [&](const std::vector<std::string>& names, std::string* missing) {
+    in.lookup_keys.clear();
+    in.lookup_columns.clear();
+    for (const std::string& name : names) {
+      const int c = fixed_by(name);
+      if (c < 0) {
+        *missing += (missing->empty() ? "" : ", ") + name;
+      } else {
+        in.lookup_keys.push_back(static_cast<size_t>(c));
+        in.lookup_columns.push_back(dim_schema->FieldIndex(name));
+      }
+    }
+    return missing->empty();
+  };
+  std::string missing;
+  if (!try_key(dim_schema->primary_keys, &missing)) {
+    std::vector<std::string> prefix = dim_schema->BucketKeys();
+    const bool strict_prefix =
+        dim_schema->Option("bucket-key").has_value() &&
+        prefix.size() < dim_schema->TrimmedPrimaryKeys().size();
+    for (const auto& k : dim_schema->partition_keys) prefix.push_back(k);
+    std::string prefix_missing;
+    if (!strict_prefix || !try_key(prefix, &prefix_missing)) {
+      return ErrorAt(jc.pos, "the ON condition of a lookup join must fix every primary-key "
+                             "column of '" + src.name + "' by an equality with the other side" +
+                             (strict_prefix ? " (or every bucket-key and partition column, a "
+                                              "prefix lookup)"
+                                            : "") +
+                             "; missing: " + missing);
+    }
+    in.lookup_prefix = true;
   }
   // Its cache options checked in either mode (a batch lookup join reads the table once, whole).
   if (src.table) {

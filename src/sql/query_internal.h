@@ -114,9 +114,13 @@ struct JoinInput {
   std::string on_text;           // the ON condition as written (EXPLAIN)
   Pos pos;                       // its JOIN keyword
   // A lookup join (FOR SYSTEM_TIME AS OF a processing-time column): the positions in `on` of
-  // the equalities fixing each primary-key column of this input's table, in primary-key order.
+  // the equalities fixing each key column of this input's table, and those columns (field
+  // indexes): the primary key in its order, or, for a prefix lookup (several rows per key), the
+  // bucket key then the partition keys.
   bool lookup = false;
   std::vector<size_t> lookup_keys;
+  std::vector<int> lookup_columns;
+  bool lookup_prefix = false;
 };
 
 // How one ORDER BY item is computed: from an output column, or an expression over the row the

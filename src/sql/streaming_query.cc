@@ -191,7 +191,7 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan 
       for (size_t s = in.first_slot; s < used.size(); s++) left_is_outer = left_is_outer && !used[s];
       BoundExprPtr outer = CloneBound(*eq.args[left_is_outer ? 0 : 1]);
       RemapColumns(outer.get(), position);
-      const Field& field = schema.fields[schema.FieldIndex(schema.primary_keys[k])];
+      const Field& field = schema.fields[in.lookup_columns[k]];
       TRIB_ASSIGN_OR_RETURN(outer, CastTo(std::move(outer), field.type.WithNullable(true), 0));
       keys.push_back(std::move(outer));
     }
@@ -211,15 +211,25 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan 
     for (const auto& [k, v] : dim.dynamic_options) dim_options[k] = v;
     auto cache = ParseLookupCacheOptions(dim_options);
     if (!cache.ok()) return ErrorAt(q.joins[j - 1].pos, cache.status().message());
+    if (in.lookup_prefix && cache->async_threads > 1) {
+      return NotSupportedAt(q.joins[j - 1].pos, "'lookup.async' with a prefix lookup (a join on "
+                                                "the bucket key of '" + dim.name +
+                                                "', not its whole primary key) is not supported "
+                                                "yet");
+    }
     std::string describe = std::string("LookupJoin: ") +
                            (in.kind == JoinKind::kLeft ? "LEFT" : "INNER") + " ON " + in.on_text +
                            (cache->mode == LookupCacheOptions::Mode::kFull
                                 ? "; each change finds its key in " + dim.name + "'s rows"
                                 : "; each change looks its key up in " + dim.name +
                                       "'s latest snapshot") +
+                           (in.lookup_prefix ? " (a prefix lookup by the bucket key: every row "
+                                               "of the key)"
+                                             : "") +
                            DescribeLookupCache(*cache);
-    op = MakeLookupJoin(std::move(op), std::move(dim.table), std::move(keys), std::move(residual),
-                        in.kind == JoinKind::kLeft, *cache, std::move(describe));
+    op = MakeLookupJoin(std::move(op), std::move(dim.table), std::move(keys), in.lookup_columns,
+                        in.lookup_prefix, std::move(residual), in.kind == JoinKind::kLeft, *cache,
+                        std::move(describe));
   }
   for (auto& c : plan.conjuncts) RemapColumns(c.get(), position);
   for (auto& it : plan.items) RemapColumns(it.get(), position);
