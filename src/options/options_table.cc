@@ -578,6 +578,9 @@ std::vector<OptionDef> BuildTable() {
           .Validate(ValidateTimestampText),
       Def("scan.tag-name", kString, "",
           "Read the snapshot of this tag (a batch read; tags: CALL sys.create_tag)."),
+      Def("scan.watermark", kLong, "",
+          "Read the first snapshot whose watermark is at or after this value (epoch "
+          "milliseconds; snapshots written by Flink jobs with watermarks carry one)."),
       Def("scan.bounded.watermark", kLong, "",
           "A streaming read ends at the first snapshot whose watermark passes this value.")
           .Unsupported(),

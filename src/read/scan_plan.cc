@@ -36,7 +36,8 @@ class ScanPlanner {
     std::optional<int64_t> id = options_.snapshot_id;
     // Time travel: the query's hints, else the table's own options (as Paimon reads them); a hint
     // replaces every table-level one.
-    static const char* kTravel[] = {"scan.snapshot-id", "scan.timestamp-millis", "scan.tag-name"};
+    static const char* kTravel[] = {"scan.snapshot-id", "scan.timestamp-millis", "scan.tag-name",
+                                    "scan.watermark"};
     bool hinted = options_.snapshot_id.has_value();
     for (const char* k : kTravel) hinted = hinted || options_.dynamic_options.count(k) > 0;
     auto travel = [&](const char* key) -> std::optional<std::string> {
@@ -54,10 +55,29 @@ class ScanPlanner {
     }
     const std::optional<std::string> ts = travel("scan.timestamp-millis");
     const std::optional<std::string> tag = travel("scan.tag-name");
-    const int given = (id ? 1 : 0) + (ts ? 1 : 0) + (tag ? 1 : 0);
+    const std::optional<std::string> watermark = travel("scan.watermark");
+    const int given = (id ? 1 : 0) + (ts ? 1 : 0) + (tag ? 1 : 0) + (watermark ? 1 : 0);
     if (given > 1) {
       return Status::Invalid("set only one of 'scan.snapshot-id', 'scan.timestamp-millis' (or "
-                             "'scan.timestamp') and 'scan.tag-name'");
+                             "'scan.timestamp'), 'scan.tag-name' and 'scan.watermark'");
+    }
+    if (watermark) {
+      // As Paimon: the earliest snapshot whose watermark is at or after the given one.
+      TRIB_ASSIGN_OR_RETURN(int64_t wm, options::ParseInt64(*watermark));
+      TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+      for (int64_t sid : ids) {
+        TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(sid));
+        if (s->watermark && *s->watermark >= wm) {
+          id = sid;
+          break;
+        }
+      }
+      if (!id) {
+        return Status::NotFound("there is no snapshot with a watermark at or after "
+                                "'scan.watermark' = " + std::to_string(wm) +
+                                " (snapshots carry one when a Flink job with watermarks wrote "
+                                "them; Tributary's writers record none)");
+      }
     }
     std::shared_ptr<const meta::Snapshot> tagged;
     if (tag) {

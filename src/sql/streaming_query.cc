@@ -35,8 +35,11 @@ Status StreamStartup(const Session& session, const TableSchema& schema,
     if (it != hints.end()) return it->second;
     return schema.Option(key);
   };
-  if (hints.count("scan.tag-name")) {
-    return Status::NotSupported("'scan.tag-name' in streaming mode is not supported yet");
+  for (const char* key : {"scan.tag-name", "scan.watermark"}) {
+    if (get(key)) {
+      return Status::NotSupported("'" + std::string(key) +
+                                  "' in streaming mode is not supported yet");
+    }
   }
   std::optional<std::string> mode = get("scan.startup.mode");
   if (auto id = get("scan.snapshot-id")) {

@@ -16,6 +16,7 @@
 #include "datafile/test_hooks.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
+#include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
 #include "tributary/catalog.h"
@@ -1310,6 +1311,41 @@ TEST_F(FileIndexTest, IndexFilesExpireWithTheirDataFiles) {
   }
   EXPECT_EQ(data, 2);  // the compacted file and the last commit's
   EXPECT_EQ(index, 2);
+}
+
+}  // namespace
+}  // namespace tributary
+
+namespace tributary {
+namespace {
+
+// 'scan.watermark' reads the earliest snapshot whose watermark is at or after the value, as
+// Paimon; snapshots written by a Flink job with watermarks carry one (here set in the files).
+TEST_F(TableTest, ScanWatermarkReadsTheFirstSnapshotAtOrAfterIt) {
+  auto t = Create("wm", KV({{"bucket", "1"}}));
+  for (int64_t k = 1; k <= 3; k++) WriteRows(*t, {{RowKind::kInsert, R(k, "v")}});
+  meta::SnapshotManager snapshots(t->path());
+  for (int64_t id : {2, 3}) {
+    auto s = snapshots.Read(id);
+    ASSERT_TRUE(s.ok());
+    meta::Snapshot copy = **s;
+    copy.watermark = id * 100;
+    ASSERT_TRUE(io::LocalFs().WriteFile(meta::SnapshotPath(t->path(), id),
+                                        meta::SnapshotToJson(copy)).ok());
+  }
+  ScanOptions at;
+  at.dynamic_options["scan.watermark"] = "150";  // snapshot 2 (200) is the first at or after it
+  EXPECT_EQ(ReadAll(*t, at), (std::vector<Row>{R(1, "v"), R(2, "v")}));
+  at.dynamic_options["scan.watermark"] = "200";
+  EXPECT_EQ(ReadAll(*t, at).size(), 2u);
+  at.dynamic_options["scan.watermark"] = "301";
+  auto scan = t->NewScan(at);  // none at or after 301: an error (at planning or the first read)
+  bool failed = !scan.ok();
+  if (scan.ok()) {
+    RowBatch b;
+    failed = !(*scan)->Next(&b).ok();
+  }
+  EXPECT_TRUE(failed);
 }
 
 }  // namespace
