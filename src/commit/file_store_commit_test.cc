@@ -56,6 +56,14 @@ class FileStoreCommitTest : public ::testing::Test {
     std::sort(names.begin(), names.end());
     return names;
   }
+  // A message of new files for bucket 0 of partition `p` (one bucket).
+  static CommitMessage NewFiles(int32_t p, std::vector<meta::DataFileMeta> files) {
+    CommitMessage m;
+    m.partition = Partition(p);
+    m.total_buckets = 1;
+    m.new_files = std::move(files);
+    return m;
+  }
   static CommitRequest Req(CommitMessage m) {
     CommitRequest r;
     r.messages.push_back(std::move(m));
@@ -70,11 +78,7 @@ class FileStoreCommitTest : public ::testing::Test {
 };
 
 TEST_F(FileStoreCommitTest, PublishesFilesThenCompactionsAsTheirOwnSnapshots) {
-  CommitMessage m;
-  m.partition = Partition(1);
-  m.bucket = 0;
-  m.total_buckets = 1;
-  m.new_files = {File("data-a.parquet", 3), File("data-b.parquet", 4)};
+  CommitMessage m = NewFiles(1, {File("data-a.parquet", 3), File("data-b.parquet", 4)});
   auto r = Commit(Req(m));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->last_snapshot, 1);
@@ -106,10 +110,7 @@ TEST_F(FileStoreCommitTest, PublishesFilesThenCompactionsAsTheirOwnSnapshots) {
 }
 
 TEST_F(FileStoreCommitTest, ACompactionWhoseInputsAreGoneIsDropped) {
-  CommitMessage m;
-  m.partition = Partition(1);
-  m.total_buckets = 1;
-  m.new_files = {File("data-a.parquet", 3)};
+  CommitMessage m = NewFiles(1, {File("data-a.parquet", 3)});
   ASSERT_TRUE(Commit(Req(m)).ok());
   // Another writer's compaction replaced data-a first.
   CommitMessage other = m;
@@ -128,16 +129,10 @@ TEST_F(FileStoreCommitTest, ACompactionWhoseInputsAreGoneIsDropped) {
 
 TEST_F(FileStoreCommitTest, OverwriteReplacesOnlyThePartitionsItNames) {
   for (int p : {1, 2}) {
-    CommitMessage m;
-    m.partition = Partition(p);
-    m.total_buckets = 1;
-    m.new_files = {File("data-p" + std::to_string(p) + ".parquet", 2)};
+    CommitMessage m = NewFiles(p, {File("data-p" + std::to_string(p) + ".parquet", 2)});
     ASSERT_TRUE(Commit(Req(m)).ok());
   }
-  CommitMessage m;
-  m.partition = Partition(1);
-  m.total_buckets = 1;
-  m.new_files = {File("data-p1-new.parquet", 5)};
+  CommitMessage m = NewFiles(1, {File("data-p1-new.parquet", 5)});
   CommitRequest req = Req(m);
   req.overwrite = true;
   const std::string one = Partition(1);
@@ -150,10 +145,7 @@ TEST_F(FileStoreCommitTest, OverwriteReplacesOnlyThePartitionsItNames) {
 }
 
 TEST_F(FileStoreCommitTest, AFailedPreconditionPublishesNothing) {
-  CommitMessage m;
-  m.partition = Partition(1);
-  m.total_buckets = 1;
-  m.new_files = {File("data-a.parquet", 3)};
+  CommitMessage m = NewFiles(1, {File("data-a.parquet", 3)});
   ASSERT_TRUE(Commit(Req(m)).ok());
   CommitMessage n = m;
   n.new_files = {File("data-b.parquet", 3)};

@@ -157,6 +157,21 @@ Result<OperatorPtr> OpenStreamInput(const Session& session, Source* src, const S
   return MakeStreamSource(std::move(src->table), std::move(*stream), idle_timeout, describe);
 }
 
+// The stream of `plan`'s single input (OpenStreamInput) with its WHERE applied: the conjuncts
+// remapped to the stream's columns (`slot`) and checked on every change, also those pushed into
+// the stream.
+Result<OperatorPtr> OpenFilteredStream(const Session& session, SelectPlan* plan,
+                                       const TableRef& ref,
+                                       std::optional<std::chrono::milliseconds> idle_timeout,
+                                       std::vector<int>* slot) {
+  const bool pushed = plan->source.table && plan->scan.all_pushed && !plan->scan.filters.empty();
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &plan->source, plan->scan, ref,
+                                                        idle_timeout, slot));
+  for (auto& c : plan->conjuncts) RemapColumns(c.get(), *slot);
+  return MakeFilter(std::move(op), std::move(plan->conjuncts),
+                    pushed ? " (all pushed into the stream, checked again)" : "");
+}
+
 // A streaming query over lookup joins: the first input streamed, each change joined with the
 // dimension tables' rows current when it arrives (MakeLookupJoin), then WHERE.
 Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan plan,
@@ -382,12 +397,8 @@ Result<OperatorPtr> OpenStreamingTopN(const Session& session, const SelectStmt& 
   if (!why.empty()) return NotSupportedAt(q.from->pos, pattern + "; " + why + " (not supported yet)");
   if (!sq.from) return NotSupportedAt(q.from->pos, pattern);
   std::vector<int> slot;
-  const bool pushed = sub.source.table && sub.scan.all_pushed && !sub.scan.filters.empty();
-  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &sub.source, sub.scan, *sq.from,
-                                                        idle_timeout, &slot));
-  for (auto& c : sub.conjuncts) RemapColumns(c.get(), slot);
-  op = MakeFilter(std::move(op), std::move(sub.conjuncts),
-                  pushed ? " (all pushed into the stream, checked again)" : "");
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op,
+                        OpenFilteredStream(session, &sub, *sq.from, idle_timeout, &slot));
   WindowCall& call = sub.windows.calls[0];
   std::string describe = "StreamingTopN: ROW_NUMBER() per partition (";
   auto name = [&](const BoundExpr& e) {
@@ -491,13 +502,9 @@ Result<OperatorPtr> OpenStreamingQuery(const Session& session, const SelectStmt&
     return FinishStreamingQuery(std::move(op), std::move(plan), q);
   }
   std::vector<int> slot;
-  const bool pushed = src.table && plan.scan.all_pushed && !plan.scan.filters.empty();
-  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &src, plan.scan, *q.from,
-                                                        idle_timeout, &slot));
-  for (auto& c : plan.conjuncts) RemapColumns(c.get(), slot);
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op,
+                        OpenFilteredStream(session, &plan, *q.from, idle_timeout, &slot));
   for (auto& it : plan.items) RemapColumns(it.get(), slot);
-  op = MakeFilter(std::move(op), std::move(plan.conjuncts),
-                  pushed ? " (all pushed into the stream, checked again)" : "");
   return FinishStreamingQuery(std::move(op), std::move(plan), q);
 }
 

@@ -1204,6 +1204,15 @@ namespace {
 // (not their indexes): what must read them fails, what the filters answer does not.
 class FileIndexTest : public TableTest {
  protected:
+  // Whether a scan with `o` fails, when it is opened or while read to its end.
+  static bool ScanFails(Table& t, const ScanOptions& o) {
+    auto scan = t.NewScan(o);
+    if (!scan.ok()) return true;
+    RowBatch batch;
+    Result<bool> more = true;
+    while (more.ok() && *more) more = (*scan)->Next(&batch);
+    return !more.ok();
+  }
   static void Damage(const std::string& dir) {
     auto files = io::LocalFs().ListDir(dir);
     ASSERT_TRUE(files.ok());
@@ -1264,25 +1273,9 @@ TEST_F(FileIndexTest, LookupMissesAndFilteredScansReadNoDataFile) {
     {  // 'file-index.read.enabled' = false: the same scan reads the file
       ScanOptions off = none;
       off.dynamic_options["file-index.read.enabled"] = "false";
-      auto scan = t->NewScan(off);
-      bool read_failed = !scan.ok();
-      if (scan.ok()) {
-        RowBatch batch;
-        Result<bool> more = true;
-        while (more.ok() && *more) more = (*scan)->Next(&batch);
-        read_failed = !more.ok();
-      }
-      EXPECT_TRUE(read_failed) << "with the index turned off the scan must read the file";
+      EXPECT_TRUE(ScanFails(*t, off)) << "with the index turned off the scan must read the file";
     }
-    auto scan = t->NewScan(some);
-    bool failed = !scan.ok();
-    if (scan.ok()) {
-      RowBatch batch;
-      Result<bool> more = true;
-      while (more.ok() && *more) more = (*scan)->Next(&batch);
-      failed = !more.ok();
-    }
-    EXPECT_TRUE(failed) << "a scan that needs the damaged file read it";
+    EXPECT_TRUE(ScanFails(*t, some)) << "a scan that needs the damaged file read it";
   }
 }
 
