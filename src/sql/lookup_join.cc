@@ -80,6 +80,11 @@ Result<LookupCacheOptions> ParseLookupCacheOptions(
   } else if (async) {
     out.async_threads = 16;  // the option's default
   }
+  if (async && out.mode == LookupCacheOptions::Mode::kFull) {
+    // FULL finds keys in memory: there is nothing for threads to look up.
+    return Status::NotSupported("option 'lookup.async' with 'lookup.cache' = 'FULL' is not "
+                                "supported (a FULL cache looks keys up in memory)");
+  }
   return out;
 }
 

@@ -96,7 +96,8 @@ lookup_cache_case "PARTIAL cache within its expiry" \
   "'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.expire-after-write' = '1 h'" "op,oid,name +I,1,ann +I,2,ann "
 lookup_cache_case "PARTIAL cache after its expiry" \
   "'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.expire-after-access' = '500 ms'" "op,oid,name +I,1,ann +I,2,anne "
-lookup_cache_case "FULL cache" "'lookup.cache' = 'FULL', 'lookup.async' = 'true'" "op,oid,name +I,1,ann +I,2,anne "
+lookup_cache_case "FULL cache" "'lookup.cache' = 'FULL'" "op,oid,name +I,1,ann +I,2,anne "
+lookup_cache_case "async lookups" "'lookup.async' = 'true', 'lookup.async-thread-number' = '2'" "op,oid,name +I,1,ann +I,2,anne "
 # A streaming SELECT hands each change out as it arrives (a pipe sees it before the query ends).
 "$BIN" sql --warehouse "$W/wh" --format csv --idle-timeout-ms 6000 \
   -e "SET 'execution.runtime-mode' = 'streaming'; SELECT id FROM s" > "$W/stream.csv" 2>/dev/null &
