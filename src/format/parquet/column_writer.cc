@@ -118,6 +118,8 @@ void ColumnChunkWriter::ResetChunk() {
   dict_values_.clear();
   dict_bytes_ = 0;
   dict_pages_written_ = false;
+  probe_repeats_ = 0;
+  last_bytes_index_ = UINT32_MAX;
   std::vector<std::string>().swap(pages_);
   pages_bytes_ = 0;
   pages_uncompressed_ = 0;
@@ -203,9 +205,11 @@ void ColumnChunkWriter::EndEntry() {
   ++page_levels_;
   ++num_values_;
   // High-cardinality columns (ids, free text) gain nothing from a dictionary: give it up early
-  // instead of building one for the whole first page.
+  // instead of building one for the whole first page. Values repeated only right after
+  // themselves do not count as repeats: the key columns of a changelog (-U and +U of one key
+  // side by side) would keep a dictionary that overflows, larger and slower than none.
   if (use_dictionary_ && !dict_pages_written_ && page_values_.size() == kDictionaryProbe &&
-      dict_values_.size() * 10 > page_values_.size() * 9) {
+      dict_values_.size() * 10 > (page_values_.size() - probe_repeats_) * 9) {
     use_dictionary_ = false;
     indices_.clear();
     dict_index_->clear();
@@ -266,6 +270,8 @@ void ColumnChunkWriter::AppendDictInt(int16_t def, int64_t x) {
       dict_bytes_ += narrow ? 4 : 8;
     }
     last_dict_index_ = index;
+  } else if (i < kDictionaryProbe) {
+    ++probe_repeats_;
   }
   indices_.push_back(last_dict_index_);
   TrackInt(x);
@@ -283,7 +289,10 @@ void ColumnChunkWriter::AppendDictBytes(int16_t def, std::string_view str) {
   if (inserted) {
     dict_values_.AppendFrom(page_values_, i);
     dict_bytes_ += 4 + static_cast<int64_t>(str.size());
+  } else if (index == last_bytes_index_ && i < kDictionaryProbe) {
+    ++probe_repeats_;
   }
+  last_bytes_index_ = index;
   indices_.push_back(index);
   TrackBytes(str);
   EndEntry();
@@ -469,6 +478,7 @@ Status ColumnChunkWriter::FlushPage() {
   page_levels_ = 0;
   page_values_.clear();
   page_plain_.clear();
+  probe_repeats_ = 0;
   indices_.clear();
   page_rows_ = page_nulls_ = page_plain_bytes_ = 0;
   page_min_.reset();

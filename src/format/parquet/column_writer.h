@@ -149,6 +149,9 @@ class ColumnChunkWriter {
   PhysicalValues dict_values_;
   int64_t dict_bytes_ = 0;
   uint32_t last_dict_index_ = UINT32_MAX;  // AppendDictInt's last index (checked before use)
+  // Of the values probed (kDictionaryProbe), those equal to the value just before them.
+  uint32_t probe_repeats_ = 0;
+  uint32_t last_bytes_index_ = UINT32_MAX;  // AppendDictBytes' last index
   bool dict_pages_written_ = false;
 
   // Encoded data pages of the chunk (headers included), one string per page: a chunk grows

@@ -243,6 +243,48 @@ TEST(ParquetWriterTest, DictionaryFallsBackToPlain) {
   EXPECT_EQ(m.statistics->max_value, "v99");
 }
 
+// Values repeated only right after themselves (a changelog's -U and +U of one key) are not
+// repeats a dictionary gains from: such columns are written plain from the first page, while a
+// column drawing on a few hundred values keeps its dictionary.
+TEST(ParquetWriterTest, AdjacentPairsGiveUpTheDictionary) {
+  std::vector<Field> schema = {{0, "k", DataType::BigInt(), ""},
+                               {1, "few", DataType::BigInt(), ""},
+                               {2, "s", DataType::String(), ""}};
+  constexpr size_t kRows = 6000;
+  std::vector<int64_t> k(kRows), few(kRows);
+  std::string chars;
+  std::vector<uint64_t> offsets = {0};
+  for (size_t i = 0; i < kRows; i++) {
+    k[i] = static_cast<int64_t>(i / 2) * 3;
+    few[i] = static_cast<int64_t>(i * 7919 % 300);
+    chars += "key-" + std::to_string(i / 2);
+    offsets.push_back(chars.size());
+  }
+  std::vector<ColumnValues> columns(3);
+  columns[0].ints = k.data();
+  columns[1].ints = few.data();
+  columns[2].chars = chars.data();
+  columns[2].offsets = offsets.data();
+  auto w = ParquetWriter::Make(schema, {});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->AppendColumns(columns, kRows).ok());
+  auto file = (*w)->Finish();
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  auto r = OpenFile(*file);
+  ASSERT_NE(r, nullptr);
+  const auto& chunks = r->metadata().row_groups[0].columns;
+  EXPECT_FALSE(chunks[0].meta_data->dictionary_page_offset.has_value());
+  EXPECT_TRUE(chunks[1].meta_data->dictionary_page_offset.has_value());
+  EXPECT_FALSE(chunks[2].meta_data->dictionary_page_offset.has_value());
+  auto got = r->ReadRows();
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  ASSERT_EQ(got->size(), kRows);
+  for (size_t i = 0; i < kRows; i += 997) {
+    EXPECT_EQ((*got)[i], (Row{Value::Int(k[i]), Value::Int(few[i]),
+                              Value::String("key-" + std::to_string(i / 2))}));
+  }
+}
+
 TEST(ParquetWriterTest, PlainStringPagesKeepNullsAndPageStatistics) {
   // Distinct strings give up the dictionary on the first page and are then encoded straight
   // into the page; NULLs, empty strings and per-page min/max must survive.
