@@ -755,19 +755,20 @@ std::vector<OptionDef> BuildTable() {
       Def("table.exec.mini-batch.enabled", kBool, "false", "Buffer input rows in mini batches.")
           .Session()
           .Unsupported(),
-      Def("table.exec.delta-join.cache-enabled", kBool, "true", "Delta join: cache looked-up rows.")
-          .Session()
-          .Unsupported(),
+      Def("table.exec.delta-join.cache-enabled", kBool, "true",
+          "Delta join: keep the rows each side's lookups found, by join key, kept current with "
+          "that side's changes.")
+          .Session(),
       Def("table.exec.delta-join.left.cache-size", kLong, "10000",
-          "Delta join: rows cached for the left side.")
+          "Delta join: join keys of the left side's rows cached (least recently used dropped "
+          "first); positive while the cache is enabled.")
           .Min(0)
-          .Session()
-          .Unsupported(),
+          .Session(),
       Def("table.exec.delta-join.right.cache-size", kLong, "10000",
-          "Delta join: rows cached for the right side.")
+          "Delta join: join keys of the right side's rows cached (least recently used dropped "
+          "first); positive while the cache is enabled.")
           .Min(0)
-          .Session()
-          .Unsupported(),
+          .Session(),
       Def("table.exec.async-lookup.buffer-capacity", kInt, "100",
           "Asynchronous lookups in flight at most.")
           .Min(1)

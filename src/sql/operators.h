@@ -107,6 +107,8 @@ struct DeltaJoinSide {
   std::unique_ptr<Table> table;
   std::unique_ptr<StreamScan> stream;
   std::vector<int> key_columns;
+  // Join keys of this side's rows kept in memory ('table.exec.delta-join.*.cache-size'); 0: none.
+  int64_t cache_size = 0;
 };
 // A delta join (delta_join.cc): the streaming INNER join of two primary-key tables on
 // left.key_columns[i] = right.key_columns[i] (and `condition`, over the left table's columns then

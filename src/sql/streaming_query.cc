@@ -328,11 +328,30 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const Session& session, SelectPlan pl
                     in->source.name + "' (missing: " + missing + ")");
     }
   }
+  // Flink's delta join cache: on by default, 10000 join keys of each side.
+  bool cache_enabled = true;
+  int64_t cache_sizes[2] = {10000, 10000};
+  if (auto it = session.options().find("table.exec.delta-join.cache-enabled");
+      it != session.options().end()) {
+    options::ParseBool(it->second, &cache_enabled);
+  }
+  const char* size_keys[2] = {"table.exec.delta-join.left.cache-size",
+                              "table.exec.delta-join.right.cache-size"};
+  for (int s = 0; s < 2; s++) {
+    auto it = session.options().find(size_keys[s]);
+    if (it == session.options().end()) continue;
+    TRIB_ASSIGN_OR_RETURN(cache_sizes[s], options::ParseInt64(it->second));
+    if (cache_enabled && cache_sizes[s] <= 0) {
+      return ErrorAt(jc.pos, std::string("'") + size_keys[s] + "' must be positive while "
+                             "'table.exec.delta-join.cache-enabled' is true (it is " +
+                             it->second + ")");
+    }
+  }
   // Both sides streamed with their log metadata (a start-up row has none).
   DeltaJoinSide sides[2];
   const TableRef* refs[2] = {&*q.from, &jc.table};
   JoinInput* inputs[2] = {&a, &b};
-  std::string starts;
+  std::string starts, names[2];
   for (int s = 0; s < 2; s++) {
     Source& src = inputs[s]->source;
     StreamOptions opts;
@@ -348,13 +367,20 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const Session& session, SelectPlan pl
     auto stream = src.table->NewStreamScan(opts);
     if (!stream.ok()) return ErrorAt(refs[s]->name.pos, stream.status().message());
     starts += (s ? ", " : "") + src.name + " from '" + opts.startup_mode + "'";
+    names[s] = src.name;
     sides[s].table = std::move(src.table);
     sides[s].stream = std::move(*stream);
     sides[s].key_columns = s == 0 ? a_keys : b_keys;
+    sides[s].cache_size = cache_enabled ? cache_sizes[s] : 0;
   }
   std::string describe = "DeltaJoin: INNER ON " + b.on_text + "; keys " + pairs + "; " + starts +
                          "; each change looks up the other side's rows at its last processed "
-                         "snapshot (no join state)";
+                         "snapshot (no join state); " +
+                         (cache_enabled ? "cached: the rows of up to " +
+                                              std::to_string(cache_sizes[0]) + " join keys of " +
+                                              names[0] + ", " + std::to_string(cache_sizes[1]) +
+                                              " of " + names[1]
+                                        : std::string("no cache"));
   OperatorPtr op = MakeDeltaJoin(std::move(sides[0]), std::move(sides[1]), std::move(b.on),
                                  idle_timeout, std::move(describe));
   std::vector<int> position(plan.scope.columns.size());
