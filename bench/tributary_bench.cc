@@ -656,6 +656,12 @@ Status J2Reader(const std::string& warehouse, int64_t total) {
   session->set_stream_idle_timeout(std::chrono::seconds(60));
   ASSIGN_OR_RETURN(set, session->ExecuteText("SET 'execution.runtime-mode' = 'streaming'", sql::Pos{}));
   (void)set;
+  // J2_DELTA_CACHE=false: the join without its cache of looked-up rows (an ablation).
+  if (const char* cache = std::getenv("J2_DELTA_CACHE"); cache && *cache) {
+    ASSIGN_OR_RETURN(c, session->ExecuteText(
+        std::string("SET 'table.exec.delta-join.cache-enabled' = '") + cache + "'", sql::Pos{}));
+    (void)c;
+  }
   ASSIGN_OR_RETURN(result, session->ExecuteText(
       "SELECT l.commit_no FROM ords /*+ OPTIONS('scan.startup.mode' = 'latest') */ AS o "
       "JOIN lines /*+ OPTIONS('scan.startup.mode' = 'latest') */ AS l ON o.oid = l.oid",
