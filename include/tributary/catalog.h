@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tributary/result.h"
@@ -20,13 +21,23 @@ class Table;
 
 // `db.table` or `db.table$system` (system tables: snapshots, files, options, schemas, ...).
 struct Identifier {
+  Identifier() = default;
+  Identifier(std::string database, std::string table, std::string system_table = "",
+             std::string branch = "")
+      : database(std::move(database)), table(std::move(table)),
+        system_table(std::move(system_table)), branch(std::move(branch)) {}
+
   std::string database;
   std::string table;
   std::string system_table;  // empty for a data table
+  std::string branch;        // empty for the main branch (`t$branch_<name>` names another)
 
-  // Parses "t", "db.t", "catalog.db.t", each optionally with "$snapshots" etc.
+  // Parses "t", "db.t", "catalog.db.t", each optionally with "$snapshots" etc., a branch as
+  // "t$branch_<name>" and a branch's system table as "t$branch_<name>$snapshots".
   static Result<Identifier> Parse(const std::string& text, const std::string& default_db);
-  std::string ToString() const;  // "db.t" or "db.t$files"
+  // Splits the part of a name after the table's: "snapshots", "branch_b", "branch_b$files".
+  Status SetSuffix(const std::string& suffix);
+  std::string ToString() const;  // "db.t", "db.t$files", "db.t$branch_b", "db.t$branch_b$files"
 };
 
 // What CREATE TABLE asks for. Field ids are assigned by the catalog.

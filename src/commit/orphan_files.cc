@@ -4,6 +4,7 @@
 #include <set>
 
 #include "io/file_system.h"
+#include "meta/branches.h"
 #include "meta/manifest.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
@@ -99,21 +100,10 @@ Status ListDataDirs(const std::string& table_path, const std::string& rel, int d
 
 }  // namespace
 
-Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
-                                            int64_t older_than_millis, bool dry_run) {
-  OrphanFilesResult result;
-  {
-    auto branches = io::LocalFs().ListDir(meta::BranchDir(table_path));
-    if (!branches.ok() && !branches.status().IsNotFound()) return branches.status();
-    if (branches.ok() && !branches->empty()) {
-      return Status::NotSupported("removing orphan files of a table with branches is not "
-                                  "supported yet");
-    }
-  }
-  // What every snapshot, tag and retained changelog uses. Snapshots committed while this runs
-  // are read too: the listing repeats until it finds none it has not read (a newer snapshot
-  // may carry files of one that expired meanwhile).
-  std::set<std::string> used;
+Status CollectTableUsedFiles(const std::string& table_path, std::set<std::string>* used_out) {
+  std::set<std::string>& used = *used_out;
+  // Snapshots committed while this runs are read too: the listing repeats until it finds none it
+  // has not read (a newer snapshot may carry files of one that expired meanwhile).
   meta::SnapshotManager snapshots(table_path);
   std::set<int64_t> read;
   while (true) {
@@ -160,6 +150,34 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
       TRIB_RETURN_NOT_OK(CollectUsedFiles(table_path, s, &used).status());
     }
   }
+  return Status::OK();
+}
+
+Result<std::set<std::string>> OtherBranchesUsedFiles(const std::string& table_path) {
+  std::set<std::string> used;
+  const std::string main = meta::DataRoot(table_path);
+  TRIB_ASSIGN_OR_RETURN(auto branches, meta::ListBranches(main));
+  if (branches.empty()) return used;
+  std::vector<std::string> roots = {main};
+  for (const auto& b : branches) roots.push_back(meta::BranchPath(main, b));
+  for (const auto& root : roots) {
+    if (root == table_path) continue;
+    TRIB_RETURN_NOT_OK(CollectTableUsedFiles(root, &used));
+  }
+  return used;
+}
+
+Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& path, int64_t older_than_millis,
+                                            bool dry_run) {
+  OrphanFilesResult result;
+  // Main and every branch share the table's manifests and data files: what any of them uses
+  // stays, whichever of them this is called on (Paimon's OrphanFilesClean).
+  const std::string table_path = meta::DataRoot(path);
+  TRIB_ASSIGN_OR_RETURN(auto branches, meta::ListBranches(table_path));
+  std::vector<std::string> roots = {table_path};
+  for (const auto& b : branches) roots.push_back(meta::BranchPath(table_path, b));
+  std::set<std::string> used;
+  for (const auto& root : roots) TRIB_RETURN_NOT_OK(CollectTableUsedFiles(root, &used));
 
   std::vector<Candidate> orphans;
   auto in_use = [&](const std::string& name) { return used.count(name) > 0; };
@@ -170,10 +188,15 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
       return name.rfind(prefix, 0) == 0 || meta::IsHintFileName(name);
     };
   };
-  TRIB_RETURN_NOT_OK(ListOld(table_path, meta::kSnapshotFolder, older_than_millis,
-                             metadata_file(meta::kSnapshotPrefix), &orphans));
-  TRIB_RETURN_NOT_OK(ListOld(table_path, meta::kChangelogFolder, older_than_millis,
-                             metadata_file(meta::kChangelogPrefix), &orphans));
+  for (const auto& root : roots) {
+    // Relative to the table directory (a branch's under branch/branch-<name>/).
+    const std::string rel = root == table_path ? "" : root.substr(table_path.size() + 1);
+    auto in = [&](const char* folder) { return rel.empty() ? std::string(folder) : io::JoinPath(rel, folder); };
+    TRIB_RETURN_NOT_OK(ListOld(table_path, in(meta::kSnapshotFolder), older_than_millis,
+                               metadata_file(meta::kSnapshotPrefix), &orphans));
+    TRIB_RETURN_NOT_OK(ListOld(table_path, in(meta::kChangelogFolder), older_than_millis,
+                               metadata_file(meta::kChangelogPrefix), &orphans));
+  }
   std::vector<std::string> buckets;
   TRIB_RETURN_NOT_OK(ListDataDirs(table_path, "", 0, &buckets));
   for (const auto& b : buckets) {

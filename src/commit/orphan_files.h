@@ -6,8 +6,8 @@
 // file in snapshot/ or changelog/, a temporary file say), no snapshot, tag or changelog file
 // lists it (snapshots committed while the files are collected included), and it was last
 // modified before `older_than_millis` (by default a day ago: younger files may belong to a commit
-// in flight). Files at external paths, schemas, tags and consumers are never touched. Tables
-// with branches, and a tag whose files are partly gone, stop it before anything is removed.
+// in flight). Files at external paths, schemas, tags and consumers are never touched. A tag whose
+// files are partly gone stops it before anything is removed.
 // Thread-safety: stateless; safe beside writers for files older than any commit in flight.
 #pragma once
 
@@ -37,7 +37,17 @@ struct OrphanFilesResult {
 Result<bool> CollectUsedFiles(const std::string& table_path, const meta::Snapshot& s,
                               std::set<std::string>* used);
 
-// Removes the orphan files of the table at `table_path` (with `dry_run`, only finds them).
+// Adds to `used` what every snapshot, tag and retained changelog of the table (or branch) at
+// `table_path` uses (snapshots committed meanwhile included). Corruption when a tag lists files
+// that are gone.
+Status CollectTableUsedFiles(const std::string& table_path, std::set<std::string>* used);
+// What main and the other branches of the table use, when `table_path` is main or one branch of
+// a table with branches (they share manifests and data files); empty without branches.
+Result<std::set<std::string>> OtherBranchesUsedFiles(const std::string& table_path);
+
+// Removes the orphan files of the table at `table_path` (with `dry_run`, only finds them): of
+// main and all its branches whichever of them `table_path` is, as nothing any of them uses is
+// an orphan.
 Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
                                             int64_t older_than_millis, bool dry_run);
 

@@ -108,8 +108,10 @@ Status CollectChangelogFiles(const std::string& table_path, const meta::Snapshot
 }
 
 // Every file a tag uses: its snapshot stays readable (Paimon skips tagged snapshots' files).
+// What a tag of this table (or branch) uses, and what main and the other branches use (they
+// share manifests and data files with it): never removed by its expiration.
 Result<std::set<std::string>> TaggedFiles(const std::string& table_path) {
-  std::set<std::string> tagged;
+  TRIB_ASSIGN_OR_RETURN(std::set<std::string> tagged, OtherBranchesUsedFiles(table_path));
   TRIB_ASSIGN_OR_RETURN(auto tags, meta::ListTags(table_path));
   for (const auto& tag : tags) {
     TRIB_ASSIGN_OR_RETURN(auto s, meta::ReadTag(table_path, tag));
@@ -199,10 +201,6 @@ Result<ExpireOptions> ExpireOptions::From(const TableSchema& schema) {
 Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableSchema& schema,
                                      const ExpireOptions& options) {
   ExpireResult result;
-  {
-    auto branches = io::LocalFs().ListDir(meta::BranchDir(table_path));
-    if (branches.ok() && !branches->empty()) return result;  // branches share files: not yet
-  }
   meta::SnapshotManager snapshots(table_path);
   TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
   if (ids.size() <= static_cast<size_t>(std::max<int64_t>(options.retain_min, 1))) return result;

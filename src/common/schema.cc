@@ -86,7 +86,8 @@ Result<Identifier> Identifier::Parse(const std::string& text, const std::string&
   id.database = parts.size() >= 2 ? parts[parts.size() - 2] : default_db;
   size_t dollar = table.find('$');
   if (dollar != std::string::npos) {
-    id.system_table = table.substr(dollar + 1);
+    Status st = id.SetSuffix(table.substr(dollar + 1));
+    if (!st.ok()) return Status::Invalid("invalid table name '" + text + "': " + st.message());
     table = table.substr(0, dollar);
   }
   id.table = table;
@@ -96,8 +97,28 @@ Result<Identifier> Identifier::Parse(const std::string& text, const std::string&
   return id;
 }
 
+Status Identifier::SetSuffix(const std::string& suffix) {
+  constexpr std::string_view kBranch = "branch_";
+  system_table = suffix;
+  branch.clear();
+  if (!suffix.starts_with(kBranch)) {
+    if (suffix.empty()) return Status::Invalid("missing system table name after '$'");
+    return Status::OK();
+  }
+  const size_t dollar = suffix.find('$');
+  branch = suffix.substr(kBranch.size(), dollar == std::string::npos ? std::string::npos
+                                                                     : dollar - kBranch.size());
+  system_table = dollar == std::string::npos ? "" : suffix.substr(dollar + 1);
+  if (branch.empty()) return Status::Invalid("missing branch name after '$branch_'");
+  if (dollar != std::string::npos && system_table.empty()) {
+    return Status::Invalid("missing system table name after '$branch_" + branch + "$'");
+  }
+  return Status::OK();
+}
+
 std::string Identifier::ToString() const {
   std::string s = database + "." + table;
+  if (!branch.empty()) s += "$branch_" + branch;
   if (!system_table.empty()) s += "$" + system_table;
   return s;
 }

@@ -35,7 +35,22 @@ std::string SnapshotDir(const std::string& t) { return JoinPath(t, kSnapshotFold
 std::string SnapshotPath(const std::string& t, int64_t id) {
   return JoinPath(SnapshotDir(t), kSnapshotPrefix + std::to_string(id));
 }
-std::string ManifestDir(const std::string& t) { return JoinPath(t, kManifestFolder); }
+namespace {
+std::string_view LastComponent(std::string_view p) {
+  while (p.size() > 1 && p.back() == '/') p.remove_suffix(1);
+  const size_t slash = p.rfind('/');
+  return slash == std::string_view::npos ? p : p.substr(slash + 1);
+}
+}  // namespace
+
+bool IsBranchPath(const std::string& t) {
+  if (LastComponent(t).rfind(kBranchNamePrefix, 0) != 0) return false;
+  return LastComponent(io::ParentPath(t)) == kBranchFolder;
+}
+std::string DataRoot(const std::string& t) {
+  return IsBranchPath(t) ? io::ParentPath(io::ParentPath(t)) : t;
+}
+std::string ManifestDir(const std::string& t) { return JoinPath(DataRoot(t), kManifestFolder); }
 std::string ManifestPath(const std::string& t, const std::string& f) {
   return JoinPath(ManifestDir(t), f);
 }
@@ -48,13 +63,13 @@ Status CheckFileName(const std::string& name, const std::string& what) {
                             "' is not a plain name in its directory");
 }
 
-std::string IndexDir(const std::string& t) { return JoinPath(t, kIndexFolder); }
+std::string IndexDir(const std::string& t) { return JoinPath(DataRoot(t), kIndexFolder); }
 std::string IndexPath(const std::string& t, const std::string& f) {
   return JoinPath(IndexDir(t), f);
 }
 std::string BranchDir(const std::string& t) { return JoinPath(t, kBranchFolder); }
 std::string BranchPath(const std::string& t, const std::string& branch) {
-  return JoinPath(BranchDir(t), "branch-" + branch);
+  return JoinPath(BranchDir(t), kBranchNamePrefix + branch);
 }
 std::string ChangelogDir(const std::string& t) { return JoinPath(t, kChangelogFolder); }
 std::string LongLivedChangelogPath(const std::string& t, int64_t id) {
@@ -143,8 +158,8 @@ std::string PartitionPath(const std::vector<Field>& fields, const Row& partition
 std::string BucketDir(const std::string& table_path, const std::string& partition_path,
                       int32_t bucket) {
   std::string b = kBucketPrefix + std::to_string(bucket);
-  return partition_path.empty() ? JoinPath(table_path, b)
-                                : JoinPath(JoinPath(table_path, partition_path), b);
+  const std::string root = DataRoot(table_path);
+  return partition_path.empty() ? JoinPath(root, b) : JoinPath(JoinPath(root, partition_path), b);
 }
 
 std::string NewUuid() {

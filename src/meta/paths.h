@@ -31,6 +31,7 @@ inline constexpr const char* kChangelogPrefix = "changelog-";  // changelog/chan
 inline constexpr const char* kTagPrefix = "tag-";              // tag/tag-<name>
 inline constexpr const char* kConsumerPrefix = "consumer-";    // consumer/consumer-<id>
 inline constexpr const char* kBucketPrefix = "bucket-";        // bucket-<n>
+inline constexpr const char* kBranchNamePrefix = "branch-";    // branch/branch-<name>
 // The hint files of a snapshot/ or changelog/ folder: the earliest and latest ids in it.
 std::string EarliestHintPath(const std::string& dir);
 std::string LatestHintPath(const std::string& dir);
@@ -39,13 +40,19 @@ bool IsHintFileName(const std::string& name);
 std::string DatabasePath(const std::string& warehouse, const std::string& db);
 std::string TablePath(const std::string& warehouse, const std::string& db,
                       const std::string& table);
+// A branch's folder (`<table>/branch/branch-<name>`) is a table path too: its schema/, snapshot/,
+// tag/, changelog/ and consumer/ folders are its own, while manifests, index files and data files
+// live in the table's folders (Paimon's layout). DataRoot gives the folder those are in: the table
+// for a branch, the path itself otherwise.
+bool IsBranchPath(const std::string& table_path);
+std::string DataRoot(const std::string& table_path);
 std::string SchemaDir(const std::string& table_path);
 std::string SchemaPath(const std::string& table_path, int64_t id);
 std::string SnapshotDir(const std::string& table_path);
 std::string SnapshotPath(const std::string& table_path, int64_t id);
-std::string ManifestDir(const std::string& table_path);
+std::string ManifestDir(const std::string& table_path);  // in DataRoot
 std::string ManifestPath(const std::string& table_path, const std::string& file_name);
-// Index files (dynamic-bucket HASH indexes, deletion vectors): `<table>/index/<file>`.
+// Index files (dynamic-bucket HASH indexes, deletion vectors): `<table>/index/<file>` (DataRoot).
 std::string IndexDir(const std::string& table_path);
 std::string IndexPath(const std::string& table_path, const std::string& file_name);
 // `<table>/branch/branch-<name>`: a branch's schema/ and snapshot/ folders.
@@ -70,6 +77,7 @@ std::string PartitionValueString(const Value& v, const DataType& t);
 std::string EscapePathName(const std::string& s);
 // "k=v/k2=v2" (PartitionPath's form) as (column, value) pairs, values unescaped (%XX).
 std::vector<std::pair<std::string, std::string>> SplitPartitionPath(const std::string& path);
+// `<DataRoot>/<partition path>/bucket-<n>`.
 std::string BucketDir(const std::string& table_path, const std::string& partition_path,
                       int32_t bucket);
 

@@ -576,6 +576,9 @@ std::vector<OptionDef> BuildTable() {
           "Like scan.timestamp-millis, as 'YYYY-MM-DD HH:MM:SS' in the session time zone (a "
           "query hint).")
           .Validate(ValidateTimestampText),
+      Def("branch", kString, "main",
+          "The branch to read or write (Paimon's option; name it as t$branch_<name> here).")
+          .Unsupported(),
       Def("scan.tag-name", kString, "",
           "Read the snapshot of this tag (a batch read; tags: CALL sys.create_tag)."),
       Def("scan.watermark", kLong, "",

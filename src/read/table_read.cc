@@ -268,7 +268,7 @@ class FileStoreScan : public TableScan {
   // 'scan.fallback-branch': partitions missing from this table are read from the branch (with
   // the branch's own schema and merge rules). Columns and filters are mapped by field id.
   Status OpenFallback(const std::string& branch, std::set<std::string> have) {
-    std::string branch_path = meta::BranchPath(path_, branch);
+    std::string branch_path = meta::BranchPath(meta::DataRoot(path_), branch);
     TRIB_ASSIGN_OR_RETURN(auto branch_schema, meta::SchemaManager(branch_path).Latest());
     auto map = [&](int column) -> Result<int> {
       int32_t id = schema_->fields[column].id;

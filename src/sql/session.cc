@@ -9,6 +9,7 @@
 #include "commit/snapshot_expire.h"
 #include "io/file_system.h"
 #include "meta/snapshot.h"
+#include "meta/branches.h"
 #include "meta/tags.h"
 #include "common/datetime.h"
 #include "common/parallel.h"
@@ -263,11 +264,9 @@ Result<ResolvedName> Session::ResolveTable(const QualifiedName& name) const {
   out.id.database = db;
   size_t dollar = table.find('$');
   if (dollar != std::string::npos) {
-    out.id.system_table = table.substr(dollar + 1);
+    Status st = out.id.SetSuffix(table.substr(dollar + 1));
+    if (!st.ok()) return ErrorAt(name.pos, st.message() + " in '" + name.ToString() + "'");
     table = table.substr(0, dollar);
-    if (out.id.system_table.empty()) {
-      return ErrorAt(name.pos, "missing system table name after '$' in '" + name.ToString() + "'");
-    }
   }
   out.id.table = table;
   if (table.empty()) return ErrorAt(name.pos, "invalid table name '" + name.ToString() + "'");
@@ -1043,6 +1042,9 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   if (p.back() == "create_tag" || p.back() == "delete_tag") {
     return Tags(s, p.back() == "create_tag");
   }
+  if (p.back() == "create_branch" || p.back() == "delete_branch" || p.back() == "fast_forward") {
+    return Branches(s, p.back());
+  }
   if (p.back() == "rollback_to") return RollbackTo(s);
   if (p.back() == "maintain_partitions") return MaintainPartitions(s);
   if (p.back() == "expire_partitions") return ExpirePartitionsCall(s);
@@ -1050,15 +1052,15 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   if (p.back() != "compact") {
     // Paimon's procedures not implemented yet; any other name is a typo or unknown.
     static const std::vector<std::string> kPaimon = {
-        "compact_database", "rollback_to_timestamp", "create_branch",
-        "delete_branch", "fast_forward", "merge_into",
+        "compact_database", "rollback_to_timestamp", "merge_into", "rename_branch",
         "reset_consumer", "clear_consumers", "mark_partition_done",
         "migrate_table", "migrate_file", "repair", "create_tag_from_timestamp",
         "expire_tags", "replace_tag", "rewrite_file_index", "purge_files",
         "trigger_tag_automatic_creation", "query_service"};
     static const std::vector<std::string> kImplemented = {
         "compact", "expire_snapshots", "expire_changelogs", "remove_orphan_files", "create_tag",
-        "delete_tag", "rollback_to", "maintain_partitions", "expire_partitions", "rescale"};
+        "delete_tag", "rollback_to", "maintain_partitions", "expire_partitions", "rescale",
+        "create_branch", "delete_branch", "fast_forward"};
     if (std::find(kPaimon.begin(), kPaimon.end(), p.back()) != kPaimon.end()) {
       return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
     }
@@ -1607,6 +1609,58 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   if (!st.ok()) return ErrorAt(tag->pos, st.message());
   return Message("Created tag " + tag->text + " of " + id.ToString() + " at snapshot " +
                  std::to_string(*snapshot_id));
+}
+
+Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& procedure) {
+  // Paimon's arguments, by name or in this order.
+  const std::string proc = "sys." + procedure;
+  const bool create = procedure == "create_branch";
+  std::vector<std::string> names = {"table", "branch"};
+  if (create) names.push_back("tag");
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, names));
+  if (!args.count("table") || !args.count("branch")) {
+    return ErrorAt(s.pos, proc + " needs a table and a branch: CALL " + proc + "('db.t', 'b'" +
+                              (create ? "[, 'tag'])" : ")"));
+  }
+  const Expr* t = args["table"];
+  Identifier id;
+  auto table = ProcedureTable(t, &id);
+  if (!table.ok()) return table.status();
+  if (!id.branch.empty()) {
+    return NotSupportedAt(t->pos, proc + " on a branch ('" + id.ToString() + "') is not "
+                                  "supported yet; name the table ('" + id.database + "." +
+                                  id.table + "')");
+  }
+  const std::string& path = (*table)->path();
+  const Expr* branch = args["branch"];
+  if (procedure == "delete_branch") {
+    // Several branches: 'a,b'. One that main reads as its fallback stays.
+    const auto fallback = (*table)->schema()->Option("scan.fallback-branch");
+    for (const auto& name : SplitCommaList(branch->text)) {
+      if (fallback && *fallback == name) {
+        return ErrorAt(branch->pos, "branch '" + name + "' is the table's 'scan.fallback-branch'; "
+                                    "reset that option first");
+      }
+      Status st = meta::DeleteBranch(path, name);
+      if (!st.ok()) return ErrorAt(branch->pos, st.message());
+    }
+    return Message("Deleted branch(es) " + branch->text + " of " + id.ToString());
+  }
+  if (procedure == "fast_forward") {
+    auto latest = meta::FastForward(path, branch->text);
+    if (!latest.ok()) return ErrorAt(branch->pos, latest.status().message());
+    return Message("Fast-forwarded " + id.ToString() + " to branch " + branch->text +
+                   " (latest snapshot " + std::to_string(*latest) + ")");
+  }
+  std::optional<std::string> tag;
+  if (args.count("tag") && !args["tag"]->text.empty()) tag = args["tag"]->text;
+  Status st = meta::CreateBranch(path, branch->text, tag);
+  if (!st.ok()) {
+    const Expr* at = st.IsNotFound() && tag ? args["tag"] : branch;
+    return ErrorAt(at->pos, st.message());
+  }
+  return Message("Created branch " + branch->text + " of " + id.ToString() +
+                 (tag ? " from tag " + *tag : std::string(" (empty, with the table's schema)")));
 }
 
 Result<StatementResult> Session::RollbackTo(const CallStmt& s) {

@@ -155,6 +155,8 @@ class Session {
   Result<StatementResult> DropPartitions(const AlterTableStmt& s, const ResolvedName& rn);
   // CALL sys.create_tag(table, tag[, snapshot_id]) and sys.delete_tag(table, tags).
   Result<StatementResult> Tags(const CallStmt& s, bool create);
+  // sys.create_branch, sys.delete_branch, sys.fast_forward.
+  Result<StatementResult> Branches(const CallStmt& s, const std::string& procedure);
   // CALL sys.rollback_to(table, tag | snapshot_id).
   Result<StatementResult> RollbackTo(const CallStmt& s);
   Result<StatementResult> MaintainPartitions(const CallStmt& s);  // CALL sys.maintain_partitions

@@ -22,6 +22,7 @@
 #include "table/file_store_table.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
+#include "meta/branches.h"
 #include "table/system_tables.h"
 #include "tributary/catalog.h"
 #include "tributary/options.h"
@@ -392,7 +393,10 @@ Result<std::vector<std::string>> Catalog::ListTables(const std::string& db) cons
 Result<std::string> Catalog::TablePath(const Identifier& id) const {
   TRIB_RETURN_NOT_OK(CheckName("database", id.database));
   TRIB_RETURN_NOT_OK(CheckName("table", id.table));
-  return meta::TablePath(warehouse_, id.database, id.table);
+  std::string path = meta::TablePath(warehouse_, id.database, id.table);
+  if (id.branch.empty()) return path;
+  TRIB_RETURN_NOT_OK(meta::CheckBranchName(id.branch));
+  return meta::BranchPath(path, id.branch);
 }
 
 Result<bool> Catalog::TableExists(const Identifier& id) const {
@@ -404,6 +408,10 @@ Result<bool> Catalog::TableExists(const Identifier& id) const {
 Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ignore_if_exists) {
   if (!id.system_table.empty()) {
     return Status::Invalid("cannot create a system table '" + id.ToString() + "'");
+  }
+  if (!id.branch.empty()) {
+    return Status::Invalid("cannot create a branch '" + id.ToString() + "' as a table; use "
+                           "CALL sys.create_branch");
   }
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
   TRIB_ASSIGN_OR_RETURN(bool db_exists, DatabaseExists(id.database));
@@ -450,6 +458,10 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
 }
 
 Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
+  if (!id.branch.empty()) {
+    return Status::Invalid("cannot drop a branch '" + id.ToString() + "' as a table; use "
+                           "CALL sys.delete_branch");
+  }
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
   TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(id));
   if (!exists) {
@@ -755,6 +767,9 @@ Status Catalog::RenameTable(const Identifier& from, const Identifier& to) {
   if (!from.system_table.empty() || !to.system_table.empty()) {
     return Status::Invalid("cannot rename a system table");
   }
+  if (!from.branch.empty() || !to.branch.empty()) {
+    return Status::NotSupported("renaming a branch is not supported yet");
+  }
   if (from.database != to.database) {
     return Status::NotSupported("renaming table '" + from.ToString() + "' into another database ('" +
                                 to.database + "') is not supported yet");
@@ -775,6 +790,21 @@ Status Catalog::RenameTable(const Identifier& from, const Identifier& to) {
 }
 
 Status Catalog::TableNotFound(const Identifier& id) const {
+  if (!id.branch.empty()) {
+    Identifier main = id;
+    main.branch.clear();
+    main.system_table.clear();
+    auto exists = TableExists(main);
+    if (exists.ok() && *exists) {
+      std::string message = "table '" + main.ToString() + "' has no branch '" + id.branch + "'";
+      auto branches = meta::ListBranches(meta::TablePath(warehouse_, id.database, id.table));
+      if (branches.ok()) {
+        const std::string hint = options::DidYouMean(id.branch, *branches);
+        if (!hint.empty()) message += "; did you mean '" + hint + "'?";
+      }
+      return Status::NotFound(message);
+    }
+  }
   std::string message = "table '" + id.ToString() + "' does not exist";
   auto tables = ListTables(id.database);
   if (tables.ok()) {
@@ -803,6 +833,10 @@ Result<SystemTableData> Catalog::ReadSystemTable(const Identifier& id) const {
   base.system_table.clear();
   TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(base));
   if (!exists) return TableNotFound(base);
+  if (!id.branch.empty() && id.system_table == "branches") {
+    return Status::Invalid("'" + id.ToString() + "': $branches is a system table of the main "
+                           "branch ('" + id.database + "." + id.table + "$branches')");
+  }
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(base));
   return table::ReadSystemTable(path, id.system_table);
 }

@@ -16,6 +16,7 @@
 
 #include "commit/orphan_files.h"
 #include "io/file_system.h"
+#include "meta/branches.h"
 #include "meta/tags.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
@@ -45,6 +46,24 @@ class SnapshotExpireTest : public WarehouseTest {
     auto t = catalog_->GetTable(Identifier{"default", "t", ""});
     EXPECT_TRUE(t.ok()) << t.status().ToString();
     return std::move(*t);
+  }
+
+  // The table's rows (id -> v), read with `hints`.
+  static std::map<int64_t, int64_t> ReadAll(Table& table,
+                                            std::map<std::string, std::string> hints = {}) {
+    ScanOptions so;
+    so.dynamic_options = std::move(hints);
+    auto scan = table.NewScan(so);
+    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+    std::map<int64_t, int64_t> rows;
+    RowBatch b;
+    while (scan.ok()) {
+      auto more = (*scan)->Next(&b);
+      EXPECT_TRUE(more.ok()) << more.status().ToString();
+      if (!more.ok() || !*more) break;
+      for (const Row& r : b.rows) rows[r[0].int_value()] = r[1].int_value();
+    }
+    return rows;
   }
 
   // Every file under data, changelog and manifest folders that a retained snapshot uses.
@@ -223,21 +242,7 @@ TEST_F(SnapshotExpireTest, TagsStayReadableAndIndexFilesExpire) {
                    {"snapshot.num-retained.min", "2"},
                    {"snapshot.num-retained.max", "4"},
                    {"num-sorted-run.compaction-trigger", "2"}});
-  auto read = [&](std::map<std::string, std::string> hints) {
-    ScanOptions so;
-    so.dynamic_options = std::move(hints);
-    auto scan = t->NewScan(so);
-    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-    std::map<int64_t, int64_t> rows;
-    RowBatch b;
-    while (scan.ok()) {
-      auto more = (*scan)->Next(&b);
-      EXPECT_TRUE(more.ok()) << more.status().ToString();
-      if (!more.ok() || !*more) break;
-      for (const Row& r : b.rows) rows[r[0].int_value()] = r[1].int_value();
-    }
-    return rows;
-  };
+  auto read = [&](std::map<std::string, std::string> hints) { return ReadAll(*t, hints); };
   std::map<int64_t, int64_t> model, at_tag;
   for (int c = 0; c < 60; c++) {
     auto w = t->NewWriter({});
@@ -275,6 +280,62 @@ TEST_F(SnapshotExpireTest, TagsStayReadableAndIndexFilesExpire) {
   ASSERT_TRUE(orphans.ok());
   EXPECT_GT(orphans->files, 0);
   EXPECT_EQ(read({}), model);
+}
+
+// Main and its branches share manifests and data files: each one's expiration (and orphan
+// cleanup on either) leaves alone what the others use, also when the tag the branch started
+// from is gone; once the branch is deleted its files are orphans.
+TEST_F(SnapshotExpireTest, BranchesKeepWhatTheyUseThroughExpirationAndOrphanCleanup) {
+  auto t = Create({{"bucket", "2"},
+                   {"snapshot.num-retained.min", "1"},
+                   {"snapshot.num-retained.max", "2"},
+                   {"num-sorted-run.compaction-trigger", "2"}});
+  auto read = [&](Table& table) { return ReadAll(table); };
+  auto commit = [&](Table& table, int c, std::map<int64_t, int64_t>* model) {
+    auto w = table.NewWriter({});
+    ASSERT_TRUE(w.ok());
+    for (int i = 0; i < 5; i++) {
+      const int64_t id = (c * 7 + i * 13) % 40;
+      ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(id), Value::Int(c)}).ok());
+      (*model)[id] = c;
+    }
+    auto committed = (*w)->Commit();
+    ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  };
+  std::map<int64_t, int64_t> main_model;
+  for (int c = 0; c < 5; c++) commit(*t, c, &main_model);
+  auto latest = meta::SnapshotManager(t->path()).Read(*t->LatestSnapshotId().value());
+  ASSERT_TRUE(latest.ok());
+  ASSERT_TRUE(meta::CreateTag(t->path(), "start", **latest, "2026-12-02T00:00:00").ok());
+  ASSERT_TRUE(meta::CreateBranch(t->path(), "dev", "start").ok());
+  ASSERT_TRUE(meta::DeleteTag(t->path(), "start").ok());
+  auto dev = catalog_->GetTable(Identifier{"default", "t", "", "dev"});
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  std::map<int64_t, int64_t> dev_model = main_model;
+  // Main compacts the tag's files away and expires the snapshots that had them.
+  for (int c = 5; c < 30; c++) commit(*t, c, &main_model);
+  EXPECT_EQ(read(**dev), dev_model);
+  // The branch's own commits (and compactions, and expiration) leave main's files alone.
+  for (int c = 100; c < 104; c++) commit(**dev, c, &dev_model);
+  for (int c = 30; c < 35; c++) commit(*t, c, &main_model);
+  EXPECT_LE(meta::SnapshotManager(t->path()).ListIds()->size(), 2u);
+  EXPECT_LE(meta::SnapshotManager((*dev)->path()).ListIds()->size(), 2u);
+  EXPECT_EQ(read(*t), main_model);
+  EXPECT_EQ(read(**dev), dev_model);
+  for (const std::string& path : {t->path(), (*dev)->path()}) {
+    auto orphans = commit::RemoveOrphanFiles(path, INT64_MAX, /*dry_run=*/false);
+    ASSERT_TRUE(orphans.ok()) << orphans.status().ToString();
+    std::string names;
+    for (const auto& p : orphans->paths) names += " " + p;
+    EXPECT_EQ(orphans->files, 0) << path << ":" << names;
+  }
+  EXPECT_EQ(read(*t), main_model);
+  EXPECT_EQ(read(**dev), dev_model);
+  ASSERT_TRUE(meta::DeleteBranch(t->path(), "dev").ok());
+  auto orphans = commit::RemoveOrphanFiles(t->path(), INT64_MAX, /*dry_run=*/false);
+  ASSERT_TRUE(orphans.ok()) << orphans.status().ToString();
+  EXPECT_GT(orphans->files, 0);
+  EXPECT_EQ(read(*t), main_model);
 }
 
 // 'changelog.num-retained.*' beyond the snapshots': expired snapshots leave their changes as

@@ -9,6 +9,7 @@
 #include "common/json.h"
 #include "format/binary_row.h"
 #include "io/file_system.h"
+#include "meta/branches.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "read/stream_scan.h"
@@ -273,16 +274,17 @@ Result<SystemTableData> ScanAll(TableScan& scan) {
   return d;
 }
 
-// t$branch_<name>: the rows of a branch (its own schema and snapshots; manifests and data files
-// in the table's folders).
-Result<SystemTableData> Branch(const std::string& path, const std::string& branch) {
-  std::string branch_path = meta::BranchPath(path, branch);
-  auto schema = meta::SchemaManager(branch_path).Latest();
-  if (!schema.ok()) {
-    return Status::NotFound("table '" + path + "' has no branch '" + branch + "'");
+// t$branches: the table's branches and when each was created (its folder's time, as Paimon).
+Result<SystemTableData> Branches(const std::string& path) {
+  SystemTableData d;
+  d.fields = {F("branch_name", DataType::String().NotNull()),
+              F("create_time", DataType::Timestamp(3).NotNull())};
+  TRIB_ASSIGN_OR_RETURN(auto names, meta::ListBranches(path));
+  for (const auto& name : names) {
+    TRIB_ASSIGN_OR_RETURN(int64_t created, meta::BranchCreateTime(path, name));
+    d.rows.push_back({S(name), Millis(created)});
   }
-  TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path, *schema, ScanOptions{}, branch_path));
-  return ScanAll(*scan);
+  return d;
 }
 
 // t$row_tracking: the rows of a row-tracking append table with their `_ROW_ID` and
@@ -437,8 +439,8 @@ Result<SystemTableData> ReadSystemTable(const std::string& path, const std::stri
   static const std::vector<std::string> kNames = {"snapshots",    "files",     "options",
                                                   "schemas",      "partitions", "row_tracking",
                                                   "audit_log",    "changelog", "binlog",
-                                                  "tags"};
-  if (name.rfind("branch_", 0) == 0) return Branch(path, name.substr(7));
+                                                  "tags",         "branches"};
+  if (name == "branches") return Branches(path);
   if (name == "snapshots") return Snapshots(path);
   if (name == "schemas") return Schemas(path);
   if (name == "tags") return Tags(path);

@@ -1,0 +1,214 @@
+#include "meta/branches.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+
+#include "io/file_system.h"
+#include "meta/paths.h"
+#include "meta/schema_manager.h"
+#include "meta/snapshot.h"
+#include "meta/tags.h"
+
+namespace tributary::meta {
+
+namespace {
+
+Status RenameDir(const std::string& from, const std::string& to, const std::string& what) {
+  if (std::rename(from.c_str(), to.c_str()) != 0) {
+    return Status::IOError("cannot " + what + ": renaming '" + from + "' to '" + to +
+                           "' failed: " + std::strerror(errno));
+  }
+  return Status::OK();
+}
+
+// Copies the files of `from` whose names start with `prefix` into `to` (replacing).
+Status CopyFiles(const std::string& from, const std::string& to, const std::string& prefix,
+                 std::vector<std::string>* copied = nullptr) {
+  auto entries = io::LocalFs().ListDir(from);
+  if (!entries.ok()) return entries.status().IsNotFound() ? Status::OK() : entries.status();
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(to));
+  for (const auto& e : *entries) {
+    if (e.is_dir || e.name.rfind(prefix, 0) != 0) continue;
+    TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(io::JoinPath(from, e.name)));
+    TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(io::JoinPath(to, e.name), bytes));
+    if (copied) copied->push_back(e.name);
+  }
+  return Status::OK();
+}
+
+Status NoSuchBranch(const std::string& table_path, const std::string& name) {
+  TRIB_ASSIGN_OR_RETURN(auto branches, ListBranches(table_path));
+  std::string list;
+  for (const auto& b : branches) list += (list.empty() ? "" : ", ") + b;
+  return Status::NotFound("branch '" + name + "' does not exist (" +
+                          (branches.empty() ? std::string("the table has no branches")
+                                            : "branches: " + list) +
+                          ")");
+}
+
+}  // namespace
+
+Status CheckBranchName(const std::string& name) {
+  if (name == "main") {
+    return Status::Invalid("branch name 'main' is the default branch and cannot be used");
+  }
+  if (name.empty() || std::all_of(name.begin(), name.end(),
+                                  [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
+    return Status::Invalid("branch name '" + name + "' is blank");
+  }
+  if (std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return Status::Invalid("branch name '" + name + "' is only digits (it would read as a "
+                           "snapshot id)");
+  }
+  const bool ok = name.size() <= 200 && name != "." && name != ".." &&
+                  std::all_of(name.begin(), name.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
+                           c == '.';
+                  });
+  if (!ok) {
+    return Status::Invalid("branch name '" + name + "' is not valid: use letters, digits, '-', "
+                           "'_' and '.'");
+  }
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> ListBranches(const std::string& table_path) {
+  auto entries = io::LocalFs().ListDir(BranchDir(table_path));
+  if (!entries.ok()) {
+    if (entries.status().IsNotFound()) return std::vector<std::string>{};
+    return entries.status();
+  }
+  std::vector<std::string> names;
+  for (const auto& e : *entries) {
+    if (e.is_dir && e.name.rfind(kBranchNamePrefix, 0) == 0) {
+      names.push_back(e.name.substr(std::strlen(kBranchNamePrefix)));
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<int64_t> BranchCreateTime(const std::string& table_path, const std::string& name) {
+  TRIB_ASSIGN_OR_RETURN(auto entries, io::LocalFs().ListDir(BranchDir(table_path)));
+  for (const auto& e : entries) {
+    if (e.is_dir && e.name == kBranchNamePrefix + name) return e.mtime_millis;
+  }
+  return NoSuchBranch(table_path, name);
+}
+
+Status CreateBranch(const std::string& table_path, const std::string& name,
+                    const std::optional<std::string>& tag) {
+  TRIB_RETURN_NOT_OK(CheckBranchName(name));
+  const std::string target = BranchPath(table_path, name);
+  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(target));
+  if (exists) return Status::AlreadyExists("branch '" + name + "' already exists");
+  SchemaManager schemas(table_path);
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> last_schema, schemas.LatestId());
+  if (!last_schema) return Status::NotFound("table '" + table_path + "' does not exist");
+  std::shared_ptr<const Snapshot> snapshot;
+  if (tag) {
+    TRIB_ASSIGN_OR_RETURN(snapshot, ReadTag(table_path, *tag));
+    last_schema = snapshot->schema_id;
+  }
+  // Built aside, then renamed into place.
+  const std::string building =
+      io::JoinPath(BranchDir(table_path), ".building-" + name + "-" + NewUuid());
+  Status st = [&]() -> Status {
+    for (int64_t id = 0; id <= *last_schema; id++) {
+      auto bytes = io::LocalFs().ReadFile(SchemaPath(table_path, id));
+      if (!bytes.ok()) {
+        if (bytes.status().IsNotFound()) continue;  // ids need not be dense
+        return bytes.status();
+      }
+      TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(SchemaDir(building)));
+      TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(SchemaPath(building, id), *bytes));
+    }
+    if (snapshot) {
+      // The tag, and its snapshot as main has it (from the tag when main's expired).
+      TRIB_ASSIGN_OR_RETURN(std::string tag_bytes, io::LocalFs().ReadFile(TagPath(table_path, *tag)));
+      TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(TagDir(building)));
+      TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(TagPath(building, *tag), tag_bytes));
+      auto bytes = io::LocalFs().ReadFile(SnapshotPath(table_path, snapshot->id));
+      std::string snapshot_bytes;
+      if (bytes.ok()) {
+        snapshot_bytes = std::move(*bytes);
+      } else if (bytes.status().IsNotFound()) {
+        snapshot_bytes = SnapshotToJson(*snapshot);
+      } else {
+        return bytes.status();
+      }
+      TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(SnapshotDir(building)));
+      TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(SnapshotPath(building, snapshot->id), snapshot_bytes));
+    }
+    return RenameDir(building, target, "create branch '" + name + "'");
+  }();
+  if (!st.ok()) {
+    (void)io::LocalFs().RemoveAll(building);
+    TRIB_ASSIGN_OR_RETURN(bool now, io::LocalFs().Exists(target));
+    if (now) return Status::AlreadyExists("branch '" + name + "' already exists");
+  }
+  return st;
+}
+
+Status DeleteBranch(const std::string& table_path, const std::string& name) {
+  TRIB_RETURN_NOT_OK(CheckBranchName(name));
+  const std::string path = BranchPath(table_path, name);
+  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(path));
+  if (!exists) return NoSuchBranch(table_path, name);
+  // Taken away whole first, as DROP TABLE does.
+  const std::string tomb = io::JoinPath(BranchDir(table_path), ".deleted-" + name + "-" + NewUuid());
+  TRIB_RETURN_NOT_OK(RenameDir(path, tomb, "delete branch '" + name + "'"));
+  return io::LocalFs().RemoveAll(tomb);
+}
+
+Result<int64_t> FastForward(const std::string& table_path, const std::string& name) {
+  TRIB_RETURN_NOT_OK(CheckBranchName(name));
+  const std::string branch = BranchPath(table_path, name);
+  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(branch));
+  if (!exists) return NoSuchBranch(table_path, name);
+  SnapshotManager branch_snapshots(branch);
+  TRIB_ASSIGN_OR_RETURN(auto branch_ids, branch_snapshots.ListIds());
+  if (branch_ids.empty()) {
+    return Status::Invalid("branch '" + name + "' has no snapshot to fast-forward to");
+  }
+  const int64_t earliest = branch_ids.front();
+  TRIB_ASSIGN_OR_RETURN(auto first, branch_snapshots.Read(earliest));
+  const int64_t first_schema = first->schema_id;
+  // Main's tags of the snapshots that go, those snapshots (newest first, so main is always a
+  // prefix of its history), and the schemas from the branch's first one on.
+  TRIB_ASSIGN_OR_RETURN(auto tags, ListTags(table_path));
+  for (const auto& t : tags) {
+    TRIB_ASSIGN_OR_RETURN(auto s, ReadTag(table_path, t));
+    if (s->id >= earliest) TRIB_RETURN_NOT_OK(DeleteTag(table_path, t));
+  }
+  for (const std::string& hint : {LatestHintPath(SnapshotDir(table_path)),
+                                  EarliestHintPath(SnapshotDir(table_path))}) {
+    Status st = io::LocalFs().Remove(hint);
+    if (!st.ok() && !st.IsNotFound()) return st;
+  }
+  SnapshotManager main_snapshots(table_path);
+  TRIB_ASSIGN_OR_RETURN(auto main_ids, main_snapshots.ListIds());
+  for (auto it = main_ids.rbegin(); it != main_ids.rend() && *it >= earliest; ++it) {
+    Status st = io::LocalFs().Remove(SnapshotPath(table_path, *it));
+    if (!st.ok() && !st.IsNotFound()) return st;
+  }
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> main_schema, SchemaManager(table_path).LatestId());
+  for (int64_t id = main_schema.value_or(-1); id >= first_schema; id--) {
+    Status st = io::LocalFs().Remove(SchemaPath(table_path, id));
+    if (!st.ok() && !st.IsNotFound()) return st;
+  }
+  // The branch's schemas, then its snapshots oldest first, then its tags.
+  TRIB_RETURN_NOT_OK(CopyFiles(SchemaDir(branch), SchemaDir(table_path), kSchemaPrefix));
+  for (int64_t id : branch_ids) {
+    TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(SnapshotPath(branch, id)));
+    TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(SnapshotPath(table_path, id), bytes));
+  }
+  TRIB_RETURN_NOT_OK(CopyFiles(TagDir(branch), TagDir(table_path), kTagPrefix));
+  (void)io::LocalFs().WriteFile(LatestHintPath(SnapshotDir(table_path)),
+                                std::to_string(branch_ids.back()));
+  return branch_ids.back();
+}
+
+}  // namespace tributary::meta
