@@ -105,6 +105,13 @@ class Catalog {
   // changed; a type changes only to one that reads can cast to; options naming a renamed column
   // follow it.
   Status AlterTableColumns(const Identifier& id, const std::vector<ColumnChange>& changes);
+  // The same, with options set and reset in that schema version too (the positions a table's
+  // computed columns are recorded at, say), and only if the latest schema is still
+  // `expected_schema_id` (else Conflict: the options were worked out from an older schema).
+  Status AlterTableColumns(const Identifier& id, const std::vector<ColumnChange>& changes,
+                           const std::map<std::string, std::string>& set_options,
+                           const std::vector<std::string>& reset_options,
+                           int64_t expected_schema_id);
   // ALTER TABLE t RENAME TO u (within one database, as Paimon's filesystem catalog).
   Status RenameTable(const Identifier& from, const Identifier& to);
 

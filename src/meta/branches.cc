@@ -62,14 +62,13 @@ Status CheckBranchName(const std::string& name) {
     return Status::Invalid("branch name '" + name + "' is only digits (it would read as a "
                            "snapshot id)");
   }
-  const bool ok = name.size() <= 200 && name != "." && name != ".." &&
-                  std::all_of(name.begin(), name.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
-                           c == '.';
+  // No '.' (a table name's parts are split at it) and no '$' (t$branch_b$snapshots).
+  const bool ok = name.size() <= 200 && std::all_of(name.begin(), name.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
                   });
   if (!ok) {
-    return Status::Invalid("branch name '" + name + "' is not valid: use letters, digits, '-', "
-                           "'_' and '.'");
+    return Status::Invalid("branch name '" + name + "' is not valid: use letters, digits, '-' "
+                           "and '_'");
   }
   return Status::OK();
 }
@@ -82,13 +81,21 @@ Result<std::vector<std::string>> ListBranches(const std::string& table_path) {
   }
   std::vector<std::string> names;
   for (const auto& e : *entries) {
-    if (e.is_dir && e.name.rfind(kBranchNamePrefix, 0) == 0) {
-      names.push_back(e.name.substr(std::strlen(kBranchNamePrefix)));
-    }
+    if (!e.is_dir || e.name.rfind(kBranchNamePrefix, 0) != 0) continue;
+    // A folder without schemas is no branch (a lock file a writer of a deleted branch left).
+    TRIB_ASSIGN_OR_RETURN(bool has_schema,
+                          io::LocalFs().Exists(SchemaDir(io::JoinPath(BranchDir(table_path), e.name))));
+    if (has_schema) names.push_back(e.name.substr(std::strlen(kBranchNamePrefix)));
   }
   std::sort(names.begin(), names.end());
   return names;
 }
+
+namespace {
+Result<bool> BranchExists(const std::string& table_path, const std::string& name) {
+  return io::LocalFs().Exists(SchemaDir(BranchPath(table_path, name)));
+}
+}  // namespace
 
 Result<int64_t> BranchCreateTime(const std::string& table_path, const std::string& name) {
   TRIB_ASSIGN_OR_RETURN(auto entries, io::LocalFs().ListDir(BranchDir(table_path)));
@@ -102,8 +109,10 @@ Status CreateBranch(const std::string& table_path, const std::string& name,
                     const std::optional<std::string>& tag) {
   TRIB_RETURN_NOT_OK(CheckBranchName(name));
   const std::string target = BranchPath(table_path, name);
-  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(target));
+  TRIB_ASSIGN_OR_RETURN(bool exists, BranchExists(table_path, name));
   if (exists) return Status::AlreadyExists("branch '" + name + "' already exists");
+  // What a writer of a deleted branch of this name left (a lock file) goes first.
+  TRIB_RETURN_NOT_OK(io::LocalFs().RemoveAll(target));
   SchemaManager schemas(table_path);
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> last_schema, schemas.LatestId());
   if (!last_schema) return Status::NotFound("table '" + table_path + "' does not exist");
@@ -155,7 +164,7 @@ Status CreateBranch(const std::string& table_path, const std::string& name,
 Status DeleteBranch(const std::string& table_path, const std::string& name) {
   TRIB_RETURN_NOT_OK(CheckBranchName(name));
   const std::string path = BranchPath(table_path, name);
-  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(path));
+  TRIB_ASSIGN_OR_RETURN(bool exists, BranchExists(table_path, name));
   if (!exists) return NoSuchBranch(table_path, name);
   // Taken away whole first, as DROP TABLE does.
   const std::string tomb = io::JoinPath(BranchDir(table_path), ".deleted-" + name + "-" + NewUuid());
@@ -166,7 +175,7 @@ Status DeleteBranch(const std::string& table_path, const std::string& name) {
 Result<int64_t> FastForward(const std::string& table_path, const std::string& name) {
   TRIB_RETURN_NOT_OK(CheckBranchName(name));
   const std::string branch = BranchPath(table_path, name);
-  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(branch));
+  TRIB_ASSIGN_OR_RETURN(bool exists, BranchExists(table_path, name));
   if (!exists) return NoSuchBranch(table_path, name);
   SnapshotManager branch_snapshots(branch);
   TRIB_ASSIGN_OR_RETURN(auto branch_ids, branch_snapshots.ListIds());
@@ -177,7 +186,8 @@ Result<int64_t> FastForward(const std::string& table_path, const std::string& na
   TRIB_ASSIGN_OR_RETURN(auto first, branch_snapshots.Read(earliest));
   const int64_t first_schema = first->schema_id;
   // Main's tags of the snapshots that go, those snapshots (newest first, so main is always a
-  // prefix of its history), and the schemas from the branch's first one on.
+  // prefix of its history) and its long-lived changelogs of them. No schema a remaining
+  // snapshot uses is removed: the branch's copies of main's schemas are main's own.
   TRIB_ASSIGN_OR_RETURN(auto tags, ListTags(table_path));
   for (const auto& t : tags) {
     TRIB_ASSIGN_OR_RETURN(auto s, ReadTag(table_path, t));
@@ -194,13 +204,22 @@ Result<int64_t> FastForward(const std::string& table_path, const std::string& na
     Status st = io::LocalFs().Remove(SnapshotPath(table_path, *it));
     if (!st.ok() && !st.IsNotFound()) return st;
   }
+  TRIB_ASSIGN_OR_RETURN(auto changelogs, ListLongLivedChangelogIds(table_path));
+  for (auto it = changelogs.rbegin(); it != changelogs.rend() && *it >= earliest; ++it) {
+    Status st = io::LocalFs().Remove(LongLivedChangelogPath(table_path, *it));
+    if (!st.ok() && !st.IsNotFound()) return st;
+  }
+  // The branch's schemas (replacing main's of the same ids, which no remaining snapshot uses
+  // beyond the branch's first one, copied from main), main's later ones removed, then the
+  // branch's snapshots oldest first, then its tags.
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> main_schema, SchemaManager(table_path).LatestId());
-  for (int64_t id = main_schema.value_or(-1); id >= first_schema; id--) {
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> branch_schema, SchemaManager(branch).LatestId());
+  TRIB_RETURN_NOT_OK(CopyFiles(SchemaDir(branch), SchemaDir(table_path), kSchemaPrefix));
+  for (int64_t id = main_schema.value_or(-1); id > branch_schema.value_or(-1) && id >= first_schema;
+       id--) {
     Status st = io::LocalFs().Remove(SchemaPath(table_path, id));
     if (!st.ok() && !st.IsNotFound()) return st;
   }
-  // The branch's schemas, then its snapshots oldest first, then its tags.
-  TRIB_RETURN_NOT_OK(CopyFiles(SchemaDir(branch), SchemaDir(table_path), kSchemaPrefix));
   for (int64_t id : branch_ids) {
     TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(SnapshotPath(branch, id)));
     TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(SnapshotPath(table_path, id), bytes));

@@ -85,7 +85,7 @@ std::string ResolveExternalPath(const std::string& table_path, const std::string
   if (io::LocalFs().Exists(p).ValueOr(false)) return p;
   size_t at = p.find("/external/");
   if (at != std::string::npos) {
-    std::string local = io::JoinPath(io::ParentPath(table_path), p.substr(at + 1));
+    std::string local = io::JoinPath(io::ParentPath(DataRoot(table_path)), p.substr(at + 1));
     if (io::LocalFs().Exists(local).ValueOr(false)) return local;
   }
   return p;

@@ -259,7 +259,11 @@ class FileStoreScan : public TableScan {
     config.deletion_vectors = std::move(plan.deletion_vectors);
     TRIB_ASSIGN_OR_RETURN(read_, SplitRead::Make(std::move(config)));
     splits_ = std::move(plan.splits);
-    if (auto fb = schema_->Option("scan.fallback-branch"); fb && !fb->empty()) {
+    // A branch (a fallback read included) has no fallback of its own, as in Paimon: a branch
+    // created from main carries main's option, which would name itself.
+    if (auto fb = schema_->Option("scan.fallback-branch");
+        fb && !fb->empty() && !meta::IsBranchPath(path_) &&
+        (meta_path_.empty() || meta_path_ == path_)) {
       TRIB_RETURN_NOT_OK(OpenFallback(*fb, std::move(plan.partitions)));
     }
     return Status::OK();

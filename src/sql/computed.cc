@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "common/strings.h"
 #include "sql/lexer.h"
@@ -74,6 +75,176 @@ void PutComputedColumn(const ComputedColumn& column, std::map<std::string, std::
   (*options)[base + "name"] = column.name;
   (*options)[base + "data-type"] = column.type.ToString();
   (*options)[base + "expr"] = column.expr;
+}
+
+namespace {
+
+// One column among all of a table's: stored, or recorded in options ('schema.<position>.*').
+struct AnyColumn {
+  std::string name;
+  bool stored = true;
+  int old_position = -1;                          // not stored: where its options were
+  std::map<std::string, std::string> recorded;   // not stored: field -> value
+  std::set<std::string> reads;                    // computed: the columns its expression names
+};
+
+void CollectColumnNames(const Expr& e, std::set<std::string>* out) {
+  if (e.kind == ExprKind::kColumn && !e.names.empty()) out->insert(e.names.back());
+  for (const auto& a : e.args) CollectColumnNames(*a, out);
+}
+
+}  // namespace
+
+Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
+                                        const std::map<std::string, std::string>& options,
+                                        const std::vector<ColumnChange>& changes) {
+  // Every column in declared order.
+  std::map<int, AnyColumn> others;
+  for (const auto& [key, value] : options) {
+    if (key.compare(0, kPrefix.size(), kPrefix) != 0) continue;
+    std::string_view rest = std::string_view(key).substr(kPrefix.size());
+    const size_t dot = rest.find('.');
+    if (dot == std::string_view::npos || dot > 6 || !AllDigits(rest.substr(0, dot))) continue;
+    const int position = std::stoi(std::string(rest.substr(0, dot)));
+    AnyColumn& c = others[position];
+    c.stored = false;
+    c.old_position = position;
+    c.recorded[std::string(rest.substr(dot + 1))] = value;
+  }
+  ComputedAlter out;
+  std::vector<AnyColumn> all;
+  size_t next_stored = 0;
+  for (int i = 0; next_stored < stored.size() || !others.empty(); i++) {
+    auto it = others.find(i);
+    if (it == others.end() && next_stored == stored.size()) it = others.begin();
+    if (it != others.end()) {
+      AnyColumn c = std::move(it->second);
+      others.erase(it);
+      c.name = c.recorded.count("name") ? c.recorded["name"] : "";
+      if (auto e = c.recorded.find("expr"); e != c.recorded.end()) {
+        auto parsed = ParseExpression(e->second);
+        if (!parsed.ok()) {
+          return Status::Invalid("computed column '" + c.name + "': " + parsed.status().message());
+        }
+        CollectColumnNames(**parsed, &c.reads);
+      }
+      all.push_back(std::move(c));
+    } else {
+      AnyColumn c;
+      c.name = stored[next_stored++].name;
+      all.push_back(std::move(c));
+    }
+  }
+  auto find = [&](const std::string& name) {
+    return std::find_if(all.begin(), all.end(), [&](const AnyColumn& c) { return c.name == name; });
+  };
+  auto reader_of = [&](const std::string& name) -> std::string {
+    for (const auto& c : all) {
+      if (!c.stored && c.reads.count(name)) return c.name;
+    }
+    return "";
+  };
+  // Where a column placed by `c` goes among all columns, and the stored change that says so.
+  auto place = [&](ColumnChange c, AnyColumn column) -> Status {
+    size_t at = all.size();
+    if (c.position == ColumnChange::Position::kFirst) {
+      at = 0;
+    } else if (c.position == ColumnChange::Position::kAfter) {
+      auto after = find(c.after);
+      if (after == all.end()) {  // the catalog names the unknown column
+        out.stored.push_back(std::move(c));
+        all.push_back(std::move(column));
+        return Status::OK();
+      }
+      at = static_cast<size_t>(after - all.begin()) + 1;
+      // AFTER the stored column at or before that place, else FIRST.
+      c.position = ColumnChange::Position::kFirst;
+      for (size_t i = at; i-- > 0;) {
+        if (all[i].stored) {
+          c.position = ColumnChange::Position::kAfter;
+          c.after = all[i].name;
+          break;
+        }
+      }
+    }
+    all.insert(all.begin() + static_cast<std::ptrdiff_t>(at), std::move(column));
+    out.stored.push_back(std::move(c));
+    return Status::OK();
+  };
+  for (const ColumnChange& c : changes) {
+    auto it = find(c.column);
+    if (it != all.end() && !it->stored) {
+      if (c.kind == ColumnChange::Kind::kAdd) {
+        return Status::Invalid("column '" + c.column + "' already exists (a computed column)");
+      }
+      if (c.kind != ColumnChange::Kind::kDrop) {
+        return Status::NotSupported("renaming or changing computed column '" + c.column +
+                                    "' is not supported yet; drop it and create the table "
+                                    "again");
+      }
+      all.erase(it);
+      continue;
+    }
+    switch (c.kind) {
+      case ColumnChange::Kind::kAdd: {
+        AnyColumn column;
+        column.name = c.column;
+        TRIB_RETURN_NOT_OK(place(c, std::move(column)));
+        break;
+      }
+      case ColumnChange::Kind::kDrop:
+      case ColumnChange::Kind::kRename:
+      case ColumnChange::Kind::kModify: {
+        const std::string reader = reader_of(c.column);
+        const bool retyped = c.kind == ColumnChange::Kind::kModify && c.type.has_value();
+        if (!reader.empty() && (c.kind != ColumnChange::Kind::kModify || retyped)) {
+          return Status::Invalid("column '" + c.column + "' is read by computed column '" +
+                                 reader + "'; it cannot be " +
+                                 (c.kind == ColumnChange::Kind::kDrop     ? "dropped"
+                                  : c.kind == ColumnChange::Kind::kRename ? "renamed"
+                                                                          : "given another type"));
+        }
+        if (it == all.end()) {  // the catalog names the unknown column
+          out.stored.push_back(c);
+          break;
+        }
+        if (c.kind == ColumnChange::Kind::kDrop) {
+          all.erase(it);
+          out.stored.push_back(c);
+        } else if (c.kind == ColumnChange::Kind::kRename) {
+          if (find(c.new_name) != all.end()) {
+            return Status::Invalid("column '" + c.new_name + "' already exists");
+          }
+          it->name = c.new_name;
+          out.stored.push_back(c);
+        } else if (c.position != ColumnChange::Position::kUnchanged) {
+          AnyColumn column = std::move(*it);
+          all.erase(it);
+          TRIB_RETURN_NOT_OK(place(c, std::move(column)));
+        } else {
+          out.stored.push_back(c);
+        }
+        break;
+      }
+    }
+  }
+  // The other columns' options at their new positions (all old ones reset, then set).
+  for (const auto& [key, value] : options) {
+    std::string_view rest = std::string_view(key);
+    if (key.compare(0, kPrefix.size(), kPrefix) != 0) continue;
+    rest.remove_prefix(kPrefix.size());
+    const size_t dot = rest.find('.');
+    if (dot != std::string_view::npos && dot <= 6 && AllDigits(rest.substr(0, dot))) {
+      out.reset_options.push_back(key);
+    }
+  }
+  for (size_t i = 0; i < all.size(); i++) {
+    if (all[i].stored) continue;
+    for (const auto& [field, value] : all[i].recorded) {
+      out.set_options[std::string(kPrefix) + std::to_string(i) + "." + field] = value;
+    }
+  }
+  return out;
 }
 
 Result<std::shared_ptr<SelectStmt>> ComputedColumnsQuery(const TableRef& ref,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sql/ast.h"
+#include "tributary/catalog.h"
 #include "tributary/result.h"
 #include "tributary/types.h"
 
@@ -30,6 +31,21 @@ Result<std::vector<ComputedColumn>> ComputedColumnsOf(
 
 // The options recording `column` at `position`.
 void PutComputedColumn(const ComputedColumn& column, std::map<std::string, std::string>* options);
+
+// ALTER TABLE column changes on a table whose options record computed (or metadata) columns at
+// positions among all its columns: the changes of the stored columns (FIRST / AFTER read
+// against all columns: an AFTER naming a computed column becomes AFTER the stored column before
+// it), and the options that record the other columns at their positions afterwards. A computed
+// column may be dropped; renaming or changing it is not supported yet; a stored column a
+// computed column reads is not dropped, renamed or given another type (as Flink refuses).
+struct ComputedAlter {
+  std::vector<ColumnChange> stored;
+  std::map<std::string, std::string> set_options;
+  std::vector<std::string> reset_options;
+};
+Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
+                                        const std::map<std::string, std::string>& options,
+                                        const std::vector<ColumnChange>& changes);
 
 // SELECT <every column of the table, in declared order> FROM <ref, its stored columns only>:
 // how a query reads a table with computed columns. `stored`: the table's stored columns.

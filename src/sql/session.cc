@@ -944,15 +944,8 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
     case AlterTableStmt::Action::kAddPartition:
       return AddPartitions(s, rn);
     case AlterTableStmt::Action::kColumns: {
-      {
-        auto table = rn.catalog->GetTable(rn.id);
-        if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
-        auto computed = ComputedColumnsOf((*table)->schema()->options);
-        if (computed.ok() && !computed->empty()) {
-          return NotSupportedAt(s.name.pos, "changing the columns of a table with computed "
-                                            "columns is not supported yet");
-        }
-      }
+      auto table = rn.catalog->GetTable(rn.id);
+      if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
       std::vector<ColumnChange> changes;
       for (const AlterColumn& a : s.columns) {
         ColumnChange c;
@@ -977,7 +970,20 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
         }
         changes.push_back(std::move(c));
       }
-      Status st = rn.catalog->AlterTableColumns(rn.id, changes);
+      // Computed (and metadata) columns are recorded in options at positions among all the
+      // columns: the changes are read against all of them and the positions recorded again.
+      const TableSchema& schema = *(*table)->schema();
+      const bool others = std::any_of(schema.options.begin(), schema.options.end(),
+                                      [](const auto& o) { return o.first.starts_with("schema."); });
+      Status st;
+      if (others) {
+        auto plan = PlanComputedAlter(schema.fields, schema.options, changes);
+        if (!plan.ok()) return Locate(plan.status(), s.pos);
+        st = rn.catalog->AlterTableColumns(rn.id, plan->stored, plan->set_options,
+                                           plan->reset_options, schema.id);
+      } else {
+        st = rn.catalog->AlterTableColumns(rn.id, changes);
+      }
       if (!st.ok()) return Locate(st, s.pos);
       return Message("Table " + rn.id.ToString() + " altered");
     }

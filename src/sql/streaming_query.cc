@@ -351,7 +351,7 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const Session& session, SelectPlan pl
   DeltaJoinSide sides[2];
   const TableRef* refs[2] = {&*q.from, &jc.table};
   JoinInput* inputs[2] = {&a, &b};
-  std::string starts, names[2];
+  std::string starts, caching;
   for (int s = 0; s < 2; s++) {
     Source& src = inputs[s]->source;
     StreamOptions opts;
@@ -367,20 +367,34 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const Session& session, SelectPlan pl
     auto stream = src.table->NewStreamScan(opts);
     if (!stream.ok()) return ErrorAt(refs[s]->name.pos, stream.status().message());
     starts += (s ? ", " : "") + src.name + " from '" + opts.startup_mode + "'";
-    names[s] = src.name;
     sides[s].table = std::move(src.table);
     sides[s].stream = std::move(*stream);
     sides[s].key_columns = s == 0 ? a_keys : b_keys;
-    sides[s].cache_size = cache_enabled ? cache_sizes[s] : 0;
+    // A side's cached rows follow its changes, so those must be its merged rows, each change in
+    // the snapshot that made it: changelogs of 'none' (normalised) and 'lookup' are; 'input'
+    // hands out the written records, 'full-compaction' a later snapshot's, and a 'lookup' that
+    // drops updates of some fields leaves them out.
+    const TableSchema& schema = *sides[s].table->schema();
+    const std::string producer = schema.Option("changelog-producer").value_or("none");
+    std::string why_not;
+    if (producer != "none" && producer != "lookup") {
+      why_not = "its 'changelog-producer' = '" + producer + "' does not hand out each change's "
+                "merged row in its snapshot";
+    } else if (schema.Option("changelog-producer.row-deduplicate-ignore-fields").value_or("") != "") {
+      why_not = "'changelog-producer.row-deduplicate-ignore-fields' drops some of its updates";
+    }
+    sides[s].cache_size = cache_enabled && why_not.empty() ? cache_sizes[s] : 0;
+    if (cache_enabled) {
+      caching += std::string(s ? "; " : "") +
+                 (why_not.empty() ? "the rows of up to " + std::to_string(cache_sizes[s]) +
+                                        " join keys of " + src.name + " cached"
+                                  : src.name + " not cached: " + why_not);
+    }
   }
   std::string describe = "DeltaJoin: INNER ON " + b.on_text + "; keys " + pairs + "; " + starts +
                          "; each change looks up the other side's rows at its last processed "
                          "snapshot (no join state); " +
-                         (cache_enabled ? "cached: the rows of up to " +
-                                              std::to_string(cache_sizes[0]) + " join keys of " +
-                                              names[0] + ", " + std::to_string(cache_sizes[1]) +
-                                              " of " + names[1]
-                                        : std::string("no cache"));
+                         (cache_enabled ? caching : std::string("no cache"));
   OperatorPtr op = MakeDeltaJoin(std::move(sides[0]), std::move(sides[1]), std::move(b.on),
                                  idle_timeout, std::move(describe));
   std::vector<int> position(plan.scope.columns.size());

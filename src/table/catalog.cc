@@ -604,11 +604,22 @@ std::map<std::string, std::string> OptionsAfterColumnChange(
 }  // namespace
 
 Status Catalog::AlterTableColumns(const Identifier& id, const std::vector<ColumnChange>& changes) {
+  return AlterTableColumns(id, changes, {}, {}, -1);
+}
+
+Status Catalog::AlterTableColumns(const Identifier& id, const std::vector<ColumnChange>& changes,
+                                  const std::map<std::string, std::string>& set_options,
+                                  const std::vector<std::string>& reset_options,
+                                  int64_t expected_schema_id) {
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
   meta::SchemaManager schemas(path);
   for (int attempt = 0; attempt < 10; attempt++) {
     TRIB_ASSIGN_OR_RETURN(auto latest_id, schemas.LatestId());
     if (!latest_id) return TableNotFound(id);
+    if (expected_schema_id >= 0 && *latest_id != expected_schema_id) {
+      return Status::Conflict("the schema of '" + id.ToString() + "' changed meanwhile (now "
+                              "schema " + std::to_string(*latest_id) + "); run the ALTER again");
+    }
     TRIB_ASSIGN_OR_RETURN(auto latest, schemas.Read(*latest_id));
     std::vector<Field> fields = latest->fields;
     std::vector<std::string> primary_keys = latest->primary_keys;
@@ -744,6 +755,8 @@ Status Catalog::AlterTableColumns(const Identifier& id, const std::vector<Column
     }
     // The result must be a table CREATE TABLE accepts (options against the new columns,
     // merge settings, key types).
+    for (const auto& k : reset_options) options.erase(k);
+    for (const auto& [k, v] : set_options) options[k] = v;
     TableSpec spec;
     spec.columns = fields;
     spec.primary_keys = primary_keys;
