@@ -320,6 +320,109 @@ def j1(res, out):
     out.append("")
 
 
+def peak_rss(res, s, w):
+    """A system's highest peak RSS (KiB) over its records of workload w."""
+    vals = [r["rss_kb"] for r in res.all(w) if r.get("sys") == s and r.get("rss_kb")]
+    return max(vals) if vals else None
+
+
+def targets(res, out):
+    """The targets of bench/README.md ("Targets"), each MET / NOT MET / NOT RUN in this run."""
+    out.append("## Targets")
+    out.append("Each target is a ratio to a peer in this run (bench/README.md, \"Targets\"). "
+               "Speed ratios as above (above 1.00x Tributary is faster); memory and disk as "
+               "Tributary's figure ÷ the smallest peer's (below the goal is met).\n")
+    out.append("| target | Tributary | peer | ratio | goal | status |")
+    out.append("| --- | ---: | ---: | ---: | ---: | --- |")
+    tally = {"MET": 0, "NOT MET": 0, "NOT RUN": 0}
+
+    def row(name, t, peer_label, p, r, goal, at_least=True, fmt=si, goal_text=None):
+        if r is None:
+            status = "NOT RUN"
+        else:
+            status = "MET" if (r >= goal if at_least else r <= goal) else "NOT MET"
+        tally[status] += 1
+        sign = "≥" if at_least else "≤"
+        out.append(f"| {name} | {fmt(t) if t is not None else '—'} | "
+                   f"{peer_label}{' ' + fmt(p) if p is not None else ''} | "
+                   f"{ratio(r) if r is not None else '—'} | {goal_text or f'{sign} {goal}x'} | "
+                   f"**{status}** |")
+
+    def rate(s, w, case=None):
+        r = res.get(s, w, case)
+        return r.get("rate") if r else None
+
+    def best_rate(w):
+        best = None
+        for s in PEERS:
+            v = rate(s, w)
+            if v and (best is None or v > best[1]):
+                best = (s, v)
+        return best
+
+    for w, case, what in (("W1", "4 buckets", "W1 upsert ingest, rows/s"),
+                          ("W2", None, "W2 aggregation, rows/s"),
+                          ("W3", None, "W3 partial update, rows/s")):
+        t = rate("tributary", w, case)
+        best = best_rate(w)
+        r = t / best[1] if t and best else None
+        row(what + " ÷ best peer", t, NAMES[best[0]] if best else "—", best[1] if best else None,
+            r, 1.5)
+    t = rate("tributary", "W4", "TableLookup::Get")
+    p = rate("rocksdb", "W4")
+    row("W4 TableLookup::Get ÷ RocksDB Get, lookups/s", t, "RocksDB", p,
+        t / p if t and p else None, 1)
+    t = rate("tributary", "W4", "scan with id = ? filter")
+    p = rate("sqlite", "W4")
+    row("W4 SQL `WHERE id = ?` path ÷ SQLite prepared SELECT", t, "SQLite", p,
+        t / p if t and p else None, 0.5)
+    for phase, goal in (("after", 1), ("before", 0.5)):
+        for q in ("count", "sum", "filter"):
+            t = res.get("tributary", "W5", f"{q} {phase}")
+            d = res.get("duckdb", "W5", f"{q} {phase}")
+            ts = t.get("secs") if t else None
+            ds = d.get("secs") if d else None
+            row(f"W5 {q} {phase} compaction ÷ DuckDB (time)", ts, "DuckDB", ds,
+                ds / ts if ts and ds else None, goal, fmt=ms)
+    row("W6 changelog: changes/s ÷ PostgreSQL logical decoding", None, "—", None, None, 1)
+    row("W6 changelog: p99 commit-to-consumer latency", None, "—", None, None, 0.2,
+        at_least=False, goal_text="≤ 200 ms")
+    # Memory: Tributary's peak RSS against the smallest peer's, workload by workload.
+    for w in ("W1", "W2", "W3", "W4", "W5", "J1"):
+        t = peak_rss(res, "tributary", w)
+        if w == "W1":  # the 4-bucket table, as W1's speed target
+            t = (res.get("tributary", "W1", "4 buckets") or {}).get("rss_kb")
+        peers = [(s, peak_rss(res, s, w)) for s in PEERS if peak_rss(res, s, w)]
+        if not t or not peers:
+            continue
+        s, p = min(peers, key=lambda x: x[1])
+        row(f"{w} peak RSS ÷ smallest peer's", t * 1024, NAMES[s], p * 1024, t / p, 1.5,
+            at_least=False, fmt=lambda b: mib(b))
+    out.append("")
+    out.append(f"{tally['MET']} met, {tally['NOT MET']} not met, {tally['NOT RUN']} not run.")
+    # Disk: flagged, not a target (Tributary keeps older snapshots' files until expiration).
+    flags = []
+    for w in ("W1", "W2", "W3"):
+        r = res.get("tributary", w, "4 buckets" if w == "W1" else None)
+        if not r or not r.get("bytes"):
+            continue
+        peers = [(s, res.get(s, w)["bytes"]) for s in PEERS
+                 if res.get(s, w) and res.get(s, w).get("bytes")]
+        if not peers:
+            continue
+        s, p = min(peers, key=lambda x: x[1])
+        x = r["bytes"] / p
+        mark = "⚠ " if x > 1.5 else ""
+        live = f" ({mib(r['live_bytes'])} live: {r['live_bytes'] / p:.2f}x)" \
+            if r.get("live_bytes") else ""
+        flags.append(f"- {mark}{w} bytes on disk: Tributary {mib(r['bytes'])}{live}, smallest "
+                     f"peer {NAMES[s]} {mib(p)}: {x:.2f}x" + (" (above 1.5x)" if x > 1.5 else ""))
+    if flags:
+        out.append("")
+        out.extend(flags)
+    out.append("")
+
+
 def header(res, out):
     env = os.environ
     out.append("# Tributary against its peers")
@@ -366,6 +469,7 @@ def main():
     w4(res, out)
     w5(res, out)
     j1(res, out)
+    targets(res, out)
     print("\n".join(out))
 
 
