@@ -153,17 +153,39 @@ Status CollectTableUsedFiles(const std::string& table_path, std::set<std::string
   return Status::OK();
 }
 
+namespace {
+
+// What main and every branch of the table at `main` use, except `skip` (a root: main or a
+// branch folder). Branches are listed again after collecting until none is new: a branch created
+// from a tag that was deleted meanwhile is read then, so neither escapes.
+Status CollectAllRootsUsedFiles(const std::string& main, const std::string& skip,
+                                std::set<std::string>* used) {
+  std::set<std::string> done;
+  bool first = true;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(auto branches, meta::ListBranches(main));
+    std::vector<std::string> roots;
+    if (first) roots.push_back(main);
+    for (const auto& b : branches) roots.push_back(meta::BranchPath(main, b));
+    bool fresh = false;
+    for (const auto& root : roots) {
+      if (!done.insert(root).second) continue;
+      fresh = true;
+      if (root != skip) TRIB_RETURN_NOT_OK(CollectTableUsedFiles(root, used));
+    }
+    first = false;
+    if (!fresh) return Status::OK();
+  }
+}
+
+}  // namespace
+
 Result<std::set<std::string>> OtherBranchesUsedFiles(const std::string& table_path) {
   std::set<std::string> used;
   const std::string main = meta::DataRoot(table_path);
   TRIB_ASSIGN_OR_RETURN(auto branches, meta::ListBranches(main));
   if (branches.empty()) return used;
-  std::vector<std::string> roots = {main};
-  for (const auto& b : branches) roots.push_back(meta::BranchPath(main, b));
-  for (const auto& root : roots) {
-    if (root == table_path) continue;
-    TRIB_RETURN_NOT_OK(CollectTableUsedFiles(root, &used));
-  }
+  TRIB_RETURN_NOT_OK(CollectAllRootsUsedFiles(main, table_path, &used));
   return used;
 }
 
@@ -173,11 +195,11 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& path, int64_t old
   // Main and every branch share the table's manifests and data files: what any of them uses
   // stays, whichever of them this is called on (Paimon's OrphanFilesClean).
   const std::string table_path = meta::DataRoot(path);
+  std::set<std::string> used;
+  TRIB_RETURN_NOT_OK(CollectAllRootsUsedFiles(table_path, "", &used));
   TRIB_ASSIGN_OR_RETURN(auto branches, meta::ListBranches(table_path));
   std::vector<std::string> roots = {table_path};
   for (const auto& b : branches) roots.push_back(meta::BranchPath(table_path, b));
-  std::set<std::string> used;
-  for (const auto& root : roots) TRIB_RETURN_NOT_OK(CollectTableUsedFiles(root, &used));
 
   std::vector<Candidate> orphans;
   auto in_use = [&](const std::string& name) { return used.count(name) > 0; };
