@@ -577,7 +577,8 @@ std::vector<OptionDef> BuildTable() {
           "query hint).")
           .Validate(ValidateTimestampText),
       Def("branch", kString, "main",
-          "The branch to read or write (Paimon's option; name it as t$branch_<name> here).")
+          "The branch a query reads or writes, as a hint (as t$branch_<name>); not a table "
+          "option here.")
           .Unsupported(),
       Def("scan.tag-name", kString, "",
           "Read the snapshot of this tag (a batch read; tags: CALL sys.create_tag)."),

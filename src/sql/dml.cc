@@ -303,6 +303,8 @@ struct Session::PendingWrite {
 
 Result<StatementResult> Session::Insert(const InsertStmt& s) {
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
+  OptionList target_hints = s.hints;
+  TRIB_RETURN_NOT_OK(TakeBranchHint(&target_hints, &rn.id));
   if (!rn.id.system_table.empty()) {
     return ErrorAt(s.name.pos, "cannot write to system table " + rn.id.ToString());
   }
@@ -472,8 +474,8 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   }
 
   WriteOptions options;
-  if (!s.hints.empty()) {
-    auto hints = NormalizeHints(s.hints, *schema);
+  if (!target_hints.empty()) {
+    auto hints = NormalizeHints(target_hints, *schema);
     if (!hints.ok()) return ErrorAt(s.hints_pos, hints.status().message());
     options.dynamic_options = std::move(*hints);
   }
@@ -585,6 +587,8 @@ Result<DmlTarget> OpenDmlTarget(const Session& session, const QualifiedName& nam
                                 const std::string& statement) {
   DmlTarget t;
   TRIB_ASSIGN_OR_RETURN(t.name, session.ResolveTable(name));
+  OptionList rest = hints;
+  TRIB_RETURN_NOT_OK(TakeBranchHint(&rest, &t.name.id));
   if (!t.name.id.system_table.empty()) {
     return ErrorAt(name.pos, "cannot " + verb + " system table " + t.name.id.ToString());
   }
@@ -609,8 +613,8 @@ Result<DmlTarget> OpenDmlTarget(const Session& session, const QualifiedName& nam
                                         ? " unless 'aggregation.remove-record-on-delete' = 'true'"
                                         : ""));
   }
-  if (!hints.empty()) {
-    auto normalized = NormalizeHints(hints, *schema);
+  if (!rest.empty()) {
+    auto normalized = NormalizeHints(rest, *schema);
     if (!normalized.ok()) return ErrorAt(hints_pos, normalized.status().message());
     t.options.dynamic_options = std::move(*normalized);
   }

@@ -347,6 +347,8 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
     return src;
   }
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, session.ResolveTable(ref.name));
+  OptionList hints = ref.hints;
+  TRIB_RETURN_NOT_OK(TakeBranchHint(&hints, &rn.id));
   src.qualifier = ref.alias.empty() ? rn.id.table : ref.alias;
   src.name = rn.id.ToString();
   if (!rn.id.system_table.empty() && session.streaming() &&
@@ -359,15 +361,15 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
     src.table = std::move(*table);
     src.change_table = rn.id.system_table;
     src.fields = table::ChangeTableFields(src.change_table, *src.table->schema());
-    if (!ref.hints.empty()) {
-      auto opts = NormalizeHints(ref.hints, *src.table->schema());
+    if (!hints.empty()) {
+      auto opts = NormalizeHints(hints, *src.table->schema());
       if (!opts.ok()) return ErrorAt(ref.hints_pos, opts.status().message());
       src.dynamic_options = std::move(*opts);
     }
     return src;
   }
   if (!rn.id.system_table.empty()) {
-    if (!ref.hints.empty()) {
+    if (!hints.empty()) {
       return ErrorAt(ref.hints_pos, "OPTIONS hints are not supported on system tables");
     }
     auto data = rn.catalog->ReadSystemTable(rn.id);
@@ -385,7 +387,7 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
     // i.e. its latest snapshot (PlanJoinInputs checks the rest).
     // Its hints say how it is looked up ('lookup.*'); any other would read it otherwise than
     // as its latest snapshot.
-    for (const auto& h : ref.hints) {
+    for (const auto& h : hints) {
       if (h.key.rfind("lookup.", 0) != 0) {
         return NotSupportedAt(ref.hints_pos, "OPTIONS hints on the table of a lookup join take "
                                              "'lookup.*' options only; '" + h.key +
@@ -402,7 +404,7 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
       return ErrorAt(e.pos, "FOR SYSTEM_TIME AS OF takes TIMESTAMP 'YYYY-MM-DD HH:MM:SS' (time "
                             "travel) or a processing-time column (a lookup join)");
     }
-    if (!ref.hints.empty()) {
+    if (!hints.empty()) {
       return ErrorAt(e.pos, "FOR SYSTEM_TIME AS OF and OPTIONS hints together are not supported; "
                             "use one of them");
     }
@@ -410,8 +412,8 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
     if (!millis.ok()) return ErrorAt(e.pos, "FOR SYSTEM_TIME AS OF: " + millis.status().message());
     src.dynamic_options["scan.timestamp-millis"] = std::to_string(*millis);
   }
-  if (!ref.hints.empty()) {
-    auto opts = NormalizeHints(ref.hints, *src.table->schema());
+  if (!hints.empty()) {
+    auto opts = NormalizeHints(hints, *src.table->schema());
     if (!opts.ok()) return ErrorAt(ref.hints_pos, opts.status().message());
     src.dynamic_options = std::move(*opts);
     // 'scan.timestamp' is 'scan.timestamp-millis' written as a time of the session's zone.
@@ -1104,6 +1106,23 @@ void SplitConjuncts(const Expr& e, std::vector<const Expr*>* out) {
     return;
   }
   out->push_back(&e);
+}
+
+Status TakeBranchHint(OptionList* hints, Identifier* id) {
+  for (auto it = hints->begin(); it != hints->end();) {
+    if (it->key != "branch") {
+      ++it;
+      continue;
+    }
+    const std::string branch = it->value == "main" ? "" : it->value;
+    if (!id->branch.empty() && id->branch != branch) {
+      return ErrorAt(it->pos, "OPTIONS('branch' = '" + it->value + "') on '" + id->ToString() +
+                              "', which names branch '" + id->branch + "'");
+    }
+    id->branch = branch;
+    it = hints->erase(it);
+  }
+  return Status::OK();
 }
 
 Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hints,

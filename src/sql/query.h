@@ -48,6 +48,10 @@ Result<std::vector<Row>> ReadMatchingRows(Table& table, const Expr* where,
 // option not implemented yet is refused.
 Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hints,
                                                           const TableSchema& schema);
+// Paimon's 'branch' hint (/*+ OPTIONS('branch' = 'b') */): taken out of `hints` and set on `id`
+// (as `t$branch_b` names it); 'main' names the main branch. An error when it names another
+// branch than `id` does.
+Status TakeBranchHint(OptionList* hints, Identifier* id);
 // `text` ('YYYY-MM-DD HH:MM:SS[.fff]') read as a time of the session's zone
 // ('table.local-time-zone'; unset: UTC), in epoch milliseconds.
 Result<int64_t> SessionTimeToUtcMillis(const Session& session, std::string_view text);
