@@ -68,7 +68,7 @@ export J1_ORDERS=${J1_ORDERS:-$(scaled 1000000)}
 export J1_CUSTOMERS=${J1_CUSTOMERS:-$(scaled 100000)}
 export BENCH_BATCH=${BENCH_BATCH:-100000}
 SYSTEMS=${BENCH_SYSTEMS:-tributary rocksdb sqlite postgresql duckdb}
-WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1}
+WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1 W6}
 STEP_TIMEOUT=${BENCH_STEP_TIMEOUT:-1800}
 
 OUT=${BENCH_OUT:-$BUILD/bench}
@@ -167,21 +167,23 @@ run_system() {
         if [ "$w" = W1 ]; then
           step tributary W1 "$prog" W1 "$dir" fixed
           step tributary W1 "$prog" W1 "$dir" dynamic
-        elif [ "$w" = J1 ]; then
-          step tributary J1 "$prog" J1 "$dir/j1"
+        elif [ "$w" = J1 ] || [ "$w" = W6 ]; then
+          step tributary "$w" "$prog" "$w" "$dir/$w"
         else
           step tributary "$w" "$prog" "$w" "$dir"
         fi ;;
       rocksdb)
-        case $w in J1) ;;  # a key-value store: no joins
+        case $w in J1|W6) ;;  # a key-value store: no joins; W6's GetUpdatesSince not yet
                    W2|W3) step rocksdb "$w" "$prog" "$w" "$dir/$w" ;;
                    *) step rocksdb "$w" "$prog" "$w" "$dir/w1" ;; esac ;;
       sqlite)
-        case $w in W2|W3|J1) step sqlite "$w" "$prog" "$w" "$dir/$w" ;;
+        case $w in W6) ;;  # no change feed
+                   W2|W3|J1) step sqlite "$w" "$prog" "$w" "$dir/$w" ;;
                    *) step sqlite "$w" "$prog" "$w" "$dir/w1" ;; esac ;;
-      postgresql) [ "$w" = J1 ] || step postgresql "$w" "$prog" "$w" "$PG_CONN" ;;
+      postgresql) [ "$w" = J1 ] || [ "$w" = W6 ] || step postgresql "$w" "$prog" "$w" "$PG_CONN" ;;
       duckdb)
-        case $w in W2|W3|J1) step duckdb "$w" "$prog" "$w" "$dir/$w" ;;
+        case $w in W6) ;;  # no change feed
+                   W2|W3|J1) step duckdb "$w" "$prog" "$w" "$dir/$w" ;;
                    *) step duckdb "$w" "$prog" "$w" "$dir/w1" ;; esac ;;
     esac
   done

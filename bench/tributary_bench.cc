@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "bench_common.h"
@@ -651,6 +652,125 @@ Status J2(const std::string& warehouse, const std::string& self) {
   return Status::OK();
 }
 
+// W6 (issue 17): W1's upserts written with 'changelog-producer' = 'lookup' while a reader in
+// another process (this program, mode W6reader) follows the table's changelog through the
+// library's StreamScan (from 'latest'): W6_ROWS rows (default W1_ROWS / 5, keys from half as many,
+// so about half are updates: -U and +U) in commits of W6_BATCH rows. Changes per second end to
+// end (from the first write to the last change read), and each commit's latency from its return
+// to its first change at the reader. A last commit of one row (commit_no -1) ends the reader.
+Status W6(const std::string& warehouse, const std::string& self) {
+  bench::Params p;
+  auto env = [](const char* k, int64_t d) { return std::getenv(k) ? std::atoll(std::getenv(k)) : d; };
+  const int64_t rows = env("W6_ROWS", std::max<int64_t>(1, p.w1_rows / 5));
+  const int64_t batch = std::max<int64_t>(1, env("W6_BATCH", 2000));
+  const int64_t commits = (rows + batch - 1) / batch;
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  TableSpec spec;
+  spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("a", DataType::BigInt()),
+                  Col("b", DataType::BigInt()),           Col("c", DataType::Double()),
+                  Col("s1", DataType::String()),          Col("s2", DataType::String()),
+                  Col("s3", DataType::String()),          Col("commit_no", DataType::BigInt())};
+  spec.primary_keys = {"id"};
+  spec.options = {{"bucket", "4"}, {"changelog-producer", "lookup"}};
+  CHECK_OK(catalog->CreateTable(Identifier{"default", "w6", ""}, spec, false));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w6", ""}));
+  ASSIGN_OR_RETURN(reader, StartReader(self + " W6reader " + warehouse));
+  std::vector<int64_t> committed(static_cast<size_t>(commits));
+  WriteOptions wo;
+  wo.async_compaction = true;
+  ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
+  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
+  bench::W1Row r;
+  const int64_t start = NowMicros();
+  int64_t i = 0;
+  for (int64_t c = 0; c < commits; c++) {
+    for (int64_t k = 0; k < batch && i < rows; k++, i++) {
+      gen.Next(i, &r);
+      CHECK_OK(writer->Write(RowKind::kInsert,
+                             Row{Value::Int(r.id), Value::Int(r.a), Value::Int(r.b),
+                                 Value::Double(r.c), Value::String(r.s1), Value::String(r.s2),
+                                 Value::String(r.s3), Value::Int(c)}));
+    }
+    ASSIGN_OR_RETURN(snap, writer->Commit());
+    (void)snap;
+    committed[static_cast<size_t>(c)] = NowMicros();
+  }
+  CHECK_OK(writer->Write(RowKind::kInsert, Row{Value::Int(-1), Value(), Value(), Value(), Value(),
+                                               Value(), Value(), Value::Int(-1)}));
+  ASSIGN_OR_RETURN(last_snap, writer->Commit());
+  (void)last_snap;
+  // The reader prints "<commit_no> <first arrival>" per commit, then "end <changes> <last>".
+  std::vector<double> latency_ms;
+  int64_t changes = 0, last = 0;
+  char line[256];
+  while (std::fgets(line, sizeof line, reader)) {
+    long long c = 0, at = 0, n = 0, l = 0;
+    if (std::sscanf(line, "end %lld %lld", &n, &l) == 2) {
+      changes = n;
+      last = l;
+      continue;
+    }
+    if (std::sscanf(line, "%lld %lld", &c, &at) != 2 || c < 0 || c >= commits) continue;
+    latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(c)]) / 1000.0);
+  }
+  const int status = ::pclose(reader);
+  if (status != 0 || static_cast<int64_t>(latency_ms.size()) != commits || changes == 0) {
+    return Status::IOError("the reader saw " + std::to_string(latency_ms.size()) + " of " +
+                           std::to_string(commits) + " commits (exit " + std::to_string(status) +
+                           ")");
+  }
+  std::sort(latency_ms.begin(), latency_ms.end());
+  auto pct = [&](double q) {
+    return latency_ms[std::min(latency_ms.size() - 1, static_cast<size_t>(q * latency_ms.size()))];
+  };
+  const double secs = std::max<int64_t>(1, last - start) / 1e6;
+  Record(kSys, "W6", "changelog")
+      .Int("rows", rows)
+      .Int("commits", commits)
+      .Int("changes", changes)
+      .Num("secs", secs)
+      .Num("changes_per_sec", changes / secs)
+      .Num("p50_ms", pct(0.50))
+      .Num("p99_ms", pct(0.99))
+      .Int("rss_kb", bench::PeakRssKb())
+      .Str("how", "'changelog-producer' = 'lookup', a long-lived writer (async compaction); "
+                  "the reader a StreamScan from 'latest' in another process")
+      .Print();
+  return Status::OK();
+}
+
+Status W6Reader(const std::string& warehouse) {
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w6", ""}));
+  StreamOptions o;
+  o.startup_mode = "latest";
+  o.projection = std::vector<int>{7};  // commit_no
+  ASSIGN_OR_RETURN(stream, table->NewStreamScan(o));
+  std::printf("ready\n");
+  std::fflush(stdout);
+  // A commit's first change is the first row carrying its number (a -U carries the number of
+  // the commit that wrote the row it retracts, already seen).
+  int64_t changes = 0;
+  std::set<int64_t> seen;
+  RowBatch batch;
+  while (true) {
+    ASSIGN_OR_RETURN(more, stream->Next(&batch, std::chrono::seconds(60)));
+    if (!more) return Status::IOError("no change for 60 s");
+    const int64_t at = NowMicros();
+    for (const Row& r : batch.rows) {
+      const int64_t c = r[0].int_value();
+      if (c == -1) {
+        std::printf("end %lld %lld\n", static_cast<long long>(changes), static_cast<long long>(at));
+        return Status::OK();
+      }
+      if (seen.insert(c).second) {
+        std::printf("%lld %lld\n", static_cast<long long>(c), static_cast<long long>(at));
+      }
+      changes++;
+    }
+  }
+}
+
 Status J2Reader(const std::string& warehouse, int64_t total) {
   ASSIGN_OR_RETURN(session, sql::Session::Open(warehouse));
   session->set_stream_idle_timeout(std::chrono::seconds(60));
@@ -944,19 +1064,22 @@ Status R2(const std::string& warehouse) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5|J1|J2|R1|R2|F|S <warehouse> [fixed|dynamic]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5|W6|J1|J2|R1|R2|F|S <warehouse> [fixed|dynamic]\n", argv[0]);
     return 2;
   }
   std::string w = argv[1], warehouse = argv[2];
   Status st;
-  if (w == "Freader" || w == "J2reader") {
+  if (w == "Freader" || w == "J2reader" || w == "W6reader") {
     const int64_t n = argc > 3 ? std::atoll(argv[3]) : 0;
-    Status r = w == "Freader" ? FreshnessReader(warehouse, n) : J2Reader(warehouse, n);
+    Status r = w == "Freader"    ? FreshnessReader(warehouse, n)
+               : w == "W6reader" ? W6Reader(warehouse)
+                                 : J2Reader(warehouse, n);
     if (!r.ok()) std::fprintf(stderr, "reader: %s\n", r.ToString().c_str());
     return r.ok() ? 0 : 1;
   }
   if (w == "F") st = Freshness(warehouse, argv[0]);
   else if (w == "J2") st = J2(warehouse, argv[0]);
+  else if (w == "W6") st = W6(warehouse, argv[0]);
   else if (w == "S") st = StreamRead(warehouse, argc > 3 ? argv[3] : "w1_fixed_input");
   else if (w == "W1") st = W1(warehouse, argc > 3 ? argv[3] : "fixed");
   else if (w == "W2") st = W2(warehouse);
