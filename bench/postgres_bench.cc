@@ -4,10 +4,12 @@
 // reduced first, newest wins, since ON CONFLICT cannot touch a row twice); synchronous_commit=on,
 // fsync=on. Bytes are pg_total_relation_size (heap + index + TOAST, no WAL); peak RSS is the
 // serving backend's VmHWM (it counts the shared buffers it touched).
-//   postgres_bench W1|W2|W3|W4|W5 <conninfo>
+//   postgres_bench W1|W2|W3|W4|W5|W6 <conninfo>
 #include <libpq-fe.h>
 
 #include <cstring>
+#include <string_view>
+#include <thread>
 
 #include "bench_common.h"
 
@@ -299,6 +301,195 @@ void W3(const std::string& info) {
 
 }  // namespace
 
+// W6: the W1 upserts of Tributary's W6 (W6_ROWS rows in commits of W6_BATCH, each row with its
+// commit number), written as W1 writes them, while a consumer follows them through logical
+// decoding as pg_recvlogical does: a replication connection streaming the slot (the
+// test_decoding plugin; REPLICA IDENTITY FULL, so an update carries its old row as Tributary's -U
+// does), in a thread of this program (the decoding itself runs in the server's walsender).
+// Changes counted as Tributary counts them: an insert one, an update two (old and new row).
+// Needs wal_level = logical (run.sh restarts the cluster so for W6 only).
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+uint64_t ReadU64(const char* p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+void PutU64(std::string* s, uint64_t v) {
+  for (int i = 7; i >= 0; i--) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+struct W6Seen {
+  std::vector<int64_t> first_arrival;  // per commit number, 0 until seen
+  int64_t changes = 0;
+  int64_t last = 0;  // arrival of the sentinel (commit number -1)
+  std::string error;
+};
+
+void W6Consumer(const std::string& info, W6Seen* seen) {
+  PGconn* c = PQconnectdb((info + " replication=database").c_str());
+  if (PQstatus(c) != CONNECTION_OK) {
+    seen->error = std::string("replication connect: ") + PQerrorMessage(c);
+    PQfinish(c);
+    return;
+  }
+  PGresult* r = PQexec(c, "START_REPLICATION SLOT w6 LOGICAL 0/0 (\"skip-empty-xacts\" '1')");
+  if (PQresultStatus(r) != PGRES_COPY_BOTH) {
+    seen->error = std::string("START_REPLICATION: ") + PQerrorMessage(c);
+    PQclear(r);
+    PQfinish(c);
+    return;
+  }
+  PQclear(r);
+  uint64_t received = 0;
+  const std::string kCommit = "commit_no[bigint]:";
+  while (true) {
+    char* buf = nullptr;
+    const int n = PQgetCopyData(c, &buf, 0);
+    if (n < 0) {
+      seen->error = std::string("replication stream ended: ") + PQerrorMessage(c);
+      break;
+    }
+    if (n == 0) continue;
+    const int64_t at = NowMicros();
+    bool reply = false;
+    if (buf[0] == 'k' && n >= 18) {  // keepalive: walEnd, time, reply requested
+      received = std::max<uint64_t>(received, ReadU64(buf + 1));
+      reply = buf[17] != 0;
+    } else if (buf[0] == 'w' && n > 25) {  // XLogData: start, end, time, then the plugin's text
+      received = std::max<uint64_t>(received, ReadU64(buf + 1));
+      std::string_view text(buf + 25, static_cast<size_t>(n - 25));
+      const bool insert = text.find(": INSERT: ") != std::string_view::npos;
+      const bool update = text.find(": UPDATE: ") != std::string_view::npos;
+      if (insert || update) {
+        const size_t k = text.rfind(kCommit);
+        const int64_t commit = k == std::string_view::npos
+                                   ? -2
+                                   : std::strtoll(std::string(text.substr(k + kCommit.size(), 24)).c_str(),
+                                                  nullptr, 10);
+        if (commit == -1) {
+          seen->last = at;
+          PQfreemem(buf);
+          break;
+        }
+        seen->changes += update ? 2 : 1;
+        if (commit >= 0 && static_cast<size_t>(commit) < seen->first_arrival.size() &&
+            seen->first_arrival[static_cast<size_t>(commit)] == 0) {
+          seen->first_arrival[static_cast<size_t>(commit)] = at;
+        }
+      }
+    }
+    PQfreemem(buf);
+    if (reply) {  // standby status update: written, flushed, applied, time, no reply wanted
+      std::string msg = "r";
+      PutU64(&msg, received);
+      PutU64(&msg, received);
+      PutU64(&msg, received);
+      PutU64(&msg, 0);
+      msg.push_back(0);
+      if (PQputCopyData(c, msg.data(), static_cast<int>(msg.size())) != 1 || PQflush(c) != 0) {
+        seen->error = "cannot send the standby status";
+        break;
+      }
+    }
+  }
+  PQfinish(c);
+}
+
+void W6(const std::string& info) {
+  bench::Params p;
+  const int64_t rows = bench::EnvInt("W6_ROWS", std::max<int64_t>(1, p.w1_rows / 5));
+  const int64_t batch = std::max<int64_t>(1, bench::EnvInt("W6_BATCH", 2000));
+  const int64_t commits = (rows + batch - 1) / batch;
+  Conn c(info);
+  if (c.QueryText("SHOW wal_level") != "logical") {
+    std::fprintf(stderr, "postgres W6 needs wal_level = logical\n");
+    std::exit(1);
+  }
+  c.Exec("DROP TABLE IF EXISTS w6");
+  c.Exec("CREATE TABLE w6 (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE PRECISION, "
+         "s1 TEXT, s2 TEXT, s3 TEXT, commit_no BIGINT)");
+  c.Exec("ALTER TABLE w6 REPLICA IDENTITY FULL");
+  c.Exec("CREATE TEMP TABLE stage (LIKE w6)");
+  c.Exec("SELECT pg_create_logical_replication_slot('w6', 'test_decoding')");
+  W6Seen seen;
+  seen.first_arrival.assign(static_cast<size_t>(commits), 0);
+  std::thread consumer(W6Consumer, info, &seen);
+  std::vector<int64_t> committed(static_cast<size_t>(commits));
+  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
+  bench::W1Row r;
+  std::string data;
+  auto flush = [&](const std::string& rows_text) {
+    c.Exec("BEGIN");
+    c.Exec("TRUNCATE stage");
+    c.Copy("stage", rows_text);
+    c.Exec("INSERT INTO w6 SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
+           "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
+           "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3, commit_no = excluded.commit_no");
+    c.Exec("COMMIT");
+  };
+  const int64_t start = NowMicros();
+  int64_t i = 0;
+  for (int64_t k = 0; k < commits; k++) {
+    for (int64_t j = 0; j < batch && i < rows; j++, i++) {
+      gen.Next(i, &r);
+      AppendInt(&data, r.id);
+      data += '\t';
+      AppendInt(&data, r.a);
+      data += '\t';
+      AppendInt(&data, r.b);
+      char cb[32];
+      int n = std::snprintf(cb, sizeof cb, "\t%.17g\t", r.c);
+      data.append(cb, n);
+      data += r.s1 + '\t' + r.s2 + '\t' + r.s3 + '\t';
+      AppendInt(&data, k);
+      data += '\n';
+    }
+    flush(data);
+    data.clear();
+    committed[static_cast<size_t>(k)] = NowMicros();
+  }
+  flush("-1\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t-1\n");
+  consumer.join();
+  c.Exec("SELECT pg_drop_replication_slot('w6')");
+  if (!seen.error.empty() || seen.last == 0) {
+    std::fprintf(stderr, "postgres W6 consumer: %s\n", seen.error.c_str());
+    std::exit(1);
+  }
+  std::vector<double> latency_ms;
+  for (int64_t k = 0; k < commits; k++) {
+    const int64_t at = seen.first_arrival[static_cast<size_t>(k)];
+    if (at == 0) continue;  // a commit whose rows all repeated earlier values decodes nothing new
+    latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(k)]) / 1000.0);
+  }
+  std::sort(latency_ms.begin(), latency_ms.end());
+  auto pct = [&](double q) {
+    return latency_ms.empty() ? 0.0
+                              : latency_ms[std::min(latency_ms.size() - 1,
+                                                    static_cast<size_t>(q * latency_ms.size()))];
+  };
+  const double secs = std::max<int64_t>(1, seen.last - start) / 1e6;
+  Record(kSys, "W6", "logical decoding")
+      .Int("rows", rows)
+      .Int("commits", commits)
+      .Int("changes", seen.changes)
+      .Num("secs", secs)
+      .Num("changes_per_sec", seen.changes / secs)
+      .Num("p50_ms", pct(0.50))
+      .Num("p99_ms", pct(0.99))
+      .Int("rss_kb", c.BackendPeakRssKb())
+      .Str("how", "W1's batch upsert; test_decoding over a replication connection "
+                  "(START_REPLICATION ... LOGICAL, as pg_recvlogical), REPLICA IDENTITY FULL")
+      .Str("version", c.QueryText("SHOW server_version"))
+      .Print();
+}
+
 int main(int argc, char** argv) {
-  return bench::RunWorkload(argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}}, "<conninfo>");
+  return bench::RunWorkload(argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5},
+                                         {"W6", W6}}, "<conninfo>");
 }
