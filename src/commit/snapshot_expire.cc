@@ -295,7 +295,7 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
     TRIB_RETURN_NOT_OK(io::LocalFs().Remove(meta::SnapshotPath(table_path, ids[i])));
     result.snapshots++;
   }
-  (void)io::LocalFs().WriteFile(meta::EarliestHintPath(meta::SnapshotDir(table_path)),
+  (void)io::WriteHintFile(meta::EarliestHintPath(meta::SnapshotDir(table_path)),
                                 std::to_string(ids[end]));
   io::CrashPoint("expire.after-snapshots");
   TRIB_RETURN_NOT_OK(RemoveDataFiles(data_files, tagged, &result.data_files));
@@ -379,7 +379,7 @@ Result<int64_t> ExpireChangelogs(const std::string& table_path, const TableSchem
   for (size_t i = 0; i < end; i++) {
     TRIB_RETURN_NOT_OK(io::LocalFs().Remove(meta::LongLivedChangelogPath(table_path, ids[i])));
   }
-  (void)io::LocalFs().WriteFile(meta::EarliestHintPath(meta::ChangelogDir(table_path)),
+  (void)io::WriteHintFile(meta::EarliestHintPath(meta::ChangelogDir(table_path)),
                                 std::to_string(end < ids.size() ? ids[end] : *earliest));
   int64_t removed = 0;
   TRIB_RETURN_NOT_OK(RemoveDataFiles(files, tagged, &removed));

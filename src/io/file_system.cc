@@ -222,6 +222,15 @@ class LocalFileSystem : public FileSystem {
 
 }  // namespace
 
+Status WriteHintFile(const std::string& path, std::string_view data) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("cannot open", path);
+  Status st = WriteAll(fd, data, path);
+  ::close(fd);
+  return st;
+}
+
+
 Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Errno("cannot open", path);

@@ -84,6 +84,10 @@ FileSystem& LocalFs();
 FileSystem* SetFileSystemForTesting(FileSystem* fs);
 
 // "a/b" + "c" -> "a/b/c".
+// Writes `data` over the file at `path` in place: no temporary file, no fsync, not atomic. For
+// hint files only, whose readers verify what they say (a crash or a concurrent reader may see
+// one empty, short or stale): a commit's LATEST hint then costs no new inode and no fsync.
+Status WriteHintFile(const std::string& path, std::string_view data);
 std::string JoinPath(std::string_view a, std::string_view b);
 std::string ParentPath(std::string_view p);
 

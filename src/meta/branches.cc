@@ -225,7 +225,7 @@ Result<int64_t> FastForward(const std::string& table_path, const std::string& na
     TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(SnapshotPath(table_path, id), bytes));
   }
   TRIB_RETURN_NOT_OK(CopyFiles(TagDir(branch), TagDir(table_path), kTagPrefix));
-  (void)io::LocalFs().WriteFile(LatestHintPath(SnapshotDir(table_path)),
+  (void)io::WriteHintFile(LatestHintPath(SnapshotDir(table_path)),
                                 std::to_string(branch_ids.back()));
   return branch_ids.back();
 }

@@ -202,9 +202,9 @@ Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
   if (!won) return false;
   io::CrashPoint("commit.after-snapshot");
   // Hints are best effort: readers verify them.
-  (void)io::LocalFs().WriteFile(LatestHintPath(dir), std::to_string(s.id));
+  (void)io::WriteHintFile(LatestHintPath(dir), std::to_string(s.id));
   if (s.id == 1 || !ReadHint(EarliestHintPath(dir))) {
-    (void)io::LocalFs().WriteFile(EarliestHintPath(dir), std::to_string(s.id));
+    (void)io::WriteHintFile(EarliestHintPath(dir), std::to_string(s.id));
   }
   return true;
 }
@@ -223,7 +223,7 @@ Status WriteLongLivedChangelog(const std::string& table_path, const Snapshot& s)
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
   TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(LongLivedChangelogPath(table_path, s.id),
                                              SnapshotToJson(s)));
-  (void)io::LocalFs().WriteFile(LatestHintPath(dir), std::to_string(s.id));
+  (void)io::WriteHintFile(LatestHintPath(dir), std::to_string(s.id));
   return Status::OK();
 }
 

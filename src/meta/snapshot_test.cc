@@ -83,5 +83,29 @@ TEST(SnapshotManagerTest, PublishesOnceAndFindsTheLatest) {
   (void)io::LocalFs().RemoveAll(dir);
 }
 
+// Hints are written in place without fsync (io::WriteHintFile): whatever a crash or a reader
+// racing the write leaves in them (nothing, a short number, an old one, garbage), the latest and
+// earliest snapshots are still found.
+TEST(SnapshotManagerTest, DamagedOrStaleHintsAreVerified) {
+  const std::string dir = "/tmp/tributary_snapshot_hint_test_" + std::to_string(getpid());
+  (void)io::LocalFs().RemoveAll(dir);
+  SnapshotManager m(dir);
+  for (int64_t id = 1; id <= 12; id++) ASSERT_TRUE(*m.TryCommit(Sample(id)));
+  const std::string latest = LatestHintPath(SnapshotDir(dir));
+  const std::string earliest = EarliestHintPath(SnapshotDir(dir));
+  for (const char* text : {"", "1", "3", "12x", "99", "-4", "\n"}) {
+    ASSERT_TRUE(io::WriteHintFile(latest, text).ok());
+    ASSERT_TRUE(io::WriteHintFile(earliest, text).ok());
+    EXPECT_EQ(*m.LatestId(), 12) << "LATEST = '" << text << "'";
+    EXPECT_EQ(*m.EarliestId(), 1) << "EARLIEST = '" << text << "'";
+  }
+  ASSERT_TRUE(io::LocalFs().Remove(SnapshotPath(dir, 1)).ok());
+  ASSERT_TRUE(io::WriteHintFile(earliest, "1").ok());
+  EXPECT_EQ(*m.EarliestId(), 2);
+  ASSERT_TRUE(*m.TryCommit(Sample(13)));
+  EXPECT_EQ(*m.LatestId(), 13);
+  (void)io::LocalFs().RemoveAll(dir);
+}
+
 }  // namespace
 }  // namespace tributary::meta
