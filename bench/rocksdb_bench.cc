@@ -6,11 +6,13 @@
 #include <rocksdb/filter_policy.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/table.h>
+#include <rocksdb/transaction_log.h>
 #include <rocksdb/version.h>
 #include <rocksdb/write_batch.h>
 
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "bench_common.h"
 
@@ -341,8 +343,133 @@ void W3(const std::string& dir) {
       .Print();
 }
 
+// W6: the W1 upserts of Tributary's W6 (W6_ROWS rows, W6_BATCH per synced WriteBatch) while a
+// consumer thread follows the WAL with GetUpdatesSince (RocksDB's change feed, as replication
+// built on it reads it, polling for new batches), the DB keeping its WAL for it
+// (WAL_ttl_seconds). Each batch carries its commit number as log data. RocksDB records no
+// before-image: its changes are the puts (an update is one), so its count differs from
+// Tributary's and PostgreSQL's.
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+struct W6Handler : rocksdb::WriteBatch::Handler {
+  int64_t puts = 0;
+  int64_t commit = -2;
+  rocksdb::Status PutCF(uint32_t, const rocksdb::Slice&, const rocksdb::Slice&) override {
+    puts++;
+    return rocksdb::Status::OK();
+  }
+  void LogData(const rocksdb::Slice& blob) override {
+    commit = std::strtoll(blob.ToString().c_str(), nullptr, 10);
+  }
+};
+
+void W6(const std::string& dir) {
+  bench::Params p;
+  const int64_t rows = bench::EnvInt("W6_ROWS", std::max<int64_t>(1, p.w1_rows / 5));
+  const int64_t batch_rows = std::max<int64_t>(1, bench::EnvInt("W6_BATCH", 2000));
+  const int64_t commits = (rows + batch_rows - 1) / batch_rows;
+  std::filesystem::create_directories(dir);
+  rocksdb::Options o;
+  o.create_if_missing = true;
+  o.WAL_ttl_seconds = 3600;  // archived, not deleted, so the feed can read it
+  rocksdb::BlockBasedTableOptions t;
+  t.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
+  o.table_factory.reset(rocksdb::NewBlockBasedTableFactory(t));
+  rocksdb::DB* raw = nullptr;
+  Check(rocksdb::DB::Open(o, dir, &raw));
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::vector<int64_t> first_arrival(static_cast<size_t>(commits), 0);
+  int64_t changes = 0, last = 0;
+  std::string error;
+  std::thread consumer([&] {
+    rocksdb::SequenceNumber next = db->GetLatestSequenceNumber() + 1;
+    while (true) {
+      std::unique_ptr<rocksdb::TransactionLogIterator> it;
+      rocksdb::Status st = db->GetUpdatesSince(next, &it);
+      bool progressed = false;
+      for (; st.ok() && it->Valid(); it->Next()) {
+        rocksdb::BatchResult b = it->GetBatch();
+        const int64_t at = NowMicros();
+        W6Handler h;
+        if (!b.writeBatchPtr->Iterate(&h).ok()) {
+          error = "cannot iterate a batch";
+          return;
+        }
+        next = b.sequence + b.writeBatchPtr->Count();
+        progressed = true;
+        if (h.commit == -1) {
+          last = at;
+          return;
+        }
+        changes += h.puts;
+        if (h.commit >= 0 && h.commit < commits && first_arrival[static_cast<size_t>(h.commit)] == 0) {
+          first_arrival[static_cast<size_t>(h.commit)] = at;
+        }
+      }
+      if (!progressed) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
+  bench::W1Row r;
+  rocksdb::WriteBatch batch;
+  std::vector<int64_t> committed(static_cast<size_t>(commits));
+  const int64_t start = NowMicros();
+  int64_t i = 0;
+  for (int64_t c = 0; c < commits; c++) {
+    Check(batch.PutLogData(std::to_string(c)));
+    for (int64_t k = 0; k < batch_rows && i < rows; k++, i++) {
+      gen.Next(i, &r);
+      Check(batch.Put(Key(r.id), EncodeW1(r)));
+    }
+    Check(db->Write(wo, &batch));
+    batch.Clear();
+    committed[static_cast<size_t>(c)] = NowMicros();
+  }
+  Check(batch.PutLogData("-1"));
+  Check(batch.Put(Key(-1), ""));
+  Check(db->Write(wo, &batch));
+  consumer.join();
+  if (!error.empty() || last == 0) {
+    std::fprintf(stderr, "rocksdb W6 consumer: %s\n", error.c_str());
+    std::exit(1);
+  }
+  std::vector<double> latency_ms;
+  for (int64_t c = 0; c < commits; c++) {
+    const int64_t at = first_arrival[static_cast<size_t>(c)];
+    if (at) latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(c)]) / 1000.0);
+  }
+  std::sort(latency_ms.begin(), latency_ms.end());
+  auto pct = [&](double q) {
+    return latency_ms.empty() ? 0.0
+                              : latency_ms[std::min(latency_ms.size() - 1,
+                                                    static_cast<size_t>(q * latency_ms.size()))];
+  };
+  const double secs = std::max<int64_t>(1, last - start) / 1e6;
+  db.reset();
+  Record(kSys, "W6", "GetUpdatesSince")
+      .Int("rows", rows)
+      .Int("commits", commits)
+      .Int("puts", changes)
+      .Num("secs", secs)
+      .Num("changes_per_sec", changes / secs)
+      .Num("p50_ms", pct(0.50))
+      .Num("p99_ms", pct(0.99))
+      .Int("rss_kb", bench::PeakRssKb())
+      .Str("how", "a synced WriteBatch per commit; a thread polls GetUpdatesSince (1 ms when "
+                  "idle); puts counted (no before-images)")
+      .Str("version", Version())
+      .Print();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bench::RunWorkload(argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}});
+  return bench::RunWorkload(argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5},
+                                         {"W6", W6}});
 }
