@@ -435,7 +435,8 @@ def w6(res, out):
     out.append("## W6 changelog")
     out.append(f"W1's upserts ({os.environ.get('W6_ROWS', 'W1_ROWS / 5')} rows, half of them "
                f"updates) in commits of {os.environ.get('W6_BATCH', '2000')} rows while a "
-               "consumer in another process follows the change feed: changes/s end to end (first "
+               "consumer follows the change feed (Tributary's in another process, the peers' in "
+               "a thread of the writing program): changes/s end to end (first "
                "write to last change read) and the latency from a commit's return to its first "
                "change at the consumer.\n")
     out.append("| system | changes | changes/s | p50 | p99 | peak RSS (writer) | how |")
