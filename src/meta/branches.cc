@@ -172,6 +172,19 @@ Status DeleteBranch(const std::string& table_path, const std::string& name) {
   return io::LocalFs().RemoveAll(tomb);
 }
 
+Status RenameBranch(const std::string& table_path, const std::string& from, const std::string& to) {
+  TRIB_RETURN_NOT_OK(CheckBranchName(from));
+  TRIB_RETURN_NOT_OK(CheckBranchName(to));
+  TRIB_ASSIGN_OR_RETURN(bool exists, BranchExists(table_path, from));
+  if (!exists) return NoSuchBranch(table_path, from);
+  TRIB_ASSIGN_OR_RETURN(bool taken, BranchExists(table_path, to));
+  if (taken) return Status::AlreadyExists("branch '" + to + "' already exists");
+  // What a writer of a deleted branch of that name left (a lock file) goes first.
+  TRIB_RETURN_NOT_OK(io::LocalFs().RemoveAll(BranchPath(table_path, to)));
+  return RenameDir(BranchPath(table_path, from), BranchPath(table_path, to),
+                   "rename branch '" + from + "'");
+}
+
 Result<int64_t> FastForward(const std::string& table_path, const std::string& name) {
   TRIB_RETURN_NOT_OK(CheckBranchName(name));
   const std::string branch = BranchPath(table_path, name);

@@ -30,6 +30,8 @@ Status CreateBranch(const std::string& table_path, const std::string& name,
 // Removes branch `name` (its folder: snapshots, schemas, tags; the data files it alone used are
 // left to CALL sys.remove_orphan_files, as in Paimon). NotFound naming the branches.
 Status DeleteBranch(const std::string& table_path, const std::string& name);
+// Renames branch `from` to `to` (Paimon 2.0's rename_branch): one rename of its folder.
+Status RenameBranch(const std::string& table_path, const std::string& from, const std::string& to);
 // Main becomes the branch: main's snapshots from the branch's earliest one on, its schemas from
 // that snapshot's schema on and its tags of those snapshots are removed, then the branch's
 // schemas, snapshots and tags are copied into main (schemas first, snapshots in id order, so a

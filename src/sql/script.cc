@@ -98,7 +98,7 @@ constexpr char kHelp[] =
     "  ALTER TABLE (SET, RESET, DROP PARTITION), DESCRIBE, SHOW TABLES / COLUMNS / PARTITIONS /\n"
     "  CREATE TABLE / FUNCTIONS / DATABASES. Session: SET 'key' = 'value', RESET, USE.\n"
     "Procedures: CALL sys.compact, sys.expire_snapshots, sys.create_tag, sys.delete_tag,\n"
-    "  sys.create_branch, sys.delete_branch, sys.fast_forward.\n"
+    "  sys.create_branch, sys.delete_branch, sys.rename_branch, sys.fast_forward.\n"
     "System tables: t$snapshots, t$files, t$options, t$schemas, t$partitions, t$tags,\n"
     "  t$branches, t$audit_log, t$changelog, t$binlog; a branch: t$branch_<name>.\n"
     "QUIT or EXIT ends the shell. docs/sql.md has it all.\n";

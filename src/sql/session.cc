@@ -1048,7 +1048,8 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   if (p.back() == "create_tag" || p.back() == "delete_tag") {
     return Tags(s, p.back() == "create_tag");
   }
-  if (p.back() == "create_branch" || p.back() == "delete_branch" || p.back() == "fast_forward") {
+  if (p.back() == "create_branch" || p.back() == "delete_branch" || p.back() == "fast_forward" ||
+      p.back() == "rename_branch") {
     return Branches(s, p.back());
   }
   if (p.back() == "rollback_to") return RollbackTo(s);
@@ -1058,7 +1059,7 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   if (p.back() != "compact") {
     // Paimon's procedures not implemented yet; any other name is a typo or unknown.
     static const std::vector<std::string> kPaimon = {
-        "compact_database", "rollback_to_timestamp", "merge_into", "rename_branch",
+        "compact_database", "rollback_to_timestamp", "merge_into",
         "reset_consumer", "clear_consumers", "mark_partition_done",
         "migrate_table", "migrate_file", "repair", "create_tag_from_timestamp",
         "expire_tags", "replace_tag", "rewrite_file_index", "purge_files",
@@ -1066,7 +1067,7 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
     static const std::vector<std::string> kImplemented = {
         "compact", "expire_snapshots", "expire_changelogs", "remove_orphan_files", "create_tag",
         "delete_tag", "rollback_to", "maintain_partitions", "expire_partitions", "rescale",
-        "create_branch", "delete_branch", "fast_forward"};
+        "create_branch", "delete_branch", "fast_forward", "rename_branch"};
     if (std::find(kPaimon.begin(), kPaimon.end(), p.back()) != kPaimon.end()) {
       return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
     }
@@ -1621,6 +1622,30 @@ Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& 
   // Paimon's arguments, by name or in this order.
   const std::string proc = "sys." + procedure;
   const bool create = procedure == "create_branch";
+  if (procedure == "rename_branch") {
+    // Paimon 2.0's arguments: table, from_branch, to_branch.
+    TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "from_branch", "to_branch"}));
+    if (!args.count("table") || !args.count("from_branch") || !args.count("to_branch")) {
+      return ErrorAt(s.pos, proc + " needs a table, from_branch and to_branch: CALL " + proc +
+                                "('db.t', 'old', 'new')");
+    }
+    Identifier id;
+    auto table = ProcedureTable(args["table"], &id);
+    if (!table.ok()) return table.status();
+    const std::string from = args["from_branch"]->text, to = args["to_branch"]->text;
+    const auto fallback = (*table)->schema()->Option("scan.fallback-branch");
+    if (fallback && *fallback == from) {
+      return ErrorAt(args["from_branch"]->pos, "branch '" + from + "' is the table's "
+                                               "'scan.fallback-branch'; reset that option first");
+    }
+    Status st = meta::RenameBranch(meta::DataRoot((*table)->path()), from, to);
+    if (!st.ok()) {
+      const bool taken = st.code() == StatusCode::kAlreadyExists;
+      return ErrorAt((taken ? args["to_branch"] : args["from_branch"])->pos,
+                     st.message());
+    }
+    return Message("Renamed branch " + from + " of " + id.database + "." + id.table + " to " + to);
+  }
   std::vector<std::string> names = {"table", "branch"};
   if (create) names.push_back("tag");
   TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, names));
