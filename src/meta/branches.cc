@@ -108,8 +108,10 @@ Result<int64_t> BranchCreateTime(const std::string& table_path, const std::strin
 Status CreateBranch(const std::string& table_path, const std::string& name,
                     const std::optional<std::string>& tag) {
   TRIB_RETURN_NOT_OK(CheckBranchName(name));
-  const std::string target = BranchPath(table_path, name);
-  TRIB_ASSIGN_OR_RETURN(bool exists, BranchExists(table_path, name));
+  // Created beside the table's other branches; its schemas and tag from `table_path`'s.
+  const std::string root = DataRoot(table_path);
+  const std::string target = BranchPath(root, name);
+  TRIB_ASSIGN_OR_RETURN(bool exists, BranchExists(root, name));
   if (exists) return Status::AlreadyExists("branch '" + name + "' already exists");
   // What a writer of a deleted branch of this name left (a lock file) goes first.
   TRIB_RETURN_NOT_OK(io::LocalFs().RemoveAll(target));
@@ -123,7 +125,7 @@ Status CreateBranch(const std::string& table_path, const std::string& name,
   }
   // Built aside, then renamed into place.
   const std::string building =
-      io::JoinPath(BranchDir(table_path), ".building-" + name + "-" + NewUuid());
+      io::JoinPath(BranchDir(root), ".building-" + name + "-" + NewUuid());
   Status st = [&]() -> Status {
     for (int64_t id = 0; id <= *last_schema; id++) {
       auto bytes = io::LocalFs().ReadFile(SchemaPath(table_path, id));

@@ -22,8 +22,9 @@ Result<std::vector<std::string>> ListBranches(const std::string& table_path);
 // When the branch was created (its folder's modification time, as Paimon's $branches shows it),
 // milliseconds since the epoch.
 Result<int64_t> BranchCreateTime(const std::string& table_path, const std::string& name);
-// Creates branch `name` of the table at `table_path` (main's folder): empty with main's schemas,
-// or at main's tag `tag`. Built in a hidden folder and renamed into place, so a branch is there
+// Creates branch `name` of the table at `table_path` (main's folder, or a branch's: the new
+// branch goes beside the table's others, from that branch's schemas and tag): empty with the
+// schemas, or at the tag `tag`. Built in a hidden folder and renamed into place, so a branch is there
 // whole or not at all. AlreadyExists when it exists.
 Status CreateBranch(const std::string& table_path, const std::string& name,
                     const std::optional<std::string>& tag);

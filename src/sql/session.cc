@@ -10,6 +10,7 @@
 #include "io/file_system.h"
 #include "meta/snapshot.h"
 #include "meta/branches.h"
+#include "meta/schema_manager.h"
 #include "meta/tags.h"
 #include "common/datetime.h"
 #include "common/parallel.h"
@@ -1618,6 +1619,14 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
                  std::to_string(*snapshot_id));
 }
 
+namespace {
+// Main's 'scan.fallback-branch' (a branch carries main's options as they were when it was made).
+Result<std::optional<std::string>> MainFallbackBranch(const std::string& table_path) {
+  TRIB_ASSIGN_OR_RETURN(auto main, meta::SchemaManager(meta::DataRoot(table_path)).Latest());
+  return main->Option("scan.fallback-branch");
+}
+}  // namespace
+
 Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& procedure) {
   // Paimon's arguments, by name or in this order.
   const std::string proc = "sys." + procedure;
@@ -1633,7 +1642,7 @@ Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& 
     auto table = ProcedureTable(args["table"], &id);
     if (!table.ok()) return table.status();
     const std::string from = args["from_branch"]->text, to = args["to_branch"]->text;
-    const auto fallback = (*table)->schema()->Option("scan.fallback-branch");
+    TRIB_ASSIGN_OR_RETURN(auto fallback, MainFallbackBranch((*table)->path()));
     if (fallback && *fallback == from) {
       return ErrorAt(args["from_branch"]->pos, "branch '" + from + "' is the table's "
                                                "'scan.fallback-branch'; reset that option first");
@@ -1657,16 +1666,18 @@ Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& 
   Identifier id;
   auto table = ProcedureTable(t, &id);
   if (!table.ok()) return table.status();
-  if (!id.branch.empty()) {
+  // On a branch (t$branch_x): create_branch starts from its schemas and tags (as Paimon); the
+  // others act on the table's branches as on the table.
+  if (!id.branch.empty() && procedure == "fast_forward") {
     return NotSupportedAt(t->pos, proc + " on a branch ('" + id.ToString() + "') is not "
                                   "supported yet; name the table ('" + id.database + "." +
                                   id.table + "')");
   }
-  const std::string& path = (*table)->path();
+  const std::string path = create ? (*table)->path() : meta::DataRoot((*table)->path());
   const Expr* branch = args["branch"];
   if (procedure == "delete_branch") {
     // Several branches: 'a,b'. One that main reads as its fallback stays.
-    const auto fallback = (*table)->schema()->Option("scan.fallback-branch");
+    TRIB_ASSIGN_OR_RETURN(auto fallback, MainFallbackBranch((*table)->path()));
     for (const auto& name : SplitCommaList(branch->text)) {
       if (fallback && *fallback == name) {
         return ErrorAt(branch->pos, "branch '" + name + "' is the table's 'scan.fallback-branch'; "
