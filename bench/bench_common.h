@@ -206,6 +206,20 @@ class Timer {
   std::chrono::steady_clock::time_point start_;
 };
 
+// Wall-clock microseconds since the epoch: comparable between processes on one machine (the
+// changelog and join benchmarks time a commit in one process and its arrival in another).
+inline int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// The q-quantile (0..1) of ascending `sorted` (0 when empty): the latency percentiles.
+inline double Quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0.0;
+  return sorted[std::min(sorted.size() - 1, static_cast<size_t>(q * sorted.size()))];
+}
+
 inline int64_t PeakRssKb() {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);

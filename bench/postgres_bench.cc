@@ -82,6 +82,23 @@ void AppendInt(std::string* s, int64_t v) {
   s->append(b, n);
 }
 
+// A W1 row as COPY's text format (tab-separated, no line end).
+void AppendW1Row(std::string* data, const bench::W1Row& r) {
+  AppendInt(data, r.id);
+  *data += '\t';
+  AppendInt(data, r.a);
+  *data += '\t';
+  AppendInt(data, r.b);
+  char cb[32];
+  int n = std::snprintf(cb, sizeof cb, "\t%.17g\t", r.c);
+  data->append(cb, n);
+  *data += r.s1;
+  *data += '\t';
+  *data += r.s2;
+  *data += '\t';
+  *data += r.s3;
+}
+
 void W1(const std::string& info) {
   bench::Params p;
   bench::Timer timer;
@@ -95,19 +112,7 @@ void W1(const std::string& info) {
   std::string data;
   for (int64_t i = 0; i < p.w1_rows; i++) {
     gen.Next(i, &r);
-    AppendInt(&data, r.id);
-    data += '\t';
-    AppendInt(&data, r.a);
-    data += '\t';
-    AppendInt(&data, r.b);
-    char cb[32];
-    int n = std::snprintf(cb, sizeof cb, "\t%.17g\t", r.c);
-    data.append(cb, n);
-    data += r.s1;
-    data += '\t';
-    data += r.s2;
-    data += '\t';
-    data += r.s3;
+    AppendW1Row(&data, r);
     data += '\n';
     if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
       c.Exec("BEGIN");
@@ -308,11 +313,7 @@ void W3(const std::string& info) {
 // does), in a thread of this program (the decoding itself runs in the server's walsender).
 // Changes counted as Tributary counts them: an insert one, an update two (old and new row).
 // Needs wal_level = logical (run.sh restarts the cluster so for W6 only).
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using bench::NowMicros;
 
 uint64_t ReadU64(const char* p) {
   uint64_t v = 0;
@@ -438,15 +439,8 @@ void W6(const std::string& info) {
   for (int64_t k = 0; k < commits; k++) {
     for (int64_t j = 0; j < batch && i < rows; j++, i++) {
       gen.Next(i, &r);
-      AppendInt(&data, r.id);
+      AppendW1Row(&data, r);
       data += '\t';
-      AppendInt(&data, r.a);
-      data += '\t';
-      AppendInt(&data, r.b);
-      char cb[32];
-      int n = std::snprintf(cb, sizeof cb, "\t%.17g\t", r.c);
-      data.append(cb, n);
-      data += r.s1 + '\t' + r.s2 + '\t' + r.s3 + '\t';
       AppendInt(&data, k);
       data += '\n';
     }
@@ -456,6 +450,11 @@ void W6(const std::string& info) {
   }
   flush("-1\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t-1\n");
   consumer.join();
+  // The walsender lets the slot go a moment after the consumer's connection closes.
+  for (int i = 0; i < 100 && c.QueryText("SELECT active FROM pg_replication_slots WHERE "
+                                         "slot_name = 'w6'") == "t"; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   c.Exec("SELECT pg_drop_replication_slot('w6')");
   if (!seen.error.empty() || seen.last == 0) {
     std::fprintf(stderr, "postgres W6 consumer: %s\n", seen.error.c_str());
@@ -468,11 +467,7 @@ void W6(const std::string& info) {
     latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(k)]) / 1000.0);
   }
   std::sort(latency_ms.begin(), latency_ms.end());
-  auto pct = [&](double q) {
-    return latency_ms.empty() ? 0.0
-                              : latency_ms[std::min(latency_ms.size() - 1,
-                                                    static_cast<size_t>(q * latency_ms.size()))];
-  };
+  auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
   const double secs = std::max<int64_t>(1, seen.last - start) / 1e6;
   Record(kSys, "W6", "logical decoding")
       .Int("rows", rows)

@@ -349,11 +349,7 @@ void W3(const std::string& dir) {
 // (WAL_ttl_seconds). Each batch carries its commit number as log data. RocksDB records no
 // before-image: its changes are the puts (an update is one), so its count differs from
 // Tributary's and PostgreSQL's.
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using bench::NowMicros;
 
 struct W6Handler : rocksdb::WriteBatch::Handler {
   int64_t puts = 0;
@@ -445,11 +441,7 @@ void W6(const std::string& dir) {
     if (at) latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(c)]) / 1000.0);
   }
   std::sort(latency_ms.begin(), latency_ms.end());
-  auto pct = [&](double q) {
-    return latency_ms.empty() ? 0.0
-                              : latency_ms[std::min(latency_ms.size() - 1,
-                                                    static_cast<size_t>(q * latency_ms.size()))];
-  };
+  auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
   const double secs = std::max<int64_t>(1, last - start) / 1e6;
   db.reset();
   Record(kSys, "W6", "GetUpdatesSince")

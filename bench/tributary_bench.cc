@@ -492,11 +492,7 @@ Status W3(const std::string& warehouse) {
   return Status::OK();
 }
 
-int64_t NowMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+using bench::NowMicros;
 
 // Starts `cmd` (a reader mode of this program) and waits for its "ready" line.
 Result<FILE*> StartReader(const std::string& cmd) {
@@ -556,9 +552,7 @@ Status Freshness(const std::string& warehouse, const std::string& self) {
                            ")");
   }
   std::sort(latency_ms.begin(), latency_ms.end());
-  auto pct = [&](double p) {
-    return latency_ms[std::min(latency_ms.size() - 1, static_cast<size_t>(p * latency_ms.size()))];
-  };
+  auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
   Record(kSys, "F", "changelog-producer " + producer)
       .Int("commits", commits)
       .Int("rows_per_commit", rows)
@@ -636,9 +630,7 @@ Status J2(const std::string& warehouse, const std::string& self) {
                            std::to_string(commits) + " commits (exit " + std::to_string(status) + ")");
   }
   std::sort(latency_ms.begin(), latency_ms.end());
-  auto pct = [&](double q) {
-    return latency_ms[std::min(latency_ms.size() - 1, static_cast<size_t>(q * latency_ms.size()))];
-  };
+  auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
   Record(kSys, "J2", "delta join")
       .Int("commits", commits)
       .Int("rows_per_commit", rows)
@@ -720,9 +712,7 @@ Status W6(const std::string& warehouse, const std::string& self) {
                            ")");
   }
   std::sort(latency_ms.begin(), latency_ms.end());
-  auto pct = [&](double q) {
-    return latency_ms[std::min(latency_ms.size() - 1, static_cast<size_t>(q * latency_ms.size()))];
-  };
+  auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
   const double secs = std::max<int64_t>(1, last - start) / 1e6;
   Record(kSys, "W6", "changelog")
       .Int("rows", rows)
