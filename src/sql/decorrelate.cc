@@ -16,7 +16,9 @@
 // The joins are appended after the query's own (a WHERE condition filters the joined rows, so
 // an inner join at the end filters them the same way), and their columns are hidden from `*`.
 // Correlation must be a top-level equality of the subquery's WHERE between an expression of its
-// own columns and one of the outer query's; anything else is refused as not supported yet.
+// own columns and one of the outer query's; any other correlated subquery (other comparisons,
+// outer columns in its select list, GROUP BY, LIMIT, NOT IN, ...) is left as it is, and the
+// binder runs it per row (correlated.h).
 #include <string>
 #include <utility>
 #include <vector>
@@ -190,6 +192,9 @@ Status CollectReads(const Expr& e, const Scope& inner, const Scope& outer, Reads
     } else if (r.status().message().find("unknown column") != std::string::npos &&
                outer.Resolve(e.names, e.pos).ok()) {
       reads->outer = true;
+    } else if (r.status().message().find("unknown column") != std::string::npos &&
+               ResolvesInOuterFrame(e.names, e.pos)) {
+      // A column of a query further out (this query is itself run per row): a constant.
     } else {
       return r.status();  // unknown anywhere, or ambiguous inside the subquery
     }
@@ -201,6 +206,8 @@ Status CollectReads(const Expr& e, const Scope& inner, const Scope& outer, Reads
 // How subquery `s` depends on the query around it.
 struct Correlation {
   bool correlated = false;
+  // Reads the outer query otherwise than by WHERE equalities: left to run per row.
+  bool general = false;
   std::vector<ExprPtr> inner_keys, outer_keys;  // s's expression = the outer query's, pairwise
   std::vector<ExprPtr> rest;                    // s's WHERE conjuncts that read only s
 };
@@ -243,30 +250,31 @@ Result<Correlation> Analyze(const Session& session, const SelectStmt& s, const S
         paired = true;
       }
     }
-    if (!paired) {
-      return NotSupportedAt(part->pos, "the correlated condition '" + ExprToString(*part) +
-                                           "' is not supported yet: a subquery may compare its "
-                                           "own columns with the outer query's only by equality "
-                                           "(inner = outer) in its WHERE");
-    }
+    if (!paired) c.general = true;
   }
   if (!c.correlated) return c;
   // The rest of the subquery must not read the outer query.
-  auto refuse_outer = [&](const Expr& e, const char* where) -> Status {
+  auto reads_outer = [&](const Expr& e) -> Result<bool> {
     Reads r;
     TRIB_RETURN_NOT_OK(collect(e, &r));
-    if (!r.outer) return Status::OK();
-    return NotSupportedAt(e.pos, std::string("a correlated subquery reading the outer query in "
-                                             "its ") + where + " is not supported yet");
+    return r.outer;
   };
+  std::vector<const Expr*> others;
   for (const auto& it : s.items) {
-    if (it.expr->kind != ExprKind::kStar) TRIB_RETURN_NOT_OK(refuse_outer(*it.expr, "select list"));
+    if (it.expr->kind != ExprKind::kStar) others.push_back(it.expr.get());
   }
-  for (const auto& g : s.group_by) TRIB_RETURN_NOT_OK(refuse_outer(*g, "GROUP BY"));
-  if (s.having) TRIB_RETURN_NOT_OK(refuse_outer(*s.having, "HAVING"));
+  for (const auto& g : s.group_by) others.push_back(g.get());
+  if (s.having) others.push_back(s.having.get());
   for (const auto& j : s.joins) {
-    if (j.on) TRIB_RETURN_NOT_OK(refuse_outer(*j.on, "join condition"));
+    if (j.on) others.push_back(j.on.get());
   }
+  for (const Expr* e : others) {
+    TRIB_ASSIGN_OR_RETURN(bool outer, reads_outer(*e));
+    c.general = c.general || outer;
+  }
+  // Subqueries inside it may read the outer query too (CollectReads does not look in them).
+  others.push_back(s.where.get());
+  for (const Expr* e : others) c.general = c.general || ContainsSubquery(*e);
   return c;
 }
 
@@ -291,11 +299,7 @@ class Rewriter {
     }
     if (ex->kind == ExprKind::kIn && ex->subquery) {
       if (!ex->negated && !negated) return Semi(*ex->subquery, false, ex->args[0].get(), ex->pos, kept);
-      TRIB_ASSIGN_OR_RETURN(Correlation c, Analyze(session_, *ex->subquery, outer_));
-      if (c.correlated) {
-        return NotSupportedAt(ex->pos, "NOT IN over a correlated subquery is not supported yet; "
-                                       "write NOT EXISTS (its NULL rules differ)");
-      }
+      // NOT IN over a correlated subquery runs per row (its NULL rules are not a join's).
     }
     TRIB_RETURN_NOT_OK(Scalars(e));
     return false;
@@ -308,28 +312,20 @@ class Rewriter {
     if (x.kind == ExprKind::kSubquery) {
       const SelectStmt& s = *x.subquery;
       TRIB_ASSIGN_OR_RETURN(Correlation c, Analyze(session_, s, outer_));
-      if (!c.correlated) return Status::OK();
+      if (!c.correlated || c.general) return Status::OK();  // uncorrelated, or run per row
       const bool one_aggregate = s.items.size() == 1 && s.items[0].expr->kind != ExprKind::kStar &&
                                  ContainsAggregate(*s.items[0].expr) &&
                                  !ContainsWindow(*s.items[0].expr);
       if (!one_aggregate || !s.group_by.empty() || s.having || s.limit || s.offset > 0 ||
           s.distinct) {
-        return NotSupportedAt(x.pos, "a correlated scalar subquery is supported when it computes "
-                                     "one aggregate (SELECT MAX(...) FROM ... WHERE inner = "
-                                     "outer) without GROUP BY, HAVING, DISTINCT or LIMIT; this "
-                                     "one is not yet");
+        return Status::OK();  // not one aggregate: run per row
       }
       const Expr& item = *s.items[0].expr;
       const bool is_count = item.kind == ExprKind::kFunction && item.op == "COUNT" && !item.over;
       // Outer rows without a group get NULL from the LEFT join: right for an aggregate that is
       // NULL over no rows and for arithmetic over such (COUNT gets its 0 back); an expression
       // that turns NULL into a value (COALESCE(SUM(x), 0), x IS NULL, CASE, COUNT + 1) would not be.
-      if (!is_count && !NullOnEmpty(item)) {
-        return NotSupportedAt(x.pos, "a correlated scalar subquery whose value over no rows is "
-                                     "not NULL (COALESCE, CASE, IS NULL or COUNT inside an "
-                                     "expression) is not supported yet; compute the aggregate "
-                                     "alone");
-      }
+      if (!is_count && !NullOnEmpty(item)) return Status::OK();  // run per row
       auto d = Derived(s, &c);
       for (const auto& k : c.inner_keys) d->group_by.push_back(k->Clone());
       d->items.push_back({item.Clone(), "$v", item.pos});
@@ -358,16 +354,14 @@ class Rewriter {
   Result<bool> Semi(const SelectStmt& s, bool negated, const Expr* left, const Pos& pos,
                     std::vector<ExprPtr>* kept) {
     TRIB_ASSIGN_OR_RETURN(Correlation c, Analyze(session_, s, outer_));
-    if (!c.correlated) return false;
+    if (!c.correlated || c.general) return false;  // uncorrelated, or run per row
     bool aggregates = false;
     for (const auto& it : s.items) {
       aggregates = aggregates || (it.expr->kind != ExprKind::kStar &&
                                   (ContainsAggregate(*it.expr) || ContainsWindow(*it.expr)));
     }
     if (aggregates || !s.group_by.empty() || s.having || s.limit || s.offset > 0) {
-      return NotSupportedAt(pos, "a correlated EXISTS or IN subquery with aggregates, window "
-                                 "functions, GROUP BY, HAVING, LIMIT or OFFSET is not supported "
-                                 "yet");
+      return false;  // run per row
     }
     if (left) {
       if (s.items.size() != 1 || s.items[0].expr->kind == ExprKind::kStar) {

@@ -8,6 +8,7 @@
 
 #include "common/datetime.h"
 #include "sql/cast.h"
+#include "sql/correlated.h"
 #include "sql/expression.h"
 #include "sql/functions.h"
 
@@ -488,8 +489,73 @@ Result<Value> Evaluate(const BoundExpr& e, const Row& row) {
       TRIB_ASSIGN_OR_RETURN(Value a, Evaluate(*e.args[0], row));
       return Value::Bool(a.is_null() != e.negated);
     }
+    case BoundKind::kSubquery:
+      return e.correlated->Evaluate(e, row);
   }
   return Status::Internal("unknown bound expression");
+}
+
+Result<std::shared_ptr<const CorrelatedSubquery::Outcome>> CorrelatedSubquery::Run(
+    const BoundExpr& e, std::vector<Value> outer) {
+  std::string key;
+  for (const Value& v : outer) AppendKey(v, &key);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+  Row row(scope.columns.size());
+  for (size_t i = 0; i < columns.size(); i++) row[columns[i]] = std::move(outer[i]);
+  OuterFrame frame;
+  frame.scope = &scope;
+  frame.row = &row;
+  TRIB_ASSIGN_OR_RETURN(QueryRows ran, run(&frame, /*plan_only=*/false));
+  auto out = std::make_shared<Outcome>();
+  const std::vector<Row>& rows = ran.second;
+  out->any = !rows.empty();
+  if (form == ExprKind::kSubquery) {
+    if (rows.size() > 1) {
+      return ErrorAt(e.pos, "a scalar subquery returned " + std::to_string(rows.size()) +
+                                " rows; it may return at most one");
+    }
+    if (!rows.empty()) out->scalar = rows[0][0];
+  } else if (form == ExprKind::kIn) {
+    for (const Row& r : rows) {
+      if (r[0].is_null()) {
+        out->has_null = true;
+        continue;
+      }
+      auto v = CastValue(r[0], value_type, common, CastMode::kExplicit);
+      if (!v.ok()) return ErrorAt(e.pos, v.status().message());
+      std::string k;
+      AppendKey(*v, &k);
+      out->set.insert(std::move(k));
+    }
+  }
+  if (cache_.size() >= kMaxCached) cache_.clear();
+  cache_.emplace(std::move(key), out);
+  return std::shared_ptr<const Outcome>(std::move(out));
+}
+
+Result<Value> CorrelatedSubquery::Evaluate(const BoundExpr& e, const Row& row) {
+  std::vector<Value> outer;
+  outer.reserve(columns.size());
+  for (size_t i = 0; i < columns.size(); i++) {
+    TRIB_ASSIGN_OR_RETURN(Value v, sql::Evaluate(*e.args[i], row));
+    outer.push_back(std::move(v));
+  }
+  if (form == ExprKind::kIn) {
+    // NULL IN (no rows) is FALSE, NULL IN (some rows) NULL: the left side is evaluated first,
+    // but the subquery must run to tell the two apart.
+    TRIB_ASSIGN_OR_RETURN(Value a, sql::Evaluate(*e.args[columns.size()], row));
+    TRIB_ASSIGN_OR_RETURN(auto out, Run(e, std::move(outer)));
+    if (a.is_null()) return out->any ? Value::Null() : Value::Bool(negated);
+    std::string key;
+    AppendKey(a, &key);
+    if (out->set.count(key)) return Value::Bool(!negated);
+    if (out->has_null) return Value::Null();
+    return Value::Bool(negated);
+  }
+  TRIB_ASSIGN_OR_RETURN(auto out, Run(e, std::move(outer)));
+  if (form == ExprKind::kExists) return Value::Bool(out->any != negated);
+  return out->scalar;
 }
 
 bool SqlLike(std::string_view s, std::string_view pattern) {
@@ -525,11 +591,35 @@ BoundExprPtr CloneBound(const BoundExpr& e) {
   c->cast_mode = e.cast_mode;
   c->in_set = e.in_set;
   c->in_set_has_null = e.in_set_has_null;
+  c->correlated = e.correlated;
   return c;
+}
+
+namespace {
+void DescribeCorrelated(const BoundExpr& e, std::string* out) {
+  if (e.kind == BoundKind::kSubquery) {
+    const CorrelatedSubquery& c = *e.correlated;
+    std::string by;
+    for (int col : c.columns) {
+      const ScopeColumn& sc = c.scope.columns[col];
+      by += (by.empty() ? "" : ", ") + (sc.qualifier.empty() ? "" : sc.qualifier + ".") + sc.name;
+    }
+    *out += "; a correlated subquery run per row (once per distinct " + by + ")";
+  }
+  for (const auto& a : e.args) DescribeCorrelated(*a, out);
+}
+}  // namespace
+
+std::string DescribeCorrelated(const std::vector<BoundExprPtr>& exprs) {
+  std::string out;
+  for (const auto& e : exprs) DescribeCorrelated(*e, &out);
+  return out;
 }
 
 bool IsVolatile(const BoundExpr& e) {
   if (e.kind == BoundKind::kFunction && IsVolatileFunction(e.op, e.args.size())) return true;
+  // A correlated subquery runs a query: kept where it was bound.
+  if (e.kind == BoundKind::kSubquery) return true;
   for (const auto& a : e.args) {
     if (IsVolatile(*a)) return true;
   }

@@ -20,6 +20,7 @@
 
 #include "common/datetime.h"
 #include "sql/cast.h"
+#include "sql/correlated.h"
 
 namespace tributary::sql {
 
@@ -75,6 +76,43 @@ Result<BoundExprPtr> Fold(BoundExprPtr e) {
 
 // Pattern matching for LIKE over UTF-8 code points.
 }  // namespace
+
+namespace {
+// The enclosing rows of the subquery being planned on this thread, innermost last.
+thread_local std::vector<OuterFrame*> t_outer_frames;
+}  // namespace
+
+OuterFrameScope::OuterFrameScope(OuterFrame* frame) { t_outer_frames.push_back(frame); }
+OuterFrameScope::~OuterFrameScope() { t_outer_frames.pop_back(); }
+std::vector<OuterFrame*> CurrentOuterFrames() { return t_outer_frames; }
+
+bool ResolvesInOuterFrame(const std::vector<std::string>& names, const Pos& pos) {
+  for (const OuterFrame* f : t_outer_frames) {
+    if (f->scope->Resolve(names, pos).ok()) return true;
+  }
+  return false;
+}
+
+Result<BoundExprPtr> Binder::BindOuterColumn(const Expr& e) {
+  for (auto it = t_outer_frames.rbegin(); it != t_outer_frames.rend(); ++it) {
+    OuterFrame& f = **it;
+    auto r = f.scope->Resolve(e.names, e.pos);
+    if (!r.ok()) {
+      if (r.status().message().find("unknown column") != std::string::npos) continue;
+      return r.status();  // ambiguous in the enclosing query
+    }
+    if (!f.row) {
+      // A probe: the subquery reads the enclosing row, so it cannot run once, now.
+      f.hit = true;
+      return ErrorAt(e.pos, "'" + ExprToString(e) + "' is a column of the enclosing query");
+    }
+    if (f.used) (*f.used)[*r] = true;
+    const size_t c = static_cast<size_t>(*r);
+    return MakeConstant(c < f.row->size() ? (*f.row)[c] : Value::Null(),
+                        f.scope->columns[c].type.WithNullable(true), e.pos);
+  }
+  return BoundExprPtr();
+}
 
 Result<int> Scope::Resolve(const std::vector<std::string>& names, const Pos& pos) const {
   const std::string& col = names.back();
@@ -235,8 +273,13 @@ Result<BoundExprPtr> Binder::Bind(const Expr& e) {
       }
     }
     if (e.kind == ExprKind::kColumn) {
-      TRIB_ASSIGN_OR_RETURN(int ignored, agg_->input->Resolve(e.names, e.pos));
-      (void)ignored;
+      auto r = agg_->input->Resolve(e.names, e.pos);
+      if (!r.ok()) {
+        // A column of an enclosing query: a constant of the grouped rows.
+        TRIB_ASSIGN_OR_RETURN(BoundExprPtr outer, BindOuterColumn(e));
+        if (outer) return outer;
+        return r.status();
+      }
       return ErrorAt(e.pos, "column '" + text +
                                 "' must appear in GROUP BY or be used in an aggregate function");
     }
@@ -346,6 +389,10 @@ Result<BoundExprPtr> Binder::BindInner(const Expr& e) {
           }
           return cur;
         }
+      }
+      if (!resolved.ok()) {
+        TRIB_ASSIGN_OR_RETURN(BoundExprPtr outer, BindOuterColumn(e));
+        if (outer) return outer;
       }
       TRIB_ASSIGN_OR_RETURN(int idx, std::move(resolved));
       const ScopeColumn& sc = scope_->columns[idx];
@@ -940,26 +987,16 @@ Result<BoundExprPtr> Binder::BindSubquery(const Expr& e) {
     return NotSupportedAt(e.pos, "a subquery is not supported here yet (subqueries work in "
                                  "SELECT, WHERE and HAVING of a query)");
   }
-  auto ran = (*subqueries_)(*e.subquery);
+  // Run once, now, unless it reads a column of this query (the probe says so).
+  OuterFrame probe;
+  probe.scope = agg_ ? agg_->input : scope_;
+  Result<QueryRows> ran = Status::OK();
+  {
+    OuterFrameScope in(&probe);
+    ran = subqueries_->run(*e.subquery);
+  }
   if (!ran.ok()) {
-    // A name of the outer query inside the subquery: a correlated subquery.
-    const std::string msg = ran.status().message();
-    const size_t at = msg.find("unknown column '");
-    if (at != std::string::npos) {
-      const size_t end = msg.find('\'', at + 16);
-      std::string name = msg.substr(at + 16, end == std::string::npos ? 0 : end - at - 16);
-      std::vector<std::string> parts;
-      for (size_t b = 0, d; b <= name.size(); b = d + 1) {
-        d = name.find('.', b);
-        if (d == std::string::npos) d = name.size();
-        parts.push_back(name.substr(b, d - b));
-      }
-      if (!name.empty() && scope_->Resolve(parts, e.pos).ok()) {
-        return NotSupportedAt(e.pos, "correlated subqueries (this one reads '" + name +
-                                         "' of the outer query) are not supported yet; write "
-                                         "a join");
-      }
-    }
+    if (probe.hit) return BindCorrelated(e);
     return ran.status();
   }
   auto& [fields, rows] = *ran;
@@ -980,15 +1017,8 @@ Result<BoundExprPtr> Binder::BindSubquery(const Expr& e) {
                         fields[0].type.WithNullable(true), e.pos);
   }
   // x [NOT] IN (subquery): the values in a hash set, compared in their common type.
-  TRIB_ASSIGN_OR_RETURN(BoundExprPtr left, Bind(*e.args[0]));
-  std::optional<DataType> common =
-      left->null_literal ? fields[0].type : ComparisonType(left->type, fields[0].type);
-  if (!common) {
-    return ErrorAt(e.pos, "the subquery's " + TypeName(fields[0].type) +
-                              " values cannot be compared with " + TypeName(left->type));
-  }
-  const int mode = static_cast<int>(CastMode::kExplicit);
-  TRIB_ASSIGN_OR_RETURN(left, CastTo(std::move(left), *common, mode));
+  DataType common;
+  TRIB_ASSIGN_OR_RETURN(BoundExprPtr left, BindInLeft(e, fields[0].type, &common));
   auto set = std::make_shared<std::unordered_set<std::string>>();
   bool has_null = false;
   for (const Row& r : rows) {
@@ -996,7 +1026,7 @@ Result<BoundExprPtr> Binder::BindSubquery(const Expr& e) {
       has_null = true;
       continue;
     }
-    auto v = CastValue(r[0], fields[0].type, *common, CastMode::kExplicit);
+    auto v = CastValue(r[0], fields[0].type, common, CastMode::kExplicit);
     if (!v.ok()) return ErrorAt(e.pos, v.status().message());
     std::string key;
     AppendKey(*v, &key);
@@ -1008,6 +1038,73 @@ Result<BoundExprPtr> Binder::BindSubquery(const Expr& e) {
   in->in_set = std::move(set);
   in->in_set_has_null = has_null;
   return in;
+}
+
+// The left side of `x [NOT] IN (subquery)` whose values are of type `values`, cast to the type
+// both compare in (`*common`).
+Result<BoundExprPtr> Binder::BindInLeft(const Expr& e, const DataType& values, DataType* common) {
+  TRIB_ASSIGN_OR_RETURN(BoundExprPtr left, Bind(*e.args[0]));
+  std::optional<DataType> t = left->null_literal ? values : ComparisonType(left->type, values);
+  if (!t) {
+    return ErrorAt(e.pos, "the subquery's " + TypeName(values) + " values cannot be compared with " +
+                              TypeName(left->type));
+  }
+  *common = *t;
+  return CastTo(std::move(left), *t, static_cast<int>(CastMode::kExplicit));
+}
+
+// A subquery reading columns of this query: planned now with the enclosing row's columns as
+// NULLs (which names it reads, what it returns), run per row later (correlated.h).
+Result<BoundExprPtr> Binder::BindCorrelated(const Expr& e) {
+  if (!subqueries_->per_row || !subqueries_->later) {
+    return NotSupportedAt(e.pos, "a correlated subquery that cannot be rewritten as a join "
+                                 "(docs/sql.md) is not supported in a streaming query yet");
+  }
+  const Scope& scope = agg_ ? *agg_->input : *scope_;
+  auto c = std::make_shared<CorrelatedSubquery>();
+  c->form = e.kind;
+  c->negated = e.negated;
+  c->scope = scope;
+  c->run = subqueries_->later(e.subquery);
+  std::vector<bool> used(scope.columns.size(), false);
+  Row nulls(scope.columns.size());
+  OuterFrame discover;
+  discover.scope = &c->scope;
+  discover.row = &nulls;
+  discover.used = &used;
+  TRIB_ASSIGN_OR_RETURN(QueryRows planned, c->run(&discover, /*plan_only=*/true));
+  const std::vector<Field>& fields = planned.first;
+  auto node = NewExpr(BoundKind::kSubquery, DataType::Boolean(), e.pos);
+  for (size_t i = 0; i < used.size(); i++) {
+    if (!used[i]) continue;
+    const ScopeColumn& sc = scope.columns[i];
+    Expr ref;
+    ref.kind = ExprKind::kColumn;
+    ref.pos = e.pos;
+    ref.names = sc.qualifier.empty() ? std::vector<std::string>{sc.name}
+                                     : std::vector<std::string>{sc.qualifier, sc.name};
+    TRIB_ASSIGN_OR_RETURN(BoundExprPtr arg, Bind(ref));
+    node->args.push_back(std::move(arg));
+    c->columns.push_back(static_cast<int>(i));
+  }
+  if (e.kind == ExprKind::kExists) {
+    node->type = DataType::Boolean().NotNull();
+  } else {
+    if (fields.size() != 1) {
+      return ErrorAt(e.pos, "the subquery must return one column, not " +
+                                std::to_string(fields.size()));
+    }
+    c->value_type = fields[0].type;
+    if (e.kind == ExprKind::kSubquery) {
+      node->type = fields[0].type.WithNullable(true);
+    } else {
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr left, BindInLeft(e, fields[0].type, &c->common));
+      node->args.push_back(std::move(left));
+    }
+  }
+  node->negated = e.negated;
+  node->correlated = std::move(c);
+  return node;
 }
 
 namespace {

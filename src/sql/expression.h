@@ -55,10 +55,13 @@ enum class BoundKind {
   kIn,          // args[0] IN args[1..]
   kLike,        // args[0] LIKE args[1] [ESCAPE args[2]]
   kIsNull,
+  kSubquery,    // a correlated subquery, run per row: args = the outer columns it reads, then
+                // (IN) the left operand; `correlated` runs it
 };
 
 struct BoundExpr;
-struct RandomState;  // functions.cc
+struct RandomState;         // functions.cc
+struct CorrelatedSubquery;  // evaluate.cc
 using BoundExprPtr = std::unique_ptr<BoundExpr>;
 
 struct BoundExpr {
@@ -79,13 +82,54 @@ struct BoundExpr {
   bool in_set_has_null = false;
   // RAND(seed) / RAND_INTEGER(seed, n): the call's own sequence, seeded at its first row.
   mutable std::shared_ptr<RandomState> random_state;
+  // kSubquery: the subquery, its form (EXISTS, IN, scalar) and its results by outer values.
+  std::shared_ptr<CorrelatedSubquery> correlated;
 
   bool IsConstant() const { return kind == BoundKind::kConstant; }
 };
 
-// Runs an uncorrelated subquery of an expression: its columns and every row.
-using SubqueryRunner =
-    std::function<Result<std::pair<std::vector<Field>, std::vector<Row>>>(const SelectStmt&)>;
+struct OuterFrame;
+
+// The rows a query computed: its columns and every row.
+using QueryRows = std::pair<std::vector<Field>, std::vector<Row>>;
+
+// How the binder runs the subqueries of expressions (query.cc provides them).
+struct SubqueryRunner {
+  // Runs an uncorrelated subquery now: its results become constants.
+  std::function<Result<QueryRows>(const SelectStmt&)> run;
+  // Whether a correlated subquery may run per row here (not in a streaming query).
+  bool per_row = false;
+  // A function that plans (and unless plan_only, runs) `sq` later, as often as asked, with the
+  // statement's WITH queries and name scope, the enclosing rows present now and then `frame`,
+  // every table at the snapshot it had when first opened by it.
+  std::function<std::function<Result<QueryRows>(OuterFrame* frame, bool plan_only)>(
+      std::shared_ptr<const SelectStmt> sq)>
+      later;
+};
+
+// A row of an enclosing query, which the names of a correlated subquery may read: binding a
+// name that the subquery's own columns do not have tries the frames, innermost first.
+struct OuterFrame {
+  const Scope* scope = nullptr;
+  // The values of the enclosing row, by scope column; null: a probe, where reading a column
+  // fails the binding (and sets `hit`): the subquery is correlated.
+  const Row* row = nullptr;
+  std::vector<bool>* used = nullptr;  // the scope columns read, marked (optional)
+  bool hit = false;
+};
+// Makes `frame` the innermost while it lives (per thread, as planning is).
+class OuterFrameScope {
+ public:
+  explicit OuterFrameScope(OuterFrame* frame);
+  ~OuterFrameScope();
+  OuterFrameScope(const OuterFrameScope&) = delete;
+  OuterFrameScope& operator=(const OuterFrameScope&) = delete;
+};
+// Whether `names` ([qualifier.]column) resolves in one of the enclosing rows (a constant of the
+// query being planned).
+bool ResolvesInOuterFrame(const std::vector<std::string>& names, const Pos& pos);
+// The frames present (a runner installs them again around a later run).
+std::vector<OuterFrame*> CurrentOuterFrames();
 
 // One aggregate call of a grouped query. Its argument is bound against the input scope.
 struct AggregateCall {
@@ -170,6 +214,10 @@ class Binder {
   Result<BoundExprPtr> BindAggregate(const Expr& e);
   Result<BoundExprPtr> BindWindow(const Expr& e);
   Result<BoundExprPtr> BindSubquery(const Expr& e);
+  Result<BoundExprPtr> BindCorrelated(const Expr& e);
+  Result<BoundExprPtr> BindInLeft(const Expr& e, const DataType& values, DataType* common);
+  // A name the scope does not have, read from an enclosing row; nullptr when none has it.
+  Result<BoundExprPtr> BindOuterColumn(const Expr& e);
   Result<BoundExprPtr> BindIntervalArithmetic(const Expr& e);
   Result<BoundExprPtr> BindCase(const Expr& e);
   Result<BoundExprPtr> BindNested(const Expr& e, std::vector<BoundExprPtr> args);
@@ -203,6 +251,9 @@ bool SqlLike(std::string_view s, std::string_view pattern);
 
 // Calls f(column) for every column slot the expression reads.
 void CollectColumns(const BoundExpr& e, std::vector<bool>* used);
+
+// For EXPLAIN: "; a correlated subquery run per row (by sc.id)" for each in `exprs`, or "".
+std::string DescribeCorrelated(const std::vector<BoundExprPtr>& exprs);
 
 // A deep copy of `e` (a RAND(seed) call gets a sequence of its own, started afresh).
 BoundExprPtr CloneBound(const BoundExpr& e);

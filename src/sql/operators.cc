@@ -421,7 +421,8 @@ class FilterOperator : public Operator {
     fields_ = child_->fields();
   }
   std::string Describe() const override {
-    return "Filter: " + std::to_string(predicates_.size()) + " condition(s)" + note_;
+    return "Filter: " + std::to_string(predicates_.size()) + " condition(s)" + note_ +
+           DescribeCorrelated(predicates_);
   }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
   Result<bool> Next(ColumnBatch* out) override {
@@ -461,7 +462,7 @@ class ProjectOperator : public Operator {
     }
   }
   std::string Describe() const override {
-    return "Project: " + std::to_string(exprs_.size()) + " column(s)";
+    return "Project: " + std::to_string(exprs_.size()) + " column(s)" + DescribeCorrelated(exprs_);
   }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
   Result<bool> Next(ColumnBatch* out) override {

@@ -238,6 +238,10 @@ namespace {
 thread_local std::vector<const std::vector<CommonTableExpr>*> t_with_scopes;
 thread_local std::vector<const CommonTableExpr*> t_with_expanding;
 thread_local bool t_explaining = false;  // ExplainingScope
+// While a correlated subquery is planned or run (SubqueryRunner::later): the snapshot each table
+// (by path) is read at, taken when the table is first opened.
+using SnapshotPins = std::map<std::string, std::optional<int64_t>>;
+thread_local std::shared_ptr<SnapshotPins> t_snapshot_pins;
 
 const CommonTableExpr* FindWithQuery(const std::string& name) {
   for (auto scope = t_with_scopes.rbegin(); scope != t_with_scopes.rend(); ++scope) {
@@ -294,6 +298,44 @@ WithQueriesInScope::~WithQueriesInScope() {
 ExplainingScope::ExplainingScope() { t_explaining = true; }
 ExplainingScope::~ExplainingScope() { t_explaining = false; }
 bool Explaining() { return t_explaining; }
+
+namespace {
+
+// SubqueryRunner::later: `sq` planned (and run) again on demand, as it would be planned now:
+// with the statement's WITH queries, the name scope (a view's database), the enclosing rows of
+// the subqueries around it, and each table at the snapshot it first had.
+std::function<Result<QueryRows>(OuterFrame*, bool)> CorrelatedRunner(
+    const Session& session, std::shared_ptr<const SelectStmt> sq) {
+  std::vector<std::vector<CommonTableExpr>> with;
+  for (const auto* scope : t_with_scopes) with.push_back(*scope);
+  std::shared_ptr<SnapshotPins> pins =
+      t_snapshot_pins ? t_snapshot_pins : std::make_shared<SnapshotPins>();
+  return [&session, sq = std::move(sq), with = std::move(with), pins,
+          frames = CurrentOuterFrames(), names = session.ResolvingIn()](
+             OuterFrame* innermost, bool plan_only) -> Result<QueryRows> {
+    Session::NameScope name_scope(session, names.first, names.second);
+    std::vector<const std::vector<CommonTableExpr>*> scopes;
+    for (const auto& w : with) scopes.push_back(&w);
+    scopes.swap(t_with_scopes);
+    std::shared_ptr<SnapshotPins> outer_pins = std::exchange(t_snapshot_pins, pins);
+    std::vector<std::unique_ptr<OuterFrameScope>> in;
+    for (OuterFrame* f : frames) in.push_back(std::make_unique<OuterFrameScope>(f));
+    in.push_back(std::make_unique<OuterFrameScope>(innermost));
+    auto ran = [&]() -> Result<QueryRows> {
+      TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, *sq));
+      std::vector<Field> fields = op->fields();
+      if (plan_only) return std::make_pair(std::move(fields), std::vector<Row>());
+      TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows, CollectRows(*op));
+      return std::make_pair(std::move(fields), std::move(rows));
+    }();
+    while (!in.empty()) in.pop_back();
+    t_snapshot_pins = std::move(outer_pins);
+    scopes.swap(t_with_scopes);
+    return ran;
+  };
+}
+
+}  // namespace
 
 Result<Source> OpenSourceAs(const Session& session, const TableRef& ref);
 
@@ -427,6 +469,17 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
       src.dynamic_options["scan.timestamp-millis"] = std::to_string(*millis);
       src.dynamic_options.erase("scan.timestamp");
     }
+  }
+  if (t_snapshot_pins && hints.empty() && !ref.system_time) {
+    // A correlated subquery run per row reads each table at one snapshot: the one it had when
+    // the statement was planned.
+    auto [pin, fresh] = t_snapshot_pins->try_emplace(src.table->path());
+    if (fresh) {
+      auto latest = src.table->LatestSnapshotId();
+      if (!latest.ok()) return ErrorAt(ref.name.pos, latest.status().message());
+      pin->second = *latest;
+    }
+    if (pin->second) src.dynamic_options["scan.snapshot-id"] = std::to_string(*pin->second);
   }
   if (!ref.raw) {
     // Computed columns: the table is read through the SELECT that computes them (filters on its
@@ -890,12 +943,17 @@ Result<SelectPlan> PlanSelectAs(const Session& session, const SelectStmt& q) {
 
   // Uncorrelated subqueries in expressions run now, as the statement is planned; their results
   // are constants of the plan.
-  const SubqueryRunner run_subquery =
-      [&session](const SelectStmt& sq) -> Result<std::pair<std::vector<Field>, std::vector<Row>>> {
+  // Correlated ones that decorrelation left run per row (CorrelatedRunner).
+  SubqueryRunner run_subquery;
+  run_subquery.run = [&session](const SelectStmt& sq) -> Result<QueryRows> {
     TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, sq));
     std::vector<Field> fields = op->fields();
     TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows, CollectRows(*op));
     return std::make_pair(std::move(fields), std::move(rows));
+  };
+  run_subquery.per_row = !session.streaming();
+  run_subquery.later = [&session](std::shared_ptr<const SelectStmt> sq) {
+    return CorrelatedRunner(session, std::move(sq));
   };
 
   // WHERE (plus FROM t PARTITION (k = 'v') as equalities).

@@ -8,6 +8,7 @@
 #include <optional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sql/ast.h"
@@ -95,6 +96,12 @@ class Session {
   // as a WITH query of that name (temporary views shadow tables, as in Flink).
   const TemporaryView* FindTemporaryView(const QualifiedName& name) const;
   // While it lives, unqualified names resolve in `catalog`.`database` (a view's body).
+  // The catalog and database unqualified names resolve in now (a NameScope's, else the
+  // session's current ones).
+  std::pair<std::string, std::string> ResolvingIn() const {
+    return name_scopes_.empty() ? std::make_pair(current_catalog_, current_database_)
+                                : name_scopes_.back();
+  }
   class NameScope {
    public:
     NameScope(const Session& session, std::string catalog, std::string database);

@@ -2,7 +2,7 @@
 """Differential test of joins and set operations: random tables (NULL keys, duplicate keys, empty tables, rows
 updated by primary key) are written to Tributary and to SQLite (Python's sqlite3, the system
 library), random join queries of every kind (and UNION, INTERSECT, EXCEPT, WITH, window functions, subqueries in
-expressions (correlated too) and in FROM) run on both, and their results must be the same
+expressions (correlated too: as joins, and run per row) and in FROM) run on both, and their results must be the same
 multisets of rows.
 
   python3 tests/differential/joins_sqlite.py --binary build/tributary [--seed N] [--queries N]
@@ -122,6 +122,36 @@ def random_correlated_query(rng):
             f"WHERE a.v >= (SELECT {agg.replace('.s', '.v')} FROM {inner} WHERE {corr})")
 
 
+def random_per_row_query(rng):
+    """Correlated subqueries that are not rewritten as joins and run per row: other comparisons
+    with the outer row, NOT IN, outer columns in the subquery's select list, LIMIT, GROUP BY /
+    HAVING, COALESCE over no rows, a subquery inside the subquery reading the outermost row, and a
+    grouped outer query."""
+    inner = rng.choice(["b", "c"])
+    t = inner
+    forms = [
+        f"SELECT a.id FROM a WHERE EXISTS (SELECT 1 FROM {t} WHERE {t}.v > a.v"
+        + rng.choice(["", f" AND {t}.s = 'x'", f" AND {t}.k = a.k"]) + ")",
+        f"SELECT a.id, a.k FROM a WHERE NOT EXISTS (SELECT 1 FROM {t} WHERE {t}.k < a.k AND {t}.s = a.s)",
+        f"SELECT a.id FROM a WHERE a.v NOT IN (SELECT {t}.v FROM {t} WHERE {t}.k = a.k)",
+        f"SELECT a.id FROM a WHERE a.k NOT IN (SELECT {t}.v FROM {t} WHERE {t}.v <> a.v)",
+        f"SELECT a.id, (SELECT {t}.v FROM {t} WHERE {t}.k = a.k ORDER BY {t}.id DESC LIMIT 1) AS x FROM a",
+        f"SELECT a.id, (SELECT COALESCE(SUM({t}.v), -1) FROM {t} WHERE {t}.k >= a.k) AS x FROM a",
+        f"SELECT a.id FROM a WHERE EXISTS (SELECT {t}.k FROM {t} WHERE {t}.k = a.k GROUP BY {t}.k "
+        f"HAVING COUNT(*) > 1)",
+        f"SELECT a.id, (SELECT COUNT(*) FROM {t} WHERE {t}.v + a.v > 4) AS x FROM a",
+        "SELECT a.id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND EXISTS "
+        "(SELECT 1 FROM c WHERE c.v = b.v AND c.s = a.s))",
+        "SELECT a.id FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k > a.k AND NOT EXISTS "
+        "(SELECT 1 FROM c WHERE c.k = b.k AND c.v < a.v))",
+        f"SELECT a.id, (SELECT MAX({t}.v + a.k) FROM {t} WHERE {t}.s = a.s) AS x FROM a",
+        f"SELECT a.id FROM a WHERE a.k IN (SELECT {t}.v + a.v FROM {t} WHERE {t}.s = 'x')",
+        f"SELECT a.k, (SELECT COUNT(*) FROM {t} WHERE {t}.k > a.k) AS x FROM a GROUP BY a.k",
+        f"SELECT a.id FROM a WHERE (SELECT MIN({t}.id) FROM {t} WHERE {t}.v >= a.v) < 10",
+    ]
+    return rng.choice(forms)
+
+
 def random_using_query(rng):
     """JOIN ... USING / NATURAL JOIN: the merged column read unqualified (COALESCE for FULL)."""
     kind = rng.choice(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN"])
@@ -178,6 +208,9 @@ def random_query(rng):
     r = rng.random()
     if r < 0.1:
         return random_correlated_query(rng)
+    r = rng.random()
+    if r < 0.08:
+        return random_per_row_query(rng)
     r = rng.random()
     if r < 0.05:
         return random_using_query(rng)
