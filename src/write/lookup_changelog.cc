@@ -55,10 +55,14 @@ struct LookupValueCache::ColumnFace {
   // One per table column; rows of replaced values stay until Repack.
   std::vector<ColumnVector> columns;
   absl::flat_hash_map<int64_t, uint32_t> row_of;  // key -> row of `columns`, or kAbsent
+  // Every key the committed files hold is in row_of: the face started with the bucket empty and
+  // has followed every commit since (a key it does not know is absent, not searched for).
+  bool complete = false;
   size_t rows() const { return columns.empty() ? 0 : columns[0].size(); }
   void Clear() {
     columns.clear();
     row_of.clear();
+    complete = false;
   }
   // Bytes the face takes (what the budget bounds).
   int64_t Bytes() const {
@@ -231,11 +235,18 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
       face.columns.back().rep = c.rep;
     }
   }
+  // A face that starts on an empty bucket knows every key from then on.
+  if (face.row_of.empty() && in.committed->empty()) face.complete = true;
   // Before-images the face does not know, from the committed files (keys ascending, once).
   std::vector<Row> search;
   for (size_t k = 0; k < merged.size(); k++) {
     const int64_t key = keys[merged.rows[k]];
-    if (!face.row_of.contains(key)) search.push_back(Row{Value::Int(key)});
+    if (face.row_of.contains(key)) continue;
+    if (face.complete) {
+      face.row_of[key] = Face::kAbsent;
+    } else {
+      search.push_back(Row{Value::Int(key)});
+    }
   }
   if (!search.empty()) {
     datafile::BucketFileSearch committed(in.table_path, in.bucket_dir, layout, *in.schema,
