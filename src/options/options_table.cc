@@ -635,10 +635,11 @@ std::vector<OptionDef> BuildTable() {
       Def("lookup.cache-file-retention", kDuration, "1 h",
           "Local lookup files unused for this long are deleted.")
           .Unsupported(),
-      Def("client.lookup.queue-size", kInt, "25600",
-          "Fluss client: lookups queued at most before a batch is sent.")
-          .Min(1)
-          .Unsupported(),
+      Def("client.lookup.queue-size", kInt, "",
+          "Fluss client: lookups into this table queued at most. Tributary's lookup joins and "
+          "delta joins look up at most this many keys of a batch of changes at a time (default: "
+          "the whole batch at once).")
+          .Min(1),
 
       // ---- Writing ----
       Def("sink.parallelism", kInt, "", "Parallelism of writes.").Min(1)
@@ -773,11 +774,11 @@ std::vector<OptionDef> BuildTable() {
           "first); positive while the cache is enabled.")
           .Min(0)
           .Session(),
-      Def("table.exec.async-lookup.buffer-capacity", kInt, "100",
-          "Asynchronous lookups in flight at most.")
+      Def("table.exec.async-lookup.buffer-capacity", kInt, "",
+          "Asynchronous lookups in flight at most: keys a delta join, or a lookup join with "
+          "'lookup.async', looks up at a time (default: a whole batch of changes at once).")
           .Min(1)
-          .Session()
-          .Unsupported(),
+          .Session(),
       Def("table.optimizer.delta-join.strategy", kEnum, "AUTO",
           "Delta join planning of a streaming INNER join of two primary-key tables: AUTO (when "
           "the requirements hold), FORCE (an error saying why otherwise) or NONE (no delta "

@@ -229,13 +229,17 @@ class DeltaJoinOperator : public Operator {
       for (size_t k = 0; k < key.size(); k++) wanted[k].push_back(std::move(key[k]));
     }
     std::unordered_map<std::string, SideCache::Rows> found;
-    if (processed_[o] >= 1 && !missing.empty()) {
-      // One scan for the whole batch (a scan sorts an IN list once and checks rows by binary
-      // search).
+    // One scan for the whole batch (a scan sorts an IN list once and checks rows by binary
+    // search), or one per `lookup_batch` keys.
+    const size_t piece = other.lookup_batch > 0 ? static_cast<size_t>(other.lookup_batch)
+                                                : std::max<size_t>(missing.size(), 1);
+    for (size_t at = 0; processed_[o] >= 1 && at < missing.size(); at += piece) {
+      const size_t end = std::min(missing.size(), at + piece);
       ScanOptions opts;
       opts.snapshot_id = processed_[o];
       for (size_t k = 0; k < other.key_columns.size(); k++) {
-        opts.filters.push_back(Predicate{other.key_columns[k], Predicate::Op::kIn, wanted[k]});
+        std::vector<Value> values(wanted[k].begin() + at, wanted[k].begin() + end);
+        opts.filters.push_back(Predicate{other.key_columns[k], Predicate::Op::kIn, std::move(values)});
       }
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, other.table->NewScan(opts));
       RowBatch rows;

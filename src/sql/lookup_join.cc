@@ -70,6 +70,11 @@ Result<LookupCacheOptions> ParseLookupCacheOptions(
       return bad("lookup.async", "'" + *v + "' is not true or false");
     }
   }
+  if (const std::string* v = get("client.lookup.queue-size")) {
+    auto n = options::ParseInt64(*v);
+    if (!n.ok() || *n < 1) return bad("client.lookup.queue-size", "'" + *v + "' is not a positive number");
+    out.max_keys = *n;
+  }
   if (const std::string* v = get("lookup.async-thread-number")) {
     // Without 'lookup.async' the number configures nothing (tables may carry it; Paimon's too).
     auto n = options::ParseInt64(*v);
@@ -113,6 +118,9 @@ std::string DescribeLookupCache(const LookupCacheOptions& cache) {
   }
   if (cache.async_threads > 1) {
     out += "; a batch's keys looked up by " + std::to_string(cache.async_threads) + " threads";
+  }
+  if (cache.max_keys > 0 && cache.mode != LookupCacheOptions::Mode::kFull) {
+    out += "; at most " + std::to_string(cache.max_keys) + " keys looked up at a time";
   }
   return out;
 }
@@ -307,10 +315,16 @@ class LookupJoinOperator : public Operator {
     if (prefix_) {
       for (size_t w = 0; w < wanted.size(); w++) TRIB_RETURN_NOT_OK(ScanPrefix(wanted[w], &rows[w]));
     } else {
-      TRIB_ASSIGN_OR_RETURN(std::vector<std::optional<Row>> one,
-                            lookup_->GetAll(wanted, cache_.async_threads));
-      for (size_t w = 0; w < wanted.size(); w++) {
-        if (one[w]) rows[w].push_back(std::move(*one[w]));
+      // At most max_keys keys at a time.
+      const size_t piece = cache_.max_keys > 0 ? static_cast<size_t>(cache_.max_keys) : wanted.size();
+      for (size_t at = 0; at < wanted.size(); at += piece) {
+        const size_t end = std::min(wanted.size(), at + piece);
+        std::vector<Row> some(wanted.begin() + at, wanted.begin() + end);
+        TRIB_ASSIGN_OR_RETURN(std::vector<std::optional<Row>> one,
+                              lookup_->GetAll(some, cache_.async_threads));
+        for (size_t w = 0; w < one.size(); w++) {
+          if (one[w]) rows[at + w].push_back(std::move(*one[w]));
+        }
       }
     }
     for (size_t w = 0; w < wanted.size(); w++) {

@@ -75,6 +75,9 @@ struct LookupCacheOptions {
   Mode mode = Mode::kNone;
   std::optional<int64_t> expire_after_write_ms, expire_after_access_ms, max_rows;
   int async_threads = 1;
+  // Keys of a batch looked up together at most ('client.lookup.queue-size',
+  // 'table.exec.async-lookup.buffer-capacity' when asynchronous); 0: no bound.
+  int64_t max_keys = 0;
 };
 // The options above from a dimension table's options (`lookup.cache`, `lookup.partial-cache.*`,
 // `lookup.async`, `lookup.async-thread-number`); errors name the option.
@@ -109,6 +112,9 @@ struct DeltaJoinSide {
   std::vector<int> key_columns;
   // Join keys of this side's rows kept in memory ('table.exec.delta-join.*.cache-size'); 0: none.
   int64_t cache_size = 0;
+  // Keys looked up in this side by one scan at most ('client.lookup.queue-size' of the table,
+  // 'table.exec.async-lookup.buffer-capacity'); more go in several scans. 0: no bound.
+  int64_t lookup_batch = 0;
 };
 // A delta join (delta_join.cc): the streaming INNER join of two primary-key tables on
 // left.key_columns[i] = right.key_columns[i] (and `condition`, over the left table's columns then

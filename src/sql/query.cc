@@ -430,9 +430,10 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
     // Its hints say how it is looked up ('lookup.*'); any other would read it otherwise than
     // as its latest snapshot.
     for (const auto& h : hints) {
-      if (h.key.rfind("lookup.", 0) != 0) {
+      if (h.key.rfind("lookup.", 0) != 0 && h.key != "client.lookup.queue-size") {
         return NotSupportedAt(ref.hints_pos, "OPTIONS hints on the table of a lookup join take "
-                                             "'lookup.*' options only; '" + h.key +
+                                             "'lookup.*' options (and "
+                                             "'client.lookup.queue-size') only; '" + h.key +
                                              "' is not supported there");
       }
     }

@@ -578,6 +578,15 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
   }
   TRIB_RETURN_NOT_OK(CheckOptionList(OptionScope::kTable, s.options, names));
   for (const auto& o : s.options) spec.options[o.key] = o.value;
+  // Fluss's tables always have a bucket count ('bucket.num', else the cluster's
+  // 'default.bucket.number', 1): a primary-key table of a 'fluss' catalog, or a table whose bucket
+  // key is given by Fluss's name 'bucket.key', gets 1 bucket where Paimon would use dynamic
+  // bucket mode (or refuse the bucket key).
+  const bool fluss_catalog = catalogs_.at(rn.catalog_name).type == "fluss";
+  if (!spec.options.count("bucket") && !spec.options.count("bucket.num") &&
+      (spec.options.count("bucket.key") || (fluss_catalog && !spec.primary_keys.empty()))) {
+    spec.options["bucket"] = "1";
+  }
   for (const auto& c : computed) PutComputedColumn(c, &spec.options);
   if (ctas) {
     // Checked before the table exists, so a failing CREATE TABLE ... AS SELECT leaves nothing.

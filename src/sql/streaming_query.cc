@@ -229,6 +229,12 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan 
     for (const auto& [k, v] : dim.dynamic_options) dim_options[k] = v;
     auto cache = ParseLookupCacheOptions(dim_options);
     if (!cache.ok()) return ErrorAt(q.joins[j - 1].pos, cache.status().message());
+    if (auto it = session.options().find("table.exec.async-lookup.buffer-capacity");
+        it != session.options().end() && cache->async_threads > 1) {
+      // Flink's bound on asynchronous lookups in flight.
+      TRIB_ASSIGN_OR_RETURN(int64_t n, options::ParseInt64(it->second));
+      if (n > 0 && (cache->max_keys == 0 || n < cache->max_keys)) cache->max_keys = n;
+    }
     if (in.lookup_prefix && cache->async_threads > 1) {
       return NotSupportedAt(q.joins[j - 1].pos, "'lookup.async' with a prefix lookup (a join on "
                                                 "the bucket key of '" + dim.name +
@@ -351,7 +357,7 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const Session& session, SelectPlan pl
   DeltaJoinSide sides[2];
   const TableRef* refs[2] = {&*q.from, &jc.table};
   JoinInput* inputs[2] = {&a, &b};
-  std::string starts, caching;
+  std::string starts, caching, lookups;
   for (int s = 0; s < 2; s++) {
     Source& src = inputs[s]->source;
     StreamOptions opts;
@@ -384,6 +390,30 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const Session& session, SelectPlan pl
       why_not = "'changelog-producer.row-deduplicate-ignore-fields' drops some of its updates";
     }
     sides[s].cache_size = cache_enabled && why_not.empty() ? cache_sizes[s] : 0;
+    // How many keys one lookup into this side asks for at most: the table's (or its hint's)
+    // 'client.lookup.queue-size', the session's 'table.exec.async-lookup.buffer-capacity'.
+    const std::map<std::string, std::string>* option_maps[] = {&src.dynamic_options,
+                                                                &session.options()};
+    for (const auto* opts : option_maps) {
+      for (const char* key : {"client.lookup.queue-size", "table.exec.async-lookup.buffer-capacity"}) {
+        auto it = opts->find(key);
+        std::optional<std::string> v;
+        if (it != opts->end()) {
+          v = it->second;
+        } else if (opts == &src.dynamic_options && std::string(key)[0] == 'c') {
+          v = schema.Option(key);
+        }
+        if (!v) continue;
+        TRIB_ASSIGN_OR_RETURN(int64_t n, options::ParseInt64(*v));
+        if (n > 0 && (sides[s].lookup_batch == 0 || n < sides[s].lookup_batch)) {
+          sides[s].lookup_batch = n;
+        }
+      }
+    }
+    if (sides[s].lookup_batch > 0) {
+      lookups += "; lookups into " + src.name + " at most " +
+                 std::to_string(sides[s].lookup_batch) + " keys a scan";
+    }
     if (cache_enabled) {
       caching += std::string(s ? "; " : "") +
                  (why_not.empty() ? "the rows of up to " + std::to_string(cache_sizes[s]) +
@@ -394,7 +424,7 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const Session& session, SelectPlan pl
   std::string describe = "DeltaJoin: INNER ON " + b.on_text + "; keys " + pairs + "; " + starts +
                          "; each change looks up the other side's rows at its last processed "
                          "snapshot (no join state); " +
-                         (cache_enabled ? caching : std::string("no cache"));
+                         (cache_enabled ? caching : std::string("no cache")) + lookups;
   OperatorPtr op = MakeDeltaJoin(std::move(sides[0]), std::move(sides[1]), std::move(b.on),
                                  idle_timeout, std::move(describe));
   std::vector<int> position(plan.scope.columns.size());

@@ -2,8 +2,8 @@
 """Differential test of the streaming delta join (issue 13 part 5): a streaming SELECT joins two
 primary-key tables while other processes insert, update and delete rows on both sides; the
 changes it emits (+I, -U, +U, -D), applied in order to an empty multiset, must equal the batch
-join of the two tables after the last commit, and no retraction may remove a row that is not
-there. Each round starts the stream from 'full' after some rows exist, so the start-up seam is
+join of the two tables after the last commit (and, in every other round, which goes one commit
+at a time, after every commit), and no retraction may remove a row that is not there. Each round starts the stream from 'full' after some rows exist, so the start-up seam is
 crossed too. Rounds vary the delta join's cache ('table.exec.delta-join.*': the default, none,
 or one of a few keys, so keys are dropped and read again), the tables' changelog producer, and
 whether the join also compares a column that updates change (a row's join key moves while its
@@ -15,7 +15,7 @@ Python 3 standard library only."""
 import os
 import time
 
-from stream_check import main, materialize_matches, run, stream_while
+from stream_check import main, materialize_matches, run, stream_while, wait_for_match
 
 
 def random_statement(rng, table):
@@ -63,8 +63,15 @@ def one_round(binary, rng, workdir, r):
     query = cache + select
     out_path = os.path.join(workdir, f"stream{r}.csv")
 
+    # Every other round goes a commit at a time: after each, the materialized stream must come to
+    # the batch join of the two tables as they are then.
+    stepwise = r % 2 == 1
+    mismatches = []
+
     def writes():
-        for _ in range(rng.randrange(6, 14)):
+        for n in range(rng.randrange(6, 14)):
+            if mismatches:
+                return
             if rng.random() < 0.4:
                 # Both sides committed within milliseconds: the join sees two new snapshots at
                 # once and must join each with the other side as processed, not as latest.
@@ -75,12 +82,18 @@ def one_round(binary, rng, workdir, r):
                 run(binary, wh, f"EXECUTE STATEMENT SET BEGIN {first}; {second}; END")
             else:
                 run(binary, wh, random_statement(rng, rng.choice("ab")))
-            if rng.random() < 0.3:
+            if stepwise:
+                if not wait_for_match(out_path, run(binary, wh, select),
+                                      f"round {r} after commit {n + 1}"):
+                    mismatches.append(n)
+            elif rng.random() < 0.3:
                 time.sleep(0.1)
 
     err = stream_while(binary, wh, query, out_path, writes)
     if err is not None:
         print(f"round {r}: the streaming query failed: {err}")
+        return False
+    if mismatches:
         return False
     batch = run(binary, wh, select)
     return materialize_matches(out_path, batch, f"round {r} ({producer}, {cache or 'default cache'}ON {on})")

@@ -36,30 +36,67 @@ def stream_while(binary, warehouse, query, out_path, writes):
     return err if reader.returncode != 0 else None
 
 
-def materialize_matches(stream_csv_path, batch_csv, label):
-    """Whether the stream in `stream_csv_path` (CSV with the op first), materialized, equals the
-    rows of `batch_csv`; prints what differs under `label`."""
+def materialize(stream_csv_path, complete_lines_only=False):
+    """The stream in `stream_csv_path` (CSV with the op first) applied in order to an empty
+    multiset: (the rows held, the retractions of rows that were not held). With
+    `complete_lines_only`, a last line still being written is left out."""
     with open(stream_csv_path) as f:
-        rows = list(csv.reader(f))
+        text = f.read()
+    if complete_lines_only:
+        text = text[:text.rfind("\n") + 1]
     state = collections.Counter()
-    ok = True
-    for row in rows[1:]:
+    problems = []
+    for row in list(csv.reader(io.StringIO(text)))[1:]:
         op, values = row[0], tuple(row[1:])
         if op in ("+I", "+U"):
             state[values] += 1
         else:
             if state[values] == 0:
-                print(f"{label}: {op} of {values} that is not in the result")
-                ok = False
+                problems.append(f"{op} of {values} that is not in the result")
             state[values] -= 1
-    state = collections.Counter({k: v for k, v in state.items() if v})
-    want = collections.Counter(tuple(r) for r in list(csv.reader(io.StringIO(batch_csv)))[1:])
+    return collections.Counter({k: v for k, v in state.items() if v}), problems
+
+
+def batch_rows(batch_csv):
+    return collections.Counter(tuple(r) for r in list(csv.reader(io.StringIO(batch_csv)))[1:])
+
+
+def print_difference(label, state, want):
+    print(f"{label}: the materialized stream differs from the batch result")
+    print(f"  stream only: {sorted((state - want).elements())}")
+    print(f"  batch only:  {sorted((want - state).elements())}")
+
+
+def materialize_matches(stream_csv_path, batch_csv, label):
+    """Whether the stream in `stream_csv_path`, materialized, equals the rows of `batch_csv`;
+    prints what differs under `label`."""
+    state, problems = materialize(stream_csv_path)
+    for p in problems:
+        print(f"{label}: {p}")
+    want = batch_rows(batch_csv)
     if state != want:
-        print(f"{label}: the materialized stream differs from the batch result")
-        print(f"  stream only: {sorted((state - want).elements())}")
-        print(f"  batch only:  {sorted((want - state).elements())}")
-        ok = False
-    return ok
+        print_difference(label, state, want)
+    return not problems and state == want
+
+
+def wait_for_match(stream_csv_path, batch_csv, label, timeout_s=20):
+    """Waits until the stream written so far, materialized, equals the rows of `batch_csv` (a
+    running query shows a commit within its poll interval); False, printing what differs, when
+    it does not within `timeout_s` or a retraction removes a row not held."""
+    want = batch_rows(batch_csv)
+    deadline = time.time() + timeout_s
+    while True:
+        state, problems = materialize(stream_csv_path, complete_lines_only=True)
+        for p in problems:
+            print(f"{label}: {p}")
+        if problems:
+            return False
+        if state == want:
+            return True
+        if time.time() > deadline:
+            print_difference(label + f" (after waiting {timeout_s} s)", state, want)
+            return False
+        time.sleep(0.05)
 
 
 def main(name, one_round, default_rounds=4):

@@ -15,6 +15,7 @@ Records (separated by blank lines):
                                value as \n. One type letter per column: I integer,
                                T text, R real, B boolean (checked as the column count only).
   restart                      start a new session (forget USE / SET / CREATE CATALOG)
+  __WAREHOUSE__ in SQL is the file's temporary warehouse directory (for CREATE CATALOG).
   # comment
 Session statements (USE, SET, RESET, CREATE CATALOG, USE CATALOG, CREATE TEMPORARY VIEW,
 DROP [TEMPORARY] VIEW) that succeed are replayed
@@ -166,8 +167,8 @@ class FileRunner:
     def run_sql(self, warehouse, sql, fmt="json"):
         cmd = [self.binary, "sql", "--warehouse", warehouse, "--format", fmt]
         for s in self.session:
-            cmd += ["-e", s]
-        cmd += ["-e", sql]
+            cmd += ["-e", s.replace("__WAREHOUSE__", warehouse)]
+        cmd += ["-e", sql.replace("__WAREHOUSE__", warehouse)]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S,
                                stdin=subprocess.DEVNULL)
