@@ -64,19 +64,34 @@ int RunInteractive(sql::Session& session, const sql::ScriptOptions& options) {
   if (const char* home = std::getenv("HOME")) history = std::string(home) + "/.tributary_history";
   if (!history.empty()) read_history(history.c_str());
 #endif
+  // Ctrl-C at the prompt drops the statement being typed and keeps the shell (as psql and the
+  // Flink SQL client); while a statement runs it cancels the statement (RunScript).
+  sql::InterruptScope shell_interrupt;
   while (true) {
     const char* prompt = buffer.empty() ? "tributary> " : "        -> ";
     std::string line;
+    sql::ConsumeInterrupt();
 #if defined(TRIBUTARY_HAVE_LIBEDIT)
     char* raw = readline(prompt);
-    if (raw == nullptr) break;
-    line = raw;
-    std::free(raw);
+    const bool got = raw != nullptr;
+    if (got) {
+      line = raw;
+      std::free(raw);
+    }
 #else
     std::fputs(prompt, stdout);
     std::fflush(stdout);
-    if (!std::getline(std::cin, line)) break;
+    const bool got = static_cast<bool>(std::getline(std::cin, line));
+    if (!got && sql::Interrupted()) std::cin.clear();
 #endif
+    if (sql::Interrupted()) {
+      // The line (and any statement begun before it) is dropped; a fresh prompt follows.
+      std::fputs("^C\n", stdout);
+      std::fflush(stdout);
+      buffer.clear();
+      continue;
+    }
+    if (!got) break;
     if (buffer.empty()) {
       std::string trimmed = line;
       while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == ';')) {
@@ -85,7 +100,8 @@ int RunInteractive(sql::Session& session, const sql::ScriptOptions& options) {
       std::string lower = trimmed;
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (lower == "quit" || lower == "exit" || lower == "\\q") break;
-      if (trimmed.empty()) continue;
+      // Nothing but whitespace and comments: no statement begins, no continuation prompt.
+      if (trimmed.empty() || sql::IsBlankSql(line)) continue;
     }
     buffer += line;
     buffer += "\n";

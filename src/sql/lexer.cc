@@ -375,6 +375,18 @@ Status SplitStatementsPrefix(std::string_view script, std::vector<StatementText>
   return Status::OK();
 }
 
+bool IsBlankSql(std::string_view text) {
+  bool blank = true;
+  size_t open_at = 0;
+  const bool ok = ScanCode(
+      text,
+      [&](size_t i, bool quoted) {
+        if (quoted || !std::isspace(static_cast<unsigned char>(text[i]))) blank = false;
+      },
+      &open_at);
+  return ok && blank;
+}
+
 bool EndsWithTerminator(std::string_view buffer) {
   char last = 0;
   bool ends = false;  // the last ';' ended a statement

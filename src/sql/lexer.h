@@ -70,5 +70,7 @@ Status SplitStatementsPrefix(std::string_view script, std::vector<StatementText>
 
 // For the interactive shell: true when `buffer` ends (outside strings and comments) with ';'.
 bool EndsWithTerminator(std::string_view buffer);
+// For the interactive shell: true when `text` holds only whitespace and complete comments.
+bool IsBlankSql(std::string_view text);
 
 }  // namespace tributary::sql

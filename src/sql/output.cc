@@ -271,7 +271,7 @@ std::string TableRow(const std::vector<Field>& fields, const std::vector<size_t>
     out += "|";
     for (size_t i = 0; i < fields.size(); ++i) {
       std::string s = h < lines[i].size() ? lines[i][h] : "";
-      bool right = fields[i].type.IsNumeric() && !r[i].is_null();
+      bool right = fields[i].type.IsNumeric();  // NULL too, as the numbers around it
       out += " " + Pad(s, width[i], right) + " |";
     }
     out += "\n";

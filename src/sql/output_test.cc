@@ -40,13 +40,16 @@ TEST(OutputTest, TableAligns) {
   r.fields = {Field{0, "n", DataType::Int(), ""}, Field{1, "text", DataType::String(), ""}};
   r.rows.push_back({Value::Int(100), Value::String("x")});
   r.rows.push_back({Value::Int(2), Value::Null()});
+  r.rows.push_back({Value::Null(), Value::String("y")});
+  // Numbers and a numeric column's NULL to the right, text and its NULL to the left.
   EXPECT_EQ(FormatResult(r, OutputFormat::kTable),
-            "+-----+------+\n"
-            "| n   | text |\n"
-            "+-----+------+\n"
-            "| 100 | x    |\n"
-            "|   2 | NULL |\n"
-            "+-----+------+\n");
+            "+------+------+\n"
+            "| n    | text |\n"
+            "+------+------+\n"
+            "|  100 | x    |\n"
+            "|    2 | NULL |\n"
+            "| NULL | y    |\n"
+            "+------+------+\n");
 }
 
 TEST(OutputTest, TableMeasuresWideCharactersByTheirColumns) {

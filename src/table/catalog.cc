@@ -165,15 +165,15 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
   }
   TRIB_ASSIGN_OR_RETURN(s.options, NormalizeOptions(OptionScope::kTable, spec.options, column_names));
   for (const auto& [k, v] : s.options) {
-    for (const auto& def : AllOptions()) {
-      if (def.key == k && !def.supported) {
-        return Status::NotSupported("option '" + k + "' is recognised but not supported yet");
-      }
-      if (def.key == k && k == "scan.timestamp") {
-        // A time of the session's zone: only a query knows the session.
-        return Status::NotSupported("option 'scan.timestamp' as a table option is not supported "
-                                    "yet; use it as a query hint, or set 'scan.timestamp-millis'");
-      }
+    // FindOption matches per-column keys ('fields.<col>.default-value') too.
+    const OptionDef* def = FindOption(OptionScope::kTable, k);
+    if (def && !def->supported) {
+      return Status::NotSupported("option '" + k + "' is recognised but not supported yet");
+    }
+    if (k == "scan.timestamp") {
+      // A time of the session's zone: only a query knows the session.
+      return Status::NotSupported("option 'scan.timestamp' as a table option is not supported "
+                                  "yet; use it as a query hint, or set 'scan.timestamp-millis'");
     }
   }
   TRIB_ASSIGN_OR_RETURN(options::CoreOptions core, options::CoreOptions::From(s));

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Ctrl-C in the interactive shell (`tributary sql` on a terminal) cancels the running statement
 and keeps the session: a long query is cancelled (its partial result is not printed as the
-result), a later statement runs, and the session's SET state is still there. Runs the shell on a
+result), a later statement runs, and the session's SET state is still there. Ctrl-C at the
+prompt drops what is being typed and keeps the shell; a comment-only line opens no continuation
+prompt. Runs the shell on a
 pseudo-terminal; Ctrl-C is the terminal's interrupt character, sent as a user would.
 
 Usage: shell_interrupt_test.py path/to/tributary. Exit status 1 on a failed check.
@@ -68,6 +70,28 @@ def main():
         if not read_until(b"ab...", 15):
             failures.append("after Ctrl-C the shell did not run the next statement with the "
                             "session's SET state (expected the cell cut to 'ab...')")
+        # A line of only a comment begins no statement: no continuation prompt.
+        mark = len(out)
+        send("-- just a comment\n")
+        read_until(b"tributary> ", 5)
+        time.sleep(0.3)
+        read_until(b"\x00", 0.2)
+        if b"->" in out[mark:]:
+            failures.append("a comment-only line opened a continuation prompt")
+        # Ctrl-C at the prompt drops the statement being typed and keeps the shell; at an idle
+        # prompt too (it used to end the shell).
+        send("SELECT\n")
+        read_until(b"-> ", 5)
+        send("\x03")
+        mark = len(out)
+        if not read_until(b"^C", 5):
+            failures.append("Ctrl-C during a statement being typed did not drop it")
+        send("\x03")
+        time.sleep(0.5)
+        send("SELECT 'klmnopqrst' AS s;\n")
+        if not read_until(b"kl...", 15):
+            failures.append("after Ctrl-C at the prompt the shell did not run the next statement "
+                            "with the session's SET state (expected the cell cut to 'kl...')")
         send("quit\n")
         time.sleep(0.5)
         try:
