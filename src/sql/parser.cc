@@ -103,6 +103,14 @@ Result<StatementPtr> Parser::ParseTop() {
     TRIB_ASSIGN_OR_RETURN(s->inner, ParseTop());
     return StatementPtr(std::move(s));
   } else {
+    // Flink statements Tributary has no use for yet: named, not a parse error.
+    for (const char* kw : {"LOAD", "UNLOAD", "ANALYZE", "ADD", "REMOVE"}) {
+      if (t.Is(kw)) {
+        std::string what = Upper(t.text) + (Peek(1).type == TokenType::kWord
+                                                ? " " + Upper(Peek(1).text) : std::string());
+        return NotSupportedAt(t.pos, what + " is not supported yet");
+      }
+    }
     return Unexpected("a statement (SELECT, INSERT, CREATE, ...)");
   }
   stmt->pos = start;
@@ -248,6 +256,9 @@ Result<StatementPtr> Parser::ParseCreateTable(Pos start) {
   while (true) {
     if (AcceptKeyword("COMMENT")) {
       TRIB_ASSIGN_OR_RETURN(s->comment, ParseStringLiteral("a comment string"));
+    } else if (Peek().Is("PARTITION") && Peek(1).Is("BY")) {
+      return ErrorAt(Peek().pos, "a table is partitioned by PARTITIONED BY (...), not PARTITION "
+                                 "BY; did you mean PARTITIONED BY?");
     } else if (Peek().Is("PARTITIONED")) {
       Next();
       TRIB_RETURN_NOT_OK(ExpectKeyword("BY"));
@@ -819,7 +830,11 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
       item.alias = Next().text;
     }
     if (item.expr->kind == ExprKind::kStar && !item.alias.empty()) {
-      return ErrorAt(item.pos, "'*' cannot have an alias");
+      const std::string meant = MeantKeyword(item.alias);
+      return ErrorAt(item.pos, "'*' cannot have an alias" +
+                                   (meant.empty() ? std::string()
+                                                  : " ('" + item.alias + "'); did you mean " +
+                                                        meant + "?"));
     }
     q->items.push_back(std::move(item));
   } while (AcceptSymbol(","));
@@ -833,6 +848,15 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
   }
   if (AcceptKeyword("GROUP")) {
     TRIB_RETURN_NOT_OK(ExpectKeyword("BY"));
+    for (const char* kw : {"GROUPING", "ROLLUP", "CUBE"}) {
+      if (Peek().Is(kw) && (Peek(1).IsSymbol("(") || Peek(1).Is("SETS"))) {
+        return NotSupportedAt(Peek().pos, std::string(kw == std::string("GROUPING")
+                                                          ? "GROUPING SETS"
+                                                          : kw) +
+                                              " is not supported yet; write one GROUP BY per "
+                                              "grouping and UNION ALL them");
+      }
+    }
     do {
       TRIB_ASSIGN_OR_RETURN(ExprPtr e, ParseExpr());
       q->group_by.push_back(std::move(e));
@@ -956,6 +980,18 @@ Status Parser::ParseJoins(SelectStmt* q) {
 Result<TableRef> Parser::ParseTableRef() {
   TableRef ref;
   ref.pos = Peek().pos;
+  // Table-valued inputs Flink has and Tributary does not yet: named, not a parse error.
+  if (Peek().Is("LATERAL")) {
+    return NotSupportedAt(Peek().pos, "LATERAL (a table function or lateral subquery per row) "
+                                      "is not supported yet");
+  }
+  if (Peek().Is("UNNEST") && Peek(1).IsSymbol("(")) {
+    return NotSupportedAt(Peek().pos, "UNNEST is not supported yet");
+  }
+  if (Peek().Is("TABLE") && Peek(1).IsSymbol("(")) {
+    return NotSupportedAt(Peek().pos, "table functions (TABLE(TUMBLE(...)), HOP, CUMULATE, "
+                                      "SESSION windows) are not supported yet");
+  }
   if (Peek().IsSymbol("(")) {
     TRIB_ASSIGN_OR_RETURN(ref.subquery, ParseQuery());
   } else {
@@ -970,6 +1006,9 @@ Result<TableRef> Parser::ParseTableRef() {
     if (AcceptKeyword("PARTITION")) {
       TRIB_ASSIGN_OR_RETURN(ref.partition, ParsePartitionSpec());
     }
+  }
+  for (const char* kw : {"MATCH_RECOGNIZE", "TABLESAMPLE"}) {
+    if (Peek().Is(kw)) return NotSupportedAt(Peek().pos, std::string(kw) + " is not supported yet");
   }
   if (AcceptKeyword("AS")) {
     TRIB_ASSIGN_OR_RETURN(ref.alias, ParseIdentifier("an alias"));

@@ -31,6 +31,50 @@ inline bool IsReserved(const Token& t) {
   return t.type == TokenType::kWord && kReserved.count(Upper(t.text)) > 0;
 }
 
+// The SQL keyword an unquoted `word` that is not one was probably meant as (a typo: edit
+// distance 1 for short words, 2 for longer ones, a swap of neighbours counting 1), or "".
+inline std::string MeantKeyword(const std::string& word) {
+  static const std::vector<std::string> kKeywords = {
+      "SELECT", "FROM", "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "OFFSET", "UNION",
+      "INTERSECT", "EXCEPT", "JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "OUTER",
+      "USING", "INSERT", "INTO", "OVERWRITE", "VALUES", "UPDATE", "DELETE", "CREATE", "DROP",
+      "ALTER", "TABLE", "TABLES", "DATABASE", "VIEW", "CATALOG", "PARTITIONED", "PARTITION",
+      "PRIMARY", "WITH", "SHOW", "DESCRIBE", "EXPLAIN", "CALL", "RESET", "DISTINCT", "BETWEEN",
+      "CASE", "WHEN", "THEN", "ELSE", "NULL", "EXISTS", "TRUNCATE", "RENAME", "NATURAL"};
+  const std::string w = Upper(word);
+  if (w.size() < 4) return "";
+  for (const auto& k : kKeywords) {
+    if (k == w) return "";
+  }
+  // Optimal string alignment distance (Levenshtein plus adjacent swaps).
+  auto distance = [](const std::string& a, const std::string& b) {
+    std::vector<std::vector<int>> d(a.size() + 1, std::vector<int>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); i++) d[i][0] = static_cast<int>(i);
+    for (size_t j = 0; j <= b.size(); j++) d[0][j] = static_cast<int>(j);
+    for (size_t i = 1; i <= a.size(); i++) {
+      for (size_t j = 1; j <= b.size(); j++) {
+        const int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+        if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+          d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+      }
+    }
+    return d[a.size()][b.size()];
+  };
+  const int limit = w.size() <= 4 ? 1 : 2;
+  std::string best;
+  int best_d = limit + 1;
+  for (const auto& k : kKeywords) {
+    const int d = distance(w, k);
+    if (d < best_d) {
+      best_d = d;
+      best = k;
+    }
+  }
+  return best;
+}
+
 // Parses tokens of one statement. Thread-compatible; one use per token list.
 class Parser {
  public:
@@ -65,7 +109,19 @@ class Parser {
     return true;
   }
   Status Unexpected(const std::string& expected) const {
-    return ErrorAt(Peek().pos, "expected " + expected + " but found " + Peek().Describe());
+    std::string msg = "expected " + expected + " but found " + Peek().Describe();
+    const Token& t = Peek();
+    const Token* before = pos_ > 0 ? &tokens_[pos_ - 1] : nullptr;
+    const std::string meant = t.type == TokenType::kWord ? MeantKeyword(t.text) : "";
+    if (!meant.empty()) {
+      msg += "; did you mean " + meant + "?";
+    } else if (before && before->type == TokenType::kWord) {
+      // A misspelt keyword read as an alias ('FROM t GRUOP BY'): the error comes a word later.
+      if (std::string kb = MeantKeyword(before->text); !kb.empty()) {
+        msg += " ('" + before->text + "' was read as a name; did you mean " + kb + "?)";
+      }
+    }
+    return ErrorAt(t.pos, msg);
   }
   Status ExpectKeyword(std::string_view kw) {
     if (AcceptKeyword(kw)) return Status::OK();
