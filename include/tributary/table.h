@@ -140,9 +140,12 @@ class Table {
 
   // Full compaction of every partition and bucket (CALL sys.compact); commits a COMPACT snapshot.
   // Returns the new snapshot id, or nullopt when there was nothing to compact. `progress`, when
-  // set, is told (buckets done, buckets to compact) after each bucket.
+  // set, is told (buckets done, buckets to compact) after each bucket. With `partitions`, only
+  // the partitions matching one of the specs (partition column -> value as in the partition's
+  // directory name, every column given or some) are compacted.
   virtual Result<std::optional<int64_t>> CompactFull(
-      const std::function<void(int64_t done, int64_t total)>& progress = {}) = 0;
+      const std::function<void(int64_t done, int64_t total)>& progress = {},
+      const std::vector<std::map<std::string, std::string>>& partitions = {}) = 0;
 
   // Id of the latest snapshot, or nullopt for an empty table.
   virtual Result<std::optional<int64_t>> LatestSnapshotId() const = 0;

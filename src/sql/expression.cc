@@ -151,7 +151,7 @@ Result<int> Scope::Resolve(const std::vector<std::string>& names, const Pos& pos
 
 bool IsAggregateFunction(const std::string& f) {
   return f == "COUNT" || f == "SUM" || f == "MIN" || f == "MAX" || f == "AVG" ||
-         f == "LISTAGG" || IsVarianceFunction(f);
+         f == "LISTAGG" || f == "FIRST_VALUE" || f == "LAST_VALUE" || IsVarianceFunction(f);
 }
 
 bool IsVarianceFunction(const std::string& f) {
@@ -628,6 +628,19 @@ Result<BoundExprPtr> Binder::BindBinary(const Expr& e) {
   }
   if (op == "=" || op == "<>" || op == "<" || op == "<=" || op == ">" || op == ">=") {
     return MakeComparison(op, std::move(a), std::move(b), e.pos);
+  }
+  if (op == "-" && a->type.id == TypeId::kDate && b->type.id == TypeId::kDate) {
+    // d1 - d2: the days from d2 to d1 (as DATEDIFF(d1, d2)).
+    auto n = NewExpr(BoundKind::kFunction, DataType::Int(), e.pos);
+    n->op = "DATEDIFF";
+    n->args.push_back(std::move(a));
+    n->args.push_back(std::move(b));
+    return Fold(std::move(n));
+  }
+  auto temporal = [](const DataType& t) { return t.IsTimestamp() || t.id == TypeId::kDate; };
+  if (op == "-" && temporal(a->type) && temporal(b->type)) {
+    return ErrorAt(e.pos, "the difference of two " + TypeName(a->type) + " / " +
+                              TypeName(b->type) + " values is TIMESTAMPDIFF(unit, t2, t1)");
   }
   if (op == "||") {
     int mode = static_cast<int>(CastMode::kExplicit);
@@ -1159,8 +1172,10 @@ Result<BoundExprPtr> Binder::BindWindow(const Expr& e) {
     }
     return Status::OK();
   };
-  if (IsAggregateFunction(e.op)) {
+  if (IsAggregateFunction(e.op) && e.op != "FIRST_VALUE" && e.op != "LAST_VALUE") {
     // The aggregate as GROUP BY binds it (argument checks, result type), over the input rows.
+    // (FIRST_VALUE and LAST_VALUE over a window are the frame's first and last rows' values,
+    // NULL or not; as aggregates they skip NULLs, as Flink's.)
     AggregateBinding one;
     one.input = windows_->input;
     Binder agg_binder(windows_->input, &one);
@@ -1334,7 +1349,8 @@ Result<BoundExprPtr> Binder::BindAggregate(const Expr& e) {
     call.type = DataType::String();
   } else if (call.function == "COUNT") {
     call.type = DataType::BigInt().NotNull();
-  } else if (call.function == "MIN" || call.function == "MAX") {
+  } else if (call.function == "MIN" || call.function == "MAX" ||
+             call.function == "FIRST_VALUE" || call.function == "LAST_VALUE") {
     call.type = in;
   } else if (IsVarianceFunction(call.function)) {
     if (!in.IsNumeric()) {

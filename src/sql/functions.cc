@@ -37,6 +37,7 @@ const std::set<std::string>& Names() {
       "CHR",       "IF",         "GREATEST",   "LEAST",       "YEAR",        "QUARTER",
       "MONTH",     "DAYOFMONTH", "DAYOFYEAR",  "DAYOFWEEK",   "HOUR",        "MINUTE",
       "SECOND",    "DATE_FORMAT", "TO_DATE",    "TO_TIMESTAMP", "DATEDIFF",  "$ADD_INTERVAL",
+      "DATE_ADD",  "DATE_SUB",
       "MD5",       "SHA1",       "SHA224",     "SHA256",      "SHA384",      "SHA512",
       "SHA2",      "RAND",       "RAND_INTEGER", "UUID",      "UNIX_TIMESTAMP", "FROM_UNIXTIME",
       "TO_TIMESTAMP_LTZ", "TIMESTAMPADD", "TIMESTAMPDIFF", "HEX", "BIN",      "SIN",
@@ -376,7 +377,11 @@ std::vector<std::string> AllFunctionNames() {
         "RANK", "DENSE_RANK", "LAG", "LEAD", "FIRST_VALUE", "LAST_VALUE"}) {
     all.insert(f);
   }
-  return std::vector<std::string>(all.begin(), all.end());
+  std::vector<std::string> out;
+  for (const auto& f : all) {
+    if (f[0] != '$') out.push_back(f);  // internal forms ($ADD_INTERVAL: d + INTERVAL ...)
+  }
+  return out;
 }
 
 Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
@@ -555,6 +560,14 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     TRIB_RETURN_NOT_OK(arity(1, 2));
     for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(string_arg(i));
     b.type = f == "TO_DATE" ? DataType::Date() : DataType::Timestamp(3);
+  } else if (f == "DATE_ADD" || f == "DATE_SUB") {
+    // DATE_ADD(d, n): the date n days after d (DATE_SUB: before); d a DATE, TIMESTAMP or
+    // 'yyyy-MM-dd' string, as Hive's and Spark's.
+    TRIB_RETURN_NOT_OK(arity(2, 2));
+    if (args[0]->type.IsString()) TRIB_RETURN_NOT_OK(as(0, DataType::Date()));
+    TRIB_RETURN_NOT_OK(temporal_arg(0, false));
+    TRIB_RETURN_NOT_OK(int_arg(1));
+    b.type = DataType::Date();
   } else if (f == "DATEDIFF") {
     TRIB_RETURN_NOT_OK(arity(2, 2));
     for (size_t i = 0; i < 2; i++) {
@@ -1036,6 +1049,13 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     return Value::Ts(Timestamp{parsed->first * 86400000 + parsed->second, 0});
   }
   if (f == "$ADD_INTERVAL") return EvalAddInterval(args, in.id == TypeId::kDate);
+  if (f == "DATE_ADD" || f == "DATE_SUB") {
+    int64_t day, ignored;
+    Civil(args[0], e.args[0]->type.id == TypeId::kDate, &day, &ignored);
+    const int64_t n = args[1].int_value();
+    if (n > 3000000 || n < -3000000) return ErrorAt(e.pos, f + ": " + std::to_string(n) + " days is out of range");
+    return Value::Int(f == "DATE_ADD" ? day + n : day - n);
+  }
   if (f == "DATEDIFF") {
     int64_t a, b, ignored;
     Civil(args[0], e.args[0]->type.id == TypeId::kDate, &a, &ignored);

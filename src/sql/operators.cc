@@ -79,6 +79,10 @@ Status AccumulateValue(const AggregateCall& call, Value v, AggState* st) {
         return ErrorAt(call.arg->pos, f + " overflows DECIMAL(38)");
       }
     }
+  } else if (f == "FIRST_VALUE") {
+    if (st->count == 1) st->best = std::move(v);  // the first value that is not NULL
+  } else if (f == "LAST_VALUE") {
+    st->best = std::move(v);
   } else if (f == "MIN" || f == "MAX") {
     if (st->best.is_null()) {
       st->best = std::move(v);
@@ -96,7 +100,7 @@ Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggS
   const std::string& f = call.function;
   const size_t n = col.size();
   if (col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() && !call.distinct &&
-      !IsVarianceFunction(f) && f != "LISTAGG") {
+      !IsVarianceFunction(f) && f != "LISTAGG" && f != "FIRST_VALUE" && f != "LAST_VALUE") {
     int64_t count = 0, lo = INT64_MAX, hi = INT64_MIN;
     __int128 sum = 0;
     for (size_t r = 0; r < n; r++) {
@@ -142,7 +146,8 @@ Status AccumulateGroups(const AggregateCall& call, const ColumnVector& col,
   const std::string& f = call.function;
   const size_t n = col.size();
   auto state = [&](size_t r) -> AggState& { return (*states)[groups[r] * stride + index]; };
-  const bool plain = !call.distinct && !IsVarianceFunction(f) && f != "LISTAGG";
+  const bool plain = !call.distinct && !IsVarianceFunction(f) && f != "LISTAGG" &&
+                     f != "FIRST_VALUE" && f != "LAST_VALUE";
   if (plain && col.rep == ColumnVector::Rep::kInt && col.type.IsInteger()) {
     const bool sum = f == "SUM" || f == "AVG", min = f == "MIN", max = f == "MAX";
     for (size_t r = 0; r < n; r++) {
@@ -198,7 +203,7 @@ Result<Value> Finish(const AggregateCall& call, const AggState& st) {
     const double var = st.m2 / static_cast<double>(sample ? st.count - 1 : st.count);
     return Value::Double(f.rfind("STDDEV", 0) == 0 ? std::sqrt(var) : var);
   }
-  if (f == "MIN" || f == "MAX") return st.best;
+  if (f == "MIN" || f == "MAX" || f == "FIRST_VALUE" || f == "LAST_VALUE") return st.best;
   const DataType in = call.arg->type;
   if (f == "SUM") {
     if (in.IsFloating()) return Value::Double(st.dsum);

@@ -1088,18 +1088,52 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
                                         (hint.empty() ? "" : "; did you mean 'sys." + hint + "'?"));
   }
   std::string table_name;
+  // Paimon's `partitions`: 'k=v,k2=v2;k=v3' (partitions separated by ';', their keys by ',').
+  std::vector<std::map<std::string, std::string>> partitions;
   for (size_t i = 0; i < s.args.size(); ++i) {
     const CallArg& a = s.args[i];
-    bool is_table = a.name.empty() ? i == 0 : a.name == "table";
-    if (!is_table) {
+    const std::string name = a.name.empty() ? (i == 0 ? "table" : i == 1 ? "partitions" : "")
+                                            : a.name;
+    if (name != "table" && name != "partitions") {
       return NotSupportedAt(a.value->pos, "argument '" + (a.name.empty() ? std::to_string(i + 1)
                                                                           : a.name) +
                                               "' of sys.compact is not supported yet");
     }
     if (a.value->kind != ExprKind::kLiteral || a.value->literal_kind != LiteralKind::kString) {
-      return ErrorAt(a.value->pos, "sys.compact expects the table as a string, e.g. 'db.t'");
+      return ErrorAt(a.value->pos, name == "table"
+                                       ? "sys.compact expects the table as a string, e.g. 'db.t'"
+                                       : "sys.compact expects partitions as a string, e.g. "
+                                         "'dt=2024-01-01,hh=00;dt=2024-01-02'");
     }
-    table_name = a.value->text;
+    if (name == "table") {
+      table_name = a.value->text;
+      continue;
+    }
+    for (size_t b = 0; b <= a.value->text.size();) {
+      size_t e = a.value->text.find(';', b);
+      if (e == std::string::npos) e = a.value->text.size();
+      std::map<std::string, std::string> spec;
+      const std::string part = a.value->text.substr(b, e - b);
+      for (size_t pb = 0; pb <= part.size();) {
+        size_t pe = part.find(',', pb);
+        if (pe == std::string::npos) pe = part.size();
+        std::string kv = part.substr(pb, pe - pb);
+        const size_t eq = kv.find('=');
+        auto trim = [](std::string x) {
+          while (!x.empty() && std::isspace(static_cast<unsigned char>(x.front()))) x.erase(0, 1);
+          while (!x.empty() && std::isspace(static_cast<unsigned char>(x.back()))) x.pop_back();
+          return x;
+        };
+        if (eq == std::string::npos || trim(kv.substr(0, eq)).empty()) {
+          return ErrorAt(a.value->pos, "partitions: '" + kv + "' is not key=value (write "
+                                       "'k=v,k2=v2;k=v3')");
+        }
+        spec[trim(kv.substr(0, eq))] = trim(kv.substr(eq + 1));
+        pb = pe + 1;
+      }
+      partitions.push_back(std::move(spec));
+      b = e + 1;
+    }
   }
   if (table_name.empty()) return ErrorAt(s.pos, "sys.compact needs a table: CALL sys.compact('db.t')");
   auto id = Identifier::Parse(table_name, current_database_);
@@ -1116,7 +1150,7 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
       std::fflush(stderr);
     };
   }
-  auto snapshot = (*table)->CompactFull(progress);
+  auto snapshot = (*table)->CompactFull(progress, partitions);
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (!snapshot.ok()) return Locate(snapshot.status(), s.pos);
   if (!snapshot->has_value()) return Message("Nothing to compact in " + id->ToString());

@@ -66,8 +66,9 @@ class FileStoreTable : public Table {
     return read::CountFromMetadata(path_, *schema_, snapshot_id);
   }
   Result<std::optional<int64_t>> CompactFull(
-      const std::function<void(int64_t, int64_t)>& progress) override {
-    return CompactTableFull(path_, schema_, progress);
+      const std::function<void(int64_t, int64_t)>& progress,
+      const std::vector<std::map<std::string, std::string>>& partitions) override {
+    return CompactTableFull(path_, schema_, progress, partitions);
   }
   Result<std::optional<int64_t>> LatestSnapshotId() const override {
     return meta::SnapshotManager(path_).LatestId();

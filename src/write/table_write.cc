@@ -1292,9 +1292,61 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
 
 Result<std::optional<int64_t>> CompactTableFull(
     const std::string& path, std::shared_ptr<const TableSchema> schema,
-    const std::function<void(int64_t, int64_t)>& progress) {
+    const std::function<void(int64_t, int64_t)>& progress,
+    const std::vector<std::map<std::string, std::string>>& partitions) {
+  std::vector<Field> pf;
+  std::vector<DataType> pt;
+  for (const auto& k : schema->partition_keys) {
+    pf.push_back(schema->fields[schema->FieldIndex(k)]);
+    pt.push_back(pf.back().type);
+  }
+  for (const auto& spec : partitions) {
+    for (const auto& [k, v] : spec) {
+      if (std::find(schema->partition_keys.begin(), schema->partition_keys.end(), k) ==
+          schema->partition_keys.end()) {
+        return Status::Invalid("'" + k + "' is not a partition column of the table");
+      }
+    }
+  }
+  TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
+  // Whether the partition (its BinaryRow bytes) is one `partitions` asks for.
+  auto wanted = [&](const std::string& pbytes) -> Result<bool> {
+    if (partitions.empty()) return true;
+    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(pbytes, pt));
+    const std::string dir = meta::PartitionPath(pf, part, core.partition_default_name);
+    for (const auto& spec : partitions) {
+      bool all = true;
+      for (const auto& [k, v] : spec) {
+        const std::string piece = k + "=" + v;
+        bool found = false;
+        for (size_t b = 0; b <= dir.size();) {
+          size_t e = dir.find('/', b);
+          if (e == std::string::npos) e = dir.size();
+          found = found || dir.compare(b, e - b, piece) == 0;
+          b = e + 1;
+        }
+        all = all && found;
+      }
+      if (all) return true;
+    }
+    return false;
+  };
   if (!schema->HasPrimaryKey()) {
-    auto r = CompactAppendTable(path, schema, /*full=*/true, nullptr, "", progress);
+    std::set<std::pair<std::string, int32_t>> only;
+    if (!partitions.empty()) {
+      meta::SnapshotManager snapshots(path);
+      TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
+      if (!latest) return std::optional<int64_t>();
+      TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
+      TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path, *snap));
+      for (const auto& e : live) {
+        TRIB_ASSIGN_OR_RETURN(bool w, wanted(e.partition));
+        if (w) only.insert({e.partition, e.bucket});
+      }
+      if (only.empty()) return std::optional<int64_t>();
+    }
+    auto r = CompactAppendTable(path, schema, /*full=*/true, partitions.empty() ? nullptr : &only,
+                                "", progress);
     if (r.ok() && *r && !OptionIsTrue(*schema, "write-only")) {
       Status st = commit::ExpireAfterCommit(path, *schema);
       if (!st.ok()) {
@@ -1308,19 +1360,15 @@ Result<std::optional<int64_t>> CompactTableFull(
     return Status::NotSupported("compacting a table with 'deletion-vectors.enabled' is not "
                                 "supported yet");
   }
-  TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
   meta::SnapshotManager snapshots(path);
   TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
   if (!latest) return std::optional<int64_t>();
   TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
   TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path, *snap));
   std::map<BucketId, std::vector<meta::ManifestEntry>> by_bucket;
-  for (auto& e : live) by_bucket[{e.partition, e.bucket}].push_back(std::move(e));
-  std::vector<Field> pf;
-  std::vector<DataType> pt;
-  for (const auto& k : schema->partition_keys) {
-    pf.push_back(schema->fields[schema->FieldIndex(k)]);
-    pt.push_back(pf.back().type);
+  for (auto& e : live) {
+    TRIB_ASSIGN_OR_RETURN(bool w, wanted(e.partition));
+    if (w) by_bucket[{e.partition, e.bucket}].push_back(std::move(e));
   }
   UniversalCompactionPicker picker(core.max_size_amp_percent, core.size_ratio,
                                    core.sorted_run_trigger, core.num_levels - 1);

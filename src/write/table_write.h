@@ -26,9 +26,11 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                         const WriteOptions& options,
                                                         TableRowScanner scanner = {});
 
-// CALL sys.compact: full compaction of every bucket.
+// CALL sys.compact: full compaction of every bucket (of the partitions matching one of
+// `partitions`, when given: Table::CompactFull).
 Result<std::optional<int64_t>> CompactTableFull(
     const std::string& path, std::shared_ptr<const TableSchema> schema,
-    const std::function<void(int64_t, int64_t)>& progress = {});
+    const std::function<void(int64_t, int64_t)>& progress = {},
+    const std::vector<std::map<std::string, std::string>>& partitions = {});
 
 }  // namespace tributary::write
