@@ -434,6 +434,20 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     TRIB_RETURN_NOT_OK(numeric_arg(0));
     if (args.size() > 1) TRIB_RETURN_NOT_OK(int_arg(1));
     b.type = args[0]->type;
+    // A DECIMAL rounded to a constant number of places has that scale (Flink's
+    // findRoundDecimalType): ROUND(1.2345, 2) is DECIMAL(4, 2) 1.23, ROUND(2.5) DECIMAL(2, 0) 3.
+    const bool constant_places =
+        args.size() == 1 || (args[1]->IsConstant() && !args[1]->constant.is_null());
+    if (b.type.id == TypeId::kDecimal && constant_places) {
+      const int64_t r = args.size() == 1 ? 0 : args[1]->constant.int_value();
+      const int p = b.type.precision, s = b.type.scale;
+      if (r < 0) {
+        b.type = DataType::Decimal(std::min(38, 1 + p - s), 0).WithNullable(b.type.nullable);
+      } else if (r < s) {
+        b.type = DataType::Decimal(static_cast<int>(1 + p - s + r), static_cast<int>(r))
+                     .WithNullable(b.type.nullable);
+      }
+    }
   } else if (f == "FLOOR" || f == "CEIL" || f == "CEILING") {
     TRIB_RETURN_NOT_OK(arity(1, 1));
     TRIB_RETURN_NOT_OK(numeric_arg(0));
@@ -867,7 +881,12 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
   }
   const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
   if (f == "ROUND" || f == "TRUNCATE") {
-    return RoundTo(args[0], in, args.size() > 1 ? args[1].int_value() : 0, f == "TRUNCATE");
+    Value r = RoundTo(args[0], in, args.size() > 1 ? args[1].int_value() : 0, f == "TRUNCATE");
+    if (r.is_decimal() && e.type.id == TypeId::kDecimal && e.type.scale < in.scale) {
+      // Rounded to e.type.scale places (or to tens and more: scale 0): exact.
+      r = Value::Dec(Decimal{r.decimal_value().unscaled / Pow10(in.scale - e.type.scale)});
+    }
+    return r;
   }
   if (f == "FLOOR" || f == "CEIL" || f == "CEILING") {
     const bool up = f != "FLOOR";
