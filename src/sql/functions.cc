@@ -36,6 +36,7 @@ const std::set<std::string>& Names() {
       "REGEXP",    "REGEXP_REPLACE", "REGEXP_EXTRACT", "TO_BASE64", "FROM_BASE64", "ASCII",
       "CHR",       "IF",         "GREATEST",   "LEAST",       "YEAR",        "QUARTER",
       "MONTH",     "DAYOFMONTH", "DAYOFYEAR",  "DAYOFWEEK",   "HOUR",        "MINUTE",
+      "WEEK",
       "SECOND",    "DATE_FORMAT", "TO_DATE",    "TO_TIMESTAMP", "DATEDIFF",  "$ADD_INTERVAL",
       "DATE_ADD",  "DATE_SUB",
       "MD5",       "SHA1",       "SHA224",     "SHA256",      "SHA384",      "SHA512",
@@ -556,7 +557,7 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(as(i, *common));
     b.type = *common;
   } else if (f == "YEAR" || f == "QUARTER" || f == "MONTH" || f == "DAYOFMONTH" ||
-             f == "DAYOFYEAR" || f == "DAYOFWEEK") {
+             f == "DAYOFYEAR" || f == "DAYOFWEEK" || f == "WEEK") {
     TRIB_RETURN_NOT_OK(arity(1, 1));
     TRIB_RETURN_NOT_OK(temporal_arg(0, false));
     b.type = DataType::BigInt();
@@ -1034,7 +1035,7 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     return best;
   }
   if (f == "YEAR" || f == "QUARTER" || f == "MONTH" || f == "DAYOFMONTH" || f == "DAYOFYEAR" ||
-      f == "DAYOFWEEK" || f == "HOUR" || f == "MINUTE" || f == "SECOND") {
+      f == "DAYOFWEEK" || f == "WEEK" || f == "HOUR" || f == "MINUTE" || f == "SECOND") {
     int64_t days = 0, tod = 0;
     if (in.id == TypeId::kTime) {
       tod = args[0].int_value();
@@ -1050,6 +1051,16 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     if (f == "DAYOFMONTH") return Value::Int(d);
     if (f == "DAYOFYEAR") return Value::Int(days - DaysFromCivil(y, 1, 1) + 1);
     if (f == "DAYOFWEEK") return Value::Int(((days % 7 + 7 + 4) % 7) + 1);  // 1 = Sunday
+    if (f == "WEEK") {
+      // ISO-8601 week of the year (1-53), as Flink's: the week whose Thursday is in the year,
+      // weeks starting on Monday.
+      const int64_t monday_based = ((days % 7 + 7 + 3) % 7);  // 0 = Monday
+      const int64_t thursday = days - monday_based + 3;
+      int64_t ty;
+      unsigned tm, td;
+      CivilFromDays(thursday, &ty, &tm, &td);
+      return Value::Int((thursday - DaysFromCivil(ty, 1, 1)) / 7 + 1);
+    }
     if (f == "HOUR") return Value::Int(tod / 3600000);
     if (f == "MINUTE") return Value::Int(tod / 60000 % 60);
     return Value::Int(tod / 1000 % 60);

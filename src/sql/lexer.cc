@@ -279,9 +279,11 @@ bool ScanCode(std::string_view s, F&& on_char, size_t* open_at) {
   return true;
 }
 
-Pos PosOf(std::string_view s, size_t index) {
-  Pos p;
-  for (size_t i = 0; i < index && i < s.size(); ++i) {
+// The position of s[index], counted on from `from` (the position of s[from_index]; by default
+// the start): a splitter walking a script forward counts each character once.
+Pos PosOf(std::string_view s, size_t index, Pos from = {}, size_t from_index = 0) {
+  Pos p = from;
+  for (size_t i = from_index; i < index && i < s.size(); ++i) {
     if (s[i] == '\n') {
       ++p.line;
       p.column = 1;
@@ -344,8 +346,14 @@ Status SplitStatementsPrefix(std::string_view script, std::vector<StatementText>
   std::vector<StatementText>& out = *complete;
   size_t begin = 0;
   bool has_code = false;
+  Pos counted;             // the position of script[counted_at]
+  size_t counted_at = 0;
   auto flush = [&](size_t end) {
-    if (has_code) out.push_back({std::string(script.substr(begin, end - begin)), PosOf(script, begin)});
+    if (has_code) {
+      counted = PosOf(script, begin, counted, counted_at);
+      counted_at = begin;
+      out.push_back({std::string(script.substr(begin, end - begin)), counted});
+    }
     begin = end + 1;
     has_code = false;
   };

@@ -664,13 +664,13 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
     // EXTRACT(unit FROM x): the unit's function of x.
     static const std::map<std::string, std::string> kUnits = {
         {"YEAR", "YEAR"},     {"QUARTER", "QUARTER"}, {"MONTH", "MONTH"},
-        {"DAY", "DAYOFMONTH"}, {"DOY", "DAYOFYEAR"},  {"DOW", "DAYOFWEEK"},
+        {"DAY", "DAYOFMONTH"}, {"DOY", "DAYOFYEAR"},  {"DOW", "DAYOFWEEK"}, {"WEEK", "WEEK"},
         {"HOUR", "HOUR"},     {"MINUTE", "MINUTE"},   {"SECOND", "SECOND"}};
     const Token& unit = Peek();
     auto it = unit.type == TokenType::kWord ? kUnits.find(Upper(unit.text)) : kUnits.end();
     if (it == kUnits.end()) {
-      return ErrorAt(unit.pos, "EXTRACT takes YEAR, QUARTER, MONTH, DAY, DOY, DOW, HOUR, MINUTE "
-                               "or SECOND");
+      return ErrorAt(unit.pos, "EXTRACT takes YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, "
+                               "MINUTE or SECOND");
     }
     Next();
     TRIB_RETURN_NOT_OK(ExpectKeyword("FROM"));

@@ -33,10 +33,13 @@ def main():
             os.execv(binary, [binary, "sql", "--warehouse", wh])
         out = b""
 
-        def read_until(marker, timeout):
+        def read_until(marker, timeout, start=0):
+            """Reads until `marker` appears at or after out[start] (or the timeout)."""
             nonlocal out
             deadline = time.time() + timeout
             while time.time() < deadline:
+                if marker in out[start:]:
+                    return True
                 r, _, _ = select.select([fd], [], [], 0.1)
                 if r:
                     try:
@@ -46,9 +49,9 @@ def main():
                     if not chunk:
                         break
                     out += chunk
-                    if marker in out:
+                    if marker in out[start:]:
                         return True
-            return marker in out
+            return marker in out[start:]
 
         def send(text):
             os.write(fd, text.encode())
@@ -71,23 +74,24 @@ def main():
             failures.append("after Ctrl-C the shell did not run the next statement with the "
                             "session's SET state (expected the cell cut to 'ab...')")
         # A line of only a comment begins no statement: no continuation prompt.
+        read_until(b"tributary> ", 15, len(out) - 11)
         mark = len(out)
         send("-- just a comment\n")
-        read_until(b"tributary> ", 5)
-        time.sleep(0.3)
-        read_until(b"\x00", 0.2)
+        read_until(b"tributary> ", 15, mark)
         if b"->" in out[mark:]:
             failures.append("a comment-only line opened a continuation prompt")
         # Ctrl-C at the prompt drops the statement being typed and keeps the shell; at an idle
-        # prompt too (it used to end the shell).
-        send("SELECT\n")
-        read_until(b"-> ", 5)
-        send("\x03")
+        # prompt too (it used to end the shell). Each waits for the prompt that follows it.
         mark = len(out)
-        if not read_until(b"^C", 5):
-            failures.append("Ctrl-C during a statement being typed did not drop it")
+        send("SELECT\n")
+        read_until(b"-> ", 15, mark)
+        mark = len(out)
         send("\x03")
-        time.sleep(0.5)
+        if not read_until(b"tributary> ", 15, mark):
+            failures.append("Ctrl-C during a statement being typed did not drop it")
+        mark = len(out)
+        send("\x03")
+        read_until(b"tributary> ", 15, mark)
         send("SELECT 'klmnopqrst' AS s;\n")
         if not read_until(b"kl...", 15):
             failures.append("after Ctrl-C at the prompt the shell did not run the next statement "
