@@ -406,8 +406,17 @@ Result<Row> DebeziumDecoder::ToRow(const Json& image, std::string_view which,
 Status DebeziumDecoder::Decode(std::string_view line, std::vector<RowChange>* out) const {
   size_t first = line.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return Status::OK();
-  Json doc = Json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Bad("not valid JSON");
+  Json doc;
+  try {
+    doc = Json::parse(line.begin(), line.end());
+  } catch (const Json::parse_error& e) {
+    // Where and why, as the parser says it ("syntax error while parsing object key - ...").
+    const std::string what = e.what();
+    const size_t column = what.find("column ");
+    const size_t colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
+    return Bad("not valid JSON at column " + std::to_string(e.byte) + ": " +
+               (colon == std::string::npos ? what : what.substr(colon + 2)));
+  }
   TRIB_RETURN_NOT_OK(CheckJsonDepth(doc, kMaxJsonDepth));  // values are walked recursively
   if (doc.is_null()) return Status::OK();  // a Kafka tombstone after a delete
   if (!doc.is_object()) return Bad("expected a JSON object, got " + Describe(doc));

@@ -217,7 +217,10 @@ TEST(DebeziumDecoderTest, FieldsTheTableLacksAreIgnoredUnlessStrict) {
 }
 
 TEST(DebeziumDecoderTest, Errors) {
-  EXPECT_EQ(DecodeError("{\"op\":"), "not valid JSON");
+  EXPECT_THAT(DecodeError("{\"op\":"), HasSubstr("not valid JSON at column 7: syntax error"));
+  EXPECT_THAT(DecodeError(R"({"op":"c","after":{"id":1},})"),
+              HasSubstr("not valid JSON at column 28: syntax error while parsing object key"));
+  EXPECT_THAT(DecodeError(R"({"op":"c"} x)"), HasSubstr("not valid JSON at column 12"));
   EXPECT_THAT(DecodeError("[1,2]"), HasSubstr("expected a JSON object"));
   EXPECT_THAT(DecodeError(R"({"after":{"id":1}})"), HasSubstr("missing 'op'"));
   EXPECT_EQ(DecodeError(R"({"after":{"id":1},"op":"x"})"),

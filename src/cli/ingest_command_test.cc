@@ -129,7 +129,9 @@ TEST_F(IngestCommandTest, MalformedLineKeepsOnlyCommittedEvents) {
        "{not json", R"({"after":{"id":5,"name":"e"},"op":"c"})"},
       {"--commit-every", "2"}, &err);
   EXPECT_EQ(rc, 1);
-  EXPECT_THAT(err, HasSubstr("line 5: not valid JSON; lines 1-4 were committed (snapshot "));
+  EXPECT_THAT(err, HasSubstr("line 5: not valid JSON at column 3: syntax error while parsing "
+                             "object key"));
+  EXPECT_THAT(err, HasSubstr("; lines 1-4 were committed (snapshot "));
   EXPECT_THAT(err, HasSubstr("nothing after line 4 was written"));
   // Events 1-4 were committed in two commits; nothing after line 4 was written.
   EXPECT_EQ(Rows(), (std::vector<std::string>{"1|a|NULL|NULL|NULL", "2|b|NULL|NULL|NULL",
@@ -154,7 +156,7 @@ TEST_F(IngestCommandTest, MalformedLinesCanBeSkippedAndCounted) {
                   {"--ignore-parse-errors"}, &err);
   EXPECT_EQ(rc, 0) << err;
   EXPECT_THAT(err, HasSubstr("ingested 2 change events"));
-  EXPECT_THAT(err, HasSubstr("skipped 2 malformed line(s) (the first: line 2: not valid JSON)"));
+  EXPECT_THAT(err, HasSubstr("skipped 2 malformed line(s) (the first: line 2: not valid JSON at column 3: "));
   EXPECT_EQ(Rows(), (std::vector<std::string>{"1|a|NULL|NULL|NULL", "3|c|NULL|NULL|NULL"}));
 }
 

@@ -53,7 +53,7 @@ printf '%s\n' '{"after":{"id":10},"op":"c"}' '{"after":{"id":11},"op":"c"}' \
 rc=$?
 set -e
 check "malformed line exit status" 1 "$rc"
-check "malformed line message" "tributary ingest: line 4: not valid JSON; lines 1-2 were committed (snapshot 4); nothing after line 2 was written" "$(cat "$WORK/err")"
+check "malformed line message" "tributary ingest: line 4: not valid JSON at column 25: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal; lines 1-2 were committed (snapshot 4); nothing after line 2 was written" "$(cat "$WORK/err")"
 check "rows after failure" "id
 1
 3
