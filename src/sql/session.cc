@@ -184,11 +184,31 @@ Result<StatementResult> Session::Execute(const Statement& stmt) {
       current_catalog_ == kDefaultCatalog) {
     const std::string& warehouse = catalogs_.at(kDefaultCatalog).warehouse;
     TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(warehouse));
-    // A query of no table (SELECT 1, VALUES) reads nothing of the warehouse.
+    // A query of no table (SELECT 1, VALUES, FROM (VALUES ...) AS v, their set operations)
+    // and SHOW FUNCTIONS / CATALOGS / CURRENT ... read nothing of the warehouse.
+    std::function<bool(const SelectStmt&)> reads_no_table = [&](const SelectStmt& q) {
+      for (const auto& w : q.with) {
+        if (!w.query || !reads_no_table(*w.query)) return false;
+      }
+      for (const auto& op : q.set_operands) {
+        if (!op.query || !reads_no_table(*op.query)) return false;
+      }
+      if (!q.set_operands.empty()) return true;
+      if (q.where && ContainsSubquery(*q.where)) return false;
+      for (const auto& it : q.items) {
+        if (ContainsSubquery(*it.expr)) return false;
+      }
+      if (!q.from) return true;
+      if (!q.from->subquery || !q.joins.empty()) return false;  // a name: a table or a view
+      return reads_no_table(*q.from->subquery);
+    };
     bool no_table = false;
     if (stmt.kind == StmtKind::kSelect) {
-      const auto& q = static_cast<const SelectStmt&>(stmt);
-      no_table = !q.from && q.set_operands.empty() && q.with.empty();
+      no_table = reads_no_table(static_cast<const SelectStmt&>(stmt));
+    } else if (stmt.kind == StmtKind::kShow) {
+      const auto w = static_cast<const ShowStmt&>(stmt).what;
+      no_table = w == ShowStmt::What::kFunctions || w == ShowStmt::What::kCatalogs ||
+                 w == ShowStmt::What::kCurrentCatalog || w == ShowStmt::What::kCurrentDatabase;
     }
     if (!exists && !no_table) {
       const bool writes = stmt.kind == StmtKind::kCreateDatabase ||

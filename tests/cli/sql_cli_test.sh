@@ -142,6 +142,12 @@ check "missing warehouse exits 1" "1" "$?"
 case "$out" in *"$W/mistyped/wh"*"does not exist"*) check "missing warehouse is named" "yes" "yes" ;;
   *) check "missing warehouse is named" "the path" "$out" ;; esac
 check "a read creates no warehouse" "no" "$([ -e "$W/mistyped" ] && echo yes || echo no)"
+# Statements that read no table run without a warehouse (and create none).
+check "VALUES without a warehouse" "x
+1" "$("$BIN" sql --warehouse "$W/mistyped/wh" --format csv -e "SELECT * FROM (VALUES (1)) AS v(x)" 2>/dev/null | tr -d "\r")"
+check "SHOW FUNCTIONS without a warehouse" "0" \
+  "$("$BIN" sql --warehouse "$W/mistyped/wh" -e "SHOW FUNCTIONS" >/dev/null 2>&1; echo $?)"
+check "... and they create none" "no" "$([ -e "$W/mistyped" ] && echo yes || echo no)"
 "$BIN" sql --warehouse "$W/fresh" -e "CREATE TABLE c1 (a INT)" >/dev/null 2>&1
 check "CREATE TABLE creates the warehouse" "0" "$?"
 
