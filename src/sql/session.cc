@@ -178,6 +178,37 @@ Result<StatementResult> Session::ExecuteText(const std::string& text, Pos start)
   return r;
 }
 
+namespace {
+
+// Paimon's list of partitions 'k=v,k2=v2;k=v3' (partitions by ';', their columns by ','): each
+// partition's text and its column -> value; false, with the partition's text in *bad, when a
+// piece is not key=value.
+bool ParsePartitionList(const std::string& text,
+                        std::vector<std::pair<std::string, std::map<std::string, std::string>>>* out,
+                        std::string* bad) {
+  for (size_t b = 0; b <= text.size();) {
+    size_t end = text.find(';', b);
+    if (end == std::string::npos) end = text.size();
+    if (end > b) {
+      const std::string one = text.substr(b, end - b);
+      std::map<std::string, std::string> spec;
+      for (const std::string& kv : SplitCommaList(one)) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) {
+          *bad = one;
+          return false;
+        }
+        spec[kv.substr(0, eq)] = kv.substr(eq + 1);
+      }
+      out->emplace_back(one, std::move(spec));
+    }
+    b = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<StatementResult> Session::Execute(const Statement& stmt) {
   if (stmt.kind != StmtKind::kSet && stmt.kind != StmtKind::kReset &&
       stmt.kind != StmtKind::kCreateCatalog && stmt.kind != StmtKind::kUseCatalog &&
@@ -1129,31 +1160,13 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
       table_name = a.value->text;
       continue;
     }
-    for (size_t b = 0; b <= a.value->text.size();) {
-      size_t e = a.value->text.find(';', b);
-      if (e == std::string::npos) e = a.value->text.size();
-      std::map<std::string, std::string> spec;
-      const std::string part = a.value->text.substr(b, e - b);
-      for (size_t pb = 0; pb <= part.size();) {
-        size_t pe = part.find(',', pb);
-        if (pe == std::string::npos) pe = part.size();
-        std::string kv = part.substr(pb, pe - pb);
-        const size_t eq = kv.find('=');
-        auto trim = [](std::string x) {
-          while (!x.empty() && std::isspace(static_cast<unsigned char>(x.front()))) x.erase(0, 1);
-          while (!x.empty() && std::isspace(static_cast<unsigned char>(x.back()))) x.pop_back();
-          return x;
-        };
-        if (eq == std::string::npos || trim(kv.substr(0, eq)).empty()) {
-          return ErrorAt(a.value->pos, "partitions: '" + kv + "' is not key=value (write "
-                                       "'k=v,k2=v2;k=v3')");
-        }
-        spec[trim(kv.substr(0, eq))] = trim(kv.substr(eq + 1));
-        pb = pe + 1;
-      }
-      partitions.push_back(std::move(spec));
-      b = e + 1;
+    std::vector<std::pair<std::string, std::map<std::string, std::string>>> listed;
+    std::string bad;
+    if (!ParsePartitionList(a.value->text, &listed, &bad)) {
+      return ErrorAt(a.value->pos, "partitions: '" + bad + "' is not key=value (write "
+                                   "'k=v,k2=v2;k=v3')");
     }
+    for (auto& [text, spec] : listed) partitions.push_back(std::move(spec));
   }
   if (table_name.empty()) return ErrorAt(s.pos, "sys.compact needs a table: CALL sys.compact('db.t')");
   auto id = Identifier::Parse(table_name, current_database_);
@@ -1411,25 +1424,19 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
   std::vector<std::map<std::string, std::string>> specs;
   if (args.count("partition")) {
     const Expr* e = args["partition"];
-    std::vector<std::string> listed;
-    for (size_t b = 0; b <= e->text.size();) {
-      size_t end = e->text.find(';', b);
-      if (end == std::string::npos) end = e->text.size();
-      if (end > b) listed.push_back(e->text.substr(b, end - b));
-      b = end + 1;
-    }
-    for (const std::string& one : listed) {
-      std::map<std::string, std::string> spec;
-      for (const std::string& kv : SplitCommaList(one)) {
-        const size_t eq = kv.find('=');
-        const std::string k = eq == std::string::npos ? kv : kv.substr(0, eq);
-        if (eq == std::string::npos ||
-            std::find(schema->partition_keys.begin(), schema->partition_keys.end(), k) ==
-                schema->partition_keys.end()) {
-          return ErrorAt(e->pos, "partition '" + one + "' is not 'key=value,...' of the partition "
-                                 "columns of " + id.ToString());
+    std::vector<std::pair<std::string, std::map<std::string, std::string>>> listed;
+    std::string bad;
+    auto not_columns = [&](const std::string& one) {
+      return ErrorAt(e->pos, "partition '" + one + "' is not 'key=value,...' of the partition "
+                             "columns of " + id.ToString());
+    };
+    if (!ParsePartitionList(e->text, &listed, &bad)) return not_columns(bad);
+    for (auto& [one, spec] : listed) {
+      for (const auto& [k, v] : spec) {
+        if (std::find(schema->partition_keys.begin(), schema->partition_keys.end(), k) ==
+            schema->partition_keys.end()) {
+          return not_columns(one);
         }
-        spec[k] = kv.substr(eq + 1);
       }
       if (spec.size() != schema->partition_keys.size()) {
         return ErrorAt(e->pos, "partition '" + one + "' needs a value for every partition column");
