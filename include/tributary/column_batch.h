@@ -61,6 +61,10 @@ class StringVector {
   void emplace_back(std::string_view s) { push_back(s); }
   // Every value of `other`, after these.
   void append(const StringVector& other);
+  // Values `rows[0..n)` of `other` (not *this), after these.
+  void append_rows(const StringVector& other, const uint32_t* rows, size_t n);
+  // Keeps values `rows[0..n)`, strictly ascending, in place (the storage stays).
+  void keep_rows(const uint32_t* rows, size_t n);
   // Room for `n` values (and, when given, `bytes` bytes of them) in all.
   void reserve(size_t n, size_t bytes = 0) {
     offsets_.reserve(n + 1);
@@ -140,6 +144,8 @@ struct ColumnVector {
   void AppendRows(const ColumnVector& from, const std::vector<uint32_t>& rows);
   // Appends every row of `from` (same type and rep), moving its strings and Values.
   void AppendAll(ColumnVector&& from);
+  // Keeps rows `rows` (strictly ascending) in place, the storage kept for later appends.
+  void KeepRows(const std::vector<uint32_t>& rows);
   // Room for `n` rows in the used vector.
   void Reserve(size_t n);
   void Clear();

@@ -1,5 +1,7 @@
 #include "tributary/column_batch.h"
 
+#include <algorithm>
+#include <cstring>
 #include <iterator>
 
 namespace tributary {
@@ -8,8 +10,37 @@ void StringVector::append(const StringVector& other) {
   const uint64_t base = chars_.size();
   const size_t n = other.offsets_.size();  // before: `other` may be *this
   chars_.append(other.chars_);  // std::string appends itself correctly
-  offsets_.reserve(offsets_.size() + n - 1);
   for (size_t i = 1; i < n; i++) offsets_.push_back(base + other.offsets_[i]);
+}
+
+void StringVector::append_rows(const StringVector& other, const uint32_t* rows, size_t n) {
+  size_t bytes = 0;
+  for (size_t i = 0; i < n; i++) bytes += other.offsets_[rows[i] + 1] - other.offsets_[rows[i]];
+  // Grown by doubling, as push_back would: an exact reserve per call copies the whole arena
+  // every call.
+  if (chars_.size() + bytes > chars_.capacity()) {
+    chars_.reserve(std::max(chars_.size() + bytes, 2 * chars_.capacity()));
+  }
+  if (offsets_.size() + n > offsets_.capacity()) {
+    offsets_.reserve(std::max(offsets_.size() + n, 2 * offsets_.capacity()));
+  }
+  for (size_t i = 0; i < n; i++) {
+    const uint64_t begin = other.offsets_[rows[i]];
+    chars_.append(other.chars_.data() + begin, other.offsets_[rows[i] + 1] - begin);
+    offsets_.push_back(chars_.size());
+  }
+}
+
+void StringVector::keep_rows(const uint32_t* rows, size_t n) {
+  uint64_t end = 0;
+  for (size_t i = 0; i < n; i++) {
+    const uint64_t begin = offsets_[rows[i]], len = offsets_[rows[i] + 1] - begin;
+    if (begin != end) std::memmove(chars_.data() + end, chars_.data() + begin, len);
+    end += len;
+    offsets_[i + 1] = end;
+  }
+  chars_.resize(end);
+  offsets_.resize(n + 1);
 }
 
 ColumnVector::Rep ColumnVector::RepOf(const DataType& type) {
@@ -110,7 +141,49 @@ void ColumnVector::AppendRow(const ColumnVector& from, size_t r) {
 }
 
 void ColumnVector::AppendRows(const ColumnVector& from, const std::vector<uint32_t>& rows) {
-  for (uint32_t r : rows) AppendRow(from, r);
+  if (!from.nulls.empty() || !nulls.empty()) {
+    if (nulls.empty()) nulls.assign(size(), 0);
+    for (uint32_t r : rows) nulls.push_back(from.IsNull(r) ? 1 : 0);
+  }
+  switch (rep) {
+    case Rep::kInt:
+      for (uint32_t r : rows) ints.push_back(from.ints[r]);
+      break;
+    case Rep::kDouble:
+      for (uint32_t r : rows) doubles.push_back(from.doubles[r]);
+      break;
+    case Rep::kString:
+      strings.append_rows(from.strings, rows.data(), rows.size());
+      break;
+    case Rep::kValue:
+      for (uint32_t r : rows) values.push_back(from.values[r]);
+      break;
+  }
+}
+
+void ColumnVector::KeepRows(const std::vector<uint32_t>& rows) {
+  const size_t n = rows.size();
+  auto keep = [&](auto& v) {
+    for (size_t i = 0; i < n; i++) {
+      if (rows[i] != i) v[i] = std::move(v[rows[i]]);
+    }
+    v.resize(n);
+  };
+  if (!nulls.empty()) keep(nulls);
+  switch (rep) {
+    case Rep::kInt:
+      keep(ints);
+      break;
+    case Rep::kDouble:
+      keep(doubles);
+      break;
+    case Rep::kString:
+      strings.keep_rows(rows.data(), n);
+      break;
+    case Rep::kValue:
+      keep(values);
+      break;
+  }
 }
 
 void ColumnVector::AppendAll(ColumnVector&& from) {

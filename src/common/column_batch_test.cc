@@ -48,6 +48,17 @@ TEST(ColumnVector, AppendAndGetRoundTripWithNulls) {
     EXPECT_EQ(picked.Get(0), values[2]);
     EXPECT_EQ(picked.Get(1), values[0]);
     EXPECT_EQ(picked.Get(2), values[1]);
+    // Kept in place: rows 1 and 2 of `picked` (values 0 and 1), then appending goes on after.
+    picked.KeepRows({1, 2});
+    ASSERT_EQ(picked.size(), 2u);
+    EXPECT_EQ(picked.Get(0), values[0]);
+    EXPECT_EQ(picked.Get(1), values[1]);
+    EXPECT_EQ(picked.IsNull(1), values[1].is_null());
+    picked.AppendRows(c, {2});
+    ASSERT_EQ(picked.size(), 3u);
+    EXPECT_EQ(picked.Get(2), values[2]);
+    picked.KeepRows({});
+    EXPECT_EQ(picked.size(), 0u);
   }
 }
 

@@ -431,14 +431,20 @@ TEST_F(StreamScanTest, MergesTheNormaliserCannotFollowNeedAProducer) {
 // commit by another writer in between makes it look the keys up in the files again. Random
 // upserts and deletes over many commits, with a cache that holds every key and one so small
 // that it keeps starting again: the changelog always adds up to the table, each -U / -D
-// retracting exactly the row the stream holds.
+// retracting exactly the row the stream holds. A write buffer so small that a commit's records
+// are flushed in several pieces makes the producer read them back from the files (a single
+// flush hands its merged buffer over instead).
 TEST_F(StreamScanTest, LookupProducerOfALongLivedWriterStaysExactBesideOtherWriters) {
-  for (const char* budget : {"256 mb", "1 kb"}) {
-    SCOPED_TRACE(budget);
-    const std::string name = std::string("t") + (budget[0] == '2' ? "big" : "small");
+  const std::vector<std::pair<const char*, const char*>> cases = {
+      {"256 mb", "256 mb"}, {"1 kb", "256 mb"}, {"256 mb", "50 b"}};
+  for (size_t n = 0; n < cases.size(); n++) {
+    const auto& [budget, buffer] = cases[n];
+    SCOPED_TRACE(std::string(budget) + ", write buffer " + buffer);
+    const std::string name = "t" + std::to_string(n);
     auto t = Create(name, {{"changelog-producer", "lookup"}, {"bucket", "2"},
                            {"num-sorted-run.compaction-trigger", "2"},
-                           {"lookup.cache-max-memory-size", budget}});
+                           {"lookup.cache-max-memory-size", budget},
+                           {"write-buffer-size", buffer}});
     StreamOptions o;
     o.startup_mode = "earliest";
     auto s = Open(*t, o);

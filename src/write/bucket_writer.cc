@@ -30,7 +30,8 @@ void BucketWriter::set_lookup_cache(std::unique_ptr<LookupValueCache> cache) {
   lookup_cache_ = std::move(cache);
 }
 
-Status BucketWriter::Flush(int64_t target_file_size) {
+Status BucketWriter::Flush(int64_t target_file_size, bool keep_columns) {
+  ReleaseFlushColumns();
   if (buffer_.empty() && (!columns_ || columns_->empty())) return Status::OK();
   bool written = false;  // the data files too (FlushSharingChangelog)
   if (ctx_.input_changelog_prefix && layout_.primary_key && columns_) {
@@ -89,15 +90,21 @@ Status BucketWriter::Flush(int64_t target_file_size) {
   if (!written) {
     DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0,
                           meta::FileSource::kAppend, ctx_.format, ctx_.write_cols);
-    Status st = columns_               ? WriteColumns(&writer)
+    const size_t first_file = new_files_.size();
+    Status st = columns_               ? WriteColumns(&writer, keep_columns)
                 : layout_.primary_key ? WriteMerged(&writer)
                                       : WriteAll(&writer);
-    if (!st.ok()) {
+    auto files = st.ok() ? writer.Finish() : Result<std::vector<meta::DataFileMeta>>(st);
+    if (!files.ok()) {
       writer.Abort();
-      return st;
+      ReleaseFlushColumns();
+      return files.status();
     }
-    TRIB_ASSIGN_OR_RETURN(auto files, writer.Finish());
-    for (auto& f : files) new_files_.push_back(std::move(f));
+    for (auto& f : *files) new_files_.push_back(std::move(f));
+    if (kept_merge_) {
+      kept_first_file_ = first_file;
+      return Status::OK();  // the buffer stays until ReleaseFlushColumns
+    }
   }
   // Flushes may run on another thread than the writes that filled the buffer: its records
   // are freed by ReleaseFlushed on the writing thread (freeing them here would contend for
@@ -252,7 +259,21 @@ void BucketWriter::Prefetch(size_t i) const {
   }
 }
 
-Status BucketWriter::WriteColumns(DataFileWriter* w) {
+std::optional<BucketWriter::FlushedColumns> BucketWriter::flushed_columns() const {
+  if (!kept_merge_ || kept_first_file_ != 0) return std::nullopt;
+  return FlushedColumns{&columns_->vectors(), kept_merge_.get()};
+}
+
+void BucketWriter::ReleaseFlushColumns() {
+  if (!kept_merge_) return;
+  kept_merge_.reset();
+  flushed_.push_back(std::move(buffer_));
+  buffer_.clear();
+  columns_->Clear();
+  buffer_bytes_ = 0;
+}
+
+Status BucketWriter::WriteColumns(DataFileWriter* w, bool keep) {
   TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*ctx_.merge_config, layout_.fields,
                                                          /*keep_retracts=*/true));
   if (!plan) return Status::Internal("a column write buffer for a merge that needs rows");
@@ -269,7 +290,19 @@ Status BucketWriter::WriteColumns(DataFileWriter* w) {
     }
     return WriteMerged(w);
   }
-  return w->WriteMerged(columns_->Columns(), merged);
+  TRIB_RETURN_NOT_OK(w->WriteMerged(columns_->Columns(), merged));
+  // Kept for the lookup producer: a deduplicate merge (each record one buffered row), columns
+  // with the representation files are read back with.
+  const auto has_value = [](const auto& c) { return c.has_value(); };
+  const auto not_empty = [](const auto& c) { return !c.empty(); };
+  bool plain = keep && plan->kind() == ColumnMergePlan::Kind::kDeduplicate &&
+               std::none_of(merged.computed.begin(), merged.computed.end(), has_value) &&
+               std::none_of(merged.column_rows.begin(), merged.column_rows.end(), not_empty);
+  for (const ColumnVector& c : columns_->vectors()) {
+    plain = plain && c.rep == ColumnVector::RepOf(c.type);
+  }
+  if (plain) kept_merge_ = std::make_unique<ColumnMergeOutput>(std::move(merged));
+  return Status::OK();
 }
 
 Status BucketWriter::WriteAll(DataFileWriter* w) {

@@ -71,6 +71,7 @@ class BucketWriter {
   void set_lookup_cache(std::unique_ptr<LookupValueCache> cache);
 
   void Add(merge::KeyValue kv) {
+    if (kept_merge_) [[unlikely]] ReleaseFlushColumns();
     if (columns_) {
       // Sequence numbers of buffered records are consecutive from columns_first_seq_.
       if (columns_->empty()) columns_first_seq_ = next_seq_;
@@ -93,8 +94,18 @@ class BucketWriter {
   meta::FileNamer* namer() { return &namer_; }
   const std::string& dir() const { return dir_; }
 
-  // Sorts and merges the buffer into level-0 files.
-  Status Flush(int64_t target_file_size);
+  // Sorts and merges the buffer into level-0 files. `keep_columns`: a flush of the column buffer
+  // by a deduplicate merge keeps the buffer and its merge until ReleaseFlushColumns, so the
+  // 'lookup' producer reads the commit's records from memory instead of from the new files.
+  Status Flush(int64_t target_file_size, bool keep_columns = false);
+  // The records of every file in new_files() as the last Flush merged them (its buffer's
+  // columns and merge), or null when it did not keep them or new_files() holds earlier flushes.
+  struct FlushedColumns {
+    const std::vector<ColumnVector>* columns;
+    const merge::ColumnMergeOutput* merged;
+  };
+  std::optional<FlushedColumns> flushed_columns() const;
+  void ReleaseFlushColumns();
 
   std::vector<meta::DataFileMeta>& new_files() { return new_files_; }
   // Changelog files of this commit ('changelog-producer' = 'input' or 'lookup').
@@ -125,7 +136,7 @@ class BucketWriter {
   void Prefetch(size_t i) const;
   // From the column buffer, merged key by key as the table's merge engine says (a flush to
   // level 0 keeps retractions).
-  Status WriteColumns(datafile::DataFileWriter* w);
+  Status WriteColumns(datafile::DataFileWriter* w, bool keep = false);
   // 'changelog-producer' = 'input' on a deduplicate table whose changelog files are written as
   // its data files: the data files of a flush hold the last record of each key as it was
   // written (row kind and sequence number too), so they are also the changelog of those
@@ -153,6 +164,9 @@ class BucketWriter {
   std::optional<meta::FileNamer> changelog_namer_;  // with ctx_.input_changelog_prefix
   std::vector<meta::DataFileMeta> new_changelog_files_;
   std::unique_ptr<LookupValueCache> lookup_cache_;
+  // Flush(keep_columns): the merge of the buffer kept, and where its files start in new_files_.
+  std::unique_ptr<merge::ColumnMergeOutput> kept_merge_;
+  size_t kept_first_file_ = 0;
 };
 
 }  // namespace tributary::write

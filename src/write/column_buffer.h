@@ -54,6 +54,8 @@ class ColumnWriteBuffer {
   Value Get(size_t c, size_t r) const;
   // The buffered columns (one per field), for the Parquet writer.
   std::vector<format::ColumnValues> Columns() const;
+  // The same as column vectors (BOOLEAN columns hold Values).
+  const std::vector<ColumnVector>& vectors() const { return columns_; }
   // Record i as a row (tests and diagnostics).
   Row GetRow(size_t i) const;
 

@@ -73,25 +73,27 @@ struct LookupValueCache::ColumnFace {
     }
     return b;
   }
-  // Drops the rows no key uses once they outnumber the used ones.
+  // Drops the rows no key uses once they outnumber the used ones, in place: the vectors keep
+  // their storage for the next commits' rows (a fresh copy costs its page faults again).
   void Repack() {
     size_t live = 0;
     for (const auto& [key, row] : row_of) live += row != kAbsent;
     if (rows() < 2 * live + 4096) return;
+    std::vector<uint32_t> moved_to(rows(), kAbsent);
+    for (const auto& [key, row] : row_of) {
+      if (row != kAbsent) moved_to[row] = 0;
+    }
     std::vector<uint32_t> keep;
     keep.reserve(live);
+    for (uint32_t r = 0; r < moved_to.size(); r++) {
+      if (moved_to[r] == kAbsent) continue;
+      moved_to[r] = static_cast<uint32_t>(keep.size());
+      keep.push_back(r);
+    }
     for (auto& [key, row] : row_of) {
-      if (row == kAbsent) continue;
-      keep.push_back(row);
-      row = static_cast<uint32_t>(keep.size() - 1);
+      if (row != kAbsent) row = moved_to[row];
     }
-    for (ColumnVector& c : columns) {
-      ColumnVector packed;
-      packed.type = c.type;
-      packed.rep = c.rep;
-      packed.AppendRows(c, keep);
-      c = std::move(packed);
-    }
+    for (ColumnVector& c : columns) c.KeepRows(keep);
   }
 };
 
@@ -213,23 +215,31 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
   for (const auto* f : files) {
     paths.emplace_back(io::JoinPath(in.bucket_dir, f->file_name), f->row_count);
   }
-  TRIB_ASSIGN_OR_RETURN(auto commit, datafile::MergeFilesByColumns(paths, layout, &*plan));
-  if (!commit || commit->columns[key_column].rep != ColumnVector::Rep::kInt) return Out();
-  const merge::ColumnMergeOutput& merged = commit->merged;
-  const std::vector<int64_t>& keys = commit->columns[key_column].ints;
+  std::optional<datafile::MergedColumns> read;
+  const std::vector<ColumnVector>* commit_columns = in.flushed_columns;
+  const merge::ColumnMergeOutput* commit_merge = in.flushed_merge;
+  if (commit_columns == nullptr || commit_merge == nullptr) {
+    TRIB_ASSIGN_OR_RETURN(read, datafile::MergeFilesByColumns(paths, layout, &*plan));
+    if (!read) return Out();
+    commit_columns = &read->columns;
+    commit_merge = &read->merged;
+  }
+  if ((*commit_columns)[key_column].rep != ColumnVector::Rep::kInt) return Out();
+  const merge::ColumnMergeOutput& merged = *commit_merge;
+  const std::vector<int64_t>& keys = (*commit_columns)[key_column].ints;
 
   Face local;
   Face& face = in.cache ? in.cache->UseColumns() : local;
   // On failure the face forgets everything (it may hold values this commit did not publish).
   auto forget = [&] { in.cache ? in.cache->Clear() : face.Clear(); };
-  bool same_columns = face.columns.size() == commit->columns.size();
+  bool same_columns = face.columns.size() == (*commit_columns).size();
   for (size_t c = 0; same_columns && c < face.columns.size(); c++) {
-    same_columns = face.columns[c].rep == commit->columns[c].rep &&
-                   face.columns[c].type == commit->columns[c].type;
+    same_columns = face.columns[c].rep == (*commit_columns)[c].rep &&
+                   face.columns[c].type == (*commit_columns)[c].type;
   }
   if (!same_columns) {
     face.Clear();
-    for (const ColumnVector& c : commit->columns) {
+    for (const ColumnVector& c : (*commit_columns)) {
       face.columns.emplace_back();
       face.columns.back().type = c.type;
       face.columns.back().rep = c.rep;
@@ -238,14 +248,19 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
   // A face that starts on an empty bucket knows every key from then on.
   if (face.row_of.empty() && in.committed->empty()) face.complete = true;
   // Before-images the face does not know, from the committed files (keys ascending, once).
+  // Each key's entry in row_of, found once: with room reserved for every key of the commit, no
+  // insertion moves the entries.
+  face.row_of.reserve(face.row_of.size() + merged.size());
+  std::vector<uint32_t*> slots(merged.size());
   std::vector<Row> search;
+  std::vector<uint32_t*> search_slots;
   for (size_t k = 0; k < merged.size(); k++) {
     const int64_t key = keys[merged.rows[k]];
-    if (face.row_of.contains(key)) continue;
-    if (face.complete) {
-      face.row_of[key] = Face::kAbsent;
-    } else {
+    auto [it, inserted] = face.row_of.try_emplace(key, Face::kAbsent);
+    slots[k] = &it->second;
+    if (inserted && !face.complete) {
       search.push_back(Row{Value::Int(key)});
+      search_slots.push_back(&it->second);
     }
   }
   if (!search.empty()) {
@@ -257,10 +272,15 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
       forget();
       return st;
     }
-    TRIB_ASSIGN_OR_RETURN(auto fn, merge::MakeMergeFunction(in.merge_config, *in.schema));
+    // (The searched keys' entries say "absent" until found: any failure forgets the face.)
+    auto fn = merge::MakeMergeFunction(in.merge_config, *in.schema);
+    if (!fn.ok()) {
+      forget();
+      return fn.status();
+    }
     merge::SequenceOrder order(in.merge_config);
     for (size_t s = 0; s < search.size(); s++) {
-      auto before = MergeCommitted(std::move(found[s]), order, fn.get());
+      auto before = MergeCommitted(std::move(found[s]), order, fn->get());
       if (!before.ok()) {
         forget();
         return before.status();
@@ -270,21 +290,21 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
         row = static_cast<uint32_t>(face.rows());
         for (size_t c = 0; c < face.columns.size(); c++) face.columns[c].Append((**before).value[c]);
       }
-      face.row_of[search[s][0].int_value()] = row;
+      *search_slots[s] = row;
     }
   }
-  // The commit's values join the face (they are the keys' values from now on); the changes are
-  // rows of it, in key order.
+  // The commit's values join the face (they are the keys' values from now on) in key order, the
+  // order the changes are written in (so the writer reads the face's new rows front to back).
   std::vector<uint32_t> added;
   for (size_t k = 0; k < merged.size(); k++) {
     if (IsAdd(static_cast<RowKind>(merged.kinds[k]))) added.push_back(merged.rows[k]);
   }
   uint32_t next = static_cast<uint32_t>(face.rows());
-  for (size_t c = 0; c < face.columns.size(); c++) face.columns[c].AppendRows(commit->columns[c], added);
+  for (size_t c = 0; c < face.columns.size(); c++) face.columns[c].AppendRows((*commit_columns)[c], added);
   std::vector<uint32_t> rows;
   std::vector<int64_t> sequences, kinds;
   for (size_t k = 0; k < merged.size(); k++) {
-    uint32_t& slot = face.row_of[keys[merged.rows[k]]];
+    uint32_t& slot = *slots[k];
     const uint32_t before = slot;
     auto emit = [&](RowKind kind, uint32_t row) {
       rows.push_back(row);

@@ -79,6 +79,10 @@ struct LookupChangelogInput {
   // This commit's level-0 files of the bucket (their records, merged with the before values, give
   // the "after").
   const std::vector<meta::DataFileMeta>* new_files = nullptr;
+  // When given, the records of every file in `new_files` as the flush that wrote them merged
+  // them (deduplicate: the buffer's columns and their merge), read instead of the files.
+  const std::vector<ColumnVector>* flushed_columns = nullptr;
+  const merge::ColumnMergeOutput* flushed_merge = nullptr;
   // 'changelog-producer.row-deduplicate': no -U/+U pair whose rows are equal (ignoring
   // `ignore_fields`, 'changelog-producer.row-deduplicate-ignore-fields').
   bool row_deduplicate = false;

@@ -756,7 +756,12 @@ class FileStoreWriter : public TableWriter {
         bw->MoveBufferAbove(live_max);
       }
     }
-    TRIB_RETURN_NOT_OK(bw->Flush(core_.target_file_size));
+    TRIB_RETURN_NOT_OK(bw->Flush(core_.target_file_size,
+                                 /*keep_columns=*/ctx_.lookup_changelog_prefix.has_value()));
+    struct Release {
+      BucketWriter* bw;
+      ~Release() { bw->ReleaseFlushColumns(); }
+    } release{bw};
     m->partition = id.first;
     m->bucket = id.second;
     m->total_buckets = KnownTotalBuckets(id.first);
@@ -778,6 +783,10 @@ class FileStoreWriter : public TableWriter {
       in.ignore_fields = ctx_.row_deduplicate_ignore;
       in.target_file_size = core_.target_file_size;
       in.cache = bw->lookup_cache();
+      if (auto flushed = bw->flushed_columns()) {
+        in.flushed_columns = flushed->columns;
+        in.flushed_merge = flushed->merged;
+      }
       TRIB_ASSIGN_OR_RETURN(auto files,
                             WriteLookupChangelog(in, bw->changelog_namer(*ctx_.lookup_changelog_prefix)));
       for (auto& f : files) bw->new_changelog_files().push_back(std::move(f));
