@@ -66,13 +66,17 @@ class FileStoreLookup : public TableLookup {
   }
 
   Status Refresh() override {
+    // While nothing is committed this costs one stat (ReadLatestSnapshotCached): a snapshot read
+    // from the same file version is the same cached object, its file set already loaded.
+    TRIB_ASSIGN_OR_RETURN(std::shared_ptr<const meta::Snapshot> snap,
+                          meta::ReadLatestSnapshotCached(path_));
+    if (snap && snap == pinned_) return Status::OK();
     files_.clear();
     total_buckets_.clear();
-    meta::SnapshotManager snapshots(path_);
-    TRIB_ASSIGN_OR_RETURN(auto id, snapshots.LatestId());
-    snapshot_id_ = id;
-    if (!id) return Status::OK();
-    TRIB_ASSIGN_OR_RETURN(auto snap, ReadSnapshotCached(path_, *id));
+    pinned_.reset();  // set once the file set is whole
+    snapshot_id_.reset();
+    if (!snap) return Status::OK();
+    snapshot_id_ = snap->id;
     TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntriesShared(path_, *snap));
     for (const auto& e : *live) {
       FileRef ref;
@@ -91,6 +95,7 @@ class FileStoreLookup : public TableLookup {
       files_[{e.partition, e.bucket}].push_back(std::move(ref));
       total_buckets_[e.partition] = e.total_buckets;
     }
+    pinned_ = std::move(snap);
     return Status::OK();
   }
 
@@ -300,6 +305,7 @@ class FileStoreLookup : public TableLookup {
   std::string empty_partition_;
   bool cross_partition_ = false;  // a primary key without every partition key
   std::optional<int64_t> snapshot_id_;
+  std::shared_ptr<const meta::Snapshot> pinned_;  // the snapshot files_ holds
   std::map<std::pair<std::string, int32_t>, std::vector<FileRef>> files_;
   std::map<std::string, int32_t> total_buckets_;  // per partition
   std::mutex file_schemas_mutex_;

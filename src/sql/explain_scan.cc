@@ -1,6 +1,8 @@
 // What EXPLAIN says of a table scan (DescribeScan): its projection and filters, and how the
 // scan is served: a point lookup, the buckets or partitions a filter prunes.
+#include <algorithm>
 #include <set>
+#include <utility>
 
 #include "common/strings.h"
 #include "meta/paths.h"
@@ -76,6 +78,18 @@ std::string BucketPruningNote(const TableSchema& schema, const std::vector<Predi
          (distinct.size() == 1 ? "" : "s") + " in each partition";
 }
 
+// The scan's own plan of `table` under `opts` (what EXPLAIN's pruning notes count).
+Result<read::ScanPlan> PlanAsScan(Table& table, const options::CoreOptions& core,
+                                  const ScanOptions& opts) {
+  read::ScanPlanRequest request;
+  request.path = table.path();
+  request.meta_path = table.path();
+  request.schema = table.schema();
+  request.core = &core;
+  request.options = &opts;
+  return read::PlanScan(request);
+}
+
 // The partitions a scan of a partitioned table reads when a filter names a partition key, as the
 // scan's own planning prunes them: "; partitions: 1 of 3 read (dt=a/hr=1)".
 std::string PartitionPruningNote(Table& table, const ScanOptions& opts) {
@@ -93,13 +107,7 @@ std::string PartitionPruningNote(Table& table, const ScanOptions& opts) {
   }
   auto core = options::CoreOptions::From(schema, opts.dynamic_options);
   if (!core.ok()) return "";
-  read::ScanPlanRequest request;
-  request.path = table.path();
-  request.meta_path = table.path();
-  request.schema = table.schema();
-  request.core = &*core;
-  request.options = &opts;
-  auto plan = read::PlanScan(request);
+  auto plan = PlanAsScan(table, *core, opts);
   if (!plan.ok()) return "";
   std::set<std::string> read;
   std::vector<std::string> names;
@@ -118,6 +126,48 @@ std::string PartitionPruningNote(Table& table, const ScanOptions& opts) {
   return out;
 }
 
+// What a point lookup reads, as the scan's own planning prunes the snapshot's files by bucket,
+// key range and statistics: "; reads 1 of 4 buckets holding files (bucket 2), 1 of 6 files". The
+// split reader then binary-searches those files for the keys.
+std::string LookupPruningNote(Table& table, const ScanOptions& opts) {
+  auto core = options::CoreOptions::From(*table.schema(), opts.dynamic_options);
+  if (!core.ok()) return "";
+  auto pruned = PlanAsScan(table, *core, opts);
+  ScanOptions unfiltered = opts;
+  unfiltered.filters.clear();
+  auto whole = PlanAsScan(table, *core, unfiltered);
+  if (!pruned.ok() || !whole.ok()) return "";
+  auto count = [](const read::ScanPlan& plan, std::set<std::pair<std::string, int32_t>>* buckets) {
+    size_t files = 0;
+    for (const auto& split : plan.splits) {
+      if (!split.files.empty()) buckets->insert({split.pbytes, split.bucket});
+      files += split.files.size();
+    }
+    return files;
+  };
+  std::set<std::pair<std::string, int32_t>> read_buckets, all_buckets;
+  const size_t read_files = count(*pruned, &read_buckets), all_files = count(*whole, &all_buckets);
+  std::set<int32_t> numbers;
+  for (const auto& b : read_buckets) numbers.insert(b.second);
+  std::string out = "; reads " + std::to_string(read_buckets.size()) + " of " +
+                    std::to_string(all_buckets.size()) + " bucket" +
+                    (all_buckets.size() == 1 ? "" : "s") + " holding files";
+  if (!numbers.empty()) {
+    out += numbers.size() == 1 ? " (bucket " : " (buckets ";
+    size_t i = 0;
+    for (int32_t b : numbers) {
+      if (i == 5) {
+        out += ", ...";
+        break;
+      }
+      out += (i++ ? ", " : "") + std::to_string(b);
+    }
+    out += ")";
+  }
+  return out + ", " + std::to_string(read_files) + " of " + std::to_string(all_files) + " file" +
+         (all_files == 1 ? "" : "s");
+}
+
 std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanOptions& opts) {
   std::string out = "TableScan: " + source.name + " (projection: ";
   for (size_t i = 0; i < scan.projection.size(); ++i) {
@@ -134,6 +184,7 @@ std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanO
     const TableSchema& schema = *source.table->schema();
     std::string lookup = PointLookupNote(schema, scan.filters);
     out += lookup;
+    if (!lookup.empty() && Explaining()) out += LookupPruningNote(*source.table, opts);
     if (lookup.empty()) out += BucketPruningNote(schema, scan.filters);
     if (Explaining()) out += PartitionPruningNote(*source.table, opts);
   }

@@ -305,7 +305,8 @@ Result<ExprPtr> Parser::ParsePrimary() {
         return e;
       }
       if (t.text == "?") {
-        return NotSupportedAt(t.pos, "parameters (?) are not supported");
+        return NotSupportedAt(t.pos, "parameters (?) are not supported in tributary sql (programs "
+                                      "embedding the engine take them: sql::Prepare)");
       }
       return Unexpected("an expression");
     case TokenType::kWord: {
