@@ -142,6 +142,10 @@ struct FrameBound {
   enum class Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
   Kind kind = Kind::kCurrentRow;
   int64_t offset = 0;  // n of n PRECEDING / FOLLOWING
+  // INTERVAL '...' PRECEDING / FOLLOWING (RANGE frames over a time ORDER BY): `offset` counts
+  // milliseconds, and `interval_text` is the interval as written.
+  bool interval = false;
+  std::string interval_text;
 };
 
 // OVER ([PARTITION BY ...] [ORDER BY ...] [ROWS | RANGE BETWEEN start AND end]).

@@ -454,4 +454,204 @@ Result<std::shared_ptr<const SelectStmt>> Decorrelate(const Session& session, co
   return Out(std::move(out));
 }
 
+namespace {
+
+// GroupBeforeWindows's rewriting of one expression of the select list or ORDER BY: aggregates
+// (not window calls) become columns $a<i> of the grouping subquery, group expressions columns
+// $g<i>; window calls keep their function, their arguments and specs rewritten.
+class GroupedWindowRewriter {
+ public:
+  struct Key {
+    std::string text;
+    int column = -1;  // the FROM column a plain column key names
+  };
+  GroupedWindowRewriter(const Scope* scope, const std::vector<Key>* keys)
+      : scope_(scope), keys_(keys) {}
+  std::vector<ExprPtr>& aggregates() { return aggregates_; }
+
+  Result<ExprPtr> Rewrite(const Expr& e) {
+    const bool window = e.over != nullptr;
+    if (e.kind == ExprKind::kFunction && IsAggregateFunction(e.op) && !window) {
+      const std::string text = ExprToString(e);
+      size_t i = 0;
+      while (i < aggregates_.size() && ExprToString(*aggregates_[i]) != text) i++;
+      if (i == aggregates_.size()) aggregates_.push_back(e.Clone());
+      return Column("$a" + std::to_string(i), e.pos);
+    }
+    if (!window && e.kind != ExprKind::kLiteral && e.kind != ExprKind::kStar) {
+      const std::string text = ExprToString(e);
+      int column = -1;
+      if (e.kind == ExprKind::kColumn) {
+        auto r = scope_->Resolve(e.names, e.pos);
+        if (r.ok()) column = *r;
+      }
+      for (size_t i = 0; i < keys_->size(); i++) {
+        if ((*keys_)[i].text == text || (column >= 0 && (*keys_)[i].column == column)) {
+          return Column("$g" + std::to_string(i), e.pos);
+        }
+      }
+      if (column >= 0) {
+        return ErrorAt(e.pos, "column '" + text +
+                                  "' must appear in GROUP BY or be used in an aggregate function");
+      }
+    }
+    auto c = std::make_unique<Expr>();
+    c->kind = e.kind;
+    c->pos = e.pos;
+    c->depth = e.depth;
+    c->literal_kind = e.literal_kind;
+    c->text = e.text;
+    c->names = e.names;
+    c->op = e.op;
+    c->distinct = e.distinct;
+    c->negated = e.negated;
+    c->star_arg = e.star_arg;
+    c->has_case_operand = e.has_case_operand;
+    c->has_else = e.has_else;
+    c->type_text = e.type_text;
+    c->type_pos = e.type_pos;
+    c->subquery = e.subquery;
+    for (const auto& a : e.args) {
+      TRIB_ASSIGN_OR_RETURN(ExprPtr r, Rewrite(*a));
+      c->args.push_back(std::move(r));
+    }
+    if (window) {
+      auto spec = std::make_shared<WindowSpec>();
+      spec->has_frame = e.over->has_frame;
+      spec->rows = e.over->rows;
+      spec->start = e.over->start;
+      spec->end = e.over->end;
+      spec->pos = e.over->pos;
+      spec->text = e.over->text;
+      for (const auto& p : e.over->partition_by) {
+        TRIB_ASSIGN_OR_RETURN(ExprPtr r, Rewrite(*p));
+        spec->partition_by.push_back(std::move(r));
+      }
+      for (const auto& o : e.over->order_by) {
+        OrderItem item;
+        TRIB_ASSIGN_OR_RETURN(item.expr, Rewrite(*o.expr));
+        item.descending = o.descending;
+        item.nulls_first = o.nulls_first;
+        spec->order_by.push_back(std::move(item));
+      }
+      c->over = std::move(spec);
+    }
+    return c;
+  }
+
+ private:
+  static ExprPtr Column(std::string name, const Pos& pos) {
+    auto c = std::make_unique<Expr>();
+    c->kind = ExprKind::kColumn;
+    c->names = {std::move(name)};
+    c->pos = pos;
+    return c;
+  }
+
+  const Scope* scope_;
+  const std::vector<Key>* keys_;
+  std::vector<ExprPtr> aggregates_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const SelectStmt>> GroupBeforeWindows(const Session& session,
+                                                             const SelectStmt& q) {
+  using Out = std::shared_ptr<const SelectStmt>;
+  if (!q.values.empty() || !q.set_operands.empty() || !q.from) return Out();
+  bool windowed = false, grouped = !q.group_by.empty() || q.having != nullptr;
+  for (const auto& it : q.items) {
+    windowed = windowed || ContainsWindow(*it.expr);
+    grouped = grouped || ContainsAggregate(*it.expr);
+  }
+  for (const auto& o : q.order_by) {
+    windowed = windowed || ContainsWindow(*o.expr);
+    grouped = grouped || ContainsAggregate(*o.expr);
+  }
+  if (!windowed || !grouped) return Out();
+  TRIB_ASSIGN_OR_RETURN(const Scope scope, FromScope(session, q));
+  // The group keys, GROUP BY positions and select-list aliases resolved as the planner does.
+  std::vector<GroupedWindowRewriter::Key> keys;
+  std::vector<const Expr*> key_exprs;
+  for (const auto& group : q.group_by) {
+    TRIB_ASSIGN_OR_RETURN(const Expr* g, GroupExpression(q, *group, scope));
+    if (ContainsWindow(*g)) return ErrorAt(g->pos, "window functions are not allowed in GROUP BY");
+    GroupedWindowRewriter::Key key{ExprToString(*g), -1};
+    if (g->kind == ExprKind::kColumn) {
+      auto r = scope.Resolve(g->names, g->pos);
+      if (r.ok()) key.column = *r;
+    }
+    keys.push_back(std::move(key));
+    key_exprs.push_back(g);
+  }
+  GroupedWindowRewriter rewriter(&scope, &keys);
+  auto outer = std::make_shared<SelectStmt>();
+  outer->pos = q.pos;
+  outer->distinct = q.distinct;
+  outer->limit = q.limit;
+  outer->offset = q.offset;
+  for (size_t i = 0; i < q.items.size(); i++) {
+    const SelectItem& item = q.items[i];
+    if (item.expr->kind == ExprKind::kStar) {
+      return ErrorAt(item.pos, "'*' cannot be used with GROUP BY or aggregates");
+    }
+    SelectItem out;
+    TRIB_ASSIGN_OR_RETURN(out.expr, rewriter.Rewrite(*item.expr));
+    // The name the item has without the rewriting.
+    out.alias = !item.alias.empty()                        ? item.alias
+                : item.expr->kind == ExprKind::kColumn ? item.expr->names.back()
+                                                       : "EXPR$" + std::to_string(i);
+    out.pos = item.pos;
+    outer->items.push_back(std::move(out));
+  }
+  for (const auto& o : q.order_by) {
+    OrderItem item;
+    item.descending = o.descending;
+    item.nulls_first = o.nulls_first;
+    // An ordinal or an output name keeps its meaning in the outer query.
+    const bool output_name =
+        o.expr->kind == ExprKind::kColumn && o.expr->names.size() == 1 &&
+        std::any_of(outer->items.begin(), outer->items.end(),
+                    [&](const SelectItem& it) { return it.alias == o.expr->names[0]; });
+    if (IsIntegerLiteral(*o.expr) || output_name) {
+      item.expr = o.expr->Clone();
+    } else {
+      TRIB_ASSIGN_OR_RETURN(item.expr, rewriter.Rewrite(*o.expr));
+    }
+    outer->order_by.push_back(std::move(item));
+  }
+  // The grouping subquery: the FROM, WHERE, GROUP BY and HAVING of `q`, its keys and aggregates.
+  std::unique_ptr<SelectStmt> inner = CloneSelect(q);
+  inner->items.clear();
+  inner->order_by.clear();
+  inner->limit.reset();
+  inner->offset = 0;
+  inner->distinct = false;
+  inner->group_by.clear();
+  for (size_t i = 0; i < key_exprs.size(); i++) {
+    inner->group_by.push_back(key_exprs[i]->Clone());
+    inner->items.push_back(SelectItem{key_exprs[i]->Clone(), "$g" + std::to_string(i),
+                                      key_exprs[i]->pos});
+  }
+  for (size_t i = 0; i < rewriter.aggregates().size(); i++) {
+    ExprPtr& a = rewriter.aggregates()[i];
+    const Pos pos = a->pos;
+    inner->items.push_back(SelectItem{std::move(a), "$a" + std::to_string(i), pos});
+  }
+  if (inner->items.empty()) {
+    // Only HAVING aggregates (or none): one column so the subquery has a row per group.
+    auto one = std::make_unique<Expr>();
+    one->kind = ExprKind::kLiteral;
+    one->literal_kind = LiteralKind::kInteger;
+    one->text = "1";
+    inner->items.push_back(SelectItem{std::move(one), "$one", q.pos});
+  }
+  TableRef from;
+  from.subquery = std::move(inner);
+  from.alias = "$grouped";
+  from.pos = q.pos;
+  outer->from = std::move(from);
+  return Out(std::move(outer));
+}
+
 }  // namespace tributary::sql::planner

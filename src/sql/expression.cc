@@ -1246,10 +1246,41 @@ Result<BoundExprPtr> Binder::BindWindow(const Expr& e) {
   call.end = spec.end;
   if (spec.has_frame) {
     using K = FrameBound::Kind;
-    if (!spec.rows && (spec.start.kind == K::kPreceding || spec.start.kind == K::kFollowing ||
-                       spec.end.kind == K::kPreceding || spec.end.kind == K::kFollowing)) {
-      return NotSupportedAt(spec.pos, "RANGE frames with an offset are not supported yet; use "
-                                      "ROWS BETWEEN n PRECEDING AND ...");
+    auto has_offset = [](const FrameBound& b) {
+      return b.kind == K::kPreceding || b.kind == K::kFollowing;
+    };
+    if (spec.rows && (spec.start.interval || spec.end.interval)) {
+      return ErrorAt(spec.pos, "a ROWS frame counts rows; an INTERVAL offset needs a RANGE frame");
+    }
+    if (!spec.rows && (has_offset(spec.start) || has_offset(spec.end))) {
+      // RANGE n PRECEDING: the rows whose ORDER BY value lies within n of the current row's.
+      if (call.order_by.size() != 1) {
+        return ErrorAt(spec.pos, "a RANGE frame with an offset needs exactly one ORDER BY key");
+      }
+      const DataType& key = call.order_by[0]->type;
+      const bool interval = spec.start.interval || spec.end.interval;
+      if (has_offset(spec.start) && has_offset(spec.end) &&
+          spec.start.interval != spec.end.interval) {
+        return ErrorAt(spec.pos, "a RANGE frame's offsets are both INTERVALs or both numbers");
+      }
+      if (interval) {
+        if (!key.IsTimestamp() && key.id != TypeId::kDate) {
+          return ErrorAt(spec.pos, "a RANGE frame with an INTERVAL offset needs a TIMESTAMP or "
+                                   "DATE ORDER BY key, not " + key.ToString());
+        }
+        for (const FrameBound* b : {&spec.start, &spec.end}) {
+          if (key.id == TypeId::kDate && has_offset(*b) && b->offset % 86400000 != 0) {
+            return ErrorAt(spec.pos, "a RANGE frame over a DATE takes whole days, not " +
+                                         b->interval_text);
+          }
+        }
+      } else if (!key.IsNumeric()) {
+        return ErrorAt(spec.pos, "a RANGE frame with a numeric offset needs a numeric ORDER BY "
+                                 "key, not " + key.ToString() +
+                                 (key.IsTimestamp() || key.id == TypeId::kDate
+                                      ? " (use an INTERVAL offset)"
+                                      : ""));
+      }
     }
     auto rank = [](const FrameBound& b) {
       switch (b.kind) {

@@ -771,11 +771,33 @@ Result<ExprPtr> Parser::ParseOver(ExprPtr call) {
       } else if (AcceptKeyword("CURRENT")) {
         TRIB_RETURN_NOT_OK(ExpectKeyword("ROW"));
         b->kind = FrameBound::Kind::kCurrentRow;
-      } else if (Peek().type == TokenType::kInteger) {
-        try {
-          b->offset = std::stoll(Next().text);
-        } catch (...) {
-          return ErrorAt(Peek().pos, "window frame offset is too large");
+      } else if (Peek().type == TokenType::kInteger || Peek().Is("INTERVAL")) {
+        if (Peek().Is("INTERVAL")) {
+          // INTERVAL 'n' SECOND | MINUTE | HOUR | DAY (or a day-time range): milliseconds.
+          const Pos at = Peek().pos;
+          TRIB_ASSIGN_OR_RETURN(ExprPtr iv, ParsePrimary());
+          static const std::map<std::string, int64_t> kMillis = {
+              {"MILLISECOND", 1}, {"SECOND", 1000}, {"MINUTE", 60000}, {"HOUR", 3600000},
+              {"DAY", 86400000}};
+          auto unit = kMillis.find(iv->type_text);
+          if (unit == kMillis.end()) {
+            return ErrorAt(at, "a window frame offset takes a day-time INTERVAL (SECOND, MINUTE, "
+                               "HOUR or DAY), not " + iv->type_text);
+          }
+          const std::string& n = iv->text;
+          if (n.empty() || n.size() > 12 || !std::all_of(n.begin(), n.end(), ::isdigit)) {
+            return ErrorAt(at, "a window frame offset is a whole, non-negative INTERVAL; got '" +
+                                   n + "'");
+          }
+          b->offset = std::stoll(n) * unit->second;
+          b->interval = true;
+          b->interval_text = ExprToString(*iv);
+        } else {
+          try {
+            b->offset = std::stoll(Next().text);
+          } catch (...) {
+            return ErrorAt(Peek().pos, "window frame offset is too large");
+          }
         }
         if (AcceptKeyword("PRECEDING")) {
           b->kind = FrameBound::Kind::kPreceding;
@@ -784,7 +806,7 @@ Result<ExprPtr> Parser::ParseOver(ExprPtr call) {
           b->kind = FrameBound::Kind::kFollowing;
         }
       } else {
-        return Unexpected("UNBOUNDED, CURRENT ROW or a row count");
+        return Unexpected("UNBOUNDED, CURRENT ROW, a count or an INTERVAL");
       }
       return Status::OK();
     };
@@ -799,9 +821,11 @@ Result<ExprPtr> Parser::ParseOver(ExprPtr call) {
     auto name = [](const FrameBound& b) {
       switch (b.kind) {
         case FrameBound::Kind::kUnboundedPreceding: return std::string("UNBOUNDED PRECEDING");
-        case FrameBound::Kind::kPreceding: return std::to_string(b.offset) + " PRECEDING";
+        case FrameBound::Kind::kPreceding:
+          return (b.interval ? b.interval_text : std::to_string(b.offset)) + " PRECEDING";
         case FrameBound::Kind::kCurrentRow: return std::string("CURRENT ROW");
-        case FrameBound::Kind::kFollowing: return std::to_string(b.offset) + " FOLLOWING";
+        case FrameBound::Kind::kFollowing:
+          return (b.interval ? b.interval_text : std::to_string(b.offset)) + " FOLLOWING";
         case FrameBound::Kind::kUnboundedFollowing: return std::string("UNBOUNDED FOLLOWING");
       }
       return std::string();

@@ -911,8 +911,34 @@ Status PlanJoinInputs(const Session& session, const SelectStmt& q, SelectPlan* p
 // into it (again after PushIntoSubquery added filters).
 Result<SelectPlan> PlanSelectAs(const Session& session, const SelectStmt& q);
 
+Result<const Expr*> GroupExpression(const SelectStmt& q, const Expr& group, const Scope& scope) {
+  // GROUP BY a position of the select list, or an alias of it that names no column.
+  const Expr* g = &group;
+  if (IsIntegerLiteral(*g)) {
+    const int64_t n = g->text.size() > 9 ? -1 : std::stoll(g->text);
+    if (n < 1 || n > static_cast<int64_t>(q.items.size()) ||
+        q.items[static_cast<size_t>(n - 1)].expr->kind == ExprKind::kStar) {
+      return ErrorAt(g->pos, "GROUP BY position " + g->text + " is not in the select list");
+    }
+    return q.items[static_cast<size_t>(n - 1)].expr.get();
+  }
+  if (g->kind == ExprKind::kColumn && g->names.size() == 1 &&
+      !scope.Resolve(g->names, g->pos).ok()) {
+    for (const auto& item : q.items) {
+      if (item.alias == g->names[0]) return item.expr.get();
+    }
+  }
+  return g;
+}
+
 // `q` planned, its correlated subqueries first rewritten as joins.
 Result<SelectPlan> PlanSelect(const Session& session, const SelectStmt& q) {
+  TRIB_ASSIGN_OR_RETURN(auto grouped, GroupBeforeWindows(session, q));
+  if (grouped) {
+    TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, *grouped));
+    plan.grouped_rewrite = std::move(grouped);
+    return plan;
+  }
   TRIB_ASSIGN_OR_RETURN(auto rewritten, Decorrelate(session, q));
   if (!rewritten) return PlanSelectAs(session, q);
   TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelectAs(session, *rewritten));
@@ -995,24 +1021,7 @@ Result<SelectPlan> PlanSelectAs(const Session& session, const SelectStmt& q) {
   agg.input = &scope;
   if (plan.grouped) {
     for (const auto& group : q.group_by) {
-      // GROUP BY a position of the select list, or an alias of it that names no column.
-      const Expr* g = group.get();
-      if (IsIntegerLiteral(*g)) {
-        const int64_t n = g->text.size() > 9 ? -1 : std::stoll(g->text);
-        if (n < 1 || n > static_cast<int64_t>(q.items.size()) ||
-            q.items[static_cast<size_t>(n - 1)].expr->kind == ExprKind::kStar) {
-          return ErrorAt(g->pos, "GROUP BY position " + g->text + " is not in the select list");
-        }
-        g = q.items[static_cast<size_t>(n - 1)].expr.get();
-      } else if (g->kind == ExprKind::kColumn && g->names.size() == 1 &&
-                 !scope.Resolve(g->names, g->pos).ok()) {
-        for (const auto& item : q.items) {
-          if (item.alias == g->names[0]) {
-            g = item.expr.get();
-            break;
-          }
-        }
-      }
+      TRIB_ASSIGN_OR_RETURN(const Expr* g, GroupExpression(q, *group, scope));
       if (ContainsAggregate(*g)) return ErrorAt(g->pos, "aggregate functions are not allowed in GROUP BY");
       TRIB_ASSIGN_OR_RETURN(BoundExprPtr k, binder.Bind(*g));
       agg.key_columns.push_back(k->kind == BoundKind::kColumn ? k->column : -1);

@@ -99,6 +99,12 @@ Result<OperatorPtr> OpenSourceOperator(const Session& session, Source* src);
 // their columns with the outer query's by equality) rewritten as joins (decorrelate.cc); null
 // when it has none. A correlation of another shape is refused as not supported yet.
 Result<std::shared_ptr<const SelectStmt>> Decorrelate(const Session& session, const SelectStmt& q);
+// `q` with window functions over GROUP BY or aggregates, rewritten as the windows over a derived
+// table that groups (decorrelate.cc): SELECT k, RANK() OVER (ORDER BY SUM(v)) FROM t GROUP BY k
+// is SELECT $g0 AS k, RANK() OVER (ORDER BY $a0) FROM (SELECT k AS $g0, SUM(v) AS $a0 FROM t
+// GROUP BY k) AS $grouped; null when `q` has none.
+Result<std::shared_ptr<const SelectStmt>> GroupBeforeWindows(const Session& session,
+                                                             const SelectStmt& q);
 // The conjuncts of `e` (AND flattened).
 void FlattenAnd(BoundExprPtr e, std::vector<BoundExprPtr>* out);
 // Rewrites the column slots of `e`: slot s becomes slot[s].
@@ -137,6 +143,7 @@ struct SortKey {
 struct SelectPlan {
   const SelectStmt* query = nullptr;  // what was planned
   std::shared_ptr<const SelectStmt> rewritten;  // owns `query` when Decorrelate rewrote it
+  std::shared_ptr<const SelectStmt> grouped_rewrite;  // GroupBeforeWindows's query, kept alive
   Source source;
   Scope scope;
   std::vector<BoundExprPtr> conjuncts;
@@ -167,6 +174,9 @@ std::vector<BoundExpr*> WindowExprs(WindowBinding* windows);
 void CollectInputReads(const BoundExpr& e, size_t width, std::vector<BoundExprPtr>* out);
 // Whether `e` is an integer literal (GROUP BY 1, ORDER BY 2: an output column's position).
 bool IsIntegerLiteral(const Expr& e);
+// The expression GROUP BY entry `group` of `q` groups by: a position of the select list or an
+// alias of it that names no column of `scope` stands for that item's expression.
+Result<const Expr*> GroupExpression(const SelectStmt& q, const Expr& group, const Scope& scope);
 // A VALUES list evaluated: its rows, each column of the type its values have in common.
 Result<QueryResult> ExecuteValues(const SelectStmt& q);
 // The session's ORDER BY memory limit ('sql.sort.memory-limit').

@@ -42,6 +42,95 @@ Result<std::vector<ColumnVector>> EvaluateAll(const std::vector<BoundExprPtr>& e
   return out;
 }
 
+// The ORDER BY values of one partition's rows for RANGE frames with an offset (exactly one key):
+// exact numbers (integers and DATE days as is, DECIMAL unscaled, TIMESTAMP nanoseconds) or
+// doubles, negated for a descending order so that they grow through the non-NULL rows; NULL rows
+// sit at one end and are framed by their peers.
+class RangeKeys {
+ public:
+  template <typename RowOf>
+  void Load(const WindowCall& call, const std::vector<ColumnVector>& order, size_t m,
+            const RowOf& row) {
+    if (order.size() != 1) return;
+    const DataType& type = call.order_by[0]->type;
+    floating_ = type.IsFloating();
+    const int sign = call.descending[0] ? -1 : 1;
+    __int128 unit = 1;  // offset -> key units
+    if (type.id == TypeId::kDecimal) {
+      for (int s = 0; s < type.scale; s++) unit *= 10;
+    } else if (type.IsTimestamp()) {
+      unit = 1000000;  // offsets are milliseconds
+    } else if (type.id == TypeId::kDate) {
+      unit = -1;  // offsets are milliseconds of whole days
+    }
+    auto scaled = [&](const FrameBound& b) -> __int128 {
+      return unit == -1 ? __int128{b.offset / 86400000} : __int128{b.offset} * unit;
+    };
+    start_ = scaled(call.start);
+    end_ = scaled(call.end);
+    nulls_.assign(m, 0);
+    exact_.assign(m, 0);
+    approx_.assign(m, 0.0);
+    for (size_t i = 0; i < m; i++) {
+      const Value v = order[0].Get(row(i));
+      if (v.is_null()) {
+        nulls_[i] = 1;
+      } else if (floating_) {
+        approx_[i] = sign * v.double_value();
+      } else if (v.is_timestamp()) {
+        exact_[i] = sign * (__int128{v.timestamp_value().millis} * 1000000 +
+                            v.timestamp_value().nanos_of_milli);
+      } else if (v.is_decimal()) {
+        exact_[i] = sign * v.decimal_value().unscaled;
+      } else {
+        exact_[i] = sign * __int128{v.int_value()};
+      }
+    }
+    // The non-NULL rows: [lo_, hi_).
+    lo_ = 0;
+    while (lo_ < m && nulls_[lo_]) lo_++;
+    hi_ = m;
+    while (hi_ > lo_ && nulls_[hi_ - 1]) hi_--;
+  }
+  bool IsNull(size_t i) const { return nulls_[i] != 0; }
+  // Where bound `b` of row i's frame falls: the first row whose value reaches value(i) -/+ the
+  // offset (a start), or one past the last row within it (an end).
+  size_t Bound(size_t i, const FrameBound& b, bool is_start) const {
+    const bool minus = b.kind == FrameBound::Kind::kPreceding;
+    const __int128 off = is_start ? start_ : end_;
+    if (floating_) {
+      const double target = minus ? approx_[i] - static_cast<double>(off)
+                                  : approx_[i] + static_cast<double>(off);
+      return Search([&](size_t p) { return is_start ? approx_[p] < target : approx_[p] <= target; });
+    }
+    const __int128 target = minus ? exact_[i] - off : exact_[i] + off;
+    return Search([&](size_t p) { return is_start ? exact_[p] < target : exact_[p] <= target; });
+  }
+
+ private:
+  // The first row in [lo_, hi_) for which `before` is false (it holds for a prefix).
+  template <typename Pred>
+  size_t Search(const Pred& before) const {
+    size_t lo = lo_, hi = hi_;
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo) / 2;
+      if (before(mid)) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  }
+
+  bool floating_ = false;
+  __int128 start_ = 0, end_ = 0;
+  std::vector<uint8_t> nulls_;
+  std::vector<__int128> exact_;
+  std::vector<double> approx_;
+  size_t lo_ = 0, hi_ = 0;
+};
+
 class WindowOperator : public Operator {
  public:
   WindowOperator(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
@@ -233,7 +322,7 @@ class WindowOperator : public Operator {
     while (begin < n) {
       size_t end = begin + 1;
       while (end < n && part[idx[end]] == part[idx[begin]]) end++;
-      TRIB_RETURN_NOT_OK(ComputePartition(call, idx, begin, end, order_cmp, args, &out));
+      TRIB_RETURN_NOT_OK(ComputePartition(call, idx, begin, end, order_cmp, order, args, &out));
       begin = end;
     }
     ColumnVector result = TypedColumn(call.type);
@@ -246,6 +335,7 @@ class WindowOperator : public Operator {
   template <typename OrderCmp>
   Status ComputePartition(const WindowCall& call, const std::vector<size_t>& idx, size_t begin,
                           size_t end, const OrderCmp& order_cmp,
+                          const std::vector<ColumnVector>& order,
                           const std::vector<ColumnVector>& args, std::vector<Value>* out) {
     const std::string& f = call.function;
     const size_t m = end - begin;
@@ -285,6 +375,11 @@ class WindowOperator : public Operator {
     // Frame-based: FIRST_VALUE, LAST_VALUE and aggregates. The frame of row i: [lo, hi).
     using K = FrameBound::Kind;
     const bool ordered = !call.order_by.empty();
+    auto offset = [](const FrameBound& b) { return b.kind == K::kPreceding || b.kind == K::kFollowing; };
+    RangeKeys range;  // RANGE n PRECEDING / FOLLOWING: by the ORDER BY value
+    if (call.has_frame && !call.rows && (offset(call.start) || offset(call.end))) {
+      range.Load(call, order, m, row);
+    }
     auto frame = [&](size_t i) -> std::pair<size_t, size_t> {
       if (!call.has_frame) {
         return ordered ? std::make_pair(size_t{0}, peer_end[i]) : std::make_pair(size_t{0}, m);
@@ -297,9 +392,13 @@ class WindowOperator : public Operator {
             if (call.rows) return static_cast<int64_t>(is_start ? i : i + 1);
             return static_cast<int64_t>(is_start ? peer_start[i] : peer_end[i]);
           case K::kPreceding:
-            return static_cast<int64_t>(i) - b.offset + (is_start ? 0 : 1);
           case K::kFollowing:
-            return static_cast<int64_t>(i) + b.offset + (is_start ? 0 : 1);
+            if (!call.rows) {  // a NULL value's frame is its NULL peers
+              if (range.IsNull(i)) return static_cast<int64_t>(is_start ? peer_start[i] : peer_end[i]);
+              return static_cast<int64_t>(range.Bound(i, b, is_start));
+            }
+            return static_cast<int64_t>(i) + (b.kind == K::kPreceding ? -b.offset : b.offset) +
+                   (is_start ? 0 : 1);
         }
         return 0;
       };

@@ -80,12 +80,36 @@ def random_window_query(rng):
         f"LEAD(v, 2, -1) OVER ({part}{order})",
         f"FIRST_VALUE(v) OVER ({part}{order}{frame})",
         f"COUNT(v) OVER ({part}ORDER BY v)",
+        # RANGE frames with offsets: by the ORDER BY value (ties and NULLs included as peers).
+        f"SUM(v) OVER ({part}ORDER BY k RANGE BETWEEN 2 PRECEDING AND 1 FOLLOWING)",
+        f"COUNT(*) OVER ({part}ORDER BY k DESC RANGE BETWEEN 1 PRECEDING AND CURRENT ROW)",
+        f"SUM(id) OVER ({part}ORDER BY v RANGE BETWEEN CURRENT ROW AND 2 FOLLOWING)",
+        f"COUNT(*) OVER ({part}ORDER BY k RANGE BETWEEN 3 FOLLOWING AND 5 FOLLOWING)",
+        f"MIN(id) OVER ({part}ORDER BY v DESC RANGE BETWEEN 3 PRECEDING AND 1 PRECEDING)",
+        f"MAX(id) OVER ({part}ORDER BY k RANGE 1 PRECEDING)",
     ]
     picked = rng.sample(funcs, 3)
     cols = ", ".join(f"{f} AS w{i}" for i, f in enumerate(picked))
     table = rng.choice(["a", "b", "c"])
     where = rng.choice(["", " WHERE v IS NOT NULL", " WHERE id < 12"])
     return f"SELECT id, {cols} FROM {table}{where}"
+
+
+def random_grouped_window_query(rng):
+    """Window functions over GROUP BY: over the groups' keys and aggregates (each value
+    determined: the windows order by a group key or a per-group unique aggregate)."""
+    table = rng.choice(["a", "b", "c"])
+    where = rng.choice(["", " WHERE v IS NOT NULL", " WHERE id < 12"])
+    return rng.choice([
+        f"SELECT k, COUNT(*) AS c, SUM(v) AS s, RANK() OVER (ORDER BY COUNT(*) DESC) AS r "
+        f"FROM {table}{where} GROUP BY k",
+        f"SELECT s, SUM(SUM(v)) OVER (ORDER BY s) AS run, ROW_NUMBER() OVER (ORDER BY MAX(id)) "
+        f"AS rn FROM {table}{where} GROUP BY s",
+        f"SELECT k, LAG(COUNT(*)) OVER (ORDER BY k) AS prev, MAX(v) - MIN(v) AS spread "
+        f"FROM {table}{where} GROUP BY k HAVING COUNT(*) > 1",
+        f"SELECT k, s, DENSE_RANK() OVER (PARTITION BY s ORDER BY SUM(id)) AS d, "
+        f"COUNT(*) OVER (PARTITION BY k) AS groups FROM {table}{where} GROUP BY k, s",
+    ])
 
 
 def random_subquery_query(rng):
@@ -218,8 +242,10 @@ def random_query(rng):
         return random_subquery_query(rng)
     if r < 0.25:
         return random_set_query(rng)
-    if r < 0.4:
+    if r < 0.34:
         return random_window_query(rng)
+    if r < 0.4:
+        return random_grouped_window_query(rng)
     kinds = ["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL JOIN", "CROSS JOIN"]
     k1 = rng.choice(kinds)
     # Aliased: the JSON output names each column.
