@@ -1,6 +1,8 @@
 // tributary sql: runs SQL from -e, -f, a pipe on stdin, or an interactive shell.
+#include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -53,6 +55,17 @@ bool ReadAll(std::istream& in, std::string* out) {
   ss << in.rdbuf();
   *out = ss.str();
   return !in.bad();
+}
+
+// The rows of a batch result the shell prints when 'sql-client.display.max-rows' is unset: what
+// fits the terminal beside the table's borders and the prompt (as DuckDB's shell), measured per
+// statement so a resized window counts; 0 (every row) when stdout is not a terminal.
+size_t TerminalRows() {
+  winsize ws{};
+  if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row == 0) {
+    return 0;
+  }
+  return static_cast<size_t>(std::max(10, static_cast<int>(ws.ws_row) - 8));
 }
 
 int RunInteractive(sql::Session& session, const sql::ScriptOptions& options) {
@@ -114,7 +127,9 @@ int RunInteractive(sql::Session& session, const sql::ScriptOptions& options) {
     {
       // Ctrl-C cancels the running statement, not the shell and its USE / SET state.
       sql::InterruptScope interrupt;
-      sql::RunScript(session, buffer, options, stdout, stderr);
+      sql::ScriptOptions run = options;
+      run.terminal_rows = TerminalRows();
+      sql::RunScript(session, buffer, run, stdout, stderr);
     }
     buffer.clear();
   }

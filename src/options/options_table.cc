@@ -708,7 +708,8 @@ std::vector<OptionDef> BuildTable() {
           .Unsupported(),
       Def("sql-client.display.max-rows", kInt, "",
           "Rows the table output format prints at most; a line then says how many more the "
-          "result had (unset: every row; CSV and JSON always print every row).")
+          "result had (unset: every row, but the interactive shell on a terminal prints what fits "
+          "the window; CSV and JSON always print every row).")
           .Min(1)
           .Session(),
       Def("sql-client.display.max-column-width", kInt, "",

@@ -44,7 +44,9 @@ const std::set<std::string>& Names() {
       "TO_TIMESTAMP_LTZ", "TIMESTAMPADD", "TIMESTAMPDIFF", "HEX", "BIN",      "SIN",
       "COS",       "TAN",        "COT",        "ASIN",        "ACOS",        "ATAN",
       "ATAN2",     "SINH",       "COSH",       "TANH",        "DEGREES",     "RADIANS",
-      "JSON_VALUE", "JSON_EXISTS", "JSON_QUERY", "OVERLAY"};
+      "JSON_VALUE", "JSON_EXISTS", "JSON_QUERY", "OVERLAY",
+      // EXTRACT(MILLISECOND | MICROSECOND | EPOCH FROM x) (the parser's names).
+      "$MILLISECOND", "$MICROSECOND", "$EPOCH"};
   return kNames;
 }
 
@@ -561,9 +563,14 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     TRIB_RETURN_NOT_OK(arity(1, 1));
     TRIB_RETURN_NOT_OK(temporal_arg(0, false));
     b.type = DataType::BigInt();
-  } else if (f == "HOUR" || f == "MINUTE" || f == "SECOND") {
+  } else if (f == "HOUR" || f == "MINUTE" || f == "SECOND" || f == "$MILLISECOND" ||
+             f == "$MICROSECOND") {
     TRIB_RETURN_NOT_OK(arity(1, 1));
     TRIB_RETURN_NOT_OK(temporal_arg(0, true));
+    b.type = DataType::BigInt();
+  } else if (f == "$EPOCH") {
+    TRIB_RETURN_NOT_OK(arity(1, 1));
+    TRIB_RETURN_NOT_OK(temporal_arg(0, false));
     b.type = DataType::BigInt();
   } else if (f == "DATE_FORMAT") {
     TRIB_RETURN_NOT_OK(arity(2, 2));
@@ -629,10 +636,11 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     if (args.size() > 1) TRIB_RETURN_NOT_OK(string_arg(1));
     b.type = DataType::String();
   } else if (f == "TO_TIMESTAMP_LTZ") {
-    TRIB_RETURN_NOT_OK(arity(2, 2));
+    // TO_TIMESTAMP_LTZ(epoch [, precision]): precision 3 (milliseconds) when not given.
+    TRIB_RETURN_NOT_OK(arity(1, 2));
     TRIB_RETURN_NOT_OK(int_arg(0));
-    TRIB_RETURN_NOT_OK(int_arg(1));
-    if (args[1]->IsConstant() && !args[1]->null_literal) {
+    if (args.size() > 1) TRIB_RETURN_NOT_OK(int_arg(1));
+    if (args.size() > 1 && args[1]->IsConstant() && !args[1]->null_literal) {
       const int64_t p = args[1]->constant.int_value();
       if (p != 0 && p != 3) {
         return ErrorAt(args[1]->pos, "TO_TIMESTAMP_LTZ takes precision 0 (seconds) or 3 "
@@ -1065,6 +1073,25 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     if (f == "MINUTE") return Value::Int(tod / 60000 % 60);
     return Value::Int(tod / 1000 % 60);
   }
+  if (f == "$MILLISECOND" || f == "$MICROSECOND") {
+    // Within the second, as Flink's EXTRACT: 0-999 milliseconds, 0-999999 microseconds.
+    int64_t tod = 0, nanos = 0;
+    if (in.id == TypeId::kTime) {
+      tod = args[0].int_value();
+    } else if (in.id != TypeId::kDate) {
+      int64_t days;
+      Civil(args[0], false, &days, &tod);
+      nanos = args[0].timestamp_value().nanos_of_milli;
+    }
+    const int64_t ms = tod % 1000;
+    return Value::Int(f == "$MILLISECOND" ? ms : ms * 1000 + nanos / 1000);
+  }
+  if (f == "$EPOCH") {
+    // Seconds since 1970-01-01 00:00:00 (a TIMESTAMP read as UTC; a TIMESTAMP_LTZ's instant).
+    if (in.id == TypeId::kDate) return Value::Int(args[0].int_value() * 86400);
+    const int64_t ms = args[0].timestamp_value().millis;
+    return Value::Int(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
+  }
   if (f == "DATE_FORMAT") {
     int64_t days, tod;
     Civil(args[0], in.id == TypeId::kDate, &days, &tod);
@@ -1122,7 +1149,7 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     return Value::String(FormatDateTime(days, wall - days * 86400000, fmt));
   }
   if (f == "TO_TIMESTAMP_LTZ") {
-    const int64_t p = args[1].int_value();
+    const int64_t p = args.size() > 1 ? args[1].int_value() : 3;
     if (p != 0 && p != 3) return Status::Invalid("TO_TIMESTAMP_LTZ takes precision 0 or 3");
     return Value::Ts(Timestamp{p == 0 ? args[0].int_value() * 1000 : args[0].int_value(), 0});
   }

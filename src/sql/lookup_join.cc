@@ -313,7 +313,14 @@ class LookupJoinOperator : public Operator {
     if (wanted.empty()) return Status::OK();
     std::vector<std::vector<Row>> rows(wanted.size());
     if (prefix_) {
-      for (size_t w = 0; w < wanted.size(); w++) TRIB_RETURN_NOT_OK(ScanPrefix(wanted[w], &rows[w]));
+      // Each key a scan of its bucket; with 'lookup.async' up to async_threads scans at once, at
+      // most max_keys keys at a time (the Table is shared by the scans, each scan by one thread).
+      const size_t piece = cache_.max_keys > 0 ? static_cast<size_t>(cache_.max_keys) : wanted.size();
+      for (size_t at = 0; at < wanted.size(); at += piece) {
+        const size_t end = std::min(wanted.size(), at + piece);
+        TRIB_RETURN_NOT_OK(ParallelFor(end - at, std::max(1, cache_.async_threads),
+                                       [&](size_t w) { return ScanPrefix(wanted[at + w], &rows[at + w]); }));
+      }
     } else {
       // At most max_keys keys at a time.
       const size_t piece = cache_.max_keys > 0 ? static_cast<size_t>(cache_.max_keys) : wanted.size();

@@ -344,7 +344,11 @@ void ResultPrinter::Finish() {
   if (rows_ > 0) out += TableBorder(widths_);
   if (hidden_ > 0) {
     out += std::to_string(hidden_) + " more row" + (hidden_ == 1 ? "" : "s") +
-           " not shown ('sql-client.display.max-rows' = " + std::to_string(max_rows_) + ")\n";
+           (cut_by_terminal_
+                ? " not shown (the first " + std::to_string(max_rows_) +
+                      " fit the terminal; SET 'sql-client.display.max-rows' = 'n' to print n)\n"
+                : " not shown ('sql-client.display.max-rows' = " + std::to_string(max_rows_) +
+                      ")\n");
   }
   sink_(out);
 }

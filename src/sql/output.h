@@ -37,6 +37,8 @@ class ResultPrinter {
   void set_max_column_width(size_t width) { max_column_width_ = width; }
   // The table format prints at most this many rows (0: all), then says how many it left out.
   void set_max_rows(size_t rows) { max_rows_ = rows; }
+  // The cut is the terminal's height (the shell's default), not the option.
+  void set_rows_cut_by_terminal(bool by_terminal) { cut_by_terminal_ = by_terminal; }
   void Add(const std::vector<Row>& rows);
   // After the last rows: the table's closing border (or its header, for no rows).
   void Finish();
@@ -55,6 +57,7 @@ class ResultPrinter {
   bool streaming_ = false;
   size_t max_column_width_ = 0;
   size_t max_rows_ = 0;
+  bool cut_by_terminal_ = false;
   int64_t hidden_ = 0;  // rows past max_rows_
 };
 

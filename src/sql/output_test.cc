@@ -104,5 +104,20 @@ TEST(OutputTest, TableShowsAtMostMaxRowsAndCountsTheRest) {
             "3 more rows not shown ('sql-client.display.max-rows' = 2)\n");
 }
 
+// The shell's default cut (the terminal's height) says so, and how to print more.
+TEST(OutputTest, TerminalCutSaysHowToPrintMore) {
+  std::string out;
+  ResultPrinter printer({Field{0, "n", DataType::BigInt(), ""}}, OutputFormat::kTable,
+                        [&](std::string_view s) { out += s; });
+  printer.set_max_rows(1);
+  printer.set_rows_cut_by_terminal(true);
+  printer.Add({Row{Value::Int(1)}, Row{Value::Int(2)}});
+  printer.Finish();
+  EXPECT_NE(out.find("1 more row not shown (the first 1 fit the terminal; SET "
+                     "'sql-client.display.max-rows' = 'n' to print n)"),
+            std::string::npos)
+      << out;
+}
+
 }  // namespace
 }  // namespace tributary::sql

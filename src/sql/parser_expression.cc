@@ -666,12 +666,13 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
     static const std::map<std::string, std::string> kUnits = {
         {"YEAR", "YEAR"},     {"QUARTER", "QUARTER"}, {"MONTH", "MONTH"},
         {"DAY", "DAYOFMONTH"}, {"DOY", "DAYOFYEAR"},  {"DOW", "DAYOFWEEK"}, {"WEEK", "WEEK"},
-        {"HOUR", "HOUR"},     {"MINUTE", "MINUTE"},   {"SECOND", "SECOND"}};
+        {"HOUR", "HOUR"},     {"MINUTE", "MINUTE"},   {"SECOND", "SECOND"},
+        {"MILLISECOND", "$MILLISECOND"}, {"MICROSECOND", "$MICROSECOND"}, {"EPOCH", "$EPOCH"}};
     const Token& unit = Peek();
     auto it = unit.type == TokenType::kWord ? kUnits.find(Upper(unit.text)) : kUnits.end();
     if (it == kUnits.end()) {
       return ErrorAt(unit.pos, "EXTRACT takes YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, "
-                               "MINUTE or SECOND");
+                               "MINUTE, SECOND, MILLISECOND, MICROSECOND or EPOCH");
     }
     Next();
     TRIB_RETURN_NOT_OK(ExpectKeyword("FROM"));

@@ -35,12 +35,13 @@ std::vector<Row> InSessionZone(const std::vector<Field>& fields, std::vector<Row
 // Prints a result's rows: a query's as its operators hand them out, so the output begins while
 // the scan is still reading and memory holds one batch (bar ORDER BY, GROUP BY, DISTINCT).
 Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_column_width,
-                 size_t max_rows, std::FILE* out) {
+                 size_t max_rows, bool cut_by_terminal, std::FILE* out) {
   ResultPrinter printer(r->rows.fields, options.format, [&](std::string_view text) {
     std::fwrite(text.data(), 1, text.size(), out);
   }, r->streaming);
   printer.set_max_column_width(max_column_width);
   printer.set_max_rows(max_rows);
+  printer.set_rows_cut_by_terminal(cut_by_terminal);
   if (r->cursor) {
     // Ctrl-C ends a streaming query (its rows so far stay printed), not the program.
     std::optional<InterruptScope> interrupt;
@@ -147,11 +148,16 @@ bool RunScript(Session& session, std::string_view script, const ScriptOptions& o
         max_width = static_cast<size_t>(std::max(1LL, std::atoll(w->second.c_str())));
       }
       // 'sql-client.display.max-rows': the table format shows the first rows only.
+      // Unset in the shell on a terminal: a batch result shows what fits the terminal.
+      bool by_terminal = false;
       if (auto m = session.options().find("sql-client.display.max-rows");
           m != session.options().end()) {
         max_rows = static_cast<size_t>(std::max(1LL, std::atoll(m->second.c_str())));
+      } else if (options.terminal_rows > 0 && !r->streaming) {
+        max_rows = options.terminal_rows;
+        by_terminal = true;
       }
-      Status printed = PrintRows(&*r, options, max_width, max_rows, out);
+      Status printed = PrintRows(&*r, options, max_width, max_rows, by_terminal, out);
       if (!printed.ok()) {
         PrintError(printed, options, err);
         return false;

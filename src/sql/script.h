@@ -16,6 +16,9 @@ struct ScriptOptions {
   OutputFormat format = OutputFormat::kTable;
   bool print_messages = true;  // "Inserted 2 rows", "3 rows" on `err`
   std::string source_name;     // a file name to prefix errors with; empty for -e and stdin
+  // The interactive shell on a terminal: a batch result in the table format shows at most this
+  // many rows when 'sql-client.display.max-rows' is unset (0: every row).
+  size_t terminal_rows = 0;
 };
 
 // Runs every statement of `script`; stops at the first failing one, prints "error: <message>"

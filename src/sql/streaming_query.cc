@@ -235,12 +235,6 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const Session& session, SelectPlan 
       TRIB_ASSIGN_OR_RETURN(int64_t n, options::ParseInt64(it->second));
       if (n > 0 && (cache->max_keys == 0 || n < cache->max_keys)) cache->max_keys = n;
     }
-    if (in.lookup_prefix && cache->async_threads > 1) {
-      return NotSupportedAt(q.joins[j - 1].pos, "'lookup.async' with a prefix lookup (a join on "
-                                                "the bucket key of '" + dim.name +
-                                                "', not its whole primary key) is not supported "
-                                                "yet");
-    }
     std::string describe = std::string("LookupJoin: ") +
                            (in.kind == JoinKind::kLeft ? "LEFT" : "INNER") + " ON " + in.on_text +
                            (cache->mode == LookupCacheOptions::Mode::kFull

@@ -3,19 +3,22 @@
 and keeps the session: a long query is cancelled (its partial result is not printed as the
 result), a later statement runs, and the session's SET state is still there. Ctrl-C at the
 prompt drops what is being typed and keeps the shell; a comment-only line opens no continuation
-prompt. Runs the shell on a
+prompt; a long result prints what fits the terminal. Runs the shell on a
 pseudo-terminal; Ctrl-C is the terminal's interrupt character, sent as a user would.
 
 Usage: shell_interrupt_test.py path/to/tributary. Exit status 1 on a failed check.
 """
 
+import fcntl
 import os
 import pty
 import select
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 
 
@@ -96,6 +99,18 @@ def main():
         if not read_until(b"kl...", 15):
             failures.append("after Ctrl-C at the prompt the shell did not run the next statement "
                             "with the session's SET state (expected the cell cut to 'kl...')")
+        # A long result prints what fits the terminal (24 rows here: 16 of them), then says how
+        # many more there were; the option overrides it.
+        fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        mark = len(out)
+        send("SELECT id FROM t;\n")
+        if not read_until(b"1984 more rows not shown (the first 16 fit the terminal", 15, mark):
+            failures.append("a 2000-row result on a 24-row terminal was not cut to 16 rows")
+        mark = len(out)
+        send("SET 'sql-client.display.max-rows' = '3';\nSELECT id FROM t;\n")
+        if not read_until(b"1997 more rows not shown ('sql-client.display.max-rows' = 3)", 15,
+                          mark):
+            failures.append("'sql-client.display.max-rows' did not override the terminal's cut")
         send("quit\n")
         time.sleep(0.5)
         try:
