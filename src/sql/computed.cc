@@ -5,6 +5,7 @@
 #include <set>
 
 #include "common/strings.h"
+#include "sql/expression.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 
@@ -97,7 +98,8 @@ void CollectColumnNames(const Expr& e, std::set<std::string>* out) {
 
 Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
                                         const std::map<std::string, std::string>& options,
-                                        const std::vector<ColumnChange>& changes) {
+                                        const std::vector<ColumnChange>& changes,
+                                        const std::vector<std::optional<ComputedColumn>>& added) {
   // Every column in declared order.
   std::map<int, AnyColumn> others;
   for (const auto& [key, value] : options) {
@@ -146,6 +148,19 @@ Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
   };
   // Where a column placed by `c` goes among all columns, and the stored change that says so.
   auto place = [&](ColumnChange c, AnyColumn column) -> Status {
+    if (!column.stored) {
+      // A computed column added: only its place among all columns (no stored change).
+      size_t at = all.size();
+      if (c.position == ColumnChange::Position::kFirst) {
+        at = 0;
+      } else if (c.position == ColumnChange::Position::kAfter) {
+        auto after = find(c.after);
+        if (after == all.end()) return Status::Invalid("column '" + c.after + "' does not exist");
+        at = static_cast<size_t>(after - all.begin()) + 1;
+      }
+      all.insert(all.begin() + static_cast<std::ptrdiff_t>(at), std::move(column));
+      return Status::OK();
+    }
     size_t at = all.size();
     if (c.position == ColumnChange::Position::kFirst) {
       at = 0;
@@ -171,8 +186,21 @@ Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
     out.stored.push_back(std::move(c));
     return Status::OK();
   };
-  for (const ColumnChange& c : changes) {
+  for (size_t ci = 0; ci < changes.size(); ci++) {
+    const ColumnChange& c = changes[ci];
     auto it = find(c.column);
+    if (ci < added.size() && added[ci]) {
+      if (it != all.end()) return Status::Invalid("column '" + c.column + "' already exists");
+      const ComputedColumn& cc = *added[ci];
+      AnyColumn column;
+      column.name = cc.name;
+      column.stored = false;
+      column.recorded = {{"name", cc.name}, {"data-type", cc.type.ToString()}, {"expr", cc.expr}};
+      auto parsed = ParseExpression(cc.expr);
+      if (parsed.ok()) CollectColumnNames(**parsed, &column.reads);
+      TRIB_RETURN_NOT_OK(place(c, std::move(column)));
+      continue;
+    }
     if (it != all.end() && !it->stored) {
       if (c.kind == ColumnChange::Kind::kAdd) {
         return Status::Invalid("column '" + c.column + "' already exists (a computed column)");
@@ -289,6 +317,45 @@ Result<std::shared_ptr<SelectStmt>> ComputedColumnsQuery(const TableRef& ref,
     q->items.push_back(std::move(item));
   }
   return q;
+}
+
+Result<ComputedColumn> BindComputedColumn(const std::string& name, const Expr& e,
+                                          const std::vector<Field>& stored,
+                                          const std::vector<std::string>& computed_names) {
+  if (ContainsAggregate(e) || ContainsWindow(e) || ContainsSubquery(e)) {
+    return ErrorAt(e.pos, "computed column '" + name + "': aggregates, window functions and "
+                          "subqueries are not allowed");
+  }
+  Scope scope;
+  for (const auto& f : stored) scope.columns.push_back({f.name, "", f.type});
+  Binder binder(&scope);
+  auto bound = binder.Bind(e);
+  if (!bound.ok()) {
+    Status st = bound.status();
+    const bool reads_computed =
+        std::any_of(computed_names.begin(), computed_names.end(), [&](const std::string& n) {
+          return st.message().find("unknown column '" + n + "'") != std::string::npos;
+        });
+    if (reads_computed) {
+      return ErrorAt(e.pos, "computed column '" + name + "' reads another computed column; a "
+                            "computed column reads stored columns only (as in Flink)");
+    }
+    return st;
+  }
+  ComputedColumn cc;
+  cc.name = name;
+  cc.expr = ExprToSql(e);
+  cc.type = (*bound)->null_literal ? DataType::String() : (*bound)->type;
+  // What is stored is SQL text read back on every query: it must read back as this expression
+  // (some forms have no faithful text yet).
+  auto reparsed = ParseExpression(cc.expr);
+  Result<BoundExprPtr> rebound =
+      reparsed.ok() ? binder.Bind(**reparsed) : Result<BoundExprPtr>(reparsed.status());
+  if (!rebound.ok() || !((*rebound)->type == (*bound)->type) || ExprToSql(**reparsed) != cc.expr) {
+    return NotSupportedAt(e.pos, "computed column '" + name + "': its expression cannot be "
+                                 "stored as SQL text faithfully yet (" + cc.expr + ")");
+  }
+  return cc;
 }
 
 }  // namespace tributary::sql

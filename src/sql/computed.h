@@ -43,9 +43,19 @@ struct ComputedAlter {
   std::map<std::string, std::string> set_options;
   std::vector<std::string> reset_options;
 };
+// `added[i]`, when set, makes changes[i] (a kAdd) the computed column it describes (its position
+// read from the change's FIRST / AFTER).
 Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
                                         const std::map<std::string, std::string>& options,
-                                        const std::vector<ColumnChange>& changes);
+                                        const std::vector<ColumnChange>& changes,
+                                        const std::vector<std::optional<ComputedColumn>>& added = {});
+
+// Computed column `name AS e` over the stored columns `stored`: its type, from binding `e`, and
+// its expression as the SQL text stored for it; aggregates, window functions, subqueries,
+// computed columns (`computed_names`) and forms whose text does not read back alike are errors.
+Result<ComputedColumn> BindComputedColumn(const std::string& name, const Expr& e,
+                                          const std::vector<Field>& stored,
+                                          const std::vector<std::string>& computed_names);
 
 // SELECT <every column of the table, in declared order> FROM <ref, its stored columns only>:
 // how a query reads a table with computed columns. `stored`: the table's stored columns.

@@ -464,16 +464,20 @@ Result<StatementPtr> Parser::ParseAlter() {
 Status Parser::ParseAlterColumnDef(AlterColumn* c) {
   c->def.pos = Peek().pos;
   TRIB_ASSIGN_OR_RETURN(c->def.name, ParseIdentifier("a column name"));
-  if (Peek().Is("AS")) {
-    return NotSupportedAt(c->def.pos, "computed column '" + c->def.name + "' is not supported yet");
+  if (AcceptKeyword("AS")) {
+    // A computed column: name AS expression [COMMENT '...'] [FIRST | AFTER x].
+    c->def.computed = true;
+    TRIB_ASSIGN_OR_RETURN(ExprPtr expr, ParseExpr());
+    c->def.expr = std::shared_ptr<const Expr>(std::move(expr));
+  } else {
+    TRIB_ASSIGN_OR_RETURN(c->def.type_text, ParseTypeText(&c->def.type_pos));
   }
-  TRIB_ASSIGN_OR_RETURN(c->def.type_text, ParseTypeText(&c->def.type_pos));
   while (true) {
-    if (Peek().Is("NOT") && Peek(1).Is("NULL")) {
+    if (!c->def.computed && Peek().Is("NOT") && Peek(1).Is("NULL")) {
       Next();
       Next();
       c->def.not_null = true;
-    } else if (AcceptKeyword("NULL")) {
+    } else if (!c->def.computed && AcceptKeyword("NULL")) {
       c->def.not_null = false;
     } else if (AcceptKeyword("COMMENT")) {
       TRIB_ASSIGN_OR_RETURN(c->def.comment, ParseStringLiteral("a comment string"));

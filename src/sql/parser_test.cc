@@ -105,10 +105,13 @@ TEST(ParserTest, ComputedColumns) {
   EXPECT_EQ(ExprToSql(*s->columns[2].expr), "(`a` * 2)");
   EXPECT_EQ(s->columns[2].comment, "x");
   EXPECT_FALSE(s->columns[3].computed);
-  // ALTER TABLE ADD of a computed column is still refused.
-  auto alter = ParseStatement("ALTER TABLE t ADD pt AS PROCTIME()");
-  ASSERT_FALSE(alter.ok());
-  EXPECT_EQ(alter.status().code(), StatusCode::kNotSupported);
+  // ALTER TABLE ADD of a computed column parses as one.
+  auto alter = ParseStatement("ALTER TABLE t ADD pt AS PROCTIME() AFTER a");
+  ASSERT_TRUE(alter.ok()) << alter.status().ToString();
+  const auto& columns = static_cast<const AlterTableStmt&>(**alter).columns;
+  ASSERT_EQ(columns.size(), 1u);
+  EXPECT_TRUE(columns[0].def.computed);
+  EXPECT_EQ(columns[0].after, "a");
 }
 
 TEST(ParserTest, SelectWithEverything) {

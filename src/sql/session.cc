@@ -541,43 +541,14 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
   };
   // A computed column: its expression over the stored columns, bound to find its type.
   if (!computed.empty()) {
-    Scope stored;
-    for (const auto& f : spec.columns) stored.columns.push_back({f.name, "", f.type});
     size_t k = 0;
     for (const auto& c : s.columns) {
       if (!c.computed) continue;
       ComputedColumn& cc = computed[k++];
-      if (ContainsAggregate(*c.expr) || ContainsWindow(*c.expr) || ContainsSubquery(*c.expr)) {
-        return ErrorAt(c.expr->pos, "computed column '" + c.name + "': aggregates, window "
-                                    "functions and subqueries are not allowed");
-      }
-      Binder binder(&stored);
-      auto bound = binder.Bind(*c.expr);
-      if (!bound.ok()) {
-        Status st = bound.status();
-        const bool reads_computed =
-            std::any_of(computed_names.begin(), computed_names.end(), [&](const std::string& n) {
-              return st.message().find("unknown column '" + n + "'") != std::string::npos;
-            });
-        if (reads_computed) {
-          return ErrorAt(c.expr->pos, "computed column '" + c.name +
-                                          "' reads another computed column; a computed column "
-                                          "reads stored columns only (as in Flink)");
-        }
-        return st;
-      }
-      cc.type = (*bound)->null_literal ? DataType::String() : (*bound)->type;
-      // What is stored is SQL text read back on every query: it must read back as this
-      // expression (some forms have no faithful text yet).
-      auto reparsed = ParseExpression(cc.expr);
-      Result<BoundExprPtr> rebound = reparsed.ok() ? binder.Bind(**reparsed)
-                                                   : Result<BoundExprPtr>(reparsed.status());
-      if (!rebound.ok() || !((*rebound)->type == (*bound)->type) ||
-          ExprToSql(**reparsed) != cc.expr) {
-        return NotSupportedAt(c.expr->pos, "computed column '" + c.name + "': its expression "
-                                           "cannot be stored as SQL text faithfully yet (" +
-                                           cc.expr + ")");
-      }
+      TRIB_ASSIGN_OR_RETURN(ComputedColumn bound,
+                            BindComputedColumn(c.name, *c.expr, spec.columns, computed_names));
+      cc.type = bound.type;
+      cc.expr = bound.expr;
     }
     for (const auto& n : computed_names) {
       for (const auto* list : {&s.primary_key, &s.partition_by}) {
@@ -1008,7 +979,25 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
       auto table = rn.catalog->GetTable(rn.id);
       if (!table.ok()) return ErrorAt(s.name.pos, table.status().message());
       std::vector<ColumnChange> changes;
+      // ADD c AS expr: a computed column, bound over the stored columns.
+      std::vector<std::optional<ComputedColumn>> computed_adds;
+      const TableSchema& current = *(*table)->schema();
       for (const AlterColumn& a : s.columns) {
+        computed_adds.emplace_back();
+        if (a.def.computed) {
+          if (a.kind != AlterColumn::Kind::kAdd) {
+            return NotSupportedAt(a.def.pos, "changing computed column '" + a.def.name +
+                                                 "' by MODIFY is not supported yet; DROP it and "
+                                                 "ADD it again");
+          }
+          auto existing = ComputedColumnsOf(current.options);
+          if (!existing.ok()) return ErrorAt(s.name.pos, existing.status().message());
+          std::vector<std::string> computed_names;
+          for (const auto& c : *existing) computed_names.push_back(c.name);
+          TRIB_ASSIGN_OR_RETURN(computed_adds.back(),
+                                BindComputedColumn(a.def.name, *a.def.expr, current.fields,
+                                                   computed_names));
+        }
         ColumnChange c;
         c.column = a.def.name;
         switch (a.kind) {
@@ -1034,11 +1023,14 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
       // Computed (and metadata) columns are recorded in options at positions among all the
       // columns: the changes are read against all of them and the positions recorded again.
       const TableSchema& schema = *(*table)->schema();
-      const bool others = std::any_of(schema.options.begin(), schema.options.end(),
-                                      [](const auto& o) { return o.first.starts_with("schema."); });
+      const bool others =
+          std::any_of(schema.options.begin(), schema.options.end(),
+                      [](const auto& o) { return o.first.starts_with("schema."); }) ||
+          std::any_of(computed_adds.begin(), computed_adds.end(),
+                      [](const auto& c) { return c.has_value(); });
       Status st;
       if (others) {
-        auto plan = PlanComputedAlter(schema.fields, schema.options, changes);
+        auto plan = PlanComputedAlter(schema.fields, schema.options, changes, computed_adds);
         if (!plan.ok()) return Locate(plan.status(), s.pos);
         st = rn.catalog->AlterTableColumns(rn.id, plan->stored, plan->set_options,
                                            plan->reset_options, schema.id);
