@@ -1,5 +1,8 @@
 #include "sql/session.h"
 
+#include "sql/query_internal.h"
+#include "sql/sort_compact.h"
+
 #include "sql/computed.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
@@ -1131,25 +1134,41 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
                                         (hint.empty() ? "" : "; did you mean 'sys." + hint + "'?"));
   }
   std::string table_name;
+  // order_strategy / order_by: Paimon's sort compaction (sort_compact.h).
+  SortCompactRequest sort;
+  Pos sort_pos;
   // Paimon's `partitions`: 'k=v,k2=v2;k=v3' (partitions separated by ';', their keys by ',').
   std::vector<std::map<std::string, std::string>> partitions;
   for (size_t i = 0; i < s.args.size(); ++i) {
     const CallArg& a = s.args[i];
-    const std::string name = a.name.empty() ? (i == 0 ? "table" : i == 1 ? "partitions" : "")
-                                            : a.name;
-    if (name != "table" && name != "partitions") {
+    static const char* kPositions[] = {"table", "partitions", "order_strategy", "order_by"};
+    const std::string name = a.name.empty() ? (i < 4 ? kPositions[i] : "") : a.name;
+    if (name != "table" && name != "partitions" && name != "order_strategy" &&
+        name != "order_by") {
       return NotSupportedAt(a.value->pos, "argument '" + (a.name.empty() ? std::to_string(i + 1)
                                                                           : a.name) +
                                               "' of sys.compact is not supported yet");
     }
     if (a.value->kind != ExprKind::kLiteral || a.value->literal_kind != LiteralKind::kString) {
-      return ErrorAt(a.value->pos, name == "table"
-                                       ? "sys.compact expects the table as a string, e.g. 'db.t'"
-                                       : "sys.compact expects partitions as a string, e.g. "
-                                         "'dt=2024-01-01,hh=00;dt=2024-01-02'");
+      return ErrorAt(a.value->pos,
+                     name == "table"        ? "sys.compact expects the table as a string, e.g. 'db.t'"
+                     : name == "partitions" ? "sys.compact expects partitions as a string, e.g. "
+                                              "'dt=2024-01-01,hh=00;dt=2024-01-02'"
+                                            : "sys.compact expects " + name + " as a string");
     }
     if (name == "table") {
       table_name = a.value->text;
+      continue;
+    }
+    if (name == "order_strategy") {
+      sort.strategy = AsciiLower(a.value->text);
+      sort_pos = a.value->pos;
+      continue;
+    }
+    if (name == "order_by") {
+      for (const std::string& c : SplitCommaList(a.value->text)) {
+        if (!c.empty()) sort.columns.push_back(c);
+      }
       continue;
     }
     std::vector<std::pair<std::string, std::map<std::string, std::string>>> listed;
@@ -1160,12 +1179,27 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
     }
     for (auto& [text, spec] : listed) partitions.push_back(std::move(spec));
   }
+  if (sort.strategy == "none") sort.strategy.clear();
   if (table_name.empty()) return ErrorAt(s.pos, "sys.compact needs a table: CALL sys.compact('db.t')");
   auto id = Identifier::Parse(table_name, current_database_);
   if (!id.ok()) return ErrorAt(s.args[0].value->pos, id.status().message());
   Catalog* catalog = current_catalog();
   auto table = catalog->GetTable(*id);
   if (!table.ok()) return ErrorAt(s.args[0].value->pos, table.status().message());
+  if (!sort.strategy.empty() || !sort.columns.empty()) {
+    if (sort.strategy.empty()) {
+      return ErrorAt(s.pos, "order_by needs order_strategy ('order', 'zorder' or 'hilbert')");
+    }
+    sort.partitions = partitions;
+    TRIB_ASSIGN_OR_RETURN(sort.memory_limit, planner::SortMemoryLimit(*this));
+    auto sorted = SortCompact(**table, sort);
+    if (!sorted.ok()) return Locate(sorted.status(), sort_pos);
+    if (!sorted->has_value()) return Message("Nothing to compact in " + id->ToString());
+    std::string by;
+    for (const std::string& c : sort.columns) by += (by.empty() ? "" : ", ") + c;
+    return Message("Compacted " + id->ToString() + ", rows sorted (" + sort.strategy + ") by " +
+                   by + " (snapshot " + std::to_string(**sorted) + ")");
+  }
   // Long compactions show their progress when stderr is a terminal.
   std::function<void(int64_t, int64_t)> progress;
   if (::isatty(2)) {

@@ -1,0 +1,249 @@
+#include "sql/sort_compact.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "meta/paths.h"
+#include "meta/snapshot.h"
+#include "tributary/table.h"
+#include "tributary/table_scan.h"
+#include "tributary/table_writer.h"
+
+namespace tributary::sql {
+
+namespace {
+
+// A value as a 64-bit number in the same order (NULL first): integers (DATE, TIME, BOOLEAN too)
+// and timestamps by value, DOUBLE by its IEEE bits, DECIMAL by its unscaled value (clamped),
+// strings and bytes by their first 8 bytes.
+uint64_t OrderBits(const Value& v) {
+  constexpr uint64_t kSign = uint64_t{1} << 63;
+  if (v.is_null()) return 0;
+  if (v.is_bool()) return kSign + (v.bool_value() ? 1 : 0);
+  if (v.is_int()) return static_cast<uint64_t>(v.int_value()) ^ kSign;
+  if (v.is_timestamp()) return static_cast<uint64_t>(v.timestamp_value().millis) ^ kSign;
+  if (v.is_decimal()) {
+    const __int128 u = v.decimal_value().unscaled;
+    const int64_t clamped = u > INT64_MAX ? INT64_MAX : u < INT64_MIN ? INT64_MIN : int64_t(u);
+    return static_cast<uint64_t>(clamped) ^ kSign;
+  }
+  if (v.is_double()) {
+    uint64_t bits;
+    const double d = v.double_value();
+    std::memcpy(&bits, &d, sizeof(bits));
+    return (bits & kSign) ? ~bits : bits | kSign;
+  }
+  if (v.is_string()) {
+    uint64_t out = 0;
+    const std::string& s = v.string_value();
+    for (size_t i = 0; i < 8; i++) {
+      out = (out << 8) | (i < s.size() ? static_cast<uint8_t>(s[i]) : 0);
+    }
+    return out;
+  }
+  return 0;
+}
+
+// The bits of x[0..n) interleaved, most significant first: bit b of x[0], of x[1], ..., then
+// bit b-1 of each.
+std::string Interleave(const std::vector<uint64_t>& x) {
+  const size_t n = x.size();
+  std::string out((n * 64 + 7) / 8, '\0');
+  size_t at = 0;
+  for (int b = 63; b >= 0; b--) {
+    for (size_t i = 0; i < n; i++, at++) {
+      if ((x[i] >> b) & 1) out[at / 8] = static_cast<char>(out[at / 8] | (0x80 >> (at % 8)));
+    }
+  }
+  return out;
+}
+
+// Skilling's transform ("Programming the Hilbert curve", 2004) of n coordinates of 64 bits into
+// the "transposed" Hilbert index, whose interleaved bits are the index.
+void AxesToTranspose(std::vector<uint64_t>* xs) {
+  std::vector<uint64_t>& x = *xs;
+  const size_t n = x.size();
+  constexpr uint64_t kTop = uint64_t{1} << 63;
+  for (uint64_t q = kTop; q > 1; q >>= 1) {
+    const uint64_t p = q - 1;
+    for (size_t i = 0; i < n; i++) {
+      if (x[i] & q) {
+        x[0] ^= p;  // invert the low bits of x[0]
+      } else {
+        const uint64_t t = (x[0] ^ x[i]) & p;  // exchange the low bits of x[0] and x[i]
+        x[0] ^= t;
+        x[i] ^= t;
+      }
+    }
+  }
+  for (size_t i = 1; i < n; i++) x[i] ^= x[i - 1];  // Gray encode
+  uint64_t t = 0;
+  for (uint64_t q = kTop; q > 1; q >>= 1) {
+    if (x[n - 1] & q) t ^= q - 1;
+  }
+  for (size_t i = 0; i < n; i++) x[i] ^= t;
+}
+
+int64_t RowBytes(const Row& r) {
+  int64_t b = 16 * static_cast<int64_t>(r.size()) + 32;
+  for (const Value& v : r) {
+    if (v.is_string()) b += static_cast<int64_t>(v.string_value().size());
+  }
+  return b;
+}
+
+}  // namespace
+
+std::string SortCompactKey(const std::string& strategy, const std::vector<Value>& values) {
+  std::vector<uint64_t> x;
+  x.reserve(values.size());
+  for (const Value& v : values) x.push_back(OrderBits(v));
+  if (strategy == "hilbert" && x.size() > 1) AxesToTranspose(&x);
+  if (strategy == "order") {
+    std::string out;
+    for (uint64_t v : x) {
+      for (int b = 56; b >= 0; b -= 8) out += static_cast<char>((v >> b) & 0xff);
+    }
+    return out;
+  }
+  return Interleave(x);
+}
+
+Result<std::optional<int64_t>> SortCompact(Table& table, const SortCompactRequest& request) {
+  const auto schema = table.schema();
+  const std::string name = table.identifier().ToString();
+  if (schema->HasPrimaryKey() || schema->Option("bucket").value_or("-1") != "-1") {
+    return Status::Invalid("order_strategy sorts append tables without buckets ('bucket' = "
+                           "'-1') only, as Paimon's sort compaction; " + name + " is " +
+                           (schema->HasPrimaryKey() ? "a primary-key table"
+                                                    : "an append table with 'bucket' = '" +
+                                                          *schema->Option("bucket") + "'"));
+  }
+  if (request.strategy != "order" && request.strategy != "zorder" &&
+      request.strategy != "hilbert") {
+    return Status::Invalid("order_strategy '" + request.strategy +
+                           "' is not one of order, zorder, hilbert, none");
+  }
+  if (request.columns.empty()) {
+    return Status::Invalid("order_strategy '" + request.strategy + "' needs order_by (the "
+                           "columns to sort by, e.g. order_by => 'a,b')");
+  }
+  std::vector<int> key;
+  for (const std::string& c : request.columns) {
+    const int i = schema->FieldIndex(c);
+    if (i < 0) return Status::Invalid("order_by column '" + c + "' is not a column of " + name);
+    if (schema->fields[i].type.IsNested()) {
+      return Status::Invalid("order_by column '" + c + "' has a nested type; sort by flat columns");
+    }
+    key.push_back(i);
+  }
+  std::vector<int> pidx;
+  for (const auto& k : schema->partition_keys) pidx.push_back(schema->FieldIndex(k));
+  auto wanted = [&](const Row& row) {
+    if (request.partitions.empty()) return true;
+    for (const auto& spec : request.partitions) {
+      bool all = true;
+      for (size_t i = 0; all && i < pidx.size(); i++) {
+        auto it = spec.find(schema->partition_keys[i]);
+        all = it == spec.end() ||
+              meta::PartitionValueString(row[pidx[i]], schema->fields[pidx[i]].type) == it->second;
+      }
+      if (all) return true;
+    }
+    return false;
+  };
+  // The rows of the latest snapshot in the partitions, sorted (partition, then the key), written
+  // by one OVERWRITE of those partitions that commits only if they still hold the files read: a
+  // write committed meanwhile makes the attempt fail and the rows are read again.
+  const bool tty = ::isatty(2);
+  constexpr int kAttempts = 5;
+  Status last;
+  for (int attempt = 1; attempt <= kAttempts; attempt++) {
+    TRIB_ASSIGN_OR_RETURN(auto latest, meta::SnapshotManager(table.path()).LatestId());
+    if (!latest) return std::optional<int64_t>();
+    ScanOptions so;
+    so.snapshot_id = latest;
+    so.max_batch_rows = 65536;
+    TRIB_ASSIGN_OR_RETURN(auto scan, table.NewScan(so));
+    struct Keyed {
+      std::string key;
+      Row row;
+    };
+    std::vector<Keyed> rows;
+    int64_t bytes = 0;
+    RowBatch batch;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
+      if (!more) break;
+      for (Row& r : batch.rows) {
+        if (!wanted(r)) continue;
+        bytes += RowBytes(r);
+        if (request.memory_limit > 0 && bytes > request.memory_limit) {
+          return Status::Invalid("the rows to sort hold more than 'sql.sort.memory-limit' "
+                                 "allows; SET 'sql.sort.memory-limit' = '...' higher, or "
+                                 "compact fewer partitions at a time (partitions => '...')");
+        }
+        Keyed k;
+        if (request.strategy != "order") {
+          std::vector<Value> values;
+          for (int c : key) values.push_back(r[c]);
+          k.key = SortCompactKey(request.strategy, values);
+        }
+        k.row = std::move(r);
+        rows.push_back(std::move(k));
+        if (tty && rows.size() % 100000 == 0) {
+          std::fprintf(stderr, "\rsorting %s: %zu rows read", name.c_str(), rows.size());
+          std::fflush(stderr);
+        }
+      }
+    }
+    if (rows.empty()) return std::optional<int64_t>();
+    std::stable_sort(rows.begin(), rows.end(), [&](const Keyed& a, const Keyed& b) {
+      for (int p : pidx) {
+        const int c = CompareValues(a.row[p], b.row[p]);
+        if (c != 0) return c < 0;
+      }
+      if (request.strategy != "order") return a.key < b.key;
+      for (int c : key) {
+        const Value &x = a.row[c], &y = b.row[c];
+        if (x.is_null() || y.is_null()) {
+          if (x.is_null() != y.is_null()) return x.is_null();  // NULLs first
+          continue;
+        }
+        const int r = CompareValues(x, y);
+        if (r != 0) return r < 0;
+      }
+      return false;
+    });
+    WriteOptions wo;
+    wo.overwrite = true;
+    wo.overwrite_base_snapshot = *latest;
+    TRIB_ASSIGN_OR_RETURN(auto writer, table.NewWriter(wo));
+    size_t written = 0;
+    for (Keyed& k : rows) {
+      TRIB_RETURN_NOT_OK(writer->Write(RowKind::kInsert, std::move(k.row)));
+      if (tty && ++written % 100000 == 0) {
+        std::fprintf(stderr, "\rsorting %s: %zu of %zu rows written", name.c_str(), written,
+                     rows.size());
+        std::fflush(stderr);
+      }
+    }
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    auto committed = writer->CommitAndWaitForCompaction();
+    if (committed.ok()) return *committed;
+    last = committed.status();
+    if (!last.IsConflict()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+  }
+  return last.IsConflict() ? last.WithContext("gave up after " + std::to_string(kAttempts) +
+                                              " attempts: other writers kept changing the "
+                                              "partitions; nothing was compacted")
+                           : last;
+}
+
+}  // namespace tributary::sql

@@ -1,0 +1,41 @@
+// CALL sys.compact(..., order_strategy => 'order' | 'zorder' | 'hilbert', order_by => 'a,b'):
+// Paimon's sort compaction of an append table without buckets ('bucket' = '-1'). The rows of each
+// partition compacted are sorted by the columns (lexicographically, along a Z-order curve or
+// along a Hilbert curve over the columns' values) and written again by one OVERWRITE of those
+// partitions, so files hold ranges of the sort key and filters on those columns skip files.
+// Thread-safety: one call at a time per session.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tributary/result.h"
+#include "tributary/value.h"
+
+namespace tributary {
+class Table;
+}  // namespace tributary
+
+namespace tributary::sql {
+
+struct SortCompactRequest {
+  std::string strategy;               // order, zorder, hilbert
+  std::vector<std::string> columns;   // order_by
+  // Partition column -> value of the partitions to compact (several or none: every partition).
+  std::vector<std::map<std::string, std::string>> partitions;
+  int64_t memory_limit = 0;           // bytes of rows sorted at once ('sql.sort.memory-limit')
+};
+
+// Checks the request against the table (an error names what is wrong), then rewrites the rows;
+// the new snapshot's id, or nullopt when there was nothing to compact.
+Result<std::optional<int64_t>> SortCompact(Table& table, const SortCompactRequest& request);
+
+// The key a row sorts by: its columns' values mapped to order-preserving 64-bit numbers, then
+// concatenated ('order'), bit-interleaved ('zorder') or taken as a Hilbert index ('hilbert'); the
+// keys compare as byte strings. Exposed for tests.
+std::string SortCompactKey(const std::string& strategy, const std::vector<Value>& values);
+
+}  // namespace tributary::sql
