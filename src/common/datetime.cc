@@ -72,6 +72,21 @@ std::string FormatTime(int64_t millis) {
   return out + Fraction(ms * 1000000);
 }
 
+std::string PadTimestampFraction(std::string text, int precision) {
+  if (precision <= 0) return text;
+  const size_t space = text.find(' ');
+  const size_t dot = text.find('.', space == std::string::npos ? 0 : space);
+  // The fraction ends at the first character after the seconds that is not a digit (a zone).
+  size_t end = dot == std::string::npos ? text.find_first_not_of("0123456789:", space + 1)
+                                        : text.find_first_not_of("0123456789", dot + 1);
+  if (end == std::string::npos) end = text.size();
+  const size_t have = dot == std::string::npos ? 0 : end - dot - 1;
+  if (have >= static_cast<size_t>(precision)) return text;
+  std::string pad = (dot == std::string::npos ? "." : "") + std::string(precision - have, '0');
+  text.insert(end, pad);
+  return text;
+}
+
 std::string FormatTimestamp(const Timestamp& ts) {
   int64_t secs = FloorDiv(ts.millis, 1000);
   int64_t ms = ts.millis - secs * 1000;

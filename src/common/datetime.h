@@ -25,6 +25,9 @@ std::string FormatDate(int64_t days);
 std::string FormatTime(int64_t millis_of_day);
 // "YYYY-MM-DD HH:MM:SS" plus the fraction (trailing zeros dropped) when not zero.
 std::string FormatTimestamp(const Timestamp& ts);
+// `text` (a timestamp as FormatTimestamp writes it, possibly with a zone after it) with exactly
+// `precision` fraction digits, as Flink writes a TIMESTAMP(p): "... 00:00:00.500" for p = 3.
+std::string PadTimestampFraction(std::string text, int precision);
 
 // "YYYY-MM-DD".
 Result<int64_t> ParseDate(std::string_view s);

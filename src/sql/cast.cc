@@ -415,6 +415,8 @@ Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to
   }
   if (to.IsString() && !from.IsString() && !from.IsBinary()) {
     std::string text = v.is_bool() ? (v.bool_value() ? "TRUE" : "FALSE") : FormatValue(v, from);
+    // A TIMESTAMP(p) is written with exactly p fraction digits, as Flink's cast does.
+    if (from.IsTimestamp()) text = PadTimestampFraction(std::move(text), from.precision);
     return StringTo(text, to, CastMode::kExplicit);
   }
   if (from.IsString() || from.IsBinary()) return StringTo(v.string_value(), to, mode);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/datetime.h"
 #include "common/strings.h"
 
 namespace tributary::sql {
@@ -201,13 +202,8 @@ std::string CsvLine(const std::vector<Field>& fields, const Row& r) {
 // Flink SQL client does with 'sql-client.display.max-column-width'.
 std::vector<std::string> CellLines(const Value& v, const DataType& t, size_t max_width) {
   std::string text = FormatValue(v, t);
-  if (t.IsTimestamp() && t.precision > 0 && !v.is_null()) {
-    // As the Flink SQL client: a TIMESTAMP(p) shows exactly p fraction digits.
-    const size_t dot = text.find('.', text.find(' ') == std::string::npos ? 0 : text.find(' '));
-    const size_t have = dot == std::string::npos ? 0 : text.size() - dot - 1;
-    if (dot == std::string::npos) text += '.';
-    if (have < static_cast<size_t>(t.precision)) text += std::string(t.precision - have, '0');
-  }
+  // As the Flink SQL client: a TIMESTAMP(p) shows exactly p fraction digits.
+  if (t.IsTimestamp() && !v.is_null()) text = PadTimestampFraction(std::move(text), t.precision);
   std::vector<std::string> lines = Lines(text);
   if (max_width == 0) return lines;
   for (std::string& line : lines) {
