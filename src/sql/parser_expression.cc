@@ -790,6 +790,10 @@ Result<ExprPtr> Parser::ParseOver(ExprPtr call) {
             return ErrorAt(at, "a window frame offset is a whole, non-negative INTERVAL; got '" +
                                    n + "'");
           }
+          if (std::stoll(n) > (int64_t{1} << 52) / unit->second) {
+            return ErrorAt(at, "window frame offset INTERVAL '" + n + "' " + iv->type_text +
+                                   " is too large");
+          }
           b->offset = std::stoll(n) * unit->second;
           b->interval = true;
           b->interval_text = ExprToString(*iv);

@@ -8,6 +8,8 @@
 
 #include "common/datetime.h"
 #include "common/strings.h"
+#include "io/file_system.h"
+#include "meta/paths.h"
 #include "meta/snapshot_reader.h"
 #include "sql/ast.h"
 #include "sql/computed.h"
@@ -59,7 +61,7 @@ Result<std::string> LiteralText(const Value& v, size_t index) {
       text.resize(text.size() - 2);
       for (char& c : text) c = c == 'e' ? 'E' : c;
     }
-    return d < 0 ? "(" + text + ")" : text;
+    return std::signbit(d) ? "(" + text + ")" : text;
   }
   if (v.is_string()) {
     std::string out = "'";
@@ -97,6 +99,9 @@ struct PreparedStatement::PointLookup {
   std::shared_ptr<const TableSchema> schema;
   std::unique_ptr<TableLookup> lookup;
   std::shared_ptr<const meta::Snapshot> seen;  // the latest snapshot the lookup was refreshed at
+  // The schema directory's version when the table was opened: an ALTER (committed or not), or a
+  // DROP and CREATE of the name, changes it.
+  std::optional<std::string> schema_version;
   std::vector<size_t> key_parameter;  // per primary-key column: the parameter fixing it
   std::vector<int> projection;        // table column per output column
   std::vector<Field> fields;          // the output, as the statement's plan names and types it
@@ -155,8 +160,14 @@ Status PreparedStatement::PlanPointLookup() {
   if (!rn.ok() || !rn->id.system_table.empty() || !rn->id.branch.empty()) return Status::OK();
   auto table = rn->catalog->GetTable(rn->id);
   if (!table.ok()) return Status::OK();  // the statement's own run says what is wrong
+  // The schema directory's version, then the table again: the schema read is at least as new.
+  auto schema_version = io::LocalFs().Version(meta::SchemaDir((*table)->path()));
+  if (!schema_version.ok()) return schema_version.status();
+  table = rn->catalog->GetTable(rn->id);
+  if (!table.ok()) return Status::OK();
   auto pl = std::make_unique<PointLookup>();
   pl->table = std::move(*table);
+  pl->schema_version = std::move(*schema_version);
   pl->schema = pl->table->schema();
   const TableSchema& schema = *pl->schema;
   if (!schema.HasPrimaryKey()) return Status::OK();
@@ -247,8 +258,10 @@ Status PreparedStatement::PlanPointLookup() {
     if (!(checked.rows.fields[i].type == f.type)) return Status::OK();
   }
   pl->fields = checked.rows.fields;
-  TRIB_ASSIGN_OR_RETURN(pl->lookup, pl->table->NewLookup());
+  // The snapshot seen first, then the lookup (which pins one at least as new): a commit in
+  // between makes the first run refresh instead of being missed.
   TRIB_ASSIGN_OR_RETURN(pl->seen, meta::ReadLatestSnapshotCached(pl->table->path()));
+  TRIB_ASSIGN_OR_RETURN(pl->lookup, pl->table->NewLookup());
   pl->key.resize(key_columns.size());
   lookup_ = std::move(pl);
   return Status::OK();
@@ -274,7 +287,33 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
                            " parameter" + (parameters_.size() == 1 ? "" : "s") + ", " +
                            std::to_string(params.size()) + " given");
   }
-  if (!lookup_) return ExecuteText(params);
+  // Planned again at most once per run: when the table's schema directory changed (an ALTER, a
+  // DROP and CREATE) or its latest snapshot went back (a rollback); otherwise a newer snapshot is
+  // taken by refreshing the lookup (one stat each while nothing changes).
+  for (int attempt = 0;; attempt++) {
+    if (!lookup_) return ExecuteText(params);
+    PointLookup& pl = *lookup_;
+    bool replan = false;
+    if (attempt == 0) {
+      TRIB_ASSIGN_OR_RETURN(auto version,
+                            io::LocalFs().Version(meta::SchemaDir(pl.table->path())));
+      replan = version != pl.schema_version;
+    }
+    std::shared_ptr<const meta::Snapshot> latest;
+    if (!replan) {
+      TRIB_ASSIGN_OR_RETURN(latest, meta::ReadLatestSnapshotCached(pl.table->path()));
+      replan = attempt == 0 && latest != pl.seen && pl.seen && (!latest || latest->id < pl.seen->id);
+    }
+    if (replan) {
+      TRIB_RETURN_NOT_OK(PlanPointLookup());
+      continue;
+    }
+    if (latest != pl.seen) {
+      TRIB_RETURN_NOT_OK(pl.lookup->Refresh());
+      pl.seen = std::move(latest);
+    }
+    break;
+  }
   PointLookup& pl = *lookup_;
   // The key, when each value is one the column holds exactly; any other (NULL, another type, an
   // integer out of the column's range, a string longer than it) is the statement's to answer.
@@ -288,20 +327,6 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
                                 v.string_value().size() <= static_cast<size_t>(type.length);
     if (!fits) return ExecuteText(params);
     pl.key[k] = v;
-  }
-  // The latest snapshot (one stat while nothing is committed). A table whose schema changed, or
-  // that went back (a rollback, DROP and CREATE), is planned again.
-  TRIB_ASSIGN_OR_RETURN(std::shared_ptr<const meta::Snapshot> latest,
-                        meta::ReadLatestSnapshotCached(pl.table->path()));
-  if (latest != pl.seen) {
-    const bool replanned = !latest || latest->schema_id != pl.schema->id ||
-                           (pl.seen && latest->id < pl.seen->id);
-    if (replanned) {
-      TRIB_RETURN_NOT_OK(PlanPointLookup());
-      return Execute(params);
-    }
-    TRIB_RETURN_NOT_OK(pl.lookup->Refresh());
-    pl.seen = std::move(latest);
   }
   TRIB_ASSIGN_OR_RETURN(std::optional<Row> row, pl.lookup->Get(pl.key));
   StatementResult result;

@@ -109,6 +109,15 @@ TEST_F(PreparedStatementTest, RunsSeeLaterCommitsAndSchemaChanges) {
   ExpectSameAs(p.get(), {Value::Int(2)}, "SELECT * FROM t WHERE id = 2");
   EXPECT_NE(Text(p->Execute({Value::Int(2)})).find("w:"), std::string::npos);
   EXPECT_EQ(p->Describe(), "a point lookup of default.t by (id)");
+  // An ALTER without a commit after it, and a DROP and CREATE of the name, are seen too.
+  Run("ALTER TABLE t DROP v");
+  ExpectSameAs(p.get(), {Value::Int(2)}, "SELECT * FROM t WHERE id = 2");
+  EXPECT_EQ(Text(p->Execute({Value::Int(2)})).find("v:"), std::string::npos);
+  Run("DROP TABLE t");
+  Run("CREATE TABLE t (id BIGINT, x DOUBLE, PRIMARY KEY (id) NOT ENFORCED)");
+  Run("INSERT INTO t VALUES (2, 2.5)");
+  ExpectSameAs(p.get(), {Value::Int(2)}, "SELECT * FROM t WHERE id = 2");
+  EXPECT_NE(Text(p->Execute({Value::Int(2)})).find("|2,2.5,"), std::string::npos);
 }
 
 TEST_F(PreparedStatementTest, CompositeKeysAndMergeEngines) {
@@ -154,6 +163,7 @@ TEST_F(PreparedStatementTest, OtherStatementsRunWithTheValuesAsLiterals) {
   auto arith = Prepared("SELECT id, v -? FROM t WHERE id = 1");
   ASSERT_TRUE(arith);
   ExpectSameAs(arith.get(), {Value::Int(-5)}, "SELECT id, v - (-5) FROM t WHERE id = 1");
+  ExpectSameAs(arith.get(), {Value::Double(-0.0)}, "SELECT id, v - (-0.0E0) FROM t WHERE id = 1");
   auto doubles = Prepared("SELECT id FROM t WHERE v < ?");
   ASSERT_TRUE(doubles);
   ExpectSameAs(doubles.get(), {Value::Double(15.5)}, "SELECT id FROM t WHERE v < 15.5E0");

@@ -124,6 +124,20 @@ Result<std::optional<int64_t>> SortCompact(Table& table, const SortCompactReques
                                                     : "an append table with 'bucket' = '" +
                                                           *schema->Option("bucket") + "'"));
   }
+  if (schema->Option("scan.fallback-branch")) {
+    // A scan of main reads the fallback branch's partitions too: written back, they would
+    // become main's own.
+    return Status::NotSupported("sort compaction of a table with 'scan.fallback-branch' is not "
+                                "supported yet (its scans read the branch's partitions too)");
+  }
+  for (const auto& spec : request.partitions) {
+    for (const auto& [k, v] : spec) {
+      if (std::find(schema->partition_keys.begin(), schema->partition_keys.end(), k) ==
+          schema->partition_keys.end()) {
+        return Status::Invalid("partitions: '" + k + "' is not a partition column of " + name);
+      }
+    }
+  }
   if (request.strategy != "order" && request.strategy != "zorder" &&
       request.strategy != "hilbert") {
     return Status::Invalid("order_strategy '" + request.strategy +

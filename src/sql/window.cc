@@ -63,8 +63,12 @@ class RangeKeys {
     } else if (type.id == TypeId::kDate) {
       unit = -1;  // offsets are milliseconds of whole days
     }
+    // Offsets past any difference of two keys (|key| < 10^38) are cut to 10^38, which keeps
+    // key +/- offset within __int128.
+    const __int128 kFar = static_cast<__int128>(1e19) * static_cast<__int128>(1e19);
     auto scaled = [&](const FrameBound& b) -> __int128 {
-      return unit == -1 ? __int128{b.offset / 86400000} : __int128{b.offset} * unit;
+      if (unit == -1) return __int128{b.offset / 86400000};
+      return b.offset > 0 && unit > kFar / b.offset ? kFar : __int128{b.offset} * unit;
     };
     start_ = scaled(call.start);
     end_ = scaled(call.end);
