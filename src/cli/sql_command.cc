@@ -1,7 +1,10 @@
 // tributary sql: runs SQL from -e, -f, a pipe on stdin, or an interactive shell.
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <clocale>
 #include <chrono>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -68,11 +71,51 @@ size_t TerminalRows() {
   return static_cast<size_t>(std::max(10, static_cast<int>(ws.ws_row) - 8));
 }
 
+#if defined(TRIBUTARY_HAVE_LIBEDIT)
+// One byte of the terminal, waiting in short polls so that a Ctrl-C is seen even when it lands
+// after the prompt is printed and before the read begins (the signal then interrupts no read,
+// and the line would wait for the next key). -1 on Ctrl-C or end of input.
+int ReadByte(int fd) {
+  while (true) {
+    if (sql::Interrupted()) return -1;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = poll(&p, 1, 50);
+    if (ready < 0 && errno != EINTR) return -1;
+    if (ready <= 0) continue;
+    unsigned char c = 0;
+    const ssize_t n = read(fd, &c, 1);
+    if (n == 1) return c;
+    if (n == 0 || errno != EINTR) return -1;
+  }
+}
+
+// libedit's character source (it takes what this returns as one character): a UTF-8 sequence
+// is decoded here into its code point, as libedit's own reader does.
+int ReadKey(FILE* in) {
+  const int fd = fileno(in);
+  const int lead = ReadByte(fd);
+  if (lead < 0x80 || MB_CUR_MAX == 1) return lead;  // ASCII, a single-byte locale's byte, or -1
+  int more = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+  int code = lead & (0x3F >> more);
+  for (; more > 0; --more) {
+    const int next = ReadByte(fd);
+    if (next < 0) return -1;
+    if ((next & 0xC0) != 0x80) return next;  // not UTF-8: the byte that broke the sequence
+    code = (code << 6) | (next & 0x3F);
+  }
+  return code;
+}
+#endif
+
 int RunInteractive(sql::Session& session, const sql::ScriptOptions& options) {
   std::fprintf(stderr,
                "Tributary SQL shell. End statements with ';'. Type 'quit' or Ctrl-D to exit.\n");
   std::string buffer;
 #if defined(TRIBUTARY_HAVE_LIBEDIT)
+  // Keys and the line are characters of the terminal's encoding (LC_CTYPE only: numbers still
+  // print with '.').
+  std::setlocale(LC_CTYPE, "");
+  rl_getc_function = ReadKey;  // before the first call into libedit, which reads it once
   std::string history;
   if (const char* home = std::getenv("HOME")) history = std::string(home) + "/.tributary_history";
   if (!history.empty()) read_history(history.c_str());

@@ -33,6 +33,7 @@ def main():
         pid, fd = pty.fork()
         if pid == 0:
             os.environ["HOME"] = wh  # the history file goes there
+            os.environ["LC_ALL"] = "C.UTF-8"  # a terminal's usual encoding
             os.execv(binary, [binary, "sql", "--warehouse", wh])
         out = b""
 
@@ -111,6 +112,12 @@ def main():
         if not read_until(b"1997 more rows not shown ('sql-client.display.max-rows' = 3)", 15,
                           mark):
             failures.append("'sql-client.display.max-rows' did not override the terminal's cut")
+        # Typed UTF-8 reaches the statement whole (the shell decodes keys itself to watch for
+        # Ctrl-C while it waits for one).
+        mark = len(out)
+        send("SELECT '\u65e5\u672c' AS s;\n")
+        if not read_until("| \u65e5\u672c |".encode(), 15, mark):
+            failures.append("a typed UTF-8 literal did not come back whole")
         send("quit\n")
         time.sleep(0.5)
         try:
