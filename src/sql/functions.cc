@@ -603,7 +603,7 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     TRIB_RETURN_NOT_OK(string_arg(0));
     if (f == "SHA2") {
       TRIB_RETURN_NOT_OK(int_arg(1));
-      if (args[1]->IsConstant() && !args[1]->null_literal) {
+      if (args[1]->IsConstant() && !args[1]->constant.is_null()) {
         const int64_t bits = args[1]->constant.int_value();
         if (bits != 224 && bits != 256 && bits != 384 && bits != 512) {
           return ErrorAt(args[1]->pos, "SHA2 takes a bit length of 224, 256, 384 or 512, not " +
@@ -640,7 +640,7 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     TRIB_RETURN_NOT_OK(arity(1, 2));
     TRIB_RETURN_NOT_OK(int_arg(0));
     if (args.size() > 1) TRIB_RETURN_NOT_OK(int_arg(1));
-    if (args.size() > 1 && args[1]->IsConstant() && !args[1]->null_literal) {
+    if (args.size() > 1 && args[1]->IsConstant() && !args[1]->constant.is_null()) {
       const int64_t p = args[1]->constant.int_value();
       if (p != 0 && p != 3) {
         return ErrorAt(args[1]->pos, "TO_TIMESTAMP_LTZ takes precision 0 (seconds) or 3 "
