@@ -358,6 +358,50 @@ Value ToSessionZone(const Value& v, const DataType& t) {
   return Value::Array(std::move(items));
 }
 
+namespace {
+
+// `v` written as CAST(v AS STRING) writes it: nested values element by element with the
+// elements' own casts (TRUE / FALSE, TIMESTAMP(p) with p fraction digits), as Flink's
+// ArrayToStringCastRule and its siblings do.
+std::string CastText(const Value& v, const DataType& t) {
+  if (v.is_null()) return "NULL";
+  if (v.is_bool()) return v.bool_value() ? "TRUE" : "FALSE";
+  if (t.IsTimestamp() && v.is_timestamp()) {
+    return PadTimestampFraction(FormatValue(v, t), t.precision);
+  }
+  if (!t.IsNested() || !v.is_nested()) return FormatValue(v, t);
+  const NestedValue& n = v.nested();
+  std::string out;
+  if (t.id == TypeId::kArray) {
+    out = "[";
+    for (size_t i = 0; i < n.items.size(); i++) {
+      if (i) out += ", ";
+      out += CastText(n.items[i], t.element());
+    }
+    return out + "]";
+  }
+  if (t.id == TypeId::kMap || t.id == TypeId::kMultiset) {
+    out = "{";
+    for (size_t i = 0; i < n.items.size(); i++) {
+      if (i) out += ", ";
+      out += CastText(n.items[i], t.id == TypeId::kMap ? t.key() : t.element()) + "=";
+      out += i < n.values.size() ? CastText(n.values[i], t.id == TypeId::kMap ? t.value()
+                                                                               : DataType::Int())
+                                 : "NULL";
+    }
+    return out + "}";
+  }
+  out = "(";
+  for (size_t i = 0; i < n.items.size(); i++) {
+    if (i) out += ", ";
+    out += i < t.fields().size() ? CastText(n.items[i], t.fields()[i].type)
+                                 : FormatValue(n.items[i], t);
+  }
+  return out + ")";
+}
+
+}  // namespace
+
 Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to, CastMode mode) {
   if (v.is_null()) return v;
   if (!CanCast(from, to, mode)) {
@@ -385,7 +429,7 @@ Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to
     // TIMESTAMP_LTZ values inside are written as the session zone's wall-clock time, as the
     // session shows them.
     const Value shown = t_session_zone ? ToSessionZone(v, from) : v;
-    return StringTo(FormatValue(shown, from), to, mode);
+    return StringTo(CastText(shown, from), to, mode);
   }
   if (from.IsNested()) {
     // Element-wise (ROW fields by position); NULL children where the target is NOT NULL fail.
