@@ -189,7 +189,8 @@ Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
   for (size_t ci = 0; ci < changes.size(); ci++) {
     const ColumnChange& c = changes[ci];
     auto it = find(c.column);
-    if (ci < added.size() && added[ci]) {
+    const bool computed_def = ci < added.size() && added[ci].has_value();
+    if (computed_def && c.kind == ColumnChange::Kind::kAdd) {
       if (it != all.end()) return Status::Invalid("column '" + c.column + "' already exists");
       const ComputedColumn& cc = *added[ci];
       AnyColumn column;
@@ -201,16 +202,51 @@ Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
       TRIB_RETURN_NOT_OK(place(c, std::move(column)));
       continue;
     }
+    if (computed_def && it != all.end() && it->stored) {
+      return Status::Invalid("column '" + c.column + "' is a stored column; MODIFY ... AS changes "
+                             "computed columns only (ADD a computed column of another name)");
+    }
     if (it != all.end() && !it->stored) {
-      if (c.kind == ColumnChange::Kind::kAdd) {
-        return Status::Invalid("column '" + c.column + "' already exists (a computed column)");
+      switch (c.kind) {
+        case ColumnChange::Kind::kAdd:
+          return Status::Invalid("column '" + c.column + "' already exists (a computed column)");
+        case ColumnChange::Kind::kDrop:
+          all.erase(it);
+          break;
+        case ColumnChange::Kind::kRename:
+          if (find(c.new_name) != all.end()) {
+            return Status::Invalid("column '" + c.new_name + "' already exists");
+          }
+          it->name = c.new_name;
+          it->recorded["name"] = c.new_name;
+          break;
+        case ColumnChange::Kind::kModify: {
+          if (!computed_def && c.type.has_value()) {
+            return Status::Invalid("column '" + c.column + "' is a computed column; it does not "
+                                   "become a stored column by MODIFY (DROP it and ADD a column)");
+          }
+          if (c.comment.has_value()) {
+            return Status::NotSupported("a COMMENT on computed column '" + c.column +
+                                        "' is not supported (Paimon records none for it)");
+          }
+          AnyColumn column = std::move(*it);
+          if (computed_def) {
+            const ComputedColumn& cc = *added[ci];
+            column.recorded["data-type"] = cc.type.ToString();
+            column.recorded["expr"] = cc.expr;
+            column.reads.clear();
+            auto parsed = ParseExpression(cc.expr);
+            if (parsed.ok()) CollectColumnNames(**parsed, &column.reads);
+          }
+          if (c.position == ColumnChange::Position::kUnchanged) {
+            *it = std::move(column);
+          } else {
+            all.erase(it);
+            TRIB_RETURN_NOT_OK(place(c, std::move(column)));
+          }
+          break;
+        }
       }
-      if (c.kind != ColumnChange::Kind::kDrop) {
-        return Status::NotSupported("renaming or changing computed column '" + c.column +
-                                    "' is not supported yet; drop it and create the table "
-                                    "again");
-      }
-      all.erase(it);
       continue;
     }
     switch (c.kind) {
@@ -224,7 +260,11 @@ Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
       case ColumnChange::Kind::kRename:
       case ColumnChange::Kind::kModify: {
         const std::string reader = reader_of(c.column);
-        const bool retyped = c.kind == ColumnChange::Kind::kModify && c.type.has_value();
+        // Flink's MODIFY restates the type: the same type (to move or comment it) is no change.
+        auto field = std::find_if(stored.begin(), stored.end(),
+                                  [&](const Field& f) { return f.name == c.column; });
+        const bool retyped = c.kind == ColumnChange::Kind::kModify && c.type.has_value() &&
+                             (field == stored.end() || !(field->type == *c.type));
         if (!reader.empty() && (c.kind != ColumnChange::Kind::kModify || retyped)) {
           return Status::Invalid("column '" + c.column + "' is read by computed column '" +
                                  reader + "'; it cannot be " +

@@ -36,15 +36,16 @@ void PutComputedColumn(const ComputedColumn& column, std::map<std::string, std::
 // positions among all its columns: the changes of the stored columns (FIRST / AFTER read
 // against all columns: an AFTER naming a computed column becomes AFTER the stored column before
 // it), and the options that record the other columns at their positions afterwards. A computed
-// column may be dropped; renaming or changing it is not supported yet; a stored column a
-// computed column reads is not dropped, renamed or given another type (as Flink refuses).
+// column may be dropped, renamed, moved, or given another expression (MODIFY c AS expr); it does
+// not become a stored column nor a stored one a computed column; a stored column a computed
+// column reads is not dropped, renamed or given another type (as Flink refuses).
 struct ComputedAlter {
   std::vector<ColumnChange> stored;
   std::map<std::string, std::string> set_options;
   std::vector<std::string> reset_options;
 };
-// `added[i]`, when set, makes changes[i] (a kAdd) the computed column it describes (its position
-// read from the change's FIRST / AFTER).
+// `added[i]`, when set, makes changes[i] (a kAdd, or a kModify of a computed column) the
+// computed column it describes (its position read from the change's FIRST / AFTER).
 Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
                                         const std::map<std::string, std::string>& options,
                                         const std::vector<ColumnChange>& changes,

@@ -510,6 +510,10 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
       return ErrorAt(c.pos, "duplicate column '" + c.name + "'");
     }
     if (c.computed) {
+      if (!c.comment.empty()) {
+        return NotSupportedAt(c.pos, "a COMMENT on computed column '" + c.name +
+                                         "' is not supported (Paimon records none for it)");
+      }
       ComputedColumn cc;
       cc.position = position++;
       cc.name = c.name;
@@ -988,10 +992,10 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
       for (const AlterColumn& a : s.columns) {
         computed_adds.emplace_back();
         if (a.def.computed) {
-          if (a.kind != AlterColumn::Kind::kAdd) {
-            return NotSupportedAt(a.def.pos, "changing computed column '" + a.def.name +
-                                                 "' by MODIFY is not supported yet; DROP it and "
-                                                 "ADD it again");
+          if (a.has_comment) {
+            return NotSupportedAt(a.def.pos, "a COMMENT on computed column '" + a.def.name +
+                                                 "' is not supported (Paimon records none for "
+                                                 "it)");
           }
           auto existing = ComputedColumnsOf(current.options);
           if (!existing.ok()) return ErrorAt(s.name.pos, existing.status().message());
