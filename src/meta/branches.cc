@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstring>
+#include <set>
 
 #include "io/file_system.h"
 #include "meta/paths.h"
@@ -187,11 +188,15 @@ Status RenameBranch(const std::string& table_path, const std::string& from, cons
                    "rename branch '" + from + "'");
 }
 
-Result<int64_t> FastForward(const std::string& table_path, const std::string& name) {
+Result<int64_t> FastForward(const std::string& table_path, const std::string& name,
+                            const std::string& target) {
   TRIB_RETURN_NOT_OK(CheckBranchName(name));
   const std::string branch = BranchPath(table_path, name);
   TRIB_ASSIGN_OR_RETURN(bool exists, BranchExists(table_path, name));
   if (!exists) return NoSuchBranch(table_path, name);
+  if (target == branch) {
+    return Status::Invalid("branch '" + name + "' cannot be fast-forwarded to itself");
+  }
   SnapshotManager branch_snapshots(branch);
   TRIB_ASSIGN_OR_RETURN(auto branch_ids, branch_snapshots.ListIds());
   if (branch_ids.empty()) {
@@ -200,47 +205,81 @@ Result<int64_t> FastForward(const std::string& table_path, const std::string& na
   const int64_t earliest = branch_ids.front();
   TRIB_ASSIGN_OR_RETURN(auto first, branch_snapshots.Read(earliest));
   const int64_t first_schema = first->schema_id;
-  // Main's tags of the snapshots that go, those snapshots (newest first, so main is always a
-  // prefix of its history) and its long-lived changelogs of them. No schema a remaining
-  // snapshot uses is removed: the branch's copies of main's schemas are main's own.
-  TRIB_ASSIGN_OR_RETURN(auto tags, ListTags(table_path));
-  for (const auto& t : tags) {
-    TRIB_ASSIGN_OR_RETURN(auto s, ReadTag(table_path, t));
-    if (s->id >= earliest) TRIB_RETURN_NOT_OK(DeleteTag(table_path, t));
+  // The target's snapshots before the branch's first one (and tags of them) stay and read their
+  // schemas: the branch's schemas of those ids, copied over the target's, must be the same files
+  // (they are when the branch was made from the target; not always when it was made from
+  // another branch).
+  std::set<int64_t> kept_schemas;
+  {
+    SnapshotManager target_snapshots(target);
+    TRIB_ASSIGN_OR_RETURN(auto ids, target_snapshots.ListIds());
+    for (int64_t id : ids) {
+      if (id >= earliest) break;
+      TRIB_ASSIGN_OR_RETURN(auto s, target_snapshots.Read(id));
+      kept_schemas.insert(s->schema_id);
+    }
+    TRIB_ASSIGN_OR_RETURN(auto tag_names, ListTags(target));
+    for (const auto& t : tag_names) {
+      TRIB_ASSIGN_OR_RETURN(auto s, ReadTag(target, t));
+      if (s->id < earliest) kept_schemas.insert(s->schema_id);
+    }
   }
-  for (const std::string& hint : {LatestHintPath(SnapshotDir(table_path)),
-                                  EarliestHintPath(SnapshotDir(table_path))}) {
+  for (int64_t id : kept_schemas) {
+    auto mine = io::LocalFs().ReadFile(SchemaPath(target, id));
+    auto theirs = io::LocalFs().ReadFile(SchemaPath(branch, id));
+    for (const auto* r : {&mine, &theirs}) {
+      if (!r->ok() && !r->status().IsNotFound()) return r->status();
+    }
+    if (!mine.ok() || !theirs.ok()) continue;  // one side has no such schema: none replaced
+    if (*mine != *theirs) {
+      return Status::Invalid("branch '" + name + "' was not made from the branch it would "
+                             "replace: its schema " + std::to_string(id) + " differs, and " +
+                             "snapshots kept there read it");
+    }
+  }
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> branch_latest_schema,
+                        SchemaManager(branch).LatestId());
+  // The target's tags of the snapshots that go, those snapshots (newest first, so the target is
+  // always a prefix of its history) and its long-lived changelogs of them. No schema a remaining
+  // snapshot uses is removed: the branch's copies of the target's schemas are its own.
+  TRIB_ASSIGN_OR_RETURN(auto tags, ListTags(target));
+  for (const auto& t : tags) {
+    TRIB_ASSIGN_OR_RETURN(auto s, ReadTag(target, t));
+    if (s->id >= earliest) TRIB_RETURN_NOT_OK(DeleteTag(target, t));
+  }
+  for (const std::string& hint : {LatestHintPath(SnapshotDir(target)),
+                                  EarliestHintPath(SnapshotDir(target))}) {
     Status st = io::LocalFs().Remove(hint);
     if (!st.ok() && !st.IsNotFound()) return st;
   }
-  SnapshotManager main_snapshots(table_path);
-  TRIB_ASSIGN_OR_RETURN(auto main_ids, main_snapshots.ListIds());
-  for (auto it = main_ids.rbegin(); it != main_ids.rend() && *it >= earliest; ++it) {
-    Status st = io::LocalFs().Remove(SnapshotPath(table_path, *it));
+  SnapshotManager target_snapshots(target);
+  TRIB_ASSIGN_OR_RETURN(auto target_ids, target_snapshots.ListIds());
+  for (auto it = target_ids.rbegin(); it != target_ids.rend() && *it >= earliest; ++it) {
+    Status st = io::LocalFs().Remove(SnapshotPath(target, *it));
     if (!st.ok() && !st.IsNotFound()) return st;
   }
-  TRIB_ASSIGN_OR_RETURN(auto changelogs, ListLongLivedChangelogIds(table_path));
+  TRIB_ASSIGN_OR_RETURN(auto changelogs, ListLongLivedChangelogIds(target));
   for (auto it = changelogs.rbegin(); it != changelogs.rend() && *it >= earliest; ++it) {
-    Status st = io::LocalFs().Remove(LongLivedChangelogPath(table_path, *it));
+    Status st = io::LocalFs().Remove(LongLivedChangelogPath(target, *it));
     if (!st.ok() && !st.IsNotFound()) return st;
   }
-  // The branch's schemas (replacing main's of the same ids, which no remaining snapshot uses
-  // beyond the branch's first one, copied from main), main's later ones removed, then the
-  // branch's snapshots oldest first, then its tags.
-  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> main_schema, SchemaManager(table_path).LatestId());
-  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> branch_schema, SchemaManager(branch).LatestId());
-  TRIB_RETURN_NOT_OK(CopyFiles(SchemaDir(branch), SchemaDir(table_path), kSchemaPrefix));
-  for (int64_t id = main_schema.value_or(-1); id > branch_schema.value_or(-1) && id >= first_schema;
+  // The branch's schemas (replacing the target's of the same ids, which no remaining snapshot
+  // uses beyond the branch's first one), the target's later ones removed, then the branch's
+  // snapshots oldest first, then its tags.
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> target_schema, SchemaManager(target).LatestId());
+  const std::optional<int64_t>& branch_schema = branch_latest_schema;
+  TRIB_RETURN_NOT_OK(CopyFiles(SchemaDir(branch), SchemaDir(target), kSchemaPrefix));
+  for (int64_t id = target_schema.value_or(-1); id > branch_schema.value_or(-1) && id >= first_schema;
        id--) {
-    Status st = io::LocalFs().Remove(SchemaPath(table_path, id));
+    Status st = io::LocalFs().Remove(SchemaPath(target, id));
     if (!st.ok() && !st.IsNotFound()) return st;
   }
   for (int64_t id : branch_ids) {
     TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(SnapshotPath(branch, id)));
-    TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(SnapshotPath(table_path, id), bytes));
+    TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(SnapshotPath(target, id), bytes));
   }
-  TRIB_RETURN_NOT_OK(CopyFiles(TagDir(branch), TagDir(table_path), kTagPrefix));
-  (void)io::WriteHintFile(LatestHintPath(SnapshotDir(table_path)),
+  TRIB_RETURN_NOT_OK(CopyFiles(TagDir(branch), TagDir(target), kTagPrefix));
+  (void)io::WriteHintFile(LatestHintPath(SnapshotDir(target)),
                                 std::to_string(branch_ids.back()));
   return branch_ids.back();
 }

@@ -33,11 +33,14 @@ Status CreateBranch(const std::string& table_path, const std::string& name,
 Status DeleteBranch(const std::string& table_path, const std::string& name);
 // Renames branch `from` to `to` (Paimon 2.0's rename_branch): one rename of its folder.
 Status RenameBranch(const std::string& table_path, const std::string& from, const std::string& to);
-// Main becomes the branch: main's snapshots from the branch's earliest one on, its schemas from
-// that snapshot's schema on and its tags of those snapshots are removed, then the branch's
-// schemas, snapshots and tags are copied into main (schemas first, snapshots in id order, so a
-// crash leaves main at a prefix of the branch's history). Fails when the branch has no snapshot.
-// Returns the id of main's latest snapshot afterwards.
-Result<int64_t> FastForward(const std::string& table_path, const std::string& name);
+// `target` (main: the table's folder; or another branch's folder, as Paimon's fast_forward
+// called on a branch) becomes branch `name`: the target's snapshots from the branch's earliest
+// one on, its schemas from that snapshot's schema on and its tags of those snapshots are
+// removed, then the branch's schemas, snapshots and tags are copied into it (schemas first,
+// snapshots in id order, so a crash leaves the target at a prefix of the branch's history).
+// Fails when the branch has no snapshot or is the target. Returns the id of the target's latest
+// snapshot afterwards.
+Result<int64_t> FastForward(const std::string& table_path, const std::string& name,
+                            const std::string& target);
 
 }  // namespace tributary::meta

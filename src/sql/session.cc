@@ -1766,13 +1766,9 @@ Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& 
   Identifier id;
   auto table = ProcedureTable(t, &id);
   if (!table.ok()) return table.status();
-  // On a branch (t$branch_x): create_branch starts from its schemas and tags (as Paimon); the
-  // others act on the table's branches as on the table.
-  if (!id.branch.empty() && procedure == "fast_forward") {
-    return NotSupportedAt(t->pos, proc + " on a branch ('" + id.ToString() + "') is not "
-                                  "supported yet; name the table ('" + id.database + "." +
-                                  id.table + "')");
-  }
+  // On a branch (t$branch_x): create_branch starts from its schemas and tags and fast_forward
+  // replaces that branch's history (as Paimon's procedures on a branch table); delete and
+  // rename act on the table's branches as on the table.
   const std::string path = create ? (*table)->path() : meta::DataRoot((*table)->path());
   const Expr* branch = args["branch"];
   if (procedure == "delete_branch") {
@@ -1789,7 +1785,7 @@ Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& 
     return Message("Deleted branch(es) " + branch->text + " of " + id.ToString());
   }
   if (procedure == "fast_forward") {
-    auto latest = meta::FastForward(path, branch->text);
+    auto latest = meta::FastForward(path, branch->text, (*table)->path());
     if (!latest.ok()) return ErrorAt(branch->pos, latest.status().message());
     return Message("Fast-forwarded " + id.ToString() + " to branch " + branch->text +
                    " (latest snapshot " + std::to_string(*latest) + ")");
