@@ -851,7 +851,11 @@ Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
     TRIB_RETURN_NOT_OK(arity(0, 0));
     type = DataType::TimestampLtz(3).NotNull();
   } else if (f == "$INTERVAL") {
-    return ErrorAt(e.pos, "an INTERVAL is only added to or subtracted from a DATE or TIMESTAMP");
+    // Flink's INTERVAL types have no Paimon column type to store or return them as: a literal
+    // shifts a date or time (d + INTERVAL '1' DAY) or bounds a RANGE frame.
+    return NotSupportedAt(e.pos, "an INTERVAL value on its own is not supported (no table stores "
+                                 "one): add it to or subtract it from a DATE or TIMESTAMP, or "
+                                 "use TIMESTAMPADD(unit, n, t) for a computed count");
   } else if (IsScalarFunction(f)) {
     TRIB_ASSIGN_OR_RETURN(ScalarBinding b, BindScalarFunction(f, e.pos, &args));
     type = b.type;
