@@ -5,6 +5,8 @@
 #include "common/json.h"
 
 #include <openssl/evp.h>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 
 #include <chrono>
 #include <cstdio>
@@ -17,7 +19,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <regex>
 #include <set>
 
 #include "common/datetime.h"
@@ -184,21 +185,163 @@ std::string Utf8(const std::vector<uint32_t>& cps, size_t begin = 0, size_t end 
   return out;
 }
 
+// A compiled pattern (PCRE2: Perl syntax, as Java's java.util.regex reads it), matched over
+// UTF-8 text with bounded work and heap instead of the stack, so a long value cannot overflow it.
+// Thread-safety: a compiled pattern is shared; each match has its own match data.
+class Regex {
+ public:
+  explicit Regex(pcre2_code* code) : code_(code) {
+    pcre2_pattern_info(code_, PCRE2_INFO_CAPTURECOUNT, &groups_);
+  }
+  ~Regex() { pcre2_code_free(code_); }
+  Regex(const Regex&) = delete;
+  Regex& operator=(const Regex&) = delete;
+
+  uint32_t groups() const { return groups_; }
+
+  // The first match at or after byte `from`: false when there is none; `spans` gets (begin, end)
+  // of the whole match and of each group (-1, -1 for a group that took no part).
+  Result<bool> Find(const std::string& s, size_t from,
+                    std::vector<std::pair<int64_t, int64_t>>* spans) const {
+    static thread_local pcre2_match_context* context = [] {
+      pcre2_match_context* c = pcre2_match_context_create(nullptr);
+      pcre2_set_match_limit(c, 50'000'000);
+      pcre2_set_heap_limit(c, 256 * 1024);  // KiB of backtracking memory
+      return c;
+    }();
+    std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
+        pcre2_match_data_create_from_pattern(code_, nullptr), &pcre2_match_data_free);
+    const int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), from, 0,
+                               data.get(), context);
+    if (rc == PCRE2_ERROR_NOMATCH) return false;
+    if (rc < 0) {
+      PCRE2_UCHAR buf[256];
+      pcre2_get_error_message(rc, buf, sizeof buf);
+      return Status::Invalid(std::string("regular expression match failed: ") +
+                             reinterpret_cast<const char*>(buf));
+    }
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(data.get());
+    spans->clear();
+    for (uint32_t i = 0; i <= groups_; i++) {
+      if (i < static_cast<uint32_t>(rc) && ov[2 * i] != PCRE2_UNSET) {
+        spans->emplace_back(static_cast<int64_t>(ov[2 * i]), static_cast<int64_t>(ov[2 * i + 1]));
+      } else {
+        spans->emplace_back(-1, -1);
+      }
+    }
+    return true;
+  }
+
+ private:
+  pcre2_code* code_;
+  uint32_t groups_ = 0;
+};
+
 // Compiled patterns, by text (a pattern is usually a constant of the query).
-Result<std::shared_ptr<const std::regex>> Pattern(const std::string& p) {
+Result<std::shared_ptr<const Regex>> Pattern(const std::string& p) {
   static std::mutex mu;
-  static std::map<std::string, std::shared_ptr<const std::regex>> cache;
+  static std::map<std::string, std::shared_ptr<const Regex>> cache;
   std::lock_guard<std::mutex> lock(mu);
   auto it = cache.find(p);
   if (it != cache.end()) return it->second;
-  try {
-    auto r = std::make_shared<const std::regex>(p, std::regex::ECMAScript);
-    if (cache.size() > 1000) cache.clear();
-    cache[p] = r;
-    return r;
-  } catch (const std::regex_error& e) {
-    return Status::Invalid("invalid regular expression '" + p + "': " + e.what());
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(p.data()), p.size(),
+                                   PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &error, &offset, nullptr);
+  if (code == nullptr) {
+    PCRE2_UCHAR buf[256];
+    pcre2_get_error_message(error, buf, sizeof buf);
+    return Status::Invalid("invalid regular expression '" + p + "' at character " +
+                           std::to_string(offset + 1) + ": " +
+                           reinterpret_cast<const char*>(buf));
   }
+  auto r = std::make_shared<const Regex>(code);
+  if (cache.size() > 1000) cache.clear();
+  cache[p] = r;
+  return r;
+}
+
+// Bytes of the UTF-8 character starting at s[i] (1 for a byte that starts none).
+size_t CharBytes(const std::string& s, size_t i) {
+  const unsigned char c = static_cast<unsigned char>(s[i]);
+  size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  return std::min(n, s.size() - i);
+}
+
+// Java's Matcher.replaceAll: every match replaced by `replacement`, in which $n (the longest
+// group number the pattern has) and ${n} are the group's text and a backslash takes the next
+// character literally; an empty match moves on by one character.
+Result<std::string> RegexReplaceAll(const Regex& re, const std::string& s,
+                                    const std::string& replacement) {
+  std::string out;
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  size_t last = 0, from = 0;
+  while (from <= s.size()) {
+    TRIB_ASSIGN_OR_RETURN(bool found, re.Find(s, from, &spans));
+    if (!found) break;
+    const size_t begin = static_cast<size_t>(spans[0].first);
+    const size_t end = static_cast<size_t>(spans[0].second);
+    out.append(s, last, begin - last);
+    for (size_t i = 0; i < replacement.size(); i++) {
+      const char c = replacement[i];
+      if (c == '\\') {
+        if (i + 1 == replacement.size()) {
+          return Status::Invalid("REGEXP_REPLACE: the replacement ends with a lone '\\'");
+        }
+        out += replacement[++i];
+        continue;
+      }
+      if (c != '$') {
+        out += c;
+        continue;
+      }
+      size_t group = 0, j = i + 1;
+      if (j < replacement.size() && replacement[j] == '{') {
+        const size_t close = replacement.find('}', j);
+        std::string digits = close == std::string::npos ? "" : replacement.substr(j + 1, close - j - 1);
+        if (digits.empty() || !std::all_of(digits.begin(), digits.end(), ::isdigit) ||
+            digits.size() > 9 || std::stoul(digits) > re.groups()) {
+          return Status::Invalid("REGEXP_REPLACE: no group '" + replacement.substr(i) +
+                                 "' in the pattern (it has " + std::to_string(re.groups()) + ")");
+        }
+        group = std::stoul(digits);
+        i = close;
+      } else {
+        if (j == replacement.size() || !std::isdigit(static_cast<unsigned char>(replacement[j]))) {
+          return Status::Invalid("REGEXP_REPLACE: '$' in the replacement is not followed by a "
+                                 "group number (write \\$ for a dollar sign)");
+        }
+        group = static_cast<size_t>(replacement[j] - '0');
+        if (group > re.groups()) {
+          return Status::Invalid("REGEXP_REPLACE: no group " + std::to_string(group) +
+                                 " in the pattern (it has " + std::to_string(re.groups()) + ")");
+        }
+        // More digits while the number is still a group of the pattern (Java's rule).
+        while (j + 1 < replacement.size() &&
+               std::isdigit(static_cast<unsigned char>(replacement[j + 1])) &&
+               group * 10 + static_cast<size_t>(replacement[j + 1] - '0') <= re.groups()) {
+          group = group * 10 + static_cast<size_t>(replacement[++j] - '0');
+        }
+        i = j;
+      }
+      if (spans[group].first >= 0) {
+        out.append(s, static_cast<size_t>(spans[group].first),
+                   static_cast<size_t>(spans[group].second - spans[group].first));
+      }
+    }
+    last = end;
+    if (end == begin) {
+      if (end >= s.size()) break;
+      const size_t step = CharBytes(s, end);
+      out.append(s, end, step);
+      last = end + step;
+      from = end + step;
+    } else {
+      from = end;
+    }
+  }
+  if (last < s.size()) out.append(s, last, std::string::npos);
+  return out;
 }
 
 // Day count and time of day of a DATE (days) or TIMESTAMP value.
@@ -1009,16 +1152,24 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
     auto re = Pattern(args[1].string_value());
     if (!re.ok()) return ErrorAt(e.pos, re.status().message());
     const std::string& s = args[0].string_value();
-    if (f == "REGEXP") return Value::Bool(std::regex_search(s, **re));
-    if (f == "REGEXP_REPLACE") return Value::String(std::regex_replace(s, **re, args[2].string_value()));
-    std::smatch m;
-    if (!std::regex_search(s, m, **re)) return Value::Null();
-    const int64_t g = args.size() > 2 ? args[2].int_value() : 0;
-    if (g < 0 || static_cast<size_t>(g) >= m.size()) {
-      return ErrorAt(e.pos, "REGEXP_EXTRACT group " + std::to_string(g) + " is not in the pattern");
+    if (f == "REGEXP_REPLACE") {
+      auto replaced = RegexReplaceAll(**re, s, args[2].string_value());
+      if (!replaced.ok()) return ErrorAt(e.pos, replaced.status().message());
+      return Value::String(std::move(*replaced));
     }
-    if (!m[static_cast<size_t>(g)].matched) return Value::Null();
-    return Value::String(m[static_cast<size_t>(g)].str());
+    std::vector<std::pair<int64_t, int64_t>> spans;
+    auto found = (*re)->Find(s, 0, &spans);
+    if (!found.ok()) return ErrorAt(e.pos, found.status().message());
+    if (f == "REGEXP") return Value::Bool(*found);
+    if (!*found) return Value::Null();
+    // A group the pattern does not have gives NULL, as Flink's (its exception is caught).
+    const int64_t g = args.size() > 2 ? args[2].int_value() : 0;
+    if (g < 0 || static_cast<size_t>(g) >= spans.size() || spans[static_cast<size_t>(g)].first < 0) {
+      return Value::Null();
+    }
+    const auto& span = spans[static_cast<size_t>(g)];
+    return Value::String(s.substr(static_cast<size_t>(span.first),
+                                  static_cast<size_t>(span.second - span.first)));
   }
   if (f == "TO_BASE64") return Value::String(ToBase64(args[0].string_value()));
   if (f == "FROM_BASE64") {
