@@ -297,9 +297,22 @@ struct Session::PendingWrite {
   std::unique_ptr<Table> table;
   std::unique_ptr<TableWriter> writer;
   std::string target;
+  WriteOptions options;
   size_t rows = 0;
   bool overwrite = false;
 };
+
+namespace {
+
+// Whether a later INSERT of a statement set with `b` can go through the writer an earlier one
+// opened with `a` (rows in statement order, so later rows merge after earlier ones, as a second
+// commit would): same hints, same columns written, neither an OVERWRITE.
+bool SameWrite(const WriteOptions& a, const WriteOptions& b) {
+  return !a.overwrite && !b.overwrite && a.dynamic_options == b.dynamic_options &&
+         a.write_columns == b.write_columns;
+}
+
+}  // namespace
 
 Result<StatementResult> Session::Insert(const InsertStmt& s) {
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
@@ -504,7 +517,28 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
     options.write_columns = std::move(cols);
   }
   if (set_writes_) {
-    // In a statement set: write the rows now, commit when every INSERT of the set has.
+    // In a statement set: write the rows now, commit when every INSERT of the set has. A table
+    // written again the same way takes the rows into the writer it has (a dynamic-bucket table
+    // admits one writer at a time: a second would wait for the first's commit).
+    PendingWrite* same_table = nullptr;
+    for (auto& w : *set_writes_) {
+      if (w->table->path() == table->path()) same_table = w.get();
+    }
+    if (same_table != nullptr && SameWrite(same_table->options, options)) {
+      for (const Row& r : source_rows) {
+        Status st = same_table->writer->Write(RowKind::kInsert, r);
+        if (!st.ok()) return ErrorAt(s.pos, st.message());
+      }
+      same_table->rows += source_rows.size();
+      return StatementResult{};
+    }
+    if (same_table != nullptr && schema->HasPrimaryKey() &&
+        schema->Option("bucket").value_or("-1") == "-1") {
+      return NotSupportedAt(s.pos, "a statement set writing dynamic-bucket table " +
+                                       rn.id.ToString() + " twice is supported only when both "
+                                       "INSERTs write it alike (no OVERWRITE, the same columns and "
+                                       "hints): the table takes one writer at a time");
+    }
     auto pending = std::make_unique<PendingWrite>();
     auto writer = table->NewWriter(options);
     if (!writer.ok()) return ErrorAt(s.pos, writer.status().message());
@@ -519,6 +553,7 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
     pending->target = rn.id.ToString();
     pending->rows = source_rows.size();
     pending->overwrite = s.overwrite;
+    pending->options = options;
     pending->table = std::move(table);
     set_writes_->push_back(std::move(pending));
     return StatementResult{};
