@@ -967,7 +967,44 @@ Result<Value> EvalJsonFunction(const BoundExpr& e, const std::vector<Value>& arg
 }
 }  // namespace
 
+namespace {
+
+// Functions that read a date or time's fields: a TIMESTAMP_LTZ argument (an instant) is read as
+// the session zone's wall-clock time, as Flink does (HOUR(ltz) in Asia/Shanghai is UTC + 8).
+bool ReadsWallClock(const std::string& f) {
+  static const std::set<std::string> kNames = {
+      "YEAR", "QUARTER", "MONTH", "DAYOFMONTH", "DAYOFYEAR", "DAYOFWEEK", "HOUR", "MINUTE",
+      "SECOND", "WEEK", "DATE_FORMAT", "DATEDIFF", "DATE_ADD", "DATE_SUB", "$MILLISECOND",
+      "$MICROSECOND"};
+  return kNames.count(f) > 0;
+}
+
+Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<Value>& args);
+
+}  // namespace
+
 Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& args) {
+  if (SessionZone() != nullptr && ReadsWallClock(e.op)) {
+    bool ltz = false;
+    for (size_t i = 0; i < args.size() && i < e.args.size(); i++) {
+      ltz = ltz || (e.args[i]->type.id == TypeId::kTimestampLtz && !args[i].is_null());
+    }
+    if (ltz) {
+      std::vector<Value> local = args;
+      for (size_t i = 0; i < local.size() && i < e.args.size(); i++) {
+        if (e.args[i]->type.id == TypeId::kTimestampLtz && !local[i].is_null()) {
+          local[i] = Value::Ts(InstantToLocal(local[i].timestamp_value()));
+        }
+      }
+      return EvalScalarFunctionWallClock(e, local);
+    }
+  }
+  return EvalScalarFunctionWallClock(e, args);
+}
+
+namespace {
+
+Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<Value>& args) {
   const std::string& f = e.op;
   if (f == "PI") return Value::Double(M_PI);
   if (f == "RAND" || f == "RAND_INTEGER") {
@@ -1396,5 +1433,7 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
   }
   return Status::Internal("function " + f + " has no implementation");
 }
+
+}  // namespace
 
 }  // namespace tributary::sql
