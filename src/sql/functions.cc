@@ -356,20 +356,42 @@ void Civil(const Value& v, bool is_date, int64_t* days, int64_t* millis_of_day) 
   *millis_of_day = ms - *days * 86400000;
 }
 
-// Java SimpleDateFormat letters: yyyy yy MM M dd d HH H mm m ss s SSS, 'quoted' text.
-std::string FormatDateTime(int64_t days, int64_t millis_of_day, const std::string& fmt) {
+// A date-time pattern as Java's DateTimeFormatter reads it (what Flink's DATE_FORMAT and
+// FROM_UNIXTIME use): y (yy: two digits), M (MMM: Mar, MMMM: March), d, D (day of the year), E
+// (Tue; EEEE: Tuesday), a (AM / PM), H, h (1-12), K (0-11), k (1-24), m, s, S (fraction of the
+// second, one digit per letter), 'quoted' text ('' a quote); other characters as they are. A
+// letter it does not know is an error, as Java's.
+Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const std::string& fmt) {
+  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
+                                  "July",    "August",   "September", "October", "November", "December"};
+  static const char* kDays[] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+                                "Sunday"};
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
   const int64_t h = millis_of_day / 3600000, mi = millis_of_day / 60000 % 60,
                 s = millis_of_day / 1000 % 60, ms = millis_of_day % 1000;
+  const int64_t weekday = ((days % 7) + 7 + 3) % 7;  // 1970-01-01 was a Thursday: 0 = Monday
   std::string out;
   for (size_t i = 0; i < fmt.size();) {
     const char c = fmt[i];
     if (c == '\'') {
-      size_t j = fmt.find('\'', i + 1);
-      if (j == std::string::npos) j = fmt.size();
-      out += fmt.substr(i + 1, j - i - 1);
+      if (i + 1 < fmt.size() && fmt[i + 1] == '\'') {
+        out += '\'';
+        i += 2;
+        continue;
+      }
+      size_t j = i + 1;
+      while (j < fmt.size()) {
+        if (fmt[j] == '\'' && j + 1 < fmt.size() && fmt[j + 1] == '\'') {
+          out += '\'';
+          j += 2;
+          continue;
+        }
+        if (fmt[j] == '\'') break;
+        out += fmt[j++];
+      }
+      if (j >= fmt.size()) return Status::Invalid("date-time pattern '" + fmt + "': unclosed quote");
       i = j + 1;
       continue;
     }
@@ -382,13 +404,36 @@ std::string FormatDateTime(int64_t days, int64_t millis_of_day, const std::strin
     };
     switch (c) {
       case 'y': num(n == 2 ? y % 100 : y, n); break;
-      case 'M': num(m, n); break;
+      case 'M':
+        if (n >= 4) out += kMonths[m - 1];
+        else if (n == 3) out += std::string(kMonths[m - 1]).substr(0, 3);
+        else num(m, n);
+        break;
       case 'd': num(d, n); break;
+      case 'D': num(days - DaysFromCivil(y, 1, 1) + 1, n); break;
+      case 'E': out += n >= 4 ? kDays[weekday] : std::string(kDays[weekday]).substr(0, 3); break;
+      case 'a': out += h < 12 ? "AM" : "PM"; break;
       case 'H': num(h, n); break;
+      case 'h': num(h % 12 == 0 ? 12 : h % 12, n); break;
+      case 'K': num(h % 12, n); break;
+      case 'k': num(h == 0 ? 24 : h, n); break;
       case 'm': num(mi, n); break;
       case 's': num(s, n); break;
-      case 'S': num(ms, 3); break;
-      default: out.append(n, c); break;
+      case 'S': {
+        std::string frac = std::to_string(ms);
+        frac.insert(0, 3 - frac.size(), '0');
+        frac.resize(std::max<size_t>(n, 3), '0');
+        out += frac.substr(0, n);
+        break;
+      }
+      default:
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+          return Status::Invalid("date-time pattern '" + fmt + "': letter '" + std::string(1, c) +
+                                 "' is not supported (y M d D E a H h K k m s S; quote text "
+                                 "as 'text')");
+        }
+        out.append(n, c);
+        break;
     }
     i += n;
   }
@@ -720,6 +765,10 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     if (args[0]->type.IsString()) TRIB_RETURN_NOT_OK(as(0, DataType::Timestamp(3)));
     TRIB_RETURN_NOT_OK(temporal_arg(0, false));
     TRIB_RETURN_NOT_OK(string_arg(1));
+    if (args[1]->IsConstant() && args[1]->constant.is_string()) {
+      auto checked = FormatDateTime(0, 0, args[1]->constant.string_value());
+      if (!checked.ok()) return ErrorAt(args[1]->pos, checked.status().message());
+    }
     b.type = DataType::String();
   } else if (f == "TO_DATE" || f == "TO_TIMESTAMP") {
     TRIB_RETURN_NOT_OK(arity(1, 2));
@@ -1283,7 +1332,16 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
   if (f == "DATE_FORMAT") {
     int64_t days, tod;
     Civil(args[0], in.id == TypeId::kDate, &days, &tod);
-    return Value::String(FormatDateTime(days, tod, args[1].string_value()));
+    auto text = FormatDateTime(days, tod, args[1].string_value());
+    if (!text.ok()) return ErrorAt(e.pos, text.status().message());
+    return Value::String(std::move(*text));
+  }
+  if (f == "TO_TIMESTAMP" && args.size() == 1) {
+    // Without a format, Flink's lenient parse: a date alone, a 'T' or ' ' before the time, a
+    // fraction of the second; NULL for text that is none of these.
+    auto ts = CastValue(args[0], DataType::String(), DataType::Timestamp(3), CastMode::kExplicit);
+    if (!ts.ok()) return Value::Null();
+    return *ts;
   }
   if (f == "TO_DATE" || f == "TO_TIMESTAMP") {
     const std::string fmt = args.size() > 1 ? args[1].string_value()
@@ -1334,7 +1392,9 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     const int64_t wall = utc + LocalOffsetMillis(utc);
     const int64_t days = wall >= 0 ? wall / 86400000 : -((-wall + 86399999) / 86400000);
     const std::string fmt = args.size() > 1 ? args[1].string_value() : "yyyy-MM-dd HH:mm:ss";
-    return Value::String(FormatDateTime(days, wall - days * 86400000, fmt));
+    auto text = FormatDateTime(days, wall - days * 86400000, fmt);
+    if (!text.ok()) return ErrorAt(e.pos, text.status().message());
+    return Value::String(std::move(*text));
   }
   if (f == "TO_TIMESTAMP_LTZ") {
     const int64_t p = args.size() > 1 ? args[1].int_value() : 3;
@@ -1356,16 +1416,32 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
       const int64_t diff = (d2 * 86400000 + t2) - (d1 * 86400000 + t1);
       return Value::Int(diff / unit);  // truncated toward zero
     }
-    int64_t y1, y2;
-    unsigned m1, m2, dd1, dd2;
-    CivilFromDays(d1, &y1, &m1, &dd1);
-    CivilFromDays(d2, &y2, &m2, &dd2);
-    int64_t months = (y2 * 12 + m2) - (y1 * 12 + m1);
-    // Whole months only: the day and time of the month must be reached.
-    const int64_t in1 = static_cast<int64_t>(dd1) * 86400000 + t1;
-    const int64_t in2 = static_cast<int64_t>(dd2) * 86400000 + t2;
-    if (months > 0 && in2 < in1) months--;
-    if (months < 0 && in2 > in1) months++;
+    // Calcite's (so Flink's) month count: the most months m such that adding m months to the
+    // earlier day (clamped to the month's end: Jan 31 + 1 month = Feb 29) does not pass the
+    // later one; on the same day, the time of day decides.
+    auto add_months = [](int64_t day, int64_t n) {
+      int64_t y;
+      unsigned m, d;
+      CivilFromDays(day, &y, &m, &d);
+      const int64_t total = y * 12 + (m - 1) + n;
+      const int64_t ny = total >= 0 ? total / 12 : -((-total + 11) / 12);
+      const unsigned nm = static_cast<unsigned>(total - ny * 12) + 1;
+      const int64_t first_next = nm == 12 ? DaysFromCivil(ny + 1, 1, 1) : DaysFromCivil(ny, nm + 1, 1);
+      const unsigned last = static_cast<unsigned>(first_next - DaysFromCivil(ny, nm, 1));
+      return DaysFromCivil(ny, nm, std::min(d, last));
+    };
+    auto whole_months = [&](int64_t later, int64_t earlier) {
+      int64_t m = (later - earlier) / 31;
+      while (true) {
+        if (add_months(earlier, m) >= later || add_months(earlier, m + 1) > later) return m;
+        ++m;
+      }
+    };
+    int64_t months = d2 >= d1 ? whole_months(d2, d1) : -whole_months(d1, d2);
+    if (add_months(d1, months) == d2) {
+      if (months > 0 && t2 < t1) months--;
+      if (months < 0 && t2 > t1) months++;
+    }
     return Value::Int(months / -unit);
   }
   if (f == "JSON_EXISTS") {
