@@ -8,6 +8,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -525,13 +526,39 @@ std::optional<std::string> FromBase64(const std::string& in) {
 }
 
 // x rounded (or truncated) to `digits` digits after the point, in x's own type.
-Value RoundTo(const Value& x, const DataType& type, int64_t digits, bool truncate) {
-  if (x.is_double()) {
-    const double f = std::pow(10.0, static_cast<double>(digits));
-    const double v = x.double_value() * f;
-    const double r = truncate ? std::trunc(v) : (v < 0 ? -std::floor(-v + 0.5) : std::floor(v + 0.5));
-    return Value::Double(r / f);
+// `v` rounded (half up) or truncated to `digits` places as a decimal, as Flink's ROUND and
+// TRUNCATE of a DOUBLE round BigDecimal.valueOf(v): the shortest decimal that reads back as v,
+// so ROUND(1.005, 2) is 1.01 though the binary value is a little below 1.005.
+double RoundShortestDecimal(double v, int64_t digits, bool truncate) {
+  if (!std::isfinite(v) || v == 0) return v;
+  char buf[64];
+  const auto written = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific);
+  const std::string sci(buf, written.ptr);  // d.ddde±x
+  const size_t e = sci.find('e');
+  std::string digs;
+  for (size_t i = 0; i < e; i++) {
+    if (sci[i] != '.') digs += sci[i];
   }
+  const int64_t point = std::stoll(sci.substr(e + 1)) + 1;  // v = 0.<digs> * 10^point
+  const int64_t keep = point + digits;                        // digits of digs kept
+  if (keep >= static_cast<int64_t>(digs.size())) return v;
+  if (keep < 0) return 0.0;
+  const bool up = !truncate && digs[static_cast<size_t>(keep)] >= '5';
+  std::string kept = keep == 0 ? "0" : digs.substr(0, static_cast<size_t>(keep));
+  if (up) {
+    size_t i = kept.size();
+    while (i > 0 && kept[i - 1] == '9') kept[--i] = '0';
+    if (i == 0) kept.insert(kept.begin(), '1');
+    else kept[i - 1]++;
+  }
+  const std::string text = kept + "e" + std::to_string(point - keep);
+  double out = 0;
+  std::from_chars(text.data(), text.data() + text.size(), out);
+  return out == 0 ? 0.0 : std::copysign(out, v);
+}
+
+Value RoundTo(const Value& x, const DataType& type, int64_t digits, bool truncate) {
+  if (x.is_double()) return Value::Double(RoundShortestDecimal(x.double_value(), digits, truncate));
   // Integers and decimals: an unscaled integer with `scale` digits after the point.
   const int scale = x.is_decimal() ? type.scale : 0;
   const __int128 u = x.is_decimal() ? x.decimal_value().unscaled : x.int_value();
