@@ -696,11 +696,12 @@ std::vector<OptionDef> BuildTable() {
           "scan.startup.timestamp and casts of evolved columns are read in it.")
           .Session(),
       Def("sql-client.execution.result-mode", kEnum, "table",
-          "How the shell shows query results. Rows are always printed as they arrive; accepted "
-          "for compatibility with Flink scripts.")
+          "How the shell shows query results. The shell prints rows as they arrive, as Flink's "
+          "'tableau' mode does: 'tableau' is accepted (the first line of many Flink scripts); "
+          "'table' and 'changelog' (Flink's interactive result views) are refused as not "
+          "supported yet.")
           .Allowed({"table", "changelog", "tableau"})
-          .Session()
-          .Unsupported(),
+          .Session(),
       Def("sql-client.execution.max-table-result.rows", kInt, "1000000",
           "Rows a query result keeps at most in the shell.")
           .Min(1)

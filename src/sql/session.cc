@@ -1072,6 +1072,12 @@ Result<StatementResult> Session::Set(const SetStmt& s) {
   if (const OptionDef* def = FindOption(OptionScope::kSession, *canonical); def && !def->supported) {
     return NotSupportedAt(s.key_pos, "option '" + *canonical + "' is recognised but not supported yet");
   }
+  if (*canonical == "sql-client.execution.result-mode" && s.value != "tableau" &&
+      s.value != "TABLEAU") {
+    return NotSupportedAt(s.key_pos, "'sql-client.execution.result-mode' = '" + s.value +
+                                         "' is not supported yet: the shell prints results as "
+                                         "'tableau' does (SET it to 'tableau')");
+  }
   if (*canonical == "table.local-time-zone") {
     auto tz = TimeZone::Load(s.value);
     if (!tz.ok()) return ErrorAt(s.key_pos, "table.local-time-zone: " + tz.status().message());
