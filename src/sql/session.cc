@@ -1689,9 +1689,23 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   const std::string& path = (*table)->path();
   const Expr* tag = args["tag"];
   if (!create) {
-    // Several tags: 'a,b'.
+    // Several tags: 'a,b'. Every one is checked before any goes, so a failing call changes
+    // nothing.
     std::vector<std::string> tags;
-    for (const auto& part : SplitCommaList(tag->text)) tags.push_back(part);
+    for (const auto& part : SplitCommaList(tag->text)) {
+      if (std::find(tags.begin(), tags.end(), part) == tags.end()) tags.push_back(part);
+    }
+    auto existing = meta::ListTags(path);
+    if (!existing.ok()) return Locate(existing.status(), s.pos);
+    for (const auto& name : tags) {
+      if (std::find(existing->begin(), existing->end(), name) != existing->end()) continue;
+      std::string list;
+      for (const auto& t : *existing) list += (list.empty() ? "" : ", ") + t;
+      return ErrorAt(tag->pos, "tag '" + name + "' does not exist (" +
+                                   (existing->empty() ? std::string("the table has no tags")
+                                                      : "tags: " + list) +
+                                   "); nothing was deleted");
+    }
     for (const auto& name : tags) {
       Status st = meta::DeleteTag(path, name);
       if (!st.ok()) return ErrorAt(tag->pos, st.message());
@@ -1778,13 +1792,32 @@ Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& 
   const std::string path = create ? (*table)->path() : meta::DataRoot((*table)->path());
   const Expr* branch = args["branch"];
   if (procedure == "delete_branch") {
-    // Several branches: 'a,b'. One that main reads as its fallback stays.
+    // Several branches: 'a,b'. One that main reads as its fallback stays. Every one is checked
+    // before any goes, so a failing call changes nothing.
     TRIB_ASSIGN_OR_RETURN(auto fallback, MainFallbackBranch((*table)->path()));
+    auto existing = meta::ListBranches(path);
+    if (!existing.ok()) return Locate(existing.status(), s.pos);
+    std::vector<std::string> names;
     for (const auto& name : SplitCommaList(branch->text)) {
+      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
       if (fallback && *fallback == name) {
         return ErrorAt(branch->pos, "branch '" + name + "' is the table's 'scan.fallback-branch'; "
-                                    "reset that option first");
+                                    "reset that option first (nothing was deleted)");
       }
+      if (Status valid = meta::CheckBranchName(name); !valid.ok()) {
+        return ErrorAt(branch->pos, valid.message());
+      }
+      if (std::find(existing->begin(), existing->end(), name) == existing->end()) {
+        std::string list;
+        for (const auto& b : *existing) list += (list.empty() ? "" : ", ") + b;
+        return ErrorAt(branch->pos, "branch '" + name + "' does not exist (" +
+                                        (existing->empty() ? std::string("the table has no branches")
+                                                           : "branches: " + list) +
+                                        "); nothing was deleted");
+      }
+      names.push_back(name);
+    }
+    for (const auto& name : names) {
       Status st = meta::DeleteBranch(path, name);
       if (!st.ok()) return ErrorAt(branch->pos, st.message());
     }
