@@ -1671,6 +1671,19 @@ Result<StatementResult> Session::RemoveOrphanFiles(const CallStmt& s) {
   return out;
 }
 
+namespace {
+// The error of a delete_tag / delete_branch list naming `name`, which is not among `existing`.
+std::string NothingDeleted(const std::string& what, const std::string& name,
+                           const std::vector<std::string>& existing) {
+  std::string list;
+  for (const auto& e : existing) list += (list.empty() ? "" : ", ") + e;
+  return what + " '" + name + "' does not exist (" +
+         (existing.empty() ? "the table has no " + what + (what == "branch" ? "es" : "s")
+                           : what + (what == "branch" ? "es" : "s") + ": " + list) +
+         "); nothing was deleted";
+}
+}  // namespace
+
 Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   // Paimon's arguments, by name or in this order.
   const std::string proc = create ? "sys.create_tag" : "sys.delete_tag";
@@ -1699,12 +1712,7 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
     if (!existing.ok()) return Locate(existing.status(), s.pos);
     for (const auto& name : tags) {
       if (std::find(existing->begin(), existing->end(), name) != existing->end()) continue;
-      std::string list;
-      for (const auto& t : *existing) list += (list.empty() ? "" : ", ") + t;
-      return ErrorAt(tag->pos, "tag '" + name + "' does not exist (" +
-                                   (existing->empty() ? std::string("the table has no tags")
-                                                      : "tags: " + list) +
-                                   "); nothing was deleted");
+      return ErrorAt(tag->pos, NothingDeleted("tag", name, *existing));
     }
     for (const auto& name : tags) {
       Status st = meta::DeleteTag(path, name);
@@ -1808,12 +1816,7 @@ Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& 
         return ErrorAt(branch->pos, valid.message());
       }
       if (std::find(existing->begin(), existing->end(), name) == existing->end()) {
-        std::string list;
-        for (const auto& b : *existing) list += (list.empty() ? "" : ", ") + b;
-        return ErrorAt(branch->pos, "branch '" + name + "' does not exist (" +
-                                        (existing->empty() ? std::string("the table has no branches")
-                                                           : "branches: " + list) +
-                                        "); nothing was deleted");
+        return ErrorAt(branch->pos, NothingDeleted("branch", name, *existing));
       }
       names.push_back(name);
     }
