@@ -733,6 +733,47 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
 }
 
 Result<ExprPtr> Parser::ParseOver(ExprPtr call) {
+  if (Peek().Is("FILTER") && Peek(1).IsSymbol("(")) {
+    // agg(x) FILTER (WHERE c): the aggregate of the rows where c holds, written as
+    // agg(CASE WHEN c THEN x END) (aggregates skip NULL; COUNT(*) counts CASE WHEN c THEN 1 END).
+    const Pos filter_pos = Next().pos;
+    Next();  // (
+    TRIB_RETURN_NOT_OK(ExpectKeyword("WHERE"));
+    TRIB_ASSIGN_OR_RETURN(ExprPtr cond, ParseExpr());
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    static const std::set<std::string> kAggregates = {
+        "COUNT", "SUM", "MIN", "MAX", "AVG", "LISTAGG", "FIRST_VALUE", "LAST_VALUE",
+        "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE"};
+    if (call->kind != ExprKind::kFunction || !kAggregates.count(call->op)) {
+      return ErrorAt(filter_pos, "FILTER (WHERE ...) follows an aggregate function only, not " +
+                                     (call->op.empty() ? std::string("this expression")
+                                                       : call->op));
+    }
+    auto when = [&](ExprPtr value) {
+      auto c = std::make_unique<Expr>();
+      c->kind = ExprKind::kCase;
+      c->pos = filter_pos;
+      c->args.push_back(cond->Clone());
+      c->args.push_back(std::move(value));
+      return c;
+    };
+    if (call->star_arg) {
+      call->star_arg = false;
+      auto one = std::make_unique<Expr>();
+      one->kind = ExprKind::kLiteral;
+      one->literal_kind = LiteralKind::kInteger;
+      one->text = "1";
+      one->pos = filter_pos;
+      call->args.push_back(when(std::move(one)));
+    } else {
+      // LISTAGG's separator stays as it is.
+      const size_t n = call->op == "LISTAGG" ? std::min<size_t>(1, call->args.size())
+                                             : call->args.size();
+      for (size_t i = 0; i < n; i++) call->args[i] = when(std::move(call->args[i]));
+    }
+    for (auto& a : call->args) TRIB_RETURN_NOT_OK(Seal(a));
+    TRIB_RETURN_NOT_OK(Seal(call));
+  }
   if (!(Peek().Is("OVER") && Peek(1).IsSymbol("("))) return call;
   auto spec = std::make_shared<WindowSpec>();
   spec->pos = Next().pos;
