@@ -564,6 +564,17 @@ std::vector<OptionDef> BuildTable() {
                     "from-snapshot", "from-snapshot-full", "incremental"})
           .Alias("log.scan")
           .Unsupported(),
+      Def("incremental-between", kString, "",
+          "Paimon's incremental query: the changes between two snapshots or tags ('1,5', "
+          "'tag1,tag2').")
+          .Unsupported(),
+      Def("incremental-between-timestamp", kString, "",
+          "Paimon's incremental query between two times ('t1,t2', epoch milliseconds).")
+          .Unsupported(),
+      Def("incremental-between-scan-mode", kEnum, "auto",
+          "What an incremental query reads: 'auto', 'delta', 'changelog' or 'diff'.")
+          .Allowed({"auto", "delta", "changelog", "diff"})
+          .Unsupported(),
       Def("scan.snapshot-id", kLong, "",
           "Read from this snapshot: a batch read reads it, a streaming read starts there.")
           .Min(1),

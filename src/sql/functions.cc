@@ -878,6 +878,12 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     if (f == "TIMESTAMPADD") {
       TRIB_RETURN_NOT_OK(int_arg(1));
       TRIB_RETURN_NOT_OK(temporal_arg(2, false));
+      // A unit shorter than a day moves a DATE to a TIMESTAMP (Calcite's rule):
+      // TIMESTAMPADD(HOUR, 1, DATE '2024-01-01') is 2024-01-01 01:00:00.
+      const int64_t unit = UnitSize(args[0]->constant.string_value());
+      if (args[2]->type.id == TypeId::kDate && unit > 0 && unit < 86400000) {
+        TRIB_RETURN_NOT_OK(as(2, DataType::Timestamp(0)));
+      }
       b.type = args[2]->type;
     } else {
       TRIB_RETURN_NOT_OK(temporal_arg(1, false));

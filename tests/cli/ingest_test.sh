@@ -140,6 +140,48 @@ JSON
 check "expired partition dropped by ingest" "dt=29991231 " \
   "$("$BIN" sql --warehouse "$WH" --format csv -e "SHOW PARTITIONS pe" 2>/dev/null | tail -n +2 | tr -d '\r' | tr '\n' ' ')"
 
+# --ignore-parse-errors (Flink's debezium-json.ignore-parse-errors) skips lines that are not
+# change events, counts them, and ingests the rest.
+"$BIN" sql --warehouse "$WH" -e "CREATE TABLE ipe (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')" >/dev/null 2>&1
+cat > "$WORK/ipe.json" <<'JSON'
+{"before": null, "after": {"id": 1, "name": "ann"}, "op": "c"}
+{"before": null, "after": {"id": 2,
+{"before": null, "after": {"id": 3, "name": "cy"}, "op": "c"}
+JSON
+set +e
+"$BIN" ingest --warehouse "$WH" --table default.ipe --format debezium-json --ignore-parse-errors \
+  "$WORK/ipe.json" 2>"$WORK/err"
+check "ignore-parse-errors exit status" 0 $?
+set -e
+check "ignore-parse-errors counts the skipped line" "yes" \
+  "$(grep -q "skipped 1 malformed line" "$WORK/err" && echo yes || (cat "$WORK/err" >&2; echo no))"
+check "ignore-parse-errors ingests the others" "1 3 " \
+  "$(sql "SELECT id FROM ipe ORDER BY id" 2>/dev/null | tail -n +2 | tr '\n' ' ')"
+
+# SIGINT, as SIGTERM above: what was read is committed and the ingest ends cleanly.
+"$BIN" sql --warehouse "$WH" -e "CREATE TABLE sig (id BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')" >/dev/null 2>&1
+mkfifo "$WORK/sigfifo"
+"$BIN" ingest --warehouse "$WH" --table default.sig --format debezium-json \
+  --commit-interval-ms 200 "$WORK/sigfifo" 2>"$WORK/sigerr" &
+sig_pid=$!
+exec 7>"$WORK/sigfifo"
+echo '{"before": null, "after": {"id": 4}, "op": "c"}' >&7
+for _ in $(seq 1 50); do  # the ingest is running and reading: its first line is in
+  [ "$(sql "SELECT id FROM sig" 2>/dev/null | tail -n +2)" == "4" ] && break
+  sleep 0.1
+done
+echo '{"before": null, "after": {"id": 5}, "op": "c"}' >&7
+sleep 0.3
+kill -INT "$sig_pid"
+set +e
+wait "$sig_pid"
+sig_rc=$?
+set -e
+exec 7>&-
+check "SIGINT exit status" 0 "$sig_rc"
+check "rows committed before SIGINT" "4 5 " "$(sql "SELECT id FROM sig ORDER BY id" 2>/dev/null | tail -n +2 | tr '\n' ' ')"
+check "SIGINT message" "yes" "$(grep -q "stopped by SIGINT" "$WORK/sigerr" && echo yes || (cat "$WORK/sigerr" >&2; echo no))"
+
 if [ "$failures" -gt 0 ]; then
   echo "$failures check(s) failed"
   exit 1

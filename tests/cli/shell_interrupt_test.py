@@ -126,6 +126,10 @@ def main():
             pass
         os.waitpid(pid, 0)
         text = out.decode(errors="replace")
+        # History of the session's statements, in ~/.tributary_history (HOME is the warehouse).
+        history = os.path.join(wh, ".tributary_history")
+        if not os.path.exists(history) or "abcdefghij" not in open(history, errors="replace").read():
+            failures.append("the statements were not written to ~/.tributary_history")
         if "8000000000" in text:
             failures.append("the cancelled query printed a count")
         for f in failures:
