@@ -48,7 +48,9 @@ const std::set<std::string>& Names() {
       "ATAN2",     "SINH",       "COSH",       "TANH",        "DEGREES",     "RADIANS",
       "JSON_VALUE", "JSON_EXISTS", "JSON_QUERY", "OVERLAY",
       // EXTRACT(MILLISECOND | MICROSECOND | EPOCH FROM x) (the parser's names).
-      "$MILLISECOND", "$MICROSECOND", "$EPOCH"};
+      "$MILLISECOND", "$MICROSECOND", "$EPOCH",
+      // FLOOR(t TO unit) / CEIL(t TO unit).
+      "$FLOOR_TO", "$CEIL_TO"};
   return kNames;
 }
 
@@ -787,6 +789,10 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     TRIB_RETURN_NOT_OK(arity(1, 1));
     TRIB_RETURN_NOT_OK(temporal_arg(0, false));
     b.type = DataType::BigInt();
+  } else if (f == "$FLOOR_TO" || f == "$CEIL_TO") {
+    TRIB_RETURN_NOT_OK(arity(2, 2));
+    TRIB_RETURN_NOT_OK(temporal_arg(0, false));
+    b.type = args[0]->type;
   } else if (f == "DATE_FORMAT") {
     TRIB_RETURN_NOT_OK(arity(2, 2));
     if (args[0]->type.IsString()) TRIB_RETURN_NOT_OK(as(0, DataType::Timestamp(3)));
@@ -1051,13 +1057,69 @@ Result<Value> EvalJsonFunction(const BoundExpr& e, const std::vector<Value>& arg
 
 namespace {
 
+// FLOOR(t TO unit) / CEIL(t TO unit) of a DATE (days) or TIMESTAMP value (a TIMESTAMP_LTZ comes
+// here as the session zone's wall-clock time and goes back to an instant). A WEEK starts on
+// Sunday, as Calcite's.
+Result<Value> EvalFloorTo(const BoundExpr& e, const std::vector<Value>& args, bool ceil) {
+  const bool is_date = e.args[0]->type.id == TypeId::kDate;
+  const std::string& unit = args[1].string_value();
+  int64_t days, tod;
+  Civil(args[0], is_date, &days, &tod);
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  // The floor as (days, time of day), and the next boundary after it.
+  int64_t fd = days, ft = tod, nd = days, nt = tod;
+  auto whole_days = [&](int64_t first, int64_t next_first) {
+    fd = first;
+    ft = 0;
+    nd = next_first;
+    nt = 0;
+  };
+  if (unit == "YEAR") {
+    whole_days(DaysFromCivil(y, 1, 1), DaysFromCivil(y + 1, 1, 1));
+  } else if (unit == "QUARTER" || unit == "MONTH") {
+    const unsigned first = unit == "MONTH" ? m : (m - 1) / 3 * 3 + 1;
+    const unsigned step = unit == "MONTH" ? 1 : 3;
+    const int64_t ny = first + step > 12 ? y + 1 : y;
+    const unsigned nm = first + step > 12 ? first + step - 12 : first + step;
+    whole_days(DaysFromCivil(y, first, 1), DaysFromCivil(ny, nm, 1));
+  } else if (unit == "WEEK") {
+    const int64_t sunday = days - ((days % 7) + 7 + 4) % 7;  // 1970-01-01 was a Thursday
+    whole_days(sunday, sunday + 7);
+  } else if (unit == "DAY") {
+    whole_days(days, days + 1);
+  } else {
+    const int64_t size = unit == "HOUR" ? 3600000 : unit == "MINUTE" ? 60000
+                       : unit == "SECOND" ? 1000 : 1;
+    ft = tod / size * size;
+    nt = ft + size;
+    if (nt >= 86400000) {
+      nd = days + 1;
+      nt -= 86400000;
+    }
+  }
+  const Timestamp in = is_date ? Timestamp{days * 86400000, 0} : args[0].timestamp_value();
+  const bool exact = fd == days && ft == tod && in.nanos_of_milli == 0;
+  const int64_t rd = ceil && !exact ? nd : fd;
+  const int64_t rt = ceil && !exact ? nt : ft;
+  if (is_date) {
+    // A DATE has no time: a unit below a day leaves it as it is.
+    if (rt != 0) return Value::Int(days);
+    return Value::Int(rd);
+  }
+  Timestamp out{rd * 86400000 + rt, 0};
+  if (e.type.id == TypeId::kTimestampLtz) out = LocalToInstant(out);
+  return Value::Ts(out);
+}
+
 // Functions that read a date or time's fields: a TIMESTAMP_LTZ argument (an instant) is read as
 // the session zone's wall-clock time, as Flink does (HOUR(ltz) in Asia/Shanghai is UTC + 8).
 bool ReadsWallClock(const std::string& f) {
   static const std::set<std::string> kNames = {
       "YEAR", "QUARTER", "MONTH", "DAYOFMONTH", "DAYOFYEAR", "DAYOFWEEK", "HOUR", "MINUTE",
       "SECOND", "WEEK", "DATE_FORMAT", "DATEDIFF", "DATE_ADD", "DATE_SUB", "$MILLISECOND",
-      "$MICROSECOND"};
+      "$MICROSECOND", "$FLOOR_TO", "$CEIL_TO"};
   return kNames.count(f) > 0;
 }
 
@@ -1362,6 +1424,7 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     const int64_t ms = args[0].timestamp_value().millis;
     return Value::Int(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
   }
+  if (f == "$FLOOR_TO" || f == "$CEIL_TO") return EvalFloorTo(e, args, f == "$CEIL_TO");
   if (f == "DATE_FORMAT") {
     int64_t days, tod;
     Civil(args[0], in.id == TypeId::kDate, &days, &tod);

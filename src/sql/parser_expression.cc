@@ -714,6 +714,28 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
   }
   TRIB_ASSIGN_OR_RETURN(ExprPtr first, ParseExpr());
   e->args.push_back(std::move(first));
+  if ((e->op == "FLOOR" || e->op == "CEIL" || e->op == "CEILING") && Peek().Is("TO")) {
+    // FLOOR(t TO unit) / CEIL(t TO unit): a date or time rounded down / up to the unit.
+    Next();
+    const Token& unit = Peek();
+    static const std::set<std::string> kUnits = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY",
+                                                 "HOUR", "MINUTE", "SECOND", "MILLISECOND"};
+    if (unit.type != TokenType::kWord || !kUnits.count(Upper(unit.text))) {
+      return ErrorAt(unit.pos, e->op + "(... TO unit) takes YEAR, QUARTER, MONTH, WEEK, DAY, "
+                                       "HOUR, MINUTE, SECOND or MILLISECOND");
+    }
+    auto u = std::make_unique<Expr>();
+    u->kind = ExprKind::kLiteral;
+    u->literal_kind = LiteralKind::kString;
+    u->text = Upper(unit.text);
+    u->pos = unit.pos;
+    Next();
+    e->op = e->op == "FLOOR" ? "$FLOOR_TO" : "$CEIL_TO";
+    e->args.push_back(std::move(u));
+    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
+    TRIB_RETURN_NOT_OK(Seal(e));
+    return e;
+  }
   if ((e->op == "SUBSTRING" || e->op == "SUBSTR") && Peek().Is("FROM")) {
     Next();
     TRIB_ASSIGN_OR_RETURN(ExprPtr start, ParseExpr());
@@ -1005,6 +1027,10 @@ std::string Print(const Expr& e, bool quote) {
     case ExprKind::kFunction:
       if (e.star_arg) return e.op + "(*)" + (e.over ? " " + e.over->text : "");
       if (e.op == "$INTERVAL") return "INTERVAL '" + e.text + "' " + e.type_text;
+      if ((e.op == "$FLOOR_TO" || e.op == "$CEIL_TO") && e.args.size() == 2) {
+        return std::string(e.op == "$FLOOR_TO" ? "FLOOR(" : "CEIL(") + ExprToString(*e.args[0]) +
+               " TO " + e.args[1]->text + ")";
+      }
       if (e.op == "ITEM" && e.args.size() == 2) {
         return ExprToString(*e.args[0]) + "[" + ExprToString(*e.args[1]) + "]";
       }
