@@ -1687,10 +1687,15 @@ std::string NothingDeleted(const std::string& what, const std::string& name,
 Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   // Paimon's arguments, by name or in this order.
   const std::string proc = create ? "sys.create_tag" : "sys.delete_tag";
-  const std::vector<std::string> names = create
-                                             ? std::vector<std::string>{"table", "tag", "snapshot_id"}
-                                             : std::vector<std::string>{"table", "tag"};
+  const std::vector<std::string> names =
+      create ? std::vector<std::string>{"table", "tag", "snapshot_id", "time_retained"}
+             : std::vector<std::string>{"table", "tag"};
   TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, names));
+  if (args.count("time_retained")) {
+    return NotSupportedAt(args["time_retained"]->pos,
+                          "sys.create_tag's time_retained is not supported yet: a tag is kept "
+                          "until sys.delete_tag removes it");
+  }
   if (!args.count("table") || !args.count("tag")) {
     return ErrorAt(s.pos, proc + " needs a table and a tag: CALL " + proc + "('db.t', 'tag'" +
                               (create ? "[, snapshot_id])" : ")"));
