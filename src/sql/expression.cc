@@ -576,10 +576,32 @@ Result<BoundExprPtr> Binder::BindIntervalArithmetic(const Expr& e) {
   if (!value->null_literal && t.id != TypeId::kDate && !t.IsTimestamp()) {
     return ErrorAt(e.pos, "an INTERVAL is added to a DATE or TIMESTAMP, not " + TypeName(t));
   }
-  auto n = options::ParseInt64(iv.text);
+  std::string unit = iv.type_text;
+  std::string number = iv.text;
+  if (unit == "SECOND" && number.find('.') != std::string::npos) {
+    // INTERVAL '1.5' SECOND: seconds with up to three fraction digits, as milliseconds.
+    const size_t dot = number.find('.');
+    std::string frac = number.substr(dot + 1);
+    if (frac.empty() || frac.size() > 3 ||
+        !std::all_of(frac.begin(), frac.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return ErrorAt(iv.pos, "INTERVAL '" + iv.text + "' SECOND takes at most three fraction "
+                                                      "digits (milliseconds)");
+    }
+    frac.resize(3, '0');
+    std::string whole = number.substr(0, dot);
+    const bool negative = !whole.empty() && whole[0] == '-';
+    if (whole.empty() || whole == "-" || whole == "+") whole += "0";
+    auto w = options::ParseInt64(whole);
+    if (!w.ok() || *w > 9'000'000'000'000 || *w < -9'000'000'000'000) {
+      return ErrorAt(iv.pos, "INTERVAL '" + iv.text + "' is not a number of seconds");
+    }
+    const int64_t ms = *w * 1000 + (negative ? -1 : 1) * std::stoll(frac);
+    number = std::to_string(ms);
+    unit = "MILLISECOND";
+  }
+  auto n = options::ParseInt64(number);
   if (!n.ok()) return ErrorAt(iv.pos, "INTERVAL '" + iv.text + "' is not a whole number");
   int64_t count = e.op == "-" ? -*n : *n;
-  const std::string& unit = iv.type_text;
   int64_t millis = 0, months = 0;
   if (unit == "YEAR") months = count * 12;
   else if (unit == "MONTH") months = count;
@@ -593,7 +615,13 @@ Result<BoundExprPtr> Binder::BindIntervalArithmetic(const Expr& e) {
                               (unit == "MILLISECOND" ? std::string("a time of day")
                                                      : unit + "S"));
   }
-  auto fn = NewExpr(BoundKind::kFunction, value->null_literal ? DataType::Timestamp(3) : t, e.pos);
+  DataType result = value->null_literal ? DataType::Timestamp(3) : t;
+  if (result.IsTimestamp() && millis % 1000 != 0 && result.precision < 3) {
+    // Milliseconds added: the result holds them (TIMESTAMP(0) + INTERVAL '1.5' SECOND).
+    result = (result.id == TypeId::kTimestampLtz ? DataType::TimestampLtz(3) : DataType::Timestamp(3))
+                 .WithNullable(result.nullable);
+  }
+  auto fn = NewExpr(BoundKind::kFunction, result, e.pos);
   fn->op = "$ADD_INTERVAL";
   if (value->null_literal) {
     TRIB_ASSIGN_OR_RETURN(value, CastTo(std::move(value), DataType::Timestamp(3), 0));
