@@ -95,12 +95,14 @@ int ReadKey(FILE* in) {
   const int fd = fileno(in);
   const int lead = ReadByte(fd);
   if (lead < 0x80 || MB_CUR_MAX == 1) return lead;  // ASCII, a single-byte locale's byte, or -1
-  int more = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC0 ? 1 : 0;
+  constexpr int kReplacement = 0xFFFD;               // what a broken sequence reads as
+  if (lead < 0xC0 || lead > 0xF4) return kReplacement;  // a stray continuation or invalid byte
+  int more = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : 1;
   int code = lead & (0x3F >> more);
   for (; more > 0; --more) {
     const int next = ReadByte(fd);
     if (next < 0) return -1;
-    if ((next & 0xC0) != 0x80) return next;  // not UTF-8: the byte that broke the sequence
+    if ((next & 0xC0) != 0x80) return kReplacement;
     code = (code << 6) | (next & 0x3F);
   }
   return code;

@@ -224,21 +224,26 @@ Result<int64_t> FastForward(const std::string& table_path, const std::string& na
       if (s->id < earliest) kept_schemas.insert(s->schema_id);
     }
   }
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> branch_latest_schema,
+                        SchemaManager(branch).LatestId());
   for (int64_t id : kept_schemas) {
     auto mine = io::LocalFs().ReadFile(SchemaPath(target, id));
     auto theirs = io::LocalFs().ReadFile(SchemaPath(branch, id));
     for (const auto* r : {&mine, &theirs}) {
       if (!r->ok() && !r->status().IsNotFound()) return r->status();
     }
-    if (!mine.ok() || !theirs.ok()) continue;  // one side has no such schema: none replaced
-    if (*mine != *theirs) {
+    // Replaced by a different file, or removed below (the target's schemas after the branch's
+    // latest, from the branch's first snapshot's on): either way the kept snapshots lose it.
+    const bool replaced = mine.ok() && theirs.ok() && *mine != *theirs;
+    const bool removed = mine.ok() && !theirs.ok() && id >= first_schema &&
+                         id > branch_latest_schema.value_or(-1);
+    if (replaced || removed) {
       return Status::Invalid("branch '" + name + "' was not made from the branch it would "
-                             "replace: its schema " + std::to_string(id) + " differs, and " +
-                             "snapshots kept there read it");
+                             "replace: its schema " + std::to_string(id) + " " +
+                             (replaced ? "differs" : "is missing") +
+                             ", and snapshots kept there read it");
     }
   }
-  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> branch_latest_schema,
-                        SchemaManager(branch).LatestId());
   // The target's tags of the snapshots that go, those snapshots (newest first, so the target is
   // always a prefix of its history) and its long-lived changelogs of them. No schema a remaining
   // snapshot uses is removed: the branch's copies of the target's schemas are its own.

@@ -206,16 +206,18 @@ class Regex {
   // of the whole match and of each group (-1, -1 for a group that took no part).
   Result<bool> Find(const std::string& s, size_t from,
                     std::vector<std::pair<int64_t, int64_t>>* spans) const {
-    static thread_local pcre2_match_context* context = [] {
-      pcre2_match_context* c = pcre2_match_context_create(nullptr);
-      pcre2_set_match_limit(c, 50'000'000);
-      pcre2_set_heap_limit(c, 256 * 1024);  // KiB of backtracking memory
-      return c;
-    }();
+    static thread_local std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)>
+        context = [] {
+          pcre2_match_context* c = pcre2_match_context_create(nullptr);
+          pcre2_set_match_limit(c, 50'000'000);
+          pcre2_set_heap_limit(c, 256 * 1024);  // KiB of backtracking memory
+          return std::unique_ptr<pcre2_match_context, decltype(&pcre2_match_context_free)>(
+              c, &pcre2_match_context_free);
+        }();
     std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> data(
         pcre2_match_data_create_from_pattern(code_, nullptr), &pcre2_match_data_free);
     const int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(s.data()), s.size(), from, 0,
-                               data.get(), context);
+                               data.get(), context.get());
     if (rc == PCRE2_ERROR_NOMATCH) return false;
     if (rc < 0) {
       PCRE2_UCHAR buf[256];
@@ -249,8 +251,13 @@ Result<std::shared_ptr<const Regex>> Pattern(const std::string& p) {
   if (it != cache.end()) return it->second;
   int error = 0;
   PCRE2_SIZE offset = 0;
+  // '.' and '$' treat CR, LF and the Unicode line separators as line ends, as Java's do.
+  std::unique_ptr<pcre2_compile_context, decltype(&pcre2_compile_context_free)> compile(
+      pcre2_compile_context_create(nullptr), &pcre2_compile_context_free);
+  pcre2_set_newline(compile.get(), PCRE2_NEWLINE_ANY);
   pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(p.data()), p.size(),
-                                   PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &error, &offset, nullptr);
+                                   PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &error, &offset,
+                                   compile.get());
   if (code == nullptr) {
     PCRE2_UCHAR buf[256];
     pcre2_get_error_message(error, buf, sizeof buf);
@@ -271,9 +278,9 @@ size_t CharBytes(const std::string& s, size_t i) {
   return std::min(n, s.size() - i);
 }
 
-// Java's Matcher.replaceAll: every match replaced by `replacement`, in which $n (the longest
-// group number the pattern has) and ${n} are the group's text and a backslash takes the next
-// character literally; an empty match moves on by one character.
+// Flink's REGEXP_REPLACE: every match replaced by `replacement` taken literally (Flink quotes it
+// with Matcher.quoteReplacement: '$' and '\\' are plain characters); an empty match moves on by
+// one character, as Java's replaceAll.
 Result<std::string> RegexReplaceAll(const Regex& re, const std::string& s,
                                     const std::string& replacement) {
   std::string out;
@@ -285,53 +292,7 @@ Result<std::string> RegexReplaceAll(const Regex& re, const std::string& s,
     const size_t begin = static_cast<size_t>(spans[0].first);
     const size_t end = static_cast<size_t>(spans[0].second);
     out.append(s, last, begin - last);
-    for (size_t i = 0; i < replacement.size(); i++) {
-      const char c = replacement[i];
-      if (c == '\\') {
-        if (i + 1 == replacement.size()) {
-          return Status::Invalid("REGEXP_REPLACE: the replacement ends with a lone '\\'");
-        }
-        out += replacement[++i];
-        continue;
-      }
-      if (c != '$') {
-        out += c;
-        continue;
-      }
-      size_t group = 0, j = i + 1;
-      if (j < replacement.size() && replacement[j] == '{') {
-        const size_t close = replacement.find('}', j);
-        std::string digits = close == std::string::npos ? "" : replacement.substr(j + 1, close - j - 1);
-        if (digits.empty() || !std::all_of(digits.begin(), digits.end(), ::isdigit) ||
-            digits.size() > 9 || std::stoul(digits) > re.groups()) {
-          return Status::Invalid("REGEXP_REPLACE: no group '" + replacement.substr(i) +
-                                 "' in the pattern (it has " + std::to_string(re.groups()) + ")");
-        }
-        group = std::stoul(digits);
-        i = close;
-      } else {
-        if (j == replacement.size() || !std::isdigit(static_cast<unsigned char>(replacement[j]))) {
-          return Status::Invalid("REGEXP_REPLACE: '$' in the replacement is not followed by a "
-                                 "group number (write \\$ for a dollar sign)");
-        }
-        group = static_cast<size_t>(replacement[j] - '0');
-        if (group > re.groups()) {
-          return Status::Invalid("REGEXP_REPLACE: no group " + std::to_string(group) +
-                                 " in the pattern (it has " + std::to_string(re.groups()) + ")");
-        }
-        // More digits while the number is still a group of the pattern (Java's rule).
-        while (j + 1 < replacement.size() &&
-               std::isdigit(static_cast<unsigned char>(replacement[j + 1])) &&
-               group * 10 + static_cast<size_t>(replacement[j + 1] - '0') <= re.groups()) {
-          group = group * 10 + static_cast<size_t>(replacement[++j] - '0');
-        }
-        i = j;
-      }
-      if (spans[group].first >= 0) {
-        out.append(s, static_cast<size_t>(spans[group].first),
-                   static_cast<size_t>(spans[group].second - spans[group].first));
-      }
-    }
+    out += replacement;
     last = end;
     if (end == begin) {
       if (end >= s.size()) break;
@@ -364,7 +325,8 @@ void Civil(const Value& v, bool is_date, int64_t* days, int64_t* millis_of_day) 
 // (Tue; EEEE: Tuesday), a (AM / PM), H, h (1-12), K (0-11), k (1-24), m, s, S (fraction of the
 // second, one digit per letter), 'quoted' text ('' a quote); other characters as they are. A
 // letter it does not know is an error, as Java's.
-Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const std::string& fmt) {
+Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const std::string& fmt,
+                                   int32_t nanos_of_milli = 0) {
   static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
                                   "July",    "August",   "September", "October", "November", "December"};
   static const char* kDays[] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
@@ -398,23 +360,39 @@ Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const st
       i = j + 1;
       continue;
     }
+    if (c == '[' || c == ']') {  // an optional section: a date-time has every field it names
+      i++;
+      continue;
+    }
     size_t n = 1;
     while (i + n < fmt.size() && fmt[i + n] == c) n++;
+    // At most as many letters as Java's DateTimeFormatter takes for the field.
+    const size_t most = c == 'M' || c == 'E' ? 5 : c == 'a' ? 1 : c == 'D' ? 3 : c == 'S' ? 9
+                      : c == 'y' ? 19 : 2;
+    if (std::isalpha(static_cast<unsigned char>(c)) && n > most &&
+        std::string("yMdDEaHhKkmsS").find(c) != std::string::npos) {
+      return Status::Invalid("date-time pattern '" + fmt + "': too many pattern letters '" +
+                             std::string(1, c) + "' (at most " + std::to_string(most) + ")");
+    }
     auto num = [&](int64_t v, size_t width) {
       std::string t = std::to_string(v);
       if (t.size() < width) t.insert(0, width - t.size(), '0');
       out += t;
     };
+    // Text forms: 3 letters short, 4 full, 5 narrow (the first letter).
+    auto text = [&](const char* full) {
+      const std::string f = full;
+      out += n == 5 ? f.substr(0, 1) : n == 4 ? f : f.substr(0, 3);
+    };
     switch (c) {
       case 'y': num(n == 2 ? y % 100 : y, n); break;
       case 'M':
-        if (n >= 4) out += kMonths[m - 1];
-        else if (n == 3) out += std::string(kMonths[m - 1]).substr(0, 3);
+        if (n >= 3) text(kMonths[m - 1]);
         else num(m, n);
         break;
       case 'd': num(d, n); break;
       case 'D': num(days - DaysFromCivil(y, 1, 1) + 1, n); break;
-      case 'E': out += n >= 4 ? kDays[weekday] : std::string(kDays[weekday]).substr(0, 3); break;
+      case 'E': text(kDays[weekday]); break;
       case 'a': out += h < 12 ? "AM" : "PM"; break;
       case 'H': num(h, n); break;
       case 'h': num(h % 12 == 0 ? 12 : h % 12, n); break;
@@ -423,9 +401,8 @@ Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const st
       case 'm': num(mi, n); break;
       case 's': num(s, n); break;
       case 'S': {
-        std::string frac = std::to_string(ms);
-        frac.insert(0, 3 - frac.size(), '0');
-        frac.resize(std::max<size_t>(n, 3), '0');
+        std::string frac = std::to_string(ms * 1000000 + nanos_of_milli);  // nanoseconds
+        frac.insert(0, 9 - frac.size(), '0');
         out += frac.substr(0, n);
         break;
       }
@@ -542,6 +519,7 @@ double RoundShortestDecimal(double v, int64_t digits, bool truncate) {
     if (sci[i] != '.') digs += sci[i];
   }
   const int64_t point = std::stoll(sci.substr(e + 1)) + 1;  // v = 0.<digs> * 10^point
+  digits = std::clamp<int64_t>(digits, -400, 400);            // beyond: all digits, or none
   const int64_t keep = point + digits;                        // digits of digs kept
   if (keep >= static_cast<int64_t>(digs.size())) return v;
   if (keep < 0) return 0.0;
@@ -555,11 +533,13 @@ double RoundShortestDecimal(double v, int64_t digits, bool truncate) {
   }
   const std::string text = kept + "e" + std::to_string(point - keep);
   double out = 0;
-  std::from_chars(text.data(), text.data() + text.size(), out);
+  const auto parsed = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (parsed.ec == std::errc::result_out_of_range) return std::copysign(HUGE_VAL, v);
   return out == 0 ? 0.0 : std::copysign(out, v);
 }
 
 Value RoundTo(const Value& x, const DataType& type, int64_t digits, bool truncate) {
+  digits = std::clamp<int64_t>(digits, -400, 400);  // beyond: every digit kept, or none
   if (x.is_double()) return Value::Double(RoundShortestDecimal(x.double_value(), digits, truncate));
   // Integers and decimals: an unscaled integer with `scale` digits after the point.
   const int scale = x.is_decimal() ? type.scale : 0;
@@ -1341,7 +1321,7 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     std::vector<std::pair<int64_t, int64_t>> spans;
     auto found = (*re)->Find(s, 0, &spans);
     if (!found.ok()) return ErrorAt(e.pos, found.status().message());
-    if (f == "REGEXP") return Value::Bool(*found);
+    if (f == "REGEXP") return Value::Bool(*found && !args[1].string_value().empty());
     if (!*found) return Value::Null();
     // A group the pattern does not have gives NULL, as Flink's (its exception is caught).
     const int64_t g = args.size() > 2 ? args[2].int_value() : 0;
@@ -1428,7 +1408,8 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
   if (f == "DATE_FORMAT") {
     int64_t days, tod;
     Civil(args[0], in.id == TypeId::kDate, &days, &tod);
-    auto text = FormatDateTime(days, tod, args[1].string_value());
+    const int32_t nanos = in.id == TypeId::kDate ? 0 : args[0].timestamp_value().nanos_of_milli;
+    auto text = FormatDateTime(days, tod, args[1].string_value(), nanos);
     if (!text.ok()) return ErrorAt(e.pos, text.status().message());
     return Value::String(std::move(*text));
   }
@@ -1534,10 +1515,8 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
       }
     };
     int64_t months = d2 >= d1 ? whole_months(d2, d1) : -whole_months(d1, d2);
-    if (add_months(d1, months) == d2) {
-      if (months > 0 && t2 < t1) months--;
-      if (months < 0 && t2 > t1) months++;
-    }
+    // Calcite's correction, whatever the sign (so a negative span can count one month more).
+    if (add_months(d1, months) == d2 && t2 < t1) months--;
     return Value::Int(months / -unit);
   }
   if (f == "JSON_EXISTS") {
