@@ -50,7 +50,9 @@ const std::set<std::string>& Names() {
       // EXTRACT(MILLISECOND | MICROSECOND | EPOCH FROM x) (the parser's names).
       "$MILLISECOND", "$MICROSECOND", "$EPOCH",
       // FLOOR(t TO unit) / CEIL(t TO unit).
-      "$FLOOR_TO", "$CEIL_TO"};
+      "$FLOOR_TO", "$CEIL_TO",
+      // EXTRACT(DECADE | CENTURY | MILLENNIUM | ISODOW | ISOYEAR FROM x).
+      "$DECADE", "$CENTURY", "$MILLENNIUM", "$ISODOW", "$ISOYEAR"};
   return kNames;
 }
 
@@ -59,7 +61,7 @@ bool MayReturnNull(const std::string& f) {
   return f == "REGEXP_EXTRACT" || f == "SPLIT_INDEX" || f == "IF" || f == "TO_DATE" ||
          f == "TO_TIMESTAMP" || f == "LPAD" || f == "RPAD" || f == "FROM_BASE64" ||
          f == "LOG" || f == "CONCAT_WS" || f == "UNIX_TIMESTAMP" || f == "SHA2" ||
-         f == "JSON_VALUE" || f == "JSON_EXISTS" || f == "JSON_QUERY";
+         f == "JSON_VALUE" || f == "JSON_EXISTS" || f == "JSON_QUERY" || f == "TO_TIMESTAMP_LTZ";
 }
 
 // Milliseconds in one of TIMESTAMPADD / TIMESTAMPDIFF's units, or months (negative: -months).
@@ -756,7 +758,8 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
     for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(as(i, *common));
     b.type = *common;
   } else if (f == "YEAR" || f == "QUARTER" || f == "MONTH" || f == "DAYOFMONTH" ||
-             f == "DAYOFYEAR" || f == "DAYOFWEEK" || f == "WEEK") {
+             f == "DAYOFYEAR" || f == "DAYOFWEEK" || f == "WEEK" || f == "$DECADE" ||
+             f == "$CENTURY" || f == "$MILLENNIUM" || f == "$ISODOW" || f == "$ISOYEAR") {
     TRIB_RETURN_NOT_OK(arity(1, 1));
     TRIB_RETURN_NOT_OK(temporal_arg(0, false));
     b.type = DataType::BigInt();
@@ -1099,7 +1102,8 @@ bool ReadsWallClock(const std::string& f) {
   static const std::set<std::string> kNames = {
       "YEAR", "QUARTER", "MONTH", "DAYOFMONTH", "DAYOFYEAR", "DAYOFWEEK", "HOUR", "MINUTE",
       "SECOND", "WEEK", "DATE_FORMAT", "DATEDIFF", "DATE_ADD", "DATE_SUB", "$MILLISECOND",
-      "$MICROSECOND", "$FLOOR_TO", "$CEIL_TO"};
+      "$MICROSECOND", "$FLOOR_TO", "$CEIL_TO", "$DECADE", "$CENTURY", "$MILLENNIUM", "$ISODOW",
+      "$ISOYEAR"};
   return kNames.count(f) > 0;
 }
 
@@ -1355,7 +1359,9 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     return best;
   }
   if (f == "YEAR" || f == "QUARTER" || f == "MONTH" || f == "DAYOFMONTH" || f == "DAYOFYEAR" ||
-      f == "DAYOFWEEK" || f == "WEEK" || f == "HOUR" || f == "MINUTE" || f == "SECOND") {
+      f == "DAYOFWEEK" || f == "WEEK" || f == "HOUR" || f == "MINUTE" || f == "SECOND" ||
+      f == "$DECADE" || f == "$CENTURY" || f == "$MILLENNIUM" || f == "$ISODOW" ||
+      f == "$ISOYEAR") {
     int64_t days = 0, tod = 0;
     if (in.id == TypeId::kTime) {
       tod = args[0].int_value();
@@ -1371,6 +1377,19 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     if (f == "DAYOFMONTH") return Value::Int(d);
     if (f == "DAYOFYEAR") return Value::Int(days - DaysFromCivil(y, 1, 1) + 1);
     if (f == "DAYOFWEEK") return Value::Int(((days % 7 + 7 + 4) % 7) + 1);  // 1 = Sunday
+    if (f == "$ISODOW") return Value::Int(((days % 7 + 7 + 3) % 7) + 1);   // 1 = Monday
+    // Calcite's: the decade is year / 10; centuries and millennia count from year 1.
+    auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+    if (f == "$DECADE") return Value::Int(floor_div(y, 10));
+    if (f == "$CENTURY") return Value::Int(y > 0 ? (y + 99) / 100 : -((-y + 99) / 100));
+    if (f == "$MILLENNIUM") return Value::Int(y > 0 ? (y + 999) / 1000 : -((-y + 999) / 1000));
+    if (f == "$ISOYEAR") {
+      // The year of the ISO-8601 week's Thursday.
+      int64_t ty;
+      unsigned tm, td;
+      CivilFromDays(days - ((days % 7 + 7 + 3) % 7) + 3, &ty, &tm, &td);
+      return Value::Int(ty);
+    }
     if (f == "WEEK") {
       // ISO-8601 week of the year (1-53), as Flink's: the week whose Thursday is in the year,
       // weeks starting on Monday.
@@ -1476,7 +1495,13 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
   if (f == "TO_TIMESTAMP_LTZ") {
     const int64_t p = args.size() > 1 ? args[1].int_value() : 3;
     if (p != 0 && p != 3) return Status::Invalid("TO_TIMESTAMP_LTZ takes precision 0 or 3");
-    return Value::Ts(Timestamp{p == 0 ? args[0].int_value() * 1000 : args[0].int_value(), 0});
+    // Outside 0000-01-01 .. 9999-12-31 23:59:59.999: NULL, as Flink's.
+    constexpr int64_t kMin = -62167219200000LL, kMax = 253402300799999LL;
+    const int64_t n = args[0].int_value();
+    if (n < (p == 0 ? kMin / 1000 : kMin) || n > (p == 0 ? kMax / 1000 : kMax)) {
+      return Value::Null();
+    }
+    return Value::Ts(Timestamp{p == 0 ? n * 1000 : n, 0});
   }
   if (f == "TIMESTAMPADD" || f == "TIMESTAMPDIFF") {
     const int64_t unit = UnitSize(args[0].string_value());

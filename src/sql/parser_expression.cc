@@ -667,12 +667,15 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
         {"YEAR", "YEAR"},     {"QUARTER", "QUARTER"}, {"MONTH", "MONTH"},
         {"DAY", "DAYOFMONTH"}, {"DOY", "DAYOFYEAR"},  {"DOW", "DAYOFWEEK"}, {"WEEK", "WEEK"},
         {"HOUR", "HOUR"},     {"MINUTE", "MINUTE"},   {"SECOND", "SECOND"},
-        {"MILLISECOND", "$MILLISECOND"}, {"MICROSECOND", "$MICROSECOND"}, {"EPOCH", "$EPOCH"}};
+        {"MILLISECOND", "$MILLISECOND"}, {"MICROSECOND", "$MICROSECOND"}, {"EPOCH", "$EPOCH"},
+        {"DECADE", "$DECADE"}, {"CENTURY", "$CENTURY"}, {"MILLENNIUM", "$MILLENNIUM"},
+        {"ISODOW", "$ISODOW"}, {"ISOYEAR", "$ISOYEAR"}};
     const Token& unit = Peek();
     auto it = unit.type == TokenType::kWord ? kUnits.find(Upper(unit.text)) : kUnits.end();
     if (it == kUnits.end()) {
-      return ErrorAt(unit.pos, "EXTRACT takes YEAR, QUARTER, MONTH, WEEK, DAY, DOY, DOW, HOUR, "
-                               "MINUTE, SECOND, MILLISECOND, MICROSECOND or EPOCH");
+      return ErrorAt(unit.pos, "EXTRACT takes MILLENNIUM, CENTURY, DECADE, YEAR, ISOYEAR, "
+                               "QUARTER, MONTH, WEEK, DAY, DOY, DOW, ISODOW, HOUR, MINUTE, "
+                               "SECOND, MILLISECOND, MICROSECOND or EPOCH");
     }
     Next();
     TRIB_RETURN_NOT_OK(ExpectKeyword("FROM"));
