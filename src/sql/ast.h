@@ -34,7 +34,8 @@ enum class ExprKind {
   kSubquery,  // (subquery): its single value
 };
 
-enum class LiteralKind { kNull, kBool, kInteger, kDecimal, kFloat, kString, kDate, kTime, kTimestamp };
+enum class LiteralKind { kNull, kBool, kInteger, kDecimal, kFloat, kString, kDate, kTime, kTimestamp,
+                         kBinary };  // kBinary: X'hex', text the hex digits
 
 struct OrderItem;
 struct WindowSpec;

@@ -343,6 +343,13 @@ Result<BoundExprPtr> Binder::BindLiteral(const Expr& e) {
     }
     case LiteralKind::kString:
       return MakeConstant(Value::String(e.text), DataType::String().NotNull(), e.pos);
+    case LiteralKind::kBinary: {
+      std::string bytes;
+      for (size_t i = 0; i + 1 < e.text.size(); i += 2) {
+        bytes += static_cast<char>(std::stoi(e.text.substr(i, 2), nullptr, 16));
+      }
+      return MakeConstant(Value::String(std::move(bytes)), DataType::Bytes().NotNull(), e.pos);
+    }
     case LiteralKind::kDate: {
       auto r = ParseDate(e.text);
       if (!r.ok()) return ErrorAt(e.pos, "invalid DATE literal '" + e.text + "'");

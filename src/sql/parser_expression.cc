@@ -1,6 +1,8 @@
 // Expression parsing, and printing expressions back as SQL.
 #include "sql/parser_internal.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -320,6 +322,22 @@ Result<ExprPtr> Parser::ParsePrimary() {
         Next();
         e->kind = ExprKind::kLiteral;
         e->literal_kind = LiteralKind::kNull;
+        return e;
+      }
+      if (t.Is("X") && Peek(1).type == TokenType::kString) {
+        // X'0A0B': a binary string, two hex digits a byte.
+        e->kind = ExprKind::kLiteral;
+        e->literal_kind = LiteralKind::kBinary;
+        Next();
+        const Token& hex = Next();
+        e->text = hex.text;
+        const bool digits = std::all_of(e->text.begin(), e->text.end(), [](char c) {
+          return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+        });
+        if (!digits || e->text.size() % 2 != 0) {
+          return ErrorAt(hex.pos, "X'" + e->text + "' is not a binary literal (an even number "
+                                                   "of hex digits)");
+        }
         return e;
       }
       if ((t.Is("DATE") || t.Is("TIME") || t.Is("TIMESTAMP")) &&
@@ -1003,6 +1021,7 @@ std::string Print(const Expr& e, bool quote) {
         case LiteralKind::kDate: return "DATE '" + e.text + "'";
         case LiteralKind::kTime: return "TIME '" + e.text + "'";
         case LiteralKind::kTimestamp: return "TIMESTAMP '" + e.text + "'";
+        case LiteralKind::kBinary: return "X'" + e.text + "'";
         default: return e.text;
       }
     case ExprKind::kColumn: {
