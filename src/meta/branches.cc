@@ -274,8 +274,8 @@ Result<int64_t> FastForward(const std::string& table_path, const std::string& na
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> target_schema, SchemaManager(target).LatestId());
   const std::optional<int64_t>& branch_schema = branch_latest_schema;
   TRIB_RETURN_NOT_OK(CopyFiles(SchemaDir(branch), SchemaDir(target), kSchemaPrefix));
-  for (int64_t id = target_schema.value_or(-1); id > branch_schema.value_or(-1) && id >= first_schema;
-       id--) {
+  for (int64_t id = target_schema.value_or(-1);
+       id > branch_schema.value_or(-1) && id >= first_schema; id--) {
     Status st = io::LocalFs().Remove(SchemaPath(target, id));
     if (!st.ok() && !st.IsNotFound()) return st;
   }

@@ -34,8 +34,10 @@ enum class ExprKind {
   kSubquery,  // (subquery): its single value
 };
 
-enum class LiteralKind { kNull, kBool, kInteger, kDecimal, kFloat, kString, kDate, kTime, kTimestamp,
-                         kBinary };  // kBinary: X'hex', text the hex digits
+// kBinary: X'hex', the hex digits as text.
+enum class LiteralKind {
+  kNull, kBool, kInteger, kDecimal, kFloat, kString, kDate, kTime, kTimestamp, kBinary
+};
 
 struct OrderItem;
 struct WindowSpec;

@@ -625,7 +625,8 @@ Result<BoundExprPtr> Binder::BindIntervalArithmetic(const Expr& e) {
   DataType result = value->null_literal ? DataType::Timestamp(3) : t;
   if (result.IsTimestamp() && millis % 1000 != 0 && result.precision < 3) {
     // Milliseconds added: the result holds them (TIMESTAMP(0) + INTERVAL '1.5' SECOND).
-    result = (result.id == TypeId::kTimestampLtz ? DataType::TimestampLtz(3) : DataType::Timestamp(3))
+    result = (result.id == TypeId::kTimestampLtz ? DataType::TimestampLtz(3)
+                                                  : DataType::Timestamp(3))
                  .WithNullable(result.nullable);
   }
   auto fn = NewExpr(BoundKind::kFunction, result, e.pos);

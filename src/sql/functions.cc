@@ -322,6 +322,23 @@ void Civil(const Value& v, bool is_date, int64_t* days, int64_t* millis_of_day) 
   *millis_of_day = ms - *days * 86400000;
 }
 
+// Day of the week of a day count, 0 = Monday .. 6 = Sunday (1970-01-01 was a Thursday).
+int64_t WeekdayFromMonday(int64_t days) { return ((days % 7) + 7 + 3) % 7; }
+
+// `days` moved by `months` calendar months, the day clamped to the month's last (Jan 31 + 1
+// month is Feb 28/29).
+int64_t AddMonthsClamped(int64_t days, int64_t months) {
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  const int64_t total = y * 12 + (m - 1) + months;
+  const int64_t ny = total >= 0 ? total / 12 : -((-total + 11) / 12);
+  const unsigned nm = static_cast<unsigned>(total - ny * 12) + 1;
+  const int64_t next_first = nm == 12 ? DaysFromCivil(ny + 1, 1, 1) : DaysFromCivil(ny, nm + 1, 1);
+  const unsigned last = static_cast<unsigned>(next_first - DaysFromCivil(ny, nm, 1));
+  return DaysFromCivil(ny, nm, std::min(d, last));
+}
+
 // A date-time pattern as Java's DateTimeFormatter reads it (what Flink's DATE_FORMAT and
 // FROM_UNIXTIME use): y (yy: two digits), M (MMM: Mar, MMMM: March), d, D (day of the year), E
 // (Tue; EEEE: Tuesday), a (AM / PM), H, h (1-12), K (0-11), k (1-24), m, s, S (fraction of the
@@ -329,8 +346,9 @@ void Civil(const Value& v, bool is_date, int64_t* days, int64_t* millis_of_day) 
 // letter it does not know is an error, as Java's.
 Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const std::string& fmt,
                                    int32_t nanos_of_milli = 0) {
-  static const char* kMonths[] = {"January", "February", "March",     "April",   "May",      "June",
-                                  "July",    "August",   "September", "October", "November", "December"};
+  static const char* kMonths[] = {"January", "February", "March",     "April",
+                                  "May",     "June",     "July",      "August",
+                                  "September", "October", "November", "December"};
   static const char* kDays[] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
                                 "Sunday"};
   int64_t y;
@@ -338,7 +356,7 @@ Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const st
   CivilFromDays(days, &y, &m, &d);
   const int64_t h = millis_of_day / 3600000, mi = millis_of_day / 60000 % 60,
                 s = millis_of_day / 1000 % 60, ms = millis_of_day % 1000;
-  const int64_t weekday = ((days % 7) + 7 + 3) % 7;  // 1970-01-01 was a Thursday: 0 = Monday
+  const int64_t weekday = WeekdayFromMonday(days);
   std::string out;
   for (size_t i = 0; i < fmt.size();) {
     const char c = fmt[i];
@@ -358,7 +376,9 @@ Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const st
         if (fmt[j] == '\'') break;
         out += fmt[j++];
       }
-      if (j >= fmt.size()) return Status::Invalid("date-time pattern '" + fmt + "': unclosed quote");
+      if (j >= fmt.size()) {
+        return Status::Invalid("date-time pattern '" + fmt + "': unclosed quote");
+      }
       i = j + 1;
       continue;
     }
@@ -513,7 +533,8 @@ std::optional<std::string> FromBase64(const std::string& in) {
 double RoundShortestDecimal(double v, int64_t digits, bool truncate) {
   if (!std::isfinite(v) || v == 0) return v;
   char buf[64];
-  const auto written = std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific);
+  const auto written =
+      std::to_chars(buf, buf + sizeof buf, std::fabs(v), std::chars_format::scientific);
   const std::string sci(buf, written.ptr);  // d.ddde±x
   const size_t e = sci.find('e');
   std::string digs;
@@ -959,18 +980,7 @@ Value EvalAddInterval(const std::vector<Value>& args, bool is_date) {
   int64_t days, tod;
   Civil(args[0], is_date, &days, &tod);
   const int64_t months = args[2].int_value();
-  if (months != 0) {
-    int64_t y;
-    unsigned m, d;
-    CivilFromDays(days, &y, &m, &d);
-    int64_t total = y * 12 + (m - 1) + months;
-    const int64_t ny = total >= 0 ? total / 12 : -((-total + 11) / 12);
-    const unsigned nm = static_cast<unsigned>(total - ny * 12) + 1;
-    const int64_t next_first =
-        nm == 12 ? DaysFromCivil(ny + 1, 1, 1) : DaysFromCivil(ny, nm + 1, 1);
-    const unsigned last = static_cast<unsigned>(next_first - DaysFromCivil(ny, nm, 1));
-    days = DaysFromCivil(ny, nm, std::min(d, last));
-  }
+  if (months != 0) days = AddMonthsClamped(days, months);
   if (is_date) return Value::Int(days + args[1].int_value() / 86400000);
   Timestamp ts = args[0].timestamp_value();
   ts.millis = days * 86400000 + tod + args[1].int_value();
@@ -1068,7 +1078,7 @@ Result<Value> EvalFloorTo(const BoundExpr& e, const std::vector<Value>& args, bo
     const unsigned nm = first + step > 12 ? first + step - 12 : first + step;
     whole_days(DaysFromCivil(y, first, 1), DaysFromCivil(ny, nm, 1));
   } else if (unit == "WEEK") {
-    const int64_t sunday = days - ((days % 7) + 7 + 4) % 7;  // 1970-01-01 was a Thursday
+    const int64_t sunday = days - (WeekdayFromMonday(days) + 1) % 7;
     whole_days(sunday, sunday + 7);
   } else if (unit == "DAY") {
     whole_days(days, days + 1);
@@ -1329,7 +1339,8 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     if (!*found) return Value::Null();
     // A group the pattern does not have gives NULL, as Flink's (its exception is caught).
     const int64_t g = args.size() > 2 ? args[2].int_value() : 0;
-    if (g < 0 || static_cast<size_t>(g) >= spans.size() || spans[static_cast<size_t>(g)].first < 0) {
+    if (g < 0 || static_cast<size_t>(g) >= spans.size() ||
+        spans[static_cast<size_t>(g)].first < 0) {
       return Value::Null();
     }
     const auto& span = spans[static_cast<size_t>(g)];
@@ -1376,8 +1387,8 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     if (f == "MONTH") return Value::Int(m);
     if (f == "DAYOFMONTH") return Value::Int(d);
     if (f == "DAYOFYEAR") return Value::Int(days - DaysFromCivil(y, 1, 1) + 1);
-    if (f == "DAYOFWEEK") return Value::Int(((days % 7 + 7 + 4) % 7) + 1);  // 1 = Sunday
-    if (f == "$ISODOW") return Value::Int(((days % 7 + 7 + 3) % 7) + 1);   // 1 = Monday
+    if (f == "DAYOFWEEK") return Value::Int((WeekdayFromMonday(days) + 1) % 7 + 1);  // 1 = Sunday
+    if (f == "$ISODOW") return Value::Int(WeekdayFromMonday(days) + 1);  // 1 = Monday
     // Calcite's: the decade is year / 10; centuries and millennia count from year 1.
     auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
     if (f == "$DECADE") return Value::Int(floor_div(y, 10));
@@ -1387,13 +1398,13 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
       // The year of the ISO-8601 week's Thursday.
       int64_t ty;
       unsigned tm, td;
-      CivilFromDays(days - ((days % 7 + 7 + 3) % 7) + 3, &ty, &tm, &td);
+      CivilFromDays(days - WeekdayFromMonday(days) + 3, &ty, &tm, &td);
       return Value::Int(ty);
     }
     if (f == "WEEK") {
       // ISO-8601 week of the year (1-53), as Flink's: the week whose Thursday is in the year,
       // weeks starting on Monday.
-      const int64_t monday_based = ((days % 7 + 7 + 3) % 7);  // 0 = Monday
+      const int64_t monday_based = WeekdayFromMonday(days);
       const int64_t thursday = days - monday_based + 3;
       int64_t ty;
       unsigned tm, td;
@@ -1521,27 +1532,18 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     // Calcite's (so Flink's) month count: the most months m such that adding m months to the
     // earlier day (clamped to the month's end: Jan 31 + 1 month = Feb 29) does not pass the
     // later one; on the same day, the time of day decides.
-    auto add_months = [](int64_t day, int64_t n) {
-      int64_t y;
-      unsigned m, d;
-      CivilFromDays(day, &y, &m, &d);
-      const int64_t total = y * 12 + (m - 1) + n;
-      const int64_t ny = total >= 0 ? total / 12 : -((-total + 11) / 12);
-      const unsigned nm = static_cast<unsigned>(total - ny * 12) + 1;
-      const int64_t first_next = nm == 12 ? DaysFromCivil(ny + 1, 1, 1) : DaysFromCivil(ny, nm + 1, 1);
-      const unsigned last = static_cast<unsigned>(first_next - DaysFromCivil(ny, nm, 1));
-      return DaysFromCivil(ny, nm, std::min(d, last));
-    };
     auto whole_months = [&](int64_t later, int64_t earlier) {
       int64_t m = (later - earlier) / 31;
       while (true) {
-        if (add_months(earlier, m) >= later || add_months(earlier, m + 1) > later) return m;
+        if (AddMonthsClamped(earlier, m) >= later || AddMonthsClamped(earlier, m + 1) > later) {
+          return m;
+        }
         ++m;
       }
     };
     int64_t months = d2 >= d1 ? whole_months(d2, d1) : -whole_months(d1, d2);
     // Calcite's correction, whatever the sign (so a negative span can count one month more).
-    if (add_months(d1, months) == d2 && t2 < t1) months--;
+    if (AddMonthsClamped(d1, months) == d2 && t2 < t1) months--;
     return Value::Int(months / -unit);
   }
   if (f == "JSON_EXISTS") {
