@@ -142,10 +142,13 @@ class Table {
   // Returns the new snapshot id, or nullopt when there was nothing to compact. `progress`, when
   // set, is told (buckets done, buckets to compact) after each bucket. With `partitions`, only
   // the partitions matching one of the specs (partition column -> value as in the partition's
-  // directory name, every column given or some) are compacted.
+  // directory name, every column given or some) are compacted. Old snapshots expire afterwards
+  // (also for 'write-only' tables: this is their compaction job); when that fails the
+  // compaction stands, and the failure goes to `warnings` when set (else it is the error).
   virtual Result<std::optional<int64_t>> CompactFull(
       const std::function<void(int64_t done, int64_t total)>& progress = {},
-      const std::vector<std::map<std::string, std::string>>& partitions = {}) = 0;
+      const std::vector<std::map<std::string, std::string>>& partitions = {},
+      std::vector<std::string>* warnings = nullptr) = 0;
 
   // Id of the latest snapshot, or nullopt for an empty table.
   virtual Result<std::optional<int64_t>> LatestSnapshotId() const = 0;

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "tributary/result.h"
 #include "tributary/value.h"
@@ -34,6 +36,12 @@ class TableWriter {
 
   // Drops everything written since the last commit and deletes its files.
   virtual void Abort() = 0;
+
+  // What failed after the last Commit() had published its snapshot: the work that follows a
+  // commit (compacting small files, a full compaction, expiring old snapshots), which the next
+  // commit tries again. The commit stands, so these are warnings for the caller to show, never
+  // the commit's error. Cleared by each Commit().
+  virtual std::vector<std::string> warnings() const { return {}; }
 };
 
 }  // namespace tributary

@@ -19,10 +19,40 @@ constexpr int64_t kMillisPerDay = 86400000;
 
 Status Bad(const std::string& what) { return Status::Invalid(what); }
 
+// At most `max` bytes of `s`, marked where cut: an error quotes an excerpt of the input, never
+// a whole (possibly huge) line.
+std::string Excerpt(std::string_view s, size_t max = 60) {
+  if (s.size() <= max) return std::string(s);
+  size_t cut = max - 3;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // whole UTF-8
+  return std::string(s.substr(0, cut)) + "...";
+}
+
 std::string Describe(const Json& j) {
-  std::string s = j.dump();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return s;
+  if (j.is_string()) return "\"" + Excerpt(j.get_ref<const std::string&>()) + "\"";
+  if (j.is_object() || j.is_array()) return j.is_object() ? "an object" : "an array";
+  return Excerpt(j.dump());
+}
+
+// The field whose number the parser could not hold (1e400, a 100,000-digit integer): the JSON is
+// parsed again, only on this error path, following the keys to the number ("after.id").
+std::string OverflowingField(std::string_view line) {
+  std::vector<std::string> path;
+  std::string found;
+  auto track = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::key) {
+      path.resize(static_cast<size_t>(std::max(depth, 1)));
+      path[static_cast<size_t>(std::max(depth, 1)) - 1] = parsed.get<std::string>();
+    }
+    return true;
+  };
+  try {
+    Json parsed = Json::parse(line.begin(), line.end(), track);
+    (void)parsed;
+  } catch (const Json::exception&) {
+    for (const std::string& k : path) found += (found.empty() ? "" : ".") + Excerpt(k);
+  }
+  return found;
 }
 
 // Floor division and modulo, so negative epoch values split correctly.
@@ -410,12 +440,18 @@ Status DebeziumDecoder::Decode(std::string_view line, std::vector<RowChange>* ou
   try {
     doc = Json::parse(line.begin(), line.end());
   } catch (const Json::parse_error& e) {
-    // Where and why, as the parser says it ("syntax error while parsing object key - ...").
+    // Where and why, as the parser says it ("syntax error while parsing object key - ..."),
+    // with at most an excerpt of what it last read.
     const std::string what = e.what();
     const size_t column = what.find("column ");
     const size_t colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
     return Bad("not valid JSON at column " + std::to_string(e.byte) + ": " +
-               (colon == std::string::npos ? what : what.substr(colon + 2)));
+               Excerpt(colon == std::string::npos ? what : what.substr(colon + 2), 200));
+  } catch (const Json::exception& e) {
+    // A number no double holds (1e400, 1e999, a 100,000-digit integer): nlohmann's out_of_range.
+    const std::string field = OverflowingField(line);
+    return Bad("a number " + (field.empty() ? std::string() : "in field '" + field + "' ") +
+               "is out of range: " + Excerpt(e.what(), 120));
   }
   TRIB_RETURN_NOT_OK(CheckJsonDepth(doc, kMaxJsonDepth));  // values are walked recursively
   if (doc.is_null()) return Status::OK();  // a Kafka tombstone after a delete
@@ -487,7 +523,7 @@ Status DebeziumDecoder::Decode(std::string_view line, std::vector<RowChange>* ou
       return Bad("unknown op '" + op + "' (expected c, r, u or d)");
     }
   } catch (const std::exception& e) {  // nlohmann type errors, stoi: never cross the boundary
-    return Bad(std::string("malformed change event: ") + e.what());
+    return Bad("malformed change event: " + Excerpt(e.what(), 200));
   }
   return Status::OK();
 }

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -29,7 +30,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: tributary ingest --warehouse DIR --table db.t --format debezium-json\n"
     "                        [--commit-every N] [--commit-interval-ms N] [--ignore-parse-errors]\n"
-    "                        [--strict] [FILE | -]\n"
+    "                        [--strict] [--max-line-bytes N] [FILE | -]\n"
     "Reads one Debezium JSON change event per line from FILE (or stdin) and writes it to the\n"
     "table: op c/r as +I(after), u as -U(before) +U(after), d as -D(before).\n"
     "  --warehouse DIR          warehouse directory (default $TRIBUTARY_WAREHOUSE, else ./warehouse)\n"
@@ -39,6 +40,8 @@ constexpr const char* kUsage =
     "  --commit-interval-ms N   also commit every N milliseconds, also while the input is idle\n"
     "  --ignore-parse-errors    skip (and count) malformed lines instead of stopping\n"
     "  --strict                 a field the table lacks is an error (default: ignored, as Flink)\n"
+    "  --max-line-bytes N       a longer line is malformed, read past without being held\n"
+    "                           (default 67108864, 64 MiB)\n"
     "A malformed line stops the ingest with exit status 1, saying what was committed before it;\n"
     "everything after the last commit is discarded. On SIGINT or SIGTERM it commits what it has\n"
     "read and exits.\n";
@@ -51,6 +54,7 @@ struct IngestArgs {
   int64_t commit_interval_ms = 0;  // 0: no time-based commit
   bool ignore_parse_errors = false;
   bool strict = false;
+  int64_t max_line_bytes = int64_t{64} << 20;
   std::string input = "-";
 };
 
@@ -120,6 +124,8 @@ int ParseArgs(int argc, char** argv, IngestArgs* args) {
       if (!PositiveFlag(name, value, &args->commit_every)) return 1;
     } else if (name == "--commit-interval-ms") {
       if (!PositiveFlag(name, value, &args->commit_interval_ms)) return 1;
+    } else if (name == "--max-line-bytes") {
+      if (!PositiveFlag(name, value, &args->max_line_bytes)) return 1;
     } else {
       std::fprintf(stderr, "tributary ingest: unknown option '%s'\n%s", name.c_str(), kUsage);
       return 1;
@@ -174,21 +180,48 @@ class StopSignals {
 };
 
 // Lines of a file descriptor, waiting at most a given time for more input (so a time-based
-// commit or a stop signal is not held up by an idle pipe).
+// commit or a stop signal is not held up by an idle pipe). A line longer than the maximum is
+// never held whole: its bytes are dropped as they arrive and it is returned as kTooLong.
 class LineReader {
  public:
-  explicit LineReader(int fd) : fd_(fd) {}
-  enum class Got { kLine, kTimeout, kEnd, kError };
+  LineReader(int fd, size_t max_line_bytes) : fd_(fd), max_(max_line_bytes) {}
+  enum class Got { kLine, kTooLong, kTimeout, kEnd, kError };
   // `timeout_ms` < 0: wait as long as it takes (a signal still interrupts it: kTimeout).
-  Got Next(std::string* line, int timeout_ms) {
+  // kTooLong: *too_long_bytes is the line's length (its newline excluded).
+  Got Next(std::string* line, int timeout_ms, uint64_t* too_long_bytes) {
     while (true) {
       const size_t nl = buf_.find('\n', pos_);
       if (nl != std::string::npos) {
+        if (skipping_) {
+          *too_long_bytes = skipped_ + (nl - pos_);
+          skipping_ = false;
+          pos_ = nl + 1;
+          return Got::kTooLong;
+        }
+        if (nl - pos_ > max_) {
+          *too_long_bytes = nl - pos_;
+          pos_ = nl + 1;
+          return Got::kTooLong;
+        }
         line->assign(buf_, pos_, nl - pos_);
         pos_ = nl + 1;
         return Got::kLine;
       }
+      if (!skipping_ && buf_.size() - pos_ > max_) {
+        skipping_ = true;  // no newline within the maximum: drop what is held and what follows
+        skipped_ = 0;
+      }
+      if (skipping_) {
+        skipped_ += buf_.size() - pos_;
+        buf_.clear();
+        pos_ = 0;
+      }
       if (eof_) {
+        if (skipping_) {
+          skipping_ = false;
+          *too_long_bytes = skipped_;
+          return Got::kTooLong;
+        }
         if (pos_ >= buf_.size()) return Got::kEnd;
         line->assign(buf_, pos_, std::string::npos);  // the last line, without a newline
         pos_ = buf_.size();
@@ -221,9 +254,12 @@ class LineReader {
 
  private:
   int fd_;
+  size_t max_;
   std::string buf_;
   size_t pos_ = 0;
   bool eof_ = false;
+  bool skipping_ = false;  // inside a line longer than max_
+  uint64_t skipped_ = 0;   // its bytes dropped so far
 };
 
 using Clock = std::chrono::steady_clock;
@@ -334,6 +370,10 @@ int RunIngestCommand(int argc, char** argv) {
   auto commit = [&](bool last) -> Status {
     auto r = last ? writer->CommitAndWaitForCompaction() : writer->Commit();
     if (!r.ok()) return r.status();
+    for (const std::string& w : writer->warnings()) {
+      progress.Finish();
+      std::fprintf(stderr, "warning: %s\n", w.c_str());
+    }
     if (r->has_value()) {
       ++commits;
       last_snapshot = **r;
@@ -381,7 +421,8 @@ int RunIngestCommand(int argc, char** argv) {
   };
 
   StopSignals signals;
-  LineReader reader(fd);
+  LineReader reader(fd, static_cast<size_t>(args.max_line_bytes));
+  uint64_t too_long_bytes = 0;
   while (g_stop_signal == 0) {
     int timeout = -1;
     if (args.commit_interval_ms > 0) {
@@ -389,8 +430,19 @@ int RunIngestCommand(int argc, char** argv) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(due - Clock::now());
       timeout = static_cast<int>(std::max<int64_t>(0, left.count()));
     }
-    const LineReader::Got got = reader.Next(&line, timeout);
+    const LineReader::Got got = reader.Next(&line, timeout, &too_long_bytes);
     if (got == LineReader::Got::kEnd) break;
+    if (got == LineReader::Got::kTooLong) {
+      ++line_no;
+      const std::string what = "line " + std::to_string(line_no) + ": the line is " +
+                               std::to_string(too_long_bytes) + " bytes, more than " +
+                               "--max-line-bytes (" + std::to_string(args.max_line_bytes) + ")";
+      if (!args.ignore_parse_errors) {
+        return Fail(&progress, writer.get(), what + "; " + committed_before());
+      }
+      if (skipped++ == 0) first_skipped = what;
+      continue;
+    }
     if (got == LineReader::Got::kError) {
       return Fail(&progress, writer.get(),
                   "reading line " + std::to_string(line_no + 1) + " failed: " +

@@ -11,6 +11,7 @@
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
+#include "meta/schema_manager.h"
 #include "datafile/data_file.h"
 #include "meta/snapshot_reader.h"
 
@@ -132,6 +133,16 @@ Result<std::string> FileStoreCommit::WriteIndexManifest(
   return name;
 }
 
+Status FileStoreCommit::CheckIncarnation() const {
+  if (!incarnation_) return Status::OK();
+  auto now = meta::TableIncarnation(table_path_);
+  if (now.ok() && *now == *incarnation_) return Status::OK();
+  if (!now.ok() && !now.status().IsNotFound()) return now.status();
+  return Status::NotFound("the table at '" + table_path_ + "' was dropped" +
+                          (now.ok() ? std::string(" and created again") : std::string()) +
+                          " after this writer opened it; nothing was committed");
+}
+
 Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
                                             const std::vector<meta::IndexManifestEntry>* index_changes,
                                             const std::vector<meta::ManifestEntry>* changelog) {
@@ -139,6 +150,7 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
   std::mt19937 rng(std::random_device{}());
   Status last_error;
   for (int attempt = 0; attempt < max_retries_; attempt++) {
+    TRIB_RETURN_NOT_OK(CheckIncarnation());
     TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest_id, snapshots.LatestId());
     std::shared_ptr<const meta::Snapshot> latest;
     std::vector<ManifestEntry> live;
@@ -219,6 +231,7 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
       }
       io::CrashPoint("commit.after-manifests");
       attempt_index_manifest = s.index_manifest;
+      TRIB_RETURN_NOT_OK(CheckIncarnation());  // again, as late as it can be
       return snapshots.TryCommit(s);
     };
     Result<bool> won = attempt_commit();

@@ -77,7 +77,13 @@ class FileStoreCommit {
   // snapshot).
   Result<CommitResult> Commit(const CommitRequest& request);
 
+  // Commits only into the table `incarnation` (meta::TableIncarnation, read when the writer
+  // opened it): a table dropped, or dropped and created again, since then fails the commit
+  // with nothing published.
+  void RequireIncarnation(std::string incarnation) { incarnation_ = std::move(incarnation); }
+
  private:
+  Status CheckIncarnation() const;
   using EntryBuilder = std::function<Result<std::vector<meta::ManifestEntry>>(
       const std::vector<meta::ManifestEntry>& live)>;
   // One snapshot, retried on conflict. `build` gets the latest live entries and returns the delta.
@@ -110,6 +116,7 @@ class FileStoreCommit {
   int max_retries_;
   std::vector<DataType> partition_types_;
   std::optional<std::string> committed_index_manifest_;  // of the last snapshot CommitOnce published
+  std::optional<std::string> incarnation_;
 };
 
 }  // namespace tributary::commit

@@ -11,6 +11,7 @@
 
 #include "format/binary_row.h"
 #include "io/file_system.h"
+#include "meta/paths.h"
 #include "meta/snapshot_reader.h"
 
 namespace tributary::commit {
@@ -21,7 +22,7 @@ class FileStoreCommitTest : public ::testing::Test {
   void SetUp() override {
     path_ = "/tmp/tributary_commit_test_" + std::to_string(getpid());
     (void)io::LocalFs().RemoveAll(path_);
-    ASSERT_TRUE(io::LocalFs().MakeDirs(path_).ok());
+    ASSERT_TRUE(io::LocalFs().MakeDirs(meta::SchemaDir(path_)).ok());
     auto schema = std::make_shared<TableSchema>();
     schema->fields = {{0, "p", DataType::Int().NotNull(), ""}, {1, "v", DataType::String(), ""}};
     schema->partition_keys = {"p"};

@@ -382,7 +382,7 @@ Status DataFileWriter::Roll() {
     for (const auto& [c, bloom] : f->blooms) {
       columns.push_back({layout_.fields[c].name, {{format::kBloomFilterIndexType, bloom.Serialize()}}});
     }
-    std::string index = format::SerializeFileIndex(std::move(columns));
+    std::string index = format::SerializeFileIndex(std::move(columns), /*checksum=*/true);
     if (static_cast<int64_t>(index.size()) <= format_.file_index_in_manifest_threshold) {
       m.embedded_file_index = std::move(index);
     } else {

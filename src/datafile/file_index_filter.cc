@@ -27,9 +27,13 @@ Result<DataFileIndex> Parse(std::string_view bytes, const std::string& what,
 
 Result<std::shared_ptr<const DataFileIndex>> DataFileIndex::Load(const meta::DataFileMeta& f,
                                                                  const std::string& dir) {
+  // A damaged index (a checksum that does not match, a broken structure) is ignored in favour
+  // of the data: the file is read as if it had no index, so the answer stays right.
   auto parse = [&](std::string_view bytes, const std::string& what) -> Result<DataFileIndex> {
     DataFileIndex index;
-    TRIB_RETURN_NOT_OK(Parse(bytes, what, &index.blooms_).status());
+    Status st = Parse(bytes, what, &index.blooms_).status();
+    if (st.code() == StatusCode::kCorruption) return DataFileIndex();
+    TRIB_RETURN_NOT_OK(st);
     return index;
   };
   if (f.embedded_file_index) {

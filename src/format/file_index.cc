@@ -6,12 +6,25 @@
 #include <cmath>
 #include <cstring>
 
+#include "format/compression.h"
+
 namespace tributary::format {
 namespace {
 
 constexpr int64_t kMagic = 1493475289347502LL;
 constexpr int32_t kVersion = 1;
 constexpr int32_t kEmptyIndex = -1;
+// Tributary's use of the container's "redundant bytes" (which Paimon's readers skip): this
+// marker, then a CRC-32 of every byte of the file but the redundant ones.
+constexpr int32_t kChecksumMarker = 0x54524243;  // "TRBC"
+constexpr int32_t kChecksumBytes = 8;
+
+// The CRC-32 of `bytes` without [from, to) (the redundant bytes).
+uint32_t CrcWithout(std::string_view bytes, size_t from, size_t to) {
+  std::string covered(bytes.substr(0, from));
+  covered.append(bytes.substr(to));
+  return Crc32(covered);
+}
 
 void PutInt(std::string* out, int32_t v) {
   const uint32_t u = static_cast<uint32_t>(v);
@@ -253,7 +266,7 @@ std::vector<std::string> JavaHashMapOrder(const std::vector<std::string>& names)
   return out;
 }
 
-std::string SerializeFileIndex(std::vector<FileIndexColumn> columns) {
+std::string SerializeFileIndex(std::vector<FileIndexColumn> columns, bool checksum) {
   std::vector<std::string> names;
   for (const auto& c : columns) names.push_back(c.column);
   std::vector<FileIndexColumn> ordered;
@@ -288,13 +301,22 @@ std::string SerializeFileIndex(std::vector<FileIndexColumn> columns) {
         }
       }
     }
-    PutInt(&h, 0);  // redundant bytes: none
+    PutInt(&h, checksum ? kChecksumBytes : 0);  // redundant bytes
+    if (checksum) {
+      PutInt(&h, kChecksumMarker);
+      PutInt(&h, 0);  // the CRC, filled in below
+    }
     return h;
   };
   const int32_t head_length = static_cast<int32_t>(header(0).size());
   std::string out = header(head_length);
   for (const auto& c : ordered) {
     for (const auto& [type, bytes] : c.indexes) out += bytes;
+  }
+  if (checksum) {
+    const size_t crc_at = static_cast<size_t>(head_length) - 4;
+    const uint32_t crc = CrcWithout(out, crc_at - 4, crc_at + 4);
+    for (int i = 0; i < 4; i++) out[crc_at + i] = static_cast<char>(crc >> (24 - 8 * i));
   }
   return out;
 }
@@ -332,6 +354,17 @@ Result<std::vector<FileIndexColumn>> ParseFileIndex(std::string_view bytes, cons
       col.indexes.push_back({std::move(type), std::move(body)});
     }
     out.push_back(std::move(col));
+  }
+  TRIB_ASSIGN_OR_RETURN(int64_t redundant, in.Read(4));
+  const size_t redundant_at = in.pos();
+  if (redundant == kChecksumBytes && redundant_at + kChecksumBytes == static_cast<size_t>(head_length)) {
+    TRIB_ASSIGN_OR_RETURN(int64_t marker, in.Read(4));
+    TRIB_ASSIGN_OR_RETURN(int64_t stored, in.Read(4));
+    if (marker == kChecksumMarker &&
+        static_cast<uint32_t>(stored) !=
+            CrcWithout(bytes, redundant_at, redundant_at + kChecksumBytes)) {
+      return in.Bad("its checksum does not match its bytes (the file is damaged)");
+    }
   }
   return out;
 }

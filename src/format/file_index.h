@@ -78,8 +78,11 @@ struct FileIndexColumn {
 
 // The container's bytes. Columns are written in the order Java's HashMap iterates their names
 // (Paimon's writer builds one), so the bytes equal Paimon's for the same indexes.
-std::string SerializeFileIndex(std::vector<FileIndexColumn> columns);
-// Reads a container; errors name `what` (the file or manifest entry) and what is wrong.
+// With `checksum`, the container's redundant bytes (which Paimon's readers skip) carry a CRC-32
+// of the rest (docs/format/file-index.md), so a damaged index is found, not believed.
+std::string SerializeFileIndex(std::vector<FileIndexColumn> columns, bool checksum = false);
+// Reads a container; errors name `what` (the file or manifest entry) and what is wrong. A
+// checksum in the redundant bytes is verified (Corruption when it does not match).
 Result<std::vector<FileIndexColumn>> ParseFileIndex(std::string_view bytes, const std::string& what);
 
 // The names in the order a java.util.HashMap<String, ...> filled in this order iterates them.

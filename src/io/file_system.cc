@@ -198,6 +198,12 @@ class LocalFileSystem : public FileSystem {
     return Status::OK();
   }
 
+  Result<bool> RemoveDirIfEmpty(const std::string& path) override {
+    if (::rmdir(path.c_str()) == 0 || errno == ENOENT) return true;
+    if (errno == ENOTEMPTY || errno == EEXIST) return false;
+    return Errno("cannot remove", path);
+  }
+
   Status RemoveAll(const std::string& path) override {
     struct stat st;
     if (::lstat(path.c_str(), &st) != 0) {
@@ -266,6 +272,17 @@ MappedFile::~MappedFile() {
 
 Result<std::shared_ptr<const MappedFile>> FileSystem::MapFile(const std::string& path) {
   return MappedFile::Open(path);
+}
+
+Result<bool> FileSystem::RemoveDirIfEmpty(const std::string& path) {
+  auto entries = ListDir(path);
+  if (!entries.ok()) {
+    if (entries.status().IsNotFound()) return true;
+    return entries.status();
+  }
+  if (!entries->empty()) return false;
+  TRIB_RETURN_NOT_OK(RemoveAll(path));
+  return true;
 }
 
 Status FileSystem::WriteCopy(const std::string& /*from*/, const std::string& path,

@@ -50,6 +50,9 @@ class FileSystem {
   virtual Status Remove(const std::string& path) = 0;
   // Removes a directory tree; a missing directory is not an error.
   virtual Status RemoveAll(const std::string& path) = 0;
+  // Removes a directory if it is empty. True when it is gone (removed, or missing), false when
+  // it holds something.
+  virtual Result<bool> RemoveDirIfEmpty(const std::string& path);
   virtual Result<int64_t> FileSize(const std::string& path) = 0;
   // The whole file mapped read-only (data files; MappedFile::Open by default).
   virtual Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& path);

@@ -51,28 +51,6 @@ Status NoSuchBranch(const std::string& table_path, const std::string& name) {
 
 }  // namespace
 
-Status CheckBranchName(const std::string& name) {
-  if (name == "main") {
-    return Status::Invalid("branch name 'main' is the default branch and cannot be used");
-  }
-  if (name.empty() || std::all_of(name.begin(), name.end(),
-                                  [](char c) { return std::isspace(static_cast<unsigned char>(c)); })) {
-    return Status::Invalid("branch name '" + name + "' is blank");
-  }
-  if (std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return Status::Invalid("branch name '" + name + "' is only digits (it would read as a "
-                           "snapshot id)");
-  }
-  // No '.' (a table name's parts are split at it) and no '$' (t$branch_b$snapshots).
-  const bool ok = name.size() <= 200 && std::all_of(name.begin(), name.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
-                  });
-  if (!ok) {
-    return Status::Invalid("branch name '" + name + "' is not valid: use letters, digits, '-' "
-                           "and '_'");
-  }
-  return Status::OK();
-}
 
 Result<std::vector<std::string>> ListBranches(const std::string& table_path) {
   auto entries = io::LocalFs().ListDir(BranchDir(table_path));

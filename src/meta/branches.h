@@ -11,12 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "common/path_names.h"
 #include "tributary/result.h"
 
 namespace tributary::meta {
 
-// A branch name: not "main", not blank, not only digits, letters, digits, '-', '_' and '.'.
-Status CheckBranchName(const std::string& name);
+// A branch name (common/path_names.h).
+using ::tributary::CheckBranchName;
 // The names of the table's branches, sorted (main not among them).
 Result<std::vector<std::string>> ListBranches(const std::string& table_path);
 // When the branch was created (its folder's modification time, as Paimon's $branches shows it),

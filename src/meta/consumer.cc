@@ -21,16 +21,6 @@ Result<int64_t> ParseConsumer(const std::string& text, const std::string& path) 
 
 }  // namespace
 
-Status CheckConsumerId(const std::string& id) {
-  const bool ok = !id.empty() && id[0] != '.' && id.size() <= 200 &&
-                  std::all_of(id.begin(), id.end(), [](char c) {
-                    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                           (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
-                  });
-  if (ok) return Status::OK();
-  return Status::Invalid("consumer id '" + id + "' may hold only letters, digits, '_', '-' and "
-                         "'.', and may not start with '.'");
-}
 
 Status WriteConsumer(const std::string& table_path, const std::string& id, int64_t next_snapshot) {
   TRIB_RETURN_NOT_OK(CheckConsumerId(id));

@@ -8,12 +8,13 @@
 #include <optional>
 #include <string>
 
+#include "common/path_names.h"
 #include "tributary/result.h"
 
 namespace tributary::meta {
 
-// Consumer ids become file names: letters, digits, '_', '-' and '.', not starting with '.'.
-Status CheckConsumerId(const std::string& id);
+// Consumer ids become file names (common/path_names.h).
+using ::tributary::CheckConsumerId;
 Status WriteConsumer(const std::string& table_path, const std::string& id, int64_t next_snapshot);
 // The consumer's next snapshot; nullopt when it has none.
 Result<std::optional<int64_t>> ReadConsumer(const std::string& table_path, const std::string& id);

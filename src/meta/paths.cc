@@ -150,7 +150,9 @@ std::string PartitionPath(const std::vector<Field>& fields, const Row& partition
     std::string v = PartitionValueString(partition[i], fields[i].type);
     bool blank = v.find_first_not_of(" \t\r\n") == std::string::npos;
     if (!out.empty()) out += "/";
-    out += EscapePathName(fields[i].name) + "=" + (blank ? default_name : EscapePathName(v));
+    // The default name is escaped as values are (as Paimon's escapePathName): whatever a schema
+    // says, it stays one directory name.
+    out += EscapePathName(fields[i].name) + "=" + EscapePathName(blank ? default_name : v);
   }
   return out;
 }

@@ -167,8 +167,10 @@ Result<TableSchema> SchemaFromJson(std::string_view text, const std::string& wha
   return s;
 }
 
-Result<std::optional<int64_t>> SchemaManager::LatestId() const {
-  auto entries = io::LocalFs().ListDir(SchemaDir(table_path_));
+namespace {
+// The lowest (`latest` false) or highest schema id in the table's schema/ folder.
+Result<std::optional<int64_t>> SchemaIdBound(const std::string& table_path, bool latest) {
+  auto entries = io::LocalFs().ListDir(SchemaDir(table_path));
   if (!entries.ok()) {
     if (entries.status().IsNotFound()) return std::optional<int64_t>();
     return entries.status();
@@ -180,11 +182,25 @@ Result<std::optional<int64_t>> SchemaManager::LatestId() const {
       size_t used = 0;
       int64_t id = std::stoll(e.name.substr(std::string(kSchemaPrefix).size()), &used);
       if (used != e.name.size() - 7) continue;
-      if (!best || id > *best) best = id;
+      if (!best || (latest ? id > *best : id < *best)) best = id;
     } catch (...) {
     }
   }
   return best;
+}
+}  // namespace
+
+Result<std::optional<int64_t>> SchemaManager::LatestId() const {
+  return SchemaIdBound(table_path_, /*latest=*/true);
+}
+
+Result<std::string> TableIncarnation(const std::string& table_path) {
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> first, SchemaIdBound(table_path, false));
+  if (first) {
+    TRIB_ASSIGN_OR_RETURN(auto version, io::LocalFs().Version(SchemaPath(table_path, *first)));
+    if (version) return std::to_string(*first) + "@" + *version;
+  }
+  return Status::NotFound("the table at '" + table_path + "' no longer exists");
 }
 
 Result<std::shared_ptr<const TableSchema>> SchemaManager::Latest() const {

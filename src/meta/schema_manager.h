@@ -33,6 +33,12 @@ class SchemaManager {
   std::string table_path_;
 };
 
+// Which table `table_path` holds now: its first schema file's id and version (inode, size,
+// modification time). A table dropped and created again under the same name has another, so a
+// long-lived writer that remembered it at open never commits into a table that is no longer
+// its own. NotFound when the path holds no table.
+Result<std::string> TableIncarnation(const std::string& table_path);
+
 // The schemas data files were written with, each read once (a file keeps the id of its schema).
 // Thread-safe.
 class FileSchemas {

@@ -194,7 +194,16 @@ Result<std::shared_ptr<const Snapshot>> SnapshotManager::Read(int64_t id) const 
 
 Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
   std::string dir = SnapshotDir(table_path_);
-  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
+  TRIB_ASSIGN_OR_RETURN(bool have_dir, io::LocalFs().Exists(dir));
+  if (!have_dir) {
+    // The first snapshot: never into a table directory that holds no table (dropped under a
+    // writer), which MakeDirs would make again.
+    TRIB_ASSIGN_OR_RETURN(bool have_schema, io::LocalFs().Exists(SchemaDir(table_path_)));
+    if (!have_schema) {
+      return Status::NotFound("the table at '" + table_path_ + "' no longer exists");
+    }
+    TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
+  }
   io::CrashPoint("commit.before-snapshot");
   TRIB_ASSIGN_OR_RETURN(bool won,
                         io::LocalFs().WriteFileIfAbsent(SnapshotPath(table_path_, s.id),

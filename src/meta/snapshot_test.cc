@@ -72,6 +72,12 @@ TEST(SnapshotManagerTest, PublishesOnceAndFindsTheLatest) {
   (void)io::LocalFs().RemoveAll(dir);
   SnapshotManager m(dir);
   EXPECT_FALSE(*m.LatestId());
+  // No snapshot goes into a directory that holds no table (one dropped under its writer).
+  auto orphan = m.TryCommit(Sample(1));
+  ASSERT_FALSE(orphan.ok());
+  EXPECT_TRUE(orphan.status().IsNotFound()) << orphan.status().ToString();
+  EXPECT_FALSE(*io::LocalFs().Exists(dir));
+  ASSERT_TRUE(io::LocalFs().MakeDirs(SchemaDir(dir)).ok());
   ASSERT_TRUE(*m.TryCommit(Sample(1)));
   ASSERT_TRUE(*m.TryCommit(Sample(2)));
   EXPECT_FALSE(*m.TryCommit(Sample(2)));  // another writer published it first
@@ -89,6 +95,7 @@ TEST(SnapshotManagerTest, PublishesOnceAndFindsTheLatest) {
 TEST(SnapshotManagerTest, DamagedOrStaleHintsAreVerified) {
   const std::string dir = "/tmp/tributary_snapshot_hint_test_" + std::to_string(getpid());
   (void)io::LocalFs().RemoveAll(dir);
+  ASSERT_TRUE(io::LocalFs().MakeDirs(SchemaDir(dir)).ok());
   SnapshotManager m(dir);
   for (int64_t id = 1; id <= 12; id++) ASSERT_TRUE(*m.TryCommit(Sample(id)));
   const std::string latest = LatestHintPath(SnapshotDir(dir));

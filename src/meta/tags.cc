@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/json.h"
+#include "common/path_names.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
 
@@ -12,20 +13,6 @@ namespace tributary::meta {
 namespace {
 
 
-Status CheckTagName(const std::string& name) {
-  const bool ok = !name.empty() && name.size() <= 200 &&
-                  std::all_of(name.begin(), name.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' ||
-                           c == '.';
-                  }) &&
-                  !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-                  name != "." && name != "..";
-  if (!ok) {
-    return Status::Invalid("tag name '" + name + "' is not valid: use letters, digits, '-', '_' "
-                           "and '.', not only digits");
-  }
-  return Status::OK();
-}
 
 }  // namespace
 

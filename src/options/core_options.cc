@@ -3,6 +3,7 @@
 #include <cmath>
 #include <set>
 
+#include "common/path_names.h"
 #include "common/strings.h"
 #include "options/option_values.h"
 #include "tributary/options.h"
@@ -96,7 +97,14 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   if (const std::string* v = get("partition.default-name")) o.partition_default_name = *v;
   if (const std::string* v = get("merge-engine")) o.merge_engine = *v;
   if (const std::string* v = get("changelog-producer")) o.changelog_producer = *v;
-  if (const std::string* v = get("changelog-file.prefix")) o.changelog_file_prefix = *v;
+  if (const std::string* v = get("changelog-file.prefix")) {
+    // Checked at CREATE and ALTER too; again here for schemas written elsewhere.
+    TRIB_RETURN_NOT_OK(CheckFileNamePrefix("changelog-file.prefix", *v));
+    o.changelog_file_prefix = *v;
+  }
+  if (const std::string* v = get("data-file.prefix")) {
+    TRIB_RETURN_NOT_OK(CheckFileNamePrefix("data-file.prefix", *v));
+  }
   if (const std::string* v = get("file-index.bloom-filter.columns")) {
     for (const std::string& part : SplitCommaList(*v)) {
       FileFormatOptions::BloomFilterColumn b;

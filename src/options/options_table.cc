@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/path_names.h"
 #include "options/option_values.h"
 #include "tributary/options.h"
 
@@ -112,6 +113,18 @@ Status ValidateTimestampText(std::string_view value) {
   if (ok) return Status::OK();
   return Status::Invalid("expected epoch milliseconds or 'YYYY-MM-DD HH:MM:SS'");
 }
+
+// Options that become parts of file names and paths (common/path_names.h; checked again where
+// the path is made).
+Status ValidateFileNamePrefix(std::string_view v) { return CheckFileNamePrefix("", v); }
+Status ValidateDefaultPartitionName(std::string_view v) {
+  // Escaped into the directory name as partition values are (Paimon's escapePathName).
+  if (v.empty()) return Status::Invalid("the name of the default partition must not be empty");
+  return Status::OK();
+}
+Status ValidateBranch(std::string_view v) { return v == "main" ? Status::OK() : CheckBranchName(v); }
+Status ValidateTagName(std::string_view v) { return v.empty() ? Status::OK() : CheckTagName(v); }
+Status ValidateConsumerId(std::string_view v) { return v.empty() ? Status::OK() : CheckConsumerId(v); }
 
 // "0:avro,3:parquet": level:format pairs.
 Status ValidateLevelMap(std::string_view value) {
@@ -307,7 +320,8 @@ std::vector<OptionDef> BuildTable() {
       Def("lookup-wait", kBool, "true",
           "lookup changelog producer: a commit waits until its lookup compaction finished.")
           .Alias("changelog-producer.lookup-wait"),
-      Def("changelog-file.prefix", kString, "changelog-", "File name prefix of changelog files."),
+      Def("changelog-file.prefix", kString, "changelog-", "File name prefix of changelog files.")
+          .Validate(ValidateFileNamePrefix),
       Def("changelog-file.format", kEnum, "", "Format of changelog files (default: file.format).")
           .Allowed({"avro", "parquet", "orc"}),
       Def("changelog-file.compression", kEnum, "",
@@ -373,6 +387,7 @@ std::vector<OptionDef> BuildTable() {
       Def("file.block-size", kMemory, "", "Row group (parquet) or stripe (orc) size of data files.")
           .Unsupported(),
       Def("data-file.prefix", kString, "data-", "File name prefix of data files.")
+          .Validate(ValidateFileNamePrefix)
           .Unsupported(),
       Def("data-file.thin-mode", kBool, "false",
           "Leave the _KEY_ columns out of primary-key data files (readers rebuild them).")
@@ -498,7 +513,8 @@ std::vector<OptionDef> BuildTable() {
 
       // ---- Partitions ----
       Def("partition.default-name", kString, "__DEFAULT_PARTITION__",
-          "Directory name of the partition for null or blank partition values."),
+          "Directory name of the partition for null or blank partition values.")
+          .Validate(ValidateDefaultPartitionName),
       Def("partition.legacy-name", kBool, "true",
           "Name partition directories from the internal value (a DATE as its day number) as "
           "Paimon always did; false formats values as SQL text.")
@@ -590,9 +606,11 @@ std::vector<OptionDef> BuildTable() {
       Def("branch", kString, "main",
           "The branch a query reads or writes, as a hint (as t$branch_<name>); not a table "
           "option here.")
+          .Validate(ValidateBranch)
           .Unsupported(),
       Def("scan.tag-name", kString, "",
-          "Read the snapshot of this tag (a batch read; tags: CALL sys.create_tag)."),
+          "Read the snapshot of this tag (a batch read; tags: CALL sys.create_tag).")
+          .Validate(ValidateTagName),
       Def("scan.watermark", kLong, "",
           "Read the first snapshot whose watermark is at or after this value (epoch "
           "milliseconds; snapshots written by Flink jobs with watermarks carry one)."),
@@ -606,7 +624,8 @@ std::vector<OptionDef> BuildTable() {
           .Unsupported(),
       Def("consumer-id", kString, "",
           "Named consumer whose progress is stored with the table, so a streaming read resumes "
-          "where it stopped and snapshot expiration keeps what it has not read."),
+          "where it stopped and snapshot expiration keeps what it has not read.")
+          .Validate(ValidateConsumerId),
       Def("consumer.expiration-time", kDuration, "",
           "A consumer not updated for this long is removed (checked after each commit), so it "
           "no longer keeps snapshots from expiring."),

@@ -79,6 +79,7 @@ class FileStoreStreamScan : public StreamScan {
   int64_t next_snapshot_id() const override { return next_; }
 
   Status Start() {
+    TRIB_ASSIGN_OR_RETURN(incarnation_, meta::TableIncarnation(path_));
     meta::SnapshotManager snapshots(path_);
     if (!options_.consumer_id.empty() && !options_.consumer_ignore_progress) {
       // A consumer that has read before resumes where it stopped.
@@ -211,6 +212,7 @@ class FileStoreStreamScan : public StreamScan {
         continue;
       }
       TRIB_RETURN_NOT_OK(CheckNotExpired());
+      TRIB_RETURN_NOT_OK(CheckNotDropped());
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return false;
       std::this_thread::sleep_for(
@@ -219,6 +221,17 @@ class FileStoreStreamScan : public StreamScan {
   }
 
  private:
+  // A reader of a table that was dropped (or dropped and created again) would wait for changes
+  // that never come, or read another table's.
+  Status CheckNotDropped() const {
+    auto now = meta::TableIncarnation(path_);
+    if (now.ok() && *now == incarnation_) return Status::OK();
+    if (!now.ok() && !now.status().IsNotFound()) return now.status();
+    return Status::NotFound("the table at '" + path_ + "' was dropped" +
+                            (now.ok() ? std::string(" and created again") : std::string()) +
+                            " while this streaming reader read it");
+  }
+
   // A reader that fell behind the oldest retained snapshot would silently skip changes.
   Status CheckNotExpired() {
     TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, EarliestChanges());
@@ -455,6 +468,7 @@ class FileStoreStreamScan : public StreamScan {
   StreamOptions options_;
   options::CoreOptions core_;
   std::chrono::milliseconds poll_interval_ = kPollInterval;
+  std::string incarnation_;  // the table this reader opened (meta::TableIncarnation)
   FileLayout layout_;
   std::vector<int> projection_;
   std::vector<Field> output_fields_;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "common/parallel.h"
+#include "common/path_names.h"
 #include "common/timezone.h"
 #include "datafile/data_file.h"
 #include "meta/paths.h"
@@ -272,6 +273,7 @@ class FileStoreScan : public TableScan {
   // 'scan.fallback-branch': partitions missing from this table are read from the branch (with
   // the branch's own schema and merge rules). Columns and filters are mapped by field id.
   Status OpenFallback(const std::string& branch, std::set<std::string> have) {
+    TRIB_RETURN_NOT_OK(CheckBranchName(branch).WithContext("option 'scan.fallback-branch'"));
     std::string branch_path = meta::BranchPath(meta::DataRoot(path_), branch);
     TRIB_ASSIGN_OR_RETURN(auto branch_schema, meta::SchemaManager(branch_path).Latest());
     auto map = [&](int column) -> Result<int> {

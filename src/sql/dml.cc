@@ -98,6 +98,7 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
     writer->Abort();
     return committed.status();
   }
+  PrintCommitWarnings(*writer);
   // A table with automatic partitions keeps them up to date whenever it is written. The rows
   // are committed: a failure here is a warning, not the statement's error (CALL
   // sys.maintain_partitions retries it).
@@ -599,6 +600,7 @@ Result<StatementResult> Session::StatementSet(const std::vector<const InsertStmt
                                       : "committed before this failure: " + done +
                                             "; nothing after it");
     }
+    PrintCommitWarnings(*w.writer);
     done += (done.empty() ? "" : ", ") +
             Plural(w.rows, w.overwrite ? "overwrote with" : "inserted") + " into " + w.target +
             (*committed ? " (snapshot " + std::to_string(**committed) + ")" : "");

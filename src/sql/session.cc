@@ -46,6 +46,10 @@
 
 namespace tributary::sql {
 
+void PrintCommitWarnings(const TableWriter& writer) {
+  for (const std::string& w : writer.warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
+}
+
 namespace {
 
 StatementResult Cursor(std::unique_ptr<Operator> op, const Pos& pos) {
@@ -664,6 +668,7 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
         writer->Abort();
         return c.status();
       }
+      PrintCommitWarnings(*writer);
       return Status::OK();
     };
     Status fs = fill();
@@ -1219,9 +1224,11 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
       std::fflush(stderr);
     };
   }
-  auto snapshot = (*table)->CompactFull(progress, partitions);
+  std::vector<std::string> warnings;
+  auto snapshot = (*table)->CompactFull(progress, partitions, &warnings);
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (!snapshot.ok()) return Locate(snapshot.status(), s.pos);
+  for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   if (!snapshot->has_value()) return Message("Nothing to compact in " + id->ToString());
   return Message("Compacted " + id->ToString() + " (snapshot " + std::to_string(**snapshot) + ")");
 }
@@ -1542,6 +1549,7 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
       return (*writer)->CommitAndWaitForCompaction();
     }();
     if (committed.ok()) {
+      PrintCommitWarnings(**writer);
       if (!committed->has_value()) return Message("Nothing to rescale in " + id.ToString());
       return Message("Rescaled " + id.ToString() + " to " + std::to_string(buckets) +
                      " bucket(s) (snapshot " + std::to_string(**committed) + ")");

@@ -18,10 +18,15 @@
 #include "tributary/value.h"
 
 namespace tributary {
+class TableWriter;
 class TimeZone;
 }  // namespace tributary
 
 namespace tributary::sql {
+
+// Prints on stderr, as "warning: ...", what failed after the writer's last commit had published
+// its snapshot (TableWriter::warnings): the statement stands.
+void PrintCommitWarnings(const TableWriter& writer);
 
 // Rows of a query, with their column names and types.
 struct QueryResult {

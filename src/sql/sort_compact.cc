@@ -10,6 +10,7 @@
 
 #include "meta/paths.h"
 #include "meta/snapshot.h"
+#include "sql/session.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
 #include "tributary/table_writer.h"
@@ -249,7 +250,10 @@ Result<std::optional<int64_t>> SortCompact(Table& table, const SortCompactReques
     }
     if (tty) std::fprintf(stderr, "\r\033[K");
     auto committed = writer->CommitAndWaitForCompaction();
-    if (committed.ok()) return *committed;
+    if (committed.ok()) {
+      PrintCommitWarnings(*writer);
+      return *committed;
+    }
     last = committed.status();
     if (!last.IsConflict()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));

@@ -13,6 +13,7 @@
 #include "io/file_cache.h"
 #include "commit/snapshot_expire.h"
 #include "common/evolution_cast.h"
+#include "common/path_names.h"
 #include "common/strings.h"
 #include "merge/merge_config.h"
 #include "meta/paths.h"
@@ -38,6 +39,9 @@ constexpr const char* kDefaultDb = "default";
 // no control character, not "." or "..", no leading "." (DROP TABLE's tombstones), no '$'
 // (system tables).
 Status CheckName(const std::string& kind, const std::string& name) {
+  // Any name the file system holds can be reached (and dropped); new names are shorter
+  // (CheckNewName).
+  if (kind != "column") TRIB_RETURN_NOT_OK(CheckPathComponent(kind, name, /*max_bytes=*/255));
   if (name.empty()) return Status::Invalid(kind + " name must not be empty");
   for (char c : name) {
     if (c == '/' || c == '\\' || c == '$' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
@@ -49,6 +53,13 @@ Status CheckName(const std::string& kind, const std::string& name) {
     return Status::Invalid("invalid " + kind + " name '" + name + "': it must not start with '.'");
   }
   return Status::OK();
+}
+
+// A name given to a new database or table: also at most kMaxNameBytes long, so that DROP TABLE's
+// hidden tombstone name (".<name>.dropped-<uuid>") still fits in the file system's 255 bytes.
+Status CheckNewName(const std::string& kind, const std::string& name) {
+  TRIB_RETURN_NOT_OK(CheckName(kind, name));
+  return CheckPathComponent(kind, name);
 }
 
 int64_t NowMillis() {
@@ -345,7 +356,7 @@ Result<bool> Catalog::DatabaseExists(const std::string& db) const {
 }
 
 Status Catalog::CreateDatabase(const std::string& db, bool ignore_if_exists) {
-  TRIB_RETURN_NOT_OK(CheckName("database", db));
+  TRIB_RETURN_NOT_OK(CheckNewName("database", db));
   TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(meta::DatabasePath(warehouse_, db)));
   if (exists) {
     if (ignore_if_exists) return Status::OK();
@@ -421,6 +432,7 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
     if (ignore_if_exists) return Status::OK();
     return Status::AlreadyExists("table '" + id.ToString() + "' already exists");
   }
+  TRIB_RETURN_NOT_OK(CheckNewName("table", id.table));
   TRIB_ASSIGN_OR_RETURN(TableSchema schema, BuildSchema(spec));
   schema.id = 0;
   TRIB_ASSIGN_OR_RETURN(auto auto_partition, table::AutoPartitionRuleOf(schema));
@@ -470,7 +482,10 @@ Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
   }
   // Atomically take the table away first (a crash during the removal then leaves only a
   // hidden tombstone directory, never a half-removed table that a later CREATE would adopt).
-  std::string tomb = io::JoinPath(io::ParentPath(path), "." + id.table + ".dropped-" +
+  // The table's name is in the tombstone's when it fits (a table named before names were limited
+  // to kMaxNameBytes may be longer).
+  const std::string shown = id.table.size() <= kMaxNameBytes ? id.table : "";
+  std::string tomb = io::JoinPath(io::ParentPath(path), "." + shown + ".dropped-" +
                                                             meta::NewUuid());
   if (::rename(path.c_str(), tomb.c_str()) != 0) {
     return Status::IOError("cannot drop table '" + id.ToString() + "': rename failed");
@@ -791,7 +806,7 @@ Status Catalog::RenameTable(const Identifier& from, const Identifier& to) {
   if (!exists) return TableNotFound(from);
   TRIB_ASSIGN_OR_RETURN(bool taken, TableExists(to));
   if (taken) return Status::AlreadyExists("table '" + to.ToString() + "' already exists");
-  TRIB_RETURN_NOT_OK(CheckName("table", to.table));
+  TRIB_RETURN_NOT_OK(CheckNewName("table", to.table));
   TRIB_ASSIGN_OR_RETURN(std::string from_path, TablePath(from));
   TRIB_ASSIGN_OR_RETURN(std::string to_path, TablePath(to));
   if (::rename(from_path.c_str(), to_path.c_str()) != 0) {

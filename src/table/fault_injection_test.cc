@@ -56,7 +56,8 @@ std::string Describe(const std::map<int64_t, int64_t>& m) {
 
 class FaultInjectionTest : public WarehouseTest {
  public:
-  enum class Work { kWriteAndCommit, kFullCompaction };
+  // kAppendWriteAndCommit: an append table whose commit compacts its small files afterwards.
+  enum class Work { kWriteAndCommit, kFullCompaction, kAppendWriteAndCommit };
 
  protected:
   void TearDown() override {
@@ -67,15 +68,23 @@ class FaultInjectionTest : public WarehouseTest {
   // A fresh table "t<n>" holding two commits (ids 0..19, v = 1 in the latest): compaction
   // triggers early and two snapshots are kept, so the work below flushes, compacts, commits and
   // expires.
-  std::unique_ptr<Table> Setup(int n) {
-    const Identifier id{"default", "t" + std::to_string(n), ""};
+  // An append table instead ("a<n>"): ids 0..9 (v = 0), then 10..19 (v = 1), in two commits
+  // whose files the work's commit compacts ('compaction.min.file-num' = 3).
+  std::unique_ptr<Table> Setup(int n, Work work = Work::kWriteAndCommit) {
+    const bool append = work == Work::kAppendWriteAndCommit;
+    const Identifier id{"default", (append ? "a" : "t") + std::to_string(n), ""};
     TableSpec s;
     s.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "v", DataType::BigInt(), ""}};
-    s.primary_keys = {"id"};
-    s.options = {{"bucket", "2"},
-                 {"num-sorted-run.compaction-trigger", "2"},
+    if (!append) s.primary_keys = {"id"};
+    s.options = {{"bucket", append ? "1" : "2"},
                  {"snapshot.num-retained.min", "1"},
                  {"snapshot.num-retained.max", "2"}};
+    if (append) {
+      s.options["bucket-key"] = "id";
+      s.options["compaction.min.file-num"] = "3";
+    } else {
+      s.options["num-sorted-run.compaction-trigger"] = "2";
+    }
     Status st = catalog_->CreateTable(id, s, false);
     EXPECT_TRUE(st.ok()) << st.ToString();
     auto t = catalog_->GetTable(id);
@@ -83,22 +92,24 @@ class FaultInjectionTest : public WarehouseTest {
     for (int64_t v = 0; v < 2; v++) {
       auto w = (*t)->NewWriter(WriteOptions{});
       EXPECT_TRUE(w.ok());
-      for (int64_t k = 0; k < 20; k++) EXPECT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(k), Value::Int(v)}).ok());
+      for (int64_t k = append ? v * 10 : 0; k < (append ? v * 10 + 10 : 20); k++) {
+        EXPECT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(k), Value::Int(v)}).ok());
+      }
       auto c = (*w)->Commit();
       EXPECT_TRUE(c.ok()) << c.status().ToString();
     }
     return std::move(*t);
   }
 
-  static std::map<int64_t, int64_t> Before() {
+  static std::map<int64_t, int64_t> Before(Work work) {
     std::map<int64_t, int64_t> m;
-    for (int64_t k = 0; k < 20; k++) m[k] = 1;
+    for (int64_t k = 0; k < 20; k++) m[k] = work == Work::kAppendWriteAndCommit ? k / 10 : 1;
     return m;
   }
   static std::map<int64_t, int64_t> After(Work work) {
-    if (work == Work::kFullCompaction) return Before();
-    std::map<int64_t, int64_t> m;
-    for (int64_t k = 0; k < 30; k++) m[k] = 7;
+    if (work == Work::kFullCompaction) return Before(work);
+    std::map<int64_t, int64_t> m = Before(work);
+    for (int64_t k = work == Work::kAppendWriteAndCommit ? 20 : 0; k < 30; k++) m[k] = 7;
     return m;
   }
 
@@ -107,8 +118,10 @@ class FaultInjectionTest : public WarehouseTest {
   static Status DoWork(Table& t, Work work) {
     if (work == Work::kFullCompaction) return t.CompactFull().status();
     TRIB_ASSIGN_OR_RETURN(auto w, t.NewWriter(WriteOptions{}));
-    for (int64_t k = 0; k < 30; k++) {
-      TRIB_RETURN_NOT_OK(w->Write(RowKind::kUpdateAfter, Row{Value::Int(k), Value::Int(7)}));
+    const bool append = work == Work::kAppendWriteAndCommit;
+    for (int64_t k = append ? 20 : 0; k < 30; k++) {
+      TRIB_RETURN_NOT_OK(w->Write(append ? RowKind::kInsert : RowKind::kUpdateAfter,
+                                  Row{Value::Int(k), Value::Int(7)}));
     }
     return w->Commit().status();
   }
@@ -119,7 +132,7 @@ class FaultInjectionTest : public WarehouseTest {
     // How many operations the work makes without a fault.
     int64_t total = 0;
     {
-      auto t = Setup(0);
+      auto t = Setup(0, work);
       faulty.Arm(-1, Fault::kNone);
       io::SetFileSystemForTesting(&faulty);
       Status st = DoWork(*t, work);
@@ -133,7 +146,7 @@ class FaultInjectionTest : public WarehouseTest {
     int failures = 0, fired = 0;
     for (int64_t op = 0; op < total; op += stride) {
       const int n = static_cast<int>(op) + 1;
-      auto table = Setup(n);
+      auto table = Setup(n, work);
       const std::string path = table->path();
       faulty.Arm(op, fault);
       io::SetFileSystemForTesting(&faulty);
@@ -147,16 +160,24 @@ class FaultInjectionTest : public WarehouseTest {
                                 std::to_string(total) + " (" + st.ToString() + ")";
       // A new process: nothing cached.
       io::FileCache::Instance().EraseUnder(path);
-      auto reopened = catalog_->GetTable(Identifier{"default", "t" + std::to_string(n), ""});
+      auto reopened = catalog_->GetTable(
+          Identifier{"default", (work == Work::kAppendWriteAndCommit ? "a" : "t") +
+                                    std::to_string(n), ""});
       ASSERT_TRUE(reopened.ok()) << where << ": " << reopened.status().ToString();
       Table& t = **reopened;
       auto state = ReadState(t);
       ASSERT_TRUE(state.ok()) << where << ": the table does not read: " << state.status().ToString();
       if (st.ok()) {
         EXPECT_EQ(*state, After(work)) << where << ": " << Describe(*state);
-      } else {
-        EXPECT_TRUE(*state == Before() || *state == After(work))
+      } else if (fault == Fault::kCrash) {
+        // The process died: whatever it had published stands.
+        EXPECT_TRUE(*state == Before(work) || *state == After(work))
             << where << ": a mix of before and after: " << Describe(*state);
+      } else {
+        // A failed commit published nothing: what fails after the snapshot is published
+        // (compaction, expiration) is a warning of a commit that succeeded.
+        EXPECT_EQ(*state, Before(work)) << where << ": the work failed but changed the table: "
+                                        << Describe(*state);
         EXPECT_FALSE(st.message().empty()) << where;
       }
       auto ids = meta::SnapshotManager(path).ListIds();
@@ -166,7 +187,9 @@ class FaultInjectionTest : public WarehouseTest {
         EXPECT_TRUE(s.ok()) << where << ": snapshot " << id << " does not read: "
                             << s.status().ToString();
       }
-      // Again with the real file system: it succeeds and ends in the state after the work.
+      // Again with the real file system: it succeeds and ends in the state after the work. (Rows
+      // appended once are not appended again.)
+      if (work == Work::kAppendWriteAndCommit && *state != Before(work)) continue;
       Status again = DoWork(t, work);
       ASSERT_TRUE(again.ok()) << where << ": the retry failed: " << again.ToString();
       auto final_state = ReadState(t);
@@ -203,7 +226,11 @@ INSTANTIATE_TEST_SUITE_P(
                       FaultCase{"WriteAndCommitCrash", W::kWriteAndCommit, Fault::kCrash},
                       FaultCase{"FullCompactionIoError", W::kFullCompaction, Fault::kIoError},
                       FaultCase{"FullCompactionShortWrite", W::kFullCompaction, Fault::kShortWrite},
-                      FaultCase{"FullCompactionCrash", W::kFullCompaction, Fault::kCrash}),
+                      FaultCase{"FullCompactionCrash", W::kFullCompaction, Fault::kCrash},
+                      FaultCase{"AppendWriteAndCommitNoSpace", W::kAppendWriteAndCommit,
+                                Fault::kNoSpace},
+                      FaultCase{"AppendWriteAndCommitCrash", W::kAppendWriteAndCommit,
+                                Fault::kCrash}),
     [](const ::testing::TestParamInfo<FaultCase>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -67,8 +67,9 @@ class FileStoreTable : public Table {
   }
   Result<std::optional<int64_t>> CompactFull(
       const std::function<void(int64_t, int64_t)>& progress,
-      const std::vector<std::map<std::string, std::string>>& partitions) override {
-    return CompactTableFull(path_, schema_, progress, partitions);
+      const std::vector<std::map<std::string, std::string>>& partitions,
+      std::vector<std::string>* warnings) override {
+    return CompactTableFull(path_, schema_, progress, partitions, warnings);
   }
   Result<std::optional<int64_t>> LatestSnapshotId() const override {
     return meta::SnapshotManager(path_).LatestId();

@@ -56,6 +56,8 @@ struct WriteContext {
   std::optional<std::string> lookup_changelog_prefix;
   bool row_deduplicate = false;                    // 'changelog-producer.row-deduplicate'
   std::set<std::string> row_deduplicate_ignore;   // '...row-deduplicate-ignore-fields'
+  // Which table the writer opened (meta::TableIncarnation): its commits go into that table only.
+  std::string table_incarnation;
 };
 
 class BucketWriter {

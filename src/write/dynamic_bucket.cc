@@ -4,18 +4,67 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
+#include "format/compression.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
 
 namespace tributary::write {
+namespace {
+
+// HASH index files Tributary writes carry the CRC-32 of their bytes at the end of their name
+// ("index-<uuid>-<n>-c<8 hex digits>"): Paimon's readers take the name from the index manifest
+// and never parse it, and a damaged file is found before it sends a key to a second bucket.
+// Files written elsewhere have no such name and are checked by their size alone.
+constexpr std::string_view kCrcTag = "-c";
+std::string HashIndexFileName(const std::string& base, std::string_view bytes) {
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", format::Crc32(bytes));
+  return base + std::string(kCrcTag) + hex;
+}
+
+Status CheckHashIndexFile(const std::string& path, const meta::IndexManifestEntry& e,
+                          std::string_view bytes) {
+  auto damaged = [&](const std::string& why) {
+    return Status::Corruption("HASH index file '" + path + "' is damaged (" + why + "); the "
+                              "bucket of keys cannot be told, so nothing is written. Restore the "
+                              "file, or rewrite the table (INSERT OVERWRITE) to index it anew");
+  };
+  if (bytes.size() % 4 != 0) return damaged("not a sequence of 4-byte ints");
+  if (e.row_count >= 0 && static_cast<int64_t>(bytes.size()) != e.row_count * 4) {
+    return damaged(std::to_string(bytes.size()) + " bytes for " + std::to_string(e.row_count) +
+                   " keys");
+  }
+  const std::string& name = e.file_name;
+  const size_t tag = name.size() >= 10 ? name.size() - 10 : std::string::npos;
+  if (tag != std::string::npos && name.compare(tag, 2, kCrcTag) == 0 &&
+      std::all_of(name.begin() + static_cast<std::ptrdiff_t>(tag) + 2, name.end(),
+                  [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })) {
+    const uint32_t stored =
+        static_cast<uint32_t>(std::stoul(name.substr(tag + 2), nullptr, 16));
+    if (stored != format::Crc32(bytes)) return damaged("its checksum does not match its bytes");
+  }
+  return Status::OK();
+}
+
+// The lock files live in the table's directory, which is never made again here: a writer of a
+// table dropped under it fails instead of leaving a directory behind.
+Status RequireTableDir(const std::string& table_path) {
+  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(table_path));
+  if (exists) return Status::OK();
+  return Status::NotFound("the table at '" + table_path + "' no longer exists (dropped)");
+}
+}  // namespace
 
 Result<std::unique_ptr<BucketLayoutLock>> BucketLayoutLock::Take(const std::string& table_path,
                                                                   bool exclusive) {
-  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(table_path));
+  TRIB_RETURN_NOT_OK(RequireTableDir(table_path));
   const std::string path = io::JoinPath(table_path, ".bucket-layout.lock");
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
@@ -45,7 +94,7 @@ DynamicBucketAssigner::~DynamicBucketAssigner() { Release(false); }
 
 Status DynamicBucketAssigner::Lock() {
   if (lock_fd_ >= 0) return Status::OK();
-  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(table_path_));
+  TRIB_RETURN_NOT_OK(RequireTableDir(table_path_));
   std::string path = io::JoinPath(table_path_, ".dynamic-bucket.lock");
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
@@ -134,9 +183,7 @@ Result<DynamicBucketAssigner::PartitionIndex*> DynamicBucketAssigner::Load(
     if (overwrite) continue;  // old assignments do not survive a rewrite of the partition
     std::string path = meta::IndexPath(table_path_, e.file_name);
     TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-    if (bytes.size() % 4 != 0) {
-      return Status::Corruption("HASH index file '" + path + "' is not a sequence of 4-byte ints");
-    }
+    TRIB_RETURN_NOT_OK(CheckHashIndexFile(path, e, bytes));
     auto& hashes = p.hashes[e.bucket];
     for (size_t i = 0; i < bytes.size(); i += 4) {
       int32_t h = static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 24) |
@@ -222,7 +269,7 @@ Result<std::vector<meta::IndexManifestEntry>> DynamicBucketAssigner::Flush() {
         bytes += static_cast<char>(u >> 8);
         bytes += static_cast<char>(u);
       }
-      std::string name = namer.Next();
+      std::string name = HashIndexFileName(namer.Next(), bytes);
       TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
       TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(io::JoinPath(dir, name), bytes));
       written_.push_back(name);

@@ -16,6 +16,7 @@
 #include "common/parallel.h"
 #include "meta/partition_marker.h"
 #include "io/file_system.h"
+#include "meta/schema_manager.h"
 #include "merge/field_aggregator.h"
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
@@ -293,12 +294,16 @@ class FileStoreWriter : public TableWriter {
     return Status::OK();
   }
 
+  std::vector<std::string> warnings() const override { return warnings_; }
+
   Result<std::optional<int64_t>> Commit() override {
     if (failed_) return Status::Invalid("the writer failed earlier and must be discarded");
+    warnings_.clear();
     auto r = DoCommit();
     if (!r.ok()) {
       failed_ = true;
       Abort();
+      RemoveDirsOfDroppedTable();
       return r;
     }
     const bool full_producer = core_.changelog_producer == "full-compaction";
@@ -315,9 +320,12 @@ class FileStoreWriter : public TableWriter {
         // Lost to a concurrent compaction: the changes are emitted by the next full compaction
         // (its changelog is the top level before against after), so nothing is lost.
         if (!compacted.ok() && !compacted.status().IsConflict()) {
-          return compacted.status().WithContext(
-              "snapshot " + std::to_string(**r) +
-              " is committed, but the full compaction that produces its changelog failed");
+          // The next full compaction emits these changes (its changelog is the top level before
+          // against after).
+          warnings_.push_back("snapshot " + std::to_string(**r) +
+                              " is committed, but the full compaction that produces its "
+                              "changelog failed (the next one retries): " +
+                              compacted.status().ToString());
         }
       }
     }
@@ -346,7 +354,8 @@ class FileStoreWriter : public TableWriter {
            append_compaction_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)) {
         Status st = append_compaction_.get();
         if (!st.ok()) {
-          return st.WithContext(committed + "compacting small files in the background failed");
+          warnings_.push_back(committed + "compacting small files in the background failed (the "
+                              "next commit retries): " + st.ToString());
         }
       }
       if (options_.async_compaction && !waiting_for_jobs_) {
@@ -368,7 +377,8 @@ class FileStoreWriter : public TableWriter {
                                             options_.commit_user);
         append_touched_.clear();
         if (!compacted.ok() && !compacted.status().IsConflict()) {
-          return compacted.status().WithContext(committed + "compacting its small files failed");
+          warnings_.push_back(committed + "compacting its small files failed (the next commit "
+                              "retries): " + compacted.status().ToString());
         }
       }
     }
@@ -377,8 +387,8 @@ class FileStoreWriter : public TableWriter {
       // whatever happens here; a failure is reported and the next commit tries again.
       Status st = commit::ExpireAfterCommit(path_, *schema_);
       if (!st.ok()) {
-        return st.WithContext("snapshot " + std::to_string(**r) +
-                              " is committed, but expiring old snapshots failed");
+        warnings_.push_back("snapshot " + std::to_string(**r) + " is committed, but expiring old "
+                            "snapshots failed (the next commit retries): " + st.ToString());
       }
     }
     return r;
@@ -389,6 +399,27 @@ class FileStoreWriter : public TableWriter {
     auto r = Commit();
     waiting_for_jobs_ = false;
     return r;
+  }
+
+  // After a failed commit: when the table was dropped under this writer, the directories its
+  // flushes made again (buckets, partitions, the table's own) are removed where empty, so a
+  // dropped table leaves nothing behind.
+  void RemoveDirsOfDroppedTable() {
+    auto now = meta::TableIncarnation(path_);
+    if (now.ok() || !now.status().IsNotFound()) return;
+    const std::string stop = io::ParentPath(meta::DataRoot(path_));
+    for (const char* lock : {".bucket-layout.lock", ".dynamic-bucket.lock"}) {
+      (void)io::LocalFs().Remove(io::JoinPath(path_, lock));  // taken by this failed commit
+    }
+    std::vector<std::string> dirs = {meta::IndexDir(path_), path_};
+    for (const auto& [id, bw] : buckets_) dirs.push_back(bw->dir());
+    for (std::string dir : dirs) {
+      while (!dir.empty() && dir != stop && dir.size() > stop.size()) {
+        auto gone = io::LocalFs().RemoveDirIfEmpty(dir);
+        if (!gone.ok() || !*gone) break;
+        dir = io::ParentPath(dir);
+      }
+    }
   }
 
   void Abort() override {
@@ -413,6 +444,7 @@ class FileStoreWriter : public TableWriter {
     std::atomic<bool> done{false};
   };
 
+  std::vector<std::string> warnings_;  // of the last Commit()
   std::binary_semaphore compaction_slot_{1};  // held by the running background compaction
   // Append tables: the background small-file compaction (async_compaction), and the buckets
   // written since a compaction last looked at them.
@@ -1067,6 +1099,7 @@ class FileStoreWriter : public TableWriter {
       TRIB_ASSIGN_OR_RETURN(req.index_changes, dynamic_->Flush());
     }
     FileStoreCommit commit(path_, schema_, options_.commit_user);
+    commit.RequireIncarnation(ctx_.table_incarnation);
     TRIB_ASSIGN_OR_RETURN(CommitResult result, commit.Commit(req));
     // The caches hold this commit's values: valid while the latest snapshot is its last one,
     // if nothing else was committed since the snapshot this commit started from.
@@ -1228,6 +1261,7 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                 "yet");
   }
   WriteContext ctx;
+  TRIB_ASSIGN_OR_RETURN(ctx.table_incarnation, meta::TableIncarnation(path));
   ctx.format = core.format;
   ctx.layout = FileLayout::Of(*schema);
   std::unique_ptr<merge::MergeFunction> input_merge;
@@ -1302,7 +1336,20 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
 Result<std::optional<int64_t>> CompactTableFull(
     const std::string& path, std::shared_ptr<const TableSchema> schema,
     const std::function<void(int64_t, int64_t)>& progress,
-    const std::vector<std::map<std::string, std::string>>& partitions) {
+    const std::vector<std::map<std::string, std::string>>& partitions,
+    std::vector<std::string>* warnings) {
+  // Old snapshots expire after the compaction commits, also for 'write-only' tables: this is
+  // the dedicated compaction job Paimon's write-only writers leave that work to. The compaction
+  // stands whatever happens there; a failure is a warning when the caller takes them.
+  auto expire_after = [&](int64_t committed) -> Status {
+    Status st = commit::ExpireAfterCommit(path, *schema);
+    if (st.ok()) return st;
+    const std::string what = "snapshot " + std::to_string(committed) +
+                             " is committed, but expiring old snapshots failed";
+    if (warnings == nullptr) return st.WithContext(what);
+    warnings->push_back(what + " (the next commit retries): " + st.ToString());
+    return Status::OK();
+  };
   std::vector<Field> pf;
   std::vector<DataType> pt;
   for (const auto& k : schema->partition_keys) {
@@ -1356,13 +1403,7 @@ Result<std::optional<int64_t>> CompactTableFull(
     }
     auto r = CompactAppendTable(path, schema, /*full=*/true, partitions.empty() ? nullptr : &only,
                                 "", progress);
-    if (r.ok() && *r && !OptionIsTrue(*schema, "write-only")) {
-      Status st = commit::ExpireAfterCommit(path, *schema);
-      if (!st.ok()) {
-        return st.WithContext("snapshot " + std::to_string(**r) +
-                              " is committed, but expiring old snapshots failed");
-      }
-    }
+    if (r.ok() && *r) TRIB_RETURN_NOT_OK(expire_after(**r));
     return r;
   }
   if (OptionIsTrue(*schema, "deletion-vectors.enabled")) {
@@ -1426,13 +1467,7 @@ Result<std::optional<int64_t>> CompactTableFull(
   TRIB_ASSIGN_OR_RETURN(auto committed,
                         CommitCompactions(path, schema, "", st, std::move(messages), outputs,
                                           "full compaction"));
-  if (committed && !OptionIsTrue(*schema, "write-only")) {
-    Status expired = commit::ExpireAfterCommit(path, *schema);
-    if (!expired.ok()) {
-      return expired.WithContext("snapshot " + std::to_string(*committed) +
-                                 " is committed, but expiring old snapshots failed");
-    }
-  }
+  if (committed) TRIB_RETURN_NOT_OK(expire_after(*committed));
   return committed;
 }
 

@@ -31,6 +31,7 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
 Result<std::optional<int64_t>> CompactTableFull(
     const std::string& path, std::shared_ptr<const TableSchema> schema,
     const std::function<void(int64_t, int64_t)>& progress = {},
-    const std::vector<std::map<std::string, std::string>>& partitions = {});
+    const std::vector<std::map<std::string, std::string>>& partitions = {},
+    std::vector<std::string>* warnings = nullptr);
 
 }  // namespace tributary::write

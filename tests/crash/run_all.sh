@@ -14,6 +14,7 @@ python3 "$DIR/repro_seq_tie_compaction.py" "$BIN" || status=1
 python3 "$DIR/partial_columns_test.py" --binary "$BIN" || status=1
 python3 "$DIR/dynamic_bucket_test.py" --binary "$BIN" || status=1
 python3 "$DIR/hostile_input_test.py" --binary "$BIN" || status=1
+python3 "$DIR/hostile_input_round2_test.py" --binary "$BIN" || status=1
 python3 "$DIR/expire_crash_test.py" --binary "$BIN" || status=1
 python3 "$DIR/orphan_files_test.py" --binary "$BIN" || status=1
 python3 "$DIR/streaming_test.py" --binary "$BIN" || status=1
