@@ -1,8 +1,8 @@
 #include "format/deletion_vector.h"
 
-#include <roaring/roaring.h>
-
 #include <string>
+
+#include "format/compression.h"
 
 namespace tributary::format {
 namespace {
@@ -23,22 +23,104 @@ uint64_t LittleEndian(std::string_view b, size_t off, int bytes) {
 constexpr uint32_t kMagic32 = 1581511376;
 constexpr uint32_t kMagic64 = 0xD1D33964;
 
-// Adds the values of one portable 32-bit bitmap at `bytes` (high bits `high`) to `out`;
-// returns the bytes it used.
+uint32_t Le(std::string_view b, size_t off, int bytes) {
+  return static_cast<uint32_t>(LittleEndian(b, off, bytes));
+}
+
+// Adds the values of one 32-bit RoaringBitmap in the portable format (RoaringFormatSpec: a
+// cookie, the containers' keys and cardinalities, offsets, then array, bitmap and run
+// containers) at `bytes` (high bits `high`) to `out`; returns the bytes it used. Decoded here,
+// strictly, rather than by libroaring: Debian's version trusts damaged input (a crash found by
+// tests/fuzz's index_fuzzer); format/deletion_vector_test.cc checks this decoder against it.
 Result<size_t> AddPortable(std::string_view bytes, uint64_t high, std::unordered_set<int64_t>* out,
                            const std::string& what) {
-  size_t used = roaring_bitmap_portable_deserialize_size(bytes.data(), bytes.size());
-  if (used == 0) return Status::Corruption(what + ": damaged RoaringBitmap in a deletion vector");
-  roaring_bitmap_t* bm = roaring_bitmap_portable_deserialize_safe(bytes.data(), bytes.size());
-  if (!bm) return Status::Corruption(what + ": damaged RoaringBitmap in a deletion vector");
-  roaring_uint32_iterator_t* it = roaring_create_iterator(bm);
-  while (it->has_value) {
-    out->insert(static_cast<int64_t>((high << 32) | it->current_value));
-    roaring_advance_uint32_iterator(it);
+  auto bad = [&](const std::string& why) {
+    return Status::Corruption(what + ": damaged RoaringBitmap in a deletion vector (" + why + ")");
+  };
+  constexpr uint32_t kCookie = 12347, kCookieNoRuns = 12346;
+  size_t pos = 0;
+  auto need = [&](size_t n) { return bytes.size() - pos >= n; };
+  if (!need(4)) return bad("truncated");
+  const uint32_t cookie = Le(bytes, 0, 4);
+  pos = 4;
+  size_t n = 0;
+  std::string_view run_flags;
+  bool offsets = true;
+  if ((cookie & 0xFFFF) == kCookie) {
+    n = (cookie >> 16) + 1;
+    if (!need((n + 7) / 8)) return bad("truncated");
+    run_flags = bytes.substr(pos, (n + 7) / 8);
+    pos += (n + 7) / 8;
+    offsets = n >= 4;
+  } else if (cookie == kCookieNoRuns) {
+    if (!need(4)) return bad("truncated");
+    n = Le(bytes, pos, 4);
+    pos += 4;
+    if (n > 65536) return bad("more than 65536 containers");
+  } else {
+    return bad("unknown cookie " + std::to_string(cookie));
   }
-  roaring_free_uint32_iterator(it);
-  roaring_bitmap_free(bm);
-  return used;
+  if (!need(n * 4)) return bad("truncated");
+  const size_t header = pos;
+  pos += n * 4;
+  if (offsets) {
+    if (!need(n * 4)) return bad("truncated");
+    pos += n * 4;  // where each container starts: they follow each other, so not needed
+  }
+  int64_t last_key = -1;
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t key = Le(bytes, header + 4 * i, 2);
+    const uint32_t card = Le(bytes, header + 4 * i + 2, 2) + 1;
+    if (static_cast<int64_t>(key) <= last_key) return bad("keys out of order");
+    last_key = key;
+    const uint64_t base = (high << 32) | (static_cast<uint64_t>(key) << 16);
+    const bool run = !run_flags.empty() &&
+                     (static_cast<uint8_t>(run_flags[i / 8]) >> (i % 8) & 1) != 0;
+    if (run) {
+      if (!need(2)) return bad("truncated");
+      const uint32_t runs = Le(bytes, pos, 2);
+      pos += 2;
+      if (!need(static_cast<size_t>(runs) * 4)) return bad("truncated");
+      uint64_t count = 0;
+      int64_t end = -1;
+      for (uint32_t r = 0; r < runs; r++) {
+        const uint32_t start = Le(bytes, pos, 2), length = Le(bytes, pos + 2, 2);
+        pos += 4;
+        if (static_cast<int64_t>(start) <= end || start + length > 0xFFFF) {
+          return bad("runs out of order");
+        }
+        end = start + length;
+        count += length + 1;
+        for (uint32_t v = start; v <= start + length; v++) out->insert(static_cast<int64_t>(base | v));
+      }
+      if (count != card) return bad("a run container's cardinality does not match");
+    } else if (card > 4096) {
+      if (!need(8192)) return bad("truncated");
+      uint64_t count = 0;
+      for (uint32_t w = 0; w < 1024; w++) {
+        uint64_t word = LittleEndian(bytes, pos + 8 * w, 8);
+        count += static_cast<uint64_t>(__builtin_popcountll(word));
+        while (word != 0) {
+          const int bit = __builtin_ctzll(word);
+          out->insert(static_cast<int64_t>(base | (w * 64 + static_cast<uint32_t>(bit))));
+          word &= word - 1;
+        }
+      }
+      pos += 8192;
+      if (count != card) return bad("a bitmap container's cardinality does not match");
+    } else {
+      if (!need(static_cast<size_t>(card) * 2)) return bad("truncated");
+      int64_t prev = -1;
+      for (uint32_t k = 0; k < card; k++) {
+        const uint32_t v = Le(bytes, pos + 2 * k, 2);
+        if (static_cast<int64_t>(v) <= prev) return bad("values out of order");
+        prev = v;
+        out->insert(static_cast<int64_t>(base | v));
+      }
+      pos += static_cast<size_t>(card) * 2;
+    }
+  }
+  return pos;
 }
 
 }  // namespace
@@ -55,6 +137,15 @@ Result<DeletionVector> DeletionVector::Decode(std::string_view file, int64_t off
                               " does not match the index manifest's " + std::to_string(length));
   }
   std::string_view body = file.substr(offset + 4, length);
+  // The CRC-32 of the magic and bitmap follows them (as Paimon's readers check it).
+  if (static_cast<size_t>(offset) + 8 + length > file.size()) {
+    return Status::Corruption(what + ": deletion vector at " + std::to_string(offset) +
+                              " has no checksum (the file ends early)");
+  }
+  if (BigEndian32(file, static_cast<size_t>(offset + 4 + length)) != Crc32(body)) {
+    return Status::Corruption(what + ": deletion vector at " + std::to_string(offset) +
+                              " does not match its checksum (the file is damaged)");
+  }
   uint32_t magic = BigEndian32(body, 0);
   DeletionVector dv;
   if (magic == kMagic32) {

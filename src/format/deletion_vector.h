@@ -1,6 +1,7 @@
 // Deletion vectors: which row positions of a data file are deleted (PAIMON_FORMAT.md 1.10).
 // Stored in index files as <4-byte BE length, magic + serialized RoaringBitmap, 4-byte CRC>;
-// decoded with CRoaring (Debian's libroaring). Immutable after decoding; thread-safe.
+// the checksum verified, the bitmap decoded strictly (damaged input is an error, never other
+// positions). Immutable after decoding; thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,8 @@ repository and the golden tables (nothing is downloaded):
                       manifests, each prefixed with the selector byte metadata_fuzzer.cc reads
   parquet_fuzzer      the golden tables' Parquet files
   debezium_fuzzer     Debezium change events of every op, envelope and column type
+  index_fuzzer        the golden tables' file-index containers (`*.parquet.index`, selector 0)
+                      and deletion-vector index files (`index/index-*`, selector 1)
 
 Usage: make_seeds.py TARGET OUTDIR
 """
@@ -114,6 +116,12 @@ def main():
     elif target == "parquet_fuzzer":
         for p in golden_files(lambda d, f: f.endswith(".parquet")):
             seeds.append(open(p, "rb").read())
+    elif target == "index_fuzzer":
+        for p in golden_files(lambda d, f: f.endswith(".parquet.index")):
+            seeds.append(bytes([0]) + open(p, "rb").read())
+        for p in golden_files(lambda d, f: os.path.basename(d) == "index" and
+                              f.startswith("index-")):
+            seeds.append(bytes([1]) + open(p, "rb").read())
     elif target == "debezium_fuzzer":
         seeds = [e.encode("utf-8") for e in debezium_events()]
     else:
