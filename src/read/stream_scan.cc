@@ -195,6 +195,18 @@ class FileStoreStreamScan : public StreamScan {
         if (!batch->rows.empty()) return true;
         continue;
       }
+      if (next_discovery_) {
+        // 'continuous.discovery-interval': after a look that found nothing, the next one waits
+        // for the interval, however often Next() is called (a caller polls with short
+        // timeouts to watch for Ctrl-C).
+        const auto now = std::chrono::steady_clock::now();
+        if (now < *next_discovery_) {
+          if (now >= deadline) return false;
+          std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+              *next_discovery_ - now, deadline - now));
+          continue;
+        }
+      }
       const std::string snapshot_file = meta::SnapshotPath(path_, next_);
       TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(snapshot_file));
       if (!exists) {
@@ -202,6 +214,7 @@ class FileStoreStreamScan : public StreamScan {
         TRIB_ASSIGN_OR_RETURN(exists, io::LocalFs().Exists(meta::LongLivedChangelogPath(path_, next_)));
       }
       if (exists) {
+        next_discovery_.reset();  // catching up: the next snapshot is looked for at once
         TRIB_RETURN_NOT_OK(ReadSnapshotChanges(next_, batch));
         next_++;
         if (!options_.consumer_id.empty()) {
@@ -213,10 +226,7 @@ class FileStoreStreamScan : public StreamScan {
       }
       TRIB_RETURN_NOT_OK(CheckNotExpired());
       TRIB_RETURN_NOT_OK(CheckNotDropped());
-      const auto now = std::chrono::steady_clock::now();
-      if (now >= deadline) return false;
-      std::this_thread::sleep_for(
-          std::min<std::chrono::steady_clock::duration>(poll_interval_, deadline - now));
+      next_discovery_ = std::chrono::steady_clock::now() + poll_interval_;
     }
   }
 
@@ -469,6 +479,8 @@ class FileStoreStreamScan : public StreamScan {
   options::CoreOptions core_;
   std::chrono::milliseconds poll_interval_ = kPollInterval;
   std::string incarnation_;  // the table this reader opened (meta::TableIncarnation)
+  // When the next look for a new snapshot is due, after one that found none.
+  std::optional<std::chrono::steady_clock::time_point> next_discovery_;
   FileLayout layout_;
   std::vector<int> projection_;
   std::vector<Field> output_fields_;

@@ -196,11 +196,14 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     return Status::Invalid("option 'bucket' must be a positive bucket count or -1, got " +
                            std::to_string(core.bucket));
   }
-  if (auto max = s.Option("max.bucket.num"); max && core.bucket > 0) {
-    auto n = options::ParseInt64(*max);
+  if (core.bucket > 0) {
+    // The default (128000) holds when the option is not set.
+    const std::string max = s.Option("max.bucket.num").value_or(
+        FindOption(OptionScope::kTable, "max.bucket.num")->default_value);
+    auto n = options::ParseInt64(max);
     if (n.ok() && core.bucket > *n) {
       return Status::Invalid("'bucket' = " + std::to_string(core.bucket) + " is more than "
-                             "'max.bucket.num' = " + *max);
+                             "'max.bucket.num' = " + max);
     }
   }
   if (!pk && core.bucket > 0 && !s.Option("bucket-key")) {
