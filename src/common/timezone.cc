@@ -1,6 +1,7 @@
 #include "common/timezone.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -51,7 +52,21 @@ Result<TimeZone> TimeZone::Load(const std::string& name) {
   TimeZone tz;
   std::string path;
   if (name.empty() || name == "default") {
-    path = "/etc/localtime";
+    // The machine's zone as the C library finds it: $TZ (a zone name, ":name" or a file path)
+    // when set, else /etc/localtime.
+    const char* env = std::getenv("TZ");
+    std::string tz_env = env != nullptr ? env : "";
+    if (!tz_env.empty() && tz_env[0] == ':') tz_env.erase(0, 1);
+    if (!tz_env.empty()) {
+      if (tz_env[0] == '/') {
+        std::ifstream probe(tz_env, std::ios::binary);
+        if (probe) path = tz_env;
+      } else if (auto named = Load(tz_env); named.ok()) {
+        named->name_ = "default";
+        return named;
+      }
+    }
+    if (path.empty()) path = "/etc/localtime";
     tz.name_ = "default";
   } else {
     int32_t fixed;

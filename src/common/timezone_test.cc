@@ -39,6 +39,26 @@ TEST(TimeZoneTest, NamedZonesMatchLibc) {
   tzset();
 }
 
+// 'default' is the machine's zone as the C library finds it: $TZ first (issue 42 item 6).
+TEST(TimeZoneTest, DefaultHonoursTz) {
+  const char* saved = std::getenv("TZ");
+  std::string restore = saved ? saved : "";
+  for (const char* tz_env : {"Asia/Shanghai", ":Asia/Shanghai",
+                             "/usr/share/zoneinfo/Asia/Shanghai"}) {
+    setenv("TZ", tz_env, 1);
+    auto tz = TimeZone::Load("default");
+    ASSERT_TRUE(tz.ok()) << tz.status().ToString();
+    EXPECT_EQ(tz->OffsetAtUtc(0), 8 * 3600) << tz_env;
+  }
+  setenv("TZ", "America/New_York", 1);
+  auto ny = TimeZone::Load("default");
+  ASSERT_TRUE(ny.ok());
+  EXPECT_EQ(ny->OffsetAtUtc(0), -5 * 3600);
+  if (saved) setenv("TZ", restore.c_str(), 1);
+  else unsetenv("TZ");
+  tzset();
+}
+
 TEST(TimeZoneTest, WallClockToInstant) {
   auto sh = TimeZone::Load("Asia/Shanghai");
   ASSERT_TRUE(sh.ok());

@@ -183,5 +183,17 @@ case "$out" in *"only INSERT statements can be added to a statement set"*)
   check "non-INSERT refused in a statement set" "yes" "yes" ;;
   *) check "non-INSERT refused in a statement set" "the error" "$out" ;; esac
 
+# 'table.local-time-zone' = 'default' is the machine's zone, $TZ first, as LOCALTIMESTAMP of an
+# unset session has it (Shanghai: UTC+8, no daylight saving).
+check "'default' time zone honours TZ" "8" \
+  "$(TZ=Asia/Shanghai run -e "SET 'table.local-time-zone' = 'default';
+     SELECT HOUR(TO_TIMESTAMP_LTZ(0, 0))" 2>/dev/null | tail -1)"
+local_hour() {
+  TZ=Asia/Shanghai run -e "$1 SELECT SUBSTRING(CAST(LOCALTIMESTAMP AS STRING), 1, 13)" \
+    2>/dev/null | tail -1
+}
+check "'default' LOCALTIMESTAMP is an unset session's" "$(local_hour "")" \
+  "$(local_hour "SET 'table.local-time-zone' = 'default';")"
+
 [ "$fails" -eq 0 ] && echo "sql_cli_test: all passed" || echo "sql_cli_test: $fails failed"
 [ "$fails" -eq 0 ]
