@@ -193,6 +193,49 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   return o;
 }
 
+Result<std::optional<std::string>> StartupModeOfScanMode(const std::string& scan_mode,
+                                                         bool has_snapshot_id,
+                                                         bool has_timestamp) {
+  const std::string m(Trim(scan_mode));
+  auto needs = [&](bool have, const char* what) -> Status {
+    if (have) return Status::OK();
+    return Status::Invalid("'scan.mode' = '" + m + "' needs " + what);
+  };
+  auto excludes = [&]() -> Status {
+    if (!has_snapshot_id && !has_timestamp) return Status::OK();
+    return Status::Invalid(std::string("'scan.mode' = '") + m + "' reads from " +
+                           (m == "compacted-full" ? "the latest compacted snapshot"
+                                                  : "the latest snapshot") +
+                           ", so " + (has_snapshot_id ? "'scan.snapshot-id'" : "a timestamp") +
+                           " must not be set with it (use 'from-snapshot' or 'from-timestamp')");
+  };
+  if (m == "default") return std::optional<std::string>();
+  if (m == "latest-full" || m == "full") {
+    TRIB_RETURN_NOT_OK(excludes());
+    return std::optional<std::string>("full");
+  }
+  if (m == "latest") {
+    TRIB_RETURN_NOT_OK(excludes());
+    return std::optional<std::string>("latest");
+  }
+  if (m == "compacted-full") {
+    TRIB_RETURN_NOT_OK(excludes());
+    return std::optional<std::string>("compacted-full");
+  }
+  if (m == "from-timestamp") {
+    TRIB_RETURN_NOT_OK(needs(has_timestamp, "'scan.timestamp-millis' or 'scan.timestamp'"));
+    return std::optional<std::string>("timestamp");
+  }
+  if (m == "from-snapshot" || m == "from-snapshot-full") {
+    TRIB_RETURN_NOT_OK(needs(has_snapshot_id, "'scan.snapshot-id'"));
+    return std::optional<std::string>(m);
+  }
+  if (m == "incremental" || m == "from-file-creation-time") {
+    return Status::NotSupported("'scan.mode' = '" + m + "' is not supported yet");
+  }
+  return Status::Invalid("unknown 'scan.mode' '" + m + "'");
+}
+
 bool FixedAfterCreate(const std::string& key) {
   static const std::set<std::string> kFixed = {"merge-engine", "sequence.field", "bucket-key",
                                                "changelog-producer"};

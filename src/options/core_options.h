@@ -72,6 +72,17 @@ struct CoreOptions {
                                   const std::map<std::string, std::string>& dynamic = {});
 };
 
+// Paimon's 'scan.mode' as the start of a read, in the words of Fluss's 'scan.startup.mode' that
+// the readers implement ("full", "latest", "timestamp", "from-snapshot", and the Paimon-only
+// "from-snapshot-full" and "compacted-full"); nullopt for 'default' (the start the other
+// options imply). Checks what the mode needs and what it excludes, as Paimon does:
+// 'from-snapshot' and 'from-snapshot-full' need 'scan.snapshot-id', 'from-timestamp' a
+// timestamp, and the others take neither. 'incremental' and 'from-file-creation-time' are
+// refused as not supported yet. docs/streaming.md has the table.
+Result<std::optional<std::string>> StartupModeOfScanMode(const std::string& scan_mode,
+                                                         bool has_snapshot_id,
+                                                         bool has_timestamp);
+
 // Options that fix how a table's stored data is laid out or merged: set at CREATE TABLE, never
 // changed by ALTER TABLE SET (Paimon's immutable options plus its bucket rules).
 bool FixedAfterCreate(const std::string& key);

@@ -126,6 +126,13 @@ Status ValidateBranch(std::string_view v) { return v == "main" ? Status::OK() : 
 Status ValidateTagName(std::string_view v) { return v.empty() ? Status::OK() : CheckTagName(v); }
 Status ValidateConsumerId(std::string_view v) { return v.empty() ? Status::OK() : CheckConsumerId(v); }
 
+Status ValidateScanMode(std::string_view v) {
+  if (v == "incremental" || v == "from-file-creation-time") {
+    return Status::NotSupported("'" + std::string(v) + "' is not supported yet");
+  }
+  return Status::OK();
+}
+
 // "0:avro,3:parquet": level:format pairs.
 Status ValidateLevelMap(std::string_view value) {
   std::string_view rest = value;
@@ -575,11 +582,18 @@ std::vector<OptionDef> BuildTable() {
           "session time zone.")
           .Validate(ValidateTimestampText),
       Def("scan.mode", kEnum, "default",
-          "Paimon's spelling of the startup mode (scan.startup.mode is the one implemented).")
+          "Paimon's key for where a read starts: latest-full (full; a streaming read: the latest "
+          "snapshot, then its changes), latest (changes from now on), from-timestamp, "
+          "from-snapshot (a streaming read: the changes of scan.snapshot-id on), "
+          "from-snapshot-full (that snapshot whole, then its changes), compacted-full (the "
+          "latest compacted snapshot, then changes), default (what the other options imply). "
+          "Beside scan.startup.mode: a hint wins over a table option; both set at one level "
+          "must agree. incremental and from-file-creation-time are not supported yet.")
           .Allowed({"default", "latest-full", "full", "latest", "compacted-full", "from-timestamp",
-                    "from-snapshot", "from-snapshot-full", "incremental"})
+                    "from-snapshot", "from-snapshot-full", "incremental",
+                    "from-file-creation-time"})
           .Alias("log.scan")
-          .Unsupported(),
+          .Validate(ValidateScanMode),
       Def("incremental-between", kString, "",
           "Paimon's incremental query: the changes between two snapshots or tags ('1,5', "
           "'tag1,tag2').")

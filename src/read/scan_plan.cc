@@ -61,6 +61,30 @@ class ScanPlanner {
       return Status::Invalid("set only one of 'scan.snapshot-id', 'scan.timestamp-millis' (or "
                              "'scan.timestamp'), 'scan.tag-name' and 'scan.watermark'");
     }
+    // Paimon's 'scan.mode' in a batch read (a hint over the table's option): 'compacted-full'
+    // reads the latest snapshot a compaction committed; the others read the snapshot the
+    // options above name, or the latest (their checks are the streaming read's).
+    auto mode_hint = options_.dynamic_options.find("scan.mode");
+    const std::optional<std::string> scan_mode = mode_hint != options_.dynamic_options.end()
+                                                     ? std::optional<std::string>(mode_hint->second)
+                                                     : schema_->Option("scan.mode");
+    if (scan_mode) {
+      // (A snapshot given by the statement itself, FOR SYSTEM_TIME AS OF, is no option.)
+      const bool option_id = travel("scan.snapshot-id").has_value() || tag.has_value();
+      TRIB_ASSIGN_OR_RETURN(std::optional<std::string> as_mode,
+                            options::StartupModeOfScanMode(*scan_mode, option_id, ts.has_value()));
+      if (as_mode && *as_mode == "compacted-full" && !id) {
+        TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+        for (auto it = ids.rbegin(); it != ids.rend() && !id; ++it) {
+          TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(*it));
+          if (s->commit_kind == meta::CommitKind::kCompact) id = *it;
+        }
+        if (!id) {
+          return Status::NotFound("'scan.mode' = 'compacted-full': the table has no compacted "
+                                  "snapshot yet (CALL sys.compact makes one)");
+        }
+      }
+    }
     if (watermark) {
       // As Paimon: the earliest snapshot whose watermark is at or after the given one.
       TRIB_ASSIGN_OR_RETURN(int64_t wm, options::ParseInt64(*watermark));

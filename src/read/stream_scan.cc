@@ -94,22 +94,35 @@ class FileStoreStreamScan : public StreamScan {
     const std::string& mode = options_.startup_mode;
     if (mode == "full") {
       next_ = latest ? *latest + 1 : 1;
-      if (latest) {
-        // The latest snapshot as it is, then every change after it. The normaliser needs whole
-        // rows (and every key) to know what each later change replaces.
-        ScanOptions o;
-        if (!normalize_) {
-          o.projection = projection_;
-          o.filters = options_.filters;
-        }
-        o.snapshot_id = *latest;
-        o.time_zone = options_.time_zone;
-        TRIB_ASSIGN_OR_RETURN(auto snap, meta::ReadSnapshotCached(path_, *latest));
-        change_.commit_millis = snap->time_millis;
-        change_.offset_base = -1;  // rows of the snapshot itself: no log offset
-        o.max_batch_rows = 65536;
-        TRIB_ASSIGN_OR_RETURN(full_, NewFileStoreScan(path_, schema_, o));
+      if (latest) TRIB_RETURN_NOT_OK(StartFull(*latest));
+    } else if (mode == "from-snapshot-full") {
+      // Paimon's: snapshot n as it is, then every change after it.
+      if (!options_.startup_snapshot_id) {
+        return Status::Invalid("'scan.mode' = 'from-snapshot-full' needs 'scan.snapshot-id'");
       }
+      const int64_t id = *options_.startup_snapshot_id;
+      TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(meta::SnapshotPath(path_, id)));
+      if (!exists) {
+        return Status::NotFound("'scan.snapshot-id' = " + std::to_string(id) + ": snapshot " +
+                                std::to_string(id) + " does not exist (expired or not yet "
+                                "written)");
+      }
+      next_ = id + 1;
+      TRIB_RETURN_NOT_OK(StartFull(id));
+    } else if (mode == "compacted-full") {
+      // Paimon's: the latest snapshot a compaction committed, as it is, then every change after.
+      TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+      std::optional<int64_t> compacted;
+      for (auto it = ids.rbegin(); it != ids.rend() && !compacted; ++it) {
+        TRIB_ASSIGN_OR_RETURN(auto s, meta::ReadSnapshotCached(path_, *it));
+        if (s->commit_kind == meta::CommitKind::kCompact) compacted = *it;
+      }
+      if (!compacted) {
+        return Status::NotFound("'scan.mode' = 'compacted-full': the table has no compacted "
+                                "snapshot yet (CALL sys.compact makes one)");
+      }
+      next_ = *compacted + 1;
+      TRIB_RETURN_NOT_OK(StartFull(*compacted));
     } else if (mode == "latest") {
       next_ = latest ? *latest + 1 : 1;
     } else if (mode == "earliest") {
@@ -231,6 +244,24 @@ class FileStoreStreamScan : public StreamScan {
   }
 
  private:
+  // Reads snapshot `id` whole first (as +I rows), then the changes after it. The normaliser
+  // needs whole rows (and every key) to know what each later change replaces.
+  Status StartFull(int64_t id) {
+    ScanOptions o;
+    if (!normalize_) {
+      o.projection = projection_;
+      o.filters = options_.filters;
+    }
+    o.snapshot_id = id;
+    o.time_zone = options_.time_zone;
+    TRIB_ASSIGN_OR_RETURN(auto snap, meta::ReadSnapshotCached(path_, id));
+    change_.commit_millis = snap->time_millis;
+    change_.offset_base = -1;  // rows of the snapshot itself: no log offset
+    o.max_batch_rows = 65536;
+    TRIB_ASSIGN_OR_RETURN(full_, NewFileStoreScan(path_, schema_, o));
+    return Status::OK();
+  }
+
   // A reader of a table that was dropped (or dropped and created again) would wait for changes
   // that never come, or read another table's.
   Status CheckNotDropped() const {

@@ -62,6 +62,26 @@ Status StreamStartup(const Session& session, const TableSchema& schema,
     }
     if (!mode) mode = "timestamp";
   }
+  // Paimon's 'scan.mode' beside Fluss's 'scan.startup.mode': the one set at the more specific
+  // level wins (a hint over a table option); set at one level, they must agree.
+  if (auto paimon = get("scan.mode")) {
+    const bool has_id = get("scan.snapshot-id").has_value();
+    const bool has_ts =
+        get("scan.timestamp-millis").has_value() || get("scan.startup.timestamp").has_value();
+    TRIB_ASSIGN_OR_RETURN(std::optional<std::string> as_mode,
+                          options::StartupModeOfScanMode(*paimon, has_id, has_ts));
+    auto level = [&](const char* key) {
+      return hints.count(key) ? 2 : schema.Option(key) ? 1 : 0;
+    };
+    const int paimon_level = level("scan.mode"), fluss_level = level("scan.startup.mode");
+    if (as_mode && fluss_level < paimon_level) {
+      mode = as_mode;
+    } else if (as_mode && fluss_level == paimon_level && *mode != *as_mode) {
+      return Status::Invalid("'scan.mode' = '" + *paimon + "' and 'scan.startup.mode' = '" +
+                             *get("scan.startup.mode") + "' start the read at different places; "
+                             "set one of them");
+    }
+  }
   if (mode) o->startup_mode = *mode;
   if (auto consumer = get("consumer-id")) o->consumer_id = *consumer;
   if (auto interval = get("continuous.discovery-interval")) {
