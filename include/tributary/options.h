@@ -31,6 +31,7 @@ struct OptionDef {
   std::vector<std::string> aliases;     // e.g. "bucket.num" for "bucket"
   OptionScope scope = OptionScope::kTable;
   bool supported = true;                // false: recognized, but rejected as not yet supported
+  bool hint_only = false;               // a query hint only: refused as a table option
   // kInt / kLong: inclusive bounds of the value.
   int64_t min_value = std::numeric_limits<int64_t>::min();
   int64_t max_value = std::numeric_limits<int64_t>::max();

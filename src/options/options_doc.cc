@@ -49,6 +49,7 @@ void AppendSection(OptionScope scope, const std::string& title, const std::strin
       desc += " Also spelled " + Join(aliases, ", ") + ".";
     }
     if (!def.supported) desc += " *Recognized; not implemented yet.*";
+    if (def.hint_only) desc += " *A query hint only.*";
     *out += "| " + Code(def.key) + " | " + type + " | " + Code(def.default_value) + " | " + desc +
             " |\n";
   }
@@ -66,8 +67,10 @@ std::string GenerateOptionsDoc() {
       "value is an error that names the closest valid one. Durations are written like `30 s`, "
       "`100ms`, `10 min`, `1 h`, `2 d` (a bare number is milliseconds); memory sizes like "
       "`64 kb`, `128 mb`, `1 gb` (a bare number is bytes). Enum values are case-insensitive and "
-      "`_` may be written for `-`. Options marked *not implemented yet* are accepted and stored "
-      "but have no effect.\n\n";
+      "`_` may be written for `-`. Options marked *not implemented yet* are refused wherever they "
+      "are given (CREATE, ALTER, hints, SET) with \"recognised but not supported yet\", never "
+      "accepted and ignored; options marked *a query hint only* are refused as table options. "
+      "`src/table/option_markers_test.cc` keeps these marks true.\n\n";
   AppendSection(OptionScope::kTable, "Table options",
                 "Set in `CREATE TABLE ... WITH ('key' = 'value')`, changed with `ALTER TABLE t "
                 "SET ('key' = 'value')`, or given for one statement in a "

@@ -48,6 +48,11 @@ class Def {
   }
   Def& Session() { return Scope(OptionScope::kSession); }
   Def& Catalog() { return Scope(OptionScope::kCatalog); }
+  // A query hint (/*+ OPTIONS(...) */) only, refused as a table option.
+  Def& HintOnly() {
+    d_.hint_only = true;
+    return *this;
+  }
   // Recognized, documented, but not implemented yet.
   Def& Unsupported() {
     d_.supported = false;
@@ -325,7 +330,8 @@ std::vector<OptionDef> BuildTable() {
           "changelog) after this many commits.")
           .Min(1),
       Def("lookup-wait", kBool, "true",
-          "lookup changelog producer: a commit waits until its lookup compaction finished.")
+          "lookup changelog producer: a commit waits until its lookup compaction finished. Only "
+          "true is supported yet: 'false' (commits that do not wait) is refused.")
           .Alias("changelog-producer.lookup-wait"),
       Def("changelog-file.prefix", kString, "changelog-", "File name prefix of changelog files.")
           .Validate(ValidateFileNamePrefix),
@@ -350,7 +356,8 @@ std::vector<OptionDef> BuildTable() {
       // Paimon writes Parquet by default, so the table shows "parquet"; this build writes data
       // files only as Avro. Which default a new table gets is decided by the core (table/).
       Def("file.format", kEnum, "parquet",
-          "Format of data files. Paimon's default is parquet; this build writes avro.")
+          "Format of data files: parquet (the default, as Paimon's) or avro; orc is refused (not "
+          "supported yet).")
           .Allowed({"avro", "parquet", "orc"}),
       Def("file.format.per.level", kString, "",
           "Data file format per LSM level, e.g. '0:avro,3:parquet'; other levels use "
@@ -618,10 +625,9 @@ std::vector<OptionDef> BuildTable() {
           "query hint).")
           .Validate(ValidateTimestampText),
       Def("branch", kString, "main",
-          "The branch a query reads or writes, as a hint (as t$branch_<name>); not a table "
-          "option here.")
+          "The branch a query reads or writes (as t$branch_<name>).")
           .Validate(ValidateBranch)
-          .Unsupported(),
+          .HintOnly(),
       Def("scan.tag-name", kString, "",
           "Read the snapshot of this tag (a batch read; tags: CALL sys.create_tag).")
           .Validate(ValidateTagName),

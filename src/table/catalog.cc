@@ -181,6 +181,10 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     if (def && !def->supported) {
       return Status::NotSupported("option '" + k + "' is recognised but not supported yet");
     }
+    if (def && def->hint_only) {
+      return Status::Invalid("option '" + k + "' is a query hint (/*+ OPTIONS('" + k +
+                             "' = '...') */), not a table option");
+    }
     if (k == "scan.timestamp") {
       // A time of the session's zone: only a query knows the session.
       return Status::NotSupported("option 'scan.timestamp' as a table option is not supported "
