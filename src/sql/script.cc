@@ -103,9 +103,10 @@ constexpr char kHelp[] =
     "  ADD / DROP / RENAME / MODIFY COLUMN, ADD / DROP PARTITION), CREATE / DROP TEMPORARY VIEW,\n"
     "  DESCRIBE, SHOW TABLES / COLUMNS / PARTITIONS / CREATE TABLE / FUNCTIONS / DATABASES /\n"
     "  CATALOGS. Session: SET 'key' = 'value', RESET, USE, CREATE CATALOG, USE CATALOG.\n"
-    "Procedures: CALL sys.compact, sys.expire_snapshots, sys.remove_orphan_files,\n"
-    "  sys.create_tag, sys.delete_tag, sys.rollback_to, sys.create_branch, sys.delete_branch,\n"
-    "  sys.rename_branch, sys.fast_forward, sys.rescale, sys.maintain_partitions.\n"
+    "Procedures: CALL sys.compact, sys.expire_snapshots, sys.expire_changelogs,\n"
+    "  sys.remove_orphan_files, sys.create_tag, sys.delete_tag, sys.rollback_to,\n"
+    "  sys.create_branch, sys.delete_branch, sys.rename_branch, sys.fast_forward, sys.rescale,\n"
+    "  sys.maintain_partitions, sys.expire_partitions.\n"
     "System tables: t$snapshots, t$files, t$options, t$schemas, t$partitions, t$tags,\n"
     "  t$branches, t$audit_log, t$changelog, t$binlog; a branch: t$branch_<name>.\n"
     "QUIT or EXIT ends the shell. docs/sql.md has it all.\n";
