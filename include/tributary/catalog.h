@@ -117,8 +117,13 @@ class Catalog {
 
   // Opens a data table (id.system_table must be empty).
   Result<std::unique_ptr<Table>> GetTable(const Identifier& id) const;
-  // Computes a system table: snapshots, files, options, schemas, partitions.
-  Result<SystemTableData> ReadSystemTable(const Identifier& id) const;
+  // Computes a system table: snapshots, files, options, schemas, partitions, the change tables.
+  // `options` (a query's hints, canonical keys): where t$audit_log reads (time travel:
+  // 'scan.snapshot-id', 'scan.timestamp-millis', 'scan.tag-name', 'scan.watermark',
+  // 'scan.mode') and where t$changelog / t$binlog start ('scan.startup.mode', 'scan.mode',
+  // 'scan.snapshot-id', 'scan.timestamp-millis'); any other option is refused by name.
+  Result<SystemTableData> ReadSystemTable(
+      const Identifier& id, const std::map<std::string, std::string>& options = {}) const;
 
  private:
   explicit Catalog(std::string warehouse) : warehouse_(std::move(warehouse)) {}

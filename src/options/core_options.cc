@@ -236,6 +236,18 @@ Result<std::optional<std::string>> StartupModeOfScanMode(const std::string& scan
   return Status::Invalid("unknown 'scan.mode' '" + m + "'");
 }
 
+Status CheckConnector(std::string_view value) {
+  const std::string connector = AsciiLower(Trim(value));
+  if (connector == "paimon" || connector == "fluss") {
+    return Status::Invalid("'connector' = '" + std::string(value) + "' is not needed: every "
+                           "Tributary table is a Paimon table; leave the option out");
+  }
+  return Status::NotSupported("the '" + std::string(value) + "' connector is not supported: a "
+                              "Tributary table is always a Paimon table. To bring a stream's "
+                              "changes in, write them as Debezium JSON to `tributary ingest`; "
+                              "leave 'connector' and the connector's options out");
+}
+
 bool FixedAfterCreate(const std::string& key) {
   static const std::set<std::string> kFixed = {"merge-engine", "sequence.field", "bucket-key",
                                                "changelog-producer"};

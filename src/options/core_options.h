@@ -83,6 +83,11 @@ Result<std::optional<std::string>> StartupModeOfScanMode(const std::string& scan
                                                          bool has_snapshot_id,
                                                          bool has_timestamp);
 
+// A Flink table definition's 'connector' (`value`), answered before its other options (a Kafka
+// table's 'topic' is no unknown Paimon option, it belongs to a connector Tributary does not
+// have): always an error saying what to do instead.
+Status CheckConnector(std::string_view value);
+
 // Options that fix how a table's stored data is laid out or merged: set at CREATE TABLE, never
 // changed by ALTER TABLE SET (Paimon's immutable options plus its bucket rules).
 bool FixedAfterCreate(const std::string& key);

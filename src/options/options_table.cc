@@ -582,8 +582,12 @@ std::vector<OptionDef> BuildTable() {
           "Where a streaming read starts: full (a snapshot of all rows, then changes), earliest "
           "(all retained changes), latest (changes from now on), timestamp (changes committed "
           "at or after scan.startup.timestamp), from-snapshot (the changes of scan.snapshot-id "
-          "on).")
-          .Allowed({"full", "earliest", "latest", "timestamp", "from-snapshot"}),
+          "on); also Paimon's values of scan.mode with their meanings (latest-full, "
+          "from-timestamp, from-snapshot-full, compacted-full, default).")
+          .Allowed({"full", "earliest", "latest", "timestamp", "from-snapshot", "default",
+                    "latest-full", "from-timestamp", "from-snapshot-full", "compacted-full",
+                    "incremental", "from-file-creation-time"})
+          .Validate(ValidateScanMode),
       Def("scan.startup.timestamp", kString, "",
           "Start of a timestamp startup: epoch milliseconds or 'YYYY-MM-DD HH:MM:SS' in the "
           "session time zone.")

@@ -29,7 +29,8 @@ class ScanPlanner {
  public:
   explicit ScanPlanner(const ScanPlanRequest& r)
       : path_(r.path), meta_path_(r.meta_path), schema_(r.schema), core_(*r.core),
-        options_(*r.options), excluded_(r.excluded), layout_(FileLayout::Of(*schema_)) {}
+        options_(*r.options), excluded_(r.excluded), top_level_only_(r.top_level_only),
+        layout_(FileLayout::Of(*schema_)) {}
 
   Result<ScanPlan> Plan() {
     meta::SnapshotManager snapshots(meta_path_);
@@ -64,10 +65,17 @@ class ScanPlanner {
     // Paimon's 'scan.mode' in a batch read (a hint over the table's option): 'compacted-full'
     // reads the latest snapshot a compaction committed; the others read the snapshot the
     // options above name, or the latest (their checks are the streaming read's).
-    auto mode_hint = options_.dynamic_options.find("scan.mode");
-    const std::optional<std::string> scan_mode = mode_hint != options_.dynamic_options.end()
-                                                     ? std::optional<std::string>(mode_hint->second)
-                                                     : schema_->Option("scan.mode");
+    auto mode_of = [&](const char* key) -> std::optional<std::string> {
+      auto hint = options_.dynamic_options.find(key);
+      if (hint != options_.dynamic_options.end()) return hint->second;
+      return schema_->Option(key);
+    };
+    std::optional<std::string> scan_mode = mode_of("scan.mode");
+    if (!scan_mode) {
+      // Paimon's values in Fluss's key mean the same ('scan.startup.mode' = 'compacted-full').
+      scan_mode = mode_of("scan.startup.mode");
+      if (scan_mode && *scan_mode != "compacted-full") scan_mode.reset();
+    }
     if (scan_mode) {
       // (A snapshot given by the statement itself, FOR SYSTEM_TIME AS OF, is no option.)
       const bool option_id = travel("scan.snapshot-id").has_value() || tag.has_value();
@@ -163,6 +171,7 @@ class ScanPlanner {
     for (const auto& e : live) {
       plan_.partitions.insert(e.partition);
       if (excluded_ && excluded_->count(e.partition)) continue;
+      if (top_level_only_ && e.file.level != core_.num_levels - 1) continue;
       if (const auto& b = LookupBuckets(e.total_buckets); b && !b->count(e.bucket)) continue;
       auto key = std::make_pair(e.partition, e.bucket);
       auto it = index.find(key);
@@ -319,6 +328,7 @@ class ScanPlanner {
   const options::CoreOptions& core_;
   const ScanOptions& options_;
   const std::set<std::string>* excluded_;
+  bool top_level_only_ = false;
   FileLayout layout_;
   bool data_evolution_ = false;
   std::vector<int> bucket_key_;

@@ -35,6 +35,7 @@ struct ScanPlanRequest {
   const options::CoreOptions* core = nullptr;
   const ScanOptions* options = nullptr;     // snapshot id, time travel hints, filters
   const std::set<std::string>* excluded = nullptr;  // partitions not to read (fallback branch)
+  bool top_level_only = false;  // only files of level num-levels - 1 (NewFileStoreScan)
 };
 
 Result<ScanPlan> PlanScan(const ScanPlanRequest& request);

@@ -258,7 +258,11 @@ class FileStoreStreamScan : public StreamScan {
     change_.commit_millis = snap->time_millis;
     change_.offset_base = -1;  // rows of the snapshot itself: no log offset
     o.max_batch_rows = 65536;
-    TRIB_ASSIGN_OR_RETURN(full_, NewFileStoreScan(path_, schema_, o));
+    // With the 'full-compaction' producer the changes that follow are those of compactions into
+    // the top level (that level before against after): the start is the top level as the last
+    // of them left it, so no change is read twice at the seam (nor lost).
+    const bool top_level_only = core_.changelog_producer == "full-compaction";
+    TRIB_ASSIGN_OR_RETURN(full_, NewFileStoreScan(path_, schema_, o, "", top_level_only));
     return Status::OK();
   }
 

@@ -233,6 +233,7 @@ class FileStoreScan : public TableScan {
   // Partitions (serialized) this scan must skip: those the main branch has, when this scan reads
   // a fallback branch.
   void ExcludePartitions(std::set<std::string> partitions) { excluded_ = std::move(partitions); }
+  void ReadTopLevelOnly() { top_level_only_ = true; }
 
  private:
   Status Plan() {
@@ -247,6 +248,7 @@ class FileStoreScan : public TableScan {
     request.core = &core_;
     request.options = &options_;
     request.excluded = &excluded_;
+    request.top_level_only = top_level_only_;
     TRIB_ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(request));
     if (!plan.snapshot_id) return Status::OK();  // nothing to read
     SplitRead::Config config;
@@ -317,6 +319,7 @@ class FileStoreScan : public TableScan {
   std::shared_ptr<const TableSchema> schema_;
   ScanOptions options_;
   std::set<std::string> excluded_;
+  bool top_level_only_ = false;
   std::unique_ptr<TableScan> fallback_;
   CoreOptions core_;
   std::vector<int> projection_;
@@ -396,7 +399,8 @@ Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const 
 Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
                                                     std::shared_ptr<const TableSchema> schema,
                                                     const ScanOptions& options,
-                                                    const std::string& meta_path) {
+                                                    const std::string& meta_path,
+                                                    bool top_level_only) {
   TRIB_ASSIGN_OR_RETURN(schema, options::WithDynamicOptions(std::move(schema),
                                                             options.dynamic_options));
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
@@ -412,9 +416,10 @@ Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
       return Status::Invalid("filter column " + std::to_string(p.column) + " out of range");
     }
   }
-  return std::unique_ptr<TableScan>(
-      new FileStoreScan(path, meta_path.empty() ? path : meta_path, std::move(schema), options,
-                        std::move(core)));
+  auto scan = std::make_unique<FileStoreScan>(path, meta_path.empty() ? path : meta_path,
+                                              std::move(schema), options, std::move(core));
+  if (top_level_only) scan->ReadTopLevelOnly();
+  return std::unique_ptr<TableScan>(std::move(scan));
 }
 
 }  // namespace tributary::read

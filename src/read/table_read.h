@@ -13,10 +13,13 @@
 namespace tributary::read {
 
 // `meta_path`: where schema/ and snapshot/ are when reading a branch (empty: `path`).
+// `top_level_only`: only the files of the top LSM level (num-levels - 1) are read: the table as
+// its last compaction into that level left it (what a 'full-compaction' changelog follows on).
 Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
                                                     std::shared_ptr<const TableSchema> schema,
                                                     const ScanOptions& options,
-                                                    const std::string& meta_path = "");
+                                                    const std::string& meta_path = "",
+                                                    bool top_level_only = false);
 // Point lookups by primary key (table_lookup.cc).
 Result<std::unique_ptr<TableLookup>> NewFileStoreLookup(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema);

@@ -411,10 +411,23 @@ Result<Source> OpenSourceAs(const Session& session, const TableRef& ref) {
     return src;
   }
   if (!rn.id.system_table.empty()) {
+    std::map<std::string, std::string> options;
     if (!hints.empty()) {
-      return ErrorAt(ref.hints_pos, "OPTIONS hints are not supported on system tables");
+      // Checked as the table's options are (did-you-mean), then by the system table: each one
+      // it takes no meaning from is refused by name.
+      Identifier base = rn.id;
+      base.system_table.clear();
+      auto table = rn.catalog->GetTable(base);
+      if (!table.ok()) return ErrorAt(ref.name.pos, table.status().message());
+      auto opts = NormalizeHints(hints, *(*table)->schema());
+      if (!opts.ok()) return ErrorAt(ref.hints_pos, opts.status().message());
+      options = std::move(*opts);
     }
-    auto data = rn.catalog->ReadSystemTable(rn.id);
+    auto data = rn.catalog->ReadSystemTable(rn.id, options);
+    if (!data.ok() && !options.empty() &&
+        data.status().code() == StatusCode::kNotSupported) {
+      return NotSupportedAt(ref.hints_pos, data.status().message());
+    }
     if (!data.ok()) return ErrorAt(ref.name.pos, data.status().message());
     src.fields = std::move(data->fields);
     src.rows = std::move(data->rows);

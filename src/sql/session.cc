@@ -1,4 +1,5 @@
 #include "sql/session.h"
+#include "options/core_options.h"
 
 #include "sql/query_internal.h"
 #include "sql/sort_compact.h"
@@ -125,7 +126,7 @@ Result<std::unique_ptr<Session>> Session::Open(const std::string& warehouse) {
   TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Catalog> catalog, Catalog::Open(warehouse, lazy));
   CatalogEntry entry;
   entry.type = "paimon";
-  entry.warehouse = warehouse;
+  entry.warehouse = catalog->warehouse();  // a file:// URI as its local path
   entry.catalog = std::move(catalog);
   s->catalogs_[kDefaultCatalog] = std::move(entry);
   return s;
@@ -604,6 +605,14 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
     spec.options = std::move(like_options);
   }
   for (const auto& o : s.options) {
+    if (o.key == "connector") {
+      if (Status st = options::CheckConnector(o.value); !st.ok()) {
+        return st.code() == StatusCode::kNotSupported ? NotSupportedAt(o.pos, st.message())
+                                                      : ErrorAt(o.pos, st.message());
+      }
+    }
+  }
+  for (const auto& o : s.options) {
     if (IsSchemaColumnOption(o.key)) {
       return ErrorAt(o.pos, "option '" + o.key + "' records a computed column, metadata column or "
                             "watermark; declare the column instead (name AS expression)");
@@ -719,16 +728,16 @@ Result<StatementResult> Session::CreateCatalog(const CreateCatalogStmt& s) {
   if (!warehouse) {
     return ErrorAt(s.pos, "CREATE CATALOG needs 'warehouse' = '<directory>'");
   }
-  std::string path = warehouse->value;
-  if (path.rfind("file://", 0) == 0) path = path.substr(7);
-  if (path.find("://") != std::string::npos) {
-    return NotSupportedAt(warehouse->pos, "remote warehouse '" + warehouse->value +
-                                              "' is not supported yet; use a local directory");
-  }
+  const std::string path = warehouse->value;
   if (path.empty()) return ErrorAt(warehouse->pos, "empty warehouse path");
-  auto catalog = Catalog::Open(path);
-  if (!catalog.ok()) return ErrorAt(warehouse->pos, catalog.status().message());
-  entry.warehouse = path;
+  auto catalog = Catalog::Open(path);  // a local path or a file:// URI
+  if (!catalog.ok()) {
+    if (catalog.status().code() == StatusCode::kNotSupported) {
+      return NotSupportedAt(warehouse->pos, catalog.status().message());
+    }
+    return ErrorAt(warehouse->pos, catalog.status().message());
+  }
+  entry.warehouse = (*catalog)->warehouse();
   entry.catalog = std::move(*catalog);
   catalogs_[s.name] = std::move(entry);
   return Message("Catalog " + s.name + " created");

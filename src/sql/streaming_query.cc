@@ -62,6 +62,20 @@ Status StreamStartup(const Session& session, const TableSchema& schema,
     }
     if (!mode) mode = "timestamp";
   }
+  // Paimon's values in Fluss's key ('scan.startup.mode' = 'latest-full') mean what they mean in
+  // Paimon's.
+  if (mode && *mode != "full" && *mode != "earliest" && *mode != "latest" &&
+      *mode != "timestamp" && *mode != "from-snapshot") {
+    const bool has_id = get("scan.snapshot-id").has_value();
+    const bool has_ts =
+        get("scan.timestamp-millis").has_value() || get("scan.startup.timestamp").has_value();
+    TRIB_ASSIGN_OR_RETURN(mode, options::StartupModeOfScanMode(*mode, has_id, has_ts));
+    if (!mode) {
+      // 'default': what the other options imply.
+      if (has_id) mode = "from-snapshot";
+      if (has_ts) mode = "timestamp";
+    }
+  }
   // Paimon's 'scan.mode' beside Fluss's 'scan.startup.mode': the one set at the more specific
   // level wins (a hint over a table option); set at one level, they must agree.
   if (auto paimon = get("scan.mode")) {

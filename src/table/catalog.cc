@@ -96,6 +96,9 @@ DataType AssignFieldIds(const DataType& t, int32_t* next) {
 
 Result<TableSchema> BuildSchema(const TableSpec& spec) {
   TableSchema s;
+  if (auto it = spec.options.find("connector"); it != spec.options.end()) {
+    TRIB_RETURN_NOT_OK(options::CheckConnector(it->second));
+  }
   if (spec.columns.empty()) return Status::Invalid("a table needs at least one column");
   std::set<std::string> names;
   std::vector<std::string> column_names;
@@ -328,9 +331,46 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
 
 }  // namespace
 
-Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse,
+namespace {
+// The local directory a warehouse names: a path, or a file:// URI (file:///w, file:/w,
+// file://localhost/w). Any other scheme is refused by name, so no URI ever becomes a local
+// directory named after it ("s3:/bucket/wh").
+Result<std::string> LocalWarehouse(const std::string& warehouse) {
+  size_t colon = warehouse.find(':');
+  const bool has_scheme =
+      colon != std::string::npos && colon > 0 && colon + 1 < warehouse.size() &&
+      warehouse[colon + 1] == '/' && std::isalpha(static_cast<unsigned char>(warehouse[0])) &&
+      std::all_of(warehouse.begin(), warehouse.begin() + static_cast<std::ptrdiff_t>(colon),
+                  [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' ||
+                           c == '.';
+                  });
+  if (!has_scheme) return warehouse;
+  const std::string scheme = AsciiLower(warehouse.substr(0, colon));
+  if (scheme != "file") {
+    return Status::NotSupported("warehouse '" + warehouse + "': the '" + scheme +
+                                "' scheme is not supported yet (a warehouse is a local "
+                                "directory or a file:// URI)");
+  }
+  std::string rest = warehouse.substr(colon + 1);  // "///w", "/w", "//localhost/w"
+  if (rest.rfind("//", 0) == 0) {
+    const size_t slash = rest.find('/', 2);
+    const std::string host = rest.substr(2, slash == std::string::npos ? std::string::npos
+                                                                         : slash - 2);
+    if (!host.empty() && host != "localhost") {
+      return Status::NotSupported("warehouse '" + warehouse + "': a file:// URI with a host ('" +
+                                  host + "') is not supported");
+    }
+    rest = slash == std::string::npos ? "/" : rest.substr(slash);
+  }
+  return rest;
+}
+}  // namespace
+
+Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse_uri,
                                                const CatalogOptions& options) {
-  if (warehouse.empty()) return Status::Invalid("the warehouse path is empty");
+  if (warehouse_uri.empty()) return Status::Invalid("the warehouse path is empty");
+  TRIB_ASSIGN_OR_RETURN(const std::string warehouse, LocalWarehouse(warehouse_uri));
   TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(warehouse));
   if (!exists) {
     if (!options.create_if_missing) {
@@ -863,7 +903,8 @@ Result<std::unique_ptr<Table>> Catalog::GetTable(const Identifier& id) const {
   return table;
 }
 
-Result<SystemTableData> Catalog::ReadSystemTable(const Identifier& id) const {
+Result<SystemTableData> Catalog::ReadSystemTable(
+    const Identifier& id, const std::map<std::string, std::string>& options) const {
   Identifier base = id;
   base.system_table.clear();
   TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(base));
@@ -873,7 +914,7 @@ Result<SystemTableData> Catalog::ReadSystemTable(const Identifier& id) const {
                            "branch ('" + id.database + "." + id.table + "$branches')");
   }
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(base));
-  return table::ReadSystemTable(path, id.system_table);
+  return table::ReadSystemTable(path, id.system_table, options);
 }
 
 }  // namespace tributary

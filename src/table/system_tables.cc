@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 
 #include "common/json.h"
 #include "format/binary_row.h"
@@ -18,6 +19,7 @@
 #include "meta/snapshot.h"
 #include "meta/tags.h"
 #include "common/datetime.h"
+#include "options/core_options.h"
 #include "options/option_values.h"
 #include "table/file_store_table.h"
 #include "meta/snapshot_reader.h"
@@ -312,8 +314,11 @@ Result<SystemTableData> RowTracking(const std::string& path,
 // t$audit_log read as a batch: the table's rows, each led by its row kind (+I), as Paimon's
 // AuditLogTable reads a snapshot.
 Result<SystemTableData> AuditLog(const std::string& path,
-                                 const std::shared_ptr<const TableSchema>& table) {
-  TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path, table, ScanOptions{}));
+                                 const std::shared_ptr<const TableSchema>& table,
+                                 const std::map<std::string, std::string>& hints) {
+  ScanOptions options;
+  options.dynamic_options = hints;  // time travel, as a read of the table itself
+  TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path, table, options));
   TRIB_ASSIGN_OR_RETURN(SystemTableData rows, ScanAll(*scan));
   SystemTableData d;
   d.fields = ChangeTableFields("audit_log", *table);
@@ -330,10 +335,42 @@ Result<SystemTableData> AuditLog(const std::string& path,
 // t$changelog and t$binlog read as a batch: every retained change, from the oldest snapshot.
 Result<SystemTableData> Changes(const std::string& path,
                                 const std::shared_ptr<const TableSchema>& table,
-                                const std::string& name) {
+                                const std::string& name,
+                                const std::map<std::string, std::string>& hints) {
   StreamOptions o;
   o.startup_mode = "earliest";
   o.with_change_metadata = true;
+  // Where the changes start, as a streaming read's hints say it (default: the oldest).
+  auto hint = [&](const char* key) -> std::optional<std::string> {
+    auto it = hints.find(key);
+    return it == hints.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  if (auto id = hint("scan.snapshot-id")) {
+    TRIB_ASSIGN_OR_RETURN(int64_t v, options::ParseInt64(*id));
+    o.startup_snapshot_id = v;
+    o.startup_mode = "from-snapshot";
+  }
+  if (auto ms = hint("scan.timestamp-millis")) {
+    TRIB_ASSIGN_OR_RETURN(int64_t v, options::ParseInt64(*ms));
+    o.startup_timestamp_millis = v;
+    o.startup_mode = "timestamp";
+  }
+  for (const char* key : {"scan.mode", "scan.startup.mode"}) {
+    auto mode = hint(key);
+    if (!mode) continue;
+    std::optional<std::string> as_mode = *mode;
+    if (*mode != "earliest" && *mode != "timestamp") {
+      TRIB_ASSIGN_OR_RETURN(as_mode, options::StartupModeOfScanMode(
+                                         *mode, o.startup_snapshot_id.has_value(),
+                                         o.startup_timestamp_millis.has_value()));
+    }
+    if (as_mode && (*as_mode == "full" || *as_mode == "from-snapshot-full" ||
+                    *as_mode == "compacted-full")) {
+      return Status::NotSupported("'" + std::string(key) + "' = '" + *mode + "' on t$" + name +
+                                  " (changes, not a snapshot's rows) is not supported");
+    }
+    if (as_mode) o.startup_mode = *as_mode;
+  }
   TRIB_ASSIGN_OR_RETURN(auto stream, read::NewFileStoreStreamScan(path, table, o));
   SystemTableData d;
   d.fields = ChangeTableFields(name, *table);
@@ -435,11 +472,26 @@ Status ToChangeTableRows(const std::string& name, const TableSchema& schema, Row
   return Status::OK();
 }
 
-Result<SystemTableData> ReadSystemTable(const std::string& path, const std::string& name) {
+Result<SystemTableData> ReadSystemTable(const std::string& path, const std::string& name,
+                                        const std::map<std::string, std::string>& options) {
   static const std::vector<std::string> kNames = {"snapshots",    "files",     "options",
                                                   "schemas",      "partitions", "row_tracking",
                                                   "audit_log",    "changelog", "binlog",
                                                   "tags",         "branches"};
+  // A hint must do what it says: each is refused by name where it means nothing.
+  static const std::set<std::string> kTravel = {"scan.snapshot-id", "scan.timestamp-millis",
+                                                "scan.tag-name", "scan.watermark", "scan.mode"};
+  static const std::set<std::string> kStart = {"scan.startup.mode", "scan.mode",
+                                               "scan.snapshot-id", "scan.timestamp-millis"};
+  const std::set<std::string>* allowed = name == "audit_log"                      ? &kTravel
+                                         : name == "changelog" || name == "binlog" ? &kStart
+                                                                                   : nullptr;
+  for (const auto& [key, value] : options) {
+    if (!allowed || !allowed->count(key)) {
+      return Status::NotSupported("option '" + key + "' is not supported on system table $" +
+                                  name + (allowed ? "" : " (it takes no options)"));
+    }
+  }
   if (name == "branches") return Branches(path);
   if (name == "snapshots") return Snapshots(path);
   if (name == "schemas") return Schemas(path);
@@ -450,8 +502,8 @@ Result<SystemTableData> ReadSystemTable(const std::string& path, const std::stri
   if (name == "options") return Options(*schema);
   if (name == "partitions") return Partitions(path, *schema);
   if (name == "row_tracking") return RowTracking(path, schema);
-  if (name == "audit_log") return AuditLog(path, schema);
-  if (name == "changelog" || name == "binlog") return Changes(path, schema, name);
+  if (name == "audit_log") return AuditLog(path, schema, options);
+  if (name == "changelog" || name == "binlog") return Changes(path, schema, name, options);
   std::string hint = options::DidYouMean(name, kNames);
   std::string known;
   for (const auto& n : kNames) known += (known.empty() ? "" : ", ") + n;

@@ -3,6 +3,7 @@
 // (docs/streaming.md).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,9 @@
 namespace tributary::table {
 
 // The rows of system table `name` of the table at `table_path`. An unknown name is an error with
-// a did-you-mean.
-Result<SystemTableData> ReadSystemTable(const std::string& table_path, const std::string& name);
+// a did-you-mean. `options`: a query's hints (Catalog::ReadSystemTable says which apply).
+Result<SystemTableData> ReadSystemTable(const std::string& table_path, const std::string& name,
+                                        const std::map<std::string, std::string>& options = {});
 
 // The change tables, which a streaming SELECT also follows: audit_log, changelog, binlog.
 bool IsChangeTable(const std::string& name);

@@ -307,24 +307,24 @@ class FileStoreWriter : public TableWriter {
       return r;
     }
     const bool full_producer = core_.changelog_producer == "full-compaction";
-    if (*r && (full_producer || full_compaction_every_) && !options_.overwrite &&
-        !core_.write_only) {
+    if ((full_producer || full_compaction_every_) && !options_.overwrite && !core_.write_only) {
       // A full compaction after every 'full-compaction.delta-commits' commits. With the
       // full-compaction producer the changelog comes from them: after every commit when the
       // option is unset, and at the end of an input (a batch INSERT's commit, the end of a
-      // bounded ingest: CommitAndWaitForCompaction).
-      if (++commits_since_full_compaction_ >= full_compaction_delta_commits_ ||
-          (full_producer && waiting_for_jobs_)) {
+      // bounded ingest: CommitAndWaitForCompaction) whenever a commit since the last one
+      // published changes, also when the final commit itself has nothing new.
+      if (*r) ++commits_since_full_compaction_;
+      const bool due = *r && commits_since_full_compaction_ >= full_compaction_delta_commits_;
+      const bool input_ends =
+          full_producer && waiting_for_jobs_ && commits_since_full_compaction_ > 0;
+      if (due || input_ends) {
         commits_since_full_compaction_ = 0;
         auto compacted = CompactTableFull(path_, schema_);
         // Lost to a concurrent compaction: the changes are emitted by the next full compaction
         // (its changelog is the top level before against after), so nothing is lost.
         if (!compacted.ok() && !compacted.status().IsConflict()) {
-          // The next full compaction emits these changes (its changelog is the top level before
-          // against after).
-          warnings_.push_back("snapshot " + std::to_string(**r) +
-                              " is committed, but the full compaction that produces its "
-                              "changelog failed (the next one retries): " +
+          warnings_.push_back("the full compaction that produces the changelog of the last "
+                              "commits failed (the next one retries): " +
                               compacted.status().ToString());
         }
       }

@@ -183,6 +183,19 @@ case "$out" in *"only INSERT statements can be added to a statement set"*)
   check "non-INSERT refused in a statement set" "yes" "yes" ;;
   *) check "non-INSERT refused in a statement set" "the error" "$out" ;; esac
 
+# A warehouse is a local path or a file:// URI; any other scheme is refused by name and never
+# becomes a local directory ("s3:/bucket/wh").
+(cd "$W" && "$BIN" sql --warehouse s3://bucket/wh -e "CREATE TABLE t (id INT)" >/dev/null 2>"$W/s3.err")
+check "an s3:// warehouse is refused" "1" "$?"
+case "$(cat "$W/s3.err")" in *"'s3' scheme is not supported yet"*) check "the error names the scheme" "yes" "yes" ;;
+  *) check "the error names the scheme" "'s3' scheme is not supported yet" "$(cat "$W/s3.err")" ;; esac
+check "no local directory named after the URI" "no" "$([ -e "$W/s3:" ] && echo yes || echo no)"
+(cd "$W" && "$BIN" sql --warehouse hdfs://nn:8020/wh -e "SELECT 1" >/dev/null 2>&1)
+check "an hdfs:// warehouse is refused" "1" "$?"
+"$BIN" sql --warehouse "file://$W/furi" -e "CREATE TABLE t (id INT); INSERT INTO t VALUES (7)" >/dev/null 2>&1
+check "--warehouse file:// works" "7" "$("$BIN" sql --warehouse "$W/furi" --format csv -e "SELECT * FROM t" 2>/dev/null | tr -d '\r' | tail -1)"
+check "CREATE CATALOG with file:// works" "7" "$(run -e "CREATE CATALOG f WITH ('type' = 'paimon', 'warehouse' = 'file://$W/furi'); USE CATALOG f; SELECT * FROM t" 2>/dev/null | tail -1)"
+
 # 'table.local-time-zone' = 'default' is the machine's zone, $TZ first, as LOCALTIMESTAMP of an
 # unset session has it (Shanghai: UTC+8, no daylight saving).
 check "'default' time zone honours TZ" "8" \
