@@ -769,6 +769,7 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSetOperation(std::unique_ptr<Se
   out->set_operands.push_back(std::move(head));
   bool parenthesized = false;
   std::optional<SetOpKind> first_kind;
+  bool mixed = false;  // INTERSECT beside UNION or EXCEPT
   while (IsSetOperator(Peek())) {
     if (!out->set_operands.back().query->with.empty() && !parenthesized &&
         out->set_operands.size() > 1) {
@@ -784,10 +785,8 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSetOperation(std::unique_ptr<Se
     op.kind = word == "UNION"       ? SetOpKind::kUnion
               : word == "INTERSECT" ? SetOpKind::kIntersect
                                     : SetOpKind::kExcept;  // EXCEPT, MINUS
-    if (first_kind && (*first_kind == SetOpKind::kIntersect) != (op.kind == SetOpKind::kIntersect)) {
-      return ErrorAt(op.pos, "INTERSECT binds tighter than UNION and EXCEPT: put parentheses "
-                             "around the queries it combines");
-    }
+    mixed = mixed || (first_kind && (*first_kind == SetOpKind::kIntersect) !=
+                                        (op.kind == SetOpKind::kIntersect));
     first_kind = op.kind;
     if (AcceptKeyword("ALL")) {
       op.all = true;
@@ -808,6 +807,37 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSetOperation(std::unique_ptr<Se
     last.limit.reset();
     out->offset = last.offset;
     last.offset = 0;
+  }
+  if (mixed) {
+    // Standard precedence, as Flink's (Calcite's): INTERSECT binds tighter than UNION and
+    // EXCEPT, which apply left to right. Each run of queries joined by INTERSECT becomes one
+    // operand: a UNION b INTERSECT c is a UNION (b INTERSECT c).
+    std::vector<SetOperand> flat = std::move(out->set_operands);
+    std::vector<SetOperand> grouped;
+    std::vector<SetOperand> run;
+    auto close_run = [&]() {
+      if (run.size() == 1) {
+        grouped.push_back(std::move(run[0]));
+      } else {
+        SetOperand term;
+        term.kind = run[0].kind;  // how the run joins what is before it
+        term.all = run[0].all;
+        term.pos = run[0].pos;
+        term.query = std::make_unique<SelectStmt>();
+        term.query->pos = run[0].query->pos;
+        run[0].kind = SetOpKind::kUnion;  // the first of a set operation: unused
+        run[0].all = false;
+        term.query->set_operands = std::move(run);
+        grouped.push_back(std::move(term));
+      }
+      run.clear();
+    };
+    for (auto& operand : flat) {
+      if (!run.empty() && operand.kind != SetOpKind::kIntersect) close_run();
+      run.push_back(std::move(operand));
+    }
+    close_run();
+    out->set_operands = std::move(grouped);
   }
   return out;
 }
