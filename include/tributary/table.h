@@ -71,6 +71,11 @@ struct WriteOptions {
   // Compactions still running when the writer is destroyed are abandoned (their files removed).
   // Off: every Commit() compacts before it returns (what one-shot statements want).
   bool async_compaction = false;
+  // Called before the first row goes into a partition the table does not have yet, with the
+  // partition's path ("dt=20261204"); an error refuses the row (the writer's Write returns it).
+  // Table::NewWriter sets it for tables with automatic partitions: a row for a partition past
+  // the retention, which the next maintenance would drop, is refused.
+  std::function<Status(const std::string& partition_path)> check_new_partition;
 };
 
 // One conjunct of a scan filter, on a column of the table schema. Scans use filters to skip

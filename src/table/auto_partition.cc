@@ -28,6 +28,13 @@ std::string Pad(int64_t v, int width) {
   return s;
 }
 
+// A time value before the oldest one kept (of the same width: a value of another form is not
+// the rule's and stays).
+bool IsExpired(const std::string& v, const std::string& oldest) {
+  const bool digits = std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+  return v.size() == oldest.size() && digits && v < oldest;
+}
+
 }  // namespace
 
 std::string MachineTimeZone() {
@@ -117,6 +124,21 @@ Result<std::string> AutoPartitionValue(const AutoPartitionRule& rule, int64_t ut
   return Status::Invalid("unknown 'table.auto-partition.time-unit' '" + rule.unit + "'");
 }
 
+Status CheckPartitionRetained(const AutoPartitionRule& rule, const std::string& partition_path,
+                              int64_t now_millis) {
+  if (rule.retention < 0) return Status::OK();
+  TRIB_ASSIGN_OR_RETURN(std::string oldest, AutoPartitionValue(rule, now_millis, -rule.retention));
+  for (const auto& [k, v] : meta::SplitPartitionPath(partition_path)) {
+    if (k != rule.key || !IsExpired(v, oldest)) continue;
+    return Status::Invalid("partition " + partition_path + " is past the table's retention "
+                           "('table.auto-partition.num-retention' = " +
+                           std::to_string(rule.retention) + " of unit " + rule.unit +
+                           ": partitions before " + rule.key + "=" + oldest + " are dropped), so "
+                           "its rows are refused rather than written and dropped");
+  }
+  return Status::OK();
+}
+
 Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
   const auto schema = table.schema();
   TRIB_ASSIGN_OR_RETURN(auto rule, AutoPartitionRuleOf(*schema));
@@ -130,7 +152,7 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
   }
   std::string done;
   // Expired: the time value before the oldest one kept (same width: a value of another form is
-  // not this rule's and stays).
+  // not this rule's and stays; IsExpired).
   if (rule->retention >= 0) {
     TRIB_ASSIGN_OR_RETURN(std::string oldest, AutoPartitionValue(*rule, now_millis, -rule->retention));
     std::vector<std::string> kept;
@@ -146,12 +168,7 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
       }
       const std::string& v = spec[rule->key];
       kept.push_back(name);
-      if (default_value) continue;
-      const bool digits = std::all_of(v.begin(), v.end(),
-                                      [](char c) { return c >= '0' && c <= '9'; });
-      if (v.size() != oldest.size() || !digits || v >= oldest) {
-        continue;
-      }
+      if (default_value || !IsExpired(v, oldest)) continue;
       drops.push_back(PartitionToDrop{name, spec, has_files[name]});
       kept.pop_back();
       done += (done.empty() ? "dropped " : ", ") + name;

@@ -41,6 +41,12 @@ Result<std::optional<AutoPartitionRule>> AutoPartitionRuleOf(const TableSchema& 
 Result<std::string> AutoPartitionValue(const AutoPartitionRule& rule, int64_t utc_millis,
                                        int64_t offset);
 
+// Whether the partition at `partition_path` ("dt=20261204") is past the rule's retention as of
+// `now_millis`, which MaintainAutoPartitions drops: an error saying so (a writer refuses its
+// rows), else OK.
+Status CheckPartitionRetained(const AutoPartitionRule& rule, const std::string& partition_path,
+                              int64_t now_millis);
+
 // Creates the partitions ahead and drops the expired ones of `table` as of `now_millis`; says
 // what it did ("" when nothing). Nothing happens for a table without the rule.
 Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis);

@@ -1,8 +1,11 @@
 #include "table/file_store_table.h"
 
+#include <chrono>
+
 #include "common/predicate.h"
 
 #include "meta/schema_manager.h"
+#include "table/auto_partition.h"
 #include "read/stream_scan.h"
 #include "read/table_read.h"
 #include "write/table_write.h"
@@ -28,7 +31,21 @@ class FileStoreTable : public Table {
   const std::string& path() const override { return path_; }
   std::shared_ptr<const TableSchema> schema() const override { return schema_; }
 
-  Result<std::unique_ptr<TableWriter>> NewWriter(const WriteOptions& options) override {
+  Result<std::unique_ptr<TableWriter>> NewWriter(const WriteOptions& given) override {
+    WriteOptions options = given;
+    // A table with automatic partitions refuses rows for partitions past its retention (the
+    // next maintenance would drop them: a statement would say "inserted" and the rows vanish).
+    if (!options.overwrite && !options.check_new_partition) {
+      auto rule = AutoPartitionRuleOf(*schema_);
+      if (rule.ok() && *rule && (*rule)->retention >= 0) {
+        options.check_new_partition = [rule = **rule](const std::string& partition) {
+          const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+          return CheckPartitionRetained(rule, partition, now);
+        };
+      }
+    }
     // A cross-partition-update writer learns each key's partition from a scan of the table.
     auto scanner = [path = path_, schema = schema_](
                        const std::vector<int>& projection,

@@ -707,6 +707,7 @@ class FileStoreWriter : public TableWriter {
     if (!partition_idx_.empty() && !partitions.count(id.first)) {
       const std::string name =
           meta::PartitionPath(partition_fields_, partition, core_.partition_default_name);
+      if (options_.check_new_partition) TRIB_RETURN_NOT_OK(options_.check_new_partition(name));
       const std::string marked = meta::PartitionPath(partition_fields_, partition);
       const bool added = marked_partitions_.count(marked) > 0;
       if (!added && !OptionIsTrueOr(*schema_, "client.writer.dynamic-create-partition.enabled",
