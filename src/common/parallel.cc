@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -108,7 +109,13 @@ Status ParallelFor(size_t n, int threads, const std::function<Status(size_t)>& f
       size_t i = state->next.fetch_add(1);
       if (i >= n) return;
       if (!state->failed.load(std::memory_order_relaxed)) {
-        state->results[i] = (*f)(i);
+        // An allocation that fails on a worker would end the process; it fails the piece.
+        try {
+          state->results[i] = (*f)(i);
+        } catch (const std::bad_alloc&) {
+          state->results[i] = Status::Invalid(
+              "out of memory: an allocation failed while reading or writing in parallel");
+        }
         if (!state->results[i].ok()) state->failed.store(true);
       }
       std::lock_guard<std::mutex> lock(state->mu);

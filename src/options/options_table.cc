@@ -786,14 +786,20 @@ std::vector<OptionDef> BuildTable() {
       Def("parallelism.default", kInt, "1", "Threads used by a statement.").Min(1).Session()
           .Unsupported(),
       Def("sql.sort.memory-limit", kMemory, "1 gb",
-          "Memory an ORDER BY may hold (ORDER BY ... LIMIT n holds about 2n rows); a larger "
-          "result is an error naming this setting. Results without ORDER BY, GROUP BY or "
-          "DISTINCT stream and hold one batch.")
+          "Memory an ORDER BY or a window function may hold (ORDER BY ... LIMIT n holds about "
+          "2n rows, a top-N n rows per partition); more is an error naming this setting. "
+          "Results without ORDER BY, GROUP BY, DISTINCT, set operations, joins or windows "
+          "stream and hold one batch.")
           .Session(),
       Def("sql.join.memory-limit", kMemory, "1 gb",
           "Memory the build side of a hash join may hold (the input with fewer rows, when the "
           "tables' snapshots say so; else the right input); a larger build side is an error "
           "naming this setting.")
+          .Session(),
+      Def("sql.aggregate.memory-limit", kMemory, "1 gb",
+          "Memory a hash aggregation may hold: the groups of a GROUP BY (keys, aggregate "
+          "states, DISTINCT values), the rows a SELECT DISTINCT or UNION has seen, the rows "
+          "INTERSECT and EXCEPT count; more is an error naming this setting.")
           .Session(),
       Def("execution.checkpointing.interval", kDuration, "",
           "Commit interval of a streaming INSERT (a checkpoint commits a snapshot).")

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "sql/cast.h"
 #include "sql/operators.h"
@@ -74,6 +75,12 @@ int64_t ApproxColumnBytes(const ColumnVector& col) {
   return n;
 }
 
+int64_t ColumnStorageBytes(const ColumnVector& col) {
+  return static_cast<int64_t>(col.ints.capacity() * sizeof(int64_t) +
+                              col.doubles.capacity() * sizeof(double) + col.strings.memory_bytes() +
+                              col.values.capacity() * sizeof(Value) + col.nulls.capacity());
+}
+
 int CompareColumnRows(const ColumnVector& a, size_t i, const ColumnVector& b, size_t j) {
   const bool an = a.IsNull(i), bn = b.IsNull(j);
   if (an || bn) return an == bn ? 0 : (an ? -1 : 1);
@@ -98,6 +105,32 @@ int CompareColumnRows(const ColumnVector& a, size_t i, const ColumnVector& b, si
   return 0;
 }
 
+namespace {
+
+// Bytes of a map node holding an integer key and a group number (next pointer, key, value; an
+// allocator size class), and of one holding a string key (next pointer, std::string, value,
+// cached hash).
+constexpr int64_t kIntEntryBytes = 32;
+constexpr int64_t kStringEntryBytes = 64;
+
+}  // namespace
+
+int64_t StringHeapBytes(size_t length) {
+  // std::string keeps up to 15 characters inline; longer ones take an allocation of about the
+  // length plus the terminator, rounded up to 16.
+  return length <= 15 ? 0 : static_cast<int64_t>((length + 16) & ~size_t{15});
+}
+
+int64_t ValueHeapBytes(const Value& v) {
+  if (v.is_string()) return StringHeapBytes(v.string_value().size());
+  return v.is_nested() ? ApproxBytes(v) - static_cast<int64_t>(sizeof(Value)) : 0;
+}
+
+int64_t GroupIndex::ApproxBytes() const {
+  return entry_bytes_ +
+         static_cast<int64_t>((ints_.bucket_count() + bytes_.bucket_count()) * sizeof(void*));
+}
+
 void GroupIndex::Assign(const std::vector<const ColumnVector*>& keys, size_t n,
                         std::vector<uint32_t>* groups, std::vector<uint32_t>* first_rows) {
   groups->resize(n);
@@ -107,6 +140,11 @@ void GroupIndex::Assign(const std::vector<const ColumnVector*>& keys, size_t n,
     if (inserted) {
       first_rows->push_back(static_cast<uint32_t>(r));
       ++count_;
+      if constexpr (std::is_same_v<std::decay_t<decltype(map)>, decltype(ints_)>) {
+        entry_bytes_ += kIntEntryBytes;
+      } else {
+        entry_bytes_ += kStringEntryBytes + StringHeapBytes(it->first.size());
+      }
     }
     (*groups)[r] = it->second;
   };

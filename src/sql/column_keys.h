@@ -26,8 +26,19 @@ ColumnVector TypedColumn(const DataType& type);
 // (as row-by-row evaluation makes) becomes typed vectors; a typed column is returned as it is.
 ColumnVector Canonical(ColumnVector&& col);
 
+// The bytes a std::string of `length` characters allocates beyond itself (none when it fits
+// inline), roughly (for memory limits).
+int64_t StringHeapBytes(size_t length);
+// What `v` allocates beyond sizeof(Value), roughly (strings as StringHeapBytes, nested values a
+// flat guess as ApproxBytes makes).
+int64_t ValueHeapBytes(const Value& v);
+
 // About how many bytes `col` holds (for memory limits).
 int64_t ApproxColumnBytes(const ColumnVector& col);
+// The bytes of `col`'s storage as allocated (its vectors' capacity), without what its Values
+// hold beyond themselves (strings of a kValue column, nested values): cheap, for memory limits
+// of columns that grow.
+int64_t ColumnStorageBytes(const ColumnVector& col);
 
 // Orders row `i` of `a` and row `j` of `b` (the same type and representation, see Canonical), NULLs first, as
 // CompareSame orders their Values.
@@ -42,9 +53,13 @@ class GroupIndex {
   void Assign(const std::vector<const ColumnVector*>& keys, size_t n,
               std::vector<uint32_t>* groups, std::vector<uint32_t>* first_rows);
   size_t size() const { return count_; }
+  // About how many bytes the index holds (its entries, their keys and its buckets), for memory
+  // limits; cheap (kept as entries are added).
+  int64_t ApproxBytes() const;
 
  private:
   uint32_t count_ = 0;
+  int64_t entry_bytes_ = 0;  // the map nodes and key strings allocated so far
   // One integer key column without NULLs (the common GROUP BY id): a map from the integer.
   std::unordered_map<int64_t, uint32_t> ints_;
   // Every other key: a map from the rows' byte keys (AppendColumnKey of each column).

@@ -53,6 +53,16 @@ void AppendColumn(ColumnVector* to, ColumnVector&& from) {
   for (size_t r = 0; r < from.size(); r++) to->Append(from.Get(r));
 }
 
+// Bytes a build row takes besides its columns: its key's validity, its next-row link and its
+// matched flag; with an integer key also the key and its share of the open-addressing slots
+// (2 to 4 slots a row, 16 bytes each); with any other key, a new key's hash table node (next
+// pointer, std::string, head, cached hash: an allocator size class) and bucket, plus its
+// string's own allocation, and the row's encoded key while its batch is added.
+constexpr int64_t kBuildRowBytes = sizeof(uint8_t) * 2 + sizeof(uint32_t);
+constexpr int64_t kIntKeyRowBytes = sizeof(int64_t) + 3 * (sizeof(int64_t) + sizeof(uint64_t));
+constexpr int64_t kByteKeyRowBytes = sizeof(std::string);
+constexpr int64_t kByteKeyEntryBytes = 64 + sizeof(void*);
+
 // Bytes a batch's columns hold, roughly.
 int64_t BatchBytes(const ColumnBatch& b) {
   int64_t n = 0;
@@ -240,7 +250,15 @@ class HashJoinOperator : public Operator {
       TRIB_ASSIGN_OR_RETURN(bool more, build().Next(&in));
       if (!more) break;
       TRIB_ASSIGN_OR_RETURN(BatchKeys keys, KeysOf(build_keys(), in));
-      bytes += BatchBytes(in) + static_cast<int64_t>(in.num_rows) * 16;
+      const bool byte_keys = !int_keys_ && !build_keys().empty();
+      const int64_t row_bytes = kBuildRowBytes + (int_keys_   ? kIntKeyRowBytes
+                                                  : byte_keys ? kByteKeyRowBytes
+                                                              : 0);
+      bytes += BatchBytes(in) + static_cast<int64_t>(in.num_rows) * row_bytes;
+      for (size_t r = 0; byte_keys && r < in.num_rows; r++) {
+        // Each row's key as if new (a repeated key's string is freed again, its row linked).
+        if (keys.valid[r]) bytes += kByteKeyEntryBytes + StringHeapBytes(keys.encoded[r].size());
+      }
       if (bytes > spec_.memory_limit) {
         return Status::Invalid("the build side of a hash join holds more than '" +
                                spec_.memory_limit_key + "' allows (" +
@@ -263,8 +281,10 @@ class HashJoinOperator : public Operator {
         for (size_t r = 0; r < in.num_rows; r++) {
           if (!keys.valid[r]) continue;
           const uint32_t b = base + static_cast<uint32_t>(r);
+          const int64_t key_bytes = kByteKeyEntryBytes + StringHeapBytes(keys.encoded[r].size());
           auto [it, inserted] = heads_.emplace(std::move(keys.encoded[r]), b);
           if (!inserted) {
+            bytes -= key_bytes;  // counted above as a new key
             next_.resize(build_.num_rows, kNone);
             next_[b] = it->second;
             it->second = b;

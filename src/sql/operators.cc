@@ -42,198 +42,14 @@ int64_t ApproxBytes(const Value& v) {
   return n;
 }
 
-
-// Adds the argument value `v` of one row to `st`.
-Status AccumulateValue(const AggregateCall& call, Value v, AggState* st) {
-  if (v.is_null()) return Status::OK();
-  if (call.distinct) {
-    std::string key;
-    AppendKey(v, &key);
-    if (!st->seen.insert(std::move(key)).second) return Status::OK();
-  }
-  ++st->count;
-  const std::string& f = call.function;
-  if (f == "LISTAGG") {
-    if (st->count > 1) st->list += call.separator;
-    st->list += v.string_value();
-    return Status::OK();
-  }
-  if (IsVarianceFunction(f)) {
-    const double x = v.is_double()  ? v.double_value()
-                     : v.is_int()   ? static_cast<double>(v.int_value())
-                                    : static_cast<double>(v.decimal_value().unscaled) /
-                                          std::pow(10.0, call.arg->type.scale);
-    const double delta = x - st->mean;
-    st->mean += delta / static_cast<double>(st->count);
-    st->m2 += delta * (x - st->mean);
-    return Status::OK();
-  }
-  if (f == "SUM" || f == "AVG") {
-    if (v.is_int()) {
-      st->isum += v.int_value();
-    } else if (v.is_double()) {
-      st->dsum += v.double_value();
-    } else if (v.is_decimal()) {
-      st->isum += v.decimal_value().unscaled;
-      if (st->isum > Pow10(38) || st->isum < -Pow10(38)) {
-        return ErrorAt(call.arg->pos, f + " overflows DECIMAL(38)");
-      }
-    }
-  } else if (f == "FIRST_VALUE") {
-    if (st->count == 1) st->best = std::move(v);  // the first value that is not NULL
-  } else if (f == "LAST_VALUE") {
-    st->best = std::move(v);
-  } else if (f == "MIN" || f == "MAX") {
-    if (st->best.is_null()) {
-      st->best = std::move(v);
-    } else {
-      int c = CompareSame(v, st->best);
-      if ((f == "MIN" && c < 0) || (f == "MAX" && c > 0)) st->best = std::move(v);
-    }
-  }
-  return Status::OK();
-}
-
-// Adds every row of `col` (the argument column of `call`) to `st`: integer and floating-point
-// columns in tight loops, everything else value by value.
-Status AccumulateColumn(const AggregateCall& call, const ColumnVector& col, AggState* st) {
-  const std::string& f = call.function;
-  const size_t n = col.size();
-  if (col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() && !call.distinct &&
-      !IsVarianceFunction(f) && f != "LISTAGG" && f != "FIRST_VALUE" && f != "LAST_VALUE") {
-    int64_t count = 0, lo = INT64_MAX, hi = INT64_MIN;
-    __int128 sum = 0;
-    for (size_t r = 0; r < n; r++) {
-      if (col.IsNull(r)) continue;
-      const int64_t v = col.ints[r];
-      count++;
-      sum += v;
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-    if (count == 0) return Status::OK();
-    st->count += count;
-    if (f == "SUM" || f == "AVG") st->isum += sum;
-    if (f == "MIN" || f == "MAX") {
-      int64_t v = f == "MIN" ? lo : hi;
-      if (st->best.is_null() ||
-          (f == "MIN" ? v < st->best.int_value() : v > st->best.int_value())) {
-        st->best = Value::Int(v);
-      }
-    }
-    return Status::OK();
-  }
-  if (col.rep == ColumnVector::Rep::kDouble && !call.distinct &&
-      (f == "SUM" || f == "AVG" || f == "COUNT")) {
-    int64_t count = 0;
-    double sum = 0;
-    for (size_t r = 0; r < n; r++) {
-      if (col.IsNull(r)) continue;
-      count++;
-      sum += col.doubles[r];
-    }
-    st->count += count;
-    st->dsum += sum;
-    return Status::OK();
-  }
-  for (size_t r = 0; r < n; r++) TRIB_RETURN_NOT_OK(AccumulateValue(call, col.Get(r), st));
-  return Status::OK();
-}
-
-Status AccumulateGroups(const AggregateCall& call, const ColumnVector& col,
-                        const std::vector<uint32_t>& groups, size_t stride, size_t index,
-                        std::vector<AggState>* states) {
-  const std::string& f = call.function;
-  const size_t n = col.size();
-  auto state = [&](size_t r) -> AggState& { return (*states)[groups[r] * stride + index]; };
-  const bool plain = !call.distinct && !IsVarianceFunction(f) && f != "LISTAGG" &&
-                     f != "FIRST_VALUE" && f != "LAST_VALUE";
-  if (plain && col.rep == ColumnVector::Rep::kInt && col.type.IsInteger()) {
-    const bool sum = f == "SUM" || f == "AVG", min = f == "MIN", max = f == "MAX";
-    for (size_t r = 0; r < n; r++) {
-      if (col.IsNull(r)) continue;
-      const int64_t v = col.ints[r];
-      AggState& st = state(r);
-      ++st.count;
-      if (sum) {
-        st.isum += v;
-      } else if ((min || max) && (st.best.is_null() || (min ? v < st.best.int_value()
-                                                                : v > st.best.int_value()))) {
-        st.best = Value::Int(v);
-      }
-    }
-    return Status::OK();
-  }
-  if (plain && col.rep == ColumnVector::Rep::kDouble && (f == "SUM" || f == "AVG" || f == "COUNT")) {
-    for (size_t r = 0; r < n; r++) {
-      if (col.IsNull(r)) continue;
-      AggState& st = state(r);
-      ++st.count;
-      st.dsum += col.doubles[r];
-    }
-    return Status::OK();
-  }
-  if (plain && col.rep == ColumnVector::Rep::kString && (f == "MIN" || f == "MAX" || f == "COUNT")) {
-    const bool min = f == "MIN", max = f == "MAX";
-    for (size_t r = 0; r < n; r++) {
-      if (col.IsNull(r)) continue;
-      AggState& st = state(r);
-      ++st.count;
-      if (!min && !max) continue;
-      const std::string_view v = col.strings[r];
-      if (st.best.is_null() || (min ? v < std::string_view(st.best.string_value())
-                                    : v > std::string_view(st.best.string_value()))) {
-        st.best = Value::String(std::string(v));
-      }
-    }
-    return Status::OK();
-  }
-  for (size_t r = 0; r < n; r++) TRIB_RETURN_NOT_OK(AccumulateValue(call, col.Get(r), &state(r)));
-  return Status::OK();
-}
-
-Result<Value> Finish(const AggregateCall& call, const AggState& st) {
-  const std::string& f = call.function;
-  if (f == "COUNT") return Value::Int(st.count);
-  if (st.count == 0) return Value::Null();
-  if (f == "LISTAGG") return Value::String(st.list);
-  if (IsVarianceFunction(f)) {
-    const bool sample = f == "STDDEV_SAMP" || f == "STDDEV" || f == "VAR_SAMP" || f == "VARIANCE";
-    if (sample && st.count < 2) return Value::Null();
-    const double var = st.m2 / static_cast<double>(sample ? st.count - 1 : st.count);
-    return Value::Double(f.rfind("STDDEV", 0) == 0 ? std::sqrt(var) : var);
-  }
-  if (f == "MIN" || f == "MAX" || f == "FIRST_VALUE" || f == "LAST_VALUE") return st.best;
-  const DataType in = call.arg->type;
-  if (f == "SUM") {
-    if (in.IsFloating()) return Value::Double(st.dsum);
-    if (in.id == TypeId::kDecimal) return Value::Dec(Decimal{st.isum});
-    if (st.isum > std::numeric_limits<int64_t>::max() ||
-        st.isum < std::numeric_limits<int64_t>::min()) {
-      return ErrorAt(call.arg->pos, "SUM overflows BIGINT");
-    }
-    return Value::Int(static_cast<int64_t>(st.isum));
-  }
-  // AVG
-  if (in.IsFloating()) return Value::Double(st.dsum / st.count);
-  if (in.id == TypeId::kDecimal) {
-    int32_t shift = call.type.scale - in.scale;
-    __int128 num = st.isum * Pow10(shift) * 10;
-    __int128 q = num / st.count;
-    __int128 rem = q % 10;
-    q /= 10;
-    if (rem >= 5) ++q;
-    if (rem <= -5) --q;
-    return Value::Dec(Decimal{q});
-  }
-  return Value::Double(static_cast<double>(st.isum) / static_cast<double>(st.count));
-}
-
 namespace {
 
 // Rows per batch of operators that build their own (rows held in memory, sort and aggregate
 // output).
 constexpr size_t kBatchRows = 2048;
+
+// Rows of an input batch a GROUP BY groups at a time (its memory limit is checked after each).
+constexpr size_t kGroupSliceRows = 262144;
 
 // The rows [begin, end) of `batch`, copied.
 ColumnBatch SliceBatch(const ColumnBatch& batch, size_t begin, size_t end) {
@@ -501,8 +317,12 @@ class ProjectOperator : public Operator {
 
 class AggregateOperator : public HoldingOperator {
  public:
-  AggregateOperator(OperatorPtr child, AggregateBinding binding)
-      : child_(std::move(child)), agg_(std::move(binding)) {
+  AggregateOperator(OperatorPtr child, AggregateBinding binding, int64_t memory_limit,
+                    std::string memory_limit_key)
+      : child_(std::move(child)),
+        agg_(std::move(binding)),
+        memory_limit_(memory_limit),
+        memory_limit_key_(std::move(memory_limit_key)) {
     for (size_t i = 0; i < agg_.keys.size(); i++) {
       fields_.push_back(Field{static_cast<int32_t>(i), "$key" + std::to_string(i),
                               agg_.keys[i]->type, ""});
@@ -519,8 +339,21 @@ class AggregateOperator : public HoldingOperator {
   std::vector<const Operator*> children() const override { return {child_.get()}; }
 
  private:
+  // The error once what the groups hold, `bytes`, passes the limit.
+  Status CheckMemory(int64_t bytes, size_t groups) const {
+    if (bytes <= memory_limit_) return Status::OK();
+    const std::string what =
+        agg_.keys.empty() ? "the state of an aggregate (DISTINCT values, LISTAGG text) holds"
+                          : "the groups of a GROUP BY (" + std::to_string(groups) + " so far) hold";
+    return Status::Invalid(what + " more than '" + memory_limit_key_ + "' allows (" +
+                           std::to_string(memory_limit_) + " bytes); raise it with SET '" +
+                           memory_limit_key_ + "' = '...', or filter the rows further");
+  }
+
   // Groups each batch's rows by their key columns (GroupIndex) and folds every argument column
-  // into its rows' groups; the keys and results are columns, no row is made.
+  // into its rows' groups; the keys and results are columns, no row is made. What the groups
+  // hold is counted as they grow: the key columns, the index, the states (as allocated) and what
+  // states allocate (DISTINCT sets, LISTAGG text, strings), within the memory limit.
   Status Consume() override {
     const size_t calls = agg_.calls.size();
     GroupIndex index;
@@ -532,11 +365,18 @@ class AggregateOperator : public HoldingOperator {
       groups = 1;
       states.resize(calls);
     }
+    int64_t grown = 0;       // allocated by the states beyond sizeof(AggState)
+    int64_t key_values = 0;  // allocated by the Values of kValue key columns beyond themselves
+    auto held = [&](size_t state_capacity) {
+      int64_t bytes = index.ApproxBytes() + grown + key_values +
+                      static_cast<int64_t>(state_capacity * sizeof(AggState));
+      for (const ColumnVector& k : key_columns) bytes += ColumnStorageBytes(k);
+      return bytes;
+    };
     std::vector<uint32_t> group_of, first_rows;
-    ColumnBatch in;
-    while (true) {
-      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
-      if (!more) break;
+    size_t expected_states = 0;  // states the batch being sliced is expected to need in all
+    // Folds the rows of `in` into their groups.
+    auto add = [&](const ColumnBatch& in) -> Status {
       // Each argument once per batch: a column as is, anything else computed.
       std::vector<ColumnVector> args(calls);
       for (size_t i = 0; i < calls; i++) {
@@ -549,10 +389,10 @@ class AggregateOperator : public HoldingOperator {
           if (agg_.calls[i].star) {
             states[i].count += static_cast<int64_t>(in.num_rows);
           } else {
-            TRIB_RETURN_NOT_OK(AccumulateColumn(agg_.calls[i], args[i], &states[i]));
+            TRIB_RETURN_NOT_OK(AccumulateColumn(agg_.calls[i], args[i], &states[i], &grown));
           }
         }
-        continue;
+        return CheckMemory(grown, groups);
       }
       std::vector<ColumnVector> keys;
       std::vector<const ColumnVector*> key_ptrs;
@@ -562,18 +402,68 @@ class AggregateOperator : public HoldingOperator {
       }
       for (const ColumnVector& k : keys) key_ptrs.push_back(&k);
       index.Assign(key_ptrs, in.num_rows, &group_of, &first_rows);
-      for (size_t k = 0; k < keys.size(); k++) key_columns[k].AppendRows(keys[k], first_rows);
+      for (size_t k = 0; k < keys.size(); k++) {
+        key_columns[k].AppendRows(keys[k], first_rows);
+        if (keys[k].rep != ColumnVector::Rep::kValue) continue;
+        for (uint32_t r : first_rows) key_values += ValueHeapBytes(keys[k].values[r]);
+      }
       groups = index.size();
-      states.resize(groups * calls);
+      // The states grow by doubling; while they move, the old and the new vector are both held,
+      // so that is checked before it happens.
+      const size_t need = groups * calls;
+      if (need > states.capacity()) {
+        size_t capacity = std::max(need, 2 * states.capacity());
+        // Room for the states the batch is expected to need at once, when that fits, so they do
+        // not move at every doubling.
+        if (expected_states > capacity &&
+            held(states.capacity() + expected_states) <= memory_limit_) {
+          capacity = expected_states;
+        }
+        TRIB_RETURN_NOT_OK(CheckMemory(held(states.capacity() + capacity), groups));
+        states.reserve(capacity);
+      }
+      states.resize(need);
       for (size_t i = 0; i < calls; i++) {
         if (agg_.calls[i].star) {
           for (uint32_t g : group_of) ++states[g * calls + i].count;
         } else {
           TRIB_RETURN_NOT_OK(
-              AccumulateGroups(agg_.calls[i], args[i], group_of, calls, i, &states));
+              AccumulateGroups(agg_.calls[i], args[i], group_of, calls, i, &states, &grown));
         }
       }
+      return CheckMemory(held(states.capacity()), groups);
+    };
+    ColumnBatch in;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
+      if (!more) break;
+      if (agg_.keys.empty() || in.num_rows <= kGroupSliceRows) {
+        TRIB_RETURN_NOT_OK(add(in));
+        continue;
+      }
+      // A scan for an aggregate hands out whole data files: their rows are grouped a slice at a
+      // time, so the groups outgrow the limit by a slice at most before it is checked.
+      for (size_t begin = 0; begin < in.num_rows; begin += kGroupSliceRows) {
+        const size_t before = index.size();
+        TRIB_RETURN_NOT_OK(
+            add(SliceBatch(in, begin, std::min(in.num_rows, begin + kGroupSliceRows))));
+        if (begin == 0) {
+          // The rest of the batch as new in groups as its first slice.
+          const size_t added = index.size() - before;
+          const size_t rest = in.num_rows - kGroupSliceRows;
+          expected_states = (index.size() + added * rest / kGroupSliceRows) * calls;
+        }
+      }
+      expected_states = 0;
     }
+    // The result columns are made while the states are still held.
+    int64_t results_bytes = 0;
+    for (const AggregateCall& call : agg_.calls) {
+      results_bytes += static_cast<int64_t>(
+          groups * (ColumnVector::RepOf(call.type) == ColumnVector::Rep::kValue ? sizeof(Value)
+                                                                                : sizeof(int64_t)));
+    }
+    TRIB_RETURN_NOT_OK(CheckMemory(held(states.capacity()) + results_bytes, groups));
     held_.num_rows = groups;
     held_.columns = std::move(key_columns);
     for (size_t i = 0; i < calls; i++) {
@@ -590,13 +480,18 @@ class AggregateOperator : public HoldingOperator {
 
   OperatorPtr child_;
   AggregateBinding agg_;
+  int64_t memory_limit_;
+  std::string memory_limit_key_;
 };
 
 // ---- distinct
 
 class DistinctOperator : public Operator {
  public:
-  explicit DistinctOperator(OperatorPtr child) : child_(std::move(child)) {
+  DistinctOperator(OperatorPtr child, int64_t memory_limit, std::string memory_limit_key)
+      : child_(std::move(child)),
+        memory_limit_(memory_limit),
+        memory_limit_key_(std::move(memory_limit_key)) {
     fields_ = child_->fields();
   }
   std::string Describe() const override { return "Distinct"; }
@@ -613,6 +508,12 @@ class DistinctOperator : public Operator {
         columns.push_back(&c);
       }
       seen_.Assign(columns, in.num_rows, &groups, &first_rows);
+      if (seen_.ApproxBytes() > memory_limit_) {
+        return Status::Invalid("the distinct rows of a DISTINCT or UNION (" +
+                               std::to_string(seen_.size()) + " so far) hold more than '" +
+                               memory_limit_key_ + "' allows (" + std::to_string(memory_limit_) +
+                               " bytes); raise it with SET '" + memory_limit_key_ + "' = '...'");
+      }
       if (first_rows.empty()) continue;
       *out = TakeRows(std::move(in), first_rows);
       return true;
@@ -621,7 +522,9 @@ class DistinctOperator : public Operator {
 
  private:
   OperatorPtr child_;
-  GroupIndex seen_;
+  int64_t memory_limit_;
+  std::string memory_limit_key_;
+  GroupIndex seen_;  // every distinct row so far, by its key
 };
 
 // ---- sort
@@ -657,7 +560,8 @@ class SortOperator : public HoldingOperator {
     return x < y;
   }
 
-  // Puts the held rows in order and, with a limit, keeps only the first `limit` of them.
+  // Puts the held rows in order and, with a limit, keeps only the first `limit` of them. Each
+  // column is gathered in order and replaces the unsorted one before the next is gathered.
   void SortHeld() {
     std::vector<uint32_t> order(held_.num_rows);
     std::iota(order.begin(), order.end(), 0u);
@@ -669,17 +573,33 @@ class SortOperator : public HoldingOperator {
     } else {
       std::sort(order.begin(), order.end(), less);
     }
-    ColumnBatch sorted;
-    sorted.num_rows = order.size();
-    bytes_ = 0;
-    for (const ColumnVector& c : held_.columns) {
+    values_bytes_ = 0;
+    for (ColumnVector& c : held_.columns) {
       ColumnVector out = TypedColumn(c.type);
       out.Reserve(order.size());
       out.AppendRows(c, order);
-      bytes_ += ApproxColumnBytes(out);
-      sorted.columns.push_back(std::move(out));
+      c = std::move(out);
+      if (c.rep == ColumnVector::Rep::kValue) values_bytes_ += ValuesBeyondSelf(c);
     }
-    held_ = std::move(sorted);
+    held_.num_rows = order.size();
+  }
+
+  // What the Values of a kValue column hold beyond themselves (strings, nested values).
+  static int64_t ValuesBeyondSelf(const ColumnVector& c) {
+    return ApproxColumnBytes(c) - static_cast<int64_t>(c.values.size() * sizeof(Value));
+  }
+
+  // What the held rows take as allocated, and what sorting them takes besides: a row number
+  // each and the sorted copy of one column.
+  int64_t HeldBytes() const {
+    int64_t bytes = values_bytes_ + static_cast<int64_t>(held_.num_rows * sizeof(uint32_t));
+    int64_t widest = 0;
+    for (const ColumnVector& c : held_.columns) {
+      const int64_t column = ColumnStorageBytes(c);
+      bytes += column;
+      widest = std::max(widest, column);
+    }
+    return bytes + widest;
   }
 
   Status Consume() override {
@@ -689,7 +609,7 @@ class SortOperator : public HoldingOperator {
       if (!more) break;
       for (size_t c = 0; c < in.columns.size(); c++) {
         ColumnVector col = Canonical(std::move(in.columns[c]));
-        bytes_ += ApproxColumnBytes(col);
+        if (col.rep == ColumnVector::Rep::kValue) values_bytes_ += ValuesBeyondSelf(col);
         held_.columns[c].AppendAll(std::move(col));
       }
       held_.num_rows += in.num_rows;
@@ -697,7 +617,7 @@ class SortOperator : public HoldingOperator {
       if (options_.limit && static_cast<int64_t>(held_.num_rows) > 2 * *options_.limit + 1024) {
         SortHeld();
       }
-      if (bytes_ > options_.memory_limit) {
+      if (HeldBytes() > options_.memory_limit) {
         return Status::Invalid(
             "ORDER BY needs more than " + std::to_string(options_.memory_limit >> 20) +
             " MiB to sort this result; add a LIMIT, or raise it with SET '" +
@@ -711,7 +631,7 @@ class SortOperator : public HoldingOperator {
 
   OperatorPtr child_;
   SortOptions options_;
-  int64_t bytes_ = 0;
+  int64_t values_bytes_ = 0;  // ValuesBeyondSelf of the held kValue columns
 };
 
 // ---- limit
@@ -806,11 +726,14 @@ OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
                         std::vector<Field> fields) {
   return std::make_unique<ProjectOperator>(std::move(child), std::move(exprs), std::move(fields));
 }
-OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding) {
-  return std::make_unique<AggregateOperator>(std::move(child), std::move(binding));
+OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding, int64_t memory_limit,
+                          std::string memory_limit_key) {
+  return std::make_unique<AggregateOperator>(std::move(child), std::move(binding), memory_limit,
+                                             std::move(memory_limit_key));
 }
-OperatorPtr MakeDistinct(OperatorPtr child) {
-  return std::make_unique<DistinctOperator>(std::move(child));
+OperatorPtr MakeDistinct(OperatorPtr child, int64_t memory_limit, std::string memory_limit_key) {
+  return std::make_unique<DistinctOperator>(std::move(child), memory_limit,
+                                            std::move(memory_limit_key));
 }
 OperatorPtr MakeSort(OperatorPtr child, SortOptions options) {
   return std::make_unique<SortOperator>(std::move(child), std::move(options));

@@ -1,7 +1,9 @@
 // Physical operators of a query: a tree whose root the caller pulls column batches from, each
 // operator pulling from its children only as much as it needs (a LIMIT stops its scan, rows
-// reach the output while the scan is still reading). Only sorting, grouping and DISTINCT hold
-// state proportional to their input; everything else holds one batch at a time.
+// reach the output while the scan is still reading). Only sorting, grouping, DISTINCT, set
+// operations, windows and a hash join's build side hold state proportional to their input, each
+// within a memory limit the planner gives it (a session option: more is an error naming it);
+// everything else holds one batch at a time.
 // Thread-safety: an operator tree is used by one thread.
 #pragma once
 
@@ -134,8 +136,11 @@ OperatorPtr MakeFilter(OperatorPtr child, std::vector<BoundExprPtr> predicates,
 OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
                         std::vector<Field> fields);
 // One row per group: [key values..., aggregate values...] (AggregateBinding's layout). Without
-// keys, one row even for no input.
-OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding);
+// keys, one row even for no input. The groups (keys, states, the hash table; DISTINCT
+// aggregates' values) hold at most `memory_limit` bytes (more is an error naming
+// `memory_limit_key`).
+OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding, int64_t memory_limit,
+                          std::string memory_limit_key);
 // The child's rows (in input order), each with one column per window call appended (the
 // WindowBinding's layout). Reads its input whole, holding at most `memory_limit` bytes (more is
 // an error naming `memory_limit_key`). `top_n` (a single ROW_NUMBER() call whose number the query
@@ -143,8 +148,9 @@ OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding);
 // each partition keeping n rows as the input streams by.
 OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
                        std::string memory_limit_key, std::optional<int64_t> top_n = std::nullopt);
-// The first occurrence of each distinct row.
-OperatorPtr MakeDistinct(OperatorPtr child);
+// The first occurrence of each distinct row. The distinct rows seen are held in a hash table of
+// at most `memory_limit` bytes (more is an error naming `memory_limit_key`).
+OperatorPtr MakeDistinct(OperatorPtr child, int64_t memory_limit, std::string memory_limit_key);
 
 // How one ORDER BY key orders the rows: column `column` of the input.
 struct SortKeySpec {

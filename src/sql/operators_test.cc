@@ -167,9 +167,64 @@ TEST(OperatorsTest, LimitSortDistinctAcrossBatches) {
   std::vector<Field> one = {fields[0]};
   std::vector<Row> keys;
   for (const Row& r : rows) keys.push_back({r[0]});
-  auto distinct = collect(MakeDistinct(MakeRows(one, keys, "r")));
+  auto distinct = collect(
+      MakeDistinct(MakeRows(one, keys, "r"), int64_t{1} << 30, "sql.aggregate.memory-limit"));
   ASSERT_EQ(distinct.size(), 7u);
   for (int64_t i = 0; i < 7; i++) EXPECT_EQ(distinct[i][0].int_value(), i);  // first seen first
+}
+
+// Hash aggregation holds at most its memory limit: the groups' keys, states and hash table are
+// counted as they grow (at least sizeof(AggState) per aggregate and group), and so are the rows a
+// DISTINCT has seen and a COUNT(DISTINCT)'s values; more is an error naming the setting.
+TEST(OperatorsTest, HashAggregationStaysWithinItsMemoryLimit) {
+  constexpr const char* kKey = "sql.aggregate.memory-limit";
+  const std::vector<Field> fields = {
+      Field{0, "i", DataType::BigInt(), ""}, Field{1, "d", DataType::Double(), ""},
+      Field{2, "s", DataType::String(), ""}, Field{3, "b", DataType::Boolean(), ""}};
+  constexpr int kGroups = 20000;
+  std::vector<Row> rows;
+  for (int i = 0; i < kGroups; i++) {
+    rows.push_back({Value::Int(i), Value::Double(i), Value::String("s" + std::to_string(i)),
+                    Value::Bool(i % 2 == 0)});
+  }
+  auto grouped = [&](const std::string& key, const std::string& arg, bool distinct, int64_t limit) {
+    AggregateBinding binding;
+    if (!key.empty()) binding.keys.push_back(Bind(key));
+    for (const char* f : {"COUNT", "MAX"}) {
+      AggregateCall call;
+      call.function = f;
+      call.arg = Bind(arg);
+      call.distinct = distinct;
+      call.type = call.function == "COUNT" ? DataType::BigInt() : call.arg->type;
+      binding.calls.push_back(std::move(call));
+    }
+    return CollectRows(
+        *MakeAggregate(MakeRows(fields, rows, "r"), std::move(binding), limit, kKey));
+  };
+  const int64_t states = int64_t{kGroups} * 2 * static_cast<int64_t>(sizeof(AggState));
+  for (const std::string key : {"i", "s"}) {
+    auto fits = grouped(key, "d", false, int64_t{1} << 30);
+    ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+    EXPECT_EQ(fits->size(), static_cast<size_t>(kGroups));
+    auto too_big = grouped(key, "d", false, states);
+    ASSERT_FALSE(too_big.ok()) << key;
+    EXPECT_NE(too_big.status().message().find("GROUP BY"), std::string::npos);
+    EXPECT_NE(too_big.status().message().find(kKey), std::string::npos);
+  }
+  // COUNT(DISTINCT s) without GROUP BY: one state, its set of values grows.
+  auto distinct_fits = grouped("", "s", true, int64_t{1} << 30);
+  ASSERT_TRUE(distinct_fits.ok()) << distinct_fits.status().ToString();
+  EXPECT_EQ((*distinct_fits)[0][0].int_value(), kGroups);
+  auto distinct_too_big = grouped("", "s", true, int64_t{kGroups} * 64);
+  ASSERT_FALSE(distinct_too_big.ok());
+  EXPECT_NE(distinct_too_big.status().message().find(kKey), std::string::npos);
+  // SELECT DISTINCT: the rows seen, at least a hash table node each.
+  auto seen = CollectRows(*MakeDistinct(MakeRows(fields, rows, "r"), int64_t{kGroups} * 64, kKey));
+  ASSERT_FALSE(seen.ok());
+  EXPECT_NE(seen.status().message().find(kKey), std::string::npos);
+  auto all_seen = CollectRows(*MakeDistinct(MakeRows(fields, rows, "r"), int64_t{1} << 30, kKey));
+  ASSERT_TRUE(all_seen.ok());
+  EXPECT_EQ(all_seen->size(), static_cast<size_t>(kGroups));
 }
 
 // A row's key and order read from the typed vectors are those of its Values (AppendKey,
@@ -273,7 +328,8 @@ TEST(OperatorsTest, GroupedAggregateAgreesWithRowFolding) {
       }
       want.push_back(std::move(row));
     }
-    auto got = CollectRows(*MakeAggregate(MakeRows(fields, rows, "r"), std::move(binding)));
+    auto got = CollectRows(*MakeAggregate(MakeRows(fields, rows, "r"), std::move(binding),
+                                          int64_t{1} << 30, "sql.aggregate.memory-limit"));
     if (!error.empty()) {
       ASSERT_FALSE(got.ok());
       EXPECT_EQ(got.status().message(), error);

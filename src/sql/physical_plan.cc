@@ -37,11 +37,15 @@ namespace tributary::sql {
 
 namespace planner {
 
-Result<int64_t> SortMemoryLimit(const Session& session) {
-  const OptionDef* def = FindOption(OptionScope::kSession, kSortMemoryLimitKey);
-  auto it = session.options().find(kSortMemoryLimitKey);
+Result<int64_t> MemoryLimit(const Session& session, const char* key) {
+  const OptionDef* def = FindOption(OptionScope::kSession, key);
+  auto it = session.options().find(key);
   const std::string& text = it != session.options().end() ? it->second : def->default_value;
   return options::ParseMemorySize(text);
+}
+
+Result<int64_t> SortMemoryLimit(const Session& session) {
+  return MemoryLimit(session, kSortMemoryLimitKey);
 }
 
 }  // namespace planner
@@ -126,19 +130,20 @@ Result<OperatorPtr> OpenSetOperation(const Session& session, const SelectStmt& q
     op = MakeProject(std::move(op), std::move(exprs), fields);
   }
   OperatorPtr out = std::move(ops[0]);
-  TRIB_ASSIGN_OR_RETURN(const int64_t limit, SortMemoryLimit(session));
+  // UNION's DISTINCT and the hash tables of INTERSECT and EXCEPT are hash aggregations.
+  TRIB_ASSIGN_OR_RETURN(const int64_t limit, MemoryLimit(session, kAggregateMemoryLimitKey));
   for (size_t i = 1; i < ops.size(); i++) {
     const SetOperand& operand = q.set_operands[i];
     switch (operand.kind) {
       case SetOpKind::kUnion:
         out = MakeUnionAll(std::move(out), std::move(ops[i]));
-        if (!operand.all) out = MakeDistinct(std::move(out));
+        if (!operand.all) out = MakeDistinct(std::move(out), limit, kAggregateMemoryLimitKey);
         break;
       case SetOpKind::kIntersect:
       case SetOpKind::kExcept:
         out = MakeSetDifference(std::move(out), std::move(ops[i]),
                                 operand.kind == SetOpKind::kIntersect, operand.all, limit,
-                                kSortMemoryLimitKey);
+                                kAggregateMemoryLimitKey);
         break;
     }
   }
@@ -304,7 +309,10 @@ Result<OperatorPtr> BuildSelect(const Session& session, SelectPlan plan) {
     const bool pushed = from_table && plan.scan.all_pushed && !plan.scan.filters.empty();
     op = MakeFilter(std::move(op), std::move(plan.conjuncts),
                     pushed ? " (all pushed into the scan, checked again)" : "");
-    if (plan.grouped) op = MakeAggregate(std::move(op), std::move(plan.agg));
+    if (plan.grouped) {
+      TRIB_ASSIGN_OR_RETURN(const int64_t limit, MemoryLimit(session, kAggregateMemoryLimitKey));
+      op = MakeAggregate(std::move(op), std::move(plan.agg), limit, kAggregateMemoryLimitKey);
+    }
     if (!plan.windows.calls.empty()) {
       TRIB_ASSIGN_OR_RETURN(const int64_t limit, SortMemoryLimit(session));
       op = MakeWindow(std::move(op), std::move(plan.windows), limit, kSortMemoryLimitKey,
@@ -336,7 +344,10 @@ Result<OperatorPtr> BuildSelect(const Session& session, SelectPlan plan) {
     sort.keys.push_back(spec);
   }
   op = MakeProject(std::move(op), std::move(exprs), std::move(fields));
-  if (q.distinct) op = MakeDistinct(std::move(op));
+  if (q.distinct) {
+    TRIB_ASSIGN_OR_RETURN(const int64_t limit, MemoryLimit(session, kAggregateMemoryLimitKey));
+    op = MakeDistinct(std::move(op), limit, kAggregateMemoryLimitKey);
+  }
   return SortAndLimit(session, q, std::move(op), std::move(sort), num_output);
 }
 

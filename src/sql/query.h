@@ -23,6 +23,9 @@ class Operator;
 inline constexpr const char* kSortMemoryLimitKey = "sql.sort.memory-limit";
 // The session option bounding the build side of a hash join.
 inline constexpr const char* kJoinMemoryLimitKey = "sql.join.memory-limit";
+// The session option bounding what a hash aggregation holds: GROUP BY, DISTINCT (SELECT DISTINCT,
+// aggregates' DISTINCT), UNION, INTERSECT and EXCEPT.
+inline constexpr const char* kAggregateMemoryLimitKey = "sql.aggregate.memory-limit";
 
 // Plans the query and returns its operator tree: rows are read as the caller pulls them
 // (operators.h), so a query without ORDER BY, GROUP BY or DISTINCT holds one batch at a time.

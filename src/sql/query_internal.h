@@ -179,6 +179,9 @@ bool IsIntegerLiteral(const Expr& e);
 Result<const Expr*> GroupExpression(const SelectStmt& q, const Expr& group, const Scope& scope);
 // A VALUES list evaluated: its rows, each column of the type its values have in common.
 Result<QueryResult> ExecuteValues(const SelectStmt& q);
+// The session's memory limit `key` (a memory-size session option: kSortMemoryLimitKey,
+// kAggregateMemoryLimitKey, ...), in bytes.
+Result<int64_t> MemoryLimit(const Session& session, const char* key);
 // The session's ORDER BY memory limit ('sql.sort.memory-limit').
 Result<int64_t> SortMemoryLimit(const Session& session);
 

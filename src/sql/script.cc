@@ -2,7 +2,9 @@
 
 #include <cctype>
 
+#include <new>
 #include <optional>
+#include <stdexcept>
 
 #include "sql/cast.h"
 #include "sql/interrupt.h"
@@ -21,6 +23,18 @@ void PrintError(const Status& st, const ScriptOptions& options, std::FILE* err) 
 }
 
 constexpr size_t kPrintRows = 4096;
+
+// A statement whose allocation failed (std::bad_alloc, or a container asked for more than it can
+// hold): the process ran out of memory (its ulimit, the machine's) before any operator's memory
+// limit stopped the statement. A backstop: grouping, DISTINCT, set operations, joins, sorts and
+// windows each stop at their 'sql.*.memory-limit' with an error naming it.
+Status OutOfMemory() {
+  return Status::Invalid(
+      "out of memory: the statement needed more memory than the process could allocate; lower "
+      "'sql.aggregate.memory-limit', 'sql.join.memory-limit' or 'sql.sort.memory-limit' below "
+      "the memory available (each bounds one operator) so a query stops at a clear limit, or "
+      "filter the rows further");
+}
 
 // TIMESTAMP_LTZ values (instants) as the session zone's wall-clock time, as Flink shows them.
 std::vector<Row> InSessionZone(const std::vector<Field>& fields, std::vector<Row> rows) {
@@ -128,7 +142,15 @@ bool RunScript(Session& session, std::string_view script, const ScriptOptions& o
       continue;
     }
     // Casts of TIMESTAMP_LTZ in the session zone, also while a query's rows are pulled below.
-    auto r = session.ExecuteText(st.text, st.start);
+    auto execute = [&]() -> Result<StatementResult> {
+      try {
+        return session.ExecuteText(st.text, st.start);
+      } catch (const std::bad_alloc&) {
+      } catch (const std::length_error&) {
+      }
+      return Locate(OutOfMemory(), st.start);
+    };
+    auto r = execute();
     SessionZoneScope zone(session.time_zone());
     if (Interrupted() && (!r.ok() || !r->has_rows)) {
       // Ctrl-C while a statement ran: it failed or did its work; the rest do not run.
@@ -158,7 +180,20 @@ bool RunScript(Session& session, std::string_view script, const ScriptOptions& o
         max_rows = options.terminal_rows;
         by_terminal = true;
       }
-      Status printed = PrintRows(&*r, options, max_width, max_rows, by_terminal, out);
+      Status printed = Status::OK();
+      bool out_of_memory = false;
+      try {
+        printed = PrintRows(&*r, options, max_width, max_rows, by_terminal, out);
+      } catch (const std::bad_alloc&) {
+        out_of_memory = true;
+      } catch (const std::length_error&) {
+        out_of_memory = true;
+      }
+      if (out_of_memory) {
+        r->cursor.reset();  // what the query held, freed before the message is made
+        std::fflush(out);
+        printed = Locate(OutOfMemory(), r->pos);
+      }
       if (!printed.ok()) {
         PrintError(printed, options, err);
         return false;

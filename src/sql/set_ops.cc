@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "sql/cast.h"
+#include "sql/column_keys.h"
 #include "sql/operators.h"
 #include "sql/vector_eval.h"
 
@@ -32,6 +33,10 @@ class UnionAllOperator : public Operator {
   OperatorPtr first_, second_;
   bool first_done_ = false;
 };
+
+// Bytes of a hash table node holding a row's key (next pointer, std::string, count, cached
+// hash), an allocator size class; its key's own allocation and the buckets come on top.
+constexpr int64_t kKeyEntryBytes = 64;
 
 // The byte encoding of row r of `batch` (every column; NULL is a value of its own).
 void RowKey(const ColumnBatch& batch, size_t r, std::string* key) {
@@ -66,16 +71,10 @@ class SetDifferenceOperator : public Operator {
         for (size_t r = 0; r < in.num_rows; r++) {
           RowKey(in, r, &key);
           auto [it, added] = counts_.try_emplace(key, 0);
-          if (added) bytes_ += static_cast<int64_t>(key.size()) + 64;
+          if (added) bytes_ += kKeyEntryBytes + StringHeapBytes(key.size());
           it->second++;
         }
-        if (bytes_ > memory_limit_) {
-          return Status::Invalid(std::string(intersect_ ? "INTERSECT" : "EXCEPT") +
-                                 " holds more of its right query's rows than '" +
-                                 memory_limit_key_ + "' allows (" +
-                                 std::to_string(memory_limit_) + " bytes); raise it with SET '" +
-                                 memory_limit_key_ + "' = '...'");
-        }
+        TRIB_RETURN_NOT_OK(CheckMemory("of its right query's rows"));
       }
       counted_ = true;
     }
@@ -93,11 +92,16 @@ class SetDifferenceOperator : public Operator {
           // A right row cancels (EXCEPT ALL) or pairs with (INTERSECT ALL) one left row.
           keep = intersect_ == in_right;
           if (in_right) it->second--;
+        } else if (intersect_ == in_right) {
+          // The distinct rows already returned (EXCEPT's may be rows the right query lacks).
+          keep = emitted_.insert(key).second;
+          if (keep) bytes_ += kKeyEntryBytes + StringHeapBytes(key.size());
         } else {
-          keep = intersect_ == in_right && emitted_.insert(key).second;
+          keep = false;
         }
         if (keep) rows.push_back(static_cast<uint32_t>(r));
       }
+      TRIB_RETURN_NOT_OK(CheckMemory("of the distinct rows it returned"));
       if (rows.empty()) continue;
       *out = TakeRows(std::move(in), rows);
       return true;
@@ -105,11 +109,22 @@ class SetDifferenceOperator : public Operator {
   }
 
  private:
+  // The error once the hash tables (their nodes, keys and buckets) hold more than the limit.
+  Status CheckMemory(const char* what) const {
+    const int64_t buckets =
+        static_cast<int64_t>((counts_.bucket_count() + emitted_.bucket_count()) * sizeof(void*));
+    if (bytes_ + buckets <= memory_limit_) return Status::OK();
+    return Status::Invalid(std::string(intersect_ ? "INTERSECT" : "EXCEPT") + " holds more " +
+                           what + " than '" + memory_limit_key_ + "' allows (" +
+                           std::to_string(memory_limit_) + " bytes); raise it with SET '" +
+                           memory_limit_key_ + "' = '...'");
+  }
+
   OperatorPtr left_, right_;
   bool intersect_, all_;
   int64_t memory_limit_;
   std::string memory_limit_key_;
-  int64_t bytes_ = 0;
+  int64_t bytes_ = 0;  // the nodes and keys of counts_ and emitted_
   bool counted_ = false;
   std::unordered_map<std::string, int64_t> counts_;
   std::unordered_set<std::string> emitted_;

@@ -19,6 +19,23 @@ namespace {
 
 constexpr size_t kWindowBatchRows = 2048;
 
+// Bytes a partition of a top-N takes besides its rows: a hash table node (next pointer, key
+// string, heap vector, cached hash), an allocator size class, and its bucket.
+constexpr int64_t kTopNPartitionBytes = 96;
+
+// Bytes per input row that computing `call` takes while it runs (freed after): the row's
+// partition number, its place in the sort, its value before it becomes a column, its peer
+// bounds, the partition, order and argument values evaluated as columns, and RANGE offsets'
+// keys. The partitions' hash table is counted once built.
+int64_t WorkingBytesPerRow(const WindowCall& call) {
+  int64_t bytes = sizeof(uint32_t) * 2 + sizeof(size_t) + sizeof(Value) + 2 * sizeof(size_t);
+  const size_t columns = call.partition_by.size() + call.order_by.size() + call.args.size() +
+                         (call.aggregate.arg ? 1 : 0);
+  bytes += static_cast<int64_t>(columns) * 16;
+  if (call.has_frame && !call.rows) bytes += sizeof(__int128) + sizeof(uint8_t) + 7;
+  return bytes;
+}
+
 // -1, 0, 1 as ORDER BY orders a and b (NULLs as `nulls_first` says, then `descending`).
 int CompareKey(const Value& a, const Value& b, bool descending, bool nulls_first) {
   const bool na = a.is_null(), nb = b.is_null();
@@ -149,6 +166,16 @@ class WindowOperator : public Operator {
       fields_.push_back(Field{static_cast<int32_t>(fields_.size()), "$window" + std::to_string(i),
                               windows_.calls[i].type, ""});
     }
+    // Each held row also takes: 16 bytes of bookkeeping, its value of every call (a column),
+    // and what the call computed at a time needs while it runs.
+    int64_t working = 0;
+    row_bytes_ = 16;
+    for (const WindowCall& call : windows_.calls) {
+      row_bytes_ += ColumnVector::RepOf(call.type) == ColumnVector::Rep::kValue ? sizeof(Value)
+                                                                                : sizeof(int64_t);
+      working = std::max(working, WorkingBytesPerRow(call));
+    }
+    row_bytes_ += working;
   }
   std::string Describe() const override {
     std::string out = "Window: ";
@@ -215,11 +242,14 @@ class WindowOperator : public Operator {
         Kept k;
         for (const ColumnVector& o : order_cols) k.order.push_back(o.Get(r));
         k.seq = seq++;
-        std::vector<Kept>& heap = parts[part];
+        auto [it, added] = parts.try_emplace(part);
+        if (added) bytes_ += kTopNPartitionBytes + StringHeapBytes(part.size());
+        std::vector<Kept>& heap = it->second;
         if (heap.size() >= limit && !before(k, heap.front())) continue;
-        k.bytes = 64 + static_cast<int64_t>(part.size());
+        k.bytes = sizeof(Kept);
         for (const ColumnVector& c : in.columns) k.row.push_back(c.Get(r));
         for (const Value& v : k.row) k.bytes += ApproxBytes(v);
+        for (const Value& v : k.order) k.bytes += ApproxBytes(v);
         bytes_ += k.bytes;
         if (heap.size() >= limit) {
           std::pop_heap(heap.begin(), heap.end(), before);
@@ -258,7 +288,7 @@ class WindowOperator : public Operator {
     while (!Interrupted()) {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
       if (!more) break;
-      bytes_ += 16 * static_cast<int64_t>(in.num_rows);
+      bytes_ += row_bytes_ * static_cast<int64_t>(in.num_rows);
       for (size_t c = 0; c < in.columns.size(); c++) {
         ColumnVector col = Canonical(std::move(in.columns[c]));
         bytes_ += ApproxColumnBytes(col);
@@ -301,6 +331,13 @@ class WindowOperator : public Operator {
       for (const ColumnVector& p : part_cols) keys.push_back(&p);
       GroupIndex index;
       index.Assign(keys, n, &part, &first_rows);
+      if (bytes_ + index.ApproxBytes() > memory_limit_) {
+        return Status::Invalid("the partitions of a window function hold more than '" +
+                               memory_limit_key_ + "' allows (" + std::to_string(memory_limit_) +
+                               " bytes, " + std::to_string(index.size()) +
+                               " partitions); raise it with SET '" + memory_limit_key_ +
+                               "' = '...', or filter the rows further");
+      }
     }
     auto order_cmp = [&](size_t a, size_t b) {
       for (size_t k = 0; k < order.size(); k++) {
@@ -450,6 +487,7 @@ class WindowOperator : public Operator {
   int64_t memory_limit_;
   std::string memory_limit_key_;
   std::optional<int64_t> top_n_;
+  int64_t row_bytes_ = 0;  // bytes each held row takes besides its columns (the constructor's)
   int64_t bytes_ = 0;
   bool computed_ = false;
   ColumnBatch out_;  // the input's columns, then one per call

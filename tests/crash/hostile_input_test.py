@@ -285,6 +285,50 @@ def check_silent_corruption(r):
     print("  ok  two data files swapped: reads fail naming the row counts")
 
 
+def check_memory_limits(r):
+    """Issue 32 item 8: a query that needs more memory than the process may have ends in a clear
+    error (exit status 1), never in an abort: the operator's memory limit stops it when set below
+    the process's memory, and an allocation that fails anyway becomes an error too."""
+    wh = os.path.join(r.tmp, "memory")
+    # 2,000,000 distinct keys (the issue's GROUP BY used 1.5 GB).
+    r.sql(wh, "CREATE TABLE ap (id BIGINT, v BIGINT);"
+              "INSERT INTO ap WITH d(x) AS (VALUES 0, 1, 2, 3, 4, 5, 6, 7, 8, 9), h(y) AS "
+              "(VALUES 0, 1) SELECT a.x + 10 * b.x + 100 * c.x + 1000 * e.x + 10000 * f.x + "
+              "100000 * g.x + 1000000 * h.y, a.x FROM d a, d b, d c, d e, d f, d g, h", expect=0)
+    query = ("SELECT COUNT(*) FROM (SELECT id, COUNT(*), MIN(v), MAX(v), SUM(v) FROM ap "
+             "GROUP BY id)")
+    address_space = 800 * 1000 * 1024  # as `ulimit -v 800000`
+
+    def limited(text):
+        import resource
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        path = os.path.join(r.tmp, "memory.sql")
+        with open(path, "w") as f:
+            f.write(text)
+        p = subprocess.run([r.binary, "sql", "--warehouse", wh, "-f", path], capture_output=True,
+                           text=True, timeout=TIMEOUT_S, preexec_fn=limit)
+        if p.returncode != 1:
+            raise Failure("%s under a %d MB address space: exit status %d (1 expected; 134 is "
+                          "an abort)\n  stderr: %s" % (text[:100], address_space >> 20,
+                                                       p.returncode, p.stderr.strip()[-500:]))
+        return p.stderr
+
+    # The aggregation's limit below the process's memory: the error names it.
+    err = limited("SET 'sql.aggregate.memory-limit' = '100 mb'; " + query)
+    if "the groups of a GROUP BY" not in err or \
+            "raise it with SET 'sql.aggregate.memory-limit'" not in err:
+        raise Failure("GROUP BY past 'sql.aggregate.memory-limit': %s" % err.strip()[-500:])
+    # The limit above it: the allocation that fails is an error, not an abort.
+    err = limited("SET 'sql.aggregate.memory-limit' = '64 gb'; " + query)
+    if "out of memory" not in err or "sql.aggregate.memory-limit" not in err:
+        raise Failure("GROUP BY out of memory: %s" % err.strip()[-500:])
+    print("  ok  memory: a GROUP BY over 2,000,000 keys under ulimit -v %d stops at "
+          "'sql.aggregate.memory-limit', or with an out-of-memory error above it (exit 1)" %
+          (address_space // 1024))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default="build/tributary")
@@ -295,7 +339,7 @@ def main():
     failed = False
     try:
         for check in [check_path_traversal, check_bad_metadata, check_utf8, check_deep_nesting,
-                      check_silent_corruption]:
+                      check_silent_corruption, check_memory_limits]:
             try:
                 check(r)
             except Failure as e:
