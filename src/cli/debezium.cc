@@ -127,6 +127,12 @@ Unit TimeUnit(const ColumnEncoding& enc, int64_t n) {
   return Unit::kNanos;
 }
 
+const char* UnitName(Unit unit) {
+  return unit == Unit::kMillis   ? "milliseconds"
+         : unit == Unit::kMicros ? "microseconds"
+                                 : "nanoseconds";
+}
+
 Timestamp TimestampFrom(int64_t n, Unit unit) {
   switch (unit) {
     case Unit::kMillis:
@@ -298,6 +304,10 @@ Result<Value> JsonToValue(const Json& j, const DataType& t, const ColumnEncoding
       }
       if (j.is_number()) {
         TRIB_ASSIGN_OR_RETURN(int64_t days, JsonInteger(j));
+        // A DATE is 32 bits in a data file: 4294967297 days would come back as 1970-01-02.
+        if (!DateInRange(days)) {
+          return DateOutOfRange("date " + Describe(j) + " (days since 1970-01-01)");
+        }
         return Value::Int(days);
       }
       return Bad("expected a date (days or 'YYYY-MM-DD'), got " + Describe(j));
@@ -319,11 +329,21 @@ Result<Value> JsonToValue(const Json& j, const DataType& t, const ColumnEncoding
       if (j.is_string()) {
         TRIB_ASSIGN_OR_RETURN(Timestamp ts,
                               ParseTimestampText(j.get_ref<const std::string&>(), t.precision));
+        if (!TimestampInRange(ts)) {  // in range as written, out of it at UTC
+          return TimestampOutOfRange("timestamp " + Describe(j) + " (" + FormatTimestamp(ts) +
+                                     " UTC)");
+        }
         return Value::Ts(ts);
       }
       if (!j.is_number()) return Bad("expected a timestamp, got " + Describe(j));
       TRIB_ASSIGN_OR_RETURN(int64_t n, JsonInteger(j));
-      return Value::Ts(TruncateTimestamp(TimestampFrom(n, TimestampUnit(enc, n)), t.precision));
+      const Unit unit = TimestampUnit(enc, n);
+      const Timestamp ts = TimestampFrom(n, unit);
+      if (!TimestampInRange(ts)) {
+        return TimestampOutOfRange("timestamp " + Describe(j) + " (" + UnitName(unit) +
+                                   " since 1970-01-01)");
+      }
+      return Value::Ts(TruncateTimestamp(ts, t.precision));
     }
     case TypeId::kArray: {
       if (!j.is_array()) return Bad("expected an array, got " + Describe(j));

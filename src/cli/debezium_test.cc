@@ -120,6 +120,40 @@ TEST(JsonToValueTest, Timestamps) {
   EXPECT_THAT(Err("true", ts6), HasSubstr("expected a timestamp"));
 }
 
+// Years 0000-9999 (datetime.h): the ends are read, a value outside is an error naming it.
+TEST(JsonToValueTest, DatesAndTimestampsOutsideTheRange) {
+  EXPECT_EQ(V("-719528", DataType::Date()), Value::Int(kMinDate));
+  EXPECT_EQ(V("2932896", DataType::Date()), Value::Int(kMaxDate));
+  EXPECT_EQ(V("\"9999-12-31\"", DataType::Date()), Value::Int(kMaxDate));
+  // 4294967297 days would be stored as 32 bits: 1970-01-02.
+  EXPECT_EQ(Err("4294967297", DataType::Date()),
+            "date 4294967297 (days since 1970-01-01) is out of range (0000-01-01 to 9999-12-31)");
+  EXPECT_THAT(Err("-719529", DataType::Date()), HasSubstr("out of range"));
+  EXPECT_THAT(Err("\"99999999-01-01\"", DataType::Date()),
+              HasSubstr("date '99999999-01-01' is out of range"));
+  const DataType ts6 = DataType::Timestamp(6);
+  const ColumnEncoding millis{"io.debezium.time.Timestamp", -1};
+  const ColumnEncoding micros{"io.debezium.time.MicroTimestamp", -1};
+  const ColumnEncoding nanos{"io.debezium.time.NanoTimestamp", -1};
+  EXPECT_EQ(V("253402300799999", ts6, millis), Value::Ts({kMaxTimestampMillis, 0}));
+  EXPECT_EQ(V("253402300799999999", ts6, micros), Value::Ts({kMaxTimestampMillis, 999000}));
+  EXPECT_EQ(V("-62167219200000000", ts6, micros), Value::Ts({kMinTimestampMillis, 0}));
+  EXPECT_EQ(Err("253402300800000", ts6, millis),
+            "timestamp 253402300800000 (milliseconds since 1970-01-01) is out of range "
+            "(0000-01-01 00:00:00 to 9999-12-31 23:59:59.999999999)");
+  EXPECT_THAT(Err("9223372036854775807", ts6, micros),
+              HasSubstr("timestamp 9223372036854775807 (microseconds since 1970-01-01) is out"));
+  EXPECT_THAT(Err("-62167219200000001", ts6, micros), HasSubstr("out of range"));
+  // Nanoseconds reach only 1677-2262: always in range.
+  EXPECT_TRUE(V("-9223372036854775807", DataType::Timestamp(9), nanos).is_timestamp());
+  EXPECT_THAT(Err("\"10000-01-01T00:00:00Z\"", ts6), HasSubstr("out of range"));
+  // In range as written, outside it once the offset makes it UTC.
+  EXPECT_THAT(Err("\"9999-12-31T23:00:00-05:00\"", DataType::TimestampLtz(3)),
+              HasSubstr("(10000-01-01 04:00:00 UTC) is out of range"));
+  EXPECT_EQ(V("\"9999-12-31T23:00:00+05:00\"", DataType::TimestampLtz(3)),
+            Value::Ts({kMaxTimestampMillis - 5 * 3600000 - 3599999, 0}));
+}
+
 std::vector<RowChange> Decode(const std::string& line) {
   DebeziumDecoder d(OrdersFields());
   std::vector<RowChange> out;

@@ -1,5 +1,9 @@
 #include "common/check_value.h"
 
+#include <string>
+
+#include "common/datetime.h"
+
 namespace tributary {
 
 Status CheckValue(const Value& v, const Field& f) {
@@ -52,13 +56,31 @@ Status CheckValue(const Value& v, const Field& f) {
         }
       }
       break;
+    // Every producer checks its range (datetime.h); this is the last line before a file, where
+    // a DATE is 32 bits and a value outside 0000-9999 would come back as another day.
     case TypeId::kDate:
+      if (!v.is_int()) return bad("expected a date/time value");
+      if (!DateInRange(v.int_value())) {
+        return bad(
+            DateOutOfRange("DATE " + std::to_string(v.int_value()) + " (days since 1970-01-01)")
+                .message());
+      }
+      break;
     case TypeId::kTime:
       if (!v.is_int()) return bad("expected a date/time value");
+      if (v.int_value() < 0 || v.int_value() >= 86400000) {
+        return bad("TIME " + std::to_string(v.int_value()) +
+                   " (milliseconds of the day) is outside 00:00:00 to 23:59:59.999");
+      }
       break;
     case TypeId::kTimestamp:
     case TypeId::kTimestampLtz:
       if (!v.is_timestamp()) return bad("expected a TIMESTAMP value");
+      if (!TimestampInRange(v.timestamp_value())) {
+        return bad(TimestampOutOfRange("TIMESTAMP " + std::to_string(v.timestamp_value().millis) +
+                                       " (milliseconds since 1970-01-01)")
+                       .message());
+      }
       break;
     case TypeId::kArray:
       if (!v.is_array()) return bad("expected an ARRAY value");

@@ -14,6 +14,25 @@ int64_t MachineUtcOffsetMillis(int64_t utc_millis) {
   return static_cast<int64_t>(local.tm_gmtoff) * 1000;
 }
 
+Status DateOutOfRange(const std::string& what) {
+  return Status::Invalid(what + " is out of range (" + kDateRange + ")");
+}
+
+Status TimestampOutOfRange(const std::string& what) {
+  return Status::Invalid(what + " is out of range (" + kTimestampRange + ")");
+}
+
+bool IsOutOfRange(const Status& st) {
+  const std::string& m = st.message();
+  for (const char* range : {kDateRange, kTimestampRange}) {
+    const std::string tail = std::string(" is out of range (") + range + ")";
+    if (m.size() >= tail.size() && m.compare(m.size() - tail.size(), tail.size(), tail) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Howard Hinnant's civil-date algorithms.
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -141,14 +160,19 @@ bool ValidDate(int64_t y, int64_t m, int64_t d) {
   return d <= max;
 }
 
-Status ParseDateAt(Cursor* c, std::string_view whole, int64_t* days) {
+// The date at the cursor; a year outside 0000-9999 (more digits, a sign) is out of the DATE
+// range, or of the TIMESTAMP range when `timestamp`.
+Status ParseDateAt(Cursor* c, std::string_view whole, bool timestamp, int64_t* days) {
   int64_t y, m, d;
   bool neg = c->Char('-');
   if (!c->Digits(4, 9, &y) || !c->Char('-') || !c->Digits(1, 2, &m) || !c->Char('-') ||
       !c->Digits(1, 2, &d)) {
     return Status::Invalid("invalid date '" + std::string(whole) + "' (expected YYYY-MM-DD)");
   }
-  if (neg) y = -y;
+  if (neg || y > 9999) {
+    return timestamp ? TimestampOutOfRange("timestamp '" + std::string(whole) + "'")
+                     : DateOutOfRange("date '" + std::string(whole) + "'");
+  }
   if (!ValidDate(y, m, d)) return Status::Invalid("invalid date '" + std::string(whole) + "'");
   *days = DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
   return Status::OK();
@@ -183,7 +207,7 @@ Result<int64_t> ParseDate(std::string_view s) {
   s = Trim(s);
   Cursor c(s);
   int64_t days;
-  TRIB_RETURN_NOT_OK(ParseDateAt(&c, s, &days));
+  TRIB_RETURN_NOT_OK(ParseDateAt(&c, s, /*timestamp=*/false, &days));
   if (!c.AtEnd()) return Status::Invalid("invalid date '" + std::string(s) + "'");
   return days;
 }
@@ -216,7 +240,7 @@ Result<Timestamp> ParseTimestamp(std::string_view s, int32_t precision) {
   s = Trim(s);
   Cursor c(s);
   int64_t days;
-  TRIB_RETURN_NOT_OK(ParseDateAt(&c, s, &days));
+  TRIB_RETURN_NOT_OK(ParseDateAt(&c, s, /*timestamp=*/true, &days));
   int64_t nanos = 0;
   if (!c.AtEnd()) {
     if (!c.Char(' ') && !c.Char('T')) {

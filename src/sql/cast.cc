@@ -127,6 +127,11 @@ Result<Value> StringTo(const std::string& s, const DataType& to, CastMode mode) 
   auto bad = [&]() {
     return Status::Invalid("cannot cast '" + s + "' to " + TypeName(to));
   };
+  // A well-formed date or timestamp outside years 0000-9999 (Flink's cast fails too).
+  auto out_of_range = [&](const char* range) {
+    return Status::Invalid("cannot cast '" + s + "' to " + TypeName(to) + ": out of range (" +
+                           range + ")");
+  };
   switch (to.id) {
     case TypeId::kChar:
     case TypeId::kVarChar:
@@ -182,7 +187,7 @@ Result<Value> StringTo(const std::string& s, const DataType& to, CastMode mode) 
     }
     case TypeId::kDate: {
       auto r = ParseDate(Trim(s));
-      if (!r.ok()) return bad();
+      if (!r.ok()) return IsOutOfRange(r.status()) ? out_of_range(kDateRange) : bad();
       return Value::Int(*r);
     }
     case TypeId::kTime: {
@@ -193,7 +198,7 @@ Result<Value> StringTo(const std::string& s, const DataType& to, CastMode mode) 
     case TypeId::kTimestamp:
     case TypeId::kTimestampLtz: {
       auto r = ParseTimestamp(Trim(s), to.precision);
-      if (!r.ok()) return bad();
+      if (!r.ok()) return IsOutOfRange(r.status()) ? out_of_range(kTimestampRange) : bad();
       return Value::Ts(*r);
     }
     case TypeId::kArray:
@@ -414,14 +419,30 @@ Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to
   if (t_session_zone && ((from.id == TypeId::kTimestampLtz && wall_clock(to)) ||
                          (to.id == TypeId::kTimestampLtz && wall_clock(from)))) {
     // One side is an instant, the other a wall-clock value: through the session zone.
+    // The zone's offset can move a value next to the range's ends out of it (9999-12-31
+    // 23:00:00 UTC is in year 10000 at UTC+8): an error, as any other DATE or TIMESTAMP outside.
+    auto outside = [&](const Timestamp& ts, const char* where) {
+      const std::string value = from.IsString() ? "'" + v.string_value() + "'"
+                                : from.id == TypeId::kTimestampLtz
+                                    ? FormatTimestamp(v.timestamp_value()) + " UTC"
+                                    : FormatValue(v, from);
+      return Status::Invalid("cannot cast " + value + " to " + TypeName(to) + ": " +
+                             FormatTimestamp(ts) + where + " is out of range (" + kTimestampRange +
+                             ")");
+    };
     if (from.id == TypeId::kTimestampLtz) {
       const DataType wall = DataType::Timestamp(from.precision);
-      return CastValue(Value::Ts(InstantToLocal(v.timestamp_value())), wall, to, mode);
+      const Timestamp local = InstantToLocal(v.timestamp_value());
+      const bool dated = to.id == TypeId::kTimestamp || to.id == TypeId::kDate;
+      if (dated && !TimestampInRange(local)) return outside(local, " (session zone)");
+      return CastValue(Value::Ts(local), wall, to, mode);
     }
     const DataType wall = DataType::Timestamp(to.precision);
     TRIB_ASSIGN_OR_RETURN(Value local, CastValue(v, from, wall, mode));
     if (local.is_null()) return local;
-    return Value::Ts(LocalToInstant(local.timestamp_value()));
+    const Timestamp instant = LocalToInstant(local.timestamp_value());
+    if (!TimestampInRange(instant)) return outside(instant, " UTC");
+    return Value::Ts(instant);
   }
   // Same representation and no range to check.
   if (from.SameKind(to) && !to.IsString() && !to.IsBinary()) return v;

@@ -352,6 +352,9 @@ Result<BoundExprPtr> Binder::BindLiteral(const Expr& e) {
     }
     case LiteralKind::kDate: {
       auto r = ParseDate(e.text);
+      if (!r.ok() && IsOutOfRange(r.status())) {
+        return ErrorAt(e.pos, DateOutOfRange("DATE literal '" + e.text + "'").message());
+      }
       if (!r.ok()) return ErrorAt(e.pos, "invalid DATE literal '" + e.text + "'");
       return MakeConstant(Value::Int(*r), DataType::Date().NotNull(), e.pos);
     }
@@ -369,6 +372,9 @@ Result<BoundExprPtr> Binder::BindLiteral(const Expr& e) {
         precision = static_cast<int32_t>(std::min<size_t>(9, k - dot - 1));
       }
       auto r = ParseTimestamp(e.text, 9);
+      if (!r.ok() && IsOutOfRange(r.status())) {
+        return ErrorAt(e.pos, TimestampOutOfRange("TIMESTAMP literal '" + e.text + "'").message());
+      }
       if (!r.ok()) return ErrorAt(e.pos, "invalid TIMESTAMP literal '" + e.text + "'");
       return MakeConstant(Value::Ts(*r), DataType::Timestamp(precision).NotNull(), e.pos);
     }
@@ -608,15 +614,27 @@ Result<BoundExprPtr> Binder::BindIntervalArithmetic(const Expr& e) {
   }
   auto n = options::ParseInt64(number);
   if (!n.ok()) return ErrorAt(iv.pos, "INTERVAL '" + iv.text + "' is not a whole number");
-  int64_t count = e.op == "-" ? -*n : *n;
+  const int64_t unit_millis = unit == "DAY"           ? 86400000
+                              : unit == "HOUR"        ? 3600000
+                              : unit == "MINUTE"      ? 60000
+                              : unit == "MILLISECOND" ? 1  // INTERVAL ... TO ...
+                                                      : 1000;
+  const bool in_months = unit == "YEAR" || unit == "MONTH";
+  // An interval longer than the DATE / TIMESTAMP range (10000 years) moves every value out of
+  // it: refused, which also keeps the products below from overflowing.
+  const int64_t most =
+      in_months ? (unit == "YEAR" ? 10000 : 120000) : 10000LL * 366 * 86400000 / unit_millis;
+  if (*n > most || *n < -most) {
+    return ErrorAt(iv.pos, "INTERVAL '" + iv.text + "' " + iv.type_text +
+                               " is out of range (longer than the 10000 years of DATE and "
+                               "TIMESTAMP)");
+  }
+  const int64_t count = e.op == "-" ? -*n : *n;
   int64_t millis = 0, months = 0;
-  if (unit == "YEAR") months = count * 12;
-  else if (unit == "MONTH") months = count;
-  else if (unit == "DAY") millis = count * 86400000;
-  else if (unit == "HOUR") millis = count * 3600000;
-  else if (unit == "MINUTE") millis = count * 60000;
-  else if (unit == "MILLISECOND") millis = count;  // INTERVAL ... TO ...
-  else millis = count * 1000;
+  if (in_months)
+    months = unit == "YEAR" ? count * 12 : count;
+  else
+    millis = count * unit_millis;
   if (t.id == TypeId::kDate && millis % 86400000 != 0) {
     return ErrorAt(e.pos, "a DATE moves by whole days; CAST it to TIMESTAMP to add " +
                               (unit == "MILLISECOND" ? std::string("a time of day")

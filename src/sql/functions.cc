@@ -973,17 +973,48 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
 }
 
 namespace {
-// A DATE (days) or TIMESTAMP plus milliseconds and months (args), as `d + INTERVAL ...` and
+// A DATE (days) or TIMESTAMP `base` plus `millis` and `months`, as `d + INTERVAL ...` and
 // TIMESTAMPADD add: months move the calendar date (the day clamped to the month's last: Jan 31
-// + 1 month is Feb 28/29).
-Value EvalAddInterval(const std::vector<Value>& args, bool is_date) {
+// + 1 month is Feb 28/29). A result outside years 0000-9999 is an error naming `what` (the
+// function), the value and what was added (`count` `unit` when a unit is given, else the months
+// and milliseconds).
+Result<Value> EvalAddInterval(const Value& base, bool is_date, __int128 millis, __int128 months,
+                              const char* what, std::string_view unit = {}, int64_t count = 0) {
   int64_t days, tod;
-  Civil(args[0], is_date, &days, &tod);
-  const int64_t months = args[2].int_value();
-  if (months != 0) days = AddMonthsClamped(days, months);
-  if (is_date) return Value::Int(days + args[1].int_value() / 86400000);
-  Timestamp ts = args[0].timestamp_value();
-  ts.millis = days * 86400000 + tod + args[1].int_value();
+  Civil(base, is_date, &days, &tod);
+  const int64_t base_days = days;
+  auto outside = [&]() {
+    std::string added;
+    if (!unit.empty()) {
+      added = std::to_string(count) + " " + std::string(unit);
+    } else {
+      if (months != 0) added = FormatDecimal(months, 0) + " month(s)";
+      if (millis != 0 || months == 0) {
+        added += (added.empty() ? "" : " and ") +
+                 (millis % 86400000 == 0 ? FormatDecimal(millis / 86400000, 0) + " day(s)"
+                  : millis % 1000 == 0   ? FormatDecimal(millis / 1000, 0) + " second(s)"
+                                         : FormatDecimal(millis, 0) + " millisecond(s)");
+      }
+    }
+    const std::string operands =
+        (is_date ? FormatDate(base_days) : FormatTimestamp(base.timestamp_value())) + " plus " +
+        added;
+    return is_date ? DateOutOfRange(what + (": " + operands))
+                   : TimestampOutOfRange(what + (": " + operands));
+  };
+  // Beyond the range's span (10000 years) nothing lands inside; this also keeps the arithmetic
+  // below from overflowing.
+  if (months > 12 * 10000 || months < -12 * 10000) return outside();
+  if (months != 0) days = AddMonthsClamped(days, static_cast<int64_t>(months));
+  if (is_date) {
+    const __int128 out = days + millis / 86400000;
+    if (out < kMinDate || out > kMaxDate) return outside();
+    return Value::Int(static_cast<int64_t>(out));
+  }
+  const __int128 out = static_cast<__int128>(days) * 86400000 + tod + millis;
+  if (out < kMinTimestampMillis || out > kMaxTimestampMillis) return outside();
+  Timestamp ts = base.timestamp_value();
+  ts.millis = static_cast<int64_t>(out);
   return Value::Ts(ts);
 }
 
@@ -1096,13 +1127,20 @@ Result<Value> EvalFloorTo(const BoundExpr& e, const std::vector<Value>& args, bo
   const bool exact = fd == days && ft == tod && in.nanos_of_milli == 0;
   const int64_t rd = ceil && !exact ? nd : fd;
   const int64_t rt = ceil && !exact ? nt : ft;
+  // The CEIL of a time in 9999 (or the week's FLOOR of one early in 0000) is outside the range.
+  auto call = [&]() {
+    return std::string(ceil ? "CEIL(" : "FLOOR(") +
+           (is_date ? FormatDate(days) : FormatTimestamp(in)) + " TO " + unit + ")";
+  };
   if (is_date) {
     // A DATE has no time: a unit below a day leaves it as it is.
     if (rt != 0) return Value::Int(days);
+    if (!DateInRange(rd)) return DateOutOfRange(call() + ": " + FormatDate(rd));
     return Value::Int(rd);
   }
   Timestamp out{rd * 86400000 + rt, 0};
   if (e.type.id == TypeId::kTimestampLtz) out = LocalToInstant(out);
+  if (!TimestampInRange(out)) return TimestampOutOfRange(call() + ": " + FormatTimestamp(out));
   return Value::Ts(out);
 }
 
@@ -1458,13 +1496,21 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     if (f == "TO_DATE") return Value::Int(parsed->first);
     return Value::Ts(Timestamp{parsed->first * 86400000 + parsed->second, 0});
   }
-  if (f == "$ADD_INTERVAL") return EvalAddInterval(args, in.id == TypeId::kDate);
+  if (f == "$ADD_INTERVAL") {
+    return EvalAddInterval(args[0], in.id == TypeId::kDate, args[1].int_value(),
+                           args[2].int_value(), "INTERVAL arithmetic");
+  }
   if (f == "DATE_ADD" || f == "DATE_SUB") {
     int64_t day, ignored;
     Civil(args[0], e.args[0]->type.id == TypeId::kDate, &day, &ignored);
     const int64_t n = args[1].int_value();
     if (n > 3000000 || n < -3000000) return ErrorAt(e.pos, f + ": " + std::to_string(n) + " days is out of range");
-    return Value::Int(f == "DATE_ADD" ? day + n : day - n);
+    const int64_t out = f == "DATE_ADD" ? day + n : day - n;
+    if (!DateInRange(out)) {
+      return DateOutOfRange(f + "(" + FormatDate(day) + ", " + std::to_string(n) +
+                            "): " + FormatDate(out));
+    }
+    return Value::Int(out);
   }
   if (f == "DATEDIFF") {
     int64_t a, b, ignored;
@@ -1495,7 +1541,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     return Value::Int(utc >= 0 ? utc / 1000 : -((-utc + 999) / 1000));
   }
   if (f == "FROM_UNIXTIME") {
-    const int64_t utc = args[0].int_value() * 1000;
+    // Seconds outside years 0000-9999 (UTC) are an error: Flink's multiplication by 1000
+    // overflows silently there (9223372036854775807 reads as 1969-12-31 23:59:59).
+    const int64_t secs = args[0].int_value();
+    if (secs < kMinTimestampMillis / 1000 || secs > kMaxTimestampMillis / 1000) {
+      return TimestampOutOfRange("FROM_UNIXTIME: " + std::to_string(secs) +
+                                 " seconds since 1970-01-01 00:00:00 UTC");
+    }
+    const int64_t utc = secs * 1000;
     const int64_t wall = utc + LocalOffsetMillis(utc);
     const int64_t days = wall >= 0 ? wall / 86400000 : -((-wall + 86399999) / 86400000);
     const std::string fmt = args.size() > 1 ? args[1].string_value() : "yyyy-MM-dd HH:mm:ss";
@@ -1507,7 +1560,7 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     const int64_t p = args.size() > 1 ? args[1].int_value() : 3;
     if (p != 0 && p != 3) return Status::Invalid("TO_TIMESTAMP_LTZ takes precision 0 or 3");
     // Outside 0000-01-01 .. 9999-12-31 23:59:59.999: NULL, as Flink's.
-    constexpr int64_t kMin = -62167219200000LL, kMax = 253402300799999LL;
+    constexpr int64_t kMin = kMinTimestampMillis, kMax = kMaxTimestampMillis;
     const int64_t n = args[0].int_value();
     if (n < (p == 0 ? kMin / 1000 : kMin) || n > (p == 0 ? kMax / 1000 : kMax)) {
       return Value::Null();
@@ -1517,10 +1570,10 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
   if (f == "TIMESTAMPADD" || f == "TIMESTAMPDIFF") {
     const int64_t unit = UnitSize(args[0].string_value());
     if (f == "TIMESTAMPADD") {
-      const int64_t n = args[1].int_value();
-      std::vector<Value> add = {args[2], Value::Int(unit > 0 ? n * unit : 0),
-                                Value::Int(unit < 0 ? n * -unit : 0)};
-      return EvalAddInterval(add, e.args[2]->type.id == TypeId::kDate);
+      const __int128 n = args[1].int_value();  // wide: n * unit cannot overflow
+      return EvalAddInterval(args[2], e.args[2]->type.id == TypeId::kDate, unit > 0 ? n * unit : 0,
+                             unit < 0 ? n * -unit : 0, "TIMESTAMPADD", args[0].string_value(),
+                             args[1].int_value());
     }
     int64_t d1, t1, d2, t2;
     Civil(args[1], e.args[1]->type.id == TypeId::kDate, &d1, &t1);

@@ -158,6 +158,42 @@ check "ignore-parse-errors counts the skipped line" "yes" \
 check "ignore-parse-errors ingests the others" "1 3 " \
   "$(sql "SELECT id FROM ipe ORDER BY id" 2>/dev/null | tail -n +2 | tr '\n' ' ')"
 
+# Dates and timestamps outside years 0000-9999 are errors naming the line and the column (a
+# DATE is 32 bits in a data file: day 4294967297 came back as 1970-01-02), skipped and counted
+# with --ignore-parse-errors; the ends of the range are ingested.
+"$BIN" sql --warehouse "$WH" -e "CREATE TABLE rng (id BIGINT, dt DATE, ts TIMESTAMP(6), PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')" >/dev/null 2>&1
+micro_schema='"schema":{"type":"struct","fields":[{"type":"struct","field":"after","fields":[{"type":"int64","name":"io.debezium.time.MicroTimestamp","field":"ts"}]}]}'
+cat > "$WORK/rng.json" <<JSON
+{"before": null, "after": {"id": 1, "dt": -719528, "ts": "0000-01-01T00:00:00Z"}, "op": "c"}
+{"before": null, "after": {"id": 2, "dt": 4294967297}, "op": "c"}
+{$micro_schema,"payload":{"before":null,"after":{"id":3,"dt":"9999-12-31","ts":253402300799999999},"op":"c"}}
+{$micro_schema,"payload":{"before":null,"after":{"id":4,"ts":253402300800000000},"op":"c"}}
+JSON
+set +e
+sed -n 2p "$WORK/rng.json" | "$BIN" ingest --warehouse "$WH" --table default.rng \
+  --format debezium-json - 2>"$WORK/err"
+check "out-of-range DATE exit status" 1 $?
+check "out-of-range DATE message" "tributary ingest: line 1: column 'dt' (DATE): date 4294967297 (days since 1970-01-01) is out of range (0000-01-01 to 9999-12-31); nothing was committed" \
+  "$(cat "$WORK/err")"
+"$BIN" ingest --warehouse "$WH" --table default.rng --format debezium-json "$WORK/rng.json" \
+  2>"$WORK/err"
+check "out-of-range DATE on line 2 exit status" 1 $?
+check "out-of-range DATE names line 2" "yes" \
+  "$(grep -q "line 2: column 'dt' (DATE): date 4294967297 (days since 1970-01-01) is out of range" "$WORK/err" && echo yes || (cat "$WORK/err" >&2; echo no))"
+sed -n 4p "$WORK/rng.json" | "$BIN" ingest --warehouse "$WH" --table default.rng \
+  --format debezium-json - 2>"$WORK/err"
+check "out-of-range TIMESTAMP exit status" 1 $?
+check "out-of-range TIMESTAMP message" "tributary ingest: line 1: column 'ts' (TIMESTAMP(6)): timestamp 253402300800000000 (microseconds since 1970-01-01) is out of range (0000-01-01 00:00:00 to 9999-12-31 23:59:59.999999999); nothing was committed" \
+  "$(cat "$WORK/err")"
+"$BIN" ingest --warehouse "$WH" --table default.rng --format debezium-json --ignore-parse-errors \
+  "$WORK/rng.json" 2>"$WORK/err"
+check "out-of-range skipped exit status" 0 $?
+set -e
+check "out-of-range lines skipped and counted" "yes" \
+  "$(grep -q "skipped 2 malformed line(s) (the first: line 2: column 'dt' (DATE): date 4294967297" "$WORK/err" && echo yes || (cat "$WORK/err" >&2; echo no))"
+check "the ends of the range ingested" "1,0000-01-01,0000-01-01 00:00:00 3,9999-12-31,9999-12-31 23:59:59.999999 " \
+  "$(sql "SELECT * FROM rng ORDER BY id" 2>/dev/null | tail -n +2 | tr '\n' ' ')"
+
 # SIGINT, as SIGTERM above: what was read is committed and the ingest ends cleanly.
 "$BIN" sql --warehouse "$WH" -e "CREATE TABLE sig (id BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')" >/dev/null 2>&1
 mkfifo "$WORK/sigfifo"
