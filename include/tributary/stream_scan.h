@@ -48,9 +48,15 @@ struct StreamOptions {
   // `full` start-up's snapshot). Without a changelog producer the changes are derived by the
   // reader (normalised), so their offsets are the same only for readers that started alike.
   bool with_change_metadata = false;
-  // 'consumer-id': the reader's position is stored with the table (consumer/consumer-<id>) as
-  // each snapshot's changes are handed out; a reader opened with the same id resumes from it
-  // (whatever the start-up mode), and snapshot expiration keeps what it has not read yet.
+  // 'consumer-id': the reader's position is stored with the table when the reader opens and at
+  // each Checkpoint() / CheckpointPartial(): Paimon's consumer/consumer-<id> (the next snapshot
+  // whose changes are to be delivered, which expiration keeps) and, beside it,
+  // consumer/offset-<id> (how many of that snapshot's changes were delivered). A reader opened
+  // with the same id resumes exactly there, whatever the start-up mode: no change lost, none
+  // repeated, also when the last reader stopped inside a snapshot. Changes handed out after the
+  // last checkpoint (a reader killed before it) are handed out again: at least once then.
+  // The offset counts the changes this reader returns, after its projection and filters: a
+  // consumer id belongs to one query.
   std::string consumer_id;
   // 'consumer.ignore-progress': a consumer starts by the start-up mode, not from its stored
   // position (which it then overwrites).
@@ -71,6 +77,14 @@ class StreamScan {
   virtual Result<bool> Next(RowBatch* batch, std::chrono::milliseconds timeout) = 0;
   // The snapshot whose changes come next (the reader's position in the table's log).
   virtual int64_t next_snapshot_id() const = 0;
+  // Says that every change Next() returned so far has been delivered (printed, written on):
+  // a consumer's stored position moves past them. Without it a consumer resumes where it last
+  // checkpointed. A start-up that reads a snapshot whole ('full') stores its first position
+  // when that read has been delivered. No-op without a consumer id.
+  virtual Status Checkpoint() = 0;
+  // The same, but of the last batch Next() returned only the first `delivered` rows were
+  // delivered (a LIMIT that ended inside it): the position is the next of its rows.
+  virtual Status CheckpointPartial(size_t delivered) = 0;
 };
 
 }  // namespace tributary

@@ -42,6 +42,51 @@ Result<std::optional<int64_t>> ReadConsumer(const std::string& table_path, const
   return std::optional<int64_t>(next);
 }
 
+namespace {
+std::string OffsetPath(const std::string& table_path, const std::string& id) {
+  return io::JoinPath(ConsumerDir(table_path), "offset-" + id);
+}
+}  // namespace
+
+Status WriteConsumerPosition(const std::string& table_path, const std::string& id,
+                             const ConsumerPosition& position) {
+  TRIB_RETURN_NOT_OK(CheckConsumerId(id));
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(ConsumerDir(table_path)));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(
+      OffsetPath(table_path, id), "{\n  \"snapshot\" : " + std::to_string(position.next_snapshot) +
+                                      ",\n  \"offset\" : " + std::to_string(position.offset) +
+                                      "\n}"));
+  return WriteConsumer(table_path, id, position.next_snapshot);
+}
+
+Result<std::optional<ConsumerPosition>> ReadConsumerPosition(const std::string& table_path,
+                                                             const std::string& id) {
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> next, ReadConsumer(table_path, id));
+  if (!next) return std::optional<ConsumerPosition>();
+  ConsumerPosition p;
+  p.next_snapshot = *next;
+  const std::string path = OffsetPath(table_path, id);
+  auto text = io::LocalFs().ReadFile(path);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) return std::optional<ConsumerPosition>(p);
+    return text.status();
+  }
+  TRIB_ASSIGN_OR_RETURN(Json j, ParseJson(*text, "consumer offset file '" + path + "'"));
+  if (!j.is_object() || !j.contains("snapshot") || !j["snapshot"].is_number_integer() ||
+      !j.contains("offset") || !j["offset"].is_number_integer() || j["offset"].get<int64_t>() < 0) {
+    return Status::Corruption("consumer offset file '" + path + "' has no integer snapshot and "
+                              "offset");
+  }
+  const int64_t snapshot = j["snapshot"].get<int64_t>();
+  // Written before the consumer file: ahead of it after a crash between the two (the consumer
+  // file still protects `next` on, so that snapshot is there), behind it when stale.
+  if (snapshot >= *next) {
+    p.next_snapshot = snapshot;
+    p.offset = j["offset"].get<int64_t>();
+  }
+  return std::optional<ConsumerPosition>(p);
+}
+
 Result<std::optional<int64_t>> MinConsumerNextSnapshot(const std::string& table_path) {
   const std::string dir = ConsumerDir(table_path);
   TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(dir));
@@ -73,6 +118,8 @@ Result<int64_t> ExpireConsumers(const std::string& table_path, int64_t older_tha
   for (const auto& e : *entries) {
     if (e.is_dir || e.name.rfind(kConsumerPrefix, 0) != 0) continue;
     if (e.mtime_millis >= older_than_millis) continue;
+    TRIB_RETURN_NOT_OK(io::LocalFs().Remove(
+        io::JoinPath(dir, "offset-" + e.name.substr(std::string(kConsumerPrefix).size()))));
     TRIB_RETURN_NOT_OK(io::LocalFs().Remove(io::JoinPath(dir, e.name)));
     removed++;
   }

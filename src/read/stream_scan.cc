@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <thread>
+#include <utility>
 #include <unordered_map>
 
 #include "common/predicate.h"
@@ -56,10 +57,12 @@ class FileStoreStreamScan : public StreamScan {
     trimmed_key_types_ = layout_.KeyTypes();
     if (options_.discovery_interval) {
       poll_interval_ = *options_.discovery_interval;
+      interval_set_ = true;
     } else if (auto v = schema_->Option("continuous.discovery-interval")) {
       // Checked at CREATE / ALTER; a value that no longer parses keeps the default.
       if (auto ms = options::ParseDurationMillis(*v); ms.ok()) {
         poll_interval_ = std::chrono::milliseconds(std::max<int64_t>(1, *ms));
+        interval_set_ = true;
       }
     }
     plan_sort_partition_ =
@@ -83,10 +86,12 @@ class FileStoreStreamScan : public StreamScan {
     meta::SnapshotManager snapshots(path_);
     if (!options_.consumer_id.empty() && !options_.consumer_ignore_progress) {
       // A consumer that has read before resumes where it stopped.
-      TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> next,
-                            meta::ReadConsumer(path_, options_.consumer_id));
-      if (next) {
-        next_ = *next;
+      TRIB_ASSIGN_OR_RETURN(std::optional<meta::ConsumerPosition> at,
+                            meta::ReadConsumerPosition(path_, options_.consumer_id));
+      if (at) {
+        next_ = at->next_snapshot;
+        skip_ = at->offset;  // delivered already: handed out by the read, then dropped
+        written_position_ = std::make_pair(at->next_snapshot, at->offset);
         return SeedNormalizer();
       }
     }
@@ -157,7 +162,24 @@ class FileStoreStreamScan : public StreamScan {
       return Status::Invalid("unknown 'scan.startup.mode' '" + mode +
                              "' (full, latest, earliest, from-snapshot or timestamp)");
     }
+    // A consumer's position is registered as the reader starts (also on an empty table), so
+    // expiration keeps what it will read from the first moment. A start-up that reads a
+    // snapshot whole registers once that read has been delivered (Checkpoint): a position
+    // before that would resume with the changes after the snapshot, without the snapshot's rows
+    // not yet delivered.
+    if (!options_.consumer_id.empty() && !full_) TRIB_RETURN_NOT_OK(WritePosition());
     return SeedNormalizer();
+  }
+
+  Status Checkpoint() override {
+    if (options_.consumer_id.empty() || full_) return Status::OK();
+    return WritePosition();
+  }
+
+  Status CheckpointPartial(size_t delivered) override {
+    if (options_.consumer_id.empty() || full_ || !last_snapshot_) return Status::OK();
+    if (delivered >= last_rows_) return WritePosition();
+    return WritePosition(*last_snapshot_, last_base_ + static_cast<int64_t>(delivered));
   }
 
   // A normalising reader that starts after the first snapshot learns the rows as they were
@@ -229,21 +251,54 @@ class FileStoreStreamScan : public StreamScan {
       if (exists) {
         next_discovery_.reset();  // catching up: the next snapshot is looked for at once
         TRIB_RETURN_NOT_OK(ReadSnapshotChanges(next_, batch));
-        next_++;
-        if (!options_.consumer_id.empty()) {
-          // Handed out (in this batch): the next read starts after this snapshot.
-          TRIB_RETURN_NOT_OK(meta::WriteConsumer(path_, options_.consumer_id, next_));
+        int64_t base = 0;
+        if (skip_ > 0) {
+          // A consumer resumed inside this snapshot: its first changes were delivered before
+          // (the read still went through them, so a normaliser's state is right).
+          const size_t n = std::min(batch->rows.size(), static_cast<size_t>(skip_));
+          batch->rows.erase(batch->rows.begin(), batch->rows.begin() + static_cast<ptrdiff_t>(n));
+          batch->kinds.erase(batch->kinds.begin(),
+                             batch->kinds.begin() + static_cast<ptrdiff_t>(n));
+          base = skip_;
+          skip_ = 0;
         }
-        if (!batch->rows.empty()) return true;
+        // Handed out, not yet delivered: the consumer's position moves on Checkpoint().
+        next_++;
+        if (!batch->rows.empty()) {
+          last_snapshot_ = next_ - 1;
+          last_base_ = base;
+          last_rows_ = batch->rows.size();
+          return true;
+        }
         continue;
       }
       TRIB_RETURN_NOT_OK(CheckNotExpired());
       TRIB_RETURN_NOT_OK(CheckNotDropped());
-      next_discovery_ = std::chrono::steady_clock::now() + poll_interval_;
+      const auto now = std::chrono::steady_clock::now();
+      if (interval_set_) {
+        next_discovery_ = now + poll_interval_;
+      } else {
+        // The default: every call looks at once, and a wait within one looks every 50 ms.
+        if (now >= deadline) return false;
+        std::this_thread::sleep_for(
+            std::min<std::chrono::steady_clock::duration>(poll_interval_, deadline - now));
+      }
     }
   }
 
  private:
+  // Stores the consumer's position: the snapshot whose changes come next (and how many of its
+  // changes were delivered already).
+  Status WritePosition() { return WritePosition(next_, 0); }
+  Status WritePosition(int64_t snapshot, int64_t offset) {
+    const auto position = std::make_pair(snapshot, offset);
+    if (written_position_ == position) return Status::OK();
+    TRIB_RETURN_NOT_OK(meta::WriteConsumerPosition(path_, options_.consumer_id,
+                                                   meta::ConsumerPosition{snapshot, offset}));
+    written_position_ = position;
+    return Status::OK();
+  }
+
   // Reads snapshot `id` whole first (as +I rows), then the changes after it. The normaliser
   // needs whole rows (and every key) to know what each later change replaces.
   Status StartFull(int64_t id) {
@@ -514,6 +569,15 @@ class FileStoreStreamScan : public StreamScan {
   options::CoreOptions core_;
   std::chrono::milliseconds poll_interval_ = kPollInterval;
   std::string incarnation_;  // the table this reader opened (meta::TableIncarnation)
+  std::optional<std::pair<int64_t, int64_t>> written_position_;  // the position last stored
+  int64_t skip_ = 0;  // changes of snapshot next_ a resumed consumer delivered before
+  // The last batch Next() returned from a snapshot: that snapshot, the offset of its first row
+  // among the snapshot's changes, and its size (CheckpointPartial).
+  std::optional<int64_t> last_snapshot_;
+  int64_t last_base_ = 0;
+  size_t last_rows_ = 0;
+  // 'continuous.discovery-interval' was set: looks are spaced by it across calls.
+  bool interval_set_ = false;
   // When the next look for a new snapshot is due, after one that found none.
   std::optional<std::chrono::steady_clock::time_point> next_discovery_;
   FileLayout layout_;

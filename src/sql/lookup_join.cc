@@ -221,6 +221,14 @@ class LookupJoinOperator : public Operator {
   }
   std::string Describe() const override { return description_; }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
+  // Each input batch is joined whole into the batch returned for it: nothing is held back. The
+  // input rows before the first undelivered output's were delivered (or matched nothing).
+  Status Checkpoint(std::optional<size_t> delivered_of_last) override {
+    if (!delivered_of_last || *delivered_of_last >= last_input_of_output_.size()) {
+      return child_->Checkpoint(std::nullopt);
+    }
+    return child_->Checkpoint(last_input_of_output_[*delivered_of_last]);
+  }
 
   Result<bool> Next(ColumnBatch* out) override {
     const size_t width = table_->schema()->fields.size();
@@ -244,6 +252,7 @@ class LookupJoinOperator : public Operator {
       std::vector<std::vector<Row>> found;
       TRIB_RETURN_NOT_OK(Find(keys, &found));
       std::vector<Row> joined_rows;
+      std::vector<uint32_t> input_of_output;  // the input row of each joined row
       for (size_t r = 0; r < rows.size(); r++) {
         bool matched = false;
         for (const Row& match : found[r]) {
@@ -257,20 +266,25 @@ class LookupJoinOperator : public Operator {
           if (!keep) continue;
           matched = true;
           joined_rows.push_back(std::move(joined));
+          input_of_output.push_back(static_cast<uint32_t>(r));
         }
         if (!matched && left_outer_) {
           Row joined = std::move(rows[r]);
           joined.resize(joined.size() + width, Value::Null());
           joined_rows.push_back(std::move(joined));
+          input_of_output.push_back(static_cast<uint32_t>(r));
         }
       }
       if (joined_rows.empty()) continue;
+      last_input_of_output_ = std::move(input_of_output);
       *out = RowsToBatch(fields_, joined_rows.begin(), joined_rows.end());
       return true;
     }
   }
 
  private:
+  std::vector<uint32_t> last_input_of_output_;  // of the last batch returned
+
   // The dimension's rows of each key (nullopt keys find nothing), as the cache mode finds them.
   Status Find(const std::vector<std::optional<Row>>& keys, std::vector<std::vector<Row>>* found) {
     found->assign(keys.size(), {});

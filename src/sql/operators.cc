@@ -159,6 +159,11 @@ class StreamSourceOperator : public Operator {
     *out = RowsToBatch(fields_, with_op.begin(), with_op.end());
     return true;
   }
+  Status Checkpoint(std::optional<size_t> delivered_of_last) override {
+    // One row per change, in order.
+    return delivered_of_last ? stream_->CheckpointPartial(*delivered_of_last)
+                             : stream_->Checkpoint();
+  }
 
  private:
   std::unique_ptr<Table> table_;  // outlives the stream
@@ -198,6 +203,11 @@ class ChangeTableSourceOperator : public Operator {
     for (Row& r : rows) r.insert(r.begin(), Value::String("+I"));
     *out = RowsToBatch(fields_, rows.begin(), rows.end());
     return true;
+  }
+  // A change table's rows are not one per change ($binlog pairs -U with +U): a batch delivered
+  // in part moves nothing (its changes are read again).
+  Status Checkpoint(std::optional<size_t> delivered_of_last) override {
+    return delivered_of_last ? Status::OK() : stream_->Checkpoint();
   }
 
  private:
@@ -253,15 +263,24 @@ class FilterOperator : public Operator {
       if (!more) return false;
       TRIB_ASSIGN_OR_RETURN(std::vector<uint32_t> rows, SelectRows(predicates_, in));
       if (rows.empty()) continue;
+      last_selected_ = rows;
       *out = TakeRows(std::move(in), rows);
       return true;
     }
+  }
+  // The input rows before the first undelivered output's were delivered or filtered out.
+  Status Checkpoint(std::optional<size_t> delivered_of_last) override {
+    if (!delivered_of_last || *delivered_of_last >= last_selected_.size()) {
+      return child_->Checkpoint(std::nullopt);
+    }
+    return child_->Checkpoint(last_selected_[*delivered_of_last]);
   }
 
  private:
   OperatorPtr child_;
   std::vector<BoundExprPtr> predicates_;
   std::string note_;
+  std::vector<uint32_t> last_selected_;  // the input rows of the last batch returned
 };
 
 // ---- project
@@ -286,6 +305,9 @@ class ProjectOperator : public Operator {
     return "Project: " + std::to_string(exprs_.size()) + " column(s)" + DescribeCorrelated(exprs_);
   }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
+  Status Checkpoint(std::optional<size_t> delivered_of_last) override {
+    return child_->Checkpoint(delivered_of_last);  // one row per input row
+  }
   Result<bool> Next(ColumnBatch* out) override {
     ColumnBatch in;
     TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
@@ -642,6 +664,16 @@ class LimitOperator : public Operator {
       : child_(std::move(child)), to_skip_(offset), left_(limit) {
     fields_ = child_->fields();
   }
+  // The last batch returned was the input's rows [begin, end): the rows it skipped (OFFSET)
+  // count as delivered, those it cut (LIMIT) and those not delivered of it do not.
+  Status Checkpoint(std::optional<size_t> delivered_of_last) override {
+    if (!last_input_rows_) return child_->Checkpoint(std::nullopt);
+    const size_t returned = last_end_ - last_begin_;
+    const size_t upto =
+        last_begin_ + (delivered_of_last ? std::min(*delivered_of_last, returned) : returned);
+    if (upto >= *last_input_rows_) return child_->Checkpoint(std::nullopt);
+    return child_->Checkpoint(upto);
+  }
   std::string Describe() const override {
     return "Limit: " + (left_ ? std::to_string(*left_) : std::string("none")) +
            (to_skip_ > 0 ? ", offset " + std::to_string(to_skip_) : "");
@@ -661,6 +693,9 @@ class LimitOperator : public Operator {
       }
       if (left_) end = std::min<size_t>(end, begin + static_cast<size_t>(*left_));
       if (begin >= end) continue;
+      last_input_rows_ = in.num_rows;
+      last_begin_ = begin;
+      last_end_ = end;
       if (left_) *left_ -= static_cast<int64_t>(end - begin);
       if (begin == 0 && end == in.num_rows) {
         *out = std::move(in);
@@ -677,6 +712,8 @@ class LimitOperator : public Operator {
   OperatorPtr child_;
   int64_t to_skip_;
   std::optional<int64_t> left_;
+  std::optional<size_t> last_input_rows_;  // of the input batch behind the last batch returned
+  size_t last_begin_ = 0, last_end_ = 0;
 };
 
 }  // namespace

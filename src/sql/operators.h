@@ -38,6 +38,14 @@ class Operator {
   // One line saying what the operator does (EXPLAIN), and the operators it reads.
   virtual std::string Describe() const = 0;
   virtual std::vector<const Operator*> children() const { return {}; }
+  // Streaming: every row Next() returned so far has been delivered (printed and flushed), or,
+  // with `delivered_of_last`, all but the last batch's rows from that index on. Stream sources
+  // then move their consumers' positions past the changes behind the delivered rows
+  // (StreamScan::Checkpoint). An operator passes it on to its input translated to the input's
+  // rows (a filter's dropped rows count as delivered, a LIMIT's cut ones do not); one that
+  // holds state across batches (a join's, a top-N's) does not pass it on, so a consumer
+  // restarted from its position never misses a change. Default: not passed on.
+  virtual Status Checkpoint(std::optional<size_t> delivered_of_last) { return Status::OK(); }
 
  protected:
   std::vector<Field> fields_;

@@ -1,6 +1,8 @@
 #include "sql/script.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 
 #include <new>
 #include <optional>
@@ -83,8 +85,19 @@ Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_co
         printer.Add(InSessionZone(r->rows.fields,
                                   BatchRows(batch, begin, std::min(batch.num_rows, begin + kPrintRows))));
       }
-      // A stream's consumer (a pipe, a terminal) sees each change as it arrives.
-      if (r->streaming) std::fflush(out);
+      if (r->streaming) {
+        // A stream's consumer (a pipe, a terminal) sees each change as it arrives; once the
+        // rows are written, a consumer id's position moves past them (never before: a failed
+        // write, Ctrl-C or a kill leaves it where the undelivered changes are read again).
+        if (std::fflush(out) != 0 || std::ferror(out)) {
+          return Locate(Status::IOError(std::string("writing the rows failed: ") +
+                                        std::strerror(errno) + " (" +
+                                        std::to_string(printer.rows()) + " rows were written)"),
+                        r->pos);
+        }
+        Status delivered = r->cursor->Checkpoint(std::nullopt);
+        if (!delivered.ok()) return Locate(delivered, r->pos);
+      }
     }
     r->message = std::to_string(printer.rows()) + (printer.rows() == 1 ? " row" : " rows");
     if (r->streaming) ConsumeInterrupt();  // the Ctrl-C that ended the stream

@@ -45,7 +45,7 @@ std::string Key(const OptionDef& def) {
 }
 
 bool SaysNotSupported(const Status& st) {
-  return st.message().find("not supported yet") != std::string::npos ||
+  return st.message().find("not supported") != std::string::npos ||
          st.message().find("not implemented") != std::string::npos;
 }
 

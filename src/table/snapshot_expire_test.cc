@@ -206,12 +206,20 @@ TEST_F(SnapshotExpireTest, AConsumerKeepsWhatItHasNotReadAndResumes) {
       EXPECT_TRUE(more.ok()) << more.status().ToString();
       if (!more.ok() || !*more) return ids;
       for (const Row& r : b.rows) ids.push_back(r[0].int_value());
+      EXPECT_TRUE(s.Checkpoint().ok());  // delivered
     }
   };
   StreamOptions o;
   o.startup_mode = "earliest";
   o.consumer_id = "billing";
   commit(1);
+  {
+    // Handed out but not delivered (no Checkpoint): a resumed reader gets it again.
+    auto s = t->NewStreamScan(o);
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    RowBatch b;
+    ASSERT_TRUE(*(*s)->Next(&b, 0ms));
+  }
   {
     auto s = t->NewStreamScan(o);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -440,6 +448,38 @@ TEST_F(SnapshotExpireTest, AChangelogOutlivesItsSnapshots) {
   }
 }
 
+// A consumer reading from the latest snapshot on holds its place from the moment it opens, also
+// before it has read anything and on an empty table: writers committing fast, with two
+// snapshots retained, never expire what it is about to read (issue 33 item 2).
+TEST_F(SnapshotExpireTest, AConsumerIsRegisteredWhenItOpens) {
+  auto t = Create({{"bucket", "1"},
+                   {"changelog-producer", "input"},
+                   {"snapshot.num-retained.min", "1"},
+                   {"snapshot.num-retained.max", "2"}});
+  auto commit = [&](int64_t id) {
+    auto w = t->NewWriter({});
+    ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(id), Value::Int(id)}).ok());
+    ASSERT_TRUE((*w)->Commit().ok());
+  };
+  StreamOptions o;
+  o.startup_mode = "latest";
+  o.consumer_id = "late";
+  auto s = t->NewStreamScan(o);  // an empty table
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(fs::exists(t->path() + "/consumer/consumer-late"));
+  for (int64_t id = 1; id <= 10; id++) commit(id);
+  std::vector<int64_t> got;
+  RowBatch b;
+  while (true) {
+    auto more = (*s)->Next(&b, 0ms);
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    if (!*more) break;
+    for (const Row& r : b.rows) got.push_back(r[0].int_value());
+    ASSERT_TRUE((*s)->Checkpoint().ok());
+  }
+  EXPECT_EQ(got, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+}
+
 // 'consumer.expiration-time': a consumer idle that long is removed at the next commit and holds
 // nothing back any more; 'consumer.ignore-progress' starts by the start-up mode.
 TEST_F(SnapshotExpireTest, IdleConsumersExpireAndProgressCanBeIgnored) {
@@ -460,6 +500,7 @@ TEST_F(SnapshotExpireTest, IdleConsumersExpireAndProgressCanBeIgnored) {
     RowBatch b;
     auto more = (*s)->Next(&b, 0ms);
     EXPECT_TRUE(more.ok());
+    EXPECT_TRUE((*s)->Checkpoint().ok());
     return more.ok() && *more && !b.rows.empty() ? b.rows[0][0].int_value() : -1;
   };
   StreamOptions o;
@@ -471,13 +512,16 @@ TEST_F(SnapshotExpireTest, IdleConsumersExpireAndProgressCanBeIgnored) {
   for (int64_t id = 2; id <= 4; id++) commit(id);
   EXPECT_TRUE(fs::exists(consumer));  // young: it holds snapshot 2 onwards
   EXPECT_EQ(meta::SnapshotManager(t->path()).ListIds()->front(), 2);
-  // Ignoring its progress, the consumer starts by its start-up mode: nothing after the latest.
+  // Resumed, it starts from its position whatever the start-up mode.
   StreamOptions latest = o;
   latest.startup_mode = "latest";
+  EXPECT_EQ(first(latest), 2);
+  // Ignoring its progress, the consumer starts by its start-up mode: nothing after the latest;
+  // and that start is its position from then on (registered as it opens).
   latest.consumer_ignore_progress = true;
   EXPECT_EQ(first(latest), -1);
   latest.consumer_ignore_progress = false;
-  EXPECT_EQ(first(latest), 2);  // resumes from its position
+  EXPECT_EQ(first(latest), -1);
   std::this_thread::sleep_for(400ms);
   commit(5);
   EXPECT_FALSE(fs::exists(consumer));  // idle 400 ms > 300 ms: gone, and holds nothing back
