@@ -75,6 +75,10 @@ struct CatalogOptions {
   // Without create_if_missing: open a catalog over a warehouse that does not exist yet (its
   // operations fail until something creates it) instead of failing.
   bool allow_missing = false;
+  // Catalog options of a warehouse on object storage (s3://bucket/prefix): Paimon's
+  // 's3.endpoint', 's3.access-key', 's3.secret-key', 's3.region', 's3.path.style.access', and
+  // 's3.single-writer'; absent ones come from the AWS_* environment. Ignored for a local one.
+  std::map<std::string, std::string> options;
 };
 
 class Catalog {

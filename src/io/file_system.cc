@@ -11,7 +11,10 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <random>
+#include <shared_mutex>
 
 namespace tributary::io {
 namespace {
@@ -229,6 +232,7 @@ class LocalFileSystem : public FileSystem {
 }  // namespace
 
 Status WriteHintFile(const std::string& path, std::string_view data) {
+  if (IsObjectStoreUri(path)) return LocalFs().WriteFile(path, data);  // a plain PUT
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return Errno("cannot open", path);
   Status st = WriteAll(fd, data, path);
@@ -261,13 +265,21 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& pa
   return std::shared_ptr<const MappedFile>(std::move(m));
 }
 
+std::shared_ptr<const MappedFile> MappedFile::FromBytes(std::string bytes) {
+  std::shared_ptr<MappedFile> m(new MappedFile());
+  m->owned_ = std::move(bytes);
+  m->size_ = m->owned_.size();
+  m->addr_ = m->owned_.empty() ? nullptr : m->owned_.data();
+  return m;
+}
+
 void MappedFile::ReleasePages() const {
   // A private read-only mapping is never written: its pages come back from the file unchanged.
-  if (addr_) (void)::madvise(addr_, size_, MADV_DONTNEED);
+  if (addr_ && owned_.empty()) (void)::madvise(addr_, size_, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {
-  if (addr_) ::munmap(addr_, size_);
+  if (addr_ && owned_.empty()) ::munmap(addr_, size_);
 }
 
 Result<std::shared_ptr<const MappedFile>> FileSystem::MapFile(const std::string& path) {
@@ -285,6 +297,11 @@ Result<bool> FileSystem::RemoveDirIfEmpty(const std::string& path) {
   return true;
 }
 
+Status FileSystem::RenameDir(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) return Errno("cannot rename '" + from + "' to", to);
+  return Status::OK();
+}
+
 Status FileSystem::WriteCopy(const std::string& /*from*/, const std::string& path,
                              std::string_view data) {
   return WriteFile(path, data);
@@ -296,11 +313,114 @@ FileSystem& PosixFs() {
   return fs;
 }
 std::atomic<FileSystem*> g_installed{nullptr};
+
+// Sends each operation to the file system of the path it names.
+class RoutingFileSystem : public FileSystem {
+ public:
+  void Register(const std::string& root, std::shared_ptr<FileSystem> fs) {
+    std::unique_lock lock(mu_);
+    std::string r = root;
+    while (!r.empty() && r.back() == '/') r.pop_back();
+    stores_[r] = std::move(fs);
+  }
+  Result<std::string> ReadFile(const std::string& p) override { return For(p).ReadFile(p); }
+  Status WriteFile(const std::string& p, std::string_view d) override {
+    return For(p).WriteFile(p, d);
+  }
+  Result<bool> WriteFileIfAbsent(const std::string& p, std::string_view d) override {
+    return For(p).WriteFileIfAbsent(p, d);
+  }
+  Status WriteCopy(const std::string& from, const std::string& p, std::string_view d) override {
+    return For(p).WriteCopy(from, p, d);
+  }
+  Result<bool> Exists(const std::string& p) override { return For(p).Exists(p); }
+  Result<std::optional<std::string>> Version(const std::string& p) override {
+    return For(p).Version(p);
+  }
+  Result<std::vector<FileInfo>> ListDir(const std::string& p) override { return For(p).ListDir(p); }
+  Status MakeDirs(const std::string& p) override { return For(p).MakeDirs(p); }
+  Status Remove(const std::string& p) override { return For(p).Remove(p); }
+  Status RemoveAll(const std::string& p) override { return For(p).RemoveAll(p); }
+  Result<bool> RemoveDirIfEmpty(const std::string& p) override {
+    return For(p).RemoveDirIfEmpty(p);
+  }
+  Result<int64_t> FileSize(const std::string& p) override { return For(p).FileSize(p); }
+  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& p) override {
+    return For(p).MapFile(p);
+  }
+  Status RenameDir(const std::string& from, const std::string& to) override {
+    return For(from).RenameDir(from, to);
+  }
+
+ private:
+  FileSystem& For(const std::string& path) {
+    if (!IsObjectStoreUri(path)) return PosixFs();
+    std::shared_lock lock(mu_);
+    FileSystem* best = nullptr;
+    size_t best_len = 0;
+    for (const auto& [root, fs] : stores_) {
+      if (path.compare(0, root.size(), root) == 0 &&
+          (path.size() == root.size() || path[root.size()] == '/' || root.back() == '/') &&
+          root.size() >= best_len) {
+        best = fs.get();
+        best_len = root.size();
+      }
+    }
+    // A URI no catalog opened: every operation fails naming it (never a local directory).
+    return best != nullptr ? *best : Unregistered();
+  }
+  FileSystem& Unregistered();
+
+  std::shared_mutex mu_;
+  std::map<std::string, std::shared_ptr<FileSystem>> stores_;
+};
+
+// Refuses every operation: an object store URI no catalog registered.
+class UnregisteredStore : public FileSystem {
+ public:
+  static Status No(const std::string& p) {
+    return Status::Invalid("'" + p + "' is on object storage that no catalog of this process "
+                           "opened");
+  }
+  Result<std::string> ReadFile(const std::string& p) override { return No(p); }
+  Status WriteFile(const std::string& p, std::string_view) override { return No(p); }
+  Result<bool> WriteFileIfAbsent(const std::string& p, std::string_view) override { return No(p); }
+  Result<bool> Exists(const std::string& p) override { return No(p); }
+  Result<std::optional<std::string>> Version(const std::string& p) override { return No(p); }
+  Result<std::vector<FileInfo>> ListDir(const std::string& p) override { return No(p); }
+  Status MakeDirs(const std::string& p) override { return No(p); }
+  Status Remove(const std::string& p) override { return No(p); }
+  Status RemoveAll(const std::string& p) override { return No(p); }
+  Result<int64_t> FileSize(const std::string& p) override { return No(p); }
+  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& p) override {
+    return No(p);
+  }
+  bool IsRemote() const override { return true; }
+};
+
+FileSystem& RoutingFileSystem::Unregistered() {
+  static UnregisteredStore none;
+  return none;
+}
+
+RoutingFileSystem& Router() {
+  static RoutingFileSystem fs;
+  return fs;
+}
 }  // namespace
+
+bool IsObjectStoreUri(std::string_view path) {
+  return path.rfind("s3://", 0) == 0 || path.rfind("s3a://", 0) == 0 ||
+         path.rfind("s3n://", 0) == 0;
+}
+
+void RegisterObjectStore(const std::string& root, std::shared_ptr<FileSystem> fs) {
+  Router().Register(root, std::move(fs));
+}
 
 FileSystem& LocalFs() {
   FileSystem* fs = g_installed.load(std::memory_order_acquire);
-  return fs != nullptr ? *fs : PosixFs();
+  return fs != nullptr ? *fs : Router();
 }
 
 FileSystem* SetFileSystemForTesting(FileSystem* fs) {

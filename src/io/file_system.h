@@ -56,6 +56,11 @@ class FileSystem {
   virtual Result<int64_t> FileSize(const std::string& path) = 0;
   // The whole file mapped read-only (data files; MappedFile::Open by default).
   virtual Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& path);
+  // Moves the directory tree `from` to `to`, which must not exist (rename(2) locally: atomic;
+  // object storage copies then deletes).
+  virtual Status RenameDir(const std::string& from, const std::string& to);
+  // Object storage, not a local disk: no directories, no locks, no rename.
+  virtual bool IsRemote() const { return false; }
 };
 
 // A whole local file mapped read-only into memory (data files are immutable once written, so
@@ -64,6 +69,8 @@ class FileSystem {
 class MappedFile {
  public:
   static Result<std::shared_ptr<const MappedFile>> Open(const std::string& path);
+  // A file's bytes read into memory (object storage), seen through the same interface.
+  static std::shared_ptr<const MappedFile> FromBytes(std::string bytes);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -76,12 +83,19 @@ class MappedFile {
   MappedFile() = default;
   void* addr_ = nullptr;
   size_t size_ = 0;
+  std::string owned_;  // FromBytes: the bytes themselves (addr_ points into them, not mapped)
 };
 
-// The process-wide file system every storage path uses: the local (POSIX) one, unless a test
-// installed another with SetFileSystemForTesting. (One per process, as a single-process engine
-// needs; docs/untrusted-input.md "Faults" says why it is not a catalog option yet.)
+// The process-wide file system every storage path uses: the local (POSIX) one for paths, and
+// for "s3://bucket/..." URIs the object store a catalog registered for that bucket
+// (RegisterObjectStore), unless a test installed another with SetFileSystemForTesting. Each
+// path names its store, so two warehouses on two stores work in one process.
 FileSystem& LocalFs();
+// Routes paths under `root` ("s3://bucket[/prefix]") to `fs` from now on (the longest root that
+// holds a path wins). A catalog opened on object storage registers its store.
+void RegisterObjectStore(const std::string& root, std::shared_ptr<FileSystem> fs);
+// Whether `path` is a URI of object storage ("s3://...").
+bool IsObjectStoreUri(std::string_view path);
 // Makes `fs` the process-wide file system (nullptr: the local one again) and returns the one it
 // replaces. Tests only (fault injection): call it while no storage work runs.
 FileSystem* SetFileSystemForTesting(FileSystem* fs);

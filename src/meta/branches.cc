@@ -17,11 +17,8 @@ namespace tributary::meta {
 namespace {
 
 Status RenameDir(const std::string& from, const std::string& to, const std::string& what) {
-  if (std::rename(from.c_str(), to.c_str()) != 0) {
-    return Status::IOError("cannot " + what + ": renaming '" + from + "' to '" + to +
-                           "' failed: " + std::strerror(errno));
-  }
-  return Status::OK();
+  Status st = io::LocalFs().RenameDir(from, to);
+  return st.ok() ? st : st.WithContext("cannot " + what);
 }
 
 // Copies the files of `from` whose names start with `prefix` into `to` (replacing).

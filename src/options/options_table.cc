@@ -855,8 +855,31 @@ std::vector<OptionDef> BuildTable() {
           .Allowed({"paimon", "fluss"})
           .Catalog(),
       Def("warehouse", kString, "",
-          "Warehouse directory of the catalog. A remote URI (hdfs://, s3://, oss://) is not "
-          "supported yet.")
+          "Warehouse of the catalog: a local directory, a file:// URI, or s3://bucket/prefix "
+          "(also s3a://) on S3-compatible object storage. Other schemes (hdfs://, oss://, gs://) "
+          "are not supported yet.")
+          .Catalog(),
+      Def("s3.endpoint", kString, "",
+          "Object storage: the S3 endpoint (http://127.0.0.1:9000); default AWS_ENDPOINT_URL, "
+          "else AWS's endpoint of the region. An IP address or localhost is addressed "
+          "path-style.")
+          .Catalog(),
+      Def("s3.access-key", kString, "", "Object storage: the access key (default AWS_ACCESS_KEY_ID).")
+          .Catalog(),
+      Def("s3.secret-key", kString, "",
+          "Object storage: the secret key (default AWS_SECRET_ACCESS_KEY); never shown.")
+          .Catalog(),
+      Def("s3.region", kString, "us-east-1",
+          "Object storage: the region requests are signed for (default AWS_REGION, else "
+          "AWS_DEFAULT_REGION, else us-east-1).")
+          .Catalog(),
+      Def("s3.path.style.access", kBool, "false",
+          "Object storage: address the bucket path-style (endpoint/bucket/key), as MinIO and "
+          "most local stores want.")
+          .Catalog(),
+      Def("s3.single-writer", kBool, "false",
+          "Object storage that ignores conditional writes (If-None-Match): commit there anyway, "
+          "promising that only one writer ever writes these tables.")
           .Catalog(),
       Def("metastore", kEnum, "filesystem", "Where table metadata lives.")
           .Allowed({"filesystem", "hive", "jdbc", "rest"})

@@ -730,7 +730,12 @@ Result<StatementResult> Session::CreateCatalog(const CreateCatalogStmt& s) {
   }
   const std::string path = warehouse->value;
   if (path.empty()) return ErrorAt(warehouse->pos, "empty warehouse path");
-  auto catalog = Catalog::Open(path);  // a local path or a file:// URI
+  CatalogOptions open_options;
+  for (const auto& o : s.options) {
+    if (o.key.rfind("s3.", 0) == 0) open_options.options[o.key] = o.value;
+  }
+  // A local path, a file:// URI, or s3:// with the s3.* options.
+  auto catalog = Catalog::Open(path, open_options);
   if (!catalog.ok()) {
     if (catalog.status().code() == StatusCode::kNotSupported) {
       return NotSupportedAt(warehouse->pos, catalog.status().message());

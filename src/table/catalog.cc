@@ -11,6 +11,7 @@
 #include "datafile/file_format.h"
 #include "io/file_system.h"
 #include "io/file_cache.h"
+#include "io/s3_file_system.h"
 #include "commit/snapshot_expire.h"
 #include "common/evolution_cast.h"
 #include "common/path_names.h"
@@ -332,10 +333,11 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
 }  // namespace
 
 namespace {
-// The local directory a warehouse names: a path, or a file:// URI (file:///w, file:/w,
-// file://localhost/w). Any other scheme is refused by name, so no URI ever becomes a local
-// directory named after it ("s3:/bucket/wh").
-Result<std::string> LocalWarehouse(const std::string& warehouse) {
+// The path of the warehouse a user names: a local path, a file:// URI (file:///w, file:/w,
+// file://localhost/w) as its local path, or an s3:// (s3a://, s3n://) URI as "s3://bucket/prefix".
+// Any other scheme is refused by name, so no URI ever becomes a local directory named after it
+// ("hdfs:/nn/wh").
+Result<std::string> WarehousePath(const std::string& warehouse) {
   size_t colon = warehouse.find(':');
   const bool has_scheme =
       colon != std::string::npos && colon > 0 && colon + 1 < warehouse.size() &&
@@ -347,6 +349,11 @@ Result<std::string> LocalWarehouse(const std::string& warehouse) {
                   });
   if (!has_scheme) return warehouse;
   const std::string scheme = AsciiLower(warehouse.substr(0, colon));
+  if (scheme == "s3" || scheme == "s3a" || scheme == "s3n") {
+    // Object storage, as Paimon and Hadoop users write it: one spelling, s3://bucket/prefix.
+    TRIB_ASSIGN_OR_RETURN(auto parts, io::SplitS3Uri(warehouse));
+    return "s3://" + parts.first + (parts.second.empty() ? "" : "/" + parts.second);
+  }
   if (scheme != "file") {
     return Status::NotSupported("warehouse '" + warehouse + "': the '" + scheme +
                                 "' scheme is not supported yet (a warehouse is a local "
@@ -370,7 +377,15 @@ Result<std::string> LocalWarehouse(const std::string& warehouse) {
 Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse_uri,
                                                const CatalogOptions& options) {
   if (warehouse_uri.empty()) return Status::Invalid("the warehouse path is empty");
-  TRIB_ASSIGN_OR_RETURN(const std::string warehouse, LocalWarehouse(warehouse_uri));
+  TRIB_ASSIGN_OR_RETURN(const std::string warehouse, WarehousePath(warehouse_uri));
+  if (io::IsObjectStoreUri(warehouse)) {
+    // The warehouse's store, configured by the catalog's options (else the environment), and
+    // registered so every path under the warehouse goes to it.
+    TRIB_ASSIGN_OR_RETURN(io::S3Config config, io::S3ConfigFrom(options.options));
+    auto fs = io::S3FileSystem::Make(warehouse, std::move(config));
+    if (!fs.ok()) return fs.status().WithContext("warehouse '" + warehouse + "'");
+    io::RegisterObjectStore(warehouse, std::move(*fs));
+  }
   TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(warehouse));
   if (!exists) {
     if (!options.create_if_missing) {
@@ -531,6 +546,13 @@ Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
   // hidden tombstone directory, never a half-removed table that a later CREATE would adopt).
   // The table's name is in the tombstone's when it fits (a table named before names were limited
   // to kMaxNameBytes may be longer).
+  if (io::IsObjectStoreUri(path)) {
+    // Object storage has no rename: the schema files go first (the table no longer exists for
+    // any reader, and a writer's commit fails: it checks the first schema file), then the rest.
+    io::FileCache::Instance().EraseUnder(path);
+    TRIB_RETURN_NOT_OK(io::LocalFs().RemoveAll(meta::SchemaDir(path)));
+    return io::LocalFs().RemoveAll(path);
+  }
   const std::string shown = id.table.size() <= kMaxNameBytes ? id.table : "";
   std::string tomb = io::JoinPath(io::ParentPath(path), "." + shown + ".dropped-" +
                                                             meta::NewUuid());
@@ -856,6 +878,10 @@ Status Catalog::RenameTable(const Identifier& from, const Identifier& to) {
   TRIB_RETURN_NOT_OK(CheckNewName("table", to.table));
   TRIB_ASSIGN_OR_RETURN(std::string from_path, TablePath(from));
   TRIB_ASSIGN_OR_RETURN(std::string to_path, TablePath(to));
+  if (io::IsObjectStoreUri(from_path)) {
+    return Status::NotSupported("renaming a table on object storage is not supported yet (it "
+                                "has no rename: every file would be copied)");
+  }
   if (::rename(from_path.c_str(), to_path.c_str()) != 0) {
     return Status::IOError("cannot rename table '" + from.ToString() + "' to '" + to.ToString() +
                            "': " + std::strerror(errno));

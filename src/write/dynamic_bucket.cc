@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <cstring>
 
 #include "format/compression.h"
@@ -60,12 +62,27 @@ Status RequireTableDir(const std::string& table_path) {
   if (exists) return Status::OK();
   return Status::NotFound("the table at '" + table_path + "' no longer exists (dropped)");
 }
+
+// Where a lock file of the table lives: in its directory on a local disk; for a table on object
+// storage (which has no locks) in this machine's temporary directory, so that writers of one
+// machine still take turns (writers on several machines are not serialised: one writer of a
+// dynamic-bucket table at a time, as Paimon requires).
+Result<std::string> LockPath(const std::string& table_path, const char* name) {
+  if (!io::IsObjectStoreUri(table_path)) return io::JoinPath(table_path, name);
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string dir = io::JoinPath(tmp != nullptr && *tmp ? tmp : "/tmp", "tributary-locks");
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
+  char hash[17];
+  std::snprintf(hash, sizeof hash, "%016llx",
+                static_cast<unsigned long long>(std::hash<std::string>{}(table_path)));
+  return io::JoinPath(dir, std::string(hash) + name);
+}
 }  // namespace
 
 Result<std::unique_ptr<BucketLayoutLock>> BucketLayoutLock::Take(const std::string& table_path,
                                                                   bool exclusive) {
   TRIB_RETURN_NOT_OK(RequireTableDir(table_path));
-  const std::string path = io::JoinPath(table_path, ".bucket-layout.lock");
+  TRIB_ASSIGN_OR_RETURN(const std::string path, LockPath(table_path, ".bucket-layout.lock"));
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
   const int kTimeoutMs = 120000;
@@ -95,7 +112,7 @@ DynamicBucketAssigner::~DynamicBucketAssigner() { Release(false); }
 Status DynamicBucketAssigner::Lock() {
   if (lock_fd_ >= 0) return Status::OK();
   TRIB_RETURN_NOT_OK(RequireTableDir(table_path_));
-  std::string path = io::JoinPath(table_path_, ".dynamic-bucket.lock");
+  TRIB_ASSIGN_OR_RETURN(const std::string path, LockPath(table_path_, ".dynamic-bucket.lock"));
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
   // Wait for the writer that holds the table, but not forever (two writers of one process on

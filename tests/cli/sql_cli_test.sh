@@ -183,13 +183,17 @@ case "$out" in *"only INSERT statements can be added to a statement set"*)
   check "non-INSERT refused in a statement set" "yes" "yes" ;;
   *) check "non-INSERT refused in a statement set" "the error" "$out" ;; esac
 
-# A warehouse is a local path or a file:// URI; any other scheme is refused by name and never
-# becomes a local directory ("s3:/bucket/wh").
-(cd "$W" && "$BIN" sql --warehouse s3://bucket/wh -e "CREATE TABLE t (id INT)" >/dev/null 2>"$W/s3.err")
-check "an s3:// warehouse is refused" "1" "$?"
-case "$(cat "$W/s3.err")" in *"'s3' scheme is not supported yet"*) check "the error names the scheme" "yes" "yes" ;;
-  *) check "the error names the scheme" "'s3' scheme is not supported yet" "$(cat "$W/s3.err")" ;; esac
+# A warehouse is a local path, a file:// URI or s3://; any other scheme is refused by name, and
+# no URI ever becomes a local directory ("s3:/bucket/wh").
+(cd "$W" && env -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY "$BIN" sql --warehouse s3://bucket/wh \
+  -e "CREATE TABLE t (id INT)" >/dev/null 2>"$W/s3.err")
+check "an s3:// warehouse without credentials is refused" "1" "$?"
+case "$(cat "$W/s3.err")" in *"no S3 credentials"*) check "the error says what is missing" "yes" "yes" ;;
+  *) check "the error says what is missing" "no S3 credentials" "$(cat "$W/s3.err")" ;; esac
 check "no local directory named after the URI" "no" "$([ -e "$W/s3:" ] && echo yes || echo no)"
+(cd "$W" && "$BIN" sql --warehouse gs://bucket/wh -e "CREATE TABLE t (id INT)" >/dev/null 2>"$W/gs.err")
+case "$(cat "$W/gs.err")" in *"'gs' scheme is not supported yet"*) check "the error names the scheme" "yes" "yes" ;;
+  *) check "the error names the scheme" "'gs' scheme is not supported yet" "$(cat "$W/gs.err")" ;; esac
 (cd "$W" && "$BIN" sql --warehouse hdfs://nn:8020/wh -e "SELECT 1" >/dev/null 2>&1)
 check "an hdfs:// warehouse is refused" "1" "$?"
 "$BIN" sql --warehouse "file://$W/furi" -e "CREATE TABLE t (id INT); INSERT INTO t VALUES (7)" >/dev/null 2>&1
