@@ -517,7 +517,9 @@ Result<bool> S3FileSystem::Exists(const std::string& path) {
   // A "directory": a prefix with something under it.
   std::vector<FileInfo> files;
   std::vector<std::string> dirs;
-  TRIB_RETURN_NOT_OK(List(key.empty() ? "" : key + "/", "/", 1, &files, &dirs));
+  // (Any object under the prefix, without a delimiter: stores differ in how they count common
+  // prefixes against max-keys.)
+  TRIB_RETURN_NOT_OK(List(key.empty() ? "" : key + "/", "", 1, &files, &dirs));
   return !files.empty() || !dirs.empty();
 }
 
@@ -637,7 +639,7 @@ Result<bool> S3FileSystem::RemoveDirIfEmpty(const std::string& path) {
   TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
   std::vector<FileInfo> files;
   std::vector<std::string> dirs;
-  TRIB_RETURN_NOT_OK(List(key.empty() ? "" : key + "/", "/", 1, &files, &dirs));
+  TRIB_RETURN_NOT_OK(List(key.empty() ? "" : key + "/", "", 1, &files, &dirs));
   return files.empty() && dirs.empty();  // nothing to remove: a prefix is no object
 }
 
