@@ -4,6 +4,9 @@ test S3 server is s3rver (npm), started here on a loopback port.
 
 - s3rver ignores `If-None-Match` on PUT, as some real stores do: a commit there is refused with
   an error saying why (the probe of docs/format/object-storage.md);
+- behind a proxy that answers conditional PUTs as S3 does (s3rver/conditional_proxy.js), four
+  processes racing to commit to one table: every statement lands exactly once, the snapshot ids
+  are contiguous (the lock-free commit of docs/format/object-storage.md);
 - with `'s3.single-writer' = 'true'` the same statements as on a local warehouse (CREATE,
   INSERT, UPDATE, DELETE, CALL sys.compact, time travel, $snapshots, a streaming read, DROP)
   give the same rows, and the objects in the bucket are the table's files.
@@ -61,6 +64,10 @@ def main():
                                "127.0.0.1", "--configure-bucket", "tb", "--silent"],
                               env=dict(os.environ, NODE_OPTIONS="--openssl-legacy-provider"),
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proxy_port = free_port()
+    proxy = subprocess.Popen(["node", os.path.join(S3RVER_DIR, "conditional_proxy.js"),
+                              str(proxy_port), str(port), os.path.join(tmp, "data")],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     env = dict(os.environ, AWS_ENDPOINT_URL="http://127.0.0.1:%d" % port,
                AWS_ACCESS_KEY_ID="S3RVER", AWS_SECRET_ACCESS_KEY="S3RVER", AWS_REGION="us-east-1")
     failed = False
@@ -74,21 +81,56 @@ def main():
         return p
 
     try:
-        deadline = time.time() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.time() > deadline:
-                    raise Failure("s3rver did not start")
-                time.sleep(0.1)
+        for p_ in (port, proxy_port):
+            deadline = time.time() + 30
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", p_), timeout=1).close()
+                    break
+                except OSError:
+                    if time.time() > deadline:
+                        raise Failure("s3rver or its proxy did not start")
+                    time.sleep(0.1)
         local = os.path.join(tmp, "local")
         # 1. A store that ignores If-None-Match: commits refused, saying why.
         p = sql("s3://tb/refused", "CREATE TABLE t (id INT)", expect=1)
         if "ignores conditional writes" not in p.stderr:
             raise Failure("the refusal does not say why: " + p.stderr)
         print("  ok  a store that ignores If-None-Match: commits refused, saying why")
+        # 1b. Through the proxy (S3's conditional PUT): writers race, each commit lands once.
+        race_env = dict(env, AWS_ENDPOINT_URL="http://127.0.0.1:%d" % proxy_port)
+        made = subprocess.run([binary, "sql", "--warehouse", "s3://tb/race", "-e",
+                               "CREATE TABLE r (id INT, w INT, PRIMARY KEY (id) NOT ENFORCED) "
+                               "WITH ('bucket' = '1')"], capture_output=True, text=True,
+                              env=race_env, timeout=TIMEOUT_S)
+        if made.returncode != 0:
+            raise Failure("CREATE TABLE through the conditional proxy: " + made.stderr.strip())
+        writers, per = 4, 8
+        procs = []
+        for w in range(writers):
+            stmts = ";".join("INSERT INTO r VALUES (%d, %d)" % (w * 100 + i, w) for i in range(per))
+            procs.append(subprocess.Popen([binary, "sql", "--warehouse", "s3://tb/race", "-e",
+                                           stmts], stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.PIPE, text=True, env=race_env))
+        for pr in procs:
+            _, err = pr.communicate(timeout=TIMEOUT_S)
+            if pr.returncode != 0:
+                raise Failure("a racing writer failed: " + err.strip()[-400:])
+        q = subprocess.run([binary, "sql", "--warehouse", "s3://tb/race", "--format", "json", "-e",
+                            "SELECT COUNT(*) AS c FROM r; SELECT snapshot_id, commit_kind FROM "
+                            "r$snapshots"], capture_output=True, text=True, env=race_env,
+                           timeout=TIMEOUT_S)
+        rows = [json.loads(l) for l in q.stdout.splitlines() if l.strip()]
+        if not rows or rows[0].get("c") != writers * per:
+            raise Failure("after the race the table holds %s rows, not %d" % (rows[:1], writers * per))
+        snaps = rows[1:]
+        ids = [r["snapshot_id"] for r in snaps]
+        appends = sum(1 for r in snaps if r["commit_kind"] == "APPEND")
+        if ids != list(range(1, len(ids) + 1)) or appends != writers * per:
+            raise Failure("snapshots after the race: ids %s, %d APPEND (want %d)" %
+                          (ids, appends, writers * per))
+        print("  ok  %d writers racing on S3 (conditional PUT): %d commits, each exactly once, "
+              "snapshot ids contiguous" % (writers, writers * per))
         # 2. The same statements on S3 (one writer promised) and on a local disk.
         catalog = ("CREATE CATALOG s WITH ('type' = 'paimon', 'warehouse' = 's3://tb/wh', "
                    "'s3.single-writer' = 'true'); USE CATALOG s; ")
@@ -136,6 +178,7 @@ def main():
         failed = True
         print("FAIL s3_smoke_test: %s" % e)
     finally:
+        proxy.terminate()
         server.terminate()
         server.wait(timeout=10)
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,60 @@
+// An HTTP proxy in front of s3rver that adds what s3rver lacks and AWS S3 documents: a PUT with
+// `If-None-Match: *` of a key that exists answers 412 PreconditionFailed. Conditional PUTs of one
+// key are serialised here, so two racing writers can never both create it. Everything else is
+// forwarded unchanged (the Host header too: requests are signed for it).
+// Usage: node conditional_proxy.js LISTEN_PORT S3RVER_PORT S3RVER_DATA_DIR
+'use strict';
+const fs = require('fs');
+const http = require('http');
+const path = require('path');
+
+const listenPort = Number(process.argv[2]);
+const upstreamPort = Number(process.argv[3]);
+const dataDir = process.argv[4];
+const queues = new Map();  // key -> the promise the next conditional PUT of it waits for
+
+function forward(req, body, res) {
+  return new Promise((resolve) => {
+    const up = http.request({host: '127.0.0.1', port: upstreamPort, method: req.method,
+                             path: req.url, headers: req.headers}, (upRes) => {
+      res.writeHead(upRes.statusCode, upRes.headers);
+      upRes.pipe(res);
+      upRes.on('end', resolve);
+    });
+    up.on('error', () => { res.writeHead(502); res.end(); resolve(); });
+    up.end(body);
+  });
+}
+
+// Whether the object exists, from s3rver's own store on disk (a HEAD would need a signature
+// of its own): <data>/<bucket>/<key>._S3rver_object, URLs path-style.
+function exists(req) {
+  const key = decodeURIComponent(req.url.split('?')[0]);
+  return Promise.resolve(fs.existsSync(path.join(dataDir, key) + '._S3rver_object'));
+}
+
+http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const body = Buffer.concat(chunks);
+    if (req.method !== 'PUT' || req.headers['if-none-match'] !== '*') {
+      forward(req, body, res);
+      return;
+    }
+    const key = req.url.split('?')[0];
+    const before = queues.get(key) || Promise.resolve();
+    const done = before.then(async () => {
+      if (await exists(req)) {
+        res.writeHead(412, {'Content-Type': 'application/xml'});
+        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>' +
+                '<Message>At least one of the pre-conditions you specified did not hold</Message>' +
+                '</Error>');
+        return;
+      }
+      await forward(req, body, res);
+    });
+    queues.set(key, done);
+    done.then(() => { if (queues.get(key) === done) queues.delete(key); });
+  });
+}).listen(listenPort, '127.0.0.1');
