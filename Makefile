@@ -39,8 +39,6 @@ test: build
 test-slow: build
 	@command -v node >/dev/null && command -v npm >/dev/null && command -v zstd >/dev/null || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm zstd)
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L slow
-	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --slow tests/sql
 	python3 tests/slow/memory_test.py --binary $(BUILD)/tributary
 	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary --rounds 100 --queries 80 --seed 11
 	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary --rounds 40 --seed 23

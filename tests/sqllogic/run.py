@@ -283,8 +283,9 @@ def main():
         return 2
     files = collect(args.paths, args.slow)
     if not files:
+        # A runner that finds nothing to run must not pass (make test-slow once ran nothing).
         print("sqllogic: no test files found")
-        return 0
+        return 1
     failed_files = 0
     records = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
