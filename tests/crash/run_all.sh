@@ -16,6 +16,7 @@ python3 "$DIR/dynamic_bucket_test.py" --binary "$BIN" || status=1
 python3 "$DIR/hostile_input_test.py" --binary "$BIN" || status=1
 python3 "$DIR/hostile_input_round2_test.py" --binary "$BIN" || status=1
 python3 "$DIR/expire_crash_test.py" --binary "$BIN" || status=1
+python3 "$DIR/expire_age_test.py" --binary "$BIN" || status=1
 python3 "$DIR/orphan_files_test.py" --binary "$BIN" || status=1
 python3 "$DIR/streaming_test.py" --binary "$BIN" || status=1
 python3 "$DIR/exact_streams_test.py" --binary "$BIN" || status=1
