@@ -8,12 +8,18 @@ drops the session state, see below).
 Records (separated by blank lines):
   statement ok                 the SQL that follows must succeed
   statement error [text]       it must fail (exit status 1) and stderr must contain `text`
-  query <types> [rowsort]      it must print these rows: SQL, then a line `----`, then one row
+  query <types> [rowsort] [idle-timeout-ms=N]
+                               it must print these rows: SQL, then a line `----`, then one row
                                per line, values separated by tabs (or by single spaces when no
                                tab is present); NULL for null, (empty) for an empty string;
                                booleans true/false; a line break inside a
                                value as \n. One type letter per column: I integer,
                                T text, R real, B boolean (checked as the column count only).
+                               idle-timeout-ms=N runs it with `--idle-timeout-ms N`: a
+                               streaming query ends once it has returned every committed change
+                               and N ms passed without a new one, so every row it prints is
+                               checked (a LIMIT ending never shows a wrong row after the last
+                               expected one).
   restart                      start a new session (forget USE / SET / CREATE CATALOG)
   __WAREHOUSE__ in SQL is the file's temporary warehouse directory (for CREATE CATALOG).
   # comment
@@ -52,6 +58,7 @@ class Record:
         self.error_text = ""
         self.types = ""
         self.sort = "nosort"
+        self.idle_timeout_ms = None  # query: run with --idle-timeout-ms
 
     @property
     def sql(self):
@@ -84,10 +91,16 @@ def parse_file(path):
         elif words[0] == "query":
             rec = Record("query", line_no, stripped)
             rec.types = words[1] if len(words) > 1 else ""
-            if len(words) > 2:
-                rec.sort = words[2]
-                if rec.sort not in ("nosort", "rowsort"):
-                    raise ValueError(f"{path}:{line_no}: unknown sort mode '{rec.sort}'")
+            for word in words[2:]:
+                if word.startswith("idle-timeout-ms="):
+                    value = word.split("=", 1)[1]
+                    if not value.isdigit():
+                        raise ValueError(f"{path}:{line_no}: idle-timeout-ms needs a number")
+                    rec.idle_timeout_ms = int(value)
+                elif word in ("nosort", "rowsort"):
+                    rec.sort = word
+                else:
+                    raise ValueError(f"{path}:{line_no}: unknown query option '{word}'")
         else:
             raise ValueError(f"{path}:{line_no}: unknown record '{words[0]}'")
         i += 1
@@ -164,8 +177,10 @@ class FileRunner:
         self.passed = 0
         self.failures = []
 
-    def run_sql(self, warehouse, sql, fmt="json"):
+    def run_sql(self, warehouse, sql, fmt="json", idle_timeout_ms=None):
         cmd = [self.binary, "sql", "--warehouse", warehouse, "--format", fmt]
+        if idle_timeout_ms is not None:
+            cmd += ["--idle-timeout-ms", str(idle_timeout_ms)]
         for s in self.session:
             cmd += ["-e", s.replace("__WAREHOUSE__", warehouse)]
         cmd += ["-e", sql.replace("__WAREHOUSE__", warehouse)]
@@ -202,7 +217,7 @@ class FileRunner:
             self.session = []
             self.passed += 1
             return
-        rc, out, err = self.run_sql(warehouse, rec.sql)
+        rc, out, err = self.run_sql(warehouse, rec.sql, idle_timeout_ms=rec.idle_timeout_ms)
         if rc is None:
             self.fail(rec, err)
             return
