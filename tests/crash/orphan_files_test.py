@@ -9,6 +9,7 @@ Usage: orphan_files_test.py --binary build/tributary [--dir DIR] [--keep] [--see
 """
 
 import argparse
+import collections
 import os
 import random
 import shutil
@@ -26,6 +27,7 @@ DDL = ("CREATE TABLE t (dt STRING, id BIGINT, v STRING, PRIMARY KEY (dt, id) NOT
 # Points at which a killed statement has committed nothing.
 UNCOMMITTED = ["write.after-flush", "commit.after-manifests", "commit.before-snapshot",
                "compact.after-rewrite"]
+ATTEMPTS = 8  # statements tried per crash point and round
 FUTURE = "2999-01-01 00:00:00"
 META_DIRS = ("schema", "snapshot", "tag", "consumer")
 
@@ -85,19 +87,25 @@ def main():
         t.sql("CALL sys.create_tag('default.t', 'kept', 2)")
         expected = set()
         killed = 0
+        reached = collections.Counter()  # crash point -> statements killed there
         for round_ in range(2):
             for point in UNCOMMITTED:
                 # Until a statement reaches the point (a compaction runs only when the picker
-                # says so); one that finishes first has committed its files.
-                for attempt in range(8):
+                # says so); one that finishes first has committed its files. Each point must be
+                # reached in each round, or the orphans of that point were never made.
+                for attempt in range(ATTEMPTS):
                     before = files_on_disk(table_dir)
                     p = t.sql(insert(rng, 100 + round_), crash_at=point, expect=None)
                     if p.returncode == CRASH_EXIT:
                         expected |= files_on_disk(table_dir) - before
                         killed += 1
+                        reached[point] += 1
                         break
                     if p.returncode != 0:
                         raise Failure("INSERT with a crash at %s failed: %s" % (point, p.stderr))
+                else:
+                    raise Failure("round %d: no INSERT of %d reached the crash point %s" %
+                                  (round_, ATTEMPTS, point))
                 t.sql(insert(rng, 200 + round_))  # a commit after the crash
         if not expected:
             raise Failure("the killed statements left no file: the test proves nothing")
@@ -133,8 +141,9 @@ def main():
         if r["deleted_file_count"] != 0:
             raise Failure("a second call found %d more orphans" % r["deleted_file_count"])
         t.sql(insert(rng, 999))  # the table is still writable
-        print("orphan_files_test: %d orphans of %d killed statements found and removed; every "
-              "snapshot and the tag read as before" % (len(expected), killed))
+        print("orphan_files_test: %d orphans of %d killed statements (%s) found and removed; "
+              "every snapshot and the tag read as before" %
+              (len(expected), killed, ", ".join("%s %d" % kv for kv in sorted(reached.items()))))
         return 0
     except Failure as e:
         print("FAIL: %s" % e, file=sys.stderr)
