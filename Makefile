@@ -26,7 +26,7 @@ run: build
 	$(BUILD)/tributary sql --warehouse warehouse --format table -f examples/quickstart.sql
 
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow
+	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS) -LE slow
 	bash tests/install/install_test.sh $(BUILD)
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary tests/sql
 	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary
