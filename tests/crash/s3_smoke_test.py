@@ -67,7 +67,8 @@ def main():
     proxy_port = free_port()
     proxy = subprocess.Popen(["node", os.path.join(S3RVER_DIR, "conditional_proxy.js"),
                               str(proxy_port), str(port), os.path.join(tmp, "data")],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             stdout=subprocess.DEVNULL,
+                             stderr=open(os.path.join(tmp, "proxy.log"), "w"))
     env = dict(os.environ, AWS_ENDPOINT_URL="http://127.0.0.1:%d" % port,
                AWS_ACCESS_KEY_ID="S3RVER", AWS_SECRET_ACCESS_KEY="S3RVER", AWS_REGION="us-east-1")
     failed = False
@@ -177,6 +178,10 @@ def main():
     except Failure as e:
         failed = True
         print("FAIL s3_smoke_test: %s" % e)
+        with open(os.path.join(tmp, "proxy.log")) as log:
+            said = log.read()[-800:]
+        if proxy.poll() is not None or said:
+            print("  the conditional proxy (exit %s) said: %s" % (proxy.poll(), said))
     finally:
         proxy.terminate()
         server.terminate()

@@ -15,13 +15,21 @@ const queues = new Map();  // key -> the promise the next conditional PUT of it 
 
 function forward(req, body, res) {
   return new Promise((resolve) => {
+    // One connection per request (agent: false): a pooled socket that s3rver closed while idle
+    // would fail the next request forwarded on it.
     const up = http.request({host: '127.0.0.1', port: upstreamPort, method: req.method,
-                             path: req.url, headers: req.headers}, (upRes) => {
+                             path: req.url, headers: req.headers, agent: false}, (upRes) => {
       res.writeHead(upRes.statusCode, upRes.headers);
       upRes.pipe(res);
       upRes.on('end', resolve);
+      upRes.on('error', () => { res.destroy(); resolve(); });
     });
-    up.on('error', () => { res.writeHead(502); res.end(); resolve(); });
+    up.on('error', (e) => {
+      console.error('upstream ' + req.method + ' ' + req.url + ': ' + e.message);
+      // 503 makes the client retry; if the answer had begun, cut the connection instead.
+      if (res.headersSent) res.destroy(); else { res.writeHead(503); res.end(); }
+      resolve();
+    });
     up.end(body);
   });
 }
@@ -33,7 +41,13 @@ function exists(req) {
   return Promise.resolve(fs.existsSync(path.join(dataDir, key) + '._S3rver_object'));
 }
 
+// A proxy that dies mid-test turns every later request into "connection refused": say why
+// instead, and keep serving.
+process.on('uncaughtException', (e) => console.error('proxy: ' + (e.stack || e)));
+
 http.createServer((req, res) => {
+  req.on('error', () => res.destroy());
+  res.on('error', () => {});
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
