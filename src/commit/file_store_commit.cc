@@ -135,8 +135,9 @@ Result<std::string> FileStoreCommit::WriteIndexManifest(
 
 Status FileStoreCommit::CheckIncarnation() const {
   if (!incarnation_) return Status::OK();
+  TRIB_ASSIGN_OR_RETURN(bool same, meta::IsTableIncarnation(table_path_, *incarnation_));
+  if (same) return Status::OK();
   auto now = meta::TableIncarnation(table_path_);
-  if (now.ok() && *now == *incarnation_) return Status::OK();
   if (!now.ok() && !now.status().IsNotFound()) return now.status();
   return Status::NotFound("the table at '" + table_path_ + "' was dropped" +
                           (now.ok() ? std::string(" and created again") : std::string()) +

@@ -48,7 +48,7 @@ Result<RollbackResult> RollbackTo(const std::string& table_path,
                            std::to_string(*latest) + ")");
   }
   TRIB_ASSIGN_OR_RETURN(bool exists,
-                        io::LocalFs().Exists(meta::SnapshotPath(table_path, id)));
+                        io::LocalFs().FileExists(meta::SnapshotPath(table_path, id)));
   RollbackResult r;
   r.previous_snapshot = *latest;
   r.current_snapshot = id;

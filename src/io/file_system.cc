@@ -334,6 +334,7 @@ class RoutingFileSystem : public FileSystem {
     return For(p).WriteCopy(from, p, d);
   }
   Result<bool> Exists(const std::string& p) override { return For(p).Exists(p); }
+  Result<bool> FileExists(const std::string& p) override { return For(p).FileExists(p); }
   Result<std::optional<std::string>> Version(const std::string& p) override {
     return For(p).Version(p);
   }

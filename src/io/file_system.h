@@ -39,6 +39,9 @@ class FileSystem {
   virtual Status WriteCopy(const std::string& from, const std::string& path,
                            std::string_view data);
   virtual Result<bool> Exists(const std::string& path) = 0;
+  // Whether a file (not a directory) exists at `path`: Exists by default; on object storage one
+  // HEAD request, where Exists must also list to find a "directory" (a key prefix).
+  virtual Result<bool> FileExists(const std::string& path) { return Exists(path); }
   // What identifies this version of the file (device, inode, size, modification time in ns), or
   // nullopt when it does not exist: a file replaced by rename, rewritten or re-created under the
   // same name gets another one. Lets caches of files whose names are reused (snapshot-N,

@@ -507,6 +507,15 @@ Result<int64_t> S3FileSystem::FileSize(const std::string& path) {
   return static_cast<int64_t>(std::atoll(r.headers["content-length"].c_str()));
 }
 
+Result<bool> S3FileSystem::FileExists(const std::string& path) {
+  TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  if (key.empty()) return false;
+  TRIB_ASSIGN_OR_RETURN(Response r, Request("HEAD", key, "", {}, {}));
+  if (r.status == 200) return true;
+  if (r.status != 404) return Fail("HEAD", key, r);
+  return false;
+}
+
 Result<bool> S3FileSystem::Exists(const std::string& path) {
   TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
   if (!key.empty()) {

@@ -62,6 +62,7 @@ class S3FileSystem : public FileSystem {
   Status WriteFile(const std::string& path, std::string_view data) override;
   Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) override;
   Result<bool> Exists(const std::string& path) override;
+  Result<bool> FileExists(const std::string& path) override;
   Result<std::optional<std::string>> Version(const std::string& path) override;
   Result<std::vector<FileInfo>> ListDir(const std::string& path) override;
   Status MakeDirs(const std::string& path) override;

@@ -203,6 +203,21 @@ Result<std::string> TableIncarnation(const std::string& table_path) {
   return Status::NotFound("the table at '" + table_path + "' no longer exists");
 }
 
+Result<bool> IsTableIncarnation(const std::string& table_path, const std::string& incarnation) {
+  const size_t at = incarnation.find('@');
+  if (at == std::string::npos) return false;
+  int64_t first = 0;
+  try {
+    first = std::stoll(incarnation.substr(0, at));
+  } catch (...) {
+    return false;
+  }
+  // The first schema file is never removed while the table lives: the same file, still there,
+  // is the same table.
+  TRIB_ASSIGN_OR_RETURN(auto version, io::LocalFs().Version(SchemaPath(table_path, first)));
+  return version && *version == incarnation.substr(at + 1);
+}
+
 Result<std::shared_ptr<const TableSchema>> SchemaManager::Latest() const {
   TRIB_ASSIGN_OR_RETURN(auto id, LatestId());
   if (!id) return Status::NotFound("table '" + table_path_ + "' has no schema");

@@ -38,6 +38,9 @@ class SchemaManager {
 // long-lived writer that remembered it at open never commits into a table that is no longer
 // its own. NotFound when the path holds no table.
 Result<std::string> TableIncarnation(const std::string& table_path);
+// Whether `table_path` still holds the table `incarnation` (a TableIncarnation): one look at the
+// version of the schema file it names, where TableIncarnation lists the schema folder.
+Result<bool> IsTableIncarnation(const std::string& table_path, const std::string& incarnation);
 
 // The schemas data files were written with, each read once (a file keeps the id of its schema).
 // Thread-safe.

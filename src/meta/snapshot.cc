@@ -113,6 +113,8 @@ std::optional<int64_t> ReadHint(const std::string& path) {
 // new file): a stat instead of an open, a read and a close for every scan that plans the latest
 // snapshot.
 std::optional<int64_t> ReadHintCached(const std::string& path) {
+  // On object storage a version costs a request as the read does: read it.
+  if (io::IsObjectStoreUri(path)) return ReadHint(path);
   auto version = io::LocalFs().Version(path);
   if (!version.ok() || !*version) return std::nullopt;
   using T = std::optional<int64_t>;
@@ -148,8 +150,9 @@ Result<std::vector<int64_t>> SnapshotManager::ListIds() const {
 Result<std::optional<int64_t>> SnapshotManager::LatestId() const {
   std::string dir = SnapshotDir(table_path_);
   if (auto hint = ReadHintCached(LatestHintPath(dir))) {
-    TRIB_ASSIGN_OR_RETURN(bool here, io::LocalFs().Exists(SnapshotPath(table_path_, *hint)));
-    TRIB_ASSIGN_OR_RETURN(bool next, io::LocalFs().Exists(SnapshotPath(table_path_, *hint + 1)));
+    TRIB_ASSIGN_OR_RETURN(bool here, io::LocalFs().FileExists(SnapshotPath(table_path_, *hint)));
+    TRIB_ASSIGN_OR_RETURN(bool next,
+                          io::LocalFs().FileExists(SnapshotPath(table_path_, *hint + 1)));
     if (here && !next) return std::optional<int64_t>(*hint);
   }
   TRIB_ASSIGN_OR_RETURN(auto ids, ListIds());
@@ -159,7 +162,8 @@ Result<std::optional<int64_t>> SnapshotManager::LatestId() const {
 
 Result<std::optional<int64_t>> SnapshotManager::HintedLatestId() const {
   if (auto hint = ReadHintCached(LatestHintPath(SnapshotDir(table_path_)))) {
-    TRIB_ASSIGN_OR_RETURN(bool next, io::LocalFs().Exists(SnapshotPath(table_path_, *hint + 1)));
+    TRIB_ASSIGN_OR_RETURN(bool next,
+                          io::LocalFs().FileExists(SnapshotPath(table_path_, *hint + 1)));
     if (!next) return std::optional<int64_t>(*hint);
   }
   return std::optional<int64_t>();
@@ -194,7 +198,11 @@ Result<std::shared_ptr<const Snapshot>> SnapshotManager::Read(int64_t id) const 
 
 Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
   std::string dir = SnapshotDir(table_path_);
-  TRIB_ASSIGN_OR_RETURN(bool have_dir, io::LocalFs().Exists(dir));
+  // (Object storage has no directories to make again: the commit's incarnation checks guard it.)
+  bool have_dir = io::IsObjectStoreUri(dir);
+  if (!have_dir) {
+    TRIB_ASSIGN_OR_RETURN(have_dir, io::LocalFs().Exists(dir));
+  }
   if (!have_dir) {
     // The first snapshot: never into a table directory that holds no table (dropped under a
     // writer), which MakeDirs would make again.

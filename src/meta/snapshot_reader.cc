@@ -97,6 +97,8 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::stri
   // is dropped and created again (or rolled back): the cache key holds the file's version (its
   // inode, size and modification time), checked by a stat on every read.
   const std::string path = meta::SnapshotPath(table_path, id);
+  // On object storage the version costs a request as the read does: read it.
+  if (io::IsObjectStoreUri(path)) return meta::SnapshotManager(table_path).Read(id);
   TRIB_ASSIGN_OR_RETURN(std::optional<std::string> version, io::LocalFs().Version(path));
   if (!version) return meta::SnapshotManager(table_path).Read(id);  // its NotFound error
   using T = std::shared_ptr<const meta::Snapshot>;
@@ -148,6 +150,8 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(const std
   // servers) gets two seconds instead of 50 ms.
   constexpr int64_t kSettledNanos = 50'000'000, kCoarseSettledNanos = 2'000'000'000;
   const std::string dir = meta::SnapshotDir(table_path);
+  // Object storage has no directory versions.
+  if (io::IsObjectStoreUri(dir)) return FindLatestSnapshot(table_path);
   TRIB_ASSIGN_OR_RETURN(std::optional<std::string> version, io::LocalFs().Version(dir));
   const auto mtime = version ? VersionMtimeNanos(*version) : std::nullopt;
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(

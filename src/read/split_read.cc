@@ -164,7 +164,7 @@ class SplitReadImpl : public SplitRead {
       file = ResolveExternal(*loc.entry.external_path);
     } else {
       file = meta::IndexPath(path_, loc.entry.file_name);
-      if (!io::LocalFs().Exists(file).ValueOr(false)) {
+      if (!io::LocalFs().FileExists(file).ValueOr(false)) {
         file = io::JoinPath(split.dir, loc.entry.file_name);  // index-file-in-data-file-dir
       }
     }

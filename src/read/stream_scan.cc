@@ -82,6 +82,7 @@ class FileStoreStreamScan : public StreamScan {
   int64_t next_snapshot_id() const override { return next_; }
 
   Status Start() {
+    remote_ = io::IsObjectStoreUri(path_);
     TRIB_ASSIGN_OR_RETURN(incarnation_, meta::TableIncarnation(path_));
     meta::SnapshotManager snapshots(path_);
     if (!options_.consumer_id.empty() && !options_.consumer_ignore_progress) {
@@ -106,7 +107,7 @@ class FileStoreStreamScan : public StreamScan {
         return Status::Invalid("'scan.mode' = 'from-snapshot-full' needs 'scan.snapshot-id'");
       }
       const int64_t id = *options_.startup_snapshot_id;
-      TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(meta::SnapshotPath(path_, id)));
+      TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().FileExists(meta::SnapshotPath(path_, id)));
       if (!exists) {
         return Status::NotFound("'scan.snapshot-id' = " + std::to_string(id) + ": snapshot " +
                                 std::to_string(id) + " does not exist (expired or not yet "
@@ -187,7 +188,7 @@ class FileStoreStreamScan : public StreamScan {
   // right. A snapshot already expired cannot be read: then the reader starts empty.
   Status SeedNormalizer() {
     if (!normalize_ || full_ || next_ <= 1) return Status::OK();
-    TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(meta::SnapshotPath(path_, next_ - 1)));
+    TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().FileExists(meta::SnapshotPath(path_, next_ - 1)));
     if (!exists) return Status::OK();
     ScanOptions o;
     o.snapshot_id = next_ - 1;
@@ -242,11 +243,26 @@ class FileStoreStreamScan : public StreamScan {
           continue;
         }
       }
-      const std::string snapshot_file = meta::SnapshotPath(path_, next_);
-      TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(snapshot_file));
+      // A look that finds nothing costs one request on object storage (a HEAD of the next
+      // snapshot); the checks that the reader did not fall behind expiration and that the table
+      // was not dropped cost a few, so there they run once a second (docs/format/object-storage.md).
+      const auto look = std::chrono::steady_clock::now();
+      const bool checks_due = !remote_ || look >= next_checks_;
+      bool exists = false;
+      if (in_changelogs_) {
+        // Catching up through long-lived changelogs (decoupled retention): the next is one too.
+        TRIB_ASSIGN_OR_RETURN(exists,
+                              io::LocalFs().FileExists(meta::LongLivedChangelogPath(path_, next_)));
+      }
       if (!exists) {
-        // Expired, its changes kept as a long-lived changelog (decoupled retention)?
-        TRIB_ASSIGN_OR_RETURN(exists, io::LocalFs().Exists(meta::LongLivedChangelogPath(path_, next_)));
+        TRIB_ASSIGN_OR_RETURN(exists, io::LocalFs().FileExists(meta::SnapshotPath(path_, next_)));
+        in_changelogs_ = false;
+      }
+      if (!exists && checks_due) {
+        // Expired, its changes kept as a long-lived changelog?
+        TRIB_ASSIGN_OR_RETURN(exists,
+                              io::LocalFs().FileExists(meta::LongLivedChangelogPath(path_, next_)));
+        in_changelogs_ = exists;
       }
       if (exists) {
         next_discovery_.reset();  // catching up: the next snapshot is looked for at once
@@ -272,8 +288,11 @@ class FileStoreStreamScan : public StreamScan {
         }
         continue;
       }
-      TRIB_RETURN_NOT_OK(CheckNotExpired());
-      TRIB_RETURN_NOT_OK(CheckNotDropped());
+      if (checks_due) {
+        TRIB_RETURN_NOT_OK(CheckNotExpired());
+        TRIB_RETURN_NOT_OK(CheckNotDropped());
+        next_checks_ = look + kRemoteChecksInterval;
+      }
       const auto now = std::chrono::steady_clock::now();
       if (interval_set_) {
         next_discovery_ = now + poll_interval_;
@@ -324,8 +343,9 @@ class FileStoreStreamScan : public StreamScan {
   // A reader of a table that was dropped (or dropped and created again) would wait for changes
   // that never come, or read another table's.
   Status CheckNotDropped() const {
+    TRIB_ASSIGN_OR_RETURN(bool same, meta::IsTableIncarnation(path_, incarnation_));
+    if (same) return Status::OK();
     auto now = meta::TableIncarnation(path_);
-    if (now.ok() && *now == incarnation_) return Status::OK();
     if (!now.ok() && !now.status().IsNotFound()) return now.status();
     return Status::NotFound("the table at '" + path_ + "' was dropped" +
                             (now.ok() ? std::string(" and created again") : std::string()) +
@@ -569,6 +589,12 @@ class FileStoreStreamScan : public StreamScan {
   options::CoreOptions core_;
   std::chrono::milliseconds poll_interval_ = kPollInterval;
   std::string incarnation_;  // the table this reader opened (meta::TableIncarnation)
+  // On object storage, where every look is a request: when the expiration and drop checks of an
+  // empty look run next.
+  bool remote_ = false;
+  std::chrono::steady_clock::time_point next_checks_{};
+  static constexpr std::chrono::seconds kRemoteChecksInterval{1};
+  bool in_changelogs_ = false;  // the last change read came from a long-lived changelog
   std::optional<std::pair<int64_t, int64_t>> written_position_;  // the position last stored
   int64_t skip_ = 0;  // changes of snapshot next_ a resumed consumer delivered before
   // The last batch Next() returned from a snapshot: that snapshot, the offset of its first row

@@ -222,7 +222,11 @@ Result<StatementResult> Session::Execute(const Statement& stmt) {
       stmt.kind != StmtKind::kCreateCatalog && stmt.kind != StmtKind::kUseCatalog &&
       current_catalog_ == kDefaultCatalog) {
     const std::string& warehouse = catalogs_.at(kDefaultCatalog).warehouse;
-    TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(warehouse));
+    // (A warehouse on object storage is there when its bucket is: no directory to look for.)
+    bool exists = io::IsObjectStoreUri(warehouse);
+    if (!exists) {
+      TRIB_ASSIGN_OR_RETURN(exists, io::LocalFs().Exists(warehouse));
+    }
     // A query of no table (SELECT 1, VALUES, FROM (VALUES ...) AS v, their set operations)
     // and SHOW FUNCTIONS / CATALOGS / CURRENT ... read nothing of the warehouse.
     std::function<bool(const SelectStmt&)> reads_no_table = [&](const SelectStmt& q) {

@@ -385,6 +385,8 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse_uri,
     auto fs = io::S3FileSystem::Make(warehouse, std::move(config));
     if (!fs.ok()) return fs.status().WithContext("warehouse '" + warehouse + "'");
     io::RegisterObjectStore(warehouse, std::move(*fs));
+    // A bucket has no directories to make: the warehouse is there when the bucket answers.
+    return std::unique_ptr<Catalog>(new Catalog(warehouse));
   }
   TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(warehouse));
   if (!exists) {

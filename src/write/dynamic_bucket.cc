@@ -58,6 +58,8 @@ Status CheckHashIndexFile(const std::string& path, const meta::IndexManifestEntr
 // The lock files live in the table's directory, which is never made again here: a writer of a
 // table dropped under it fails instead of leaving a directory behind.
 Status RequireTableDir(const std::string& table_path) {
+  // (On object storage the lock files live on this machine's disk: nothing is made again.)
+  if (io::IsObjectStoreUri(table_path)) return Status::OK();
   TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(table_path));
   if (exists) return Status::OK();
   return Status::NotFound("the table at '" + table_path + "' no longer exists (dropped)");

@@ -15,15 +15,12 @@ Python 3 standard library only; node and npm (Debian) and s3rver (npm) are insta
 import argparse
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-S3RVER_DIR = os.path.join(ROOT, "tests", "crash", "s3rver")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "s3rver"))
+from s3server import S3Server  # noqa: E402
+
 TIMEOUT_S = 120
 
 
@@ -31,47 +28,28 @@ class Failure(Exception):
     pass
 
 
-def ensure_s3rver():
-    binary = os.path.join(S3RVER_DIR, "node_modules", ".bin", "s3rver")
-    if os.path.exists(binary):
-        return binary
-    if shutil.which("npm") is None:
-        sudo = [] if os.geteuid() == 0 else ["sudo"]
-        subprocess.run(sudo + ["apt-get", "update", "-qq"], check=True)
-        subprocess.run(sudo + ["apt-get", "install", "-y", "-qq", "nodejs", "npm"], check=True,
-                       env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
-    subprocess.run(["npm", "ci", "--silent", "--no-audit", "--no-fund"], cwd=S3RVER_DIR,
-                   check=True, timeout=600)
-    return binary
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default="build/tributary")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
-    s3rver = ensure_s3rver()
-    tmp = tempfile.mkdtemp(prefix="tributary-s3-")
-    port = free_port()
-    # s3rver's continuation tokens use a cipher OpenSSL 3 disables by default.
-    server = subprocess.Popen([s3rver, "-d", os.path.join(tmp, "data"), "-p", str(port), "-a",
-                               "127.0.0.1", "--configure-bucket", "tb", "--silent"],
-                              env=dict(os.environ, NODE_OPTIONS="--openssl-legacy-provider"),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    proxy_port = free_port()
-    proxy = subprocess.Popen(["node", os.path.join(S3RVER_DIR, "conditional_proxy.js"),
-                              str(proxy_port), str(port), os.path.join(tmp, "data")],
-                             stdout=subprocess.DEVNULL,
-                             stderr=open(os.path.join(tmp, "proxy.log"), "w"))
-    env = dict(os.environ, AWS_ENDPOINT_URL="http://127.0.0.1:%d" % port,
-               AWS_ACCESS_KEY_ID="S3RVER", AWS_SECRET_ACCESS_KEY="S3RVER", AWS_REGION="us-east-1")
-    failed = False
+    with S3Server() as s3:
+        failed = False
+        try:
+            run(binary, s3)
+        except Failure as e:
+            failed = True
+            print("FAIL s3_smoke_test: %s" % e)
+            said = s3.proxy_said()
+            if said:
+                print("  the conditional proxy said: %s" % said)
+    print("s3_smoke_test: %s" % ("FAILED" if failed else "all checks passed"))
+    return 1 if failed else 0
+
+
+def run(binary, s3):
+    env = s3.env(direct=True)
+    tmp = s3.tmp
 
     def sql(wh, text, expect=0):
         p = subprocess.run([binary, "sql", "--warehouse", wh, "--format", "json", "-e", text],
@@ -81,114 +59,89 @@ def main():
                                                                  p.stderr.strip()[-400:]))
         return p
 
-    try:
-        for p_ in (port, proxy_port):
-            deadline = time.time() + 30
-            while True:
-                try:
-                    socket.create_connection(("127.0.0.1", p_), timeout=1).close()
-                    break
-                except OSError:
-                    if time.time() > deadline:
-                        raise Failure("s3rver or its proxy did not start")
-                    time.sleep(0.1)
-        local = os.path.join(tmp, "local")
-        # 1. A store that ignores If-None-Match: commits refused, saying why.
-        p = sql("s3://tb/refused", "CREATE TABLE t (id INT)", expect=1)
-        if "ignores conditional writes" not in p.stderr:
-            raise Failure("the refusal does not say why: " + p.stderr)
-        print("  ok  a store that ignores If-None-Match: commits refused, saying why")
-        # 1b. Through the proxy (S3's conditional PUT): writers race, each commit lands once.
-        race_env = dict(env, AWS_ENDPOINT_URL="http://127.0.0.1:%d" % proxy_port)
-        made = subprocess.run([binary, "sql", "--warehouse", "s3://tb/race", "-e",
-                               "CREATE TABLE r (id INT, w INT, PRIMARY KEY (id) NOT ENFORCED) "
-                               "WITH ('bucket' = '1')"], capture_output=True, text=True,
-                              env=race_env, timeout=TIMEOUT_S)
-        if made.returncode != 0:
-            raise Failure("CREATE TABLE through the conditional proxy: " + made.stderr.strip())
-        writers, per = 4, 8
-        procs = []
-        for w in range(writers):
-            stmts = ";".join("INSERT INTO r VALUES (%d, %d)" % (w * 100 + i, w) for i in range(per))
-            procs.append(subprocess.Popen([binary, "sql", "--warehouse", "s3://tb/race", "-e",
-                                           stmts], stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.PIPE, text=True, env=race_env))
-        for pr in procs:
-            _, err = pr.communicate(timeout=TIMEOUT_S)
-            if pr.returncode != 0:
-                raise Failure("a racing writer failed: " + err.strip()[-400:])
-        q = subprocess.run([binary, "sql", "--warehouse", "s3://tb/race", "--format", "json", "-e",
-                            "SELECT COUNT(*) AS c FROM r; SELECT snapshot_id, commit_kind FROM "
-                            "r$snapshots"], capture_output=True, text=True, env=race_env,
-                           timeout=TIMEOUT_S)
-        rows = [json.loads(l) for l in q.stdout.splitlines() if l.strip()]
-        if not rows or rows[0].get("c") != writers * per:
-            raise Failure("after the race the table holds %s rows, not %d" % (rows[:1], writers * per))
-        snaps = rows[1:]
-        ids = [r["snapshot_id"] for r in snaps]
-        appends = sum(1 for r in snaps if r["commit_kind"] == "APPEND")
-        if ids != list(range(1, len(ids) + 1)) or appends != writers * per:
-            raise Failure("snapshots after the race: ids %s, %d APPEND (want %d)" %
-                          (ids, appends, writers * per))
-        print("  ok  %d writers racing on S3 (conditional PUT): %d commits, each exactly once, "
-              "snapshot ids contiguous" % (writers, writers * per))
-        # 2. The same statements on S3 (one writer promised) and on a local disk.
-        catalog = ("CREATE CATALOG s WITH ('type' = 'paimon', 'warehouse' = 's3://tb/wh', "
-                   "'s3.single-writer' = 'true'); USE CATALOG s; ")
-        script = [
-            "CREATE TABLE t (id INT, v STRING, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH "
-            "('bucket' = '2', 'changelog-producer' = 'input')",
-            "INSERT INTO t VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)",
-            "INSERT INTO t VALUES (2, 'bb', 21), (4, 'd', 40)",
-            "UPDATE t SET n = n + 100 WHERE id = 1",
-            "DELETE FROM t WHERE id = 3",
-            "CALL sys.compact('default.t')",
-            "INSERT INTO t VALUES (5, 'e', 50)",
-        ]
-        queries = [
-            "SELECT * FROM t ORDER BY id",
-            "SELECT id, v FROM t /*+ OPTIONS('scan.snapshot-id' = '2') */ ORDER BY id",
-            "SELECT snapshot_id, commit_kind FROM t$snapshots ORDER BY snapshot_id",
-            "SELECT SUM(n) AS s, COUNT(*) AS c FROM t",
-        ]
-        for stmt in script:
-            sql(local, stmt)
-            sql(local, catalog + stmt)
-        for q in queries:
-            want = sql(local, q).stdout
-            got = sql(local, catalog + q).stdout
-            if got != want:
-                raise Failure("%s: on S3 %r, locally %r" % (q, got, want))
-        stream = "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM t LIMIT 4"
-        if sql(local, catalog + stream).stdout != sql(local, stream).stdout:
-            raise Failure("a streaming read differs between S3 and a local disk")
-        data = os.path.join(tmp, "data", "tb", "wh", "default.db", "t")
-        parquet = [f for _, _, files in os.walk(data) for f in files
-                   if f.endswith(".parquet._S3rver_object")]
-        if not parquet:
-            raise Failure("no data file in the bucket")
-        sql(local, catalog + "DROP TABLE t")
-        if sql(local, catalog + "SHOW TABLES").stdout.strip():
-            raise Failure("the dropped table is still listed")
-        left = [f for _, _, files in os.walk(data) for f in files] if os.path.isdir(data) else []
-        if left:
-            raise Failure("DROP TABLE left %d objects" % len(left))
-        print("  ok  statements, time travel, $snapshots and a streaming read on S3 give the "
-              "local rows; DROP TABLE leaves no object")
-    except Failure as e:
-        failed = True
-        print("FAIL s3_smoke_test: %s" % e)
-        with open(os.path.join(tmp, "proxy.log")) as log:
-            said = log.read()[-800:]
-        if proxy.poll() is not None or said:
-            print("  the conditional proxy (exit %s) said: %s" % (proxy.poll(), said))
-    finally:
-        proxy.terminate()
-        server.terminate()
-        server.wait(timeout=10)
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("s3_smoke_test: %s" % ("FAILED" if failed else "all checks passed"))
-    return 1 if failed else 0
+    local = os.path.join(tmp, "local")
+    # 1. A store that ignores If-None-Match: commits refused, saying why.
+    p = sql("s3://tb/refused", "CREATE TABLE t (id INT)", expect=1)
+    if "ignores conditional writes" not in p.stderr:
+        raise Failure("the refusal does not say why: " + p.stderr)
+    print("  ok  a store that ignores If-None-Match: commits refused, saying why")
+    # 1b. Through the proxy (S3's conditional PUT): writers race, each commit lands once.
+    race_env = s3.env()
+    made = subprocess.run([binary, "sql", "--warehouse", "s3://tb/race", "-e",
+                           "CREATE TABLE r (id INT, w INT, PRIMARY KEY (id) NOT ENFORCED) "
+                           "WITH ('bucket' = '1')"], capture_output=True, text=True,
+                          env=race_env, timeout=TIMEOUT_S)
+    if made.returncode != 0:
+        raise Failure("CREATE TABLE through the conditional proxy: " + made.stderr.strip())
+    writers, per = 4, 8
+    procs = []
+    for w in range(writers):
+        stmts = ";".join("INSERT INTO r VALUES (%d, %d)" % (w * 100 + i, w) for i in range(per))
+        procs.append(subprocess.Popen([binary, "sql", "--warehouse", "s3://tb/race", "-e",
+                                       stmts], stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True, env=race_env))
+    for pr in procs:
+        _, err = pr.communicate(timeout=TIMEOUT_S)
+        if pr.returncode != 0:
+            raise Failure("a racing writer failed: " + err.strip()[-400:])
+    q = subprocess.run([binary, "sql", "--warehouse", "s3://tb/race", "--format", "json", "-e",
+                        "SELECT COUNT(*) AS c FROM r; SELECT snapshot_id, commit_kind FROM "
+                        "r$snapshots"], capture_output=True, text=True, env=race_env,
+                       timeout=TIMEOUT_S)
+    rows = [json.loads(l) for l in q.stdout.splitlines() if l.strip()]
+    if not rows or rows[0].get("c") != writers * per:
+        raise Failure("after the race the table holds %s rows, not %d" % (rows[:1], writers * per))
+    snaps = rows[1:]
+    ids = [r["snapshot_id"] for r in snaps]
+    appends = sum(1 for r in snaps if r["commit_kind"] == "APPEND")
+    if ids != list(range(1, len(ids) + 1)) or appends != writers * per:
+        raise Failure("snapshots after the race: ids %s, %d APPEND (want %d)" %
+                      (ids, appends, writers * per))
+    print("  ok  %d writers racing on S3 (conditional PUT): %d commits, each exactly once, "
+          "snapshot ids contiguous" % (writers, writers * per))
+    # 2. The same statements on S3 (one writer promised) and on a local disk.
+    catalog = ("CREATE CATALOG s WITH ('type' = 'paimon', 'warehouse' = 's3://tb/wh', "
+               "'s3.single-writer' = 'true'); USE CATALOG s; ")
+    script = [
+        "CREATE TABLE t (id INT, v STRING, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH "
+        "('bucket' = '2', 'changelog-producer' = 'input')",
+        "INSERT INTO t VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)",
+        "INSERT INTO t VALUES (2, 'bb', 21), (4, 'd', 40)",
+        "UPDATE t SET n = n + 100 WHERE id = 1",
+        "DELETE FROM t WHERE id = 3",
+        "CALL sys.compact('default.t')",
+        "INSERT INTO t VALUES (5, 'e', 50)",
+    ]
+    queries = [
+        "SELECT * FROM t ORDER BY id",
+        "SELECT id, v FROM t /*+ OPTIONS('scan.snapshot-id' = '2') */ ORDER BY id",
+        "SELECT snapshot_id, commit_kind FROM t$snapshots ORDER BY snapshot_id",
+        "SELECT SUM(n) AS s, COUNT(*) AS c FROM t",
+    ]
+    for stmt in script:
+        sql(local, stmt)
+        sql(local, catalog + stmt)
+    for q in queries:
+        want = sql(local, q).stdout
+        got = sql(local, catalog + q).stdout
+        if got != want:
+            raise Failure("%s: on S3 %r, locally %r" % (q, got, want))
+    stream = "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM t LIMIT 4"
+    if sql(local, catalog + stream).stdout != sql(local, stream).stdout:
+        raise Failure("a streaming read differs between S3 and a local disk")
+    data = os.path.join(s3.data, "tb", "wh", "default.db", "t")
+    parquet = [f for _, _, files in os.walk(data) for f in files
+               if f.endswith(".parquet._S3rver_object")]
+    if not parquet:
+        raise Failure("no data file in the bucket")
+    sql(local, catalog + "DROP TABLE t")
+    if sql(local, catalog + "SHOW TABLES").stdout.strip():
+        raise Failure("the dropped table is still listed")
+    left = [f for _, _, files in os.walk(data) for f in files] if os.path.isdir(data) else []
+    if left:
+        raise Failure("DROP TABLE left %d objects" % len(left))
+    print("  ok  statements, time travel, $snapshots and a streaming read on S3 give the "
+          "local rows; DROP TABLE leaves no object")
 
 
 if __name__ == "__main__":

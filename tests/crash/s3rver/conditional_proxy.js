@@ -2,7 +2,9 @@
 // `If-None-Match: *` of a key that exists answers 412 PreconditionFailed. Conditional PUTs of one
 // key are serialised here, so two racing writers can never both create it. Everything else is
 // forwarded unchanged (the Host header too: requests are signed for it).
-// Usage: node conditional_proxy.js LISTEN_PORT S3RVER_PORT S3RVER_DATA_DIR
+// With REQUEST_LOG, every request is appended there as one line, "METHOD URL STATUS", once it
+// is answered: the tests count a statement's requests from it.
+// Usage: node conditional_proxy.js LISTEN_PORT S3RVER_PORT S3RVER_DATA_DIR [REQUEST_LOG]
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -11,6 +13,7 @@ const path = require('path');
 const listenPort = Number(process.argv[2]);
 const upstreamPort = Number(process.argv[3]);
 const dataDir = process.argv[4];
+const requestLog = process.argv[5];
 const queues = new Map();  // key -> the promise the next conditional PUT of it waits for
 
 function forward(req, body, res) {
@@ -48,6 +51,10 @@ process.on('uncaughtException', (e) => console.error('proxy: ' + (e.stack || e))
 http.createServer((req, res) => {
   req.on('error', () => res.destroy());
   res.on('error', () => {});
+  if (requestLog) {
+    res.on('finish', () => fs.appendFileSync(requestLog,
+                                             req.method + ' ' + req.url + ' ' + res.statusCode + '\n'));
+  }
   const chunks = [];
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
