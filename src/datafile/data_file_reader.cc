@@ -7,8 +7,9 @@
 #include "common/evolution_cast.h"
 #include "format/avro.h"
 #include "format/parquet/reader.h"
-#include "io/file_system.h"
 #include "io/file_cache.h"
+#include "io/file_system.h"
+#include "io/ranged_file.h"
 #include "common/predicate.h"
 
 #include "datafile/file_format.h"
@@ -117,12 +118,30 @@ int FileColumnOf(const format::parquet::FileSchema& schema, const Field& f) {
 
 // An opened Parquet data file (its mapping and parsed footer), kept in the process-wide cache:
 // data files are immutable, so later reads neither map the file nor parse its footer again.
+// On object storage a data file is read by range (io::RangedFile): its footer with one request
+// at open, then the column chunks a read needs; the bytes fetched stay with the cached reader
+// and are charged to the cache as they come.
+Result<std::pair<ParquetReaderPtr, int64_t>> OpenRemoteParquet(const std::string& path,
+                                                               const std::string& cache_key) {
+  TRIB_ASSIGN_OR_RETURN(std::shared_ptr<io::RangedFile> ranged, io::RangedFile::Open(path));
+  const io::RangedFile* raw = ranged.get();  // lives as long as the reader
+  std::string_view view = ranged->data();
+  auto reader = format::parquet::ParquetReader::Open(
+      std::move(ranged), view, nullptr,
+      [raw](int64_t offset, int64_t length) { return raw->Ensure(offset, length); });
+  if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
+  raw->OnFetch([cache_key](int64_t bytes) { FileCache::Instance().AddCharge(cache_key, bytes); });
+  return std::make_pair(ParquetReaderPtr(std::move(*reader)), 4096 + raw->fetched());
+}
+
 Result<ParquetReaderPtr> OpenParquet(const DataFileRef& file) {
   const std::string& path = file.path;
+  const std::string key = "parquet:" + path;
   TRIB_ASSIGN_OR_RETURN(
       auto cached,
       FileCache::Instance().GetOrLoad<ParquetReaderPtr>(
-          "parquet:" + path, [&]() -> Result<std::pair<ParquetReaderPtr, int64_t>> {
+          key, [&]() -> Result<std::pair<ParquetReaderPtr, int64_t>> {
+            if (io::IsObjectStoreUri(path)) return OpenRemoteParquet(path, key);
             TRIB_ASSIGN_OR_RETURN(auto file, io::LocalFs().MapFile(path));
             std::string_view view = file->data();
             const io::MappedFile* mapped = file.get();  // lives as long as the reader

@@ -60,6 +60,23 @@ void FileCache::EraseMatching(const std::string& needle) {
   }
 }
 
+void FileCache::AddCharge(const std::string& key, int64_t bytes) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  auto it = impl_->map.find(key);
+  if (it == impl_->map.end()) return;
+  it->second.size += bytes;
+  impl_->used += bytes;
+  // Evict from the least recently used end, never the entry just charged (its reader is busy).
+  while (impl_->used > impl_->capacity && impl_->lru.size() > 1) {
+    const std::string& oldest = impl_->lru.back();
+    if (oldest == key) break;
+    auto victim = impl_->map.find(oldest);
+    impl_->used -= victim->second.size;
+    impl_->map.erase(victim);
+    impl_->lru.pop_back();
+  }
+}
+
 void FileCache::Insert(const std::string& key, std::shared_ptr<const void> value, int64_t size) {
   std::lock_guard<std::mutex> lock(impl_->mu);
   if (size > impl_->capacity) return;  // too big to keep

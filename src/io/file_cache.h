@@ -27,6 +27,9 @@ class FileCache {
   void EraseUnder(const std::string& dir);
   // Drops every entry of the file at `path` (a data file deleted while the process runs).
   void EraseFile(const std::string& path);
+  // Charges `bytes` more to the entry `key` (a file whose bytes are fetched after it was cached),
+  // evicting others if the cache is over its capacity now. Nothing when `key` is not cached.
+  void AddCharge(const std::string& key, int64_t bytes);
 
   template <typename T>
   Result<std::shared_ptr<const T>> GetOrLoad(

@@ -286,6 +286,40 @@ Result<std::shared_ptr<const MappedFile>> FileSystem::MapFile(const std::string&
   return MappedFile::Open(path);
 }
 
+Result<std::string> FileSystem::ReadRange(const std::string& path, int64_t offset,
+                                          int64_t length) {
+  if (offset < 0 || length < 0) return Status::Invalid("a negative range of '" + path + "'");
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound("file '" + path + "' does not exist");
+    return Errno("cannot open", path);
+  }
+  std::string out(static_cast<size_t>(length), '\0');
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t n = ::pread(fd, out.data() + got, out.size() - got, offset + static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      Status s = Errno("cannot read", path);
+      ::close(fd);
+      return s;
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  out.resize(got);
+  return out;
+}
+
+Result<std::pair<int64_t, std::string>> FileSystem::ReadTail(const std::string& path,
+                                                             int64_t length) {
+  TRIB_ASSIGN_OR_RETURN(int64_t size, FileSize(path));
+  const int64_t from = std::max<int64_t>(0, size - length);
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, ReadRange(path, from, size - from));
+  return std::make_pair(size, std::move(bytes));
+}
+
 Result<bool> FileSystem::RemoveDirIfEmpty(const std::string& path) {
   auto entries = ListDir(path);
   if (!entries.ok()) {
@@ -324,6 +358,12 @@ class RoutingFileSystem : public FileSystem {
     stores_[r] = std::move(fs);
   }
   Result<std::string> ReadFile(const std::string& p) override { return For(p).ReadFile(p); }
+  Result<std::string> ReadRange(const std::string& p, int64_t offset, int64_t length) override {
+    return For(p).ReadRange(p, offset, length);
+  }
+  Result<std::pair<int64_t, std::string>> ReadTail(const std::string& p, int64_t length) override {
+    return For(p).ReadTail(p, length);
+  }
   Status WriteFile(const std::string& p, std::string_view d) override {
     return For(p).WriteFile(p, d);
   }
@@ -384,6 +424,10 @@ class UnregisteredStore : public FileSystem {
                            "opened");
   }
   Result<std::string> ReadFile(const std::string& p) override { return No(p); }
+  Result<std::string> ReadRange(const std::string& p, int64_t, int64_t) override { return No(p); }
+  Result<std::pair<int64_t, std::string>> ReadTail(const std::string& p, int64_t) override {
+    return No(p);
+  }
   Status WriteFile(const std::string& p, std::string_view) override { return No(p); }
   Result<bool> WriteFileIfAbsent(const std::string& p, std::string_view) override { return No(p); }
   Result<bool> Exists(const std::string& p) override { return No(p); }

@@ -27,6 +27,13 @@ class FileSystem {
   virtual ~FileSystem() = default;
 
   virtual Result<std::string> ReadFile(const std::string& path) = 0;
+  // `length` bytes of the file at `offset` (fewer where the file ends first): a ranged GET on
+  // object storage.
+  virtual Result<std::string> ReadRange(const std::string& path, int64_t offset, int64_t length);
+  // The file's size and its last `length` bytes (the whole file when it is shorter): one ranged
+  // GET on object storage.
+  virtual Result<std::pair<int64_t, std::string>> ReadTail(const std::string& path,
+                                                           int64_t length);
   // Writes a new file (or replaces it) durably: write to a temp file, fsync, rename, fsync dir.
   virtual Status WriteFile(const std::string& path, std::string_view data) = 0;
   // Publishes `data` at `path` only if nothing exists there (link(2) of a synced temp file).

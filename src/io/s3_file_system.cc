@@ -1,5 +1,6 @@
 #include "io/s3_file_system.h"
 
+#include <cinttypes>
 #include <curl/curl.h>
 #include <openssl/evp.h>
 
@@ -442,6 +443,79 @@ Result<std::string> S3FileSystem::ReadFile(const std::string& path) {
   if (r.status == 404) return Status::NotFound("'" + path + "' does not exist");
   if (r.status != 200) return Fail("GET", key, r);
   return std::move(r.body);
+}
+
+Result<std::string> S3FileSystem::ReadRange(const std::string& path, int64_t offset,
+                                            int64_t length) {
+  if (offset < 0 || length < 0) return Status::Invalid("a negative range of '" + path + "'");
+  if (length == 0) return std::string();
+  TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  const std::string range = "Range: bytes=" + std::to_string(offset) + "-" +
+                            std::to_string(offset + length - 1);
+  TRIB_ASSIGN_OR_RETURN(Response r, Request("GET", key, "", {}, {range}));
+  if (r.status == 404) return Status::NotFound("'" + path + "' does not exist");
+  if (r.status == 416) return std::string();  // the range starts past the end
+  if (r.status == 200) {
+    // A store that ignores Range sends the whole object.
+    if (static_cast<size_t>(offset) >= r.body.size()) return std::string();
+    return r.body.substr(static_cast<size_t>(offset), static_cast<size_t>(length));
+  }
+  if (r.status != 206) return Fail("ranged GET", key, r);
+  int64_t first = 0, last = 0, size = 0;
+  if (std::sscanf(r.headers["content-range"].c_str(), "bytes %" SCNd64 "-%" SCNd64 "/%" SCNd64,
+                  &first, &last, &size) != 3 ||
+      first != offset || last < first || static_cast<int64_t>(r.body.size()) != last - first + 1) {
+    return Status::IOError("S3 ranged GET of '" + path + "': an answer of " +
+                           std::to_string(r.body.size()) + " bytes with Content-Range '" +
+                           r.headers["content-range"] + "' for bytes " + std::to_string(offset) +
+                           "-" + std::to_string(offset + length - 1));
+  }
+  if (r.body.size() > static_cast<size_t>(length)) r.body.resize(static_cast<size_t>(length));
+  return std::move(r.body);
+}
+
+Result<std::pair<int64_t, std::string>> S3FileSystem::ReadTail(const std::string& path,
+                                                               int64_t length) {
+  TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  if (length <= 0) {
+    TRIB_ASSIGN_OR_RETURN(int64_t size, FileSize(path));
+    return std::make_pair(size, std::string());
+  }
+  TRIB_ASSIGN_OR_RETURN(Response r, Request("GET", key, "", {},
+                                            {"Range: bytes=-" + std::to_string(length)}));
+  if (r.status == 404) return Status::NotFound("'" + path + "' does not exist");
+  if (r.status == 200 || r.status == 416) {
+    // The whole object (a store that ignores Range, or an empty object).
+    const int64_t size = static_cast<int64_t>(r.body.size());
+    if (size > length) r.body.erase(0, static_cast<size_t>(size - length));
+    return std::make_pair(r.status == 416 ? int64_t{0} : size, std::move(r.body));
+  }
+  if (r.status != 206) return Fail("ranged GET", key, r);
+  // The bytes sent are the ones Content-Range names (a store may send a byte more than asked).
+  int64_t first = 0, last = 0, size = 0;
+  const bool parsed = std::sscanf(r.headers["content-range"].c_str(),
+                                  "bytes %" SCNd64 "-%" SCNd64 "/%" SCNd64, &first, &last,
+                                  &size) == 3 && first >= 0 && last >= first && last < size;
+  if (parsed && (last != size - 1 || first > std::max<int64_t>(0, size - length))) {
+    // A store that reads "bytes=-N" as another range (s3rver takes it for "0-N") still says the
+    // object's size: then the tail is asked for by its offsets.
+    const int64_t from = std::max<int64_t>(0, size - length);
+    TRIB_ASSIGN_OR_RETURN(std::string tail, ReadRange(path, from, size - from));
+    if (static_cast<int64_t>(tail.size()) != size - from) {
+      return Status::IOError("S3 ranged GET of '" + path + "': " + std::to_string(tail.size()) +
+                             " bytes for the last " + std::to_string(size - from));
+    }
+    return std::make_pair(size, std::move(tail));
+  }
+  if (!parsed || static_cast<int64_t>(r.body.size()) != last - first + 1) {
+    return Status::IOError("S3 ranged GET of '" + path + "': an answer of " +
+                           std::to_string(r.body.size()) + " bytes with Content-Range '" +
+                           r.headers["content-range"] + "' for the last " +
+                           std::to_string(length) + " bytes");
+  }
+  const int64_t want = std::min(size, length);
+  if (last - first + 1 > want) r.body.erase(0, static_cast<size_t>(last - first + 1 - want));
+  return std::make_pair(size, std::move(r.body));
 }
 
 Status S3FileSystem::WriteFile(const std::string& path, std::string_view data) {

@@ -59,6 +59,9 @@ class S3FileSystem : public FileSystem {
   ~S3FileSystem() override;
 
   Result<std::string> ReadFile(const std::string& path) override;
+  Result<std::string> ReadRange(const std::string& path, int64_t offset, int64_t length) override;
+  Result<std::pair<int64_t, std::string>> ReadTail(const std::string& path,
+                                                   int64_t length) override;
   Status WriteFile(const std::string& path, std::string_view data) override;
   Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) override;
   Result<bool> Exists(const std::string& path) override;

@@ -407,6 +407,15 @@ bool Overlaps(const RowRanges& ranges, int64_t begin, int64_t end) {
   return it != ranges.end() && it->first < end;
 }
 
+std::pair<int64_t, int64_t> ColumnChunkByteRange(const ColumnMetaData& m) {
+  int64_t start = m.data_page_offset;
+  if (m.dictionary_page_offset && *m.dictionary_page_offset > 0 &&
+      *m.dictionary_page_offset < start) {
+    start = *m.dictionary_page_offset;
+  }
+  return {start, m.total_compressed_size};
+}
+
 Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk& chunk,
                                         const LeafColumn& leaf, int64_t num_rows,
                                         const RowRanges* rows, VerifiedPages* verified) {
@@ -414,12 +423,7 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
   if (!chunk.meta_data) return Corrupt("column chunk without metadata");
   const ColumnMetaData& m = *chunk.meta_data;
   if (m.type != leaf.physical_type) return Corrupt("column chunk type differs from the schema");
-  int64_t start = m.data_page_offset;
-  if (m.dictionary_page_offset && *m.dictionary_page_offset > 0 &&
-      *m.dictionary_page_offset < start) {
-    start = *m.dictionary_page_offset;
-  }
-  int64_t size = m.total_compressed_size;
+  const auto [start, size] = ColumnChunkByteRange(m);
   int64_t file_size = static_cast<int64_t>(file.size());
   if (start < 4 || size <= 0 || start > file_size || size > file_size - start) {
     return Corrupt("column chunk range [" + std::to_string(start) + ", +" + std::to_string(size) +

@@ -57,6 +57,10 @@ class VerifiedPages {
   std::unordered_set<int64_t> offsets_;
 };
 
+// Where the bytes of a column chunk lie in its file: [first, first + second), from its
+// metadata (unchecked).
+std::pair<int64_t, int64_t> ColumnChunkByteRange(const ColumnMetaData& m);
+
 // Reads the column chunk `chunk` of leaf `leaf` from `file` (the whole file). `num_rows` is
 // its row group's row count (the chunk of a flat column holds exactly that many levels).
 // `rows`: when set, data pages of a flat leaf holding none of these rows are not decompressed

@@ -36,7 +36,9 @@ bool DeprecatedStatsUsable(const LeafColumn& leaf, const DataType& type) {
 
 // Checks kMetadataChecksumKey when the file has it (files we wrote): the page index and the
 // footer as written, so a flipped statistic or offset cannot silently skip or misread rows.
-Status VerifyMetadataChecksum(std::string_view file, size_t footer_start, const FileMetaData& m) {
+// `ensure` makes the bytes it covers readable (a file read by range).
+Status VerifyMetadataChecksum(std::string_view file, size_t footer_start, const FileMetaData& m,
+                              const std::function<Status(int64_t, int64_t)>& ensure) {
   auto it = std::find_if(m.key_value_metadata.begin(), m.key_value_metadata.end(),
                          [](const KeyValue& kv) { return kv.key == kMetadataChecksumKey; });
   if (it == m.key_value_metadata.end()) return Status::OK();
@@ -49,6 +51,8 @@ Status VerifyMetadataChecksum(std::string_view file, size_t footer_start, const 
       start > footer_start) {
     return bad("unreadable checksum entry");
   }
+  TRIB_RETURN_NOT_OK(ensure(static_cast<int64_t>(start),
+                            static_cast<int64_t>(footer_start - start)));
   FileMetaData unsigned_meta = m;
   unsigned_meta.key_value_metadata.erase(unsigned_meta.key_value_metadata.begin() +
                                          (it - m.key_value_metadata.begin()));
@@ -66,30 +70,45 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::string file_byte
   return Open(std::move(owner), view);
 }
 
-Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(std::shared_ptr<const void> owner,
-                                                           std::string_view file,
-                                                           std::function<void()> release) {
+Status ParquetReader::EnsureRange(int64_t offset, int64_t length) const {
+  if (!ensure_) return Status::OK();
+  const int64_t size = static_cast<int64_t>(file_.size());
+  offset = std::clamp<int64_t>(offset, 0, size);
+  length = std::clamp<int64_t>(length, 0, size - offset);
+  return ensure_(offset, length);
+}
+
+Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(
+    std::shared_ptr<const void> owner, std::string_view file, std::function<void()> release,
+    std::function<Status(int64_t, int64_t)> ensure) {
   std::unique_ptr<ParquetReader> r(new ParquetReader());
   r->owner_ = std::move(owner);
   r->release_ = std::move(release);
+  r->ensure_ = std::move(ensure);
   r->file_ = file;
   std::string_view f = r->file_;
   if (f.size() < 12)
     return Status::Corruption("parquet: file too short (" + std::to_string(f.size()) + " bytes)");
+  TRIB_RETURN_NOT_OK(r->EnsureRange(static_cast<int64_t>(f.size()) - 8, 8));
   std::string_view tail = f.substr(f.size() - 4);
   if (tail == kEncryptedMagic)
     return Status::NotSupported("parquet: encrypted files are not supported");
-  if (f.substr(0, 4) != kMagic || tail != kMagic) return Status::Corruption("parquet: bad magic");
+  if ((!r->ensure_ && f.substr(0, 4) != kMagic) || tail != kMagic) {
+    return Status::Corruption("parquet: bad magic");
+  }
   uint32_t footer_len;
   std::memcpy(&footer_len, f.data() + f.size() - 8, 4);
   if (footer_len == 0 || footer_len > f.size() - 12) {
     return Status::Corruption("parquet: footer length " + std::to_string(footer_len) +
                               " does not fit the file");
   }
+  TRIB_RETURN_NOT_OK(r->EnsureRange(static_cast<int64_t>(f.size() - 8 - footer_len), footer_len));
   std::string_view footer = f.substr(f.size() - 8 - footer_len, footer_len);
   Status st = DecodeFileMetaData(footer, &r->metadata_);
   if (!st.ok()) return st.WithContext("parquet footer");
-  TRIB_RETURN_NOT_OK(VerifyMetadataChecksum(f, f.size() - 8 - footer_len, r->metadata_));
+  TRIB_RETURN_NOT_OK(VerifyMetadataChecksum(
+      f, f.size() - 8 - footer_len, r->metadata_,
+      [&r](int64_t offset, int64_t length) { return r->EnsureRange(offset, length); }));
   TRIB_ASSIGN_OR_RETURN(r->schema_, FileSchema::Make(r->metadata_.schema));
   const size_t num_leaves = r->schema_.leaves().size();
   int64_t rows = 0;
@@ -238,14 +257,43 @@ Result<ColumnChunkData> ParquetReader::ReadLeafChunk(int rg, int leaf,
     return Status::Invalid("parquet: row group or leaf out of range");
   }
   const RowGroup& g = metadata_.row_groups[rg];
+  if (ensure_ && g.columns[leaf].meta_data) {
+    const auto [start, size] = ColumnChunkByteRange(*g.columns[leaf].meta_data);
+    TRIB_RETURN_NOT_OK(EnsureRange(start, size));
+  }
   return ReadColumnChunk(file_, g.columns[leaf], schema_.leaves()[leaf], g.num_rows, rows,
                          verified_.get());
+}
+
+Status ParquetReader::Prefetch(int rg, const std::vector<int>& projection) const {
+  if (!ensure_ || rg < 0 || rg >= num_row_groups()) return Status::OK();
+  TRIB_ASSIGN_OR_RETURN(std::vector<int> cols, ResolveProjection(projection));
+  const RowGroup& g = metadata_.row_groups[rg];
+  // The chunks' span, fetched whole when what lies between them is small next to them (else
+  // each chunk is fetched when read).
+  int64_t first = INT64_MAX, last = 0, wanted = 0;
+  for (int c : cols) {
+    const ParquetColumn& col = schema_.columns()[c];
+    for (int l = col.first_leaf; l < col.first_leaf + col.num_leaves; ++l) {
+      if (static_cast<size_t>(l) >= g.columns.size() || !g.columns[l].meta_data) continue;
+      const auto [start, size] = ColumnChunkByteRange(*g.columns[l].meta_data);
+      if (start < 0 || size <= 0) continue;
+      first = std::min(first, start);
+      last = std::max(last, start + size);
+      wanted += size;
+    }
+  }
+  if (wanted == 0) return Status::OK();
+  constexpr int64_t kSmallGap = int64_t{1} << 20;
+  if (last - first - wanted > std::max(wanted, kSmallGap)) return Status::OK();
+  return EnsureRange(first, last - first);
 }
 
 Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
     int rg, const std::vector<int>& projection, const RowRanges* rows) const {
   TRIB_ASSIGN_OR_RETURN(std::vector<int> cols, ResolveProjection(projection));
   if (rg < 0 || rg >= num_row_groups()) return Status::Invalid("parquet: row group out of range");
+  TRIB_RETURN_NOT_OK(Prefetch(rg, cols));
   std::vector<std::vector<Value>> out;
   out.reserve(cols.size());
   for (int c : cols) {
@@ -315,6 +363,7 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
     int rg, const std::vector<int>& projection, const RowRanges* rows) const {
   TRIB_ASSIGN_OR_RETURN(std::vector<int> cols, ResolveProjection(projection));
   if (rg < 0 || rg >= num_row_groups()) return Status::Invalid("parquet: row group out of range");
+  TRIB_RETURN_NOT_OK(Prefetch(rg, cols));
   std::vector<ColumnVector> out;
   out.reserve(cols.size());
   for (int c : cols) {
@@ -462,6 +511,7 @@ Result<PageIndex> ParquetReader::ReadPageIndex(int rg, int leaf) const {
         *length > static_cast<int64_t>(file_.size()) - *offset) {
       return Status::Corruption("parquet: page index outside the file");
     }
+    TRIB_RETURN_NOT_OK(EnsureRange(*offset, *length));
     *out =
         file_.substr(static_cast<size_t>(*offset), static_cast<size_t>(*length));
     return Status::OK();

@@ -60,9 +60,13 @@ class ParquetReader {
   // The same over bytes held elsewhere (a mapped file): `owner` keeps `file` alive.
   // `release`, if given, drops the bytes' pages from the process's resident memory while
   // keeping them readable (a mapped file pages them in again): ReleasePages calls it.
-  static Result<std::unique_ptr<ParquetReader>> Open(std::shared_ptr<const void> owner,
-                                                     std::string_view file,
-                                                     std::function<void()> release = nullptr);
+  // `ensure`, if given, makes a byte range of `file` readable before it is read (a file on
+  // object storage, fetched by range: io::RangedFile); then the leading magic is not checked
+  // (it would cost a request; the trailing magic and the footer's checks remain).
+  static Result<std::unique_ptr<ParquetReader>> Open(
+      std::shared_ptr<const void> owner, std::string_view file,
+      std::function<void()> release = nullptr,
+      std::function<Status(int64_t offset, int64_t length)> ensure = nullptr);
 
   // Lets the pages read so far leave memory (see Open); a reader of bytes in memory keeps them.
   // A job that reads a file once, piece by piece (a compaction), calls it after each piece.
@@ -91,6 +95,10 @@ class ParquetReader {
   // `rows`: only these rows, as ReadRowGroupColumns takes them.
   Result<std::vector<ColumnVector>> ReadRowGroupVectors(int rg, const std::vector<int>& projection,
                                                         const RowRanges* rows = nullptr) const;
+  // Fetches in one go the column chunks of `projection` (top-level columns) in row group `rg`
+  // when the file is read by range (see Open), so that reading them costs one request instead
+  // of one per chunk; nothing for a file in memory.
+  Status Prefetch(int rg, const std::vector<int>& projection) const;
   // Rows (values in projection order) of every row group the filter keeps.
   Result<std::vector<Row>> ReadRows(const ParquetReadOptions& options = {}) const;
 
@@ -115,6 +123,10 @@ class ParquetReader {
 
   std::shared_ptr<const void> owner_;  // holds the bytes file_ views
   std::function<void()> release_;
+  std::function<Status(int64_t, int64_t)> ensure_;
+  // Makes [offset, offset + length) of file_ readable (clamped to the file: the readers check
+  // ranges themselves).
+  Status EnsureRange(int64_t offset, int64_t length) const;
   std::string_view file_;
   FileMetaData metadata_;
   FileSchema schema_;
