@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -381,7 +382,7 @@ Result<S3FileSystem::Response> S3FileSystem::Request(const std::string& method,
       curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(body.size()));
     } else if (method == "POST") {
       curl_easy_setopt(c, CURLOPT_POST, 1L);
-      curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+      curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.empty() ? "" : body.data());
       curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
     } else if (method != "GET") {
       curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method.c_str());
@@ -518,8 +519,76 @@ Result<std::pair<int64_t, std::string>> S3FileSystem::ReadTail(const std::string
   return std::make_pair(size, std::move(r.body));
 }
 
+Status S3FileSystem::WriteMultipart(const std::string& key, std::string_view data) {
+  TRIB_ASSIGN_OR_RETURN(Response start, Request("POST", key, "uploads=", {}, {}));
+  if (start.status != 200) return Fail("CreateMultipartUpload", key, start);
+  const std::string upload_id = XmlOne(start.body, "UploadId");
+  if (upload_id.empty()) {
+    return Status::IOError("S3 CreateMultipartUpload of '" + key + "': no UploadId in the answer");
+  }
+  const std::string id_query = "uploadId=" + UriEncode(upload_id, false);
+  const int64_t part_size = std::max<int64_t>(config_.multipart_size, int64_t{5} << 20);
+  const size_t parts = static_cast<size_t>((static_cast<int64_t>(data.size()) + part_size - 1) /
+                                           part_size);
+  std::vector<std::string> etags(parts);
+  std::vector<Status> failed(parts, Status::OK());
+  // Parts go up on a few threads at once (each takes a connection of the pool).
+  std::atomic<size_t> next{0};
+  auto upload = [&]() {
+    for (size_t i = next++; i < parts; i = next++) {
+      const size_t from = i * static_cast<size_t>(part_size);
+      const std::string_view part =
+          data.substr(from, std::min(static_cast<size_t>(part_size), data.size() - from));
+      auto r = Request("PUT", key, "partNumber=" + std::to_string(i + 1) + "&" + id_query, part,
+                       {});
+      if (!r.ok()) {
+        failed[i] = r.status();
+      } else if (r->status != 200) {
+        failed[i] = Fail("UploadPart " + std::to_string(i + 1), key, *r);
+      } else {
+        etags[i] = r->headers["etag"];
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  const size_t width = std::min<size_t>(parts, 4);
+  for (size_t t = 1; t < width; t++) threads.emplace_back(upload);
+  upload();
+  for (auto& t : threads) t.join();
+  Status st = Status::OK();
+  for (const Status& s : failed) {
+    if (!s.ok()) {
+      st = s;
+      break;
+    }
+  }
+  if (st.ok()) {
+    std::string xml = "<CompleteMultipartUpload>";
+    for (size_t i = 0; i < parts; i++) {
+      xml += "<Part><PartNumber>" + std::to_string(i + 1) + "</PartNumber><ETag>" +
+             XmlEscape(etags[i]) + "</ETag></Part>";
+    }
+    xml += "</CompleteMultipartUpload>";
+    auto done = Request("POST", key, id_query, xml, {"Content-Type: application/xml"});
+    if (!done.ok()) {
+      st = done.status();
+    } else if (done->status != 200 || !XmlAll(done->body, "Error").empty()) {
+      // (S3 may answer 200 and put the error in the body.)
+      if (done->status == 200) done->status = 500;
+      st = Fail("CompleteMultipartUpload", key, *done);
+    } else {
+      return Status::OK();
+    }
+  }
+  (void)Request("DELETE", key, id_query, {}, {});  // AbortMultipartUpload: no part stays billed
+  return st;
+}
+
 Status S3FileSystem::WriteFile(const std::string& path, std::string_view data) {
   TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  if (static_cast<int64_t>(data.size()) > config_.multipart_threshold) {
+    return WriteMultipart(key, data);
+  }
   TRIB_ASSIGN_OR_RETURN(Response r, Request("PUT", key, "", data, {}));
   if (r.status != 200) return Fail("PUT", key, r);
   return Status::OK();

@@ -38,6 +38,10 @@ struct S3Config {
   bool path_style = false;
   // Commits trust a store that ignores If-None-Match (only one writer may write the tables).
   bool single_writer = false;
+  // A file larger than `multipart_threshold` is uploaded in parts of `multipart_size` bytes,
+  // several at once (S3's multipart upload; parts are at least 5 MiB).
+  int64_t multipart_threshold = int64_t{32} << 20;
+  int64_t multipart_size = int64_t{16} << 20;
 };
 
 // The configuration of a warehouse at `uri` from catalog options (Paimon's keys: s3.endpoint,
@@ -100,6 +104,9 @@ class S3FileSystem : public FileSystem {
   Status List(const std::string& prefix, const std::string& delimiter, int64_t max_keys,
               std::vector<FileInfo>* files, std::vector<std::string>* dirs);
   Status DeleteKeys(const std::vector<std::string>& keys);
+  // Uploads `data` to `key` in parts (CreateMultipartUpload, UploadPart, CompleteMultipartUpload;
+  // AbortMultipartUpload when a part fails, so no part is left behind).
+  Status WriteMultipart(const std::string& key, std::string_view data);
   Status Fail(const std::string& operation, const std::string& key, const Response& r) const;
 
   std::string bucket_;

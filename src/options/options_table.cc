@@ -877,6 +877,14 @@ std::vector<OptionDef> BuildTable() {
           "Object storage: address the bucket path-style (endpoint/bucket/key), as MinIO and "
           "most local stores want.")
           .Catalog(),
+      Def("s3.multipart.threshold", kMemory, "32 mb",
+          "Object storage: a data file larger than this is uploaded in parts (S3's multipart "
+          "upload), several at once.")
+          .Catalog(),
+      Def("s3.multipart.size", kMemory, "16 mb",
+          "Object storage: the size of each part of a multipart upload (at least 5 mb, S3's "
+          "minimum).")
+          .Catalog(),
       Def("s3.single-writer", kBool, "false",
           "Object storage that ignores conditional writes (If-None-Match): commit there anyway, "
           "promising that only one writer ever writes these tables.")

@@ -382,6 +382,20 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse_uri,
     // The warehouse's store, configured by the catalog's options (else the environment), and
     // registered so every path under the warehouse goes to it.
     TRIB_ASSIGN_OR_RETURN(io::S3Config config, io::S3ConfigFrom(options.options));
+    for (auto [key, field] : {std::pair{"s3.multipart.threshold", &config.multipart_threshold},
+                              std::pair{"s3.multipart.size", &config.multipart_size}}) {
+      auto it = options.options.find(key);
+      if (it == options.options.end()) continue;
+      auto bytes = options::ParseMemorySize(it->second);
+      if (!bytes.ok() || *bytes <= 0) {
+        return Status::Invalid("option '" + std::string(key) + "': '" + it->second +
+                               "' is not a size (e.g. '16 mb')");
+      }
+      *field = *bytes;
+    }
+    if (config.multipart_size < (int64_t{5} << 20)) {
+      return Status::Invalid("option 's3.multipart.size': parts are at least 5 mb (S3's minimum)");
+    }
     auto fs = io::S3FileSystem::Make(warehouse, std::move(config));
     if (!fs.ok()) return fs.status().WithContext("warehouse '" + warehouse + "'");
     io::RegisterObjectStore(warehouse, std::move(*fs));
