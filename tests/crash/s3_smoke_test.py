@@ -207,6 +207,25 @@ def run(binary, s3):
     if leaks:
         raise Failure("the secret key shows in: %r" % leaks[0][-300:])
     print("  ok  the secret key shows nowhere (listings, options, plans, errors)")
+    # 5. Two warehouses on two stores (two endpoints, two buckets) in one process: a table copied
+    #    from one to the other.
+    two = ("CREATE CATALOG a WITH ('type' = 'paimon', 'warehouse' = 's3://tb/two-a', "
+           "'s3.endpoint' = '%s'); "
+           "CREATE CATALOG b WITH ('type' = 'paimon', 'warehouse' = 's3a://tb2/two-b', "
+           "'s3.endpoint' = '%s', 's3.single-writer' = 'true'); "
+           "CREATE TABLE a.`default`.src (id INT, v STRING); "
+           "INSERT INTO a.`default`.src VALUES (1, 'x'), (2, 'y'); "
+           "CREATE TABLE b.`default`.dst (id INT, v STRING); "
+           "INSERT INTO b.`default`.dst SELECT * FROM a.`default`.src; "
+           "SELECT * FROM b.`default`.dst ORDER BY id" % (s3.endpoint(), s3.endpoint(direct=True)))
+    p = sql(local, two)
+    rows = [json.loads(l) for l in p.stdout.splitlines() if l.strip().startswith("{")]
+    if rows != [{"id": 1, "v": "x"}, {"id": 2, "v": "y"}]:
+        raise Failure("a copy between two stores gave %s" % rows)
+    if not s3.object_keys("two-a/") or \
+            not any(k.startswith("two-b/") for k in s3.object_keys_in("tb2")):
+        raise Failure("the two warehouses are not in their two buckets")
+    print("  ok  two warehouses on two stores in one process (a table copied between them)")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 `with S3Server() as s3:` starts s3rver (npm, pinned in package.json, installed on demand with
 node and npm from Debian) on a loopback port with the bucket `tb`, and in front of it
 conditional_proxy.js, which answers `If-None-Match: *` as AWS S3 does and logs every request.
+A second bucket, `tb2`, is there too.
 
 - `s3.env()`: the environment a tributary process needs (AWS_* variables) to reach the store
   through the proxy (S3's behaviour); `s3.env(direct=True)` reaches s3rver itself, a store that
@@ -22,6 +23,7 @@ import urllib.parse
 
 DIR = os.path.dirname(os.path.abspath(__file__))
 BUCKET = "tb"
+OTHER_BUCKET = "tb2"  # a second bucket, for two warehouses in one process
 
 
 def ensure_s3rver():
@@ -60,7 +62,7 @@ class S3Server:
         # s3rver's continuation tokens use a cipher OpenSSL 3 disables by default.
         self.server = subprocess.Popen(
             [s3rver, "-d", self.data, "-p", str(self.port), "-a", "127.0.0.1",
-             "--configure-bucket", BUCKET, "--silent"],
+             "--configure-bucket", BUCKET, "--configure-bucket", OTHER_BUCKET, "--silent"],
             env=dict(os.environ, NODE_OPTIONS="--openssl-legacy-provider"),
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.proxy_port = free_port()
@@ -131,13 +133,15 @@ class S3Server:
 
     def object_keys(self, prefix=""):
         """Keys in the bucket under `prefix`, from s3rver's files on disk."""
-        root = os.path.join(self.data, BUCKET)
+        return [k for k in self.object_keys_in(BUCKET) if k.startswith(prefix)]
+
+    def object_keys_in(self, bucket):
+        """Every key in `bucket`, from s3rver's files on disk."""
+        root = os.path.join(self.data, bucket)
         suffix = "._S3rver_object"
         keys = []
         for d, _, files in os.walk(root):
             for f in files:
                 if f.endswith(suffix):
-                    key = os.path.relpath(os.path.join(d, f[:-len(suffix)]), root)
-                    if key.startswith(prefix):
-                        keys.append(key)
+                    keys.append(os.path.relpath(os.path.join(d, f[:-len(suffix)]), root))
         return sorted(keys)
