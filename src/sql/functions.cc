@@ -24,44 +24,16 @@
 
 #include "common/datetime.h"
 #include "sql/cast.h"
+#include "sql/function_registry.h"
 
 namespace tributary::sql {
 
 namespace {
 
-const std::set<std::string>& Names() {
-  static const std::set<std::string> kNames = {
-      "ROUND",     "TRUNCATE",   "FLOOR",      "CEIL",        "CEILING",     "POWER",
-      "POW",       "SQRT",       "LN",         "LOG10",       "LOG2",        "LOG",
-      "EXP",       "SIGN",       "PI",         "REPLACE",     "REPEAT",      "REVERSE",
-      "INITCAP",   "LPAD",       "RPAD",       "LOCATE",      "CONCAT_WS",   "SPLIT_INDEX",
-      "REGEXP",    "REGEXP_REPLACE", "REGEXP_EXTRACT", "TO_BASE64", "FROM_BASE64", "ASCII",
-      "CHR",       "IF",         "GREATEST",   "LEAST",       "YEAR",        "QUARTER",
-      "MONTH",     "DAYOFMONTH", "DAYOFYEAR",  "DAYOFWEEK",   "HOUR",        "MINUTE",
-      "WEEK",
-      "SECOND",    "DATE_FORMAT", "TO_DATE",    "TO_TIMESTAMP", "DATEDIFF",  "$ADD_INTERVAL",
-      "DATE_ADD",  "DATE_SUB",
-      "MD5",       "SHA1",       "SHA224",     "SHA256",      "SHA384",      "SHA512",
-      "SHA2",      "RAND",       "RAND_INTEGER", "UUID",      "UNIX_TIMESTAMP", "FROM_UNIXTIME",
-      "TO_TIMESTAMP_LTZ", "TIMESTAMPADD", "TIMESTAMPDIFF", "HEX", "BIN",      "SIN",
-      "COS",       "TAN",        "COT",        "ASIN",        "ACOS",        "ATAN",
-      "ATAN2",     "SINH",       "COSH",       "TANH",        "DEGREES",     "RADIANS",
-      "JSON_VALUE", "JSON_EXISTS", "JSON_QUERY", "OVERLAY",
-      // EXTRACT(MILLISECOND | MICROSECOND | EPOCH FROM x) (the parser's names).
-      "$MILLISECOND", "$MICROSECOND", "$EPOCH",
-      // FLOOR(t TO unit) / CEIL(t TO unit).
-      "$FLOOR_TO", "$CEIL_TO",
-      // EXTRACT(DECADE | CENTURY | MILLENNIUM | ISODOW | ISOYEAR FROM x).
-      "$DECADE", "$CENTURY", "$MILLENNIUM", "$ISODOW", "$ISOYEAR"};
-  return kNames;
-}
-
-// Functions whose result may be NULL for arguments that are not.
+// Functions whose result may be NULL for arguments that are not (function_registry.h).
 bool MayReturnNull(const std::string& f) {
-  return f == "REGEXP_EXTRACT" || f == "SPLIT_INDEX" || f == "IF" || f == "TO_DATE" ||
-         f == "TO_TIMESTAMP" || f == "LPAD" || f == "RPAD" || f == "FROM_BASE64" ||
-         f == "LOG" || f == "CONCAT_WS" || f == "UNIX_TIMESTAMP" || f == "SHA2" ||
-         f == "JSON_VALUE" || f == "JSON_EXISTS" || f == "JSON_QUERY" || f == "TO_TIMESTAMP_LTZ";
+  const FunctionInfo* info = FindFunction(f);
+  return info != nullptr && (info->flags & kMayReturnNull) != 0;
 }
 
 // Milliseconds in one of TIMESTAMPADD / TIMESTAMPDIFF's units, or months (negative: -months).
@@ -580,30 +552,24 @@ Value RoundTo(const Value& x, const DataType& type, int64_t digits, bool truncat
 
 }  // namespace
 
-bool IsScalarFunction(const std::string& f) { return Names().count(f) > 0; }
+bool IsScalarFunction(const std::string& f) {
+  const FunctionInfo* info = FindFunction(f);
+  return info != nullptr && (info->kind == FunctionKind::kScalar ||
+                             info->kind == FunctionKind::kInternal);
+}
 
 bool IsVolatileFunction(const std::string& f, size_t arg_count) {
-  return f == "CURRENT_TIMESTAMP" || f == "NOW" || f == "LOCALTIMESTAMP" || f == "PROCTIME" ||
-         f == "CURRENT_DATE" || f == "CURRENT_TIME" || f == "RAND" || f == "RAND_INTEGER" ||
-         f == "UUID" || (f == "UNIX_TIMESTAMP" && arg_count == 0);
+  const FunctionInfo* info = FindFunction(f);
+  return info != nullptr && ((info->flags & kVolatile) != 0 ||
+                             ((info->flags & kVolatileWithoutArgs) != 0 && arg_count == 0));
 }
 
 std::vector<std::string> AllFunctionNames() {
-  std::set<std::string> all(Names().begin(), Names().end());
-  for (const char* f :
-       {"COALESCE", "IFNULL", "NULLIF", "UPPER", "LOWER", "LENGTH", "CHAR_LENGTH", "SUBSTRING",
-        "SUBSTR", "TRIM", "LTRIM", "RTRIM", "CONCAT", "ABS", "MOD", "CURRENT_DATE",
-        "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIMESTAMP", "NOW", "PROCTIME", "CARDINALITY", "CAST",
-        "TRY_CAST", "EXTRACT", "ARRAY", "MAP", "ROW", "COUNT", "SUM", "MIN", "MAX", "AVG",
-        "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE", "LISTAGG",
-        "POSITION", "ROW_NUMBER",
-        "RANK", "DENSE_RANK", "LAG", "LEAD", "FIRST_VALUE", "LAST_VALUE"}) {
-    all.insert(f);
-  }
   std::vector<std::string> out;
-  for (const auto& f : all) {
-    if (f[0] != '$') out.push_back(f);  // internal forms ($ADD_INTERVAL: d + INTERVAL ...)
+  for (const FunctionInfo& f : AllFunctions()) {
+    if (f.kind != FunctionKind::kInternal) out.push_back(f.name);
   }
+  std::sort(out.begin(), out.end());
   return out;
 }
 
@@ -1147,12 +1113,8 @@ Result<Value> EvalFloorTo(const BoundExpr& e, const std::vector<Value>& args, bo
 // Functions that read a date or time's fields: a TIMESTAMP_LTZ argument (an instant) is read as
 // the session zone's wall-clock time, as Flink does (HOUR(ltz) in Asia/Shanghai is UTC + 8).
 bool ReadsWallClock(const std::string& f) {
-  static const std::set<std::string> kNames = {
-      "YEAR", "QUARTER", "MONTH", "DAYOFMONTH", "DAYOFYEAR", "DAYOFWEEK", "HOUR", "MINUTE",
-      "SECOND", "WEEK", "DATE_FORMAT", "DATEDIFF", "DATE_ADD", "DATE_SUB", "$MILLISECOND",
-      "$MICROSECOND", "$FLOOR_TO", "$CEIL_TO", "$DECADE", "$CENTURY", "$MILLENNIUM", "$ISODOW",
-      "$ISOYEAR"};
-  return kNames.count(f) > 0;
+  const FunctionInfo* info = FindFunction(f);
+  return info != nullptr && (info->flags & kReadsWallClock) != 0;
 }
 
 Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<Value>& args);
