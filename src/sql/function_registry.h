@@ -1,9 +1,10 @@
 // The registry of SQL functions: every function name SQL knows, declared once with what the
 // binder, the constant folder, SHOW FUNCTIONS and docs/sql.md need to know about it (its kind,
 // whether it is volatile, may return NULL for arguments that are not, or reads a TIMESTAMP_LTZ
-// as the session zone's wall-clock time). The scalar functions' type rules and evaluation are in
-// functions.cc; function_registry_test checks both against this table, and docs/sql.md against
-// it.
+// as the session zone's wall-clock time) and, for a scalar function, its type rules and
+// evaluation. The core, aggregate and window functions are listed in function_registry.cc, the
+// scalar functions in functions.cc's table (ScalarFunctions), one row each beside their code.
+// function_registry_test checks the table and docs/sql.md against each other.
 // Internal to sql/. Thread-safety: immutable.
 #pragma once
 
@@ -11,7 +12,21 @@
 #include <string>
 #include <vector>
 
+#include "tributary/result.h"
+
+namespace tributary {
+class Value;
+}
+
 namespace tributary::sql {
+
+struct BoundExpr;
+struct ScalarBindCall;
+// A scalar function's type rules: checks the call's arguments (casting them where it wants
+// another type) and sets the result's type.
+using ScalarBinder = Status (*)(ScalarBindCall& call);
+// A scalar function's evaluation over its arguments' values.
+using ScalarEvaluator = Result<Value> (*)(const BoundExpr& call, const std::vector<Value>& args);
 
 enum class FunctionKind : uint8_t {
   kCore,       // bound by the binder itself (COALESCE, SUBSTRING, CAST, the clock, ...)
@@ -38,6 +53,10 @@ struct FunctionInfo {
   const char* name;  // upper case, as SQL text names it (case-insensitively)
   FunctionKind kind;
   uint8_t flags;  // FunctionFlag bits
+  // Scalar functions (functions.cc): their type rules (null for an internal form the binder
+  // builds itself) and evaluation. Null for the others.
+  ScalarBinder bind = nullptr;
+  ScalarEvaluator eval = nullptr;
 };
 
 // Every function, in declaration order.

@@ -30,12 +30,6 @@ namespace tributary::sql {
 
 namespace {
 
-// Functions whose result may be NULL for arguments that are not (function_registry.h).
-bool MayReturnNull(const std::string& f) {
-  const FunctionInfo* info = FindFunction(f);
-  return info != nullptr && (info->flags & kMayReturnNull) != 0;
-}
-
 // Milliseconds in one of TIMESTAMPADD / TIMESTAMPDIFF's units, or months (negative: -months).
 int64_t UnitSize(const std::string& unit) {
   if (unit == "MILLISECOND") return 1;
@@ -573,11 +567,15 @@ std::vector<std::string> AllFunctionNames() {
   return out;
 }
 
-Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
-                                         std::vector<BoundExprPtr>* args_ptr) {
-  auto& args = *args_ptr;
-  const int mode = static_cast<int>(CastMode::kExplicit);
-  auto arity = [&](size_t lo, size_t hi) -> Status {
+// One binding of a scalar function's call: the arguments (replaced by casts where the function
+// wants another type) and the result, with the checks the functions share.
+struct ScalarBindCall {
+  const std::string& f;
+  const Pos& pos;
+  std::vector<BoundExprPtr>& args;
+  ScalarBinding b;
+
+  Status Arity(size_t lo, size_t hi) const {
     if (args.size() < lo || args.size() > hi) {
       return ErrorAt(pos, "function " + f + " takes " +
                               (lo == hi ? std::to_string(lo)
@@ -585,358 +583,507 @@ Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
                               " argument(s), got " + std::to_string(args.size()));
     }
     return Status::OK();
-  };
-  auto as = [&](size_t i, const DataType& t) -> Status {
-    TRIB_ASSIGN_OR_RETURN(args[i], CastTo(std::move(args[i]), t, mode));
+  }
+  Status As(size_t i, const DataType& t) {
+    TRIB_ASSIGN_OR_RETURN(args[i],
+                          CastTo(std::move(args[i]), t, static_cast<int>(CastMode::kExplicit)));
     return Status::OK();
-  };
-  auto need = [&](size_t i, bool ok, const char* what) -> Status {
+  }
+  Status Need(size_t i, bool ok, const char* what) const {
     if (args[i]->null_literal) return Status::OK();
     if (!ok) {
       return ErrorAt(args[i]->pos, "function " + f + " needs " + what + ", not " +
                                        TypeName(args[i]->type));
     }
     return Status::OK();
-  };
-  auto string_arg = [&](size_t i) -> Status {
-    TRIB_RETURN_NOT_OK(need(i, args[i]->type.IsString(), "a string"));
-    return as(i, DataType::String());
-  };
-  auto int_arg = [&](size_t i) -> Status {
-    TRIB_RETURN_NOT_OK(need(i, args[i]->type.IsInteger(), "an integer"));
-    return as(i, DataType::BigInt());
-  };
-  auto numeric_arg = [&](size_t i) -> Status {
-    if (args[i]->null_literal) return as(i, DataType::Int());
-    return need(i, args[i]->type.IsNumeric(), "a number");
-  };
-  auto temporal_arg = [&](size_t i, bool time_ok) -> Status {
-    if (args[i]->null_literal) return as(i, DataType::Timestamp(3));
+  }
+  Status StringArg(size_t i) {
+    TRIB_RETURN_NOT_OK(Need(i, args[i]->type.IsString(), "a string"));
+    return As(i, DataType::String());
+  }
+  Status IntArg(size_t i) {
+    TRIB_RETURN_NOT_OK(Need(i, args[i]->type.IsInteger(), "an integer"));
+    return As(i, DataType::BigInt());
+  }
+  Status NumericArg(size_t i) {
+    if (args[i]->null_literal) return As(i, DataType::Int());
+    return Need(i, args[i]->type.IsNumeric(), "a number");
+  }
+  Status TemporalArg(size_t i, bool time_ok) {
+    if (args[i]->null_literal) return As(i, DataType::Timestamp(3));
     const DataType& t = args[i]->type;
     const bool ok = t.id == TypeId::kDate || t.IsTimestamp() || (time_ok && t.id == TypeId::kTime);
-    return need(i, ok, time_ok ? "a DATE, TIME or TIMESTAMP" : "a DATE or TIMESTAMP");
-  };
-  ScalarBinding b;
-  b.may_return_null = MayReturnNull(f);
-  if (f == "ROUND" || f == "TRUNCATE") {
-    TRIB_RETURN_NOT_OK(arity(1, 2));
-    TRIB_RETURN_NOT_OK(numeric_arg(0));
-    if (args.size() > 1) TRIB_RETURN_NOT_OK(int_arg(1));
-    b.type = args[0]->type;
-    // A DECIMAL rounded to a constant number of places has that scale (Flink's
-    // findRoundDecimalType): ROUND(1.2345, 2) is DECIMAL(4, 2) 1.23, ROUND(2.5) DECIMAL(2, 0) 3.
-    const bool constant_places =
-        args.size() == 1 || (args[1]->IsConstant() && !args[1]->constant.is_null());
-    if (b.type.id == TypeId::kDecimal && constant_places) {
-      const int64_t r = args.size() == 1 ? 0 : args[1]->constant.int_value();
-      const int p = b.type.precision, s = b.type.scale;
-      if (r < 0) {
-        b.type = DataType::Decimal(std::min(38, 1 + p - s), 0).WithNullable(b.type.nullable);
-      } else if (r < s) {
-        b.type = DataType::Decimal(static_cast<int>(1 + p - s + r), static_cast<int>(r))
-                     .WithNullable(b.type.nullable);
-      }
-    }
-  } else if (f == "FLOOR" || f == "CEIL" || f == "CEILING") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    TRIB_RETURN_NOT_OK(numeric_arg(0));
-    b.type = args[0]->type;
-    if (b.type.id == TypeId::kDecimal) {
-      b.type = DataType::Decimal(std::min(38, b.type.precision - b.type.scale + 1), 0)
+    return Need(i, ok, time_ok ? "a DATE, TIME or TIMESTAMP" : "a DATE or TIMESTAMP");
+  }
+};
+
+namespace {
+
+Status BindRound(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 2));
+  TRIB_RETURN_NOT_OK(c.NumericArg(0));
+  if (args.size() > 1) TRIB_RETURN_NOT_OK(c.IntArg(1));
+  b.type = args[0]->type;
+  // A DECIMAL rounded to a constant number of places has that scale (Flink's
+  // findRoundDecimalType): ROUND(1.2345, 2) is DECIMAL(4, 2) 1.23, ROUND(2.5) DECIMAL(2, 0) 3.
+  const bool constant_places =
+      args.size() == 1 || (args[1]->IsConstant() && !args[1]->constant.is_null());
+  if (b.type.id == TypeId::kDecimal && constant_places) {
+    const int64_t r = args.size() == 1 ? 0 : args[1]->constant.int_value();
+    const int p = b.type.precision, s = b.type.scale;
+    if (r < 0) {
+      b.type = DataType::Decimal(std::min(38, 1 + p - s), 0).WithNullable(b.type.nullable);
+    } else if (r < s) {
+      b.type = DataType::Decimal(static_cast<int>(1 + p - s + r), static_cast<int>(r))
                    .WithNullable(b.type.nullable);
     }
-  } else if (f == "POWER" || f == "POW" || f == "LOG") {
-    TRIB_RETURN_NOT_OK(f == "LOG" ? arity(1, 2) : arity(2, 2));
-    for (size_t i = 0; i < args.size(); i++) {
-      TRIB_RETURN_NOT_OK(numeric_arg(i));
-      TRIB_RETURN_NOT_OK(as(i, DataType::Double()));
-    }
-    b.type = DataType::Double();
-  } else if (f == "SQRT" || f == "LN" || f == "LOG10" || f == "LOG2" || f == "EXP") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    TRIB_RETURN_NOT_OK(numeric_arg(0));
-    TRIB_RETURN_NOT_OK(as(0, DataType::Double()));
-    b.type = DataType::Double();
-  } else if (f == "SIGN") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    TRIB_RETURN_NOT_OK(numeric_arg(0));
-    b.type = args[0]->type;
-  } else if (f == "PI") {
-    TRIB_RETURN_NOT_OK(arity(0, 0));
-    b.type = DataType::Double().NotNull();
-  } else if (f == "REPLACE") {
-    TRIB_RETURN_NOT_OK(arity(3, 3));
-    for (size_t i = 0; i < 3; i++) TRIB_RETURN_NOT_OK(string_arg(i));
-    b.type = DataType::String();
-  } else if (f == "REPEAT") {
-    TRIB_RETURN_NOT_OK(arity(2, 2));
-    TRIB_RETURN_NOT_OK(string_arg(0));
-    TRIB_RETURN_NOT_OK(int_arg(1));
-    b.type = DataType::String();
-  } else if (f == "REVERSE" || f == "INITCAP" || f == "TO_BASE64" || f == "FROM_BASE64") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    TRIB_RETURN_NOT_OK(string_arg(0));
-    b.type = DataType::String();
-  } else if (f == "LPAD" || f == "RPAD") {
-    TRIB_RETURN_NOT_OK(arity(3, 3));
-    TRIB_RETURN_NOT_OK(string_arg(0));
-    TRIB_RETURN_NOT_OK(int_arg(1));
-    TRIB_RETURN_NOT_OK(string_arg(2));
-    b.type = DataType::String();
-  } else if (f == "LOCATE") {
-    TRIB_RETURN_NOT_OK(arity(2, 3));
-    TRIB_RETURN_NOT_OK(string_arg(0));
-    TRIB_RETURN_NOT_OK(string_arg(1));
-    if (args.size() > 2) TRIB_RETURN_NOT_OK(int_arg(2));
-    b.type = DataType::Int();
-  } else if (f == "CONCAT_WS") {
-    TRIB_RETURN_NOT_OK(arity(2, 1000));
-    for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(as(i, DataType::String()));
-    b.type = DataType::String();
-  } else if (f == "SPLIT_INDEX") {
-    TRIB_RETURN_NOT_OK(arity(3, 3));
-    TRIB_RETURN_NOT_OK(string_arg(0));
-    TRIB_RETURN_NOT_OK(string_arg(1));
-    TRIB_RETURN_NOT_OK(int_arg(2));
-    b.type = DataType::String();
-  } else if (f == "REGEXP" || f == "REGEXP_REPLACE" || f == "REGEXP_EXTRACT") {
-    TRIB_RETURN_NOT_OK(f == "REGEXP" ? arity(2, 2) : arity(f == "REGEXP_REPLACE" ? 3 : 2, 3));
-    for (size_t i = 0; i < args.size(); i++) {
-      if (f == "REGEXP_EXTRACT" && i == 2) {
-        TRIB_RETURN_NOT_OK(int_arg(i));
-      } else {
-        TRIB_RETURN_NOT_OK(string_arg(i));
-      }
-    }
-    // A constant pattern is checked now.
-    if (args[1]->IsConstant() && !args[1]->constant.is_null()) {
-      TRIB_ASSIGN_OR_RETURN(auto ignored, Pattern(args[1]->constant.string_value()));
-      (void)ignored;
-    }
-    b.type = f == "REGEXP" ? DataType::Boolean() : DataType::String();
-  } else if (f == "ASCII") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    TRIB_RETURN_NOT_OK(string_arg(0));
-    b.type = DataType::Int();
-  } else if (f == "CHR") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    TRIB_RETURN_NOT_OK(int_arg(0));
-    b.type = DataType::String();
-  } else if (f == "IF") {
-    TRIB_RETURN_NOT_OK(arity(3, 3));
-    if (args[0]->null_literal) TRIB_RETURN_NOT_OK(as(0, DataType::Boolean()));
-    TRIB_RETURN_NOT_OK(need(0, args[0]->type.id == TypeId::kBoolean, "a BOOLEAN condition"));
-    std::vector<DataType> types;
-    for (size_t i = 1; i < 3; i++) {
-      if (!args[i]->null_literal) types.push_back(args[i]->type);
-    }
-    auto common = types.empty() ? std::optional<DataType>(DataType::String()) : CommonType(types);
-    if (!common) return ErrorAt(pos, "the two branches of IF have types that do not combine");
-    for (size_t i = 1; i < 3; i++) TRIB_RETURN_NOT_OK(as(i, *common));
-    b.type = common->WithNullable(true);
-  } else if (f == "GREATEST" || f == "LEAST") {
-    TRIB_RETURN_NOT_OK(arity(1, 1000));
-    std::vector<DataType> types;
-    for (const auto& a : args) {
-      if (!a->null_literal) types.push_back(a->type);
-    }
-    auto common = types.empty() ? std::optional<DataType>(DataType::String()) : CommonType(types);
-    if (!common) return ErrorAt(pos, "the arguments of " + f + " have types that do not combine");
-    for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(as(i, *common));
-    b.type = *common;
-  } else if (f == "YEAR" || f == "QUARTER" || f == "MONTH" || f == "DAYOFMONTH" ||
-             f == "DAYOFYEAR" || f == "DAYOFWEEK" || f == "WEEK" || f == "$DECADE" ||
-             f == "$CENTURY" || f == "$MILLENNIUM" || f == "$ISODOW" || f == "$ISOYEAR") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    TRIB_RETURN_NOT_OK(temporal_arg(0, false));
-    b.type = DataType::BigInt();
-  } else if (f == "HOUR" || f == "MINUTE" || f == "SECOND" || f == "$MILLISECOND" ||
-             f == "$MICROSECOND") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    TRIB_RETURN_NOT_OK(temporal_arg(0, true));
-    b.type = DataType::BigInt();
-  } else if (f == "$EPOCH") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    TRIB_RETURN_NOT_OK(temporal_arg(0, false));
-    b.type = DataType::BigInt();
-  } else if (f == "$FLOOR_TO" || f == "$CEIL_TO") {
-    TRIB_RETURN_NOT_OK(arity(2, 2));
-    TRIB_RETURN_NOT_OK(temporal_arg(0, false));
-    b.type = args[0]->type;
-  } else if (f == "DATE_FORMAT") {
-    TRIB_RETURN_NOT_OK(arity(2, 2));
-    if (args[0]->type.IsString()) TRIB_RETURN_NOT_OK(as(0, DataType::Timestamp(3)));
-    TRIB_RETURN_NOT_OK(temporal_arg(0, false));
-    TRIB_RETURN_NOT_OK(string_arg(1));
-    if (args[1]->IsConstant() && args[1]->constant.is_string()) {
-      auto checked = FormatDateTime(0, 0, args[1]->constant.string_value());
-      if (!checked.ok()) return ErrorAt(args[1]->pos, checked.status().message());
-    }
-    b.type = DataType::String();
-  } else if (f == "TO_DATE" || f == "TO_TIMESTAMP") {
-    TRIB_RETURN_NOT_OK(arity(1, 2));
-    for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(string_arg(i));
-    b.type = f == "TO_DATE" ? DataType::Date() : DataType::Timestamp(3);
-  } else if (f == "DATE_ADD" || f == "DATE_SUB") {
-    // DATE_ADD(d, n): the date n days after d (DATE_SUB: before); d a DATE, TIMESTAMP or
-    // 'yyyy-MM-dd' string, as Hive's and Spark's.
-    TRIB_RETURN_NOT_OK(arity(2, 2));
-    if (args[0]->type.IsString()) TRIB_RETURN_NOT_OK(as(0, DataType::Date()));
-    TRIB_RETURN_NOT_OK(temporal_arg(0, false));
-    TRIB_RETURN_NOT_OK(int_arg(1));
-    b.type = DataType::Date();
-  } else if (f == "DATEDIFF") {
-    TRIB_RETURN_NOT_OK(arity(2, 2));
-    for (size_t i = 0; i < 2; i++) {
-      if (args[i]->type.IsString()) TRIB_RETURN_NOT_OK(as(i, DataType::Date()));
-      TRIB_RETURN_NOT_OK(temporal_arg(i, false));
-    }
-    b.type = DataType::Int();
-  } else if (f == "MD5" || f == "SHA1" || f == "SHA224" || f == "SHA256" || f == "SHA384" ||
-             f == "SHA512" || f == "SHA2") {
-    TRIB_RETURN_NOT_OK(f == "SHA2" ? arity(2, 2) : arity(1, 1));
-    TRIB_RETURN_NOT_OK(string_arg(0));
-    if (f == "SHA2") {
-      TRIB_RETURN_NOT_OK(int_arg(1));
-      if (args[1]->IsConstant() && !args[1]->constant.is_null()) {
-        const int64_t bits = args[1]->constant.int_value();
-        if (bits != 224 && bits != 256 && bits != 384 && bits != 512) {
-          return ErrorAt(args[1]->pos, "SHA2 takes a bit length of 224, 256, 384 or 512, not " +
-                                           std::to_string(bits));
-        }
-      }
-    }
-    b.type = DataType::String();
-  } else if (f == "RAND" || f == "RAND_INTEGER") {
-    TRIB_RETURN_NOT_OK(f == "RAND" ? arity(0, 1) : arity(1, 2));
-    const bool seeded = (f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2);
-    for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(int_arg(i));
-    if (seeded && !args[0]->IsConstant()) {
-      return ErrorAt(args[0]->pos, f + "'s seed must be a constant");
-    }
-    b.type = f == "RAND" && !seeded ? DataType::Double().NotNull()
-             : f == "RAND"          ? DataType::Double()
-                                    : DataType::Int();
-    b.may_return_null = seeded;
-  } else if (f == "UUID") {
-    TRIB_RETURN_NOT_OK(arity(0, 0));
-    b.type = DataType::String().NotNull();
-  } else if (f == "UNIX_TIMESTAMP") {
-    TRIB_RETURN_NOT_OK(arity(0, 2));
-    for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(string_arg(i));
-    b.type = args.empty() ? DataType::BigInt().NotNull() : DataType::BigInt();
-  } else if (f == "FROM_UNIXTIME") {
-    TRIB_RETURN_NOT_OK(arity(1, 2));
-    TRIB_RETURN_NOT_OK(int_arg(0));
-    if (args.size() > 1) TRIB_RETURN_NOT_OK(string_arg(1));
-    b.type = DataType::String();
-  } else if (f == "TO_TIMESTAMP_LTZ") {
-    // TO_TIMESTAMP_LTZ(epoch [, precision]): precision 3 (milliseconds) when not given.
-    TRIB_RETURN_NOT_OK(arity(1, 2));
-    TRIB_RETURN_NOT_OK(int_arg(0));
-    if (args.size() > 1) TRIB_RETURN_NOT_OK(int_arg(1));
-    if (args.size() > 1 && args[1]->IsConstant() && !args[1]->constant.is_null()) {
-      const int64_t p = args[1]->constant.int_value();
-      if (p != 0 && p != 3) {
-        return ErrorAt(args[1]->pos, "TO_TIMESTAMP_LTZ takes precision 0 (seconds) or 3 "
-                                     "(milliseconds), not " + std::to_string(p));
-      }
-    }
-    b.type = DataType::TimestampLtz(3);
-  } else if (f == "TIMESTAMPADD" || f == "TIMESTAMPDIFF") {
-    TRIB_RETURN_NOT_OK(arity(3, 3));
-    // The parser turns the unit into a string literal.
-    if (!args[0]->IsConstant() || !args[0]->constant.is_string() ||
-        UnitSize(args[0]->constant.string_value()) == 0) {
-      return ErrorAt(args[0]->pos, f + " takes a unit first: SECOND, MINUTE, HOUR, DAY, WEEK, "
-                                       "MONTH, QUARTER or YEAR");
-    }
-    if (f == "TIMESTAMPADD") {
-      TRIB_RETURN_NOT_OK(int_arg(1));
-      TRIB_RETURN_NOT_OK(temporal_arg(2, false));
-      // A unit shorter than a day moves a DATE to a TIMESTAMP (Calcite's rule):
-      // TIMESTAMPADD(HOUR, 1, DATE '2024-01-01') is 2024-01-01 01:00:00.
-      const int64_t unit = UnitSize(args[0]->constant.string_value());
-      if (args[2]->type.id == TypeId::kDate && unit > 0 && unit < 86400000) {
-        TRIB_RETURN_NOT_OK(as(2, DataType::Timestamp(0)));
-      }
-      b.type = args[2]->type;
-    } else {
-      TRIB_RETURN_NOT_OK(temporal_arg(1, false));
-      TRIB_RETURN_NOT_OK(temporal_arg(2, false));
-      b.type = DataType::Int();
-    }
-  } else if (f == "JSON_EXISTS") {
-    TRIB_RETURN_NOT_OK(arity(2, 2));
-    TRIB_RETURN_NOT_OK(string_arg(0));
-    TRIB_RETURN_NOT_OK(string_arg(1));
-    b.type = DataType::Boolean();
-  } else if (f == "JSON_VALUE" || f == "JSON_QUERY") {
-    // The parser's form (parser_expression.cc): JSON_VALUE(s, path, type, on_empty,
-    // empty_default, on_error, error_default), JSON_QUERY(s, path, wrapper, on_empty, on_error).
-    const bool value = f == "JSON_VALUE";
-    TRIB_RETURN_NOT_OK(arity(value ? 7 : 6, value ? 7 : 6));
-    TRIB_RETURN_NOT_OK(string_arg(0));
-    TRIB_RETURN_NOT_OK(string_arg(1));
-    b.type = DataType::String();
-    if (!value) {
-      // JSON_QUERY ... RETURNING STRING (the JSON text) or ARRAY<STRING> (the array's elements,
-      // strings as their values, others as JSON text), as Flink.
-      auto t = DataType::Parse(args[5]->constant.string_value());
-      if (!t.ok()) return ErrorAt(pos, "JSON_QUERY ... RETURNING: " + t.status().message());
-      const bool array = t->id == TypeId::kArray && t->element().IsString();
-      if (!t->IsString() && !array) {
-        return ErrorAt(pos, "JSON_QUERY ... RETURNING takes STRING or ARRAY<STRING>, not " +
-                                TypeName(*t));
-      }
-      b.type = array ? DataType::Array(DataType::String()) : DataType::String();
-    }
-    if (value) {
-      auto t = DataType::Parse(args[2]->constant.string_value());
-      if (!t.ok()) return ErrorAt(pos, "JSON_VALUE ... RETURNING: " + t.status().message());
-      if (t->IsNested() || t->id == TypeId::kBinary || t->id == TypeId::kVarBinary) {
-        return NotSupportedAt(pos, "JSON_VALUE ... RETURNING " + TypeName(*t) +
-                                       " is not supported (a scalar type)");
-      }
-      b.type = t->WithNullable(true);
-      for (size_t i : {size_t{4}, size_t{6}}) {
-        if (args[i]->null_literal) continue;
-        if (!CanCast(args[i]->type, b.type, CastMode::kExplicit)) {
-          return ErrorAt(args[i]->pos, "the DEFAULT of JSON_VALUE must be a " +
-                                           TypeName(b.type) + ", not " + TypeName(args[i]->type));
-        }
-        TRIB_RETURN_NOT_OK(as(i, b.type));
-      }
-    }
-  } else if (f == "OVERLAY") {
-    TRIB_RETURN_NOT_OK(arity(3, 4));
-    TRIB_RETURN_NOT_OK(string_arg(0));
-    TRIB_RETURN_NOT_OK(string_arg(1));
-    TRIB_RETURN_NOT_OK(int_arg(2));
-    if (args.size() > 3) TRIB_RETURN_NOT_OK(int_arg(3));
-    b.type = DataType::String();
-  } else if (f == "HEX") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    if (!args[0]->type.IsString()) TRIB_RETURN_NOT_OK(int_arg(0));
-    b.type = DataType::String();
-  } else if (f == "BIN") {
-    TRIB_RETURN_NOT_OK(arity(1, 1));
-    TRIB_RETURN_NOT_OK(int_arg(0));
-    b.type = DataType::String();
-  } else if (f == "SIN" || f == "COS" || f == "TAN" || f == "COT" || f == "ASIN" ||
-             f == "ACOS" || f == "ATAN" || f == "ATAN2" || f == "SINH" || f == "COSH" ||
-             f == "TANH" || f == "DEGREES" || f == "RADIANS") {
-    TRIB_RETURN_NOT_OK(f == "ATAN2" ? arity(2, 2) : arity(1, 1));
-    for (size_t i = 0; i < args.size(); i++) {
-      TRIB_RETURN_NOT_OK(numeric_arg(i));
-      TRIB_RETURN_NOT_OK(as(i, DataType::Double()));
-    }
-    b.type = DataType::Double();
-  } else {
-    return ErrorAt(pos, "unknown function '" + f + "'");
   }
-  return b;
+  return Status::OK();
 }
+
+Status BindFloor(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.NumericArg(0));
+  b.type = args[0]->type;
+  if (b.type.id == TypeId::kDecimal) {
+    b.type = DataType::Decimal(std::min(38, b.type.precision - b.type.scale + 1), 0)
+                 .WithNullable(b.type.nullable);
+  }
+  return Status::OK();
+}
+
+Status BindPower(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(f == "LOG" ? c.Arity(1, 2) : c.Arity(2, 2));
+  for (size_t i = 0; i < args.size(); i++) {
+    TRIB_RETURN_NOT_OK(c.NumericArg(i));
+    TRIB_RETURN_NOT_OK(c.As(i, DataType::Double()));
+  }
+  b.type = DataType::Double();
+  return Status::OK();
+}
+
+Status BindSqrt(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.NumericArg(0));
+  TRIB_RETURN_NOT_OK(c.As(0, DataType::Double()));
+  b.type = DataType::Double();
+  return Status::OK();
+}
+
+Status BindSign(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.NumericArg(0));
+  b.type = args[0]->type;
+  return Status::OK();
+}
+
+Status BindPi(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(0, 0));
+  b.type = DataType::Double().NotNull();
+  return Status::OK();
+}
+
+Status BindReplace(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(3, 3));
+  for (size_t i = 0; i < 3; i++) TRIB_RETURN_NOT_OK(c.StringArg(i));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindRepeat(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(2, 2));
+  TRIB_RETURN_NOT_OK(c.StringArg(0));
+  TRIB_RETURN_NOT_OK(c.IntArg(1));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindReverse(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.StringArg(0));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindLpad(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(3, 3));
+  TRIB_RETURN_NOT_OK(c.StringArg(0));
+  TRIB_RETURN_NOT_OK(c.IntArg(1));
+  TRIB_RETURN_NOT_OK(c.StringArg(2));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindLocate(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(2, 3));
+  TRIB_RETURN_NOT_OK(c.StringArg(0));
+  TRIB_RETURN_NOT_OK(c.StringArg(1));
+  if (args.size() > 2) TRIB_RETURN_NOT_OK(c.IntArg(2));
+  b.type = DataType::Int();
+  return Status::OK();
+}
+
+Status BindConcatWs(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(2, 1000));
+  for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(c.As(i, DataType::String()));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindSplitIndex(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(3, 3));
+  TRIB_RETURN_NOT_OK(c.StringArg(0));
+  TRIB_RETURN_NOT_OK(c.StringArg(1));
+  TRIB_RETURN_NOT_OK(c.IntArg(2));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindRegexp(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(f == "REGEXP" ? c.Arity(2, 2) : c.Arity(f == "REGEXP_REPLACE" ? 3 : 2, 3));
+  for (size_t i = 0; i < args.size(); i++) {
+    if (f == "REGEXP_EXTRACT" && i == 2) {
+      TRIB_RETURN_NOT_OK(c.IntArg(i));
+    } else {
+      TRIB_RETURN_NOT_OK(c.StringArg(i));
+    }
+  }
+  // A constant pattern is checked now.
+  if (args[1]->IsConstant() && !args[1]->constant.is_null()) {
+    TRIB_ASSIGN_OR_RETURN(auto ignored, Pattern(args[1]->constant.string_value()));
+    (void)ignored;
+  }
+  b.type = f == "REGEXP" ? DataType::Boolean() : DataType::String();
+  return Status::OK();
+}
+
+Status BindAscii(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.StringArg(0));
+  b.type = DataType::Int();
+  return Status::OK();
+}
+
+Status BindChr(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.IntArg(0));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindIf(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(3, 3));
+  if (args[0]->null_literal) TRIB_RETURN_NOT_OK(c.As(0, DataType::Boolean()));
+  TRIB_RETURN_NOT_OK(c.Need(0, args[0]->type.id == TypeId::kBoolean, "a BOOLEAN condition"));
+  std::vector<DataType> types;
+  for (size_t i = 1; i < 3; i++) {
+    if (!args[i]->null_literal) types.push_back(args[i]->type);
+  }
+  auto common = types.empty() ? std::optional<DataType>(DataType::String()) : CommonType(types);
+  if (!common) return ErrorAt(pos, "the two branches of IF have types that do not combine");
+  for (size_t i = 1; i < 3; i++) TRIB_RETURN_NOT_OK(c.As(i, *common));
+  b.type = common->WithNullable(true);
+  return Status::OK();
+}
+
+Status BindGreatest(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1000));
+  std::vector<DataType> types;
+  for (const auto& a : args) {
+    if (!a->null_literal) types.push_back(a->type);
+  }
+  auto common = types.empty() ? std::optional<DataType>(DataType::String()) : CommonType(types);
+  if (!common) return ErrorAt(pos, "the arguments of " + f + " have types that do not combine");
+  for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(c.As(i, *common));
+  b.type = *common;
+  return Status::OK();
+}
+
+Status BindYear(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.TemporalArg(0, false));
+  b.type = DataType::BigInt();
+  return Status::OK();
+}
+
+Status BindHour(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.TemporalArg(0, true));
+  b.type = DataType::BigInt();
+  return Status::OK();
+}
+
+Status BindEpoch(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.TemporalArg(0, false));
+  b.type = DataType::BigInt();
+  return Status::OK();
+}
+
+Status BindFloorTo(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(2, 2));
+  TRIB_RETURN_NOT_OK(c.TemporalArg(0, false));
+  b.type = args[0]->type;
+  return Status::OK();
+}
+
+Status BindDateFormat(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(2, 2));
+  if (args[0]->type.IsString()) TRIB_RETURN_NOT_OK(c.As(0, DataType::Timestamp(3)));
+  TRIB_RETURN_NOT_OK(c.TemporalArg(0, false));
+  TRIB_RETURN_NOT_OK(c.StringArg(1));
+  if (args[1]->IsConstant() && args[1]->constant.is_string()) {
+    auto checked = FormatDateTime(0, 0, args[1]->constant.string_value());
+    if (!checked.ok()) return ErrorAt(args[1]->pos, checked.status().message());
+  }
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindToDate(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 2));
+  for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(c.StringArg(i));
+  b.type = f == "TO_DATE" ? DataType::Date() : DataType::Timestamp(3);
+  return Status::OK();
+}
+
+Status BindDateAdd(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  // DATE_ADD(d, n): the date n days after d (DATE_SUB: before); d a DATE, TIMESTAMP or
+  // 'yyyy-MM-dd' string, as Hive's and Spark's.
+  TRIB_RETURN_NOT_OK(c.Arity(2, 2));
+  if (args[0]->type.IsString()) TRIB_RETURN_NOT_OK(c.As(0, DataType::Date()));
+  TRIB_RETURN_NOT_OK(c.TemporalArg(0, false));
+  TRIB_RETURN_NOT_OK(c.IntArg(1));
+  b.type = DataType::Date();
+  return Status::OK();
+}
+
+Status BindDatediff(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(2, 2));
+  for (size_t i = 0; i < 2; i++) {
+    if (args[i]->type.IsString()) TRIB_RETURN_NOT_OK(c.As(i, DataType::Date()));
+    TRIB_RETURN_NOT_OK(c.TemporalArg(i, false));
+  }
+  b.type = DataType::Int();
+  return Status::OK();
+}
+
+Status BindMd5(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(f == "SHA2" ? c.Arity(2, 2) : c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.StringArg(0));
+  if (f == "SHA2") {
+    TRIB_RETURN_NOT_OK(c.IntArg(1));
+    if (args[1]->IsConstant() && !args[1]->constant.is_null()) {
+      const int64_t bits = args[1]->constant.int_value();
+      if (bits != 224 && bits != 256 && bits != 384 && bits != 512) {
+        return ErrorAt(args[1]->pos, "SHA2 takes a bit length of 224, 256, 384 or 512, not " +
+                                         std::to_string(bits));
+      }
+    }
+  }
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindRand(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(f == "RAND" ? c.Arity(0, 1) : c.Arity(1, 2));
+  const bool seeded = (f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2);
+  for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(c.IntArg(i));
+  if (seeded && !args[0]->IsConstant()) {
+    return ErrorAt(args[0]->pos, f + "'s seed must be a constant");
+  }
+  b.type = f == "RAND" && !seeded ? DataType::Double().NotNull()
+           : f == "RAND"          ? DataType::Double()
+                                  : DataType::Int();
+  b.may_return_null = seeded;
+  return Status::OK();
+}
+
+Status BindUuid(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(0, 0));
+  b.type = DataType::String().NotNull();
+  return Status::OK();
+}
+
+Status BindUnixTimestamp(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(0, 2));
+  for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(c.StringArg(i));
+  b.type = args.empty() ? DataType::BigInt().NotNull() : DataType::BigInt();
+  return Status::OK();
+}
+
+Status BindFromUnixtime(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 2));
+  TRIB_RETURN_NOT_OK(c.IntArg(0));
+  if (args.size() > 1) TRIB_RETURN_NOT_OK(c.StringArg(1));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindToTimestampLtz(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  // TO_TIMESTAMP_LTZ(epoch [, precision]): precision 3 (milliseconds) when not given.
+  TRIB_RETURN_NOT_OK(c.Arity(1, 2));
+  TRIB_RETURN_NOT_OK(c.IntArg(0));
+  if (args.size() > 1) TRIB_RETURN_NOT_OK(c.IntArg(1));
+  if (args.size() > 1 && args[1]->IsConstant() && !args[1]->constant.is_null()) {
+    const int64_t p = args[1]->constant.int_value();
+    if (p != 0 && p != 3) {
+      return ErrorAt(args[1]->pos, "TO_TIMESTAMP_LTZ takes precision 0 (seconds) or 3 "
+                                   "(milliseconds), not " + std::to_string(p));
+    }
+  }
+  b.type = DataType::TimestampLtz(3);
+  return Status::OK();
+}
+
+Status BindTimestampadd(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(3, 3));
+  // The parser turns the unit into a string literal.
+  if (!args[0]->IsConstant() || !args[0]->constant.is_string() ||
+      UnitSize(args[0]->constant.string_value()) == 0) {
+    return ErrorAt(args[0]->pos, f + " takes a unit first: SECOND, MINUTE, HOUR, DAY, WEEK, "
+                                     "MONTH, QUARTER or YEAR");
+  }
+  if (f == "TIMESTAMPADD") {
+    TRIB_RETURN_NOT_OK(c.IntArg(1));
+    TRIB_RETURN_NOT_OK(c.TemporalArg(2, false));
+    // A unit shorter than a day moves a DATE to a TIMESTAMP (Calcite's rule):
+    // TIMESTAMPADD(HOUR, 1, DATE '2024-01-01') is 2024-01-01 01:00:00.
+    const int64_t unit = UnitSize(args[0]->constant.string_value());
+    if (args[2]->type.id == TypeId::kDate && unit > 0 && unit < 86400000) {
+      TRIB_RETURN_NOT_OK(c.As(2, DataType::Timestamp(0)));
+    }
+    b.type = args[2]->type;
+  } else {
+    TRIB_RETURN_NOT_OK(c.TemporalArg(1, false));
+    TRIB_RETURN_NOT_OK(c.TemporalArg(2, false));
+    b.type = DataType::Int();
+  }
+  return Status::OK();
+}
+
+Status BindJsonExists(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(2, 2));
+  TRIB_RETURN_NOT_OK(c.StringArg(0));
+  TRIB_RETURN_NOT_OK(c.StringArg(1));
+  b.type = DataType::Boolean();
+  return Status::OK();
+}
+
+Status BindJsonValue(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  // The parser's form (parser_expression.cc): JSON_VALUE(s, path, type, on_empty,
+  // empty_default, on_error, error_default), JSON_QUERY(s, path, wrapper, on_empty, on_error).
+  const bool value = f == "JSON_VALUE";
+  TRIB_RETURN_NOT_OK(c.Arity(value ? 7 : 6, value ? 7 : 6));
+  TRIB_RETURN_NOT_OK(c.StringArg(0));
+  TRIB_RETURN_NOT_OK(c.StringArg(1));
+  b.type = DataType::String();
+  if (!value) {
+    // JSON_QUERY ... RETURNING STRING (the JSON text) or ARRAY<STRING> (the array's elements,
+    // strings as their values, others as JSON text), as Flink.
+    auto t = DataType::Parse(args[5]->constant.string_value());
+    if (!t.ok()) return ErrorAt(pos, "JSON_QUERY ... RETURNING: " + t.status().message());
+    const bool array = t->id == TypeId::kArray && t->element().IsString();
+    if (!t->IsString() && !array) {
+      return ErrorAt(pos, "JSON_QUERY ... RETURNING takes STRING or ARRAY<STRING>, not " +
+                              TypeName(*t));
+    }
+    b.type = array ? DataType::Array(DataType::String()) : DataType::String();
+  }
+  if (value) {
+    auto t = DataType::Parse(args[2]->constant.string_value());
+    if (!t.ok()) return ErrorAt(pos, "JSON_VALUE ... RETURNING: " + t.status().message());
+    if (t->IsNested() || t->id == TypeId::kBinary || t->id == TypeId::kVarBinary) {
+      return NotSupportedAt(pos, "JSON_VALUE ... RETURNING " + TypeName(*t) +
+                                     " is not supported (a scalar type)");
+    }
+    b.type = t->WithNullable(true);
+    for (size_t i : {size_t{4}, size_t{6}}) {
+      if (args[i]->null_literal) continue;
+      if (!CanCast(args[i]->type, b.type, CastMode::kExplicit)) {
+        return ErrorAt(args[i]->pos, "the DEFAULT of JSON_VALUE must be a " +
+                                         TypeName(b.type) + ", not " + TypeName(args[i]->type));
+      }
+      TRIB_RETURN_NOT_OK(c.As(i, b.type));
+    }
+  }
+  return Status::OK();
+}
+
+Status BindOverlay(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(3, 4));
+  TRIB_RETURN_NOT_OK(c.StringArg(0));
+  TRIB_RETURN_NOT_OK(c.StringArg(1));
+  TRIB_RETURN_NOT_OK(c.IntArg(2));
+  if (args.size() > 3) TRIB_RETURN_NOT_OK(c.IntArg(3));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindHex(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  if (!args[0]->type.IsString()) TRIB_RETURN_NOT_OK(c.IntArg(0));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindBin(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
+  TRIB_RETURN_NOT_OK(c.IntArg(0));
+  b.type = DataType::String();
+  return Status::OK();
+}
+
+Status BindSin(ScalarBindCall& c) {
+  [[maybe_unused]] auto& [f, pos, args, b] = c;
+  TRIB_RETURN_NOT_OK(f == "ATAN2" ? c.Arity(2, 2) : c.Arity(1, 1));
+  for (size_t i = 0; i < args.size(); i++) {
+    TRIB_RETURN_NOT_OK(c.NumericArg(i));
+    TRIB_RETURN_NOT_OK(c.As(i, DataType::Double()));
+  }
+  b.type = DataType::Double();
+  return Status::OK();
+}
+
+}  // namespace
 
 namespace {
 // A DATE (days) or TIMESTAMP `base` plus `millis` and `months`, as `d + INTERVAL ...` and
@@ -1142,9 +1289,14 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
 
 namespace {
 
-Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<Value>& args) {
-  const std::string& f = e.op;
+Result<Value> EvalPi(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
   if (f == "PI") return Value::Double(M_PI);
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalRand(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
   if (f == "RAND" || f == "RAND_INTEGER") {
     // With a seed (the first argument), the call's own sequence: the same seed gives the same
     // numbers, as Flink's RAND(seed) / RAND_INTEGER(seed, n).
@@ -1165,6 +1317,11 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     if (n <= 0) return Status::Invalid("RAND_INTEGER needs a positive bound, not " + std::to_string(n));
     return Value::Int(std::uniform_int_distribution<int64_t>(0, n - 1)(*engine));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalUuid(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
   if (f == "UUID") {
     // A version 4 UUID, as Flink's (java.util.UUID.randomUUID).
     uint64_t hi = RandomEngine()(), lo = RandomEngine()();
@@ -1177,20 +1334,54 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
                   static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
     return Value::String(buf);
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalUnixTimestamp(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
   if (f == "UNIX_TIMESTAMP" && args.empty()) {
     return Value::Int(std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count());
   }
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  if (f == "UNIX_TIMESTAMP") {
+    const std::string fmt = args.size() > 1 ? args[1].string_value() : "yyyy-MM-dd HH:mm:ss";
+    auto parsed = ParseDateTime(args[0].string_value(), fmt);
+    if (!parsed) return Value::Null();
+    const int64_t wall = parsed->first * 86400000 + parsed->second;
+    // The session zone's exact conversion (the offset of the wall time itself, also next to a
+    // clock change); without one, the machine's zone.
+    const int64_t utc = SessionZone() != nullptr ? LocalToInstant(Timestamp{wall, 0}).millis
+                                                 : wall - LocalOffsetMillis(wall);
+    return Value::Int(utc >= 0 ? utc / 1000 : -((-utc + 999) / 1000));
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalIf(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
   if (f == "IF") {
     const bool c = !args[0].is_null() && args[0].bool_value();
     return c ? args[1] : args[2];
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalJsonValue(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
   if (f == "JSON_VALUE" || f == "JSON_QUERY") {
     // Its DEFAULT arguments may be NULL; a NULL text or path gives NULL.
     if (args[0].is_null() || args[1].is_null()) return Value::Null();
     return EvalJsonFunction(e, args);
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalConcatWs(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
   if (f == "CONCAT_WS") {
     if (args[0].is_null()) return Value::Null();
     std::string out;
@@ -1203,10 +1394,15 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     }
     return Value::String(std::move(out));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalRound(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
   for (const auto& v : args) {
     if (v.is_null()) return Value::Null();
   }
-  const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
+  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
   if (f == "ROUND" || f == "TRUNCATE") {
     Value r = RoundTo(args[0], in, args.size() > 1 ? args[1].int_value() : 0, f == "TRUNCATE");
     if (r.is_decimal() && e.type.id == TypeId::kDecimal && e.type.scale < in.scale) {
@@ -1215,6 +1411,15 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     }
     return r;
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalFloor(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
   if (f == "FLOOR" || f == "CEIL" || f == "CEILING") {
     const bool up = f != "FLOOR";
     if (args[0].is_double()) {
@@ -1227,16 +1432,81 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     if (u % p != 0 && ((u > 0) == up)) q += up ? 1 : -1;
     return Value::Dec(Decimal{q});
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalPower(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "POWER" || f == "POW") return Value::Double(std::pow(args[0].double_value(), args[1].double_value()));
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalSqrt(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "SQRT") return Value::Double(std::sqrt(args[0].double_value()));
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalLn(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "LN") return Value::Double(std::log(args[0].double_value()));
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalLog10(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "LOG10") return Value::Double(std::log10(args[0].double_value()));
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalLog2(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "LOG2") return Value::Double(std::log2(args[0].double_value()));
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalLog(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "LOG") {
     if (args.size() == 1) return Value::Double(std::log(args[0].double_value()));
     return Value::Double(std::log(args[1].double_value()) / std::log(args[0].double_value()));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalExp(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "EXP") return Value::Double(std::exp(args[0].double_value()));
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalSign(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
   if (f == "SIGN") {
     if (args[0].is_int()) return Value::Int((args[0].int_value() > 0) - (args[0].int_value() < 0));
     if (args[0].is_double()) {
@@ -1245,6 +1515,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     }
     const __int128 u = args[0].decimal_value().unscaled;
     return Value::Dec(Decimal{((u > 0) - (u < 0)) * Pow10(in.scale)});
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalReplace(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "REPLACE") {
     const std::string& s = args[0].string_value();
@@ -1256,6 +1534,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
       out += s.substr(at, k - at) + args[2].string_value();
     }
     return Value::String(out + s.substr(at));
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalRepeat(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "REPEAT") {
     const int64_t n = args[1].int_value();
@@ -1269,10 +1555,26 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     for (int64_t i = 0; i < n; i++) out += s;
     return Value::String(std::move(out));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalReverse(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "REVERSE") {
     auto cps = CodePoints(args[0].string_value());
     std::reverse(cps.begin(), cps.end());
     return Value::String(Utf8(cps));
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalInitcap(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "INITCAP") {
     std::string s = args[0].string_value();
@@ -1288,6 +1590,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     }
     return Value::String(std::move(s));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalLpad(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "LPAD" || f == "RPAD") {
     const int64_t len = args[1].int_value();
     auto s = CodePoints(args[0].string_value());
@@ -1300,6 +1610,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     while (fill.size() + s.size() < static_cast<size_t>(len)) fill.push_back(pad[fill.size() % pad.size()]);
     return Value::String(f == "LPAD" ? Utf8(fill) + Utf8(s) : Utf8(s) + Utf8(fill));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalLocate(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "LOCATE") {
     auto needle = CodePoints(args[0].string_value());
     auto hay = CodePoints(args[1].string_value());
@@ -1309,6 +1627,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     auto it = std::search(hay.begin() + std::min<int64_t>(start - 1, hay.size()), hay.end(),
                           needle.begin(), needle.end());
     return Value::Int(it == hay.end() ? 0 : (it - hay.begin()) + 1);
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalSplitIndex(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "SPLIT_INDEX") {
     const std::string& s = args[0].string_value();
@@ -1322,6 +1648,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
       if (k == std::string::npos) return Value::Null();
       at = k + sep.size();
     }
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalRegexp(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "REGEXP" || f == "REGEXP_REPLACE" || f == "REGEXP_EXTRACT") {
     auto re = Pattern(args[1].string_value());
@@ -1347,19 +1681,59 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     return Value::String(s.substr(static_cast<size_t>(span.first),
                                   static_cast<size_t>(span.second - span.first)));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalToBase64(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "TO_BASE64") return Value::String(ToBase64(args[0].string_value()));
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalFromBase64(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "FROM_BASE64") {
     auto d = FromBase64(args[0].string_value());
     return d ? Value::String(std::move(*d)) : Value::Null();
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalAscii(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "ASCII") {
     const std::string& s = args[0].string_value();
     return Value::Int(s.empty() ? 0 : static_cast<unsigned char>(s[0]));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalChr(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "CHR") {
     const int64_t c = args[0].int_value();
     if (c < 0 || c > 0x10FFFF) return Value::String("");
     return Value::String(Utf8({static_cast<uint32_t>(c)}));
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalGreatest(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "GREATEST" || f == "LEAST") {
     Value best = args[0];
@@ -1369,6 +1743,15 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     }
     return best;
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalYear(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
   if (f == "YEAR" || f == "QUARTER" || f == "MONTH" || f == "DAYOFMONTH" || f == "DAYOFYEAR" ||
       f == "DAYOFWEEK" || f == "WEEK" || f == "HOUR" || f == "MINUTE" || f == "SECOND" ||
       f == "$DECADE" || f == "$CENTURY" || f == "$MILLENNIUM" || f == "$ISODOW" ||
@@ -1415,6 +1798,15 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     if (f == "MINUTE") return Value::Int(tod / 60000 % 60);
     return Value::Int(tod / 1000 % 60);
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalMillisecond(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
   if (f == "$MILLISECOND" || f == "$MICROSECOND") {
     // Within the second, as Flink's EXTRACT: 0-999 milliseconds, 0-999999 microseconds.
     int64_t tod = 0, nanos = 0;
@@ -1428,13 +1820,39 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     const int64_t ms = tod % 1000;
     return Value::Int(f == "$MILLISECOND" ? ms : ms * 1000 + nanos / 1000);
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalEpoch(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
   if (f == "$EPOCH") {
     // Seconds since 1970-01-01 00:00:00 (a TIMESTAMP read as UTC; a TIMESTAMP_LTZ's instant).
     if (in.id == TypeId::kDate) return Value::Int(args[0].int_value() * 86400);
     const int64_t ms = args[0].timestamp_value().millis;
     return Value::Int(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalFloorToCall(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "$FLOOR_TO" || f == "$CEIL_TO") return EvalFloorTo(e, args, f == "$CEIL_TO");
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalDateFormat(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
   if (f == "DATE_FORMAT") {
     int64_t days, tod;
     Civil(args[0], in.id == TypeId::kDate, &days, &tod);
@@ -1442,6 +1860,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     auto text = FormatDateTime(days, tod, args[1].string_value(), nanos);
     if (!text.ok()) return ErrorAt(e.pos, text.status().message());
     return Value::String(std::move(*text));
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalToTimestamp(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "TO_TIMESTAMP" && args.size() == 1) {
     // Without a format, Flink's lenient parse: a date alone, a 'T' or ' ' before the time, a
@@ -1458,9 +1884,42 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     if (f == "TO_DATE") return Value::Int(parsed->first);
     return Value::Ts(Timestamp{parsed->first * 86400000 + parsed->second, 0});
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalToDate(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  if (f == "TO_DATE" || f == "TO_TIMESTAMP") {
+    const std::string fmt = args.size() > 1 ? args[1].string_value()
+                                            : (f == "TO_DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
+    auto parsed = ParseDateTime(args[0].string_value(), fmt);
+    if (!parsed) return Value::Null();
+    if (f == "TO_DATE") return Value::Int(parsed->first);
+    return Value::Ts(Timestamp{parsed->first * 86400000 + parsed->second, 0});
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalAddIntervalCall(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
+  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
   if (f == "$ADD_INTERVAL") {
     return EvalAddInterval(args[0], in.id == TypeId::kDate, args[1].int_value(),
                            args[2].int_value(), "INTERVAL arithmetic");
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalDateAdd(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "DATE_ADD" || f == "DATE_SUB") {
     int64_t day, ignored;
@@ -1474,11 +1933,27 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     }
     return Value::Int(out);
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalDatediff(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "DATEDIFF") {
     int64_t a, b, ignored;
     Civil(args[0], e.args[0]->type.id == TypeId::kDate, &a, &ignored);
     Civil(args[1], e.args[1]->type.id == TypeId::kDate, &b, &ignored);
     return Value::Int(a - b);
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalMd5(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "MD5" || f == "SHA1" || f == "SHA224" || f == "SHA256" || f == "SHA384" ||
       f == "SHA512" || f == "SHA2") {
@@ -1491,16 +1966,13 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     TRIB_ASSIGN_OR_RETURN(std::string hex, HexDigest(name.c_str(), args[0].string_value()));
     return Value::String(std::move(hex));
   }
-  if (f == "UNIX_TIMESTAMP") {
-    const std::string fmt = args.size() > 1 ? args[1].string_value() : "yyyy-MM-dd HH:mm:ss";
-    auto parsed = ParseDateTime(args[0].string_value(), fmt);
-    if (!parsed) return Value::Null();
-    const int64_t wall = parsed->first * 86400000 + parsed->second;
-    // The session zone's exact conversion (the offset of the wall time itself, also next to a
-    // clock change); without one, the machine's zone.
-    const int64_t utc = SessionZone() != nullptr ? LocalToInstant(Timestamp{wall, 0}).millis
-                                                 : wall - LocalOffsetMillis(wall);
-    return Value::Int(utc >= 0 ? utc / 1000 : -((-utc + 999) / 1000));
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalFromUnixtime(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "FROM_UNIXTIME") {
     // Seconds outside years 0000-9999 (UTC) are an error: Flink's multiplication by 1000
@@ -1518,6 +1990,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     if (!text.ok()) return ErrorAt(e.pos, text.status().message());
     return Value::String(std::move(*text));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalToTimestampLtz(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "TO_TIMESTAMP_LTZ") {
     const int64_t p = args.size() > 1 ? args[1].int_value() : 3;
     if (p != 0 && p != 3) return Status::Invalid("TO_TIMESTAMP_LTZ takes precision 0 or 3");
@@ -1528,6 +2008,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
       return Value::Null();
     }
     return Value::Ts(Timestamp{p == 0 ? n * 1000 : n, 0});
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalTimestampadd(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "TIMESTAMPADD" || f == "TIMESTAMPDIFF") {
     const int64_t unit = UnitSize(args[0].string_value());
@@ -1561,10 +2049,26 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     if (AddMonthsClamped(d1, months) == d2 && t2 < t1) months--;
     return Value::Int(months / -unit);
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalJsonExists(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "JSON_EXISTS") {
     // A document that does not parse gives FALSE, as Flink's default (FALSE ON ERROR).
     auto doc = ParseJson(args[0].string_value(), "JSON text");
     return Value::Bool(doc.ok() && JsonAt(*doc, args[1].string_value()) != nullptr);
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalOverlay(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "OVERLAY") {
     // Whole UTF-8 characters: r replaces len characters of s from position pos (1-based; len
@@ -1579,6 +2083,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     const size_t start = std::min<size_t>(static_cast<size_t>(from - 1), s.size());
     const size_t end = std::min<size_t>(start + static_cast<size_t>(len), s.size());
     return Value::String(Utf8(s, 0, start) + Utf8(r) + Utf8(s, end));
+  }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalHex(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
   }
   if (f == "HEX") {
     static const char kHex[] = "0123456789ABCDEF";
@@ -1597,6 +2109,14 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     } while (u != 0);
     return Value::String(std::move(out));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalBin(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "BIN") {
     uint64_t u = static_cast<uint64_t>(args[0].int_value());
     std::string out;
@@ -1606,7 +2126,23 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
     } while (u != 0);
     return Value::String(std::move(out));
   }
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalAtan2(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "ATAN2") return Value::Double(std::atan2(args[0].double_value(), args[1].double_value()));
+  return Status::Internal("function " + f + " has no implementation");
+}
+
+Result<Value> EvalSin(const BoundExpr& e, const std::vector<Value>& args) {
+  [[maybe_unused]] const std::string& f = e.op;
+  for (const auto& v : args) {
+    if (v.is_null()) return Value::Null();
+  }
   if (f == "SIN" || f == "COS" || f == "TAN" || f == "COT" || f == "ASIN" || f == "ACOS" ||
       f == "ATAN" || f == "SINH" || f == "COSH" || f == "TANH" || f == "DEGREES" ||
       f == "RADIANS") {
@@ -1627,6 +2163,140 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
   return Status::Internal("function " + f + " has no implementation");
 }
 
+}  // namespace
+
+const std::vector<FunctionInfo>& ScalarFunctions() {
+  using K = FunctionKind;
+  constexpr uint8_t N = kMayReturnNull, W = kReadsWallClock, V = kVolatile;
+  // Each function once: its name, kind, flags, type rules and evaluation.
+  static const std::vector<FunctionInfo> kTable = {
+      // Numeric.
+      {"ROUND", K::kScalar, kNone, BindRound, EvalRound},
+      {"TRUNCATE", K::kScalar, kNone, BindRound, EvalRound},
+      {"FLOOR", K::kScalar, kNone, BindFloor, EvalFloor},
+      {"CEIL", K::kScalar, kNone, BindFloor, EvalFloor},
+      {"CEILING", K::kScalar, kNone, BindFloor, EvalFloor},
+      {"POWER", K::kScalar, kNone, BindPower, EvalPower},
+      {"POW", K::kScalar, kNone, BindPower, EvalPower},
+      {"SQRT", K::kScalar, kNone, BindSqrt, EvalSqrt},
+      {"LN", K::kScalar, kNone, BindSqrt, EvalLn},
+      {"LOG10", K::kScalar, kNone, BindSqrt, EvalLog10},
+      {"LOG2", K::kScalar, kNone, BindSqrt, EvalLog2},
+      {"LOG", K::kScalar, N, BindPower, EvalLog},
+      {"EXP", K::kScalar, kNone, BindSqrt, EvalExp},
+      {"SIGN", K::kScalar, kNone, BindSign, EvalSign},
+      {"PI", K::kScalar, kNone, BindPi, EvalPi},
+      {"SIN", K::kScalar, kNone, BindSin, EvalSin},
+      {"COS", K::kScalar, kNone, BindSin, EvalSin},
+      {"TAN", K::kScalar, kNone, BindSin, EvalSin},
+      {"COT", K::kScalar, kNone, BindSin, EvalSin},
+      {"ASIN", K::kScalar, kNone, BindSin, EvalSin},
+      {"ACOS", K::kScalar, kNone, BindSin, EvalSin},
+      {"ATAN", K::kScalar, kNone, BindSin, EvalSin},
+      {"ATAN2", K::kScalar, kNone, BindSin, EvalAtan2},
+      {"SINH", K::kScalar, kNone, BindSin, EvalSin},
+      {"COSH", K::kScalar, kNone, BindSin, EvalSin},
+      {"TANH", K::kScalar, kNone, BindSin, EvalSin},
+      {"DEGREES", K::kScalar, kNone, BindSin, EvalSin},
+      {"RADIANS", K::kScalar, kNone, BindSin, EvalSin},
+      {"HEX", K::kScalar, kNone, BindHex, EvalHex},
+      {"BIN", K::kScalar, kNone, BindBin, EvalBin},
+      // String.
+      {"REPLACE", K::kScalar, kNone, BindReplace, EvalReplace},
+      {"REPEAT", K::kScalar, kNone, BindRepeat, EvalRepeat},
+      {"REVERSE", K::kScalar, kNone, BindReverse, EvalReverse},
+      {"INITCAP", K::kScalar, kNone, BindReverse, EvalInitcap},
+      {"LPAD", K::kScalar, N, BindLpad, EvalLpad},
+      {"RPAD", K::kScalar, N, BindLpad, EvalLpad},
+      {"LOCATE", K::kScalar, kNone, BindLocate, EvalLocate},
+      {"CONCAT_WS", K::kScalar, N, BindConcatWs, EvalConcatWs},
+      {"SPLIT_INDEX", K::kScalar, N, BindSplitIndex, EvalSplitIndex},
+      {"REGEXP", K::kScalar, kNone, BindRegexp, EvalRegexp},
+      {"REGEXP_REPLACE", K::kScalar, kNone, BindRegexp, EvalRegexp},
+      {"REGEXP_EXTRACT", K::kScalar, N, BindRegexp, EvalRegexp},
+      {"TO_BASE64", K::kScalar, kNone, BindReverse, EvalToBase64},
+      {"FROM_BASE64", K::kScalar, N, BindReverse, EvalFromBase64},
+      {"ASCII", K::kScalar, kNone, BindAscii, EvalAscii},
+      {"CHR", K::kScalar, kNone, BindChr, EvalChr},
+      {"OVERLAY", K::kScalar, kNone, BindOverlay, EvalOverlay},
+      // Conditional.
+      {"IF", K::kScalar, N, BindIf, EvalIf},
+      {"GREATEST", K::kScalar, kNone, BindGreatest, EvalGreatest},
+      {"LEAST", K::kScalar, kNone, BindGreatest, EvalGreatest},
+      // Hashing and random.
+      {"MD5", K::kScalar, kNone, BindMd5, EvalMd5},
+      {"SHA1", K::kScalar, kNone, BindMd5, EvalMd5},
+      {"SHA224", K::kScalar, kNone, BindMd5, EvalMd5},
+      {"SHA256", K::kScalar, kNone, BindMd5, EvalMd5},
+      {"SHA384", K::kScalar, kNone, BindMd5, EvalMd5},
+      {"SHA512", K::kScalar, kNone, BindMd5, EvalMd5},
+      {"SHA2", K::kScalar, N, BindMd5, EvalMd5},
+      {"RAND", K::kScalar, V, BindRand, EvalRand},
+      {"RAND_INTEGER", K::kScalar, V, BindRand, EvalRand},
+      {"UUID", K::kScalar, V, BindUuid, EvalUuid},
+      // JSON.
+      {"JSON_VALUE", K::kScalar, N, BindJsonValue, EvalJsonValue},
+      {"JSON_EXISTS", K::kScalar, N, BindJsonExists, EvalJsonExists},
+      {"JSON_QUERY", K::kScalar, N, BindJsonValue, EvalJsonValue},
+      // Date and time.
+      {"YEAR", K::kScalar, W, BindYear, EvalYear},
+      {"QUARTER", K::kScalar, W, BindYear, EvalYear},
+      {"MONTH", K::kScalar, W, BindYear, EvalYear},
+      {"DAYOFMONTH", K::kScalar, W, BindYear, EvalYear},
+      {"DAYOFYEAR", K::kScalar, W, BindYear, EvalYear},
+      {"DAYOFWEEK", K::kScalar, W, BindYear, EvalYear},
+      {"WEEK", K::kScalar, W, BindYear, EvalYear},
+      {"HOUR", K::kScalar, W, BindHour, EvalYear},
+      {"MINUTE", K::kScalar, W, BindHour, EvalYear},
+      {"SECOND", K::kScalar, W, BindHour, EvalYear},
+      {"DATE_FORMAT", K::kScalar, W, BindDateFormat, EvalDateFormat},
+      {"TO_DATE", K::kScalar, N, BindToDate, EvalToDate},
+      {"TO_TIMESTAMP", K::kScalar, N, BindToDate, EvalToTimestamp},
+      {"DATEDIFF", K::kScalar, W, BindDatediff, EvalDatediff},
+      {"DATE_ADD", K::kScalar, W, BindDateAdd, EvalDateAdd},
+      {"DATE_SUB", K::kScalar, W, BindDateAdd, EvalDateAdd},
+      {"UNIX_TIMESTAMP", K::kScalar, kVolatileWithoutArgs | N, BindUnixTimestamp, EvalUnixTimestamp},
+      {"FROM_UNIXTIME", K::kScalar, kNone, BindFromUnixtime, EvalFromUnixtime},
+      {"TO_TIMESTAMP_LTZ", K::kScalar, N, BindToTimestampLtz, EvalToTimestampLtz},
+      {"TIMESTAMPADD", K::kScalar, kNone, BindTimestampadd, EvalTimestampadd},
+      {"TIMESTAMPDIFF", K::kScalar, kNone, BindTimestampadd, EvalTimestampadd},
+      // Internal forms the parser makes: d + INTERVAL ..., EXTRACT(MILLISECOND | MICROSECOND |
+      // EPOCH | DECADE | CENTURY | MILLENNIUM | ISODOW | ISOYEAR FROM x), FLOOR / CEIL(t TO unit).
+      {"$ADD_INTERVAL", K::kInternal, kNone, nullptr, EvalAddIntervalCall},
+      {"$MILLISECOND", K::kInternal, W, BindHour, EvalMillisecond},
+      {"$MICROSECOND", K::kInternal, W, BindHour, EvalMillisecond},
+      {"$EPOCH", K::kInternal, kNone, BindEpoch, EvalEpoch},
+      {"$FLOOR_TO", K::kInternal, W, BindFloorTo, EvalFloorToCall},
+      {"$CEIL_TO", K::kInternal, W, BindFloorTo, EvalFloorToCall},
+      {"$DECADE", K::kInternal, W, BindYear, EvalYear},
+      {"$CENTURY", K::kInternal, W, BindYear, EvalYear},
+      {"$MILLENNIUM", K::kInternal, W, BindYear, EvalYear},
+      {"$ISODOW", K::kInternal, W, BindYear, EvalYear},
+      {"$ISOYEAR", K::kInternal, W, BindYear, EvalYear},
+  };
+  return kTable;
+}
+
+Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
+                                         std::vector<BoundExprPtr>* args) {
+  const FunctionInfo* info = FindFunction(f);
+  if (info == nullptr || info->bind == nullptr) {
+    return ErrorAt(pos, "unknown function '" + f + "'");
+  }
+  ScalarBindCall call{f, pos, *args, ScalarBinding{}};
+  call.b.may_return_null = (info->flags & kMayReturnNull) != 0;
+  TRIB_RETURN_NOT_OK(info->bind(call));
+  return call.b;
+}
+
+namespace {
+Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<Value>& args) {
+  const FunctionInfo* info = FindFunction(e.op);
+  if (info == nullptr || info->eval == nullptr) {
+    return Status::Internal("function " + e.op + " has no implementation");
+  }
+  return info->eval(e, args);
+}
 }  // namespace
 
 }  // namespace tributary::sql

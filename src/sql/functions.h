@@ -13,6 +13,8 @@
 
 namespace tributary::sql {
 
+struct FunctionInfo;  // function_registry.h
+
 bool IsScalarFunction(const std::string& upper_name);
 // Functions whose value changes from call to call (RAND, UUID, the clock): never folded into a
 // constant.
@@ -25,6 +27,9 @@ struct ScalarBinding {
   // The result may be NULL although no argument is (REGEXP_EXTRACT without a match, ...).
   bool may_return_null = false;
 };
+// The scalar functions, one row each (function_registry.h): name, kind, flags, type rules,
+// evaluation. Adding a function is a row here and its two functions in functions.cc.
+const std::vector<FunctionInfo>& ScalarFunctions();
 // Checks and converts the bound arguments of `f` (they are replaced by casts where needed) and
 // returns the result type.
 Result<ScalarBinding> BindScalarFunction(const std::string& f, const Pos& pos,
