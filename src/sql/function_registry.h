@@ -47,6 +47,9 @@ enum FunctionFlag : uint8_t {
   // Reads a date or time's fields: a TIMESTAMP_LTZ argument (an instant) is read as the session
   // zone's wall-clock time, as Flink does (HOUR(ltz) in Asia/Shanghai is UTC + 8).
   kReadsWallClock = 8,
+  // Evaluated with NULL arguments too (IF, CONCAT_WS, RAND(seed), ...); without it a NULL
+  // argument gives NULL and the function is not called.
+  kSeesNull = 16,
 };
 
 struct FunctionInfo {

@@ -1290,55 +1290,46 @@ Result<Value> EvalScalarFunction(const BoundExpr& e, const std::vector<Value>& a
 namespace {
 
 Result<Value> EvalPi(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  if (f == "PI") return Value::Double(M_PI);
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::Double(M_PI);
 }
 
 Result<Value> EvalRand(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  if (f == "RAND" || f == "RAND_INTEGER") {
-    // With a seed (the first argument), the call's own sequence: the same seed gives the same
-    // numbers, as Flink's RAND(seed) / RAND_INTEGER(seed, n).
-    const bool seeded = (f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2);
-    std::mt19937_64* engine = &RandomEngine();
-    if (seeded) {
-      if (args[0].is_null()) return Value::Null();
-      if (!e.random_state) {
-        e.random_state = std::make_shared<RandomState>();
-        e.random_state->engine.seed(static_cast<uint64_t>(args[0].int_value()));
-      }
-      engine = &e.random_state->engine;
+  const std::string& f = e.op;
+  // With a seed (the first argument), the call's own sequence: the same seed gives the same
+  // numbers, as Flink's RAND(seed) / RAND_INTEGER(seed, n).
+  const bool seeded = (f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2);
+  std::mt19937_64* engine = &RandomEngine();
+  if (seeded) {
+    if (args[0].is_null()) return Value::Null();
+    if (!e.random_state) {
+      e.random_state = std::make_shared<RandomState>();
+      e.random_state->engine.seed(static_cast<uint64_t>(args[0].int_value()));
     }
-    if (f == "RAND") return Value::Double(std::uniform_real_distribution<double>(0, 1)(*engine));
-    const Value& bound = args[seeded ? 1 : 0];
-    if (bound.is_null()) return Value::Null();
-    const int64_t n = bound.int_value();
-    if (n <= 0) return Status::Invalid("RAND_INTEGER needs a positive bound, not " + std::to_string(n));
-    return Value::Int(std::uniform_int_distribution<int64_t>(0, n - 1)(*engine));
+    engine = &e.random_state->engine;
   }
-  return Status::Internal("function " + f + " has no implementation");
+  if (f == "RAND") return Value::Double(std::uniform_real_distribution<double>(0, 1)(*engine));
+  const Value& bound = args[seeded ? 1 : 0];
+  if (bound.is_null()) return Value::Null();
+  const int64_t n = bound.int_value();
+  if (n <= 0) return Status::Invalid("RAND_INTEGER needs a positive bound, not " + std::to_string(n));
+  return Value::Int(std::uniform_int_distribution<int64_t>(0, n - 1)(*engine));
 }
 
 Result<Value> EvalUuid(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  if (f == "UUID") {
-    // A version 4 UUID, as Flink's (java.util.UUID.randomUUID).
-    uint64_t hi = RandomEngine()(), lo = RandomEngine()();
-    hi = (hi & ~0xF000ULL) | 0x4000ULL;
-    lo = (lo & ~(3ULL << 62)) | (2ULL << 62);
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx",
-                  static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xFFFF),
-                  static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
-                  static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-    return Value::String(buf);
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  // A version 4 UUID, as Flink's (java.util.UUID.randomUUID).
+  uint64_t hi = RandomEngine()(), lo = RandomEngine()();
+  hi = (hi & ~0xF000ULL) | 0x4000ULL;
+  lo = (lo & ~(3ULL << 62)) | (2ULL << 62);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx",
+                static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xFFFF),
+                static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
+  return Value::String(buf);
 }
 
 Result<Value> EvalUnixTimestamp(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
+  const std::string& f = e.op;
   if (f == "UNIX_TIMESTAMP" && args.empty()) {
     return Value::Int(std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::system_clock::now().time_since_epoch())
@@ -1362,513 +1353,323 @@ Result<Value> EvalUnixTimestamp(const BoundExpr& e, const std::vector<Value>& ar
 }
 
 Result<Value> EvalIf(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  if (f == "IF") {
-    const bool c = !args[0].is_null() && args[0].bool_value();
-    return c ? args[1] : args[2];
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const bool c = !args[0].is_null() && args[0].bool_value();
+  return c ? args[1] : args[2];
 }
 
 Result<Value> EvalJsonValue(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  if (f == "JSON_VALUE" || f == "JSON_QUERY") {
-    // Its DEFAULT arguments may be NULL; a NULL text or path gives NULL.
-    if (args[0].is_null() || args[1].is_null()) return Value::Null();
-    return EvalJsonFunction(e, args);
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  // Its DEFAULT arguments may be NULL; a NULL text or path gives NULL.
+  if (args[0].is_null() || args[1].is_null()) return Value::Null();
+  return EvalJsonFunction(e, args);
 }
 
 Result<Value> EvalConcatWs(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  if (f == "CONCAT_WS") {
-    if (args[0].is_null()) return Value::Null();
-    std::string out;
-    bool first = true;
-    for (size_t i = 1; i < args.size(); i++) {
-      if (args[i].is_null()) continue;
-      if (!first) out += args[0].string_value();
-      out += args[i].string_value();
-      first = false;
-    }
-    return Value::String(std::move(out));
+  if (args[0].is_null()) return Value::Null();
+  std::string out;
+  bool first = true;
+  for (size_t i = 1; i < args.size(); i++) {
+    if (args[i].is_null()) continue;
+    if (!first) out += args[0].string_value();
+    out += args[i].string_value();
+    first = false;
   }
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::String(std::move(out));
 }
 
 Result<Value> EvalRound(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& f = e.op;
+  const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
+  Value r = RoundTo(args[0], in, args.size() > 1 ? args[1].int_value() : 0, f == "TRUNCATE");
+  if (r.is_decimal() && e.type.id == TypeId::kDecimal && e.type.scale < in.scale) {
+    // Rounded to e.type.scale places (or to tens and more: scale 0): exact.
+    r = Value::Dec(Decimal{r.decimal_value().unscaled / Pow10(in.scale - e.type.scale)});
   }
-  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
-  if (f == "ROUND" || f == "TRUNCATE") {
-    Value r = RoundTo(args[0], in, args.size() > 1 ? args[1].int_value() : 0, f == "TRUNCATE");
-    if (r.is_decimal() && e.type.id == TypeId::kDecimal && e.type.scale < in.scale) {
-      // Rounded to e.type.scale places (or to tens and more: scale 0): exact.
-      r = Value::Dec(Decimal{r.decimal_value().unscaled / Pow10(in.scale - e.type.scale)});
-    }
-    return r;
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  return r;
 }
 
 Result<Value> EvalFloor(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& f = e.op;
+  const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
+  const bool up = f != "FLOOR";
+  if (args[0].is_double()) {
+    return Value::Double(up ? std::ceil(args[0].double_value()) : std::floor(args[0].double_value()));
   }
-  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
-  if (f == "FLOOR" || f == "CEIL" || f == "CEILING") {
-    const bool up = f != "FLOOR";
-    if (args[0].is_double()) {
-      return Value::Double(up ? std::ceil(args[0].double_value()) : std::floor(args[0].double_value()));
-    }
-    if (args[0].is_int()) return args[0];
-    const __int128 p = Pow10(in.scale);
-    const __int128 u = args[0].decimal_value().unscaled;
-    __int128 q = u / p;
-    if (u % p != 0 && ((u > 0) == up)) q += up ? 1 : -1;
-    return Value::Dec(Decimal{q});
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  if (args[0].is_int()) return args[0];
+  const __int128 p = Pow10(in.scale);
+  const __int128 u = args[0].decimal_value().unscaled;
+  __int128 q = u / p;
+  if (u % p != 0 && ((u > 0) == up)) q += up ? 1 : -1;
+  return Value::Dec(Decimal{q});
 }
 
 Result<Value> EvalPower(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "POWER" || f == "POW") return Value::Double(std::pow(args[0].double_value(), args[1].double_value()));
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::Double(std::pow(args[0].double_value(), args[1].double_value()));
 }
 
 Result<Value> EvalSqrt(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "SQRT") return Value::Double(std::sqrt(args[0].double_value()));
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::Double(std::sqrt(args[0].double_value()));
 }
 
 Result<Value> EvalLn(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "LN") return Value::Double(std::log(args[0].double_value()));
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::Double(std::log(args[0].double_value()));
 }
 
 Result<Value> EvalLog10(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "LOG10") return Value::Double(std::log10(args[0].double_value()));
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::Double(std::log10(args[0].double_value()));
 }
 
 Result<Value> EvalLog2(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "LOG2") return Value::Double(std::log2(args[0].double_value()));
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::Double(std::log2(args[0].double_value()));
 }
 
 Result<Value> EvalLog(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "LOG") {
-    if (args.size() == 1) return Value::Double(std::log(args[0].double_value()));
-    return Value::Double(std::log(args[1].double_value()) / std::log(args[0].double_value()));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  if (args.size() == 1) return Value::Double(std::log(args[0].double_value()));
+  return Value::Double(std::log(args[1].double_value()) / std::log(args[0].double_value()));
 }
 
 Result<Value> EvalExp(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "EXP") return Value::Double(std::exp(args[0].double_value()));
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::Double(std::exp(args[0].double_value()));
 }
 
 Result<Value> EvalSign(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
+  if (args[0].is_int()) return Value::Int((args[0].int_value() > 0) - (args[0].int_value() < 0));
+  if (args[0].is_double()) {
+    const double d = args[0].double_value();
+    return Value::Double(static_cast<double>((d > 0) - (d < 0)));
   }
-  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
-  if (f == "SIGN") {
-    if (args[0].is_int()) return Value::Int((args[0].int_value() > 0) - (args[0].int_value() < 0));
-    if (args[0].is_double()) {
-      const double d = args[0].double_value();
-      return Value::Double(static_cast<double>((d > 0) - (d < 0)));
-    }
-    const __int128 u = args[0].decimal_value().unscaled;
-    return Value::Dec(Decimal{((u > 0) - (u < 0)) * Pow10(in.scale)});
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const __int128 u = args[0].decimal_value().unscaled;
+  return Value::Dec(Decimal{((u > 0) - (u < 0)) * Pow10(in.scale)});
 }
 
 Result<Value> EvalReplace(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& s = args[0].string_value();
+  const std::string& from = args[1].string_value();
+  if (from.empty()) return args[0];
+  std::string out;
+  size_t at = 0;
+  for (size_t k; (k = s.find(from, at)) != std::string::npos; at = k + from.size()) {
+    out += s.substr(at, k - at) + args[2].string_value();
   }
-  if (f == "REPLACE") {
-    const std::string& s = args[0].string_value();
-    const std::string& from = args[1].string_value();
-    if (from.empty()) return args[0];
-    std::string out;
-    size_t at = 0;
-    for (size_t k; (k = s.find(from, at)) != std::string::npos; at = k + from.size()) {
-      out += s.substr(at, k - at) + args[2].string_value();
-    }
-    return Value::String(out + s.substr(at));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::String(out + s.substr(at));
 }
 
 Result<Value> EvalRepeat(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const int64_t n = args[1].int_value();
+  const std::string& s = args[0].string_value();
+  if (n <= 0 || s.empty()) return Value::String("");
+  if (static_cast<double>(n) * static_cast<double>(s.size()) > 64.0 * 1024 * 1024) {
+    return ErrorAt(e.pos, "REPEAT would make a string of more than 64 MiB");
   }
-  if (f == "REPEAT") {
-    const int64_t n = args[1].int_value();
-    const std::string& s = args[0].string_value();
-    if (n <= 0 || s.empty()) return Value::String("");
-    if (static_cast<double>(n) * static_cast<double>(s.size()) > 64.0 * 1024 * 1024) {
-      return ErrorAt(e.pos, "REPEAT would make a string of more than 64 MiB");
-    }
-    std::string out;
-    out.reserve(static_cast<size_t>(n) * s.size());
-    for (int64_t i = 0; i < n; i++) out += s;
-    return Value::String(std::move(out));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  std::string out;
+  out.reserve(static_cast<size_t>(n) * s.size());
+  for (int64_t i = 0; i < n; i++) out += s;
+  return Value::String(std::move(out));
 }
 
 Result<Value> EvalReverse(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "REVERSE") {
-    auto cps = CodePoints(args[0].string_value());
-    std::reverse(cps.begin(), cps.end());
-    return Value::String(Utf8(cps));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  auto cps = CodePoints(args[0].string_value());
+  std::reverse(cps.begin(), cps.end());
+  return Value::String(Utf8(cps));
 }
 
 Result<Value> EvalInitcap(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "INITCAP") {
-    std::string s = args[0].string_value();
-    bool start = true;
-    for (char& c : s) {
-      const unsigned char u = static_cast<unsigned char>(c);
-      if (std::isalnum(u)) {
-        c = static_cast<char>(start ? std::toupper(u) : std::tolower(u));
-        start = false;
-      } else {
-        start = u < 0x80;
-      }
+  std::string s = args[0].string_value();
+  bool start = true;
+  for (char& c : s) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) {
+      c = static_cast<char>(start ? std::toupper(u) : std::tolower(u));
+      start = false;
+    } else {
+      start = u < 0x80;
     }
-    return Value::String(std::move(s));
   }
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::String(std::move(s));
 }
 
 Result<Value> EvalLpad(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "LPAD" || f == "RPAD") {
-    const int64_t len = args[1].int_value();
-    auto s = CodePoints(args[0].string_value());
-    auto pad = CodePoints(args[2].string_value());
-    if (len < 0) return Value::Null();
-    if (static_cast<size_t>(len) <= s.size()) return Value::String(Utf8(s, 0, static_cast<size_t>(len)));
-    if (pad.empty()) return Value::Null();
-    if (len > 64 * 1024 * 1024) return ErrorAt(e.pos, f + " length is too large");
-    std::vector<uint32_t> fill;
-    while (fill.size() + s.size() < static_cast<size_t>(len)) fill.push_back(pad[fill.size() % pad.size()]);
-    return Value::String(f == "LPAD" ? Utf8(fill) + Utf8(s) : Utf8(s) + Utf8(fill));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const std::string& f = e.op;
+  const int64_t len = args[1].int_value();
+  auto s = CodePoints(args[0].string_value());
+  auto pad = CodePoints(args[2].string_value());
+  if (len < 0) return Value::Null();
+  if (static_cast<size_t>(len) <= s.size()) return Value::String(Utf8(s, 0, static_cast<size_t>(len)));
+  if (pad.empty()) return Value::Null();
+  if (len > 64 * 1024 * 1024) return ErrorAt(e.pos, f + " length is too large");
+  std::vector<uint32_t> fill;
+  while (fill.size() + s.size() < static_cast<size_t>(len)) fill.push_back(pad[fill.size() % pad.size()]);
+  return Value::String(f == "LPAD" ? Utf8(fill) + Utf8(s) : Utf8(s) + Utf8(fill));
 }
 
 Result<Value> EvalLocate(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "LOCATE") {
-    auto needle = CodePoints(args[0].string_value());
-    auto hay = CodePoints(args[1].string_value());
-    int64_t start = args.size() > 2 ? args[2].int_value() : 1;
-    if (start < 1) return Value::Int(0);
-    if (needle.empty()) return Value::Int(start <= static_cast<int64_t>(hay.size()) + 1 ? start : 0);
-    auto it = std::search(hay.begin() + std::min<int64_t>(start - 1, hay.size()), hay.end(),
-                          needle.begin(), needle.end());
-    return Value::Int(it == hay.end() ? 0 : (it - hay.begin()) + 1);
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  auto needle = CodePoints(args[0].string_value());
+  auto hay = CodePoints(args[1].string_value());
+  int64_t start = args.size() > 2 ? args[2].int_value() : 1;
+  if (start < 1) return Value::Int(0);
+  if (needle.empty()) return Value::Int(start <= static_cast<int64_t>(hay.size()) + 1 ? start : 0);
+  auto it = std::search(hay.begin() + std::min<int64_t>(start - 1, hay.size()), hay.end(),
+                        needle.begin(), needle.end());
+  return Value::Int(it == hay.end() ? 0 : (it - hay.begin()) + 1);
 }
 
 Result<Value> EvalSplitIndex(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& s = args[0].string_value();
+  const std::string& sep = args[1].string_value();
+  const int64_t idx = args[2].int_value();
+  if (sep.empty() || idx < 0) return Value::Null();
+  size_t at = 0;
+  for (int64_t i = 0;; i++) {
+    size_t k = s.find(sep, at);
+    if (i == idx) return Value::String(s.substr(at, k == std::string::npos ? std::string::npos : k - at));
+    if (k == std::string::npos) return Value::Null();
+    at = k + sep.size();
   }
-  if (f == "SPLIT_INDEX") {
-    const std::string& s = args[0].string_value();
-    const std::string& sep = args[1].string_value();
-    const int64_t idx = args[2].int_value();
-    if (sep.empty() || idx < 0) return Value::Null();
-    size_t at = 0;
-    for (int64_t i = 0;; i++) {
-      size_t k = s.find(sep, at);
-      if (i == idx) return Value::String(s.substr(at, k == std::string::npos ? std::string::npos : k - at));
-      if (k == std::string::npos) return Value::Null();
-      at = k + sep.size();
-    }
-  }
-  return Status::Internal("function " + f + " has no implementation");
 }
 
 Result<Value> EvalRegexp(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& f = e.op;
+  auto re = Pattern(args[1].string_value());
+  if (!re.ok()) return ErrorAt(e.pos, re.status().message());
+  const std::string& s = args[0].string_value();
+  if (f == "REGEXP_REPLACE") {
+    auto replaced = RegexReplaceAll(**re, s, args[2].string_value());
+    if (!replaced.ok()) return ErrorAt(e.pos, replaced.status().message());
+    return Value::String(std::move(*replaced));
   }
-  if (f == "REGEXP" || f == "REGEXP_REPLACE" || f == "REGEXP_EXTRACT") {
-    auto re = Pattern(args[1].string_value());
-    if (!re.ok()) return ErrorAt(e.pos, re.status().message());
-    const std::string& s = args[0].string_value();
-    if (f == "REGEXP_REPLACE") {
-      auto replaced = RegexReplaceAll(**re, s, args[2].string_value());
-      if (!replaced.ok()) return ErrorAt(e.pos, replaced.status().message());
-      return Value::String(std::move(*replaced));
-    }
-    std::vector<std::pair<int64_t, int64_t>> spans;
-    auto found = (*re)->Find(s, 0, &spans);
-    if (!found.ok()) return ErrorAt(e.pos, found.status().message());
-    if (f == "REGEXP") return Value::Bool(*found && !args[1].string_value().empty());
-    if (!*found) return Value::Null();
-    // A group the pattern does not have gives NULL, as Flink's (its exception is caught).
-    const int64_t g = args.size() > 2 ? args[2].int_value() : 0;
-    if (g < 0 || static_cast<size_t>(g) >= spans.size() ||
-        spans[static_cast<size_t>(g)].first < 0) {
-      return Value::Null();
-    }
-    const auto& span = spans[static_cast<size_t>(g)];
-    return Value::String(s.substr(static_cast<size_t>(span.first),
-                                  static_cast<size_t>(span.second - span.first)));
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  auto found = (*re)->Find(s, 0, &spans);
+  if (!found.ok()) return ErrorAt(e.pos, found.status().message());
+  if (f == "REGEXP") return Value::Bool(*found && !args[1].string_value().empty());
+  if (!*found) return Value::Null();
+  // A group the pattern does not have gives NULL, as Flink's (its exception is caught).
+  const int64_t g = args.size() > 2 ? args[2].int_value() : 0;
+  if (g < 0 || static_cast<size_t>(g) >= spans.size() ||
+      spans[static_cast<size_t>(g)].first < 0) {
+    return Value::Null();
   }
-  return Status::Internal("function " + f + " has no implementation");
+  const auto& span = spans[static_cast<size_t>(g)];
+  return Value::String(s.substr(static_cast<size_t>(span.first),
+                                static_cast<size_t>(span.second - span.first)));
 }
 
 Result<Value> EvalToBase64(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "TO_BASE64") return Value::String(ToBase64(args[0].string_value()));
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::String(ToBase64(args[0].string_value()));
 }
 
 Result<Value> EvalFromBase64(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "FROM_BASE64") {
-    auto d = FromBase64(args[0].string_value());
-    return d ? Value::String(std::move(*d)) : Value::Null();
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  auto d = FromBase64(args[0].string_value());
+  return d ? Value::String(std::move(*d)) : Value::Null();
 }
 
 Result<Value> EvalAscii(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "ASCII") {
-    const std::string& s = args[0].string_value();
-    return Value::Int(s.empty() ? 0 : static_cast<unsigned char>(s[0]));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const std::string& s = args[0].string_value();
+  return Value::Int(s.empty() ? 0 : static_cast<unsigned char>(s[0]));
 }
 
 Result<Value> EvalChr(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "CHR") {
-    const int64_t c = args[0].int_value();
-    if (c < 0 || c > 0x10FFFF) return Value::String("");
-    return Value::String(Utf8({static_cast<uint32_t>(c)}));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const int64_t c = args[0].int_value();
+  if (c < 0 || c > 0x10FFFF) return Value::String("");
+  return Value::String(Utf8({static_cast<uint32_t>(c)}));
 }
 
 Result<Value> EvalGreatest(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& f = e.op;
+  Value best = args[0];
+  for (size_t i = 1; i < args.size(); i++) {
+    const int c = CompareSame(args[i], best);
+    if (f == "GREATEST" ? c > 0 : c < 0) best = args[i];
   }
-  if (f == "GREATEST" || f == "LEAST") {
-    Value best = args[0];
-    for (size_t i = 1; i < args.size(); i++) {
-      const int c = CompareSame(args[i], best);
-      if (f == "GREATEST" ? c > 0 : c < 0) best = args[i];
-    }
-    return best;
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  return best;
 }
 
 Result<Value> EvalYear(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& f = e.op;
+  const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
+  int64_t days = 0, tod = 0;
+  if (in.id == TypeId::kTime) {
+    tod = args[0].int_value();
+  } else {
+    Civil(args[0], in.id == TypeId::kDate, &days, &tod);
   }
-  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
-  if (f == "YEAR" || f == "QUARTER" || f == "MONTH" || f == "DAYOFMONTH" || f == "DAYOFYEAR" ||
-      f == "DAYOFWEEK" || f == "WEEK" || f == "HOUR" || f == "MINUTE" || f == "SECOND" ||
-      f == "$DECADE" || f == "$CENTURY" || f == "$MILLENNIUM" || f == "$ISODOW" ||
-      f == "$ISOYEAR") {
-    int64_t days = 0, tod = 0;
-    if (in.id == TypeId::kTime) {
-      tod = args[0].int_value();
-    } else {
-      Civil(args[0], in.id == TypeId::kDate, &days, &tod);
-    }
-    int64_t y;
-    unsigned m, d;
-    CivilFromDays(days, &y, &m, &d);
-    if (f == "YEAR") return Value::Int(y);
-    if (f == "QUARTER") return Value::Int((m - 1) / 3 + 1);
-    if (f == "MONTH") return Value::Int(m);
-    if (f == "DAYOFMONTH") return Value::Int(d);
-    if (f == "DAYOFYEAR") return Value::Int(days - DaysFromCivil(y, 1, 1) + 1);
-    if (f == "DAYOFWEEK") return Value::Int((WeekdayFromMonday(days) + 1) % 7 + 1);  // 1 = Sunday
-    if (f == "$ISODOW") return Value::Int(WeekdayFromMonday(days) + 1);  // 1 = Monday
-    // Calcite's: the decade is year / 10; centuries and millennia count from year 1.
-    auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
-    if (f == "$DECADE") return Value::Int(floor_div(y, 10));
-    if (f == "$CENTURY") return Value::Int(y > 0 ? (y + 99) / 100 : -((-y + 99) / 100));
-    if (f == "$MILLENNIUM") return Value::Int(y > 0 ? (y + 999) / 1000 : -((-y + 999) / 1000));
-    if (f == "$ISOYEAR") {
-      // The year of the ISO-8601 week's Thursday.
-      int64_t ty;
-      unsigned tm, td;
-      CivilFromDays(days - WeekdayFromMonday(days) + 3, &ty, &tm, &td);
-      return Value::Int(ty);
-    }
-    if (f == "WEEK") {
-      // ISO-8601 week of the year (1-53), as Flink's: the week whose Thursday is in the year,
-      // weeks starting on Monday.
-      const int64_t monday_based = WeekdayFromMonday(days);
-      const int64_t thursday = days - monday_based + 3;
-      int64_t ty;
-      unsigned tm, td;
-      CivilFromDays(thursday, &ty, &tm, &td);
-      return Value::Int((thursday - DaysFromCivil(ty, 1, 1)) / 7 + 1);
-    }
-    if (f == "HOUR") return Value::Int(tod / 3600000);
-    if (f == "MINUTE") return Value::Int(tod / 60000 % 60);
-    return Value::Int(tod / 1000 % 60);
+  int64_t y;
+  unsigned m, d;
+  CivilFromDays(days, &y, &m, &d);
+  if (f == "YEAR") return Value::Int(y);
+  if (f == "QUARTER") return Value::Int((m - 1) / 3 + 1);
+  if (f == "MONTH") return Value::Int(m);
+  if (f == "DAYOFMONTH") return Value::Int(d);
+  if (f == "DAYOFYEAR") return Value::Int(days - DaysFromCivil(y, 1, 1) + 1);
+  if (f == "DAYOFWEEK") return Value::Int((WeekdayFromMonday(days) + 1) % 7 + 1);  // 1 = Sunday
+  if (f == "$ISODOW") return Value::Int(WeekdayFromMonday(days) + 1);  // 1 = Monday
+  // Calcite's: the decade is year / 10; centuries and millennia count from year 1.
+  auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+  if (f == "$DECADE") return Value::Int(floor_div(y, 10));
+  if (f == "$CENTURY") return Value::Int(y > 0 ? (y + 99) / 100 : -((-y + 99) / 100));
+  if (f == "$MILLENNIUM") return Value::Int(y > 0 ? (y + 999) / 1000 : -((-y + 999) / 1000));
+  if (f == "$ISOYEAR") {
+    // The year of the ISO-8601 week's Thursday.
+    int64_t ty;
+    unsigned tm, td;
+    CivilFromDays(days - WeekdayFromMonday(days) + 3, &ty, &tm, &td);
+    return Value::Int(ty);
   }
-  return Status::Internal("function " + f + " has no implementation");
+  if (f == "WEEK") {
+    // ISO-8601 week of the year (1-53), as Flink's: the week whose Thursday is in the year,
+    // weeks starting on Monday.
+    const int64_t monday_based = WeekdayFromMonday(days);
+    const int64_t thursday = days - monday_based + 3;
+    int64_t ty;
+    unsigned tm, td;
+    CivilFromDays(thursday, &ty, &tm, &td);
+    return Value::Int((thursday - DaysFromCivil(ty, 1, 1)) / 7 + 1);
+  }
+  if (f == "HOUR") return Value::Int(tod / 3600000);
+  if (f == "MINUTE") return Value::Int(tod / 60000 % 60);
+  return Value::Int(tod / 1000 % 60);
 }
 
 Result<Value> EvalMillisecond(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& f = e.op;
+  const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
+  // Within the second, as Flink's EXTRACT: 0-999 milliseconds, 0-999999 microseconds.
+  int64_t tod = 0, nanos = 0;
+  if (in.id == TypeId::kTime) {
+    tod = args[0].int_value();
+  } else if (in.id != TypeId::kDate) {
+    int64_t days;
+    Civil(args[0], false, &days, &tod);
+    nanos = args[0].timestamp_value().nanos_of_milli;
   }
-  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
-  if (f == "$MILLISECOND" || f == "$MICROSECOND") {
-    // Within the second, as Flink's EXTRACT: 0-999 milliseconds, 0-999999 microseconds.
-    int64_t tod = 0, nanos = 0;
-    if (in.id == TypeId::kTime) {
-      tod = args[0].int_value();
-    } else if (in.id != TypeId::kDate) {
-      int64_t days;
-      Civil(args[0], false, &days, &tod);
-      nanos = args[0].timestamp_value().nanos_of_milli;
-    }
-    const int64_t ms = tod % 1000;
-    return Value::Int(f == "$MILLISECOND" ? ms : ms * 1000 + nanos / 1000);
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const int64_t ms = tod % 1000;
+  return Value::Int(f == "$MILLISECOND" ? ms : ms * 1000 + nanos / 1000);
 }
 
 Result<Value> EvalEpoch(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
-  if (f == "$EPOCH") {
-    // Seconds since 1970-01-01 00:00:00 (a TIMESTAMP read as UTC; a TIMESTAMP_LTZ's instant).
-    if (in.id == TypeId::kDate) return Value::Int(args[0].int_value() * 86400);
-    const int64_t ms = args[0].timestamp_value().millis;
-    return Value::Int(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
+  // Seconds since 1970-01-01 00:00:00 (a TIMESTAMP read as UTC; a TIMESTAMP_LTZ's instant).
+  if (in.id == TypeId::kDate) return Value::Int(args[0].int_value() * 86400);
+  const int64_t ms = args[0].timestamp_value().millis;
+  return Value::Int(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000));
 }
 
 Result<Value> EvalFloorToCall(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "$FLOOR_TO" || f == "$CEIL_TO") return EvalFloorTo(e, args, f == "$CEIL_TO");
-  return Status::Internal("function " + f + " has no implementation");
+  const std::string& f = e.op;
+  return EvalFloorTo(e, args, f == "$CEIL_TO");
 }
 
 Result<Value> EvalDateFormat(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
-  if (f == "DATE_FORMAT") {
-    int64_t days, tod;
-    Civil(args[0], in.id == TypeId::kDate, &days, &tod);
-    const int32_t nanos = in.id == TypeId::kDate ? 0 : args[0].timestamp_value().nanos_of_milli;
-    auto text = FormatDateTime(days, tod, args[1].string_value(), nanos);
-    if (!text.ok()) return ErrorAt(e.pos, text.status().message());
-    return Value::String(std::move(*text));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
+  int64_t days, tod;
+  Civil(args[0], in.id == TypeId::kDate, &days, &tod);
+  const int32_t nanos = in.id == TypeId::kDate ? 0 : args[0].timestamp_value().nanos_of_milli;
+  auto text = FormatDateTime(days, tod, args[1].string_value(), nanos);
+  if (!text.ok()) return ErrorAt(e.pos, text.status().message());
+  return Value::String(std::move(*text));
 }
 
 Result<Value> EvalToTimestamp(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
+  const std::string& f = e.op;
   if (f == "TO_TIMESTAMP" && args.size() == 1) {
     // Without a format, Flink's lenient parse: a date alone, a 'T' or ' ' before the time, a
     // fraction of the second; NULL for text that is none of these.
@@ -1888,286 +1689,193 @@ Result<Value> EvalToTimestamp(const BoundExpr& e, const std::vector<Value>& args
 }
 
 Result<Value> EvalToDate(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "TO_DATE" || f == "TO_TIMESTAMP") {
-    const std::string fmt = args.size() > 1 ? args[1].string_value()
-                                            : (f == "TO_DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
-    auto parsed = ParseDateTime(args[0].string_value(), fmt);
-    if (!parsed) return Value::Null();
-    if (f == "TO_DATE") return Value::Int(parsed->first);
-    return Value::Ts(Timestamp{parsed->first * 86400000 + parsed->second, 0});
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const std::string& f = e.op;
+  const std::string fmt = args.size() > 1 ? args[1].string_value()
+                                          : (f == "TO_DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
+  auto parsed = ParseDateTime(args[0].string_value(), fmt);
+  if (!parsed) return Value::Null();
+  if (f == "TO_DATE") return Value::Int(parsed->first);
+  return Value::Ts(Timestamp{parsed->first * 86400000 + parsed->second, 0});
 }
 
 Result<Value> EvalAddIntervalCall(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  [[maybe_unused]] const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
-  if (f == "$ADD_INTERVAL") {
-    return EvalAddInterval(args[0], in.id == TypeId::kDate, args[1].int_value(),
-                           args[2].int_value(), "INTERVAL arithmetic");
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
+  return EvalAddInterval(args[0], in.id == TypeId::kDate, args[1].int_value(),
+                         args[2].int_value(), "INTERVAL arithmetic");
 }
 
 Result<Value> EvalDateAdd(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& f = e.op;
+  int64_t day, ignored;
+  Civil(args[0], e.args[0]->type.id == TypeId::kDate, &day, &ignored);
+  const int64_t n = args[1].int_value();
+  if (n > 3000000 || n < -3000000) return ErrorAt(e.pos, f + ": " + std::to_string(n) + " days is out of range");
+  const int64_t out = f == "DATE_ADD" ? day + n : day - n;
+  if (!DateInRange(out)) {
+    return DateOutOfRange(f + "(" + FormatDate(day) + ", " + std::to_string(n) +
+                          "): " + FormatDate(out));
   }
-  if (f == "DATE_ADD" || f == "DATE_SUB") {
-    int64_t day, ignored;
-    Civil(args[0], e.args[0]->type.id == TypeId::kDate, &day, &ignored);
-    const int64_t n = args[1].int_value();
-    if (n > 3000000 || n < -3000000) return ErrorAt(e.pos, f + ": " + std::to_string(n) + " days is out of range");
-    const int64_t out = f == "DATE_ADD" ? day + n : day - n;
-    if (!DateInRange(out)) {
-      return DateOutOfRange(f + "(" + FormatDate(day) + ", " + std::to_string(n) +
-                            "): " + FormatDate(out));
-    }
-    return Value::Int(out);
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::Int(out);
 }
 
 Result<Value> EvalDatediff(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "DATEDIFF") {
-    int64_t a, b, ignored;
-    Civil(args[0], e.args[0]->type.id == TypeId::kDate, &a, &ignored);
-    Civil(args[1], e.args[1]->type.id == TypeId::kDate, &b, &ignored);
-    return Value::Int(a - b);
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  int64_t a, b, ignored;
+  Civil(args[0], e.args[0]->type.id == TypeId::kDate, &a, &ignored);
+  Civil(args[1], e.args[1]->type.id == TypeId::kDate, &b, &ignored);
+  return Value::Int(a - b);
 }
 
 Result<Value> EvalMd5(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& f = e.op;
+  std::string name = f == "SHA2" ? "sha" + std::to_string(args[1].int_value()) : f;
+  if (f == "SHA2" && name != "sha224" && name != "sha256" && name != "sha384" &&
+      name != "sha512") {
+    return Value::Null();  // Flink: NULL for another bit length
   }
-  if (f == "MD5" || f == "SHA1" || f == "SHA224" || f == "SHA256" || f == "SHA384" ||
-      f == "SHA512" || f == "SHA2") {
-    std::string name = f == "SHA2" ? "sha" + std::to_string(args[1].int_value()) : f;
-    if (f == "SHA2" && name != "sha224" && name != "sha256" && name != "sha384" &&
-        name != "sha512") {
-      return Value::Null();  // Flink: NULL for another bit length
-    }
-    std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-    TRIB_ASSIGN_OR_RETURN(std::string hex, HexDigest(name.c_str(), args[0].string_value()));
-    return Value::String(std::move(hex));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+  TRIB_ASSIGN_OR_RETURN(std::string hex, HexDigest(name.c_str(), args[0].string_value()));
+  return Value::String(std::move(hex));
 }
 
 Result<Value> EvalFromUnixtime(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  // Seconds outside years 0000-9999 (UTC) are an error: Flink's multiplication by 1000
+  // overflows silently there (9223372036854775807 reads as 1969-12-31 23:59:59).
+  const int64_t secs = args[0].int_value();
+  if (secs < kMinTimestampMillis / 1000 || secs > kMaxTimestampMillis / 1000) {
+    return TimestampOutOfRange("FROM_UNIXTIME: " + std::to_string(secs) +
+                               " seconds since 1970-01-01 00:00:00 UTC");
   }
-  if (f == "FROM_UNIXTIME") {
-    // Seconds outside years 0000-9999 (UTC) are an error: Flink's multiplication by 1000
-    // overflows silently there (9223372036854775807 reads as 1969-12-31 23:59:59).
-    const int64_t secs = args[0].int_value();
-    if (secs < kMinTimestampMillis / 1000 || secs > kMaxTimestampMillis / 1000) {
-      return TimestampOutOfRange("FROM_UNIXTIME: " + std::to_string(secs) +
-                                 " seconds since 1970-01-01 00:00:00 UTC");
-    }
-    const int64_t utc = secs * 1000;
-    const int64_t wall = utc + LocalOffsetMillis(utc);
-    const int64_t days = wall >= 0 ? wall / 86400000 : -((-wall + 86399999) / 86400000);
-    const std::string fmt = args.size() > 1 ? args[1].string_value() : "yyyy-MM-dd HH:mm:ss";
-    auto text = FormatDateTime(days, wall - days * 86400000, fmt);
-    if (!text.ok()) return ErrorAt(e.pos, text.status().message());
-    return Value::String(std::move(*text));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const int64_t utc = secs * 1000;
+  const int64_t wall = utc + LocalOffsetMillis(utc);
+  const int64_t days = wall >= 0 ? wall / 86400000 : -((-wall + 86399999) / 86400000);
+  const std::string fmt = args.size() > 1 ? args[1].string_value() : "yyyy-MM-dd HH:mm:ss";
+  auto text = FormatDateTime(days, wall - days * 86400000, fmt);
+  if (!text.ok()) return ErrorAt(e.pos, text.status().message());
+  return Value::String(std::move(*text));
 }
 
 Result<Value> EvalToTimestampLtz(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const int64_t p = args.size() > 1 ? args[1].int_value() : 3;
+  if (p != 0 && p != 3) return Status::Invalid("TO_TIMESTAMP_LTZ takes precision 0 or 3");
+  // Outside 0000-01-01 .. 9999-12-31 23:59:59.999: NULL, as Flink's.
+  constexpr int64_t kMin = kMinTimestampMillis, kMax = kMaxTimestampMillis;
+  const int64_t n = args[0].int_value();
+  if (n < (p == 0 ? kMin / 1000 : kMin) || n > (p == 0 ? kMax / 1000 : kMax)) {
+    return Value::Null();
   }
-  if (f == "TO_TIMESTAMP_LTZ") {
-    const int64_t p = args.size() > 1 ? args[1].int_value() : 3;
-    if (p != 0 && p != 3) return Status::Invalid("TO_TIMESTAMP_LTZ takes precision 0 or 3");
-    // Outside 0000-01-01 .. 9999-12-31 23:59:59.999: NULL, as Flink's.
-    constexpr int64_t kMin = kMinTimestampMillis, kMax = kMaxTimestampMillis;
-    const int64_t n = args[0].int_value();
-    if (n < (p == 0 ? kMin / 1000 : kMin) || n > (p == 0 ? kMax / 1000 : kMax)) {
-      return Value::Null();
-    }
-    return Value::Ts(Timestamp{p == 0 ? n * 1000 : n, 0});
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::Ts(Timestamp{p == 0 ? n * 1000 : n, 0});
 }
 
 Result<Value> EvalTimestampadd(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  const std::string& f = e.op;
+  const int64_t unit = UnitSize(args[0].string_value());
+  if (f == "TIMESTAMPADD") {
+    const __int128 n = args[1].int_value();  // wide: n * unit cannot overflow
+    return EvalAddInterval(args[2], e.args[2]->type.id == TypeId::kDate, unit > 0 ? n * unit : 0,
+                           unit < 0 ? n * -unit : 0, "TIMESTAMPADD", args[0].string_value(),
+                           args[1].int_value());
   }
-  if (f == "TIMESTAMPADD" || f == "TIMESTAMPDIFF") {
-    const int64_t unit = UnitSize(args[0].string_value());
-    if (f == "TIMESTAMPADD") {
-      const __int128 n = args[1].int_value();  // wide: n * unit cannot overflow
-      return EvalAddInterval(args[2], e.args[2]->type.id == TypeId::kDate, unit > 0 ? n * unit : 0,
-                             unit < 0 ? n * -unit : 0, "TIMESTAMPADD", args[0].string_value(),
-                             args[1].int_value());
-    }
-    int64_t d1, t1, d2, t2;
-    Civil(args[1], e.args[1]->type.id == TypeId::kDate, &d1, &t1);
-    Civil(args[2], e.args[2]->type.id == TypeId::kDate, &d2, &t2);
-    if (unit > 0) {
-      const int64_t diff = (d2 * 86400000 + t2) - (d1 * 86400000 + t1);
-      return Value::Int(diff / unit);  // truncated toward zero
-    }
-    // Calcite's (so Flink's) month count: the most months m such that adding m months to the
-    // earlier day (clamped to the month's end: Jan 31 + 1 month = Feb 29) does not pass the
-    // later one; on the same day, the time of day decides.
-    auto whole_months = [&](int64_t later, int64_t earlier) {
-      int64_t m = (later - earlier) / 31;
-      while (true) {
-        if (AddMonthsClamped(earlier, m) >= later || AddMonthsClamped(earlier, m + 1) > later) {
-          return m;
-        }
-        ++m;
+  int64_t d1, t1, d2, t2;
+  Civil(args[1], e.args[1]->type.id == TypeId::kDate, &d1, &t1);
+  Civil(args[2], e.args[2]->type.id == TypeId::kDate, &d2, &t2);
+  if (unit > 0) {
+    const int64_t diff = (d2 * 86400000 + t2) - (d1 * 86400000 + t1);
+    return Value::Int(diff / unit);  // truncated toward zero
+  }
+  // Calcite's (so Flink's) month count: the most months m such that adding m months to the
+  // earlier day (clamped to the month's end: Jan 31 + 1 month = Feb 29) does not pass the
+  // later one; on the same day, the time of day decides.
+  auto whole_months = [&](int64_t later, int64_t earlier) {
+    int64_t m = (later - earlier) / 31;
+    while (true) {
+      if (AddMonthsClamped(earlier, m) >= later || AddMonthsClamped(earlier, m + 1) > later) {
+        return m;
       }
-    };
-    int64_t months = d2 >= d1 ? whole_months(d2, d1) : -whole_months(d1, d2);
-    // Calcite's correction, whatever the sign (so a negative span can count one month more).
-    if (AddMonthsClamped(d1, months) == d2 && t2 < t1) months--;
-    return Value::Int(months / -unit);
-  }
-  return Status::Internal("function " + f + " has no implementation");
+      ++m;
+    }
+  };
+  int64_t months = d2 >= d1 ? whole_months(d2, d1) : -whole_months(d1, d2);
+  // Calcite's correction, whatever the sign (so a negative span can count one month more).
+  if (AddMonthsClamped(d1, months) == d2 && t2 < t1) months--;
+  return Value::Int(months / -unit);
 }
 
 Result<Value> EvalJsonExists(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "JSON_EXISTS") {
-    // A document that does not parse gives FALSE, as Flink's default (FALSE ON ERROR).
-    auto doc = ParseJson(args[0].string_value(), "JSON text");
-    return Value::Bool(doc.ok() && JsonAt(*doc, args[1].string_value()) != nullptr);
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  // A document that does not parse gives FALSE, as Flink's default (FALSE ON ERROR).
+  auto doc = ParseJson(args[0].string_value(), "JSON text");
+  return Value::Bool(doc.ok() && JsonAt(*doc, args[1].string_value()) != nullptr);
 }
 
 Result<Value> EvalOverlay(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
+  // Whole UTF-8 characters: r replaces len characters of s from position pos (1-based; len
+  // defaults to r's length).
+  const std::vector<uint32_t> s = CodePoints(args[0].string_value());
+  const std::vector<uint32_t> r = CodePoints(args[1].string_value());
+  const int64_t from = args[2].int_value();
+  const int64_t len = args.size() > 3 ? args[3].int_value() : static_cast<int64_t>(r.size());
+  if (from < 1 || len < 0) {
+    return Status::Invalid("OVERLAY needs a position of at least 1 and a length of at least 0");
   }
-  if (f == "OVERLAY") {
-    // Whole UTF-8 characters: r replaces len characters of s from position pos (1-based; len
-    // defaults to r's length).
-    const std::vector<uint32_t> s = CodePoints(args[0].string_value());
-    const std::vector<uint32_t> r = CodePoints(args[1].string_value());
-    const int64_t from = args[2].int_value();
-    const int64_t len = args.size() > 3 ? args[3].int_value() : static_cast<int64_t>(r.size());
-    if (from < 1 || len < 0) {
-      return Status::Invalid("OVERLAY needs a position of at least 1 and a length of at least 0");
-    }
-    const size_t start = std::min<size_t>(static_cast<size_t>(from - 1), s.size());
-    const size_t end = std::min<size_t>(start + static_cast<size_t>(len), s.size());
-    return Value::String(Utf8(s, 0, start) + Utf8(r) + Utf8(s, end));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const size_t start = std::min<size_t>(static_cast<size_t>(from - 1), s.size());
+  const size_t end = std::min<size_t>(start + static_cast<size_t>(len), s.size());
+  return Value::String(Utf8(s, 0, start) + Utf8(r) + Utf8(s, end));
 }
 
 Result<Value> EvalHex(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "HEX") {
-    static const char kHex[] = "0123456789ABCDEF";
-    std::string out;
-    if (args[0].is_string()) {
-      for (unsigned char c : args[0].string_value()) {
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-      }
-      return Value::String(std::move(out));
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  if (args[0].is_string()) {
+    for (unsigned char c : args[0].string_value()) {
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
     }
-    uint64_t u = static_cast<uint64_t>(args[0].int_value());
-    do {
-      out.insert(out.begin(), kHex[u & 15]);
-      u >>= 4;
-    } while (u != 0);
     return Value::String(std::move(out));
   }
-  return Status::Internal("function " + f + " has no implementation");
+  uint64_t u = static_cast<uint64_t>(args[0].int_value());
+  do {
+    out.insert(out.begin(), kHex[u & 15]);
+    u >>= 4;
+  } while (u != 0);
+  return Value::String(std::move(out));
 }
 
 Result<Value> EvalBin(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "BIN") {
-    uint64_t u = static_cast<uint64_t>(args[0].int_value());
-    std::string out;
-    do {
-      out.insert(out.begin(), static_cast<char>('0' + (u & 1)));
-      u >>= 1;
-    } while (u != 0);
-    return Value::String(std::move(out));
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  uint64_t u = static_cast<uint64_t>(args[0].int_value());
+  std::string out;
+  do {
+    out.insert(out.begin(), static_cast<char>('0' + (u & 1)));
+    u >>= 1;
+  } while (u != 0);
+  return Value::String(std::move(out));
 }
 
 Result<Value> EvalAtan2(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "ATAN2") return Value::Double(std::atan2(args[0].double_value(), args[1].double_value()));
-  return Status::Internal("function " + f + " has no implementation");
+  return Value::Double(std::atan2(args[0].double_value(), args[1].double_value()));
 }
 
 Result<Value> EvalSin(const BoundExpr& e, const std::vector<Value>& args) {
-  [[maybe_unused]] const std::string& f = e.op;
-  for (const auto& v : args) {
-    if (v.is_null()) return Value::Null();
-  }
-  if (f == "SIN" || f == "COS" || f == "TAN" || f == "COT" || f == "ASIN" || f == "ACOS" ||
-      f == "ATAN" || f == "SINH" || f == "COSH" || f == "TANH" || f == "DEGREES" ||
-      f == "RADIANS") {
-    const double x = args[0].double_value();
-    if (f == "SIN") return Value::Double(std::sin(x));
-    if (f == "COS") return Value::Double(std::cos(x));
-    if (f == "TAN") return Value::Double(std::tan(x));
-    if (f == "COT") return Value::Double(1.0 / std::tan(x));
-    if (f == "ASIN") return Value::Double(std::asin(x));
-    if (f == "ACOS") return Value::Double(std::acos(x));
-    if (f == "ATAN") return Value::Double(std::atan(x));
-    if (f == "SINH") return Value::Double(std::sinh(x));
-    if (f == "COSH") return Value::Double(std::cosh(x));
-    if (f == "TANH") return Value::Double(std::tanh(x));
-    if (f == "DEGREES") return Value::Double(x * 180.0 / M_PI);
-    return Value::Double(x * M_PI / 180.0);
-  }
-  return Status::Internal("function " + f + " has no implementation");
+  const std::string& f = e.op;
+  const double x = args[0].double_value();
+  if (f == "SIN") return Value::Double(std::sin(x));
+  if (f == "COS") return Value::Double(std::cos(x));
+  if (f == "TAN") return Value::Double(std::tan(x));
+  if (f == "COT") return Value::Double(1.0 / std::tan(x));
+  if (f == "ASIN") return Value::Double(std::asin(x));
+  if (f == "ACOS") return Value::Double(std::acos(x));
+  if (f == "ATAN") return Value::Double(std::atan(x));
+  if (f == "SINH") return Value::Double(std::sinh(x));
+  if (f == "COSH") return Value::Double(std::cosh(x));
+  if (f == "TANH") return Value::Double(std::tanh(x));
+  if (f == "DEGREES") return Value::Double(x * 180.0 / M_PI);
+  return Value::Double(x * M_PI / 180.0);
 }
+
 
 }  // namespace
 
 const std::vector<FunctionInfo>& ScalarFunctions() {
   using K = FunctionKind;
-  constexpr uint8_t N = kMayReturnNull, W = kReadsWallClock, V = kVolatile;
+  constexpr uint8_t N = kMayReturnNull, W = kReadsWallClock, V = kVolatile, S = kSeesNull;
   // Each function once: its name, kind, flags, type rules and evaluation.
   static const std::vector<FunctionInfo> kTable = {
       // Numeric.
@@ -2185,7 +1893,7 @@ const std::vector<FunctionInfo>& ScalarFunctions() {
       {"LOG", K::kScalar, N, BindPower, EvalLog},
       {"EXP", K::kScalar, kNone, BindSqrt, EvalExp},
       {"SIGN", K::kScalar, kNone, BindSign, EvalSign},
-      {"PI", K::kScalar, kNone, BindPi, EvalPi},
+      {"PI", K::kScalar, S, BindPi, EvalPi},
       {"SIN", K::kScalar, kNone, BindSin, EvalSin},
       {"COS", K::kScalar, kNone, BindSin, EvalSin},
       {"TAN", K::kScalar, kNone, BindSin, EvalSin},
@@ -2209,7 +1917,7 @@ const std::vector<FunctionInfo>& ScalarFunctions() {
       {"LPAD", K::kScalar, N, BindLpad, EvalLpad},
       {"RPAD", K::kScalar, N, BindLpad, EvalLpad},
       {"LOCATE", K::kScalar, kNone, BindLocate, EvalLocate},
-      {"CONCAT_WS", K::kScalar, N, BindConcatWs, EvalConcatWs},
+      {"CONCAT_WS", K::kScalar, N | S, BindConcatWs, EvalConcatWs},
       {"SPLIT_INDEX", K::kScalar, N, BindSplitIndex, EvalSplitIndex},
       {"REGEXP", K::kScalar, kNone, BindRegexp, EvalRegexp},
       {"REGEXP_REPLACE", K::kScalar, kNone, BindRegexp, EvalRegexp},
@@ -2220,7 +1928,7 @@ const std::vector<FunctionInfo>& ScalarFunctions() {
       {"CHR", K::kScalar, kNone, BindChr, EvalChr},
       {"OVERLAY", K::kScalar, kNone, BindOverlay, EvalOverlay},
       // Conditional.
-      {"IF", K::kScalar, N, BindIf, EvalIf},
+      {"IF", K::kScalar, N | S, BindIf, EvalIf},
       {"GREATEST", K::kScalar, kNone, BindGreatest, EvalGreatest},
       {"LEAST", K::kScalar, kNone, BindGreatest, EvalGreatest},
       // Hashing and random.
@@ -2231,13 +1939,13 @@ const std::vector<FunctionInfo>& ScalarFunctions() {
       {"SHA384", K::kScalar, kNone, BindMd5, EvalMd5},
       {"SHA512", K::kScalar, kNone, BindMd5, EvalMd5},
       {"SHA2", K::kScalar, N, BindMd5, EvalMd5},
-      {"RAND", K::kScalar, V, BindRand, EvalRand},
-      {"RAND_INTEGER", K::kScalar, V, BindRand, EvalRand},
-      {"UUID", K::kScalar, V, BindUuid, EvalUuid},
+      {"RAND", K::kScalar, V | S, BindRand, EvalRand},
+      {"RAND_INTEGER", K::kScalar, V | S, BindRand, EvalRand},
+      {"UUID", K::kScalar, V | S, BindUuid, EvalUuid},
       // JSON.
-      {"JSON_VALUE", K::kScalar, N, BindJsonValue, EvalJsonValue},
+      {"JSON_VALUE", K::kScalar, N | S, BindJsonValue, EvalJsonValue},
       {"JSON_EXISTS", K::kScalar, N, BindJsonExists, EvalJsonExists},
-      {"JSON_QUERY", K::kScalar, N, BindJsonValue, EvalJsonValue},
+      {"JSON_QUERY", K::kScalar, N | S, BindJsonValue, EvalJsonValue},
       // Date and time.
       {"YEAR", K::kScalar, W, BindYear, EvalYear},
       {"QUARTER", K::kScalar, W, BindYear, EvalYear},
@@ -2255,7 +1963,7 @@ const std::vector<FunctionInfo>& ScalarFunctions() {
       {"DATEDIFF", K::kScalar, W, BindDatediff, EvalDatediff},
       {"DATE_ADD", K::kScalar, W, BindDateAdd, EvalDateAdd},
       {"DATE_SUB", K::kScalar, W, BindDateAdd, EvalDateAdd},
-      {"UNIX_TIMESTAMP", K::kScalar, kVolatileWithoutArgs | N, BindUnixTimestamp, EvalUnixTimestamp},
+      {"UNIX_TIMESTAMP", K::kScalar, kVolatileWithoutArgs | N | S, BindUnixTimestamp, EvalUnixTimestamp},
       {"FROM_UNIXTIME", K::kScalar, kNone, BindFromUnixtime, EvalFromUnixtime},
       {"TO_TIMESTAMP_LTZ", K::kScalar, N, BindToTimestampLtz, EvalToTimestampLtz},
       {"TIMESTAMPADD", K::kScalar, kNone, BindTimestampadd, EvalTimestampadd},
@@ -2294,6 +2002,11 @@ Result<Value> EvalScalarFunctionWallClock(const BoundExpr& e, const std::vector<
   const FunctionInfo* info = FindFunction(e.op);
   if (info == nullptr || info->eval == nullptr) {
     return Status::Internal("function " + e.op + " has no implementation");
+  }
+  if ((info->flags & kSeesNull) == 0) {
+    for (const auto& v : args) {
+      if (v.is_null()) return Value::Null();
+    }
   }
   return info->eval(e, args);
 }
