@@ -238,14 +238,6 @@ Status BindHour(ScalarBindCall& c) {
   return Status::OK();
 }
 
-Status BindEpoch(ScalarBindCall& c) {
-  [[maybe_unused]] auto& [f, pos, args, b] = c;
-  TRIB_RETURN_NOT_OK(c.Arity(1, 1));
-  TRIB_RETURN_NOT_OK(c.TemporalArg(0, false));
-  b.type = DataType::BigInt();
-  return Status::OK();
-}
-
 Status BindFloorTo(ScalarBindCall& c) {
   [[maybe_unused]] auto& [f, pos, args, b] = c;
   TRIB_RETURN_NOT_OK(c.Arity(2, 2));
@@ -728,7 +720,7 @@ const std::vector<FunctionInfo>& DateTimeFunctions() {
       {"$ADD_INTERVAL", K::kInternal, kNone, nullptr, EvalAddIntervalCall},
       {"$MILLISECOND", K::kInternal, W, BindHour, EvalMillisecond},
       {"$MICROSECOND", K::kInternal, W, BindHour, EvalMillisecond},
-      {"$EPOCH", K::kInternal, kNone, BindEpoch, EvalEpoch},
+      {"$EPOCH", K::kInternal, kNone, BindYear, EvalEpoch},
       {"$FLOOR_TO", K::kInternal, W, BindFloorTo, EvalFloorToCall},
       {"$CEIL_TO", K::kInternal, W, BindFloorTo, EvalFloorToCall},
       {"$DECADE", K::kInternal, W, BindYear, EvalYear},
