@@ -34,7 +34,6 @@
 #include "sql/query.h"
 #include "sql/query_internal.h"
 #include "sql/session_internal.h"
-#include "sql/sort_compact.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
 #include "tributary/options.h"

@@ -35,7 +35,8 @@
 #include "sql/query.h"
 #include "sql/query_internal.h"
 #include "sql/session_internal.h"
-#include "sql/sort_compact.h"
+#include "table/rescale.h"
+#include "table/sort_compact.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
 #include "tributary/options.h"
@@ -120,7 +121,7 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   }
   std::string table_name;
   // order_strategy / order_by: Paimon's sort compaction (sort_compact.h).
-  SortCompactRequest sort;
+  table::SortCompactRequest sort;
   Pos sort_pos;
   // Paimon's `partitions`: 'k=v,k2=v2;k=v3' (partitions separated by ';', their keys by ',').
   std::vector<std::map<std::string, std::string>> partitions;
@@ -177,13 +178,22 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
     }
     sort.partitions = partitions;
     TRIB_ASSIGN_OR_RETURN(sort.memory_limit, planner::SortMemoryLimit(*this));
-    auto sorted = SortCompact(**table, sort);
+    const bool tty = ::isatty(2);
+    if (tty) {
+      sort.progress = [](const std::string& line) {
+        std::fprintf(stderr, "\r%s", line.c_str());
+        std::fflush(stderr);
+      };
+    }
+    auto sorted = table::SortCompact(**table, sort);
+    if (tty) std::fprintf(stderr, "\r\033[K");
     if (!sorted.ok()) return Locate(sorted.status(), sort_pos);
-    if (!sorted->has_value()) return Message("Nothing to compact in " + id->ToString());
+    for (const std::string& w : sorted->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    if (!sorted->snapshot) return Message("Nothing to compact in " + id->ToString());
     std::string by;
     for (const std::string& c : sort.columns) by += (by.empty() ? "" : ", ") + c;
     return Message("Compacted " + id->ToString() + ", rows sorted (" + sort.strategy + ") by " +
-                   by + " (snapshot " + std::to_string(**sorted) + ")");
+                   by + " (snapshot " + std::to_string(*sorted->snapshot) + ")");
   }
   // Long compactions show their progress when stderr is a terminal.
   std::function<void(int64_t, int64_t)> progress;
@@ -457,83 +467,26 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
       specs.push_back(std::move(spec));
     }
   }
-  std::vector<int> pidx;
-  for (const auto& k : schema->partition_keys) pidx.push_back(schema->FieldIndex(k));
-  auto wanted = [&](const Row& row) {
-    if (specs.empty()) return true;
-    for (const auto& spec : specs) {
-      bool all = true;
-      for (size_t i = 0; all && i < pidx.size(); i++) {
-        all = meta::PartitionValueString(row[pidx[i]], schema->fields[pidx[i]].type) ==
-              spec.at(schema->partition_keys[i]);
-      }
-      if (all) return true;
-    }
-    return false;
-  };
-  // The rows of the latest snapshot, rewritten by one OVERWRITE of the partitions they are in,
-  // into `buckets` buckets; it commits only if those partitions still hold the files the rows
-  // were read from. A write committed meanwhile makes the attempt fail (nothing is lost): the
-  // rows are read again, a few times, before the procedure gives up and says so.
+  table::RescaleRequest request;
+  request.buckets = buckets;
+  request.partitions = std::move(specs);
+  request.scan_threads = scan_threads;
+  request.sink_threads = sink_threads;
   const bool tty = ::isatty(2);
-  constexpr int kAttempts = 5;
-  Status last;
-  for (int attempt = 1; attempt <= kAttempts; attempt++) {
-    TRIB_ASSIGN_OR_RETURN(auto latest, meta::SnapshotManager(table.path()).LatestId());
-    if (!latest) return Message("Nothing to rescale in " + id.ToString());
-    ScanOptions so;
-    so.snapshot_id = latest;
-    so.max_batch_rows = 65536;
-    auto scan = table.NewScan(so);
-    if (!scan.ok()) return Locate(scan.status(), s.pos);
-    WriteOptions wo;
-    wo.overwrite = true;
-    wo.overwrite_buckets = buckets;
-    wo.overwrite_base_snapshot = *latest;
-    auto writer = table.NewWriter(wo);
-    if (!writer.ok()) return Locate(writer.status(), s.pos);
-    RowBatch batch;
-    int64_t rows = 0;
-    while (true) {
-      Result<bool> more = [&] {
-        ScopedParallelism threads(scan_threads);
-        return (*scan)->Next(&batch);
-      }();
-      if (!more.ok()) return Locate(more.status(), s.pos);
-      if (!*more) break;
-      ScopedParallelism threads(sink_threads);
-      for (Row& r : batch.rows) {
-        if (!wanted(r)) continue;
-        Status st = (*writer)->Write(RowKind::kInsert, std::move(r));
-        if (!st.ok()) return Locate(st, s.pos);
-        if (tty && ++rows % 100000 == 0) {
-          std::fprintf(stderr, "\rrescaling %s: %lld rows", id.ToString().c_str(),
-                       static_cast<long long>(rows));
-          std::fflush(stderr);
-        }
-      }
-    }
-    if (tty) std::fprintf(stderr, "\r\033[K");
-    auto committed = [&] {
-      ScopedParallelism threads(sink_threads);
-      return (*writer)->CommitAndWaitForCompaction();
-    }();
-    if (committed.ok()) {
-      PrintCommitWarnings(**writer);
-      if (!committed->has_value()) return Message("Nothing to rescale in " + id.ToString());
-      return Message("Rescaled " + id.ToString() + " to " + std::to_string(buckets) +
-                     " bucket(s) (snapshot " + std::to_string(**committed) + ")");
-    }
-    last = committed.status();
-    if (!last.IsConflict()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
+  if (tty) {
+    request.progress = [&](int64_t rows) {
+      std::fprintf(stderr, "\rrescaling %s: %lld rows", id.ToString().c_str(),
+                   static_cast<long long>(rows));
+      std::fflush(stderr);
+    };
   }
-  return Locate(last.IsConflict()
-                    ? last.WithContext("gave up after " + std::to_string(kAttempts) +
-                                       " attempts: other writers kept changing the partitions; "
-                                       "nothing was rescaled")
-                    : last,
-                s.pos);
+  auto rescaled = table::Rescale(table, request);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  if (!rescaled.ok()) return Locate(rescaled.status(), s.pos);
+  for (const std::string& w : rescaled->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (!rescaled->snapshot) return Message("Nothing to rescale in " + id.ToString());
+  return Message("Rescaled " + id.ToString() + " to " + std::to_string(buckets) +
+                 " bucket(s) (snapshot " + std::to_string(*rescaled->snapshot) + ")");
 }
 
 Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {

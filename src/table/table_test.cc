@@ -1,6 +1,8 @@
 // End-to-end tests of the storage core through the public API.
 #include <gtest/gtest.h>
 
+#include "table/rescale.h"
+#include "table/rewrite.h"
 #include "table/warehouse_test_base.h"
 #include <unistd.h>
 
@@ -1339,6 +1341,55 @@ TEST_F(TableTest, ScanWatermarkReadsTheFirstSnapshotAtOrAfterIt) {
     failed = !(*scan)->Next(&b).ok();
   }
   EXPECT_TRUE(failed);
+}
+
+// Table maintenance from the library, below SQL (table/rescale.h, table/rewrite.h): a C++
+// program rescales a table, and a rewrite whose commit meets a write committed meanwhile reads
+// the rows again instead of losing that write.
+TEST_F(TableTest, RescaleFromTheLibraryKeepsEveryRowInTheNewBuckets) {
+  auto t = Create("r", KV({{"bucket", "2"}}));
+  std::vector<std::pair<RowKind, Row>> rows;
+  std::vector<Row> want;
+  for (int64_t i = 0; i < 50; i++) {
+    rows.push_back({RowKind::kInsert, R(i, "v" + std::to_string(i))});
+    want.push_back(R(i, "v" + std::to_string(i)));
+  }
+  WriteRows(*t, rows);
+  table::RescaleRequest request;
+  request.buckets = 4;
+  auto done = table::Rescale(*t, request);
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  ASSERT_TRUE(done->snapshot.has_value());
+  for (const auto& [bucket, total] : FileBuckets(*t)) {
+    EXPECT_EQ(total, 4);
+    EXPECT_LT(bucket, 4);
+  }
+  EXPECT_EQ(ReadAll(*t), want);
+}
+
+TEST_F(TableTest, ARewriteThatConflictsReadsTheRowsAgain) {
+  auto t = Create("c", KV({{"bucket", "1"}}));
+  WriteRows(*t, {{RowKind::kInsert, R(1, "a")}});
+  int attempts = 0;
+  auto done = table::RewriteLatest(t->path(), "rewritten", [&](int64_t latest) {
+    attempts++;
+    std::vector<Row> read = ReadAll(*t, [&] {
+      ScanOptions o;
+      o.snapshot_id = latest;
+      return o;
+    }());
+    if (attempts == 1) WriteRows(*t, {{RowKind::kInsert, R(2, "b")}});  // another writer
+    WriteOptions wo;
+    wo.overwrite = true;
+    wo.overwrite_base_snapshot = latest;
+    auto w = t->NewWriter(wo);
+    EXPECT_TRUE(w.ok());
+    for (Row& r : read) EXPECT_TRUE((*w)->Write(RowKind::kInsert, r).ok());
+    return table::CommitRewrite(**w);
+  });
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(attempts, 2);
+  EXPECT_EQ(ReadAll(*t), (std::vector<Row>{R(1, "a"), R(2, "b")}));
 }
 
 }  // namespace

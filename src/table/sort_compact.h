@@ -3,15 +3,17 @@
 // partition compacted are sorted by the columns (lexicographically, along a Z-order curve or
 // along a Hilbert curve over the columns' values) and written again by one OVERWRITE of those
 // partitions, so files hold ranges of the sort key and filters on those columns skip files.
-// Thread-safety: one call at a time per session.
+// Thread-safety: stateless functions; a table object is used by one thread.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "table/rewrite.h"
 #include "tributary/result.h"
 #include "tributary/value.h"
 
@@ -19,7 +21,7 @@ namespace tributary {
 class Table;
 }  // namespace tributary
 
-namespace tributary::sql {
+namespace tributary::table {
 
 struct SortCompactRequest {
   std::string strategy;               // order, zorder, hilbert
@@ -27,15 +29,17 @@ struct SortCompactRequest {
   // Partition column -> value of the partitions to compact (several or none: every partition).
   std::vector<std::map<std::string, std::string>> partitions;
   int64_t memory_limit = 0;           // bytes of rows sorted at once ('sql.sort.memory-limit')
+  // Called with a line of progress every 100,000 rows (a terminal shows it), if set.
+  std::function<void(const std::string&)> progress;
 };
 
-// Checks the request against the table (an error names what is wrong), then rewrites the rows;
-// the new snapshot's id, or nullopt when there was nothing to compact.
-Result<std::optional<int64_t>> SortCompact(Table& table, const SortCompactRequest& request);
+// Checks the request against the table (an error names what is wrong), then rewrites the rows
+// (rewrite.h): the new snapshot (none when there was nothing to compact) and its warnings.
+Result<RewriteResult> SortCompact(Table& table, const SortCompactRequest& request);
 
 // The key a row sorts by: its columns' values mapped to order-preserving 64-bit numbers, then
 // concatenated ('order'), bit-interleaved ('zorder') or taken as a Hilbert index ('hilbert'); the
 // keys compare as byte strings. Exposed for tests.
 std::string SortCompactKey(const std::string& strategy, const std::vector<Value>& values);
 
-}  // namespace tributary::sql
+}  // namespace tributary::table

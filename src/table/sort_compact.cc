@@ -1,6 +1,5 @@
-#include "sql/sort_compact.h"
+#include "table/sort_compact.h"
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,12 +9,12 @@
 
 #include "meta/paths.h"
 #include "meta/snapshot.h"
-#include "sql/session.h"
+#include "table/rewrite.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
 #include "tributary/table_writer.h"
 
-namespace tributary::sql {
+namespace tributary::table {
 
 namespace {
 
@@ -115,7 +114,7 @@ std::string SortCompactKey(const std::string& strategy, const std::vector<Value>
   return Interleave(x);
 }
 
-Result<std::optional<int64_t>> SortCompact(Table& table, const SortCompactRequest& request) {
+Result<RewriteResult> SortCompact(Table& table, const SortCompactRequest& request) {
   const auto schema = table.schema();
   const std::string name = table.identifier().ToString();
   if (schema->HasPrimaryKey() || schema->Option("bucket").value_or("-1") != "-1") {
@@ -159,28 +158,13 @@ Result<std::optional<int64_t>> SortCompact(Table& table, const SortCompactReques
   }
   std::vector<int> pidx;
   for (const auto& k : schema->partition_keys) pidx.push_back(schema->FieldIndex(k));
-  auto wanted = [&](const Row& row) {
-    if (request.partitions.empty()) return true;
-    for (const auto& spec : request.partitions) {
-      bool all = true;
-      for (size_t i = 0; all && i < pidx.size(); i++) {
-        auto it = spec.find(schema->partition_keys[i]);
-        all = it == spec.end() ||
-              meta::PartitionValueString(row[pidx[i]], schema->fields[pidx[i]].type) == it->second;
-      }
-      if (all) return true;
-    }
-    return false;
+  const auto wanted = PartitionFilter(*schema, request.partitions);
+  auto progress = [&](const std::string& line) {
+    if (request.progress) request.progress(line);
   };
   // The rows of the latest snapshot in the partitions, sorted (partition, then the key), written
-  // by one OVERWRITE of those partitions that commits only if they still hold the files read: a
-  // write committed meanwhile makes the attempt fail and the rows are read again.
-  const bool tty = ::isatty(2);
-  constexpr int kAttempts = 5;
-  Status last;
-  for (int attempt = 1; attempt <= kAttempts; attempt++) {
-    TRIB_ASSIGN_OR_RETURN(auto latest, meta::SnapshotManager(table.path()).LatestId());
-    if (!latest) return std::optional<int64_t>();
+  // by one OVERWRITE of those partitions (rewrite.h).
+  return RewriteLatest(table.path(), "compacted", [&](int64_t latest) -> Result<RewriteResult> {
     ScanOptions so;
     so.snapshot_id = latest;
     so.max_batch_rows = 65536;
@@ -211,13 +195,12 @@ Result<std::optional<int64_t>> SortCompact(Table& table, const SortCompactReques
         }
         k.row = std::move(r);
         rows.push_back(std::move(k));
-        if (tty && rows.size() % 100000 == 0) {
-          std::fprintf(stderr, "\rsorting %s: %zu rows read", name.c_str(), rows.size());
-          std::fflush(stderr);
+        if (rows.size() % 100000 == 0) {
+          progress("sorting " + name + ": " + std::to_string(rows.size()) + " rows read");
         }
       }
     }
-    if (rows.empty()) return std::optional<int64_t>();
+    if (rows.empty()) return RewriteResult{};
     std::stable_sort(rows.begin(), rows.end(), [&](const Keyed& a, const Keyed& b) {
       for (int p : pidx) {
         const int c = CompareValues(a.row[p], b.row[p]);
@@ -237,31 +220,18 @@ Result<std::optional<int64_t>> SortCompact(Table& table, const SortCompactReques
     });
     WriteOptions wo;
     wo.overwrite = true;
-    wo.overwrite_base_snapshot = *latest;
+    wo.overwrite_base_snapshot = latest;
     TRIB_ASSIGN_OR_RETURN(auto writer, table.NewWriter(wo));
     size_t written = 0;
     for (Keyed& k : rows) {
       TRIB_RETURN_NOT_OK(writer->Write(RowKind::kInsert, std::move(k.row)));
-      if (tty && ++written % 100000 == 0) {
-        std::fprintf(stderr, "\rsorting %s: %zu of %zu rows written", name.c_str(), written,
-                     rows.size());
-        std::fflush(stderr);
+      if (++written % 100000 == 0) {
+        progress("sorting " + name + ": " + std::to_string(written) + " of " +
+                 std::to_string(rows.size()) + " rows written");
       }
     }
-    if (tty) std::fprintf(stderr, "\r\033[K");
-    auto committed = writer->CommitAndWaitForCompaction();
-    if (committed.ok()) {
-      PrintCommitWarnings(*writer);
-      return *committed;
-    }
-    last = committed.status();
-    if (!last.IsConflict()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20 * attempt));
-  }
-  return last.IsConflict() ? last.WithContext("gave up after " + std::to_string(kAttempts) +
-                                              " attempts: other writers kept changing the "
-                                              "partitions; nothing was compacted")
-                           : last;
+    return CommitRewrite(*writer);
+  });
 }
 
-}  // namespace tributary::sql
+}  // namespace tributary::table
