@@ -29,6 +29,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS) -LE slow
 	bash tests/install/install_test.sh $(BUILD)
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary tests/sql
+	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --s3 tests/sql
 	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary
 	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary
 	python3 tests/differential/delta_join.py --binary $(BUILD)/tributary

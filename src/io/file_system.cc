@@ -380,6 +380,7 @@ class RoutingFileSystem : public FileSystem {
   }
   Result<std::vector<FileInfo>> ListDir(const std::string& p) override { return For(p).ListDir(p); }
   Status MakeDirs(const std::string& p) override { return For(p).MakeDirs(p); }
+  Status MakeDirMarker(const std::string& p) override { return For(p).MakeDirMarker(p); }
   Status Remove(const std::string& p) override { return For(p).Remove(p); }
   Status RemoveAll(const std::string& p) override { return For(p).RemoveAll(p); }
   Result<bool> RemoveDirIfEmpty(const std::string& p) override {

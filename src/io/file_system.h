@@ -56,6 +56,10 @@ class FileSystem {
   virtual Result<std::optional<std::string>> Version(const std::string& path) = 0;
   virtual Result<std::vector<FileInfo>> ListDir(const std::string& path) = 0;
   virtual Status MakeDirs(const std::string& path) = 0;
+  // Makes a directory that must exist while empty (a database): MakeDirs by default; on object
+  // storage, where a directory is a key prefix, a zero-byte object "<path>/" (the marker Hadoop's
+  // S3A writes for an empty directory, so Paimon on Flink or Spark sees the database too).
+  virtual Status MakeDirMarker(const std::string& path) { return MakeDirs(path); }
   // Removes a file; a missing file is not an error.
   virtual Status Remove(const std::string& path) = 0;
   // Removes a directory tree; a missing directory is not an error.

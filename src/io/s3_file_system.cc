@@ -671,13 +671,14 @@ Result<bool> S3FileSystem::Exists(const std::string& path) {
   std::vector<std::string> dirs;
   // (Any object under the prefix, without a delimiter: stores differ in how they count common
   // prefixes against max-keys.)
-  TRIB_RETURN_NOT_OK(List(key.empty() ? "" : key + "/", "", 1, &files, &dirs));
-  return !files.empty() || !dirs.empty();
+  bool marker = false;
+  TRIB_RETURN_NOT_OK(List(key.empty() ? "" : key + "/", "", 1, &files, &dirs, &marker));
+  return marker || !files.empty() || !dirs.empty();
 }
 
 Status S3FileSystem::List(const std::string& prefix, const std::string& delimiter,
                           int64_t max_keys, std::vector<FileInfo>* files,
-                          std::vector<std::string>* dirs) {
+                          std::vector<std::string>* dirs, bool* marker) {
   std::string token;
   while (true) {
     // Query parameters in sorted order (SigV4 canonicalises them; curl sends them as given).
@@ -692,6 +693,7 @@ Status S3FileSystem::List(const std::string& prefix, const std::string& delimite
     for (std::string_view c : XmlAll(r.body, "Contents")) {
       FileInfo f;
       const std::string key = XmlOne(c, "Key");
+      if (key == prefix && marker != nullptr) *marker = true;
       if (key.size() <= prefix.size()) continue;
       f.name = key.substr(prefix.size());
       f.size = std::atoll(XmlOne(c, "Size").c_str());
@@ -728,6 +730,14 @@ Result<std::vector<FileInfo>> S3FileSystem::ListDir(const std::string& path) {
     files.push_back(std::move(f));
   }
   return files;
+}
+
+Status S3FileSystem::MakeDirMarker(const std::string& path) {
+  TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  if (key.empty()) return Status::OK();  // the bucket itself
+  TRIB_ASSIGN_OR_RETURN(Response r, Request("PUT", key + "/", "", {}, {}));
+  if (r.status != 200) return Fail("PUT", key + "/", r);
+  return Status::OK();
 }
 
 Status S3FileSystem::MakeDirs(const std::string& path) {
@@ -780,10 +790,12 @@ Status S3FileSystem::RemoveAll(const std::string& path) {
   TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
   std::vector<FileInfo> files;
   std::vector<std::string> dirs;
-  TRIB_RETURN_NOT_OK(List(key.empty() ? "" : key + "/", "", 0, &files, &dirs));
+  bool marker = false;
+  TRIB_RETURN_NOT_OK(List(key.empty() ? "" : key + "/", "", 0, &files, &dirs, &marker));
   std::vector<std::string> keys;
   for (const FileInfo& f : files) keys.push_back((key.empty() ? "" : key + "/") + f.name);
   if (!key.empty()) keys.push_back(key);  // the path itself, if it is an object
+  if (marker) keys.push_back(key + "/");  // its directory marker (MakeDirMarker), last
   return DeleteKeys(keys);
 }
 

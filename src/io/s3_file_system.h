@@ -73,6 +73,7 @@ class S3FileSystem : public FileSystem {
   Result<std::optional<std::string>> Version(const std::string& path) override;
   Result<std::vector<FileInfo>> ListDir(const std::string& path) override;
   Status MakeDirs(const std::string& path) override;
+  Status MakeDirMarker(const std::string& path) override;
   Status Remove(const std::string& path) override;
   Status RemoveAll(const std::string& path) override;
   Result<bool> RemoveDirIfEmpty(const std::string& path) override;
@@ -101,8 +102,11 @@ class S3FileSystem : public FileSystem {
   Result<std::string> KeyOf(const std::string& path) const;
   std::string Url(const std::string& key, const std::string& query) const;
   // Lists keys under `prefix` (recursively when `delimiter` is empty).
+  // `marker`, if given, is set when the prefix's own directory marker (the key "<prefix>", see
+  // MakeDirMarker) is among the keys; it is no entry of *files.
   Status List(const std::string& prefix, const std::string& delimiter, int64_t max_keys,
-              std::vector<FileInfo>* files, std::vector<std::string>* dirs);
+              std::vector<FileInfo>* files, std::vector<std::string>* dirs,
+              bool* marker = nullptr);
   Status DeleteKeys(const std::vector<std::string>& keys);
   // Uploads `data` to `key` in parts (CreateMultipartUpload, UploadPart, CompleteMultipartUpload;
   // AbortMultipartUpload when a part fails, so no part is left behind).

@@ -417,9 +417,13 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& warehouse_uri,
 Catalog::~Catalog() = default;
 
 Result<std::vector<std::string>> Catalog::ListDatabases() const {
-  TRIB_ASSIGN_OR_RETURN(auto entries, io::LocalFs().ListDir(warehouse_));
+  auto listed = io::LocalFs().ListDir(warehouse_);
+  // (A warehouse on object storage with nothing in it yet is no prefix at all.)
+  if (!listed.ok() && !(listed.status().IsNotFound() && io::IsObjectStoreUri(warehouse_))) {
+    return listed.status();
+  }
   std::set<std::string> dbs = {kDefaultDb};
-  for (const auto& e : entries) {
+  for (const auto& e : listed.ok() ? *listed : std::vector<io::FileInfo>{}) {
     if (e.is_dir && e.name.size() > 3 && e.name.substr(e.name.size() - 3) == ".db") {
       dbs.insert(e.name.substr(0, e.name.size() - 3));
     }
@@ -440,7 +444,7 @@ Status Catalog::CreateDatabase(const std::string& db, bool ignore_if_exists) {
     if (ignore_if_exists) return Status::OK();
     return Status::AlreadyExists("database '" + db + "' already exists");
   }
-  return io::LocalFs().MakeDirs(meta::DatabasePath(warehouse_, db));
+  return io::LocalFs().MakeDirMarker(meta::DatabasePath(warehouse_, db));
 }
 
 Status Catalog::DropDatabase(const std::string& db, bool ignore_if_not_exists, bool cascade) {

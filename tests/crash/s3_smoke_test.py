@@ -135,6 +135,9 @@ def run(binary, s3):
                if f.endswith(".parquet._S3rver_object")]
     if not parquet:
         raise Failure("no data file in the bucket")
+    p = sql(local, catalog + "ALTER TABLE t RENAME TO t2", expect=1)
+    if "not supported yet" not in p.stderr or "object storage" not in p.stderr:
+        raise Failure("RENAME on S3 is not refused as not supported: " + p.stderr)
     sql(local, catalog + "DROP TABLE t")
     if sql(local, catalog + "SHOW TABLES").stdout.strip():
         raise Failure("the dropped table is still listed")

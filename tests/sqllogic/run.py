@@ -27,7 +27,11 @@ Session statements (USE, SET, RESET, CREATE CATALOG, USE CATALOG, CREATE TEMPORA
 DROP [TEMPORARY] VIEW) that succeed are replayed
 before each later record, as if the records shared one shell session.
 
-Usage: run.py --binary build/tributary [--slow] [-j N] [-v] PATH...
+With --s3 every file's warehouse is on the test S3 server instead (s3://tb/<file>: s3rver behind
+the proxy that answers conditional writes as S3 does, tests/crash/s3rver/s3server.py); a file
+whose first line is `# local-only: <why>` is skipped there, saying why.
+
+Usage: run.py --binary build/tributary [--slow] [--s3] [-j N] [-v] PATH...
 PATH is a test file or a directory searched for *.test (*.test_slow with --slow).
 """
 
@@ -169,13 +173,15 @@ def rows_match(actual, expected_lines):
 
 
 class FileRunner:
-    def __init__(self, binary, path, verbose):
+    def __init__(self, binary, path, verbose, s3=None):
         self.binary = binary
         self.path = path
         self.verbose = verbose
+        self.s3 = s3  # the test S3 server, or None for a local warehouse
         self.session = []
         self.passed = 0
         self.failures = []
+        self.skipped = None  # why the file did not run
 
     def run_sql(self, warehouse, sql, fmt="json", idle_timeout_ms=None):
         cmd = [self.binary, "sql", "--warehouse", warehouse, "--format", fmt]
@@ -186,7 +192,8 @@ class FileRunner:
         cmd += ["-e", sql.replace("__WAREHOUSE__", warehouse)]
         try:
             p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S,
-                               stdin=subprocess.DEVNULL)
+                               stdin=subprocess.DEVNULL,
+                               env=self.s3.env() if self.s3 else None)
         except subprocess.TimeoutExpired:
             return None, "", f"timed out after {TIMEOUT_S} s"
         return p.returncode, p.stdout, p.stderr
@@ -201,6 +208,20 @@ class FileRunner:
             records = parse_file(self.path)
         except (ValueError, OSError) as e:
             self.failures.append(f"FAIL {e}")
+            return self
+        if self.s3:
+            with open(self.path) as f:
+                first = f.readline()
+            if first.startswith("# local-only:"):
+                self.skipped = first[len("# local-only:"):].strip()
+                return self
+            # A prefix of its own in the bucket, nothing to remove (the server's store goes).
+            name = re.sub(r"[^A-Za-z0-9_-]", "-", os.path.relpath(self.path))
+            warehouse = "s3://tb/sqllogic/" + name
+            for rec in records:
+                if self.failures:
+                    break
+                self.run_record(rec, warehouse)
             return self
         warehouse = tempfile.mkdtemp(prefix="sqllogic-")
         try:
@@ -290,8 +311,24 @@ def main():
     ap.add_argument("--slow", action="store_true", help="run *.test_slow instead of *.test")
     ap.add_argument("-j", "--jobs", type=int, default=2, help="files run in parallel")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--s3", action="store_true",
+                    help="warehouses on the test S3 server (s3rver) instead of local disk")
     ap.add_argument("paths", nargs="*", default=["tests/sql"])
     args = ap.parse_args()
+    if args.s3:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                                        "crash", "s3rver"))
+        from s3server import S3Server
+        with S3Server() as s3:
+            code = run_all(args, s3)
+            said = s3.proxy_said()
+            if code and said:
+                print("the conditional proxy said: " + said)
+            return code
+    return run_all(args, None)
+
+
+def run_all(args, s3):
     binary = os.path.abspath(args.binary)
     if not os.access(binary, os.X_OK):
         print(f"run.py: {binary} is not an executable; build it first", file=sys.stderr)
@@ -304,17 +341,24 @@ def main():
     failed_files = 0
     records = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        runners = [FileRunner(binary, f, args.verbose) for f in files]
+        runners = [FileRunner(binary, f, args.verbose, s3) for f in files]
+        skipped = 0
         for r in pool.map(lambda r: r.run(), runners):
             records += r.passed + len(r.failures)
+            if r.skipped is not None:
+                skipped += 1
+                print(f"skip {r.path}: local only ({r.skipped})", flush=True)
+                continue
             if r.failures:
                 failed_files += 1
                 for f in r.failures:
                     print(f, flush=True)
             elif args.verbose:
                 print(f"ok   {r.path} ({r.passed} records)", flush=True)
-    print(f"sqllogic: {len(files)} files, {records} records run, "
-          f"{len(files) - failed_files} files passed, {failed_files} failed")
+    where = " on S3" if s3 else ""
+    print(f"sqllogic{where}: {len(files)} files, {records} records run, "
+          f"{len(files) - failed_files - skipped} files passed, {failed_files} failed"
+          + (f", {skipped} local only" if skipped else ""))
     return 1 if failed_files else 0
 
 

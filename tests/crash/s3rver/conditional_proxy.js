@@ -1,7 +1,12 @@
-// An HTTP proxy in front of s3rver that adds what s3rver lacks and AWS S3 documents: a PUT with
-// `If-None-Match: *` of a key that exists answers 412 PreconditionFailed. Conditional PUTs of one
-// key are serialised here, so two racing writers can never both create it. Everything else is
-// forwarded unchanged (the Host header too: requests are signed for it).
+// An HTTP proxy in front of s3rver that adds what s3rver lacks and AWS S3 documents:
+// - a PUT with `If-None-Match: *` of a key that exists answers 412 PreconditionFailed.
+//   Conditional PUTs of one key are serialised here, so two racing writers can never both
+//   create it;
+// - a ListObjectsV2 with a delimiter returns as CommonPrefixes every prefix that has an object
+//   anywhere below it (s3rver 3.7 returns only those with an object directly in them, so
+//   `wh/db.db/` with tables under it would look empty). Answered from s3rver's store on disk,
+//   in one page.
+// Everything else is forwarded unchanged (the Host header too: requests are signed for it).
 // With REQUEST_LOG, every request is appended there as one line, "METHOD URL STATUS", once it
 // is answered: the tests count a statement's requests from it.
 // Usage: node conditional_proxy.js LISTEN_PORT S3RVER_PORT S3RVER_DATA_DIR [REQUEST_LOG]
@@ -44,6 +49,57 @@ function exists(req) {
   return Promise.resolve(fs.existsSync(path.join(dataDir, key) + '._S3rver_object'));
 }
 
+const kObject = '._S3rver_object';
+
+function xmlEscape(s) {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+// Whether directory `dir` of the store holds an object at any depth.
+function holdsObject(dir) {
+  for (const e of fs.readdirSync(dir, {withFileTypes: true})) {
+    if (e.isFile() && e.name.endsWith(kObject)) return true;
+    if (e.isDirectory() && holdsObject(path.join(dir, e.name))) return true;
+  }
+  return false;
+}
+
+// ListObjectsV2 with a delimiter ('/'), as S3 answers it: the objects directly under the prefix
+// and the common prefixes of those deeper. Path-style: /<bucket>?list-type=2&delimiter=/&prefix=
+function listWithDelimiter(bucket, params, res) {
+  const prefix = params.get('prefix') || '';
+  const slash = prefix.lastIndexOf('/');
+  const dirKey = prefix.slice(0, slash + 1);  // the "directory" part of the prefix
+  const namePart = prefix.slice(slash + 1);   // what names in it must start with
+  const dir = path.join(dataDir, bucket, dirKey);
+  const contents = [];
+  const prefixes = [];
+  if (fs.existsSync(dir) && fs.statSync(dir).isDirectory()) {
+    for (const e of fs.readdirSync(dir, {withFileTypes: true}).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) {
+      if (e.isFile() && e.name.endsWith(kObject)) {
+        const name = e.name.slice(0, -kObject.length);
+        if (!name.startsWith(namePart)) continue;
+        const st = fs.statSync(path.join(dir, e.name));
+        contents.push('<Contents><Key>' + xmlEscape(dirKey + name) + '</Key><LastModified>' +
+                      st.mtime.toISOString() + '</LastModified><Size>' + st.size +
+                      '</Size><StorageClass>STANDARD</StorageClass></Contents>');
+      } else if (e.isDirectory() && e.name.startsWith(namePart) &&
+                 holdsObject(path.join(dir, e.name))) {
+        prefixes.push('<CommonPrefixes><Prefix>' + xmlEscape(dirKey + e.name + '/') +
+                      '</Prefix></CommonPrefixes>');
+      }
+    }
+  }
+  res.writeHead(200, {'Content-Type': 'application/xml'});
+  res.end('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult ' +
+          'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>' + xmlEscape(bucket) +
+          '</Name><Prefix>' + xmlEscape(prefix) + '</Prefix><KeyCount>' +
+          (contents.length + prefixes.length) + '</KeyCount><MaxKeys>1000</MaxKeys>' +
+          '<Delimiter>/</Delimiter><IsTruncated>false</IsTruncated>' + contents.join('') +
+          prefixes.join('') + '</ListBucketResult>');
+}
+
 // A proxy that dies mid-test turns every later request into "connection refused": say why
 // instead, and keep serving.
 process.on('uncaughtException', (e) => console.error('proxy: ' + (e.stack || e)));
@@ -59,6 +115,13 @@ http.createServer((req, res) => {
   req.on('data', (c) => chunks.push(c));
   req.on('end', () => {
     const body = Buffer.concat(chunks);
+    const [pathPart, query] = req.url.split('?');
+    const params = new URLSearchParams(query || '');
+    if (req.method === 'GET' && params.get('list-type') === '2' && params.get('delimiter') === '/' &&
+        !params.get('continuation-token') && pathPart.split('/').filter((x) => x).length === 1) {
+      listWithDelimiter(decodeURIComponent(pathPart.split('/').filter((x) => x)[0]), params, res);
+      return;
+    }
     if (req.method !== 'PUT' || req.headers['if-none-match'] !== '*') {
       forward(req, body, res);
       return;
