@@ -27,7 +27,11 @@ processes may run against one warehouse at the same time"; PAIMON_FORMAT.md 1.8)
    A COMPACT snapshot that changes a visible value is a failure (it happened before commits
    renumbered concurrent writers' files: tests/crash/repro_seq_tie_compaction.py).
 
-Usage: concurrency_test.py --binary build/tributary [--statements N] [--seed N] [--dir DIR] [--keep] [-v]
+With --s3 the warehouses are on the test S3 server (tests/crash/s3rver/s3server.py, started for
+the run; commits race through conditional PUTs of snapshot-N): the same cases and checks.
+
+Usage: concurrency_test.py --binary build/tributary [--s3] [--statements N] [--seed N] [--dir DIR]
+       [--keep] [-v]
 Exits 1 with a message naming the failed check.
 """
 
@@ -45,7 +49,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tributary_harness import (Failure, Tributary, check_table_invariants,  # noqa: E402
-                               copy_binary, default_work_dir, diff_keyed, diff_multiset, rows_by_key)
+                               copy_binary, default_work_dir, diff_keyed, diff_multiset, rows_by_key,
+                               s3_server, warehouse_in)
 
 PK_DDL = ("CREATE TABLE t (id BIGINT, v STRING, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
           "WITH ('bucket' = '2', 'num-sorted-run.compaction-trigger' = '2')")
@@ -177,8 +182,8 @@ def disjoint_statements(w, count, rng):
     return stmts, states
 
 
-def test_disjoint(binary, root, count, rng):
-    t = Tributary(binary, os.path.join(root, "disjoint"))
+def test_disjoint(binary, root, s3, count, rng):
+    t = Tributary(binary, warehouse_in(root, "disjoint", s3), s3)
     t.sql(PK_DDL)
     plans = [disjoint_statements(w, count, rng) for w in range(WRITERS)]
     start = time.time()
@@ -267,8 +272,8 @@ def same_key_statements(w, count):
     return stmts, written
 
 
-def test_same_keys(binary, root, count):
-    t = Tributary(binary, os.path.join(root, "same-keys"))
+def test_same_keys(binary, root, s3, count):
+    t = Tributary(binary, warehouse_in(root, "same-keys", s3), s3)
     t.sql(PK_DDL)
     plans = [same_key_statements(w, count) for w in range(WRITERS)]
     start = time.time()
@@ -360,8 +365,8 @@ def test_same_keys(binary, root, count):
 # 3. Append table, concurrent ingest
 
 
-def test_append_ingest(binary, root, events_per_writer):
-    t = Tributary(binary, os.path.join(root, "append"))
+def test_append_ingest(binary, root, s3, events_per_writer):
+    t = Tributary(binary, warehouse_in(root, "append", s3), s3)
     t.sql("CREATE TABLE a (id BIGINT, v STRING, n BIGINT) WITH ('bucket' = '-1')")
     every = 10
     writers = 3
@@ -419,6 +424,8 @@ def main():
                     help="where the warehouses go (default: /dev/shm when there is one: a killed "
                     "process leaves the same files on any file system, and memory keeps the run "
                     "time independent of the disk)")
+    ap.add_argument("--s3", action="store_true",
+                    help="warehouses on the test S3 server (tests/crash/s3rver) instead of --dir")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     VERBOSE = args.verbose
@@ -431,14 +438,17 @@ def main():
     binary = copy_binary(binary, root)
     rng = random.Random(args.seed)
     start = time.time()
-    log("concurrency: several writer processes on one table")
+    log("concurrency: several writer processes on one table%s" %
+        (" (warehouses on the test S3 server)" if args.s3 else ""))
     try:
-        test_disjoint(binary, root, args.statements, rng)
-        test_same_keys(binary, root, args.statements)
-        test_append_ingest(binary, root, 1500)
+        with s3_server(args.s3) as s3:
+            test_disjoint(binary, root, s3, args.statements, rng)
+            test_same_keys(binary, root, s3, args.statements)
+            test_append_ingest(binary, root, s3, 1500)
     except Failure as e:
-        print("FAIL concurrency_test: %s" % e, file=sys.stderr)
-        print("  (warehouses kept in %s)" % root, file=sys.stderr)
+        print("FAIL concurrency_test%s: %s" % (" (on S3)" if args.s3 else "", e), file=sys.stderr)
+        if not args.s3:
+            print("  (warehouses kept in %s)" % root, file=sys.stderr)
         return 1
     finally:
         os.remove(binary)  # the private copy; on failure the warehouses stay for a post-mortem

@@ -22,7 +22,11 @@ snapshots; the same invariants as above hold; then ingest resumes from event k*N
 runs to the end. An append table gets the same treatment with inserts only, compared as a
 multiset (a doubled commit would show).
 
-Usage: crash_test.py --binary build/tributary [--seed N] [--rounds N] [--dir DIR] [--keep] [-v]
+With --s3 the warehouses are on the test S3 server (tests/crash/s3rver/s3server.py, started for
+the run): the same cases and checks, the crash points reached on the way to the conditional PUT
+of snapshot-N; part 2 ingests a fifth of the events and kills later (0.05 to 1 s).
+
+Usage: crash_test.py --binary build/tributary [--s3] [--seed N] [--rounds N] [--dir DIR] [--keep] [-v]
 The warehouses go to /dev/shm when there is one (see --dir).
 Exits 1 with a message naming the failed check.
 """
@@ -40,7 +44,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from tributary_harness import (CRASH_EXIT, Failure, Tributary, check_table_invariants,  # noqa: E402
-                               copy_binary, default_work_dir, diff_keyed, diff_multiset, rows_by_key)
+                               copy_binary, default_work_dir, diff_keyed, diff_multiset, rows_by_key,
+                               s3_server, warehouse_in)
 
 PK_DDL = ("CREATE TABLE t (id BIGINT, v STRING, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
           "WITH ('bucket' = '2', 'num-sorted-run.compaction-trigger' = '2')")
@@ -76,7 +81,6 @@ NAMED_CASES = [
 ]
 
 VERBOSE = False
-BINARY = None
 
 
 def log(msg):
@@ -137,10 +141,9 @@ def check_append_rows(t, expected, what):
                       (what, d))
 
 
-def run_named_case(binary, root, index, kind, point, visible):
+def run_named_case(binary, root, s3, index, kind, point, visible):
     what = "%s crashed at %s" % (kind, point)
-    wh = os.path.join(root, "named-%02d" % index)
-    t = Tributary(binary, wh)
+    t = Tributary(binary, warehouse_in(root, "named-%02d" % index, s3), s3)
     append = kind.startswith("append")
     table = "a" if append else "t"
     t.sql(APPEND_DDL if append else PK_DDL)
@@ -180,7 +183,7 @@ def run_named_case(binary, root, index, kind, point, visible):
             events.append({"before": prev, "after": r, "op": "u" if prev else "c"})
             if i < 3:
                 after_model.upsert([r])
-        path = os.path.join(wh, "events.json")
+        path = os.path.join(root, "events-%02d.json" % index)
         with open(path, "w") as f:
             for e in events:
                 f.write(json.dumps(e) + "\n")
@@ -222,10 +225,10 @@ def run_named_case(binary, root, index, kind, point, visible):
                                           len(appended) if append else len(model.rows)))
 
 
-def part_named(binary, root):
+def part_named(binary, root, s3):
     log("part 1: named crash points")
     for i, (kind, point, visible) in enumerate(NAMED_CASES):
-        run_named_case(binary, root, i, kind, point, visible)
+        run_named_case(binary, root, s3, i, kind, point, visible)
         log("  ok  %-14s %-24s exit 86; table opens and holds the committed batches %s; "
             "INSERT after it works" % (kind, point,
                                        "with the crashed one" if visible else "only"))
@@ -295,14 +298,14 @@ def ingest_and_kill(t, table, path, every, delay):
     return False
 
 
-def random_kill_rounds(t, table, events, every, rounds, rng, delay_range, check_rows, label):
+def random_kill_rounds(t, table, events, every, rounds, rng, delay_range, check_rows, label, root):
     """Kills ingest `rounds` times, checking the table after each kill, then ingests to the end.
     `check_rows(done, what)` checks that the table holds exactly the first `done` events."""
     total = len(events)
     done = 0
     kills = 0
     commits_seen = []
-    work = os.path.join(t.warehouse, "..", "%s-rest.json" % label)
+    work = os.path.join(root, "%s-rest.json" % label)
     for r in range(rounds + 1):
         last = r == rounds
         write_events(work, events[done:])
@@ -333,34 +336,36 @@ def random_kill_rounds(t, table, events, every, rounds, rng, delay_range, check_
     return kills, commits_seen
 
 
-def leftovers(warehouse, table):
+def leftovers(t, table):
     """What the kills left behind: temporary files (a kill while a file was being written) and,
     for an append table (nothing is ever compacted away), data files no snapshot refers to.
     Garbage that reads must ignore; nothing removes it yet."""
-    files = Tributary(BINARY, warehouse).query("SELECT file_path FROM %s$files" % table)
+    files = t.query("SELECT file_path FROM %s$files" % table)
     referenced = {os.path.basename(f["file_path"]) for f in files}
     tmp = orphans = 0
-    for _, _, names in os.walk(os.path.join(warehouse, "default.db", table)):
-        for n in names:
-            if n.startswith(".") and n.endswith(".tmp"):
-                tmp += 1
-            elif n.startswith("data-") and n not in referenced:
-                orphans += 1
+    for n in t.file_names("%s/default.db/%s" % (t.warehouse, table)):
+        if n.startswith(".") and n.endswith(".tmp"):
+            tmp += 1
+        elif n.startswith("data-") and n not in referenced:
+            orphans += 1
     if table == "a":
         return "%d temporary files and %d unreferenced data files" % (tmp, orphans)
     return "%d temporary files" % tmp
 
 
-def part_random(binary, root, seed, rounds):
+def part_random(binary, root, seed, rounds, s3):
     log("part 2: random SIGKILLs during `tributary ingest --commit-every N` (seed %d)" % seed)
     rng = random.Random(seed)
+    # On the test S3 server a commit costs tens of requests and opening the catalog a few: fewer
+    # events, and kills late enough to land after a commit or several.
+    scale, delays = (5, (0.05, 1.0)) if s3 else (1, (0.005, 0.3))
 
     # Primary-key table: upserts and deletes, compaction after every 3 sorted runs.
-    t = Tributary(binary, os.path.join(root, "random-pk"))
+    t = Tributary(binary, warehouse_in(root, "random-pk", s3), s3)
     t.sql("CREATE TABLE t (id BIGINT, v STRING, n BIGINT, PRIMARY KEY (id) NOT ENFORCED) "
           "WITH ('bucket' = '2', 'num-sorted-run.compaction-trigger' = '3')")
     every = 37
-    events = gen_pk_events(rng, 40000, 300)
+    events = gen_pk_events(rng, 40000 // scale, 300)
     states = prefix_states(events, every)
 
     def check_pk(done, what):
@@ -373,8 +378,8 @@ def part_random(binary, root, seed, rounds):
                 what, " (it matches the first %s events)" % hint if hint else "", d))
 
     start = time.time()
-    kills, commits = random_kill_rounds(t, "t", events, every, rounds, rng, (0.005, 0.3),
-                                        check_pk, "pk")
+    kills, commits = random_kill_rounds(t, "t", events, every, rounds, rng, delays, check_pk, "pk",
+                                        root)
     t.sql("CALL sys.compact('default.t')")
     check_pk(len(events), "pk: after the final full compaction")
     snaps = check_table_invariants(t, "t", "id")[0]
@@ -384,14 +389,14 @@ def part_random(binary, root, seed, rounds):
     log("  ok  primary-key table: %d kills, commits after each kill %s; every time the table "
         "held exactly the first k*%d events (k = APPEND snapshots), snapshot ids contiguous, "
         "totalRecordCount = live records; %d events, %d snapshots in the end; the kills left "
-        "%s (%.1fs)" % (kills, commits, every, len(events), len(snaps), leftovers(t.warehouse, "t"),
+        "%s (%.1fs)" % (kills, commits, every, len(events), len(snaps), leftovers(t, "t"),
                         time.time() - start))
 
     # Append table: inserts only, compared as a multiset.
-    t = Tributary(binary, os.path.join(root, "random-append"))
+    t = Tributary(binary, warehouse_in(root, "random-append", s3), s3)
     t.sql(APPEND_DDL)
     every = 23
-    rows = [{"id": i, "v": "r%d" % rng.randrange(1000), "n": i % 7} for i in range(30000)]
+    rows = [{"id": i, "v": "r%d" % rng.randrange(1000), "n": i % 7} for i in range(30000 // scale)]
     events = [{"before": None, "after": r, "op": "c"} for r in rows]
 
     def check_append(done, what):
@@ -401,15 +406,15 @@ def part_random(binary, root, seed, rounds):
             raise Failure("%s: the table does not hold exactly those events:\n%s" % (what, d))
 
     start = time.time()
-    kills, commits = random_kill_rounds(t, "a", events, every, max(2, rounds // 2), rng,
-                                        (0.005, 0.3), check_append, "append")
+    kills, commits = random_kill_rounds(t, "a", events, every, max(2, rounds // 2), rng, delays,
+                                        check_append, "append", root)
     log("  ok  append table: %d kills, commits after each kill %s; every time the table held "
         "exactly the first k*%d events, no row lost or doubled; the kills left %s (%.1fs)" %
-        (kills, commits, every, leftovers(t.warehouse, "a"), time.time() - start))
+        (kills, commits, every, leftovers(t, "a"), time.time() - start))
 
 
 def main():
-    global VERBOSE, BINARY
+    global VERBOSE
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--binary", default="build/tributary")
     ap.add_argument("--seed", type=int, default=20240607)
@@ -419,6 +424,8 @@ def main():
                     help="where the warehouses go (default: /dev/shm when there is one: a killed "
                     "process leaves the same files on any file system, and memory keeps the run "
                     "time independent of the disk)")
+    ap.add_argument("--s3", action="store_true",
+                    help="warehouses on the test S3 server (tests/crash/s3rver) instead of --dir")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     VERBOSE = args.verbose
@@ -428,14 +435,16 @@ def main():
         return 2
     root = tempfile.mkdtemp(prefix="tributary-crash-", dir=args.dir)
     # A private copy: other builds may relink build/tributary while this runs.
-    binary = BINARY = copy_binary(binary, root)
+    binary = copy_binary(binary, root)
     start = time.time()
     try:
-        part_named(binary, root)
-        part_random(binary, root, args.seed, args.rounds)
+        with s3_server(args.s3) as s3:
+            part_named(binary, root, s3)
+            part_random(binary, root, args.seed, args.rounds, s3)
     except Failure as e:
-        print("FAIL crash_test: %s" % e, file=sys.stderr)
-        print("  (warehouses kept in %s; seed %d)" % (root, args.seed), file=sys.stderr)
+        print("FAIL crash_test%s: %s" % (" (on S3)" if args.s3 else "", e), file=sys.stderr)
+        print("  (%s kept in %s; seed %d)" % ("the input files" if args.s3 else "warehouses",
+                                               root, args.seed), file=sys.stderr)
         return 1
     finally:
         os.remove(binary)  # the private copy; on failure the warehouses stay for a post-mortem

@@ -1,15 +1,21 @@
 """Shared helpers of the crash and concurrency tests: drive `tributary` as a black box and check
 the invariants every committed table must keep, whatever happened to its writers.
 
+A warehouse is a local directory, or with `--s3` (`s3_server(True)`) a prefix `s3://tb/...` on the
+test S3 server (tests/crash/s3rver/s3server.py: s3rver behind the proxy that answers conditional
+writes as AWS S3 does); the same checks hold on both.
+
 Python 3 standard library only. Every helper raises `Failure` with a message that says what was
 expected and what was found.
 """
 
 import collections
+import contextlib
 import json
 import os
 import shutil
 import subprocess
+import sys
 
 CRASH_EXIT = 86  # exit status of a process stopped at TRIBUTARY_CRASH_AT (src/io/file_system.cc)
 TIMEOUT_S = 120
@@ -19,15 +25,35 @@ class Failure(Exception):
     """A checked property does not hold."""
 
 
-class Tributary:
-    """One warehouse driven through `tributary sql` and `tributary ingest` processes."""
+def s3_server(enabled):
+    """`with s3_server(args.s3) as s3:` starts the test S3 server for the run when enabled;
+    s3 is None otherwise."""
+    if not enabled:
+        return contextlib.nullcontext()
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "s3rver"))
+    from s3server import S3Server
+    return S3Server()
 
-    def __init__(self, binary, warehouse):
+
+def warehouse_in(root, name, s3=None):
+    """Warehouse `name` of a run whose scratch directory is `root`: a directory in it, or on the
+    test S3 server a prefix named after both (several runs may share one server)."""
+    if s3 is None:
+        return os.path.join(root, name)
+    return "s3://tb/%s/%s" % (os.path.basename(root), name)
+
+
+class Tributary:
+    """One warehouse driven through `tributary sql` and `tributary ingest` processes; `s3`, the
+    test S3 server (s3server.S3Server) when the warehouse is on it."""
+
+    def __init__(self, binary, warehouse, s3=None):
         self.binary = binary
         self.warehouse = warehouse
+        self.s3 = s3
 
     def _env(self, crash_at=None):
-        env = dict(os.environ)
+        env = self.s3.env() if self.s3 else dict(os.environ)
         env.pop("TRIBUTARY_CRASH_AT", None)
         env.pop("TRIBUTARY_WAREHOUSE", None)
         if crash_at:
@@ -78,6 +104,18 @@ class Tributary:
     def files(self, table):
         return self.query("SELECT * FROM %s$files" % table)
 
+    def file_size(self, path):
+        """The size of a file of the warehouse (a path or an s3:// URI), None when it is absent."""
+        if self.s3 is not None:
+            return self.s3.object_size(path)
+        return os.path.getsize(path) if os.path.isfile(path) else None
+
+    def file_names(self, path):
+        """The names of the files at any depth under a directory of the warehouse."""
+        if self.s3 is not None:
+            return [k.rsplit("/", 1)[-1] for k in self.s3.object_keys_under(path)]
+        return [n for _, _, names in os.walk(path) for n in names]
+
 
 def copy_binary(binary, directory):
     """Copies the binary into `directory` (so that a rebuild during the test cannot replace it
@@ -106,7 +144,7 @@ def check_table_invariants(t, table, primary_key=None, expiring=False):
       `expiring`: contiguous from the oldest retained one);
     - totalRecordCount of every snapshot = the previous one's + its deltaRecordCount;
     - the latest totalRecordCount = the sum of record_count over `t$files` (the live files);
-    - every live file exists on disk with the size the manifest records;
+    - every live file exists (on disk or in the store) with the size the manifest records;
     - with a primary key: no key appears twice in `SELECT *`.
     """
     snaps = t.snapshots(table)
@@ -131,11 +169,12 @@ def check_table_invariants(t, table, primary_key=None, expiring=False):
         raise Failure("%s: no snapshot but $files lists %d files" % (table, len(files)))
     for f in files:
         path = f["file_path"]
-        if not os.path.isfile(path):
+        size = t.file_size(path)
+        if size is None:
             raise Failure("%s: live file %s does not exist" % (table, path))
-        if os.path.getsize(path) != f["file_size_in_bytes"]:
+        if size != f["file_size_in_bytes"]:
             raise Failure("%s: live file %s is %d bytes, its manifest says %d" %
-                          (table, path, os.path.getsize(path), f["file_size_in_bytes"]))
+                          (table, path, size, f["file_size_in_bytes"]))
     if primary_key:
         rows = t.query("SELECT %s FROM %s" % (primary_key, table))
         dup = [k for k, n in collections.Counter(r[primary_key] for r in rows).items() if n > 1]

@@ -10,7 +10,8 @@ A second bucket, `tb2`, is there too.
   ignores conditional writes.
 - `s3.requests()`: the requests the proxy answered since the last `s3.clear_requests()`, as
   (method, path, query, status) tuples.
-- `s3.object_keys(prefix)`: the keys in the bucket under `prefix`, read from s3rver's store.
+- `s3.object_keys(prefix)`: the keys in the bucket under `prefix`, read from s3rver's store;
+  `s3.object_keys_under(uri)` and `s3.object_size(uri)` take `s3://bucket/key` URIs.
 Python 3 standard library only.
 """
 import os
@@ -134,6 +135,24 @@ class S3Server:
     def object_keys(self, prefix=""):
         """Keys in the bucket under `prefix`, from s3rver's files on disk."""
         return [k for k in self.object_keys_in(BUCKET) if k.startswith(prefix)]
+
+    def _split(self, uri):
+        parsed = urllib.parse.urlsplit(uri)
+        if parsed.scheme not in ("s3", "s3a", "s3n"):
+            raise ValueError("not an s3:// URI: %r" % uri)
+        return parsed.netloc, parsed.path.strip("/")
+
+    def object_size(self, uri):
+        """The size of object `uri` (s3://bucket/key), None when there is none."""
+        bucket, key = self._split(uri)
+        path = os.path.join(self.data, bucket, key) + "._S3rver_object"
+        return os.path.getsize(path) if os.path.isfile(path) else None
+
+    def object_keys_under(self, uri):
+        """Every key below the "directory" `uri` (s3://bucket/prefix), at any depth."""
+        bucket, prefix = self._split(uri)
+        prefix = prefix + "/" if prefix else ""
+        return [k for k in self.object_keys_in(bucket) if k.startswith(prefix)]
 
     def object_keys_in(self, bucket):
         """Every key in `bucket`, from s3rver's files on disk."""
