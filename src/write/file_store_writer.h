@@ -1,0 +1,272 @@
+// FileStoreWriter: the TableWriter of a table in the Paimon format (write/table_write.h makes
+// one): rows -> partition and bucket -> per-bucket write buffer (sorted and merged by key) ->
+// level-0 files -> compaction -> commit. Its code is split by path: routing, buckets and the
+// write buffer in file_store_writer.cc, background compaction in
+// file_store_writer_compaction.cc, the commit in file_store_writer_commit.cc.
+// Internal to write/. Thread-safety: one thread writes; background compactions run on their own.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <future>
+#include <map>
+#include <mutex>
+#include <semaphore>
+#include <set>
+#include <thread>
+
+#include "commit/file_store_commit.h"
+#include "commit/snapshot_expire.h"
+#include "common/check_value.h"
+#include "common/parallel.h"
+#include "compact/compaction_job.h"
+#include "compact/full_changelog.h"
+#include "datafile/data_file.h"
+#include "datafile/file_format.h"
+#include "datafile/test_hooks.h"
+#include "format/binary_row.h"
+#include "format/parquet/writer.h"
+#include "io/file_cache.h"
+#include "io/file_system.h"
+#include "merge/column_merge.h"
+#include "merge/field_aggregator.h"
+#include "merge/merge_config.h"
+#include "merge/merge_function.h"
+#include "meta/partition_marker.h"
+#include "meta/paths.h"
+#include "meta/schema_manager.h"
+#include "meta/snapshot.h"
+#include "meta/snapshot_reader.h"
+#include "options/core_options.h"
+#include "options/option_values.h"
+#include "tributary/table_writer.h"
+#include "write/append_compact.h"
+#include "write/bucket_writer.h"
+#include "write/column_buffer.h"
+#include "write/dynamic_bucket.h"
+#include "write/lookup_changelog.h"
+#include "write/table_write.h"
+
+namespace tributary::write {
+
+using commit::CommitMessage;
+using commit::CommitRequest;
+using commit::CommitResult;
+using commit::FileStoreCommit;
+using compact::BuildSortedRuns;
+using compact::CompactUnit;
+using compact::CompactionResult;
+using compact::DryRunMerge;
+using compact::RunCompaction;
+using compact::UniversalCompactionPicker;
+using datafile::DataFileWriter;
+using datafile::DecodeKeyRange;
+using datafile::FileLayout;
+using datafile::GetTestHooks;
+using datafile::OptionIsTrue;
+using datafile::ReadDataFile;
+using io::FileCache;
+using merge::ColumnMergeOutput;
+using merge::ColumnMergePlan;
+using meta::ReadLiveEntries;
+using meta::ResolveExternalPath;
+using options::CoreOptions;
+using options::FileFormatOptions;
+
+using merge::KeyValue;
+
+using BucketId = std::pair<std::string, int32_t>;  // (serialized partition, bucket)
+
+class FileStoreWriter : public TableWriter {
+ public:
+  FileStoreWriter(std::string path, std::shared_ptr<const TableSchema> schema,
+                  WriteOptions options, CoreOptions core, WriteContext ctx,
+                  std::unique_ptr<merge::MergeFunction> input_merge, TableRowScanner scanner);
+
+  ~FileStoreWriter() override;
+
+  Status Write(RowKind kind, const Row& row) override { return Write(kind, Row(row)); }
+
+  Status Write(RowKind kind, Row&& row) override;
+
+  // Cross-partition updates (a primary key without every partition key, dynamic buckets), as
+  // Paimon's global index assigner: each key lives in one partition, known from a scan of the
+  // table when the writer starts (under the dynamic-bucket table lock) and kept as rows are
+  // written. A row whose key lives in another partition: deduplicate moves the key (a DELETE in
+  // the old partition, then the row in its own), partial-update and aggregation update it in
+  // the old partition (the row is written there), first-row keeps the first row (the row is
+  // dropped). A retraction goes to the partition the key lives in.
+  Status WriteCrossPartition(RowKind kind, Row&& row);
+
+  uint32_t CrossPartitionId(const Row& partition);
+
+  // The key -> partition index, read from the table when the writer first writes and again when
+  // another writer committed since this one's last commit.
+  Status LoadCrossIndex();
+
+  // Routes a row to its partition's bucket and buffers it.
+  // `prepared`: the merge's input preparation was applied already (rows routed again).
+  Status Route(RowKind kind, Row&& row, bool prepared = false);
+
+  std::vector<std::string> warnings() const override { return warnings_; }
+
+  Result<std::optional<int64_t>> Commit() override;
+
+  Result<std::optional<int64_t>> CommitAndWaitForCompaction() override;
+
+  // After a failed commit: when the table was dropped under this writer, the directories its
+  // flushes made again (buckets, partitions, the table's own) are removed where empty, so a
+  // dropped table leaves nothing behind.
+  void RemoveDirsOfDroppedTable();
+
+  void Abort() override;
+
+ private:
+  // A compaction running in the background (WriteOptions::async_compaction) for one bucket. Its
+  // result is committed by a later commit; it has its own file namer (flushes use the bucket's).
+  struct CompactionJob {
+    std::thread thread;
+    std::string dir;
+    meta::FileNamer namer{"data-", ""};
+    Status status;
+    CompactionResult result;
+    std::atomic<bool> done{false};
+  };
+
+  std::vector<std::string> warnings_;  // of the last Commit()
+  std::binary_semaphore compaction_slot_{1};  // held by the running background compaction
+  // Append tables: the background small-file compaction (async_compaction), and the buckets
+  // written since a compaction last looked at them.
+  std::future<Status> append_compaction_;
+  std::set<BucketId> append_touched_;
+  std::set<BucketId> append_written_;  // every bucket this writer wrote
+  // 'changelog-producer' = 'lookup': the buckets' value caches share this budget
+  // ('lookup.cache-max-memory-size'); they hold the state of snapshot lookup_cache_snapshot_
+  // (-1: none), and are used when the commit starts from that snapshot (restored_snapshot_).
+  std::atomic<int64_t> lookup_cache_used_{0};
+  int64_t lookup_cache_budget_ = 256LL << 20;
+  int64_t lookup_cache_snapshot_ = -1;
+  int64_t restored_snapshot_ = 0;
+  // 'changelog-producer' = 'full-compaction': commits since the last full compaction, and how
+  // many make one ('full-compaction.delta-commits'; 1 when unset).
+  int64_t commits_since_full_compaction_ = 0;
+  int64_t full_compaction_delta_commits_ = 1;
+  bool full_compaction_every_ = false;  // 'full-compaction.delta-commits' is set
+
+  // Waits for every background compaction and deletes what it wrote (never committed).
+  void DropCompactionJobs();
+
+  // Starts compacting `unit` of bucket `id` in the background.
+  void StartCompactionJob(const BucketId& id, BucketWriter* bw, CompactUnit unit,
+                          int32_t highest);
+
+  int32_t TotalBuckets() const { return core_.bucket > 0 ? core_.bucket : -1; }
+
+  // The bucket count rows of partition `pbytes` go to: a partition keeps the count its files
+  // were written with ('bucket' changed by ALTER TABLE applies to new partitions, and to a
+  // partition INSERT OVERWRITE rewrites), as Paimon's _TOTAL_BUCKETS.
+  // The same once restored, without state (commits prepare buckets on several threads).
+  int32_t KnownTotalBuckets(const std::string& pbytes) const;
+
+  Result<int32_t> TotalBucketsOf(const std::string& pbytes);
+
+  // Whether merging can fail on valid input: sum/product/count over integers and decimals.
+  bool MergeCanFail() const;
+
+  // Whether the column statistics of `files` prove that no aggregate can overflow: every
+  // sum/count column's largest magnitude, added up over the files (a key has at most one record
+  // per file), stays within the type (products are never proven).
+  bool SumsProvablyFit(const std::vector<meta::DataFileMeta>& files) const;
+
+  // Whether `f`'s key range overlaps any of `files`' key ranges (unknown ranges overlap).
+  bool OverlapsAny(const meta::DataFileMeta& f, const std::vector<meta::DataFileMeta>& files) const;
+
+  // Engines that refuse retractions fail at Write, before anything is buffered.
+  Status CheckRetractAllowed() const;
+
+  Status Restore();
+
+  Result<BucketWriter*> GetBucket(const std::string& pbytes, const Row& partition, int32_t bucket);
+
+  // A bucket this writer opens for the first time: a new partition must be allowed
+  // ('client.writer.dynamic-create-partition.enabled') and within 'max.partition.num', and the
+  // table's buckets (over every partition) within 'max.bucket.num', checked before any row of it
+  // is buffered.
+  Status CheckNewBucket(const BucketId& id, const Row& partition);
+  // CheckNewBucket's counts (valid until the next Restore).
+  bool limits_counted_ = false;
+  std::set<std::string> limit_partitions_;
+  std::set<std::string> marked_partitions_;  // added (ADD PARTITION), not written by this writer
+  int64_t marked_only_ = 0;                  // of them, partitions without files
+  int64_t limit_buckets_ = 0;
+
+  int64_t IntOption(const char* key, int64_t fallback) const;
+
+  static bool OptionIsTrueOr(const TableSchema& schema, const char* key, bool fallback);
+
+  void RememberBucket(const std::string& pbytes, int32_t bucket, BucketWriter* bw);
+
+  // This commit's work in one bucket: flushes its buffer, checks that aggregates still merge and
+  // compacts when the picker says so. Different buckets run on different threads: touches only
+  // `bw`, *m and *outputs (and reads existing_, restored before).
+  // With asynchronous compaction: `job` is the bucket's running compaction (if any); a finished
+  // one is taken into this commit (*job_finished), and a new one is not run here but returned in
+  // *next_unit to be started once this commit is published.
+  Status PrepareBucket(const BucketId& id, BucketWriter* bw,
+                       const UniversalCompactionPicker& picker, CommitMessage* m,
+                       std::vector<std::pair<std::string, std::string>>* outputs,
+                       CompactionJob* job, bool* job_finished,
+                       std::optional<std::pair<CompactUnit, int32_t>>* next_unit) const;
+
+  // A partition that another process rewrote into another bucket count (CALL sys.rescale, INSERT
+  // OVERWRITE) since this writer routed rows to it: its pending rows are routed again to the
+  // buckets of the new count, so the commit lands in the partition's new layout instead of
+  // failing. Rows this transaction already flushed to files of the old layout cannot be moved:
+  // then the commit fails, saying so, and nothing is committed.
+  Status RebucketRescaledPartitions();
+
+  Result<std::optional<int64_t>> DoCommit();
+
+  std::string path_;
+  std::shared_ptr<const TableSchema> schema_;
+  WriteOptions options_;
+  CoreOptions core_;
+  WriteContext ctx_;
+  const FileLayout& layout_;
+  std::unique_ptr<merge::MergeFunction> input_merge_;  // PrepareInput only
+  std::unique_ptr<DynamicBucketAssigner> dynamic_;     // 'bucket' = '-1' primary-key tables
+  // Cross-partition updates (WriteCrossPartition): each key's partition.
+  TableRowScanner scanner_;
+  bool cross_partition_ = false;
+  std::vector<int> pk_idx_;             // the trimmed primary key (no partition column)
+  std::vector<DataType> pk_types_;
+  bool cross_loaded_ = false;
+  bool cross_check_ = false;            // check the latest snapshot at the next write
+  std::optional<int64_t> cross_snapshot_;
+  absl::flat_hash_map<std::string, uint32_t> cross_partition_of_;  // key -> partition id
+  std::vector<Row> cross_partitions_;                             // partition id -> values
+  absl::flat_hash_map<std::string, uint32_t> cross_partition_id_;  // BinaryRow -> id
+  std::vector<DataType> key_types_;
+  std::vector<int> partition_idx_, bucket_idx_;
+  std::vector<DataType> partition_types_, bucket_types_;
+  std::vector<Field> partition_fields_;
+  Row scratch_partition_, scratch_key_;  // reused by Write
+  std::string scratch_pbytes_;
+  std::map<BucketId, std::unique_ptr<BucketWriter>> buckets_;
+  std::string recent_partition_;        // GetBucket's last partition and its writers by bucket
+  std::vector<BucketWriter*> recent_;
+  std::map<BucketId, std::vector<meta::DataFileMeta>> existing_;
+  std::map<std::string, int32_t> partition_buckets_;  // partition -> its files' bucket count
+  std::string recent_total_pbytes_;                   // TotalBucketsOf's last partition
+  int32_t recent_total_ = 0;
+  std::vector<std::pair<std::string, std::string>> compact_outputs_;
+  std::map<BucketId, std::unique_ptr<CompactionJob>> jobs_;  // background compactions
+  bool waiting_for_jobs_ = false;  // CommitAndWaitForCompaction in progress
+  bool restored_ = false;
+  bool failed_ = false;
+  int64_t buffered_bytes_ = 0;  // across every bucket's write buffer
+  bool committed_all_ = true;
+};
+
+}  // namespace tributary::write
