@@ -29,7 +29,7 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure --no-tests=error -j $(JOBS) -LE slow
 	bash tests/install/install_test.sh $(BUILD)
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary tests/sql
-	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --s3 tests/sql
+	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --s3 tests/sql/ddl tests/sql/dml tests/sql/session
 	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary
 	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary
 	python3 tests/differential/delta_join.py --binary $(BUILD)/tributary
@@ -41,6 +41,9 @@ test-slow: build
 	@command -v node >/dev/null && command -v npm >/dev/null && command -v zstd >/dev/null || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm zstd)
 	python3 tests/slow/memory_test.py --binary $(BUILD)/tributary
+	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --s3 tests/sql
+	python3 tests/crash/crash_test.py --binary $(BUILD)/tributary --s3
+	python3 tests/crash/concurrency_test.py --binary $(BUILD)/tributary --s3 --statements 50
 	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary --rounds 100 --queries 80 --seed 11
 	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary --rounds 40 --seed 23
 	python3 tests/differential/delta_join.py --binary $(BUILD)/tributary --rounds 30 --seed 29

@@ -21,6 +21,9 @@ Records (separated by blank lines):
                                checked (a LIMIT ending never shows a wrong row after the last
                                expected one).
   restart                      start a new session (forget USE / SET / CREATE CATALOG)
+  skipif s3 [why]              (on the line before a record) the record does not run with --s3:
+                               what works only on a local disk (say why)
+  onlyif s3                    (on the line before a record) the record runs only with --s3
   __WAREHOUSE__ in SQL is the file's temporary warehouse directory (for CREATE CATALOG).
   # comment
 Session statements (USE, SET, RESET, CREATE CATALOG, USE CATALOG, CREATE TEMPORARY VIEW,
@@ -29,7 +32,8 @@ before each later record, as if the records shared one shell session.
 
 With --s3 every file's warehouse is on the test S3 server instead (s3://tb/<file>: s3rver behind
 the proxy that answers conditional writes as S3 does, tests/crash/s3rver/s3server.py); a file
-whose first line is `# local-only: <why>` is skipped there, saying why.
+whose first line is `# local-only: <why>` is skipped there, saying why; a record after
+`skipif s3` is skipped there, one after `onlyif s3` runs only there (what object storage refuses).
 
 Usage: run.py --binary build/tributary [--slow] [--s3] [-j N] [-v] PATH...
 PATH is a test file or a directory searched for *.test (*.test_slow with --slow).
@@ -63,6 +67,7 @@ class Record:
         self.types = ""
         self.sort = "nosort"
         self.idle_timeout_ms = None  # query: run with --idle-timeout-ms
+        self.on_s3 = None  # True: only with --s3 (onlyif s3); False: only without (skipif s3)
 
     @property
     def sql(self):
@@ -73,17 +78,27 @@ def parse_file(path):
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     records = []
+    on_s3 = None  # the condition of the next record (skipif s3 / onlyif s3)
     i = 0
     while i < len(lines):
         raw = lines[i]
         stripped = raw.strip()
         if not stripped or stripped.startswith("#"):
+            if on_s3 is not None:
+                raise ValueError(f"{path}:{i + 1}: skipif/onlyif must be followed by a record")
             i += 1
             continue
         words = stripped.split()
         line_no = i + 1
+        if words[0] in ("skipif", "onlyif"):
+            if len(words) < 2 or words[1] != "s3" or on_s3 is not None:
+                raise ValueError(f"{path}:{line_no}: expected '{words[0]} s3' before a record")
+            on_s3 = words[0] == "onlyif"
+            i += 1
+            continue
         if words[0] == "restart":
             records.append(Record("restart", line_no, stripped))
+            records[-1].on_s3, on_s3 = on_s3, None
             i += 1
             continue
         if words[0] == "statement":
@@ -107,6 +122,7 @@ def parse_file(path):
                     raise ValueError(f"{path}:{line_no}: unknown query option '{word}'")
         else:
             raise ValueError(f"{path}:{line_no}: unknown record '{words[0]}'")
+        rec.on_s3, on_s3 = on_s3, None
         i += 1
         in_result = False
         while i < len(lines) and lines[i].strip() != "":
@@ -234,6 +250,8 @@ class FileRunner:
         return self
 
     def run_record(self, rec, warehouse):
+        if rec.on_s3 is not None and rec.on_s3 != bool(self.s3):
+            return  # skipif s3 / onlyif s3
         if rec.kind == "restart":
             self.session = []
             self.passed += 1
