@@ -42,17 +42,22 @@ SETTINGS = {
 }
 
 
-def load(path):
+def parse(lines):
+    """The JSON records among `lines` (other output is skipped)."""
     recs = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("{"):
-                try:
-                    recs.append(json.loads(line))
-                except json.JSONDecodeError:
-                    pass
+    for line in lines:
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                recs.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
     return recs
+
+
+def load(path):
+    with open(path) as f:
+        return parse(f)
 
 
 def si(x):
@@ -322,6 +327,74 @@ def j1(res, out):
     out.append("")
 
 
+def s1(res, out):
+    """S1 (issue 34): the warehouse on the test S3 server against local disk, same run."""
+    recs = {r.get("case"): r for r in res.all("S1")}
+    if not recs:
+        return
+    out.append("## S1 object storage")
+    w1r = recs.get("W1 4 buckets") or {}
+    out.append(f"W1 ({w1r.get('w1_rows', '?')} rows, a commit every {w1r.get('batch', '?')}, "
+               "4 buckets) and W5 (median of "
+               f"{w1r.get('w5_repeat', '?')} runs) with the warehouse on the test S3 server "
+               "(s3rver behind tests/crash/s3rver's proxy, loopback) against the same on local "
+               "disk, in the same run. Ratio = S3 ÷ local as a speed (1.00x: as fast as local "
+               "disk). s3rver is a single-threaded Node.js server on this machine: the figures "
+               "measure the client's request pattern more than S3's latency.\n")
+    out.append("| what | local | S3 | S3 ÷ local | first run: local, S3 (ratio) | check |")
+    out.append("| --- | ---: | ---: | ---: | ---: | --- |")
+    if "local_rate" in w1r:
+        out.append(f"| W1 upsert ingest, rows/s | {si(w1r['local_rate'])} | "
+                   f"{si(w1r['s3_rate'])} | {ratio(w1r['ratio'])} | | "
+                   f"commits {w1r.get('local_commits')} / {w1r.get('commits')} |")
+    for phase in ("before", "after"):
+        for q in ("count", "sum", "filter"):
+            r = recs.get(f"W5 {q} {phase}")
+            if not r:
+                continue
+            first = ""
+            if r.get("first_ratio") is not None:
+                first = (f"{ms(r['local_first_secs'])}, {ms(r['s3_first_secs'])} "
+                         f"({ratio(r['first_ratio'])})")
+            check = "same" if r.get("same") else \
+                f"⚠ differ: {r.get('local_result')} / {r.get('s3_result')}"
+            out.append(f"| W5 {q} {phase} compaction | {ms(r['local_secs'])} | "
+                       f"{ms(r['s3_secs'])} | {ratio(r['ratio'])} | {first} | {check} |")
+        r = recs.get("W5 compact")
+        if phase == "before" and r:
+            out.append(f"| *W5 full compaction* | {ms(r['local_secs'])} | {ms(r['s3_secs'])} | "
+                       f"{ratio(r['ratio'])} | | |")
+    out.append("")
+    notes = []
+    if "requests" in w1r:
+        m = ", ".join(f"{k} {v}" for k, v in w1r.get("methods", {}).items())
+        notes.append(f"- Requests per commit: **{w1r['requests_per_commit']:.1f}** (W1's "
+                     f"{w1r['requests']} requests ÷ its {w1r['commits']} commits; catalog open, "
+                     f"table creation and compaction included: {m}).")
+    r = recs.get("W5 requests")
+    if r:
+        notes.append(f"- W5 on S3: {r['requests']} requests for {r['queries']} scans and a "
+                     "full compaction; a repeated scan (its data files in the file cache) "
+                     f"costs {r.get('requests_per_repeated_scan', 0):.1f} requests: finding the "
+                     "latest snapshot and reading it (W5's sum run 1 and 5 times a phase, the "
+                     "difference ÷ the 8 extra scans).")
+    p = recs.get("poll")
+    if p and p.get("requests_per_look") is not None:
+        notes.append(f"- Streaming poll with nothing new: **{p['requests_per_look']:.2f} "
+                     f"requests per look** ({p['requests'][1]} − {p['requests'][0]} requests "
+                     f"of a streaming SELECT idle {p['idle_ms'][1]} ms and {p['idle_ms'][0]} ms, "
+                     f"÷ {p['looks']} looks: the HEADs of the next snapshot; nominal "
+                     f"{p['nominal_looks']:.0f} at the default 50 ms interval).")
+    r = recs.get("load")
+    if r:
+        notes.append(f"- Load average during S1: {r['start']} at the start, {r['end']} at the "
+                     "end.")
+    for e in res.errors("S1"):
+        notes.append(f"- **S1 could not run**: {e['error']}")
+    out.extend(notes)
+    out.append("")
+
+
 def peak_rss(res, s, w):
     """A system's highest peak RSS (KiB) over its records of workload w."""
     vals = [r["rss_kb"] for r in res.all(w) if r.get("sys") == s and r.get("rss_kb")]
@@ -397,6 +470,15 @@ def targets(res, out):
         p99 / 1e3 if p99 is not None else None, "—", None,
         p99 / 200 if p99 is not None else None, 1, at_least=False, fmt=ms,
         goal_text="≤ 200 ms")
+    # S1: object storage against local disk, same run (issue 34).
+    s1w1 = res.get("tributary", "S1", "W1 4 buckets") or {}
+    row("S1 W1 ingest on S3 ÷ local disk, rows/s", s1w1.get("s3_rate"), "local",
+        s1w1.get("local_rate"), s1w1.get("ratio"), 0.5)
+    for phase in ("before", "after"):
+        for q in ("count", "sum", "filter"):
+            r = res.get("tributary", "S1", f"W5 {q} {phase}") or {}
+            row(f"S1 W5 {q} {phase} compaction, repeated, on S3 ÷ local (time)",
+                r.get("s3_secs"), "local", r.get("local_secs"), r.get("ratio"), 0.8, fmt=ms)
     # Memory: Tributary's peak RSS against the smallest peer's, workload by workload.
     for w in ("W1", "W2", "W3", "W4", "W5", "J1"):
         t = peak_rss(res, "tributary", w)
@@ -511,6 +593,7 @@ def main():
     w5(res, out)
     j1(res, out)
     w6(res, out)
+    s1(res, out)
     targets(res, out)
     print("\n".join(out))
 

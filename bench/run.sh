@@ -11,6 +11,8 @@
 #   BENCH_BATCH=100000 rows per durable commit;  W4_SECONDS=10 time cap of W4 per system
 #   W5_REPEAT=9        runs per W5 query (median reported; the first is a cold run)
 #   BENCH_SYSTEMS="tributary rocksdb sqlite postgresql duckdb"  BENCH_WORKLOADS="W1 W4 W5 W2 W3"
+#   S1 (Tributary only): W1 and W5 with the warehouse on the test S3 server against local disk
+#   (bench/s1.py; S1_BATCH, S1_IDLE_SHORT_MS, S1_IDLE_LONG_MS)
 #   BENCH_DIR=...      where data goes (default: a new temp dir, removed at the end)
 #   BENCH_KEEP=1       keep BENCH_DIR;  BENCH_OUT=build-bench/bench  where results are written
 #   BENCH_MICRO=1      also run the Google Benchmark micro-benchmarks (src/*/*_benchmark.cc)
@@ -43,7 +45,8 @@ fi
 if [ ! -f "$BUILD/build.ninja" ] || ! grep -q "TRIBUTARY_BENCH:BOOL=ON" "$BUILD/CMakeCache.txt"; then
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRIBUTARY_BENCH=ON >/dev/null
 fi
-flock "$LOCK" cmake --build "$BUILD" -j 2 --target bench_all
+# The CLI too: S1 measures a streaming `tributary sql` poll.
+flock "$LOCK" cmake --build "$BUILD" -j 2 --target bench_all tributary
 
 # DuckDB: the npm platform package ships the native library (libduckdb.so), which
 # bench/duckdb_bench.cc drives through DuckDB's C API.
@@ -68,7 +71,7 @@ export J1_ORDERS=${J1_ORDERS:-$(scaled 1000000)}
 export J1_CUSTOMERS=${J1_CUSTOMERS:-$(scaled 100000)}
 export BENCH_BATCH=${BENCH_BATCH:-100000}
 SYSTEMS=${BENCH_SYSTEMS:-tributary rocksdb sqlite postgresql duckdb}
-WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1 W6}
+WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1 W6 S1}
 STEP_TIMEOUT=${BENCH_STEP_TIMEOUT:-1800}
 
 OUT=${BENCH_OUT:-$BUILD/bench}
@@ -171,9 +174,13 @@ run_system() {
     fi
   fi
   for w in $WORKLOADS; do
+    # S1 is Tributary against itself (a warehouse on the test S3 server vs. local disk).
+    [ "$w" = S1 ] && [ "$sys" != tributary ] && continue
     case $sys in
       tributary)
-        if [ "$w" = W1 ]; then
+        if [ "$w" = S1 ]; then
+          step tributary S1 python3 bench/s1.py "$prog" "$BUILD/tributary" "$dir"
+        elif [ "$w" = W1 ]; then
           step tributary W1 "$prog" W1 "$dir" fixed
           step tributary W1 "$prog" W1 "$dir" dynamic
         elif [ "$w" = J1 ] || [ "$w" = W6 ]; then
