@@ -11,8 +11,8 @@ parameters (the W1_ROWS, BENCH_BATCH, W5_REPEAT run.sh exports):
   3. on the server: a one-row table, then a streaming `tributary sql` SELECT of it with
      `--idle-timeout-ms` S1_IDLE_SHORT_MS and S1_IDLE_LONG_MS; the requests of the longer run
      less those of the shorter are the idle looks' (catalog open and the first read cancel out).
-Also counted: W5's requests on the server, and those of one repeated scan (W5's sum run 1 and
-5 times per phase on the compacted table: the difference over the 8 extra scans).
+Also counted: W5's requests on the server, and those of one repeated query (each W5 query run
+alone 1 and 5 times per phase on the compacted table: the difference over the 8 extra runs).
 Prints JSON lines (bench_common.h's format, "w": "S1") that report.py turns into the S1 table:
 ratios S3 ÷ local as speeds, requests per commit (W1's requests ÷ its commits), requests per
 streaming look; and checks that W5's results on S3 equal the local ones.
@@ -121,16 +121,19 @@ def main():
                 rec.update(local_bytes_after=lr.get("bytes_after"),
                            s3_bytes_after=rr.get("bytes_after"))
             emit("W5 " + case, **rec)
-        # Requests of one repeated (warm) scan: W5's sum with 1 and 1 + k runs per phase on the
-        # compacted table; the difference over the 2 k extra scans.
+        # Requests of one repeated (warm) query: W5's query alone with 1 and 1 + k runs per
+        # phase on the compacted table; the difference over the 2 k extra runs.
         k = 4
-        counts = []
-        for rep in (1, 1 + k):
-            s3.clear_requests()
-            run_bench(bench, ["W5", remote], dict(s3env, W5_REPEAT=str(rep), W5_QUERIES="sum"))
-            counts.append(len(s3.requests()))
+        per_query = {}
+        for q in ("count", "sum", "filter"):
+            counts = []
+            for rep in (1, 1 + k):
+                s3.clear_requests()
+                run_bench(bench, ["W5", remote], dict(s3env, W5_REPEAT=str(rep), W5_QUERIES=q))
+                counts.append(len(s3.requests()))
+            per_query[q] = (counts[1] - counts[0]) / (2 * k)
         emit("W5 requests", requests=w5_requests, queries=3 * 2 * params["w5_repeat"],
-             requests_per_repeated_scan=(counts[1] - counts[0]) / (2 * k))
+             requests_per_repeated_query=per_query)
 
         # 3. Streaming looks with nothing new, on a one-row table.
         def sql(script, idle=None):
