@@ -226,12 +226,14 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& path, int64_t old
   }
   std::sort(orphans.begin(), orphans.end(),
             [](const Candidate& a, const Candidate& b) { return a.relative < b.relative; });
+  std::vector<std::string> batch;  // one batch (DeleteObjects on object storage)
   for (const auto& o : orphans) {
-    if (!dry_run) TRIB_RETURN_NOT_OK(io::LocalFs().Remove(io::JoinPath(table_path, o.relative)));
+    if (!dry_run) batch.push_back(io::JoinPath(table_path, o.relative));
     result.files++;
     result.bytes += o.size;
     result.paths.push_back(o.relative);
   }
+  TRIB_RETURN_NOT_OK(io::LocalFs().RemoveFiles(batch));
   return result;
 }
 

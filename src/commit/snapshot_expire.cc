@@ -126,29 +126,30 @@ Result<std::set<std::string>> TaggedFiles(const std::string& table_path) {
 
 // Removes the files at `paths` except those `tagged` names; counts them in *removed (not the
 // `.index` files of data files, which go with them).
+// One batch (DeleteObjects on object storage).
 Status RemoveDataFiles(const std::set<std::string>& paths, const std::set<std::string>& tagged,
                        int64_t* removed) {
+  std::vector<std::string> batch;
   for (const auto& path : paths) {
     if (tagged.count(BaseName(path))) continue;
     io::FileCache::Instance().EraseFile(path);
-    Status st = io::LocalFs().Remove(path);
-    if (!st.ok() && !st.IsNotFound()) return st;
+    batch.push_back(path);
     if (!path.ends_with(".index")) (*removed)++;
   }
-  return Status::OK();
+  return io::LocalFs().RemoveFiles(batch);
 }
 
 // Removes the manifest files (and lists) named in `names` but not in `keep` or `tagged`.
 Status RemoveManifests(const std::string& table_path, const std::set<std::string>& names,
                        const std::set<std::string>& keep, const std::set<std::string>& tagged,
                        int64_t* removed) {
+  std::vector<std::string> batch;
   for (const auto& m : names) {
     if (keep.count(m) || tagged.count(m)) continue;
-    Status st = io::LocalFs().Remove(meta::ManifestPath(table_path, m));
-    if (!st.ok() && !st.IsNotFound()) return st;
+    batch.push_back(meta::ManifestPath(table_path, m));
     (*removed)++;
   }
-  return Status::OK();
+  return io::LocalFs().RemoveFiles(batch);
 }
 
 }  // namespace
@@ -300,12 +301,13 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   io::CrashPoint("expire.after-snapshots");
   TRIB_RETURN_NOT_OK(RemoveDataFiles(data_files, tagged, &result.data_files));
   TRIB_RETURN_NOT_OK(RemoveDataFiles(changelog_files, tagged, &result.changelog_files));
+  std::vector<std::string> index_batch;
   for (const auto& f : expired_index) {
     if (kept_index.count(f) || tagged.count(f)) continue;
-    Status st = io::LocalFs().Remove(meta::IndexPath(table_path, f));
-    if (!st.ok() && !st.IsNotFound()) return st;
+    index_batch.push_back(meta::IndexPath(table_path, f));
     result.index_files++;
   }
+  TRIB_RETURN_NOT_OK(io::LocalFs().RemoveFiles(index_batch));
   TRIB_RETURN_NOT_OK(RemoveManifests(table_path, manifests, kept_manifests, tagged,
                                      &result.manifest_files));
   TRIB_RETURN_NOT_OK(RemoveManifests(table_path, lists, kept_lists, tagged,

@@ -331,6 +331,11 @@ Result<bool> FileSystem::RemoveDirIfEmpty(const std::string& path) {
   return true;
 }
 
+Status FileSystem::RemoveFiles(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) TRIB_RETURN_NOT_OK(Remove(p));
+  return Status::OK();
+}
+
 Status FileSystem::RenameDir(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) return Errno("cannot rename '" + from + "' to", to);
   return Status::OK();
@@ -383,6 +388,19 @@ class RoutingFileSystem : public FileSystem {
   Status MakeDirMarker(const std::string& p) override { return For(p).MakeDirMarker(p); }
   Status Remove(const std::string& p) override { return For(p).Remove(p); }
   Status RemoveAll(const std::string& p) override { return For(p).RemoveAll(p); }
+  Status RemoveFiles(const std::vector<std::string>& paths) override {
+    // One batch per store, in the order the stores first appear.
+    std::vector<std::pair<FileSystem*, std::vector<std::string>>> batches;
+    for (const std::string& p : paths) {
+      FileSystem* fs = &For(p);
+      auto it = std::find_if(batches.begin(), batches.end(),
+                             [&](const auto& b) { return b.first == fs; });
+      if (it == batches.end()) it = batches.insert(batches.end(), {fs, {}});
+      it->second.push_back(p);
+    }
+    for (auto& [fs, batch] : batches) TRIB_RETURN_NOT_OK(fs->RemoveFiles(batch));
+    return Status::OK();
+  }
   Result<bool> RemoveDirIfEmpty(const std::string& p) override {
     return For(p).RemoveDirIfEmpty(p);
   }

@@ -62,6 +62,10 @@ class FileSystem {
   virtual Status MakeDirMarker(const std::string& path) { return MakeDirs(path); }
   // Removes a file; a missing file is not an error.
   virtual Status Remove(const std::string& path) = 0;
+  // Removes the files at `paths`; missing ones are not an error. Remove for each by default; on
+  // object storage batched, up to 1000 keys a request (DeleteObjects), for expiration and
+  // orphan cleanup. No order among them: a caller that needs one removes one at a time.
+  virtual Status RemoveFiles(const std::vector<std::string>& paths);
   // Removes a directory tree; a missing directory is not an error.
   virtual Status RemoveAll(const std::string& path) = 0;
   // Removes a directory if it is empty. True when it is gone (removed, or missing), false when

@@ -786,6 +786,15 @@ Status S3FileSystem::DeleteKeys(const std::vector<std::string>& keys) {
   return Status::OK();
 }
 
+Status S3FileSystem::RemoveFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> keys;
+  for (const std::string& p : paths) {
+    TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(p));
+    keys.push_back(std::move(key));
+  }
+  return DeleteKeys(keys);
+}
+
 Status S3FileSystem::RemoveAll(const std::string& path) {
   TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
   std::vector<FileInfo> files;

@@ -76,6 +76,7 @@ class S3FileSystem : public FileSystem {
   Status MakeDirMarker(const std::string& path) override;
   Status Remove(const std::string& path) override;
   Status RemoveAll(const std::string& path) override;
+  Status RemoveFiles(const std::vector<std::string>& paths) override;
   Result<bool> RemoveDirIfEmpty(const std::string& path) override;
   Result<int64_t> FileSize(const std::string& path) override;
   Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& path) override;

@@ -128,6 +128,41 @@ Result<std::vector<meta::ManifestEntry>> LatestEntries(const std::string& path) 
   return ReadLiveEntries(path, *snap);
 }
 
+// $manifests: the manifest files of the latest snapshot (its base and delta lists), Paimon's
+// ManifestsTable columns.
+Result<SystemTableData> Manifests(const std::string& path, const TableSchema& schema) {
+  SystemTableData d;
+  d.fields = {F("file_name", DataType::String().NotNull()),
+              F("file_size", DataType::BigInt().NotNull()),
+              F("num_added_files", DataType::BigInt().NotNull()),
+              F("num_deleted_files", DataType::BigInt().NotNull()),
+              F("schema_id", DataType::BigInt().NotNull()),
+              F("min_partition_stats", DataType::String()),
+              F("max_partition_stats", DataType::String()), F("min_row_id", DataType::BigInt()),
+              F("max_row_id", DataType::BigInt())};
+  meta::SnapshotManager sm(path);
+  TRIB_ASSIGN_OR_RETURN(auto latest, sm.LatestId());
+  if (!latest) return d;
+  TRIB_ASSIGN_OR_RETURN(auto snap, sm.Read(*latest));
+  PartitionInfo pi = PartitionOf(schema);
+  for (const std::string* list : {&snap->base_manifest_list, &snap->delta_manifest_list}) {
+    TRIB_ASSIGN_OR_RETURN(auto metas, meta::ReadManifestList(path, *list));
+    for (const auto& m : metas) {
+      Value min_p, max_p;
+      auto mn = format::DeserializeBinaryRow(m.partition_stats.min_values, pi.types);
+      auto mx = format::DeserializeBinaryRow(m.partition_stats.max_values, pi.types);
+      if (mn.ok() && mx.ok()) {
+        min_p = S(RowString(*mn, pi.types));
+        max_p = S(RowString(*mx, pi.types));
+      }
+      d.rows.push_back({S(m.file_name), I(m.file_size), I(m.num_added_files),
+                        I(m.num_deleted_files), I(m.schema_id), std::move(min_p),
+                        std::move(max_p), OptI(m.min_row_id), OptI(m.max_row_id)});
+    }
+  }
+  return d;
+}
+
 Result<SystemTableData> Files(const std::string& path, const TableSchema& schema) {
   SystemTableData d;
   d.fields = {F("partition", DataType::String()), F("bucket", DataType::Int()),
@@ -477,7 +512,7 @@ Result<SystemTableData> ReadSystemTable(const std::string& path, const std::stri
   static const std::vector<std::string> kNames = {"snapshots",    "files",     "options",
                                                   "schemas",      "partitions", "row_tracking",
                                                   "audit_log",    "changelog", "binlog",
-                                                  "tags",         "branches"};
+                                                  "tags",         "branches",  "manifests"};
   // A hint must do what it says: each is refused by name where it means nothing.
   static const std::set<std::string> kTravel = {"scan.snapshot-id", "scan.timestamp-millis",
                                                 "scan.tag-name", "scan.watermark", "scan.mode"};
@@ -499,6 +534,7 @@ Result<SystemTableData> ReadSystemTable(const std::string& path, const std::stri
   meta::SchemaManager sm(path);
   TRIB_ASSIGN_OR_RETURN(auto schema, sm.Latest());
   if (name == "files") return Files(path, *schema);
+  if (name == "manifests") return Manifests(path, *schema);
   if (name == "options") return Options(*schema);
   if (name == "partitions") return Partitions(path, *schema);
   if (name == "row_tracking") return RowTracking(path, schema);
