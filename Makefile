@@ -51,6 +51,7 @@ test-slow: build
 	python3 tests/differential/streaming_topn.py --binary $(BUILD)/tributary --rounds 30 --seed 37
 	bash tests/crosscheck/avro_avsc.sh $(BUILD)
 	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
+	python3 tests/crash/s3_tools_test.py --binary $(BUILD)/tributary --parts A
 	bash tests/fuzz/run_fuzzers.sh
 
 bench: build

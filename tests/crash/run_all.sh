@@ -21,6 +21,7 @@ python3 "$DIR/orphan_files_test.py" --binary "$BIN" || status=1
 python3 "$DIR/streaming_test.py" --binary "$BIN" || status=1
 python3 "$DIR/exact_streams_test.py" --binary "$BIN" || status=1
 python3 "$DIR/s3_smoke_test.py" --binary "$BIN" || status=1
+python3 "$DIR/s3_tools_test.py" --binary "$BIN" || status=1
 python3 "$DIR/rescale_concurrency_test.py" --binary "$BIN" || status=1
 if [ "$status" -ne 0 ]; then
   echo "tests/crash: FAILED (see the FAIL lines above)" >&2

@@ -5,7 +5,7 @@
 // - a ListObjectsV2 with a delimiter returns as CommonPrefixes every prefix that has an object
 //   anywhere below it (s3rver 3.7 returns only those with an object directly in them, so
 //   `wh/db.db/` with tables under it would look empty). Answered from s3rver's store on disk,
-//   in one page.
+//   in pages of max-keys (at most 1000) with continuation tokens, as S3 pages.
 // Everything else is forwarded unchanged (the Host header too: requests are signed for it).
 // With REQUEST_LOG, every request is appended there as one line, "METHOD URL STATUS", once it
 // is answered: the tests count a statement's requests from it.
@@ -65,39 +65,51 @@ function holdsObject(dir) {
 }
 
 // ListObjectsV2 with a delimiter ('/'), as S3 answers it: the objects directly under the prefix
-// and the common prefixes of those deeper. Path-style: /<bucket>?list-type=2&delimiter=/&prefix=
+// and the common prefixes of those deeper, in key order, at most max-keys (default 1000) of them
+// a page; a truncated page names the last key it holds as NextContinuationToken (opaque to
+// clients, as S3's). Path-style: /<bucket>?list-type=2&delimiter=/&prefix=
 function listWithDelimiter(bucket, params, res) {
   const prefix = params.get('prefix') || '';
   const slash = prefix.lastIndexOf('/');
   const dirKey = prefix.slice(0, slash + 1);  // the "directory" part of the prefix
   const namePart = prefix.slice(slash + 1);   // what names in it must start with
   const dir = path.join(dataDir, bucket, dirKey);
-  const contents = [];
-  const prefixes = [];
+  const maxKeys = Math.min(1000, Number(params.get('max-keys') || 1000));
+  const token = params.get('continuation-token');
+  const after = token ? Buffer.from(token, 'base64').toString('utf8')
+                      : params.get('start-after') || '';
+  const entries = [];  // {key, xml}
   if (fs.existsSync(dir) && fs.statSync(dir).isDirectory()) {
-    for (const e of fs.readdirSync(dir, {withFileTypes: true}).sort((a, b) =>
-      a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) {
+    for (const e of fs.readdirSync(dir, {withFileTypes: true})) {
       if (e.isFile() && e.name.endsWith(kObject)) {
         const name = e.name.slice(0, -kObject.length);
         if (!name.startsWith(namePart)) continue;
         const st = fs.statSync(path.join(dir, e.name));
-        contents.push('<Contents><Key>' + xmlEscape(dirKey + name) + '</Key><LastModified>' +
-                      st.mtime.toISOString() + '</LastModified><Size>' + st.size +
-                      '</Size><StorageClass>STANDARD</StorageClass></Contents>');
+        entries.push({key: dirKey + name, xml: '<Contents><Key>' + xmlEscape(dirKey + name) +
+                      '</Key><LastModified>' + st.mtime.toISOString() + '</LastModified><Size>' +
+                      st.size + '</Size><StorageClass>STANDARD</StorageClass></Contents>'});
       } else if (e.isDirectory() && e.name.startsWith(namePart) &&
                  holdsObject(path.join(dir, e.name))) {
-        prefixes.push('<CommonPrefixes><Prefix>' + xmlEscape(dirKey + e.name + '/') +
-                      '</Prefix></CommonPrefixes>');
+        entries.push({key: dirKey + e.name + '/', xml: '<CommonPrefixes><Prefix>' +
+                      xmlEscape(dirKey + e.name + '/') + '</Prefix></CommonPrefixes>'});
       }
     }
   }
+  const sorted = entries.filter((e) => e.key > after)
+                        .sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  const page = sorted.slice(0, maxKeys);
+  const truncated = sorted.length > page.length;
   res.writeHead(200, {'Content-Type': 'application/xml'});
   res.end('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult ' +
           'xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>' + xmlEscape(bucket) +
-          '</Name><Prefix>' + xmlEscape(prefix) + '</Prefix><KeyCount>' +
-          (contents.length + prefixes.length) + '</KeyCount><MaxKeys>1000</MaxKeys>' +
-          '<Delimiter>/</Delimiter><IsTruncated>false</IsTruncated>' + contents.join('') +
-          prefixes.join('') + '</ListBucketResult>');
+          '</Name><Prefix>' + xmlEscape(prefix) + '</Prefix><KeyCount>' + page.length +
+          '</KeyCount><MaxKeys>' + maxKeys + '</MaxKeys><Delimiter>/</Delimiter><IsTruncated>' +
+          truncated + '</IsTruncated>' +
+          (token ? '<ContinuationToken>' + xmlEscape(token) + '</ContinuationToken>' : '') +
+          (truncated ? '<NextContinuationToken>' +
+                       Buffer.from(page[page.length - 1].key, 'utf8').toString('base64') +
+                       '</NextContinuationToken>' : '') +
+          page.map((e) => e.xml).join('') + '</ListBucketResult>');
 }
 
 // A proxy that dies mid-test turns every later request into "connection refused": say why
@@ -118,7 +130,7 @@ http.createServer((req, res) => {
     const [pathPart, query] = req.url.split('?');
     const params = new URLSearchParams(query || '');
     if (req.method === 'GET' && params.get('list-type') === '2' && params.get('delimiter') === '/' &&
-        !params.get('continuation-token') && pathPart.split('/').filter((x) => x).length === 1) {
+        pathPart.split('/').filter((x) => x).length === 1) {
       listWithDelimiter(decodeURIComponent(pathPart.split('/').filter((x) => x)[0]), params, res);
       return;
     }
