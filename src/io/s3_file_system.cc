@@ -438,8 +438,51 @@ std::map<std::string, int64_t> S3FileSystem::RequestCounts() const {
 
 // ---- the FileSystem operations
 
+bool S3FileSystem::Immutable(const std::string& key) {
+  auto ends = [&](std::string_view s) {
+    return key.size() >= s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".parquet") || ends(".orc") || ends(".avro") ||
+         key.find("/manifest/manifest-") != std::string::npos ||
+         key.find("/index/") != std::string::npos;
+}
+
+void S3FileSystem::RememberWritten(const std::string& key, std::string_view data) {
+  if (!Immutable(key) || static_cast<int64_t>(data.size()) > kRecentBytes / 4) return;
+  auto bytes = std::make_shared<const std::string>(data);
+  std::lock_guard<std::mutex> lock(recent_mu_);
+  if (recent_.count(key)) return;
+  recent_[key] = std::move(bytes);
+  recent_order_.push_front(key);
+  recent_bytes_ += static_cast<int64_t>(data.size());
+  while (recent_bytes_ > kRecentBytes && !recent_order_.empty()) {
+    auto it = recent_.find(recent_order_.back());
+    if (it != recent_.end()) {
+      recent_bytes_ -= static_cast<int64_t>(it->second->size());
+      recent_.erase(it);
+    }
+    recent_order_.pop_back();
+  }
+}
+
+std::shared_ptr<const std::string> S3FileSystem::Recent(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(recent_mu_);
+  auto it = recent_.find(key);
+  return it == recent_.end() ? nullptr : it->second;
+}
+
+void S3FileSystem::Forget(const std::string& key) {
+  std::lock_guard<std::mutex> lock(recent_mu_);
+  auto it = recent_.find(key);
+  if (it == recent_.end()) return;
+  recent_bytes_ -= static_cast<int64_t>(it->second->size());
+  recent_.erase(it);
+  recent_order_.remove(key);
+}
+
 Result<std::string> S3FileSystem::ReadFile(const std::string& path) {
   TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  if (auto recent = Recent(key)) return *recent;
   TRIB_ASSIGN_OR_RETURN(Response r, Request("GET", key, "", {}, {}));
   if (r.status == 404) return Status::NotFound("'" + path + "' does not exist");
   if (r.status != 200) return Fail("GET", key, r);
@@ -451,6 +494,10 @@ Result<std::string> S3FileSystem::ReadRange(const std::string& path, int64_t off
   if (offset < 0 || length < 0) return Status::Invalid("a negative range of '" + path + "'");
   if (length == 0) return std::string();
   TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  if (auto recent = Recent(key)) {
+    if (static_cast<size_t>(offset) >= recent->size()) return std::string();
+    return recent->substr(static_cast<size_t>(offset), static_cast<size_t>(length));
+  }
   const std::string range = "Range: bytes=" + std::to_string(offset) + "-" +
                             std::to_string(offset + length - 1);
   TRIB_ASSIGN_OR_RETURN(Response r, Request("GET", key, "", {}, {range}));
@@ -478,6 +525,11 @@ Result<std::string> S3FileSystem::ReadRange(const std::string& path, int64_t off
 Result<std::pair<int64_t, std::string>> S3FileSystem::ReadTail(const std::string& path,
                                                                int64_t length) {
   TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  if (auto recent = Recent(key)) {
+    const int64_t size = static_cast<int64_t>(recent->size());
+    const int64_t from = std::max<int64_t>(0, size - std::max<int64_t>(0, length));
+    return std::make_pair(size, recent->substr(static_cast<size_t>(from)));
+  }
   if (length <= 0) {
     TRIB_ASSIGN_OR_RETURN(int64_t size, FileSize(path));
     return std::make_pair(size, std::string());
@@ -587,10 +639,12 @@ Status S3FileSystem::WriteMultipart(const std::string& key, std::string_view dat
 Status S3FileSystem::WriteFile(const std::string& path, std::string_view data) {
   TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
   if (static_cast<int64_t>(data.size()) > config_.multipart_threshold) {
-    return WriteMultipart(key, data);
+    TRIB_RETURN_NOT_OK(WriteMultipart(key, data));
+  } else {
+    TRIB_ASSIGN_OR_RETURN(Response r, Request("PUT", key, "", data, {}));
+    if (r.status != 200) return Fail("PUT", key, r);
   }
-  TRIB_ASSIGN_OR_RETURN(Response r, Request("PUT", key, "", data, {}));
-  if (r.status != 200) return Fail("PUT", key, r);
+  RememberWritten(key, data);
   return Status::OK();
 }
 
@@ -747,12 +801,14 @@ Status S3FileSystem::MakeDirs(const std::string& path) {
 
 Status S3FileSystem::Remove(const std::string& path) {
   TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  Forget(key);
   TRIB_ASSIGN_OR_RETURN(Response r, Request("DELETE", key, "", {}, {}));
   if (r.status != 204 && r.status != 200 && r.status != 404) return Fail("DELETE", key, r);
   return Status::OK();
 }
 
 Status S3FileSystem::DeleteKeys(const std::vector<std::string>& keys) {
+  for (const std::string& k : keys) Forget(k);
   for (size_t b = 0; b < keys.size(); b += 1000) {
     std::string xml = "<Delete><Quiet>true</Quiet>";
     for (size_t i = b; i < std::min(keys.size(), b + 1000); i++) {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -113,6 +114,19 @@ class S3FileSystem : public FileSystem {
   // AbortMultipartUpload when a part fails, so no part is left behind).
   Status WriteMultipart(const std::string& key, std::string_view data);
   Status Fail(const std::string& operation, const std::string& key, const Response& r) const;
+  // Objects this process just wrote whose names are never reused (data and changelog files,
+  // manifests, index files: UUID names), kept up to kRecentBytes in all, newest first, so that a
+  // read soon after (a compaction of files a commit just wrote) costs no request. A removed
+  // object is forgotten.
+  static bool Immutable(const std::string& key);
+  void RememberWritten(const std::string& key, std::string_view data);
+  std::shared_ptr<const std::string> Recent(const std::string& key) const;
+  void Forget(const std::string& key);
+  static constexpr int64_t kRecentBytes = int64_t{64} << 20;
+  mutable std::mutex recent_mu_;
+  std::list<std::string> recent_order_;  // newest first
+  std::map<std::string, std::shared_ptr<const std::string>> recent_;
+  int64_t recent_bytes_ = 0;
 
   std::string bucket_;
   S3Config config_;

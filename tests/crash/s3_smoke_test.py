@@ -229,6 +229,26 @@ def run(binary, s3):
             not any(k.startswith("two-b/") for k in s3.object_keys_in("tb2")):
         raise Failure("the two warehouses are not in their two buckets")
     print("  ok  two warehouses on two stores in one process (a table copied between them)")
+    # 6. Files a process just wrote are read back from its memory: eight commits and a
+    #    compaction in one session fetch no data file.
+    script = os.path.join(tmp, "fresh.sql")
+    with open(script, "w") as f:
+        f.write("CREATE TABLE f (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH "
+                "('bucket' = '1');\n" +
+                "".join("INSERT INTO f VALUES (%d, 'a'), (%d, 'b');\n" % (i, i + 100)
+                        for i in range(8)) +
+                "CALL sys.compact('default.f');\nSELECT COUNT(*) AS c FROM f;\n")
+    s3.clear_requests()
+    p = subprocess.run([binary, "sql", "--warehouse", "s3://tb/fresh", "--format", "json", "-f",
+                        script], capture_output=True, text=True, timeout=TIMEOUT_S,
+                       env=s3.env())
+    if p.returncode != 0 or '{"c":16}' not in p.stdout.replace(" ", ""):
+        raise Failure("eight commits and a compaction: %s %s" % (p.stdout[-200:], p.stderr[-300:]))
+    fetched = [r for r in s3.requests() if r[0] == "GET" and r[1].endswith(".parquet")]
+    if fetched:
+        raise Failure("the compaction fetched %d data files the same process had just written"
+                      % len(fetched))
+    print("  ok  a compaction reads the files its process just wrote from memory (no GET)")
 
 
 if __name__ == "__main__":
