@@ -21,14 +21,38 @@ const dataDir = process.argv[4];
 const requestLog = process.argv[5];
 const queues = new Map();  // key -> the promise the next conditional PUT of it waits for
 
+// s3rver answers a PUT once it has read the request's body, not once the object's file is
+// written (its file stream may not even have created the file), so the next request could miss
+// the object (a conditional PUT would then succeed twice) or read part of it. A PUT of a whole
+// object is answered here once that file holds all its bytes (at most 2 s later).
+function written(req, body, status) {
+  if (req.method !== 'PUT' || status !== 200 || req.url.includes('?') ||
+      req.headers['x-amz-copy-source']) {
+    return Promise.resolve();
+  }
+  const file = path.join(dataDir, decodeURIComponent(req.url)) + '._S3rver_object';
+  const size = Number(req.headers['x-amz-decoded-content-length'] || body.length);
+  const deadline = Date.now() + 2000;
+  return new Promise((resolve) => {
+    const poll = () => {
+      let now = -1;
+      try { now = fs.statSync(file).size; } catch (e) { /* not there yet */ }
+      if (now === size || Date.now() > deadline) resolve(); else setTimeout(poll, 2);
+    };
+    poll();
+  });
+}
+
 function forward(req, body, res) {
   return new Promise((resolve) => {
     // One connection per request (agent: false): a pooled socket that s3rver closed while idle
     // would fail the next request forwarded on it.
     const up = http.request({host: '127.0.0.1', port: upstreamPort, method: req.method,
                              path: req.url, headers: req.headers, agent: false}, (upRes) => {
-      res.writeHead(upRes.statusCode, upRes.headers);
-      upRes.pipe(res);
+      written(req, body, upRes.statusCode).then(() => {
+        res.writeHead(upRes.statusCode, upRes.headers);
+        upRes.pipe(res);
+      });
       upRes.on('end', resolve);
       upRes.on('error', () => { res.destroy(); resolve(); });
     });
