@@ -684,7 +684,11 @@ Result<bool> S3FileSystem::ProbeConditionalWrites(const std::string& dir) {
   if (first.status != 200) return Fail("conditional PUT (probe)", key, first);
   TRIB_ASSIGN_OR_RETURN(Response second, Request("PUT", key, "", "2", {"If-None-Match: *"}));
   (void)Request("DELETE", key, "", {}, {});
-  return second.status == 412 || second.status == 409;
+  if (second.status == 412 || second.status == 409) return true;
+  // Only a second write that succeeds shows the condition ignored; any other answer (a 5xx
+  // that outlasted the retries, a 403) says nothing about the store, and is its error.
+  if (second.status / 100 == 2) return false;
+  return Fail("conditional PUT (probe)", key, second);
 }
 
 Result<std::optional<std::string>> S3FileSystem::Version(const std::string& path) {

@@ -84,8 +84,9 @@ class S3FileSystem : public FileSystem {
   Status RenameDir(const std::string& from, const std::string& to) override;
   bool IsRemote() const override { return true; }
 
-  // Writes a probe object twice with If-None-Match: *; false when the second write was not
-  // refused (the store ignores the condition). Removes the probe.
+  // Writes a probe object twice with If-None-Match: *; false when the second write succeeded
+  // too (the store ignores the condition), an error when it failed otherwise than with 412.
+  // Removes the probe.
   Result<bool> ProbeConditionalWrites(const std::string& dir);
 
   // Requests made so far, by method ("GET", "PUT", ...), for tests and benchmarks.

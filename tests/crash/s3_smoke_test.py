@@ -3,7 +3,8 @@
 test S3 server is s3rver (npm), started here on a loopback port.
 
 - s3rver ignores `If-None-Match` on PUT, as some real stores do: a commit there is refused with
-  an error saying why (the probe of docs/format/object-storage.md);
+  an error saying why (the probe of docs/format/object-storage.md); a probe the store answers
+  with 503 is the store's error, not that refusal;
 - behind a proxy that answers conditional PUTs as S3 does (s3rver/conditional_proxy.js), four
   processes racing to commit to one table: every statement lands exactly once, the snapshot ids
   are contiguous (the lock-free commit of docs/format/object-storage.md);
@@ -13,11 +14,14 @@ test S3 server is s3rver (npm), started here on a loopback port.
 Python 3 standard library only; node and npm (Debian) and s3rver (npm) are installed on demand.
 """
 import argparse
+import http.client
+import http.server
 import json
 import os
 import random
 import subprocess
 import sys
+import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "s3rver"))
 from s3server import S3Server  # noqa: E402
@@ -27,6 +31,74 @@ TIMEOUT_S = 120
 
 class Failure(Exception):
     pass
+
+
+class ProbeFailing:
+    """`with ProbeFailing(port) as endpoint:` a store in front of the one at `port` that answers
+    503 SlowDown to the second conditional PUT of each probe object (the catalog's check that the
+    store honours If-None-Match), as a throttled S3 may; everything else passes through."""
+
+    def __init__(self, upstream_port):
+        self.upstream_port = upstream_port
+        self.probes = set()
+        self.lock = threading.Lock()
+
+    def __enter__(self):
+        front = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def handle_one(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n) if n else b""
+                key = self.path.split("?")[0]
+                if (self.command == "PUT" and self.headers.get("If-None-Match") == "*" and
+                        ".tributary-probe-" in key):
+                    with front.lock:
+                        second = key in front.probes
+                        front.probes.add(key)
+                    if second:
+                        err = (b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown"
+                               b"</Code><Message>Please reduce your request rate.</Message></Error>")
+                        self.send_response(503)
+                        self.send_header("Content-Length", str(len(err)))
+                        self.end_headers()
+                        self.wfile.write(err)
+                        return
+                up = http.client.HTTPConnection("127.0.0.1", front.upstream_port, timeout=60)
+                up.putrequest(self.command, self.path, skip_host=True, skip_accept_encoding=True)
+                for k, v in self.headers.items():  # the Host header too: requests are signed
+                    up.putheader(k, v)
+                up.endheaders(body)
+                r = up.getresponse()
+                data = r.read()
+                self.send_response(r.status)
+                for k, v in r.getheaders():
+                    if k.lower() not in ("connection", "transfer-encoding", "content-length",
+                                         "date", "server"):
+                        self.send_header(k, v)
+                # (A HEAD's Content-Length is the object's size.)
+                self.send_header("Content-Length", r.getheader("Content-Length", "0")
+                                 if self.command == "HEAD" else str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+                up.close()
+
+            do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = handle_one
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return "http://127.0.0.1:%d" % self.server.server_address[1]
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+        return False
 
 
 def main():
@@ -66,6 +138,22 @@ def run(binary, s3):
     if "ignores conditional writes" not in p.stderr:
         raise Failure("the refusal does not say why: " + p.stderr)
     print("  ok  a store that ignores If-None-Match: commits refused, saying why")
+    # 1a. A probe whose second write fails otherwise (503 past the retries) is the store's
+    #     error, no verdict on the store: the next process commits there.
+    with ProbeFailing(s3.proxy_port) as endpoint:
+        p = subprocess.run([binary, "sql", "--warehouse", "s3://tb/probe", "-e",
+                            "CREATE TABLE t (id INT)"], capture_output=True, text=True,
+                           env=dict(s3.env(), AWS_ENDPOINT_URL=endpoint), timeout=TIMEOUT_S)
+    if p.returncode != 1 or "ignores conditional writes" in p.stderr or \
+            "SlowDown" not in p.stderr or "probe" not in p.stderr:
+        raise Failure("a probe answered 503 (expected exit 1 with the store's error, SlowDown, "
+                      "not a refusal): exit %d, stderr: %s" % (p.returncode, p.stderr.strip()[-400:]))
+    p = subprocess.run([binary, "sql", "--warehouse", "s3://tb/probe", "--format", "json", "-e",
+                        "CREATE TABLE t (id INT); INSERT INTO t VALUES (7); SELECT * FROM t"],
+                       capture_output=True, text=True, env=s3.env(), timeout=TIMEOUT_S)
+    if p.returncode != 0 or '"id":7' not in p.stdout.replace(" ", ""):
+        raise Failure("after a failed probe: %s %s" % (p.stdout[-200:], p.stderr[-400:]))
+    print("  ok  a probe answered 503: the store's error (SlowDown), not a refusal; then commits")
     # 1b. Through the proxy (S3's conditional PUT): writers race, each commit lands once.
     race_env = s3.env()
     made = subprocess.run([binary, "sql", "--warehouse", "s3://tb/race", "-e",
