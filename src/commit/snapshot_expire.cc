@@ -203,6 +203,14 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
                                      const ExpireOptions& options) {
   ExpireResult result;
   meta::SnapshotManager snapshots(table_path);
+  // Fewer snapshots than the minimum retained (the common case after a commit): known from the
+  // EARLIEST and LATEST hints, checked, without listing the snapshot folder.
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> first, snapshots.EarliestId());
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> last, snapshots.LatestId());
+  if (!first || !last ||
+      *last - *first + 1 <= std::max<int64_t>(options.retain_min, 1)) {
+    return result;
+  }
   TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
   if (ids.size() <= static_cast<size_t>(std::max<int64_t>(options.retain_min, 1))) return result;
   const int64_t latest = ids.back();

@@ -170,6 +170,18 @@ Result<std::optional<int64_t>> SnapshotManager::HintedLatestId() const {
 }
 
 Result<std::optional<int64_t>> SnapshotManager::EarliestId() const {
+  // The EARLIEST hint, checked (its snapshot exists, the one before it does not: snapshots go
+  // oldest first, so none is older), as Paimon finds it: no listing, which costs most on object
+  // storage. A hint that does not hold: the listing.
+  if (auto hint = ReadHint(EarliestHintPath(SnapshotDir(table_path_)))) {
+    TRIB_ASSIGN_OR_RETURN(bool here, io::LocalFs().FileExists(SnapshotPath(table_path_, *hint)));
+    bool older = false;
+    if (here && *hint > 1) {
+      TRIB_ASSIGN_OR_RETURN(older,
+                            io::LocalFs().FileExists(SnapshotPath(table_path_, *hint - 1)));
+    }
+    if (here && !older) return std::optional<int64_t>(*hint);
+  }
   TRIB_ASSIGN_OR_RETURN(auto ids, ListIds());
   if (ids.empty()) return std::optional<int64_t>();
   return std::optional<int64_t>(ids.front());
