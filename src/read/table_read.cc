@@ -373,11 +373,14 @@ Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const 
       schema.Option("scan.fallback-branch")) {
     return R();
   }
-  if (!snapshot_id) {
-    TRIB_ASSIGN_OR_RETURN(snapshot_id, meta::SnapshotManager(path).LatestId());
-    if (!snapshot_id) return R(0);
+  std::shared_ptr<const meta::Snapshot> snap;
+  if (snapshot_id) {
+    TRIB_ASSIGN_OR_RETURN(snap, ReadSnapshotCached(path, *snapshot_id));
+  } else {
+    // The latest as a scan finds it (the hint, its successor's absence, the snapshot read).
+    TRIB_ASSIGN_OR_RETURN(snap, meta::ReadLatestSnapshotCached(path));
+    if (!snap) return R(0);
   }
-  TRIB_ASSIGN_OR_RETURN(auto snap, ReadSnapshotCached(path, *snapshot_id));
   TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntriesShared(path, *snap));
   int64_t total = 0;
   if (!schema.HasPrimaryKey()) {
