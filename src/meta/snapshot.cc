@@ -239,7 +239,15 @@ Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
 }
 
 Result<std::vector<int64_t>> ListLongLivedChangelogIds(const std::string& table_path) {
-  return ListIdsIn(ChangelogDir(table_path), kChangelogPrefix);
+  const std::string dir = ChangelogDir(table_path);
+  // On object storage, where a listing costs most, a table that never kept a changelog beyond
+  // its snapshots has no LATEST hint in changelog/ (WriteLongLivedChangelog writes it before
+  // any snapshot the changelog replaces goes): one HEAD instead of a LIST.
+  if (io::IsObjectStoreUri(dir)) {
+    TRIB_ASSIGN_OR_RETURN(bool kept, io::LocalFs().FileExists(LatestHintPath(dir)));
+    if (!kept) return std::vector<int64_t>{};
+  }
+  return ListIdsIn(dir, kChangelogPrefix);
 }
 
 Result<std::shared_ptr<const Snapshot>> ReadLongLivedChangelog(const std::string& table_path,
@@ -252,7 +260,10 @@ Status WriteLongLivedChangelog(const std::string& table_path, const Snapshot& s)
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
   TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(LongLivedChangelogPath(table_path, s.id),
                                              SnapshotToJson(s)));
-  (void)io::WriteHintFile(LatestHintPath(dir), std::to_string(s.id));
+  Status hint = io::WriteHintFile(LatestHintPath(dir), std::to_string(s.id));
+  // On object storage the hint says long-lived changelogs exist (ListLongLivedChangelogIds):
+  // without it the snapshot must not go yet (the expiration fails and is tried again).
+  if (!hint.ok() && io::IsObjectStoreUri(dir)) return hint;
   return Status::OK();
 }
 
