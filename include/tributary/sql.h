@@ -44,7 +44,8 @@ class SqlResult {
   const std::string& message() const;
   // Replaces `batch` with the next rows (at least one) and returns true, or returns false at the
   // end. A streaming query ('execution.runtime-mode' = 'streaming') waits for new changes and
-  // may never end.
+  // may never end; a batch handed out counts as delivered (a consumer id's position moves past
+  // it, as the CLI's does once it printed the rows).
   Result<bool> Next(ColumnBatch* batch);
   // Every remaining row (not for a streaming query that never ends).
   Result<std::vector<Row>> ReadAll();
