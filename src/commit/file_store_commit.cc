@@ -152,11 +152,11 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
   Status last_error;
   for (int attempt = 0; attempt < max_retries_; attempt++) {
     TRIB_RETURN_NOT_OK(CheckIncarnation());
-    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest_id, snapshots.LatestId());
-    std::shared_ptr<const meta::Snapshot> latest;
+    TRIB_ASSIGN_OR_RETURN(std::shared_ptr<const meta::Snapshot> latest, snapshots.Latest());
+    const std::optional<int64_t> latest_id =
+        latest ? std::optional<int64_t>(latest->id) : std::nullopt;
     std::vector<ManifestEntry> live;
-    if (latest_id) {
-      TRIB_ASSIGN_OR_RETURN(latest, snapshots.Read(*latest_id));
+    if (latest) {
       TRIB_ASSIGN_OR_RETURN(live, ReadLiveEntries(table_path_, *latest));
     }
     TRIB_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, build(live));

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <future>
 #include <map>
 #include <mutex>
 #include <random>
@@ -331,6 +332,32 @@ Result<bool> FileSystem::RemoveDirIfEmpty(const std::string& path) {
   return true;
 }
 
+Result<std::pair<std::string, std::optional<std::string>>> FileSystem::ReadFileVersioned(
+    const std::string& path) {
+  TRIB_ASSIGN_OR_RETURN(std::optional<std::string> before, Version(path));
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  TRIB_ASSIGN_OR_RETURN(std::optional<std::string> after, Version(path));
+  if (before != after) before.reset();  // replaced while it was read: which bytes is unknown
+  return std::make_pair(std::move(bytes), std::move(before));
+}
+
+Result<bool> StillLatest(const std::string& path, const std::string& version,
+                         const std::string& next) {
+  FileSystem& fs = LocalFs();
+  if (!fs.IsRemote() && !IsObjectStoreUri(path)) {
+    TRIB_ASSIGN_OR_RETURN(std::optional<std::string> now, fs.Version(path));
+    if (!now || *now != version) return false;
+    TRIB_ASSIGN_OR_RETURN(bool successor, fs.FileExists(next));
+    return !successor;
+  }
+  auto successor = std::async(std::launch::async, [&fs, &next] { return fs.FileExists(next); });
+  Result<std::optional<std::string>> now = fs.Version(path);
+  Result<bool> after = successor.get();
+  TRIB_RETURN_NOT_OK(now.status());
+  TRIB_RETURN_NOT_OK(after.status());
+  return *now && **now == version && !*after;
+}
+
 Status FileSystem::RemoveFiles(const std::vector<std::string>& paths) {
   for (const std::string& p : paths) TRIB_RETURN_NOT_OK(Remove(p));
   return Status::OK();
@@ -382,6 +409,10 @@ class RoutingFileSystem : public FileSystem {
   Result<bool> FileExists(const std::string& p) override { return For(p).FileExists(p); }
   Result<std::optional<std::string>> Version(const std::string& p) override {
     return For(p).Version(p);
+  }
+  Result<std::pair<std::string, std::optional<std::string>>> ReadFileVersioned(
+      const std::string& p) override {
+    return For(p).ReadFileVersioned(p);
   }
   Result<std::vector<FileInfo>> ListDir(const std::string& p) override { return For(p).ListDir(p); }
   Status MakeDirs(const std::string& p) override { return For(p).MakeDirs(p); }

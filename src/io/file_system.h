@@ -54,6 +54,10 @@ class FileSystem {
   // same name gets another one. Lets caches of files whose names are reused (snapshot-N,
   // LATEST) check for the price of a stat.
   virtual Result<std::optional<std::string>> Version(const std::string& path) = 0;
+  // The file's bytes and the Version they are (nullopt when that is not known, e.g. the file
+  // changed while it was read): on object storage one GET, the version from its headers.
+  virtual Result<std::pair<std::string, std::optional<std::string>>> ReadFileVersioned(
+      const std::string& path);
   virtual Result<std::vector<FileInfo>> ListDir(const std::string& path) = 0;
   virtual Status MakeDirs(const std::string& path) = 0;
   // Makes a directory that must exist while empty (a database): MakeDirs by default; on object
@@ -118,11 +122,18 @@ bool IsObjectStoreUri(std::string_view path);
 // replaces. Tests only (fault injection): call it while no storage work runs.
 FileSystem* SetFileSystemForTesting(FileSystem* fs);
 
-// "a/b" + "c" -> "a/b/c".
+// Whether the file at `path` still has `version` and nothing exists at `next` (its successor:
+// snapshot-(N+1) of snapshot-N), both asked at once (on object storage two HEADs in flight:
+// one round trip). Lets a process that found the latest snapshot or schema check that it still
+// is without the hint and the listing.
+Result<bool> StillLatest(const std::string& path, const std::string& version,
+                         const std::string& next);
+
 // Writes `data` over the file at `path` in place: no temporary file, no fsync, not atomic. For
 // hint files only, whose readers verify what they say (a crash or a concurrent reader may see
 // one empty, short or stale): a commit's LATEST hint then costs no new inode and no fsync.
 Status WriteHintFile(const std::string& path, std::string_view data);
+// "a/b" + "c" -> "a/b/c".
 std::string JoinPath(std::string_view a, std::string_view b);
 std::string ParentPath(std::string_view p);
 

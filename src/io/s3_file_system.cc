@@ -696,8 +696,30 @@ Result<std::optional<std::string>> S3FileSystem::Version(const std::string& path
   TRIB_ASSIGN_OR_RETURN(Response r, Request("HEAD", key, "", {}, {}));
   if (r.status == 404) return std::optional<std::string>();
   if (r.status != 200) return Fail("HEAD", key, r);
-  return std::optional<std::string>(r.headers["etag"] + "/" + r.headers["content-length"] + "/" +
-                                    r.headers["last-modified"]);
+  return std::optional<std::string>(
+      VersionOf(r, static_cast<int64_t>(std::atoll(r.headers["content-length"].c_str()))));
+}
+
+std::string S3FileSystem::VersionOf(const Response& r, int64_t size) {
+  auto header = [&r](const char* name) {
+    auto it = r.headers.find(name);
+    return it == r.headers.end() ? std::string() : it->second;
+  };
+  return header("etag") + "/" + std::to_string(size) + "/" + header("last-modified");
+}
+
+Result<std::pair<std::string, std::optional<std::string>>> S3FileSystem::ReadFileVersioned(
+    const std::string& path) {
+  TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  using R = std::pair<std::string, std::optional<std::string>>;
+  // (Files kept after writing them have never-reused names: no caller asks for their version.)
+  if (auto recent = Recent(key)) return R(*recent, std::nullopt);
+  TRIB_ASSIGN_OR_RETURN(Response r, Request("GET", key, "", {}, {}));
+  if (r.status == 404) return Status::NotFound("'" + path + "' does not exist");
+  if (r.status != 200) return Fail("GET", key, r);
+  std::string version = VersionOf(r, static_cast<int64_t>(r.body.size()));
+  if (r.headers.find("etag") == r.headers.end()) return R(std::move(r.body), std::nullopt);
+  return R(std::move(r.body), std::move(version));
 }
 
 Result<int64_t> S3FileSystem::FileSize(const std::string& path) {

@@ -72,6 +72,8 @@ class S3FileSystem : public FileSystem {
   Result<bool> Exists(const std::string& path) override;
   Result<bool> FileExists(const std::string& path) override;
   Result<std::optional<std::string>> Version(const std::string& path) override;
+  Result<std::pair<std::string, std::optional<std::string>>> ReadFileVersioned(
+      const std::string& path) override;
   Result<std::vector<FileInfo>> ListDir(const std::string& path) override;
   Status MakeDirs(const std::string& path) override;
   Status MakeDirMarker(const std::string& path) override;
@@ -114,6 +116,9 @@ class S3FileSystem : public FileSystem {
   // Uploads `data` to `key` in parts (CreateMultipartUpload, UploadPart, CompleteMultipartUpload;
   // AbortMultipartUpload when a part fails, so no part is left behind).
   Status WriteMultipart(const std::string& key, std::string_view data);
+  // Version's string for an object of `size` bytes answered with `r`'s headers (a HEAD's or a
+  // whole GET's: ETag, size, Last-Modified).
+  static std::string VersionOf(const Response& r, int64_t size);
   Status Fail(const std::string& operation, const std::string& key, const Response& r) const;
   // Objects this process just wrote whose names are never reused (data and changelog files,
   // manifests, index files: UUID names), kept up to kRecentBytes in all, newest first, so that a

@@ -190,11 +190,55 @@ Result<std::optional<int64_t>> SchemaIdBound(const std::string& table_path, bool
 }
 }  // namespace
 
+namespace {
+// Object storage: the latest schema this process found of each table, with its file's version.
+// While that file is unchanged and no schema-(N+1) exists it is still the latest: two HEADs in
+// flight at once instead of listing schema/ and reading the file, one after the other.
+struct SchemaMemo {
+  int64_t id = 0;
+  std::string version;
+  std::shared_ptr<const TableSchema> schema;
+};
+std::mutex g_schema_mu;
+std::map<std::string, SchemaMemo> g_schemas;  // by table path
+constexpr size_t kMaxSchemaMemos = 4096;
+
+// The remembered latest schema of `table_path` if it still is.
+Result<std::shared_ptr<const TableSchema>> RememberedLatest(const std::string& table_path) {
+  std::optional<SchemaMemo> memo;
+  {
+    std::lock_guard<std::mutex> lock(g_schema_mu);
+    auto it = g_schemas.find(table_path);
+    if (it != g_schemas.end()) memo = it->second;
+  }
+  if (!memo) return std::shared_ptr<const TableSchema>();
+  TRIB_ASSIGN_OR_RETURN(bool still,
+                        io::StillLatest(SchemaPath(table_path, memo->id), memo->version,
+                                        SchemaPath(table_path, memo->id + 1)));
+  if (!still) return std::shared_ptr<const TableSchema>();
+  return memo->schema;
+}
+
+void RememberSchema(const std::string& table_path, SchemaMemo memo) {
+  std::lock_guard<std::mutex> lock(g_schema_mu);
+  if (g_schemas.size() >= kMaxSchemaMemos && !g_schemas.count(table_path)) g_schemas.clear();
+  g_schemas[table_path] = std::move(memo);
+}
+}  // namespace
+
 Result<std::optional<int64_t>> SchemaManager::LatestId() const {
+  if (io::IsObjectStoreUri(table_path_)) {
+    TRIB_ASSIGN_OR_RETURN(auto remembered, RememberedLatest(table_path_));
+    if (remembered) return std::optional<int64_t>(remembered->id);
+  }
   return SchemaIdBound(table_path_, /*latest=*/true);
 }
 
 Result<std::string> TableIncarnation(const std::string& table_path) {
+  // Nearly every table's first schema is schema-0 (ids count from 0): its version alone, no
+  // listing (a request more on object storage). A branch made from a later schema: the listing.
+  TRIB_ASSIGN_OR_RETURN(auto zero, io::LocalFs().Version(SchemaPath(table_path, 0)));
+  if (zero) return "0@" + *zero;
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> first, SchemaIdBound(table_path, false));
   if (first) {
     TRIB_ASSIGN_OR_RETURN(auto version, io::LocalFs().Version(SchemaPath(table_path, *first)));
@@ -219,9 +263,20 @@ Result<bool> IsTableIncarnation(const std::string& table_path, const std::string
 }
 
 Result<std::shared_ptr<const TableSchema>> SchemaManager::Latest() const {
-  TRIB_ASSIGN_OR_RETURN(auto id, LatestId());
+  const bool remote = io::IsObjectStoreUri(table_path_);
+  if (remote) {
+    TRIB_ASSIGN_OR_RETURN(auto remembered, RememberedLatest(table_path_));
+    if (remembered) return remembered;
+  }
+  TRIB_ASSIGN_OR_RETURN(auto id, SchemaIdBound(table_path_, /*latest=*/true));
   if (!id) return Status::NotFound("table '" + table_path_ + "' has no schema");
-  return Read(*id);
+  if (!remote) return Read(*id);
+  const std::string path = SchemaPath(table_path_, *id);
+  TRIB_ASSIGN_OR_RETURN(auto read, io::LocalFs().ReadFileVersioned(path));
+  TRIB_ASSIGN_OR_RETURN(TableSchema s, SchemaFromJson(read.first, path));
+  auto schema = std::make_shared<const TableSchema>(std::move(s));
+  if (read.second) RememberSchema(table_path_, SchemaMemo{*id, *read.second, schema});
+  return schema;
 }
 
 Result<std::shared_ptr<const TableSchema>> SchemaManager::Read(int64_t id) const {

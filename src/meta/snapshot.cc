@@ -4,6 +4,7 @@
 #include "io/file_cache.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
+#include "meta/snapshot_reader.h"
 
 namespace tributary::meta {
 
@@ -149,6 +150,12 @@ Result<std::vector<int64_t>> SnapshotManager::ListIds() const {
 
 Result<std::optional<int64_t>> SnapshotManager::LatestId() const {
   std::string dir = SnapshotDir(table_path_);
+  if (io::IsObjectStoreUri(dir)) {
+    // The remembered latest, checked in one round trip (meta/snapshot_reader.h).
+    TRIB_ASSIGN_OR_RETURN(auto latest, ReadLatestSnapshotCached(table_path_));
+    if (!latest) return std::optional<int64_t>();
+    return std::optional<int64_t>(latest->id);
+  }
   if (auto hint = ReadHintCached(LatestHintPath(dir))) {
     TRIB_ASSIGN_OR_RETURN(bool here, io::LocalFs().FileExists(SnapshotPath(table_path_, *hint)));
     TRIB_ASSIGN_OR_RETURN(bool next,
@@ -158,6 +165,17 @@ Result<std::optional<int64_t>> SnapshotManager::LatestId() const {
   TRIB_ASSIGN_OR_RETURN(auto ids, ListIds());
   if (ids.empty()) return std::optional<int64_t>();
   return std::optional<int64_t>(ids.back());
+}
+
+Result<std::shared_ptr<const Snapshot>> SnapshotManager::Latest() const {
+  if (io::IsObjectStoreUri(table_path_)) return ReadLatestSnapshotCached(table_path_);
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> id, LatestId());
+  if (!id) return std::shared_ptr<const Snapshot>();
+  return Read(*id);
+}
+
+std::optional<int64_t> SnapshotManager::LatestHint() const {
+  return ReadHintCached(LatestHintPath(SnapshotDir(table_path_)));
 }
 
 Result<std::optional<int64_t>> SnapshotManager::HintedLatestId() const {

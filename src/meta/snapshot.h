@@ -48,9 +48,14 @@ class SnapshotManager {
   // The latest snapshot id: the LATEST hint if `snapshot-(hint+1)` does not exist, else the
   // highest id found by listing. nullopt for a table without snapshots.
   Result<std::optional<int64_t>> LatestId() const;
+  // The latest snapshot itself (null for a table without snapshots): LatestId and Read; on
+  // object storage the remembered one while it is still the latest (ReadLatestSnapshotCached).
+  Result<std::shared_ptr<const Snapshot>> Latest() const;
   // LatestId's fast path alone: the LATEST hint when no snapshot follows it (without checking
   // that the hinted snapshot exists: the caller reads it); nullopt when that does not hold.
   Result<std::optional<int64_t>> HintedLatestId() const;
+  // What the LATEST hint says (nullopt when it is missing or unreadable), unchecked.
+  std::optional<int64_t> LatestHint() const;
   Result<std::optional<int64_t>> EarliestId() const;
   Result<std::shared_ptr<const Snapshot>> Read(int64_t id) const;
   // Every snapshot id present, ascending.

@@ -1,6 +1,9 @@
 #include "meta/snapshot_reader.h"
 
 #include <chrono>
+#include <future>
+#include <map>
+#include <mutex>
 
 #include "io/file_system.h"
 #include "meta/paths.h"
@@ -112,8 +115,89 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::stri
 
 namespace {
 
+// Object storage: the latest snapshot this process found of each table, with the version of its
+// file (ETag, size, time). While that file is unchanged and no snapshot follows it, it is still
+// the latest: two HEADs in flight at once instead of the hint's GET, the successor's HEAD and
+// the snapshot's GET one after another. A file rewritten under the same name (a rollback, a
+// table dropped and created again) has another version.
+struct LatestMemo {
+  int64_t id = 0;
+  std::string version;
+  std::shared_ptr<const meta::Snapshot> snapshot;
+};
+std::mutex g_latest_mu;
+std::map<std::string, LatestMemo> g_latest;  // by table path
+constexpr size_t kMaxLatestMemos = 4096;
+
+std::optional<LatestMemo> FindMemo(const std::string& table_path) {
+  std::lock_guard<std::mutex> lock(g_latest_mu);
+  auto it = g_latest.find(table_path);
+  if (it == g_latest.end()) return std::nullopt;
+  return it->second;
+}
+
+void Remember(const std::string& table_path, LatestMemo memo) {
+  std::lock_guard<std::mutex> lock(g_latest_mu);
+  if (g_latest.size() >= kMaxLatestMemos && !g_latest.count(table_path)) g_latest.clear();
+  g_latest[table_path] = std::move(memo);
+}
+
+// Snapshot `id` read with its version, remembered as the latest when `id` + 1 does not exist
+// (asked at the same time). Null when a successor exists (or `id` does not).
+Result<std::shared_ptr<const meta::Snapshot>> ReadIfLatest(const std::string& table_path,
+                                                           int64_t id) {
+  io::FileSystem& fs = io::LocalFs();
+  const std::string next = meta::SnapshotPath(table_path, id + 1);
+  auto successor = std::async(std::launch::async, [&fs, &next] { return fs.FileExists(next); });
+  const std::string path = meta::SnapshotPath(table_path, id);
+  auto read = fs.ReadFileVersioned(path);
+  TRIB_ASSIGN_OR_RETURN(bool later, successor.get());
+  if (!read.ok()) {
+    if (read.status().IsNotFound()) return std::shared_ptr<const meta::Snapshot>();
+    return read.status();
+  }
+  if (later) return std::shared_ptr<const meta::Snapshot>();
+  TRIB_ASSIGN_OR_RETURN(meta::Snapshot s, meta::SnapshotFromJson(read->first, path));
+  auto snap = std::make_shared<const meta::Snapshot>(std::move(s));
+  if (read->second) Remember(table_path, LatestMemo{id, *read->second, snap});
+  return snap;
+}
+
+// FindLatestSnapshot on object storage: the remembered latest while it still is, else the one
+// after it, else the hint's (each checked with its successor in one round trip), else the
+// listing's.
+Result<std::shared_ptr<const meta::Snapshot>> FindLatestOnObjectStore(
+    const std::string& table_path) {
+  if (std::optional<LatestMemo> memo = FindMemo(table_path)) {
+    TRIB_ASSIGN_OR_RETURN(bool still,
+                          io::StillLatest(meta::SnapshotPath(table_path, memo->id), memo->version,
+                                          meta::SnapshotPath(table_path, memo->id + 1)));
+    if (still) return memo->snapshot;
+    // Usually one commit happened since: its snapshot, if none follows it.
+    TRIB_ASSIGN_OR_RETURN(auto next, ReadIfLatest(table_path, memo->id + 1));
+    if (next) return next;
+  }
+  const meta::SnapshotManager snapshots(table_path);
+  if (std::optional<int64_t> hint = snapshots.LatestHint()) {
+    TRIB_ASSIGN_OR_RETURN(auto hinted, ReadIfLatest(table_path, *hint));
+    if (hinted) return hinted;
+  }
+  // The hint is stale: the listing's highest, unless a commit or a rollback came between the
+  // listing and the read (then list again).
+  constexpr int kAttempts = 10;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
+    if (ids.empty()) return std::shared_ptr<const meta::Snapshot>();
+    TRIB_ASSIGN_OR_RETURN(auto listed, ReadIfLatest(table_path, ids.back()));
+    if (listed) return listed;
+  }
+  return Status::IOError("the snapshots of '" + table_path + "' kept changing while the latest "
+                         "was looked up (" + std::to_string(kAttempts) + " listings)");
+}
+
 // The latest snapshot found from the LATEST hint (or, when it is stale, the listing).
 Result<std::shared_ptr<const meta::Snapshot>> FindLatestSnapshot(const std::string& table_path) {
+  if (io::IsObjectStoreUri(table_path)) return FindLatestOnObjectStore(table_path);
   const meta::SnapshotManager snapshots(table_path);
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> hinted, snapshots.HintedLatestId());
   if (hinted) {

@@ -101,11 +101,14 @@ class FileStoreTable : public Table {
 }  // namespace
 
 Result<std::unique_ptr<Table>> OpenFileStoreTable(const Identifier& id, const std::string& path) {
-  meta::SchemaManager schemas(path);
-  TRIB_ASSIGN_OR_RETURN(auto latest, schemas.LatestId());
-  if (!latest) return Status::NotFound("table '" + id.ToString() + "' does not exist");
-  TRIB_ASSIGN_OR_RETURN(auto schema, schemas.Read(*latest));
-  return std::unique_ptr<Table>(new FileStoreTable(id, path, std::move(schema)));
+  auto schema = meta::SchemaManager(path).Latest();
+  if (!schema.ok()) {
+    if (schema.status().IsNotFound()) {
+      return Status::NotFound("table '" + id.ToString() + "' does not exist");
+    }
+    return schema.status();
+  }
+  return std::unique_ptr<Table>(new FileStoreTable(id, path, std::move(*schema)));
 }
 
 }  // namespace tributary::table

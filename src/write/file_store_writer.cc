@@ -324,10 +324,9 @@ Status FileStoreWriter::Restore() {
   recent_total_pbytes_.clear();
   limits_counted_ = false;
   meta::SnapshotManager snapshots(path_);
-  TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
-  restored_snapshot_ = latest.value_or(0);
-  if (latest) {
-    TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
+  TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Latest());
+  restored_snapshot_ = snap ? snap->id : 0;
+  if (snap) {
     TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));
     for (auto& e : live) {
       partition_buckets_[e.partition] = e.total_buckets;

@@ -264,9 +264,8 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
 Status FileStoreWriter::RebucketRescaledPartitions() {
   if (core_.bucket <= 0 || options_.overwrite || !restored_ || buckets_.empty()) return Status::OK();
   meta::SnapshotManager snapshots(path_);
-  TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
-  if (!latest || *latest == restored_snapshot_) return Status::OK();
-  TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Read(*latest));
+  TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Latest());
+  if (!snap || snap->id == restored_snapshot_) return Status::OK();
   TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntriesShared(path_, *snap));
   std::map<std::string, int32_t> now;
   for (const auto& e : *live) now[e.partition] = e.total_buckets;

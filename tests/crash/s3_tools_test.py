@@ -11,7 +11,10 @@ A. awscli (Debian's, installed when missing) as an independent client: after a t
 B. Request counts (the proxy's log), the bounds docs/format/object-storage.md documents: a
    streaming reader's look at an idle table costs at most 2 requests on average; one INSERT of
    one row into a one-bucket primary-key table in a fresh process at most 40, and lists no data
-   directory.
+   directory; a query repeated in one session (an interactive `tributary sql` on a terminal)
+   at most 4 requests (the remembered latest schema and snapshot each checked by two HEADs),
+   and it sees what another process did meanwhile: a rollback and a new commit that reuse the
+   remembered snapshot's name, a table dropped and created again with other columns.
 C. Every tool on S3 gives what it gives on a local warehouse: `tributary ingest`, snapshot
    expiration (its deletes batched: DeleteObjects, no DELETE of a data file or manifest one by
    one), CALL sys.remove_orphan_files over a bucket directory of more than one listing page
@@ -28,6 +31,8 @@ import hashlib
 import http.client
 import json
 import os
+import pty
+import select
 import shutil
 import subprocess
 import sys
@@ -260,7 +265,96 @@ def part_b(binary, s3):
                                     for r in reqs)
     ok("an INSERT of one row into a one-bucket table costs %d requests (%s), no data directory "
        "listed" % (len(reqs), ", ".join("%d %s" % (n, m) for m, n in sorted(by_method.items()))))
+    part_b_session(binary, s3)
     return per_look, len(reqs)
+
+
+class Session:
+    """An interactive `tributary sql` (stdin a terminal, as a user's shell), statements one at a
+    time, each answered as JSON lines; a marker query after each tells where its answer ends."""
+
+    def __init__(self, binary, path, env):
+        master, slave = pty.openpty()
+        self.master = master
+        self.p = subprocess.Popen([binary, "sql", "--warehouse", path, "--format", "json"],
+                                  stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  env=env)
+        os.close(slave)
+        self.n = 0
+        self.buf = b""
+
+    def ask(self, stmt):
+        self.n += 1
+        marker = "end-%d" % self.n
+        os.write(self.master, (stmt + ";\nSELECT '%s' AS m;\n" % marker).encode())
+        lines = []
+        deadline = time.time() + TIMEOUT_S
+        while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                text = line.decode(errors="replace").strip()
+                if marker in text and text.startswith("{"):
+                    return [json.loads(t) for t in lines if t.startswith("{")], lines
+                lines.append(text)
+            left = deadline - time.time()
+            if left <= 0 or self.p.poll() is not None:
+                raise Failure("the interactive session did not answer %r: %s" % (stmt, lines[-5:]))
+            ready, _, _ = select.select([self.p.stdout], [], [], left)
+            if ready:
+                self.buf += os.read(self.p.stdout.fileno(), 65536)
+
+    def close(self):
+        os.close(self.master)
+        try:
+            self.p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def part_b_session(binary, s3):
+    """A query repeated in one session: its request count, and answers from the latest snapshot
+    and schema after another process changed them under the same file names."""
+    wh = Warehouse(binary, "s3://tb/session", s3.env())
+    wh.sql("CREATE TABLE t (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+           "WITH ('bucket' = '1'); INSERT INTO t VALUES (1, 'a'); INSERT INTO t VALUES (2, 'b')")
+    session = Session(binary, wh.path, s3.env())
+    try:
+        def rows(stmt):
+            return sorted(tuple(sorted(r.items())) for r in session.ask(stmt)[0])
+
+        first = rows("SELECT * FROM t")
+        if first != [(("id", 1), ("v", "a")), (("id", 2), ("v", "b"))]:
+            raise Failure("the session read %s" % first)
+        s3.clear_requests()
+        rows("SELECT * FROM t")
+        reqs = [r for r in s3.requests()]
+        if len(reqs) > 4:
+            raise Failure("a repeated SELECT in one session costs %d requests (at most 4): %s" %
+                          (len(reqs), [describe(r) for r in reqs]))
+        ok("a repeated SELECT in one session costs %d requests (%s)" % (
+            len(reqs), ", ".join(describe(r) for r in reqs)))
+        # Another process: back to snapshot 1, then a new snapshot 2 (the session remembered
+        # snapshot 2: the same name, other contents).
+        wh.sql("CALL sys.rollback_to('default.t', 1); INSERT INTO t VALUES (3, 'c')")
+        after = rows("SELECT * FROM t")
+        if after != [(("id", 1), ("v", "a")), (("id", 3), ("v", "c"))]:
+            raise Failure("after another process rolled back and committed snapshot 2 again, "
+                          "the session read %s (the remembered snapshot 2?)" % after)
+        ok("after another process rolled back and committed a new snapshot 2, the session reads "
+           "it, not the snapshot 2 it remembered")
+        # Another process: the table dropped and created again with other columns (schema-0
+        # again, other contents).
+        wh.sql("DROP TABLE t; CREATE TABLE t (id BIGINT, w INT, PRIMARY KEY (id) NOT ENFORCED) "
+               "WITH ('bucket' = '1'); INSERT INTO t VALUES (7, 70)")
+        again = rows("SELECT * FROM t")
+        if again != [(("id", 7), ("w", 70))]:
+            raise Failure("after another process dropped and created the table again, the "
+                          "session read %s" % again)
+        ok("after another process dropped and created the table again with other columns, the "
+           "session reads the new table")
+    finally:
+        session.close()
 
 
 # --- C. tools on S3 and locally -------------------------------------------------------------
