@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "sql/interrupt.h"
-#include "sql/lexer.h"
-#include "sql/output.h"
-#include "sql/script.h"
-#include "sql/session.h"
+#include "sql/exec/interrupt.h"
+#include "sql/parser/lexer.h"
+#include "sql/session/output.h"
+#include "sql/session/script.h"
+#include "sql/session/session.h"
 
 #if defined(TRIBUTARY_HAVE_LIBEDIT)
 #include <editline/readline.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Differential test of Flink's top-N pattern in streaming mode (src/sql/streaming_rank.cc): a
+"""Differential test of Flink's top-N pattern in streaming mode (src/sql/stream/streaming_rank.cc): a
 streaming `SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (PARTITION BY cat ORDER BY ...) AS rn
 FROM t) WHERE rn <= N` follows a table while random INSERTs, UPDATEs and DELETEs commit to it
 (changelog producers none and lookup, which give a complete changelog whatever is written; 'input'

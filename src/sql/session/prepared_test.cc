@@ -1,0 +1,187 @@
+#include "sql/session/prepared.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "sql/exec/operators.h"
+#include "sql/session/session.h"
+
+namespace tributary::sql {
+namespace {
+
+class PreparedStatementTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tributary-prepared-test-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    auto session = Session::Open(dir_ + "/warehouse");
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    session_ = std::move(*session);
+    Run("CREATE TABLE t (id BIGINT, name STRING, v INT, PRIMARY KEY (id) NOT ENFORCED) "
+        "WITH ('bucket' = '2')");
+    Run("INSERT INTO t VALUES (1, 'one', 10), (2, 'two', 20), (3, 'it''s', NULL)");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  void Run(const std::string& sql) {
+    auto r = session_->ExecuteText(sql, Pos{});
+    ASSERT_TRUE(r.ok()) << sql << ": " << r.status().ToString();
+    if (r->cursor) {
+      ASSERT_TRUE(CollectRows(*r->cursor).ok());
+    }
+  }
+  // A result's columns and rows as text ("name:TYPE,...|row|row"), rows read from its cursor
+  // when it has one.
+  std::string Text(Result<StatementResult> r) {
+    if (!r.ok()) return "error: " + r.status().ToString();
+    std::string out;
+    for (const Field& f : r->rows.fields) out += f.name + ":" + f.type.ToString() + ",";
+    std::vector<Row> rows = r->rows.rows;
+    if (r->cursor) {
+      auto read = CollectRows(*r->cursor);
+      if (!read.ok()) return "error: " + read.status().ToString();
+      rows = std::move(*read);
+    }
+    for (const Row& row : rows) {
+      out += "|";
+      for (const Value& v : row) out += DebugString(v) + ",";
+    }
+    return out;
+  }
+  std::unique_ptr<PreparedStatement> Prepared(const std::string& sql) {
+    auto p = Prepare(session_.get(), sql);
+    EXPECT_TRUE(p.ok()) << sql << ": " << p.status().ToString();
+    return p.ok() ? std::move(*p) : nullptr;
+  }
+  // The prepared statement's result equals the statement with the values written in.
+  void ExpectSameAs(PreparedStatement* p, const std::vector<Value>& params,
+                    const std::string& literal_sql) {
+    SCOPED_TRACE(literal_sql);
+    const std::string want = Text(session_->ExecuteText(literal_sql, Pos{}));
+    EXPECT_EQ(Text(p->Execute(params)), want);
+  }
+
+  std::string dir_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(PreparedStatementTest, AWholeKeyLookupIsPlannedOnceAndAnswersAsTheStatement) {
+  auto p = Prepared("SELECT * FROM t WHERE id = ?");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->parameter_count(), 1u);
+  EXPECT_EQ(p->Describe(), "a point lookup of default.t by (id)");
+  for (int64_t id : {1, 2, 3, 4, -1}) {
+    ExpectSameAs(p.get(), {Value::Int(id)},
+                 "SELECT * FROM t WHERE id = " + std::to_string(id));
+  }
+  EXPECT_NE(Text(p->Execute({Value::Int(2)})).find("|2,'two',20,"), std::string::npos);
+  // Values the key column does not hold go to the statement: NULL, another type.
+  ExpectSameAs(p.get(), {Value::Null()}, "SELECT * FROM t WHERE id = NULL");
+  ExpectSameAs(p.get(), {Value::String("2")}, "SELECT * FROM t WHERE id = '2'");
+  // The number of values is checked.
+  EXPECT_NE(Text(p->Execute({})).find("takes 1 parameter, 0 given"), std::string::npos);
+
+  // Columns by name, qualified by an alias, in another order; the key the other way round.
+  auto q = Prepared("SELECT x.v, name FROM t AS x WHERE ? = x.id");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->Describe(), "a point lookup of default.t by (id)");
+  ExpectSameAs(q.get(), {Value::Int(1)}, "SELECT x.v, name FROM t AS x WHERE 1 = x.id");
+  ExpectSameAs(q.get(), {Value::Int(3)}, "SELECT x.v, name FROM t AS x WHERE 3 = x.id");
+}
+
+// Each run reads the latest snapshot: commits after the statement was prepared are seen, and a
+// schema change plans it again.
+TEST_F(PreparedStatementTest, RunsSeeLaterCommitsAndSchemaChanges) {
+  auto p = Prepared("SELECT * FROM t WHERE id = ?");
+  ASSERT_TRUE(p);
+  EXPECT_NE(Text(p->Execute({Value::Int(1)})).find("|1,'one',10,"), std::string::npos);
+  Run("INSERT INTO t VALUES (1, 'uno', 11), (5, 'five', 50)");
+  EXPECT_NE(Text(p->Execute({Value::Int(1)})).find("|1,'uno',11,"), std::string::npos);
+  EXPECT_NE(Text(p->Execute({Value::Int(5)})).find("|5,'five',50,"), std::string::npos);
+  Run("DELETE FROM t WHERE id = 5");
+  ExpectSameAs(p.get(), {Value::Int(5)}, "SELECT * FROM t WHERE id = 5");
+  EXPECT_EQ(Text(p->Execute({Value::Int(5)})).find("|"), std::string::npos);
+  Run("ALTER TABLE t ADD w STRING");
+  Run("INSERT INTO t VALUES (2, 'dos', 22, 'new')");
+  ExpectSameAs(p.get(), {Value::Int(2)}, "SELECT * FROM t WHERE id = 2");
+  EXPECT_NE(Text(p->Execute({Value::Int(2)})).find("w:"), std::string::npos);
+  EXPECT_EQ(p->Describe(), "a point lookup of default.t by (id)");
+  // An ALTER without a commit after it, and a DROP and CREATE of the name, are seen too.
+  Run("ALTER TABLE t DROP v");
+  ExpectSameAs(p.get(), {Value::Int(2)}, "SELECT * FROM t WHERE id = 2");
+  EXPECT_EQ(Text(p->Execute({Value::Int(2)})).find("v:"), std::string::npos);
+  Run("DROP TABLE t");
+  Run("CREATE TABLE t (id BIGINT, x DOUBLE, PRIMARY KEY (id) NOT ENFORCED)");
+  Run("INSERT INTO t VALUES (2, 2.5)");
+  ExpectSameAs(p.get(), {Value::Int(2)}, "SELECT * FROM t WHERE id = 2");
+  EXPECT_NE(Text(p->Execute({Value::Int(2)})).find("|2,2.5,"), std::string::npos);
+}
+
+TEST_F(PreparedStatementTest, CompositeKeysAndMergeEngines) {
+  Run("CREATE TABLE c (a INT, b STRING, s BIGINT, PRIMARY KEY (a, b) NOT ENFORCED) "
+      "WITH ('merge-engine' = 'aggregation', 'fields.s.aggregate-function' = 'sum')");
+  Run("INSERT INTO c VALUES (1, 'x', 5), (1, 'y', 7)");
+  Run("INSERT INTO c VALUES (1, 'x', 6)");
+  auto p = Prepared("SELECT s FROM c WHERE b = ? AND a = ?");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Describe(), "a point lookup of default.c by (a, b)");
+  ExpectSameAs(p.get(), {Value::String("x"), Value::Int(1)},
+               "SELECT s FROM c WHERE b = 'x' AND a = 1");
+  EXPECT_NE(Text(p->Execute({Value::String("x"), Value::Int(1)})).find("|11,"),
+            std::string::npos);
+  // An INT key given a value beyond INT: no row, as the statement says.
+  ExpectSameAs(p.get(), {Value::String("x"), Value::Int(int64_t{1} << 40)},
+               "SELECT s FROM c WHERE b = 'x' AND a = 1099511627776");
+
+  Run("CREATE TABLE pu (k INT, a STRING, b STRING, PRIMARY KEY (k) NOT ENFORCED) "
+      "WITH ('merge-engine' = 'partial-update')");
+  Run("INSERT INTO pu VALUES (1, 'a1', CAST(NULL AS STRING))");
+  Run("INSERT INTO pu VALUES (1, CAST(NULL AS STRING), 'b1')");
+  auto q = Prepared("SELECT * FROM pu WHERE k = ?");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->Describe(), "a point lookup of default.pu by (k)");
+  ExpectSameAs(q.get(), {Value::Int(1)}, "SELECT * FROM pu WHERE k = 1");
+}
+
+// Statements that are not whole-key lookups run as their text with the values written in.
+TEST_F(PreparedStatementTest, OtherStatementsRunWithTheValuesAsLiterals) {
+  auto filter = Prepared("SELECT id FROM t WHERE v > ? OR name = ?");
+  ASSERT_TRUE(filter);
+  EXPECT_EQ(filter->Describe(), "a statement");
+  ExpectSameAs(filter.get(), {Value::Int(15), Value::String("it's")},
+               "SELECT id FROM t WHERE v > 15 OR name = 'it''s'");
+  // Not the whole key: a key column and a parameter elsewhere.
+  auto partial = Prepared("SELECT id FROM t WHERE id = ? AND v = ?");
+  ASSERT_TRUE(partial);
+  EXPECT_EQ(partial->Describe(), "a statement");
+  ExpectSameAs(partial.get(), {Value::Int(1), Value::Int(10)},
+               "SELECT id FROM t WHERE id = 1 AND v = 10");
+  // A minus before a negative value stays an operator, not a comment.
+  auto arith = Prepared("SELECT id, v -? FROM t WHERE id = 1");
+  ASSERT_TRUE(arith);
+  ExpectSameAs(arith.get(), {Value::Int(-5)}, "SELECT id, v - (-5) FROM t WHERE id = 1");
+  ExpectSameAs(arith.get(), {Value::Double(-0.0)}, "SELECT id, v - (-0.0E0) FROM t WHERE id = 1");
+  auto doubles = Prepared("SELECT id FROM t WHERE v < ?");
+  ASSERT_TRUE(doubles);
+  ExpectSameAs(doubles.get(), {Value::Double(15.5)}, "SELECT id FROM t WHERE v < 15.5E0");
+  // INSERT with parameters; a '?' inside a string is text, not a marker.
+  auto insert = Prepared("INSERT INTO t VALUES (?, '?', ?)");
+  ASSERT_TRUE(insert);
+  EXPECT_EQ(insert->parameter_count(), 2u);
+  ASSERT_TRUE(insert->Execute({Value::Int(9), Value::Int(90)}).ok());
+  EXPECT_NE(Text(session_->ExecuteText("SELECT * FROM t WHERE id = 9", Pos{})).find("|9,'?',90,"),
+            std::string::npos);
+  // Syntax errors fail at Prepare; other errors at Execute, naming the problem.
+  EXPECT_FALSE(Prepare(session_.get(), "SELECT id FROM t WHERE id = = ?").ok());
+  auto bad = Prepared("SELECT nope FROM t WHERE id = ?");
+  ASSERT_TRUE(bad);
+  auto run = bad->Execute({Value::Int(1)});
+  ASSERT_FALSE(run.ok());
+  EXPECT_NE(run.status().ToString().find("nope"), std::string::npos) << run.status().ToString();
+}
+
+}  // namespace
+}  // namespace tributary::sql
