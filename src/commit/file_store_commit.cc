@@ -8,12 +8,13 @@
 #include <thread>
 #include <unordered_set>
 
+#include "datafile/data_file.h"
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
-#include "datafile/data_file.h"
 #include "meta/snapshot_reader.h"
+#include "options/option_keys.h"
 
 namespace tributary::commit {
 
@@ -38,15 +39,11 @@ FileStoreCommit::FileStoreCommit(std::string table_path, std::shared_ptr<const T
                                  std::string commit_user)
     : table_path_(std::move(table_path)), schema_(std::move(schema)),
       commit_user_(std::move(commit_user)) {
-  std::string c = schema_->Option("manifest.compression").value_or("zstd");
+  std::string c = options::GetOrDefault(*schema_, options::kManifestCompression);
   codec_ = c == "zstd" ? "zstandard" : c == "none" ? "null" : c;
-  max_retries_ = 50;
-  if (auto r = schema_->Option("commit.max-retries")) {
-    try {
-      max_retries_ = std::max(1, std::stoi(*r));
-    } catch (...) {
-    }
-  }
+  max_retries_ = static_cast<int>(
+      std::max<int64_t>(0, options::GetOrDefault(*schema_, options::kCommitMaxRetries)));
+
   for (const auto& k : schema_->partition_keys) {
     partition_types_.push_back(schema_->fields[schema_->FieldIndex(k)].type);
   }
@@ -150,7 +147,7 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
   meta::SnapshotManager snapshots(table_path_);
   std::mt19937 rng(std::random_device{}());
   Status last_error;
-  for (int attempt = 0; attempt < max_retries_; attempt++) {
+  for (int attempt = 0; attempt <= max_retries_; attempt++) {
     TRIB_RETURN_NOT_OK(CheckIncarnation());
     TRIB_ASSIGN_OR_RETURN(std::shared_ptr<const meta::Snapshot> latest, snapshots.Latest());
     const std::optional<int64_t> latest_id =
@@ -242,12 +239,15 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
     }
     cleanup();
     if (!won.ok()) return won.status();
-    // Lost the race for this id: back off a little and retry against the new latest snapshot.
+    // Lost the race for this id: back off a little (a random wait that grows with the lost
+    // races) and retry against the new latest snapshot.
+    if (attempt == max_retries_) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + 5 * attempt)));
   }
   return Status::Conflict("could not commit to '" + table_path_ + "' after " +
-                          std::to_string(max_retries_) +
-                          " attempts: other writers kept committing first");
+                          std::to_string(max_retries_ + 1) +
+                          " attempts ('commit.max-retries' = " + std::to_string(max_retries_) +
+                          "): other writers kept committing first");
 }
 
 std::string FileStoreCommit::PartitionName(const std::string& partition) const {

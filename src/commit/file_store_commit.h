@@ -113,7 +113,7 @@ class FileStoreCommit {
   std::shared_ptr<const TableSchema> schema_;
   std::string commit_user_;
   std::string codec_;
-  int max_retries_;
+  int max_retries_;  // 'commit.max-retries': attempts after the first
   std::vector<DataType> partition_types_;
   std::optional<std::string> committed_index_manifest_;  // of the last snapshot CommitOnce published
   std::optional<std::string> incarnation_;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <set>
 
+#include "commit/orphan_files.h"
 #include "format/binary_row.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
@@ -11,8 +12,8 @@
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
 #include "meta/tags.h"
-#include "commit/orphan_files.h"
 #include "options/core_options.h"
+#include "options/option_keys.h"
 #include "options/option_values.h"
 
 namespace tributary::commit {
@@ -165,8 +166,8 @@ Result<ExpireOptions> ExpireOptions::From(const TableSchema& schema) {
   TRIB_RETURN_NOT_OK(int_opt("snapshot.num-retained.min", &o.retain_min));
   TRIB_RETURN_NOT_OK(int_opt("snapshot.num-retained.max", &o.retain_max));
   TRIB_RETURN_NOT_OK(int_opt("snapshot.expire.limit", &o.max_deletes));
-  if (auto v = schema.Option("snapshot.time-retained")) {
-    TRIB_ASSIGN_OR_RETURN(o.time_retained_ms, options::ParseDurationMillis(*v));
+  if (options::IsSet(schema, options::kSnapshotTimeRetained)) {
+    TRIB_ASSIGN_OR_RETURN(o.time_retained_ms, options::Get(schema, options::kSnapshotTimeRetained));
   }
   o.changelog_retain_min = o.retain_min;
   o.changelog_retain_max = o.retain_max;
@@ -177,8 +178,9 @@ Result<ExpireOptions> ExpireOptions::From(const TableSchema& schema) {
   }
   TRIB_RETURN_NOT_OK(int_opt("changelog.num-retained.min", &o.changelog_retain_min));
   TRIB_RETURN_NOT_OK(int_opt("changelog.num-retained.max", &o.changelog_retain_max));
-  if (auto v = schema.Option("changelog.time-retained")) {
-    TRIB_ASSIGN_OR_RETURN(o.changelog_time_retained_ms, options::ParseDurationMillis(*v));
+  if (options::IsSet(schema, options::kChangelogTimeRetained)) {
+    TRIB_ASSIGN_OR_RETURN(o.changelog_time_retained_ms,
+                          options::Get(schema, options::kChangelogTimeRetained));
   }
   if (o.retain_min < 1) return Status::Invalid("'snapshot.num-retained.min' must be at least 1");
   if (o.retain_max < o.retain_min) {
@@ -399,8 +401,8 @@ Result<int64_t> ExpireChangelogs(const std::string& table_path, const TableSchem
 }
 
 Status ExpireAfterCommit(const std::string& table_path, const TableSchema& schema) {
-  if (auto v = schema.Option("consumer.expiration-time")) {
-    TRIB_ASSIGN_OR_RETURN(int64_t ms, options::ParseDurationMillis(*v));
+  if (options::IsSet(schema, options::kConsumerExpirationTime)) {
+    TRIB_ASSIGN_OR_RETURN(int64_t ms, options::Get(schema, options::kConsumerExpirationTime));
     TRIB_RETURN_NOT_OK(meta::ExpireConsumers(table_path, NowMillis() - ms).status());
   }
   TRIB_ASSIGN_OR_RETURN(ExpireOptions options, ExpireOptions::From(schema));

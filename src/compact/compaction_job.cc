@@ -4,16 +4,17 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "format/parquet/writer.h"
-#include "io/file_system.h"
-#include "meta/schema_manager.h"
 #include "compact/full_changelog.h"
+#include "datafile/point_lookup.h"
+#include "format/parquet/writer.h"
 #include "io/file_cache.h"
-#include "options/core_options.h"
-#include "meta/snapshot_reader.h"
+#include "io/file_system.h"
 #include "merge/merge_config.h"
 #include "merge/sort_merge_reader.h"
-#include "datafile/point_lookup.h"
+#include "meta/schema_manager.h"
+#include "meta/snapshot_reader.h"
+#include "options/core_options.h"
+#include "options/option_keys.h"
 
 namespace tributary::compact {
 
@@ -198,8 +199,8 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
                                        meta::FileNamer* namer) {
   auto result = Compact(table_path, schema, bucket_dir, unit, highest_nonempty_level,
                         target_file_size, format, namer);
-  if (result.ok() && schema.Option("changelog-producer") == std::optional<std::string>(
-                                                              "full-compaction")) {
+  if (result.ok() && options::GetOrDefault(schema, options::kChangelogProducer) ==
+                         options::ChangelogProducer::kFullCompaction) {
     // A compaction into the top level publishes what changed there since it was last written.
     auto core = options::CoreOptions::From(schema);
     if (!core.ok()) return core.status();

@@ -8,6 +8,7 @@
 #include "meta/schema_manager.h"
 #include "meta/snapshot_reader.h"
 #include "options/core_options.h"
+#include "options/option_keys.h"
 
 namespace tributary::compact {
 
@@ -43,9 +44,9 @@ Result<std::vector<meta::DataFileMeta>> WriteFullCompactionChangelog(
     int32_t level, meta::FileNamer* namer) {
   const datafile::FileLayout layout = datafile::FileLayout::Of(schema);
   TRIB_ASSIGN_OR_RETURN(options::CoreOptions core, options::CoreOptions::From(schema));
-  const bool row_deduplicate = datafile::OptionIsTrue(schema, "changelog-producer.row-deduplicate");
+  const bool row_deduplicate = options::GetOrDefault(schema, options::kChangelogRowDeduplicate);
   const std::set<std::string> ignore_fields =
-      ParseFieldList(schema.Option("changelog-producer.row-deduplicate-ignore-fields").value_or(""));
+      ParseFieldList(options::GetOrDefault(schema, options::kChangelogRowDeduplicateIgnoreFields));
   meta::FileSchemas file_schemas(table_path, schema.id);
   auto read_all = [&](const std::vector<meta::DataFileMeta>& files)
       -> Result<std::vector<KeyValue>> {

@@ -68,10 +68,6 @@ std::optional<KeyRange> DecodeKeyRange(const meta::DataFileMeta& f,
 // Lexicographic comparison of two keys.
 int CompareKeys(const Row& a, const Row& b);
 
-// Whether the table option `key` is set to true (case-insensitive), as table readers, writers
-// and lookups test flags such as 'deletion-vectors.enabled'.
-bool OptionIsTrue(const TableSchema& schema, const std::string& key);
-
 // Writes sorted records into data files in one bucket directory, rolling to a new file when the
 // current one reaches `target_file_size` bytes.
 class DataFileWriter {

@@ -77,12 +77,4 @@ std::optional<KeyRange> DecodeKeyRange(const meta::DataFileMeta& f,
   return KeyRange{std::move(*mn), std::move(*mx)};
 }
 
-bool OptionIsTrue(const TableSchema& schema, const std::string& key) {
-  auto v = schema.Option(key);
-  if (!v) return false;
-  std::string l = *v;
-  for (char& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return l == "true";
-}
-
 }  // namespace tributary::datafile

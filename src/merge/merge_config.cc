@@ -2,20 +2,13 @@
 
 #include <algorithm>
 
-#include "merge/field_aggregator.h"
 #include "common/strings.h"
+#include "merge/field_aggregator.h"
+#include "options/option_keys.h"
 
 namespace tributary::merge {
 namespace {
 
-
-bool True(const TableSchema& s, const char* key) {
-  auto v = s.Option(key);
-  if (!v) return false;
-  std::string l = *v;
-  std::transform(l.begin(), l.end(), l.begin(), ::tolower);
-  return l == "true";
-}
 
 bool SequenceType(const DataType& t) {
   return t.id == TypeId::kTinyInt || t.id == TypeId::kSmallInt || t.id == TypeId::kInt ||
@@ -26,7 +19,8 @@ bool SequenceType(const DataType& t) {
 
 Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& s, bool strict) {
   auto c = std::make_shared<MergeConfig>();
-  c->engine = s.Option("merge-engine").value_or("deduplicate");
+  TRIB_ASSIGN_OR_RETURN(const options::MergeEngine engine, options::Get(s, options::kMergeEngine));
+  c->engine = options::MergeEngineName(engine);
   const size_t n = s.fields.size();
   auto column = [&](const std::string& name, const std::string& what) -> Result<int> {
     int i = s.FieldIndex(name);
@@ -41,7 +35,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
     return std::find(c->primary_key.begin(), c->primary_key.end(), i) != c->primary_key.end();
   };
   if (c->engine == "versioned") {
-    auto ver = s.Option("table.merge-engine.versioned.ver-column");
+    auto ver = options::IsSet(s, options::kVersionedVerColumn);
     if (!ver || ver->empty()) {
       return Status::Invalid("merge engine 'versioned' needs "
                              "'table.merge-engine.versioned.ver-column'");
@@ -52,14 +46,14 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
       return Status::Invalid("version column '" + *ver + "' must be INT, BIGINT, TIMESTAMP or "
                              "TIMESTAMP_LTZ, not " + t.ToString());
     }
-    if (s.Option("sequence.field")) {
+    if (options::IsSet(s, options::kSequenceField)) {
       return Status::Invalid("merge engine 'versioned' orders by its version column; "
                              "'sequence.field' cannot be set as well");
     }
     c->engine = "deduplicate";
     c->sequence_fields = {i};
   }
-  if (auto seq = s.Option("sequence.field")) {
+  if (auto seq = options::IsSet(s, options::kSequenceField)) {
     if (c->engine == "first-row") {
       return Status::Invalid("merge engine 'first-row' does not support 'sequence.field'");
     }
@@ -73,21 +67,23 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
       c->sequence_fields.push_back(i);
     }
   }
-  c->sequence_descending = s.Option("sequence.field.sort-order").value_or("") == "descending";
-  if (auto pad = s.Option("sequence.auto-padding")) {
+  TRIB_ASSIGN_OR_RETURN(const std::string sort_order,
+                        options::Get(s, options::kSequenceFieldSortOrder));
+  c->sequence_descending = sort_order == "descending";
+  if (auto pad = options::IsSet(s, options::kSequenceAutoPadding)) {
     for (const auto& p : SplitCommaList(*pad)) {
       if (p == "row-kind-flag") c->pad_row_kind = true;
     }
   }
   // Tributary normalizes the engine-specific spellings to 'ignore-delete' at CREATE TABLE;
   // tables written by Java Paimon may carry any of them.
-  c->ignore_delete = True(s, "ignore-delete") || True(s, "first-row.ignore-delete") ||
-                     True(s, "partial-update.ignore-delete") ||
-                     True(s, "deduplicate.ignore-delete");
+  TRIB_ASSIGN_OR_RETURN(c->ignore_delete, options::Get(s, options::kIgnoreDelete));
   if (c->engine == "partial-update") {
-    c->remove_record_on_delete = True(s, "partial-update.remove-record-on-delete");
+    TRIB_ASSIGN_OR_RETURN(c->remove_record_on_delete,
+                          options::Get(s, options::kPartialUpdateRemoveRecordOnDelete));
   } else if (c->engine == "aggregation") {
-    c->remove_record_on_delete = True(s, "aggregation.remove-record-on-delete");
+    TRIB_ASSIGN_OR_RETURN(c->remove_record_on_delete,
+                          options::Get(s, options::kAggregationRemoveRecordOnDelete));
   }
   if (c->engine != "deduplicate" && c->engine != "first-row" && c->engine != "aggregation" &&
       c->engine != "partial-update") {
@@ -98,7 +94,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   c->aggregate.assign(n, "");
   c->ignore_retract.assign(n, false);
   c->list_delimiter.assign(n, ",");
-  std::string default_agg = s.Option("fields.default-aggregate-function").value_or("");
+  std::string default_agg = options::IsSet(s, options::kFieldsDefaultAggregateFunction).value_or("");
   std::set<int> grouped_seq;
   for (const auto& [key, value] : s.options) {
     if (key.rfind("fields.", 0) != 0) continue;
@@ -164,7 +160,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
       }
     }
   }
-  if (auto rm = s.Option("partial-update.remove-record-on-sequence-group")) {
+  if (auto rm = options::IsSet(s, options::kPartialUpdateRemoveRecordOnSequenceGroup)) {
     for (const auto& f : SplitCommaList(*rm)) {
       TRIB_ASSIGN_OR_RETURN(int i, column(f, "'partial-update.remove-record-on-sequence-group'"));
       if (!grouped_seq.count(i)) {
@@ -214,8 +210,10 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   // (Paimon's needLookup, LookupMergeFunction); first-row is already right, and so is a plain
   // deduplicate merge, where the newest record wins whatever the levels.
   // ('force-lookup' = 'true', which Java Paimon tables may carry, reads the same way.)
-  c->lookup_levels = (s.Option("changelog-producer").value_or("none") == "lookup" ||
-                      s.Option("force-lookup").value_or("false") == "true") &&
+  TRIB_ASSIGN_OR_RETURN(const options::ChangelogProducer producer,
+                        options::Get(s, options::kChangelogProducer));
+  TRIB_ASSIGN_OR_RETURN(const bool force_lookup, options::Get(s, options::kForceLookup));
+  c->lookup_levels = (producer == options::ChangelogProducer::kLookup || force_lookup) &&
                      c->engine != "first-row" && !c->IsPlainDeduplicate();
   return std::shared_ptr<const MergeConfig>(std::move(c));
 }

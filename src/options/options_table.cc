@@ -333,6 +333,11 @@ std::vector<OptionDef> BuildTable() {
           "lookup changelog producer: a commit waits until its lookup compaction finished. Only "
           "true is supported yet: 'false' (commits that do not wait) is refused.")
           .Alias("changelog-producer.lookup-wait"),
+      Def("force-lookup", kBool, "false",
+          "Compact with lookups into the higher levels even without the lookup changelog "
+          "producer (Paimon's option; Tributary reads tables that set it, and refuses setting "
+          "it).")
+          .Unsupported(),
       Def("changelog-file.prefix", kString, "changelog-", "File name prefix of changelog files.")
           .Validate(ValidateFileNamePrefix),
       Def("changelog-file.format", kEnum, "", "Format of changelog files (default: file.format).")
@@ -479,8 +484,11 @@ std::vector<OptionDef> BuildTable() {
           .Unsupported(),
 
       // ---- Commit and retention ----
-      Def("commit.max-retries", kInt, "10",
-          "Times a commit that lost a race with another writer is retried.")
+      Def("commit.max-retries", kInt, "50",
+          "Times a commit that lost a race with another writer is retried, each after a short "
+          "random wait (1 to 5 ms more per lost race). Paimon's default is 10, with Flink's one "
+          "committer per table; Tributary's writers are separate processes that race on one "
+          "table, hence 50.")
           .Min(0),
       Def("commit.timeout", kDuration, "", "Give up retrying a commit after this long.")
           .Unsupported(),
@@ -632,6 +640,10 @@ std::vector<OptionDef> BuildTable() {
           "The branch a query reads or writes (as t$branch_<name>).")
           .Validate(ValidateBranch)
           .HintOnly(),
+      Def("scan.fallback-branch", kString, "",
+          "A batch read of this table reads the partitions it lacks from this branch (each "
+          "partition from the table when it has it, else from the branch; branches: CALL "
+          "sys.create_branch)."),
       Def("scan.tag-name", kString, "",
           "Read the snapshot of this tag (a batch read; tags: CALL sys.create_tag).")
           .Validate(ValidateTagName),

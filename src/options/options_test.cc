@@ -1,5 +1,7 @@
 #include "tributary/options.h"
 
+#include "options/option_keys.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -54,6 +56,51 @@ TEST(OptionTableTest, KeysAreUniquePerScopeAndWellFormed) {
   }
 }
 
+// Every typed key code reads (option_keys.h) is a canonical key of the option table, of a type its
+// C++ type reads, with a default (when it has one) that parses.
+TEST(TableOptionKeys, MatchTheTable) {
+  int n = 0;
+#define TRIBUTARY_CHECK_TABLE_OPTION(name, type, key)                                        \
+  {                                                                                           \
+    std::string t = #type;                                                                    \
+    if (t == "std::string") t = "string";                                                     \
+    Status st = options::CheckTableOption(key, t.c_str());                                    \
+    EXPECT_TRUE(st.ok()) << #name << ": " << st.ToString();                                   \
+    n++;                                                                                      \
+  }
+  TRIBUTARY_TABLE_OPTIONS(TRIBUTARY_CHECK_TABLE_OPTION)
+#undef TRIBUTARY_CHECK_TABLE_OPTION
+  EXPECT_GT(n, 30);
+  // And a check that fails: a key not in the table, a type that does not read it.
+  EXPECT_FALSE(options::CheckTableOption("no-such.option", "bool").ok());
+  EXPECT_FALSE(options::CheckTableOption("bucket", "bool").ok());
+  EXPECT_FALSE(options::CheckTableOption("bucket.num", "int64_t").ok());  // an alias
+}
+
+TEST(TableOptionKeys, TypedValuesAndDefaults) {
+  using options::Get;
+  std::map<std::string, std::string> none;
+  EXPECT_EQ(*Get(none, options::kMaxPartitionNum), 1000);
+  EXPECT_EQ(*Get(none, options::kSnapshotTimeRetained), 3600 * 1000);
+  EXPECT_EQ(*Get(none, options::kLookupCacheMaxMemorySize), int64_t{256} << 20);
+  EXPECT_EQ(*Get(none, options::kMergeEngine), options::MergeEngine::kDeduplicate);
+  EXPECT_EQ(*Get(none, options::kChangelogProducer), options::ChangelogProducer::kNone);
+  EXPECT_TRUE(*Get(none, options::kFileIndexReadEnabled));
+  EXPECT_EQ(*Get(none, options::kPartitionDefaultName), "__DEFAULT_PARTITION__");
+  EXPECT_FALSE(options::IsSet(none, options::kScanSnapshotId));
+  EXPECT_FALSE(Get(none, options::kScanSnapshotId).ok());  // unset, no default
+  std::map<std::string, std::string> set{{"merge-engine", "first_row"},
+                                         {"changelog-producer", "lookup"},
+                                         {"commit.max-retries", "x"},
+                                         {"consumer.expiration-time", "2 min"}};
+  EXPECT_EQ(*Get(set, options::kMergeEngine), options::MergeEngine::kFirstRow);
+  EXPECT_EQ(*Get(set, options::kChangelogProducer), options::ChangelogProducer::kLookup);
+  EXPECT_EQ(*Get(set, options::kConsumerExpirationTime), 120000);
+  auto bad = Get(set, options::kCommitMaxRetries);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("'commit.max-retries' = 'x'"));
+}
+
 TEST(OptionTableTest, PaimonDefaults) {
   auto dflt = [](std::string_view key) {
     const OptionDef* def = FindOption(kTable, key);
@@ -72,7 +119,7 @@ TEST(OptionTableTest, PaimonDefaults) {
   EXPECT_EQ(dflt("write-buffer-size"), "256 mb");
   EXPECT_EQ(dflt("snapshot.time-retained"), "1 h");
   EXPECT_EQ(dflt("snapshot.num-retained.min"), "10");
-  EXPECT_EQ(dflt("commit.max-retries"), "10");
+  EXPECT_EQ(dflt("commit.max-retries"), "50");  // Paimon: 10 (see the option table)
   EXPECT_EQ(dflt("dynamic-bucket.target-row-num"), "2000000");
   EXPECT_EQ(dflt("partition.default-name"), "__DEFAULT_PARTITION__");
   EXPECT_EQ(dflt("partition.legacy-name"), "true");

@@ -15,13 +15,13 @@
 #include "meta/snapshot_reader.h"
 #include "meta/tags.h"
 #include "options/core_options.h"
+#include "options/option_keys.h"
 #include "options/option_values.h"
 
 namespace tributary::read {
 
 using datafile::DecodeKeyRange;
 using datafile::FileLayout;
-using datafile::OptionIsTrue;
 
 namespace {
 
@@ -145,7 +145,7 @@ class ScanPlanner {
       id = snap->id;
     }
     plan_.snapshot_id = id;
-    data_evolution_ = schema_->Option("data-evolution.enabled").value_or("false") == "true";
+    TRIB_ASSIGN_OR_RETURN(data_evolution_, options::Get(*schema_, options::kDataEvolutionEnabled));
     if (layout_.primary_key && core_.bucket > 0) {
       for (const auto& k : schema_->BucketKeys()) bucket_key_.push_back(schema_->FieldIndex(k));
     }
@@ -154,7 +154,7 @@ class ScanPlanner {
     }
     TRIB_ASSIGN_OR_RETURN(auto live_shared, meta::ReadLiveEntriesShared(path_, *snap));
     const std::vector<meta::ManifestEntry>& live = *live_shared;
-    if (OptionIsTrue(*schema_, "deletion-vectors.enabled") && snap->index_manifest) {
+    if (options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled) && snap->index_manifest) {
       TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap));
     }
     std::vector<Field> pfields;
@@ -197,7 +197,7 @@ class ScanPlanner {
       if (!FileMayMatch(e.file)) continue;
       splits[it->second].files.push_back(e.file);
     }
-    if (schema_->Option("scan.plan-sort-partition").value_or("false") == "true") {
+    if (options::GetOrDefault(*schema_, options::kScanPlanSortPartition)) {
       // Splits in partition-value order (queue tables read in that order); buckets keep theirs.
       std::stable_sort(splits.begin(), splits.end(), [](const DataSplit& a, const DataSplit& b) {
         for (size_t i = 0; i < a.partition.size() && i < b.partition.size(); i++) {

@@ -8,16 +8,17 @@
 #include "common/timezone.h"
 #include "datafile/data_file.h"
 #include "datafile/file_index_filter.h"
+#include "datafile/point_lookup.h"
 #include "format/deletion_vector.h"
 #include "io/file_system.h"
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
 #include "merge/sort_merge_reader.h"
 #include "meta/paths.h"
-#include "options/option_values.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot_reader.h"
-#include "datafile/point_lookup.h"
+#include "options/option_keys.h"
+#include "options/option_values.h"
 
 namespace tributary::read {
 
@@ -26,7 +27,6 @@ using datafile::DataFileRef;
 using datafile::FileLayout;
 using datafile::MergeFilesByColumns;
 using datafile::MergedColumns;
-using datafile::OptionIsTrue;
 using datafile::ReadDataFile;
 using datafile::ReadDataFileColumns;
 using datafile::ReadDeduplicatedColumns;
@@ -119,12 +119,10 @@ class SplitReadImpl : public SplitRead {
   }
 
   Status Init() {
-    data_evolution_ = schema_->Option("data-evolution.enabled").value_or("false") == "true";
+    TRIB_ASSIGN_OR_RETURN(data_evolution_, options::Get(*schema_, options::kDataEvolutionEnabled));
     // 'file-index.read.enabled' (hints are in the schema's options here): point lookups in a
     // split skip files whose bloom filters rule the key out.
-    bool on = true;
-    file_index_read_ =
-        !options::ParseBool(schema_->Option("file-index.read.enabled").value_or("true"), &on) || on;
+    file_index_read_ = options::GetOrDefault(*schema_, options::kFileIndexReadEnabled);
     if (data_evolution_ && layout_.primary_key) {
       return Status::NotSupported("data evolution on a primary-key table is not supported");
     }
@@ -139,7 +137,7 @@ class SplitReadImpl : public SplitRead {
                  layout_.key_columns.end();
       if (!layout_.primary_key || key) skip_filters_.push_back(p);
     }
-    dv_enabled_ = OptionIsTrue(*schema_, "deletion-vectors.enabled");
+    dv_enabled_ = options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled);
     DetectPointLookup();
     return Status::OK();
   }

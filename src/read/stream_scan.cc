@@ -13,12 +13,13 @@
 #include "merge/key_value.h"
 #include "merge/merge_config.h"
 #include "meta/consumer.h"
-#include "options/option_values.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
 #include "options/core_options.h"
+#include "options/option_keys.h"
+#include "options/option_values.h"
 #include "read/table_read.h"
 #include "tributary/table_scan.h"
 
@@ -58,15 +59,13 @@ class FileStoreStreamScan : public StreamScan {
     if (options_.discovery_interval) {
       poll_interval_ = *options_.discovery_interval;
       interval_set_ = true;
-    } else if (auto v = schema_->Option("continuous.discovery-interval")) {
+    } else if (options::IsSet(*schema_, options::kContinuousDiscoveryInterval)) {
       // Checked at CREATE / ALTER; a value that no longer parses keeps the default.
-      if (auto ms = options::ParseDurationMillis(*v); ms.ok()) {
-        poll_interval_ = std::chrono::milliseconds(std::max<int64_t>(1, *ms));
-        interval_set_ = true;
-      }
+      poll_interval_ = std::chrono::milliseconds(std::max<int64_t>(
+          1, options::GetOrDefault(*schema_, options::kContinuousDiscoveryInterval)));
+      interval_set_ = true;
     }
-    plan_sort_partition_ =
-        schema_->Option("scan.plan-sort-partition").value_or("false") == "true";
+    plan_sort_partition_ = options::GetOrDefault(*schema_, options::kScanPlanSortPartition);
     for (const auto& k : schema_->partition_keys) {
       int i = schema_->FieldIndex(k);
       partition_fields_.push_back(schema_->fields[i]);

@@ -5,22 +5,23 @@
 #include <map>
 #include <mutex>
 
+#include "common/check_value.h"
+#include "common/parallel.h"
+#include "datafile/data_file.h"
+#include "datafile/file_index_filter.h"
+#include "datafile/point_lookup.h"
 #include "format/binary_row.h"
+#include "io/file_cache.h"
 #include "io/file_system.h"
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
-#include "options/core_options.h"
-#include "datafile/data_file.h"
-#include "datafile/file_index_filter.h"
-#include "io/file_cache.h"
-#include "common/check_value.h"
-#include "common/parallel.h"
-#include "read/table_read.h"
-#include "datafile/point_lookup.h"
 #include "meta/snapshot_reader.h"
+#include "options/core_options.h"
+#include "options/option_keys.h"
+#include "read/table_read.h"
 #include "tributary/table_scan.h"
 
 namespace tributary::read {
@@ -28,7 +29,6 @@ namespace tributary::read {
 using datafile::DecodeKeyRange;
 using datafile::FileLayout;
 using datafile::KeyRange;
-using datafile::OptionIsTrue;
 using datafile::LoadSortedFile;
 using datafile::MergeFound;
 using datafile::SearchSorted;
@@ -62,7 +62,7 @@ class FileStoreLookup : public TableLookup {
     cross_partition_ = layout_.primary_key &&
                        schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
                            schema_->primary_keys.size();
-    dv_ = OptionIsTrue(*schema_, "deletion-vectors.enabled");
+    dv_ = options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled);
   }
 
   Status Refresh() override {

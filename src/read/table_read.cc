@@ -15,6 +15,7 @@
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
 #include "options/core_options.h"
+#include "options/option_keys.h"
 #include "read/scan_plan.h"
 #include "read/split_read.h"
 #include "read/table_read.h"
@@ -264,7 +265,7 @@ class FileStoreScan : public TableScan {
     splits_ = std::move(plan.splits);
     // A branch (a fallback read included) has no fallback of its own, as in Paimon: a branch
     // created from main carries main's option, which would name itself.
-    if (auto fb = schema_->Option("scan.fallback-branch");
+    if (auto fb = options::IsSet(*schema_, options::kScanFallbackBranch);
         fb && !fb->empty() && !meta::IsBranchPath(path_) &&
         (meta_path_.empty() || meta_path_ == path_)) {
       TRIB_RETURN_NOT_OK(OpenFallback(*fb, std::move(plan.partitions)));
@@ -368,9 +369,9 @@ namespace tributary::read {
 Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const TableSchema& schema,
                                                  std::optional<int64_t> snapshot_id) {
   using R = std::optional<int64_t>;
-  auto opt = [&](const char* k) { return schema.Option(k).value_or("false") == "true"; };
-  if (opt("deletion-vectors.enabled") || opt("data-evolution.enabled") ||
-      schema.Option("scan.fallback-branch")) {
+  TRIB_ASSIGN_OR_RETURN(bool dv, options::Get(schema, options::kDeletionVectorsEnabled));
+  TRIB_ASSIGN_OR_RETURN(bool evolution, options::Get(schema, options::kDataEvolutionEnabled));
+  if (dv || evolution || options::IsSet(schema, options::kScanFallbackBranch)) {
     return R();
   }
   std::shared_ptr<const meta::Snapshot> snap;

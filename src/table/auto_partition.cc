@@ -11,6 +11,7 @@
 #include "io/file_system.h"
 #include "meta/partition_marker.h"
 #include "meta/paths.h"
+#include "options/option_keys.h"
 #include "table/partition_expire.h"
 #include "table/system_tables.h"
 #include "tributary/table.h"
@@ -164,7 +165,7 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
         spec[k] = v;
         // A NULL or blank value of another key cannot be named by an overwrite yet: kept.
         default_value = default_value || v == "__DEFAULT_PARTITION__" ||
-                        v == schema->Option("partition.default-name").value_or("");
+                        v == options::IsSet(*schema, options::kPartitionDefaultName).value_or("");
       }
       const std::string& v = spec[rule->key];
       kept.push_back(name);
@@ -183,7 +184,7 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
     TRIB_ASSIGN_OR_RETURN(std::string value, AutoPartitionValue(*rule, now_millis, i));
     const std::string name = rule->key + "=" + meta::EscapePathName(value);
     if (std::find(existing.begin(), existing.end(), name) != existing.end()) continue;
-    const int64_t max = std::stoll(schema->Option("max.partition.num").value_or("1000"));
+    TRIB_ASSIGN_OR_RETURN(const int64_t max, options::Get(*schema, options::kMaxPartitionNum));
     if (static_cast<int64_t>(existing.size()) + 1 > max) {
       return Status::Invalid("creating automatic partition " + name + " would give the table more "
                              "than 'max.partition.num' = " + std::to_string(max) + " partitions");

@@ -8,23 +8,24 @@
 #include <chrono>
 #include <set>
 
-#include "datafile/file_format.h"
-#include "io/file_system.h"
-#include "io/file_cache.h"
-#include "io/s3_file_system.h"
 #include "commit/snapshot_expire.h"
 #include "common/evolution_cast.h"
 #include "common/path_names.h"
 #include "common/strings.h"
+#include "datafile/file_format.h"
+#include "io/file_cache.h"
+#include "io/file_system.h"
+#include "io/s3_file_system.h"
 #include "merge/merge_config.h"
+#include "meta/branches.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "options/core_options.h"
+#include "options/option_keys.h"
 #include "options/option_values.h"
-#include "table/file_store_table.h"
 #include "table/auto_partition.h"
+#include "table/file_store_table.h"
 #include "table/partition_expire.h"
-#include "meta/branches.h"
 #include "table/system_tables.h"
 #include "tributary/catalog.h"
 #include "tributary/options.h"
@@ -205,16 +206,13 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
                            std::to_string(core.bucket));
   }
   if (core.bucket > 0) {
-    // The default (128000) holds when the option is not set.
-    const std::string max = s.Option("max.bucket.num").value_or(
-        FindOption(OptionScope::kTable, "max.bucket.num")->default_value);
-    auto n = options::ParseInt64(max);
-    if (n.ok() && core.bucket > *n) {
+    TRIB_ASSIGN_OR_RETURN(const int64_t max, options::Get(s, options::kMaxBucketNum));
+    if (core.bucket > max) {
       return Status::Invalid("'bucket' = " + std::to_string(core.bucket) + " is more than "
-                             "'max.bucket.num' = " + max);
+                             "'max.bucket.num' = " + std::to_string(max));
     }
   }
-  if (!pk && core.bucket > 0 && !s.Option("bucket-key")) {
+  if (!pk && core.bucket > 0 && !options::IsSet(s, options::kBucketKey)) {
     for (const auto& f : s.fields) {
       if (f.type.IsNested()) {
         return Status::Invalid("an append table with 'bucket' > 0 and a nested column ('" +
@@ -222,7 +220,7 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
       }
     }
   }
-  if (auto bk = s.Option("bucket-key")) {
+  if (auto bk = options::IsSet(s, options::kBucketKey)) {
     if (core.bucket <= 0) {
       return Status::Invalid("option 'bucket-key' needs a fixed bucket count ('bucket' > 0)");
     }
@@ -247,20 +245,22 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
       return Status::Invalid("a primary key without every partition key (cross-partition "
                              "updates) needs dynamic buckets: set 'bucket' = '-1'");
     }
-    const std::string engine = s.Option("merge-engine").value_or("deduplicate");
-    if (engine != "deduplicate" && engine != "partial-update" && engine != "aggregation" &&
-        engine != "first-row") {
-      return Status::NotSupported("cross-partition updates with merge engine '" + engine +
+    TRIB_ASSIGN_OR_RETURN(const options::MergeEngine engine,
+                          options::Get(s, options::kMergeEngine));
+    if (engine == options::MergeEngine::kVersioned) {
+      return Status::NotSupported("cross-partition updates with merge engine '" +
+                                  std::string(options::MergeEngineName(engine)) +
                                   "' are not supported yet");
     }
-    if (s.Option("sequence.field")) {
+    if (options::IsSet(s, options::kSequenceField)) {
       return Status::NotSupported("cross-partition updates with a 'sequence.field' are not "
                                   "supported yet");
     }
     for (const char* k : {"ignore-delete", "deduplicate.ignore-delete"}) {
-      std::string v = s.Option(k).value_or("false");
-      std::transform(v.begin(), v.end(), v.begin(), ::tolower);
-      if (engine == "deduplicate" && v == "true") {
+      const auto it = s.options.find(k);
+      bool on = false;
+      if (it != s.options.end()) options::ParseBool(it->second, &on);
+      if (engine == options::MergeEngine::kDeduplicate && on) {
         return Status::NotSupported(std::string("cross-partition updates with '") + k +
                                     "' are not supported yet (a moved key's delete in its old "
                                     "partition would be ignored)");
@@ -268,8 +268,11 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     }
   }
   if (!pk) {
-    for (const char* k : {"merge-engine", "sequence.field", "table.merge-engine.versioned.ver-column"}) {
-      if (s.Option(k)) return Status::Invalid(std::string("option '") + k + "' needs a primary key");
+    for (const char* k : {options::kMergeEngine.key, options::kSequenceField.key,
+                          options::kVersionedVerColumn.key}) {
+      if (s.options.count(k)) {
+        return Status::Invalid(std::string("option '") + k + "' needs a primary key");
+      }
     }
   } else {
     // Parses and checks every merge option (functions against column types, sequence groups).
@@ -288,17 +291,20 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
   }
   // Retention options that contradict each other fail here, not at the first commit.
   TRIB_RETURN_NOT_OK(commit::ExpireOptions::From(s).status());
-  if (auto wait = s.Option("lookup-wait"); wait && *wait == "false") {
+  TRIB_ASSIGN_OR_RETURN(const bool lookup_wait, options::Get(s, options::kLookupWait));
+  if (!lookup_wait) {
     return Status::NotSupported("'lookup-wait' = 'false' is not supported yet: the lookup "
                                 "changelog is always produced within the commit");
   }
-  if (core.changelog_producer == "lookup" && s.Option("full-compaction.delta-commits")) {
+  if (core.changelog_producer == "lookup" &&
+      options::IsSet(s, options::kFullCompactionDeltaCommits)) {
     return Status::Invalid("'full-compaction.delta-commits' is incompatible with "
                            "'changelog-producer' = 'lookup': use 'changelog-producer' = "
                            "'full-compaction' for a changelog at periodic full compactions");
   }
-  if (core.changelog_producer == "full-compaction" &&
-      s.Option("deletion-vectors.enabled").value_or("false") == "true") {
+  TRIB_ASSIGN_OR_RETURN(const bool deletion_vectors,
+                        options::Get(s, options::kDeletionVectorsEnabled));
+  if (core.changelog_producer == "full-compaction" && deletion_vectors) {
     return Status::Invalid("deletion vectors work only with changelog-producer 'none', 'input' "
                            "or 'lookup', not 'full-compaction'");
   }
@@ -521,11 +527,10 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
   TRIB_RETURN_NOT_OK(table::PartitionExpireRuleOf(schema).status());
   if (auto_partition) {
     // The zone is recorded, so that every client computes the same partitions.
-    if (!schema.Option("table.auto-partition.time-zone") ||
-        schema.Option("table.auto-partition.time-zone")->empty()) {
-      schema.options["table.auto-partition.time-zone"] = table::MachineTimeZone();
+    if (options::IsSet(schema, options::kTableAutoPartitionTimeZone).value_or("").empty()) {
+      schema.options[options::kTableAutoPartitionTimeZone.key] = table::MachineTimeZone();
     }
-    const int64_t max = std::stoll(schema.Option("max.partition.num").value_or("1000"));
+    TRIB_ASSIGN_OR_RETURN(const int64_t max, options::Get(schema, options::kMaxPartitionNum));
     if (auto_partition->precreate > max) {
       return Status::Invalid("'table.auto-partition.num-precreate' = " +
                              std::to_string(auto_partition->precreate) + " is more than "

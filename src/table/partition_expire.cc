@@ -8,6 +8,7 @@
 #include "common/datetime.h"
 #include "meta/partition_marker.h"
 #include "meta/paths.h"
+#include "options/option_keys.h"
 #include "options/option_values.h"
 #include "table/system_tables.h"
 #include "tributary/table.h"
@@ -287,8 +288,8 @@ Result<std::vector<std::string>> ExpirePartitions(Table& table, const PartitionE
   const auto schema = table.schema();
   std::vector<std::string> expired;
   if (schema->partition_keys.empty()) return expired;
-  const std::string default_name =
-      schema->Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
+  TRIB_ASSIGN_OR_RETURN(const std::string default_name,
+                        options::Get(*schema, options::kPartitionDefaultName));
   TRIB_ASSIGN_OR_RETURN(SystemTableData parts, ReadSystemTable(table.path(), "partitions"));
   const int64_t now_local = now_utc_millis + MachineUtcOffsetMillis(now_utc_millis);
   std::map<std::string, std::map<std::string, std::string>> specs;

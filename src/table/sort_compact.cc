@@ -9,6 +9,7 @@
 
 #include "meta/paths.h"
 #include "meta/snapshot.h"
+#include "options/option_keys.h"
 #include "table/rewrite.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
@@ -117,14 +118,15 @@ std::string SortCompactKey(const std::string& strategy, const std::vector<Value>
 Result<RewriteResult> SortCompact(Table& table, const SortCompactRequest& request) {
   const auto schema = table.schema();
   const std::string name = table.identifier().ToString();
-  if (schema->HasPrimaryKey() || schema->Option("bucket").value_or("-1") != "-1") {
+  TRIB_ASSIGN_OR_RETURN(const int64_t buckets, options::Get(*schema, options::kBucket));
+  if (schema->HasPrimaryKey() || buckets != -1) {
     return Status::Invalid("order_strategy sorts append tables without buckets ('bucket' = "
                            "'-1') only, as Paimon's sort compaction; " + name + " is " +
                            (schema->HasPrimaryKey() ? "a primary-key table"
                                                     : "an append table with 'bucket' = '" +
-                                                          *schema->Option("bucket") + "'"));
+                                                          std::to_string(buckets) + "'"));
   }
-  if (schema->Option("scan.fallback-branch")) {
+  if (options::IsSet(*schema, options::kScanFallbackBranch)) {
     // A scan of main reads the fallback branch's partitions too: written back, they would
     // become main's own.
     return Status::NotSupported("sort compaction of a table with 'scan.fallback-branch' is not "

@@ -7,24 +7,25 @@
 #include <map>
 #include <set>
 
+#include "common/datetime.h"
 #include "common/json.h"
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "meta/branches.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
+#include "meta/snapshot.h"
+#include "meta/snapshot_reader.h"
+#include "meta/tags.h"
+#include "options/core_options.h"
+#include "options/option_keys.h"
+#include "options/option_values.h"
 #include "read/stream_scan.h"
 #include "read/table_read.h"
-#include "write/table_write.h"
-#include "meta/snapshot.h"
-#include "meta/tags.h"
-#include "common/datetime.h"
-#include "options/core_options.h"
-#include "options/option_values.h"
 #include "table/file_store_table.h"
-#include "meta/snapshot_reader.h"
 #include "tributary/stream_scan.h"
 #include "tributary/table_scan.h"
+#include "write/table_write.h"
 
 namespace tributary::table {
 
@@ -179,7 +180,8 @@ Result<SystemTableData> Files(const std::string& path, const TableSchema& schema
   for (const auto& k : schema.TrimmedPrimaryKeys()) key_types.push_back(schema.fields[schema.FieldIndex(k)].type);
   std::vector<DataType> value_types;
   for (const auto& f : schema.fields) value_types.push_back(f.type);
-  std::string default_name = schema.Option("partition.default-name").value_or("__DEFAULT_PARTITION__");
+  TRIB_ASSIGN_OR_RETURN(std::string default_name,
+                        options::Get(schema, options::kPartitionDefaultName));
   for (const auto& e : entries) {
     TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, pi.types));
     std::string dir = meta::BucketDir(path, meta::PartitionPath(pi.fields, part, default_name), e.bucket);
@@ -329,10 +331,12 @@ Result<SystemTableData> Branches(const std::string& path) {
 Result<SystemTableData> RowTracking(const std::string& path,
                                     const std::shared_ptr<const TableSchema>& table) {
   const TableSchema& schema = *table;
-  if (schema.Option("row-tracking.enabled").value_or("false") != "true") {
+  TRIB_ASSIGN_OR_RETURN(bool row_tracking, options::Get(schema, options::kRowTrackingEnabled));
+  TRIB_ASSIGN_OR_RETURN(bool evolution, options::Get(schema, options::kDataEvolutionEnabled));
+  if (!row_tracking) {
     return Status::Invalid("$row_tracking needs a table with 'row-tracking.enabled' = 'true'");
   }
-  if (schema.Option("data-evolution.enabled").value_or("false") == "true") {
+  if (evolution) {
     return Status::NotSupported("$row_tracking of a data-evolution table is not supported yet");
   }
   for (const auto& f : schema.fields) {

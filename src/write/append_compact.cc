@@ -19,6 +19,7 @@
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
 #include "options/core_options.h"
+#include "options/option_keys.h"
 
 namespace tributary::write {
 
@@ -118,17 +119,19 @@ Result<std::optional<int64_t>> CompactAppendTable(
        waited++) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  for (const char* k : {"row-tracking.enabled", "data-evolution.enabled",
-                        "deletion-vectors.enabled"}) {
-    if (datafile::OptionIsTrue(*schema, k)) {
+  for (const auto& option : {options::kRowTrackingEnabled, options::kDataEvolutionEnabled,
+                             options::kDeletionVectorsEnabled}) {
+    if (options::GetOrDefault(*schema, option)) {
       if (!full) return Out();
-      return Status::NotSupported(std::string("compacting an append table with '") + k +
+      return Status::NotSupported(std::string("compacting an append table with '") + option.key +
                                   "' is not supported yet");
     }
   }
   TRIB_ASSIGN_OR_RETURN(options::CoreOptions core, options::CoreOptions::From(*schema));
-  const int64_t min_files = std::stoll(schema->Option("compaction.min.file-num").value_or("5"));
-  const int64_t max_files = std::stoll(schema->Option("compaction.max.file-num").value_or("50"));
+  TRIB_ASSIGN_OR_RETURN(const int64_t min_files,
+                        options::Get(*schema, options::kCompactionMinFileNum));
+  TRIB_ASSIGN_OR_RETURN(const int64_t max_files,
+                        options::Get(*schema, options::kCompactionMaxFileNum));
   meta::SnapshotManager snapshots(path);
   TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
   if (!latest) return Out();

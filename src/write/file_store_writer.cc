@@ -1,6 +1,7 @@
 // FileStoreWriter's write path: routing rows to partitions and buckets (the cross-partition
 // index, dynamic buckets), the bucket writers and their checks, restoring the table's state.
 #include "write/file_store_writer.h"
+#include "options/option_keys.h"
 
 namespace tributary::write {
 
@@ -12,14 +13,12 @@ FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSc
       core_(std::move(core)), ctx_(std::move(ctx)), layout_(ctx_.layout),
       input_merge_(std::move(input_merge)), scanner_(std::move(scanner)) {
   ctx_.schema = schema_.get();
-  if (auto n = schema_->Option("full-compaction.delta-commits")) {
-    full_compaction_delta_commits_ = std::max<int64_t>(1, std::atoll(n->c_str()));
+  if (options::IsSet(*schema_, options::kFullCompactionDeltaCommits)) {
+    full_compaction_delta_commits_ = std::max<int64_t>(
+        1, options::Get(*schema_, options::kFullCompactionDeltaCommits).ValueOr(1));
     full_compaction_every_ = true;
   }
-  if (auto m = schema_->Option("lookup.cache-max-memory-size")) {
-    // Checked at CREATE / ALTER: a value that no longer parses keeps the default.
-    if (auto bytes = options::ParseMemorySize(*m); bytes.ok()) lookup_cache_budget_ = *bytes;
-  }
+  lookup_cache_budget_ = options::GetOrDefault(*schema_, options::kLookupCacheMaxMemorySize);
   for (const auto& k : schema_->partition_keys) {
     int i = schema_->FieldIndex(k);
     partition_idx_.push_back(i);
@@ -407,12 +406,12 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
     if (options_.check_new_partition) TRIB_RETURN_NOT_OK(options_.check_new_partition(name));
     const std::string marked = meta::PartitionPath(partition_fields_, partition);
     const bool added = marked_partitions_.count(marked) > 0;
-    if (!added && !OptionIsTrueOr(*schema_, "client.writer.dynamic-create-partition.enabled",
-                                  true)) {
+    if (!added &&
+        !options::GetOrDefault(*schema_, options::kClientWriterDynamicCreatePartition)) {
       return Status::Invalid("partition " + name + " does not exist and "
                              "'client.writer.dynamic-create-partition.enabled' is false");
     }
-    const int64_t max_partitions = IntOption("max.partition.num", 1000);
+    const int64_t max_partitions = options::GetOrDefault(*schema_, options::kMaxPartitionNum);
     // An added partition written for the first time was counted already (as added).
     const int64_t count = static_cast<int64_t>(partitions.size()) + marked_only_ + (added ? 0 : 1);
     if (count > max_partitions) {
@@ -425,7 +424,7 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
       marked_only_--;
     }
   }
-  const int64_t max_buckets = IntOption("max.bucket.num", 128000);
+  const int64_t max_buckets = options::GetOrDefault(*schema_, options::kMaxBucketNum);
   if (buckets + 1 > max_buckets) {
     return Status::Invalid("writing bucket " + std::to_string(id.second) + " would give the "
                            "table " + std::to_string(buckets + 1) + " buckets, more than "
@@ -434,21 +433,6 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
   partitions.insert(id.first);
   limit_buckets_++;
   return Status::OK();
-}
-
-int64_t FileStoreWriter::IntOption(const char* key, int64_t fallback) const {
-  auto v = schema_->Option(key);
-  if (!v) return fallback;
-  auto n = options::ParseInt64(*v);
-  return n.ok() ? *n : fallback;
-}
-
-bool FileStoreWriter::OptionIsTrueOr(const TableSchema& schema, const char* key, bool fallback) {
-  auto v = schema.Option(key);
-  if (!v) return fallback;
-  std::string s = *v;
-  std::transform(s.begin(), s.end(), s.begin(), ::tolower);
-  return s == "true";
 }
 
 void FileStoreWriter::RememberBucket(const std::string& pbytes, int32_t bucket, BucketWriter* bw) {

@@ -64,7 +64,6 @@ using datafile::DataFileWriter;
 using datafile::DecodeKeyRange;
 using datafile::FileLayout;
 using datafile::GetTestHooks;
-using datafile::OptionIsTrue;
 using datafile::ReadDataFile;
 using io::FileCache;
 using merge::ColumnMergeOutput;
@@ -201,9 +200,7 @@ class FileStoreWriter : public TableWriter {
   int64_t marked_only_ = 0;                  // of them, partitions without files
   int64_t limit_buckets_ = 0;
 
-  int64_t IntOption(const char* key, int64_t fallback) const;
 
-  static bool OptionIsTrueOr(const TableSchema& schema, const char* key, bool fallback);
 
   void RememberBucket(const std::string& pbytes, int32_t bucket, BucketWriter* bw);
 

@@ -2,6 +2,7 @@
 // and makes a FileStoreWriter (file_store_writer.h).
 #include "write/table_write.h"
 
+#include "options/option_keys.h"
 #include "write/file_store_writer.h"
 
 namespace tributary::write {
@@ -13,7 +14,7 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   TRIB_ASSIGN_OR_RETURN(schema, options::WithDynamicOptions(std::move(schema),
                                                             options.dynamic_options));
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
-  if (OptionIsTrue(*schema, "deletion-vectors.enabled")) {
+  if (options::GetOrDefault(*schema, options::kDeletionVectorsEnabled)) {
     return Status::NotSupported("writing a table with 'deletion-vectors.enabled' is not supported "
                                 "yet (Tributary reads such tables but cannot maintain their "
                                 "deletion vectors)");
@@ -102,9 +103,9 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   }
   if (ctx.merge_config && core.changelog_producer == "lookup" && !options.overwrite) {
     ctx.lookup_changelog_prefix = core.changelog_file_prefix;
-    ctx.row_deduplicate = OptionIsTrue(*schema, "changelog-producer.row-deduplicate");
+    ctx.row_deduplicate = options::GetOrDefault(*schema, options::kChangelogRowDeduplicate);
     ctx.row_deduplicate_ignore = compact::ParseFieldList(
-        schema->Option("changelog-producer.row-deduplicate-ignore-fields").value_or(""));
+        options::GetOrDefault(*schema, options::kChangelogRowDeduplicateIgnoreFields));
   }
   if (ctx.merge_config) {
     const merge::MergeConfig& c = *ctx.merge_config;
@@ -195,7 +196,7 @@ Result<std::optional<int64_t>> CompactTableFull(
     if (r.ok() && *r) TRIB_RETURN_NOT_OK(expire_after(**r));
     return r;
   }
-  if (OptionIsTrue(*schema, "deletion-vectors.enabled")) {
+  if (options::GetOrDefault(*schema, options::kDeletionVectorsEnabled)) {
     return Status::NotSupported("compacting a table with 'deletion-vectors.enabled' is not "
                                 "supported yet");
   }

@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "meta/paths.h"
 #include "options/core_options.h"
+#include "options/option_keys.h"
 #include "read/scan_plan.h"
 #include "sql/planner/query_internal.h"
 #include "tributary/table_scan.h"
@@ -18,7 +19,7 @@ namespace tributary::sql::planner {
 // "point lookup of id = 1 (...)", or empty.
 std::string PointLookupNote(const TableSchema& schema, const std::vector<Predicate>& filters) {
   if (!schema.HasPrimaryKey() ||
-      schema.Option("deletion-vectors.enabled").value_or("false") == "true") {
+      options::Get(schema, options::kDeletionVectorsEnabled).ValueOr(false)) {
     return "";
   }
   // The filter fixing each key column, as the split reader picks it.
@@ -44,7 +45,7 @@ std::string PointLookupNote(const TableSchema& schema, const std::vector<Predica
   if (key.empty()) return "";
   std::string where = "each split's files whose key range holds a key, binary-searched, merged";
   if (!schema.BucketKeys().empty() &&
-      std::stoll(schema.Option("bucket").value_or("-1")) > 0) {
+      options::Get(schema, options::kBucket).ValueOr(-1) > 0) {
     std::vector<int> bucket_columns;
     for (const auto& k : schema.BucketKeys()) bucket_columns.push_back(schema.FieldIndex(k));
     const bool bucket_fixed = read::FiltersFixing(schema, bucket_columns, filters).has_value();
@@ -59,7 +60,7 @@ std::string PointLookupNote(const TableSchema& schema, const std::vector<Predica
 // A filter that fixes the bucket key of a fixed-bucket table (a prefix of the primary key, say)
 // without fixing the whole key: the scan reads only those values' buckets in each partition.
 std::string BucketPruningNote(const TableSchema& schema, const std::vector<Predicate>& filters) {
-  if (schema.BucketKeys().empty() || std::stoll(schema.Option("bucket").value_or("-1")) <= 0) {
+  if (schema.BucketKeys().empty() || options::Get(schema, options::kBucket).ValueOr(-1) <= 0) {
     return "";
   }
   std::vector<int> columns;

@@ -19,16 +19,17 @@
 #include "common/datetime.h"
 #include "common/strings.h"
 #include "common/timezone.h"
-#include "sql/binder/cast.h"
-#include "sql/binder/expression.h"
 #include "meta/paths.h"
+#include "options/core_options.h"
+#include "options/option_keys.h"
+#include "options/option_values.h"
 #include "read/scan_plan.h"
 #include "read/split_read.h"
+#include "sql/binder/cast.h"
+#include "sql/binder/expression.h"
 #include "sql/exec/operators.h"
 #include "sql/planner/query_internal.h"
 #include "table/system_tables.h"
-#include "options/core_options.h"
-#include "options/option_values.h"
 #include "tributary/options.h"
 #include "tributary/stream_scan.h"
 #include "tributary/table_scan.h"
@@ -209,12 +210,12 @@ Result<OperatorPtr> BuildSelect(const QueryContext& session, SelectPlan plan) {
   if (src.table && plan.grouped && plan.agg.keys.empty() && plan.agg.calls.size() == 1 &&
       plan.agg.calls[0].function == "COUNT" && plan.agg.calls[0].star &&
       !plan.agg.calls[0].distinct && plan.conjuncts.empty() && !plan.having &&
-      !src.dynamic_options.count("scan.timestamp-millis") &&
-      !src.dynamic_options.count("scan.tag-name") &&
-      !src.table->schema()->Option("scan.snapshot-id") &&
-      !src.table->schema()->Option("scan.timestamp-millis") &&
-      !src.table->schema()->Option("scan.tag-name") &&
-      !src.dynamic_options.count("scan.fallback-branch")) {
+      !options::IsSet(src.dynamic_options, options::kScanTimestampMillis) &&
+      !options::IsSet(src.dynamic_options, options::kScanTagName) &&
+      !options::IsSet(*src.table->schema(), options::kScanSnapshotId) &&
+      !options::IsSet(*src.table->schema(), options::kScanTimestampMillis) &&
+      !options::IsSet(*src.table->schema(), options::kScanTagName) &&
+      !options::IsSet(src.dynamic_options, options::kScanFallbackBranch)) {
     auto n = src.table->CountFromMetadata(plan.scan.snapshot_id);
     if (!n.ok()) return ErrorAt(q.pos, n.status().message());
     metadata_count = *n;

@@ -15,17 +15,18 @@
 #include "common/datetime.h"
 #include "common/strings.h"
 #include "common/timezone.h"
-#include "sql/binder/cast.h"
-#include "sql/binder/expression.h"
 #include "meta/paths.h"
+#include "options/core_options.h"
+#include "options/option_keys.h"
+#include "options/option_values.h"
 #include "read/scan_plan.h"
 #include "read/split_read.h"
+#include "sql/binder/cast.h"
+#include "sql/binder/expression.h"
 #include "sql/exec/operators.h"
-#include "sql/stream/streaming_operators.h"
 #include "sql/planner/query_internal.h"
+#include "sql/stream/streaming_operators.h"
 #include "table/system_tables.h"
-#include "options/core_options.h"
-#include "options/option_values.h"
 #include "tributary/options.h"
 #include "tributary/stream_scan.h"
 #include "tributary/table_scan.h"
@@ -195,7 +196,7 @@ ScanOptions MakeScanOptions(const ScanPlan& plan,
 }
 
 Status ApplySnapshotHint(const Source& source, const Pos& hints_pos, ScanPlan* plan) {
-  auto it = source.dynamic_options.find("scan.snapshot-id");
+  auto it = source.dynamic_options.find(options::kScanSnapshotId.key);
   if (it == source.dynamic_options.end()) return Status::OK();
   try {
     plan->snapshot_id = std::stoll(it->second);
@@ -474,9 +475,9 @@ Result<Source> OpenSourceAs(const QueryContext& session, const TableRef& ref) {
     if (!opts.ok()) return ErrorAt(ref.hints_pos, opts.status().message());
     src.dynamic_options = std::move(*opts);
     // 'scan.timestamp' is 'scan.timestamp-millis' written as a time of the session's zone.
-    auto ts = src.dynamic_options.find("scan.timestamp");
+    auto ts = src.dynamic_options.find(options::kScanTimestamp.key);
     if (ts != src.dynamic_options.end()) {
-      if (src.dynamic_options.count("scan.timestamp-millis")) {
+      if (options::IsSet(src.dynamic_options, options::kScanTimestampMillis)) {
         return ErrorAt(ref.hints_pos, "set one of 'scan.timestamp' and 'scan.timestamp-millis'");
       }
       auto millis = SessionTimeToUtcMillis(session, ts->second);
@@ -811,7 +812,7 @@ Status CheckLookupJoin(const JoinClause& jc, Binder* binder, std::vector<JoinInp
   if (!try_key(dim_schema->primary_keys, &missing)) {
     std::vector<std::string> prefix = dim_schema->BucketKeys();
     const bool strict_prefix =
-        dim_schema->Option("bucket-key").has_value() &&
+        options::IsSet(*dim_schema, options::kBucketKey).has_value() &&
         prefix.size() < dim_schema->TrimmedPrimaryKeys().size();
     for (const auto& k : dim_schema->partition_keys) prefix.push_back(k);
     std::string prefix_missing;

@@ -11,11 +11,12 @@
 #include "common/strings.h"
 #include "common/timezone.h"
 #include "options/core_options.h"
+#include "options/option_keys.h"
 #include "options/option_values.h"
 #include "sql/exec/operators.h"
-#include "sql/stream/streaming_operators.h"
 #include "sql/planner/query.h"
 #include "sql/planner/query_internal.h"
+#include "sql/stream/streaming_operators.h"
 #include "tributary/options.h"
 #include "tributary/stream_scan.h"
 #include "tributary/table_scan.h"
@@ -175,13 +176,15 @@ Result<OperatorPtr> OpenStreamInput(const QueryContext& session, Source* src, co
   for (size_t i = 0; i < scan.projection.size(); i++) {
     (*slot)[scan.projection[i]] = static_cast<int>(i) + 1;
   }
-  const std::string producer = src->table->schema()->Option("changelog-producer").value_or("none");
+  TRIB_ASSIGN_OR_RETURN(options::ChangelogProducer producer,
+                        options::Get(*src->table->schema(), options::kChangelogProducer));
   std::string describe = "StreamScan: " + src->name + " from '" + opts.startup_mode + "'";
   if (!src->table->schema()->primary_keys.empty()) {
-    describe += producer == "none" ? ", new files of each commit normalised into a changelog "
-                                     "(ChangelogNormalize: one row per key held)"
-                                   : ", changelog files ('changelog-producer' = '" + producer +
-                                         "')";
+    describe += producer == options::ChangelogProducer::kNone
+                    ? ", new files of each commit normalised into a changelog "
+                      "(ChangelogNormalize: one row per key held)"
+                    : ", changelog files ('changelog-producer' = '" +
+                          std::string(options::ChangelogProducerName(producer)) + "')";
   }
   describe += ", columns [";
   for (size_t i = 0; i < scan.projection.size(); i++) {
@@ -410,12 +413,17 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const QueryContext& session, SelectPl
     // hands out the written records, 'full-compaction' a later snapshot's, and a 'lookup' that
     // drops updates of some fields leaves them out.
     const TableSchema& schema = *sides[s].table->schema();
-    const std::string producer = schema.Option("changelog-producer").value_or("none");
+    TRIB_ASSIGN_OR_RETURN(options::ChangelogProducer producer,
+                          options::Get(schema, options::kChangelogProducer));
+    TRIB_ASSIGN_OR_RETURN(std::string ignore_fields,
+                          options::Get(schema, options::kChangelogRowDeduplicateIgnoreFields));
     std::string why_not;
-    if (producer != "none" && producer != "lookup") {
-      why_not = "its 'changelog-producer' = '" + producer + "' does not hand out each change's "
-                "merged row in its snapshot";
-    } else if (schema.Option("changelog-producer.row-deduplicate-ignore-fields").value_or("") != "") {
+    if (producer != options::ChangelogProducer::kNone &&
+        producer != options::ChangelogProducer::kLookup) {
+      why_not = "its 'changelog-producer' = '" +
+                std::string(options::ChangelogProducerName(producer)) +
+                "' does not hand out each change's merged row in its snapshot";
+    } else if (!ignore_fields.empty()) {
       why_not = "'changelog-producer.row-deduplicate-ignore-fields' drops some of its updates";
     }
     sides[s].cache_size = cache_enabled && why_not.empty() ? cache_sizes[s] : 0;

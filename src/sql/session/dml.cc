@@ -6,15 +6,16 @@
 #include <cctype>
 #include <set>
 
+#include "meta/partition_marker.h"
+#include "meta/paths.h"
+#include "options/option_keys.h"
 #include "sql/binder/cast.h"
 #include "sql/binder/expression.h"
+#include "sql/exec/interrupt.h"
 #include "sql/planner/query.h"
 #include "sql/session/session.h"
-#include "meta/partition_marker.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
-#include "meta/paths.h"
-#include "sql/exec/interrupt.h"
 #include "tributary/table.h"
 #include "tributary/table_writer.h"
 
@@ -215,8 +216,8 @@ Result<StatementResult> Session::AddPartitions(const AlterTableStmt& s, const Re
     }
     adds.push_back(name);
   }
-  const int64_t max_partitions =
-      std::stoll(schema->Option("max.partition.num").value_or("1000"));
+  TRIB_ASSIGN_OR_RETURN(const int64_t max_partitions,
+                        options::Get(*schema, options::kMaxPartitionNum));
   if (static_cast<int64_t>(existing.size() + adds.size()) > max_partitions) {
     return ErrorAt(s.pos, "adding " + std::to_string(adds.size()) + " partition(s) would give " +
                               rn.id.ToString() + " " +
@@ -498,17 +499,18 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   if (s.overwrite && !s.has_partition && !schema->partition_keys.empty()) {
     // 'dynamic-partition-overwrite' = 'false' (Paimon's option, default true): an INSERT
     // OVERWRITE without PARTITION replaces the whole table, not only the partitions written.
-    auto it = options.dynamic_options.find("dynamic-partition-overwrite");
-    std::optional<std::string> v = it != options.dynamic_options.end()
-                                       ? std::optional<std::string>(it->second)
-                                       : schema->Option("dynamic-partition-overwrite");
-    if (v && (*v == "false" || *v == "FALSE" || *v == "False")) {
+    std::map<std::string, std::string> with_hints = schema->options;
+    for (const auto& [k, v] : options.dynamic_options) with_hints[k] = v;
+    TRIB_ASSIGN_OR_RETURN(bool dynamic_overwrite,
+                          options::Get(with_hints, options::kDynamicPartitionOverwrite));
+    if (!dynamic_overwrite) {
       options.overwrite_partition = std::map<std::string, std::string>{};
     }
   }
-  std::string engine = schema->Option("merge-engine").value_or("deduplicate");
-  bool partial_engine =
-      engine == "deduplicate" || engine == "versioned" || engine == "partial-update";
+  TRIB_ASSIGN_OR_RETURN(options::MergeEngine engine, options::Get(*schema, options::kMergeEngine));
+  bool partial_engine = engine == options::MergeEngine::kDeduplicate ||
+                        engine == options::MergeEngine::kVersioned ||
+                        engine == options::MergeEngine::kPartialUpdate;
   if (schema->HasPrimaryKey() && partial_engine && !s.overwrite &&
       std::find(written.begin(), written.end(), false) != written.end()) {
     std::vector<std::string> cols;
@@ -533,8 +535,8 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
       same_table->rows += source_rows.size();
       return StatementResult{};
     }
-    if (same_table != nullptr && schema->HasPrimaryKey() &&
-        schema->Option("bucket").value_or("-1") == "-1") {
+    TRIB_ASSIGN_OR_RETURN(const int64_t buckets, options::Get(*schema, options::kBucket));
+    if (same_table != nullptr && schema->HasPrimaryKey() && buckets == -1) {
       return NotSupportedAt(s.pos, "a statement set writing dynamic-bucket table " +
                                        rn.id.ToString() + " twice is supported only when both "
                                        "INSERTs write it alike (no OVERWRITE, the same columns and "
@@ -639,14 +641,16 @@ Result<DmlTarget> OpenDmlTarget(const Session& session, const QualifiedName& nam
   }
   // Engines that combine records cannot take a DELETE or UPDATE as "remove / replace this row":
   // aggregation would add the change up, first-row would ignore it (as Paimon refuses them).
-  std::string engine = schema->Option("merge-engine").value_or("deduplicate");
-  bool remove_on_delete =
-      schema->Option("aggregation.remove-record-on-delete").value_or("false") == "true";
-  if (engine == "first-row" || (engine == "aggregation" && !(statement == "DELETE" &&
-                                                             remove_on_delete))) {
+  TRIB_ASSIGN_OR_RETURN(options::MergeEngine engine, options::Get(*schema, options::kMergeEngine));
+  TRIB_ASSIGN_OR_RETURN(bool remove_on_delete,
+                        options::Get(*schema, options::kAggregationRemoveRecordOnDelete));
+  if (engine == options::MergeEngine::kFirstRow ||
+      (engine == options::MergeEngine::kAggregation &&
+       !(statement == "DELETE" && remove_on_delete))) {
     return NotSupportedAt(pos, statement + " is not supported on a table with merge engine '" +
-                                   engine + "'" +
-                                   (engine == "aggregation" && statement == "DELETE"
+                                   options::MergeEngineName(engine) + "'" +
+                                   (engine == options::MergeEngine::kAggregation &&
+                                            statement == "DELETE"
                                         ? " unless 'aggregation.remove-record-on-delete' = 'true'"
                                         : ""));
   }
@@ -716,8 +720,8 @@ Result<StatementResult> Session::Update(const UpdateStmt& s) {
   updated.reserve(rows.size());
   // A partial-update table takes NULL as "no change" (Paimon's rule): setting a value to NULL
   // would report an update that changes nothing, so it is refused with the reason.
-  const bool partial_update =
-      schema->Option("merge-engine").value_or("deduplicate") == "partial-update";
+  TRIB_ASSIGN_OR_RETURN(options::MergeEngine engine, options::Get(*schema, options::kMergeEngine));
+  const bool partial_update = engine == options::MergeEngine::kPartialUpdate;
   for (const Row& old : rows) {
     Row r = old;
     for (const auto& [idx, e] : sets) {

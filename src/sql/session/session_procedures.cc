@@ -25,6 +25,7 @@
 #include "meta/snapshot.h"
 #include "meta/tags.h"
 #include "options/core_options.h"
+#include "options/option_keys.h"
 #include "options/option_values.h"
 #include "sql/binder/cast.h"
 #include "sql/binder/computed.h"
@@ -35,10 +36,10 @@
 #include "sql/planner/query.h"
 #include "sql/planner/query_internal.h"
 #include "sql/session/session_internal.h"
-#include "table/rescale.h"
-#include "table/sort_compact.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
+#include "table/rescale.h"
+#include "table/sort_compact.h"
 #include "tributary/options.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
@@ -415,7 +416,7 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
   if (!opened.ok()) return opened.status();
   Table& table = **opened;
   const auto schema = table.schema();
-  const int64_t current = std::stoll(schema->Option("bucket").value_or("-1"));
+  TRIB_ASSIGN_OR_RETURN(const int64_t current, options::Get(*schema, options::kBucket));
   if (current <= 0) {
     return ErrorAt(t->pos, proc + " rescales fixed-bucket tables; " + id.ToString() +
                                " has 'bucket' = " + std::to_string(current));
@@ -687,7 +688,7 @@ namespace {
 // Main's 'scan.fallback-branch' (a branch carries main's options as they were when it was made).
 Result<std::optional<std::string>> MainFallbackBranch(const std::string& table_path) {
   TRIB_ASSIGN_OR_RETURN(auto main, meta::SchemaManager(meta::DataRoot(table_path)).Latest());
-  return main->Option("scan.fallback-branch");
+  return options::IsSet(*main, options::kScanFallbackBranch);
 }
 }  // namespace
 
