@@ -266,7 +266,7 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
     TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntriesShared(table_path, *kept));
     for (const auto& e : *live) kept_data.insert(e.file.file_name);
   }
-  const bool delta_is_changelog = core.changelog_producer == "none";
+  const bool delta_is_changelog = core.changelog_producer == options::ChangelogProducer::kNone;
   // Data files deleted by the snapshots after the oldest one up to the one that stays: no
   // snapshot from `end` on lists them (file names are never reused).
   std::set<std::string> data_files, changelog_files, lists, manifests;

@@ -6,6 +6,7 @@
 #include "common/path_names.h"
 #include "common/strings.h"
 #include "options/option_values.h"
+#include "options/table_option.h"
 #include "tributary/options.h"
 
 namespace tributary::options {
@@ -21,20 +22,22 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
     auto it = opts.find(k);
     return it == opts.end() ? nullptr : &it->second;
   };
+  // A number (a memory size in bytes) from the options, else the option table's default; an
+  // option without default leaves *out as it is (a default derived from other options).
   auto int_opt = [&](const char* k, auto* out) -> Status {
-    if (const std::string* v = get(k)) {
-      auto r = options::ParseInt64(*v);
-      if (!r.ok()) return Status::Invalid("option '" + std::string(k) + "': " + r.status().message());
-      *out = static_cast<std::remove_pointer_t<decltype(out)>>(*r);
-    }
+    const OptionDef* def = FindOption(OptionScope::kTable, k);
+    if (!get(k) && (def == nullptr || def->default_value.empty())) return Status::OK();
+    TRIB_ASSIGN_OR_RETURN(int64_t v, Get(opts, TableOption<int64_t>{k}));
+    *out = static_cast<std::remove_pointer_t<decltype(out)>>(v);
     return Status::OK();
   };
-  auto mem_opt = [&](const char* k, int64_t* out) -> Status {
-    if (const std::string* v = get(k)) {
-      auto r = options::ParseMemorySize(*v);
-      if (!r.ok()) return Status::Invalid("option '" + std::string(k) + "': " + r.status().message());
-      *out = *r;
-    }
+  auto mem_opt = int_opt;
+  auto bool_opt = [&](const char* k, bool* out) -> Status {
+    TRIB_ASSIGN_OR_RETURN(*out, Get(opts, TableOption<bool>{k}));
+    return Status::OK();
+  };
+  auto string_opt = [&](const char* k, std::string* out) -> Status {
+    TRIB_ASSIGN_OR_RETURN(*out, Get(opts, TableOption<std::string>{k}));
     return Status::OK();
   };
   TRIB_RETURN_NOT_OK(int_opt("bucket", &o.bucket));
@@ -57,15 +60,13 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
     return Status::Invalid("option 'dynamic-bucket.max-buckets' must be -1 (no limit) or "
                            "positive, not " + std::to_string(o.dynamic_bucket_max_buckets));
   }
-  if (const std::string* v = get("file.format")) o.file_format = *v;
+  TRIB_RETURN_NOT_OK(string_opt("file.format", &o.file_format));
   o.format.format = o.file_format;
-  if (const std::string* v = get("file.compression")) o.format.compression = *v;
+  TRIB_RETURN_NOT_OK(string_opt("file.compression", &o.format.compression));
   TRIB_RETURN_NOT_OK(int_opt("file.compression.zstd-level", &o.format.zstd_level));
   TRIB_RETURN_NOT_OK(mem_opt("parquet.page.size", &o.format.parquet_page_size));
   TRIB_RETURN_NOT_OK(mem_opt("parquet.block.size", &o.format.parquet_row_group_size));
-  if (const std::string* v = get("parquet.enable.dictionary")) {
-    options::ParseBool(*v, &o.format.parquet_dictionary);
-  }
+  TRIB_RETURN_NOT_OK(bool_opt("parquet.enable.dictionary", &o.format.parquet_dictionary));
   if (const std::string* v = get("file.format.per.level")) {
     // "0:avro,1:parquet"
     size_t b = 0;
@@ -94,14 +95,13 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
                                   "'avro'");
     }
   }
-  if (const std::string* v = get("partition.default-name")) o.partition_default_name = *v;
-  if (const std::string* v = get("merge-engine")) o.merge_engine = *v;
-  if (const std::string* v = get("changelog-producer")) o.changelog_producer = *v;
-  if (const std::string* v = get("changelog-file.prefix")) {
-    // Checked at CREATE and ALTER too; again here for schemas written elsewhere.
-    TRIB_RETURN_NOT_OK(CheckFileNamePrefix("changelog-file.prefix", *v));
-    o.changelog_file_prefix = *v;
-  }
+  TRIB_RETURN_NOT_OK(string_opt("partition.default-name", &o.partition_default_name));
+  TRIB_ASSIGN_OR_RETURN(o.merge_engine, Get(opts, TableOption<MergeEngine>{"merge-engine"}));
+  TRIB_ASSIGN_OR_RETURN(o.changelog_producer,
+                        Get(opts, TableOption<ChangelogProducer>{"changelog-producer"}));
+  TRIB_RETURN_NOT_OK(string_opt("changelog-file.prefix", &o.changelog_file_prefix));
+  // Checked at CREATE and ALTER too; again here for schemas written elsewhere.
+  TRIB_RETURN_NOT_OK(CheckFileNamePrefix("changelog-file.prefix", o.changelog_file_prefix));
   if (const std::string* v = get("data-file.prefix")) {
     TRIB_RETURN_NOT_OK(CheckFileNamePrefix("data-file.prefix", *v));
   }
@@ -160,13 +160,7 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   }
   TRIB_RETURN_NOT_OK(mem_opt("file-index.in-manifest-threshold",
                              &o.format.file_index_in_manifest_threshold));
-  if (const std::string* v = get("file-index.read.enabled")) {
-    bool b = true;
-    if (!options::ParseBool(*v, &b)) {
-      return Status::Invalid("option 'file-index.read.enabled': '" + *v + "' is not a boolean");
-    }
-    o.file_index_read = b;
-  }
+  TRIB_RETURN_NOT_OK(bool_opt("file-index.read.enabled", &o.file_index_read));
   o.changelog_format = o.format;
   o.changelog_format.per_level.clear();
   o.changelog_format.bloom_filter_columns.clear();  // changelog files have no index
@@ -180,11 +174,7 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   if (const std::string* v = get("changelog-file.compression"); v && !v->empty()) {
     o.changelog_format.compression = *v;
   }
-  if (const std::string* v = get("write-only")) {
-    bool b = false;
-    options::ParseBool(*v, &b);
-    o.write_only = b;
-  }
+  TRIB_RETURN_NOT_OK(bool_opt("write-only", &o.write_only));
   if (o.num_levels < 2) return Status::Invalid("option 'num-levels' must be at least 2");
   if (o.sorted_run_trigger < 1) {
     return Status::Invalid("option 'num-sorted-run.compaction-trigger' must be at least 1");

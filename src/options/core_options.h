@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "options/table_option.h"
 #include "tributary/result.h"
 #include "tributary/schema.h"
 
@@ -43,6 +44,9 @@ struct FileFormatOptions {
   bool operator==(const FileFormatOptions&) const = default;
 };
 
+// The initial values restate the option table's defaults (so that a CoreOptions{} is a table's
+// with no options set); options_test's CoreOptionsTest.DefaultsAreTheOptionTables checks that they
+// equal what From reads for a table without options.
 struct CoreOptions {
   int32_t bucket = -1;
   int64_t target_file_size = 128LL << 20;
@@ -58,8 +62,8 @@ struct CoreOptions {
   int64_t dynamic_bucket_target_rows = 2000000;
   int32_t dynamic_bucket_initial_buckets = 0;  // 0: unset
   int32_t dynamic_bucket_max_buckets = -1;     // -1: no limit
-  std::string merge_engine = "deduplicate";
-  std::string changelog_producer = "none";
+  MergeEngine merge_engine = MergeEngine::kDeduplicate;
+  ChangelogProducer changelog_producer = ChangelogProducer::kNone;
   std::string changelog_file_prefix = "changelog-";
   // How changelog files are encoded: `format` with 'changelog-file.format' and
   // 'changelog-file.compression' applied (one format for every level).

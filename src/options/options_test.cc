@@ -1,7 +1,5 @@
 #include "tributary/options.h"
 
-#include "options/option_keys.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +7,10 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+
+#include "options/core_options.h"
+#include "options/option_keys.h"
+#include "tributary/schema.h"
 
 namespace tributary {
 namespace {
@@ -99,6 +101,40 @@ TEST(TableOptionKeys, TypedValuesAndDefaults) {
   auto bad = Get(set, options::kCommitMaxRetries);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("'commit.max-retries' = 'x'"));
+}
+
+// CoreOptions' initial values restate the option table's defaults: they must equal what From
+// reads for a table that sets no option.
+TEST(CoreOptionsTest, DefaultsAreTheOptionTables) {
+  TableSchema schema;
+  Field id;
+  id.name = "id";
+  id.type = DataType::Int();
+  id.type.nullable = false;
+  schema.fields = {id};
+  schema.primary_keys = {"id"};
+  auto read = options::CoreOptions::From(schema);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  const options::CoreOptions initial;
+  EXPECT_EQ(initial.bucket, read->bucket);
+  EXPECT_EQ(initial.target_file_size, read->target_file_size);  // a primary-key table's
+  EXPECT_EQ(initial.write_buffer_size, read->write_buffer_size);
+  EXPECT_EQ(initial.sorted_run_trigger, read->sorted_run_trigger);
+  EXPECT_EQ(initial.num_levels, read->num_levels);
+  EXPECT_EQ(initial.sorted_run_stop_trigger, read->sorted_run_stop_trigger);
+  EXPECT_EQ(initial.max_size_amp_percent, read->max_size_amp_percent);
+  EXPECT_EQ(initial.size_ratio, read->size_ratio);
+  EXPECT_EQ(initial.file_format, read->file_format);
+  EXPECT_TRUE(initial.format == read->format);
+  EXPECT_EQ(initial.partition_default_name, read->partition_default_name);
+  EXPECT_EQ(initial.dynamic_bucket_target_rows, read->dynamic_bucket_target_rows);
+  EXPECT_EQ(initial.dynamic_bucket_initial_buckets, read->dynamic_bucket_initial_buckets);
+  EXPECT_EQ(initial.dynamic_bucket_max_buckets, read->dynamic_bucket_max_buckets);
+  EXPECT_EQ(initial.merge_engine, read->merge_engine);
+  EXPECT_EQ(initial.changelog_producer, read->changelog_producer);
+  EXPECT_EQ(initial.changelog_file_prefix, read->changelog_file_prefix);
+  EXPECT_EQ(initial.file_index_read, read->file_index_read);
+  EXPECT_EQ(initial.write_only, read->write_only);
 }
 
 TEST(OptionTableTest, PaimonDefaults) {

@@ -51,7 +51,7 @@ class FileStoreStreamScan : public StreamScan {
           Field{next_id + 1, "_commit_timestamp", DataType::TimestampLtz(3).NotNull(), ""});
       output_fields_.push_back(Field{next_id + 2, "_bucket", DataType::Int(), ""});
     }
-    normalize_ = layout_.primary_key && core_.changelog_producer == "none";
+    normalize_ = layout_.primary_key && core_.changelog_producer == options::ChangelogProducer::kNone;
     cross_partition_ = layout_.primary_key &&
                        schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
                            schema_->primary_keys.size();
@@ -334,7 +334,7 @@ class FileStoreStreamScan : public StreamScan {
     // With the 'full-compaction' producer the changes that follow are those of compactions into
     // the top level (that level before against after): the start is the top level as the last
     // of them left it, so no change is read twice at the seam (nor lost).
-    const bool top_level_only = core_.changelog_producer == "full-compaction";
+    const bool top_level_only = core_.changelog_producer == options::ChangelogProducer::kFullCompaction;
     TRIB_ASSIGN_OR_RETURN(full_, NewFileStoreScan(path_, schema_, o, "", top_level_only));
     return Status::OK();
   }
@@ -384,7 +384,7 @@ class FileStoreStreamScan : public StreamScan {
       return cached.status();
     }
     std::vector<meta::ManifestEntry> entries;
-    if (layout_.primary_key && core_.changelog_producer != "none") {
+    if (layout_.primary_key && core_.changelog_producer != options::ChangelogProducer::kNone) {
       // ChangelogFollowUpScanner: the changelog files a snapshot lists, whatever its kind.
       if (!snap->changelog_manifest_list) return Status::OK();
       TRIB_ASSIGN_OR_RETURN(auto manifests,
@@ -421,7 +421,7 @@ class FileStoreStreamScan : public StreamScan {
     }
     // Changelog files keep the order they were written in (their manifest's): a -U/+U pair
     // split over two files, or two compactions' changelogs of one commit, must read in order.
-    const bool changelog_files = layout_.primary_key && core_.changelog_producer != "none";
+    const bool changelog_files = layout_.primary_key && core_.changelog_producer != options::ChangelogProducer::kNone;
     std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
       if (a.partition != b.partition) {
         return partition_rank.at(a.partition) < partition_rank.at(b.partition);
@@ -649,7 +649,7 @@ Result<std::unique_ptr<StreamScan>> NewFileStoreStreamScan(const std::string& pa
     }
   }
   if (!options.consumer_id.empty()) TRIB_RETURN_NOT_OK(meta::CheckConsumerId(options.consumer_id));
-  if (schema->HasPrimaryKey() && core.changelog_producer == "none") {
+  if (schema->HasPrimaryKey() && core.changelog_producer == options::ChangelogProducer::kNone) {
     // The normaliser takes each new record as the key's whole row: right for deduplicate, not
     // for merges that combine records or keep the first one.
     TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(*schema));

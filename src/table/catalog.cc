@@ -279,15 +279,19 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     TRIB_ASSIGN_OR_RETURN(auto merge_config, merge::MergeConfig::Make(s, /*strict=*/true));
     (void)merge_config;
   }
-  if (!s.HasPrimaryKey() && core.changelog_producer != "none") {
-    return Status::Invalid("changelog-producer '" + core.changelog_producer + "' needs a primary "
+  if (!s.HasPrimaryKey() && core.changelog_producer != options::ChangelogProducer::kNone) {
+    return Status::Invalid("changelog-producer '" +
+                           std::string(options::ChangelogProducerName(core.changelog_producer)) +
+                           "' needs a primary "
                            "key: an append table's rows are its changelog (define a primary key, "
                            "or leave changelog-producer 'none')");
   }
-  if (core.merge_engine == "first-row" && core.changelog_producer != "none" &&
-      core.changelog_producer != "lookup") {
+  if (core.merge_engine == options::MergeEngine::kFirstRow && core.changelog_producer != options::ChangelogProducer::kNone &&
+      core.changelog_producer != options::ChangelogProducer::kLookup) {
     return Status::Invalid("merge engine 'first-row' supports only changelog-producer 'none' or "
-                           "'lookup', not '" + core.changelog_producer + "'");
+                           "'lookup', not '" +
+                           std::string(options::ChangelogProducerName(core.changelog_producer)) +
+                           "'");
   }
   // Retention options that contradict each other fail here, not at the first commit.
   TRIB_RETURN_NOT_OK(commit::ExpireOptions::From(s).status());
@@ -296,7 +300,7 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     return Status::NotSupported("'lookup-wait' = 'false' is not supported yet: the lookup "
                                 "changelog is always produced within the commit");
   }
-  if (core.changelog_producer == "lookup" &&
+  if (core.changelog_producer == options::ChangelogProducer::kLookup &&
       options::IsSet(s, options::kFullCompactionDeltaCommits)) {
     return Status::Invalid("'full-compaction.delta-commits' is incompatible with "
                            "'changelog-producer' = 'lookup': use 'changelog-producer' = "
@@ -304,14 +308,9 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
   }
   TRIB_ASSIGN_OR_RETURN(const bool deletion_vectors,
                         options::Get(s, options::kDeletionVectorsEnabled));
-  if (core.changelog_producer == "full-compaction" && deletion_vectors) {
+  if (core.changelog_producer == options::ChangelogProducer::kFullCompaction && deletion_vectors) {
     return Status::Invalid("deletion vectors work only with changelog-producer 'none', 'input' "
                            "or 'lookup', not 'full-compaction'");
-  }
-  if (core.changelog_producer != "none" && core.changelog_producer != "input" &&
-      core.changelog_producer != "lookup" && core.changelog_producer != "full-compaction") {
-    return Status::NotSupported("changelog-producer '" + core.changelog_producer +
-                                "' is not supported yet");
   }
   // The finest timestamp every format the table writes in holds.
   int32_t max_precision = 9;

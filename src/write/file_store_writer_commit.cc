@@ -14,7 +14,7 @@ Result<std::optional<int64_t>> FileStoreWriter::Commit() {
     RemoveDirsOfDroppedTable();
     return r;
   }
-  const bool full_producer = core_.changelog_producer == "full-compaction";
+  const bool full_producer = core_.changelog_producer == options::ChangelogProducer::kFullCompaction;
   if ((full_producer || full_compaction_every_) && !options_.overwrite && !core_.write_only) {
     // A full compaction after every 'full-compaction.delta-commits' commits. With the
     // full-compaction producer the changelog comes from them: after every commit when the

@@ -98,10 +98,10 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   // An overwrite commits no changelog (as Paimon: "Overwrite mode currently does not commit any
   // changelog"), so its writer writes none.
   ctx.changelog_format = core.changelog_format;
-  if (ctx.merge_config && core.changelog_producer == "input" && !options.overwrite) {
+  if (ctx.merge_config && core.changelog_producer == options::ChangelogProducer::kInput && !options.overwrite) {
     ctx.input_changelog_prefix = core.changelog_file_prefix;
   }
-  if (ctx.merge_config && core.changelog_producer == "lookup" && !options.overwrite) {
+  if (ctx.merge_config && core.changelog_producer == options::ChangelogProducer::kLookup && !options.overwrite) {
     ctx.lookup_changelog_prefix = core.changelog_file_prefix;
     ctx.row_deduplicate = options::GetOrDefault(*schema, options::kChangelogRowDeduplicate);
     ctx.row_deduplicate_ignore = compact::ParseFieldList(
