@@ -223,6 +223,8 @@ class FileStoreWriter : public TableWriter {
   // then the commit fails, saying so, and nothing is committed.
   Status RebucketRescaledPartitions();
 
+  // DoCommit's part for OVERWRITE (file_store_writer_commit.cc).
+  Status SetOverwrite(CommitRequest* req);
   Result<std::optional<int64_t>> DoCommit();
 
   std::string path_;

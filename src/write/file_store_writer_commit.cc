@@ -313,6 +313,61 @@ Status FileStoreWriter::RebucketRescaledPartitions() {
   return Status::OK();
 }
 
+// An OVERWRITE commit: which partitions it replaces (req->overwrite_filter), and, when the rows
+// came from a snapshot, the precondition that those partitions still hold its files.
+Status FileStoreWriter::SetOverwrite(CommitRequest* req) {
+  if (options_.overwrite) {
+    std::vector<std::map<std::string, std::string>> specs = options_.overwrite_partitions;
+    if (options_.overwrite_partition) specs.push_back(*options_.overwrite_partition);
+    if (!specs.empty()) {
+      std::vector<Field> pf = partition_fields_;
+      std::vector<DataType> pt = partition_types_;
+      req->overwrite_filter = [specs, pf, pt](const std::string& p) {
+        auto row = format::DeserializeBinaryRow(p, pt);
+        if (!row.ok()) return false;
+        for (const auto& spec : specs) {
+          bool match = true;
+          for (size_t i = 0; match && i < pf.size(); i++) {
+            auto it = spec.find(pf[i].name);
+            if (it == spec.end()) continue;
+            match = meta::PartitionValueString((*row)[i], pf[i].type) == it->second;
+          }
+          if (match) return true;
+        }
+        return false;
+      };
+    } else if (!partition_idx_.empty()) {
+      std::set<std::string> written;
+      for (const auto& m : req->messages) written.insert(m.partition);
+      req->overwrite_filter = [written](const std::string& p) { return written.count(p) > 0; };
+    }
+  }
+  if (options_.overwrite && options_.overwrite_base_snapshot) {
+    // The partitions replaced must hold the files they held in the snapshot the rows came
+    // from: a write committed since is not lost but makes this commit fail.
+    meta::SnapshotManager snapshots(path_);
+    TRIB_ASSIGN_OR_RETURN(auto base, snapshots.Read(*options_.overwrite_base_snapshot));
+    TRIB_ASSIGN_OR_RETURN(auto base_live, ReadLiveEntries(path_, *base));
+    auto filter = req->overwrite_filter;
+    auto names = [filter](const std::vector<meta::ManifestEntry>& live) {
+      std::set<std::string> out;
+      for (const auto& e : live) {
+        if (!filter || filter(e.partition)) out.insert(e.file.file_name);
+      }
+      return out;
+    };
+    req->precondition = [names, expected = names(base_live),
+                        id = *options_.overwrite_base_snapshot](
+                           const std::vector<meta::ManifestEntry>& live) -> Status {
+      if (names(live) == expected) return Status::OK();
+      return Status::Conflict("the rewritten partitions changed since snapshot " +
+                              std::to_string(id) + " (a concurrent write); nothing was "
+                              "committed: run it again");
+    };
+  }
+  return Status::OK();
+}
+
 Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
   // Fixed buckets: no rescale commits between the layout check and this commit (a rescale
   // itself holds the lock exclusively).
@@ -384,55 +439,7 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
       req.messages.push_back(std::move(m));
     }
   }
-  if (options_.overwrite) {
-    std::vector<std::map<std::string, std::string>> specs = options_.overwrite_partitions;
-    if (options_.overwrite_partition) specs.push_back(*options_.overwrite_partition);
-    if (!specs.empty()) {
-      std::vector<Field> pf = partition_fields_;
-      std::vector<DataType> pt = partition_types_;
-      req.overwrite_filter = [specs, pf, pt](const std::string& p) {
-        auto row = format::DeserializeBinaryRow(p, pt);
-        if (!row.ok()) return false;
-        for (const auto& spec : specs) {
-          bool match = true;
-          for (size_t i = 0; match && i < pf.size(); i++) {
-            auto it = spec.find(pf[i].name);
-            if (it == spec.end()) continue;
-            match = meta::PartitionValueString((*row)[i], pf[i].type) == it->second;
-          }
-          if (match) return true;
-        }
-        return false;
-      };
-    } else if (!partition_idx_.empty()) {
-      std::set<std::string> written;
-      for (const auto& m : req.messages) written.insert(m.partition);
-      req.overwrite_filter = [written](const std::string& p) { return written.count(p) > 0; };
-    }
-  }
-  if (options_.overwrite && options_.overwrite_base_snapshot) {
-    // The partitions replaced must hold the files they held in the snapshot the rows came
-    // from: a write committed since is not lost but makes this commit fail.
-    meta::SnapshotManager snapshots(path_);
-    TRIB_ASSIGN_OR_RETURN(auto base, snapshots.Read(*options_.overwrite_base_snapshot));
-    TRIB_ASSIGN_OR_RETURN(auto base_live, ReadLiveEntries(path_, *base));
-    auto filter = req.overwrite_filter;
-    auto names = [filter](const std::vector<meta::ManifestEntry>& live) {
-      std::set<std::string> out;
-      for (const auto& e : live) {
-        if (!filter || filter(e.partition)) out.insert(e.file.file_name);
-      }
-      return out;
-    };
-    req.precondition = [names, expected = names(base_live),
-                        id = *options_.overwrite_base_snapshot](
-                           const std::vector<meta::ManifestEntry>& live) -> Status {
-      if (names(live) == expected) return Status::OK();
-      return Status::Conflict("the rewritten partitions changed since snapshot " +
-                              std::to_string(id) + " (a concurrent write); nothing was "
-                              "committed: run it again");
-    };
-  }
+  TRIB_RETURN_NOT_OK(SetOverwrite(&req));
   if (layout_.primary_key) {
     req.renumber = [this](const CommitMessage& m, int64_t shift)
         -> Result<std::vector<meta::DataFileMeta>> {

@@ -29,129 +29,10 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
   }
   if (e->op == "TRIM" && (Peek().Is("BOTH") || Peek().Is("LEADING") || Peek().Is("TRAILING") ||
                           Peek().Is("FROM") || !Peek(1).IsSymbol(")"))) {
-    // TRIM([BOTH | LEADING | TRAILING] [characters] FROM s): TRIM / LTRIM / RTRIM(s, characters).
-    if (AcceptKeyword("LEADING")) {
-      e->op = "LTRIM";
-    } else if (AcceptKeyword("TRAILING")) {
-      e->op = "RTRIM";
-    } else {
-      AcceptKeyword("BOTH");
-    }
-    ExprPtr chars;
-    if (!Peek().Is("FROM")) {
-      TRIB_ASSIGN_OR_RETURN(chars, ParseConcat());
-    }
-    if (AcceptKeyword("FROM")) {
-      TRIB_ASSIGN_OR_RETURN(ExprPtr s, ParseExpr());
-      e->args.push_back(std::move(s));
-      if (chars) e->args.push_back(std::move(chars));
-    } else if (chars) {
-      e->args.push_back(std::move(chars));  // TRIM(s): the string itself
-    } else {
-      return ErrorAt(Peek().pos, "TRIM needs FROM and the string to trim");
-    }
-    TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
-    return e;
+    return ParseTrimCall(std::move(e));
   }
   if (e->op == "JSON_VALUE" || e->op == "JSON_QUERY") {
-    // JSON_VALUE(s, path [RETURNING type] [behavior ON EMPTY] [behavior ON ERROR]) and
-    // JSON_QUERY(s, path [RETURNING type] [wrapper] [behavior ON EMPTY] [behavior ON ERROR])
-    // become calls with their clauses as string arguments (functions.cc says which):
-    // JSON_VALUE(s, path, type, on_empty, empty_default, on_error, error_default),
-    // JSON_QUERY(s, path, wrapper, on_empty, on_error, type). Without clauses, Flink's defaults.
-    auto text = [&](std::string v, const Pos& at) {
-      auto lit = std::make_unique<Expr>();
-      lit->kind = ExprKind::kLiteral;
-      lit->literal_kind = LiteralKind::kString;
-      lit->text = std::move(v);
-      lit->pos = at;
-      return lit;
-    };
-    auto null_literal = [&](const Pos& at) {
-      auto lit = std::make_unique<Expr>();
-      lit->kind = ExprKind::kLiteral;
-      lit->literal_kind = LiteralKind::kNull;
-      lit->pos = at;
-      return lit;
-    };
-    TRIB_ASSIGN_OR_RETURN(ExprPtr doc, ParseExpr());
-    TRIB_RETURN_NOT_OK(ExpectSymbol(","));
-    TRIB_ASSIGN_OR_RETURN(ExprPtr path, ParseConcat());
-    e->args.push_back(std::move(doc));
-    e->args.push_back(std::move(path));
-    const bool value = e->op == "JSON_VALUE";
-    std::string type = "STRING", wrapper = "WITHOUT";
-    if (AcceptKeyword("RETURNING")) {
-      Pos type_pos;
-      TRIB_ASSIGN_OR_RETURN(type, ParseTypeText(&type_pos));
-    }
-    if (!value && (Peek().Is("WITH") || Peek().Is("WITHOUT"))) {
-      const bool with = Upper(Next().text) == "WITH";
-      std::string kind = "UNCONDITIONAL";
-      if (with && AcceptKeyword("CONDITIONAL")) kind = "CONDITIONAL";
-      if (with) AcceptKeyword("UNCONDITIONAL");
-      AcceptKeyword("ARRAY");
-      TRIB_RETURN_NOT_OK(ExpectKeyword("WRAPPER"));
-      wrapper = with ? kind : "WITHOUT";
-    }
-    // Behaviors: JSON_VALUE: NULL | ERROR | DEFAULT expr; JSON_QUERY: NULL | ERROR |
-    // EMPTY ARRAY | EMPTY OBJECT.
-    std::string on[2] = {"NULL", "NULL"};
-    ExprPtr defaults[2];
-    bool seen[2] = {false, false};
-    while (!Peek().IsSymbol(")")) {
-      const Pos at = Peek().pos;
-      std::string behavior;
-      ExprPtr def;
-      if (AcceptKeyword("NULL")) {
-        behavior = "NULL";
-      } else if (AcceptKeyword("ERROR")) {
-        behavior = "ERROR";
-      } else if (value && AcceptKeyword("DEFAULT")) {
-        behavior = "DEFAULT";
-        TRIB_ASSIGN_OR_RETURN(def, ParseConcat());
-      } else if (!value && AcceptKeyword("EMPTY")) {
-        if (AcceptKeyword("ARRAY")) {
-          behavior = "EMPTY ARRAY";
-        } else {
-          TRIB_RETURN_NOT_OK(ExpectKeyword("OBJECT"));
-          behavior = "EMPTY OBJECT";
-        }
-      } else {
-        return Unexpected(value ? "NULL, ERROR or DEFAULT and ON EMPTY / ON ERROR, or ')'"
-                                : "NULL, ERROR, EMPTY ARRAY or EMPTY OBJECT and ON EMPTY / "
-                                  "ON ERROR, or ')'");
-      }
-      TRIB_RETURN_NOT_OK(ExpectKeyword("ON"));
-      int which;
-      if (AcceptKeyword("EMPTY")) {
-        which = 0;
-      } else {
-        TRIB_RETURN_NOT_OK(ExpectKeyword("ERROR"));
-        which = 1;
-      }
-      if (seen[which] || (which == 0 && seen[1])) {
-        return ErrorAt(at, "ON EMPTY comes before ON ERROR, once each");
-      }
-      seen[which] = true;
-      on[which] = behavior;
-      defaults[which] = std::move(def);
-    }
-    Next();  // )
-    const Pos at = e->pos;
-    if (value) {
-      e->args.push_back(text(type, at));
-      for (int w = 0; w < 2; w++) {
-        e->args.push_back(text(on[w], at));
-        e->args.push_back(defaults[w] ? std::move(defaults[w]) : null_literal(at));
-      }
-    } else {
-      e->args.push_back(text(wrapper, at));
-      e->args.push_back(text(on[0], at));
-      e->args.push_back(text(on[1], at));
-      e->args.push_back(text(type, at));
-    }
-    return e;
+    return ParseJsonCall(std::move(e));
   }
   if (e->op == "OVERLAY") {
     // OVERLAY(s PLACING r FROM pos [FOR len]): OVERLAY(s, r, pos[, len]).
@@ -442,6 +323,135 @@ Result<ExprPtr> Parser::ParseCase(Pos pos) {
     e->has_else = true;
   }
   TRIB_RETURN_NOT_OK(ExpectKeyword("END"));
+  return e;
+}
+
+// JSON_VALUE and JSON_QUERY after their "(": their clauses become string arguments.
+Result<ExprPtr> Parser::ParseJsonCall(ExprPtr e) {
+  // JSON_VALUE(s, path [RETURNING type] [behavior ON EMPTY] [behavior ON ERROR]) and
+  // JSON_QUERY(s, path [RETURNING type] [wrapper] [behavior ON EMPTY] [behavior ON ERROR])
+  // become calls with their clauses as string arguments (functions.cc says which):
+  // JSON_VALUE(s, path, type, on_empty, empty_default, on_error, error_default),
+  // JSON_QUERY(s, path, wrapper, on_empty, on_error, type). Without clauses, Flink's defaults.
+  auto text = [&](std::string v, const Pos& at) {
+    auto lit = std::make_unique<Expr>();
+    lit->kind = ExprKind::kLiteral;
+    lit->literal_kind = LiteralKind::kString;
+    lit->text = std::move(v);
+    lit->pos = at;
+    return lit;
+  };
+  auto null_literal = [&](const Pos& at) {
+    auto lit = std::make_unique<Expr>();
+    lit->kind = ExprKind::kLiteral;
+    lit->literal_kind = LiteralKind::kNull;
+    lit->pos = at;
+    return lit;
+  };
+  TRIB_ASSIGN_OR_RETURN(ExprPtr doc, ParseExpr());
+  TRIB_RETURN_NOT_OK(ExpectSymbol(","));
+  TRIB_ASSIGN_OR_RETURN(ExprPtr path, ParseConcat());
+  e->args.push_back(std::move(doc));
+  e->args.push_back(std::move(path));
+  const bool value = e->op == "JSON_VALUE";
+  std::string type = "STRING", wrapper = "WITHOUT";
+  if (AcceptKeyword("RETURNING")) {
+    Pos type_pos;
+    TRIB_ASSIGN_OR_RETURN(type, ParseTypeText(&type_pos));
+  }
+  if (!value && (Peek().Is("WITH") || Peek().Is("WITHOUT"))) {
+    const bool with = Upper(Next().text) == "WITH";
+    std::string kind = "UNCONDITIONAL";
+    if (with && AcceptKeyword("CONDITIONAL")) kind = "CONDITIONAL";
+    if (with) AcceptKeyword("UNCONDITIONAL");
+    AcceptKeyword("ARRAY");
+    TRIB_RETURN_NOT_OK(ExpectKeyword("WRAPPER"));
+    wrapper = with ? kind : "WITHOUT";
+  }
+  // Behaviors: JSON_VALUE: NULL | ERROR | DEFAULT expr; JSON_QUERY: NULL | ERROR |
+  // EMPTY ARRAY | EMPTY OBJECT.
+  std::string on[2] = {"NULL", "NULL"};
+  ExprPtr defaults[2];
+  bool seen[2] = {false, false};
+  while (!Peek().IsSymbol(")")) {
+    const Pos at = Peek().pos;
+    std::string behavior;
+    ExprPtr def;
+    if (AcceptKeyword("NULL")) {
+      behavior = "NULL";
+    } else if (AcceptKeyword("ERROR")) {
+      behavior = "ERROR";
+    } else if (value && AcceptKeyword("DEFAULT")) {
+      behavior = "DEFAULT";
+      TRIB_ASSIGN_OR_RETURN(def, ParseConcat());
+    } else if (!value && AcceptKeyword("EMPTY")) {
+      if (AcceptKeyword("ARRAY")) {
+        behavior = "EMPTY ARRAY";
+      } else {
+        TRIB_RETURN_NOT_OK(ExpectKeyword("OBJECT"));
+        behavior = "EMPTY OBJECT";
+      }
+    } else {
+      return Unexpected(value ? "NULL, ERROR or DEFAULT and ON EMPTY / ON ERROR, or ')'"
+                              : "NULL, ERROR, EMPTY ARRAY or EMPTY OBJECT and ON EMPTY / "
+                                "ON ERROR, or ')'");
+    }
+    TRIB_RETURN_NOT_OK(ExpectKeyword("ON"));
+    int which;
+    if (AcceptKeyword("EMPTY")) {
+      which = 0;
+    } else {
+      TRIB_RETURN_NOT_OK(ExpectKeyword("ERROR"));
+      which = 1;
+    }
+    if (seen[which] || (which == 0 && seen[1])) {
+      return ErrorAt(at, "ON EMPTY comes before ON ERROR, once each");
+    }
+    seen[which] = true;
+    on[which] = behavior;
+    defaults[which] = std::move(def);
+  }
+  Next();  // )
+  const Pos at = e->pos;
+  if (value) {
+    e->args.push_back(text(type, at));
+    for (int w = 0; w < 2; w++) {
+      e->args.push_back(text(on[w], at));
+      e->args.push_back(defaults[w] ? std::move(defaults[w]) : null_literal(at));
+    }
+  } else {
+    e->args.push_back(text(wrapper, at));
+    e->args.push_back(text(on[0], at));
+    e->args.push_back(text(on[1], at));
+    e->args.push_back(text(type, at));
+  }
+  return e;
+}
+
+// TRIM([BOTH | LEADING | TRAILING] [characters] FROM s) after its "(".
+Result<ExprPtr> Parser::ParseTrimCall(ExprPtr e) {
+  // TRIM([BOTH | LEADING | TRAILING] [characters] FROM s): TRIM / LTRIM / RTRIM(s, characters).
+  if (AcceptKeyword("LEADING")) {
+    e->op = "LTRIM";
+  } else if (AcceptKeyword("TRAILING")) {
+    e->op = "RTRIM";
+  } else {
+    AcceptKeyword("BOTH");
+  }
+  ExprPtr chars;
+  if (!Peek().Is("FROM")) {
+    TRIB_ASSIGN_OR_RETURN(chars, ParseConcat());
+  }
+  if (AcceptKeyword("FROM")) {
+    TRIB_ASSIGN_OR_RETURN(ExprPtr s, ParseExpr());
+    e->args.push_back(std::move(s));
+    if (chars) e->args.push_back(std::move(chars));
+  } else if (chars) {
+    e->args.push_back(std::move(chars));  // TRIM(s): the string itself
+  } else {
+    return ErrorAt(Peek().pos, "TRIM needs FROM and the string to trim");
+  }
+  TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
   return e;
 }
 

@@ -326,6 +326,10 @@ class Parser {
   Result<ExprPtr> ParsePrimary();
   Result<ExprPtr> ParsePostfix();
   Result<ExprPtr> ParseFunction(const Token& name);
+  // Calls with their own syntax inside the parentheses (parser_function.cc).
+  Result<ExprPtr> ParseJsonCall(ExprPtr e);
+  Result<ExprPtr> ParseIntervalLiteral(ExprPtr e);
+  Result<ExprPtr> ParseTrimCall(ExprPtr e);
   // `call` OVER (...) when a window follows, else `call`.
   Result<ExprPtr> ParseOver(ExprPtr call);
   Result<ExprPtr> ParseCase(Pos pos);

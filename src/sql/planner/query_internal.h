@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <map>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -76,6 +77,11 @@ ScanOptions MakeScanOptions(const ScanPlan& plan,
                             const std::string& time_zone);
 // The 'scan.snapshot-id' hint of `source`, into plan->snapshot_id.
 Status ApplySnapshotHint(const Source& source, const Pos& hints_pos, ScanPlan* plan);
+// Every row `plan` reads of `table` (a statement's own read of its target: DELETE, UPDATE).
+Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields,
+                                  const ScanPlan& plan,
+                                  const std::map<std::string, std::string>& dynamic_options,
+                                  const std::string& time_zone = "");
 // What EXPLAIN says of a table scan.
 std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanOptions& opts);
 // Filter pushdown into a subquery: moves each conjunct of `conjuncts` (over the columns of
@@ -167,6 +173,11 @@ struct SelectPlan {
 // `q` bound into a SelectPlan (query.cc): its inputs opened, its correlated subqueries first
 // rewritten as joins, its filters pushed down.
 Result<SelectPlan> PlanSelect(const QueryContext& session, const SelectStmt& q);
+// SubqueryRunner::later (sources.cc): `sq` planned (and run) again on demand, as it would be
+// planned now: with the statement's WITH queries, the name scope (a view's database), the
+// enclosing rows of the subqueries around it, and each table at the snapshot it first had.
+std::function<Result<QueryRows>(OuterFrame*, bool)> CorrelatedRunner(
+    const QueryContext& session, std::shared_ptr<const SelectStmt> sq);
 // The expressions of the window calls that read the input (arguments, partition and order keys).
 std::vector<BoundExpr*> WindowExprs(WindowBinding* windows);
 // A column reference for each column below `width` that `e` reads (so a planner counts the
