@@ -94,7 +94,9 @@ class W1Generator {
     Str(&r->s3);
   }
   // Only the key stream (for W4's hit keys).
-  int64_t NextId() { return 2 * static_cast<int64_t>(keys_.Next() % static_cast<uint32_t>(keyspace_)); }
+  int64_t NextId() {
+    return 2 * static_cast<int64_t>(keys_.Next() % static_cast<uint32_t>(keyspace_));
+  }
 
  private:
   void Str(std::string* s) {
@@ -286,8 +288,8 @@ class Record {
 };
 
 // A workload that cannot run on this system (yet): printed as a note in the tables.
-inline void PrintError(const std::string& sys, const std::string& workload,
-                       const std::string& kase, const std::string& message) {
+inline void PrintError(const std::string& sys, const std::string& workload, const std::string& kase,
+                       const std::string& message) {
   Record(sys, workload, kase).Str("error", message).Print();
 }
 

@@ -75,8 +75,8 @@ struct DuckDB {
 const DuckDB& Api() {
   static const DuckDB api = [] {
     const char* env = std::getenv("DUCKDB_LIB");
-    std::string path = env && *env ? env
-                                   : "bench/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so";
+    std::string path =
+        env && *env ? env : "bench/node_modules/@duckdb/node-bindings-linux-x64/libduckdb.so";
     void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) Die("cannot load " + path + ": " + dlerror());
     DuckDB a{};
@@ -140,7 +140,8 @@ struct Db {
   }
   int64_t Int(const std::string& sql) {
     duckdb_result r;
-    if (Api().query(con, sql.c_str(), &r) != DuckDBSuccess) Die(sql + ": " + Api().result_error(&r));
+    if (Api().query(con, sql.c_str(), &r) != DuckDBSuccess)
+      Die(sql + ": " + Api().result_error(&r));
     int64_t v = Api().row_count(&r) > 0 ? Api().value_int64(&r, 0, 0) : 0;
     Api().destroy_result(&r);
     return v;
@@ -202,10 +203,12 @@ void W1(const std::string& dir) {
   bench::Params p;
   bench::Timer timer;
   Db db(dir);
-  db.Exec("CREATE TABLE t (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE, s1 VARCHAR, "
-          "s2 VARCHAR, s3 VARCHAR)");
+  db.Exec(
+      "CREATE TABLE t (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE, s1 VARCHAR, "
+      "s2 VARCHAR, s3 VARCHAR)");
   {
-    Stage stage(db, "stage", "id BIGINT, a BIGINT, b BIGINT, c DOUBLE, s1 VARCHAR, s2 VARCHAR, "
+    Stage stage(db, "stage",
+                "id BIGINT, a BIGINT, b BIGINT, c DOUBLE, s1 VARCHAR, s2 VARCHAR, "
                 "s3 VARCHAR");
     bench::W1Generator gen(p.W1Keyspace());
     bench::W1Row r;
@@ -222,10 +225,11 @@ void W1(const std::string& dir) {
       if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
         stage.appender().Flush();
         db.Exec("BEGIN");
-        db.Exec("INSERT INTO t SELECT * FROM stage "
-                "QUALIFY row_number() OVER (PARTITION BY id ORDER BY b DESC) = 1 "
-                "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
-                "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3");
+        db.Exec(
+            "INSERT INTO t SELECT * FROM stage "
+            "QUALIFY row_number() OVER (PARTITION BY id ORDER BY b DESC) = 1 "
+            "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
+            "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3");
         db.Exec("COMMIT");
         stage.Reset();
       }
@@ -347,8 +351,9 @@ void W2(const std::string& dir) {
       if ((i + 1) % p.batch == 0 || i + 1 == p.w2_events) {
         stage.appender().Flush();
         db.Exec("BEGIN");
-        db.Exec("INSERT INTO w2 SELECT id, SUM(v)::BIGINT, MAX(v) FROM stage2 GROUP BY id "
-                "ON CONFLICT (id) DO UPDATE SET s = s + excluded.s, m = greatest(m, excluded.m)");
+        db.Exec(
+            "INSERT INTO w2 SELECT id, SUM(v)::BIGINT, MAX(v) FROM stage2 GROUP BY id "
+            "ON CONFLICT (id) DO UPDATE SET s = s + excluded.s, m = greatest(m, excluded.m)");
         db.Exec("COMMIT");
         stage.Reset();
       }
@@ -373,8 +378,9 @@ void W3(const std::string& dir) {
   bench::Params p;
   bench::Timer timer;
   Db db(dir);
-  db.Exec("CREATE TABLE w3 (id BIGINT PRIMARY KEY, c1 BIGINT, c2 BIGINT, c3 BIGINT, c4 BIGINT, "
-          "c5 BIGINT, c6 BIGINT)");
+  db.Exec(
+      "CREATE TABLE w3 (id BIGINT PRIMARY KEY, c1 BIGINT, c2 BIGINT, c3 BIGINT, c4 BIGINT, "
+      "c5 BIGINT, c6 BIGINT)");
   {
     Stage stage(db, "stage3", "id BIGINT, x BIGINT, y BIGINT");
     int64_t next[3] = {0, 0, 0};
@@ -392,9 +398,10 @@ void W3(const std::string& dir) {
         stage.appender().Flush();
         std::string x = "c" + std::to_string(2 * w + 1), y = "c" + std::to_string(2 * w + 2);
         db.Exec("BEGIN");
-        db.Exec("INSERT INTO w3 (id, " + x + ", " + y + ") SELECT id, x, y FROM stage3 "
-                "ON CONFLICT (id) DO UPDATE SET " + x + " = excluded." + x + ", " + y +
-                " = excluded." + y);
+        db.Exec("INSERT INTO w3 (id, " + x + ", " + y +
+                ") SELECT id, x, y FROM stage3 "
+                "ON CONFLICT (id) DO UPDATE SET " +
+                x + " = excluded." + x + ", " + y + " = excluded." + y);
         db.Exec("COMMIT");
         stage.Reset();
       }
@@ -468,5 +475,6 @@ void J1(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bench::RunWorkload(argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}, {"J1", J1}});
+  return bench::RunWorkload(
+      argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}, {"J1", J1}});
 }

@@ -43,7 +43,9 @@ class Conn {
     PQclear(r);
     return v;
   }
-  int64_t QueryInt(const std::string& sql) { return std::strtoll(QueryText(sql).c_str(), nullptr, 10); }
+  int64_t QueryInt(const std::string& sql) {
+    return std::strtoll(QueryText(sql).c_str(), nullptr, 10);
+  }
   // COPY `table` FROM STDIN with text rows already formatted (tab-separated, \n-terminated).
   void Copy(const std::string& table, const std::string& data) {
     PGresult* r = PQexec(c_, ("COPY " + table + " FROM STDIN").c_str());
@@ -104,8 +106,9 @@ void W1(const std::string& info) {
   bench::Timer timer;
   Conn c(info);
   c.Exec("DROP TABLE IF EXISTS t");
-  c.Exec("CREATE TABLE t (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE PRECISION, "
-         "s1 TEXT, s2 TEXT, s3 TEXT)");
+  c.Exec(
+      "CREATE TABLE t (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE PRECISION, "
+      "s1 TEXT, s2 TEXT, s3 TEXT)");
   c.Exec("CREATE TEMP TABLE stage (LIKE t)");
   bench::W1Generator gen(p.W1Keyspace());
   bench::W1Row r;
@@ -118,9 +121,10 @@ void W1(const std::string& info) {
       c.Exec("BEGIN");
       c.Exec("TRUNCATE stage");
       c.Copy("stage", data);
-      c.Exec("INSERT INTO t SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
-             "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
-             "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3");
+      c.Exec(
+          "INSERT INTO t SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
+          "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
+          "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3");
       c.Exec("COMMIT");
       data.clear();
     }
@@ -139,8 +143,8 @@ void W1(const std::string& info) {
 void W4(const std::string& info) {
   bench::Params p;
   Conn c(info);
-  PGresult* prep = PQprepare(c.get(), "get", "SELECT a, b, c, s1, s2, s3 FROM t WHERE id = $1", 0,
-                             nullptr);
+  PGresult* prep =
+      PQprepare(c.get(), "get", "SELECT a, b, c, s1, s2, s3 FROM t WHERE id = $1", 0, nullptr);
   if (PQresultStatus(prep) != PGRES_COMMAND_OK) c.Die("prepare");
   PQclear(prep);
   std::vector<int64_t> keys = bench::W4Keys(p);
@@ -235,9 +239,10 @@ void W2(const std::string& info) {
       c.Exec("BEGIN");
       c.Exec("TRUNCATE stage2");
       c.Copy("stage2", data);
-      c.Exec("INSERT INTO w2 SELECT id, SUM(v), MAX(v) FROM stage2 GROUP BY id "
-             "ON CONFLICT (id) DO UPDATE SET s = w2.s + excluded.s, "
-             "m = GREATEST(w2.m, excluded.m)");
+      c.Exec(
+          "INSERT INTO w2 SELECT id, SUM(v), MAX(v) FROM stage2 GROUP BY id "
+          "ON CONFLICT (id) DO UPDATE SET s = w2.s + excluded.s, "
+          "m = GREATEST(w2.m, excluded.m)");
       c.Exec("COMMIT");
       data.clear();
     }
@@ -261,8 +266,9 @@ void W3(const std::string& info) {
   bench::Timer timer;
   Conn c(info);
   c.Exec("DROP TABLE IF EXISTS w3");
-  c.Exec("CREATE TABLE w3 (id BIGINT PRIMARY KEY, c1 BIGINT, c2 BIGINT, c3 BIGINT, c4 BIGINT, "
-         "c5 BIGINT, c6 BIGINT)");
+  c.Exec(
+      "CREATE TABLE w3 (id BIGINT PRIMARY KEY, c1 BIGINT, c2 BIGINT, c3 BIGINT, c4 BIGINT, "
+      "c5 BIGINT, c6 BIGINT)");
   c.Exec("CREATE TEMP TABLE stage3 (id BIGINT, x BIGINT, y BIGINT)");
   int64_t next[3] = {0, 0, 0};
   std::string data;
@@ -284,9 +290,10 @@ void W3(const std::string& info) {
       c.Exec("BEGIN");
       c.Exec("TRUNCATE stage3");
       c.Copy("stage3", data);
-      c.Exec("INSERT INTO w3 (id, " + x + ", " + y + ") SELECT id, x, y FROM stage3 "
-             "ON CONFLICT (id) DO UPDATE SET " + x + " = excluded." + x + ", " + y +
-             " = excluded." + y);
+      c.Exec("INSERT INTO w3 (id, " + x + ", " + y +
+             ") SELECT id, x, y FROM stage3 "
+             "ON CONFLICT (id) DO UPDATE SET " +
+             x + " = excluded." + x + ", " + y + " = excluded." + y);
       c.Exec("COMMIT");
     }
   }
@@ -369,10 +376,11 @@ void W6Consumer(const std::string& info, W6Seen* seen) {
       const bool update = text.find(": UPDATE: ") != std::string_view::npos;
       if (insert || update) {
         const size_t k = text.rfind(kCommit);
-        const int64_t commit = k == std::string_view::npos
-                                   ? -2
-                                   : std::strtoll(std::string(text.substr(k + kCommit.size(), 24)).c_str(),
-                                                  nullptr, 10);
+        const int64_t commit =
+            k == std::string_view::npos
+                ? -2
+                : std::strtoll(std::string(text.substr(k + kCommit.size(), 24)).c_str(), nullptr,
+                               10);
         if (commit == -1) {
           seen->last = at;
           PQfreemem(buf);
@@ -413,8 +421,9 @@ void W6(const std::string& info) {
     std::exit(1);
   }
   c.Exec("DROP TABLE IF EXISTS w6");
-  c.Exec("CREATE TABLE w6 (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE PRECISION, "
-         "s1 TEXT, s2 TEXT, s3 TEXT, commit_no BIGINT)");
+  c.Exec(
+      "CREATE TABLE w6 (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE PRECISION, "
+      "s1 TEXT, s2 TEXT, s3 TEXT, commit_no BIGINT)");
   c.Exec("ALTER TABLE w6 REPLICA IDENTITY FULL");
   c.Exec("CREATE TEMP TABLE stage (LIKE w6)");
   c.Exec("SELECT pg_create_logical_replication_slot('w6', 'test_decoding')");
@@ -429,9 +438,10 @@ void W6(const std::string& info) {
     c.Exec("BEGIN");
     c.Exec("TRUNCATE stage");
     c.Copy("stage", rows_text);
-    c.Exec("INSERT INTO w6 SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
-           "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
-           "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3, commit_no = excluded.commit_no");
+    c.Exec(
+        "INSERT INTO w6 SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
+        "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
+        "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3, commit_no = excluded.commit_no");
     c.Exec("COMMIT");
   };
   const int64_t start = NowMicros();
@@ -452,7 +462,8 @@ void W6(const std::string& info) {
   consumer.join();
   // The walsender lets the slot go a moment after the consumer's connection closes.
   for (int i = 0; i < 100 && c.QueryText("SELECT active FROM pg_replication_slots WHERE "
-                                         "slot_name = 'w6'") == "t"; i++) {
+                                         "slot_name = 'w6'") == "t";
+       i++) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   c.Exec("SELECT pg_drop_replication_slot('w6')");
@@ -478,13 +489,15 @@ void W6(const std::string& info) {
       .Num("p50_ms", pct(0.50))
       .Num("p99_ms", pct(0.99))
       .Int("rss_kb", c.BackendPeakRssKb())
-      .Str("how", "W1's batch upsert; test_decoding over a replication connection "
-                  "(START_REPLICATION ... LOGICAL, as pg_recvlogical), REPLICA IDENTITY FULL")
+      .Str("how",
+           "W1's batch upsert; test_decoding over a replication connection "
+           "(START_REPLICATION ... LOGICAL, as pg_recvlogical), REPLICA IDENTITY FULL")
       .Str("version", c.QueryText("SHOW server_version"))
       .Print();
 }
 
 int main(int argc, char** argv) {
-  return bench::RunWorkload(argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5},
-                                         {"W6", W6}}, "<conninfo>");
+  return bench::RunWorkload(
+      argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}, {"W6", W6}},
+      "<conninfo>");
 }

@@ -214,8 +214,9 @@ void W5Scans(rocksdb::DB* db, const std::string& phase) {
         } else if (name[0] == 'f') {
           W1Value v = DecodeW1(it->value());
           if (v.a < 10000) {
-            bench::W1Row row{GetI64(it->key().data()), v.a, v.b, v.c, std::string(v.s1),
-                             std::string(v.s2), std::string(v.s3)};
+            bench::W1Row row{
+                GetI64(it->key().data()), v.a, v.b, v.c, std::string(v.s1), std::string(v.s2),
+                std::string(v.s3)};
             f += row.s1.size() > 0;
           }
         }
@@ -402,7 +403,8 @@ void W6(const std::string& dir) {
           return;
         }
         changes += h.puts;
-        if (h.commit >= 0 && h.commit < commits && first_arrival[static_cast<size_t>(h.commit)] == 0) {
+        if (h.commit >= 0 && h.commit < commits &&
+            first_arrival[static_cast<size_t>(h.commit)] == 0) {
           first_arrival[static_cast<size_t>(h.commit)] = at;
         }
       }
@@ -438,7 +440,8 @@ void W6(const std::string& dir) {
   std::vector<double> latency_ms;
   for (int64_t c = 0; c < commits; c++) {
     const int64_t at = first_arrival[static_cast<size_t>(c)];
-    if (at) latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(c)]) / 1000.0);
+    if (at)
+      latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(c)]) / 1000.0);
   }
   std::sort(latency_ms.begin(), latency_ms.end());
   auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
@@ -453,8 +456,9 @@ void W6(const std::string& dir) {
       .Num("p50_ms", pct(0.50))
       .Num("p99_ms", pct(0.99))
       .Int("rss_kb", bench::PeakRssKb())
-      .Str("how", "a synced WriteBatch per commit; a thread polls GetUpdatesSince (1 ms when "
-                  "idle); puts counted (no before-images)")
+      .Str("how",
+           "a synced WriteBatch per commit; a thread polls GetUpdatesSince (1 ms when "
+           "idle); puts counted (no before-images)")
       .Str("version", Version())
       .Print();
 }
@@ -462,6 +466,6 @@ void W6(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bench::RunWorkload(argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5},
-                                         {"W6", W6}});
+  return bench::RunWorkload(
+      argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}, {"W6", W6}});
 }

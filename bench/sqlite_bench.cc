@@ -52,12 +52,14 @@ void W1(const std::string& dir) {
   bench::Params p;
   bench::Timer timer;
   sqlite3* db = Open(dir);
-  Exec(db, "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, c REAL, s1 TEXT, "
-           "s2 TEXT, s3 TEXT)");
-  sqlite3_stmt* ins = Prepare(
-      db, "INSERT INTO t VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id) DO UPDATE SET "
-          "a = excluded.a, b = excluded.b, c = excluded.c, s1 = excluded.s1, s2 = excluded.s2, "
-          "s3 = excluded.s3");
+  Exec(db,
+       "CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, c REAL, s1 TEXT, "
+       "s2 TEXT, s3 TEXT)");
+  sqlite3_stmt* ins =
+      Prepare(db,
+              "INSERT INTO t VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id) DO UPDATE SET "
+              "a = excluded.a, b = excluded.b, c = excluded.c, s1 = excluded.s1, s2 = excluded.s2, "
+              "s3 = excluded.s3");
   bench::W1Generator gen(p.W1Keyspace());
   bench::W1Row r;
   Exec(db, "BEGIN");
@@ -237,8 +239,9 @@ void W2(const std::string& dir) {
   bench::Timer timer;
   sqlite3* db = Open(dir);
   Exec(db, "CREATE TABLE t (id INTEGER PRIMARY KEY, s INTEGER, m INTEGER)");
-  sqlite3_stmt* ins = Prepare(db, "INSERT INTO t VALUES (?1, ?2, ?2) ON CONFLICT (id) DO UPDATE "
-                                  "SET s = s + excluded.s, m = max(m, excluded.m)");
+  sqlite3_stmt* ins = Prepare(db,
+                              "INSERT INTO t VALUES (?1, ?2, ?2) ON CONFLICT (id) DO UPDATE "
+                              "SET s = s + excluded.s, m = max(m, excluded.m)");
   bench::W2Generator gen(p.w2_keys);
   Exec(db, "BEGIN");
   for (int64_t i = 0; i < p.w2_events; i++) {
@@ -273,14 +276,16 @@ void W3(const std::string& dir) {
   bench::Params p;
   bench::Timer timer;
   sqlite3* db = Open(dir);
-  Exec(db, "CREATE TABLE t (id INTEGER PRIMARY KEY, c1 INTEGER, c2 INTEGER, c3 INTEGER, "
-           "c4 INTEGER, c5 INTEGER, c6 INTEGER)");
+  Exec(db,
+       "CREATE TABLE t (id INTEGER PRIMARY KEY, c1 INTEGER, c2 INTEGER, c3 INTEGER, "
+       "c4 INTEGER, c5 INTEGER, c6 INTEGER)");
   sqlite3_stmt* ins[3];
   for (int w = 0; w < 3; w++) {
     std::string x = "c" + std::to_string(2 * w + 1), y = "c" + std::to_string(2 * w + 2);
-    ins[w] = Prepare(db, "INSERT INTO t (id, " + x + ", " + y + ") VALUES (?1, ?2, ?3) "
-                         "ON CONFLICT (id) DO UPDATE SET " + x + " = excluded." + x + ", " + y +
-                         " = excluded." + y);
+    ins[w] = Prepare(db, "INSERT INTO t (id, " + x + ", " + y +
+                             ") VALUES (?1, ?2, ?3) "
+                             "ON CONFLICT (id) DO UPDATE SET " +
+                             x + " = excluded." + x + ", " + y + " = excluded." + y);
   }
   int64_t next[3] = {0, 0, 0};
   while (next[2] < p.w3_keys) {
@@ -303,8 +308,9 @@ void W3(const std::string& dir) {
   int64_t bytes = bench::DirBytes(dir);
   std::string check =
       "keys=" + std::to_string(QueryInt(db, "SELECT COUNT(*) FROM t")) + " sum=" +
-      std::to_string(QueryInt(db, "SELECT SUM(c1) + SUM(c2) + SUM(c3) + SUM(c4) + SUM(c5) + "
-                                  "SUM(c6) FROM t"));
+      std::to_string(QueryInt(db,
+                              "SELECT SUM(c1) + SUM(c2) + SUM(c3) + SUM(c4) + SUM(c5) + "
+                              "SUM(c6) FROM t"));
   sqlite3_close(db);
   Record(kSys, "W3", "3 writers")
       .Int("rows", 3 * p.w3_keys)
@@ -320,5 +326,6 @@ void W3(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return bench::RunWorkload(argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}, {"J1", J1}});
+  return bench::RunWorkload(
+      argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}, {"J1", J1}});
 }

@@ -4,10 +4,10 @@
 //   tributary_bench W4|W5|W2|W3 <warehouse>
 // Prints JSON lines (bench_common.h). W4 and W5 read the table W1 `fixed` wrote.
 #include <atomic>
-#include <cstdlib>
-#include <functional>
-#include <cstring>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
 #include <optional>
 #include <random>
 #include <set>
@@ -20,8 +20,8 @@
 #include "sql/session/prepared.h"
 #include "sql/session/session.h"
 #include "tributary/catalog.h"
-#include "tributary/table.h"
 #include "tributary/stream_scan.h"
+#include "tributary/table.h"
 #include "tributary/table_scan.h"
 #include "tributary/table_writer.h"
 
@@ -32,13 +32,13 @@ namespace {
 
 const char* kSys = "tributary";
 
-#define CHECK_OK(expr)                                                        \
-  do {                                                                        \
-    ::tributary::Status _st = (expr);                                         \
-    if (!_st.ok()) return _st;                                                \
+#define CHECK_OK(expr)                \
+  do {                                \
+    ::tributary::Status _st = (expr); \
+    if (!_st.ok()) return _st;        \
   } while (0)
-#define ASSIGN_OR_RETURN(lhs, expr)   \
-  auto lhs##_r = (expr);              \
+#define ASSIGN_OR_RETURN(lhs, expr)           \
+  auto lhs##_r = (expr);                      \
   if (!lhs##_r.ok()) return lhs##_r.status(); \
   auto lhs = std::move(lhs##_r).value()
 
@@ -79,9 +79,12 @@ Status W1(const std::string& warehouse, const std::string& kase) {
   ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
   std::string name = "w1_" + kase;
   TableSpec spec;
-  spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("a", DataType::BigInt()),
-                  Col("b", DataType::BigInt()),           Col("c", DataType::Double()),
-                  Col("s1", DataType::String()),          Col("s2", DataType::String()),
+  spec.columns = {Col("id", DataType::BigInt().NotNull()),
+                  Col("a", DataType::BigInt()),
+                  Col("b", DataType::BigInt()),
+                  Col("c", DataType::Double()),
+                  Col("s1", DataType::String()),
+                  Col("s2", DataType::String()),
                   Col("s3", DataType::String())};
   spec.primary_keys = {"id"};
   spec.options = {{"bucket", kase == "fixed" ? "4" : "-1"}};
@@ -115,8 +118,8 @@ Status W1(const std::string& warehouse, const std::string& kase) {
     row[6] = Value::String(r.s3);
     CHECK_OK(writer->Write(RowKind::kInsert, std::move(row)));
     if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
-      ASSIGN_OR_RETURN(snap, i + 1 == p.w1_rows ? writer->CommitAndWaitForCompaction()
-                                                : writer->Commit());
+      ASSIGN_OR_RETURN(
+          snap, i + 1 == p.w1_rows ? writer->CommitAndWaitForCompaction() : writer->Commit());
       (void)snap;
       commits++;
     }
@@ -238,7 +241,8 @@ Status W4F(const std::string& warehouse) {
       for (int64_t i = 0; i < rows; i++) {
         std::string v = std::to_string(i);
         v.insert(v.begin(), 'v');  // ("v" + ...) trips GCC 12's -Wrestrict false positive
-        CHECK_OK(writer->Write(RowKind::kInsert, Row{Value::Int(2 * i), Value::String(std::move(v))}));
+        CHECK_OK(
+            writer->Write(RowKind::kInsert, Row{Value::Int(2 * i), Value::String(std::move(v))}));
       }
       ASSIGN_OR_RETURN(snap, writer->Commit());
       (void)snap;
@@ -266,8 +270,12 @@ Status W4F(const std::string& warehouse) {
     const double secs = timer.Seconds();
     if (bloom) with_rate = lookups / secs;
     auto rec = Record(kSys, "W4F", bloom ? "misses, bloom filter on id" : "misses, no file index");
-    rec.Int("ops", lookups).Int("hits", hits).Num("secs", secs).Num("rate", lookups / secs)
-        .Int("index_bytes", index_bytes).Int("rss_kb", bench::PeakRssKb());
+    rec.Int("ops", lookups)
+        .Int("hits", hits)
+        .Num("secs", secs)
+        .Num("rate", lookups / secs)
+        .Int("index_bytes", index_bytes)
+        .Int("rss_kb", bench::PeakRssKb());
     if (!bloom) rec.Num("bloom_speedup", with_rate / (lookups / secs));
     rec.Print();
   }
@@ -287,7 +295,8 @@ Status W5Scans(Table& table, const std::string& phase) {
   filter.filters.push_back(Predicate{1, Predicate::Op::kLt, {Value::Int(10000)}});
   // W5_QUERIES (e.g. "sum,filter"): only these queries, for profiling one of them.
   const char* only = std::getenv("W5_QUERIES");
-  for (auto& [name, opts] : std::vector<Query>{{"count", count}, {"sum", sum}, {"filter", filter}}) {
+  for (auto& [name, opts] :
+       std::vector<Query>{{"count", count}, {"sum", sum}, {"filter", filter}}) {
     if (only && !std::strstr(only, name)) continue;
     std::vector<double> times;
     int64_t result = 0, scanned = 0;
@@ -546,8 +555,8 @@ Status Freshness(const std::string& warehouse, const std::string& self) {
   CHECK_OK(catalog->CreateTable(id, spec, false));
   ASSIGN_OR_RETURN(table, catalog->GetTable(id));
   // The reader starts, positions itself at the latest snapshot and says so on its stdout.
-  ASSIGN_OR_RETURN(reader, StartReader(self + " Freader " + warehouse + " " +
-                                        std::to_string(commits * rows)));
+  ASSIGN_OR_RETURN(
+      reader, StartReader(self + " Freader " + warehouse + " " + std::to_string(commits * rows)));
   char line[256];
   std::vector<int64_t> committed(static_cast<size_t>(commits));
   ASSIGN_OR_RETURN(writer, table->NewWriter(WriteOptions{}));
@@ -595,7 +604,9 @@ Status Freshness(const std::string& warehouse, const std::string& self) {
 // J2_BULK rows, whose joined rows per second (from the commit returning to the last one arriving)
 // is the join's throughput. Every row of `lines` joins one row of `ords` (J2_ORDERS of them).
 Status J2(const std::string& warehouse, const std::string& self) {
-  auto env = [](const char* k, int64_t d) { return std::getenv(k) ? std::atoll(std::getenv(k)) : d; };
+  auto env = [](const char* k, int64_t d) {
+    return std::getenv(k) ? std::atoll(std::getenv(k)) : d;
+  };
   const int64_t commits = env("J2_COMMITS", 200), rows = env("J2_ROWS", 10);
   const int64_t bulk = env("J2_BULK", 100000), orders = env("J2_ORDERS", 100000);
   ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
@@ -613,14 +624,15 @@ Status J2(const std::string& warehouse, const std::string& self) {
   {
     ASSIGN_OR_RETURN(ords, catalog->GetTable(Identifier{"default", "ords", ""}));
     ASSIGN_OR_RETURN(w, ords->NewWriter(WriteOptions{}));
-    for (int64_t i = 0; i < orders; i++) CHECK_OK(w->Write(RowKind::kInsert, Row{Value::Int(i), Value::Int(i % 97)}));
+    for (int64_t i = 0; i < orders; i++)
+      CHECK_OK(w->Write(RowKind::kInsert, Row{Value::Int(i), Value::Int(i % 97)}));
     ASSIGN_OR_RETURN(snap, w->Commit());
     (void)snap;
   }
   ASSIGN_OR_RETURN(lines, catalog->GetTable(Identifier{"default", "lines", ""}));
   const int64_t total = commits * rows + bulk;
-  ASSIGN_OR_RETURN(reader, StartReader(self + " J2reader " + warehouse + " " +
-                                        std::to_string(total)));
+  ASSIGN_OR_RETURN(reader,
+                   StartReader(self + " J2reader " + warehouse + " " + std::to_string(total)));
   char line[256];
   std::vector<int64_t> committed(static_cast<size_t>(commits + 1));
   ASSIGN_OR_RETURN(writer, lines->NewWriter(WriteOptions{}));
@@ -640,17 +652,20 @@ Status J2(const std::string& warehouse, const std::string& self) {
   double bulk_secs = 0;
   while (std::fgets(line, sizeof line, reader)) {
     long long c = 0, first = 0, last = 0;
-    if (std::sscanf(line, "%lld %lld %lld", &c, &first, &last) != 3 || c < 0 || c > commits) continue;
+    if (std::sscanf(line, "%lld %lld %lld", &c, &first, &last) != 3 || c < 0 || c > commits)
+      continue;
     if (c == commits) {
       bulk_secs = std::max<int64_t>(1, last - committed[static_cast<size_t>(c)]) / 1e6;
     } else {
-      latency_ms.push_back(std::max<int64_t>(0, first - committed[static_cast<size_t>(c)]) / 1000.0);
+      latency_ms.push_back(std::max<int64_t>(0, first - committed[static_cast<size_t>(c)]) /
+                           1000.0);
     }
   }
   const int status = ::pclose(reader);
   if (status != 0 || static_cast<int64_t>(latency_ms.size()) != commits || bulk_secs == 0) {
     return Status::IOError("the reader saw " + std::to_string(latency_ms.size()) + " of " +
-                           std::to_string(commits) + " commits (exit " + std::to_string(status) + ")");
+                           std::to_string(commits) + " commits (exit " + std::to_string(status) +
+                           ")");
   }
   std::sort(latency_ms.begin(), latency_ms.end());
   auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
@@ -675,16 +690,22 @@ Status J2(const std::string& warehouse, const std::string& self) {
 // to its first change at the reader. A last commit of one row (commit_no -1) ends the reader.
 Status W6(const std::string& warehouse, const std::string& self) {
   bench::Params p;
-  auto env = [](const char* k, int64_t d) { return std::getenv(k) ? std::atoll(std::getenv(k)) : d; };
+  auto env = [](const char* k, int64_t d) {
+    return std::getenv(k) ? std::atoll(std::getenv(k)) : d;
+  };
   const int64_t rows = env("W6_ROWS", std::max<int64_t>(1, p.w1_rows / 5));
   const int64_t batch = std::max<int64_t>(1, env("W6_BATCH", 2000));
   const int64_t commits = (rows + batch - 1) / batch;
   ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
   TableSpec spec;
-  spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("a", DataType::BigInt()),
-                  Col("b", DataType::BigInt()),           Col("c", DataType::Double()),
-                  Col("s1", DataType::String()),          Col("s2", DataType::String()),
-                  Col("s3", DataType::String()),          Col("commit_no", DataType::BigInt())};
+  spec.columns = {Col("id", DataType::BigInt().NotNull()),
+                  Col("a", DataType::BigInt()),
+                  Col("b", DataType::BigInt()),
+                  Col("c", DataType::Double()),
+                  Col("s1", DataType::String()),
+                  Col("s2", DataType::String()),
+                  Col("s3", DataType::String()),
+                  Col("commit_no", DataType::BigInt())};
   spec.primary_keys = {"id"};
   spec.options = {{"bucket", "4"}, {"changelog-producer", "lookup"}};
   CHECK_OK(catalog->CreateTable(Identifier{"default", "w6", ""}, spec, false));
@@ -701,10 +722,10 @@ Status W6(const std::string& warehouse, const std::string& self) {
   for (int64_t c = 0; c < commits; c++) {
     for (int64_t k = 0; k < batch && i < rows; k++, i++) {
       gen.Next(i, &r);
-      CHECK_OK(writer->Write(RowKind::kInsert,
-                             Row{Value::Int(r.id), Value::Int(r.a), Value::Int(r.b),
-                                 Value::Double(r.c), Value::String(r.s1), Value::String(r.s2),
-                                 Value::String(r.s3), Value::Int(c)}));
+      CHECK_OK(writer->Write(
+          RowKind::kInsert,
+          Row{Value::Int(r.id), Value::Int(r.a), Value::Int(r.b), Value::Double(r.c),
+              Value::String(r.s1), Value::String(r.s2), Value::String(r.s3), Value::Int(c)}));
     }
     ASSIGN_OR_RETURN(snap, writer->Commit());
     (void)snap;
@@ -746,8 +767,9 @@ Status W6(const std::string& warehouse, const std::string& self) {
       .Num("p50_ms", pct(0.50))
       .Num("p99_ms", pct(0.99))
       .Int("rss_kb", bench::PeakRssKb())
-      .Str("how", "'changelog-producer' = 'lookup', a long-lived writer (async compaction); "
-                  "the reader a StreamScan from 'latest' in another process")
+      .Str("how",
+           "'changelog-producer' = 'lookup', a long-lived writer (async compaction); "
+           "the reader a StreamScan from 'latest' in another process")
       .Print();
   return Status::OK();
 }
@@ -787,18 +809,23 @@ Status W6Reader(const std::string& warehouse) {
 Status J2Reader(const std::string& warehouse, int64_t total) {
   ASSIGN_OR_RETURN(session, sql::Session::Open(warehouse));
   session->set_stream_idle_timeout(std::chrono::seconds(60));
-  ASSIGN_OR_RETURN(set, session->ExecuteText("SET 'execution.runtime-mode' = 'streaming'", sql::Pos{}));
+  ASSIGN_OR_RETURN(set,
+                   session->ExecuteText("SET 'execution.runtime-mode' = 'streaming'", sql::Pos{}));
   (void)set;
   // J2_DELTA_CACHE=false: the join without its cache of looked-up rows (an ablation).
   if (const char* cache = std::getenv("J2_DELTA_CACHE"); cache && *cache) {
-    ASSIGN_OR_RETURN(c, session->ExecuteText(
-        std::string("SET 'table.exec.delta-join.cache-enabled' = '") + cache + "'", sql::Pos{}));
+    ASSIGN_OR_RETURN(c,
+                     session->ExecuteText(
+                         std::string("SET 'table.exec.delta-join.cache-enabled' = '") + cache + "'",
+                         sql::Pos{}));
     (void)c;
   }
-  ASSIGN_OR_RETURN(result, session->ExecuteText(
-      "SELECT l.commit_no FROM ords /*+ OPTIONS('scan.startup.mode' = 'latest') */ AS o "
-      "JOIN lines /*+ OPTIONS('scan.startup.mode' = 'latest') */ AS l ON o.oid = l.oid",
-      sql::Pos{}));
+  ASSIGN_OR_RETURN(
+      result,
+      session->ExecuteText(
+          "SELECT l.commit_no FROM ords /*+ OPTIONS('scan.startup.mode' = 'latest') */ AS o "
+          "JOIN lines /*+ OPTIONS('scan.startup.mode' = 'latest') */ AS l ON o.oid = l.oid",
+          sql::Pos{}));
   std::printf("ready\n");
   std::fflush(stdout);
   int64_t seen = 0, current = -1, first = 0, last = 0;
@@ -810,8 +837,9 @@ Status J2Reader(const std::string& warehouse, int64_t total) {
     for (size_t r = 0; r < batch.num_rows; r++) {
       const int64_t c = batch.columns[1].Get(r).int_value();
       if (c != current) {
-        if (current >= 0) std::printf("%lld %lld %lld\n", static_cast<long long>(current),
-                                      static_cast<long long>(first), static_cast<long long>(last));
+        if (current >= 0)
+          std::printf("%lld %lld %lld\n", static_cast<long long>(current),
+                      static_cast<long long>(first), static_cast<long long>(last));
         current = c;
         first = at;
       }
@@ -873,8 +901,8 @@ Status FreshnessReader(const std::string& warehouse, int64_t rows) {
     const int64_t at = NowMicros();
     for (const Row& r : batch.rows) {
       const int64_t c = r[1].int_value();
-      if (c != last_commit) std::printf("%lld %lld\n", static_cast<long long>(c),
-                                        static_cast<long long>(at));
+      if (c != last_commit)
+        std::printf("%lld %lld\n", static_cast<long long>(c), static_cast<long long>(at));
       last_commit = c;
       seen++;
     }
@@ -887,10 +915,14 @@ Status FreshnessReader(const std::string& warehouse, int64_t rows) {
 // R1 and R2's table: W1's columns in partition dt, primary key (id, dt), 4 buckets.
 TableSpec RescaleSpec() {
   TableSpec spec;
-  spec.columns = {Col("id", DataType::BigInt().NotNull()), Col("dt", DataType::String().NotNull()),
-                  Col("a", DataType::BigInt()),           Col("b", DataType::BigInt()),
-                  Col("c", DataType::Double()),           Col("s1", DataType::String()),
-                  Col("s2", DataType::String()),          Col("s3", DataType::String())};
+  spec.columns = {Col("id", DataType::BigInt().NotNull()),
+                  Col("dt", DataType::String().NotNull()),
+                  Col("a", DataType::BigInt()),
+                  Col("b", DataType::BigInt()),
+                  Col("c", DataType::Double()),
+                  Col("s1", DataType::String()),
+                  Col("s2", DataType::String()),
+                  Col("s3", DataType::String())};
   spec.primary_keys = {"id", "dt"};
   spec.partition_keys = {"dt"};
   spec.options = {{"bucket", "4"}};
@@ -899,8 +931,8 @@ TableSpec RescaleSpec() {
 
 // A row of RescaleSpec's table in partition 'p': key `id`, W1's values `r`.
 Row RescaleRow(int64_t id, const bench::W1Row& r) {
-  return Row{Value::Int(id),       Value::String("p"),   Value::Int(r.a),      Value::Int(r.b),
-             Value::Double(r.c),   Value::String(r.s1),  Value::String(r.s2),  Value::String(r.s3)};
+  return Row{Value::Int(id),     Value::String("p"),  Value::Int(r.a),     Value::Int(r.b),
+             Value::Double(r.c), Value::String(r.s1), Value::String(r.s2), Value::String(r.s3)};
 }
 
 // R1: a rescale of a 1M-row partition (W1's rows, keys unique) from 4 to 8 buckets, against the
@@ -923,8 +955,8 @@ Status R1(const std::string& warehouse) {
       gen.Next(i, &r);
       CHECK_OK(writer->Write(RowKind::kInsert, RescaleRow(i, r)));
       if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
-        ASSIGN_OR_RETURN(snap, i + 1 == p.w1_rows ? writer->CommitAndWaitForCompaction()
-                                                  : writer->Commit());
+        ASSIGN_OR_RETURN(
+            snap, i + 1 == p.w1_rows ? writer->CommitAndWaitForCompaction() : writer->Commit());
         (void)snap;
       }
     }
@@ -961,7 +993,8 @@ Status R1(const std::string& warehouse) {
       .Num("secs", rescale_secs)
       .Num("rate", rows / rescale_secs)
       .Num("vs_ingest", ingest_secs / rescale_secs)
-      .Str("how", "scan at the latest snapshot + OVERWRITE with overwrite_buckets (CALL sys.rescale)")
+      .Str("how",
+           "scan at the latest snapshot + OVERWRITE with overwrite_buckets (CALL sys.rescale)")
       .Print();
   return Status::OK();
 }
@@ -1058,8 +1091,9 @@ Status R2(const std::string& warehouse) {
     return Status::Internal("the table holds " + std::to_string(total) + " rows, not " +
                             std::to_string(p.W1Keyspace()));
   }
-  for (const auto& [what, d] : {std::pair<const char*, const During*>{"every core", &all_cores},
-                                 std::pair<const char*, const During*>{"parallelism 1", &one_core}}) {
+  for (const auto& [what, d] :
+       {std::pair<const char*, const During*>{"every core", &all_cores},
+        std::pair<const char*, const During*>{"parallelism 1", &one_core}}) {
     Record(kSys, "R2", std::string("writes during rescales (") + what + ")")
         .Int("rows", rows)
         .Num("alone_rate", rows / alone_secs)
@@ -1068,8 +1102,9 @@ Status R2(const std::string& warehouse) {
         .Int("rescales", d->rescales)
         .Int("rescales_failed", d->failed)
         .Str("last_error", d->last_error)
-        .Str("how", "one long-lived writer (async compaction), a commit every R2_BATCH rows; "
-                    "CALL sys.rescale in a loop on another thread")
+        .Str("how",
+             "one long-lived writer (async compaction), a commit every R2_BATCH rows; "
+             "CALL sys.rescale in a loop on another thread")
         .Print();
   }
   return Status::OK();
@@ -1077,7 +1112,9 @@ Status R2(const std::string& warehouse) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s W1|W2|W3|W4|W5|W6|J1|J2|R1|R2|F|S <warehouse> [fixed|dynamic]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s W1|W2|W3|W4|W5|W6|J1|J2|R1|R2|F|S <warehouse> [fixed|dynamic]\n",
+                 argv[0]);
     return 2;
   }
   std::string w = argv[1], warehouse = argv[2];
@@ -1090,20 +1127,34 @@ int main(int argc, char** argv) {
     if (!r.ok()) std::fprintf(stderr, "reader: %s\n", r.ToString().c_str());
     return r.ok() ? 0 : 1;
   }
-  if (w == "F") st = Freshness(warehouse, argv[0]);
-  else if (w == "J2") st = J2(warehouse, argv[0]);
-  else if (w == "W6") st = W6(warehouse, argv[0]);
-  else if (w == "S") st = StreamRead(warehouse, argc > 3 ? argv[3] : "w1_fixed_input");
-  else if (w == "W1") st = W1(warehouse, argc > 3 ? argv[3] : "fixed");
-  else if (w == "W2") st = W2(warehouse);
-  else if (w == "W3") st = W3(warehouse);
-  else if (w == "W4") st = W4(warehouse);
-  else if (w == "W4F") st = W4F(warehouse);
-  else if (w == "W5") st = W5(warehouse);
-  else if (w == "J1") st = J1(warehouse);
-  else if (w == "R1") st = R1(warehouse);
-  else if (w == "R2") st = R2(warehouse);
-  else st = Status::Invalid("unknown workload " + w);
+  if (w == "F")
+    st = Freshness(warehouse, argv[0]);
+  else if (w == "J2")
+    st = J2(warehouse, argv[0]);
+  else if (w == "W6")
+    st = W6(warehouse, argv[0]);
+  else if (w == "S")
+    st = StreamRead(warehouse, argc > 3 ? argv[3] : "w1_fixed_input");
+  else if (w == "W1")
+    st = W1(warehouse, argc > 3 ? argv[3] : "fixed");
+  else if (w == "W2")
+    st = W2(warehouse);
+  else if (w == "W3")
+    st = W3(warehouse);
+  else if (w == "W4")
+    st = W4(warehouse);
+  else if (w == "W4F")
+    st = W4F(warehouse);
+  else if (w == "W5")
+    st = W5(warehouse);
+  else if (w == "J1")
+    st = J1(warehouse);
+  else if (w == "R1")
+    st = R1(warehouse);
+  else if (w == "R2")
+    st = R2(warehouse);
+  else
+    st = Status::Invalid("unknown workload " + w);
   if (!st.ok()) {
     std::string kase;
     if (w == "W1") {

@@ -24,8 +24,10 @@ struct Identifier {
   Identifier() = default;
   Identifier(std::string database, std::string table, std::string system_table = "",
              std::string branch = "")
-      : database(std::move(database)), table(std::move(table)),
-        system_table(std::move(system_table)), branch(std::move(branch)) {}
+      : database(std::move(database)),
+        table(std::move(table)),
+        system_table(std::move(system_table)),
+        branch(std::move(branch)) {}
 
   std::string database;
   std::string table;

@@ -23,15 +23,15 @@ enum class OptionScope {
 };
 
 struct OptionDef {
-  std::string key;                      // canonical key; may contain a <col> placeholder
+  std::string key;  // canonical key; may contain a <col> placeholder
   OptionType type = OptionType::kString;
-  std::string default_value;            // "" when none
-  std::vector<std::string> allowed;     // for kEnum
+  std::string default_value;         // "" when none
+  std::vector<std::string> allowed;  // for kEnum
   std::string description;
-  std::vector<std::string> aliases;     // e.g. "bucket.num" for "bucket"
+  std::vector<std::string> aliases;  // e.g. "bucket.num" for "bucket"
   OptionScope scope = OptionScope::kTable;
-  bool supported = true;                // false: recognized, but rejected as not yet supported
-  bool hint_only = false;               // a query hint only: refused as a table option
+  bool supported = true;   // false: recognized, but rejected as not yet supported
+  bool hint_only = false;  // a query hint only: refused as a table option
   // kInt / kLong: inclusive bounds of the value.
   int64_t min_value = std::numeric_limits<int64_t>::min();
   int64_t max_value = std::numeric_limits<int64_t>::max();

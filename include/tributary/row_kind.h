@@ -11,10 +11,14 @@ enum class RowKind : uint8_t { kInsert = 0, kUpdateBefore = 1, kUpdateAfter = 2,
 // "+I", "-U", "+U", "-D".
 inline std::string_view RowKindShortString(RowKind k) {
   switch (k) {
-    case RowKind::kInsert: return "+I";
-    case RowKind::kUpdateBefore: return "-U";
-    case RowKind::kUpdateAfter: return "+U";
-    case RowKind::kDelete: return "-D";
+    case RowKind::kInsert:
+      return "+I";
+    case RowKind::kUpdateBefore:
+      return "-U";
+    case RowKind::kUpdateAfter:
+      return "+U";
+    case RowKind::kDelete:
+      return "-D";
   }
   return "?";
 }

@@ -13,11 +13,11 @@ enum class StatusCode {
   kInvalidArgument,  // bad input from the user: SQL, options, values
   kNotFound,         // a database, table, column, snapshot or file that does not exist
   kAlreadyExists,
-  kIOError,          // the file system failed
-  kCorruption,       // a file exists but its contents are damaged
-  kNotSupported,     // valid input that this build cannot handle yet
-  kConflict,         // a concurrent commit won; the caller may retry
-  kInternal,         // a bug
+  kIOError,       // the file system failed
+  kCorruption,    // a file exists but its contents are damaged
+  kNotSupported,  // valid input that this build cannot handle yet
+  kConflict,      // a concurrent commit won; the caller may retry
+  kInternal,      // a bug
 };
 
 class [[nodiscard]] Status {
@@ -62,15 +62,24 @@ inline std::string Status::ToString() const {
 
 inline const char* StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalidArgument: return "Invalid argument";
-    case StatusCode::kNotFound: return "Not found";
-    case StatusCode::kAlreadyExists: return "Already exists";
-    case StatusCode::kIOError: return "IO error";
-    case StatusCode::kCorruption: return "Corruption";
-    case StatusCode::kNotSupported: return "Not supported";
-    case StatusCode::kConflict: return "Conflict";
-    case StatusCode::kInternal: return "Internal error";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalidArgument:
+      return "Invalid argument";
+    case StatusCode::kNotFound:
+      return "Not found";
+    case StatusCode::kAlreadyExists:
+      return "Already exists";
+    case StatusCode::kIOError:
+      return "IO error";
+    case StatusCode::kCorruption:
+      return "Corruption";
+    case StatusCode::kNotSupported:
+      return "Not supported";
+    case StatusCode::kConflict:
+      return "Conflict";
+    case StatusCode::kInternal:
+      return "Internal error";
   }
   return "Unknown";
 }
@@ -81,8 +90,8 @@ inline const char* StatusCodeName(StatusCode code) {
 #define TRIB_CONCAT(a, b) TRIB_CONCAT_IMPL(a, b)
 
 // Returns from the enclosing function when `expr` (a Status) is not OK.
-#define TRIB_RETURN_NOT_OK(expr)                       \
-  do {                                                 \
-    ::tributary::Status _trib_st = (expr);             \
-    if (!_trib_st.ok()) return _trib_st;               \
+#define TRIB_RETURN_NOT_OK(expr)           \
+  do {                                     \
+    ::tributary::Status _trib_st = (expr); \
+    if (!_trib_st.ok()) return _trib_st;   \
   } while (0)

@@ -36,7 +36,7 @@ class TableLookup {
   // pinned snapshot). Keys in different buckets are looked up by up to `threads` threads at once
   // (1: the calling thread alone). The first bad key's error fails the whole call.
   virtual Result<std::vector<std::optional<Row>>> GetAll(const std::vector<Row>& keys,
-                                                        int threads = 1) = 0;
+                                                         int threads = 1) = 0;
   // Pins the latest snapshot, so later Get calls see newer commits.
   virtual Status Refresh() = 0;
 };

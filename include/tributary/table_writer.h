@@ -21,7 +21,9 @@ class TableWriter {
   // `row` holds every column of the table schema, in order. Checks types and NOT NULL.
   virtual Status Write(RowKind kind, const Row& row) = 0;
   // The same, taking the row's values (no copy of its strings into the write buffer).
-  virtual Status Write(RowKind kind, Row&& row) { return Write(kind, static_cast<const Row&>(row)); }
+  virtual Status Write(RowKind kind, Row&& row) {
+    return Write(kind, static_cast<const Row&>(row));
+  }
 
   // Publishes everything written since the last commit as one snapshot (two when compaction ran:
   // APPEND then COMPACT). Returns the id of the last snapshot, or nullopt if nothing was written.

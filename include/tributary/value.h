@@ -112,11 +112,11 @@ using Row = std::vector<Value>;
 // as Paimon orders them; arrays, maps and rows lexicographically by element). Null sorts lowest.
 int CompareValues(const Value& a, const Value& b);
 
-// Text form of a value of type `t`, as printed by queries: DATE "YYYY-MM-DD", TIME "HH:MM:SS[.fff]",
-// TIMESTAMP "YYYY-MM-DD HH:MM:SS[.ffffff]" (fraction only when non-zero), DECIMAL with its scale,
-// FLOAT with the shortest digits that round-trip a float. NULL prints as "NULL". Nested values
-// print as Flink prints them: ARRAY "[1, 2]", MAP and MULTISET "{k1=v1, k2=v2}", ROW "(1, abc)";
-// strings inside them unquoted, NULL inside them as "NULL".
+// Text form of a value of type `t`, as printed by queries: DATE "YYYY-MM-DD", TIME
+// "HH:MM:SS[.fff]", TIMESTAMP "YYYY-MM-DD HH:MM:SS[.ffffff]" (fraction only when non-zero), DECIMAL
+// with its scale, FLOAT with the shortest digits that round-trip a float. NULL prints as "NULL".
+// Nested values print as Flink prints them: ARRAY "[1, 2]", MAP and MULTISET "{k1=v1, k2=v2}", ROW
+// "(1, abc)"; strings inside them unquoted, NULL inside them as "NULL".
 std::string FormatValue(const Value& v, const DataType& t);
 
 // A type-free rendering for logs and test failures: NULL, 42, 1.5, 'text', dec:1234, ts:ms+ns.

@@ -3,7 +3,8 @@
 
 namespace tributary::cli {
 
-// tributary sql [--warehouse DIR] [--format table|csv|json] [-e SQL] [-f FILE] [--idle-timeout-ms N]
+// tributary sql [--warehouse DIR] [--format table|csv|json] [-e SQL] [-f FILE] [--idle-timeout-ms
+// N]
 int RunSqlCommand(int argc, char** argv);
 // tributary ingest --warehouse DIR --table db.t --format debezium-json [--commit-every N] [FILE|-]
 int RunIngestCommand(int argc, char** argv);

@@ -381,8 +381,9 @@ Result<Value> JsonToValue(const Json& j, const DataType& t, const ColumnEncoding
       std::vector<Value> fields;
       for (size_t i = 0; i < t.fields().size(); i++) {
         const Field& f = t.fields()[i];
-        Json e = j.is_object() ? j.value(f.name, Json())
-                 : j.is_array() && i < j.size() ? j[i] : Json();
+        Json e = j.is_object()                  ? j.value(f.name, Json())
+                 : j.is_array() && i < j.size() ? j[i]
+                                                : Json();
         if (!j.is_object() && !j.is_array()) return Bad("expected an object, got " + Describe(j));
         TRIB_ASSIGN_OR_RETURN(Value v, JsonToValue(e, f.type, enc));
         fields.push_back(std::move(v));
@@ -474,7 +475,7 @@ Status DebeziumDecoder::Decode(std::string_view line, std::vector<RowChange>* ou
                "is out of range: " + Excerpt(e.what(), 120));
   }
   TRIB_RETURN_NOT_OK(CheckJsonDepth(doc, kMaxJsonDepth));  // values are walked recursively
-  if (doc.is_null()) return Status::OK();  // a Kafka tombstone after a delete
+  if (doc.is_null()) return Status::OK();                  // a Kafka tombstone after a delete
   if (!doc.is_object()) return Bad("expected a JSON object, got " + Describe(doc));
   try {
     const Json* envelope = &doc;

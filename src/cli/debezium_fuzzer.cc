@@ -19,12 +19,25 @@ const tributary::cli::DebeziumDecoder& Decoder(bool strict) {
   using tributary::Field;
   static const std::vector<Field> fields = [] {
     std::vector<Field> f;
-    const char* specs[][2] = {
-        {"id", "BIGINT NOT NULL"}, {"b", "BOOLEAN"}, {"t", "TINYINT"}, {"s", "SMALLINT"},
-        {"i", "INT"}, {"f", "FLOAT"}, {"d", "DOUBLE"}, {"dec", "DECIMAL(10, 2)"},
-        {"big", "DECIMAL(30, 5)"}, {"str", "STRING"}, {"c", "CHAR(3)"}, {"bin", "BYTES"},
-        {"dt", "DATE"}, {"tm", "TIME(3)"}, {"ts", "TIMESTAMP(6)"}, {"ltz", "TIMESTAMP_LTZ(3)"},
-        {"arr", "ARRAY<INT>"}, {"m", "MAP<STRING, INT>"}, {"r", "ROW<x INT, y STRING>"}};
+    const char* specs[][2] = {{"id", "BIGINT NOT NULL"},
+                              {"b", "BOOLEAN"},
+                              {"t", "TINYINT"},
+                              {"s", "SMALLINT"},
+                              {"i", "INT"},
+                              {"f", "FLOAT"},
+                              {"d", "DOUBLE"},
+                              {"dec", "DECIMAL(10, 2)"},
+                              {"big", "DECIMAL(30, 5)"},
+                              {"str", "STRING"},
+                              {"c", "CHAR(3)"},
+                              {"bin", "BYTES"},
+                              {"dt", "DATE"},
+                              {"tm", "TIME(3)"},
+                              {"ts", "TIMESTAMP(6)"},
+                              {"ltz", "TIMESTAMP_LTZ(3)"},
+                              {"arr", "ARRAY<INT>"},
+                              {"m", "MAP<STRING, INT>"},
+                              {"r", "ROW<x INT, y STRING>"}};
     int id = 0;
     for (const auto& [name, type] : specs) {
       auto t = DataType::Parse(type);

@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/debezium.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
-#include "cli/debezium.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
 #include "tributary/table_writer.h"
@@ -33,7 +33,8 @@ constexpr const char* kUsage =
     "                        [--strict] [--max-line-bytes N] [FILE | -]\n"
     "Reads one Debezium JSON change event per line from FILE (or stdin) and writes it to the\n"
     "table: op c/r as +I(after), u as -U(before) +U(after), d as -D(before).\n"
-    "  --warehouse DIR          warehouse directory (default $TRIBUTARY_WAREHOUSE, else ./warehouse)\n"
+    "  --warehouse DIR          warehouse directory (default $TRIBUTARY_WAREHOUSE, else "
+    "./warehouse)\n"
     "  --table db.t             the table; it must exist ('t' alone means database 'default')\n"
     "  --format FORMAT          debezium-json (the only format)\n"
     "  --commit-every N         commit after every N change events (default: once, at the end)\n"
@@ -231,7 +232,9 @@ class LineReader {
         buf_.erase(0, pos_);
         pos_ = 0;
       }
-      struct pollfd p {fd_, POLLIN, 0};
+      struct pollfd p {
+        fd_, POLLIN, 0
+      };
       const int ready = ::poll(&p, 1, timeout_ms);
       if (ready == 0) return Got::kTimeout;
       if (ready < 0) {
@@ -276,7 +279,8 @@ class Progress {
     if (!force && now - last_ < std::chrono::milliseconds(200)) return;
     last_ = now;
     const double secs = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "\r%lld events, %lld rows, %.0f events/s, %lld commits (through line %lld)\033[K",
+    std::fprintf(stderr,
+                 "\r%lld events, %lld rows, %.0f events/s, %lld commits (through line %lld)\033[K",
                  static_cast<long long>(events), static_cast<long long>(rows),
                  secs > 0 ? static_cast<double>(events) / secs : 0.0,
                  static_cast<long long>(commits), static_cast<long long>(committed_line));
@@ -401,7 +405,8 @@ int RunIngestCommand(int argc, char** argv) {
         maintained_unit = unit;
       }
     }
-    if (expire_rule && (!expire_checked || now - *expire_checked >= expire_rule->check_interval_ms)) {
+    if (expire_rule &&
+        (!expire_checked || now - *expire_checked >= expire_rule->check_interval_ms)) {
       auto expired = table::ExpirePartitions(**table, *expire_rule, now);
       if (!expired.ok()) {
         std::fprintf(stderr, "warning: expiring partitions failed: %s\n",
@@ -445,8 +450,8 @@ int RunIngestCommand(int argc, char** argv) {
     }
     if (got == LineReader::Got::kError) {
       return Fail(&progress, writer.get(),
-                  "reading line " + std::to_string(line_no + 1) + " failed: " +
-                      std::strerror(errno) + "; " + committed_before());
+                  "reading line " + std::to_string(line_no + 1) +
+                      " failed: " + std::strerror(errno) + "; " + committed_before());
     }
     if (got == LineReader::Got::kLine) {
       ++line_no;
@@ -463,8 +468,9 @@ int RunIngestCommand(int argc, char** argv) {
       for (const RowChange& c : changes) {
         st = writer->Write(c.kind, c.row);
         if (!st.ok()) {
-          return Fail(&progress, writer.get(), "line " + std::to_string(line_no) + ": " +
-                                                   st.message() + "; " + committed_before());
+          return Fail(
+              &progress, writer.get(),
+              "line " + std::to_string(line_no) + ": " + st.message() + "; " + committed_before());
         }
         ++rows;
       }
@@ -475,15 +481,15 @@ int RunIngestCommand(int argc, char** argv) {
       progress.Update(events, rows, commits, committed_line);
     }
     const bool count_due = args.commit_every > 0 && pending >= args.commit_every;
-    const bool time_due = args.commit_interval_ms > 0 && pending > 0 &&
-                          Clock::now() - last_commit >=
-                              std::chrono::milliseconds(args.commit_interval_ms);
+    const bool time_due =
+        args.commit_interval_ms > 0 && pending > 0 &&
+        Clock::now() - last_commit >= std::chrono::milliseconds(args.commit_interval_ms);
     if (count_due || time_due) {
       Status st = commit(/*last=*/false);
       if (!st.ok()) {
-        return Fail(&progress, writer.get(), "commit after line " + std::to_string(line_no) +
-                                                 " failed: " + st.message() + "; " +
-                                                 committed_before());
+        return Fail(&progress, writer.get(),
+                    "commit after line " + std::to_string(line_no) + " failed: " + st.message() +
+                        "; " + committed_before());
       }
     } else if (got == LineReader::Got::kTimeout && args.commit_interval_ms > 0 && pending == 0) {
       last_commit = Clock::now();  // nothing pending: the next interval starts now
@@ -493,8 +499,8 @@ int RunIngestCommand(int argc, char** argv) {
     // Also when nothing is pending: compactions still running are waited for and published.
     Status st = commit(/*last=*/true);
     if (!st.ok()) {
-      return Fail(&progress, writer.get(), "final commit failed: " + st.message() + "; " +
-                                               committed_before());
+      return Fail(&progress, writer.get(),
+                  "final commit failed: " + st.message() + "; " + committed_before());
     }
   }
   progress.Finish();

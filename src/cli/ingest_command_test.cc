@@ -151,12 +151,15 @@ TEST_F(IngestCommandTest, ErrorBeforeAnyCommitWritesNothing) {
 
 TEST_F(IngestCommandTest, MalformedLinesCanBeSkippedAndCounted) {
   std::string err;
-  int rc = Ingest({R"({"after":{"id":1,"name":"a"},"op":"c"})", "{not json",
-                   R"({"after":{"id":"two"},"op":"c"})", R"({"after":{"id":3,"name":"c"},"op":"c"})"},
-                  {"--ignore-parse-errors"}, &err);
+  int rc =
+      Ingest({R"({"after":{"id":1,"name":"a"},"op":"c"})", "{not json",
+              R"({"after":{"id":"two"},"op":"c"})", R"({"after":{"id":3,"name":"c"},"op":"c"})"},
+             {"--ignore-parse-errors"}, &err);
   EXPECT_EQ(rc, 0) << err;
   EXPECT_THAT(err, HasSubstr("ingested 2 change events"));
-  EXPECT_THAT(err, HasSubstr("skipped 2 malformed line(s) (the first: line 2: not valid JSON at column 3: "));
+  EXPECT_THAT(
+      err,
+      HasSubstr("skipped 2 malformed line(s) (the first: line 2: not valid JSON at column 3: "));
   EXPECT_EQ(Rows(), (std::vector<std::string>{"1|a|NULL|NULL|NULL", "3|c|NULL|NULL|NULL"}));
 }
 

@@ -1,13 +1,13 @@
 // tributary sql: runs SQL from -e, -f, a pipe on stdin, or an interactive shell.
-#include <algorithm>
-#include <cctype>
-#include <cerrno>
-#include <clocale>
-#include <chrono>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <clocale>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -94,8 +94,8 @@ int ReadByte(int fd) {
 int ReadKey(FILE* in) {
   const int fd = fileno(in);
   const int lead = ReadByte(fd);
-  if (lead < 0x80 || MB_CUR_MAX == 1) return lead;  // ASCII, a single-byte locale's byte, or -1
-  constexpr int kReplacement = 0xFFFD;               // what a broken sequence reads as
+  if (lead < 0x80 || MB_CUR_MAX == 1) return lead;      // ASCII, a single-byte locale's byte, or -1
+  constexpr int kReplacement = 0xFFFD;                  // what a broken sequence reads as
   if (lead < 0xC0 || lead > 0xF4) return kReplacement;  // a stray continuation or invalid byte
   int more = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : 1;
   int code = lead & (0x3F >> more);

@@ -6,7 +6,8 @@
 namespace tributary::cli {
 
 void PrintVersion() {
-  std::printf("tributary %s (Apache Paimon table format; Debezium JSON ingest)\n", TRIBUTARY_VERSION);
+  std::printf("tributary %s (Apache Paimon table format; Debezium JSON ingest)\n",
+              TRIBUTARY_VERSION);
 }
 
 }  // namespace tributary::cli

@@ -37,7 +37,8 @@ constexpr size_t kMaxBaseManifests = 16;
 
 FileStoreCommit::FileStoreCommit(std::string table_path, std::shared_ptr<const TableSchema> schema,
                                  std::string commit_user)
-    : table_path_(std::move(table_path)), schema_(std::move(schema)),
+    : table_path_(std::move(table_path)),
+      schema_(std::move(schema)),
       commit_user_(std::move(commit_user)) {
   std::string c = options::GetOrDefault(*schema_, options::kManifestCompression);
   codec_ = c == "zstd" ? "zstandard" : c == "none" ? "null" : c;
@@ -104,8 +105,8 @@ Result<std::string> FileStoreCommit::WriteIndexManifest(
   if (latest && latest->index_manifest) {
     std::string path = meta::ManifestPath(table_path_, *latest->index_manifest);
     TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-    TRIB_ASSIGN_OR_RETURN(auto entries, meta::DecodeIndexManifest(std::move(bytes),
-                                                                  "index manifest '" + path + "'"));
+    TRIB_ASSIGN_OR_RETURN(
+        auto entries, meta::DecodeIndexManifest(std::move(bytes), "index manifest '" + path + "'"));
     for (auto& e : entries) {
       if (e.kind == FileKind::kDelete) {
         live.erase(std::remove_if(live.begin(), live.end(),
@@ -141,9 +142,10 @@ Status FileStoreCommit::CheckIncarnation() const {
                           " after this writer opened it; nothing was committed");
 }
 
-Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
-                                            const std::vector<meta::IndexManifestEntry>* index_changes,
-                                            const std::vector<meta::ManifestEntry>* changelog) {
+Result<int64_t> FileStoreCommit::CommitOnce(
+    meta::CommitKind kind, const EntryBuilder& build,
+    const std::vector<meta::IndexManifestEntry>* index_changes,
+    const std::vector<meta::ManifestEntry>* changelog) {
   meta::SnapshotManager snapshots(table_path_);
   std::mt19937 rng(std::random_device{}());
   Status last_error;
@@ -195,8 +197,8 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
       meta::Snapshot s;
       s.id = latest ? latest->id + 1 : 1;
       if (index_changes && !index_changes->empty()) {
-        TRIB_ASSIGN_OR_RETURN(std::string im, WriteIndexManifest(latest.get(), *index_changes,
-                                                                 &written));
+        TRIB_ASSIGN_OR_RETURN(std::string im,
+                              WriteIndexManifest(latest.get(), *index_changes, &written));
         s.index_manifest = im;
       } else if (latest) {
         s.index_manifest = latest->index_manifest;  // index files carry over
@@ -245,16 +247,16 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
     std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + 5 * attempt)));
   }
   return Status::Conflict("could not commit to '" + table_path_ + "' after " +
-                          std::to_string(max_retries_ + 1) +
-                          " attempts ('commit.max-retries' = " + std::to_string(max_retries_) +
-                          "): other writers kept committing first");
+                          std::to_string(max_retries_ + 1) + " attempts ('commit.max-retries' = " +
+                          std::to_string(max_retries_) + "): other writers kept committing first");
 }
 
 std::string FileStoreCommit::PartitionName(const std::string& partition) const {
   auto row = format::DeserializeBinaryRow(partition, partition_types_);
   if (!row.ok() || partition_types_.empty()) return "the table";
   std::vector<Field> pf;
-  for (const auto& k : schema_->partition_keys) pf.push_back(schema_->fields[schema_->FieldIndex(k)]);
+  for (const auto& k : schema_->partition_keys)
+    pf.push_back(schema_->fields[schema_->FieldIndex(k)]);
   return "partition " + meta::PartitionPath(pf, *row);
 }
 
@@ -275,8 +277,8 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::AppendDelta(
       // concurrent commit's numbers reach are renumbered above them.
       std::map<std::pair<std::string, int32_t>, int64_t> live_max;
       for (const auto& e : live) {
-        auto [it, inserted] = live_max.emplace(std::make_pair(e.partition, e.bucket),
-                                               e.file.max_sequence_number);
+        auto [it, inserted] =
+            live_max.emplace(std::make_pair(e.partition, e.bucket), e.file.max_sequence_number);
         if (!inserted) it->second = std::max(it->second, e.file.max_sequence_number);
       }
       for (auto& m : req->messages) {
@@ -304,8 +306,8 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::AppendDelta(
       auto it = existing.find(m.partition);
       if (m.new_files.empty() || it == existing.end() || it->second == m.total_buckets) continue;
       // Fixed counts must match; and a fixed layout never mixes with a dynamic (-1) one.
-      bool mismatch = (m.total_buckets > 0 && it->second > 0) || m.total_buckets == -1 ||
-                      it->second == -1;
+      bool mismatch =
+          (m.total_buckets > 0 && it->second > 0) || m.total_buckets == -1 || it->second == -1;
       if (mismatch) {
         return Status::Invalid(
             "cannot write " + PartitionName(m.partition) + " with " +
@@ -390,13 +392,17 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
     }
   }
   if (has_new) {
-    meta::CommitKind kind = req.overwrite ? meta::CommitKind::kOverwrite : meta::CommitKind::kAppend;
+    meta::CommitKind kind =
+        req.overwrite ? meta::CommitKind::kOverwrite : meta::CommitKind::kAppend;
     TRIB_ASSIGN_OR_RETURN(
-        last, CommitOnce(kind, [&](const std::vector<ManifestEntry>& live)
-                                   -> Result<std::vector<ManifestEntry>> {
-          if (req.precondition) TRIB_RETURN_NOT_OK(req.precondition(live));
-          return AppendDelta(&req, live, &result);
-        }, &req.index_changes, req.overwrite ? nullptr : &changelog));
+        last,
+        CommitOnce(
+            kind,
+            [&](const std::vector<ManifestEntry>& live) -> Result<std::vector<ManifestEntry>> {
+              if (req.precondition) TRIB_RETURN_NOT_OK(req.precondition(live));
+              return AppendDelta(&req, live, &result);
+            },
+            &req.index_changes, req.overwrite ? nullptr : &changelog));
     if (last) {
       result.first_snapshot = last;
       result.snapshots++;
@@ -412,10 +418,13 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
             ManifestEntry{FileKind::kAdd, m.partition, m.bucket, m.total_buckets, f});
       }
     }
-    auto r = CommitOnce(meta::CommitKind::kCompact, [&](const std::vector<ManifestEntry>& live) {
-      conflict = false;
-      return CompactDelta(req, live, &conflict);
-    }, nullptr, &compact_changelog);
+    auto r = CommitOnce(
+        meta::CommitKind::kCompact,
+        [&](const std::vector<ManifestEntry>& live) {
+          conflict = false;
+          return CompactDelta(req, live, &conflict);
+        },
+        nullptr, &compact_changelog);
     if (!r.ok()) {
       // The APPEND snapshot (if any) is published already: a compaction that cannot be
       // committed is dropped, never reported as a failed commit that would undo published files.

@@ -34,8 +34,8 @@ struct CommitMessage {
 
 // Rewrites a message's new files with every sequence number raised by `shift`, returning the
 // new files' metas (the writer owns the files; it deletes the old ones).
-using RenumberFn = std::function<Result<std::vector<meta::DataFileMeta>>(const CommitMessage& m,
-                                                                           int64_t shift)>;
+using RenumberFn =
+    std::function<Result<std::vector<meta::DataFileMeta>>(const CommitMessage& m, int64_t shift)>;
 
 struct CommitRequest {
   std::vector<CommitMessage> messages;
@@ -56,7 +56,7 @@ struct CommitRequest {
 };
 
 struct CommitResult {
-  std::optional<int64_t> last_snapshot;  // nullopt when there was nothing to commit
+  std::optional<int64_t> last_snapshot;   // nullopt when there was nothing to commit
   std::optional<int64_t> first_snapshot;  // the first this commit published
   int64_t snapshots = 0;                  // how many it published (APPEND, COMPACT)
   // The compaction lost a race (its input files are gone): nothing of it was published and the
@@ -103,8 +103,7 @@ class FileStoreCommit {
   // The entries of the COMPACT snapshot; sets *conflict (and returns nothing) when its input
   // files are gone or its output would overlap a level's run.
   Result<std::vector<meta::ManifestEntry>> CompactDelta(
-      const CommitRequest& req, const std::vector<meta::ManifestEntry>& live,
-      bool* conflict) const;
+      const CommitRequest& req, const std::vector<meta::ManifestEntry>& live, bool* conflict) const;
   std::string PartitionName(const std::string& partition) const;
   Result<meta::ManifestFileMeta> WriteManifest(const std::vector<meta::ManifestEntry>& entries,
                                                std::vector<std::string>* written);
@@ -115,7 +114,8 @@ class FileStoreCommit {
   std::string codec_;
   int max_retries_;  // 'commit.max-retries': attempts after the first
   std::vector<DataType> partition_types_;
-  std::optional<std::string> committed_index_manifest_;  // of the last snapshot CommitOnce published
+  std::optional<std::string>
+      committed_index_manifest_;  // of the last snapshot CommitOnce published
   std::optional<std::string> incarnation_;
 };
 

@@ -62,8 +62,8 @@ struct Candidate {
 
 // Files in `dir` (relative `rel`) older than the cut-off that `keep` does not keep.
 template <typename Keep>
-Status ListOld(const std::string& table_path, const std::string& rel, int64_t older_than,
-               Keep keep, std::vector<Candidate>* out) {
+Status ListOld(const std::string& table_path, const std::string& rel, int64_t older_than, Keep keep,
+               std::vector<Candidate>* out) {
   auto entries = io::LocalFs().ListDir(io::JoinPath(table_path, rel));
   if (!entries.ok()) {
     if (entries.status().IsNotFound()) return Status::OK();
@@ -80,12 +80,13 @@ Status ListOld(const std::string& table_path, const std::string& rel, int64_t ol
 Status ListDataDirs(const std::string& table_path, const std::string& rel, int depth,
                     std::vector<std::string>* buckets) {
   const std::vector<std::string>& meta_folders = meta::MetadataFolders();
-  TRIB_ASSIGN_OR_RETURN(auto entries, io::LocalFs().ListDir(rel.empty() ? table_path
-                                                                        : io::JoinPath(table_path, rel)));
+  TRIB_ASSIGN_OR_RETURN(
+      auto entries,
+      io::LocalFs().ListDir(rel.empty() ? table_path : io::JoinPath(table_path, rel)));
   for (const auto& e : entries) {
     if (!e.is_dir) continue;
-    if (depth == 0 && std::find(meta_folders.begin(), meta_folders.end(), e.name) !=
-                          meta_folders.end()) {
+    if (depth == 0 &&
+        std::find(meta_folders.begin(), meta_folders.end(), e.name) != meta_folders.end()) {
       continue;
     }
     const std::string child = rel.empty() ? e.name : io::JoinPath(rel, e.name);
@@ -131,7 +132,8 @@ Status CollectTableUsedFiles(const std::string& table_path, std::set<std::string
     TRIB_ASSIGN_OR_RETURN(bool complete, CollectUsedFiles(table_path, **s, &used));
     if (!complete) {
       // Part of what the tag lists is gone: what it still holds cannot all be known.
-      return Status::Corruption("tag '" + tag + "' lists files that are gone; nothing was "
+      return Status::Corruption("tag '" + tag +
+                                "' lists files that are gone; nothing was "
                                 "removed");
     }
   }
@@ -203,7 +205,8 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& path, int64_t old
 
   std::vector<Candidate> orphans;
   auto in_use = [&](const std::string& name) { return used.count(name) > 0; };
-  TRIB_RETURN_NOT_OK(ListOld(table_path, meta::kManifestFolder, older_than_millis, in_use, &orphans));
+  TRIB_RETURN_NOT_OK(
+      ListOld(table_path, meta::kManifestFolder, older_than_millis, in_use, &orphans));
   TRIB_RETURN_NOT_OK(ListOld(table_path, meta::kIndexFolder, older_than_millis, in_use, &orphans));
   auto metadata_file = [](const char* prefix) {
     return [prefix](const std::string& name) {
@@ -213,7 +216,9 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& path, int64_t old
   for (const auto& root : roots) {
     // Relative to the table directory (a branch's under branch/branch-<name>/).
     const std::string rel = root == table_path ? "" : root.substr(table_path.size() + 1);
-    auto in = [&](const char* folder) { return rel.empty() ? std::string(folder) : io::JoinPath(rel, folder); };
+    auto in = [&](const char* folder) {
+      return rel.empty() ? std::string(folder) : io::JoinPath(rel, folder);
+    };
     TRIB_RETURN_NOT_OK(ListOld(table_path, in(meta::kSnapshotFolder), older_than_millis,
                                metadata_file(meta::kSnapshotPrefix), &orphans));
     TRIB_RETURN_NOT_OK(ListOld(table_path, in(meta::kChangelogFolder), older_than_millis,

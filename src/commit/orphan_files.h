@@ -12,10 +12,9 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
-
-#include <set>
 
 #include "tributary/result.h"
 

@@ -9,8 +9,8 @@
 
 namespace tributary::commit {
 
-Result<RollbackResult> RollbackTo(const std::string& table_path,
-                                  std::optional<int64_t> snapshot_id, const std::string& tag) {
+Result<RollbackResult> RollbackTo(const std::string& table_path, std::optional<int64_t> snapshot_id,
+                                  const std::string& tag) {
   meta::SnapshotManager snapshots(table_path);
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestId());
   if (!latest) return Status::Invalid("the table has no snapshot: nothing to roll back");
@@ -47,8 +47,7 @@ Result<RollbackResult> RollbackTo(const std::string& table_path,
     return Status::Invalid("snapshot " + std::to_string(id) + " is newer than the latest one (" +
                            std::to_string(*latest) + ")");
   }
-  TRIB_ASSIGN_OR_RETURN(bool exists,
-                        io::LocalFs().FileExists(meta::SnapshotPath(table_path, id)));
+  TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().FileExists(meta::SnapshotPath(table_path, id)));
   RollbackResult r;
   r.previous_snapshot = *latest;
   r.current_snapshot = id;
@@ -56,10 +55,9 @@ Result<RollbackResult> RollbackTo(const std::string& table_path,
   if (!exists) {
     // The tag's snapshot had expired: it becomes a snapshot again first (older than every
     // snapshot present, so the earliest), so that no moment leaves the table without one.
-    TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::SnapshotPath(table_path, id),
-                                               meta::SnapshotToJson(*target)));
     TRIB_RETURN_NOT_OK(
-        io::LocalFs().WriteFile(meta::EarliestHintPath(dir), std::to_string(id)));
+        io::LocalFs().WriteFile(meta::SnapshotPath(table_path, id), meta::SnapshotToJson(*target)));
+    TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::EarliestHintPath(dir), std::to_string(id)));
   }
   TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::LatestHintPath(dir), std::to_string(id)));
   // Newest first: at every moment the snapshots present are a prefix of the old ones.

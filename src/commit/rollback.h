@@ -24,7 +24,7 @@ struct RollbackResult {
 
 // Exactly one of `snapshot_id` and `tag` (non-empty) names the target. A snapshot that no
 // longer exists is found through a tag of that snapshot, as Paimon does.
-Result<RollbackResult> RollbackTo(const std::string& table_path,
-                                  std::optional<int64_t> snapshot_id, const std::string& tag);
+Result<RollbackResult> RollbackTo(const std::string& table_path, std::optional<int64_t> snapshot_id,
+                                  const std::string& tag);
 
 }  // namespace tributary::commit

@@ -46,8 +46,8 @@ Status CollectIndexFiles(const std::string& table_path, const meta::Snapshot& s,
   if (!s.index_manifest) return Status::OK();
   const std::string path = meta::ManifestPath(table_path, *s.index_manifest);
   TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-  TRIB_ASSIGN_OR_RETURN(auto entries, meta::DecodeIndexManifest(std::move(bytes),
-                                                                "index manifest '" + path + "'"));
+  TRIB_ASSIGN_OR_RETURN(
+      auto entries, meta::DecodeIndexManifest(std::move(bytes), "index manifest '" + path + "'"));
   for (const auto& e : entries) {
     if (e.kind == meta::FileKind::kAdd) files->insert(e.file_name);
   }
@@ -72,10 +72,10 @@ class EntryPaths {
   Result<std::string> Of(const meta::ManifestEntry& e) const {
     if (e.file.external_path) return meta::ResolveExternalPath(table_path_, *e.file.external_path);
     TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, types_));
-    return io::JoinPath(meta::BucketDir(table_path_,
-                                        meta::PartitionPath(fields_, part, default_partition_),
-                                        e.bucket),
-                        e.file.file_name);
+    return io::JoinPath(
+        meta::BucketDir(table_path_, meta::PartitionPath(fields_, part, default_partition_),
+                        e.bucket),
+        e.file.file_name);
   }
   // The entry's data file and the files beside it that belong to it (its `.index` file).
   Status AddAll(const meta::ManifestEntry& e, std::set<std::string>* out) const {
@@ -118,7 +118,8 @@ Result<std::set<std::string>> TaggedFiles(const std::string& table_path) {
     TRIB_ASSIGN_OR_RETURN(auto s, meta::ReadTag(table_path, tag));
     TRIB_ASSIGN_OR_RETURN(bool complete, CollectUsedFiles(table_path, *s, &tagged));
     if (!complete) {
-      return Status::Corruption("tag '" + tag + "' lists files that are gone; expiration stops "
+      return Status::Corruption("tag '" + tag +
+                                "' lists files that are gone; expiration stops "
                                 "rather than remove more");
     }
   }
@@ -172,8 +173,8 @@ Result<ExpireOptions> ExpireOptions::From(const TableSchema& schema) {
   o.changelog_retain_min = o.retain_min;
   o.changelog_retain_max = o.retain_max;
   o.changelog_time_retained_ms = o.time_retained_ms;
-  for (const char* k : {"changelog.num-retained.min", "changelog.num-retained.max",
-                        "changelog.time-retained"}) {
+  for (const char* k :
+       {"changelog.num-retained.min", "changelog.num-retained.max", "changelog.time-retained"}) {
     o.changelog_options_set = o.changelog_options_set || schema.Option(k).has_value();
   }
   TRIB_RETURN_NOT_OK(int_opt("changelog.num-retained.min", &o.changelog_retain_min));
@@ -209,8 +210,7 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   // EARLIEST and LATEST hints, checked, without listing the snapshot folder.
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> first, snapshots.EarliestId());
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> last, snapshots.LatestId());
-  if (!first || !last ||
-      *last - *first + 1 <= std::max<int64_t>(options.retain_min, 1)) {
+  if (!first || !last || *last - *first + 1 <= std::max<int64_t>(options.retain_min, 1)) {
     return result;
   }
   TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
@@ -307,7 +307,7 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
     result.snapshots++;
   }
   (void)io::WriteHintFile(meta::EarliestHintPath(meta::SnapshotDir(table_path)),
-                                std::to_string(ids[end]));
+                          std::to_string(ids[end]));
   io::CrashPoint("expire.after-snapshots");
   TRIB_RETURN_NOT_OK(RemoveDataFiles(data_files, tagged, &result.data_files));
   TRIB_RETURN_NOT_OK(RemoveDataFiles(changelog_files, tagged, &result.changelog_files));
@@ -318,10 +318,10 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
     result.index_files++;
   }
   TRIB_RETURN_NOT_OK(io::LocalFs().RemoveFiles(index_batch));
-  TRIB_RETURN_NOT_OK(RemoveManifests(table_path, manifests, kept_manifests, tagged,
-                                     &result.manifest_files));
-  TRIB_RETURN_NOT_OK(RemoveManifests(table_path, lists, kept_lists, tagged,
-                                     &result.manifest_files));
+  TRIB_RETURN_NOT_OK(
+      RemoveManifests(table_path, manifests, kept_manifests, tagged, &result.manifest_files));
+  TRIB_RETURN_NOT_OK(
+      RemoveManifests(table_path, lists, kept_lists, tagged, &result.manifest_files));
   return result;
 }
 
@@ -392,7 +392,7 @@ Result<int64_t> ExpireChangelogs(const std::string& table_path, const TableSchem
     TRIB_RETURN_NOT_OK(io::LocalFs().Remove(meta::LongLivedChangelogPath(table_path, ids[i])));
   }
   (void)io::WriteHintFile(meta::EarliestHintPath(meta::ChangelogDir(table_path)),
-                                std::to_string(end < ids.size() ? ids[end] : *earliest));
+                          std::to_string(end < ids.size() ? ids[end] : *earliest));
   int64_t removed = 0;
   TRIB_RETURN_NOT_OK(RemoveDataFiles(files, tagged, &removed));
   TRIB_RETURN_NOT_OK(RemoveManifests(table_path, manifests, kept_manifests, tagged, &removed));

@@ -25,10 +25,10 @@
 namespace tributary::commit {
 
 struct ExpireOptions {
-  int64_t retain_min = 10;          // 'snapshot.num-retained.min'
-  int64_t retain_max = INT32_MAX;   // 'snapshot.num-retained.max'
-  int64_t time_retained_ms = 3600 * 1000;  // 'snapshot.time-retained'
-  int64_t max_deletes = 50;         // 'snapshot.expire.limit'
+  int64_t retain_min = 10;                   // 'snapshot.num-retained.min'
+  int64_t retain_max = INT32_MAX;            // 'snapshot.num-retained.max'
+  int64_t time_retained_ms = 3600 * 1000;    // 'snapshot.time-retained'
+  int64_t max_deletes = 50;                  // 'snapshot.expire.limit'
   std::optional<int64_t> older_than_millis;  // instead of now - time_retained_ms
   // 'changelog.num-retained.min' / '.max' / 'changelog.time-retained' (default: the snapshot
   // ones). When they keep more than the snapshot options (set explicitly), the changelog
@@ -53,7 +53,7 @@ struct ExpireOptions {
 };
 
 struct ExpireResult {
-  int64_t snapshots = 0;  // snapshot files removed
+  int64_t snapshots = 0;        // snapshot files removed
   int64_t changelogs_kept = 0;  // of them, kept as long-lived changelogs (changelog/)
   int64_t data_files = 0;
   int64_t changelog_files = 0;

@@ -25,10 +25,14 @@ Status CheckValue(const Value& v, const Field& f) {
     case TypeId::kBigInt: {
       if (!v.is_int()) return bad("expected an integer value");
       int64_t x = v.int_value();
-      int64_t lo = t.id == TypeId::kTinyInt ? -128 : t.id == TypeId::kSmallInt ? -32768
-                   : t.id == TypeId::kInt   ? -2147483648LL : INT64_MIN;
-      int64_t hi = t.id == TypeId::kTinyInt ? 127 : t.id == TypeId::kSmallInt ? 32767
-                   : t.id == TypeId::kInt   ? 2147483647LL : INT64_MAX;
+      int64_t lo = t.id == TypeId::kTinyInt    ? -128
+                   : t.id == TypeId::kSmallInt ? -32768
+                   : t.id == TypeId::kInt      ? -2147483648LL
+                                               : INT64_MIN;
+      int64_t hi = t.id == TypeId::kTinyInt    ? 127
+                   : t.id == TypeId::kSmallInt ? 32767
+                   : t.id == TypeId::kInt      ? 2147483647LL
+                                               : INT64_MAX;
       if (x < lo || x > hi) return bad("value " + std::to_string(x) + " is out of range");
       break;
     }
@@ -92,8 +96,10 @@ Status CheckValue(const Value& v, const Field& f) {
     case TypeId::kMap:
       if (!v.is_map()) return bad("expected a MAP value");
       for (size_t i = 0; i < v.map_keys().size(); i++) {
-        TRIB_RETURN_NOT_OK(CheckValue(v.map_keys()[i], Field{0, f.name + " key", t.key().NotNull(), ""}));
-        TRIB_RETURN_NOT_OK(CheckValue(v.map_values()[i], Field{0, f.name + " value", t.value(), ""}));
+        TRIB_RETURN_NOT_OK(
+            CheckValue(v.map_keys()[i], Field{0, f.name + " key", t.key().NotNull(), ""}));
+        TRIB_RETURN_NOT_OK(
+            CheckValue(v.map_values()[i], Field{0, f.name + " value", t.value(), ""}));
       }
       break;
     case TypeId::kRow:
@@ -102,7 +108,8 @@ Status CheckValue(const Value& v, const Field& f) {
       }
       for (size_t i = 0; i < t.fields().size(); i++) {
         const Field& sub = t.fields()[i];
-        TRIB_RETURN_NOT_OK(CheckValue(v.struct_fields()[i], Field{0, f.name + "." + sub.name, sub.type, ""}));
+        TRIB_RETURN_NOT_OK(
+            CheckValue(v.struct_fields()[i], Field{0, f.name + "." + sub.name, sub.type, ""}));
       }
       break;
   }

@@ -9,7 +9,7 @@ namespace tributary {
 void StringVector::append(const StringVector& other) {
   const uint64_t base = chars_.size();
   const size_t n = other.offsets_.size();  // before: `other` may be *this
-  chars_.append(other.chars_);  // std::string appends itself correctly
+  chars_.append(other.chars_);             // std::string appends itself correctly
   for (size_t i = 1; i < n; i++) offsets_.push_back(base + other.offsets_[i]);
 }
 

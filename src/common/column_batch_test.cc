@@ -30,7 +30,8 @@ TEST(ColumnVector, AppendAndGetRoundTripWithNulls) {
       {DataType::Boolean(), {Value::Bool(true), Value::Bool(false), Value::Null()}},
       {DataType::Double(), {Value::Null(), Value::Double(2.5), Value::Double(-0.0)}},
       {DataType::String(), {Value::String(""), Value::Null(), Value::String("long enough string")}},
-      {DataType::Decimal(10, 2), {Value::Dec(Decimal{150}), Value::Null(), Value::Dec(Decimal{-1})}},
+      {DataType::Decimal(10, 2),
+       {Value::Dec(Decimal{150}), Value::Null(), Value::Dec(Decimal{-1})}},
   };
   for (const auto& [type, values] : cases) {
     ColumnVector c = Of(type, values);

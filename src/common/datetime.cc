@@ -7,8 +7,8 @@
 namespace tributary {
 
 int64_t MachineUtcOffsetMillis(int64_t utc_millis) {
-  const std::time_t secs = static_cast<std::time_t>(
-      utc_millis >= 0 ? utc_millis / 1000 : -((-utc_millis + 999) / 1000));
+  const std::time_t secs =
+      static_cast<std::time_t>(utc_millis >= 0 ? utc_millis / 1000 : -((-utc_millis + 999) / 1000));
   std::tm local{};
   localtime_r(&secs, &local);
   return static_cast<int64_t>(local.tm_gmtoff) * 1000;
@@ -185,8 +185,8 @@ Status ParseTimeAt(Cursor* c, std::string_view whole, int64_t* nanos) {
     return Status::Invalid("invalid time in '" + std::string(whole) + "' (expected HH:MM:SS)");
   }
   if (c->Char(':')) {
-    if (!c->Digits(2, 2, &s)) return Status::Invalid("invalid seconds in '" +
-                                                     std::string(whole) + "'");
+    if (!c->Digits(2, 2, &s))
+      return Status::Invalid("invalid seconds in '" + std::string(whole) + "'");
     if (c->Char('.')) {
       size_t b = c->pos();
       if (!c->Digits(1, 9, &frac)) {
@@ -303,8 +303,8 @@ Result<__int128> ParseDecimal(std::string_view s, int32_t precision, int32_t sca
       if (round_digit < 0) round_digit = ch - '0';
       continue;
     }
-    if (v > Pow10(37)) return Status::Invalid("DECIMAL value '" + std::string(s) +
-                                              "' is out of range");
+    if (v > Pow10(37))
+      return Status::Invalid("DECIMAL value '" + std::string(s) + "' is out of range");
     v = v * 10 + (ch - '0');
     if (seen_point) frac_digits++;
   }

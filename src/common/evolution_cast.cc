@@ -16,10 +16,14 @@ Status Unsupported(const DataType& from, const DataType& to) {
 
 int64_t Wrap(int64_t v, TypeId to) {
   switch (to) {
-    case TypeId::kTinyInt: return static_cast<int8_t>(v);
-    case TypeId::kSmallInt: return static_cast<int16_t>(v);
-    case TypeId::kInt: return static_cast<int32_t>(v);
-    default: return v;
+    case TypeId::kTinyInt:
+      return static_cast<int8_t>(v);
+    case TypeId::kSmallInt:
+      return static_cast<int16_t>(v);
+    case TypeId::kInt:
+      return static_cast<int32_t>(v);
+    default:
+      return v;
   }
 }
 
@@ -115,9 +119,11 @@ Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataT
   if (from.IsString() || from.IsBinary()) return FromString(v.string_value(), to, from);
   if (to.IsInteger()) {
     if (from.IsInteger()) return Value::Int(Wrap(v.int_value(), to.id));
-    if (from.IsFloating()) return Value::Int(Wrap(static_cast<int64_t>(std::trunc(v.double_value())), to.id));
+    if (from.IsFloating())
+      return Value::Int(Wrap(static_cast<int64_t>(std::trunc(v.double_value())), to.id));
     if (from.id == TypeId::kDecimal) {
-      return Value::Int(Wrap(static_cast<int64_t>(v.decimal_value().unscaled / Pow10(from.scale)), to.id));
+      return Value::Int(
+          Wrap(static_cast<int64_t>(v.decimal_value().unscaled / Pow10(from.scale)), to.id));
     }
     if (from.id == TypeId::kBoolean) return Value::Int(v.bool_value() ? 1 : 0);
   }
@@ -133,15 +139,16 @@ Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataT
     }
   }
   if (to.id == TypeId::kDecimal) {
-    if (from.IsInteger()) return Value::Dec({static_cast<__int128>(v.int_value()) * Pow10(to.scale)});
+    if (from.IsInteger())
+      return Value::Dec({static_cast<__int128>(v.int_value()) * Pow10(to.scale)});
     if (from.id == TypeId::kDecimal) {
       __int128 u = v.decimal_value().unscaled;
       if (to.scale >= from.scale) return Value::Dec({u * Pow10(to.scale - from.scale)});
       return Value::Dec({u / Pow10(from.scale - to.scale)});
     }
     if (from.IsFloating()) {
-      return Value::Dec({static_cast<__int128>(std::llround(v.double_value() *
-                                                            static_cast<double>(Pow10(to.scale))))});
+      return Value::Dec({static_cast<__int128>(
+          std::llround(v.double_value() * static_cast<double>(Pow10(to.scale))))});
     }
   }
   if (to.id == TypeId::kBoolean && from.IsInteger()) return Value::Bool(v.int_value() != 0);
@@ -164,11 +171,16 @@ namespace {
 // Bits of an integer type; 0 for others.
 int IntegerWidth(TypeId id) {
   switch (id) {
-    case TypeId::kTinyInt: return 8;
-    case TypeId::kSmallInt: return 16;
-    case TypeId::kInt: return 32;
-    case TypeId::kBigInt: return 64;
-    default: return 0;
+    case TypeId::kTinyInt:
+      return 8;
+    case TypeId::kSmallInt:
+      return 16;
+    case TypeId::kInt:
+      return 32;
+    case TypeId::kBigInt:
+      return 64;
+    default:
+      return 0;
   }
 }
 bool IsText(TypeId id) {

@@ -73,8 +73,7 @@ Status CheckJsonDepth(const Json& root, int max_depth) {
     stack.pop_back();
     if (!j->is_structured()) continue;
     if (depth > max_depth) {
-      return Status::Invalid("JSON nested more than " + std::to_string(max_depth) +
-                             " levels deep");
+      return Status::Invalid("JSON nested more than " + std::to_string(max_depth) + " levels deep");
     }
     for (const Json& child : *j) stack.push_back({&child, depth + 1});
   }

@@ -42,19 +42,22 @@ Status CheckFileNamePrefix(std::string_view option, std::string_view prefix) {
                   std::none_of(prefix.begin(), prefix.end(),
                                [](char c) { return c == '/' || c == '\\' || IsControl(c); });
   if (ok) return Status::OK();
-  const std::string why = "a file name prefix may not hold '/', '\\' or control characters, start "
-                          "with '.' or be longer than 100 bytes";
+  const std::string why =
+      "a file name prefix may not hold '/', '\\' or control characters, start "
+      "with '.' or be longer than 100 bytes";
   if (option.empty()) return Status::Invalid(why);
   return Status::Invalid("option '" + std::string(option) + "' = " + Quoted(prefix) + ": " + why);
 }
 
 Status CheckTagName(std::string_view name) {
-  const bool ok = !name.empty() && name.size() <= kMaxNameBytes &&
-                  std::all_of(name.begin(), name.end(),
-                              [](char c) { return AsciiAlnum(c) || c == '-' || c == '_' || c == '.'; }) &&
-                  !OnlyDigits(name) && name != "." && name != "..";
+  const bool ok =
+      !name.empty() && name.size() <= kMaxNameBytes &&
+      std::all_of(name.begin(), name.end(),
+                  [](char c) { return AsciiAlnum(c) || c == '-' || c == '_' || c == '.'; }) &&
+      !OnlyDigits(name) && name != "." && name != "..";
   if (ok) return Status::OK();
-  return Status::Invalid("tag name " + Quoted(name) + " is not valid: use letters, digits, '-', "
+  return Status::Invalid("tag name " + Quoted(name) +
+                         " is not valid: use letters, digits, '-', "
                          "'_' and '.', not only digits");
 }
 
@@ -62,29 +65,33 @@ Status CheckBranchName(std::string_view name) {
   if (name == "main") {
     return Status::Invalid("branch name 'main' is the default branch and cannot be used");
   }
-  if (std::all_of(name.begin(), name.end(), [](char c) { return c == ' ' || c == '\t' ||
-                                                                 c == '\n' || c == '\r'; })) {
+  if (std::all_of(name.begin(), name.end(),
+                  [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; })) {
     return Status::Invalid("branch name " + Quoted(name) + " is blank");
   }
   if (OnlyDigits(name)) {
-    return Status::Invalid("branch name " + Quoted(name) + " is only digits (it would read as a "
+    return Status::Invalid("branch name " + Quoted(name) +
+                           " is only digits (it would read as a "
                            "snapshot id)");
   }
   // No '.' (a table name's parts are split at it) and no '$' (t$branch_b$snapshots).
-  const bool ok = name.size() <= kMaxNameBytes &&
-                  std::all_of(name.begin(), name.end(),
-                              [](char c) { return AsciiAlnum(c) || c == '-' || c == '_'; });
+  const bool ok = name.size() <= kMaxNameBytes && std::all_of(name.begin(), name.end(), [](char c) {
+                    return AsciiAlnum(c) || c == '-' || c == '_';
+                  });
   if (ok) return Status::OK();
-  return Status::Invalid("branch name " + Quoted(name) + " is not valid: use letters, digits, '-' "
+  return Status::Invalid("branch name " + Quoted(name) +
+                         " is not valid: use letters, digits, '-' "
                          "and '_'");
 }
 
 Status CheckConsumerId(std::string_view id) {
   const bool ok = !id.empty() && id[0] != '.' && id.size() <= kMaxNameBytes &&
-                  std::all_of(id.begin(), id.end(),
-                              [](char c) { return AsciiAlnum(c) || c == '_' || c == '-' || c == '.'; });
+                  std::all_of(id.begin(), id.end(), [](char c) {
+                    return AsciiAlnum(c) || c == '_' || c == '-' || c == '.';
+                  });
   if (ok) return Status::OK();
-  return Status::Invalid("consumer id " + Quoted(id) + " may hold only letters, digits, '_', '-' "
+  return Status::Invalid("consumer id " + Quoted(id) +
+                         " may hold only letters, digits, '_', '-' "
                          "and '.', and may not start with '.'");
 }
 

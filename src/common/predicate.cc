@@ -11,8 +11,9 @@ bool EvalPredicate(const Predicate& p, const Value& v) {
   if (v.is_null()) return false;
   if (p.op == Op::kIn) {
     if (p.sorted) {
-      auto it = std::lower_bound(p.literals.begin(), p.literals.end(), v,
-                                 [](const Value& l, const Value& x) { return CompareValues(l, x) < 0; });
+      auto it =
+          std::lower_bound(p.literals.begin(), p.literals.end(), v,
+                           [](const Value& l, const Value& x) { return CompareValues(l, x) < 0; });
       return it != p.literals.end() && CompareValues(*it, v) == 0;
     }
     for (const auto& l : p.literals) {
@@ -23,13 +24,20 @@ bool EvalPredicate(const Predicate& p, const Value& v) {
   if (p.literals.empty() || p.literals[0].is_null()) return false;
   int c = CompareValues(v, p.literals[0]);
   switch (p.op) {
-    case Op::kEq: return c == 0;
-    case Op::kNe: return c != 0;
-    case Op::kLt: return c < 0;
-    case Op::kLe: return c <= 0;
-    case Op::kGt: return c > 0;
-    case Op::kGe: return c >= 0;
-    default: return true;
+    case Op::kEq:
+      return c == 0;
+    case Op::kNe:
+      return c != 0;
+    case Op::kLt:
+      return c < 0;
+    case Op::kLe:
+      return c <= 0;
+    case Op::kGt:
+      return c > 0;
+    case Op::kGe:
+      return c >= 0;
+    default:
+      return true;
   }
 }
 
@@ -40,26 +48,34 @@ bool MayMatchRange(const Predicate& p, const Value& min, const Value& max) {
     return !l.is_null() && CompareValues(min, l) <= 0 && CompareValues(l, max) <= 0;
   };
   switch (p.op) {
-    case Op::kEq: return !p.literals.empty() && in_range(p.literals[0]);
+    case Op::kEq:
+      return !p.literals.empty() && in_range(p.literals[0]);
     case Op::kIn:
       if (p.sorted) {
-        auto it = std::lower_bound(p.literals.begin(), p.literals.end(), min,
-                                   [](const Value& l, const Value& x) { return CompareValues(l, x) < 0; });
+        auto it = std::lower_bound(
+            p.literals.begin(), p.literals.end(), min,
+            [](const Value& l, const Value& x) { return CompareValues(l, x) < 0; });
         return it != p.literals.end() && CompareValues(*it, max) <= 0;
       }
       for (const auto& l : p.literals) {
         if (in_range(l)) return true;
       }
       return false;
-    case Op::kLt: return !p.literals.empty() && CompareValues(min, p.literals[0]) < 0;
-    case Op::kLe: return !p.literals.empty() && CompareValues(min, p.literals[0]) <= 0;
-    case Op::kGt: return !p.literals.empty() && CompareValues(max, p.literals[0]) > 0;
-    case Op::kGe: return !p.literals.empty() && CompareValues(max, p.literals[0]) >= 0;
-    case Op::kIsNull: return true;
+    case Op::kLt:
+      return !p.literals.empty() && CompareValues(min, p.literals[0]) < 0;
+    case Op::kLe:
+      return !p.literals.empty() && CompareValues(min, p.literals[0]) <= 0;
+    case Op::kGt:
+      return !p.literals.empty() && CompareValues(max, p.literals[0]) > 0;
+    case Op::kGe:
+      return !p.literals.empty() && CompareValues(max, p.literals[0]) >= 0;
+    case Op::kIsNull:
+      return true;
     case Op::kNe:
       return !(p.literals.size() == 1 && CompareValues(min, max) == 0 &&
                CompareValues(min, p.literals[0]) == 0);
-    case Op::kIsNotNull: return true;
+    case Op::kIsNotNull:
+      return true;
   }
   return true;
 }
@@ -68,8 +84,10 @@ void SortInLists(std::vector<Predicate>* filters) {
   for (Predicate& p : *filters) {
     if (p.op != Predicate::Op::kIn || p.sorted) continue;
     std::vector<Value>& l = p.literals;
-    l.erase(std::remove_if(l.begin(), l.end(), [](const Value& v) { return v.is_null(); }), l.end());
-    std::sort(l.begin(), l.end(), [](const Value& a, const Value& b) { return CompareValues(a, b) < 0; });
+    l.erase(std::remove_if(l.begin(), l.end(), [](const Value& v) { return v.is_null(); }),
+            l.end());
+    std::sort(l.begin(), l.end(),
+              [](const Value& a, const Value& b) { return CompareValues(a, b) < 0; });
     l.erase(std::unique(l.begin(), l.end(),
                         [](const Value& a, const Value& b) { return CompareValues(a, b) == 0; }),
             l.end());

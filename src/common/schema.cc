@@ -1,9 +1,9 @@
+#include "tributary/schema.h"
+
 #include <algorithm>
 
 #include "common/strings.h"
-
 #include "tributary/catalog.h"
-#include "tributary/schema.h"
 
 namespace tributary {
 
@@ -106,8 +106,8 @@ Status Identifier::SetSuffix(const std::string& suffix) {
     return Status::OK();
   }
   const size_t dollar = suffix.find('$');
-  branch = suffix.substr(kBranch.size(), dollar == std::string::npos ? std::string::npos
-                                                                     : dollar - kBranch.size());
+  branch = suffix.substr(kBranch.size(),
+                         dollar == std::string::npos ? std::string::npos : dollar - kBranch.size());
   system_table = dollar == std::string::npos ? "" : suffix.substr(dollar + 1);
   if (branch.empty()) return Status::Invalid("missing branch name after '$branch_'");
   if (dollar != std::string::npos && system_table.empty()) {

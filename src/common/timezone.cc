@@ -31,12 +31,15 @@ bool FixedOffset(std::string s, int32_t* out) {
   int sign = s[0] == '-' ? -1 : 1;
   std::string digits;
   for (size_t i = 1; i < s.size(); i++) {
-    if (std::isdigit(static_cast<unsigned char>(s[i]))) digits += s[i];
-    else if (s[i] != ':') return false;
+    if (std::isdigit(static_cast<unsigned char>(s[i])))
+      digits += s[i];
+    else if (s[i] != ':')
+      return false;
   }
   if (digits.empty() || digits.size() > 4) return false;
   int h = 0, m = 0;
-  if (digits.size() <= 2) h = std::stoi(digits);
+  if (digits.size() <= 2)
+    h = std::stoi(digits);
   else {
     h = std::stoi(digits.substr(0, digits.size() - 2));
     m = std::stoi(digits.substr(digits.size() - 2));
@@ -81,7 +84,8 @@ Result<TimeZone> TimeZone::Load(const std::string& name) {
         return Status::Invalid("unknown time zone '" + name + "'");
       }
     }
-    if (name.find("..") != std::string::npos) return Status::Invalid("unknown time zone '" + name + "'");
+    if (name.find("..") != std::string::npos)
+      return Status::Invalid("unknown time zone '" + name + "'");
     path = "/usr/share/zoneinfo/" + name;
     tz.name_ = name;
   }
@@ -124,7 +128,8 @@ Result<TimeZone> TimeZone::Load(const std::string& name) {
   for (int64_t i = 0; i < timecnt; i++) idx[i] = static_cast<uint8_t>(b[pos + i]);
   pos += timecnt;
   std::vector<int32_t> type_offset(typecnt);
-  for (int64_t i = 0; i < typecnt; i++) type_offset[i] = static_cast<int32_t>(Be(b, pos + i * 6, 4));
+  for (int64_t i = 0; i < typecnt; i++)
+    type_offset[i] = static_cast<int32_t>(Be(b, pos + i * 6, 4));
   for (uint8_t i : idx) {
     if (i >= typecnt) return bad();
   }
@@ -275,8 +280,10 @@ int64_t TimeZone::OffsetAtUtc(int64_t utc) const {
   size_t lo = 0, hi = transitions_.size();
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (transitions_[mid] <= utc) lo = mid + 1;
-    else hi = mid;
+    if (transitions_[mid] <= utc)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return offsets_[lo];
 }

@@ -23,9 +23,9 @@ int64_t LibcOffset(const std::string& zone, int64_t utc) {
 TEST(TimeZoneTest, NamedZonesMatchLibc) {
   const char* saved = std::getenv("TZ");
   std::string restore = saved ? saved : "";
-  for (const char* zone : {"Asia/Shanghai", "America/New_York", "Europe/Berlin",
-                           "Australia/Lord_Howe", "Asia/Kolkata", "Europe/Dublin",
-                           "America/Santiago", "Pacific/Chatham", "America/Godthab"}) {
+  for (const char* zone :
+       {"Asia/Shanghai", "America/New_York", "Europe/Berlin", "Australia/Lord_Howe", "Asia/Kolkata",
+        "Europe/Dublin", "America/Santiago", "Pacific/Chatham", "America/Godthab"}) {
     auto tz = TimeZone::Load(zone);
     ASSERT_TRUE(tz.ok()) << tz.status().ToString();
     // Every ~9.7 days from 1901 to 2096 (after 2037 from the rule at the zone file's end),
@@ -34,8 +34,10 @@ TEST(TimeZoneTest, NamedZonesMatchLibc) {
       ASSERT_EQ(tz->OffsetAtUtc(utc), LibcOffset(zone, utc)) << zone << " at " << utc;
     }
   }
-  if (saved) setenv("TZ", restore.c_str(), 1);
-  else unsetenv("TZ");
+  if (saved)
+    setenv("TZ", restore.c_str(), 1);
+  else
+    unsetenv("TZ");
   tzset();
 }
 
@@ -43,8 +45,8 @@ TEST(TimeZoneTest, NamedZonesMatchLibc) {
 TEST(TimeZoneTest, DefaultHonoursTz) {
   const char* saved = std::getenv("TZ");
   std::string restore = saved ? saved : "";
-  for (const char* tz_env : {"Asia/Shanghai", ":Asia/Shanghai",
-                             "/usr/share/zoneinfo/Asia/Shanghai"}) {
+  for (const char* tz_env :
+       {"Asia/Shanghai", ":Asia/Shanghai", "/usr/share/zoneinfo/Asia/Shanghai"}) {
     setenv("TZ", tz_env, 1);
     auto tz = TimeZone::Load("default");
     ASSERT_TRUE(tz.ok()) << tz.status().ToString();
@@ -54,8 +56,10 @@ TEST(TimeZoneTest, DefaultHonoursTz) {
   auto ny = TimeZone::Load("default");
   ASSERT_TRUE(ny.ok());
   EXPECT_EQ(ny->OffsetAtUtc(0), -5 * 3600);
-  if (saved) setenv("TZ", restore.c_str(), 1);
-  else unsetenv("TZ");
+  if (saved)
+    setenv("TZ", restore.c_str(), 1);
+  else
+    unsetenv("TZ");
   tzset();
 }
 
@@ -82,8 +86,11 @@ TEST(TimeZoneTest, WallClockToInstant) {
 }
 
 TEST(TimeZoneTest, FixedOffsetsAndErrors) {
-  for (auto [name, offset] : {std::pair{"+08:00", 8 * 3600}, {"-0530", -(5 * 3600 + 1800)},
-                              {"UTC", 0}, {"GMT+3", 3 * 3600}, {"Z", 0}}) {
+  for (auto [name, offset] : {std::pair{"+08:00", 8 * 3600},
+                              {"-0530", -(5 * 3600 + 1800)},
+                              {"UTC", 0},
+                              {"GMT+3", 3 * 3600},
+                              {"Z", 0}}) {
     auto tz = TimeZone::Load(name);
     ASSERT_TRUE(tz.ok()) << name;
     EXPECT_EQ(tz->OffsetAtUtc(123456789), offset) << name;

@@ -1,8 +1,8 @@
+#include "tributary/types.h"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
-
-#include "tributary/types.h"
 
 namespace tributary {
 namespace {
@@ -69,9 +69,8 @@ class TypeScanner {
       return Status::Invalid("unterminated quoted name");
     }
     size_t b = pos_;
-    while (pos_ < s_.size() &&
-           (std::isalnum(static_cast<unsigned char>(s_[pos_])) || s_[pos_] == '_' ||
-            s_[pos_] == '$')) {
+    while (pos_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[pos_])) ||
+                                s_[pos_] == '_' || s_[pos_] == '$')) {
       pos_++;
     }
     if (b == pos_) return Status::Invalid("expected a field name");
@@ -228,33 +227,63 @@ bool DataType::operator==(const DataType& o) const {
 std::string DataType::ToString() const {
   std::string s;
   switch (id) {
-    case TypeId::kBoolean: s = "BOOLEAN"; break;
-    case TypeId::kTinyInt: s = "TINYINT"; break;
-    case TypeId::kSmallInt: s = "SMALLINT"; break;
-    case TypeId::kInt: s = "INT"; break;
-    case TypeId::kBigInt: s = "BIGINT"; break;
-    case TypeId::kFloat: s = "FLOAT"; break;
-    case TypeId::kDouble: s = "DOUBLE"; break;
+    case TypeId::kBoolean:
+      s = "BOOLEAN";
+      break;
+    case TypeId::kTinyInt:
+      s = "TINYINT";
+      break;
+    case TypeId::kSmallInt:
+      s = "SMALLINT";
+      break;
+    case TypeId::kInt:
+      s = "INT";
+      break;
+    case TypeId::kBigInt:
+      s = "BIGINT";
+      break;
+    case TypeId::kFloat:
+      s = "FLOAT";
+      break;
+    case TypeId::kDouble:
+      s = "DOUBLE";
+      break;
     case TypeId::kDecimal:
       s = "DECIMAL(" + std::to_string(precision) + ", " + std::to_string(scale) + ")";
       break;
-    case TypeId::kChar: s = "CHAR(" + std::to_string(length) + ")"; break;
+    case TypeId::kChar:
+      s = "CHAR(" + std::to_string(length) + ")";
+      break;
     case TypeId::kVarChar:
       s = length == kMaxVarLength ? "STRING" : "VARCHAR(" + std::to_string(length) + ")";
       break;
-    case TypeId::kBinary: s = "BINARY(" + std::to_string(length) + ")"; break;
+    case TypeId::kBinary:
+      s = "BINARY(" + std::to_string(length) + ")";
+      break;
     case TypeId::kVarBinary:
       s = length == kMaxVarLength ? "BYTES" : "VARBINARY(" + std::to_string(length) + ")";
       break;
-    case TypeId::kDate: s = "DATE"; break;
-    case TypeId::kTime: s = "TIME(" + std::to_string(precision) + ")"; break;
-    case TypeId::kTimestamp: s = "TIMESTAMP(" + std::to_string(precision) + ")"; break;
+    case TypeId::kDate:
+      s = "DATE";
+      break;
+    case TypeId::kTime:
+      s = "TIME(" + std::to_string(precision) + ")";
+      break;
+    case TypeId::kTimestamp:
+      s = "TIMESTAMP(" + std::to_string(precision) + ")";
+      break;
     case TypeId::kTimestampLtz:
       s = "TIMESTAMP(" + std::to_string(precision) + ") WITH LOCAL TIME ZONE";
       break;
-    case TypeId::kArray: s = "ARRAY<" + element().ToString() + ">"; break;
-    case TypeId::kMultiset: s = "MULTISET<" + element().ToString() + ">"; break;
-    case TypeId::kMap: s = "MAP<" + key().ToString() + ", " + value().ToString() + ">"; break;
+    case TypeId::kArray:
+      s = "ARRAY<" + element().ToString() + ">";
+      break;
+    case TypeId::kMultiset:
+      s = "MULTISET<" + element().ToString() + ">";
+      break;
+    case TypeId::kMap:
+      s = "MAP<" + key().ToString() + ", " + value().ToString() + ">";
+      break;
     case TypeId::kRow: {
       s = "ROW<";
       for (size_t i = 0; i < fields().size(); i++) {
@@ -420,8 +449,8 @@ Result<DataType> ParseType(TypeScanner* scp, std::string_view text, int depth) {
   }
   if (sc.PeekWord("NOT")) {
     sc.Word();
-    if (sc.Word() != "NULL") return Status::Invalid("expected NULL after NOT in '" +
-                                                   std::string(text) + "'");
+    if (sc.Word() != "NULL")
+      return Status::Invalid("expected NULL after NOT in '" + std::string(text) + "'");
     t.nullable = false;
   } else if (sc.PeekWord("NULL")) {
     sc.Word();

@@ -1,10 +1,11 @@
 // Type strings of nested types (parse/print round trips, Flink and Paimon spellings) and the
 // semantics of nested Values (deep equality, ordering, printing).
+#include "tributary/types.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "tributary/types.h"
 #include "tributary/value.h"
 
 namespace tributary {
@@ -70,7 +71,8 @@ TEST(NestedTypeTest, EqualityIsDeep) {
   EXPECT_EQ(r1, r2);
   EXPECT_NE(r1, r3);  // field ids count
   EXPECT_NE(DataType::Array(DataType::Int()), DataType::Array(DataType::Int().NotNull()));
-  EXPECT_TRUE(DataType::Array(DataType::Int()).SameKind(DataType::Array(DataType::Int()).NotNull()));
+  EXPECT_TRUE(
+      DataType::Array(DataType::Int()).SameKind(DataType::Array(DataType::Int()).NotNull()));
   EXPECT_NE(DataType::Array(DataType::Int()), DataType::Multiset(DataType::Int()));
   EXPECT_TRUE(r1.IsNested());
   EXPECT_FALSE(DataType::Int().IsNested());

@@ -1,11 +1,12 @@
+#include "tributary/value.h"
+
 #include <algorithm>
 #include <charconv>
-#include <ostream>
 #include <cmath>
+#include <ostream>
 #include <string>
 
 #include "common/datetime.h"
-#include "tributary/value.h"
 
 namespace tributary {
 
@@ -64,7 +65,8 @@ int CompareValues(const Value& a, const Value& b) {
   }
   if (a.is_double() && b.is_double()) {
     double x = a.double_value(), y = b.double_value();
-    if (std::isnan(x) || std::isnan(y)) return std::isnan(x) == std::isnan(y) ? 0 : (std::isnan(x) ? 1 : -1);
+    if (std::isnan(x) || std::isnan(y))
+      return std::isnan(x) == std::isnan(y) ? 0 : (std::isnan(x) ? 1 : -1);
     return cmp(x, y);
   }
   if (a.is_bool() && b.is_bool()) return cmp(a.bool_value(), b.bool_value());
@@ -72,16 +74,23 @@ int CompareValues(const Value& a, const Value& b) {
   if (a.is_timestamp() && b.is_timestamp()) return cmp(a.timestamp_value(), b.timestamp_value());
   // Mixed numeric kinds (e.g. a literal against a column) compare as doubles.
   auto as_double = [](const Value& v, double* out) {
-    if (v.is_int()) *out = static_cast<double>(v.int_value());
-    else if (v.is_double()) *out = v.double_value();
-    else return false;
+    if (v.is_int())
+      *out = static_cast<double>(v.int_value());
+    else if (v.is_double())
+      *out = v.double_value();
+    else
+      return false;
     return true;
   };
   double x, y;
   if (as_double(a, &x) && as_double(b, &y)) return cmp(x, y);
   auto rank = [](const Value& v) {
-    return v.is_bool() ? 0 : v.is_int() ? 1 : v.is_double() ? 2 : v.is_string() ? 3
-         : v.is_nested() ? 5 : 4;
+    return v.is_bool()     ? 0
+           : v.is_int()    ? 1
+           : v.is_double() ? 2
+           : v.is_string() ? 3
+           : v.is_nested() ? 5
+                           : 4;
   };
   return cmp(rank(a), rank(b));
 }
@@ -113,24 +122,32 @@ std::string FormatValue(const Value& v, const DataType& t) {
   if (v.is_null()) return "NULL";
   if (t.IsNested() != v.is_nested()) return DebugString(v);  // never crash on a mismatch
   switch (t.id) {
-    case TypeId::kBoolean: return v.bool_value() ? "true" : "false";
+    case TypeId::kBoolean:
+      return v.bool_value() ? "true" : "false";
     case TypeId::kTinyInt:
     case TypeId::kSmallInt:
     case TypeId::kInt:
-    case TypeId::kBigInt: return std::to_string(v.int_value());
+    case TypeId::kBigInt:
+      return std::to_string(v.int_value());
     case TypeId::kFloat:
     case TypeId::kDouble:
       return FormatFloating(v.is_double() ? v.double_value() : static_cast<double>(v.int_value()),
                             t.id == TypeId::kFloat);
-    case TypeId::kDecimal: return FormatDecimal(v.decimal_value().unscaled, t.scale);
+    case TypeId::kDecimal:
+      return FormatDecimal(v.decimal_value().unscaled, t.scale);
     case TypeId::kChar:
-    case TypeId::kVarChar: return v.string_value();
+    case TypeId::kVarChar:
+      return v.string_value();
     case TypeId::kBinary:
-    case TypeId::kVarBinary: return HexBytes(v.string_value());
-    case TypeId::kDate: return FormatDate(v.int_value());
-    case TypeId::kTime: return FormatTime(v.int_value());
+    case TypeId::kVarBinary:
+      return HexBytes(v.string_value());
+    case TypeId::kDate:
+      return FormatDate(v.int_value());
+    case TypeId::kTime:
+      return FormatTime(v.int_value());
     case TypeId::kTimestamp:
-    case TypeId::kTimestampLtz: return FormatTimestamp(v.timestamp_value());
+    case TypeId::kTimestampLtz:
+      return FormatTimestamp(v.timestamp_value());
     case TypeId::kArray: {
       std::string out = "[";
       const auto& items = v.nested().items;
@@ -174,7 +191,9 @@ std::string DebugString(const Value& v) {
   if (v.is_decimal()) return "dec:" + FormatDecimal(v.decimal_value().unscaled, 0);
   if (v.is_nested()) {
     const NestedValue& n = v.nested();
-    std::string out = n.kind == NestedValue::Kind::kArray ? "[" : n.kind == NestedValue::Kind::kMap ? "{" : "(";
+    std::string out = n.kind == NestedValue::Kind::kArray ? "["
+                      : n.kind == NestedValue::Kind::kMap ? "{"
+                                                          : "(";
     for (size_t i = 0; i < n.items.size(); i++) {
       if (i) out += ", ";
       out += DebugString(n.items[i]);
@@ -182,7 +201,9 @@ std::string DebugString(const Value& v) {
         out += "=" + DebugString(n.values[i]);
       }
     }
-    return out + (n.kind == NestedValue::Kind::kArray ? "]" : n.kind == NestedValue::Kind::kMap ? "}" : ")");
+    return out + (n.kind == NestedValue::Kind::kArray ? "]"
+                  : n.kind == NestedValue::Kind::kMap ? "}"
+                                                      : ")");
   }
   Timestamp t = v.timestamp_value();
   return "ts:" + std::to_string(t.millis) + "+" + std::to_string(t.nanos_of_milli);

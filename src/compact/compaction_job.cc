@@ -1,11 +1,11 @@
 #include "compact/compaction_job.h"
-#include "datafile/test_hooks.h"
 
 #include <algorithm>
 #include <cstdlib>
 
 #include "compact/full_changelog.h"
 #include "datafile/point_lookup.h"
+#include "datafile/test_hooks.h"
 #include "format/parquet/writer.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
@@ -75,8 +75,8 @@ struct BucketMerge {
     TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
     merge::BelowLookup lookup;
     if (config->lookup_levels && below && !below->empty()) {
-      m.below = std::make_unique<datafile::BucketFileSearch>(table_path, bucket_dir, layout,
-                                                             schema, *below);
+      m.below = std::make_unique<datafile::BucketFileSearch>(table_path, bucket_dir, layout, schema,
+                                                             *below);
       const std::vector<int> key_columns = layout.key_columns;
       datafile::BucketFileSearch* search = m.below.get();
       lookup = [search, key_columns](const Row& value) {
@@ -87,8 +87,8 @@ struct BucketMerge {
     }
     TRIB_ASSIGN_OR_RETURN(m.merge_fn, merge::MakeMergeFunction(config, schema, std::move(lookup)));
     m.reader = std::make_unique<merge::SortMergeReader>(
-        std::move(sources), merge::KeyComparator(layout.key_columns),
-        merge::SequenceOrder(config), m.merge_fn.get());
+        std::move(sources), merge::KeyComparator(layout.key_columns), merge::SequenceOrder(config),
+        m.merge_fn.get());
     return m;
   }
 };
@@ -125,10 +125,10 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   // Deduplicate and first-row merges need only the keys, sequences and kinds: the winners'
   // values are then read and written a chunk at a time, never whole files at once.
   const size_t chunk_rows = GetTestHooks().compaction_chunk_rows;
-  TRIB_ASSIGN_OR_RETURN(bool chunked,
-                        CompactFilesByChunks(paths, layout, &*plan,
-                                             chunk_rows > 0 ? chunk_rows : kCompactionChunkRows,
-                                             writer));
+  TRIB_ASSIGN_OR_RETURN(
+      bool chunked,
+      CompactFilesByChunks(paths, layout, &*plan,
+                           chunk_rows > 0 ? chunk_rows : kCompactionChunkRows, writer));
   if (chunked) return true;
   TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, &*plan));
   if (!merged) return false;
@@ -153,8 +153,8 @@ Result<CompactionResult> Compact(const std::string& table_path, const TableSchem
   DataFileWriter writer(layout, bucket_dir, namer, target_file_size, unit.output_level,
                         meta::FileSource::kCompact, format);
   if (!GetTestHooks().row_compaction) {
-    auto done = CompactColumns(table_path, schema, bucket_dir, layout, unit.files, drop_delete,
-                               &writer);
+    auto done =
+        CompactColumns(table_path, schema, bucket_dir, layout, unit.files, drop_delete, &writer);
     if (!done.ok()) {
       writer.Abort();
       return done.status();
@@ -193,10 +193,9 @@ Result<CompactionResult> Compact(const std::string& table_path, const TableSchem
 }  // namespace
 
 Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
-                                       const std::string& bucket_dir,
-                                       const CompactUnit& unit, int32_t highest_nonempty_level,
-                                       int64_t target_file_size, const FileFormatOptions& format,
-                                       meta::FileNamer* namer) {
+                                       const std::string& bucket_dir, const CompactUnit& unit,
+                                       int32_t highest_nonempty_level, int64_t target_file_size,
+                                       const FileFormatOptions& format, meta::FileNamer* namer) {
   auto result = Compact(table_path, schema, bucket_dir, unit, highest_nonempty_level,
                         target_file_size, format, namer);
   if (result.ok() && options::GetOrDefault(schema, options::kChangelogProducer) ==
@@ -210,9 +209,9 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
         if (f.level == unit.output_level) top_before.push_back(f);
       }
       meta::FileNamer changelog_namer(core->changelog_file_prefix, "");
-      auto changelog = WriteFullCompactionChangelog(table_path, schema, bucket_dir, top_before,
-                                                    result->after, unit.output_level,
-                                                    &changelog_namer);
+      auto changelog =
+          WriteFullCompactionChangelog(table_path, schema, bucket_dir, top_before, result->after,
+                                       unit.output_level, &changelog_namer);
       if (!changelog.ok()) {
         for (const auto& f : result->after) {
           datafile::RemoveDataFile(bucket_dir, f);
@@ -226,19 +225,18 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
   // decoded chunks leave the cache now rather than hold the pages the job touched in the
   // process's memory until the commit or eviction. A later read maps it again.
   for (const auto& f : unit.files) {
-    FileCache::Instance().EraseFile(
-        f.external_path ? ResolveExternalPath(table_path, *f.external_path)
-                        : io::JoinPath(bucket_dir, f.file_name));
+    FileCache::Instance().EraseFile(f.external_path
+                                        ? ResolveExternalPath(table_path, *f.external_path)
+                                        : io::JoinPath(bucket_dir, f.file_name));
   }
   return result;
 }
 
 Status DryRunMerge(const std::string& table_path, const TableSchema& schema,
-                   const std::string& bucket_dir,
-                   const std::vector<meta::DataFileMeta>& files) {
+                   const std::string& bucket_dir, const std::vector<meta::DataFileMeta>& files) {
   FileLayout layout = FileLayout::Of(schema);
-  TRIB_ASSIGN_OR_RETURN(BucketMerge m, BucketMerge::Open(table_path, schema, bucket_dir, layout,
-                                                         files));
+  TRIB_ASSIGN_OR_RETURN(BucketMerge m,
+                        BucketMerge::Open(table_path, schema, bucket_dir, layout, files));
   merge::SortMergeReader& reader = *m.reader;
   merge::KeyValue kv;
   while (true) {

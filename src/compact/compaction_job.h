@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "meta/paths.h"
 #include "compact/compaction_picker.h"
 #include "datafile/data_file.h"
+#include "meta/paths.h"
 
 namespace tributary::compact {
 
@@ -25,16 +25,15 @@ struct CompactionResult {
 // `highest_nonempty_level`: the highest level holding files in the bucket (any file, in the unit
 // or not), so the job knows whether older data can lie below its output.
 Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
-                                       const std::string& bucket_dir,
-                                       const CompactUnit& unit, int32_t highest_nonempty_level,
-                                       int64_t target_file_size, const options::FileFormatOptions& format,
+                                       const std::string& bucket_dir, const CompactUnit& unit,
+                                       int32_t highest_nonempty_level, int64_t target_file_size,
+                                       const options::FileFormatOptions& format,
                                        meta::FileNamer* namer);
 
 // Merges `files` of one bucket without writing anything and returns the first error the merge
 // function reports (an aggregate overflowing, say). The writer runs it before committing to an
 // aggregation table, so such an INSERT fails instead of leaving a key that cannot be read.
 Status DryRunMerge(const std::string& table_path, const TableSchema& schema,
-                   const std::string& bucket_dir,
-                   const std::vector<meta::DataFileMeta>& files);
+                   const std::string& bucket_dir, const std::vector<meta::DataFileMeta>& files);
 
 }  // namespace tributary::compact

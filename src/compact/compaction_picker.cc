@@ -10,8 +10,10 @@ std::vector<LevelSortedRun> BuildSortedRuns(const std::vector<meta::DataFileMeta
   std::vector<meta::DataFileMeta> l0;
   std::map<int32_t, std::vector<meta::DataFileMeta>> levels;
   for (const auto& f : files) {
-    if (f.level == 0) l0.push_back(f);
-    else levels[f.level].push_back(f);
+    if (f.level == 0)
+      l0.push_back(f);
+    else
+      levels[f.level].push_back(f);
   }
   std::sort(l0.begin(), l0.end(), [](const auto& a, const auto& b) {
     return a.max_sequence_number > b.max_sequence_number;

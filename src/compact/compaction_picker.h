@@ -37,8 +37,10 @@ class UniversalCompactionPicker {
  public:
   UniversalCompactionPicker(int max_size_amp_percent, int size_ratio_percent, int run_trigger,
                             int max_level)
-      : max_size_amp_(max_size_amp_percent), size_ratio_(size_ratio_percent),
-        run_trigger_(run_trigger), max_level_(max_level) {}
+      : max_size_amp_(max_size_amp_percent),
+        size_ratio_(size_ratio_percent),
+        run_trigger_(run_trigger),
+        max_level_(max_level) {}
 
   // The runs to merge now, or nullopt when the bucket is in shape.
   std::optional<CompactUnit> Pick(const std::vector<LevelSortedRun>& runs) const;

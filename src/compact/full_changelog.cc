@@ -48,8 +48,8 @@ Result<std::vector<meta::DataFileMeta>> WriteFullCompactionChangelog(
   const std::set<std::string> ignore_fields =
       ParseFieldList(options::GetOrDefault(schema, options::kChangelogRowDeduplicateIgnoreFields));
   meta::FileSchemas file_schemas(table_path, schema.id);
-  auto read_all = [&](const std::vector<meta::DataFileMeta>& files)
-      -> Result<std::vector<KeyValue>> {
+  auto read_all =
+      [&](const std::vector<meta::DataFileMeta>& files) -> Result<std::vector<KeyValue>> {
     std::vector<KeyValue> out;
     for (const auto& f : files) {
       TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields,
@@ -57,9 +57,8 @@ Result<std::vector<meta::DataFileMeta>> WriteFullCompactionChangelog(
       const std::string path = f.external_path
                                    ? meta::ResolveExternalPath(table_path, *f.external_path)
                                    : io::JoinPath(bucket_dir, f.file_name);
-      TRIB_ASSIGN_OR_RETURN(auto part,
-                            datafile::ReadDataFile({path, f.row_count}, layout, f.level,
-                                                   f.write_cols, file_fields));
+      TRIB_ASSIGN_OR_RETURN(auto part, datafile::ReadDataFile({path, f.row_count}, layout, f.level,
+                                                              f.write_cols, file_fields));
       for (auto& kv : part) out.push_back(std::move(kv));
     }
     merge::KeyComparator key_order(layout.key_columns);

@@ -1,28 +1,24 @@
-#include "datafile/data_file.h"
-
 #include <algorithm>
 
+#include "common/predicate.h"
+#include "datafile/data_file.h"
+#include "datafile/file_format.h"
+#include "datafile/parquet_file.h"
 #include "format/avro.h"
 #include "format/parquet/reader.h"
 #include "io/file_cache.h"
-#include "common/predicate.h"
-
-#include "datafile/file_format.h"
-#include "datafile/parquet_file.h"
 
 namespace tributary::datafile {
 
 using io::FileCache;
-
 
 // Integer comparisons with an integer literal run on the raw vector; everything else through
 // EvalPredicate.
 void FilterColumn(const Predicate& p, const ColumnVector& col, std::vector<uint8_t>* keep) {
   const size_t n = keep->size();
   const bool raw = col.rep == ColumnVector::Rep::kInt && col.type.IsInteger() &&
-                   p.literals.size() == 1 && p.literals[0].is_int() &&
-                   p.op != Predicate::Op::kIn && p.op != Predicate::Op::kIsNull &&
-                   p.op != Predicate::Op::kIsNotNull;
+                   p.literals.size() == 1 && p.literals[0].is_int() && p.op != Predicate::Op::kIn &&
+                   p.op != Predicate::Op::kIsNull && p.op != Predicate::Op::kIsNotNull;
   if (!raw) {
     for (size_t r = 0; r < n; r++) {
       if ((*keep)[r] && !EvalPredicate(p, col.Get(r))) (*keep)[r] = 0;
@@ -33,13 +29,26 @@ void FilterColumn(const Predicate& p, const ColumnVector& col, std::vector<uint8
   const int64_t* v = col.ints.data();
   uint8_t* k = keep->data();
   switch (p.op) {
-    case Predicate::Op::kEq: for (size_t r = 0; r < n; r++) k[r] &= v[r] == lit; break;
-    case Predicate::Op::kNe: for (size_t r = 0; r < n; r++) k[r] &= v[r] != lit; break;
-    case Predicate::Op::kLt: for (size_t r = 0; r < n; r++) k[r] &= v[r] < lit; break;
-    case Predicate::Op::kLe: for (size_t r = 0; r < n; r++) k[r] &= v[r] <= lit; break;
-    case Predicate::Op::kGt: for (size_t r = 0; r < n; r++) k[r] &= v[r] > lit; break;
-    case Predicate::Op::kGe: for (size_t r = 0; r < n; r++) k[r] &= v[r] >= lit; break;
-    default: break;
+    case Predicate::Op::kEq:
+      for (size_t r = 0; r < n; r++) k[r] &= v[r] == lit;
+      break;
+    case Predicate::Op::kNe:
+      for (size_t r = 0; r < n; r++) k[r] &= v[r] != lit;
+      break;
+    case Predicate::Op::kLt:
+      for (size_t r = 0; r < n; r++) k[r] &= v[r] < lit;
+      break;
+    case Predicate::Op::kLe:
+      for (size_t r = 0; r < n; r++) k[r] &= v[r] <= lit;
+      break;
+    case Predicate::Op::kGt:
+      for (size_t r = 0; r < n; r++) k[r] &= v[r] > lit;
+      break;
+    case Predicate::Op::kGe:
+      for (size_t r = 0; r < n; r++) k[r] &= v[r] >= lit;
+      break;
+    default:
+      break;
   }
   if (!col.nulls.empty()) {
     for (size_t r = 0; r < n; r++) k[r] &= !col.nulls[r];  // a comparison with NULL fails
@@ -117,8 +126,7 @@ Result<std::unique_ptr<ColumnFileReader>> ColumnFileReader::Open(
   const auto& schema = st->reader->schema();
   st->table_cols = columns;
   for (const auto& p : st->filters) {
-    if (std::find(st->table_cols.begin(), st->table_cols.end(), p.column) ==
-        st->table_cols.end()) {
+    if (std::find(st->table_cols.begin(), st->table_cols.end(), p.column) == st->table_cols.end()) {
       st->table_cols.push_back(p.column);
     }
   }
@@ -126,7 +134,9 @@ Result<std::unique_ptr<ColumnFileReader>> ColumnFileReader::Open(
   for (size_t i = 0; i < st->table_cols.size(); i++) {
     const Field& f = layout.fields[st->table_cols[i]];
     int c = FileColumnOf(schema, f);
-    if (c < 0) return std::unique_ptr<ColumnFileReader>();  // missing columns read as NULL: the row path does that
+    if (c < 0)
+      return std::unique_ptr<ColumnFileReader>();  // missing columns read as NULL: the row path
+                                                   // does that
     auto type = st->reader->ColumnType(c);
     // The file was written with the read schema; its Parquet type may still say less (STRING
     // for VARCHAR(n)), so only the kind of value is compared.
@@ -250,8 +260,8 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
           bad = out_of_range != 0;
         }
         for (size_t r = 0; bad && r < n; r++) {
-          int64_t kind = kinds.rep == ColumnVector::Rep::kInt && !kinds.IsNull(r) ? kinds.ints[r]
-                                                                                  : -1;
+          int64_t kind =
+              kinds.rep == ColumnVector::Rep::kInt && !kinds.IsNull(r) ? kinds.ints[r] : -1;
           if (kind < 0 || kind > 3) {
             return fail(Status::Corruption("invalid _VALUE_KIND in row " +
                                            std::to_string(begin + static_cast<int64_t>(r))));
@@ -259,8 +269,8 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
         }
       }
       for (const auto& p : st.filters) {
-        size_t i = std::find(st.table_cols.begin(), st.table_cols.end(), p.column) -
-                   st.table_cols.begin();
+        size_t i =
+            std::find(st.table_cols.begin(), st.table_cols.end(), p.column) - st.table_cols.begin();
         FilterColumn(p, got[i], &keep);
       }
     }
@@ -278,8 +288,8 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
       std::vector<ColumnVector> other;
       // Rows dropped: the other columns are decoded for the selected rows alone.
       const bool sparse = kept < n;
-      const format::parquet::RowRanges sel = sparse ? RangesOf(selected, begin)
-                                                    : format::parquet::RowRanges();
+      const format::parquet::RowRanges sel =
+          sparse ? RangesOf(selected, begin) : format::parquet::RowRanges();
       Status s = decode(st.other_cols, st.other_pos, &other, sparse ? &sel : nullptr,
                         sparse ? &selected : nullptr, selected.size());
       if (!s.ok()) return fail(s);

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "merge/key_value.h"
 #include "merge/column_merge.h"
-#include "options/core_options.h"
+#include "merge/key_value.h"
 #include "meta/manifest.h"
 #include "meta/paths.h"
+#include "options/core_options.h"
 #include "tributary/column_batch.h"
 #include "tributary/result.h"
 #include "tributary/schema.h"
@@ -41,8 +41,8 @@ namespace tributary::datafile {
 
 // What a table's data files hold.
 struct FileLayout {
-  std::vector<Field> fields;      // table columns
-  std::vector<int> key_columns;   // trimmed primary key (empty for append tables)
+  std::vector<Field> fields;     // table columns
+  std::vector<int> key_columns;  // trimmed primary key (empty for append tables)
   bool primary_key = false;
   int64_t schema_id = 0;
 
@@ -54,7 +54,6 @@ struct FileLayout {
   // table columns (primary-key tables), or the table columns alone (append tables).
   std::vector<Field> PhysicalFields() const;
 };
-
 
 // The key range of a data file (its `_MIN_KEY`/`_MAX_KEY`, decoded with the trimmed primary-key
 // types), or nullopt when it cannot be decoded with them (e.g. a file of an older schema).
@@ -92,16 +91,16 @@ class DataFileWriter {
   // record k holds row `rows[k]` of `columns` (one per table column; a column with its own
   // `rows` takes its row k from those instead), sequence number `sequences[k]` and row kind
   // `kinds[k]`. The files, statistics and rolling are those Write gives the same records.
-  Status WriteColumns(const std::vector<format::ColumnValues>& columns,
-                      const uint32_t* rows, const int64_t* sequences, const int64_t* kinds,
-                      size_t n);
+  Status WriteColumns(const std::vector<format::ColumnValues>& columns, const uint32_t* rows,
+                      const int64_t* sequences, const int64_t* kinds, size_t n);
   // Writes merged records (ColumnMergeOutput): `sources` (one per table column) read through
   // the merge's rows, per-column rows and computed columns.
   Status WriteMerged(std::vector<format::ColumnValues> sources,
                      const merge::ColumnMergeOutput& merged);
   // Publishes every file this writer finishes under a second name from `namer` too: the same
   // bytes, a second file (FileSystem::WriteCopy: a hard link where it can), as the input
-  // changelog of a flush whose records are exactly its data file's. Their metas, which differ from the files' only in the name, come from TakeCopies.
+  // changelog of a flush whose records are exactly its data file's. Their metas, which differ from
+  // the files' only in the name, come from TakeCopies.
   void CopyFilesTo(meta::FileNamer* namer) { copy_namer_ = namer; }
   // Closes the open file. Returns the metas of every file written.
   Result<std::vector<meta::DataFileMeta>> Finish();
@@ -177,9 +176,11 @@ class ColumnFileReader {
  public:
   // nullptr when the file holds something this path does not read.
   // REQUIRES: `layout` outlives the reader.
-  static Result<std::unique_ptr<ColumnFileReader>> Open(
-      const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
-      const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters);
+  static Result<std::unique_ptr<ColumnFileReader>> Open(const DataFileRef& file,
+                                                        const FileLayout& layout,
+                                                        const std::vector<int>& columns,
+                                                        const std::vector<Predicate>* skip_filters,
+                                                        const std::vector<Predicate>* row_filters);
   ~ColumnFileReader();
   // The next batch with at least one row; false at the end of the file.
   Result<bool> Next(size_t max_rows, ColumnBatch* out);

@@ -1,21 +1,18 @@
-#include "datafile/data_file.h"
-
 #include <algorithm>
 #include <cstring>
 
-
 #include "common/evolution_cast.h"
+#include "common/predicate.h"
+#include "datafile/data_file.h"
+#include "datafile/file_format.h"
+#include "datafile/parquet_file.h"
 #include "format/avro.h"
+#include "format/avro_values.h"
+#include "format/blob_file.h"
 #include "format/parquet/reader.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
 #include "io/ranged_file.h"
-#include "common/predicate.h"
-
-#include "datafile/file_format.h"
-#include "datafile/parquet_file.h"
-#include "format/blob_file.h"
-#include "format/avro_values.h"
 
 namespace tributary::datafile {
 
@@ -138,23 +135,23 @@ Result<ParquetReaderPtr> OpenParquet(const DataFileRef& file) {
   const std::string& path = file.path;
   const std::string key = "parquet:" + path;
   TRIB_ASSIGN_OR_RETURN(
-      auto cached,
-      FileCache::Instance().GetOrLoad<ParquetReaderPtr>(
-          key, [&]() -> Result<std::pair<ParquetReaderPtr, int64_t>> {
-            if (io::IsObjectStoreUri(path)) return OpenRemoteParquet(path, key);
-            TRIB_ASSIGN_OR_RETURN(auto file, io::LocalFs().MapFile(path));
-            std::string_view view = file->data();
-            const io::MappedFile* mapped = file.get();  // lives as long as the reader
-            auto reader = format::parquet::ParquetReader::Open(
-                std::move(file), view, [mapped]() { mapped->ReleasePages(); });
-            if (!reader.ok()) return reader.status().WithContext("data file '" + path + "'");
-            // The footer in memory (the mapped bytes are the kernel's page cache).
-            int64_t charge = 4096;
-            for (const auto& g : (*reader)->metadata().row_groups) {
-              charge += 256 * static_cast<int64_t>(g.columns.size());
-            }
-            return std::make_pair(ParquetReaderPtr(std::move(*reader)), charge);
-          }));
+      auto cached, FileCache::Instance().GetOrLoad<ParquetReaderPtr>(
+                       key, [&]() -> Result<std::pair<ParquetReaderPtr, int64_t>> {
+                         if (io::IsObjectStoreUri(path)) return OpenRemoteParquet(path, key);
+                         TRIB_ASSIGN_OR_RETURN(auto file, io::LocalFs().MapFile(path));
+                         std::string_view view = file->data();
+                         const io::MappedFile* mapped = file.get();  // lives as long as the reader
+                         auto reader = format::parquet::ParquetReader::Open(
+                             std::move(file), view, [mapped]() { mapped->ReleasePages(); });
+                         if (!reader.ok())
+                           return reader.status().WithContext("data file '" + path + "'");
+                         // The footer in memory (the mapped bytes are the kernel's page cache).
+                         int64_t charge = 4096;
+                         for (const auto& g : (*reader)->metadata().row_groups) {
+                           charge += 256 * static_cast<int64_t>(g.columns.size());
+                         }
+                         return std::make_pair(ParquetReaderPtr(std::move(*reader)), charge);
+                       }));
   TRIB_RETURN_NOT_OK(CheckRowCount(file, RowsOf(**cached)));
   return *cached;
 }
@@ -383,7 +380,8 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, ParquetRe
       }
       for (uint32_t r : selected) {
         Row row(projection.size());
-        for (size_t j = 0; j < filter_pos.size(); j++) row[filter_pos[j]] = std::move((*fcols)[j][r]);
+        for (size_t j = 0; j < filter_pos.size(); j++)
+          row[filter_pos[j]] = std::move((*fcols)[j][r]);
         for (size_t j = 0; j < other_pos.size(); j++) row[other_pos[j]] = std::move(ocols[j][r]);
         rows->push_back(std::move(row));
       }
@@ -409,7 +407,8 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, ParquetRe
           kv.value[target[i]] = std::move(r[i]);
         }
       } else if (target[i] == -1) {
-        if (!r[i].is_int()) return Status::Corruption("data file '" + path + "': bad _SEQUENCE_NUMBER");
+        if (!r[i].is_int())
+          return Status::Corruption("data file '" + path + "': bad _SEQUENCE_NUMBER");
         kv.sequence = r[i].int_value();
       } else {
         if (!r[i].is_int() || r[i].int_value() < 0 || r[i].int_value() > 3) {
@@ -426,10 +425,10 @@ Result<std::vector<KeyValue>> ReadParquetFile(const std::string& path, ParquetRe
 
 namespace {
 // The records of a `.blob` file (format/blob_file.h) as rows of the one column it holds.
-Result<std::vector<KeyValue>> ReadBlobFile(const std::string& path, const std::string& bytes,
-                                           const FileLayout& layout,
-                                           const std::optional<std::vector<std::string>>& write_cols,
-                                           const std::vector<Field>* file_fields, int32_t level) {
+Result<std::vector<KeyValue>> ReadBlobFile(
+    const std::string& path, const std::string& bytes, const FileLayout& layout,
+    const std::optional<std::vector<std::string>>& write_cols,
+    const std::vector<Field>* file_fields, int32_t level) {
   auto bad = [&](const std::string& why) {
     return Status::Corruption("blob file '" + path + "': " + why);
   };
@@ -460,20 +459,19 @@ Result<std::vector<KeyValue>> ReadBlobFile(const std::string& path, const std::s
 }
 }  // namespace
 
-Result<std::vector<KeyValue>> ReadParquetRecords(const DataFileRef& file, const FileLayout& layout,
-                                                 int32_t level,
-                                                 const std::shared_ptr<const std::vector<bool>>& mask,
-                                                 const std::vector<Field>* file_fields,
-                                                 const ReadPushdown& pushdown) {
+Result<std::vector<KeyValue>> ReadParquetRecords(
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
+    const std::shared_ptr<const std::vector<bool>>& mask, const std::vector<Field>* file_fields,
+    const ReadPushdown& pushdown) {
   // Mapped, not read: only the pages of the decoded columns are touched.
   TRIB_ASSIGN_OR_RETURN(auto reader, OpenParquet(file));
   return ReadParquetFile(file.path, std::move(reader), layout, level, mask, file_fields, pushdown);
 }
 
-Result<std::vector<KeyValue>> ReadBlobRecords(const DataFileRef& file, const FileLayout& layout,
-                                              int32_t level,
-                                              const std::optional<std::vector<std::string>>& write_cols,
-                                              const std::vector<Field>* file_fields) {
+Result<std::vector<KeyValue>> ReadBlobRecords(
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
+    const std::optional<std::vector<std::string>>& write_cols,
+    const std::vector<Field>* file_fields) {
   TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(file.path));
   return ReadBlobFile(file.path, bytes, layout, write_cols, file_fields, level);
 }
@@ -494,7 +492,8 @@ Result<std::vector<KeyValue>> ReadAvroRecords(const DataFileRef& file, const Fil
   std::vector<DataType> src_types;
   std::vector<int> pos(layout.fields.size(), -1);
   for (size_t i = 0; i < layout.fields.size(); i++) {
-    const Field* src = (needed && !(*needed)[i]) ? nullptr : SourceField(layout.fields[i], file_fields);
+    const Field* src =
+        (needed && !(*needed)[i]) ? nullptr : SourceField(layout.fields[i], file_fields);
     pos[i] = src ? schema.FieldIndex(src->name) : -1;
     src_types.push_back(src ? src->type : layout.fields[i].type);
   }
@@ -527,8 +526,8 @@ Result<std::vector<KeyValue>> ReadAvroRecords(const DataFileRef& file, const Fil
       }
       kv.value[i] = std::move(*v);
       if (!src_types[i].SameKind(layout.fields[i].type) && !layout.fields[i].type.IsNested()) {
-        auto cast = CastEvolvedValue(kv.value[i], src_types[i], layout.fields[i].type,
-                                     pushdown.time_zone);
+        auto cast =
+            CastEvolvedValue(kv.value[i], src_types[i], layout.fields[i].type, pushdown.time_zone);
         if (!cast.ok()) return cast.status().WithContext("data file '" + path + "'");
         kv.value[i] = std::move(*cast);
       }
@@ -556,11 +555,10 @@ Result<std::vector<KeyValue>> ReadAvroRecords(const DataFileRef& file, const Fil
   return out;
 }
 
-Result<std::vector<KeyValue>> ReadDataFile(const DataFileRef& file, const FileLayout& layout,
-                                           int32_t level,
-                                           const std::optional<std::vector<std::string>>& write_cols,
-                                           const std::vector<Field>* file_fields,
-                                           const ReadPushdown& pushdown) {
+Result<std::vector<KeyValue>> ReadDataFile(
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
+    const std::optional<std::vector<std::string>>& write_cols,
+    const std::vector<Field>* file_fields, const ReadPushdown& pushdown) {
   const std::string& path = file.path;
   std::shared_ptr<const std::vector<bool>> mask;
   if (write_cols) {

@@ -1,19 +1,15 @@
-#include "datafile/data_file.h"
-
-#include "format/file_index.h"
-
 #include <algorithm>
 #include <chrono>
 
 #include "common/datetime.h"
-
+#include "datafile/data_file.h"
+#include "datafile/file_format.h"
 #include "format/avro.h"
 #include "format/binary_row.h"
 #include "format/compression.h"
+#include "format/file_index.h"
 #include "format/parquet/writer.h"
 #include "io/file_system.h"
-
-#include "datafile/file_format.h"
 
 namespace tributary::datafile {
 
@@ -28,7 +24,9 @@ namespace {
 class StatsCollector {
  public:
   explicit StatsCollector(std::vector<DataType> types)
-      : types_(std::move(types)), min_(types_.size()), max_(types_.size()),
+      : types_(std::move(types)),
+        min_(types_.size()),
+        max_(types_.size()),
         nulls_(types_.size(), 0) {}
   void Add(const Row& row, const std::vector<int>* columns) {
     for (size_t i = 0; i < types_.size(); i++) {
@@ -118,7 +116,8 @@ struct DataFileWriter::OpenFile {
   // Bloom filters of the columns 'file-index.bloom-filter.columns' names: (table column, filter).
   std::vector<std::pair<int, format::BloomFilter64>> blooms;
   OpenFile(const FileLayout& l, std::optional<std::vector<int>> stats)
-      : key_stats(l.KeyTypes()), value_stats(StatsTypes(l, stats)),
+      : key_stats(l.KeyTypes()),
+        value_stats(StatsTypes(l, stats)),
         stats_columns(std::move(stats)) {}
 };
 
@@ -126,8 +125,13 @@ DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::
                                int64_t target_file_size, int32_t level, meta::FileSource source,
                                const FileFormatOptions& format,
                                std::optional<std::vector<std::string>> write_cols)
-    : layout_(std::move(layout)), dir_(std::move(bucket_dir)), namer_(namer),
-      target_file_size_(target_file_size), level_(level), source_(source), format_(format),
+    : layout_(std::move(layout)),
+      dir_(std::move(bucket_dir)),
+      namer_(namer),
+      target_file_size_(target_file_size),
+      level_(level),
+      source_(source),
+      format_(format),
       write_cols_(std::move(write_cols)) {}
 
 DataFileWriter::~DataFileWriter() = default;
@@ -144,7 +148,8 @@ Status DataFileWriter::Open() {
   f->name = namer_->Next() + std::string(format->extension());
   for (const auto& b : format_.bloom_filter_columns) {
     for (size_t c = 0; c < layout_.fields.size(); c++) {
-      if (layout_.fields[c].name == b.column && format::BloomFilterSupports(layout_.fields[c].type)) {
+      if (layout_.fields[c].name == b.column &&
+          format::BloomFilterSupports(layout_.fields[c].type)) {
         f->blooms.emplace_back(static_cast<int>(c), format::BloomFilter64(b.items, b.fpp));
       }
     }
@@ -195,8 +200,8 @@ namespace {
 
 // Minimum, maximum (NULL when every value is NULL) and NULL count of rows[0..n) of a column,
 // ordered as StatsCollector orders Values.
-void ColumnStats(const format::ColumnValues& c, const DataType& type,
-                 const uint32_t* rows, size_t n, Value* mn, Value* mx, int64_t* nulls) {
+void ColumnStats(const format::ColumnValues& c, const DataType& type, const uint32_t* rows,
+                 size_t n, Value* mn, Value* mx, int64_t* nulls) {
   *nulls = 0;
   size_t lo = SIZE_MAX, hi = SIZE_MAX;  // source rows of the extremes
   auto track = [&](auto less) {
@@ -218,17 +223,16 @@ void ColumnStats(const format::ColumnValues& c, const DataType& type,
   } else if (c.HasBytes()) {
     track([&](size_t a, size_t b) { return c.Bytes(a) < c.Bytes(b); });
   } else {  // doubles and Values (flat types: no allocation per Value)
-    track([&](size_t a, size_t b) {
-      return merge::FastCompare(c.Get(a, type), c.Get(b, type)) < 0;
-    });
+    track(
+        [&](size_t a, size_t b) { return merge::FastCompare(c.Get(a, type), c.Get(b, type)) < 0; });
   }
   *mn = lo == SIZE_MAX ? Value::Null() : c.Get(lo, type);
   *mx = hi == SIZE_MAX ? Value::Null() : c.Get(hi, type);
 }
 
 // Adds rows[0..n) of a column to a bloom filter (NULLs are not added).
-void AddToBloom(const format::ColumnValues& c, const DataType& type, const uint32_t* rows,
-                size_t n, format::BloomFilter64* bloom) {
+void AddToBloom(const format::ColumnValues& c, const DataType& type, const uint32_t* rows, size_t n,
+                format::BloomFilter64* bloom) {
   const bool plain_ints = c.ints != nullptr && type.id != TypeId::kFloat &&
                           type.id != TypeId::kDouble && !type.IsTimestamp();
   for (size_t k = 0; k < n; ++k) {
@@ -311,8 +315,8 @@ Status DataFileWriter::WriteColumns(const std::vector<format::ColumnValues>& col
       ColumnStats(columns[c], layout_.fields[c].type, slice_rows(c), slice, &mn, &mx, &nulls);
       f.value_stats.AddColumn(i, mn, mx, nulls);
     }
-    for (auto& [c, bloom] : f.blooms) AddToBloom(columns[c], layout_.fields[c].type,
-                                                 slice_rows(c), slice, &bloom);
+    for (auto& [c, bloom] : f.blooms)
+      AddToBloom(columns[c], layout_.fields[c].type, slice_rows(c), slice, &bloom);
     for (size_t k = done; k < done + slice; ++k) {
       if (IsRetract(static_cast<RowKind>(kinds[k]))) f.deletes++;
       f.min_seq = std::min(f.min_seq, sequences[k]);
@@ -380,7 +384,8 @@ Status DataFileWriter::Roll() {
     // Paimon's file index: in the manifest entry when small, else in '<data file>.index'.
     std::vector<format::FileIndexColumn> columns;
     for (const auto& [c, bloom] : f->blooms) {
-      columns.push_back({layout_.fields[c].name, {{format::kBloomFilterIndexType, bloom.Serialize()}}});
+      columns.push_back(
+          {layout_.fields[c].name, {{format::kBloomFilterIndexType, bloom.Serialize()}}});
     }
     std::string index = format::SerializeFileIndex(std::move(columns), /*checksum=*/true);
     if (static_cast<int64_t>(index.size()) <= format_.file_index_in_manifest_threshold) {

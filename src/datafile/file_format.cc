@@ -32,8 +32,7 @@ class ParquetFormatWriter : public FormatWriter {
   explicit ParquetFormatWriter(std::unique_ptr<format::parquet::ParquetWriter> w)
       : w_(std::move(w)) {}
   Status Append(const std::vector<const Value*>& cells) override { return w_->Append(cells); }
-  Status AppendColumns(const std::vector<format::ColumnValues>& columns,
-                       size_t n) override {
+  Status AppendColumns(const std::vector<format::ColumnValues>& columns, size_t n) override {
     return w_->AppendColumns(columns, n);
   }
   int64_t EstimatedSize() const override { return w_->EstimatedSize(); }
@@ -52,9 +51,9 @@ class ParquetFormat : public FileFormat {
   Result<std::unique_ptr<FormatWriter>> NewWriter(
       const std::vector<Field>& fields, const options::FileFormatOptions& o) const override {
     format::parquet::ParquetWriterOptions po;
-    TRIB_ASSIGN_OR_RETURN(po.compression,
-                          format::CompressionCodecFromName(
-                              o.compression == "none" ? "uncompressed" : o.compression));
+    TRIB_ASSIGN_OR_RETURN(
+        po.compression,
+        format::CompressionCodecFromName(o.compression == "none" ? "uncompressed" : o.compression));
     po.zstd_level = o.zstd_level;
     po.page_size = o.parquet_page_size;
     po.row_group_size = o.parquet_row_group_size;

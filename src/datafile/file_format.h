@@ -29,8 +29,7 @@ class FormatWriter {
   virtual ~FormatWriter() = default;
   virtual Status Append(const std::vector<const Value*>& cells) = 0;
   // `n` physical rows column by column. REQUIRES: FileFormat::WritesColumns().
-  virtual Status AppendColumns(const std::vector<format::ColumnValues>& columns,
-                               size_t n);
+  virtual Status AppendColumns(const std::vector<format::ColumnValues>& columns, size_t n);
   // Bytes of the file so far (for rolling at the target file size).
   virtual int64_t EstimatedSize() const = 0;
   // The whole file.

@@ -32,7 +32,8 @@ TEST(FileFormat, EachWritableFormatRoundTripsKeyValueFiles) {
   (void)io::LocalFs().RemoveAll(dir);
   ASSERT_TRUE(io::LocalFs().MakeDirs(dir).ok());
   FileLayout layout;
-  layout.fields = {{0, "id", DataType::BigInt().NotNull(), ""}, {1, "v", DataType::String(), ""},
+  layout.fields = {{0, "id", DataType::BigInt().NotNull(), ""},
+                   {1, "v", DataType::String(), ""},
                    {2, "x", DataType::Double(), ""}};
   layout.primary_key = true;
   layout.key_columns = {0};

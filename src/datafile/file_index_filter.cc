@@ -14,8 +14,8 @@ Result<DataFileIndex> Parse(std::string_view bytes, const std::string& what,
       if (type != format::kBloomFilterIndexType || body.empty()) continue;  // others: unused
       auto bloom = format::BloomFilter64::Parse(body);
       if (!bloom.ok()) {
-        return Status::Corruption("file index of " + what + ", column '" + c.column + "': " +
-                                  bloom.status().message());
+        return Status::Corruption("file index of " + what + ", column '" + c.column +
+                                  "': " + bloom.status().message());
       }
       blooms->emplace(c.column, std::move(*bloom));
     }

@@ -1,13 +1,10 @@
-#include "datafile/data_file.h"
-
 #include <algorithm>
 
+#include "datafile/data_file.h"
 #include "format/avro.h"
 #include "format/binary_row.h"
 
 namespace tributary::datafile {
-
-
 
 FileLayout FileLayout::Of(const TableSchema& schema) {
   FileLayout l;

@@ -1,15 +1,13 @@
-#include "datafile/data_file.h"
-
 #include <algorithm>
 #include <type_traits>
 
+#include "common/predicate.h"
+#include "datafile/data_file.h"
+#include "datafile/file_format.h"
+#include "datafile/parquet_file.h"
 #include "format/avro.h"
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
-#include "common/predicate.h"
-
-#include "datafile/file_format.h"
-#include "datafile/parquet_file.h"
 #include "io/file_cache.h"
 #include "merge/deduplicate.h"
 
@@ -17,7 +15,6 @@ namespace tributary::datafile {
 
 using merge::ColumnMergeOutput;
 using merge::ColumnMergePlan;
-
 
 namespace {
 
@@ -172,13 +169,14 @@ Result<bool> LoadDedupKeys(const DataFileRef& ref, const FileLayout& layout,
   }
   // The checks below read every row; a file read whole through the cache is checked once (its
   // columns never change), its answer kept in the cache beside them.
-  if (cache && int_key && file->groups.size() == static_cast<size_t>(file->reader->num_row_groups())) {
-    TRIB_ASSIGN_OR_RETURN(auto ordered, io::FileCache::Instance().GetOrLoad<bool>(
-                                            "dedup-keys-checked:" + path,
-                                            [&]() -> Result<std::pair<bool, int64_t>> {
-                                              TRIB_ASSIGN_OR_RETURN(bool ok, CheckDedupKeys(*file));
-                                              return std::make_pair(ok, int64_t{64});
-                                            }));
+  if (cache && int_key &&
+      file->groups.size() == static_cast<size_t>(file->reader->num_row_groups())) {
+    TRIB_ASSIGN_OR_RETURN(
+        auto ordered, io::FileCache::Instance().GetOrLoad<bool>(
+                          "dedup-keys-checked:" + path, [&]() -> Result<std::pair<bool, int64_t>> {
+                            TRIB_ASSIGN_OR_RETURN(bool ok, CheckDedupKeys(*file));
+                            return std::make_pair(ok, int64_t{64});
+                          }));
     return *ordered;
   }
   return CheckDedupKeys(*file);
@@ -258,8 +256,8 @@ Status ForEachKeyGroup(const std::vector<DedupFile>& files, Fn&& fn) {
       if (f != at && compare(f, pos[f], at, at_pos) != 0) continue;
       const int64_t kind = files[f].kinds[pos[f]];
       if (kind < 0 || kind > 3) {
-        return Status::Corruption("data file '" + files[f].path +
-                                  "' has an invalid _VALUE_KIND " + std::to_string(kind));
+        return Status::Corruption("data file '" + files[f].path + "' has an invalid _VALUE_KIND " +
+                                  std::to_string(kind));
       }
       members.push_back({static_cast<uint32_t>(f), static_cast<uint32_t>(pos[f])});
       pos[f]++;
@@ -334,8 +332,8 @@ Result<std::shared_ptr<const Winners>> LatestOf(const std::vector<DedupFile>& fi
   }
   auto merge = [&]() -> Result<std::pair<Winners, int64_t>> {
     TRIB_ASSIGN_OR_RETURN(Winners w, MergeLatest(files, /*keep_retracts=*/false));
-    const int64_t bytes = 64 + static_cast<int64_t>(key.size() + w.run_of.capacity() * 4 +
-                                                    w.pos_of.capacity() * 4);
+    const int64_t bytes =
+        64 + static_cast<int64_t>(key.size() + w.run_of.capacity() * 4 + w.pos_of.capacity() * 4);
     return std::make_pair(std::move(w), bytes);
   };
   if (!whole) {
@@ -372,7 +370,7 @@ Result<std::shared_ptr<const ColumnVector>> ReadDedupRows(const DedupFile& file,
                                                           const std::vector<uint32_t>* sel) {
   ColumnVector all;
   bool first = true;
-  int64_t at = 0;  // position of the current row group's first row
+  int64_t at = 0;   // position of the current row group's first row
   size_t next = 0;  // the first of `sel` not yet read
   for (size_t g = 0; g < file.groups.size(); g++) {
     const int rg = file.groups[g];
@@ -520,8 +518,7 @@ Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
     const DataFileRef& ref, const FileLayout& layout, int32_t level,
     const std::vector<int64_t>& keys) {
   using Out = std::optional<std::vector<merge::KeyValue>>;
-  if (layout.key_columns.size() != 1 ||
-      !layout.fields[layout.key_columns[0]].type.IsInteger()) {
+  if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
     return Out();
   }
   DedupFile file;
@@ -573,7 +570,8 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
   std::vector<DedupFile> files(paths.size());
   std::vector<std::vector<int>> file_cols(paths.size());  // file column of table_cols[i]
   for (size_t f = 0; f < paths.size(); f++) {
-    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, skip_filters, /*cache=*/true, &files[f]));
+    TRIB_ASSIGN_OR_RETURN(bool readable,
+                          LoadDedupKeys(paths[f], layout, skip_filters, /*cache=*/true, &files[f]));
     if (!readable) return Out();
     for (int t : table_cols) {
       int c = FileColumnOf(files[f].reader->schema(), layout.fields[t]);
@@ -629,25 +627,23 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
   for (size_t i = 0; i < columns.size(); i++) {
     std::vector<int> cols;
     for (size_t f = 0; f < files.size(); f++) cols.push_back(file_cols[f][i]);
-    TRIB_ASSIGN_OR_RETURN(auto col, GatherWinners(files, cols, picked,
-                                                  layout.fields[columns[i]].type));
+    TRIB_ASSIGN_OR_RETURN(auto col,
+                          GatherWinners(files, cols, picked, layout.fields[columns[i]].type));
     if (!col) return Out();
     batch.columns.push_back(std::move(*col));
   }
   return Out(std::move(batch));
 }
 
-Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<DataFileRef>& paths,
-                                                         const FileLayout& layout,
-                                                         ColumnMergePlan* plan,
-                                                         const std::vector<bool>* needed,
-                                                         const std::vector<Predicate>* skip_filters) {
+Result<std::optional<MergedColumns>> MergeFilesByColumns(
+    const std::vector<DataFileRef>& paths, const FileLayout& layout, ColumnMergePlan* plan,
+    const std::vector<bool>* needed, const std::vector<Predicate>* skip_filters) {
   using Out = std::optional<MergedColumns>;
   std::vector<DedupFile> files(paths.size());
   size_t total = 0;
   for (size_t f = 0; f < paths.size(); f++) {
-    TRIB_ASSIGN_OR_RETURN(bool readable,
-                          LoadDedupKeys(paths[f], layout, skip_filters, /*cache=*/false, &files[f]));
+    TRIB_ASSIGN_OR_RETURN(
+        bool readable, LoadDedupKeys(paths[f], layout, skip_filters, /*cache=*/false, &files[f]));
     if (!readable) return Out();
     total += files[f].size();
   }
@@ -694,11 +690,11 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(const std::vector<DataF
     Value Get(size_t c, size_t m) const { return (*columns)[c].Get(row(m)); }
   };
   plan->Start(layout.fields.size(), &out.merged);
-  TRIB_ASSIGN_OR_RETURN(bool merged, MergeEveryKey(files, plan, needed, null_row, &out.merged,
-                                                   [&](const auto& members) {
-                                                     return Group{{&files, &base, &members},
-                                                                  &out.columns};
-                                                   }));
+  TRIB_ASSIGN_OR_RETURN(
+      bool merged,
+      MergeEveryKey(files, plan, needed, null_row, &out.merged, [&](const auto& members) {
+        return Group{{&files, &base, &members}, &out.columns};
+      }));
   if (!merged) return Out();
   return Out(std::move(out));
 }
@@ -717,8 +713,8 @@ Result<ColumnVector> ReadDedupRange(const DedupFile& file, int c, int64_t begin,
     const int64_t lo = std::max(begin, at), hi = std::min(end, at + rows);
     if (lo < hi) {
       const format::parquet::RowRanges range = {{lo - at, hi - at}};
-      auto v = file.reader->ReadRowGroupVectors(rg, {c}, lo == at && hi == at + rows ? nullptr
-                                                                                   : &range);
+      auto v =
+          file.reader->ReadRowGroupVectors(rg, {c}, lo == at && hi == at + rows ? nullptr : &range);
       if (!v.ok()) return v.status().WithContext("data file '" + file.path + "'");
       if (first) {
         out = std::move((*v)[0]);
@@ -751,7 +747,8 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
   std::vector<DedupFile> files(paths.size());
   size_t total = 0;
   for (size_t f = 0; f < paths.size(); f++) {
-    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, nullptr, /*cache=*/false, &files[f]));
+    TRIB_ASSIGN_OR_RETURN(bool readable,
+                          LoadDedupKeys(paths[f], layout, nullptr, /*cache=*/false, &files[f]));
     if (!readable) return false;
     total += files[f].size();
   }
@@ -777,10 +774,10 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
   };
   ColumnMergeOutput merged;
   plan->Start(layout.fields.size(), &merged);
-  TRIB_ASSIGN_OR_RETURN(bool done, MergeEveryKey(files, plan, nullptr, 0, &merged,
-                                                 [&](const auto& members) {
-                                                   return Group{{&files, &base, &members}};
-                                                 }));
+  TRIB_ASSIGN_OR_RETURN(bool done,
+                        MergeEveryKey(files, plan, nullptr, 0, &merged, [&](const auto& members) {
+                          return Group{{&files, &base, &members}};
+                        }));
   if (!done) return false;
   // The winners' columns, a chunk of merged records at a time: within a chunk each file's
   // records are one range of its rows (files and merge are in key order).

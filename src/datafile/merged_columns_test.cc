@@ -39,8 +39,8 @@ class MergedColumnsTest : public ::testing::Test {
 
   // `num_files` files in merge order, each keys sorted, sequences rising file by file with ties
   // between neighbours. Returns their paths.
-  std::vector<DataFileRef> WriteFiles(const FileLayout& layout, std::mt19937* rng,
-                                      size_t num_files, bool string_key, bool retractions) {
+  std::vector<DataFileRef> WriteFiles(const FileLayout& layout, std::mt19937* rng, size_t num_files,
+                                      bool string_key, bool retractions) {
     std::vector<DataFileRef> out;
     int64_t seq = 0;
     for (size_t f = 0; f < num_files; f++) {
@@ -128,10 +128,9 @@ TEST_F(MergedColumnsTest, AggregationByColumnsAgreesWithTheRowMerge) {
   std::mt19937 rng(12);
   for (int round = 0; round < 12; round++) {
     SCOPED_TRACE("round " + std::to_string(round));
-    const TableSchema schema =
-        Schema(round % 2 == 1, {{"merge-engine", "aggregation"},
-                                {"fields.v.aggregate-function", "sum"},
-                                {"fields.s.aggregate-function", "max"}});
+    const TableSchema schema = Schema(round % 2 == 1, {{"merge-engine", "aggregation"},
+                                                       {"fields.v.aggregate-function", "sum"},
+                                                       {"fields.s.aggregate-function", "max"}});
     const FileLayout layout = FileLayout::Of(schema);
     const auto files = WriteFiles(layout, &rng, 1 + round % 4, round % 2 == 1, false);
     const std::vector<Row> expected = RowMerge(schema, layout, files);

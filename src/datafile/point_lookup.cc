@@ -23,16 +23,17 @@ Result<merge::KeyValue> SortedFile::Record(size_t i) const {
   return kv;
 }
 
-Result<std::shared_ptr<const SortedFile>> LoadSortedFile(
-    const std::string& path, const FileLayout& layout, const meta::DataFileMeta& f,
-    int64_t read_schema_id, const std::vector<Field>* file_fields) {
+Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path,
+                                                         const FileLayout& layout,
+                                                         const meta::DataFileMeta& f,
+                                                         int64_t read_schema_id,
+                                                         const std::vector<Field>* file_fields) {
   return FileCache::Instance().GetOrLoad<SortedFile>(
       "data:" + path + "#" + std::to_string(read_schema_id),
       [&]() -> Result<std::pair<SortedFile, int64_t>> {
         SortedFile sf;
-        TRIB_ASSIGN_OR_RETURN(sf.records,
-                              ReadDataFile({path, f.row_count}, layout, f.level, f.write_cols,
-                                           file_fields));
+        TRIB_ASSIGN_OR_RETURN(sf.records, ReadDataFile({path, f.row_count}, layout, f.level,
+                                                       f.write_cols, file_fields));
         if (layout.key_columns.size() == 1 &&
             layout.fields[layout.key_columns[0]].type.IsInteger()) {
           const int c = layout.key_columns[0];
@@ -106,8 +107,8 @@ Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row&
     }
     return false;
   };
-  for (auto it = std::lower_bound(records.begin(), records.end(), key, less);
-       it != records.end(); ++it) {
+  for (auto it = std::lower_bound(records.begin(), records.end(), key, less); it != records.end();
+       ++it) {
     for (size_t i = 0; i < kc.size(); i++) {
       if (merge::FastCompare(it->value[kc[i]], key[i]) != 0) return Status::OK();
     }
@@ -153,8 +154,7 @@ Status BucketFileSearch::FindAllSorted(const std::vector<Row>& keys,
                                        std::vector<std::vector<merge::KeyValue>>* found) {
   found->assign(keys.size(), {});
   const bool int_keys =
-      layout_.key_columns.size() == 1 &&
-      layout_.fields[layout_.key_columns[0]].type.IsInteger() &&
+      layout_.key_columns.size() == 1 && layout_.fields[layout_.key_columns[0]].type.IsInteger() &&
       std::all_of(keys.begin(), keys.end(), [](const Row& k) { return k[0].is_int(); });
   const int key_column = layout_.key_columns.empty() ? 0 : layout_.key_columns[0];
   for (File& f : files_) {
@@ -176,7 +176,8 @@ Status BucketFileSearch::FindAllSorted(const std::vector<Row>& keys,
         for (auto& kv : *records) {
           const int64_t k = kv.value[key_column].int_value();
           while (w < wanted.size() && wanted[w] != k) w++;
-          if (w == wanted.size()) return Status::Corruption("data file '" + f.path + "': keys out of order");
+          if (w == wanted.size())
+            return Status::Corruption("data file '" + f.path + "': keys out of order");
           (*found)[in_range[w]].push_back(std::move(kv));
         }
         continue;
@@ -197,9 +198,8 @@ Result<std::optional<merge::KeyValue>> BucketFileSearch::FindNewest(const Row& k
   return std::optional<merge::KeyValue>();
 }
 
-Status FindKeyInFile(const std::string& path, const FileLayout& layout,
-                     const meta::DataFileMeta& f, int64_t read_schema_id,
-                     const std::vector<Field>* file_fields, const Row& key,
+Status FindKeyInFile(const std::string& path, const FileLayout& layout, const meta::DataFileMeta& f,
+                     int64_t read_schema_id, const std::vector<Field>* file_fields, const Row& key,
                      std::vector<merge::KeyValue>* found) {
   if (f.schema_id == read_schema_id) {
     auto range = DecodeKeyRange(f, layout.KeyTypes());

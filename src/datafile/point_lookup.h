@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "datafile/data_file.h"
 #include "merge/key_value.h"
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
-#include "datafile/data_file.h"
 #include "meta/schema_manager.h"
 
 namespace tributary::datafile {
@@ -18,9 +18,8 @@ namespace tributary::datafile {
 // at `path`. Files whose key range excludes the key are skipped unread; others are decoded once
 // into the process-wide file cache (they are immutable) and binary-searched.
 // `read_schema_id`/`file_fields`: as ReadDataFile (file_fields set when `f` has an older schema).
-Status FindKeyInFile(const std::string& path, const FileLayout& layout,
-                     const meta::DataFileMeta& f, int64_t read_schema_id,
-                     const std::vector<Field>* file_fields, const Row& key,
+Status FindKeyInFile(const std::string& path, const FileLayout& layout, const meta::DataFileMeta& f,
+                     int64_t read_schema_id, const std::vector<Field>* file_fields, const Row& key,
                      std::vector<merge::KeyValue>* found);
 
 // The records of one data file sorted by key. When the trimmed primary key is a single integer
@@ -46,9 +45,11 @@ struct SortedFile {
 
 // Data file `f` as a SortedFile, from the process-wide file cache (decoded on first use; files
 // are immutable).
-Result<std::shared_ptr<const SortedFile>> LoadSortedFile(
-    const std::string& path, const FileLayout& layout, const meta::DataFileMeta& f,
-    int64_t read_schema_id, const std::vector<Field>* file_fields);
+Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path,
+                                                         const FileLayout& layout,
+                                                         const meta::DataFileMeta& f,
+                                                         int64_t read_schema_id,
+                                                         const std::vector<Field>* file_fields);
 
 // Appends to `found` the records of `key` in `file` (sorted by key, one per key).
 Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row& key,

@@ -1,12 +1,12 @@
 // Avro schemas: parsing schema JSON, writing it back, and the codec names.
 #include "format/avro.h"
 
-#include "common/json.h"
-
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+
+#include "common/json.h"
 
 namespace tributary::avro {
 namespace {

@@ -21,11 +21,10 @@ constexpr const char* kSchema = R"({"type": "record", "name": "record", "fields"
   {"name": "s3", "type": ["null", "string"]}]})";
 
 Datum Record(int64_t i) {
-  return Datum(DatumList{Datum(i * 2), Datum(i), Datum(int32_t{0}), Datum(i * 2),
-                         Datum(i % 1000000), Datum(i), Datum(i / 100.0),
-                         Datum(std::string("abcdefghijklmnopqr")),
-                         Datum(std::string("0123456789abcdefghijkl")),
-                         Datum(std::string("ABCDEFGHIJKLMNOPQRSTUV"))});
+  return Datum(DatumList{
+      Datum(i * 2), Datum(i), Datum(int32_t{0}), Datum(i * 2), Datum(i % 1000000), Datum(i),
+      Datum(i / 100.0), Datum(std::string("abcdefghijklmnopqr")),
+      Datum(std::string("0123456789abcdefghijkl")), Datum(std::string("ABCDEFGHIJKLMNOPQRSTUV"))});
 }
 
 void BM_AvroEncodeRecord(benchmark::State& state) {

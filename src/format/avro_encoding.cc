@@ -313,8 +313,6 @@ class Decoder {
     return Status::OK();
   }
 
-
-
   std::string_view data_;
   size_t pos_;
   size_t* out_pos_;

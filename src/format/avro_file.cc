@@ -73,7 +73,8 @@ Result<std::string> DecompressBlock(Codec codec, std::string_view data) {
           (uint32_t{c[0]} << 24) | (uint32_t{c[1]} << 16) | (uint32_t{c[2]} << 8) | uint32_t{c[3]};
       TRIB_ASSIGN_OR_RETURN(std::string out, format::Decompress(format::CompressionCodec::kSnappy,
                                                                 data.substr(0, data.size() - 4)));
-      if (format::Crc32(out) != expected) return Status::Corruption("snappy: block checksum mismatch");
+      if (format::Crc32(out) != expected)
+        return Status::Corruption("snappy: block checksum mismatch");
       return out;
     }
   }

@@ -10,8 +10,8 @@
 #include "format/avro.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto reader = tributary::avro::FileReader::Open(
-      std::string(reinterpret_cast<const char*>(data), size));
+  auto reader =
+      tributary::avro::FileReader::Open(std::string(reinterpret_cast<const char*>(data), size));
   if (!reader.ok()) return 0;
   tributary::avro::Datum d;
   for (int i = 0; i < 1000000; i++) {

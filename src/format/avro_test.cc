@@ -134,7 +134,8 @@ TEST(AvroSchemaTest, RejectsBadSchemas) {
 // size is computed once per type, not once per path).
 TEST(AvroSchemaTest, NamedTypeChainsAreBounded) {
   auto chain = [](int n, int fields) {
-    std::string json = R"(["null", {"type": "record", "name": "R0", "fields": [{"name": "x", "type": "null"}]})";
+    std::string json =
+        R"(["null", {"type": "record", "name": "R0", "fields": [{"name": "x", "type": "null"}]})";
     for (int i = 1; i < n; i++) {
       json += R"(, {"type": "record", "name": "R)" + std::to_string(i) + R"(", "fields": [)";
       for (int f = 0; f < fields; f++) {
@@ -154,7 +155,9 @@ TEST(AvroSchemaTest, NamedTypeChainsAreBounded) {
   EXPECT_EQ(MinEncodedSize(*(*wide)->branches.back()), 0);
   // A "default" nested far deeper than any schema needs.
   std::string def = std::string(100000, '[') + std::string(100000, ']');
-  auto bad_default = ParseSchema(R"({"type": "record", "name": "R", "fields": [{"name": "a", "type": {"type": "array", "items": "int"}, "default": )" + def + "}]}");
+  auto bad_default = ParseSchema(
+      R"({"type": "record", "name": "R", "fields": [{"name": "a", "type": {"type": "array", "items": "int"}, "default": )" +
+      def + "}]}");
   ASSERT_FALSE(bad_default.ok());
   EXPECT_NE(bad_default.status().message().find("nested"), std::string::npos);
 }

@@ -26,24 +26,42 @@ Result<Json> AvroType(const DataType& t, const std::string& row_name) {
     return j;
   };
   switch (t.id) {
-    case TypeId::kBoolean: base = "boolean"; break;
+    case TypeId::kBoolean:
+      base = "boolean";
+      break;
     case TypeId::kTinyInt:
     case TypeId::kSmallInt:
-    case TypeId::kInt: base = "int"; break;
-    case TypeId::kBigInt: base = "long"; break;
-    case TypeId::kFloat: base = "float"; break;
-    case TypeId::kDouble: base = "double"; break;
+    case TypeId::kInt:
+      base = "int";
+      break;
+    case TypeId::kBigInt:
+      base = "long";
+      break;
+    case TypeId::kFloat:
+      base = "float";
+      break;
+    case TypeId::kDouble:
+      base = "double";
+      break;
     case TypeId::kDecimal:
       base = logical("bytes", "decimal");
       base["precision"] = t.precision;
       base["scale"] = t.scale;
       break;
     case TypeId::kChar:
-    case TypeId::kVarChar: base = "string"; break;
+    case TypeId::kVarChar:
+      base = "string";
+      break;
     case TypeId::kBinary:
-    case TypeId::kVarBinary: base = "bytes"; break;
-    case TypeId::kDate: base = logical("int", "date"); break;
-    case TypeId::kTime: base = logical("int", "time-millis"); break;
+    case TypeId::kVarBinary:
+      base = "bytes";
+      break;
+    case TypeId::kDate:
+      base = logical("int", "date");
+      break;
+    case TypeId::kTime:
+      base = logical("int", "time-millis");
+      break;
     case TypeId::kTimestamp:
     case TypeId::kTimestampLtz: {
       bool ltz = t.id == TypeId::kTimestampLtz;
@@ -138,20 +156,27 @@ Result<SchemaPtr> PaimonRecordSchema(const std::vector<Field>& fields) {
 Datum ToDatum(const Value& v, const DataType& t) {
   if (v.is_null()) return Datum();
   switch (t.id) {
-    case TypeId::kBoolean: return Datum(v.bool_value());
+    case TypeId::kBoolean:
+      return Datum(v.bool_value());
     case TypeId::kTinyInt:
     case TypeId::kSmallInt:
     case TypeId::kInt:
     case TypeId::kDate:
-    case TypeId::kTime: return Datum(static_cast<int32_t>(v.int_value()));
-    case TypeId::kBigInt: return Datum(v.int_value());
-    case TypeId::kFloat: return Datum(static_cast<float>(v.double_value()));
-    case TypeId::kDouble: return Datum(v.double_value());
-    case TypeId::kDecimal: return Datum(format::DecimalToBytes(v.decimal_value().unscaled));
+    case TypeId::kTime:
+      return Datum(static_cast<int32_t>(v.int_value()));
+    case TypeId::kBigInt:
+      return Datum(v.int_value());
+    case TypeId::kFloat:
+      return Datum(static_cast<float>(v.double_value()));
+    case TypeId::kDouble:
+      return Datum(v.double_value());
+    case TypeId::kDecimal:
+      return Datum(format::DecimalToBytes(v.decimal_value().unscaled));
     case TypeId::kChar:
     case TypeId::kVarChar:
     case TypeId::kBinary:
-    case TypeId::kVarBinary: return Datum(v.string_value());
+    case TypeId::kVarBinary:
+      return Datum(v.string_value());
     case TypeId::kTimestamp:
     case TypeId::kTimestampLtz: {
       Timestamp ts = v.timestamp_value();
@@ -179,7 +204,8 @@ Datum ToDatum(const Value& v, const DataType& t) {
       }
       DatumList entries;
       for (size_t i = 0; i < keys.size() && i < values.size(); i++) {
-        entries.push_back(Datum(DatumList{ToDatum(keys[i], t.key()), ToDatum(values[i], t.value())}));
+        entries.push_back(
+            Datum(DatumList{ToDatum(keys[i], t.key()), ToDatum(values[i], t.value())}));
       }
       return Datum(std::move(entries));
     }
@@ -202,9 +228,12 @@ Result<Value> FromDatum(const Datum& d, const DataType& t, const std::string& wh
     return Status::Corruption(what + ": value does not match column type " + t.ToString());
   };
   auto as_i64 = [&](int64_t* out) {
-    if (std::holds_alternative<int32_t>(d.rep)) *out = d.as_int();
-    else if (std::holds_alternative<int64_t>(d.rep)) *out = d.as_long();
-    else return false;
+    if (std::holds_alternative<int32_t>(d.rep))
+      *out = d.as_int();
+    else if (std::holds_alternative<int64_t>(d.rep))
+      *out = d.as_long();
+    else
+      return false;
     return true;
   };
   int64_t i;

@@ -15,14 +15,16 @@ void PutU64(std::string* buf, size_t off, uint64_t v) {
 }
 uint64_t GetU64(std::string_view b, size_t off) {
   uint64_t v = 0;
-  for (int i = 0; i < 8; i++) v |= static_cast<uint64_t>(static_cast<uint8_t>(b[off + i])) << (8 * i);
+  for (int i = 0; i < 8; i++)
+    v |= static_cast<uint64_t>(static_cast<uint8_t>(b[off + i])) << (8 * i);
   return v;
 }
 
 // Minimal big-endian two's complement bytes, as Java's BigInteger.toByteArray().
 std::string BigIntegerBytes(__int128 v) {
   std::string out;
-  for (int i = 15; i >= 0; i--) out += static_cast<char>((static_cast<unsigned __int128>(v) >> (8 * i)) & 0xFF);
+  for (int i = 15; i >= 0; i--)
+    out += static_cast<char>((static_cast<unsigned __int128>(v) >> (8 * i)) & 0xFF);
   size_t start = 0;
   while (start + 1 < out.size()) {
     uint8_t b0 = static_cast<uint8_t>(out[start]);
@@ -39,7 +41,8 @@ std::string BigIntegerBytes(__int128 v) {
 __int128 FromBigIntegerBytes(std::string_view b) {
   if (b.empty()) return 0;
   __int128 v = (static_cast<int8_t>(b[0]) < 0) ? -1 : 0;
-  for (char c : b) v = static_cast<__int128>((static_cast<unsigned __int128>(v) << 8) | static_cast<uint8_t>(c));
+  for (char c : b)
+    v = static_cast<__int128>((static_cast<unsigned __int128>(v) << 8) | static_cast<uint8_t>(c));
   return v;
 }
 
@@ -89,14 +92,25 @@ std::string EncodeBinaryRow(const std::vector<DataType>& types, const Row& value
       case TypeId::kArray:
       case TypeId::kMultiset:
       case TypeId::kMap:
-      case TypeId::kRow: break;  // handled above
-      case TypeId::kBoolean: buf[slot] = v.bool_value() ? 1 : 0; break;
-      case TypeId::kTinyInt: buf[slot] = static_cast<char>(v.int_value()); break;
-      case TypeId::kSmallInt: PutU64(&buf, slot, static_cast<uint16_t>(v.int_value())); break;
+      case TypeId::kRow:
+        break;  // handled above
+      case TypeId::kBoolean:
+        buf[slot] = v.bool_value() ? 1 : 0;
+        break;
+      case TypeId::kTinyInt:
+        buf[slot] = static_cast<char>(v.int_value());
+        break;
+      case TypeId::kSmallInt:
+        PutU64(&buf, slot, static_cast<uint16_t>(v.int_value()));
+        break;
       case TypeId::kInt:
       case TypeId::kDate:
-      case TypeId::kTime: PutU64(&buf, slot, static_cast<uint32_t>(v.int_value())); break;
-      case TypeId::kBigInt: PutU64(&buf, slot, static_cast<uint64_t>(v.int_value())); break;
+      case TypeId::kTime:
+        PutU64(&buf, slot, static_cast<uint32_t>(v.int_value()));
+        break;
+      case TypeId::kBigInt:
+        PutU64(&buf, slot, static_cast<uint64_t>(v.int_value()));
+        break;
       case TypeId::kFloat: {
         float f = static_cast<float>(v.double_value());
         uint32_t bits;
@@ -113,7 +127,8 @@ std::string EncodeBinaryRow(const std::vector<DataType>& types, const Row& value
       }
       case TypeId::kDecimal:
         if (IsCompactDecimal(t)) {
-          PutU64(&buf, slot, static_cast<uint64_t>(static_cast<int64_t>(v.decimal_value().unscaled)));
+          PutU64(&buf, slot,
+                 static_cast<uint64_t>(static_cast<int64_t>(v.decimal_value().unscaled)));
         } else {
           std::string bytes = BigIntegerBytes(v.decimal_value().unscaled);
           size_t off = append_var(bytes, 16);
@@ -129,7 +144,8 @@ std::string EncodeBinaryRow(const std::vector<DataType>& types, const Row& value
           std::string millis(8, '\0');
           PutU64(&millis, 0, static_cast<uint64_t>(ts.millis));
           size_t off = append_var(millis, 8);
-          PutU64(&buf, slot, (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(ts.nanos_of_milli));
+          PutU64(&buf, slot,
+                 (static_cast<uint64_t>(off) << 32) | static_cast<uint32_t>(ts.nanos_of_milli));
         }
         break;
       }
@@ -176,14 +192,25 @@ Result<Row> DecodeRow(std::string_view b, size_t arity, const std::vector<DataTy
       case TypeId::kArray:
       case TypeId::kMultiset:
       case TypeId::kMap:
-      case TypeId::kRow: break;  // not encoded: reads as null
-      case TypeId::kBoolean: row[i] = Value::Bool(b[slot] != 0); break;
-      case TypeId::kTinyInt: row[i] = Value::Int(static_cast<int8_t>(raw & 0xFF)); break;
-      case TypeId::kSmallInt: row[i] = Value::Int(static_cast<int16_t>(raw & 0xFFFF)); break;
+      case TypeId::kRow:
+        break;  // not encoded: reads as null
+      case TypeId::kBoolean:
+        row[i] = Value::Bool(b[slot] != 0);
+        break;
+      case TypeId::kTinyInt:
+        row[i] = Value::Int(static_cast<int8_t>(raw & 0xFF));
+        break;
+      case TypeId::kSmallInt:
+        row[i] = Value::Int(static_cast<int16_t>(raw & 0xFFFF));
+        break;
       case TypeId::kInt:
       case TypeId::kDate:
-      case TypeId::kTime: row[i] = Value::Int(static_cast<int32_t>(raw & 0xFFFFFFFFu)); break;
-      case TypeId::kBigInt: row[i] = Value::Int(static_cast<int64_t>(raw)); break;
+      case TypeId::kTime:
+        row[i] = Value::Int(static_cast<int32_t>(raw & 0xFFFFFFFFu));
+        break;
+      case TypeId::kBigInt:
+        row[i] = Value::Int(static_cast<int64_t>(raw));
+        break;
       case TypeId::kFloat: {
         uint32_t bits = static_cast<uint32_t>(raw);
         float f;
@@ -213,8 +240,8 @@ Result<Row> DecodeRow(std::string_view b, size_t arity, const std::vector<DataTy
         } else {
           size_t off = raw >> 32;
           if (off + 8 > b.size()) return Status::Corruption("BinaryRow timestamp out of range");
-          row[i] = Value::Ts({static_cast<int64_t>(GetU64(b, off)),
-                              static_cast<int32_t>(raw & 0xFFFFFFFFu)});
+          row[i] = Value::Ts(
+              {static_cast<int64_t>(GetU64(b, off)), static_cast<int32_t>(raw & 0xFFFFFFFFu)});
         }
         break;
       case TypeId::kChar:

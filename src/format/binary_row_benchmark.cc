@@ -8,15 +8,18 @@ namespace tributary::format {
 namespace {
 
 std::vector<DataType> W1Types() {
-  return {DataType::BigInt().NotNull(), DataType::BigInt(), DataType::BigInt(),
-          DataType::Double(),           DataType::String(), DataType::String(),
-          DataType::String()};
+  return {DataType::BigInt().NotNull(), DataType::BigInt(), DataType::BigInt(), DataType::Double(),
+          DataType::String(),           DataType::String(), DataType::String()};
 }
 
 Row W1Row(int64_t i) {
-  return {Value::Int(i * 2),       Value::Int(i % 1000000),          Value::Int(i),
-          Value::Double(i / 100.0), Value::String("abcdefghijklmnopqr"),
-          Value::String("0123456789abcdefghijkl"), Value::String("ABCDEFGHIJKLMNOPQRSTUV")};
+  return {Value::Int(i * 2),
+          Value::Int(i % 1000000),
+          Value::Int(i),
+          Value::Double(i / 100.0),
+          Value::String("abcdefghijklmnopqr"),
+          Value::String("0123456789abcdefghijkl"),
+          Value::String("ABCDEFGHIJKLMNOPQRSTUV")};
 }
 
 // A whole W1 row (three out-of-line strings).

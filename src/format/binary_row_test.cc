@@ -23,7 +23,11 @@ TEST(BinaryRowTest, TrimmedKeyMatchesJavaBytes) {
   // PAIMON_FORMAT.md 1.5: (f0 = "Alice", f2 = 1).
   std::string s = SerializeBinaryRow({DataType::String(), DataType::Int()},
                                      {Value::String("Alice"), Value::Int(1)});
-  EXPECT_EQ(Hex(s), "00000002" "0000000000000000" "416c696365000085" "0100000000000000");
+  EXPECT_EQ(Hex(s),
+            "00000002"
+            "0000000000000000"
+            "416c696365000085"
+            "0100000000000000");
 }
 
 TEST(BinaryRowTest, InlineStringMark) {
@@ -32,18 +36,29 @@ TEST(BinaryRowTest, InlineStringMark) {
 }
 
 TEST(BinaryRowTest, RoundTripsEveryType) {
-  std::vector<DataType> types = {DataType::Boolean(), DataType::TinyInt(), DataType::SmallInt(),
-                                 DataType::Int(), DataType::BigInt(), DataType::Float(),
-                                 DataType::Double(), DataType::Decimal(10, 2),
-                                 DataType::Decimal(30, 5), DataType::String(), DataType::Bytes(),
-                                 DataType::Date(), DataType::Time(), DataType::Timestamp(3),
-                                 DataType::Timestamp(9), DataType::String()};
-  Row row = {Value::Bool(true), Value::Int(-5), Value::Int(-300), Value::Int(123456),
-             Value::Int(-9876543210LL), Value::Double(1.5), Value::Double(-2.25),
-             Value::Dec({12345}), Value::Dec({-(static_cast<__int128>(1) << 100)}),
-             Value::String("a longer string than seven"), Value::String(std::string("\0\1\2", 3)),
-             Value::Int(19000), Value::Int(3600000), Value::Ts({1700000000123LL, 0}),
-             Value::Ts({-1000, 999999}), Value()};
+  std::vector<DataType> types = {
+      DataType::Boolean(), DataType::TinyInt(),      DataType::SmallInt(),
+      DataType::Int(),     DataType::BigInt(),       DataType::Float(),
+      DataType::Double(),  DataType::Decimal(10, 2), DataType::Decimal(30, 5),
+      DataType::String(),  DataType::Bytes(),        DataType::Date(),
+      DataType::Time(),    DataType::Timestamp(3),   DataType::Timestamp(9),
+      DataType::String()};
+  Row row = {Value::Bool(true),
+             Value::Int(-5),
+             Value::Int(-300),
+             Value::Int(123456),
+             Value::Int(-9876543210LL),
+             Value::Double(1.5),
+             Value::Double(-2.25),
+             Value::Dec({12345}),
+             Value::Dec({-(static_cast<__int128>(1) << 100)}),
+             Value::String("a longer string than seven"),
+             Value::String(std::string("\0\1\2", 3)),
+             Value::Int(19000),
+             Value::Int(3600000),
+             Value::Ts({1700000000123LL, 0}),
+             Value::Ts({-1000, 999999}),
+             Value()};
   auto back = DeserializeBinaryRow(SerializeBinaryRow(types, row), types);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(*back, row);

@@ -1,10 +1,10 @@
 #include "format/blob_file.h"
 
+#include <zlib.h>
+
 #include <cstdint>
 #include <cstring>
 #include <string>
-
-#include <zlib.h>
 
 namespace tributary::format {
 
@@ -22,8 +22,8 @@ Result<std::vector<std::string_view>> ReadBlobValues(std::string_view bytes) {
       // CRC32 of the record up to it (magic, value, length), stored little-endian.
       uint32_t crc = 0;
       for (int b = 3; b >= 0; b--) crc = (crc << 8) | static_cast<uint8_t>(bytes[e - 4 + b]);
-      uint32_t want = static_cast<uint32_t>(
-          ::crc32(0, reinterpret_cast<const Bytef*>(bytes.data() + p), static_cast<uInt>(e - 4 - p)));
+      uint32_t want = static_cast<uint32_t>(::crc32(
+          0, reinterpret_cast<const Bytef*>(bytes.data() + p), static_cast<uInt>(e - 4 - p)));
       if (crc == want) {
         end = e;
         break;

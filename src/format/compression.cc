@@ -100,11 +100,11 @@ Result<std::string> ZstdCompress(std::string_view input, int level) {
                            std::to_string(ZSTD_maxCLevel()));
   }
   thread_local std::unique_ptr<ZSTD_CCtx, size_t (*)(ZSTD_CCtx*)> cctx(ZSTD_createCCtx(),
-                                                                      ZSTD_freeCCtx);
+                                                                       ZSTD_freeCCtx);
   if (cctx == nullptr) return Status::Internal("zstd: ZSTD_createCCtx failed");
   std::string out(ZSTD_compressBound(input.size()), '\0');
-  const size_t n = ZSTD_compressCCtx(cctx.get(), out.data(), out.size(), input.data(),
-                                     input.size(), level);
+  const size_t n =
+      ZSTD_compressCCtx(cctx.get(), out.data(), out.size(), input.data(), input.size(), level);
   if (ZSTD_isError(n)) return Status::Internal(std::string("zstd: ") + ZSTD_getErrorName(n));
   out.resize(n);
   return out;
@@ -122,7 +122,7 @@ Result<std::string> ZstdDecompress(std::string_view input, size_t hint) {
     }
   }
   thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(),
-                                                                      ZSTD_freeDCtx);
+                                                                       ZSTD_freeDCtx);
   if (dctx == nullptr) return Status::Internal("zstd: ZSTD_createDCtx failed");
   ZSTD_DCtx_reset(dctx.get(), ZSTD_reset_session_only);
   std::string out(InitialOutputSize(input, hint), '\0');

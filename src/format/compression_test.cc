@@ -210,7 +210,8 @@ TEST(CompressionTest, CodecNames) {
 namespace tributary::format {
 TEST(CompressionTest, ZstdLevelsRoundTripAndAreChecked) {
   std::string text;
-  for (int i = 0; i < 20000; i++) text += "row " + std::to_string(i % 977) + " of a repetitive text; ";
+  for (int i = 0; i < 20000; i++)
+    text += "row " + std::to_string(i % 977) + " of a repetitive text; ";
   auto fast = Compress(CompressionCodec::kZstd, text, 1);
   auto small = Compress(CompressionCodec::kZstd, text, 19);
   ASSERT_TRUE(fast.ok() && small.ok());

@@ -74,8 +74,8 @@ Result<size_t> AddPortable(std::string_view bytes, uint64_t high, std::unordered
     if (static_cast<int64_t>(key) <= last_key) return bad("keys out of order");
     last_key = key;
     const uint64_t base = (high << 32) | (static_cast<uint64_t>(key) << 16);
-    const bool run = !run_flags.empty() &&
-                     (static_cast<uint8_t>(run_flags[i / 8]) >> (i % 8) & 1) != 0;
+    const bool run =
+        !run_flags.empty() && (static_cast<uint8_t>(run_flags[i / 8]) >> (i % 8) & 1) != 0;
     if (run) {
       if (!need(2)) return bad("truncated");
       const uint32_t runs = Le(bytes, pos, 2);
@@ -91,7 +91,8 @@ Result<size_t> AddPortable(std::string_view bytes, uint64_t high, std::unordered
         }
         end = start + length;
         count += length + 1;
-        for (uint32_t v = start; v <= start + length; v++) out->insert(static_cast<int64_t>(base | v));
+        for (uint32_t v = start; v <= start + length; v++)
+          out->insert(static_cast<int64_t>(base | v));
       }
       if (count != card) return bad("a run container's cardinality does not match");
     } else if (card > 4096) {
@@ -159,7 +160,8 @@ Result<DeletionVector> DeletionVector::Decode(std::string_view file, int64_t off
     uint64_t buckets = LittleEndian(rest, 0, 8);
     size_t pos = 8;
     for (uint64_t i = 0; i < buckets; i++) {
-      if (pos + 4 > rest.size()) return Status::Corruption(what + ": truncated 64-bit deletion vector");
+      if (pos + 4 > rest.size())
+        return Status::Corruption(what + ": truncated 64-bit deletion vector");
       uint64_t high = LittleEndian(rest, pos, 4);
       pos += 4;
       TRIB_ASSIGN_OR_RETURN(size_t used, AddPortable(rest.substr(pos), high, &dv.deleted_, what));

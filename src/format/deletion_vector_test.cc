@@ -1,7 +1,6 @@
 #include "format/deletion_vector.h"
 
 #include <gtest/gtest.h>
-
 #include <roaring/roaring.h>
 
 #include <fstream>

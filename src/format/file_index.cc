@@ -154,9 +154,7 @@ bool BloomFilterSupports(const DataType& type) {
 uint64_t BloomFilterHashInt(int64_t v) {
   // Thomas Wang's 64-bit mix, Java's arithmetic shifts and wrapping arithmetic.
   uint64_t key = static_cast<uint64_t>(v);
-  auto sar = [](uint64_t x, int s) {
-    return static_cast<uint64_t>(static_cast<int64_t>(x) >> s);
-  };
+  auto sar = [](uint64_t x, int s) { return static_cast<uint64_t>(static_cast<int64_t>(x) >> s); };
   key = ~key + (key << 21);
   key = key ^ sar(key, 24);
   key = key + (key << 3) + (key << 8);
@@ -175,8 +173,8 @@ std::optional<uint64_t> BloomFilterHash(const Value& v, const DataType& type) {
   if (v.is_null()) return std::nullopt;
   // A value of another representation than the column's (a filter literal not converted) has
   // no hash the filter could have seen.
-  const bool fits = type.IsFloating() ? v.is_double()
-                    : type.IsTimestamp() ? v.is_timestamp()
+  const bool fits = type.IsFloating()                    ? v.is_double()
+                    : type.IsTimestamp()                 ? v.is_timestamp()
                     : type.IsString() || type.IsBinary() ? v.is_string()
                                                          : v.is_int();
   if (!fits) return std::nullopt;
@@ -222,11 +220,13 @@ BloomFilter64::BloomFilter64(int64_t items, double fpp) {
 }
 
 Result<BloomFilter64> BloomFilter64::Parse(std::string_view bytes) {
-  if (bytes.size() < 5) return Status::Corruption("a bloom filter of " + std::to_string(bytes.size()) + " bytes");
+  if (bytes.size() < 5)
+    return Status::Corruption("a bloom filter of " + std::to_string(bytes.size()) + " bytes");
   BloomFilter64 f;
   int32_t k = 0;
   for (int i = 0; i < 4; i++) k = (k << 8) | static_cast<unsigned char>(bytes[i]);
-  if (k < 1 || k > 64) return Status::Corruption("a bloom filter of " + std::to_string(k) + " hash functions");
+  if (k < 1 || k > 64)
+    return Status::Corruption("a bloom filter of " + std::to_string(k) + " hash functions");
   f.k_ = k;
   f.bits_ = std::string(bytes.substr(4));
   return f;
@@ -241,7 +241,8 @@ void BloomFilter64::AddHash(uint64_t hash) {
 
 bool BloomFilter64::MightContainHash(uint64_t hash) const {
   return ForEachBit(hash, [&](int64_t pos) {
-    return (static_cast<unsigned char>(bits_[static_cast<size_t>(pos >> 3)]) & (1u << (pos & 7))) != 0;
+    return (static_cast<unsigned char>(bits_[static_cast<size_t>(pos >> 3)]) & (1u << (pos & 7))) !=
+           0;
   });
 }
 
@@ -321,12 +322,14 @@ std::string SerializeFileIndex(std::vector<FileIndexColumn> columns, bool checks
   return out;
 }
 
-Result<std::vector<FileIndexColumn>> ParseFileIndex(std::string_view bytes, const std::string& what) {
+Result<std::vector<FileIndexColumn>> ParseFileIndex(std::string_view bytes,
+                                                    const std::string& what) {
   Cursor in(bytes, what);
   TRIB_ASSIGN_OR_RETURN(int64_t magic, in.Read(8));
   if (magic != kMagic) return in.Bad("not a file index (wrong magic number)");
   TRIB_ASSIGN_OR_RETURN(int64_t version, in.Read(4));
-  if (version != kVersion) return in.Bad("version " + std::to_string(version) + " is not supported");
+  if (version != kVersion)
+    return in.Bad("version " + std::to_string(version) + " is not supported");
   TRIB_ASSIGN_OR_RETURN(int64_t head_length, in.Read(4));
   TRIB_ASSIGN_OR_RETURN(int64_t columns, in.Read(4));
   if (head_length < 0 || static_cast<size_t>(head_length) > bytes.size() || columns < 0 ||
@@ -357,7 +360,8 @@ Result<std::vector<FileIndexColumn>> ParseFileIndex(std::string_view bytes, cons
   }
   TRIB_ASSIGN_OR_RETURN(int64_t redundant, in.Read(4));
   const size_t redundant_at = in.pos();
-  if (redundant == kChecksumBytes && redundant_at + kChecksumBytes == static_cast<size_t>(head_length)) {
+  if (redundant == kChecksumBytes &&
+      redundant_at + kChecksumBytes == static_cast<size_t>(head_length)) {
     TRIB_ASSIGN_OR_RETURN(int64_t marker, in.Read(4));
     TRIB_ASSIGN_OR_RETURN(int64_t stored, in.Read(4));
     if (marker == kChecksumMarker &&

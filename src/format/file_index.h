@@ -83,7 +83,8 @@ struct FileIndexColumn {
 std::string SerializeFileIndex(std::vector<FileIndexColumn> columns, bool checksum = false);
 // Reads a container; errors name `what` (the file or manifest entry) and what is wrong. A
 // checksum in the redundant bytes is verified (Corruption when it does not match).
-Result<std::vector<FileIndexColumn>> ParseFileIndex(std::string_view bytes, const std::string& what);
+Result<std::vector<FileIndexColumn>> ParseFileIndex(std::string_view bytes,
+                                                    const std::string& what);
 
 // The names in the order a java.util.HashMap<String, ...> filled in this order iterates them.
 std::vector<std::string> JavaHashMapOrder(const std::vector<std::string>& names);

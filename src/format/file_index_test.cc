@@ -85,11 +85,20 @@ TEST(FileIndexTest, ContainerLayoutAndColumnOrderAsPaimon) {
   // magic, version 1, head length 54, 1 column, "id", 1 index, "bloom-filter", start 54,
   // length 3, no redundant bytes, then the body.
   EXPECT_EQ(Hex(bytes),
-            "00054e4ed01a35ae" "00000001" "00000036" "00000001" "00026964" "00000001"
-            "000c626c6f6f6d2d66696c746572" "00000036" "00000003" "00000000" "58595a");
-  auto parsed = ParseFileIndex(SerializeFileIndex({{"v", {{"bloom-filter", "12"}}},
-                                                   {"id", {{"bloom-filter", "XYZ"}}}}),
-                               "data-1.parquet");
+            "00054e4ed01a35ae"
+            "00000001"
+            "00000036"
+            "00000001"
+            "00026964"
+            "00000001"
+            "000c626c6f6f6d2d66696c746572"
+            "00000036"
+            "00000003"
+            "00000000"
+            "58595a");
+  auto parsed = ParseFileIndex(
+      SerializeFileIndex({{"v", {{"bloom-filter", "12"}}}, {"id", {{"bloom-filter", "XYZ"}}}}),
+      "data-1.parquet");
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   ASSERT_EQ(parsed->size(), 2u);
   EXPECT_EQ((*parsed)[0].column, "v");  // 'v' hashes to bucket 6, 'id' to 11: v first

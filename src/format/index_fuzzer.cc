@@ -30,10 +30,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The file's vectors one after another (a version byte, then length-prefixed bitmaps).
     size_t offset = 1;
     for (int i = 0; i < 1000 && offset + 4 <= bytes.size(); i++) {
-      const auto u = [&](size_t k) { return static_cast<uint32_t>(static_cast<uint8_t>(bytes[k])); };
-      const int64_t length =
-          static_cast<int32_t>((u(offset) << 24) | (u(offset + 1) << 16) | (u(offset + 2) << 8) |
-                               u(offset + 3));
+      const auto u = [&](size_t k) {
+        return static_cast<uint32_t>(static_cast<uint8_t>(bytes[k]));
+      };
+      const int64_t length = static_cast<int32_t>((u(offset) << 24) | (u(offset + 1) << 16) |
+                                                  (u(offset + 2) << 8) | u(offset + 3));
       auto dv = tributary::format::DeletionVector::Decode(bytes, static_cast<int64_t>(offset),
                                                           length, "fuzz input");
       if (!dv.ok() || length <= 0) break;

@@ -4,12 +4,18 @@ namespace tributary::io {
 
 const char* FaultInjectingFs::FaultName(Fault f) {
   switch (f) {
-    case Fault::kNone: return "none";
-    case Fault::kIoError: return "I/O error";
-    case Fault::kNoSpace: return "no space left";
-    case Fault::kSyncError: return "fsync error";
-    case Fault::kShortWrite: return "short write";
-    case Fault::kCrash: return "crash";
+    case Fault::kNone:
+      return "none";
+    case Fault::kIoError:
+      return "I/O error";
+    case Fault::kNoSpace:
+      return "no space left";
+    case Fault::kSyncError:
+      return "fsync error";
+    case Fault::kShortWrite:
+      return "short write";
+    case Fault::kCrash:
+      return "crash";
   }
   return "?";
 }
@@ -39,7 +45,8 @@ Status FaultInjectingFs::Step(const char* what, const std::string& path,
   {
     std::lock_guard<std::mutex> lock(mu_);
     const int64_t op = ops_++;
-    if (crashed_) return Status::IOError(std::string("injected crash: ") + what + " '" + path + "'");
+    if (crashed_)
+      return Status::IOError(std::string("injected crash: ") + what + " '" + path + "'");
     if (op != armed_op_) return Status::OK();
     fired_ = true;
     fault = fault_;
@@ -56,11 +63,21 @@ Status FaultInjectingFs::Step(const char* what, const std::string& path,
   }
   std::string reason;
   switch (fault) {
-    case Fault::kNoSpace: reason = "No space left on device"; break;
-    case Fault::kSyncError: reason = "cannot sync: Input/output error"; break;
-    case Fault::kShortWrite: reason = "short write: Input/output error"; break;
-    case Fault::kCrash: reason = "injected crash"; break;
-    default: reason = "Input/output error"; break;
+    case Fault::kNoSpace:
+      reason = "No space left on device";
+      break;
+    case Fault::kSyncError:
+      reason = "cannot sync: Input/output error";
+      break;
+    case Fault::kShortWrite:
+      reason = "short write: Input/output error";
+      break;
+    case Fault::kCrash:
+      reason = "injected crash";
+      break;
+    default:
+      reason = "Input/output error";
+      break;
   }
   return Status::IOError(std::string(what) + " '" + path + "': " + reason + " (injected)");
 }

@@ -150,10 +150,10 @@ class LocalFileSystem : public FileSystem {
       if (errno == ENOENT || errno == ENOTDIR) return std::optional<std::string>();
       return Errno("cannot stat", path);
     }
-    return std::optional<std::string>(
-        std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) + ":" +
-        std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
-        std::to_string(st.st_mtim.tv_nsec));
+    return std::optional<std::string>(std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino) +
+                                      ":" + std::to_string(st.st_size) + ":" +
+                                      std::to_string(st.st_mtim.tv_sec) + "." +
+                                      std::to_string(st.st_mtim.tv_nsec));
   }
 
   Result<std::vector<FileInfo>> ListDir(const std::string& path) override {
@@ -172,8 +172,8 @@ class LocalFileSystem : public FileSystem {
       if (::stat(JoinPath(path, name).c_str(), &st) == 0) {
         fi.is_dir = S_ISDIR(st.st_mode);
         fi.size = st.st_size;
-        fi.mtime_millis = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 +
-                          st.st_mtim.tv_nsec / 1000000;
+        fi.mtime_millis =
+            static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
       }
       out.push_back(std::move(fi));
     }
@@ -241,7 +241,6 @@ Status WriteHintFile(const std::string& path, std::string_view data) {
   return st;
 }
 
-
 Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Errno("cannot open", path);
@@ -287,8 +286,7 @@ Result<std::shared_ptr<const MappedFile>> FileSystem::MapFile(const std::string&
   return MappedFile::Open(path);
 }
 
-Result<std::string> FileSystem::ReadRange(const std::string& path, int64_t offset,
-                                          int64_t length) {
+Result<std::string> FileSystem::ReadRange(const std::string& path, int64_t offset, int64_t length) {
   if (offset < 0 || length < 0) return Status::Invalid("a negative range of '" + path + "'");
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
@@ -470,7 +468,8 @@ class RoutingFileSystem : public FileSystem {
 class UnregisteredStore : public FileSystem {
  public:
   static Status No(const std::string& p) {
-    return Status::Invalid("'" + p + "' is on object storage that no catalog of this process "
+    return Status::Invalid("'" + p +
+                           "' is on object storage that no catalog of this process "
                            "opened");
   }
   Result<std::string> ReadFile(const std::string& p) override { return No(p); }
@@ -487,9 +486,7 @@ class UnregisteredStore : public FileSystem {
   Status Remove(const std::string& p) override { return No(p); }
   Status RemoveAll(const std::string& p) override { return No(p); }
   Result<int64_t> FileSize(const std::string& p) override { return No(p); }
-  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& p) override {
-    return No(p);
-  }
+  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& p) override { return No(p); }
   bool IsRemote() const override { return true; }
 };
 

@@ -32,8 +32,7 @@ class FileSystem {
   virtual Result<std::string> ReadRange(const std::string& path, int64_t offset, int64_t length);
   // The file's size and its last `length` bytes (the whole file when it is shorter): one ranged
   // GET on object storage.
-  virtual Result<std::pair<int64_t, std::string>> ReadTail(const std::string& path,
-                                                           int64_t length);
+  virtual Result<std::pair<int64_t, std::string>> ReadTail(const std::string& path, int64_t length);
   // Writes a new file (or replaces it) durably: write to a temp file, fsync, rename, fsync dir.
   virtual Status WriteFile(const std::string& path, std::string_view data) = 0;
   // Publishes `data` at `path` only if nothing exists there (link(2) of a synced temp file).
@@ -43,8 +42,7 @@ class FileSystem {
   // are `data`: a hard link where the file system has them (no bytes written twice), else as
   // WriteFile. Either way `path` is durable and independent of `from` (removing one leaves
   // the other).
-  virtual Status WriteCopy(const std::string& from, const std::string& path,
-                           std::string_view data);
+  virtual Status WriteCopy(const std::string& from, const std::string& path, std::string_view data);
   virtual Result<bool> Exists(const std::string& path) = 0;
   // Whether a file (not a directory) exists at `path`: Exists by default; on object storage one
   // HEAD request, where Exists must also list to find a "directory" (a key prefix).

@@ -70,9 +70,9 @@ Status RangedFile::Ensure(int64_t offset, int64_t length) const {
   for (const auto& [from, to] : missing) {
     TRIB_ASSIGN_OR_RETURN(std::string bytes, LocalFs().ReadRange(path_, from, to - from));
     if (static_cast<int64_t>(bytes.size()) != to - from) {
-      return Status::IOError("'" + path_ + "' changed while read: " +
-                             std::to_string(bytes.size()) + " bytes at " + std::to_string(from) +
-                             " instead of " + std::to_string(to - from));
+      return Status::IOError("'" + path_ + "' changed while read: " + std::to_string(bytes.size()) +
+                             " bytes at " + std::to_string(from) + " instead of " +
+                             std::to_string(to - from));
     }
     std::memcpy(static_cast<char*>(addr_) + from, bytes.data(), bytes.size());
     // Held now: merge with the runs it touches.

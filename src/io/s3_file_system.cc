@@ -1,12 +1,12 @@
 #include "io/s3_file_system.h"
 
-#include <cinttypes>
 #include <curl/curl.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cinttypes>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -107,11 +107,20 @@ std::string XmlEscape(std::string_view s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -161,9 +170,8 @@ bool IsIpOrLocalhost(const std::string& host) {
   if (host == "localhost" || host.rfind("127.", 0) == 0 || host.find(':') != std::string::npos) {
     return true;
   }
-  return !host.empty() && std::all_of(host.begin(), host.end(), [](char c) {
-    return (c >= '0' && c <= '9') || c == '.';
-  });
+  return !host.empty() && std::all_of(host.begin(), host.end(),
+                                      [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
 }
 
 size_t WriteBody(char* data, size_t size, size_t n, void* user) {
@@ -177,11 +185,13 @@ size_t WriteHeader(char* data, size_t size, size_t n, void* user) {
   const size_t colon = line.find(':');
   if (colon != std::string::npos) {
     std::string value = line.substr(colon + 1);
-    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
+    while (!value.empty() &&
+           (value.back() == '\r' || value.back() == '\n' || value.back() == ' ')) {
       value.pop_back();
     }
     const size_t start = value.find_first_not_of(' ');
-    (*headers)[Lower(line.substr(0, colon))] = start == std::string::npos ? "" : value.substr(start);
+    (*headers)[Lower(line.substr(0, colon))] =
+        start == std::string::npos ? "" : value.substr(start);
   }
   return size * n;
 }
@@ -231,13 +241,15 @@ Result<S3Config> S3ConfigFrom(const std::map<std::string, std::string>& options)
   c.path_style = path_style == "true";
   c.single_writer = Lower(get("s3.single-writer", nullptr)) == "true";
   if (c.access_key.empty() != c.secret_key.empty()) {
-    return Status::Invalid("S3 credentials need both an access key and a secret key "
-                           "('s3.access-key' / 's3.secret-key' or AWS_ACCESS_KEY_ID / "
-                           "AWS_SECRET_ACCESS_KEY); one of them is missing");
+    return Status::Invalid(
+        "S3 credentials need both an access key and a secret key "
+        "('s3.access-key' / 's3.secret-key' or AWS_ACCESS_KEY_ID / "
+        "AWS_SECRET_ACCESS_KEY); one of them is missing");
   }
   if (c.access_key.empty()) {
-    return Status::Invalid("no S3 credentials: set 's3.access-key' and 's3.secret-key' in the "
-                           "catalog's options, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
+    return Status::Invalid(
+        "no S3 credentials: set 's3.access-key' and 's3.secret-key' in the "
+        "catalog's options, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
   }
   if (!c.endpoint.empty() && c.endpoint.find("://") == std::string::npos) {
     c.endpoint = "https://" + c.endpoint;
@@ -248,7 +260,8 @@ Result<S3Config> S3ConfigFrom(const std::map<std::string, std::string>& options)
 
 Result<std::pair<std::string, std::string>> SplitS3Uri(const std::string& uri) {
   size_t scheme_end = uri.find("://");
-  const std::string scheme = scheme_end == std::string::npos ? "" : Lower(uri.substr(0, scheme_end));
+  const std::string scheme =
+      scheme_end == std::string::npos ? "" : Lower(uri.substr(0, scheme_end));
   if (scheme != "s3" && scheme != "s3a" && scheme != "s3n") {
     return Status::Invalid("'" + uri + "' is not an s3:// URI");
   }
@@ -316,7 +329,8 @@ Result<std::shared_ptr<S3FileSystem>> S3FileSystem::Make(const std::string& root
 std::string S3FileSystem::Url(const std::string& key, const std::string& query) const {
   std::string url;
   if (config_.path_style) {
-    url = host_base_ + "/" + UriEncode(bucket_, false) + (key.empty() ? "" : "/" + UriEncode(key, true));
+    url = host_base_ + "/" + UriEncode(bucket_, false) +
+          (key.empty() ? "" : "/" + UriEncode(key, true));
   } else {
     const size_t scheme_end = host_base_.find("://");
     url = host_base_.substr(0, scheme_end + 3) + bucket_ + "." + host_base_.substr(scheme_end + 3) +
@@ -417,8 +431,8 @@ Status S3FileSystem::Fail(const std::string& operation, const std::string& key,
   std::string code = XmlOne(r.body, "Code");
   const std::string message = XmlOne(r.body, "Message");
   if (code.empty()) code = "HTTP " + std::to_string(r.status);
-  const std::string what = "S3 " + operation + " of 's3://" + bucket_ + "/" + key + "' failed: " +
-                           code + (message.empty() ? "" : " (" + message + ")");
+  const std::string what = "S3 " + operation + " of 's3://" + bucket_ + "/" + key +
+                           "' failed: " + code + (message.empty() ? "" : " (" + message + ")");
   if (r.status == 404) return Status::NotFound(what);
   return Status::IOError(what);
 }
@@ -498,8 +512,8 @@ Result<std::string> S3FileSystem::ReadRange(const std::string& path, int64_t off
     if (static_cast<size_t>(offset) >= recent->size()) return std::string();
     return recent->substr(static_cast<size_t>(offset), static_cast<size_t>(length));
   }
-  const std::string range = "Range: bytes=" + std::to_string(offset) + "-" +
-                            std::to_string(offset + length - 1);
+  const std::string range =
+      "Range: bytes=" + std::to_string(offset) + "-" + std::to_string(offset + length - 1);
   TRIB_ASSIGN_OR_RETURN(Response r, Request("GET", key, "", {}, {range}));
   if (r.status == 404) return Status::NotFound("'" + path + "' does not exist");
   if (r.status == 416) return std::string();  // the range starts past the end
@@ -534,8 +548,8 @@ Result<std::pair<int64_t, std::string>> S3FileSystem::ReadTail(const std::string
     TRIB_ASSIGN_OR_RETURN(int64_t size, FileSize(path));
     return std::make_pair(size, std::string());
   }
-  TRIB_ASSIGN_OR_RETURN(Response r, Request("GET", key, "", {},
-                                            {"Range: bytes=-" + std::to_string(length)}));
+  TRIB_ASSIGN_OR_RETURN(Response r,
+                        Request("GET", key, "", {}, {"Range: bytes=-" + std::to_string(length)}));
   if (r.status == 404) return Status::NotFound("'" + path + "' does not exist");
   if (r.status == 200 || r.status == 416) {
     // The whole object (a store that ignores Range, or an empty object).
@@ -546,9 +560,10 @@ Result<std::pair<int64_t, std::string>> S3FileSystem::ReadTail(const std::string
   if (r.status != 206) return Fail("ranged GET", key, r);
   // The bytes sent are the ones Content-Range names (a store may send a byte more than asked).
   int64_t first = 0, last = 0, size = 0;
-  const bool parsed = std::sscanf(r.headers["content-range"].c_str(),
-                                  "bytes %" SCNd64 "-%" SCNd64 "/%" SCNd64, &first, &last,
-                                  &size) == 3 && first >= 0 && last >= first && last < size;
+  const bool parsed =
+      std::sscanf(r.headers["content-range"].c_str(), "bytes %" SCNd64 "-%" SCNd64 "/%" SCNd64,
+                  &first, &last, &size) == 3 &&
+      first >= 0 && last >= first && last < size;
   if (parsed && (last != size - 1 || first > std::max<int64_t>(0, size - length))) {
     // A store that reads "bytes=-N" as another range (s3rver takes it for "0-N") still says the
     // object's size: then the tail is asked for by its offsets.
@@ -563,8 +578,8 @@ Result<std::pair<int64_t, std::string>> S3FileSystem::ReadTail(const std::string
   if (!parsed || static_cast<int64_t>(r.body.size()) != last - first + 1) {
     return Status::IOError("S3 ranged GET of '" + path + "': an answer of " +
                            std::to_string(r.body.size()) + " bytes with Content-Range '" +
-                           r.headers["content-range"] + "' for the last " +
-                           std::to_string(length) + " bytes");
+                           r.headers["content-range"] + "' for the last " + std::to_string(length) +
+                           " bytes");
   }
   const int64_t want = std::min(size, length);
   if (last - first + 1 > want) r.body.erase(0, static_cast<size_t>(last - first + 1 - want));
@@ -580,8 +595,8 @@ Status S3FileSystem::WriteMultipart(const std::string& key, std::string_view dat
   }
   const std::string id_query = "uploadId=" + UriEncode(upload_id, false);
   const int64_t part_size = std::max<int64_t>(config_.multipart_size, int64_t{5} << 20);
-  const size_t parts = static_cast<size_t>((static_cast<int64_t>(data.size()) + part_size - 1) /
-                                           part_size);
+  const size_t parts =
+      static_cast<size_t>((static_cast<int64_t>(data.size()) + part_size - 1) / part_size);
   std::vector<std::string> etags(parts);
   std::vector<Status> failed(parts, Status::OK());
   // Parts go up on a few threads at once (each takes a connection of the pool).
@@ -591,8 +606,8 @@ Status S3FileSystem::WriteMultipart(const std::string& key, std::string_view dat
       const size_t from = i * static_cast<size_t>(part_size);
       const std::string_view part =
           data.substr(from, std::min(static_cast<size_t>(part_size), data.size() - from));
-      auto r = Request("PUT", key, "partNumber=" + std::to_string(i + 1) + "&" + id_query, part,
-                       {});
+      auto r =
+          Request("PUT", key, "partNumber=" + std::to_string(i + 1) + "&" + id_query, part, {});
       if (!r.ok()) {
         failed[i] = r.status();
       } else if (r->status != 200) {
@@ -657,8 +672,11 @@ Result<bool> S3FileSystem::WriteFileIfAbsent(const std::string& path, std::strin
   }
   if (!*conditional_ok_ && !config_.single_writer) {
     return Status::NotSupported(
-        "the S3 store at " + config_.endpoint + " ignores conditional writes (If-None-Match: *), "
-        "so two writers could both publish '" + key + "'; commits are refused there. Use a "
+        "the S3 store at " + config_.endpoint +
+        " ignores conditional writes (If-None-Match: *), "
+        "so two writers could both publish '" +
+        key +
+        "'; commits are refused there. Use a "
         "store that honours them (AWS S3 does), or set 's3.single-writer' = 'true' if only one "
         "writer ever writes these tables");
   }
@@ -678,8 +696,8 @@ Result<bool> S3FileSystem::WriteFileIfAbsent(const std::string& path, std::strin
 Result<bool> S3FileSystem::ProbeConditionalWrites(const std::string& dir) {
   TRIB_ASSIGN_OR_RETURN(std::string prefix, KeyOf(dir));
   std::mt19937_64 rng(std::random_device{}());
-  const std::string key = (prefix.empty() ? "" : prefix + "/") + ".tributary-probe-" +
-                          std::to_string(rng());
+  const std::string key =
+      (prefix.empty() ? "" : prefix + "/") + ".tributary-probe-" + std::to_string(rng());
   TRIB_ASSIGN_OR_RETURN(Response first, Request("PUT", key, "", "1", {"If-None-Match: *"}));
   if (first.status != 200) return Fail("conditional PUT (probe)", key, first);
   TRIB_ASSIGN_OR_RETURN(Response second, Request("PUT", key, "", "2", {"If-None-Match: *"}));
@@ -756,18 +774,17 @@ Result<bool> S3FileSystem::Exists(const std::string& path) {
   return marker || !files.empty() || !dirs.empty();
 }
 
-Status S3FileSystem::List(const std::string& prefix, const std::string& delimiter,
-                          int64_t max_keys, std::vector<FileInfo>* files,
-                          std::vector<std::string>* dirs, bool* marker) {
+Status S3FileSystem::List(const std::string& prefix, const std::string& delimiter, int64_t max_keys,
+                          std::vector<FileInfo>* files, std::vector<std::string>* dirs,
+                          bool* marker) {
   std::string token;
   while (true) {
     // Query parameters in sorted order (SigV4 canonicalises them; curl sends them as given).
-    std::string query = std::string(token.empty() ? "" : "continuation-token=" +
-                                                             UriEncode(token, false) + "&") +
-                        (delimiter.empty() ? "" : "delimiter=" + UriEncode(delimiter, false) + "&") +
-                        "list-type=2" +
-                        (max_keys > 0 ? "&max-keys=" + std::to_string(max_keys) : "") +
-                        "&prefix=" + UriEncode(prefix, false);
+    std::string query =
+        std::string(token.empty() ? "" : "continuation-token=" + UriEncode(token, false) + "&") +
+        (delimiter.empty() ? "" : "delimiter=" + UriEncode(delimiter, false) + "&") +
+        "list-type=2" + (max_keys > 0 ? "&max-keys=" + std::to_string(max_keys) : "") +
+        "&prefix=" + UriEncode(prefix, false);
     TRIB_ASSIGN_OR_RETURN(Response r, Request("GET", "", query, {}, {}));
     if (r.status != 200) return Fail("ListObjectsV2", prefix, r);
     for (std::string_view c : XmlAll(r.body, "Contents")) {
@@ -847,16 +864,16 @@ Status S3FileSystem::DeleteKeys(const std::vector<std::string>& keys) {
     static const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string b64;
     for (int i = 0; i < 16; i += 3) {
-      const uint32_t v = (md5[i] << 16) | ((i + 1 < 16 ? md5[i + 1] : 0) << 8) |
-                         (i + 2 < 16 ? md5[i + 2] : 0);
+      const uint32_t v =
+          (md5[i] << 16) | ((i + 1 < 16 ? md5[i + 1] : 0) << 8) | (i + 2 < 16 ? md5[i + 2] : 0);
       b64 += kB64[(v >> 18) & 63];
       b64 += kB64[(v >> 12) & 63];
       b64 += i + 1 < 16 ? kB64[(v >> 6) & 63] : '=';
       b64 += i + 2 < 16 ? kB64[v & 63] : '=';
     }
-    TRIB_ASSIGN_OR_RETURN(Response r, Request("POST", "", "delete=", xml,
-                                              {"Content-MD5: " + b64,
-                                               "Content-Type: application/xml"}));
+    TRIB_ASSIGN_OR_RETURN(Response r,
+                          Request("POST", "", "delete=", xml,
+                                  {"Content-MD5: " + b64, "Content-Type: application/xml"}));
     if (r.status != 200) return Fail("DeleteObjects", keys[b], r);
     if (!XmlAll(r.body, "Error").empty()) {
       Response first;

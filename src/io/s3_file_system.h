@@ -110,8 +110,7 @@ class S3FileSystem : public FileSystem {
   // `marker`, if given, is set when the prefix's own directory marker (the key "<prefix>", see
   // MakeDirMarker) is among the keys; it is no entry of *files.
   Status List(const std::string& prefix, const std::string& delimiter, int64_t max_keys,
-              std::vector<FileInfo>* files, std::vector<std::string>* dirs,
-              bool* marker = nullptr);
+              std::vector<FileInfo>* files, std::vector<std::string>* dirs, bool* marker = nullptr);
   Status DeleteKeys(const std::vector<std::string>& keys);
   // Uploads `data` to `key` in parts (CreateMultipartUpload, UploadPart, CompleteMultipartUpload;
   // AbortMultipartUpload when a part fails, so no part is left behind).

@@ -79,7 +79,7 @@ class ColumnMergePlan {
   bool ignore_delete_ = false;
   std::vector<Field> fields_;
   std::optional<AggregateColumns> aggregate_;  // kAggregate
-  std::vector<bool> is_key_;  // primary-key columns (partition keys included)
+  std::vector<bool> is_key_;                   // primary-key columns (partition keys included)
   std::vector<size_t> live_;  // kAggregate: the records of the key being merged that count
 };
 

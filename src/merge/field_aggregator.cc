@@ -12,10 +12,22 @@ Status Overflow(const std::string& fn, const DataType& t) {
 // Range of an integer type.
 void IntRange(const DataType& t, int64_t* lo, int64_t* hi) {
   switch (t.id) {
-    case TypeId::kTinyInt: *lo = -128; *hi = 127; break;
-    case TypeId::kSmallInt: *lo = -32768; *hi = 32767; break;
-    case TypeId::kInt: *lo = -2147483648LL; *hi = 2147483647LL; break;
-    default: *lo = INT64_MIN; *hi = INT64_MAX; break;
+    case TypeId::kTinyInt:
+      *lo = -128;
+      *hi = 127;
+      break;
+    case TypeId::kSmallInt:
+      *lo = -32768;
+      *hi = 32767;
+      break;
+    case TypeId::kInt:
+      *lo = -2147483648LL;
+      *hi = 2147483647LL;
+      break;
+    default:
+      *lo = INT64_MIN;
+      *hi = INT64_MAX;
+      break;
   }
 }
 
@@ -108,7 +120,8 @@ class ProductAgg : public FieldAggregator {
       for (int i = 0; i < type_.scale; i++) mul *= 10;
       return Value::Dec({acc.decimal_value().unscaled * mul / in.decimal_value().unscaled});
     }
-    if (in.int_value() == 0) return Status::Invalid("aggregate function 'product' cannot retract 0");
+    if (in.int_value() == 0)
+      return Status::Invalid("aggregate function 'product' cannot retract 0");
     return Value::Int(acc.int_value() / in.int_value());
   }
 };
@@ -188,7 +201,8 @@ class ListAggAgg : public FieldAggregator {
 
 class BoolAgg : public FieldAggregator {
  public:
-  BoolAgg(std::string n, DataType t, bool is_and) : FieldAggregator(std::move(n), t), and_(is_and) {}
+  BoolAgg(std::string n, DataType t, bool is_and)
+      : FieldAggregator(std::move(n), t), and_(is_and) {}
   Result<Value> Agg(const Value& acc, const Value& in) override {
     if (in.is_null()) return acc;
     if (acc.is_null()) return in;
@@ -214,9 +228,9 @@ bool AggregatorSupportsRetract(const std::string& f) {
 }
 
 Result<std::unique_ptr<FieldAggregator>> FieldAggregator::Make(const std::string& fn,
-                                                              const std::string& column,
-                                                              const DataType& t,
-                                                              const std::string& delimiter) {
+                                                               const std::string& column,
+                                                               const DataType& t,
+                                                               const std::string& delimiter) {
   auto bad_type = [&]() {
     return Status::Invalid("aggregate function '" + fn + "' does not apply to column '" + column +
                            "' of type " + t.ToString());

@@ -9,7 +9,6 @@
 namespace tributary::merge {
 namespace {
 
-
 bool SequenceType(const DataType& t) {
   return t.id == TypeId::kTinyInt || t.id == TypeId::kSmallInt || t.id == TypeId::kInt ||
          t.id == TypeId::kBigInt || t.IsTimestamp();
@@ -37,18 +36,22 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   if (c->engine == "versioned") {
     auto ver = options::IsSet(s, options::kVersionedVerColumn);
     if (!ver || ver->empty()) {
-      return Status::Invalid("merge engine 'versioned' needs "
-                             "'table.merge-engine.versioned.ver-column'");
+      return Status::Invalid(
+          "merge engine 'versioned' needs "
+          "'table.merge-engine.versioned.ver-column'");
     }
     TRIB_ASSIGN_OR_RETURN(int i, column(*ver, "'table.merge-engine.versioned.ver-column'"));
     const DataType& t = s.fields[i].type;
     if (t.id != TypeId::kInt && t.id != TypeId::kBigInt && !t.IsTimestamp()) {
-      return Status::Invalid("version column '" + *ver + "' must be INT, BIGINT, TIMESTAMP or "
-                             "TIMESTAMP_LTZ, not " + t.ToString());
+      return Status::Invalid("version column '" + *ver +
+                             "' must be INT, BIGINT, TIMESTAMP or "
+                             "TIMESTAMP_LTZ, not " +
+                             t.ToString());
     }
     if (options::IsSet(s, options::kSequenceField)) {
-      return Status::Invalid("merge engine 'versioned' orders by its version column; "
-                             "'sequence.field' cannot be set as well");
+      return Status::Invalid(
+          "merge engine 'versioned' orders by its version column; "
+          "'sequence.field' cannot be set as well");
     }
     c->engine = "deduplicate";
     c->sequence_fields = {i};
@@ -60,7 +63,8 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
     for (const auto& f : SplitCommaList(*seq)) {
       TRIB_ASSIGN_OR_RETURN(int i, column(f, "'sequence.field'"));
       if (strict && !SequenceType(s.fields[i].type)) {
-        return Status::Invalid("'sequence.field' column '" + f + "' must be TINYINT, SMALLINT, "
+        return Status::Invalid("'sequence.field' column '" + f +
+                               "' must be TINYINT, SMALLINT, "
                                "INT, BIGINT, TIMESTAMP or TIMESTAMP_LTZ, not " +
                                s.fields[i].type.ToString());
       }
@@ -94,7 +98,8 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   c->aggregate.assign(n, "");
   c->ignore_retract.assign(n, false);
   c->list_delimiter.assign(n, ",");
-  std::string default_agg = options::IsSet(s, options::kFieldsDefaultAggregateFunction).value_or("");
+  std::string default_agg =
+      options::IsSet(s, options::kFieldsDefaultAggregateFunction).value_or("");
   std::set<int> grouped_seq;
   for (const auto& [key, value] : s.options) {
     if (key.rfind("fields.", 0) != 0) continue;
@@ -110,8 +115,10 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
       for (const auto& f : SplitCommaList(cols)) {
         TRIB_ASSIGN_OR_RETURN(int i, column(f, "'" + key + "'"));
         if (!SequenceType(s.fields[i].type)) {
-          return Status::Invalid("sequence-group field '" + f + "' must be an integer or "
-                                 "timestamp column, not " + s.fields[i].type.ToString());
+          return Status::Invalid("sequence-group field '" + f +
+                                 "' must be an integer or "
+                                 "timestamp column, not " +
+                                 s.fields[i].type.ToString());
         }
         g.sequence_fields.push_back(i);
         grouped_seq.insert(i);
@@ -119,8 +126,10 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
       for (const auto& f : SplitCommaList(value)) {
         TRIB_ASSIGN_OR_RETURN(int i, column(f, "'" + key + "'"));
         if (is_key(i)) {
-          return Status::Invalid("sequence group '" + key + "' must not contain primary key "
-                                 "column '" + f + "'");
+          return Status::Invalid("sequence group '" + key +
+                                 "' must not contain primary key "
+                                 "column '" +
+                                 f + "'");
         }
         g.value_fields.push_back(i);
       }
@@ -134,11 +143,13 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
     TRIB_ASSIGN_OR_RETURN(int i, column(cols, "'" + key + "'"));
     if (suffix == "aggregate-function") {
       if (c->engine != "aggregation" && c->engine != "partial-update") {
-        return Status::Invalid("'" + key + "' needs merge engine 'aggregation' or "
+        return Status::Invalid("'" + key +
+                               "' needs merge engine 'aggregation' or "
                                "'partial-update'");
       }
       if (is_key(i)) {
-        return Status::Invalid("primary key column '" + cols + "' cannot have an aggregate "
+        return Status::Invalid("primary key column '" + cols +
+                               "' cannot have an aggregate "
                                "function");
       }
       c->aggregate[i] = value == "first_not_null_value" ? "first_non_null_value" : value;
@@ -152,7 +163,8 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   for (const auto& g : c->groups) {
     for (int f : g.value_fields) {
       if (grouped_seq.count(f)) {
-        return Status::Invalid("column '" + s.fields[f].name + "' is both a sequence field and a "
+        return Status::Invalid("column '" + s.fields[f].name +
+                               "' is both a sequence field and a "
                                "member of a sequence group");
       }
       if (!in_groups.insert(f).second) {
@@ -201,7 +213,8 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   if (c->engine == "partial-update") {
     for (size_t i = 0; i < n; i++) {
       if (!c->aggregate[i].empty() && !in_groups.count(static_cast<int>(i))) {
-        return Status::Invalid("column '" + s.fields[i].name + "': an aggregate function in a "
+        return Status::Invalid("column '" + s.fields[i].name +
+                               "': an aggregate function in a "
                                "partial-update table needs the column in a sequence group");
       }
     }

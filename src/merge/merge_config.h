@@ -22,10 +22,10 @@ struct MergeConfig {
   // "deduplicate", "first-row", "aggregation" or "partial-update" ("versioned" is deduplicate
   // ordered by its version column).
   std::string engine = "deduplicate";
-  std::vector<int> primary_key;       // every primary-key column (partition keys included)
-  std::vector<int> sequence_fields;   // 'sequence.field' (or the versioned engine's column)
+  std::vector<int> primary_key;      // every primary-key column (partition keys included)
+  std::vector<int> sequence_fields;  // 'sequence.field' (or the versioned engine's column)
   bool sequence_descending = false;
-  bool pad_row_kind = false;          // 'sequence.auto-padding' = 'row-kind-flag'
+  bool pad_row_kind = false;  // 'sequence.auto-padding' = 'row-kind-flag'
   bool ignore_delete = false;
   bool remove_record_on_delete = false;
   // Aggregation / partial-update: per column (empty = none), and ignore-retract flags.
@@ -56,9 +56,7 @@ struct MergeConfig {
   }
   // Deduplicate in sequence-number order: the newest record of a key is the result (the newest
   // that is not a retraction with 'ignore-delete').
-  bool IsPlainDeduplicate() const {
-    return engine == "deduplicate" && sequence_fields.empty();
-  }
+  bool IsPlainDeduplicate() const { return engine == "deduplicate" && sequence_fields.empty(); }
   // Aggregation in sequence-number order without 'remove-record-on-delete': each non-key column
   // folds its function over the key's records (retractions through Retract unless
   // 'ignore-retract'; skipped with 'ignore-delete').

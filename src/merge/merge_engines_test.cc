@@ -129,14 +129,14 @@ TEST(PartialUpdateOracle, Case5FirstValueInGroup) {
 }
 
 TEST(PartialUpdateOracle, Case6And7RemoveRecordOnDelete) {
-  Engine e(5, {{"merge-engine", "partial-update"},
-               {"partial-update.remove-record-on-delete", "true"}});
+  Engine e(
+      5, {{"merge-engine", "partial-update"}, {"partial-update.remove-record-on-delete", "true"}});
   ASSERT_TRUE(e.Add({1, 1, 1, 1, 1}).ok());
   ASSERT_TRUE(e.Add(D, {1, 1, 1, 1, 1}).ok());
   EXPECT_EQ(e.Kind(), RowKind::kDelete);
   EXPECT_EQ(e.fn_->Result()->sequence, 1);
-  Engine e7(4, {{"merge-engine", "partial-update"},
-                {"partial-update.remove-record-on-delete", "true"}});
+  Engine e7(
+      4, {{"merge-engine", "partial-update"}, {"partial-update.remove-record-on-delete", "true"}});
   ASSERT_TRUE(e7.Add({1, 3, 5, 7}).ok());
   ASSERT_TRUE(e7.Add(D, {1, 2, 2, N}).ok());
   EXPECT_EQ(e7.Result(), Engine::R({1, 2, 2, N}));
@@ -234,9 +234,16 @@ TEST(AggregationOracle, Case15ListAggDelimiters) {
     ASSERT_TRUE(fn.ok()) << fn.status().ToString();
     (*fn)->Reset();
     for (int i = 1; i <= 5; i++) {
-      ASSERT_TRUE((*fn)->Add({i, RowKind::kInsert, {Value::Int(1), Value::String(std::to_string(i))}, 0, nullptr}).ok());
+      ASSERT_TRUE((*fn)
+                      ->Add({i,
+                             RowKind::kInsert,
+                             {Value::Int(1), Value::String(std::to_string(i))},
+                             0,
+                             nullptr})
+                      .ok());
     }
-    EXPECT_EQ((*fn)->Result()->value[1].string_value(), "1" + d + "2" + d + "3" + d + "4" + d + "5");
+    EXPECT_EQ((*fn)->Result()->value[1].string_value(),
+              "1" + d + "2" + d + "3" + d + "4" + d + "5");
   }
 }
 
@@ -262,7 +269,8 @@ TEST(AggregationOracle, Case16FieldLevelRetract) {
   EXPECT_EQ(lnn.Result(), Engine::R({1, 1}));
   ASSERT_TRUE(lnn.Add(D, {1, 7}).ok());
   EXPECT_EQ(lnn.Result(), Engine::R({1, N}));
-  Engine first(2, {{"merge-engine", "aggregation"}, {"fields.f1.aggregate-function", "first_value"}});
+  Engine first(2,
+               {{"merge-engine", "aggregation"}, {"fields.f1.aggregate-function", "first_value"}});
   ASSERT_TRUE(first.Add({1, 1}).ok());
   ASSERT_TRUE(first.Add({1, 2}).ok());
   EXPECT_EQ(first.Result(), Engine::R({1, 1}));
@@ -271,7 +279,8 @@ TEST(AggregationOracle, Case16FieldLevelRetract) {
     ASSERT_TRUE(e.Add({1, 1}).ok());
     EXPECT_FALSE(e.Add(D, {1, 1}).ok()) << fn;
   }
-  Engine ignored(2, {{"merge-engine", "aggregation"}, {"fields.f1.aggregate-function", "max"},
+  Engine ignored(2, {{"merge-engine", "aggregation"},
+                     {"fields.f1.aggregate-function", "max"},
                      {"fields.f1.ignore-retract", "true"}});
   ASSERT_TRUE(ignored.Add({1, 3}).ok());
   ASSERT_TRUE(ignored.Add(D, {1, 3}).ok());
@@ -282,7 +291,8 @@ TEST(AggregationOracle, Case16FieldLevelRetract) {
 }
 
 TEST(AggregationOracle, Case17RemoveRecordOnDelete) {
-  Engine e(4, {{"merge-engine", "aggregation"}, {"aggregation.remove-record-on-delete", "true"},
+  Engine e(4, {{"merge-engine", "aggregation"},
+               {"aggregation.remove-record-on-delete", "true"},
                {"fields.default-aggregate-function", "sum"}});
   ASSERT_TRUE(e.Add({1, 0, 0, 5}).ok());
   ASSERT_TRUE(e.Add(D, {1, 2, 2, N}).ok());
@@ -356,16 +366,30 @@ TEST(AggregationOracle, IgnoreDeleteSkipsRetractions) {
 TEST(SequenceFieldOracle, Case18NullSequenceSortsLowest) {
   // sequence.field = f2,f3 ; aggregation default (last_non_null_value).
   TableSchema s;
-  s.fields = {{0, "f0", DataType::Int().NotNull(), ""}, {1, "f1", DataType::String(), ""},
-              {2, "f2", DataType::Int(), ""}, {3, "f3", DataType::Int(), ""}};
+  s.fields = {{0, "f0", DataType::Int().NotNull(), ""},
+              {1, "f1", DataType::String(), ""},
+              {2, "f2", DataType::Int(), ""},
+              {3, "f3", DataType::Int(), ""}};
   s.primary_keys = {"f0"};
   s.options = {{"merge-engine", "aggregation"}, {"sequence.field", "f2,f3"}};
   auto c = MergeConfig::Make(s);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   SequenceOrder order(*c);
-  KeyValue a{0, RowKind::kInsert, {Value::Int(1), Value::String("A1"), Value(), Value::Int(1)}, 0, nullptr};
-  KeyValue b{1, RowKind::kInsert, {Value::Int(1), Value::String("A2"), Value::Int(1), Value()}, 0, nullptr};
-  KeyValue d{2, RowKind::kInsert, {Value::Int(1), Value::String("A3"), Value::Int(1), Value::Int(0)}, 0, nullptr};
+  KeyValue a{0,
+             RowKind::kInsert,
+             {Value::Int(1), Value::String("A1"), Value(), Value::Int(1)},
+             0,
+             nullptr};
+  KeyValue b{1,
+             RowKind::kInsert,
+             {Value::Int(1), Value::String("A2"), Value::Int(1), Value()},
+             0,
+             nullptr};
+  KeyValue d{2,
+             RowKind::kInsert,
+             {Value::Int(1), Value::String("A3"), Value::Int(1), Value::Int(0)},
+             0,
+             nullptr};
   EXPECT_LT(order.Compare(a, b), 0);  // null f2 sorts lowest
   EXPECT_LT(order.Compare(b, d), 0);  // null f3 below 0
   auto fn = MakeMergeFunction(*c, s);
@@ -383,7 +407,8 @@ TEST(LookupLevelsOracle, Case24OnlyTheNewestHighLevelRecordMergesWithLevel0) {
   TableSchema s;
   s.fields = {{0, "k", DataType::Int().NotNull(), ""}, {1, "v", DataType::Int(), ""}};
   s.primary_keys = {"k"};
-  s.options = {{"merge-engine", "aggregation"}, {"fields.v.aggregate-function", "sum"},
+  s.options = {{"merge-engine", "aggregation"},
+               {"fields.v.aggregate-function", "sum"},
                {"changelog-producer", "lookup"}};
   auto c = MergeConfig::Make(s);
   ASSERT_TRUE(c.ok()) << c.status().ToString();
@@ -407,11 +432,12 @@ TEST(LookupLevelsOracle, Case24OnlyTheNewestHighLevelRecordMergesWithLevel0) {
   EXPECT_EQ((*fn)->TakeResult()->value[1].int_value(), 5);
   // Level 0 alone, with a lookup below the merged levels: the found record joins the merge.
   int lookups = 0;
-  auto with_below = MakeMergeFunction(*c, s, [&](const Row& value) -> Result<std::optional<KeyValue>> {
-    lookups++;
-    EXPECT_EQ(value[0].int_value(), 1);
-    return std::optional<KeyValue>(kv(0, 4, 10));
-  });
+  auto with_below =
+      MakeMergeFunction(*c, s, [&](const Row& value) -> Result<std::optional<KeyValue>> {
+        lookups++;
+        EXPECT_EQ(value[0].int_value(), 1);
+        return std::optional<KeyValue>(kv(0, 4, 10));
+      });
   ASSERT_TRUE(with_below.ok());
   (*with_below)->Reset();
   for (const KeyValue& r : {kv(5, 0, 2), kv(6, 0, 3)}) ASSERT_TRUE((*with_below)->Add(r).ok());

@@ -45,9 +45,8 @@ class LookupLevelsMerge : public MergeFunction {
       // The key's whole value so far lies below the merged levels: merge the new records into it.
       TRIB_ASSIGN_OR_RETURN(std::optional<KeyValue> found, below_(candidates_[0].value));
       if (found) {
-        auto at = std::find_if(candidates_.begin(), candidates_.end(), [&](const KeyValue& kv) {
-          return order_.Compare(kv, *found) > 0;
-        });
+        auto at = std::find_if(candidates_.begin(), candidates_.end(),
+                               [&](const KeyValue& kv) { return order_.Compare(kv, *found) > 0; });
         high = static_cast<int>(at - candidates_.begin());
         candidates_.insert(at, std::move(*found));
       }
@@ -98,8 +97,8 @@ Result<std::unique_ptr<MergeFunction>> MakeMergeFunction(std::shared_ptr<const M
       new LookupLevelsMerge(c, std::move(inner), std::move(below)));
 }
 
-Result<std::unique_ptr<MergeFunction>> MakeEngineMergeFunction(
-    std::shared_ptr<const MergeConfig> c, const TableSchema& schema) {
+Result<std::unique_ptr<MergeFunction>> MakeEngineMergeFunction(std::shared_ptr<const MergeConfig> c,
+                                                               const TableSchema& schema) {
   if (c->engine == "deduplicate") return NewDeduplicateMerge(std::move(c));
   if (c->engine == "first-row") return NewFirstRowMerge(std::move(c));
   TRIB_ASSIGN_OR_RETURN(auto aggs, MakeFieldAggregators(*c, schema.fields));

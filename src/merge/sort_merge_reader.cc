@@ -62,7 +62,9 @@ Status LoserTree::Pop(KeyValue* out) {
 
 SortMergeReader::SortMergeReader(std::vector<std::unique_ptr<RecordSource>> sources,
                                  KeyComparator cmp, SequenceOrder order, MergeFunction* merge)
-    : cmp_(std::move(cmp)), order_(std::move(order)), tree_(std::move(sources), &cmp_, &order_),
+    : cmp_(std::move(cmp)),
+      order_(std::move(order)),
+      tree_(std::move(sources), &cmp_, &order_),
       merge_(merge) {}
 
 Result<bool> SortMergeReader::Next(KeyValue* out) {

@@ -31,10 +31,11 @@ std::unique_ptr<MergeFunction> Dedup() {
 
 TEST(SortMergeReaderTest, LatestSequenceWinsAcrossRuns) {
   std::vector<std::unique_ptr<RecordSource>> runs;
-  runs.push_back(std::make_unique<VectorSource>(std::vector<KeyValue>{
-      Kv(1, 0, RowKind::kInsert, 10), Kv(2, 1, RowKind::kInsert, 20), Kv(3, 2, RowKind::kInsert, 30)}));
-  runs.push_back(std::make_unique<VectorSource>(std::vector<KeyValue>{
-      Kv(2, 5, RowKind::kInsert, 21), Kv(3, 6, RowKind::kDelete, 30)}));
+  runs.push_back(std::make_unique<VectorSource>(
+      std::vector<KeyValue>{Kv(1, 0, RowKind::kInsert, 10), Kv(2, 1, RowKind::kInsert, 20),
+                            Kv(3, 2, RowKind::kInsert, 30)}));
+  runs.push_back(std::make_unique<VectorSource>(
+      std::vector<KeyValue>{Kv(2, 5, RowKind::kInsert, 21), Kv(3, 6, RowKind::kDelete, 30)}));
   auto mf = Dedup();
   SortMergeReader r(std::move(runs), KeyComparator({0}), Order(), mf.get());
   std::vector<std::pair<int64_t, int64_t>> live;
@@ -57,7 +58,8 @@ TEST(SortMergeReaderTest, RandomRunsMatchAModel) {
       int n = rng() % 20;
       for (int i = 0; i < n; i++) {
         int64_t k = rng() % 15;
-        KeyValue kv = Kv(k, seq++, rng() % 4 == 0 ? RowKind::kDelete : RowKind::kInsert, rng() % 100);
+        KeyValue kv =
+            Kv(k, seq++, rng() % 4 == 0 ? RowKind::kDelete : RowKind::kInsert, rng() % 100);
         run[k] = kv;
       }
       std::vector<KeyValue> sorted;

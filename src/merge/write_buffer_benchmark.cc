@@ -25,7 +25,8 @@ std::vector<KeyValue> MakeBuffer(int64_t n) {
 
 void BM_SortWriteBuffer(benchmark::State& state) {
   TableSchema s;
-  s.fields = {{0, "id", DataType::BigInt().NotNull(), ""}, {1, "v", DataType::BigInt(), ""},
+  s.fields = {{0, "id", DataType::BigInt().NotNull(), ""},
+              {1, "v", DataType::BigInt(), ""},
               {2, "s", DataType::String(), ""}};
   s.primary_keys = {"id"};
   auto config = *MergeConfig::Make(s);

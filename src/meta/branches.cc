@@ -40,14 +40,12 @@ Status NoSuchBranch(const std::string& table_path, const std::string& name) {
   TRIB_ASSIGN_OR_RETURN(auto branches, ListBranches(table_path));
   std::string list;
   for (const auto& b : branches) list += (list.empty() ? "" : ", ") + b;
-  return Status::NotFound("branch '" + name + "' does not exist (" +
-                          (branches.empty() ? std::string("the table has no branches")
-                                            : "branches: " + list) +
-                          ")");
+  return Status::NotFound(
+      "branch '" + name + "' does not exist (" +
+      (branches.empty() ? std::string("the table has no branches") : "branches: " + list) + ")");
 }
 
 }  // namespace
-
 
 Result<std::vector<std::string>> ListBranches(const std::string& table_path) {
   auto entries = io::LocalFs().ListDir(BranchDir(table_path));
@@ -59,8 +57,9 @@ Result<std::vector<std::string>> ListBranches(const std::string& table_path) {
   for (const auto& e : *entries) {
     if (!e.is_dir || e.name.rfind(kBranchNamePrefix, 0) != 0) continue;
     // A folder without schemas is no branch (a lock file a writer of a deleted branch left).
-    TRIB_ASSIGN_OR_RETURN(bool has_schema,
-                          io::LocalFs().Exists(SchemaDir(io::JoinPath(BranchDir(table_path), e.name))));
+    TRIB_ASSIGN_OR_RETURN(
+        bool has_schema,
+        io::LocalFs().Exists(SchemaDir(io::JoinPath(BranchDir(table_path), e.name))));
     if (has_schema) names.push_back(e.name.substr(std::strlen(kBranchNamePrefix)));
   }
   std::sort(names.begin(), names.end());
@@ -100,8 +99,7 @@ Status CreateBranch(const std::string& table_path, const std::string& name,
     last_schema = snapshot->schema_id;
   }
   // Built aside, then renamed into place.
-  const std::string building =
-      io::JoinPath(BranchDir(root), ".building-" + name + "-" + NewUuid());
+  const std::string building = io::JoinPath(BranchDir(root), ".building-" + name + "-" + NewUuid());
   Status st = [&]() -> Status {
     for (int64_t id = 0; id <= *last_schema; id++) {
       auto bytes = io::LocalFs().ReadFile(SchemaPath(table_path, id));
@@ -114,7 +112,8 @@ Status CreateBranch(const std::string& table_path, const std::string& name,
     }
     if (snapshot) {
       // The tag, and its snapshot as main has it (from the tag when main's expired).
-      TRIB_ASSIGN_OR_RETURN(std::string tag_bytes, io::LocalFs().ReadFile(TagPath(table_path, *tag)));
+      TRIB_ASSIGN_OR_RETURN(std::string tag_bytes,
+                            io::LocalFs().ReadFile(TagPath(table_path, *tag)));
       TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(TagDir(building)));
       TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(TagPath(building, *tag), tag_bytes));
       auto bytes = io::LocalFs().ReadFile(SnapshotPath(table_path, snapshot->id));
@@ -127,7 +126,8 @@ Status CreateBranch(const std::string& table_path, const std::string& name,
         return bytes.status();
       }
       TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(SnapshotDir(building)));
-      TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(SnapshotPath(building, snapshot->id), snapshot_bytes));
+      TRIB_RETURN_NOT_OK(
+          io::LocalFs().WriteFile(SnapshotPath(building, snapshot->id), snapshot_bytes));
     }
     return RenameDir(building, target, "create branch '" + name + "'");
   }();
@@ -145,7 +145,8 @@ Status DeleteBranch(const std::string& table_path, const std::string& name) {
   TRIB_ASSIGN_OR_RETURN(bool exists, BranchExists(table_path, name));
   if (!exists) return NoSuchBranch(table_path, name);
   // Taken away whole first, as DROP TABLE does.
-  const std::string tomb = io::JoinPath(BranchDir(table_path), ".deleted-" + name + "-" + NewUuid());
+  const std::string tomb =
+      io::JoinPath(BranchDir(table_path), ".deleted-" + name + "-" + NewUuid());
   TRIB_RETURN_NOT_OK(RenameDir(path, tomb, "delete branch '" + name + "'"));
   return io::LocalFs().RemoveAll(tomb);
 }
@@ -210,12 +211,13 @@ Result<int64_t> FastForward(const std::string& table_path, const std::string& na
     // Replaced by a different file, or removed below (the target's schemas after the branch's
     // latest, from the branch's first snapshot's on): either way the kept snapshots lose it.
     const bool replaced = mine.ok() && theirs.ok() && *mine != *theirs;
-    const bool removed = mine.ok() && !theirs.ok() && id >= first_schema &&
-                         id > branch_latest_schema.value_or(-1);
+    const bool removed =
+        mine.ok() && !theirs.ok() && id >= first_schema && id > branch_latest_schema.value_or(-1);
     if (replaced || removed) {
-      return Status::Invalid("branch '" + name + "' was not made from the branch it would "
-                             "replace: its schema " + std::to_string(id) + " " +
-                             (replaced ? "differs" : "is missing") +
+      return Status::Invalid("branch '" + name +
+                             "' was not made from the branch it would "
+                             "replace: its schema " +
+                             std::to_string(id) + " " + (replaced ? "differs" : "is missing") +
                              ", and snapshots kept there read it");
     }
   }
@@ -227,8 +229,8 @@ Result<int64_t> FastForward(const std::string& table_path, const std::string& na
     TRIB_ASSIGN_OR_RETURN(auto s, ReadTag(target, t));
     if (s->id >= earliest) TRIB_RETURN_NOT_OK(DeleteTag(target, t));
   }
-  for (const std::string& hint : {LatestHintPath(SnapshotDir(target)),
-                                  EarliestHintPath(SnapshotDir(target))}) {
+  for (const std::string& hint :
+       {LatestHintPath(SnapshotDir(target)), EarliestHintPath(SnapshotDir(target))}) {
     Status st = io::LocalFs().Remove(hint);
     if (!st.ok() && !st.IsNotFound()) return st;
   }
@@ -259,8 +261,7 @@ Result<int64_t> FastForward(const std::string& table_path, const std::string& na
     TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(SnapshotPath(target, id), bytes));
   }
   TRIB_RETURN_NOT_OK(CopyFiles(TagDir(branch), TagDir(target), kTagPrefix));
-  (void)io::WriteHintFile(LatestHintPath(SnapshotDir(target)),
-                                std::to_string(branch_ids.back()));
+  (void)io::WriteHintFile(LatestHintPath(SnapshotDir(target)), std::to_string(branch_ids.back()));
   return branch_ids.back();
 }
 

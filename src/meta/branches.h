@@ -25,8 +25,8 @@ Result<std::vector<std::string>> ListBranches(const std::string& table_path);
 Result<int64_t> BranchCreateTime(const std::string& table_path, const std::string& name);
 // Creates branch `name` of the table at `table_path` (main's folder, or a branch's: the new
 // branch goes beside the table's others, from that branch's schemas and tag): empty with the
-// schemas, or at the tag `tag`. Built in a hidden folder and renamed into place, so a branch is there
-// whole or not at all. AlreadyExists when it exists.
+// schemas, or at the tag `tag`. Built in a hidden folder and renamed into place, so a branch is
+// there whole or not at all. AlreadyExists when it exists.
 Status CreateBranch(const std::string& table_path, const std::string& name,
                     const std::optional<std::string>& tag);
 // Removes branch `name` (its folder: snapshots, schemas, tags; the data files it alone used are

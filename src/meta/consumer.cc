@@ -13,7 +13,8 @@ namespace {
 Result<int64_t> ParseConsumer(const std::string& text, const std::string& path) {
   auto j = ParseJson(text, "consumer file '" + path + "'");
   if (!j.ok()) return j.status();
-  if (!j->is_object() || !j->contains("nextSnapshot") || !(*j)["nextSnapshot"].is_number_integer()) {
+  if (!j->is_object() || !j->contains("nextSnapshot") ||
+      !(*j)["nextSnapshot"].is_number_integer()) {
     return Status::Corruption("consumer file '" + path + "' has no integer nextSnapshot");
   }
   return (*j)["nextSnapshot"].get<int64_t>();
@@ -21,13 +22,12 @@ Result<int64_t> ParseConsumer(const std::string& text, const std::string& path) 
 
 }  // namespace
 
-
 Status WriteConsumer(const std::string& table_path, const std::string& id, int64_t next_snapshot) {
   TRIB_RETURN_NOT_OK(CheckConsumerId(id));
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(ConsumerDir(table_path)));
-  return io::LocalFs().WriteFile(ConsumerPath(table_path, id),
-                                 "{\n  \"nextSnapshot\" : " + std::to_string(next_snapshot) +
-                                     "\n}");
+  return io::LocalFs().WriteFile(
+      ConsumerPath(table_path, id),
+      "{\n  \"nextSnapshot\" : " + std::to_string(next_snapshot) + "\n}");
 }
 
 Result<std::optional<int64_t>> ReadConsumer(const std::string& table_path, const std::string& id) {
@@ -74,7 +74,8 @@ Result<std::optional<ConsumerPosition>> ReadConsumerPosition(const std::string& 
   TRIB_ASSIGN_OR_RETURN(Json j, ParseJson(*text, "consumer offset file '" + path + "'"));
   if (!j.is_object() || !j.contains("snapshot") || !j["snapshot"].is_number_integer() ||
       !j.contains("offset") || !j["offset"].is_number_integer() || j["offset"].get<int64_t>() < 0) {
-    return Status::Corruption("consumer offset file '" + path + "' has no integer snapshot and "
+    return Status::Corruption("consumer offset file '" + path +
+                              "' has no integer snapshot and "
                               "offset");
   }
   const int64_t snapshot = j["snapshot"].get<int64_t>();

@@ -161,8 +161,10 @@ Result<SimpleStats> ReadStats(const RecordView& parent, const char* name, const 
   const Datum* nc = v.Get("_NULL_COUNTS");
   if (nc && std::holds_alternative<DatumList>(nc->rep)) {
     for (const auto& e : nc->as_list()) {
-      if (std::holds_alternative<int64_t>(e.rep)) st.null_counts.push_back(e.as_long());
-      else st.null_counts.push_back(std::nullopt);
+      if (std::holds_alternative<int64_t>(e.rep))
+        st.null_counts.push_back(e.as_long());
+      else
+        st.null_counts.push_back(std::nullopt);
     }
   } else {
     st.has_null_counts = false;
@@ -230,18 +232,29 @@ Result<std::string> EncodeManifest(const std::vector<ManifestEntry>& entries,
   records.reserve(entries.size());
   for (const auto& e : entries) {
     const DataFileMeta& f = e.file;
-    Datum file(DatumList{
-        Datum(f.file_name), Datum(f.file_size), Datum(f.row_count), Datum(f.min_key),
-        Datum(f.max_key), StatsDatum(f.key_stats), StatsDatum(f.value_stats),
-        Datum(f.min_sequence_number), Datum(f.max_sequence_number), Datum(f.schema_id),
-        Datum(f.level), StrList(f.extra_files), Opt(f.creation_time_millis),
-        Opt(f.delete_row_count), Opt(f.embedded_file_index),
-        f.file_source ? Datum(static_cast<int32_t>(*f.file_source)) : Datum(),
-        f.value_stats_cols ? StrList(*f.value_stats_cols) : Datum(), Opt(f.external_path),
-        Opt(f.first_row_id), f.write_cols ? StrList(*f.write_cols) : Datum()});
-    records.push_back(Datum(DatumList{Datum(int32_t{2}), Datum(static_cast<int32_t>(e.kind)),
-                                      Datum(e.partition), Datum(e.bucket),
-                                      Datum(e.total_buckets), std::move(file)}));
+    Datum file(DatumList{Datum(f.file_name),
+                         Datum(f.file_size),
+                         Datum(f.row_count),
+                         Datum(f.min_key),
+                         Datum(f.max_key),
+                         StatsDatum(f.key_stats),
+                         StatsDatum(f.value_stats),
+                         Datum(f.min_sequence_number),
+                         Datum(f.max_sequence_number),
+                         Datum(f.schema_id),
+                         Datum(f.level),
+                         StrList(f.extra_files),
+                         Opt(f.creation_time_millis),
+                         Opt(f.delete_row_count),
+                         Opt(f.embedded_file_index),
+                         f.file_source ? Datum(static_cast<int32_t>(*f.file_source)) : Datum(),
+                         f.value_stats_cols ? StrList(*f.value_stats_cols) : Datum(),
+                         Opt(f.external_path),
+                         Opt(f.first_row_id),
+                         f.write_cols ? StrList(*f.write_cols) : Datum()});
+    records.push_back(
+        Datum(DatumList{Datum(int32_t{2}), Datum(static_cast<int32_t>(e.kind)), Datum(e.partition),
+                        Datum(e.bucket), Datum(e.total_buckets), std::move(file)}));
   }
   return WriteAll(EntrySchema(), records, codec);
 }
@@ -299,11 +312,11 @@ Result<std::string> EncodeManifestList(const std::vector<ManifestFileMeta>& meta
                                        const std::string& codec) {
   std::vector<Datum> records;
   for (const auto& m : metas) {
-    records.push_back(Datum(DatumList{
-        Datum(int32_t{2}), Datum(m.file_name), Datum(m.file_size), Datum(m.num_added_files),
-        Datum(m.num_deleted_files), StatsDatum(m.partition_stats), Datum(m.schema_id),
-        Opt(m.min_bucket), Opt(m.max_bucket), Opt(m.min_level), Opt(m.max_level),
-        Opt(m.min_row_id), Opt(m.max_row_id)}));
+    records.push_back(Datum(DatumList{Datum(int32_t{2}), Datum(m.file_name), Datum(m.file_size),
+                                      Datum(m.num_added_files), Datum(m.num_deleted_files),
+                                      StatsDatum(m.partition_stats), Datum(m.schema_id),
+                                      Opt(m.min_bucket), Opt(m.max_bucket), Opt(m.min_level),
+                                      Opt(m.max_level), Opt(m.min_row_id), Opt(m.max_row_id)}));
   }
   return WriteAll(ListSchema(), records, codec);
 }
@@ -382,15 +395,15 @@ Result<std::string> EncodeIndexManifest(const std::vector<IndexManifestEntry>& e
     if (!e.dv_ranges.empty()) {
       DatumList l;
       for (const auto& r : e.dv_ranges) {
-        l.push_back(Datum(DatumList{Datum(r.data_file), Datum(r.offset), Datum(r.length),
-                                    Opt(r.cardinality)}));
+        l.push_back(Datum(
+            DatumList{Datum(r.data_file), Datum(r.offset), Datum(r.length), Opt(r.cardinality)}));
       }
       ranges = Datum(std::move(l));
     }
-    records.push_back(Datum(DatumList{
-        Datum(int32_t{1}), Datum(static_cast<int32_t>(e.kind)), Datum(e.partition),
-        Datum(e.bucket), Datum(e.index_type), Datum(e.file_name), Datum(e.file_size),
-        Datum(e.row_count), std::move(ranges), Opt(e.external_path)}));
+    records.push_back(Datum(DatumList{Datum(int32_t{1}), Datum(static_cast<int32_t>(e.kind)),
+                                      Datum(e.partition), Datum(e.bucket), Datum(e.index_type),
+                                      Datum(e.file_name), Datum(e.file_size), Datum(e.row_count),
+                                      std::move(ranges), Opt(e.external_path)}));
   }
   return WriteAll(IndexSchema(), records, codec);
 }

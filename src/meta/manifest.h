@@ -101,8 +101,7 @@ Result<std::string> EncodeManifest(const std::vector<ManifestEntry>& entries,
 Result<std::vector<ManifestEntry>> DecodeManifest(std::string file, const std::string& what);
 Result<std::string> EncodeManifestList(const std::vector<ManifestFileMeta>& metas,
                                        const std::string& codec);
-Result<std::vector<ManifestFileMeta>> DecodeManifestList(std::string file,
-                                                         const std::string& what);
+Result<std::vector<ManifestFileMeta>> DecodeManifestList(std::string file, const std::string& what);
 
 // Applies ADD/DELETE entries in order: a DELETE cancels the earlier ADD of the same file.
 // Returns the live ADD entries (order of first appearance).

@@ -12,8 +12,8 @@ using io::JoinPath;
 
 const std::vector<std::string>& MetadataFolders() {
   static const std::vector<std::string> kFolders = {
-      kSchemaFolder, kSnapshotFolder, kManifestFolder, kIndexFolder,     kTagFolder,
-      kConsumerFolder, kBranchFolder, kChangelogFolder, kStatisticsFolder};
+      kSchemaFolder,   kSnapshotFolder, kManifestFolder,  kIndexFolder,     kTagFolder,
+      kConsumerFolder, kBranchFolder,   kChangelogFolder, kStatisticsFolder};
   return kFolders;
 }
 std::string EarliestHintPath(const std::string& dir) { return JoinPath(dir, "EARLIEST"); }
@@ -171,9 +171,9 @@ std::string NewUuid() {
   a = (a & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;
   b = (b & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;
   char buf[40];
-  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(a >> 32), static_cast<unsigned>((a >> 16) & 0xFFFF),
-                static_cast<unsigned>(a & 0xFFFF), static_cast<unsigned>(b >> 48),
+  std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xFFFF), static_cast<unsigned>(a & 0xFFFF),
+                static_cast<unsigned>(b >> 48),
                 static_cast<unsigned long long>(b & 0xFFFFFFFFFFFFULL));
   return buf;
 }

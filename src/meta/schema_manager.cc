@@ -139,7 +139,8 @@ Result<TableSchema> SchemaFromJson(std::string_view text, const std::string& wha
       auto f = FieldFromJson(jf, 0);
       if (!f.ok()) {
         std::string col = jf.is_object() && jf.contains("name") && jf["name"].is_string()
-                              ? jf["name"].get<std::string>() : "?";
+                              ? jf["name"].get<std::string>()
+                              : "?";
         if (f.status().code() == StatusCode::kNotSupported) {
           return Status::NotSupported(what + ": column '" + col + "': " + f.status().message());
         }
@@ -152,8 +153,8 @@ Result<TableSchema> SchemaFromJson(std::string_view text, const std::string& wha
     s.primary_keys = j.value("primaryKeys", std::vector<std::string>{});
     if (j.contains("options") && j["options"].is_object()) {
       for (auto it = j["options"].begin(); it != j["options"].end(); ++it) {
-        s.options[it.key()] = it.value().is_string() ? it.value().get<std::string>()
-                                                     : it.value().dump();
+        s.options[it.key()] =
+            it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
       }
     }
     if (j.contains("comment") && j["comment"].is_string()) s.comment = j["comment"];
@@ -212,9 +213,8 @@ Result<std::shared_ptr<const TableSchema>> RememberedLatest(const std::string& t
     if (it != g_schemas.end()) memo = it->second;
   }
   if (!memo) return std::shared_ptr<const TableSchema>();
-  TRIB_ASSIGN_OR_RETURN(bool still,
-                        io::StillLatest(SchemaPath(table_path, memo->id), memo->version,
-                                        SchemaPath(table_path, memo->id + 1)));
+  TRIB_ASSIGN_OR_RETURN(bool still, io::StillLatest(SchemaPath(table_path, memo->id), memo->version,
+                                                    SchemaPath(table_path, memo->id + 1)));
   if (!still) return std::shared_ptr<const TableSchema>();
   return memo->schema;
 }

@@ -1,12 +1,12 @@
 // Schema files with nested types: the JSON forms of Paimon's schema files read and written back
 // byte for byte (golden warehouse), and round trips of every nested kind.
+#include "meta/schema_manager.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include "meta/schema_manager.h"
 
 namespace tributary::meta {
 namespace {
@@ -23,8 +23,8 @@ std::string ReadFile(const fs::path& p) {
 const fs::path kGolden = TRIBUTARY_GOLDEN_DIR;
 
 TEST(SchemaJsonTest, GoldenNestedSchemasRoundTripExactly) {
-  for (const char* table : {"append_complex_build_in_fieldid", "parquet_append_table",
-                            "pk_table_nested_type"}) {
+  for (const char* table :
+       {"append_complex_build_in_fieldid", "parquet_append_table", "pk_table_nested_type"}) {
     fs::path p = kGolden / "parquet" / (std::string(table) + ".db") / table / "schema" / "schema-0";
     std::string text = ReadFile(p);
     ASSERT_FALSE(text.empty()) << p;
@@ -51,8 +51,9 @@ TEST(SchemaJsonTest, NestedKindsRoundTrip) {
   TableSchema s;
   s.id = 3;
   s.fields.push_back({0, "a", DataType::Array(DataType::Int().NotNull()).NotNull(), ""});
-  s.fields.push_back({1, "m", DataType::Map(DataType::String().NotNull(),
-                                            DataType::Array(DataType::Date())), "a map"});
+  s.fields.push_back(
+      {1, "m", DataType::Map(DataType::String().NotNull(), DataType::Array(DataType::Date())),
+       "a map"});
   s.fields.push_back({2, "ms", DataType::Multiset(DataType::String()), ""});
   s.fields.push_back(
       {3, "r",
@@ -79,12 +80,14 @@ TEST(SchemaJsonTest, VectorReadsAsArrayAndUnknownTypesAreNotSupported) {
   EXPECT_EQ(s->fields[0].type.id, TypeId::kArray);
   EXPECT_EQ(s->fields[0].type.element().id, TypeId::kFloat);
   auto unknown = SchemaFromJson(R"({"version":3,"id":0,"fields":[{"id":0,"name":"v","type":
-      {"type":"TENSOR","element":"FLOAT"}}],"options":{}})", "schema-0");
+      {"type":"TENSOR","element":"FLOAT"}}],"options":{}})",
+                                "schema-0");
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), StatusCode::kNotSupported);
   EXPECT_NE(unknown.status().message().find("TENSOR"), std::string::npos);
   auto bad = SchemaFromJson(R"({"version":3,"id":0,"fields":[{"id":0,"name":"v","type":
-      {"type":"ARRAY"}}],"options":{}})", "schema-0");
+      {"type":"ARRAY"}}],"options":{}})",
+                            "schema-0");
   EXPECT_FALSE(bad.ok());
 }
 

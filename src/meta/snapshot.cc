@@ -10,10 +10,14 @@ namespace tributary::meta {
 
 const char* CommitKindName(CommitKind k) {
   switch (k) {
-    case CommitKind::kAppend: return "APPEND";
-    case CommitKind::kCompact: return "COMPACT";
-    case CommitKind::kOverwrite: return "OVERWRITE";
-    case CommitKind::kAnalyze: return "ANALYZE";
+    case CommitKind::kAppend:
+      return "APPEND";
+    case CommitKind::kCompact:
+      return "COMPACT";
+    case CommitKind::kOverwrite:
+      return "OVERWRITE";
+    case CommitKind::kAnalyze:
+      return "ANALYZE";
   }
   return "APPEND";
 }
@@ -86,7 +90,8 @@ Result<Snapshot> SnapshotFromJson(std::string_view text, const std::string& what
   }
   TRIB_RETURN_NOT_OK(CheckFileName(s.base_manifest_list, what));
   TRIB_RETURN_NOT_OK(CheckFileName(s.delta_manifest_list, what));
-  if (s.changelog_manifest_list) TRIB_RETURN_NOT_OK(CheckFileName(*s.changelog_manifest_list, what));
+  if (s.changelog_manifest_list)
+    TRIB_RETURN_NOT_OK(CheckFileName(*s.changelog_manifest_list, what));
   if (s.index_manifest) TRIB_RETURN_NOT_OK(CheckFileName(*s.index_manifest, what));
   return s;
 }
@@ -120,8 +125,9 @@ std::optional<int64_t> ReadHintCached(const std::string& path) {
   if (!version.ok() || !*version) return std::nullopt;
   using T = std::optional<int64_t>;
   auto cached = io::FileCache::Instance().GetOrLoad<T>(
-      "hint:" + path + "@" + **version,
-      [&]() -> Result<std::pair<T, int64_t>> { return std::make_pair(ReadHint(path), int64_t{64}); });
+      "hint:" + path + "@" + **version, [&]() -> Result<std::pair<T, int64_t>> {
+        return std::make_pair(ReadHint(path), int64_t{64});
+      });
   if (!cached.ok()) return std::nullopt;
   return **cached;
 }
@@ -195,8 +201,7 @@ Result<std::optional<int64_t>> SnapshotManager::EarliestId() const {
     TRIB_ASSIGN_OR_RETURN(bool here, io::LocalFs().FileExists(SnapshotPath(table_path_, *hint)));
     bool older = false;
     if (here && *hint > 1) {
-      TRIB_ASSIGN_OR_RETURN(older,
-                            io::LocalFs().FileExists(SnapshotPath(table_path_, *hint - 1)));
+      TRIB_ASSIGN_OR_RETURN(older, io::LocalFs().FileExists(SnapshotPath(table_path_, *hint - 1)));
     }
     if (here && !older) return std::optional<int64_t>(*hint);
   }
@@ -208,8 +213,8 @@ Result<std::optional<int64_t>> SnapshotManager::EarliestId() const {
 namespace {
 // The snapshot JSON at `path` (a snapshot or a long-lived changelog: `what` and `id` name it when
 // it does not exist).
-Result<std::shared_ptr<const Snapshot>> ReadSnapshotFile(const std::string& path,
-                                                         const char* what, int64_t id) {
+Result<std::shared_ptr<const Snapshot>> ReadSnapshotFile(const std::string& path, const char* what,
+                                                         int64_t id) {
   auto text = io::LocalFs().ReadFile(path);
   if (!text.ok()) {
     if (text.status().IsNotFound()) {
@@ -243,9 +248,8 @@ Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
     TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
   }
   io::CrashPoint("commit.before-snapshot");
-  TRIB_ASSIGN_OR_RETURN(bool won,
-                        io::LocalFs().WriteFileIfAbsent(SnapshotPath(table_path_, s.id),
-                                                        SnapshotToJson(s)));
+  TRIB_ASSIGN_OR_RETURN(bool won, io::LocalFs().WriteFileIfAbsent(SnapshotPath(table_path_, s.id),
+                                                                  SnapshotToJson(s)));
   if (!won) return false;
   io::CrashPoint("commit.after-snapshot");
   // Hints are best effort: readers verify them.
@@ -276,8 +280,8 @@ Result<std::shared_ptr<const Snapshot>> ReadLongLivedChangelog(const std::string
 Status WriteLongLivedChangelog(const std::string& table_path, const Snapshot& s) {
   const std::string dir = ChangelogDir(table_path);
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
-  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(LongLivedChangelogPath(table_path, s.id),
-                                             SnapshotToJson(s)));
+  TRIB_RETURN_NOT_OK(
+      io::LocalFs().WriteFile(LongLivedChangelogPath(table_path, s.id), SnapshotToJson(s)));
   Status hint = io::WriteHintFile(LatestHintPath(dir), std::to_string(s.id));
   // On object storage the hint says long-lived changelogs exist (ListLongLivedChangelogIds):
   // without it the snapshot must not go yet (the expiration fails and is tried again).

@@ -5,9 +5,9 @@
 #include <map>
 #include <mutex>
 
+#include "io/file_cache.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
-#include "io/file_cache.h"
 
 namespace tributary::meta {
 
@@ -30,13 +30,14 @@ Result<std::vector<meta::ManifestFileMeta>> ReadManifestList(const std::string& 
                                                              const std::string& list_name) {
   std::string path = meta::ManifestPath(table_path, list_name);
   using T = std::vector<meta::ManifestFileMeta>;
-  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
-      "list:" + path, [&]() -> Result<std::pair<T, int64_t>> {
+  TRIB_ASSIGN_OR_RETURN(
+      auto cached,
+      FileCache::Instance().GetOrLoad<T>("list:" + path, [&]() -> Result<std::pair<T, int64_t>> {
         TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
         TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
         int64_t size = static_cast<int64_t>(bytes.size()) * 4 + 256;
-        TRIB_ASSIGN_OR_RETURN(T v, meta::DecodeManifestList(std::move(bytes),
-                                                            "manifest list '" + path + "'"));
+        TRIB_ASSIGN_OR_RETURN(
+            T v, meta::DecodeManifestList(std::move(bytes), "manifest list '" + path + "'"));
         return std::make_pair(std::move(v), size);
       }));
   return *cached;
@@ -46,18 +47,21 @@ Result<std::vector<meta::ManifestEntry>> ReadManifest(const std::string& table_p
                                                       const std::string& manifest_name) {
   std::string path = meta::ManifestPath(table_path, manifest_name);
   using T = std::vector<meta::ManifestEntry>;
-  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
-      "manifest:" + path, [&]() -> Result<std::pair<T, int64_t>> {
-        TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-        TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
-        TRIB_ASSIGN_OR_RETURN(T v, meta::DecodeManifest(std::move(bytes), "manifest '" + path + "'"));
-        int64_t size = 256;
-        for (const auto& e : v) {
-          size += 512 + static_cast<int64_t>(e.file.key_stats.min_values.size() * 2 +
-                                             e.file.value_stats.min_values.size() * 2);
-        }
-        return std::make_pair(std::move(v), size);
-      }));
+  TRIB_ASSIGN_OR_RETURN(
+      auto cached,
+      FileCache::Instance().GetOrLoad<T>(
+          "manifest:" + path, [&]() -> Result<std::pair<T, int64_t>> {
+            TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+            TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
+            TRIB_ASSIGN_OR_RETURN(
+                T v, meta::DecodeManifest(std::move(bytes), "manifest '" + path + "'"));
+            int64_t size = 256;
+            for (const auto& e : v) {
+              size += 512 + static_cast<int64_t>(e.file.key_stats.min_values.size() * 2 +
+                                                 e.file.value_stats.min_values.size() * 2);
+            }
+            return std::make_pair(std::move(v), size);
+          }));
   return *cached;
 }
 
@@ -105,11 +109,12 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::stri
   TRIB_ASSIGN_OR_RETURN(std::optional<std::string> version, io::LocalFs().Version(path));
   if (!version) return meta::SnapshotManager(table_path).Read(id);  // its NotFound error
   using T = std::shared_ptr<const meta::Snapshot>;
-  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
-      "snapshot:" + path + "@" + *version, [&]() -> Result<std::pair<T, int64_t>> {
-        TRIB_ASSIGN_OR_RETURN(T s, meta::SnapshotManager(table_path).Read(id));
-        return std::make_pair(std::move(s), int64_t{2048});
-      }));
+  TRIB_ASSIGN_OR_RETURN(
+      auto cached, FileCache::Instance().GetOrLoad<T>(
+                       "snapshot:" + path + "@" + *version, [&]() -> Result<std::pair<T, int64_t>> {
+                         TRIB_ASSIGN_OR_RETURN(T s, meta::SnapshotManager(table_path).Read(id));
+                         return std::make_pair(std::move(s), int64_t{2048});
+                       }));
   return *cached;
 }
 
@@ -191,8 +196,10 @@ Result<std::shared_ptr<const meta::Snapshot>> FindLatestOnObjectStore(
     TRIB_ASSIGN_OR_RETURN(auto listed, ReadIfLatest(table_path, ids.back()));
     if (listed) return listed;
   }
-  return Status::IOError("the snapshots of '" + table_path + "' kept changing while the latest "
-                         "was looked up (" + std::to_string(kAttempts) + " listings)");
+  return Status::IOError("the snapshots of '" + table_path +
+                         "' kept changing while the latest "
+                         "was looked up (" +
+                         std::to_string(kAttempts) + " listings)");
 }
 
 // The latest snapshot found from the LATEST hint (or, when it is stale, the listing).
@@ -223,7 +230,8 @@ std::optional<int64_t> VersionMtimeNanos(const std::string& version) {
 
 }  // namespace
 
-Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(const std::string& table_path) {
+Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(
+    const std::string& table_path) {
   // Every commit, expiration and rollback changes the snapshot directory (new names, renames,
   // removals), and with it the directory's version. A version whose last change lies more than
   // kSettled before it is read cannot come back with other contents (a later change gets a later
@@ -241,15 +249,16 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(const std
   const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();
-  const int64_t settled = mtime && *mtime % 1'000'000'000 == 0 ? kCoarseSettledNanos
-                                                                : kSettledNanos;
+  const int64_t settled =
+      mtime && *mtime % 1'000'000'000 == 0 ? kCoarseSettledNanos : kSettledNanos;
   if (!mtime || now - *mtime < settled) return FindLatestSnapshot(table_path);
   using T = std::shared_ptr<const meta::Snapshot>;
-  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
-      "latest:" + dir + "@" + *version, [&]() -> Result<std::pair<T, int64_t>> {
-        TRIB_ASSIGN_OR_RETURN(T s, FindLatestSnapshot(table_path));
-        return std::make_pair(std::move(s), int64_t{2048});
-      }));
+  TRIB_ASSIGN_OR_RETURN(
+      auto cached, FileCache::Instance().GetOrLoad<T>(
+                       "latest:" + dir + "@" + *version, [&]() -> Result<std::pair<T, int64_t>> {
+                         TRIB_ASSIGN_OR_RETURN(T s, FindLatestSnapshot(table_path));
+                         return std::make_pair(std::move(s), int64_t{2048});
+                       }));
   return *cached;
 }
 
@@ -257,15 +266,18 @@ Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesS
     const std::string& table_path, const meta::Snapshot& snapshot) {
   // A snapshot's file set never changes: cache it by its manifest lists.
   using T = std::vector<meta::ManifestEntry>;
-  TRIB_ASSIGN_OR_RETURN(auto cached, FileCache::Instance().GetOrLoad<T>(
-      "live:" + table_path + "/" + snapshot.base_manifest_list + "/" + snapshot.delta_manifest_list,
-      [&]() -> Result<std::pair<T, int64_t>> {
-        T all;
-        TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.base_manifest_list, &all));
-        TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.delta_manifest_list, &all));
-        T live = meta::MergeEntries(all);
-        return std::make_pair(std::move(live), static_cast<int64_t>(all.size()) * 600 + 256);
-      }));
+  TRIB_ASSIGN_OR_RETURN(
+      auto cached,
+      FileCache::Instance().GetOrLoad<T>(
+          "live:" + table_path + "/" + snapshot.base_manifest_list + "/" +
+              snapshot.delta_manifest_list,
+          [&]() -> Result<std::pair<T, int64_t>> {
+            T all;
+            TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.base_manifest_list, &all));
+            TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.delta_manifest_list, &all));
+            T live = meta::MergeEntries(all);
+            return std::make_pair(std::move(live), static_cast<int64_t>(all.size()) * 600 + 256);
+          }));
   return cached;
 }
 

@@ -33,7 +33,8 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::stri
 // The latest snapshot (null when the table has none), as SnapshotManager::LatestId finds it but
 // with one stat fewer: the LATEST hint's, the next snapshot's and the hinted snapshot's own (its
 // cache key), the listing only when the hint is stale.
-Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(const std::string& table_path);
+Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(
+    const std::string& table_path);
 // Entries of the snapshot's delta manifests only (what that commit changed).
 Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,
                                                           const meta::Snapshot& snapshot);

@@ -58,9 +58,9 @@ TEST(SnapshotTest, ManifestListNamesMustBePlainNames) {
 
 TEST(SnapshotTest, DamagedJsonIsCorruption) {
   std::string json = SnapshotToJson(Sample(1));
-  for (const std::string& bad : {json.substr(0, json.size() / 2), std::string("[1, 2]"),
-                                std::string("{\"id\": \"x\"}"),
-                                std::string(5000, '[') + std::string(5000, ']')}) {
+  for (const std::string& bad :
+       {json.substr(0, json.size() / 2), std::string("[1, 2]"), std::string("{\"id\": \"x\"}"),
+        std::string(5000, '[') + std::string(5000, ']')}) {
     auto r = SnapshotFromJson(bad, "snapshot-1");
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::kCorruption) << r.status().ToString();

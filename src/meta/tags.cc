@@ -10,11 +10,7 @@
 
 namespace tributary::meta {
 
-namespace {
-
-
-
-}  // namespace
+namespace {}  // namespace
 
 Result<std::vector<std::string>> ListTags(const std::string& table_path) {
   auto entries = io::LocalFs().ListDir(TagDir(table_path));
@@ -33,8 +29,7 @@ Result<std::vector<std::string>> ListTags(const std::string& table_path) {
 }
 
 Result<std::shared_ptr<const Snapshot>> ReadTag(const std::string& table_path,
-                                                const std::string& name,
-                                                std::string* create_time) {
+                                                const std::string& name, std::string* create_time) {
   TRIB_RETURN_NOT_OK(CheckTagName(name));
   const std::string path = TagPath(table_path, name);
   auto text = io::LocalFs().ReadFile(path);
@@ -43,9 +38,9 @@ Result<std::shared_ptr<const Snapshot>> ReadTag(const std::string& table_path,
     TRIB_ASSIGN_OR_RETURN(auto tags, ListTags(table_path));
     std::string list;
     for (const auto& t : tags) list += (list.empty() ? "" : ", ") + t;
-    return Status::NotFound("tag '" + name + "' does not exist (" +
-                            (tags.empty() ? std::string("the table has no tags") : "tags: " + list) +
-                            ")");
+    return Status::NotFound(
+        "tag '" + name + "' does not exist (" +
+        (tags.empty() ? std::string("the table has no tags") : "tags: " + list) + ")");
   }
   TRIB_ASSIGN_OR_RETURN(Snapshot s, SnapshotFromJson(*text, "tag file '" + path + "'"));
   if (create_time) {

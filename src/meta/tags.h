@@ -14,7 +14,6 @@
 
 namespace tributary::meta {
 
-
 // The names of the table's tags, sorted.
 Result<std::vector<std::string>> ListTags(const std::string& table_path);
 // The snapshot of tag `name`; NotFound naming the tags that exist. `create_time`, when set,

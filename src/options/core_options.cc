@@ -16,8 +16,10 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   std::map<std::string, std::string> opts = schema.options;
   for (const auto& [k, v] : dynamic) opts[k] = v;
   CoreOptions o;
-  if (schema.HasPrimaryKey()) o.target_file_size = 128LL << 20;
-  else o.target_file_size = 256LL << 20;
+  if (schema.HasPrimaryKey())
+    o.target_file_size = 128LL << 20;
+  else
+    o.target_file_size = 256LL << 20;
   auto get = [&](const char* k) -> const std::string* {
     auto it = opts.find(k);
     return it == opts.end() ? nullptr : &it->second;
@@ -57,8 +59,10 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   }
   TRIB_RETURN_NOT_OK(int_opt("dynamic-bucket.max-buckets", &o.dynamic_bucket_max_buckets));
   if (o.dynamic_bucket_max_buckets == 0 || o.dynamic_bucket_max_buckets < -1) {
-    return Status::Invalid("option 'dynamic-bucket.max-buckets' must be -1 (no limit) or "
-                           "positive, not " + std::to_string(o.dynamic_bucket_max_buckets));
+    return Status::Invalid(
+        "option 'dynamic-bucket.max-buckets' must be -1 (no limit) or "
+        "positive, not " +
+        std::to_string(o.dynamic_bucket_max_buckets));
   }
   TRIB_RETURN_NOT_OK(string_opt("file.format", &o.file_format));
   o.format.format = o.file_format;
@@ -78,8 +82,10 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
       auto level = colon == std::string::npos ? Result<int64_t>(Status::Invalid(""))
                                               : options::ParseInt64(part.substr(0, colon));
       if (!level.ok()) {
-        return Status::Invalid("option 'file.format.per.level': expected 'level:format' pairs "
-                               "such as '0:avro,1:parquet', got '" + part + "'");
+        return Status::Invalid(
+            "option 'file.format.per.level': expected 'level:format' pairs "
+            "such as '0:avro,1:parquet', got '" +
+            part + "'");
       }
       o.format.per_level[static_cast<int32_t>(*level)] = part.substr(colon + 1);
       b = e + 1;
@@ -91,7 +97,8 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
          return all;
        }()) {
     if (f != "parquet" && f != "avro") {
-      return Status::NotSupported("file.format '" + f + "' cannot be written; use 'parquet' or "
+      return Status::NotSupported("file.format '" + f +
+                                  "' cannot be written; use 'parquet' or "
                                   "'avro'");
     }
   }
@@ -111,14 +118,15 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
       b.column = part;
       const int f = schema.FieldIndex(b.column);
       if (f < 0) {
-        return Status::Invalid("option 'file-index.bloom-filter.columns': no column '" +
-                               b.column + "'");
+        return Status::Invalid("option 'file-index.bloom-filter.columns': no column '" + b.column +
+                               "'");
       }
       const DataType& t = schema.fields[f].type;
       if (!(t.IsInteger() || t.IsFloating() || t.IsString() || t.IsBinary() || t.IsTimestamp() ||
             t.id == TypeId::kDate || t.id == TypeId::kTime)) {
         return Status::Invalid("option 'file-index.bloom-filter.columns': column '" + b.column +
-                               "' is of type " + t.ToSqlString() + ", which has no bloom filter "
+                               "' is of type " + t.ToSqlString() +
+                               ", which has no bloom filter "
                                "(BOOLEAN, DECIMAL and nested types have none, as in Paimon)");
       }
       const std::string prefix = "file-index.bloom-filter." + b.column;
@@ -132,14 +140,16 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
         }
       }
       // Paimon's filter holds at most 2^31 bits (an int bit count).
-      const double bits = -static_cast<double>(b.items) * std::log(b.fpp) / (std::log(2.0) * std::log(2.0));
+      const double bits =
+          -static_cast<double>(b.items) * std::log(b.fpp) / (std::log(2.0) * std::log(2.0));
       if (bits > 2147483639.0) {
         return Status::Invalid("options '" + prefix + ".items' and '.fpp': a bloom filter of " +
                                std::to_string(b.items) + " values at " + std::to_string(b.fpp) +
                                " would need more than 2^31 bits; lower the items or raise fpp");
       }
       bool listed = false;
-      for (const auto& other : o.format.bloom_filter_columns) listed = listed || other.column == b.column;
+      for (const auto& other : o.format.bloom_filter_columns)
+        listed = listed || other.column == b.column;
       if (!listed) o.format.bloom_filter_columns.push_back(std::move(b));
     }
   }
@@ -154,19 +164,21 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
               key == "file-index.bloom-filter." + b.column + ".fpp";
     }
     if (!known) {
-      return Status::Invalid("option '" + key + "' names a column that "
+      return Status::Invalid("option '" + key +
+                             "' names a column that "
                              "'file-index.bloom-filter.columns' does not list");
     }
   }
-  TRIB_RETURN_NOT_OK(mem_opt("file-index.in-manifest-threshold",
-                             &o.format.file_index_in_manifest_threshold));
+  TRIB_RETURN_NOT_OK(
+      mem_opt("file-index.in-manifest-threshold", &o.format.file_index_in_manifest_threshold));
   TRIB_RETURN_NOT_OK(bool_opt("file-index.read.enabled", &o.file_index_read));
   o.changelog_format = o.format;
   o.changelog_format.per_level.clear();
   o.changelog_format.bloom_filter_columns.clear();  // changelog files have no index
   if (const std::string* v = get("changelog-file.format"); v && !v->empty()) {
     if (*v != "parquet" && *v != "avro") {
-      return Status::NotSupported("changelog-file.format '" + *v + "' cannot be written; use "
+      return Status::NotSupported("changelog-file.format '" + *v +
+                                  "' cannot be written; use "
                                   "'parquet' or 'avro'");
     }
     o.changelog_format.format = *v;
@@ -184,8 +196,7 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
 }
 
 Result<std::optional<std::string>> StartupModeOfScanMode(const std::string& scan_mode,
-                                                         bool has_snapshot_id,
-                                                         bool has_timestamp) {
+                                                         bool has_snapshot_id, bool has_timestamp) {
   const std::string m(Trim(scan_mode));
   auto needs = [&](bool have, const char* what) -> Status {
     if (have) return Status::OK();
@@ -193,11 +204,11 @@ Result<std::optional<std::string>> StartupModeOfScanMode(const std::string& scan
   };
   auto excludes = [&]() -> Status {
     if (!has_snapshot_id && !has_timestamp) return Status::OK();
-    return Status::Invalid(std::string("'scan.mode' = '") + m + "' reads from " +
-                           (m == "compacted-full" ? "the latest compacted snapshot"
-                                                  : "the latest snapshot") +
-                           ", so " + (has_snapshot_id ? "'scan.snapshot-id'" : "a timestamp") +
-                           " must not be set with it (use 'from-snapshot' or 'from-timestamp')");
+    return Status::Invalid(
+        std::string("'scan.mode' = '") + m + "' reads from " +
+        (m == "compacted-full" ? "the latest compacted snapshot" : "the latest snapshot") +
+        ", so " + (has_snapshot_id ? "'scan.snapshot-id'" : "a timestamp") +
+        " must not be set with it (use 'from-snapshot' or 'from-timestamp')");
   };
   if (m == "default") return std::optional<std::string>();
   if (m == "latest-full" || m == "full") {
@@ -229,10 +240,12 @@ Result<std::optional<std::string>> StartupModeOfScanMode(const std::string& scan
 Status CheckConnector(std::string_view value) {
   const std::string connector = AsciiLower(Trim(value));
   if (connector == "paimon" || connector == "fluss") {
-    return Status::Invalid("'connector' = '" + std::string(value) + "' is not needed: every "
+    return Status::Invalid("'connector' = '" + std::string(value) +
+                           "' is not needed: every "
                            "Tributary table is a Paimon table; leave the option out");
   }
-  return Status::NotSupported("the '" + std::string(value) + "' connector is not supported: a "
+  return Status::NotSupported("the '" + std::string(value) +
+                              "' connector is not supported: a "
                               "Tributary table is always a Paimon table. To bring a stream's "
                               "changes in, write them as Debezium JSON to `tributary ingest`; "
                               "leave 'connector' and the connector's options out");

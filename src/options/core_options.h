@@ -52,7 +52,7 @@ struct CoreOptions {
   int64_t target_file_size = 128LL << 20;
   int64_t write_buffer_size = 256LL << 20;
   int32_t sorted_run_trigger = 5;
-  int32_t num_levels = 6;  // trigger + 1
+  int32_t num_levels = 6;               // trigger + 1
   int32_t sorted_run_stop_trigger = 8;  // trigger + 3: asynchronous compaction waits here
   int32_t max_size_amp_percent = 200;
   int32_t size_ratio = 1;
@@ -84,8 +84,7 @@ struct CoreOptions {
 // timestamp, and the others take neither. 'incremental' and 'from-file-creation-time' are
 // refused as not supported yet. docs/streaming.md has the table.
 Result<std::optional<std::string>> StartupModeOfScanMode(const std::string& scan_mode,
-                                                         bool has_snapshot_id,
-                                                         bool has_timestamp);
+                                                         bool has_snapshot_id, bool has_timestamp);
 
 // A Flink table definition's 'connector' (`value`), answered before its other options (a Kafka
 // table's 'topic' is no unknown Paimon option, it belongs to a connector Tributary does not

@@ -1,15 +1,14 @@
 #include "options/option_values.h"
 
-#include "common/strings.h"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <limits>
 
+#include "common/strings.h"
+
 namespace tributary::options {
 namespace {
-
 
 // Splits "128 mb" into the number and the unit ("mb"); the unit may be empty.
 Status SplitNumberAndUnit(std::string_view text, std::string_view what, int64_t* number,

@@ -66,8 +66,8 @@ const ScopeIndex& IndexFor(OptionScope scope) {
         continue;
       }
       if (size_t at = def.key.find(kColumnPlaceholder); at != std::string::npos) {
-        s.column_patterns.push_back({def.key.substr(0, at),
-                                     def.key.substr(at + kColumnPlaceholder.size()), &def});
+        s.column_patterns.push_back(
+            {def.key.substr(0, at), def.key.substr(at + kColumnPlaceholder.size()), &def});
         continue;
       }
       s.by_name.emplace(def.key, &def);

@@ -127,9 +127,13 @@ Status ValidateDefaultPartitionName(std::string_view v) {
   if (v.empty()) return Status::Invalid("the name of the default partition must not be empty");
   return Status::OK();
 }
-Status ValidateBranch(std::string_view v) { return v == "main" ? Status::OK() : CheckBranchName(v); }
+Status ValidateBranch(std::string_view v) {
+  return v == "main" ? Status::OK() : CheckBranchName(v);
+}
 Status ValidateTagName(std::string_view v) { return v.empty() ? Status::OK() : CheckTagName(v); }
-Status ValidateConsumerId(std::string_view v) { return v.empty() ? Status::OK() : CheckConsumerId(v); }
+Status ValidateConsumerId(std::string_view v) {
+  return v.empty() ? Status::OK() : CheckConsumerId(v);
+}
 
 Status ValidateScanMode(std::string_view v) {
   if (v == "incremental" || v == "from-file-creation-time") {
@@ -217,8 +221,7 @@ std::vector<OptionDef> BuildTable() {
       Def("bucket-append-ordered", kBool, "true",
           "Whether reads of a bucketed append table keep the write order within a bucket.")
           .Unsupported(),
-      Def("path", kString, "", "File system path of the table (set by the catalog).")
-          .Unsupported(),
+      Def("path", kString, "", "File system path of the table (set by the catalog).").Unsupported(),
       Def("comment", kString, "", "Free-text comment of the table."),
       Def("primary-key", kString, "",
           "Primary key columns, as an alternative to PRIMARY KEY in CREATE TABLE.")
@@ -476,8 +479,7 @@ std::vector<OptionDef> BuildTable() {
       Def("compaction.optimization-interval", kDuration, "",
           "Run a full compaction at least this often.")
           .Unsupported(),
-      Def("commit.force-compact", kBool, "false", "Compact before every commit.")
-          .Unsupported(),
+      Def("commit.force-compact", kBool, "false", "Compact before every commit.").Unsupported(),
       Def("lookup-compact", kEnum, "radical",
           "How often the lookup changelog producer compacts level-0 files.")
           .Allowed({"radical", "gentle"})
@@ -636,8 +638,7 @@ std::vector<OptionDef> BuildTable() {
           "Like scan.timestamp-millis, as 'YYYY-MM-DD HH:MM:SS' in the session time zone (a "
           "query hint).")
           .Validate(ValidateTimestampText),
-      Def("branch", kString, "main",
-          "The branch a query reads or writes (as t$branch_<name>).")
+      Def("branch", kString, "main", "The branch a query reads or writes (as t$branch_<name>).")
           .Validate(ValidateBranch)
           .HintOnly(),
       Def("scan.fallback-branch", kString, "",
@@ -653,8 +654,7 @@ std::vector<OptionDef> BuildTable() {
       Def("scan.bounded.watermark", kLong, "",
           "A streaming read ends at the first snapshot whose watermark passes this value.")
           .Unsupported(),
-      Def("scan.parallelism", kInt, "", "Parallelism of reads.").Min(1)
-          .Unsupported(),
+      Def("scan.parallelism", kInt, "", "Parallelism of reads.").Min(1).Unsupported(),
       Def("streaming-read-overwrite", kBool, "false",
           "Streaming reads also read the rows of INSERT OVERWRITE snapshots.")
           .Unsupported(),
@@ -672,8 +672,7 @@ std::vector<OptionDef> BuildTable() {
           "How often a streaming read looks for a new snapshot when it found none: set, at most "
           "that often; unset, every 50 ms (a stat locally, one HEAD on object storage). "
           "Paimon's default is 10 s; Tributary's is lower, for latency."),
-      Def("read.batch-size", kInt, "1024", "Rows per batch of a read.").Min(1)
-          .Unsupported(),
+      Def("read.batch-size", kInt, "1024", "Rows per batch of a read.").Min(1).Unsupported(),
       Def("lookup.cache", kEnum, "AUTO",
           "Streaming lookup joins on this table: AUTO or NONE (each key looked up in the latest "
           "snapshot), PARTIAL (looked-up rows kept until they expire) or FULL (the whole table "
@@ -690,8 +689,10 @@ std::vector<OptionDef> BuildTable() {
           "Streaming lookup joins look the keys of a batch up on several threads at once."),
       Def("lookup.async-thread-number", kInt, "16",
           "Threads of asynchronous lookups ('lookup.async').")
-          .Min(1).Max(1024),
-      Def("lookup.cache-rows", kLong, "10000", "Rows cached by lookups in memory.").Min(0)
+          .Min(1)
+          .Max(1024),
+      Def("lookup.cache-rows", kLong, "10000", "Rows cached by lookups in memory.")
+          .Min(0)
           .Unsupported(),
       Def("lookup.cache-max-memory-size", kMemory, "256 mb",
           "Memory a writer with changelog-producer lookup keeps its keys' values in, so its next "
@@ -709,8 +710,7 @@ std::vector<OptionDef> BuildTable() {
           .Min(1),
 
       // ---- Writing ----
-      Def("sink.parallelism", kInt, "", "Parallelism of writes.").Min(1)
-          .Unsupported(),
+      Def("sink.parallelism", kInt, "", "Parallelism of writes.").Min(1).Unsupported(),
       Def("dynamic-partition-overwrite", kBool, "true",
           "INSERT OVERWRITE replaces only the partitions it writes to (false: the whole table, "
           "or the static partition)."),
@@ -796,7 +796,9 @@ std::vector<OptionDef> BuildTable() {
           "for compatibility.")
           .Session()
           .Unsupported(),
-      Def("parallelism.default", kInt, "1", "Threads used by a statement.").Min(1).Session()
+      Def("parallelism.default", kInt, "1", "Threads used by a statement.")
+          .Min(1)
+          .Session()
           .Unsupported(),
       Def("sql.sort.memory-limit", kMemory, "1 gb",
           "Memory an ORDER BY or a window function may hold (ORDER BY ... LIMIT n holds about "
@@ -822,7 +824,8 @@ std::vector<OptionDef> BuildTable() {
           .Allowed({"EXACTLY_ONCE", "AT_LEAST_ONCE"})
           .Session()
           .Unsupported(),
-      Def("pipeline.name", kString, "", "Name of the statement's job (shown in logs).").Session()
+      Def("pipeline.name", kString, "", "Name of the statement's job (shown in logs).")
+          .Session()
           .Unsupported(),
       Def("table.exec.state.ttl", kDuration, "0 ms", "Flink state retention of stateful operators.")
           .Session()
@@ -877,7 +880,8 @@ std::vector<OptionDef> BuildTable() {
           "else AWS's endpoint of the region. An IP address or localhost is addressed "
           "path-style.")
           .Catalog(),
-      Def("s3.access-key", kString, "", "Object storage: the access key (default AWS_ACCESS_KEY_ID).")
+      Def("s3.access-key", kString, "",
+          "Object storage: the access key (default AWS_ACCESS_KEY_ID).")
           .Catalog(),
       Def("s3.secret-key", kString, "",
           "Object storage: the secret key (default AWS_SECRET_ACCESS_KEY); never shown.")

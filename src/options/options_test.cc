@@ -62,13 +62,13 @@ TEST(OptionTableTest, KeysAreUniquePerScopeAndWellFormed) {
 // C++ type reads, with a default (when it has one) that parses.
 TEST(TableOptionKeys, MatchTheTable) {
   int n = 0;
-#define TRIBUTARY_CHECK_TABLE_OPTION(name, type, key)                                        \
-  {                                                                                           \
-    std::string t = #type;                                                                    \
-    if (t == "std::string") t = "string";                                                     \
-    Status st = options::CheckTableOption(key, t.c_str());                                    \
-    EXPECT_TRUE(st.ok()) << #name << ": " << st.ToString();                                   \
-    n++;                                                                                      \
+#define TRIBUTARY_CHECK_TABLE_OPTION(name, type, key)       \
+  {                                                         \
+    std::string t = #type;                                  \
+    if (t == "std::string") t = "string";                   \
+    Status st = options::CheckTableOption(key, t.c_str());  \
+    EXPECT_TRUE(st.ok()) << #name << ": " << st.ToString(); \
+    n++;                                                    \
   }
   TRIBUTARY_TABLE_OPTIONS(TRIBUTARY_CHECK_TABLE_OPTION)
 #undef TRIBUTARY_CHECK_TABLE_OPTION
@@ -544,7 +544,8 @@ TEST(OptionTableTest, EverySupportedKeyIsReadSomewhere) {
   std::string list;
   for (const auto& k : unread) list += " " + k;
   EXPECT_TRUE(unread.empty()) << "supported options read nowhere (implement or mark "
-                                 "Unsupported):" << list;
+                                 "Unsupported):"
+                              << list;
 }
 
 TEST(OptionsTest, SupportedFlag) {

@@ -12,10 +12,8 @@ namespace tributary::options {
 namespace {
 
 constexpr std::pair<MergeEngine, const char*> kMergeEngines[] = {
-    {MergeEngine::kDeduplicate, "deduplicate"},
-    {MergeEngine::kPartialUpdate, "partial-update"},
-    {MergeEngine::kAggregation, "aggregation"},
-    {MergeEngine::kFirstRow, "first-row"},
+    {MergeEngine::kDeduplicate, "deduplicate"}, {MergeEngine::kPartialUpdate, "partial-update"},
+    {MergeEngine::kAggregation, "aggregation"}, {MergeEngine::kFirstRow, "first-row"},
     {MergeEngine::kVersioned, "versioned"},
 };
 constexpr std::pair<ChangelogProducer, const char*> kProducers[] = {
@@ -36,7 +34,8 @@ const OptionDef& DefOf(const char* key) {
 }
 
 Status Bad(const char* key, std::string_view value, const std::string& why) {
-  return Status::Invalid("option '" + std::string(key) + "' = '" + std::string(value) + "': " + why);
+  return Status::Invalid("option '" + std::string(key) + "' = '" + std::string(value) +
+                         "': " + why);
 }
 
 Result<int64_t> ParseAs(const OptionDef& def, const char* key, std::string_view v) {
@@ -57,8 +56,7 @@ std::optional<std::string> ValueOf(const std::map<std::string, std::string>& opt
 }
 
 template <class E, size_t N>
-Result<E> EnumOf(const std::pair<E, const char*> (&names)[N], const char* key,
-                 std::string_view v) {
+Result<E> EnumOf(const std::pair<E, const char*> (&names)[N], const char* key, std::string_view v) {
   for (const auto& [e, name] : names) {
     if (v == name) return e;
   }
@@ -142,7 +140,8 @@ Result<ChangelogProducer> Get(const std::map<std::string, std::string>& options,
 
 Status CheckTableOption(const char* key, const char* cpp_type) {
   const OptionDef* def = FindOption(OptionScope::kTable, key);
-  if (def == nullptr) return Status::Invalid("'" + std::string(key) + "' is not in the option table");
+  if (def == nullptr)
+    return Status::Invalid("'" + std::string(key) + "' is not in the option table");
   if (def->key != key) {
     return Status::Invalid("'" + std::string(key) + "' is an alias of '" + def->key + "'");
   }

@@ -59,8 +59,7 @@ std::optional<std::string> IsSet(const TableSchema& schema, TableOption<T> optio
 // IsSet first).
 Result<std::string> Get(const std::map<std::string, std::string>& options,
                         TableOption<std::string> option);
-Result<int64_t> Get(const std::map<std::string, std::string>& options,
-                    TableOption<int64_t> option);
+Result<int64_t> Get(const std::map<std::string, std::string>& options, TableOption<int64_t> option);
 Result<bool> Get(const std::map<std::string, std::string>& options, TableOption<bool> option);
 Result<MergeEngine> Get(const std::map<std::string, std::string>& options,
                         TableOption<MergeEngine> option);

@@ -1,13 +1,12 @@
 #include "read/scan_plan.h"
 
-#include "datafile/file_index_filter.h"
-
 #include <map>
 #include <set>
 
 #include "common/check_value.h"
 #include "common/predicate.h"
 #include "datafile/data_file.h"
+#include "datafile/file_index_filter.h"
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
@@ -28,8 +27,13 @@ namespace {
 class ScanPlanner {
  public:
   explicit ScanPlanner(const ScanPlanRequest& r)
-      : path_(r.path), meta_path_(r.meta_path), schema_(r.schema), core_(*r.core),
-        options_(*r.options), excluded_(r.excluded), top_level_only_(r.top_level_only),
+      : path_(r.path),
+        meta_path_(r.meta_path),
+        schema_(r.schema),
+        core_(*r.core),
+        options_(*r.options),
+        excluded_(r.excluded),
+        top_level_only_(r.top_level_only),
         layout_(FileLayout::Of(*schema_)) {}
 
   Result<ScanPlan> Plan() {
@@ -59,8 +63,9 @@ class ScanPlanner {
     const std::optional<std::string> watermark = travel("scan.watermark");
     const int given = (id ? 1 : 0) + (ts ? 1 : 0) + (tag ? 1 : 0) + (watermark ? 1 : 0);
     if (given > 1) {
-      return Status::Invalid("set only one of 'scan.snapshot-id', 'scan.timestamp-millis' (or "
-                             "'scan.timestamp'), 'scan.tag-name' and 'scan.watermark'");
+      return Status::Invalid(
+          "set only one of 'scan.snapshot-id', 'scan.timestamp-millis' (or "
+          "'scan.timestamp'), 'scan.tag-name' and 'scan.watermark'");
     }
     // Paimon's 'scan.mode' in a batch read (a hint over the table's option): 'compacted-full'
     // reads the latest snapshot a compaction committed; the others read the snapshot the
@@ -88,8 +93,9 @@ class ScanPlanner {
           if (s->commit_kind == meta::CommitKind::kCompact) id = *it;
         }
         if (!id) {
-          return Status::NotFound("'scan.mode' = 'compacted-full': the table has no compacted "
-                                  "snapshot yet (CALL sys.compact makes one)");
+          return Status::NotFound(
+              "'scan.mode' = 'compacted-full': the table has no compacted "
+              "snapshot yet (CALL sys.compact makes one)");
         }
       }
     }
@@ -105,10 +111,12 @@ class ScanPlanner {
         }
       }
       if (!id) {
-        return Status::NotFound("there is no snapshot with a watermark at or after "
-                                "'scan.watermark' = " + std::to_string(wm) +
-                                " (snapshots carry one when a Flink job with watermarks wrote "
-                                "them; Tributary's writers record none)");
+        return Status::NotFound(
+            "there is no snapshot with a watermark at or after "
+            "'scan.watermark' = " +
+            std::to_string(wm) +
+            " (snapshots carry one when a Flink job with watermarks wrote "
+            "them; Tributary's writers record none)");
       }
     }
     std::shared_ptr<const meta::Snapshot> tagged;
@@ -186,9 +194,8 @@ class ScanPlanner {
         s.pbytes = e.partition;
         s.partition = *part;
         s.bucket = e.bucket;
-        s.dir = meta::BucketDir(path_, meta::PartitionPath(pfields, *part,
-                                                           core_.partition_default_name),
-                                e.bucket);
+        s.dir = meta::BucketDir(
+            path_, meta::PartitionPath(pfields, *part, core_.partition_default_name), e.bucket);
         index[key] = splits.size();
         splits.push_back(std::move(s));
         it = index.find(key);
@@ -224,13 +231,15 @@ class ScanPlanner {
   Status LoadDeletionVectors(const meta::Snapshot& snap) {
     std::string path = meta::ManifestPath(path_, *snap.index_manifest);
     TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-    TRIB_ASSIGN_OR_RETURN(auto entries,
-                          meta::DecodeIndexManifest(std::move(bytes), "index manifest '" + path + "'"));
+    TRIB_ASSIGN_OR_RETURN(
+        auto entries, meta::DecodeIndexManifest(std::move(bytes), "index manifest '" + path + "'"));
     std::map<std::string, meta::IndexManifestEntry> live;  // by index file name
     for (auto& e : entries) {
       if (e.index_type != "DELETION_VECTORS") continue;
-      if (e.kind == meta::FileKind::kDelete) live.erase(e.file_name);
-      else live[e.file_name] = std::move(e);
+      if (e.kind == meta::FileKind::kDelete)
+        live.erase(e.file_name);
+      else
+        live[e.file_name] = std::move(e);
     }
     for (auto& [name, e] : live) {
       for (const auto& r : e.dv_ranges) {
@@ -239,7 +248,6 @@ class ScanPlanner {
     }
     return Status::OK();
   }
-
 
   // With an equality or IN filter on every bucket-key column of a fixed-bucket table, only the
   // buckets of those values (one per key, at most 10000 keys) can hold matching rows in a
@@ -303,17 +311,16 @@ class ScanPlanner {
   // another file's newer one overrides.
   bool FileIndexMayMatch(const meta::DataFileMeta& f) const {
     if (!core_.file_index_read || !f.embedded_file_index) return true;
-    const bool any = std::any_of(options_.filters.begin(), options_.filters.end(), [](const auto& p) {
-      return p.op == Predicate::Op::kEq || p.op == Predicate::Op::kIn;
-    });
+    const bool any = std::any_of(
+        options_.filters.begin(), options_.filters.end(),
+        [](const auto& p) { return p.op == Predicate::Op::kEq || p.op == Predicate::Op::kIn; });
     if (!any) return true;
     auto index = datafile::DataFileIndex::Load(f, "");
     if (!index.ok() || !*index) return true;  // a damaged index prunes nothing; reads report it
     for (const auto& p : options_.filters) {
       if (p.column < 0 || p.column >= static_cast<int>(schema_->fields.size())) continue;
-      if (layout_.primary_key &&
-          std::find(layout_.key_columns.begin(), layout_.key_columns.end(), p.column) ==
-              layout_.key_columns.end()) {
+      if (layout_.primary_key && std::find(layout_.key_columns.begin(), layout_.key_columns.end(),
+                                           p.column) == layout_.key_columns.end()) {
         continue;
       }
       const Field& field = schema_->fields[p.column];

@@ -33,7 +33,7 @@ struct ScanPlanRequest {
   std::string meta_path;  // where schema/ and snapshot/ are (the table, or a branch's folder)
   std::shared_ptr<const TableSchema> schema;
   const options::CoreOptions* core = nullptr;
-  const ScanOptions* options = nullptr;     // snapshot id, time travel hints, filters
+  const ScanOptions* options = nullptr;             // snapshot id, time travel hints, filters
   const std::set<std::string>* excluded = nullptr;  // partitions not to read (fallback branch)
   bool top_level_only = false;  // only files of level num-levels - 1 (NewFileStoreScan)
 };

@@ -25,14 +25,14 @@ namespace tributary::read {
 using datafile::ColumnFileReader;
 using datafile::DataFileRef;
 using datafile::FileLayout;
-using datafile::MergeFilesByColumns;
+using datafile::FindKeyInFile;
 using datafile::MergedColumns;
+using datafile::MergeFilesByColumns;
+using datafile::MergeFound;
 using datafile::ReadDataFile;
 using datafile::ReadDataFileColumns;
 using datafile::ReadDeduplicatedColumns;
 using datafile::ReadPushdown;
-using datafile::FindKeyInFile;
-using datafile::MergeFound;
 using merge::ColumnMergePlan;
 using meta::ResolveExternalPath;
 
@@ -58,9 +58,9 @@ ColumnBatch RowsToColumns(const RowBatch& rows, const std::vector<Field>& fields
 }
 
 std::optional<std::vector<const Predicate*>> FiltersFixing(const TableSchema& schema,
-                                                          const std::vector<int>& columns,
-                                                          const std::vector<Predicate>& filters,
-                                                          size_t max_keys) {
+                                                           const std::vector<int>& columns,
+                                                           const std::vector<Predicate>& filters,
+                                                           size_t max_keys) {
   std::vector<const Predicate*> out;
   size_t combinations = 1;
   for (int c : columns) {
@@ -108,10 +108,15 @@ namespace {
 class SplitReadImpl : public SplitRead {
  public:
   explicit SplitReadImpl(Config c)
-      : path_(std::move(c.path)), meta_path_(std::move(c.meta_path)), schema_(std::move(c.schema)),
-        options_(*c.options), layout_(FileLayout::Of(*schema_)),
-        projection_(std::move(c.projection)), output_fields_(std::move(c.output_fields)),
-        time_zone_(c.time_zone), dv_ranges_(std::move(c.deletion_vectors)) {
+      : path_(std::move(c.path)),
+        meta_path_(std::move(c.meta_path)),
+        schema_(std::move(c.schema)),
+        options_(*c.options),
+        layout_(FileLayout::Of(*schema_)),
+        projection_(std::move(c.projection)),
+        output_fields_(std::move(c.output_fields)),
+        time_zone_(c.time_zone),
+        dv_ranges_(std::move(c.deletion_vectors)) {
     identity_projection_ = true;
     for (size_t i = 0; i < projection_.size(); i++) {
       identity_projection_ &= projection_[i] == static_cast<int>(i);
@@ -171,10 +176,10 @@ class SplitReadImpl : public SplitRead {
       TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(file));
       cached = dv_files_.emplace(file, std::move(bytes)).first;
     }
-    TRIB_ASSIGN_OR_RETURN(format::DeletionVector dv,
-                          format::DeletionVector::Decode(cached->second, loc.range.offset,
-                                                         loc.range.length,
-                                                         "deletion vector file '" + file + "'"));
+    TRIB_ASSIGN_OR_RETURN(
+        format::DeletionVector dv,
+        format::DeletionVector::Decode(cached->second, loc.range.offset, loc.range.length,
+                                       "deletion vector file '" + file + "'"));
     return std::optional<format::DeletionVector>(std::move(dv));
   }
 
@@ -224,17 +229,17 @@ class SplitReadImpl : public SplitRead {
   static constexpr size_t kMaxLookupKeys = 10000;
   void DetectPointLookup() {
     if (!layout_.primary_key || dv_enabled_ || layout_.key_columns.empty()) return;
-    auto fixed = KeysFixedByFilters(*schema_, layout_.key_columns, options_.filters,
-                                    kMaxLookupKeys);
+    auto fixed =
+        KeysFixedByFilters(*schema_, layout_.key_columns, options_.filters, kMaxLookupKeys);
     if (!fixed) return;
     std::vector<Row> keys = std::move(*fixed);
     // Each key once, in key order (an IN list may repeat a value).
-    std::sort(keys.begin(), keys.end(), [](const Row& a, const Row& b) {
-      return datafile::CompareKeys(a, b) < 0;
-    });
-    keys.erase(std::unique(keys.begin(), keys.end(),
-                           [](const Row& a, const Row& b) { return datafile::CompareKeys(a, b) == 0; }),
-               keys.end());
+    std::sort(keys.begin(), keys.end(),
+              [](const Row& a, const Row& b) { return datafile::CompareKeys(a, b) < 0; });
+    keys.erase(
+        std::unique(keys.begin(), keys.end(),
+                    [](const Row& a, const Row& b) { return datafile::CompareKeys(a, b) == 0; }),
+        keys.end());
     lookup_keys_ = std::move(keys);
     point_lookup_ = true;
   }
@@ -299,9 +304,9 @@ class SplitReadImpl : public SplitRead {
       for (const auto& f : split.files) {
         std::optional<std::vector<ColumnBatch>> batches;
         if (f.schema_id == schema_->id && !f.write_cols) {
-          TRIB_ASSIGN_OR_RETURN(batches,
-                                ReadDataFileColumns({DataFilePath(split, f), f.row_count}, layout_, projection_,
-                                                    &skip_filters_, &options_.filters));
+          TRIB_ASSIGN_OR_RETURN(
+              batches, ReadDataFileColumns({DataFilePath(split, f), f.row_count}, layout_,
+                                           projection_, &skip_filters_, &options_.filters));
         }
         if (batches) {
           for (auto& b : *batches) out->push_back(std::move(b));
@@ -324,9 +329,9 @@ class SplitReadImpl : public SplitRead {
       });
       std::vector<DataFileRef> paths;
       for (const auto* f : files) paths.push_back({DataFilePath(split, *f), f->row_count});
-      TRIB_ASSIGN_OR_RETURN(auto merged,
-                            ReadDeduplicatedColumns(paths, layout_, projection_, &skip_filters_,
-                                                    &options_.filters));
+      TRIB_ASSIGN_OR_RETURN(
+          auto merged,
+          ReadDeduplicatedColumns(paths, layout_, projection_, &skip_filters_, &options_.filters));
       if (merged) {
         out->push_back(std::move(*merged));
         return Status::OK();
@@ -418,9 +423,8 @@ class SplitReadImpl : public SplitRead {
         merge_config_->remove_record_on_delete) {
       return false;
     }
-    return std::all_of(split.files.begin(), split.files.end(), [&](const auto& f) {
-      return f.schema_id == schema_->id && !f.write_cols;
-    });
+    return std::all_of(split.files.begin(), split.files.end(),
+                       [&](const auto& f) { return f.schema_id == schema_->id && !f.write_cols; });
   }
 
   bool SharesState() const override {
@@ -439,8 +443,7 @@ class SplitReadImpl : public SplitRead {
   // Adds `r` to the batch when it passes the filters (and the LIMIT is not reached: the batch
   // holds the rows of the split being read, `emitted_` those of earlier splits).
   void Emit(Row&& r, RowBatch* batch) {
-    if (options_.limit &&
-        emitted_ + static_cast<int64_t>(batch->rows.size()) >= *options_.limit) {
+    if (options_.limit && emitted_ + static_cast<int64_t>(batch->rows.size()) >= *options_.limit) {
       return;
     }
     if (!RowMatches(r)) return;
@@ -491,9 +494,8 @@ class SplitReadImpl : public SplitRead {
         for (size_t c = 0; c < n; c++) {
           for (const auto& fld : ff) {
             if (fld.id != schema_->fields[c].id) continue;
-            supplies[fi][c] = !f.write_cols ||
-                              std::find(f.write_cols->begin(), f.write_cols->end(), fld.name) !=
-                                  f.write_cols->end();
+            supplies[fi][c] = !f.write_cols || std::find(f.write_cols->begin(), f.write_cols->end(),
+                                                         fld.name) != f.write_cols->end();
           }
         }
       }
@@ -609,13 +611,14 @@ class SplitReadImpl : public SplitRead {
     for (const auto& f : split.files) {
       TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
       std::vector<merge::KeyValue> stored;
-      bool has_stored = f.write_cols && std::any_of(f.write_cols->begin(), f.write_cols->end(),
-                                                    [](const std::string& c) {
-                                                      return c == "_ROW_ID" ||
-                                                             c == "_SEQUENCE_NUMBER";
-                                                    });
+      bool has_stored =
+          f.write_cols &&
+          std::any_of(f.write_cols->begin(), f.write_cols->end(), [](const std::string& c) {
+            return c == "_ROW_ID" || c == "_SEQUENCE_NUMBER";
+          });
       if (has_stored) {
-        TRIB_ASSIGN_OR_RETURN(stored, ReadDataFile({DataFilePath(split, f), f.row_count}, sys, f.level));
+        TRIB_ASSIGN_OR_RETURN(stored,
+                              ReadDataFile({DataFilePath(split, f), f.row_count}, sys, f.level));
         if (stored.size() != records.size()) {
           return Status::Corruption("data file '" + DataFilePath(split, f) +
                                     "': row-tracking columns and table columns differ in length");
@@ -655,7 +658,7 @@ class SplitReadImpl : public SplitRead {
   bool data_evolution_ = false;
   bool file_index_read_ = true;
   std::shared_ptr<const merge::MergeConfig> merge_config_;
-  std::vector<bool> needed_;  // empty: decode every column
+  std::vector<bool> needed_;      // empty: decode every column
   std::vector<Row> lookup_keys_;  // point lookups: the keys the filters fix
   bool point_lookup_ = false;
   std::vector<Predicate> skip_filters_;

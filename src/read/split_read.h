@@ -55,9 +55,9 @@ const std::vector<Field>& RowTrackingFields();
 // The filter that fixes each of `columns` (as KeysFixedByFilters picks them), in order; nullopt
 // when one is not fixed or their combinations exceed `max_keys`.
 std::optional<std::vector<const Predicate*>> FiltersFixing(const TableSchema& schema,
-                                                          const std::vector<int>& columns,
-                                                          const std::vector<Predicate>& filters,
-                                                          size_t max_keys = 10000);
+                                                           const std::vector<int>& columns,
+                                                           const std::vector<Predicate>& filters,
+                                                           size_t max_keys = 10000);
 std::optional<std::vector<Row>> KeysFixedByFilters(const TableSchema& schema,
                                                    const std::vector<int>& columns,
                                                    const std::vector<Predicate>& filters,

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <thread>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 
 #include "common/predicate.h"
 #include "datafile/data_file.h"
@@ -36,12 +36,16 @@ class FileStoreStreamScan : public StreamScan {
  public:
   FileStoreStreamScan(std::string path, std::shared_ptr<const TableSchema> schema,
                       StreamOptions options, options::CoreOptions core)
-      : path_(std::move(path)), schema_(std::move(schema)), options_(std::move(options)),
-        core_(std::move(core)), layout_(FileLayout::Of(*schema_)) {
+      : path_(std::move(path)),
+        schema_(std::move(schema)),
+        options_(std::move(options)),
+        core_(std::move(core)),
+        layout_(FileLayout::Of(*schema_)) {
     if (options_.projection) {
       projection_ = *options_.projection;
     } else {
-      for (size_t i = 0; i < schema_->fields.size(); i++) projection_.push_back(static_cast<int>(i));
+      for (size_t i = 0; i < schema_->fields.size(); i++)
+        projection_.push_back(static_cast<int>(i));
     }
     for (int i : projection_) output_fields_.push_back(schema_->fields[i]);
     if (options_.with_change_metadata) {
@@ -51,7 +55,8 @@ class FileStoreStreamScan : public StreamScan {
           Field{next_id + 1, "_commit_timestamp", DataType::TimestampLtz(3).NotNull(), ""});
       output_fields_.push_back(Field{next_id + 2, "_bucket", DataType::Int(), ""});
     }
-    normalize_ = layout_.primary_key && core_.changelog_producer == options::ChangelogProducer::kNone;
+    normalize_ =
+        layout_.primary_key && core_.changelog_producer == options::ChangelogProducer::kNone;
     cross_partition_ = layout_.primary_key &&
                        schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
                            schema_->primary_keys.size();
@@ -109,7 +114,8 @@ class FileStoreStreamScan : public StreamScan {
       TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().FileExists(meta::SnapshotPath(path_, id)));
       if (!exists) {
         return Status::NotFound("'scan.snapshot-id' = " + std::to_string(id) + ": snapshot " +
-                                std::to_string(id) + " does not exist (expired or not yet "
+                                std::to_string(id) +
+                                " does not exist (expired or not yet "
                                 "written)");
       }
       next_ = id + 1;
@@ -123,8 +129,9 @@ class FileStoreStreamScan : public StreamScan {
         if (s->commit_kind == meta::CommitKind::kCompact) compacted = *it;
       }
       if (!compacted) {
-        return Status::NotFound("'scan.mode' = 'compacted-full': the table has no compacted "
-                                "snapshot yet (CALL sys.compact makes one)");
+        return Status::NotFound(
+            "'scan.mode' = 'compacted-full': the table has no compacted "
+            "snapshot yet (CALL sys.compact makes one)");
       }
       next_ = *compacted + 1;
       TRIB_RETURN_NOT_OK(StartFull(*compacted));
@@ -139,8 +146,7 @@ class FileStoreStreamScan : public StreamScan {
       }
       next_ = *options_.startup_snapshot_id;
       if (next_ < 1) {
-        return Status::Invalid("'scan.snapshot-id' must be positive, not " +
-                               std::to_string(next_));
+        return Status::Invalid("'scan.snapshot-id' must be positive, not " + std::to_string(next_));
       }
     } else if (mode == "timestamp") {
       if (!options_.startup_timestamp_millis) {
@@ -187,7 +193,8 @@ class FileStoreStreamScan : public StreamScan {
   // right. A snapshot already expired cannot be read: then the reader starts empty.
   Status SeedNormalizer() {
     if (!normalize_ || full_ || next_ <= 1) return Status::OK();
-    TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().FileExists(meta::SnapshotPath(path_, next_ - 1)));
+    TRIB_ASSIGN_OR_RETURN(bool exists,
+                          io::LocalFs().FileExists(meta::SnapshotPath(path_, next_ - 1)));
     if (!exists) return Status::OK();
     ScanOptions o;
     o.snapshot_id = next_ - 1;
@@ -244,7 +251,8 @@ class FileStoreStreamScan : public StreamScan {
       }
       // A look that finds nothing costs one request on object storage (a HEAD of the next
       // snapshot); the checks that the reader did not fall behind expiration and that the table
-      // was not dropped cost a few, so there they run once a second (docs/format/object-storage.md).
+      // was not dropped cost a few, so there they run once a second
+      // (docs/format/object-storage.md).
       const auto look = std::chrono::steady_clock::now();
       const bool checks_due = !remote_ || look >= next_checks_;
       bool exists = false;
@@ -334,7 +342,8 @@ class FileStoreStreamScan : public StreamScan {
     // With the 'full-compaction' producer the changes that follow are those of compactions into
     // the top level (that level before against after): the start is the top level as the last
     // of them left it, so no change is read twice at the seam (nor lost).
-    const bool top_level_only = core_.changelog_producer == options::ChangelogProducer::kFullCompaction;
+    const bool top_level_only =
+        core_.changelog_producer == options::ChangelogProducer::kFullCompaction;
     TRIB_ASSIGN_OR_RETURN(full_, NewFileStoreScan(path_, schema_, o, "", top_level_only));
     return Status::OK();
   }
@@ -366,7 +375,8 @@ class FileStoreStreamScan : public StreamScan {
   // the oldest snapshot.
   Result<std::optional<int64_t>> EarliestChanges() const {
     TRIB_ASSIGN_OR_RETURN(auto changelogs, meta::ListLongLivedChangelogIds(path_));
-    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, meta::SnapshotManager(path_).EarliestId());
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest,
+                          meta::SnapshotManager(path_).EarliestId());
     if (!changelogs.empty() && (!earliest || changelogs.front() < *earliest)) {
       return std::optional<int64_t>(changelogs.front());
     }
@@ -421,7 +431,8 @@ class FileStoreStreamScan : public StreamScan {
     }
     // Changelog files keep the order they were written in (their manifest's): a -U/+U pair
     // split over two files, or two compactions' changelogs of one commit, must read in order.
-    const bool changelog_files = layout_.primary_key && core_.changelog_producer != options::ChangelogProducer::kNone;
+    const bool changelog_files =
+        layout_.primary_key && core_.changelog_producer != options::ChangelogProducer::kNone;
     std::stable_sort(entries.begin(), entries.end(), [&](const auto& a, const auto& b) {
       if (a.partition != b.partition) {
         return partition_rank.at(a.partition) < partition_rank.at(b.partition);
@@ -502,7 +513,8 @@ class FileStoreStreamScan : public StreamScan {
         rank[i] = 0;
       }
     }
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return rank[a] < rank[b]; });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return rank[a] < rank[b]; });
     // Each bucket's log positions count the rows emitted for it, in the order they go out.
     std::map<std::pair<const std::string*, int32_t>, int64_t> next_position;
     for (size_t i : order) {
@@ -523,10 +535,11 @@ class FileStoreStreamScan : public StreamScan {
     if (e.file.external_path) return meta::ResolveExternalPath(path_, *e.file.external_path);
     auto part = format::DeserializeBinaryRow(e.partition, partition_types_);
     if (!part.ok()) return part.status().WithContext("partition of file " + e.file.file_name);
-    return io::JoinPath(meta::BucketDir(path_, meta::PartitionPath(partition_fields_, *part,
-                                                                   core_.partition_default_name),
-                                        e.bucket),
-                        e.file.file_name);
+    return io::JoinPath(
+        meta::BucketDir(path_,
+                        meta::PartitionPath(partition_fields_, *part, core_.partition_default_name),
+                        e.bucket),
+        e.file.file_name);
   }
 
   // The columns of the schema `f` was written with, when it differs from the read schema.
@@ -633,14 +646,15 @@ class FileStoreStreamScan : public StreamScan {
 
 }  // namespace
 
-Result<std::unique_ptr<StreamScan>> NewFileStoreStreamScan(const std::string& path,
-                                                           std::shared_ptr<const TableSchema> schema,
-                                                           const StreamOptions& options) {
+Result<std::unique_ptr<StreamScan>> NewFileStoreStreamScan(
+    const std::string& path, std::shared_ptr<const TableSchema> schema,
+    const StreamOptions& options) {
   TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(*schema));
   const int n = static_cast<int>(schema->fields.size());
   if (options.projection) {
     for (int i : *options.projection) {
-      if (i < 0 || i >= n) return Status::Invalid("projection index " + std::to_string(i) + " out of range");
+      if (i < 0 || i >= n)
+        return Status::Invalid("projection index " + std::to_string(i) + " out of range");
     }
   }
   for (const auto& p : options.filters) {
@@ -661,8 +675,8 @@ Result<std::unique_ptr<StreamScan>> NewFileStoreStreamScan(const std::string& pa
           "'lookup', 'full-compaction' or 'input'");
     }
   }
-  auto scan = std::make_unique<FileStoreStreamScan>(path, std::move(schema), options,
-                                                    std::move(core));
+  auto scan =
+      std::make_unique<FileStoreStreamScan>(path, std::move(schema), options, std::move(core));
   TRIB_RETURN_NOT_OK(scan->Start());
   return std::unique_ptr<StreamScan>(std::move(scan));
 }

@@ -13,8 +13,8 @@
 
 namespace tributary::read {
 
-Result<std::unique_ptr<StreamScan>> NewFileStoreStreamScan(const std::string& path,
-                                                           std::shared_ptr<const TableSchema> schema,
-                                                           const StreamOptions& options);
+Result<std::unique_ptr<StreamScan>> NewFileStoreStreamScan(
+    const std::string& path, std::shared_ptr<const TableSchema> schema,
+    const StreamOptions& options);
 
 }  // namespace tributary::read

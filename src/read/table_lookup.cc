@@ -43,8 +43,11 @@ class FileStoreLookup : public TableLookup {
  public:
   FileStoreLookup(std::string path, std::shared_ptr<const TableSchema> schema, CoreOptions core,
                   std::shared_ptr<const merge::MergeConfig> config)
-      : path_(std::move(path)), schema_(std::move(schema)), core_(std::move(core)),
-        config_(std::move(config)), layout_(FileLayout::Of(*schema_)) {
+      : path_(std::move(path)),
+        schema_(std::move(schema)),
+        core_(std::move(core)),
+        config_(std::move(config)),
+        layout_(FileLayout::Of(*schema_)) {
     for (const auto& k : schema_->primary_keys) pk_idx_.push_back(schema_->FieldIndex(k));
     for (const auto& k : schema_->partition_keys) {
       int i = schema_->FieldIndex(k);
@@ -86,8 +89,8 @@ class FileStoreLookup : public TableLookup {
       } else {
         TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, part_types_));
         ref.path = io::JoinPath(
-            meta::BucketDir(path_, meta::PartitionPath(part_fields_, part,
-                                                       core_.partition_default_name),
+            meta::BucketDir(path_,
+                            meta::PartitionPath(part_fields_, part, core_.partition_default_name),
                             e.bucket),
             e.file.file_name);
       }
@@ -153,7 +156,7 @@ class FileStoreLookup : public TableLookup {
     std::string partition;
     int32_t bucket = -1;
     int32_t bucket_hash = 0;  // of the bucket key (cross-partition keys: per partition's count)
-    bool absent = false;  // its partition holds nothing
+    bool absent = false;      // its partition holds nothing
   };
   // A lookup's per-thread state.
   struct Scratch {
@@ -237,8 +240,8 @@ class FileStoreLookup : public TableLookup {
   struct FileRef {
     meta::DataFileMeta meta;
     std::string path;
-    std::optional<KeyRange> range;  // unknown for files of older schemas
-    std::shared_ptr<const SortedFile> records;  // loaded on first use
+    std::optional<KeyRange> range;                         // unknown for files of older schemas
+    std::shared_ptr<const SortedFile> records;             // loaded on first use
     std::shared_ptr<const datafile::DataFileIndex> index;  // its bloom filters, if any
     bool index_loaded = false;
   };
@@ -251,7 +254,8 @@ class FileStoreLookup : public TableLookup {
         (ref.meta.embedded_file_index || !ref.meta.extra_files.empty())) {
       if (!ref.index_loaded) {
         // A missing or damaged index only loses the shortcut: the file is searched.
-        auto index = datafile::DataFileIndex::Load(ref.meta, ref.path.substr(0, ref.path.rfind('/')));
+        auto index =
+            datafile::DataFileIndex::Load(ref.meta, ref.path.substr(0, ref.path.rfind('/')));
         if (index.ok()) ref.index = std::move(*index);
         ref.index_loaded = true;
       }
@@ -273,8 +277,8 @@ class FileStoreLookup : public TableLookup {
         }
         file_fields = &it->second->fields;
       }
-      TRIB_ASSIGN_OR_RETURN(ref.records, LoadSortedFile(ref.path, layout_, ref.meta, schema_->id,
-                                                        file_fields));
+      TRIB_ASSIGN_OR_RETURN(ref.records,
+                            LoadSortedFile(ref.path, layout_, ref.meta, schema_->id, file_fields));
     }
     return SearchSorted(*ref.records, layout_, key, found);
   }

@@ -2,6 +2,8 @@
 // by partition, bucket and statistics), its splits read by a SplitRead (split_read.h: merged
 // rows or column batches, filtered and projected) on every core, handed out in split order, a
 // slice at a time when the batch size is bounded; then the partitions a fallback branch adds.
+#include "read/table_read.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -18,7 +20,6 @@
 #include "options/option_keys.h"
 #include "read/scan_plan.h"
 #include "read/split_read.h"
-#include "read/table_read.h"
 #include "tributary/table_scan.h"
 
 namespace tributary::read {
@@ -36,12 +37,16 @@ class FileStoreScan : public TableScan {
   // `<table>/branch/branch-<name>`, whose manifests and data files live in the table's folders).
   FileStoreScan(std::string path, std::string meta_path, std::shared_ptr<const TableSchema> schema,
                 ScanOptions options, CoreOptions core)
-      : path_(std::move(path)), meta_path_(std::move(meta_path)), schema_(std::move(schema)),
-        options_(std::move(options)), core_(std::move(core)) {
+      : path_(std::move(path)),
+        meta_path_(std::move(meta_path)),
+        schema_(std::move(schema)),
+        options_(std::move(options)),
+        core_(std::move(core)) {
     if (options_.projection) {
       projection_ = *options_.projection;
     } else {
-      for (size_t i = 0; i < schema_->fields.size(); i++) projection_.push_back(static_cast<int>(i));
+      for (size_t i = 0; i < schema_->fields.size(); i++)
+        projection_.push_back(static_cast<int>(i));
     }
     if (options_.row_tracking && !options_.projection) {
       projection_.push_back(static_cast<int>(schema_->fields.size()));
@@ -125,11 +130,10 @@ class FileStoreScan : public TableScan {
     if (options_.max_batch_rows > 0) return NextSlice(batch);
     while (true) {
       if (TakeReadyColumns(batch)) return true;
-      TRIB_ASSIGN_OR_RETURN(bool more,
-                            ReadAhead(&ready_columns_, /*per_thread=*/2,
-                                      [&](const DataSplit& s, auto* out) {
-                                        return read_->ReadSplitColumns(s, out);
-                                      }));
+      TRIB_ASSIGN_OR_RETURN(bool more, ReadAhead(&ready_columns_, /*per_thread=*/2,
+                                                 [&](const DataSplit& s, auto* out) {
+                                                   return read_->ReadSplitColumns(s, out);
+                                                 }));
       if (!more) return false;
     }
   }
@@ -405,8 +409,8 @@ Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
                                                     const ScanOptions& options,
                                                     const std::string& meta_path,
                                                     bool top_level_only) {
-  TRIB_ASSIGN_OR_RETURN(schema, options::WithDynamicOptions(std::move(schema),
-                                                            options.dynamic_options));
+  TRIB_ASSIGN_OR_RETURN(schema,
+                        options::WithDynamicOptions(std::move(schema), options.dynamic_options));
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
   if (options.projection) {
     for (int i : *options.projection) {

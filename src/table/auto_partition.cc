@@ -61,14 +61,17 @@ Result<std::optional<AutoPartitionRule>> AutoPartitionRuleOf(const TableSchema& 
   if (schema.partition_keys.size() == 1) {
     r.key = schema.partition_keys[0];
     if (auto k = opt("table.auto-partition.key"); k && !k->empty() && *k != r.key) {
-      return Status::Invalid("'table.auto-partition.key' = '" + *k + "' is not the partition "
-                             "column '" + r.key + "'");
+      return Status::Invalid("'table.auto-partition.key' = '" + *k +
+                             "' is not the partition "
+                             "column '" +
+                             r.key + "'");
     }
   } else {
     auto k = opt("table.auto-partition.key");
     if (!k || k->empty()) {
-      return Status::Invalid("a table partitioned by several columns needs "
-                             "'table.auto-partition.key': the time partition column");
+      return Status::Invalid(
+          "a table partitioned by several columns needs "
+          "'table.auto-partition.key': the time partition column");
     }
     if (std::find(schema.partition_keys.begin(), schema.partition_keys.end(), *k) ==
         schema.partition_keys.end()) {
@@ -79,16 +82,22 @@ Result<std::optional<AutoPartitionRule>> AutoPartitionRuleOf(const TableSchema& 
   const int idx = schema.FieldIndex(r.key);
   const TypeId t = schema.fields[idx].type.id;
   if (t != TypeId::kVarChar && t != TypeId::kChar) {
-    return Status::Invalid("automatic partition column '" + r.key + "' must be a STRING (its "
-                           "values are " + (r.unit == "HOUR" ? "yyyyMMddHH" : r.unit == "DAY"
-                                                ? "yyyyMMdd" : r.unit == "MONTH" ? "yyyyMM"
-                                                : r.unit == "QUARTER" ? "yyyyQ" : "yyyy") + ")");
+    return Status::Invalid("automatic partition column '" + r.key +
+                           "' must be a STRING (its "
+                           "values are " +
+                           (r.unit == "HOUR"      ? "yyyyMMddHH"
+                            : r.unit == "DAY"     ? "yyyyMMdd"
+                            : r.unit == "MONTH"   ? "yyyyMM"
+                            : r.unit == "QUARTER" ? "yyyyQ"
+                                                  : "yyyy") +
+                           ")");
   }
   r.precreate = std::stoll(opt("table.auto-partition.num-precreate").value_or("2"));
   if (schema.partition_keys.size() > 1) {
     if (opt("table.auto-partition.num-precreate") && r.precreate != 0) {
-      return Status::Invalid("'table.auto-partition.num-precreate' must be 0 for a table "
-                             "partitioned by several columns (the other values are not known)");
+      return Status::Invalid(
+          "'table.auto-partition.num-precreate' must be 0 for a table "
+          "partitioned by several columns (the other values are not known)");
     }
     r.precreate = 0;
   }
@@ -131,10 +140,12 @@ Status CheckPartitionRetained(const AutoPartitionRule& rule, const std::string& 
   TRIB_ASSIGN_OR_RETURN(std::string oldest, AutoPartitionValue(rule, now_millis, -rule.retention));
   for (const auto& [k, v] : meta::SplitPartitionPath(partition_path)) {
     if (k != rule.key || !IsExpired(v, oldest)) continue;
-    return Status::Invalid("partition " + partition_path + " is past the table's retention "
+    return Status::Invalid("partition " + partition_path +
+                           " is past the table's retention "
                            "('table.auto-partition.num-retention' = " +
                            std::to_string(rule.retention) + " of unit " + rule.unit +
-                           ": partitions before " + rule.key + "=" + oldest + " are dropped), so "
+                           ": partitions before " + rule.key + "=" + oldest +
+                           " are dropped), so "
                            "its rows are refused rather than written and dropped");
   }
   return Status::OK();
@@ -155,7 +166,8 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
   // Expired: the time value before the oldest one kept (same width: a value of another form is
   // not this rule's and stays; IsExpired).
   if (rule->retention >= 0) {
-    TRIB_ASSIGN_OR_RETURN(std::string oldest, AutoPartitionValue(*rule, now_millis, -rule->retention));
+    TRIB_ASSIGN_OR_RETURN(std::string oldest,
+                          AutoPartitionValue(*rule, now_millis, -rule->retention));
     std::vector<std::string> kept;
     std::vector<PartitionToDrop> drops;
     for (const std::string& name : existing) {
@@ -186,8 +198,10 @@ Result<std::string> MaintainAutoPartitions(Table& table, int64_t now_millis) {
     if (std::find(existing.begin(), existing.end(), name) != existing.end()) continue;
     TRIB_ASSIGN_OR_RETURN(const int64_t max, options::Get(*schema, options::kMaxPartitionNum));
     if (static_cast<int64_t>(existing.size()) + 1 > max) {
-      return Status::Invalid("creating automatic partition " + name + " would give the table more "
-                             "than 'max.partition.num' = " + std::to_string(max) + " partitions");
+      return Status::Invalid("creating automatic partition " + name +
+                             " would give the table more "
+                             "than 'max.partition.num' = " +
+                             std::to_string(max) + " partitions");
     }
     TRIB_RETURN_NOT_OK(meta::MarkPartition(table.path(), name));
     existing.push_back(name);

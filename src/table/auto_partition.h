@@ -20,11 +20,11 @@ struct TableSchema;
 namespace tributary::table {
 
 struct AutoPartitionRule {
-  std::string unit;        // HOUR, DAY, MONTH, QUARTER, YEAR
-  int64_t precreate = 2;   // partitions created ahead, the current one included
-  int64_t retention = 7;   // older partitions kept (negative: all)
-  std::string time_zone;   // "" : the machine's
-  std::string key;         // the time partition column
+  std::string unit;       // HOUR, DAY, MONTH, QUARTER, YEAR
+  int64_t precreate = 2;  // partitions created ahead, the current one included
+  int64_t retention = 7;  // older partitions kept (negative: all)
+  std::string time_zone;  // "" : the machine's
+  std::string key;        // the time partition column
 };
 
 // The machine's time zone by name (TZ, else /etc/timezone, else UTC): what CREATE TABLE records

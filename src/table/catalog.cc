@@ -1,11 +1,13 @@
 // The filesystem catalog: databases are `<name>.db` directories of the warehouse, tables are
 // directories holding `schema/`.
+#include "tributary/catalog.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <chrono>
 #include <set>
 
 #include "commit/snapshot_expire.h"
@@ -27,7 +29,6 @@
 #include "table/file_store_table.h"
 #include "table/partition_expire.h"
 #include "table/system_tables.h"
-#include "tributary/catalog.h"
 #include "tributary/options.h"
 #include "tributary/table.h"
 
@@ -50,7 +51,8 @@ Status CheckName(const std::string& kind, const std::string& name) {
       return Status::Invalid(kind + " name '" + name + "' contains an invalid character");
     }
   }
-  if (name == "." || name == "..") return Status::Invalid("invalid " + kind + " name '" + name + "'");
+  if (name == "." || name == "..")
+    return Status::Invalid("invalid " + kind + " name '" + name + "'");
   if (kind != "column" && name[0] == '.') {
     return Status::Invalid("invalid " + kind + " name '" + name + "': it must not start with '.'");
   }
@@ -69,7 +71,6 @@ int64_t NowMillis() {
              std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
-
 
 // Checks a table definition and returns the schema to store.
 // The fields of `t`'s nested ROWs numbered from *next on, depth-first.
@@ -149,13 +150,15 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
   };
   for (const auto& k : spec.primary_keys) {
     if (nested(k)) {
-      return Status::Invalid("primary key column '" + k + "' has a nested type; primary keys "
+      return Status::Invalid("primary key column '" + k +
+                             "' has a nested type; primary keys "
                              "must be flat (not ARRAY, MAP, MULTISET or ROW)");
     }
   }
   for (const auto& k : spec.partition_keys) {
     if (nested(k)) {
-      return Status::Invalid("partition column '" + k + "' has a nested type; partition keys "
+      return Status::Invalid("partition column '" + k +
+                             "' has a nested type; partition keys "
                              "must be flat (not ARRAY, MAP, MULTISET or ROW)");
     }
   }
@@ -176,10 +179,12 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
   s.comment = spec.comment;
   s.time_millis = NowMillis();
   if (!s.primary_keys.empty() && s.TrimmedPrimaryKeys().empty()) {
-    return Status::Invalid("the primary key must contain at least one column that is not a "
-                           "partition key");
+    return Status::Invalid(
+        "the primary key must contain at least one column that is not a "
+        "partition key");
   }
-  TRIB_ASSIGN_OR_RETURN(s.options, NormalizeOptions(OptionScope::kTable, spec.options, column_names));
+  TRIB_ASSIGN_OR_RETURN(s.options,
+                        NormalizeOptions(OptionScope::kTable, spec.options, column_names));
   for (const auto& [k, v] : s.options) {
     // FindOption matches per-column keys ('fields.<col>.default-value') too.
     const OptionDef* def = FindOption(OptionScope::kTable, k);
@@ -192,8 +197,9 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     }
     if (k == "scan.timestamp") {
       // A time of the session's zone: only a query knows the session.
-      return Status::NotSupported("option 'scan.timestamp' as a table option is not supported "
-                                  "yet; use it as a query hint, or set 'scan.timestamp-millis'");
+      return Status::NotSupported(
+          "option 'scan.timestamp' as a table option is not supported "
+          "yet; use it as a query hint, or set 'scan.timestamp-millis'");
     }
   }
   TRIB_ASSIGN_OR_RETURN(options::CoreOptions core, options::CoreOptions::From(s));
@@ -208,15 +214,17 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
   if (core.bucket > 0) {
     TRIB_ASSIGN_OR_RETURN(const int64_t max, options::Get(s, options::kMaxBucketNum));
     if (core.bucket > max) {
-      return Status::Invalid("'bucket' = " + std::to_string(core.bucket) + " is more than "
-                             "'max.bucket.num' = " + std::to_string(max));
+      return Status::Invalid("'bucket' = " + std::to_string(core.bucket) +
+                             " is more than "
+                             "'max.bucket.num' = " +
+                             std::to_string(max));
     }
   }
   if (!pk && core.bucket > 0 && !options::IsSet(s, options::kBucketKey)) {
     for (const auto& f : s.fields) {
       if (f.type.IsNested()) {
-        return Status::Invalid("an append table with 'bucket' > 0 and a nested column ('" +
-                               f.name + "') needs 'bucket-key' naming flat columns");
+        return Status::Invalid("an append table with 'bucket' > 0 and a nested column ('" + f.name +
+                               "') needs 'bucket-key' naming flat columns");
       }
     }
   }
@@ -227,13 +235,16 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
     for (const auto& k : SplitCommaList(*bk)) {
       TRIB_RETURN_NOT_OK(must_exist("bucket key", k));
       if (nested(k)) {
-        return Status::Invalid("bucket key column '" + k + "' has a nested type; bucket keys "
+        return Status::Invalid("bucket key column '" + k +
+                               "' has a nested type; bucket keys "
                                "must be flat (not ARRAY, MAP, MULTISET or ROW)");
       }
-      if (std::find(s.partition_keys.begin(), s.partition_keys.end(), k) != s.partition_keys.end()) {
+      if (std::find(s.partition_keys.begin(), s.partition_keys.end(), k) !=
+          s.partition_keys.end()) {
         return Status::Invalid("bucket key column '" + k + "' must not be a partition key");
       }
-      if (pk && std::find(s.primary_keys.begin(), s.primary_keys.end(), k) == s.primary_keys.end()) {
+      if (pk &&
+          std::find(s.primary_keys.begin(), s.primary_keys.end(), k) == s.primary_keys.end()) {
         return Status::Invalid("bucket key column '" + k + "' must be part of the primary key");
       }
     }
@@ -242,8 +253,9 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
   // partitions (write/table_write.cc WriteCrossPartition).
   if (pk && s.TrimmedPrimaryKeys().size() + s.partition_keys.size() != s.primary_keys.size()) {
     if (core.bucket != -1) {
-      return Status::Invalid("a primary key without every partition key (cross-partition "
-                             "updates) needs dynamic buckets: set 'bucket' = '-1'");
+      return Status::Invalid(
+          "a primary key without every partition key (cross-partition "
+          "updates) needs dynamic buckets: set 'bucket' = '-1'");
     }
     TRIB_ASSIGN_OR_RETURN(const options::MergeEngine engine,
                           options::Get(s, options::kMergeEngine));
@@ -253,8 +265,9 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
                                   "' are not supported yet");
     }
     if (options::IsSet(s, options::kSequenceField)) {
-      return Status::NotSupported("cross-partition updates with a 'sequence.field' are not "
-                                  "supported yet");
+      return Status::NotSupported(
+          "cross-partition updates with a 'sequence.field' are not "
+          "supported yet");
     }
     for (const char* k : {"ignore-delete", "deduplicate.ignore-delete"}) {
       const auto it = s.options.find(k);
@@ -286,31 +299,35 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
                            "key: an append table's rows are its changelog (define a primary key, "
                            "or leave changelog-producer 'none')");
   }
-  if (core.merge_engine == options::MergeEngine::kFirstRow && core.changelog_producer != options::ChangelogProducer::kNone &&
+  if (core.merge_engine == options::MergeEngine::kFirstRow &&
+      core.changelog_producer != options::ChangelogProducer::kNone &&
       core.changelog_producer != options::ChangelogProducer::kLookup) {
-    return Status::Invalid("merge engine 'first-row' supports only changelog-producer 'none' or "
-                           "'lookup', not '" +
-                           std::string(options::ChangelogProducerName(core.changelog_producer)) +
-                           "'");
+    return Status::Invalid(
+        "merge engine 'first-row' supports only changelog-producer 'none' or "
+        "'lookup', not '" +
+        std::string(options::ChangelogProducerName(core.changelog_producer)) + "'");
   }
   // Retention options that contradict each other fail here, not at the first commit.
   TRIB_RETURN_NOT_OK(commit::ExpireOptions::From(s).status());
   TRIB_ASSIGN_OR_RETURN(const bool lookup_wait, options::Get(s, options::kLookupWait));
   if (!lookup_wait) {
-    return Status::NotSupported("'lookup-wait' = 'false' is not supported yet: the lookup "
-                                "changelog is always produced within the commit");
+    return Status::NotSupported(
+        "'lookup-wait' = 'false' is not supported yet: the lookup "
+        "changelog is always produced within the commit");
   }
   if (core.changelog_producer == options::ChangelogProducer::kLookup &&
       options::IsSet(s, options::kFullCompactionDeltaCommits)) {
-    return Status::Invalid("'full-compaction.delta-commits' is incompatible with "
-                           "'changelog-producer' = 'lookup': use 'changelog-producer' = "
-                           "'full-compaction' for a changelog at periodic full compactions");
+    return Status::Invalid(
+        "'full-compaction.delta-commits' is incompatible with "
+        "'changelog-producer' = 'lookup': use 'changelog-producer' = "
+        "'full-compaction' for a changelog at periodic full compactions");
   }
   TRIB_ASSIGN_OR_RETURN(const bool deletion_vectors,
                         options::Get(s, options::kDeletionVectorsEnabled));
   if (core.changelog_producer == options::ChangelogProducer::kFullCompaction && deletion_vectors) {
-    return Status::Invalid("deletion vectors work only with changelog-producer 'none', 'input' "
-                           "or 'lookup', not 'full-compaction'");
+    return Status::Invalid(
+        "deletion vectors work only with changelog-producer 'none', 'input' "
+        "or 'lookup', not 'full-compaction'");
   }
   // The finest timestamp every format the table writes in holds.
   int32_t max_precision = 9;
@@ -347,11 +364,10 @@ Result<std::string> WarehousePath(const std::string& warehouse) {
   const bool has_scheme =
       colon != std::string::npos && colon > 0 && colon + 1 < warehouse.size() &&
       warehouse[colon + 1] == '/' && std::isalpha(static_cast<unsigned char>(warehouse[0])) &&
-      std::all_of(warehouse.begin(), warehouse.begin() + static_cast<std::ptrdiff_t>(colon),
-                  [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' ||
-                           c == '.';
-                  });
+      std::all_of(
+          warehouse.begin(), warehouse.begin() + static_cast<std::ptrdiff_t>(colon), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '-' || c == '.';
+          });
   if (!has_scheme) return warehouse;
   const std::string scheme = AsciiLower(warehouse.substr(0, colon));
   if (scheme == "s3" || scheme == "s3a" || scheme == "s3n") {
@@ -367,8 +383,8 @@ Result<std::string> WarehousePath(const std::string& warehouse) {
   std::string rest = warehouse.substr(colon + 1);  // "///w", "/w", "//localhost/w"
   if (rest.rfind("//", 0) == 0) {
     const size_t slash = rest.find('/', 2);
-    const std::string host = rest.substr(2, slash == std::string::npos ? std::string::npos
-                                                                         : slash - 2);
+    const std::string host =
+        rest.substr(2, slash == std::string::npos ? std::string::npos : slash - 2);
     if (!host.empty() && host != "localhost") {
       return Status::NotSupported("warehouse '" + warehouse + "': a file:// URI with a host ('" +
                                   host + "') is not supported");
@@ -508,7 +524,8 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
     return Status::Invalid("cannot create a system table '" + id.ToString() + "'");
   }
   if (!id.branch.empty()) {
-    return Status::Invalid("cannot create a branch '" + id.ToString() + "' as a table; use "
+    return Status::Invalid("cannot create a branch '" + id.ToString() +
+                           "' as a table; use "
                            "CALL sys.create_branch");
   }
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
@@ -531,9 +548,11 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
     }
     TRIB_ASSIGN_OR_RETURN(const int64_t max, options::Get(schema, options::kMaxPartitionNum));
     if (auto_partition->precreate > max) {
-      return Status::Invalid("'table.auto-partition.num-precreate' = " +
-                             std::to_string(auto_partition->precreate) + " is more than "
-                             "'max.partition.num' = " + std::to_string(max));
+      return Status::Invalid(
+          "'table.auto-partition.num-precreate' = " + std::to_string(auto_partition->precreate) +
+          " is more than "
+          "'max.partition.num' = " +
+          std::to_string(max));
     }
   }
   TRIB_ASSIGN_OR_RETURN(bool created, meta::SchemaManager(path).Commit(schema));
@@ -545,10 +564,11 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
     // Automatic partitions are created ahead as the table is; the table stands without them
     // (its next write or CALL sys.maintain_partitions creates them).
     auto table = GetTable(id);
-    Status st = table.ok() ? table::MaintainAutoPartitions(**table, NowMillis()).status()
-                           : table.status();
+    Status st =
+        table.ok() ? table::MaintainAutoPartitions(**table, NowMillis()).status() : table.status();
     if (!st.ok()) {
-      return st.WithContext("table '" + id.ToString() + "' was created, but not its automatic "
+      return st.WithContext("table '" + id.ToString() +
+                            "' was created, but not its automatic "
                             "partitions");
     }
   }
@@ -557,7 +577,8 @@ Status Catalog::CreateTable(const Identifier& id, const TableSpec& spec, bool ig
 
 Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
   if (!id.branch.empty()) {
-    return Status::Invalid("cannot drop a branch '" + id.ToString() + "' as a table; use "
+    return Status::Invalid("cannot drop a branch '" + id.ToString() +
+                           "' as a table; use "
                            "CALL sys.delete_branch");
   }
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
@@ -578,8 +599,8 @@ Status Catalog::DropTable(const Identifier& id, bool ignore_if_not_exists) {
     return io::LocalFs().RemoveAll(path);
   }
   const std::string shown = id.table.size() <= kMaxNameBytes ? id.table : "";
-  std::string tomb = io::JoinPath(io::ParentPath(path), "." + shown + ".dropped-" +
-                                                            meta::NewUuid());
+  std::string tomb =
+      io::JoinPath(io::ParentPath(path), "." + shown + ".dropped-" + meta::NewUuid());
   if (::rename(path.c_str(), tomb.c_str()) != 0) {
     return Status::IOError("cannot drop table '" + id.ToString() + "': rename failed");
   }
@@ -624,10 +645,10 @@ Status Catalog::AlterTableOptions(const Identifier& id,
       auto it = spec.options.find("bucket");
       if (it != spec.options.end()) after = std::atoll(it->second.c_str());
       if (before != after && (before == -1 || after == -1)) {
-        return Status::NotSupported(
-            "cannot change 'bucket' from " + std::to_string(before) + " to " +
-            std::to_string(after) + ": a table cannot switch between dynamic buckets (-1) and a "
-            "fixed bucket count");
+        return Status::NotSupported("cannot change 'bucket' from " + std::to_string(before) +
+                                    " to " + std::to_string(after) +
+                                    ": a table cannot switch between dynamic buckets (-1) and a "
+                                    "fixed bucket count");
       }
     }
     for (const auto& [k, v] : normalized) {
@@ -652,14 +673,16 @@ namespace {
 // 'sequence.field', sequence groups, ...). Their names of `from` become `to` (empty: the
 // option names it, reported through *named).
 bool NamesColumns(const std::string& key) {
-  static const std::set<std::string> kLists = {
-      "bucket-key", "sequence.field", "partial-update.remove-record-on-sequence-group",
-      "changelog-producer.row-deduplicate-ignore-fields",
-      "table.merge-engine.versioned.ver-column", "primary-key", "partition",
-      "file-index.bloom-filter.columns"};
-  return kLists.count(key) > 0 ||
-         (key.rfind("fields.", 0) == 0 && key.size() > 15 &&
-          key.compare(key.size() - 15, 15, ".sequence-group") == 0);
+  static const std::set<std::string> kLists = {"bucket-key",
+                                               "sequence.field",
+                                               "partial-update.remove-record-on-sequence-group",
+                                               "changelog-producer.row-deduplicate-ignore-fields",
+                                               "table.merge-engine.versioned.ver-column",
+                                               "primary-key",
+                                               "partition",
+                                               "file-index.bloom-filter.columns"};
+  return kLists.count(key) > 0 || (key.rfind("fields.", 0) == 0 && key.size() > 15 &&
+                                   key.compare(key.size() - 15, 15, ".sequence-group") == 0);
 }
 
 std::string RenameInList(const std::string& list, const std::string& from, const std::string& to,
@@ -687,16 +710,15 @@ std::map<std::string, std::string> OptionsAfterColumnChange(
     if (k.rfind(prefix, 0) == 0) {
       if (to.empty()) continue;  // the dropped column's own settings go with it
       key = "fields." + to + "." + k.substr(prefix.size());
-    } else if (k.rfind(bloom_prefix, 0) == 0 &&
-               (k.ends_with(".items") || k.ends_with(".fpp"))) {
+    } else if (k.rfind(bloom_prefix, 0) == 0 && (k.ends_with(".items") || k.ends_with(".fpp"))) {
       if (to.empty()) continue;
       key = "file-index.bloom-filter." + to + "." + k.substr(bloom_prefix.size());
     } else if (k.rfind("fields.", 0) == 0 && k.size() > 15 &&
                k.compare(k.size() - 15, 15, ".sequence-group") == 0) {
       // fields.<seq1,seq2>.sequence-group = 'a,b': both sides are column lists.
       bool hit = false;
-      key = "fields." + RenameInList(k.substr(7, k.size() - 22), from, to, &hit) +
-            ".sequence-group";
+      key =
+          "fields." + RenameInList(k.substr(7, k.size() - 22), from, to, &hit) + ".sequence-group";
       value = RenameInList(v, from, to, &hit);
       if (hit && named && named->empty()) *named = k;
     } else if (NamesColumns(k)) {
@@ -725,8 +747,10 @@ Status Catalog::AlterTableColumns(const Identifier& id, const std::vector<Column
     TRIB_ASSIGN_OR_RETURN(auto latest_id, schemas.LatestId());
     if (!latest_id) return TableNotFound(id);
     if (expected_schema_id >= 0 && *latest_id != expected_schema_id) {
-      return Status::Conflict("the schema of '" + id.ToString() + "' changed meanwhile (now "
-                              "schema " + std::to_string(*latest_id) + "); run the ALTER again");
+      return Status::Conflict("the schema of '" + id.ToString() +
+                              "' changed meanwhile (now "
+                              "schema " +
+                              std::to_string(*latest_id) + "); run the ALTER again");
     }
     TRIB_ASSIGN_OR_RETURN(auto latest, schemas.Read(*latest_id));
     std::vector<Field> fields = latest->fields;
@@ -782,7 +806,8 @@ Status Catalog::AlterTableColumns(const Identifier& id, const std::vector<Column
           }
           if (!c.type) return Status::Invalid("ADD COLUMN '" + c.column + "' needs a type");
           if (!c.type->nullable) {
-            return Status::Invalid("column '" + c.column + "' cannot be NOT NULL: the rows "
+            return Status::Invalid("column '" + c.column +
+                                   "' cannot be NOT NULL: the rows "
                                    "already written have no value for it");
           }
           Field f;
@@ -800,7 +825,8 @@ Status Catalog::AlterTableColumns(const Identifier& id, const std::vector<Column
           auto it = find(c.column);
           if (it == fields.end()) return unknown(c.column);
           if (is_key(c.column) || is_partition(c.column)) {
-            return Status::Invalid("cannot drop column '" + c.column + "': it is a primary key "
+            return Status::Invalid("cannot drop column '" + c.column +
+                                   "': it is a primary key "
                                    "or partition column");
           }
           std::string named;
@@ -842,7 +868,8 @@ Status Catalog::AlterTableColumns(const Identifier& id, const std::vector<Column
                                      "': it is a primary key or partition column");
             }
             if (it->type.nullable && !c.type->nullable) {
-              return Status::Invalid("cannot change column '" + c.column + "' from nullable "
+              return Status::Invalid("cannot change column '" + c.column +
+                                     "' from nullable "
                                      "to NOT NULL: rows already written may hold NULL");
             }
             if (!EvolutionCastSupported(it->type, *c.type)) {
@@ -892,8 +919,9 @@ Status Catalog::RenameTable(const Identifier& from, const Identifier& to) {
     return Status::NotSupported("renaming a branch is not supported yet");
   }
   if (from.database != to.database) {
-    return Status::NotSupported("renaming table '" + from.ToString() + "' into another database ('" +
-                                to.database + "') is not supported yet");
+    return Status::NotSupported("renaming table '" + from.ToString() +
+                                "' into another database ('" + to.database +
+                                "') is not supported yet");
   }
   TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(from));
   if (!exists) return TableNotFound(from);
@@ -903,8 +931,9 @@ Status Catalog::RenameTable(const Identifier& from, const Identifier& to) {
   TRIB_ASSIGN_OR_RETURN(std::string from_path, TablePath(from));
   TRIB_ASSIGN_OR_RETURN(std::string to_path, TablePath(to));
   if (io::IsObjectStoreUri(from_path)) {
-    return Status::NotSupported("renaming a table on object storage is not supported yet (it "
-                                "has no rename: every file would be copied)");
+    return Status::NotSupported(
+        "renaming a table on object storage is not supported yet (it "
+        "has no rename: every file would be copied)");
   }
   if (::rename(from_path.c_str(), to_path.c_str()) != 0) {
     return Status::IOError("cannot rename table '" + from.ToString() + "' to '" + to.ToString() +
@@ -960,8 +989,10 @@ Result<SystemTableData> Catalog::ReadSystemTable(
   TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(base));
   if (!exists) return TableNotFound(base);
   if (!id.branch.empty() && id.system_table == "branches") {
-    return Status::Invalid("'" + id.ToString() + "': $branches is a system table of the main "
-                           "branch ('" + id.database + "." + id.table + "$branches')");
+    return Status::Invalid("'" + id.ToString() +
+                           "': $branches is a system table of the main "
+                           "branch ('" +
+                           id.database + "." + id.table + "$branches')");
   }
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(base));
   return table::ReadSystemTable(path, id.system_table, options);

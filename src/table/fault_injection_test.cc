@@ -6,6 +6,8 @@
 // the table reads as exactly its state before or after the work (never a mix), every retained
 // snapshot reads, and doing the work again with the real file system succeeds.
 // TRIBUTARY_FAULT_STRIDE=k tries every k-th operation only (default 1: every one).
+#include "io/fault_injection.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "io/fault_injection.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
 #include "meta/snapshot.h"
@@ -160,13 +161,13 @@ class FaultInjectionTest : public WarehouseTest {
                                 std::to_string(total) + " (" + st.ToString() + ")";
       // A new process: nothing cached.
       io::FileCache::Instance().EraseUnder(path);
-      auto reopened = catalog_->GetTable(
-          Identifier{"default", (work == Work::kAppendWriteAndCommit ? "a" : "t") +
-                                    std::to_string(n), ""});
+      auto reopened = catalog_->GetTable(Identifier{
+          "default", (work == Work::kAppendWriteAndCommit ? "a" : "t") + std::to_string(n), ""});
       ASSERT_TRUE(reopened.ok()) << where << ": " << reopened.status().ToString();
       Table& t = **reopened;
       auto state = ReadState(t);
-      ASSERT_TRUE(state.ok()) << where << ": the table does not read: " << state.status().ToString();
+      ASSERT_TRUE(state.ok()) << where
+                              << ": the table does not read: " << state.status().ToString();
       if (st.ok()) {
         EXPECT_EQ(*state, After(work)) << where << ": " << Describe(*state);
       } else if (fault == Fault::kCrash) {
@@ -176,16 +177,16 @@ class FaultInjectionTest : public WarehouseTest {
       } else {
         // A failed commit published nothing: what fails after the snapshot is published
         // (compaction, expiration) is a warning of a commit that succeeded.
-        EXPECT_EQ(*state, Before(work)) << where << ": the work failed but changed the table: "
-                                        << Describe(*state);
+        EXPECT_EQ(*state, Before(work))
+            << where << ": the work failed but changed the table: " << Describe(*state);
         EXPECT_FALSE(st.message().empty()) << where;
       }
       auto ids = meta::SnapshotManager(path).ListIds();
       ASSERT_TRUE(ids.ok()) << where;
       for (int64_t id : *ids) {
         auto s = ReadState(t, id);
-        EXPECT_TRUE(s.ok()) << where << ": snapshot " << id << " does not read: "
-                            << s.status().ToString();
+        EXPECT_TRUE(s.ok()) << where << ": snapshot " << id
+                            << " does not read: " << s.status().ToString();
       }
       // Again with the real file system: it succeeds and ends in the state after the work. (Rows
       // appended once are not appended again.)
@@ -219,18 +220,17 @@ TEST_P(FaultInjectionCases, EveryOperationFailingLeavesTheTableWhole) {
 using W = FaultInjectionTest::Work;
 INSTANTIATE_TEST_SUITE_P(
     , FaultInjectionCases,
-    ::testing::Values(FaultCase{"WriteAndCommitIoError", W::kWriteAndCommit, Fault::kIoError},
-                      FaultCase{"WriteAndCommitNoSpace", W::kWriteAndCommit, Fault::kNoSpace},
-                      FaultCase{"WriteAndCommitFsync", W::kWriteAndCommit, Fault::kSyncError},
-                      FaultCase{"WriteAndCommitShortWrite", W::kWriteAndCommit, Fault::kShortWrite},
-                      FaultCase{"WriteAndCommitCrash", W::kWriteAndCommit, Fault::kCrash},
-                      FaultCase{"FullCompactionIoError", W::kFullCompaction, Fault::kIoError},
-                      FaultCase{"FullCompactionShortWrite", W::kFullCompaction, Fault::kShortWrite},
-                      FaultCase{"FullCompactionCrash", W::kFullCompaction, Fault::kCrash},
-                      FaultCase{"AppendWriteAndCommitNoSpace", W::kAppendWriteAndCommit,
-                                Fault::kNoSpace},
-                      FaultCase{"AppendWriteAndCommitCrash", W::kAppendWriteAndCommit,
-                                Fault::kCrash}),
+    ::testing::Values(
+        FaultCase{"WriteAndCommitIoError", W::kWriteAndCommit, Fault::kIoError},
+        FaultCase{"WriteAndCommitNoSpace", W::kWriteAndCommit, Fault::kNoSpace},
+        FaultCase{"WriteAndCommitFsync", W::kWriteAndCommit, Fault::kSyncError},
+        FaultCase{"WriteAndCommitShortWrite", W::kWriteAndCommit, Fault::kShortWrite},
+        FaultCase{"WriteAndCommitCrash", W::kWriteAndCommit, Fault::kCrash},
+        FaultCase{"FullCompactionIoError", W::kFullCompaction, Fault::kIoError},
+        FaultCase{"FullCompactionShortWrite", W::kFullCompaction, Fault::kShortWrite},
+        FaultCase{"FullCompactionCrash", W::kFullCompaction, Fault::kCrash},
+        FaultCase{"AppendWriteAndCommitNoSpace", W::kAppendWriteAndCommit, Fault::kNoSpace},
+        FaultCase{"AppendWriteAndCommitCrash", W::kAppendWriteAndCommit, Fault::kCrash}),
     [](const ::testing::TestParamInfo<FaultCase>& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -3,15 +3,14 @@
 #include <chrono>
 
 #include "common/predicate.h"
-
 #include "meta/schema_manager.h"
-#include "table/auto_partition.h"
+#include "meta/snapshot.h"
 #include "read/stream_scan.h"
 #include "read/table_read.h"
-#include "write/table_write.h"
+#include "table/auto_partition.h"
 #include "tributary/table_scan.h"
 #include "tributary/table_writer.h"
-#include "meta/snapshot.h"
+#include "write/table_write.h"
 
 namespace tributary::table {
 

@@ -62,8 +62,10 @@ Value RandInt(std::mt19937& rng, int null_pct = 20) {
 TEST_P(DifferentialTest, TableMatchesModel) {
   const std::string engine = GetParam();
   TableSpec spec;
-  spec.columns = {{0, "k", DataType::BigInt(), ""}, {0, "a", DataType::BigInt(), ""},
-                  {0, "b", DataType::BigInt(), ""}, {0, "c", DataType::BigInt(), ""}};
+  spec.columns = {{0, "k", DataType::BigInt(), ""},
+                  {0, "a", DataType::BigInt(), ""},
+                  {0, "b", DataType::BigInt(), ""},
+                  {0, "c", DataType::BigInt(), ""}};
   spec.primary_keys = {"k"};
   spec.options = {{"bucket", "2"}, {"num-sorted-run.compaction-trigger", "3"}};
   if (engine == "partial-update") spec.options["merge-engine"] = "partial-update";
@@ -95,8 +97,8 @@ TEST_P(DifferentialTest, TableMatchesModel) {
       }
       Row base = exists ? it->second : Row{Value::Int(k), Value(), Value(), Value()};
       for (int i = 1; i < kCols; i++) {
-        bool listed = !op.cols ||
-                      std::find(op.cols->begin(), op.cols->end(), spec.columns[i].name) != op.cols->end();
+        bool listed = !op.cols || std::find(op.cols->begin(), op.cols->end(),
+                                            spec.columns[i].name) != op.cols->end();
         if (!listed) continue;
         if (engine == "partial-update" && !op.cols && op.row[i].is_null()) continue;
         base[i] = op.row[i];
@@ -108,8 +110,10 @@ TEST_P(DifferentialTest, TableMatchesModel) {
       const Value& a = op.row[1];
       if (!a.is_null()) {
         int64_t cur = base[1].is_null() ? 0 : base[1].int_value();
-        if (base[1].is_null() && add) base[1] = a;
-        else base[1] = Value::Int(add ? cur + a.int_value() : cur - a.int_value());
+        if (base[1].is_null() && add)
+          base[1] = a;
+        else
+          base[1] = Value::Int(add ? cur + a.int_value() : cur - a.int_value());
       }
       if (add && !op.row[2].is_null() &&
           (base[2].is_null() || op.row[2].int_value() > base[2].int_value())) {

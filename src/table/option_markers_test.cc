@@ -63,8 +63,8 @@ TEST_F(OptionMarkersTest, NotImplementedOptionsAreRefusedAndTheOthersAccepted) {
     spec.options = {{key, value}};
     const Identifier id{"default", "t" + std::to_string(n++), ""};
     Status st = catalog_->CreateTable(id, spec, false);
-    const std::string what = "CREATE TABLE ... WITH ('" + key + "' = '" + value + "'): " +
-                             st.ToString();
+    const std::string what =
+        "CREATE TABLE ... WITH ('" + key + "' = '" + value + "'): " + st.ToString();
     if (!def.supported) {
       refused++;
       EXPECT_FALSE(st.ok()) << what;

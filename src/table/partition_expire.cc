@@ -97,7 +97,8 @@ std::optional<int64_t> Digits(const std::string& s, size_t* pos, size_t min, siz
                               bool exact) {
   size_t n = 0;
   const size_t limit = exact ? min : max;
-  while (*pos + n < s.size() && n < limit && std::isdigit(static_cast<unsigned char>(s[*pos + n]))) {
+  while (*pos + n < s.size() && n < limit &&
+         std::isdigit(static_cast<unsigned char>(s[*pos + n]))) {
     n++;
   }
   if (n < min) return std::nullopt;
@@ -207,11 +208,21 @@ std::optional<int64_t> ParsePartitionTime(const std::string& text, const std::st
         v = Digits(text, &p, n, 2, n == 2 || adjacent);
         if (!v) break;
         switch (tok.letter) {
-          case 'M': f.month = *v; break;
-          case 'd': f.day = *v; break;
-          case 'H': f.hour = *v; break;
-          case 'm': f.minute = *v; break;
-          case 's': f.second = *v; break;
+          case 'M':
+            f.month = *v;
+            break;
+          case 'd':
+            f.day = *v;
+            break;
+          case 'H':
+            f.hour = *v;
+            break;
+          case 'm':
+            f.minute = *v;
+            break;
+          case 's':
+            f.second = *v;
+            break;
         }
       }
     }
@@ -233,8 +244,8 @@ Result<std::optional<PartitionExpireRule>> PartitionExpireRuleOf(const TableSche
   auto duration = [&](const char* key, const std::string& text, int64_t* out) -> Status {
     auto ms = options::ParseDurationMillis(text);
     if (!ms.ok()) {
-      return Status::Invalid(std::string("'") + key + "' = '" + text + "': " +
-                             ms.status().message());
+      return Status::Invalid(std::string("'") + key + "' = '" + text +
+                             "': " + ms.status().message());
     }
     *out = *ms;
     return Status::OK();

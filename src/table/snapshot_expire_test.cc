@@ -2,8 +2,6 @@
 // left on disk is one a retained snapshot uses, the table reads right, and a streaming reader
 // that keeps up never misses a change.
 #include <gtest/gtest.h>
-
-#include "table/warehouse_test_base.h"
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,10 +15,11 @@
 #include "commit/orphan_files.h"
 #include "io/file_system.h"
 #include "meta/branches.h"
-#include "meta/tags.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
+#include "meta/tags.h"
+#include "table/warehouse_test_base.h"
 #include "tributary/catalog.h"
 #include "tributary/stream_scan.h"
 #include "tributary/table.h"
@@ -35,7 +34,6 @@ using namespace std::chrono_literals;
 
 class SnapshotExpireTest : public WarehouseTest {
  protected:
-
   std::unique_ptr<Table> Create(std::map<std::string, std::string> options) {
     TableSpec s;
     s.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "v", DataType::BigInt(), ""}};
@@ -91,7 +89,6 @@ class SnapshotExpireTest : public WarehouseTest {
     }
     return names;
   }
-
 };
 
 TEST_F(SnapshotExpireTest, ManyCommitsKeepAtMostTheRetainedSnapshotsAndNoUnusedFile) {
@@ -280,7 +277,8 @@ TEST_F(SnapshotExpireTest, TagsStayReadableAndIndexFilesExpire) {
   for (const auto& p : orphans->paths) names += " " + p;
   EXPECT_EQ(orphans->files, 0) << names;
   int index_files = 0;
-  for (const auto& e : fs::directory_iterator(t->path() + "/index")) index_files += e.is_regular_file();
+  for (const auto& e : fs::directory_iterator(t->path() + "/index"))
+    index_files += e.is_regular_file();
   EXPECT_LE(index_files, 4 * 2 + 2);  // a few retained snapshots' and the tag's, not 60
   // Once the tag is gone, its files are orphans that CALL sys.remove_orphan_files removes.
   ASSERT_TRUE(meta::DeleteTag(t->path(), "day1").ok());
@@ -416,8 +414,10 @@ TEST_F(SnapshotExpireTest, AChangelogOutlivesItsSnapshots) {
     EXPECT_EQ(orphans->files, 0) << names;
     // The changelog retention reset: the kept changelogs expire with the next commits, and
     // until then a reader from the earliest still reads every change without a gap.
-    ASSERT_TRUE(catalog_->AlterTableOptions(Identifier{"default", name, ""}, {},
-                                            {"changelog.num-retained.max"}).ok());
+    ASSERT_TRUE(
+        catalog_
+            ->AlterTableOptions(Identifier{"default", name, ""}, {}, {"changelog.num-retained.max"})
+            .ok());
     auto reopened = catalog_->GetTable(Identifier{"default", name, ""});
     ASSERT_TRUE(reopened.ok());
     for (int64_t c = 31; c <= 34; c++) {

@@ -1,6 +1,5 @@
 #include "table/sort_compact.h"
 
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -120,17 +119,20 @@ Result<RewriteResult> SortCompact(Table& table, const SortCompactRequest& reques
   const std::string name = table.identifier().ToString();
   TRIB_ASSIGN_OR_RETURN(const int64_t buckets, options::Get(*schema, options::kBucket));
   if (schema->HasPrimaryKey() || buckets != -1) {
-    return Status::Invalid("order_strategy sorts append tables without buckets ('bucket' = "
-                           "'-1') only, as Paimon's sort compaction; " + name + " is " +
-                           (schema->HasPrimaryKey() ? "a primary-key table"
-                                                    : "an append table with 'bucket' = '" +
-                                                          std::to_string(buckets) + "'"));
+    return Status::Invalid(
+        "order_strategy sorts append tables without buckets ('bucket' = "
+        "'-1') only, as Paimon's sort compaction; " +
+        name + " is " +
+        (schema->HasPrimaryKey()
+             ? "a primary-key table"
+             : "an append table with 'bucket' = '" + std::to_string(buckets) + "'"));
   }
   if (options::IsSet(*schema, options::kScanFallbackBranch)) {
     // A scan of main reads the fallback branch's partitions too: written back, they would
     // become main's own.
-    return Status::NotSupported("sort compaction of a table with 'scan.fallback-branch' is not "
-                                "supported yet (its scans read the branch's partitions too)");
+    return Status::NotSupported(
+        "sort compaction of a table with 'scan.fallback-branch' is not "
+        "supported yet (its scans read the branch's partitions too)");
   }
   for (const auto& spec : request.partitions) {
     for (const auto& [k, v] : spec) {
@@ -146,7 +148,8 @@ Result<RewriteResult> SortCompact(Table& table, const SortCompactRequest& reques
                            "' is not one of order, zorder, hilbert, none");
   }
   if (request.columns.empty()) {
-    return Status::Invalid("order_strategy '" + request.strategy + "' needs order_by (the "
+    return Status::Invalid("order_strategy '" + request.strategy +
+                           "' needs order_by (the "
                            "columns to sort by, e.g. order_by => 'a,b')");
   }
   std::vector<int> key;
@@ -185,9 +188,10 @@ Result<RewriteResult> SortCompact(Table& table, const SortCompactRequest& reques
         if (!wanted(r)) continue;
         bytes += RowBytes(r);
         if (request.memory_limit > 0 && bytes > request.memory_limit) {
-          return Status::Invalid("the rows to sort hold more than 'sql.sort.memory-limit' "
-                                 "allows; SET 'sql.sort.memory-limit' = '...' higher, or "
-                                 "compact fewer partitions at a time (partitions => '...')");
+          return Status::Invalid(
+              "the rows to sort hold more than 'sql.sort.memory-limit' "
+              "allows; SET 'sql.sort.memory-limit' = '...' higher, or "
+              "compact fewer partitions at a time (partitions => '...')");
         }
         Keyed k;
         if (request.strategy != "order") {

@@ -24,11 +24,11 @@ class Table;
 namespace tributary::table {
 
 struct SortCompactRequest {
-  std::string strategy;               // order, zorder, hilbert
-  std::vector<std::string> columns;   // order_by
+  std::string strategy;              // order, zorder, hilbert
+  std::vector<std::string> columns;  // order_by
   // Partition column -> value of the partitions to compact (several or none: every partition).
   std::vector<std::map<std::string, std::string>> partitions;
-  int64_t memory_limit = 0;           // bytes of rows sorted at once ('sql.sort.memory-limit')
+  int64_t memory_limit = 0;  // bytes of rows sorted at once ('sql.sort.memory-limit')
   // Called with a line of progress every 100,000 rows (a terminal shows it), if set.
   std::function<void(const std::string&)> progress;
 };

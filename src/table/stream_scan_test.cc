@@ -1,22 +1,22 @@
 // Streaming reads through the public API: what a consumer following a table receives for each
 // changelog producer and start-up mode.
-#include <gtest/gtest.h>
+#include "tributary/stream_scan.h"
 
-#include "table/warehouse_test_base.h"
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <random>
-#include <filesystem>
 #include <string>
 #include <thread>
 
 #include "datafile/test_hooks.h"
 #include "io/file_system.h"
+#include "table/warehouse_test_base.h"
 #include "tributary/catalog.h"
-#include "tributary/stream_scan.h"
 #include "tributary/table.h"
 #include "tributary/table_writer.h"
 
@@ -27,17 +27,17 @@ using namespace std::chrono_literals;
 
 // A change as a consumer prints it: "+I[1, a]".
 std::string Change(RowKind kind, const Row& row) {
-  std::string s = kind == RowKind::kInsert        ? "+I["
+  std::string s = kind == RowKind::kInsert         ? "+I["
                   : kind == RowKind::kUpdateBefore ? "-U["
                   : kind == RowKind::kUpdateAfter  ? "+U["
                                                    : "-D[";
-  for (size_t i = 0; i < row.size(); i++) s += (i ? ", " : "") + (row[i].is_string() ? row[i].string_value() : DebugString(row[i]));
+  for (size_t i = 0; i < row.size(); i++)
+    s += (i ? ", " : "") + (row[i].is_string() ? row[i].string_value() : DebugString(row[i]));
   return s + "]";
 }
 
 class StreamScanTest : public WarehouseTest {
  protected:
-
   Status TryCreate(const std::string& name, TableSpec spec) {
     return catalog_->CreateTable(Identifier{"default", name, ""}, spec, false);
   }
@@ -87,7 +87,6 @@ class StreamScanTest : public WarehouseTest {
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? std::move(*s) : nullptr;
   }
-
 };
 
 using V = std::vector<std::string>;
@@ -116,8 +115,10 @@ TEST_F(StreamScanTest, InputChangelogIsTheSameFromTheRowBuffer) {
   for (bool rows : {false, true}) {
     datafile::GetTestHooks().row_write_buffer = rows;
     auto t = Create(rows ? "rows" : "columns", {{"changelog-producer", "input"}, {"bucket", "2"}});
-    Commit(*t, {{RowKind::kInsert, R(3, "c")}, {RowKind::kInsert, R(1, "a")},
-                {RowKind::kInsert, R(1, "b")}, {RowKind::kDelete, R(3, "c")},
+    Commit(*t, {{RowKind::kInsert, R(3, "c")},
+                {RowKind::kInsert, R(1, "a")},
+                {RowKind::kInsert, R(1, "b")},
+                {RowKind::kDelete, R(3, "c")},
                 {RowKind::kUpdateAfter, R(2, "x")}});
     StreamOptions o;
     o.startup_mode = "earliest";
@@ -261,8 +262,10 @@ TEST_F(StreamScanTest, LookupProducerEmitsTheExactChangeOfEachKey) {
   Commit(*t, {{RowKind::kUpdateAfter, R(1, "c")}, {RowKind::kDelete, R(2, "b")}});
   EXPECT_EQ(Drain(*s), (V{"-U[1, a]", "+U[1, c]", "-D[2, b]"}));
   // Several records of a key in one commit: one change, against the committed value.
-  Commit(*t, {{RowKind::kInsert, R(1, "d")}, {RowKind::kInsert, R(1, "e")},
-              {RowKind::kInsert, R(3, "x")}, {RowKind::kDelete, R(3, "x")}});
+  Commit(*t, {{RowKind::kInsert, R(1, "d")},
+              {RowKind::kInsert, R(1, "e")},
+              {RowKind::kInsert, R(3, "x")},
+              {RowKind::kDelete, R(3, "x")}});
   EXPECT_EQ(Drain(*s), (V{"-U[1, c]", "+U[1, e]"}));
   // A retraction of a key that is not there changes nothing; a row written again is an update
   // (without row-deduplicate).
@@ -287,11 +290,13 @@ TEST_F(StreamScanTest, LookupRowDeduplicateDropsNoOpUpdates) {
 
 // Oracle case 21 (FirstRowITCase#testStreamingRead): only keys seen for the first time change.
 TEST_F(StreamScanTest, FirstRowWithLookupEmitsInsertsOfNewKeysOnly) {
-  auto t = Create("t", {{"merge-engine", "first-row"}, {"changelog-producer", "lookup"},
-                        {"bucket", "1"}});
+  auto t = Create(
+      "t", {{"merge-engine", "first-row"}, {"changelog-producer", "lookup"}, {"bucket", "1"}});
   auto s = Open(*t);
-  Commit(*t, {{RowKind::kInsert, R(1, "1")}, {RowKind::kInsert, R(2, "2")},
-              {RowKind::kInsert, R(1, "3")}, {RowKind::kInsert, R(1, "4")}});
+  Commit(*t, {{RowKind::kInsert, R(1, "1")},
+              {RowKind::kInsert, R(2, "2")},
+              {RowKind::kInsert, R(1, "3")},
+              {RowKind::kInsert, R(1, "4")}});
   EXPECT_EQ(Drain(*s), (V{"+I[1, 1]", "+I[2, 2]"}));
   Commit(*t, {{RowKind::kInsert, R(1, "5")}, {RowKind::kInsert, R(2, "6")}});
   EXPECT_EQ(Drain(*s), V{});
@@ -355,8 +360,10 @@ TEST_F(StreamScanTest, ChangelogFilesTakeTheirOwnFormat) {
   for (const char* producer : {"input", "lookup", "full-compaction"}) {
     SCOPED_TRACE(producer);
     auto t = Create(std::string("t_") + (producer[0] == 'f' ? "full" : producer),
-                    {{"changelog-producer", producer}, {"bucket", "1"},
-                     {"changelog-file.format", "avro"}, {"changelog-file.compression", "snappy"}});
+                    {{"changelog-producer", producer},
+                     {"bucket", "1"},
+                     {"changelog-file.format", "avro"},
+                     {"changelog-file.compression", "snappy"}});
     StreamOptions o;
     o.startup_mode = "earliest";
     auto s = Open(*t, o);
@@ -418,7 +425,9 @@ TEST_F(StreamScanTest, ANormalisingReaderStartingLaterKnowsTheRowsBefore) {
 TEST_F(StreamScanTest, MergesTheNormaliserCannotFollowNeedAProducer) {
   for (const char* engine : {"aggregation", "partial-update", "first-row"}) {
     SCOPED_TRACE(engine);
-    auto t = Create(std::string("t_") + (engine[0] == 'a' ? "agg" : engine[0] == 'p' ? "pu" : "fr"),
+    auto t = Create(std::string("t_") + (engine[0] == 'a'   ? "agg"
+                                         : engine[0] == 'p' ? "pu"
+                                                            : "fr"),
                     {{"merge-engine", engine}, {"bucket", "1"}});
     auto s = t->NewStreamScan({});
     ASSERT_FALSE(s.ok());
@@ -441,7 +450,8 @@ TEST_F(StreamScanTest, LookupProducerOfALongLivedWriterStaysExactBesideOtherWrit
     const auto& [budget, buffer] = cases[n];
     SCOPED_TRACE(std::string(budget) + ", write buffer " + buffer);
     const std::string name = "t" + std::to_string(n);
-    auto t = Create(name, {{"changelog-producer", "lookup"}, {"bucket", "2"},
+    auto t = Create(name, {{"changelog-producer", "lookup"},
+                           {"bucket", "2"},
                            {"num-sorted-run.compaction-trigger", "2"},
                            {"lookup.cache-max-memory-size", budget},
                            {"write-buffer-size", buffer}});
@@ -498,12 +508,15 @@ TEST_F(StreamScanTest, LookupProducerOfALongLivedWriterStaysExactBesideOtherWrit
   }
 }
 
-// Oracle case 19 (LookupChangelogWithAggITCase#testLookupChangelogProducerWithOutOfOrderSequenceField):
-// the before and after of the aggregated row, records merged in 'sequence.field' order.
+// Oracle case 19
+// (LookupChangelogWithAggITCase#testLookupChangelogProducerWithOutOfOrderSequenceField): the before
+// and after of the aggregated row, records merged in 'sequence.field' order.
 TEST_F(StreamScanTest, LookupProducerWithAggregationAndOutOfOrderSequenceField) {
   auto t = CreateWith("t", {{0, "seq", DataType::Int(), ""}, {0, "v", DataType::Int(), ""}},
-                      {{"merge-engine", "aggregation"}, {"fields.v.aggregate-function", "sum"},
-                       {"sequence.field", "seq"}, {"changelog-producer", "lookup"},
+                      {{"merge-engine", "aggregation"},
+                       {"fields.v.aggregate-function", "sum"},
+                       {"sequence.field", "seq"},
+                       {"changelog-producer", "lookup"},
                        {"bucket", "1"}});
   auto s = Open(*t);
   auto row = [](int64_t k, int64_t seq, int64_t v) {
@@ -523,8 +536,10 @@ TEST_F(StreamScanTest, LookupProducerWithAggregationAcrossCompactions) {
   for (bool dedup : {false, true}) {
     SCOPED_TRACE(dedup ? "row-deduplicate" : "no row-deduplicate");
     auto t = CreateWith(dedup ? "t_dedup" : "t", {{0, "v", DataType::Int(), ""}},
-                        {{"merge-engine", "aggregation"}, {"fields.v.aggregate-function", "sum"},
-                         {"changelog-producer", "lookup"}, {"bucket", "3"},
+                        {{"merge-engine", "aggregation"},
+                         {"fields.v.aggregate-function", "sum"},
+                         {"changelog-producer", "lookup"},
+                         {"bucket", "3"},
                          {"num-sorted-run.compaction-trigger", "2"},
                          {"changelog-producer.row-deduplicate", dedup ? "true" : "false"}});
     auto s = Open(*t);
@@ -559,8 +574,10 @@ Row row(int64_t k, const char* a, const char* b) {
 // Oracle case 27 (PartialUpdateITCase#testIgnoreDelete) with the lookup producer.
 TEST_F(StreamScanTest, LookupProducerWithPartialUpdateIgnoringDeletes) {
   auto t = CreateWith("t", {{0, "a", DataType::String(), ""}, {0, "b", DataType::String(), ""}},
-                      {{"merge-engine", "partial-update"}, {"partial-update.ignore-delete", "true"},
-                       {"changelog-producer", "lookup"}, {"bucket", "1"}});
+                      {{"merge-engine", "partial-update"},
+                       {"partial-update.ignore-delete", "true"},
+                       {"changelog-producer", "lookup"},
+                       {"bucket", "1"}});
   auto s = Open(*t);
   Commit(*t, {{RowKind::kInsert, row(1, nullptr, "apple")}});
   Commit(*t, {{RowKind::kDelete, row(1, nullptr, "apple")}});
@@ -573,7 +590,8 @@ TEST_F(StreamScanTest, LookupProducerWithPartialUpdateRemovingRecordsOnDelete) {
   auto t = CreateWith("t", {{0, "a", DataType::String(), ""}, {0, "b", DataType::String(), ""}},
                       {{"merge-engine", "partial-update"},
                        {"partial-update.remove-record-on-delete", "true"},
-                       {"changelog-producer", "lookup"}, {"bucket", "1"}});
+                       {"changelog-producer", "lookup"},
+                       {"bucket", "1"}});
   auto s = Open(*t);
   Commit(*t, {{RowKind::kInsert, row(1, nullptr, "apple")}});
   Commit(*t, {{RowKind::kDelete, row(1, nullptr, "apple")}});

@@ -1,7 +1,5 @@
 #include "table/system_tables.h"
 
-#include "meta/partition_marker.h"
-
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -12,6 +10,7 @@
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "meta/branches.h"
+#include "meta/partition_marker.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
@@ -61,13 +60,19 @@ std::string StatsString(const Row& r, const std::vector<Field>& fields) {
 
 Result<SystemTableData> Snapshots(const std::string& path) {
   SystemTableData d;
-  d.fields = {F("snapshot_id", DataType::BigInt().NotNull()), F("schema_id", DataType::BigInt().NotNull()),
-              F("commit_user", DataType::String()), F("commit_identifier", DataType::BigInt()),
-              F("commit_kind", DataType::String()), F("commit_time", DataType::Timestamp(3)),
-              F("base_manifest_list", DataType::String()), F("delta_manifest_list", DataType::String()),
+  d.fields = {F("snapshot_id", DataType::BigInt().NotNull()),
+              F("schema_id", DataType::BigInt().NotNull()),
+              F("commit_user", DataType::String()),
+              F("commit_identifier", DataType::BigInt()),
+              F("commit_kind", DataType::String()),
+              F("commit_time", DataType::Timestamp(3)),
+              F("base_manifest_list", DataType::String()),
+              F("delta_manifest_list", DataType::String()),
               F("changelog_manifest_list", DataType::String()),
-              F("total_record_count", DataType::BigInt()), F("delta_record_count", DataType::BigInt()),
-              F("changelog_record_count", DataType::BigInt()), F("watermark", DataType::BigInt())};
+              F("total_record_count", DataType::BigInt()),
+              F("delta_record_count", DataType::BigInt()),
+              F("changelog_record_count", DataType::BigInt()),
+              F("watermark", DataType::BigInt())};
   meta::SnapshotManager sm(path);
   TRIB_ASSIGN_OR_RETURN(auto ids, sm.ListIds());
   for (int64_t id : ids) {
@@ -89,7 +94,8 @@ Result<SystemTableData> Tags(const std::string& path) {
               F("snapshot_id", DataType::BigInt().NotNull()),
               F("schema_id", DataType::BigInt().NotNull()),
               F("commit_time", DataType::Timestamp(3).NotNull()),
-              F("record_count", DataType::BigInt()), F("create_time", DataType::Timestamp(3)),
+              F("record_count", DataType::BigInt()),
+              F("create_time", DataType::Timestamp(3)),
               F("time_retained", DataType::String())};
   TRIB_ASSIGN_OR_RETURN(auto names, meta::ListTags(path));
   for (const auto& name : names) {
@@ -139,7 +145,8 @@ Result<SystemTableData> Manifests(const std::string& path, const TableSchema& sc
               F("num_deleted_files", DataType::BigInt().NotNull()),
               F("schema_id", DataType::BigInt().NotNull()),
               F("min_partition_stats", DataType::String()),
-              F("max_partition_stats", DataType::String()), F("min_row_id", DataType::BigInt()),
+              F("max_partition_stats", DataType::String()),
+              F("min_row_id", DataType::BigInt()),
               F("max_row_id", DataType::BigInt())};
   meta::SnapshotManager sm(path);
   TRIB_ASSIGN_OR_RETURN(auto latest, sm.LatestId());
@@ -157,8 +164,8 @@ Result<SystemTableData> Manifests(const std::string& path, const TableSchema& sc
         max_p = S(RowString(*mx, pi.types));
       }
       d.rows.push_back({S(m.file_name), I(m.file_size), I(m.num_added_files),
-                        I(m.num_deleted_files), I(m.schema_id), std::move(min_p),
-                        std::move(max_p), OptI(m.min_row_id), OptI(m.max_row_id)});
+                        I(m.num_deleted_files), I(m.schema_id), std::move(min_p), std::move(max_p),
+                        OptI(m.min_row_id), OptI(m.max_row_id)});
     }
   }
   return d;
@@ -166,27 +173,37 @@ Result<SystemTableData> Manifests(const std::string& path, const TableSchema& sc
 
 Result<SystemTableData> Files(const std::string& path, const TableSchema& schema) {
   SystemTableData d;
-  d.fields = {F("partition", DataType::String()), F("bucket", DataType::Int()),
-              F("file_path", DataType::String()), F("file_format", DataType::String()),
-              F("schema_id", DataType::BigInt()), F("level", DataType::Int()),
-              F("record_count", DataType::BigInt()), F("file_size_in_bytes", DataType::BigInt()),
-              F("min_key", DataType::String()), F("max_key", DataType::String()),
-              F("null_value_counts", DataType::String()), F("min_value_stats", DataType::String()),
-              F("max_value_stats", DataType::String()), F("min_sequence_number", DataType::BigInt()),
-              F("max_sequence_number", DataType::BigInt()), F("creation_time", DataType::Timestamp(3))};
+  d.fields = {F("partition", DataType::String()),
+              F("bucket", DataType::Int()),
+              F("file_path", DataType::String()),
+              F("file_format", DataType::String()),
+              F("schema_id", DataType::BigInt()),
+              F("level", DataType::Int()),
+              F("record_count", DataType::BigInt()),
+              F("file_size_in_bytes", DataType::BigInt()),
+              F("min_key", DataType::String()),
+              F("max_key", DataType::String()),
+              F("null_value_counts", DataType::String()),
+              F("min_value_stats", DataType::String()),
+              F("max_value_stats", DataType::String()),
+              F("min_sequence_number", DataType::BigInt()),
+              F("max_sequence_number", DataType::BigInt()),
+              F("creation_time", DataType::Timestamp(3))};
   TRIB_ASSIGN_OR_RETURN(auto entries, LatestEntries(path));
   PartitionInfo pi = PartitionOf(schema);
   std::vector<DataType> key_types;
-  for (const auto& k : schema.TrimmedPrimaryKeys()) key_types.push_back(schema.fields[schema.FieldIndex(k)].type);
+  for (const auto& k : schema.TrimmedPrimaryKeys())
+    key_types.push_back(schema.fields[schema.FieldIndex(k)].type);
   std::vector<DataType> value_types;
   for (const auto& f : schema.fields) value_types.push_back(f.type);
   TRIB_ASSIGN_OR_RETURN(std::string default_name,
                         options::Get(schema, options::kPartitionDefaultName));
   for (const auto& e : entries) {
     TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, pi.types));
-    std::string dir = meta::BucketDir(path, meta::PartitionPath(pi.fields, part, default_name), e.bucket);
-    std::string file_path = e.file.external_path ? *e.file.external_path
-                                                 : io::JoinPath(dir, e.file.file_name);
+    std::string dir =
+        meta::BucketDir(path, meta::PartitionPath(pi.fields, part, default_name), e.bucket);
+    std::string file_path =
+        e.file.external_path ? *e.file.external_path : io::JoinPath(dir, e.file.file_name);
     std::string fmt = e.file.file_name.substr(e.file.file_name.rfind('.') + 1);
     auto min_key = format::DeserializeBinaryRow(e.file.min_key, key_types);
     auto max_key = format::DeserializeBinaryRow(e.file.max_key, key_types);
@@ -200,7 +217,8 @@ Result<SystemTableData> Files(const std::string& path, const TableSchema& schema
       }
       if (e.file.value_stats.has_null_counts) {
         std::string s = "{";
-        for (size_t i = 0; i < e.file.value_stats.null_counts.size() && i < schema.fields.size(); i++) {
+        for (size_t i = 0; i < e.file.value_stats.null_counts.size() && i < schema.fields.size();
+             i++) {
           if (i) s += ", ";
           const auto& n = e.file.value_stats.null_counts[i];
           s += schema.fields[i].name + "=" + (n ? std::to_string(*n) : "null");
@@ -208,14 +226,13 @@ Result<SystemTableData> Files(const std::string& path, const TableSchema& schema
         nulls = S(s + "}");
       }
     }
-    d.rows.push_back({S(RowString(part, pi.types)), I(e.bucket), S(file_path), S(fmt),
-                      I(e.file.schema_id), I(e.file.level), I(e.file.row_count),
-                      I(e.file.file_size),
-                      min_key.ok() && !key_types.empty() ? S(RowString(*min_key, key_types)) : Value(),
-                      max_key.ok() && !key_types.empty() ? S(RowString(*max_key, key_types)) : Value(),
-                      nulls, min_v, max_v, I(e.file.min_sequence_number),
-                      I(e.file.max_sequence_number),
-                      e.file.creation_time_millis ? Millis(*e.file.creation_time_millis) : Value()});
+    d.rows.push_back(
+        {S(RowString(part, pi.types)), I(e.bucket), S(file_path), S(fmt), I(e.file.schema_id),
+         I(e.file.level), I(e.file.row_count), I(e.file.file_size),
+         min_key.ok() && !key_types.empty() ? S(RowString(*min_key, key_types)) : Value(),
+         max_key.ok() && !key_types.empty() ? S(RowString(*max_key, key_types)) : Value(), nulls,
+         min_v, max_v, I(e.file.min_sequence_number), I(e.file.max_sequence_number),
+         e.file.creation_time_millis ? Millis(*e.file.creation_time_millis) : Value()});
   }
   return d;
 }
@@ -254,9 +271,8 @@ Result<SystemTableData> Partitions(const std::string& path, const TableSchema& s
     added = true;
   }
   if (added) {
-    std::sort(d.rows.begin(), d.rows.end(), [](const Row& a, const Row& b) {
-      return a[0].string_value() < b[0].string_value();
-    });
+    std::sort(d.rows.begin(), d.rows.end(),
+              [](const Row& a, const Row& b) { return a[0].string_value() < b[0].string_value(); });
   }
   return d;
 }
@@ -270,9 +286,12 @@ Result<SystemTableData> Options(const TableSchema& schema) {
 
 Result<SystemTableData> Schemas(const std::string& path) {
   SystemTableData d;
-  d.fields = {F("schema_id", DataType::BigInt().NotNull()), F("fields", DataType::String()),
-              F("partition_keys", DataType::String()), F("primary_keys", DataType::String()),
-              F("options", DataType::String()), F("comment", DataType::String()),
+  d.fields = {F("schema_id", DataType::BigInt().NotNull()),
+              F("fields", DataType::String()),
+              F("partition_keys", DataType::String()),
+              F("primary_keys", DataType::String()),
+              F("options", DataType::String()),
+              F("comment", DataType::String()),
               F("update_time", DataType::Timestamp(3))};
   meta::SchemaManager sm(path);
   TRIB_ASSIGN_OR_RETURN(auto latest, sm.LatestId());
@@ -294,7 +313,8 @@ Result<SystemTableData> Schemas(const std::string& path) {
     for (const auto& [k, v] : (*s)->options) opts[k] = v;
     d.rows.push_back({I((*s)->id), S(fields.dump()), S(Json((*s)->partition_keys).dump()),
                       S(Json((*s)->primary_keys).dump()), S(opts.dump()),
-                      (*s)->comment.empty() ? Value() : S((*s)->comment), Millis((*s)->time_millis)});
+                      (*s)->comment.empty() ? Value() : S((*s)->comment),
+                      Millis((*s)->time_millis)});
   }
   return d;
 }
@@ -399,12 +419,12 @@ Result<SystemTableData> Changes(const std::string& path,
     if (!mode) continue;
     std::optional<std::string> as_mode = *mode;
     if (*mode != "earliest" && *mode != "timestamp") {
-      TRIB_ASSIGN_OR_RETURN(as_mode, options::StartupModeOfScanMode(
-                                         *mode, o.startup_snapshot_id.has_value(),
-                                         o.startup_timestamp_millis.has_value()));
+      TRIB_ASSIGN_OR_RETURN(as_mode,
+                            options::StartupModeOfScanMode(*mode, o.startup_snapshot_id.has_value(),
+                                                           o.startup_timestamp_millis.has_value()));
     }
-    if (as_mode && (*as_mode == "full" || *as_mode == "from-snapshot-full" ||
-                    *as_mode == "compacted-full")) {
+    if (as_mode &&
+        (*as_mode == "full" || *as_mode == "from-snapshot-full" || *as_mode == "compacted-full")) {
       return Status::NotSupported("'" + std::string(key) + "' = '" + *mode + "' on t$" + name +
                                   " (changes, not a snapshot's rows) is not supported");
     }
@@ -513,22 +533,21 @@ Status ToChangeTableRows(const std::string& name, const TableSchema& schema, Row
 
 Result<SystemTableData> ReadSystemTable(const std::string& path, const std::string& name,
                                         const std::map<std::string, std::string>& options) {
-  static const std::vector<std::string> kNames = {"snapshots",    "files",     "options",
-                                                  "schemas",      "partitions", "row_tracking",
-                                                  "audit_log",    "changelog", "binlog",
-                                                  "tags",         "branches",  "manifests"};
+  static const std::vector<std::string> kNames = {
+      "snapshots", "files",     "options", "schemas", "partitions", "row_tracking",
+      "audit_log", "changelog", "binlog",  "tags",    "branches",   "manifests"};
   // A hint must do what it says: each is refused by name where it means nothing.
   static const std::set<std::string> kTravel = {"scan.snapshot-id", "scan.timestamp-millis",
                                                 "scan.tag-name", "scan.watermark", "scan.mode"};
-  static const std::set<std::string> kStart = {"scan.startup.mode", "scan.mode",
-                                               "scan.snapshot-id", "scan.timestamp-millis"};
-  const std::set<std::string>* allowed = name == "audit_log"                      ? &kTravel
+  static const std::set<std::string> kStart = {"scan.startup.mode", "scan.mode", "scan.snapshot-id",
+                                               "scan.timestamp-millis"};
+  const std::set<std::string>* allowed = name == "audit_log"                       ? &kTravel
                                          : name == "changelog" || name == "binlog" ? &kStart
                                                                                    : nullptr;
   for (const auto& [key, value] : options) {
     if (!allowed || !allowed->count(key)) {
-      return Status::NotSupported("option '" + key + "' is not supported on system table $" +
-                                  name + (allowed ? "" : " (it takes no options)"));
+      return Status::NotSupported("option '" + key + "' is not supported on system table $" + name +
+                                  (allowed ? "" : " (it takes no options)"));
     }
   }
   if (name == "branches") return Branches(path);

@@ -1,17 +1,15 @@
 // End-to-end tests of the storage core through the public API.
-#include <gtest/gtest.h>
+#include "tributary/table.h"
 
-#include "table/rescale.h"
-#include "table/rewrite.h"
-#include "table/warehouse_test_base.h"
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
 #include <map>
 #include <random>
-#include <thread>
 #include <set>
+#include <thread>
 
 #include "common/parallel.h"
 #include "common/predicate.h"
@@ -21,8 +19,10 @@
 #include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
+#include "table/rescale.h"
+#include "table/rewrite.h"
+#include "table/warehouse_test_base.h"
 #include "tributary/catalog.h"
-#include "tributary/table.h"
 #include "tributary/table_scan.h"
 #include "tributary/table_writer.h"
 
@@ -37,7 +37,6 @@ void SortByFirstColumn(std::vector<Row>* rows) {
 
 class TableTest : public WarehouseTest {
  protected:
-
   std::unique_ptr<Table> Create(const std::string& name, TableSpec spec) {
     Identifier id{"default", name, ""};
     Status st = catalog_->CreateTable(id, spec, false);
@@ -93,7 +92,6 @@ class TableTest : public WarehouseTest {
   }
 
   static Row R(int64_t id, std::string v) { return {Value::Int(id), Value::String(std::move(v))}; }
-
 };
 
 // snapshot-1 and LATEST of a table dropped (by another process: nothing is erased from this
@@ -534,7 +532,9 @@ TEST_F(TableTest, BoundedColumnBatchesReadTheSameRows) {
     return out;
   };
   // Two buckets: one of a single file (sliced), one whose two files are merged.
-  auto t = Create("sliced", KV({{"bucket", "2"}, {"parquet.page.size", "256 b"}, {"parquet.block.size", "2 kb"}}));
+  auto t =
+      Create("sliced",
+             KV({{"bucket", "2"}, {"parquet.page.size", "256 b"}, {"parquet.block.size", "2 kb"}}));
   std::vector<std::pair<RowKind, Row>> rows;
   for (int64_t i = 0; i < 500; i++) {
     rows.push_back({RowKind::kInsert, i % 7 == 0 ? Row{Value::Int(i), Value::Null()}
@@ -543,8 +543,8 @@ TEST_F(TableTest, BoundedColumnBatchesReadTheSameRows) {
   WriteRows(*t, rows);
   WriteRows(*t, {{RowKind::kInsert, R(3, "again")}, {RowKind::kDelete, R(5, "")}});
   for (const std::vector<Predicate>& filters :
-       {std::vector<Predicate>{}, std::vector<Predicate>{Predicate{1, Predicate::Op::kGt,
-                                                                   {Value::String("v3")}}}}) {
+       {std::vector<Predicate>{},
+        std::vector<Predicate>{Predicate{1, Predicate::Op::kGt, {Value::String("v3")}}}}) {
     ScanOptions whole;
     whole.filters = filters;
     ScanOptions sliced = whole;
@@ -573,10 +573,12 @@ TEST_F(TableTest, FiltersOnValueColumnsMatchAFullScan) {
   // materialization), and after the merge elsewhere: every path must agree with a full scan.
   auto t = Create("flt", KV({{"bucket", "2"}, {"parquet.block.size", "4 kb"}}));
   std::vector<std::pair<RowKind, Row>> rows;
-  for (int64_t k = 0; k < 3000; k++) rows.push_back({RowKind::kInsert, R(k, "v" + std::to_string(k % 97))});
+  for (int64_t k = 0; k < 3000; k++)
+    rows.push_back({RowKind::kInsert, R(k, "v" + std::to_string(k % 97))});
   WriteRows(*t, rows);
   rows.clear();
-  for (int64_t k = 0; k < 3000; k += 3) rows.push_back({RowKind::kInsert, R(k, "w" + std::to_string(k % 89))});
+  for (int64_t k = 0; k < 3000; k += 3)
+    rows.push_back({RowKind::kInsert, R(k, "w" + std::to_string(k % 89))});
   WriteRows(*t, rows);
   for (bool compacted : {false, true}) {
     if (compacted) {
@@ -602,15 +604,18 @@ TEST_F(TableTest, PageIndexFiltersMatchAFullScan) {
   // Small Parquet pages: filters on an append table use the page index to leave pages out,
   // and must still return exactly the rows a full scan keeps (nulls, ranges, several filters).
   TableSpec s;
-  s.columns = {{0, "id", DataType::BigInt(), ""}, {0, "v", DataType::String(), ""},
+  s.columns = {{0, "id", DataType::BigInt(), ""},
+               {0, "v", DataType::String(), ""},
                {0, "d", DataType::Double(), ""}};
   s.options = {{"parquet.page.size", "1 kb"}};
   auto t = Create("pages", s);
   std::vector<std::pair<RowKind, Row>> rows;
   for (int64_t k = 0; k < 6000; k++) {
-    rows.push_back({RowKind::kInsert,
-                    {Value::Int(k), k >= 2000 && k < 2600 ? Value::Null() : Value::String("s" + std::to_string(k % 50)),
-                     k % 11 == 0 ? Value::Null() : Value::Double(static_cast<double>(k))}});
+    rows.push_back(
+        {RowKind::kInsert,
+         {Value::Int(k),
+          k >= 2000 && k < 2600 ? Value::Null() : Value::String("s" + std::to_string(k % 50)),
+          k % 11 == 0 ? Value::Null() : Value::Double(static_cast<double>(k))}});
   }
   WriteRows(*t, rows);
   using Op = Predicate::Op;
@@ -635,16 +640,29 @@ TEST_F(TableTest, PageIndexFiltersMatchAFullScan) {
       for (const auto& p : cases[c]) {
         const Value& v = r[p.column];
         switch (p.op) {
-          case Op::kIsNull: keep &= v.is_null(); break;
-          case Op::kEq: keep &= !v.is_null() && v == p.literals[0]; break;
-          case Op::kGe: keep &= !v.is_null() && v.int_value() >= p.literals[0].int_value(); break;
-          case Op::kGt: keep &= !v.is_null() && v.int_value() > p.literals[0].int_value(); break;
-          case Op::kLt: keep &= !v.is_null() && v.int_value() < p.literals[0].int_value(); break;
-          case Op::kLe: keep &= !v.is_null() && v.int_value() <= p.literals[0].int_value(); break;
+          case Op::kIsNull:
+            keep &= v.is_null();
+            break;
+          case Op::kEq:
+            keep &= !v.is_null() && v == p.literals[0];
+            break;
+          case Op::kGe:
+            keep &= !v.is_null() && v.int_value() >= p.literals[0].int_value();
+            break;
+          case Op::kGt:
+            keep &= !v.is_null() && v.int_value() > p.literals[0].int_value();
+            break;
+          case Op::kLt:
+            keep &= !v.is_null() && v.int_value() < p.literals[0].int_value();
+            break;
+          case Op::kLe:
+            keep &= !v.is_null() && v.int_value() <= p.literals[0].int_value();
+            break;
           case Op::kIn:
             keep &= std::find(p.literals.begin(), p.literals.end(), v) != p.literals.end();
             break;
-          default: FAIL();
+          default:
+            FAIL();
         }
       }
       if (keep) want.push_back(r);
@@ -733,11 +751,14 @@ TEST_F(TableTest, AsyncCompactionCommitsLaterAndLeavesNoStrayFiles) {
       std::map<int64_t, std::set<int64_t>> levels;
       for (const auto& r : files->rows) {
         int64_t bucket = r[1].int_value(), level = r[5].int_value();
-        if (level == 0) l0[bucket]++;
-        else levels[bucket].insert(level);
+        if (level == 0)
+          l0[bucket]++;
+        else
+          levels[bucket].insert(level);
       }
       for (const auto& [b, n] : l0) {
-        EXPECT_LE(n + static_cast<int>(levels[b].size()), 5) << "bucket " << b << " round " << round;
+        EXPECT_LE(n + static_cast<int>(levels[b].size()), 5)
+            << "bucket " << b << " round " << round;
       }
     }
   }  // the writer goes: running compactions are abandoned
@@ -851,16 +872,18 @@ TEST_F(TableTest, EndOfInputCompactsLikeASynchronousWriter) {
   std::set<int64_t> levels;
   std::set<std::string> live;
   for (const auto& r : files->rows) {
-    if (r[5].int_value() == 0) l0++;
-    else levels.insert(r[5].int_value());
+    if (r[5].int_value() == 0)
+      l0++;
+    else
+      levels.insert(r[5].int_value());
   }
   std::string layout;
   for (const auto& r : files->rows) {
     layout += " L" + std::to_string(r[5].int_value()) + ":" + std::to_string(r[6].int_value());
   }
   // Universal compaction runs when a bucket has more sorted runs than the trigger.
-  EXPECT_LE(l0 + static_cast<int>(levels.size()), 3) << "sorted runs left at the end of input:"
-                                                       << layout;
+  EXPECT_LE(l0 + static_cast<int>(levels.size()), 3)
+      << "sorted runs left at the end of input:" << layout;
   auto snaps = catalog_->ReadSystemTable({"default", "eoi", "snapshots"});
   ASSERT_TRUE(snaps.ok());
   EXPECT_EQ(snaps->rows.back()[4].string_value(), "COMPACT");
@@ -956,11 +979,11 @@ TEST_F(TableTest, IgnoreDeleteDropsRetractionsForEveryEngine) {
                    {RowKind::kInsert, {Value::Int(2), Value::Int(4)}}});
     WriteRows(*t, {{RowKind::kDelete, {Value::Int(1), Value::Int(7)}},
                    {RowKind::kUpdateBefore, {Value::Int(2), Value::Int(4)}}});
-    EXPECT_EQ(ReadAll(*t), (std::vector<Row>{{Value::Int(1), Value::Int(7)},
-                                              {Value::Int(2), Value::Int(4)}}));
+    EXPECT_EQ(ReadAll(*t),
+              (std::vector<Row>{{Value::Int(1), Value::Int(7)}, {Value::Int(2), Value::Int(4)}}));
     ASSERT_TRUE(t->CompactFull().ok());
-    EXPECT_EQ(ReadAll(*t), (std::vector<Row>{{Value::Int(1), Value::Int(7)},
-                                              {Value::Int(2), Value::Int(4)}}));
+    EXPECT_EQ(ReadAll(*t),
+              (std::vector<Row>{{Value::Int(1), Value::Int(7)}, {Value::Int(2), Value::Int(4)}}));
   }
 }
 
@@ -1165,7 +1188,8 @@ TEST_F(TableTest, InListsOfKeysReadAsAFilteredFullScanDoes) {
   auto t = Create("in_keys", spec);
   std::vector<std::pair<RowKind, Row>> rows;
   for (int64_t a = 0; a < 20; a++) {
-    for (const char* b : {"x", "y"}) rows.push_back({RowKind::kInsert, {Value::Int(a), Value::String(b), Value::Int(a * 10)}});
+    for (const char* b : {"x", "y"})
+      rows.push_back({RowKind::kInsert, {Value::Int(a), Value::String(b), Value::Int(a * 10)}});
   }
   WriteRows(*t, rows);
   WriteRows(*t, {{RowKind::kDelete, {Value::Int(3), Value::String("x"), Value::Int(30)}},
@@ -1239,7 +1263,8 @@ TEST_F(FileIndexTest, LookupMissesAndFilteredScansReadNoDataFile) {
                               {"file-index.bloom-filter.v.items", items},
                               {"file-index.bloom-filter.v.fpp", "0.01"}}));
     std::vector<std::pair<RowKind, Row>> rows;
-    for (int64_t k = 0; k < 200; k += 2) rows.push_back({RowKind::kInsert, R(k, "v" + std::to_string(k))});
+    for (int64_t k = 0; k < 200; k += 2)
+      rows.push_back({RowKind::kInsert, R(k, "v" + std::to_string(k))});
     WriteRows(*t, rows);
     auto lookup = t->NewLookup();
     ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
@@ -1289,7 +1314,8 @@ TEST_F(FileIndexTest, IndexFilesExpireWithTheirDataFiles) {
                                    {"snapshot.num-retained.max", "1"}}));
   for (int64_t k = 0; k < 4; k++) WriteRows(*t, {{RowKind::kInsert, R(k, "v")}});
   ASSERT_TRUE(t->CompactFull().ok());
-  WriteRows(*t, {{RowKind::kInsert, R(9, "w")}});  // its commit expires what the compaction replaced
+  WriteRows(*t,
+            {{RowKind::kInsert, R(9, "w")}});  // its commit expires what the compaction replaced
   auto files = io::LocalFs().ListDir(io::JoinPath(t->path(), "bucket-0"));
   ASSERT_TRUE(files.ok());
   std::set<std::string> names;
@@ -1325,8 +1351,9 @@ TEST_F(TableTest, ScanWatermarkReadsTheFirstSnapshotAtOrAfterIt) {
     ASSERT_TRUE(s.ok());
     meta::Snapshot copy = **s;
     copy.watermark = id * 100;
-    ASSERT_TRUE(io::LocalFs().WriteFile(meta::SnapshotPath(t->path(), id),
-                                        meta::SnapshotToJson(copy)).ok());
+    ASSERT_TRUE(io::LocalFs()
+                    .WriteFile(meta::SnapshotPath(t->path(), id), meta::SnapshotToJson(copy))
+                    .ok());
   }
   ScanOptions at;
   at.dynamic_options["scan.watermark"] = "150";  // snapshot 2 (200) is the first at or after it

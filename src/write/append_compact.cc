@@ -52,7 +52,7 @@ std::optional<std::vector<DataFileMeta>> PickAppendCompaction(
 }
 
 std::optional<std::vector<DataFileMeta>> PickAppendFull(const std::vector<DataFileMeta>& sorted,
-                                                         int64_t target_size) {
+                                                        int64_t target_size) {
   size_t first = 0;
   while (first < sorted.size() && sorted[first].file_size >= target_size) first++;
   if (sorted.size() - first < 2) return std::nullopt;
@@ -171,14 +171,12 @@ Result<std::optional<int64_t>> CompactAppendTable(
     });
     auto picked = !rewritable ? std::nullopt
                   : full      ? PickAppendFull(files, core.target_file_size)
-                              : PickAppendCompaction(files, core.target_file_size, min_files,
-                                                     max_files);
+                         : PickAppendCompaction(files, core.target_file_size, min_files, max_files);
     if (picked) {
       TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(id.first, pt));
       const std::string dir = meta::BucketDir(
           path, meta::PartitionPath(pf, part, core.partition_default_name), id.second);
-      TRIB_ASSIGN_OR_RETURN(auto after,
-                            RewriteAppendFiles(*schema, dir, *picked, core, &schemas));
+      TRIB_ASSIGN_OR_RETURN(auto after, RewriteAppendFiles(*schema, dir, *picked, core, &schemas));
       CommitMessage m;
       m.partition = id.first;
       m.bucket = id.second;
@@ -201,8 +199,7 @@ Result<std::optional<int64_t>> CompactAppendTable(
 
 Result<std::optional<int64_t>> CommitCompactions(
     const std::string& path, std::shared_ptr<const TableSchema> schema,
-    const std::string& commit_user, Status work,
-    std::vector<std::optional<CommitMessage>> messages,
+    const std::string& commit_user, Status work, std::vector<std::optional<CommitMessage>> messages,
     const std::vector<std::vector<std::string>>& outputs, const std::string& what) {
   auto drop_outputs = [&] {
     for (const auto& o : outputs) {

@@ -1,10 +1,10 @@
 #include "write/bucket_writer.h"
-#include "write/lookup_changelog.h"
 
 #include "format/parquet/writer.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
 #include "merge/merge_function.h"
+#include "write/lookup_changelog.h"
 
 namespace tributary::write {
 
@@ -18,7 +18,8 @@ BucketWriter::~BucketWriter() = default;
 
 void BucketWriter::TakePending(std::vector<std::pair<RowKind, Row>>* out) {
   if (columns_) {
-    for (size_t i = 0; i < columns_->size(); i++) out->emplace_back(columns_->kind(i), columns_->GetRow(i));
+    for (size_t i = 0; i < columns_->size(); i++)
+      out->emplace_back(columns_->kind(i), columns_->GetRow(i));
     columns_->Clear();
   }
   for (auto& kv : buffer_) out->emplace_back(kv.kind, std::move(kv.value));
@@ -43,8 +44,8 @@ Status BucketWriter::Flush(int64_t target_file_size, bool keep_columns) {
     // The same from the column buffer: its records in key order (records of one key in write
     // order, their sequence order), written column by column.
     DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
-                             target_file_size, 0, meta::FileSource::kAppend,
-                             ctx_.changelog_format, ctx_.write_cols);
+                             target_file_size, 0, meta::FileSource::kAppend, ctx_.changelog_format,
+                             ctx_.write_cols);
     std::vector<uint32_t> order = columns_->SortedByKey(layout_.key_columns);
     std::vector<int64_t> sequences(order.size()), kinds(order.size());
     for (size_t k = 0; k < order.size(); k++) {
@@ -53,8 +54,8 @@ Status BucketWriter::Flush(int64_t target_file_size, bool keep_columns) {
     }
     Status st;
     if (changelog.CanWriteColumns()) {
-      st = changelog.WriteColumns(columns_->Columns(), order.data(), sequences.data(),
-                                  kinds.data(), order.size());
+      st = changelog.WriteColumns(columns_->Columns(), order.data(), sequences.data(), kinds.data(),
+                                  order.size());
     } else {  // another 'changelog-file.format': record by record
       for (size_t k = 0; st.ok() && k < order.size(); k++) {
         KeyValue kv;
@@ -76,8 +77,8 @@ Status BucketWriter::Flush(int64_t target_file_size, bool keep_columns) {
     merge::SortWriteBuffer(&buffer_, merge::KeyComparator(layout_.key_columns),
                            merge::SequenceOrder(ctx_.merge_config));
     DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
-                             target_file_size, 0, meta::FileSource::kAppend,
-                             ctx_.changelog_format, ctx_.write_cols);
+                             target_file_size, 0, meta::FileSource::kAppend, ctx_.changelog_format,
+                             ctx_.write_cols);
     Status st;
     for (size_t i = 0; st.ok() && i < buffer_.size(); i++) st = changelog.Write(buffer_[i]);
     if (!st.ok()) {
@@ -88,10 +89,10 @@ Status BucketWriter::Flush(int64_t target_file_size, bool keep_columns) {
     for (auto& f : files) new_changelog_files_.push_back(std::move(f));
   }
   if (!written) {
-    DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0,
-                          meta::FileSource::kAppend, ctx_.format, ctx_.write_cols);
+    DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
+                          ctx_.format, ctx_.write_cols);
     const size_t first_file = new_files_.size();
-    Status st = columns_               ? WriteColumns(&writer, keep_columns)
+    Status st = columns_              ? WriteColumns(&writer, keep_columns)
                 : layout_.primary_key ? WriteMerged(&writer)
                                       : WriteAll(&writer);
     auto files = st.ok() ? writer.Finish() : Result<std::vector<meta::DataFileMeta>>(st);
@@ -148,8 +149,8 @@ Result<bool> BucketWriter::FlushSharingChangelog(int64_t target_file_size) {
                            meta::FileSource::kAppend, ctx_.changelog_format, ctx_.write_cols);
   Status st;
   if (!earlier.empty()) {
-    st = changelog.WriteColumns(columns_->Columns(), earlier.data(), sequences.data(),
-                                kinds.data(), earlier.size());
+    st = changelog.WriteColumns(columns_->Columns(), earlier.data(), sequences.data(), kinds.data(),
+                                earlier.size());
   }
   Result<std::vector<meta::DataFileMeta>> earlier_files =
       st.ok() ? changelog.Finish() : Result<std::vector<meta::DataFileMeta>>(st);
@@ -189,7 +190,8 @@ void BucketWriter::MoveBufferAbove(int64_t live_max) {
   if (buffer_.empty() && columns_empty && new_files_.empty()) RaiseNextSeq(live_max + 1);
 }
 
-Result<std::vector<meta::DataFileMeta>> BucketWriter::Renumber(int64_t shift, int64_t target_file_size) {
+Result<std::vector<meta::DataFileMeta>> BucketWriter::Renumber(int64_t shift,
+                                                               int64_t target_file_size) {
   std::vector<meta::DataFileMeta> out;
   int64_t max_seq = 0;
   auto drop_out = [&]() {
@@ -197,10 +199,10 @@ Result<std::vector<meta::DataFileMeta>> BucketWriter::Renumber(int64_t shift, in
   };
   for (const auto& f : new_files_) {
     // Each old file holds sorted unique keys; it becomes one (or more, if it rolls) new file.
-    DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0,
-                          meta::FileSource::kAppend, ctx_.format, ctx_.write_cols);
-    auto records = ReadDataFile({io::JoinPath(dir_, f.file_name), f.row_count}, layout_, 0,
-                                f.write_cols);
+    DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
+                          ctx_.format, ctx_.write_cols);
+    auto records =
+        ReadDataFile({io::JoinPath(dir_, f.file_name), f.row_count}, layout_, 0, f.write_cols);
     Status st = records.status();
     for (size_t i = 0; st.ok() && i < records->size(); i++) {
       merge::KeyValue& kv = (*records)[i];
@@ -278,8 +280,8 @@ Status BucketWriter::WriteColumns(DataFileWriter* w, bool keep) {
                                                          /*keep_retracts=*/true));
   if (!plan) return Status::Internal("a column write buffer for a merge that needs rows");
   ColumnMergeOutput merged;
-  TRIB_ASSIGN_OR_RETURN(bool by_columns, columns_->Merge(layout_.key_columns, columns_first_seq_,
-                                                         &*plan, &merged));
+  TRIB_ASSIGN_OR_RETURN(bool by_columns,
+                        columns_->Merge(layout_.key_columns, columns_first_seq_, &*plan, &merged));
   if (!by_columns) {
     // A key the column merge does not take: the records as rows, through the merge function
     // (which reports what is wrong with them).

@@ -54,8 +54,8 @@ struct WriteContext {
   // 'changelog-producer' = 'lookup': each commit writes the exact changes of its keys to
   // changelog files named with this prefix (lookup_changelog.h).
   std::optional<std::string> lookup_changelog_prefix;
-  bool row_deduplicate = false;                    // 'changelog-producer.row-deduplicate'
-  std::set<std::string> row_deduplicate_ignore;   // '...row-deduplicate-ignore-fields'
+  bool row_deduplicate = false;                  // 'changelog-producer.row-deduplicate'
+  std::set<std::string> row_deduplicate_ignore;  // '...row-deduplicate-ignore-fields'
   // Which table the writer opened (meta::TableIncarnation): its commits go into that table only.
   std::string table_incarnation;
 };
@@ -63,8 +63,12 @@ struct WriteContext {
 class BucketWriter {
  public:
   BucketWriter(const WriteContext& ctx, std::string dir, int64_t next_seq)
-      : ctx_(ctx), schema_(*ctx.schema), layout_(ctx.layout), dir_(std::move(dir)),
-        next_seq_(next_seq), namer_("data-", "") {
+      : ctx_(ctx),
+        schema_(*ctx.schema),
+        layout_(ctx.layout),
+        dir_(std::move(dir)),
+        next_seq_(next_seq),
+        namer_("data-", "") {
     if (ctx.column_buffer) columns_ = std::make_unique<ColumnWriteBuffer>(layout_.fields);
   }
   ~BucketWriter();
@@ -73,7 +77,8 @@ class BucketWriter {
   void set_lookup_cache(std::unique_ptr<LookupValueCache> cache);
 
   void Add(merge::KeyValue kv) {
-    if (kept_merge_) [[unlikely]] ReleaseFlushColumns();
+    if (kept_merge_) [[unlikely]]
+      ReleaseFlushColumns();
     if (columns_) {
       // Sequence numbers of buffered records are consecutive from columns_first_seq_.
       if (columns_->empty()) columns_first_seq_ = next_seq_;

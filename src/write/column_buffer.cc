@@ -4,9 +4,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "tributary/column_batch.h"
-
 #include "format/parquet/writer.h"
+#include "tributary/column_batch.h"
 
 namespace tributary::write {
 
@@ -156,9 +155,8 @@ Result<bool> ColumnWriteBuffer::Merge(const std::vector<int>& key_columns, int64
   while (i < all.size()) {
     size_t j = i + 1;
     while (j < all.size() && CompareKeys(key_columns, all[i], all[j]) == 0) j++;
-    TRIB_ASSIGN_OR_RETURN(bool merged,
-                          plan->Merge(Group{this, all.data() + i, j - i, first_seq}, nullptr,
-                                      null_row, out));
+    TRIB_ASSIGN_OR_RETURN(bool merged, plan->Merge(Group{this, all.data() + i, j - i, first_seq},
+                                                   nullptr, null_row, out));
     if (!merged) return false;
     i = j;
   }

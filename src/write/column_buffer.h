@@ -1,10 +1,9 @@
 // ColumnWriteBuffer: the write buffer of a bucket held column by column (DESIGN.md "rows move in
 // column batches") in the columns scans hand out (ColumnVector): integers and floating-point
-// numbers in typed vectors, strings in one arena per column, other types as Values. A flush sorts record indices by key, merges each
-// key's records with the table's ColumnMergePlan and hands the columns to the Parquet writer
-// through the merged rows, so no row is rebuilt and strings are read from a few contiguous
-// arenas.
-// Thread-safety: single-threaded (one per bucket writer).
+// numbers in typed vectors, strings in one arena per column, other types as Values. A flush sorts
+// record indices by key, merges each key's records with the table's ColumnMergePlan and hands the
+// columns to the Parquet writer through the merged rows, so no row is rebuilt and strings are read
+// from a few contiguous arenas. Thread-safety: single-threaded (one per bucket writer).
 #pragma once
 
 #include <cstdint>

@@ -15,7 +15,8 @@ using merge::ColumnMergePlan;
 namespace {
 
 std::vector<Field> Fields() {
-  return {{0, "id", DataType::BigInt().NotNull(), ""}, {1, "v", DataType::BigInt(), ""},
+  return {{0, "id", DataType::BigInt().NotNull(), ""},
+          {1, "v", DataType::BigInt(), ""},
           {2, "s", DataType::String(), ""}};
 }
 

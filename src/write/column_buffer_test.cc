@@ -1,4 +1,6 @@
 // The column write buffer and DataFileWriter::WriteColumns against the row path they replace.
+#include "write/column_buffer.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -7,13 +9,12 @@
 #include <cstdlib>
 #include <random>
 
-#include "format/parquet/writer.h"
-#include "datafile/test_hooks.h"
-#include "io/file_system.h"
-#include "merge/merge_config.h"
-#include "write/column_buffer.h"
 #include "compact/compaction_job.h"
 #include "datafile/data_file.h"
+#include "datafile/test_hooks.h"
+#include "format/parquet/writer.h"
+#include "io/file_system.h"
+#include "merge/merge_config.h"
 
 namespace tributary::write {
 
@@ -56,8 +57,13 @@ TEST(ColumnWriteBuffer, HoldsRowsIncludingANullInTheFirstRecord) {
   ColumnWriteBuffer b(TestFields());
   Row first = {Value::Int(1), Value::Null(), Value::Null(), Value::Null(),
                Value::Null(), Value::Null(), Value::Null()};
-  Row second = {Value::Int(2), Value::String("x"), Value::Int(3), Value::Double(1.5),
-                Value::Bool(true), Value::Dec(Decimal{5}), Value::Ts(Timestamp{7, 0})};
+  Row second = {Value::Int(2),
+                Value::String("x"),
+                Value::Int(3),
+                Value::Double(1.5),
+                Value::Bool(true),
+                Value::Dec(Decimal{5}),
+                Value::Ts(Timestamp{7, 0})};
   b.Add(RowKind::kInsert, first);
   b.Add(RowKind::kDelete, second);
   ASSERT_EQ(b.size(), 2u);
@@ -263,8 +269,8 @@ TEST_F(WriteColumnsTest, MatchesTheRowPath) {
   DataFileWriter by_cols(layout, dir_, &cols_namer, target, 0, meta::FileSource::kAppend, format);
   ASSERT_TRUE(by_cols.CanWriteColumns());
   for (const auto& kv : records) ASSERT_TRUE(by_rows.Write(kv).ok());
-  Status st = by_cols.WriteColumns(buffer.Columns(), order.data(), seqs.data(), kinds.data(),
-                                   order.size());
+  Status st =
+      by_cols.WriteColumns(buffer.Columns(), order.data(), seqs.data(), kinds.data(), order.size());
   ASSERT_TRUE(st.ok()) << st.ToString();
   auto row_files = by_rows.Finish();
   auto col_files = by_cols.Finish();
@@ -287,7 +293,8 @@ TEST_F(WriteColumnsTest, NullInANotNullColumnIsRefused) {
   std::vector<int64_t> seqs = {1}, kinds = {0};
   Status st = w.WriteColumns(buffer.Columns(), order.data(), seqs.data(), kinds.data(), 1);
   EXPECT_FALSE(st.ok());
-  EXPECT_NE(st.ToString().find("NULL in NOT NULL column '_KEY_k'"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.ToString().find("NULL in NOT NULL column '_KEY_k'"), std::string::npos)
+      << st.ToString();
   w.Abort();
 }
 
@@ -341,8 +348,8 @@ TEST_F(WriteColumnsTest, ColumnCompactionMatchesTheRowMerge) {
     for (size_t chunk : {1, 97, 1000}) {
       meta::FileNamer chunk_namer("chunks-" + std::to_string(chunk) + "-", "");
       GetTestHooks().compaction_chunk_rows = chunk;
-      auto by_chunks = RunCompaction(dir_, schema, dir_, unit, highest, 30000, format,
-                                     &chunk_namer);
+      auto by_chunks =
+          RunCompaction(dir_, schema, dir_, unit, highest, 30000, format, &chunk_namer);
       GetTestHooks().compaction_chunk_rows = 0;
       ASSERT_TRUE(by_chunks.ok()) << by_chunks.status().ToString();
       EXPECT_TRUE(by_chunks->by_columns);
@@ -373,8 +380,8 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
       for (size_t c = 1; c < r.size(); c++) {
         if ((c + static_cast<size_t>(file)) % 3 == 0) r[c] = Value::Null();
       }
-      records.push_back({seq++, rng() % 5 == 0 ? RowKind::kUpdateAfter : kind, std::move(r), 0,
-                         nullptr});
+      records.push_back(
+          {seq++, rng() % 5 == 0 ? RowKind::kUpdateAfter : kind, std::move(r), 0, nullptr});
     }
     DataFileWriter w(layout, dir_, &namer, 1 << 30, 0, meta::FileSource::kAppend, format);
     for (const auto& kv : records) ASSERT_TRUE(w.Write(kv).ok());
@@ -406,9 +413,8 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
 // Keys other than one integer column (a string and an integer here) merge column by column too,
 // for every engine.
 TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
-  for (const std::string variant :
-       {"deduplicate", "partial-update", "aggregation", "first-row", "deduplicate ignore-delete",
-        "aggregation ignore-delete"}) {
+  for (const std::string variant : {"deduplicate", "partial-update", "aggregation", "first-row",
+                                    "deduplicate ignore-delete", "aggregation ignore-delete"}) {
     SCOPED_TRACE(variant);
     const std::string engine = variant.substr(0, variant.find(' '));
     const bool ignore_delete = variant.find("ignore-delete") != std::string::npos;

@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <cstring>
+#include <functional>
 
 #include "format/compression.h"
 #include "io/file_system.h"
@@ -34,7 +34,8 @@ std::string HashIndexFileName(const std::string& base, std::string_view bytes) {
 Status CheckHashIndexFile(const std::string& path, const meta::IndexManifestEntry& e,
                           std::string_view bytes) {
   auto damaged = [&](const std::string& why) {
-    return Status::Corruption("HASH index file '" + path + "' is damaged (" + why + "); the "
+    return Status::Corruption("HASH index file '" + path + "' is damaged (" + why +
+                              "); the "
                               "bucket of keys cannot be told, so nothing is written. Restore the "
                               "file, or rewrite the table (INSERT OVERWRITE) to index it anew");
   };
@@ -48,8 +49,7 @@ Status CheckHashIndexFile(const std::string& path, const meta::IndexManifestEntr
   if (tag != std::string::npos && name.compare(tag, 2, kCrcTag) == 0 &&
       std::all_of(name.begin() + static_cast<std::ptrdiff_t>(tag) + 2, name.end(),
                   [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })) {
-    const uint32_t stored =
-        static_cast<uint32_t>(std::stoul(name.substr(tag + 2), nullptr, 16));
+    const uint32_t stored = static_cast<uint32_t>(std::stoul(name.substr(tag + 2), nullptr, 16));
     if (stored != format::Crc32(bytes)) return damaged("its checksum does not match its bytes");
   }
   return Status::OK();
@@ -82,7 +82,7 @@ Result<std::string> LockPath(const std::string& table_path, const char* name) {
 }  // namespace
 
 Result<std::unique_ptr<BucketLayoutLock>> BucketLayoutLock::Take(const std::string& table_path,
-                                                                  bool exclusive) {
+                                                                 bool exclusive) {
   TRIB_RETURN_NOT_OK(RequireTableDir(table_path));
   TRIB_ASSIGN_OR_RETURN(const std::string path, LockPath(table_path, ".bucket-layout.lock"));
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -96,7 +96,8 @@ Result<std::unique_ptr<BucketLayoutLock>> BucketLayoutLock::Take(const std::stri
     if (waited >= kTimeoutMs) {
       ::close(fd);
       return Status::Conflict("the bucket layout of table '" + table_path + "' stayed locked for " +
-                              std::to_string(kTimeoutMs / 1000) + " s (a rescale or writers "
+                              std::to_string(kTimeoutMs / 1000) +
+                              " s (a rescale or writers "
                               "committing)");
     }
     ::usleep(5000);
@@ -205,10 +206,11 @@ Result<DynamicBucketAssigner::PartitionIndex*> DynamicBucketAssigner::Load(
     TRIB_RETURN_NOT_OK(CheckHashIndexFile(path, e, bytes));
     auto& hashes = p.hashes[e.bucket];
     for (size_t i = 0; i < bytes.size(); i += 4) {
-      int32_t h = static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 24) |
-                                       (static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 16) |
-                                       (static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 2])) << 8) |
-                                       static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 3])));
+      int32_t h =
+          static_cast<int32_t>((static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << 24) |
+                               (static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 1])) << 16) |
+                               (static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 2])) << 8) |
+                               static_cast<uint32_t>(static_cast<uint8_t>(bytes[i + 3])));
       p.bucket_of[h] = e.bucket;
       hashes.push_back(h);
     }
@@ -329,7 +331,8 @@ void DynamicBucketAssigner::Retain(const std::optional<std::string>& index_manif
     // the one seen last stays the one to check against.
     return;
   }
-  for (const auto& [partition, bucket, file] : flushed_) partitions_[partition].files[bucket] = file;
+  for (const auto& [partition, bucket, file] : flushed_)
+    partitions_[partition].files[bucket] = file;
   flushed_.clear();
   for (auto it = partitions_.begin(); it != partitions_.end();) {
     it->second.dirty.clear();

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <set>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -47,7 +47,8 @@ class DynamicBucketAssigner {
   // partition has that many, a new key goes to one of them (by its hash) whatever its size.
   DynamicBucketAssigner(std::string table_path, int64_t target_rows, int32_t initial_buckets,
                         int32_t max_buckets = -1)
-      : table_path_(std::move(table_path)), target_rows_(target_rows),
+      : table_path_(std::move(table_path)),
+        target_rows_(target_rows),
         initial_buckets_(max_buckets > 0 ? std::min(initial_buckets, max_buckets)
                                          : initial_buckets),
         max_buckets_(max_buckets) {}
@@ -80,8 +81,8 @@ class DynamicBucketAssigner {
  private:
   struct PartitionIndex {
     absl::flat_hash_map<int32_t, int32_t> bucket_of;  // open addressing: one probe, no node
-    std::map<int32_t, std::vector<int32_t>> hashes;  // bucket -> hashes
-    std::map<int32_t, std::string> files;           // bucket -> current HASH index file
+    std::map<int32_t, std::vector<int32_t>> hashes;   // bucket -> hashes
+    std::map<int32_t, std::string> files;             // bucket -> current HASH index file
     std::set<int32_t> dirty;
     bool overwritten = false;
   };
@@ -99,7 +100,7 @@ class DynamicBucketAssigner {
   bool loaded_manifest_ = false;
   std::vector<meta::IndexManifestEntry> latest_;  // HASH entries of the latest snapshot
   std::map<std::string, PartitionIndex> partitions_;
-  std::string last_partition_;       // Load's last hit (a map node: stable until Release)
+  std::string last_partition_;  // Load's last hit (a map node: stable until Release)
   PartitionIndex* last_ = nullptr;
   std::vector<std::string> written_;
   // Flush's new index files (partition, bucket, file), applied to `files` by Retain.

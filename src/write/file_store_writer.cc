@@ -1,6 +1,7 @@
 // FileStoreWriter's write path: routing rows to partitions and buckets (the cross-partition
 // index, dynamic buckets), the bucket writers and their checks, restoring the table's state.
 #include "write/file_store_writer.h"
+
 #include "options/option_keys.h"
 
 namespace tributary::write {
@@ -9,9 +10,14 @@ FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSc
                                  WriteOptions options, CoreOptions core, WriteContext ctx,
                                  std::unique_ptr<merge::MergeFunction> input_merge,
                                  TableRowScanner scanner)
-    : path_(std::move(path)), schema_(std::move(schema)), options_(std::move(options)),
-      core_(std::move(core)), ctx_(std::move(ctx)), layout_(ctx_.layout),
-      input_merge_(std::move(input_merge)), scanner_(std::move(scanner)) {
+    : path_(std::move(path)),
+      schema_(std::move(schema)),
+      options_(std::move(options)),
+      core_(std::move(core)),
+      ctx_(std::move(ctx)),
+      layout_(ctx_.layout),
+      input_merge_(std::move(input_merge)),
+      scanner_(std::move(scanner)) {
   ctx_.schema = schema_.get();
   if (options::IsSet(*schema_, options::kFullCompactionDeltaCommits)) {
     full_compaction_delta_commits_ = std::max<int64_t>(
@@ -40,8 +46,8 @@ FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSc
     int32_t initial = core_.dynamic_bucket_initial_buckets > 0
                           ? core_.dynamic_bucket_initial_buckets
                           : DefaultParallelism();
-    dynamic_ = std::make_unique<DynamicBucketAssigner>(
-        path_, core_.dynamic_bucket_target_rows, initial, core_.dynamic_bucket_max_buckets);
+    dynamic_ = std::make_unique<DynamicBucketAssigner>(path_, core_.dynamic_bucket_target_rows,
+                                                       initial, core_.dynamic_bucket_max_buckets);
     cross_partition_ = schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
                        schema_->primary_keys.size();
     // Keys are the trimmed primary key across partitions, as Paimon's global index has them.
@@ -61,11 +67,11 @@ FileStoreWriter::~FileStoreWriter() {
 Status FileStoreWriter::Write(RowKind kind, Row&& row) {
   if (failed_) return Status::Invalid("the writer failed earlier and must be discarded");
   if (row.size() != schema_->fields.size()) {
-    return Status::Invalid("table '" + path_ + "' has " +
-                           std::to_string(schema_->fields.size()) + " columns but the row has " +
-                           std::to_string(row.size()));
+    return Status::Invalid("table '" + path_ + "' has " + std::to_string(schema_->fields.size()) +
+                           " columns but the row has " + std::to_string(row.size()));
   }
-  for (size_t i = 0; i < row.size(); i++) TRIB_RETURN_NOT_OK(CheckValue(row[i], schema_->fields[i]));
+  for (size_t i = 0; i < row.size(); i++)
+    TRIB_RETURN_NOT_OK(CheckValue(row[i], schema_->fields[i]));
   if (!layout_.primary_key && kind != RowKind::kInsert) {
     return Status::Invalid("an append table (no primary key) accepts only INSERT rows, got " +
                            std::string(RowKindShortString(kind)));
@@ -83,8 +89,9 @@ Status FileStoreWriter::Write(RowKind kind, Row&& row) {
 
 Status FileStoreWriter::WriteCrossPartition(RowKind kind, Row&& row) {
   if (options_.overwrite) {
-    return Status::NotSupported("INSERT OVERWRITE of a table with cross-partition updates (a "
-                                "primary key without every partition key) is not supported yet");
+    return Status::NotSupported(
+        "INSERT OVERWRITE of a table with cross-partition updates (a "
+        "primary key without every partition key) is not supported yet");
   }
   TRIB_RETURN_NOT_OK(LoadCrossIndex());
   Row key(pk_idx_.size());
@@ -124,8 +131,8 @@ Status FileStoreWriter::WriteCrossPartition(RowKind kind, Row&& row) {
 
 uint32_t FileStoreWriter::CrossPartitionId(const Row& partition) {
   std::string bytes = format::SerializeBinaryRow(partition_types_, partition);
-  auto [it, added] = cross_partition_id_.try_emplace(std::move(bytes),
-                                                    static_cast<uint32_t>(cross_partitions_.size()));
+  auto [it, added] = cross_partition_id_.try_emplace(
+      std::move(bytes), static_cast<uint32_t>(cross_partitions_.size()));
   if (added) cross_partitions_.push_back(partition);
   return it->second;
 }
@@ -150,8 +157,7 @@ Status FileStoreWriter::LoadCrossIndex() {
     TRIB_RETURN_NOT_OK(scanner_(projection, [&](const Row& r) {
       for (size_t k = 0; k < n; k++) key[k] = r[k];
       for (size_t k = 0; k < partition.size(); k++) partition[k] = r[n + k];
-      cross_partition_of_[format::SerializeBinaryRow(pk_types_, key)] =
-          CrossPartitionId(partition);
+      cross_partition_of_[format::SerializeBinaryRow(pk_types_, key)] = CrossPartitionId(partition);
     }));
   }
   cross_snapshot_ = latest;
@@ -174,14 +180,13 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
   int32_t bucket = 0;
   if (core_.bucket > 0) {
     TRIB_ASSIGN_OR_RETURN(int32_t total, TotalBucketsOf(pbytes));
-    bucket = format::BucketOf(format::HashRow(bucket_types_, pick(bucket_idx_, &scratch_key_)),
-                              total);
+    bucket =
+        format::BucketOf(format::HashRow(bucket_types_, pick(bucket_idx_, &scratch_key_)), total);
   } else if (dynamic_) {
     TRIB_ASSIGN_OR_RETURN(
-        bucket, dynamic_->Assign(pbytes,
-                                 format::HashRow(key_types_,
-                                                 pick(layout_.key_columns, &scratch_key_)),
-                                 options_.overwrite));
+        bucket, dynamic_->Assign(
+                    pbytes, format::HashRow(key_types_, pick(layout_.key_columns, &scratch_key_)),
+                    options_.overwrite));
   }
   TRIB_ASSIGN_OR_RETURN(BucketWriter * bw, GetBucket(pbytes, partition, bucket));
   KeyValue kv{0, kind, std::move(row), 0, nullptr};
@@ -279,7 +284,8 @@ bool FileStoreWriter::SumsProvablyFit(const std::vector<meta::DataFileMeta>& fil
   return true;
 }
 
-bool FileStoreWriter::OverlapsAny(const meta::DataFileMeta& f, const std::vector<meta::DataFileMeta>& files) const {
+bool FileStoreWriter::OverlapsAny(const meta::DataFileMeta& f,
+                                  const std::vector<meta::DataFileMeta>& files) const {
   auto rf = DecodeKeyRange(f, key_types_);
   if (!rf) return true;
   for (const auto& n : files) {
@@ -293,8 +299,9 @@ Status FileStoreWriter::CheckRetractAllowed() const {
   const merge::MergeConfig& c = *ctx_.merge_config;
   if (c.ignore_delete) return Status::OK();
   if (c.engine == "first-row") {
-    return Status::Invalid("a first-row table does not accept DELETE or UPDATE_BEFORE rows; set "
-                           "'first-row.ignore-delete' = 'true' to ignore them");
+    return Status::Invalid(
+        "a first-row table does not accept DELETE or UPDATE_BEFORE rows; set "
+        "'first-row.ignore-delete' = 'true' to ignore them");
   }
   if (c.engine == "partial-update" && !c.remove_record_on_delete && !c.HasSequenceGroups()) {
     return Status::Invalid(
@@ -306,10 +313,11 @@ Status FileStoreWriter::CheckRetractAllowed() const {
     for (size_t i = 0; i < c.aggregate.size(); i++) {
       if (!c.aggregate[i].empty() && !c.ignore_retract[i] &&
           !merge::AggregatorSupportsRetract(c.aggregate[i])) {
-        return Status::Invalid("column '" + schema_->fields[i].name + "': aggregate function '" +
-                               c.aggregate[i] + "' does not support retraction (DELETE or "
-                               "UPDATE_BEFORE); set 'fields." + schema_->fields[i].name +
-                               ".ignore-retract' = 'true' to ignore them");
+        return Status::Invalid(
+            "column '" + schema_->fields[i].name + "': aggregate function '" + c.aggregate[i] +
+            "' does not support retraction (DELETE or "
+            "UPDATE_BEFORE); set 'fields." +
+            schema_->fields[i].name + ".ignore-retract' = 'true' to ignore them");
       }
     }
   }
@@ -336,10 +344,11 @@ Status FileStoreWriter::Restore() {
   return Status::OK();
 }
 
-Result<BucketWriter*> FileStoreWriter::GetBucket(const std::string& pbytes, const Row& partition, int32_t bucket) {
+Result<BucketWriter*> FileStoreWriter::GetBucket(const std::string& pbytes, const Row& partition,
+                                                 int32_t bucket) {
   // The last partition's writers by bucket id: no map lookup (string comparisons) per row.
-  if (pbytes == recent_partition_ && bucket >= 0 &&
-      static_cast<size_t>(bucket) < recent_.size() && recent_[bucket]) {
+  if (pbytes == recent_partition_ && bucket >= 0 && static_cast<size_t>(bucket) < recent_.size() &&
+      recent_[bucket]) {
     return recent_[bucket];
   }
   BucketId id{pbytes, bucket};
@@ -357,8 +366,8 @@ Result<BucketWriter*> FileStoreWriter::GetBucket(const std::string& pbytes, cons
       bucket);
   auto bw = std::make_unique<BucketWriter>(ctx_, dir, next_seq);
   if (ctx_.lookup_changelog_prefix) {
-    bw->set_lookup_cache(std::make_unique<LookupValueCache>(&lookup_cache_used_,
-                                                            lookup_cache_budget_));
+    bw->set_lookup_cache(
+        std::make_unique<LookupValueCache>(&lookup_cache_used_, lookup_cache_budget_));
   }
   BucketWriter* raw = bw.get();
   buckets_[id] = std::move(bw);
@@ -406,9 +415,9 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
     if (options_.check_new_partition) TRIB_RETURN_NOT_OK(options_.check_new_partition(name));
     const std::string marked = meta::PartitionPath(partition_fields_, partition);
     const bool added = marked_partitions_.count(marked) > 0;
-    if (!added &&
-        !options::GetOrDefault(*schema_, options::kClientWriterDynamicCreatePartition)) {
-      return Status::Invalid("partition " + name + " does not exist and "
+    if (!added && !options::GetOrDefault(*schema_, options::kClientWriterDynamicCreatePartition)) {
+      return Status::Invalid("partition " + name +
+                             " does not exist and "
                              "'client.writer.dynamic-create-partition.enabled' is false");
     }
     const int64_t max_partitions = options::GetOrDefault(*schema_, options::kMaxPartitionNum);
@@ -416,8 +425,10 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
     const int64_t count = static_cast<int64_t>(partitions.size()) + marked_only_ + (added ? 0 : 1);
     if (count > max_partitions) {
       return Status::Invalid("writing partition " + name + " would give the table " +
-                             std::to_string(count) + " partitions, more than "
-                             "'max.partition.num' = " + std::to_string(max_partitions));
+                             std::to_string(count) +
+                             " partitions, more than "
+                             "'max.partition.num' = " +
+                             std::to_string(max_partitions));
     }
     if (added && marked_only_ > 0) {
       marked_partitions_.erase(marked);
@@ -426,9 +437,13 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
   }
   const int64_t max_buckets = options::GetOrDefault(*schema_, options::kMaxBucketNum);
   if (buckets + 1 > max_buckets) {
-    return Status::Invalid("writing bucket " + std::to_string(id.second) + " would give the "
-                           "table " + std::to_string(buckets + 1) + " buckets, more than "
-                           "'max.bucket.num' = " + std::to_string(max_buckets));
+    return Status::Invalid("writing bucket " + std::to_string(id.second) +
+                           " would give the "
+                           "table " +
+                           std::to_string(buckets + 1) +
+                           " buckets, more than "
+                           "'max.bucket.num' = " +
+                           std::to_string(max_buckets));
   }
   partitions.insert(id.first);
   limit_buckets_++;

@@ -55,8 +55,8 @@ using commit::CommitRequest;
 using commit::CommitResult;
 using commit::FileStoreCommit;
 using compact::BuildSortedRuns;
-using compact::CompactUnit;
 using compact::CompactionResult;
+using compact::CompactUnit;
 using compact::DryRunMerge;
 using compact::RunCompaction;
 using compact::UniversalCompactionPicker;
@@ -79,8 +79,8 @@ using BucketId = std::pair<std::string, int32_t>;  // (serialized partition, buc
 
 class FileStoreWriter : public TableWriter {
  public:
-  FileStoreWriter(std::string path, std::shared_ptr<const TableSchema> schema,
-                  WriteOptions options, CoreOptions core, WriteContext ctx,
+  FileStoreWriter(std::string path, std::shared_ptr<const TableSchema> schema, WriteOptions options,
+                  CoreOptions core, WriteContext ctx,
                   std::unique_ptr<merge::MergeFunction> input_merge, TableRowScanner scanner);
 
   ~FileStoreWriter() override;
@@ -133,7 +133,7 @@ class FileStoreWriter : public TableWriter {
     std::atomic<bool> done{false};
   };
 
-  std::vector<std::string> warnings_;  // of the last Commit()
+  std::vector<std::string> warnings_;         // of the last Commit()
   std::binary_semaphore compaction_slot_{1};  // held by the running background compaction
   // Append tables: the background small-file compaction (async_compaction), and the buckets
   // written since a compaction last looked at them.
@@ -157,8 +157,7 @@ class FileStoreWriter : public TableWriter {
   void DropCompactionJobs();
 
   // Starts compacting `unit` of bucket `id` in the background.
-  void StartCompactionJob(const BucketId& id, BucketWriter* bw, CompactUnit unit,
-                          int32_t highest);
+  void StartCompactionJob(const BucketId& id, BucketWriter* bw, CompactUnit unit, int32_t highest);
 
   int32_t TotalBuckets() const { return core_.bucket > 0 ? core_.bucket : -1; }
 
@@ -200,8 +199,6 @@ class FileStoreWriter : public TableWriter {
   int64_t marked_only_ = 0;                  // of them, partitions without files
   int64_t limit_buckets_ = 0;
 
-
-
   void RememberBucket(const std::string& pbytes, int32_t bucket, BucketWriter* bw);
 
   // This commit's work in one bucket: flushes its buffer, checks that aggregates still merge and
@@ -238,13 +235,13 @@ class FileStoreWriter : public TableWriter {
   // Cross-partition updates (WriteCrossPartition): each key's partition.
   TableRowScanner scanner_;
   bool cross_partition_ = false;
-  std::vector<int> pk_idx_;             // the trimmed primary key (no partition column)
+  std::vector<int> pk_idx_;  // the trimmed primary key (no partition column)
   std::vector<DataType> pk_types_;
   bool cross_loaded_ = false;
-  bool cross_check_ = false;            // check the latest snapshot at the next write
+  bool cross_check_ = false;  // check the latest snapshot at the next write
   std::optional<int64_t> cross_snapshot_;
   absl::flat_hash_map<std::string, uint32_t> cross_partition_of_;  // key -> partition id
-  std::vector<Row> cross_partitions_;                             // partition id -> values
+  std::vector<Row> cross_partitions_;                              // partition id -> values
   absl::flat_hash_map<std::string, uint32_t> cross_partition_id_;  // BinaryRow -> id
   std::vector<DataType> key_types_;
   std::vector<int> partition_idx_, bucket_idx_;
@@ -253,7 +250,7 @@ class FileStoreWriter : public TableWriter {
   Row scratch_partition_, scratch_key_;  // reused by Write
   std::string scratch_pbytes_;
   std::map<BucketId, std::unique_ptr<BucketWriter>> buckets_;
-  std::string recent_partition_;        // GetBucket's last partition and its writers by bucket
+  std::string recent_partition_;  // GetBucket's last partition and its writers by bucket
   std::vector<BucketWriter*> recent_;
   std::map<BucketId, std::vector<meta::DataFileMeta>> existing_;
   std::map<std::string, int32_t> partition_buckets_;  // partition -> its files' bucket count

@@ -14,7 +14,8 @@ Result<std::optional<int64_t>> FileStoreWriter::Commit() {
     RemoveDirsOfDroppedTable();
     return r;
   }
-  const bool full_producer = core_.changelog_producer == options::ChangelogProducer::kFullCompaction;
+  const bool full_producer =
+      core_.changelog_producer == options::ChangelogProducer::kFullCompaction;
   if ((full_producer || full_compaction_every_) && !options_.overwrite && !core_.write_only) {
     // A full compaction after every 'full-compaction.delta-commits' commits. With the
     // full-compaction producer the changelog comes from them: after every commit when the
@@ -31,9 +32,10 @@ Result<std::optional<int64_t>> FileStoreWriter::Commit() {
       // Lost to a concurrent compaction: the changes are emitted by the next full compaction
       // (its changelog is the top level before against after), so nothing is lost.
       if (!compacted.ok() && !compacted.status().IsConflict()) {
-        warnings_.push_back("the full compaction that produces the changelog of the last "
-                            "commits failed (the next one retries): " +
-                            compacted.status().ToString());
+        warnings_.push_back(
+            "the full compaction that produces the changelog of the last "
+            "commits failed (the next one retries): " +
+            compacted.status().ToString());
       }
     }
   }
@@ -41,8 +43,7 @@ Result<std::optional<int64_t>> FileStoreWriter::Commit() {
   // nothing new.)
   const bool append_pending =
       waiting_for_jobs_ && (append_compaction_.valid() || !append_touched_.empty());
-  if ((*r || append_pending) && !layout_.primary_key && !core_.write_only &&
-      !options_.overwrite) {
+  if ((*r || append_pending) && !layout_.primary_key && !core_.write_only && !options_.overwrite) {
     // Append tables compact the small files of the buckets this commit wrote, as Paimon's
     // append writers do (PickAppendCompaction). Lost to another writer's compaction: the next
     // commit tries again. A long-lived writer (async_compaction) compacts in the background,
@@ -62,8 +63,10 @@ Result<std::optional<int64_t>> FileStoreWriter::Commit() {
          append_compaction_.wait_for(std::chrono::seconds(0)) == std::future_status::ready)) {
       Status st = append_compaction_.get();
       if (!st.ok()) {
-        warnings_.push_back(committed + "compacting small files in the background failed (the "
-                            "next commit retries): " + st.ToString());
+        warnings_.push_back(committed +
+                            "compacting small files in the background failed (the "
+                            "next commit retries): " +
+                            st.ToString());
       }
     }
     if (options_.async_compaction && !waiting_for_jobs_) {
@@ -85,8 +88,10 @@ Result<std::optional<int64_t>> FileStoreWriter::Commit() {
                                           options_.commit_user);
       append_touched_.clear();
       if (!compacted.ok() && !compacted.status().IsConflict()) {
-        warnings_.push_back(committed + "compacting its small files failed (the next commit "
-                            "retries): " + compacted.status().ToString());
+        warnings_.push_back(committed +
+                            "compacting its small files failed (the next commit "
+                            "retries): " +
+                            compacted.status().ToString());
       }
     }
   }
@@ -95,8 +100,10 @@ Result<std::optional<int64_t>> FileStoreWriter::Commit() {
     // whatever happens here; a failure is reported and the next commit tries again.
     Status st = commit::ExpireAfterCommit(path_, *schema_);
     if (!st.ok()) {
-      warnings_.push_back("snapshot " + std::to_string(**r) + " is committed, but expiring old "
-                          "snapshots failed (the next commit retries): " + st.ToString());
+      warnings_.push_back("snapshot " + std::to_string(**r) +
+                          " is committed, but expiring old "
+                          "snapshots failed (the next commit retries): " +
+                          st.ToString());
     }
   }
   return r;
@@ -127,11 +134,10 @@ void FileStoreWriter::RemoveDirsOfDroppedTable() {
   }
 }
 
-Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
-                                      const UniversalCompactionPicker& picker, CommitMessage* m,
-                                      std::vector<std::pair<std::string, std::string>>* outputs,
-                                      CompactionJob* job, bool* job_finished,
-                                      std::optional<std::pair<CompactUnit, int32_t>>* next_unit) const {
+Status FileStoreWriter::PrepareBucket(
+    const BucketId& id, BucketWriter* bw, const UniversalCompactionPicker& picker, CommitMessage* m,
+    std::vector<std::pair<std::string, std::string>>* outputs, CompactionJob* job,
+    bool* job_finished, std::optional<std::pair<CompactUnit, int32_t>>* next_unit) const {
   if (layout_.primary_key) {
     auto live = existing_.find(id);
     if (live != existing_.end() && !live->second.empty()) {
@@ -171,8 +177,8 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
       in.flushed_columns = flushed->columns;
       in.flushed_merge = flushed->merged;
     }
-    TRIB_ASSIGN_OR_RETURN(auto files,
-                          WriteLookupChangelog(in, bw->changelog_namer(*ctx_.lookup_changelog_prefix)));
+    TRIB_ASSIGN_OR_RETURN(
+        auto files, WriteLookupChangelog(in, bw->changelog_namer(*ctx_.lookup_changelog_prefix)));
     for (auto& f : files) bw->new_changelog_files().push_back(std::move(f));
   }
   m->changelog_files = bw->new_changelog_files();
@@ -200,8 +206,8 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
   for (const auto& f : m->new_files) files.push_back(f);
   if (job) {
     // A background compaction of this bucket: wait for it only at the stop trigger.
-    bool stop = waiting_for_jobs_ || BuildSortedRuns(files).size() >=
-                                         static_cast<size_t>(core_.sorted_run_stop_trigger);
+    bool stop = waiting_for_jobs_ ||
+                BuildSortedRuns(files).size() >= static_cast<size_t>(core_.sorted_run_stop_trigger);
     if (!job->done.load() && !stop) return Status::OK();
     if (job->thread.joinable()) job->thread.join();
     *job_finished = true;
@@ -236,9 +242,9 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
   // Compacting now: every commit of a writer without background compaction, and the commit
   // that ends the input of one with it (as Paimon's prepareCommit(waitCompaction): after the
   // running compaction is taken in, the next one is picked and waited for).
-  TRIB_ASSIGN_OR_RETURN(auto result,
-                        RunCompaction(path_, *schema_, bw->dir(), *unit, highest,
-                                      core_.target_file_size, core_.format, bw->namer()));
+  TRIB_ASSIGN_OR_RETURN(
+      auto result, RunCompaction(path_, *schema_, bw->dir(), *unit, highest, core_.target_file_size,
+                                 core_.format, bw->namer()));
   for (const auto& f : result.after) outputs->push_back({bw->dir(), f.file_name});
   for (const auto& f : result.changelog) outputs->push_back({bw->dir(), f.file_name});
   for (auto& f : result.changelog) m->compact_changelog_files.push_back(std::move(f));
@@ -262,7 +268,8 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
 }
 
 Status FileStoreWriter::RebucketRescaledPartitions() {
-  if (core_.bucket <= 0 || options_.overwrite || !restored_ || buckets_.empty()) return Status::OK();
+  if (core_.bucket <= 0 || options_.overwrite || !restored_ || buckets_.empty())
+    return Status::OK();
   meta::SnapshotManager snapshots(path_);
   TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Latest());
   if (!snap || snap->id == restored_snapshot_) return Status::OK();
@@ -285,7 +292,8 @@ Status FileStoreWriter::RebucketRescaledPartitions() {
     }
     if (!it->second->new_files().empty()) {
       return Status::Conflict("a partition was rewritten into " +
-                              std::to_string(now[it->first.first]) + " buckets while this "
+                              std::to_string(now[it->first.first]) +
+                              " buckets while this "
                               "writer had flushed rows to its old layout; nothing was "
                               "committed: write them again");
     }
@@ -357,11 +365,12 @@ Status FileStoreWriter::SetOverwrite(CommitRequest* req) {
       return out;
     };
     req->precondition = [names, expected = names(base_live),
-                        id = *options_.overwrite_base_snapshot](
-                           const std::vector<meta::ManifestEntry>& live) -> Status {
+                         id = *options_.overwrite_base_snapshot](
+                            const std::vector<meta::ManifestEntry>& live) -> Status {
       if (names(live) == expected) return Status::OK();
       return Status::Conflict("the rewritten partitions changed since snapshot " +
-                              std::to_string(id) + " (a concurrent write); nothing was "
+                              std::to_string(id) +
+                              " (a concurrent write); nothing was "
                               "committed: run it again");
     };
   }
@@ -373,8 +382,8 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
   // itself holds the lock exclusively).
   std::unique_ptr<BucketLayoutLock> layout_lock;
   if (core_.bucket > 0 && (!options_.overwrite || options_.overwrite_buckets)) {
-    TRIB_ASSIGN_OR_RETURN(layout_lock, BucketLayoutLock::Take(
-                                           path_, options_.overwrite_buckets.has_value()));
+    TRIB_ASSIGN_OR_RETURN(layout_lock,
+                          BucketLayoutLock::Take(path_, options_.overwrite_buckets.has_value()));
   }
   TRIB_RETURN_NOT_OK(RebucketRescaledPartitions());
   CommitRequest req;
@@ -441,8 +450,8 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
   }
   TRIB_RETURN_NOT_OK(SetOverwrite(&req));
   if (layout_.primary_key) {
-    req.renumber = [this](const CommitMessage& m, int64_t shift)
-        -> Result<std::vector<meta::DataFileMeta>> {
+    req.renumber = [this](const CommitMessage& m,
+                          int64_t shift) -> Result<std::vector<meta::DataFileMeta>> {
       auto it = buckets_.find({m.partition, m.bucket});
       if (it == buckets_.end()) return Status::Internal("renumbering an unknown bucket");
       return it->second->Renumber(shift, core_.target_file_size);
@@ -505,11 +514,10 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
   for (size_t i = 0; i < work.size(); i++) {
     const auto& published = work[i].second->new_files();
     const auto& picked = picked_from[i];
-    renumbered[i] = published.size() != picked.size() ||
-                    !std::equal(published.begin(), published.end(), picked.begin(),
-                                [](const auto& a, const std::string& b) {
-                                  return a.file_name == b;
-                                });
+    renumbered[i] =
+        published.size() != picked.size() ||
+        !std::equal(published.begin(), published.end(), picked.begin(),
+                    [](const auto& a, const std::string& b) { return a.file_name == b; });
   }
   for (auto& [id, bw] : buckets_) {
     bw->new_files().clear();

@@ -2,16 +2,16 @@
 
 #include <algorithm>
 
-#include "compact/full_changelog.h"
 #include "absl/container/flat_hash_map.h"
+#include "compact/full_changelog.h"
+#include "datafile/point_lookup.h"
 #include "format/binary_row.h"
 #include "format/parquet/writer.h"
-#include "write/column_buffer.h"
-#include "datafile/point_lookup.h"
 #include "io/file_system.h"
 #include "merge/merge_function.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot_reader.h"
+#include "write/column_buffer.h"
 
 namespace tributary::write {
 
@@ -288,7 +288,8 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
       uint32_t row = Face::kAbsent;
       if (*before) {
         row = static_cast<uint32_t>(face.rows());
-        for (size_t c = 0; c < face.columns.size(); c++) face.columns[c].Append((**before).value[c]);
+        for (size_t c = 0; c < face.columns.size(); c++)
+          face.columns[c].Append((**before).value[c]);
       }
       *search_slots[s] = row;
     }
@@ -300,7 +301,8 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
     if (IsAdd(static_cast<RowKind>(merged.kinds[k]))) added.push_back(merged.rows[k]);
   }
   uint32_t next = static_cast<uint32_t>(face.rows());
-  for (size_t c = 0; c < face.columns.size(); c++) face.columns[c].AppendRows((*commit_columns)[c], added);
+  for (size_t c = 0; c < face.columns.size(); c++)
+    face.columns[c].AppendRows((*commit_columns)[c], added);
   std::vector<uint32_t> rows;
   std::vector<int64_t> sequences, kinds;
   for (size_t k = 0; k < merged.size(); k++) {
@@ -353,10 +355,9 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
   // This commit's records of the bucket, in key order, then merge order.
   std::vector<KeyValue> records;
   for (const auto& f : *in.new_files) {
-    TRIB_ASSIGN_OR_RETURN(auto part,
-                          datafile::ReadDataFile({io::JoinPath(in.bucket_dir, f.file_name),
-                                                  f.row_count},
-                                                 layout, f.level, f.write_cols));
+    TRIB_ASSIGN_OR_RETURN(
+        auto part, datafile::ReadDataFile({io::JoinPath(in.bucket_dir, f.file_name), f.row_count},
+                                          layout, f.level, f.write_cols));
     for (auto& kv : part) records.push_back(std::move(kv));
   }
   if (records.empty()) return std::vector<meta::DataFileMeta>();
@@ -411,11 +412,10 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
   // committed files.
   const std::vector<DataType> types = layout.FieldTypes();
   const std::vector<DataType> key_types = layout.KeyTypes();
-  LookupValueCache* cache =
-      in.cache && std::none_of(types.begin(), types.end(),
-                               [](const DataType& t) { return t.IsNested(); })
-          ? in.cache
-          : nullptr;
+  LookupValueCache* cache = in.cache && std::none_of(types.begin(), types.end(),
+                                                     [](const DataType& t) { return t.IsNested(); })
+                                ? in.cache
+                                : nullptr;
   std::vector<LookupValueCache::Key> cache_keys(cache ? keys.size() : 0);
   const bool int_key = key_types.size() == 1 && key_types[0].IsInteger();
   std::vector<std::optional<KeyValue>> befores(keys.size());
@@ -484,8 +484,9 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
     std::vector<const KeyValue*> group;
     if (*before) group.push_back(&**before);
     for (size_t k = i; k < j; k++) group.push_back(&records[k]);
-    std::stable_sort(group.begin(), group.end(),
-                     [&](const KeyValue* a, const KeyValue* b) { return order.Compare(*a, *b) < 0; });
+    std::stable_sort(group.begin(), group.end(), [&](const KeyValue* a, const KeyValue* b) {
+      return order.Compare(*a, *b) < 0;
+    });
     fn->Reset();
     for (const KeyValue* kv : group) {
       st = fn->Add(*kv);
@@ -502,7 +503,8 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
     } else if (had && !has) {
       st = emit(RowKind::kDelete, (*before)->value, seq);
     } else if (had && has) {
-      if (!(in.row_deduplicate && compact::SameRowIgnoring((*before)->value, after->value, ignored))) {
+      if (!(in.row_deduplicate &&
+            compact::SameRowIgnoring((*before)->value, after->value, ignored))) {
         st = emit(RowKind::kUpdateBefore, (*before)->value, seq);
         if (st.ok()) st = emit(RowKind::kUpdateAfter, after->value, seq);
       }

@@ -97,5 +97,4 @@ struct LookupChangelogInput {
 Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangelogInput& in,
                                                              meta::FileNamer* namer);
 
-
 }  // namespace tributary::write

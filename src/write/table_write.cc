@@ -11,13 +11,14 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema,
                                                         const WriteOptions& options,
                                                         TableRowScanner scanner) {
-  TRIB_ASSIGN_OR_RETURN(schema, options::WithDynamicOptions(std::move(schema),
-                                                            options.dynamic_options));
+  TRIB_ASSIGN_OR_RETURN(schema,
+                        options::WithDynamicOptions(std::move(schema), options.dynamic_options));
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
   if (options::GetOrDefault(*schema, options::kDeletionVectorsEnabled)) {
-    return Status::NotSupported("writing a table with 'deletion-vectors.enabled' is not supported "
-                                "yet (Tributary reads such tables but cannot maintain their "
-                                "deletion vectors)");
+    return Status::NotSupported(
+        "writing a table with 'deletion-vectors.enabled' is not supported "
+        "yet (Tributary reads such tables but cannot maintain their "
+        "deletion vectors)");
   }
   if (core.bucket < -1 || core.bucket == 0) {
     return Status::NotSupported("writing a table with 'bucket' = '" + std::to_string(core.bucket) +
@@ -29,8 +30,9 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
           schema->primary_keys.size();
   if (options.overwrite_buckets) {
     if (!options.overwrite || core.bucket <= 0 || *options.overwrite_buckets <= 0) {
-      return Status::Invalid("a bucket count for an overwrite needs an OVERWRITE of a "
-                             "fixed-bucket table and a positive count");
+      return Status::Invalid(
+          "a bucket count for an overwrite needs an OVERWRITE of a "
+          "fixed-bucket table and a positive count");
     }
     auto rescaled = std::make_shared<TableSchema>(*schema);
     rescaled->options["bucket"] = std::to_string(*options.overwrite_buckets);
@@ -41,14 +43,16 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
     TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(*schema));
     if (config->ignore_delete && config->engine == "deduplicate") {
       // A moved key's DELETE in its old partition would be ignored: the key would live twice.
-      return Status::NotSupported("cross-partition updates with 'ignore-delete' are not "
-                                  "supported yet");
+      return Status::NotSupported(
+          "cross-partition updates with 'ignore-delete' are not "
+          "supported yet");
     }
   }
   if (cross_partition && options.write_columns) {
-    return Status::NotSupported("a partial-column write to a table with cross-partition updates "
-                                "(a primary key without every partition key) is not supported "
-                                "yet");
+    return Status::NotSupported(
+        "a partial-column write to a table with cross-partition updates "
+        "(a primary key without every partition key) is not supported "
+        "yet");
   }
   WriteContext ctx;
   TRIB_ASSIGN_OR_RETURN(ctx.table_incarnation, meta::TableIncarnation(path));
@@ -61,13 +65,16 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   }
   if (options.write_columns) {
     if (!schema->HasPrimaryKey()) {
-      return Status::NotSupported("a column list in INSERT writes only the listed columns, which "
-                                  "needs a primary-key table");
+      return Status::NotSupported(
+          "a column list in INSERT writes only the listed columns, which "
+          "needs a primary-key table");
     }
     const std::string& engine = ctx.merge_config->engine;
     if (engine != "deduplicate" && engine != "partial-update") {
-      return Status::NotSupported("partial-column writes need merge engine 'deduplicate' or "
-                                  "'partial-update', not '" + engine + "'");
+      return Status::NotSupported(
+          "partial-column writes need merge engine 'deduplicate' or "
+          "'partial-update', not '" +
+          engine + "'");
     }
     auto mask = std::make_shared<std::vector<bool>>(schema->fields.size(), false);
     for (const auto& c : *options.write_columns) {
@@ -86,7 +93,8 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
       if ((*mask)[i]) {
         cols.push_back(schema->fields[i].name);
       } else if (!schema->fields[i].type.nullable) {
-        return Status::Invalid("column '" + schema->fields[i].name + "' is NOT NULL, so a "
+        return Status::Invalid("column '" + schema->fields[i].name +
+                               "' is NOT NULL, so a "
                                "partial-column write must include it");
       }
     }
@@ -98,10 +106,12 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
   // An overwrite commits no changelog (as Paimon: "Overwrite mode currently does not commit any
   // changelog"), so its writer writes none.
   ctx.changelog_format = core.changelog_format;
-  if (ctx.merge_config && core.changelog_producer == options::ChangelogProducer::kInput && !options.overwrite) {
+  if (ctx.merge_config && core.changelog_producer == options::ChangelogProducer::kInput &&
+      !options.overwrite) {
     ctx.input_changelog_prefix = core.changelog_file_prefix;
   }
-  if (ctx.merge_config && core.changelog_producer == options::ChangelogProducer::kLookup && !options.overwrite) {
+  if (ctx.merge_config && core.changelog_producer == options::ChangelogProducer::kLookup &&
+      !options.overwrite) {
     ctx.lookup_changelog_prefix = core.changelog_file_prefix;
     ctx.row_deduplicate = options::GetOrDefault(*schema, options::kChangelogRowDeduplicate);
     ctx.row_deduplicate_ignore = compact::ParseFieldList(
@@ -111,16 +121,14 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
     const merge::MergeConfig& c = *ctx.merge_config;
     ctx.column_buffer = (c.IsPlainDeduplicate() || c.IsPlainPartialUpdate() ||
                          c.IsPlainAggregation() || c.IsPlainFirstRow()) &&
-                        !ctx.write_mask &&
-                        datafile::FindFileFormat(ctx.format.FormatForLevel(0)) &&
+                        !ctx.write_mask && datafile::FindFileFormat(ctx.format.FormatForLevel(0)) &&
                         datafile::FindFileFormat(ctx.format.FormatForLevel(0))->WritesColumns() &&
                         ColumnWriteBuffer::Supports(ctx.layout.fields) &&
                         !GetTestHooks().row_write_buffer;
   }
-  return std::unique_ptr<TableWriter>(new FileStoreWriter(path, std::move(schema), options,
-                                                          std::move(core), std::move(ctx),
-                                                          std::move(input_merge),
-                                                          std::move(scanner)));
+  return std::unique_ptr<TableWriter>(
+      new FileStoreWriter(path, std::move(schema), options, std::move(core), std::move(ctx),
+                          std::move(input_merge), std::move(scanner)));
 }
 
 Result<std::optional<int64_t>> CompactTableFull(
@@ -197,8 +205,9 @@ Result<std::optional<int64_t>> CompactTableFull(
     return r;
   }
   if (options::GetOrDefault(*schema, options::kDeletionVectorsEnabled)) {
-    return Status::NotSupported("compacting a table with 'deletion-vectors.enabled' is not "
-                                "supported yet");
+    return Status::NotSupported(
+        "compacting a table with 'deletion-vectors.enabled' is not "
+        "supported yet");
   }
   meta::SnapshotManager snapshots(path);
   TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
@@ -254,9 +263,8 @@ Result<std::optional<int64_t>> CompactTableFull(
     }
     return Status::OK();
   });
-  TRIB_ASSIGN_OR_RETURN(auto committed,
-                        CommitCompactions(path, schema, "", st, std::move(messages), outputs,
-                                          "full compaction"));
+  TRIB_ASSIGN_OR_RETURN(auto committed, CommitCompactions(path, schema, "", st, std::move(messages),
+                                                          outputs, "full compaction"));
   if (committed) TRIB_RETURN_NOT_OK(expire_after(*committed));
   return committed;
 }

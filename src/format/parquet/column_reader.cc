@@ -393,7 +393,7 @@ class ChunkDecoder {
   ColumnChunkData* out_;
   std::optional<PhysicalValues> dictionary_;
   const RowRanges* rows_ = nullptr;
-  int64_t page_first_ = 0;     // the current data page's first level
+  int64_t page_first_ = 0;  // the current data page's first level
   int64_t dropped_ = 0;
   int64_t hits_ = 0;           // WantedValues': the wanted values of the current page
   std::vector<uint8_t> mask_;  // WantedValues'

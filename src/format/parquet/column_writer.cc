@@ -20,7 +20,6 @@ int64_t PlainSize(PhysicalType type, int32_t type_length, const PhysicalValues& 
 // Values seen before deciding whether a first page's dictionary is worth keeping.
 constexpr size_t kDictionaryProbe = 2048;
 
-
 void AddEncoding(std::vector<Encoding>* list, Encoding e) {
   if (std::find(list->begin(), list->end(), e) == list->end()) list->push_back(e);
 }
@@ -147,8 +146,7 @@ Status ColumnChunkWriter::Add(const Value& v) {
   return EndRow();
 }
 
-Status ColumnChunkWriter::AddRow(const std::vector<int16_t>& defs,
-                                 const std::vector<int16_t>& reps,
+Status ColumnChunkWriter::AddRow(const std::vector<int16_t>& defs, const std::vector<int16_t>& reps,
                                  const std::vector<Value>& values) {
   size_t next = 0;
   for (size_t i = 0; i < defs.size(); ++i) {
@@ -284,8 +282,7 @@ void ColumnChunkWriter::AppendDictBytes(int16_t def, std::string_view str) {
   page_values_.bytes.emplace_back(str);
   if (max_def_ > 0) def_levels_.push_back(static_cast<uint32_t>(def));
   page_plain_bytes_ += 4 + static_cast<int64_t>(str.size());
-  auto [index, inserted] =
-      dict_index_->FindBytes(str, static_cast<uint32_t>(dict_values_.size()));
+  auto [index, inserted] = dict_index_->FindBytes(str, static_cast<uint32_t>(dict_values_.size()));
   if (inserted) {
     dict_values_.AppendFrom(page_values_, i);
     dict_bytes_ += 4 + static_cast<int64_t>(str.size());
@@ -390,8 +387,7 @@ int64_t ColumnChunkWriter::EstimatedSize() const {
   int64_t page = use_dictionary_ ? static_cast<int64_t>(indices_.size()) *
                                        std::max(1, BitWidth(dict_values_.size())) / 8
                                  : page_plain_bytes_;
-  return pages_bytes_ + page +
-         static_cast<int64_t>(def_levels_.size() + rep_levels_.size()) / 8 +
+  return pages_bytes_ + page + static_cast<int64_t>(def_levels_.size() + rep_levels_.size()) / 8 +
          (use_dictionary_ || dict_pages_written_ ? dict_bytes_ : 0);
 }
 

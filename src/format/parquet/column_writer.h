@@ -5,9 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
-#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -132,8 +132,8 @@ class ColumnChunkWriter {
   // Current page.
   std::vector<uint32_t> def_levels_;
   std::vector<uint32_t> rep_levels_;
-  int64_t page_levels_ = 0;  // level entries (= rows for flat columns)
-  PhysicalValues page_values_;     // present values in physical form
+  int64_t page_levels_ = 0;     // level entries (= rows for flat columns)
+  PhysicalValues page_values_;  // present values in physical form
   // Strings of a page encoded PLAIN without a dictionary go straight here (length + bytes), not
   // through page_values_: no string per value.
   std::string page_plain_;

@@ -94,7 +94,6 @@ void WriteBits(std::string* out, uint64_t* bit_len, uint64_t v, int bw) {
   }
 }
 
-
 }  // namespace
 
 int FixedWidth(PhysicalType type, int32_t type_length) {

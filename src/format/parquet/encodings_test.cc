@@ -107,9 +107,9 @@ TEST(ParquetEncodingTest, DeltaBinaryPackedDamagedIsError) {
 }
 
 TEST(ParquetEncodingTest, ByteArrayEncodingsRoundTrip) {
-  const StringVector v(std::vector<std::string>{
-      "",     "apple", "applesauce", "apply", "b", std::string(300, 'z'), std::string("\0\xff", 2),
-      "apple"});
+  const StringVector v(std::vector<std::string>{"", "apple", "applesauce", "apply", "b",
+                                                std::string(300, 'z'), std::string("\0\xff", 2),
+                                                "apple"});
   StringVector out;
   ASSERT_TRUE(DecodeDeltaLengthByteArray(EncodeDeltaLengthByteArray(v),
                                          static_cast<int64_t>(v.size()), &out)

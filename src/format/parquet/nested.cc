@@ -63,12 +63,13 @@ class TreeBuilder {
     }
     bool optional = e.repetition_type.value_or(Repetition::kOptional) == Repetition::kOptional;
     int16_t own = static_cast<int16_t>(def + (optional ? 1 : 0));
-    if (IsGroup(e) && (HasConverted(e, ConvertedType::kList) || HasLogical(e, LogicalType::kList))) {
+    if (IsGroup(e) &&
+        (HasConverted(e, ConvertedType::kList) || HasLogical(e, LogicalType::kList))) {
       return List(index, own, rep, optional, depth);
     }
-    if (IsGroup(e) && (HasConverted(e, ConvertedType::kMap) ||
-                       HasConverted(e, ConvertedType::kMapKeyValue) ||
-                       HasLogical(e, LogicalType::kMap))) {
+    if (IsGroup(e) &&
+        (HasConverted(e, ConvertedType::kMap) || HasConverted(e, ConvertedType::kMapKeyValue) ||
+         HasLogical(e, LogicalType::kMap))) {
       return Map(index, own, rep, optional, depth);
     }
     return Content(index, own, rep, optional, depth);
@@ -112,8 +113,7 @@ class TreeBuilder {
     return n;
   }
 
-  Result<NestedNode> List(size_t index, int16_t def, int16_t rep, bool optional,
-                          int depth) const {
+  Result<NestedNode> List(size_t index, int16_t def, int16_t rep, bool optional, int depth) const {
     const SchemaElement& g = elements_[index];
     std::vector<size_t> kids = Children(index);
     if (kids.size() != 1 || elements_[kids[0]].repetition_type != Repetition::kRepeated) {
@@ -132,8 +132,8 @@ class TreeBuilder {
     const SchemaElement& re = elements_[r];
     std::vector<size_t> inner = IsGroup(re) ? Children(r) : std::vector<size_t>{};
     // Backward-compatibility rules of the Parquet spec (LogicalTypes.md, "Lists").
-    bool two_level = !IsGroup(re) || inner.size() != 1 || re.name == "array" ||
-                     re.name == g.name + "_tuple";
+    bool two_level =
+        !IsGroup(re) || inner.size() != 1 || re.name == "array" || re.name == g.name + "_tuple";
     NestedNode element;
     if (two_level) {
       TRIB_ASSIGN_OR_RETURN(element, Content(r, list.entry_def, list.rep, false, depth + 1));
@@ -145,8 +145,7 @@ class TreeBuilder {
     return list;
   }
 
-  Result<NestedNode> Map(size_t index, int16_t def, int16_t rep, bool optional,
-                         int depth) const {
+  Result<NestedNode> Map(size_t index, int16_t def, int16_t rep, bool optional, int depth) const {
     const SchemaElement& g = elements_[index];
     std::vector<size_t> kids = Children(index);
     if (kids.size() != 1 || elements_[kids[0]].repetition_type != Repetition::kRepeated ||
@@ -376,9 +375,8 @@ class Shredder {
 
 // Schema elements of a nested type. `id_field` / `depth`: the nearest named field's id and the
 // number of list/map levels below it, for the synthetic ids.
-Status AppendElements(const std::string& name, std::optional<int32_t> field_id,
-                      const DataType& t, int32_t id_field, int32_t depth,
-                      std::vector<SchemaElement>* out) {
+Status AppendElements(const std::string& name, std::optional<int32_t> field_id, const DataType& t,
+                      int32_t id_field, int32_t depth, std::vector<SchemaElement>* out) {
   if (depth > kMaxDepth) return Status::Invalid("type nested too deeply");
   if (!t.IsNested()) {
     Field f;

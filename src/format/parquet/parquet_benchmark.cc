@@ -171,19 +171,24 @@ void BM_ParquetDecodeKeyRange(benchmark::State& state) {
       int64_t start = 0;
       auto pages = (*reader)->PageStatistics(rg, 0);
       for (const auto& p : *pages) {
-        if (p.max->int_value() >= lo && p.min->int_value() < hi) wanted.push_back({start, start + p.num_values});
+        if (p.max->int_value() >= lo && p.min->int_value() < hi)
+          wanted.push_back({start, start + p.num_values});
         start += p.num_values;
       }
       auto cols = (*reader)->ReadRowGroupColumns(rg, all, state.range(1) ? &wanted : nullptr);
       if (!cols.ok()) state.SkipWithError(cols.status().ToString().c_str());
-      for (const Value& k : (*cols)[0]) matched += !k.is_null() && k.int_value() >= lo && k.int_value() < hi;
+      for (const Value& k : (*cols)[0])
+        matched += !k.is_null() && k.int_value() >= lo && k.int_value() < hi;
     }
     benchmark::DoNotOptimize(matched);
   }
   if (matched != hi - lo) state.SkipWithError("wrong match count");
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_ParquetDecodeKeyRange)->Args({100000, 0})->Args({100000, 1})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ParquetDecodeKeyRange)
+    ->Args({100000, 0})
+    ->Args({100000, 1})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace tributary::format::parquet

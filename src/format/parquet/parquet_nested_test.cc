@@ -157,8 +157,7 @@ TEST(ParquetNestedWriterTest, SchemaAsPaimonWritesIt) {
       {0, "f1", DataType::Map(DataType::TinyInt(), DataType::SmallInt()), ""},
       {1, "f2", DataType::Array(DataType::Float()), ""},
       {2, "f3",
-       DataType::Row({{3, "f0", DataType::Boolean(), ""}, {4, "f1", DataType::BigInt(), ""}}),
-       ""},
+       DataType::Row({{3, "f0", DataType::Boolean(), ""}, {4, "f1", DataType::BigInt(), ""}}), ""},
   };
   auto w = ParquetWriter::Make(schema);
   ASSERT_TRUE(w.ok()) << w.status().ToString();
@@ -200,7 +199,7 @@ std::vector<Field> NestedSchema() {
                             {102, "c", DataType::Map(DataType::Date(), DataType::Bytes()), ""},
                             {103, "d", DataType::Row({{104, "x", DataType::Double(), ""}}), ""}}));
   add("recs", DataType::Array(DataType::Row({{105, "k", DataType::String().NotNull(), ""},
-                                              {106, "v", DataType::Float(), ""}})));
+                                             {106, "v", DataType::Float(), ""}})));
   add("flat", DataType::String());
   return f;
 }

@@ -294,7 +294,7 @@ TEST(ParquetWriterTest, PlainStringPagesKeepNullsAndPageStatistics) {
   o.page_row_limit = 300;
   std::vector<Row> rows;
   for (int i = 0; i < 1000; ++i) {
-    rows.push_back({i % 7 == 3 ? Value::Null()
+    rows.push_back({i % 7 == 3    ? Value::Null()
                     : i % 11 == 0 ? Value::String("")
                                   : Value::String("k" + std::to_string(100000 + i * 37 % 1000))});
   }
@@ -448,7 +448,8 @@ TEST(ParquetReaderTest, SkipsPagesOutsideWantedRows) {
                                {2, "d", DataType::Double(), ""}};
   std::vector<Row> rows;
   for (int i = 0; i < 1000; ++i) {
-    rows.push_back({Value::Int(i), i % 7 == 0 ? Value::Null() : Value::String("v" + std::to_string(i % 13)),
+    rows.push_back({Value::Int(i),
+                    i % 7 == 0 ? Value::Null() : Value::String("v" + std::to_string(i % 13)),
                     i % 5 == 0 ? Value::Null() : Value::Double(i * 0.5)});
   }
   for (int version : {1, 2}) {

@@ -117,9 +117,8 @@ inline Value RandomValue(const DataType& t, std::mt19937_64& rng, int cardinalit
                             ? Value::Null()
                             : RandomValue(item_type, sub, 0));
         if (map) {
-          values.push_back(t.value().nullable && next() % 4 == 0
-                               ? Value::Null()
-                               : RandomValue(t.value(), sub, 0));
+          values.push_back(t.value().nullable && next() % 4 == 0 ? Value::Null()
+                                                                 : RandomValue(t.value(), sub, 0));
         }
       }
       return map ? Value::Map(std::move(items), std::move(values)) : Value::Array(std::move(items));

@@ -51,8 +51,8 @@ Status VerifyMetadataChecksum(std::string_view file, size_t footer_start, const 
       start > footer_start) {
     return bad("unreadable checksum entry");
   }
-  TRIB_RETURN_NOT_OK(ensure(static_cast<int64_t>(start),
-                            static_cast<int64_t>(footer_start - start)));
+  TRIB_RETURN_NOT_OK(
+      ensure(static_cast<int64_t>(start), static_cast<int64_t>(footer_start - start)));
   FileMetaData unsigned_meta = m;
   unsigned_meta.key_value_metadata.erase(unsigned_meta.key_value_metadata.begin() +
                                          (it - m.key_value_metadata.begin()));
@@ -127,7 +127,8 @@ Result<std::unique_ptr<ParquetReader>> ParquetReader::Open(
     r->nested_.emplace_back();
     r->nested_errors_.emplace_back();
     if (c.nested) {
-      Result<NestedNode> node = BuildNestedNode(r->metadata_.schema, r->schema_, static_cast<int>(i));
+      Result<NestedNode> node =
+          BuildNestedNode(r->metadata_.schema, r->schema_, static_cast<int>(i));
       if (!node.ok()) {
         r->nested_errors_.back() = node.status().message();
       } else {
@@ -251,7 +252,7 @@ int64_t CountRows(const RowRanges& ranges, int64_t n) {
 }  // namespace
 
 Result<ColumnChunkData> ParquetReader::ReadLeafChunk(int rg, int leaf,
-                                                    const RowRanges* rows) const {
+                                                     const RowRanges* rows) const {
   if (rg < 0 || rg >= num_row_groups() || leaf < 0 ||
       static_cast<size_t>(leaf) >= schema_.leaves().size()) {
     return Status::Invalid("parquet: row group or leaf out of range");
@@ -309,8 +310,8 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
         }
         chunks.push_back(std::move(*data));
       }
-      Result<std::vector<Value>> values =
-          AssembleNested(plan.root, chunks, plan.leaf_converters, metadata_.row_groups[rg].num_rows);
+      Result<std::vector<Value>> values = AssembleNested(plan.root, chunks, plan.leaf_converters,
+                                                         metadata_.row_groups[rg].num_rows);
       if (!values.ok()) {
         return values.status().WithContext("row group " + std::to_string(rg) + ", column '" +
                                            col.name + "'");
@@ -371,8 +372,8 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
     const ValueConverter* conv = converters_[c] ? &*converters_[c] : nullptr;
     v.type = conv ? conv->type() : *ColumnType(c);
     v.rep = ColumnVector::RepOf(v.type);
-    const bool direct = !nested_[c] && conv && conv->IsDirect() &&
-                        v.rep != ColumnVector::Rep::kValue;
+    const bool direct =
+        !nested_[c] && conv && conv->IsDirect() && v.rep != ColumnVector::Rep::kValue;
     if (!direct) {
       TRIB_ASSIGN_OR_RETURN(auto values, ReadRowGroupColumns(rg, {c}, rows));
       v.rep = ColumnVector::Rep::kValue;
@@ -414,10 +415,12 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
             v.nulls.push_back(0);
           }
           if (!present) v.nulls.push_back(1);
-          const bool ok = v.rep == ColumnVector::Rep::kInt      ? next < pv.ints.size() || !present
-                          : v.rep == ColumnVector::Rep::kDouble ? next < pv.doubles.size() || !present
-                                                                : next < pv.bytes.size() || !present;
-          if (!ok) return Status::Corruption("parquet: column '" + col.name + "' has too few values");
+          const bool ok = v.rep == ColumnVector::Rep::kInt ? next < pv.ints.size() || !present
+                          : v.rep == ColumnVector::Rep::kDouble
+                              ? next < pv.doubles.size() || !present
+                              : next < pv.bytes.size() || !present;
+          if (!ok)
+            return Status::Corruption("parquet: column '" + col.name + "' has too few values");
           switch (v.rep) {
             case ColumnVector::Rep::kInt:
               v.ints.push_back(present ? pv.ints[next] : 0);
@@ -445,8 +448,8 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
       }
       if (leaf.max_def_level == 0 || data->def_levels.size() != n) {
         return Status::Corruption("parquet: column '" + col.name + "' has " +
-                                  std::to_string(from.size()) + " values for " +
-                                  std::to_string(n) + " rows");
+                                  std::to_string(from.size()) + " values for " + std::to_string(n) +
+                                  " rows");
       }
       to.reserve(n);
       v.nulls.assign(n, 0);
@@ -459,8 +462,8 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
           v.nulls[r] = 1;
         }
       }
-      if (next != from.size()) return Status::Corruption("parquet: column '" + col.name +
-                                                         "' has more values than rows");
+      if (next != from.size())
+        return Status::Corruption("parquet: column '" + col.name + "' has more values than rows");
       return Status::OK();
     };
     switch (v.rep) {
@@ -512,8 +515,7 @@ Result<PageIndex> ParquetReader::ReadPageIndex(int rg, int leaf) const {
       return Status::Corruption("parquet: page index outside the file");
     }
     TRIB_RETURN_NOT_OK(EnsureRange(*offset, *length));
-    *out =
-        file_.substr(static_cast<size_t>(*offset), static_cast<size_t>(*length));
+    *out = file_.substr(static_cast<size_t>(*offset), static_cast<size_t>(*length));
     return Status::OK();
   };
   PageIndex index;

@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "format/compression.h"
-
 #include "format/parquet/parquet_schema.h"
 #include "format/parquet/parquet_values.h"
 
@@ -190,8 +189,9 @@ Status ParquetWriter::Append(const std::vector<const Value*>& row_cells) {
 Status ParquetWriter::AppendColumns(const std::vector<ColumnValues>& columns, size_t num_rows) {
   if (finished_) return Status::Invalid("parquet: Append after Finish");
   if (columns.size() != columns_.size()) {
-    return Status::Invalid("parquet: " + std::to_string(columns.size()) + " columns given, schema " +
-                           std::to_string(columns_.size()) + " columns");
+    return Status::Invalid("parquet: " + std::to_string(columns.size()) +
+                           " columns given, schema " + std::to_string(columns_.size()) +
+                           " columns");
   }
   for (size_t i = 0; i < columns.size(); ++i) {
     const ColumnValues& c = columns[i];
@@ -304,8 +304,7 @@ Result<std::string> ParquetWriter::Finish() {
   {
     std::string unsigned_footer = EncodeFileMetaData(m);
     char sum[32];
-    std::snprintf(sum, sizeof(sum), "%08x:%zu",
-                  Crc32(file_.substr(index_start) + unsigned_footer),
+    std::snprintf(sum, sizeof(sum), "%08x:%zu", Crc32(file_.substr(index_start) + unsigned_footer),
                   index_start);
     m.key_value_metadata.push_back({kMetadataChecksumKey, std::string(sum)});
   }

@@ -1,12 +1,11 @@
 #include "sql/binder/cast.h"
 
-#include "common/timezone.h"
-
 #include <cmath>
 #include <cstring>
 #include <limits>
 
 #include "common/datetime.h"
+#include "common/timezone.h"
 
 namespace tributary::sql {
 
@@ -14,13 +13,23 @@ namespace {
 
 constexpr int64_t kMillisPerDay = 86400000LL;
 
-
 void IntegerRange(TypeId id, int64_t* lo, int64_t* hi) {
   switch (id) {
-    case TypeId::kTinyInt: *lo = -128; *hi = 127; break;
-    case TypeId::kSmallInt: *lo = -32768; *hi = 32767; break;
-    case TypeId::kInt: *lo = std::numeric_limits<int32_t>::min(); *hi = std::numeric_limits<int32_t>::max(); break;
-    default: *lo = std::numeric_limits<int64_t>::min(); *hi = std::numeric_limits<int64_t>::max();
+    case TypeId::kTinyInt:
+      *lo = -128;
+      *hi = 127;
+      break;
+    case TypeId::kSmallInt:
+      *lo = -32768;
+      *hi = 32767;
+      break;
+    case TypeId::kInt:
+      *lo = std::numeric_limits<int32_t>::min();
+      *hi = std::numeric_limits<int32_t>::max();
+      break;
+    default:
+      *lo = std::numeric_limits<int64_t>::min();
+      *hi = std::numeric_limits<int64_t>::max();
   }
 }
 
@@ -124,9 +133,7 @@ std::string Trim(const std::string& s) {
 }
 
 Result<Value> StringTo(const std::string& s, const DataType& to, CastMode mode) {
-  auto bad = [&]() {
-    return Status::Invalid("cannot cast '" + s + "' to " + TypeName(to));
-  };
+  auto bad = [&]() { return Status::Invalid("cannot cast '" + s + "' to " + TypeName(to)); };
   // A well-formed date or timestamp outside years 0000-9999 (Flink's cast fails too).
   auto out_of_range = [&](const char* range) {
     return Status::Invalid("cannot cast '" + s + "' to " + TypeName(to) + ": out of range (" +
@@ -255,11 +262,16 @@ std::string TypeName(const DataType& t) { return t.WithNullable(true).ToString()
 
 DataType DecimalFor(const DataType& t) {
   switch (t.id) {
-    case TypeId::kTinyInt: return DataType::Decimal(3, 0);
-    case TypeId::kSmallInt: return DataType::Decimal(5, 0);
-    case TypeId::kInt: return DataType::Decimal(10, 0);
-    case TypeId::kBigInt: return DataType::Decimal(19, 0);
-    default: return t;
+    case TypeId::kTinyInt:
+      return DataType::Decimal(3, 0);
+    case TypeId::kSmallInt:
+      return DataType::Decimal(5, 0);
+    case TypeId::kInt:
+      return DataType::Decimal(10, 0);
+    case TypeId::kBigInt:
+      return DataType::Decimal(19, 0);
+    default:
+      return t;
   }
 }
 
@@ -268,9 +280,11 @@ bool CanCast(const DataType& from, const DataType& to, CastMode mode) {
   bool explicit_cast = mode == CastMode::kExplicit;
   if (from.IsNested() || to.IsNested()) {
     if (SameShape(from, to)) {
-      return MapChildren(from, to, [&](const DataType& a, const DataType& b) {
-               return CanCast(a, b, mode) ? std::optional<DataType>(b) : std::nullopt;
-             }).has_value();
+      return MapChildren(from, to,
+                         [&](const DataType& a, const DataType& b) {
+                           return CanCast(a, b, mode) ? std::optional<DataType>(b) : std::nullopt;
+                         })
+          .has_value();
     }
     return from.IsNested() && to.IsString() && explicit_cast;
   }
@@ -299,7 +313,9 @@ bool CanCast(const DataType& from, const DataType& to, CastMode mode) {
 namespace {
 thread_local const TimeZone* t_session_zone = nullptr;
 
-int64_t FloorDivMillis(int64_t millis) { return millis >= 0 ? millis / 1000 : -((-millis + 999) / 1000); }
+int64_t FloorDivMillis(int64_t millis) {
+  return millis >= 0 ? millis / 1000 : -((-millis + 999) / 1000);
+}
 }  // namespace
 
 SessionZoneScope::SessionZoneScope(const TimeZone* zone) : previous_(t_session_zone) {
@@ -390,9 +406,9 @@ std::string CastText(const Value& v, const DataType& t) {
     for (size_t i = 0; i < n.items.size(); i++) {
       if (i) out += ", ";
       out += CastText(n.items[i], t.id == TypeId::kMap ? t.key() : t.element()) + "=";
-      out += i < n.values.size() ? CastText(n.values[i], t.id == TypeId::kMap ? t.value()
-                                                                               : DataType::Int())
-                                 : "NULL";
+      out += i < n.values.size()
+                 ? CastText(n.values[i], t.id == TypeId::kMap ? t.value() : DataType::Int())
+                 : "NULL";
     }
     return out + "}";
   }
@@ -463,10 +479,12 @@ Result<Value> CastValue(const Value& v, const DataType& from, const DataType& to
     const NestedValue& n = v.nested();
     std::vector<Value> items, values;
     for (size_t i = 0; i < n.items.size(); ++i) {
-      const DataType& a = from.id == TypeId::kRow ? from.fields()[i].type
-                          : from.id == TypeId::kArray ? from.element() : from.key();
-      const DataType& b = to.id == TypeId::kRow ? to.fields()[i].type
-                          : to.id == TypeId::kArray ? to.element() : to.key();
+      const DataType& a = from.id == TypeId::kRow     ? from.fields()[i].type
+                          : from.id == TypeId::kArray ? from.element()
+                                                      : from.key();
+      const DataType& b = to.id == TypeId::kRow     ? to.fields()[i].type
+                          : to.id == TypeId::kArray ? to.element()
+                                                    : to.key();
       TRIB_ASSIGN_OR_RETURN(Value x, child(n.items[i], a, to.id == TypeId::kMap ? b.NotNull() : b));
       items.push_back(std::move(x));
     }
@@ -660,11 +678,16 @@ void AppendKey(const Value& v, std::string* out) {
 
 int IntegerRank(TypeId id) {
   switch (id) {
-    case TypeId::kTinyInt: return 1;
-    case TypeId::kSmallInt: return 2;
-    case TypeId::kInt: return 3;
-    case TypeId::kBigInt: return 4;
-    default: return 0;
+    case TypeId::kTinyInt:
+      return 1;
+    case TypeId::kSmallInt:
+      return 2;
+    case TypeId::kInt:
+      return 3;
+    case TypeId::kBigInt:
+      return 4;
+    default:
+      return 0;
   }
 }
 

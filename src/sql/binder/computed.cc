@@ -84,9 +84,9 @@ namespace {
 struct AnyColumn {
   std::string name;
   bool stored = true;
-  int old_position = -1;                          // not stored: where its options were
-  std::map<std::string, std::string> recorded;   // not stored: field -> value
-  std::set<std::string> reads;                    // computed: the columns its expression names
+  int old_position = -1;                        // not stored: where its options were
+  std::map<std::string, std::string> recorded;  // not stored: field -> value
+  std::set<std::string> reads;                  // computed: the columns its expression names
 };
 
 void CollectColumnNames(const Expr& e, std::set<std::string>* out) {
@@ -203,7 +203,8 @@ Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
       continue;
     }
     if (computed_def && it != all.end() && it->stored) {
-      return Status::Invalid("column '" + c.column + "' is a stored column; MODIFY ... AS changes "
+      return Status::Invalid("column '" + c.column +
+                             "' is a stored column; MODIFY ... AS changes "
                              "computed columns only (ADD a computed column of another name)");
     }
     if (it != all.end() && !it->stored) {
@@ -222,7 +223,8 @@ Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
           break;
         case ColumnChange::Kind::kModify: {
           if (!computed_def && c.type.has_value()) {
-            return Status::Invalid("column '" + c.column + "' is a computed column; it does not "
+            return Status::Invalid("column '" + c.column +
+                                   "' is a computed column; it does not "
                                    "become a stored column by MODIFY (DROP it and ADD a column)");
           }
           if (c.comment.has_value()) {
@@ -266,8 +268,8 @@ Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
         const bool retyped = c.kind == ColumnChange::Kind::kModify && c.type.has_value() &&
                              (field == stored.end() || !(field->type == *c.type));
         if (!reader.empty() && (c.kind != ColumnChange::Kind::kModify || retyped)) {
-          return Status::Invalid("column '" + c.column + "' is read by computed column '" +
-                                 reader + "'; it cannot be " +
+          return Status::Invalid("column '" + c.column + "' is read by computed column '" + reader +
+                                 "'; it cannot be " +
                                  (c.kind == ColumnChange::Kind::kDrop     ? "dropped"
                                   : c.kind == ColumnChange::Kind::kRename ? "renamed"
                                                                           : "given another type"));
@@ -315,9 +317,9 @@ Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
   return out;
 }
 
-Result<std::shared_ptr<SelectStmt>> ComputedColumnsQuery(const TableRef& ref,
-                                                         const std::vector<Field>& stored,
-                                                         const std::vector<ComputedColumn>& computed) {
+Result<std::shared_ptr<SelectStmt>> ComputedColumnsQuery(
+    const TableRef& ref, const std::vector<Field>& stored,
+    const std::vector<ComputedColumn>& computed) {
   auto q = std::make_shared<SelectStmt>();
   q->pos = ref.pos;
   q->from = CopyRef(ref);
@@ -326,9 +328,9 @@ Result<std::shared_ptr<SelectStmt>> ComputedColumnsQuery(const TableRef& ref,
   for (size_t pos = 0; pos < total; pos++) {
     SelectItem item;
     item.pos = ref.pos;
-    const bool is_computed = next_computed < computed.size() &&
-                             (computed[next_computed].position == static_cast<int>(pos) ||
-                              next_stored == stored.size());
+    const bool is_computed =
+        next_computed < computed.size() &&
+        (computed[next_computed].position == static_cast<int>(pos) || next_stored == stored.size());
     if (is_computed) {
       const ComputedColumn& c = computed[next_computed++];
       auto e = ParseExpression(c.expr);
@@ -363,8 +365,9 @@ Result<ComputedColumn> BindComputedColumn(const std::string& name, const Expr& e
                                           const std::vector<Field>& stored,
                                           const std::vector<std::string>& computed_names) {
   if (ContainsAggregate(e) || ContainsWindow(e) || ContainsSubquery(e)) {
-    return ErrorAt(e.pos, "computed column '" + name + "': aggregates, window functions and "
-                          "subqueries are not allowed");
+    return ErrorAt(e.pos, "computed column '" + name +
+                              "': aggregates, window functions and "
+                              "subqueries are not allowed");
   }
   Scope scope;
   for (const auto& f : stored) scope.columns.push_back({f.name, "", f.type});
@@ -377,8 +380,9 @@ Result<ComputedColumn> BindComputedColumn(const std::string& name, const Expr& e
           return st.message().find("unknown column '" + n + "'") != std::string::npos;
         });
     if (reads_computed) {
-      return ErrorAt(e.pos, "computed column '" + name + "' reads another computed column; a "
-                            "computed column reads stored columns only (as in Flink)");
+      return ErrorAt(e.pos, "computed column '" + name +
+                                "' reads another computed column; a "
+                                "computed column reads stored columns only (as in Flink)");
     }
     return st;
   }
@@ -392,8 +396,10 @@ Result<ComputedColumn> BindComputedColumn(const std::string& name, const Expr& e
   Result<BoundExprPtr> rebound =
       reparsed.ok() ? binder.Bind(**reparsed) : Result<BoundExprPtr>(reparsed.status());
   if (!rebound.ok() || !((*rebound)->type == (*bound)->type) || ExprToSql(**reparsed) != cc.expr) {
-    return NotSupportedAt(e.pos, "computed column '" + name + "': its expression cannot be "
-                                 "stored as SQL text faithfully yet (" + cc.expr + ")");
+    return NotSupportedAt(e.pos, "computed column '" + name +
+                                     "': its expression cannot be "
+                                     "stored as SQL text faithfully yet (" +
+                                     cc.expr + ")");
   }
   return cc;
 }

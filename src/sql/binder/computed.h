@@ -46,10 +46,10 @@ struct ComputedAlter {
 };
 // `added[i]`, when set, makes changes[i] (a kAdd, or a kModify of a computed column) the
 // computed column it describes (its position read from the change's FIRST / AFTER).
-Result<ComputedAlter> PlanComputedAlter(const std::vector<Field>& stored,
-                                        const std::map<std::string, std::string>& options,
-                                        const std::vector<ColumnChange>& changes,
-                                        const std::vector<std::optional<ComputedColumn>>& added = {});
+Result<ComputedAlter> PlanComputedAlter(
+    const std::vector<Field>& stored, const std::map<std::string, std::string>& options,
+    const std::vector<ColumnChange>& changes,
+    const std::vector<std::optional<ComputedColumn>>& added = {});
 
 // Computed column `name AS e` over the stored columns `stored`: its type, from binding `e`, and
 // its expression as the SQL text stored for it; aggregates, window functions, subqueries,
@@ -60,8 +60,8 @@ Result<ComputedColumn> BindComputedColumn(const std::string& name, const Expr& e
 
 // SELECT <every column of the table, in declared order> FROM <ref, its stored columns only>:
 // how a query reads a table with computed columns. `stored`: the table's stored columns.
-Result<std::shared_ptr<SelectStmt>> ComputedColumnsQuery(const TableRef& ref,
-                                                         const std::vector<Field>& stored,
-                                                         const std::vector<ComputedColumn>& computed);
+Result<std::shared_ptr<SelectStmt>> ComputedColumnsQuery(
+    const TableRef& ref, const std::vector<Field>& stored,
+    const std::vector<ComputedColumn>& computed);
 
 }  // namespace tributary::sql

@@ -32,8 +32,8 @@ struct CorrelatedSubquery {
 
  private:
   struct Outcome {
-    bool any = false;  // a row came back
-    Value scalar;      // kSubquery: its value
+    bool any = false;                     // a row came back
+    Value scalar;                         // kSubquery: its value
     std::unordered_set<std::string> set;  // kIn: the non-NULL values (AppendKey of `common`)
     bool has_null = false;                // kIn: a NULL among them
   };

@@ -29,7 +29,6 @@ std::vector<uint32_t> CodePoints(const std::string& s) {
 
 namespace {
 
-
 bool LikeMatch(const std::vector<uint32_t>& s, const std::vector<uint32_t>& p, int64_t escape) {
   size_t si = 0, pi = 0, star_p = std::string::npos, star_s = 0;
   while (si < s.size()) {
@@ -104,9 +103,15 @@ Result<Value> EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b)
   if (e.type.IsFloating()) {
     double x = a.double_value(), y = b.double_value(), r = 0;
     switch (op) {
-      case '+': r = x + y; break;
-      case '-': r = x - y; break;
-      case '*': r = x * y; break;
+      case '+':
+        r = x + y;
+        break;
+      case '-':
+        r = x - y;
+        break;
+      case '*':
+        r = x * y;
+        break;
       case '/':
         if (y == 0) return Status::Invalid("division by zero");
         r = x / y;
@@ -123,9 +128,15 @@ Result<Value> EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b)
     int64_t x = a.int_value(), y = b.int_value();
     __int128 r = 0;
     switch (op) {
-      case '+': r = static_cast<__int128>(x) + y; break;
-      case '-': r = static_cast<__int128>(x) - y; break;
-      case '*': r = static_cast<__int128>(x) * y; break;
+      case '+':
+        r = static_cast<__int128>(x) + y;
+        break;
+      case '-':
+        r = static_cast<__int128>(x) - y;
+        break;
+      case '*':
+        r = static_cast<__int128>(x) * y;
+        break;
       case '/':
         if (y == 0) return Status::Invalid("division by zero");
         r = static_cast<__int128>(x) / y;
@@ -137,10 +148,21 @@ Result<Value> EvalArithmetic(const BoundExpr& e, const Value& a, const Value& b)
     }
     int64_t lo, hi;
     switch (e.type.id) {
-      case TypeId::kTinyInt: lo = -128; hi = 127; break;
-      case TypeId::kSmallInt: lo = -32768; hi = 32767; break;
-      case TypeId::kInt: lo = INT32_MIN; hi = INT32_MAX; break;
-      default: lo = INT64_MIN; hi = INT64_MAX;
+      case TypeId::kTinyInt:
+        lo = -128;
+        hi = 127;
+        break;
+      case TypeId::kSmallInt:
+        lo = -32768;
+        hi = 32767;
+        break;
+      case TypeId::kInt:
+        lo = INT32_MIN;
+        hi = INT32_MAX;
+        break;
+      default:
+        lo = INT64_MIN;
+        hi = INT64_MAX;
     }
     if (r < lo || r > hi) return ArithmeticOverflow(e);
     return Value::Int(static_cast<int64_t>(r));
@@ -228,7 +250,8 @@ Result<Value> EvalFunction(const BoundExpr& e, const Row& row) {
     int64_t ms = NowTimestamp(true).millis;
     return Value::Int(ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000));
   }
-  if (f == "CURRENT_TIME") return Value::Int(((NowTimestamp(true).millis % 86400000) + 86400000) % 86400000);
+  if (f == "CURRENT_TIME")
+    return Value::Int(((NowTimestamp(true).millis % 86400000) + 86400000) % 86400000);
   std::vector<Value> args;
   for (const auto& a : e.args) {
     TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*a, row));
@@ -342,7 +365,8 @@ Result<Value> EvalFunction(const BoundExpr& e, const Row& row) {
     size_t b = 0, end = s.size();
     if (f != "RTRIM") {
       while (b < end) {
-        const size_t l = std::min(end - b, static_cast<size_t>(char_len(static_cast<unsigned char>(s[b]))));
+        const size_t l =
+            std::min(end - b, static_cast<size_t>(char_len(static_cast<unsigned char>(s[b]))));
         if (!held(b, l)) break;
         b += l;
       }

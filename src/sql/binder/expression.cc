@@ -1,27 +1,23 @@
 #include "sql/binder/expression.h"
-#include "sql/binder/expression_internal.h"
-
-#include "common/strings.h"
-
-#include "sql/binder/functions.h"
-#include "options/option_values.h"
-
-#include "common/stack_guard.h"
-
-#include <cerrno>
-#include <cstdlib>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <ctime>
 #include <limits>
 #include <set>
 
 #include "common/datetime.h"
+#include "common/stack_guard.h"
+#include "common/strings.h"
+#include "options/option_values.h"
 #include "sql/binder/cast.h"
 #include "sql/binder/correlated.h"
+#include "sql/binder/expression_internal.h"
+#include "sql/binder/functions.h"
 
 namespace tributary::sql {
 
@@ -40,10 +36,14 @@ Result<double> ParseDoubleLiteral(const Expr& e) {
 
 DataType IntegerOfRank(int rank) {
   switch (rank) {
-    case 1: return DataType::TinyInt();
-    case 2: return DataType::SmallInt();
-    case 3: return DataType::Int();
-    default: return DataType::BigInt();
+    case 1:
+      return DataType::TinyInt();
+    case 2:
+      return DataType::SmallInt();
+    case 3:
+      return DataType::Int();
+    default:
+      return DataType::BigInt();
   }
 }
 
@@ -148,8 +148,8 @@ Result<int> Scope::Resolve(const std::vector<std::string>& names, const Pos& pos
 }
 
 bool IsAggregateFunction(const std::string& f) {
-  return f == "COUNT" || f == "SUM" || f == "MIN" || f == "MAX" || f == "AVG" ||
-         f == "LISTAGG" || f == "FIRST_VALUE" || f == "LAST_VALUE" || IsVarianceFunction(f);
+  return f == "COUNT" || f == "SUM" || f == "MIN" || f == "MAX" || f == "AVG" || f == "LISTAGG" ||
+         f == "FIRST_VALUE" || f == "LAST_VALUE" || IsVarianceFunction(f);
 }
 
 bool IsVarianceFunction(const std::string& f) {
@@ -233,8 +233,8 @@ Result<BoundExprPtr> Binder::BindPredicate(const Expr& e, const char* clause) {
   TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, Bind(e));
   if (b->null_literal) return CastTo(std::move(b), DataType::Boolean(), 0);
   if (b->type.id != TypeId::kBoolean) {
-    return ErrorAt(e.pos, std::string(clause) + " must be a BOOLEAN condition, not " +
-                              TypeName(b->type));
+    return ErrorAt(e.pos,
+                   std::string(clause) + " must be a BOOLEAN condition, not " + TypeName(b->type));
   }
   return b;
 }
@@ -244,13 +244,14 @@ Result<BoundExprPtr> Binder::Bind(const Expr& e) {
   // forms bind an argument twice, so nesting them doubles the work at every level).
   if (Status st = CheckStackDepth("expression"); !st.ok()) return ErrorAt(e.pos, st.message());
   if (++binds_ > kMaxBinds) {
-    return ErrorAt(e.pos, "expression too large (more than " + std::to_string(kMaxBinds) +
-                              " nodes to bind)");
+    return ErrorAt(
+        e.pos, "expression too large (more than " + std::to_string(kMaxBinds) + " nodes to bind)");
   }
   if (e.over) {
     if (!windows_) {
-      return ErrorAt(e.pos, "window functions (" + e.op + " OVER ...) are allowed only in the "
-                            "select list and ORDER BY");
+      return ErrorAt(e.pos, "window functions (" + e.op +
+                                " OVER ...) are allowed only in the "
+                                "select list and ORDER BY");
     }
     return BindWindow(e);
   }
@@ -506,15 +507,15 @@ Result<BoundExprPtr> Binder::BindInner(const Expr& e) {
       std::vector<DataType> item_types;
       for (auto& item : items) {
         if (item->null_literal) continue;
-        if (item->IsConstant() && item->type.IsString() && !types.empty() &&
-            !types[0].IsString()) {
+        if (item->IsConstant() && item->type.IsString() && !types.empty() && !types[0].IsString()) {
           continue;
         }
         item_types.push_back(item->type);
       }
       for (auto& t : item_types) types.push_back(t);
       std::optional<DataType> common = types.empty() ? DataType::String() : types[0];
-      for (size_t i = 1; i < types.size() && common; ++i) common = ComparisonType(*common, types[i]);
+      for (size_t i = 1; i < types.size() && common; ++i)
+        common = ComparisonType(*common, types[i]);
       if (!common) return ErrorAt(e.pos, "IN list values do not match the type of the left side");
       int mode = static_cast<int>(CastMode::kExplicit);
       auto in = NewExpr(BoundKind::kIn, DataType::Boolean(), e.pos);
@@ -532,8 +533,10 @@ Result<BoundExprPtr> Binder::BindInner(const Expr& e) {
       TRIB_ASSIGN_OR_RETURN(BoundExprPtr lo, Bind(*e.args[1]));
       TRIB_ASSIGN_OR_RETURN(BoundExprPtr v2, Bind(*e.args[0]));
       TRIB_ASSIGN_OR_RETURN(BoundExprPtr hi, Bind(*e.args[2]));
-      TRIB_ASSIGN_OR_RETURN(BoundExprPtr ge, MakeComparison(">=", std::move(v1), std::move(lo), e.pos));
-      TRIB_ASSIGN_OR_RETURN(BoundExprPtr le, MakeComparison("<=", std::move(v2), std::move(hi), e.pos));
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr ge,
+                            MakeComparison(">=", std::move(v1), std::move(lo), e.pos));
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr le,
+                            MakeComparison("<=", std::move(v2), std::move(hi), e.pos));
       auto both = NewExpr(BoundKind::kAnd, DataType::Boolean(), e.pos);
       both->args.push_back(std::move(ge));
       both->args.push_back(std::move(le));
@@ -595,8 +598,9 @@ Result<BoundExprPtr> Binder::BindIntervalArithmetic(const Expr& e) {
     std::string frac = number.substr(dot + 1);
     if (frac.empty() || frac.size() > 3 ||
         !std::all_of(frac.begin(), frac.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return ErrorAt(iv.pos, "INTERVAL '" + iv.text + "' SECOND takes at most three fraction "
-                                                      "digits (milliseconds)");
+      return ErrorAt(iv.pos, "INTERVAL '" + iv.text +
+                                 "' SECOND takes at most three fraction "
+                                 "digits (milliseconds)");
     }
     frac.resize(3, '0');
     std::string whole = number.substr(0, dot);
@@ -635,15 +639,14 @@ Result<BoundExprPtr> Binder::BindIntervalArithmetic(const Expr& e) {
     millis = count * unit_millis;
   if (t.id == TypeId::kDate && millis % 86400000 != 0) {
     return ErrorAt(e.pos, "a DATE moves by whole days; CAST it to TIMESTAMP to add " +
-                              (unit == "MILLISECOND" ? std::string("a time of day")
-                                                     : unit + "S"));
+                              (unit == "MILLISECOND" ? std::string("a time of day") : unit + "S"));
   }
   DataType result = value->null_literal ? DataType::Timestamp(3) : t;
   if (result.IsTimestamp() && millis % 1000 != 0 && result.precision < 3) {
     // Milliseconds added: the result holds them (TIMESTAMP(0) + INTERVAL '1.5' SECOND).
-    result = (result.id == TypeId::kTimestampLtz ? DataType::TimestampLtz(3)
-                                                  : DataType::Timestamp(3))
-                 .WithNullable(result.nullable);
+    result =
+        (result.id == TypeId::kTimestampLtz ? DataType::TimestampLtz(3) : DataType::Timestamp(3))
+            .WithNullable(result.nullable);
   }
   auto fn = NewExpr(BoundKind::kFunction, result, e.pos);
   fn->op = "$ADD_INTERVAL";
@@ -669,8 +672,8 @@ Result<BoundExprPtr> Binder::BindBinary(const Expr& e) {
         TRIB_ASSIGN_OR_RETURN(*side, CastTo(std::move(*side), DataType::Boolean(), 0));
       }
       if ((*side)->type.id != TypeId::kBoolean) {
-        return ErrorAt((*side)->pos, op + " needs BOOLEAN operands, not " +
-                                         TypeName((*side)->type));
+        return ErrorAt((*side)->pos,
+                       op + " needs BOOLEAN operands, not " + TypeName((*side)->type));
       }
     }
     auto n = NewExpr(op == "AND" ? BoundKind::kAnd : BoundKind::kOr, DataType::Boolean(), e.pos);
@@ -691,8 +694,8 @@ Result<BoundExprPtr> Binder::BindBinary(const Expr& e) {
   }
   auto temporal = [](const DataType& t) { return t.IsTimestamp() || t.id == TypeId::kDate; };
   if (op == "-" && temporal(a->type) && temporal(b->type)) {
-    return ErrorAt(e.pos, "the difference of two " + TypeName(a->type) + " / " +
-                              TypeName(b->type) + " values is TIMESTAMPDIFF(unit, t2, t1)");
+    return ErrorAt(e.pos, "the difference of two " + TypeName(a->type) + " / " + TypeName(b->type) +
+                              " values is TIMESTAMPDIFF(unit, t2, t1)");
   }
   if (op == "||") {
     int mode = static_cast<int>(CastMode::kExplicit);
@@ -718,8 +721,8 @@ Result<BoundExprPtr> Binder::BindBinary(const Expr& e) {
   }
   const DataType ta = a->type, tb = b->type;
   if (!ta.IsNumeric() || !tb.IsNumeric()) {
-    return ErrorAt(e.pos, "operator " + op + " cannot be applied to " + TypeName(ta) + " and " +
-                              TypeName(tb));
+    return ErrorAt(
+        e.pos, "operator " + op + " cannot be applied to " + TypeName(ta) + " and " + TypeName(tb));
   }
   bool nullable = ta.nullable || tb.nullable;
   DataType result;

@@ -48,15 +48,15 @@ enum class BoundKind {
   kAnd,
   kOr,
   kConcat,
-  kFunction,    // op: UPPER, LOWER, LENGTH, SUBSTRING, COALESCE, ...; ARRAY, MAP, ROW
-                // constructors; ITEM (x[i]); FIELD (x.f: `column` = field index)
-  kCase,        // args: (when, then)... [else]; has_else
+  kFunction,  // op: UPPER, LOWER, LENGTH, SUBSTRING, COALESCE, ...; ARRAY, MAP, ROW
+              // constructors; ITEM (x[i]); FIELD (x.f: `column` = field index)
+  kCase,      // args: (when, then)... [else]; has_else
   kCast,
-  kIn,          // args[0] IN args[1..]
-  kLike,        // args[0] LIKE args[1] [ESCAPE args[2]]
+  kIn,    // args[0] IN args[1..]
+  kLike,  // args[0] LIKE args[1] [ESCAPE args[2]]
   kIsNull,
-  kSubquery,    // a correlated subquery, run per row: args = the outer columns it reads, then
-                // (IN) the left operand; `correlated` runs it
+  kSubquery,  // a correlated subquery, run per row: args = the outer columns it reads, then
+              // (IN) the left operand; `correlated` runs it
 };
 
 struct BoundExpr;
@@ -133,7 +133,7 @@ std::vector<OuterFrame*> CurrentOuterFrames();
 
 // One aggregate call of a grouped query. Its argument is bound against the input scope.
 struct AggregateCall {
-  std::string function;  // COUNT, SUM, MIN, MAX, AVG, variances, LISTAGG
+  std::string function;         // COUNT, SUM, MIN, MAX, AVG, variances, LISTAGG
   std::string separator = ",";  // LISTAGG's
   bool distinct = false;
   bool star = false;
@@ -145,9 +145,9 @@ struct AggregateCall {
 // How expressions above a GROUP BY see the row: [group key values..., aggregate values...].
 struct AggregateBinding {
   const Scope* input = nullptr;
-  std::vector<BoundExprPtr> keys;          // bound against `input`
-  std::vector<std::string> key_texts;      // canonical text of each GROUP BY expression
-  std::vector<int> key_columns;            // input column of a plain column key, else -1
+  std::vector<BoundExprPtr> keys;      // bound against `input`
+  std::vector<std::string> key_texts;  // canonical text of each GROUP BY expression
+  std::vector<int> key_columns;        // input column of a plain column key, else -1
   std::vector<AggregateCall> calls;
 };
 

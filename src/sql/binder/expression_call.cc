@@ -1,7 +1,5 @@
 // The binder's function calls (scalar functions through the registry, the core ones, nested
 // constructors: ARRAY, MAP, ROW) and CASE.
-#include "sql/binder/expression.h"
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -18,6 +16,7 @@
 #include "options/option_values.h"
 #include "sql/binder/cast.h"
 #include "sql/binder/correlated.h"
+#include "sql/binder/expression.h"
 #include "sql/binder/expression_internal.h"
 #include "sql/binder/functions.h"
 
@@ -27,8 +26,8 @@ Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
   const std::string& f = e.op;
   auto arity = [&](size_t lo, size_t hi) -> Status {
     if (e.args.size() < lo || e.args.size() > hi) {
-      std::string want = lo == hi ? std::to_string(lo)
-                                  : std::to_string(lo) + " to " + std::to_string(hi);
+      std::string want =
+          lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
       return ErrorAt(e.pos, "function " + f + " takes " + want + " argument(s), got " +
                                 std::to_string(e.args.size()));
     }
@@ -159,9 +158,10 @@ Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
   } else if (f == "$INTERVAL") {
     // Flink's INTERVAL types have no Paimon column type to store or return them as: a literal
     // shifts a date or time (d + INTERVAL '1' DAY) or bounds a RANGE frame.
-    return NotSupportedAt(e.pos, "an INTERVAL value on its own is not supported (no table stores "
-                                 "one): add it to or subtract it from a DATE or TIMESTAMP, or "
-                                 "use TIMESTAMPADD(unit, n, t) for a computed count");
+    return NotSupportedAt(e.pos,
+                          "an INTERVAL value on its own is not supported (no table stores "
+                          "one): add it to or subtract it from a DATE or TIMESTAMP, or "
+                          "use TIMESTAMPADD(unit, n, t) for a computed count");
   } else if (IsScalarFunction(f)) {
     TRIB_ASSIGN_OR_RETURN(ScalarBinding b, BindScalarFunction(f, e.pos, &args));
     type = b.type;
@@ -191,8 +191,8 @@ Result<BoundExprPtr> Binder::BindFunction(const Expr& e) {
 Result<BoundExprPtr> Binder::BindFieldAccess(BoundExprPtr base, const std::string& name,
                                              const Pos& pos) {
   if (base->type.id != TypeId::kRow) {
-    return ErrorAt(pos, "cannot access field '" + name + "' of " + TypeName(base->type) +
-                            " (not a ROW)");
+    return ErrorAt(
+        pos, "cannot access field '" + name + "' of " + TypeName(base->type) + " (not a ROW)");
   }
   const std::vector<Field>& fields = base->type.fields();
   int found = -1;
@@ -283,15 +283,15 @@ Result<BoundExprPtr> Binder::BindNested(const Expr& e, std::vector<BoundExprPtr>
         TRIB_ASSIGN_OR_RETURN(args[1], CastTo(std::move(args[1]), DataType::BigInt(), mode));
       }
       if (!args[1]->type.IsInteger()) {
-        return ErrorAt(args[1]->pos, "an array index must be an integer, not " +
-                                         TypeName(args[1]->type));
+        return ErrorAt(args[1]->pos,
+                       "an array index must be an integer, not " + TypeName(args[1]->type));
       }
       TRIB_ASSIGN_OR_RETURN(args[1], CastTo(std::move(args[1]), DataType::BigInt(), mode));
       type = base.element().WithNullable(true);
     } else if (base.id == TypeId::kMap || base.id == TypeId::kMultiset) {
       if (!args[1]->null_literal && !CanCast(args[1]->type, base.key(), CastMode::kExplicit)) {
-        return ErrorAt(args[1]->pos, "a key of " + TypeName(base) + " cannot be " +
-                                         TypeName(args[1]->type));
+        return ErrorAt(args[1]->pos,
+                       "a key of " + TypeName(base) + " cannot be " + TypeName(args[1]->type));
       }
       TRIB_ASSIGN_OR_RETURN(args[1], CastTo(std::move(args[1]), base.key(), mode));
       type = base.value().WithNullable(true);
@@ -304,7 +304,6 @@ Result<BoundExprPtr> Binder::BindNested(const Expr& e, std::vector<BoundExprPtr>
   n->args = std::move(args);
   return Fold(std::move(n));
 }
-
 
 Result<BoundExprPtr> Binder::BindCase(const Expr& e) {
   size_t i = 0;
@@ -339,8 +338,9 @@ Result<BoundExprPtr> Binder::BindCase(const Expr& e) {
   }
   auto common = types.empty() ? std::optional<DataType>(DataType::String()) : CommonType(types);
   if (!common) return ErrorAt(e.pos, "CASE branches have incompatible types");
-  bool nullable = !e.has_else || std::any_of(results.begin(), results.end(),
-                                             [](const BoundExprPtr& r) { return r->type.nullable; });
+  bool nullable =
+      !e.has_else || std::any_of(results.begin(), results.end(),
+                                 [](const BoundExprPtr& r) { return r->type.nullable; });
   auto n = NewExpr(BoundKind::kCase, common->WithNullable(nullable), e.pos);
   n->has_else = e.has_else;
   int mode = static_cast<int>(CastMode::kExplicit);

@@ -1,6 +1,4 @@
 // The binder's subqueries: scalar, IN and EXISTS, uncorrelated or correlated.
-#include "sql/binder/expression.h"
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -17,6 +15,7 @@
 #include "options/option_values.h"
 #include "sql/binder/cast.h"
 #include "sql/binder/correlated.h"
+#include "sql/binder/expression.h"
 #include "sql/binder/expression_internal.h"
 #include "sql/binder/functions.h"
 
@@ -24,8 +23,9 @@ namespace tributary::sql {
 
 Result<BoundExprPtr> Binder::BindSubquery(const Expr& e) {
   if (!subqueries_) {
-    return NotSupportedAt(e.pos, "a subquery is not supported here yet (subqueries work in "
-                                 "SELECT, WHERE and HAVING of a query)");
+    return NotSupportedAt(e.pos,
+                          "a subquery is not supported here yet (subqueries work in "
+                          "SELECT, WHERE and HAVING of a query)");
   }
   // Run once, now, unless it reads a column of this query (the probe says so).
   OuterFrame probe;
@@ -45,8 +45,8 @@ Result<BoundExprPtr> Binder::BindSubquery(const Expr& e) {
                         e.pos);
   }
   if (fields.size() != 1) {
-    return ErrorAt(e.pos, "the subquery must return one column, not " +
-                              std::to_string(fields.size()));
+    return ErrorAt(e.pos,
+                   "the subquery must return one column, not " + std::to_string(fields.size()));
   }
   if (e.kind == ExprKind::kSubquery) {
     if (rows.size() > 1) {
@@ -86,8 +86,8 @@ Result<BoundExprPtr> Binder::BindInLeft(const Expr& e, const DataType& values, D
   TRIB_ASSIGN_OR_RETURN(BoundExprPtr left, Bind(*e.args[0]));
   std::optional<DataType> t = left->null_literal ? values : ComparisonType(left->type, values);
   if (!t) {
-    return ErrorAt(e.pos, "the subquery's " + TypeName(values) + " values cannot be compared with " +
-                              TypeName(left->type));
+    return ErrorAt(e.pos, "the subquery's " + TypeName(values) +
+                              " values cannot be compared with " + TypeName(left->type));
   }
   *common = *t;
   return CastTo(std::move(left), *t, static_cast<int>(CastMode::kExplicit));
@@ -97,8 +97,9 @@ Result<BoundExprPtr> Binder::BindInLeft(const Expr& e, const DataType& values, D
 // NULLs (which names it reads, what it returns), run per row later (correlated.h).
 Result<BoundExprPtr> Binder::BindCorrelated(const Expr& e) {
   if (!subqueries_->per_row || !subqueries_->later) {
-    return NotSupportedAt(e.pos, "a correlated subquery that cannot be rewritten as a join "
-                                 "(docs/sql.md) is not supported in a streaming query yet");
+    return NotSupportedAt(e.pos,
+                          "a correlated subquery that cannot be rewritten as a join "
+                          "(docs/sql.md) is not supported in a streaming query yet");
   }
   const Scope& scope = agg_ ? *agg_->input : *scope_;
   auto c = std::make_shared<CorrelatedSubquery>();
@@ -131,8 +132,8 @@ Result<BoundExprPtr> Binder::BindCorrelated(const Expr& e) {
     node->type = DataType::Boolean().NotNull();
   } else {
     if (fields.size() != 1) {
-      return ErrorAt(e.pos, "the subquery must return one column, not " +
-                                std::to_string(fields.size()));
+      return ErrorAt(e.pos,
+                     "the subquery must return one column, not " + std::to_string(fields.size()));
     }
     c->value_type = fields[0].type;
     if (e.kind == ExprKind::kSubquery) {

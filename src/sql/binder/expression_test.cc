@@ -10,8 +10,8 @@ namespace {
 // Binds and evaluates `sql` over one row of columns a INT = 5, s STRING = 'abc', n INT = NULL.
 Result<std::string> Eval(const std::string& sql) {
   Scope scope;
-  scope.columns = {{"a", "t", DataType::Int()}, {"s", "t", DataType::String()},
-                   {"n", "t", DataType::Int()}};
+  scope.columns = {
+      {"a", "t", DataType::Int()}, {"s", "t", DataType::String()}, {"n", "t", DataType::Int()}};
   Row row = {Value::Int(5), Value::String("abc"), Value::Null()};
   TRIB_ASSIGN_OR_RETURN(ExprPtr e, ParseExpression(sql));
   Binder binder(&scope);
@@ -62,14 +62,16 @@ TEST(ExpressionTest, FunctionsAndCasts) {
   EXPECT_EQ(E("CASE WHEN a > 3 THEN 'big' ELSE 'small' END"), "big");
   EXPECT_EQ(E("CAST(a AS DECIMAL(5, 2))"), "5.00");
   EXPECT_EQ(E("CAST('2024-03-01 10:00:00' AS TIMESTAMP(3))"), "2024-03-01 10:00:00");
-  EXPECT_EQ(E("CAST(300 AS TINYINT)"), "ERROR line 1, column 6: value 300 is out of range for TINYINT");
+  EXPECT_EQ(E("CAST(300 AS TINYINT)"),
+            "ERROR line 1, column 6: value 300 is out of range for TINYINT");
 }
 
 TEST(ExpressionTest, BindErrors) {
   EXPECT_EQ(E("nope + 1"),
             "ERROR line 1, column 1: unknown column 'nope'; available columns: a, s, n");
   EXPECT_EQ(E("a + s"), "ERROR line 1, column 3: operator + cannot be applied to INT and STRING");
-  EXPECT_EQ(E("UPPER(a)"), "ERROR line 1, column 7: function UPPER needs a string argument, not INT");
+  EXPECT_EQ(E("UPPER(a)"),
+            "ERROR line 1, column 7: function UPPER needs a string argument, not INT");
   EXPECT_EQ(E("COUNT(a)"), "ERROR line 1, column 1: aggregate function COUNT is not allowed here");
 }
 

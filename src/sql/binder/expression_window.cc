@@ -1,6 +1,4 @@
 // The binder's window functions (OVER) and aggregates.
-#include "sql/binder/expression.h"
-
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -17,6 +15,7 @@
 #include "options/option_values.h"
 #include "sql/binder/cast.h"
 #include "sql/binder/correlated.h"
+#include "sql/binder/expression.h"
 #include "sql/binder/expression_internal.h"
 #include "sql/binder/functions.h"
 
@@ -68,8 +67,8 @@ Result<BoundExprPtr> Binder::BindWindow(const Expr& e) {
   auto arity = [&](size_t lo, size_t hi) -> Status {
     if (e.star_arg || e.args.size() < lo || e.args.size() > hi) {
       return ErrorAt(e.pos, "window function " + e.op + " takes " +
-                                (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " +
-                                                                     std::to_string(hi)) +
+                                (lo == hi ? std::to_string(lo)
+                                          : std::to_string(lo) + " to " + std::to_string(hi)) +
                                 " argument(s)");
     }
     return Status::OK();
@@ -122,9 +121,10 @@ Result<BoundExprPtr> Binder::BindWindow(const Expr& e) {
     call.type = v->type.WithNullable(true);
     call.args.push_back(std::move(v));
   } else {
-    return NotSupportedAt(e.pos, e.op + " is not a window function (window functions: "
-                                       "ROW_NUMBER, RANK, DENSE_RANK, LAG, LEAD, FIRST_VALUE, "
-                                       "LAST_VALUE, COUNT, SUM, MIN, MAX, AVG)");
+    return NotSupportedAt(e.pos, e.op +
+                                     " is not a window function (window functions: "
+                                     "ROW_NUMBER, RANK, DENSE_RANK, LAG, LEAD, FIRST_VALUE, "
+                                     "LAST_VALUE, COUNT, SUM, MIN, MAX, AVG)");
   }
   for (const auto& p : spec.partition_by) {
     if (ContainsWindow(*p) || ContainsAggregate(*p)) {
@@ -167,30 +167,38 @@ Result<BoundExprPtr> Binder::BindWindow(const Expr& e) {
       }
       if (interval) {
         if (!key.IsTimestamp() && key.id != TypeId::kDate) {
-          return ErrorAt(spec.pos, "a RANGE frame with an INTERVAL offset needs a TIMESTAMP or "
-                                   "DATE ORDER BY key, not " + key.ToString());
+          return ErrorAt(spec.pos,
+                         "a RANGE frame with an INTERVAL offset needs a TIMESTAMP or "
+                         "DATE ORDER BY key, not " +
+                             key.ToString());
         }
         for (const FrameBound* b : {&spec.start, &spec.end}) {
           if (key.id == TypeId::kDate && has_offset(*b) && b->offset % 86400000 != 0) {
-            return ErrorAt(spec.pos, "a RANGE frame over a DATE takes whole days, not " +
-                                         b->interval_text);
+            return ErrorAt(spec.pos,
+                           "a RANGE frame over a DATE takes whole days, not " + b->interval_text);
           }
         }
       } else if (!key.IsNumeric()) {
-        return ErrorAt(spec.pos, "a RANGE frame with a numeric offset needs a numeric ORDER BY "
-                                 "key, not " + key.ToString() +
-                                 (key.IsTimestamp() || key.id == TypeId::kDate
-                                      ? " (use an INTERVAL offset)"
-                                      : ""));
+        return ErrorAt(
+            spec.pos,
+            "a RANGE frame with a numeric offset needs a numeric ORDER BY "
+            "key, not " +
+                key.ToString() +
+                (key.IsTimestamp() || key.id == TypeId::kDate ? " (use an INTERVAL offset)" : ""));
       }
     }
     auto rank = [](const FrameBound& b) {
       switch (b.kind) {
-        case K::kUnboundedPreceding: return -2.0;
-        case K::kPreceding: return -1.0 / (1.0 + static_cast<double>(b.offset)) - 0.5;
-        case K::kCurrentRow: return 0.0;
-        case K::kFollowing: return 0.5 - 1.0 / (1.0 + static_cast<double>(b.offset));
-        case K::kUnboundedFollowing: return 2.0;
+        case K::kUnboundedPreceding:
+          return -2.0;
+        case K::kPreceding:
+          return -1.0 / (1.0 + static_cast<double>(b.offset)) - 0.5;
+        case K::kCurrentRow:
+          return 0.0;
+        case K::kFollowing:
+          return 0.5 - 1.0 / (1.0 + static_cast<double>(b.offset));
+        case K::kUnboundedFollowing:
+          return 2.0;
       }
       return 0.0;
     };
@@ -282,8 +290,8 @@ Result<BoundExprPtr> Binder::BindAggregate(const Expr& e) {
     call.type = DataType::String();
   } else if (call.function == "COUNT") {
     call.type = DataType::BigInt().NotNull();
-  } else if (call.function == "MIN" || call.function == "MAX" ||
-             call.function == "FIRST_VALUE" || call.function == "LAST_VALUE") {
+  } else if (call.function == "MIN" || call.function == "MAX" || call.function == "FIRST_VALUE" ||
+             call.function == "LAST_VALUE") {
     call.type = in;
   } else if (IsVarianceFunction(call.function)) {
     if (!in.IsNumeric()) {

@@ -13,8 +13,8 @@ namespace tributary::sql {
 
 bool IsScalarFunction(const std::string& f) {
   const FunctionInfo* info = FindFunction(f);
-  return info != nullptr && (info->kind == FunctionKind::kScalar ||
-                             info->kind == FunctionKind::kInternal);
+  return info != nullptr &&
+         (info->kind == FunctionKind::kScalar || info->kind == FunctionKind::kInternal);
 }
 
 bool IsVolatileFunction(const std::string& f, size_t arg_count) {

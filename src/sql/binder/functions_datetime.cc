@@ -1,8 +1,6 @@
 // Date and time scalar functions (YEAR .. SECOND, EXTRACT's forms, DATE_FORMAT, TO_DATE,
 // TIMESTAMPADD, ...): each function's type rules and evaluation, and its row of the function
 // registry (function_registry.h), with Flink's names and semantics. Internal to sql/.
-#include "sql/binder/functions_internal.h"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -19,6 +17,7 @@
 #include "common/datetime.h"
 #include "sql/binder/cast.h"
 #include "sql/binder/function_registry.h"
+#include "sql/binder/functions_internal.h"
 
 namespace tributary::sql {
 
@@ -81,11 +80,11 @@ int64_t AddMonthsClamped(int64_t days, int64_t months) {
 // letter it does not know is an error, as Java's.
 Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const std::string& fmt,
                                    int32_t nanos_of_milli = 0) {
-  static const char* kMonths[] = {"January", "February", "March",     "April",
-                                  "May",     "June",     "July",      "August",
-                                  "September", "October", "November", "December"};
-  static const char* kDays[] = {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
-                                "Sunday"};
+  static const char* kMonths[] = {"January",   "February", "March",    "April",
+                                  "May",       "June",     "July",     "August",
+                                  "September", "October",  "November", "December"};
+  static const char* kDays[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
+                                "Friday", "Saturday", "Sunday"};
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
@@ -124,8 +123,12 @@ Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const st
     size_t n = 1;
     while (i + n < fmt.size() && fmt[i + n] == c) n++;
     // At most as many letters as Java's DateTimeFormatter takes for the field.
-    const size_t most = c == 'M' || c == 'E' ? 5 : c == 'a' ? 1 : c == 'D' ? 3 : c == 'S' ? 9
-                      : c == 'y' ? 19 : 2;
+    const size_t most = c == 'M' || c == 'E' ? 5
+                        : c == 'a'           ? 1
+                        : c == 'D'           ? 3
+                        : c == 'S'           ? 9
+                        : c == 'y'           ? 19
+                                             : 2;
     if (std::isalpha(static_cast<unsigned char>(c)) && n > most &&
         std::string("yMdDEaHhKkmsS").find(c) != std::string::npos) {
       return Status::Invalid("date-time pattern '" + fmt + "': too many pattern letters '" +
@@ -142,21 +145,45 @@ Result<std::string> FormatDateTime(int64_t days, int64_t millis_of_day, const st
       out += n == 5 ? f.substr(0, 1) : n == 4 ? f : f.substr(0, 3);
     };
     switch (c) {
-      case 'y': num(n == 2 ? y % 100 : y, n); break;
-      case 'M':
-        if (n >= 3) text(kMonths[m - 1]);
-        else num(m, n);
+      case 'y':
+        num(n == 2 ? y % 100 : y, n);
         break;
-      case 'd': num(d, n); break;
-      case 'D': num(days - DaysFromCivil(y, 1, 1) + 1, n); break;
-      case 'E': text(kDays[weekday]); break;
-      case 'a': out += h < 12 ? "AM" : "PM"; break;
-      case 'H': num(h, n); break;
-      case 'h': num(h % 12 == 0 ? 12 : h % 12, n); break;
-      case 'K': num(h % 12, n); break;
-      case 'k': num(h == 0 ? 24 : h, n); break;
-      case 'm': num(mi, n); break;
-      case 's': num(s, n); break;
+      case 'M':
+        if (n >= 3)
+          text(kMonths[m - 1]);
+        else
+          num(m, n);
+        break;
+      case 'd':
+        num(d, n);
+        break;
+      case 'D':
+        num(days - DaysFromCivil(y, 1, 1) + 1, n);
+        break;
+      case 'E':
+        text(kDays[weekday]);
+        break;
+      case 'a':
+        out += h < 12 ? "AM" : "PM";
+        break;
+      case 'H':
+        num(h, n);
+        break;
+      case 'h':
+        num(h % 12 == 0 ? 12 : h % 12, n);
+        break;
+      case 'K':
+        num(h % 12, n);
+        break;
+      case 'k':
+        num(h == 0 ? 24 : h, n);
+        break;
+      case 'm':
+        num(mi, n);
+        break;
+      case 's':
+        num(s, n);
+        break;
       case 'S': {
         std::string frac = std::to_string(ms * 1000000 + nanos_of_milli);  // nanoseconds
         frac.insert(0, 9 - frac.size(), '0');
@@ -197,17 +224,33 @@ std::optional<std::pair<int64_t, int64_t>> ParseDateTime(const std::string& text
     }
     size_t start = p;
     const size_t max_digits = c == 'y' ? (n == 2 ? 2 : 4) : c == 'S' ? 3 : 2;
-    while (p < text.size() && p - start < max_digits && std::isdigit(static_cast<unsigned char>(text[p]))) p++;
+    while (p < text.size() && p - start < max_digits &&
+           std::isdigit(static_cast<unsigned char>(text[p])))
+      p++;
     if (p == start) return std::nullopt;
     const int64_t v = std::stoll(text.substr(start, p - start));
     switch (c) {
-      case 'y': y = n == 2 ? 2000 + v : v; break;
-      case 'M': mo = v; break;
-      case 'd': d = v; break;
-      case 'H': h = v; break;
-      case 'm': mi = v; break;
-      case 's': s = v; break;
-      default: ms = v; break;
+      case 'y':
+        y = n == 2 ? 2000 + v : v;
+        break;
+      case 'M':
+        mo = v;
+        break;
+      case 'd':
+        d = v;
+        break;
+      case 'H':
+        h = v;
+        break;
+      case 'm':
+        mi = v;
+        break;
+      case 's':
+        s = v;
+        break;
+      default:
+        ms = v;
+        break;
     }
     i += n;
   }
@@ -317,8 +360,10 @@ Status BindToTimestampLtz(ScalarBindCall& c) {
   if (args.size() > 1 && args[1]->IsConstant() && !args[1]->constant.is_null()) {
     const int64_t p = args[1]->constant.int_value();
     if (p != 0 && p != 3) {
-      return ErrorAt(args[1]->pos, "TO_TIMESTAMP_LTZ takes precision 0 (seconds) or 3 "
-                                   "(milliseconds), not " + std::to_string(p));
+      return ErrorAt(args[1]->pos,
+                     "TO_TIMESTAMP_LTZ takes precision 0 (seconds) or 3 "
+                     "(milliseconds), not " +
+                         std::to_string(p));
     }
   }
   b.type = DataType::TimestampLtz(3);
@@ -430,8 +475,10 @@ Result<Value> EvalFloorTo(const BoundExpr& e, const std::vector<Value>& args, bo
   } else if (unit == "DAY") {
     whole_days(days, days + 1);
   } else {
-    const int64_t size = unit == "HOUR" ? 3600000 : unit == "MINUTE" ? 60000
-                       : unit == "SECOND" ? 1000 : 1;
+    const int64_t size = unit == "HOUR"     ? 3600000
+                         : unit == "MINUTE" ? 60000
+                         : unit == "SECOND" ? 1000
+                                            : 1;
     ft = tod / size * size;
     nt = ft + size;
     if (nt >= 86400000) {
@@ -502,7 +549,7 @@ Result<Value> EvalYear(const BoundExpr& e, const std::vector<Value>& args) {
   if (f == "DAYOFMONTH") return Value::Int(d);
   if (f == "DAYOFYEAR") return Value::Int(days - DaysFromCivil(y, 1, 1) + 1);
   if (f == "DAYOFWEEK") return Value::Int((WeekdayFromMonday(days) + 1) % 7 + 1);  // 1 = Sunday
-  if (f == "$ISODOW") return Value::Int(WeekdayFromMonday(days) + 1);  // 1 = Monday
+  if (f == "$ISODOW") return Value::Int(WeekdayFromMonday(days) + 1);              // 1 = Monday
   // Calcite's: the decade is year / 10; centuries and millennia count from year 1.
   auto floor_div = [](int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
   if (f == "$DECADE") return Value::Int(floor_div(y, 10));
@@ -579,8 +626,9 @@ Result<Value> EvalToTimestamp(const BoundExpr& e, const std::vector<Value>& args
     return *ts;
   }
   if (f == "TO_DATE" || f == "TO_TIMESTAMP") {
-    const std::string fmt = args.size() > 1 ? args[1].string_value()
-                                            : (f == "TO_DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
+    const std::string fmt = args.size() > 1
+                                ? args[1].string_value()
+                                : (f == "TO_DATE" ? "yyyy-MM-dd" : "yyyy-MM-dd HH:mm:ss");
     auto parsed = ParseDateTime(args[0].string_value(), fmt);
     if (!parsed) return Value::Null();
     if (f == "TO_DATE") return Value::Int(parsed->first);
@@ -601,8 +649,8 @@ Result<Value> EvalToDate(const BoundExpr& e, const std::vector<Value>& args) {
 
 Result<Value> EvalAddIntervalCall(const BoundExpr& e, const std::vector<Value>& args) {
   const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
-  return EvalAddInterval(args[0], in.id == TypeId::kDate, args[1].int_value(),
-                         args[2].int_value(), "INTERVAL arithmetic");
+  return EvalAddInterval(args[0], in.id == TypeId::kDate, args[1].int_value(), args[2].int_value(),
+                         "INTERVAL arithmetic");
 }
 
 Result<Value> EvalDateAdd(const BoundExpr& e, const std::vector<Value>& args) {
@@ -610,7 +658,8 @@ Result<Value> EvalDateAdd(const BoundExpr& e, const std::vector<Value>& args) {
   int64_t day, ignored;
   Civil(args[0], e.args[0]->type.id == TypeId::kDate, &day, &ignored);
   const int64_t n = args[1].int_value();
-  if (n > 3000000 || n < -3000000) return ErrorAt(e.pos, f + ": " + std::to_string(n) + " days is out of range");
+  if (n > 3000000 || n < -3000000)
+    return ErrorAt(e.pos, f + ": " + std::to_string(n) + " days is out of range");
   const int64_t out = f == "DATE_ADD" ? day + n : day - n;
   if (!DateInRange(out)) {
     return DateOutOfRange(f + "(" + FormatDate(day) + ", " + std::to_string(n) +
@@ -712,7 +761,8 @@ const std::vector<FunctionInfo>& DateTimeFunctions() {
       {"DATEDIFF", K::kScalar, W, BindDatediff, EvalDatediff},
       {"DATE_ADD", K::kScalar, W, BindDateAdd, EvalDateAdd},
       {"DATE_SUB", K::kScalar, W, BindDateAdd, EvalDateAdd},
-      {"UNIX_TIMESTAMP", K::kScalar, kVolatileWithoutArgs | N | S, BindUnixTimestamp, EvalUnixTimestamp},
+      {"UNIX_TIMESTAMP", K::kScalar, kVolatileWithoutArgs | N | S, BindUnixTimestamp,
+       EvalUnixTimestamp},
       {"FROM_UNIXTIME", K::kScalar, kNone, BindFromUnixtime, EvalFromUnixtime},
       {"TO_TIMESTAMP_LTZ", K::kScalar, N, BindToTimestampLtz, EvalToTimestampLtz},
       {"TIMESTAMPADD", K::kScalar, kNone, BindTimestampadd, EvalTimestampadd},

@@ -38,8 +38,8 @@ struct ScalarBindCall {
   Status Need(size_t i, bool ok, const char* what) const {
     if (args[i]->null_literal) return Status::OK();
     if (!ok) {
-      return ErrorAt(args[i]->pos, "function " + f + " needs " + what + ", not " +
-                                       TypeName(args[i]->type));
+      return ErrorAt(args[i]->pos,
+                     "function " + f + " needs " + what + ", not " + TypeName(args[i]->type));
     }
     return Status::OK();
   }

@@ -1,8 +1,6 @@
 // Numeric scalar functions (ROUND, FLOOR, POWER, the trigonometric ones, HEX, BIN, ...): each
 // function's type rules and evaluation, and its row of the function registry (function_registry.h),
 // with Flink's names and semantics. Internal to sql/.
-#include "sql/binder/functions_internal.h"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -19,6 +17,7 @@
 #include "common/datetime.h"
 #include "sql/binder/cast.h"
 #include "sql/binder/function_registry.h"
+#include "sql/binder/functions_internal.h"
 
 namespace tributary::sql {
 
@@ -39,8 +38,8 @@ double RoundShortestDecimal(double v, int64_t digits, bool truncate) {
     if (sci[i] != '.') digs += sci[i];
   }
   const int64_t point = std::stoll(sci.substr(e + 1)) + 1;  // v = 0.<digs> * 10^point
-  digits = std::clamp<int64_t>(digits, -400, 400);            // beyond: all digits, or none
-  const int64_t keep = point + digits;                        // digits of digs kept
+  digits = std::clamp<int64_t>(digits, -400, 400);          // beyond: all digits, or none
+  const int64_t keep = point + digits;                      // digits of digs kept
   if (keep >= static_cast<int64_t>(digs.size())) return v;
   if (keep < 0) return 0.0;
   const bool up = !truncate && digs[static_cast<size_t>(keep)] >= '5';
@@ -48,8 +47,10 @@ double RoundShortestDecimal(double v, int64_t digits, bool truncate) {
   if (up) {
     size_t i = kept.size();
     while (i > 0 && kept[i - 1] == '9') kept[--i] = '0';
-    if (i == 0) kept.insert(kept.begin(), '1');
-    else kept[i - 1]++;
+    if (i == 0)
+      kept.insert(kept.begin(), '1');
+    else
+      kept[i - 1]++;
   }
   const std::string text = kept + "e" + std::to_string(point - keep);
   double out = 0;
@@ -193,7 +194,8 @@ Result<Value> EvalFloor(const BoundExpr& e, const std::vector<Value>& args) {
   const DataType& in = e.args.empty() ? e.type : e.args[0]->type;
   const bool up = f != "FLOOR";
   if (args[0].is_double()) {
-    return Value::Double(up ? std::ceil(args[0].double_value()) : std::floor(args[0].double_value()));
+    return Value::Double(up ? std::ceil(args[0].double_value())
+                            : std::floor(args[0].double_value()));
   }
   if (args[0].is_int()) return args[0];
   const __int128 p = Pow10(in.scale);

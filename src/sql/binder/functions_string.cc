@@ -2,9 +2,9 @@
 // IF, GREATEST, MD5, RAND, UUID, JSON_VALUE, ...): each function's type rules and evaluation, and
 // its row of the function registry (function_registry.h), with Flink's names and semantics.
 // Internal to sql/.
-#include "sql/binder/functions_internal.h"
-
 #include <openssl/evp.h>
+
+#include "sql/binder/functions_internal.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -21,8 +21,8 @@
 #include <random>
 #include <set>
 
-#include "common/json.h"
 #include "common/datetime.h"
+#include "common/json.h"
 #include "sql/binder/cast.h"
 #include "sql/binder/function_registry.h"
 
@@ -201,15 +201,14 @@ Result<std::shared_ptr<const Regex>> Pattern(const std::string& p) {
   std::unique_ptr<pcre2_compile_context, decltype(&pcre2_compile_context_free)> compile(
       pcre2_compile_context_create(nullptr), &pcre2_compile_context_free);
   pcre2_set_newline(compile.get(), PCRE2_NEWLINE_ANY);
-  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(p.data()), p.size(),
-                                   PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &error, &offset,
-                                   compile.get());
+  pcre2_code* code =
+      pcre2_compile(reinterpret_cast<PCRE2_SPTR>(p.data()), p.size(),
+                    PCRE2_UTF | PCRE2_MATCH_INVALID_UTF, &error, &offset, compile.get());
   if (code == nullptr) {
     PCRE2_UCHAR buf[256];
     pcre2_get_error_message(error, buf, sizeof buf);
     return Status::Invalid("invalid regular expression '" + p + "' at character " +
-                           std::to_string(offset + 1) + ": " +
-                           reinterpret_cast<const char*>(buf));
+                           std::to_string(offset + 1) + ": " + reinterpret_cast<const char*>(buf));
   }
   auto r = std::make_shared<const Regex>(code);
   if (cache.size() > 1000) cache.clear();
@@ -261,7 +260,8 @@ std::string ToBase64(const std::string& in) {
   size_t i = 0;
   for (; i + 2 < in.size(); i += 3) {
     uint32_t v = (static_cast<unsigned char>(in[i]) << 16) |
-                 (static_cast<unsigned char>(in[i + 1]) << 8) | static_cast<unsigned char>(in[i + 2]);
+                 (static_cast<unsigned char>(in[i + 1]) << 8) |
+                 static_cast<unsigned char>(in[i + 2]);
     for (int k = 3; k >= 0; k--) out += kBase64[(v >> (6 * k)) & 63];
   }
   if (i < in.size()) {
@@ -442,7 +442,8 @@ Status BindMd5(ScalarBindCall& c) {
 Status BindRand(ScalarBindCall& c) {
   [[maybe_unused]] auto& [f, pos, args, b] = c;
   TRIB_RETURN_NOT_OK(f == "RAND" ? c.Arity(0, 1) : c.Arity(1, 2));
-  const bool seeded = (f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2);
+  const bool seeded =
+      (f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2);
   for (size_t i = 0; i < args.size(); i++) TRIB_RETURN_NOT_OK(c.IntArg(i));
   if (seeded && !args[0]->IsConstant()) {
     return ErrorAt(args[0]->pos, f + "'s seed must be a constant");
@@ -486,8 +487,8 @@ Status BindJsonValue(ScalarBindCall& c) {
     if (!t.ok()) return ErrorAt(pos, "JSON_QUERY ... RETURNING: " + t.status().message());
     const bool array = t->id == TypeId::kArray && t->element().IsString();
     if (!t->IsString() && !array) {
-      return ErrorAt(pos, "JSON_QUERY ... RETURNING takes STRING or ARRAY<STRING>, not " +
-                              TypeName(*t));
+      return ErrorAt(pos,
+                     "JSON_QUERY ... RETURNING takes STRING or ARRAY<STRING>, not " + TypeName(*t));
     }
     b.type = array ? DataType::Array(DataType::String()) : DataType::String();
   }
@@ -495,15 +496,15 @@ Status BindJsonValue(ScalarBindCall& c) {
     auto t = DataType::Parse(args[2]->constant.string_value());
     if (!t.ok()) return ErrorAt(pos, "JSON_VALUE ... RETURNING: " + t.status().message());
     if (t->IsNested() || t->id == TypeId::kBinary || t->id == TypeId::kVarBinary) {
-      return NotSupportedAt(pos, "JSON_VALUE ... RETURNING " + TypeName(*t) +
-                                     " is not supported (a scalar type)");
+      return NotSupportedAt(
+          pos, "JSON_VALUE ... RETURNING " + TypeName(*t) + " is not supported (a scalar type)");
     }
     b.type = t->WithNullable(true);
     for (size_t i : {size_t{4}, size_t{6}}) {
       if (args[i]->null_literal) continue;
       if (!CanCast(args[i]->type, b.type, CastMode::kExplicit)) {
-        return ErrorAt(args[i]->pos, "the DEFAULT of JSON_VALUE must be a " +
-                                         TypeName(b.type) + ", not " + TypeName(args[i]->type));
+        return ErrorAt(args[i]->pos, "the DEFAULT of JSON_VALUE must be a " + TypeName(b.type) +
+                                         ", not " + TypeName(args[i]->type));
       }
       TRIB_RETURN_NOT_OK(c.As(i, b.type));
     }
@@ -547,7 +548,8 @@ Result<Value> EvalJsonFunction(const BoundExpr& e, const std::vector<Value>& arg
   if (malformed) return behave(1, "malformed JSON path '" + args[1].string_value() + "'");
   if (value) {
     if (at == nullptr || at->is_null()) return behave(0, "no value at the path");
-    if (at->is_object() || at->is_array()) return behave(1, "the value at the path is not a scalar");
+    if (at->is_object() || at->is_array())
+      return behave(1, "the value at the path is not a scalar");
     Value text = Value::String(at->is_string() ? at->get<std::string>() : at->dump());
     if (e.type.IsString()) return text;
     auto cast = CastValue(text, DataType::String(), e.type, CastMode::kExplicit);
@@ -563,9 +565,9 @@ Result<Value> EvalJsonFunction(const BoundExpr& e, const std::vector<Value>& arg
     }
     std::vector<Value> elements;
     for (const Json& item : *parsed) {
-      elements.push_back(item.is_null() ? Value::Null()
-                                        : Value::String(item.is_string() ? item.get<std::string>()
-                                                                         : item.dump()));
+      elements.push_back(
+          item.is_null() ? Value::Null()
+                         : Value::String(item.is_string() ? item.get<std::string>() : item.dump()));
     }
     return Value::Array(std::move(elements));
   };
@@ -583,7 +585,8 @@ Result<Value> EvalRand(const BoundExpr& e, const std::vector<Value>& args) {
   const std::string& f = e.op;
   // With a seed (the first argument), the call's own sequence: the same seed gives the same
   // numbers, as Flink's RAND(seed) / RAND_INTEGER(seed, n).
-  const bool seeded = (f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2);
+  const bool seeded =
+      (f == "RAND" && args.size() == 1) || (f == "RAND_INTEGER" && args.size() == 2);
   std::mt19937_64* engine = &RandomEngine();
   if (seeded) {
     if (args[0].is_null()) return Value::Null();
@@ -597,7 +600,8 @@ Result<Value> EvalRand(const BoundExpr& e, const std::vector<Value>& args) {
   const Value& bound = args[seeded ? 1 : 0];
   if (bound.is_null()) return Value::Null();
   const int64_t n = bound.int_value();
-  if (n <= 0) return Status::Invalid("RAND_INTEGER needs a positive bound, not " + std::to_string(n));
+  if (n <= 0)
+    return Status::Invalid("RAND_INTEGER needs a positive bound, not " + std::to_string(n));
   return Value::Int(std::uniform_int_distribution<int64_t>(0, n - 1)(*engine));
 }
 
@@ -607,9 +611,9 @@ Result<Value> EvalUuid(const BoundExpr& e, const std::vector<Value>& args) {
   hi = (hi & ~0xF000ULL) | 0x4000ULL;
   lo = (lo & ~(3ULL << 62)) | (2ULL << 62);
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx",
-                static_cast<unsigned>(hi >> 32), static_cast<unsigned>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned>(hi & 0xFFFF), static_cast<unsigned>(lo >> 48),
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xFFFF), static_cast<unsigned>(hi & 0xFFFF),
+                static_cast<unsigned>(lo >> 48),
                 static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
   return Value::String(buf);
 }
@@ -690,11 +694,13 @@ Result<Value> EvalLpad(const BoundExpr& e, const std::vector<Value>& args) {
   auto s = CodePoints(args[0].string_value());
   auto pad = CodePoints(args[2].string_value());
   if (len < 0) return Value::Null();
-  if (static_cast<size_t>(len) <= s.size()) return Value::String(Utf8(s, 0, static_cast<size_t>(len)));
+  if (static_cast<size_t>(len) <= s.size())
+    return Value::String(Utf8(s, 0, static_cast<size_t>(len)));
   if (pad.empty()) return Value::Null();
   if (len > 64 * 1024 * 1024) return ErrorAt(e.pos, f + " length is too large");
   std::vector<uint32_t> fill;
-  while (fill.size() + s.size() < static_cast<size_t>(len)) fill.push_back(pad[fill.size() % pad.size()]);
+  while (fill.size() + s.size() < static_cast<size_t>(len))
+    fill.push_back(pad[fill.size() % pad.size()]);
   return Value::String(f == "LPAD" ? Utf8(fill) + Utf8(s) : Utf8(s) + Utf8(fill));
 }
 
@@ -717,7 +723,8 @@ Result<Value> EvalSplitIndex(const BoundExpr& e, const std::vector<Value>& args)
   size_t at = 0;
   for (int64_t i = 0;; i++) {
     size_t k = s.find(sep, at);
-    if (i == idx) return Value::String(s.substr(at, k == std::string::npos ? std::string::npos : k - at));
+    if (i == idx)
+      return Value::String(s.substr(at, k == std::string::npos ? std::string::npos : k - at));
     if (k == std::string::npos) return Value::Null();
     at = k + sep.size();
   }
@@ -740,13 +747,12 @@ Result<Value> EvalRegexp(const BoundExpr& e, const std::vector<Value>& args) {
   if (!*found) return Value::Null();
   // A group the pattern does not have gives NULL, as Flink's (its exception is caught).
   const int64_t g = args.size() > 2 ? args[2].int_value() : 0;
-  if (g < 0 || static_cast<size_t>(g) >= spans.size() ||
-      spans[static_cast<size_t>(g)].first < 0) {
+  if (g < 0 || static_cast<size_t>(g) >= spans.size() || spans[static_cast<size_t>(g)].first < 0) {
     return Value::Null();
   }
   const auto& span = spans[static_cast<size_t>(g)];
-  return Value::String(s.substr(static_cast<size_t>(span.first),
-                                static_cast<size_t>(span.second - span.first)));
+  return Value::String(
+      s.substr(static_cast<size_t>(span.first), static_cast<size_t>(span.second - span.first)));
 }
 
 Result<Value> EvalToBase64(const BoundExpr& e, const std::vector<Value>& args) {
@@ -782,8 +788,7 @@ Result<Value> EvalGreatest(const BoundExpr& e, const std::vector<Value>& args) {
 Result<Value> EvalMd5(const BoundExpr& e, const std::vector<Value>& args) {
   const std::string& f = e.op;
   std::string name = f == "SHA2" ? "sha" + std::to_string(args[1].int_value()) : f;
-  if (f == "SHA2" && name != "sha224" && name != "sha256" && name != "sha384" &&
-      name != "sha512") {
+  if (f == "SHA2" && name != "sha224" && name != "sha256" && name != "sha384" && name != "sha512") {
     return Value::Null();  // Flink: NULL for another bit length
   }
   std::transform(name.begin(), name.end(), name.begin(), ::tolower);

@@ -56,10 +56,10 @@ Status AccumulateValue(const AggregateCall& call, Value v, AggState* st, int64_t
     return Status::OK();
   }
   if (IsVarianceFunction(f)) {
-    const double x = v.is_double()  ? v.double_value()
-                     : v.is_int()   ? static_cast<double>(v.int_value())
-                                    : static_cast<double>(v.decimal_value().unscaled) /
-                                          std::pow(10.0, call.arg->type.scale);
+    const double x = v.is_double() ? v.double_value()
+                     : v.is_int()  ? static_cast<double>(v.int_value())
+                                   : static_cast<double>(v.decimal_value().unscaled) /
+                                        std::pow(10.0, call.arg->type.scale);
     AggState::Rare& r = RareState(st, grown);
     const double delta = x - r.mean;
     r.mean += delta / static_cast<double>(st->count);
@@ -158,14 +158,15 @@ Status AccumulateGroups(const AggregateCall& call, const ColumnVector& col,
       ++st.count;
       if (sum) {
         st.isum += v;
-      } else if ((min || max) && (st.best.is_null() || (min ? v < st.best.int_value()
-                                                                : v > st.best.int_value()))) {
+      } else if ((min || max) &&
+                 (st.best.is_null() || (min ? v < st.best.int_value() : v > st.best.int_value()))) {
         st.best = Value::Int(v);
       }
     }
     return Status::OK();
   }
-  if (plain && col.rep == ColumnVector::Rep::kDouble && (f == "SUM" || f == "AVG" || f == "COUNT")) {
+  if (plain && col.rep == ColumnVector::Rep::kDouble &&
+      (f == "SUM" || f == "AVG" || f == "COUNT")) {
     for (size_t r = 0; r < n; r++) {
       if (col.IsNull(r)) continue;
       AggState& st = state(r);
@@ -174,7 +175,8 @@ Status AccumulateGroups(const AggregateCall& call, const ColumnVector& col,
     }
     return Status::OK();
   }
-  if (plain && col.rep == ColumnVector::Rep::kString && (f == "MIN" || f == "MAX" || f == "COUNT")) {
+  if (plain && col.rep == ColumnVector::Rep::kString &&
+      (f == "MIN" || f == "MAX" || f == "COUNT")) {
     const bool min = f == "MIN", max = f == "MAX";
     for (size_t r = 0; r < n; r++) {
       if (col.IsNull(r)) continue;

@@ -40,8 +40,8 @@ int64_t ApproxColumnBytes(const ColumnVector& col);
 // of columns that grow.
 int64_t ColumnStorageBytes(const ColumnVector& col);
 
-// Orders row `i` of `a` and row `j` of `b` (the same type and representation, see Canonical), NULLs first, as
-// CompareSame orders their Values.
+// Orders row `i` of `a` and row `j` of `b` (the same type and representation, see Canonical), NULLs
+// first, as CompareSame orders their Values.
 int CompareColumnRows(const ColumnVector& a, size_t i, const ColumnVector& b, size_t j);
 
 // Gives each distinct combination of key values a number, 0, 1, 2, ... in the order the
@@ -50,8 +50,8 @@ class GroupIndex {
  public:
   // The group of each of the `n` rows of `keys` (every column `n` rows long) in `*groups`; the
   // rows that began a new group, ascending, in `*first_rows` (both replaced).
-  void Assign(const std::vector<const ColumnVector*>& keys, size_t n,
-              std::vector<uint32_t>* groups, std::vector<uint32_t>* first_rows);
+  void Assign(const std::vector<const ColumnVector*>& keys, size_t n, std::vector<uint32_t>* groups,
+              std::vector<uint32_t>* first_rows);
   size_t size() const { return count_; }
   // About how many bytes the index holds (its entries, their keys and its buckets), for memory
   // limits; cheap (kept as entries are added).

@@ -18,11 +18,16 @@ namespace {
 
 const char* KindName(JoinKind kind) {
   switch (kind) {
-    case JoinKind::kInner: return "INNER";
-    case JoinKind::kLeft: return "LEFT OUTER";
-    case JoinKind::kRight: return "RIGHT OUTER";
-    case JoinKind::kFull: return "FULL OUTER";
-    case JoinKind::kCross: return "CROSS";
+    case JoinKind::kInner:
+      return "INNER";
+    case JoinKind::kLeft:
+      return "LEFT OUTER";
+    case JoinKind::kRight:
+      return "RIGHT OUTER";
+    case JoinKind::kFull:
+      return "FULL OUTER";
+    case JoinKind::kCross:
+      return "CROSS";
   }
   return "?";
 }
@@ -260,11 +265,10 @@ class HashJoinOperator : public Operator {
         if (keys.valid[r]) bytes += kByteKeyEntryBytes + StringHeapBytes(keys.encoded[r].size());
       }
       if (bytes > spec_.memory_limit) {
-        return Status::Invalid("the build side of a hash join holds more than '" +
-                               spec_.memory_limit_key + "' allows (" +
-                               std::to_string(spec_.memory_limit) + " bytes); raise it with SET '" +
-                               spec_.memory_limit_key +
-                               "' = '...', or filter the joined tables further");
+        return Status::Invalid(
+            "the build side of a hash join holds more than '" + spec_.memory_limit_key +
+            "' allows (" + std::to_string(spec_.memory_limit) + " bytes); raise it with SET '" +
+            spec_.memory_limit_key + "' = '...', or filter the joined tables further");
       }
       const uint32_t base = static_cast<uint32_t>(build_.num_rows);
       if (build_.num_rows + in.num_rows >= kNone) {
@@ -408,8 +412,8 @@ class HashJoinOperator : public Operator {
       const bool left = c < left_width_;
       const size_t col = left ? c : c - left_width_;
       const bool from_build = left == spec_.build_left;
-      const ColumnVector* src = from_build ? &build_.columns[col]
-                                           : (probe_has_rows ? &probe_.columns[col] : nullptr);
+      const ColumnVector* src =
+          from_build ? &build_.columns[col] : (probe_has_rows ? &probe_.columns[col] : nullptr);
       out.columns.push_back(Gather(src, from_build ? build_idx : probe_idx, fields_[c].type));
     }
     return out;

@@ -1,7 +1,5 @@
 #include "sql/exec/operators.h"
 
-#include "sql/exec/aggregate_state.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,12 +10,13 @@
 
 #include "common/datetime.h"
 #include "sql/binder/cast.h"
+#include "sql/exec/aggregate_state.h"
 #include "sql/exec/column_keys.h"
 #include "sql/exec/interrupt.h"
 #include "sql/exec/vector_eval.h"
 #include "table/system_tables.h"
-#include "tributary/table.h"
 #include "tributary/stream_scan.h"
+#include "tributary/table.h"
 #include "tributary/table_scan.h"
 
 namespace tributary::sql {
@@ -137,7 +136,9 @@ class StreamSourceOperator : public Operator {
   StreamSourceOperator(std::unique_ptr<Table> table, std::unique_ptr<StreamScan> stream,
                        std::optional<std::chrono::milliseconds> idle_timeout,
                        std::string description)
-      : table_(std::move(table)), stream_(std::move(stream)), idle_timeout_(idle_timeout),
+      : table_(std::move(table)),
+        stream_(std::move(stream)),
+        idle_timeout_(idle_timeout),
         description_(std::move(description)) {
     fields_.push_back(Field{0, "op", DataType::String().NotNull(), ""});
     for (const Field& f : stream_->output_fields()) fields_.push_back(f);
@@ -180,8 +181,10 @@ class ChangeTableSourceOperator : public Operator {
                             std::string change_table,
                             std::optional<std::chrono::milliseconds> idle_timeout,
                             std::string description)
-      : table_(std::move(table)), stream_(std::move(stream)),
-        change_table_(std::move(change_table)), idle_timeout_(idle_timeout),
+      : table_(std::move(table)),
+        stream_(std::move(stream)),
+        change_table_(std::move(change_table)),
+        idle_timeout_(idle_timeout),
         description_(std::move(description)) {
     fields_.push_back(Field{0, "op", DataType::String().NotNull(), ""});
     for (Field f : table::ChangeTableFields(change_table_, *table_->schema())) {
@@ -196,8 +199,8 @@ class ChangeTableSourceOperator : public Operator {
       RowBatch changes;
       TRIB_ASSIGN_OR_RETURN(bool more, NextChanges(*stream_, idle_timeout_, &changes));
       if (!more) return false;
-      TRIB_RETURN_NOT_OK(table::ToChangeTableRows(change_table_, *table_->schema(), &changes,
-                                                  &rows));
+      TRIB_RETURN_NOT_OK(
+          table::ToChangeTableRows(change_table_, *table_->schema(), &changes, &rows));
     }
     // Each change is one new row of the change table.
     for (Row& r : rows) r.insert(r.begin(), Value::String("+I"));
@@ -346,8 +349,8 @@ class AggregateOperator : public HoldingOperator {
         memory_limit_(memory_limit),
         memory_limit_key_(std::move(memory_limit_key)) {
     for (size_t i = 0; i < agg_.keys.size(); i++) {
-      fields_.push_back(Field{static_cast<int32_t>(i), "$key" + std::to_string(i),
-                              agg_.keys[i]->type, ""});
+      fields_.push_back(
+          Field{static_cast<int32_t>(i), "$key" + std::to_string(i), agg_.keys[i]->type, ""});
     }
     for (size_t i = 0; i < agg_.calls.size(); i++) {
       fields_.push_back(Field{static_cast<int32_t>(fields_.size()), "$agg" + std::to_string(i),
@@ -640,10 +643,10 @@ class SortOperator : public HoldingOperator {
         SortHeld();
       }
       if (HeldBytes() > options_.memory_limit) {
-        return Status::Invalid(
-            "ORDER BY needs more than " + std::to_string(options_.memory_limit >> 20) +
-            " MiB to sort this result; add a LIMIT, or raise it with SET '" +
-            options_.memory_limit_key + "' = '...'");
+        return Status::Invalid("ORDER BY needs more than " +
+                               std::to_string(options_.memory_limit >> 20) +
+                               " MiB to sort this result; add a LIMIT, or raise it with SET '" +
+                               options_.memory_limit_key + "' = '...'");
       }
     }
     SortHeld();
@@ -720,8 +723,7 @@ class LimitOperator : public Operator {
 
 OperatorPtr MakeScan(std::unique_ptr<Table> table, std::unique_ptr<TableScan> scan,
                      std::string description) {
-  return std::make_unique<ScanOperator>(std::move(table), std::move(scan),
-                                        std::move(description));
+  return std::make_unique<ScanOperator>(std::move(table), std::move(scan), std::move(description));
 }
 OperatorPtr MakeStreamSource(std::unique_ptr<Table> table, std::unique_ptr<StreamScan> stream,
                              std::optional<std::chrono::milliseconds> idle_timeout,
@@ -738,13 +740,11 @@ OperatorPtr MakeChangeTableSource(std::unique_ptr<Table> table, std::unique_ptr<
                                                      std::move(description));
 }
 OperatorPtr MakeRows(std::vector<Field> fields, std::vector<Row> rows, std::string description) {
-  return std::make_unique<RowsOperator>(std::move(fields), std::move(rows),
-                                        std::move(description));
+  return std::make_unique<RowsOperator>(std::move(fields), std::move(rows), std::move(description));
 }
 OperatorPtr MakeFilter(OperatorPtr child, std::vector<BoundExprPtr> predicates, std::string note) {
   if (predicates.empty()) return child;
-  return std::make_unique<FilterOperator>(std::move(child), std::move(predicates),
-                                          std::move(note));
+  return std::make_unique<FilterOperator>(std::move(child), std::move(predicates), std::move(note));
 }
 
 std::string ExplainTree(const Operator& op) {

@@ -6,11 +6,11 @@
 #include <limits>
 #include <map>
 
-#include "sql/exec/aggregate_state.h"
 #include "sql/binder/cast.h"
+#include "sql/exec/aggregate_state.h"
 #include "sql/exec/column_keys.h"
-#include "sql/parser/parser.h"
 #include "sql/exec/vector_eval.h"
+#include "sql/parser/parser.h"
 
 namespace tributary::sql {
 namespace {
@@ -66,15 +66,44 @@ BoundExprPtr Bind(const std::string& sql) {
 TEST(VectorEvalTest, SelectRowsAgreesWithEvaluate) {
   const ColumnBatch batch = TypedBatch();
   const std::vector<Row> rows = Rows();
-  for (const char* pred :
-       {"i = 5", "i <> 5", "i < 5", "i <= 5", "i > -7", "i >= 1", "5 > i", "-7 = i",
-        "d < 1.0", "d > 0.0", "d = 0.0", "d <> 1.5", "1.0 >= d", "d >= -1e300",
-        "s = 'ab'", "s < 'abc'", "s > ''", "'abd' <= s", "s <> 'b'",
-        "b = TRUE", "b <> FALSE", "i IS NULL", "d IS NOT NULL", "s IS NULL",
-        "i = NULL", "i + 1 > 2", "s LIKE 'ab%'", "i > 0 AND d > 0.0", "i > 0 OR s = 'b'",
-        "d = CAST('NaN' AS DOUBLE)", "d > CAST('NaN' AS DOUBLE)", "i % 2 = 1",
-        "i % 7 * 2 >= i", "d + 1.0 < 2.0", "CAST(i AS DOUBLE) > d", "i % 5 - 1 <> i % 5 + 1",
-        "i + NULL > 1", "d * 2 > d"}) {
+  for (const char* pred : {"i = 5",
+                           "i <> 5",
+                           "i < 5",
+                           "i <= 5",
+                           "i > -7",
+                           "i >= 1",
+                           "5 > i",
+                           "-7 = i",
+                           "d < 1.0",
+                           "d > 0.0",
+                           "d = 0.0",
+                           "d <> 1.5",
+                           "1.0 >= d",
+                           "d >= -1e300",
+                           "s = 'ab'",
+                           "s < 'abc'",
+                           "s > ''",
+                           "'abd' <= s",
+                           "s <> 'b'",
+                           "b = TRUE",
+                           "b <> FALSE",
+                           "i IS NULL",
+                           "d IS NOT NULL",
+                           "s IS NULL",
+                           "i = NULL",
+                           "i + 1 > 2",
+                           "s LIKE 'ab%'",
+                           "i > 0 AND d > 0.0",
+                           "i > 0 OR s = 'b'",
+                           "d = CAST('NaN' AS DOUBLE)",
+                           "d > CAST('NaN' AS DOUBLE)",
+                           "i % 2 = 1",
+                           "i % 7 * 2 >= i",
+                           "d + 1.0 < 2.0",
+                           "CAST(i AS DOUBLE) > d",
+                           "i % 5 - 1 <> i % 5 + 1",
+                           "i + NULL > 1",
+                           "d * 2 > d"}) {
     std::vector<BoundExprPtr> preds;
     preds.push_back(Bind(pred));
     auto got = SelectRows(preds, batch);
@@ -92,10 +121,10 @@ TEST(VectorEvalTest, SelectRowsAgreesWithEvaluate) {
 TEST(VectorEvalTest, EvaluateBatchAgreesWithEvaluate) {
   const ColumnBatch batch = TypedBatch();
   const std::vector<Row> rows = Rows();
-  for (const char* expr : {"i", "s", "i * 2", "UPPER(s)", "d + 1", "42", "b", "i + 1", "-i",
-                           "i - 5", "i * i", "i / 0", "d / 0.0", "i % 3", "d * 2.5 - d",
-                           "CAST(i AS DOUBLE) + d", "CAST(i AS DOUBLE)", "i + NULL",
-                           "CAST(i AS FLOAT) * 3"}) {
+  for (const char* expr :
+       {"i", "s", "i * 2", "UPPER(s)", "d + 1", "42", "b", "i + 1", "-i", "i - 5", "i * i", "i / 0",
+        "d / 0.0", "i % 3", "d * 2.5 - d", "CAST(i AS DOUBLE) + d", "CAST(i AS DOUBLE)", "i + NULL",
+        "CAST(i AS FLOAT) * 3"}) {
     BoundExprPtr e = Bind(expr);
     auto col = EvaluateBatch(*e, batch);
     std::vector<Value> want;
@@ -156,7 +185,8 @@ TEST(OperatorsTest, LimitSortDistinctAcrossBatches) {
   sort.limit = 25;  // holds about 2 x 25 rows, answers the same first 25
   auto top = collect(MakeSort(MakeRows(fields, rows, "r"), sort));
   ASSERT_EQ(top.size(), 25u);
-  for (size_t i = 0; i < top.size(); i++) EXPECT_EQ(DebugString(top[i][1]), DebugString(sorted[i][1]));
+  for (size_t i = 0; i < top.size(); i++)
+    EXPECT_EQ(DebugString(top[i][1]), DebugString(sorted[i][1]));
 
   sort.limit.reset();
   sort.memory_limit = 1000;
@@ -276,8 +306,8 @@ TEST(OperatorsTest, GroupedAggregateAgreesWithRowFolding) {
     AggregateBinding binding;
     for (const auto& k : key_texts) binding.keys.push_back(Bind(k));
     const std::vector<std::pair<std::string, std::string>> calls = {
-        {"COUNT", ""}, {"SUM", "i"}, {"MIN", "i"}, {"MAX", "i"}, {"MAX", "s"}, {"MIN", "s"},
-        {"AVG", "d"}, {"SUM", "d"}, {"MIN", "d"}, {"COUNT", "s"}, {"COUNT", "d"}};
+        {"COUNT", ""}, {"SUM", "i"}, {"MIN", "i"}, {"MAX", "i"},   {"MAX", "s"},  {"MIN", "s"},
+        {"AVG", "d"},  {"SUM", "d"}, {"MIN", "d"}, {"COUNT", "s"}, {"COUNT", "d"}};
     for (const auto& [f, arg] : calls) {
       AggregateCall call;
       call.function = f;

@@ -138,8 +138,8 @@ OperatorPtr MakeUnionAll(OperatorPtr first, OperatorPtr second) {
 
 OperatorPtr MakeSetDifference(OperatorPtr left, OperatorPtr right, bool intersect, bool all,
                               int64_t memory_limit, std::string memory_limit_key) {
-  return std::make_unique<SetDifferenceOperator>(std::move(left), std::move(right), intersect,
-                                                 all, memory_limit, std::move(memory_limit_key));
+  return std::make_unique<SetDifferenceOperator>(std::move(left), std::move(right), intersect, all,
+                                                 memory_limit, std::move(memory_limit_key));
 }
 
 }  // namespace tributary::sql

@@ -60,8 +60,8 @@ std::string Mirror(const std::string& op) {
 
 // Keeps the rows of `rows` whose value in `values` compares `op` with `k`.
 template <typename Values, typename T>
-void KeepCompared(const Values& values, const std::vector<uint8_t>& nulls,
-                  const std::string& op, const T& k, std::vector<uint32_t>* rows) {
+void KeepCompared(const Values& values, const std::vector<uint8_t>& nulls, const std::string& op,
+                  const T& k, std::vector<uint32_t>* rows) {
   size_t out = 0;
   const bool has_nulls = !nulls.empty();
   for (uint32_t r : *rows) {
@@ -88,9 +88,7 @@ struct Operand {
   bool IsNull(size_t r) const { return constant ? null_constant : col().IsNull(r); }
   bool HasNulls() const { return constant ? null_constant : !col().nulls.empty(); }
   // Integer values (or a NULL constant, which fits either kind).
-  bool Ints() const {
-    return constant ? !double_constant : col().rep == ColumnVector::Rep::kInt;
-  }
+  bool Ints() const { return constant ? !double_constant : col().rep == ColumnVector::Rep::kInt; }
   bool Doubles() const {
     return constant ? double_constant || null_constant : col().rep == ColumnVector::Rep::kDouble;
   }
@@ -103,10 +101,21 @@ std::optional<Operand> VectorOperand(const BoundExpr& e, const ColumnBatch& batc
 // The bounds of an integer type's values.
 void IntegerRange(TypeId id, int64_t* lo, int64_t* hi) {
   switch (id) {
-    case TypeId::kTinyInt: *lo = -128; *hi = 127; break;
-    case TypeId::kSmallInt: *lo = -32768; *hi = 32767; break;
-    case TypeId::kInt: *lo = INT32_MIN; *hi = INT32_MAX; break;
-    default: *lo = INT64_MIN; *hi = INT64_MAX;
+    case TypeId::kTinyInt:
+      *lo = -128;
+      *hi = 127;
+      break;
+    case TypeId::kSmallInt:
+      *lo = -32768;
+      *hi = 32767;
+      break;
+    case TypeId::kInt:
+      *lo = INT32_MIN;
+      *hi = INT32_MAX;
+      break;
+    default:
+      *lo = INT64_MIN;
+      *hi = INT64_MAX;
   }
 }
 
@@ -114,9 +123,15 @@ void IntegerRange(TypeId id, int64_t* lo, int64_t* hi) {
 template <typename T>
 bool Apply(char op, T x, T y, T* v) {
   switch (op) {
-    case '+': *v = x + y; return true;
-    case '-': *v = x - y; return true;
-    case '*': *v = x * y; return true;
+    case '+':
+      *v = x + y;
+      return true;
+    case '-':
+      *v = x - y;
+      return true;
+    case '*':
+      *v = x * y;
+      return true;
     case '/':
       if (y == 0) return false;
       *v = x / y;
@@ -145,8 +160,8 @@ std::optional<ColumnVector> VectorArithmetic(const BoundExpr& e, const ColumnBat
   if (!b) return std::nullopt;
   const bool ints = integer && e.args[0]->type.IsInteger() && e.args[1]->type.IsInteger() &&
                     a->Ints() && b->Ints();
-  const bool doubles = floating && e.args[0]->type.IsFloating() &&
-                       e.args[1]->type.IsFloating() && a->Doubles() && b->Doubles();
+  const bool doubles = floating && e.args[0]->type.IsFloating() && e.args[1]->type.IsFloating() &&
+                       a->Doubles() && b->Doubles();
   if (!ints && !doubles) return std::nullopt;
   const size_t n = batch.num_rows;
   ColumnVector out;

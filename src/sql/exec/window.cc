@@ -6,8 +6,8 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "sql/exec/aggregate_state.h"
 #include "sql/binder/cast.h"
+#include "sql/exec/aggregate_state.h"
 #include "sql/exec/column_keys.h"
 #include "sql/exec/interrupt.h"
 #include "sql/exec/operators.h"
@@ -120,9 +120,10 @@ class RangeKeys {
     const bool minus = b.kind == FrameBound::Kind::kPreceding;
     const __int128 off = is_start ? start_ : end_;
     if (floating_) {
-      const double target = minus ? approx_[i] - static_cast<double>(off)
-                                  : approx_[i] + static_cast<double>(off);
-      return Search([&](size_t p) { return is_start ? approx_[p] < target : approx_[p] <= target; });
+      const double target =
+          minus ? approx_[i] - static_cast<double>(off) : approx_[i] + static_cast<double>(off);
+      return Search(
+          [&](size_t p) { return is_start ? approx_[p] < target : approx_[p] <= target; });
     }
     const __int128 target = minus ? exact_[i] - off : exact_[i] + off;
     return Search([&](size_t p) { return is_start ? exact_[p] < target : exact_[p] <= target; });
@@ -234,7 +235,8 @@ class WindowOperator : public Operator {
       if (!more) break;
       if (limit == 0) continue;
       // The partition and order keys of the whole batch; a row is made only for a row kept.
-      TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> part_cols, EvaluateAll(call.partition_by, in));
+      TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> part_cols,
+                            EvaluateAll(call.partition_by, in));
       TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> order_cols, EvaluateAll(call.order_by, in));
       for (size_t r = 0; r < in.num_rows; r++) {
         part.clear();
@@ -262,8 +264,10 @@ class WindowOperator : public Operator {
       }
       if (bytes_ > memory_limit_) {
         return Status::Invalid("the rows a top-N keeps hold more than '" + memory_limit_key_ +
-                               "' allows (" + std::to_string(memory_limit_) + " bytes); raise "
-                               "it with SET '" + memory_limit_key_ + "' = '...'");
+                               "' allows (" + std::to_string(memory_limit_) +
+                               " bytes); raise "
+                               "it with SET '" +
+                               memory_limit_key_ + "' = '...'");
       }
     }
     std::vector<Row> rows;
@@ -316,7 +320,8 @@ class WindowOperator : public Operator {
     const ColumnBatch& held = out_;
     const size_t n = held.num_rows;
     // The partition, order and argument values of every row, as columns.
-    TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> part_cols, EvaluateAll(call.partition_by, held));
+    TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> part_cols,
+                          EvaluateAll(call.partition_by, held));
     TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> order, EvaluateAll(call.order_by, held));
     std::vector<ColumnVector> args;
     if (call.aggregate.arg) {
@@ -404,7 +409,8 @@ class WindowOperator : public Operator {
     if (f == "LAG" || f == "LEAD") {
       for (size_t i = 0; i < m; i++) {
         const int64_t off = args[1].Get(row(i)).int_value();
-        const int64_t j = f == "LAG" ? static_cast<int64_t>(i) - off : static_cast<int64_t>(i) + off;
+        const int64_t j =
+            f == "LAG" ? static_cast<int64_t>(i) - off : static_cast<int64_t>(i) + off;
         if (j >= 0 && j < static_cast<int64_t>(m)) {
           (*out)[row(i)] = args[0].Get(row(static_cast<size_t>(j)));
         } else {
@@ -416,7 +422,9 @@ class WindowOperator : public Operator {
     // Frame-based: FIRST_VALUE, LAST_VALUE and aggregates. The frame of row i: [lo, hi).
     using K = FrameBound::Kind;
     const bool ordered = !call.order_by.empty();
-    auto offset = [](const FrameBound& b) { return b.kind == K::kPreceding || b.kind == K::kFollowing; };
+    auto offset = [](const FrameBound& b) {
+      return b.kind == K::kPreceding || b.kind == K::kFollowing;
+    };
     RangeKeys range;  // RANGE n PRECEDING / FOLLOWING: by the ORDER BY value
     if (call.has_frame && !call.rows && (offset(call.start) || offset(call.end))) {
       range.Load(call, order, m, row);
@@ -427,15 +435,18 @@ class WindowOperator : public Operator {
       }
       auto at = [&](const FrameBound& b, bool is_start) -> int64_t {
         switch (b.kind) {
-          case K::kUnboundedPreceding: return 0;
-          case K::kUnboundedFollowing: return static_cast<int64_t>(m);
+          case K::kUnboundedPreceding:
+            return 0;
+          case K::kUnboundedFollowing:
+            return static_cast<int64_t>(m);
           case K::kCurrentRow:
             if (call.rows) return static_cast<int64_t>(is_start ? i : i + 1);
             return static_cast<int64_t>(is_start ? peer_start[i] : peer_end[i]);
           case K::kPreceding:
           case K::kFollowing:
             if (!call.rows) {  // a NULL value's frame is its NULL peers
-              if (range.IsNull(i)) return static_cast<int64_t>(is_start ? peer_start[i] : peer_end[i]);
+              if (range.IsNull(i))
+                return static_cast<int64_t>(is_start ? peer_start[i] : peer_end[i]);
               return static_cast<int64_t>(range.Bound(i, b, is_start));
             }
             return static_cast<int64_t>(i) + (b.kind == K::kPreceding ? -b.offset : b.offset) +
@@ -450,8 +461,8 @@ class WindowOperator : public Operator {
     if (f == "FIRST_VALUE" || f == "LAST_VALUE") {
       for (size_t i = 0; i < m; i++) {
         auto [lo, hi] = frame(i);
-        (*out)[row(i)] = lo >= hi ? Value::Null()
-                                  : args[0].Get(row(f == "FIRST_VALUE" ? lo : hi - 1));
+        (*out)[row(i)] =
+            lo >= hi ? Value::Null() : args[0].Get(row(f == "FIRST_VALUE" ? lo : hi - 1));
       }
       return Status::OK();
     }

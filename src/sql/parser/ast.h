@@ -36,7 +36,16 @@ enum class ExprKind {
 
 // kBinary: X'hex', the hex digits as text.
 enum class LiteralKind {
-  kNull, kBool, kInteger, kDecimal, kFloat, kString, kDate, kTime, kTimestamp, kBinary
+  kNull,
+  kBool,
+  kInteger,
+  kDecimal,
+  kFloat,
+  kString,
+  kDate,
+  kTime,
+  kTimestamp,
+  kBinary
 };
 
 struct OrderItem;
@@ -99,12 +108,12 @@ struct TableRef {
   // Made by the planner: the table's stored columns only (the SELECT that adds its computed
   // columns reads it so).
   bool raw = false;
-  OptionList hints;    // /*+ OPTIONS(...) */
+  OptionList hints;  // /*+ OPTIONS(...) */
   Pos hints_pos;
   std::unique_ptr<SelectStmt> subquery;
   std::string alias;
-  std::vector<std::string> column_aliases;  // AS x (a, b): the input's columns renamed
-  ExprPtr system_time;  // FOR SYSTEM_TIME AS OF <expr>
+  std::vector<std::string> column_aliases;    // AS x (a, b): the input's columns renamed
+  ExprPtr system_time;                        // FOR SYSTEM_TIME AS OF <expr>
   std::vector<PartitionSpecEntry> partition;  // FROM t PARTITION (k = 'v')
   Pos pos;
 };
@@ -121,7 +130,7 @@ struct JoinClause {
   std::vector<std::string> using_columns;
   bool natural = false;
   Pos using_pos;
-  Pos pos;     // the JOIN keyword (or the comma)
+  Pos pos;  // the JOIN keyword (or the comma)
   // Made by the planner (a correlated subquery rewritten as a join): its columns are read by
   // qualified name only, never by `*`.
   bool hidden = false;
@@ -200,7 +209,7 @@ using StatementPtr = std::unique_ptr<Statement>;
 // WITH name [(columns)] AS (query): a named query the statement's FROM clauses may read.
 struct CommonTableExpr {
   std::string name;
-  std::vector<std::string> columns;  // renames the query's columns; empty: its own names
+  std::vector<std::string> columns;         // renames the query's columns; empty: its own names
   std::shared_ptr<const SelectStmt> query;  // shared: a temporary view outlives its statement
   Pos pos;
 };
@@ -254,7 +263,7 @@ struct ColumnDef {
   Pos type_pos;
   bool not_null = false;
   std::string comment;
-  bool computed = false;  // name AS expr
+  bool computed = false;             // name AS expr
   std::shared_ptr<const Expr> expr;  // of a computed column
 };
 
@@ -305,11 +314,20 @@ struct UseStmt : Statement {
 };
 
 struct ShowStmt : Statement {
-  enum class What { kDatabases, kTables, kCreateTable, kPartitions, kCatalogs, kCurrentDatabase,
-                    kCurrentCatalog, kFunctions, kColumns };
+  enum class What {
+    kDatabases,
+    kTables,
+    kCreateTable,
+    kPartitions,
+    kCatalogs,
+    kCurrentDatabase,
+    kCurrentCatalog,
+    kFunctions,
+    kColumns
+  };
   ShowStmt() : Statement(StmtKind::kShow) {}
   What what = What::kDatabases;
-  QualifiedName name;  // the table, or the database of SHOW TABLES FROM db
+  QualifiedName name;               // the table, or the database of SHOW TABLES FROM db
   std::optional<std::string> like;  // SHOW TABLES / COLUMNS ... LIKE 'pattern'
 };
 
@@ -323,11 +341,11 @@ struct DescribeStmt : Statement {
 struct AlterColumn {
   enum class Kind { kAdd, kDrop, kRename, kModify };
   Kind kind = Kind::kAdd;
-  ColumnDef def;           // kAdd, kModify: name, type, NOT NULL, COMMENT; others: the name
+  ColumnDef def;  // kAdd, kModify: name, type, NOT NULL, COMMENT; others: the name
   bool has_comment = false;
-  std::string new_name;    // kRename
-  bool first = false;      // FIRST
-  std::string after;       // AFTER x
+  std::string new_name;  // kRename
+  bool first = false;    // FIRST
+  std::string after;     // AFTER x
   Pos after_pos;
 };
 

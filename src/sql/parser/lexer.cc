@@ -37,12 +37,18 @@ bool Token::Is(std::string_view keyword) const {
 
 std::string Token::Describe() const {
   switch (type) {
-    case TokenType::kEnd: return "end of input";
-    case TokenType::kString: return "string '" + text + "'";
-    case TokenType::kQuotedIdentifier: return "`" + text + "`";
-    case TokenType::kHintStart: return "'/*+'";
-    case TokenType::kHintEnd: return "'*/'";
-    default: return "'" + text + "'";
+    case TokenType::kEnd:
+      return "end of input";
+    case TokenType::kString:
+      return "string '" + text + "'";
+    case TokenType::kQuotedIdentifier:
+      return "`" + text + "`";
+    case TokenType::kHintStart:
+      return "'/*+'";
+    case TokenType::kHintEnd:
+      return "'*/'";
+    default:
+      return "'" + text + "'";
   }
 }
 
@@ -61,9 +67,7 @@ class Cursor {
  public:
   Cursor(std::string_view text, Pos start) : text_(text), pos_(start) {}
   bool done() const { return i_ >= text_.size(); }
-  char peek(size_t ahead = 0) const {
-    return i_ + ahead < text_.size() ? text_[i_ + ahead] : '\0';
-  }
+  char peek(size_t ahead = 0) const { return i_ + ahead < text_.size() ? text_[i_ + ahead] : '\0'; }
   size_t index() const { return i_; }
   const Pos& pos() const { return pos_; }
   void advance() {
@@ -171,8 +175,9 @@ Result<std::vector<Token>> Tokenize(std::string_view text, Pos start) {
       continue;
     }
     if (ch == '"') {
-      return ErrorAt(pos, "double quotes are not allowed: write strings as 'text' and quote "
-                          "identifiers with backquotes (`name`)");
+      return ErrorAt(pos,
+                     "double quotes are not allowed: write strings as 'text' and quote "
+                     "identifiers with backquotes (`name`)");
     }
     bool digit = std::isdigit(static_cast<unsigned char>(ch));
     if (digit || (ch == '.' && std::isdigit(static_cast<unsigned char>(c.peek(1))))) {
@@ -346,7 +351,7 @@ Status SplitStatementsPrefix(std::string_view script, std::vector<StatementText>
   std::vector<StatementText>& out = *complete;
   size_t begin = 0;
   bool has_code = false;
-  Pos counted;             // the position of script[counted_at]
+  Pos counted;  // the position of script[counted_at]
   size_t counted_at = 0;
   auto flush = [&](size_t end) {
     if (has_code) {
@@ -373,7 +378,7 @@ Status SplitStatementsPrefix(std::string_view script, std::vector<StatementText>
       &open_at);
   if (!ok) {
     char ch = script[open_at];
-    const char* what = ch == '\'' ? "unterminated string literal"
+    const char* what = ch == '\''  ? "unterminated string literal"
                        : ch == '`' ? "unterminated quoted identifier"
                        : ch == '"' ? "unterminated double-quoted text"
                                    : "unterminated comment";

@@ -106,8 +106,9 @@ Result<StatementPtr> Parser::ParseTop() {
     // Flink statements Tributary has no use for yet: named, not a parse error.
     for (const char* kw : {"LOAD", "UNLOAD", "ANALYZE", "ADD", "REMOVE"}) {
       if (t.Is(kw)) {
-        std::string what = Upper(t.text) + (Peek(1).type == TokenType::kWord
-                                                ? " " + Upper(Peek(1).text) : std::string());
+        std::string what =
+            Upper(t.text) +
+            (Peek(1).type == TokenType::kWord ? " " + Upper(Peek(1).text) : std::string());
         return NotSupportedAt(t.pos, what + " is not supported yet");
       }
     }

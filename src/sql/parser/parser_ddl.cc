@@ -34,8 +34,9 @@ Result<StatementPtr> Parser::ParseCreate() {
     return StatementPtr(std::move(s));
   }
   if (temporary && Peek().Is("TABLE")) {
-    return NotSupportedAt(Peek().pos, "CREATE TEMPORARY TABLE is not supported yet (a table of "
-                                      "the catalog outlives the session: CREATE TABLE)");
+    return NotSupportedAt(Peek().pos,
+                          "CREATE TEMPORARY TABLE is not supported yet (a table of "
+                          "the catalog outlives the session: CREATE TABLE)");
   }
   if (AcceptKeyword("TABLE")) return ParseCreateTable(start);
   if (AcceptKeyword("DATABASE") || AcceptKeyword("SCHEMA")) {
@@ -145,8 +146,9 @@ Result<StatementPtr> Parser::ParseCreateTable(Pos start) {
     if (AcceptKeyword("COMMENT")) {
       TRIB_ASSIGN_OR_RETURN(s->comment, ParseStringLiteral("a comment string"));
     } else if (Peek().Is("PARTITION") && Peek(1).Is("BY")) {
-      return ErrorAt(Peek().pos, "a table is partitioned by PARTITIONED BY (...), not PARTITION "
-                                 "BY; did you mean PARTITIONED BY?");
+      return ErrorAt(Peek().pos,
+                     "a table is partitioned by PARTITIONED BY (...), not PARTITION "
+                     "BY; did you mean PARTITIONED BY?");
     } else if (Peek().Is("PARTITIONED")) {
       Next();
       TRIB_RETURN_NOT_OK(ExpectKeyword("BY"));
@@ -290,8 +292,8 @@ Result<StatementPtr> Parser::ParseAlter() {
     AcceptKeyword("COLUMN");
     for (const char* k : {"PRIMARY", "CONSTRAINT", "WATERMARK"}) {
       if (Peek().Is(k)) {
-        return NotSupportedAt(Peek().pos, "ALTER TABLE ... " + Upper(t.text) + " " + k +
-                                              " is not supported yet");
+        return NotSupportedAt(
+            Peek().pos, "ALTER TABLE ... " + Upper(t.text) + " " + k + " is not supported yet");
       }
     }
     s->action = AlterTableStmt::Action::kColumns;
@@ -308,8 +310,8 @@ Result<StatementPtr> Parser::ParseAlter() {
     AcceptKeyword("COLUMN");
     for (const char* k : {"PRIMARY", "CONSTRAINT", "WATERMARK"}) {
       if (Peek().Is(k)) {
-        return NotSupportedAt(Peek().pos, std::string("ALTER TABLE ... DROP ") + k +
-                                              " is not supported yet");
+        return NotSupportedAt(Peek().pos,
+                              std::string("ALTER TABLE ... DROP ") + k + " is not supported yet");
       }
     }
     s->action = AlterTableStmt::Action::kColumns;
@@ -422,8 +424,9 @@ Result<StatementPtr> Parser::ParseShow() {
     s->what = ShowStmt::What::kPartitions;
     TRIB_ASSIGN_OR_RETURN(s->name, ParseQualifiedName("a table name"));
   } else {
-    return Unexpected("DATABASES, TABLES, COLUMNS, CATALOGS, FUNCTIONS, CREATE TABLE or "
-                      "PARTITIONS after SHOW");
+    return Unexpected(
+        "DATABASES, TABLES, COLUMNS, CATALOGS, FUNCTIONS, CREATE TABLE or "
+        "PARTITIONS after SHOW");
   }
   return StatementPtr(std::move(s));
 }

@@ -1,10 +1,10 @@
 // Expression parsing, and printing expressions back as SQL.
-#include "sql/parser/parser_internal.h"
-
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
+
+#include "sql/parser/parser_internal.h"
 
 namespace tributary::sql {
 
@@ -210,10 +210,9 @@ Result<ExprPtr> Parser::ParseUnary() {
     TRIB_RETURN_NOT_OK(EnterNesting(p));
     NestingExit exit{&nesting_};
     TRIB_ASSIGN_OR_RETURN(ExprPtr operand, ParseUnary());
-    if (operand->kind == ExprKind::kLiteral &&
-        (operand->literal_kind == LiteralKind::kInteger ||
-         operand->literal_kind == LiteralKind::kDecimal ||
-         operand->literal_kind == LiteralKind::kFloat)) {
+    if (operand->kind == ExprKind::kLiteral && (operand->literal_kind == LiteralKind::kInteger ||
+                                                operand->literal_kind == LiteralKind::kDecimal ||
+                                                operand->literal_kind == LiteralKind::kFloat)) {
       // Fold the sign into the literal so -128 is a TINYINT-sized literal, and the minimum BIGINT
       // is representable.
       if (op == "-") {
@@ -269,103 +268,101 @@ Result<ExprPtr> Parser::ParsePostfix() {
 
 // INTERVAL 'n' UNIT (the INTERVAL keyword next): a $INTERVAL call of `e`, its value and unit.
 Result<ExprPtr> Parser::ParseIntervalLiteral(ExprPtr e) {
-    // INTERVAL 'n' UNIT (SECOND, MINUTE, HOUR, DAY, MONTH, YEAR; n may be negative).
-    e->pos = Next().pos;
-    if (Peek().type != TokenType::kString) return Unexpected("the interval's value as a string");
-    e->text = Next().text;
-    static const std::set<std::string> kUnits = {"SECOND", "MINUTE", "HOUR", "DAY",
-                                                 "MONTH", "YEAR"};
-    std::string unit = Peek().type == TokenType::kWord ? Upper(Peek().text) : "";
-    if (!unit.empty() && unit.back() == 'S' && kUnits.count(unit.substr(0, unit.size() - 1))) {
-      unit.pop_back();
-    }
-    if (!kUnits.count(unit)) {
-      return ErrorAt(Peek().pos, "INTERVAL takes SECOND, MINUTE, HOUR, DAY, MONTH or YEAR");
+  // INTERVAL 'n' UNIT (SECOND, MINUTE, HOUR, DAY, MONTH, YEAR; n may be negative).
+  e->pos = Next().pos;
+  if (Peek().type != TokenType::kString) return Unexpected("the interval's value as a string");
+  e->text = Next().text;
+  static const std::set<std::string> kUnits = {"SECOND", "MINUTE", "HOUR", "DAY", "MONTH", "YEAR"};
+  std::string unit = Peek().type == TokenType::kWord ? Upper(Peek().text) : "";
+  if (!unit.empty() && unit.back() == 'S' && kUnits.count(unit.substr(0, unit.size() - 1))) {
+    unit.pop_back();
+  }
+  if (!kUnits.count(unit)) {
+    return ErrorAt(Peek().pos, "INTERVAL takes SECOND, MINUTE, HOUR, DAY, MONTH or YEAR");
+  }
+  Next();
+  if (AcceptKeyword("TO")) {
+    // INTERVAL 'y-m' YEAR TO MONTH, 'd h[:m[:s[.fff]]]' DAY TO HOUR|MINUTE|SECOND,
+    // 'h:m[:s[.fff]]' HOUR TO MINUTE|SECOND, 'm:s[.fff]' MINUTE TO SECOND: one count of
+    // months or milliseconds (a leading '-' negates the whole).
+    const Pos to_pos = Peek().pos;
+    std::string end = Peek().type == TokenType::kWord ? Upper(Peek().text) : "";
+    static const std::vector<std::string> kOrder = {"YEAR", "MONTH",  "DAY",
+                                                    "HOUR", "MINUTE", "SECOND"};
+    auto rank = [&](const std::string& u) {
+      return std::find(kOrder.begin(), kOrder.end(), u) - kOrder.begin();
+    };
+    const bool year_month = unit == "YEAR" && end == "MONTH";
+    const bool day_time = rank(unit) >= 2 && rank(end) < 6 && rank(end) > rank(unit);
+    if (!year_month && !day_time) {
+      return ErrorAt(to_pos, "INTERVAL " + unit + " TO takes " +
+                                 (unit == "YEAR"    ? std::string("MONTH")
+                                  : unit == "MONTH" ? std::string("nothing (MONTH is last)")
+                                                    : "a smaller unit up to SECOND"));
     }
     Next();
-    if (AcceptKeyword("TO")) {
-      // INTERVAL 'y-m' YEAR TO MONTH, 'd h[:m[:s[.fff]]]' DAY TO HOUR|MINUTE|SECOND,
-      // 'h:m[:s[.fff]]' HOUR TO MINUTE|SECOND, 'm:s[.fff]' MINUTE TO SECOND: one count of
-      // months or milliseconds (a leading '-' negates the whole).
-      const Pos to_pos = Peek().pos;
-      std::string end = Peek().type == TokenType::kWord ? Upper(Peek().text) : "";
-      static const std::vector<std::string> kOrder = {"YEAR", "MONTH", "DAY", "HOUR",
-                                                      "MINUTE", "SECOND"};
-      auto rank = [&](const std::string& u) {
-        return std::find(kOrder.begin(), kOrder.end(), u) - kOrder.begin();
-      };
-      const bool year_month = unit == "YEAR" && end == "MONTH";
-      const bool day_time = rank(unit) >= 2 && rank(end) < 6 && rank(end) > rank(unit);
-      if (!year_month && !day_time) {
-        return ErrorAt(to_pos, "INTERVAL " + unit + " TO takes " +
-                                   (unit == "YEAR" ? std::string("MONTH")
-                                    : unit == "MONTH" ? std::string("nothing (MONTH is last)")
-                                                      : "a smaller unit up to SECOND"));
+    std::string v = e->text;
+    bool negative = !v.empty() && v[0] == '-';
+    if (negative) v.erase(0, 1);
+    // The fields the form has, with their separators.
+    std::vector<std::string> fields;
+    std::string cur;
+    for (char c : v) {
+      if (c == '-' || c == ' ' || c == ':') {
+        fields.push_back(cur);
+        cur.clear();
+      } else {
+        cur += c;
       }
-      Next();
-      std::string v = e->text;
-      bool negative = !v.empty() && v[0] == '-';
-      if (negative) v.erase(0, 1);
-      // The fields the form has, with their separators.
-      std::vector<std::string> fields;
-      std::string cur;
-      for (char c : v) {
-        if (c == '-' || c == ' ' || c == ':') {
-          fields.push_back(cur);
-          cur.clear();
-        } else {
-          cur += c;
-        }
-      }
-      fields.push_back(cur);
-      const size_t want = year_month ? 2 : static_cast<size_t>(rank(end) - rank(unit) + 1);
-      const std::string form =
-          year_month ? "'years-months'"
-                     : std::string("'") + (unit == "DAY" ? "days " : "") +
-                           (rank(unit) <= 3 && rank(end) >= 3 ? "hh" : "") +
-                           (rank(unit) <= 4 && rank(end) >= 4 ? (rank(unit) < 4 ? ":mm" : "mm")
-                                                              : "") +
-                           (end == "SECOND" ? ":ss[.fff]" : "") + "'";
-      if (fields.size() != want) {
+    }
+    fields.push_back(cur);
+    const size_t want = year_month ? 2 : static_cast<size_t>(rank(end) - rank(unit) + 1);
+    const std::string form =
+        year_month
+            ? "'years-months'"
+            : std::string("'") + (unit == "DAY" ? "days " : "") +
+                  (rank(unit) <= 3 && rank(end) >= 3 ? "hh" : "") +
+                  (rank(unit) <= 4 && rank(end) >= 4 ? (rank(unit) < 4 ? ":mm" : "mm") : "") +
+                  (end == "SECOND" ? ":ss[.fff]" : "") + "'";
+    if (fields.size() != want) {
+      return ErrorAt(
+          e->pos, "INTERVAL '" + e->text + "' " + unit + " TO " + end + " needs the form " + form);
+    }
+    int64_t total = 0;
+    const int64_t kMillis[] = {0, 0, 86400000, 3600000, 60000, 1000};
+    for (size_t i = 0; i < fields.size(); i++) {
+      const std::string& f = fields[i];
+      const size_t r = year_month ? i : static_cast<size_t>(rank(unit)) + i;
+      const bool last_second = !year_month && r == 5;
+      const size_t dot = last_second ? f.find('.') : std::string::npos;
+      const std::string whole = f.substr(0, dot);
+      if (whole.empty() || whole.size() > 9 ||
+          !std::all_of(whole.begin(), whole.end(), ::isdigit)) {
         return ErrorAt(e->pos, "INTERVAL '" + e->text + "' " + unit + " TO " + end +
                                    " needs the form " + form);
       }
-      int64_t total = 0;
-      const int64_t kMillis[] = {0, 0, 86400000, 3600000, 60000, 1000};
-      for (size_t i = 0; i < fields.size(); i++) {
-        const std::string& f = fields[i];
-        const size_t r = year_month ? i : static_cast<size_t>(rank(unit)) + i;
-        const bool last_second = !year_month && r == 5;
-        const size_t dot = last_second ? f.find('.') : std::string::npos;
-        const std::string whole = f.substr(0, dot);
-        if (whole.empty() || whole.size() > 9 ||
-            !std::all_of(whole.begin(), whole.end(), ::isdigit)) {
-          return ErrorAt(e->pos, "INTERVAL '" + e->text + "' " + unit + " TO " + end +
-                                     " needs the form " + form);
-        }
-        const int64_t n = std::stoll(whole);
-        if (year_month) {
-          total += i == 0 ? n * 12 : n;
-        } else {
-          total += n * kMillis[r];
-        }
-        if (dot != std::string::npos) {
-          std::string frac = f.substr(dot + 1);
-          if (frac.empty() || frac.size() > 9 ||
-              !std::all_of(frac.begin(), frac.end(), ::isdigit)) {
-            return ErrorAt(e->pos, "INTERVAL '" + e->text + "' has a bad fraction of a second");
-          }
-          frac.resize(3, '0');
-          total += std::stoll(frac);
-        }
+      const int64_t n = std::stoll(whole);
+      if (year_month) {
+        total += i == 0 ? n * 12 : n;
+      } else {
+        total += n * kMillis[r];
       }
-      e->text = std::to_string(negative ? -total : total);
-      unit = year_month ? "MONTH" : "MILLISECOND";
+      if (dot != std::string::npos) {
+        std::string frac = f.substr(dot + 1);
+        if (frac.empty() || frac.size() > 9 || !std::all_of(frac.begin(), frac.end(), ::isdigit)) {
+          return ErrorAt(e->pos, "INTERVAL '" + e->text + "' has a bad fraction of a second");
+        }
+        frac.resize(3, '0');
+        total += std::stoll(frac);
+      }
     }
-    e->kind = ExprKind::kFunction;
-    e->op = "$INTERVAL";
-    e->type_text = unit;
-    return e;
+    e->text = std::to_string(negative ? -total : total);
+    unit = year_month ? "MONTH" : "MILLISECOND";
+  }
+  e->kind = ExprKind::kFunction;
+  e->op = "$INTERVAL";
+  e->type_text = unit;
+  return e;
 }
 
 Result<ExprPtr> Parser::ParsePrimary() {
@@ -408,8 +405,9 @@ Result<ExprPtr> Parser::ParsePrimary() {
         return e;
       }
       if (t.text == "?") {
-        return NotSupportedAt(t.pos, "parameters (?) are not supported in tributary sql (programs "
-                                      "embedding the engine take them: sql::Prepare)");
+        return NotSupportedAt(t.pos,
+                              "parameters (?) are not supported in tributary sql (programs "
+                              "embedding the engine take them: sql::Prepare)");
       }
       return Unexpected("an expression");
     case TokenType::kWord: {
@@ -436,8 +434,9 @@ Result<ExprPtr> Parser::ParsePrimary() {
           return std::isxdigit(static_cast<unsigned char>(c)) != 0;
         });
         if (!digits || e->text.size() % 2 != 0) {
-          return ErrorAt(hex.pos, "X'" + e->text + "' is not a binary literal (an even number "
-                                                   "of hex digits)");
+          return ErrorAt(hex.pos, "X'" + e->text +
+                                      "' is not a binary literal (an even number "
+                                      "of hex digits)");
         }
         return e;
       }
@@ -577,7 +576,8 @@ std::string Print(const Expr& e, bool quote) {
   switch (e.kind) {
     case ExprKind::kLiteral:
       switch (e.literal_kind) {
-        case LiteralKind::kNull: return "NULL";
+        case LiteralKind::kNull:
+          return "NULL";
         case LiteralKind::kString: {
           std::string out = "'";
           for (char c : e.text) {
@@ -586,11 +586,16 @@ std::string Print(const Expr& e, bool quote) {
           }
           return out + "'";
         }
-        case LiteralKind::kDate: return "DATE '" + e.text + "'";
-        case LiteralKind::kTime: return "TIME '" + e.text + "'";
-        case LiteralKind::kTimestamp: return "TIMESTAMP '" + e.text + "'";
-        case LiteralKind::kBinary: return "X'" + e.text + "'";
-        default: return e.text;
+        case LiteralKind::kDate:
+          return "DATE '" + e.text + "'";
+        case LiteralKind::kTime:
+          return "TIME '" + e.text + "'";
+        case LiteralKind::kTimestamp:
+          return "TIMESTAMP '" + e.text + "'";
+        case LiteralKind::kBinary:
+          return "X'" + e.text + "'";
+        default:
+          return e.text;
       }
     case ExprKind::kColumn: {
       std::string out;
@@ -652,7 +657,8 @@ std::string Print(const Expr& e, bool quote) {
       return std::string(e.negated ? "NOT " : "") + "EXISTS (subquery at " +
              std::to_string(e.pos.line) + ":" + std::to_string(e.pos.column) + ")";
     case ExprKind::kSubquery:
-      return "(subquery at " + std::to_string(e.pos.line) + ":" + std::to_string(e.pos.column) + ")";
+      return "(subquery at " + std::to_string(e.pos.line) + ":" + std::to_string(e.pos.column) +
+             ")";
     case ExprKind::kBetween:
       return ExprToString(*e.args[0]) + (e.negated ? " NOT BETWEEN " : " BETWEEN ") +
              ExprToString(*e.args[1]) + " AND " + ExprToString(*e.args[2]);

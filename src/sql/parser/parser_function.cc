@@ -1,10 +1,11 @@
 // The parser's function calls: arguments and the special forms (CAST, EXTRACT, TRIM, POSITION,
 // JSON_VALUE, ...), OVER windows, CASE.
-#include "sql/parser/parser_internal.h"
 #include <algorithm>
 #include <cctype>
 #include <map>
 #include <set>
+
+#include "sql/parser/parser_internal.h"
 
 namespace tributary::sql {
 
@@ -53,19 +54,31 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
   }
   if (e->op == "EXTRACT") {
     // EXTRACT(unit FROM x): the unit's function of x.
-    static const std::map<std::string, std::string> kUnits = {
-        {"YEAR", "YEAR"},     {"QUARTER", "QUARTER"}, {"MONTH", "MONTH"},
-        {"DAY", "DAYOFMONTH"}, {"DOY", "DAYOFYEAR"},  {"DOW", "DAYOFWEEK"}, {"WEEK", "WEEK"},
-        {"HOUR", "HOUR"},     {"MINUTE", "MINUTE"},   {"SECOND", "SECOND"},
-        {"MILLISECOND", "$MILLISECOND"}, {"MICROSECOND", "$MICROSECOND"}, {"EPOCH", "$EPOCH"},
-        {"DECADE", "$DECADE"}, {"CENTURY", "$CENTURY"}, {"MILLENNIUM", "$MILLENNIUM"},
-        {"ISODOW", "$ISODOW"}, {"ISOYEAR", "$ISOYEAR"}};
+    static const std::map<std::string, std::string> kUnits = {{"YEAR", "YEAR"},
+                                                              {"QUARTER", "QUARTER"},
+                                                              {"MONTH", "MONTH"},
+                                                              {"DAY", "DAYOFMONTH"},
+                                                              {"DOY", "DAYOFYEAR"},
+                                                              {"DOW", "DAYOFWEEK"},
+                                                              {"WEEK", "WEEK"},
+                                                              {"HOUR", "HOUR"},
+                                                              {"MINUTE", "MINUTE"},
+                                                              {"SECOND", "SECOND"},
+                                                              {"MILLISECOND", "$MILLISECOND"},
+                                                              {"MICROSECOND", "$MICROSECOND"},
+                                                              {"EPOCH", "$EPOCH"},
+                                                              {"DECADE", "$DECADE"},
+                                                              {"CENTURY", "$CENTURY"},
+                                                              {"MILLENNIUM", "$MILLENNIUM"},
+                                                              {"ISODOW", "$ISODOW"},
+                                                              {"ISOYEAR", "$ISOYEAR"}};
     const Token& unit = Peek();
     auto it = unit.type == TokenType::kWord ? kUnits.find(Upper(unit.text)) : kUnits.end();
     if (it == kUnits.end()) {
-      return ErrorAt(unit.pos, "EXTRACT takes MILLENNIUM, CENTURY, DECADE, YEAR, ISOYEAR, "
-                               "QUARTER, MONTH, WEEK, DAY, DOY, DOW, ISODOW, HOUR, MINUTE, "
-                               "SECOND, MILLISECOND, MICROSECOND or EPOCH");
+      return ErrorAt(unit.pos,
+                     "EXTRACT takes MILLENNIUM, CENTURY, DECADE, YEAR, ISOYEAR, "
+                     "QUARTER, MONTH, WEEK, DAY, DOY, DOW, ISODOW, HOUR, MINUTE, "
+                     "SECOND, MILLISECOND, MICROSECOND or EPOCH");
     }
     Next();
     TRIB_RETURN_NOT_OK(ExpectKeyword("FROM"));
@@ -111,11 +124,12 @@ Result<ExprPtr> Parser::ParseFunction(const Token& name) {
     // FLOOR(t TO unit) / CEIL(t TO unit): a date or time rounded down / up to the unit.
     Next();
     const Token& unit = Peek();
-    static const std::set<std::string> kUnits = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY",
-                                                 "HOUR", "MINUTE", "SECOND", "MILLISECOND"};
+    static const std::set<std::string> kUnits = {"YEAR", "QUARTER", "MONTH",  "WEEK",       "DAY",
+                                                 "HOUR", "MINUTE",  "SECOND", "MILLISECOND"};
     if (unit.type != TokenType::kWord || !kUnits.count(Upper(unit.text))) {
-      return ErrorAt(unit.pos, e->op + "(... TO unit) takes YEAR, QUARTER, MONTH, WEEK, DAY, "
-                                       "HOUR, MINUTE, SECOND or MILLISECOND");
+      return ErrorAt(unit.pos, e->op +
+                                   "(... TO unit) takes YEAR, QUARTER, MONTH, WEEK, DAY, "
+                                   "HOUR, MINUTE, SECOND or MILLISECOND");
     }
     auto u = std::make_unique<Expr>();
     u->kind = ExprKind::kLiteral;
@@ -157,12 +171,12 @@ Result<ExprPtr> Parser::ParseOver(ExprPtr call) {
     TRIB_ASSIGN_OR_RETURN(ExprPtr cond, ParseExpr());
     TRIB_RETURN_NOT_OK(ExpectSymbol(")"));
     static const std::set<std::string> kAggregates = {
-        "COUNT", "SUM", "MIN", "MAX", "AVG", "LISTAGG", "FIRST_VALUE", "LAST_VALUE",
-        "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE"};
+        "COUNT",      "SUM",        "MIN",         "MAX",    "AVG",     "LISTAGG",  "FIRST_VALUE",
+        "LAST_VALUE", "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE"};
     if (call->kind != ExprKind::kFunction || !kAggregates.count(call->op)) {
-      return ErrorAt(filter_pos, "FILTER (WHERE ...) follows an aggregate function only, not " +
-                                     (call->op.empty() ? std::string("this expression")
-                                                       : call->op));
+      return ErrorAt(filter_pos,
+                     "FILTER (WHERE ...) follows an aggregate function only, not " +
+                         (call->op.empty() ? std::string("this expression") : call->op));
     }
     auto when = [&](ExprPtr value) {
       auto c = std::make_unique<Expr>();
@@ -182,8 +196,8 @@ Result<ExprPtr> Parser::ParseOver(ExprPtr call) {
       call->args.push_back(when(std::move(one)));
     } else {
       // LISTAGG's separator stays as it is.
-      const size_t n = call->op == "LISTAGG" ? std::min<size_t>(1, call->args.size())
-                                             : call->args.size();
+      const size_t n =
+          call->op == "LISTAGG" ? std::min<size_t>(1, call->args.size()) : call->args.size();
       for (size_t i = 0; i < n; i++) call->args[i] = when(std::move(call->args[i]));
     }
     for (auto& a : call->args) TRIB_RETURN_NOT_OK(Seal(a));
@@ -233,22 +247,26 @@ Result<ExprPtr> Parser::ParseOver(ExprPtr call) {
           // INTERVAL 'n' SECOND | MINUTE | HOUR | DAY (or a day-time range): milliseconds.
           const Pos at = Peek().pos;
           TRIB_ASSIGN_OR_RETURN(ExprPtr iv, ParsePrimary());
-          static const std::map<std::string, int64_t> kMillis = {
-              {"MILLISECOND", 1}, {"SECOND", 1000}, {"MINUTE", 60000}, {"HOUR", 3600000},
-              {"DAY", 86400000}};
+          static const std::map<std::string, int64_t> kMillis = {{"MILLISECOND", 1},
+                                                                 {"SECOND", 1000},
+                                                                 {"MINUTE", 60000},
+                                                                 {"HOUR", 3600000},
+                                                                 {"DAY", 86400000}};
           auto unit = kMillis.find(iv->type_text);
           if (unit == kMillis.end()) {
-            return ErrorAt(at, "a window frame offset takes a day-time INTERVAL (SECOND, MINUTE, "
-                               "HOUR or DAY), not " + iv->type_text);
+            return ErrorAt(at,
+                           "a window frame offset takes a day-time INTERVAL (SECOND, MINUTE, "
+                           "HOUR or DAY), not " +
+                               iv->type_text);
           }
           const std::string& n = iv->text;
           if (n.empty() || n.size() > 12 || !std::all_of(n.begin(), n.end(), ::isdigit)) {
-            return ErrorAt(at, "a window frame offset is a whole, non-negative INTERVAL; got '" +
-                                   n + "'");
+            return ErrorAt(
+                at, "a window frame offset is a whole, non-negative INTERVAL; got '" + n + "'");
           }
           if (std::stoll(n) > (int64_t{1} << 52) / unit->second) {
-            return ErrorAt(at, "window frame offset INTERVAL '" + n + "' " + iv->type_text +
-                                   " is too large");
+            return ErrorAt(
+                at, "window frame offset INTERVAL '" + n + "' " + iv->type_text + " is too large");
           }
           b->offset = std::stoll(n) * unit->second;
           b->interval = true;
@@ -281,13 +299,16 @@ Result<ExprPtr> Parser::ParseOver(ExprPtr call) {
     }
     auto name = [](const FrameBound& b) {
       switch (b.kind) {
-        case FrameBound::Kind::kUnboundedPreceding: return std::string("UNBOUNDED PRECEDING");
+        case FrameBound::Kind::kUnboundedPreceding:
+          return std::string("UNBOUNDED PRECEDING");
         case FrameBound::Kind::kPreceding:
           return (b.interval ? b.interval_text : std::to_string(b.offset)) + " PRECEDING";
-        case FrameBound::Kind::kCurrentRow: return std::string("CURRENT ROW");
+        case FrameBound::Kind::kCurrentRow:
+          return std::string("CURRENT ROW");
         case FrameBound::Kind::kFollowing:
           return (b.interval ? b.interval_text : std::to_string(b.offset)) + " FOLLOWING";
-        case FrameBound::Kind::kUnboundedFollowing: return std::string("UNBOUNDED FOLLOWING");
+        case FrameBound::Kind::kUnboundedFollowing:
+          return std::string("UNBOUNDED FOLLOWING");
       }
       return std::string();
     };

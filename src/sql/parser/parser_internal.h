@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "common/stack_guard.h"
 #include "sql/parser/ast.h"
 #include "sql/parser/lexer.h"
-#include "common/stack_guard.h"
 
 namespace tributary::sql::internal {
 
@@ -22,12 +22,11 @@ inline std::string Upper(std::string s) {
 // Words that end an expression or a table reference, so they cannot be an alias without AS.
 inline bool IsReserved(const Token& t) {
   static const std::set<std::string> kReserved = {
-      "FROM",   "WHERE",  "GROUP", "ORDER",    "HAVING", "LIMIT",   "OFFSET",  "UNION",
-      "EXCEPT", "MINUS",  "INTERSECT", "JOIN", "INNER",  "LEFT",    "RIGHT",   "FULL",
-      "CROSS",  "ON",     "AS",    "AND",      "OR",     "NOT",     "IS",      "IN",
-      "BETWEEN", "LIKE",  "SELECT", "VALUES",  "WINDOW", "FOR",     "USING",   "WHEN",
-      "THEN",   "ELSE",   "END",   "PARTITION", "NATURAL", "ASC",   "DESC",    "NULLS",
-      "LATERAL", "FETCH", "WITH",  "SET",      "ESCAPE"};
+      "FROM",    "WHERE",     "GROUP", "ORDER", "HAVING",  "LIMIT", "OFFSET",  "UNION", "EXCEPT",
+      "MINUS",   "INTERSECT", "JOIN",  "INNER", "LEFT",    "RIGHT", "FULL",    "CROSS", "ON",
+      "AS",      "AND",       "OR",    "NOT",   "IS",      "IN",    "BETWEEN", "LIKE",  "SELECT",
+      "VALUES",  "WINDOW",    "FOR",   "USING", "WHEN",    "THEN",  "ELSE",    "END",   "PARTITION",
+      "NATURAL", "ASC",       "DESC",  "NULLS", "LATERAL", "FETCH", "WITH",    "SET",   "ESCAPE"};
   return t.type == TokenType::kWord && kReserved.count(Upper(t.text)) > 0;
 }
 
@@ -35,12 +34,14 @@ inline bool IsReserved(const Token& t) {
 // distance 1 for short words, 2 for longer ones, a swap of neighbours counting 1), or "".
 inline std::string MeantKeyword(const std::string& word) {
   static const std::vector<std::string> kKeywords = {
-      "SELECT", "FROM", "WHERE", "GROUP", "ORDER", "HAVING", "LIMIT", "OFFSET", "UNION",
-      "INTERSECT", "EXCEPT", "JOIN", "INNER", "LEFT", "RIGHT", "FULL", "CROSS", "OUTER",
-      "USING", "INSERT", "INTO", "OVERWRITE", "VALUES", "UPDATE", "DELETE", "CREATE", "DROP",
-      "ALTER", "TABLE", "TABLES", "DATABASE", "VIEW", "CATALOG", "PARTITIONED", "PARTITION",
-      "PRIMARY", "WITH", "SHOW", "DESCRIBE", "EXPLAIN", "CALL", "RESET", "DISTINCT", "BETWEEN",
-      "CASE", "WHEN", "THEN", "ELSE", "NULL", "EXISTS", "TRUNCATE", "RENAME", "NATURAL"};
+      "SELECT",    "FROM",     "WHERE",     "GROUP",    "ORDER",   "HAVING",      "LIMIT",
+      "OFFSET",    "UNION",    "INTERSECT", "EXCEPT",   "JOIN",    "INNER",       "LEFT",
+      "RIGHT",     "FULL",     "CROSS",     "OUTER",    "USING",   "INSERT",      "INTO",
+      "OVERWRITE", "VALUES",   "UPDATE",    "DELETE",   "CREATE",  "DROP",        "ALTER",
+      "TABLE",     "TABLES",   "DATABASE",  "VIEW",     "CATALOG", "PARTITIONED", "PARTITION",
+      "PRIMARY",   "WITH",     "SHOW",      "DESCRIBE", "EXPLAIN", "CALL",        "RESET",
+      "DISTINCT",  "BETWEEN",  "CASE",      "WHEN",     "THEN",    "ELSE",        "NULL",
+      "EXISTS",    "TRUNCATE", "RENAME",    "NATURAL"};
   const std::string w = Upper(word);
   if (w.size() < 4) return "";
   for (const auto& k : kKeywords) {
@@ -201,8 +202,10 @@ class Parser {
         if (!name.Is("OPTIONS")) {
           std::string hint = name.text;
           std::string msg = "unknown hint '" + hint + "'";
-          if (Upper(hint) == "OPTION") msg += "; did you mean 'OPTIONS'?";
-          else msg += "; the supported hint is OPTIONS('key' = 'value', ...)";
+          if (Upper(hint) == "OPTION")
+            msg += "; did you mean 'OPTIONS'?";
+          else
+            msg += "; the supported hint is OPTIONS('key' = 'value', ...)";
           return ErrorAt(name.pos, msg);
         }
         Next();

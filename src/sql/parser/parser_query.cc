@@ -125,8 +125,9 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSetOperation(std::unique_ptr<Se
     return !q.order_by.empty() || q.limit.has_value() || q.offset > 0;
   };
   if (!first_parenthesized && trailing(*first)) {
-    return ErrorAt(Peek().pos, "ORDER BY, LIMIT and OFFSET go after the last query of a set "
-                               "operation (or put the query in parentheses)");
+    return ErrorAt(Peek().pos,
+                   "ORDER BY, LIMIT and OFFSET go after the last query of a set "
+                   "operation (or put the query in parentheses)");
   }
   SetOperand head;
   head.query = std::move(first);
@@ -140,9 +141,11 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSetOperation(std::unique_ptr<Se
         out->set_operands.size() > 1) {
       return ErrorAt(Peek().pos, "a WITH query inside a set operation needs parentheses");
     }
-    if (out->set_operands.size() > 1 && !parenthesized && trailing(*out->set_operands.back().query)) {
-      return ErrorAt(Peek().pos, "ORDER BY, LIMIT and OFFSET go after the last query of a set "
-                                 "operation (or put the query in parentheses)");
+    if (out->set_operands.size() > 1 && !parenthesized &&
+        trailing(*out->set_operands.back().query)) {
+      return ErrorAt(Peek().pos,
+                     "ORDER BY, LIMIT and OFFSET go after the last query of a set "
+                     "operation (or put the query in parentheses)");
     }
     SetOperand op;
     op.pos = Peek().pos;
@@ -150,8 +153,8 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSetOperation(std::unique_ptr<Se
     op.kind = word == "UNION"       ? SetOpKind::kUnion
               : word == "INTERSECT" ? SetOpKind::kIntersect
                                     : SetOpKind::kExcept;  // EXCEPT, MINUS
-    mixed = mixed || (first_kind && (*first_kind == SetOpKind::kIntersect) !=
-                                        (op.kind == SetOpKind::kIntersect));
+    mixed = mixed || (first_kind &&
+                      (*first_kind == SetOpKind::kIntersect) != (op.kind == SetOpKind::kIntersect));
     first_kind = op.kind;
     if (AcceptKeyword("ALL")) {
       op.all = true;
@@ -207,7 +210,6 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSetOperation(std::unique_ptr<Se
   return out;
 }
 
-
 Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
   auto q = std::make_unique<SelectStmt>();
   q->pos = Next().pos;  // SELECT
@@ -230,10 +232,10 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
     }
     if (item.expr->kind == ExprKind::kStar && !item.alias.empty()) {
       const std::string meant = MeantKeyword(item.alias);
-      return ErrorAt(item.pos, "'*' cannot have an alias" +
-                                   (meant.empty() ? std::string()
-                                                  : " ('" + item.alias + "'); did you mean " +
-                                                        meant + "?"));
+      return ErrorAt(item.pos,
+                     "'*' cannot have an alias" +
+                         (meant.empty() ? std::string()
+                                        : " ('" + item.alias + "'); did you mean " + meant + "?"));
     }
     q->items.push_back(std::move(item));
   } while (AcceptSymbol(","));
@@ -249,11 +251,10 @@ Result<std::unique_ptr<SelectStmt>> Parser::ParseSelect() {
     TRIB_RETURN_NOT_OK(ExpectKeyword("BY"));
     for (const char* kw : {"GROUPING", "ROLLUP", "CUBE"}) {
       if (Peek().Is(kw) && (Peek(1).IsSymbol("(") || Peek(1).Is("SETS"))) {
-        return NotSupportedAt(Peek().pos, std::string(kw == std::string("GROUPING")
-                                                          ? "GROUPING SETS"
-                                                          : kw) +
-                                              " is not supported yet; write one GROUP BY per "
-                                              "grouping and UNION ALL them");
+        return NotSupportedAt(Peek().pos,
+                              std::string(kw == std::string("GROUPING") ? "GROUPING SETS" : kw) +
+                                  " is not supported yet; write one GROUP BY per "
+                                  "grouping and UNION ALL them");
       }
     }
     do {
@@ -349,8 +350,9 @@ Status Parser::ParseJoins(SelectStmt* q) {
       TRIB_RETURN_NOT_OK(ExpectKeyword("JOIN"));
     } else if (k.Is("LEFT") || k.Is("RIGHT") || k.Is("FULL")) {
       const std::string side = Upper(Next().text);
-      join.kind = side == "LEFT" ? JoinKind::kLeft : side == "RIGHT" ? JoinKind::kRight
-                                                                       : JoinKind::kFull;
+      join.kind = side == "LEFT"    ? JoinKind::kLeft
+                  : side == "RIGHT" ? JoinKind::kRight
+                                    : JoinKind::kFull;
       AcceptKeyword("OUTER");
       TRIB_RETURN_NOT_OK(ExpectKeyword("JOIN"));
     } else {
@@ -381,15 +383,17 @@ Result<TableRef> Parser::ParseTableRef() {
   ref.pos = Peek().pos;
   // Table-valued inputs Flink has and Tributary does not yet: named, not a parse error.
   if (Peek().Is("LATERAL")) {
-    return NotSupportedAt(Peek().pos, "LATERAL (a table function or lateral subquery per row) "
-                                      "is not supported yet");
+    return NotSupportedAt(Peek().pos,
+                          "LATERAL (a table function or lateral subquery per row) "
+                          "is not supported yet");
   }
   if (Peek().Is("UNNEST") && Peek(1).IsSymbol("(")) {
     return NotSupportedAt(Peek().pos, "UNNEST is not supported yet");
   }
   if (Peek().Is("TABLE") && Peek(1).IsSymbol("(")) {
-    return NotSupportedAt(Peek().pos, "table functions (TABLE(TUMBLE(...)), HOP, CUMULATE, "
-                                      "SESSION windows) are not supported yet");
+    return NotSupportedAt(Peek().pos,
+                          "table functions (TABLE(TUMBLE(...)), HOP, CUMULATE, "
+                          "SESSION windows) are not supported yet");
   }
   if (Peek().IsSymbol("(")) {
     TRIB_ASSIGN_OR_RETURN(ref.subquery, ParseQuery());

@@ -96,7 +96,8 @@ TEST(ParserTest, CreateTable) {
 }
 
 TEST(ParserTest, ComputedColumns) {
-  auto r = ParseStatement("CREATE TABLE t (a INT, pt AS PROCTIME(), d AS a * 2 COMMENT 'x', b INT)");
+  auto r =
+      ParseStatement("CREATE TABLE t (a INT, pt AS PROCTIME(), d AS a * 2 COMMENT 'x', b INT)");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const auto* s = static_cast<const CreateTableStmt*>(r->get());
   ASSERT_EQ(s->columns.size(), 4u);
@@ -200,8 +201,7 @@ TEST(ParserTest, OtherStatements) {
 TEST(ParserTest, Expressions) {
   auto r = ParseExpression("1 + 2 * 3 = 7 AND NOT a IS NULL OR b || 'x' LIKE 'y%'");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(ExprToString(**r),
-            "((((1 + (2 * 3)) = 7) AND NOT a IS NULL) OR (b || 'x') LIKE 'y%')");
+  EXPECT_EQ(ExprToString(**r), "((((1 + (2 * 3)) = 7) AND NOT a IS NULL) OR (b || 'x') LIKE 'y%')");
 }
 
 }  // namespace

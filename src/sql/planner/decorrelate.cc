@@ -78,11 +78,13 @@ std::unique_ptr<SelectStmt> CloneSelect(const SelectStmt& s) {
   if (s.where) c->where = s.where->Clone();
   for (const auto& g : s.group_by) c->group_by.push_back(g->Clone());
   if (s.having) c->having = s.having->Clone();
-  for (const auto& o : s.order_by) c->order_by.push_back({o.expr->Clone(), o.descending, o.nulls_first});
+  for (const auto& o : s.order_by)
+    c->order_by.push_back({o.expr->Clone(), o.descending, o.nulls_first});
   c->limit = s.limit;
   c->offset = s.offset;
   for (const auto& op : s.set_operands) {
-    c->set_operands.push_back({op.kind, op.all, op.query ? CloneSelect(*op.query) : nullptr, op.pos});
+    c->set_operands.push_back(
+        {op.kind, op.all, op.query ? CloneSelect(*op.query) : nullptr, op.pos});
   }
   c->with = s.with;  // the WITH queries themselves are shared
   return c;
@@ -147,11 +149,10 @@ void TakeConjuncts(ExprPtr e, std::vector<ExprPtr>* out) {
 bool NullOnEmpty(const Expr& e) {
   if (e.kind == ExprKind::kFunction && IsAggregateFunction(e.op) && !e.over) return e.op != "COUNT";
   if (e.kind == ExprKind::kLiteral) return false;
-  const bool arithmetic = (e.kind == ExprKind::kBinary &&
-                           (e.op == "+" || e.op == "-" || e.op == "*" || e.op == "/" ||
-                            e.op == "%")) ||
-                          (e.kind == ExprKind::kUnary && e.op == "-") ||
-                          e.kind == ExprKind::kCast;
+  const bool arithmetic =
+      (e.kind == ExprKind::kBinary &&
+       (e.op == "+" || e.op == "-" || e.op == "*" || e.op == "/" || e.op == "%")) ||
+      (e.kind == ExprKind::kUnary && e.op == "-") || e.kind == ExprKind::kCast;
   if (!arithmetic) return false;
   bool null_arg = false;
   for (const auto& a : e.args) {
@@ -298,7 +299,8 @@ class Rewriter {
       return Semi(*ex->subquery, ex->negated != negated, nullptr, ex->pos, kept);
     }
     if (ex->kind == ExprKind::kIn && ex->subquery) {
-      if (!ex->negated && !negated) return Semi(*ex->subquery, false, ex->args[0].get(), ex->pos, kept);
+      if (!ex->negated && !negated)
+        return Semi(*ex->subquery, false, ex->args[0].get(), ex->pos, kept);
       // NOT IN over a correlated subquery runs per row (its NULL rules are not a join's).
     }
     TRIB_RETURN_NOT_OK(Scalars(e));
@@ -324,7 +326,8 @@ class Rewriter {
       const bool is_count = item.kind == ExprKind::kFunction && item.op == "COUNT" && !item.over;
       // Outer rows without a group get NULL from the LEFT join: right for an aggregate that is
       // NULL over no rows and for arithmetic over such (COUNT gets its 0 back); an expression
-      // that turns NULL into a value (COALESCE(SUM(x), 0), x IS NULL, CASE, COUNT + 1) would not be.
+      // that turns NULL into a value (COALESCE(SUM(x), 0), x IS NULL, CASE, COUNT + 1) would not
+      // be.
       if (!is_count && !NullOnEmpty(item)) return Status::OK();  // run per row
       auto d = Derived(s, &c);
       for (const auto& k : c.inner_keys) d->group_by.push_back(k->Clone());
@@ -376,7 +379,8 @@ class Rewriter {
     mark->literal_kind = LiteralKind::kBool;
     mark->text = "TRUE";
     d->items.push_back({std::move(mark), "$m", pos});
-    const std::string alias = Join(std::move(d), negated ? JoinKind::kLeft : JoinKind::kInner, &c, pos);
+    const std::string alias =
+        Join(std::move(d), negated ? JoinKind::kLeft : JoinKind::kInner, &c, pos);
     if (negated) {
       ExprPtr is_null = NewExpr(ExprKind::kIsNull, pos);
       std::vector<ExprPtr> args;
@@ -395,8 +399,8 @@ class Rewriter {
     d->with = s.with;
     d->where = AndAll(std::move(c->rest));
     for (size_t i = 0; i < c->inner_keys.size(); i++) {
-      d->items.push_back({c->inner_keys[i]->Clone(), "$k" + std::to_string(i + 1),
-                          c->inner_keys[i]->pos});
+      d->items.push_back(
+          {c->inner_keys[i]->Clone(), "$k" + std::to_string(i + 1), c->inner_keys[i]->pos});
     }
     return d;
   }
@@ -429,7 +433,8 @@ class Rewriter {
 
 }  // namespace
 
-Result<std::shared_ptr<const SelectStmt>> Decorrelate(const QueryContext& session, const SelectStmt& q) {
+Result<std::shared_ptr<const SelectStmt>> Decorrelate(const QueryContext& session,
+                                                      const SelectStmt& q) {
   using Out = std::shared_ptr<const SelectStmt>;
   if (!q.values.empty() || !q.set_operands.empty() || !q.from) return Out();
   bool any = q.where && ContainsSubquery(*q.where);
@@ -598,7 +603,7 @@ Result<std::shared_ptr<const SelectStmt>> GroupBeforeWindows(const QueryContext&
     SelectItem out;
     TRIB_ASSIGN_OR_RETURN(out.expr, rewriter.Rewrite(*item.expr));
     // The name the item has without the rewriting.
-    out.alias = !item.alias.empty()                        ? item.alias
+    out.alias = !item.alias.empty()                    ? item.alias
                 : item.expr->kind == ExprKind::kColumn ? item.expr->names.back()
                                                        : "EXPR$" + std::to_string(i);
     out.pos = item.pos;
@@ -630,8 +635,8 @@ Result<std::shared_ptr<const SelectStmt>> GroupBeforeWindows(const QueryContext&
   inner->group_by.clear();
   for (size_t i = 0; i < key_exprs.size(); i++) {
     inner->group_by.push_back(key_exprs[i]->Clone());
-    inner->items.push_back(SelectItem{key_exprs[i]->Clone(), "$g" + std::to_string(i),
-                                      key_exprs[i]->pos});
+    inner->items.push_back(
+        SelectItem{key_exprs[i]->Clone(), "$g" + std::to_string(i), key_exprs[i]->pos});
   }
   for (size_t i = 0; i < rewriter.aggregates().size(); i++) {
     ExprPtr& a = rewriter.aggregates()[i];

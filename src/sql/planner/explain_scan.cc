@@ -44,8 +44,7 @@ std::string PointLookupNote(const TableSchema& schema, const std::vector<Predica
   }
   if (key.empty()) return "";
   std::string where = "each split's files whose key range holds a key, binary-searched, merged";
-  if (!schema.BucketKeys().empty() &&
-      options::Get(schema, options::kBucket).ValueOr(-1) > 0) {
+  if (!schema.BucketKeys().empty() && options::Get(schema, options::kBucket).ValueOr(-1) > 0) {
     std::vector<int> bucket_columns;
     for (const auto& k : schema.BucketKeys()) bucket_columns.push_back(schema.FieldIndex(k));
     const bool bucket_fixed = read::FiltersFixing(schema, bucket_columns, filters).has_value();

@@ -68,10 +68,9 @@ Result<int64_t> JoinMemoryLimit(const QueryContext& session) {
 
 }  // namespace
 
-Result<OperatorPtr> OpenJoins(const QueryContext& session, std::vector<JoinInput> inputs, size_t width,
-                              bool whole_inputs, std::vector<BoundExprPtr>* where,
-                              const std::vector<BoundExpr*>& others,
-                              std::vector<int>* positions) {
+Result<OperatorPtr> OpenJoins(const QueryContext& session, std::vector<JoinInput> inputs,
+                              size_t width, bool whole_inputs, std::vector<BoundExprPtr>* where,
+                              const std::vector<BoundExpr*>& others, std::vector<int>* positions) {
   const size_t n = inputs.size();
   if (n > 64) return Status::NotSupported("a FROM clause of more than 64 tables");
   std::vector<int> input_of(width, 0);
@@ -202,8 +201,8 @@ Result<OperatorPtr> OpenJoins(const QueryContext& session, std::vector<JoinInput
     } else {
       for (size_t l = 0; l < nf; l++) out[l] = static_cast<int>(l);
       TRIB_RETURN_NOT_OK(PushIntoSubquery(&src, &pushed[i]));
-      TRIB_RETURN_NOT_OK(PruneSubquery(&src, std::vector<bool>(used.begin() + first,
-                                                               used.begin() + first + nf)));
+      TRIB_RETURN_NOT_OK(
+          PruneSubquery(&src, std::vector<bool>(used.begin() + first, used.begin() + first + nf)));
       TRIB_ASSIGN_OR_RETURN(ops[i], OpenSourceOperator(session, &src));
       if (!pushed[i].empty()) ops[i] = MakeFilter(std::move(ops[i]), std::move(pushed[i]));
     }

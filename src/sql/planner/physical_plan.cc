@@ -2,12 +2,6 @@
 // (query.cc binds and plans it, plan_rules.cc pushes filters and prunes columns) built into
 // operators over column batches (operators.h): scan, filter, project, aggregate, window, sort,
 // limit; UNION / INTERSECT / EXCEPT; and the entry points that run or EXPLAIN a query.
-#include "sql/planner/query.h"
-
-#include "sql/binder/computed.h"
-
-#include "common/stack_guard.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,6 +11,7 @@
 
 #include "common/check_value.h"
 #include "common/datetime.h"
+#include "common/stack_guard.h"
 #include "common/strings.h"
 #include "common/timezone.h"
 #include "meta/paths.h"
@@ -26,8 +21,10 @@
 #include "read/scan_plan.h"
 #include "read/split_read.h"
 #include "sql/binder/cast.h"
+#include "sql/binder/computed.h"
 #include "sql/binder/expression.h"
 #include "sql/exec/operators.h"
+#include "sql/planner/query.h"
 #include "sql/planner/query_internal.h"
 #include "table/system_tables.h"
 #include "tributary/options.h"
@@ -64,9 +61,8 @@ namespace {
 Result<OperatorPtr> SortAndLimit(const QueryContext& session, const SelectStmt& q, OperatorPtr op,
                                  SortOptions sort, size_t output_columns) {
   if (!sort.keys.empty()) {
-    sort.limit = q.limit ? std::optional<int64_t>(*q.limit > INT64_MAX - q.offset
-                                                      ? INT64_MAX
-                                                      : *q.limit + q.offset)
+    sort.limit = q.limit ? std::optional<int64_t>(
+                               *q.limit > INT64_MAX - q.offset ? INT64_MAX : *q.limit + q.offset)
                          : std::nullopt;
     sort.output_columns = output_columns;
     TRIB_ASSIGN_OR_RETURN(sort.memory_limit, SortMemoryLimit(session));
@@ -92,9 +88,11 @@ Result<OperatorPtr> OpenSetOperation(const QueryContext& session, const SelectSt
   for (const SetOperand& operand : q.set_operands) {
     TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, *operand.query));
     if (!ops.empty() && op->fields().size() != ops[0]->fields().size()) {
-      return ErrorAt(operand.pos, "the queries of a set operation return different numbers of "
-                                  "columns (" + std::to_string(ops[0]->fields().size()) +
-                                  " and " + std::to_string(op->fields().size()) + ")");
+      return ErrorAt(operand.pos,
+                     "the queries of a set operation return different numbers of "
+                     "columns (" +
+                         std::to_string(ops[0]->fields().size()) + " and " +
+                         std::to_string(op->fields().size()) + ")");
     }
     ops.push_back(std::move(op));
   }
@@ -107,8 +105,10 @@ Result<OperatorPtr> OpenSetOperation(const QueryContext& session, const SelectSt
     if (!common) {
       std::string names;
       for (const auto& t : types) names += (names.empty() ? "" : ", ") + TypeName(t);
-      return ErrorAt(q.set_operands[1].pos, "column " + std::to_string(c + 1) + " of the set "
-                                            "operation has types that do not combine: " + names);
+      return ErrorAt(q.set_operands[1].pos, "column " + std::to_string(c + 1) +
+                                                " of the set "
+                                                "operation has types that do not combine: " +
+                                                names);
     }
     fields[c].type = *common;
   }
@@ -124,8 +124,8 @@ Result<OperatorPtr> OpenSetOperation(const QueryContext& session, const SelectSt
       col->column = static_cast<int>(c);
       col->type = op->fields()[c].type;
       col->pos = q.pos;
-      TRIB_ASSIGN_OR_RETURN(BoundExprPtr cast,
-                            CastTo(std::move(col), fields[c].type, static_cast<int>(CastMode::kExplicit)));
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr cast, CastTo(std::move(col), fields[c].type,
+                                                      static_cast<int>(CastMode::kExplicit)));
       exprs.push_back(std::move(cast));
     }
     op = MakeProject(std::move(op), std::move(exprs), fields);
@@ -165,12 +165,15 @@ Result<OperatorPtr> OpenSetOperation(const QueryContext& session, const SelectSt
       }
     }
     if (spec.column < 0) {
-      return ErrorAt(e.pos, "ORDER BY of a set operation takes an output column's name or "
-                            "position; available columns: " + [&] {
-                              std::string names;
-                              for (const auto& f : fields) names += (names.empty() ? "" : ", ") + f.name;
-                              return names;
-                            }());
+      return ErrorAt(
+          e.pos,
+          "ORDER BY of a set operation takes an output column's name or "
+          "position; available columns: " +
+              [&] {
+                std::string names;
+                for (const auto& f : fields) names += (names.empty() ? "" : ", ") + f.name;
+                return names;
+              }());
     }
     sort.keys.push_back(spec);
   }

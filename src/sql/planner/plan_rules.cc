@@ -170,5 +170,4 @@ Status PushIntoSubquery(Source* src, std::vector<BoundExprPtr>* conjuncts) {
   return PlanTableScan(&sub);
 }
 
-
 }  // namespace tributary::sql::planner

@@ -1,9 +1,5 @@
 #include "sql/planner/query.h"
 
-#include "sql/binder/computed.h"
-
-#include "common/stack_guard.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,6 +9,7 @@
 
 #include "common/check_value.h"
 #include "common/datetime.h"
+#include "common/stack_guard.h"
 #include "common/strings.h"
 #include "common/timezone.h"
 #include "meta/paths.h"
@@ -22,6 +19,7 @@
 #include "read/scan_plan.h"
 #include "read/split_read.h"
 #include "sql/binder/cast.h"
+#include "sql/binder/computed.h"
 #include "sql/binder/expression.h"
 #include "sql/exec/operators.h"
 #include "sql/planner/query_internal.h"
@@ -37,15 +35,24 @@ namespace planner {
 
 const char* OpName(Predicate::Op op) {
   switch (op) {
-    case Predicate::Op::kEq: return "=";
-    case Predicate::Op::kNe: return "<>";
-    case Predicate::Op::kLt: return "<";
-    case Predicate::Op::kLe: return "<=";
-    case Predicate::Op::kGt: return ">";
-    case Predicate::Op::kGe: return ">=";
-    case Predicate::Op::kIsNull: return "IS NULL";
-    case Predicate::Op::kIsNotNull: return "IS NOT NULL";
-    case Predicate::Op::kIn: return "IN";
+    case Predicate::Op::kEq:
+      return "=";
+    case Predicate::Op::kNe:
+      return "<>";
+    case Predicate::Op::kLt:
+      return "<";
+    case Predicate::Op::kLe:
+      return "<=";
+    case Predicate::Op::kGt:
+      return ">";
+    case Predicate::Op::kGe:
+      return ">=";
+    case Predicate::Op::kIsNull:
+      return "IS NULL";
+    case Predicate::Op::kIsNotNull:
+      return "IS NOT NULL";
+    case Predicate::Op::kIn:
+      return "IN";
   }
   return "?";
 }
@@ -120,10 +127,14 @@ std::optional<Predicate> ToPredicate(const BoundExpr& c, const std::vector<Field
   std::string op = c.op;
   if (col_side->IsConstant()) {
     std::swap(col_side, val_side);
-    if (op == "<") op = ">";
-    else if (op == ">") op = "<";
-    else if (op == "<=") op = ">=";
-    else if (op == ">=") op = "<=";
+    if (op == "<")
+      op = ">";
+    else if (op == ">")
+      op = "<";
+    else if (op == "<=")
+      op = ">=";
+    else if (op == ">=")
+      op = "<=";
   }
   if (!val_side->IsConstant()) return std::nullopt;
   int col = ColumnUnder(*col_side);
@@ -176,7 +187,6 @@ ScanPlan PlanScan(const std::vector<Field>& fields, const std::vector<BoundExprP
   return plan;
 }
 
-
 bool IsIntegerLiteral(const Expr& e) {
   return e.kind == ExprKind::kLiteral && e.literal_kind == LiteralKind::kInteger;
 }
@@ -201,8 +211,8 @@ Result<QueryResult> ExecuteValues(const SelectStmt& q) {
     auto t = col_types[c].empty() ? std::optional<DataType>(DataType::String())
                                   : CommonType(col_types[c]);
     if (!t) {
-      return ErrorAt(q.values[0][c]->pos, "VALUES column " + std::to_string(c + 1) +
-                                              " mixes incompatible types");
+      return ErrorAt(q.values[0][c]->pos,
+                     "VALUES column " + std::to_string(c + 1) + " mixes incompatible types");
     }
     bool nullable = col_types[c].size() < q.values.size();
     out.fields.push_back(Field{static_cast<int32_t>(c), "EXPR$" + std::to_string(c),
@@ -212,9 +222,8 @@ Result<QueryResult> ExecuteValues(const SelectStmt& q) {
   for (auto& b : bound) {
     Row r;
     for (size_t c = 0; c < width; ++c) {
-      TRIB_ASSIGN_OR_RETURN(BoundExprPtr e,
-                            CastTo(std::move(b[c]), out.fields[c].type,
-                                   static_cast<int>(CastMode::kExplicit)));
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr e, CastTo(std::move(b[c]), out.fields[c].type,
+                                                   static_cast<int>(CastMode::kExplicit)));
       TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*e, empty_row));
       r.push_back(std::move(v));
     }
@@ -316,14 +325,16 @@ Status PlanUsingJoin(const JoinClause& jc, Binder* binder, JoinInput* in, Scope*
     }
     for (int s : {left[0], right[0]}) {
       if (scope->columns[s].qualifier.empty()) {
-        return NotSupportedAt(jc.using_pos, "USING and NATURAL JOIN over a subquery without an "
-                                            "alias are not supported yet; give it an alias");
+        return NotSupportedAt(jc.using_pos,
+                              "USING and NATURAL JOIN over a subquery without an "
+                              "alias are not supported yet; give it an alias");
       }
     }
     if (scope->columns[left[0]].coalesce_with >= 0 && jc.kind != JoinKind::kInner &&
         jc.kind != JoinKind::kLeft) {
-      return NotSupportedAt(jc.using_pos, "a RIGHT or FULL join USING a column merged by an "
-                                          "earlier FULL join is not supported yet; write ON");
+      return NotSupportedAt(jc.using_pos,
+                            "a RIGHT or FULL join USING a column merged by an "
+                            "earlier FULL join is not supported yet; write ON");
     }
     pairs.emplace_back(left[0], right[0]);
   }
@@ -430,8 +441,8 @@ Status CheckLookupJoin(const JoinClause& jc, Binder* binder, std::vector<JoinInp
     dim_schema = src.plan->source.table->schema().get();
   }
   if (!dim_schema || dim_schema->primary_keys.empty()) {
-    return ErrorAt(pos, "a lookup join reads a table by its primary key; '" + src.name +
-                            "' has none");
+    return ErrorAt(pos,
+                   "a lookup join reads a table by its primary key; '" + src.name + "' has none");
   }
   // The equality in `on` fixing column `name` of this input by the inputs before, or -1.
   auto fixed_by = [&](const std::string& name) -> int {
@@ -471,18 +482,19 @@ Status CheckLookupJoin(const JoinClause& jc, Binder* binder, std::vector<JoinInp
   std::string missing;
   if (!try_key(dim_schema->primary_keys, &missing)) {
     std::vector<std::string> prefix = dim_schema->BucketKeys();
-    const bool strict_prefix =
-        options::IsSet(*dim_schema, options::kBucketKey).has_value() &&
-        prefix.size() < dim_schema->TrimmedPrimaryKeys().size();
+    const bool strict_prefix = options::IsSet(*dim_schema, options::kBucketKey).has_value() &&
+                               prefix.size() < dim_schema->TrimmedPrimaryKeys().size();
     for (const auto& k : dim_schema->partition_keys) prefix.push_back(k);
     std::string prefix_missing;
     if (!strict_prefix || !try_key(prefix, &prefix_missing)) {
-      return ErrorAt(jc.pos, "the ON condition of a lookup join must fix every primary-key "
-                             "column of '" + src.name + "' by an equality with the other side" +
-                             (strict_prefix ? " (or every bucket-key and partition column, a "
-                                              "prefix lookup)"
-                                            : "") +
-                             "; missing: " + missing);
+      return ErrorAt(jc.pos,
+                     "the ON condition of a lookup join must fix every primary-key "
+                     "column of '" +
+                         src.name + "' by an equality with the other side" +
+                         (strict_prefix ? " (or every bucket-key and partition column, a "
+                                          "prefix lookup)"
+                                        : "") +
+                         "; missing: " + missing);
     }
     in.lookup_prefix = true;
   }
@@ -502,8 +514,9 @@ Status CheckLookupJoin(const JoinClause& jc, Binder* binder, std::vector<JoinInp
 // ON condition bound (it may read the inputs up to its own).
 Status PlanJoinInputs(const QueryContext& session, const SelectStmt& q, SelectPlan* plan) {
   if (!q.from->partition.empty()) {
-    return NotSupportedAt(q.from->pos, "PARTITION (...) on a joined table is not supported yet; "
-                                       "filter the partition in WHERE or ON");
+    return NotSupportedAt(q.from->pos,
+                          "PARTITION (...) on a joined table is not supported yet; "
+                          "filter the partition in WHERE or ON");
   }
   JoinInput first;
   first.source = std::move(plan->source);
@@ -511,8 +524,9 @@ Status PlanJoinInputs(const QueryContext& session, const SelectStmt& q, SelectPl
   plan->joins.push_back(std::move(first));
   for (const JoinClause& jc : q.joins) {
     if (!jc.table.partition.empty()) {
-      return NotSupportedAt(jc.table.pos, "PARTITION (...) on a joined table is not supported "
-                                          "yet; filter the partition in WHERE or ON");
+      return NotSupportedAt(jc.table.pos,
+                            "PARTITION (...) on a joined table is not supported "
+                            "yet; filter the partition in WHERE or ON");
     }
     JoinInput in;
     TRIB_ASSIGN_OR_RETURN(in.source, OpenSource(session, jc.table));
@@ -575,8 +589,10 @@ Status PlanJoinInputs(const QueryContext& session, const SelectStmt& q, SelectPl
   for (size_t j = 1; j < plan->joins.size(); j++) {
     const JoinInput& in = plan->joins[j];
     if (in.source.lookup_time && !in.lookup) {
-      return ErrorAt(in.source.lookup_time->pos, "a lookup join needs an ON condition fixing the "
-                                                 "primary key of '" + in.source.name + "'");
+      return ErrorAt(in.source.lookup_time->pos,
+                     "a lookup join needs an ON condition fixing the "
+                     "primary key of '" +
+                         in.source.name + "'");
     }
   }
   return Status::OK();
@@ -697,7 +713,8 @@ Result<SelectPlan> PlanSelectAs(const QueryContext& session, const SelectStmt& q
   if (plan.grouped) {
     for (const auto& group : q.group_by) {
       TRIB_ASSIGN_OR_RETURN(const Expr* g, GroupExpression(q, *group, scope));
-      if (ContainsAggregate(*g)) return ErrorAt(g->pos, "aggregate functions are not allowed in GROUP BY");
+      if (ContainsAggregate(*g))
+        return ErrorAt(g->pos, "aggregate functions are not allowed in GROUP BY");
       TRIB_ASSIGN_OR_RETURN(BoundExprPtr k, binder.Bind(*g));
       agg.key_columns.push_back(k->kind == BoundKind::kColumn ? k->column : -1);
       agg.key_texts.push_back(ExprToString(*g));
@@ -711,8 +728,9 @@ Result<SelectPlan> PlanSelectAs(const QueryContext& session, const SelectStmt& q
   for (const auto& o : q.order_by) windowed = windowed || ContainsWindow(*o.expr);
   if (windowed) {
     if (plan.grouped) {
-      return NotSupportedAt(q.pos, "window functions in a query with GROUP BY or aggregates are "
-                                   "not supported yet; group in a subquery");
+      return NotSupportedAt(q.pos,
+                            "window functions in a query with GROUP BY or aggregates are "
+                            "not supported yet; group in a subquery");
     }
     plan.windows.input = &scope;
     item_binder.set_windows(&plan.windows);
@@ -748,8 +766,8 @@ Result<SelectPlan> PlanSelectAs(const QueryContext& session, const SelectStmt& q
           ref->type = scope.columns[c].type;
           ref->pos = item.pos;
         }
-        plan.fields.push_back(Field{static_cast<int32_t>(plan.fields.size()),
-                                    scope.columns[c].name, ref->type, ""});
+        plan.fields.push_back(
+            Field{static_cast<int32_t>(plan.fields.size()), scope.columns[c].name, ref->type, ""});
         plan.items.push_back(std::move(ref));
         any = true;
       }
@@ -804,8 +822,9 @@ Result<SelectPlan> PlanSelectAs(const QueryContext& session, const SelectStmt& q
     }
     if (key.output < 0) {
       if (q.distinct) {
-        return ErrorAt(e.pos, "with SELECT DISTINCT, ORDER BY expressions must appear in the "
-                              "select list");
+        return ErrorAt(e.pos,
+                       "with SELECT DISTINCT, ORDER BY expressions must appear in the "
+                       "select list");
       }
       TRIB_ASSIGN_OR_RETURN(key.expr, item_binder.Bind(e));
     }
@@ -839,7 +858,7 @@ Status TakeBranchHint(OptionList* hints, Identifier* id) {
     const std::string branch = it->value == "main" ? "" : it->value;
     if (!id->branch.empty() && id->branch != branch) {
       return ErrorAt(it->pos, "OPTIONS('branch' = '" + it->value + "') on '" + id->ToString() +
-                              "', which names branch '" + id->branch + "'");
+                                  "', which names branch '" + id->branch + "'");
     }
     id->branch = branch;
     it = hints->erase(it);
@@ -863,19 +882,17 @@ Result<std::map<std::string, std::string>> NormalizeHints(const OptionList& hint
   }
   // Hints that would read or write the stored data as if laid out differently are refused here,
   // where the error can point at the hint (the table's reader and writer refuse them too).
-  TRIB_RETURN_NOT_OK(options::WithDynamicOptions(std::make_shared<TableSchema>(schema),
-                                                 normalized).status());
+  TRIB_RETURN_NOT_OK(
+      options::WithDynamicOptions(std::make_shared<TableSchema>(schema), normalized).status());
   return normalized;
 }
 
 Result<int64_t> SessionTimeToUtcMillis(const QueryContext& session, std::string_view text) {
   TRIB_ASSIGN_OR_RETURN(Timestamp local, ParseTimestamp(text, 3));
   auto tz_name = session.options().find("table.local-time-zone");
-  TRIB_ASSIGN_OR_RETURN(TimeZone tz, TimeZone::Load(tz_name == session.options().end()
-                                                        ? ""
-                                                        : tz_name->second));
-  const int64_t seconds =
-      local.millis >= 0 ? local.millis / 1000 : -((-local.millis + 999) / 1000);
+  TRIB_ASSIGN_OR_RETURN(TimeZone tz,
+                        TimeZone::Load(tz_name == session.options().end() ? "" : tz_name->second));
+  const int64_t seconds = local.millis >= 0 ? local.millis / 1000 : -((-local.millis + 999) / 1000);
   return tz.LocalToUtc(seconds) * 1000 + (local.millis - seconds * 1000);
 }
 
@@ -896,7 +913,8 @@ Result<std::vector<Row>> ReadMatchingRows(Table& table, const Expr* where,
                                           const std::map<std::string, std::string>& options) {
   const auto schema = table.schema();
   Scope scope;
-  for (const auto& f : schema->fields) scope.columns.push_back({f.name, table.identifier().table, f.type});
+  for (const auto& f : schema->fields)
+    scope.columns.push_back({f.name, table.identifier().table, f.type});
   Binder binder(&scope);
   std::vector<BoundExprPtr> conjuncts;
   if (where) {

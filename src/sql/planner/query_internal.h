@@ -10,16 +10,16 @@
 #pragma once
 
 #include <cstddef>
-#include <map>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "sql/parser/ast.h"
 #include "sql/binder/expression.h"
 #include "sql/exec/operators.h"
+#include "sql/parser/ast.h"
 #include "tributary/table.h"
 
 namespace tributary::sql {
@@ -31,7 +31,6 @@ namespace tributary::sql::planner {
 
 struct SelectPlan;  // below: a SELECT planned, not yet built
 
-
 // Where the rows of one FROM input come from.
 struct Source {
   std::vector<Field> fields;
@@ -40,11 +39,11 @@ struct Source {
   // Or a subquery, view or WITH query: planned but not yet built into operators, so the query
   // reading it can still push filters into it (PushIntoSubquery); built by OpenSourceOperator.
   std::shared_ptr<SelectPlan> plan;
-  OperatorPtr op;                // or a subquery's operators (UNION, VALUES, ...)
-  std::vector<Row> rows;         // otherwise: materialized rows
+  OperatorPtr op;         // or a subquery's operators (UNION, VALUES, ...)
+  std::vector<Row> rows;  // otherwise: materialized rows
   std::map<std::string, std::string> dynamic_options;
-  std::string name;  // for EXPLAIN
-  std::string change_table;  // streaming: `table` read as this change table (audit_log, ...)
+  std::string name;            // for EXPLAIN
+  std::string change_table;    // streaming: `table` read as this change table (audit_log, ...)
   bool computed_view = false;  // a table with computed columns, read through `plan`
   // FOR SYSTEM_TIME AS OF <a column>: the table of a lookup join (PlanJoinInputs checks it).
   const Expr* lookup_time = nullptr;
@@ -104,7 +103,8 @@ Result<OperatorPtr> OpenSourceOperator(const QueryContext& session, Source* src)
 // `q` with its correlated subqueries (EXISTS, IN and scalar aggregates whose WHERE compares
 // their columns with the outer query's by equality) rewritten as joins (decorrelate.cc); null
 // when it has none. A correlation of another shape is refused as not supported yet.
-Result<std::shared_ptr<const SelectStmt>> Decorrelate(const QueryContext& session, const SelectStmt& q);
+Result<std::shared_ptr<const SelectStmt>> Decorrelate(const QueryContext& session,
+                                                      const SelectStmt& q);
 // `q` with window functions over GROUP BY or aggregates, rewritten as the windows over a derived
 // table that groups (decorrelate.cc): SELECT k, RANK() OVER (ORDER BY SUM(v)) FROM t GROUP BY k
 // is SELECT $g0 AS k, RANK() OVER (ORDER BY $a0) FROM (SELECT k AS $g0, SUM(v) AS $a0 FROM t
@@ -119,8 +119,8 @@ void RemapColumns(BoundExpr* e, const std::vector<int>& slot);
 // One input of a FROM clause with joins, and how it joins the inputs before it.
 struct JoinInput {
   Source source;
-  Pos hints_pos;                 // of its OPTIONS hint
-  size_t first_slot = 0;         // its first column in the query's scope
+  Pos hints_pos;                     // of its OPTIONS hint
+  size_t first_slot = 0;             // its first column in the query's scope
   JoinKind kind = JoinKind::kCross;  // unused for the first input
   std::vector<BoundExprPtr> on;  // its ON condition's conjuncts, bound against the query's scope
   std::string on_text;           // the ON condition as written (EXPLAIN)
@@ -147,8 +147,8 @@ struct SortKey {
 // A SELECT planned (query.cc: inputs opened, expressions bound) but not yet built into
 // operators (BuildSelect); the rules of plan_rules.cc rewrite it first. Also what EXPLAIN prints.
 struct SelectPlan {
-  const SelectStmt* query = nullptr;  // what was planned
-  std::shared_ptr<const SelectStmt> rewritten;  // owns `query` when Decorrelate rewrote it
+  const SelectStmt* query = nullptr;                  // what was planned
+  std::shared_ptr<const SelectStmt> rewritten;        // owns `query` when Decorrelate rewrote it
   std::shared_ptr<const SelectStmt> grouped_rewrite;  // GroupBeforeWindows's query, kept alive
   Source source;
   Scope scope;
@@ -238,8 +238,8 @@ std::vector<bool> InputColumnsRead(SelectPlan* plan, size_t width);
 // split at a time ahead on every core, not only the build sides.
 // `positions` (optional): where each of the query's columns lands in the returned operator's
 // columns (-1: not read).
-Result<OperatorPtr> OpenJoins(const QueryContext& session, std::vector<JoinInput> inputs, size_t width,
-                              bool whole_inputs, std::vector<BoundExprPtr>* where,
+Result<OperatorPtr> OpenJoins(const QueryContext& session, std::vector<JoinInput> inputs,
+                              size_t width, bool whole_inputs, std::vector<BoundExprPtr>* where,
                               const std::vector<BoundExpr*>& others,
                               std::vector<int>* positions = nullptr);
 

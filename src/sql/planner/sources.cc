@@ -2,12 +2,6 @@
 // and subqueries of FROM opened as Sources, with the scan options and snapshot hints they read
 // at; the planning state of the statement being planned (its WITH queries, the snapshots a
 // correlated subquery's tables are pinned to).
-#include "sql/planner/query.h"
-
-#include "sql/binder/computed.h"
-
-#include "common/stack_guard.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -17,6 +11,7 @@
 
 #include "common/check_value.h"
 #include "common/datetime.h"
+#include "common/stack_guard.h"
 #include "common/strings.h"
 #include "common/timezone.h"
 #include "meta/paths.h"
@@ -26,8 +21,10 @@
 #include "read/scan_plan.h"
 #include "read/split_read.h"
 #include "sql/binder/cast.h"
+#include "sql/binder/computed.h"
 #include "sql/binder/expression.h"
 #include "sql/exec/operators.h"
+#include "sql/planner/query.h"
 #include "sql/planner/query_internal.h"
 #include "sql/stream/streaming_operators.h"
 #include "table/system_tables.h"
@@ -120,18 +117,17 @@ const CommonTableExpr* FindWithQuery(const std::string& name) {
 // The input `ref` names WITH query `cte`: its query planned here (each reference plans it anew).
 Result<Source> OpenWithQuery(const QueryContext& session, const TableRef& ref,
                              const CommonTableExpr& cte, const std::string& what = "WITH query") {
-  if (std::find(t_with_expanding.begin(), t_with_expanding.end(), &cte) !=
-      t_with_expanding.end()) {
+  if (std::find(t_with_expanding.begin(), t_with_expanding.end(), &cte) != t_with_expanding.end()) {
     return NotSupportedAt(ref.pos, what + " '" + cte.name +
                                        "' reads itself; recursive queries are not supported yet");
   }
   if (!ref.hints.empty()) {
-    return ErrorAt(ref.hints_pos, "OPTIONS hints apply to tables, not to " + what + " '" +
-                                      cte.name + "'");
+    return ErrorAt(ref.hints_pos,
+                   "OPTIONS hints apply to tables, not to " + what + " '" + cte.name + "'");
   }
   if (!ref.partition.empty()) {
-    return ErrorAt(ref.pos, "PARTITION (...) applies to tables, not to " + what + " '" + cte.name +
-                                "'");
+    return ErrorAt(ref.pos,
+                   "PARTITION (...) applies to tables, not to " + what + " '" + cte.name + "'");
   }
   t_with_expanding.push_back(&cte);
   Source src;
@@ -164,7 +160,6 @@ ExplainingScope::ExplainingScope() { t_explaining = true; }
 ExplainingScope::~ExplainingScope() { t_explaining = false; }
 bool Explaining() { return t_explaining; }
 
-
 // SubqueryRunner::later's runner (query_internal.h).
 
 // SubqueryRunner::later: `sq` planned (and run) again on demand, as it would be planned now:
@@ -176,39 +171,38 @@ std::function<Result<QueryRows>(OuterFrame*, bool)> CorrelatedRunner(
   for (const auto* scope : t_with_scopes) with.push_back(*scope);
   std::shared_ptr<SnapshotPins> pins =
       t_snapshot_pins ? t_snapshot_pins : std::make_shared<SnapshotPins>();
-  return [&session, sq = std::move(sq), with = std::move(with), pins,
-          frames = CurrentOuterFrames(), names = session.ResolvingIn()](
-             OuterFrame* innermost, bool plan_only) -> Result<QueryRows> {
-    QueryContext::NameScope name_scope(session, names.first, names.second);
-    std::vector<const std::vector<CommonTableExpr>*> scopes;
-    for (const auto& w : with) scopes.push_back(&w);
-    scopes.swap(t_with_scopes);
-    std::shared_ptr<SnapshotPins> outer_pins = std::exchange(t_snapshot_pins, pins);
-    std::vector<std::unique_ptr<OuterFrameScope>> in;
-    for (OuterFrame* f : frames) in.push_back(std::make_unique<OuterFrameScope>(f));
-    in.push_back(std::make_unique<OuterFrameScope>(innermost));
-    auto ran = [&]() -> Result<QueryRows> {
-      TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, *sq));
-      std::vector<Field> fields = op->fields();
-      if (plan_only) return std::make_pair(std::move(fields), std::vector<Row>());
-      TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows, CollectRows(*op));
-      return std::make_pair(std::move(fields), std::move(rows));
-    }();
-    while (!in.empty()) in.pop_back();
-    t_snapshot_pins = std::move(outer_pins);
-    scopes.swap(t_with_scopes);
-    return ran;
-  };
+  return
+      [&session, sq = std::move(sq), with = std::move(with), pins, frames = CurrentOuterFrames(),
+       names = session.ResolvingIn()](OuterFrame* innermost, bool plan_only) -> Result<QueryRows> {
+        QueryContext::NameScope name_scope(session, names.first, names.second);
+        std::vector<const std::vector<CommonTableExpr>*> scopes;
+        for (const auto& w : with) scopes.push_back(&w);
+        scopes.swap(t_with_scopes);
+        std::shared_ptr<SnapshotPins> outer_pins = std::exchange(t_snapshot_pins, pins);
+        std::vector<std::unique_ptr<OuterFrameScope>> in;
+        for (OuterFrame* f : frames) in.push_back(std::make_unique<OuterFrameScope>(f));
+        in.push_back(std::make_unique<OuterFrameScope>(innermost));
+        auto ran = [&]() -> Result<QueryRows> {
+          TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, *sq));
+          std::vector<Field> fields = op->fields();
+          if (plan_only) return std::make_pair(std::move(fields), std::vector<Row>());
+          TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows, CollectRows(*op));
+          return std::make_pair(std::move(fields), std::move(rows));
+        }();
+        while (!in.empty()) in.pop_back();
+        t_snapshot_pins = std::move(outer_pins);
+        scopes.swap(t_with_scopes);
+        return ran;
+      };
 }
-
 
 Result<Source> OpenSourceAs(const QueryContext& session, const TableRef& ref);
 
 Result<Source> OpenSource(const QueryContext& session, const TableRef& ref) {
   TRIB_ASSIGN_OR_RETURN(Source src, OpenSourceAs(session, ref));
   if (ref.system_time && ((!src.table && !src.computed_view) || !src.change_table.empty())) {
-    return ErrorAt(ref.system_time->pos, "FOR SYSTEM_TIME AS OF applies to tables, not to '" +
-                                             src.name + "'");
+    return ErrorAt(ref.system_time->pos,
+                   "FOR SYSTEM_TIME AS OF applies to tables, not to '" + src.name + "'");
   }
   if (ref.column_aliases.empty()) return src;
   // FROM ... AS x (a, b): the input's columns renamed (a table's in the scope only; its scan
@@ -289,8 +283,7 @@ Result<Source> OpenSourceAs(const QueryContext& session, const TableRef& ref) {
       options = std::move(*opts);
     }
     auto data = rn.catalog->ReadSystemTable(rn.id, options);
-    if (!data.ok() && !options.empty() &&
-        data.status().code() == StatusCode::kNotSupported) {
+    if (!data.ok() && !options.empty() && data.status().code() == StatusCode::kNotSupported) {
       return NotSupportedAt(ref.hints_pos, data.status().message());
     }
     if (!data.ok()) return ErrorAt(ref.name.pos, data.status().message());
@@ -309,25 +302,28 @@ Result<Source> OpenSourceAs(const QueryContext& session, const TableRef& ref) {
     // as its latest snapshot.
     for (const auto& h : hints) {
       if (h.key.rfind("lookup.", 0) != 0 && h.key != "client.lookup.queue-size") {
-        return NotSupportedAt(ref.hints_pos, "OPTIONS hints on the table of a lookup join take "
-                                             "'lookup.*' options (and "
-                                             "'client.lookup.queue-size') only; '" + h.key +
-                                             "' is not supported there");
+        return NotSupportedAt(ref.hints_pos,
+                              "OPTIONS hints on the table of a lookup join take "
+                              "'lookup.*' options (and "
+                              "'client.lookup.queue-size') only; '" +
+                                  h.key + "' is not supported there");
       }
     }
     src.lookup_time = ref.system_time.get();
   } else if (ref.system_time) {
     // FOR SYSTEM_TIME AS OF TIMESTAMP '...': time travel, as 'scan.timestamp'.
     const Expr& e = *ref.system_time;
-    const bool literal = e.literal_kind == LiteralKind::kTimestamp ||
-                         e.literal_kind == LiteralKind::kString;
+    const bool literal =
+        e.literal_kind == LiteralKind::kTimestamp || e.literal_kind == LiteralKind::kString;
     if (!literal) {
-      return ErrorAt(e.pos, "FOR SYSTEM_TIME AS OF takes TIMESTAMP 'YYYY-MM-DD HH:MM:SS' (time "
-                            "travel) or a processing-time column (a lookup join)");
+      return ErrorAt(e.pos,
+                     "FOR SYSTEM_TIME AS OF takes TIMESTAMP 'YYYY-MM-DD HH:MM:SS' (time "
+                     "travel) or a processing-time column (a lookup join)");
     }
     if (!hints.empty()) {
-      return ErrorAt(e.pos, "FOR SYSTEM_TIME AS OF and OPTIONS hints together are not supported; "
-                            "use one of them");
+      return ErrorAt(e.pos,
+                     "FOR SYSTEM_TIME AS OF and OPTIONS hints together are not supported; "
+                     "use one of them");
     }
     auto millis = SessionTimeToUtcMillis(session, e.text);
     if (!millis.ok()) return ErrorAt(e.pos, "FOR SYSTEM_TIME AS OF: " + millis.status().message());
@@ -344,7 +340,8 @@ Result<Source> OpenSourceAs(const QueryContext& session, const TableRef& ref) {
         return ErrorAt(ref.hints_pos, "set one of 'scan.timestamp' and 'scan.timestamp-millis'");
       }
       auto millis = SessionTimeToUtcMillis(session, ts->second);
-      if (!millis.ok()) return ErrorAt(ref.hints_pos, "'scan.timestamp': " + millis.status().message());
+      if (!millis.ok())
+        return ErrorAt(ref.hints_pos, "'scan.timestamp': " + millis.status().message());
       src.dynamic_options["scan.timestamp-millis"] = std::to_string(*millis);
       src.dynamic_options.erase("scan.timestamp");
     }

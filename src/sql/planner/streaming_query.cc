@@ -66,8 +66,8 @@ Status StreamStartup(const QueryContext& session, const TableSchema& schema,
   }
   // Paimon's values in Fluss's key ('scan.startup.mode' = 'latest-full') mean what they mean in
   // Paimon's.
-  if (mode && *mode != "full" && *mode != "earliest" && *mode != "latest" &&
-      *mode != "timestamp" && *mode != "from-snapshot") {
+  if (mode && *mode != "full" && *mode != "earliest" && *mode != "latest" && *mode != "timestamp" &&
+      *mode != "from-snapshot") {
     const bool has_id = get("scan.snapshot-id").has_value();
     const bool has_ts =
         get("scan.timestamp-millis").has_value() || get("scan.startup.timestamp").has_value();
@@ -86,15 +86,14 @@ Status StreamStartup(const QueryContext& session, const TableSchema& schema,
         get("scan.timestamp-millis").has_value() || get("scan.startup.timestamp").has_value();
     TRIB_ASSIGN_OR_RETURN(std::optional<std::string> as_mode,
                           options::StartupModeOfScanMode(*paimon, has_id, has_ts));
-    auto level = [&](const char* key) {
-      return hints.count(key) ? 2 : schema.Option(key) ? 1 : 0;
-    };
+    auto level = [&](const char* key) { return hints.count(key) ? 2 : schema.Option(key) ? 1 : 0; };
     const int paimon_level = level("scan.mode"), fluss_level = level("scan.startup.mode");
     if (as_mode && fluss_level < paimon_level) {
       mode = as_mode;
     } else if (as_mode && fluss_level == paimon_level && *mode != *as_mode) {
       return Status::Invalid("'scan.mode' = '" + *paimon + "' and 'scan.startup.mode' = '" +
-                             *get("scan.startup.mode") + "' start the read at different places; "
+                             *get("scan.startup.mode") +
+                             "' start the read at different places; "
                              "set one of them");
     }
   }
@@ -160,8 +159,9 @@ Result<OperatorPtr> OpenStreamInput(const QueryContext& session, Source* src, co
     return ProjectWithOp(std::move(op), &inner.items, inner.fields);
   }
   if (!src->table) {
-    return NotSupportedAt(ref.pos, "reading '" + src->name + "' in streaming mode (execution."
-                                   "runtime-mode = 'streaming') is not supported yet");
+    return NotSupportedAt(ref.pos, "reading '" + src->name +
+                                       "' in streaming mode (execution."
+                                       "runtime-mode = 'streaming') is not supported yet");
   }
   StreamOptions opts;
   opts.projection = scan.projection;
@@ -203,8 +203,8 @@ Result<OperatorPtr> OpenFilteredStream(const QueryContext& session, SelectPlan* 
                                        std::optional<std::chrono::milliseconds> idle_timeout,
                                        std::vector<int>* slot) {
   const bool pushed = plan->source.table && plan->scan.all_pushed && !plan->scan.filters.empty();
-  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &plan->source, plan->scan, ref,
-                                                        idle_timeout, slot));
+  TRIB_ASSIGN_OR_RETURN(
+      OperatorPtr op, OpenStreamInput(session, &plan->source, plan->scan, ref, idle_timeout, slot));
   for (auto& c : plan->conjuncts) RemapColumns(c.get(), *slot);
   return MakeFilter(std::move(op), std::move(plan->conjuncts),
                     pushed ? " (all pushed into the stream, checked again)" : "");
@@ -212,9 +212,9 @@ Result<OperatorPtr> OpenFilteredStream(const QueryContext& session, SelectPlan* 
 
 // A streaming query over lookup joins: the first input streamed, each change joined with the
 // dimension tables' rows current when it arrives (MakeLookupJoin), then WHERE.
-Result<OperatorPtr> OpenStreamingLookupJoins(const QueryContext& session, SelectPlan plan,
-                                             const SelectStmt& q,
-                                             std::optional<std::chrono::milliseconds> idle_timeout) {
+Result<OperatorPtr> OpenStreamingLookupJoins(
+    const QueryContext& session, SelectPlan plan, const SelectStmt& q,
+    std::optional<std::chrono::milliseconds> idle_timeout) {
   std::vector<JoinInput>& inputs = plan.joins;
   const size_t width = plan.scope.columns.size();
   // The first input, every column.
@@ -231,9 +231,10 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const QueryContext& session, Select
     JoinInput& in = inputs[j];
     Source& dim = in.source;
     if (!dim.table) {
-      return NotSupportedAt(q.joins[j - 1].pos, "in streaming mode a lookup join reads a table "
-                                                "without computed columns; '" + dim.name +
-                                                "' has some (not supported yet)");
+      return NotSupportedAt(q.joins[j - 1].pos,
+                            "in streaming mode a lookup join reads a table "
+                            "without computed columns; '" +
+                                dim.name + "' has some (not supported yet)");
     }
     // The key: the other side of each primary-key equality, in primary-key order, as the key
     // column's type.
@@ -244,7 +245,8 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const QueryContext& session, Select
       std::vector<bool> used;
       CollectColumns(*eq.args[0], &used);
       bool left_is_outer = true;
-      for (size_t s = in.first_slot; s < used.size(); s++) left_is_outer = left_is_outer && !used[s];
+      for (size_t s = in.first_slot; s < used.size(); s++)
+        left_is_outer = left_is_outer && !used[s];
       BoundExprPtr outer = CloneBound(*eq.args[left_is_outer ? 0 : 1]);
       RemapColumns(outer.get(), position);
       const Field& field = schema.fields[in.lookup_columns[k]];
@@ -273,16 +275,16 @@ Result<OperatorPtr> OpenStreamingLookupJoins(const QueryContext& session, Select
       TRIB_ASSIGN_OR_RETURN(int64_t n, options::ParseInt64(it->second));
       if (n > 0 && (cache->max_keys == 0 || n < cache->max_keys)) cache->max_keys = n;
     }
-    std::string describe = std::string("LookupJoin: ") +
-                           (in.kind == JoinKind::kLeft ? "LEFT" : "INNER") + " ON " + in.on_text +
-                           (cache->mode == LookupCacheOptions::Mode::kFull
-                                ? "; each change finds its key in " + dim.name + "'s rows"
-                                : "; each change looks its key up in " + dim.name +
-                                      "'s latest snapshot") +
-                           (in.lookup_prefix ? " (a prefix lookup by the bucket key: every row "
-                                               "of the key)"
-                                             : "") +
-                           DescribeLookupCache(*cache);
+    std::string describe =
+        std::string("LookupJoin: ") + (in.kind == JoinKind::kLeft ? "LEFT" : "INNER") + " ON " +
+        in.on_text +
+        (cache->mode == LookupCacheOptions::Mode::kFull
+             ? "; each change finds its key in " + dim.name + "'s rows"
+             : "; each change looks its key up in " + dim.name + "'s latest snapshot") +
+        (in.lookup_prefix ? " (a prefix lookup by the bucket key: every row "
+                            "of the key)"
+                          : "") +
+        DescribeLookupCache(*cache);
     op = MakeLookupJoin(std::move(op), std::move(dim.table), std::move(keys), in.lookup_columns,
                         in.lookup_prefix, std::move(residual), in.kind == JoinKind::kLeft, *cache,
                         std::move(describe));
@@ -309,19 +311,24 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const QueryContext& session, SelectPl
     strategy = it->second;  // SET stores enum values in their canonical spelling
   }
   if (strategy == "NONE") {
-    return NotSupportedAt(jc.pos, "a regular join in streaming mode (execution.runtime-mode = "
-                                  "'streaming') is not supported yet, and "
-                                  "'table.optimizer.delta-join.strategy' = 'NONE' rules out a "
-                                  "delta join");
+    return NotSupportedAt(jc.pos,
+                          "a regular join in streaming mode (execution.runtime-mode = "
+                          "'streaming') is not supported yet, and "
+                          "'table.optimizer.delta-join.strategy' = 'NONE' rules out a "
+                          "delta join");
   }
   auto refuse = [&](const std::string& why) -> Status {
     if (strategy == "FORCE") {
-      return ErrorAt(jc.pos, "'table.optimizer.delta-join.strategy' = 'FORCE', but this join "
-                             "cannot be a delta join: " + why);
+      return ErrorAt(jc.pos,
+                     "'table.optimizer.delta-join.strategy' = 'FORCE', but this join "
+                     "cannot be a delta join: " +
+                         why);
     }
-    return NotSupportedAt(jc.pos, "a regular join in streaming mode (execution.runtime-mode = "
-                                  "'streaming') is not supported yet, and this one cannot be a "
-                                  "delta join: " + why);
+    return NotSupportedAt(jc.pos,
+                          "a regular join in streaming mode (execution.runtime-mode = "
+                          "'streaming') is not supported yet, and this one cannot be a "
+                          "delta join: " +
+                              why);
   };
   JoinInput& a = plan.joins[0];
   JoinInput& b = plan.joins[1];
@@ -349,8 +356,8 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const QueryContext& session, SelectPl
     pairs += (pairs.empty() ? "" : ", ") + a.source.qualifier + "." + a.source.fields[x].name +
              " = " + b.source.qualifier + "." + b.source.fields[y - na].name;
   }
-  for (const auto& [in, keys] : {std::pair<const JoinInput*, const std::vector<int>*>{&a, &a_keys},
-                                 {&b, &b_keys}}) {
+  for (const auto& [in, keys] :
+       {std::pair<const JoinInput*, const std::vector<int>*>{&a, &a_keys}, {&b, &b_keys}}) {
     const TableSchema& schema = *in->source.table->schema();
     std::vector<std::string> needed = schema.BucketKeys();
     for (const auto& p : schema.partition_keys) needed.push_back(p);
@@ -380,9 +387,10 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const QueryContext& session, SelectPl
     if (it == session.options().end()) continue;
     TRIB_ASSIGN_OR_RETURN(cache_sizes[s], options::ParseInt64(it->second));
     if (cache_enabled && cache_sizes[s] <= 0) {
-      return ErrorAt(jc.pos, std::string("'") + size_keys[s] + "' must be positive while "
-                             "'table.exec.delta-join.cache-enabled' is true (it is " +
-                             it->second + ")");
+      return ErrorAt(jc.pos, std::string("'") + size_keys[s] +
+                                 "' must be positive while "
+                                 "'table.exec.delta-join.cache-enabled' is true (it is " +
+                                 it->second + ")");
     }
   }
   // Both sides streamed with their log metadata (a start-up row has none).
@@ -399,7 +407,8 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const QueryContext& session, SelectPl
     if (!st.ok()) return ErrorAt(refs[s]->hints_pos, st.message());
     if (opts.startup_mode != "full" && opts.startup_mode != "latest") {
       return NotSupportedAt(refs[s]->pos, "a delta join reading '" + src.name + "' from '" +
-                                              opts.startup_mode + "' is not supported yet (it "
+                                              opts.startup_mode +
+                                              "' is not supported yet (it "
                                               "reads from 'full' or 'latest')");
     }
     auto stream = src.table->NewStreamScan(opts);
@@ -430,9 +439,10 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const QueryContext& session, SelectPl
     // How many keys one lookup into this side asks for at most: the table's (or its hint's)
     // 'client.lookup.queue-size', the session's 'table.exec.async-lookup.buffer-capacity'.
     const std::map<std::string, std::string>* option_maps[] = {&src.dynamic_options,
-                                                                &session.options()};
+                                                               &session.options()};
     for (const auto* opts : option_maps) {
-      for (const char* key : {"client.lookup.queue-size", "table.exec.async-lookup.buffer-capacity"}) {
+      for (const char* key :
+           {"client.lookup.queue-size", "table.exec.async-lookup.buffer-capacity"}) {
         auto it = opts->find(key);
         std::optional<std::string> v;
         if (it != opts->end()) {
@@ -501,7 +511,8 @@ Result<OperatorPtr> OpenStreamingTopN(const QueryContext& session, const SelectS
   } else if (!sub.source.change_table.empty()) {
     why = "its subquery reads a change table";
   }
-  if (!why.empty()) return NotSupportedAt(q.from->pos, pattern + "; " + why + " (not supported yet)");
+  if (!why.empty())
+    return NotSupportedAt(q.from->pos, pattern + "; " + why + " (not supported yet)");
   if (!sq.from) return NotSupportedAt(q.from->pos, pattern);
   std::vector<int> slot;
   TRIB_ASSIGN_OR_RETURN(OperatorPtr op,
@@ -545,8 +556,9 @@ Result<OperatorPtr> OpenStreamingQuery(const QueryContext& session, const Select
                                        std::optional<std::chrono::milliseconds> idle_timeout) {
   if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
   auto unsupported = [&](const std::string& what) {
-    return NotSupportedAt(q.pos, what + " in streaming mode (execution.runtime-mode = "
-                                        "'streaming') is not supported yet");
+    return NotSupportedAt(q.pos, what +
+                                     " in streaming mode (execution.runtime-mode = "
+                                     "'streaming') is not supported yet");
   };
   if (!q.set_operands.empty()) return unsupported("UNION, INTERSECT or EXCEPT");
   if (!q.with.empty()) return unsupported("WITH");
@@ -564,8 +576,8 @@ Result<OperatorPtr> OpenStreamingQuery(const QueryContext& session, const Select
   }
   bool lookup_joins = !q.joins.empty();
   for (const JoinClause& jc : q.joins) {
-    lookup_joins = lookup_joins && jc.table.system_time &&
-                   jc.table.system_time->kind != ExprKind::kLiteral;
+    lookup_joins =
+        lookup_joins && jc.table.system_time && jc.table.system_time->kind != ExprKind::kLiteral;
   }
   // Without FOR SYSTEM_TIME a join of two tables may be a delta join.
   if (!q.joins.empty() && !lookup_joins && q.joins.size() > 1) {
@@ -596,11 +608,10 @@ Result<OperatorPtr> OpenStreamingQuery(const QueryContext& session, const Select
     }
     auto stream = src.table->NewStreamScan(opts);
     if (!stream.ok()) return ErrorAt(q.from->name.pos, stream.status().message());
-    std::string describe = "StreamScan: " + src.name + "$" + src.change_table + " from '" +
-                           opts.startup_mode + "'";
+    std::string describe =
+        "StreamScan: " + src.name + "$" + src.change_table + " from '" + opts.startup_mode + "'";
     OperatorPtr op = MakeChangeTableSource(std::move(src.table), std::move(*stream),
-                                           src.change_table, idle_timeout,
-                                           describe);
+                                           src.change_table, idle_timeout, describe);
     std::vector<int> slot(src.fields.size());
     for (size_t i = 0; i < slot.size(); i++) slot[i] = static_cast<int>(i) + 1;
     for (auto& c : plan.conjuncts) RemapColumns(c.get(), slot);

@@ -67,8 +67,8 @@ TEST_F(CorrelatedSubqueryTest, ReadsTheSnapshotTheStatementWasPlannedAt) {
 TEST_F(CorrelatedSubqueryTest, ScalarPerRow) {
   Run("INSERT INTO o VALUES (3, 10), (4, 30)");
   Run("INSERT INTO i VALUES (25), (31)");
-  StatementResult r = Run(
-      "SELECT id, (SELECT COUNT(*) FROM i WHERE i.y > o.x) AS n FROM o ORDER BY id");
+  StatementResult r =
+      Run("SELECT id, (SELECT COUNT(*) FROM i WHERE i.y > o.x) AS n FROM o ORDER BY id");
   ASSERT_TRUE(r.cursor);
   auto rows = CollectRows(*r.cursor);
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();

@@ -1,9 +1,9 @@
 // INSERT, DELETE and UPDATE: every value is computed, converted and checked before the first
 // write, so a failing statement commits nothing.
 #include <algorithm>
-#include <cstdio>
-#include <chrono>
 #include <cctype>
+#include <chrono>
+#include <cstdio>
 #include <set>
 
 #include "meta/partition_marker.h"
@@ -109,8 +109,10 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
                             .count();
     auto maintained = table::MaintainAutoPartitions(table, now);
     if (!maintained.ok()) {
-      std::fprintf(stderr, "warning: the rows were committed, but maintaining the automatic "
-                           "partitions failed: %s\n", maintained.status().ToString().c_str());
+      std::fprintf(stderr,
+                   "warning: the rows were committed, but maintaining the automatic "
+                   "partitions failed: %s\n",
+                   maintained.status().ToString().c_str());
     }
     // Paimon's partition expiration: a statement is a batch job, which checks when it ends if
     // 'end-input.check-partition-expire' is true or the check interval is 0.
@@ -118,8 +120,10 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
     if (rule.ok() && *rule && ((*rule)->end_input_check || (*rule)->check_interval_ms == 0)) {
       auto expired = table::ExpirePartitions(table, **rule, now);
       if (!expired.ok()) {
-        std::fprintf(stderr, "warning: the rows were committed, but expiring partitions "
-                             "failed: %s\n", expired.status().ToString().c_str());
+        std::fprintf(stderr,
+                     "warning: the rows were committed, but expiring partitions "
+                     "failed: %s\n",
+                     expired.status().ToString().c_str());
       }
     }
   }
@@ -131,8 +135,8 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
 namespace {
 // An OVERWRITE commit that writes nothing: the rows of `partition` (a prefix of the partition
 // keys; empty: the whole table) go.
-Result<std::optional<int64_t>> OverwriteWithNothing(Table& table,
-                                                    const std::map<std::string, std::string>& partition) {
+Result<std::optional<int64_t>> OverwriteWithNothing(
+    Table& table, const std::map<std::string, std::string>& partition) {
   WriteOptions options;
   options.overwrite = true;
   options.overwrite_partition = partition;
@@ -211,19 +215,19 @@ Result<StatementResult> Session::AddPartitions(const AlterTableStmt& s, const Re
     TRIB_ASSIGN_OR_RETURN(auto named, NamePartition(s, rn, *schema, spec, "ADD PARTITION"));
     const std::string& name = named.first;
     if (existing.count(name) || std::find(adds.begin(), adds.end(), name) != adds.end()) {
-      return ErrorAt(spec[0].pos, "partition " + name + " of " + rn.id.ToString() +
-                                      " already exists");
+      return ErrorAt(spec[0].pos,
+                     "partition " + name + " of " + rn.id.ToString() + " already exists");
     }
     adds.push_back(name);
   }
   TRIB_ASSIGN_OR_RETURN(const int64_t max_partitions,
                         options::Get(*schema, options::kMaxPartitionNum));
   if (static_cast<int64_t>(existing.size() + adds.size()) > max_partitions) {
-    return ErrorAt(s.pos, "adding " + std::to_string(adds.size()) + " partition(s) would give " +
-                              rn.id.ToString() + " " +
-                              std::to_string(existing.size() + adds.size()) +
-                              " partitions, more than 'max.partition.num' = " +
-                              std::to_string(max_partitions));
+    return ErrorAt(
+        s.pos,
+        "adding " + std::to_string(adds.size()) + " partition(s) would give " + rn.id.ToString() +
+            " " + std::to_string(existing.size() + adds.size()) +
+            " partitions, more than 'max.partition.num' = " + std::to_string(max_partitions));
   }
   std::string added;
   for (const std::string& name : adds) {
@@ -253,8 +257,8 @@ Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const R
     const std::string& name = named.first;
     auto& partition = named.second;
     if (!existing.count(name)) {
-      return ErrorAt(spec[0].pos, "partition " + name + " of " + rn.id.ToString() +
-                                      " does not exist");
+      return ErrorAt(spec[0].pos,
+                     "partition " + name + " of " + rn.id.ToString() + " does not exist");
     }
     drops.emplace_back(name, std::move(partition));
   }
@@ -263,7 +267,8 @@ Result<StatementResult> Session::DropPartitions(const AlterTableStmt& s, const R
   std::vector<table::PartitionToDrop> to_drop;
   std::string dropped;
   for (auto& [name, partition] : drops) {
-    to_drop.push_back(table::PartitionToDrop{name, std::move(partition), with_files.count(name) > 0});
+    to_drop.push_back(
+        table::PartitionToDrop{name, std::move(partition), with_files.count(name) > 0});
     dropped += (dropped.empty() ? "" : ", ") + name;
   }
   Status st = table::DropPartitions(*table, to_drop);
@@ -346,15 +351,15 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
     for (size_t i = 0; i < s.columns.size(); ++i) {
       int idx = schema->FieldIndex(s.columns[i]);
       if (idx < 0) {
-        return ErrorAt(s.column_pos[i], "unknown column '" + s.columns[i] + "' in table " +
-                                            rn.id.ToString());
+        return ErrorAt(s.column_pos[i],
+                       "unknown column '" + s.columns[i] + "' in table " + rn.id.ToString());
       }
       if (std::find(targets.begin(), targets.end(), idx) != targets.end()) {
         return ErrorAt(s.column_pos[i], "column '" + s.columns[i] + "' is listed twice");
       }
       if (is_static[idx]) {
-        return ErrorAt(s.column_pos[i], "column '" + s.columns[i] +
-                                            "' already has a value in PARTITION (...)");
+        return ErrorAt(s.column_pos[i],
+                       "column '" + s.columns[i] + "' already has a value in PARTITION (...)");
       }
       targets.push_back(idx);
       target_pos.push_back(s.column_pos[i]);
@@ -367,8 +372,7 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   // With a static partition and no column list the source may also give every column (as
   // `INSERT OVERWRITE t PARTITION (dt = '1') SELECT * FROM t WHERE dt = '1'`); the partition
   // columns must then equal the static values.
-  const size_t source_width =
-      s.source->values.empty() ? 0 : s.source->values[0].size();
+  const size_t source_width = s.source->values.empty() ? 0 : s.source->values[0].size();
   std::vector<Row> source_rows;
   std::vector<DataType> source_types;
   std::vector<Pos> row_pos;
@@ -404,10 +408,10 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
         auto v = Evaluate(**cast, Row{});
         if (!v.ok()) return ErrorAt(pos, v.status().message());
         if (v->is_null() && (!f.type.nullable || Contains(schema->primary_keys, f.name))) {
-          return ErrorAt(pos, std::string("NULL value for ") +
-                                  (Contains(schema->primary_keys, f.name) ? "primary-key"
-                                                                          : "NOT NULL") +
-                                  " column '" + f.name + "'");
+          return ErrorAt(pos,
+                         std::string("NULL value for ") +
+                             (Contains(schema->primary_keys, f.name) ? "primary-key" : "NOT NULL") +
+                             " column '" + f.name + "'");
         }
         out[cols[c]] = std::move(*v);
       }
@@ -416,8 +420,8 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
           if (is_static[i] && CompareSame(out[i], static_values[i]) != 0) {
             return ErrorAt(row[i]->pos, "value of partition column '" + fields[i].name +
                                             "' does not match PARTITION (" + fields[i].name +
-                                            " = " +
-                                            FormatValue(static_values[i], fields[i].type) + ")");
+                                            " = " + FormatValue(static_values[i], fields[i].type) +
+                                            ")");
           }
         }
       }
@@ -429,18 +433,17 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
     }
   } else {
     TRIB_ASSIGN_OR_RETURN(QueryResult q, ExecuteQuery(*this, *s.source));
-    bool all_columns = s.columns.empty() && s.has_partition && q.fields.size() == n &&
-                       targets.size() != n;
+    bool all_columns =
+        s.columns.empty() && s.has_partition && q.fields.size() == n && targets.size() != n;
     std::vector<int> cols = targets;
     if (all_columns) {
       cols.clear();
       for (size_t i = 0; i < n; ++i) cols.push_back(static_cast<int>(i));
     }
     if (q.fields.size() != cols.size()) {
-      return ErrorAt(s.source->pos, "INSERT into " + rn.id.ToString() + " expects " +
-                                        std::to_string(cols.size()) +
-                                        " columns but the query returns " +
-                                        std::to_string(q.fields.size()));
+      return ErrorAt(s.source->pos,
+                     "INSERT into " + rn.id.ToString() + " expects " + std::to_string(cols.size()) +
+                         " columns but the query returns " + std::to_string(q.fields.size()));
     }
     for (size_t c = 0; c < cols.size(); ++c) {
       const Field& f = fields[cols[c]];
@@ -464,11 +467,12 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
       for (size_t i = 0; i < n; ++i) {
         if (!is_static[i]) continue;
         if (all_columns && CompareSame(out[i], static_values[i]) != 0) {
-          return ErrorAt(s.source->pos,
-                         "the query returns partition column '" + fields[i].name + "' = " +
-                             FormatValue(out[i], fields[i].type) + ", which does not match "
-                             "PARTITION (" + fields[i].name + " = " +
-                             FormatValue(static_values[i], fields[i].type) + ")");
+          return ErrorAt(s.source->pos, "the query returns partition column '" + fields[i].name +
+                                            "' = " + FormatValue(out[i], fields[i].type) +
+                                            ", which does not match "
+                                            "PARTITION (" +
+                                            fields[i].name + " = " +
+                                            FormatValue(static_values[i], fields[i].type) + ")");
         }
         out[i] = static_values[i];
       }
@@ -538,7 +542,8 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
     TRIB_ASSIGN_OR_RETURN(const int64_t buckets, options::Get(*schema, options::kBucket));
     if (same_table != nullptr && schema->HasPrimaryKey() && buckets == -1) {
       return NotSupportedAt(s.pos, "a statement set writing dynamic-bucket table " +
-                                       rn.id.ToString() + " twice is supported only when both "
+                                       rn.id.ToString() +
+                                       " twice is supported only when both "
                                        "INSERTs write it alike (no OVERWRITE, the same columns and "
                                        "hints): the table takes one writer at a time");
     }
@@ -598,9 +603,9 @@ Result<StatementResult> Session::StatementSet(const std::vector<const InsertStmt
     if (!committed.ok()) {
       abort_from(i + 1);
       return WithSetNote(Locate(committed.status(), inserts[i]->pos),
-                         done.empty() ? std::string("nothing was committed")
-                                      : "committed before this failure: " + done +
-                                            "; nothing after it");
+                         done.empty()
+                             ? std::string("nothing was committed")
+                             : "committed before this failure: " + done + "; nothing after it");
     }
     PrintCommitWarnings(*w.writer);
     done += (done.empty() ? "" : ", ") +
@@ -621,9 +626,8 @@ struct DmlTarget {
 };
 
 Result<DmlTarget> OpenDmlTarget(const Session& session, const QualifiedName& name,
-                                const OptionList& hints,
-                                const Pos& hints_pos, const Pos& pos, const std::string& verb,
-                                const std::string& statement) {
+                                const OptionList& hints, const Pos& hints_pos, const Pos& pos,
+                                const std::string& verb, const std::string& statement) {
   DmlTarget t;
   TRIB_ASSIGN_OR_RETURN(t.name, session.ResolveTable(name));
   OptionList rest = hints;
@@ -644,15 +648,14 @@ Result<DmlTarget> OpenDmlTarget(const Session& session, const QualifiedName& nam
   TRIB_ASSIGN_OR_RETURN(options::MergeEngine engine, options::Get(*schema, options::kMergeEngine));
   TRIB_ASSIGN_OR_RETURN(bool remove_on_delete,
                         options::Get(*schema, options::kAggregationRemoveRecordOnDelete));
-  if (engine == options::MergeEngine::kFirstRow ||
-      (engine == options::MergeEngine::kAggregation &&
-       !(statement == "DELETE" && remove_on_delete))) {
-    return NotSupportedAt(pos, statement + " is not supported on a table with merge engine '" +
-                                   options::MergeEngineName(engine) + "'" +
-                                   (engine == options::MergeEngine::kAggregation &&
-                                            statement == "DELETE"
-                                        ? " unless 'aggregation.remove-record-on-delete' = 'true'"
-                                        : ""));
+  if (engine == options::MergeEngine::kFirstRow || (engine == options::MergeEngine::kAggregation &&
+                                                    !(statement == "DELETE" && remove_on_delete))) {
+    return NotSupportedAt(pos,
+                          statement + " is not supported on a table with merge engine '" +
+                              options::MergeEngineName(engine) + "'" +
+                              (engine == options::MergeEngine::kAggregation && statement == "DELETE"
+                                   ? " unless 'aggregation.remove-record-on-delete' = 'true'"
+                                   : ""));
   }
   if (!rest.empty()) {
     auto normalized = NormalizeHints(rest, *schema);
@@ -677,8 +680,8 @@ Result<StatementResult> Session::Delete(const DeleteStmt& s) {
 }
 
 Result<StatementResult> Session::Update(const UpdateStmt& s) {
-  TRIB_ASSIGN_OR_RETURN(DmlTarget t, OpenDmlTarget(*this, s.name, s.hints, s.hints_pos, s.pos,
-                                                   "update", "UPDATE"));
+  TRIB_ASSIGN_OR_RETURN(
+      DmlTarget t, OpenDmlTarget(*this, s.name, s.hints, s.hints_pos, s.pos, "update", "UPDATE"));
   const ResolvedName& rn = t.name;
   std::unique_ptr<Table> table = std::move(t.table);
   const auto schema = table->schema();
@@ -692,11 +695,11 @@ Result<StatementResult> Session::Update(const UpdateStmt& s) {
       return ErrorAt(a.pos, "unknown column '" + a.column + "' in table " + rn.id.ToString());
     }
     if (Contains(schema->primary_keys, a.column) || Contains(schema->partition_keys, a.column)) {
-      return ErrorAt(a.pos, "cannot update " +
-                                std::string(Contains(schema->primary_keys, a.column)
-                                                ? "primary-key"
-                                                : "partition") +
-                                " column '" + a.column + "'");
+      return ErrorAt(
+          a.pos,
+          "cannot update " +
+              std::string(Contains(schema->primary_keys, a.column) ? "primary-key" : "partition") +
+              " column '" + a.column + "'");
     }
     for (const auto& [other, e] : sets) {
       if (other == idx) return ErrorAt(a.pos, "column '" + a.column + "' is set twice");
@@ -707,8 +710,8 @@ Result<StatementResult> Session::Update(const UpdateStmt& s) {
     const Field& f = schema->fields[idx];
     TRIB_ASSIGN_OR_RETURN(BoundExprPtr e, binder.Bind(*a.value));
     if (!e->null_literal && !CanCast(e->type, f.type, CastMode::kAssignment)) {
-      return ErrorAt(a.value->pos, "cannot assign " + TypeName(e->type) + " to column '" +
-                                       f.name + "' of type " + TypeName(f.type));
+      return ErrorAt(a.value->pos, "cannot assign " + TypeName(e->type) + " to column '" + f.name +
+                                       "' of type " + TypeName(f.type));
     }
     TRIB_ASSIGN_OR_RETURN(e, CastTo(std::move(e), f.type, static_cast<int>(CastMode::kAssignment)));
     sets.emplace_back(idx, std::move(e));

@@ -28,13 +28,27 @@ std::string JsonString(const std::string& s) {
       continue;
     }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -111,10 +125,14 @@ std::vector<std::string> Lines(const std::string& s) {
 }  // namespace
 
 bool ParseOutputFormat(const std::string& name, OutputFormat* out) {
-  if (name == "table") *out = OutputFormat::kTable;
-  else if (name == "csv") *out = OutputFormat::kCsv;
-  else if (name == "json") *out = OutputFormat::kJson;
-  else return false;
+  if (name == "table")
+    *out = OutputFormat::kTable;
+  else if (name == "csv")
+    *out = OutputFormat::kCsv;
+  else if (name == "json")
+    *out = OutputFormat::kJson;
+  else
+    return false;
   return true;
 }
 
@@ -122,11 +140,13 @@ std::string JsonValue(const Value& v, const DataType& type) {
   if (v.is_null()) return "null";
   if (type.IsNested() != v.is_nested()) return JsonString(DebugString(v));
   switch (type.id) {
-    case TypeId::kBoolean: return v.bool_value() ? "true" : "false";
+    case TypeId::kBoolean:
+      return v.bool_value() ? "true" : "false";
     case TypeId::kTinyInt:
     case TypeId::kSmallInt:
     case TypeId::kInt:
-    case TypeId::kBigInt: return std::to_string(v.int_value());
+    case TypeId::kBigInt:
+      return std::to_string(v.int_value());
     case TypeId::kFloat:
     case TypeId::kDouble: {
       if (!std::isfinite(v.double_value())) return JsonString(FormatValue(v, type));
@@ -160,11 +180,13 @@ std::string JsonValue(const Value& v, const DataType& type) {
       const auto& fields = v.struct_fields();
       for (size_t i = 0; i < fields.size() && i < type.fields().size(); ++i) {
         if (i) out += ", ";
-        out += JsonString(type.fields()[i].name) + ": " + JsonValue(fields[i], type.fields()[i].type);
+        out +=
+            JsonString(type.fields()[i].name) + ": " + JsonValue(fields[i], type.fields()[i].type);
       }
       return out + "}";
     }
-    default: return JsonString(FormatValue(v, type));
+    default:
+      return JsonString(FormatValue(v, type));
   }
 }
 
@@ -250,7 +272,8 @@ std::string Pad(const std::string& s, size_t w, bool right) {
 
 std::string TableHeader(const std::vector<Field>& fields, const std::vector<size_t>& width) {
   std::string out = TableBorder(width) + "|";
-  for (size_t i = 0; i < fields.size(); ++i) out += " " + Pad(fields[i].name, width[i], false) + " |";
+  for (size_t i = 0; i < fields.size(); ++i)
+    out += " " + Pad(fields[i].name, width[i], false) + " |";
   return out + "\n" + TableBorder(width);
 }
 
@@ -287,8 +310,7 @@ std::string FormatResult(const QueryResult& result, OutputFormat format) {
 
 ResultPrinter::ResultPrinter(std::vector<Field> fields, OutputFormat format, Sink sink,
                              bool streaming)
-    : fields_(std::move(fields)), format_(format), sink_(std::move(sink)),
-      streaming_(streaming) {
+    : fields_(std::move(fields)), format_(format), sink_(std::move(sink)), streaming_(streaming) {
   if (format_ == OutputFormat::kCsv) sink_(CsvHeader(fields_));
 }
 
@@ -312,7 +334,8 @@ void ResultPrinter::Add(const std::vector<Row>& rows) {
         hidden_ += static_cast<int64_t>(rows.size() - take);
       }
       if (started_) {
-        for (size_t i = 0; i < take; i++) out += TableRow(fields_, widths_, rows[i], max_column_width_);
+        for (size_t i = 0; i < take; i++)
+          out += TableRow(fields_, widths_, rows[i], max_column_width_);
         break;
       }
       held_.insert(held_.end(), rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(take));
@@ -339,12 +362,12 @@ void ResultPrinter::Finish() {
   if (!started_) out = StartTable();
   if (rows_ > 0) out += TableBorder(widths_);
   if (hidden_ > 0) {
-    out += std::to_string(hidden_) + " more row" + (hidden_ == 1 ? "" : "s") +
-           (cut_by_terminal_
-                ? " not shown (the first " + std::to_string(max_rows_) +
-                      " fit the terminal; SET 'sql-client.display.max-rows' = 'n' to print n)\n"
-                : " not shown ('sql-client.display.max-rows' = " + std::to_string(max_rows_) +
-                      ")\n");
+    out +=
+        std::to_string(hidden_) + " more row" + (hidden_ == 1 ? "" : "s") +
+        (cut_by_terminal_
+             ? " not shown (the first " + std::to_string(max_rows_) +
+                   " fit the terminal; SET 'sql-client.display.max-rows' = 'n' to print n)\n"
+             : " not shown ('sql-client.display.max-rows' = " + std::to_string(max_rows_) + ")\n");
   }
   sink_(out);
 }

@@ -51,8 +51,8 @@ class ResultPrinter {
   OutputFormat format_;
   Sink sink_;
   int64_t rows_ = 0;
-  std::vector<Row> held_;      // table rows before the widths are known
-  bool started_ = false;       // the table's header is out
+  std::vector<Row> held_;  // table rows before the widths are known
+  bool started_ = false;   // the table's header is out
   std::vector<size_t> widths_;
   bool streaming_ = false;
   size_t max_column_width_ = 0;

@@ -12,7 +12,8 @@ QueryResult Sample() {
               Field{3, "ok", DataType::Boolean(), ""}, Field{4, "d", DataType::Date(), ""}};
   r.rows.push_back({Value::Int(1), Value::String("a,\"b\""), Value::Dec(Decimal{150}),
                     Value::Bool(true), Value::Int(19723)});
-  r.rows.push_back({Value::Int(-2), Value::String(""), Value::Null(), Value::Null(), Value::Null()});
+  r.rows.push_back(
+      {Value::Int(-2), Value::String(""), Value::Null(), Value::Null(), Value::Null()});
   return r;
 }
 
@@ -57,7 +58,7 @@ TEST(OutputTest, TableMeasuresWideCharactersByTheirColumns) {
   QueryResult r;
   r.fields = {Field{0, "s", DataType::String(), ""}};
   r.rows.push_back({Value::String("\xe4\xb8\xad\xe6\x96\x87")});  // 中文: 4 columns
-  r.rows.push_back({Value::String("e\xcc\x81")});                      // é as e + U+0301: 1
+  r.rows.push_back({Value::String("e\xcc\x81")});                 // é as e + U+0301: 1
   EXPECT_EQ(FormatResult(r, OutputFormat::kTable),
             "+------+\n"
             "| s    |\n"
@@ -69,7 +70,8 @@ TEST(OutputTest, TableMeasuresWideCharactersByTheirColumns) {
 
 TEST(OutputTest, TableShowsEveryFractionDigitOfATimestampsPrecision) {
   QueryResult r;
-  r.fields = {Field{0, "t3", DataType::Timestamp(3), ""}, Field{1, "t0", DataType::Timestamp(0), ""}};
+  r.fields = {Field{0, "t3", DataType::Timestamp(3), ""},
+              Field{1, "t0", DataType::Timestamp(0), ""}};
   r.rows.push_back({Value::Ts(Timestamp{500, 0}), Value::Ts(Timestamp{0, 0})});
   r.rows.push_back({Value::Null(), Value::Null()});
   EXPECT_EQ(FormatResult(r, OutputFormat::kTable),
@@ -80,7 +82,8 @@ TEST(OutputTest, TableShowsEveryFractionDigitOfATimestampsPrecision) {
             "| NULL                    | NULL                |\n"
             "+-------------------------+---------------------+\n");
   // CSV and JSON keep the shortest form.
-  EXPECT_EQ(FormatResult(r, OutputFormat::kCsv), "t3,t0\r\n1970-01-01 00:00:00.5,1970-01-01 00:00:00\r\n,\r\n");
+  EXPECT_EQ(FormatResult(r, OutputFormat::kCsv),
+            "t3,t0\r\n1970-01-01 00:00:00.5,1970-01-01 00:00:00\r\n,\r\n");
 }
 
 TEST(OutputTest, TableShowsAtMostMaxRowsAndCountsTheRest) {

@@ -11,9 +11,9 @@
 #include "io/file_system.h"
 #include "meta/paths.h"
 #include "meta/snapshot_reader.h"
-#include "sql/parser/ast.h"
 #include "sql/binder/computed.h"
 #include "sql/exec/operators.h"
+#include "sql/parser/ast.h"
 #include "sql/parser/parser.h"
 #include "sql/session/session.h"
 #include "tributary/table.h"
@@ -51,7 +51,10 @@ Result<std::string> LiteralText(const Value& v, size_t index) {
   if (v.is_double()) {
     const double d = v.double_value();
     if (!std::isfinite(d)) {
-      return std::string("CAST('") + (std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity") +
+      return std::string("CAST('") +
+             (std::isnan(d) ? "NaN"
+              : d > 0       ? "Infinity"
+                            : "-Infinity") +
              "' AS DOUBLE)";
     }
     char buf[40];
@@ -179,7 +182,8 @@ Status PreparedStatement::PlanPointLookup() {
   // The select list: columns of the table (optionally qualified by its name or alias) or *.
   const std::string qualifier = ref.alias.empty() ? rn->id.table : ref.alias;
   auto column_of = [&](const std::vector<std::string>& names) -> int {
-    if (names.size() > 2 || (names.size() == 2 && !EqualsIgnoreCase(names[0], qualifier))) return -1;
+    if (names.size() > 2 || (names.size() == 2 && !EqualsIgnoreCase(names[0], qualifier)))
+      return -1;
     return schema.FieldIndex(names.back());
   };
   for (const SelectItem& item : s.items) {
@@ -188,7 +192,8 @@ Status PreparedStatement::PlanPointLookup() {
       if (!e.names.empty() && (e.names.size() != 1 || !EqualsIgnoreCase(e.names[0], qualifier))) {
         return Status::OK();
       }
-      for (size_t c = 0; c < schema.fields.size(); c++) pl->projection.push_back(static_cast<int>(c));
+      for (size_t c = 0; c < schema.fields.size(); c++)
+        pl->projection.push_back(static_cast<int>(c));
     } else if (e.kind == ExprKind::kColumn) {
       const int c = column_of(e.names);
       if (c < 0) return Status::OK();
@@ -295,14 +300,14 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
     PointLookup& pl = *lookup_;
     bool replan = false;
     if (attempt == 0) {
-      TRIB_ASSIGN_OR_RETURN(auto version,
-                            io::LocalFs().Version(meta::SchemaDir(pl.table->path())));
+      TRIB_ASSIGN_OR_RETURN(auto version, io::LocalFs().Version(meta::SchemaDir(pl.table->path())));
       replan = version != pl.schema_version;
     }
     std::shared_ptr<const meta::Snapshot> latest;
     if (!replan) {
       TRIB_ASSIGN_OR_RETURN(latest, meta::ReadLatestSnapshotCached(pl.table->path()));
-      replan = attempt == 0 && latest != pl.seen && pl.seen && (!latest || latest->id < pl.seen->id);
+      replan =
+          attempt == 0 && latest != pl.seen && pl.seen && (!latest || latest->id < pl.seen->id);
     }
     if (replan) {
       TRIB_RETURN_NOT_OK(PlanPointLookup());
@@ -319,12 +324,12 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
   // integer out of the column's range, a string longer than it) is the statement's to answer.
   for (size_t k = 0; k < pl.key_parameter.size(); k++) {
     const Value& v = params[pl.key_parameter[k]];
-    const DataType& type = pl.schema->fields[pl.schema->FieldIndex(pl.schema->primary_keys[k])].type;
+    const DataType& type =
+        pl.schema->fields[pl.schema->FieldIndex(pl.schema->primary_keys[k])].type;
     const auto [lo, hi] = IntegerRange(type);
-    const bool fits = type.IsInteger()
-                          ? v.is_int() && v.int_value() >= lo && v.int_value() <= hi
-                          : v.is_string() &&
-                                v.string_value().size() <= static_cast<size_t>(type.length);
+    const bool fits = type.IsInteger() ? v.is_int() && v.int_value() >= lo && v.int_value() <= hi
+                                       : v.is_string() && v.string_value().size() <=
+                                                              static_cast<size_t>(type.length);
     if (!fits) return ExecuteText(params);
     pl.key[k] = v;
   }

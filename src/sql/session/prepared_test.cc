@@ -74,8 +74,7 @@ TEST_F(PreparedStatementTest, AWholeKeyLookupIsPlannedOnceAndAnswersAsTheStateme
   EXPECT_EQ(p->parameter_count(), 1u);
   EXPECT_EQ(p->Describe(), "a point lookup of default.t by (id)");
   for (int64_t id : {1, 2, 3, 4, -1}) {
-    ExpectSameAs(p.get(), {Value::Int(id)},
-                 "SELECT * FROM t WHERE id = " + std::to_string(id));
+    ExpectSameAs(p.get(), {Value::Int(id)}, "SELECT * FROM t WHERE id = " + std::to_string(id));
   }
   EXPECT_NE(Text(p->Execute({Value::Int(2)})).find("|2,'two',20,"), std::string::npos);
   // Values the key column does not hold go to the statement: NULL, another type.
@@ -130,8 +129,7 @@ TEST_F(PreparedStatementTest, CompositeKeysAndMergeEngines) {
   EXPECT_EQ(p->Describe(), "a point lookup of default.c by (a, b)");
   ExpectSameAs(p.get(), {Value::String("x"), Value::Int(1)},
                "SELECT s FROM c WHERE b = 'x' AND a = 1");
-  EXPECT_NE(Text(p->Execute({Value::String("x"), Value::Int(1)})).find("|11,"),
-            std::string::npos);
+  EXPECT_NE(Text(p->Execute({Value::String("x"), Value::Int(1)})).find("|11,"), std::string::npos);
   // An INT key given a value beyond INT: no row, as the statement says.
   ExpectSameAs(p.get(), {Value::String("x"), Value::Int(int64_t{1} << 40)},
                "SELECT s FROM c WHERE b = 'x' AND a = 1099511627776");

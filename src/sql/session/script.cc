@@ -3,16 +3,14 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-
 #include <new>
 #include <optional>
 #include <stdexcept>
 
 #include "sql/binder/cast.h"
 #include "sql/exec/interrupt.h"
-
-#include "sql/parser/lexer.h"
 #include "sql/exec/operators.h"
+#include "sql/parser/lexer.h"
 
 namespace tributary::sql {
 
@@ -52,9 +50,9 @@ std::vector<Row> InSessionZone(const std::vector<Field>& fields, std::vector<Row
 // the scan is still reading and memory holds one batch (bar ORDER BY, GROUP BY, DISTINCT).
 Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_column_width,
                  size_t max_rows, bool cut_by_terminal, std::FILE* out) {
-  ResultPrinter printer(r->rows.fields, options.format, [&](std::string_view text) {
-    std::fwrite(text.data(), 1, text.size(), out);
-  }, r->streaming);
+  ResultPrinter printer(
+      r->rows.fields, options.format,
+      [&](std::string_view text) { std::fwrite(text.data(), 1, text.size(), out); }, r->streaming);
   printer.set_max_column_width(max_column_width);
   printer.set_max_rows(max_rows);
   printer.set_rows_cut_by_terminal(cut_by_terminal);
@@ -82,18 +80,18 @@ Status PrintRows(StatementResult* r, const ScriptOptions& options, size_t max_co
       if (!*more) break;
       // Rows are made for printing only, a slice of the batch at a time.
       for (size_t begin = 0; begin < batch.num_rows; begin += kPrintRows) {
-        printer.Add(InSessionZone(r->rows.fields,
-                                  BatchRows(batch, begin, std::min(batch.num_rows, begin + kPrintRows))));
+        printer.Add(InSessionZone(
+            r->rows.fields, BatchRows(batch, begin, std::min(batch.num_rows, begin + kPrintRows))));
       }
       if (r->streaming) {
         // A stream's consumer (a pipe, a terminal) sees each change as it arrives; once the
         // rows are written, a consumer id's position moves past them (never before: a failed
         // write, Ctrl-C or a kill leaves it where the undelivered changes are read again).
         if (std::fflush(out) != 0 || std::ferror(out)) {
-          return Locate(Status::IOError(std::string("writing the rows failed: ") +
-                                        std::strerror(errno) + " (" +
-                                        std::to_string(printer.rows()) + " rows were written)"),
-                        r->pos);
+          return Locate(
+              Status::IOError(std::string("writing the rows failed: ") + std::strerror(errno) +
+                              " (" + std::to_string(printer.rows()) + " rows were written)"),
+              r->pos);
         }
         Status delivered = r->cursor->Checkpoint(std::nullopt);
         if (!delivered.ok()) return Locate(delivered, r->pos);

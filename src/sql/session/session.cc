@@ -107,7 +107,6 @@ void PrintCommitWarnings(const TableWriter& writer) {
   for (const std::string& w : writer.warnings()) std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
-
 StatementResult::StatementResult() = default;
 StatementResult::StatementResult(StatementResult&&) noexcept = default;
 StatementResult& StatementResult::operator=(StatementResult&&) noexcept = default;
@@ -175,8 +174,9 @@ Result<StatementResult> Session::ExecuteText(const std::string& text, Pos start)
     return StatementSet(inserts);
   }
   if (begun_set_) {
-    return ErrorAt(stmt->pos, "only INSERT statements can be added to a statement set; END runs "
-                              "it");
+    return ErrorAt(stmt->pos,
+                   "only INSERT statements can be added to a statement set; END runs "
+                   "it");
   }
   auto r = Execute(*stmt);
   if (!r.ok()) return Locate(r.status(), stmt->pos);
@@ -220,10 +220,11 @@ Result<StatementResult> Session::Execute(const Statement& stmt) {
                  w == ShowStmt::What::kCurrentCatalog || w == ShowStmt::What::kCurrentDatabase;
     }
     if (!exists && !no_table) {
-      const bool writes = stmt.kind == StmtKind::kCreateDatabase ||
-                          stmt.kind == StmtKind::kCreateTable;
+      const bool writes =
+          stmt.kind == StmtKind::kCreateDatabase || stmt.kind == StmtKind::kCreateTable;
       if (!writes) {
-        return Status::NotFound("warehouse '" + warehouse + "' does not exist (a statement "
+        return Status::NotFound("warehouse '" + warehouse +
+                                "' does not exist (a statement "
                                 "that writes, such as CREATE TABLE, creates it)");
       }
       TRIB_ASSIGN_OR_RETURN(auto created, Catalog::Open(warehouse));  // creates it
@@ -231,29 +232,48 @@ Result<StatementResult> Session::Execute(const Statement& stmt) {
     }
   }
   switch (stmt.kind) {
-    case StmtKind::kSelect: return Select(static_cast<const SelectStmt&>(stmt));
+    case StmtKind::kSelect:
+      return Select(static_cast<const SelectStmt&>(stmt));
     case StmtKind::kCreateDatabase:
       return CreateDatabase(static_cast<const CreateDatabaseStmt&>(stmt));
-    case StmtKind::kDropDatabase: return DropDatabase(static_cast<const DropDatabaseStmt&>(stmt));
-    case StmtKind::kCreateTable: return CreateTable(static_cast<const CreateTableStmt&>(stmt));
-    case StmtKind::kDropTable: return DropTable(static_cast<const DropTableStmt&>(stmt));
+    case StmtKind::kDropDatabase:
+      return DropDatabase(static_cast<const DropDatabaseStmt&>(stmt));
+    case StmtKind::kCreateTable:
+      return CreateTable(static_cast<const CreateTableStmt&>(stmt));
+    case StmtKind::kDropTable:
+      return DropTable(static_cast<const DropTableStmt&>(stmt));
     case StmtKind::kCreateCatalog:
       return CreateCatalog(static_cast<const CreateCatalogStmt&>(stmt));
-    case StmtKind::kUseCatalog: return UseCatalog(static_cast<const UseCatalogStmt&>(stmt));
-    case StmtKind::kUse: return Use(static_cast<const UseStmt&>(stmt));
-    case StmtKind::kShow: return Show(static_cast<const ShowStmt&>(stmt));
-    case StmtKind::kDescribe: return Describe(static_cast<const DescribeStmt&>(stmt));
-    case StmtKind::kAlterTable: return AlterTable(static_cast<const AlterTableStmt&>(stmt));
-    case StmtKind::kInsert: return Insert(static_cast<const InsertStmt&>(stmt));
-    case StmtKind::kDelete: return Delete(static_cast<const DeleteStmt&>(stmt));
-    case StmtKind::kUpdate: return Update(static_cast<const UpdateStmt&>(stmt));
-    case StmtKind::kSet: return Set(static_cast<const SetStmt&>(stmt));
-    case StmtKind::kReset: return Reset(static_cast<const ResetStmt&>(stmt));
-    case StmtKind::kCall: return Call(static_cast<const CallStmt&>(stmt));
-    case StmtKind::kExplain: return Explain(static_cast<const ExplainStmt&>(stmt));
-    case StmtKind::kTruncate: return Truncate(static_cast<const TruncateStmt&>(stmt));
-    case StmtKind::kCreateView: return CreateView(static_cast<const CreateViewStmt&>(stmt));
-    case StmtKind::kDropView: return DropView(static_cast<const DropViewStmt&>(stmt));
+    case StmtKind::kUseCatalog:
+      return UseCatalog(static_cast<const UseCatalogStmt&>(stmt));
+    case StmtKind::kUse:
+      return Use(static_cast<const UseStmt&>(stmt));
+    case StmtKind::kShow:
+      return Show(static_cast<const ShowStmt&>(stmt));
+    case StmtKind::kDescribe:
+      return Describe(static_cast<const DescribeStmt&>(stmt));
+    case StmtKind::kAlterTable:
+      return AlterTable(static_cast<const AlterTableStmt&>(stmt));
+    case StmtKind::kInsert:
+      return Insert(static_cast<const InsertStmt&>(stmt));
+    case StmtKind::kDelete:
+      return Delete(static_cast<const DeleteStmt&>(stmt));
+    case StmtKind::kUpdate:
+      return Update(static_cast<const UpdateStmt&>(stmt));
+    case StmtKind::kSet:
+      return Set(static_cast<const SetStmt&>(stmt));
+    case StmtKind::kReset:
+      return Reset(static_cast<const ResetStmt&>(stmt));
+    case StmtKind::kCall:
+      return Call(static_cast<const CallStmt&>(stmt));
+    case StmtKind::kExplain:
+      return Explain(static_cast<const ExplainStmt&>(stmt));
+    case StmtKind::kTruncate:
+      return Truncate(static_cast<const TruncateStmt&>(stmt));
+    case StmtKind::kCreateView:
+      return CreateView(static_cast<const CreateViewStmt&>(stmt));
+    case StmtKind::kDropView:
+      return DropView(static_cast<const DropViewStmt&>(stmt));
     case StmtKind::kStatementSet: {
       std::vector<const InsertStmt*> inserts;
       for (const auto& i : static_cast<const StatementSetStmt&>(stmt).inserts) {
@@ -314,9 +334,10 @@ const Session::TemporaryView* Session::FindTemporaryView(const QualifiedName& na
 Result<StatementResult> Session::CreateView(const CreateViewStmt& s) {
   StatementResult out;
   if (!s.temporary) {
-    return NotSupportedAt(s.name.pos, "CREATE VIEW: the filesystem catalog stores no views (as "
-                                      "Paimon's FileSystemCatalog); CREATE TEMPORARY VIEW makes "
-                                      "one for this session");
+    return NotSupportedAt(s.name.pos,
+                          "CREATE VIEW: the filesystem catalog stores no views (as "
+                          "Paimon's FileSystemCatalog); CREATE TEMPORARY VIEW makes "
+                          "one for this session");
   }
   if (s.name.parts.size() > 3) return ErrorAt(s.name.pos, "expected [[catalog.]database.]view");
   const std::string key = ViewKey(s.name);
@@ -362,8 +383,9 @@ Result<StatementResult> Session::DropView(const DropViewStmt& s) {
       return out;
     }
     if (!s.temporary) {
-      return ErrorAt(s.name.pos, "view " + key + " does not exist (the filesystem catalog stores "
-                                 "no views; only temporary ones exist)");
+      return ErrorAt(s.name.pos, "view " + key +
+                                     " does not exist (the filesystem catalog stores "
+                                     "no views; only temporary ones exist)");
     }
     return ErrorAt(s.name.pos, "temporary view " + key + " does not exist");
   }
@@ -371,8 +393,7 @@ Result<StatementResult> Session::DropView(const DropViewStmt& s) {
   return out;
 }
 
-Result<std::pair<Catalog*, std::string>> Session::ResolveDatabase(
-    const QualifiedName& name) const {
+Result<std::pair<Catalog*, std::string>> Session::ResolveDatabase(const QualifiedName& name) const {
   std::string catalog = current_catalog_;
   if (name.parts.size() == 2) catalog = name.parts[0];
   auto it = catalogs_.find(catalog);
@@ -400,8 +421,10 @@ Result<StatementResult> Session::Set(const SetStmt& s) {
   }
   auto canonical = CheckOption(OptionScope::kSession, *s.key, s.value);
   if (!canonical.ok()) return ErrorAt(s.key_pos, canonical.status().message());
-  if (const OptionDef* def = FindOption(OptionScope::kSession, *canonical); def && !def->supported) {
-    return NotSupportedAt(s.key_pos, "option '" + *canonical + "' is recognised but not supported yet");
+  if (const OptionDef* def = FindOption(OptionScope::kSession, *canonical);
+      def && !def->supported) {
+    return NotSupportedAt(s.key_pos,
+                          "option '" + *canonical + "' is recognised but not supported yet");
   }
   if (*canonical == "sql-client.execution.result-mode" && s.value != "tableau" &&
       s.value != "TABLEAU") {

@@ -5,8 +5,8 @@
 
 #include <chrono>
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,8 +45,8 @@ struct StatementResult {
   // A streaming query: its rows go out as each batch arrives (it may never end).
   bool streaming = false;
   Pos pos;
-  std::string message;    // for stderr: "OK", "Inserted 2 rows", ...; with a cursor, set
-                          // by whoever reads it
+  std::string message;  // for stderr: "OK", "Inserted 2 rows", ...; with a cursor, set
+                        // by whoever reads it
 };
 
 class Session : public QueryContext {
@@ -115,7 +115,7 @@ class Session : public QueryContext {
   Result<StatementResult> Update(const UpdateStmt& s);
   Result<StatementResult> Set(const SetStmt& s);
   Result<StatementResult> Reset(const ResetStmt& s);
-  Result<StatementResult> ExpireSnapshots(const CallStmt& s);  // CALL sys.expire_snapshots
+  Result<StatementResult> ExpireSnapshots(const CallStmt& s);    // CALL sys.expire_snapshots
   Result<StatementResult> RemoveOrphanFiles(const CallStmt& s);  // CALL sys.remove_orphan_files
   Result<StatementResult> ExpireChangelogs(const CallStmt& s);   // CALL sys.expire_changelogs
   // A procedure's `table` argument ('db.t', or 't' in the current database).
@@ -132,9 +132,9 @@ class Session : public QueryContext {
   Result<StatementResult> Branches(const CallStmt& s, const std::string& procedure);
   // CALL sys.rollback_to(table, tag | snapshot_id).
   Result<StatementResult> RollbackTo(const CallStmt& s);
-  Result<StatementResult> MaintainPartitions(const CallStmt& s);  // CALL sys.maintain_partitions
+  Result<StatementResult> MaintainPartitions(const CallStmt& s);    // CALL sys.maintain_partitions
   Result<StatementResult> ExpirePartitionsCall(const CallStmt& s);  // CALL sys.expire_partitions
-  Result<StatementResult> Rescale(const CallStmt& s);  // CALL sys.rescale
+  Result<StatementResult> Rescale(const CallStmt& s);               // CALL sys.rescale
   Result<StatementResult> Call(const CallStmt& s);
   Result<StatementResult> Explain(const ExplainStmt& s);
   Result<StatementResult> Select(const SelectStmt& s);

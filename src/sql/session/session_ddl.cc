@@ -1,6 +1,4 @@
 // Session: the DDL statements (CREATE / DROP DATABASE, TABLE and CATALOG, USE, ALTER TABLE).
-#include "sql/session/session.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +31,7 @@
 #include "sql/parser/parser.h"
 #include "sql/planner/query.h"
 #include "sql/planner/query_internal.h"
+#include "sql/session/session.h"
 #include "sql/session/session_internal.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
@@ -156,8 +155,8 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
     for (size_t i = 0; i < list.size(); ++i) {
       const std::string& n = list[i];
       if (std::find(names.begin(), names.end(), n) == names.end()) {
-        return ErrorAt(pos[i], std::string(what) + " column '" + n +
-                                   "' is not a column of the table");
+        return ErrorAt(pos[i],
+                       std::string(what) + " column '" + n + "' is not a column of the table");
       }
       if (std::find(list.begin(), list.begin() + i, n) != list.begin() + i) {
         return ErrorAt(pos[i], std::string(what) + " column '" + n + "' is listed twice");
@@ -179,8 +178,9 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
     for (const auto& n : computed_names) {
       for (const auto* list : {&s.primary_key, &s.partition_by}) {
         if (std::find(list->begin(), list->end(), n) != list->end()) {
-          return ErrorAt(s.name.pos, "computed column '" + n + "' cannot be a primary key or "
-                                     "partition column (it is not stored)");
+          return ErrorAt(s.name.pos, "computed column '" + n +
+                                         "' cannot be a primary key or "
+                                         "partition column (it is not stored)");
         }
       }
     }
@@ -198,22 +198,25 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
   if (s.like) {
     if (!like_pk.empty()) {
       if (!s.primary_key.empty()) {
-        return ErrorAt(s.primary_key_pos[0], "the table copied by LIKE has a primary key already "
-                                             "(use EXCLUDING CONSTRAINTS to define another)");
+        return ErrorAt(s.primary_key_pos[0],
+                       "the table copied by LIKE has a primary key already "
+                       "(use EXCLUDING CONSTRAINTS to define another)");
       }
       spec.primary_keys = like_pk;
     }
     if (!like_partitions.empty()) {
       if (!s.partition_by.empty()) {
-        return ErrorAt(s.partition_by_pos[0], "the table copied by LIKE is partitioned already "
-                                              "(use EXCLUDING PARTITIONS to partition it otherwise)");
+        return ErrorAt(s.partition_by_pos[0],
+                       "the table copied by LIKE is partitioned already "
+                       "(use EXCLUDING PARTITIONS to partition it otherwise)");
       }
       spec.partition_keys = like_partitions;
     }
     for (const auto& o : s.options) {
       if (s.like_options == CreateTableStmt::LikeOptions::kIncluding && like_options.count(o.key)) {
-        return ErrorAt(o.pos, "option '" + o.key + "' is set by the table copied by LIKE too "
-                              "(OVERWRITING OPTIONS, the default, lets WITH win)");
+        return ErrorAt(o.pos, "option '" + o.key +
+                                  "' is set by the table copied by LIKE too "
+                                  "(OVERWRITING OPTIONS, the default, lets WITH win)");
       }
     }
     spec.options = std::move(like_options);
@@ -228,8 +231,9 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
   }
   for (const auto& o : s.options) {
     if (IsSchemaColumnOption(o.key)) {
-      return ErrorAt(o.pos, "option '" + o.key + "' records a computed column, metadata column or "
-                            "watermark; declare the column instead (name AS expression)");
+      return ErrorAt(o.pos, "option '" + o.key +
+                                "' records a computed column, metadata column or "
+                                "watermark; declare the column instead (name AS expression)");
     }
   }
   TRIB_RETURN_NOT_OK(CheckOptionList(OptionScope::kTable, s.options, names));
@@ -249,8 +253,8 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
     for (const Row& r : ctas->rows) {
       for (size_t i = 0; i < r.size() && i < spec.columns.size(); ++i) {
         if (r[i].is_null() && !spec.columns[i].type.nullable) {
-          return ErrorAt(s.as_select->pos, "NULL value for NOT NULL column '" +
-                                               spec.columns[i].name + "'");
+          return ErrorAt(s.as_select->pos,
+                         "NULL value for NOT NULL column '" + spec.columns[i].name + "'");
         }
       }
     }
@@ -272,8 +276,7 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
     // new table is dropped again, so the statement changes nothing.
     auto fill = [&]() -> Status {
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, rn.catalog->GetTable(rn.id));
-      TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer,
-                            table->NewWriter(WriteOptions{}));
+      TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer, table->NewWriter(WriteOptions{}));
       for (const Row& r : ctas->rows) {
         Status ws = writer->Write(RowKind::kInsert, r);
         if (!ws.ok()) {
@@ -336,8 +339,8 @@ Result<StatementResult> Session::CreateCatalog(const CreateCatalogStmt& s) {
     return ErrorAt(s.pos, "CREATE CATALOG needs 'type' = 'paimon' or 'fluss'");
   }
   if (entry.type != "paimon" && entry.type != "fluss") {
-    return ErrorAt(s.pos, "catalog type '" + entry.type +
-                              "' is not supported; use 'paimon' or 'fluss'");
+    return ErrorAt(s.pos,
+                   "catalog type '" + entry.type + "' is not supported; use 'paimon' or 'fluss'");
   }
   if (!warehouse) {
     return ErrorAt(s.pos, "CREATE CATALOG needs 'warehouse' = '<directory>'");
@@ -396,8 +399,9 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
       for (const auto& k : s.reset_keys) keys.emplace_back(k, s.pos);
       for (const auto& [k, pos] : keys) {
         if (k.rfind("table.auto-partition.", 0) == 0) {
-          return ErrorAt(pos, "option '" + k + "' is fixed when the table is created; "
-                              "automatic partitioning cannot be changed by ALTER TABLE");
+          return ErrorAt(pos, "option '" + k +
+                                  "' is fixed when the table is created; "
+                                  "automatic partitioning cannot be changed by ALTER TABLE");
         }
       }
       auto table = rn.catalog->GetTable(rn.id);
@@ -434,17 +438,25 @@ Result<StatementResult> Session::AlterTable(const AlterTableStmt& s) {
           if (!existing.ok()) return ErrorAt(s.name.pos, existing.status().message());
           std::vector<std::string> computed_names;
           for (const auto& c : *existing) computed_names.push_back(c.name);
-          TRIB_ASSIGN_OR_RETURN(computed_adds.back(),
-                                BindComputedColumn(a.def.name, *a.def.expr, current.fields,
-                                                   computed_names));
+          TRIB_ASSIGN_OR_RETURN(
+              computed_adds.back(),
+              BindComputedColumn(a.def.name, *a.def.expr, current.fields, computed_names));
         }
         ColumnChange c;
         c.column = a.def.name;
         switch (a.kind) {
-          case AlterColumn::Kind::kAdd: c.kind = ColumnChange::Kind::kAdd; break;
-          case AlterColumn::Kind::kDrop: c.kind = ColumnChange::Kind::kDrop; break;
-          case AlterColumn::Kind::kRename: c.kind = ColumnChange::Kind::kRename; break;
-          case AlterColumn::Kind::kModify: c.kind = ColumnChange::Kind::kModify; break;
+          case AlterColumn::Kind::kAdd:
+            c.kind = ColumnChange::Kind::kAdd;
+            break;
+          case AlterColumn::Kind::kDrop:
+            c.kind = ColumnChange::Kind::kDrop;
+            break;
+          case AlterColumn::Kind::kRename:
+            c.kind = ColumnChange::Kind::kRename;
+            break;
+          case AlterColumn::Kind::kModify:
+            c.kind = ColumnChange::Kind::kModify;
+            break;
         }
         c.new_name = a.new_name;
         if (!a.def.type_text.empty()) {

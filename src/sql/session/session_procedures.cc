@@ -1,7 +1,5 @@
 // Session: CALL and its procedures (compact, expiration, rescale, orphan files, tags, branches,
 // rollback).
-#include "sql/session/session.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +33,7 @@
 #include "sql/parser/parser.h"
 #include "sql/planner/query.h"
 #include "sql/planner/query_internal.h"
+#include "sql/session/session.h"
 #include "sql/session/session_internal.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
@@ -52,9 +51,10 @@ namespace {
 // Paimon's list of partitions 'k=v,k2=v2;k=v3' (partitions by ';', their columns by ','): each
 // partition's text and its column -> value; false, with the partition's text in *bad, when a
 // piece is not key=value.
-bool ParsePartitionList(const std::string& text,
-                        std::vector<std::pair<std::string, std::map<std::string, std::string>>>* out,
-                        std::string* bad) {
+bool ParsePartitionList(
+    const std::string& text,
+    std::vector<std::pair<std::string, std::map<std::string, std::string>>>* out,
+    std::string* bad) {
   for (size_t b = 0; b <= text.size();) {
     size_t end = text.find(';', b);
     if (end == std::string::npos) end = text.size();
@@ -101,16 +101,27 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   if (p.back() == "rescale") return Rescale(s);
   if (p.back() != "compact") {
     // Paimon's procedures not implemented yet; any other name is a typo or unknown.
-    static const std::vector<std::string> kPaimon = {
-        "compact_database", "rollback_to_timestamp", "merge_into",
-        "reset_consumer", "clear_consumers", "mark_partition_done",
-        "migrate_table", "migrate_file", "repair", "create_tag_from_timestamp",
-        "expire_tags", "replace_tag", "rewrite_file_index", "purge_files",
-        "trigger_tag_automatic_creation", "query_service"};
+    static const std::vector<std::string> kPaimon = {"compact_database",
+                                                     "rollback_to_timestamp",
+                                                     "merge_into",
+                                                     "reset_consumer",
+                                                     "clear_consumers",
+                                                     "mark_partition_done",
+                                                     "migrate_table",
+                                                     "migrate_file",
+                                                     "repair",
+                                                     "create_tag_from_timestamp",
+                                                     "expire_tags",
+                                                     "replace_tag",
+                                                     "rewrite_file_index",
+                                                     "purge_files",
+                                                     "trigger_tag_automatic_creation",
+                                                     "query_service"};
     static const std::vector<std::string> kImplemented = {
-        "compact", "expire_snapshots", "expire_changelogs", "remove_orphan_files", "create_tag",
-        "delete_tag", "rollback_to", "maintain_partitions", "expire_partitions", "rescale",
-        "create_branch", "delete_branch", "fast_forward", "rename_branch"};
+        "compact",           "expire_snapshots", "expire_changelogs", "remove_orphan_files",
+        "create_tag",        "delete_tag",       "rollback_to",       "maintain_partitions",
+        "expire_partitions", "rescale",          "create_branch",     "delete_branch",
+        "fast_forward",      "rename_branch"};
     if (std::find(kPaimon.begin(), kPaimon.end(), p.back()) != kPaimon.end()) {
       return NotSupportedAt(s.procedure.pos, "procedure " + name + " is not supported yet");
     }
@@ -130,15 +141,14 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
     const CallArg& a = s.args[i];
     static const char* kPositions[] = {"table", "partitions", "order_strategy", "order_by"};
     const std::string name = a.name.empty() ? (i < 4 ? kPositions[i] : "") : a.name;
-    if (name != "table" && name != "partitions" && name != "order_strategy" &&
-        name != "order_by") {
-      return NotSupportedAt(a.value->pos, "argument '" + (a.name.empty() ? std::to_string(i + 1)
-                                                                          : a.name) +
+    if (name != "table" && name != "partitions" && name != "order_strategy" && name != "order_by") {
+      return NotSupportedAt(a.value->pos, "argument '" +
+                                              (a.name.empty() ? std::to_string(i + 1) : a.name) +
                                               "' of sys.compact is not supported yet");
     }
     if (a.value->kind != ExprKind::kLiteral || a.value->literal_kind != LiteralKind::kString) {
       return ErrorAt(a.value->pos,
-                     name == "table"        ? "sys.compact expects the table as a string, e.g. 'db.t'"
+                     name == "table" ? "sys.compact expects the table as a string, e.g. 'db.t'"
                      : name == "partitions" ? "sys.compact expects partitions as a string, e.g. "
                                               "'dt=2024-01-01,hh=00;dt=2024-01-02'"
                                             : "sys.compact expects " + name + " as a string");
@@ -161,13 +171,15 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
     std::vector<std::pair<std::string, std::map<std::string, std::string>>> listed;
     std::string bad;
     if (!ParsePartitionList(a.value->text, &listed, &bad)) {
-      return ErrorAt(a.value->pos, "partitions: '" + bad + "' is not key=value (write "
-                                   "'k=v,k2=v2;k=v3')");
+      return ErrorAt(a.value->pos, "partitions: '" + bad +
+                                       "' is not key=value (write "
+                                       "'k=v,k2=v2;k=v3')");
     }
     for (auto& [text, spec] : listed) partitions.push_back(std::move(spec));
   }
   if (sort.strategy == "none") sort.strategy.clear();
-  if (table_name.empty()) return ErrorAt(s.pos, "sys.compact needs a table: CALL sys.compact('db.t')");
+  if (table_name.empty())
+    return ErrorAt(s.pos, "sys.compact needs a table: CALL sys.compact('db.t')");
   auto id = Identifier::Parse(table_name, current_database_);
   if (!id.ok()) return ErrorAt(s.args[0].value->pos, id.status().message());
   Catalog* catalog = current_catalog();
@@ -218,8 +230,7 @@ namespace {
 
 // A procedure's arguments, by Paimon's names or in the order of `names`, each a literal. Unknown
 // names and extra arguments are errors naming the procedure and its arguments.
-Result<std::map<std::string, const Expr*>> ProcedureArgs(const CallStmt& s,
-                                                         const std::string& proc,
+Result<std::map<std::string, const Expr*>> ProcedureArgs(const CallStmt& s, const std::string& proc,
                                                          const std::vector<std::string>& names) {
   std::string list;
   for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -235,8 +246,8 @@ Result<std::map<std::string, const Expr*>> ProcedureArgs(const CallStmt& s,
       name = names[i];
     }
     if (std::find(names.begin(), names.end(), name) == names.end()) {
-      return ErrorAt(a.value->pos, "unknown argument '" + name + "' of " + proc + " (" + list +
-                                       ")");
+      return ErrorAt(a.value->pos,
+                     "unknown argument '" + name + "' of " + proc + " (" + list + ")");
     }
     if (a.value->kind != ExprKind::kLiteral) {
       return ErrorAt(a.value->pos, "argument '" + name + "' must be a literal");
@@ -268,11 +279,15 @@ Status RetentionArgs(const Session& session, const CallStmt& s,
     if (e->literal_kind != LiteralKind::kInteger || !v.ok() || *v < 1) {
       return ErrorAt(e->pos, std::string("'") + key + "' must be a positive integer");
     }
-    *(std::string(key) == "retain_max" ? max : std::string(key) == "retain_min" ? min : deletes) = *v;
+    *(std::string(key) == "retain_max"   ? max
+      : std::string(key) == "retain_min" ? min
+                                         : deletes) = *v;
   }
   if (*max < *min) {
-    return ErrorAt(s.pos, "retain_max (" + std::to_string(*max) + ") must be at least "
-                          "retain_min (" + std::to_string(*min) + ")");
+    return ErrorAt(s.pos, "retain_max (" + std::to_string(*max) +
+                              ") must be at least "
+                              "retain_min (" +
+                              std::to_string(*min) + ")");
   }
   if (args.count("older_than")) {
     const Expr* e = args["older_than"];
@@ -299,12 +314,13 @@ Result<std::unique_ptr<Table>> Session::ProcedureTable(const Expr* table, Identi
 }
 
 Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
-  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, "sys.expire_snapshots",
-                                                 {"table", "retain_max", "retain_min",
-                                                  "older_than", "max_deletes"}));
+  TRIB_ASSIGN_OR_RETURN(
+      auto args, ProcedureArgs(s, "sys.expire_snapshots",
+                               {"table", "retain_max", "retain_min", "older_than", "max_deletes"}));
   if (!args.count("table")) {
-    return ErrorAt(s.pos, "sys.expire_snapshots needs a table: CALL sys.expire_snapshots("
-                          "`table` => 'db.t', retain_max => 5)");
+    return ErrorAt(s.pos,
+                   "sys.expire_snapshots needs a table: CALL sys.expire_snapshots("
+                   "`table` => 'db.t', retain_max => 5)");
   }
   const Expr* t = args["table"];
   Identifier id;
@@ -316,9 +332,9 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
                                    &options->max_deletes, &options->older_than_millis));
   auto r = commit::ExpireSnapshots((*table)->path(), *(*table)->schema(), *options);
   if (!r.ok()) return Locate(r.status(), s.pos);
-  return Message("Expired " + std::to_string(r->snapshots) + " snapshot(s) of " +
-                 id.ToString() + " (removed " + std::to_string(r->data_files) +
-                 " data, " + std::to_string(r->changelog_files) + " changelog, " +
+  return Message("Expired " + std::to_string(r->snapshots) + " snapshot(s) of " + id.ToString() +
+                 " (removed " + std::to_string(r->data_files) + " data, " +
+                 std::to_string(r->changelog_files) + " changelog, " +
                  std::to_string(r->index_files) + " index and " +
                  std::to_string(r->manifest_files) + " manifest file(s))");
 }
@@ -336,8 +352,9 @@ Result<StatementResult> Session::MaintainPartitions(const CallStmt& s) {
   auto rule = table::AutoPartitionRuleOf(*(*table)->schema());
   if (!rule.ok()) return ErrorAt(t->pos, rule.status().message());
   if (!*rule) {
-    return ErrorAt(t->pos, id.ToString() + " has no automatic partitions "
-                           "('table.auto-partition.enabled' is not true)");
+    return ErrorAt(t->pos, id.ToString() +
+                               " has no automatic partitions "
+                               "('table.auto-partition.enabled' is not true)");
   }
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
@@ -350,13 +367,14 @@ Result<StatementResult> Session::MaintainPartitions(const CallStmt& s) {
 
 Result<StatementResult> Session::ExpirePartitionsCall(const CallStmt& s) {
   const std::string proc = "sys.expire_partitions";
-  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "expiration_time",
-                                                           "timestamp_formatter",
-                                                           "timestamp_pattern", "expire_strategy",
-                                                           "max_expires"}));
+  TRIB_ASSIGN_OR_RETURN(auto args,
+                        ProcedureArgs(s, proc,
+                                      {"table", "expiration_time", "timestamp_formatter",
+                                       "timestamp_pattern", "expire_strategy", "max_expires"}));
   if (!args.count("table")) {
-    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "(`table` => 'db.t', "
-                          "expiration_time => '1 d')");
+    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc +
+                              "(`table` => 'db.t', "
+                              "expiration_time => '1 d')");
   }
   const Expr* t = args["table"];
   Identifier id;
@@ -387,8 +405,9 @@ Result<StatementResult> Session::ExpirePartitionsCall(const CallStmt& s) {
   auto rule = table::PartitionExpireRuleOf(schema);
   if (!rule.ok()) return ErrorAt(s.pos, rule.status().message());
   if (!*rule) {
-    return ErrorAt(s.pos, proc + " needs an expiration time: the argument expiration_time or "
-                          "the table's 'partition.expiration-time'");
+    return ErrorAt(s.pos, proc +
+                              " needs an expiration time: the argument expiration_time or "
+                              "the table's 'partition.expiration-time'");
   }
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
@@ -403,12 +422,13 @@ Result<StatementResult> Session::ExpirePartitionsCall(const CallStmt& s) {
 
 Result<StatementResult> Session::Rescale(const CallStmt& s) {
   const std::string proc = "sys.rescale";
-  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "bucket_num", "partition",
-                                                          "scan_parallelism",
-                                                          "sink_parallelism"}));
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc,
+                                                 {"table", "bucket_num", "partition",
+                                                  "scan_parallelism", "sink_parallelism"}));
   if (!args.count("table")) {
-    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "(`table` => 'db.t', "
-                          "bucket_num => 8, `partition` => 'dt=...')");
+    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc +
+                              "(`table` => 'db.t', "
+                              "bucket_num => 8, `partition` => 'dt=...')");
   }
   const Expr* t = args["table"];
   Identifier id;
@@ -439,8 +459,7 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
     const std::string& v = args[name]->text;
     if (v.empty() || v.size() > 4 || !std::all_of(v.begin(), v.end(), ::isdigit) ||
         std::stoi(v) < 1) {
-      return ErrorAt(args[name]->pos,
-                     std::string(name) + " '" + v + "' is not a positive integer");
+      return ErrorAt(args[name]->pos, std::string(name) + " '" + v + "' is not a positive integer");
     }
     *out = std::stoi(v);
   }
@@ -451,8 +470,10 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
     std::vector<std::pair<std::string, std::map<std::string, std::string>>> listed;
     std::string bad;
     auto not_columns = [&](const std::string& one) {
-      return ErrorAt(e->pos, "partition '" + one + "' is not 'key=value,...' of the partition "
-                             "columns of " + id.ToString());
+      return ErrorAt(e->pos, "partition '" + one +
+                                 "' is not 'key=value,...' of the partition "
+                                 "columns of " +
+                                 id.ToString());
     };
     if (!ParsePartitionList(e->text, &listed, &bad)) return not_columns(bad);
     for (auto& [one, spec] : listed) {
@@ -492,9 +513,9 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
 
 Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {
   const std::string proc = "sys.expire_changelogs";
-  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "retain_max", "retain_min",
-                                                           "older_than", "max_deletes",
-                                                           "delete_all"}));
+  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc,
+                                                 {"table", "retain_max", "retain_min", "older_than",
+                                                  "max_deletes", "delete_all"}));
   if (!args.count("table")) {
     return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "(`table` => 'db.t', ...)");
   }
@@ -509,7 +530,8 @@ Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {
                                    &options->changelog_older_than_millis));
   if (args.count("delete_all")) {
     const Expr* e = args["delete_all"];
-    if (e->literal_kind != LiteralKind::kBool) return ErrorAt(e->pos, "'delete_all' must be TRUE or FALSE");
+    if (e->literal_kind != LiteralKind::kBool)
+      return ErrorAt(e->pos, "'delete_all' must be TRUE or FALSE");
     if (e->text == "true" || e->text == "TRUE") {
       // Every changelog kept beyond the snapshots goes.
       options->changelog_retain_min = options->changelog_retain_max = 1;
@@ -524,15 +546,16 @@ Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {
 
 Result<StatementResult> Session::RemoveOrphanFiles(const CallStmt& s) {
   const std::string proc = "sys.remove_orphan_files";
-  TRIB_ASSIGN_OR_RETURN(auto args, ProcedureArgs(s, proc, {"table", "older_than", "dry_run",
-                                                           "parallelism", "mode"}));
+  TRIB_ASSIGN_OR_RETURN(
+      auto args, ProcedureArgs(s, proc, {"table", "older_than", "dry_run", "parallelism", "mode"}));
   if (!args.count("table")) {
-    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc + "('db.t'[, older_than, "
-                          "dry_run]), or 'db.*' for every table of a database");
+    return ErrorAt(s.pos, proc + " needs a table: CALL " + proc +
+                              "('db.t'[, older_than, "
+                              "dry_run]), or 'db.*' for every table of a database");
   }
   if (args.count("parallelism")) {
-    return NotSupportedAt(args["parallelism"]->pos, "argument 'parallelism' of " + proc +
-                                                        " is not supported yet");
+    return NotSupportedAt(args["parallelism"]->pos,
+                          "argument 'parallelism' of " + proc + " is not supported yet");
   }
   if (args.count("mode")) {
     // Paimon's modes choose where the work runs (a Flink job or the client); here it is always
@@ -541,8 +564,9 @@ Result<StatementResult> Session::RemoveOrphanFiles(const CallStmt& s) {
     std::string mode = m->text;
     std::transform(mode.begin(), mode.end(), mode.begin(), ::toupper);
     if (mode != "LOCAL" && mode != "DISTRIBUTED") {
-      return ErrorAt(m->pos, "unknown mode '" + m->text + "'; only 'DISTRIBUTED' and 'LOCAL' "
-                             "are supported");
+      return ErrorAt(m->pos, "unknown mode '" + m->text +
+                                 "'; only 'DISTRIBUTED' and 'LOCAL' "
+                                 "are supported");
     }
   }
   bool dry_run = false;
@@ -709,14 +733,15 @@ Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& 
     const std::string from = args["from_branch"]->text, to = args["to_branch"]->text;
     TRIB_ASSIGN_OR_RETURN(auto fallback, MainFallbackBranch((*table)->path()));
     if (fallback && *fallback == from) {
-      return ErrorAt(args["from_branch"]->pos, "branch '" + from + "' is the table's "
-                                               "'scan.fallback-branch'; reset that option first");
+      return ErrorAt(args["from_branch"]->pos,
+                     "branch '" + from +
+                         "' is the table's "
+                         "'scan.fallback-branch'; reset that option first");
     }
     Status st = meta::RenameBranch(meta::DataRoot((*table)->path()), from, to);
     if (!st.ok()) {
       const bool taken = st.code() == StatusCode::kAlreadyExists;
-      return ErrorAt((taken ? args["to_branch"] : args["from_branch"])->pos,
-                     st.message());
+      return ErrorAt((taken ? args["to_branch"] : args["from_branch"])->pos, st.message());
     }
     return Message("Renamed branch " + from + " of " + id.database + "." + id.table + " to " + to);
   }
@@ -746,8 +771,9 @@ Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& 
     for (const auto& name : SplitCommaList(branch->text)) {
       if (std::find(names.begin(), names.end(), name) != names.end()) continue;
       if (fallback && *fallback == name) {
-        return ErrorAt(branch->pos, "branch '" + name + "' is the table's 'scan.fallback-branch'; "
-                                    "reset that option first (nothing was deleted)");
+        return ErrorAt(branch->pos, "branch '" + name +
+                                        "' is the table's 'scan.fallback-branch'; "
+                                        "reset that option first (nothing was deleted)");
       }
       if (Status valid = meta::CheckBranchName(name); !valid.ok()) {
         return ErrorAt(branch->pos, valid.message());
@@ -811,7 +837,8 @@ Result<StatementResult> Session::RollbackTo(const CallStmt& s) {
     tag = e->text;
   }
   auto r = commit::RollbackTo((*table)->path(), snapshot_id, tag);
-  if (!r.ok()) return ErrorAt(s.pos, "cannot roll back " + id.ToString() + ": " + r.status().message());
+  if (!r.ok())
+    return ErrorAt(s.pos, "cannot roll back " + id.ToString() + ": " + r.status().message());
   StatementResult out;
   out.has_rows = true;
   out.rows.fields = {Field{0, "previous_snapshot_id", DataType::BigInt(), ""},

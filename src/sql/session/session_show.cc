@@ -1,6 +1,4 @@
 // Session: SHOW, SHOW CREATE TABLE and DESCRIBE.
-#include "sql/session/session.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -33,6 +31,7 @@
 #include "sql/parser/parser.h"
 #include "sql/planner/query.h"
 #include "sql/planner/query_internal.h"
+#include "sql/session/session.h"
 #include "sql/session/session_internal.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
@@ -233,8 +232,7 @@ Result<StatementResult> Session::Describe(const DescribeStmt& s) {
   for (const auto& f : fields) {
     bool is_key = std::find(pk.begin(), pk.end(), f.name) != pk.end();
     rows.push_back({Value::String(f.name), Value::String(f.type.WithNullable(true).ToSqlString()),
-                    Value::Bool(f.type.nullable),
-                    is_key ? Value::String(key_text) : Value::Null(),
+                    Value::Bool(f.type.nullable), is_key ? Value::String(key_text) : Value::Null(),
                     f.description.empty() ? Value::Null() : Value::String(f.description)});
   }
   return Rows({StringField("name"), StringField("type"),

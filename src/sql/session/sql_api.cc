@@ -1,9 +1,8 @@
 // The public SQL API (include/tributary/sql.h) over the session and prepared statements.
-#include "tributary/sql.h"
-
 #include "sql/exec/operators.h"
 #include "sql/session/prepared.h"
 #include "sql/session/session.h"
+#include "tributary/sql.h"
 
 namespace tributary {
 

@@ -30,7 +30,6 @@
 
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
-
 #include "sql/binder/cast.h"
 #include "sql/exec/interrupt.h"
 #include "sql/exec/operators.h"
@@ -109,7 +108,8 @@ class DeltaJoinOperator : public Operator {
  public:
   DeltaJoinOperator(DeltaJoinSide left, DeltaJoinSide right, std::vector<BoundExprPtr> condition,
                     std::optional<std::chrono::milliseconds> idle_timeout, std::string description)
-      : condition_(std::move(condition)), idle_timeout_(idle_timeout),
+      : condition_(std::move(condition)),
+        idle_timeout_(idle_timeout),
         description_(std::move(description)) {
     sides_[0] = std::move(left);
     sides_[1] = std::move(right);
@@ -140,7 +140,8 @@ class DeltaJoinOperator : public Operator {
       if (!right_drained_) {
         // The right side's start-up rows, every batch of them, before anything else.
         RowBatch batch;
-        TRIB_ASSIGN_OR_RETURN(bool more, sides_[1].stream->Next(&batch, std::chrono::milliseconds(0)));
+        TRIB_ASSIGN_OR_RETURN(bool more,
+                              sides_[1].stream->Next(&batch, std::chrono::milliseconds(0)));
         if (!more) TRIB_RETURN_NOT_OK(Processed(1));
         if (!more || !IsStartup(batch)) right_drained_ = true;
         if (more) {
@@ -151,7 +152,8 @@ class DeltaJoinOperator : public Operator {
       }
       for (int s = 0; s < 2; s++) {
         RowBatch batch;
-        TRIB_ASSIGN_OR_RETURN(bool more, sides_[s].stream->Next(&batch, std::chrono::milliseconds(0)));
+        TRIB_ASSIGN_OR_RETURN(bool more,
+                              sides_[s].stream->Next(&batch, std::chrono::milliseconds(0)));
         if (!more) {
           // Snapshots the stream passed without a change (compactions, upserts of equal rows)
           // change nothing this side joins with: it is processed up to them, so lookups into it
@@ -170,7 +172,8 @@ class DeltaJoinOperator : public Operator {
       }
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return false;
-      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(poll, deadline - now));
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(poll, deadline - now));
     }
     *out = RowsToBatch(fields_, rows.begin(), rows.end());
     return true;
@@ -240,7 +243,8 @@ class DeltaJoinOperator : public Operator {
       opts.snapshot_id = processed_[o];
       for (size_t k = 0; k < other.key_columns.size(); k++) {
         std::vector<Value> values(wanted[k].begin() + at, wanted[k].begin() + end);
-        opts.filters.push_back(Predicate{other.key_columns[k], Predicate::Op::kIn, std::move(values)});
+        opts.filters.push_back(
+            Predicate{other.key_columns[k], Predicate::Op::kIn, std::move(values)});
       }
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan, other.table->NewScan(opts));
       RowBatch rows;

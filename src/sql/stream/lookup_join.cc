@@ -60,10 +60,11 @@ Result<LookupCacheOptions> ParseLookupCacheOptions(
   if (out.mode == LookupCacheOptions::Mode::kPartial && !out.max_rows &&
       !out.expire_after_write_ms && !out.expire_after_access_ms) {
     // As Flink's partial cache: without a bound it would only ever grow and never see a change.
-    return bad("lookup.cache", "PARTIAL needs at least one of "
-                               "'lookup.partial-cache.expire-after-write', "
-                               "'lookup.partial-cache.expire-after-access' and "
-                               "'lookup.partial-cache.max-rows'");
+    return bad("lookup.cache",
+               "PARTIAL needs at least one of "
+               "'lookup.partial-cache.expire-after-write', "
+               "'lookup.partial-cache.expire-after-access' and "
+               "'lookup.partial-cache.max-rows'");
   }
   bool async = false;
   if (const std::string* v = get("lookup.async")) {
@@ -73,7 +74,8 @@ Result<LookupCacheOptions> ParseLookupCacheOptions(
   }
   if (const std::string* v = get("client.lookup.queue-size")) {
     auto n = options::ParseInt64(*v);
-    if (!n.ok() || *n < 1) return bad("client.lookup.queue-size", "'" + *v + "' is not a positive number");
+    if (!n.ok() || *n < 1)
+      return bad("client.lookup.queue-size", "'" + *v + "' is not a positive number");
     out.max_keys = *n;
   }
   if (const std::string* v = get("lookup.async-thread-number")) {
@@ -88,8 +90,9 @@ Result<LookupCacheOptions> ParseLookupCacheOptions(
   }
   if (async && out.mode == LookupCacheOptions::Mode::kFull) {
     // FULL finds keys in memory: there is nothing for threads to look up.
-    return Status::NotSupported("option 'lookup.async' with 'lookup.cache' = 'FULL' is not "
-                                "supported (a FULL cache looks keys up in memory)");
+    return Status::NotSupported(
+        "option 'lookup.async' with 'lookup.cache' = 'FULL' is not "
+        "supported (a FULL cache looks keys up in memory)");
   }
   return out;
 }
@@ -207,11 +210,17 @@ class LookupJoinOperator : public Operator {
  public:
   LookupJoinOperator(OperatorPtr child, std::unique_ptr<Table> table,
                      std::vector<BoundExprPtr> keys, std::vector<int> key_columns, bool prefix,
-                     std::vector<BoundExprPtr> residual, bool left_outer,
-                     LookupCacheOptions cache, std::string description)
-      : child_(std::move(child)), table_(std::move(table)), keys_(std::move(keys)),
-        key_columns_(std::move(key_columns)), prefix_(prefix), residual_(std::move(residual)),
-        left_outer_(left_outer), cache_(cache), partial_(cache),
+                     std::vector<BoundExprPtr> residual, bool left_outer, LookupCacheOptions cache,
+                     std::string description)
+      : child_(std::move(child)),
+        table_(std::move(table)),
+        keys_(std::move(keys)),
+        key_columns_(std::move(key_columns)),
+        prefix_(prefix),
+        residual_(std::move(residual)),
+        left_outer_(left_outer),
+        cache_(cache),
+        partial_(cache),
         description_(std::move(description)) {
     fields_ = child_->fields();
     for (Field f : table_->schema()->fields) {
@@ -330,15 +339,18 @@ class LookupJoinOperator : public Operator {
     if (prefix_) {
       // Each key a scan of its bucket; with 'lookup.async' up to async_threads scans at once, at
       // most max_keys keys at a time (the Table is shared by the scans, each scan by one thread).
-      const size_t piece = cache_.max_keys > 0 ? static_cast<size_t>(cache_.max_keys) : wanted.size();
+      const size_t piece =
+          cache_.max_keys > 0 ? static_cast<size_t>(cache_.max_keys) : wanted.size();
       for (size_t at = 0; at < wanted.size(); at += piece) {
         const size_t end = std::min(wanted.size(), at + piece);
-        TRIB_RETURN_NOT_OK(ParallelFor(end - at, std::max(1, cache_.async_threads),
-                                       [&](size_t w) { return ScanPrefix(wanted[at + w], &rows[at + w]); }));
+        TRIB_RETURN_NOT_OK(ParallelFor(end - at, std::max(1, cache_.async_threads), [&](size_t w) {
+          return ScanPrefix(wanted[at + w], &rows[at + w]);
+        }));
       }
     } else {
       // At most max_keys keys at a time.
-      const size_t piece = cache_.max_keys > 0 ? static_cast<size_t>(cache_.max_keys) : wanted.size();
+      const size_t piece =
+          cache_.max_keys > 0 ? static_cast<size_t>(cache_.max_keys) : wanted.size();
       for (size_t at = 0; at < wanted.size(); at += piece) {
         const size_t end = std::min(wanted.size(), at + piece);
         std::vector<Row> some(wanted.begin() + at, wanted.begin() + end);

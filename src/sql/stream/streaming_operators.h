@@ -43,7 +43,8 @@ struct LookupCacheOptions {
 };
 // The options above from a dimension table's options (`lookup.cache`, `lookup.partial-cache.*`,
 // `lookup.async`, `lookup.async-thread-number`); errors name the option.
-Result<LookupCacheOptions> ParseLookupCacheOptions(const std::map<std::string, std::string>& options);
+Result<LookupCacheOptions> ParseLookupCacheOptions(
+    const std::map<std::string, std::string>& options);
 // What EXPLAIN says of the cache ("" for kNone on one thread).
 std::string DescribeLookupCache(const LookupCacheOptions& cache);
 // A lookup join: each row of `child` joined with the rows of `table` whose columns

@@ -15,9 +15,9 @@ namespace {
 // One current row of the input, ordered within its partition by its ORDER BY values, then by
 // arrival (a row that ties with an earlier one ranks after it).
 struct Ranked {
-  Row order;   // the ORDER BY values
+  Row order;  // the ORDER BY values
   int64_t arrival = 0;
-  Row row;     // the input's columns (without the op)
+  Row row;  // the input's columns (without the op)
 };
 
 class StreamingTopNOperator : public Operator {
@@ -25,13 +25,16 @@ class StreamingTopNOperator : public Operator {
   StreamingTopNOperator(OperatorPtr child, std::vector<BoundExprPtr> partition_by,
                         std::vector<BoundExprPtr> order_by, std::vector<bool> descending,
                         std::vector<bool> nulls_first, int64_t n, std::string description)
-      : child_(std::move(child)), partition_by_(std::move(partition_by)),
-        order_by_(std::move(order_by)), descending_(std::move(descending)),
-        nulls_first_(std::move(nulls_first)), n_(static_cast<size_t>(std::max<int64_t>(0, n))),
+      : child_(std::move(child)),
+        partition_by_(std::move(partition_by)),
+        order_by_(std::move(order_by)),
+        descending_(std::move(descending)),
+        nulls_first_(std::move(nulls_first)),
+        n_(static_cast<size_t>(std::max<int64_t>(0, n))),
         description_(std::move(description)) {
     fields_ = child_->fields();
-    fields_.push_back(Field{static_cast<int32_t>(fields_.size()), "rn",
-                            DataType::BigInt().NotNull(), ""});
+    fields_.push_back(
+        Field{static_cast<int32_t>(fields_.size()), "rn", DataType::BigInt().NotNull(), ""});
   }
   std::string Describe() const override { return description_; }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
@@ -161,8 +164,7 @@ OperatorPtr MakeStreamingTopN(OperatorPtr child, std::vector<BoundExprPtr> parti
                               std::vector<bool> nulls_first, int64_t n, std::string description) {
   return std::make_unique<StreamingTopNOperator>(std::move(child), std::move(partition_by),
                                                  std::move(order_by), std::move(descending),
-                                                 std::move(nulls_first), n,
-                                                 std::move(description));
+                                                 std::move(nulls_first), n, std::move(description));
 }
 
 }  // namespace tributary::sql
