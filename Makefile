@@ -6,7 +6,7 @@ JOBS ?= 2
 # One build at a time on this machine: every build takes this lock.
 LOCK := flock /tmp/tributary-build.lock
 
-.PHONY: all setup build run test test-slow bench clean asan
+.PHONY: all setup build run test test-slow bench clean asan format format-check
 
 all: build
 
@@ -20,6 +20,15 @@ $(BUILD)/build.ninja:
 build: $(BUILD)/build.ninja
 	@bash scripts/setup.sh
 	$(LOCK) cmake --build $(BUILD) -j $(JOBS)
+
+# The C++ sources as .clang-format says (clang-format from Debian, installed by setup).
+format:
+	@bash scripts/setup.sh
+	bash scripts/format.sh
+
+format-check:
+	@bash scripts/setup.sh
+	bash scripts/format.sh --check
 
 run: build
 	rm -rf warehouse/quickstart.db
