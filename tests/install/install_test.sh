@@ -9,6 +9,15 @@ BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 TMP=$(mktemp -d /tmp/tributary-install.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 cmake --install "$BUILD" --prefix "$TMP/prefix" >/dev/null
+# Lean: no debug info in the installed archives or program (the build tree keeps it).
+with_debug=()
+for f in "$TMP"/prefix/lib*/libtributary_*.a "$TMP/prefix/bin/tributary"; do
+  if objdump -h "$f" 2>/dev/null | grep -q '\.debug_info'; then with_debug+=("$f"); fi
+done
+if [ ${#with_debug[@]} -gt 0 ]; then
+  echo "install_test: FAILED: installed with debug info: ${with_debug[*]}" >&2
+  exit 1
+fi
 mkdir -p "$TMP/app"
 cp "$ROOT/examples/api_example.cc" "$ROOT/examples/sql_example.cc" "$TMP/app/"
 cat >"$TMP/app/CMakeLists.txt" <<'CMAKE'
