@@ -39,6 +39,7 @@
 #include "table/partition_expire.h"
 #include "table/rescale.h"
 #include "table/sort_compact.h"
+#include "tributary/maintenance.h"
 #include "tributary/options.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
@@ -326,11 +327,18 @@ Result<StatementResult> Session::ExpireSnapshots(const CallStmt& s) {
   Identifier id;
   auto table = ProcedureTable(t, &id);
   if (!table.ok()) return table.status();
-  auto options = commit::ExpireOptions::From(*(*table)->schema());
-  if (!options.ok()) return ErrorAt(t->pos, options.status().message());
-  TRIB_RETURN_NOT_OK(RetentionArgs(*this, s, args, &options->retain_max, &options->retain_min,
-                                   &options->max_deletes, &options->older_than_millis));
-  auto r = commit::ExpireSnapshots((*table)->path(), *(*table)->schema(), *options);
+  // The table's retention with the arguments over it (checked together: retain_max against the
+  // table's retain_min, say).
+  auto own = commit::ExpireOptions::From(*(*table)->schema());
+  if (!own.ok()) return ErrorAt(t->pos, own.status().message());
+  TRIB_RETURN_NOT_OK(RetentionArgs(*this, s, args, &own->retain_max, &own->retain_min,
+                                   &own->max_deletes, &own->older_than_millis));
+  ExpireSnapshotsOptions options;
+  options.retain_max = own->retain_max;
+  options.retain_min = own->retain_min;
+  options.max_deletes = own->max_deletes;
+  options.older_than_millis = own->older_than_millis;
+  auto r = ::tributary::ExpireSnapshots(**table, options);
   if (!r.ok()) return Locate(r.status(), s.pos);
   return Message("Expired " + std::to_string(r->snapshots) + " snapshot(s) of " + id.ToString() +
                  " (removed " + std::to_string(r->data_files) + " data, " +
@@ -523,23 +531,24 @@ Result<StatementResult> Session::ExpireChangelogs(const CallStmt& s) {
   Identifier id;
   auto table = ProcedureTable(t, &id);
   if (!table.ok()) return table.status();
-  auto options = commit::ExpireOptions::From(*(*table)->schema());
-  if (!options.ok()) return ErrorAt(t->pos, options.status().message());
-  TRIB_RETURN_NOT_OK(RetentionArgs(*this, s, args, &options->changelog_retain_max,
-                                   &options->changelog_retain_min, &options->max_deletes,
-                                   &options->changelog_older_than_millis));
+  auto own = commit::ExpireOptions::From(*(*table)->schema());
+  if (!own.ok()) return ErrorAt(t->pos, own.status().message());
+  TRIB_RETURN_NOT_OK(RetentionArgs(*this, s, args, &own->changelog_retain_max,
+                                   &own->changelog_retain_min, &own->max_deletes,
+                                   &own->changelog_older_than_millis));
+  ExpireChangelogsOptions options;
+  options.retain_max = own->changelog_retain_max;
+  options.retain_min = own->changelog_retain_min;
+  options.max_deletes = own->max_deletes;
+  options.older_than_millis = own->changelog_older_than_millis;
   if (args.count("delete_all")) {
     const Expr* e = args["delete_all"];
     if (e->literal_kind != LiteralKind::kBool)
       return ErrorAt(e->pos, "'delete_all' must be TRUE or FALSE");
-    if (e->text == "true" || e->text == "TRUE") {
-      // Every changelog kept beyond the snapshots goes.
-      options->changelog_retain_min = options->changelog_retain_max = 1;
-      options->changelog_older_than_millis = INT64_MAX;
-      options->max_deletes = INT32_MAX;
-    }
+    // Every changelog kept beyond the snapshots goes.
+    options.delete_all = e->text == "true" || e->text == "TRUE";
   }
-  auto r = commit::ExpireChangelogs((*table)->path(), *(*table)->schema(), *options);
+  auto r = ::tributary::ExpireChangelogs(**table, options);
   if (!r.ok()) return Locate(r.status(), s.pos);
   return Message("Expired " + std::to_string(*r) + " changelog(s) of " + id.ToString());
 }
@@ -607,7 +616,7 @@ Result<StatementResult> Session::RemoveOrphanFiles(const CallStmt& s) {
   for (const auto& id : ids) {
     auto table = catalog->GetTable(id);
     if (!table.ok()) return ErrorAt(t->pos, table.status().message());
-    auto r = commit::RemoveOrphanFiles((*table)->path(), older_than, dry_run);
+    auto r = ::tributary::RemoveOrphanFiles(**table, older_than, dry_run);
     if (!r.ok()) return Locate(r.status().WithContext(id.ToString()), s.pos);
     rows.push_back({Value::String(id.ToString()), Value::Int(r->files), Value::Int(r->bytes)});
     files += r->files;
@@ -626,19 +635,6 @@ Result<StatementResult> Session::RemoveOrphanFiles(const CallStmt& s) {
                 listed;
   return out;
 }
-
-namespace {
-// The error of a delete_tag / delete_branch list naming `name`, which is not among `existing`.
-std::string NothingDeleted(const std::string& what, const std::string& name,
-                           const std::vector<std::string>& existing) {
-  std::string list;
-  for (const auto& e : existing) list += (list.empty() ? "" : ", ") + e;
-  return what + " '" + name + "' does not exist (" +
-         (existing.empty() ? "the table has no " + what + (what == "branch" ? "es" : "s")
-                           : what + (what == "branch" ? "es" : "s") + ": " + list) +
-         "); nothing was deleted";
-}
-}  // namespace
 
 Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   // Paimon's arguments, by name or in this order.
@@ -660,7 +656,6 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
   Identifier id;
   auto table = ProcedureTable(t, &id);
   if (!table.ok()) return table.status();
-  const std::string& path = (*table)->path();
   const Expr* tag = args["tag"];
   if (!create) {
     // Several tags: 'a,b'. Every one is checked before any goes, so a failing call changes
@@ -669,41 +664,26 @@ Result<StatementResult> Session::Tags(const CallStmt& s, bool create) {
     for (const auto& part : SplitCommaList(tag->text)) {
       if (std::find(tags.begin(), tags.end(), part) == tags.end()) tags.push_back(part);
     }
-    auto existing = meta::ListTags(path);
-    if (!existing.ok()) return Locate(existing.status(), s.pos);
-    for (const auto& name : tags) {
-      if (std::find(existing->begin(), existing->end(), name) != existing->end()) continue;
-      return ErrorAt(tag->pos, NothingDeleted("tag", name, *existing));
-    }
-    for (const auto& name : tags) {
-      Status st = meta::DeleteTag(path, name);
-      if (!st.ok()) return ErrorAt(tag->pos, st.message());
-    }
+    Status st = ::tributary::DeleteTags(**table, tags);
+    if (!st.ok()) return ErrorAt(tag->pos, st.message());
     return Message("Deleted tag(s) " + tag->text + " of " + id.ToString());
   }
-  meta::SnapshotManager snapshots(path);
   std::optional<int64_t> snapshot_id;
   if (args.count("snapshot_id")) {
     TRIB_ASSIGN_OR_RETURN(snapshot_id, SnapshotIdArg(args["snapshot_id"]));
-  } else {
-    auto latest = snapshots.LatestId();
-    if (!latest.ok()) return Locate(latest.status(), s.pos);
-    if (!*latest) return ErrorAt(t->pos, "table " + id.ToString() + " has no snapshot to tag");
-    snapshot_id = **latest;
   }
-  auto snap = snapshots.Read(*snapshot_id);
-  if (!snap.ok()) {
-    return ErrorAt(s.pos, "snapshot " + std::to_string(*snapshot_id) + " of " + id.ToString() +
-                              " does not exist (expired, or not yet committed)");
+  auto tagged = ::tributary::CreateTag(**table, tag->text, snapshot_id);
+  if (!tagged.ok()) {
+    // Where the statement went wrong: no snapshot to tag (the table), one that does not exist
+    // (the call), a tag name taken or invalid (the tag).
+    const Status& st = tagged.status();
+    if (st.message().find("has no snapshot to tag") != std::string::npos) {
+      return ErrorAt(t->pos, st.message());
+    }
+    if (st.IsNotFound()) return ErrorAt(s.pos, st.message());
+    return ErrorAt(tag->pos, st.message());
   }
-  // Paimon writes the tag's creation time as a local date-time ('2024-01-01T10:00:00.123').
-  const int64_t now_millis = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count();
-  std::string now = FormatTimestamp(Timestamp{now_millis, 0});
-  if (now.size() > 10) now[10] = 'T';
-  Status st = meta::CreateTag(path, tag->text, **snap, now);
-  if (!st.ok()) return ErrorAt(tag->pos, st.message());
+  snapshot_id = *tagged;
   return Message("Created tag " + tag->text + " of " + id.ToString() + " at snapshot " +
                  std::to_string(*snapshot_id));
 }
@@ -759,45 +739,27 @@ Result<StatementResult> Session::Branches(const CallStmt& s, const std::string& 
   // On a branch (t$branch_x): create_branch starts from its schemas and tags and fast_forward
   // replaces that branch's history (as Paimon's procedures on a branch table); delete and
   // rename act on the table's branches as on the table.
-  const std::string path = create ? (*table)->path() : meta::DataRoot((*table)->path());
   const Expr* branch = args["branch"];
   if (procedure == "delete_branch") {
     // Several branches: 'a,b'. One that main reads as its fallback stays. Every one is checked
     // before any goes, so a failing call changes nothing.
-    TRIB_ASSIGN_OR_RETURN(auto fallback, MainFallbackBranch((*table)->path()));
-    auto existing = meta::ListBranches(path);
-    if (!existing.ok()) return Locate(existing.status(), s.pos);
     std::vector<std::string> names;
     for (const auto& name : SplitCommaList(branch->text)) {
-      if (std::find(names.begin(), names.end(), name) != names.end()) continue;
-      if (fallback && *fallback == name) {
-        return ErrorAt(branch->pos, "branch '" + name +
-                                        "' is the table's 'scan.fallback-branch'; "
-                                        "reset that option first (nothing was deleted)");
-      }
-      if (Status valid = meta::CheckBranchName(name); !valid.ok()) {
-        return ErrorAt(branch->pos, valid.message());
-      }
-      if (std::find(existing->begin(), existing->end(), name) == existing->end()) {
-        return ErrorAt(branch->pos, NothingDeleted("branch", name, *existing));
-      }
-      names.push_back(name);
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
-    for (const auto& name : names) {
-      Status st = meta::DeleteBranch(path, name);
-      if (!st.ok()) return ErrorAt(branch->pos, st.message());
-    }
+    Status st = ::tributary::DeleteBranches(**table, names);
+    if (!st.ok()) return ErrorAt(branch->pos, st.message());
     return Message("Deleted branch(es) " + branch->text + " of " + id.ToString());
   }
   if (procedure == "fast_forward") {
-    auto latest = meta::FastForward(path, branch->text, (*table)->path());
+    auto latest = ::tributary::FastForward(**table, branch->text);
     if (!latest.ok()) return ErrorAt(branch->pos, latest.status().message());
     return Message("Fast-forwarded " + id.ToString() + " to branch " + branch->text +
                    " (latest snapshot " + std::to_string(*latest) + ")");
   }
   std::optional<std::string> tag;
   if (args.count("tag") && !args["tag"]->text.empty()) tag = args["tag"]->text;
-  Status st = meta::CreateBranch(path, branch->text, tag);
+  Status st = ::tributary::CreateBranch(**table, branch->text, tag);
   if (!st.ok()) {
     const Expr* at = st.IsNotFound() && tag ? args["tag"] : branch;
     return ErrorAt(at->pos, st.message());
@@ -836,7 +798,7 @@ Result<StatementResult> Session::RollbackTo(const CallStmt& s) {
     }
     tag = e->text;
   }
-  auto r = commit::RollbackTo((*table)->path(), snapshot_id, tag);
+  auto r = ::tributary::RollbackTo(**table, snapshot_id, tag);
   if (!r.ok())
     return ErrorAt(s.pos, "cannot roll back " + id.ToString() + ": " + r.status().message());
   StatementResult out;

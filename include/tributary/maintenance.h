@@ -1,0 +1,103 @@
+// Table maintenance from C++: what the SQL procedures (CALL sys.expire_snapshots,
+// sys.expire_changelogs, sys.remove_orphan_files, sys.create_tag, sys.delete_tag,
+// sys.create_branch, sys.delete_branch, sys.fast_forward, sys.rollback_to) do, with the same
+// semantics (Paimon's) and the same refusals; the procedures call these. Each takes a table a
+// Catalog opened (Catalog::GetTable) and leaves it consistent whatever fails: a call that fails
+// changes nothing, or (expiration, orphan removal) only what was finished before the failure,
+// which a later call completes.
+// Thread-safety: safe to call from several threads and processes at once on one table (as the
+// procedures are); each call works on the table's latest state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tributary/result.h"
+
+namespace tributary {
+
+class Table;
+
+// What an expiration removed.
+struct ExpireSnapshotsResult {
+  int64_t snapshots = 0;        // snapshot files removed
+  int64_t changelogs_kept = 0;  // of them, kept as long-lived changelogs
+  int64_t data_files = 0;
+  int64_t changelog_files = 0;
+  int64_t manifest_files = 0;  // manifests, manifest lists and index manifests
+  int64_t index_files = 0;
+};
+
+// Overrides of the table's retention options ('snapshot.num-retained.min', '.max',
+// 'snapshot.time-retained' as an absolute time, 'snapshot.expire.limit'); unset: the table's.
+struct ExpireSnapshotsOptions {
+  std::optional<int64_t> retain_min;
+  std::optional<int64_t> retain_max;
+  std::optional<int64_t> older_than_millis;  // epoch milliseconds
+  std::optional<int64_t> max_deletes;
+};
+
+// Snapshots the retention no longer keeps go, oldest first, with the files only they used
+// (Paimon's ExpireSnapshots); what a consumer or a tag still reads stays.
+Result<ExpireSnapshotsResult> ExpireSnapshots(Table& table,
+                                              const ExpireSnapshotsOptions& options = {});
+// Overrides of the table's 'changelog.num-retained.min', '.max', 'changelog.time-retained' (as
+// an absolute time) and 'snapshot.expire.limit'; `delete_all`: every long-lived changelog goes.
+struct ExpireChangelogsOptions {
+  std::optional<int64_t> retain_min;
+  std::optional<int64_t> retain_max;
+  std::optional<int64_t> older_than_millis;  // epoch milliseconds
+  std::optional<int64_t> max_deletes;
+  bool delete_all = false;
+};
+// Long-lived changelogs the retention no longer keeps go (Paimon's expire_changelogs), with the
+// files only they used. Returns how many went.
+Result<int64_t> ExpireChangelogs(Table& table, const ExpireChangelogsOptions& options = {});
+
+struct OrphanFilesResult {
+  int64_t files = 0;  // removed (dry run: that would be)
+  int64_t bytes = 0;
+  std::vector<std::string> paths;  // relative to the table's folder, sorted
+};
+// Files in the table's folders that no snapshot, tag, branch or long-lived changelog uses and
+// that are older than `older_than_millis` (epoch milliseconds) are removed; with `dry_run` only
+// found.
+Result<OrphanFilesResult> RemoveOrphanFiles(Table& table, int64_t older_than_millis,
+                                            bool dry_run = false);
+
+// Tag `name` of snapshot `snapshot_id` (the latest when unset); returns the snapshot tagged.
+// AlreadyExists; NotFound for a snapshot that no longer exists; Invalid for a table without
+// snapshots.
+Result<int64_t> CreateTag(Table& table, const std::string& name,
+                          std::optional<int64_t> snapshot_id = std::nullopt);
+// Removes tags; every name is checked first (NotFound naming the tags there are), so a failing
+// call removes none.
+Status DeleteTags(Table& table, const std::vector<std::string>& names);
+// The table's tags, sorted.
+Result<std::vector<std::string>> ListTags(Table& table);
+
+// Branch `name` of the table: empty with the table's schema, or at tag `from_tag`.
+Status CreateBranch(Table& table, const std::string& name,
+                    const std::optional<std::string>& from_tag = std::nullopt);
+// Removes branches (their data files are left to RemoveOrphanFiles, as in Paimon). Every name is
+// checked first (NotFound naming the branches there are; the branch the table reads as its
+// 'scan.fallback-branch' is refused), so a failing call removes none.
+Status DeleteBranches(Table& table, const std::vector<std::string>& names);
+// The table (main, or the branch `table` is) becomes branch `name`. Returns its latest snapshot
+// id afterwards.
+Result<int64_t> FastForward(Table& table, const std::string& name);
+
+struct RollbackResult {
+  int64_t previous_snapshot = 0;  // the latest before
+  int64_t current_snapshot = 0;   // the latest now
+  int64_t snapshots_removed = 0;
+  int64_t tags_removed = 0;
+};
+// Back to snapshot `snapshot_id`, or to tag `tag`'s snapshot (exactly one of them): later
+// snapshots, long-lived changelogs and tags go; their files are left to RemoveOrphanFiles.
+Result<RollbackResult> RollbackTo(Table& table, std::optional<int64_t> snapshot_id,
+                                  const std::string& tag = "");
+
+}  // namespace tributary

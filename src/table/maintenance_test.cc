@@ -1,0 +1,149 @@
+// Table maintenance through the public C++ API (tributary/maintenance.h), as a program using the
+// library calls it: tags, branches, rollback, expiration and orphan files, with their refusals
+// changing nothing.
+#include "tributary/maintenance.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "table/warehouse_test_base.h"
+#include "tributary/catalog.h"
+#include "tributary/table.h"
+#include "tributary/table_scan.h"
+#include "tributary/table_writer.h"
+
+namespace tributary {
+namespace {
+
+class MaintenanceTest : public WarehouseTest {
+ protected:
+  std::unique_ptr<Table> Open(const std::string& name = "t") {
+    auto t = catalog_->GetTable(Identifier{"default", name, ""});
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    return std::move(*t);
+  }
+  std::unique_ptr<Table> Create(std::map<std::string, std::string> options = {}) {
+    TableSpec s;
+    s.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {0, "v", DataType::BigInt(), ""}};
+    s.primary_keys = {"id"};
+    s.options = std::move(options);
+    Status st = catalog_->CreateTable(Identifier{"default", "t", ""}, s, false);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    return Open();
+  }
+  // One commit of (id, v).
+  static void Put(Table& table, int64_t id, int64_t v) {
+    auto w = table.NewWriter({});
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(id), Value::Int(v)}).ok());
+    ASSERT_TRUE((*w)->Commit().ok());
+  }
+  static std::map<int64_t, int64_t> Rows(Table& table) {
+    auto scan = table.NewScan({});
+    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+    std::map<int64_t, int64_t> rows;
+    RowBatch b;
+    while (scan.ok()) {
+      auto more = (*scan)->Next(&b);
+      EXPECT_TRUE(more.ok()) << more.status().ToString();
+      if (!more.ok() || !*more) break;
+      for (const Row& r : b.rows) rows[r[0].int_value()] = r[1].int_value();
+    }
+    return rows;
+  }
+};
+
+TEST_F(MaintenanceTest, TagsAndRollback) {
+  auto t = Create();
+  Put(*t, 1, 10);
+  Put(*t, 2, 20);
+  auto tagged = CreateTag(*t, "two");
+  ASSERT_TRUE(tagged.ok()) << tagged.status().ToString();
+  EXPECT_EQ(*tagged, 2);  // the latest snapshot
+  ASSERT_TRUE(CreateTag(*t, "one", 1).ok());
+  EXPECT_EQ(CreateTag(*t, "one", 1).status().code(), StatusCode::kAlreadyExists);
+  EXPECT_TRUE(CreateTag(*t, "gone", 99).status().IsNotFound());
+  Put(*t, 1, 11);
+  EXPECT_EQ(Rows(*t), (std::map<int64_t, int64_t>{{1, 11}, {2, 20}}));
+
+  // A list naming a missing tag removes none.
+  Status st = DeleteTags(*t, {"one", "nope"});
+  EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+  EXPECT_NE(st.message().find("nothing was deleted"), std::string::npos) << st.message();
+  EXPECT_EQ(*ListTags(*t), (std::vector<std::string>{"one", "two"}));
+
+  auto back = RollbackTo(*t, std::nullopt, "two");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->previous_snapshot, 3);
+  EXPECT_EQ(back->current_snapshot, 2);
+  EXPECT_EQ(back->snapshots_removed, 1);
+  EXPECT_EQ(Rows(*Open()), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
+  EXPECT_FALSE(RollbackTo(*t, 7).ok());  // no such snapshot: nothing changes
+  EXPECT_EQ(Rows(*Open()), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
+
+  ASSERT_TRUE(DeleteTags(*t, {"one", "two"}).ok());
+  EXPECT_TRUE(ListTags(*t)->empty());
+}
+
+TEST_F(MaintenanceTest, Branches) {
+  auto t = Create();
+  Put(*t, 1, 10);
+  ASSERT_TRUE(CreateTag(*t, "base").ok());
+  ASSERT_TRUE(CreateBranch(*t, "dev", std::string("base")).ok());
+  EXPECT_EQ(CreateBranch(*t, "dev").code(), StatusCode::kAlreadyExists);
+  auto dev = catalog_->GetTable(Identifier{"default", "t", "", "dev"});
+  ASSERT_TRUE(dev.ok()) << dev.status().ToString();
+  Put(**dev, 2, 20);
+  EXPECT_EQ(Rows(**dev), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
+  EXPECT_EQ(Rows(*t), (std::map<int64_t, int64_t>{{1, 10}}));
+
+  auto latest = FastForward(*t, "dev");
+  ASSERT_TRUE(latest.ok()) << latest.status().ToString();
+  EXPECT_EQ(Rows(*Open()), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
+
+  Status st = DeleteBranches(*t, {"dev", "nope"});
+  EXPECT_TRUE(st.IsNotFound()) << st.ToString();
+  EXPECT_TRUE(catalog_->GetTable(Identifier{"default", "t", "", "dev"}).ok());  // still there
+  ASSERT_TRUE(DeleteBranches(*t, {"dev"}).ok());
+  EXPECT_FALSE(catalog_->GetTable(Identifier{"default", "t", "", "dev"}).ok());
+}
+
+TEST_F(MaintenanceTest, ExpirationAndOrphanFiles) {
+  auto t = Create({{"snapshot.num-retained.min", "1"}, {"snapshot.num-retained.max", "100"}});
+  for (int i = 0; i < 5; i++) Put(*t, i, i);
+  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  ExpireSnapshotsOptions keep_two;
+  keep_two.retain_max = 2;
+  auto expired = ExpireSnapshots(*t, keep_two);
+  ASSERT_TRUE(expired.ok()) << expired.status().ToString();
+  EXPECT_EQ(expired->snapshots, 3);
+  EXPECT_EQ(Rows(*t).size(), 5u);
+
+  // A file no snapshot names, in a bucket folder: found by a dry run, then removed.
+  const std::string orphan = t->path() + "/bucket-0/data-orphan.parquet";
+  std::ofstream(orphan) << "not a data file";
+  auto found = RemoveOrphanFiles(*t, now + 60000, /*dry_run=*/true);
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->files, 1);
+  EXPECT_EQ(found->paths, (std::vector<std::string>{"bucket-0/data-orphan.parquet"}));
+  EXPECT_TRUE(std::filesystem::exists(orphan));
+  auto removed = RemoveOrphanFiles(*t, now + 60000);
+  ASSERT_TRUE(removed.ok()) << removed.status().ToString();
+  EXPECT_EQ(removed->files, 1);
+  EXPECT_FALSE(std::filesystem::exists(orphan));
+  EXPECT_EQ(Rows(*t).size(), 5u);
+
+  // Nothing kept beyond the snapshots: no long-lived changelog to expire.
+  auto changelogs = ExpireChangelogs(*t);
+  ASSERT_TRUE(changelogs.ok()) << changelogs.status().ToString();
+  EXPECT_EQ(*changelogs, 0);
+}
+
+}  // namespace
+}  // namespace tributary
