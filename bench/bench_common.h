@@ -2,8 +2,8 @@
 // environment, set by run.sh), the deterministic data generators, timing, peak RSS, bytes on disk
 // and the JSON-lines result format that report.py turns into tables.
 //
-// The generators are mirrored line for line in duckdb_bench.mjs; a change here must be made there
-// too (report.py compares the W5/W2/W3 check values of every system and flags disagreement).
+// Every peer program includes this header (duckdb_bench.cc too), so the generators are the same for
+// all (report.py compares the W5/W2/W3 check values of every system and flags disagreement).
 #pragma once
 
 #include <sys/resource.h>

@@ -3,7 +3,7 @@
 // (libduckdb.so, found at $DUCKDB_LIB or under bench/node_modules), loaded with dlopen, and the
 // few C-API declarations below (duckdb.h's, ABI-stable since 1.0). Per batch of BENCH_BATCH
 // rows: an Appender fills a TEMP staging table (in memory, not logged), then one transaction
-// INSERT ... SELECT ... ON CONFLICT (INSERT OR REPLACE for W1) moves the batch into the table
+// INSERT ... SELECT ... ON CONFLICT DO UPDATE moves the batch into the table
 // and commits (DuckDB fsyncs its WAL at commit). The batch's duplicate keys are reduced first
 // (newest wins), since DuckDB cannot update a row twice in one statement. W4: a prepared
 // statement bound per key. W5 / J1: SQL.

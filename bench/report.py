@@ -27,7 +27,7 @@ SETTINGS = {
                  "read, on every core; "
                  "W5 scans read column batches (TableScan::NextColumns); W2/W3 check reads stream "
                  "(ScanOptions::max_batch_rows); jemalloc with one arena per physical core (src/malloc_conf.cc, linked into every bench program)",
-    "rocksdb": "defaults + 10-bit bloom filter; one WriteBatch per BENCH_BATCH rows, "
+    "rocksdb": "defaults + 10-bit bloom filter, 256 MiB block cache; one WriteBatch per BENCH_BATCH rows, "
                "WriteOptions.sync=true (WAL fsync per batch); merge operators for W2/W3; "
                "jemalloc (as Tributary)",
     "sqlite": "journal_mode=WAL, synchronous=FULL, cache_size 256 MiB; one transaction per "
