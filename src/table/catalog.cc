@@ -97,111 +97,19 @@ DataType AssignFieldIds(const DataType& t, int32_t* next) {
   }
 }
 
-Result<TableSchema> BuildSchema(const TableSpec& spec) {
-  TableSchema s;
-  if (auto it = spec.options.find("connector"); it != spec.options.end()) {
-    TRIB_RETURN_NOT_OK(options::CheckConnector(it->second));
-  }
-  if (spec.columns.empty()) return Status::Invalid("a table needs at least one column");
-  std::set<std::string> names;
-  std::vector<std::string> column_names;
-  // As deep as a schema file may nest a type (meta/schema_manager.cc reads no deeper).
-  constexpr int kMaxTypeDepth = 64;
-  struct Depth {
-    static int Of(const DataType& t) {
-      int below = 0;
-      if (t.id == TypeId::kArray || t.id == TypeId::kMultiset) below = Of(t.element());
-      if (t.id == TypeId::kMap) below = std::max(Of(t.key()), Of(t.value()));
-      if (t.id == TypeId::kRow) {
-        for (const Field& f : t.fields()) below = std::max(below, Of(f.type));
-      }
-      return 1 + below;
-    }
-  };
-  for (const auto& c : spec.columns) {
-    TRIB_RETURN_NOT_OK(CheckName("column", c.name));
-    if (Depth::Of(c.type) > kMaxTypeDepth) {
-      return Status::Invalid("column '" + c.name + "': type nested more than " +
-                             std::to_string(kMaxTypeDepth) + " levels deep");
-    }
-    if (!names.insert(c.name).second) return Status::Invalid("duplicate column '" + c.name + "'");
-    column_names.push_back(c.name);
-  }
+// BuildSchema's checks of a table's options against each other and its columns: buckets and
+// bucket keys, cross-partition updates, merge engines and changelog producers, retention,
+// timestamp precision per file format.
+Status CheckTableOptions(const TableSchema& s) {
   auto must_exist = [&](const std::string& what, const std::string& col) -> Status {
-    if (names.count(col)) return Status::OK();
+    if (s.FieldIndex(col) >= 0) return Status::OK();
     return Status::Invalid(what + " column '" + col + "' is not a column of the table");
   };
-  std::set<std::string> seen;
-  for (const auto& k : spec.primary_keys) {
-    TRIB_RETURN_NOT_OK(must_exist("primary key", k));
-    if (!seen.insert(k).second) return Status::Invalid("primary key lists '" + k + "' twice");
-  }
-  seen.clear();
-  for (const auto& k : spec.partition_keys) {
-    TRIB_RETURN_NOT_OK(must_exist("partition", k));
-    if (!seen.insert(k).second) return Status::Invalid("PARTITIONED BY lists '" + k + "' twice");
-  }
   // Nested columns cannot be keys: BinaryRows (partitions, keys, bucket hash) hold flat values.
   auto nested = [&](const std::string& name) {
-    for (const auto& c : spec.columns) {
-      if (c.name == name) return c.type.IsNested();
-    }
-    return false;
+    const int i = s.FieldIndex(name);
+    return i >= 0 && s.fields[i].type.IsNested();
   };
-  for (const auto& k : spec.primary_keys) {
-    if (nested(k)) {
-      return Status::Invalid("primary key column '" + k +
-                             "' has a nested type; primary keys "
-                             "must be flat (not ARRAY, MAP, MULTISET or ROW)");
-    }
-  }
-  for (const auto& k : spec.partition_keys) {
-    if (nested(k)) {
-      return Status::Invalid("partition column '" + k +
-                             "' has a nested type; partition keys "
-                             "must be flat (not ARRAY, MAP, MULTISET or ROW)");
-    }
-  }
-  // Field ids depth-first as Paimon assigns them: a column, then the fields of its nested ROWs.
-  int32_t id = 0;
-  for (const auto& c : spec.columns) {
-    Field f = c;
-    f.id = id++;
-    f.type = AssignFieldIds(f.type, &id);
-    bool pk = std::find(spec.primary_keys.begin(), spec.primary_keys.end(), c.name) !=
-              spec.primary_keys.end();
-    if (pk) f.type.nullable = false;  // primary key columns are NOT NULL, as in Flink and Paimon
-    s.fields.push_back(std::move(f));
-  }
-  s.highest_field_id = id - 1;
-  s.primary_keys = spec.primary_keys;
-  s.partition_keys = spec.partition_keys;
-  s.comment = spec.comment;
-  s.time_millis = NowMillis();
-  if (!s.primary_keys.empty() && s.TrimmedPrimaryKeys().empty()) {
-    return Status::Invalid(
-        "the primary key must contain at least one column that is not a "
-        "partition key");
-  }
-  TRIB_ASSIGN_OR_RETURN(s.options,
-                        NormalizeOptions(OptionScope::kTable, spec.options, column_names));
-  for (const auto& [k, v] : s.options) {
-    // FindOption matches per-column keys ('fields.<col>.default-value') too.
-    const OptionDef* def = FindOption(OptionScope::kTable, k);
-    if (def && !def->supported) {
-      return Status::NotSupported("option '" + k + "' is recognised but not supported yet");
-    }
-    if (def && def->hint_only) {
-      return Status::Invalid("option '" + k + "' is a query hint (/*+ OPTIONS('" + k +
-                             "' = '...') */), not a table option");
-    }
-    if (k == "scan.timestamp") {
-      // A time of the session's zone: only a query knows the session.
-      return Status::NotSupported(
-          "option 'scan.timestamp' as a table option is not supported "
-          "yet; use it as a query hint, or set 'scan.timestamp-millis'");
-    }
-  }
   TRIB_ASSIGN_OR_RETURN(options::CoreOptions core, options::CoreOptions::From(s));
   bool pk = s.HasPrimaryKey();
   if (core.bucket == 0 || core.bucket < -1) {
@@ -349,6 +257,115 @@ Result<TableSchema> BuildSchema(const TableSpec& spec) {
                                   " holds at most precision " + std::to_string(max_precision));
     }
   }
+  return Status::OK();
+}
+
+Result<TableSchema> BuildSchema(const TableSpec& spec) {
+  TableSchema s;
+  if (auto it = spec.options.find("connector"); it != spec.options.end()) {
+    TRIB_RETURN_NOT_OK(options::CheckConnector(it->second));
+  }
+  if (spec.columns.empty()) return Status::Invalid("a table needs at least one column");
+  std::set<std::string> names;
+  std::vector<std::string> column_names;
+  // As deep as a schema file may nest a type (meta/schema_manager.cc reads no deeper).
+  constexpr int kMaxTypeDepth = 64;
+  struct Depth {
+    static int Of(const DataType& t) {
+      int below = 0;
+      if (t.id == TypeId::kArray || t.id == TypeId::kMultiset) below = Of(t.element());
+      if (t.id == TypeId::kMap) below = std::max(Of(t.key()), Of(t.value()));
+      if (t.id == TypeId::kRow) {
+        for (const Field& f : t.fields()) below = std::max(below, Of(f.type));
+      }
+      return 1 + below;
+    }
+  };
+  for (const auto& c : spec.columns) {
+    TRIB_RETURN_NOT_OK(CheckName("column", c.name));
+    if (Depth::Of(c.type) > kMaxTypeDepth) {
+      return Status::Invalid("column '" + c.name + "': type nested more than " +
+                             std::to_string(kMaxTypeDepth) + " levels deep");
+    }
+    if (!names.insert(c.name).second) return Status::Invalid("duplicate column '" + c.name + "'");
+    column_names.push_back(c.name);
+  }
+  auto must_exist = [&](const std::string& what, const std::string& col) -> Status {
+    if (names.count(col)) return Status::OK();
+    return Status::Invalid(what + " column '" + col + "' is not a column of the table");
+  };
+  std::set<std::string> seen;
+  for (const auto& k : spec.primary_keys) {
+    TRIB_RETURN_NOT_OK(must_exist("primary key", k));
+    if (!seen.insert(k).second) return Status::Invalid("primary key lists '" + k + "' twice");
+  }
+  seen.clear();
+  for (const auto& k : spec.partition_keys) {
+    TRIB_RETURN_NOT_OK(must_exist("partition", k));
+    if (!seen.insert(k).second) return Status::Invalid("PARTITIONED BY lists '" + k + "' twice");
+  }
+  // Nested columns cannot be keys: BinaryRows (partitions, keys, bucket hash) hold flat values.
+  auto nested = [&](const std::string& name) {
+    for (const auto& c : spec.columns) {
+      if (c.name == name) return c.type.IsNested();
+    }
+    return false;
+  };
+  for (const auto& k : spec.primary_keys) {
+    if (nested(k)) {
+      return Status::Invalid("primary key column '" + k +
+                             "' has a nested type; primary keys "
+                             "must be flat (not ARRAY, MAP, MULTISET or ROW)");
+    }
+  }
+  for (const auto& k : spec.partition_keys) {
+    if (nested(k)) {
+      return Status::Invalid("partition column '" + k +
+                             "' has a nested type; partition keys "
+                             "must be flat (not ARRAY, MAP, MULTISET or ROW)");
+    }
+  }
+  // Field ids depth-first as Paimon assigns them: a column, then the fields of its nested ROWs.
+  int32_t id = 0;
+  for (const auto& c : spec.columns) {
+    Field f = c;
+    f.id = id++;
+    f.type = AssignFieldIds(f.type, &id);
+    bool pk = std::find(spec.primary_keys.begin(), spec.primary_keys.end(), c.name) !=
+              spec.primary_keys.end();
+    if (pk) f.type.nullable = false;  // primary key columns are NOT NULL, as in Flink and Paimon
+    s.fields.push_back(std::move(f));
+  }
+  s.highest_field_id = id - 1;
+  s.primary_keys = spec.primary_keys;
+  s.partition_keys = spec.partition_keys;
+  s.comment = spec.comment;
+  s.time_millis = NowMillis();
+  if (!s.primary_keys.empty() && s.TrimmedPrimaryKeys().empty()) {
+    return Status::Invalid(
+        "the primary key must contain at least one column that is not a "
+        "partition key");
+  }
+  TRIB_ASSIGN_OR_RETURN(s.options,
+                        NormalizeOptions(OptionScope::kTable, spec.options, column_names));
+  for (const auto& [k, v] : s.options) {
+    // FindOption matches per-column keys ('fields.<col>.default-value') too.
+    const OptionDef* def = FindOption(OptionScope::kTable, k);
+    if (def && !def->supported) {
+      return Status::NotSupported("option '" + k + "' is recognised but not supported yet");
+    }
+    if (def && def->hint_only) {
+      return Status::Invalid("option '" + k + "' is a query hint (/*+ OPTIONS('" + k +
+                             "' = '...') */), not a table option");
+    }
+    if (k == "scan.timestamp") {
+      // A time of the session's zone: only a query knows the session.
+      return Status::NotSupported(
+          "option 'scan.timestamp' as a table option is not supported "
+          "yet; use it as a query hint, or set 'scan.timestamp-millis'");
+    }
+  }
+  TRIB_RETURN_NOT_OK(CheckTableOptions(s));
   return s;
 }
 
