@@ -14,6 +14,37 @@ bool SequenceType(const DataType& t) {
          t.id == TypeId::kBigInt || t.IsTimestamp();
 }
 
+// The versioned engine: a deduplicate merge ordered by its version column (the only sequence
+// field; 'sequence.field' is refused with it).
+Status VersionedAsDeduplicate(const TableSchema& s, MergeConfig* c) {
+  auto ver = options::IsSet(s, options::kVersionedVerColumn);
+  if (!ver || ver->empty()) {
+    return Status::Invalid(
+        "merge engine 'versioned' needs "
+        "'table.merge-engine.versioned.ver-column'");
+  }
+  const int i = s.FieldIndex(*ver);
+  if (i < 0) {
+    return Status::Invalid("'table.merge-engine.versioned.ver-column' names unknown column '" +
+                           *ver + "'");
+  }
+  const DataType& t = s.fields[i].type;
+  if (t.id != TypeId::kInt && t.id != TypeId::kBigInt && !t.IsTimestamp()) {
+    return Status::Invalid("version column '" + *ver +
+                           "' must be INT, BIGINT, TIMESTAMP or "
+                           "TIMESTAMP_LTZ, not " +
+                           t.ToString());
+  }
+  if (options::IsSet(s, options::kSequenceField)) {
+    return Status::Invalid(
+        "merge engine 'versioned' orders by its version column; "
+        "'sequence.field' cannot be set as well");
+  }
+  c->engine = "deduplicate";
+  c->sequence_fields = {i};
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& s, bool strict) {
@@ -33,29 +64,7 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   auto is_key = [&](int i) {
     return std::find(c->primary_key.begin(), c->primary_key.end(), i) != c->primary_key.end();
   };
-  if (c->engine == "versioned") {
-    auto ver = options::IsSet(s, options::kVersionedVerColumn);
-    if (!ver || ver->empty()) {
-      return Status::Invalid(
-          "merge engine 'versioned' needs "
-          "'table.merge-engine.versioned.ver-column'");
-    }
-    TRIB_ASSIGN_OR_RETURN(int i, column(*ver, "'table.merge-engine.versioned.ver-column'"));
-    const DataType& t = s.fields[i].type;
-    if (t.id != TypeId::kInt && t.id != TypeId::kBigInt && !t.IsTimestamp()) {
-      return Status::Invalid("version column '" + *ver +
-                             "' must be INT, BIGINT, TIMESTAMP or "
-                             "TIMESTAMP_LTZ, not " +
-                             t.ToString());
-    }
-    if (options::IsSet(s, options::kSequenceField)) {
-      return Status::Invalid(
-          "merge engine 'versioned' orders by its version column; "
-          "'sequence.field' cannot be set as well");
-    }
-    c->engine = "deduplicate";
-    c->sequence_fields = {i};
-  }
+  if (c->engine == "versioned") TRIB_RETURN_NOT_OK(VersionedAsDeduplicate(s, c.get()));
   if (auto seq = options::IsSet(s, options::kSequenceField)) {
     if (c->engine == "first-row") {
       return Status::Invalid("merge engine 'first-row' does not support 'sequence.field'");
