@@ -72,6 +72,69 @@ Result<StatementResult> Session::DropDatabase(const DropDatabaseStmt& s) {
   return Message("Database " + target.second + " dropped");
 }
 
+namespace {
+
+// What CREATE TABLE ... LIKE copies besides the columns: keys and options, as its clauses say.
+struct LikeSource {
+  std::vector<std::string> primary_keys, partition_keys;
+  std::map<std::string, std::string> options;
+};
+
+// The LIKE source's columns into `spec` (and their names into `names`), and what else it has.
+Status ReadLikeSource(const QueryContext& context, const CreateTableStmt& s, TableSpec* spec,
+                      std::vector<std::string>* names, LikeSource* like) {
+  TRIB_ASSIGN_OR_RETURN(ResolvedName src, context.ResolveTable(*s.like));
+  if (!src.id.system_table.empty()) {
+    return ErrorAt(s.like->pos, "CREATE TABLE ... LIKE copies a data table, not a system table");
+  }
+  auto source = src.catalog->GetTable(src.id);
+  if (!source.ok()) return ErrorAt(s.like->pos, source.status().message());
+  const auto schema = (*source)->schema();
+  for (const auto& f : schema->fields) {
+    Field copy = f;
+    copy.id = 0;
+    spec->columns.push_back(std::move(copy));
+    names->push_back(f.name);
+  }
+  if (s.like_constraints) like->primary_keys = schema->primary_keys;
+  if (s.like_partitions) like->partition_keys = schema->partition_keys;
+  if (s.like_options != CreateTableStmt::LikeOptions::kExcluding) like->options = schema->options;
+  if (spec->comment.empty()) spec->comment = schema->comment;
+  return Status::OK();
+}
+
+// The LIKE source's keys and options into `spec`, where the statement does not set its own (a
+// key or option both set is an error, as Flink's LIKE clauses say).
+Status ApplyLikeSource(const CreateTableStmt& s, LikeSource like, TableSpec* spec) {
+  if (!like.primary_keys.empty()) {
+    if (!s.primary_key.empty()) {
+      return ErrorAt(s.primary_key_pos[0],
+                     "the table copied by LIKE has a primary key already "
+                     "(use EXCLUDING CONSTRAINTS to define another)");
+    }
+    spec->primary_keys = like.primary_keys;
+  }
+  if (!like.partition_keys.empty()) {
+    if (!s.partition_by.empty()) {
+      return ErrorAt(s.partition_by_pos[0],
+                     "the table copied by LIKE is partitioned already "
+                     "(use EXCLUDING PARTITIONS to partition it otherwise)");
+    }
+    spec->partition_keys = like.partition_keys;
+  }
+  for (const auto& o : s.options) {
+    if (s.like_options == CreateTableStmt::LikeOptions::kIncluding && like.options.count(o.key)) {
+      return ErrorAt(o.pos, "option '" + o.key +
+                                "' is set by the table copied by LIKE too "
+                                "(OVERWRITING OPTIONS, the default, lets WITH win)");
+    }
+  }
+  spec->options = std::move(like.options);
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
   if (!rn.id.system_table.empty()) {
@@ -92,33 +155,14 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
     }
   }
   // LIKE: the source's columns first (then the statement's), keys and options as it says.
-  std::vector<std::string> like_pk, like_partitions;
-  std::map<std::string, std::string> like_options;
-  if (s.like) {
-    TRIB_ASSIGN_OR_RETURN(ResolvedName src, ResolveTable(*s.like));
-    if (!src.id.system_table.empty()) {
-      return ErrorAt(s.like->pos, "CREATE TABLE ... LIKE copies a data table, not a system table");
-    }
-    auto source = src.catalog->GetTable(src.id);
-    if (!source.ok()) return ErrorAt(s.like->pos, source.status().message());
-    const auto schema = (*source)->schema();
-    for (const auto& f : schema->fields) {
-      Field copy = f;
-      copy.id = 0;
-      spec.columns.push_back(std::move(copy));
-      names.push_back(f.name);
-    }
-    if (s.like_constraints) like_pk = schema->primary_keys;
-    if (s.like_partitions) like_partitions = schema->partition_keys;
-    if (s.like_options != CreateTableStmt::LikeOptions::kExcluding) like_options = schema->options;
-    if (spec.comment.empty()) spec.comment = schema->comment;
-  }
+  LikeSource like;
+  if (s.like) TRIB_RETURN_NOT_OK(ReadLikeSource(*this, s, &spec, &names, &like));
   // Computed columns count among the columns for their positions (the LIKE source's first).
   std::vector<ComputedColumn> computed;
   std::vector<std::string> computed_names;
   int position = static_cast<int>(names.size());
   if (s.like) {
-    TRIB_ASSIGN_OR_RETURN(auto copied, ComputedColumnsOf(like_options));
+    TRIB_ASSIGN_OR_RETURN(auto copied, ComputedColumnsOf(like.options));
     position += static_cast<int>(copied.size());
     for (const auto& c : copied) computed_names.push_back(c.name);
   }
@@ -195,32 +239,7 @@ Result<StatementResult> Session::CreateTable(const CreateTableStmt& s) {
   }
   spec.primary_keys = s.primary_key;
   spec.partition_keys = s.partition_by;
-  if (s.like) {
-    if (!like_pk.empty()) {
-      if (!s.primary_key.empty()) {
-        return ErrorAt(s.primary_key_pos[0],
-                       "the table copied by LIKE has a primary key already "
-                       "(use EXCLUDING CONSTRAINTS to define another)");
-      }
-      spec.primary_keys = like_pk;
-    }
-    if (!like_partitions.empty()) {
-      if (!s.partition_by.empty()) {
-        return ErrorAt(s.partition_by_pos[0],
-                       "the table copied by LIKE is partitioned already "
-                       "(use EXCLUDING PARTITIONS to partition it otherwise)");
-      }
-      spec.partition_keys = like_partitions;
-    }
-    for (const auto& o : s.options) {
-      if (s.like_options == CreateTableStmt::LikeOptions::kIncluding && like_options.count(o.key)) {
-        return ErrorAt(o.pos, "option '" + o.key +
-                                  "' is set by the table copied by LIKE too "
-                                  "(OVERWRITING OPTIONS, the default, lets WITH win)");
-      }
-    }
-    spec.options = std::move(like_options);
-  }
+  if (s.like) TRIB_RETURN_NOT_OK(ApplyLikeSource(s, std::move(like), &spec));
   for (const auto& o : s.options) {
     if (o.key == "connector") {
       if (Status st = options::CheckConnector(o.value); !st.ok()) {
