@@ -321,6 +321,75 @@ bool SameWrite(const WriteOptions& a, const WriteOptions& b) {
 
 }  // namespace
 
+namespace {
+
+// INSERT ... VALUES: each row's values converted to their columns' types (`targets`, or every
+// column when a static partition's columns are given too), each error at its own value; the
+// static partition's values filled in.
+Status ValuesRows(const InsertStmt& s, const TableSchema& schema, const Identifier& id,
+                  const std::vector<int>& targets, const std::vector<bool>& is_static,
+                  const Row& static_values, std::vector<Row>* rows, std::vector<Pos>* row_pos) {
+  const size_t n = schema.fields.size();
+  const size_t source_width = s.source->values[0].size();
+  const int assign = static_cast<int>(CastMode::kAssignment);
+  Scope empty;
+  Binder const_binder(&empty);
+  bool all_columns = s.columns.empty() && s.has_partition && source_width == n;
+  std::vector<int> cols = targets;
+  if (all_columns) {
+    cols.clear();
+    for (size_t i = 0; i < n; ++i) cols.push_back(static_cast<int>(i));
+  }
+  for (const auto& row : s.source->values) {
+    if (row.size() != cols.size()) {
+      return ErrorAt(row.empty() ? s.source->pos : row[0]->pos,
+                     "INSERT into " + id.ToString() + " expects " + std::to_string(cols.size()) +
+                         " values per row but got " + std::to_string(row.size()));
+    }
+    Row out(n);
+    for (size_t c = 0; c < row.size(); ++c) {
+      const Field& f = schema.fields[cols[c]];
+      TRIB_ASSIGN_OR_RETURN(BoundExprPtr e, const_binder.Bind(*row[c]));
+      if (!e->null_literal && !CanCast(e->type, f.type, CastMode::kAssignment)) {
+        return ErrorAt(row[c]->pos, "cannot insert " + TypeName(e->type) + " into column '" +
+                                        f.name + "' of type " + TypeName(f.type));
+      }
+      Pos pos = row[c]->pos;
+      auto cast = CastTo(std::move(e), f.type, assign);
+      if (!cast.ok()) {
+        return Status(cast.status().code(), cast.status().message() + " (column '" + f.name + "')");
+      }
+      auto v = Evaluate(**cast, Row{});
+      if (!v.ok()) return ErrorAt(pos, v.status().message());
+      if (v->is_null() && (!f.type.nullable || Contains(schema.primary_keys, f.name))) {
+        return ErrorAt(pos,
+                       std::string("NULL value for ") +
+                           (Contains(schema.primary_keys, f.name) ? "primary-key" : "NOT NULL") +
+                           " column '" + f.name + "'");
+      }
+      out[cols[c]] = std::move(*v);
+    }
+    if (all_columns) {
+      for (size_t i = 0; i < n; ++i) {
+        if (is_static[i] && CompareSame(out[i], static_values[i]) != 0) {
+          return ErrorAt(row[i]->pos,
+                         "value of partition column '" + schema.fields[i].name +
+                             "' does not match PARTITION (" + schema.fields[i].name + " = " +
+                             FormatValue(static_values[i], schema.fields[i].type) + ")");
+        }
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (is_static[i]) out[i] = static_values[i];
+    }
+    rows->push_back(std::move(out));
+    row_pos->push_back(row.empty() ? s.source->pos : row[0]->pos);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Result<StatementResult> Session::Insert(const InsertStmt& s) {
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
   OptionList target_hints = s.hints;
@@ -334,15 +403,12 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   const auto schema = table->schema();
   const std::vector<Field>& fields = schema->fields;
   const size_t n = fields.size();
-  const int assign = static_cast<int>(CastMode::kAssignment);
 
   // PARTITION (k = 'v'): static partition values.
   std::vector<bool> is_static(n, false);
   Row static_values(n);
   TRIB_ASSIGN_OR_RETURN(auto static_partition,
                         StaticPartition(*schema, rn.id, s.partition, &is_static, &static_values));
-  Scope empty;
-  Binder const_binder(&empty);
 
   // Target columns: the column list, else every column that has no static value.
   std::vector<int> targets;
@@ -372,65 +438,13 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   // With a static partition and no column list the source may also give every column (as
   // `INSERT OVERWRITE t PARTITION (dt = '1') SELECT * FROM t WHERE dt = '1'`); the partition
   // columns must then equal the static values.
-  const size_t source_width = s.source->values.empty() ? 0 : s.source->values[0].size();
   std::vector<Row> source_rows;
   std::vector<DataType> source_types;
   std::vector<Pos> row_pos;
   if (!s.source->values.empty()) {
     // VALUES: convert each expression to its column type, with its own position in errors.
-    bool all_columns = s.columns.empty() && s.has_partition && source_width == n;
-    std::vector<int> cols = targets;
-    if (all_columns) {
-      cols.clear();
-      for (size_t i = 0; i < n; ++i) cols.push_back(static_cast<int>(i));
-    }
-    for (const auto& row : s.source->values) {
-      if (row.size() != cols.size()) {
-        return ErrorAt(row.empty() ? s.source->pos : row[0]->pos,
-                       "INSERT into " + rn.id.ToString() + " expects " +
-                           std::to_string(cols.size()) + " values per row but got " +
-                           std::to_string(row.size()));
-      }
-      Row out(n);
-      for (size_t c = 0; c < row.size(); ++c) {
-        const Field& f = fields[cols[c]];
-        TRIB_ASSIGN_OR_RETURN(BoundExprPtr e, const_binder.Bind(*row[c]));
-        if (!e->null_literal && !CanCast(e->type, f.type, CastMode::kAssignment)) {
-          return ErrorAt(row[c]->pos, "cannot insert " + TypeName(e->type) + " into column '" +
-                                          f.name + "' of type " + TypeName(f.type));
-        }
-        Pos pos = row[c]->pos;
-        auto cast = CastTo(std::move(e), f.type, assign);
-        if (!cast.ok()) {
-          return Status(cast.status().code(),
-                        cast.status().message() + " (column '" + f.name + "')");
-        }
-        auto v = Evaluate(**cast, Row{});
-        if (!v.ok()) return ErrorAt(pos, v.status().message());
-        if (v->is_null() && (!f.type.nullable || Contains(schema->primary_keys, f.name))) {
-          return ErrorAt(pos,
-                         std::string("NULL value for ") +
-                             (Contains(schema->primary_keys, f.name) ? "primary-key" : "NOT NULL") +
-                             " column '" + f.name + "'");
-        }
-        out[cols[c]] = std::move(*v);
-      }
-      if (all_columns) {
-        for (size_t i = 0; i < n; ++i) {
-          if (is_static[i] && CompareSame(out[i], static_values[i]) != 0) {
-            return ErrorAt(row[i]->pos, "value of partition column '" + fields[i].name +
-                                            "' does not match PARTITION (" + fields[i].name +
-                                            " = " + FormatValue(static_values[i], fields[i].type) +
-                                            ")");
-          }
-        }
-      }
-      for (size_t i = 0; i < n; ++i) {
-        if (is_static[i]) out[i] = static_values[i];
-      }
-      source_rows.push_back(std::move(out));
-      row_pos.push_back(row.empty() ? s.source->pos : row[0]->pos);
-    }
+    TRIB_RETURN_NOT_OK(
+        ValuesRows(s, *schema, rn.id, targets, is_static, static_values, &source_rows, &row_pos));
   } else {
     TRIB_ASSIGN_OR_RETURN(QueryResult q, ExecuteQuery(*this, *s.source));
     bool all_columns =
