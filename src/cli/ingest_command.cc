@@ -307,6 +307,19 @@ int Fail(Progress* progress, TableWriter* writer, const std::string& message) {
   return 1;
 }
 
+// The table `args` names, in its warehouse (which must exist), opened through `*catalog`.
+Result<std::unique_ptr<Table>> OpenIngestTable(const IngestArgs& args,
+                                               std::unique_ptr<Catalog>* catalog) {
+  CatalogOptions catalog_options;
+  catalog_options.create_if_missing = false;
+  TRIB_ASSIGN_OR_RETURN(*catalog, Catalog::Open(args.warehouse, catalog_options));
+  TRIB_ASSIGN_OR_RETURN(Identifier id, Identifier::Parse(args.table, "default"));
+  if (!id.system_table.empty()) {
+    return Status::Invalid("cannot write into system table '" + args.table + "'");
+  }
+  return (*catalog)->GetTable(id);
+}
+
 }  // namespace
 
 int RunIngestCommand(int argc, char** argv) {
@@ -331,16 +344,8 @@ int RunIngestCommand(int argc, char** argv) {
     }
   } close_fd{owned_fd};
 
-  CatalogOptions catalog_options;
-  catalog_options.create_if_missing = false;
-  auto catalog = Catalog::Open(args.warehouse, catalog_options);
-  if (!catalog.ok()) return Fail(&progress, nullptr, catalog.status().message());
-  auto id = Identifier::Parse(args.table, "default");
-  if (!id.ok()) return Fail(&progress, nullptr, id.status().message());
-  if (!id->system_table.empty()) {
-    return Fail(&progress, nullptr, "cannot write into system table '" + args.table + "'");
-  }
-  auto table = (*catalog)->GetTable(*id);
+  std::unique_ptr<Catalog> catalog;
+  auto table = OpenIngestTable(args, &catalog);
   if (!table.ok()) return Fail(&progress, nullptr, table.status().message());
   // A long-lived writer: compaction runs in the background between commits, and the end of the
   // input waits for it (as Paimon's writers do).
@@ -508,8 +513,8 @@ int RunIngestCommand(int argc, char** argv) {
     std::fprintf(stderr, "stopped by %s: ", g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
   }
   std::fprintf(stderr, "ingested %lld change events (%lld rows) into %s in %lld commits\n",
-               static_cast<long long>(events), static_cast<long long>(rows), id->ToString().c_str(),
-               static_cast<long long>(commits));
+               static_cast<long long>(events), static_cast<long long>(rows),
+               (*table)->identifier().ToString().c_str(), static_cast<long long>(commits));
   if (skipped > 0) {
     std::fprintf(stderr, "skipped %lld malformed line(s) (the first: %s)\n",
                  static_cast<long long>(skipped), first_skipped.c_str());
