@@ -1,15 +1,17 @@
 // Table maintenance from C++: what the SQL procedures (CALL sys.expire_snapshots,
 // sys.expire_changelogs, sys.remove_orphan_files, sys.create_tag, sys.delete_tag,
-// sys.create_branch, sys.delete_branch, sys.fast_forward, sys.rollback_to) do, with the same
-// semantics (Paimon's) and the same refusals; the procedures call these. Each takes a table a
-// Catalog opened (Catalog::GetTable) and leaves it consistent whatever fails: a call that fails
-// changes nothing, or (expiration, orphan removal) only what was finished before the failure,
+// sys.create_branch, sys.delete_branch, sys.fast_forward, sys.rollback_to, sys.rescale) do, with
+// the same semantics (Paimon's) and the same refusals; the procedures call these. Each takes a
+// table a Catalog opened (Catalog::GetTable) and leaves it consistent whatever fails: a call that
+// fails changes nothing, or (expiration, orphan removal) only what was finished before the failure,
 // which a later call completes.
 // Thread-safety: safe to call from several threads and processes at once on one table (as the
 // procedures are); each call works on the table's latest state.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,5 +101,27 @@ struct RollbackResult {
 // snapshots, long-lived changelogs and tags go; their files are left to RemoveOrphanFiles.
 Result<RollbackResult> RollbackTo(Table& table, std::optional<int64_t> snapshot_id,
                                   const std::string& tag = "");
+
+struct RescaleOptions {
+  int32_t buckets = 1;  // the new bucket count, at least 1
+  // Partition column -> value of each partition to rescale (every partition column given);
+  // none: every partition.
+  std::vector<std::map<std::string, std::string>> partitions;
+  // Threads that read the rows and that write them (Paimon's scan_parallelism and
+  // sink_parallelism); 0: every core.
+  int scan_threads = 0;
+  int sink_threads = 0;
+  // Called with the number of rows written so far, every 100,000 rows, if set.
+  std::function<void(int64_t rows)> progress;
+};
+struct RescaleResult {
+  std::optional<int64_t> snapshot;  // the snapshot that rescaled; none when there were no rows
+  std::vector<std::string> warnings;
+};
+// A fixed-bucket table's rows (in the partitions named, or all) written again into
+// `options.buckets` buckets by one OVERWRITE, retried while other writers commit meanwhile
+// (nothing changes if it gives up); later writes to a rescaled partition use its new count
+// (Paimon's sys.rescale). Invalid for a dynamic-bucket table.
+Result<RescaleResult> Rescale(Table& table, const RescaleOptions& options);
 
 }  // namespace tributary

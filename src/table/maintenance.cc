@@ -15,6 +15,8 @@
 #include "meta/snapshot.h"
 #include "meta/tags.h"
 #include "options/option_keys.h"
+#include "table/rescale.h"
+#include "tributary/schema.h"
 #include "tributary/table.h"
 
 namespace tributary {
@@ -155,6 +157,43 @@ Result<RollbackResult> RollbackTo(Table& table, std::optional<int64_t> snapshot_
   out.current_snapshot = r.current_snapshot;
   out.snapshots_removed = r.snapshots_removed;
   out.tags_removed = r.tags_removed;
+  return out;
+}
+
+Result<RescaleResult> Rescale(Table& table, const RescaleOptions& options) {
+  const auto schema = table.schema();
+  TRIB_ASSIGN_OR_RETURN(const int64_t current, options::Get(*schema, options::kBucket));
+  if (current <= 0) {
+    return Status::Invalid("rescale rewrites fixed-bucket tables; " +
+                           table.identifier().ToString() +
+                           " has 'bucket' = " + std::to_string(current));
+  }
+  if (options.buckets < 1) {
+    return Status::Invalid("the new bucket count must be at least 1, not " +
+                           std::to_string(options.buckets));
+  }
+  for (const auto& spec : options.partitions) {
+    for (const auto& [k, v] : spec) {
+      if (std::find(schema->partition_keys.begin(), schema->partition_keys.end(), k) ==
+          schema->partition_keys.end()) {
+        return Status::Invalid("'" + k + "' is not a partition column of " +
+                               table.identifier().ToString());
+      }
+    }
+    if (spec.size() != schema->partition_keys.size()) {
+      return Status::Invalid("a partition to rescale needs a value for every partition column");
+    }
+  }
+  table::RescaleRequest request;
+  request.buckets = options.buckets;
+  request.partitions = options.partitions;
+  request.scan_threads = options.scan_threads;
+  request.sink_threads = options.sink_threads;
+  request.progress = options.progress;
+  TRIB_ASSIGN_OR_RETURN(table::RewriteResult r, table::Rescale(table, request));
+  RescaleResult out;
+  out.snapshot = r.snapshot;
+  out.warnings = std::move(r.warnings);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "table/warehouse_test_base.h"
 #include "tributary/catalog.h"
@@ -143,6 +144,43 @@ TEST_F(MaintenanceTest, ExpirationAndOrphanFiles) {
   auto changelogs = ExpireChangelogs(*t);
   ASSERT_TRUE(changelogs.ok()) << changelogs.status().ToString();
   EXPECT_EQ(*changelogs, 0);
+}
+
+TEST_F(MaintenanceTest, RescaleKeepsTheRows) {
+  auto t = Create({{"bucket", "2"}});
+  for (int i = 0; i < 20; i++) Put(*t, i, i * 10);
+  RescaleOptions to_three;
+  to_three.buckets = 3;
+  auto rescaled = Rescale(*t, to_three);
+  ASSERT_TRUE(rescaled.ok()) << rescaled.status().ToString();
+  ASSERT_TRUE(rescaled->snapshot.has_value());
+  auto reopened = Open();
+  EXPECT_EQ(Rows(*reopened).size(), 20u);
+  EXPECT_EQ(Rows(*reopened).at(7), 70);
+  // Files of three buckets now, none of the old two-bucket layout's other than those three.
+  std::set<std::string> buckets;
+  for (const auto& e : std::filesystem::directory_iterator(reopened->path())) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("bucket-", 0) == 0) buckets.insert(name);
+  }
+  EXPECT_TRUE(buckets.count("bucket-2")) << "no file was written into a third bucket";
+  Put(*reopened, 100, 1000);  // later writes land in the new layout
+  EXPECT_EQ(Rows(*Open()).size(), 21u);
+
+  RescaleOptions zero;
+  zero.buckets = 0;
+  EXPECT_FALSE(Rescale(*t, zero).ok());
+}
+
+TEST_F(MaintenanceTest, RescaleRefusesDynamicBuckets) {
+  auto t = Create();  // 'bucket' = -1
+  Put(*t, 1, 1);
+  RescaleOptions o;
+  o.buckets = 4;
+  auto r = Rescale(*t, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("fixed-bucket"), std::string::npos) << r.status().message();
+  EXPECT_EQ(Rows(*Open()).size(), 1u);
 }
 
 }  // namespace

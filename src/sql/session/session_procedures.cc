@@ -37,7 +37,6 @@
 #include "sql/session/session_internal.h"
 #include "table/auto_partition.h"
 #include "table/partition_expire.h"
-#include "table/rescale.h"
 #include "table/sort_compact.h"
 #include "tributary/maintenance.h"
 #include "tributary/options.h"
@@ -497,7 +496,7 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
       specs.push_back(std::move(spec));
     }
   }
-  table::RescaleRequest request;
+  RescaleOptions request;
   request.buckets = buckets;
   request.partitions = std::move(specs);
   request.scan_threads = scan_threads;
@@ -510,7 +509,7 @@ Result<StatementResult> Session::Rescale(const CallStmt& s) {
       std::fflush(stderr);
     };
   }
-  auto rescaled = table::Rescale(table, request);
+  auto rescaled = ::tributary::Rescale(table, request);
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (!rescaled.ok()) return Locate(rescaled.status(), s.pos);
   for (const std::string& w : rescaled->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
