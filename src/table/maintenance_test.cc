@@ -43,19 +43,6 @@ class MaintenanceTest : public WarehouseTest {
     ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(id), Value::Int(v)}).ok());
     ASSERT_TRUE((*w)->Commit().ok());
   }
-  static std::map<int64_t, int64_t> Rows(Table& table) {
-    auto scan = table.NewScan({});
-    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-    std::map<int64_t, int64_t> rows;
-    RowBatch b;
-    while (scan.ok()) {
-      auto more = (*scan)->Next(&b);
-      EXPECT_TRUE(more.ok()) << more.status().ToString();
-      if (!more.ok() || !*more) break;
-      for (const Row& r : b.rows) rows[r[0].int_value()] = r[1].int_value();
-    }
-    return rows;
-  }
 };
 
 TEST_F(MaintenanceTest, TagsAndRollback) {
@@ -69,7 +56,7 @@ TEST_F(MaintenanceTest, TagsAndRollback) {
   EXPECT_EQ(CreateTag(*t, "one", 1).status().code(), StatusCode::kAlreadyExists);
   EXPECT_TRUE(CreateTag(*t, "gone", 99).status().IsNotFound());
   Put(*t, 1, 11);
-  EXPECT_EQ(Rows(*t), (std::map<int64_t, int64_t>{{1, 11}, {2, 20}}));
+  EXPECT_EQ(ReadIdValues(*t), (std::map<int64_t, int64_t>{{1, 11}, {2, 20}}));
 
   // A list naming a missing tag removes none.
   Status st = DeleteTags(*t, {"one", "nope"});
@@ -82,9 +69,9 @@ TEST_F(MaintenanceTest, TagsAndRollback) {
   EXPECT_EQ(back->previous_snapshot, 3);
   EXPECT_EQ(back->current_snapshot, 2);
   EXPECT_EQ(back->snapshots_removed, 1);
-  EXPECT_EQ(Rows(*Open()), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
+  EXPECT_EQ(ReadIdValues(*Open()), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
   EXPECT_FALSE(RollbackTo(*t, 7).ok());  // no such snapshot: nothing changes
-  EXPECT_EQ(Rows(*Open()), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
+  EXPECT_EQ(ReadIdValues(*Open()), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
 
   ASSERT_TRUE(DeleteTags(*t, {"one", "two"}).ok());
   EXPECT_TRUE(ListTags(*t)->empty());
@@ -99,12 +86,12 @@ TEST_F(MaintenanceTest, Branches) {
   auto dev = catalog_->GetTable(Identifier{"default", "t", "", "dev"});
   ASSERT_TRUE(dev.ok()) << dev.status().ToString();
   Put(**dev, 2, 20);
-  EXPECT_EQ(Rows(**dev), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
-  EXPECT_EQ(Rows(*t), (std::map<int64_t, int64_t>{{1, 10}}));
+  EXPECT_EQ(ReadIdValues(**dev), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
+  EXPECT_EQ(ReadIdValues(*t), (std::map<int64_t, int64_t>{{1, 10}}));
 
   auto latest = FastForward(*t, "dev");
   ASSERT_TRUE(latest.ok()) << latest.status().ToString();
-  EXPECT_EQ(Rows(*Open()), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
+  EXPECT_EQ(ReadIdValues(*Open()), (std::map<int64_t, int64_t>{{1, 10}, {2, 20}}));
 
   Status st = DeleteBranches(*t, {"dev", "nope"});
   EXPECT_TRUE(st.IsNotFound()) << st.ToString();
@@ -124,7 +111,7 @@ TEST_F(MaintenanceTest, ExpirationAndOrphanFiles) {
   auto expired = ExpireSnapshots(*t, keep_two);
   ASSERT_TRUE(expired.ok()) << expired.status().ToString();
   EXPECT_EQ(expired->snapshots, 3);
-  EXPECT_EQ(Rows(*t).size(), 5u);
+  EXPECT_EQ(ReadIdValues(*t).size(), 5u);
 
   // A file no snapshot names, in a bucket folder: found by a dry run, then removed.
   const std::string orphan = t->path() + "/bucket-0/data-orphan.parquet";
@@ -138,7 +125,7 @@ TEST_F(MaintenanceTest, ExpirationAndOrphanFiles) {
   ASSERT_TRUE(removed.ok()) << removed.status().ToString();
   EXPECT_EQ(removed->files, 1);
   EXPECT_FALSE(std::filesystem::exists(orphan));
-  EXPECT_EQ(Rows(*t).size(), 5u);
+  EXPECT_EQ(ReadIdValues(*t).size(), 5u);
 
   // Nothing kept beyond the snapshots: no long-lived changelog to expire.
   auto changelogs = ExpireChangelogs(*t);
@@ -155,8 +142,8 @@ TEST_F(MaintenanceTest, RescaleKeepsTheRows) {
   ASSERT_TRUE(rescaled.ok()) << rescaled.status().ToString();
   ASSERT_TRUE(rescaled->snapshot.has_value());
   auto reopened = Open();
-  EXPECT_EQ(Rows(*reopened).size(), 20u);
-  EXPECT_EQ(Rows(*reopened).at(7), 70);
+  EXPECT_EQ(ReadIdValues(*reopened).size(), 20u);
+  EXPECT_EQ(ReadIdValues(*reopened).at(7), 70);
   // Files of three buckets now, none of the old two-bucket layout's other than those three.
   std::set<std::string> buckets;
   for (const auto& e : std::filesystem::directory_iterator(reopened->path())) {
@@ -165,7 +152,7 @@ TEST_F(MaintenanceTest, RescaleKeepsTheRows) {
   }
   EXPECT_TRUE(buckets.count("bucket-2")) << "no file was written into a third bucket";
   Put(*reopened, 100, 1000);  // later writes land in the new layout
-  EXPECT_EQ(Rows(*Open()).size(), 21u);
+  EXPECT_EQ(ReadIdValues(*Open()).size(), 21u);
 
   RescaleOptions zero;
   zero.buckets = 0;
@@ -180,7 +167,7 @@ TEST_F(MaintenanceTest, RescaleRefusesDynamicBuckets) {
   auto r = Rescale(*t, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("fixed-bucket"), std::string::npos) << r.status().message();
-  EXPECT_EQ(Rows(*Open()).size(), 1u);
+  EXPECT_EQ(ReadIdValues(*Open()).size(), 1u);
 }
 
 }  // namespace

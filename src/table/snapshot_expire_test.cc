@@ -46,24 +46,6 @@ class SnapshotExpireTest : public WarehouseTest {
     return std::move(*t);
   }
 
-  // The table's rows (id -> v), read with `hints`.
-  static std::map<int64_t, int64_t> ReadAll(Table& table,
-                                            std::map<std::string, std::string> hints = {}) {
-    ScanOptions so;
-    so.dynamic_options = std::move(hints);
-    auto scan = table.NewScan(so);
-    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-    std::map<int64_t, int64_t> rows;
-    RowBatch b;
-    while (scan.ok()) {
-      auto more = (*scan)->Next(&b);
-      EXPECT_TRUE(more.ok()) << more.status().ToString();
-      if (!more.ok() || !*more) break;
-      for (const Row& r : b.rows) rows[r[0].int_value()] = r[1].int_value();
-    }
-    return rows;
-  }
-
   // Every file under data, changelog and manifest folders that a retained snapshot uses.
   static std::set<std::string> Referenced(const std::string& table_path) {
     std::set<std::string> names;
@@ -247,7 +229,7 @@ TEST_F(SnapshotExpireTest, TagsStayReadableAndIndexFilesExpire) {
                    {"snapshot.num-retained.min", "2"},
                    {"snapshot.num-retained.max", "4"},
                    {"num-sorted-run.compaction-trigger", "2"}});
-  auto read = [&](std::map<std::string, std::string> hints) { return ReadAll(*t, hints); };
+  auto read = [&](std::map<std::string, std::string> hints) { return ReadIdValues(*t, hints); };
   std::map<int64_t, int64_t> model, at_tag;
   for (int c = 0; c < 60; c++) {
     auto w = t->NewWriter({});
@@ -296,7 +278,7 @@ TEST_F(SnapshotExpireTest, BranchesKeepWhatTheyUseThroughExpirationAndOrphanClea
                    {"snapshot.num-retained.min", "1"},
                    {"snapshot.num-retained.max", "2"},
                    {"num-sorted-run.compaction-trigger", "2"}});
-  auto read = [&](Table& table) { return ReadAll(table); };
+  auto read = [&](Table& table) { return ReadIdValues(table); };
   auto commit = [&](Table& table, int c, std::map<int64_t, int64_t>* model) {
     auto w = table.NewWriter({});
     ASSERT_TRUE(w.ok());

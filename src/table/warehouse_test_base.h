@@ -5,11 +5,15 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
 #include "io/file_system.h"
 #include "tributary/catalog.h"
+#include "tributary/table.h"
+#include "tributary/table_scan.h"
 
 namespace tributary {
 
@@ -25,6 +29,24 @@ class WarehouseTest : public ::testing::Test {
     catalog_ = std::move(*c);
   }
   void TearDown() override { (void)io::LocalFs().RemoveAll(dir_); }
+
+  // The rows (id -> v) of a table of two BIGINT columns, read with `hints`.
+  static std::map<int64_t, int64_t> ReadIdValues(Table& table,
+                                                 std::map<std::string, std::string> hints = {}) {
+    ScanOptions so;
+    so.dynamic_options = std::move(hints);
+    auto scan = table.NewScan(so);
+    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+    std::map<int64_t, int64_t> rows;
+    RowBatch b;
+    while (scan.ok()) {
+      auto more = (*scan)->Next(&b);
+      EXPECT_TRUE(more.ok()) << more.status().ToString();
+      if (!more.ok() || !*more) break;
+      for (const Row& r : b.rows) rows[r[0].int_value()] = r[1].int_value();
+    }
+    return rows;
+  }
 
   std::string dir_;
   std::unique_ptr<Catalog> catalog_;

@@ -905,6 +905,35 @@ void RemapColumns(BoundExpr* e, const std::vector<int>& slot) {
   for (auto& a : e->args) RemapColumns(a.get(), slot);
 }
 
+namespace {
+
+// Every row `plan` reads of `table`, each a full row of `fields` (the columns the plan does not
+// project left NULL): ReadMatchingRows' read of a DELETE's or UPDATE's target.
+Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields,
+                                  const ScanPlan& plan,
+                                  const std::map<std::string, std::string>& dynamic_options,
+                                  const std::string& time_zone = "") {
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan,
+                        table.NewScan(MakeScanOptions(plan, dynamic_options, time_zone)));
+  std::vector<Row> rows;
+  RowBatch batch;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
+    for (Row& r : batch.rows) {
+      Row full(fields.size());
+      for (size_t i = 0; i < plan.projection.size() && i < r.size(); ++i) {
+        full[plan.projection[i]] = std::move(r[i]);
+      }
+      rows.push_back(std::move(full));
+    }
+    batch.Clear();
+    if (!more) break;
+  }
+  return rows;
+}
+
+}  // namespace
+
 }  // namespace planner
 
 using namespace planner;

@@ -76,11 +76,6 @@ ScanOptions MakeScanOptions(const ScanPlan& plan,
                             const std::string& time_zone);
 // The 'scan.snapshot-id' hint of `source`, into plan->snapshot_id.
 Status ApplySnapshotHint(const Source& source, const Pos& hints_pos, ScanPlan* plan);
-// Every row `plan` reads of `table` (a statement's own read of its target: DELETE, UPDATE).
-Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields,
-                                  const ScanPlan& plan,
-                                  const std::map<std::string, std::string>& dynamic_options,
-                                  const std::string& time_zone = "");
 // What EXPLAIN says of a table scan.
 std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanOptions& opts);
 // Filter pushdown into a subquery: moves each conjunct of `conjuncts` (over the columns of

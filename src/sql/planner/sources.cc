@@ -66,29 +66,6 @@ Status ApplySnapshotHint(const Source& source, const Pos& hints_pos, ScanPlan* p
   return Status::OK();
 }
 
-Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields,
-                                  const ScanPlan& plan,
-                                  const std::map<std::string, std::string>& dynamic_options,
-                                  const std::string& time_zone) {
-  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan,
-                        table.NewScan(MakeScanOptions(plan, dynamic_options, time_zone)));
-  std::vector<Row> rows;
-  RowBatch batch;
-  while (true) {
-    TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
-    for (Row& r : batch.rows) {
-      Row full(fields.size());
-      for (size_t i = 0; i < plan.projection.size() && i < r.size(); ++i) {
-        full[plan.projection[i]] = std::move(r[i]);
-      }
-      rows.push_back(std::move(full));
-    }
-    batch.Clear();
-    if (!more) break;
-  }
-  return rows;
-}
-
 // `owner` (optional): holds `q`, kept alive with the plan.
 Status OpenSubquery(const QueryContext& session, const SelectStmt& q, Source* src,
                     std::shared_ptr<const SelectStmt> owner = nullptr);
