@@ -550,7 +550,7 @@ Result<std::shared_ptr<const CorrelatedSubquery::Outcome>> CorrelatedSubquery::R
       if (!v.ok()) return ErrorAt(e.pos, v.status().message());
       std::string k;
       AppendKey(*v, &k);
-      out->set.insert(std::move(k));
+      out->set->insert(std::move(k));
     }
   }
   if (cache_.size() >= kMaxCached) cache_.clear();
@@ -573,13 +573,56 @@ Result<Value> CorrelatedSubquery::Evaluate(const BoundExpr& e, const Row& row) {
     if (a.is_null()) return out->any ? Value::Null() : Value::Bool(negated);
     std::string key;
     AppendKey(a, &key);
-    if (out->set.count(key)) return Value::Bool(!negated);
+    if (out->set->count(key)) return Value::Bool(!negated);
     if (out->has_null) return Value::Null();
     return Value::Bool(negated);
   }
   TRIB_ASSIGN_OR_RETURN(auto out, Run(e, std::move(outer)));
   if (form == ExprKind::kExists) return Value::Bool(out->any != negated);
   return out->scalar;
+}
+
+Result<BoundExprPtr> CorrelatedSubquery::Resolve(BoundExprPtr e) {
+  TRIB_ASSIGN_OR_RETURN(auto out, Run(*e, {}));
+  if (form == ExprKind::kExists) {
+    return MakeConstant(Value::Bool(out->any != negated), DataType::Boolean().NotNull(), e->pos);
+  }
+  if (form == ExprKind::kSubquery) {
+    return MakeConstant(out->any ? out->scalar : Value::Null(), value_type.WithNullable(true),
+                        e->pos);
+  }
+  auto in = std::make_unique<BoundExpr>();
+  in->kind = BoundKind::kIn;
+  in->type = DataType::Boolean();
+  in->pos = e->pos;
+  in->negated = negated;
+  in->args.push_back(std::move(e->args[0]));
+  in->in_set = out->set;
+  in->in_set_has_null = out->has_null;
+  return BoundExprPtr(std::move(in));
+}
+
+namespace {
+bool IsDeferred(const BoundExpr& e) {
+  return e.kind == BoundKind::kSubquery && e.correlated->columns.empty();
+}
+}  // namespace
+
+Status ResolveSubqueries(BoundExprPtr* e, bool* changed) {
+  for (auto& a : (*e)->args) TRIB_RETURN_NOT_OK(ResolveSubqueries(&a, changed));
+  if (!IsDeferred(**e)) return Status::OK();
+  std::shared_ptr<CorrelatedSubquery> c = (*e)->correlated;
+  TRIB_ASSIGN_OR_RETURN(*e, c->Resolve(std::move(*e)));
+  if (changed) *changed = true;
+  return Status::OK();
+}
+
+bool HasDeferredSubquery(const BoundExpr& e) {
+  if (IsDeferred(e)) return true;
+  for (const auto& a : e.args) {
+    if (HasDeferredSubquery(*a)) return true;
+  }
+  return false;
 }
 
 bool SqlLike(std::string_view s, std::string_view pattern) {
@@ -621,7 +664,9 @@ BoundExprPtr CloneBound(const BoundExpr& e) {
 
 namespace {
 void DescribeCorrelated(const BoundExpr& e, std::string* out) {
-  if (e.kind == BoundKind::kSubquery) {
+  if (IsDeferred(e)) {
+    *out += "; a subquery run once when the query starts";
+  } else if (e.kind == BoundKind::kSubquery) {
     const CorrelatedSubquery& c = *e.correlated;
     std::string by;
     for (int col : c.columns) {
@@ -642,8 +687,9 @@ std::string DescribeCorrelated(const std::vector<BoundExprPtr>& exprs) {
 
 bool IsVolatile(const BoundExpr& e) {
   if (e.kind == BoundKind::kFunction && IsVolatileFunction(e.op, e.args.size())) return true;
-  // A correlated subquery runs a query: kept where it was bound.
-  if (e.kind == BoundKind::kSubquery) return true;
+  // A correlated subquery runs a query per row: kept where it was bound. An uncorrelated one
+  // is a constant of the statement, run once however many places read it.
+  if (e.kind == BoundKind::kSubquery && !IsDeferred(e)) return true;
   for (const auto& a : e.args) {
     if (IsVolatile(*a)) return true;
   }

@@ -83,6 +83,12 @@ thread_local std::vector<OuterFrame*> t_outer_frames;
 OuterFrameScope::OuterFrameScope(OuterFrame* frame) { t_outer_frames.push_back(frame); }
 OuterFrameScope::~OuterFrameScope() { t_outer_frames.pop_back(); }
 std::vector<OuterFrame*> CurrentOuterFrames() { return t_outer_frames; }
+bool OnlyProbeFrames() {
+  for (const OuterFrame* f : t_outer_frames) {
+    if (f->row) return false;
+  }
+  return true;
+}
 
 bool ResolvesInOuterFrame(const std::vector<std::string>& names, const Pos& pos) {
   for (const OuterFrame* f : t_outer_frames) {

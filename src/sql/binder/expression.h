@@ -95,8 +95,15 @@ using QueryRows = std::pair<std::vector<Field>, std::vector<Row>>;
 
 // How the binder runs the subqueries of expressions (query.cc provides them).
 struct SubqueryRunner {
-  // Runs an uncorrelated subquery now: its results become constants.
+  // Runs an uncorrelated subquery now: its results become constants. Used only while a row of an
+  // enclosing query is present (a correlated subquery being run); otherwise an uncorrelated
+  // subquery is planned now and run when the statement runs (`deferred`).
   std::function<Result<QueryRows>(const SelectStmt&)> run;
+  // As `later`, for a subquery that reads no enclosing row: it is planned now (plan_only) and
+  // run once when the statement runs (ResolveSubqueries).
+  std::function<std::function<Result<QueryRows>(OuterFrame* frame, bool plan_only)>(
+      std::shared_ptr<const SelectStmt> sq)>
+      deferred;
   // Whether a correlated subquery may run per row here (not in a streaming query).
   bool per_row = false;
   // A function that plans (and unless plan_only, runs) `sq` later, as often as asked, with the
@@ -130,6 +137,9 @@ class OuterFrameScope {
 bool ResolvesInOuterFrame(const std::vector<std::string>& names, const Pos& pos);
 // The frames present (a runner installs them again around a later run).
 std::vector<OuterFrame*> CurrentOuterFrames();
+// Whether every enclosing row present is a probe (no row): nothing is being run per row, so an
+// uncorrelated subquery bound now can wait until the statement runs.
+bool OnlyProbeFrames();
 
 // One aggregate call of a grouped query. Its argument is bound against the input scope.
 struct AggregateCall {
@@ -200,8 +210,9 @@ class Binder {
   // Window function calls met are added to `windows` and bound as its columns; without, a
   // window function is an error.
   void set_windows(WindowBinding* windows) { windows_ = windows; }
-  // Subqueries in expressions (IN (SELECT ...), EXISTS, scalar) are run by `runner` while
-  // binding, and their results become constants; without, a subquery is an error.
+  // Subqueries in expressions (IN (SELECT ...), EXISTS, scalar) are planned by `runner` while
+  // binding and run when the statement runs (ResolveSubqueries makes their results constants);
+  // without, a subquery is an error.
   void set_subqueries(const SubqueryRunner* runner) { subqueries_ = runner; }
   // Binds a predicate (WHERE, HAVING, ON): must be BOOLEAN.
   Result<BoundExprPtr> BindPredicate(const Expr& e, const char* clause);
@@ -215,6 +226,11 @@ class Binder {
   Result<BoundExprPtr> BindWindow(const Expr& e);
   Result<BoundExprPtr> BindSubquery(const Expr& e);
   Result<BoundExprPtr> BindCorrelated(const Expr& e);
+  Result<BoundExprPtr> BindDeferred(const Expr& e,
+                                    std::function<Result<QueryRows>(OuterFrame*, bool)> run,
+                                    const std::vector<Field>& fields);
+  Status TypeSubquery(const Expr& e, const std::vector<Field>& fields, CorrelatedSubquery* c,
+                      BoundExpr* node);
   Result<BoundExprPtr> BindInLeft(const Expr& e, const DataType& values, DataType* common);
   // A name the scope does not have, read from an enclosing row; nullptr when none has it.
   Result<BoundExprPtr> BindOuterColumn(const Expr& e);
@@ -252,8 +268,15 @@ bool SqlLike(std::string_view s, std::string_view pattern);
 // Calls f(column) for every column slot the expression reads.
 void CollectColumns(const BoundExpr& e, std::vector<bool>* used);
 
-// For EXPLAIN: "; a correlated subquery run per row (by sc.id)" for each in `exprs`, or "".
+// For EXPLAIN: "; a correlated subquery run per row (by sc.id)" for each in `exprs` (and for
+// a subquery not yet run, "; a subquery run once when the query starts"), or "".
 std::string DescribeCorrelated(const std::vector<BoundExprPtr>& exprs);
+// Runs the uncorrelated subqueries in `*e` that binding planned (BindDeferred) and puts their
+// results in their place as constants (an IN's values as its hash set); each runs once however
+// many copies of it the plan holds. Sets *changed when one was replaced.
+Status ResolveSubqueries(BoundExprPtr* e, bool* changed = nullptr);
+// Whether `e` holds a subquery that has not run yet.
+bool HasDeferredSubquery(const BoundExpr& e);
 
 // A deep copy of `e` (a RAND(seed) call gets a sequence of its own, started afresh).
 BoundExprPtr CloneBound(const BoundExpr& e);

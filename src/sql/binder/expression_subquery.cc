@@ -27,9 +27,19 @@ Result<BoundExprPtr> Binder::BindSubquery(const Expr& e) {
                           "a subquery is not supported here yet (subqueries work in "
                           "SELECT, WHERE and HAVING of a query)");
   }
-  // Run once, now, unless it reads a column of this query (the probe says so).
+  // Planned now and run when the statement runs, unless it reads a column of this query (the
+  // probe says so). Inside a correlated subquery being run per row, it runs now.
   OuterFrame probe;
   probe.scope = agg_ ? agg_->input : scope_;
+  if (subqueries_->deferred && OnlyProbeFrames()) {
+    auto run = subqueries_->deferred(e.subquery);
+    Result<QueryRows> planned = run(&probe, /*plan_only=*/true);
+    if (!planned.ok()) {
+      if (probe.hit) return BindCorrelated(e);
+      return planned.status();
+    }
+    return BindDeferred(e, std::move(run), planned->first);
+  }
   Result<QueryRows> ran = Status::OK();
   {
     OuterFrameScope in(&probe);
@@ -80,6 +90,45 @@ Result<BoundExprPtr> Binder::BindSubquery(const Expr& e) {
   return in;
 }
 
+// An uncorrelated subquery planned (returning `fields`), run by `run` once when the statement
+// runs: a CorrelatedSubquery that reads no enclosing column (ResolveSubqueries).
+Result<BoundExprPtr> Binder::BindDeferred(const Expr& e,
+                                          std::function<Result<QueryRows>(OuterFrame*, bool)> run,
+                                          const std::vector<Field>& fields) {
+  auto c = std::make_shared<CorrelatedSubquery>();
+  c->form = e.kind;
+  c->negated = e.negated;
+  c->run = std::move(run);
+  auto node = NewExpr(BoundKind::kSubquery, DataType::Boolean(), e.pos);
+  node->negated = e.negated;
+  TRIB_RETURN_NOT_OK(TypeSubquery(e, fields, c.get(), node.get()));
+  node->correlated = std::move(c);
+  return node;
+}
+
+// The type of subquery node `node` (EXISTS, a scalar, IN) over a subquery returning `fields`;
+// for IN, its left side appended to its arguments.
+Status Binder::TypeSubquery(const Expr& e, const std::vector<Field>& fields, CorrelatedSubquery* c,
+                            BoundExpr* node) {
+  if (e.kind == ExprKind::kExists) {
+    node->type = DataType::Boolean().NotNull();
+    return Status::OK();
+  }
+  if (fields.size() != 1) {
+    return ErrorAt(e.pos,
+                   "the subquery must return one column, not " + std::to_string(fields.size()));
+  }
+  c->value_type = fields[0].type;
+  if (e.kind == ExprKind::kSubquery) {
+    node->type = fields[0].type.WithNullable(true);
+    return Status::OK();
+  }
+  node->type = DataType::Boolean();
+  TRIB_ASSIGN_OR_RETURN(BoundExprPtr left, BindInLeft(e, fields[0].type, &c->common));
+  node->args.push_back(std::move(left));
+  return Status::OK();
+}
+
 // The left side of `x [NOT] IN (subquery)` whose values are of type `values`, cast to the type
 // both compare in (`*common`).
 Result<BoundExprPtr> Binder::BindInLeft(const Expr& e, const DataType& values, DataType* common) {
@@ -128,21 +177,7 @@ Result<BoundExprPtr> Binder::BindCorrelated(const Expr& e) {
     node->args.push_back(std::move(arg));
     c->columns.push_back(static_cast<int>(i));
   }
-  if (e.kind == ExprKind::kExists) {
-    node->type = DataType::Boolean().NotNull();
-  } else {
-    if (fields.size() != 1) {
-      return ErrorAt(e.pos,
-                     "the subquery must return one column, not " + std::to_string(fields.size()));
-    }
-    c->value_type = fields[0].type;
-    if (e.kind == ExprKind::kSubquery) {
-      node->type = fields[0].type.WithNullable(true);
-    } else {
-      TRIB_ASSIGN_OR_RETURN(BoundExprPtr left, BindInLeft(e, fields[0].type, &c->common));
-      node->args.push_back(std::move(left));
-    }
-  }
+  TRIB_RETURN_NOT_OK(TypeSubquery(e, fields, c.get(), node.get()));
   node->negated = e.negated;
   node->correlated = std::move(c);
   return node;

@@ -207,6 +207,8 @@ Result<OperatorPtr> OpenSourceOperator(const QueryContext& session, Source* src)
 Result<OperatorPtr> BuildSelect(const QueryContext& session, SelectPlan plan) {
   const SelectStmt& q = *plan.query;
   Source& src = plan.source;
+  // Running the plan starts with its uncorrelated subqueries: their values are its constants.
+  TRIB_RETURN_NOT_OK(ResolvePlanSubqueries(&plan));
 
   // SELECT COUNT(*) FROM t alone is answered from file metadata when that is exact.
   std::optional<int64_t> metadata_count;

@@ -42,6 +42,34 @@ Status PlanTableScan(SelectPlan* plan) {
   return ApplySnapshotHint(src, q.from->hints_pos, &plan->scan);
 }
 
+Status ResolvePlanSubqueries(SelectPlan* plan) {
+  if (!ResolvingSubqueries()) return Status::OK();
+  bool filters = false;
+  for (auto& c : plan->conjuncts) TRIB_RETURN_NOT_OK(ResolveSubqueries(&c, &filters));
+  auto all = [](std::vector<BoundExprPtr>* exprs) -> Status {
+    for (auto& e : *exprs) TRIB_RETURN_NOT_OK(ResolveSubqueries(&e));
+    return Status::OK();
+  };
+  TRIB_RETURN_NOT_OK(all(&plan->items));
+  TRIB_RETURN_NOT_OK(all(&plan->agg.keys));
+  for (auto& c : plan->agg.calls) {
+    if (c.arg) TRIB_RETURN_NOT_OK(ResolveSubqueries(&c.arg));
+  }
+  if (plan->having) TRIB_RETURN_NOT_OK(ResolveSubqueries(&plan->having));
+  for (auto& k : plan->sort) {
+    if (k.expr) TRIB_RETURN_NOT_OK(ResolveSubqueries(&k.expr));
+  }
+  for (WindowCall& c : plan->windows.calls) {
+    TRIB_RETURN_NOT_OK(all(&c.args));
+    if (c.aggregate.arg) TRIB_RETURN_NOT_OK(ResolveSubqueries(&c.aggregate.arg));
+    TRIB_RETURN_NOT_OK(all(&c.partition_by));
+    TRIB_RETURN_NOT_OK(all(&c.order_by));
+  }
+  for (JoinInput& j : plan->joins) TRIB_RETURN_NOT_OK(all(&j.on));
+  // The subqueries' values may now be pushed into the scan.
+  return filters ? PlanTableScan(plan) : Status::OK();
+}
+
 namespace {
 
 // `e` with each column slot s replaced by a copy of *with[s].

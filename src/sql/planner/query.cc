@@ -622,6 +622,32 @@ Result<const Expr*> GroupExpression(const SelectStmt& q, const Expr& group, cons
   return g;
 }
 
+namespace {
+
+// How the binder plans and runs the subqueries of a query's expressions.
+// Uncorrelated subqueries in expressions are planned now and run when the plan is built into
+// operators (ResolvePlanSubqueries); their results become constants of the plan. Correlated
+// ones that decorrelation left run per row (CorrelatedRunner, sources.cc).
+SubqueryRunner MakeSubqueryRunner(const QueryContext& session) {
+  SubqueryRunner run_subquery;
+  run_subquery.run = [&session](const SelectStmt& sq) -> Result<QueryRows> {
+    TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, sq));
+    std::vector<Field> fields = op->fields();
+    TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows, CollectRows(*op));
+    return std::make_pair(std::move(fields), std::move(rows));
+  };
+  run_subquery.per_row = !session.streaming();
+  run_subquery.later = [&session](std::shared_ptr<const SelectStmt> sq) {
+    return CorrelatedRunner(session, std::move(sq));
+  };
+  run_subquery.deferred = [&session](std::shared_ptr<const SelectStmt> sq) {
+    return CorrelatedRunner(session, std::move(sq), /*with_frames=*/false);
+  };
+  return run_subquery;
+}
+
+}  // namespace
+
 // `q` planned, its correlated subqueries first rewritten as joins.
 Result<SelectPlan> PlanSelect(const QueryContext& session, const SelectStmt& q) {
   TRIB_ASSIGN_OR_RETURN(auto grouped, GroupBeforeWindows(session, q));
@@ -659,20 +685,7 @@ Result<SelectPlan> PlanSelectAs(const QueryContext& session, const SelectStmt& q
   }
   const Scope& scope = plan.scope;
 
-  // Uncorrelated subqueries in expressions run now, as the statement is planned; their results
-  // are constants of the plan.
-  // Correlated ones that decorrelation left run per row (CorrelatedRunner, sources.cc).
-  SubqueryRunner run_subquery;
-  run_subquery.run = [&session](const SelectStmt& sq) -> Result<QueryRows> {
-    TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, sq));
-    std::vector<Field> fields = op->fields();
-    TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows, CollectRows(*op));
-    return std::make_pair(std::move(fields), std::move(rows));
-  };
-  run_subquery.per_row = !session.streaming();
-  run_subquery.later = [&session](std::shared_ptr<const SelectStmt> sq) {
-    return CorrelatedRunner(session, std::move(sq));
-  };
+  const SubqueryRunner run_subquery = MakeSubqueryRunner(session);
 
   // WHERE (plus FROM t PARTITION (k = 'v') as equalities).
   Binder binder(&scope);

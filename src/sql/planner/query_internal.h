@@ -171,8 +171,10 @@ Result<SelectPlan> PlanSelect(const QueryContext& session, const SelectStmt& q);
 // SubqueryRunner::later (sources.cc): `sq` planned (and run) again on demand, as it would be
 // planned now: with the statement's WITH queries, the name scope (a view's database), the
 // enclosing rows of the subqueries around it, and each table at the snapshot it first had.
+// `with_frames`: the enclosing rows present now are kept (false for an uncorrelated subquery,
+// which reads none).
 std::function<Result<QueryRows>(OuterFrame*, bool)> CorrelatedRunner(
-    const QueryContext& session, std::shared_ptr<const SelectStmt> sq);
+    const QueryContext& session, std::shared_ptr<const SelectStmt> sq, bool with_frames = true);
 // The expressions of the window calls that read the input (arguments, partition and order keys).
 std::vector<BoundExpr*> WindowExprs(WindowBinding* windows);
 // A column reference for each column below `width` that `e` reads (so a planner counts the
@@ -214,6 +216,21 @@ class ExplainingScope {
   ExplainingScope& operator=(const ExplainingScope&) = delete;
 };
 bool Explaining();
+// While alive, queries planned on this thread only plan: their uncorrelated subqueries are not
+// run (a correlated subquery planned to learn its shape).
+class PlanningOnlyScope {
+ public:
+  PlanningOnlyScope();
+  ~PlanningOnlyScope();
+  PlanningOnlyScope(const PlanningOnlyScope&) = delete;
+  PlanningOnlyScope& operator=(const PlanningOnlyScope&) = delete;
+};
+// Whether a plan built now runs its uncorrelated subqueries (not for EXPLAIN, not while only
+// planning).
+bool ResolvingSubqueries();
+// The plan's uncorrelated subqueries run (once each) and their values put in their place, as the
+// first step of running it; its scan replanned when a filter took a value (plan_rules.cc).
+Status ResolvePlanSubqueries(SelectPlan* plan);
 // The table column under `e`: a column slot, or a widening cast of one; -1 otherwise.
 int SlotUnder(const BoundExpr& e);
 // The scan plan.scan reads when its input is a table: the columns InputColumnsRead names, the

@@ -136,6 +136,12 @@ WithQueriesInScope::~WithQueriesInScope() {
 ExplainingScope::ExplainingScope() { t_explaining = true; }
 ExplainingScope::~ExplainingScope() { t_explaining = false; }
 bool Explaining() { return t_explaining; }
+namespace {
+thread_local int t_planning_only = 0;
+}  // namespace
+PlanningOnlyScope::PlanningOnlyScope() { t_planning_only++; }
+PlanningOnlyScope::~PlanningOnlyScope() { t_planning_only--; }
+bool ResolvingSubqueries() { return !t_explaining && t_planning_only == 0; }
 
 // SubqueryRunner::later's runner (query_internal.h).
 
@@ -143,13 +149,14 @@ bool Explaining() { return t_explaining; }
 // with the statement's WITH queries, the name scope (a view's database), the enclosing rows of
 // the subqueries around it, and each table at the snapshot it first had.
 std::function<Result<QueryRows>(OuterFrame*, bool)> CorrelatedRunner(
-    const QueryContext& session, std::shared_ptr<const SelectStmt> sq) {
+    const QueryContext& session, std::shared_ptr<const SelectStmt> sq, bool with_frames) {
   std::vector<std::vector<CommonTableExpr>> with;
   for (const auto* scope : t_with_scopes) with.push_back(*scope);
   std::shared_ptr<SnapshotPins> pins =
       t_snapshot_pins ? t_snapshot_pins : std::make_shared<SnapshotPins>();
   return
-      [&session, sq = std::move(sq), with = std::move(with), pins, frames = CurrentOuterFrames(),
+      [&session, sq = std::move(sq), with = std::move(with), pins,
+       frames = with_frames ? CurrentOuterFrames() : std::vector<OuterFrame*>{},
        names = session.ResolvingIn()](OuterFrame* innermost, bool plan_only) -> Result<QueryRows> {
         QueryContext::NameScope name_scope(session, names.first, names.second);
         std::vector<const std::vector<CommonTableExpr>*> scopes;
@@ -160,6 +167,8 @@ std::function<Result<QueryRows>(OuterFrame*, bool)> CorrelatedRunner(
         for (OuterFrame* f : frames) in.push_back(std::make_unique<OuterFrameScope>(f));
         in.push_back(std::make_unique<OuterFrameScope>(innermost));
         auto ran = [&]() -> Result<QueryRows> {
+          std::optional<PlanningOnlyScope> planning;
+          if (plan_only) planning.emplace();
           TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, *sq));
           std::vector<Field> fields = op->fields();
           if (plan_only) return std::make_pair(std::move(fields), std::vector<Row>());

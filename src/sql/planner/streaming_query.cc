@@ -495,7 +495,9 @@ Result<OperatorPtr> OpenStreamingTopN(const QueryContext& session, const SelectS
   if (plan.grouped || !plan.windows.calls.empty() || !plan.source.plan) {
     return NotSupportedAt(q.from->pos, pattern + "; this query is not (not supported yet)");
   }
+  TRIB_RETURN_NOT_OK(ResolvePlanSubqueries(&plan));
   SelectPlan& sub = *plan.source.plan;
+  TRIB_RETURN_NOT_OK(ResolvePlanSubqueries(&sub));
   const SelectStmt& sq = *sub.query;
   std::string why;
   if (!sub.joins.empty() || sub.grouped || sub.having || !sq.order_by.empty() || sq.limit ||
@@ -589,6 +591,7 @@ Result<OperatorPtr> OpenStreamingQuery(const QueryContext& session, const Select
   if (q.offset > 0) return unsupported("OFFSET");
   TRIB_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(session, q));
   if (plan.grouped) return unsupported("GROUP BY and aggregates");
+  TRIB_RETURN_NOT_OK(ResolvePlanSubqueries(&plan));
   if (!plan.joins.empty() && lookup_joins) {
     return OpenStreamingLookupJoins(session, std::move(plan), q, idle_timeout);
   }

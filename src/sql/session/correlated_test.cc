@@ -77,5 +77,28 @@ TEST_F(CorrelatedSubqueryTest, ScalarPerRow) {
   EXPECT_EQ(got, (std::vector<std::pair<int64_t, int64_t>>{{1, 3}, {2, 2}, {3, 3}, {4, 1}}));
 }
 
+// An uncorrelated subquery is planned with the statement and run when it runs: EXPLAIN shows it
+// without running it (so a subquery that fails when run does not fail EXPLAIN)...
+TEST_F(CorrelatedSubqueryTest, UncorrelatedRunsWhenTheQueryRunsNotWhenPlanned) {
+  const std::string query = "SELECT id FROM o WHERE id = (SELECT id FROM o)";
+  StatementResult explained = Run("EXPLAIN " + query);
+  ASSERT_EQ(explained.rows.rows.size(), 1u);
+  const std::string plan = explained.rows.rows[0][0].string_value();
+  EXPECT_NE(plan.find("a subquery run once when the query starts"), std::string::npos) << plan;
+  auto ran = session_->ExecuteText(query, Pos{});
+  ASSERT_FALSE(ran.ok());
+  EXPECT_NE(ran.status().message().find("a scalar subquery returned 2 rows"), std::string::npos)
+      << ran.status().ToString();
+}
+
+// ... and once it has run, its value is a constant of the query: pushed into the table's scan.
+TEST_F(CorrelatedSubqueryTest, UncorrelatedValueIsPushedIntoTheScan) {
+  StatementResult r = Run("SELECT id FROM o WHERE id = (SELECT MAX(id) FROM o)");
+  ASSERT_TRUE(r.cursor);
+  const std::string tree = ExplainTree(*r.cursor);
+  EXPECT_NE(tree.find("filters: id = 2"), std::string::npos) << tree;
+  EXPECT_EQ(Ids(std::move(r)), (std::vector<int64_t>{2}));
+}
+
 }  // namespace
 }  // namespace tributary::sql
