@@ -1,6 +1,7 @@
-// Table maintenance from C++: what the SQL procedures (CALL sys.expire_snapshots,
-// sys.expire_changelogs, sys.remove_orphan_files, sys.create_tag, sys.delete_tag,
-// sys.create_branch, sys.delete_branch, sys.fast_forward, sys.rollback_to, sys.rescale) do, with
+// Table maintenance from C++: what the SQL procedures (CALL sys.compact, sys.expire_snapshots,
+// sys.expire_changelogs, sys.expire_partitions, sys.maintain_partitions, sys.remove_orphan_files,
+// sys.create_tag, sys.delete_tag, sys.create_branch, sys.delete_branch, sys.fast_forward,
+// sys.rollback_to, sys.rescale) do, with
 // the same semantics (Paimon's) and the same refusals; the procedures call these. Each takes a
 // table a Catalog opened (Catalog::GetTable) and leaves it consistent whatever fails: a call that
 // fails changes nothing, or (expiration, orphan removal) only what was finished before the failure,
@@ -123,5 +124,55 @@ struct RescaleResult {
 // (nothing changes if it gives up); later writes to a rescaled partition use its new count
 // (Paimon's sys.rescale). Invalid for a dynamic-bucket table.
 Result<RescaleResult> Rescale(Table& table, const RescaleOptions& options);
+
+struct CompactOptions {
+  // Partition column -> value of each partition to compact (every partition column given, or a
+  // leading part of them); none: every partition.
+  std::vector<std::map<std::string, std::string>> partitions;
+  // Full compaction: called as each bucket starts and at the end with (buckets done, buckets in
+  // all), if set.
+  std::function<void(int64_t done, int64_t total)> progress;
+  // Sort compaction (Paimon's order_strategy / order_by): 'order', 'zorder' or 'hilbert' and the
+  // columns; empty: a full compaction of each bucket (merging its files into one sorted run).
+  std::string sort_strategy;
+  std::vector<std::string> sort_columns;
+  // Bytes of rows sorted at once; 0: the default of the session option 'sql.sort.memory-limit'.
+  int64_t sort_memory_limit = 0;
+  // Sort compaction: called with a line of progress every 100,000 rows, if set.
+  std::function<void(const std::string& line)> sort_progress;
+};
+struct CompactResult {
+  std::optional<int64_t> snapshot;  // the compaction's; none when there was nothing to compact
+  // What did not stop the compaction (it stands): a failed expiration of old snapshots after it.
+  std::vector<std::string> warnings;
+};
+// Compacts the table's buckets (Paimon's sys.compact): a full compaction of every bucket in the
+// partitions named; or, with a sort strategy, the rows of an append table rewritten in that
+// order by one OVERWRITE (retried while other writers commit meanwhile; nothing changes if it
+// gives up). Invalid for a sort strategy other than the three, or columns the table lacks.
+Result<CompactResult> Compact(Table& table, const CompactOptions& options = {});
+
+// Overrides of the table's partition expiration options (each as the option of that name takes
+// it: 'partition.expiration-time', 'partition.timestamp-formatter',
+// 'partition.timestamp-pattern', 'partition.expiration-strategy',
+// 'partition.expiration-max-num'); unset: the table's.
+struct ExpirePartitionsOptions {
+  std::optional<std::string> expiration_time;  // e.g. "1 d"
+  std::optional<std::string> timestamp_formatter;
+  std::optional<std::string> timestamp_pattern;
+  std::optional<std::string> strategy;  // values-time, update-time
+  std::optional<int64_t> max_expires;
+  std::optional<int64_t> now_millis;  // epoch milliseconds; unset: now
+};
+// Drops the partitions expired as of now (Paimon's sys.expire_partitions) in one commit and
+// returns their names ('k=v/k2=v2'), oldest first. Invalid when no expiration time is set (by
+// the options or the table) or an option is malformed (the error names it).
+Result<std::vector<std::string>> ExpirePartitions(Table& table,
+                                                  const ExpirePartitionsOptions& options = {});
+// Creates the partitions ahead and drops the expired ones of a table with automatic partitions
+// ('table.auto-partition.enabled', Fluss's), as of `now_millis` (unset: now); says what it did
+// ("" when nothing). Invalid for a table without automatic partitions.
+Result<std::string> MaintainAutoPartitions(Table& table,
+                                           std::optional<int64_t> now_millis = std::nullopt);
 
 }  // namespace tributary

@@ -15,7 +15,12 @@
 #include "meta/snapshot.h"
 #include "meta/tags.h"
 #include "options/option_keys.h"
+#include "options/option_values.h"
+#include "table/auto_partition.h"
+#include "table/partition_expire.h"
 #include "table/rescale.h"
+#include "table/sort_compact.h"
+#include "tributary/options.h"
 #include "tributary/schema.h"
 #include "tributary/table.h"
 
@@ -195,6 +200,83 @@ Result<RescaleResult> Rescale(Table& table, const RescaleOptions& options) {
   out.snapshot = r.snapshot;
   out.warnings = std::move(r.warnings);
   return out;
+}
+
+Result<CompactResult> Compact(Table& table, const CompactOptions& options) {
+  CompactResult out;
+  if (!options.sort_strategy.empty() || !options.sort_columns.empty()) {
+    if (options.sort_strategy.empty() || options.sort_strategy == "none") {
+      return Status::Invalid("order_by needs order_strategy ('order', 'zorder' or 'hilbert')");
+    }
+    table::SortCompactRequest request;
+    request.strategy = options.sort_strategy;
+    request.columns = options.sort_columns;
+    request.partitions = options.partitions;
+    request.memory_limit = options.sort_memory_limit;
+    if (request.memory_limit == 0) {
+      const OptionDef* def = FindOption(OptionScope::kSession, "sql.sort.memory-limit");
+      TRIB_ASSIGN_OR_RETURN(request.memory_limit, options::ParseMemorySize(def->default_value));
+    }
+    request.progress = options.sort_progress;
+    TRIB_ASSIGN_OR_RETURN(table::RewriteResult r, table::SortCompact(table, request));
+    out.snapshot = r.snapshot;
+    out.warnings = std::move(r.warnings);
+    return out;
+  }
+  TRIB_ASSIGN_OR_RETURN(out.snapshot,
+                        table.CompactFull(options.progress, options.partitions, &out.warnings));
+  return out;
+}
+
+namespace {
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+Result<std::vector<std::string>> ExpirePartitions(Table& table,
+                                                  const ExpirePartitionsOptions& options) {
+  // The options stand for the table's of the same meaning.
+  TableSchema schema = *table.schema();
+  auto set = [&](const std::optional<std::string>& v, const char* key) {
+    if (v) schema.options[key] = *v;
+  };
+  set(options.expiration_time, "partition.expiration-time");
+  set(options.timestamp_formatter, "partition.timestamp-formatter");
+  set(options.timestamp_pattern, "partition.timestamp-pattern");
+  if (options.strategy) {
+    if (*options.strategy != "values-time" && *options.strategy != "update-time") {
+      return Status::Invalid("expire_strategy '" + *options.strategy +
+                             "' is not 'values-time' or 'update-time'");
+    }
+    schema.options["partition.expiration-strategy"] = *options.strategy;
+  }
+  if (options.max_expires) {
+    if (*options.max_expires < 1) {
+      return Status::Invalid("max_expires '" + std::to_string(*options.max_expires) +
+                             "' is not a positive integer");
+    }
+    schema.options["partition.expiration-max-num"] = std::to_string(*options.max_expires);
+  }
+  TRIB_ASSIGN_OR_RETURN(auto rule, table::PartitionExpireRuleOf(schema));
+  if (!rule) {
+    return Status::Invalid(
+        "partitions expire after an expiration time, and none is set: give expiration_time or "
+        "set the table's 'partition.expiration-time'");
+  }
+  return table::ExpirePartitions(table, *rule, options.now_millis.value_or(NowMillis()));
+}
+
+Result<std::string> MaintainAutoPartitions(Table& table, std::optional<int64_t> now_millis) {
+  TRIB_ASSIGN_OR_RETURN(auto rule, table::AutoPartitionRuleOf(*table.schema()));
+  if (!rule) {
+    return Status::Invalid(table.identifier().ToString() +
+                           " has no automatic partitions "
+                           "('table.auto-partition.enabled' is not true)");
+  }
+  return table::MaintainAutoPartitions(table, now_millis.value_or(NowMillis()));
 }
 
 }  // namespace tributary

@@ -1,6 +1,6 @@
 // Table maintenance through the public C++ API (tributary/maintenance.h), as a program using the
-// library calls it: tags, branches, rollback, expiration and orphan files, with their refusals
-// changing nothing.
+// library calls it: compaction, tags, branches, rollback, expiration of snapshots and
+// partitions, orphan files, rescale, with their refusals changing nothing.
 #include "tributary/maintenance.h"
 
 #include <gtest/gtest.h>
@@ -168,6 +168,78 @@ TEST_F(MaintenanceTest, RescaleRefusesDynamicBuckets) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("fixed-bucket"), std::string::npos) << r.status().message();
   EXPECT_EQ(ReadIdValues(*Open()).size(), 1u);
+}
+
+TEST_F(MaintenanceTest, CompactMergesEachBucketWithProgress) {
+  auto t = Create({{"bucket", "2"}});
+  for (int i = 0; i < 6; i++) Put(*t, i, i);
+  Put(*t, 1, 100);
+  const int64_t before = **Open()->LatestSnapshotId();
+  CompactOptions options;
+  std::vector<std::pair<int64_t, int64_t>> calls;
+  options.progress = [&](int64_t done, int64_t total) { calls.emplace_back(done, total); };
+  auto compacted = Compact(*t, options);
+  ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
+  EXPECT_EQ(compacted->snapshot, before + 1);
+  EXPECT_EQ(calls, (std::vector<std::pair<int64_t, int64_t>>{{0, 2}, {1, 2}, {2, 2}}));
+  EXPECT_EQ(ReadIdValues(*Open()),
+            (std::map<int64_t, int64_t>{{0, 0}, {1, 100}, {2, 2}, {3, 3}, {4, 4}, {5, 5}}));
+  // Each bucket is one file now: a second compaction has nothing to merge.
+  auto again = Compact(*Open());
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_FALSE(again->snapshot.has_value());
+
+  // A sort compaction with no strategy or an unknown one is refused and commits nothing.
+  CompactOptions sorted;
+  sorted.sort_columns = {"v"};
+  EXPECT_TRUE(Compact(*t, sorted).status().code() == StatusCode::kInvalidArgument);
+  sorted.sort_strategy = "spiral";
+  EXPECT_FALSE(Compact(*t, sorted).ok());
+  EXPECT_EQ(*Open()->LatestSnapshotId(), before + 1);
+}
+
+TEST_F(MaintenanceTest, ExpirePartitions) {
+  TableSpec s;
+  s.columns = {{0, "dt", DataType::String().NotNull(), ""},
+               {0, "id", DataType::BigInt().NotNull(), ""},
+               {0, "v", DataType::BigInt(), ""}};
+  s.primary_keys = {"dt", "id"};
+  s.partition_keys = {"dt"};
+  s.options = {{"bucket", "1"}};
+  ASSERT_TRUE(catalog_->CreateTable(Identifier{"default", "p", ""}, s, false).ok());
+  auto t = Open("p");
+  auto w = t->NewWriter({});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  for (const char* dt : {"2020-01-01", "2020-01-02", "2999-01-01"}) {
+    ASSERT_TRUE(
+        (*w)->Write(RowKind::kInsert, Row{Value::String(dt), Value::Int(1), Value::Int(1)}).ok());
+  }
+  ASSERT_TRUE((*w)->Commit().ok());
+  // No expiration time, from the options or the table: refused.
+  auto none = ExpirePartitions(*t);
+  EXPECT_TRUE(none.status().code() == StatusCode::kInvalidArgument) << none.status().ToString();
+  ExpirePartitionsOptions bad;
+  bad.expiration_time = "1 d";
+  bad.strategy = "never";
+  EXPECT_TRUE(ExpirePartitions(*t, bad).status().code() == StatusCode::kInvalidArgument);
+  EXPECT_EQ(*Open("p")->LatestSnapshotId(), 1);
+
+  ExpirePartitionsOptions options;
+  options.expiration_time = "1 d";
+  auto expired = ExpirePartitions(*t, options);
+  ASSERT_TRUE(expired.ok()) << expired.status().ToString();
+  EXPECT_EQ(*expired, (std::vector<std::string>{"dt=2020-01-01", "dt=2020-01-02"}));
+  auto scan = Open("p")->NewScan({});
+  ASSERT_TRUE(scan.ok());
+  RowBatch b;
+  std::vector<std::string> left;
+  while (*(*scan)->Next(&b)) {
+    for (const Row& r : b.rows) left.push_back(r[0].string_value());
+  }
+  EXPECT_EQ(left, (std::vector<std::string>{"2999-01-01"}));
+
+  // Automatic partitions are Fluss's option: a table without it is refused.
+  EXPECT_TRUE(MaintainAutoPartitions(*t).status().code() == StatusCode::kInvalidArgument);
 }
 
 }  // namespace

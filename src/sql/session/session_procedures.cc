@@ -35,9 +35,6 @@
 #include "sql/planner/query_internal.h"
 #include "sql/session/session.h"
 #include "sql/session/session_internal.h"
-#include "table/auto_partition.h"
-#include "table/partition_expire.h"
-#include "table/sort_compact.h"
 #include "tributary/maintenance.h"
 #include "tributary/options.h"
 #include "tributary/table.h"
@@ -132,11 +129,9 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
                                         (hint.empty() ? "" : "; did you mean 'sys." + hint + "'?"));
   }
   std::string table_name;
-  // order_strategy / order_by: Paimon's sort compaction (sort_compact.h).
-  table::SortCompactRequest sort;
+  // order_strategy / order_by: Paimon's sort compaction.
+  CompactOptions options;
   Pos sort_pos;
-  // Paimon's `partitions`: 'k=v,k2=v2;k=v3' (partitions separated by ';', their keys by ',').
-  std::vector<std::map<std::string, std::string>> partitions;
   for (size_t i = 0; i < s.args.size(); ++i) {
     const CallArg& a = s.args[i];
     static const char* kPositions[] = {"table", "partitions", "order_strategy", "order_by"};
@@ -158,16 +153,17 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
       continue;
     }
     if (name == "order_strategy") {
-      sort.strategy = AsciiLower(a.value->text);
+      options.sort_strategy = AsciiLower(a.value->text);
       sort_pos = a.value->pos;
       continue;
     }
     if (name == "order_by") {
       for (const std::string& c : SplitCommaList(a.value->text)) {
-        if (!c.empty()) sort.columns.push_back(c);
+        if (!c.empty()) options.sort_columns.push_back(c);
       }
       continue;
     }
+    // Paimon's `partitions`: 'k=v,k2=v2;k=v3' (partitions separated by ';', their keys by ',').
     std::vector<std::pair<std::string, std::map<std::string, std::string>>> listed;
     std::string bad;
     if (!ParsePartitionList(a.value->text, &listed, &bad)) {
@@ -175,9 +171,9 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
                                        "' is not key=value (write "
                                        "'k=v,k2=v2;k=v3')");
     }
-    for (auto& [text, spec] : listed) partitions.push_back(std::move(spec));
+    for (auto& [text, spec] : listed) options.partitions.push_back(std::move(spec));
   }
-  if (sort.strategy == "none") sort.strategy.clear();
+  if (options.sort_strategy == "none") options.sort_strategy.clear();
   if (table_name.empty())
     return ErrorAt(s.pos, "sys.compact needs a table: CALL sys.compact('db.t')");
   auto id = Identifier::Parse(table_name, current_database_);
@@ -185,45 +181,39 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   Catalog* catalog = current_catalog();
   auto table = catalog->GetTable(*id);
   if (!table.ok()) return ErrorAt(s.args[0].value->pos, table.status().message());
-  if (!sort.strategy.empty() || !sort.columns.empty()) {
-    if (sort.strategy.empty()) {
-      return ErrorAt(s.pos, "order_by needs order_strategy ('order', 'zorder' or 'hilbert')");
-    }
-    sort.partitions = partitions;
-    TRIB_ASSIGN_OR_RETURN(sort.memory_limit, planner::SortMemoryLimit(*this));
-    const bool tty = ::isatty(2);
-    if (tty) {
-      sort.progress = [](const std::string& line) {
-        std::fprintf(stderr, "\r%s", line.c_str());
-        std::fflush(stderr);
-      };
-    }
-    auto sorted = table::SortCompact(**table, sort);
-    if (tty) std::fprintf(stderr, "\r\033[K");
-    if (!sorted.ok()) return Locate(sorted.status(), sort_pos);
-    for (const std::string& w : sorted->warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-    if (!sorted->snapshot) return Message("Nothing to compact in " + id->ToString());
-    std::string by;
-    for (const std::string& c : sort.columns) by += (by.empty() ? "" : ", ") + c;
-    return Message("Compacted " + id->ToString() + ", rows sorted (" + sort.strategy + ") by " +
-                   by + " (snapshot " + std::to_string(*sorted->snapshot) + ")");
+  const bool sorting = !options.sort_strategy.empty() || !options.sort_columns.empty();
+  if (sorting) {
+    TRIB_ASSIGN_OR_RETURN(options.sort_memory_limit, planner::SortMemoryLimit(*this));
   }
   // Long compactions show their progress when stderr is a terminal.
-  std::function<void(int64_t, int64_t)> progress;
-  if (::isatty(2)) {
-    progress = [&](int64_t done, int64_t total) {
+  const bool tty = ::isatty(2);
+  if (tty) {
+    options.sort_progress = [](const std::string& line) {
+      std::fprintf(stderr, "\r%s", line.c_str());
+      std::fflush(stderr);
+    };
+    options.progress = [&](int64_t done, int64_t total) {
       std::fprintf(stderr, "\rcompacting %s: bucket %lld of %lld", id->ToString().c_str(),
-                   static_cast<long long>(done + 1), static_cast<long long>(total));
+                   static_cast<long long>(std::min(done + 1, total)),
+                   static_cast<long long>(total));
       std::fflush(stderr);
     };
   }
-  std::vector<std::string> warnings;
-  auto snapshot = (*table)->CompactFull(progress, partitions, &warnings);
-  if (progress) std::fprintf(stderr, "\r\033[K");
-  if (!snapshot.ok()) return Locate(snapshot.status(), s.pos);
-  for (const std::string& w : warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
-  if (!snapshot->has_value()) return Message("Nothing to compact in " + id->ToString());
-  return Message("Compacted " + id->ToString() + " (snapshot " + std::to_string(**snapshot) + ")");
+  auto compacted = Compact(**table, options);
+  if (tty) std::fprintf(stderr, "\r\033[K");
+  if (!compacted.ok()) {
+    return Locate(compacted.status(), options.sort_strategy.empty() ? s.pos : sort_pos);
+  }
+  for (const std::string& w : compacted->warnings) {
+    std::fprintf(stderr, "warning: %s\n", w.c_str());
+  }
+  if (!compacted->snapshot) return Message("Nothing to compact in " + id->ToString());
+  const std::string snapshot = " (snapshot " + std::to_string(*compacted->snapshot) + ")";
+  if (!sorting) return Message("Compacted " + id->ToString() + snapshot);
+  std::string by;
+  for (const std::string& c : options.sort_columns) by += (by.empty() ? "" : ", ") + c;
+  return Message("Compacted " + id->ToString() + ", rows sorted (" + options.sort_strategy +
+                 ") by " + by + snapshot);
 }
 
 namespace {
@@ -356,18 +346,8 @@ Result<StatementResult> Session::MaintainPartitions(const CallStmt& s) {
   Identifier id;
   auto table = ProcedureTable(t, &id);
   if (!table.ok()) return table.status();
-  auto rule = table::AutoPartitionRuleOf(*(*table)->schema());
-  if (!rule.ok()) return ErrorAt(t->pos, rule.status().message());
-  if (!*rule) {
-    return ErrorAt(t->pos, id.ToString() +
-                               " has no automatic partitions "
-                               "('table.auto-partition.enabled' is not true)");
-  }
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  auto done = table::MaintainAutoPartitions(**table, now);
-  if (!done.ok()) return Locate(done.status(), s.pos);
+  auto done = MaintainAutoPartitions(**table);
+  if (!done.ok()) return Locate(done.status(), t->pos);
   return Message("Automatic partitions of " + id.ToString() + ": " +
                  (done->empty() ? "nothing to do" : *done));
 }
@@ -388,38 +368,29 @@ Result<StatementResult> Session::ExpirePartitionsCall(const CallStmt& s) {
   auto table = ProcedureTable(t, &id);
   if (!table.ok()) return table.status();
   // The arguments stand for the table's options of the same meaning.
-  TableSchema schema = *(*table)->schema();
-  const std::pair<const char*, const char*> kArgs[] = {
-      {"expiration_time", "partition.expiration-time"},
-      {"timestamp_formatter", "partition.timestamp-formatter"},
-      {"timestamp_pattern", "partition.timestamp-pattern"},
-      {"expire_strategy", "partition.expiration-strategy"},
-      {"max_expires", "partition.expiration-max-num"}};
-  for (const auto& [arg, key] : kArgs) {
-    if (!args.count(arg)) continue;
-    const Expr* e = args[arg];
-    const std::string v = e->text;
-    if (std::string(arg) == "expire_strategy" && v != "values-time" && v != "update-time") {
-      return ErrorAt(e->pos, "expire_strategy '" + v + "' is not 'values-time' or 'update-time'");
+  ExpirePartitionsOptions options;
+  auto text = [&](const char* arg) -> std::optional<std::string> {
+    if (!args.count(arg)) return std::nullopt;
+    return args[arg]->text;
+  };
+  options.expiration_time = text("expiration_time");
+  options.timestamp_formatter = text("timestamp_formatter");
+  options.timestamp_pattern = text("timestamp_pattern");
+  options.strategy = text("expire_strategy");
+  if (args.count("max_expires")) {
+    const Expr* e = args["max_expires"];
+    auto n = options::ParseInt64(e->text);
+    if (!n.ok() || *n < 1) {
+      return ErrorAt(e->pos, "max_expires '" + e->text + "' is not a positive integer");
     }
-    if (std::string(arg) == "max_expires" &&
-        (v.empty() || v.size() > 9 || !std::all_of(v.begin(), v.end(), ::isdigit) ||
-         std::stoll(v) < 1)) {
-      return ErrorAt(e->pos, "max_expires '" + v + "' is not a positive integer");
-    }
-    schema.options[key] = v;
+    options.max_expires = *n;
   }
-  auto rule = table::PartitionExpireRuleOf(schema);
-  if (!rule.ok()) return ErrorAt(s.pos, rule.status().message());
-  if (!*rule) {
-    return ErrorAt(s.pos, proc +
-                              " needs an expiration time: the argument expiration_time or "
-                              "the table's 'partition.expiration-time'");
+  if (options.strategy && *options.strategy != "values-time" &&
+      *options.strategy != "update-time") {
+    return ErrorAt(args["expire_strategy"]->pos, "expire_strategy '" + *options.strategy +
+                                                     "' is not 'values-time' or 'update-time'");
   }
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
-  auto expired = table::ExpirePartitions(**table, **rule, now);
+  auto expired = ExpirePartitions(**table, options);
   if (!expired.ok()) return Locate(expired.status(), s.pos);
   if (expired->empty()) return Message("No expired partitions of " + id.ToString());
   std::string names;
