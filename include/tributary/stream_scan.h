@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tributary/result.h"
@@ -82,6 +83,11 @@ class StreamScan {
   // checkpointed. A start-up that reads a snapshot whole ('full') stores its first position
   // when that read has been delivered. No-op without a consumer id.
   virtual Status Checkpoint() = 0;
+  // Where Checkpoint() would put the reader now: (the snapshot whose changes come next, how
+  // many of its changes were delivered already); nullopt while a start-up's whole snapshot is
+  // still being read (no position resumes inside it). A streaming job records it with its sink
+  // commit and resumes there (the consumer id's position, set before the reader opens).
+  virtual std::optional<std::pair<int64_t, int64_t>> position() const = 0;
   // The same, but of the last batch Next() returned only the first `delivered` rows were
   // delivered (a LIMIT that ended inside it): the position is the next of its rows.
   virtual Status CheckpointPartial(size_t delivered) = 0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,15 @@ class TableWriter {
   // both: what the end of a bounded ingest does (Paimon's prepareCommit(waitCompaction)), leaving
   // the table as compacted as a writer that compacts at every commit.
   virtual Result<std::optional<int64_t>> CommitAndWaitForCompaction() { return Commit(); }
+
+  // The snapshots the next Commit() publishes carry `identifier` (Paimon's commitIdentifier,
+  // increasing per commit user) and `properties` (Paimon's snapshot properties): a streaming
+  // job records there, atomically with its rows, how far it has read its sources.
+  virtual void SetNextCommitInfo(int64_t identifier,
+                                 std::map<std::string, std::string> properties) {
+    (void)identifier;
+    (void)properties;
+  }
 
   // Drops everything written since the last commit and deletes its files.
   virtual void Abort() = 0;

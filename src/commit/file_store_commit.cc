@@ -208,6 +208,8 @@ Result<int64_t> FileStoreCommit::CommitOnce(
       TRIB_ASSIGN_OR_RETURN(s.delta_manifest_list,
                             write_list({delta_meta}, &s.delta_manifest_list_size));
       s.commit_user = commit_user_;
+      if (commit_identifier_) s.commit_identifier = *commit_identifier_;
+      s.properties = properties_;
       s.commit_kind = kind;
       s.time_millis = NowMillis();
       int64_t delta_rows = 0;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -81,6 +82,12 @@ class FileStoreCommit {
   // opened it): a table dropped, or dropped and created again, since then fails the commit
   // with nothing published.
   void RequireIncarnation(std::string incarnation) { incarnation_ = std::move(incarnation); }
+  // Every snapshot this commit publishes carries `identifier` (Paimon's commitIdentifier) and
+  // `properties`.
+  void SetSnapshotInfo(int64_t identifier, std::map<std::string, std::string> properties) {
+    commit_identifier_ = identifier;
+    properties_ = std::move(properties);
+  }
 
  private:
   Status CheckIncarnation() const;
@@ -117,6 +124,8 @@ class FileStoreCommit {
   std::optional<std::string>
       committed_index_manifest_;  // of the last snapshot CommitOnce published
   std::optional<std::string> incarnation_;
+  std::optional<int64_t> commit_identifier_;
+  std::map<std::string, std::string> properties_;
 };
 
 }  // namespace tributary::commit

@@ -46,6 +46,11 @@ std::string SnapshotToJson(const Snapshot& s) {
   if (s.delta_record_count) j["deltaRecordCount"] = *s.delta_record_count;
   if (s.changelog_record_count) j["changelogRecordCount"] = *s.changelog_record_count;
   if (s.watermark) j["watermark"] = *s.watermark;
+  if (!s.properties.empty()) {
+    Json props = Json::object();
+    for (const auto& [k, v] : s.properties) props[k] = v;
+    j["properties"] = std::move(props);
+  }
   if (s.next_row_id) j["nextRowId"] = *s.next_row_id;
   return ToPaimonJson(j);
 }
@@ -85,6 +90,11 @@ Result<Snapshot> SnapshotFromJson(std::string_view text, const std::string& what
     s.changelog_record_count = opt_long("changelogRecordCount");
     s.watermark = opt_long("watermark");
     s.next_row_id = opt_long("nextRowId");
+    if (j.contains("properties") && j["properties"].is_object()) {
+      for (auto it = j["properties"].begin(); it != j["properties"].end(); ++it) {
+        if (it.value().is_string()) s.properties[it.key()] = it.value().get<std::string>();
+      }
+    }
   } catch (const std::exception& e) {
     return Status::Corruption(what + ": unexpected content: " + e.what());
   }

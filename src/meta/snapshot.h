@@ -36,6 +36,9 @@ struct Snapshot {
   std::optional<int64_t> changelog_record_count;
   std::optional<int64_t> watermark;
   std::optional<int64_t> next_row_id;
+  // Paimon's `properties` (left out when empty): what the committer recorded beside the files,
+  // e.g. a streaming job's source positions (docs/streaming.md).
+  std::map<std::string, std::string> properties;
 };
 
 std::string SnapshotToJson(const Snapshot& s);

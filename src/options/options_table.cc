@@ -816,17 +816,18 @@ std::vector<OptionDef> BuildTable() {
           "states, DISTINCT values), the rows a SELECT DISTINCT or UNION has seen, the rows "
           "INTERSECT and EXCEPT count; more is an error naming this setting.")
           .Session(),
-      Def("execution.checkpointing.interval", kDuration, "",
-          "Commit interval of a streaming INSERT (a checkpoint commits a snapshot).")
-          .Session()
-          .Unsupported(),
+      Def("execution.checkpointing.interval", kDuration, "1 s",
+          "How often a streaming INSERT (a job) commits its sink: each commit publishes the "
+          "changes written since the last one with the sources' positions (docs/streaming.md).")
+          .Session(),
       Def("execution.checkpointing.mode", kEnum, "EXACTLY_ONCE", "Checkpoint guarantee.")
           .Allowed({"EXACTLY_ONCE", "AT_LEAST_ONCE"})
           .Session()
           .Unsupported(),
-      Def("pipeline.name", kString, "", "Name of the statement's job (shown in logs).")
-          .Session()
-          .Unsupported(),
+      Def("pipeline.name", kString, "",
+          "Name of a streaming INSERT's job: a restart of the job with the same name resumes "
+          "where its last commit left its sources (unset: 'insert-into_<db>.<table>').")
+          .Session(),
       Def("table.exec.state.ttl", kDuration, "0 ms", "Flink state retention of stateful operators.")
           .Session()
           .Unsupported(),

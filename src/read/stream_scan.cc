@@ -84,6 +84,10 @@ class FileStoreStreamScan : public StreamScan {
 
   const std::vector<Field>& output_fields() const override { return output_fields_; }
   int64_t next_snapshot_id() const override { return next_; }
+  std::optional<std::pair<int64_t, int64_t>> position() const override {
+    if (full_) return std::nullopt;
+    return std::make_pair(next_, skip_);
+  }
 
   Status Start() {
     remote_ = io::IsObjectStoreUri(path_);

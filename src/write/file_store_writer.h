@@ -120,6 +120,10 @@ class FileStoreWriter : public TableWriter {
   void RemoveDirsOfDroppedTable();
 
   void Abort() override;
+  void SetNextCommitInfo(int64_t identifier,
+                         std::map<std::string, std::string> properties) override {
+    next_commit_info_ = std::make_pair(identifier, std::move(properties));
+  }
 
  private:
   // A compaction running in the background (WriteOptions::async_compaction) for one bucket. Its
@@ -133,7 +137,9 @@ class FileStoreWriter : public TableWriter {
     std::atomic<bool> done{false};
   };
 
-  std::vector<std::string> warnings_;         // of the last Commit()
+  std::vector<std::string> warnings_;  // of the last Commit()
+  // SetNextCommitInfo's, for the next commit.
+  std::optional<std::pair<int64_t, std::map<std::string, std::string>>> next_commit_info_;
   std::binary_semaphore compaction_slot_{1};  // held by the running background compaction
   // Append tables: the background small-file compaction (async_compaction), and the buckets
   // written since a compaction last looked at them.

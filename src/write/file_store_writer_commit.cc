@@ -462,6 +462,10 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
   }
   FileStoreCommit commit(path_, schema_, options_.commit_user);
   commit.RequireIncarnation(ctx_.table_incarnation);
+  if (next_commit_info_) {
+    commit.SetSnapshotInfo(next_commit_info_->first, std::move(next_commit_info_->second));
+    next_commit_info_.reset();
+  }
   TRIB_ASSIGN_OR_RETURN(CommitResult result, commit.Commit(req));
   // The caches hold this commit's values: valid while the latest snapshot is its last one,
   // if nothing else was committed since the snapshot this commit started from.

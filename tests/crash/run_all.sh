@@ -20,6 +20,7 @@ python3 "$DIR/expire_age_test.py" --binary "$BIN" || status=1
 python3 "$DIR/orphan_files_test.py" --binary "$BIN" || status=1
 python3 "$DIR/streaming_test.py" --binary "$BIN" || status=1
 python3 "$DIR/exact_streams_test.py" --binary "$BIN" || status=1
+python3 "$DIR/stream_job_test.py" --binary "$BIN" || status=1
 python3 "$DIR/s3_smoke_test.py" --binary "$BIN" || status=1
 python3 "$DIR/s3_tools_test.py" --binary "$BIN" || status=1
 python3 "$DIR/rescale_concurrency_test.py" --binary "$BIN" || status=1

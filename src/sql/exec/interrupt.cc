@@ -35,4 +35,26 @@ bool Interrupted() { return interrupted.load(); }
 
 void ConsumeInterrupt() { interrupted.store(false); }
 
+namespace {
+struct sigaction previous_term;
+thread_local std::function<Status()>* t_idle_hook = nullptr;
+}  // namespace
+
+TerminateScope::TerminateScope() {
+  struct sigaction sa = {};
+  sa.sa_handler = OnInterrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, &previous_term);
+}
+
+TerminateScope::~TerminateScope() { sigaction(SIGTERM, &previous_term, nullptr); }
+
+StreamIdleHookScope::StreamIdleHookScope(std::function<Status()> hook)
+    : previous_(t_idle_hook), hook_(std::move(hook)) {
+  t_idle_hook = &hook_;
+}
+StreamIdleHookScope::~StreamIdleHookScope() { t_idle_hook = previous_; }
+
+Status RunStreamIdleHook() { return t_idle_hook ? (*t_idle_hook)() : Status::OK(); }
+
 }  // namespace tributary::sql

@@ -5,6 +5,10 @@
 // Thread-safety: the flag is an atomic; one scope at a time (the statement being run).
 #pragma once
 
+#include <functional>
+
+#include "tributary/status.h"
+
 namespace tributary::sql {
 
 class InterruptScope {
@@ -21,5 +25,31 @@ bool Interrupted();
 // Forgets a Ctrl-C that was handled (it ended a streaming query, which is how those end), so
 // the statements after it run.
 void ConsumeInterrupt();
+
+// While alive, SIGTERM sets the same flag as Ctrl-C (a streaming job stops cleanly: it commits
+// what it wrote and exits).
+class TerminateScope {
+ public:
+  TerminateScope();
+  ~TerminateScope();
+  TerminateScope(const TerminateScope&) = delete;
+  TerminateScope& operator=(const TerminateScope&) = delete;
+};
+
+// While alive (on this thread), a stream source that waited a slice (at most 200 ms) without a
+// change calls `hook` before it waits again: a streaming job commits its sink there, so rows
+// written before a pause reach the sink within its commit interval. An error ends the read.
+class StreamIdleHookScope {
+ public:
+  explicit StreamIdleHookScope(std::function<Status()> hook);
+  ~StreamIdleHookScope();
+  StreamIdleHookScope(const StreamIdleHookScope&) = delete;
+  StreamIdleHookScope& operator=(const StreamIdleHookScope&) = delete;
+
+ private:
+  std::function<Status()>* previous_;
+  std::function<Status()> hook_;
+};
+Status RunStreamIdleHook();
 
 }  // namespace tributary::sql

@@ -128,6 +128,7 @@ Result<bool> NextChanges(StreamScan& stream, std::optional<std::chrono::millisec
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     TRIB_ASSIGN_OR_RETURN(bool more, stream.Next(rows, std::min(left, kSlice)));
     if (more) return true;
+    TRIB_RETURN_NOT_OK(RunStreamIdleHook());
   }
 }
 
@@ -160,6 +161,7 @@ class StreamSourceOperator : public Operator {
     *out = RowsToBatch(fields_, with_op.begin(), with_op.end());
     return true;
   }
+  bool PassesPositions() const override { return true; }
   Status Checkpoint(std::optional<size_t> delivered_of_last) override {
     // One row per change, in order.
     return delivered_of_last ? stream_->CheckpointPartial(*delivered_of_last)
@@ -212,6 +214,7 @@ class ChangeTableSourceOperator : public Operator {
   Status Checkpoint(std::optional<size_t> delivered_of_last) override {
     return delivered_of_last ? Status::OK() : stream_->Checkpoint();
   }
+  bool PassesPositions() const override { return true; }
 
  private:
   std::unique_ptr<Table> table_;  // outlives the stream
@@ -271,6 +274,7 @@ class FilterOperator : public Operator {
       return true;
     }
   }
+  bool PassesPositions() const override { return true; }
   // The input rows before the first undelivered output's were delivered or filtered out.
   Status Checkpoint(std::optional<size_t> delivered_of_last) override {
     if (!delivered_of_last || *delivered_of_last >= last_selected_.size()) {
@@ -311,6 +315,7 @@ class ProjectOperator : public Operator {
   Status Checkpoint(std::optional<size_t> delivered_of_last) override {
     return child_->Checkpoint(delivered_of_last);  // one row per input row
   }
+  bool PassesPositions() const override { return true; }
   Result<bool> Next(ColumnBatch* out) override {
     ColumnBatch in;
     TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));

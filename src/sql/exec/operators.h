@@ -46,6 +46,11 @@ class Operator {
   // holds state across batches (a join's, a top-N's) does not pass it on, so a consumer
   // restarted from its position never misses a change. Default: not passed on.
   virtual Status Checkpoint(std::optional<size_t> delivered_of_last) { return Status::OK(); }
+  // Streaming: whether this operator holds nothing across batches and passes Checkpoint on to
+  // every input, so that once each batch it returned is delivered, its stream sources' positions
+  // (StreamScan::position) say exactly what was delivered: what a streaming job needs of every
+  // operator between its sources and its sink. Default: no.
+  virtual bool PassesPositions() const { return false; }
 
  protected:
   std::vector<Field> fields_;

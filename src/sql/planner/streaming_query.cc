@@ -16,12 +16,34 @@
 #include "sql/exec/operators.h"
 #include "sql/planner/query.h"
 #include "sql/planner/query_internal.h"
+#include "sql/planner/stream_job.h"
 #include "sql/stream/streaming_operators.h"
 #include "tributary/options.h"
 #include "tributary/stream_scan.h"
 #include "tributary/table_scan.h"
 
 namespace tributary::sql {
+
+namespace planner {
+
+namespace {
+thread_local StreamJobSources* t_stream_job = nullptr;
+}  // namespace
+
+StreamJobScope::StreamJobScope(StreamJobSources* job) : previous_(t_stream_job) {
+  t_stream_job = job;
+}
+StreamJobScope::~StreamJobScope() { t_stream_job = previous_; }
+
+Result<std::unique_ptr<StreamScan>> OpenStream(Table& table, StreamOptions* options,
+                                               bool insert_only) {
+  if (t_stream_job) TRIB_RETURN_NOT_OK(t_stream_job->Opening(table, options));
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<StreamScan> stream, table.NewStreamScan(*options));
+  if (t_stream_job) t_stream_job->Opened(table, stream.get(), insert_only);
+  return stream;
+}
+
+}  // namespace planner
 
 using namespace planner;
 
@@ -169,7 +191,7 @@ Result<OperatorPtr> OpenStreamInput(const QueryContext& session, Source* src, co
   opts.time_zone = SessionTimeZone(session);
   Status st = StreamStartup(session, *src->table->schema(), src->dynamic_options, &opts);
   if (!st.ok()) return ErrorAt(ref.hints_pos, st.message());
-  auto stream = src->table->NewStreamScan(opts);
+  auto stream = OpenStream(*src->table, &opts, src->table->schema()->primary_keys.empty());
   if (!stream.ok()) return ErrorAt(ref.name.pos, stream.status().message());
   // Expressions over the table read the streamed columns, after the op column.
   slot->assign(src->fields.size(), -1);
@@ -411,7 +433,7 @@ Result<OperatorPtr> OpenStreamingDeltaJoin(const QueryContext& session, SelectPl
                                               "' is not supported yet (it "
                                               "reads from 'full' or 'latest')");
     }
-    auto stream = src.table->NewStreamScan(opts);
+    auto stream = OpenStream(*src.table, &opts, /*insert_only=*/false);
     if (!stream.ok()) return ErrorAt(refs[s]->name.pos, stream.status().message());
     starts += (s ? ", " : "") + src.name + " from '" + opts.startup_mode + "'";
     sides[s].table = std::move(src.table);
@@ -609,7 +631,7 @@ Result<OperatorPtr> OpenStreamingQuery(const QueryContext& session, const Select
     if (opts.startup_mode == "full" && src.change_table != "audit_log") {
       opts.startup_mode = "earliest";
     }
-    auto stream = src.table->NewStreamScan(opts);
+    auto stream = OpenStream(*src.table, &opts, /*insert_only=*/true);
     if (!stream.ok()) return ErrorAt(q.from->name.pos, stream.status().message());
     std::string describe =
         "StreamScan: " + src.name + "$" + src.change_table + " from '" + opts.startup_mode + "'";

@@ -390,16 +390,25 @@ Status ValuesRows(const InsertStmt& s, const TableSchema& schema, const Identifi
 
 }  // namespace
 
-Result<StatementResult> Session::Insert(const InsertStmt& s) {
-  TRIB_ASSIGN_OR_RETURN(ResolvedName rn, ResolveTable(s.name));
-  OptionList target_hints = s.hints;
-  TRIB_RETURN_NOT_OK(TakeBranchHint(&target_hints, &rn.id));
-  if (!rn.id.system_table.empty()) {
-    return ErrorAt(s.name.pos, "cannot write to system table " + rn.id.ToString());
+Result<std::unique_ptr<Table>> OpenWriteTarget(const QueryContext& session,
+                                               const QualifiedName& name, OptionList* hints,
+                                               ResolvedName* rn, const std::string& verb) {
+  TRIB_ASSIGN_OR_RETURN(*rn, session.ResolveTable(name));
+  TRIB_RETURN_NOT_OK(TakeBranchHint(hints, &rn->id));
+  if (!rn->id.system_table.empty()) {
+    return ErrorAt(name.pos, "cannot " + verb + " system table " + rn->id.ToString());
   }
-  auto opened = rn.catalog->GetTable(rn.id);
-  if (!opened.ok()) return ErrorAt(s.name.pos, opened.status().message());
-  std::unique_ptr<Table> table = std::move(*opened);
+  auto opened = rn->catalog->GetTable(rn->id);
+  if (!opened.ok()) return ErrorAt(name.pos, opened.status().message());
+  return std::move(*opened);
+}
+
+Result<StatementResult> Session::Insert(const InsertStmt& s) {
+  if (streaming() && s.source->values.empty() && !set_writes_) return StreamingInsert(s);
+  ResolvedName rn;
+  OptionList target_hints = s.hints;
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> table,
+                        OpenWriteTarget(*this, s.name, &target_hints, &rn, "write to"));
   const auto schema = table->schema();
   const std::vector<Field>& fields = schema->fields;
   const size_t n = fields.size();
@@ -588,6 +597,11 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
 }
 
 Result<StatementResult> Session::StatementSet(const std::vector<const InsertStmt*>& inserts) {
+  if (streaming() && !inserts.empty()) {
+    return NotSupportedAt(inserts[0]->pos,
+                          "a statement set in streaming mode (one job feeding several sinks) is "
+                          "not supported yet; run each INSERT as a job of its own");
+  }
   if (set_writes_) return Status::Invalid("a statement set inside a statement set");
   std::vector<std::unique_ptr<PendingWrite>> writes;
   auto abort_from = [&](size_t first) {
@@ -643,15 +657,8 @@ Result<DmlTarget> OpenDmlTarget(const Session& session, const QualifiedName& nam
                                 const OptionList& hints, const Pos& hints_pos, const Pos& pos,
                                 const std::string& verb, const std::string& statement) {
   DmlTarget t;
-  TRIB_ASSIGN_OR_RETURN(t.name, session.ResolveTable(name));
   OptionList rest = hints;
-  TRIB_RETURN_NOT_OK(TakeBranchHint(&rest, &t.name.id));
-  if (!t.name.id.system_table.empty()) {
-    return ErrorAt(name.pos, "cannot " + verb + " system table " + t.name.id.ToString());
-  }
-  auto opened = t.name.catalog->GetTable(t.name.id);
-  if (!opened.ok()) return ErrorAt(name.pos, opened.status().message());
-  t.table = std::move(*opened);
+  TRIB_ASSIGN_OR_RETURN(t.table, OpenWriteTarget(session, name, &rest, &t.name, verb));
   const auto schema = t.table->schema();
   if (!schema->HasPrimaryKey()) {
     return NotSupportedAt(pos, statement + " is only supported on primary-key tables; " +

@@ -103,6 +103,9 @@ class Session : public QueryContext {
   Result<StatementResult> Describe(const DescribeStmt& s);
   Result<StatementResult> AlterTable(const AlterTableStmt& s);
   Result<StatementResult> Insert(const InsertStmt& s);
+  // In streaming mode, INSERT ... SELECT: a job that writes its sources' changes into the sink
+  // until stopped, exactly once across restarts (stream_job.cc).
+  Result<StatementResult> StreamingInsert(const InsertStmt& s);
   // The INSERTs of a statement set: each writes its rows; only when all did are they committed,
   // one table after another (dml.cc).
   Result<StatementResult> StatementSet(const std::vector<const InsertStmt*>& inserts);

@@ -26,5 +26,10 @@ std::string QuoteString(const std::string& s);
 // Checks options one by one so an error points at the bad one.
 Status CheckOptionList(tributary::OptionScope scope, const OptionList& options,
                        const std::vector<std::string>& columns);
+// The table a write statement names (`verb` as in "cannot <verb> system table ..."), opened:
+// its name resolved into *rn, a branch hint taken out of *hints (dml.cc).
+Result<std::unique_ptr<Table>> OpenWriteTarget(const QueryContext& session,
+                                               const QualifiedName& name, OptionList* hints,
+                                               ResolvedName* rn, const std::string& verb);
 
 }  // namespace tributary::sql

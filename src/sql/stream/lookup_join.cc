@@ -231,6 +231,7 @@ class LookupJoinOperator : public Operator {
   }
   std::string Describe() const override { return description_; }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
+  bool PassesPositions() const override { return true; }
   // Each input batch is joined whole into the batch returned for it: nothing is held back. The
   // input rows before the first undelivered output's were delivered (or matched nothing).
   Status Checkpoint(std::optional<size_t> delivered_of_last) override {

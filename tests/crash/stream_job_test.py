@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Streaming jobs (issue 36): `INSERT INTO sink SELECT ...` in streaming mode runs on, and
+exactly once across kill -9.
+
+    stream_job_test.py --binary build/tributary [--seed N] [--rounds N]
+
+Part A, a primary-key sink: random inserts, updates and deletes are committed to a primary-key
+source while a job (projection + filter) writes into a primary-key sink; the job is killed with
+SIGKILL at random moments and started again. Once the writes stop and the job has caught up, the
+sink holds exactly what the batch query over the source gives, and each of the sink's commits
+records how far the job had read the source.
+Part B, an append sink: random rows appended to an append source while a job (filter) copies
+them, killed and restarted the same way: every source row that passes the filter is in the sink
+exactly once.
+Part C, refusals and the rest: an append sink fed by a primary-key table's changes, a job through
+an operator that holds state (a top-N), a statement reading other sources under a job name that
+read others, a column count that does not match, a statement set; SIGTERM stops a job cleanly
+(its rows committed); a restart after a clean stop resumes where it stopped.
+Python 3 standard library; the binary is the only other thing it runs.
+"""
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tributary_harness import Failure, Tributary, copy_binary, default_work_dir  # noqa: E402
+
+JOB_PRELUDE = ("SET 'execution.runtime-mode' = 'streaming';\n"
+               "SET 'execution.checkpointing.interval' = '200 ms';\n")
+
+
+def start_job(t, statement, idle_ms=None, name=None):
+    """A job process reading `statement` on stdin (not a terminal: no progress line)."""
+    text = JOB_PRELUDE
+    if name:
+        text += "SET 'pipeline.name' = '%s';\n" % name
+    text += statement + ";\n"
+    cmd = [t.binary, "sql", "--warehouse", t.warehouse]
+    if idle_ms:
+        cmd += ["--idle-timeout-ms", str(idle_ms)]
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=t._env())
+    p.stdin.write(text)
+    p.stdin.close()
+    p.stdin = None  # communicate() then only reads
+    return p
+
+
+def finish(p, what, expect_ok=True):
+    out, err = p.communicate(timeout=120)
+    if expect_ok and p.returncode != 0:
+        raise Failure("%s: exit status %d: %s" % (what, p.returncode, err.strip()[-1500:]))
+    return out, err
+
+
+def rows(t, query):
+    return sorted(tuple(r.values()) for r in t.query(query))
+
+
+def part_a(t, rng, rounds):
+    t.sql("CREATE TABLE src (id INT PRIMARY KEY NOT ENFORCED, v INT) WITH ('bucket' = '2')")
+    t.sql("CREATE TABLE snk (id INT PRIMARY KEY NOT ENFORCED, v2 INT, tag STRING)")
+    statement = ("INSERT INTO snk SELECT id, v * 2, CONCAT('k', CAST(id AS STRING)) "
+                 "FROM src WHERE v % 3 <> 0")
+    job = start_job(t, statement)
+    kills = 0
+    for r in range(rounds):
+        values = []
+        for _ in range(rng.randint(1, 6)):
+            values.append("(%d, %d)" % (rng.randint(1, 30), rng.randint(0, 100)))
+        t.sql("INSERT INTO src VALUES " + ", ".join(values))
+        if rng.random() < 0.3:
+            t.sql("DELETE FROM src WHERE id = %d" % rng.randint(1, 30))
+        if rng.random() < 0.25:
+            time.sleep(rng.uniform(0.0, 0.5))
+            job.send_signal(signal.SIGKILL)
+            job.wait()
+            kills += 1
+            job = start_job(t, statement)
+    time.sleep(0.5)
+    job.send_signal(signal.SIGKILL)
+    job.wait()
+    # Catch up and stop.
+    out, err = finish(start_job(t, statement, idle_ms=1500), "the catching-up job")
+    if "stopped" not in out + err:
+        raise Failure("part A: the job did not say it stopped: %r" % (out + err))
+    want = rows(t, "SELECT id, v * 2, CONCAT('k', CAST(id AS STRING)) FROM src "
+                   "WHERE v % 3 <> 0")
+    got = rows(t, "SELECT id, v2, tag FROM snk")
+    if got != want:
+        raise Failure("part A: after %d kills the sink differs from the batch query:\n"
+                      "  sink:  %s\n  query: %s" % (kills, got, want))
+    # Every job commit records the source's position, increasing.
+    last = None
+    for s in t.snapshots("snk"):
+        if s["commit_kind"] != "APPEND":
+            continue
+        if s["commit_user"] != "tributary-job:insert-into_default.snk":
+            raise Failure("part A: snapshot %d was committed by %r" %
+                          (s["snapshot_id"], s["commit_user"]))
+        if last is not None and s["commit_identifier"] <= last:
+            raise Failure("part A: commit identifiers do not increase: %d after %d" %
+                          (s["commit_identifier"], last))
+        last = s["commit_identifier"]
+    print("part A: primary-key sink equals the batch query after %d kill(s), %d rows" %
+          (kills, len(got)))
+
+
+def part_b(t, rng, rounds):
+    t.sql("CREATE TABLE log (id INT, v INT)")
+    t.sql("CREATE TABLE copy (id INT, v INT)")
+    statement = "INSERT INTO copy SELECT id, v FROM log WHERE v % 2 = 0"
+    job = start_job(t, statement, name="copier")
+    next_id = 0
+    kills = 0
+    for r in range(rounds):
+        values = []
+        for _ in range(rng.randint(1, 8)):
+            next_id += 1
+            values.append("(%d, %d)" % (next_id, rng.randint(0, 9)))
+        t.sql("INSERT INTO log VALUES " + ", ".join(values))
+        if rng.random() < 0.25:
+            time.sleep(rng.uniform(0.0, 0.5))
+            job.send_signal(signal.SIGKILL)
+            job.wait()
+            kills += 1
+            job = start_job(t, statement, name="copier")
+    time.sleep(0.3)
+    # SIGTERM stops the job cleanly: what it read is committed.
+    job.send_signal(signal.SIGTERM)
+    out, err = finish(job, "the job stopped by SIGTERM")
+    if "Job 'copier' stopped" not in out + err:
+        raise Failure("part B: SIGTERM did not stop the job cleanly: %r" % (out + err))
+    out, err = finish(start_job(t, statement, idle_ms=1500, name="copier"), "the last job")
+    want = rows(t, "SELECT id, v FROM log WHERE v % 2 = 0")
+    got = rows(t, "SELECT id, v FROM copy")
+    if got != want:
+        dup = sorted(set(x for x in got if got.count(x) > 1))
+        raise Failure("part B: after %d kills the append sink is not every row exactly once:\n"
+                      "  duplicates: %s\n  missing: %s" %
+                      (kills, dup, sorted(set(want) - set(got))))
+    # A restart after the clean stop writes nothing again.
+    out, err = finish(start_job(t, statement, idle_ms=800, name="copier"), "a restart")
+    if "0 change(s) written" not in out + err:
+        raise Failure("part B: a restart with nothing new wrote changes: %r" % (out + err))
+    print("part B: append sink holds each row once after %d kill(s), %d rows" % (kills, len(got)))
+
+
+def expect_refused(t, statement, needle, what, name=None):
+    out, err = finish(start_job(t, statement, idle_ms=500, name=name), what, expect_ok=False)
+    if needle not in err:
+        raise Failure("%s: expected an error with %r, got: %r" % (what, needle, (out + err)[-800:]))
+
+
+def part_c(t):
+    t.sql("CREATE TABLE appended (id INT, v INT)")
+    expect_refused(t, "INSERT INTO appended SELECT id, v FROM src",
+                   "doesn't support consuming update and delete changes",
+                   "an append sink fed by a primary-key table")
+    expect_refused(t, "INSERT INTO snk SELECT id, v, 'x' FROM (SELECT id, v, ROW_NUMBER() OVER "
+                      "(PARTITION BY id ORDER BY v DESC) AS rn FROM src) WHERE rn = 1",
+                   "not supported yet", "a job through a top-N")
+    expect_refused(t, "INSERT INTO snk SELECT id, v FROM src", "expects 3 columns",
+                   "a column count that does not match")
+    # The job 'copier' read `log` into `copy`; a statement reading another table into `copy`
+    # under its name is refused (its recorded position is `log`'s).
+    expect_refused(t, "INSERT INTO copy SELECT id, v FROM appended", "give the job another "
+                   "name", "another statement under a job's name", name="copier")
+    expect_refused(t, "EXECUTE STATEMENT SET BEGIN INSERT INTO copy SELECT id, v FROM log; END",
+                   "not supported yet", "a statement set in streaming mode")
+    print("part C: refusals name what is not supported")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", required=True)
+    ap.add_argument("--seed", type=int, default=int(time.time()))
+    ap.add_argument("--rounds", type=int, default=25)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    with tempfile.TemporaryDirectory(dir=default_work_dir()) as root:
+        binary = copy_binary(os.path.abspath(args.binary), root)
+        t = Tributary(binary, os.path.join(root, "warehouse"))
+        try:
+            part_a(t, rng, args.rounds)
+            part_b(t, rng, args.rounds)
+            part_c(t)
+        except Failure as e:
+            print("FAIL stream_job_test (seed %d): %s" % (args.seed, e))
+            return 1
+    print("stream_job_test: passed (seed %d)" % args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
