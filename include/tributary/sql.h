@@ -11,6 +11,7 @@
 // Thread-safety: a session, its statements and results are used by one thread at a time.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,6 +76,41 @@ class SqlStatement {
   std::unique_ptr<sql::PreparedStatement> p_;
 };
 
+// Where a job had read one of its sources as of its last commit.
+struct JobPosition {
+  std::string table;          // "db.t"
+  int64_t next_snapshot = 0;  // the snapshot whose changes come next
+  int64_t offset = 0;         // how many of that snapshot's changes were read already
+};
+
+// A streaming job (`INSERT INTO sink SELECT ...` in streaming mode, docs/streaming.md) running
+// on a thread of its own (SqlSession::StartJob). The session belongs to the job until it stops.
+// Thread-safety: every method may be called from any thread.
+class SqlJob {
+ public:
+  // Stops the job (Stop) and waits for it.
+  ~SqlJob();
+  // Asks the job to stop: it commits what it has read, then ends. Returns at once.
+  void Stop();
+  // Until the job has stopped (Stop): what it says when
+  // it stops ("Job 'x' stopped: N change(s) written to db.t in K commit(s)"), or its error.
+  Result<std::string> Wait();
+  bool running() const;
+  // Its name ('pipeline.name'), once it has started.
+  std::string name() const;
+  int64_t changes_read() const;     // as of its last commit
+  int64_t changes_written() const;  // as of its last commit
+  int64_t commits() const;
+  // Where it had read each source as of its last commit (what a restart resumes from).
+  std::vector<JobPosition> positions() const;
+
+ private:
+  friend class SqlSession;
+  struct State;
+  explicit SqlJob(std::shared_ptr<State> state);
+  std::shared_ptr<State> state_;
+};
+
 class SqlSession {
  public:
   // A session over the warehouse at `warehouse` (a directory, file:// or s3:// URI; a local
@@ -84,6 +120,11 @@ class SqlSession {
   ~SqlSession();
   // Runs one statement. Errors name the statement's line and column.
   Result<SqlResult> Execute(const std::string& statement);
+  // Starts `statement`, an INSERT INTO ... SELECT, as a streaming job whatever the session's
+  // 'execution.runtime-mode' (its other options apply: 'pipeline.name', the commit interval,
+  // ...). The job runs on a thread of its own until SqlJob::Stop; the session must not be used
+  // until SqlJob::Wait returns. Errors in the statement are the job's (Wait returns them).
+  Result<std::unique_ptr<SqlJob>> StartJob(const std::string& statement);
   // Parses one statement with '?' markers, to run it many times.
   Result<std::unique_ptr<SqlStatement>> Prepare(const std::string& statement);
 

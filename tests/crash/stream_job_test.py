@@ -12,10 +12,13 @@ records how far the job had read the source.
 Part B, an append sink: random rows appended to an append source while a job (filter) copies
 them, killed and restarted the same way: every source row that passes the filter is in the sink
 exactly once.
-Part C, refusals and the rest: an append sink fed by a primary-key table's changes, a job through
-an operator that holds state (a top-N), a statement reading other sources under a job name that
-read others, a column count that does not match, a statement set; SIGTERM stops a job cleanly
-(its rows committed); a restart after a clean stop resumes where it stopped.
+Part B also: SIGTERM stops a job cleanly (its rows committed); a restart after a clean stop
+writes nothing again; EXPLAIN shows the job; a second process running the same job is refused.
+Part C, refusals: an append sink fed by a primary-key table's changes, a job through an
+operator that holds state (a top-N), a statement reading other sources under a job name that
+read others, a column count that does not match, VALUES in a streaming statement set.
+Part D, a statement set: one job feeding two sinks, killed and restarted: each sink gets every
+row once, committed by its part of the job.
 Python 3 standard library; the binary is the only other thing it runs.
 """
 import argparse
@@ -149,6 +152,24 @@ def part_b(t, rng, rounds):
     out, err = finish(start_job(t, statement, idle_ms=800, name="copier"), "a restart")
     if "0 change(s) written" not in out + err:
         raise Failure("part B: a restart with nothing new wrote changes: %r" % (out + err))
+    # EXPLAIN shows the job, where its source resumes, and its operators; it runs nothing.
+    p = t.run([t.binary, "sql", "--warehouse", t.warehouse, "--format", "csv", "-e",
+               JOB_PRELUDE + "SET 'pipeline.name' = 'copier';\nEXPLAIN " + statement],
+              what="EXPLAIN of the job")
+    for needle in ["StreamingInsert: job 'copier' into default.copy, a commit every 200 ms",
+                   "source 1: default.log resumes at snapshot ",
+                   "StreamScan: default.log"]:
+        if needle not in p.stdout:
+            raise Failure("part B: EXPLAIN lacks %r:\n%s" % (needle, p.stdout))
+    # A second process running the same job is refused while the first runs.
+    first = start_job(t, statement, name="copier")
+    time.sleep(1.0)
+    out, err = finish(start_job(t, statement, idle_ms=500, name="copier"), "a second copier",
+                      expect_ok=False)
+    if "is already running in another process" not in err:
+        raise Failure("part B: a second process running the job was not refused: %r" % err)
+    first.send_signal(signal.SIGTERM)
+    finish(first, "the first copier")
     print("part B: append sink holds each row once after %d kill(s), %d rows" % (kills, len(got)))
 
 
@@ -172,9 +193,53 @@ def part_c(t):
     # under its name is refused (its recorded position is `log`'s).
     expect_refused(t, "INSERT INTO copy SELECT id, v FROM appended", "give the job another "
                    "name", "another statement under a job's name", name="copier")
-    expect_refused(t, "EXECUTE STATEMENT SET BEGIN INSERT INTO copy SELECT id, v FROM log; END",
-                   "not supported yet", "a statement set in streaming mode")
+    expect_refused(t, "EXECUTE STATEMENT SET BEGIN INSERT INTO copy VALUES (1, 2); END",
+                   "not supported yet", "INSERT ... VALUES in a streaming statement set")
     print("part C: refusals name what is not supported")
+
+
+def part_d(t, rng, rounds):
+    """A statement set: one job feeding two sinks, each commit of each sink with its own
+    source position, killed and restarted."""
+    t.sql("CREATE TABLE evens (id INT, v INT)")
+    t.sql("CREATE TABLE odds (id INT, v INT)")
+    statement = ("EXECUTE STATEMENT SET BEGIN\n"
+                 "INSERT INTO evens SELECT id, v FROM log WHERE v % 2 = 0;\n"
+                 "INSERT INTO odds SELECT id, v * 10 FROM log WHERE v % 2 = 1;\nEND")
+    job = start_job(t, statement, name="split")
+    next_id = 100000
+    kills = 0
+    for r in range(rounds):
+        values = []
+        for _ in range(rng.randint(1, 6)):
+            next_id += 1
+            values.append("(%d, %d)" % (next_id, rng.randint(0, 9)))
+        t.sql("INSERT INTO log VALUES " + ", ".join(values))
+        if rng.random() < 0.3:
+            time.sleep(rng.uniform(0.0, 0.5))
+            job.send_signal(signal.SIGKILL)
+            job.wait()
+            kills += 1
+            job = start_job(t, statement, name="split")
+    time.sleep(0.3)
+    job.send_signal(signal.SIGKILL)
+    job.wait()
+    out, err = finish(start_job(t, statement, idle_ms=1500, name="split"), "the set's last run")
+    for needle in ["Job 'split#1' stopped", "Job 'split#2' stopped"]:
+        if needle not in out + err:
+            raise Failure("part D: %r not said: %r" % (needle, out + err))
+    for sink, query in [("evens", "SELECT id, v FROM log WHERE v % 2 = 0"),
+                        ("odds", "SELECT id, v * 10 FROM log WHERE v % 2 = 1")]:
+        want = rows(t, query)
+        got = rows(t, "SELECT id, v FROM %s" % sink)
+        if got != want:
+            raise Failure("part D: after %d kills %s is not every row exactly once (%d rows, "
+                          "want %d)" % (kills, sink, len(got), len(want)))
+    for sink, part in [("evens", "split#1"), ("odds", "split#2")]:
+        users = set(s["commit_user"] for s in t.snapshots(sink) if s["commit_kind"] == "APPEND")
+        if users != {"tributary-job:" + part}:
+            raise Failure("part D: %s was committed by %s" % (sink, users))
+    print("part D: a statement set fed two sinks exactly once after %d kill(s)" % kills)
 
 
 def main():
@@ -191,6 +256,7 @@ def main():
             part_a(t, rng, args.rounds)
             part_b(t, rng, args.rounds)
             part_c(t)
+            part_d(t, rng, max(5, args.rounds // 2))
         except Failure as e:
             print("FAIL stream_job_test (seed %d): %s" % (args.seed, e))
             return 1

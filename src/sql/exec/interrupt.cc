@@ -31,7 +31,16 @@ InterruptScope::~InterruptScope() {
   sigaction(SIGINT, &previous, nullptr);
 }
 
-bool Interrupted() { return interrupted.load(); }
+namespace {
+thread_local const std::atomic<bool>* t_stop_flag = nullptr;
+}  // namespace
+
+bool Interrupted() { return interrupted.load() || (t_stop_flag && t_stop_flag->load()); }
+
+StopFlagScope::StopFlagScope(const std::atomic<bool>* flag) : previous_(t_stop_flag) {
+  t_stop_flag = flag;
+}
+StopFlagScope::~StopFlagScope() { t_stop_flag = previous_; }
 
 void ConsumeInterrupt() { interrupted.store(false); }
 

@@ -5,6 +5,7 @@
 // Thread-safety: the flag is an atomic; one scope at a time (the statement being run).
 #pragma once
 
+#include <atomic>
 #include <functional>
 
 #include "tributary/status.h"
@@ -20,8 +21,21 @@ class InterruptScope {
 };
 
 // Whether Ctrl-C was pressed since the current InterruptScope began (or the last
-// ConsumeInterrupt).
+// ConsumeInterrupt), or the stop flag of this thread's StopFlagScope is set.
 bool Interrupted();
+
+// While alive (on this thread), `flag` set means stop as Ctrl-C does: how a program stops a job
+// it runs through the library (SqlJob::Stop), without signals.
+class StopFlagScope {
+ public:
+  explicit StopFlagScope(const std::atomic<bool>* flag);
+  ~StopFlagScope();
+  StopFlagScope(const StopFlagScope&) = delete;
+  StopFlagScope& operator=(const StopFlagScope&) = delete;
+
+ private:
+  const std::atomic<bool>* previous_;
+};
 // Forgets a Ctrl-C that was handled (it ended a streaming query, which is how those end), so
 // the statements after it run.
 void ConsumeInterrupt();

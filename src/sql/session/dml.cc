@@ -598,9 +598,14 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
 
 Result<StatementResult> Session::StatementSet(const std::vector<const InsertStmt*>& inserts) {
   if (streaming() && !inserts.empty()) {
-    return NotSupportedAt(inserts[0]->pos,
-                          "a statement set in streaming mode (one job feeding several sinks) is "
-                          "not supported yet; run each INSERT as a job of its own");
+    for (const InsertStmt* s : inserts) {
+      if (!s->source->values.empty()) {
+        return NotSupportedAt(s->pos,
+                              "INSERT ... VALUES in a statement set in streaming mode is not "
+                              "supported yet: the set is one streaming job of INSERT ... SELECT");
+      }
+    }
+    return StreamingStatementSet(inserts);
   }
   if (set_writes_) return Status::Invalid("a statement set inside a statement set");
   std::vector<std::unique_ptr<PendingWrite>> writes;

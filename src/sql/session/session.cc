@@ -456,8 +456,14 @@ Result<StatementResult> Session::Reset(const ResetStmt& s) {
 }
 
 Result<StatementResult> Session::Explain(const ExplainStmt& s) {
+  if (s.inner->kind == StmtKind::kInsert && streaming()) {
+    const auto& insert = static_cast<const InsertStmt&>(*s.inner);
+    if (insert.source->values.empty()) return ExplainStreamingInsert(insert);
+  }
   if (s.inner->kind != StmtKind::kSelect) {
-    return NotSupportedAt(s.pos, "EXPLAIN supports SELECT statements only");
+    return NotSupportedAt(s.pos,
+                          "EXPLAIN supports SELECT statements, and INSERT ... SELECT in "
+                          "streaming mode (a job), only");
   }
   TRIB_ASSIGN_OR_RETURN(std::string plan,
                         ExplainQuery(*this, static_cast<const SelectStmt&>(*s.inner)));

@@ -3,11 +3,14 @@
 // Thread-safety: one thread at a time.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -30,6 +33,22 @@ namespace tributary::sql {
 void PrintCommitWarnings(const TableWriter& writer);
 
 class Operator;
+
+// A streaming job run through the library (tributary/sql.h SqlJob): how the program stops it,
+// and what the job reports after each commit. Thread-safety: `stop` is atomic; the rest is read
+// and written under `mu`.
+struct StreamJob;  // a streaming INSERT planned (stream_job.cc)
+
+struct JobControl {
+  std::atomic<bool> stop{false};
+  std::mutex mu;
+  std::string name;
+  int64_t rows_read = 0;
+  int64_t rows_written = 0;
+  int64_t commits = 0;
+  // As of the last commit: each source's table, the next snapshot and the changes of it read.
+  std::vector<std::tuple<std::string, int64_t, int64_t>> positions;
+};
 
 struct StatementResult {
   StatementResult();
@@ -65,6 +84,9 @@ class Session : public QueryContext {
   const std::map<std::string, std::string>& options() const override { return options_; }
   // How long a streaming SELECT waits for a change before it ends (--idle-timeout-ms); unset: it
   // runs until its LIMIT or until interrupted.
+  // The next streaming INSERT runs under `control` (stopped by its flag, no signal handlers),
+  // reporting to it; null: as the CLI runs it.
+  void set_job_control(JobControl* control) { job_control_ = control; }
   void set_stream_idle_timeout(std::optional<std::chrono::milliseconds> t) {
     stream_idle_timeout_ = t;
   }
@@ -106,6 +128,14 @@ class Session : public QueryContext {
   // In streaming mode, INSERT ... SELECT: a job that writes its sources' changes into the sink
   // until stopped, exactly once across restarts (stream_job.cc).
   Result<StatementResult> StreamingInsert(const InsertStmt& s);
+  // A statement set in streaming mode: one job whose INSERTs run side by side (stream_job.cc).
+  Result<StatementResult> StreamingStatementSet(const std::vector<const InsertStmt*>& inserts);
+  // A streaming INSERT planned: its sink opened and locked, its operators built; `name_suffix`
+  // names a part of a statement set's job.
+  Result<std::unique_ptr<StreamJob>> PrepareJob(const InsertStmt& s,
+                                                const std::string& name_suffix);
+  // EXPLAIN of it: the job, where its sources resume, its operators (stream_job.cc).
+  Result<StatementResult> ExplainStreamingInsert(const InsertStmt& s);
   // The INSERTs of a statement set: each writes its rows; only when all did are they committed,
   // one table after another (dml.cc).
   Result<StatementResult> StatementSet(const std::vector<const InsertStmt*>& inserts);
@@ -147,6 +177,7 @@ class Session : public QueryContext {
   std::string current_database_ = "default";
   std::map<std::string, std::string> options_;  // SET 'key' = 'value', canonical keys
   std::optional<std::chrono::milliseconds> stream_idle_timeout_;
+  JobControl* job_control_ = nullptr;
   // time_zone()'s cache: the zone of the option's value when it was last loaded.
   mutable std::string zone_name_;
   mutable std::shared_ptr<const TimeZone> zone_;

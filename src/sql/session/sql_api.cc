@@ -1,5 +1,8 @@
 // The public SQL API (include/tributary/sql.h) over the session and prepared statements.
+#include <thread>
+
 #include "sql/exec/operators.h"
+#include "sql/parser/parser.h"
 #include "sql/session/prepared.h"
 #include "sql/session/session.h"
 #include "tributary/sql.h"
@@ -91,6 +94,98 @@ Result<SqlResult> SqlSession::Execute(const std::string& statement) {
 Result<std::unique_ptr<SqlStatement>> SqlSession::Prepare(const std::string& statement) {
   TRIB_ASSIGN_OR_RETURN(auto p, sql::Prepare(session_.get(), statement));
   return std::unique_ptr<SqlStatement>(new SqlStatement(std::move(p)));
+}
+
+struct SqlJob::State {
+  sql::JobControl control;
+  std::thread thread;
+  mutable std::mutex mu;
+  bool done = false;
+  Status status;
+  std::string message;
+};
+
+SqlJob::SqlJob(std::shared_ptr<State> state) : state_(std::move(state)) {}
+
+SqlJob::~SqlJob() {
+  Stop();
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+void SqlJob::Stop() { state_->control.stop.store(true); }
+
+Result<std::string> SqlJob::Wait() {
+  if (state_->thread.joinable()) state_->thread.join();
+  std::lock_guard<std::mutex> lock(state_->mu);
+  if (!state_->status.ok()) return state_->status;
+  return state_->message;
+}
+
+bool SqlJob::running() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return !state_->done;
+}
+
+std::string SqlJob::name() const {
+  std::lock_guard<std::mutex> lock(state_->control.mu);
+  return state_->control.name;
+}
+
+int64_t SqlJob::changes_read() const {
+  std::lock_guard<std::mutex> lock(state_->control.mu);
+  return state_->control.rows_read;
+}
+
+int64_t SqlJob::changes_written() const {
+  std::lock_guard<std::mutex> lock(state_->control.mu);
+  return state_->control.rows_written;
+}
+
+int64_t SqlJob::commits() const {
+  std::lock_guard<std::mutex> lock(state_->control.mu);
+  return state_->control.commits;
+}
+
+std::vector<JobPosition> SqlJob::positions() const {
+  std::lock_guard<std::mutex> lock(state_->control.mu);
+  std::vector<JobPosition> out;
+  for (const auto& [table, snapshot, offset] : state_->control.positions) {
+    out.push_back({table, snapshot, offset});
+  }
+  return out;
+}
+
+Result<std::unique_ptr<SqlJob>> SqlSession::StartJob(const std::string& statement) {
+  TRIB_ASSIGN_OR_RETURN(sql::StatementPtr parsed, sql::ParseStatement(statement));
+  if (parsed->kind != sql::StmtKind::kInsert ||
+      !static_cast<const sql::InsertStmt&>(*parsed).source->values.empty()) {
+    return Status::Invalid("a job runs an INSERT INTO ... SELECT statement");
+  }
+  auto state = std::make_shared<SqlJob::State>();
+  sql::Session* session = session_.get();
+  state->thread = std::thread([session, state, statement] {
+    // The statement runs in streaming mode; the session's mode is left as it was.
+    auto mode = session->options().find("execution.runtime-mode");
+    const std::string before = mode == session->options().end() ? "" : mode->second;
+    Status st = session->ExecuteText("SET 'execution.runtime-mode' = 'streaming'", {}).status();
+    Result<sql::StatementResult> r = st;
+    if (st.ok()) {
+      session->set_job_control(&state->control);
+      r = session->ExecuteText(statement, {});
+      session->set_job_control(nullptr);
+      (void)session->ExecuteText(before.empty() ? "RESET 'execution.runtime-mode'"
+                                                : "SET 'execution.runtime-mode' = '" + before + "'",
+                                 {});
+    }
+    std::lock_guard<std::mutex> lock(state->mu);
+    state->done = true;
+    if (!r.ok()) {
+      state->status = r.status();
+    } else {
+      state->message = r->message;
+    }
+  });
+  return std::unique_ptr<SqlJob>(new SqlJob(std::move(state)));
 }
 
 }  // namespace tributary

@@ -8,14 +8,21 @@
 // only the consumer: the changes it passed produced nothing). docs/streaming.md.
 #include "sql/planner/stream_job.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <thread>
+#include <utility>
 
 #include "common/json.h"
+#include "io/file_system.h"
 #include "meta/consumer.h"
 #include "meta/snapshot.h"
 #include "options/core_options.h"
@@ -100,6 +107,63 @@ Result<std::optional<LastCommit>> FindLastCommit(const std::string& path, const 
   }
   return std::optional<LastCommit>();
 }
+
+// A job's name ('pipeline.name', else Flink's default) and commit interval.
+struct JobSettings {
+  std::string name;
+  int64_t interval_ms = 1000;
+};
+Result<JobSettings> ReadJobSettings(const std::map<std::string, std::string>& options,
+                                    const Identifier& sink, const Pos& pos) {
+  JobSettings out;
+  out.name = "insert-into_" + sink.ToString();
+  if (auto it = options.find("pipeline.name"); it != options.end() && !it->second.empty()) {
+    out.name = it->second;
+  }
+  if (auto it = options.find("execution.checkpointing.interval");
+      it != options.end() && !it->second.empty()) {
+    auto ms = options::ParseDurationMillis(it->second);
+    if (!ms.ok() || *ms < 1) {
+      return ErrorAt(pos, "'execution.checkpointing.interval' = '" + it->second +
+                              "' is not a positive duration (e.g. '1 s', '500 ms')");
+    }
+    out.interval_ms = *ms;
+  }
+  return out;
+}
+
+// One process runs a job at a time: a job holds <sink>/.job-<name>.lock (flock; the kernel
+// lets go when the process dies, kill -9 included) while it runs. Local warehouses only (object
+// storage has no locks: docs/streaming.md).
+class JobLock {
+ public:
+  static Result<std::unique_ptr<JobLock>> Acquire(const std::string& sink_path,
+                                                  const std::string& job) {
+    if (io::IsObjectStoreUri(sink_path)) return std::unique_ptr<JobLock>();
+    std::string file = ConsumerId(job, 0);
+    file = sink_path + "/." + file.substr(0, file.size() - 2) + ".lock";
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return Status::IOError("cannot open " + file + ": " + std::strerror(errno));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::close(fd);
+      return Status::Invalid("job '" + job + "' is already running in another process (it holds " +
+                             file +
+                             "); stop it first, or give this job another name (SET "
+                             "'pipeline.name' = '...')");
+    }
+    return std::unique_ptr<JobLock>(new JobLock(fd));
+  }
+  ~JobLock() {
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
+  JobLock(const JobLock&) = delete;
+  JobLock& operator=(const JobLock&) = delete;
+
+ private:
+  explicit JobLock(int fd) : fd_(fd) {}
+  int fd_;
+};
 
 std::optional<RowKind> ParseRowKind(const Value& v) {
   if (v.is_null()) return std::nullopt;
@@ -206,7 +270,25 @@ const Operator* HoldsState(const Operator& op) {
 
 }  // namespace
 
-Result<StatementResult> Session::StreamingInsert(const InsertStmt& s) {
+// A job planned: its sink and writer, its query's operators over its sources' streams, what it
+// writes of each change.
+struct StreamJob {
+  std::string name;
+  int64_t interval_ms = 1000;
+  std::string sink_name;
+  std::unique_ptr<Table> sink;
+  std::unique_ptr<JobLock> lock;
+  std::unique_ptr<JobSources> sources;
+  std::unique_ptr<Operator> root;  // op, then the select list
+  std::unique_ptr<TableWriter> writer;
+  bool keyed = false;
+  bool keep_update_before = false;
+  int64_t identifier = 0;  // of its last commit
+  Pos pos;
+};
+
+Result<std::unique_ptr<StreamJob>> Session::PrepareJob(const InsertStmt& s,
+                                                       const std::string& name_suffix) {
   if (s.overwrite) {
     return NotSupportedAt(s.pos,
                           "INSERT OVERWRITE in streaming mode is not supported (as in "
@@ -217,49 +299,42 @@ Result<StatementResult> Session::StreamingInsert(const InsertStmt& s) {
                           "a streaming INSERT with a column list or PARTITION (...) is "
                           "not supported yet: select every column of the sink");
   }
+  auto j = std::make_unique<StreamJob>();
+  j->pos = s.pos;
   ResolvedName rn;
   OptionList target_hints = s.hints;
-  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> sink,
-                        OpenWriteTarget(*this, s.name, &target_hints, &rn, "write to"));
-  const auto schema = sink->schema();
+  TRIB_ASSIGN_OR_RETURN(j->sink, OpenWriteTarget(*this, s.name, &target_hints, &rn, "write to"));
+  j->sink_name = rn.id.ToString();
+  const auto schema = j->sink->schema();
   const std::vector<Field>& fields = schema->fields;
 
   // The job: its name, its commit interval, where its last commit left its sources.
-  std::string job = "insert-into_" + rn.id.ToString();
-  if (auto it = options_.find("pipeline.name"); it != options_.end() && !it->second.empty()) {
-    job = it->second;
-  }
-  int64_t interval_ms = 1000;
-  if (auto it = options_.find("execution.checkpointing.interval");
-      it != options_.end() && !it->second.empty()) {
-    auto ms = options::ParseDurationMillis(it->second);
-    if (!ms.ok() || *ms < 1) {
-      return ErrorAt(s.pos, "'execution.checkpointing.interval' = '" + it->second +
-                                "' is not a positive duration (e.g. '1 s', '500 ms')");
-    }
-    interval_ms = *ms;
-  }
-  auto last = FindLastCommit(sink->path(), job);
+  TRIB_ASSIGN_OR_RETURN(JobSettings settings, ReadJobSettings(options_, rn.id, s.pos));
+  j->name = settings.name + name_suffix;
+  j->interval_ms = settings.interval_ms;
+  auto lock = JobLock::Acquire(j->sink->path(), j->name);
+  if (!lock.ok()) return ErrorAt(s.pos, lock.status().message());
+  j->lock = std::move(*lock);
+  auto last = FindLastCommit(j->sink->path(), j->name);
   if (!last.ok()) return ErrorAt(s.name.pos, last.status().message());
-  JobSources sources(job, *last ? (*last)->sources : std::vector<RecordedSource>{});
-  int64_t identifier = *last ? (*last)->identifier : 0;
-
-  std::unique_ptr<Operator> root;
+  j->sources = std::make_unique<JobSources>(
+      j->name, *last ? (*last)->sources : std::vector<RecordedSource>{});
+  j->identifier = *last ? (*last)->identifier : 0;
   {
-    planner::StreamJobScope in_job(&sources);
-    TRIB_ASSIGN_OR_RETURN(root, OpenStreamingQuery(*this, *s.source, stream_idle_timeout_));
+    planner::StreamJobScope in_job(j->sources.get());
+    TRIB_ASSIGN_OR_RETURN(j->root, OpenStreamingQuery(*this, *s.source, stream_idle_timeout_));
   }
-  if (const Operator* held = HoldsState(*root)) {
+  if (const Operator* held = HoldsState(*j->root)) {
     return NotSupportedAt(s.source->pos,
                           "a streaming INSERT through '" + held->Describe() +
                               "' is not supported yet: a job runs projections, filters, "
                               "functions and lookup joins (exactly once needs every operator "
                               "between its sources and its sink to hold nothing across changes)");
   }
-  const std::vector<Field>& in = root->fields();  // op, then the select list
+  const std::vector<Field>& in = j->root->fields();
   if (in.size() != fields.size() + 1) {
     return ErrorAt(s.source->pos,
-                   "INSERT into " + rn.id.ToString() + " expects " + std::to_string(fields.size()) +
+                   "INSERT into " + j->sink_name + " expects " + std::to_string(fields.size()) +
                        " columns but the query returns " + std::to_string(in.size() - 1));
   }
   for (size_t c = 0; c < fields.size(); ++c) {
@@ -270,12 +345,12 @@ Result<StatementResult> Session::StreamingInsert(const InsertStmt& s) {
                                         "' of type " + TypeName(fields[c].type));
     }
   }
-  const bool keyed = schema->HasPrimaryKey();
-  if (!keyed) {
-    for (const auto& src : sources.sources()) {
+  j->keyed = schema->HasPrimaryKey();
+  if (!j->keyed) {
+    for (const auto& src : j->sources->sources()) {
       if (!src.insert_only) {
         return ErrorAt(s.source->pos,
-                       "Table sink '" + rn.id.ToString() +
+                       "Table sink '" + j->sink_name +
                            "' doesn't support consuming update and delete changes which is "
                            "produced by the stream of primary-key table " +
                            src.table + " (give the sink a primary key, or read " + src.table +
@@ -291,9 +366,9 @@ Result<StatementResult> Session::StreamingInsert(const InsertStmt& s) {
   TRIB_ASSIGN_OR_RETURN(options::ChangelogProducer producer,
                         options::Get(*schema, options::kChangelogProducer));
   TRIB_ASSIGN_OR_RETURN(options::MergeEngine engine, options::Get(*schema, options::kMergeEngine));
-  const bool keep_update_before = producer == options::ChangelogProducer::kInput ||
-                                  engine == options::MergeEngine::kDeduplicate ||
-                                  engine == options::MergeEngine::kAggregation;
+  j->keep_update_before = producer == options::ChangelogProducer::kInput ||
+                          engine == options::MergeEngine::kDeduplicate ||
+                          engine == options::MergeEngine::kAggregation;
 
   WriteOptions options;
   if (!target_hints.empty()) {
@@ -301,79 +376,101 @@ Result<StatementResult> Session::StreamingInsert(const InsertStmt& s) {
     if (!hints.ok()) return ErrorAt(s.hints_pos, hints.status().message());
     options.dynamic_options = std::move(*hints);
   }
-  options.commit_user = CommitUser(job);
+  options.commit_user = CommitUser(j->name);
   options.async_compaction = true;
-  auto writer_or = sink->NewWriter(options);
-  if (!writer_or.ok()) return ErrorAt(s.pos, writer_or.status().message());
-  std::unique_ptr<TableWriter> writer = std::move(*writer_or);
+  auto writer = j->sink->NewWriter(options);
+  if (!writer.ok()) return ErrorAt(s.pos, writer.status().message());
+  j->writer = std::move(*writer);
+  return j;
+}
 
-  int64_t rows_in = 0, rows_written = 0, commits = 0, pending = 0;
+namespace {
+
+// Runs `j` until its sources end (Ctrl-C, SIGTERM, the idle time-out, `control`'s stop flag):
+// what it says when it stops, or why it failed (its last commit stands).
+Result<std::string> RunJob(StreamJob& j, JobControl* control) {
+  const std::vector<Field>& fields = j.sink->schema()->fields;
+  const std::vector<Field>& in = j.root->fields();
+  int64_t rows_in = 0, rows_written = 0, commits = 0;
   auto last_commit = std::chrono::steady_clock::now();
-  const bool tty = ::isatty(2);
+  const bool tty = !control && ::isatty(2);
   // Commits what was written, with the sources' positions, then moves the consumers; nothing
   // while a source has no position yet (its first snapshot still being read whole).
   auto commit = [&]() -> Status {
-    std::optional<std::string> positions = sources.PositionsProperty();
+    std::optional<std::string> positions = j.sources->PositionsProperty();
     if (!positions) return Status::OK();
-    writer->SetNextCommitInfo(++identifier,
-                              {{kJobNameProperty, job}, {kJobSourcesProperty, *positions}});
-    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> snapshot, writer->Commit());
-    for (const std::string& w : writer->warnings()) {
+    j.writer->SetNextCommitInfo(++j.identifier,
+                                {{kJobNameProperty, j.name}, {kJobSourcesProperty, *positions}});
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> snapshot, j.writer->Commit());
+    for (const std::string& w : j.writer->warnings()) {
       std::fprintf(stderr, "warning: %s\n", w.c_str());
     }
     if (snapshot) commits++;
-    TRIB_RETURN_NOT_OK(root->Checkpoint(std::nullopt));
-    pending = 0;
+    TRIB_RETURN_NOT_OK(j.root->Checkpoint(std::nullopt));
+    if (control) {
+      std::lock_guard<std::mutex> lock(control->mu);
+      control->rows_read = rows_in;
+      control->rows_written = rows_written;
+      control->commits = commits;
+      control->positions.clear();
+      for (const auto& src : j.sources->sources()) {
+        const auto p = src.stream->position();
+        control->positions.emplace_back(src.table, p->first, p->second);
+      }
+    }
     last_commit = std::chrono::steady_clock::now();
     if (tty) {
       std::fprintf(stderr, "\rjob %s: %lld change(s) read, %lld written, %lld commit(s)\033[K",
-                   job.c_str(), static_cast<long long>(rows_in),
+                   j.name.c_str(), static_cast<long long>(rows_in),
                    static_cast<long long>(rows_written), static_cast<long long>(commits));
       std::fflush(stderr);
     }
     return Status::OK();
   };
   auto due = [&] {
-    return std::chrono::steady_clock::now() - last_commit >= std::chrono::milliseconds(interval_ms);
+    return std::chrono::steady_clock::now() - last_commit >=
+           std::chrono::milliseconds(j.interval_ms);
+  };
+  // Writes one change (op, then the select list) into the sink.
+  auto write = [&](Row& r) -> Status {
+    rows_in++;
+    std::optional<RowKind> kind = ParseRowKind(r[0]);
+    if (!kind) return Status::Internal("a streaming INSERT met a change without its kind");
+    if (*kind == RowKind::kUpdateBefore && j.keyed && !j.keep_update_before) return Status::OK();
+    Row out(fields.size());
+    for (size_t c = 0; c < fields.size(); ++c) {
+      auto v = CastValue(r[c + 1], in[c + 1].type, fields[c].type, CastMode::kAssignment);
+      if (!v.ok()) {
+        return Status::Invalid(v.status().message() + " (column '" + fields[c].name + "')");
+      }
+      out[c] = std::move(*v);
+    }
+    rows_written++;
+    return j.writer->Write(*kind, std::move(out));
   };
 
-  std::optional<InterruptScope> interrupt;
-  interrupt.emplace();
-  TerminateScope terminate;
+  std::optional<StopFlagScope> stop;
+  if (control) {
+    stop.emplace(&control->stop);
+    std::lock_guard<std::mutex> lock(control->mu);
+    control->name = j.name;
+  }
   Status failed;
   {
     // While the sources wait for changes, rows written before reach the sink on time.
-    planner::StreamJobScope in_job(&sources);
+    planner::StreamJobScope in_job(j.sources.get());
     StreamIdleHookScope idle([&]() -> Status { return due() ? commit() : Status::OK(); });
     ColumnBatch batch;
     while (failed.ok()) {
-      auto more = root->Next(&batch);
+      auto more = j.root->Next(&batch);
       if (!more.ok()) {
         failed = more.status();
         break;
       }
       if (!*more) break;
       for (Row& r : BatchRows(batch)) {
-        rows_in++;
-        std::optional<RowKind> kind = ParseRowKind(r[0]);
-        if (!kind) {
-          failed = Status::Internal("a streaming INSERT met a change without its kind");
-          break;
-        }
-        if (*kind == RowKind::kUpdateBefore && keyed && !keep_update_before) continue;
-        Row out(fields.size());
-        for (size_t c = 0; c < fields.size(); ++c) {
-          auto v = CastValue(r[c + 1], in[c + 1].type, fields[c].type, CastMode::kAssignment);
-          if (!v.ok()) {
-            failed = Status::Invalid(v.status().message() + " (column '" + fields[c].name + "')");
-            break;
-          }
-          out[c] = std::move(*v);
-        }
+        failed = write(r);
         if (!failed.ok()) break;
-        failed = writer->Write(*kind, std::move(out));
-        rows_written++;
-        pending++;
       }
       if (failed.ok() && due()) failed = commit();
     }
@@ -381,21 +478,106 @@ Result<StatementResult> Session::StreamingInsert(const InsertStmt& s) {
     if (failed.ok()) failed = commit();
   }
   if (tty) std::fprintf(stderr, "\r\033[K");
-  ConsumeInterrupt();
   if (!failed.ok()) {
-    writer->Abort();
-    return ErrorAt(s.pos, "job '" + job + "' stopped: " + failed.message() +
-                              " (its last commit stands; run it again to resume there)");
+    j.writer->Abort();
+    return Status(failed.code(), "job '" + j.name + "' stopped: " + failed.message() +
+                                     " (its last commit stands; run it again to resume there)");
+  }
+  std::string said = "Job '" + j.name + "' stopped: " + std::to_string(rows_written) +
+                     " change(s) written to " + j.sink_name + " in " + std::to_string(commits) +
+                     " commit(s)";
+  if (!j.sources->PositionsProperty()) {
+    said += "; its sources' first snapshots were not read whole, so nothing was committed";
+    j.writer->Abort();
+  }
+  return said;
+}
+
+}  // namespace
+
+Result<StatementResult> Session::StreamingInsert(const InsertStmt& s) {
+  JobControl* control = std::exchange(job_control_, nullptr);  // a library job's
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<StreamJob> job, PrepareJob(s, ""));
+  // The CLI's job stops on Ctrl-C and SIGTERM; a library job by its control's flag.
+  std::optional<InterruptScope> interrupt;
+  std::optional<TerminateScope> terminate;
+  if (!control) {
+    interrupt.emplace();
+    terminate.emplace();
+  }
+  Result<std::string> said = RunJob(*job, control);
+  if (!control) ConsumeInterrupt();
+  if (!said.ok()) return Locate(said.status(), s.pos);
+  StatementResult out;
+  out.message = *said;
+  return out;
+}
+
+Result<StatementResult> Session::StreamingStatementSet(
+    const std::vector<const InsertStmt*>& inserts) {
+  // One job of several parts: part k is '<name>#k', with its own sink commits and sources'
+  // positions; all planned first (a refusal starts none), then run side by side.
+  std::vector<std::unique_ptr<StreamJob>> jobs;
+  for (size_t k = 0; k < inserts.size(); k++) {
+    TRIB_ASSIGN_OR_RETURN(auto job, PrepareJob(*inserts[k], "#" + std::to_string(k + 1)));
+    jobs.push_back(std::move(job));
+  }
+  InterruptScope interrupt;
+  TerminateScope terminate;
+  std::vector<Result<std::string>> said(jobs.size(), Status::OK());
+  {
+    std::vector<std::thread> threads;
+    for (size_t k = 1; k < jobs.size(); k++) {
+      threads.emplace_back([&, k] { said[k] = RunJob(*jobs[k], nullptr); });
+    }
+    said[0] = RunJob(*jobs[0], nullptr);
+    for (auto& t : threads) t.join();
+  }
+  ConsumeInterrupt();
+  std::string message;
+  for (size_t k = 0; k < jobs.size(); k++) {
+    if (!said[k].ok()) return Locate(said[k].status(), inserts[k]->pos);
+    message += (message.empty() ? "" : "\n") + *said[k];
   }
   StatementResult out;
-  out.message = "Job '" + job + "' stopped: " + std::to_string(rows_written) +
-                " change(s) written to " + rn.id.ToString() + " in " + std::to_string(commits) +
-                " commit(s)";
-  if (!sources.PositionsProperty()) {
-    out.message += "; its sources' first snapshots were not read whole, so nothing was committed";
-    writer->Abort();
-  }
+  out.message = message;
   return out;
+}
+
+Result<StatementResult> Session::ExplainStreamingInsert(const InsertStmt& s) {
+  ResolvedName rn;
+  OptionList target_hints = s.hints;
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> sink,
+                        OpenWriteTarget(*this, s.name, &target_hints, &rn, "write to"));
+  TRIB_ASSIGN_OR_RETURN(JobSettings settings, ReadJobSettings(options_, rn.id, s.pos));
+  auto last = FindLastCommit(sink->path(), settings.name);
+  if (!last.ok()) return ErrorAt(s.name.pos, last.status().message());
+  std::string plan = "StreamingInsert: job '" + settings.name + "' into " + rn.id.ToString() +
+                     ", a commit every " + std::to_string(settings.interval_ms) +
+                     " ms (commitUser '" + CommitUser(settings.name) + "')";
+  if (*last) {
+    for (size_t i = 0; i < (*last)->sources.size(); i++) {
+      const RecordedSource& r = (*last)->sources[i];
+      plan +=
+          "\n  source " + std::to_string(i + 1) + ": " + r.table + " resumes at snapshot " +
+          std::to_string(r.position.first) +
+          (r.position.second ? " (after " + std::to_string(r.position.second) + " of its changes)"
+                             : std::string()) +
+          " (the job's commit " + std::to_string((*last)->identifier) +
+          ", or its consumer's position if later)";
+    }
+  } else {
+    plan += "\n  first run: each source starts at its start-up mode";
+  }
+  TRIB_ASSIGN_OR_RETURN(std::string query, ExplainQuery(*this, *s.source));
+  size_t start = 0;
+  while (start <= query.size()) {
+    size_t end = query.find('\n', start);
+    if (end == std::string::npos) end = query.size();
+    plan += "\n  " + query.substr(start, end - start);
+    start = end + 1;
+  }
+  return Rows({StringField("plan")}, {{Value::String(plan)}});
 }
 
 }  // namespace tributary::sql
