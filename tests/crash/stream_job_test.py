@@ -115,25 +115,33 @@ def part_a(t, rng, rounds):
           (kills, len(got)))
 
 
-def part_b(t, rng, rounds):
-    t.sql("CREATE TABLE log (id INT, v INT)")
-    t.sql("CREATE TABLE copy (id INT, v INT)")
-    statement = "INSERT INTO copy SELECT id, v FROM log WHERE v % 2 = 0"
-    job = start_job(t, statement, name="copier")
-    next_id = 0
+def append_with_kills(t, rng, rounds, statement, name, first_id, kill_odds):
+    """Appends random rows (ids from first_id) to `log` in `rounds` commits while the job runs,
+    killing it (SIGKILL) at random moments and starting it again. Returns the running job and
+    the number of kills."""
+    job = start_job(t, statement, name=name)
+    next_id = first_id
     kills = 0
-    for r in range(rounds):
+    for _ in range(rounds):
         values = []
         for _ in range(rng.randint(1, 8)):
             next_id += 1
             values.append("(%d, %d)" % (next_id, rng.randint(0, 9)))
         t.sql("INSERT INTO log VALUES " + ", ".join(values))
-        if rng.random() < 0.25:
+        if rng.random() < kill_odds:
             time.sleep(rng.uniform(0.0, 0.5))
             job.send_signal(signal.SIGKILL)
             job.wait()
             kills += 1
-            job = start_job(t, statement, name="copier")
+            job = start_job(t, statement, name=name)
+    return job, kills
+
+
+def part_b(t, rng, rounds):
+    t.sql("CREATE TABLE log (id INT, v INT)")
+    t.sql("CREATE TABLE copy (id INT, v INT)")
+    statement = "INSERT INTO copy SELECT id, v FROM log WHERE v % 2 = 0"
+    job, kills = append_with_kills(t, rng, rounds, statement, "copier", 0, 0.25)
     time.sleep(0.3)
     # SIGTERM stops the job cleanly: what it read is committed.
     job.send_signal(signal.SIGTERM)
@@ -206,21 +214,7 @@ def part_d(t, rng, rounds):
     statement = ("EXECUTE STATEMENT SET BEGIN\n"
                  "INSERT INTO evens SELECT id, v FROM log WHERE v % 2 = 0;\n"
                  "INSERT INTO odds SELECT id, v * 10 FROM log WHERE v % 2 = 1;\nEND")
-    job = start_job(t, statement, name="split")
-    next_id = 100000
-    kills = 0
-    for r in range(rounds):
-        values = []
-        for _ in range(rng.randint(1, 6)):
-            next_id += 1
-            values.append("(%d, %d)" % (next_id, rng.randint(0, 9)))
-        t.sql("INSERT INTO log VALUES " + ", ".join(values))
-        if rng.random() < 0.3:
-            time.sleep(rng.uniform(0.0, 0.5))
-            job.send_signal(signal.SIGKILL)
-            job.wait()
-            kills += 1
-            job = start_job(t, statement, name="split")
+    job, kills = append_with_kills(t, rng, rounds, statement, "split", 100000, 0.3)
     time.sleep(0.3)
     job.send_signal(signal.SIGKILL)
     job.wait()
