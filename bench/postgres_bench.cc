@@ -8,6 +8,7 @@
 #include <libpq-fe.h>
 
 #include <cstring>
+#include <set>
 #include <string_view>
 #include <thread>
 
@@ -496,8 +497,276 @@ void W6(const std::string& info) {
       .Print();
 }
 
+// W7: W6's upserts (W7_ROWS rows in commits of W7_BATCH) into w7src while a consumer applies
+// them, as one keeps a second table up to date in PostgreSQL without a stream processor: the
+// logical decoding stream of W6 (test_decoding over a replication connection), each source
+// transaction's new rows filtered (b % 10 <> 0), joined with the 1,000-row w7dim and upserted
+// into w7sink (a row whose new values fail the filter deleted from it) in one transaction on a
+// second connection. Latency: from a source commit's return to the commit of its applied rows.
+struct W7Change {
+  int64_t id = 0, a = 0, b = 0, commit_no = 0;
+  bool a_null = true, b_null = true;
+  std::string s1;
+  bool s1_null = true;
+};
+
+// The fields of one test_decoding tuple ("id[bigint]:1 s1[text]:'x y' ..."), from `text`.
+W7Change ParseTuple(std::string_view text) {
+  W7Change c;
+  size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') i++;
+    const size_t open = text.find('[', i);
+    if (open == std::string_view::npos) break;
+    const std::string_view name = text.substr(i, open - i);
+    const size_t colon = text.find("]:", open);
+    if (colon == std::string_view::npos) break;
+    i = colon + 2;
+    std::string value;
+    bool null = false;
+    if (i < text.size() && text[i] == '\'') {
+      i++;
+      while (i < text.size()) {
+        if (text[i] == '\'' && i + 1 < text.size() && text[i + 1] == '\'') {
+          value += '\'';
+          i += 2;
+        } else if (text[i] == '\'') {
+          i++;
+          break;
+        } else {
+          value += text[i++];
+        }
+      }
+    } else {
+      const size_t end = std::min(text.find(' ', i), text.size());
+      value = std::string(text.substr(i, end - i));
+      null = value == "null";
+      i = end;
+    }
+    const int64_t n = null ? 0 : std::strtoll(value.c_str(), nullptr, 10);
+    if (name == "id") c.id = n;
+    if (name == "a") c.a = n, c.a_null = null;
+    if (name == "b") c.b = n, c.b_null = null;
+    if (name == "commit_no") c.commit_no = n;
+    if (name == "s1") c.s1 = value, c.s1_null = null;
+  }
+  return c;
+}
+
+struct W7Applied {
+  std::vector<int64_t> applied;  // per commit number: when its rows were committed to w7sink
+  int64_t rows = 0;
+  int64_t last = 0;
+  std::string error;
+};
+
+void W7Consumer(const std::string& info, W7Applied* out) {
+  PGconn* c = PQconnectdb((info + " replication=database").c_str());
+  Conn apply(info);
+  apply.Exec("CREATE TEMP TABLE w7stage (id BIGINT, a BIGINT, s1 TEXT, commit_no BIGINT)");
+  if (PQstatus(c) != CONNECTION_OK) {
+    out->error = std::string("replication connect: ") + PQerrorMessage(c);
+    PQfinish(c);
+    return;
+  }
+  PGresult* r = PQexec(c, "START_REPLICATION SLOT w7 LOGICAL 0/0 (\"skip-empty-xacts\" '1')");
+  if (PQresultStatus(r) != PGRES_COPY_BOTH) {
+    out->error = std::string("START_REPLICATION: ") + PQerrorMessage(c);
+    PQclear(r);
+    PQfinish(c);
+    return;
+  }
+  PQclear(r);
+  uint64_t received = 0;
+  std::string upserts;           // COPY text of the transaction's rows that pass
+  std::vector<int64_t> deletes;  // ids whose new row fails the filter
+  std::set<int64_t> commit_nos;  // the source commits the transaction carries
+  bool done = false;             // the last row (commit number -1) was decoded
+  bool finished = false;         // and its transaction applied
+  while (!finished) {
+    char* buf = nullptr;
+    const int n = PQgetCopyData(c, &buf, 0);
+    if (n < 0) {
+      out->error = std::string("replication stream ended: ") + PQerrorMessage(c);
+      break;
+    }
+    if (n == 0) continue;
+    bool reply = false;
+    if (buf[0] == 'k' && n >= 18) {
+      received = std::max<uint64_t>(received, ReadU64(buf + 1));
+      reply = buf[17] != 0;
+    } else if (buf[0] == 'w' && n > 25) {
+      received = std::max<uint64_t>(received, ReadU64(buf + 1));
+      std::string_view text(buf + 25, static_cast<size_t>(n - 25));
+      size_t at = text.find(": INSERT: ");
+      size_t skip = 10;
+      if (at == std::string_view::npos) {
+        at = text.find("new-tuple: ");
+        skip = 11;
+      }
+      if (at != std::string_view::npos && text.rfind("table public.w7src:", 0) == 0) {
+        const W7Change ch = ParseTuple(text.substr(at + skip));
+        if (ch.commit_no == -1) done = true;
+        commit_nos.insert(ch.commit_no);
+        if (!ch.b_null && ch.b % 10 != 0) {
+          AppendInt(&upserts, ch.id);
+          upserts += '\t';
+          if (ch.a_null) {
+            upserts += "\\N";
+          } else {
+            AppendInt(&upserts, ch.a);
+          }
+          upserts += '\t';
+          upserts += ch.s1_null ? "\\N" : ch.s1;
+          upserts += '\t';
+          AppendInt(&upserts, ch.commit_no);
+          upserts += '\n';
+        } else {
+          deletes.push_back(ch.id);
+        }
+      } else if (text.rfind("COMMIT", 0) == 0 && !commit_nos.empty()) {
+        apply.Exec("BEGIN");
+        apply.Exec("TRUNCATE w7stage");
+        if (!upserts.empty()) apply.Copy("w7stage", upserts);
+        apply.Exec(
+            "INSERT INTO w7sink SELECT DISTINCT ON (s.id) s.id, s.a, s.s1, d.name, s.commit_no "
+            "FROM w7stage s JOIN w7dim d ON d.k = s.a % 1000 ORDER BY s.id "
+            "ON CONFLICT (id) DO UPDATE SET a = excluded.a, s1 = excluded.s1, "
+            "name = excluded.name, commit_no = excluded.commit_no");
+        if (!deletes.empty()) {
+          std::string list;
+          for (int64_t id : deletes) list += (list.empty() ? "" : ",") + std::to_string(id);
+          apply.Exec("DELETE FROM w7sink WHERE id IN (" + list + ")");
+        }
+        apply.Exec("COMMIT");
+        const int64_t now = NowMicros();
+        for (int64_t k : commit_nos) {
+          if (k >= 0 && static_cast<size_t>(k) < out->applied.size()) {
+            out->applied[static_cast<size_t>(k)] = now;
+          }
+        }
+        out->rows += static_cast<int64_t>(std::count(upserts.begin(), upserts.end(), '\n'));
+        if (done) {
+          out->last = now;
+          finished = true;
+        }
+        upserts.clear();
+        deletes.clear();
+        commit_nos.clear();
+      }
+    }
+    PQfreemem(buf);
+    if (reply) {
+      std::string msg = "r";
+      PutU64(&msg, received);
+      PutU64(&msg, received);
+      PutU64(&msg, received);
+      PutU64(&msg, 0);
+      msg.push_back(0);
+      if (PQputCopyData(c, msg.data(), static_cast<int>(msg.size())) != 1 || PQflush(c) != 0) {
+        out->error = "cannot send the standby status";
+        break;
+      }
+    }
+  }
+  PQfinish(c);
+}
+
+void W7(const std::string& info) {
+  bench::Params p;
+  const int64_t rows = bench::EnvInt("W7_ROWS", std::max<int64_t>(1, p.w1_rows / 5));
+  const int64_t batch = std::max<int64_t>(1, bench::EnvInt("W7_BATCH", 2000));
+  const int64_t commits = (rows + batch - 1) / batch;
+  Conn c(info);
+  if (c.QueryText("SHOW wal_level") != "logical") {
+    std::fprintf(stderr, "postgres W7 needs wal_level = logical\n");
+    std::exit(1);
+  }
+  for (const char* t : {"w7src", "w7dim", "w7sink"})
+    c.Exec(std::string("DROP TABLE IF EXISTS ") + t);
+  c.Exec(
+      "CREATE TABLE w7src (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE PRECISION, "
+      "s1 TEXT, s2 TEXT, s3 TEXT, commit_no BIGINT)");
+  c.Exec("ALTER TABLE w7src REPLICA IDENTITY FULL");
+  c.Exec("CREATE TABLE w7dim (k BIGINT PRIMARY KEY, name TEXT)");
+  c.Exec("INSERT INTO w7dim SELECT k, 'name-' || k FROM generate_series(0, 999) k");
+  c.Exec(
+      "CREATE TABLE w7sink (id BIGINT PRIMARY KEY, a BIGINT, s1 TEXT, name TEXT, "
+      "commit_no BIGINT)");
+  c.Exec("CREATE TEMP TABLE stage (LIKE w7src)");
+  c.Exec("SELECT pg_create_logical_replication_slot('w7', 'test_decoding')");
+  W7Applied applied;
+  applied.applied.assign(static_cast<size_t>(commits), 0);
+  std::thread consumer(W7Consumer, info, &applied);
+  std::vector<int64_t> committed(static_cast<size_t>(commits));
+  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
+  bench::W1Row r;
+  std::string data;
+  auto flush = [&](const std::string& rows_text) {
+    c.Exec("BEGIN");
+    c.Exec("TRUNCATE stage");
+    c.Copy("stage", rows_text);
+    c.Exec(
+        "INSERT INTO w7src SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
+        "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
+        "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3, commit_no = excluded.commit_no");
+    c.Exec("COMMIT");
+  };
+  const int64_t start = NowMicros();
+  int64_t i = 0;
+  for (int64_t k = 0; k < commits; k++) {
+    for (int64_t j = 0; j < batch && i < rows; j++, i++) {
+      gen.Next(i, &r);
+      AppendW1Row(&data, r);
+      data += '\t';
+      AppendInt(&data, k);
+      data += '\n';
+    }
+    flush(data);
+    data.clear();
+    committed[static_cast<size_t>(k)] = NowMicros();
+  }
+  flush("-1\t0\t1\t\\N\t\\N\t\\N\t\\N\t-1\n");
+  consumer.join();
+  for (int i = 0; i < 100 && c.QueryText("SELECT active FROM pg_replication_slots WHERE "
+                                         "slot_name = 'w7'") == "t";
+       i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  c.Exec("SELECT pg_drop_replication_slot('w7')");
+  if (!applied.error.empty() || applied.last == 0) {
+    std::fprintf(stderr, "postgres W7 consumer: %s\n", applied.error.c_str());
+    std::exit(1);
+  }
+  std::vector<double> latency_ms;
+  for (int64_t k = 0; k < commits; k++) {
+    const int64_t at = applied.applied[static_cast<size_t>(k)];
+    if (at == 0) continue;
+    latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(k)]) / 1000.0);
+  }
+  std::sort(latency_ms.begin(), latency_ms.end());
+  auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
+  const double secs = std::max<int64_t>(1, applied.last - start) / 1e6;
+  Record(kSys, "W7", "logical decoding applied")
+      .Int("rows", rows)
+      .Int("commits", commits)
+      .Int("sink_rows", c.QueryInt("SELECT COUNT(*) FROM w7sink"))
+      .Num("secs", secs)
+      .Num("rows_per_sec", rows / secs)
+      .Num("p50_ms", pct(0.50))
+      .Num("p99_ms", pct(0.99))
+      .Int("rss_kb", c.BackendPeakRssKb())
+      .Str("how",
+           "W6's upserts; a consumer thread on test_decoding (as W6) applying each source "
+           "transaction's rows, filtered and joined with w7dim, to w7sink in one transaction "
+           "(COPY into a stage, INSERT ... ON CONFLICT, DELETE of rows filtered out)")
+      .Str("version", c.QueryText("SHOW server_version"))
+      .Print();
+}
+
 int main(int argc, char** argv) {
   return bench::RunWorkload(
-      argc, argv, {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}, {"W6", W6}},
+      argc, argv,
+      {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}, {"W6", W6}, {"W7", W7}},
       "<conninfo>");
 }

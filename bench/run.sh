@@ -71,7 +71,7 @@ export J1_ORDERS=${J1_ORDERS:-$(scaled 1000000)}
 export J1_CUSTOMERS=${J1_CUSTOMERS:-$(scaled 100000)}
 export BENCH_BATCH=${BENCH_BATCH:-100000}
 SYSTEMS=${BENCH_SYSTEMS:-tributary rocksdb sqlite postgresql duckdb}
-WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1 W6 S1}
+WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1 W6 W7 S1}
 STEP_TIMEOUT=${BENCH_STEP_TIMEOUT:-1800}
 
 OUT=${BENCH_OUT:-$BUILD/bench}
@@ -183,27 +183,27 @@ run_system() {
         elif [ "$w" = W1 ]; then
           step tributary W1 "$prog" W1 "$dir" fixed
           step tributary W1 "$prog" W1 "$dir" dynamic
-        elif [ "$w" = J1 ] || [ "$w" = W6 ]; then
+        elif [ "$w" = J1 ] || [ "$w" = W6 ] || [ "$w" = W7 ]; then
           step tributary "$w" "$prog" "$w" "$dir/$w"
         else
           step tributary "$w" "$prog" "$w" "$dir"
         fi ;;
       rocksdb)
-        case $w in J1) ;;  # a key-value store: no joins
+        case $w in J1|W7) ;;  # a key-value store: no joins, no jobs
                    W6) step rocksdb W6 "$prog" W6 "$dir/w6" ;;
                    W2|W3) step rocksdb "$w" "$prog" "$w" "$dir/$w" ;;
                    *) step rocksdb "$w" "$prog" "$w" "$dir/w1" ;; esac ;;
       sqlite)
-        case $w in W6) ;;  # no change feed
+        case $w in W6|W7) ;;  # no change feed
                    W2|W3|J1) step sqlite "$w" "$prog" "$w" "$dir/$w" ;;
                    *) step sqlite "$w" "$prog" "$w" "$dir/w1" ;; esac ;;
       postgresql)
         case $w in J1) ;;
-                   W6) if restart_pg_logical; then step postgresql W6 "$prog" W6 "$PG_CONN"
-                       else error_line postgresql W6 "the cluster did not restart with wal_level = logical; see $LOG"; fi ;;
+                   W6|W7) if restart_pg_logical; then step postgresql "$w" "$prog" "$w" "$PG_CONN"
+                       else error_line postgresql "$w" "the cluster did not restart with wal_level = logical; see $LOG"; fi ;;
                    *) step postgresql "$w" "$prog" "$w" "$PG_CONN" ;; esac ;;
       duckdb)
-        case $w in W6) ;;  # no change feed
+        case $w in W6|W7) ;;  # no change feed
                    W2|W3|J1) step duckdb "$w" "$prog" "$w" "$dir/$w" ;;
                    *) step duckdb "$w" "$prog" "$w" "$dir/w1" ;; esac ;;
     esac

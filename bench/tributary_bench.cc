@@ -20,6 +20,7 @@
 #include "sql/session/prepared.h"
 #include "sql/session/session.h"
 #include "tributary/catalog.h"
+#include "tributary/sql.h"
 #include "tributary/stream_scan.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
@@ -806,6 +807,168 @@ Status W6Reader(const std::string& warehouse) {
   }
 }
 
+// W7 (issue 36): a streaming job (a filter and a lookup join into a primary-key sink) following
+// W6's upsert stream: W7_ROWS rows (default W1_ROWS / 5, keys from half as many) committed to
+// w7src in commits of W7_BATCH rows while the job (SqlSession::StartJob, its commit interval
+// 'execution.checkpointing.interval', default 1 s) writes each change through the join with the
+// 1,000-row w7dim into w7sink; a reader in another process (mode W7reader) follows w7sink and
+// reports when each source commit's first row reached it. Rows per second end to end (first
+// write to the last row at the reader) and the latency from each source commit's return to its
+// rows in the sink's committed snapshot (plus the reader's discovery, at most 50 ms).
+Status W7(const std::string& warehouse, const std::string& self) {
+  bench::Params p;
+  auto env = [](const char* k, int64_t d) {
+    return std::getenv(k) ? std::atoll(std::getenv(k)) : d;
+  };
+  const int64_t rows = env("W7_ROWS", std::max<int64_t>(1, p.w1_rows / 5));
+  const int64_t batch = std::max<int64_t>(1, env("W7_BATCH", 2000));
+  const int64_t commits = (rows + batch - 1) / batch;
+  const std::string interval =
+      std::getenv("W7_INTERVAL") ? std::getenv("W7_INTERVAL") : std::string("1 s");
+  ASSIGN_OR_RETURN(session, SqlSession::Open(warehouse));
+  for (const std::string& sql : std::vector<std::string>{
+           "CREATE TABLE w7src (id BIGINT NOT NULL, a BIGINT, b BIGINT, c DOUBLE, s1 STRING, "
+           "s2 STRING, s3 STRING, commit_no BIGINT, pt AS PROCTIME(), PRIMARY KEY (id) NOT "
+           "ENFORCED) WITH ('bucket' = '4', 'changelog-producer' = 'lookup')",
+           "CREATE TABLE w7dim (k BIGINT NOT NULL, name STRING, PRIMARY KEY (k) NOT ENFORCED) "
+           "WITH ('bucket' = '1')",
+           "CREATE TABLE w7sink (id BIGINT NOT NULL, a BIGINT, s1 STRING, name STRING, "
+           "commit_no BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '4')",
+           "SET 'execution.checkpointing.interval' = '" + interval + "'",
+           "SET 'pipeline.name' = 'w7'"}) {
+    ASSIGN_OR_RETURN(r, session->Execute(sql));
+    (void)r;
+  }
+  {
+    std::string dim = "INSERT INTO w7dim VALUES ";
+    for (int k = 0; k < 1000; k++) {
+      dim += (k ? ", (" : "(") + std::to_string(k) + ", 'name-" + std::to_string(k) + "')";
+    }
+    ASSIGN_OR_RETURN(r, session->Execute(dim));
+    (void)r;
+  }
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w7src", ""}));
+  ASSIGN_OR_RETURN(reader, StartReader(self + " W7reader " + warehouse));
+  ASSIGN_OR_RETURN(
+      job, session->StartJob(
+               "INSERT INTO w7sink SELECT o.id, o.a, o.s1, d.name, o.commit_no FROM w7src /*+ "
+               "OPTIONS('scan.startup.mode' = 'latest') */ AS o JOIN w7dim FOR SYSTEM_TIME AS OF "
+               "o.pt AS d ON o.a % 1000 = d.k WHERE o.b % 10 <> 0"));
+  // The job is reading once it has registered its consumer on the source.
+  for (int i = 0; i < 1000 && job->positions().empty() && job->running(); i++) {
+    if (io::LocalFs().FileExists(table->path() + "/consumer/consumer-job-w7-0").ValueOr(false)) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::vector<int64_t> committed(static_cast<size_t>(commits));
+  WriteOptions wo;
+  wo.async_compaction = true;
+  ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
+  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
+  bench::W1Row r;
+  const int64_t start = NowMicros();
+  int64_t i = 0;
+  for (int64_t c = 0; c < commits; c++) {
+    for (int64_t k = 0; k < batch && i < rows; k++, i++) {
+      gen.Next(i, &r);
+      CHECK_OK(writer->Write(
+          RowKind::kInsert,
+          Row{Value::Int(r.id), Value::Int(r.a), Value::Int(r.b), Value::Double(r.c),
+              Value::String(r.s1), Value::String(r.s2), Value::String(r.s3), Value::Int(c)}));
+    }
+    ASSIGN_OR_RETURN(snap, writer->Commit());
+    (void)snap;
+    committed[static_cast<size_t>(c)] = NowMicros();
+  }
+  // The end: a row that passes the filter and the join.
+  CHECK_OK(
+      writer->Write(RowKind::kInsert, Row{Value::Int(-1), Value::Int(0), Value::Int(1), Value(),
+                                          Value(), Value(), Value(), Value::Int(-1)}));
+  ASSIGN_OR_RETURN(last_snap, writer->Commit());
+  (void)last_snap;
+  std::vector<double> latency_ms;
+  int64_t last = 0;
+  char line[256];
+  while (std::fgets(line, sizeof line, reader)) {
+    long long c = 0, at = 0, n = 0, l = 0;
+    if (std::sscanf(line, "end %lld %lld", &n, &l) == 2) {
+      last = l;
+      continue;
+    }
+    if (std::sscanf(line, "%lld %lld", &c, &at) != 2 || c < 0 || c >= commits) continue;
+    latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(c)]) / 1000.0);
+  }
+  const int status = ::pclose(reader);
+  job->Stop();
+  ASSIGN_OR_RETURN(said, job->Wait());
+  if (status != 0 || static_cast<int64_t>(latency_ms.size()) != commits) {
+    return Status::IOError("the reader saw " + std::to_string(latency_ms.size()) + " of " +
+                           std::to_string(commits) + " commits (exit " + std::to_string(status) +
+                           "); the job said: " + said);
+  }
+  std::sort(latency_ms.begin(), latency_ms.end());
+  auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
+  const double secs = std::max<int64_t>(1, last - start) / 1e6;
+  Record(kSys, "W7", "job")
+      .Int("rows", rows)
+      .Int("commits", commits)
+      .Int("changes_read", job->changes_read())
+      .Int("changes_written", job->changes_written())
+      .Int("sink_commits", job->commits())
+      .Num("secs", secs)
+      .Num("rows_per_sec", rows / secs)
+      .Num("p50_ms", pct(0.50))
+      .Num("p99_ms", pct(0.99))
+      .Str("interval", interval)
+      .Int("rss_kb", bench::PeakRssKb())
+      .Str("how",
+           "a streaming job (SqlSession::StartJob): filter + lookup join (FOR SYSTEM_TIME AS OF) "
+           "into a primary-key sink; the source written like W6 ('changelog-producer' = "
+           "'lookup'); latency to the sink's committed snapshot, seen by a StreamScan in "
+           "another process")
+      .Print();
+  return Status::OK();
+}
+
+// W7's reader: the first arrival of each source commit's rows at the sink.
+Status W7Reader(const std::string& warehouse) {
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w7sink", ""}));
+  StreamOptions o;
+  o.startup_mode = "latest";
+  o.projection = std::vector<int>{4};  // commit_no
+  ASSIGN_OR_RETURN(stream, table->NewStreamScan(o));
+  std::printf("ready\n");
+  std::fflush(stdout);
+  int64_t changes = 0;
+  std::set<int64_t> seen;
+  RowBatch batch;
+  while (true) {
+    ASSIGN_OR_RETURN(more, stream->Next(&batch, std::chrono::seconds(120)));
+    if (!more) return Status::IOError("no change for 120 s");
+    const int64_t at = NowMicros();
+    bool end = false;  // the last row: after the rest of its batch
+    for (size_t k = 0; k < batch.rows.size(); k++) {
+      if (IsRetract(batch.kinds[k])) continue;
+      const int64_t c = batch.rows[k][0].int_value();
+      if (c == -1) {
+        end = true;
+        continue;
+      }
+      if (seen.insert(c).second) {
+        std::printf("%lld %lld\n", static_cast<long long>(c), static_cast<long long>(at));
+      }
+      changes++;
+    }
+    if (end) {
+      std::printf("end %lld %lld\n", static_cast<long long>(changes), static_cast<long long>(at));
+      return Status::OK();
+    }
+  }
+}
+
 Status J2Reader(const std::string& warehouse, int64_t total) {
   ASSIGN_OR_RETURN(session, sql::Session::Open(warehouse));
   session->set_stream_idle_timeout(std::chrono::seconds(60));
@@ -1113,16 +1276,17 @@ Status R2(const std::string& warehouse) {
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: %s W1|W2|W3|W4|W5|W6|J1|J2|R1|R2|F|S <warehouse> [fixed|dynamic]\n",
+                 "usage: %s W1|W2|W3|W4|W5|W6|W7|J1|J2|R1|R2|F|S <warehouse> [fixed|dynamic]\n",
                  argv[0]);
     return 2;
   }
   std::string w = argv[1], warehouse = argv[2];
   Status st;
-  if (w == "Freader" || w == "J2reader" || w == "W6reader") {
+  if (w == "Freader" || w == "J2reader" || w == "W6reader" || w == "W7reader") {
     const int64_t n = argc > 3 ? std::atoll(argv[3]) : 0;
     Status r = w == "Freader"    ? FreshnessReader(warehouse, n)
                : w == "W6reader" ? W6Reader(warehouse)
+               : w == "W7reader" ? W7Reader(warehouse)
                                  : J2Reader(warehouse, n);
     if (!r.ok()) std::fprintf(stderr, "reader: %s\n", r.ToString().c_str());
     return r.ok() ? 0 : 1;
@@ -1133,6 +1297,8 @@ int main(int argc, char** argv) {
     st = J2(warehouse, argv[0]);
   else if (w == "W6")
     st = W6(warehouse, argv[0]);
+  else if (w == "W7")
+    st = W7(warehouse, argv[0]);
   else if (w == "S")
     st = StreamRead(warehouse, argc > 3 ? argv[3] : "w1_fixed_input");
   else if (w == "W1")

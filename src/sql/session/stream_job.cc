@@ -399,6 +399,9 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
   auto commit = [&]() -> Status {
     std::optional<std::string> positions = j.sources->PositionsProperty();
     if (!positions) return Status::OK();
+    // The interval runs from one commit's start to the next's: a change waits at most about
+    // the interval plus one commit.
+    last_commit = std::chrono::steady_clock::now();
     j.writer->SetNextCommitInfo(++j.identifier,
                                 {{kJobNameProperty, j.name}, {kJobSourcesProperty, *positions}});
     TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> snapshot, j.writer->Commit());
@@ -418,7 +421,6 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
         control->positions.emplace_back(src.table, p->first, p->second);
       }
     }
-    last_commit = std::chrono::steady_clock::now();
     if (tty) {
       std::fprintf(stderr, "\rjob %s: %lld change(s) read, %lld written, %lld commit(s)\033[K",
                    j.name.c_str(), static_cast<long long>(rows_in),
