@@ -19,6 +19,9 @@ operator that holds state (a top-N), a statement reading other sources under a j
 read others, a column count that does not match, VALUES in a streaming statement set.
 Part D, a statement set: one job feeding two sinks, killed and restarted: each sink gets every
 row once, committed by its part of the job.
+Part E, a delta join (no join state: each side's changes joined with the other side's table at
+the snapshot its stream has reached) into a primary-key sink, killed and restarted: the sink
+equals the batch join.
 Python 3 standard library; the binary is the only other thing it runs.
 """
 import argparse
@@ -236,6 +239,47 @@ def part_d(t, rng, rounds):
     print("part D: a statement set fed two sinks exactly once after %d kill(s)" % kills)
 
 
+def part_e(t, rng, rounds):
+    """A delta join into a primary-key sink, killed and restarted: the sink equals the batch
+    join of the two tables."""
+    t.sql("CREATE TABLE a (id INT, g INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+          "WITH ('bucket' = '2')")
+    t.sql("CREATE TABLE b (id INT, s INT, w STRING, PRIMARY KEY (id, s) NOT ENFORCED) "
+          "WITH ('bucket' = '2', 'bucket-key' = 'id')")
+    t.sql("CREATE TABLE ab (id INT, s INT, g INT, v STRING, w STRING, "
+          "PRIMARY KEY (id, s) NOT ENFORCED)")
+    select = "SELECT a.id, b.s, a.g, a.v, b.w FROM a JOIN b ON a.id = b.id"
+    statement = "INSERT INTO ab " + select
+    job = start_job(t, statement, name="joiner")
+    kills = 0
+    for _ in range(rounds):
+        if rng.random() < 0.5:
+            i = rng.randint(1, 12)
+            t.sql("INSERT INTO a VALUES (%d, %d, 'v%d')" % (i, rng.randint(0, 3), rng.randint(0, 99)))
+        else:
+            t.sql("INSERT INTO b VALUES (%d, %d, 'w%d')" %
+                  (rng.randint(1, 12), rng.randint(0, 2), rng.randint(0, 99)))
+        if rng.random() < 0.15:
+            t.sql("DELETE FROM %s WHERE id = %d" % (rng.choice("ab"), rng.randint(1, 12)))
+        if rng.random() < 0.25:
+            time.sleep(rng.uniform(0.0, 0.5))
+            job.send_signal(signal.SIGKILL)
+            job.wait()
+            kills += 1
+            job = start_job(t, statement, name="joiner")
+    time.sleep(0.3)
+    job.send_signal(signal.SIGKILL)
+    job.wait()
+    finish(start_job(t, statement, idle_ms=1500, name="joiner"), "the joiner's last run")
+    want = rows(t, select)
+    got = rows(t, "SELECT id, s, g, v, w FROM ab")
+    if got != want:
+        raise Failure("part E: after %d kills the delta join's sink differs from the batch join:\n"
+                      "  sink: %s\n  join: %s" % (kills, got, want))
+    print("part E: a delta join's sink equals the batch join after %d kill(s), %d rows" %
+          (kills, len(got)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -251,6 +295,7 @@ def main():
             part_b(t, rng, args.rounds)
             part_c(t)
             part_d(t, rng, max(5, args.rounds // 2))
+            part_e(t, rng, 2 * args.rounds)
         except Failure as e:
             print("FAIL stream_job_test (seed %d): %s" % (args.seed, e))
             return 1

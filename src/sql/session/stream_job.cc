@@ -328,8 +328,9 @@ Result<std::unique_ptr<StreamJob>> Session::PrepareJob(const InsertStmt& s,
     return NotSupportedAt(s.source->pos,
                           "a streaming INSERT through '" + held->Describe() +
                               "' is not supported yet: a job runs projections, filters, "
-                              "functions and lookup joins (exactly once needs every operator "
-                              "between its sources and its sink to hold nothing across changes)");
+                              "functions, lookup joins and delta joins (exactly once needs every "
+                              "operator between its sources and its sink to hold nothing across "
+                              "changes)");
   }
   const std::vector<Field>& in = j->root->fields();
   if (in.size() != fields.size() + 1) {
@@ -422,9 +423,20 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
       }
     }
     if (tty) {
-      std::fprintf(stderr, "\rjob %s: %lld change(s) read, %lld written, %lld commit(s)\033[K",
+      // How far behind each source it is: the snapshots committed that it has not read.
+      std::string lag;
+      for (const auto& src : j.sources->sources()) {
+        auto latest = meta::SnapshotManager(src.path).LatestId();
+        const auto p = src.stream->position();
+        if (!latest.ok() || !*latest || !p) continue;
+        lag += ", " + src.table + " " +
+               std::to_string(std::max<int64_t>(0, **latest - p->first + 1)) +
+               " snapshot(s) behind";
+      }
+      std::fprintf(stderr, "\rjob %s: %lld change(s) read, %lld written, %lld commit(s)%s\033[K",
                    j.name.c_str(), static_cast<long long>(rows_in),
-                   static_cast<long long>(rows_written), static_cast<long long>(commits));
+                   static_cast<long long>(rows_written), static_cast<long long>(commits),
+                   lag.c_str());
       std::fflush(stderr);
     }
     return Status::OK();

@@ -129,6 +129,16 @@ class DeltaJoinOperator : public Operator {
     for (int s = 0; s < 2; s++) processed_[s] = sides_[s].stream->next_snapshot_id() - 1;
   }
   std::string Describe() const override { return description_; }
+  // No join state: what it has emitted is the join of each side's snapshots up to its stream's
+  // position, so those positions say exactly what was delivered once every batch was; a
+  // restart from them (each side processed up to the snapshot before it) continues exactly.
+  // A batch delivered in part moves nothing.
+  bool PassesPositions() const override { return true; }
+  Status Checkpoint(std::optional<size_t> delivered_of_last) override {
+    if (delivered_of_last) return Status::OK();
+    for (auto& side : sides_) TRIB_RETURN_NOT_OK(side.stream->Checkpoint());
+    return Status::OK();
+  }
 
   Result<bool> Next(ColumnBatch* out) override {
     const auto poll = std::chrono::milliseconds(50);
@@ -172,6 +182,8 @@ class DeltaJoinOperator : public Operator {
       }
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return false;
+      // Nothing came: what was handed out before is delivered (a streaming job commits here).
+      TRIB_RETURN_NOT_OK(RunStreamIdleHook());
       std::this_thread::sleep_for(
           std::min<std::chrono::steady_clock::duration>(poll, deadline - now));
     }
