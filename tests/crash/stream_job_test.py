@@ -280,6 +280,54 @@ def part_e(t, rng, rounds):
           (kills, len(got)))
 
 
+def changelog(t, table):
+    """Every change of `table`'s changelog files, sorted: a streaming read from 'earliest'."""
+    p = t.run([t.binary, "sql", "--warehouse", t.warehouse, "--format", "csv",
+               "--idle-timeout-ms", "500", "-e",
+               "SET 'execution.runtime-mode' = 'streaming';\nSELECT * FROM %s /*+ "
+               "OPTIONS('scan.startup.mode' = 'earliest') */" % table],
+              what="the changelog of " + table)
+    return sorted(line for line in p.stdout.splitlines()[1:] if line.strip())
+
+
+def part_f(t, rng, rounds):
+    """The sink's changelog holds no duplicate and no missing change: a job killed at random
+    moments and a job run once at the end, both reading the source's whole log ('earliest')
+    into sinks that store every change ('changelog-producer' = 'input'), leave the same changes
+    in their sinks' changelogs."""
+    t.sql("CREATE TABLE hist (id INT PRIMARY KEY NOT ENFORCED, v INT) WITH ('bucket' = '2')")
+    for sink in ("killed", "once"):
+        t.sql("CREATE TABLE %s (id INT PRIMARY KEY NOT ENFORCED, v INT) "
+              "WITH ('changelog-producer' = 'input')" % sink)
+    select = ("SELECT id, v FROM hist /*+ OPTIONS('scan.startup.mode' = 'earliest') */ "
+              "WHERE v % 4 <> 0")
+    job = start_job(t, "INSERT INTO killed " + select)
+    kills = 0
+    for _ in range(rounds):
+        t.sql("INSERT INTO hist VALUES (%d, %d), (%d, %d)" %
+              (rng.randint(1, 10), rng.randint(0, 50), rng.randint(1, 10), rng.randint(0, 50)))
+        if rng.random() < 0.2:
+            t.sql("DELETE FROM hist WHERE id = %d" % rng.randint(1, 10))
+        if rng.random() < 0.3:
+            time.sleep(rng.uniform(0.0, 0.5))
+            job.send_signal(signal.SIGKILL)
+            job.wait()
+            kills += 1
+            job = start_job(t, "INSERT INTO killed " + select)
+    time.sleep(0.3)
+    job.send_signal(signal.SIGKILL)
+    job.wait()
+    finish(start_job(t, "INSERT INTO killed " + select, idle_ms=1500), "the killed job's last run")
+    finish(start_job(t, "INSERT INTO once " + select, idle_ms=1500), "the job run once")
+    got = changelog(t, "killed")
+    want = changelog(t, "once")
+    if got != want:
+        raise Failure("part F: after %d kills the sink's changelog differs from an uninterrupted "
+                      "job's:\n  killed: %s\n  once:   %s" % (kills, got, want))
+    print("part F: the sink's changelog equals an uninterrupted job's after %d kill(s), "
+          "%d changes" % (kills, len(got)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -296,6 +344,7 @@ def main():
             part_c(t)
             part_d(t, rng, max(5, args.rounds // 2))
             part_e(t, rng, 2 * args.rounds)
+            part_f(t, rng, args.rounds)
         except Failure as e:
             print("FAIL stream_job_test (seed %d): %s" % (args.seed, e))
             return 1
