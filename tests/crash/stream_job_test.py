@@ -83,17 +83,9 @@ def part_a(t, rng, rounds):
         t.sql("INSERT INTO src VALUES " + ", ".join(values))
         if rng.random() < 0.3:
             t.sql("DELETE FROM src WHERE id = %d" % rng.randint(1, 30))
-        if rng.random() < 0.25:
-            time.sleep(rng.uniform(0.0, 0.5))
-            job.send_signal(signal.SIGKILL)
-            job.wait()
-            kills += 1
-            job = start_job(t, statement)
-    time.sleep(0.5)
-    job.send_signal(signal.SIGKILL)
-    job.wait()
-    # Catch up and stop.
-    out, err = finish(start_job(t, statement, idle_ms=1500), "the catching-up job")
+        job, k = maybe_kill(t, rng, job, statement, 0.25)
+        kills += k
+    out, err = catch_up(t, job, statement, "the catching-up job")
     if "stopped" not in out + err:
         raise Failure("part A: the job did not say it stopped: %r" % (out + err))
     want = rows(t, "SELECT id, v * 2, CONCAT('k', CAST(id AS STRING)) FROM src "
@@ -118,6 +110,25 @@ def part_a(t, rng, rounds):
           (kills, len(got)))
 
 
+def maybe_kill(t, rng, job, statement, odds, name=None):
+    """With probability `odds`, kills the job (SIGKILL) a random moment later and starts it
+    again. Returns the running job and how many kills (0 or 1)."""
+    if rng.random() >= odds:
+        return job, 0
+    time.sleep(rng.uniform(0.0, 0.5))
+    job.send_signal(signal.SIGKILL)
+    job.wait()
+    return start_job(t, statement, name=name), 1
+
+
+def catch_up(t, job, statement, what, name=None):
+    """Kills the job, then runs it until its sources have been idle 1.5 s."""
+    time.sleep(0.3)
+    job.send_signal(signal.SIGKILL)
+    job.wait()
+    return finish(start_job(t, statement, idle_ms=1500, name=name), what)
+
+
 def append_with_kills(t, rng, rounds, statement, name, first_id, kill_odds):
     """Appends random rows (ids from first_id) to `log` in `rounds` commits while the job runs,
     killing it (SIGKILL) at random moments and starting it again. Returns the running job and
@@ -131,12 +142,8 @@ def append_with_kills(t, rng, rounds, statement, name, first_id, kill_odds):
             next_id += 1
             values.append("(%d, %d)" % (next_id, rng.randint(0, 9)))
         t.sql("INSERT INTO log VALUES " + ", ".join(values))
-        if rng.random() < kill_odds:
-            time.sleep(rng.uniform(0.0, 0.5))
-            job.send_signal(signal.SIGKILL)
-            job.wait()
-            kills += 1
-            job = start_job(t, statement, name=name)
+        job, k = maybe_kill(t, rng, job, statement, kill_odds, name=name)
+        kills += k
     return job, kills
 
 
@@ -218,10 +225,7 @@ def part_d(t, rng, rounds):
                  "INSERT INTO evens SELECT id, v FROM log WHERE v % 2 = 0;\n"
                  "INSERT INTO odds SELECT id, v * 10 FROM log WHERE v % 2 = 1;\nEND")
     job, kills = append_with_kills(t, rng, rounds, statement, "split", 100000, 0.3)
-    time.sleep(0.3)
-    job.send_signal(signal.SIGKILL)
-    job.wait()
-    out, err = finish(start_job(t, statement, idle_ms=1500, name="split"), "the set's last run")
+    out, err = catch_up(t, job, statement, "the set's last run", name="split")
     for needle in ["Job 'split#1' stopped", "Job 'split#2' stopped"]:
         if needle not in out + err:
             raise Failure("part D: %r not said: %r" % (needle, out + err))
@@ -261,16 +265,9 @@ def part_e(t, rng, rounds):
                   (rng.randint(1, 12), rng.randint(0, 2), rng.randint(0, 99)))
         if rng.random() < 0.15:
             t.sql("DELETE FROM %s WHERE id = %d" % (rng.choice("ab"), rng.randint(1, 12)))
-        if rng.random() < 0.25:
-            time.sleep(rng.uniform(0.0, 0.5))
-            job.send_signal(signal.SIGKILL)
-            job.wait()
-            kills += 1
-            job = start_job(t, statement, name="joiner")
-    time.sleep(0.3)
-    job.send_signal(signal.SIGKILL)
-    job.wait()
-    finish(start_job(t, statement, idle_ms=1500, name="joiner"), "the joiner's last run")
+        job, k = maybe_kill(t, rng, job, statement, 0.25, name="joiner")
+        kills += k
+    catch_up(t, job, statement, "the joiner's last run", name="joiner")
     want = rows(t, select)
     got = rows(t, "SELECT id, s, g, v, w FROM ab")
     if got != want:
@@ -308,16 +305,9 @@ def part_f(t, rng, rounds):
               (rng.randint(1, 10), rng.randint(0, 50), rng.randint(1, 10), rng.randint(0, 50)))
         if rng.random() < 0.2:
             t.sql("DELETE FROM hist WHERE id = %d" % rng.randint(1, 10))
-        if rng.random() < 0.3:
-            time.sleep(rng.uniform(0.0, 0.5))
-            job.send_signal(signal.SIGKILL)
-            job.wait()
-            kills += 1
-            job = start_job(t, "INSERT INTO killed " + select)
-    time.sleep(0.3)
-    job.send_signal(signal.SIGKILL)
-    job.wait()
-    finish(start_job(t, "INSERT INTO killed " + select, idle_ms=1500), "the killed job's last run")
+        job, k = maybe_kill(t, rng, job, "INSERT INTO killed " + select, 0.3)
+        kills += k
+    catch_up(t, job, "INSERT INTO killed " + select, "the killed job's last run")
     finish(start_job(t, "INSERT INTO once " + select, idle_ms=1500), "the job run once")
     got = changelog(t, "killed")
     want = changelog(t, "once")
@@ -326,6 +316,35 @@ def part_f(t, rng, rounds):
                       "job's:\n  killed: %s\n  once:   %s" % (kills, got, want))
     print("part F: the sink's changelog equals an uninterrupted job's after %d kill(s), "
           "%d changes" % (kills, len(got)))
+
+
+def part_g(t, rng, rounds):
+    """A UNION ALL of two streams into an append sink, killed and restarted: every row of
+    both inputs that passes its branch's filter is in the sink exactly once."""
+    t.sql("CREATE TABLE in1 (id INT, v INT)")
+    t.sql("CREATE TABLE in2 (id BIGINT, v INT)")
+    t.sql("CREATE TABLE merged (id BIGINT, v INT, src STRING)")
+    select = ("SELECT id, v, 'one' FROM in1 WHERE v % 3 <> 0 UNION ALL "
+              "SELECT id, v * 10, 'two' FROM in2")
+    statement = "INSERT INTO merged " + select
+    job = start_job(t, statement, name="merger")
+    kills, next_id = 0, 0
+    for _ in range(rounds):
+        values = []
+        for _ in range(rng.randint(1, 5)):
+            next_id += 1
+            values.append("(%d, %d)" % (next_id, rng.randint(0, 9)))
+        t.sql("INSERT INTO %s VALUES %s" % (rng.choice(["in1", "in2"]), ", ".join(values)))
+        job, k = maybe_kill(t, rng, job, statement, 0.25, name="merger")
+        kills += k
+    catch_up(t, job, statement, "the merger's last run", name="merger")
+    want = rows(t, select)
+    got = rows(t, "SELECT id, v, src FROM merged")
+    if got != want:
+        raise Failure("part G: after %d kills the UNION ALL's sink is not every row exactly "
+                      "once (%d rows, want %d)" % (kills, len(got), len(want)))
+    print("part G: a UNION ALL job fed its sink exactly once after %d kill(s), %d rows" %
+          (kills, len(got)))
 
 
 def main():
@@ -345,6 +364,7 @@ def main():
             part_d(t, rng, max(5, args.rounds // 2))
             part_e(t, rng, 2 * args.rounds)
             part_f(t, rng, args.rounds)
+            part_g(t, rng, args.rounds)
         except Failure as e:
             print("FAIL stream_job_test (seed %d): %s" % (args.seed, e))
             return 1

@@ -66,4 +66,18 @@ StreamIdleHookScope::~StreamIdleHookScope() { t_idle_hook = previous_; }
 
 Status RunStreamIdleHook() { return t_idle_hook ? (*t_idle_hook)() : Status::OK(); }
 
+namespace {
+thread_local bool t_polling = false;
+thread_local bool t_poll_found_nothing = false;
+}  // namespace
+
+PollScope::PollScope() : previous_(t_polling) {
+  t_polling = true;
+  t_poll_found_nothing = false;
+}
+PollScope::~PollScope() { t_polling = previous_; }
+bool Polling() { return t_polling; }
+void SetPollFoundNothing() { t_poll_found_nothing = true; }
+bool PollFoundNothing() { return t_poll_found_nothing; }
+
 }  // namespace tributary::sql

@@ -66,4 +66,22 @@ class StreamIdleHookScope {
 };
 Status RunStreamIdleHook();
 
+// While alive (on this thread), a stream source with no change waiting returns at once instead
+// of waiting: its Next() returns false and PollFoundNothing() says so (not the end of its
+// stream). How a streaming UNION ALL takes turns among its inputs.
+class PollScope {
+ public:
+  PollScope();
+  ~PollScope();
+  PollScope(const PollScope&) = delete;
+  PollScope& operator=(const PollScope&) = delete;
+
+ private:
+  bool previous_;
+};
+bool Polling();
+// A source returning false because it found nothing in poll mode says so here; PollScope clears it.
+void SetPollFoundNothing();
+bool PollFoundNothing();
+
 }  // namespace tributary::sql

@@ -126,6 +126,11 @@ Result<bool> NextChanges(StreamScan& stream, std::optional<std::chrono::millisec
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return false;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
+    if (Polling()) {
+      TRIB_ASSIGN_OR_RETURN(bool more, stream.Next(rows, std::chrono::milliseconds(0)));
+      if (!more) SetPollFoundNothing();
+      return more;
+    }
     TRIB_ASSIGN_OR_RETURN(bool more, stream.Next(rows, std::min(left, kSlice)));
     if (more) return true;
     TRIB_RETURN_NOT_OK(RunStreamIdleHook());

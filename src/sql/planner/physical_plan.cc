@@ -83,24 +83,14 @@ Result<OperatorPtr> OpenQuery(const QueryContext& session, const SelectStmt& q) 
 // UNION / INTERSECT / EXCEPT: each query planned, its columns converted to the types they have in
 // common, the rows combined left to right, then the ORDER BY (output columns by name or
 // position) and LIMIT of the whole.
-Result<OperatorPtr> OpenSetOperation(const QueryContext& session, const SelectStmt& q) {
-  std::vector<OperatorPtr> ops;
-  for (const SetOperand& operand : q.set_operands) {
-    TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, *operand.query));
-    if (!ops.empty() && op->fields().size() != ops[0]->fields().size()) {
-      return ErrorAt(operand.pos,
-                     "the queries of a set operation return different numbers of "
-                     "columns (" +
-                         std::to_string(ops[0]->fields().size()) + " and " +
-                         std::to_string(op->fields().size()) + ")");
-    }
-    ops.push_back(std::move(op));
-  }
-  const size_t width = ops[0]->fields().size();
-  std::vector<Field> fields = ops[0]->fields();
+namespace planner {
+
+Result<std::vector<Field>> CastToCommonTypes(const SelectStmt& q, std::vector<OperatorPtr>* ops) {
+  const size_t width = (*ops)[0]->fields().size();
+  std::vector<Field> fields = (*ops)[0]->fields();
   for (size_t c = 0; c < width; c++) {
     std::vector<DataType> types;
-    for (const auto& op : ops) types.push_back(op->fields()[c].type);
+    for (const auto& op : *ops) types.push_back(op->fields()[c].type);
     auto common = CommonType(types);
     if (!common) {
       std::string names;
@@ -113,7 +103,7 @@ Result<OperatorPtr> OpenSetOperation(const QueryContext& session, const SelectSt
     fields[c].type = *common;
   }
   // Each query's columns as the common types.
-  for (auto& op : ops) {
+  for (auto& op : *ops) {
     bool same = true;
     for (size_t c = 0; c < width; c++) same = same && op->fields()[c].type == fields[c].type;
     if (same) continue;
@@ -130,6 +120,26 @@ Result<OperatorPtr> OpenSetOperation(const QueryContext& session, const SelectSt
     }
     op = MakeProject(std::move(op), std::move(exprs), fields);
   }
+  return fields;
+}
+
+}  // namespace planner
+
+Result<OperatorPtr> OpenSetOperation(const QueryContext& session, const SelectStmt& q) {
+  std::vector<OperatorPtr> ops;
+  for (const SetOperand& operand : q.set_operands) {
+    TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenQuery(session, *operand.query));
+    if (!ops.empty() && op->fields().size() != ops[0]->fields().size()) {
+      return ErrorAt(operand.pos,
+                     "the queries of a set operation return different numbers of "
+                     "columns (" +
+                         std::to_string(ops[0]->fields().size()) + " and " +
+                         std::to_string(op->fields().size()) + ")");
+    }
+    ops.push_back(std::move(op));
+  }
+  const size_t width = ops[0]->fields().size();
+  TRIB_ASSIGN_OR_RETURN(std::vector<Field> fields, CastToCommonTypes(q, &ops));
   OperatorPtr out = std::move(ops[0]);
   // UNION's DISTINCT and the hash tables of INTERSECT and EXCEPT are hash aggregations.
   TRIB_ASSIGN_OR_RETURN(const int64_t limit, MemoryLimit(session, kAggregateMemoryLimitKey));

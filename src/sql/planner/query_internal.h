@@ -228,6 +228,10 @@ class PlanningOnlyScope {
 // Whether a plan built now runs its uncorrelated subqueries (not for EXPLAIN, not while only
 // planning).
 bool ResolvingSubqueries();
+// The columns of the set operation `q` over the queries `ops` (as many columns each, else an
+// error): each column of the type its queries' types combine into, each query cast to them
+// (physical_plan.cc).
+Result<std::vector<Field>> CastToCommonTypes(const SelectStmt& q, std::vector<OperatorPtr>* ops);
 // The plan's uncorrelated subqueries run (once each) and their values put in their place, as the
 // first step of running it; its scan replanned when a filter took a value (plan_rules.cc).
 Status ResolvePlanSubqueries(SelectPlan* plan);

@@ -574,6 +574,53 @@ Result<OperatorPtr> OpenStreamingTopN(const QueryContext& session, const SelectS
   return FinishStreamingQuery(std::move(op), std::move(plan), q);
 }
 
+// Whether every operator of `op`'s tree passes positions on (holds nothing across changes).
+bool PassesPositionsThroughout(const Operator& op) {
+  if (!op.PassesPositions()) return false;
+  for (const Operator* c : op.children()) {
+    if (!PassesPositionsThroughout(*c)) return false;
+  }
+  return true;
+}
+
+// UNION ALL of streaming queries: each planned as a streaming SELECT, their changes handed out
+// as they come.
+Result<OperatorPtr> OpenStreamingUnion(const QueryContext& session, const SelectStmt& q,
+                                       std::optional<std::chrono::milliseconds> idle_timeout) {
+  for (size_t i = 1; i < q.set_operands.size(); i++) {
+    const SetOperand& o = q.set_operands[i];
+    if (o.kind != SetOpKind::kUnion || !o.all) {
+      return NotSupportedAt(o.pos,
+                            "UNION without ALL, INTERSECT and EXCEPT in streaming mode are not "
+                            "supported yet (UNION ALL is)");
+    }
+  }
+  if (!q.order_by.empty() || q.limit || q.offset > 0 || !q.with.empty()) {
+    return NotSupportedAt(q.pos,
+                          "ORDER BY, LIMIT, OFFSET or WITH around a streaming UNION ALL is not "
+                          "supported yet");
+  }
+  std::vector<OperatorPtr> inputs;
+  for (const SetOperand& operand : q.set_operands) {
+    TRIB_ASSIGN_OR_RETURN(OperatorPtr op,
+                          OpenStreamingQuery(session, *operand.query, idle_timeout));
+    if (!PassesPositionsThroughout(*op)) {
+      return NotSupportedAt(operand.pos,
+                            "a top-N inside a streaming UNION ALL is not supported yet");
+    }
+    if (!inputs.empty() && op->fields().size() != inputs[0]->fields().size()) {
+      return ErrorAt(operand.pos,
+                     "the queries of a set operation return different numbers of "
+                     "columns (" +
+                         std::to_string(inputs[0]->fields().size() - 1) + " and " +
+                         std::to_string(op->fields().size() - 1) + ")");
+    }
+    inputs.push_back(std::move(op));
+  }
+  TRIB_ASSIGN_OR_RETURN(std::vector<Field> fields, CastToCommonTypes(q, &inputs));
+  return MakeStreamingUnion(std::move(inputs), std::move(fields), idle_timeout);
+}
+
 }  // namespace
 
 Result<OperatorPtr> OpenStreamingQuery(const QueryContext& session, const SelectStmt& q,
@@ -584,7 +631,7 @@ Result<OperatorPtr> OpenStreamingQuery(const QueryContext& session, const Select
                                      " in streaming mode (execution.runtime-mode = "
                                      "'streaming') is not supported yet");
   };
-  if (!q.set_operands.empty()) return unsupported("UNION, INTERSECT or EXCEPT");
+  if (!q.set_operands.empty()) return OpenStreamingUnion(session, q, idle_timeout);
   if (!q.with.empty()) return unsupported("WITH");
   for (const auto& item : q.items) {
     if (ContainsWindow(*item.expr)) return unsupported("a window function (OVER)");

@@ -180,6 +180,10 @@ class DeltaJoinOperator : public Operator {
         deadline = Deadline();
         continue;
       }
+      if (Polling()) {
+        SetPollFoundNothing();
+        return false;
+      }
       const auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return false;
       // Nothing came: what was handed out before is delivered (a streaming job commits here).

@@ -88,4 +88,10 @@ OperatorPtr MakeDeltaJoin(DeltaJoinSide left, DeltaJoinSide right,
                           std::vector<BoundExprPtr> condition,
                           std::optional<std::chrono::milliseconds> idle_timeout,
                           std::string description);
+// UNION ALL over streaming inputs (streaming_union.cc): each input's changes handed out as they
+// come, the inputs asked in turn in poll mode (interrupt.h PollScope), so none waits for
+// another. `fields`: the inputs' columns (op first), all of these types. Each input must pass
+// positions on (Operator::PassesPositions). Ends at the idle time-out or Ctrl-C.
+OperatorPtr MakeStreamingUnion(std::vector<OperatorPtr> inputs, std::vector<Field> fields,
+                               std::optional<std::chrono::milliseconds> idle_timeout);
 }  // namespace tributary::sql
