@@ -5,7 +5,9 @@
 // the same semantics (Paimon's) and the same refusals; the procedures call these. Each takes a
 // table a Catalog opened (Catalog::GetTable) and leaves it consistent whatever fails: a call that
 // fails changes nothing, or (expiration, orphan removal) only what was finished before the failure,
-// which a later call completes.
+// which a later call completes. The operations whose length grows with the table (compaction,
+// rescale, orphan removal) report progress through a callback; the others are bounded
+// (expiration removes at most 'snapshot.expire.limit' snapshots per call).
 // Thread-safety: safe to call from several threads and processes at once on one table (as the
 // procedures are); each call works on the table's latest state.
 #pragma once
@@ -67,8 +69,11 @@ struct OrphanFilesResult {
 // Files in the table's folders that no snapshot, tag, branch or long-lived changelog uses and
 // that are older than `older_than_millis` (epoch milliseconds) are removed; with `dry_run` only
 // found.
-Result<OrphanFilesResult> RemoveOrphanFiles(Table& table, int64_t older_than_millis,
-                                            bool dry_run = false);
+// `progress`, if set, is called after each data folder (bucket) is listed with (folders listed,
+// folders in all): the long part on a table of many partitions and buckets.
+Result<OrphanFilesResult> RemoveOrphanFiles(
+    Table& table, int64_t older_than_millis, bool dry_run = false,
+    std::function<void(int64_t done, int64_t total)> progress = {});
 
 // Tag `name` of snapshot `snapshot_id` (the latest when unset); returns the snapshot tagged.
 // AlreadyExists; NotFound for a snapshot that no longer exists; Invalid for a table without

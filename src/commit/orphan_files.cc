@@ -191,8 +191,9 @@ Result<std::set<std::string>> OtherBranchesUsedFiles(const std::string& table_pa
   return used;
 }
 
-Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& path, int64_t older_than_millis,
-                                            bool dry_run) {
+Result<OrphanFilesResult> RemoveOrphanFiles(
+    const std::string& path, int64_t older_than_millis, bool dry_run,
+    const std::function<void(int64_t done, int64_t total)>& progress) {
   OrphanFilesResult result;
   // Main and every branch share the table's manifests and data files: what any of them uses
   // stays, whichever of them this is called on (Paimon's OrphanFilesClean).
@@ -226,8 +227,11 @@ Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& path, int64_t old
   }
   std::vector<std::string> buckets;
   TRIB_RETURN_NOT_OK(ListDataDirs(table_path, "", 0, &buckets));
-  for (const auto& b : buckets) {
-    TRIB_RETURN_NOT_OK(ListOld(table_path, b, older_than_millis, in_use, &orphans));
+  for (size_t i = 0; i < buckets.size(); i++) {
+    TRIB_RETURN_NOT_OK(ListOld(table_path, buckets[i], older_than_millis, in_use, &orphans));
+    if (progress) {
+      progress(static_cast<int64_t>(i) + 1, static_cast<int64_t>(buckets.size()));
+    }
   }
   std::sort(orphans.begin(), orphans.end(),
             [](const Candidate& a, const Candidate& b) { return a.relative < b.relative; });

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,7 +48,10 @@ Result<std::set<std::string>> OtherBranchesUsedFiles(const std::string& table_pa
 // Removes the orphan files of the table at `table_path` (with `dry_run`, only finds them): of
 // main and all its branches whichever of them `table_path` is, as nothing any of them uses is
 // an orphan.
-Result<OrphanFilesResult> RemoveOrphanFiles(const std::string& table_path,
-                                            int64_t older_than_millis, bool dry_run);
+// `progress`, if set, is called after each data folder (bucket) is listed with (folders listed,
+// folders in all).
+Result<OrphanFilesResult> RemoveOrphanFiles(
+    const std::string& table_path, int64_t older_than_millis, bool dry_run,
+    const std::function<void(int64_t done, int64_t total)>& progress = {});
 
 }  // namespace tributary::commit

@@ -72,9 +72,11 @@ Result<int64_t> ExpireChangelogs(Table& table, const ExpireChangelogsOptions& op
   return commit::ExpireChangelogs(table.path(), *table.schema(), o);
 }
 
-Result<OrphanFilesResult> RemoveOrphanFiles(Table& table, int64_t older_than_millis, bool dry_run) {
-  TRIB_ASSIGN_OR_RETURN(commit::OrphanFilesResult r,
-                        commit::RemoveOrphanFiles(table.path(), older_than_millis, dry_run));
+Result<OrphanFilesResult> RemoveOrphanFiles(Table& table, int64_t older_than_millis, bool dry_run,
+                                            std::function<void(int64_t, int64_t)> progress) {
+  TRIB_ASSIGN_OR_RETURN(
+      commit::OrphanFilesResult r,
+      commit::RemoveOrphanFiles(table.path(), older_than_millis, dry_run, progress));
   OrphanFilesResult out;
   out.files = r.files;
   out.bytes = r.bytes;

@@ -121,9 +121,18 @@ TEST_F(MaintenanceTest, ExpirationAndOrphanFiles) {
   EXPECT_EQ(found->files, 1);
   EXPECT_EQ(found->paths, (std::vector<std::string>{"bucket-0/data-orphan.parquet"}));
   EXPECT_TRUE(std::filesystem::exists(orphan));
-  auto removed = RemoveOrphanFiles(*t, now + 60000);
+  std::vector<std::pair<int64_t, int64_t>> listed;  // progress: (folders listed, folders)
+  auto removed = RemoveOrphanFiles(*t, now + 60000, false, [&](int64_t done, int64_t total) {
+    listed.emplace_back(done, total);
+  });
   ASSERT_TRUE(removed.ok()) << removed.status().ToString();
   EXPECT_EQ(removed->files, 1);
+  // Each bucket folder listed, counted up to all of them.
+  ASSERT_FALSE(listed.empty());
+  for (size_t i = 0; i < listed.size(); i++) {
+    EXPECT_EQ(listed[i],
+              std::make_pair(static_cast<int64_t>(i) + 1, static_cast<int64_t>(listed.size())));
+  }
   EXPECT_FALSE(std::filesystem::exists(orphan));
   EXPECT_EQ(ReadIdValues(*t).size(), 5u);
 

@@ -586,7 +586,18 @@ Result<StatementResult> Session::RemoveOrphanFiles(const CallStmt& s) {
   for (const auto& id : ids) {
     auto table = catalog->GetTable(id);
     if (!table.ok()) return ErrorAt(t->pos, table.status().message());
-    auto r = ::tributary::RemoveOrphanFiles(**table, older_than, dry_run);
+    // Listing a table's folders shows its progress when stderr is a terminal.
+    std::function<void(int64_t, int64_t)> progress;
+    if (::isatty(2)) {
+      progress = [&id](int64_t done, int64_t total) {
+        std::fprintf(stderr, "\rlooking for orphan files of %s: folder %lld of %lld\033[K",
+                     id.ToString().c_str(), static_cast<long long>(done),
+                     static_cast<long long>(total));
+        std::fflush(stderr);
+      };
+    }
+    auto r = ::tributary::RemoveOrphanFiles(**table, older_than, dry_run, progress);
+    if (progress) std::fprintf(stderr, "\r\033[K");
     if (!r.ok()) return Locate(r.status().WithContext(id.ToString()), s.pos);
     rows.push_back({Value::String(id.ToString()), Value::Int(r->files), Value::Int(r->bytes)});
     files += r->files;
