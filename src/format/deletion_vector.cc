@@ -1,5 +1,9 @@
 #include "format/deletion_vector.h"
 
+#include <roaring/roaring.h>
+
+#include <algorithm>
+#include <map>
 #include <string>
 
 #include "format/compression.h"
@@ -170,6 +174,88 @@ Result<DeletionVector> DeletionVector::Decode(std::string_view file, int64_t off
     return dv;
   }
   return Status::Corruption(what + ": unknown deletion vector magic " + std::to_string(magic));
+}
+
+namespace {
+
+void PutBigEndian32(uint32_t v, std::string* out) {
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out->push_back(static_cast<char>((v >> shift) & 0xFF));
+}
+
+void PutLittleEndian(uint64_t v, int bytes, std::string* out) {
+  for (int i = 0; i < bytes; i++) out->push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+// The portable serialization of the 32-bit values `low` (libroaring's, which writes the format
+// Java's RoaringBitmap writes), run containers where they are smaller.
+void AppendPortable(const std::vector<uint32_t>& low, std::string* out) {
+  roaring_bitmap_t* bm = roaring_bitmap_of_ptr(low.size(), low.data());
+  roaring_bitmap_run_optimize(bm);
+  const size_t at = out->size();
+  out->resize(at + roaring_bitmap_portable_size_in_bytes(bm));
+  roaring_bitmap_portable_serialize(bm, out->data() + at);
+  roaring_bitmap_free(bm);
+}
+
+}  // namespace
+
+std::vector<int64_t> DeletionVector::Positions() const {
+  std::vector<int64_t> out(deleted_.begin(), deleted_.end());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::string> DeletionVector::Encode(std::vector<int64_t> positions, bool bitmap64) {
+  std::sort(positions.begin(), positions.end());
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+  if (!positions.empty() && positions.front() < 0) {
+    return Status::Invalid("a deletion vector position must not be negative, not " +
+                           std::to_string(positions.front()));
+  }
+  std::string body;  // magic and bitmap
+  if (!bitmap64) {
+    if (!positions.empty() && positions.back() > 0x7FFFFFFF) {
+      return Status::Invalid("a 32-bit deletion vector holds positions up to 2147483647, not " +
+                             std::to_string(positions.back()) +
+                             " (a file this long needs 'deletion-vectors.bitmap64')");
+    }
+    PutBigEndian32(kMagic32, &body);
+    std::vector<uint32_t> low(positions.begin(), positions.end());
+    AppendPortable(low, &body);
+  } else {
+    PutBigEndian32(kMagic64, &body);
+    // Buckets by the high 32 bits, each a 32-bit bitmap of the low ones.
+    std::map<uint32_t, std::vector<uint32_t>> buckets;
+    for (int64_t p : positions) {
+      buckets[static_cast<uint32_t>(static_cast<uint64_t>(p) >> 32)].push_back(
+          static_cast<uint32_t>(p));
+    }
+    PutLittleEndian(buckets.size(), 8, &body);
+    for (const auto& [high, low] : buckets) {
+      PutLittleEndian(high, 4, &body);
+      AppendPortable(low, &body);
+    }
+  }
+  std::string out;
+  PutBigEndian32(static_cast<uint32_t>(body.size()), &out);
+  out += body;
+  PutBigEndian32(Crc32(body), &out);
+  return out;
+}
+
+Result<DeletionVectorIndex::Range> DeletionVectorIndex::Add(const std::vector<int64_t>& positions,
+                                                            bool bitmap64) {
+  TRIB_ASSIGN_OR_RETURN(std::string encoded, DeletionVector::Encode(positions, bitmap64));
+  Range r;
+  r.offset = static_cast<int64_t>(bytes_.size());
+  r.length = DeletionVector::EncodedLength(encoded);
+  std::vector<int64_t> distinct = positions;
+  std::sort(distinct.begin(), distinct.end());
+  r.cardinality =
+      static_cast<int64_t>(std::unique(distinct.begin(), distinct.end()) - distinct.begin());
+  bytes_ += encoded;
+  return r;
 }
 
 }  // namespace tributary::format
