@@ -111,24 +111,26 @@ Result<std::optional<LastCommit>> FindLastCommit(const std::string& path, const 
 // A job's name ('pipeline.name', else Flink's default) and commit interval.
 struct JobSettings {
   std::string name;
-  int64_t interval_ms = 1000;
+  int64_t interval_ms = 0;
 };
+// The session's value of option `key`, else the option table's default.
+std::string SessionOption(const std::map<std::string, std::string>& options, const char* key) {
+  if (auto it = options.find(key); it != options.end()) return it->second;
+  const OptionDef* def = FindOption(OptionScope::kSession, key);
+  return def ? def->default_value : std::string();
+}
 Result<JobSettings> ReadJobSettings(const std::map<std::string, std::string>& options,
                                     const Identifier& sink, const Pos& pos) {
   JobSettings out;
-  out.name = "insert-into_" + sink.ToString();
-  if (auto it = options.find("pipeline.name"); it != options.end() && !it->second.empty()) {
-    out.name = it->second;
+  out.name = SessionOption(options, "pipeline.name");
+  if (out.name.empty()) out.name = "insert-into_" + sink.ToString();
+  const std::string interval = SessionOption(options, "execution.checkpointing.interval");
+  auto ms = options::ParseDurationMillis(interval);
+  if (!ms.ok() || *ms < 1) {
+    return ErrorAt(pos, "'execution.checkpointing.interval' = '" + interval +
+                            "' is not a positive duration (e.g. '1 s', '500 ms')");
   }
-  if (auto it = options.find("execution.checkpointing.interval");
-      it != options.end() && !it->second.empty()) {
-    auto ms = options::ParseDurationMillis(it->second);
-    if (!ms.ok() || *ms < 1) {
-      return ErrorAt(pos, "'execution.checkpointing.interval' = '" + it->second +
-                              "' is not a positive duration (e.g. '1 s', '500 ms')");
-    }
-    out.interval_ms = *ms;
-  }
+  out.interval_ms = *ms;
   return out;
 }
 
@@ -274,7 +276,7 @@ const Operator* HoldsState(const Operator& op) {
 // writes of each change.
 struct StreamJob {
   std::string name;
-  int64_t interval_ms = 1000;
+  int64_t interval_ms = 0;  // from JobSettings
   std::string sink_name;
   std::unique_ptr<Table> sink;
   std::unique_ptr<JobLock> lock;
