@@ -27,6 +27,7 @@ namespace tributary::options {
   X(kContinuousDiscoveryInterval, int64_t, "continuous.discovery-interval")                      \
   X(kDataEvolutionEnabled, bool, "data-evolution.enabled")                                       \
   X(kDeletionVectorsEnabled, bool, "deletion-vectors.enabled")                                   \
+  X(kDeletionVectorsMergeOnRead, bool, "deletion-vectors.merge-on-read")                         \
   X(kDynamicPartitionOverwrite, bool, "dynamic-partition-overwrite")                             \
   X(kFieldsDefaultAggregateFunction, std::string, "fields.default-aggregate-function")           \
   X(kFileIndexReadEnabled, bool, "file-index.read.enabled")                                      \

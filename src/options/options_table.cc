@@ -448,6 +448,11 @@ std::vector<OptionDef> BuildTable() {
       Def("deletion-vectors.enabled", kBool, "false",
           "Mark deleted rows of primary-key tables in deletion vectors so reads need no merge.")
           .Unsupported(),
+      Def("deletion-vectors.merge-on-read", kBool, "false",
+          "Batch reads of a deletion-vector table merge its level-0 files too (instead of "
+          "leaving them out until compacted). A table with it set is refused by reads (its "
+          "level-0 rows would be missed).")
+          .Unsupported(),
 
       // ---- LSM compaction ----
       Def("num-sorted-run.compaction-trigger", kInt, "5",
