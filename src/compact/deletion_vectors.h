@@ -1,0 +1,53 @@
+// The deletion vectors of one bucket while a writer maintains them (Paimon's bucketed
+// deletion-vector maintainer): loaded from the bucket's deletion-vector index file, marked as
+// compactions find replaced rows, dropped for files a compaction rewrote, and written back as a
+// new index file (format::DeletionVectorIndex, vectors in data file name order) with the index
+// manifest entry that replaces the bucket's old one. Groundwork for writing deletion-vector
+// tables (issue 37): nothing calls it from the write path yet.
+// Thread-safety: one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "meta/manifest.h"
+#include "tributary/result.h"
+
+namespace tributary::compact {
+
+class BucketDeletionVectors {
+ public:
+  // The vectors of the bucket whose live index manifest entry is `base` (none: the bucket has
+  // none yet), read from its index file under `table_path`.
+  static Result<BucketDeletionVectors> Load(const std::string& table_path,
+                                            const std::optional<meta::IndexManifestEntry>& base);
+
+  // The deleted positions of data file `file`, or null.
+  const std::set<int64_t>* Of(const std::string& file) const;
+  // Marks row `position` of `file` deleted; false when it already was.
+  bool Mark(const std::string& file, int64_t position);
+  // Forgets `file`'s vector (the file was rewritten by a compaction).
+  void Remove(const std::string& file);
+  // Whether Mark or Remove changed anything since Load.
+  bool modified() const { return modified_; }
+  // The index file loaded from, if any.
+  const std::optional<meta::IndexManifestEntry>& base() const { return base_; }
+  size_t size() const { return vectors_.size(); }
+
+  // Writes the vectors as a new index file `index/index-<uuid>-0` and returns its ADD entry for
+  // (partition, bucket) — or, when no vector is left, nothing (the old entry is dropped).
+  // `bitmap64`: 'deletion-vectors.bitmap64'.
+  Result<std::optional<meta::IndexManifestEntry>> Write(const std::string& table_path,
+                                                        const std::string& partition,
+                                                        int32_t bucket, bool bitmap64) const;
+
+ private:
+  std::optional<meta::IndexManifestEntry> base_;
+  std::map<std::string, std::set<int64_t>> vectors_;  // data file name -> deleted positions
+  bool modified_ = false;
+};
+
+}  // namespace tributary::compact
