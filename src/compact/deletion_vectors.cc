@@ -13,14 +13,14 @@ Result<BucketDeletionVectors> BucketDeletionVectors::Load(
   BucketDeletionVectors out;
   out.base_ = base;
   if (!base) return out;
-  const std::string path = base->external_path ? *base->external_path
-                                               : meta::IndexPath(table_path, base->file_name);
+  const std::string path =
+      base->external_path ? *base->external_path : meta::IndexPath(table_path, base->file_name);
   TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
   for (const auto& r : base->dv_ranges) {
     TRIB_ASSIGN_OR_RETURN(format::DeletionVector dv,
-                          format::DeletionVector::Decode(bytes, r.offset, r.length,
-                                                         "deletion vector of '" + r.data_file +
-                                                             "' in '" + path + "'"));
+                          format::DeletionVector::Decode(
+                              bytes, r.offset, r.length,
+                              "deletion vector of '" + r.data_file + "' in '" + path + "'"));
     std::vector<int64_t> positions = dv.Positions();
     out.vectors_[r.data_file] = std::set<int64_t>(positions.begin(), positions.end());
   }
@@ -67,8 +67,8 @@ Result<std::optional<meta::IndexManifestEntry>> BucketDeletionVectors::Write(
   e.file_name = "index-" + meta::NewUuid() + "-0";
   e.file_size = static_cast<int64_t>(index.bytes().size());
   e.row_count = static_cast<int64_t>(e.dv_ranges.size());
-  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::IndexPath(table_path, e.file_name),
-                                             index.bytes()));
+  TRIB_RETURN_NOT_OK(
+      io::LocalFs().WriteFile(meta::IndexPath(table_path, e.file_name), index.bytes()));
   return std::optional<meta::IndexManifestEntry>(std::move(e));
 }
 

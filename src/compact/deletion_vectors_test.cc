@@ -8,6 +8,7 @@
 #include "io/file_system.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
+#include "meta/snapshot_reader.h"
 
 namespace tributary::compact {
 namespace {
@@ -15,29 +16,17 @@ namespace {
 // The live deletion-vector entries of a golden table's latest snapshot.
 std::vector<meta::IndexManifestEntry> GoldenEntries(const std::string& table) {
   auto snap = meta::SnapshotManager(table).Latest();
-  EXPECT_TRUE(snap.ok() && *snap && (*snap)->index_manifest);
-  if (!snap.ok() || !*snap || !(*snap)->index_manifest) return {};
-  auto bytes = io::LocalFs().ReadFile(meta::ManifestPath(table, *(*snap)->index_manifest));
-  EXPECT_TRUE(bytes.ok());
-  auto entries = meta::DecodeIndexManifest(std::move(*bytes), "index manifest");
-  EXPECT_TRUE(entries.ok()) << entries.status().ToString();
-  std::map<std::string, meta::IndexManifestEntry> live;
-  for (auto& e : *entries) {
-    if (e.index_type != "DELETION_VECTORS") continue;
-    if (e.kind == meta::FileKind::kDelete) {
-      live.erase(e.file_name);
-    } else {
-      live[e.file_name] = e;
-    }
-  }
-  std::vector<meta::IndexManifestEntry> out;
-  for (auto& [name, e] : live) out.push_back(std::move(e));
-  return out;
+  EXPECT_TRUE(snap.ok() && *snap);
+  if (!snap.ok() || !*snap) return {};
+  auto live = meta::ReadLiveIndexEntries(table, **snap, "DELETION_VECTORS");
+  EXPECT_TRUE(live.ok()) << live.status().ToString();
+  return live.ok() ? *live : std::vector<meta::IndexManifestEntry>{};
 }
 
 TEST(BucketDeletionVectorsTest, LoadsMarksAndWritesJavaWrittenVectors) {
-  const std::string golden = std::string(TRIBUTARY_GOLDEN_DIR) +
-                             "/parquet/pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality";
+  const std::string golden =
+      std::string(TRIBUTARY_GOLDEN_DIR) +
+      "/parquet/pk_table_with_dv_cardinality.db/pk_table_with_dv_cardinality";
   std::vector<meta::IndexManifestEntry> entries = GoldenEntries(golden);
   ASSERT_FALSE(entries.empty());
   char tmpl[] = "/tmp/tributary-bucket-dv-test-XXXXXX";
@@ -50,7 +39,8 @@ TEST(BucketDeletionVectorsTest, LoadsMarksAndWritesJavaWrittenVectors) {
     ASSERT_EQ(dvs->size(), e.dv_ranges.size());
     for (const auto& r : e.dv_ranges) {
       ASSERT_NE(dvs->Of(r.data_file), nullptr);
-      if (r.cardinality) EXPECT_EQ(static_cast<int64_t>(dvs->Of(r.data_file)->size()), *r.cardinality);
+      if (r.cardinality)
+        EXPECT_EQ(static_cast<int64_t>(dvs->Of(r.data_file)->size()), *r.cardinality);
     }
     EXPECT_FALSE(dvs->modified());
     // Marked again: nothing changes; a new position does.

@@ -391,8 +391,9 @@ Result<std::string> EncodeIndexManifest(const std::vector<IndexManifestEntry>& e
                                         const std::string& codec) {
   std::vector<Datum> records;
   for (const auto& e : entries) {
+    // A deletion-vector entry always has its (maybe empty) array: Java's reader requires one.
     Datum ranges;
-    if (!e.dv_ranges.empty()) {
+    if (!e.dv_ranges.empty() || e.index_type == "DELETION_VECTORS") {
       DatumList l;
       for (const auto& r : e.dv_ranges) {
         l.push_back(Datum(

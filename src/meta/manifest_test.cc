@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "format/avro.h"
+
 namespace tributary::meta {
 namespace {
 
@@ -28,6 +30,39 @@ TEST(ManifestTest, EntriesRoundTrip) {
   EXPECT_EQ((*back)[1].file.file_name, "data-2.parquet");
   EXPECT_EQ((*back)[1].file.row_count, 10);
   EXPECT_EQ((*back)[1].bucket, 1);
+}
+
+// Index manifest entries round trip; a deletion-vector entry without vectors still carries an
+// array of ranges, never null (Java's reader requires one), while a HASH entry has none.
+TEST(ManifestTest, IndexEntriesAndEmptyDeletionVectorRanges) {
+  IndexManifestEntry dv;
+  dv.index_type = "DELETION_VECTORS";
+  dv.file_name = "index-a-0";
+  dv.bucket = 1;
+  IndexManifestEntry with = dv;
+  with.file_name = "index-b-0";
+  with.dv_ranges.push_back({"data-1.parquet", 1, 24, 2});
+  IndexManifestEntry hash;
+  hash.index_type = "HASH";
+  hash.file_name = "index-c-0";
+  auto bytes = EncodeIndexManifest({dv, with, hash}, "zstandard");
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto back = DecodeIndexManifest(*bytes, "index manifest");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), 3u);
+  ASSERT_EQ((*back)[1].dv_ranges.size(), 1u);
+  EXPECT_EQ((*back)[1].dv_ranges[0].data_file, "data-1.parquet");
+  EXPECT_EQ((*back)[1].dv_ranges[0].cardinality, 2);
+  auto reader = avro::FileReader::Open(*bytes);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  auto records = (*reader)->ReadAll();
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 3u);
+  auto ranges = [&](size_t i) { return (*records)[i].as_list()[8]; };
+  EXPECT_FALSE(ranges(0).is_null());
+  EXPECT_TRUE(ranges(0).as_list().empty());
+  EXPECT_EQ(ranges(1).as_list().size(), 1u);
+  EXPECT_TRUE(ranges(2).is_null());
 }
 
 // A data file name is a name in its bucket directory: a manifest naming a path elsewhere is

@@ -288,4 +288,26 @@ Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& tab
   return all;
 }
 
+Result<std::vector<meta::IndexManifestEntry>> ReadLiveIndexEntries(const std::string& table_path,
+                                                                   const meta::Snapshot& snap,
+                                                                   const std::string& index_type) {
+  std::vector<meta::IndexManifestEntry> out;
+  if (!snap.index_manifest) return out;
+  const std::string path = meta::ManifestPath(table_path, *snap.index_manifest);
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+  TRIB_ASSIGN_OR_RETURN(
+      auto entries, meta::DecodeIndexManifest(std::move(bytes), "index manifest '" + path + "'"));
+  std::map<std::string, meta::IndexManifestEntry> live;  // by index file name
+  for (auto& e : entries) {
+    if (e.index_type != index_type) continue;
+    if (e.kind == meta::FileKind::kDelete) {
+      live.erase(e.file_name);
+    } else {
+      live[e.file_name] = std::move(e);
+    }
+  }
+  for (auto& [name, e] : live) out.push_back(std::move(e));
+  return out;
+}
+
 }  // namespace tributary::meta

@@ -36,6 +36,11 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::stri
 Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(
     const std::string& table_path);
 // Entries of the snapshot's delta manifests only (what that commit changed).
+// The index files of `index_type` ("DELETION_VECTORS", "HASH") that snapshot `snap` lists: its
+// index manifest's ADD entries less those a DELETE entry names (none without an index manifest).
+Result<std::vector<meta::IndexManifestEntry>> ReadLiveIndexEntries(const std::string& table_path,
+                                                                   const meta::Snapshot& snap,
+                                                                   const std::string& index_type);
 Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,
                                                           const meta::Snapshot& snapshot);
 

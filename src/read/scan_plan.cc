@@ -236,19 +236,8 @@ class ScanPlanner {
 
   // Index manifest -> where each data file's deletion vector is.
   Status LoadDeletionVectors(const meta::Snapshot& snap) {
-    std::string path = meta::ManifestPath(path_, *snap.index_manifest);
-    TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-    TRIB_ASSIGN_OR_RETURN(
-        auto entries, meta::DecodeIndexManifest(std::move(bytes), "index manifest '" + path + "'"));
-    std::map<std::string, meta::IndexManifestEntry> live;  // by index file name
-    for (auto& e : entries) {
-      if (e.index_type != "DELETION_VECTORS") continue;
-      if (e.kind == meta::FileKind::kDelete)
-        live.erase(e.file_name);
-      else
-        live[e.file_name] = std::move(e);
-    }
-    for (auto& [name, e] : live) {
+    TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLiveIndexEntries(path_, snap, "DELETION_VECTORS"));
+    for (const auto& e : live) {
       for (const auto& r : e.dv_ranges) {
         plan_.deletion_vectors[{e.partition, e.bucket, r.data_file}] = DvLocation{e, r};
       }
