@@ -1,6 +1,7 @@
 #include "datafile/point_lookup.h"
 
 #include <algorithm>
+#include <set>
 
 #include "format/binary_row.h"
 #include "io/file_cache.h"
@@ -76,14 +77,22 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
 }
 
 Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row& key,
-                    std::vector<merge::KeyValue>* found) {
+                    std::vector<merge::KeyValue>* found, const std::set<int64_t>* deleted,
+                    std::vector<int64_t>* positions) {
+  // Record i of a sorted file is its row i: a deletion vector's positions are these indexes.
+  auto take = [&](size_t i, merge::KeyValue kv) {
+    if (deleted && deleted->count(static_cast<int64_t>(i))) return;
+    found->push_back(std::move(kv));
+    if (positions) positions->push_back(static_cast<int64_t>(i));
+  };
   const auto& records = file.records;
   if (!file.int_keys.empty() && key.size() == 1 && key[0].is_int()) {
     const int64_t k = key[0].int_value();
     auto it = std::lower_bound(file.int_keys.begin(), file.int_keys.end(), k);
     for (; it != file.int_keys.end() && *it == k; ++it) {
-      TRIB_ASSIGN_OR_RETURN(auto kv, file.Record(it - file.int_keys.begin()));
-      found->push_back(std::move(kv));
+      const size_t i = static_cast<size_t>(it - file.int_keys.begin());
+      TRIB_ASSIGN_OR_RETURN(auto kv, file.Record(i));
+      take(i, std::move(kv));
     }
     return Status::OK();
   }
@@ -95,7 +104,7 @@ Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row&
       for (size_t c = 0; c < layout.key_columns.size() && same; c++) {
         same = merge::FastCompare(kv.value[layout.key_columns[c]], key[c]) == 0;
       }
-      if (same) found->push_back(std::move(kv));
+      if (same) take(i, std::move(kv));
     }
     return Status::OK();
   }
@@ -112,7 +121,7 @@ Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row&
     for (size_t i = 0; i < kc.size(); i++) {
       if (merge::FastCompare(it->value[kc[i]], key[i]) != 0) return Status::OK();
     }
-    found->push_back(*it);
+    take(static_cast<size_t>(it - records.begin()), *it);
   }
   return Status::OK();
 }
@@ -134,7 +143,8 @@ BucketFileSearch::BucketFileSearch(const std::string& table_path, const std::str
                    [](const File& a, const File& b) { return a.meta->level < b.meta->level; });
 }
 
-Status BucketFileSearch::Search(File* f, const Row& key, std::vector<merge::KeyValue>* found) {
+Status BucketFileSearch::Search(File* f, const Row& key, std::vector<merge::KeyValue>* found,
+                                std::vector<int64_t>* positions) {
   if (f->range && !f->range->Contains(key)) return Status::OK();
   if (!f->sorted) {
     TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* fields,
@@ -142,7 +152,24 @@ Status BucketFileSearch::Search(File* f, const Row& key, std::vector<merge::KeyV
     TRIB_ASSIGN_OR_RETURN(f->sorted,
                           LoadSortedFile(f->path, layout_, *f->meta, schema_.id, fields));
   }
-  return SearchSorted(*f->sorted, layout_, key, found);
+  const std::set<int64_t>* deleted =
+      deletion_vectors_ ? deletion_vectors_(f->meta->file_name) : nullptr;
+  return SearchSorted(*f->sorted, layout_, key, found, deleted, positions);
+}
+
+Result<std::optional<BucketFileSearch::Positioned>> BucketFileSearch::FindNewestPositioned(
+    const Row& key) {
+  for (File& f : files_) {
+    std::vector<merge::KeyValue> found;
+    std::vector<int64_t> positions;
+    TRIB_RETURN_NOT_OK(Search(&f, key, &found, &positions));
+    // Files come by level: the first found is in the lowest level holding the key.
+    if (!found.empty()) {
+      return std::optional<Positioned>(
+          Positioned{std::move(found.back()), f.meta, positions.back()});
+    }
+  }
+  return std::optional<Positioned>();
 }
 
 Status BucketFileSearch::FindAll(const Row& key, std::vector<merge::KeyValue>* found) {
@@ -164,7 +191,8 @@ Status BucketFileSearch::FindAllSorted(const std::vector<Row>& keys,
       if (!f.range || f.range->Contains(keys[i])) in_range.push_back(i);
     }
     if (in_range.empty()) continue;
-    if (int_keys && f.meta->schema_id == schema_.id && !f.meta->write_cols) {
+    // (Not with deletion vectors: the column search does not know row positions to skip.)
+    if (int_keys && f.meta->schema_id == schema_.id && !f.meta->write_cols && !deletion_vectors_) {
       std::vector<int64_t> wanted;
       wanted.reserve(in_range.size());
       for (size_t i : in_range) wanted.push_back(keys[i][0].int_value());

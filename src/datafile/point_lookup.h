@@ -2,7 +2,9 @@
 // primary key: find a key's records in one data file, then merge them.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -53,7 +55,8 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
 
 // Appends to `found` the records of `key` in `file` (sorted by key, one per key).
 Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row& key,
-                    std::vector<merge::KeyValue>* found);
+                    std::vector<merge::KeyValue>* found, const std::set<int64_t>* deleted = nullptr,
+                    std::vector<int64_t>* positions = nullptr);
 
 // A key's records in some committed files of one bucket: files whose key range excludes the
 // key are skipped unread, the others decoded once (LoadSortedFile) and binary-searched.
@@ -75,6 +78,19 @@ class BucketFileSearch {
   // The key's record in the lowest level holding it (REQUIRES: files above level 0, one sorted
   // run per level), or nullopt.
   Result<std::optional<merge::KeyValue>> FindNewest(const Row& key);
+  // Deletion vectors: the deleted row positions of a file (by name), or null; the searches then
+  // skip those rows, as a reader of a deletion-vector table does.
+  void SetDeletionVectors(std::function<const std::set<int64_t>*(const std::string& file)> dvs) {
+    deletion_vectors_ = std::move(dvs);
+  }
+  // FindNewest, with where the record is: its file and its row position there (what a
+  // deletion vector marks when a newer record replaces it).
+  struct Positioned {
+    merge::KeyValue record;
+    const meta::DataFileMeta* file = nullptr;
+    int64_t position = 0;
+  };
+  Result<std::optional<Positioned>> FindNewestPositioned(const Row& key);
 
  private:
   struct File {
@@ -83,12 +99,15 @@ class BucketFileSearch {
     std::optional<KeyRange> range;
     std::shared_ptr<const SortedFile> sorted;
   };
-  Status Search(File* f, const Row& key, std::vector<merge::KeyValue>* found);
+  // `positions`, if set, gets each found record's row position in the file.
+  Status Search(File* f, const Row& key, std::vector<merge::KeyValue>* found,
+                std::vector<int64_t>* positions = nullptr);
 
   const FileLayout& layout_;
   const TableSchema& schema_;
   meta::FileSchemas file_schemas_;
   std::vector<File> files_;  // by level, then as given
+  std::function<const std::set<int64_t>*(const std::string&)> deletion_vectors_;
 };
 
 // Orders `found` by sequence and merges it with `fn`; the row if the key is live.
