@@ -46,7 +46,8 @@ struct JobControl {
   int64_t rows_read = 0;
   int64_t rows_written = 0;
   int64_t commits = 0;
-  // As of the last commit: each source's table, the next snapshot and the changes of it read.
+  // As of the last commit (reported once the consumers moved, just after the sink commit is
+  // visible): each source's table, the next snapshot and the changes of it read.
   std::vector<std::tuple<std::string, int64_t, int64_t>> positions;
 };
 

@@ -64,6 +64,11 @@ TEST_F(SqlJobTest, StartStopWaitAndResume) {
   EXPECT_EQ(rows[1][1].int_value(), 30);
   EXPECT_TRUE((*job)->running());
   EXPECT_EQ((*job)->name(), "copy");
+  // The job reports a commit once it has also moved its consumers, a moment after the sink's
+  // snapshot is visible.
+  for (int i = 0; i < 200 && (*job)->commits() < 1; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   EXPECT_GE((*job)->commits(), 1);
   std::vector<JobPosition> at = (*job)->positions();
   ASSERT_EQ(at.size(), 1u);
