@@ -9,7 +9,8 @@ A second bucket, `tb2`, is there too.
   through the proxy (S3's behaviour); `s3.env(direct=True)` reaches s3rver itself, a store that
   ignores conditional writes.
 - `s3.requests()`: the requests the proxy answered since the last `s3.clear_requests()`, as
-  (method, path, query, status) tuples.
+  (method, path, query, status) tuples (read once the proxy's log stopped growing: it logs a
+  request just after answering it).
 - `s3.object_keys(prefix)`: the keys in the bucket under `prefix`, read from s3rver's store;
   `s3.object_keys_under(uri)` and `s3.object_size(uri)` take `s3://bucket/key` URIs.
 Python 3 standard library only.
@@ -122,6 +123,15 @@ class S3Server:
     def requests(self):
         if not os.path.exists(self.log_path):
             return []
+        # The proxy logs a request once its response is sent, so the last line may land a
+        # moment after the client has it: read once the log stopped growing (at most 2 s).
+        size, deadline = -1, time.time() + 2
+        while time.time() < deadline:
+            now = os.path.getsize(self.log_path)
+            if now == size:
+                break
+            size = now
+            time.sleep(0.1)
         out = []
         with open(self.log_path) as f:
             for line in f:
