@@ -8,6 +8,7 @@
 #include <libpq-fe.h>
 
 #include <cstring>
+#include <functional>
 #include <set>
 #include <string_view>
 #include <thread>
@@ -333,35 +334,34 @@ void PutU64(std::string* s, uint64_t v) {
   for (int i = 7; i >= 0; i--) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
-struct W6Seen {
-  std::vector<int64_t> first_arrival;  // per commit number, 0 until seen
-  int64_t changes = 0;
-  int64_t last = 0;  // arrival of the sentinel (commit number -1)
-  std::string error;
-};
-
-void W6Consumer(const std::string& info, W6Seen* seen) {
+// Follows logical replication slot `slot` (test_decoding) over a replication connection, as
+// pg_recvlogical does, handing each decoded line to `on_text` (with its arrival time) until it
+// returns false, answering the server's keepalives. Returns what went wrong, or "".
+std::string FollowSlot(const std::string& info, const std::string& slot,
+                       const std::function<bool(std::string_view text, int64_t at)>& on_text) {
   PGconn* c = PQconnectdb((info + " replication=database").c_str());
   if (PQstatus(c) != CONNECTION_OK) {
-    seen->error = std::string("replication connect: ") + PQerrorMessage(c);
+    std::string error = std::string("replication connect: ") + PQerrorMessage(c);
     PQfinish(c);
-    return;
+    return error;
   }
-  PGresult* r = PQexec(c, "START_REPLICATION SLOT w6 LOGICAL 0/0 (\"skip-empty-xacts\" '1')");
+  PGresult* r = PQexec(
+      c, ("START_REPLICATION SLOT " + slot + " LOGICAL 0/0 (\"skip-empty-xacts\" '1')").c_str());
   if (PQresultStatus(r) != PGRES_COPY_BOTH) {
-    seen->error = std::string("START_REPLICATION: ") + PQerrorMessage(c);
+    std::string error = std::string("START_REPLICATION: ") + PQerrorMessage(c);
     PQclear(r);
     PQfinish(c);
-    return;
+    return error;
   }
   PQclear(r);
   uint64_t received = 0;
-  const std::string kCommit = "commit_no[bigint]:";
-  while (true) {
+  std::string error;
+  bool more = true;
+  while (more) {
     char* buf = nullptr;
     const int n = PQgetCopyData(c, &buf, 0);
     if (n < 0) {
-      seen->error = std::string("replication stream ended: ") + PQerrorMessage(c);
+      error = std::string("replication stream ended: ") + PQerrorMessage(c);
       break;
     }
     if (n == 0) continue;
@@ -372,30 +372,10 @@ void W6Consumer(const std::string& info, W6Seen* seen) {
       reply = buf[17] != 0;
     } else if (buf[0] == 'w' && n > 25) {  // XLogData: start, end, time, then the plugin's text
       received = std::max<uint64_t>(received, ReadU64(buf + 1));
-      std::string_view text(buf + 25, static_cast<size_t>(n - 25));
-      const bool insert = text.find(": INSERT: ") != std::string_view::npos;
-      const bool update = text.find(": UPDATE: ") != std::string_view::npos;
-      if (insert || update) {
-        const size_t k = text.rfind(kCommit);
-        const int64_t commit =
-            k == std::string_view::npos
-                ? -2
-                : std::strtoll(std::string(text.substr(k + kCommit.size(), 24)).c_str(), nullptr,
-                               10);
-        if (commit == -1) {
-          seen->last = at;
-          PQfreemem(buf);
-          break;
-        }
-        seen->changes += update ? 2 : 1;
-        if (commit >= 0 && static_cast<size_t>(commit) < seen->first_arrival.size() &&
-            seen->first_arrival[static_cast<size_t>(commit)] == 0) {
-          seen->first_arrival[static_cast<size_t>(commit)] = at;
-        }
-      }
+      more = on_text(std::string_view(buf + 25, static_cast<size_t>(n - 25)), at);
     }
     PQfreemem(buf);
-    if (reply) {  // standby status update: written, flushed, applied, time, no reply wanted
+    if (more && reply) {  // standby status update: written, flushed, applied, time, no reply
       std::string msg = "r";
       PutU64(&msg, received);
       PutU64(&msg, received);
@@ -403,12 +383,110 @@ void W6Consumer(const std::string& info, W6Seen* seen) {
       PutU64(&msg, 0);
       msg.push_back(0);
       if (PQputCopyData(c, msg.data(), static_cast<int>(msg.size())) != 1 || PQflush(c) != 0) {
-        seen->error = "cannot send the standby status";
+        error = "cannot send the standby status";
         break;
       }
     }
   }
   PQfinish(c);
+  return error;
+}
+
+// The source of W6 and W7: `rows` W1 upserts into `table` (keys from half as many) in
+// transactions of `batch` rows, each row carrying its commit number (commit_no, the last
+// column), as W1 writes them (COPY into a stage, INSERT ... ON CONFLICT), then `end_row` (COPY
+// text, commit number -1) in a transaction of its own. Returns when each commit returned;
+// *start: the first write.
+std::vector<int64_t> WriteNumberedUpserts(Conn& c, const std::string& table, int64_t rows,
+                                          int64_t batch, const std::string& end_row,
+                                          int64_t* start) {
+  const int64_t commits = (rows + batch - 1) / batch;
+  c.Exec("CREATE TEMP TABLE stage (LIKE " + table + ")");
+  std::vector<int64_t> committed(static_cast<size_t>(commits));
+  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
+  bench::W1Row r;
+  std::string data;
+  auto flush = [&](const std::string& rows_text) {
+    c.Exec("BEGIN");
+    c.Exec("TRUNCATE stage");
+    c.Copy("stage", rows_text);
+    c.Exec("INSERT INTO " + table +
+           " SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
+           "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
+           "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3, commit_no = excluded.commit_no");
+    c.Exec("COMMIT");
+  };
+  *start = NowMicros();
+  int64_t i = 0;
+  for (int64_t k = 0; k < commits; k++) {
+    for (int64_t j = 0; j < batch && i < rows; j++, i++) {
+      gen.Next(i, &r);
+      AppendW1Row(&data, r);
+      data += '\t';
+      AppendInt(&data, k);
+      data += '\n';
+    }
+    flush(data);
+    data.clear();
+    committed[static_cast<size_t>(k)] = NowMicros();
+  }
+  flush(end_row);
+  return committed;
+}
+
+// Drops replication slot `slot` once the walsender has let it go (a moment after the
+// consumer's connection closes).
+void DropSlot(Conn& c, const std::string& slot) {
+  for (int i = 0; i < 100 && c.QueryText("SELECT active FROM pg_replication_slots WHERE "
+                                         "slot_name = '" +
+                                         slot + "'") == "t";
+       i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  c.Exec("SELECT pg_drop_replication_slot('" + slot + "')");
+}
+
+// The latencies (ms, sorted) from committed[k] to at[k] for each commit k that arrived.
+std::vector<double> Latencies(const std::vector<int64_t>& committed,
+                              const std::vector<int64_t>& at) {
+  std::vector<double> out;
+  for (size_t k = 0; k < committed.size(); k++) {
+    if (at[k] == 0) continue;  // a commit whose rows all repeated earlier values decodes nothing
+    out.push_back(std::max<int64_t>(0, at[k] - committed[k]) / 1000.0);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct W6Seen {
+  std::vector<int64_t> first_arrival;  // per commit number, 0 until seen
+  int64_t changes = 0;
+  int64_t last = 0;  // arrival of the sentinel (commit number -1)
+  std::string error;
+};
+
+void W6Consumer(const std::string& info, W6Seen* seen) {
+  const std::string kCommit = "commit_no[bigint]:";
+  seen->error = FollowSlot(info, "w6", [&](std::string_view text, int64_t at) {
+    const bool insert = text.find(": INSERT: ") != std::string_view::npos;
+    const bool update = text.find(": UPDATE: ") != std::string_view::npos;
+    if (!insert && !update) return true;
+    const size_t k = text.rfind(kCommit);
+    const int64_t commit =
+        k == std::string_view::npos
+            ? -2
+            : std::strtoll(std::string(text.substr(k + kCommit.size(), 24)).c_str(), nullptr, 10);
+    if (commit == -1) {
+      seen->last = at;
+      return false;
+    }
+    seen->changes += update ? 2 : 1;
+    if (commit >= 0 && static_cast<size_t>(commit) < seen->first_arrival.size() &&
+        seen->first_arrival[static_cast<size_t>(commit)] == 0) {
+      seen->first_arrival[static_cast<size_t>(commit)] = at;
+    }
+    return true;
+  });
 }
 
 void W6(const std::string& info) {
@@ -426,59 +504,20 @@ void W6(const std::string& info) {
       "CREATE TABLE w6 (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE PRECISION, "
       "s1 TEXT, s2 TEXT, s3 TEXT, commit_no BIGINT)");
   c.Exec("ALTER TABLE w6 REPLICA IDENTITY FULL");
-  c.Exec("CREATE TEMP TABLE stage (LIKE w6)");
   c.Exec("SELECT pg_create_logical_replication_slot('w6', 'test_decoding')");
   W6Seen seen;
   seen.first_arrival.assign(static_cast<size_t>(commits), 0);
   std::thread consumer(W6Consumer, info, &seen);
-  std::vector<int64_t> committed(static_cast<size_t>(commits));
-  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
-  bench::W1Row r;
-  std::string data;
-  auto flush = [&](const std::string& rows_text) {
-    c.Exec("BEGIN");
-    c.Exec("TRUNCATE stage");
-    c.Copy("stage", rows_text);
-    c.Exec(
-        "INSERT INTO w6 SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
-        "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
-        "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3, commit_no = excluded.commit_no");
-    c.Exec("COMMIT");
-  };
-  const int64_t start = NowMicros();
-  int64_t i = 0;
-  for (int64_t k = 0; k < commits; k++) {
-    for (int64_t j = 0; j < batch && i < rows; j++, i++) {
-      gen.Next(i, &r);
-      AppendW1Row(&data, r);
-      data += '\t';
-      AppendInt(&data, k);
-      data += '\n';
-    }
-    flush(data);
-    data.clear();
-    committed[static_cast<size_t>(k)] = NowMicros();
-  }
-  flush("-1\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t-1\n");
+  int64_t start = 0;
+  const std::vector<int64_t> committed =
+      WriteNumberedUpserts(c, "w6", rows, batch, "-1\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t-1\n", &start);
   consumer.join();
-  // The walsender lets the slot go a moment after the consumer's connection closes.
-  for (int i = 0; i < 100 && c.QueryText("SELECT active FROM pg_replication_slots WHERE "
-                                         "slot_name = 'w6'") == "t";
-       i++) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  c.Exec("SELECT pg_drop_replication_slot('w6')");
+  DropSlot(c, "w6");
   if (!seen.error.empty() || seen.last == 0) {
     std::fprintf(stderr, "postgres W6 consumer: %s\n", seen.error.c_str());
     std::exit(1);
   }
-  std::vector<double> latency_ms;
-  for (int64_t k = 0; k < commits; k++) {
-    const int64_t at = seen.first_arrival[static_cast<size_t>(k)];
-    if (at == 0) continue;  // a commit whose rows all repeated earlier values decodes nothing new
-    latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(k)]) / 1000.0);
-  }
-  std::sort(latency_ms.begin(), latency_ms.end());
+  const std::vector<double> latency_ms = Latencies(committed, seen.first_arrival);
   auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
   const double secs = std::max<int64_t>(1, seen.last - start) / 1e6;
   Record(kSys, "W6", "logical decoding")
@@ -561,115 +600,70 @@ struct W7Applied {
 };
 
 void W7Consumer(const std::string& info, W7Applied* out) {
-  PGconn* c = PQconnectdb((info + " replication=database").c_str());
   Conn apply(info);
   apply.Exec("CREATE TEMP TABLE w7stage (id BIGINT, a BIGINT, s1 TEXT, commit_no BIGINT)");
-  if (PQstatus(c) != CONNECTION_OK) {
-    out->error = std::string("replication connect: ") + PQerrorMessage(c);
-    PQfinish(c);
-    return;
-  }
-  PGresult* r = PQexec(c, "START_REPLICATION SLOT w7 LOGICAL 0/0 (\"skip-empty-xacts\" '1')");
-  if (PQresultStatus(r) != PGRES_COPY_BOTH) {
-    out->error = std::string("START_REPLICATION: ") + PQerrorMessage(c);
-    PQclear(r);
-    PQfinish(c);
-    return;
-  }
-  PQclear(r);
-  uint64_t received = 0;
   std::string upserts;           // COPY text of the transaction's rows that pass
   std::vector<int64_t> deletes;  // ids whose new row fails the filter
   std::set<int64_t> commit_nos;  // the source commits the transaction carries
   bool done = false;             // the last row (commit number -1) was decoded
-  bool finished = false;         // and its transaction applied
-  while (!finished) {
-    char* buf = nullptr;
-    const int n = PQgetCopyData(c, &buf, 0);
-    if (n < 0) {
-      out->error = std::string("replication stream ended: ") + PQerrorMessage(c);
-      break;
+  out->error = FollowSlot(info, "w7", [&](std::string_view text, int64_t) {
+    size_t at = text.find(": INSERT: ");
+    size_t skip = 10;
+    if (at == std::string_view::npos) {
+      at = text.find("new-tuple: ");
+      skip = 11;
     }
-    if (n == 0) continue;
-    bool reply = false;
-    if (buf[0] == 'k' && n >= 18) {
-      received = std::max<uint64_t>(received, ReadU64(buf + 1));
-      reply = buf[17] != 0;
-    } else if (buf[0] == 'w' && n > 25) {
-      received = std::max<uint64_t>(received, ReadU64(buf + 1));
-      std::string_view text(buf + 25, static_cast<size_t>(n - 25));
-      size_t at = text.find(": INSERT: ");
-      size_t skip = 10;
-      if (at == std::string_view::npos) {
-        at = text.find("new-tuple: ");
-        skip = 11;
-      }
-      if (at != std::string_view::npos && text.rfind("table public.w7src:", 0) == 0) {
-        const W7Change ch = ParseTuple(text.substr(at + skip));
-        if (ch.commit_no == -1) done = true;
-        commit_nos.insert(ch.commit_no);
-        if (!ch.b_null && ch.b % 10 != 0) {
-          AppendInt(&upserts, ch.id);
-          upserts += '\t';
-          if (ch.a_null) {
-            upserts += "\\N";
-          } else {
-            AppendInt(&upserts, ch.a);
-          }
-          upserts += '\t';
-          upserts += ch.s1_null ? "\\N" : ch.s1;
-          upserts += '\t';
-          AppendInt(&upserts, ch.commit_no);
-          upserts += '\n';
+    if (at != std::string_view::npos && text.rfind("table public.w7src:", 0) == 0) {
+      const W7Change ch = ParseTuple(text.substr(at + skip));
+      if (ch.commit_no == -1) done = true;
+      commit_nos.insert(ch.commit_no);
+      if (!ch.b_null && ch.b % 10 != 0) {
+        AppendInt(&upserts, ch.id);
+        upserts += '\t';
+        if (ch.a_null) {
+          upserts += "\\N";
         } else {
-          deletes.push_back(ch.id);
+          AppendInt(&upserts, ch.a);
         }
-      } else if (text.rfind("COMMIT", 0) == 0 && !commit_nos.empty()) {
-        apply.Exec("BEGIN");
-        apply.Exec("TRUNCATE w7stage");
-        if (!upserts.empty()) apply.Copy("w7stage", upserts);
-        apply.Exec(
-            "INSERT INTO w7sink SELECT DISTINCT ON (s.id) s.id, s.a, s.s1, d.name, s.commit_no "
-            "FROM w7stage s JOIN w7dim d ON d.k = s.a % 1000 ORDER BY s.id "
-            "ON CONFLICT (id) DO UPDATE SET a = excluded.a, s1 = excluded.s1, "
-            "name = excluded.name, commit_no = excluded.commit_no");
-        if (!deletes.empty()) {
-          std::string list;
-          for (int64_t id : deletes) list += (list.empty() ? "" : ",") + std::to_string(id);
-          apply.Exec("DELETE FROM w7sink WHERE id IN (" + list + ")");
-        }
-        apply.Exec("COMMIT");
-        const int64_t now = NowMicros();
-        for (int64_t k : commit_nos) {
-          if (k >= 0 && static_cast<size_t>(k) < out->applied.size()) {
-            out->applied[static_cast<size_t>(k)] = now;
-          }
-        }
-        out->rows += static_cast<int64_t>(std::count(upserts.begin(), upserts.end(), '\n'));
-        if (done) {
-          out->last = now;
-          finished = true;
-        }
-        upserts.clear();
-        deletes.clear();
-        commit_nos.clear();
+        upserts += '\t';
+        upserts += ch.s1_null ? "\\N" : ch.s1;
+        upserts += '\t';
+        AppendInt(&upserts, ch.commit_no);
+        upserts += '\n';
+      } else {
+        deletes.push_back(ch.id);
+      }
+      return true;
+    }
+    if (text.rfind("COMMIT", 0) != 0 || commit_nos.empty()) return true;
+    // The source transaction ends: its rows applied in one transaction.
+    apply.Exec("BEGIN");
+    apply.Exec("TRUNCATE w7stage");
+    if (!upserts.empty()) apply.Copy("w7stage", upserts);
+    apply.Exec(
+        "INSERT INTO w7sink SELECT DISTINCT ON (s.id) s.id, s.a, s.s1, d.name, s.commit_no "
+        "FROM w7stage s JOIN w7dim d ON d.k = s.a % 1000 ORDER BY s.id "
+        "ON CONFLICT (id) DO UPDATE SET a = excluded.a, s1 = excluded.s1, "
+        "name = excluded.name, commit_no = excluded.commit_no");
+    if (!deletes.empty()) {
+      std::string list;
+      for (int64_t id : deletes) list += (list.empty() ? "" : ",") + std::to_string(id);
+      apply.Exec("DELETE FROM w7sink WHERE id IN (" + list + ")");
+    }
+    apply.Exec("COMMIT");
+    const int64_t now = NowMicros();
+    for (int64_t k : commit_nos) {
+      if (k >= 0 && static_cast<size_t>(k) < out->applied.size()) {
+        out->applied[static_cast<size_t>(k)] = now;
       }
     }
-    PQfreemem(buf);
-    if (reply) {
-      std::string msg = "r";
-      PutU64(&msg, received);
-      PutU64(&msg, received);
-      PutU64(&msg, received);
-      PutU64(&msg, 0);
-      msg.push_back(0);
-      if (PQputCopyData(c, msg.data(), static_cast<int>(msg.size())) != 1 || PQflush(c) != 0) {
-        out->error = "cannot send the standby status";
-        break;
-      }
-    }
-  }
-  PQfinish(c);
+    out->rows += static_cast<int64_t>(std::count(upserts.begin(), upserts.end(), '\n'));
+    upserts.clear();
+    deletes.clear();
+    commit_nos.clear();
+    if (done) out->last = now;
+    return !done;
+  });
 }
 
 void W7(const std::string& info) {
@@ -693,58 +687,20 @@ void W7(const std::string& info) {
   c.Exec(
       "CREATE TABLE w7sink (id BIGINT PRIMARY KEY, a BIGINT, s1 TEXT, name TEXT, "
       "commit_no BIGINT)");
-  c.Exec("CREATE TEMP TABLE stage (LIKE w7src)");
   c.Exec("SELECT pg_create_logical_replication_slot('w7', 'test_decoding')");
   W7Applied applied;
   applied.applied.assign(static_cast<size_t>(commits), 0);
   std::thread consumer(W7Consumer, info, &applied);
-  std::vector<int64_t> committed(static_cast<size_t>(commits));
-  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
-  bench::W1Row r;
-  std::string data;
-  auto flush = [&](const std::string& rows_text) {
-    c.Exec("BEGIN");
-    c.Exec("TRUNCATE stage");
-    c.Copy("stage", rows_text);
-    c.Exec(
-        "INSERT INTO w7src SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
-        "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
-        "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3, commit_no = excluded.commit_no");
-    c.Exec("COMMIT");
-  };
-  const int64_t start = NowMicros();
-  int64_t i = 0;
-  for (int64_t k = 0; k < commits; k++) {
-    for (int64_t j = 0; j < batch && i < rows; j++, i++) {
-      gen.Next(i, &r);
-      AppendW1Row(&data, r);
-      data += '\t';
-      AppendInt(&data, k);
-      data += '\n';
-    }
-    flush(data);
-    data.clear();
-    committed[static_cast<size_t>(k)] = NowMicros();
-  }
-  flush("-1\t0\t1\t\\N\t\\N\t\\N\t\\N\t-1\n");
+  int64_t start = 0;
+  const std::vector<int64_t> committed =
+      WriteNumberedUpserts(c, "w7src", rows, batch, "-1\t0\t1\t\\N\t\\N\t\\N\t\\N\t-1\n", &start);
   consumer.join();
-  for (int i = 0; i < 100 && c.QueryText("SELECT active FROM pg_replication_slots WHERE "
-                                         "slot_name = 'w7'") == "t";
-       i++) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  c.Exec("SELECT pg_drop_replication_slot('w7')");
+  DropSlot(c, "w7");
   if (!applied.error.empty() || applied.last == 0) {
     std::fprintf(stderr, "postgres W7 consumer: %s\n", applied.error.c_str());
     std::exit(1);
   }
-  std::vector<double> latency_ms;
-  for (int64_t k = 0; k < commits; k++) {
-    const int64_t at = applied.applied[static_cast<size_t>(k)];
-    if (at == 0) continue;
-    latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(k)]) / 1000.0);
-  }
-  std::sort(latency_ms.begin(), latency_ms.end());
+  const std::vector<double> latency_ms = Latencies(committed, applied.applied);
   auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
   const double secs = std::max<int64_t>(1, applied.last - start) / 1e6;
   Record(kSys, "W7", "logical decoding applied")

@@ -683,6 +683,106 @@ Status J2(const std::string& warehouse, const std::string& self) {
   return Status::OK();
 }
 
+// W6 and W7's source: `rows` W1 upserts (keys from half as many) in commits of `batch`, each row
+// carrying its commit number (the last column), then `end_row` in a commit of its own (the
+// readers stop at commit number -1). committed[c]: when commit c returned; *start: the first
+// write.
+Status WriteNumberedCommits(TableWriter& writer, int64_t rows, int64_t batch, Row end_row,
+                            std::vector<int64_t>* committed, int64_t* start) {
+  const int64_t commits = (rows + batch - 1) / batch;
+  committed->assign(static_cast<size_t>(commits), 0);
+  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
+  bench::W1Row r;
+  *start = NowMicros();
+  int64_t i = 0;
+  for (int64_t c = 0; c < commits; c++) {
+    for (int64_t k = 0; k < batch && i < rows; k++, i++) {
+      gen.Next(i, &r);
+      CHECK_OK(writer.Write(
+          RowKind::kInsert,
+          Row{Value::Int(r.id), Value::Int(r.a), Value::Int(r.b), Value::Double(r.c),
+              Value::String(r.s1), Value::String(r.s2), Value::String(r.s3), Value::Int(c)}));
+    }
+    ASSIGN_OR_RETURN(snap, writer.Commit());
+    (void)snap;
+    (*committed)[static_cast<size_t>(c)] = NowMicros();
+  }
+  CHECK_OK(writer.Write(RowKind::kInsert, std::move(end_row)));
+  ASSIGN_OR_RETURN(last_snap, writer.Commit());
+  (void)last_snap;
+  return Status::OK();
+}
+
+// What a reader of commit numbers (FollowCommitNumbers) printed: each commit's latency from
+// committed[c] to its first arrival (sorted), the changes it counted and its last arrival.
+// An error unless the reader exited cleanly having seen every commit.
+Status ReadArrivals(FILE* reader, const std::vector<int64_t>& committed,
+                    std::vector<double>* latency_ms, int64_t* changes, int64_t* last) {
+  const int64_t commits = static_cast<int64_t>(committed.size());
+  char line[256];
+  while (std::fgets(line, sizeof line, reader)) {
+    long long c = 0, at = 0, n = 0, l = 0;
+    if (std::sscanf(line, "end %lld %lld", &n, &l) == 2) {
+      *changes = n;
+      *last = l;
+      continue;
+    }
+    if (std::sscanf(line, "%lld %lld", &c, &at) != 2 || c < 0 || c >= commits) continue;
+    latency_ms->push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(c)]) / 1000.0);
+  }
+  const int status = ::pclose(reader);
+  if (status != 0 || static_cast<int64_t>(latency_ms->size()) != commits) {
+    return Status::IOError("the reader saw " + std::to_string(latency_ms->size()) + " of " +
+                           std::to_string(commits) + " commits (exit " + std::to_string(status) +
+                           ")");
+  }
+  std::sort(latency_ms->begin(), latency_ms->end());
+  return Status::OK();
+}
+
+// A reader of W6 / W7: follows `table` from 'latest' and prints "<commit number> <first
+// arrival>" for each commit number (column `column`) it meets first, then, after the batch
+// holding commit number -1, "end <changes> <arrival>". `adds_only`: retractions (-U, -D) are
+// neither counted nor looked at.
+Status FollowCommitNumbers(const std::string& warehouse, const std::string& table_name, int column,
+                           bool adds_only) {
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", table_name, ""}));
+  StreamOptions o;
+  o.startup_mode = "latest";
+  o.projection = std::vector<int>{column};
+  ASSIGN_OR_RETURN(stream, table->NewStreamScan(o));
+  std::printf("ready\n");
+  std::fflush(stdout);
+  // A commit's first change is the first row carrying its number (a -U carries the number of
+  // the commit that wrote the row it retracts, already seen).
+  int64_t changes = 0;
+  std::set<int64_t> seen;
+  RowBatch batch;
+  while (true) {
+    ASSIGN_OR_RETURN(more, stream->Next(&batch, std::chrono::seconds(120)));
+    if (!more) return Status::IOError("no change for 120 s");
+    const int64_t at = NowMicros();
+    bool end = false;  // the last row: after the rest of its batch
+    for (size_t k = 0; k < batch.rows.size(); k++) {
+      if (adds_only && IsRetract(batch.kinds[k])) continue;
+      const int64_t c = batch.rows[k][0].int_value();
+      if (c == -1) {
+        end = true;
+        continue;
+      }
+      if (seen.insert(c).second) {
+        std::printf("%lld %lld\n", static_cast<long long>(c), static_cast<long long>(at));
+      }
+      changes++;
+    }
+    if (end) {
+      std::printf("end %lld %lld\n", static_cast<long long>(changes), static_cast<long long>(at));
+      return Status::OK();
+    }
+  }
+}
+
 // W6 (issue 17): W1's upserts written with 'changelog-producer' = 'lookup' while a reader in
 // another process (this program, mode W6reader) follows the table's changelog through the
 // library's StreamScan (from 'latest'): W6_ROWS rows (default W1_ROWS / 5, keys from half as many,
@@ -712,51 +812,19 @@ Status W6(const std::string& warehouse, const std::string& self) {
   CHECK_OK(catalog->CreateTable(Identifier{"default", "w6", ""}, spec, false));
   ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w6", ""}));
   ASSIGN_OR_RETURN(reader, StartReader(self + " W6reader " + warehouse));
-  std::vector<int64_t> committed(static_cast<size_t>(commits));
   WriteOptions wo;
   wo.async_compaction = true;
   ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
-  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
-  bench::W1Row r;
-  const int64_t start = NowMicros();
-  int64_t i = 0;
-  for (int64_t c = 0; c < commits; c++) {
-    for (int64_t k = 0; k < batch && i < rows; k++, i++) {
-      gen.Next(i, &r);
-      CHECK_OK(writer->Write(
-          RowKind::kInsert,
-          Row{Value::Int(r.id), Value::Int(r.a), Value::Int(r.b), Value::Double(r.c),
-              Value::String(r.s1), Value::String(r.s2), Value::String(r.s3), Value::Int(c)}));
-    }
-    ASSIGN_OR_RETURN(snap, writer->Commit());
-    (void)snap;
-    committed[static_cast<size_t>(c)] = NowMicros();
-  }
-  CHECK_OK(writer->Write(RowKind::kInsert, Row{Value::Int(-1), Value(), Value(), Value(), Value(),
-                                               Value(), Value(), Value::Int(-1)}));
-  ASSIGN_OR_RETURN(last_snap, writer->Commit());
-  (void)last_snap;
-  // The reader prints "<commit_no> <first arrival>" per commit, then "end <changes> <last>".
+  std::vector<int64_t> committed;
+  int64_t start = 0;
+  CHECK_OK(WriteNumberedCommits(
+      *writer, rows, batch,
+      Row{Value::Int(-1), Value(), Value(), Value(), Value(), Value(), Value(), Value::Int(-1)},
+      &committed, &start));
   std::vector<double> latency_ms;
   int64_t changes = 0, last = 0;
-  char line[256];
-  while (std::fgets(line, sizeof line, reader)) {
-    long long c = 0, at = 0, n = 0, l = 0;
-    if (std::sscanf(line, "end %lld %lld", &n, &l) == 2) {
-      changes = n;
-      last = l;
-      continue;
-    }
-    if (std::sscanf(line, "%lld %lld", &c, &at) != 2 || c < 0 || c >= commits) continue;
-    latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(c)]) / 1000.0);
-  }
-  const int status = ::pclose(reader);
-  if (status != 0 || static_cast<int64_t>(latency_ms.size()) != commits || changes == 0) {
-    return Status::IOError("the reader saw " + std::to_string(latency_ms.size()) + " of " +
-                           std::to_string(commits) + " commits (exit " + std::to_string(status) +
-                           ")");
-  }
-  std::sort(latency_ms.begin(), latency_ms.end());
+  CHECK_OK(ReadArrivals(reader, committed, &latency_ms, &changes, &last));
+  if (changes == 0) return Status::IOError("the reader counted no change");
   auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
   const double secs = std::max<int64_t>(1, last - start) / 1e6;
   Record(kSys, "W6", "changelog")
@@ -776,35 +844,7 @@ Status W6(const std::string& warehouse, const std::string& self) {
 }
 
 Status W6Reader(const std::string& warehouse) {
-  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
-  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w6", ""}));
-  StreamOptions o;
-  o.startup_mode = "latest";
-  o.projection = std::vector<int>{7};  // commit_no
-  ASSIGN_OR_RETURN(stream, table->NewStreamScan(o));
-  std::printf("ready\n");
-  std::fflush(stdout);
-  // A commit's first change is the first row carrying its number (a -U carries the number of
-  // the commit that wrote the row it retracts, already seen).
-  int64_t changes = 0;
-  std::set<int64_t> seen;
-  RowBatch batch;
-  while (true) {
-    ASSIGN_OR_RETURN(more, stream->Next(&batch, std::chrono::seconds(60)));
-    if (!more) return Status::IOError("no change for 60 s");
-    const int64_t at = NowMicros();
-    for (const Row& r : batch.rows) {
-      const int64_t c = r[0].int_value();
-      if (c == -1) {
-        std::printf("end %lld %lld\n", static_cast<long long>(changes), static_cast<long long>(at));
-        return Status::OK();
-      }
-      if (seen.insert(c).second) {
-        std::printf("%lld %lld\n", static_cast<long long>(c), static_cast<long long>(at));
-      }
-      changes++;
-    }
-  }
+  return FollowCommitNumbers(warehouse, "w6", 7, /*adds_only=*/false);
 }
 
 // W7 (issue 36): a streaming job (a filter and a lookup join into a primary-key sink) following
@@ -862,53 +902,22 @@ Status W7(const std::string& warehouse, const std::string& self) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  std::vector<int64_t> committed(static_cast<size_t>(commits));
   WriteOptions wo;
   wo.async_compaction = true;
   ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
-  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
-  bench::W1Row r;
-  const int64_t start = NowMicros();
-  int64_t i = 0;
-  for (int64_t c = 0; c < commits; c++) {
-    for (int64_t k = 0; k < batch && i < rows; k++, i++) {
-      gen.Next(i, &r);
-      CHECK_OK(writer->Write(
-          RowKind::kInsert,
-          Row{Value::Int(r.id), Value::Int(r.a), Value::Int(r.b), Value::Double(r.c),
-              Value::String(r.s1), Value::String(r.s2), Value::String(r.s3), Value::Int(c)}));
-    }
-    ASSIGN_OR_RETURN(snap, writer->Commit());
-    (void)snap;
-    committed[static_cast<size_t>(c)] = NowMicros();
-  }
+  std::vector<int64_t> committed;
+  int64_t start = 0;
   // The end: a row that passes the filter and the join.
-  CHECK_OK(
-      writer->Write(RowKind::kInsert, Row{Value::Int(-1), Value::Int(0), Value::Int(1), Value(),
-                                          Value(), Value(), Value(), Value::Int(-1)}));
-  ASSIGN_OR_RETURN(last_snap, writer->Commit());
-  (void)last_snap;
+  CHECK_OK(WriteNumberedCommits(*writer, rows, batch,
+                                Row{Value::Int(-1), Value::Int(0), Value::Int(1), Value(), Value(),
+                                    Value(), Value(), Value::Int(-1)},
+                                &committed, &start));
   std::vector<double> latency_ms;
-  int64_t last = 0;
-  char line[256];
-  while (std::fgets(line, sizeof line, reader)) {
-    long long c = 0, at = 0, n = 0, l = 0;
-    if (std::sscanf(line, "end %lld %lld", &n, &l) == 2) {
-      last = l;
-      continue;
-    }
-    if (std::sscanf(line, "%lld %lld", &c, &at) != 2 || c < 0 || c >= commits) continue;
-    latency_ms.push_back(std::max<int64_t>(0, at - committed[static_cast<size_t>(c)]) / 1000.0);
-  }
-  const int status = ::pclose(reader);
+  int64_t changes = 0, last = 0;
+  Status arrivals = ReadArrivals(reader, committed, &latency_ms, &changes, &last);
   job->Stop();
   ASSIGN_OR_RETURN(said, job->Wait());
-  if (status != 0 || static_cast<int64_t>(latency_ms.size()) != commits) {
-    return Status::IOError("the reader saw " + std::to_string(latency_ms.size()) + " of " +
-                           std::to_string(commits) + " commits (exit " + std::to_string(status) +
-                           "); the job said: " + said);
-  }
-  std::sort(latency_ms.begin(), latency_ms.end());
+  if (!arrivals.ok()) return Status::IOError(arrivals.message() + "; the job said: " + said);
   auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
   const double secs = std::max<int64_t>(1, last - start) / 1e6;
   Record(kSys, "W7", "job")
@@ -934,39 +943,7 @@ Status W7(const std::string& warehouse, const std::string& self) {
 
 // W7's reader: the first arrival of each source commit's rows at the sink.
 Status W7Reader(const std::string& warehouse) {
-  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
-  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w7sink", ""}));
-  StreamOptions o;
-  o.startup_mode = "latest";
-  o.projection = std::vector<int>{4};  // commit_no
-  ASSIGN_OR_RETURN(stream, table->NewStreamScan(o));
-  std::printf("ready\n");
-  std::fflush(stdout);
-  int64_t changes = 0;
-  std::set<int64_t> seen;
-  RowBatch batch;
-  while (true) {
-    ASSIGN_OR_RETURN(more, stream->Next(&batch, std::chrono::seconds(120)));
-    if (!more) return Status::IOError("no change for 120 s");
-    const int64_t at = NowMicros();
-    bool end = false;  // the last row: after the rest of its batch
-    for (size_t k = 0; k < batch.rows.size(); k++) {
-      if (IsRetract(batch.kinds[k])) continue;
-      const int64_t c = batch.rows[k][0].int_value();
-      if (c == -1) {
-        end = true;
-        continue;
-      }
-      if (seen.insert(c).second) {
-        std::printf("%lld %lld\n", static_cast<long long>(c), static_cast<long long>(at));
-      }
-      changes++;
-    }
-    if (end) {
-      std::printf("end %lld %lld\n", static_cast<long long>(changes), static_cast<long long>(at));
-      return Status::OK();
-    }
-  }
+  return FollowCommitNumbers(warehouse, "w7sink", 4, /*adds_only=*/true);
 }
 
 Status J2Reader(const std::string& warehouse, int64_t total) {
