@@ -92,7 +92,8 @@ Status CheckConsumerId(std::string_view id) {
   if (ok) return Status::OK();
   return Status::Invalid("consumer id " + Quoted(id) +
                          " may hold only letters, digits, '_', '-' "
-                         "and '.', and may not start with '.'");
+                         "and '.', may not start with '.' and is at most " +
+                         std::to_string(kMaxNameBytes) + " bytes");
 }
 
 }  // namespace tributary

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "common/json.h"
+#include "common/path_names.h"
 #include "io/file_system.h"
 #include "meta/consumer.h"
 #include "meta/snapshot.h"
@@ -124,6 +125,10 @@ Result<JobSettings> ReadJobSettings(const std::map<std::string, std::string>& op
   JobSettings out;
   out.name = SessionOption(options, "pipeline.name");
   if (out.name.empty()) out.name = "insert-into_" + sink.ToString();
+  // The name becomes consumer ids and a lock file's name: checked as consumer ids are.
+  if (Status st = CheckConsumerId(ConsumerId(out.name, 0)); !st.ok()) {
+    return ErrorAt(pos, "'pipeline.name' = '" + out.name + "' cannot name a job: " + st.message());
+  }
   const std::string interval = SessionOption(options, "execution.checkpointing.interval");
   auto ms = options::ParseDurationMillis(interval);
   if (!ms.ok() || *ms < 1) {
