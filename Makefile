@@ -44,6 +44,7 @@ test: build
 	python3 tests/differential/delta_join.py --binary $(BUILD)/tributary
 	python3 tests/differential/cross_partition.py --binary $(BUILD)/tributary
 	python3 tests/differential/streaming_topn.py --binary $(BUILD)/tributary
+	python3 tests/differential/deletion_vectors.py --binary $(BUILD)/tributary
 	bash tests/crash/run_all.sh $(BUILD)/tributary
 
 test-slow: build
@@ -58,6 +59,7 @@ test-slow: build
 	python3 tests/differential/delta_join.py --binary $(BUILD)/tributary --rounds 30 --seed 29
 	python3 tests/differential/cross_partition.py --binary $(BUILD)/tributary --rounds 30 --seed 31
 	python3 tests/differential/streaming_topn.py --binary $(BUILD)/tributary --rounds 30 --seed 37
+	python3 tests/differential/deletion_vectors.py --binary $(BUILD)/tributary --rounds 30 --seed 41
 	bash tests/crosscheck/avro_avsc.sh $(BUILD)
 	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
 	python3 tests/crash/s3_tools_test.py --binary $(BUILD)/tributary --parts A

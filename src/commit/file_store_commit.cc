@@ -33,6 +33,7 @@ int64_t NowMillis() {
 }
 // Base manifests are rewritten into one when there are more than this many.
 constexpr size_t kMaxBaseManifests = 16;
+constexpr const char* kDeletionVectors = "DELETION_VECTORS";
 }  // namespace
 
 FileStoreCommit::FileStoreCommit(std::string table_path, std::shared_ptr<const TableSchema> schema,
@@ -98,9 +99,9 @@ Result<meta::ManifestFileMeta> FileStoreCommit::WriteManifest(
   return m;
 }
 
-Result<std::string> FileStoreCommit::WriteIndexManifest(
-    const meta::Snapshot* latest, const std::vector<meta::IndexManifestEntry>& changes,
-    std::vector<std::string>* written) {
+Result<std::string> FileStoreCommit::WriteIndexManifest(const meta::Snapshot* latest,
+                                                        const IndexUpdate& update,
+                                                        std::vector<std::string>* written) {
   std::vector<meta::IndexManifestEntry> live;
   if (latest && latest->index_manifest) {
     std::string path = meta::ManifestPath(table_path_, *latest->index_manifest);
@@ -117,10 +118,18 @@ Result<std::string> FileStoreCommit::WriteIndexManifest(
       }
     }
   }
-  for (const auto& c : changes) {
-    live.erase(std::remove_if(live.begin(), live.end(),
-                              [&](const auto& l) { return l.file_name == c.file_name; }),
-               live.end());
+  const bool drop_all = static_cast<bool>(update.drop_vectors);
+  std::erase_if(live, [&](const auto& l) {
+    return drop_all && l.index_type == kDeletionVectors && update.drop_vectors(l.partition);
+  });
+  static const std::vector<meta::IndexManifestEntry> kNone;
+  for (const auto& c : update.changes ? *update.changes : kNone) {
+    // One deletion-vector file per bucket (Paimon's bucketed combiner): a new one replaces it.
+    const bool per_bucket = c.kind == FileKind::kAdd && c.index_type == kDeletionVectors;
+    std::erase_if(live, [&](const auto& l) {
+      return l.file_name == c.file_name || (per_bucket && l.index_type == kDeletionVectors &&
+                                            l.partition == c.partition && l.bucket == c.bucket);
+    });
     if (c.kind == FileKind::kAdd) live.push_back(c);
   }
   meta::FileNamer namer("index-manifest-", "");
@@ -142,10 +151,9 @@ Status FileStoreCommit::CheckIncarnation() const {
                           " after this writer opened it; nothing was committed");
 }
 
-Result<int64_t> FileStoreCommit::CommitOnce(
-    meta::CommitKind kind, const EntryBuilder& build,
-    const std::vector<meta::IndexManifestEntry>* index_changes,
-    const std::vector<meta::ManifestEntry>* changelog) {
+Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
+                                            const IndexUpdate& index,
+                                            const std::vector<meta::ManifestEntry>* changelog) {
   meta::SnapshotManager snapshots(table_path_);
   std::mt19937 rng(std::random_device{}());
   Status last_error;
@@ -158,7 +166,7 @@ Result<int64_t> FileStoreCommit::CommitOnce(
     if (latest) {
       TRIB_ASSIGN_OR_RETURN(live, ReadLiveEntries(table_path_, *latest));
     }
-    TRIB_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, build(live));
+    TRIB_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, build(live, latest.get()));
     if (delta.empty()) return latest_id.value_or(0);
 
     std::vector<std::string> written;
@@ -196,9 +204,8 @@ Result<int64_t> FileStoreCommit::CommitOnce(
       }
       meta::Snapshot s;
       s.id = latest ? latest->id + 1 : 1;
-      if (index_changes && !index_changes->empty()) {
-        TRIB_ASSIGN_OR_RETURN(std::string im,
-                              WriteIndexManifest(latest.get(), *index_changes, &written));
+      if (!index.empty()) {
+        TRIB_ASSIGN_OR_RETURN(std::string im, WriteIndexManifest(latest.get(), index, &written));
         s.index_manifest = im;
       } else if (latest) {
         s.index_manifest = latest->index_manifest;  // index files carry over
@@ -296,9 +303,13 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::AppendDelta(
         for (const auto& f : m.compact_changelog_files) {
           result->dropped_compact_files.push_back(f.file_name);
         }
+        if (m.compact_vectors)
+          result->dropped_compact_files.push_back(m.compact_vectors->file_name);
         m.compact_before.clear();
         m.compact_after.clear();
         m.compact_changelog_files.clear();
+        m.compact_vectors.reset();
+        m.compact_base.reset();
       }
     }
     // A partition keeps its bucket layout until INSERT OVERWRITE rewrites it.
@@ -328,7 +339,33 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::AppendDelta(
 }
 
 Result<std::vector<ManifestEntry>> FileStoreCommit::CompactDelta(
-    const CommitRequest& req, const std::vector<ManifestEntry>& live, bool* conflict) const {
+    const CommitRequest& req, const std::vector<ManifestEntry>& live, const meta::Snapshot* latest,
+    bool* conflict) const {
+  // Deletion-vector tables: each compacted bucket must be as its compaction saw it.
+  std::map<std::pair<std::string, int32_t>, std::string> live_vectors;
+  bool vectors_read = false;
+  for (const auto& m : req.messages) {
+    if (!m.compact_base) continue;
+    if (!vectors_read && latest) {
+      TRIB_ASSIGN_OR_RETURN(auto entries,
+                            meta::ReadLiveIndexEntries(table_path_, *latest, kDeletionVectors));
+      for (auto& e : entries) live_vectors[{e.partition, e.bucket}] = std::move(e.file_name);
+    }
+    vectors_read = true;
+    auto v = live_vectors.find({m.partition, m.bucket});
+    std::vector<std::string> upper;
+    for (const auto& e : live) {
+      if (e.partition == m.partition && e.bucket == m.bucket && e.file.level > 0) {
+        upper.push_back(e.file.file_name);
+      }
+    }
+    std::sort(upper.begin(), upper.end());
+    if ((v == live_vectors.end() ? std::string() : v->second) != m.compact_base->vectors_file ||
+        upper != m.compact_base->upper_files) {
+      *conflict = true;  // another writer compacted this bucket since
+      return std::vector<ManifestEntry>{};
+    }
+  }
   std::unordered_set<std::string> live_ids;
   for (const auto& e : live) live_ids.insert(e.Identifier());
   std::unordered_set<std::string> replaced;
@@ -385,7 +422,7 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
   bool has_compact = false;
   for (const auto& m : req.messages) {
     has_new |= !m.new_files.empty();
-    has_compact |= !m.compact_before.empty() || !m.compact_after.empty();
+    has_compact |= !m.compact_before.empty() || !m.compact_after.empty() || m.compact_vectors;
   }
   std::vector<ManifestEntry> changelog;
   for (const auto& m : req.messages) {
@@ -396,24 +433,34 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
   if (has_new) {
     meta::CommitKind kind =
         req.overwrite ? meta::CommitKind::kOverwrite : meta::CommitKind::kAppend;
-    TRIB_ASSIGN_OR_RETURN(
-        last,
-        CommitOnce(
-            kind,
-            [&](const std::vector<ManifestEntry>& live) -> Result<std::vector<ManifestEntry>> {
-              if (req.precondition) TRIB_RETURN_NOT_OK(req.precondition(live));
-              return AppendDelta(&req, live, &result);
-            },
-            &req.index_changes, req.overwrite ? nullptr : &changelog));
+    // An overwrite drops the deletion vectors of the partitions it replaces with their files.
+    IndexUpdate overwrite_index{&req.index_changes, nullptr};
+    if (req.overwrite) {
+      overwrite_index.drop_vectors =
+          req.overwrite_filter ? req.overwrite_filter : [](const std::string&) { return true; };
+    }
+    TRIB_ASSIGN_OR_RETURN(last,
+                          CommitOnce(
+                              kind,
+                              [&](const std::vector<ManifestEntry>& live,
+                                  const meta::Snapshot*) -> Result<std::vector<ManifestEntry>> {
+                                if (req.precondition) TRIB_RETURN_NOT_OK(req.precondition(live));
+                                return AppendDelta(&req, live, &result);
+                              },
+                              overwrite_index, req.overwrite ? nullptr : &changelog));
     if (last) {
       result.first_snapshot = last;
       result.snapshots++;
     }
   }
-  // An overwrite writes no compaction (its writer does not compact).
-  if (has_compact && !req.overwrite) {
+  // An overwrite compacts only into a deletion-vector table (its new files, out of level 0).
+  if (has_compact) {
     bool conflict = false;
     std::vector<ManifestEntry> compact_changelog;
+    std::vector<meta::IndexManifestEntry> compact_index;
+    for (const auto& m : req.messages) {
+      if (m.compact_vectors) compact_index.push_back(*m.compact_vectors);
+    }
     for (const auto& m : req.messages) {
       for (const auto& f : m.compact_changelog_files) {
         compact_changelog.push_back(
@@ -422,11 +469,11 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
     }
     auto r = CommitOnce(
         meta::CommitKind::kCompact,
-        [&](const std::vector<ManifestEntry>& live) {
+        [&](const std::vector<ManifestEntry>& live, const meta::Snapshot* latest) {
           conflict = false;
-          return CompactDelta(req, live, &conflict);
+          return CompactDelta(req, live, latest, &conflict);
         },
-        nullptr, &compact_changelog);
+        IndexUpdate{&compact_index, nullptr}, &compact_changelog);
     if (!r.ok()) {
       // The APPEND snapshot (if any) is published already: a compaction that cannot be
       // committed is dropped, never reported as a failed commit that would undo published files.

@@ -31,6 +31,19 @@ struct CommitMessage {
   // Changelog files of the compaction ('changelog-producer' = 'full-compaction'): published in
   // the COMPACT snapshot's changelog manifest list.
   std::vector<meta::DataFileMeta> compact_changelog_files;
+  // Deletion-vector tables: the bucket's vectors after its compaction (the entry of a new index
+  // file), published with the COMPACT snapshot in place of the bucket's live one, as Paimon's
+  // index manifest keeps one deletion-vector file per bucket...
+  std::optional<meta::IndexManifestEntry> compact_vectors;
+  // ...and what that compaction saw of the bucket: the live index file it started from ("" for
+  // none) and the bucket's files above level 0. A deletion vector marks rows of files the
+  // compaction did not rewrite, so another writer's compaction of the bucket in between (either
+  // changed) would be undone: the COMPACT snapshot is dropped instead, as for gone inputs.
+  struct CompactBase {
+    std::string vectors_file;
+    std::vector<std::string> upper_files;  // sorted
+  };
+  std::optional<CompactBase> compact_base;
 };
 
 // Rewrites a message's new files with every sequence number raised by `shift`, returning the
@@ -63,10 +76,20 @@ struct CommitResult {
   // The compaction lost a race (its input files are gone): nothing of it was published and the
   // caller must delete its output files. The data stays correct.
   bool compaction_dropped = false;
-  // Names of compaction output files that were not published (their buckets were renumbered).
+  // Names of compaction output files (and deletion-vector index files) that were not published
+  // (their buckets were renumbered).
   std::vector<std::string> dropped_compact_files;
   // The index manifest the last published snapshot lists (dynamic-bucket HASH index files).
   std::optional<std::string> index_manifest;
+};
+
+// What a snapshot changes in the index manifest: `changes` applied by file name, except that a
+// DELETION_VECTORS ADD replaces the entry of its (partition, bucket); `drop_vectors` (an
+// overwrite) drops the deletion-vector entries of the partitions it accepts.
+struct IndexUpdate {
+  const std::vector<meta::IndexManifestEntry>* changes = nullptr;
+  std::function<bool(const std::string& partition)> drop_vectors;
+  bool empty() const { return (!changes || changes->empty()) && !drop_vectors; }
 };
 
 class FileStoreCommit {
@@ -92,15 +115,14 @@ class FileStoreCommit {
  private:
   Status CheckIncarnation() const;
   using EntryBuilder = std::function<Result<std::vector<meta::ManifestEntry>>(
-      const std::vector<meta::ManifestEntry>& live)>;
+      const std::vector<meta::ManifestEntry>& live, const meta::Snapshot* latest)>;
   // One snapshot, retried on conflict. `build` gets the latest live entries and returns the delta.
   // `changelog`: the snapshot's changelog files (its changelog manifest list).
   Result<int64_t> CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
-                             const std::vector<meta::IndexManifestEntry>* index_changes = nullptr,
+                             const IndexUpdate& index = IndexUpdate(),
                              const std::vector<meta::ManifestEntry>* changelog = nullptr);
-  // The index manifest with `changes` applied to the snapshot's current one.
-  Result<std::string> WriteIndexManifest(const meta::Snapshot* latest,
-                                         const std::vector<meta::IndexManifestEntry>& changes,
+  // The index manifest with `update` applied to the snapshot's current one.
+  Result<std::string> WriteIndexManifest(const meta::Snapshot* latest, const IndexUpdate& update,
                                          std::vector<std::string>* written);
   // The entries of the APPEND/OVERWRITE snapshot against the latest live files (renumbers new
   // files into `req` when a concurrent commit reached their sequence numbers).
@@ -110,7 +132,8 @@ class FileStoreCommit {
   // The entries of the COMPACT snapshot; sets *conflict (and returns nothing) when its input
   // files are gone or its output would overlap a level's run.
   Result<std::vector<meta::ManifestEntry>> CompactDelta(
-      const CommitRequest& req, const std::vector<meta::ManifestEntry>& live, bool* conflict) const;
+      const CommitRequest& req, const std::vector<meta::ManifestEntry>& live,
+      const meta::Snapshot* latest, bool* conflict) const;
   std::string PartitionName(const std::string& partition) const;
   Result<meta::ManifestFileMeta> WriteManifest(const std::vector<meta::ManifestEntry>& entries,
                                                std::vector<std::string>* written);

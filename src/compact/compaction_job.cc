@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 
+#include "compact/deletion_vectors.h"
 #include "compact/full_changelog.h"
 #include "datafile/point_lookup.h"
 #include "datafile/test_hooks.h"
@@ -34,19 +36,29 @@ using options::FileFormatOptions;
 namespace {
 // Reads one input file of a merge: at its external path if it has one, with the columns of the
 // schema it was written with (matched by field id and cast), as the read path does.
-Result<std::vector<merge::KeyValue>> ReadInput(const std::string& table_path,
-                                               const TableSchema& schema,
-                                               const std::string& bucket_dir,
-                                               const FileLayout& layout,
-                                               const meta::DataFileMeta& f) {
+Result<std::vector<merge::KeyValue>> ReadInput(
+    const std::string& table_path, const TableSchema& schema, const std::string& bucket_dir,
+    const FileLayout& layout, const meta::DataFileMeta& f, const std::set<int64_t>* deleted) {
   std::string path = f.external_path ? ResolveExternalPath(table_path, *f.external_path)
                                      : io::JoinPath(bucket_dir, f.file_name);
   std::shared_ptr<const TableSchema> file_schema;
   if (f.schema_id != schema.id) {
     TRIB_ASSIGN_OR_RETURN(file_schema, meta::SchemaManager(table_path).Read(f.schema_id));
   }
-  return ReadDataFile({path, f.row_count}, layout, f.level, f.write_cols,
-                      file_schema ? &file_schema->fields : nullptr);
+  TRIB_ASSIGN_OR_RETURN(std::vector<merge::KeyValue> records,
+                        ReadDataFile({path, f.row_count}, layout, f.level, f.write_cols,
+                                     file_schema ? &file_schema->fields : nullptr));
+  if (deleted && !deleted->empty()) {
+    // Records are in file order: record i is row i, as the deletion vector counts.
+    size_t out = 0;
+    for (size_t i = 0; i < records.size(); i++) {
+      if (deleted->count(static_cast<int64_t>(i))) continue;
+      if (out != i) records[out] = std::move(records[i]);
+      out++;
+    }
+    records.resize(out);
+  }
+  return records;
 }
 // A merge over the files of one bucket: the files' records (older files first, so the loser
 // tree's source order breaks sequence ties toward newer ones) through the table's merge function.
@@ -59,31 +71,54 @@ struct BucketMerge {
 
   // `below`: the bucket's files under the output level (a lookup table's merge of level-0
   // records takes the key's value from there when no merged file above level 0 holds it).
+  // `vectors`: a deletion-vector table's (see RunCompaction).
   static Result<BucketMerge> Open(const std::string& table_path, const TableSchema& schema,
                                   const std::string& bucket_dir, const FileLayout& layout,
                                   std::vector<meta::DataFileMeta> files,
-                                  const std::vector<meta::DataFileMeta>* below = nullptr) {
+                                  const std::vector<meta::DataFileMeta>* below = nullptr,
+                                  BucketDeletionVectors* vectors = nullptr) {
     std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
       return a.max_sequence_number < b.max_sequence_number;
     });
     std::vector<std::unique_ptr<merge::RecordSource>> sources;
     for (const auto& f : files) {
-      TRIB_ASSIGN_OR_RETURN(auto records, ReadInput(table_path, schema, bucket_dir, layout, f));
+      TRIB_ASSIGN_OR_RETURN(auto records, ReadInput(table_path, schema, bucket_dir, layout, f,
+                                                    vectors ? vectors->Of(f.file_name) : nullptr));
       sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
     }
     BucketMerge m;
     TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
+    if (vectors && !config->lookup_levels) {
+      // Every engine looks below for the keys only level 0 holds: what it finds is marked.
+      auto copy = std::make_shared<merge::MergeConfig>(*config);
+      copy->lookup_levels = true;
+      config = std::move(copy);
+    }
     merge::BelowLookup lookup;
     if (config->lookup_levels && below && !below->empty()) {
       m.below = std::make_unique<datafile::BucketFileSearch>(table_path, bucket_dir, layout, schema,
                                                              *below);
       const std::vector<int> key_columns = layout.key_columns;
       datafile::BucketFileSearch* search = m.below.get();
-      lookup = [search, key_columns](const Row& value) {
-        Row key;
-        for (int c : key_columns) key.push_back(value[c]);
-        return search->FindNewest(key);
-      };
+      if (vectors) {
+        search->SetDeletionVectors(
+            [vectors](const std::string& file) { return vectors->Of(file); });
+        lookup = [search, key_columns,
+                  vectors](const Row& value) -> Result<std::optional<merge::KeyValue>> {
+          Row key;
+          for (int c : key_columns) key.push_back(value[c]);
+          TRIB_ASSIGN_OR_RETURN(auto found, search->FindNewestPositioned(key));
+          if (!found) return std::optional<merge::KeyValue>();
+          vectors->Mark(found->file->file_name, found->position);
+          return std::optional<merge::KeyValue>(std::move(found->record));
+        };
+      } else {
+        lookup = [search, key_columns](const Row& value) {
+          Row key;
+          for (int c : key_columns) key.push_back(value[c]);
+          return search->FindNewest(key);
+        };
+      }
     }
     TRIB_ASSIGN_OR_RETURN(m.merge_fn, merge::MakeMergeFunction(config, schema, std::move(lookup)));
     m.reader = std::make_unique<merge::SortMergeReader>(
@@ -145,14 +180,17 @@ namespace {
 Result<CompactionResult> Compact(const std::string& table_path, const TableSchema& schema,
                                  const std::string& bucket_dir, const CompactUnit& unit,
                                  int32_t highest_nonempty_level, int64_t target_file_size,
-                                 const FileFormatOptions& format, meta::FileNamer* namer) {
+                                 const FileFormatOptions& format, meta::FileNamer* namer,
+                                 BucketDeletionVectors* vectors) {
   FileLayout layout = FileLayout::Of(schema);
   CompactionResult result;
   result.before = unit.files;
-  bool drop_delete = unit.output_level != 0 && unit.output_level >= highest_nonempty_level;
+  // With deletion vectors a retraction has done its work once the record it retracts is marked.
+  bool drop_delete =
+      unit.output_level != 0 && (vectors != nullptr || unit.output_level >= highest_nonempty_level);
   DataFileWriter writer(layout, bucket_dir, namer, target_file_size, unit.output_level,
                         meta::FileSource::kCompact, format);
-  if (!GetTestHooks().row_compaction) {
+  if (!GetTestHooks().row_compaction && vectors == nullptr) {
     auto done =
         CompactColumns(table_path, schema, bucket_dir, layout, unit.files, drop_delete, &writer);
     if (!done.ok()) {
@@ -166,7 +204,7 @@ Result<CompactionResult> Compact(const std::string& table_path, const TableSchem
     }
   }
   TRIB_ASSIGN_OR_RETURN(BucketMerge m, BucketMerge::Open(table_path, schema, bucket_dir, layout,
-                                                         unit.files, &unit.below));
+                                                         unit.files, &unit.below, vectors));
   merge::SortMergeReader& reader = *m.reader;
   merge::KeyValue kv;
   while (true) {
@@ -195,9 +233,17 @@ Result<CompactionResult> Compact(const std::string& table_path, const TableSchem
 Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
                                        const std::string& bucket_dir, const CompactUnit& unit,
                                        int32_t highest_nonempty_level, int64_t target_file_size,
-                                       const FileFormatOptions& format, meta::FileNamer* namer) {
+                                       const FileFormatOptions& format, meta::FileNamer* namer,
+                                       BucketDeletionVectors* vectors) {
+  // Marks go to a copy, taken over only when the compaction succeeds.
+  std::optional<BucketDeletionVectors> marked;
+  if (vectors) marked = *vectors;
   auto result = Compact(table_path, schema, bucket_dir, unit, highest_nonempty_level,
-                        target_file_size, format, namer);
+                        target_file_size, format, namer, marked ? &*marked : nullptr);
+  if (result.ok() && vectors) {
+    for (const auto& f : unit.files) marked->Remove(f.file_name);
+    *vectors = std::move(*marked);
+  }
   if (result.ok() && options::GetOrDefault(schema, options::kChangelogProducer) ==
                          options::ChangelogProducer::kFullCompaction) {
     // A compaction into the top level publishes what changed there since it was last written.

@@ -22,13 +22,22 @@ struct CompactionResult {
   std::vector<meta::DataFileMeta> changelog;
 };
 
+class BucketDeletionVectors;
+
 // `highest_nonempty_level`: the highest level holding files in the bucket (any file, in the unit
 // or not), so the job knows whether older data can lie below its output.
+// `vectors`: the bucket's deletion vectors, for a deletion-vector table (Paimon's lookup
+// compaction): the unit's inputs are read without their deleted rows; a key of the unit's
+// level-0 files that no input above level 0 holds is looked up below the output level, and the
+// record found there is marked deleted (its value merged in when the engine needs it);
+// retractions are dropped (the older records they retract are marked instead); the inputs'
+// own vectors are forgotten (rewritten). Unchanged when the compaction fails.
 Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
                                        const std::string& bucket_dir, const CompactUnit& unit,
                                        int32_t highest_nonempty_level, int64_t target_file_size,
                                        const options::FileFormatOptions& format,
-                                       meta::FileNamer* namer);
+                                       meta::FileNamer* namer,
+                                       BucketDeletionVectors* vectors = nullptr);
 
 // Merges `files` of one bucket without writing anything and returns the first error the merge
 // function reports (an aggregate overflowing, say). The writer runs it before committing to an

@@ -85,6 +85,22 @@ std::optional<CompactUnit> UniversalCompactionPicker::Pick(
   return std::nullopt;
 }
 
+std::optional<CompactUnit> UniversalCompactionPicker::PickForceLevel0(
+    const std::vector<LevelSortedRun>& runs) const {
+  size_t count = 0;
+  int64_t candidate = 0;
+  for (; count < runs.size() && runs[count].level == 0; count++) {
+    candidate += runs[count].TotalSize();
+  }
+  if (count == 0) return std::nullopt;
+  for (; count < runs.size(); count++) {
+    int64_t next = runs[count].TotalSize();
+    if (candidate * (100 + size_ratio_) / 100 < next) break;
+    candidate += next;
+  }
+  return MakeUnit(runs, count);
+}
+
 std::optional<CompactUnit> UniversalCompactionPicker::PickFull(
     const std::vector<LevelSortedRun>& runs) const {
   if (runs.empty()) return std::nullopt;

@@ -4,6 +4,7 @@
 // Thread-safety: immutable after construction.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -46,6 +47,24 @@ class UniversalCompactionPicker {
   std::optional<CompactUnit> Pick(const std::vector<LevelSortedRun>& runs) const;
   // Everything into the last level (CALL sys.compact); nullopt when already one run at the top.
   std::optional<CompactUnit> PickFull(const std::vector<LevelSortedRun>& runs) const;
+  // Deletion-vector tables (Paimon's ForceUpLevel0Compaction): when Pick finds nothing, every
+  // level-0 run is still merged up (batch reads see no level-0 file), with the runs after them
+  // the size ratio takes along; never into level 0. Nullopt when there is no level-0 file.
+  std::optional<CompactUnit> PickForceLevel0(const std::vector<LevelSortedRun>& runs) const;
+  // PickFull of a deletion-vector table: a bucket that is one run at the top already is
+  // rewritten too when one of its files has a deletion vector (`has_vector`), to drop the rows
+  // it deletes. (Paimon rewrites only those files; a subset of a run rewritten into one output
+  // could overlap the files left, so the whole run is.)
+  template <typename HasVector>
+  std::optional<CompactUnit> PickFullWithVectors(const std::vector<LevelSortedRun>& runs,
+                                                 const HasVector& has_vector) const {
+    if (runs.size() != 1 || runs[0].level != max_level_) return PickFull(runs);
+    if (std::none_of(runs[0].files.begin(), runs[0].files.end(), has_vector)) return std::nullopt;
+    CompactUnit u;
+    u.output_level = max_level_;
+    u.files = runs[0].files;
+    return u;
+  }
   int max_level() const { return max_level_; }
 
  private:

@@ -50,5 +50,45 @@ TEST(UniversalCompactionPickerTest, FullCompactionIsNoOpOnOneTopRun) {
   EXPECT_EQ(u->files.size(), 2u);
 }
 
+// Deletion-vector tables push every level-0 file up even below the run trigger: Java's golden
+// shape [L0, L5] with a small level-0 file goes to level 4, one above the top run.
+TEST(UniversalCompactionPickerTest, ForceLevel0TakesEveryLevel0RunNeverOutputsLevel0) {
+  UniversalCompactionPicker p(200, 1, 5, 5);
+  EXPECT_FALSE(p.PickForceLevel0(BuildSortedRuns({File(5, 10, 1)})).has_value());
+  auto u = p.PickForceLevel0(BuildSortedRuns({File(0, 10, 2), File(5, 1000, 1)}));
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->output_level, 4);
+  ASSERT_EQ(u->files.size(), 1u);
+  EXPECT_EQ(u->files[0].file_name, "f2");
+  ASSERT_EQ(u->below.size(), 1u);
+  // Two level-0 runs, the next run (level 1) no bigger than both: taken along, out to level 1
+  // at least; a bucket of level-0 files only goes to the top.
+  u = p.PickForceLevel0(
+      BuildSortedRuns({File(0, 10, 3), File(0, 10, 4), File(1, 15, 2), File(5, 1000, 1)}));
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->output_level, 4);
+  EXPECT_EQ(u->files.size(), 3u);
+  u = p.PickForceLevel0(BuildSortedRuns({File(0, 10, 3), File(1, 1000, 2), File(5, 5000, 1)}));
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->output_level, 1);  // never level 0: the level-1 run comes along
+  EXPECT_EQ(u->files.size(), 2u);
+  u = p.PickForceLevel0(BuildSortedRuns({File(0, 10, 3), File(0, 10, 4)}));
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->output_level, 5);
+}
+
+TEST(UniversalCompactionPickerTest, FullWithVectorsRewritesOneTopRunThatHasVectors) {
+  UniversalCompactionPicker p(200, 1, 5, 5);
+  auto has = [](const meta::DataFileMeta& f) { return f.file_name == "f2"; };
+  auto u = p.PickFullWithVectors(BuildSortedRuns({File(5, 10, 1), File(5, 10, 2)}), has);
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->files.size(), 2u);
+  EXPECT_EQ(u->output_level, 5);
+  EXPECT_FALSE(p.PickFullWithVectors(BuildSortedRuns({File(5, 10, 1)}), has).has_value());
+  u = p.PickFullWithVectors(BuildSortedRuns({File(0, 10, 3), File(5, 10, 1)}), has);
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->files.size(), 2u);
+}
+
 }  // namespace
 }  // namespace tributary::compact

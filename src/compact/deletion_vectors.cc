@@ -42,9 +42,9 @@ void BucketDeletionVectors::Remove(const std::string& file) {
   modified_ = vectors_.erase(file) > 0 || modified_;
 }
 
-Result<std::optional<meta::IndexManifestEntry>> BucketDeletionVectors::Write(
-    const std::string& table_path, const std::string& partition, int32_t bucket,
-    bool bitmap64) const {
+Result<meta::IndexManifestEntry> BucketDeletionVectors::Write(const std::string& table_path,
+                                                              const std::string& partition,
+                                                              int32_t bucket, bool bitmap64) const {
   format::DeletionVectorIndex index;
   meta::IndexManifestEntry e;
   e.kind = meta::FileKind::kAdd;
@@ -63,13 +63,13 @@ Result<std::optional<meta::IndexManifestEntry>> BucketDeletionVectors::Write(
     range.cardinality = r.cardinality;
     e.dv_ranges.push_back(std::move(range));
   }
-  if (e.dv_ranges.empty()) return std::optional<meta::IndexManifestEntry>();
   e.file_name = "index-" + meta::NewUuid() + "-0";
   e.file_size = static_cast<int64_t>(index.bytes().size());
   e.row_count = static_cast<int64_t>(e.dv_ranges.size());
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(meta::IndexDir(table_path)));
   TRIB_RETURN_NOT_OK(
       io::LocalFs().WriteFile(meta::IndexPath(table_path, e.file_name), index.bytes()));
-  return std::optional<meta::IndexManifestEntry>(std::move(e));
+  return e;
 }
 
 }  // namespace tributary::compact

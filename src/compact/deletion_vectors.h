@@ -38,11 +38,12 @@ class BucketDeletionVectors {
   size_t size() const { return vectors_.size(); }
 
   // Writes the vectors as a new index file `index/index-<uuid>-0` and returns its ADD entry for
-  // (partition, bucket) — or, when no vector is left, nothing (the old entry is dropped).
+  // (partition, bucket), which replaces the bucket's old one. With no vector left the file holds
+  // only the format's version byte, as Java writes it (so the old entry is replaced, not kept).
   // `bitmap64`: 'deletion-vectors.bitmap64'.
-  Result<std::optional<meta::IndexManifestEntry>> Write(const std::string& table_path,
-                                                        const std::string& partition,
-                                                        int32_t bucket, bool bitmap64) const;
+  Result<meta::IndexManifestEntry> Write(const std::string& table_path,
+                                         const std::string& partition, int32_t bucket,
+                                         bool bitmap64) const;
 
  private:
   std::optional<meta::IndexManifestEntry> base_;

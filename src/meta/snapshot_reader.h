@@ -35,12 +35,12 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadSnapshotCached(const std::stri
 // cache key), the listing only when the hint is stale.
 Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(
     const std::string& table_path);
-// Entries of the snapshot's delta manifests only (what that commit changed).
 // The index files of `index_type` ("DELETION_VECTORS", "HASH") that snapshot `snap` lists: its
 // index manifest's ADD entries less those a DELETE entry names (none without an index manifest).
 Result<std::vector<meta::IndexManifestEntry>> ReadLiveIndexEntries(const std::string& table_path,
                                                                    const meta::Snapshot& snap,
                                                                    const std::string& index_type);
+// Entries of the snapshot's delta manifests only (what that commit changed).
 Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,
                                                           const meta::Snapshot& snapshot);
 

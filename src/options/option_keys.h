@@ -26,8 +26,10 @@ namespace tributary::options {
   X(kConsumerExpirationTime, int64_t, "consumer.expiration-time")                                \
   X(kContinuousDiscoveryInterval, int64_t, "continuous.discovery-interval")                      \
   X(kDataEvolutionEnabled, bool, "data-evolution.enabled")                                       \
+  X(kDeletionVectorsBitmap64, bool, "deletion-vectors.bitmap64")                                 \
   X(kDeletionVectorsEnabled, bool, "deletion-vectors.enabled")                                   \
   X(kDeletionVectorsMergeOnRead, bool, "deletion-vectors.merge-on-read")                         \
+  X(kDeletionVectorsModifiable, bool, "deletion-vectors.modifiable")                             \
   X(kDynamicPartitionOverwrite, bool, "dynamic-partition-overwrite")                             \
   X(kFieldsDefaultAggregateFunction, std::string, "fields.default-aggregate-function")           \
   X(kFileIndexReadEnabled, bool, "file-index.read.enabled")                                      \

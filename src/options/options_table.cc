@@ -160,6 +160,15 @@ Status ValidateLevelMap(std::string_view value) {
 }
 
 // "none", "counts", "full" or "truncate(<n>)".
+Status ValidateMergeOnRead(std::string_view value) {
+  bool on = false;
+  if (options::ParseBool(value, &on) && on) {
+    return Status::NotSupported(
+        "'deletion-vectors.merge-on-read' = 'true' is not supported yet (batch reads of a "
+        "deletion-vector table leave out its level-0 files until they are compacted)");
+  }
+  return Status::OK();
+}
 Status ValidateStatsMode(std::string_view value) {
   std::string_view v = options::Trim(value);
   if (v == "none" || v == "counts" || v == "full") return Status::OK();
@@ -446,12 +455,24 @@ std::vector<OptionDef> BuildTable() {
           "Manifests are fully compacted when the deleted entries reach this size.")
           .Unsupported(),
       Def("deletion-vectors.enabled", kBool, "false",
-          "Mark deleted rows of primary-key tables in deletion vectors so reads need no merge.")
-          .Unsupported(),
+          "Merge-on-write for primary-key tables: each commit compacts its level-0 files up and "
+          "marks the rows they replace in deletion vectors, so batch reads skip those rows and "
+          "never merge (level-0 files are left out of batch reads until compacted). Fixed after "
+          "CREATE TABLE; not with merge engine 'first-row' or changelog-producer "
+          "'full-compaction'. See docs/deletion-vectors.md."),
+
       Def("deletion-vectors.merge-on-read", kBool, "false",
           "Batch reads of a deletion-vector table merge its level-0 files too (instead of "
-          "leaving them out until compacted). A table with it set is refused by reads (its "
-          "level-0 rows would be missed).")
+          "leaving them out until compacted). 'true' is not supported yet (a Java-written table "
+          "with it is refused by reads: its level-0 rows would be missed).")
+          .Validate(ValidateMergeOnRead),
+      Def("deletion-vectors.bitmap64", kBool, "false",
+          "Deletion vectors in the 64-bit roaring form (Paimon's Roaring64 layout, for files of "
+          "more than 2^31 rows) instead of the 32-bit one. Takes effect for vectors written from "
+          "then on; both forms are read."),
+      Def("deletion-vectors.modifiable", kBool, "false",
+          "Whether ALTER TABLE may turn 'deletion-vectors.enabled' on or off (then run a full "
+          "compaction: until it, rows may be duplicated or come back).")
           .Unsupported(),
 
       // ---- LSM compaction ----

@@ -550,9 +550,9 @@ TEST(OptionTableTest, EverySupportedKeyIsReadSomewhere) {
 
 TEST(OptionsTest, SupportedFlag) {
   EXPECT_TRUE(FindOption(kTable, "merge-engine")->supported);
-  EXPECT_FALSE(FindOption(kTable, "deletion-vectors.enabled")->supported);
+  EXPECT_FALSE(FindOption(kTable, "data-evolution.enabled")->supported);
   // Unsupported options are still valid options; rejecting them is the caller's decision.
-  EXPECT_TRUE(CheckOption(kTable, "deletion-vectors.enabled", "true").ok());
+  EXPECT_TRUE(CheckOption(kTable, "data-evolution.enabled", "true").ok());
 }
 
 }  // namespace

@@ -232,10 +232,22 @@ Status CheckTableOptions(const TableSchema& s) {
   }
   TRIB_ASSIGN_OR_RETURN(const bool deletion_vectors,
                         options::Get(s, options::kDeletionVectorsEnabled));
-  if (core.changelog_producer == options::ChangelogProducer::kFullCompaction && deletion_vectors) {
-    return Status::Invalid(
-        "deletion vectors work only with changelog-producer 'none', 'input' "
-        "or 'lookup', not 'full-compaction'");
+  if (deletion_vectors) {
+    // Paimon's own refusals (SchemaValidation), with its reasons.
+    if (core.changelog_producer == options::ChangelogProducer::kFullCompaction) {
+      return Status::Invalid(
+          "Deletion vectors mode is only supported for NONE/INPUT/LOOKUP changelog producer "
+          "now (this table has changelog-producer 'full-compaction')");
+    }
+    if (core.merge_engine == options::MergeEngine::kFirstRow) {
+      return Status::Invalid(
+          "First row merge engine does not need deletion vectors because there is no deletion "
+          "of old data in this merge engine.");
+    }
+    if (!pk) {
+      return Status::NotSupported(
+          "deletion vectors of an append table (no primary key) are not supported yet");
+    }
   }
   // The finest timestamp every format the table writes in holds.
   int32_t max_precision = 9;
@@ -680,6 +692,17 @@ Status Catalog::AlterTableOptions(const Identifier& id,
       if (options::FixedAfterCreate(k) && latest->Option(k) != std::optional<std::string>(v)) {
         return Status::NotSupported("option '" + k + "' cannot be changed after CREATE TABLE");
       }
+    }
+    TableSchema altered;
+    altered.options = spec.options;
+    if (options::GetOrDefault(*latest, options::kDeletionVectorsEnabled) !=
+        options::GetOrDefault(altered, options::kDeletionVectorsEnabled)) {
+      // As Paimon without 'deletion-vectors.modifiable': the stored files are laid out for one
+      // mode; switching would duplicate rows or bring deleted ones back.
+      return Status::NotSupported(
+          "'deletion-vectors.enabled' cannot be changed after CREATE TABLE: the table's files "
+          "are laid out for one mode ('deletion-vectors.modifiable' = 'true' is not supported "
+          "yet)");
     }
     TRIB_ASSIGN_OR_RETURN(TableSchema next, BuildSchema(spec));
     TRIB_RETURN_NOT_OK(table::PartitionExpireRuleOf(next).status());

@@ -171,6 +171,45 @@ Result<SystemTableData> Manifests(const std::string& path, const TableSchema& sc
   return d;
 }
 
+// $table_indexes (Paimon's): the index files the latest snapshot lists (dynamic-bucket HASH
+// indexes, deletion vectors), with where each data file's deletion vector lies in its file.
+Result<SystemTableData> TableIndexes(const std::string& path, const TableSchema& schema) {
+  SystemTableData d;
+  d.fields = {
+      F("partition", DataType::String()),
+      F("bucket", DataType::Int().NotNull()),
+      F("index_type", DataType::String().NotNull()),
+      F("file_name", DataType::String().NotNull()),
+      F("file_size", DataType::BigInt().NotNull()),
+      F("row_count", DataType::BigInt().NotNull()),
+      F("dv_ranges",
+        DataType::Array(DataType::Row({F("f0", DataType::String()), F("f1", DataType::Int()),
+                                       F("f2", DataType::Int()), F("f3", DataType::BigInt())})))};
+  meta::SnapshotManager sm(path);
+  TRIB_ASSIGN_OR_RETURN(auto latest, sm.LatestId());
+  if (!latest) return d;
+  TRIB_ASSIGN_OR_RETURN(auto snap, sm.Read(*latest));
+  PartitionInfo pi = PartitionOf(schema);
+  for (const char* type : {"HASH", "DELETION_VECTORS"}) {
+    TRIB_ASSIGN_OR_RETURN(auto entries, meta::ReadLiveIndexEntries(path, *snap, type));
+    for (const auto& e : entries) {
+      TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, pi.types));
+      Value ranges;
+      if (e.index_type == "DELETION_VECTORS") {
+        std::vector<Value> items;
+        for (const auto& r : e.dv_ranges) {
+          items.push_back(Value::Struct({S(r.data_file), I(r.offset), I(r.length),
+                                         r.cardinality ? I(*r.cardinality) : Value()}));
+        }
+        ranges = Value::Array(std::move(items));
+      }
+      d.rows.push_back({S(RowString(part, pi.types)), I(e.bucket), S(e.index_type), S(e.file_name),
+                        I(e.file_size), I(e.row_count), std::move(ranges)});
+    }
+  }
+  return d;
+}
+
 Result<SystemTableData> Files(const std::string& path, const TableSchema& schema) {
   SystemTableData d;
   d.fields = {F("partition", DataType::String()),
@@ -534,8 +573,8 @@ Status ToChangeTableRows(const std::string& name, const TableSchema& schema, Row
 Result<SystemTableData> ReadSystemTable(const std::string& path, const std::string& name,
                                         const std::map<std::string, std::string>& options) {
   static const std::vector<std::string> kNames = {
-      "snapshots", "files",     "options", "schemas", "partitions", "row_tracking",
-      "audit_log", "changelog", "binlog",  "tags",    "branches",   "manifests"};
+      "snapshots", "files",  "options", "schemas",  "partitions", "row_tracking", "audit_log",
+      "changelog", "binlog", "tags",    "branches", "manifests",  "table_indexes"};
   // A hint must do what it says: each is refused by name where it means nothing.
   static const std::set<std::string> kTravel = {"scan.snapshot-id", "scan.timestamp-millis",
                                                 "scan.tag-name", "scan.watermark", "scan.mode"};
@@ -558,6 +597,7 @@ Result<SystemTableData> ReadSystemTable(const std::string& path, const std::stri
   TRIB_ASSIGN_OR_RETURN(auto schema, sm.Latest());
   if (name == "files") return Files(path, *schema);
   if (name == "manifests") return Manifests(path, *schema);
+  if (name == "table_indexes") return TableIndexes(path, *schema);
   if (name == "options") return Options(*schema);
   if (name == "partitions") return Partitions(path, *schema);
   if (name == "row_tracking") return RowTracking(path, schema);

@@ -25,6 +25,8 @@ FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSc
     full_compaction_every_ = true;
   }
   lookup_cache_budget_ = options::GetOrDefault(*schema_, options::kLookupCacheMaxMemorySize);
+  deletion_vectors_ = options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled);
+  bitmap64_ = options::GetOrDefault(*schema_, options::kDeletionVectorsBitmap64);
   for (const auto& k : schema_->partition_keys) {
     int i = schema_->FieldIndex(k);
     partition_idx_.push_back(i);
@@ -339,6 +341,12 @@ Status FileStoreWriter::Restore() {
       partition_buckets_[e.partition] = e.total_buckets;
       existing_[{e.partition, e.bucket}].push_back(std::move(e.file));
     }
+  }
+  existing_vectors_.clear();
+  if (snap && deletion_vectors_) {
+    TRIB_ASSIGN_OR_RETURN(auto entries,
+                          meta::ReadLiveIndexEntries(path_, *snap, "DELETION_VECTORS"));
+    for (auto& e : entries) existing_vectors_[{e.partition, e.bucket}] = std::move(e);
   }
   restored_ = true;
   return Status::OK();

@@ -21,6 +21,7 @@
 #include "common/check_value.h"
 #include "common/parallel.h"
 #include "compact/compaction_job.h"
+#include "compact/deletion_vectors.h"
 #include "compact/full_changelog.h"
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
@@ -213,6 +214,14 @@ class FileStoreWriter : public TableWriter {
   // With asynchronous compaction: `job` is the bucket's running compaction (if any); a finished
   // one is taken into this commit (*job_finished), and a new one is not run here but returned in
   // *next_unit to be started once this commit is published.
+  // PrepareBucket's compaction of a deletion-vector table: every level-0 file goes up (Paimon's
+  // lookup compaction, forced), the replaced rows marked in the bucket's vectors (`vectors`,
+  // loaded from the restored snapshot), and the new vectors handed in with the compaction.
+  Status CompactWithVectors(const BucketId& id, BucketWriter* bw,
+                            const UniversalCompactionPicker& picker,
+                            compact::BucketDeletionVectors vectors, CommitMessage* m,
+                            std::vector<std::pair<std::string, std::string>>* outputs) const;
+
   Status PrepareBucket(const BucketId& id, BucketWriter* bw,
                        const UniversalCompactionPicker& picker, CommitMessage* m,
                        std::vector<std::pair<std::string, std::string>>* outputs,
@@ -259,6 +268,11 @@ class FileStoreWriter : public TableWriter {
   std::string recent_partition_;  // GetBucket's last partition and its writers by bucket
   std::vector<BucketWriter*> recent_;
   std::map<BucketId, std::vector<meta::DataFileMeta>> existing_;
+  // 'deletion-vectors.enabled': each bucket's live deletion-vector index entry in the restored
+  // snapshot; 'deletion-vectors.bitmap64'.
+  bool deletion_vectors_ = false;
+  bool bitmap64_ = false;
+  std::map<BucketId, meta::IndexManifestEntry> existing_vectors_;
   std::map<std::string, int32_t> partition_buckets_;  // partition -> its files' bucket count
   std::string recent_total_pbytes_;                   // TotalBucketsOf's last partition
   int32_t recent_total_ = 0;

@@ -156,6 +156,15 @@ Status FileStoreWriter::PrepareBucket(
   m->bucket = id.second;
   m->total_buckets = KnownTotalBuckets(id.first);
   m->new_files = bw->new_files();
+  // A deletion-vector table's vectors of the bucket, as the restored snapshot has them (an
+  // overwrite starts from none: the partitions it replaces lose theirs).
+  compact::BucketDeletionVectors vectors;
+  if (deletion_vectors_ && !options_.overwrite) {
+    auto base = existing_vectors_.find(id);
+    std::optional<meta::IndexManifestEntry> entry;
+    if (base != existing_vectors_.end()) entry = base->second;
+    TRIB_ASSIGN_OR_RETURN(vectors, compact::BucketDeletionVectors::Load(path_, entry));
+  }
   if (ctx_.lookup_changelog_prefix && !m->new_files.empty()) {
     // The exact changes of this commit's keys against the latest snapshot's values.
     static const std::vector<meta::DataFileMeta> kNoFiles;
@@ -173,6 +182,9 @@ Status FileStoreWriter::PrepareBucket(
     in.ignore_fields = ctx_.row_deduplicate_ignore;
     in.target_file_size = core_.target_file_size;
     in.cache = bw->lookup_cache();
+    if (deletion_vectors_) {
+      in.deletion_vectors = [&vectors](const std::string& file) { return vectors.Of(file); };
+    }
     if (auto flushed = bw->flushed_columns()) {
       in.flushed_columns = flushed->columns;
       in.flushed_merge = flushed->merged;
@@ -182,6 +194,13 @@ Status FileStoreWriter::PrepareBucket(
     for (auto& f : files) bw->new_changelog_files().push_back(std::move(f));
   }
   m->changelog_files = bw->new_changelog_files();
+  if (deletion_vectors_) {
+    // Merge-on-write: every commit pushes the bucket's level-0 files up and marks the rows they
+    // replace (Paimon's 'lookup-wait': the commit waits for it), so batch reads, which leave
+    // level-0 files out, see the commit. A write-only writer leaves that to a compaction.
+    if (m->new_files.empty() || core_.write_only) return Status::OK();
+    return CompactWithVectors(id, bw, picker, std::move(vectors), m, outputs);
+  }
   // A bucket without new files still hands in a finished background compaction.
   const bool job_ready = job && (job->done.load() || waiting_for_jobs_);
   if (!layout_.primary_key || (m->new_files.empty() && !job_ready)) {
@@ -264,6 +283,52 @@ Status FileStoreWriter::PrepareBucket(
     datafile::RemoveDataFile(bw->dir(), f);
   }
   for (auto& f : result.after) m->compact_after.push_back(std::move(f));
+  return Status::OK();
+}
+
+Status FileStoreWriter::CompactWithVectors(
+    const BucketId& id, BucketWriter* bw, const UniversalCompactionPicker& picker,
+    compact::BucketDeletionVectors vectors, CommitMessage* m,
+    std::vector<std::pair<std::string, std::string>>* outputs) const {
+  static const std::vector<meta::DataFileMeta> kNone;
+  auto it = existing_.find(id);
+  // An overwrite compacts only its own files: the partition's others are replaced.
+  const std::vector<meta::DataFileMeta>& existing =
+      it == existing_.end() || options_.overwrite ? kNone : it->second;
+  // (An aggregate that cannot merge fails the compaction, so the statement: no dry run.)
+  std::vector<meta::DataFileMeta> files = existing;
+  for (const auto& f : m->new_files) files.push_back(f);
+  auto runs = BuildSortedRuns(files);
+  const bool partial = std::any_of(files.begin(), files.end(),
+                                   [](const auto& f) { return f.write_cols.has_value(); });
+  std::optional<CompactUnit> unit = picker.Pick(runs);
+  if (!unit) unit = picker.PickForceLevel0(runs);
+  // Partial-column files are merged only into the top level (see PrepareBucket).
+  if (unit && partial) unit = picker.PickFull(runs);
+  if (!unit) return Status::OK();
+  int32_t highest = 0;
+  CommitMessage::CompactBase base;
+  for (const auto& f : existing) {
+    highest = std::max(highest, f.level);
+    if (f.level > 0) base.upper_files.push_back(f.file_name);
+  }
+  std::sort(base.upper_files.begin(), base.upper_files.end());
+  if (vectors.base()) base.vectors_file = vectors.base()->file_name;
+  TRIB_ASSIGN_OR_RETURN(
+      auto result, RunCompaction(path_, *schema_, bw->dir(), *unit, highest, core_.target_file_size,
+                                 core_.format, bw->namer(), &vectors));
+  for (const auto& f : result.after) outputs->push_back({bw->dir(), f.file_name});
+  io::CrashPoint("compact.after-rewrite");
+  if (vectors.modified()) {
+    TRIB_ASSIGN_OR_RETURN(meta::IndexManifestEntry entry,
+                          vectors.Write(path_, id.first, id.second, bitmap64_));
+    outputs->push_back({meta::IndexDir(path_), entry.file_name});
+    m->compact_vectors = std::move(entry);
+    io::CrashPoint("dv.after-index-file");
+  }
+  m->compact_base = std::move(base);
+  m->compact_before = std::move(result.before);
+  m->compact_after = std::move(result.after);
   return Status::OK();
 }
 

@@ -266,6 +266,7 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
   if (!search.empty()) {
     datafile::BucketFileSearch committed(in.table_path, in.bucket_dir, layout, *in.schema,
                                          *in.committed);
+    if (in.deletion_vectors) committed.SetDeletionVectors(in.deletion_vectors);
     std::vector<std::vector<KeyValue>> found;
     Status st = committed.FindAllSorted(search, &found);
     if (!st.ok()) {
@@ -373,6 +374,7 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
   // The committed files: each key's records found by key range, then binary search.
   datafile::BucketFileSearch committed(in.table_path, in.bucket_dir, layout, *in.schema,
                                        *in.committed);
+  if (in.deletion_vectors) committed.SetDeletionVectors(in.deletion_vectors);
   DataFileWriter writer(layout, in.bucket_dir, namer, in.target_file_size, 0,
                         meta::FileSource::kAppend, *in.format);
   // The changes come in key order: gathered column by column and written at the end when the

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -76,6 +77,8 @@ struct LookupChangelogInput {
   std::string bucket_dir;
   // The bucket's files as the latest snapshot has them (the "before" of every key).
   const std::vector<meta::DataFileMeta>* committed = nullptr;
+  // A deletion-vector table's: the deleted rows of a committed file (by name), or null.
+  std::function<const std::set<int64_t>*(const std::string& file)> deletion_vectors;
   // This commit's level-0 files of the bucket (their records, merged with the before values, give
   // the "after").
   const std::vector<meta::DataFileMeta>* new_files = nullptr;

@@ -2,6 +2,7 @@
 // and makes a FileStoreWriter (file_store_writer.h).
 #include "write/table_write.h"
 
+#include "compact/deletion_vectors.h"
 #include "options/option_keys.h"
 #include "write/file_store_writer.h"
 
@@ -15,10 +16,20 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                         options::WithDynamicOptions(std::move(schema), options.dynamic_options));
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
   if (options::GetOrDefault(*schema, options::kDeletionVectorsEnabled)) {
-    return Status::NotSupported(
-        "writing a table with 'deletion-vectors.enabled' is not supported "
-        "yet (Tributary reads such tables but cannot maintain their "
-        "deletion vectors)");
+    if (!schema->HasPrimaryKey()) {
+      return Status::NotSupported(
+          "writing an append table with 'deletion-vectors.enabled' is not supported yet");
+    }
+    if (core.merge_engine == options::MergeEngine::kFirstRow ||
+        core.changelog_producer == options::ChangelogProducer::kFullCompaction) {
+      return Status::Invalid(
+          "a deletion-vector table with merge engine 'first-row' or changelog-producer "
+          "'full-compaction' cannot be written (Paimon refuses both)");
+    }
+    if (options::GetOrDefault(*schema, options::kDeletionVectorsMergeOnRead)) {
+      return Status::NotSupported(
+          "writing a table with 'deletion-vectors.merge-on-read' = 'true' is not supported yet");
+    }
   }
   if (core.bucket < -1 || core.bucket == 0) {
     return Status::NotSupported("writing a table with 'bucket' = '" + std::to_string(core.bucket) +
@@ -204,11 +215,6 @@ Result<std::optional<int64_t>> CompactTableFull(
     if (r.ok() && *r) TRIB_RETURN_NOT_OK(expire_after(**r));
     return r;
   }
-  if (options::GetOrDefault(*schema, options::kDeletionVectorsEnabled)) {
-    return Status::NotSupported(
-        "compacting a table with 'deletion-vectors.enabled' is not "
-        "supported yet");
-  }
   meta::SnapshotManager snapshots(path);
   TRIB_ASSIGN_OR_RETURN(auto latest, snapshots.LatestId());
   if (!latest) return std::optional<int64_t>();
@@ -218,6 +224,15 @@ Result<std::optional<int64_t>> CompactTableFull(
   for (auto& e : live) {
     TRIB_ASSIGN_OR_RETURN(bool w, wanted(e.partition));
     if (w) by_bucket[{e.partition, e.bucket}].push_back(std::move(e));
+  }
+  // Deletion-vector tables: each bucket's vectors, which the compaction drops with the rows
+  // they delete (a bucket already one run at the top rewrites only its files with vectors).
+  const bool with_vectors = options::GetOrDefault(*schema, options::kDeletionVectorsEnabled);
+  std::map<BucketId, meta::IndexManifestEntry> vector_entries;
+  if (with_vectors) {
+    TRIB_ASSIGN_OR_RETURN(auto entries,
+                          meta::ReadLiveIndexEntries(path, *snap, "DELETION_VECTORS"));
+    for (auto& e : entries) vector_entries[{e.partition, e.bucket}] = std::move(e);
   }
   UniversalCompactionPicker picker(core.max_size_amp_percent, core.size_ratio,
                                    core.sorted_run_trigger, core.num_levels - 1);
@@ -234,16 +249,50 @@ Result<std::optional<int64_t>> CompactTableFull(
     const std::vector<meta::ManifestEntry>& entries = *work[i].second;
     std::vector<meta::DataFileMeta> files;
     for (const auto& e : entries) files.push_back(e.file);
-    auto unit = picker.PickFull(BuildSortedRuns(files));
+    std::optional<compact::BucketDeletionVectors> vectors;
+    std::optional<CompactUnit> unit;
+    if (with_vectors) {
+      auto base = vector_entries.find(id);
+      TRIB_ASSIGN_OR_RETURN(
+          vectors,
+          compact::BucketDeletionVectors::Load(
+              path, base == vector_entries.end() ? std::nullopt : std::optional(base->second)));
+      unit = picker.PickFullWithVectors(BuildSortedRuns(files), [&](const auto& f) {
+        return vectors->Of(f.file_name) != nullptr;
+      });
+    } else {
+      unit = picker.PickFull(BuildSortedRuns(files));
+    }
     if (unit) {
       TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(id.first, pt));
       std::string dir = meta::BucketDir(
           path, meta::PartitionPath(pf, part, core.partition_default_name), id.second);
       meta::FileNamer namer("data-", "");
-      TRIB_ASSIGN_OR_RETURN(auto result,
-                            RunCompaction(path, *schema, dir, *unit, unit->output_level,
-                                          core.target_file_size, core.format, &namer));
       CommitMessage m;
+      if (vectors) {
+        commit::CommitMessage::CompactBase base;
+        for (const auto& f : files) {
+          if (f.level > 0) base.upper_files.push_back(f.file_name);
+        }
+        std::sort(base.upper_files.begin(), base.upper_files.end());
+        if (vectors->base()) base.vectors_file = vectors->base()->file_name;
+        m.compact_base = std::move(base);
+      }
+      TRIB_ASSIGN_OR_RETURN(
+          auto result,
+          RunCompaction(path, *schema, dir, *unit, unit->output_level, core.target_file_size,
+                        core.format, &namer, vectors ? &*vectors : nullptr));
+      if (vectors && vectors->modified()) {
+        auto entry =
+            vectors->Write(path, id.first, id.second,
+                           options::GetOrDefault(*schema, options::kDeletionVectorsBitmap64));
+        if (!entry.ok()) {
+          for (const auto& f : result.after) datafile::RemoveDataFile(dir, f);
+          return entry.status();
+        }
+        outputs[i].push_back(meta::IndexPath(path, entry->file_name));
+        m.compact_vectors = std::move(*entry);
+      }
       m.partition = id.first;
       m.bucket = id.second;
       m.total_buckets = entries.front().total_buckets;

@@ -221,7 +221,16 @@ def run_round(binary, root, seed, case_name):
             diff = sorted(set(got.items()) ^ set(model.items()), key=repr)[:6]
             raise Failure("%s, after statement %d (%s): the table reads %r where the model "
                           "holds %r (differing: %r)" % (what, step, sql[:200], got, model, diff))
-    # The changelog, from the earliest snapshot, applied in order.
+    changes = check_changelog(binary, warehouse, case, model, what)
+    shutil.rmtree(warehouse, ignore_errors=True)
+    return changes
+
+
+def check_changelog(binary, warehouse, case, model, what):
+    """The table's changelog, read as a stream from the earliest snapshot and applied in order,
+    must add up to `model`, each -U / -D retracting exactly the row held. Returns how many
+    changes it read."""
+    names = [c[0] for c in case["columns"]]
     out = run(binary, warehouse, "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM t "
               "/*+ OPTIONS('scan.startup.mode' = 'earliest') */", fmt="csv", idle_ms=800)
     reader = csv.reader(io.StringIO(out))
@@ -249,31 +258,36 @@ def run_round(binary, root, seed, case_name):
         diff = sorted(set(state.items()) ^ set(model.items()), key=repr)[:6]
         raise Failure("%s: the changelog adds up to %r, the table is %r (differing: %r)" %
                       (what, state, model, diff))
-    shutil.rmtree(warehouse, ignore_errors=True)
     return changes
 
 
-def main():
+def main_rounds(name, run_round_fn, cases, default_seed, failures=(Failure,)):
+    """The command line of a differential test whose rounds run each of `cases`:
+    --binary, --seed, --rounds; prints a summary and returns the exit code."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
-    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=default_seed)
     ap.add_argument("--rounds", type=int, default=1)
     args = ap.parse_args()
-    root = tempfile.mkdtemp(prefix="trib_lookup_merge_")
+    root = tempfile.mkdtemp(prefix="trib_%s_" % name)
     try:
         total = 0
         for i in range(args.rounds):
-            for j, case in enumerate(["agg", "agg-sequence", "partial", "partial-ignore-delete",
-                                      "dedup"]):
-                total += run_round(args.binary, root, args.seed + 100 * i + j, case)
-        print("lookup_merge: %d rounds of 5 cases passed (%d changes checked)" %
-              (args.rounds, total))
+            for j, case in enumerate(cases):
+                total += run_round_fn(args.binary, root, args.seed + 100 * i + j, case)
+        print("%s: %d rounds of %d cases passed (%d changes checked)" %
+              (name, args.rounds, len(cases), total))
         return 0
-    except Failure as e:
+    except failures as e:
         print("FAIL: %s" % e, file=sys.stderr)
         return 1
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def main():
+    return main_rounds("lookup_merge", run_round,
+                       ["agg", "agg-sequence", "partial", "partial-ignore-delete", "dedup"], 5)
 
 
 if __name__ == "__main__":
