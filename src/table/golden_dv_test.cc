@@ -1,15 +1,21 @@
-// Java-written deletion-vector tables whose options Tributary's reads do not honour yet are
-// refused, never read wrong: a copy of golden pk_09 given 'deletion-vectors.merge-on-read'.
+// Java-written deletion-vector tables: those whose options Tributary's reads do not honour yet
+// are refused, never read wrong (a copy of golden pk_09 given 'deletion-vectors.merge-on-read');
+// the others take writes, which compact Java's leftover level-0 files and keep its vectors.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
+#include "table/system_tables.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
+#include "tributary/table_writer.h"
 
 namespace tributary {
 namespace {
@@ -54,6 +60,85 @@ TEST(GoldenDeletionVectorTest, MergeOnReadIsRefusedNotReadWithoutLevel0) {
   EXPECT_EQ(after.status().code(), StatusCode::kNotSupported) << after.status().ToString();
   EXPECT_NE(after.status().message().find("deletion-vectors.merge-on-read"), std::string::npos);
   std::error_code ignored;  // the copied files keep the golden ones' read-only modes
+  std::filesystem::remove_all(dir, ignored);
+}
+
+// A copy of golden pk_table_scan_and_read_dv (partition f1, two buckets by f2, Java's level-0
+// files in partition 10 bucket 1 left uncompacted, invisible to batch reads): a write into that
+// bucket compacts them, so the rows become what Java's merged view at snapshot 6 shows (Alex
+// deleted; Marco, Marco2, Skye, Skye2 in), and a DELETE of Alice in bucket 0 marks her row in
+// Java's files beside Java's own mark. Each bucket keeps one deletion-vector file.
+TEST(GoldenDeletionVectorTest, WritesCompactJavaLevel0FilesAndKeepItsVectors) {
+  char tmpl[] = "/tmp/tributary-golden-dv-write-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  const std::string table = dir + "/db.db/t";
+  std::filesystem::create_directories(dir + "/db.db");
+  std::filesystem::copy(std::string(TRIBUTARY_GOLDEN_DIR) +
+                            "/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv",
+                        table, std::filesystem::copy_options::recursive);
+  for (const auto& e : std::filesystem::recursive_directory_iterator(table)) {
+    std::filesystem::permissions(e.path(), std::filesystem::perms::owner_write,
+                                 std::filesystem::perm_options::add);
+  }
+  auto catalog = Catalog::Open(dir);
+  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+  auto names = [&]() -> Result<std::vector<std::string>> {
+    TRIB_ASSIGN_OR_RETURN(auto t, (*catalog)->GetTable(Identifier{"db", "t", ""}));
+    TRIB_ASSIGN_OR_RETURN(auto scan, t->NewScan({}));
+    std::vector<std::string> out;
+    RowBatch batch;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
+      if (!more) break;
+      for (const auto& r : batch.rows) {
+        char value[32];
+        snprintf(value, sizeof(value), "%.1f", r[3].double_value());
+        out.push_back(r[0].string_value().substr(0, 9) + "/" + value);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto write = [&](RowKind kind, Row row) -> Status {
+    TRIB_ASSIGN_OR_RETURN(auto t, (*catalog)->GetTable(Identifier{"db", "t", ""}));
+    TRIB_ASSIGN_OR_RETURN(auto w, t->NewWriter({}));
+    TRIB_RETURN_NOT_OK(w->Write(kind, std::move(row)));
+    return w->Commit().status();
+  };
+  auto before = names();
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  EXPECT_EQ(before->size(), 8u);  // Java's level-0 files invisible
+  ASSERT_TRUE(write(RowKind::kInsert,
+                    {Value::String("Zed"), Value::Int(10), Value::Int(0), Value::Double(1.5)})
+                  .ok());
+  auto after = names();
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(*after,
+            (std::vector<std::string>{"Alice/19.1", "Bob/12.1", "David/17.1", "Emily/13.1",
+                                      "Lucy/14.1", "Marco/21.1", "Marco2/31.1", "Paul/18.1",
+                                      "Skye/21.0", "Skye2/31.0", "Two roads/11.0", "Zed/1.5"}));
+  ASSERT_TRUE(write(RowKind::kDelete,
+                    {Value::String("Alice"), Value::Int(10), Value::Int(1), Value::Double(19.1)})
+                  .ok());
+  after = names();
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->size(), 11u);
+  EXPECT_EQ(std::count(after->begin(), after->end(), "Alice/19.1"), 0);
+  auto indexes = table::ReadSystemTable(table, "table_indexes", {});
+  ASSERT_TRUE(indexes.ok()) << indexes.status().ToString();
+  std::set<std::pair<std::string, int64_t>> buckets;
+  int64_t marked = 0;
+  for (const auto& r : indexes->rows) {
+    EXPECT_TRUE(buckets.insert({r[0].string_value(), r[1].int_value()}).second)
+        << r[0].string_value();
+    for (const auto& range : r[6].array_elements()) marked += range.struct_fields()[3].int_value();
+  }
+  EXPECT_EQ(buckets.size(), 2u);
+  // Java's mark of Tony in bucket 0, and Alice's older row there (her 19.1 file's and, from
+  // Java's compaction, her 11.1 row was already marked or rewritten away).
+  EXPECT_GE(marked, 2);
+  std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
 }
 

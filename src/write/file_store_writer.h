@@ -217,9 +217,10 @@ class FileStoreWriter : public TableWriter {
   // PrepareBucket's compaction of a deletion-vector table: every level-0 file goes up (Paimon's
   // lookup compaction, forced), the replaced rows marked in the bucket's vectors (`vectors`,
   // loaded from the restored snapshot), and the new vectors handed in with the compaction.
+  // `only_new`: an overwrite's, which compacts only its own files (the others are replaced).
   Status CompactWithVectors(const BucketId& id, BucketWriter* bw,
                             const UniversalCompactionPicker& picker,
-                            compact::BucketDeletionVectors vectors, CommitMessage* m,
+                            compact::BucketDeletionVectors vectors, bool only_new, CommitMessage* m,
                             std::vector<std::pair<std::string, std::string>>* outputs) const;
 
   Status PrepareBucket(const BucketId& id, BucketWriter* bw,
@@ -234,6 +235,14 @@ class FileStoreWriter : public TableWriter {
   // failing. Rows this transaction already flushed to files of the old layout cannot be moved:
   // then the commit fails, saying so, and nothing is committed.
   Status RebucketRescaledPartitions();
+
+  // A deletion-vector table whose commit's compaction lost a race with another writer's (so
+  // its rows wait in level 0, invisible to batch reads): compacts the level-0 files of
+  // `buckets` at the latest snapshot in COMPACT snapshots of their own, retried while other
+  // writers keep winning ('commit.max-retries'), so a statement's rows are visible when it
+  // returns, as with one writer.
+  Status CompactLeftLevel0(const std::set<BucketId>& buckets);
+  std::set<BucketId> level0_left_;  // DoCommit's buckets whose compaction was dropped
 
   // DoCommit's part for OVERWRITE (file_store_writer_commit.cc).
   Status SetOverwrite(CommitRequest* req);

@@ -1,5 +1,8 @@
 // FileStoreWriter's commit: each bucket's flush and compaction, rebucketing of rescaled
 // partitions, and the commit of the snapshot (retried on conflict).
+#include <random>
+
+#include "options/option_keys.h"
 #include "write/file_store_writer.h"
 
 namespace tributary::write {
@@ -13,6 +16,17 @@ Result<std::optional<int64_t>> FileStoreWriter::Commit() {
     Abort();
     RemoveDirsOfDroppedTable();
     return r;
+  }
+  if (!level0_left_.empty()) {
+    std::set<BucketId> buckets = std::move(level0_left_);
+    level0_left_.clear();
+    Status st = CompactLeftLevel0(buckets);
+    if (!st.ok()) {
+      warnings_.push_back((*r ? "snapshot " + std::to_string(**r) + " is committed, but " : "") +
+                          std::string("its rows wait in level 0, invisible to batch reads until "
+                                      "the next compaction of their buckets: ") +
+                          st.ToString());
+    }
   }
   const bool full_producer =
       core_.changelog_producer == options::ChangelogProducer::kFullCompaction;
@@ -199,7 +213,7 @@ Status FileStoreWriter::PrepareBucket(
     // replace (Paimon's 'lookup-wait': the commit waits for it), so batch reads, which leave
     // level-0 files out, see the commit. A write-only writer leaves that to a compaction.
     if (m->new_files.empty() || core_.write_only) return Status::OK();
-    return CompactWithVectors(id, bw, picker, std::move(vectors), m, outputs);
+    return CompactWithVectors(id, bw, picker, std::move(vectors), options_.overwrite, m, outputs);
   }
   // A bucket without new files still hands in a finished background compaction.
   const bool job_ready = job && (job->done.load() || waiting_for_jobs_);
@@ -288,13 +302,12 @@ Status FileStoreWriter::PrepareBucket(
 
 Status FileStoreWriter::CompactWithVectors(
     const BucketId& id, BucketWriter* bw, const UniversalCompactionPicker& picker,
-    compact::BucketDeletionVectors vectors, CommitMessage* m,
+    compact::BucketDeletionVectors vectors, bool only_new, CommitMessage* m,
     std::vector<std::pair<std::string, std::string>>* outputs) const {
   static const std::vector<meta::DataFileMeta> kNone;
   auto it = existing_.find(id);
-  // An overwrite compacts only its own files: the partition's others are replaced.
   const std::vector<meta::DataFileMeta>& existing =
-      it == existing_.end() || options_.overwrite ? kNone : it->second;
+      it == existing_.end() || only_new ? kNone : it->second;
   // (An aggregate that cannot merge fails the compaction, so the statement: no dry run.)
   std::vector<meta::DataFileMeta> files = existing;
   for (const auto& f : m->new_files) files.push_back(f);
@@ -330,6 +343,57 @@ Status FileStoreWriter::CompactWithVectors(
   m->compact_before = std::move(result.before);
   m->compact_after = std::move(result.after);
   return Status::OK();
+}
+
+Status FileStoreWriter::CompactLeftLevel0(const std::set<BucketId>& buckets) {
+  UniversalCompactionPicker picker(core_.max_size_amp_percent, core_.size_ratio,
+                                   core_.sorted_run_trigger, core_.num_levels - 1);
+  const int retries = static_cast<int>(
+      std::max<int64_t>(0, options::GetOrDefault(*schema_, options::kCommitMaxRetries)));
+  std::mt19937 rng(std::random_device{}());
+  for (int attempt = 0; attempt <= retries; attempt++) {
+    restored_ = false;
+    TRIB_RETURN_NOT_OK(Restore());
+    CommitRequest req;
+    std::vector<std::pair<std::string, std::string>> outputs;
+    auto drop_outputs = [&] {
+      for (const auto& [dir, f] : outputs) datafile::RemoveDataFile(dir, f);
+    };
+    for (const BucketId& id : buckets) {
+      auto it = existing_.find(id);
+      auto bw = buckets_.find(id);
+      if (it == existing_.end() || bw == buckets_.end() ||
+          std::none_of(it->second.begin(), it->second.end(),
+                       [](const auto& f) { return f.level == 0; })) {
+        continue;
+      }
+      CommitMessage m;
+      m.partition = id.first;
+      m.bucket = id.second;
+      m.total_buckets = KnownTotalBuckets(id.first);
+      auto base = existing_vectors_.find(id);
+      auto vectors = compact::BucketDeletionVectors::Load(
+          path_, base == existing_vectors_.end() ? std::nullopt : std::optional(base->second));
+      Status st = vectors.ok() ? CompactWithVectors(id, bw->second.get(), picker,
+                                                    std::move(*vectors), false, &m, &outputs)
+                               : vectors.status();
+      if (!st.ok()) {
+        drop_outputs();
+        return st;
+      }
+      if (!m.compact_before.empty()) req.messages.push_back(std::move(m));
+    }
+    if (req.messages.empty()) return Status::OK();
+    FileStoreCommit commit(path_, schema_, options_.commit_user);
+    commit.RequireIncarnation(ctx_.table_incarnation);
+    auto result = commit.Commit(req);
+    if (!result.ok() || result->compaction_dropped) drop_outputs();
+    if (!result.ok()) return result.status();
+    restored_ = false;
+    if (!result->compaction_dropped) return Status::OK();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + 5 * attempt)));
+  }
+  return Status::Conflict("other writers kept compacting the same buckets first");
 }
 
 Status FileStoreWriter::RebucketRescaledPartitions() {
@@ -559,6 +623,19 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
       dynamic_->Retain(result.index_manifest);
     } else {
       dynamic_->Release(/*delete_files=*/false);
+    }
+  }
+  if (deletion_vectors_) {
+    // Compactions lost to another writer's leave this commit's rows in level 0.
+    std::set<std::string> dropped(result.dropped_compact_files.begin(),
+                                  result.dropped_compact_files.end());
+    for (const auto& m : req.messages) {
+      const bool lost =
+          result.compaction_dropped ||
+          std::any_of(m.compact_after.begin(), m.compact_after.end(),
+                      [&](const auto& f) { return dropped.count(f.file_name) > 0; }) ||
+          (m.compact_vectors && dropped.count(m.compact_vectors->file_name) > 0);
+      if (lost && !m.new_files.empty()) level0_left_.insert({m.partition, m.bucket});
     }
   }
   if (result.compaction_dropped) {
