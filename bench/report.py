@@ -238,13 +238,16 @@ def w5(res, out):
     out.append("| query | " + " | ".join(NAMES[s] for s in present) + " |")
     out.append("| --- |" + " ---: |" * len(present))
     notes = []
-    for phase in ("before", "after"):
+    for phase in ("before", "after", "before dv", "after dv"):
+        if phase.endswith("dv") and not res.get("tributary", "W5", f"count {phase}"):
+            continue
         for q in ("count", "sum", "filter"):
             case = f"{q} {phase}"
+            # The deletion-vector table's rows are compared with the peers' on the same rows.
             t = res.get("tributary", "W5", case)
             cells = []
             for s in present:
-                r = res.get(s, "W5", case)
+                r = res.get(s, "W5", case if s == "tributary" else case.replace(" dv", ""))
                 if not r or "secs" not in r:
                     cells.append("—")
                     continue
@@ -254,22 +257,25 @@ def w5(res, out):
                 elif s == "tributary" and r.get("rate"):
                     cell += f" ({si(r['rate'])} rows/s)"
                 cells.append(cell)
-            out.append(f"| {case} | " + " | ".join(cells) + " |")
-            rows = [r for r in (res.get(s, "W5", case) for s in present) if r]
+            label = case.replace(" dv", ", deletion-vector table")
+            out.append(f"| {label} | " + " | ".join(cells) + " |")
+            rows = [r for r in (res.get(s, "W5", case if s == "tributary" else
+                                        case.replace(" dv", "")) for s in present) if r]
             vals = {NAMES[r["sys"]]: r.get("result") for r in rows}
             if len(set(vals.values())) > 1:
                 notes.append(f"- ⚠ results of `{case}` differ: " +
                              ", ".join(f"{k}: {v}" for k, v in vals.items()))
-        if phase == "before":
+        if phase.startswith("before"):
             cells = []
             for s in present:
-                r = res.get(s, "W5", "compact")
+                r = res.get(s, "W5", "compact" + (" dv" if s == "tributary" and
+                                                   phase.endswith("dv") else ""))
                 if r and "secs" in r:
                     cells.append(f"{ms(r['secs'])}, {mib(r.get('bytes_before'))} → "
                                  f"{mib(r.get('bytes_after'))}")
                 else:
                     cells.append("—")
-            out.append("| *compaction* | " + " | ".join(cells) + " |")
+            out.append("| *compaction" + (", deletion-vector table" if phase.endswith("dv") else "") + "* | " + " | ".join(cells) + " |")
     out.append("")
     hows = [f"{NAMES[s]}: {res.get(s, 'W5', 'compact')['how']}" for s in present
             if res.get(s, "W5", "compact")]
@@ -461,6 +467,19 @@ def targets(res, out):
             ds = d.get("secs") if d else None
             row(f"W5 {q} {phase} compaction ÷ DuckDB (time)", ts, "DuckDB", ds,
                 ds / ts if ts and ds else None, goal, fmt=ms)
+    # Deletion vectors (issue 37): every W5 query before compaction at least DuckDB's speed,
+    # and W1's ingest at 0.6x or more of W1 without them.
+    for q in ("count", "sum", "filter"):
+        t = res.get("tributary", "W5", f"{q} before dv")
+        d = res.get("duckdb", "W5", f"{q} before")
+        ts = t.get("secs") if t else None
+        ds = d.get("secs") if d else None
+        row(f"W5 {q} before compaction, deletion-vector table ÷ DuckDB (time)", ts, "DuckDB", ds,
+            ds / ts if ts and ds else None, 1, fmt=ms)
+    t = rate("tributary", "W1", "4 buckets, deletion vectors")
+    p = rate("tributary", "W1", "4 buckets")
+    row("W1 with deletion vectors ÷ W1 without, rows/s", t, "Tributary", p,
+        t / p if t and p else None, 0.6)
     w6 = res.get("tributary", "W6", "changelog")
     pg6 = res.get("postgresql", "W6")
     t = w6.get("changes_per_sec") if w6 else None

@@ -182,7 +182,11 @@ run_system() {
           step tributary S1 python3 bench/s1.py "$prog" "$BUILD/tributary" "$dir"
         elif [ "$w" = W1 ]; then
           step tributary W1 "$prog" W1 "$dir" fixed
+          step tributary W1 "$prog" W1 "$dir" fixed_dv
           step tributary W1 "$prog" W1 "$dir" dynamic
+        elif [ "$w" = W5 ]; then
+          step tributary W5 "$prog" W5 "$dir"
+          step tributary W5 "$prog" W5 "$dir" w1_fixed_dv
         elif [ "$w" = J1 ] || [ "$w" = W6 ] || [ "$w" = W7 ]; then
           step tributary "$w" "$prog" "$w" "$dir/$w"
         else

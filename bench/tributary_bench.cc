@@ -88,7 +88,10 @@ Status W1(const std::string& warehouse, const std::string& kase) {
                   Col("s2", DataType::String()),
                   Col("s3", DataType::String())};
   spec.primary_keys = {"id"};
-  spec.options = {{"bucket", kase == "fixed" ? "4" : "-1"}};
+  // "fixed_dv": the fixed-bucket table in merge-on-write mode (deletion vectors), what the
+  // writer's lookups cost against "fixed" (issue 37).
+  spec.options = {{"bucket", kase == "dynamic" ? "-1" : "4"}};
+  if (kase == "fixed_dv") spec.options["deletion-vectors.enabled"] = "true";
   // W1 with a changelog producer (input, lookup): what keeping a complete changelog costs.
   if (const char* producer = std::getenv("W1_CHANGELOG_PRODUCER"); producer && *producer) {
     spec.options["changelog-producer"] = producer;
@@ -127,7 +130,9 @@ Status W1(const std::string& warehouse, const std::string& kase) {
   }
   double secs = timer.Seconds();
   ASSIGN_OR_RETURN(live, LiveBytes(*catalog, name));
-  std::string label = kase == "fixed" ? "4 buckets" : "dynamic (bucket=-1)";
+  std::string label = kase == "fixed"      ? "4 buckets"
+                      : kase == "fixed_dv" ? "4 buckets, deletion vectors"
+                                           : "dynamic (bucket=-1)";
   if (const char* producer = std::getenv("W1_CHANGELOG_PRODUCER"); producer && *producer) {
     label += std::string(", changelog-producer ") + producer;
   }
@@ -284,6 +289,7 @@ Status W4F(const std::string& warehouse) {
 }
 
 // COUNT(*), SUM(a), and `a < 10000` (all columns of the matching rows), each W5_REPEAT times.
+// `phase`: "before" or "after" compaction, and " dv" for the deletion-vector table.
 Status W5Scans(Table& table, const std::string& phase) {
   bench::Params p;
   struct Query {
@@ -343,23 +349,26 @@ Status W5Scans(Table& table, const std::string& phase) {
   return Status::OK();
 }
 
-Status W5(const std::string& warehouse) {
+// W5 over W1's table `name`: w1_fixed (merge-on-read), or w1_fixed_dv (deletion vectors: its
+// cases end in " dv").
+Status W5(const std::string& warehouse, const std::string& name) {
+  const std::string dv = name == "w1_fixed_dv" ? " dv" : "";
   ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
-  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w1_fixed", ""}));
-  CHECK_OK(W5Scans(*table, "before"));
-  ASSIGN_OR_RETURN(live_before, LiveBytes(*catalog, "w1_fixed"));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", name, ""}));
+  CHECK_OK(W5Scans(*table, "before" + dv));
+  ASSIGN_OR_RETURN(live_before, LiveBytes(*catalog, name));
   bench::Timer t;
   ASSIGN_OR_RETURN(snap, table->CompactFull());
   (void)snap;
   double secs = t.Seconds();
-  ASSIGN_OR_RETURN(live_after, LiveBytes(*catalog, "w1_fixed"));
-  Record(kSys, "W5", "compact")
+  ASSIGN_OR_RETURN(live_after, LiveBytes(*catalog, name));
+  Record(kSys, "W5", "compact" + dv)
       .Str("how", "Table::CompactFull()")
       .Num("secs", secs)
       .Int("bytes_before", live_before)
       .Int("bytes_after", live_after)
       .Print();
-  return W5Scans(*table, "after");
+  return W5Scans(*table, "after" + dv);
 }
 
 // J1: orders x customer through the SQL engine (what `tributary sql` runs), both tables
@@ -1252,9 +1261,10 @@ Status R2(const std::string& warehouse) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr,
-                 "usage: %s W1|W2|W3|W4|W5|W6|W7|J1|J2|R1|R2|F|S <warehouse> [fixed|dynamic]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s W1|W2|W3|W4|W5|W6|W7|J1|J2|R1|R2|F|S <warehouse> [fixed|fixed_dv|dynamic]\n",
+        argv[0]);
     return 2;
   }
   std::string w = argv[1], warehouse = argv[2];
@@ -1289,7 +1299,7 @@ int main(int argc, char** argv) {
   else if (w == "W4F")
     st = W4F(warehouse);
   else if (w == "W5")
-    st = W5(warehouse);
+    st = W5(warehouse, argc > 3 ? argv[3] : "w1_fixed");
   else if (w == "J1")
     st = J1(warehouse);
   else if (w == "R1")

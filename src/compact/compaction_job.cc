@@ -49,14 +49,7 @@ Result<std::vector<merge::KeyValue>> ReadInput(
                         ReadDataFile({path, f.row_count}, layout, f.level, f.write_cols,
                                      file_schema ? &file_schema->fields : nullptr));
   if (deleted && !deleted->empty()) {
-    // Records are in file order: record i is row i, as the deletion vector counts.
-    size_t out = 0;
-    for (size_t i = 0; i < records.size(); i++) {
-      if (deleted->count(static_cast<int64_t>(i))) continue;
-      if (out != i) records[out] = std::move(records[i]);
-      out++;
-    }
-    records.resize(out);
+    merge::DropDeletedRows(&records, [&](int64_t i) { return deleted->count(i) > 0; });
   }
   return records;
 }

@@ -45,6 +45,19 @@ inline int FastCompare(const Value& a, const Value& b) {
   return CompareValues(a, b);
 }
 
+// Drops the records of one file (in file order: record i is row i) whose row `deleted(i)` says
+// a deletion vector deletes.
+template <typename Deleted>
+void DropDeletedRows(std::vector<KeyValue>* records, const Deleted& deleted) {
+  size_t kept = 0;
+  for (size_t i = 0; i < records->size(); i++) {
+    if (deleted(static_cast<int64_t>(i))) continue;
+    if (kept != i) (*records)[kept] = std::move((*records)[i]);
+    kept++;
+  }
+  records->resize(kept);
+}
+
 // Compares records by the key columns of `value`. Thread-safe (immutable).
 class KeyComparator {
  public:

@@ -34,6 +34,7 @@ namespace tributary::options {
   X(kFieldsDefaultAggregateFunction, std::string, "fields.default-aggregate-function")           \
   X(kFileIndexReadEnabled, bool, "file-index.read.enabled")                                      \
   X(kForceLookup, bool, "force-lookup")                                                          \
+  X(kIndexFileInDataFileDir, bool, "index-file-in-data-file-dir")                                \
   X(kFullCompactionDeltaCommits, int64_t, "full-compaction.delta-commits")                       \
   X(kIgnoreDelete, bool, "ignore-delete")                                                        \
   X(kLookupCacheMaxMemorySize, int64_t, "lookup.cache-max-memory-size")                          \

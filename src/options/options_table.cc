@@ -160,12 +160,12 @@ Status ValidateLevelMap(std::string_view value) {
 }
 
 // "none", "counts", "full" or "truncate(<n>)".
-Status ValidateMergeOnRead(std::string_view value) {
+Status ValidateIndexFileInDataDir(std::string_view value) {
   bool on = false;
   if (options::ParseBool(value, &on) && on) {
     return Status::NotSupported(
-        "'deletion-vectors.merge-on-read' = 'true' is not supported yet (batch reads of a "
-        "deletion-vector table leave out its level-0 files until they are compacted)");
+        "'index-file-in-data-file-dir' = 'true' is not supported yet (index files are written "
+        "in the table's index/ directory)");
   }
   return Status::OK();
 }
@@ -462,10 +462,14 @@ std::vector<OptionDef> BuildTable() {
           "'full-compaction'. See docs/deletion-vectors.md."),
 
       Def("deletion-vectors.merge-on-read", kBool, "false",
-          "Batch reads of a deletion-vector table merge its level-0 files too (instead of "
-          "leaving them out until compacted). 'true' is not supported yet (a Java-written table "
-          "with it is refused by reads: its level-0 rows would be missed).")
-          .Validate(ValidateMergeOnRead),
+          "Batch reads and point lookups of a deletion-vector table merge its level-0 files into "
+          "the rest (less the rows the vectors delete) instead of leaving them out until "
+          "compacted: fresher, slower. A table option or a query hint; a streaming read's first "
+          "plan always reads so."),
+      Def("index-file-in-data-file-dir", kBool, "false",
+          "Index files (deletion vectors) in the bucket's directory instead of index/. Tables "
+          "Java wrote with it are read; 'true' is not supported yet for writing.")
+          .Validate(ValidateIndexFileInDataDir),
       Def("deletion-vectors.bitmap64", kBool, "false",
           "Deletion vectors in the 64-bit roaring form (Paimon's Roaring64 layout, for files of "
           "more than 2^31 rows) instead of the 32-bit one. Takes effect for vectors written from "

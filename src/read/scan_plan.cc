@@ -162,13 +162,6 @@ class ScanPlanner {
     }
     TRIB_ASSIGN_OR_RETURN(auto live_shared, meta::ReadLiveEntriesShared(path_, *snap));
     const std::vector<meta::ManifestEntry>& live = *live_shared;
-    if (options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled) &&
-        options::GetOrDefault(*schema_, options::kDeletionVectorsMergeOnRead)) {
-      // Its batch reads must merge level-0 files, which a deletion-vector read leaves out.
-      return Status::NotSupported(
-          "reading a deletion-vector table with 'deletion-vectors.merge-on-read' = 'true' is "
-          "not supported yet (its level-0 rows would be missed)");
-    }
     if (options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled) && snap->index_manifest) {
       TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap));
     }

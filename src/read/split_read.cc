@@ -143,6 +143,8 @@ class SplitReadImpl : public SplitRead {
       if (!layout_.primary_key || key) skip_filters_.push_back(p);
     }
     dv_enabled_ = options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled);
+    dv_merge_level0_ =
+        dv_enabled_ && options::GetOrDefault(*schema_, options::kDeletionVectorsMergeOnRead);
     DetectPointLookup();
     return Status::OK();
   }
@@ -171,15 +173,21 @@ class SplitReadImpl : public SplitRead {
         file = io::JoinPath(split.dir, loc.entry.file_name);  // index-file-in-data-file-dir
       }
     }
-    auto cached = dv_files_.find(file);
-    if (cached == dv_files_.end()) {
-      TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(file));
-      cached = dv_files_.emplace(file, std::move(bytes)).first;
+    std::shared_ptr<const std::string> bytes;
+    {
+      // Splits are read on several threads; each index file is read once.
+      std::lock_guard<std::mutex> lock(dv_files_mutex_);
+      auto cached = dv_files_.find(file);
+      if (cached == dv_files_.end()) {
+        TRIB_ASSIGN_OR_RETURN(std::string read, io::LocalFs().ReadFile(file));
+        cached =
+            dv_files_.emplace(file, std::make_shared<const std::string>(std::move(read))).first;
+      }
+      bytes = cached->second;
     }
-    TRIB_ASSIGN_OR_RETURN(
-        format::DeletionVector dv,
-        format::DeletionVector::Decode(cached->second, loc.range.offset, loc.range.length,
-                                       "deletion vector file '" + file + "'"));
+    TRIB_ASSIGN_OR_RETURN(format::DeletionVector dv,
+                          format::DeletionVector::Decode(*bytes, loc.range.offset, loc.range.length,
+                                                         "deletion vector file '" + file + "'"));
     return std::optional<format::DeletionVector>(std::move(dv));
   }
 
@@ -293,13 +301,82 @@ class SplitReadImpl : public SplitRead {
   // per-row bookkeeping (no LIMIT, deletion vectors, data evolution, row tracking, point
   // lookup or fallback branch).
   bool ColumnPath() const override {
-    return !options_.limit && !dv_enabled_ && !data_evolution_ && !options_.row_tracking &&
-           !point_lookup_;
+    return !options_.limit && !data_evolution_ && !options_.row_tracking && !point_lookup_;
+  }
+  // A deletion-vector table's split as column batches: each file above level 0 read column by
+  // column (the projected and filtered columns), its vector's positions and the rows failing
+  // the filters dropped; no merge, no key comparison. A file this path does not read (another
+  // schema, partial columns, retraction records, not Parquet) goes through ReadSplit's rows.
+  Status ReadDeletionVectorSplitColumns(const DataSplit& split, std::vector<ColumnBatch>* out) {
+    std::vector<int> columns = projection_;
+    std::vector<size_t> filter_at;  // each filter's column in `columns`
+    for (const auto& p : options_.filters) {
+      auto it = std::find(columns.begin(), columns.end(), p.column);
+      if (it == columns.end()) it = columns.insert(columns.end(), p.column);
+      filter_at.push_back(static_cast<size_t>(it - columns.begin()));
+    }
+    for (const auto& f : split.files) {
+      if (f.level == 0) continue;
+      std::optional<std::vector<ColumnBatch>> batches;
+      if (f.schema_id == schema_->id && !f.write_cols && f.delete_row_count &&
+          *f.delete_row_count == 0) {
+        // No skip filters: a skipped row group would shift the positions the vector counts.
+        TRIB_ASSIGN_OR_RETURN(batches, ReadDataFileColumns({DataFilePath(split, f), f.row_count},
+                                                           layout_, columns, nullptr, nullptr));
+      }
+      if (!batches) {
+        DataSplit one = split;
+        one.files = {f};
+        RowBatch rows;
+        TRIB_RETURN_NOT_OK(ReadSplit(one, &rows));
+        out->push_back(RowsToColumns(rows, output_fields_));
+        continue;
+      }
+      TRIB_ASSIGN_OR_RETURN(auto dv, DeletionVectorOf(split, split.pbytes, f));
+      int64_t position = 0;
+      for (auto& b : *batches) {
+        std::vector<uint32_t> keep;
+        keep.reserve(b.num_rows);
+        for (size_t r = 0; r < b.num_rows; r++, position++) {
+          if (dv && dv->IsDeleted(position)) continue;
+          bool pass = true;
+          for (size_t i = 0; pass && i < filter_at.size(); i++) {
+            pass = EvalPredicate(options_.filters[i], b.columns[filter_at[i]].Get(r));
+          }
+          if (pass) keep.push_back(static_cast<uint32_t>(r));
+        }
+        if (keep.size() == b.num_rows && columns.size() == projection_.size()) {
+          out->push_back(std::move(b));
+          continue;
+        }
+        ColumnBatch kept;
+        for (size_t i = 0; i < projection_.size(); i++) {
+          ColumnVector v;
+          v.type = b.columns[i].type;
+          v.rep = b.columns[i].rep;
+          v.AppendRows(b.columns[i], keep);
+          kept.columns.push_back(std::move(v));
+        }
+        kept.num_rows = keep.size();
+        out->push_back(std::move(kept));
+      }
+    }
+    return Status::OK();
   }
   // One split as column batches: files that need no merge (append files, a primary-key bucket
   // of one file) column by column when they are Parquet files of the read schema, everything
   // else through ReadSplit's rows.
   Status ReadSplitColumns(const DataSplit& split, std::vector<ColumnBatch>* out) override {
+    if (dv_enabled_ && layout_.primary_key) {
+      if (!dv_merge_level0_ || std::none_of(split.files.begin(), split.files.end(),
+                                            [](const auto& f) { return f.level == 0; })) {
+        return ReadDeletionVectorSplitColumns(split, out);
+      }
+      RowBatch rows;
+      TRIB_RETURN_NOT_OK(ReadSplit(split, &rows));
+      out->push_back(RowsToColumns(rows, output_fields_));
+      return Status::OK();
+    }
     if (!layout_.primary_key || split.files.size() == 1) {
       for (const auto& f : split.files) {
         std::optional<std::vector<ColumnBatch>> batches;
@@ -427,9 +504,8 @@ class SplitReadImpl : public SplitRead {
                        [&](const auto& f) { return f.schema_id == schema_->id && !f.write_cols; });
   }
 
-  bool SharesState() const override {
-    return options_.limit.has_value() || dv_enabled_ || point_lookup_;
-  }
+  bool SharesState() const override { return options_.limit.has_value() || point_lookup_; }
+  bool deletion_vectors() const override { return dv_enabled_ && layout_.primary_key; }
   void set_emitted(int64_t rows) override { emitted_ = rows; }
   const FileLayout& layout() const override { return layout_; }
 
@@ -542,7 +618,9 @@ class SplitReadImpl : public SplitRead {
       return Status::OK();
     }
     if (point_lookup_) return LookupSplit(split, batch);
-    if (dv_enabled_) {
+    const bool level0 = std::any_of(split.files.begin(), split.files.end(),
+                                    [](const auto& f) { return f.level == 0; });
+    if (dv_enabled_ && !(dv_merge_level0_ && level0)) {
       // Deletion-vector tables (Paimon semantics): a batch read skips level-0 files and reads
       // every other file as is, minus the positions its deletion vector marks.
       for (const auto& f : split.files) {
@@ -585,6 +663,12 @@ class SplitReadImpl : public SplitRead {
     std::vector<std::unique_ptr<merge::RecordSource>> sources;
     for (const auto& f : files) {
       TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
+      if (dv_enabled_) {
+        // 'deletion-vectors.merge-on-read': the level-0 records merged into what the other
+        // files hold less their vectors' rows (each key once there).
+        TRIB_ASSIGN_OR_RETURN(auto dv, DeletionVectorOf(split, split.pbytes, f));
+        if (dv) merge::DropDeletedRows(&records, [&](int64_t i) { return dv->IsDeleted(i); });
+      }
       sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
     }
     TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(merge_config_, *schema_));
@@ -661,8 +745,12 @@ class SplitReadImpl : public SplitRead {
   std::vector<bool> needed_;      // empty: decode every column
   std::vector<Row> lookup_keys_;  // point lookups: the keys the filters fix
   bool point_lookup_ = false;
+  // 'deletion-vectors.merge-on-read' (a streaming read's first plan sets it): a bucket's level-0
+  // files are merged into the rest instead of left out.
+  bool dv_merge_level0_ = false;
   std::vector<Predicate> skip_filters_;
-  std::map<std::string, std::string> dv_files_;  // index file path -> bytes
+  std::mutex dv_files_mutex_;
+  std::map<std::string, std::shared_ptr<const std::string>> dv_files_;  // index file -> bytes
   meta::FileSchemas file_schemas_{meta_path_, schema_->id};
   int64_t emitted_ = 0;  // rows of earlier splits (set_emitted)
 };

@@ -91,12 +91,15 @@ class SplitRead {
   // file of the read schema; nullptr otherwise.
   virtual Result<std::unique_ptr<datafile::ColumnFileReader>> OpenSlices(
       const DataSplit& split, const meta::DataFileMeta& f) = 0;
-  // Whether column batches come straight from the files: no LIMIT, deletion vectors, data
-  // evolution, row tracking or point lookup needs per-row bookkeeping.
+  // Whether column batches come straight from the files: no LIMIT, data evolution, row
+  // tracking or point lookup needs per-row bookkeeping.
   virtual bool ColumnPath() const = 0;
-  // Whether reads of different splits share state (a LIMIT counted across them, the deletion
-  // vector files read so far, a point lookup): then splits are read one at a time.
+  // Whether reads of different splits share state (a LIMIT counted across them, a point
+  // lookup): then splits are read one at a time.
   virtual bool SharesState() const = 0;
+  // A primary-key table with deletion vectors: its files are read whole (ReadSplitColumns), the
+  // vectors counting row positions.
+  virtual bool deletion_vectors() const = 0;
   // Rows emitted by earlier splits, counted toward the LIMIT (sequential reads only).
   virtual void set_emitted(int64_t rows) = 0;
   virtual const datafile::FileLayout& layout() const = 0;

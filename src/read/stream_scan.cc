@@ -348,6 +348,12 @@ class FileStoreStreamScan : public StreamScan {
     // of them left it, so no change is read twice at the seam (nor lost).
     const bool top_level_only =
         core_.changelog_producer == options::ChangelogProducer::kFullCompaction;
+    // A deletion-vector table's level-0 files hold committed changes that batch reads leave
+    // out until compacted; the changes that follow start after this snapshot, so its rows are
+    // read with level 0 merged in (Paimon's streaming first plan does the same).
+    if (options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled)) {
+      o.dynamic_options["deletion-vectors.merge-on-read"] = "true";
+    }
     TRIB_ASSIGN_OR_RETURN(full_, NewFileStoreScan(path_, schema_, o, "", top_level_only));
     return Status::OK();
   }

@@ -1,9 +1,12 @@
 // Point lookups by primary key (TableLookup): bucket from the key, the files whose key range
 // holds it, a binary search in each (decoded once into the process-wide file cache), and the
-// table's merge function over what was found.
+// table's merge function over what was found. A deletion-vector table's lookups see what its
+// batch reads see: files above level 0 (and level 0 with 'deletion-vectors.merge-on-read'), less
+// the rows their vectors delete.
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "common/check_value.h"
 #include "common/parallel.h"
@@ -11,6 +14,7 @@
 #include "datafile/file_index_filter.h"
 #include "datafile/point_lookup.h"
 #include "format/binary_row.h"
+#include "format/deletion_vector.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
 #include "merge/merge_config.h"
@@ -66,6 +70,7 @@ class FileStoreLookup : public TableLookup {
                        schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
                            schema_->primary_keys.size();
     dv_ = options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled);
+    dv_level0_ = dv_ && options::GetOrDefault(*schema_, options::kDeletionVectorsMergeOnRead);
   }
 
   Status Refresh() override {
@@ -81,9 +86,21 @@ class FileStoreLookup : public TableLookup {
     if (!snap) return Status::OK();
     snapshot_id_ = snap->id;
     TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntriesShared(path_, *snap));
+    // Deletion-vector tables: what a batch read sees, the files above level 0 less the rows
+    // their vectors delete.
+    std::map<std::string, std::shared_ptr<const std::set<int64_t>>> deleted;
+    if (dv_) TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap, &deleted));
     for (const auto& e : *live) {
+      if (dv_ && e.file.level == 0 && !dv_level0_) {
+        total_buckets_[e.partition] = e.total_buckets;
+        continue;
+      }
       FileRef ref;
       ref.meta = e.file;
+      if (dv_) {
+        auto d = deleted.find(e.file.file_name);
+        if (d != deleted.end()) ref.deleted = d->second;
+      }
       if (e.file.external_path) {
         ref.path = ResolveExternalPath(path_, *e.file.external_path);
       } else {
@@ -113,8 +130,8 @@ class FileStoreLookup : public TableLookup {
     std::vector<std::optional<Row>> out(keys.size());
     // Keys grouped by bucket: one thread looks up a bucket's keys, so the bucket's files load
     // once and no two threads touch one file's state. Keys whose bucket is not known from the key
-    // (dynamic buckets, cross-partition keys, deletion-vector scans) are looked up by the
-    // calling thread alone, after the others.
+    // (dynamic buckets, cross-partition keys) are looked up by the calling thread alone, after
+    // the others.
     std::vector<Route> routes(keys.size());
     std::map<std::pair<std::string, int32_t>, std::vector<size_t>> by_bucket;
     std::vector<size_t> elsewhere;
@@ -174,7 +191,6 @@ class FileStoreLookup : public TableLookup {
       TRIB_RETURN_NOT_OK(CheckValue(key[i], schema_->fields[pk_idx_[i]]));
       full[pk_idx_[i]] = key[i];
     }
-    if (dv_) return Status::OK();
     auto pick = [&full](const std::vector<int>& idx) {
       Row out(idx.size());
       for (size_t k = 0; k < idx.size(); k++) out[k] = full[idx[k]];
@@ -197,7 +213,6 @@ class FileStoreLookup : public TableLookup {
   }
 
   Result<std::optional<Row>> GetRouted(const Route& route, Scratch* scratch) {
-    if (dv_) return ScanLookup(route.full);
     if (route.absent) return std::optional<Row>();
     if (cross_partition_) {
       // Cross-partition updates: the key names no partition, and lives in one of them (it may
@@ -244,6 +259,7 @@ class FileStoreLookup : public TableLookup {
     std::shared_ptr<const SortedFile> records;             // loaded on first use
     std::shared_ptr<const datafile::DataFileIndex> index;  // its bloom filters, if any
     bool index_loaded = false;
+    std::shared_ptr<const std::set<int64_t>> deleted;  // its deletion vector's rows, if any
   };
 
   Status Search(FileRef& ref, const Row& key, std::vector<merge::KeyValue>* found) {
@@ -280,21 +296,39 @@ class FileStoreLookup : public TableLookup {
       TRIB_ASSIGN_OR_RETURN(ref.records,
                             LoadSortedFile(ref.path, layout_, ref.meta, schema_->id, file_fields));
     }
-    return SearchSorted(*ref.records, layout_, key, found);
+    return SearchSorted(*ref.records, layout_, key, found, ref.deleted.get());
   }
 
-  // Deletion-vector tables have their own visibility rules: answer with a filtered scan.
-  Result<std::optional<Row>> ScanLookup(const Row& full) {
-    ScanOptions o;
-    for (int i : pk_idx_) o.filters.push_back(Predicate{i, Predicate::Op::kEq, {full[i]}});
-    if (snapshot_id_) o.snapshot_id = snapshot_id_;
-    TRIB_ASSIGN_OR_RETURN(auto scan, NewFileStoreScan(path_, schema_, o));
-    RowBatch batch;
-    while (true) {
-      TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
-      if (!more) return std::optional<Row>();
-      if (!batch.rows.empty()) return std::optional<Row>(std::move(batch.rows[0]));
+  // The deleted positions of every data file the snapshot's deletion-vector index files name.
+  Status LoadDeletionVectors(
+      const meta::Snapshot& snap,
+      std::map<std::string, std::shared_ptr<const std::set<int64_t>>>* out) const {
+    TRIB_ASSIGN_OR_RETURN(auto entries,
+                          meta::ReadLiveIndexEntries(path_, snap, "DELETION_VECTORS"));
+    for (const auto& e : entries) {
+      if (e.dv_ranges.empty()) continue;
+      std::string path = e.external_path ? *e.external_path : meta::IndexPath(path_, e.file_name);
+      if (!e.external_path && !io::LocalFs().FileExists(path).ValueOr(false)) {
+        // 'index-file-in-data-file-dir': the file is in the bucket's directory.
+        TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, part_types_));
+        path = io::JoinPath(
+            meta::BucketDir(path_,
+                            meta::PartitionPath(part_fields_, part, core_.partition_default_name),
+                            e.bucket),
+            e.file_name);
+      }
+      TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+      for (const auto& r : e.dv_ranges) {
+        TRIB_ASSIGN_OR_RETURN(format::DeletionVector dv,
+                              format::DeletionVector::Decode(
+                                  bytes, r.offset, r.length,
+                                  "deletion vector of '" + r.data_file + "' in '" + path + "'"));
+        std::vector<int64_t> positions = dv.Positions();
+        (*out)[r.data_file] =
+            std::make_shared<const std::set<int64_t>>(positions.begin(), positions.end());
+      }
     }
+    return Status::OK();
   }
 
   std::string path_;
@@ -306,6 +340,7 @@ class FileStoreLookup : public TableLookup {
   std::vector<Field> part_fields_;
   std::vector<DataType> part_types_, bucket_types_, key_types_;
   bool dv_ = false;
+  bool dv_level0_ = false;  // 'deletion-vectors.merge-on-read': level-0 files merged in too
   std::string empty_partition_;
   bool cross_partition_ = false;  // a primary key without every partition key
   std::optional<int64_t> snapshot_id_;

@@ -204,7 +204,8 @@ class FileStoreScan : public TableScan {
       }
       if (next_split_ >= splits_.size()) return false;
       const DataSplit& split = splits_[next_split_++];
-      if (!read_->layout().primary_key || split.files.size() == 1) {
+      // (A deletion-vector table's files are read whole: their vectors count positions.)
+      if (!read_->layout().primary_key || (split.files.size() == 1 && !read_->deletion_vectors())) {
         slice_split_ = split;  // its files, one after another
         slice_file_ = 0;
       } else {
@@ -375,7 +376,9 @@ Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const 
   using R = std::optional<int64_t>;
   TRIB_ASSIGN_OR_RETURN(bool dv, options::Get(schema, options::kDeletionVectorsEnabled));
   TRIB_ASSIGN_OR_RETURN(bool evolution, options::Get(schema, options::kDataEvolutionEnabled));
-  if (dv || evolution || options::IsSet(schema, options::kScanFallbackBranch)) {
+  if (evolution || options::IsSet(schema, options::kScanFallbackBranch) ||
+      (dv && (!schema.HasPrimaryKey() ||
+              options::GetOrDefault(schema, options::kDeletionVectorsMergeOnRead)))) {
     return R();
   }
   std::shared_ptr<const meta::Snapshot> snap;
@@ -390,6 +393,30 @@ Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const 
   int64_t total = 0;
   if (!schema.HasPrimaryKey()) {
     for (const auto& e : *live) total += e.file.row_count;
+    return R(total);
+  }
+  if (dv) {
+    // A batch read of a deletion-vector table: every file above level 0 holds each of its keys
+    // once across the bucket, less the rows its vector deletes (known when the index manifest
+    // records each vector's cardinality, and the file holds no retraction).
+    std::set<std::string> files;
+    for (const auto& e : *live) {
+      if (e.file.level == 0) continue;
+      if (!e.file.delete_row_count || *e.file.delete_row_count != 0 || e.file.write_cols) {
+        return R();
+      }
+      total += e.file.row_count;
+      files.insert(e.file.file_name);
+    }
+    TRIB_ASSIGN_OR_RETURN(auto vectors,
+                          meta::ReadLiveIndexEntries(path, *snap, "DELETION_VECTORS"));
+    for (const auto& v : vectors) {
+      for (const auto& r : v.dv_ranges) {
+        if (!files.count(r.data_file)) continue;
+        if (!r.cardinality) return R();
+        total -= *r.cardinality;
+      }
+    }
     return R(total);
   }
   // One file per bucket holds each key once; with no retraction in it, every record is a row.

@@ -20,15 +20,16 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
       return Status::NotSupported(
           "writing an append table with 'deletion-vectors.enabled' is not supported yet");
     }
+    if (options::GetOrDefault(*schema, options::kIndexFileInDataFileDir)) {
+      return Status::NotSupported(
+          "writing a deletion-vector table with 'index-file-in-data-file-dir' = 'true' is not "
+          "supported yet (Tributary writes its index files in index/)");
+    }
     if (core.merge_engine == options::MergeEngine::kFirstRow ||
         core.changelog_producer == options::ChangelogProducer::kFullCompaction) {
       return Status::Invalid(
           "a deletion-vector table with merge engine 'first-row' or changelog-producer "
           "'full-compaction' cannot be written (Paimon refuses both)");
-    }
-    if (options::GetOrDefault(*schema, options::kDeletionVectorsMergeOnRead)) {
-      return Status::NotSupported(
-          "writing a table with 'deletion-vectors.merge-on-read' = 'true' is not supported yet");
     }
   }
   if (core.bucket < -1 || core.bucket == 0) {
@@ -229,6 +230,11 @@ Result<std::optional<int64_t>> CompactTableFull(
   // they delete (a bucket already one run at the top rewrites only its files with vectors).
   const bool with_vectors = options::GetOrDefault(*schema, options::kDeletionVectorsEnabled);
   std::map<BucketId, meta::IndexManifestEntry> vector_entries;
+  if (with_vectors && options::GetOrDefault(*schema, options::kIndexFileInDataFileDir)) {
+    return Status::NotSupported(
+        "compacting a deletion-vector table with 'index-file-in-data-file-dir' = 'true' is not "
+        "supported yet (Tributary writes its index files in index/)");
+  }
   if (with_vectors) {
     TRIB_ASSIGN_OR_RETURN(auto entries,
                           meta::ReadLiveIndexEntries(path, *snap, "DELETION_VECTORS"));

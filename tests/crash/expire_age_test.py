@@ -76,7 +76,9 @@ def commits(t, table, which):
 
 def in_zone(commit_time):
     """t$snapshots' commit_time (UTC) as a wall time of ZONE to the second, for older_than."""
-    utc = datetime.datetime.strptime(commit_time, "%Y-%m-%d %H:%M:%S.%f")
+    # A TIMESTAMP(3) prints without its fraction when the milliseconds are 000.
+    fmt = "%Y-%m-%d %H:%M:%S.%f" if "." in commit_time else "%Y-%m-%d %H:%M:%S"
+    utc = datetime.datetime.strptime(commit_time, fmt)
     local = utc + ZONE_OFFSET
     return local.strftime("%Y-%m-%d %H:%M:%S")
 

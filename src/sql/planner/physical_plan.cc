@@ -230,7 +230,8 @@ Result<OperatorPtr> BuildSelect(const QueryContext& session, SelectPlan plan) {
       !options::IsSet(*src.table->schema(), options::kScanSnapshotId) &&
       !options::IsSet(*src.table->schema(), options::kScanTimestampMillis) &&
       !options::IsSet(*src.table->schema(), options::kScanTagName) &&
-      !options::IsSet(src.dynamic_options, options::kScanFallbackBranch)) {
+      !options::IsSet(src.dynamic_options, options::kScanFallbackBranch) &&
+      !options::IsSet(src.dynamic_options, options::kDeletionVectorsMergeOnRead)) {
     auto n = src.table->CountFromMetadata(plan.scan.snapshot_id);
     if (!n.ok()) return ErrorAt(q.pos, n.status().message());
     metadata_count = *n;
