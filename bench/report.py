@@ -141,7 +141,10 @@ def w1(res, out):
     out.append("| system | rows/s | Tributary 4 buckets ÷ it | Tributary dynamic ÷ it "
                "| bytes on disk | peak RSS |")
     out.append("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for label, r in (("Tributary, 4 buckets", fixed), ("Tributary, dynamic bucket", dyn)):
+    dv = res.get("tributary", "W1", "4 buckets, deletion vectors")
+    for label, r in (("Tributary, 4 buckets", fixed),
+                     ("Tributary, 4 buckets, deletion vectors", dv),
+                     ("Tributary, dynamic bucket", dyn)):
         if r and "rate" in r:
             b = mib(r.get("bytes"))
             if r.get("live_bytes") is not None:
@@ -162,6 +165,9 @@ def w1(res, out):
                  "snapshot. PostgreSQL's are pg_total_relation_size (no WAL); the others' are "
                  "their directory (WAL included). PostgreSQL's peak RSS is its backend's VmHWM "
                  "(shared buffers it touched included); DuckDB's is the node process's.")
+    notes.append("- Deletion vectors: the same table with 'deletion-vectors.enabled' = 'true' "
+                 "(merge-on-write): every commit compacts the buckets it wrote and marks the "
+                 "rows it replaces, so W5's reads of it never merge.")
     notes.append("- 'bucket'='-1' (dynamic): new keys go to one bucket per writer thread (as "
                  "Paimon's parallel bucket assigners; `dynamic-bucket.initial-buckets` unset), "
                  "assigned through the table's key index (HASH index files).")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <set>
 
 #include "compact/deletion_vectors.h"
@@ -166,6 +167,67 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   return true;
 }
 
+// A deletion-vector compaction of a plain deduplicate table whose key is one integer column
+// and whose inputs have no vector (Paimon's lookup compaction, by key columns only): the keys of
+// the unit's level-0 files that none of its files above level 0 holds are looked up in the
+// files below the output level (lowest level first, each file's key column from the file
+// cache), and the live record found is marked deleted: the newest record wins whatever it was,
+// so the merge itself can then run column by column. False (nothing marked) when the unit or a
+// file needs the row path, which looks keys up while merging.
+Result<bool> MarkReplacedIntKeys(const std::string& table_path, const TableSchema& schema,
+                                 const std::string& bucket_dir, const FileLayout& layout,
+                                 const merge::MergeConfig& config, const CompactUnit& unit,
+                                 BucketDeletionVectors* vectors) {
+  if (!config.IsPlainDeduplicate() || config.ignore_delete || config.engine != "deduplicate") {
+    return false;
+  }
+  auto ref = [&](const meta::DataFileMeta& f) {
+    return DataFileRef{f.external_path ? ResolveExternalPath(table_path, *f.external_path)
+                                       : io::JoinPath(bucket_dir, f.file_name),
+                       f.row_count};
+  };
+  for (const auto& f : unit.files) {
+    if (vectors->Of(f.file_name) || f.schema_id != schema.id || f.write_cols) return false;
+  }
+  for (const auto& f : unit.below) {
+    if (f.schema_id != schema.id || f.write_cols || f.level == 0) return false;
+  }
+  std::vector<int64_t> fresh, upper;
+  for (const auto& f : unit.files) {
+    TRIB_ASSIGN_OR_RETURN(auto keys, datafile::ReadIntKeys(ref(f), layout));
+    if (!keys) return false;
+    auto& into = f.level == 0 ? fresh : upper;
+    into.insert(into.end(), keys->begin(), keys->end());
+  }
+  std::sort(fresh.begin(), fresh.end());
+  fresh.erase(std::unique(fresh.begin(), fresh.end()), fresh.end());
+  std::sort(upper.begin(), upper.end());
+  std::vector<int64_t> keys;
+  std::set_difference(fresh.begin(), fresh.end(), upper.begin(), upper.end(),
+                      std::back_inserter(keys));
+  std::vector<const meta::DataFileMeta*> below;
+  for (const auto& f : unit.below) below.push_back(&f);
+  std::stable_sort(below.begin(), below.end(),
+                   [](const auto* a, const auto* b) { return a->level < b->level; });
+  for (const auto* f : below) {
+    if (keys.empty()) break;
+    TRIB_ASSIGN_OR_RETURN(auto positions, datafile::FindIntKeyPositions(ref(*f), layout, keys));
+    if (!positions) return false;
+    const std::set<int64_t>* deleted = vectors->Of(f->file_name);
+    std::vector<int64_t> left;
+    for (size_t i = 0; i < keys.size(); i++) {
+      const int64_t p = (*positions)[i];
+      if (p >= 0 && !(deleted && deleted->count(p))) {
+        vectors->Mark(f->file_name, p);
+      } else {
+        left.push_back(keys[i]);
+      }
+    }
+    keys = std::move(left);
+  }
+  return true;
+}
+
 }  // namespace
 
 namespace {
@@ -183,7 +245,25 @@ Result<CompactionResult> Compact(const std::string& table_path, const TableSchem
       unit.output_level != 0 && (vectors != nullptr || unit.output_level >= highest_nonempty_level);
   DataFileWriter writer(layout, bucket_dir, namer, target_file_size, unit.output_level,
                         meta::FileSource::kCompact, format);
-  if (!GetTestHooks().row_compaction && vectors == nullptr) {
+  bool by_columns = !GetTestHooks().row_compaction && vectors == nullptr;
+  if (!GetTestHooks().row_compaction && vectors != nullptr) {
+    TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
+    TRIB_ASSIGN_OR_RETURN(by_columns, MarkReplacedIntKeys(table_path, schema, bucket_dir, layout,
+                                                          *config, unit, vectors));
+    const meta::DataFileMeta& only = unit.files.front();
+    if (by_columns && unit.files.size() == 1 && only.level == 0 && unit.output_level > 0 &&
+        only.delete_row_count && *only.delete_row_count == 0) {
+      // Paimon's upgrade: one level-0 file without retractions, its replaced rows marked, is
+      // already what the merge would write: it moves to the output level as it is.
+      writer.Abort();
+      meta::DataFileMeta moved = only;
+      moved.level = unit.output_level;
+      result.after = {std::move(moved)};
+      result.by_columns = true;
+      return result;
+    }
+  }
+  if (by_columns) {
     auto done =
         CompactColumns(table_path, schema, bucket_dir, layout, unit.files, drop_delete, &writer);
     if (!done.ok()) {
@@ -269,6 +349,11 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
                                         : io::JoinPath(bucket_dir, f.file_name));
   }
   return result;
+}
+
+bool IsUpgraded(const CompactionResult& result, const meta::DataFileMeta& f) {
+  return std::any_of(result.before.begin(), result.before.end(),
+                     [&](const auto& b) { return b.file_name == f.file_name; });
 }
 
 Status DryRunMerge(const std::string& table_path, const TableSchema& schema,

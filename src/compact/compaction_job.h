@@ -15,6 +15,9 @@ namespace tributary::compact {
 
 struct CompactionResult {
   std::vector<meta::DataFileMeta> before;
+  // The files it wrote; with deletion vectors also a file of `before` moved to the output level
+  // without a rewrite (Paimon's upgrade: same name, another level), which is not an output to
+  // delete when the compaction is dropped (see IsUpgraded).
   std::vector<meta::DataFileMeta> after;
   bool by_columns = false;  // merged column by column (a deduplicate table), not row by row
   // 'changelog-producer' = 'full-compaction' and the output is the top level: the changes the
@@ -23,6 +26,9 @@ struct CompactionResult {
 };
 
 class BucketDeletionVectors;
+
+// Whether `f` of a result's `after` is one of its `before` files, moved up without a rewrite.
+bool IsUpgraded(const CompactionResult& result, const meta::DataFileMeta& f);
 
 // `highest_nonempty_level`: the highest level holding files in the bucket (any file, in the unit
 // or not), so the job knows whether older data can lie below its output.

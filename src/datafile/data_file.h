@@ -242,6 +242,17 @@ Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
     const DataFileRef& file, const FileLayout& layout, int32_t level,
     const std::vector<int64_t>& keys);
 
+// The key of every record (retractions included) of the Parquet data file `file`, in file
+// order, when the key is one integer column (its key column kept in the process-wide cache);
+// nullopt when the file holds something this path does not read.
+Result<std::optional<std::vector<int64_t>>> ReadIntKeys(const DataFileRef& file,
+                                                        const FileLayout& layout);
+// The row position of each of integer keys `keys` (ascending, each once) in the data file
+// `file` (sorted by key, each key once), or -1 where it has none; nullopt as ReadIntKeys.
+Result<std::optional<std::vector<int64_t>>> FindIntKeyPositions(const DataFileRef& file,
+                                                                const FileLayout& layout,
+                                                                const std::vector<int64_t>& keys);
+
 // Removes a data file that was written but not committed (a failed or dropped write, compaction
 // or renumbering) with the files beside it that belong to it (its `.index` file). Missing files
 // are not errors. The name-only form removes `<name>.index` too (the name this writer gives it).

@@ -553,6 +553,40 @@ Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
   return Out(std::move(out));
 }
 
+Result<std::optional<std::vector<int64_t>>> ReadIntKeys(const DataFileRef& ref,
+                                                        const FileLayout& layout) {
+  using Out = std::optional<std::vector<int64_t>>;
+  if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
+    return Out();
+  }
+  DedupFile file;
+  TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(ref, layout, nullptr, /*cache=*/true, &file));
+  if (!readable) return Out();
+  return Out(std::vector<int64_t>(file.keys.data, file.keys.data + file.keys.size()));
+}
+
+Result<std::optional<std::vector<int64_t>>> FindIntKeyPositions(const DataFileRef& ref,
+                                                                const FileLayout& layout,
+                                                                const std::vector<int64_t>& keys) {
+  using Out = std::optional<std::vector<int64_t>>;
+  if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
+    return Out();
+  }
+  DedupFile file;
+  TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(ref, layout, nullptr, /*cache=*/true, &file));
+  if (!readable) return Out();
+  std::vector<int64_t> out(keys.size(), -1);
+  const int64_t* file_keys = file.keys.data;
+  const size_t n = file.keys.size();
+  size_t at = 0;
+  for (size_t i = 0; i < keys.size(); i++) {
+    at = static_cast<size_t>(std::lower_bound(file_keys + at, file_keys + n, keys[i]) - file_keys);
+    if (at == n) break;
+    if (file_keys[at] == keys[i]) out[i] = static_cast<int64_t>(at);
+  }
+  return Out(std::move(out));
+}
+
 Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     const std::vector<DataFileRef>& paths, const FileLayout& layout,
     const std::vector<int>& columns, const std::vector<Predicate>* skip_filters,

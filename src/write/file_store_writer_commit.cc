@@ -330,7 +330,9 @@ Status FileStoreWriter::CompactWithVectors(
   TRIB_ASSIGN_OR_RETURN(
       auto result, RunCompaction(path_, *schema_, bw->dir(), *unit, highest, core_.target_file_size,
                                  core_.format, bw->namer(), &vectors));
-  for (const auto& f : result.after) outputs->push_back({bw->dir(), f.file_name});
+  for (const auto& f : result.after) {
+    if (!compact::IsUpgraded(result, f)) outputs->push_back({bw->dir(), f.file_name});
+  }
   io::CrashPoint("compact.after-rewrite");
   if (vectors.modified()) {
     TRIB_ASSIGN_OR_RETURN(meta::IndexManifestEntry entry,

@@ -293,7 +293,9 @@ Result<std::optional<int64_t>> CompactTableFull(
             vectors->Write(path, id.first, id.second,
                            options::GetOrDefault(*schema, options::kDeletionVectorsBitmap64));
         if (!entry.ok()) {
-          for (const auto& f : result.after) datafile::RemoveDataFile(dir, f);
+          for (const auto& f : result.after) {
+            if (!compact::IsUpgraded(result, f)) datafile::RemoveDataFile(dir, f);
+          }
           return entry.status();
         }
         outputs[i].push_back(meta::IndexPath(path, entry->file_name));
@@ -302,7 +304,9 @@ Result<std::optional<int64_t>> CompactTableFull(
       m.partition = id.first;
       m.bucket = id.second;
       m.total_buckets = entries.front().total_buckets;
-      for (const auto& f : result.after) outputs[i].push_back(io::JoinPath(dir, f.file_name));
+      for (const auto& f : result.after) {
+        if (!compact::IsUpgraded(result, f)) outputs[i].push_back(io::JoinPath(dir, f.file_name));
+      }
       m.compact_changelog_files = std::move(result.changelog);
       for (const auto& f : m.compact_changelog_files) {
         outputs[i].push_back(io::JoinPath(dir, f.file_name));
