@@ -145,12 +145,19 @@ void ColumnVector::AppendRows(const ColumnVector& from, const std::vector<uint32
     if (nulls.empty()) nulls.assign(size(), 0);
     for (uint32_t r : rows) nulls.push_back(from.IsNull(r) ? 1 : 0);
   }
+  // A gather into room made first (no capacity check per row).
+  auto gather = [&rows](auto& to, const auto& src) {
+    const size_t at = to.size();
+    to.resize(at + rows.size());
+    auto* out = to.data() + at;
+    for (size_t i = 0; i < rows.size(); i++) out[i] = src[rows[i]];
+  };
   switch (rep) {
     case Rep::kInt:
-      for (uint32_t r : rows) ints.push_back(from.ints[r]);
+      gather(ints, from.ints);
       break;
     case Rep::kDouble:
-      for (uint32_t r : rows) doubles.push_back(from.doubles[r]);
+      gather(doubles, from.doubles);
       break;
     case Rep::kString:
       strings.append_rows(from.strings, rows.data(), rows.size());

@@ -104,9 +104,11 @@ struct ColumnFileReader::State {
   std::vector<size_t> first_pos, other_pos;  // positions in table_cols
   std::vector<int> first_cols, other_cols;   // their file columns (first: + the row kind)
   format::parquet::RowGroupFilter group_filter;
-  int rg = -1;          // the row group being read
-  int64_t rg_rows = 0;  // its rows
-  int64_t at = 0;       // the next row of it to read
+  int rg = -1;                                    // the row group being read
+  int64_t rg_rows = 0;                            // its rows
+  int64_t rg_first = 0;                           // the file position of its first row
+  int64_t at = 0;                                 // the next row of it to read
+  const std::vector<int64_t>* deleted = nullptr;  // positions dropped (a deletion vector)
 };
 
 ColumnFileReader::ColumnFileReader() = default;
@@ -114,11 +116,13 @@ ColumnFileReader::~ColumnFileReader() = default;
 
 Result<std::unique_ptr<ColumnFileReader>> ColumnFileReader::Open(
     const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
-    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters) {
+    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters,
+    const std::vector<int64_t>* deleted) {
   const std::string& path = file.path;
   if (!ReadsColumns(path)) return std::unique_ptr<ColumnFileReader>();
   auto st = std::make_unique<State>();
   st->file = file;
+  st->deleted = deleted && !deleted->empty() ? deleted : nullptr;
   st->layout = &layout;
   st->columns = columns;
   if (row_filters) st->filters = *row_filters;
@@ -173,6 +177,7 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
     if (st.rg < 0 || st.at >= st.rg_rows) {
       // The next row group the statistics keep.
       do {
+        if (st.rg >= 0) st.rg_first += reader->metadata().row_groups[st.rg].num_rows;
         st.rg++;
         if (st.rg >= reader->num_row_groups()) return false;
       } while (st.group_filter && !st.group_filter(reader->RowGroupStatistics(st.rg)));
@@ -274,23 +279,42 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
         FilterColumn(p, got[i], &keep);
       }
     }
+    if (st.deleted) {
+      // The rows a deletion vector deletes, by their position in the file.
+      const int64_t first = st.rg_first + begin;
+      auto it = std::lower_bound(st.deleted->begin(), st.deleted->end(), first);
+      for (; it != st.deleted->end() && *it < first + static_cast<int64_t>(n); ++it) {
+        keep[static_cast<size_t>(*it - first)] = 0;
+      }
+    }
     size_t kept = 0;
     for (size_t r = 0; r < n; r++) kept += keep[r];
     if (kept == 0) continue;
     std::vector<uint32_t> selected;  // the rows kept, when not all are
     if (kept < n) {
-      selected.reserve(kept);
+      // Branch-free: every row is written, only the kept ones advance.
+      selected.resize(n + 1);
+      size_t j = 0;
       for (size_t r = 0; r < n; r++) {
-        if (keep[r]) selected.push_back(static_cast<uint32_t>(r));
+        selected[j] = static_cast<uint32_t>(r);
+        j += keep[r];
       }
+      selected.resize(j);
     }
     if (!st.other_cols.empty()) {
       std::vector<ColumnVector> other;
-      // Rows dropped: the other columns are decoded for the selected rows alone.
+      // Rows dropped: the other columns are decoded for the selected rows alone (as ranges of
+      // rows for the columns decoded from pages; a cached chunk takes the row list).
       const bool sparse = kept < n;
+      bool ranges = !whole;
+      for (int c : st.other_cols) {
+        auto type = reader->ColumnType(c);
+        ranges = ranges ||
+                 !ChunkCacheable(type ? ColumnVector::RepOf(*type) : ColumnVector::Rep::kValue);
+      }
       const format::parquet::RowRanges sel =
-          sparse ? RangesOf(selected, begin) : format::parquet::RowRanges();
-      Status s = decode(st.other_cols, st.other_pos, &other, sparse ? &sel : nullptr,
+          sparse && ranges ? RangesOf(selected, begin) : format::parquet::RowRanges();
+      Status s = decode(st.other_cols, st.other_pos, &other, sparse && ranges ? &sel : nullptr,
                         sparse ? &selected : nullptr, selected.size());
       if (!s.ok()) return fail(s);
     }
@@ -318,10 +342,11 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
 
 Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
     const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
-    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters) {
+    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters,
+    const std::vector<int64_t>* deleted) {
   using Batches = std::optional<std::vector<ColumnBatch>>;
-  TRIB_ASSIGN_OR_RETURN(auto reader,
-                        ColumnFileReader::Open(file, layout, columns, skip_filters, row_filters));
+  TRIB_ASSIGN_OR_RETURN(auto reader, ColumnFileReader::Open(file, layout, columns, skip_filters,
+                                                            row_filters, deleted));
   if (!reader) return Batches();
   std::vector<ColumnBatch> out;
   ColumnBatch b;

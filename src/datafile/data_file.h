@@ -176,11 +176,12 @@ class ColumnFileReader {
  public:
   // nullptr when the file holds something this path does not read.
   // REQUIRES: `layout` outlives the reader.
-  static Result<std::unique_ptr<ColumnFileReader>> Open(const DataFileRef& file,
-                                                        const FileLayout& layout,
-                                                        const std::vector<int>& columns,
-                                                        const std::vector<Predicate>* skip_filters,
-                                                        const std::vector<Predicate>* row_filters);
+  // `deleted`: row positions of the file to drop (a deletion vector's, ascending), counted
+  // over the whole file whatever row groups are skipped; must outlive the reader.
+  static Result<std::unique_ptr<ColumnFileReader>> Open(
+      const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
+      const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters,
+      const std::vector<int64_t>* deleted = nullptr);
   ~ColumnFileReader();
   // The next batch with at least one row; false at the end of the file.
   Result<bool> Next(size_t max_rows, ColumnBatch* out);
@@ -193,7 +194,8 @@ class ColumnFileReader {
 
 Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
     const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
-    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters);
+    const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters,
+    const std::vector<int64_t>* deleted = nullptr);
 
 // One bucket of a deduplicate table whose newest record per key wins, read column by column:
 // `paths` are its Parquet data files (written with the read schema, no `_WRITE_COLS`) in

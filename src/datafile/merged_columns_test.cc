@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -151,6 +152,61 @@ TEST_F(MergedColumnsTest, AggregationByColumnsAgreesWithTheRowMerge) {
       }
     }
     for (const auto& f : files) (void)io::LocalFs().Remove(f.path);
+  }
+}
+
+// A deletion-vector read (ReadDataFileColumns with deleted positions): a file of many row
+// groups, some skipped by a filter's statistics, gives the rows the row reader gives less the
+// deleted positions (counted over the whole file) and the retractions.
+TEST_F(MergedColumnsTest, DeletedPositionsCountOverTheWholeFileWhateverGroupsAreSkipped) {
+  TableSchema schema = Schema(false, {});
+  FileLayout layout = FileLayout::Of(schema);
+  options::FileFormatOptions o;
+  o.format = "parquet";
+  o.parquet_row_group_size = 2048;  // bytes: many row groups
+  meta::FileNamer namer("data-dv-", "");
+  DataFileWriter w(layout, dir_, &namer, int64_t{1} << 30, 5, meta::FileSource::kAppend, o);
+  std::mt19937 rng(7);
+  for (int64_t key = 0; key < 3000; key++) {
+    merge::KeyValue kv;
+    kv.sequence = key;
+    kv.kind = key % 17 == 0 ? RowKind::kDelete : RowKind::kInsert;
+    kv.value = {Value::Int(key), Value::Int(key), Value::String("s" + std::to_string(key))};
+    ASSERT_TRUE(w.Write(kv).ok());
+  }
+  auto files = w.Finish();
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  ASSERT_EQ(files->size(), 1u);
+  const DataFileRef ref{io::JoinPath(dir_, (*files)[0].file_name), (*files)[0].row_count};
+  std::vector<int64_t> deleted;
+  for (int64_t p = 0; p < 3000; p++) {
+    if (rng() % 4 == 0) deleted.push_back(p);
+  }
+  // v >= 2000: the statistics skip the row groups before it.
+  std::vector<Predicate> filters = {Predicate{1, Predicate::Op::kGe, {Value::Int(2000)}}};
+  for (const std::vector<Predicate>* f : {static_cast<const std::vector<Predicate>*>(nullptr),
+                                          static_cast<const std::vector<Predicate>*>(&filters)}) {
+    auto batches = ReadDataFileColumns(ref, layout, {0, 2}, f, f, &deleted);
+    ASSERT_TRUE(batches.ok()) << batches.status().ToString();
+    ASSERT_TRUE(batches->has_value());
+    EXPECT_GT(batches->value().size(), 2u);  // several row groups
+    std::vector<int64_t> got;
+    for (const auto& b : **batches) {
+      for (size_t r = 0; r < b.num_rows; r++) {
+        got.push_back(b.columns[0].Get(r).int_value());
+        EXPECT_EQ(b.columns[1].Get(r).string_value(), "s" + std::to_string(got.back()));
+      }
+    }
+    auto records = ReadDataFile(ref, layout, 5, std::nullopt, nullptr);
+    ASSERT_TRUE(records.ok());
+    std::vector<int64_t> want;
+    for (size_t p = 0; p < records->size(); p++) {
+      const auto& kv = (*records)[p];
+      if (std::binary_search(deleted.begin(), deleted.end(), static_cast<int64_t>(p))) continue;
+      if (IsRetract(kv.kind) || (f && kv.value[1].int_value() < 2000)) continue;
+      want.push_back(kv.value[0].int_value());
+    }
+    EXPECT_EQ(got, want);
   }
 }
 

@@ -36,7 +36,7 @@ uint32_t Le(std::string_view b, size_t off, int bytes) {
 // containers) at `bytes` (high bits `high`) to `out`; returns the bytes it used. Decoded here,
 // strictly, rather than by libroaring: Debian's version trusts damaged input (a crash found by
 // tests/fuzz's index_fuzzer); format/deletion_vector_test.cc checks this decoder against it.
-Result<size_t> AddPortable(std::string_view bytes, uint64_t high, std::unordered_set<int64_t>* out,
+Result<size_t> AddPortable(std::string_view bytes, uint64_t high, std::vector<int64_t>* out,
                            const std::string& what) {
   auto bad = [&](const std::string& why) {
     return Status::Corruption(what + ": damaged RoaringBitmap in a deletion vector (" + why + ")");
@@ -96,7 +96,7 @@ Result<size_t> AddPortable(std::string_view bytes, uint64_t high, std::unordered
         end = start + length;
         count += length + 1;
         for (uint32_t v = start; v <= start + length; v++)
-          out->insert(static_cast<int64_t>(base | v));
+          out->push_back(static_cast<int64_t>(base | v));
       }
       if (count != card) return bad("a run container's cardinality does not match");
     } else if (card > 4096) {
@@ -107,7 +107,7 @@ Result<size_t> AddPortable(std::string_view bytes, uint64_t high, std::unordered
         count += static_cast<uint64_t>(__builtin_popcountll(word));
         while (word != 0) {
           const int bit = __builtin_ctzll(word);
-          out->insert(static_cast<int64_t>(base | (w * 64 + static_cast<uint32_t>(bit))));
+          out->push_back(static_cast<int64_t>(base | (w * 64 + static_cast<uint32_t>(bit))));
           word &= word - 1;
         }
       }
@@ -120,7 +120,7 @@ Result<size_t> AddPortable(std::string_view bytes, uint64_t high, std::unordered
         const uint32_t v = Le(bytes, pos + 2 * k, 2);
         if (static_cast<int64_t>(v) <= prev) return bad("values out of order");
         prev = v;
-        out->insert(static_cast<int64_t>(base | v));
+        out->push_back(static_cast<int64_t>(base | v));
       }
       pos += static_cast<size_t>(card) * 2;
     }
@@ -171,6 +171,11 @@ Result<DeletionVector> DeletionVector::Decode(std::string_view file, int64_t off
       TRIB_ASSIGN_OR_RETURN(size_t used, AddPortable(rest.substr(pos), high, &dv.deleted_, what));
       pos += used;
     }
+    // Each bucket's positions ascend; buckets out of order would leave them unsorted.
+    if (!std::is_sorted(dv.deleted_.begin(), dv.deleted_.end())) {
+      std::sort(dv.deleted_.begin(), dv.deleted_.end());
+      dv.deleted_.erase(std::unique(dv.deleted_.begin(), dv.deleted_.end()), dv.deleted_.end());
+    }
     return dv;
   }
   return Status::Corruption(what + ": unknown deletion vector magic " + std::to_string(magic));
@@ -199,12 +204,6 @@ void AppendPortable(const std::vector<uint32_t>& low, std::string* out) {
 }
 
 }  // namespace
-
-std::vector<int64_t> DeletionVector::Positions() const {
-  std::vector<int64_t> out(deleted_.begin(), deleted_.end());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 Result<std::string> DeletionVector::Encode(std::vector<int64_t> positions, bool bitmap64) {
   std::sort(positions.begin(), positions.end());

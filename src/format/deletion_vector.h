@@ -5,10 +5,10 @@
 // positions). Immutable after decoding; thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <vector>
 
 #include "tributary/result.h"
@@ -17,10 +17,13 @@ namespace tributary::format {
 
 class DeletionVector {
  public:
-  bool IsDeleted(int64_t position) const { return deleted_.count(position) > 0; }
+  bool IsDeleted(int64_t position) const {
+    return std::binary_search(deleted_.begin(), deleted_.end(), position);
+  }
   size_t cardinality() const { return deleted_.size(); }
-  // The deleted positions, ascending.
-  std::vector<int64_t> Positions() const;
+  // The deleted positions, ascending, each once.
+  std::vector<int64_t> Positions() const { return deleted_; }
+  const std::vector<int64_t>& positions() const { return deleted_; }
 
   // One vector as Paimon writes it into an index file: the 4-byte big-endian length of what
   // follows up to the checksum, the magic and the bitmap (run containers where they are smaller,
@@ -42,7 +45,7 @@ class DeletionVector {
                                        const std::string& what);
 
  private:
-  std::unordered_set<int64_t> deleted_;
+  std::vector<int64_t> deleted_;  // ascending, each once
 };
 
 // A deletion-vector index file being built: version byte 1, then each vector added, as Paimon's

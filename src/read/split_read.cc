@@ -304,25 +304,20 @@ class SplitReadImpl : public SplitRead {
     return !options_.limit && !data_evolution_ && !options_.row_tracking && !point_lookup_;
   }
   // A deletion-vector table's split as column batches: each file above level 0 read column by
-  // column (the projected and filtered columns), its vector's positions and the rows failing
-  // the filters dropped; no merge, no key comparison. A file this path does not read (another
-  // schema, partial columns, retraction records, not Parquet) goes through ReadSplit's rows.
+  // column as an append file is (row groups skipped by statistics, filter columns decoded
+  // first), its vector's positions dropped with the retractions and the rows failing the
+  // filters; no merge, no key comparison. A file this path does not read (another schema,
+  // partial columns, not Parquet) goes through ReadSplit's rows.
   Status ReadDeletionVectorSplitColumns(const DataSplit& split, std::vector<ColumnBatch>* out) {
-    std::vector<int> columns = projection_;
-    std::vector<size_t> filter_at;  // each filter's column in `columns`
-    for (const auto& p : options_.filters) {
-      auto it = std::find(columns.begin(), columns.end(), p.column);
-      if (it == columns.end()) it = columns.insert(columns.end(), p.column);
-      filter_at.push_back(static_cast<size_t>(it - columns.begin()));
-    }
     for (const auto& f : split.files) {
       if (f.level == 0) continue;
       std::optional<std::vector<ColumnBatch>> batches;
-      if (f.schema_id == schema_->id && !f.write_cols && f.delete_row_count &&
-          *f.delete_row_count == 0) {
-        // No skip filters: a skipped row group would shift the positions the vector counts.
-        TRIB_ASSIGN_OR_RETURN(batches, ReadDataFileColumns({DataFilePath(split, f), f.row_count},
-                                                           layout_, columns, nullptr, nullptr));
+      TRIB_ASSIGN_OR_RETURN(auto dv, DeletionVectorOf(split, split.pbytes, f));
+      if (f.schema_id == schema_->id && !f.write_cols) {
+        TRIB_ASSIGN_OR_RETURN(batches,
+                              ReadDataFileColumns({DataFilePath(split, f), f.row_count}, layout_,
+                                                  projection_, &skip_filters_, &options_.filters,
+                                                  dv ? &dv->positions() : nullptr));
       }
       if (!batches) {
         DataSplit one = split;
@@ -332,34 +327,7 @@ class SplitReadImpl : public SplitRead {
         out->push_back(RowsToColumns(rows, output_fields_));
         continue;
       }
-      TRIB_ASSIGN_OR_RETURN(auto dv, DeletionVectorOf(split, split.pbytes, f));
-      int64_t position = 0;
-      for (auto& b : *batches) {
-        std::vector<uint32_t> keep;
-        keep.reserve(b.num_rows);
-        for (size_t r = 0; r < b.num_rows; r++, position++) {
-          if (dv && dv->IsDeleted(position)) continue;
-          bool pass = true;
-          for (size_t i = 0; pass && i < filter_at.size(); i++) {
-            pass = EvalPredicate(options_.filters[i], b.columns[filter_at[i]].Get(r));
-          }
-          if (pass) keep.push_back(static_cast<uint32_t>(r));
-        }
-        if (keep.size() == b.num_rows && columns.size() == projection_.size()) {
-          out->push_back(std::move(b));
-          continue;
-        }
-        ColumnBatch kept;
-        for (size_t i = 0; i < projection_.size(); i++) {
-          ColumnVector v;
-          v.type = b.columns[i].type;
-          v.rep = b.columns[i].rep;
-          v.AppendRows(b.columns[i], keep);
-          kept.columns.push_back(std::move(v));
-        }
-        kept.num_rows = keep.size();
-        out->push_back(std::move(kept));
-      }
+      for (auto& batch : *batches) out->push_back(std::move(batch));
     }
     return Status::OK();
   }
