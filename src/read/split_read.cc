@@ -1,7 +1,6 @@
 #include "read/split_read.h"
 
 #include <algorithm>
-#include <mutex>
 
 #include "common/check_value.h"
 #include "common/predicate.h"
@@ -10,6 +9,7 @@
 #include "datafile/file_index_filter.h"
 #include "datafile/point_lookup.h"
 #include "format/deletion_vector.h"
+#include "io/file_cache.h"
 #include "io/file_system.h"
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
@@ -158,37 +158,34 @@ class SplitReadImpl : public SplitRead {
     return io::JoinPath(split.dir, f.file_name);
   }
 
-  Result<std::optional<format::DeletionVector>> DeletionVectorOf(const DataSplit& split,
-                                                                 const std::string& pbytes,
-                                                                 const meta::DataFileMeta& f) {
+  // The deletion vector of data file `f`, or null. Decoded once per process: index files are
+  // immutable (named by UUID), so a vector is cached by its file and offset.
+  Result<std::shared_ptr<const format::DeletionVector>> DeletionVectorOf(
+      const DataSplit& split, const std::string& pbytes, const meta::DataFileMeta& f) {
     auto it = dv_ranges_.find({pbytes, split.bucket, f.file_name});
-    if (it == dv_ranges_.end()) return std::optional<format::DeletionVector>();
+    if (it == dv_ranges_.end()) return std::shared_ptr<const format::DeletionVector>();
     const DvLocation& loc = it->second;
-    std::string file;
-    if (loc.entry.external_path) {
-      file = ResolveExternal(*loc.entry.external_path);
-    } else {
-      file = meta::IndexPath(path_, loc.entry.file_name);
-      if (!io::LocalFs().FileExists(file).ValueOr(false)) {
-        file = io::JoinPath(split.dir, loc.entry.file_name);  // index-file-in-data-file-dir
-      }
-    }
-    std::shared_ptr<const std::string> bytes;
-    {
-      // Splits are read on several threads; each index file is read once.
-      std::lock_guard<std::mutex> lock(dv_files_mutex_);
-      auto cached = dv_files_.find(file);
-      if (cached == dv_files_.end()) {
-        TRIB_ASSIGN_OR_RETURN(std::string read, io::LocalFs().ReadFile(file));
-        cached =
-            dv_files_.emplace(file, std::make_shared<const std::string>(std::move(read))).first;
-      }
-      bytes = cached->second;
-    }
-    TRIB_ASSIGN_OR_RETURN(format::DeletionVector dv,
-                          format::DeletionVector::Decode(*bytes, loc.range.offset, loc.range.length,
-                                                         "deletion vector file '" + file + "'"));
-    return std::optional<format::DeletionVector>(std::move(dv));
+    const std::string key = "deletion-vector:" + path_ + "/" + loc.entry.file_name + "#" +
+                            std::to_string(loc.range.offset);
+    return io::FileCache::Instance().GetOrLoad<format::DeletionVector>(
+        key, [&]() -> Result<std::pair<format::DeletionVector, int64_t>> {
+          std::string file;
+          if (loc.entry.external_path) {
+            file = ResolveExternal(*loc.entry.external_path);
+          } else {
+            file = meta::IndexPath(path_, loc.entry.file_name);
+            if (!io::LocalFs().FileExists(file).ValueOr(false)) {
+              file = io::JoinPath(split.dir, loc.entry.file_name);  // index-file-in-data-file-dir
+            }
+          }
+          TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(file));
+          TRIB_ASSIGN_OR_RETURN(
+              format::DeletionVector dv,
+              format::DeletionVector::Decode(bytes, loc.range.offset, loc.range.length,
+                                             "deletion vector file '" + file + "'"));
+          const int64_t size = static_cast<int64_t>(dv.cardinality() * sizeof(int64_t)) + 64;
+          return std::make_pair(std::move(dv), size);
+        });
   }
 
   // The columns of the schema `f` was written with, when it differs from the read schema.
@@ -717,8 +714,6 @@ class SplitReadImpl : public SplitRead {
   // files are merged into the rest instead of left out.
   bool dv_merge_level0_ = false;
   std::vector<Predicate> skip_filters_;
-  std::mutex dv_files_mutex_;
-  std::map<std::string, std::shared_ptr<const std::string>> dv_files_;  // index file -> bytes
   meta::FileSchemas file_schemas_{meta_path_, schema_->id};
   int64_t emitted_ = 0;  // rows of earlier splits (set_emitted)
 };
