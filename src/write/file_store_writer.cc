@@ -61,6 +61,7 @@ FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSc
 FileStoreWriter::~FileStoreWriter() {
   if (!committed_all_) Abort();
   DropCompactionJobs();
+  StopCompactor();
   // A background append compaction commits itself: it runs to its end (its error, if any,
   // has no commit left to report it; the next writer's compaction tries again).
   if (append_compaction_.valid()) append_compaction_.wait();

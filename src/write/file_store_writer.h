@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
+#include <deque>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
@@ -130,18 +133,38 @@ class FileStoreWriter : public TableWriter {
   // A compaction running in the background (WriteOptions::async_compaction) for one bucket. Its
   // result is committed by a later commit; it has its own file namer (flushes use the bucket's).
   struct CompactionJob {
-    std::thread thread;
     std::string dir;
     meta::FileNamer namer{"data-", ""};
     Status status;
     CompactionResult result;
     std::atomic<bool> done{false};
+    std::atomic<bool> cancelled{false};  // dropped before it ran: it does not run
+    std::mutex mu;
+    std::condition_variable finished;
+    // Blocks until the job has run (or was skipped, cancelled).
+    void Wait() {
+      std::unique_lock<std::mutex> lock(mu);
+      finished.wait(lock, [this] { return done.load(); });
+    }
+    void Finish() {
+      std::lock_guard<std::mutex> lock(mu);
+      done.store(true);
+      finished.notify_all();
+    }
   };
+  // The writer's background compactions run one at a time, in the order they were started, on
+  // one thread of the writer's (started with the first): a thread per job would start one per
+  // bucket at once across thousands of buckets.
+  std::thread compactor_;
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stopping_ = false;
+  void StopCompactor();
 
   std::vector<std::string> warnings_;  // of the last Commit()
   // SetNextCommitInfo's, for the next commit.
   std::optional<std::pair<int64_t, std::map<std::string, std::string>>> next_commit_info_;
-  std::binary_semaphore compaction_slot_{1};  // held by the running background compaction
   // Append tables: the background small-file compaction (async_compaction), and the buckets
   // written since a compaction last looked at them.
   std::future<Status> append_compaction_;

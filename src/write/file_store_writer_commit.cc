@@ -242,7 +242,7 @@ Status FileStoreWriter::PrepareBucket(
     bool stop = waiting_for_jobs_ ||
                 BuildSortedRuns(files).size() >= static_cast<size_t>(core_.sorted_run_stop_trigger);
     if (!job->done.load() && !stop) return Status::OK();
-    if (job->thread.joinable()) job->thread.join();
+    job->Wait();
     *job_finished = true;
     // A failed background compaction (its inputs gone, say) is dropped, not this commit: the
     // next commits pick again.
@@ -430,7 +430,7 @@ Status FileStoreWriter::RebucketRescaledPartitions() {
     }
     auto job = jobs_.find(it->first);
     if (job != jobs_.end()) {  // a compaction of the old layout: its result is void
-      if (job->second->thread.joinable()) job->second->thread.join();
+      job->second->Wait();
       for (const auto& f : job->second->result.changelog) {
         datafile::RemoveDataFile(job->second->dir, f);
       }
