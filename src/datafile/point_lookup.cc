@@ -78,10 +78,14 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
 
 Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row& key,
                     std::vector<merge::KeyValue>* found, const std::set<int64_t>* deleted,
-                    std::vector<int64_t>* positions) {
+                    std::vector<int64_t>* positions, const std::vector<int64_t>* deleted_sorted) {
   // Record i of a sorted file is its row i: a deletion vector's positions are these indexes.
   auto take = [&](size_t i, merge::KeyValue kv) {
     if (deleted && deleted->count(static_cast<int64_t>(i))) return;
+    if (deleted_sorted && std::binary_search(deleted_sorted->begin(), deleted_sorted->end(),
+                                             static_cast<int64_t>(i))) {
+      return;
+    }
     found->push_back(std::move(kv));
     if (positions) positions->push_back(static_cast<int64_t>(i));
   };

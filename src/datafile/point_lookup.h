@@ -54,9 +54,11 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
                                                          const std::vector<Field>* file_fields);
 
 // Appends to `found` the records of `key` in `file` (sorted by key, one per key).
+// `deleted` / `deleted_sorted` (ascending): row positions a deletion vector deletes, skipped.
 Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row& key,
                     std::vector<merge::KeyValue>* found, const std::set<int64_t>* deleted = nullptr,
-                    std::vector<int64_t>* positions = nullptr);
+                    std::vector<int64_t>* positions = nullptr,
+                    const std::vector<int64_t>* deleted_sorted = nullptr);
 
 // A key's records in some committed files of one bucket: files whose key range excludes the
 // key are skipped unread, the others decoded once (LoadSortedFile) and binary-searched.

@@ -233,7 +233,7 @@ class SplitReadImpl : public SplitRead {
   // them. Sets lookup_keys_.
   static constexpr size_t kMaxLookupKeys = 10000;
   void DetectPointLookup() {
-    if (!layout_.primary_key || dv_enabled_ || layout_.key_columns.empty()) return;
+    if (!layout_.primary_key || dv_merge_level0_ || layout_.key_columns.empty()) return;
     auto fixed =
         KeysFixedByFilters(*schema_, layout_.key_columns, options_.filters, kMaxLookupKeys);
     if (!fixed) return;
@@ -272,12 +272,25 @@ class SplitReadImpl : public SplitRead {
       }
       return false;
     };
+    // A deletion-vector table: files above level 0, less the rows their vectors delete.
+    std::vector<std::shared_ptr<const format::DeletionVector>> vectors(split.files.size());
+    for (size_t i = 0; dv_enabled_ && i < split.files.size(); i++) {
+      TRIB_ASSIGN_OR_RETURN(vectors[i], DeletionVectorOf(split, split.pbytes, split.files[i]));
+    }
     for (const Row& key : lookup_keys_) {
       std::vector<merge::KeyValue> found;
       for (size_t i = 0; i < split.files.size(); i++) {
         const auto& f = split.files[i];
-        if (ruled_out(i, key)) continue;
+        if ((dv_enabled_ && f.level == 0) || ruled_out(i, key)) continue;
         TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(f));
+        if (vectors[i]) {
+          TRIB_ASSIGN_OR_RETURN(
+              auto sorted, datafile::LoadSortedFile(DataFilePath(split, f), layout_, f, schema_->id,
+                                                    file_fields));
+          TRIB_RETURN_NOT_OK(datafile::SearchSorted(*sorted, layout_, key, &found, nullptr, nullptr,
+                                                    &vectors[i]->positions()));
+          continue;
+        }
         TRIB_RETURN_NOT_OK(FindKeyInFile(DataFilePath(split, f), layout_, f, schema_->id,
                                          file_fields, key, &found));
       }
@@ -582,7 +595,7 @@ class SplitReadImpl : public SplitRead {
       }
       return Status::OK();
     }
-    if (point_lookup_) return LookupSplit(split, batch);
+    if (point_lookup_) return LookupSplit(split, batch);  // (deletion vectors: no level 0)
     const bool level0 = std::any_of(split.files.begin(), split.files.end(),
                                     [](const auto& f) { return f.level == 0; });
     if (dv_enabled_ && !(dv_merge_level0_ && level0)) {

@@ -18,8 +18,9 @@ namespace tributary::sql::planner {
 // How a scan whose filters fix the whole primary key is served (as the split reader decides):
 // "point lookup of id = 1 (...)", or empty.
 std::string PointLookupNote(const TableSchema& schema, const std::vector<Predicate>& filters) {
+  const bool vectors = options::Get(schema, options::kDeletionVectorsEnabled).ValueOr(false);
   if (!schema.HasPrimaryKey() ||
-      options::Get(schema, options::kDeletionVectorsEnabled).ValueOr(false)) {
+      (vectors && options::Get(schema, options::kDeletionVectorsMergeOnRead).ValueOr(false))) {
     return "";
   }
   // The filter fixing each key column, as the split reader picks it.
@@ -43,7 +44,10 @@ std::string PointLookupNote(const TableSchema& schema, const std::vector<Predica
            (p->literals.size() == 1 ? " = " + values : " IN (" + values + ")");
   }
   if (key.empty()) return "";
-  std::string where = "each split's files whose key range holds a key, binary-searched, merged";
+  std::string where =
+      vectors ? "each split's files above level 0 whose key range holds a key, binary-searched, "
+                "the rows their deletion vectors delete skipped"
+              : "each split's files whose key range holds a key, binary-searched, merged";
   if (!schema.BucketKeys().empty() && options::Get(schema, options::kBucket).ValueOr(-1) > 0) {
     std::vector<int> bucket_columns;
     for (const auto& k : schema.BucketKeys()) bucket_columns.push_back(schema.FieldIndex(k));
