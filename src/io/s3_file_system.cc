@@ -688,7 +688,13 @@ Result<bool> S3FileSystem::WriteFileIfAbsent(const std::string& path, std::strin
     return true;
   }
   TRIB_ASSIGN_OR_RETURN(Response r, Request("PUT", key, "", data, {"If-None-Match: *"}));
-  if (r.status == 412 || r.status == 409) return false;  // another writer won the name
+  if (r.status == 412 || r.status == 409) {
+    // Another writer won the name, or this one did: an earlier attempt of the request (retried
+    // after a 5xx or a dropped connection) may have stored the object before its answer was
+    // lost. The object's bytes say which (a snapshot names its commit user and time).
+    TRIB_ASSIGN_OR_RETURN(Response held, Request("GET", key, "", {}, {}));
+    return held.status == 200 && held.body == data;
+  }
   if (r.status != 200) return Fail("conditional PUT", key, r);
   return true;
 }

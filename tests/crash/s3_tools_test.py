@@ -21,7 +21,11 @@ C. Every tool on S3 gives what it gives on a local warehouse: `tributary ingest`
    (1,100 orphans: two pages, two DeleteObjects), create_tag / rollback_to / create_branch and
    reading and writing the branch, CALL sys.rescale.
 
-Usage: s3_tools_test.py [--binary build/tributary] [--parts ABC]   (default: B and C)
+D. A commit whose conditional PUT of snapshot-N was stored but answered 503 (the proxy's
+   lost-answer fault): the retry finds the name taken by its own bytes and the commit stands,
+   once: no error, no second snapshot with the same rows.
+
+Usage: s3_tools_test.py [--binary build/tributary] [--parts ABCD]   (default: B, C and D)
 Python 3 standard library only.
 """
 import argparse
@@ -543,13 +547,30 @@ def upload_orphans(s3, src, key_prefix):
         raise Failure("only %d of %d orphans are in the store" % (n, len(names)))
 
 
+# --- D. A lost answer to a conditional PUT --------------------------------------------------
+
+def part_d(binary, s3):
+    w = Warehouse(binary, "s3://tb/tools-d", s3.env())
+    w.sql("CREATE TABLE a (id BIGINT, v STRING)")
+    w.sql("INSERT INTO a VALUES (1, 'one')")
+    s3.lose_next_answer("/a/snapshot/snapshot-2")
+    w.sql("INSERT INTO a VALUES (2, 'two')")
+    if os.path.exists(s3.lose_answer_path):
+        raise Failure("the lost-answer fault was never reached (no conditional PUT of snapshot-2)")
+    rows = sorted(r["id"] for r in w.query("SELECT id FROM a"))
+    snaps = [r["snapshot_id"] for r in w.query("SELECT snapshot_id FROM a$snapshots")]
+    if rows != [1, 2] or snaps != [1, 2]:
+        raise Failure("after a commit whose snapshot PUT was stored but answered 503: rows %r "
+                      "(expected [1, 2]) and snapshots %r (expected [1, 2])" % (rows, snaps))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default="build/tributary")
-    ap.add_argument("--parts", default="BC", help="A (awscli and DuckDB), B, C")
+    ap.add_argument("--parts", default="BCD", help="A (awscli and DuckDB), B, C, D")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
-    parts = {"A": part_a, "B": part_b, "C": part_c}
+    parts = {"A": part_a, "B": part_b, "C": part_c, "D": part_d}
     failed = False
     with S3Server() as s3:
         for name in args.parts:

@@ -9,7 +9,12 @@
 // Everything else is forwarded unchanged (the Host header too: requests are signed for it).
 // With REQUEST_LOG, every request is appended there as one line, "METHOD URL STATUS", once it
 // is answered: the tests count a statement's requests from it.
+// With LOSE_ANSWER (a file), a fault for tests: while it exists and holds a string, the next
+// conditional PUT whose key contains that string is stored, then answered 503 as if the
+// answer were lost on the way (the file is then removed): the client retries a write that
+// already happened.
 // Usage: node conditional_proxy.js LISTEN_PORT S3RVER_PORT S3RVER_DATA_DIR [REQUEST_LOG]
+//        [LOSE_ANSWER]
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -19,6 +24,7 @@ const listenPort = Number(process.argv[2]);
 const upstreamPort = Number(process.argv[3]);
 const dataDir = process.argv[4];
 const requestLog = process.argv[5];
+const loseAnswer = process.argv[6];
 const queues = new Map();  // key -> the promise the next conditional PUT of it waits for
 
 // s3rver answers a PUT once it has read the request's body, not once the object's file is
@@ -43,13 +49,29 @@ function written(req, body, status) {
   });
 }
 
-function forward(req, body, res) {
+// Whether this conditional PUT's answer is to be lost (LOSE_ANSWER names its key).
+function takeLostAnswer(key) {
+  if (!loseAnswer) return false;
+  let want = '';
+  try { want = fs.readFileSync(loseAnswer, 'utf8').trim(); } catch (e) { return false; }
+  if (!want || !key.includes(want)) return false;
+  fs.unlinkSync(loseAnswer);
+  return true;
+}
+
+function forward(req, body, res, lose = false) {
   return new Promise((resolve) => {
     // One connection per request (agent: false): a pooled socket that s3rver closed while idle
     // would fail the next request forwarded on it.
     const up = http.request({host: '127.0.0.1', port: upstreamPort, method: req.method,
                              path: req.url, headers: req.headers, agent: false}, (upRes) => {
       written(req, body, upRes.statusCode).then(() => {
+        if (lose) {
+          upRes.resume();
+          res.writeHead(503);
+          res.end();
+          return;
+        }
         res.writeHead(upRes.statusCode, upRes.headers);
         upRes.pipe(res);
       });
@@ -172,7 +194,7 @@ http.createServer((req, res) => {
                 '</Error>');
         return;
       }
-      await forward(req, body, res);
+      await forward(req, body, res, takeLostAnswer(key));
     });
     queues.set(key, done);
     done.then(() => { if (queues.get(key) === done) queues.delete(key); });

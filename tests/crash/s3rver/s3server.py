@@ -11,6 +11,8 @@ A second bucket, `tb2`, is there too.
 - `s3.requests()`: the requests the proxy answered since the last `s3.clear_requests()`, as
   (method, path, query, status) tuples (read once the proxy's log stopped growing: it logs a
   request just after answering it).
+- `s3.lose_next_answer(key_part)`: a fault: the next conditional PUT of such a key is stored
+  and answered 503.
 - `s3.object_keys(prefix)`: the keys in the bucket under `prefix`, read from s3rver's store;
   `s3.object_keys_under(uri)` and `s3.object_size(uri)` take `s3://bucket/key` URIs.
 Python 3 standard library only.
@@ -60,6 +62,7 @@ class S3Server:
         self.data = os.path.join(self.tmp, "data")
         self.log_path = os.path.join(self.tmp, "requests.log")
         self.proxy_log = os.path.join(self.tmp, "proxy.log")
+        self.lose_answer_path = os.path.join(self.tmp, "lose-answer")
         self.port = free_port()
         # s3rver's continuation tokens use a cipher OpenSSL 3 disables by default.
         self.server = subprocess.Popen(
@@ -71,7 +74,7 @@ class S3Server:
         with open(self.proxy_log, "w") as log:
             self.proxy = subprocess.Popen(
                 ["node", os.path.join(DIR, "conditional_proxy.js"), str(self.proxy_port),
-                 str(self.port), self.data, self.log_path],
+                 str(self.port), self.data, self.log_path, self.lose_answer_path],
                 stdout=subprocess.DEVNULL, stderr=log)
         for p in (self.port, self.proxy_port):
             deadline = time.time() + 30
@@ -97,6 +100,12 @@ class S3Server:
         if self.tmp:
             shutil.rmtree(self.tmp, ignore_errors=True)
         return False
+
+    def lose_next_answer(self, key_part):
+        """The next conditional PUT of a key containing `key_part` is stored, then answered 503
+        (the client retries a write that happened)."""
+        with open(self.lose_answer_path, "w") as f:
+            f.write(key_part)
 
     def endpoint(self, direct=False):
         return "http://127.0.0.1:%d" % (self.port if direct else self.proxy_port)
