@@ -430,15 +430,28 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
       }
     }
     if (tty) {
-      // How far behind each source it is: the snapshots committed that it has not read.
+      // How far behind each source it is: the snapshots committed that it has not read, and
+      // how long ago the oldest of them was committed.
       std::string lag;
+      const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
       for (const auto& src : j.sources->sources()) {
-        auto latest = meta::SnapshotManager(src.path).LatestId();
+        meta::SnapshotManager snapshots(src.path);
+        auto latest = snapshots.LatestId();
         const auto p = src.stream->position();
         if (!latest.ok() || !*latest || !p) continue;
-        lag += ", " + src.table + " " +
-               std::to_string(std::max<int64_t>(0, **latest - p->first + 1)) +
-               " snapshot(s) behind";
+        const int64_t behind = std::max<int64_t>(0, **latest - p->first + 1);
+        lag += ", " + src.table + " " + std::to_string(behind) + " snapshot(s)";
+        auto oldest = behind > 0 ? snapshots.Read(p->first)
+                                 : Result<std::shared_ptr<const meta::Snapshot>>(nullptr);
+        if (oldest.ok() && *oldest) {
+          char secs[32];
+          std::snprintf(secs, sizeof(secs), " / %.1f s",
+                        std::max<int64_t>(0, now_ms - (*oldest)->time_millis) / 1000.0);
+          lag += secs;
+        }
+        lag += " behind";
       }
       std::fprintf(stderr, "\rjob %s: %lld change(s) read, %lld written, %lld commit(s)%s\033[K",
                    j.name.c_str(), static_cast<long long>(rows_in),
