@@ -2,8 +2,9 @@
 // deletion-vector maintainer): loaded from the bucket's deletion-vector index file, marked as
 // compactions find replaced rows, dropped for files a compaction rewrote, and written back as a
 // new index file (format::DeletionVectorIndex, vectors in data file name order) with the index
-// manifest entry that replaces the bucket's old one. Groundwork for writing deletion-vector
-// tables (issue 37): nothing calls it from the write path yet.
+// manifest entry that replaces the bucket's old one. Used by the writer's compaction of a
+// deletion-vector table (write/file_store_writer_commit.cc) and by CALL sys.compact
+// (write/table_write.cc); docs/deletion-vectors.md.
 // Thread-safety: one thread at a time.
 #pragma once
 

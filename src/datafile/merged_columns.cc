@@ -553,14 +553,20 @@ Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
   return Out(std::move(out));
 }
 
+// The key, sequence and kind columns of a file whose key is one integer column (the key column
+// from the file cache); false when the key is not one integer or the file is not read this way.
+Result<bool> LoadIntKeys(const DataFileRef& ref, const FileLayout& layout, DedupFile* file) {
+  if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
+    return false;
+  }
+  return LoadDedupKeys(ref, layout, nullptr, /*cache=*/true, file);
+}
+
 Result<std::optional<std::vector<int64_t>>> ReadIntKeys(const DataFileRef& ref,
                                                         const FileLayout& layout) {
   using Out = std::optional<std::vector<int64_t>>;
-  if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
-    return Out();
-  }
   DedupFile file;
-  TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(ref, layout, nullptr, /*cache=*/true, &file));
+  TRIB_ASSIGN_OR_RETURN(bool readable, LoadIntKeys(ref, layout, &file));
   if (!readable) return Out();
   return Out(std::vector<int64_t>(file.keys.data, file.keys.data + file.keys.size()));
 }
@@ -569,11 +575,8 @@ Result<std::optional<std::vector<int64_t>>> FindIntKeyPositions(const DataFileRe
                                                                 const FileLayout& layout,
                                                                 const std::vector<int64_t>& keys) {
   using Out = std::optional<std::vector<int64_t>>;
-  if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
-    return Out();
-  }
   DedupFile file;
-  TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(ref, layout, nullptr, /*cache=*/true, &file));
+  TRIB_ASSIGN_OR_RETURN(bool readable, LoadIntKeys(ref, layout, &file));
   if (!readable) return Out();
   std::vector<int64_t> out(keys.size(), -1);
   const int64_t* file_keys = file.keys.data;

@@ -19,18 +19,31 @@
 namespace tributary {
 namespace {
 
-// A copy of golden pk_table_scan_and_read_dv given 'deletion-vectors.merge-on-read' in its
-// schema: batch reads merge Java's leftover level-0 files in, giving the README's "full merge
-// view" of snapshot 6 (11 rows: Alex deleted, Marco, Marco2, Skye, Skye2 in) instead of 8.
-TEST(GoldenDeletionVectorTest, MergeOnReadMergesLevel0In) {
+// A writable copy of golden pk_table_scan_and_read_dv as table db.t of a fresh warehouse, whose
+// directory it returns (empty when it cannot be made).
+std::string CopyGoldenScanAndReadDv() {
   char tmpl[] = "/tmp/tributary-golden-dv-test-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  if (mkdtemp(tmpl) == nullptr) return "";
   const std::string dir = tmpl;
   const std::string table = dir + "/db.db/t";
   std::filesystem::create_directories(dir + "/db.db");
   std::filesystem::copy(std::string(TRIBUTARY_GOLDEN_DIR) +
                             "/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv",
                         table, std::filesystem::copy_options::recursive);
+  for (const auto& e : std::filesystem::recursive_directory_iterator(table)) {
+    std::filesystem::permissions(e.path(), std::filesystem::perms::owner_write,
+                                 std::filesystem::perm_options::add);
+  }
+  return dir;
+}
+
+// A copy of golden pk_table_scan_and_read_dv given 'deletion-vectors.merge-on-read' in its
+// schema: batch reads merge Java's leftover level-0 files in, giving the README's "full merge
+// view" of snapshot 6 (11 rows: Alex deleted, Marco, Marco2, Skye, Skye2 in) instead of 8.
+TEST(GoldenDeletionVectorTest, MergeOnReadMergesLevel0In) {
+  const std::string dir = CopyGoldenScanAndReadDv();
+  ASSERT_FALSE(dir.empty());
+  const std::string table = dir + "/db.db/t";
   auto read_rows = [&]() -> Result<size_t> {
     TRIB_ASSIGN_OR_RETURN(auto catalog, Catalog::Open(dir));
     TRIB_ASSIGN_OR_RETURN(auto t, catalog->GetTable(Identifier{"db", "t", ""}));
@@ -49,8 +62,6 @@ TEST(GoldenDeletionVectorTest, MergeOnReadMergesLevel0In) {
   EXPECT_EQ(*before, 8u);  // level-0 files left out
 
   const std::string schema = table + "/schema/schema-0";
-  std::filesystem::permissions(schema, std::filesystem::perms::owner_write,
-                               std::filesystem::perm_options::add);
   std::stringstream text;
   text << std::ifstream(schema).rdbuf();
   std::string json = text.str();
@@ -71,18 +82,9 @@ TEST(GoldenDeletionVectorTest, MergeOnReadMergesLevel0In) {
 // deleted; Marco, Marco2, Skye, Skye2 in), and a DELETE of Alice in bucket 0 marks her row in
 // Java's files beside Java's own mark. Each bucket keeps one deletion-vector file.
 TEST(GoldenDeletionVectorTest, WritesCompactJavaLevel0FilesAndKeepItsVectors) {
-  char tmpl[] = "/tmp/tributary-golden-dv-write-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
+  const std::string dir = CopyGoldenScanAndReadDv();
+  ASSERT_FALSE(dir.empty());
   const std::string table = dir + "/db.db/t";
-  std::filesystem::create_directories(dir + "/db.db");
-  std::filesystem::copy(std::string(TRIBUTARY_GOLDEN_DIR) +
-                            "/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv",
-                        table, std::filesystem::copy_options::recursive);
-  for (const auto& e : std::filesystem::recursive_directory_iterator(table)) {
-    std::filesystem::permissions(e.path(), std::filesystem::perms::owner_write,
-                                 std::filesystem::perm_options::add);
-  }
   auto catalog = Catalog::Open(dir);
   ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
   auto names = [&]() -> Result<std::vector<std::string>> {
