@@ -88,11 +88,11 @@ Result<std::optional<ConsumerPosition>> ReadConsumerPosition(const std::string& 
   return std::optional<ConsumerPosition>(p);
 }
 
-Result<std::optional<int64_t>> MinConsumerNextSnapshot(const std::string& table_path) {
+Result<std::vector<std::pair<std::string, int64_t>>> ListConsumers(const std::string& table_path) {
   const std::string dir = ConsumerDir(table_path);
+  std::vector<std::pair<std::string, int64_t>> out;
   TRIB_ASSIGN_OR_RETURN(bool exists, io::LocalFs().Exists(dir));
-  std::optional<int64_t> min;
-  if (!exists) return min;
+  if (!exists) return out;
   TRIB_ASSIGN_OR_RETURN(auto entries, io::LocalFs().ListDir(dir));
   for (const auto& e : entries) {
     if (e.is_dir || e.name.rfind(kConsumerPrefix, 0) != 0) continue;
@@ -103,8 +103,16 @@ Result<std::optional<int64_t>> MinConsumerNextSnapshot(const std::string& table_
       return text.status();
     }
     TRIB_ASSIGN_OR_RETURN(int64_t next, ParseConsumer(*text, path));
-    min = min ? std::min(*min, next) : next;
+    out.emplace_back(e.name.substr(std::string(kConsumerPrefix).size()), next);
   }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::optional<int64_t>> MinConsumerNextSnapshot(const std::string& table_path) {
+  TRIB_ASSIGN_OR_RETURN(auto consumers, ListConsumers(table_path));
+  std::optional<int64_t> min;
+  for (const auto& [id, next] : consumers) min = min ? std::min(*min, next) : next;
   return min;
 }
 

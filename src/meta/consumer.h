@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/path_names.h"
 #include "tributary/result.h"
@@ -34,6 +36,8 @@ Status WriteConsumerPosition(const std::string& table_path, const std::string& i
 // consumer file (an older one, or one Paimon's writer left) counts only where it is ahead.
 Result<std::optional<ConsumerPosition>> ReadConsumerPosition(const std::string& table_path,
                                                              const std::string& id);
+// The table's consumers and their next snapshots, by id.
+Result<std::vector<std::pair<std::string, int64_t>>> ListConsumers(const std::string& table_path);
 // The smallest next snapshot of the table's consumers; nullopt when it has none.
 Result<std::optional<int64_t>> MinConsumerNextSnapshot(const std::string& table_path);
 // Removes the consumers last written before `older_than_millis` ('consumer.expiration-time':

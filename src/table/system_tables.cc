@@ -10,6 +10,7 @@
 #include "format/binary_row.h"
 #include "io/file_system.h"
 #include "meta/branches.h"
+#include "meta/consumer.h"
 #include "meta/partition_marker.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
@@ -108,6 +109,17 @@ Result<SystemTableData> Tags(const std::string& path) {
     d.rows.push_back({S(name), I(s->id), I(s->schema_id), Millis(s->time_millis),
                       OptI(s->total_record_count), std::move(create_time), Value()});
   }
+  return d;
+}
+
+// $consumers: one row per consumer (Paimon's ConsumersTable columns): a named streaming reader's
+// or a streaming job's next snapshot, which expiration keeps.
+Result<SystemTableData> Consumers(const std::string& path) {
+  SystemTableData d;
+  d.fields = {F("consumer_id", DataType::String().NotNull()),
+              F("next_snapshot_id", DataType::BigInt().NotNull())};
+  TRIB_ASSIGN_OR_RETURN(auto consumers, meta::ListConsumers(path));
+  for (auto& [id, next] : consumers) d.rows.push_back({S(id), I(next)});
   return d;
 }
 
@@ -573,8 +585,8 @@ Status ToChangeTableRows(const std::string& name, const TableSchema& schema, Row
 Result<SystemTableData> ReadSystemTable(const std::string& path, const std::string& name,
                                         const std::map<std::string, std::string>& options) {
   static const std::vector<std::string> kNames = {
-      "snapshots", "files",  "options", "schemas",  "partitions", "row_tracking", "audit_log",
-      "changelog", "binlog", "tags",    "branches", "manifests",  "table_indexes"};
+      "snapshots", "files",  "options", "schemas",  "partitions", "row_tracking",  "audit_log",
+      "changelog", "binlog", "tags",    "branches", "manifests",  "table_indexes", "consumers"};
   // A hint must do what it says: each is refused by name where it means nothing.
   static const std::set<std::string> kTravel = {"scan.snapshot-id", "scan.timestamp-millis",
                                                 "scan.tag-name", "scan.watermark", "scan.mode"};
@@ -593,6 +605,7 @@ Result<SystemTableData> ReadSystemTable(const std::string& path, const std::stri
   if (name == "snapshots") return Snapshots(path);
   if (name == "schemas") return Schemas(path);
   if (name == "tags") return Tags(path);
+  if (name == "consumers") return Consumers(path);
   meta::SchemaManager sm(path);
   TRIB_ASSIGN_OR_RETURN(auto schema, sm.Latest());
   if (name == "files") return Files(path, *schema);

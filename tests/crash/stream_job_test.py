@@ -14,14 +14,19 @@ them, killed and restarted the same way: every source row that passes the filter
 exactly once.
 Part B also: SIGTERM stops a job cleanly (its rows committed); a restart after a clean stop
 writes nothing again; EXPLAIN shows the job; a second process running the same job is refused.
-Part C, refusals: an append sink fed by a primary-key table's changes, a job through an
-operator that holds state (a top-N), a statement reading other sources under a job name that
+Part C, refusals: an append sink fed by a primary-key table's changes, a top-N whose source
+does not start from a snapshot whole, a statement reading other sources under a job name that
 read others, a column count that does not match, VALUES in a streaming statement set.
 Part D, a statement set: one job feeding two sinks, killed and restarted: each sink gets every
 row once, committed by its part of the job.
 Part E, a delta join (no join state: each side's changes joined with the other side's table at
 the snapshot its stream has reached) into a primary-key sink, killed and restarted: the sink
 equals the batch join.
+Part F, the sink's changelog of a job killed at random moments equals an uninterrupted job's.
+Part G, a UNION ALL of two streams into an append sink: every row exactly once.
+Part H, a top-N (ties by the rows' values) into a primary-key sink, killed and restarted (the
+top-N rebuilt from the source's snapshot before the job's position): the sink equals the batch
+query and its changelog an uninterrupted job's.
 Python 3 standard library; the binary is the only other thing it runs.
 """
 import argparse
@@ -203,8 +208,9 @@ def part_c(t):
                    "doesn't support consuming update and delete changes",
                    "an append sink fed by a primary-key table")
     expect_refused(t, "INSERT INTO snk SELECT id, v, 'x' FROM (SELECT id, v, ROW_NUMBER() OVER "
-                      "(PARTITION BY id ORDER BY v DESC) AS rn FROM src) WHERE rn = 1",
-                   "not supported yet", "a job through a top-N")
+                      "(PARTITION BY id ORDER BY v DESC) AS rn FROM src /*+ OPTIONS("
+                      "'scan.startup.mode' = 'latest') */) WHERE rn = 1",
+                   "reads its source from a snapshot whole first", "a top-N from 'latest'")
     expect_refused(t, "INSERT INTO snk SELECT id, v FROM src", "expects 3 columns",
                    "a column count that does not match")
     # The job 'copier' read `log` into `copy`; a statement reading another table into `copy`
@@ -347,6 +353,75 @@ def part_g(t, rng, rounds):
           (kills, len(got)))
 
 
+def part_h(t, rng, rounds):
+    """A top-N (Flink's pattern: the two highest amounts per category, ties by the rows' values)
+    into a primary-key sink, killed at random moments and restarted: the restart rebuilds the
+    top-N from the source's rows at the job's position and writes nothing for them. The sink
+    then equals the batch query, and its changelog (every change stored, 'changelog-producer' =
+    'input') equals that of the same job run alongside without a kill."""
+    t.sql("CREATE TABLE scores (id INT PRIMARY KEY NOT ENFORCED, cat INT, amt INT) "
+          "WITH ('bucket' = '2')")
+    for sink in ("best", "best_once"):
+        t.sql("CREATE TABLE %s (cat INT, rn BIGINT, id INT, amt INT, "
+              "PRIMARY KEY (cat, rn) NOT ENFORCED) WITH ('changelog-producer' = 'input')" % sink)
+    select = ("SELECT cat, rn, id, amt FROM (SELECT id, cat, amt, ROW_NUMBER() OVER "
+              "(PARTITION BY cat ORDER BY amt DESC) AS rn FROM scores WHERE amt > 0) "
+              "WHERE rn <= 2")
+    statement = "INSERT INTO best " + select
+    once = start_job(t, "INSERT INTO best_once " + select, name="ranker_once")
+    job = start_job(t, statement, name="ranker")
+    # Both follow the source from its first change: each job's consumer appears as it opens.
+    deadline = time.time() + 30
+    while True:
+        ids = set(r["consumer_id"] for r in t.query("SELECT consumer_id FROM scores$consumers"))
+        if {"job-ranker-0", "job-ranker_once-0"} <= ids:
+            break
+        if time.time() > deadline:
+            raise Failure("part H: the jobs did not open their sources: %s" % sorted(ids))
+        time.sleep(0.05)
+    kills = 0
+    for _ in range(rounds):
+        values = []
+        for _ in range(rng.randint(1, 5)):
+            # Few amounts, so ranks tie.
+            values.append("(%d, %d, %d)" % (rng.randint(1, 25), rng.randint(1, 3),
+                                            rng.randint(0, 6)))
+        t.sql("INSERT INTO scores VALUES " + ", ".join(values))
+        if rng.random() < 0.25:
+            t.sql("DELETE FROM scores WHERE id = %d" % rng.randint(1, 25))
+        job, k = maybe_kill(t, rng, job, statement, 0.3, name="ranker")
+        kills += k
+    catch_up(t, job, statement, "the ranker's last run", name="ranker")
+    time.sleep(0.5)
+    once.send_signal(signal.SIGTERM)
+    finish(once, "the ranker run once")
+    # Ties rank by the rows' values: the id first.
+    want = rows(t, "SELECT cat, rn, id, amt FROM (SELECT id, cat, amt, ROW_NUMBER() OVER "
+                   "(PARTITION BY cat ORDER BY amt DESC, id) AS rn FROM scores WHERE amt > 0) "
+                   "WHERE rn <= 2")
+    got = rows(t, "SELECT cat, rn, id, amt FROM best")
+    if got != want:
+        raise Failure("part H: after %d kills the top-N's sink differs from the batch query:\n"
+                      "  sink:  %s\n  query: %s" % (kills, got, want))
+    got_log, want_log = changelog(t, "best"), changelog(t, "best_once")
+    if got_log != want_log:
+        raise Failure("part H: after %d kills the top-N sink's changelog differs from an "
+                      "uninterrupted job's:\n  killed: %s\n  once:   %s" %
+                      (kills, got_log, want_log))
+    # The snapshot the top-N is rebuilt from is kept by a consumer of its own.
+    # The job's consumer follows it (expiration is not held back); the snapshot before it, the
+    # one the top-N is rebuilt from, is kept by a consumer of its own.
+    consumers = dict((r["consumer_id"], r["next_snapshot_id"])
+                     for r in t.query("SELECT * FROM scores$consumers"))
+    latest = max(s["snapshot_id"] for s in t.snapshots("scores"))
+    if consumers.get("job-ranker-0") != latest + 1 or \
+            consumers.get("job-ranker-0-state") != latest:
+        raise Failure("part H: the job's consumers are not at snapshot %d and the one before: "
+                      "%s" % (latest + 1, consumers))
+    print("part H: a top-N job's sink and changelog equal an uninterrupted job's after %d "
+          "kill(s), %d rows" % (kills, len(got)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -365,6 +440,7 @@ def main():
             part_e(t, rng, 2 * args.rounds)
             part_f(t, rng, args.rounds)
             part_g(t, rng, args.rounds)
+            part_h(t, rng, args.rounds)
         except Failure as e:
             print("FAIL stream_job_test (seed %d): %s" % (args.seed, e))
             return 1

@@ -51,6 +51,11 @@ class Operator {
   // (StreamScan::position) say exactly what was delivered: what a streaming job needs of every
   // operator between its sources and its sink. Default: no.
   virtual bool PassesPositions() const { return false; }
+  // Streaming, of an operator that does not pass positions on: whether what it holds is a
+  // function of its input's current rows alone (a top-N that breaks ties by value holds every
+  // current row), so a streaming job restarted at a source position rebuilds it by reading the
+  // source's rows as of the snapshot before that position, emitting nothing. Default: no.
+  virtual bool StateFromInputRows() const { return false; }
 
  protected:
   std::vector<Field> fields_;

@@ -29,7 +29,8 @@ class StreamJobSources {
   virtual void Opened(Table& table, StreamScan* stream, bool insert_only) = 0;
 };
 
-// Makes `job` the one the streams opened on this thread report to while alive.
+// Makes `job` the one the streams opened on this thread report to while alive, and plans the
+// query as a job's (a top-N breaks ties by value). `job` may be null: a job's query explained.
 class StreamJobScope {
  public:
   explicit StreamJobScope(StreamJobSources* job);
@@ -39,6 +40,7 @@ class StreamJobScope {
 
  private:
   StreamJobSources* previous_;
+  bool previous_in_job_;
 };
 
 // `table`'s stream with `options`, through the job in scope if any.

@@ -28,12 +28,18 @@ namespace planner {
 
 namespace {
 thread_local StreamJobSources* t_stream_job = nullptr;
+thread_local bool t_in_job = false;  // planning a job's query (also for EXPLAIN: no sources)
 }  // namespace
 
-StreamJobScope::StreamJobScope(StreamJobSources* job) : previous_(t_stream_job) {
+StreamJobScope::StreamJobScope(StreamJobSources* job)
+    : previous_(t_stream_job), previous_in_job_(t_in_job) {
   t_stream_job = job;
+  t_in_job = true;
 }
-StreamJobScope::~StreamJobScope() { t_stream_job = previous_; }
+StreamJobScope::~StreamJobScope() {
+  t_stream_job = previous_;
+  t_in_job = previous_in_job_;
+}
 
 Result<std::unique_ptr<StreamScan>> OpenStream(Table& table, StreamOptions* options,
                                                bool insert_only) {
@@ -555,11 +561,15 @@ Result<OperatorPtr> OpenStreamingTopN(const QueryContext& session, const SelectS
     RemapColumns(call.order_by[i].get(), slot);
     describe += (i ? ", " : "") + name(*call.order_by[i]) + (call.descending[i] ? " DESC" : "");
   }
-  describe += ", the first " + std::to_string(*sub.top_n) +
+  // In a job, ties rank by the rows' values, not by arrival: what the top-N holds is then the
+  // input's current rows alone, which a restart rebuilds from a snapshot (session/stream_job.cc).
+  const bool in_job = t_in_job;
+  describe += std::string(in_job ? " (ties by the rows' values)" : "") + ", the first " +
+              std::to_string(*sub.top_n) +
               " rows kept and their changes emitted; every current row of the input held";
   const int rn_column = static_cast<int>(op->fields().size());
   op = MakeStreamingTopN(std::move(op), std::move(call.partition_by), std::move(call.order_by),
-                         call.descending, call.nulls_first, *sub.top_n, describe);
+                         call.descending, call.nulls_first, *sub.top_n, in_job, describe);
   // The subquery's select list over [op, its input's columns, rn], then the outer query.
   std::vector<int> sub_slot = slot;
   sub_slot.resize(sub.scope.columns.size(), -1);

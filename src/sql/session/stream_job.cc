@@ -25,6 +25,7 @@
 #include "common/path_names.h"
 #include "io/file_system.h"
 #include "meta/consumer.h"
+#include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "options/core_options.h"
 #include "options/option_keys.h"
@@ -70,6 +71,12 @@ std::string ConsumerId(const std::string& job, size_t index) {
     id += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
   }
   return id + "-" + std::to_string(index);
+}
+
+// The consumer that keeps the snapshot a job's top-N is rebuilt from (the one before the job's
+// position in its `index`-th source) from expiring.
+std::string StateConsumerId(const std::string& job, size_t index) {
+  return ConsumerId(job, index) + "-state";
 }
 
 // The job's last commit into the sink at `path`: the newest snapshot its commit user published
@@ -191,10 +198,17 @@ class JobSources : public planner::StreamJobSources {
     std::string path;
     StreamScan* stream = nullptr;
     bool insert_only = true;
+    // Resuming a job whose top-N is rebuilt: the stream reads the snapshot before the job's
+    // position whole first; the changes it returns until it has a position are that rebuild.
+    bool rebuilding = false;
+    std::optional<int64_t> rebuilt_from;  // that snapshot
   };
 
-  JobSources(std::string job, std::vector<RecordedSource> recorded)
-      : job_(std::move(job)), recorded_(std::move(recorded)) {}
+  // `rebuilds_state`: the job's query holds state that its sources' rows rebuild (a top-N):
+  // a source resumed at snapshot S is read from snapshot S - 1 whole, and snapshot S - 1 kept
+  // from expiring by a consumer of its own.
+  JobSources(std::string job, std::vector<RecordedSource> recorded, bool rebuilds_state)
+      : job_(std::move(job)), recorded_(std::move(recorded)), rebuilds_state_(rebuilds_state) {}
 
   Status Opening(Table& table, StreamOptions* options) override {
     const size_t index = sources_.size();
@@ -226,7 +240,43 @@ class JobSources : public planner::StreamJobSources {
       const Position c{consumer->next_snapshot, consumer->offset};
       if (!at || c > *at) at = c;
     }
-    if (at) {
+    if (rebuilds_state_ && options->startup_mode != "full" &&
+        options->startup_mode != "from-snapshot-full" &&
+        options->startup_mode != "compacted-full") {
+      return Status::NotSupported(
+          "a streaming INSERT through a top-N reads its source from a snapshot whole first "
+          "('scan.startup.mode' = 'full', the default, or 'scan.mode' = 'from-snapshot-full' / "
+          "'compacted-full'), not from '" +
+          options->startup_mode + "' (" + src.table +
+          "): a restart rebuilds the top-N from the source's rows (not supported yet)");
+    }
+    if (at && rebuilds_state_ && at->first > 1) {
+      // The top-N is rebuilt from the rows of the snapshot before the position (its rows count
+      // as delivered: the job writes nothing for them), then the stream goes on from there.
+      if (at->second != 0) {
+        return Status::NotSupported("job '" + job_ + "' stopped inside snapshot " +
+                                    std::to_string(at->first) + " of " + src.table +
+                                    ": its top-N cannot be rebuilt there (not supported yet)");
+      }
+      const int64_t from = at->first - 1;
+      TRIB_ASSIGN_OR_RETURN(bool exists,
+                            io::LocalFs().FileExists(meta::SnapshotPath(src.path, from)));
+      if (!exists) {
+        return Status::Invalid("job '" + job_ + "' resumes " + src.table + " at snapshot " +
+                               std::to_string(at->first) + ", but snapshot " +
+                               std::to_string(from) +
+                               ", whose rows rebuild its top-N, has expired; give the job "
+                               "another name (SET 'pipeline.name' = '...') to start over");
+      }
+      TRIB_RETURN_NOT_OK(meta::WriteConsumerPosition(
+          src.path, options->consumer_id, meta::ConsumerPosition{at->first, at->second}));
+      options->startup_mode = "from-snapshot-full";
+      options->startup_snapshot_id = from;
+      options->startup_timestamp_millis.reset();
+      options->consumer_ignore_progress = true;
+      src.rebuilding = true;
+      src.rebuilt_from = from;
+    } else if (at) {
       // The stream resumes at the consumer's position: set it to where the job resumes.
       TRIB_RETURN_NOT_OK(meta::WriteConsumerPosition(
           src.path, options->consumer_id, meta::ConsumerPosition{at->first, at->second}));
@@ -242,6 +292,34 @@ class JobSources : public planner::StreamJobSources {
   }
 
   const std::vector<Source>& sources() const { return sources_; }
+
+  // Whether the changes read so far are a rebuild's (a source still reading the snapshot its
+  // top-N is rebuilt from): what they produce is not written.
+  bool Rebuilding() {
+    bool any = false;
+    for (Source& s : sources_) {
+      if (s.rebuilding && !s.stream->position()) {
+        any = true;
+      } else {
+        s.rebuilding = false;
+      }
+    }
+    return any;
+  }
+
+  // After a commit (every change returned so far written): each source's consumer moves to its
+  // stream's position; a job that rebuilds state keeps the snapshot before it too.
+  Status Checkpoint() const {
+    for (const Source& s : sources_) TRIB_RETURN_NOT_OK(s.stream->Checkpoint());
+    if (!rebuilds_state_) return Status::OK();
+    for (size_t i = 0; i < sources_.size(); i++) {
+      const std::optional<Position> p = sources_[i].stream->position();
+      if (!p || p->first <= 1) continue;
+      TRIB_RETURN_NOT_OK(meta::WriteConsumerPosition(sources_[i].path, StateConsumerId(job_, i),
+                                                     meta::ConsumerPosition{p->first - 1, 0}));
+    }
+    return Status::OK();
+  }
 
   // The sources' positions as a snapshot property; nullopt while one has none yet (a start-up
   // still reading its first snapshot whole).
@@ -262,17 +340,21 @@ class JobSources : public planner::StreamJobSources {
  private:
   std::string job_;
   std::vector<RecordedSource> recorded_;
+  bool rebuilds_state_;
   std::vector<Source> sources_;
 };
 
-// Every operator between the sources and the sink passes positions on (PassesPositions), else
-// the operator that does not.
-const Operator* HoldsState(const Operator& op) {
-  if (!op.PassesPositions()) return &op;
-  for (const Operator* c : op.children()) {
-    if (const Operator* held = HoldsState(*c)) return held;
-  }
-  return nullptr;
+// The operators between the sources and the sink that do not pass positions on
+// (PassesPositions): they hold state.
+void StateHolders(const Operator& op, std::vector<const Operator*>* out) {
+  if (!op.PassesPositions()) out->push_back(&op);
+  for (const Operator* c : op.children()) StateHolders(*c, out);
+}
+
+// Whether `q` is Flink's top-N pattern (a subquery in FROM: the only one a streaming query
+// plans, streaming_query.cc), whose state a restarted job rebuilds from its source's rows.
+bool IsTopNPattern(const SelectStmt& q) {
+  return q.set_operands.empty() && q.from && q.from->subquery;
 }
 
 }  // namespace
@@ -325,19 +407,25 @@ Result<std::unique_ptr<StreamJob>> Session::PrepareJob(const InsertStmt& s,
   auto last = FindLastCommit(j->sink->path(), j->name);
   if (!last.ok()) return ErrorAt(s.name.pos, last.status().message());
   j->sources = std::make_unique<JobSources>(
-      j->name, *last ? (*last)->sources : std::vector<RecordedSource>{});
+      j->name, *last ? (*last)->sources : std::vector<RecordedSource>{}, IsTopNPattern(*s.source));
   j->identifier = *last ? (*last)->identifier : 0;
   {
     planner::StreamJobScope in_job(j->sources.get());
     TRIB_ASSIGN_OR_RETURN(j->root, OpenStreamingQuery(*this, *s.source, stream_idle_timeout_));
   }
-  if (const Operator* held = HoldsState(*j->root)) {
+  // Exactly once needs every operator between the sources and the sink to hold nothing across
+  // changes, or only what the sources' rows at the job's position rebuild (a top-N).
+  std::vector<const Operator*> held;
+  StateHolders(*j->root, &held);
+  if (held.size() > 1 ||
+      (held.size() == 1 && (!held[0]->StateFromInputRows() || j->sources->sources().size() != 1))) {
+    const Operator* bad = held[0]->StateFromInputRows() && held.size() > 1 ? held[1] : held[0];
     return NotSupportedAt(s.source->pos,
-                          "a streaming INSERT through '" + held->Describe() +
+                          "a streaming INSERT through '" + bad->Describe() +
                               "' is not supported yet: a job runs projections, filters, "
-                              "functions, lookup joins and delta joins (exactly once needs every "
-                              "operator between its sources and its sink to hold nothing across "
-                              "changes)");
+                              "functions, lookup joins, delta joins and the top-N pattern "
+                              "(exactly once needs every other operator between its sources and "
+                              "its sink to hold nothing across changes)");
   }
   const std::vector<Field>& in = j->root->fields();
   if (in.size() != fields.size() + 1) {
@@ -417,7 +505,9 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
       std::fprintf(stderr, "warning: %s\n", w.c_str());
     }
     if (snapshot) commits++;
-    TRIB_RETURN_NOT_OK(j.root->Checkpoint(std::nullopt));
+    // Every change the sources returned has been written: their consumers move to their
+    // positions (directly: a top-N does not pass Checkpoint on).
+    TRIB_RETURN_NOT_OK(j.sources->Checkpoint());
     if (control) {
       std::lock_guard<std::mutex> lock(control->mu);
       control->rows_read = rows_in;
@@ -502,6 +592,9 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
         break;
       }
       if (!*more) break;
+      // A top-N being rebuilt from the snapshot before the job's position: its changes were
+      // written before the restart.
+      if (j.sources->Rebuilding()) continue;
       for (Row& r : BatchRows(batch)) {
         failed = write(r);
         if (!failed.ok()) break;
@@ -598,12 +691,21 @@ Result<StatementResult> Session::ExplainStreamingInsert(const InsertStmt& s) {
           (r.position.second ? " (after " + std::to_string(r.position.second) + " of its changes)"
                              : std::string()) +
           " (the job's commit " + std::to_string((*last)->identifier) +
-          ", or its consumer's position if later)";
+          ", or its consumer's position if later)" +
+          (IsTopNPattern(*s.source) && r.position.first > 1
+               ? "; its top-N is rebuilt first from the rows of the snapshot before (" +
+                     std::to_string(r.position.first - 1) +
+                     " if still so), nothing written for them"
+               : std::string());
     }
   } else {
     plan += "\n  first run: each source starts at its start-up mode";
   }
-  TRIB_ASSIGN_OR_RETURN(std::string query, ExplainQuery(*this, *s.source));
+  std::string query;
+  {
+    planner::StreamJobScope as_job(nullptr);
+    TRIB_ASSIGN_OR_RETURN(query, ExplainQuery(*this, *s.source));
+  }
   size_t start = 0;
   while (start <= query.size()) {
     size_t end = query.find('\n', start);

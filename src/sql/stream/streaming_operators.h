@@ -60,13 +60,16 @@ OperatorPtr MakeLookupJoin(OperatorPtr child, std::unique_ptr<Table> table,
                            LookupCacheOptions cache, std::string description);
 // Flink's top-N over a stream of changes (column 0 of `child` its op: +I, -U, +U, -D): each
 // partition's rows (`partition_by`, over the child's columns) ranked by `order_by`
-// (`descending`, `nulls_first`; ties by arrival) with ROW_NUMBER(), and the changes of its first
-// `n` rows emitted: the child's columns, then `rn` (BIGINT). A rank taken over by another row is
-// -U / +U, a rank emptied -D, a new rank +I. Holds every current row of the input (a retraction
-// in the first n brings the next row up). In streaming_rank.cc.
+// (`descending`, `nulls_first`; ties by arrival, or with `ties_by_value` by the rows' values, so
+// that what it holds depends on its input's current rows alone: Operator::StateFromInputRows)
+// with ROW_NUMBER(), and the changes of its first `n` rows emitted: the child's columns, then `rn`
+// (BIGINT). A rank taken over by another row is -U / +U, a rank emptied -D, a new rank +I. Holds
+// every current row of the input (a retraction in the first n brings the next row up). In
+// streaming_rank.cc.
 OperatorPtr MakeStreamingTopN(OperatorPtr child, std::vector<BoundExprPtr> partition_by,
                               std::vector<BoundExprPtr> order_by, std::vector<bool> descending,
-                              std::vector<bool> nulls_first, int64_t n, std::string description);
+                              std::vector<bool> nulls_first, int64_t n, bool ties_by_value,
+                              std::string description);
 // One side of a delta join: its table, its stream (StreamOptions::with_change_metadata, every
 // column) and the columns its join equalities compare, pairwise with the other side's.
 struct DeltaJoinSide {

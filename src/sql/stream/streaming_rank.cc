@@ -13,7 +13,9 @@ namespace tributary::sql {
 namespace {
 
 // One current row of the input, ordered within its partition by its ORDER BY values, then by
-// arrival (a row that ties with an earlier one ranks after it).
+// arrival (a row that ties with an earlier one ranks after it) or, in a streaming job, by the
+// row's values (so a restart that reads the input's rows in another order holds them ranked
+// alike).
 struct Ranked {
   Row order;  // the ORDER BY values
   int64_t arrival = 0;
@@ -24,13 +26,15 @@ class StreamingTopNOperator : public Operator {
  public:
   StreamingTopNOperator(OperatorPtr child, std::vector<BoundExprPtr> partition_by,
                         std::vector<BoundExprPtr> order_by, std::vector<bool> descending,
-                        std::vector<bool> nulls_first, int64_t n, std::string description)
+                        std::vector<bool> nulls_first, int64_t n, bool ties_by_value,
+                        std::string description)
       : child_(std::move(child)),
         partition_by_(std::move(partition_by)),
         order_by_(std::move(order_by)),
         descending_(std::move(descending)),
         nulls_first_(std::move(nulls_first)),
         n_(static_cast<size_t>(std::max<int64_t>(0, n))),
+        ties_by_value_(ties_by_value),
         description_(std::move(description)) {
     fields_ = child_->fields();
     fields_.push_back(
@@ -38,6 +42,7 @@ class StreamingTopNOperator : public Operator {
   }
   std::string Describe() const override { return description_; }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
+  bool StateFromInputRows() const override { return ties_by_value_; }
 
   Result<bool> Next(ColumnBatch* out) override {
     while (true) {
@@ -59,6 +64,18 @@ class StreamingTopNOperator : public Operator {
       for (size_t k = 0; k < a.order.size(); k++) {
         const int c = op->CompareKey(a.order[k], b.order[k], k);
         if (c != 0) return c < 0;
+      }
+      if (op->ties_by_value_) {
+        for (size_t k = 0; k < a.row.size() && k < b.row.size(); k++) {
+          const Value& x = a.row[k];
+          const Value& y = b.row[k];
+          if (x.is_null() || y.is_null()) {
+            if (x.is_null() != y.is_null()) return x.is_null();
+            continue;
+          }
+          const int c = CompareSame(x, y);
+          if (c != 0) return c < 0;
+        }
       }
       return a.arrival < b.arrival;
     }
@@ -110,6 +127,7 @@ class StreamingTopNOperator : public Operator {
     } else {
       // The retracted row: the first held row with these ORDER BY values and these columns.
       r.arrival = INT64_MIN;
+      if (ties_by_value_) r.row = row;
       for (auto at = p.lower_bound(r); at != p.end(); ++at) {
         bool same_order = true;
         for (size_t k = 0; k < r.order.size() && same_order; k++) {
@@ -152,6 +170,7 @@ class StreamingTopNOperator : public Operator {
   std::vector<BoundExprPtr> partition_by_, order_by_;
   std::vector<bool> descending_, nulls_first_;
   size_t n_;
+  bool ties_by_value_;
   std::string description_;
   std::unordered_map<std::string, Partition> partitions_;
   int64_t next_arrival_ = 0;
@@ -161,10 +180,11 @@ class StreamingTopNOperator : public Operator {
 
 OperatorPtr MakeStreamingTopN(OperatorPtr child, std::vector<BoundExprPtr> partition_by,
                               std::vector<BoundExprPtr> order_by, std::vector<bool> descending,
-                              std::vector<bool> nulls_first, int64_t n, std::string description) {
-  return std::make_unique<StreamingTopNOperator>(std::move(child), std::move(partition_by),
-                                                 std::move(order_by), std::move(descending),
-                                                 std::move(nulls_first), n, std::move(description));
+                              std::vector<bool> nulls_first, int64_t n, bool ties_by_value,
+                              std::string description) {
+  return std::make_unique<StreamingTopNOperator>(
+      std::move(child), std::move(partition_by), std::move(order_by), std::move(descending),
+      std::move(nulls_first), n, ties_by_value, std::move(description));
 }
 
 }  // namespace tributary::sql
