@@ -371,6 +371,16 @@ Status FileSystem::WriteCopy(const std::string& /*from*/, const std::string& pat
   return WriteFile(path, data);
 }
 
+Result<std::optional<std::string>> FileSystem::WriteIfTag(const std::string& path, std::string_view,
+                                                          const std::optional<std::string>&) {
+  return Status::NotSupported("conditional writes by entity tag are not supported for '" + path +
+                              "'");
+}
+
+Result<std::pair<std::string, std::string>> FileSystem::ReadWithTag(const std::string& path) {
+  return Status::NotSupported("entity tags are not supported for '" + path + "'");
+}
+
 namespace {
 FileSystem& PosixFs() {
   static LocalFileSystem fs;
@@ -399,6 +409,13 @@ class RoutingFileSystem : public FileSystem {
   }
   Result<bool> WriteFileIfAbsent(const std::string& p, std::string_view d) override {
     return For(p).WriteFileIfAbsent(p, d);
+  }
+  Result<std::optional<std::string>> WriteIfTag(const std::string& p, std::string_view d,
+                                                const std::optional<std::string>& tag) override {
+    return For(p).WriteIfTag(p, d, tag);
+  }
+  Result<std::pair<std::string, std::string>> ReadWithTag(const std::string& p) override {
+    return For(p).ReadWithTag(p);
   }
   Status WriteCopy(const std::string& from, const std::string& p, std::string_view d) override {
     return For(p).WriteCopy(from, p, d);

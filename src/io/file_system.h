@@ -81,6 +81,16 @@ class FileSystem {
   virtual Status RenameDir(const std::string& from, const std::string& to);
   // Object storage, not a local disk: no directories, no locks, no rename.
   virtual bool IsRemote() const { return false; }
+  // Object storage's compare-and-swap, for leases (a local disk has flock instead): writes
+  // `data` at `path` only if no object is there (`expected_tag` nullopt: If-None-Match: *) or
+  // only if the object's entity tag is still `expected_tag` (If-Match). Returns the entity tag
+  // of what it wrote, or nullopt when the condition did not hold (nothing written).
+  // NotSupported where the store has no such writes.
+  virtual Result<std::optional<std::string>> WriteIfTag(
+      const std::string& path, std::string_view data,
+      const std::optional<std::string>& expected_tag);
+  // The object's bytes and entity tag (for WriteIfTag); NotFound when there is none.
+  virtual Result<std::pair<std::string, std::string>> ReadWithTag(const std::string& path);
 };
 
 // A whole local file mapped read-only into memory (data files are immutable once written, so

@@ -699,6 +699,56 @@ Result<bool> S3FileSystem::WriteFileIfAbsent(const std::string& path, std::strin
   return true;
 }
 
+Result<std::optional<std::string>> S3FileSystem::WriteIfTag(
+    const std::string& path, std::string_view data,
+    const std::optional<std::string>& expected_tag) {
+  TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  if (!conditional_ok_) {
+    const size_t slash = path.rfind('/');
+    TRIB_ASSIGN_OR_RETURN(bool ok, ProbeConditionalWrites(path.substr(0, slash)));
+    conditional_ok_ = ok;
+  }
+  if (!*conditional_ok_) {
+    return Status::NotSupported("the S3 store at " + config_.endpoint +
+                                " ignores conditional writes, so '" + key +
+                                "' cannot be written as a lease");
+  }
+  const std::string condition =
+      expected_tag ? "If-Match: " + *expected_tag : std::string("If-None-Match: *");
+  TRIB_ASSIGN_OR_RETURN(Response r, Request("PUT", key, "", data, {condition}));
+  Forget(key);
+  if (r.status == 412 || r.status == 409 || r.status == 404) {
+    // The condition did not hold, or an earlier attempt of this request (its answer lost, the
+    // request retried) wrote the object itself: its bytes say which (a lease names its holder
+    // and its expiry).
+    TRIB_ASSIGN_OR_RETURN(Response held, Request("GET", key, "", {}, {}));
+    if (held.status == 200 && held.body == data && held.headers.count("etag")) {
+      return std::optional<std::string>(held.headers["etag"]);
+    }
+    return std::optional<std::string>();
+  }
+  if (r.status != 200) return Fail("conditional PUT", key, r);
+  auto tag = r.headers.find("etag");
+  if (tag == r.headers.end()) {
+    return Status::IOError("the S3 store at " + config_.endpoint + " answered a PUT of '" + key +
+                           "' without an ETag");
+  }
+  return std::optional<std::string>(tag->second);
+}
+
+Result<std::pair<std::string, std::string>> S3FileSystem::ReadWithTag(const std::string& path) {
+  TRIB_ASSIGN_OR_RETURN(std::string key, KeyOf(path));
+  TRIB_ASSIGN_OR_RETURN(Response r, Request("GET", key, "", {}, {}));
+  if (r.status == 404) return Status::NotFound("'" + path + "' does not exist");
+  if (r.status != 200) return Fail("GET", key, r);
+  auto tag = r.headers.find("etag");
+  if (tag == r.headers.end()) {
+    return Status::IOError("the S3 store at " + config_.endpoint + " answered a GET of '" + key +
+                           "' without an ETag");
+  }
+  return std::make_pair(std::move(r.body), tag->second);
+}
+
 Result<bool> S3FileSystem::ProbeConditionalWrites(const std::string& dir) {
   TRIB_ASSIGN_OR_RETURN(std::string prefix, KeyOf(dir));
   std::mt19937_64 rng(std::random_device{}());

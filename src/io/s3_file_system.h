@@ -69,6 +69,10 @@ class S3FileSystem : public FileSystem {
                                                    int64_t length) override;
   Status WriteFile(const std::string& path, std::string_view data) override;
   Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) override;
+  Result<std::optional<std::string>> WriteIfTag(
+      const std::string& path, std::string_view data,
+      const std::optional<std::string>& expected_tag) override;
+  Result<std::pair<std::string, std::string>> ReadWithTag(const std::string& path) override;
   Result<bool> Exists(const std::string& path) override;
   Result<bool> FileExists(const std::string& path) override;
   Result<std::optional<std::string>> Version(const std::string& path) override;

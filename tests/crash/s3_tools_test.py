@@ -25,7 +25,12 @@ D. A commit whose conditional PUT of snapshot-N was stored but answered 503 (the
    lost-answer fault): the retry finds the name taken by its own bytes and the commit stands,
    once: no error, no second snapshot with the same rows.
 
-Usage: s3_tools_test.py [--binary build/tributary] [--parts ABCD]   (default: B, C and D)
+E. A streaming job's lease (the one-process rule on object storage): a second process is refused
+   while the job runs and while a killed holder's lease has not run out; a lease that ran out is
+   taken over and the job resumes where it committed; a job whose lease another process took
+   stops with the reason.
+
+Usage: s3_tools_test.py [--binary build/tributary] [--parts ABCDE]   (default: B, C, D and E)
 Python 3 standard library only.
 """
 import argparse
@@ -564,13 +569,121 @@ def part_d(binary, s3):
                       "(expected [1, 2]) and snapshots %r (expected [1, 2])" % (rows, snaps))
 
 
+# --- E. A streaming job's lease on object storage ------------------------------------------
+
+JOB_PRELUDE = ("SET 'execution.runtime-mode' = 'streaming';\n"
+               "SET 'execution.checkpointing.interval' = '200 ms';\n"
+               "SET 'pipeline.name' = 'copier';\n")
+
+
+def put_object(s3, key, body):
+    """PUTs `body` at `key` straight to s3rver, as another process's write."""
+    conn = http.client.HTTPConnection("127.0.0.1", s3.port, timeout=TIMEOUT_S)
+    now = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    conn.request("PUT", "/tb/" + key, body=body, headers={
+        "x-amz-date": now, "x-amz-content-sha256": hashlib.sha256(body).hexdigest(),
+        "Authorization": "AWS4-HMAC-SHA256 Credential=S3RVER/%s/us-east-1/s3/aws4_request, "
+                         "SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=%s" %
+                         (now[:8], "0" * 64)})
+    r = conn.getresponse()
+    r.read()
+    if r.status != 200:
+        raise Failure("PUT %s straight to s3rver: %d" % (key, r.status))
+
+
+def part_e(binary, s3):
+    """A streaming job on S3 holds a lease (a conditional PUT, renewed while it runs): a second
+    process is refused while it runs and while a killed holder's lease has not run out, a
+    clean stop releases it at once, and a job whose lease another process took stops."""
+    w = Warehouse(binary, "s3://tb/tools-e", s3.env())
+    w.sql("CREATE TABLE src (id BIGINT PRIMARY KEY NOT ENFORCED, v BIGINT)")
+    w.sql("CREATE TABLE snk (id BIGINT PRIMARY KEY NOT ENFORCED, v BIGINT)")
+    w.sql("INSERT INTO src VALUES (1, 10), (2, 20)")
+    lease_key = "tools-e/default.db/snk/.job-copier.lock"
+    lease_file = os.path.join(s3.data, "tb", lease_key) + "._S3rver_object"
+
+    def start(idle_ms=None):
+        cmd = [binary, "sql", "--warehouse", w.path]
+        if idle_ms:
+            cmd += ["--idle-timeout-ms", str(idle_ms)]
+        return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=w.env)
+
+    def run(p, text):
+        return p.communicate(JOB_PRELUDE + text, timeout=TIMEOUT_S)
+
+    def sink():
+        return sorted((r["id"], r["v"]) for r in w.query("SELECT * FROM snk"))
+
+    def wait_for(what, cond, seconds=30):
+        deadline = time.time() + seconds
+        while not cond():
+            if time.time() > deadline:
+                raise Failure("part E: %s did not happen within %d s" % (what, seconds))
+            time.sleep(0.2)
+
+    statement = "INSERT INTO snk SELECT id, v * 2 FROM src;\n"
+    first = start()
+    first.stdin.write(JOB_PRELUDE + statement)
+    first.stdin.close()
+    first.stdin = None
+    wait_for("the job's first commit", lambda: sink() == [(1, 20), (2, 40)])
+    with open(lease_file) as f:
+        lease = json.loads(f.read())
+    if lease.get("job") != "copier" or lease.get("expires-millis", 0) <= time.time() * 1000:
+        raise Failure("part E: the lease object does not name a live lease: %r" % lease)
+    ok("a running job holds a lease: %s" % lease["holder"])
+    out, err = run(start(500), statement)
+    if "is already running in another process" not in err or "runs out in" not in err:
+        raise Failure("part E: a second process was not refused: %r" % (out + err)[-600:])
+    ok("a second process is refused while the job runs")
+    first.kill()
+    first.wait()
+    out, err = run(start(500), statement)
+    if "is already running in another process" not in err:
+        raise Failure("part E: the lease of a killed job was taken before it ran out: %r" %
+                      (out + err)[-600:])
+    with open(lease_file) as f:
+        expires = json.loads(f.read())["expires-millis"] / 1000.0
+    ok("a killed holder's lease is kept until it runs out (%.1f s left)" % (expires - time.time()))
+    time.sleep(max(0.0, expires - time.time()) + 0.3)
+    w.sql("INSERT INTO src VALUES (3, 30)")
+    out, err = run(start(1500), statement)
+    if "Job 'copier' stopped" not in out + err:
+        raise Failure("part E: the job did not take over a lease that ran out: %r" %
+                      (out + err)[-600:])
+    if sink() != [(1, 20), (2, 40), (3, 60)]:
+        raise Failure("part E: the resumed job's sink is %r" % sink())
+    ok("a lease that ran out is taken over; the job resumes where it committed")
+    # A clean stop released the lease: the next run starts at once. Then another process takes
+    # the lease over (as one would after a stall longer than the lease): the job stops.
+    last = start()
+    last.stdin.write(JOB_PRELUDE + statement)
+    last.stdin.close()
+    last.stdin = None
+    wait_for("the next run's lease", lambda: json.loads(open(lease_file).read())[
+        "expires-millis"] > time.time() * 1000 and last.poll() is None)
+    put_object(s3, lease_key, json.dumps({"job": "copier", "holder": "another",
+                                          "expires-millis": int(time.time() * 1000) + 60000})
+               .encode())
+    try:
+        out, err = last.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        last.kill()
+        raise Failure("part E: a job whose lease another process took kept running")
+    if last.returncode == 0 or "lost its lease" not in err:
+        raise Failure("part E: a job whose lease was taken did not stop with the reason: "
+                      "exit %d %r" % (last.returncode, (out + err)[-600:]))
+    ok("a job whose lease another process took stops: %s" % err.strip().splitlines()[-1][:120])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default="build/tributary")
-    ap.add_argument("--parts", default="BCD", help="A (awscli and DuckDB), B, C, D")
+    ap.add_argument("--parts", default="BCDE", help="A (awscli and DuckDB), B, C, D, E")
     args = ap.parse_args()
     binary = os.path.abspath(args.binary)
-    parts = {"A": part_a, "B": part_b, "C": part_c, "D": part_d}
+    parts = {"A": part_a, "B": part_b, "C": part_c, "D": part_d, "E": part_e}
     failed = False
     with S3Server() as s3:
         for name in args.parts:

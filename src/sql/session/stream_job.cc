@@ -8,8 +8,6 @@
 // only the consumer: the changes it passed produced nothing). docs/streaming.md.
 #include "sql/planner/stream_job.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +32,7 @@
 #include "sql/exec/interrupt.h"
 #include "sql/exec/operators.h"
 #include "sql/planner/query.h"
+#include "sql/session/job_lock.h"
 #include "sql/session/session.h"
 #include "sql/session/session_internal.h"
 #include "tributary/options.h"
@@ -145,39 +144,6 @@ Result<JobSettings> ReadJobSettings(const std::map<std::string, std::string>& op
   out.interval_ms = *ms;
   return out;
 }
-
-// One process runs a job at a time: a job holds <sink>/.job-<name>.lock (flock; the kernel
-// lets go when the process dies, kill -9 included) while it runs. Local warehouses only (object
-// storage has no locks: docs/streaming.md).
-class JobLock {
- public:
-  static Result<std::unique_ptr<JobLock>> Acquire(const std::string& sink_path,
-                                                  const std::string& job) {
-    if (io::IsObjectStoreUri(sink_path)) return std::unique_ptr<JobLock>();
-    std::string file = ConsumerId(job, 0);
-    file = sink_path + "/." + file.substr(0, file.size() - 2) + ".lock";
-    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return Status::IOError("cannot open " + file + ": " + std::strerror(errno));
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      ::close(fd);
-      return Status::Invalid("job '" + job + "' is already running in another process (it holds " +
-                             file +
-                             "); stop it first, or give this job another name (SET "
-                             "'pipeline.name' = '...')");
-    }
-    return std::unique_ptr<JobLock>(new JobLock(fd));
-  }
-  ~JobLock() {
-    ::flock(fd_, LOCK_UN);
-    ::close(fd_);
-  }
-  JobLock(const JobLock&) = delete;
-  JobLock& operator=(const JobLock&) = delete;
-
- private:
-  explicit JobLock(int fd) : fd_(fd) {}
-  int fd_;
-};
 
 std::optional<RowKind> ParseRowKind(const Value& v) {
   if (v.is_null()) return std::nullopt;
@@ -401,7 +367,7 @@ Result<std::unique_ptr<StreamJob>> Session::PrepareJob(const InsertStmt& s,
   TRIB_ASSIGN_OR_RETURN(JobSettings settings, ReadJobSettings(options_, rn.id, s.pos));
   j->name = settings.name + name_suffix;
   j->interval_ms = settings.interval_ms;
-  auto lock = JobLock::Acquire(j->sink->path(), j->name);
+  auto lock = JobLock::Acquire(j->sink->path(), j->name, j->interval_ms);
   if (!lock.ok()) return ErrorAt(s.pos, lock.status().message());
   j->lock = std::move(*lock);
   auto last = FindLastCommit(j->sink->path(), j->name);
@@ -493,6 +459,8 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
   // Commits what was written, with the sources' positions, then moves the consumers; nothing
   // while a source has no position yet (its first snapshot still being read whole).
   auto commit = [&]() -> Status {
+    // A lease lost to another process: no commit after it.
+    TRIB_RETURN_NOT_OK(j.lock->Keep());
     std::optional<std::string> positions = j.sources->PositionsProperty();
     if (!positions) return Status::OK();
     // The interval runs from one commit's start to the next's: a change waits at most about
@@ -583,7 +551,7 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
   {
     // While the sources wait for changes, rows written before reach the sink on time.
     planner::StreamJobScope in_job(j.sources.get());
-    StreamIdleHookScope idle([&]() -> Status { return due() ? commit() : Status::OK(); });
+    StreamIdleHookScope idle([&]() -> Status { return due() ? commit() : j.lock->Keep(); });
     ColumnBatch batch;
     while (failed.ok()) {
       auto more = j.root->Next(&batch);
@@ -592,6 +560,8 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
         break;
       }
       if (!*more) break;
+      failed = j.lock->Keep();
+      if (!failed.ok()) break;
       // A top-N being rebuilt from the snapshot before the job's position: its changes were
       // written before the restart.
       if (j.sources->Rebuilding()) continue;

@@ -1,7 +1,8 @@
 // An HTTP proxy in front of s3rver that adds what s3rver lacks and AWS S3 documents:
-// - a PUT with `If-None-Match: *` of a key that exists answers 412 PreconditionFailed.
-//   Conditional PUTs of one key are serialised here, so two racing writers can never both
-//   create it;
+// - a PUT with `If-None-Match: *` of a key that exists answers 412 PreconditionFailed, and a
+//   PUT with `If-Match: <ETag>` of a key whose object has another ETag (or none) too, as AWS S3
+//   answers them. Conditional PUTs of one key are serialised here, so two racing writers can
+//   never both create or both replace it;
 // - a ListObjectsV2 with a delimiter returns as CommonPrefixes every prefix that has an object
 //   anywhere below it (s3rver 3.7 returns only those with an object directly in them, so
 //   `wh/db.db/` with tables under it would look empty). Answered from s3rver's store on disk,
@@ -97,6 +98,15 @@ function exists(req) {
 
 const kObject = '._S3rver_object';
 
+// The ETag of the object the request names (s3rver's: the MD5 of its bytes, quoted), or null.
+function currentEtag(req) {
+  const key = decodeURIComponent(req.url.split('?')[0]);
+  const file = path.join(dataDir, key) + kObject;
+  if (!fs.existsSync(file)) return null;
+  return '"' + require('crypto').createHash('md5').update(fs.readFileSync(file)).digest('hex') +
+         '"';
+}
+
 function xmlEscape(s) {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
@@ -180,14 +190,18 @@ http.createServer((req, res) => {
       listWithDelimiter(decodeURIComponent(pathPart.split('/').filter((x) => x)[0]), params, res);
       return;
     }
-    if (req.method !== 'PUT' || req.headers['if-none-match'] !== '*') {
+    const ifMatch = req.headers['if-match'];
+    if (req.method !== 'PUT' || (req.headers['if-none-match'] !== '*' && !ifMatch)) {
       forward(req, body, res);
       return;
     }
     const key = req.url.split('?')[0];
     const before = queues.get(key) || Promise.resolve();
     const done = before.then(async () => {
-      if (await exists(req)) {
+      const unquote = (t) => (t || '').replace(/^"|"$/g, '');
+      const failed = ifMatch ? unquote(currentEtag(req)) !== unquote(ifMatch) || !currentEtag(req)
+                             : await exists(req);
+      if (failed) {
         res.writeHead(412, {'Content-Type': 'application/xml'});
         res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>PreconditionFailed</Code>' +
                 '<Message>At least one of the pre-conditions you specified did not hold</Message>' +
