@@ -42,10 +42,9 @@ std::optional<CompactUnit> UniversalCompactionPicker::MakeUnit(
         break;
       }
     }
-    if (output_level == 0) {
-      output_level = max_level_;
-      run_count = runs.size();
-    }
+    if (output_level == 0) run_count = runs.size();
+    // Everything taken: the output is the top level.
+    if (run_count == runs.size()) output_level = max_level_;
   }
   if (run_count == 1 && runs[0].level == output_level) return std::nullopt;
   CompactUnit u;
@@ -69,36 +68,44 @@ std::optional<CompactUnit> UniversalCompactionPicker::Pick(
   if (earliest > 0 && candidate * 100 > static_cast<int64_t>(max_size_amp_) * earliest) {
     return MakeUnit(runs, runs.size());
   }
-  // 2. Size ratio: grow a prefix of newer runs while the next run is not much bigger.
-  candidate = runs[0].TotalSize();
-  size_t count = 1;
-  for (; count < runs.size(); count++) {
-    int64_t next = runs[count].TotalSize();
-    if (candidate * (100 + size_ratio_) / 100 < next) break;
-    candidate += next;
-  }
-  if (count > 1) return MakeUnit(runs, count);
-  // 3. Too many runs: merge the newest ones so that `trigger - 1` remain.
+  // 2. Size ratio: the newest run with the runs after it that are not much bigger.
+  if (auto unit = SizeRatio(runs, 1, /*force=*/false)) return unit;
+  // 3. Too many runs: the newest ones, so that `trigger - 1` remain, with what the size ratio
+  // takes along.
   if (runs.size() > static_cast<size_t>(run_trigger_)) {
-    return MakeUnit(runs, runs.size() - run_trigger_ + 1);
+    return SizeRatio(runs, runs.size() - run_trigger_ + 1, /*force=*/false);
   }
   return std::nullopt;
+}
+
+std::optional<CompactUnit> UniversalCompactionPicker::SizeRatio(
+    const std::vector<LevelSortedRun>& runs, size_t count, bool force) const {
+  int64_t candidate = 0;
+  for (size_t i = 0; i < count && i < runs.size(); i++) candidate += runs[i].TotalSize();
+  // A merge is due once it takes two runs (or is forced); from then on the level-0 and level-1
+  // runs after it come along whatever their size (Paimon's rule: they are the small ones that
+  // would otherwise pile up behind a bigger level-1 run).
+  bool due = force || count > 1;
+  for (; count < runs.size(); count++) {
+    const int64_t next = runs[count].TotalSize();
+    if (static_cast<double>(candidate) * (100.0 + size_ratio_) / 100.0 <
+            static_cast<double>(next) &&
+        (!due || runs[count].level > 1)) {
+      break;
+    }
+    candidate += next;
+    due = true;
+  }
+  if (!due) return std::nullopt;
+  return MakeUnit(runs, count);
 }
 
 std::optional<CompactUnit> UniversalCompactionPicker::PickForceLevel0(
     const std::vector<LevelSortedRun>& runs) const {
   size_t count = 0;
-  int64_t candidate = 0;
-  for (; count < runs.size() && runs[count].level == 0; count++) {
-    candidate += runs[count].TotalSize();
-  }
+  while (count < runs.size() && runs[count].level == 0) count++;
   if (count == 0) return std::nullopt;
-  for (; count < runs.size(); count++) {
-    int64_t next = runs[count].TotalSize();
-    if (candidate * (100 + size_ratio_) / 100 < next) break;
-    candidate += next;
-  }
-  return MakeUnit(runs, count);
+  return SizeRatio(runs, count, /*force=*/true);
 }
 
 std::optional<CompactUnit> UniversalCompactionPicker::PickFull(

@@ -70,6 +70,10 @@ class UniversalCompactionPicker {
  private:
   std::optional<CompactUnit> MakeUnit(const std::vector<LevelSortedRun>& runs,
                                       size_t run_count) const;
+  // Paimon's pickForSizeRatio: the first `count` runs and the runs after them while the next is
+  // not much bigger than those taken; nullopt when that is one run and `force` is false.
+  std::optional<CompactUnit> SizeRatio(const std::vector<LevelSortedRun>& runs, size_t count,
+                                       bool force) const;
   int max_size_amp_;
   int size_ratio_;
   int run_trigger_;

@@ -42,6 +42,25 @@ TEST(UniversalCompactionPickerTest, SizeRatioPicksSimilarNewRunsAndNeverOutputsL
   EXPECT_EQ(unit->files.size(), 5u);
 }
 
+// Too many runs: the newest are merged so that trigger - 1 remain, and the size ratio takes the
+// runs after them along while they are not much bigger (Paimon's rule). Without that, a steady
+// stream of small commits merged level 0 into level 1 alone every time, level 1 growing far
+// past level 2 and rewritten whole at each commit (quadratic write amplification).
+TEST(UniversalCompactionPickerTest, RunCountTriggerTakesAlongWhatTheSizeRatioAllows) {
+  UniversalCompactionPicker p(200, 1, 5, 5);
+  auto u = p.Pick(BuildSortedRuns({File(0, 10, 6), File(1, 90, 5), File(2, 100, 4),
+                                   File(3, 1000, 3), File(4, 10000, 2), File(5, 100000, 1)}));
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->files.size(), 3u);  // level 0, level 1 and level 2
+  EXPECT_EQ(u->output_level, 2);   // one below level 3
+  // Once due, level-0 and level-1 runs come along whatever their size.
+  u = p.Pick(BuildSortedRuns({File(0, 10, 7), File(0, 10, 6), File(1, 5000, 5), File(2, 6000, 4),
+                              File(3, 7000, 3), File(5, 100000, 1)}));
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->files.size(), 3u);
+  EXPECT_EQ(u->output_level, 1);
+}
+
 TEST(UniversalCompactionPickerTest, FullCompactionIsNoOpOnOneTopRun) {
   UniversalCompactionPicker p(200, 1, 5, 5);
   EXPECT_FALSE(p.PickFull(BuildSortedRuns({File(5, 10, 1)})).has_value());
@@ -68,9 +87,11 @@ TEST(UniversalCompactionPickerTest, ForceLevel0TakesEveryLevel0RunNeverOutputsLe
   ASSERT_TRUE(u.has_value());
   EXPECT_EQ(u->output_level, 4);
   EXPECT_EQ(u->files.size(), 3u);
+  // A level-1 run joins a merge that is due whatever its size (Paimon's rule); the output goes
+  // one below the next run.
   u = p.PickForceLevel0(BuildSortedRuns({File(0, 10, 3), File(1, 1000, 2), File(5, 5000, 1)}));
   ASSERT_TRUE(u.has_value());
-  EXPECT_EQ(u->output_level, 1);  // never level 0: the level-1 run comes along
+  EXPECT_EQ(u->output_level, 4);
   EXPECT_EQ(u->files.size(), 2u);
   u = p.PickForceLevel0(BuildSortedRuns({File(0, 10, 3), File(0, 10, 4)}));
   ASSERT_TRUE(u.has_value());
