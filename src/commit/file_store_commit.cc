@@ -57,7 +57,7 @@ Result<meta::ManifestFileMeta> FileStoreCommit::WriteManifest(
   std::string name = namer.Next();
   TRIB_ASSIGN_OR_RETURN(std::string bytes, meta::EncodeManifest(entries, codec_));
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(meta::ManifestDir(table_path_)));
-  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::ManifestPath(table_path_, name), bytes));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteNewFile(meta::ManifestPath(table_path_, name), bytes));
   written->push_back(name);
   meta::ManifestFileMeta m;
   m.file_name = name;
@@ -135,7 +135,7 @@ Result<std::string> FileStoreCommit::WriteIndexManifest(const meta::Snapshot* la
   meta::FileNamer namer("index-manifest-", "");
   std::string name = namer.Next();
   TRIB_ASSIGN_OR_RETURN(std::string bytes, meta::EncodeIndexManifest(live, codec_));
-  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::ManifestPath(table_path_, name), bytes));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteNewFile(meta::ManifestPath(table_path_, name), bytes));
   written->push_back(name);
   return name;
 }
@@ -182,7 +182,8 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
                             int64_t* size) -> Result<std::string> {
         std::string name = list_namer.Next();
         TRIB_ASSIGN_OR_RETURN(std::string bytes, meta::EncodeManifestList(metas, codec_));
-        TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(meta::ManifestPath(table_path_, name), bytes));
+        TRIB_RETURN_NOT_OK(
+            io::LocalFs().WriteNewFile(meta::ManifestPath(table_path_, name), bytes));
         written.push_back(name);
         *size = static_cast<int64_t>(bytes.size());
         return name;

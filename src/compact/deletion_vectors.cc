@@ -68,7 +68,7 @@ Result<meta::IndexManifestEntry> BucketDeletionVectors::Write(const std::string&
   e.row_count = static_cast<int64_t>(e.dv_ranges.size());
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(meta::IndexDir(table_path)));
   TRIB_RETURN_NOT_OK(
-      io::LocalFs().WriteFile(meta::IndexPath(table_path, e.file_name), index.bytes()));
+      io::LocalFs().WriteNewFile(meta::IndexPath(table_path, e.file_name), index.bytes()));
   return e;
 }
 

@@ -355,8 +355,9 @@ Status DataFileWriter::Roll() {
   TRIB_ASSIGN_OR_RETURN(std::string bytes, f->Finish());
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir_));
   std::string path = io::JoinPath(dir_, f->name);
-  // Data files are written once under a fresh name; WriteFile syncs them before the commit.
-  TRIB_RETURN_NOT_OK(io::LocalFs().WriteFile(path, bytes));
+  // Data files are written once under a fresh name: synced now, their directory entries before
+  // the snapshot that names them is published.
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteNewFile(path, bytes));
   meta::DataFileMeta m;
   m.file_name = f->name;
   m.file_size = static_cast<int64_t>(bytes.size());
@@ -392,7 +393,7 @@ Status DataFileWriter::Roll() {
       m.embedded_file_index = std::move(index);
     } else {
       const std::string index_name = f->name + ".index";
-      if (Status st = io::LocalFs().WriteFile(io::JoinPath(dir_, index_name), index); !st.ok()) {
+      if (Status st = io::LocalFs().WriteNewFile(io::JoinPath(dir_, index_name), index); !st.ok()) {
         RemoveDataFile(dir_, f->name);  // not in done_ yet: Abort would not find it
         return st;
       }

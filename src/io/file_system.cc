@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <random>
+#include <set>
 #include <shared_mutex>
 
 namespace tributary::io {
@@ -76,6 +77,41 @@ Result<std::string> WriteTemp(const std::string& path, std::string_view data) {
   return tmp;
 }
 
+// The directories WriteNewFile wrote into since the last publication: their entries are synced
+// before the next WriteFileIfAbsent (a snapshot) can name the files.
+class PendingDirs {
+ public:
+  void Add(std::string dir) {
+    std::lock_guard<std::mutex> lock(mu_);
+    dirs_.insert(std::move(dir));
+  }
+  Status SyncAll() {
+    std::set<std::string> dirs;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      dirs.swap(dirs_);
+    }
+    for (auto it = dirs.begin(); it != dirs.end(); ++it) {
+      if (Status st = SyncDir(*it); !st.ok()) {
+        // Not synced: still pending for the next publication.
+        std::lock_guard<std::mutex> lock(mu_);
+        dirs_.insert(it, dirs.end());
+        return st;
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> dirs_;
+};
+
+PendingDirs& Pending() {
+  static PendingDirs pending;
+  return pending;
+}
+
 class LocalFileSystem : public FileSystem {
  public:
   Result<std::string> ReadFile(const std::string& path) override {
@@ -113,7 +149,23 @@ class LocalFileSystem : public FileSystem {
     return SyncDir(ParentPath(path));
   }
 
+  Status WriteNewFile(const std::string& path, std::string_view data) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return Errno("cannot create", path);
+    Status st = WriteAll(fd, data, path);
+    if (st.ok() && ::fsync(fd) != 0) st = Errno("cannot sync", path);
+    ::close(fd);
+    if (!st.ok()) {
+      ::unlink(path.c_str());
+      return st;
+    }
+    Pending().Add(ParentPath(path));
+    return Status::OK();
+  }
+
   Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) override {
+    // What the published file may name is durable first.
+    TRIB_RETURN_NOT_OK(Pending().SyncAll());
     TRIB_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(path, data));
     // link(2) fails with EEXIST instead of replacing: an atomic create-if-absent.
     int rc = ::link(tmp.c_str(), path.c_str());
@@ -406,6 +458,9 @@ class RoutingFileSystem : public FileSystem {
   }
   Status WriteFile(const std::string& p, std::string_view d) override {
     return For(p).WriteFile(p, d);
+  }
+  Status WriteNewFile(const std::string& p, std::string_view d) override {
+    return For(p).WriteNewFile(p, d);
   }
   Result<bool> WriteFileIfAbsent(const std::string& p, std::string_view d) override {
     return For(p).WriteFileIfAbsent(p, d);

@@ -35,7 +35,17 @@ class FileSystem {
   virtual Result<std::pair<int64_t, std::string>> ReadTail(const std::string& path, int64_t length);
   // Writes a new file (or replaces it) durably: write to a temp file, fsync, rename, fsync dir.
   virtual Status WriteFile(const std::string& path, std::string_view data) = 0;
-  // Publishes `data` at `path` only if nothing exists there (link(2) of a synced temp file).
+  // Writes a file under a name never used before and never replaced (a data file, a manifest,
+  // an index file): durable once it returns, but on a local disk its directory entry is synced
+  // only by the next WriteFileIfAbsent of this process (the commit that publishes a snapshot
+  // naming it), once for all such files of a directory: no temporary file, no rename. A crash
+  // before that leaves at most an unreferenced file under that name (orphan cleanup removes it).
+  // WriteFile by default.
+  virtual Status WriteNewFile(const std::string& path, std::string_view data) {
+    return WriteFile(path, data);
+  }
+  // Publishes `data` at `path` only if nothing exists there (link(2) of a synced temp file),
+  // first syncing the directories of the files WriteNewFile wrote.
   // Returns false, writing nothing, if `path` already exists.
   virtual Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) = 0;
   // Publishes at `path` a second file with the bytes of `from`, a file WriteFile wrote, which

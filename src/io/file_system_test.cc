@@ -44,6 +44,21 @@ TEST_F(FileSystemTest, WriteReadListRemove) {
   EXPECT_FALSE(*LocalFs().Exists(b));
 }
 
+// A new file (data file, manifest) is written under its own name, without a temporary file, and
+// never replaces one: a name already there is an error that leaves that file whole.
+TEST_F(FileSystemTest, WriteNewFileNeverReplaces) {
+  const std::string path = JoinPath(dir_, "data-1.parquet");
+  ASSERT_TRUE(LocalFs().WriteNewFile(path, "first").ok());
+  EXPECT_EQ(*LocalFs().ReadFile(path), "first");
+  EXPECT_FALSE(LocalFs().WriteNewFile(path, "second").ok());
+  EXPECT_EQ(*LocalFs().ReadFile(path), "first");
+  auto list = LocalFs().ListDir(dir_);
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->size(), 1u);  // no temporary file left behind
+  // The publication after it (syncing the directory first) goes through.
+  EXPECT_TRUE(*LocalFs().WriteFileIfAbsent(JoinPath(dir_, "snapshot-1"), "{}"));
+}
+
 // The commit protocol: of several writers publishing one name, exactly one wins and the file
 // holds its bytes whole.
 TEST_F(FileSystemTest, WriteIfAbsentHasOneWinner) {
