@@ -509,6 +509,17 @@ def targets(res, out):
         p99 / 1e3 if p99 is not None else None, "—", None,
         p99 / limit if p99 is not None and limit else None, 1, at_least=False, fmt=ms,
         goal_text="≤ interval + 200 ms")
+    # R3: many active partitions x buckets against one partition, same run (issue 38).
+    one = res.get("tributary", "R3", "1 x 4")
+    many = res.get("tributary", "R3", "500 x 4")
+    t = many.get("secs") if many else None
+    p = one.get("secs") if one else None
+    row("R3 500 x 4 partitions x buckets ÷ 1 x 4, time", t, "1 x 4", p,
+        t / p if t and p else None, 2, at_least=False, fmt=ms)
+    t = many.get("rss_kb") if many else None
+    p = one.get("rss_kb") if one else None
+    row("R3 500 x 4 ÷ 1 x 4, peak RSS", t, "1 x 4", p, t / p if t and p else None, 1.5,
+        at_least=False, fmt=lambda kb: f"{kb / 1024:.0f} MiB")
     # S1: object storage against local disk, same run (issue 34).
     s1w1 = res.get("tributary", "S1", "W1 4 buckets") or {}
     row("S1 W1 ingest on S3 ÷ local disk, rows/s", s1w1.get("s3_rate"), "local",
@@ -593,6 +604,22 @@ def interval_ms(text):
     return float(n) * (1000 if unit.startswith("s") else 1)
 
 
+def r3(res, out):
+    rows = [r for r in (res.get("tributary", "R3", f"{n} x 4") for n in (1, 50, 500)) if r]
+    if not rows:
+        return
+    out.append("## R3 many partitions x buckets")
+    out.append("W1's rows and commit interval into `PARTITIONED BY (p)`, 'bucket' = '4', "
+               "p = id % N: N x 4 active partitions x buckets, each case in a process of its "
+               "own.\n")
+    out.append("| partitions x buckets | rows/s | time | peak RSS | disk |")
+    out.append("| --- | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        out.append(f"| {r['case']} | {si(r['rate'])} | {ms(r['secs'])} | "
+                   f"{r['rss_kb'] / 1024:.0f} MiB | {r['bytes'] / 1048576:.0f} MiB |")
+    out.append("")
+
+
 def w7(res, out):
     out.append("## W7 streaming job")
     out.append(f"W6's upserts ({os.environ.get('W7_ROWS', 'W1_ROWS / 5')} rows in commits of "
@@ -668,6 +695,7 @@ def main():
     j1(res, out)
     w6(res, out)
     w7(res, out)
+    r3(res, out)
     s1(res, out)
     targets(res, out)
     print("\n".join(out))

@@ -71,7 +71,7 @@ export J1_ORDERS=${J1_ORDERS:-$(scaled 1000000)}
 export J1_CUSTOMERS=${J1_CUSTOMERS:-$(scaled 100000)}
 export BENCH_BATCH=${BENCH_BATCH:-100000}
 SYSTEMS=${BENCH_SYSTEMS:-tributary rocksdb sqlite postgresql duckdb}
-WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1 W6 W7 S1}
+WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1 W6 W7 R3 S1}
 STEP_TIMEOUT=${BENCH_STEP_TIMEOUT:-1800}
 
 OUT=${BENCH_OUT:-$BUILD/bench}
@@ -176,6 +176,7 @@ run_system() {
   for w in $WORKLOADS; do
     # S1 is Tributary against itself (a warehouse on the test S3 server vs. local disk).
     [ "$w" = S1 ] && [ "$sys" != tributary ] && continue
+    [ "$w" = R3 ] && [ "$sys" != tributary ] && continue  # Tributary against itself
     case $sys in
       tributary)
         if [ "$w" = S1 ]; then
@@ -184,6 +185,9 @@ run_system() {
           step tributary W1 "$prog" W1 "$dir" fixed
           step tributary W1 "$prog" W1 "$dir" fixed_dv
           step tributary W1 "$prog" W1 "$dir" dynamic
+        elif [ "$w" = R3 ]; then
+          # Many active partitions x buckets (issue 38): each case a process of its own.
+          for n in 1 50 500; do step tributary R3 "$prog" R3 "$dir/r3_$n" "$n"; done
         elif [ "$w" = W5 ]; then
           step tributary W5 "$prog" W5 "$dir"
           step tributary W5 "$prog" W5 "$dir" w1_fixed_dv

@@ -148,6 +148,68 @@ Status W1(const std::string& warehouse, const std::string& kase) {
   return Status::OK();
 }
 
+// R3 (issue 38): W1's rows and commit interval into a table PARTITIONED BY (p) with 'bucket' =
+// '4', p = id % `partitions`: 1 x 4, 50 x 4 or 500 x 4 active partitions x buckets, each case in
+// a process of its own (its peak RSS its own). Time and peak RSS against 1 x 4, the same run.
+Status R3(const std::string& warehouse, const std::string& kase) {
+  bench::Params p;
+  const int64_t partitions = std::max<int64_t>(1, std::atoll(kase.c_str()));
+  ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
+  const std::string name = "r3_" + std::to_string(partitions);
+  TableSpec spec;
+  spec.columns = {Col("id", DataType::BigInt().NotNull()),
+                  Col("p", DataType::Int().NotNull()),
+                  Col("a", DataType::BigInt()),
+                  Col("b", DataType::BigInt()),
+                  Col("c", DataType::Double()),
+                  Col("s1", DataType::String()),
+                  Col("s2", DataType::String()),
+                  Col("s3", DataType::String())};
+  spec.primary_keys = {"id", "p"};
+  spec.partition_keys = {"p"};
+  spec.options = {{"bucket", "4"}};
+  Identifier id{"default", name, ""};
+  CHECK_OK(catalog->CreateTable(id, spec, false));
+  ASSIGN_OR_RETURN(table, catalog->GetTable(id));
+  bench::Timer timer;
+  WriteOptions wo;
+  wo.async_compaction = true;  // a long-lived writer, as W1's
+  ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
+  bench::W1Generator gen(p.W1Keyspace());
+  bench::W1Row r;
+  int64_t commits = 0;
+  for (int64_t i = 0; i < p.w1_rows; i++) {
+    gen.Next(i, &r);
+    Row row(8);
+    row[0] = Value::Int(r.id);
+    row[1] = Value::Int(static_cast<int32_t>(r.id % partitions));
+    row[2] = Value::Int(r.a);
+    row[3] = Value::Int(r.b);
+    row[4] = Value::Double(r.c);
+    row[5] = Value::String(r.s1);
+    row[6] = Value::String(r.s2);
+    row[7] = Value::String(r.s3);
+    CHECK_OK(writer->Write(RowKind::kInsert, std::move(row)));
+    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
+      ASSIGN_OR_RETURN(
+          snap, i + 1 == p.w1_rows ? writer->CommitAndWaitForCompaction() : writer->Commit());
+      (void)snap;
+      commits++;
+    }
+  }
+  const double secs = timer.Seconds();
+  Record(kSys, "R3", std::to_string(partitions) + " x 4")
+      .Int("partitions", partitions)
+      .Int("rows", p.w1_rows)
+      .Num("secs", secs)
+      .Num("rate", p.w1_rows / secs)
+      .Int("commits", commits)
+      .Int("bytes", bench::DirBytes(table->path()))
+      .Int("rss_kb", bench::PeakRssKb())
+      .Print();
+  return Status::OK();
+}
+
 // Point lookups of W4's keys, one thread: through TableLookup (the point-lookup API: a pinned
 // snapshot, the key's bucket, binary search in cached files), and through the SQL engine: the
 // statement SQLite runs, `SELECT a, b, c, s1, s2, s3 FROM w1_fixed WHERE id = ?`, prepared once
@@ -1263,7 +1325,8 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(
         stderr,
-        "usage: %s W1|W2|W3|W4|W5|W6|W7|J1|J2|R1|R2|F|S <warehouse> [fixed|fixed_dv|dynamic]\n",
+        "usage: %s W1|W2|W3|W4|W5|W6|W7|J1|J2|R1|R2|R3|F|S <warehouse> [fixed|fixed_dv|dynamic | "
+        "partitions (R3)]\n",
         argv[0]);
     return 2;
   }
@@ -1286,6 +1349,8 @@ int main(int argc, char** argv) {
     st = W6(warehouse, argv[0]);
   else if (w == "W7")
     st = W7(warehouse, argv[0]);
+  else if (w == "R3")
+    st = R3(warehouse, argc > 3 ? argv[3] : "1");
   else if (w == "S")
     st = StreamRead(warehouse, argc > 3 ? argv[3] : "w1_fixed_input");
   else if (w == "W1")
