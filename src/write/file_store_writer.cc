@@ -233,14 +233,27 @@ int32_t FileStoreWriter::KnownTotalBuckets(const std::string& pbytes) const {
   return it != partition_buckets_.end() && it->second > 0 ? it->second : core_.bucket;
 }
 
+FileStoreWriter::PartitionRoute& FileStoreWriter::RouteOf(const std::string& pbytes) {
+  PartitionRoute& r = routes_.try_emplace(pbytes).first->second;
+  if (r.generation != route_generation_) {
+    r.generation = route_generation_;
+    r.total = 0;
+    r.writers.clear();
+  }
+  return r;
+}
+
 Result<int32_t> FileStoreWriter::TotalBucketsOf(const std::string& pbytes) {
   if (options_.overwrite || core_.bucket <= 0) return TotalBuckets();
-  if (restored_ && pbytes == recent_total_pbytes_) return recent_total_;
+  if (restored_) {
+    if (const int32_t known = RouteOf(pbytes).total; known > 0) return known;
+  }
   TRIB_RETURN_NOT_OK(Restore());
   auto it = partition_buckets_.find(pbytes);
-  recent_total_pbytes_ = pbytes;
-  recent_total_ = it != partition_buckets_.end() && it->second > 0 ? it->second : core_.bucket;
-  return recent_total_;
+  const int32_t total =
+      it != partition_buckets_.end() && it->second > 0 ? it->second : core_.bucket;
+  RouteOf(pbytes).total = total;
+  return total;
 }
 
 bool FileStoreWriter::MergeCanFail() const {
@@ -331,7 +344,7 @@ Status FileStoreWriter::Restore() {
   if (restored_) return Status::OK();
   existing_.clear();
   partition_buckets_.clear();
-  recent_total_pbytes_.clear();
+  route_generation_++;
   limits_counted_ = false;
   meta::SnapshotManager snapshots(path_);
   TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Latest());
@@ -355,10 +368,12 @@ Status FileStoreWriter::Restore() {
 
 Result<BucketWriter*> FileStoreWriter::GetBucket(const std::string& pbytes, const Row& partition,
                                                  int32_t bucket) {
-  // The last partition's writers by bucket id: no map lookup (string comparisons) per row.
-  if (pbytes == recent_partition_ && bucket >= 0 && static_cast<size_t>(bucket) < recent_.size() &&
-      recent_[bucket]) {
-    return recent_[bucket];
+  // The partition's writers by bucket id: no map lookup (string comparisons) per row.
+  if (bucket >= 0) {
+    const PartitionRoute& r = RouteOf(pbytes);
+    if (static_cast<size_t>(bucket) < r.writers.size() && r.writers[bucket]) {
+      return r.writers[bucket];
+    }
   }
   BucketId id{pbytes, bucket};
   auto it = buckets_.find(id);
@@ -461,12 +476,9 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
 
 void FileStoreWriter::RememberBucket(const std::string& pbytes, int32_t bucket, BucketWriter* bw) {
   if (bucket < 0 || bucket > 4096) return;
-  if (pbytes != recent_partition_) {
-    recent_partition_ = pbytes;
-    recent_.clear();
-  }
-  if (static_cast<size_t>(bucket) >= recent_.size()) recent_.resize(bucket + 1, nullptr);
-  recent_[bucket] = bw;
+  PartitionRoute& r = RouteOf(pbytes);
+  if (static_cast<size_t>(bucket) >= r.writers.size()) r.writers.resize(bucket + 1, nullptr);
+  r.writers[bucket] = bw;
 }
 
 }  // namespace tributary::write

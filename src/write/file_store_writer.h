@@ -19,6 +19,7 @@
 #include <set>
 #include <thread>
 
+#include "absl/container/flat_hash_map.h"
 #include "commit/file_store_commit.h"
 #include "commit/snapshot_expire.h"
 #include "common/check_value.h"
@@ -297,8 +298,17 @@ class FileStoreWriter : public TableWriter {
   Row scratch_partition_, scratch_key_;  // reused by Write
   std::string scratch_pbytes_;
   std::map<BucketId, std::unique_ptr<BucketWriter>> buckets_;
-  std::string recent_partition_;  // GetBucket's last partition and its writers by bucket
-  std::vector<BucketWriter*> recent_;
+  // Route's memory of each partition written: its bucket count (TotalBucketsOf) and its writers
+  // by bucket (GetBucket), one hash lookup a row however many partitions the rows alternate
+  // between. Entries of an older generation (a Restore, a rescale since) are stale.
+  struct PartitionRoute {
+    uint64_t generation = 0;
+    int32_t total = 0;  // 0: not known yet
+    std::vector<BucketWriter*> writers;
+  };
+  absl::flat_hash_map<std::string, PartitionRoute> routes_;
+  uint64_t route_generation_ = 1;
+  PartitionRoute& RouteOf(const std::string& pbytes);
   std::map<BucketId, std::vector<meta::DataFileMeta>> existing_;
   // 'deletion-vectors.enabled': each bucket's live deletion-vector index entry in the restored
   // snapshot; 'deletion-vectors.bitmap64'.
@@ -306,8 +316,6 @@ class FileStoreWriter : public TableWriter {
   bool bitmap64_ = false;
   std::map<BucketId, meta::IndexManifestEntry> existing_vectors_;
   std::map<std::string, int32_t> partition_buckets_;  // partition -> its files' bucket count
-  std::string recent_total_pbytes_;                   // TotalBucketsOf's last partition
-  int32_t recent_total_ = 0;
   std::vector<std::pair<std::string, std::string>> compact_outputs_;
   std::map<BucketId, std::unique_ptr<CompactionJob>> jobs_;  // background compactions
   bool waiting_for_jobs_ = false;  // CommitAndWaitForCompaction in progress

@@ -443,9 +443,8 @@ Status FileStoreWriter::RebucketRescaledPartitions() {
     it->second->TakePending(&pending);
     it = buckets_.erase(it);
   }
-  recent_partition_.clear();
-  recent_.clear();
-  restored_ = false;  // the next Restore reads the partitions' new layout and files
+  route_generation_++;  // the erased writers are no longer routed to
+  restored_ = false;    // the next Restore reads the partitions' new layout and files
   for (auto& [kind, row] : pending) {
     TRIB_RETURN_NOT_OK(Route(kind, std::move(row), /*prepared=*/true));
   }
