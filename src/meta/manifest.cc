@@ -410,26 +410,58 @@ Result<std::string> EncodeIndexManifest(const std::vector<IndexManifestEntry>& e
 }
 
 std::vector<ManifestEntry> MergeEntries(const std::vector<ManifestEntry>& entries) {
-  std::vector<ManifestEntry> live;
-  std::unordered_map<std::string, size_t> index;
-  std::vector<bool> alive;
-  for (const auto& e : entries) {
-    std::string id = e.Identifier();
-    if (e.kind == FileKind::kAdd) {
-      index[id] = live.size();
-      live.push_back(e);
-      alive.push_back(true);
-    } else {
-      auto it = index.find(id);
-      if (it != index.end()) {
-        alive[it->second] = false;
-        index.erase(it);
-      }
-    }
+  std::vector<ManifestEntry> copy = entries;
+  return MergeEntries(std::move(copy));
+}
+
+int64_t ApproxBytes(const ManifestEntry& e) {
+  auto str = [](const std::string& s) {
+    return static_cast<int64_t>(s.capacity() > 15 ? s.capacity() + 1 : 0);
+  };
+  auto stats = [&](const SimpleStats& s) {
+    return str(s.min_values) + str(s.max_values) +
+           static_cast<int64_t>(s.null_counts.capacity() * sizeof(std::optional<int64_t>));
+  };
+  const DataFileMeta& f = e.file;
+  int64_t n = static_cast<int64_t>(sizeof(ManifestEntry)) + str(e.partition) + str(f.file_name) +
+              str(f.min_key) + str(f.max_key) + stats(f.key_stats) + stats(f.value_stats);
+  for (const auto& x : f.extra_files) n += str(x) + static_cast<int64_t>(sizeof(std::string));
+  if (f.embedded_file_index) n += str(*f.embedded_file_index);
+  if (f.external_path) n += str(*f.external_path);
+  for (const auto* list : {&f.value_stats_cols, &f.write_cols}) {
+    if (!*list) continue;
+    for (const auto& x : **list) n += str(x) + static_cast<int64_t>(sizeof(std::string));
   }
+  return n;
+}
+
+std::vector<ManifestEntry> MergeEntries(std::vector<ManifestEntry>&& entries) {
+  LiveEntryMerger merger;
+  for (auto& e : entries) merger.Add(std::move(e));
+  return std::move(merger).Finish();
+}
+
+void LiveEntryMerger::Add(ManifestEntry&& e) {
+  seen_++;
+  std::string id = e.Identifier();
+  if (e.kind == FileKind::kAdd) {
+    index_[std::move(id)] = live_.size();
+    live_.push_back(std::move(e));
+    alive_.push_back(true);
+    return;
+  }
+  auto it = index_.find(id);
+  if (it == index_.end()) return;
+  alive_[it->second] = false;
+  live_[it->second] = ManifestEntry{};  // its strings freed now
+  index_.erase(it);
+}
+
+std::vector<ManifestEntry> LiveEntryMerger::Finish() && {
   std::vector<ManifestEntry> out;
-  for (size_t i = 0; i < live.size(); i++) {
-    if (alive[i]) out.push_back(std::move(live[i]));
+  out.reserve(index_.size());
+  for (size_t i = 0; i < live_.size(); i++) {
+    if (alive_[i]) out.push_back(std::move(live_[i]));
   }
   return out;
 }

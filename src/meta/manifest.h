@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tributary/result.h"
@@ -106,5 +107,25 @@ Result<std::vector<ManifestFileMeta>> DecodeManifestList(std::string file, const
 // Applies ADD/DELETE entries in order: a DELETE cancels the earlier ADD of the same file.
 // Returns the live ADD entries (order of first appearance).
 std::vector<ManifestEntry> MergeEntries(const std::vector<ManifestEntry>& entries);
+// The same, moving the live entries out of `entries` (no second copy of their strings).
+std::vector<ManifestEntry> MergeEntries(std::vector<ManifestEntry>&& entries);
+// MergeEntries fed a manifest at a time: an entry deleted later is freed as soon as its DELETE
+// is seen, so reading a snapshot's manifests holds about its live entries, not every entry of
+// its manifests at once.
+class LiveEntryMerger {
+ public:
+  void Add(ManifestEntry&& e);
+  std::vector<ManifestEntry> Finish() &&;
+  size_t entries_seen() const { return seen_; }
+
+ private:
+  std::vector<ManifestEntry> live_;
+  std::vector<bool> alive_;
+  std::unordered_map<std::string, size_t> index_;
+  size_t seen_ = 0;
+};
+// About how many bytes of memory `e` takes (its strings and vectors included): what a cache of
+// entries charges against its budget.
+int64_t ApproxBytes(const ManifestEntry& e);
 
 }  // namespace tributary::meta

@@ -95,5 +95,34 @@ TEST(ManifestTest, MergeEntriesDropsDeletedFiles) {
   EXPECT_EQ(merged[0].file.file_name, "data-2.parquet");
 }
 
+// Fed a manifest at a time, the merger gives what MergeEntries gives over all of them: order of
+// the adds kept, a DELETE before its ADD (another manifest's order) not cancelling it, and a file
+// added again after its DELETE live again.
+TEST(ManifestTest, LiveEntryMergerEqualsMergeEntries) {
+  auto del = [](ManifestEntry e) {
+    e.kind = FileKind::kDelete;
+    return e;
+  };
+  std::vector<ManifestEntry> all = {Entry("data-1.parquet"),      Entry("data-2.parquet"),
+                                    del(Entry("data-3.parquet")), del(Entry("data-1.parquet")),
+                                    Entry("data-3.parquet"),      Entry("data-4.parquet"),
+                                    Entry("data-1.parquet")};
+  LiveEntryMerger merger;
+  for (ManifestEntry e : all) merger.Add(std::move(e));
+  EXPECT_EQ(merger.entries_seen(), all.size());
+  std::vector<ManifestEntry> live = std::move(merger).Finish();
+  std::vector<ManifestEntry> expected = MergeEntries(all);
+  std::vector<std::string> names, want;
+  for (const auto& e : live) names.push_back(e.file.file_name);
+  for (const auto& e : expected) want.push_back(e.file.file_name);
+  EXPECT_EQ(names, want);
+  EXPECT_EQ(names, (std::vector<std::string>{"data-2.parquet", "data-3.parquet", "data-4.parquet",
+                                             "data-1.parquet"}));
+  // What a cache charges for an entry counts its strings' heap bytes.
+  ManifestEntry big = Entry("data-5.parquet");
+  big.file.value_stats.min_values.assign(1000, 'x');
+  EXPECT_GE(ApproxBytes(big), static_cast<int64_t>(sizeof(ManifestEntry)) + 1000);
+}
+
 }  // namespace
 }  // namespace tributary::meta

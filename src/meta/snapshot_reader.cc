@@ -4,6 +4,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "io/file_cache.h"
 #include "io/file_system.h"
@@ -48,20 +49,17 @@ Result<std::vector<meta::ManifestEntry>> ReadManifest(const std::string& table_p
   std::string path = meta::ManifestPath(table_path, manifest_name);
   using T = std::vector<meta::ManifestEntry>;
   TRIB_ASSIGN_OR_RETURN(
-      auto cached,
-      FileCache::Instance().GetOrLoad<T>(
-          "manifest:" + path, [&]() -> Result<std::pair<T, int64_t>> {
-            TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-            TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
-            TRIB_ASSIGN_OR_RETURN(
-                T v, meta::DecodeManifest(std::move(bytes), "manifest '" + path + "'"));
-            int64_t size = 256;
-            for (const auto& e : v) {
-              size += 512 + static_cast<int64_t>(e.file.key_stats.min_values.size() * 2 +
-                                                 e.file.value_stats.min_values.size() * 2);
-            }
-            return std::make_pair(std::move(v), size);
-          }));
+      auto cached, FileCache::Instance().GetOrLoad<T>(
+                       "manifest:" + path, [&]() -> Result<std::pair<T, int64_t>> {
+                         TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+                         TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
+                         TRIB_ASSIGN_OR_RETURN(
+                             T v,
+                             meta::DecodeManifest(std::move(bytes), "manifest '" + path + "'"));
+                         int64_t size = 256;
+                         for (const auto& e : v) size += meta::ApproxBytes(e);
+                         return std::make_pair(std::move(v), size);
+                       }));
   return *cached;
 }
 
@@ -72,6 +70,16 @@ Status AppendEntries(const std::string& table_path, const std::string& list,
   for (const auto& m : metas) {
     TRIB_ASSIGN_OR_RETURN(auto entries, ReadManifest(table_path, m.file_name));
     for (auto& e : entries) out->push_back(std::move(e));
+  }
+  return Status::OK();
+}
+
+Status MergeEntriesOf(const std::string& table_path, const std::string& list,
+                      meta::LiveEntryMerger* merger) {
+  TRIB_ASSIGN_OR_RETURN(auto metas, ReadManifestList(table_path, list));
+  for (const auto& m : metas) {
+    TRIB_ASSIGN_OR_RETURN(auto entries, ReadManifest(table_path, m.file_name));
+    for (auto& e : entries) merger->Add(std::move(e));
   }
   return Status::OK();
 }
@@ -272,11 +280,27 @@ Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesS
           "live:" + table_path + "/" + snapshot.base_manifest_list + "/" +
               snapshot.delta_manifest_list,
           [&]() -> Result<std::pair<T, int64_t>> {
-            T all;
-            TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.base_manifest_list, &all));
-            TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.delta_manifest_list, &all));
-            T live = meta::MergeEntries(all);
-            return std::make_pair(std::move(live), static_cast<int64_t>(all.size()) * 600 + 256);
+            meta::LiveEntryMerger merger;
+            TRIB_RETURN_NOT_OK(MergeEntriesOf(table_path, snapshot.base_manifest_list, &merger));
+            TRIB_RETURN_NOT_OK(MergeEntriesOf(table_path, snapshot.delta_manifest_list, &merger));
+            T live = std::move(merger).Finish();
+            {
+              // A table keeps the live entries of the snapshot read last, not of every one
+              // since: a writer over thousands of buckets reads tens of MB of them a commit.
+              static std::mutex mu;
+              static std::map<std::string, std::string> last;  // table -> its entries' key
+              std::string previous;
+              {
+                std::lock_guard<std::mutex> lock(mu);
+                std::string& at = last[table_path];
+                previous = std::exchange(at, table_path + "/" + snapshot.base_manifest_list + "/" +
+                                                 snapshot.delta_manifest_list);
+              }
+              if (!previous.empty()) FileCache::Instance().EraseFile(previous);
+            }
+            int64_t bytes = 256;
+            for (const auto& e : live) bytes += meta::ApproxBytes(e);
+            return std::make_pair(std::move(live), bytes);
           }));
   return cached;
 }
