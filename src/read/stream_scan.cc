@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "common/predicate.h"
 #include "datafile/data_file.h"
 #include "format/binary_row.h"
@@ -641,7 +642,8 @@ class FileStoreStreamScan : public StreamScan {
   // A row's identity for the normaliser: its primary key (partition columns included).
   std::vector<int> key_columns_;
   std::vector<DataType> key_types_;
-  std::unordered_map<std::string, Row> state_;
+  // One row per key (hundreds of thousands): a flat table, not a node per key.
+  absl::flat_hash_map<std::string, Row> state_;
   meta::FileSchemas file_schemas_{path_, schema_->id};
   std::unique_ptr<TableScan> full_;  // `full` start-up: the snapshot being read first
   // Where the changes being emitted sit in the log (with_change_metadata).
