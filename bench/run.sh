@@ -191,7 +191,10 @@ run_system() {
         elif [ "$w" = W5 ]; then
           step tributary W5 "$prog" W5 "$dir"
           step tributary W5 "$prog" W5 "$dir" w1_fixed_dv
-        elif [ "$w" = J1 ] || [ "$w" = W6 ] || [ "$w" = W7 ]; then
+        elif [ "$w" = W7 ]; then
+          step tributary W7 "$prog" W7 "$dir/W7"
+          step tributary W7 "$prog" W7 "$dir/W7p" projection
+        elif [ "$w" = J1 ] || [ "$w" = W6 ]; then
           step tributary "$w" "$prog" "$w" "$dir/$w"
         else
           step tributary "$w" "$prog" "$w" "$dir"
