@@ -936,8 +936,7 @@ Status W7(const std::string& warehouse, const std::string& self, const std::stri
     return std::getenv(k) ? std::atoll(std::getenv(k)) : d;
   };
   const bool projection = kase == "projection";
-  const int64_t rows =
-      projection ? p.w1_rows : env("W7_ROWS", std::max<int64_t>(1, p.w1_rows / 5));
+  const int64_t rows = projection ? p.w1_rows : env("W7_ROWS", std::max<int64_t>(1, p.w1_rows / 5));
   const int64_t batch = std::max<int64_t>(1, projection ? p.batch : env("W7_BATCH", 2000));
   const int64_t commits = (rows + batch - 1) / batch;
   const std::string interval =
@@ -969,13 +968,14 @@ Status W7(const std::string& warehouse, const std::string& self, const std::stri
   ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w7src", ""}));
   ASSIGN_OR_RETURN(reader, StartReader(self + " W7reader " + warehouse));
   ASSIGN_OR_RETURN(
-      job, session->StartJob(
-               projection
-                   ? "INSERT INTO w7sink SELECT id, a, s1, s2, commit_no FROM w7src /*+ "
-                     "OPTIONS('scan.startup.mode' = 'latest') */"
-                   : "INSERT INTO w7sink SELECT o.id, o.a, o.s1, d.name, o.commit_no FROM w7src /*+ "
-                     "OPTIONS('scan.startup.mode' = 'latest') */ AS o JOIN w7dim FOR SYSTEM_TIME AS "
-                     "OF o.pt AS d ON o.a % 1000 = d.k WHERE o.b % 10 <> 0"));
+      job,
+      session->StartJob(
+          projection
+              ? "INSERT INTO w7sink SELECT id, a, s1, s2, commit_no FROM w7src /*+ "
+                "OPTIONS('scan.startup.mode' = 'latest') */"
+              : "INSERT INTO w7sink SELECT o.id, o.a, o.s1, d.name, o.commit_no FROM w7src /*+ "
+                "OPTIONS('scan.startup.mode' = 'latest') */ AS o JOIN w7dim FOR SYSTEM_TIME AS "
+                "OF o.pt AS d ON o.a % 1000 = d.k WHERE o.b % 10 <> 0"));
   // The job is reading once it has registered its consumer on the source.
   for (int i = 0; i < 1000 && job->positions().empty() && job->running(); i++) {
     if (io::LocalFs().FileExists(table->path() + "/consumer/consumer-job-w7-0").ValueOr(false)) {

@@ -523,6 +523,8 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
     return std::chrono::steady_clock::now() - last_commit >=
            std::chrono::milliseconds(j.interval_ms);
   };
+  std::vector<bool> same_type(fields.size());
+  for (size_t c = 0; c < fields.size(); ++c) same_type[c] = in[c + 1].type == fields[c].type;
   // Writes one change (op, then the select list) into the sink.
   auto write = [&](Row& r) -> Status {
     rows_in++;
@@ -531,6 +533,10 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
     if (*kind == RowKind::kUpdateBefore && j.keyed && !j.keep_update_before) return Status::OK();
     Row out(fields.size());
     for (size_t c = 0; c < fields.size(); ++c) {
+      if (same_type[c]) {  // nothing to cast or check: the value is the column's already
+        out[c] = std::move(r[c + 1]);
+        continue;
+      }
       auto v = CastValue(r[c + 1], in[c + 1].type, fields[c].type, CastMode::kAssignment);
       if (!v.ok()) {
         return Status::Invalid(v.status().message() + " (column '" + fields[c].name + "')");
