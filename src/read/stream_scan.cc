@@ -49,6 +49,9 @@ class FileStoreStreamScan : public StreamScan {
         projection_.push_back(static_cast<int>(i));
     }
     for (int i : projection_) output_fields_.push_back(schema_->fields[i]);
+    std::vector<int> sorted = projection_;
+    std::sort(sorted.begin(), sorted.end());
+    projection_distinct_ = std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end();
     if (options_.with_change_metadata) {
       const int32_t next_id = static_cast<int32_t>(schema_->fields.size());
       output_fields_.push_back(Field{next_id, "_log_offset", DataType::BigInt(), ""});
@@ -591,7 +594,12 @@ class FileStoreStreamScan : public StreamScan {
     }
     Row out;
     out.reserve(projection_.size() + 3);
-    for (int i : projection_) out.push_back(row[i]);
+    // `row` is this change's own: its values move into the output unless one is projected twice.
+    if (projection_distinct_) {
+      for (int i : projection_) out.push_back(std::move(row[i]));
+    } else {
+      for (int i : projection_) out.push_back(row[i]);
+    }
     AddMetadata(&out, position);
     batch->rows.push_back(std::move(out));
     batch->kinds.push_back(kind);
@@ -631,6 +639,7 @@ class FileStoreStreamScan : public StreamScan {
   std::optional<std::chrono::steady_clock::time_point> next_discovery_;
   FileLayout layout_;
   std::vector<int> projection_;
+  bool projection_distinct_ = true;  // no column projected twice
   std::vector<Field> output_fields_;
   bool normalize_ = false;
   // A primary key without every partition key (keys move between partitions).
