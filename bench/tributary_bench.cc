@@ -75,6 +75,33 @@ Status Drain(Table& table, ScanOptions opts, F&& f) {
   return Status::OK();
 }
 
+// W1's rows (W1_ROWS of bench::W1Generator) through a long-lived writer (background compaction,
+// as a streaming ingest runs one) with a commit every BENCH_BATCH rows, the last one waiting for
+// compaction (Paimon's writers). With `partitions` > 0 each row gets an eighth column, its
+// partition: its id % `partitions` (R3). Returns the number of commits.
+Result<int64_t> WriteW1Rows(Table& table, const bench::Params& p, int64_t partitions) {
+  WriteOptions wo;
+  wo.async_compaction = true;
+  ASSIGN_OR_RETURN(writer, table.NewWriter(wo));
+  bench::W1Generator gen(p.W1Keyspace());
+  bench::W1Row r;
+  int64_t commits = 0;
+  for (int64_t i = 0; i < p.w1_rows; i++) {
+    gen.Next(i, &r);
+    Row row{Value::Int(r.id),    Value::Int(r.a),     Value::Int(r.b),    Value::Double(r.c),
+            Value::String(r.s1), Value::String(r.s2), Value::String(r.s3)};
+    if (partitions > 0) row.push_back(Value::Int(static_cast<int32_t>(r.id % partitions)));
+    CHECK_OK(writer->Write(RowKind::kInsert, std::move(row)));
+    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
+      ASSIGN_OR_RETURN(
+          snap, i + 1 == p.w1_rows ? writer->CommitAndWaitForCompaction() : writer->Commit());
+      (void)snap;
+      commits++;
+    }
+  }
+  return commits;
+}
+
 Status W1(const std::string& warehouse, const std::string& kase) {
   bench::Params p;
   ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
@@ -104,30 +131,7 @@ Status W1(const std::string& warehouse, const std::string& kase) {
   // A long-lived writer, as a streaming ingest runs one: compaction in the background, and the
   // end of the input waits for it (Paimon's writers), leaving the table as compacted as a writer
   // that compacts at every commit.
-  WriteOptions wo;
-  wo.async_compaction = true;
-  ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
-  bench::W1Generator gen(p.W1Keyspace());
-  bench::W1Row r;
-  int64_t commits = 0;
-  for (int64_t i = 0; i < p.w1_rows; i++) {
-    gen.Next(i, &r);
-    Row row(7);
-    row[0] = Value::Int(r.id);
-    row[1] = Value::Int(r.a);
-    row[2] = Value::Int(r.b);
-    row[3] = Value::Double(r.c);
-    row[4] = Value::String(r.s1);
-    row[5] = Value::String(r.s2);
-    row[6] = Value::String(r.s3);
-    CHECK_OK(writer->Write(RowKind::kInsert, std::move(row)));
-    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
-      ASSIGN_OR_RETURN(
-          snap, i + 1 == p.w1_rows ? writer->CommitAndWaitForCompaction() : writer->Commit());
-      (void)snap;
-      commits++;
-    }
-  }
+  ASSIGN_OR_RETURN(commits, WriteW1Rows(*table, p, 0));
   double secs = timer.Seconds();
   ASSIGN_OR_RETURN(live, LiveBytes(*catalog, name));
   std::string label = kase == "fixed"      ? "4 buckets"
@@ -158,13 +162,13 @@ Status R3(const std::string& warehouse, const std::string& kase) {
   const std::string name = "r3_" + std::to_string(partitions);
   TableSpec spec;
   spec.columns = {Col("id", DataType::BigInt().NotNull()),
-                  Col("p", DataType::Int().NotNull()),
                   Col("a", DataType::BigInt()),
                   Col("b", DataType::BigInt()),
                   Col("c", DataType::Double()),
                   Col("s1", DataType::String()),
                   Col("s2", DataType::String()),
-                  Col("s3", DataType::String())};
+                  Col("s3", DataType::String()),
+                  Col("p", DataType::Int().NotNull())};
   spec.primary_keys = {"id", "p"};
   spec.partition_keys = {"p"};
   spec.options = {{"bucket", "4"}};
@@ -172,31 +176,7 @@ Status R3(const std::string& warehouse, const std::string& kase) {
   CHECK_OK(catalog->CreateTable(id, spec, false));
   ASSIGN_OR_RETURN(table, catalog->GetTable(id));
   bench::Timer timer;
-  WriteOptions wo;
-  wo.async_compaction = true;  // a long-lived writer, as W1's
-  ASSIGN_OR_RETURN(writer, table->NewWriter(wo));
-  bench::W1Generator gen(p.W1Keyspace());
-  bench::W1Row r;
-  int64_t commits = 0;
-  for (int64_t i = 0; i < p.w1_rows; i++) {
-    gen.Next(i, &r);
-    Row row(8);
-    row[0] = Value::Int(r.id);
-    row[1] = Value::Int(static_cast<int32_t>(r.id % partitions));
-    row[2] = Value::Int(r.a);
-    row[3] = Value::Int(r.b);
-    row[4] = Value::Double(r.c);
-    row[5] = Value::String(r.s1);
-    row[6] = Value::String(r.s2);
-    row[7] = Value::String(r.s3);
-    CHECK_OK(writer->Write(RowKind::kInsert, std::move(row)));
-    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
-      ASSIGN_OR_RETURN(
-          snap, i + 1 == p.w1_rows ? writer->CommitAndWaitForCompaction() : writer->Commit());
-      (void)snap;
-      commits++;
-    }
-  }
+  ASSIGN_OR_RETURN(commits, WriteW1Rows(*table, p, partitions));
   const double secs = timer.Seconds();
   Record(kSys, "R3", std::to_string(partitions) + " x 4")
       .Int("partitions", partitions)

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -131,8 +130,9 @@ Result<JobSettings> ReadJobSettings(const std::map<std::string, std::string>& op
   JobSettings out;
   out.name = SessionOption(options, "pipeline.name");
   if (out.name.empty()) out.name = "insert-into_" + sink.ToString();
-  // The name becomes consumer ids and a lock file's name: checked as consumer ids are.
-  if (Status st = CheckConsumerId(ConsumerId(out.name, 0)); !st.ok()) {
+  // The name becomes consumer ids and a lock file's name: checked as consumer ids are, in
+  // their longest form (a top-N's state consumer).
+  if (Status st = CheckConsumerId(StateConsumerId(out.name, 0)); !st.ok()) {
     return ErrorAt(pos, "'pipeline.name' = '" + out.name + "' cannot name a job: " + st.message());
   }
   const std::string interval = SessionOption(options, "execution.checkpointing.interval");
