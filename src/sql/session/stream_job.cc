@@ -167,7 +167,6 @@ class JobSources : public planner::StreamJobSources {
     // Resuming a job whose top-N is rebuilt: the stream reads the snapshot before the job's
     // position whole first; the changes it returns until it has a position are that rebuild.
     bool rebuilding = false;
-    std::optional<int64_t> rebuilt_from;  // that snapshot
   };
 
   // `rebuilds_state`: the job's query holds state that its sources' rows rebuild (a top-N):
@@ -241,7 +240,6 @@ class JobSources : public planner::StreamJobSources {
       options->startup_timestamp_millis.reset();
       options->consumer_ignore_progress = true;
       src.rebuilding = true;
-      src.rebuilt_from = from;
     } else if (at) {
       // The stream resumes at the consumer's position: set it to where the job resumes.
       TRIB_RETURN_NOT_OK(meta::WriteConsumerPosition(
