@@ -7,6 +7,7 @@
 //   each key (Flink's ChangelogNormalize): an update becomes -U(before) +U(after), a repeated
 //   row is dropped, a delete of a key never seen is dropped. The reader keeps one row per key in
 //   memory for this.
+//   With StreamOptions::upserts the new files' rows come as written instead.
 // - Append tables: the rows of each APPEND snapshot, +I, in write order within a bucket.
 //
 // Start-up ('scan.startup.mode'): `full` reads the latest snapshot as +I rows, then every later
@@ -24,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "tributary/column_batch.h"
 #include "tributary/result.h"
 #include "tributary/table.h"
 
@@ -62,9 +64,27 @@ struct StreamOptions {
   // 'consumer.ignore-progress': a consumer starts by the start-up mode, not from its stored
   // position (which it then overwrites).
   bool consumer_ignore_progress = false;
+  // A primary-key table without a changelog producer: its changes as written (each +I/+U an
+  // upsert of its key's whole row, each -U/-D a removal of its key), not normalised. No row per
+  // key is held, nothing is read to seed it, and an unchanged row or a removal of a key never
+  // seen comes out too: right for a consumer that applies upserts by the same key (a streaming
+  // job into a deduplicate sink keyed alike), wrong for one that needs each update's old row.
+  // No effect on other tables.
+  bool upserts = false;
   // How often a waiting reader looks for a new snapshot ('continuous.discovery-interval');
   // unset: the table's option, else 50 ms.
   std::optional<std::chrono::milliseconds> discovery_interval;
+};
+
+// Changes column by column: row i of `columns` (output_fields()) is a change of kind kinds[i].
+struct ChangeColumns {
+  std::vector<RowKind> kinds;
+  ColumnBatch columns;
+  size_t size() const { return kinds.size(); }
+  void Clear() {
+    kinds.clear();
+    columns.Clear();
+  }
 };
 
 class StreamScan {
@@ -76,6 +96,10 @@ class StreamScan {
   // returns false when none arrived within `timeout` (the stream stays open: call again). A new
   // snapshot is noticed within 50 ms.
   virtual Result<bool> Next(RowBatch* batch, std::chrono::milliseconds timeout) = 0;
+  // The same changes column by column (for consumers that work on columns: a streaming job, a
+  // query): Next's batch converted, unless the reader reads columns itself (a table's stream
+  // that needs no normalisation). Calls of Next and NextColumns may alternate.
+  virtual Result<bool> NextColumns(ChangeColumns* batch, std::chrono::milliseconds timeout);
   // The snapshot whose changes come next (the reader's position in the table's log).
   virtual int64_t next_snapshot_id() const = 0;
   // Says that every change Next() returned so far has been delivered (printed, written on):

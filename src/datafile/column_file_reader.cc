@@ -109,6 +109,7 @@ struct ColumnFileReader::State {
   int64_t rg_first = 0;                           // the file position of its first row
   int64_t at = 0;                                 // the next row of it to read
   const std::vector<int64_t>* deleted = nullptr;  // positions dropped (a deletion vector)
+  bool with_kinds = false;                        // retractions kept, kinds returned
 };
 
 ColumnFileReader::ColumnFileReader() = default;
@@ -117,11 +118,12 @@ ColumnFileReader::~ColumnFileReader() = default;
 Result<std::unique_ptr<ColumnFileReader>> ColumnFileReader::Open(
     const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
     const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters,
-    const std::vector<int64_t>* deleted) {
+    const std::vector<int64_t>* deleted, bool with_kinds) {
   const std::string& path = file.path;
   if (!ReadsColumns(path)) return std::unique_ptr<ColumnFileReader>();
   auto st = std::make_unique<State>();
   st->file = file;
+  st->with_kinds = with_kinds && layout.primary_key;
   st->deleted = deleted && !deleted->empty() ? deleted : nullptr;
   st->layout = &layout;
   st->columns = columns;
@@ -246,6 +248,7 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
       return Status::OK();
     };
     std::vector<uint8_t> keep(n, 1);
+    ColumnVector kinds_read;  // with_kinds
     if (!st.first_cols.empty()) {
       std::vector<ColumnVector> first;
       Status s = decode(st.first_cols, st.first_pos, &first, nullptr, nullptr, 0);
@@ -260,7 +263,7 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
           uint64_t out_of_range = 0;
           for (size_t r = 0; r < n; r++) {
             out_of_range |= static_cast<uint64_t>(k[r]) > 3;
-            kp[r] = (k[r] & 1) == 0;
+            kp[r] = st.with_kinds || (k[r] & 1) == 0;
           }
           bad = out_of_range != 0;
         }
@@ -272,6 +275,7 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
                                            std::to_string(begin + static_cast<int64_t>(r))));
           }
         }
+        if (st.with_kinds) kinds_read = std::move(first.back());
       }
       for (const auto& p : st.filters) {
         size_t i =
@@ -334,6 +338,10 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
         picked.AppendRows(v, selected);
         batch.columns.push_back(std::move(picked));
       }
+    }
+    if (st.with_kinds) {
+      if (kept < n) kinds_read.KeepRows(selected);
+      batch.columns.push_back(std::move(kinds_read));
     }
     *out = std::move(batch);
     return true;

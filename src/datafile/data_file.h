@@ -178,10 +178,12 @@ class ColumnFileReader {
   // REQUIRES: `layout` outlives the reader.
   // `deleted`: row positions of the file to drop (a deletion vector's, ascending), counted
   // over the whole file whatever row groups are skipped; must outlive the reader.
+  // `with_kinds` (primary-key files): retractions are kept, and each batch has one more column
+  // after `columns`: the rows' kinds (_VALUE_KIND, 0..3 as RowKind numbers them).
   static Result<std::unique_ptr<ColumnFileReader>> Open(
       const DataFileRef& file, const FileLayout& layout, const std::vector<int>& columns,
       const std::vector<Predicate>* skip_filters, const std::vector<Predicate>* row_filters,
-      const std::vector<int64_t>* deleted = nullptr);
+      const std::vector<int64_t>* deleted = nullptr, bool with_kinds = false);
   ~ColumnFileReader();
   // The next batch with at least one row; false at the end of the file.
   Result<bool> Next(size_t max_rows, ColumnBatch* out);

@@ -59,11 +59,13 @@ class FileStoreStreamScan : public StreamScan {
           Field{next_id + 1, "_commit_timestamp", DataType::TimestampLtz(3).NotNull(), ""});
       output_fields_.push_back(Field{next_id + 2, "_bucket", DataType::Int(), ""});
     }
-    normalize_ =
-        layout_.primary_key && core_.changelog_producer == options::ChangelogProducer::kNone;
+    normalize_ = layout_.primary_key && !options_.upserts &&
+                 core_.changelog_producer == options::ChangelogProducer::kNone;
     cross_partition_ = layout_.primary_key &&
                        schema_->TrimmedPrimaryKeys().size() + schema_->partition_keys.size() !=
                            schema_->primary_keys.size();
+    columnar_ =
+        !normalize_ && !cross_partition_ && !options_.with_change_metadata && projection_distinct_;
     trimmed_key_types_ = layout_.KeyTypes();
     if (options_.discovery_interval) {
       poll_interval_ = *options_.discovery_interval;
@@ -223,26 +225,28 @@ class FileStoreStreamScan : public StreamScan {
   }
 
   Result<bool> Next(RowBatch* batch, std::chrono::milliseconds timeout) override {
+    return NextChanges(batch, timeout);
+  }
+
+  Result<bool> NextColumns(ChangeColumns* batch, std::chrono::milliseconds timeout) override {
+    if (!columnar_) return StreamScan::NextColumns(batch, timeout);
+    return NextChanges(batch, timeout);
+  }
+
+ private:
+  // Next() and NextColumns(): `Batch` is RowBatch or ChangeColumns (then columnar_).
+  template <typename Batch>
+  Result<bool> NextChanges(Batch* batch, std::chrono::milliseconds timeout) {
     batch->Clear();
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (true) {
       if (full_) {
-        RowBatch rows;
-        TRIB_ASSIGN_OR_RETURN(bool more, full_->Next(&rows));
+        TRIB_ASSIGN_OR_RETURN(bool more, NextOfFull(batch));
         if (!more) {
           full_.reset();
           continue;
         }
-        for (auto& r : rows.rows) {
-          if (normalize_) {
-            Normalize(RowKind::kInsert, std::move(r), batch);
-          } else {
-            AddMetadata(&r);
-            batch->rows.push_back(std::move(r));  // projected and filtered by the scan
-            batch->kinds.push_back(RowKind::kInsert);
-          }
-        }
-        if (!batch->rows.empty()) return true;
+        if (!batch->kinds.empty()) return true;
         continue;
       }
       if (next_discovery_) {
@@ -286,19 +290,16 @@ class FileStoreStreamScan : public StreamScan {
         if (skip_ > 0) {
           // A consumer resumed inside this snapshot: its first changes were delivered before
           // (the read still went through them, so a normaliser's state is right).
-          const size_t n = std::min(batch->rows.size(), static_cast<size_t>(skip_));
-          batch->rows.erase(batch->rows.begin(), batch->rows.begin() + static_cast<ptrdiff_t>(n));
-          batch->kinds.erase(batch->kinds.begin(),
-                             batch->kinds.begin() + static_cast<ptrdiff_t>(n));
+          DropFirst(std::min(batch->kinds.size(), static_cast<size_t>(skip_)), batch);
           base = skip_;
           skip_ = 0;
         }
         // Handed out, not yet delivered: the consumer's position moves on Checkpoint().
         next_++;
-        if (!batch->rows.empty()) {
+        if (!batch->kinds.empty()) {
           last_snapshot_ = next_ - 1;
           last_base_ = base;
-          last_rows_ = batch->rows.size();
+          last_rows_ = batch->kinds.size();
           return true;
         }
         continue;
@@ -320,7 +321,43 @@ class FileStoreStreamScan : public StreamScan {
     }
   }
 
- private:
+  // The next rows of a `full` start-up's snapshot, as +I changes; false at its end.
+  Result<bool> NextOfFull(RowBatch* batch) {
+    RowBatch rows;
+    TRIB_ASSIGN_OR_RETURN(bool more, full_->Next(&rows));
+    if (!more) return false;
+    for (auto& r : rows.rows) {
+      if (normalize_) {
+        Normalize(RowKind::kInsert, std::move(r), batch);
+      } else {
+        AddMetadata(&r);
+        batch->rows.push_back(std::move(r));  // projected and filtered by the scan
+        batch->kinds.push_back(RowKind::kInsert);
+      }
+    }
+    return true;
+  }
+  Result<bool> NextOfFull(ChangeColumns* batch) {
+    TRIB_ASSIGN_OR_RETURN(bool more, full_->NextColumns(&batch->columns));
+    if (!more) return false;
+    // Projected and filtered by the scan.
+    batch->kinds.assign(batch->columns.num_rows, RowKind::kInsert);
+    return true;
+  }
+
+  static void DropFirst(size_t n, RowBatch* batch) {
+    batch->rows.erase(batch->rows.begin(), batch->rows.begin() + static_cast<ptrdiff_t>(n));
+    batch->kinds.erase(batch->kinds.begin(), batch->kinds.begin() + static_cast<ptrdiff_t>(n));
+  }
+  static void DropFirst(size_t n, ChangeColumns* batch) {
+    if (n == 0) return;
+    std::vector<uint32_t> rest;
+    for (size_t r = n; r < batch->kinds.size(); r++) rest.push_back(static_cast<uint32_t>(r));
+    for (ColumnVector& c : batch->columns.columns) c.KeepRows(rest);
+    batch->columns.num_rows = rest.size();
+    batch->kinds.erase(batch->kinds.begin(), batch->kinds.begin() + static_cast<ptrdiff_t>(n));
+  }
+
   // Stores the consumer's position: the snapshot whose changes come next (and how many of its
   // changes were delivered already).
   Status WritePosition() { return WritePosition(next_, 0); }
@@ -397,7 +434,9 @@ class FileStoreStreamScan : public StreamScan {
     return earliest;
   }
 
-  Status ReadSnapshotChanges(int64_t id, RowBatch* batch) {
+  // The files holding snapshot `id`'s changes, in the order their changes are read (and
+  // change_.commit_millis set to its time).
+  Result<std::vector<meta::ManifestEntry>> SnapshotChangeFiles(int64_t id) {
     auto cached = meta::ReadSnapshotCached(path_, id);
     std::shared_ptr<const meta::Snapshot> snap;
     if (cached.ok()) {
@@ -410,7 +449,7 @@ class FileStoreStreamScan : public StreamScan {
     std::vector<meta::ManifestEntry> entries;
     if (layout_.primary_key && core_.changelog_producer != options::ChangelogProducer::kNone) {
       // ChangelogFollowUpScanner: the changelog files a snapshot lists, whatever its kind.
-      if (!snap->changelog_manifest_list) return Status::OK();
+      if (!snap->changelog_manifest_list) return entries;
       TRIB_ASSIGN_OR_RETURN(auto manifests,
                             meta::ReadManifestList(path_, *snap->changelog_manifest_list));
       for (const auto& m : manifests) {
@@ -420,7 +459,7 @@ class FileStoreStreamScan : public StreamScan {
     } else {
       // DeltaFollowUpScanner: the files APPEND snapshots add (compactions and overwrites add no
       // change a reader has not seen).
-      if (snap->commit_kind != meta::CommitKind::kAppend) return Status::OK();
+      if (snap->commit_kind != meta::CommitKind::kAppend) return entries;
       TRIB_ASSIGN_OR_RETURN(entries, meta::ReadDeltaEntries(path_, *snap));
     }
     // Partition by partition: in the order the snapshot lists them (creation order), or by
@@ -455,6 +494,11 @@ class FileStoreStreamScan : public StreamScan {
       return !changelog_files && a.file.min_sequence_number < b.file.min_sequence_number;
     });
     change_.commit_millis = snap->time_millis;
+    return entries;
+  }
+
+  Status ReadSnapshotChanges(int64_t id, RowBatch* batch) {
+    TRIB_ASSIGN_OR_RETURN(std::vector<meta::ManifestEntry> entries, SnapshotChangeFiles(id));
     const std::string* partition = nullptr;
     int32_t bucket = -1;
     // A table with cross-partition updates: the snapshot's changes are gathered first (below).
@@ -485,6 +529,78 @@ class FileStoreStreamScan : public StreamScan {
       }
     }
     if (cross_partition_) EmitCrossPartition(std::move(gathered), batch);
+    return Status::OK();
+  }
+
+  // The same, column by column (columnar_: no normalisation, no key moving between partitions,
+  // no change metadata). Parquet files written with the read schema are read as columns
+  // (projected, filtered, kinds kept); any other file's rows are read and appended.
+  Status ReadSnapshotChanges(int64_t id, ChangeColumns* batch) {
+    TRIB_ASSIGN_OR_RETURN(std::vector<meta::ManifestEntry> entries, SnapshotChangeFiles(id));
+    ColumnBatch& out = batch->columns;
+    out.columns.assign(projection_.size(), ColumnVector());
+    for (size_t c = 0; c < projection_.size(); c++) {
+      out.columns[c].type = output_fields_[c].type;
+      out.columns[c].rep = ColumnVector::RepOf(output_fields_[c].type);
+    }
+    auto append = [&](std::vector<ColumnVector>&& columns) {
+      for (size_t c = 0; c < projection_.size(); c++) {
+        ColumnVector& to = out.columns[c];
+        if (to.size() == 0) {
+          to = std::move(columns[c]);
+          to.type = output_fields_[c].type;
+        } else {
+          to.AppendAll(std::move(columns[c]));
+        }
+      }
+    };
+    for (const auto& e : entries) {
+      if (e.kind != meta::FileKind::kAdd) continue;
+      TRIB_ASSIGN_OR_RETURN(std::string file, FilePath(e));
+      TRIB_ASSIGN_OR_RETURN(const std::vector<Field>* file_fields, FileFields(e.file));
+      const datafile::DataFileRef ref{file, e.file.row_count};
+      std::unique_ptr<datafile::ColumnFileReader> reader;
+      if (!file_fields && !e.file.write_cols) {
+        TRIB_ASSIGN_OR_RETURN(reader, datafile::ColumnFileReader::Open(
+                                          ref, layout_, projection_, nullptr, &options_.filters,
+                                          nullptr, /*with_kinds=*/true));
+      }
+      if (!reader) {
+        // Rows, appended column by column.
+        TRIB_ASSIGN_OR_RETURN(auto records, datafile::ReadDataFile(ref, layout_, e.file.level,
+                                                                   e.file.write_cols, file_fields));
+        RowBatch rows;
+        for (auto& kv : records) {
+          Emit(layout_.primary_key ? kv.kind : RowKind::kInsert, std::move(kv.value), &rows);
+        }
+        std::vector<ColumnVector> columns(projection_.size());
+        for (size_t c = 0; c < projection_.size(); c++) {
+          columns[c].type = output_fields_[c].type;
+          columns[c].rep = ColumnVector::RepOf(output_fields_[c].type);
+          columns[c].Reserve(rows.rows.size());
+          for (const Row& r : rows.rows) columns[c].Append(r[c]);
+        }
+        append(std::move(columns));
+        batch->kinds.insert(batch->kinds.end(), rows.kinds.begin(), rows.kinds.end());
+        continue;
+      }
+      ColumnBatch part;
+      while (true) {
+        TRIB_ASSIGN_OR_RETURN(bool more, reader->Next(0, &part));
+        if (!more) break;
+        if (layout_.primary_key) {
+          const ColumnVector& kinds = part.columns.back();
+          for (size_t r = 0; r < part.num_rows; r++) {
+            batch->kinds.push_back(static_cast<RowKind>(kinds.ints[r]));
+          }
+          part.columns.pop_back();
+        } else {
+          batch->kinds.insert(batch->kinds.end(), part.num_rows, RowKind::kInsert);
+        }
+        append(std::move(part.columns));
+      }
+    }
+    out.num_rows = batch->kinds.size();
     return Status::OK();
   }
 
@@ -642,6 +758,8 @@ class FileStoreStreamScan : public StreamScan {
   bool projection_distinct_ = true;  // no column projected twice
   std::vector<Field> output_fields_;
   bool normalize_ = false;
+  // NextColumns reads columns itself (ReadSnapshotChanges(ChangeColumns*)).
+  bool columnar_ = false;
   // A primary key without every partition key (keys move between partitions).
   bool cross_partition_ = false;
   std::vector<DataType> trimmed_key_types_;
@@ -703,3 +821,26 @@ Result<std::unique_ptr<StreamScan>> NewFileStoreStreamScan(
 }
 
 }  // namespace tributary::read
+
+namespace tributary {
+
+Result<bool> StreamScan::NextColumns(ChangeColumns* batch, std::chrono::milliseconds timeout) {
+  batch->Clear();
+  RowBatch rows;
+  TRIB_ASSIGN_OR_RETURN(bool more, Next(&rows, timeout));
+  if (!more) return false;
+  const std::vector<Field>& fields = output_fields();
+  batch->columns.columns.resize(fields.size());
+  for (size_t c = 0; c < fields.size(); c++) {
+    ColumnVector& col = batch->columns.columns[c];
+    col.type = fields[c].type;
+    col.rep = ColumnVector::RepOf(fields[c].type);
+    col.Reserve(rows.rows.size());
+    for (const Row& r : rows.rows) col.Append(r[c]);
+  }
+  batch->columns.num_rows = rows.rows.size();
+  batch->kinds = std::move(rows.kinds);
+  return true;
+}
+
+}  // namespace tributary

@@ -82,6 +82,23 @@ class StreamScanTest : public WarehouseTest {
       for (size_t i = 0; i < b.rows.size(); i++) out.push_back(Change(b.kinds[i], b.rows[i]));
     }
   }
+  // The same through NextColumns.
+  static std::vector<std::string> DrainColumns(StreamScan& s) {
+    std::vector<std::string> out;
+    ChangeColumns b;
+    while (true) {
+      auto more = s.NextColumns(&b, 150ms);
+      EXPECT_TRUE(more.ok()) << more.status().ToString();
+      if (!more.ok() || !*more) return out;
+      EXPECT_EQ(b.columns.num_rows, b.kinds.size());
+      EXPECT_EQ(b.columns.columns.size(), s.output_fields().size());
+      for (size_t i = 0; i < b.kinds.size(); i++) {
+        Row row;
+        for (const ColumnVector& c : b.columns.columns) row.push_back(c.Get(i));
+        out.push_back(Change(b.kinds[i], row));
+      }
+    }
+  }
   static std::unique_ptr<StreamScan> Open(Table& t, StreamOptions o = {}) {
     auto s = t.NewStreamScan(o);
     EXPECT_TRUE(s.ok()) << s.status().ToString();
@@ -148,6 +165,59 @@ TEST_F(StreamScanTest, WithoutAProducerUpdatesAreNormalisedIntoACompleteChangelo
   EXPECT_EQ(Drain(*s), V{});
   Commit(*t, {{RowKind::kInsert, R(3, "x")}});
   EXPECT_EQ(Drain(*s), V{"+I[3, x]"});
+}
+
+// StreamOptions::upserts: a table without a producer streams its changes as written (an
+// unchanged row and the removal of a key never seen come out too), and NextColumns returns the
+// same changes as Next, from Parquet files read as columns and from Avro files read as rows.
+TEST_F(StreamScanTest, UpsertsComeAsWrittenAndColumnsEqualRows) {
+  for (const char* format : {"parquet", "avro"}) {
+    SCOPED_TRACE(format);
+    auto t = Create(std::string("t_") + format, {{"bucket", "2"}, {"file.format", format}});
+    Commit(*t, {{RowKind::kInsert, R(1, "a")}, {RowKind::kInsert, R(2, "b")}});
+    StreamOptions o;
+    o.upserts = true;
+    StreamOptions filtered = o;
+    filtered.projection = std::vector<int>{1, 0};
+    Predicate p;
+    p.column = 1;
+    p.op = Predicate::Op::kNe;
+    p.literals = {Value::String("b")};
+    filtered.filters = {p};
+    auto rows = Open(*t, o);  // full: the table as it is, then its changes
+    auto columns = Open(*t, o);
+    auto rows_filtered = Open(*t, filtered);
+    auto columns_filtered = Open(*t, filtered);
+    auto sorted = [](V v) {
+      std::sort(v.begin(), v.end());
+      return v;
+    };
+    EXPECT_EQ(sorted(Drain(*rows)), (V{"+I[1, a]", "+I[2, b]"}));
+    EXPECT_EQ(sorted(DrainColumns(*columns)), (V{"+I[1, a]", "+I[2, b]"}));
+    EXPECT_EQ(DrainColumns(*columns_filtered), Drain(*rows_filtered));
+    Commit(*t, {{RowKind::kInsert, R(1, "c")},
+                {RowKind::kDelete, R(2, "b")},
+                {RowKind::kUpdateAfter, R(3, "x")}});
+    Commit(*t, {{RowKind::kInsert, R(1, "c")}, {RowKind::kDelete, R(9, "z")}});
+    const V want = Drain(*rows);
+    EXPECT_EQ(sorted(want), (V{"+I[1, c]", "+I[1, c]", "+U[3, x]", "-D[2, b]", "-D[9, z]"}));
+    EXPECT_EQ(DrainColumns(*columns), want);
+    const V want_filtered = Drain(*rows_filtered);
+    EXPECT_EQ(sorted(want_filtered), (V{"+I[c, 1]", "+I[c, 1]", "+U[x, 3]", "-D[z, 9]"}));
+    EXPECT_EQ(DrainColumns(*columns_filtered), want_filtered);
+  }
+}
+
+// NextColumns of a normalising reader: Next's changes, column by column.
+TEST_F(StreamScanTest, NormalisedChangesComeAsColumnsToo) {
+  auto t = Create("t", {{"bucket", "1"}});
+  auto rows = Open(*t);
+  auto columns = Open(*t);
+  Commit(*t, {{RowKind::kInsert, R(1, "a")}, {RowKind::kInsert, R(2, "b")}});
+  Commit(*t, {{RowKind::kInsert, R(1, "c")}, {RowKind::kDelete, R(2, "b")}});
+  const V want = Drain(*rows);
+  EXPECT_EQ(want, (V{"+I[1, a]", "+I[2, b]", "-U[1, a]", "+U[1, c]", "-D[2, b]"}));
+  EXPECT_EQ(DrainColumns(*columns), want);
 }
 
 TEST_F(StreamScanTest, CompactionsAddNoChanges) {

@@ -27,6 +27,9 @@ Part G, a UNION ALL of two streams into an append sink: every row exactly once.
 Part H, a top-N (ties by the rows' values) into a primary-key sink, killed and restarted (the
 top-N rebuilt from the source's snapshot before the job's position): the sink equals the batch
 query and its changelog an uninterrupted job's.
+Part I, a projection into a sink keyed like its partitioned source (the job takes the source's
+changes as written, no normalisation; EXPLAIN says so and each commit records it), with
+repeated rows, updates and deletes, killed and restarted: the sink equals the batch query.
 Python 3 standard library; the binary is the only other thing it runs.
 """
 import argparse
@@ -422,6 +425,47 @@ def part_h(t, rng, rounds):
           "kill(s), %d rows" % (kills, len(got)))
 
 
+def part_i(t, rng, rounds):
+    t.sql("CREATE TABLE ups (pt STRING, id INT, v INT, s STRING, PRIMARY KEY (pt, id) NOT "
+          "ENFORCED) PARTITIONED BY (pt) WITH ('bucket' = '2')")
+    t.sql("CREATE TABLE ups_copy (pt STRING, id INT, v10 INT, s STRING, PRIMARY KEY (pt, id) "
+          "NOT ENFORCED) WITH ('bucket' = '3')")
+    select = "SELECT pt, id, v * 10, UPPER(s) FROM ups"
+    statement = "INSERT INTO ups_copy " + select
+    plan = t.query("SET 'execution.runtime-mode' = 'streaming';\nEXPLAIN " + statement)
+    if "as upserts (no ChangelogNormalize" not in json.dumps(plan):
+        raise Failure("part I: EXPLAIN does not show the source read as upserts: %s" % plan)
+    job = start_job(t, statement)
+    kills = 0
+    for _ in range(rounds):
+        values = []
+        for _ in range(rng.randint(1, 8)):
+            values.append("('p%d', %d, %d, 's%d')" % (rng.randint(0, 2), rng.randint(1, 20),
+                                                      rng.randint(0, 3), rng.randint(0, 2)))
+        t.sql("INSERT INTO ups VALUES " + ", ".join(values))
+        if rng.random() < 0.3:
+            t.sql("DELETE FROM ups WHERE id = %d" % rng.randint(1, 20))
+        job, k = maybe_kill(t, rng, job, statement, 0.25)
+        kills += k
+    catch_up(t, job, statement, "part I's catching-up job")
+    want = rows(t, select)
+    got = rows(t, "SELECT * FROM ups_copy")
+    if got != want:
+        raise Failure("part I: after %d kills the sink differs from the batch query:\n"
+                      "  sink:  %s\n  query: %s" % (kills, got, want))
+    snapshot_dir = os.path.join(t.warehouse, "default.db", "ups_copy", "snapshot")
+    last = max(int(n.split("-")[1]) for n in os.listdir(snapshot_dir)
+               if n.startswith("snapshot-"))
+    with open(os.path.join(snapshot_dir, "snapshot-%d" % last)) as f:
+        properties = json.load(f).get("properties", {})
+    sources = json.loads(properties.get("tributary.job.sources", "[]"))
+    if not sources or sources[0].get("upserts") is not True:
+        raise Failure("part I: the job's last commit does not record reading upserts: %s" %
+                      properties)
+    print("part I: a projection read as upserts equals the batch query after %d kill(s), "
+          "%d rows" % (kills, len(got)))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -441,6 +485,7 @@ def main():
             part_f(t, rng, args.rounds)
             part_g(t, rng, args.rounds)
             part_h(t, rng, args.rounds)
+            part_i(t, rng, args.rounds)
         except Failure as e:
             print("FAIL stream_job_test (seed %d): %s" % (args.seed, e))
             return 1

@@ -116,8 +116,16 @@ class ScanOperator : public Operator {
 
 // The next changes of `stream`; false once `idle_timeout` passed without any (never without a
 // time-out) or Ctrl-C was pressed (interrupt.h). Waits in short slices to notice Ctrl-C.
+// `Batch`: RowBatch (StreamScan::Next) or ChangeColumns (StreamScan::NextColumns).
+Result<bool> NextOf(StreamScan& stream, RowBatch* rows, std::chrono::milliseconds timeout) {
+  return stream.Next(rows, timeout);
+}
+Result<bool> NextOf(StreamScan& stream, ChangeColumns* changes, std::chrono::milliseconds timeout) {
+  return stream.NextColumns(changes, timeout);
+}
+template <typename Batch>
 Result<bool> NextChanges(StreamScan& stream, std::optional<std::chrono::milliseconds> idle_timeout,
-                         RowBatch* rows) {
+                         Batch* rows) {
   constexpr std::chrono::milliseconds kSlice{200};
   const auto deadline = idle_timeout ? std::chrono::steady_clock::now() + *idle_timeout
                                      : std::chrono::steady_clock::time_point::max();
@@ -127,11 +135,11 @@ Result<bool> NextChanges(StreamScan& stream, std::optional<std::chrono::millisec
     if (now >= deadline) return false;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now);
     if (Polling()) {
-      TRIB_ASSIGN_OR_RETURN(bool more, stream.Next(rows, std::chrono::milliseconds(0)));
+      TRIB_ASSIGN_OR_RETURN(bool more, NextOf(stream, rows, std::chrono::milliseconds(0)));
       if (!more) SetPollFoundNothing();
       return more;
     }
-    TRIB_ASSIGN_OR_RETURN(bool more, stream.Next(rows, std::min(left, kSlice)));
+    TRIB_ASSIGN_OR_RETURN(bool more, NextOf(stream, rows, std::min(left, kSlice)));
     if (more) return true;
     TRIB_RETURN_NOT_OK(RunStreamIdleHook());
   }
@@ -151,19 +159,20 @@ class StreamSourceOperator : public Operator {
   }
   std::string Describe() const override { return description_; }
   Result<bool> Next(ColumnBatch* out) override {
-    RowBatch rows;
-    TRIB_ASSIGN_OR_RETURN(bool more, NextChanges(*stream_, idle_timeout_, &rows));
+    ChangeColumns changes;
+    TRIB_ASSIGN_OR_RETURN(bool more, NextChanges(*stream_, idle_timeout_, &changes));
     if (!more) return false;
-    std::vector<Row> with_op;
-    with_op.reserve(rows.rows.size());
-    for (size_t i = 0; i < rows.rows.size(); i++) {
-      Row r;
-      r.reserve(rows.rows[i].size() + 1);
-      r.push_back(Value::String(std::string(RowKindShortString(rows.kinds[i]))));
-      for (Value& v : rows.rows[i]) r.push_back(std::move(v));
-      with_op.push_back(std::move(r));
-    }
-    *out = RowsToBatch(fields_, with_op.begin(), with_op.end());
+    // The op column, then the stream's columns.
+    out->Clear();
+    out->num_rows = changes.size();
+    out->columns.reserve(fields_.size());
+    ColumnVector op;
+    op.type = fields_[0].type;
+    op.rep = ColumnVector::Rep::kString;
+    op.strings.reserve(changes.size(), changes.size() * 2);
+    for (RowKind k : changes.kinds) op.strings.push_back(RowKindShortString(k));
+    out->columns.push_back(std::move(op));
+    for (ColumnVector& c : changes.columns.columns) out->columns.push_back(std::move(c));
     return true;
   }
   bool PassesPositions() const override { return true; }

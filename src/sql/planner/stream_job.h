@@ -14,6 +14,7 @@ namespace tributary {
 class Table;
 class StreamScan;
 struct StreamOptions;
+struct TableSchema;
 }  // namespace tributary
 
 namespace tributary::sql::planner {
@@ -30,10 +31,11 @@ class StreamJobSources {
 };
 
 // Makes `job` the one the streams opened on this thread report to while alive, and plans the
-// query as a job's (a top-N breaks ties by value). `job` may be null: a job's query explained.
+// query as a job's (a top-N breaks ties by value) into `sink` (its schema; may be null). `job` may
+// be null: a job's query explained.
 class StreamJobScope {
  public:
-  explicit StreamJobScope(StreamJobSources* job);
+  explicit StreamJobScope(StreamJobSources* job, const TableSchema* sink = nullptr);
   ~StreamJobScope();
   StreamJobScope(const StreamJobScope&) = delete;
   StreamJobScope& operator=(const StreamJobScope&) = delete;
@@ -41,6 +43,7 @@ class StreamJobScope {
  private:
   StreamJobSources* previous_;
   bool previous_in_job_;
+  const TableSchema* previous_sink_;
 };
 
 // `table`'s stream with `options`, through the job in scope if any.

@@ -29,16 +29,21 @@ namespace planner {
 namespace {
 thread_local StreamJobSources* t_stream_job = nullptr;
 thread_local bool t_in_job = false;  // planning a job's query (also for EXPLAIN: no sources)
+// The sink of the job whose query is planned, until its top-level SELECT takes it (its branches
+// and subqueries see none).
+thread_local const TableSchema* t_job_sink = nullptr;
 }  // namespace
 
-StreamJobScope::StreamJobScope(StreamJobSources* job)
-    : previous_(t_stream_job), previous_in_job_(t_in_job) {
+StreamJobScope::StreamJobScope(StreamJobSources* job, const TableSchema* sink)
+    : previous_(t_stream_job), previous_in_job_(t_in_job), previous_sink_(t_job_sink) {
   t_stream_job = job;
   t_in_job = true;
+  t_job_sink = sink;
 }
 StreamJobScope::~StreamJobScope() {
   t_stream_job = previous_;
   t_in_job = previous_in_job_;
+  t_job_sink = previous_sink_;
 }
 
 Result<std::unique_ptr<StreamScan>> OpenStream(Table& table, StreamOptions* options,
@@ -145,6 +150,54 @@ Result<OperatorPtr> FinishStreamingQuery(OperatorPtr op, SelectPlan plan, const 
 
 namespace {
 
+// Whether a job selecting `items` (over `source`'s columns) from `source` alone, with no filter,
+// into `sink` may take the source's changes as written (StreamOptions::upserts) instead of
+// normalised: both tables deduplicate, neither orders by a 'sequence.field', the sink keeps no
+// changelog of its own ('changelog-producer' = 'none'), no key moves between partitions of the
+// source, and the sink's primary key is the source's, column for column, type for type. Then
+// every normalised change (-U old / +U new of a key, -D, +I) does to the sink what the change as
+// written does (an upsert or removal of that key), and what normalising drops (an unchanged row,
+// the removal of a key never seen) changes no sink row.
+// `items[c]`: the source column sink column c takes as it is (-1: computed).
+bool UpsertsReachSink(const TableSchema& sink, const TableSchema& source,
+                      const std::vector<int>& items) {
+  if (!source.HasPrimaryKey() || !sink.HasPrimaryKey() || items.size() != sink.fields.size()) {
+    return false;
+  }
+  for (const TableSchema* t : {&sink, &source}) {
+    auto engine = options::Get(*t, options::kMergeEngine);
+    auto producer = options::Get(*t, options::kChangelogProducer);
+    if (!engine.ok() || *engine != options::MergeEngine::kDeduplicate || !producer.ok() ||
+        *producer != options::ChangelogProducer::kNone ||
+        options::IsSet(*t, options::kSequenceField)) {
+      return false;
+    }
+  }
+  // Every partition key in the source's primary key: a key stays in its partition.
+  for (const auto& p : source.partition_keys) {
+    if (std::find(source.primary_keys.begin(), source.primary_keys.end(), p) ==
+        source.primary_keys.end()) {
+      return false;
+    }
+  }
+  if (sink.primary_keys.size() != source.primary_keys.size()) return false;
+  std::vector<int> seen;
+  for (const auto& k : sink.primary_keys) {
+    const int c = sink.FieldIndex(k);
+    if (c < 0) return false;
+    const int f = items[c];
+    if (f < 0 || f >= static_cast<int>(source.fields.size()) ||
+        std::find(source.primary_keys.begin(), source.primary_keys.end(), source.fields[f].name) ==
+            source.primary_keys.end() ||
+        !(source.fields[f].type == sink.fields[c].type) ||
+        std::find(seen.begin(), seen.end(), f) != seen.end()) {
+      return false;
+    }
+    seen.push_back(f);
+  }
+  return true;
+}
+
 // A streaming operator's op column (column 0 of `op`), then `items` (taken) as `fields`.
 OperatorPtr ProjectWithOp(OperatorPtr op, std::vector<BoundExprPtr>* items,
                           const std::vector<Field>& item_fields) {
@@ -172,12 +225,12 @@ OperatorPtr ProjectWithOp(OperatorPtr op, std::vector<BoundExprPtr>* items,
 Result<OperatorPtr> OpenStreamInput(const QueryContext& session, Source* src, const ScanPlan& scan,
                                     const TableRef& ref,
                                     std::optional<std::chrono::milliseconds> idle_timeout,
-                                    std::vector<int>* slot) {
+                                    std::vector<int>* slot, bool upserts = false) {
   if (src->computed_view && src->plan && src->plan->source.table) {
     SelectPlan& inner = *src->plan;
     std::vector<int> inner_slot;
     TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &inner.source, inner.scan, ref,
-                                                          idle_timeout, &inner_slot));
+                                                          idle_timeout, &inner_slot, upserts));
     for (auto& c : inner.conjuncts) RemapColumns(c.get(), inner_slot);
     for (auto& it : inner.items) RemapColumns(it.get(), inner_slot);
     op = MakeFilter(std::move(op), std::move(inner.conjuncts));
@@ -195,6 +248,7 @@ Result<OperatorPtr> OpenStreamInput(const QueryContext& session, Source* src, co
   opts.projection = scan.projection;
   opts.filters = scan.filters;
   opts.time_zone = SessionTimeZone(session);
+  opts.upserts = upserts;
   Status st = StreamStartup(session, *src->table->schema(), src->dynamic_options, &opts);
   if (!st.ok()) return ErrorAt(ref.hints_pos, st.message());
   auto stream = OpenStream(*src->table, &opts, src->table->schema()->primary_keys.empty());
@@ -209,8 +263,10 @@ Result<OperatorPtr> OpenStreamInput(const QueryContext& session, Source* src, co
   std::string describe = "StreamScan: " + src->name + " from '" + opts.startup_mode + "'";
   if (!src->table->schema()->primary_keys.empty()) {
     describe += producer == options::ChangelogProducer::kNone
-                    ? ", new files of each commit normalised into a changelog "
-                      "(ChangelogNormalize: one row per key held)"
+                    ? (upserts ? ", new files of each commit as upserts (no ChangelogNormalize: "
+                                 "the sink's primary key is the source's, its rows deduplicated)"
+                               : ", new files of each commit normalised into a changelog "
+                                 "(ChangelogNormalize: one row per key held)")
                     : ", changelog files ('changelog-producer' = '" +
                           std::string(options::ChangelogProducerName(producer)) + "')";
   }
@@ -229,10 +285,10 @@ Result<OperatorPtr> OpenStreamInput(const QueryContext& session, Source* src, co
 Result<OperatorPtr> OpenFilteredStream(const QueryContext& session, SelectPlan* plan,
                                        const TableRef& ref,
                                        std::optional<std::chrono::milliseconds> idle_timeout,
-                                       std::vector<int>* slot) {
+                                       std::vector<int>* slot, bool upserts = false) {
   const bool pushed = plan->source.table && plan->scan.all_pushed && !plan->scan.filters.empty();
-  TRIB_ASSIGN_OR_RETURN(
-      OperatorPtr op, OpenStreamInput(session, &plan->source, plan->scan, ref, idle_timeout, slot));
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr op, OpenStreamInput(session, &plan->source, plan->scan, ref,
+                                                        idle_timeout, slot, upserts));
   for (auto& c : plan->conjuncts) RemapColumns(c.get(), *slot);
   return MakeFilter(std::move(op), std::move(plan->conjuncts),
                     pushed ? " (all pushed into the stream, checked again)" : "");
@@ -636,6 +692,11 @@ Result<OperatorPtr> OpenStreamingUnion(const QueryContext& session, const Select
 Result<OperatorPtr> OpenStreamingQuery(const QueryContext& session, const SelectStmt& q,
                                        std::optional<std::chrono::milliseconds> idle_timeout) {
   if (Status st = CheckStackDepth("query"); !st.ok()) return ErrorAt(q.pos, st.message());
+  // A job's sink belongs to its top-level SELECT only.
+  struct TakeSink {
+    const TableSchema* sink = std::exchange(t_job_sink, nullptr);
+    ~TakeSink() { t_job_sink = sink; }
+  } job_sink;
   auto unsupported = [&](const std::string& what) {
     return NotSupportedAt(q.pos, what +
                                      " in streaming mode (execution.runtime-mode = "
@@ -701,9 +762,28 @@ Result<OperatorPtr> OpenStreamingQuery(const QueryContext& session, const Select
     op = MakeFilter(std::move(op), std::move(plan.conjuncts));
     return FinishStreamingQuery(std::move(op), std::move(plan), q);
   }
+  bool upserts = false;
+  if (job_sink.sink && plan.conjuncts.empty() && !q.limit) {
+    // Each select item's table column when it is one as it is (through computed columns' view).
+    const SelectPlan* view = src.computed_view ? src.plan.get() : nullptr;
+    const Table* table = view ? view->source.table.get() : src.table.get();
+    std::vector<int> items;
+    for (const auto& e : plan.items) {
+      int f = e && e->kind == BoundKind::kColumn ? e->column : -1;
+      if (view && f >= 0) {
+        const BoundExpr* inner =
+            static_cast<size_t>(f) < view->items.size() && view->conjuncts.empty()
+                ? view->items[f].get()
+                : nullptr;
+        f = inner && inner->kind == BoundKind::kColumn ? inner->column : -1;
+      }
+      items.push_back(f);
+    }
+    upserts = table && UpsertsReachSink(*job_sink.sink, *table->schema(), items);
+  }
   std::vector<int> slot;
   TRIB_ASSIGN_OR_RETURN(OperatorPtr op,
-                        OpenFilteredStream(session, &plan, *q.from, idle_timeout, &slot));
+                        OpenFilteredStream(session, &plan, *q.from, idle_timeout, &slot, upserts));
   for (auto& it : plan.items) RemapColumns(it.get(), slot);
   return FinishStreamingQuery(std::move(op), std::move(plan), q);
 }

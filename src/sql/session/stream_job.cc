@@ -53,6 +53,9 @@ using Position = std::pair<int64_t, int64_t>;  // next snapshot, changes of it d
 struct RecordedSource {
   std::string table;
   Position position;
+  // The job read the source's changes as written (StreamOptions::upserts), not normalised: the
+  // offset inside a snapshot counts those.
+  bool upserts = false;
 };
 
 struct LastCommit {
@@ -103,7 +106,8 @@ Result<std::optional<LastCommit>> FindLastCommit(const std::string& path, const 
       for (const auto& e : j) {
         last.sources.push_back(
             {e.at("table").get<std::string>(),
-             {e.at("next-snapshot").get<int64_t>(), e.at("offset").get<int64_t>()}});
+             {e.at("next-snapshot").get<int64_t>(), e.at("offset").get<int64_t>()},
+             e.value("upserts", false)});
       }
     } catch (const std::exception& e) {
       return Status::Corruption("snapshot " + std::to_string(id) + "'s " + kJobSourcesProperty +
@@ -164,6 +168,7 @@ class JobSources : public planner::StreamJobSources {
     std::string path;
     StreamScan* stream = nullptr;
     bool insert_only = true;
+    bool upserts = false;  // StreamOptions::upserts
     // Resuming a job whose top-N is rebuilt: the stream reads the snapshot before the job's
     // position whole first; the changes it returns until it has a position are that rebuild.
     bool rebuilding = false;
@@ -198,6 +203,17 @@ class JobSources : public planner::StreamJobSources {
                                "'pipeline.name' = '...')");
       }
       at = recorded_[index].position;
+      if (at->second != 0 && recorded_[index].upserts != options->upserts) {
+        // The offset counts changes of the other kind: it cannot be placed in this reading.
+        return Status::NotSupported(
+            "job '" + job_ + "' stopped inside snapshot " + std::to_string(at->first) + " of " +
+            src.table + " reading its changes " +
+            (recorded_[index].upserts ? "as upserts" : "normalised") + ", and now reads them " +
+            (options->upserts ? "as upserts" : "normalised") +
+            " (the sink's or the source's options changed): resuming there is not supported "
+            "yet; restore the options until the job has passed that snapshot, or give the job "
+            "another name (SET 'pipeline.name' = '...')");
+      }
     }
     TRIB_ASSIGN_OR_RETURN(std::optional<meta::ConsumerPosition> consumer,
                           meta::ReadConsumerPosition(src.path, options->consumer_id));
@@ -246,6 +262,7 @@ class JobSources : public planner::StreamJobSources {
           src.path, options->consumer_id, meta::ConsumerPosition{at->first, at->second}));
       options->consumer_ignore_progress = false;
     }
+    src.upserts = options->upserts;
     sources_.push_back(std::move(src));
     return Status::OK();
   }
@@ -296,6 +313,7 @@ class JobSources : public planner::StreamJobSources {
       e["table"] = s.table;
       e["next-snapshot"] = p->first;
       e["offset"] = p->second;
+      if (s.upserts) e["upserts"] = true;
       j.push_back(std::move(e));
     }
     return j.dump();
@@ -374,7 +392,7 @@ Result<std::unique_ptr<StreamJob>> Session::PrepareJob(const InsertStmt& s,
       j->name, *last ? (*last)->sources : std::vector<RecordedSource>{}, IsTopNPattern(*s.source));
   j->identifier = *last ? (*last)->identifier : 0;
   {
-    planner::StreamJobScope in_job(j->sources.get());
+    planner::StreamJobScope in_job(j->sources.get(), schema.get());
     TRIB_ASSIGN_OR_RETURN(j->root, OpenStreamingQuery(*this, *s.source, stream_idle_timeout_));
   }
   // Exactly once needs every operator between the sources and the sink to hold nothing across
@@ -677,7 +695,7 @@ Result<StatementResult> Session::ExplainStreamingInsert(const InsertStmt& s) {
   }
   std::string query;
   {
-    planner::StreamJobScope as_job(nullptr);
+    planner::StreamJobScope as_job(nullptr, sink->schema().get());
     TRIB_ASSIGN_OR_RETURN(query, ExplainQuery(*this, *s.source));
   }
   size_t start = 0;
