@@ -813,15 +813,16 @@ Status FollowCommitNumbers(const std::string& warehouse, const std::string& tabl
   // the commit that wrote the row it retracts, already seen).
   int64_t changes = 0;
   std::set<int64_t> seen;
-  RowBatch batch;
+  ChangeColumns batch;  // column by column: the one column read is the one decoded
   while (true) {
-    ASSIGN_OR_RETURN(more, stream->Next(&batch, std::chrono::seconds(120)));
+    ASSIGN_OR_RETURN(more, stream->NextColumns(&batch, std::chrono::seconds(120)));
     if (!more) return Status::IOError("no change for 120 s");
     const int64_t at = NowMicros();
     bool end = false;  // the last row: after the rest of its batch
-    for (size_t k = 0; k < batch.rows.size(); k++) {
+    const ColumnVector& numbers = batch.columns.columns[0];
+    for (size_t k = 0; k < batch.kinds.size(); k++) {
       if (adds_only && IsRetract(batch.kinds[k])) continue;
-      const int64_t c = batch.rows[k][0].int_value();
+      const int64_t c = numbers.Get(k).int_value();
       if (c == -1) {
         end = true;
         continue;
