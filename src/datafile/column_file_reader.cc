@@ -149,7 +149,8 @@ Result<std::unique_ptr<ColumnFileReader>> ColumnFileReader::Open(
     if (!type || type->id != f.type.id) return std::unique_ptr<ColumnFileReader>();
     st->file_col[i] = c;
   }
-  if (layout.primary_key) {
+  // A file whose manifest entry counts no retraction: every record is kept, its kinds unread.
+  if (layout.primary_key && (st->with_kinds || file.delete_rows != 0)) {
     st->kind_col = schema.FindColumn("_VALUE_KIND");
     if (st->kind_col < 0) {
       return Status::Corruption("data file '" + path + "' lacks the _VALUE_KIND column");
@@ -247,7 +248,8 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
       }
       return Status::OK();
     };
-    std::vector<uint8_t> keep(n, 1);
+    // Which rows are kept: by kinds, filters and the deletion vector (none read: every row).
+    std::vector<uint8_t> keep(st.first_cols.empty() && !st.deleted ? 0 : n, 1);
     ColumnVector kinds_read;  // with_kinds
     if (!st.first_cols.empty()) {
       std::vector<ColumnVector> first;
@@ -283,7 +285,7 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
         FilterColumn(p, got[i], &keep);
       }
     }
-    if (st.deleted) {
+    if (st.deleted && !keep.empty()) {
       // The rows a deletion vector deletes, by their position in the file.
       const int64_t first = st.rg_first + begin;
       auto it = std::lower_bound(st.deleted->begin(), st.deleted->end(), first);
@@ -291,8 +293,8 @@ Result<bool> ColumnFileReader::Next(size_t max_rows, ColumnBatch* out) {
         keep[static_cast<size_t>(*it - first)] = 0;
       }
     }
-    size_t kept = 0;
-    for (size_t r = 0; r < n; r++) kept += keep[r];
+    size_t kept = keep.empty() ? n : 0;
+    for (size_t r = 0; r < keep.size(); r++) kept += keep[r];
     if (kept == 0) continue;
     std::vector<uint32_t> selected;  // the rows kept, when not all are
     if (kept < n) {

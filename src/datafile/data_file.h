@@ -131,11 +131,15 @@ class DataFileWriter {
 
 // A data file to read: its path and, when known, the row count its manifest entry records
 // (-1: unknown). A file holding another number of rows is Corruption naming the file.
+// `delete_rows`: its retraction records (-U, -D) as its manifest entry records them (-1:
+// unknown); a column read of a file known to hold none does not decode its kinds.
 struct DataFileRef {
-  DataFileRef(std::string p, int64_t rows = -1) : path(std::move(p)), row_count(rows) {}
+  DataFileRef(std::string p, int64_t rows = -1, int64_t deletes = -1)
+      : path(std::move(p)), row_count(rows), delete_rows(deletes) {}
   DataFileRef(const char* p) : path(p) {}
   std::string path;
   int64_t row_count = -1;
+  int64_t delete_rows = -1;
 };
 
 // Reads every record of one data file. Columns are matched to `layout.fields` by name (the

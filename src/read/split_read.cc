@@ -324,10 +324,11 @@ class SplitReadImpl : public SplitRead {
       std::optional<std::vector<ColumnBatch>> batches;
       TRIB_ASSIGN_OR_RETURN(auto dv, DeletionVectorOf(split, split.pbytes, f));
       if (f.schema_id == schema_->id && !f.write_cols) {
-        TRIB_ASSIGN_OR_RETURN(batches,
-                              ReadDataFileColumns({DataFilePath(split, f), f.row_count}, layout_,
-                                                  projection_, &skip_filters_, &options_.filters,
-                                                  dv ? &dv->positions() : nullptr));
+        TRIB_ASSIGN_OR_RETURN(
+            batches,
+            ReadDataFileColumns(
+                {DataFilePath(split, f), f.row_count, f.delete_row_count.value_or(-1)}, layout_,
+                projection_, &skip_filters_, &options_.filters, dv ? &dv->positions() : nullptr));
       }
       if (!batches) {
         DataSplit one = split;
@@ -360,8 +361,9 @@ class SplitReadImpl : public SplitRead {
         std::optional<std::vector<ColumnBatch>> batches;
         if (f.schema_id == schema_->id && !f.write_cols) {
           TRIB_ASSIGN_OR_RETURN(
-              batches, ReadDataFileColumns({DataFilePath(split, f), f.row_count}, layout_,
-                                           projection_, &skip_filters_, &options_.filters));
+              batches, ReadDataFileColumns(
+                           {DataFilePath(split, f), f.row_count, f.delete_row_count.value_or(-1)},
+                           layout_, projection_, &skip_filters_, &options_.filters));
         }
         if (batches) {
           for (auto& b : *batches) out->push_back(std::move(b));
@@ -490,8 +492,9 @@ class SplitReadImpl : public SplitRead {
   Result<std::unique_ptr<ColumnFileReader>> OpenSlices(const DataSplit& split,
                                                        const meta::DataFileMeta& f) override {
     if (f.schema_id != schema_->id || f.write_cols) return std::unique_ptr<ColumnFileReader>();
-    return ColumnFileReader::Open({DataFilePath(split, f), f.row_count}, layout_, projection_,
-                                  &skip_filters_, &options_.filters);
+    return ColumnFileReader::Open(
+        {DataFilePath(split, f), f.row_count, f.delete_row_count.value_or(-1)}, layout_,
+        projection_, &skip_filters_, &options_.filters);
   }
 
   // Adds `r` to the batch when it passes the filters (and the LIMIT is not reached: the batch
