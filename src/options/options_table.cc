@@ -475,9 +475,9 @@ std::vector<OptionDef> BuildTable() {
           "more than 2^31 rows) instead of the 32-bit one. Takes effect for vectors written from "
           "then on; both forms are read."),
       Def("deletion-vectors.modifiable", kBool, "false",
-          "Whether ALTER TABLE may turn 'deletion-vectors.enabled' on or off (then run a full "
-          "compaction: until it, rows may be duplicated or come back).")
-          .Unsupported(),
+          "Whether ALTER TABLE may turn 'deletion-vectors.enabled' on or off. Tributary compacts "
+          "the table fully (in the mode its files were written in) before the mode changes, so "
+          "no row is duplicated or comes back; stop other writers first."),
 
       // ---- LSM compaction ----
       Def("num-sorted-run.compaction-trigger", kInt, "5",

@@ -695,16 +695,27 @@ Status Catalog::AlterTableOptions(const Identifier& id,
     }
     TableSchema altered;
     altered.options = spec.options;
-    if (options::GetOrDefault(*latest, options::kDeletionVectorsEnabled) !=
-        options::GetOrDefault(altered, options::kDeletionVectorsEnabled)) {
+    const bool dv_flips = options::GetOrDefault(*latest, options::kDeletionVectorsEnabled) !=
+                          options::GetOrDefault(altered, options::kDeletionVectorsEnabled);
+    if (dv_flips && !options::GetOrDefault(*latest, options::kDeletionVectorsModifiable) &&
+        !options::GetOrDefault(altered, options::kDeletionVectorsModifiable)) {
       // As Paimon without 'deletion-vectors.modifiable': the stored files are laid out for one
       // mode; switching would duplicate rows or bring deleted ones back.
       return Status::NotSupported(
           "'deletion-vectors.enabled' cannot be changed after CREATE TABLE: the table's files "
-          "are laid out for one mode ('deletion-vectors.modifiable' = 'true' is not supported "
-          "yet)");
+          "are laid out for one mode (set 'deletion-vectors.modifiable' = 'true' to allow it: "
+          "the table is then compacted fully before the mode changes)");
     }
     TRIB_ASSIGN_OR_RETURN(TableSchema next, BuildSchema(spec));
+    if (dv_flips) {
+      // 'deletion-vectors.modifiable': Paimon lets the mode change and warns that rows may be
+      // duplicated (or deleted ones come back) until a full compaction. Here the full compaction
+      // runs first, in the mode the files were written in (vectors applied), so every bucket is
+      // one run without vectors: right in either mode.
+      TRIB_ASSIGN_OR_RETURN(auto table, GetTable(id));
+      TRIB_ASSIGN_OR_RETURN(auto compacted, table->CompactFull());
+      (void)compacted;
+    }
     TRIB_RETURN_NOT_OK(table::PartitionExpireRuleOf(next).status());
     next.fields = latest->fields;  // keep field ids
     next.highest_field_id = latest->highest_field_id;
