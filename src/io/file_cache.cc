@@ -5,6 +5,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "common/memory_budget.h"
+
 namespace tributary::io {
 
 struct FileCache::Impl {
@@ -28,9 +30,33 @@ FileCache& FileCache::Instance() {
   static FileCache* cache = [] {
     int64_t mb = 256;
     if (const char* env = std::getenv("TRIBUTARY_FILE_CACHE_MB")) mb = std::atoll(env);
-    return new FileCache(mb << 20);
+    auto* c = new FileCache(mb << 20);
+    // The writers' buffers and the cache share the process's budget: as the buffers grow, the
+    // cache gives way.
+    MemoryBudget::Instance().SetTrimHook([] { Instance().Trim(); });
+    return c;
   }();
   return *cache;
+}
+
+int64_t FileCache::Capacity() const {
+  return MemoryBudget::Instance().CacheCapacity(impl_->capacity);
+}
+
+void FileCache::Trim() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  const int64_t capacity = Capacity();
+  while (impl_->used > capacity && !impl_->lru.empty()) {
+    auto victim = impl_->map.find(impl_->lru.back());
+    impl_->used -= victim->second.size;
+    impl_->map.erase(victim);
+    impl_->lru.pop_back();
+  }
+}
+
+int64_t FileCache::used() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->used;
 }
 
 std::shared_ptr<const void> FileCache::Lookup(const std::string& key) {
@@ -67,7 +93,8 @@ void FileCache::AddCharge(const std::string& key, int64_t bytes) {
   it->second.size += bytes;
   impl_->used += bytes;
   // Evict from the least recently used end, never the entry just charged (its reader is busy).
-  while (impl_->used > impl_->capacity && impl_->lru.size() > 1) {
+  const int64_t capacity = Capacity();
+  while (impl_->used > capacity && impl_->lru.size() > 1) {
     const std::string& oldest = impl_->lru.back();
     if (oldest == key) break;
     auto victim = impl_->map.find(oldest);
@@ -79,13 +106,14 @@ void FileCache::AddCharge(const std::string& key, int64_t bytes) {
 
 void FileCache::Insert(const std::string& key, std::shared_ptr<const void> value, int64_t size) {
   std::lock_guard<std::mutex> lock(impl_->mu);
-  if (size > impl_->capacity) return;  // too big to keep
+  const int64_t capacity = Capacity();
+  if (size > capacity) return;  // too big to keep
   auto it = impl_->map.find(key);
   if (it != impl_->map.end()) return;  // another thread loaded it first
   impl_->lru.push_front(key);
   impl_->map[key] = Impl::Entry{std::move(value), size, impl_->lru.begin()};
   impl_->used += size;
-  while (impl_->used > impl_->capacity && !impl_->lru.empty()) {
+  while (impl_->used > capacity && !impl_->lru.empty()) {
     auto victim = impl_->map.find(impl_->lru.back());
     impl_->used -= victim->second.size;
     impl_->map.erase(victim);

@@ -17,8 +17,16 @@ namespace tributary::io {
 
 class FileCache {
  public:
-  // The shared instance (capacity from TRIBUTARY_FILE_CACHE_MB, default 256 MiB).
+  // The shared instance (capacity from TRIBUTARY_FILE_CACHE_MB, default 256 MiB, and never more
+  // than the process's memory budget leaves it: common/memory_budget.h).
   static FileCache& Instance();
+
+  // What it may hold now: its own cap, or less while writers' buffers take the budget.
+  int64_t Capacity() const;
+  // What its entries are charged.
+  int64_t used() const;
+  // Evicts the least recently used entries down to Capacity().
+  void Trim();
 
   // Returns the cached value for `key` or builds it with `load` (charging `size` bytes).
   // T must be the same type for a given key.

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
+#include "common/memory_budget.h"
 #include "format/parquet/writer.h"
 #include "tributary/column_batch.h"
 
@@ -29,6 +31,16 @@ ColumnWriteBuffer::ColumnWriteBuffer(const std::vector<Field>& fields) : fields_
   }
 }
 
+// Appends to `v`, adding to `*memory` what a reallocation adds to its capacity.
+template <typename V, typename T>
+inline void PushCounted(V& v, T&& x, int64_t* memory) {
+  const size_t before = v.capacity();
+  v.push_back(std::forward<T>(x));
+  if (v.capacity() != before) {
+    *memory += static_cast<int64_t>((v.capacity() - before) * sizeof(typename V::value_type));
+  }
+}
+
 void ColumnWriteBuffer::Add(RowKind kind, const Row& row) {
   const size_t n = kinds_.size();
   for (size_t i = 0; i < columns_.size(); ++i) {
@@ -36,37 +48,42 @@ void ColumnWriteBuffer::Add(RowKind kind, const Row& row) {
     const Value& v = row[i];
     const bool null = v.is_null();
     if (null || !c.nulls.empty()) {
+      const size_t before = c.nulls.capacity();
       c.nulls.resize(n, 0);  // the first NULL: the records before it were not
       c.nulls.push_back(null ? 1 : 0);
+      memory_ += static_cast<int64_t>(c.nulls.capacity() - before);
     }
     switch (c.rep) {
       case Rep::kInt:
-        c.ints.push_back(null ? 0 : v.int_value());
-        bytes_ += 8;
+        PushCounted(c.ints, null ? 0 : v.int_value(), &memory_);
         break;
       case Rep::kDouble:
-        c.doubles.push_back(null ? 0.0 : v.double_value());
-        bytes_ += 8;
+        PushCounted(c.doubles, null ? 0.0 : v.double_value(), &memory_);
         break;
-      case Rep::kString:
+      case Rep::kString: {
+        const int64_t before = static_cast<int64_t>(c.strings.memory_bytes());
         c.strings.push_back(null ? std::string_view() : std::string_view(v.string_value()));
-        bytes_ += 8 + (null ? 0 : static_cast<int64_t>(v.string_value().size()));
+        memory_ += static_cast<int64_t>(c.strings.memory_bytes()) - before;
         break;
+      }
       case Rep::kValue:
-        c.values.push_back(v);
-        bytes_ += static_cast<int64_t>(sizeof(Value));
+        PushCounted(c.values, v, &memory_);
+        // What a Value keeps outside itself (a long string, a decimal's digits): as written.
+        if (v.is_string()) memory_ += static_cast<int64_t>(v.string_value().size());
         break;
     }
   }
-  kinds_.push_back(static_cast<uint8_t>(kind));
-  bytes_ += 1;
+  PushCounted(kinds_, static_cast<uint8_t>(kind), &memory_);
+  bytes_ = memory_;
 }
 
 void ColumnWriteBuffer::Clear() {
   // A small buffer keeps its memory for the next records (no page faults refilling it); a
   // large one gives it back, so a writer with many buckets does not hold each one's peak.
+  // Under the process's memory pressure (its writers' buffers past their share) every buffer
+  // gives its memory back.
   constexpr int64_t kKeepBytes = int64_t{8} << 20;
-  const bool release = bytes_ > kKeepBytes;
+  const bool release = memory_ > kKeepBytes || MemoryBudget::Instance().BuffersOverLimit();
   auto reset = [release](auto& v) {
     if (release) {
       v = std::remove_reference_t<decltype(v)>();
@@ -82,6 +99,7 @@ void ColumnWriteBuffer::Clear() {
     reset(c.nulls);
   }
   reset(kinds_);
+  if (release) memory_ = 0;  // else the capacity kept is counted again once records come
   bytes_ = 0;
 }
 

@@ -32,7 +32,10 @@ class ColumnWriteBuffer {
   void Add(RowKind kind, const Row& row);
   size_t size() const { return kinds_.size(); }
   bool empty() const { return kinds_.empty(); }
-  // Bytes the buffered records take (what 'write-buffer-size' bounds).
+  // Bytes the buffered records take (what 'write-buffer-size' and the process's memory budget
+  // bound): the capacity of the vectors holding them (so a vector's doubling counts), 0 when the
+  // buffer is empty (the capacity a small buffer keeps across Clear() counts once records come
+  // again).
   int64_t bytes() const { return bytes_; }
   RowKind kind(size_t i) const { return static_cast<RowKind>(kinds_[i]); }
   // Forgets the records, keeping the memory for the next ones.
@@ -69,7 +72,8 @@ class ColumnWriteBuffer {
   // Parquet writer takes them as such).
   std::vector<ColumnVector> columns_;
   std::vector<uint8_t> kinds_;
-  int64_t bytes_ = 0;
+  int64_t memory_ = 0;  // the capacity of every vector
+  int64_t bytes_ = 0;   // memory_ while records are buffered, else 0
 };
 
 }  // namespace tributary::write

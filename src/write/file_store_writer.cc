@@ -2,6 +2,7 @@
 // index, dynamic buckets), the bucket writers and their checks, restoring the table's state.
 #include "write/file_store_writer.h"
 
+#include "common/memory_budget.h"
 #include "options/option_keys.h"
 
 namespace tributary::write {
@@ -60,6 +61,7 @@ FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSc
 
 FileStoreWriter::~FileStoreWriter() {
   if (!committed_all_) Abort();
+  MemoryBudget::Instance().ChargeBuffers(-charged_bytes_);  // the buffers go with the writer
   DropCompactionJobs();
   StopCompactor();
   // A background append compaction commits itself: it runs to its end (its error, if any,
@@ -197,24 +199,46 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
   int64_t before = bw->buffer_bytes();
   bw->Add(std::move(kv));
   buffered_bytes_ += bw->buffer_bytes() - before;
+  ChargeBuffered(false);
   committed_all_ = false;
   // 'write-buffer-size' bounds the whole writer: when it is full, the largest buffer is
-  // flushed to a level-0 file.
-  while (buffered_bytes_ >= core_.write_buffer_size) {
+  // flushed to a level-0 file. The process's budget bounds every writer's buffers together:
+  // past it, the writer adding a row flushes its largest buffers until all the buffers hold at
+  // most nine tenths of their limit (so one flush is not followed by another at the next row),
+  // each of them only if it holds 1 MiB or more. Smaller buffers stay: flushing them would
+  // write a file of a few rows each time (a writer over thousands of buckets would write tens
+  // of thousands of files and hold their metadata instead); what bounds those is spilling to
+  // local disk ('write-buffer-spillable', not supported yet: docs/memory.md).
+  constexpr int64_t kMinBudgetFlush = int64_t{1} << 20;
+  MemoryBudget& budget = MemoryBudget::Instance();
+  bool over_budget = budget.BuffersOverLimit();
+  while (buffered_bytes_ >= core_.write_buffer_size || over_budget) {
     BucketWriter* largest = nullptr;
     for (auto& [id, b] : buckets_) {
       if (!largest || b->buffer_bytes() > largest->buffer_bytes()) largest = b.get();
     }
     if (!largest || largest->buffer_bytes() == 0) break;
+    if (buffered_bytes_ < core_.write_buffer_size && largest->buffer_bytes() < kMinBudgetFlush) {
+      break;
+    }
     buffered_bytes_ -= largest->buffer_bytes();
     Status st = largest->Flush(core_.target_file_size);
     largest->ReleaseFlushed();
+    ChargeBuffered(true);
     if (!st.ok()) {
       failed_ = true;
       return st;
     }
+    over_budget = over_budget && budget.buffered() > budget.buffer_limit() / 10 * 9;
   }
   return Status::OK();
+}
+
+void FileStoreWriter::ChargeBuffered(bool force) {
+  const int64_t delta = buffered_bytes_ - charged_bytes_;
+  if (delta == 0 || (!force && delta > 0 && delta < (int64_t{64} << 10))) return;
+  MemoryBudget::Instance().ChargeBuffers(delta);
+  charged_bytes_ = buffered_bytes_;
 }
 
 void FileStoreWriter::Abort() {

@@ -322,6 +322,11 @@ class FileStoreWriter : public TableWriter {
   bool restored_ = false;
   bool failed_ = false;
   int64_t buffered_bytes_ = 0;  // across every bucket's write buffer
+  // What buffered_bytes_ stood at when last charged to the process's MemoryBudget.
+  int64_t charged_bytes_ = 0;
+  // Charges the change of buffered_bytes_ to the process's budget: at once when `force` or when
+  // it shrank, else once it grew by 64 KiB (one atomic add per 64 KiB of rows, not per row).
+  void ChargeBuffered(bool force);
   bool committed_all_ = true;
 };
 

@@ -440,6 +440,7 @@ Status FileStoreWriter::RebucketRescaledPartitions() {
       jobs_.erase(job);
     }
     buffered_bytes_ -= it->second->buffer_bytes();
+    ChargeBuffered(true);
     it->second->TakePending(&pending);
     it = buckets_.erase(it);
   }
@@ -520,7 +521,8 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
   req.overwrite = options_.overwrite;
   UniversalCompactionPicker picker(core_.max_size_amp_percent, core_.size_ratio,
                                    core_.sorted_run_trigger, core_.num_levels - 1);
-  buffered_bytes_ = 0;
+  buffered_bytes_ = 0;  // every buffer is flushed below
+  ChargeBuffered(true);
   if (layout_.primary_key) TRIB_RETURN_NOT_OK(Restore());
   // The lookup producer's caches hold what this writer's last commit left: right only if no
   // other commit came after it. Until this commit is in, they are not to be trusted again.

@@ -1,0 +1,50 @@
+#include "common/memory_budget.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace tributary {
+
+namespace {
+constexpr int64_t kMiB = int64_t{1} << 20;
+// The buffers' growth between two trims of the cache.
+constexpr int64_t kTrimStep = 4 * kMiB;
+}  // namespace
+
+MemoryBudget::MemoryBudget() {
+  int64_t mb = 512;
+  if (const char* env = std::getenv("TRIBUTARY_MEMORY_MB")) {
+    const int64_t v = std::atoll(env);
+    if (v > 0) mb = v;
+  }
+  total_.store(mb * kMiB);
+}
+
+MemoryBudget& MemoryBudget::Instance() {
+  static MemoryBudget* budget = new MemoryBudget();
+  return *budget;
+}
+
+int64_t MemoryBudget::cache_floor() const {
+  const int64_t t = total();
+  return std::min(t, std::max<int64_t>(8 * kMiB, t / 8));
+}
+
+int64_t MemoryBudget::CacheCapacity(int64_t own_cap) const {
+  const int64_t left = std::max(cache_floor(), total() - buffered());
+  return std::min(own_cap, left);
+}
+
+void MemoryBudget::ChargeBuffers(int64_t delta) {
+  const int64_t before = buffered_.fetch_add(delta, std::memory_order_relaxed);
+  if (delta > 0 && (before + delta) / kTrimStep != before / kTrimStep) {
+    if (void (*trim)() = trim_.load()) trim();
+  }
+}
+
+void MemoryBudget::SetTotalForTesting(int64_t bytes) {
+  total_.store(bytes);
+  if (void (*trim)() = trim_.load()) trim();
+}
+
+}  // namespace tributary

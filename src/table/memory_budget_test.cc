@@ -1,0 +1,112 @@
+// The process's one memory budget (common/memory_budget.h, issue 38): writers' buffers across
+// tables stay within it, and the file cache gives way as they grow.
+#include "common/memory_budget.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "io/file_cache.h"
+#include "table/warehouse_test_base.h"
+#include "tributary/table_writer.h"
+
+namespace tributary {
+namespace {
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+// Restores the process's total after a test that lowers it.
+class BudgetScope {
+ public:
+  explicit BudgetScope(int64_t total) : saved_(MemoryBudget::Instance().total()) {
+    MemoryBudget::Instance().SetTotalForTesting(total);
+  }
+  ~BudgetScope() { MemoryBudget::Instance().SetTotalForTesting(saved_); }
+
+ private:
+  int64_t saved_;
+};
+
+TEST(MemoryBudgetTest, TheCacheGetsWhatTheBuffersLeaveAboveItsFloor) {
+  BudgetScope scope(64 * kMiB);
+  MemoryBudget& b = MemoryBudget::Instance();
+  const int64_t base = b.buffered();
+  EXPECT_EQ(b.cache_floor(), 8 * kMiB);  // an eighth of 64 MiB
+  EXPECT_EQ(b.buffer_limit(), 56 * kMiB);
+  EXPECT_EQ(b.CacheCapacity(256 * kMiB), 64 * kMiB - base);
+  EXPECT_EQ(b.CacheCapacity(16 * kMiB), 16 * kMiB);  // never more than its own cap
+  b.ChargeBuffers(40 * kMiB);
+  EXPECT_EQ(b.CacheCapacity(256 * kMiB), 24 * kMiB - base);
+  EXPECT_FALSE(b.BuffersOverLimit());
+  b.ChargeBuffers(20 * kMiB);
+  EXPECT_TRUE(b.BuffersOverLimit());
+  EXPECT_EQ(b.CacheCapacity(256 * kMiB), 8 * kMiB);  // the floor
+  EXPECT_LE(io::FileCache::Instance().used(), io::FileCache::Instance().Capacity());
+  b.ChargeBuffers(-60 * kMiB);
+  EXPECT_EQ(b.buffered(), base);
+}
+
+class MemoryBudgetWriteTest : public WarehouseTest {};
+
+// Two writers, each allowed 256 MiB by 'write-buffer-size', in a process whose budget leaves
+// their buffers 8 MiB together: they flush as they go, the buffers stay within the budget, and
+// every row is committed.
+TEST_F(MemoryBudgetWriteTest, WritersOfSeveralTablesStayWithinTheProcessBudget) {
+  BudgetScope scope(16 * kMiB);
+  MemoryBudget& budget = MemoryBudget::Instance();
+  const int64_t base = budget.buffered();
+  std::vector<std::unique_ptr<Table>> tables;
+  std::vector<std::unique_ptr<TableWriter>> writers;
+  for (const char* name : {"a", "b"}) {
+    TableSpec spec;
+    spec.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {1, "v", DataType::String(), ""}};
+    spec.primary_keys = {"id"};
+    spec.options = {{"bucket", "2"}, {"write-buffer-size", "256 mb"}};
+    ASSERT_TRUE(catalog_->CreateTable(Identifier{"default", name, ""}, spec, false).ok());
+    auto t = catalog_->GetTable(Identifier{"default", name, ""});
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    auto w = (*t)->NewWriter({});
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    tables.push_back(std::move(*t));
+    writers.push_back(std::move(*w));
+  }
+  const std::string payload(1000, 'x');
+  const int64_t rows = 12000;  // about 12 MiB a table, 24 MiB in all
+  int64_t most = 0;
+  for (int64_t i = 0; i < rows; i++) {
+    for (auto& w : writers) {
+      ASSERT_TRUE(w->Write(RowKind::kInsert, {Value::Int(i), Value::String(payload)}).ok());
+    }
+    most = std::max(most, budget.buffered() - base);
+  }
+  // Over the limit by at most what a writer adds before it charges and flushes: its 64 KiB
+  // charging step and one row, for each writer.
+  EXPECT_LE(most, budget.buffer_limit() + 2 * (64 << 10) + 2 * 2048);
+  EXPECT_GT(most, 4 * kMiB);  // the buffers did fill up to near the limit
+  for (auto& w : writers) {
+    auto c = w->Commit();
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+  }
+  EXPECT_EQ(budget.buffered(), base);
+  for (auto& t : tables) {
+    auto count = t->CountFromMetadata(std::nullopt);
+    ASSERT_TRUE(count.ok()) << count.status().ToString();
+    int64_t n = 0;
+    auto scan = t->NewScan({});
+    ASSERT_TRUE(scan.ok());
+    RowBatch batch;
+    while (true) {
+      auto more = (*scan)->Next(&batch);
+      ASSERT_TRUE(more.ok()) << more.status().ToString();
+      if (!*more) break;
+      n += static_cast<int64_t>(batch.rows.size());
+    }
+    EXPECT_EQ(n, rows);
+  }
+  writers.clear();
+  EXPECT_EQ(budget.buffered(), base);
+}
+
+}  // namespace
+}  // namespace tributary
