@@ -65,11 +65,14 @@ class S3Server:
         self.lose_answer_path = os.path.join(self.tmp, "lose-answer")
         self.port = free_port()
         # s3rver's continuation tokens use a cipher OpenSSL 3 disables by default.
-        self.server = subprocess.Popen(
-            [s3rver, "-d", self.data, "-p", str(self.port), "-a", "127.0.0.1",
-             "--configure-bucket", BUCKET, "--configure-bucket", OTHER_BUCKET, "--silent"],
-            env=dict(os.environ, NODE_OPTIONS="--openssl-legacy-provider"),
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # s3rver's own errors (a crash) go to a log that a failing test prints (proxy_said).
+        self.server_log = os.path.join(self.tmp, "s3rver.log")
+        with open(self.server_log, "w") as log:
+            self.server = subprocess.Popen(
+                [s3rver, "-d", self.data, "-p", str(self.port), "-a", "127.0.0.1",
+                 "--configure-bucket", BUCKET, "--configure-bucket", OTHER_BUCKET, "--silent"],
+                env=dict(os.environ, NODE_OPTIONS="--openssl-legacy-provider"),
+                stdout=subprocess.DEVNULL, stderr=log)
         self.proxy_port = free_port()
         with open(self.proxy_log, "w") as log:
             self.proxy = subprocess.Popen(
@@ -124,6 +127,12 @@ class S3Server:
             said = f.read()[-800:]
         if self.proxy.poll() is not None:
             said = "(exited %s) %s" % (self.proxy.returncode, said)
+        with open(self.server_log) as f:
+            server_said = f.read()[-1500:]
+        if self.server.poll() is not None or server_said:
+            said += "\n  s3rver %s: %s" % (
+                "exited %s" % self.server.returncode if self.server.poll() is not None
+                else "is running", server_said)
         return said
 
     def clear_requests(self):
