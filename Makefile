@@ -45,6 +45,7 @@ test: build
 	python3 tests/differential/cross_partition.py --binary $(BUILD)/tributary
 	python3 tests/differential/streaming_topn.py --binary $(BUILD)/tributary
 	python3 tests/differential/deletion_vectors.py --binary $(BUILD)/tributary
+	python3 tests/server/pg_wire_test.py --binary $(BUILD)/tributary
 	bash tests/crash/run_all.sh $(BUILD)/tributary
 
 test-slow: build

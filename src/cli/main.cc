@@ -11,6 +11,7 @@ void PrintUsage(std::FILE* out) {
                "commands:\n"
                "  sql      run SQL statements (-e, -f, stdin, or an interactive shell)\n"
                "  ingest   write Debezium JSON change events into a table\n"
+               "  serve    serve the warehouse over the PostgreSQL protocol\n"
                "Run 'tributary <command> --help' for its options.\n");
 }
 }  // namespace
@@ -32,6 +33,9 @@ int main(int argc, char** argv) {
   if (std::strcmp(argv[1], "sql") == 0) return tributary::cli::RunSqlCommand(argc - 1, argv + 1);
   if (std::strcmp(argv[1], "ingest") == 0) {
     return tributary::cli::RunIngestCommand(argc - 1, argv + 1);
+  }
+  if (std::strcmp(argv[1], "serve") == 0) {
+    return tributary::cli::RunServeCommand(argc - 1, argv + 1);
   }
   std::fprintf(stderr, "tributary: unknown command '%s'\n", argv[1]);
   PrintUsage(stderr);

@@ -1,0 +1,75 @@
+// `tributary serve`: the warehouse over the PostgreSQL protocol (server/server.h).
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "cli/commands.h"
+#include "server/server.h"
+
+namespace tributary::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: tributary serve --warehouse DIR|URI [--listen HOST:PORT] [--data-dir DIR]\n"
+    "Serves the warehouse over the PostgreSQL v3 protocol: connect as user tributary to a\n"
+    "database of the catalog (psql -h 127.0.0.1 -p 5433 -U tributary -d default).\n"
+    "  --warehouse DIR|URI  the warehouse (default $TRIBUTARY_WAREHOUSE, else ./warehouse)\n"
+    "  --listen HOST:PORT   where to listen (default 127.0.0.1:5433; loopback addresses only\n"
+    "                       for now: others need SCRAM-SHA-256, not supported yet)\n"
+    "  --data-dir DIR       the hot tier's logs (not supported yet: every statement commits to\n"
+    "                       the lake directly)\n"
+    "Statements are those of 'tributary sql', sent as simple queries. SIGTERM or SIGINT stops\n"
+    "the server (exit status 0).\n";
+
+}  // namespace
+
+int RunServeCommand(int argc, char** argv) {
+  server::ServerOptions options;
+  for (int i = 1; i < argc; i++) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (a == "--version") {
+      PrintVersion();
+      return 0;
+    }
+    const size_t eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    std::string value;
+    if (name != "--warehouse" && name != "--listen" && name != "--data-dir") {
+      std::fprintf(stderr, "tributary serve: unknown option '%s'\n%s", a.c_str(), kUsage);
+      return 1;
+    }
+    if (eq != std::string::npos) {
+      value = a.substr(eq + 1);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      std::fprintf(stderr, "tributary serve: %s needs a value\n", name.c_str());
+      return 1;
+    }
+    if (name == "--warehouse") {
+      options.warehouse = value;
+    } else if (name == "--listen") {
+      options.listen = value;
+    } else {
+      std::fprintf(stderr,
+                   "tributary serve: --data-dir '%s': the hot tier is not supported yet (every "
+                   "statement commits to the lake directly); leave --data-dir out\n",
+                   value.c_str());
+      return 1;
+    }
+  }
+  if (options.warehouse.empty()) {
+    const char* env = std::getenv("TRIBUTARY_WAREHOUSE");
+    options.warehouse = env != nullptr && *env != '\0' ? env : "./warehouse";
+  }
+  const int status = server::RunServer(options);
+  // Connections still open end with the process (each statement has committed or not).
+  std::fflush(nullptr);
+  std::_Exit(status);
+}
+
+}  // namespace tributary::cli

@@ -1,0 +1,74 @@
+// The PostgreSQL frontend/backend protocol, version 3 (what `tributary serve` speaks): reading
+// the messages a client sends and writing the ones a server answers with, as bytes. No I/O here:
+// the server (server.h) moves the bytes. The subset: the startup packet (and SSL / GSS
+// encryption requests, answered "no"), the simple query protocol, Terminate; the extended query
+// protocol's messages are recognised so they can be refused.
+// Thread-safety: free functions and value types.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tributary/result.h"
+#include "tributary/types.h"
+#include "tributary/value.h"
+
+namespace tributary::server::pg {
+
+// The first packet of a connection: int32 length, int32 code, then the body.
+struct StartupPacket {
+  enum class Kind { kStartup, kSslRequest, kGssRequest, kCancel };
+  Kind kind = Kind::kStartup;
+  int32_t protocol = 0;                        // kStartup: 196608 for 3.0
+  std::map<std::string, std::string> params;  // kStartup: user, database, options, ...
+};
+
+// The length of the startup packet starting at `data` (its first 4 bytes), once 4 bytes are in;
+// an error when it is out of bounds (a client that is not speaking the protocol).
+Result<int32_t> StartupLength(std::string_view first4);
+// Decodes a whole startup packet (length included).
+Result<StartupPacket> ParseStartup(std::string_view packet);
+
+// A message after the startup: a type byte, then int32 length (itself included), then the body.
+struct Message {
+  char type = 0;
+  std::string body;
+};
+// The length of the message whose first 5 bytes are `header` (type and length): the whole
+// message, type byte included; an error when it is out of bounds.
+Result<int64_t> MessageLength(std::string_view header);
+
+// Bytes of the server's messages, appended to `out`.
+void AppendAuthenticationOk(std::string* out);
+void AppendParameterStatus(const std::string& name, const std::string& value, std::string* out);
+void AppendBackendKeyData(int32_t pid, int32_t secret, std::string* out);
+// 'I' idle, 'T' in a transaction block, 'E' in a failed one.
+void AppendReadyForQuery(char status, std::string* out);
+// One column of a RowDescription.
+struct Column {
+  std::string name;
+  int32_t type_oid = 25;  // text
+  int16_t type_size = -1;
+};
+void AppendRowDescription(const std::vector<Column>& columns, std::string* out);
+// One row in the text format: nullopt is NULL.
+void AppendDataRow(const std::vector<std::optional<std::string>>& cells, std::string* out);
+void AppendCommandComplete(const std::string& tag, std::string* out);
+void AppendEmptyQueryResponse(std::string* out);
+// An ErrorResponse: severity ERROR, `sqlstate` (five characters), `message`.
+void AppendError(const std::string& sqlstate, const std::string& message, std::string* out);
+// The same at severity FATAL: the connection ends after it (a refused startup).
+void AppendFatal(const std::string& sqlstate, const std::string& message, std::string* out);
+void AppendNotice(const std::string& message, std::string* out);
+
+// The type a column of `type` is described as (its OID and size), and a value's text.
+Column ColumnOf(const std::string& name, const DataType& type);
+// The text format of `v` (PostgreSQL's: booleans t/f, BYTES as \x hex, others as
+// `tributary sql` prints them); nullopt for NULL.
+std::optional<std::string> TextOf(const Value& v, const DataType& type);
+
+}  // namespace tributary::server::pg

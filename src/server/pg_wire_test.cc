@@ -1,0 +1,84 @@
+// The PostgreSQL v3 messages of pg_wire.h, byte for byte as the protocol documents them.
+#include "server/pg_wire.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace tributary::server::pg {
+namespace {
+
+std::string Int32(int32_t v) {
+  const uint32_t u = static_cast<uint32_t>(v);
+  return std::string{static_cast<char>(u >> 24), static_cast<char>(u >> 16),
+                     static_cast<char>(u >> 8), static_cast<char>(u)};
+}
+
+TEST(PgWireTest, DecodesAStartupPacketAndItsParameters) {
+  std::string body = Int32(196608) + std::string("user\0tributary\0database\0sales\0\0", 31);
+  std::string packet = Int32(static_cast<int32_t>(body.size() + 4)) + body;
+  auto p = ParseStartup(packet);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->kind, StartupPacket::Kind::kStartup);
+  EXPECT_EQ(p->params.at("user"), "tributary");
+  EXPECT_EQ(p->params.at("database"), "sales");
+}
+
+TEST(PgWireTest, RecognisesEncryptionAndCancelRequests) {
+  auto ssl = ParseStartup(Int32(8) + Int32(80877103));
+  ASSERT_TRUE(ssl.ok());
+  EXPECT_EQ(ssl->kind, StartupPacket::Kind::kSslRequest);
+  auto gss = ParseStartup(Int32(8) + Int32(80877104));
+  ASSERT_TRUE(gss.ok());
+  EXPECT_EQ(gss->kind, StartupPacket::Kind::kGssRequest);
+  auto cancel = ParseStartup(Int32(16) + Int32(80877102) + Int32(1) + Int32(2));
+  ASSERT_TRUE(cancel.ok());
+  EXPECT_EQ(cancel->kind, StartupPacket::Kind::kCancel);
+}
+
+TEST(PgWireTest, RefusesBadStartupPackets) {
+  EXPECT_FALSE(StartupLength(Int32(4)).ok());          // shorter than its own header
+  EXPECT_FALSE(StartupLength(Int32(1 << 30)).ok());    // not a startup packet
+  EXPECT_FALSE(ParseStartup(Int32(8) + Int32(131072)).ok());  // protocol 2.0
+  std::string body = Int32(196608) + std::string("user\0tributary", 14);  // no terminator
+  EXPECT_FALSE(ParseStartup(Int32(static_cast<int32_t>(body.size() + 4)) + body).ok());
+  EXPECT_FALSE(MessageLength(std::string("Q") + Int32(2)).ok());
+  auto len = MessageLength(std::string("Q") + Int32(9));
+  ASSERT_TRUE(len.ok());
+  EXPECT_EQ(*len, 10);  // the type byte and the length's 9
+}
+
+TEST(PgWireTest, EncodesTheServersMessages) {
+  std::string out;
+  AppendReadyForQuery('I', &out);
+  EXPECT_EQ(out, std::string("Z") + Int32(5) + "I");
+  out.clear();
+  AppendCommandComplete("SELECT 2", &out);
+  EXPECT_EQ(out, std::string("C") + Int32(13) + std::string("SELECT 2\0", 9));
+  out.clear();
+  AppendDataRow({std::string("1"), std::nullopt}, &out);
+  EXPECT_EQ(out, std::string("D") + Int32(4 + 2 + 4 + 1 + 4) + std::string("\0\2", 2) +
+                     Int32(1) + "1" + Int32(-1));
+  out.clear();
+  AppendRowDescription({ColumnOf("id", DataType::BigInt())}, &out);
+  EXPECT_EQ(out, std::string("T") + Int32(4 + 2 + 3 + 18) + std::string("\0\1", 2) +
+                     std::string("id\0", 3) + Int32(0) + std::string("\0\0", 2) + Int32(20) +
+                     std::string("\0\x08", 2) + Int32(-1) + std::string("\0\0", 2));
+  out.clear();
+  AppendError("42P01", "no such table", &out);
+  const std::string fields = std::string("SERROR\0VERROR\0C42P01\0Mno such table\0\0", 37);
+  EXPECT_EQ(out, std::string("E") + Int32(static_cast<int32_t>(4 + fields.size())) + fields);
+}
+
+TEST(PgWireTest, ValuesInTheTextFormat) {
+  EXPECT_EQ(TextOf(Value::Bool(true), DataType::Boolean()), "t");
+  EXPECT_EQ(TextOf(Value::Bool(false), DataType::Boolean()), "f");
+  EXPECT_EQ(TextOf(Value::String(std::string("\x01\xff", 2)), DataType::Bytes()), "\\x01ff");
+  EXPECT_EQ(TextOf(Value::Int(42), DataType::Int()), "42");
+  EXPECT_EQ(TextOf(Value::Null(), DataType::Int()), std::nullopt);
+  EXPECT_EQ(ColumnOf("s", DataType::String()).type_oid, 25);
+  EXPECT_EQ(ColumnOf("ts", DataType::TimestampLtz(3)).type_oid, 1184);
+}
+
+}  // namespace
+}  // namespace tributary::server::pg
