@@ -98,7 +98,8 @@ Result<StartupPacket> ParseStartup(std::string_view packet) {
       break;
     }
     const size_t key_end = packet.find('\0', at);
-    if (key_end == std::string_view::npos) return Status::Invalid("startup packet: a key does not end");
+    if (key_end == std::string_view::npos)
+      return Status::Invalid("startup packet: a key does not end");
     const size_t value_end = packet.find('\0', key_end + 1);
     if (value_end == std::string_view::npos) {
       return Status::Invalid("startup packet: the value of '" +

@@ -23,7 +23,7 @@ namespace tributary::server::pg {
 struct StartupPacket {
   enum class Kind { kStartup, kSslRequest, kGssRequest, kCancel };
   Kind kind = Kind::kStartup;
-  int32_t protocol = 0;                        // kStartup: 196608 for 3.0
+  int32_t protocol = 0;                       // kStartup: 196608 for 3.0
   std::map<std::string, std::string> params;  // kStartup: user, database, options, ...
 };
 

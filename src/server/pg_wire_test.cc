@@ -37,8 +37,8 @@ TEST(PgWireTest, RecognisesEncryptionAndCancelRequests) {
 }
 
 TEST(PgWireTest, RefusesBadStartupPackets) {
-  EXPECT_FALSE(StartupLength(Int32(4)).ok());          // shorter than its own header
-  EXPECT_FALSE(StartupLength(Int32(1 << 30)).ok());    // not a startup packet
+  EXPECT_FALSE(StartupLength(Int32(4)).ok());                 // shorter than its own header
+  EXPECT_FALSE(StartupLength(Int32(1 << 30)).ok());           // not a startup packet
   EXPECT_FALSE(ParseStartup(Int32(8) + Int32(131072)).ok());  // protocol 2.0
   std::string body = Int32(196608) + std::string("user\0tributary", 14);  // no terminator
   EXPECT_FALSE(ParseStartup(Int32(static_cast<int32_t>(body.size() + 4)) + body).ok());
@@ -57,8 +57,8 @@ TEST(PgWireTest, EncodesTheServersMessages) {
   EXPECT_EQ(out, std::string("C") + Int32(13) + std::string("SELECT 2\0", 9));
   out.clear();
   AppendDataRow({std::string("1"), std::nullopt}, &out);
-  EXPECT_EQ(out, std::string("D") + Int32(4 + 2 + 4 + 1 + 4) + std::string("\0\2", 2) +
-                     Int32(1) + "1" + Int32(-1));
+  EXPECT_EQ(out, std::string("D") + Int32(4 + 2 + 4 + 1 + 4) + std::string("\0\2", 2) + Int32(1) +
+                     "1" + Int32(-1));
   out.clear();
   AppendRowDescription({ColumnOf("id", DataType::BigInt())}, &out);
   EXPECT_EQ(out, std::string("T") + Int32(4 + 2 + 3 + 18) + std::string("\0\1", 2) +

@@ -425,8 +425,7 @@ int RunServer(const ServerOptions& options) {
     if (ready <= 0) continue;  // a time-out, or a signal: look at the flag again
     sockaddr_storage peer{};
     socklen_t peer_len = sizeof(peer);
-    const int client =
-        ::accept4(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_CLOEXEC);
+    const int client = ::accept4(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_CLOEXEC);
     if (client < 0) continue;
     ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     auto conn = std::make_shared<Connection>(client, options.warehouse, PeerName(peer));
