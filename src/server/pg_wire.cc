@@ -1,5 +1,7 @@
 #include "server/pg_wire.h"
 
+#include <algorithm>
+
 namespace tributary::server::pg {
 
 namespace {
@@ -122,6 +124,181 @@ Result<int64_t> MessageLength(std::string_view header) {
   return int64_t{len} + 1;
 }
 
+namespace {
+
+// Reads a message body front to back; every read is checked against its end.
+class Reader {
+ public:
+  Reader(std::string_view body, const char* what) : body_(body), what_(what) {}
+  Result<std::string> CString() {
+    const size_t end = body_.find('\0', at_);
+    if (end == std::string_view::npos) return Short();
+    std::string out(body_.substr(at_, end - at_));
+    at_ = end + 1;
+    return out;
+  }
+  Result<int32_t> Int32() {
+    if (body_.size() - at_ < 4) return Short();
+    const int32_t v = ReadInt32(body_, at_);
+    at_ += 4;
+    return v;
+  }
+  Result<int16_t> Int16() {
+    if (body_.size() - at_ < 2) return Short();
+    const int16_t v =
+        static_cast<int16_t>((static_cast<uint16_t>(static_cast<uint8_t>(body_[at_])) << 8) |
+                             static_cast<uint8_t>(body_[at_ + 1]));
+    at_ += 2;
+    return v;
+  }
+  // A count, then that many int16 values (Bind's format codes).
+  Result<std::vector<int16_t>> Int16List() {
+    TRIB_ASSIGN_OR_RETURN(size_t n, Count(2));
+    std::vector<int16_t> out;
+    for (size_t i = 0; i < n; i++) {
+      TRIB_ASSIGN_OR_RETURN(int16_t v, Int16());
+      out.push_back(v);
+    }
+    return out;
+  }
+  Result<std::string> Bytes(size_t n) {
+    if (body_.size() - at_ < n) return Short();
+    std::string out(body_.substr(at_, n));
+    at_ += n;
+    return out;
+  }
+  Result<char> Byte() {
+    if (at_ >= body_.size()) return Short();
+    return body_[at_++];
+  }
+  // A count of elements that follow, each at least `min_bytes` long.
+  Result<size_t> Count(size_t min_bytes) {
+    TRIB_ASSIGN_OR_RETURN(int16_t n, Int16());
+    if (n < 0 || static_cast<size_t>(n) * min_bytes > body_.size() - at_) {
+      return Status::Invalid(std::string(what_) + " message: a count of " + std::to_string(n) +
+                             " does not fit its length");
+    }
+    return static_cast<size_t>(n);
+  }
+
+ private:
+  Status Short() const {
+    return Status::Invalid(std::string(what_) + " message ends early (" +
+                           std::to_string(body_.size()) + " bytes)");
+  }
+  std::string_view body_;
+  const char* what_;
+  size_t at_ = 0;
+};
+
+}  // namespace
+
+Result<Parse> ParseParse(std::string_view body) {
+  Reader r(body, "Parse");
+  Parse out;
+  TRIB_ASSIGN_OR_RETURN(out.statement, r.CString());
+  TRIB_ASSIGN_OR_RETURN(out.query, r.CString());
+  TRIB_ASSIGN_OR_RETURN(size_t n, r.Count(4));
+  for (size_t i = 0; i < n; i++) {
+    TRIB_ASSIGN_OR_RETURN(int32_t oid, r.Int32());
+    out.type_oids.push_back(oid);
+  }
+  return out;
+}
+
+Result<Bind> ParseBind(std::string_view body) {
+  Reader r(body, "Bind");
+  Bind out;
+  TRIB_ASSIGN_OR_RETURN(out.portal, r.CString());
+  TRIB_ASSIGN_OR_RETURN(out.statement, r.CString());
+  TRIB_ASSIGN_OR_RETURN(out.param_formats, r.Int16List());
+  TRIB_ASSIGN_OR_RETURN(size_t params, r.Count(4));
+  for (size_t i = 0; i < params; i++) {
+    TRIB_ASSIGN_OR_RETURN(int32_t len, r.Int32());
+    if (len == -1) {
+      out.params.push_back(std::nullopt);
+      continue;
+    }
+    if (len < 0) return Status::Invalid("Bind message: parameter length " + std::to_string(len));
+    TRIB_ASSIGN_OR_RETURN(std::string v, r.Bytes(static_cast<size_t>(len)));
+    out.params.push_back(std::move(v));
+  }
+  TRIB_ASSIGN_OR_RETURN(out.result_formats, r.Int16List());
+  return out;
+}
+
+Result<Execute> ParseExecute(std::string_view body) {
+  Reader r(body, "Execute");
+  Execute out;
+  TRIB_ASSIGN_OR_RETURN(out.portal, r.CString());
+  TRIB_ASSIGN_OR_RETURN(out.max_rows, r.Int32());
+  return out;
+}
+
+Result<Target> ParseTarget(std::string_view body) {
+  Reader r(body, "Describe/Close");
+  Target out;
+  TRIB_ASSIGN_OR_RETURN(out.kind, r.Byte());
+  if (out.kind != 'S' && out.kind != 'P') {
+    return Status::Invalid(std::string("Describe/Close of '") + out.kind +
+                           "' (a statement 'S' or a portal 'P')");
+  }
+  TRIB_ASSIGN_OR_RETURN(out.name, r.CString());
+  return out;
+}
+
+std::string DollarParamsToMarkers(std::string_view q, std::vector<int>* order, int* count) {
+  std::string out;
+  out.reserve(q.size());
+  order->clear();
+  *count = 0;
+  size_t i = 0;
+  auto copy_quoted = [&](char quote) {
+    // From the opening quote to its closing one (a doubled quote stays inside).
+    out.push_back(q[i++]);
+    while (i < q.size()) {
+      out.push_back(q[i]);
+      if (q[i] == quote) {
+        if (i + 1 < q.size() && q[i + 1] == quote) {
+          out.push_back(q[++i]);
+        } else {
+          i++;
+          return;
+        }
+      }
+      i++;
+    }
+  };
+  while (i < q.size()) {
+    const char c = q[i];
+    if (c == '\'' || c == '"' || c == '`') {
+      copy_quoted(c);
+    } else if (c == '-' && i + 1 < q.size() && q[i + 1] == '-') {
+      const size_t end = q.find('\n', i);
+      const size_t stop = end == std::string_view::npos ? q.size() : end;
+      out.append(q.substr(i, stop - i));
+      i = stop;
+    } else if (c == '/' && i + 1 < q.size() && q[i + 1] == '*') {
+      const size_t end = q.find("*/", i + 2);
+      const size_t stop = end == std::string_view::npos ? q.size() : end + 2;
+      out.append(q.substr(i, stop - i));
+      i = stop;
+    } else if (c == '$' && i + 1 < q.size() && q[i + 1] >= '0' && q[i + 1] <= '9') {
+      size_t j = i + 1;
+      int n = 0;
+      while (j < q.size() && q[j] >= '0' && q[j] <= '9' && n < 100000) n = n * 10 + (q[j++] - '0');
+      out.push_back('?');
+      order->push_back(n);
+      *count = std::max(*count, n);
+      i = j;
+    } else {
+      out.push_back(c);
+      i++;
+    }
+  }
+  return out;
+}
+
 void AppendAuthenticationOk(std::string* out) {
   const size_t at = Begin('R', out);
   PutInt32(0, out);
@@ -184,6 +361,15 @@ void AppendCommandComplete(const std::string& tag, std::string* out) {
 }
 
 void AppendEmptyQueryResponse(std::string* out) { End(Begin('I', out), out); }
+
+void AppendEmpty(char type, std::string* out) { End(Begin(type, out), out); }
+
+void AppendParameterDescription(const std::vector<int32_t>& oids, std::string* out) {
+  const size_t at = Begin('t', out);
+  PutInt16(static_cast<int16_t>(oids.size()), out);
+  for (int32_t oid : oids) PutInt32(oid, out);
+  End(at, out);
+}
 
 namespace {
 void AppendFields(char type, const char* severity, const std::string& sqlstate,

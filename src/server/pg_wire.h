@@ -42,6 +42,38 @@ struct Message {
 // message, type byte included; an error when it is out of bounds.
 Result<int64_t> MessageLength(std::string_view header);
 
+// The extended query protocol's client messages (the text format only).
+struct Parse {
+  std::string statement;  // "" the unnamed one
+  std::string query;
+  std::vector<int32_t> type_oids;  // declared parameter types (0: unspecified)
+};
+struct Bind {
+  std::string portal;
+  std::string statement;
+  std::vector<int16_t> param_formats;  // none: all text; one: for all; else one each
+  std::vector<std::optional<std::string>> params;
+  std::vector<int16_t> result_formats;
+};
+struct Execute {
+  std::string portal;
+  int32_t max_rows = 0;  // 0: all
+};
+// Describe and Close: 'S' a statement or 'P' a portal, and its name.
+struct Target {
+  char kind = 'S';
+  std::string name;
+};
+Result<Parse> ParseParse(std::string_view body);
+Result<Bind> ParseBind(std::string_view body);
+Result<Execute> ParseExecute(std::string_view body);
+Result<Target> ParseTarget(std::string_view body);
+
+// A query's parameters as PostgreSQL writes them ($1, $2, ... outside strings, quoted names and
+// comments) turned into the '?' markers of Tributary's prepared statements: `*order` receives,
+// for each '?' in turn, its parameter's number (1-based), and `*count` the highest number.
+std::string DollarParamsToMarkers(std::string_view query, std::vector<int>* order, int* count);
+
 // Bytes of the server's messages, appended to `out`.
 void AppendAuthenticationOk(std::string* out);
 void AppendParameterStatus(const std::string& name, const std::string& value, std::string* out);
@@ -59,6 +91,9 @@ void AppendRowDescription(const std::vector<Column>& columns, std::string* out);
 void AppendDataRow(const std::vector<std::optional<std::string>>& cells, std::string* out);
 void AppendCommandComplete(const std::string& tag, std::string* out);
 void AppendEmptyQueryResponse(std::string* out);
+// ParseComplete '1', BindComplete '2', CloseComplete '3', NoData 'n', PortalSuspended 's'.
+void AppendEmpty(char type, std::string* out);
+void AppendParameterDescription(const std::vector<int32_t>& oids, std::string* out);
 // An ErrorResponse: severity ERROR, `sqlstate` (five characters), `message`.
 void AppendError(const std::string& sqlstate, const std::string& message, std::string* out);
 // The same at severity FATAL: the connection ends after it (a refused startup).

@@ -70,6 +70,42 @@ TEST(PgWireTest, EncodesTheServersMessages) {
   EXPECT_EQ(out, std::string("E") + Int32(static_cast<int32_t>(4 + fields.size())) + fields);
 }
 
+TEST(PgWireTest, DecodesTheExtendedProtocolsMessages) {
+  auto parse = ParseParse(std::string("s1\0SELECT $1\0", 13) + std::string("\0\1", 2) + Int32(23));
+  ASSERT_TRUE(parse.ok()) << parse.status().ToString();
+  EXPECT_EQ(parse->statement, "s1");
+  EXPECT_EQ(parse->query, "SELECT $1");
+  EXPECT_EQ(parse->type_oids, std::vector<int32_t>{23});
+  auto bind =
+      ParseBind(std::string("p\0s1\0", 5) + std::string("\0\0", 2) + std::string("\0\2", 2) +
+                Int32(2) + "42" + Int32(-1) + std::string("\0\0", 2));
+  ASSERT_TRUE(bind.ok()) << bind.status().ToString();
+  EXPECT_EQ(bind->portal, "p");
+  ASSERT_EQ(bind->params.size(), 2u);
+  EXPECT_EQ(bind->params[0], std::optional<std::string>("42"));
+  EXPECT_EQ(bind->params[1], std::nullopt);
+  // A parameter longer than the message, a count that cannot fit: errors, not reads past it.
+  EXPECT_FALSE(
+      ParseBind(std::string("p\0s1\0", 5) + std::string("\0\0\0\1", 4) + Int32(100) + "x").ok());
+  EXPECT_FALSE(ParseParse(std::string("s\0q\0", 4) + std::string("\x7f\xff", 2)).ok());
+  auto exec = ParseExecute(std::string("p\0", 2) + Int32(10));
+  ASSERT_TRUE(exec.ok());
+  EXPECT_EQ(exec->max_rows, 10);
+  EXPECT_FALSE(ParseTarget("X\0").ok());
+}
+
+TEST(PgWireTest, DollarParametersBecomeMarkersOutsideStringsAndComments) {
+  std::vector<int> order;
+  int count = 0;
+  EXPECT_EQ(DollarParamsToMarkers("SELECT $2, '$1', \"$1\", `$1` -- $1\n/* $1 */ + $1 + $2", &order,
+                                  &count),
+            "SELECT ?, '$1', \"$1\", `$1` -- $1\n/* $1 */ + ? + ?");
+  EXPECT_EQ(order, (std::vector<int>{2, 1, 2}));
+  EXPECT_EQ(count, 2);
+  EXPECT_EQ(DollarParamsToMarkers("SELECT 'it''s $1'", &order, &count), "SELECT 'it''s $1'");
+  EXPECT_TRUE(order.empty());
+}
+
 TEST(PgWireTest, ValuesInTheTextFormat) {
   EXPECT_EQ(TextOf(Value::Bool(true), DataType::Boolean()), "t");
   EXPECT_EQ(TextOf(Value::Bool(false), DataType::Boolean()), "f");

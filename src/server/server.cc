@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -24,6 +25,7 @@
 #include "sql/binder/cast.h"
 #include "sql/exec/operators.h"
 #include "sql/parser/lexer.h"
+#include "sql/session/prepared.h"
 #include "sql/session/session.h"
 
 namespace tributary::server {
@@ -45,6 +47,10 @@ void Log(const std::string& line) {
 std::string SqlState(const Status& st) {
   const std::string& m = st.message();
   auto says = [&](const char* words) { return m.find(words) != std::string::npos; };
+  if (says("invalid input syntax")) return "22P02";
+  if (says("bind message supplies")) return "08P01";
+  if (says("prepared statement \"")) return "26000";
+  if (says("portal \"")) return "34000";
   if (says("unknown column")) return "42703";
   if (says("does not exist")) return says("database") ? "3D000" : "42P01";
   if (says("already exists")) return "42P07";
@@ -242,15 +248,19 @@ class Connection {
         case 'D':
         case 'E':
         case 'C':
-        case 'F':
-          if (!skipping) {
-            pg::AppendError("0A000",
-                            "the extended query protocol (Parse / Bind / Execute, prepared "
-                            "statements) is not supported yet: send statements as simple queries",
-                            &out_);
+        case 'F': {
+          // After an error, everything up to the client's Sync is skipped.
+          if (skipping) break;
+          Status st = type == 'F' ? Status::NotSupported(
+                                        "function calls (the Function Call message) are not "
+                                        "supported")
+                                  : Extended(type, body);
+          if (!st.ok()) {
+            pg::AppendError(SqlState(st), st.message(), &out_);
             skipping = true;
           }
           break;
+        }
         case 'd':
         case 'c':
         case 'f':
@@ -281,9 +291,9 @@ class Connection {
     return Status::OK();
   }
 
-  // One statement: its rows (RowDescription, DataRow...) and its CommandComplete.
-  Status Statement(const sql::StatementText& st) {
-    const std::vector<std::string> first = LeadingWords(st.text, 1);
+  // What the server refuses before running a statement.
+  Status CheckAllowed(const std::string& text) const {
+    const std::vector<std::string> first = LeadingWords(text, 1);
     auto mode = session_->options().find("execution.runtime-mode");
     if (mode != session_->options().end() && mode->second == "streaming" && !first.empty() &&
         first[0] != "SET" && first[0] != "RESET") {
@@ -294,39 +304,254 @@ class Connection {
     if (!first.empty() && first[0] == "COPY") {
       return Status::NotSupported("COPY through the server is not supported yet");
     }
-    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(st.text, st.start));
-    if (!r.has_rows) {
-      pg::AppendCommandComplete(CommandTag(st.text, r.message), &out_);
-      return Status::OK();
-    }
+    return Status::OK();
+  }
+
+  // One DataRow per row, TIMESTAMP_LTZ values in the session's zone.
+  Status SendRows(const std::vector<Field>& fields, const std::vector<Row>& rows, size_t begin,
+                  size_t end) {
     sql::SessionZoneScope zone(session_->time_zone());
-    const std::vector<Field>& fields = r.rows.fields;
+    std::vector<std::optional<std::string>> cells(fields.size());
+    for (size_t i = begin; i < end; i++) {
+      const Row& row = rows[i];
+      for (size_t c = 0; c < fields.size(); c++) {
+        const DataType& t = fields[c].type;
+        cells[c] = pg::TextOf(sql::HasLtz(t) ? sql::ToSessionZone(row[c], t) : row[c], t);
+      }
+      pg::AppendDataRow(cells, &out_);
+      if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(Flush());
+    }
+    return Status::OK();
+  }
+
+  static std::vector<pg::Column> Columns(const std::vector<Field>& fields) {
     std::vector<pg::Column> columns;
     for (const Field& f : fields) columns.push_back(pg::ColumnOf(f.name, f.type));
-    pg::AppendRowDescription(columns, &out_);
-    int64_t count = 0;
-    std::vector<std::optional<std::string>> cells(fields.size());
-    auto send_rows = [&](const std::vector<Row>& rows) -> Status {
-      for (const Row& row : rows) {
-        for (size_t c = 0; c < fields.size(); c++) {
-          const DataType& t = fields[c].type;
-          cells[c] = pg::TextOf(sql::HasLtz(t) ? sql::ToSessionZone(row[c], t) : row[c], t);
+    return columns;
+  }
+
+  // ---- the extended query protocol (text formats): Parse, Bind, Describe, Execute, Close
+
+  struct PreparedEntry {
+    std::unique_ptr<sql::PreparedStatement> statement;
+    std::string text;           // with '?' markers
+    std::vector<int> order;     // each marker's parameter number (1-based)
+    std::vector<int32_t> oids;  // each parameter's declared type (0: unspecified)
+  };
+  struct Portal {
+    std::string statement;
+    std::vector<Value> args;  // in marker order
+    bool ran = false;
+    bool has_rows = false;
+    std::vector<Field> fields;
+    std::vector<Row> rows;  // a query's rows, handed out by Execute (up to its row limit)
+    size_t next = 0;
+    std::string tag;
+  };
+
+  Status Extended(char type, const std::string& body) {
+    switch (type) {
+      case 'P': {
+        TRIB_ASSIGN_OR_RETURN(pg::Parse parse, pg::ParseParse(body));
+        TRIB_ASSIGN_OR_RETURN(std::vector<sql::StatementText> statements,
+                              sql::SplitStatements(parse.query));
+        if (statements.size() > 1) {
+          return Status::Invalid(
+              "syntax: cannot insert multiple commands into a prepared statement");
         }
-        pg::AppendDataRow(cells, &out_);
-        count++;
-        if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(Flush());
+        const std::string one = statements.empty() ? std::string() : statements[0].text;
+        TRIB_RETURN_NOT_OK(CheckAllowed(one));
+        PreparedEntry entry;
+        int count = 0;
+        entry.text = pg::DollarParamsToMarkers(one, &entry.order, &count);
+        entry.oids = parse.type_oids;
+        if (entry.oids.size() < static_cast<size_t>(count)) entry.oids.resize(count, 0);
+        TRIB_ASSIGN_OR_RETURN(entry.statement,
+                              sql::Prepare(session_.get(), entry.text, sql::Pos{}));
+        prepared_[parse.statement] = std::move(entry);
+        pg::AppendEmpty('1', &out_);  // ParseComplete
+        return Status::OK();
       }
-      return Status::OK();
+      case 'B': {
+        TRIB_ASSIGN_OR_RETURN(pg::Bind bind, pg::ParseBind(body));
+        auto it = prepared_.find(bind.statement);
+        if (it == prepared_.end()) {
+          return Status::NotFound("prepared statement \"" + bind.statement + "\" does not exist");
+        }
+        const PreparedEntry& entry = it->second;
+        for (int16_t f : bind.param_formats) {
+          if (f != 0) return Status::NotSupported("binary parameters are not supported yet");
+        }
+        for (int16_t f : bind.result_formats) {
+          if (f != 0) return Status::NotSupported("binary results are not supported yet");
+        }
+        if (bind.params.size() != entry.oids.size()) {
+          return Status::Invalid("bind message supplies " + std::to_string(bind.params.size()) +
+                                 " parameters, but prepared statement \"" + bind.statement +
+                                 "\" requires " + std::to_string(entry.oids.size()));
+        }
+        std::vector<Value> values;
+        for (size_t i = 0; i < bind.params.size(); i++) {
+          TRIB_ASSIGN_OR_RETURN(Value v, ParamValue(bind.params[i], entry.oids[i], i + 1));
+          values.push_back(std::move(v));
+        }
+        Portal portal;
+        portal.statement = bind.statement;
+        for (int n : entry.order) portal.args.push_back(values[static_cast<size_t>(n - 1)]);
+        portals_[bind.portal] = std::move(portal);
+        pg::AppendEmpty('2', &out_);  // BindComplete
+        return Status::OK();
+      }
+      case 'D': {
+        TRIB_ASSIGN_OR_RETURN(pg::Target target, pg::ParseTarget(body));
+        if (target.kind == 'S') {
+          auto it = prepared_.find(target.name);
+          if (it == prepared_.end()) {
+            return Status::NotFound("prepared statement \"" + target.name + "\" does not exist");
+          }
+          pg::AppendParameterDescription(it->second.oids, &out_);
+          // The result's columns are known once the statement runs (Describe of a portal).
+          pg::AppendEmpty('n', &out_);  // NoData
+          return Status::OK();
+        }
+        TRIB_ASSIGN_OR_RETURN(Portal * portal, RunPortal(target.name));
+        if (portal->has_rows) {
+          pg::AppendRowDescription(Columns(portal->fields), &out_);
+        } else {
+          pg::AppendEmpty('n', &out_);
+        }
+        return Status::OK();
+      }
+      case 'E': {
+        TRIB_ASSIGN_OR_RETURN(pg::Execute exec, pg::ParseExecute(body));
+        TRIB_ASSIGN_OR_RETURN(Portal * portal, RunPortal(exec.portal));
+        if (!portal->has_rows) {
+          pg::AppendCommandComplete(portal->tag, &out_);
+          return Status::OK();
+        }
+        const size_t end =
+            exec.max_rows > 0
+                ? std::min(portal->rows.size(), portal->next + static_cast<size_t>(exec.max_rows))
+                : portal->rows.size();
+        TRIB_RETURN_NOT_OK(SendRows(portal->fields, portal->rows, portal->next, end));
+        portal->next = end;
+        if (end < portal->rows.size()) {
+          pg::AppendEmpty('s', &out_);  // PortalSuspended
+        } else {
+          pg::AppendCommandComplete("SELECT " + std::to_string(portal->rows.size()), &out_);
+        }
+        return Status::OK();
+      }
+      case 'C': {
+        TRIB_ASSIGN_OR_RETURN(pg::Target target, pg::ParseTarget(body));
+        if (target.kind == 'S') {
+          prepared_.erase(target.name);
+        } else {
+          portals_.erase(target.name);
+        }
+        pg::AppendEmpty('3', &out_);  // CloseComplete
+        return Status::OK();
+      }
+    }
+    return Status::Internal("not an extended-protocol message");
+  }
+
+  // A parameter's text as the value its declared type says (unspecified: a string, which a
+  // comparison or an INSERT converts as it would a string literal).
+  static Result<Value> ParamValue(const std::optional<std::string>& text, int32_t oid, size_t n) {
+    if (!text) return Value::Null();
+    auto invalid = [&](const char* type) {
+      return Status::Invalid("invalid input syntax for type " + std::string(type) + ": \"" + *text +
+                             "\" (parameter $" + std::to_string(n) + ")");
     };
+    switch (oid) {
+      case 16: {  // bool
+        std::string t;
+        for (char c : *text)
+          t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        if (t == "t" || t == "true" || t == "1" || t == "yes" || t == "on")
+          return Value::Bool(true);
+        if (t == "f" || t == "false" || t == "0" || t == "no" || t == "off")
+          return Value::Bool(false);
+        return invalid("boolean");
+      }
+      case 20:
+      case 21:
+      case 23: {  // int8, int2, int4
+        char* end = nullptr;
+        errno = 0;
+        const long long v = std::strtoll(text->c_str(), &end, 10);
+        if (text->empty() || *end != '\0' || errno != 0) return invalid("integer");
+        return Value::Int(v);
+      }
+      case 700:
+      case 701: {  // float4, float8
+        char* end = nullptr;
+        const double v = std::strtod(text->c_str(), &end);
+        if (text->empty() || *end != '\0') return invalid("double precision");
+        return Value::Double(v);
+      }
+      default:
+        return Value::String(*text);
+    }
+  }
+
+  // Runs portal `name`'s statement once (at its first Describe or Execute); its rows are kept
+  // for the Executes that hand them out.
+  Result<Portal*> RunPortal(const std::string& name) {
+    auto it = portals_.find(name);
+    if (it == portals_.end()) return Status::NotFound("portal \"" + name + "\" does not exist");
+    Portal& portal = it->second;
+    if (portal.ran) return &portal;
+    auto entry = prepared_.find(portal.statement);
+    if (entry == prepared_.end()) {
+      return Status::NotFound("prepared statement \"" + portal.statement + "\" does not exist");
+    }
+    TRIB_RETURN_NOT_OK(CheckAllowed(entry->second.text));
+    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, entry->second.statement->Execute(portal.args));
+    portal.ran = true;
+    portal.has_rows = r.has_rows;
+    if (!r.has_rows) {
+      portal.tag = CommandTag(entry->second.text, r.message);
+      return &portal;
+    }
+    portal.fields = r.rows.fields;
     if (r.cursor) {
       ColumnBatch batch;
       while (true) {
         TRIB_ASSIGN_OR_RETURN(bool more, r.cursor->Next(&batch));
         if (!more) break;
-        TRIB_RETURN_NOT_OK(send_rows(sql::BatchRows(batch)));
+        for (Row& row : sql::BatchRows(batch)) portal.rows.push_back(std::move(row));
       }
     } else {
-      TRIB_RETURN_NOT_OK(send_rows(r.rows.rows));
+      portal.rows = std::move(r.rows.rows);
+    }
+    return &portal;
+  }
+
+  // One statement: its rows (RowDescription, DataRow...) and its CommandComplete.
+  Status Statement(const sql::StatementText& st) {
+    TRIB_RETURN_NOT_OK(CheckAllowed(st.text));
+    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(st.text, st.start));
+    if (!r.has_rows) {
+      pg::AppendCommandComplete(CommandTag(st.text, r.message), &out_);
+      return Status::OK();
+    }
+    const std::vector<Field>& fields = r.rows.fields;
+    pg::AppendRowDescription(Columns(fields), &out_);
+    size_t count = 0;
+    if (r.cursor) {
+      ColumnBatch batch;
+      while (true) {
+        TRIB_ASSIGN_OR_RETURN(bool more, r.cursor->Next(&batch));
+        if (!more) break;
+        const std::vector<Row> rows = sql::BatchRows(batch);
+        TRIB_RETURN_NOT_OK(SendRows(fields, rows, 0, rows.size()));
+        count += rows.size();
+      }
+    } else {
+      TRIB_RETURN_NOT_OK(SendRows(fields, r.rows.rows, 0, r.rows.rows.size()));
+      count = r.rows.rows.size();
     }
     pg::AppendCommandComplete("SELECT " + std::to_string(count), &out_);
     return Status::OK();
@@ -337,6 +562,8 @@ class Connection {
   std::string peer_;
   std::unique_ptr<sql::Session> session_;
   std::string out_;
+  std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
+  std::map<std::string, Portal> portals_;          // "" the unnamed portal
 };
 
 // Whether `addr` is a loopback address (127.0.0.0/8 or ::1).

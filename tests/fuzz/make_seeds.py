@@ -11,12 +11,15 @@ repository and the golden tables (nothing is downloaded):
   debezium_fuzzer     Debezium change events of every op, envelope and column type
   index_fuzzer        the golden tables' file-index containers (`*.parquet.index`, selector 0)
                       and deletion-vector index files (`index/index-*`, selector 1)
+  pg_wire_fuzzer      PostgreSQL client messages (startup, Parse, Bind, Execute, Describe) and
+                      queries with $n parameters, each behind its decoder's selector byte
 
 Usage: make_seeds.py TARGET OUTDIR
 """
 
 import json
 import os
+import struct
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -72,6 +75,31 @@ def metadata_kind(d, f):
     return None
 
 
+def pg_wire_messages():
+    """What a PostgreSQL client sends, each behind the byte that picks its decoder
+    (src/server/pg_wire_fuzzer.cc)."""
+    def i16(v):
+        return struct.pack("!h", v)
+
+    def i32(v):
+        return struct.pack("!i", v)
+    params = b"user\0tributary\0database\0default\0application_name\0psql\0\0"
+    return [
+        bytes([0]) + i32(len(params) + 8) + i32(196608) + params,
+        bytes([0]) + i32(8) + i32(80877103),
+        bytes([0]) + i32(16) + i32(80877102) + i32(7) + i32(9),
+        bytes([1]) + b"s1\0SELECT * FROM t WHERE id = $1 AND v = $2\0" + i16(2) + i32(23) + i32(25),
+        bytes([1]) + b"\0INSERT INTO t VALUES ($1, '$2 in a string', $1)\0" + i16(0),
+        bytes([2]) + b"p\0s1\0" + i16(1) + i16(0) + i16(2) + i32(1) + b"7" + i32(-1) + i16(1) +
+        i16(0),
+        bytes([3]) + b"p\0" + i32(100),
+        bytes([4]) + b"Ss1\0",
+        bytes([4]) + b"P\0",
+        bytes([5]) + b"SELECT $1, '$2', \"$3\", `$4` -- $5\n /* $6 */ FROM t WHERE a = $10",
+        bytes([5]) + b"Q" + i32(9) + b"SELECT",
+    ]
+
+
 def debezium_events():
     row = {"id": 1, "b": True, "t": 1, "s": 300, "i": 70000, "f": 1.5, "d": -2.25,
            "dec": "12.50", "big": "123456789012345678901.12345", "str": "héllo", "c": "abc",
@@ -124,6 +152,8 @@ def main():
             seeds.append(bytes([1]) + open(p, "rb").read())
     elif target == "debezium_fuzzer":
         seeds = [e.encode("utf-8") for e in debezium_events()]
+    elif target == "pg_wire_fuzzer":
+        seeds = pg_wire_messages()
     else:
         sys.exit("make_seeds.py: unknown target " + target)
     seen = set()

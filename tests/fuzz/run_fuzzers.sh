@@ -12,7 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${FUZZ_RUNS:-200000}
 build=${FUZZ_BUILD:-$root/build-fuzz}
-targets=${FUZZ_TARGETS:-"sql_parser_fuzzer avro_fuzzer metadata_fuzzer parquet_fuzzer debezium_fuzzer index_fuzzer"}
+targets=${FUZZ_TARGETS:-"sql_parser_fuzzer avro_fuzzer metadata_fuzzer parquet_fuzzer debezium_fuzzer index_fuzzer pg_wire_fuzzer"}
 
 if ! command -v clang++ >/dev/null; then
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo

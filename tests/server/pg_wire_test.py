@@ -3,9 +3,10 @@
 port. A table is created, written (INSERT, UPDATE, DELETE) and read through the server, and what
 the server wrote is what `tributary sql` reads from the lake; several statements in one query;
 errors carry SQLSTATE codes and the session goes on after them; a second connection sees the
-first one's writes; what is not supported yet (the extended query protocol, COPY, streaming
-mode, a non-loopback address, --data-dir, another user, a missing database) is refused; SIGTERM
-stops the server with exit status 0.
+first one's writes; a client written here speaks the extended query protocol (prepared
+statements with $n parameters, portals with row limits, errors skipped to the Sync); what is not
+supported yet (binary formats, COPY, streaming mode, a non-loopback address, --data-dir) and
+another user or a missing database are refused; SIGTERM stops the server with exit status 0.
 
     pg_wire_test.py --binary build/tributary
 
@@ -98,9 +99,20 @@ def message(kind, body):
     return kind.encode() + struct.pack("!i", len(body) + 4) + body
 
 
+def exchange(sock, data):
+    """Sends `data` (messages ending in Sync or a simple query) and returns the messages the
+    server answers with, up to its ReadyForQuery."""
+    sock.sendall(data)
+    got = []
+    while not got or got[-1][0] != "Z":
+        got.append(read_message(sock))
+    return got
+
+
 def raw_extended_protocol(port):
-    """A client speaking the protocol by hand: a Parse and its Sync are refused with 0A000 and
-    ReadyForQuery; a simple query after it still runs."""
+    """A client speaking the protocol by hand, as drivers do: Parse / Bind / Describe / Execute /
+    Sync with $n parameters (declared and undeclared types), a row limit that suspends the
+    portal, named statements run twice, errors that skip to the Sync, and what is refused."""
     with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
         params = b"user\0tributary\0database\0default\0\0"
         sock.sendall(struct.pack("!ii", len(params) + 8, 196608) + params)
@@ -109,20 +121,72 @@ def raw_extended_protocol(port):
             kinds.append(read_message(sock)[0])
         if kinds[0] != "R" or "K" not in kinds:
             raise Failure("startup answered with %r" % kinds)
-        sock.sendall(message("P", b"\0SELECT 1\0\0\0") + message("B", b"\0\0\0\0\0\0\0\0") +
-                     message("S", b""))
-        kind, body = read_message(sock)
-        if kind != "E" or b"C0A000" not in body or b"extended query protocol" not in body:
-            raise Failure("Parse answered with %r %r" % (kind, body))
-        kind, body = read_message(sock)
-        if kind != "Z":
-            raise Failure("after the refused Parse, Sync answered with %r" % kind)
-        sock.sendall(message("Q", b"SELECT 41 + 1\0"))
-        got = []
-        while not got or got[-1][0] != "Z":
-            got.append(read_message(sock))
+
+        def parse(name, query, oids=()):
+            return message("P", name + b"\0" + query + b"\0" + struct.pack("!h", len(oids)) +
+                           b"".join(struct.pack("!i", o) for o in oids))
+
+        def bind(portal, name, values, formats=()):
+            body = portal + b"\0" + name + b"\0" + struct.pack("!h", len(formats))
+            body += b"".join(struct.pack("!h", f) for f in formats)
+            body += struct.pack("!h", len(values))
+            for v in values:
+                body += struct.pack("!i", -1) if v is None else struct.pack("!i", len(v)) + v
+            return message("B", body + struct.pack("!h", 0))
+
+        def execute(portal, rows=0):
+            return message("E", portal + b"\0" + struct.pack("!i", rows))
+
+        sync = message("S", b"")
+        # A named statement with a declared INT parameter, run twice.
+        got = exchange(sock, parse(b"by_id", b"SELECT id, name FROM t WHERE id = $1", [23]) +
+                       bind(b"", b"by_id", [b"2"]) + message("D", b"P\0") + execute(b"") + sync)
+        if [k for k, _ in got] != ["1", "2", "T", "D", "C", "Z"] or b"b" not in got[3][1]:
+            raise Failure("Parse/Bind/Describe/Execute of a point lookup: %r" % got)
+        got = exchange(sock, bind(b"", b"by_id", [b"1"]) + execute(b"") + sync)
+        if [k for k, _ in got] != ["2", "D", "C", "Z"] or b"a" not in got[1][1]:
+            raise Failure("the named statement run again: %r" % got)
+        # An undeclared parameter is a string, which a comparison converts as it would a string
+        # literal.
+        got = exchange(sock, parse(b"", b"SELECT name FROM t WHERE id = $1") +
+                       bind(b"", b"", [b"2"]) + execute(b"") + sync)
+        if [k for k, _ in got] != ["1", "2", "D", "C", "Z"] or b"b" not in got[2][1]:
+            raise Failure("an undeclared parameter compared with an INT column: %r" % got)
+        # An INSERT with a declared INT and an undeclared NULL.
+        got = exchange(sock, parse(b"", b"INSERT INTO t VALUES ($1, $2, 6.5, TRUE)", [23]) +
+                       bind(b"", b"", [b"6", None]) + execute(b"") + sync)
+        if [k for k, _ in got] != ["1", "2", "C", "Z"] or b"INSERT 0 1" not in got[2][1]:
+            raise Failure("an INSERT with parameters: %r" % got)
+        # A row limit suspends the portal; the next Execute goes on.
+        got = exchange(sock, parse(b"", b"SELECT id FROM t WHERE id >= $1 ORDER BY id", [20]) +
+                       bind(b"p1", b"", [b"5"]) + execute(b"p1", 1) + execute(b"p1", 5) + sync)
+        if [k for k, _ in got] != ["1", "2", "D", "s", "D", "C", "Z"] or \
+                b"5" not in got[2][1] or b"6" not in got[4][1]:
+            raise Failure("a portal run with a row limit: %r" % got)
+        # Errors: the rest up to the Sync is skipped, then ReadyForQuery.
+        got = exchange(sock, bind(b"", b"by_id", []) + execute(b"") + sync)
+        if [k for k, _ in got] != ["E", "Z"] or b"C08P01" not in got[0][1]:
+            raise Failure("a Bind with too few parameters: %r" % got)
+        got = exchange(sock, bind(b"", b"by_id", [b"x"]) + sync)
+        if [k for k, _ in got] != ["E", "Z"] or b"C22P02" not in got[0][1]:
+            raise Failure("a parameter that is not an integer: %r" % got)
+        got = exchange(sock, bind(b"", b"by_id", [b"\0\0\0\1"], formats=[1]) + sync)
+        if [k for k, _ in got] != ["E", "Z"] or b"C0A000" not in got[0][1] or \
+                b"binary" not in got[0][1]:
+            raise Failure("a binary parameter: %r" % got)
+        got = exchange(sock, parse(b"", b"SELECT 1; SELECT 2") + sync)
+        if [k for k, _ in got] != ["E", "Z"] or b"multiple commands" not in got[0][1]:
+            raise Failure("two statements in a Parse: %r" % got)
+        got = exchange(sock, bind(b"", b"nope", []) + sync)
+        if [k for k, _ in got] != ["E", "Z"] or b"C26000" not in got[0][1]:
+            raise Failure("a Bind of a statement never parsed: %r" % got)
+        # Closed statements are gone; a simple query still runs after all this.
+        got = exchange(sock, message("C", b"Sby_id\0") + bind(b"", b"by_id", [b"1"]) + sync)
+        if [k for k, _ in got] != ["3", "E", "Z"]:
+            raise Failure("Close then Bind: %r" % got)
+        got = exchange(sock, message("Q", b"SELECT 41 + 1\0"))
         if [k for k, _ in got] != ["T", "D", "C", "Z"] or b"42" not in got[1][1]:
-            raise Failure("a simple query after the refusal: %r" % got)
+            raise Failure("a simple query after the extended protocol: %r" % got)
         sock.sendall(message("X", b""))
 
 
