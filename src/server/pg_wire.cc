@@ -364,6 +364,20 @@ void AppendEmptyQueryResponse(std::string* out) { End(Begin('I', out), out); }
 
 void AppendEmpty(char type, std::string* out) { End(Begin(type, out), out); }
 
+void AppendCopyResponse(char type, size_t columns, std::string* out) {
+  const size_t at = Begin(type, out);
+  out->push_back('\0');  // text
+  PutInt16(static_cast<int16_t>(columns), out);
+  for (size_t i = 0; i < columns; i++) PutInt16(0, out);
+  End(at, out);
+}
+
+void AppendCopyData(std::string_view data, std::string* out) {
+  const size_t at = Begin('d', out);
+  out->append(data.data(), data.size());
+  End(at, out);
+}
+
 void AppendParameterDescription(const std::vector<int32_t>& oids, std::string* out) {
   const size_t at = Begin('t', out);
   PutInt16(static_cast<int16_t>(oids.size()), out);

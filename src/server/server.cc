@@ -21,12 +21,16 @@
 #include <thread>
 #include <vector>
 
+#include "server/copy.h"
 #include "server/pg_wire.h"
 #include "sql/binder/cast.h"
 #include "sql/exec/operators.h"
 #include "sql/parser/lexer.h"
 #include "sql/session/prepared.h"
 #include "sql/session/session.h"
+#include "tributary/catalog.h"
+#include "tributary/table.h"
+#include "tributary/table_writer.h"
 
 namespace tributary::server {
 
@@ -142,6 +146,18 @@ class Connection {
     return true;
   }
 
+  // The next message after the startup; false at the end of the stream. A length out of bounds
+  // is a protocol violation (the connection ends).
+  Result<bool> ReadMessage(char* type, std::string* body) {
+    std::string header;
+    TRIB_ASSIGN_OR_RETURN(bool more, ReadExactly(5, &header));
+    if (!more) return false;
+    TRIB_ASSIGN_OR_RETURN(int64_t len, pg::MessageLength(header));
+    TRIB_ASSIGN_OR_RETURN(more, ReadExactly(static_cast<size_t>(len - 5), body));
+    *type = header[0];
+    return more;
+  }
+
   Status Flush() {
     size_t sent = 0;
     while (sent < out_.size()) {
@@ -217,14 +233,10 @@ class Connection {
 
     bool skipping = false;  // an extended-protocol message was refused: skip until Sync
     while (true) {
-      std::string header, body;
-      TRIB_ASSIGN_OR_RETURN(bool more, ReadExactly(5, &header));
+      char type = 0;
+      std::string body;
+      TRIB_ASSIGN_OR_RETURN(bool more, ReadMessage(&type, &body));
       if (!more) return Status::OK();
-      auto len = pg::MessageLength(header);
-      if (!len.ok()) return Refuse("08P01", len.status().message());
-      TRIB_ASSIGN_OR_RETURN(more, ReadExactly(static_cast<size_t>(*len - 5), &body));
-      if (!more) return Status::OK();
-      const char type = header[0];
       switch (type) {
         case 'X':  // Terminate
           return Status::OK();
@@ -291,8 +303,8 @@ class Connection {
     return Status::OK();
   }
 
-  // What the server refuses before running a statement.
-  Status CheckAllowed(const std::string& text) const {
+  // What the server refuses before running a statement (`simple`: sent as a simple query).
+  Status CheckAllowed(const std::string& text, bool simple = false) const {
     const std::vector<std::string> first = LeadingWords(text, 1);
     auto mode = session_->options().find("execution.runtime-mode");
     if (mode != session_->options().end() && mode->second == "streaming" && !first.empty() &&
@@ -301,9 +313,154 @@ class Connection {
           "streaming mode through the server is not supported yet (subscriptions by DECLARE "
           "... CURSOR and FETCH are planned): RESET 'execution.runtime-mode'");
     }
-    if (!first.empty() && first[0] == "COPY") {
-      return Status::NotSupported("COPY through the server is not supported yet");
+    if (!first.empty() && first[0] == "COPY" && !simple) {
+      return Status::NotSupported(
+          "COPY through the extended query protocol is not supported yet: send it as a simple "
+          "query");
     }
+    return Status::OK();
+  }
+
+  // ---- COPY (server/copy.h): FROM STDIN into a table in one commit, TO STDOUT from a query
+
+  Status Copy(const std::string& text) {
+    TRIB_ASSIGN_OR_RETURN(CopyStatement copy, ParseCopy(text));
+    return copy.from_stdin ? CopyIn(copy) : CopyOut(copy);
+  }
+
+  Status CopyIn(const CopyStatement& copy) {
+    TRIB_ASSIGN_OR_RETURN(Identifier id,
+                          Identifier::Parse(copy.table, session_->current_database()));
+    // The server's warehouse (the default catalog), whatever catalog the session uses.
+    if (!catalog_) {
+      TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
+    }
+    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog_->GetTable(id));
+    const std::vector<Field>& fields = table->schema()->fields;
+    std::vector<int> target;  // the table column of each field of a row
+    for (const std::string& name : copy.columns) {
+      const int c = table->schema()->FieldIndex(name);
+      if (c < 0) return Status::Invalid("unknown column '" + name + "' of " + id.ToString());
+      target.push_back(c);
+    }
+    if (copy.columns.empty()) {
+      for (size_t c = 0; c < fields.size(); c++) target.push_back(static_cast<int>(c));
+    }
+    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer, table->NewWriter({}));
+    pg::AppendCopyResponse('G', target.size(), &out_);
+    TRIB_RETURN_NOT_OK(Flush());
+    CopyDecoder decoder(copy.format);
+    std::vector<CopyRow> rows;
+    int64_t count = 0;
+    Status failed;
+    auto write = [&]() -> Status {
+      for (CopyRow& r : rows) {
+        if (r.fields.size() != target.size()) {
+          return Status::Invalid("invalid input syntax: COPY line " + std::to_string(r.line) +
+                                 ": " + std::to_string(r.fields.size()) + " field(s), " +
+                                 std::to_string(target.size()) + " expected");
+        }
+        Row row(fields.size(), Value::Null());
+        for (size_t k = 0; k < target.size(); k++) {
+          if (!r.fields[k]) continue;
+          const Field& f = fields[target[k]];
+          auto v = sql::CastValue(Value::String(std::move(*r.fields[k])), DataType::String(),
+                                  f.type, sql::CastMode::kExplicit);
+          if (!v.ok()) {
+            return Status::Invalid("invalid input syntax: COPY line " + std::to_string(r.line) +
+                                   ", column " + f.name + ": " + v.status().message());
+          }
+          row[target[k]] = std::move(*v);
+        }
+        Status st = writer->Write(RowKind::kInsert, std::move(row));
+        if (!st.ok()) {
+          return Status(st.code(), "COPY line " + std::to_string(r.line) + ": " + st.message());
+        }
+        count++;
+      }
+      rows.clear();
+      return Status::OK();
+    };
+    // CopyData until CopyDone or CopyFail; after an error the rest is read and dropped.
+    while (true) {
+      char type = 0;
+      std::string body;
+      TRIB_ASSIGN_OR_RETURN(bool more, ReadMessage(&type, &body));
+      if (!more) {
+        writer->Abort();
+        return Status::IOError("the client left during COPY");
+      }
+      if (type == 'd') {
+        if (failed.ok()) failed = decoder.Feed(body, &rows);
+        if (failed.ok()) failed = write();
+      } else if (type == 'c') {
+        if (failed.ok()) failed = decoder.Finish(&rows);
+        if (failed.ok()) failed = write();
+        break;
+      } else if (type == 'f') {
+        if (!body.empty() && body.back() == '\0') body.pop_back();
+        if (failed.ok()) failed = Status::Invalid("COPY from stdin failed: " + body);
+        break;
+      } else if (type != 'H' && type != 'S') {
+        failed = Status::Invalid(std::string("message '") + type + "' during COPY");
+        break;
+      }
+    }
+    if (!failed.ok()) {
+      writer->Abort();  // nothing of the COPY is committed
+      return failed;
+    }
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> snapshot, writer->Commit());
+    (void)snapshot;
+    pg::AppendCommandComplete("COPY " + std::to_string(count), &out_);
+    return Status::OK();
+  }
+
+  Status CopyOut(const CopyStatement& copy) {
+    std::string query = copy.query;
+    if (query.empty()) {
+      std::string columns;
+      for (const std::string& c : copy.columns) columns += (columns.empty() ? "" : ", ") + c;
+      query = "SELECT " + (columns.empty() ? std::string("*") : columns) + " FROM " + copy.table;
+    }
+    TRIB_RETURN_NOT_OK(CheckAllowed(query));
+    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(query, sql::Pos{}));
+    if (!r.has_rows)
+      return Status::Invalid("COPY (query) TO STDOUT: the statement returns no rows");
+    const std::vector<Field>& fields = r.rows.fields;
+    pg::AppendCopyResponse('H', fields.size(), &out_);
+    if (copy.format.header) {
+      std::vector<std::optional<std::string>> names;
+      for (const Field& f : fields) names.push_back(f.name);
+      pg::AppendCopyData(EncodeCopyRow(names, copy.format), &out_);
+    }
+    sql::SessionZoneScope zone(session_->time_zone());
+    std::vector<std::optional<std::string>> cells(fields.size());
+    int64_t count = 0;
+    auto send = [&](const std::vector<Row>& rows) -> Status {
+      for (const Row& row : rows) {
+        for (size_t c = 0; c < fields.size(); c++) {
+          const DataType& t = fields[c].type;
+          cells[c] = pg::TextOf(sql::HasLtz(t) ? sql::ToSessionZone(row[c], t) : row[c], t);
+        }
+        pg::AppendCopyData(EncodeCopyRow(cells, copy.format), &out_);
+        count++;
+        if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(Flush());
+      }
+      return Status::OK();
+    };
+    if (r.cursor) {
+      ColumnBatch batch;
+      while (true) {
+        TRIB_ASSIGN_OR_RETURN(bool more, r.cursor->Next(&batch));
+        if (!more) break;
+        TRIB_RETURN_NOT_OK(send(sql::BatchRows(batch)));
+      }
+    } else {
+      TRIB_RETURN_NOT_OK(send(r.rows.rows));
+    }
+    pg::AppendEmpty('c', &out_);  // CopyDone
+    pg::AppendCommandComplete("COPY " + std::to_string(count), &out_);
     return Status::OK();
   }
 
@@ -531,7 +688,10 @@ class Connection {
 
   // One statement: its rows (RowDescription, DataRow...) and its CommandComplete.
   Status Statement(const sql::StatementText& st) {
-    TRIB_RETURN_NOT_OK(CheckAllowed(st.text));
+    TRIB_RETURN_NOT_OK(CheckAllowed(st.text, /*simple=*/true));
+    if (const auto first = LeadingWords(st.text, 1); !first.empty() && first[0] == "COPY") {
+      return Copy(st.text);
+    }
     TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(st.text, st.start));
     if (!r.has_rows) {
       pg::AppendCommandComplete(CommandTag(st.text, r.message), &out_);
@@ -562,6 +722,7 @@ class Connection {
   std::string peer_;
   std::unique_ptr<sql::Session> session_;
   std::string out_;
+  std::unique_ptr<Catalog> catalog_;               // the warehouse's, for COPY FROM
   std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
   std::map<std::string, Portal> portals_;          // "" the unnamed portal
 };

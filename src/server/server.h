@@ -3,9 +3,11 @@
 // runs, committed to the lake as there: a write is acknowledged once its snapshot is published).
 // Built so far: the startup (SSL and GSS encryption refused with 'N', as a server without them
 // does), trust authentication on loopback addresses, the simple query protocol (several
-// statements per query, rows in the text format, errors with SQLSTATE codes), Terminate, and
-// SIGTERM / SIGINT (stop accepting, exit 0). Refused with "not supported yet": other listen
-// addresses (SCRAM-SHA-256), the extended query protocol, COPY, streaming mode, the hot tier.
+// statements per query, rows in the text format, errors with SQLSTATE codes), the extended
+// query protocol in the text format (prepared statements, portals), COPY FROM STDIN / TO STDOUT
+// (text and CSV, server/copy.h), Terminate, and SIGTERM / SIGINT (stop accepting, exit 0).
+// Refused with "not supported yet": other listen addresses (SCRAM-SHA-256), binary formats,
+// streaming mode, the hot tier.
 // Thread-safety: RunServer blocks its caller until the server stops.
 #pragma once
 

@@ -190,6 +190,71 @@ def raw_extended_protocol(port):
         sock.sendall(message("X", b""))
 
 
+def copy_in_and_out(server, binary, warehouse):
+    """COPY FROM STDIN (CSV and text) in one commit, a bad line committing nothing, and COPY TO
+    STDOUT of a table and of a query."""
+    server.psql("CREATE TABLE c (id BIGINT, name STRING, amount DOUBLE, day DATE, "
+                "PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '4')")
+    rows = 100000
+    csv = "".join('%d,"name %d, with ""quotes""",%d.25,2024-01-%02d\n' % (i, i, i, i % 28 + 1)
+                  if i % 1000 else "%d,,,\n" % i for i in range(rows))
+    p = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
+                        str(server.port), "-U", "tributary", "-d", "default", "-c",
+                        "COPY c FROM STDIN WITH (FORMAT csv)"],
+                       input=csv, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise Failure("COPY of %d CSV rows: %s" % (rows, p.stderr))
+    got = lines(server.psql("SELECT COUNT(*), SUM(id), COUNT(name), MAX(day) FROM c"))
+    if got != ["%d|%d|%d|2024-01-28" % (rows, rows * (rows - 1) // 2, rows - rows // 1000)]:
+        raise Failure("after COPY of %d rows: %r" % (rows, got))
+    got = lines(server.psql("SELECT name, amount FROM c WHERE id = 7"))
+    if got != ['name 7, with "quotes"|7.25']:
+        raise Failure("a quoted CSV field after COPY: %r" % got)
+    snapshots = lines(server.psql("SELECT COUNT(*) FROM c$snapshots WHERE commit_kind = 'APPEND'"))
+    if snapshots != ["1"]:
+        raise Failure("COPY committed %r APPEND snapshots, not one" % snapshots)
+    # The text format: tabs, \N, backslash escapes; a column list.
+    text = "100001\tline\\none\\ttab\n100002\t\\N\n\\.\n"
+    p = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
+                        str(server.port), "-U", "tributary", "-d", "default", "-c",
+                        "COPY c (id, name) FROM STDIN"],
+                       input=text, capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        raise Failure("COPY in the text format: %s" % p.stderr)
+    got = lines(server.psql("SELECT id, name IS NULL, LENGTH(name) FROM c WHERE id > 100000 "
+                            "ORDER BY id"))
+    if got != ["100001|f|12", "100002|t|"]:
+        raise Failure("rows of a text-format COPY: %r" % got)
+    # A bad line: an error naming it, and nothing of the COPY committed.
+    p = subprocess.run(["psql", "-X", "-q", "-v", "VERBOSITY=verbose", "-h", "127.0.0.1", "-p",
+                        str(server.port), "-U", "tributary", "-d", "default", "-c",
+                        "COPY c FROM STDIN CSV"],
+                       input="200001,a,1.5,2024-02-01\n200002,b,not a number,2024-02-01\n",
+                       capture_output=True, text=True, timeout=60)
+    if "22P02" not in p.stderr or "line 2" not in p.stderr or "amount" not in p.stderr:
+        raise Failure("a bad COPY line: %r" % p.stderr)
+    if lines(server.psql("SELECT COUNT(*) FROM c WHERE id > 200000")) != ["0"]:
+        raise Failure("a failed COPY committed rows")
+    # COPY TO STDOUT, of a table and of a query.
+    p = subprocess.run(["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(server.port), "-U",
+                        "tributary", "-d", "default", "-c",
+                        "COPY (SELECT id, name, amount FROM c WHERE id IN (7, 1000, 100001) "
+                        "ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER true)"],
+                       capture_output=True, text=True, timeout=60)
+    want = ["id,name,amount", '7,"name 7, with ""quotes""",7.25', "1000,,",
+            '100001,"line\none\ttab",']
+    if p.returncode != 0 or p.stdout.split("\n")[:-1] != ["id,name,amount",
+                                                           '7,"name 7, with ""quotes""",7.25',
+                                                           "1000,,", '100001,"line',
+                                                           'one\ttab",']:
+        raise Failure("COPY (query) TO STDOUT CSV: %r %r (want %r)" % (p.stdout, p.stderr, want))
+    p = subprocess.run(["psql", "-X", "-q", "-h", "127.0.0.1", "-p", str(server.port), "-U",
+                        "tributary", "-d", "default", "-c", "COPY t (id, ok) TO STDOUT"],
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0 or "1\tt\n" not in p.stdout or "2\tf\n" not in p.stdout:
+        raise Failure("COPY t TO STDOUT: %r %r" % (p.stdout, p.stderr))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -250,7 +315,9 @@ def main():
         if got != ["1970-01-01 08:00:00.000"]:
             raise Failure("a session option through the server: %r" % got)
         # Not supported yet: refused, never ignored.
-        expect_error(server, "COPY t TO STDOUT", "0A000", "COPY")
+        expect_error(server, "COPY t TO STDOUT WITH (FORMAT binary)", "0A000", "binary")
+        expect_error(server, "COPY t FROM '/etc/passwd'", "0A000", "STDIN")
+        copy_in_and_out(server, binary, warehouse)
         expect_error(server, "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM t",
                      "0A000", "streaming mode")
         raw_extended_protocol(server.port)

@@ -1,0 +1,418 @@
+#include "server/copy.h"
+
+#include <cctype>
+
+namespace tributary::server {
+
+namespace {
+
+// A small tokenizer for COPY's syntax: words, quoted strings and single characters.
+class CopyLexer {
+ public:
+  explicit CopyLexer(std::string_view text) : s_(text) {}
+  void SkipSpace() {
+    while (at_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[at_]))) at_++;
+  }
+  bool AtEnd() {
+    SkipSpace();
+    return at_ >= s_.size();
+  }
+  char Peek() {
+    SkipSpace();
+    return at_ < s_.size() ? s_[at_] : '\0';
+  }
+  // The next word (letters, digits, '_', '.', and quoted parts of a name), as written.
+  std::string Word() {
+    SkipSpace();
+    std::string w;
+    while (at_ < s_.size()) {
+      const char c = s_[at_];
+      if (c == '`' || c == '"') {
+        const size_t end = s_.find(c, at_ + 1);
+        if (end == std::string_view::npos) break;
+        w.append(s_.substr(at_, end - at_ + 1));
+        at_ = end + 1;
+        continue;
+      }
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.') break;
+      w.push_back(c);
+      at_++;
+    }
+    return w;
+  }
+  static std::string Upper(std::string w) {
+    for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return w;
+  }
+  bool Keyword(const char* k) {
+    const size_t save = at_;
+    if (Upper(Word()) == k) return true;
+    at_ = save;
+    return false;
+  }
+  bool Char(char c) {
+    if (Peek() != c) return false;
+    at_++;
+    return true;
+  }
+  // A '...' string ('' inside is a quote).
+  Result<std::string> String() {
+    if (!Char('\'')) return Status::Invalid("syntax: COPY expected a quoted string");
+    std::string out;
+    while (at_ < s_.size()) {
+      if (s_[at_] == '\'') {
+        if (at_ + 1 < s_.size() && s_[at_ + 1] == '\'') {
+          out.push_back('\'');
+          at_ += 2;
+          continue;
+        }
+        at_++;
+        return out;
+      }
+      out.push_back(s_[at_++]);
+    }
+    return Status::Invalid("syntax: COPY: a string does not end");
+  }
+  // The text between a '(' just read and its matching ')' (quotes respected).
+  Result<std::string> Parenthesized() {
+    const size_t start = at_;
+    int depth = 1;
+    char quote = 0;
+    for (; at_ < s_.size(); at_++) {
+      const char c = s_[at_];
+      if (quote) {
+        if (c == quote) quote = 0;
+      } else if (c == '\'' || c == '"' || c == '`') {
+        quote = c;
+      } else if (c == '(') {
+        depth++;
+      } else if (c == ')' && --depth == 0) {
+        std::string inside(s_.substr(start, at_ - start));
+        at_++;
+        return inside;
+      }
+    }
+    return Status::Invalid("syntax: COPY: a parenthesis does not close");
+  }
+
+ private:
+  std::string_view s_;
+  size_t at_ = 0;
+};
+
+Status OneChar(const std::string& value, const char* what, char* out) {
+  if (value.size() != 1) {
+    return Status::Invalid("COPY " + std::string(what) + " must be one character, not '" +
+                           value + "'");
+  }
+  *out = value[0];
+  return Status::OK();
+}
+
+// One option of the parenthesized list: FORMAT x, DELIMITER 'c', NULL 's', HEADER [bool].
+Status Option(CopyLexer* lex, CopyFormat* f) {
+  const std::string name = CopyLexer::Upper(lex->Word());
+  if (name == "FORMAT") {
+    const std::string v = CopyLexer::Upper(lex->Word());
+    if (v == "CSV") {
+      f->csv = true;
+      f->delimiter = ',';
+      f->null_text = "";
+    } else if (v == "BINARY") {
+      return Status::NotSupported("COPY in the binary format is not supported yet (text, csv)");
+    } else if (v != "TEXT") {
+      return Status::Invalid("COPY FORMAT '" + v + "' is not text, csv or binary");
+    }
+    return Status::OK();
+  }
+  if (name == "DELIMITER") {
+    TRIB_ASSIGN_OR_RETURN(std::string v, lex->String());
+    return OneChar(v, "DELIMITER", &f->delimiter);
+  }
+  if (name == "NULL") {
+    TRIB_ASSIGN_OR_RETURN(f->null_text, lex->String());
+    return Status::OK();
+  }
+  if (name == "HEADER") {
+    const char next = lex->Peek();
+    if (next == ',' || next == ')' || next == '\0') {
+      f->header = true;
+      return Status::OK();
+    }
+    const std::string v = CopyLexer::Upper(lex->Word());
+    if (v == "TRUE" || v == "ON" || v == "1") {
+      f->header = true;
+    } else if (v == "FALSE" || v == "OFF" || v == "0") {
+      f->header = false;
+    } else {
+      return Status::Invalid("COPY HEADER '" + v + "' is not a boolean");
+    }
+    return Status::OK();
+  }
+  return Status::NotSupported("COPY option '" + name +
+                              "' is not supported yet (FORMAT, DELIMITER, NULL, HEADER)");
+}
+
+}  // namespace
+
+Result<CopyStatement> ParseCopy(std::string_view text) {
+  CopyLexer lex(text);
+  CopyStatement out;
+  if (!lex.Keyword("COPY")) return Status::Invalid("syntax: not a COPY statement");
+  if (lex.Char('(')) {
+    TRIB_ASSIGN_OR_RETURN(out.query, lex.Parenthesized());
+  } else {
+    out.table = lex.Word();
+    if (out.table.empty()) return Status::Invalid("syntax: COPY expected a table name");
+    if (lex.Char('(')) {
+      do {
+        const std::string c = lex.Word();
+        if (c.empty()) return Status::Invalid("syntax: COPY expected a column name");
+        out.columns.push_back(c);
+      } while (lex.Char(','));
+      if (!lex.Char(')')) return Status::Invalid("syntax: COPY expected ')' after its columns");
+    }
+  }
+  if (lex.Keyword("FROM")) {
+    out.from_stdin = true;
+    if (!lex.Keyword("STDIN")) {
+      return Status::NotSupported(
+          "COPY FROM a file of the server is not supported: COPY ... FROM STDIN");
+    }
+    if (!out.query.empty()) return Status::Invalid("syntax: COPY (query) is only TO STDOUT");
+  } else if (lex.Keyword("TO")) {
+    out.from_stdin = false;
+    if (!lex.Keyword("STDOUT")) {
+      return Status::NotSupported("COPY TO a file of the server is not supported: COPY ... TO STDOUT");
+    }
+  } else {
+    return Status::Invalid("syntax: COPY expected FROM STDIN or TO STDOUT");
+  }
+  lex.Keyword("WITH");
+  if (lex.Char('(')) {
+    do {
+      TRIB_RETURN_NOT_OK(Option(&lex, &out.format));
+    } while (lex.Char(','));
+    if (!lex.Char(')')) return Status::Invalid("syntax: COPY expected ')' after its options");
+  } else {
+    // The options as PostgreSQL before 9.0 wrote them.
+    while (!lex.AtEnd()) {
+      if (lex.Keyword("CSV")) {
+        out.format.csv = true;
+        out.format.delimiter = ',';
+        out.format.null_text = "";
+      } else if (lex.Keyword("HEADER")) {
+        out.format.header = true;
+      } else if (lex.Keyword("BINARY")) {
+        return Status::NotSupported("COPY in the binary format is not supported yet (text, csv)");
+      } else if (lex.Keyword("DELIMITER")) {
+        lex.Keyword("AS");
+        TRIB_ASSIGN_OR_RETURN(std::string v, lex.String());
+        TRIB_RETURN_NOT_OK(OneChar(v, "DELIMITER", &out.format.delimiter));
+      } else if (lex.Keyword("NULL")) {
+        lex.Keyword("AS");
+        TRIB_ASSIGN_OR_RETURN(out.format.null_text, lex.String());
+      } else {
+        return Status::Invalid("syntax: COPY: unexpected '" + lex.Word() + "'");
+      }
+    }
+  }
+  if (!lex.AtEnd()) return Status::Invalid("syntax: COPY: text after its options");
+  if (out.format.header && !out.format.csv) {
+    return Status::Invalid("COPY HEADER is available only in CSV mode");
+  }
+  return out;
+}
+
+Status CopyDecoder::Feed(std::string_view data, std::vector<CopyRow>* rows) {
+  pending_.append(data);
+  size_t start = 0;
+  bool quoted = false;
+  for (size_t i = 0; i < pending_.size() && !ended_; i++) {
+    const char c = pending_[i];
+    if (format_.csv && c == '"') quoted = !quoted;
+    if (c != '\n' || quoted) continue;
+    TRIB_RETURN_NOT_OK(Line(std::string_view(pending_).substr(start, i - start), rows));
+    start = i + 1;
+  }
+  pending_.erase(0, ended_ ? pending_.size() : start);
+  return Status::OK();
+}
+
+Status CopyDecoder::Finish(std::vector<CopyRow>* rows) {
+  if (ended_ || pending_.empty()) return Status::OK();
+  std::string last = std::move(pending_);
+  pending_.clear();
+  return Line(last, rows);
+}
+
+Status CopyDecoder::Line(std::string_view line, std::vector<CopyRow>* rows) {
+  line_++;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line == "\\.") {  // the end marker
+    ended_ = true;
+    return Status::OK();
+  }
+  if (format_.header && line_ == 1) return Status::OK();
+  CopyRow row;
+  row.line = line_;
+  Status st = format_.csv ? CsvRecord(line, &row) : TextRow(line, &row);
+  if (!st.ok()) return Status::Invalid("COPY line " + std::to_string(line_) + ": " + st.message());
+  rows->push_back(std::move(row));
+  return Status::OK();
+}
+
+Status CopyDecoder::TextRow(std::string_view line, CopyRow* row) const {
+  std::string field;
+  std::string written;  // the field as written (a NULL is its text as written)
+  auto end_field = [&] {
+    if (written == format_.null_text) {
+      row->fields.push_back(std::nullopt);
+    } else {
+      row->fields.push_back(field);
+    }
+    field.clear();
+    written.clear();
+  };
+  for (size_t i = 0; i < line.size(); i++) {
+    const char c = line[i];
+    if (c == format_.delimiter) {
+      end_field();
+      continue;
+    }
+    written.push_back(c);
+    if (c != '\\') {
+      field.push_back(c);
+      continue;
+    }
+    if (i + 1 >= line.size()) return Status::Invalid("a backslash ends the line");
+    const char e = line[++i];
+    written.push_back(e);
+    switch (e) {
+      case 'b':
+        field.push_back('\b');
+        break;
+      case 'f':
+        field.push_back('\f');
+        break;
+      case 'n':
+        field.push_back('\n');
+        break;
+      case 'r':
+        field.push_back('\r');
+        break;
+      case 't':
+        field.push_back('\t');
+        break;
+      case 'v':
+        field.push_back('\v');
+        break;
+      default:
+        if (e >= '0' && e <= '7') {
+          int v = e - '0';
+          for (int k = 0; k < 2 && i + 1 < line.size() && line[i + 1] >= '0' && line[i + 1] <= '7';
+               k++) {
+            v = v * 8 + (line[++i] - '0');
+            written.push_back(line[i]);
+          }
+          field.push_back(static_cast<char>(v));
+        } else {
+          field.push_back(e);  // \\ and any other character stand for themselves
+        }
+    }
+  }
+  end_field();
+  return Status::OK();
+}
+
+Status CopyDecoder::CsvRecord(std::string_view record, CopyRow* row) const {
+  size_t i = 0;
+  while (true) {
+    std::string field;
+    bool quoted = false;
+    if (i < record.size() && record[i] == '"') {
+      quoted = true;
+      i++;
+      while (true) {
+        if (i >= record.size()) return Status::Invalid("a quoted field does not end");
+        if (record[i] == '"') {
+          if (i + 1 < record.size() && record[i + 1] == '"') {
+            field.push_back('"');
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        field.push_back(record[i++]);
+      }
+      if (i < record.size() && record[i] != format_.delimiter) {
+        return Status::Invalid("characters after a quoted field");
+      }
+    } else {
+      while (i < record.size() && record[i] != format_.delimiter) field.push_back(record[i++]);
+    }
+    // An unquoted field equal to the NULL text is NULL (a quoted one is the text itself).
+    if (!quoted && field == format_.null_text) {
+      row->fields.push_back(std::nullopt);
+    } else {
+      row->fields.push_back(std::move(field));
+    }
+    if (i >= record.size()) break;
+    i++;  // the delimiter
+  }
+  return Status::OK();
+}
+
+std::string EncodeCopyRow(const std::vector<std::optional<std::string>>& cells,
+                          const CopyFormat& format) {
+  std::string out;
+  for (size_t c = 0; c < cells.size(); c++) {
+    if (c) out.push_back(format.delimiter);
+    if (!cells[c]) {
+      out.append(format.null_text);
+      continue;
+    }
+    const std::string& v = *cells[c];
+    if (format.csv) {
+      const bool quote = v.empty() || v.find_first_of(std::string("\"\n\r") + format.delimiter) !=
+                                          std::string::npos;
+      if (!quote) {
+        out.append(v);
+        continue;
+      }
+      out.push_back('"');
+      for (char ch : v) {
+        if (ch == '"') out.push_back('"');
+        out.push_back(ch);
+      }
+      out.push_back('"');
+      continue;
+    }
+    for (char ch : v) {
+      switch (ch) {
+        case '\\':
+          out.append("\\\\");
+          break;
+        case '\n':
+          out.append("\\n");
+          break;
+        case '\r':
+          out.append("\\r");
+          break;
+        case '\t':
+          out.append("\\t");
+          break;
+        default:
+          if (ch == format.delimiter) {
+            out.push_back('\\');
+          }
+          out.push_back(ch);
+      }
+    }
+  }
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace tributary::server

@@ -1,0 +1,82 @@
+// COPY's statement forms and its text and CSV rows (server/copy.h), as PostgreSQL writes them.
+#include "server/copy.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace tributary::server {
+namespace {
+
+using Fields = std::vector<std::optional<std::string>>;
+
+std::vector<Fields> Decode(const CopyFormat& format, const std::vector<std::string>& chunks) {
+  CopyDecoder d(format);
+  std::vector<CopyRow> rows;
+  for (const std::string& c : chunks) EXPECT_TRUE(d.Feed(c, &rows).ok());
+  EXPECT_TRUE(d.Finish(&rows).ok());
+  std::vector<Fields> out;
+  for (auto& r : rows) out.push_back(r.fields);
+  return out;
+}
+
+TEST(CopyTest, ParsesTheStatementsForms) {
+  auto a = ParseCopy("COPY db.t (a, b) FROM STDIN WITH (FORMAT csv, HEADER true, DELIMITER ';')");
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_TRUE(a->from_stdin);
+  EXPECT_EQ(a->table, "db.t");
+  EXPECT_EQ(a->columns, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(a->format.csv);
+  EXPECT_TRUE(a->format.header);
+  EXPECT_EQ(a->format.delimiter, ';');
+  auto b = ParseCopy("copy (SELECT x FROM t WHERE s = ')') to stdout csv header");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_FALSE(b->from_stdin);
+  EXPECT_EQ(b->query, "SELECT x FROM t WHERE s = ')'");
+  EXPECT_TRUE(b->format.csv);
+  auto c = ParseCopy("COPY t FROM STDIN NULL AS 'nil' DELIMITER '|'");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->format.null_text, "nil");
+  EXPECT_EQ(c->format.delimiter, '|');
+  EXPECT_TRUE(ParseCopy("COPY t FROM STDIN (FORMAT binary)").status().code() == StatusCode::kNotSupported);
+  EXPECT_TRUE(ParseCopy("COPY t FROM '/tmp/x'").status().code() == StatusCode::kNotSupported);
+  EXPECT_FALSE(ParseCopy("COPY t FROM STDIN (DELIMITER ';;')").ok());
+  EXPECT_FALSE(ParseCopy("COPY t FROM STDIN HEADER").ok());  // HEADER is CSV's
+  EXPECT_FALSE(ParseCopy("COPY t INTO STDIN").ok());
+}
+
+TEST(CopyTest, TextRowsWithEscapesAndNullsAcrossMessages) {
+  CopyFormat text;
+  EXPECT_EQ(Decode(text, {"1\ta\\tb\\\\c\\n\t\\N\n2\t\\101", "bc\t\n\\.\nignored\n"}),
+            (std::vector<Fields>{{"1", "a\tb\\c\n", std::nullopt}, {"2", "Abc", ""}}));
+}
+
+TEST(CopyTest, CsvRecordsWithQuotesNewlinesAndNulls) {
+  CopyFormat csv;
+  csv.csv = true;
+  csv.delimiter = ',';
+  csv.null_text = "";
+  csv.header = true;
+  EXPECT_EQ(Decode(csv, {"id,name\n1,\"a, \"\"b\"\"\n", "c\"\n2,\n3,\"\"\r\n"}),
+            (std::vector<Fields>{{"1", "a, \"b\"\nc"}, {"2", std::nullopt}, {"3", ""}}));
+  CopyDecoder d(csv);
+  std::vector<CopyRow> rows;
+  EXPECT_TRUE(d.Feed("h\n1,\"open\n", &rows).ok());
+  EXPECT_FALSE(d.Finish(&rows).ok());  // a quoted field that never closes
+}
+
+TEST(CopyTest, EncodesRowsTheWayItDecodesThem) {
+  CopyFormat text, csv;
+  csv.csv = true;
+  csv.delimiter = ',';
+  csv.null_text = "";
+  const Fields row = {"a\tb\\c\nd", std::nullopt, "x,\"y\""};
+  EXPECT_EQ(EncodeCopyRow(row, text), "a\\tb\\\\c\\nd\t\\N\tx,\"y\"\n");
+  EXPECT_EQ(EncodeCopyRow(row, csv), "\"a\tb\\c\nd\",,\"x,\"\"y\"\"\"\n");
+  EXPECT_EQ(Decode(text, {EncodeCopyRow(row, text)}), std::vector<Fields>{row});
+  EXPECT_EQ(Decode(csv, {EncodeCopyRow(row, csv)}), std::vector<Fields>{row});
+}
+
+}  // namespace
+}  // namespace tributary::server
