@@ -4,7 +4,9 @@
 // reduced first, newest wins, since ON CONFLICT cannot touch a row twice); synchronous_commit=on,
 // fsync=on. Bytes are pg_total_relation_size (heap + index + TOAST, no WAL); peak RSS is the
 // serving backend's VmHWM (it counts the shared buffers it touched).
-//   postgres_bench W1|W2|W3|W4|W5|W6 <conninfo>
+//   postgres_bench W1|W2|W3|W4|W5|W6|W7 <conninfo>
+// SV1 and SV4 run W1's COPY and W4's prepared lookups against `tributary serve` instead (its
+// SQL), recorded as Tributary's (issue 39).
 #include <libpq-fe.h>
 
 #include <cstring>
@@ -23,9 +25,10 @@ const char* kSys = "postgresql";
 
 class Conn {
  public:
-  explicit Conn(const std::string& info) : c_(PQconnectdb(info.c_str())) {
+  // `postgres`: the server is PostgreSQL (its backend's pid is asked for its peak RSS).
+  explicit Conn(const std::string& info, bool postgres = true) : c_(PQconnectdb(info.c_str())) {
     if (PQstatus(c_) != CONNECTION_OK) Die("connect");
-    backend_pid_ = QueryInt("SELECT pg_backend_pid()");
+    if (postgres) backend_pid_ = QueryInt("SELECT pg_backend_pid()");
   }
   ~Conn() { PQfinish(c_); }
   [[noreturn]] void Die(const std::string& what) {
@@ -720,9 +723,106 @@ void W7(const std::string& info) {
       .Print();
 }
 
+// ---- `tributary serve` through libpq (issue 39's bench): the same client, Tributary's SQL.
+
+// The server's peak RSS (VmHWM of the process named by TRIBUTARY_SERVE_PID), 0 unknown.
+int64_t ServerPeakRssKb() {
+  const char* pid = std::getenv("TRIBUTARY_SERVE_PID");
+  if (!pid) return 0;
+  std::FILE* f = std::fopen((std::string("/proc/") + pid + "/status").c_str(), "r");
+  if (!f) return 0;
+  char line[256];
+  int64_t kb = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    if (std::strncmp(line, "VmHWM:", 6) == 0) kb = std::atoll(line + 6);
+  }
+  std::fclose(f);
+  return kb;
+}
+
+// SV1: W1's rows through `tributary serve`: per batch of BENCH_BATCH rows one COPY t FROM STDIN
+// (the table's primary key makes it an upsert; one commit per COPY), the rows formatted as W1's
+// PostgreSQL client formats them.
+void SV1(const std::string& info) {
+  bench::Params p;
+  bench::Timer timer;
+  Conn c(info, /*postgres=*/false);
+  c.Exec("DROP TABLE IF EXISTS t");
+  c.Exec(
+      "CREATE TABLE t (id BIGINT NOT NULL, a BIGINT, b BIGINT, c DOUBLE, s1 STRING, s2 STRING, "
+      "s3 STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '4')");
+  bench::W1Generator gen(p.W1Keyspace());
+  bench::W1Row r;
+  std::string data;
+  for (int64_t i = 0; i < p.w1_rows; i++) {
+    gen.Next(i, &r);
+    AppendW1Row(&data, r);
+    data += '\n';
+    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
+      c.Copy("t", data);
+      data.clear();
+    }
+  }
+  double secs = timer.Seconds();
+  Record("tributary", "SV1", "COPY through tributary serve")
+      .Int("rows", p.w1_rows)
+      .Num("secs", secs)
+      .Num("rate", p.w1_rows / secs)
+      .Int("rss_kb", ServerPeakRssKb())
+      .Str("how",
+           "libpq: one COPY t FROM STDIN per BENCH_BATCH rows (one commit each; the primary key "
+           "makes it an upsert), into `tributary serve` on loopback; peak RSS the server's")
+      .Print();
+}
+
+// SV4: W4's lookups through `tributary serve`: a prepared SELECT whose parameter is declared
+// int8 (as JDBC's setLong and psycopg's ints declare it), executed per key.
+void SV4(const std::string& info) {
+  bench::Params p;
+  Conn c(info, /*postgres=*/false);
+  const Oid int8 = 20;
+  PGresult* prep =
+      PQprepare(c.get(), "get", "SELECT a, b, c, s1, s2, s3 FROM t WHERE id = $1", 1, &int8);
+  if (PQresultStatus(prep) != PGRES_COMMAND_OK) c.Die("prepare");
+  PQclear(prep);
+  std::vector<int64_t> keys = bench::W4Keys(p);
+  std::vector<double> lat;
+  lat.reserve(keys.size());
+  int64_t hits = 0;
+  bench::Timer total;
+  for (int64_t k : keys) {
+    bench::Timer t;
+    std::string ks = std::to_string(k);
+    const char* params[1] = {ks.c_str()};
+    PGresult* res = PQexecPrepared(c.get(), "get", 1, params, nullptr, nullptr, 0);
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) c.Die("get");
+    hits += PQntuples(res) > 0;
+    PQclear(res);
+    lat.push_back(t.Seconds());
+    if ((lat.size() & 255) == 0 && total.Seconds() >= p.w4_seconds) break;
+  }
+  double secs = total.Seconds();
+  Record("tributary", "SV4", "prepared SELECT ... WHERE id = $1 through tributary serve")
+      .Int("ops", static_cast<int64_t>(lat.size()))
+      .Int("hits", hits)
+      .Num("secs", secs)
+      .Num("rate", lat.size() / secs)
+      .Num("p50_us", bench::Percentile(lat, 0.5) * 1e6)
+      .Num("p99_us", bench::Percentile(lat, 0.99) * 1e6)
+      .Int("rss_kb", ServerPeakRssKb())
+      .Print();
+}
+
 int main(int argc, char** argv) {
-  return bench::RunWorkload(
-      argc, argv,
-      {{"W1", W1}, {"W2", W2}, {"W3", W3}, {"W4", W4}, {"W5", W5}, {"W6", W6}, {"W7", W7}},
-      "<conninfo>");
+  return bench::RunWorkload(argc, argv,
+                            {{"W1", W1},
+                             {"W2", W2},
+                             {"W3", W3},
+                             {"W4", W4},
+                             {"W5", W5},
+                             {"W6", W6},
+                             {"W7", W7},
+                             {"SV1", SV1},
+                             {"SV4", SV4}},
+                            "<conninfo>");
 }

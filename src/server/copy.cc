@@ -102,8 +102,8 @@ class CopyLexer {
 
 Status OneChar(const std::string& value, const char* what, char* out) {
   if (value.size() != 1) {
-    return Status::Invalid("COPY " + std::string(what) + " must be one character, not '" +
-                           value + "'");
+    return Status::Invalid("COPY " + std::string(what) + " must be one character, not '" + value +
+                           "'");
   }
   *out = value[0];
   return Status::OK();
@@ -183,7 +183,8 @@ Result<CopyStatement> ParseCopy(std::string_view text) {
   } else if (lex.Keyword("TO")) {
     out.from_stdin = false;
     if (!lex.Keyword("STDOUT")) {
-      return Status::NotSupported("COPY TO a file of the server is not supported: COPY ... TO STDOUT");
+      return Status::NotSupported(
+          "COPY TO a file of the server is not supported: COPY ... TO STDOUT");
     }
   } else {
     return Status::Invalid("syntax: COPY expected FROM STDIN or TO STDOUT");

@@ -16,7 +16,7 @@ namespace tributary::server {
 
 struct CopyFormat {
   bool csv = false;
-  char delimiter = '\t';         // ',' for CSV
+  char delimiter = '\t';          // ',' for CSV
   std::string null_text = "\\N";  // "" (an unquoted empty field) for CSV
   bool header = false;            // CSV: the first line names the columns (skipped)
 };

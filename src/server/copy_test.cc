@@ -39,7 +39,8 @@ TEST(CopyTest, ParsesTheStatementsForms) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->format.null_text, "nil");
   EXPECT_EQ(c->format.delimiter, '|');
-  EXPECT_TRUE(ParseCopy("COPY t FROM STDIN (FORMAT binary)").status().code() == StatusCode::kNotSupported);
+  EXPECT_TRUE(ParseCopy("COPY t FROM STDIN (FORMAT binary)").status().code() ==
+              StatusCode::kNotSupported);
   EXPECT_TRUE(ParseCopy("COPY t FROM '/tmp/x'").status().code() == StatusCode::kNotSupported);
   EXPECT_FALSE(ParseCopy("COPY t FROM STDIN (DELIMITER ';;')").ok());
   EXPECT_FALSE(ParseCopy("COPY t FROM STDIN HEADER").ok());  // HEADER is CSV's

@@ -780,11 +780,16 @@ int RunServer(const ServerOptions& options) {
                  options.listen.c_str());
     return 1;
   }
-  // The warehouse opens (and is created) before the first client: a bad one fails here.
+  // The warehouse opens (and is created, with its database `default`) before the first client:
+  // a bad one fails here.
   {
     auto probe = sql::Session::Open(options.warehouse);
-    if (!probe.ok()) {
-      std::fprintf(stderr, "error: %s\n", probe.status().message().c_str());
+    Status st = probe.status();
+    if (st.ok()) {
+      st = (*probe)->ExecuteText("CREATE DATABASE IF NOT EXISTS `default`", sql::Pos{}).status();
+    }
+    if (!st.ok()) {
+      std::fprintf(stderr, "error: %s\n", st.message().c_str());
       return 1;
     }
   }
