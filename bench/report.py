@@ -538,6 +538,15 @@ def targets(res, out):
             r = res.get("tributary", "S1", f"W5 {q} {phase}") or {}
             row(f"S1 W5 {q} {phase} compaction, repeated, on S3 ÷ local (time)",
                 r.get("s3_secs"), "local", r.get("local_secs"), r.get("ratio"), 0.8, fmt=ms)
+    # SV: W1 and W4 through `tributary serve` over libpq, against PostgreSQL's (issue 39).
+    t = rate("tributary", "SV1")
+    p = rate("postgresql", "W1")
+    row("SV W1 through the server (COPY) ÷ PostgreSQL W1 (COPY), rows/s", t, "PostgreSQL", p,
+        t / p if t and p else None, 1)
+    t = rate("tributary", "SV4")
+    p = rate("postgresql", "W4")
+    row("SV W4 through the server (prepared SELECT) ÷ PostgreSQL's, lookups/s", t, "PostgreSQL",
+        p, t / p if t and p else None, 1)
     # Memory: Tributary's peak RSS against the smallest peer's, workload by workload.
     for w in ("W1", "W2", "W3", "W4", "W5", "J1"):
         t = peak_rss(res, "tributary", w)

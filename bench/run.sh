@@ -13,6 +13,8 @@
 #   BENCH_SYSTEMS="tributary rocksdb sqlite postgresql duckdb"  BENCH_WORKLOADS="W1 W4 W5 W2 W3"
 #   S1 (Tributary only): W1 and W5 with the warehouse on the test S3 server against local disk
 #   (bench/s1.py; S1_BATCH, S1_IDLE_SHORT_MS, S1_IDLE_LONG_MS)
+#   SV (Tributary only; PostgreSQL's side is its W1 and W4): W1's COPY and W4's prepared lookups
+#   through `tributary serve` over libpq (postgres_bench SV1 / SV4)
 #   BENCH_DIR=...      where data goes (default: a new temp dir, removed at the end)
 #   BENCH_KEEP=1       keep BENCH_DIR;  BENCH_OUT=build-bench/bench  where results are written
 #   BENCH_MICRO=1      also run the Google Benchmark micro-benchmarks (src/*/*_benchmark.cc)
@@ -71,7 +73,7 @@ export J1_ORDERS=${J1_ORDERS:-$(scaled 1000000)}
 export J1_CUSTOMERS=${J1_CUSTOMERS:-$(scaled 100000)}
 export BENCH_BATCH=${BENCH_BATCH:-100000}
 SYSTEMS=${BENCH_SYSTEMS:-tributary rocksdb sqlite postgresql duckdb}
-WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1 W6 W7 R3 S1}
+WORKLOADS=${BENCH_WORKLOADS:-W1 W4 W5 W2 W3 J1 W6 W7 R3 S1 SV}
 STEP_TIMEOUT=${BENCH_STEP_TIMEOUT:-1800}
 
 OUT=${BENCH_OUT:-$BUILD/bench}
@@ -150,6 +152,31 @@ step() {  # sys workload command...
   fi
 }
 
+# SV (issue 39): W1's COPY and W4's prepared lookups through `tributary serve` on a free
+# loopback port, driven by postgres_bench over libpq (the client PostgreSQL's W1 and W4 use).
+run_sv() {
+  local dir=$1 pg_prog=$BUILD/bench/postgres_bench
+  if [ ! -x "$pg_prog" ]; then
+    error_line tributary SV "$pg_prog was not built (libpq missing?)"
+    return
+  fi
+  local port
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  "$BUILD/tributary" serve --warehouse "$dir/sv" --listen "127.0.0.1:$port" 2>>"$LOG" &
+  local pid=$!
+  for _ in $(seq 1 100); do
+    python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$port),1)" 2>/dev/null && break
+    sleep 0.1
+  done
+  export TRIBUTARY_SERVE_PID=$pid
+  local conn="host=127.0.0.1 port=$port user=tributary dbname=default"
+  step tributary SV "$pg_prog" SV1 "$conn"
+  step tributary SV "$pg_prog" SV4 "$conn"
+  unset TRIBUTARY_SERVE_PID
+  kill -TERM "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
 run_system() {
   local sys=$1 dir=$DATA/$1 prog=""
   mkdir -p "$dir"
@@ -177,6 +204,7 @@ run_system() {
     # S1 is Tributary against itself (a warehouse on the test S3 server vs. local disk).
     [ "$w" = S1 ] && [ "$sys" != tributary ] && continue
     [ "$w" = R3 ] && [ "$sys" != tributary ] && continue  # Tributary against itself
+    [ "$w" = SV ] && [ "$sys" != tributary ] && continue  # PostgreSQL's side is its W1 and W4
     case $sys in
       tributary)
         if [ "$w" = S1 ]; then
@@ -185,6 +213,8 @@ run_system() {
           step tributary W1 "$prog" W1 "$dir" fixed
           step tributary W1 "$prog" W1 "$dir" fixed_dv
           step tributary W1 "$prog" W1 "$dir" dynamic
+        elif [ "$w" = SV ]; then
+          run_sv "$dir"
         elif [ "$w" = R3 ]; then
           # Many active partitions x buckets (issue 38): each case a process of its own.
           for n in 1 50 500; do step tributary R3 "$prog" R3 "$dir/r3_$n" "$n"; done
