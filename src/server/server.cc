@@ -131,17 +131,32 @@ class Connection {
 
  private:
   // Reads exactly `n` bytes; false at the end of the stream.
+  // Reads through a buffer: one recv takes whatever the client sent (a driver's Bind, Execute
+  // and Sync arrive together), not one call per message part.
   Result<bool> ReadExactly(size_t n, std::string* out) {
-    out->resize(n);
-    size_t got = 0;
-    while (got < n) {
-      const ssize_t r = ::recv(fd_, out->data() + got, n - got, 0);
-      if (r == 0) return false;
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        return Status::IOError(std::string("recv: ") + std::strerror(errno));
+    out->clear();
+    out->reserve(n);
+    while (out->size() < n) {
+      if (in_at_ == in_.size()) {
+        in_.resize(64 << 10);
+        in_at_ = 0;
+        ssize_t r;
+        do {
+          r = ::recv(fd_, in_.data(), in_.size(), 0);
+        } while (r < 0 && errno == EINTR);
+        if (r == 0) {
+          in_.clear();
+          return false;
+        }
+        if (r < 0) {
+          in_.clear();
+          return Status::IOError(std::string("recv: ") + std::strerror(errno));
+        }
+        in_.resize(static_cast<size_t>(r));
       }
-      got += static_cast<size_t>(r);
+      const size_t take = std::min(n - out->size(), in_.size() - in_at_);
+      out->append(in_, in_at_, take);
+      in_at_ += take;
     }
     return true;
   }
@@ -722,6 +737,8 @@ class Connection {
   std::string peer_;
   std::unique_ptr<sql::Session> session_;
   std::string out_;
+  std::string in_;  // bytes received, not yet read from in_at_ on
+  size_t in_at_ = 0;
   std::unique_ptr<Catalog> catalog_;               // the warehouse's, for COPY FROM
   std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
   std::map<std::string, Portal> portals_;          // "" the unnamed portal
