@@ -5,9 +5,9 @@
 // does), trust authentication on loopback addresses, the simple query protocol (several
 // statements per query, rows in the text format, errors with SQLSTATE codes), the extended
 // query protocol in the text format (prepared statements, portals), COPY FROM STDIN / TO STDOUT
-// (text and CSV, server/copy.h), Terminate, and SIGTERM / SIGINT (stop accepting, exit 0).
-// Refused with "not supported yet": other listen addresses (SCRAM-SHA-256), binary formats,
-// streaming mode, the hot tier.
+// (text and CSV, server/copy.h), subscriptions (streaming mode's DECLARE ... CURSOR / FETCH /
+// CLOSE), Terminate, and SIGTERM / SIGINT (stop accepting, exit 0). Refused with "not supported
+// yet": other listen addresses (SCRAM-SHA-256), binary formats, streaming jobs, the hot tier.
 // Thread-safety: RunServer blocks its caller until the server stops.
 #pragma once
 

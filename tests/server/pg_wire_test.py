@@ -21,6 +21,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 
@@ -190,6 +191,35 @@ def raw_extended_protocol(port):
         sock.sendall(message("X", b""))
 
 
+def subscription(server):
+    """A subscription: DECLARE ... CURSOR in streaming mode, FETCH hands out the table's rows
+    (+I, from a full start-up), then waits for the next change, which another connection
+    commits; FETCH of a cursor not declared and DECLARE in batch mode are refused."""
+    server.psql("CREATE TABLE s (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+    server.psql("INSERT INTO s VALUES (1, 'a'), (2, 'b')")
+    result = {}
+
+    def subscriber():
+        result["p"] = server.psql(
+            "SET 'execution.runtime-mode' = 'streaming'; DECLARE c CURSOR FOR SELECT id, v FROM "
+            "s; FETCH 10 FROM c; FETCH 5 FROM c; CLOSE c")
+    thread = threading.Thread(target=subscriber)
+    thread.start()
+    time.sleep(1.0)  # the subscriber has read the table and waits in its second FETCH
+    if not thread.is_alive():
+        raise Failure("the second FETCH did not wait for a change: %r" %
+                      (lines(result["p"]) if "p" in result else "?"))
+    server.psql("UPDATE s SET v = 'b2' WHERE id = 2")
+    thread.join(timeout=60)
+    if thread.is_alive():
+        raise Failure("the second FETCH did not return after a change was committed")
+    got = lines(result["p"])
+    if got[:2] != ["+I|1|a", "+I|2|b"] or got[2:] != ["-U|2|b", "+U|2|b2"]:
+        raise Failure("a subscription's FETCHes: %r" % got)
+    expect_error(server, "FETCH 1 FROM nope", "34000", "nope")
+    expect_error(server, "DECLARE c CURSOR FOR SELECT * FROM s", "0A000", "streaming")
+
+
 def copy_in_and_out(server, binary, warehouse):
     """COPY FROM STDIN (CSV and text) in one commit, a bad line committing nothing, and COPY TO
     STDOUT of a table and of a query."""
@@ -319,7 +349,8 @@ def main():
         expect_error(server, "COPY t FROM '/etc/passwd'", "0A000", "STDIN")
         copy_in_and_out(server, binary, warehouse)
         expect_error(server, "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM t",
-                     "0A000", "streaming mode")
+                     "0A000", "subscriptions")
+        subscription(server)
         raw_extended_protocol(server.port)
         # Refused at startup (FATAL; psql shows the message, not the code).
         p = server.psql("SELECT 1", expect_ok=False, user="postgres")

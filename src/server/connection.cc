@@ -1,0 +1,916 @@
+#include "server/connection.h"
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "server/copy.h"
+#include "server/pg_wire.h"
+#include "sql/binder/cast.h"
+#include "sql/exec/operators.h"
+#include "sql/parser/lexer.h"
+#include "sql/session/prepared.h"
+#include "sql/session/session.h"
+#include "tributary/catalog.h"
+#include "tributary/table.h"
+#include "tributary/table_writer.h"
+
+namespace tributary::server {
+
+namespace {
+
+// The SQLSTATE of a failed statement (docs/server.md): by what the message says where the
+// status code is too coarse (bad input is one code here, several classes there).
+std::string SqlState(const Status& st) {
+  const std::string& m = st.message();
+  auto says = [&](const char* words) { return m.find(words) != std::string::npos; };
+  if (says("invalid input syntax")) return "22P02";
+  if (says("bind message supplies")) return "08P01";
+  if (says("prepared statement \"")) return "26000";
+  if (says("portal \"") || says("invalid cursor name")) return "34000";
+  if (says("cursor \"") && says("already exists")) return "42P03";
+  if (says("unknown column")) return "42703";
+  if (says("does not exist")) return says("database") ? "3D000" : "42P01";
+  if (says("already exists")) return "42P07";
+  if (says("division by zero")) return "22012";
+  switch (st.code()) {
+    case StatusCode::kInvalidArgument:
+      return says("expected") || says("syntax") || says("unexpected") ? "42601" : "22023";
+    case StatusCode::kNotFound:
+      return "42P01";
+    case StatusCode::kAlreadyExists:
+      return "42P07";
+    case StatusCode::kNotSupported:
+      return "0A000";
+    case StatusCode::kConflict:
+      return "40001";
+    case StatusCode::kIOError:
+      return "58030";
+    case StatusCode::kCorruption:
+      return "XX001";
+    default:
+      return "XX000";
+  }
+}
+
+// The words of a statement, upper-cased, for its CommandComplete tag.
+std::vector<std::string> LeadingWords(const std::string& text, size_t n) {
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : text) {
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      w.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+      continue;
+    }
+    if (!w.empty()) {
+      words.push_back(w);
+      w.clear();
+      if (words.size() == n) return words;
+    }
+    if (words.empty() && !std::isspace(static_cast<unsigned char>(c))) break;  // a comment, '('
+  }
+  if (!w.empty() && words.size() < n) words.push_back(w);
+  return words;
+}
+
+// The first number in `message` ("Inserted 3 rows"), else 0.
+int64_t CountIn(const std::string& message) {
+  const size_t at = message.find_first_of("0123456789");
+  return at == std::string::npos ? 0 : std::atoll(message.c_str() + at);
+}
+
+// PostgreSQL's CommandComplete tag of a statement that returned no rows.
+std::string CommandTag(const std::string& text, const std::string& message) {
+  const std::vector<std::string> words = LeadingWords(text, 2);
+  if (words.empty()) return "OK";
+  const std::string& first = words[0];
+  if (first == "INSERT") return "INSERT 0 " + std::to_string(CountIn(message));
+  if (first == "UPDATE" || first == "DELETE") return first + " " + std::to_string(CountIn(message));
+  if ((first == "CREATE" || first == "DROP" || first == "ALTER") && words.size() > 1) {
+    return first + " " + words[1];
+  }
+  return first;
+}
+
+class Connection {
+ public:
+  Connection(int fd, std::string warehouse, std::string peer)
+      : fd_(fd), warehouse_(std::move(warehouse)), peer_(std::move(peer)) {}
+  ~Connection() { ::close(fd_); }
+
+  void Run() {
+    Status st = Serve();
+    if (!st.ok()) Log("connection from " + peer_ + " ended: " + st.message());
+  }
+
+ private:
+  // Reads exactly `n` bytes; false at the end of the stream.
+  // Reads through a buffer: one recv takes whatever the client sent (a driver's Bind, Execute
+  // and Sync arrive together), not one call per message part.
+  Result<bool> ReadExactly(size_t n, std::string* out) {
+    out->clear();
+    out->reserve(n);
+    while (out->size() < n) {
+      if (in_at_ == in_.size()) {
+        in_.resize(64 << 10);
+        in_at_ = 0;
+        ssize_t r;
+        do {
+          r = ::recv(fd_, in_.data(), in_.size(), 0);
+        } while (r < 0 && errno == EINTR);
+        if (r == 0) {
+          in_.clear();
+          return false;
+        }
+        if (r < 0) {
+          in_.clear();
+          return Status::IOError(std::string("recv: ") + std::strerror(errno));
+        }
+        in_.resize(static_cast<size_t>(r));
+      }
+      const size_t take = std::min(n - out->size(), in_.size() - in_at_);
+      out->append(in_, in_at_, take);
+      in_at_ += take;
+    }
+    return true;
+  }
+
+  // The next message after the startup; false at the end of the stream. A length out of bounds
+  // is a protocol violation (the connection ends).
+  Result<bool> ReadMessage(char* type, std::string* body) {
+    std::string header;
+    TRIB_ASSIGN_OR_RETURN(bool more, ReadExactly(5, &header));
+    if (!more) return false;
+    TRIB_ASSIGN_OR_RETURN(int64_t len, pg::MessageLength(header));
+    TRIB_ASSIGN_OR_RETURN(more, ReadExactly(static_cast<size_t>(len - 5), body));
+    *type = header[0];
+    return more;
+  }
+
+  Status Flush() {
+    size_t sent = 0;
+    while (sent < out_.size()) {
+      const ssize_t w = ::send(fd_, out_.data() + sent, out_.size() - sent, MSG_NOSIGNAL);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return Status::IOError(std::string("send: ") + std::strerror(errno));
+      }
+      sent += static_cast<size_t>(w);
+    }
+    out_.clear();
+    return Status::OK();
+  }
+
+  // An error before the session exists: a FATAL-level refusal, then the connection ends.
+  Status Refuse(const std::string& sqlstate, const std::string& message) {
+    pg::AppendFatal(sqlstate, message, &out_);
+    Log("refused " + peer_ + ": " + message);
+    return Flush();
+  }
+
+  Status Serve() {
+    // The startup packet, after any encryption requests (answered 'N': not here).
+    pg::StartupPacket startup;
+    while (true) {
+      std::string head, rest;
+      TRIB_ASSIGN_OR_RETURN(bool more, ReadExactly(4, &head));
+      if (!more) return Status::OK();
+      TRIB_ASSIGN_OR_RETURN(int32_t len, pg::StartupLength(head));
+      TRIB_ASSIGN_OR_RETURN(more, ReadExactly(static_cast<size_t>(len) - 4, &rest));
+      if (!more) return Status::OK();
+      auto parsed = pg::ParseStartup(head + rest);
+      if (!parsed.ok()) return Refuse("08P01", parsed.status().message());
+      startup = std::move(*parsed);
+      if (startup.kind == pg::StartupPacket::Kind::kCancel) {
+        return Status::OK();  // cancel requests are not supported yet: nothing to cancel
+      }
+      if (startup.kind == pg::StartupPacket::Kind::kStartup) break;
+      out_.push_back('N');
+      TRIB_RETURN_NOT_OK(Flush());
+    }
+    const std::string user = startup.params["user"];
+    if (user != "tributary") {
+      return Refuse("28000", "role \"" + user + "\" does not exist (connect as user tributary)");
+    }
+    auto session = sql::Session::Open(warehouse_);
+    if (!session.ok()) return Refuse("58030", session.status().message());
+    session_ = std::move(*session);
+    std::string database = startup.params["database"];
+    if (database.empty()) database = "default";
+    if (database != session_->current_database()) {
+      auto used = session_->ExecuteText("USE `" + database + "`", sql::Pos{});
+      if (!used.ok()) {
+        return Refuse("3D000", "database \"" + database + "\" does not exist");
+      }
+    }
+    pg::AppendAuthenticationOk(&out_);
+    for (const auto& [name, value] :
+         std::vector<std::pair<std::string, std::string>>{{"server_version", "16.0 (Tributary)"},
+                                                          {"server_encoding", "UTF8"},
+                                                          {"client_encoding", "UTF8"},
+                                                          {"DateStyle", "ISO, MDY"},
+                                                          {"integer_datetimes", "on"},
+                                                          {"standard_conforming_strings", "on"},
+                                                          {"TimeZone", "UTC"}}) {
+      pg::AppendParameterStatus(name, value, &out_);
+    }
+    std::random_device rd;
+    pg::AppendBackendKeyData(static_cast<int32_t>(::getpid()), static_cast<int32_t>(rd()), &out_);
+    pg::AppendReadyForQuery('I', &out_);
+    TRIB_RETURN_NOT_OK(Flush());
+    Log("connection from " + peer_ + " to database " + database);
+
+    bool skipping = false;  // an extended-protocol message was refused: skip until Sync
+    while (true) {
+      char type = 0;
+      std::string body;
+      TRIB_ASSIGN_OR_RETURN(bool more, ReadMessage(&type, &body));
+      if (!more) return Status::OK();
+      switch (type) {
+        case 'X':  // Terminate
+          return Status::OK();
+        case 'Q': {
+          if (!body.empty() && body.back() == '\0') body.pop_back();
+          TRIB_RETURN_NOT_OK(SimpleQuery(body));
+          pg::AppendReadyForQuery('I', &out_);
+          TRIB_RETURN_NOT_OK(Flush());
+          break;
+        }
+        case 'S':  // Sync: the end of an extended-protocol exchange
+          skipping = false;
+          pg::AppendReadyForQuery('I', &out_);
+          TRIB_RETURN_NOT_OK(Flush());
+          break;
+        case 'H':  // Flush
+          TRIB_RETURN_NOT_OK(Flush());
+          break;
+        case 'P':
+        case 'B':
+        case 'D':
+        case 'E':
+        case 'C':
+        case 'F': {
+          // After an error, everything up to the client's Sync is skipped.
+          if (skipping) break;
+          Status st = type == 'F' ? Status::NotSupported(
+                                        "function calls (the Function Call message) are not "
+                                        "supported")
+                                  : Extended(type, body);
+          if (!st.ok()) {
+            pg::AppendError(SqlState(st), st.message(), &out_);
+            skipping = true;
+          }
+          break;
+        }
+        case 'd':
+        case 'c':
+        case 'f':
+          break;  // COPY data from a client: no COPY runs (refused when it is asked for)
+        default:
+          return Refuse("08P01", std::string("unknown message type '") + type + "'");
+      }
+    }
+  }
+
+  // A simple query: every statement of `text` in order, until one fails.
+  Status SimpleQuery(const std::string& text) {
+    std::vector<sql::StatementText> statements;
+    Status split = sql::SplitStatementsPrefix(text, &statements);
+    if (statements.empty() && split.ok()) {
+      pg::AppendEmptyQueryResponse(&out_);
+      return Status::OK();
+    }
+    for (const sql::StatementText& st : statements) {
+      Status failed = Statement(st);
+      if (!failed.ok()) {
+        pg::AppendError(SqlState(failed), failed.message(), &out_);
+        return Status::OK();
+      }
+      if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(Flush());
+    }
+    if (!split.ok()) pg::AppendError("42601", split.message(), &out_);
+    return Status::OK();
+  }
+
+  // What the server refuses before running a statement (`simple`: sent as a simple query).
+  Status CheckAllowed(const std::string& text, bool simple = false) const {
+    const std::vector<std::string> first = LeadingWords(text, 1);
+    if (Streaming() && !first.empty() && first[0] != "SET" && first[0] != "RESET" &&
+        first[0] != "DECLARE" && first[0] != "FETCH" && first[0] != "CLOSE") {
+      return Status::NotSupported(
+          "in streaming mode the server runs subscriptions (DECLARE c CURSOR FOR SELECT ...; "
+          "FETCH n FROM c; CLOSE c) and SET / RESET; other statements (a streaming SELECT "
+          "without a cursor, a streaming INSERT job) are not supported yet through it: RESET "
+          "'execution.runtime-mode' for batch statements");
+    }
+    if (!first.empty() && (first[0] == "DECLARE" || first[0] == "FETCH" || first[0] == "CLOSE") &&
+        !simple) {
+      return Status::NotSupported(
+          "cursors through the extended query protocol are not supported yet: send DECLARE, "
+          "FETCH and CLOSE as simple queries");
+    }
+    if (!first.empty() && first[0] == "COPY" && !simple) {
+      return Status::NotSupported(
+          "COPY through the extended query protocol is not supported yet: send it as a simple "
+          "query");
+    }
+    return Status::OK();
+  }
+
+  bool Streaming() const {
+    auto mode = session_->options().find("execution.runtime-mode");
+    return mode != session_->options().end() && mode->second == "streaming";
+  }
+
+  // ---- subscriptions: DECLARE c CURSOR FOR SELECT ... (a streaming query, in streaming mode),
+  // FETCH n FROM c (at least one change, at most n: waits for the first), CLOSE c | ALL
+
+  struct Cursor {
+    sql::StatementResult result;  // its operator (result.cursor) and fields
+    ColumnBatch batch;            // the batch being handed out
+    size_t next = 0;              // its next row
+    bool ended = false;
+  };
+
+  Status Declare(const std::string& text) {
+    // DECLARE name [BINARY] [INSENSITIVE] [[NO] SCROLL] CURSOR [{WITH | WITHOUT} HOLD] FOR query
+    const std::vector<std::string> words = LeadingWords(text, 16);
+    if (words.size() < 3) return Status::Invalid("syntax: DECLARE name CURSOR FOR query");
+    // The name as written (case kept), then the query after FOR.
+    size_t at = text.find_first_not_of(" \t\r\n");  // DECLARE
+    at = text.find_first_of(" \t\r\n", at);
+    at = at == std::string::npos ? at : text.find_first_not_of(" \t\r\n", at);
+    const size_t end = at == std::string::npos ? at : text.find_first_of(" \t\r\n", at);
+    if (end == std::string::npos) return Status::Invalid("syntax: DECLARE name CURSOR FOR query");
+    const std::string name = text.substr(at, end - at);
+    size_t i = 2;
+    bool saw_cursor = false;
+    for (; i < words.size(); i++) {
+      const std::string& w = words[i];
+      if (w == "BINARY") return Status::NotSupported("binary cursors are not supported yet");
+      if (w == "SCROLL")
+        return Status::NotSupported("a subscription is not scrollable (NO SCROLL)");
+      if (w == "CURSOR") saw_cursor = true;
+      if (w == "FOR") break;
+    }
+    if (!saw_cursor || i == words.size()) {
+      return Status::Invalid("syntax: DECLARE name CURSOR FOR query");
+    }
+    // The query: the text after the first FOR following CURSOR.
+    std::string rest = text.substr(end);
+    std::string upper_rest = rest;
+    for (char& c : upper_rest) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const size_t cursor_at = upper_rest.find("CURSOR");
+    const size_t for_at = upper_rest.find("FOR", cursor_at);
+    if (cursor_at == std::string::npos || for_at == std::string::npos) {
+      return Status::Invalid("syntax: DECLARE name CURSOR FOR query");
+    }
+    const std::string query = rest.substr(for_at + 3);
+    if (!Streaming()) {
+      return Status::NotSupported(
+          "a cursor in batch mode is not supported yet: SET 'execution.runtime-mode' = "
+          "'streaming' first (a subscription), or run the SELECT itself");
+    }
+    if (cursors_.count(name)) {
+      return Status::AlreadyExists("cursor \"" + name + "\" already exists");
+    }
+    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(query, sql::Pos{}));
+    if (!r.has_rows || !r.cursor) {
+      return Status::Invalid("DECLARE ... CURSOR FOR needs a query (SELECT)");
+    }
+    Cursor c;
+    c.result = std::move(r);
+    cursors_.emplace(name, std::move(c));
+    pg::AppendCommandComplete("DECLARE CURSOR", &out_);
+    return Status::OK();
+  }
+
+  Status Fetch(const std::string& text) {
+    // FETCH [FORWARD | NEXT] [n | ALL] [FROM | IN] name
+    std::vector<std::string> tokens;
+    {
+      std::string t;
+      for (char c : text + " ") {
+        if (std::isspace(static_cast<unsigned char>(c))) {
+          if (!t.empty()) tokens.push_back(t);
+          t.clear();
+        } else {
+          t.push_back(c);
+        }
+      }
+    }
+    if (tokens.size() < 2) return Status::Invalid("syntax: FETCH n FROM cursor");
+    int64_t count = 1;
+    size_t k = 1;
+    auto upper = [](std::string w) {
+      for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return w;
+    };
+    if (upper(tokens[k]) == "FORWARD" || upper(tokens[k]) == "NEXT") k++;
+    if (k < tokens.size() && upper(tokens[k]) == "ALL") {
+      count = INT64_MAX;
+      k++;
+    } else if (k < tokens.size() && std::isdigit(static_cast<unsigned char>(tokens[k][0]))) {
+      count = std::atoll(tokens[k].c_str());
+      k++;
+    } else if (k < tokens.size() &&
+               (upper(tokens[k]) == "BACKWARD" || upper(tokens[k]) == "PRIOR" ||
+                upper(tokens[k]) == "FIRST" || upper(tokens[k]) == "LAST" ||
+                upper(tokens[k]) == "ABSOLUTE" || upper(tokens[k]) == "RELATIVE")) {
+      return Status::NotSupported("FETCH " + tokens[k] +
+                                  ": a subscription only moves forward (FETCH n FROM c)");
+    }
+    if (k < tokens.size() && (upper(tokens[k]) == "FROM" || upper(tokens[k]) == "IN")) k++;
+    if (k + 1 != tokens.size()) return Status::Invalid("syntax: FETCH n FROM cursor");
+    auto it = cursors_.find(tokens[k]);
+    if (it == cursors_.end()) {
+      return Status::NotFound("cursor \"" + tokens[k] + "\" does not exist (invalid cursor name)");
+    }
+    Cursor& c = it->second;
+    const std::vector<Field>& fields = c.result.rows.fields;
+    pg::AppendRowDescription(Columns(fields), &out_);
+    // The rows of the batch being handed out; else the next batch, waiting for it (a change
+    // committed to the table ends the wait).
+    if (c.next >= c.batch.num_rows && !c.ended && count > 0) {
+      TRIB_ASSIGN_OR_RETURN(bool more, c.result.cursor->Next(&c.batch));
+      c.next = 0;
+      if (!more) {
+        c.ended = true;
+        c.batch.Clear();
+      }
+    }
+    const size_t end =
+        c.ended ? c.next
+                : static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(c.batch.num_rows),
+                                                        static_cast<int64_t>(c.next) + count));
+    const size_t begin = c.next;
+    if (end > begin) {
+      const std::vector<Row> rows = sql::BatchRows(c.batch, begin, end);
+      TRIB_RETURN_NOT_OK(SendRows(fields, rows, 0, rows.size()));
+    }
+    c.next = end;
+    pg::AppendCommandComplete("FETCH " + std::to_string(end - begin), &out_);
+    TRIB_RETURN_NOT_OK(Flush());
+    // Sent: a consumer id's position moves past them (the rest of the batch is read again by a
+    // consumer that resumes).
+    if (end > begin) {
+      TRIB_RETURN_NOT_OK(c.result.cursor->Checkpoint(
+          end >= c.batch.num_rows ? std::optional<size_t>() : std::optional<size_t>(end)));
+    }
+    return Status::OK();
+  }
+
+  Status Close(const std::string& text) {
+    const std::vector<std::string> words = LeadingWords(text, 2);
+    if (words.size() == 2 && words[1] == "ALL") {
+      cursors_.clear();
+    } else {
+      size_t at = text.find_first_not_of(" \t\r\n");  // CLOSE
+      at = text.find_first_of(" \t\r\n", at);
+      at = at == std::string::npos ? at : text.find_first_not_of(" \t\r\n", at);
+      const size_t end = at == std::string::npos ? at : text.find_first_of(" \t\r\n", at);
+      const std::string name =
+          at == std::string::npos ? "" : text.substr(at, end == std::string::npos ? end : end - at);
+      if (!cursors_.erase(name)) {
+        return Status::NotFound("cursor \"" + name + "\" does not exist (invalid cursor name)");
+      }
+    }
+    pg::AppendCommandComplete("CLOSE CURSOR", &out_);
+    return Status::OK();
+  }
+
+  // ---- COPY (server/copy.h): FROM STDIN into a table in one commit, TO STDOUT from a query
+
+  Status Copy(const std::string& text) {
+    TRIB_ASSIGN_OR_RETURN(CopyStatement copy, ParseCopy(text));
+    return copy.from_stdin ? CopyIn(copy) : CopyOut(copy);
+  }
+
+  Status CopyIn(const CopyStatement& copy) {
+    TRIB_ASSIGN_OR_RETURN(Identifier id,
+                          Identifier::Parse(copy.table, session_->current_database()));
+    // The server's warehouse (the default catalog), whatever catalog the session uses.
+    if (!catalog_) {
+      TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
+    }
+    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog_->GetTable(id));
+    const std::vector<Field>& fields = table->schema()->fields;
+    std::vector<int> target;  // the table column of each field of a row
+    for (const std::string& name : copy.columns) {
+      const int c = table->schema()->FieldIndex(name);
+      if (c < 0) return Status::Invalid("unknown column '" + name + "' of " + id.ToString());
+      target.push_back(c);
+    }
+    if (copy.columns.empty()) {
+      for (size_t c = 0; c < fields.size(); c++) target.push_back(static_cast<int>(c));
+    }
+    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer, table->NewWriter({}));
+    pg::AppendCopyResponse('G', target.size(), &out_);
+    TRIB_RETURN_NOT_OK(Flush());
+    CopyDecoder decoder(copy.format);
+    std::vector<CopyRow> rows;
+    int64_t count = 0;
+    Status failed;
+    auto write = [&]() -> Status {
+      for (CopyRow& r : rows) {
+        if (r.fields.size() != target.size()) {
+          return Status::Invalid("invalid input syntax: COPY line " + std::to_string(r.line) +
+                                 ": " + std::to_string(r.fields.size()) + " field(s), " +
+                                 std::to_string(target.size()) + " expected");
+        }
+        Row row(fields.size(), Value::Null());
+        for (size_t k = 0; k < target.size(); k++) {
+          if (!r.fields[k]) continue;
+          const Field& f = fields[target[k]];
+          auto v = sql::CastValue(Value::String(std::move(*r.fields[k])), DataType::String(),
+                                  f.type, sql::CastMode::kExplicit);
+          if (!v.ok()) {
+            return Status::Invalid("invalid input syntax: COPY line " + std::to_string(r.line) +
+                                   ", column " + f.name + ": " + v.status().message());
+          }
+          row[target[k]] = std::move(*v);
+        }
+        Status st = writer->Write(RowKind::kInsert, std::move(row));
+        if (!st.ok()) {
+          return Status(st.code(), "COPY line " + std::to_string(r.line) + ": " + st.message());
+        }
+        count++;
+      }
+      rows.clear();
+      return Status::OK();
+    };
+    // CopyData until CopyDone or CopyFail; after an error the rest is read and dropped.
+    while (true) {
+      char type = 0;
+      std::string body;
+      TRIB_ASSIGN_OR_RETURN(bool more, ReadMessage(&type, &body));
+      if (!more) {
+        writer->Abort();
+        return Status::IOError("the client left during COPY");
+      }
+      if (type == 'd') {
+        if (failed.ok()) failed = decoder.Feed(body, &rows);
+        if (failed.ok()) failed = write();
+      } else if (type == 'c') {
+        if (failed.ok()) failed = decoder.Finish(&rows);
+        if (failed.ok()) failed = write();
+        break;
+      } else if (type == 'f') {
+        if (!body.empty() && body.back() == '\0') body.pop_back();
+        if (failed.ok()) failed = Status::Invalid("COPY from stdin failed: " + body);
+        break;
+      } else if (type != 'H' && type != 'S') {
+        failed = Status::Invalid(std::string("message '") + type + "' during COPY");
+        break;
+      }
+    }
+    if (!failed.ok()) {
+      writer->Abort();  // nothing of the COPY is committed
+      return failed;
+    }
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> snapshot, writer->Commit());
+    (void)snapshot;
+    pg::AppendCommandComplete("COPY " + std::to_string(count), &out_);
+    return Status::OK();
+  }
+
+  Status CopyOut(const CopyStatement& copy) {
+    std::string query = copy.query;
+    if (query.empty()) {
+      std::string columns;
+      for (const std::string& c : copy.columns) columns += (columns.empty() ? "" : ", ") + c;
+      query = "SELECT " + (columns.empty() ? std::string("*") : columns) + " FROM " + copy.table;
+    }
+    TRIB_RETURN_NOT_OK(CheckAllowed(query));
+    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(query, sql::Pos{}));
+    if (!r.has_rows)
+      return Status::Invalid("COPY (query) TO STDOUT: the statement returns no rows");
+    const std::vector<Field>& fields = r.rows.fields;
+    pg::AppendCopyResponse('H', fields.size(), &out_);
+    if (copy.format.header) {
+      std::vector<std::optional<std::string>> names;
+      for (const Field& f : fields) names.push_back(f.name);
+      pg::AppendCopyData(EncodeCopyRow(names, copy.format), &out_);
+    }
+    sql::SessionZoneScope zone(session_->time_zone());
+    std::vector<std::optional<std::string>> cells(fields.size());
+    int64_t count = 0;
+    auto send = [&](const std::vector<Row>& rows) -> Status {
+      for (const Row& row : rows) {
+        for (size_t c = 0; c < fields.size(); c++) {
+          const DataType& t = fields[c].type;
+          cells[c] = pg::TextOf(sql::HasLtz(t) ? sql::ToSessionZone(row[c], t) : row[c], t);
+        }
+        pg::AppendCopyData(EncodeCopyRow(cells, copy.format), &out_);
+        count++;
+        if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(Flush());
+      }
+      return Status::OK();
+    };
+    if (r.cursor) {
+      ColumnBatch batch;
+      while (true) {
+        TRIB_ASSIGN_OR_RETURN(bool more, r.cursor->Next(&batch));
+        if (!more) break;
+        TRIB_RETURN_NOT_OK(send(sql::BatchRows(batch)));
+      }
+    } else {
+      TRIB_RETURN_NOT_OK(send(r.rows.rows));
+    }
+    pg::AppendEmpty('c', &out_);  // CopyDone
+    pg::AppendCommandComplete("COPY " + std::to_string(count), &out_);
+    return Status::OK();
+  }
+
+  // One DataRow per row, TIMESTAMP_LTZ values in the session's zone.
+  Status SendRows(const std::vector<Field>& fields, const std::vector<Row>& rows, size_t begin,
+                  size_t end) {
+    sql::SessionZoneScope zone(session_->time_zone());
+    std::vector<std::optional<std::string>> cells(fields.size());
+    for (size_t i = begin; i < end; i++) {
+      const Row& row = rows[i];
+      for (size_t c = 0; c < fields.size(); c++) {
+        const DataType& t = fields[c].type;
+        cells[c] = pg::TextOf(sql::HasLtz(t) ? sql::ToSessionZone(row[c], t) : row[c], t);
+      }
+      pg::AppendDataRow(cells, &out_);
+      if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(Flush());
+    }
+    return Status::OK();
+  }
+
+  static std::vector<pg::Column> Columns(const std::vector<Field>& fields) {
+    std::vector<pg::Column> columns;
+    for (const Field& f : fields) columns.push_back(pg::ColumnOf(f.name, f.type));
+    return columns;
+  }
+
+  // ---- the extended query protocol (text formats): Parse, Bind, Describe, Execute, Close
+
+  struct PreparedEntry {
+    std::unique_ptr<sql::PreparedStatement> statement;
+    std::string text;           // with '?' markers
+    std::vector<int> order;     // each marker's parameter number (1-based)
+    std::vector<int32_t> oids;  // each parameter's declared type (0: unspecified)
+  };
+  struct Portal {
+    std::string statement;
+    std::vector<Value> args;  // in marker order
+    bool ran = false;
+    bool has_rows = false;
+    std::vector<Field> fields;
+    std::vector<Row> rows;  // a query's rows, handed out by Execute (up to its row limit)
+    size_t next = 0;
+    std::string tag;
+  };
+
+  Status Extended(char type, const std::string& body) {
+    switch (type) {
+      case 'P': {
+        TRIB_ASSIGN_OR_RETURN(pg::Parse parse, pg::ParseParse(body));
+        TRIB_ASSIGN_OR_RETURN(std::vector<sql::StatementText> statements,
+                              sql::SplitStatements(parse.query));
+        if (statements.size() > 1) {
+          return Status::Invalid(
+              "syntax: cannot insert multiple commands into a prepared statement");
+        }
+        const std::string one = statements.empty() ? std::string() : statements[0].text;
+        TRIB_RETURN_NOT_OK(CheckAllowed(one));
+        PreparedEntry entry;
+        int count = 0;
+        entry.text = pg::DollarParamsToMarkers(one, &entry.order, &count);
+        entry.oids = parse.type_oids;
+        if (entry.oids.size() < static_cast<size_t>(count)) entry.oids.resize(count, 0);
+        TRIB_ASSIGN_OR_RETURN(entry.statement,
+                              sql::Prepare(session_.get(), entry.text, sql::Pos{}));
+        prepared_[parse.statement] = std::move(entry);
+        pg::AppendEmpty('1', &out_);  // ParseComplete
+        return Status::OK();
+      }
+      case 'B': {
+        TRIB_ASSIGN_OR_RETURN(pg::Bind bind, pg::ParseBind(body));
+        auto it = prepared_.find(bind.statement);
+        if (it == prepared_.end()) {
+          return Status::NotFound("prepared statement \"" + bind.statement + "\" does not exist");
+        }
+        const PreparedEntry& entry = it->second;
+        for (int16_t f : bind.param_formats) {
+          if (f != 0) return Status::NotSupported("binary parameters are not supported yet");
+        }
+        for (int16_t f : bind.result_formats) {
+          if (f != 0) return Status::NotSupported("binary results are not supported yet");
+        }
+        if (bind.params.size() != entry.oids.size()) {
+          return Status::Invalid("bind message supplies " + std::to_string(bind.params.size()) +
+                                 " parameters, but prepared statement \"" + bind.statement +
+                                 "\" requires " + std::to_string(entry.oids.size()));
+        }
+        std::vector<Value> values;
+        for (size_t i = 0; i < bind.params.size(); i++) {
+          TRIB_ASSIGN_OR_RETURN(Value v, ParamValue(bind.params[i], entry.oids[i], i + 1));
+          values.push_back(std::move(v));
+        }
+        Portal portal;
+        portal.statement = bind.statement;
+        for (int n : entry.order) portal.args.push_back(values[static_cast<size_t>(n - 1)]);
+        portals_[bind.portal] = std::move(portal);
+        pg::AppendEmpty('2', &out_);  // BindComplete
+        return Status::OK();
+      }
+      case 'D': {
+        TRIB_ASSIGN_OR_RETURN(pg::Target target, pg::ParseTarget(body));
+        if (target.kind == 'S') {
+          auto it = prepared_.find(target.name);
+          if (it == prepared_.end()) {
+            return Status::NotFound("prepared statement \"" + target.name + "\" does not exist");
+          }
+          pg::AppendParameterDescription(it->second.oids, &out_);
+          // The result's columns are known once the statement runs (Describe of a portal).
+          pg::AppendEmpty('n', &out_);  // NoData
+          return Status::OK();
+        }
+        TRIB_ASSIGN_OR_RETURN(Portal * portal, RunPortal(target.name));
+        if (portal->has_rows) {
+          pg::AppendRowDescription(Columns(portal->fields), &out_);
+        } else {
+          pg::AppendEmpty('n', &out_);
+        }
+        return Status::OK();
+      }
+      case 'E': {
+        TRIB_ASSIGN_OR_RETURN(pg::Execute exec, pg::ParseExecute(body));
+        TRIB_ASSIGN_OR_RETURN(Portal * portal, RunPortal(exec.portal));
+        if (!portal->has_rows) {
+          pg::AppendCommandComplete(portal->tag, &out_);
+          return Status::OK();
+        }
+        const size_t end =
+            exec.max_rows > 0
+                ? std::min(portal->rows.size(), portal->next + static_cast<size_t>(exec.max_rows))
+                : portal->rows.size();
+        TRIB_RETURN_NOT_OK(SendRows(portal->fields, portal->rows, portal->next, end));
+        portal->next = end;
+        if (end < portal->rows.size()) {
+          pg::AppendEmpty('s', &out_);  // PortalSuspended
+        } else {
+          pg::AppendCommandComplete("SELECT " + std::to_string(portal->rows.size()), &out_);
+        }
+        return Status::OK();
+      }
+      case 'C': {
+        TRIB_ASSIGN_OR_RETURN(pg::Target target, pg::ParseTarget(body));
+        if (target.kind == 'S') {
+          prepared_.erase(target.name);
+        } else {
+          portals_.erase(target.name);
+        }
+        pg::AppendEmpty('3', &out_);  // CloseComplete
+        return Status::OK();
+      }
+    }
+    return Status::Internal("not an extended-protocol message");
+  }
+
+  // A parameter's text as the value its declared type says (unspecified: a string, which a
+  // comparison or an INSERT converts as it would a string literal).
+  static Result<Value> ParamValue(const std::optional<std::string>& text, int32_t oid, size_t n) {
+    if (!text) return Value::Null();
+    auto invalid = [&](const char* type) {
+      return Status::Invalid("invalid input syntax for type " + std::string(type) + ": \"" + *text +
+                             "\" (parameter $" + std::to_string(n) + ")");
+    };
+    switch (oid) {
+      case 16: {  // bool
+        std::string t;
+        for (char c : *text)
+          t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+        if (t == "t" || t == "true" || t == "1" || t == "yes" || t == "on")
+          return Value::Bool(true);
+        if (t == "f" || t == "false" || t == "0" || t == "no" || t == "off")
+          return Value::Bool(false);
+        return invalid("boolean");
+      }
+      case 20:
+      case 21:
+      case 23: {  // int8, int2, int4
+        char* end = nullptr;
+        errno = 0;
+        const long long v = std::strtoll(text->c_str(), &end, 10);
+        if (text->empty() || *end != '\0' || errno != 0) return invalid("integer");
+        return Value::Int(v);
+      }
+      case 700:
+      case 701: {  // float4, float8
+        char* end = nullptr;
+        const double v = std::strtod(text->c_str(), &end);
+        if (text->empty() || *end != '\0') return invalid("double precision");
+        return Value::Double(v);
+      }
+      default:
+        return Value::String(*text);
+    }
+  }
+
+  // Runs portal `name`'s statement once (at its first Describe or Execute); its rows are kept
+  // for the Executes that hand them out.
+  Result<Portal*> RunPortal(const std::string& name) {
+    auto it = portals_.find(name);
+    if (it == portals_.end()) return Status::NotFound("portal \"" + name + "\" does not exist");
+    Portal& portal = it->second;
+    if (portal.ran) return &portal;
+    auto entry = prepared_.find(portal.statement);
+    if (entry == prepared_.end()) {
+      return Status::NotFound("prepared statement \"" + portal.statement + "\" does not exist");
+    }
+    TRIB_RETURN_NOT_OK(CheckAllowed(entry->second.text));
+    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, entry->second.statement->Execute(portal.args));
+    portal.ran = true;
+    portal.has_rows = r.has_rows;
+    if (!r.has_rows) {
+      portal.tag = CommandTag(entry->second.text, r.message);
+      return &portal;
+    }
+    portal.fields = r.rows.fields;
+    if (r.cursor) {
+      ColumnBatch batch;
+      while (true) {
+        TRIB_ASSIGN_OR_RETURN(bool more, r.cursor->Next(&batch));
+        if (!more) break;
+        for (Row& row : sql::BatchRows(batch)) portal.rows.push_back(std::move(row));
+      }
+    } else {
+      portal.rows = std::move(r.rows.rows);
+    }
+    return &portal;
+  }
+
+  // One statement: its rows (RowDescription, DataRow...) and its CommandComplete.
+  Status Statement(const sql::StatementText& st) {
+    TRIB_RETURN_NOT_OK(CheckAllowed(st.text, /*simple=*/true));
+    if (const auto first = LeadingWords(st.text, 1); !first.empty()) {
+      if (first[0] == "COPY") return Copy(st.text);
+      if (first[0] == "DECLARE") return Declare(st.text);
+      if (first[0] == "FETCH") return Fetch(st.text);
+      if (first[0] == "CLOSE") return Close(st.text);
+    }
+    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(st.text, st.start));
+    if (!r.has_rows) {
+      pg::AppendCommandComplete(CommandTag(st.text, r.message), &out_);
+      return Status::OK();
+    }
+    const std::vector<Field>& fields = r.rows.fields;
+    pg::AppendRowDescription(Columns(fields), &out_);
+    size_t count = 0;
+    if (r.cursor) {
+      ColumnBatch batch;
+      while (true) {
+        TRIB_ASSIGN_OR_RETURN(bool more, r.cursor->Next(&batch));
+        if (!more) break;
+        const std::vector<Row> rows = sql::BatchRows(batch);
+        TRIB_RETURN_NOT_OK(SendRows(fields, rows, 0, rows.size()));
+        count += rows.size();
+      }
+    } else {
+      TRIB_RETURN_NOT_OK(SendRows(fields, r.rows.rows, 0, r.rows.rows.size()));
+      count = r.rows.rows.size();
+    }
+    pg::AppendCommandComplete("SELECT " + std::to_string(count), &out_);
+    return Status::OK();
+  }
+
+  int fd_;
+  std::string warehouse_;
+  std::string peer_;
+  std::unique_ptr<sql::Session> session_;
+  std::string out_;
+  std::string in_;  // bytes received, not yet read from in_at_ on
+  size_t in_at_ = 0;
+  std::unique_ptr<Catalog> catalog_;               // the warehouse's, for COPY FROM
+  std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
+  std::map<std::string, Portal> portals_;          // "" the unnamed portal
+  std::map<std::string, Cursor> cursors_;          // subscriptions (DECLARE ... CURSOR)
+};
+
+}  // namespace
+
+void Log(const std::string& line) {
+  std::fprintf(stderr, "serve: %s\n", line.c_str());
+  std::fflush(stderr);
+}
+
+void ServeConnection(int fd, std::string warehouse, std::string peer) {
+  Connection(fd, std::move(warehouse), std::move(peer)).Run();
+}
+
+}  // namespace tributary::server

@@ -1,0 +1,17 @@
+// One client connection of `tributary serve` (server.h): the PostgreSQL v3 protocol's startup,
+// simple and extended queries, COPY and subscriptions over one SQL session of its own
+// (docs/server.md).
+// Thread-safety: a connection runs on its own thread; Log may be called from any.
+#pragma once
+
+#include <string>
+
+namespace tributary::server {
+
+// Serves the client on socket `fd` (closed at the end) until it leaves, from `peer` (for logs).
+void ServeConnection(int fd, std::string warehouse, std::string peer);
+
+// One line per event on stderr ("serve: ...").
+void Log(const std::string& line);
+
+}  // namespace tributary::server
