@@ -1,5 +1,6 @@
 #include "sql/exec/interrupt.h"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 
@@ -47,6 +48,7 @@ void ConsumeInterrupt() { interrupted.store(false); }
 namespace {
 struct sigaction previous_term;
 thread_local std::function<Status()>* t_idle_hook = nullptr;
+thread_local StreamIdleHookScope::WakeBy* t_idle_wake = nullptr;
 }  // namespace
 
 TerminateScope::TerminateScope() {
@@ -58,13 +60,27 @@ TerminateScope::TerminateScope() {
 
 TerminateScope::~TerminateScope() { sigaction(SIGTERM, &previous_term, nullptr); }
 
-StreamIdleHookScope::StreamIdleHookScope(std::function<Status()> hook)
-    : previous_(t_idle_hook), hook_(std::move(hook)) {
+StreamIdleHookScope::StreamIdleHookScope(std::function<Status()> hook, WakeBy wake_by)
+    : previous_(t_idle_hook),
+      previous_wake_(t_idle_wake),
+      hook_(std::move(hook)),
+      wake_by_(std::move(wake_by)) {
   t_idle_hook = &hook_;
+  t_idle_wake = wake_by_ ? &wake_by_ : nullptr;
 }
-StreamIdleHookScope::~StreamIdleHookScope() { t_idle_hook = previous_; }
+StreamIdleHookScope::~StreamIdleHookScope() {
+  t_idle_hook = previous_;
+  t_idle_wake = previous_wake_;
+}
 
 Status RunStreamIdleHook() { return t_idle_hook ? (*t_idle_hook)() : Status::OK(); }
+
+std::chrono::milliseconds StreamIdleSlice(std::chrono::milliseconds slice) {
+  if (!t_idle_wake) return slice;
+  const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(
+      (*t_idle_wake)() - std::chrono::steady_clock::now());
+  return std::max(std::chrono::milliseconds(1), std::min(slice, until));
+}
 
 namespace {
 thread_local bool t_polling = false;

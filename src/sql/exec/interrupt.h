@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 
 #include "tributary/status.h"
@@ -53,18 +54,25 @@ class TerminateScope {
 // While alive (on this thread), a stream source that waited a slice (at most 200 ms) without a
 // change calls `hook` before it waits again: a streaming job commits its sink there, so rows
 // written before a pause reach the sink within its commit interval. An error ends the read.
+// `wake_by` (optional) says when the hook has work next (a job's next commit): a waiting source
+// ends its slice then, not up to 200 ms later.
 class StreamIdleHookScope {
  public:
-  explicit StreamIdleHookScope(std::function<Status()> hook);
+  using WakeBy = std::function<std::chrono::steady_clock::time_point()>;
+  explicit StreamIdleHookScope(std::function<Status()> hook, WakeBy wake_by = nullptr);
   ~StreamIdleHookScope();
   StreamIdleHookScope(const StreamIdleHookScope&) = delete;
   StreamIdleHookScope& operator=(const StreamIdleHookScope&) = delete;
 
  private:
   std::function<Status()>* previous_;
+  WakeBy* previous_wake_;
   std::function<Status()> hook_;
+  WakeBy wake_by_;
 };
 Status RunStreamIdleHook();
+// How long a waiting stream source may wait before the hook in scope has work: `slice`, or less.
+std::chrono::milliseconds StreamIdleSlice(std::chrono::milliseconds slice);
 
 // While alive (on this thread), a stream source with no change waiting returns at once instead
 // of waiting: its Next() returns false and PollFoundNothing() says so (not the end of its

@@ -139,7 +139,8 @@ Result<bool> NextChanges(StreamScan& stream, std::optional<std::chrono::millisec
       if (!more) SetPollFoundNothing();
       return more;
     }
-    TRIB_ASSIGN_OR_RETURN(bool more, NextOf(stream, rows, std::min(left, kSlice)));
+    // A slice, or less when the idle hook has work sooner (a job's commit falls due).
+    TRIB_ASSIGN_OR_RETURN(bool more, NextOf(stream, rows, StreamIdleSlice(std::min(left, kSlice))));
     if (more) return true;
     TRIB_RETURN_NOT_OK(RunStreamIdleHook());
   }

@@ -573,7 +573,10 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
   {
     // While the sources wait for changes, rows written before reach the sink on time.
     planner::StreamJobScope in_job(j.sources.get());
-    StreamIdleHookScope idle([&]() -> Status { return due() ? commit() : j.lock->Keep(); });
+    // A source waiting for changes wakes when the next commit falls due.
+    StreamIdleHookScope idle(
+        [&]() -> Status { return due() ? commit() : j.lock->Keep(); },
+        [&] { return last_commit + std::chrono::milliseconds(j.interval_ms); });
     ColumnBatch batch;
     while (failed.ok()) {
       auto more = j.root->Next(&batch);
