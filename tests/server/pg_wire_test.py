@@ -14,6 +14,7 @@ Python 3 standard library plus psql (postgresql-client, installed by scripts/set
 """
 import argparse
 import os
+import random
 import shutil
 import signal
 import socket
@@ -191,6 +192,102 @@ def raw_extended_protocol(port):
         sock.sendall(message("X", b""))
 
 
+class RawClient:
+    """A minimal PostgreSQL client (simple queries), for many connections from one test."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
+        params = b"user\0tributary\0database\0default\0\0"
+        self.sock.sendall(struct.pack("!ii", len(params) + 8, 196608) + params)
+        while read_message(self.sock)[0] != "Z":
+            pass
+
+    def query(self, sql):
+        """The rows of the query's last statement returning rows (lists of str or None)."""
+        self.sock.sendall(message("Q", sql.encode() + b"\0"))
+        rows, error = [], None
+        while True:
+            kind, body = read_message(self.sock)
+            if kind == "T":
+                rows = []
+            elif kind == "D":
+                n = struct.unpack("!h", body[:2])[0]
+                at, row = 2, []
+                for _ in range(n):
+                    ln = struct.unpack("!i", body[at:at + 4])[0]
+                    at += 4
+                    row.append(None if ln < 0 else body[at:at + ln].decode())
+                    at += max(ln, 0)
+                rows.append(row)
+            elif kind == "E":
+                error = body
+            elif kind == "Z":
+                break
+        if error is not None:
+            raise Failure("%r: %r" % (sql, error))
+        return rows
+
+    def close(self):
+        self.sock.sendall(message("X", b""))
+        self.sock.close()
+
+
+def load(server, writers=3, subscribers=2, statements=25, seed=7):
+    """N writers x M subscribers on loopback, bounded: each writer inserts, updates and deletes
+    keys of its own through the server while each subscriber follows the table with FETCH and
+    applies the changes to a map; once the writers are done, every subscriber's map equals the
+    table."""
+    server.psql("CREATE TABLE lt (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+                "WITH ('bucket' = '2')")
+    errors = []
+
+    def writer(w):
+        try:
+            rng = random.Random(seed + w)
+            c = RawClient(server.port)
+            for i in range(statements):
+                k = w * 1000 + rng.randint(0, 9)
+                r = rng.random()
+                if r < 0.6:
+                    c.query("INSERT INTO lt VALUES (%d, 'w%d-%d')" % (k, w, i))
+                elif r < 0.8:
+                    c.query("UPDATE lt SET v = 'u%d-%d' WHERE id = %d" % (w, i, k))
+                else:
+                    c.query("DELETE FROM lt WHERE id = %d" % k)
+            c.close()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append("writer %d: %s" % (w, e))
+
+    subs = [RawClient(server.port) for _ in range(subscribers)]
+    for c in subs:
+        c.query("SET 'execution.runtime-mode' = 'streaming'")
+        c.query("DECLARE c CURSOR FOR SELECT id, v FROM lt")
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    if errors:
+        raise Failure("load: " + "; ".join(errors))
+    checker = RawClient(server.port)
+    table = {int(r[0]): r[1] for r in checker.query("SELECT id, v FROM lt")}
+    checker.close()
+    for n, c in enumerate(subs):
+        state, deadline = {}, time.time() + 60
+        while state != table:
+            if time.time() > deadline:
+                raise Failure("load: subscriber %d holds %r, the table %r" % (n, state, table))
+            for op, k, v in c.query("FETCH 100 FROM c"):
+                if op in ("+I", "+U"):
+                    state[int(k)] = v
+                else:
+                    state.pop(int(k), None)
+        c.query("CLOSE c")
+        c.close()
+    print("  ok  %d writers x %d subscribers through the server: every subscription equals the "
+          "table (%d rows)" % (writers, subscribers, len(table)))
+
+
 def subscription(server):
     """A subscription: DECLARE ... CURSOR in streaming mode, FETCH hands out the table's rows
     (+I, from a full start-up), then waits for the next change, which another connection
@@ -351,6 +448,7 @@ def main():
         expect_error(server, "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM t",
                      "0A000", "subscriptions")
         subscription(server)
+        load(server)
         raw_extended_protocol(server.port)
         # Refused at startup (FATAL; psql shows the message, not the code).
         p = server.psql("SELECT 1", expect_ok=False, user="postgres")
