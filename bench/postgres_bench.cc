@@ -145,11 +145,13 @@ void W1(const std::string& info) {
       .Print();
 }
 
-void W4(const std::string& info) {
+// W4's lookups: `prepared`'s SELECT by key (declared `type`, 0: unspecified) run per key for
+// W4_SECONDS at most, recorded as `sys`'s with peak RSS `rss_kb()`.
+void PreparedLookups(Conn& c, Oid type, const char* sys, const char* workload, const char* kase,
+                     const std::function<int64_t()>& rss_kb) {
   bench::Params p;
-  Conn c(info);
-  PGresult* prep =
-      PQprepare(c.get(), "get", "SELECT a, b, c, s1, s2, s3 FROM t WHERE id = $1", 0, nullptr);
+  PGresult* prep = PQprepare(c.get(), "get", "SELECT a, b, c, s1, s2, s3 FROM t WHERE id = $1",
+                             type ? 1 : 0, type ? &type : nullptr);
   if (PQresultStatus(prep) != PGRES_COMMAND_OK) c.Die("prepare");
   PQclear(prep);
   std::vector<int64_t> keys = bench::W4Keys(p);
@@ -169,15 +171,21 @@ void W4(const std::string& info) {
     if ((lat.size() & 255) == 0 && total.Seconds() >= p.w4_seconds) break;
   }
   double secs = total.Seconds();
-  Record(kSys, "W4", "prepared SELECT ... WHERE id = $1")
+  Record(sys, workload, kase)
       .Int("ops", static_cast<int64_t>(lat.size()))
       .Int("hits", hits)
       .Num("secs", secs)
       .Num("rate", lat.size() / secs)
       .Num("p50_us", bench::Percentile(lat, 0.5) * 1e6)
       .Num("p99_us", bench::Percentile(lat, 0.99) * 1e6)
-      .Int("rss_kb", c.BackendPeakRssKb())
+      .Int("rss_kb", rss_kb())
       .Print();
+}
+
+void W4(const std::string& info) {
+  Conn c(info);
+  PreparedLookups(c, 0, kSys, "W4", "prepared SELECT ... WHERE id = $1",
+                  [&] { return c.BackendPeakRssKb(); });
 }
 
 void W5Scans(Conn& c, const std::string& phase) {
@@ -775,42 +783,12 @@ void SV1(const std::string& info) {
       .Print();
 }
 
-// SV4: W4's lookups through `tributary serve`: a prepared SELECT whose parameter is declared
-// int8 (as JDBC's setLong and psycopg's ints declare it), executed per key.
+// SV4: W4's lookups through `tributary serve`: the prepared SELECT's parameter declared int8
+// (as JDBC's setLong and psycopg's ints declare it).
 void SV4(const std::string& info) {
-  bench::Params p;
   Conn c(info, /*postgres=*/false);
-  const Oid int8 = 20;
-  PGresult* prep =
-      PQprepare(c.get(), "get", "SELECT a, b, c, s1, s2, s3 FROM t WHERE id = $1", 1, &int8);
-  if (PQresultStatus(prep) != PGRES_COMMAND_OK) c.Die("prepare");
-  PQclear(prep);
-  std::vector<int64_t> keys = bench::W4Keys(p);
-  std::vector<double> lat;
-  lat.reserve(keys.size());
-  int64_t hits = 0;
-  bench::Timer total;
-  for (int64_t k : keys) {
-    bench::Timer t;
-    std::string ks = std::to_string(k);
-    const char* params[1] = {ks.c_str()};
-    PGresult* res = PQexecPrepared(c.get(), "get", 1, params, nullptr, nullptr, 0);
-    if (PQresultStatus(res) != PGRES_TUPLES_OK) c.Die("get");
-    hits += PQntuples(res) > 0;
-    PQclear(res);
-    lat.push_back(t.Seconds());
-    if ((lat.size() & 255) == 0 && total.Seconds() >= p.w4_seconds) break;
-  }
-  double secs = total.Seconds();
-  Record("tributary", "SV4", "prepared SELECT ... WHERE id = $1 through tributary serve")
-      .Int("ops", static_cast<int64_t>(lat.size()))
-      .Int("hits", hits)
-      .Num("secs", secs)
-      .Num("rate", lat.size() / secs)
-      .Num("p50_us", bench::Percentile(lat, 0.5) * 1e6)
-      .Num("p99_us", bench::Percentile(lat, 0.99) * 1e6)
-      .Int("rss_kb", ServerPeakRssKb())
-      .Print();
+  PreparedLookups(c, 20 /* int8 */, "tributary", "SV4",
+                  "prepared SELECT ... WHERE id = $1 through tributary serve", ServerPeakRssKb);
 }
 
 int main(int argc, char** argv) {
