@@ -342,8 +342,11 @@ std::vector<OptionDef> BuildTable() {
           "changelog) after this many commits.")
           .Min(1),
       Def("lookup-wait", kBool, "true",
-          "lookup changelog producer: a commit waits until its lookup compaction finished. Only "
-          "true is supported yet: 'false' (commits that do not wait) is refused.")
+          "Whether a commit waits for the lookup compaction of what it writes. 'false' on a "
+          "deletion-vector table: a long-lived writer's commits (ingest --commit-every, a "
+          "streaming job) publish level-0 files at once and compact them in the background, "
+          "batch reads seeing the rows once a later commit takes the compaction in; the end "
+          "of an input waits. With changelog-producer 'lookup', 'false' is not supported yet.")
           .Alias("changelog-producer.lookup-wait"),
       Def("force-lookup", kBool, "false",
           "Compact with lookups into the higher levels even without the lookup changelog "

@@ -218,10 +218,10 @@ Status CheckTableOptions(const TableSchema& s) {
   // Retention options that contradict each other fail here, not at the first commit.
   TRIB_RETURN_NOT_OK(commit::ExpireOptions::From(s).status());
   TRIB_ASSIGN_OR_RETURN(const bool lookup_wait, options::Get(s, options::kLookupWait));
-  if (!lookup_wait) {
+  if (!lookup_wait && core.changelog_producer == options::ChangelogProducer::kLookup) {
     return Status::NotSupported(
-        "'lookup-wait' = 'false' is not supported yet: the lookup "
-        "changelog is always produced within the commit");
+        "'lookup-wait' = 'false' with 'changelog-producer' = 'lookup' is not supported yet: "
+        "the lookup changelog is always produced within the commit");
   }
   if (core.changelog_producer == options::ChangelogProducer::kLookup &&
       options::IsSet(s, options::kFullCompactionDeltaCommits)) {

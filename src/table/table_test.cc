@@ -65,14 +65,7 @@ class TableTest : public WarehouseTest {
   // (bucket, total bucket count) of each live file of `t`.
   static std::vector<std::pair<int32_t, int32_t>> FileBuckets(const Table& t) {
     std::vector<std::pair<int32_t, int32_t>> out;
-    meta::SnapshotManager snapshots(t.path());
-    auto latest = snapshots.LatestId();
-    EXPECT_TRUE(latest.ok() && *latest);
-    auto snap = snapshots.Read(**latest);
-    EXPECT_TRUE(snap.ok());
-    auto live = meta::ReadLiveEntries(t.path(), **snap);
-    EXPECT_TRUE(live.ok());
-    for (const auto& e : *live) out.emplace_back(e.bucket, e.total_buckets);
+    for (const auto& e : LatestLiveEntries(t)) out.emplace_back(e.bucket, e.total_buckets);
     return out;
   }
 

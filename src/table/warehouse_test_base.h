@@ -11,6 +11,8 @@
 #include <string>
 
 #include "io/file_system.h"
+#include "meta/snapshot.h"
+#include "meta/snapshot_reader.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
@@ -46,6 +48,20 @@ class WarehouseTest : public ::testing::Test {
       for (const Row& r : b.rows) rows[r[0].int_value()] = r[1].int_value();
     }
     return rows;
+  }
+
+  // The live file entries of `t`'s latest snapshot.
+  static std::vector<meta::ManifestEntry> LatestLiveEntries(const Table& t) {
+    meta::SnapshotManager snapshots(t.path());
+    auto latest = snapshots.LatestId();
+    EXPECT_TRUE(latest.ok() && *latest);
+    if (!latest.ok() || !*latest) return {};
+    auto snap = snapshots.Read(**latest);
+    EXPECT_TRUE(snap.ok());
+    if (!snap.ok()) return {};
+    auto live = meta::ReadLiveEntries(t.path(), **snap);
+    EXPECT_TRUE(live.ok());
+    return live.ok() ? *live : std::vector<meta::ManifestEntry>{};
   }
 
   std::string dir_;

@@ -28,6 +28,7 @@ FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSc
   lookup_cache_budget_ = options::GetOrDefault(*schema_, options::kLookupCacheMaxMemorySize);
   deletion_vectors_ = options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled);
   bitmap64_ = options::GetOrDefault(*schema_, options::kDeletionVectorsBitmap64);
+  lookup_wait_ = options::GetOrDefault(*schema_, options::kLookupWait);
   for (const auto& k : schema_->partition_keys) {
     int i = schema_->FieldIndex(k);
     partition_idx_.push_back(i);

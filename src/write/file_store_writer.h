@@ -140,6 +140,10 @@ class FileStoreWriter : public TableWriter {
     CompactionResult result;
     std::atomic<bool> done{false};
     std::atomic<bool> cancelled{false};  // dropped before it ran: it does not run
+    // A deletion-vector table's job ('lookup-wait' = 'false'): the vectors its compaction
+    // marked, written to an index file when it changed any, and what it started from.
+    std::optional<meta::IndexManifestEntry> vectors;
+    std::optional<CommitMessage::CompactBase> base;
     std::mutex mu;
     std::condition_variable finished;
     // Blocks until the job has run (or was skipped, cancelled).
@@ -190,6 +194,25 @@ class FileStoreWriter : public TableWriter {
   // Starts compacting `unit` of bucket `id` in the background.
   void StartCompactionJob(const BucketId& id, BucketWriter* bw, CompactUnit unit, int32_t highest);
 
+  // What a deletion-vector bucket's next background compaction starts from ('lookup-wait' =
+  // 'false'): the bucket's files and live vectors once the commit that picks it is published.
+  struct VectorsJobSeed {
+    std::vector<meta::DataFileMeta> files;
+    std::optional<meta::IndexManifestEntry> vectors;
+  };
+  // Starts pushing the level-0 files of `seed` up in the background (Paimon's lookup compaction,
+  // as CompactWithVectors), its vectors written; a later commit takes the result in.
+  void StartVectorsJob(const BucketId& id, BucketWriter* bw, VectorsJobSeed seed);
+  // Queues `run` (`job`'s work) on the writer's compaction thread, `job` the bucket's.
+  void Enqueue(const BucketId& id, std::unique_ptr<CompactionJob> job, std::function<void()> run);
+  // Deletion-vector tables with 'lookup-wait' = 'false' in a long-lived writer: commits publish
+  // level-0 files without waiting for their compaction (batch reads see them once a later
+  // commit takes it in); the end of the input waits.
+  bool VectorsAsync() const {
+    return deletion_vectors_ && !lookup_wait_ && options_.async_compaction && !options_.overwrite &&
+           !core_.write_only && !ctx_.lookup_changelog_prefix;
+  }
+
   int32_t TotalBuckets() const { return core_.bucket > 0 ? core_.bucket : -1; }
 
   // The bucket count rows of partition `pbytes` go to: a partition keeps the count its files
@@ -237,21 +260,41 @@ class FileStoreWriter : public TableWriter {
   // `bw`, *m and *outputs (and reads existing_, restored before).
   // With asynchronous compaction: `job` is the bucket's running compaction (if any); a finished
   // one is taken into this commit (*job_finished), and a new one is not run here but returned in
-  // *next_unit to be started once this commit is published.
+  // *next to be started once this commit is published.
   // PrepareBucket's compaction of a deletion-vector table: every level-0 file goes up (Paimon's
   // lookup compaction, forced), the replaced rows marked in the bucket's vectors (`vectors`,
   // loaded from the restored snapshot), and the new vectors handed in with the compaction.
   // `only_new`: an overwrite's, which compacts only its own files (the others are replaced).
+  // The compaction a deletion-vector bucket of `files` calls for (every level-0 file goes up),
+  // and the base it starts from (`vectors`: the bucket's live index entry).
+  struct VectorsCompaction {
+    CompactUnit unit;
+    int32_t highest = 0;
+    CommitMessage::CompactBase base;
+  };
+  static std::optional<VectorsCompaction> PickVectorsCompaction(
+      const std::vector<meta::DataFileMeta>& files, const UniversalCompactionPicker& picker,
+      const std::optional<meta::IndexManifestEntry>& vectors);
   Status CompactWithVectors(const BucketId& id, BucketWriter* bw,
                             const UniversalCompactionPicker& picker,
                             compact::BucketDeletionVectors vectors, bool only_new, CommitMessage* m,
                             std::vector<std::pair<std::string, std::string>>* outputs) const;
 
+  // What PrepareBucket leaves for after the commit: a background compaction to start, or
+  // level-0 files to compact before the commit returns (the end of an input).
+  struct NextCompaction {
+    std::optional<std::pair<CompactUnit, int32_t>> unit;
+    std::optional<VectorsJobSeed> seed;
+    bool level0_left = false;
+  };
   Status PrepareBucket(const BucketId& id, BucketWriter* bw,
                        const UniversalCompactionPicker& picker, CommitMessage* m,
                        std::vector<std::pair<std::string, std::string>>* outputs,
-                       CompactionJob* job, bool* job_finished,
-                       std::optional<std::pair<CompactUnit, int32_t>>* next_unit) const;
+                       CompactionJob* job, bool* job_finished, NextCompaction* next) const;
+  // PrepareBucket's part for a deletion-vector table whose commits do not wait (VectorsAsync).
+  void PrepareVectorsAsync(const BucketId& id, CommitMessage* m,
+                           std::vector<std::pair<std::string, std::string>>* outputs,
+                           CompactionJob* job, bool* job_finished, NextCompaction* next) const;
 
   // A partition that another process rewrote into another bucket count (CALL sys.rescale, INSERT
   // OVERWRITE) since this writer routed rows to it: its pending rows are routed again to the
@@ -314,6 +357,7 @@ class FileStoreWriter : public TableWriter {
   // snapshot; 'deletion-vectors.bitmap64'.
   bool deletion_vectors_ = false;
   bool bitmap64_ = false;
+  bool lookup_wait_ = true;  // 'lookup-wait'
   std::map<BucketId, meta::IndexManifestEntry> existing_vectors_;
   std::map<std::string, int32_t> partition_buckets_;  // partition -> its files' bucket count
   std::vector<std::pair<std::string, std::string>> compact_outputs_;

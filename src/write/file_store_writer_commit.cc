@@ -148,10 +148,11 @@ void FileStoreWriter::RemoveDirsOfDroppedTable() {
   }
 }
 
-Status FileStoreWriter::PrepareBucket(
-    const BucketId& id, BucketWriter* bw, const UniversalCompactionPicker& picker, CommitMessage* m,
-    std::vector<std::pair<std::string, std::string>>* outputs, CompactionJob* job,
-    bool* job_finished, std::optional<std::pair<CompactUnit, int32_t>>* next_unit) const {
+Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
+                                      const UniversalCompactionPicker& picker, CommitMessage* m,
+                                      std::vector<std::pair<std::string, std::string>>* outputs,
+                                      CompactionJob* job, bool* job_finished,
+                                      NextCompaction* next) const {
   if (layout_.primary_key) {
     auto live = existing_.find(id);
     if (live != existing_.end() && !live->second.empty()) {
@@ -173,7 +174,7 @@ Status FileStoreWriter::PrepareBucket(
   // A deletion-vector table's vectors of the bucket, as the restored snapshot has them (an
   // overwrite starts from none: the partitions it replaces lose theirs).
   compact::BucketDeletionVectors vectors;
-  if (deletion_vectors_ && !options_.overwrite) {
+  if (deletion_vectors_ && !options_.overwrite && !VectorsAsync()) {
     auto base = existing_vectors_.find(id);
     std::optional<meta::IndexManifestEntry> entry;
     if (base != existing_vectors_.end()) entry = base->second;
@@ -212,6 +213,11 @@ Status FileStoreWriter::PrepareBucket(
     // Merge-on-write: every commit pushes the bucket's level-0 files up and marks the rows they
     // replace (Paimon's 'lookup-wait': the commit waits for it), so batch reads, which leave
     // level-0 files out, see the commit. A write-only writer leaves that to a compaction.
+    // With 'lookup-wait' = 'false' a long-lived writer's commits do not wait for it.
+    if (VectorsAsync()) {
+      PrepareVectorsAsync(id, m, outputs, job, job_finished, next);
+      return Status::OK();
+    }
     if (m->new_files.empty() || core_.write_only) return Status::OK();
     return CompactWithVectors(id, bw, picker, std::move(vectors), options_.overwrite, m, outputs);
   }
@@ -269,7 +275,7 @@ Status FileStoreWriter::PrepareBucket(
   int32_t highest = 0;
   for (const auto& f : files) highest = std::max(highest, f.level);
   if (options_.async_compaction && !waiting_for_jobs_) {
-    if (!job) next_unit->emplace(std::move(*unit), highest);  // one job per bucket at a time
+    if (!job) next->unit.emplace(std::move(*unit), highest);  // one job per bucket at a time
     return Status::OK();
   }
   // Compacting now: every commit of a writer without background compaction, and the commit
@@ -311,25 +317,12 @@ Status FileStoreWriter::CompactWithVectors(
   // (An aggregate that cannot merge fails the compaction, so the statement: no dry run.)
   std::vector<meta::DataFileMeta> files = existing;
   for (const auto& f : m->new_files) files.push_back(f);
-  auto runs = BuildSortedRuns(files);
-  const bool partial = std::any_of(files.begin(), files.end(),
-                                   [](const auto& f) { return f.write_cols.has_value(); });
-  std::optional<CompactUnit> unit = picker.Pick(runs);
-  if (!unit) unit = picker.PickForceLevel0(runs);
-  // Partial-column files are merged only into the top level (see PrepareBucket).
-  if (unit && partial) unit = picker.PickFull(runs);
-  if (!unit) return Status::OK();
-  int32_t highest = 0;
-  CommitMessage::CompactBase base;
-  for (const auto& f : existing) {
-    highest = std::max(highest, f.level);
-    if (f.level > 0) base.upper_files.push_back(f.file_name);
-  }
-  std::sort(base.upper_files.begin(), base.upper_files.end());
-  if (vectors.base()) base.vectors_file = vectors.base()->file_name;
-  TRIB_ASSIGN_OR_RETURN(
-      auto result, RunCompaction(path_, *schema_, bw->dir(), *unit, highest, core_.target_file_size,
-                                 core_.format, bw->namer(), &vectors));
+  auto picked = PickVectorsCompaction(files, picker, vectors.base());
+  if (!picked) return Status::OK();
+  CommitMessage::CompactBase& base = picked->base;
+  TRIB_ASSIGN_OR_RETURN(auto result,
+                        RunCompaction(path_, *schema_, bw->dir(), picked->unit, picked->highest,
+                                      core_.target_file_size, core_.format, bw->namer(), &vectors));
   for (const auto& f : result.after) {
     if (!compact::IsUpgraded(result, f)) outputs->push_back({bw->dir(), f.file_name});
   }
@@ -540,7 +533,7 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
   std::vector<std::vector<std::pair<std::string, std::string>>> outputs(work.size());
   std::vector<CompactionJob*> jobs(work.size(), nullptr);
   std::vector<char> job_finished(work.size(), 0);
-  std::vector<std::optional<std::pair<CompactUnit, int32_t>>> next_units(work.size());
+  std::vector<NextCompaction> next_units(work.size());
   for (size_t i = 0; i < work.size(); i++) {
     auto it = jobs_.find(work[i].first);
     if (it != jobs_.end()) jobs[i] = it->second.get();
@@ -628,8 +621,11 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
       dynamic_->Release(/*delete_files=*/false);
     }
   }
+  std::set<BucketId> lost_compactions;
   if (deletion_vectors_) {
-    // Compactions lost to another writer's leave this commit's rows in level 0.
+    // Compactions lost to another writer's leave this commit's rows in level 0: compacted
+    // before the commit returns, unless the writer's commits do not wait (the next commit picks
+    // again).
     std::set<std::string> dropped(result.dropped_compact_files.begin(),
                                   result.dropped_compact_files.end());
     for (const auto& m : req.messages) {
@@ -638,7 +634,11 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
           std::any_of(m.compact_after.begin(), m.compact_after.end(),
                       [&](const auto& f) { return dropped.count(f.file_name) > 0; }) ||
           (m.compact_vectors && dropped.count(m.compact_vectors->file_name) > 0);
-      if (lost && !m.new_files.empty()) level0_left_.insert({m.partition, m.bucket});
+      if (!lost) continue;
+      lost_compactions.insert({m.partition, m.bucket});
+      if (VectorsAsync() ? waiting_for_jobs_ : !m.new_files.empty()) {
+        level0_left_.insert({m.partition, m.bucket});
+      }
     }
   }
   if (result.compaction_dropped) {
@@ -676,9 +676,15 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
   committed_all_ = true;
   // Background compactions of what this commit published.
   for (size_t i = 0; i < work.size(); i++) {
-    if (next_units[i] && !renumbered[i] && !jobs_.count(work[i].first)) {
-      StartCompactionJob(work[i].first, work[i].second, std::move(next_units[i]->first),
-                         next_units[i]->second);
+    NextCompaction& next = next_units[i];
+    const BucketId& id = work[i].first;
+    if (next.level0_left) level0_left_.insert(id);
+    if (renumbered[i] || jobs_.count(id)) continue;
+    if (next.unit)
+      StartCompactionJob(id, work[i].second, std::move(next.unit->first), next.unit->second);
+    // (A seed assumed its commit's compaction landed.)
+    if (next.seed && !lost_compactions.count(id)) {
+      StartVectorsJob(id, work[i].second, std::move(*next.seed));
     }
   }
   return result.last_snapshot;

@@ -32,6 +32,14 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
           "'full-compaction' cannot be written (Paimon refuses both)");
     }
   }
+  if (options.async_compaction && !options::GetOrDefault(*schema, options::kLookupWait) &&
+      core.changelog_producer == options::ChangelogProducer::kLookup) {
+    // (A statement's one commit ends its input, so it waits either way.)
+    return Status::NotSupported(
+        "a long-lived writer of a table with 'lookup-wait' = 'false' and 'changelog-producer' = "
+        "'lookup' is not supported yet: the lookup changelog is always produced within the "
+        "commit");
+  }
   if (core.bucket < -1 || core.bucket == 0) {
     return Status::NotSupported("writing a table with 'bucket' = '" + std::to_string(core.bucket) +
                                 "' is not supported");

@@ -3,7 +3,7 @@
 merge-on-write mode): random INSERT, DELETE and UPDATE statements, `tributary ingest` runs (a
 long-lived writer) and CALL sys.compact at random points, over the deduplicate, aggregation and
 partial-update engines (with and without a sequence field), changelog producers none, input and
-lookup, 32- and 64-bit vectors. After every statement:
+lookup, 32- and 64-bit vectors, 'lookup-wait' true and false. After every statement:
 
 - the batch read (which leaves level-0 files out and skips the rows the vectors delete, never
   merging) holds each key once and equals a model of the rows kept in Python, and so do
@@ -190,6 +190,10 @@ def run_round(binary, root, seed, case_name):
     producer = rng.choice(["none", "input", "lookup"] if case_name == "dedup" else
                           ["none", "lookup"])
     options["changelog-producer"] = producer
+    if producer != "lookup" and rng.random() < 0.7:
+        # Ingest's commits do not wait for the compaction (it runs in the background, a later
+        # commit takes it in); the end of the ingest waits.
+        options["lookup-wait"] = "false"
     bitmap64 = rng.random() < 0.5
     if bitmap64:
         options["deletion-vectors.bitmap64"] = "true"

@@ -474,7 +474,9 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
   const bool tty = !control && ::isatty(2);
   // Commits what was written, with the sources' positions, then moves the consumers; nothing
   // while a source has no position yet (its first snapshot still being read whole).
-  auto commit = [&]() -> Status {
+  // `ends`: the job stops (Ctrl-C, SIGTERM, the idle time-out), so its input ends: the commit
+  // waits for the sink's background compactions, as a statement's does.
+  auto commit = [&](bool ends = false) -> Status {
     // A lease lost to another process: no commit after it.
     TRIB_RETURN_NOT_OK(j.lock->Keep());
     std::optional<std::string> positions = j.sources->PositionsProperty();
@@ -484,7 +486,8 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
     last_commit = std::chrono::steady_clock::now();
     j.writer->SetNextCommitInfo(++j.identifier,
                                 {{kJobNameProperty, j.name}, {kJobSourcesProperty, *positions}});
-    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> snapshot, j.writer->Commit());
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> snapshot,
+                          ends ? j.writer->CommitAndWaitForCompaction() : j.writer->Commit());
     for (const std::string& w : j.writer->warnings()) {
       std::fprintf(stderr, "warning: %s\n", w.c_str());
     }
@@ -597,7 +600,7 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
       if (failed.ok() && due()) failed = commit();
     }
     // Stopped (Ctrl-C, SIGTERM, the idle time-out): what was read is committed.
-    if (failed.ok()) failed = commit();
+    if (failed.ok()) failed = commit(/*ends=*/true);
   }
   if (tty) std::fprintf(stderr, "\r\033[K");
   if (!failed.ok()) {

@@ -95,6 +95,48 @@ TEST_F(SqlJobTest, StartStopWaitAndResume) {
   EXPECT_NE(said->find("1 change(s) written"), std::string::npos) << *said;
 }
 
+TEST_F(SqlJobTest, ADeletionVectorSinkThatDoesNotWaitIsWholeWhenTheJobStops) {
+  // 'lookup-wait' = 'false': the job's commits publish level-0 files and compact them in the
+  // background (batch reads see the rows once a later commit takes the compaction in); the
+  // stop ends the job's input, so its last commit waits: nothing is left in level 0.
+  Run(*writer_,
+      "CREATE TABLE dv (id INT PRIMARY KEY NOT ENFORCED, v INT) WITH ("
+      "'deletion-vectors.enabled' = 'true', 'lookup-wait' = 'false', 'bucket' = '2')");
+  auto session = SqlSession::Open(dir_ + "/warehouse");
+  ASSERT_TRUE(session.ok());
+  Run(**session, "SET 'execution.checkpointing.interval' = '50 ms'");
+  auto job = (*session)->StartJob("INSERT INTO dv SELECT id, v FROM src");
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  for (int round = 0; round < 5; round++) {
+    std::string values;
+    for (int id = 0; id < 20; id++) {
+      values += (values.empty() ? "(" : ", (") + std::to_string(id) + ", " +
+                std::to_string(round * 100 + id) + ")";
+    }
+    Run(*writer_, "INSERT INTO src VALUES " + values);
+  }
+  // Every change reaches the batch view while the job runs (the last round's values).
+  std::vector<Row> rows;
+  for (int i = 0; i < 200; i++) {
+    rows = Run(*writer_, "SELECT id, v FROM dv WHERE v >= 400 ORDER BY id");
+    if (rows.size() == 20) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(rows.size(), 20u);
+  Run(*writer_, "DELETE FROM src WHERE id < 5");
+  (*job)->Stop();
+  auto said = (*job)->Wait();
+  ASSERT_TRUE(said.ok()) << said.status().ToString();
+  rows = Run(*writer_, "SELECT count(*), min(id), min(v) FROM dv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].int_value(), 15);
+  EXPECT_EQ(rows[0][1].int_value(), 5);
+  EXPECT_EQ(rows[0][2].int_value(), 405);
+  rows = Run(*writer_, "SELECT count(*) FROM dv$files WHERE level = 0");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0].int_value(), 0);
+}
+
 TEST_F(SqlJobTest, RefusalsComeBackFromStartOrWait) {
   auto session = SqlSession::Open(dir_ + "/warehouse");
   ASSERT_TRUE(session.ok());
