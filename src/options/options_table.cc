@@ -346,7 +346,9 @@ std::vector<OptionDef> BuildTable() {
           "deletion-vector table: a long-lived writer's commits (ingest --commit-every, a "
           "streaming job) publish level-0 files at once and compact them in the background, "
           "batch reads seeing the rows once a later commit takes the compaction in; the end "
-          "of an input waits. With changelog-producer 'lookup', 'false' is not supported yet.")
+          "of an input waits (the lookup changelog is still produced within each commit). With "
+          "changelog-producer 'lookup' on a table without deletion vectors, 'false' is not "
+          "supported yet.")
           .Alias("changelog-producer.lookup-wait"),
       Def("force-lookup", kBool, "false",
           "Compact with lookups into the higher levels even without the lookup changelog "

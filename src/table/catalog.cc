@@ -218,10 +218,12 @@ Status CheckTableOptions(const TableSchema& s) {
   // Retention options that contradict each other fail here, not at the first commit.
   TRIB_RETURN_NOT_OK(commit::ExpireOptions::From(s).status());
   TRIB_ASSIGN_OR_RETURN(const bool lookup_wait, options::Get(s, options::kLookupWait));
-  if (!lookup_wait && core.changelog_producer == options::ChangelogProducer::kLookup) {
+  if (!lookup_wait && core.changelog_producer == options::ChangelogProducer::kLookup &&
+      !options::GetOrDefault(s, options::kDeletionVectorsEnabled)) {
     return Status::NotSupported(
-        "'lookup-wait' = 'false' with 'changelog-producer' = 'lookup' is not supported yet: "
-        "the lookup changelog is always produced within the commit");
+        "'lookup-wait' = 'false' with 'changelog-producer' = 'lookup' on a table without "
+        "deletion vectors is not supported yet: the lookup changelog is always produced within "
+        "the commit (and such tables compact in the background already)");
   }
   if (core.changelog_producer == options::ChangelogProducer::kLookup &&
       options::IsSet(s, options::kFullCompactionDeltaCommits)) {

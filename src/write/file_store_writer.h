@@ -210,7 +210,7 @@ class FileStoreWriter : public TableWriter {
   // commit takes it in); the end of the input waits.
   bool VectorsAsync() const {
     return deletion_vectors_ && !lookup_wait_ && options_.async_compaction && !options_.overwrite &&
-           !core_.write_only && !ctx_.lookup_changelog_prefix;
+           !core_.write_only;
   }
 
   int32_t TotalBuckets() const { return core_.bucket > 0 ? core_.bucket : -1; }

@@ -174,7 +174,9 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
   // A deletion-vector table's vectors of the bucket, as the restored snapshot has them (an
   // overwrite starts from none: the partitions it replaces lose theirs).
   compact::BucketDeletionVectors vectors;
-  if (deletion_vectors_ && !options_.overwrite && !VectorsAsync()) {
+  // (Commits that do not wait load them only for the lookup changelog.)
+  if (deletion_vectors_ && !options_.overwrite &&
+      (!VectorsAsync() || ctx_.lookup_changelog_prefix)) {
     auto base = existing_vectors_.find(id);
     std::optional<meta::IndexManifestEntry> entry;
     if (base != existing_vectors_.end()) entry = base->second;

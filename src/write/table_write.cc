@@ -33,12 +33,13 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
     }
   }
   if (options.async_compaction && !options::GetOrDefault(*schema, options::kLookupWait) &&
-      core.changelog_producer == options::ChangelogProducer::kLookup) {
+      core.changelog_producer == options::ChangelogProducer::kLookup &&
+      !options::GetOrDefault(*schema, options::kDeletionVectorsEnabled)) {
     // (A statement's one commit ends its input, so it waits either way.)
     return Status::NotSupported(
-        "a long-lived writer of a table with 'lookup-wait' = 'false' and 'changelog-producer' = "
-        "'lookup' is not supported yet: the lookup changelog is always produced within the "
-        "commit");
+        "a long-lived writer of a table without deletion vectors, with 'lookup-wait' = 'false' "
+        "and 'changelog-producer' = 'lookup', is not supported yet: the lookup changelog is "
+        "always produced within the commit");
   }
   if (core.bucket < -1 || core.bucket == 0) {
     return Status::NotSupported("writing a table with 'bucket' = '" + std::to_string(core.bucket) +

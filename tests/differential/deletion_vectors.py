@@ -190,7 +190,7 @@ def run_round(binary, root, seed, case_name):
     producer = rng.choice(["none", "input", "lookup"] if case_name == "dedup" else
                           ["none", "lookup"])
     options["changelog-producer"] = producer
-    if producer != "lookup" and rng.random() < 0.7:
+    if rng.random() < 0.6:
         # Ingest's commits do not wait for the compaction (it runs in the background, a later
         # commit takes it in); the end of the ingest waits.
         options["lookup-wait"] = "false"
