@@ -41,15 +41,17 @@ Status CollectManifests(const std::string& table_path, const meta::Snapshot& s,
 }
 
 // The index files (dynamic-bucket HASH indexes, deletion vectors) snapshot `s` lists.
+// The ADD entries of the index files (dynamic-bucket HASH indexes, deletion vectors) snapshot
+// `s` lists, by file name.
 Status CollectIndexFiles(const std::string& table_path, const meta::Snapshot& s,
-                         std::set<std::string>* files) {
+                         std::map<std::string, meta::IndexManifestEntry>* files) {
   if (!s.index_manifest) return Status::OK();
   const std::string path = meta::ManifestPath(table_path, *s.index_manifest);
   TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
   TRIB_ASSIGN_OR_RETURN(
       auto entries, meta::DecodeIndexManifest(std::move(bytes), "index manifest '" + path + "'"));
-  for (const auto& e : entries) {
-    if (e.kind == meta::FileKind::kAdd) files->insert(e.file_name);
+  for (auto& e : entries) {
+    if (e.kind == meta::FileKind::kAdd) files->emplace(e.file_name, std::move(e));
   }
   return Status::OK();
 }
@@ -71,11 +73,17 @@ class EntryPaths {
   }
   Result<std::string> Of(const meta::ManifestEntry& e) const {
     if (e.file.external_path) return meta::ResolveExternalPath(table_path_, *e.file.external_path);
-    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(e.partition, types_));
-    return io::JoinPath(
-        meta::BucketDir(table_path_, meta::PartitionPath(fields_, part, default_partition_),
-                        e.bucket),
-        e.file.file_name);
+    TRIB_ASSIGN_OR_RETURN(std::string dir, BucketDirOf(e.partition, e.bucket));
+    return io::JoinPath(dir, e.file.file_name);
+  }
+  // An index file's: in index/, or with 'index-file-in-data-file-dir' in its bucket's directory.
+  Result<std::string> Of(const meta::IndexManifestEntry& e, bool in_data_dir) const {
+    if (e.external_path) return meta::ResolveExternalPath(table_path_, *e.external_path);
+    if (!in_data_dir || e.index_type != "DELETION_VECTORS") {
+      return meta::IndexPath(table_path_, e.file_name);
+    }
+    TRIB_ASSIGN_OR_RETURN(std::string dir, BucketDirOf(e.partition, e.bucket));
+    return io::JoinPath(dir, e.file_name);
   }
   // The entry's data file and the files beside it that belong to it (its `.index` file).
   Status AddAll(const meta::ManifestEntry& e, std::set<std::string>* out) const {
@@ -87,6 +95,12 @@ class EntryPaths {
   }
 
  private:
+  Result<std::string> BucketDirOf(const std::string& partition, int32_t bucket) const {
+    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(partition, types_));
+    return meta::BucketDir(table_path_, meta::PartitionPath(fields_, part, default_partition_),
+                           bucket);
+  }
+
   std::string table_path_;
   std::string default_partition_;
   std::vector<Field> fields_;
@@ -244,7 +258,7 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   // Nor what a tag uses.
   TRIB_ASSIGN_OR_RETURN(const std::set<std::string> tagged, TaggedFiles(table_path));
   // Index files any retained snapshot lists stay; the expired ones' others go.
-  std::set<std::string> kept_index, expired_index;
+  std::map<std::string, meta::IndexManifestEntry> kept_index, expired_index;
   for (size_t i = end; i < ids.size(); i++) {
     auto s = snapshots.Read(ids[i]);
     if (!s.ok()) return s.status();
@@ -312,9 +326,11 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   TRIB_RETURN_NOT_OK(RemoveDataFiles(data_files, tagged, &result.data_files));
   TRIB_RETURN_NOT_OK(RemoveDataFiles(changelog_files, tagged, &result.changelog_files));
   std::vector<std::string> index_batch;
-  for (const auto& f : expired_index) {
+  const bool index_in_data_dir = options::GetOrDefault(schema, options::kIndexFileInDataFileDir);
+  for (const auto& [f, entry] : expired_index) {
     if (kept_index.count(f) || tagged.count(f)) continue;
-    index_batch.push_back(meta::IndexPath(table_path, f));
+    TRIB_ASSIGN_OR_RETURN(std::string file, paths.Of(entry, index_in_data_dir));
+    index_batch.push_back(std::move(file));
     result.index_files++;
   }
   TRIB_RETURN_NOT_OK(io::LocalFs().RemoveFiles(index_batch));

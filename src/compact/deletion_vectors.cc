@@ -5,17 +5,26 @@
 #include "format/deletion_vector.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
+#include "meta/snapshot_reader.h"
 
 namespace tributary::compact {
 
 Result<BucketDeletionVectors> BucketDeletionVectors::Load(
-    const std::string& table_path, const std::optional<meta::IndexManifestEntry>& base) {
+    const std::string& table_path, const std::string& bucket_dir,
+    const std::optional<meta::IndexManifestEntry>& base) {
   BucketDeletionVectors out;
   out.base_ = base;
   if (!base) return out;
-  const std::string path =
-      base->external_path ? *base->external_path : meta::IndexPath(table_path, base->file_name);
-  TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+  std::string path = base->external_path
+                         ? meta::ResolveExternalPath(table_path, *base->external_path)
+                         : meta::IndexPath(table_path, base->file_name);
+  auto read = io::LocalFs().ReadFile(path);
+  if (!read.ok() && read.status().IsNotFound() && !base->external_path) {
+    // 'index-file-in-data-file-dir': the file is in the bucket's directory.
+    path = io::JoinPath(bucket_dir, base->file_name);
+    read = io::LocalFs().ReadFile(path);
+  }
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, std::move(read));
   for (const auto& r : base->dv_ranges) {
     TRIB_ASSIGN_OR_RETURN(format::DeletionVector dv,
                           format::DeletionVector::Decode(
@@ -42,7 +51,7 @@ void BucketDeletionVectors::Remove(const std::string& file) {
   modified_ = vectors_.erase(file) > 0 || modified_;
 }
 
-Result<meta::IndexManifestEntry> BucketDeletionVectors::Write(const std::string& table_path,
+Result<meta::IndexManifestEntry> BucketDeletionVectors::Write(const std::string& dir,
                                                               const std::string& partition,
                                                               int32_t bucket, bool bitmap64) const {
   format::DeletionVectorIndex index;
@@ -66,10 +75,14 @@ Result<meta::IndexManifestEntry> BucketDeletionVectors::Write(const std::string&
   e.file_name = "index-" + meta::NewUuid() + "-0";
   e.file_size = static_cast<int64_t>(index.bytes().size());
   e.row_count = static_cast<int64_t>(e.dv_ranges.size());
-  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(meta::IndexDir(table_path)));
-  TRIB_RETURN_NOT_OK(
-      io::LocalFs().WriteNewFile(meta::IndexPath(table_path, e.file_name), index.bytes()));
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteNewFile(io::JoinPath(dir, e.file_name), index.bytes()));
   return e;
+}
+
+std::string IndexFileDir(const std::string& table_path, const std::string& bucket_dir,
+                         bool in_data_dir) {
+  return in_data_dir ? bucket_dir : meta::IndexDir(table_path);
 }
 
 }  // namespace tributary::compact

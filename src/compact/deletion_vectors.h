@@ -23,7 +23,10 @@ class BucketDeletionVectors {
  public:
   // The vectors of the bucket whose live index manifest entry is `base` (none: the bucket has
   // none yet), read from its index file under `table_path`.
+  // `bucket_dir`: the bucket's directory, where the file lies when it is not in index/
+  // ('index-file-in-data-file-dir').
   static Result<BucketDeletionVectors> Load(const std::string& table_path,
+                                            const std::string& bucket_dir,
                                             const std::optional<meta::IndexManifestEntry>& base);
 
   // The deleted positions of data file `file`, or null.
@@ -38,18 +41,23 @@ class BucketDeletionVectors {
   const std::optional<meta::IndexManifestEntry>& base() const { return base_; }
   size_t size() const { return vectors_.size(); }
 
-  // Writes the vectors as a new index file `index/index-<uuid>-0` and returns its ADD entry for
+  // Writes the vectors as a new index file `<dir>/index-<uuid>-0` (`dir`: index/, or the bucket's
+  // directory with 'index-file-in-data-file-dir'; see IndexFileDir) and returns its ADD entry for
   // (partition, bucket), which replaces the bucket's old one. With no vector left the file holds
   // only the format's version byte, as Java writes it (so the old entry is replaced, not kept).
   // `bitmap64`: 'deletion-vectors.bitmap64'.
-  Result<meta::IndexManifestEntry> Write(const std::string& table_path,
-                                         const std::string& partition, int32_t bucket,
-                                         bool bitmap64) const;
+  Result<meta::IndexManifestEntry> Write(const std::string& dir, const std::string& partition,
+                                         int32_t bucket, bool bitmap64) const;
 
  private:
   std::optional<meta::IndexManifestEntry> base_;
   std::map<std::string, std::set<int64_t>> vectors_;  // data file name -> deleted positions
   bool modified_ = false;
 };
+
+// Where a bucket's new deletion-vector index files go: index/ under the table, or the bucket's
+// own directory with 'index-file-in-data-file-dir' = 'true' (`in_data_dir`), as Paimon puts them.
+std::string IndexFileDir(const std::string& table_path, const std::string& bucket_dir,
+                         bool in_data_dir);
 
 }  // namespace tributary::compact

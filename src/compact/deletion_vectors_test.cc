@@ -38,7 +38,7 @@ TEST(BucketDeletionVectorsTest, LoadsMarksAndWritesJavaWrittenVectors) {
   const std::string out_table = tmpl;
   std::filesystem::create_directories(out_table + "/index");
   for (const auto& e : entries) {
-    auto dvs = BucketDeletionVectors::Load(golden, e);
+    auto dvs = BucketDeletionVectors::Load(golden, "", e);
     ASSERT_TRUE(dvs.ok()) << dvs.status().ToString();
     ASSERT_EQ(dvs->size(), e.dv_ranges.size());
     for (const auto& r : e.dv_ranges) {
@@ -57,11 +57,11 @@ TEST(BucketDeletionVectorsTest, LoadsMarksAndWritesJavaWrittenVectors) {
     EXPECT_TRUE(dvs->Mark("data-new.parquet", 3));
     EXPECT_TRUE(dvs->modified());
     for (bool bitmap64 : {false, true}) {
-      auto written = dvs->Write(out_table, e.partition, e.bucket, bitmap64);
+      auto written = dvs->Write(out_table + "/index", e.partition, e.bucket, bitmap64);
       ASSERT_TRUE(written.ok()) << written.status().ToString();
       EXPECT_EQ(written->bucket, e.bucket);
       EXPECT_EQ(written->row_count, static_cast<int64_t>(e.dv_ranges.size()) + 1);
-      auto again = BucketDeletionVectors::Load(out_table, *written);
+      auto again = BucketDeletionVectors::Load(out_table, "", *written);
       ASSERT_TRUE(again.ok()) << again.status().ToString();
       for (const auto& r : e.dv_ranges) EXPECT_EQ(*again->Of(r.data_file), *dvs->Of(r.data_file));
       EXPECT_EQ(*again->Of("data-new.parquet"), std::set<int64_t>{3});
@@ -71,12 +71,12 @@ TEST(BucketDeletionVectorsTest, LoadsMarksAndWritesJavaWrittenVectors) {
     // Java writes it.
     for (const auto& r : e.dv_ranges) dvs->Remove(r.data_file);
     dvs->Remove("data-new.parquet");
-    auto none = dvs->Write(out_table, e.partition, e.bucket, false);
+    auto none = dvs->Write(out_table + "/index", e.partition, e.bucket, false);
     ASSERT_TRUE(none.ok());
     EXPECT_EQ(none->row_count, 0);
     EXPECT_EQ(none->file_size, 1);
     EXPECT_TRUE(none->dv_ranges.empty());
-    auto empty = BucketDeletionVectors::Load(out_table, *none);
+    auto empty = BucketDeletionVectors::Load(out_table, "", *none);
     ASSERT_TRUE(empty.ok()) << empty.status().ToString();
     EXPECT_EQ(empty->size(), 0u);
   }
@@ -98,7 +98,7 @@ TEST(BucketDeletionVectorsTest, SearchesSkipDeletedRowsAndGivePositions) {
   const datafile::FileLayout layout = datafile::FileLayout::Of(**schema);
   int checked = 0, skipped = 0;
   for (const auto& e : GoldenEntries(golden)) {
-    auto dvs = BucketDeletionVectors::Load(golden, e);
+    auto dvs = BucketDeletionVectors::Load(golden, "", e);
     ASSERT_TRUE(dvs.ok());
     // The bucket's files above level 0 (one sorted run per level), and its directory.
     std::vector<meta::DataFileMeta> files;

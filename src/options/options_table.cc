@@ -160,15 +160,6 @@ Status ValidateLevelMap(std::string_view value) {
 }
 
 // "none", "counts", "full" or "truncate(<n>)".
-Status ValidateIndexFileInDataDir(std::string_view value) {
-  bool on = false;
-  if (options::ParseBool(value, &on) && on) {
-    return Status::NotSupported(
-        "'index-file-in-data-file-dir' = 'true' is not supported yet (index files are written "
-        "in the table's index/ directory)");
-  }
-  return Status::OK();
-}
 Status ValidateStatsMode(std::string_view value) {
   std::string_view v = options::Trim(value);
   if (v == "none" || v == "counts" || v == "full") return Status::OK();
@@ -472,9 +463,9 @@ std::vector<OptionDef> BuildTable() {
           "compacted: fresher, slower. A table option or a query hint; a streaming read's first "
           "plan always reads so."),
       Def("index-file-in-data-file-dir", kBool, "false",
-          "Index files (deletion vectors) in the bucket's directory instead of index/. Tables "
-          "Java wrote with it are read; 'true' is not supported yet for writing.")
-          .Validate(ValidateIndexFileInDataDir),
+          "Deletion-vector index files in the bucket's directory instead of index/, as Paimon "
+          "writes them. Not supported yet for dynamic-bucket tables ('bucket' = '-1'), whose "
+          "key index files Tributary keeps in index/."),
       Def("deletion-vectors.bitmap64", kBool, "false",
           "Deletion vectors in the 64-bit roaring form (Paimon's Roaring64 layout, for files of "
           "more than 2^31 rows) instead of the 32-bit one. Takes effect for vectors written from "

@@ -232,6 +232,11 @@ Status CheckTableOptions(const TableSchema& s) {
         "'changelog-producer' = 'lookup': use 'changelog-producer' = "
         "'full-compaction' for a changelog at periodic full compactions");
   }
+  if (core.bucket == -1 && options::GetOrDefault(s, options::kIndexFileInDataFileDir)) {
+    return Status::NotSupported(
+        "'index-file-in-data-file-dir' = 'true' on a dynamic-bucket table ('bucket' = '-1') is "
+        "not supported yet: Tributary keeps its key index files in index/");
+  }
   TRIB_ASSIGN_OR_RETURN(const bool deletion_vectors,
                         options::Get(s, options::kDeletionVectorsEnabled));
   if (deletion_vectors) {

@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
+#include "commit/snapshot_expire.h"
 #include "table/system_tables.h"
 #include "tributary/catalog.h"
 #include "tributary/table.h"
@@ -19,16 +21,15 @@
 namespace tributary {
 namespace {
 
-// A writable copy of golden pk_table_scan_and_read_dv as table db.t of a fresh warehouse, whose
-// directory it returns (empty when it cannot be made).
-std::string CopyGoldenScanAndReadDv() {
+// A writable copy of golden table `name` (default pk_table_scan_and_read_dv) as table db.t of a
+// fresh warehouse, whose directory it returns (empty when it cannot be made).
+std::string CopyGoldenScanAndReadDv(const std::string& name = "pk_table_scan_and_read_dv") {
   char tmpl[] = "/tmp/tributary-golden-dv-test-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) return "";
   const std::string dir = tmpl;
   const std::string table = dir + "/db.db/t";
   std::filesystem::create_directories(dir + "/db.db");
-  std::filesystem::copy(std::string(TRIBUTARY_GOLDEN_DIR) +
-                            "/parquet/pk_table_scan_and_read_dv.db/pk_table_scan_and_read_dv",
+  std::filesystem::copy(std::string(TRIBUTARY_GOLDEN_DIR) + "/parquet/" + name + ".db/" + name,
                         table, std::filesystem::copy_options::recursive);
   for (const auto& e : std::filesystem::recursive_directory_iterator(table)) {
     std::filesystem::permissions(e.path(), std::filesystem::perms::owner_write,
@@ -142,6 +143,75 @@ TEST(GoldenDeletionVectorTest, WritesCompactJavaLevel0FilesAndKeepItsVectors) {
   // Java's mark of Tony in bucket 0, and Alice's older row there (her 19.1 file's and, from
   // Java's compaction, her 11.1 row was already marked or rewritten away).
   EXPECT_GE(marked, 2);
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+}
+
+// A copy of golden pk_dv_index_in_data_no_external ('index-file-in-data-file-dir' = 'true': Java
+// wrote its deletion-vector files into the bucket directories) takes an INSERT and a DELETE: the
+// new vectors go into the bucket directories too (no index/ folder appears), the rows are the
+// model's, and expiring the old snapshots removes Java's replaced index files from there.
+TEST(GoldenDeletionVectorTest, IndexFilesInTheDataDirectoryStayThere) {
+  const std::string dir = CopyGoldenScanAndReadDv("pk_dv_index_in_data_no_external");
+  ASSERT_FALSE(dir.empty());
+  const std::string table = dir + "/db.db/t";
+  auto catalog = Catalog::Open(dir);
+  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+  auto t = (*catalog)->GetTable(Identifier{"db", "t", ""});
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  auto index_files = [&]() {
+    std::set<std::string> out;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(table)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("index-", 0) == 0 && name.rfind("index-manifest", 0) != 0) {
+        out.insert(e.path().parent_path().filename().string() + "/" + name);
+      }
+    }
+    return out;
+  };
+  const std::set<std::string> java = index_files();
+  ASSERT_EQ(java.size(), 2u);
+  auto w = (*t)->NewWriter({});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->Write(RowKind::kInsert, {Value::String("Bob"), Value::Int(10), Value::Int(0),
+                                             Value::Double(99.0)})
+                  .ok());
+  ASSERT_TRUE((*w)->Write(RowKind::kDelete, {Value::String("Alice"), Value::Int(10), Value::Int(1),
+                                             Value::Double(19.1)})
+                  .ok());
+  auto c = (*w)->Commit();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  w->reset();
+  EXPECT_FALSE(std::filesystem::exists(table + "/index"));
+  const std::set<std::string> after = index_files();
+  EXPECT_EQ(after.size(), 4u);  // Java's two and one new file in each bucket of partition 10
+  for (const auto& f : after) EXPECT_EQ(f.rfind("bucket-", 0), 0u) << f;
+  auto scan = (*t)->NewScan({});
+  ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+  std::map<std::string, double> rows;
+  RowBatch batch;
+  while (true) {
+    auto more = (*scan)->Next(&batch);
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    if (!*more) break;
+    for (const auto& r : batch.rows) rows[r[0].string_value().substr(0, 9)] = r[3].double_value();
+  }
+  EXPECT_EQ(rows, (std::map<std::string, double>{{"Alex", 16.1},
+                                                 {"Bob", 99.0},
+                                                 {"David", 17.1},
+                                                 {"Emily", 13.1},
+                                                 {"Lucy", 14.1},
+                                                 {"Paul", 18.1},
+                                                 {"Two roads", 11.0}}));
+  // Expiring every snapshot but the last removes the index files only older ones listed.
+  TableSchema schema = *(*t)->schema();
+  schema.options["snapshot.num-retained.min"] = "1";
+  schema.options["snapshot.num-retained.max"] = "1";
+  auto expired = commit::ExpireAfterCommit(table, schema);
+  ASSERT_TRUE(expired.ok()) << expired.ToString();
+  const std::set<std::string> left = index_files();
+  EXPECT_EQ(left.size(), 2u);
+  for (const auto& f : java) EXPECT_EQ(left.count(f), 0u) << f;
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
 }

@@ -29,6 +29,7 @@ FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSc
   deletion_vectors_ = options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled);
   bitmap64_ = options::GetOrDefault(*schema_, options::kDeletionVectorsBitmap64);
   lookup_wait_ = options::GetOrDefault(*schema_, options::kLookupWait);
+  index_in_data_dir_ = options::GetOrDefault(*schema_, options::kIndexFileInDataFileDir);
   for (const auto& k : schema_->partition_keys) {
     int i = schema_->FieldIndex(k);
     partition_idx_.push_back(i);

@@ -357,7 +357,8 @@ class FileStoreWriter : public TableWriter {
   // snapshot; 'deletion-vectors.bitmap64'.
   bool deletion_vectors_ = false;
   bool bitmap64_ = false;
-  bool lookup_wait_ = true;  // 'lookup-wait'
+  bool lookup_wait_ = true;         // 'lookup-wait'
+  bool index_in_data_dir_ = false;  // 'index-file-in-data-file-dir'
   std::map<BucketId, meta::IndexManifestEntry> existing_vectors_;
   std::map<std::string, int32_t> partition_buckets_;  // partition -> its files' bucket count
   std::vector<std::pair<std::string, std::string>> compact_outputs_;

@@ -180,7 +180,7 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
     auto base = existing_vectors_.find(id);
     std::optional<meta::IndexManifestEntry> entry;
     if (base != existing_vectors_.end()) entry = base->second;
-    TRIB_ASSIGN_OR_RETURN(vectors, compact::BucketDeletionVectors::Load(path_, entry));
+    TRIB_ASSIGN_OR_RETURN(vectors, compact::BucketDeletionVectors::Load(path_, bw->dir(), entry));
   }
   if (ctx_.lookup_changelog_prefix && !m->new_files.empty()) {
     // The exact changes of this commit's keys against the latest snapshot's values.
@@ -330,9 +330,10 @@ Status FileStoreWriter::CompactWithVectors(
   }
   io::CrashPoint("compact.after-rewrite");
   if (vectors.modified()) {
+    const std::string dir = compact::IndexFileDir(path_, bw->dir(), index_in_data_dir_);
     TRIB_ASSIGN_OR_RETURN(meta::IndexManifestEntry entry,
-                          vectors.Write(path_, id.first, id.second, bitmap64_));
-    outputs->push_back({meta::IndexDir(path_), entry.file_name});
+                          vectors.Write(dir, id.first, id.second, bitmap64_));
+    outputs->push_back({dir, entry.file_name});
     m->compact_vectors = std::move(entry);
     io::CrashPoint("dv.after-index-file");
   }
@@ -370,7 +371,8 @@ Status FileStoreWriter::CompactLeftLevel0(const std::set<BucketId>& buckets) {
       m.total_buckets = KnownTotalBuckets(id.first);
       auto base = existing_vectors_.find(id);
       auto vectors = compact::BucketDeletionVectors::Load(
-          path_, base == existing_vectors_.end() ? std::nullopt : std::optional(base->second));
+          path_, bw->second->dir(),
+          base == existing_vectors_.end() ? std::nullopt : std::optional(base->second));
       Status st = vectors.ok() ? CompactWithVectors(id, bw->second.get(), picker,
                                                     std::move(*vectors), false, &m, &outputs)
                                : vectors.status();

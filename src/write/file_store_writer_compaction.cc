@@ -14,7 +14,10 @@ void FileStoreWriter::DropCompactionJobs() {
       // (A file moved up without a rewrite is the live input itself.)
       if (!compact::IsUpgraded(job->result, f)) datafile::RemoveDataFile(job->dir, f);
     }
-    if (job->vectors) datafile::RemoveDataFile(meta::IndexDir(path_), job->vectors->file_name);
+    if (job->vectors) {
+      datafile::RemoveDataFile(compact::IndexFileDir(path_, job->dir, index_in_data_dir_),
+                               job->vectors->file_name);
+    }
   }
   jobs_.clear();
 }
@@ -79,7 +82,8 @@ void FileStoreWriter::PrepareVectorsAsync(const BucketId& id, CommitMessage* m,
         if (!compact::IsUpgraded(r, f)) outputs->push_back({job->dir, f.file_name});
       }
       if (job->vectors) {
-        outputs->push_back({meta::IndexDir(path_), job->vectors->file_name});
+        outputs->push_back(
+            {compact::IndexFileDir(path_, job->dir, index_in_data_dir_), job->vectors->file_name});
         m->compact_vectors = job->vectors;
         vectors = job->vectors;
       }
@@ -116,14 +120,15 @@ void FileStoreWriter::StartVectorsJob(const BucketId& id, BucketWriter* bw, Vect
       auto picked = PickVectorsCompaction(seed.files, picker, seed.vectors);
       if (!picked) return Status::OK();
       TRIB_ASSIGN_OR_RETURN(auto vectors,
-                            compact::BucketDeletionVectors::Load(path_, seed.vectors));
+                            compact::BucketDeletionVectors::Load(path_, j->dir, seed.vectors));
       ProcessSlots().acquire();
       auto r = RunCompaction(path_, *schema_, j->dir, picked->unit, picked->highest,
                              core_.target_file_size, core_.format, &j->namer, &vectors);
       ProcessSlots().release();
       TRIB_RETURN_NOT_OK(r.status());
       if (vectors.modified()) {
-        auto entry = vectors.Write(path_, id.first, id.second, bitmap64_);
+        auto entry = vectors.Write(compact::IndexFileDir(path_, j->dir, index_in_data_dir_),
+                                   id.first, id.second, bitmap64_);
         if (!entry.ok()) {
           for (const auto& f : r->after) {
             if (!compact::IsUpgraded(*r, f)) datafile::RemoveDataFile(j->dir, f);

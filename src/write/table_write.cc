@@ -20,11 +20,6 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
       return Status::NotSupported(
           "writing an append table with 'deletion-vectors.enabled' is not supported yet");
     }
-    if (options::GetOrDefault(*schema, options::kIndexFileInDataFileDir)) {
-      return Status::NotSupported(
-          "writing a deletion-vector table with 'index-file-in-data-file-dir' = 'true' is not "
-          "supported yet (Tributary writes its index files in index/)");
-    }
     if (core.merge_engine == options::MergeEngine::kFirstRow ||
         core.changelog_producer == options::ChangelogProducer::kFullCompaction) {
       return Status::Invalid(
@@ -40,6 +35,11 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
         "a long-lived writer of a table without deletion vectors, with 'lookup-wait' = 'false' "
         "and 'changelog-producer' = 'lookup', is not supported yet: the lookup changelog is "
         "always produced within the commit");
+  }
+  if (core.bucket == -1 && options::GetOrDefault(*schema, options::kIndexFileInDataFileDir)) {
+    return Status::NotSupported(
+        "writing a dynamic-bucket table ('bucket' = '-1') with 'index-file-in-data-file-dir' = "
+        "'true' is not supported yet: Tributary keeps its key index files in index/");
   }
   if (core.bucket < -1 || core.bucket == 0) {
     return Status::NotSupported("writing a table with 'bucket' = '" + std::to_string(core.bucket) +
@@ -239,11 +239,7 @@ Result<std::optional<int64_t>> CompactTableFull(
   // they delete (a bucket already one run at the top rewrites only its files with vectors).
   const bool with_vectors = options::GetOrDefault(*schema, options::kDeletionVectorsEnabled);
   std::map<BucketId, meta::IndexManifestEntry> vector_entries;
-  if (with_vectors && options::GetOrDefault(*schema, options::kIndexFileInDataFileDir)) {
-    return Status::NotSupported(
-        "compacting a deletion-vector table with 'index-file-in-data-file-dir' = 'true' is not "
-        "supported yet (Tributary writes its index files in index/)");
-  }
+  const bool index_in_data_dir = options::GetOrDefault(*schema, options::kIndexFileInDataFileDir);
   if (with_vectors) {
     TRIB_ASSIGN_OR_RETURN(auto entries,
                           meta::ReadLiveIndexEntries(path, *snap, "DELETION_VECTORS"));
@@ -266,12 +262,15 @@ Result<std::optional<int64_t>> CompactTableFull(
     for (const auto& e : entries) files.push_back(e.file);
     std::optional<compact::BucketDeletionVectors> vectors;
     std::optional<CompactUnit> unit;
+    TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(id.first, pt));
+    const std::string dir = meta::BucketDir(
+        path, meta::PartitionPath(pf, part, core.partition_default_name), id.second);
     if (with_vectors) {
       auto base = vector_entries.find(id);
       TRIB_ASSIGN_OR_RETURN(
-          vectors,
-          compact::BucketDeletionVectors::Load(
-              path, base == vector_entries.end() ? std::nullopt : std::optional(base->second)));
+          vectors, compact::BucketDeletionVectors::Load(
+                       path, dir,
+                       base == vector_entries.end() ? std::nullopt : std::optional(base->second)));
       unit = picker.PickFullWithVectors(BuildSortedRuns(files), [&](const auto& f) {
         return vectors->Of(f.file_name) != nullptr;
       });
@@ -279,9 +278,6 @@ Result<std::optional<int64_t>> CompactTableFull(
       unit = picker.PickFull(BuildSortedRuns(files));
     }
     if (unit) {
-      TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(id.first, pt));
-      std::string dir = meta::BucketDir(
-          path, meta::PartitionPath(pf, part, core.partition_default_name), id.second);
       meta::FileNamer namer("data-", "");
       CommitMessage m;
       if (vectors) {
@@ -298,8 +294,9 @@ Result<std::optional<int64_t>> CompactTableFull(
           RunCompaction(path, *schema, dir, *unit, unit->output_level, core.target_file_size,
                         core.format, &namer, vectors ? &*vectors : nullptr));
       if (vectors && vectors->modified()) {
+        const std::string index_dir = compact::IndexFileDir(path, dir, index_in_data_dir);
         auto entry =
-            vectors->Write(path, id.first, id.second,
+            vectors->Write(index_dir, id.first, id.second,
                            options::GetOrDefault(*schema, options::kDeletionVectorsBitmap64));
         if (!entry.ok()) {
           for (const auto& f : result.after) {
@@ -307,7 +304,7 @@ Result<std::optional<int64_t>> CompactTableFull(
           }
           return entry.status();
         }
-        outputs[i].push_back(meta::IndexPath(path, entry->file_name));
+        outputs[i].push_back(io::JoinPath(index_dir, entry->file_name));
         m.compact_vectors = std::move(*entry);
       }
       m.partition = id.first;
