@@ -216,5 +216,26 @@ TEST(GoldenDeletionVectorTest, IndexFilesInTheDataDirectoryStayThere) {
   std::filesystem::remove_all(dir, ignored);
 }
 
+// Java's tables with 'data-file.external-paths' (round-robin) are read, and refused for writing
+// and compaction: new files would have to go under the external paths.
+TEST(GoldenDeletionVectorTest, ExternalPathTablesAreRefusedForWrites) {
+  const std::string dir = CopyGoldenScanAndReadDv("pk_dv_index_not_in_data_with_external");
+  ASSERT_FALSE(dir.empty());
+  auto catalog = Catalog::Open(dir);
+  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+  auto t = (*catalog)->GetTable(Identifier{"db", "t", ""});
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  auto w = (*t)->NewWriter({});
+  ASSERT_FALSE(w.ok());
+  EXPECT_TRUE(w.status().code() == StatusCode::kNotSupported) << w.status().ToString();
+  EXPECT_NE(w.status().message().find("'data-file.external-paths'"), std::string::npos);
+  auto compacted = (*t)->CompactFull();
+  ASSERT_FALSE(compacted.ok());
+  EXPECT_TRUE(compacted.status().code() == StatusCode::kNotSupported)
+      << compacted.status().ToString();
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+}
+
 }  // namespace
 }  // namespace tributary

@@ -8,12 +8,30 @@
 
 namespace tributary::write {
 
+namespace {
+// What no writer of Tributary's can do for a table Java wrote (such options are refused at
+// CREATE and ALTER as unknown; a Java schema may hold them).
+Status CheckWritable(const TableSchema& schema) {
+  auto paths = schema.options.find("data-file.external-paths");
+  auto strategy = schema.options.find("data-file.external-paths.strategy");
+  if (paths != schema.options.end() && !paths->second.empty() &&
+      (strategy == schema.options.end() || strategy->second != "none")) {
+    // (Paimon writes new files under the external paths unless the strategy is 'none'.)
+    return Status::NotSupported(
+        "writing a table with 'data-file.external-paths' is not supported yet (Tributary "
+        "reads the files Java wrote there, and would write new ones inside the table)");
+  }
+  return Status::OK();
+}
+}  // namespace
+
 Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                         std::shared_ptr<const TableSchema> schema,
                                                         const WriteOptions& options,
                                                         TableRowScanner scanner) {
   TRIB_ASSIGN_OR_RETURN(schema,
                         options::WithDynamicOptions(std::move(schema), options.dynamic_options));
+  TRIB_RETURN_NOT_OK(CheckWritable(*schema));
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
   if (options::GetOrDefault(*schema, options::kDeletionVectorsEnabled)) {
     if (!schema->HasPrimaryKey()) {
@@ -157,6 +175,7 @@ Result<std::optional<int64_t>> CompactTableFull(
     const std::function<void(int64_t, int64_t)>& progress,
     const std::vector<std::map<std::string, std::string>>& partitions,
     std::vector<std::string>* warnings) {
+  TRIB_RETURN_NOT_OK(CheckWritable(*schema));
   // Old snapshots expire after the compaction commits, also for 'write-only' tables: this is
   // the dedicated compaction job Paimon's write-only writers leave that work to. The compaction
   // stands whatever happens there; a failure is a warning when the caller takes them.
