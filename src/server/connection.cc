@@ -15,9 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "server/cancel.h"
 #include "server/copy.h"
 #include "server/pg_wire.h"
 #include "sql/binder/cast.h"
+#include "sql/exec/interrupt.h"
 #include "sql/exec/operators.h"
 #include "sql/parser/lexer.h"
 #include "sql/session/prepared.h"
@@ -44,6 +46,7 @@ std::string SqlState(const Status& st) {
   if (says("does not exist")) return says("database") ? "3D000" : "42P01";
   if (says("already exists")) return "42P07";
   if (says("division by zero")) return "22012";
+  if (says("canceling statement due to user request")) return "57014";
   switch (st.code()) {
     case StatusCode::kInvalidArgument:
       return says("expected") || says("syntax") || says("unexpected") ? "42601" : "22023";
@@ -107,7 +110,10 @@ class Connection {
  public:
   Connection(int fd, std::string warehouse, std::string peer)
       : fd_(fd), warehouse_(std::move(warehouse)), peer_(std::move(peer)) {}
-  ~Connection() { ::close(fd_); }
+  ~Connection() {
+    if (cancel_pid_) CancelKeys::Instance().Release(cancel_pid_);
+    ::close(fd_);
+  }
 
   void Run() {
     Status st = Serve();
@@ -193,7 +199,12 @@ class Connection {
       if (!parsed.ok()) return Refuse("08P01", parsed.status().message());
       startup = std::move(*parsed);
       if (startup.kind == pg::StartupPacket::Kind::kCancel) {
-        return Status::OK();  // cancel requests are not supported yet: nothing to cancel
+        // As PostgreSQL: no answer; the connection that asks ends here.
+        if (CancelKeys::Instance().Cancel(startup.cancel_pid, startup.cancel_secret)) {
+          Log("cancel request from " + peer_ + " for connection " +
+              std::to_string(startup.cancel_pid));
+        }
+        return Status::OK();
       }
       if (startup.kind == pg::StartupPacket::Kind::kStartup) break;
       out_.push_back('N');
@@ -225,8 +236,9 @@ class Connection {
                                                           {"TimeZone", "UTC"}}) {
       pg::AppendParameterStatus(name, value, &out_);
     }
-    std::random_device rd;
-    pg::AppendBackendKeyData(static_cast<int32_t>(::getpid()), static_cast<int32_t>(rd()), &out_);
+    const auto [pid, secret] = CancelKeys::Instance().Register(&cancel_);
+    cancel_pid_ = pid;
+    pg::AppendBackendKeyData(pid, secret, &out_);
     pg::AppendReadyForQuery('I', &out_);
     TRIB_RETURN_NOT_OK(Flush());
     Log("connection from " + peer_ + " to database " + database);
@@ -291,8 +303,15 @@ class Connection {
       pg::AppendEmptyQueryResponse(&out_);
       return Status::OK();
     }
+    // A cancel request stops the statement running (it polls the flag as it does Ctrl-C in the
+    // shell); what comes after it in the query does not run.
+    cancel_.store(false);
+    sql::StopFlagScope stop(&cancel_);
     for (const sql::StatementText& st : statements) {
       Status failed = Statement(st);
+      // A statement that noticed failed (a query cut short says so itself): cancelled. One that
+      // did its work before the request came stands.
+      if (cancel_.load() && !failed.ok()) failed = Cancelled();
       if (!failed.ok()) {
         pg::AppendError(SqlState(failed), failed.message(), &out_);
         return Status::OK();
@@ -444,6 +463,12 @@ class Connection {
     // committed to the table ends the wait).
     if (c.next >= c.batch.num_rows && !c.ended && count > 0) {
       TRIB_ASSIGN_OR_RETURN(bool more, c.result.cursor->Next(&c.batch));
+      if (cancel_.load()) {
+        // The wait was cancelled: the subscription ends (a consumer id resumes it where its
+        // last FETCH left it), as a cursor goes with PostgreSQL's failed transaction.
+        cursors_.erase(it);
+        return Cancelled();
+      }
       c.next = 0;
       if (!more) {
         c.ended = true;
@@ -834,7 +859,12 @@ class Connection {
       return Status::NotFound("prepared statement \"" + portal.statement + "\" does not exist");
     }
     TRIB_RETURN_NOT_OK(CheckAllowed(entry->second.text));
-    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, entry->second.statement->Execute(portal.args));
+    // Cancellable as a simple query is (see SimpleQuery).
+    cancel_.store(false);
+    sql::StopFlagScope stop(&cancel_);
+    auto executed = entry->second.statement->Execute(portal.args);
+    if (cancel_.load() && !executed.ok()) return Cancelled();
+    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, std::move(executed));
     portal.ran = true;
     portal.has_rows = r.has_rows;
     if (!r.has_rows) {
@@ -851,6 +881,10 @@ class Connection {
       }
     } else {
       portal.rows = std::move(r.rows.rows);
+    }
+    if (cancel_.load()) {  // operators that noticed stopped early: not the query's result
+      portals_.erase(it);
+      return Cancelled();
     }
     return &portal;
   }
@@ -885,11 +919,17 @@ class Connection {
       TRIB_RETURN_NOT_OK(SendRows(fields, r.rows.rows, 0, r.rows.rows.size()));
       count = r.rows.rows.size();
     }
+    // Operators that noticed a cancel request stopped early: not the query's result.
+    if (cancel_.load()) return Cancelled();
     pg::AppendCommandComplete("SELECT " + std::to_string(count), &out_);
     return Status::OK();
   }
 
+  static Status Cancelled() { return Status::Invalid("canceling statement due to user request"); }
+
   int fd_;
+  std::atomic<bool> cancel_{false};  // set by a cancel request with this connection's key
+  int32_t cancel_pid_ = 0;
   std::string warehouse_;
   std::string peer_;
   std::unique_ptr<sql::Session> session_;

@@ -81,6 +81,13 @@ Result<StartupPacket> ParseStartup(std::string_view packet) {
     out.kind = code == kSslRequest   ? StartupPacket::Kind::kSslRequest
                : code == kGssRequest ? StartupPacket::Kind::kGssRequest
                                      : StartupPacket::Kind::kCancel;
+    if (out.kind == StartupPacket::Kind::kCancel) {
+      if (len != 16) {
+        return Status::Invalid("cancel request: length " + std::to_string(len) + ", not 16");
+      }
+      out.cancel_pid = ReadInt32(packet, 8);
+      out.cancel_secret = ReadInt32(packet, 12);
+    }
     return out;
   }
   out.protocol = code;

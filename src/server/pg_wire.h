@@ -25,6 +25,8 @@ struct StartupPacket {
   Kind kind = Kind::kStartup;
   int32_t protocol = 0;                       // kStartup: 196608 for 3.0
   std::map<std::string, std::string> params;  // kStartup: user, database, options, ...
+  int32_t cancel_pid = 0;                     // kCancel: the key of the connection to cancel
+  int32_t cancel_secret = 0;
 };
 
 // The length of the startup packet starting at `data` (its first 4 bytes), once 4 bytes are in;

@@ -34,6 +34,10 @@ TEST(PgWireTest, RecognisesEncryptionAndCancelRequests) {
   auto cancel = ParseStartup(Int32(16) + Int32(80877102) + Int32(1) + Int32(2));
   ASSERT_TRUE(cancel.ok());
   EXPECT_EQ(cancel->kind, StartupPacket::Kind::kCancel);
+  EXPECT_EQ(cancel->cancel_pid, 1);
+  EXPECT_EQ(cancel->cancel_secret, 2);
+  // A cancel request is exactly its key.
+  EXPECT_FALSE(ParseStartup(Int32(12) + Int32(80877102) + Int32(1)).ok());
 }
 
 TEST(PgWireTest, RefusesBadStartupPackets) {

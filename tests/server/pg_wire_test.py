@@ -196,11 +196,24 @@ class RawClient:
     """A minimal PostgreSQL client (simple queries), for many connections from one test."""
 
     def __init__(self, port):
+        self.port = port
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=60)
         params = b"user\0tributary\0database\0default\0\0"
         self.sock.sendall(struct.pack("!ii", len(params) + 8, 196608) + params)
-        while read_message(self.sock)[0] != "Z":
-            pass
+        self.key = None  # BackendKeyData: (process id, secret), for cancel requests
+        while True:
+            kind, body = read_message(self.sock)
+            if kind == "K":
+                self.key = struct.unpack("!ii", body)
+            if kind == "Z":
+                break
+
+    def cancel(self, key=None):
+        """Sends a CancelRequest with this connection's key (or `key`) on a new connection."""
+        pid, secret = key or self.key
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as s:
+            s.sendall(struct.pack("!iiii", 16, 80877102, pid, secret))
+            s.recv(1)  # the server closes it without an answer
 
     def query(self, sql):
         """The rows of the query's last statement returning rows (lists of str or None)."""
@@ -286,6 +299,134 @@ def load(server, writers=3, subscribers=2, statements=25, seed=7):
         c.close()
     print("  ok  %d writers x %d subscribers through the server: every subscription equals the "
           "table (%d rows)" % (writers, subscribers, len(table)))
+
+
+def kill_under_load(binary, warehouse, rounds=3, writers=4, seed=11):
+    """kill -9 of the server while writers insert through it: after each kill a new server on
+    the same warehouse starts, every row whose statement was acknowledged is there, each
+    statement's rows are all there or none, and nothing is there that no statement wrote."""
+    rng = random.Random(seed)
+    server = Server(binary, warehouse, free_port())
+    server.psql("CREATE TABLE kl (id INT, w INT, PRIMARY KEY (id) NOT ENFORCED) "
+                "WITH ('bucket' = '2')")
+    statements = {}  # first id -> the ids of one INSERT
+    acked = set()  # first ids of acknowledged INSERTs
+    lock = threading.Lock()
+    next_id = [0]
+    try:
+        for r in range(rounds):
+            stop = threading.Event()
+
+            def writer(w):
+                try:
+                    c = RawClient(server.port)
+                except OSError:
+                    return
+                while not stop.is_set():
+                    with lock:
+                        first = next_id[0]
+                        next_id[0] += 3
+                        statements[first] = [first, first + 1, first + 2]
+                    try:
+                        c.query("INSERT INTO kl VALUES (%d, %d), (%d, %d), (%d, %d)" %
+                                (first, w, first + 1, w, first + 2, w))
+                    except (OSError, Failure, struct.error, IndexError):
+                        return  # the server is gone
+                    with lock:
+                        acked.add(first)
+
+            threads = [threading.Thread(target=writer, args=(w,)) for w in range(writers)]
+            for t in threads:
+                t.start()
+            time.sleep(rng.uniform(0.5, 1.5))
+            server.proc.kill()  # SIGKILL: no flush, no goodbye
+            server.proc.wait()
+            stop.set()
+            for t in threads:
+                t.join(timeout=60)
+            server = Server(binary, warehouse, free_port())
+            c = RawClient(server.port)
+            present = {int(row[0]) for row in c.query("SELECT id FROM kl")}
+            c.close()
+            lost = sorted(i for f in acked for i in statements[f] if i not in present)
+            if lost:
+                raise Failure("kill %d: acknowledged rows are gone: %r" % (r + 1, lost[:10]))
+            for first, ids in statements.items():
+                there = [i in present for i in ids]
+                if any(there) and not all(there):
+                    raise Failure("kill %d: the INSERT of %r is in part: %r" % (r + 1, ids, there))
+            stray = present - {i for ids in statements.values() for i in ids}
+            if stray:
+                raise Failure("kill %d: rows no statement wrote: %r" % (r + 1, sorted(stray)[:10]))
+        # The lake is whole for the CLI too.
+        cli = subprocess.run([binary, "sql", "--warehouse", warehouse, "--format", "csv", "-e",
+                              "SELECT count(*) FROM kl"], capture_output=True, text=True,
+                             timeout=60)
+        if cli.returncode != 0 or int(cli.stdout.split()[-1]) != len(present):
+            raise Failure("after the kills the CLI reads %r %r, the server %d rows" %
+                          (cli.stdout, cli.stderr, len(present)))
+    finally:
+        server.stop()
+    print("  ok  %d kill -9 of the server under %d writers: %d acknowledged INSERTs all there, "
+          "no statement in part, %d rows" % (rounds, writers, len(acked), len(present)))
+
+
+def cancel_requests(server):
+    """A cancel request with a connection's key stops its running statement (57014) and the
+    connection goes on; one with a wrong secret cancels nothing."""
+    server.psql("CREATE TABLE ct (id INT, PRIMARY KEY (id) NOT ENFORCED)")
+    a = RawClient(server.port)
+    a.query("SET 'execution.runtime-mode' = 'streaming'")
+    a.query("DECLARE c CURSOR FOR SELECT id FROM ct")
+    result = {}
+
+    def fetch():
+        started = time.time()
+        try:
+            result["rows"] = a.query("FETCH 10 FROM c")
+        except Failure as e:
+            result["error"] = str(e)
+        result["seconds"] = time.time() - started
+
+    # A wrong secret: the FETCH (waiting for a change of the empty table) goes on waiting.
+    t = threading.Thread(target=fetch)
+    t.start()
+    time.sleep(0.5)
+    a.cancel((a.key[0], a.key[1] ^ 1))
+    time.sleep(0.7)
+    if not t.is_alive():
+        raise Failure("a cancel request with a wrong secret ended the FETCH: %r" % result)
+    # The right key: the FETCH fails with 57014 at once.
+    a.cancel()
+    t.join(timeout=10)
+    if t.is_alive() or "57014" not in result.get("error", "") or \
+            "canceling statement due to user request" not in result["error"]:
+        raise Failure("a cancelled FETCH: %r" % result)
+    # The connection goes on; its cursor went with the cancelled FETCH.
+    a.query("RESET 'execution.runtime-mode'")
+    if a.query("SELECT 41 + 1") != [["42"]]:
+        raise Failure("the connection after a cancel request")
+    # A batch query too: a long cross join is cut short, and says so.
+    a.query("CREATE TABLE big (x INT)")
+    a.query("INSERT INTO big VALUES " + ", ".join("(%d)" % i for i in range(2000)))
+    result.clear()
+
+    def long_query():
+        try:
+            result["rows"] = a.query("SELECT count(*) FROM big b1, big b2, big b3")
+        except Failure as e:
+            result["error"] = str(e)
+
+    t = threading.Thread(target=long_query)
+    t.start()
+    time.sleep(0.5)
+    a.cancel()
+    t.join(timeout=60)
+    if t.is_alive() or "57014" not in result.get("error", ""):
+        raise Failure("a cancelled batch query: %r" % result)
+    a.close()
+    print("  ok  cancel requests: a waiting FETCH and a long query stop with 57014, the "
+          "connection goes on; a wrong secret cancels nothing")
 
 
 def subscription(server):
@@ -448,6 +589,7 @@ def main():
         expect_error(server, "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM t",
                      "0A000", "subscriptions")
         subscription(server)
+        cancel_requests(server)
         load(server)
         raw_extended_protocol(server.port)
         # Refused at startup (FATAL; psql shows the message, not the code).
@@ -468,6 +610,7 @@ def main():
         server = None
         if status != 0:
             raise Failure("the server's exit status after SIGTERM: %d" % status)
+        kill_under_load(binary, os.path.join(root, "killed"))
     except Failure as e:
         print("FAIL pg_wire_test: %s" % e)
         return 1
