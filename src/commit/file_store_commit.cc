@@ -8,6 +8,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "common/clock.h"
 #include "datafile/data_file.h"
 #include "format/binary_row.h"
 #include "io/file_system.h"
@@ -26,11 +27,7 @@ using meta::FileKind;
 using meta::ManifestEntry;
 
 namespace {
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMillis() { return WallClockMillis(); }
 // Base manifests are rewritten into one when there are more than this many.
 constexpr size_t kMaxBaseManifests = 16;
 constexpr const char* kDeletionVectors = "DELETION_VECTORS";

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "commit/orphan_files.h"
+#include "common/clock.h"
 #include "format/binary_row.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
@@ -20,11 +21,7 @@ namespace tributary::commit {
 
 namespace {
 
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMillis() { return WallClockMillis(); }
 
 // The manifest lists a snapshot names, and the manifest files they list.
 Status CollectManifests(const std::string& table_path, const meta::Snapshot& s,

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "common/clock.h"
 #include "common/datetime.h"
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
@@ -71,11 +72,7 @@ class StatsCollector {
   std::vector<int64_t> nulls_;
 };
 
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMillis() { return WallClockMillis(); }
 
 // Value statistics cover the flat columns only: BinaryRows hold no nested values. When a table
 // has nested columns, the files name the columns their statistics cover (_VALUE_STATS_COLS).

@@ -18,6 +18,8 @@
 #include "server/cancel.h"
 #include "server/copy.h"
 #include "server/pg_wire.h"
+#include "server/stats.h"
+#include "server/tags.h"
 #include "sql/binder/cast.h"
 #include "sql/exec/interrupt.h"
 #include "sql/exec/operators.h"
@@ -32,91 +34,22 @@ namespace tributary::server {
 
 namespace {
 
-// The SQLSTATE of a failed statement (docs/server.md): by what the message says where the
-// status code is too coarse (bad input is one code here, several classes there).
-std::string SqlState(const Status& st) {
-  const std::string& m = st.message();
-  auto says = [&](const char* words) { return m.find(words) != std::string::npos; };
-  if (says("invalid input syntax")) return "22P02";
-  if (says("bind message supplies")) return "08P01";
-  if (says("prepared statement \"")) return "26000";
-  if (says("portal \"") || says("invalid cursor name")) return "34000";
-  if (says("cursor \"") && says("already exists")) return "42P03";
-  if (says("unknown column")) return "42703";
-  if (says("does not exist")) return says("database") ? "3D000" : "42P01";
-  if (says("already exists")) return "42P07";
-  if (says("division by zero")) return "22012";
-  if (says("canceling statement due to user request")) return "57014";
-  switch (st.code()) {
-    case StatusCode::kInvalidArgument:
-      return says("expected") || says("syntax") || says("unexpected") ? "42601" : "22023";
-    case StatusCode::kNotFound:
-      return "42P01";
-    case StatusCode::kAlreadyExists:
-      return "42P07";
-    case StatusCode::kNotSupported:
-      return "0A000";
-    case StatusCode::kConflict:
-      return "40001";
-    case StatusCode::kIOError:
-      return "58030";
-    case StatusCode::kCorruption:
-      return "XX001";
-    default:
-      return "XX000";
-  }
-}
-
-// The words of a statement, upper-cased, for its CommandComplete tag.
-std::vector<std::string> LeadingWords(const std::string& text, size_t n) {
-  std::vector<std::string> words;
-  std::string w;
-  for (char c : text) {
-    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-      w.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
-      continue;
-    }
-    if (!w.empty()) {
-      words.push_back(w);
-      w.clear();
-      if (words.size() == n) return words;
-    }
-    if (words.empty() && !std::isspace(static_cast<unsigned char>(c))) break;  // a comment, '('
-  }
-  if (!w.empty() && words.size() < n) words.push_back(w);
-  return words;
-}
-
-// The first number in `message` ("Inserted 3 rows"), else 0.
-int64_t CountIn(const std::string& message) {
-  const size_t at = message.find_first_of("0123456789");
-  return at == std::string::npos ? 0 : std::atoll(message.c_str() + at);
-}
-
-// PostgreSQL's CommandComplete tag of a statement that returned no rows.
-std::string CommandTag(const std::string& text, const std::string& message) {
-  const std::vector<std::string> words = LeadingWords(text, 2);
-  if (words.empty()) return "OK";
-  const std::string& first = words[0];
-  if (first == "INSERT") return "INSERT 0 " + std::to_string(CountIn(message));
-  if (first == "UPDATE" || first == "DELETE") return first + " " + std::to_string(CountIn(message));
-  if ((first == "CREATE" || first == "DROP" || first == "ALTER") && words.size() > 1) {
-    return first + " " + words[1];
-  }
-  return first;
-}
-
 class Connection {
  public:
   Connection(int fd, std::string warehouse, std::string peer)
       : fd_(fd), warehouse_(std::move(warehouse)), peer_(std::move(peer)) {}
   ~Connection() {
     if (cancel_pid_) CancelKeys::Instance().Release(cancel_pid_);
+    ServerStats::Get().subscriptions_open -= subscriptions_;
     ::close(fd_);
   }
 
   void Run() {
+    ServerStats& stats = ServerStats::Get();
+    stats.connections_total++;
+    stats.connections_open++;
     Status st = Serve();
+    stats.connections_open--;
     if (!st.ok()) Log("connection from " + peer_ + " ended: " + st.message());
   }
 
@@ -280,6 +213,7 @@ class Connection {
                                         "supported")
                                   : Extended(type, body);
           if (!st.ok()) {
+            ServerStats::Get().statements_failed++;
             pg::AppendError(SqlState(st), st.message(), &out_);
             skipping = true;
           }
@@ -307,12 +241,17 @@ class Connection {
     // shell); what comes after it in the query does not run.
     cancel_.store(false);
     sql::StopFlagScope stop(&cancel_);
+    ServerStats& stats = ServerStats::Get();
     for (const sql::StatementText& st : statements) {
+      stats.statements++;
       Status failed = Statement(st);
       // A statement that noticed failed (a query cut short says so itself): cancelled. One that
       // did its work before the request came stands.
       if (cancel_.load() && !failed.ok()) failed = Cancelled();
+      stats.subscriptions_open += static_cast<int64_t>(cursors_.size()) - subscriptions_;
+      subscriptions_ = static_cast<int64_t>(cursors_.size());
       if (!failed.ok()) {
+        (cancel_.load() ? stats.statements_cancelled : stats.statements_failed)++;
         pg::AppendError(SqlState(failed), failed.message(), &out_);
         return Status::OK();
       }
@@ -606,6 +545,7 @@ class Connection {
     }
     TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> snapshot, writer->Commit());
     (void)snapshot;
+    ServerStats::Get().rows_written += count;
     pg::AppendCommandComplete("COPY " + std::to_string(count), &out_);
     return Status::OK();
   }
@@ -654,6 +594,7 @@ class Connection {
       TRIB_RETURN_NOT_OK(send(r.rows.rows));
     }
     pg::AppendEmpty('c', &out_);  // CopyDone
+    ServerStats::Get().rows_returned += count;
     pg::AppendCommandComplete("COPY " + std::to_string(count), &out_);
     return Status::OK();
   }
@@ -672,6 +613,7 @@ class Connection {
       pg::AppendDataRow(cells, &out_);
       if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(Flush());
     }
+    ServerStats::Get().rows_returned += static_cast<int64_t>(end - begin);
     return Status::OK();
   }
 
@@ -859,6 +801,7 @@ class Connection {
       return Status::NotFound("prepared statement \"" + portal.statement + "\" does not exist");
     }
     TRIB_RETURN_NOT_OK(CheckAllowed(entry->second.text));
+    ServerStats::Get().statements++;
     // Cancellable as a simple query is (see SimpleQuery).
     cancel_.store(false);
     sql::StopFlagScope stop(&cancel_);
@@ -897,6 +840,10 @@ class Connection {
       if (first[0] == "DECLARE") return Declare(st.text);
       if (first[0] == "FETCH") return Fetch(st.text);
       if (first[0] == "CLOSE") return Close(st.text);
+      if (first[0] == "SHOW" &&
+          LeadingWords(st.text, 3) == std::vector<std::string>{"SHOW", "STATS"}) {
+        return ShowStats();
+      }
     }
     TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(st.text, st.start));
     if (!r.has_rows) {
@@ -925,11 +872,26 @@ class Connection {
     return Status::OK();
   }
 
+  // SHOW STATS: the server's counters (server/stats.h), a row each.
+  Status ShowStats() {
+    const std::vector<Field> fields = {{0, "name", DataType::String(), ""},
+                                       {1, "value", DataType::String(), ""}};
+    pg::AppendRowDescription(Columns(fields), &out_);
+    std::vector<Row> rows;
+    for (auto& [name, value] : ServerStats::Get().Rows()) {
+      rows.push_back({Value::String(name), Value::String(value)});
+    }
+    TRIB_RETURN_NOT_OK(SendRows(fields, rows, 0, rows.size()));
+    pg::AppendCommandComplete("SHOW", &out_);
+    return Status::OK();
+  }
+
   static Status Cancelled() { return Status::Invalid("canceling statement due to user request"); }
 
   int fd_;
   std::atomic<bool> cancel_{false};  // set by a cancel request with this connection's key
   int32_t cancel_pid_ = 0;
+  int64_t subscriptions_ = 0;  // cursors_.size() as last counted in ServerStats
   std::string warehouse_;
   std::string peer_;
   std::unique_ptr<sql::Session> session_;

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "commit/snapshot_expire.h"
+#include "common/clock.h"
 #include "common/evolution_cast.h"
 #include "common/path_names.h"
 #include "common/strings.h"
@@ -67,11 +68,7 @@ Status CheckNewName(const std::string& kind, const std::string& name) {
   return CheckPathComponent(kind, name);
 }
 
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMillis() { return WallClockMillis(); }
 
 // The fields of `t`'s nested ROWs numbered from *next on, depth-first.
 DataType AssignFieldIds(const DataType& t, int32_t* next) {

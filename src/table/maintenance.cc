@@ -8,6 +8,7 @@
 #include "commit/orphan_files.h"
 #include "commit/rollback.h"
 #include "commit/snapshot_expire.h"
+#include "common/clock.h"
 #include "common/datetime.h"
 #include "meta/branches.h"
 #include "meta/paths.h"
@@ -231,11 +232,7 @@ Result<CompactResult> Compact(Table& table, const CompactOptions& options) {
 }
 
 namespace {
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMillis() { return WallClockMillis(); }
 }  // namespace
 
 Result<std::vector<std::string>> ExpirePartitions(Table& table,

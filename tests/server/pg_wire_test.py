@@ -429,6 +429,44 @@ def cancel_requests(server):
           "connection goes on; a wrong secret cancels nothing")
 
 
+def show_stats(server):
+    """SHOW STATS counts what the server did: statements, rows written and returned, open
+    connections and subscriptions, cancels; its memory; the tiering state."""
+    c = RawClient(server.port)
+
+    def stats():
+        return {name: value for name, value in c.query("SHOW STATS")}
+
+    before = stats()
+    c.query("CREATE TABLE st (id INT, PRIMARY KEY (id) NOT ENFORCED)")
+    c.query("INSERT INTO st VALUES (1), (2), (3)")
+    selected = c.query("SELECT id FROM st")
+    after = stats()
+    rows = len(before)
+
+    def delta(name):
+        return int(after[name]) - int(before[name])
+
+    want = {"statements": 4, "rows_written": 3, "rows_returned": rows + len(selected),
+            "statements_failed": 0}
+    got = {k: delta(k) for k in want}
+    if got != want:
+        raise Failure("SHOW STATS deltas %r, expected %r (before %r, after %r)" %
+                      (got, want, before, after))
+    if int(after["connections_open"]) < 1 or int(after["statements_cancelled"]) < 2 or \
+            int(after["memory_resident_bytes"]) <= 0 or "lake commit" not in after["tiering"]:
+        raise Failure("SHOW STATS: %r" % after)
+    try:
+        c.query("SELECT * FROM nowhere")
+    except Failure:
+        pass
+    if int(stats()["statements_failed"]) != int(after["statements_failed"]) + 1:
+        raise Failure("SHOW STATS does not count a failed statement")
+    c.close()
+    print("  ok  SHOW STATS: statements, rows written and returned, failures, cancels, "
+          "connections, memory and tiering")
+
+
 def subscription(server):
     """A subscription: DECLARE ... CURSOR in streaming mode, FETCH hands out the table's rows
     (+I, from a full start-up), then waits for the next change, which another connection
@@ -590,6 +628,7 @@ def main():
                      "0A000", "subscriptions")
         subscription(server)
         cancel_requests(server)
+        show_stats(server)
         load(server)
         raw_extended_protocol(server.port)
         # Refused at startup (FATAL; psql shows the message, not the code).

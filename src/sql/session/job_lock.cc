@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 
+#include "common/clock.h"
 #include "common/json.h"
 #include "io/file_system.h"
 
@@ -18,11 +19,7 @@ namespace tributary::sql {
 
 namespace {
 
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMillis() { return WallClockMillis(); }
 
 // <sink>/.job-<name>.lock, the name's characters other than letters, digits, '-' and '_'
 // replaced (as in the job's consumer ids).

@@ -6,6 +6,7 @@
 #include <list>
 #include <unordered_map>
 
+#include "common/clock.h"
 #include "common/parallel.h"
 #include "options/option_values.h"
 #include "sql/binder/cast.h"
@@ -131,11 +132,7 @@ std::string DescribeLookupCache(const LookupCacheOptions& cache) {
 
 namespace {
 
-int64_t NowMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
+int64_t NowMillis() { return SteadyClockMillis(); }
 
 std::string KeyBytes(const Row& key) {
   std::string out;

@@ -1,0 +1,67 @@
+#include "server/stats.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "common/clock.h"
+#include "common/memory_budget.h"
+#include "io/file_cache.h"
+
+namespace tributary::server {
+
+namespace {
+int64_t NowMillis() { return SteadyClockMillis(); }
+
+// Resident set size in bytes (/proc/self/statm's second field), or -1.
+int64_t ResidentBytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return -1;
+  long long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%lld %lld", &size, &resident);
+  std::fclose(f);
+  return got == 2 ? resident * static_cast<int64_t>(::sysconf(_SC_PAGESIZE)) : -1;
+}
+}  // namespace
+
+ServerStats::ServerStats() : started_millis_(NowMillis()) {}
+
+ServerStats& ServerStats::Get() {
+  static ServerStats stats;
+  return stats;
+}
+
+std::vector<std::pair<std::string, std::string>> ServerStats::Rows() const {
+  const double seconds = std::max<int64_t>(1, NowMillis() - started_millis_) / 1000.0;
+  auto n = [](const std::atomic<int64_t>& v) { return std::to_string(v.load()); };
+  auto rate = [&](const std::atomic<int64_t>& v) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.1f", static_cast<double>(v.load()) / seconds);
+    return std::string(text);
+  };
+  char uptime[32];
+  std::snprintf(uptime, sizeof(uptime), "%.1f", seconds);
+  const MemoryBudget& budget = MemoryBudget::Instance();
+  return {
+      {"uptime_seconds", uptime},
+      {"connections_open", n(connections_open)},
+      {"connections_total", n(connections_total)},
+      {"statements", n(statements)},
+      {"statements_failed", n(statements_failed)},
+      {"statements_cancelled", n(statements_cancelled)},
+      {"statements_per_second", rate(statements)},
+      {"rows_written", n(rows_written)},
+      {"rows_written_per_second", rate(rows_written)},
+      {"rows_returned", n(rows_returned)},
+      {"subscriptions_open", n(subscriptions_open)},
+      {"memory_resident_bytes", std::to_string(ResidentBytes())},
+      {"memory_budget_bytes", std::to_string(budget.total())},
+      {"memory_write_buffers_bytes", std::to_string(budget.buffered())},
+      {"memory_file_cache_bytes", std::to_string(io::FileCache::Instance().used())},
+      // No hot tier yet: a write is acknowledged once its lake snapshot is published.
+      {"tiering", "none: every write is a lake commit"},
+  };
+}
+
+}  // namespace tributary::server

@@ -1,0 +1,85 @@
+#include "server/tags.h"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "server/stats.h"
+
+namespace tributary::server {
+
+std::string SqlState(const Status& st) {
+  const std::string& m = st.message();
+  auto says = [&](const char* words) { return m.find(words) != std::string::npos; };
+  if (says("invalid input syntax")) return "22P02";
+  if (says("bind message supplies")) return "08P01";
+  if (says("prepared statement \"")) return "26000";
+  if (says("portal \"") || says("invalid cursor name")) return "34000";
+  if (says("cursor \"") && says("already exists")) return "42P03";
+  if (says("unknown column")) return "42703";
+  if (says("does not exist")) return says("database") ? "3D000" : "42P01";
+  if (says("already exists")) return "42P07";
+  if (says("division by zero")) return "22012";
+  if (says("canceling statement due to user request")) return "57014";
+  switch (st.code()) {
+    case StatusCode::kInvalidArgument:
+      return says("expected") || says("syntax") || says("unexpected") ? "42601" : "22023";
+    case StatusCode::kNotFound:
+      return "42P01";
+    case StatusCode::kAlreadyExists:
+      return "42P07";
+    case StatusCode::kNotSupported:
+      return "0A000";
+    case StatusCode::kConflict:
+      return "40001";
+    case StatusCode::kIOError:
+      return "58030";
+    case StatusCode::kCorruption:
+      return "XX001";
+    default:
+      return "XX000";
+  }
+}
+
+std::vector<std::string> LeadingWords(const std::string& text, size_t n) {
+  std::vector<std::string> words;
+  std::string w;
+  for (char c : text) {
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      w.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+      continue;
+    }
+    if (!w.empty()) {
+      words.push_back(w);
+      w.clear();
+      if (words.size() == n) return words;
+    }
+    if (words.empty() && !std::isspace(static_cast<unsigned char>(c))) break;  // a comment, '('
+  }
+  if (!w.empty() && words.size() < n) words.push_back(w);
+  return words;
+}
+
+namespace {
+// The first number in `message` ("Inserted 3 rows"), else 0.
+int64_t CountIn(const std::string& message) {
+  const size_t at = message.find_first_of("0123456789");
+  return at == std::string::npos ? 0 : std::atoll(message.c_str() + at);
+}
+}  // namespace
+
+std::string CommandTag(const std::string& text, const std::string& message) {
+  const std::vector<std::string> words = LeadingWords(text, 2);
+  if (words.empty()) return "OK";
+  const std::string& first = words[0];
+  if (first == "INSERT" || first == "UPDATE" || first == "DELETE") {
+    const int64_t n = CountIn(message);
+    ServerStats::Get().rows_written += n;
+    return (first == "INSERT" ? "INSERT 0 " : first + " ") + std::to_string(n);
+  }
+  if ((first == "CREATE" || first == "DROP" || first == "ALTER") && words.size() > 1) {
+    return first + " " + words[1];
+  }
+  return first;
+}
+
+}  // namespace tributary::server
