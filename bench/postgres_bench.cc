@@ -5,10 +5,11 @@
 // fsync=on. Bytes are pg_total_relation_size (heap + index + TOAST, no WAL); peak RSS is the
 // serving backend's VmHWM (it counts the shared buffers it touched).
 //   postgres_bench W1|W2|W3|W4|W5|W6|W7 <conninfo>
-// SV1 and SV4 run W1's COPY and W4's prepared lookups against `tributary serve` instead (its
-// SQL), recorded as Tributary's (issue 39).
+// SV1, SV4 and SV6 run W1's COPY, W4's prepared lookups and W6's subscription against
+// `tributary serve` instead (its SQL), recorded as Tributary's (issue 39).
 #include <libpq-fe.h>
 
+#include <atomic>
 #include <cstring>
 #include <functional>
 #include <set>
@@ -403,6 +404,20 @@ std::string FollowSlot(const std::string& info, const std::string& slot,
   return error;
 }
 
+// Appends commit `k`'s rows (up to `batch` of the `rows`, from *i on) as COPY text, each W1 row
+// followed by the commit number.
+void AppendNumberedBatch(bench::W1Generator& gen, int64_t k, int64_t rows, int64_t batch,
+                         int64_t* i, std::string* data) {
+  bench::W1Row r;
+  for (int64_t j = 0; j < batch && *i < rows; j++, ++*i) {
+    gen.Next(*i, &r);
+    AppendW1Row(data, r);
+    *data += '\t';
+    AppendInt(data, k);
+    *data += '\n';
+  }
+}
+
 // The source of W6 and W7: `rows` W1 upserts into `table` (keys from half as many) in
 // transactions of `batch` rows, each row carrying its commit number (commit_no, the last
 // column), as W1 writes them (COPY into a stage, INSERT ... ON CONFLICT), then `end_row` (COPY
@@ -415,7 +430,6 @@ std::vector<int64_t> WriteNumberedUpserts(Conn& c, const std::string& table, int
   c.Exec("CREATE TEMP TABLE stage (LIKE " + table + ")");
   std::vector<int64_t> committed(static_cast<size_t>(commits));
   bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
-  bench::W1Row r;
   std::string data;
   auto flush = [&](const std::string& rows_text) {
     c.Exec("BEGIN");
@@ -430,13 +444,7 @@ std::vector<int64_t> WriteNumberedUpserts(Conn& c, const std::string& table, int
   *start = NowMicros();
   int64_t i = 0;
   for (int64_t k = 0; k < commits; k++) {
-    for (int64_t j = 0; j < batch && i < rows; j++, i++) {
-      gen.Next(i, &r);
-      AppendW1Row(&data, r);
-      data += '\t';
-      AppendInt(&data, k);
-      data += '\n';
-    }
+    AppendNumberedBatch(gen, k, rows, batch, &i, &data);
     flush(data);
     data.clear();
     committed[static_cast<size_t>(k)] = NowMicros();
@@ -475,6 +483,28 @@ struct W6Seen {
   int64_t last = 0;  // arrival of the sentinel (commit number -1)
   std::string error;
 };
+
+// The record of a W6-style run (exits when the consumer failed): rows, commits, changes, the
+// rate from the first write to the end marker's arrival, and the commit-to-arrival latencies.
+Record W6Figures(const std::string& sys, const std::string& w, const std::string& kase,
+                 int64_t rows, const W6Seen& seen, const std::vector<int64_t>& committed,
+                 int64_t start) {
+  if (!seen.error.empty() || seen.last == 0) {
+    std::fprintf(stderr, "%s %s consumer: %s\n", sys.c_str(), w.c_str(), seen.error.c_str());
+    std::exit(1);
+  }
+  const std::vector<double> latency_ms = Latencies(committed, seen.first_arrival);
+  const double secs = std::max<int64_t>(1, seen.last - start) / 1e6;
+  Record r(sys, w, kase);
+  r.Int("rows", rows)
+      .Int("commits", static_cast<int64_t>(committed.size()))
+      .Int("changes", seen.changes)
+      .Num("secs", secs)
+      .Num("changes_per_sec", seen.changes / secs)
+      .Num("p50_ms", bench::Quantile(latency_ms, 0.50))
+      .Num("p99_ms", bench::Quantile(latency_ms, 0.99));
+  return r;
+}
 
 void W6Consumer(const std::string& info, W6Seen* seen) {
   const std::string kCommit = "commit_no[bigint]:";
@@ -524,21 +554,7 @@ void W6(const std::string& info) {
       WriteNumberedUpserts(c, "w6", rows, batch, "-1\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t-1\n", &start);
   consumer.join();
   DropSlot(c, "w6");
-  if (!seen.error.empty() || seen.last == 0) {
-    std::fprintf(stderr, "postgres W6 consumer: %s\n", seen.error.c_str());
-    std::exit(1);
-  }
-  const std::vector<double> latency_ms = Latencies(committed, seen.first_arrival);
-  auto pct = [&](double q) { return bench::Quantile(latency_ms, q); };
-  const double secs = std::max<int64_t>(1, seen.last - start) / 1e6;
-  Record(kSys, "W6", "logical decoding")
-      .Int("rows", rows)
-      .Int("commits", commits)
-      .Int("changes", seen.changes)
-      .Num("secs", secs)
-      .Num("changes_per_sec", seen.changes / secs)
-      .Num("p50_ms", pct(0.50))
-      .Num("p99_ms", pct(0.99))
+  W6Figures(kSys, "W6", "logical decoding", rows, seen, committed, start)
       .Int("rss_kb", c.BackendPeakRssKb())
       .Str("how",
            "W1's batch upsert; test_decoding over a replication connection "
@@ -791,6 +807,77 @@ void SV4(const std::string& info) {
                   "prepared SELECT ... WHERE id = $1 through tributary serve", ServerPeakRssKb);
 }
 
+// SV6: W6 through `tributary serve`: W6's upserts (W6_ROWS rows in commits of W6_BATCH, each
+// with its commit number) written by one connection, one COPY per commit, into a table with
+// 'changelog-producer' = 'lookup' (as Tributary's W6), while a subscriber on a second connection
+// follows the table (streaming mode, DECLARE ... CURSOR, FETCH in a loop) and notes when each
+// commit number first arrives. Changes counted as W6 counts them (-U and +U both).
+void SV6(const std::string& info) {
+  bench::Params p;
+  const int64_t rows = bench::EnvInt("W6_ROWS", std::max<int64_t>(1, p.w1_rows / 5));
+  const int64_t batch = std::max<int64_t>(1, bench::EnvInt("W6_BATCH", 2000));
+  const int64_t commits = (rows + batch - 1) / batch;
+  Conn c(info, /*postgres=*/false);
+  c.Exec("DROP TABLE IF EXISTS sv6");
+  c.Exec(
+      "CREATE TABLE sv6 (id BIGINT NOT NULL, a BIGINT, b BIGINT, c DOUBLE, s1 STRING, "
+      "s2 STRING, s3 STRING, commit_no BIGINT, PRIMARY KEY (id) NOT ENFORCED) WITH "
+      "('bucket' = '4', 'changelog-producer' = 'lookup')");
+  W6Seen seen;
+  seen.first_arrival.assign(static_cast<size_t>(commits), 0);
+  std::atomic<bool> subscribed{false};
+  std::thread subscriber([&] {
+    Conn s(info, /*postgres=*/false);
+    s.Exec("SET 'execution.runtime-mode' = 'streaming'");
+    s.Exec("DECLARE c CURSOR FOR SELECT commit_no FROM sv6");
+    subscribed = true;
+    while (seen.last == 0) {
+      PGresult* r = PQexec(s.get(), "FETCH 10000 FROM c");
+      const int64_t at = NowMicros();
+      if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        seen.error = PQerrorMessage(s.get());
+        PQclear(r);
+        return;
+      }
+      for (int i = 0; i < PQntuples(r); i++) {
+        const std::string op = PQgetvalue(r, i, 0);
+        const int64_t commit = std::strtoll(PQgetvalue(r, i, 1), nullptr, 10);
+        if (commit == -1) {
+          seen.last = at;
+          break;
+        }
+        seen.changes++;
+        if (commit >= 0 && commit < commits && seen.first_arrival[commit] == 0 && op != "-U") {
+          seen.first_arrival[commit] = at;
+        }
+      }
+      PQclear(r);
+    }
+  });
+  while (!subscribed) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::vector<int64_t> committed(static_cast<size_t>(commits));
+  bench::W1Generator gen(std::max<int64_t>(1, rows / 2));
+  std::string data;
+  const int64_t start = NowMicros();
+  int64_t i = 0;
+  for (int64_t k = 0; k < commits; k++) {
+    AppendNumberedBatch(gen, k, rows, batch, &i, &data);
+    c.Copy("sv6", data);
+    data.clear();
+    committed[static_cast<size_t>(k)] = NowMicros();
+  }
+  c.Copy("sv6", "-1\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t-1\n");
+  subscriber.join();
+  W6Figures("tributary", "SV6", "subscription through tributary serve", rows, seen, committed,
+            start)
+      .Int("rss_kb", ServerPeakRssKb())
+      .Str("how",
+           "libpq: one COPY per commit into a table with the lookup changelog producer; a second "
+           "connection in streaming mode, DECLARE c CURSOR FOR SELECT ..., FETCH 10000 in a loop; "
+           "latency from each COPY's return to the FETCH that brought its first row")
+      .Print();
+}
+
 int main(int argc, char** argv) {
   return bench::RunWorkload(argc, argv,
                             {{"W1", W1},
@@ -801,6 +888,7 @@ int main(int argc, char** argv) {
                              {"W6", W6},
                              {"W7", W7},
                              {"SV1", SV1},
-                             {"SV4", SV4}},
+                             {"SV4", SV4},
+                             {"SV6", SV6}},
                             "<conninfo>");
 }

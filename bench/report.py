@@ -547,6 +547,15 @@ def targets(res, out):
     p = rate("postgresql", "W4")
     row("SV W4 through the server (prepared SELECT) ÷ PostgreSQL's, lookups/s", t, "PostgreSQL",
         p, t / p if t and p else None, 1)
+    sv6 = res.get("tributary", "SV6") or {}
+    pg6 = res.get("postgresql", "W6") or {}
+    t, p = sv6.get("changes_per_sec"), pg6.get("changes_per_sec")
+    row("SV W6 through the server (subscription) ÷ PostgreSQL logical decoding, changes/s", t,
+        "PostgreSQL", p, t / p if t and p else None, 1)
+    t, p = sv6.get("p99_ms"), pg6.get("p99_ms")
+    row("SV W6 through the server: p99 commit-to-subscriber latency ÷ PostgreSQL's",
+        t / 1e3 if t is not None else None, "PostgreSQL", p / 1e3 if p is not None else None,
+        t / p if t and p else None, 2, at_least=False, fmt=ms)
     # Memory: Tributary's peak RSS against the smallest peer's, workload by workload.
     for w in ("W1", "W2", "W3", "W4", "W5", "J1"):
         t = peak_rss(res, "tributary", w)

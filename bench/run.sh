@@ -13,8 +13,8 @@
 #   BENCH_SYSTEMS="tributary rocksdb sqlite postgresql duckdb"  BENCH_WORKLOADS="W1 W4 W5 W2 W3"
 #   S1 (Tributary only): W1 and W5 with the warehouse on the test S3 server against local disk
 #   (bench/s1.py; S1_BATCH, S1_IDLE_SHORT_MS, S1_IDLE_LONG_MS)
-#   SV (Tributary only; PostgreSQL's side is its W1 and W4): W1's COPY and W4's prepared lookups
-#   through `tributary serve` over libpq (postgres_bench SV1 / SV4)
+#   SV (Tributary only; PostgreSQL's side is its W1, W4 and W6): W1's COPY, W4's prepared lookups
+#   and W6's subscription through `tributary serve` over libpq (postgres_bench SV1 / SV4 / SV6)
 #   BENCH_DIR=...      where data goes (default: a new temp dir, removed at the end)
 #   BENCH_KEEP=1       keep BENCH_DIR;  BENCH_OUT=build-bench/bench  where results are written
 #   BENCH_MICRO=1      also run the Google Benchmark micro-benchmarks (src/*/*_benchmark.cc)
@@ -152,7 +152,7 @@ step() {  # sys workload command...
   fi
 }
 
-# SV (issue 39): W1's COPY and W4's prepared lookups through `tributary serve` on a free
+# SV (issue 39): W1's COPY, W4's prepared lookups and W6's subscription through `tributary serve` on a free
 # loopback port, driven by postgres_bench over libpq (the client PostgreSQL's W1 and W4 use).
 run_sv() {
   local dir=$1 pg_prog=$BUILD/bench/postgres_bench
@@ -172,6 +172,7 @@ run_sv() {
   local conn="host=127.0.0.1 port=$port user=tributary dbname=default"
   step tributary SV "$pg_prog" SV1 "$conn"
   step tributary SV "$pg_prog" SV4 "$conn"
+  step tributary SV "$pg_prog" SV6 "$conn"
   unset TRIBUTARY_SERVE_PID
   kill -TERM "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true

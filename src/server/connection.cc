@@ -19,6 +19,7 @@
 #include "server/copy.h"
 #include "server/pg_wire.h"
 #include "server/stats.h"
+#include "server/table_writers.h"
 #include "server/tags.h"
 #include "sql/binder/cast.h"
 #include "sql/exec/interrupt.h"
@@ -468,7 +469,11 @@ class Connection {
     if (!catalog_) {
       TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
     }
-    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog_->GetTable(id));
+    // The table's shared writer (server/table_writers.h), held until the COPY ends.
+    TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease,
+                          TableWriters::Instance().Acquire(*catalog_, id));
+    Table* table = &lease.table();
+    TableWriter* writer = &lease.writer();
     const std::vector<Field>& fields = table->schema()->fields;
     std::vector<int> target;  // the table column of each field of a row
     for (const std::string& name : copy.columns) {
@@ -479,7 +484,6 @@ class Connection {
     if (copy.columns.empty()) {
       for (size_t c = 0; c < fields.size(); c++) target.push_back(static_cast<int>(c));
     }
-    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer, table->NewWriter({}));
     pg::AppendCopyResponse('G', target.size(), &out_);
     TRIB_RETURN_NOT_OK(Flush());
     CopyDecoder decoder(copy.format);
@@ -520,7 +524,7 @@ class Connection {
       std::string body;
       TRIB_ASSIGN_OR_RETURN(bool more, ReadMessage(&type, &body));
       if (!more) {
-        writer->Abort();
+        lease.Discard();
         return Status::IOError("the client left during COPY");
       }
       if (type == 'd') {
@@ -540,11 +544,15 @@ class Connection {
       }
     }
     if (!failed.ok()) {
-      writer->Abort();  // nothing of the COPY is committed
+      lease.Discard();  // nothing of the COPY is committed
       return failed;
     }
-    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> snapshot, writer->Commit());
-    (void)snapshot;
+    auto snapshot = writer->CommitAndWaitForCompaction();  // a statement ends its input
+    if (!snapshot.ok()) {
+      lease.Discard();
+      return snapshot.status();
+    }
+    for (const std::string& w : writer->warnings()) Log("COPY into " + id.ToString() + ": " + w);
     ServerStats::Get().rows_written += count;
     pg::AppendCommandComplete("COPY " + std::to_string(count), &out_);
     return Status::OK();

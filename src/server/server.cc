@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "server/connection.h"
+#include "server/table_writers.h"
 #include "sql/session/session.h"
 
 namespace tributary::server {
@@ -125,6 +126,7 @@ int RunServer(const ServerOptions& options) {
   ::close(fd);
   // Every statement commits as it runs: a connection cut here loses nothing it was told was
   // done (a statement still running commits all of it or nothing).
+  TableWriters::Instance().CloseAll();
   Log("stopped (SIGTERM or SIGINT)");
   return 0;
 }

@@ -496,6 +496,68 @@ def subscription(server):
     expect_error(server, "DECLARE c CURSOR FOR SELECT * FROM s", "0A000", "streaming")
 
 
+def psql_copy(server, sql, data, expect_ok=True):
+    p = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
+                        str(server.port), "-U", "tributary", "-d", "default", "-c", sql],
+                       input=data, capture_output=True, text=True, timeout=120)
+    if expect_ok and p.returncode != 0:
+        raise Failure("%s: %s" % (sql, p.stderr))
+    return p
+
+
+def shared_writers(server, binary, warehouse):
+    """COPYs into one table from several connections go through the table's one writer: none
+    fails on a commit race, every row is in, one APPEND snapshot each; the writer follows the
+    table through a failed COPY, ALTER TABLE and a DROP and CREATE of the same name."""
+    server.psql("CREATE TABLE sw (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+                "WITH ('bucket' = '2', 'changelog-producer' = 'lookup')")
+    errors = []
+
+    def copier(w):
+        try:
+            for k in range(8):
+                base = w * 10000 + k * 100
+                psql_copy(server, "COPY sw FROM STDIN CSV",
+                          "".join("%d,w%d-%d\n" % (base + i, w, k) for i in range(100)))
+        except Failure as e:
+            errors.append(str(e))
+
+    threads = [threading.Thread(target=copier, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    if errors:
+        raise Failure("concurrent COPYs: %s" % errors[0])
+    got = lines(server.psql("SELECT COUNT(*) FROM sw"))
+    appends = lines(server.psql("SELECT COUNT(*) FROM sw$snapshots WHERE commit_kind = 'APPEND'"))
+    if got != ["3200"] or appends != ["32"]:
+        raise Failure("4 x 8 COPYs of 100 rows: %r rows, %r APPEND snapshots" % (got, appends))
+    # A failed COPY leaves nothing in the shared writer for the next one.
+    p = psql_copy(server, "COPY sw FROM STDIN CSV", "90001,a\n90002,b,extra\n", expect_ok=False)
+    if p.returncode == 0:
+        raise Failure("a COPY with a bad line succeeded")
+    psql_copy(server, "COPY sw FROM STDIN CSV", "90003,c\n")
+    got = lines(server.psql("SELECT id FROM sw WHERE id > 90000 ORDER BY id"))
+    if got != ["90003"]:
+        raise Failure("after a failed COPY, the next one committed %r" % got)
+    # A new column: the writer opens again on the new schema.
+    server.psql("ALTER TABLE sw ADD n INT")
+    psql_copy(server, "COPY sw FROM STDIN CSV", "90004,d,4\n")
+    got = lines(server.psql("SELECT n FROM sw WHERE id = 90004"))
+    if got != ["4"]:
+        raise Failure("COPY after ALTER TABLE ADD: %r" % got)
+    # Dropped and created again: the new table's own writer.
+    server.psql("DROP TABLE sw")
+    server.psql("CREATE TABLE sw (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+    psql_copy(server, "COPY sw FROM STDIN CSV", "1,x\n")
+    got = lines(server.psql("SELECT id, v FROM sw"))
+    if got != ["1|x"]:
+        raise Failure("COPY into a table created again: %r" % got)
+    print("  ok  shared writers: 4 connections x 8 COPYs into one table, no commit race, one "
+          "APPEND snapshot each; a failed COPY, ALTER TABLE and DROP / CREATE followed")
+
+
 def copy_in_and_out(server, binary, warehouse):
     """COPY FROM STDIN (CSV and text) in one commit, a bad line committing nothing, and COPY TO
     STDOUT of a table and of a query."""
@@ -624,6 +686,7 @@ def main():
         expect_error(server, "COPY t TO STDOUT WITH (FORMAT binary)", "0A000", "binary")
         expect_error(server, "COPY t FROM '/etc/passwd'", "0A000", "STDIN")
         copy_in_and_out(server, binary, warehouse)
+        shared_writers(server, binary, warehouse)
         expect_error(server, "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM t",
                      "0A000", "subscriptions")
         subscription(server)

@@ -1,0 +1,58 @@
+// The server's long-lived table writers, one per table, shared by every connection (issue 39
+// part 1: the server owns each table's writers). A COPY FROM into a table takes the table's
+// writer, waiting while another connection's statement holds it, writes its rows and commits
+// through it: commits of many connections into one table do not race each other, and what the
+// writer keeps between commits (its lookup caches and bucket layout, as `tributary ingest`
+// keeps them) serves the next statement. Each statement's commit ends its input as a
+// statement's does (compactions run in it), so an idle writer holds nothing pending.
+// Thread-safety: every member may be called from any thread; a Lease is its holder's alone.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "tributary/result.h"
+
+namespace tributary {
+class Catalog;
+class Table;
+class TableWriter;
+struct Identifier;
+}  // namespace tributary
+
+namespace tributary::server {
+
+class TableWriters {
+ public:
+  struct Entry;
+
+  // A table's writer, held until the lease goes.
+  class Lease {
+   public:
+    Lease(Lease&&) noexcept;
+    ~Lease();
+    Table& table();
+    TableWriter& writer();
+    // After a failed statement: the writer is aborted (nothing of the statement is committed)
+    // and dropped; the table's next statement opens a new one.
+    void Discard();
+
+   private:
+    friend class TableWriters;
+    explicit Lease(Entry* entry);
+    Entry* entry_;
+    std::unique_lock<std::mutex> lock_;
+  };
+
+  static TableWriters& Instance();
+
+  // The writer of table `id` of `catalog`, opened (or opened again: the table's schema changed,
+  // or it was dropped and created again) as needed.
+  Result<Lease> Acquire(Catalog& catalog, const Identifier& id);
+
+  // At a clean stop: the writers no statement holds go.
+  void CloseAll();
+};
+
+}  // namespace tributary::server
