@@ -5,8 +5,10 @@
 
 #include "io/file_system.h"
 #include "meta/branches.h"
+#include "meta/external_paths.h"
 #include "meta/manifest.h"
 #include "meta/paths.h"
+#include "meta/schema_manager.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
 #include "meta/tags.h"
@@ -56,8 +58,9 @@ Result<bool> CollectUsedFiles(const std::string& table_path, const meta::Snapsho
 namespace {
 
 struct Candidate {
-  std::string relative;  // to the table directory
+  std::string relative;  // to the table directory (or, for an external root's file, absolute)
   int64_t size = 0;
+  bool absolute = false;
 };
 
 // Files in `dir` (relative `rel`) older than the cut-off that `keep` does not keep.
@@ -225,10 +228,34 @@ Result<OrphanFilesResult> RemoveOrphanFiles(
     TRIB_RETURN_NOT_OK(ListOld(table_path, in(meta::kChangelogFolder), older_than_millis,
                                metadata_file(meta::kChangelogPrefix), &orphans));
   }
-  std::vector<std::string> buckets;
-  TRIB_RETURN_NOT_OK(ListDataDirs(table_path, "", 0, &buckets));
+  // The bucket directories of the table and, as Paimon's OrphanFilesClean lists them, those
+  // under every root of 'data-file.external-paths' (whatever the strategy): each table needs
+  // roots of its own, since another table's files there would be this one's orphans.
+  std::vector<std::pair<std::string, std::string>> buckets;  // (base, relative)
+  std::vector<std::string> bases = {table_path};
+  TRIB_ASSIGN_OR_RETURN(auto schema, meta::SchemaManager(table_path).Latest());
+  auto external = schema->options.find("data-file.external-paths");
+  for (size_t at = 0; external != schema->options.end() && at <= external->second.size();) {
+    size_t comma = external->second.find(',', at);
+    if (comma == std::string::npos) comma = external->second.size();
+    auto root = meta::NormalizeExternalRoot(external->second.substr(at, comma - at));
+    at = comma + 1;
+    if (root.ok()) bases.push_back(meta::ExternalPaths::LocalOf(*root));
+  }
+  for (const std::string& base : bases) {
+    std::vector<std::string> found;
+    Status listed = ListDataDirs(base, "", 0, &found);
+    if (!listed.ok() && !(base != table_path && listed.IsNotFound())) return listed;
+    for (auto& b : found) buckets.emplace_back(base, std::move(b));
+  }
   for (size_t i = 0; i < buckets.size(); i++) {
-    TRIB_RETURN_NOT_OK(ListOld(table_path, buckets[i], older_than_millis, in_use, &orphans));
+    const auto& [base, rel] = buckets[i];
+    const size_t first = orphans.size();
+    TRIB_RETURN_NOT_OK(ListOld(base, rel, older_than_millis, in_use, &orphans));
+    for (size_t k = first; base != table_path && k < orphans.size(); k++) {
+      orphans[k].relative = io::JoinPath(base, orphans[k].relative);
+      orphans[k].absolute = true;
+    }
     if (progress) {
       progress(static_cast<int64_t>(i) + 1, static_cast<int64_t>(buckets.size()));
     }
@@ -237,7 +264,7 @@ Result<OrphanFilesResult> RemoveOrphanFiles(
             [](const Candidate& a, const Candidate& b) { return a.relative < b.relative; });
   std::vector<std::string> batch;  // one batch (DeleteObjects on object storage)
   for (const auto& o : orphans) {
-    if (!dry_run) batch.push_back(io::JoinPath(table_path, o.relative));
+    if (!dry_run) batch.push_back(o.absolute ? o.relative : io::JoinPath(table_path, o.relative));
     result.files++;
     result.bytes += o.size;
     result.paths.push_back(o.relative);

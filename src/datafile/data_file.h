@@ -264,8 +264,14 @@ Result<std::optional<std::vector<int64_t>>> FindIntKeyPositions(const DataFileRe
 // Removes a data file that was written but not committed (a failed or dropped write, compaction
 // or renumbering) with the files beside it that belong to it (its `.index` file). Missing files
 // are not errors. The name-only form removes `<name>.index` too (the name this writer gives it).
+// (A file with an external path ('data-file.external-paths') is removed there.)
 void RemoveDataFile(const std::string& dir, const meta::DataFileMeta& f);
 void RemoveDataFile(const std::string& dir, const std::string& file_name);
+// Where a writer puts the files `namer` names: its external directory when it has one
+// ('data-file.external-paths'), else `bucket_dir`.
+std::string NewFileDir(const meta::FileNamer& namer, const std::string& bucket_dir);
+// Where a file this process wrote lies: its external path, else `dir`/name.
+std::string WrittenFilePath(const std::string& dir, const meta::DataFileMeta& f);
 
 // The Parquet writer's view of a column vector.
 format::ColumnValues ColumnValuesOf(const ColumnVector& c);

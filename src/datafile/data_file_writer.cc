@@ -11,6 +11,7 @@
 #include "format/file_index.h"
 #include "format/parquet/writer.h"
 #include "io/file_system.h"
+#include "meta/external_paths.h"
 
 namespace tributary::datafile {
 
@@ -123,7 +124,7 @@ DataFileWriter::DataFileWriter(FileLayout layout, std::string bucket_dir, meta::
                                const FileFormatOptions& format,
                                std::optional<std::vector<std::string>> write_cols)
     : layout_(std::move(layout)),
-      dir_(std::move(bucket_dir)),
+      dir_(NewFileDir(*namer, bucket_dir)),
       namer_(namer),
       target_file_size_(target_file_size),
       level_(level),
@@ -357,6 +358,7 @@ Status DataFileWriter::Roll() {
   TRIB_RETURN_NOT_OK(io::LocalFs().WriteNewFile(path, bytes));
   meta::DataFileMeta m;
   m.file_name = f->name;
+  if (namer_->external_dir()) m.external_path = *namer_->external_dir() + "/" + m.file_name;
   m.file_size = static_cast<int64_t>(bytes.size());
   m.row_count = f->rows;
   std::vector<DataType> key_types = layout_.KeyTypes();
@@ -402,6 +404,9 @@ Status DataFileWriter::Roll() {
     m.embedded_file_index.reset();  // changelog files have no index (as Paimon's)
     m.extra_files.clear();
     m.file_name = copy_namer_->Next() + f->name.substr(f->name.rfind('.'));
+    m.external_path.reset();
+    if (copy_namer_->external_dir())
+      m.external_path = *copy_namer_->external_dir() + "/" + m.file_name;
     TRIB_RETURN_NOT_OK(io::LocalFs().WriteCopy(path, io::JoinPath(dir_, m.file_name), bytes));
     copies_.push_back(std::move(m));
   }
@@ -421,9 +426,20 @@ void DataFileWriter::Abort() {
   copies_.clear();
 }
 
+std::string NewFileDir(const meta::FileNamer& namer, const std::string& bucket_dir) {
+  return namer.external_dir() ? meta::ExternalPaths::LocalOf(*namer.external_dir()) : bucket_dir;
+}
+
+std::string WrittenFilePath(const std::string& dir, const meta::DataFileMeta& f) {
+  return f.external_path ? meta::ExternalPaths::LocalOf(*f.external_path)
+                         : io::JoinPath(dir, f.file_name);
+}
+
 void RemoveDataFile(const std::string& dir, const meta::DataFileMeta& f) {
-  (void)io::LocalFs().Remove(io::JoinPath(dir, f.file_name));
-  for (const auto& extra : f.extra_files) (void)io::LocalFs().Remove(io::JoinPath(dir, extra));
+  const std::string path = WrittenFilePath(dir, f);
+  (void)io::LocalFs().Remove(path);
+  const std::string beside = io::ParentPath(path);
+  for (const auto& extra : f.extra_files) (void)io::LocalFs().Remove(io::JoinPath(beside, extra));
 }
 
 void RemoveDataFile(const std::string& dir, const std::string& file_name) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -97,7 +98,13 @@ class FileNamer {
       : prefix_(std::move(prefix)), uuid_(NewUuid()), suffix_(std::move(suffix)) {}
   std::string Next() { return prefix_ + uuid_ + "-" + std::to_string(counter_++) + suffix_; }
 
+  // 'data-file.external-paths': the recorded form of the directory the named files go to
+  // (meta/external_paths.h); each file's manifest entry records "<it>/<name>" as its path.
+  const std::optional<std::string>& external_dir() const { return external_dir_; }
+  void set_external_dir(std::optional<std::string> dir) { external_dir_ = std::move(dir); }
+
  private:
+  std::optional<std::string> external_dir_;
   std::string prefix_;
   std::string uuid_;
   std::string suffix_;

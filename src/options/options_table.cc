@@ -413,6 +413,17 @@ std::vector<OptionDef> BuildTable() {
           .Unsupported(),
       Def("file.block-size", kMemory, "", "Row group (parquet) or stripe (orc) size of data files.")
           .Unsupported(),
+      Def("data-file.external-paths", kString, "",
+          "Roots (comma-separated URIs; file:///... only, yet) new data and changelog files go "
+          "under, as <root>/<partition>/bucket-<n>/<file>, each file's full path recorded in its "
+          "manifest entry; used only with a strategy other than 'none' (docs/external-paths.md)."),
+      Def("data-file.external-paths.strategy", kEnum, "none",
+          "How a root of 'data-file.external-paths' is picked: none (the table's own directory), "
+          "round-robin (the roots in turn, one per bucket writer), specific-fs (in turn among "
+          "the roots of the scheme 'data-file.external-paths.specific-fs' names).")
+          .Allowed({"none", "round-robin", "specific-fs"}),
+      Def("data-file.external-paths.specific-fs", kString, "",
+          "The scheme ('file') whose roots the 'specific-fs' strategy takes."),
       Def("data-file.prefix", kString, "data-", "File name prefix of data files.")
           .Validate(ValidateFileNamePrefix)
           .Unsupported(),

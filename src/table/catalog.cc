@@ -21,6 +21,7 @@
 #include "io/s3_file_system.h"
 #include "merge/merge_config.h"
 #include "meta/branches.h"
+#include "meta/external_paths.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "options/core_options.h"
@@ -234,6 +235,8 @@ Status CheckTableOptions(const TableSchema& s) {
         "'index-file-in-data-file-dir' = 'true' on a dynamic-bucket table ('bucket' = '-1') is "
         "not supported yet: Tributary keeps its key index files in index/");
   }
+  // 'data-file.external-paths': roots Tributary can write to, as the strategy picks them.
+  TRIB_RETURN_NOT_OK(meta::ExternalPaths::Of(s).status());
   TRIB_ASSIGN_OR_RETURN(const bool deletion_vectors,
                         options::Get(s, options::kDeletionVectorsEnabled));
   if (deletion_vectors) {

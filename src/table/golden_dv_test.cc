@@ -147,6 +147,40 @@ TEST(GoldenDeletionVectorTest, WritesCompactJavaLevel0FilesAndKeepItsVectors) {
   std::filesystem::remove_all(dir, ignored);
 }
 
+// Writes Bob (10, 0, 99.0) and deletes Alice (10, 1) in one commit of golden table db.t.
+void WriteBobDeleteAlice(Table& t) {
+  auto w = t.NewWriter({});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE((*w)->Write(RowKind::kInsert, {Value::String("Bob"), Value::Int(10), Value::Int(0),
+                                             Value::Double(99.0)})
+                  .ok());
+  ASSERT_TRUE((*w)->Write(RowKind::kDelete, {Value::String("Alice"), Value::Int(10), Value::Int(1),
+                                             Value::Double(19.1)})
+                  .ok());
+  auto c = (*w)->Commit();
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+}
+
+// The rows of golden table db.t (the pk_dv_index_* shape) by the first 9 characters of f0, f3 each.
+std::map<std::string, double> RowsByName(Table& t) {
+  std::map<std::string, double> rows;
+  auto scan = t.NewScan({});
+  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+  RowBatch batch;
+  while (scan.ok()) {
+    auto more = (*scan)->Next(&batch);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    for (const auto& r : batch.rows) rows[r[0].string_value().substr(0, 9)] = r[3].double_value();
+  }
+  return rows;
+}
+
+// What the pk_dv_index_* tables read after WriteBobDeleteAlice.
+const std::map<std::string, double> kAfterBobAndAlice = {
+    {"Alex", 16.1}, {"Bob", 99.0},  {"David", 17.1},    {"Emily", 13.1},
+    {"Lucy", 14.1}, {"Paul", 18.1}, {"Two roads", 11.0}};
+
 // A copy of golden pk_dv_index_in_data_no_external ('index-file-in-data-file-dir' = 'true': Java
 // wrote its deletion-vector files into the bucket directories) takes an INSERT and a DELETE: the
 // new vectors go into the bucket directories too (no index/ folder appears), the rows are the
@@ -171,38 +205,12 @@ TEST(GoldenDeletionVectorTest, IndexFilesInTheDataDirectoryStayThere) {
   };
   const std::set<std::string> java = index_files();
   ASSERT_EQ(java.size(), 2u);
-  auto w = (*t)->NewWriter({});
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
-  ASSERT_TRUE((*w)->Write(RowKind::kInsert, {Value::String("Bob"), Value::Int(10), Value::Int(0),
-                                             Value::Double(99.0)})
-                  .ok());
-  ASSERT_TRUE((*w)->Write(RowKind::kDelete, {Value::String("Alice"), Value::Int(10), Value::Int(1),
-                                             Value::Double(19.1)})
-                  .ok());
-  auto c = (*w)->Commit();
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
-  w->reset();
+  WriteBobDeleteAlice(**t);
   EXPECT_FALSE(std::filesystem::exists(table + "/index"));
   const std::set<std::string> after = index_files();
   EXPECT_EQ(after.size(), 4u);  // Java's two and one new file in each bucket of partition 10
   for (const auto& f : after) EXPECT_EQ(f.rfind("bucket-", 0), 0u) << f;
-  auto scan = (*t)->NewScan({});
-  ASSERT_TRUE(scan.ok()) << scan.status().ToString();
-  std::map<std::string, double> rows;
-  RowBatch batch;
-  while (true) {
-    auto more = (*scan)->Next(&batch);
-    ASSERT_TRUE(more.ok()) << more.status().ToString();
-    if (!*more) break;
-    for (const auto& r : batch.rows) rows[r[0].string_value().substr(0, 9)] = r[3].double_value();
-  }
-  EXPECT_EQ(rows, (std::map<std::string, double>{{"Alex", 16.1},
-                                                 {"Bob", 99.0},
-                                                 {"David", 17.1},
-                                                 {"Emily", 13.1},
-                                                 {"Lucy", 14.1},
-                                                 {"Paul", 18.1},
-                                                 {"Two roads", 11.0}}));
+  EXPECT_EQ(RowsByName(**t), kAfterBobAndAlice);
   // Expiring every snapshot but the last removes the index files only older ones listed.
   TableSchema schema = *(*t)->schema();
   schema.options["snapshot.num-retained.min"] = "1";
@@ -216,25 +224,62 @@ TEST(GoldenDeletionVectorTest, IndexFilesInTheDataDirectoryStayThere) {
   std::filesystem::remove_all(dir, ignored);
 }
 
-// Java's tables with 'data-file.external-paths' (round-robin) are read, and refused for writing
-// and compaction: new files would have to go under the external paths.
-TEST(GoldenDeletionVectorTest, ExternalPathTablesAreRefusedForWrites) {
-  const std::string dir = CopyGoldenScanAndReadDv("pk_dv_index_not_in_data_with_external");
-  ASSERT_FALSE(dir.empty());
-  auto catalog = Catalog::Open(dir);
-  ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
-  auto t = (*catalog)->GetTable(Identifier{"db", "t", ""});
-  ASSERT_TRUE(t.ok()) << t.status().ToString();
-  auto w = (*t)->NewWriter({});
-  ASSERT_FALSE(w.ok());
-  EXPECT_TRUE(w.status().code() == StatusCode::kNotSupported) << w.status().ToString();
-  EXPECT_NE(w.status().message().find("'data-file.external-paths'"), std::string::npos);
-  auto compacted = (*t)->CompactFull();
-  ASSERT_FALSE(compacted.ok());
-  EXPECT_TRUE(compacted.status().code() == StatusCode::kNotSupported)
-      << compacted.status().ToString();
-  std::error_code ignored;
-  std::filesystem::remove_all(dir, ignored);
+// Copies of Java's tables with 'data-file.external-paths' (round-robin; Java's files under
+// /tmp/external, shipped in <db>.db/external, where reads find them) take an INSERT and a
+// DELETE: the root is moved to a directory of the test's, new data files (and, with
+// 'index-file-in-data-file-dir', new index files, as Paimon 1.3 writes them) go there and
+// nowhere else, and the rows are the model's.
+TEST(GoldenDeletionVectorTest, ExternalPathTablesTakeWrites) {
+  for (const std::string name :
+       {"pk_dv_index_not_in_data_with_external", "pk_dv_index_in_data_with_external"}) {
+    SCOPED_TRACE(name);
+    const std::string dir = CopyGoldenScanAndReadDv(name);
+    ASSERT_FALSE(dir.empty());
+    const std::string table = dir + "/db.db/t";
+    const std::string golden_db = std::string(TRIBUTARY_GOLDEN_DIR) + "/parquet/" + name + ".db";
+    std::filesystem::copy(golden_db + "/external", dir + "/db.db/external",
+                          std::filesystem::copy_options::recursive);
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir + "/db.db/external")) {
+      std::filesystem::permissions(e.path(), std::filesystem::perms::owner_write,
+                                   std::filesystem::perm_options::add);
+    }
+    const std::string root = dir + "/newext";
+    const std::string schema = table + "/schema/schema-0";
+    std::stringstream text;
+    text << std::ifstream(schema).rdbuf();
+    std::string json = text.str();
+    const size_t at = json.find("FILE:///tmp/external");
+    ASSERT_NE(at, std::string::npos);
+    json.replace(at, std::string("FILE:///tmp/external").size(), "FILE://" + root);
+    std::ofstream(schema, std::ios::trunc) << json;
+    auto table_files = [&]() {
+      std::set<std::string> out;
+      for (const auto& e : std::filesystem::recursive_directory_iterator(table)) {
+        if (e.is_regular_file() && e.path().string().find("/bucket-") != std::string::npos) {
+          out.insert(e.path().string());
+        }
+      }
+      return out;
+    };
+    const std::set<std::string> before = table_files();
+    auto catalog = Catalog::Open(dir);
+    ASSERT_TRUE(catalog.ok()) << catalog.status().ToString();
+    auto t = (*catalog)->GetTable(Identifier{"db", "t", ""});
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    WriteBobDeleteAlice(**t);
+    EXPECT_EQ(table_files(), before);  // nothing new inside the table's bucket directories
+    std::set<std::string> data, index;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+      const std::string f = e.path().filename().string();
+      if (f.rfind("data-", 0) == 0) data.insert(f);
+      if (f.rfind("index-", 0) == 0) index.insert(f);
+    }
+    EXPECT_GE(data.size(), 2u);  // a file for each bucket written in partition 10
+    EXPECT_EQ(index.size(), name.find("index_in_data") != std::string::npos ? 2u : 0u);
+    EXPECT_EQ(RowsByName(**t), kAfterBobAndAlice);
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "datafile/test_hooks.h"
 #include "format/binary_row.h"
 #include "io/file_system.h"
+#include "meta/external_paths.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
@@ -63,22 +64,20 @@ std::optional<std::vector<DataFileMeta>> PickAppendFull(const std::vector<DataFi
 namespace {
 
 // Whether Tributary can rewrite the file: a plain data file of the table in a format it writes
-// (not a `.blob` file), not a partial-column or row-tracked file nor one at an external path.
+// (not a `.blob` file), not a partial-column or row-tracked file.
 bool Rewritable(const DataFileMeta& f) {
   const datafile::FileFormat* format = datafile::FileFormatOfPath(f.file_name);
-  return !f.write_cols && !f.first_row_id && !f.external_path && format != nullptr &&
-         format->Writable();
+  return !f.write_cols && !f.first_row_id && format != nullptr && format->Writable();
 }
 
-// Rewrites one bucket's `files` (in sequence order) into files of up to `target_size` in `dir`;
+// Rewrites one bucket's `files` (in sequence order, in `dir` or at their external paths) into
+// files of up to `target_size` named by `namer` (in `dir`, or under its external directory);
 // their rows keep their order and sequence numbers.
-Result<std::vector<DataFileMeta>> RewriteAppendFiles(const TableSchema& schema,
-                                                     const std::string& dir,
-                                                     const std::vector<DataFileMeta>& files,
-                                                     const options::CoreOptions& core,
-                                                     meta::FileSchemas* schemas) {
+Result<std::vector<DataFileMeta>> RewriteAppendFiles(
+    const std::string& table_path, const TableSchema& schema, const std::string& dir,
+    const std::vector<DataFileMeta>& files, const options::CoreOptions& core,
+    meta::FileSchemas* schemas, meta::FileNamer& namer) {
   const datafile::FileLayout layout = datafile::FileLayout::Of(schema);
-  meta::FileNamer namer("data-", "");
   datafile::DataFileWriter writer(layout, dir, &namer, core.target_file_size, 0,
                                   meta::FileSource::kCompact, core.format);
   Status st;
@@ -88,8 +87,11 @@ Result<std::vector<DataFileMeta>> RewriteAppendFiles(const TableSchema& schema,
       st = fields.status();
       break;
     }
-    auto records = datafile::ReadDataFile({io::JoinPath(dir, f.file_name), f.row_count}, layout,
-                                          f.level, f.write_cols, *fields);
+    const std::string file = f.external_path
+                                 ? meta::ResolveExternalPath(table_path, *f.external_path)
+                                 : io::JoinPath(dir, f.file_name);
+    auto records =
+        datafile::ReadDataFile({file, f.row_count}, layout, f.level, f.write_cols, *fields);
     if (!records.ok()) {
       st = records.status();
       break;
@@ -128,6 +130,9 @@ Result<std::optional<int64_t>> CompactAppendTable(
     }
   }
   TRIB_ASSIGN_OR_RETURN(options::CoreOptions core, options::CoreOptions::From(*schema));
+  // 'data-file.external-paths': the rewritten files go there.
+  TRIB_ASSIGN_OR_RETURN(std::optional<meta::ExternalPaths> external,
+                        meta::ExternalPaths::Of(*schema));
   TRIB_ASSIGN_OR_RETURN(const int64_t min_files,
                         options::Get(*schema, options::kCompactionMinFileNum));
   TRIB_ASSIGN_OR_RETURN(const int64_t max_files,
@@ -174,14 +179,17 @@ Result<std::optional<int64_t>> CompactAppendTable(
                          : PickAppendCompaction(files, core.target_file_size, min_files, max_files);
     if (picked) {
       TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(id.first, pt));
-      const std::string dir = meta::BucketDir(
-          path, meta::PartitionPath(pf, part, core.partition_default_name), id.second);
-      TRIB_ASSIGN_OR_RETURN(auto after, RewriteAppendFiles(*schema, dir, *picked, core, &schemas));
+      const std::string ppath = meta::PartitionPath(pf, part, core.partition_default_name);
+      const std::string dir = meta::BucketDir(path, ppath, id.second);
+      meta::FileNamer namer("data-", "");
+      if (external) namer.set_external_dir(external->Next(ppath, id.second).recorded);
+      TRIB_ASSIGN_OR_RETURN(auto after,
+                            RewriteAppendFiles(path, *schema, dir, *picked, core, &schemas, namer));
       CommitMessage m;
       m.partition = id.first;
       m.bucket = id.second;
       m.total_buckets = entries->front().total_buckets;
-      for (const auto& f : after) outputs[i].push_back(io::JoinPath(dir, f.file_name));
+      for (const auto& f : after) outputs[i].push_back(datafile::WrittenFilePath(dir, f));
       m.compact_before = std::move(*picked);
       m.compact_after = std::move(after);
       io::CrashPoint("compact.after-rewrite");

@@ -202,7 +202,7 @@ Result<std::vector<meta::DataFileMeta>> BucketWriter::Renumber(int64_t shift,
     DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
                           ctx_.format, ctx_.write_cols);
     auto records =
-        ReadDataFile({io::JoinPath(dir_, f.file_name), f.row_count}, layout_, 0, f.write_cols);
+        ReadDataFile({datafile::WrittenFilePath(dir_, f), f.row_count}, layout_, 0, f.write_cols);
     Status st = records.status();
     for (size_t i = 0; st.ok() && i < records->size(); i++) {
       merge::KeyValue& kv = (*records)[i];
@@ -223,7 +223,7 @@ Result<std::vector<meta::DataFileMeta>> BucketWriter::Renumber(int64_t shift,
     for (auto& m : *done) out.push_back(std::move(m));
   }
   for (const auto& f : new_files_) {
-    std::string path = io::JoinPath(dir_, f.file_name);
+    std::string path = datafile::WrittenFilePath(dir_, f);
     io::FileCache::Instance().EraseFile(path);  // read above: let its mapping go with the file
     datafile::RemoveDataFile(dir_, f);
   }

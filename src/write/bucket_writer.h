@@ -119,9 +119,15 @@ class BucketWriter {
   std::vector<meta::DataFileMeta>& new_changelog_files() { return new_changelog_files_; }
   // Names changelog files (prefix: 'changelog-file.prefix').
   meta::FileNamer* changelog_namer(const std::string& prefix) {
-    if (!changelog_namer_) changelog_namer_.emplace(prefix, "");
+    if (!changelog_namer_) {
+      changelog_namer_.emplace(prefix, "");
+      changelog_namer_->set_external_dir(namer_.external_dir());
+    }
     return &*changelog_namer_;
   }
+  // 'data-file.external-paths': dir() is under an external root, recorded as `recorded`; every
+  // file this writer names records its full path.
+  void set_external_dir(std::string recorded) { namer_.set_external_dir(std::move(recorded)); }
   void ReleaseFlushed() { flushed_.clear(); }
   const datafile::FileLayout& layout() const { return layout_; }
   const WriteContext& context() const { return ctx_; }

@@ -30,6 +30,8 @@ FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSc
   bitmap64_ = options::GetOrDefault(*schema_, options::kDeletionVectorsBitmap64);
   lookup_wait_ = options::GetOrDefault(*schema_, options::kLookupWait);
   index_in_data_dir_ = options::GetOrDefault(*schema_, options::kIndexFileInDataFileDir);
+  // (NewFileStoreWriter checked the options: CheckWritable.)
+  external_paths_ = meta::ExternalPaths::Of(*schema_).ValueOr(std::nullopt);
   for (const auto& k : schema_->partition_keys) {
     int i = schema_->FieldIndex(k);
     partition_idx_.push_back(i);
@@ -411,10 +413,13 @@ Result<BucketWriter*> FileStoreWriter::GetBucket(const std::string& pbytes, cons
   TRIB_RETURN_NOT_OK(CheckNewBucket(id, partition));
   int64_t next_seq = 0;
   for (const auto& f : existing_[id]) next_seq = std::max(next_seq, f.max_sequence_number + 1);
-  std::string dir = meta::BucketDir(
-      path_, meta::PartitionPath(partition_fields_, partition, core_.partition_default_name),
-      bucket);
+  const std::string partition_path =
+      meta::PartitionPath(partition_fields_, partition, core_.partition_default_name);
+  std::optional<meta::ExternalPaths::Dir> external;
+  if (external_paths_) external = external_paths_->Next(partition_path, bucket);
+  std::string dir = external ? external->local : meta::BucketDir(path_, partition_path, bucket);
   auto bw = std::make_unique<BucketWriter>(ctx_, dir, next_seq);
+  if (external) bw->set_external_dir(external->recorded);
   if (ctx_.lookup_changelog_prefix) {
     bw->set_lookup_cache(
         std::make_unique<LookupValueCache>(&lookup_cache_used_, lookup_cache_budget_));

@@ -38,6 +38,7 @@
 #include "merge/field_aggregator.h"
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
+#include "meta/external_paths.h"
 #include "meta/partition_marker.h"
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
@@ -203,6 +204,14 @@ class FileStoreWriter : public TableWriter {
   // Starts pushing the level-0 files of `seed` up in the background (Paimon's lookup compaction,
   // as CompactWithVectors), its vectors written; a later commit takes the result in.
   void StartVectorsJob(const BucketId& id, BucketWriter* bw, VectorsJobSeed seed);
+  // An index file written into the data file directory of an external bucket directory
+  // ('index-file-in-data-file-dir' with 'data-file.external-paths') records its full path, as
+  // Paimon 1.3 writes it.
+  void RecordIndexPath(const meta::FileNamer& namer, meta::IndexManifestEntry* entry) const {
+    if (index_in_data_dir_ && namer.external_dir()) {
+      entry->external_path = *namer.external_dir() + "/" + entry->file_name;
+    }
+  }
   // Queues `run` (`job`'s work) on the writer's compaction thread, `job` the bucket's.
   void Enqueue(const BucketId& id, std::unique_ptr<CompactionJob> job, std::function<void()> run);
   // Deletion-vector tables with 'lookup-wait' = 'false' in a long-lived writer: commits publish
@@ -357,8 +366,9 @@ class FileStoreWriter : public TableWriter {
   // snapshot; 'deletion-vectors.bitmap64'.
   bool deletion_vectors_ = false;
   bool bitmap64_ = false;
-  bool lookup_wait_ = true;         // 'lookup-wait'
-  bool index_in_data_dir_ = false;  // 'index-file-in-data-file-dir'
+  bool lookup_wait_ = true;                            // 'lookup-wait'
+  bool index_in_data_dir_ = false;                     // 'index-file-in-data-file-dir'
+  std::optional<meta::ExternalPaths> external_paths_;  // 'data-file.external-paths'
   std::map<BucketId, meta::IndexManifestEntry> existing_vectors_;
   std::map<std::string, int32_t> partition_buckets_;  // partition -> its files' bucket count
   std::vector<std::pair<std::string, std::string>> compact_outputs_;

@@ -255,8 +255,9 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
     // A failed background compaction (its inputs gone, say) is dropped, not this commit: the
     // next commits pick again.
     if (!job->status.ok()) return Status::OK();
-    for (const auto& f : job->result.after) outputs->push_back({job->dir, f.file_name});
-    for (const auto& f : job->result.changelog) outputs->push_back({job->dir, f.file_name});
+    const std::string out = datafile::NewFileDir(job->namer, job->dir);
+    for (const auto& f : job->result.after) outputs->push_back({out, f.file_name});
+    for (const auto& f : job->result.changelog) outputs->push_back({out, f.file_name});
     m->compact_changelog_files = job->result.changelog;
     m->compact_before = job->result.before;
     m->compact_after = job->result.after;
@@ -286,8 +287,9 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
   TRIB_ASSIGN_OR_RETURN(
       auto result, RunCompaction(path_, *schema_, bw->dir(), *unit, highest, core_.target_file_size,
                                  core_.format, bw->namer()));
-  for (const auto& f : result.after) outputs->push_back({bw->dir(), f.file_name});
-  for (const auto& f : result.changelog) outputs->push_back({bw->dir(), f.file_name});
+  const std::string out = datafile::NewFileDir(*bw->namer(), bw->dir());
+  for (const auto& f : result.after) outputs->push_back({out, f.file_name});
+  for (const auto& f : result.changelog) outputs->push_back({out, f.file_name});
   for (auto& f : result.changelog) m->compact_changelog_files.push_back(std::move(f));
   io::CrashPoint("compact.after-rewrite");
   // As Paimon does: the APPEND snapshot publishes the new files, then the COMPACT snapshot
@@ -326,13 +328,17 @@ Status FileStoreWriter::CompactWithVectors(
                         RunCompaction(path_, *schema_, bw->dir(), picked->unit, picked->highest,
                                       core_.target_file_size, core_.format, bw->namer(), &vectors));
   for (const auto& f : result.after) {
-    if (!compact::IsUpgraded(result, f)) outputs->push_back({bw->dir(), f.file_name});
+    if (!compact::IsUpgraded(result, f)) {
+      outputs->push_back({datafile::NewFileDir(*bw->namer(), bw->dir()), f.file_name});
+    }
   }
   io::CrashPoint("compact.after-rewrite");
   if (vectors.modified()) {
-    const std::string dir = compact::IndexFileDir(path_, bw->dir(), index_in_data_dir_);
+    const std::string dir = compact::IndexFileDir(
+        path_, datafile::NewFileDir(*bw->namer(), bw->dir()), index_in_data_dir_);
     TRIB_ASSIGN_OR_RETURN(meta::IndexManifestEntry entry,
                           vectors.Write(dir, id.first, id.second, bitmap64_));
+    RecordIndexPath(*bw->namer(), &entry);
     outputs->push_back({dir, entry.file_name});
     m->compact_vectors = std::move(entry);
     io::CrashPoint("dv.after-index-file");

@@ -15,8 +15,10 @@ void FileStoreWriter::DropCompactionJobs() {
       if (!compact::IsUpgraded(job->result, f)) datafile::RemoveDataFile(job->dir, f);
     }
     if (job->vectors) {
-      datafile::RemoveDataFile(compact::IndexFileDir(path_, job->dir, index_in_data_dir_),
-                               job->vectors->file_name);
+      datafile::RemoveDataFile(
+          compact::IndexFileDir(path_, datafile::NewFileDir(job->namer, job->dir),
+                                index_in_data_dir_),
+          job->vectors->file_name);
     }
   }
   jobs_.clear();
@@ -79,11 +81,14 @@ void FileStoreWriter::PrepareVectorsAsync(const BucketId& id, CommitMessage* m,
     const CompactionResult& r = job->result;
     if (job->status.ok() && !r.before.empty()) {
       for (const auto& f : r.after) {
-        if (!compact::IsUpgraded(r, f)) outputs->push_back({job->dir, f.file_name});
+        if (!compact::IsUpgraded(r, f)) {
+          outputs->push_back({datafile::NewFileDir(job->namer, job->dir), f.file_name});
+        }
       }
       if (job->vectors) {
-        outputs->push_back(
-            {compact::IndexFileDir(path_, job->dir, index_in_data_dir_), job->vectors->file_name});
+        outputs->push_back({compact::IndexFileDir(path_, datafile::NewFileDir(job->namer, job->dir),
+                                                  index_in_data_dir_),
+                            job->vectors->file_name});
         m->compact_vectors = job->vectors;
         vectors = job->vectors;
       }
@@ -112,6 +117,7 @@ void FileStoreWriter::PrepareVectorsAsync(const BucketId& id, CommitMessage* m,
 void FileStoreWriter::StartVectorsJob(const BucketId& id, BucketWriter* bw, VectorsJobSeed seed) {
   auto job = std::make_unique<CompactionJob>();
   job->dir = bw->dir();
+  job->namer.set_external_dir(bw->namer()->external_dir());
   CompactionJob* j = job.get();
   auto run = [this, j, id, seed = std::move(seed)]() {
     auto compact = [&]() -> Status {
@@ -127,8 +133,11 @@ void FileStoreWriter::StartVectorsJob(const BucketId& id, BucketWriter* bw, Vect
       ProcessSlots().release();
       TRIB_RETURN_NOT_OK(r.status());
       if (vectors.modified()) {
-        auto entry = vectors.Write(compact::IndexFileDir(path_, j->dir, index_in_data_dir_),
-                                   id.first, id.second, bitmap64_);
+        auto entry =
+            vectors.Write(compact::IndexFileDir(path_, datafile::NewFileDir(j->namer, j->dir),
+                                                index_in_data_dir_),
+                          id.first, id.second, bitmap64_);
+        if (entry.ok()) RecordIndexPath(j->namer, &*entry);
         if (!entry.ok()) {
           for (const auto& f : r->after) {
             if (!compact::IsUpgraded(*r, f)) datafile::RemoveDataFile(j->dir, f);
@@ -151,6 +160,7 @@ void FileStoreWriter::StartCompactionJob(const BucketId& id, BucketWriter* bw, C
                                          int32_t highest) {
   auto job = std::make_unique<CompactionJob>();
   job->dir = bw->dir();
+  job->namer.set_external_dir(bw->namer()->external_dir());
   CompactionJob* j = job.get();
   auto run = [this, j, unit = std::move(unit), highest]() {
     if (j->cancelled.load()) {

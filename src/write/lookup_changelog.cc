@@ -213,7 +213,7 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
   });
   std::vector<datafile::DataFileRef> paths;
   for (const auto* f : files) {
-    paths.emplace_back(io::JoinPath(in.bucket_dir, f->file_name), f->row_count);
+    paths.emplace_back(datafile::WrittenFilePath(in.bucket_dir, *f), f->row_count);
   }
   std::optional<datafile::MergedColumns> read;
   const std::vector<ColumnVector>* commit_columns = in.flushed_columns;
@@ -356,9 +356,9 @@ Result<std::vector<meta::DataFileMeta>> WriteLookupChangelog(const LookupChangel
   // This commit's records of the bucket, in key order, then merge order.
   std::vector<KeyValue> records;
   for (const auto& f : *in.new_files) {
-    TRIB_ASSIGN_OR_RETURN(
-        auto part, datafile::ReadDataFile({io::JoinPath(in.bucket_dir, f.file_name), f.row_count},
-                                          layout, f.level, f.write_cols));
+    TRIB_ASSIGN_OR_RETURN(auto part, datafile::ReadDataFile(
+                                         {datafile::WrittenFilePath(in.bucket_dir, f), f.row_count},
+                                         layout, f.level, f.write_cols));
     for (auto& kv : part) records.push_back(std::move(kv));
   }
   if (records.empty()) return std::vector<meta::DataFileMeta>();

@@ -9,19 +9,10 @@
 namespace tributary::write {
 
 namespace {
-// What no writer of Tributary's can do for a table Java wrote (such options are refused at
-// CREATE and ALTER as unknown; a Java schema may hold them).
+// What a table's options ask of every writer that it cannot give (checked before any write).
 Status CheckWritable(const TableSchema& schema) {
-  auto paths = schema.options.find("data-file.external-paths");
-  auto strategy = schema.options.find("data-file.external-paths.strategy");
-  if (paths != schema.options.end() && !paths->second.empty() &&
-      (strategy == schema.options.end() || strategy->second != "none")) {
-    // (Paimon writes new files under the external paths unless the strategy is 'none'.)
-    return Status::NotSupported(
-        "writing a table with 'data-file.external-paths' is not supported yet (Tributary "
-        "reads the files Java wrote there, and would write new ones inside the table)");
-  }
-  return Status::OK();
+  // 'data-file.external-paths': roots Tributary can write to, as the strategy picks them.
+  return meta::ExternalPaths::Of(schema).status();
 }
 }  // namespace
 
@@ -259,6 +250,8 @@ Result<std::optional<int64_t>> CompactTableFull(
   const bool with_vectors = options::GetOrDefault(*schema, options::kDeletionVectorsEnabled);
   std::map<BucketId, meta::IndexManifestEntry> vector_entries;
   const bool index_in_data_dir = options::GetOrDefault(*schema, options::kIndexFileInDataFileDir);
+  TRIB_ASSIGN_OR_RETURN(std::optional<meta::ExternalPaths> external,
+                        meta::ExternalPaths::Of(*schema));
   if (with_vectors) {
     TRIB_ASSIGN_OR_RETURN(auto entries,
                           meta::ReadLiveIndexEntries(path, *snap, "DELETION_VECTORS"));
@@ -282,8 +275,8 @@ Result<std::optional<int64_t>> CompactTableFull(
     std::optional<compact::BucketDeletionVectors> vectors;
     std::optional<CompactUnit> unit;
     TRIB_ASSIGN_OR_RETURN(Row part, format::DeserializeBinaryRow(id.first, pt));
-    const std::string dir = meta::BucketDir(
-        path, meta::PartitionPath(pf, part, core.partition_default_name), id.second);
+    const std::string ppath = meta::PartitionPath(pf, part, core.partition_default_name);
+    const std::string dir = meta::BucketDir(path, ppath, id.second);
     if (with_vectors) {
       auto base = vector_entries.find(id);
       TRIB_ASSIGN_OR_RETURN(
@@ -298,6 +291,8 @@ Result<std::optional<int64_t>> CompactTableFull(
     }
     if (unit) {
       meta::FileNamer namer("data-", "");
+      if (external) namer.set_external_dir(external->Next(ppath, id.second).recorded);
+      const std::string out = datafile::NewFileDir(namer, dir);  // where the new files go
       CommitMessage m;
       if (vectors) {
         commit::CommitMessage::CompactBase base;
@@ -313,7 +308,7 @@ Result<std::optional<int64_t>> CompactTableFull(
           RunCompaction(path, *schema, dir, *unit, unit->output_level, core.target_file_size,
                         core.format, &namer, vectors ? &*vectors : nullptr));
       if (vectors && vectors->modified()) {
-        const std::string index_dir = compact::IndexFileDir(path, dir, index_in_data_dir);
+        const std::string index_dir = compact::IndexFileDir(path, out, index_in_data_dir);
         auto entry =
             vectors->Write(index_dir, id.first, id.second,
                            options::GetOrDefault(*schema, options::kDeletionVectorsBitmap64));
@@ -324,17 +319,20 @@ Result<std::optional<int64_t>> CompactTableFull(
           return entry.status();
         }
         outputs[i].push_back(io::JoinPath(index_dir, entry->file_name));
+        if (index_in_data_dir && namer.external_dir()) {
+          entry->external_path = *namer.external_dir() + "/" + entry->file_name;
+        }
         m.compact_vectors = std::move(*entry);
       }
       m.partition = id.first;
       m.bucket = id.second;
       m.total_buckets = entries.front().total_buckets;
       for (const auto& f : result.after) {
-        if (!compact::IsUpgraded(result, f)) outputs[i].push_back(io::JoinPath(dir, f.file_name));
+        if (!compact::IsUpgraded(result, f)) outputs[i].push_back(io::JoinPath(out, f.file_name));
       }
       m.compact_changelog_files = std::move(result.changelog);
       for (const auto& f : m.compact_changelog_files) {
-        outputs[i].push_back(io::JoinPath(dir, f.file_name));
+        outputs[i].push_back(io::JoinPath(out, f.file_name));
       }
       m.compact_before = std::move(result.before);
       m.compact_after = std::move(result.after);
