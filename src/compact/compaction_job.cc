@@ -328,6 +328,7 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
         if (f.level == unit.output_level) top_before.push_back(f);
       }
       meta::FileNamer changelog_namer(core->changelog_file_prefix, "");
+      changelog_namer.set_external_dir(namer->external_dir());  // beside the data files
       auto changelog =
           WriteFullCompactionChangelog(table_path, schema, bucket_dir, top_before, result->after,
                                        unit.output_level, &changelog_namer);

@@ -166,6 +166,26 @@ TEST_F(ExternalPathsTest, AppendTablesAndTheNoneStrategy) {
   for (const auto& e : LatestLiveEntries(*n)) EXPECT_FALSE(e.file.external_path.has_value());
 }
 
+TEST_F(ExternalPathsTest, FullCompactionChangelogsGoThereToo) {
+  const std::string ext = dir_ + "/ext";
+  auto t = Create("f", true,
+                  {{"bucket", "2"},
+                   {"changelog-producer", "full-compaction"},
+                   {"data-file.external-paths", "file://" + ext},
+                   {"data-file.external-paths.strategy", "round-robin"}});
+  ASSERT_NE(t, nullptr);
+  for (int round = 0; round < 3; round++) {
+    Write(*t, {{RowKind::kInsert, {Value::Int(1), Value::Int(round)}},
+               {RowKind::kInsert, {Value::Int(2), Value::Int(round)}}});
+  }
+  EXPECT_EQ(ReadIdValues(*t), (std::map<int64_t, int64_t>{{1, 2}, {2, 2}}));
+  // Data and changelog files (the full compactions' changelog-*) only under the root.
+  EXPECT_TRUE(DataFilesInTable(*t).empty()) << *DataFilesInTable(*t).begin();
+  int changelogs = 0;
+  for (const std::string& f : FilesUnder(ext)) changelogs += f.find("/changelog-") != f.npos;
+  EXPECT_GT(changelogs, 0);
+}
+
 TEST_F(ExternalPathsTest, BadRootsAndStrategiesAreRefusedAtCreate) {
   auto refused = [&](std::map<std::string, std::string> options, const std::string& words) {
     TableSpec s;
