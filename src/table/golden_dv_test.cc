@@ -38,6 +38,19 @@ std::string CopyGoldenScanAndReadDv(const std::string& name = "pk_table_scan_and
   return dir;
 }
 
+// Replaces the first `from` in the copied table's schema-0 by `to`; false when it has none.
+bool EditSchema(const std::string& table, const std::string& from, const std::string& to) {
+  const std::string schema = table + "/schema/schema-0";
+  std::stringstream text;
+  text << std::ifstream(schema).rdbuf();
+  std::string json = text.str();
+  const size_t at = json.find(from);
+  if (at == std::string::npos) return false;
+  json.replace(at, from.size(), to);
+  std::ofstream(schema, std::ios::trunc) << json;
+  return true;
+}
+
 // A copy of golden pk_table_scan_and_read_dv given 'deletion-vectors.merge-on-read' in its
 // schema: batch reads merge Java's leftover level-0 files in, giving the README's "full merge
 // view" of snapshot 6 (11 rows: Alex deleted, Marco, Marco2, Skye, Skye2 in) instead of 8.
@@ -62,14 +75,8 @@ TEST(GoldenDeletionVectorTest, MergeOnReadMergesLevel0In) {
   ASSERT_TRUE(before.ok()) << before.status().ToString();
   EXPECT_EQ(*before, 8u);  // level-0 files left out
 
-  const std::string schema = table + "/schema/schema-0";
-  std::stringstream text;
-  text << std::ifstream(schema).rdbuf();
-  std::string json = text.str();
-  const size_t at = json.find("\"options\" : {");
-  ASSERT_NE(at, std::string::npos);
-  json.insert(at + 13, "\n    \"deletion-vectors.merge-on-read\" : \"true\",");
-  std::ofstream(schema, std::ios::trunc) << json;
+  ASSERT_TRUE(EditSchema(table, "\"options\" : {",
+                         "\"options\" : {\n    \"deletion-vectors.merge-on-read\" : \"true\","));
   auto after = read_rows();
   ASSERT_TRUE(after.ok()) << after.status().ToString();
   EXPECT_EQ(*after, 11u);
@@ -248,14 +255,7 @@ TEST(GoldenDeletionVectorTest, ExternalPathTablesTakeWrites) {
         std::filesystem::permissions(e.path(), std::filesystem::perms::owner_write,
                                      std::filesystem::perm_options::add);
       }
-      const std::string schema = table + "/schema/schema-0";
-      std::stringstream text;
-      text << std::ifstream(schema).rdbuf();
-      std::string json = text.str();
-      const size_t at = json.find("FILE:///tmp/external");
-      ASSERT_NE(at, std::string::npos);
-      json.replace(at, std::string("FILE:///tmp/external").size(), "FILE://" + root);
-      std::ofstream(schema, std::ios::trunc) << json;
+      ASSERT_TRUE(EditSchema(table, "FILE:///tmp/external", "FILE://" + root));
     }
     auto table_files = [&]() {
       std::set<std::string> out;
