@@ -151,6 +151,24 @@ class Connection {
     auto session = sql::Session::Open(warehouse_);
     if (!session.ok()) return Refuse("58030", session.status().message());
     session_ = std::move(*session);
+    // Plain INSERT, UPDATE and DELETE into the server's tables go through their shared writers
+    // (server/table_writers.h), as COPY does; a table of another catalog, or one the shared
+    // writers cannot reach, gets a writer of its own.
+    session_->set_writer_lender([this](Table& t) -> Result<std::optional<sql::LentWriter>> {
+      std::optional<sql::LentWriter> none;
+      if (!catalog_) {
+        TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
+      }
+      auto lease = TableWriters::Instance().Acquire(*catalog_, t.identifier());
+      if (!lease.ok() || lease->table().path() != t.path()) return none;
+      auto held = std::make_shared<TableWriters::Lease>(std::move(*lease));
+      sql::LentWriter lent;
+      lent.writer = &held->writer();
+      lent.give_back = [held](bool ok) {
+        if (!ok) held->Discard();
+      };
+      return std::optional<sql::LentWriter>(std::move(lent));
+    });
     std::string database = startup.params["database"];
     if (database.empty()) database = "default";
     if (database != session_->current_database()) {

@@ -505,6 +505,15 @@ def psql_copy(server, sql, data, expect_ok=True):
     return p
 
 
+def run_threads(target, n):
+    """Runs target(0) ... target(n - 1) on threads of their own and waits for them."""
+    threads = [threading.Thread(target=target, args=(w,)) for w in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+
+
 def shared_writers(server, binary, warehouse):
     """COPYs into one table from several connections go through the table's one writer: none
     fails on a commit race, every row is in, one APPEND snapshot each; the writer follows the
@@ -522,11 +531,7 @@ def shared_writers(server, binary, warehouse):
         except Failure as e:
             errors.append(str(e))
 
-    threads = [threading.Thread(target=copier, args=(w,)) for w in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=300)
+    run_threads(copier, 4)
     if errors:
         raise Failure("concurrent COPYs: %s" % errors[0])
     got = lines(server.psql("SELECT COUNT(*) FROM sw"))
@@ -554,8 +559,41 @@ def shared_writers(server, binary, warehouse):
     got = lines(server.psql("SELECT id, v FROM sw"))
     if got != ["1|x"]:
         raise Failure("COPY into a table created again: %r" % got)
-    print("  ok  shared writers: 4 connections x 8 COPYs into one table, no commit race, one "
-          "APPEND snapshot each; a failed COPY, ALTER TABLE and DROP / CREATE followed")
+    # INSERTs take the same writers: from 4 connections at once, one APPEND snapshot each.
+    server.psql("CREATE TABLE si (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
+                "WITH ('bucket' = '2')")
+
+    def inserter(w):
+        try:
+            c = RawClient(server.port)
+            for k in range(10):
+                c.query("INSERT INTO si VALUES (%d, 'a'), (%d, 'b')" % (w * 100 + 2 * k,
+                                                                      w * 100 + 2 * k + 1))
+            c.close()
+        except Failure as e:
+            errors.append(str(e))
+
+    run_threads(inserter, 4)
+    got = lines(server.psql("SELECT COUNT(*) FROM si"))
+    appends = lines(server.psql("SELECT COUNT(*), COUNT(DISTINCT commit_user) FROM si$snapshots "
+                                "WHERE commit_kind = 'APPEND'"))
+    if errors or got != ["80"] or appends != ["40|1"]:
+        raise Failure("4 x 10 INSERTs: %r rows, %r APPEND snapshots and their commit users "
+                      "(one writer: one user), errors %r" % (got, appends, errors[:1]))
+    # A statement whose commit fails (a sum overflowing) leaves the shared writer for the next.
+    server.psql("CREATE TABLE sa (k INT, n INT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+                "'merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum')")
+    server.psql("INSERT INTO sa VALUES (1, 2147483647)")
+    p = server.psql("INSERT INTO sa VALUES (1, 1)", expect_ok=False)
+    if "ERROR" not in p.stderr:
+        raise Failure("an overflowing sum was committed: %r" % p.stderr)
+    server.psql("INSERT INTO sa VALUES (2, 5)")
+    got = lines(server.psql("SELECT k, n FROM sa ORDER BY k"))
+    if got != ["1|2147483647", "2|5"]:
+        raise Failure("after a failed INSERT through the shared writer: %r" % got)
+    print("  ok  shared writers: 4 connections x 8 COPYs and 4 x 10 INSERTs into one table, one "
+          "APPEND snapshot each; a failed COPY, a failed INSERT, ALTER TABLE and DROP / CREATE "
+          "followed")
 
 
 def copy_in_and_out(server, binary, warehouse):

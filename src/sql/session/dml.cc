@@ -79,27 +79,40 @@ Result<std::map<std::string, std::string>> StaticPartition(
 }
 
 // Writes `rows` with `kind` and commits; aborts on the first error so nothing is published.
+// A plain write (default options) takes its writer from `lender` when it lends one.
 Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& options, RowKind kind,
-                                        const std::vector<Row>& rows, bool maintain = true) {
-  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableWriter> writer, table.NewWriter(options));
+                                        const std::vector<Row>& rows, bool maintain = true,
+                                        const WriterLender* lender = nullptr) {
+  std::unique_ptr<TableWriter> own;
+  std::optional<LentWriter> lent;
+  const bool plain = !options.overwrite && options.dynamic_options.empty() &&
+                     options.overwrite_partitions.empty() && !options.overwrite_partition &&
+                     !options.overwrite_buckets && !options.write_columns &&
+                     options.commit_user.empty();
+  if (lender && *lender && plain) {
+    TRIB_ASSIGN_OR_RETURN(lent, (*lender)(table));
+  }
+  if (!lent) {
+    TRIB_ASSIGN_OR_RETURN(own, table.NewWriter(options));
+  }
+  TableWriter* writer = lent ? lent->writer : own.get();
+  auto fail = [&](Status st) -> Status {
+    writer->Abort();
+    if (lent) lent->give_back(false);
+    return st;
+  };
   for (const Row& r : rows) {
     Status st = writer->Write(kind, r);
-    if (!st.ok()) {
-      writer->Abort();
-      return st;
-    }
+    if (!st.ok()) return fail(st);
   }
   if (Interrupted()) {
     // Ctrl-C in the shell: its input may have been cut short; nothing is committed.
-    writer->Abort();
-    return Status::Invalid("cancelled (Ctrl-C): nothing was committed");
+    return fail(Status::Invalid("cancelled (Ctrl-C): nothing was committed"));
   }
   auto committed = writer->CommitAndWaitForCompaction();  // a statement ends its input
-  if (!committed.ok()) {
-    writer->Abort();
-    return committed.status();
-  }
+  if (!committed.ok()) return fail(committed.status());
   PrintCommitWarnings(*writer);
+  if (lent) lent->give_back(true);
   // A table with automatic partitions keeps them up to date whenever it is written. The rows
   // are committed: a failure here is a warning, not the statement's error (CALL
   // sys.maintain_partitions retries it).
@@ -589,7 +602,7 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
     set_writes_->push_back(std::move(pending));
     return StatementResult{};
   }
-  auto committed = WriteAll(*table, options, RowKind::kInsert, source_rows);
+  auto committed = WriteAll(*table, options, RowKind::kInsert, source_rows, true, &writer_lender_);
   if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
   StatementResult out;
   out.message = Plural(source_rows.size(), s.overwrite ? "Overwrote with" : "Inserted");
@@ -697,7 +710,7 @@ Result<StatementResult> Session::Delete(const DeleteStmt& s) {
   TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows,
                         ReadMatchingRows(*t.table, s.where.get(), t.options.dynamic_options));
   if (!rows.empty()) {
-    auto committed = WriteAll(*t.table, t.options, RowKind::kDelete, rows);
+    auto committed = WriteAll(*t.table, t.options, RowKind::kDelete, rows, true, &writer_lender_);
     if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
   }
   StatementResult out;
@@ -766,7 +779,8 @@ Result<StatementResult> Session::Update(const UpdateStmt& s) {
     updated.push_back(std::move(r));
   }
   if (!updated.empty()) {
-    auto committed = WriteAll(*table, options, RowKind::kUpdateAfter, updated);
+    auto committed =
+        WriteAll(*table, options, RowKind::kUpdateAfter, updated, true, &writer_lender_);
     if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
   }
   StatementResult out;

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include "tributary/value.h"
 
 namespace tributary {
+class Table;
 class TableWriter;
 class TimeZone;
 }  // namespace tributary
@@ -69,6 +71,16 @@ struct StatementResult {
                         // by whoever reads it
 };
 
+// A writer lent for one statement by whoever runs the session (tributary serve's one writer per
+// table): the statement writes and commits through `writer`, then calls `give_back` (false after
+// a failure: the writer was aborted and is not to be used again).
+struct LentWriter {
+  TableWriter* writer = nullptr;
+  std::function<void(bool ok)> give_back;
+};
+// Lends a writer of `table` for a plain write (no hints, no OVERWRITE, every column), or none.
+using WriterLender = std::function<Result<std::optional<LentWriter>>(Table& table)>;
+
 class Session : public QueryContext {
  public:
   static constexpr const char* kDefaultCatalog = "default_catalog";
@@ -91,6 +103,9 @@ class Session : public QueryContext {
   void set_stream_idle_timeout(std::optional<std::chrono::milliseconds> t) {
     stream_idle_timeout_ = t;
   }
+  // INSERT, UPDATE and DELETE statements that write a table plainly take their writer from
+  // `lender` (when it lends one) instead of opening their own.
+  void set_writer_lender(WriterLender lender) { writer_lender_ = std::move(lender); }
 
   // QueryContext's: names resolved in the session's catalogs, its time zone and its views.
   Result<ResolvedName> ResolveTable(const QualifiedName& name) const override;
@@ -186,6 +201,7 @@ class Session : public QueryContext {
   std::map<std::string, TemporaryView> views_;
   // While a statement set runs: where its INSERTs leave their writers instead of committing.
   std::vector<std::unique_ptr<PendingWrite>>* set_writes_ = nullptr;
+  WriterLender writer_lender_;
   // BEGIN STATEMENT SET ... END: the INSERTs added so far (text and where it starts).
   std::optional<std::vector<std::pair<std::string, Pos>>> begun_set_;
 };
