@@ -159,9 +159,9 @@ class Connection {
       if (!catalog_) {
         TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
       }
-      auto lease = TableWriters::Instance().Acquire(*catalog_, t.identifier());
-      if (!lease.ok() || lease->table().path() != t.path()) return none;
-      auto held = std::make_shared<TableWriters::Lease>(std::move(*lease));
+      auto lease = TableWriters::Instance().Acquire(*catalog_, t.identifier(), TableWriters::kWait);
+      if (!lease.ok() || !*lease || (*lease)->table().path() != t.path()) return none;
+      auto held = std::make_shared<TableWriters::Lease>(std::move(**lease));
       sql::LentWriter lent;
       lent.writer = &held->writer();
       lent.give_back = [held](bool ok) {
@@ -487,11 +487,25 @@ class Connection {
     if (!catalog_) {
       TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
     }
-    // The table's shared writer (server/table_writers.h), held until the COPY ends.
-    TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease,
-                          TableWriters::Instance().Acquire(*catalog_, id));
-    Table* table = &lease.table();
-    TableWriter* writer = &lease.writer();
+    // The table's shared writer (server/table_writers.h), held until the COPY ends; a writer of
+    // its own when another statement holds that one too long.
+    TRIB_ASSIGN_OR_RETURN(std::optional<TableWriters::Lease> lease,
+                          TableWriters::Instance().Acquire(*catalog_, id, TableWriters::kWait));
+    std::unique_ptr<Table> own_table;
+    std::unique_ptr<TableWriter> own_writer;
+    if (!lease) {
+      TRIB_ASSIGN_OR_RETURN(own_table, catalog_->GetTable(id));
+      TRIB_ASSIGN_OR_RETURN(own_writer, own_table->NewWriter({}));
+    }
+    Table* table = lease ? &lease->table() : own_table.get();
+    TableWriter* writer = lease ? &lease->writer() : own_writer.get();
+    auto drop = [&] {  // nothing of the COPY is committed
+      if (lease) {
+        lease->Discard();
+      } else {
+        writer->Abort();
+      }
+    };
     const std::vector<Field>& fields = table->schema()->fields;
     std::vector<int> target;  // the table column of each field of a row
     for (const std::string& name : copy.columns) {
@@ -542,7 +556,7 @@ class Connection {
       std::string body;
       TRIB_ASSIGN_OR_RETURN(bool more, ReadMessage(&type, &body));
       if (!more) {
-        lease.Discard();
+        drop();
         return Status::IOError("the client left during COPY");
       }
       if (type == 'd') {
@@ -562,12 +576,12 @@ class Connection {
       }
     }
     if (!failed.ok()) {
-      lease.Discard();  // nothing of the COPY is committed
+      drop();
       return failed;
     }
     auto snapshot = writer->CommitAndWaitForCompaction();  // a statement ends its input
     if (!snapshot.ok()) {
-      lease.Discard();
+      drop();
       return snapshot.status();
     }
     for (const std::string& w : writer->warnings()) Log("COPY into " + id.ToString() + ": " + w);

@@ -11,7 +11,7 @@
 namespace tributary::server {
 
 struct TableWriters::Entry {
-  std::mutex mu;
+  std::timed_mutex mu;
   std::unique_ptr<Table> table;
   std::unique_ptr<TableWriter> writer;
   int64_t schema_id = -1;
@@ -31,7 +31,8 @@ TableWriters& TableWriters::Instance() {
   return writers;
 }
 
-TableWriters::Lease::Lease(Entry* entry) : entry_(entry), lock_(entry->mu) {}
+TableWriters::Lease::Lease(Entry* entry, std::unique_lock<std::timed_mutex> lock)
+    : entry_(entry), lock_(std::move(lock)) {}
 TableWriters::Lease::Lease(Lease&&) noexcept = default;
 TableWriters::Lease::~Lease() = default;
 Table& TableWriters::Lease::table() { return *entry_->table; }
@@ -42,7 +43,9 @@ void TableWriters::Lease::Discard() {
   entry_->writer.reset();
 }
 
-Result<TableWriters::Lease> TableWriters::Acquire(Catalog& catalog, const Identifier& id) {
+Result<std::optional<TableWriters::Lease>> TableWriters::Acquire(Catalog& catalog,
+                                                                 const Identifier& id,
+                                                                 std::chrono::milliseconds wait) {
   TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog.GetTable(id));
   TRIB_ASSIGN_OR_RETURN(std::string incarnation, meta::TableIncarnation(table->path()));
   Entry* entry = nullptr;
@@ -52,7 +55,9 @@ Result<TableWriters::Lease> TableWriters::Acquire(Catalog& catalog, const Identi
     if (!slot) slot = std::make_unique<Entry>();
     entry = slot.get();
   }
-  Lease lease(entry);
+  std::unique_lock<std::timed_mutex> lock(entry->mu, std::defer_lock);
+  if (!lock.try_lock_for(wait)) return std::optional<Lease>();
+  Lease lease(entry, std::move(lock));
   // A writer opened on another schema or another incarnation of the name is not this table's.
   if (entry->writer &&
       (entry->schema_id != table->schema()->id || entry->incarnation != incarnation)) {
@@ -68,13 +73,13 @@ Result<TableWriters::Lease> TableWriters::Acquire(Catalog& catalog, const Identi
     entry->schema_id = entry->table->schema()->id;
     entry->incarnation = incarnation;
   }
-  return lease;
+  return std::optional<Lease>(std::move(lease));
 }
 
 void TableWriters::CloseAll() {
   std::lock_guard<std::mutex> lock(entries_mu);
   for (auto& [path, entry] : Entries()) {
-    std::unique_lock<std::mutex> held(entry->mu, std::try_to_lock);
+    std::unique_lock<std::timed_mutex> held(entry->mu, std::try_to_lock);
     if (held.owns_lock()) entry->writer.reset();  // (else a statement still runs there)
   }
 }

@@ -8,8 +8,10 @@
 // Thread-safety: every member may be called from any thread; a Lease is its holder's alone.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "tributary/result.h"
@@ -40,16 +42,21 @@ class TableWriters {
 
    private:
     friend class TableWriters;
-    explicit Lease(Entry* entry);
+    Lease(Entry* entry, std::unique_lock<std::timed_mutex> lock);
     Entry* entry_;
-    std::unique_lock<std::mutex> lock_;
+    std::unique_lock<std::timed_mutex> lock_;
   };
 
   static TableWriters& Instance();
 
   // The writer of table `id` of `catalog`, opened (or opened again: the table's schema changed,
-  // or it was dropped and created again) as needed.
-  Result<Lease> Acquire(Catalog& catalog, const Identifier& id);
+  // or it was dropped and created again) as needed; none when another statement has held it
+  // for `wait` (a slow COPY's client, say): the caller then writes with a writer of its own,
+  // so no statement waits long on another.
+  Result<std::optional<Lease>> Acquire(Catalog& catalog, const Identifier& id,
+                                       std::chrono::milliseconds wait);
+  // How long a statement waits for a table's writer before it opens its own.
+  static constexpr std::chrono::milliseconds kWait{1000};
 
   // At a clean stop: the writers no statement holds go.
   void CloseAll();

@@ -591,9 +591,26 @@ def shared_writers(server, binary, warehouse):
     got = lines(server.psql("SELECT k, n FROM sa ORDER BY k"))
     if got != ["1|2147483647", "2|5"]:
         raise Failure("after a failed INSERT through the shared writer: %r" % got)
+    # A COPY whose client stalls holds the table's writer: an INSERT from another connection
+    # waits a second at most, then commits with a writer of its own.
+    slow = RawClient(server.port)
+    slow.sock.sendall(message("Q", b"COPY si FROM STDIN CSV\0"))
+    while read_message(slow.sock)[0] != "G":
+        pass
+    slow.sock.sendall(message("d", b"500,slow\n"))
+    started = time.time()
+    server.psql("INSERT INTO si VALUES (501, 'fast')")
+    waited = time.time() - started
+    slow.sock.sendall(message("c", b""))
+    while read_message(slow.sock)[0] != "Z":
+        pass
+    slow.close()
+    got = lines(server.psql("SELECT id, v FROM si WHERE id >= 500 ORDER BY id"))
+    if got != ["500|slow", "501|fast"] or waited > 10:
+        raise Failure("an INSERT beside a stalled COPY: %r after %.1f s" % (got, waited))
     print("  ok  shared writers: 4 connections x 8 COPYs and 4 x 10 INSERTs into one table, one "
           "APPEND snapshot each; a failed COPY, a failed INSERT, ALTER TABLE and DROP / CREATE "
-          "followed")
+          "followed; an INSERT beside a stalled COPY went on after %.1f s" % waited)
 
 
 def copy_in_and_out(server, binary, warehouse):
