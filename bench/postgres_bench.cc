@@ -107,6 +107,22 @@ void AppendW1Row(std::string* data, const bench::W1Row& r) {
   *data += r.s3;
 }
 
+// W1's rows in batches of BENCH_BATCH as COPY text, each batch handed to `batch`.
+void ForEachW1Batch(const bench::Params& p, const std::function<void(const std::string&)>& batch) {
+  bench::W1Generator gen(p.W1Keyspace());
+  bench::W1Row r;
+  std::string data;
+  for (int64_t i = 0; i < p.w1_rows; i++) {
+    gen.Next(i, &r);
+    AppendW1Row(&data, r);
+    data += '\n';
+    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
+      batch(data);
+      data.clear();
+    }
+  }
+}
+
 void W1(const std::string& info) {
   bench::Params p;
   bench::Timer timer;
@@ -116,25 +132,16 @@ void W1(const std::string& info) {
       "CREATE TABLE t (id BIGINT PRIMARY KEY, a BIGINT, b BIGINT, c DOUBLE PRECISION, "
       "s1 TEXT, s2 TEXT, s3 TEXT)");
   c.Exec("CREATE TEMP TABLE stage (LIKE t)");
-  bench::W1Generator gen(p.W1Keyspace());
-  bench::W1Row r;
-  std::string data;
-  for (int64_t i = 0; i < p.w1_rows; i++) {
-    gen.Next(i, &r);
-    AppendW1Row(&data, r);
-    data += '\n';
-    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
-      c.Exec("BEGIN");
-      c.Exec("TRUNCATE stage");
-      c.Copy("stage", data);
-      c.Exec(
-          "INSERT INTO t SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
-          "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
-          "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3");
-      c.Exec("COMMIT");
-      data.clear();
-    }
-  }
+  ForEachW1Batch(p, [&](const std::string& data) {
+    c.Exec("BEGIN");
+    c.Exec("TRUNCATE stage");
+    c.Copy("stage", data);
+    c.Exec(
+        "INSERT INTO t SELECT DISTINCT ON (id) * FROM stage ORDER BY id, b DESC "
+        "ON CONFLICT (id) DO UPDATE SET a = excluded.a, b = excluded.b, c = excluded.c, "
+        "s1 = excluded.s1, s2 = excluded.s2, s3 = excluded.s3");
+    c.Exec("COMMIT");
+  });
   double secs = timer.Seconds();
   Record(kSys, "W1", "upsert")
       .Int("rows", p.w1_rows)
@@ -775,18 +782,7 @@ void SV1(const std::string& info) {
   c.Exec(
       "CREATE TABLE t (id BIGINT NOT NULL, a BIGINT, b BIGINT, c DOUBLE, s1 STRING, s2 STRING, "
       "s3 STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '4')");
-  bench::W1Generator gen(p.W1Keyspace());
-  bench::W1Row r;
-  std::string data;
-  for (int64_t i = 0; i < p.w1_rows; i++) {
-    gen.Next(i, &r);
-    AppendW1Row(&data, r);
-    data += '\n';
-    if ((i + 1) % p.batch == 0 || i + 1 == p.w1_rows) {
-      c.Copy("t", data);
-      data.clear();
-    }
-  }
+  ForEachW1Batch(p, [&](const std::string& data) { c.Copy("t", data); });
   double secs = timer.Seconds();
   Record("tributary", "SV1", "COPY through tributary serve")
       .Int("rows", p.w1_rows)

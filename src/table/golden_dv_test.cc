@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -168,9 +169,8 @@ void WriteBobDeleteAlice(Table& t) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
 }
 
-// The rows of golden table db.t (the pk_dv_index_* shape) by the first 9 characters of f0, f3 each.
-std::map<std::string, double> RowsByName(Table& t) {
-  std::map<std::string, double> rows;
+// Calls `fn` with each row a batch read of `t` gives.
+void ForEachRow(Table& t, const std::function<void(const Row&)>& fn) {
   auto scan = t.NewScan({});
   EXPECT_TRUE(scan.ok()) << scan.status().ToString();
   RowBatch batch;
@@ -178,8 +178,15 @@ std::map<std::string, double> RowsByName(Table& t) {
     auto more = (*scan)->Next(&batch);
     EXPECT_TRUE(more.ok()) << more.status().ToString();
     if (!more.ok() || !*more) break;
-    for (const auto& r : batch.rows) rows[r[0].string_value().substr(0, 9)] = r[3].double_value();
+    for (const auto& r : batch.rows) fn(r);
   }
+}
+
+// The rows of golden table db.t (the pk_dv_index_* shape) by the first 9 characters of f0, f3 each.
+std::map<std::string, double> RowsByName(Table& t) {
+  std::map<std::string, double> rows;
+  ForEachRow(t,
+             [&](const Row& r) { rows[r[0].string_value().substr(0, 9)] = r[3].double_value(); });
   return rows;
 }
 
@@ -303,19 +310,11 @@ TEST(GoldenDeletionVectorTest, BitmapIndexedTableTakesWritesAndCompaction) {
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   auto rows = [&]() {
     std::map<int64_t, std::string> out;
-    auto scan = (*t)->NewScan({});
-    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-    RowBatch batch;
-    while (scan.ok()) {
-      auto more = (*scan)->Next(&batch);
-      EXPECT_TRUE(more.ok()) << more.status().ToString();
-      if (!more.ok() || !*more) break;
-      for (const auto& r : batch.rows) {
-        char v[32];
-        std::snprintf(v, sizeof(v), "/%.1f", r[4].double_value());
-        out[r[0].int_value()] = r[1].string_value() + v;
-      }
-    }
+    ForEachRow(**t, [&](const Row& r) {
+      char v[32];
+      std::snprintf(v, sizeof(v), "/%.1f", r[4].double_value());
+      out[r[0].int_value()] = r[1].string_value() + v;
+    });
     return out;
   };
   // Java's rows (README: keys 0 and 4 deleted by its second commit).

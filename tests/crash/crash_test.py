@@ -373,6 +373,18 @@ def leftovers(t, table):
     return "%d temporary files" % tmp
 
 
+def check_keyed_rows(t, states, done, what, hint=""):
+    """Table t (read with `hint`) holds exactly the rows of the first `done` events
+    (`states`: prefix_states of the events)."""
+    expected = {k: {"id": r["id"], "v": r["v"], "n": r["n"]} for k, r in states[done].items()}
+    actual = rows_by_key(t.query("SELECT id, v, n FROM t%s" % hint))
+    d = diff_keyed(expected, actual)
+    if d:
+        match = [n for n, s in states.items() if s == actual]
+        raise Failure("%s: the table does not hold exactly those events%s:\n%s" % (
+            what, " (it matches the first %s events)" % match if match else "", d))
+
+
 def part_random(binary, root, seed, rounds, s3):
     log("part 2: random SIGKILLs during `tributary ingest --commit-every N` (seed %d)" % seed)
     rng = random.Random(seed)
@@ -389,13 +401,7 @@ def part_random(binary, root, seed, rounds, s3):
     states = prefix_states(events, every)
 
     def check_pk(done, what):
-        expected = {k: {"id": r["id"], "v": r["v"], "n": r["n"]} for k, r in states[done].items()}
-        actual = rows_by_key(t.query("SELECT id, v, n FROM t"))
-        d = diff_keyed(expected, actual)
-        if d:
-            hint = [n for n, s in states.items() if s == actual]
-            raise Failure("%s: the table does not hold exactly those events%s:\n%s" % (
-                what, " (it matches the first %s events)" % hint if hint else "", d))
+        check_keyed_rows(t, states, done, what)
 
     start = time.time()
     kills, commits = random_kill_rounds(t, "t", events, every, rounds, rng, delays, check_pk, "pk",
@@ -424,12 +430,7 @@ def part_random(binary, root, seed, rounds, s3):
     dv_states = prefix_states(dv_events, every)
 
     def check_dv(done, what, hint=" /*+ OPTIONS('deletion-vectors.merge-on-read' = 'true') */"):
-        expected = {k: {"id": r["id"], "v": r["v"], "n": r["n"]}
-                    for k, r in dv_states[done].items()}
-        actual = rows_by_key(t.query("SELECT id, v, n FROM t%s" % hint))
-        d = diff_keyed(expected, actual)
-        if d:
-            raise Failure("%s: the table does not hold exactly those events:\n%s" % (what, d))
+        check_keyed_rows(t, dv_states, done, what, hint)
 
     start = time.time()
     kills, commits = random_kill_rounds(t, "t", dv_events, every, max(2, rounds // 4), rng,
