@@ -837,21 +837,31 @@ std::vector<OptionDef> BuildTable() {
           .Min(1)
           .Session()
           .Unsupported(),
-      Def("sql.sort.memory-limit", kMemory, "1 gb",
-          "Memory an ORDER BY or a window function may hold (ORDER BY ... LIMIT n holds about "
-          "2n rows, a top-N n rows per partition); more is an error naming this setting. "
-          "Results without ORDER BY, GROUP BY, DISTINCT, set operations, joins or windows "
-          "stream and hold one batch.")
+      Def("sql.sort.memory-limit", kMemory, "128 mb",
+          "Memory an ORDER BY holds (Flink's table.exec.resource.sort.memory): a larger input "
+          "is sorted in runs of this size spilled to 'io.tmp.dirs' and merged. Also what a "
+          "window function may hold (more is an error naming this setting; ORDER BY ... LIMIT "
+          "n holds about 2n rows, a top-N n rows per partition). Results without ORDER BY, "
+          "GROUP BY, DISTINCT, set operations, joins or windows stream and hold one batch.")
           .Session(),
       Def("sql.join.memory-limit", kMemory, "1 gb",
           "Memory the build side of a hash join may hold (the input with fewer rows, when the "
           "tables' snapshots say so; else the right input); a larger build side is an error "
           "naming this setting.")
           .Session(),
-      Def("sql.aggregate.memory-limit", kMemory, "1 gb",
-          "Memory a hash aggregation may hold: the groups of a GROUP BY (keys, aggregate "
-          "states, DISTINCT values), the rows a SELECT DISTINCT or UNION has seen, the rows "
-          "INTERSECT and EXCEPT count; more is an error naming this setting.")
+      Def("sql.aggregate.memory-limit", kMemory, "128 mb",
+          "Memory a hash aggregation holds (Flink's table.exec.resource.hash-agg.memory): past "
+          "it a GROUP BY spills the rows of the groups it does not hold to 'io.tmp.dirs' and "
+          "aggregates them afterwards, partition by partition. The rows a SELECT DISTINCT or "
+          "UNION has seen, the rows INTERSECT and EXCEPT count, the DISTINCT values and LISTAGG "
+          "text of an aggregate without GROUP BY (or of the groups held, beyond twice this) "
+          "are bounded by it without spilling: more is an error naming this setting.")
+          .Session(),
+      Def("io.tmp.dirs", kString, "",
+          "Local directories where ORDER BY and GROUP BY spill what outgrows their memory "
+          "limits (Flink's key), separated by ',' or ':' and used in turn (unset: $TMPDIR, "
+          "else /tmp). Spill files are deleted as they are made: they take space only while "
+          "the query runs.")
           .Session(),
       Def("execution.checkpointing.interval", kDuration, "1 s",
           "How often a streaming INSERT (a job) commits its sink: each commit publishes the "

@@ -131,12 +131,42 @@ int64_t GroupIndex::ApproxBytes() const {
          static_cast<int64_t>((ints_.bucket_count() + bytes_.bucket_count()) * sizeof(void*));
 }
 
+namespace {
+
+// Calls visit(map, key, row) for each of the `n` rows of `keys`, with the map of `index` that
+// holds the row's key: `ints` for one integer key column (its NULL in `bytes` as "N"), else
+// `bytes` with the row's byte key (AppendColumnKey of each column).
+template <typename Ints, typename Bytes, typename Visit>
+void VisitKeys(Ints& ints, Bytes& bytes, const std::vector<const ColumnVector*>& keys, size_t n,
+               Visit&& visit) {
+  if (keys.size() == 1 && keys[0]->rep == ColumnVector::Rep::kInt) {
+    const ColumnVector& k = *keys[0];
+    const std::string null_key("N");
+    for (size_t r = 0; r < n; r++) {
+      if (k.IsNull(r)) {
+        visit(bytes, null_key, r);  // the NULL group
+      } else {
+        visit(ints, k.ints[r], r);
+      }
+    }
+    return;
+  }
+  std::string key;
+  for (size_t r = 0; r < n; r++) {
+    key.clear();
+    for (const ColumnVector* k : keys) AppendColumnKey(*k, r, &key);
+    visit(bytes, key, r);
+  }
+}
+
+}  // namespace
+
 void GroupIndex::Assign(const std::vector<const ColumnVector*>& keys, size_t n,
                         std::vector<uint32_t>* groups, std::vector<uint32_t>* first_rows) {
   groups->resize(n);
   first_rows->clear();
-  auto add = [&](auto& map, auto&& key, size_t r) {
-    auto [it, inserted] = map.try_emplace(std::forward<decltype(key)>(key), count_);
+  VisitKeys(ints_, bytes_, keys, n, [&](auto& map, const auto& key, size_t r) {
+    auto [it, inserted] = map.try_emplace(key, count_);
     if (inserted) {
       first_rows->push_back(static_cast<uint32_t>(r));
       ++count_;
@@ -147,24 +177,16 @@ void GroupIndex::Assign(const std::vector<const ColumnVector*>& keys, size_t n,
       }
     }
     (*groups)[r] = it->second;
-  };
-  if (keys.size() == 1 && keys[0]->rep == ColumnVector::Rep::kInt) {
-    const ColumnVector& k = *keys[0];
-    for (size_t r = 0; r < n; r++) {
-      if (k.IsNull(r)) {
-        add(bytes_, std::string("N"), r);  // the NULL group
-      } else {
-        add(ints_, k.ints[r], r);
-      }
-    }
-    return;
-  }
-  std::string key;
-  for (size_t r = 0; r < n; r++) {
-    key.clear();
-    for (const ColumnVector* k : keys) AppendColumnKey(*k, r, &key);
-    add(bytes_, key, r);
-  }
+  });
+}
+
+void GroupIndex::Find(const std::vector<const ColumnVector*>& keys, size_t n,
+                      std::vector<uint32_t>* groups) const {
+  groups->assign(n, kNoGroup);
+  VisitKeys(ints_, bytes_, keys, n, [&](const auto& map, const auto& key, size_t r) {
+    auto it = map.find(key);
+    if (it != map.end()) (*groups)[r] = it->second;
+  });
 }
 
 }  // namespace tributary::sql

@@ -52,6 +52,11 @@ class GroupIndex {
   // rows that began a new group, ascending, in `*first_rows` (both replaced).
   void Assign(const std::vector<const ColumnVector*>& keys, size_t n, std::vector<uint32_t>* groups,
               std::vector<uint32_t>* first_rows);
+  // The group of each of the `n` rows of `keys` in `*groups` (replaced), kNoGroup for a row
+  // whose key has none; no group is added.
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
+  void Find(const std::vector<const ColumnVector*>& keys, size_t n,
+            std::vector<uint32_t>* groups) const;
   size_t size() const { return count_; }
   // About how many bytes the index holds (its entries, their keys and its buckets), for memory
   // limits; cheap (kept as entries are added).

@@ -12,6 +12,7 @@
 #include "sql/binder/cast.h"
 #include "sql/exec/aggregate_state.h"
 #include "sql/exec/column_keys.h"
+#include "sql/exec/holding.h"
 #include "sql/exec/interrupt.h"
 #include "sql/exec/vector_eval.h"
 #include "table/system_tables.h"
@@ -41,52 +42,13 @@ int64_t ApproxBytes(const Value& v) {
   return n;
 }
 
-namespace {
-
-// Rows per batch of operators that build their own (rows held in memory, sort and aggregate
-// output).
-constexpr size_t kBatchRows = 2048;
-
-// Rows of an input batch a GROUP BY groups at a time (its memory limit is checked after each).
-constexpr size_t kGroupSliceRows = 262144;
-
-// The rows [begin, end) of `batch`, copied.
 ColumnBatch SliceBatch(const ColumnBatch& batch, size_t begin, size_t end) {
   std::vector<uint32_t> rows(end - begin);
   std::iota(rows.begin(), rows.end(), static_cast<uint32_t>(begin));
   return CopyRows(batch, rows);
 }
 
-// An operator that reads its whole input first (Consume) into one batch, then hands it out in
-// batches of kBatchRows.
-class HoldingOperator : public Operator {
- public:
-  Result<bool> Next(ColumnBatch* out) final {
-    if (!consumed_) {
-      TRIB_RETURN_NOT_OK(Consume());
-      consumed_ = true;
-    }
-    if (next_ >= held_.num_rows) return false;
-    if (next_ == 0 && held_.num_rows <= kBatchRows) {
-      *out = std::move(held_);
-      next_ = out->num_rows;
-      return true;
-    }
-    const size_t end = std::min(held_.num_rows, next_ + kBatchRows);
-    *out = SliceBatch(held_, next_, end);
-    next_ = end;
-    return true;
-  }
-
- protected:
-  // Reads the input and fills held_ (columns of fields_).
-  virtual Status Consume() = 0;
-  ColumnBatch held_;
-
- private:
-  bool consumed_ = false;
-  size_t next_ = 0;
-};
+namespace {
 
 // ---- scan
 
@@ -358,177 +320,6 @@ class ProjectOperator : public Operator {
   std::vector<bool> moves_;  // per expression: a column taken from the input as it is
 };
 
-// ---- aggregate (AggState, AccumulateValue, Finish: aggregate_state.h)
-
-class AggregateOperator : public HoldingOperator {
- public:
-  AggregateOperator(OperatorPtr child, AggregateBinding binding, int64_t memory_limit,
-                    std::string memory_limit_key)
-      : child_(std::move(child)),
-        agg_(std::move(binding)),
-        memory_limit_(memory_limit),
-        memory_limit_key_(std::move(memory_limit_key)) {
-    for (size_t i = 0; i < agg_.keys.size(); i++) {
-      fields_.push_back(
-          Field{static_cast<int32_t>(i), "$key" + std::to_string(i), agg_.keys[i]->type, ""});
-    }
-    for (size_t i = 0; i < agg_.calls.size(); i++) {
-      fields_.push_back(Field{static_cast<int32_t>(fields_.size()), "$agg" + std::to_string(i),
-                              agg_.calls[i].type, ""});
-    }
-  }
-  std::string Describe() const override {
-    return "Aggregate: " + std::to_string(agg_.keys.size()) + " group key(s), " +
-           std::to_string(agg_.calls.size()) + " aggregate(s)";
-  }
-  std::vector<const Operator*> children() const override { return {child_.get()}; }
-
- private:
-  // The error once what the groups hold, `bytes`, passes the limit.
-  Status CheckMemory(int64_t bytes, size_t groups) const {
-    if (bytes <= memory_limit_) return Status::OK();
-    const std::string what =
-        agg_.keys.empty() ? "the state of an aggregate (DISTINCT values, LISTAGG text) holds"
-                          : "the groups of a GROUP BY (" + std::to_string(groups) + " so far) hold";
-    return Status::Invalid(what + " more than '" + memory_limit_key_ + "' allows (" +
-                           std::to_string(memory_limit_) + " bytes); raise it with SET '" +
-                           memory_limit_key_ + "' = '...', or filter the rows further");
-  }
-
-  // Groups each batch's rows by their key columns (GroupIndex) and folds every argument column
-  // into its rows' groups; the keys and results are columns, no row is made. What the groups
-  // hold is counted as they grow: the key columns, the index, the states (as allocated) and what
-  // states allocate (DISTINCT sets, LISTAGG text, strings), within the memory limit.
-  Status Consume() override {
-    const size_t calls = agg_.calls.size();
-    GroupIndex index;
-    std::vector<ColumnVector> key_columns;
-    for (const auto& k : agg_.keys) key_columns.push_back(TypedColumn(k->type));
-    std::vector<AggState> states;
-    size_t groups = 0;
-    if (agg_.keys.empty()) {
-      groups = 1;
-      states.resize(calls);
-    }
-    int64_t grown = 0;       // allocated by the states beyond sizeof(AggState)
-    int64_t key_values = 0;  // allocated by the Values of kValue key columns beyond themselves
-    auto held = [&](size_t state_capacity) {
-      int64_t bytes = index.ApproxBytes() + grown + key_values +
-                      static_cast<int64_t>(state_capacity * sizeof(AggState));
-      for (const ColumnVector& k : key_columns) bytes += ColumnStorageBytes(k);
-      return bytes;
-    };
-    std::vector<uint32_t> group_of, first_rows;
-    size_t expected_states = 0;  // states the batch being sliced is expected to need in all
-    // Folds the rows of `in` into their groups.
-    auto add = [&](const ColumnBatch& in) -> Status {
-      // Each argument once per batch: a column as is, anything else computed.
-      std::vector<ColumnVector> args(calls);
-      for (size_t i = 0; i < calls; i++) {
-        if (agg_.calls[i].star) continue;
-        TRIB_ASSIGN_OR_RETURN(ColumnVector a, EvaluateBatch(*agg_.calls[i].arg, in));
-        args[i] = Canonical(std::move(a));
-      }
-      if (agg_.keys.empty()) {
-        for (size_t i = 0; i < calls; i++) {
-          if (agg_.calls[i].star) {
-            states[i].count += static_cast<int64_t>(in.num_rows);
-          } else {
-            TRIB_RETURN_NOT_OK(AccumulateColumn(agg_.calls[i], args[i], &states[i], &grown));
-          }
-        }
-        return CheckMemory(grown, groups);
-      }
-      std::vector<ColumnVector> keys;
-      std::vector<const ColumnVector*> key_ptrs;
-      for (const auto& k : agg_.keys) {
-        TRIB_ASSIGN_OR_RETURN(ColumnVector c, EvaluateBatch(*k, in));
-        keys.push_back(Canonical(std::move(c)));
-      }
-      for (const ColumnVector& k : keys) key_ptrs.push_back(&k);
-      index.Assign(key_ptrs, in.num_rows, &group_of, &first_rows);
-      for (size_t k = 0; k < keys.size(); k++) {
-        key_columns[k].AppendRows(keys[k], first_rows);
-        if (keys[k].rep != ColumnVector::Rep::kValue) continue;
-        for (uint32_t r : first_rows) key_values += ValueHeapBytes(keys[k].values[r]);
-      }
-      groups = index.size();
-      // The states grow by doubling; while they move, the old and the new vector are both held,
-      // so that is checked before it happens.
-      const size_t need = groups * calls;
-      if (need > states.capacity()) {
-        size_t capacity = std::max(need, 2 * states.capacity());
-        // Room for the states the batch is expected to need at once, when that fits, so they do
-        // not move at every doubling.
-        if (expected_states > capacity &&
-            held(states.capacity() + expected_states) <= memory_limit_) {
-          capacity = expected_states;
-        }
-        TRIB_RETURN_NOT_OK(CheckMemory(held(states.capacity() + capacity), groups));
-        states.reserve(capacity);
-      }
-      states.resize(need);
-      for (size_t i = 0; i < calls; i++) {
-        if (agg_.calls[i].star) {
-          for (uint32_t g : group_of) ++states[g * calls + i].count;
-        } else {
-          TRIB_RETURN_NOT_OK(
-              AccumulateGroups(agg_.calls[i], args[i], group_of, calls, i, &states, &grown));
-        }
-      }
-      return CheckMemory(held(states.capacity()), groups);
-    };
-    ColumnBatch in;
-    while (true) {
-      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
-      if (!more) break;
-      if (agg_.keys.empty() || in.num_rows <= kGroupSliceRows) {
-        TRIB_RETURN_NOT_OK(add(in));
-        continue;
-      }
-      // A scan for an aggregate hands out whole data files: their rows are grouped a slice at a
-      // time, so the groups outgrow the limit by a slice at most before it is checked.
-      for (size_t begin = 0; begin < in.num_rows; begin += kGroupSliceRows) {
-        const size_t before = index.size();
-        TRIB_RETURN_NOT_OK(
-            add(SliceBatch(in, begin, std::min(in.num_rows, begin + kGroupSliceRows))));
-        if (begin == 0) {
-          // The rest of the batch as new in groups as its first slice.
-          const size_t added = index.size() - before;
-          const size_t rest = in.num_rows - kGroupSliceRows;
-          expected_states = (index.size() + added * rest / kGroupSliceRows) * calls;
-        }
-      }
-      expected_states = 0;
-    }
-    // The result columns are made while the states are still held.
-    int64_t results_bytes = 0;
-    for (const AggregateCall& call : agg_.calls) {
-      results_bytes += static_cast<int64_t>(
-          groups * (ColumnVector::RepOf(call.type) == ColumnVector::Rep::kValue ? sizeof(Value)
-                                                                                : sizeof(int64_t)));
-    }
-    TRIB_RETURN_NOT_OK(CheckMemory(held(states.capacity()) + results_bytes, groups));
-    held_.num_rows = groups;
-    held_.columns = std::move(key_columns);
-    for (size_t i = 0; i < calls; i++) {
-      ColumnVector results = TypedColumn(agg_.calls[i].type);
-      results.Reserve(groups);
-      for (size_t g = 0; g < groups; g++) {
-        TRIB_ASSIGN_OR_RETURN(Value v, Finish(agg_.calls[i], states[g * calls + i]));
-        results.Append(v);
-      }
-      held_.columns.push_back(std::move(results));
-    }
-    return Status::OK();
-  }
-
-  OperatorPtr child_;
-  AggregateBinding agg_;
-  int64_t memory_limit_;
-  std::string memory_limit_key_;
-};
-
 // ---- distinct
 
 class DistinctOperator : public Operator {
@@ -570,113 +361,6 @@ class DistinctOperator : public Operator {
   int64_t memory_limit_;
   std::string memory_limit_key_;
   GroupIndex seen_;  // every distinct row so far, by its key
-};
-
-// ---- sort
-
-class SortOperator : public HoldingOperator {
- public:
-  SortOperator(OperatorPtr child, SortOptions options)
-      : child_(std::move(child)), options_(std::move(options)) {
-    const auto& in = child_->fields();
-    fields_.assign(in.begin(), in.begin() + std::min(options_.output_columns, in.size()));
-    for (const Field& f : in) held_.columns.push_back(TypedColumn(f.type));
-  }
-  std::string Describe() const override {
-    return "Sort: " + std::to_string(options_.keys.size()) + " key(s)" +
-           (options_.limit ? " (the first " + std::to_string(*options_.limit) + " rows)" : "");
-  }
-  std::vector<const Operator*> children() const override { return {child_.get()}; }
-
- private:
-  // Whether held row x goes before held row y (ties: the earlier row first, so the sort is
-  // stable: equal rows keep their arrival order).
-  bool Less(uint32_t x, uint32_t y) const {
-    for (const SortKeySpec& s : options_.keys) {
-      const ColumnVector& col = held_.columns[s.column];
-      const bool xn = col.IsNull(x), yn = col.IsNull(y);
-      if (xn || yn) {
-        if (xn && yn) continue;
-        return xn == s.nulls_first;
-      }
-      const int c = CompareColumnRows(col, x, col, y);
-      if (c != 0) return s.descending ? c > 0 : c < 0;
-    }
-    return x < y;
-  }
-
-  // Puts the held rows in order and, with a limit, keeps only the first `limit` of them. Each
-  // column is gathered in order and replaces the unsorted one before the next is gathered.
-  void SortHeld() {
-    std::vector<uint32_t> order(held_.num_rows);
-    std::iota(order.begin(), order.end(), 0u);
-    auto less = [&](uint32_t x, uint32_t y) { return Less(x, y); };
-    if (options_.limit && static_cast<int64_t>(order.size()) > *options_.limit) {
-      const auto keep = static_cast<size_t>(*options_.limit);
-      std::partial_sort(order.begin(), order.begin() + keep, order.end(), less);
-      order.resize(keep);
-    } else {
-      std::sort(order.begin(), order.end(), less);
-    }
-    values_bytes_ = 0;
-    for (ColumnVector& c : held_.columns) {
-      ColumnVector out = TypedColumn(c.type);
-      out.Reserve(order.size());
-      out.AppendRows(c, order);
-      c = std::move(out);
-      if (c.rep == ColumnVector::Rep::kValue) values_bytes_ += ValuesBeyondSelf(c);
-    }
-    held_.num_rows = order.size();
-  }
-
-  // What the Values of a kValue column hold beyond themselves (strings, nested values).
-  static int64_t ValuesBeyondSelf(const ColumnVector& c) {
-    return ApproxColumnBytes(c) - static_cast<int64_t>(c.values.size() * sizeof(Value));
-  }
-
-  // What the held rows take as allocated, and what sorting them takes besides: a row number
-  // each and the sorted copy of one column.
-  int64_t HeldBytes() const {
-    int64_t bytes = values_bytes_ + static_cast<int64_t>(held_.num_rows * sizeof(uint32_t));
-    int64_t widest = 0;
-    for (const ColumnVector& c : held_.columns) {
-      const int64_t column = ColumnStorageBytes(c);
-      bytes += column;
-      widest = std::max(widest, column);
-    }
-    return bytes + widest;
-  }
-
-  Status Consume() override {
-    ColumnBatch in;
-    while (true) {
-      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
-      if (!more) break;
-      for (size_t c = 0; c < in.columns.size(); c++) {
-        ColumnVector col = Canonical(std::move(in.columns[c]));
-        if (col.rep == ColumnVector::Rep::kValue) values_bytes_ += ValuesBeyondSelf(col);
-        held_.columns[c].AppendAll(std::move(col));
-      }
-      held_.num_rows += in.num_rows;
-      // ORDER BY ... LIMIT n holds at most about 2n rows.
-      if (options_.limit && static_cast<int64_t>(held_.num_rows) > 2 * *options_.limit + 1024) {
-        SortHeld();
-      }
-      if (HeldBytes() > options_.memory_limit) {
-        return Status::Invalid("ORDER BY needs more than " +
-                               std::to_string(options_.memory_limit >> 20) +
-                               " MiB to sort this result; add a LIMIT, or raise it with SET '" +
-                               options_.memory_limit_key + "' = '...'");
-      }
-    }
-    SortHeld();
-    held_.columns.resize(fields_.size());  // drop the sort-only columns
-    return Status::OK();
-  }
-
-  OperatorPtr child_;
-  SortOptions options_;
-  int64_t values_bytes_ = 0;  // ValuesBeyondSelf of the held kValue columns
 };
 
 // ---- limit
@@ -783,17 +467,9 @@ OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
                         std::vector<Field> fields) {
   return std::make_unique<ProjectOperator>(std::move(child), std::move(exprs), std::move(fields));
 }
-OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding, int64_t memory_limit,
-                          std::string memory_limit_key) {
-  return std::make_unique<AggregateOperator>(std::move(child), std::move(binding), memory_limit,
-                                             std::move(memory_limit_key));
-}
 OperatorPtr MakeDistinct(OperatorPtr child, int64_t memory_limit, std::string memory_limit_key) {
   return std::make_unique<DistinctOperator>(std::move(child), memory_limit,
                                             std::move(memory_limit_key));
-}
-OperatorPtr MakeSort(OperatorPtr child, SortOptions options) {
-  return std::make_unique<SortOperator>(std::move(child), std::move(options));
 }
 OperatorPtr MakeLimit(OperatorPtr child, int64_t offset, std::optional<int64_t> limit) {
   if (offset <= 0 && !limit) return child;

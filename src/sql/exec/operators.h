@@ -27,6 +27,13 @@ class StreamScan;
 
 namespace tributary::sql {
 
+// Where operators that outgrow their memory limits spill (ORDER BY, GROUP BY): the session's
+// 'io.tmp.dirs' (Flink's key: directories separated by ',' or ':', used in turn); empty:
+// $TMPDIR, else /tmp.
+struct SpillOptions {
+  std::vector<std::string> dirs;
+};
+
 class Operator {
  public:
   virtual ~Operator() = default;
@@ -91,10 +98,13 @@ OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
                         std::vector<Field> fields);
 // One row per group: [key values..., aggregate values...] (AggregateBinding's layout). Without
 // keys, one row even for no input. The groups (keys, states, the hash table; DISTINCT
-// aggregates' values) hold at most `memory_limit` bytes (more is an error naming
-// `memory_limit_key`).
+// aggregates' values) hold at most about `memory_limit` bytes: past it, the groups held keep
+// taking their rows while the rows of new groups are spilled to disk (`spill`), partitioned by
+// key, and aggregated partition by partition after the groups held are handed out. Without
+// keys, or when the groups held alone grow past twice the limit (DISTINCT values, LISTAGG
+// text), it is an error naming `memory_limit_key`.
 OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding, int64_t memory_limit,
-                          std::string memory_limit_key);
+                          std::string memory_limit_key, SpillOptions spill = {});
 // The child's rows (in input order), each with one column per window call appended (the
 // WindowBinding's layout). Reads its input whole, holding at most `memory_limit` bytes (more is
 // an error naming `memory_limit_key`). `top_n` (a single ROW_NUMBER() call whose number the query
@@ -118,9 +128,11 @@ struct SortOptions {
   std::optional<int64_t> limit;
   // Columns kept in the output: the first `output_columns` (the others are sort keys only).
   size_t output_columns = 0;
-  // The most the sort may hold; a larger input is an error naming the setting.
+  // The most the sort holds in memory: a larger input is sorted in runs of about this size,
+  // spilled to disk (`spill`) and merged (at most 16 at a time, each read a segment at a time).
   int64_t memory_limit = 0;
   std::string memory_limit_key;
+  SpillOptions spill;
 };
 // The child's rows in key order (stable).
 OperatorPtr MakeSort(OperatorPtr child, SortOptions options);

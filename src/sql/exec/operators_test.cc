@@ -9,6 +9,7 @@
 #include "sql/binder/cast.h"
 #include "sql/exec/aggregate_state.h"
 #include "sql/exec/column_keys.h"
+#include "sql/exec/exec_test_util.h"
 #include "sql/exec/vector_eval.h"
 #include "sql/parser/parser.h"
 
@@ -50,16 +51,7 @@ ColumnBatch TypedBatch() {
   return b;
 }
 
-BoundExprPtr Bind(const std::string& sql) {
-  Scope scope;
-  for (const Field& f : Fields()) scope.columns.push_back({f.name, "t", f.type});
-  auto e = ParseExpression(sql);
-  EXPECT_TRUE(e.ok()) << sql;
-  Binder binder(&scope);
-  auto b = binder.Bind(**e);
-  EXPECT_TRUE(b.ok()) << sql << ": " << b.status().ToString();
-  return std::move(*b);
-}
+BoundExprPtr Bind(const std::string& sql) { return BindOver(Fields(), sql); }
 
 // Vector loops (column op constant, IS NULL) and the row fallback agree with Evaluate on every
 // row, for every comparison and both operand orders.
@@ -188,11 +180,13 @@ TEST(OperatorsTest, LimitSortDistinctAcrossBatches) {
   for (size_t i = 0; i < top.size(); i++)
     EXPECT_EQ(DebugString(top[i][1]), DebugString(sorted[i][1]));
 
+  // Past its limit the sort spills runs and merges them: the same rows in the same order
+  // (spill_test.cc has more).
   sort.limit.reset();
   sort.memory_limit = 1000;
-  auto too_big = CollectRows(*MakeSort(MakeRows(fields, rows, "r"), sort));
-  ASSERT_FALSE(too_big.ok());
-  EXPECT_NE(too_big.status().message().find("sql.sort.memory-limit"), std::string::npos);
+  auto spilled = collect(MakeSort(MakeRows(fields, rows, "r"), sort));
+  ASSERT_EQ(spilled.size(), sorted.size());
+  for (size_t i = 0; i < sorted.size(); i++) ASSERT_EQ(spilled[i], sorted[i]) << i;
 
   std::vector<Field> one = {fields[0]};
   std::vector<Row> keys;
@@ -205,7 +199,8 @@ TEST(OperatorsTest, LimitSortDistinctAcrossBatches) {
 
 // Hash aggregation holds at most its memory limit: the groups' keys, states and hash table are
 // counted as they grow (at least sizeof(AggState) per aggregate and group), and so are the rows a
-// DISTINCT has seen and a COUNT(DISTINCT)'s values; more is an error naming the setting.
+// DISTINCT has seen and a COUNT(DISTINCT)'s values; more groups spill, more of the others is an
+// error naming the setting.
 TEST(OperatorsTest, HashAggregationStaysWithinItsMemoryLimit) {
   constexpr const char* kKey = "sql.aggregate.memory-limit";
   const std::vector<Field> fields = {
@@ -236,10 +231,10 @@ TEST(OperatorsTest, HashAggregationStaysWithinItsMemoryLimit) {
     auto fits = grouped(key, "d", false, int64_t{1} << 30);
     ASSERT_TRUE(fits.ok()) << fits.status().ToString();
     EXPECT_EQ(fits->size(), static_cast<size_t>(kGroups));
-    auto too_big = grouped(key, "d", false, states);
-    ASSERT_FALSE(too_big.ok()) << key;
-    EXPECT_NE(too_big.status().message().find("GROUP BY"), std::string::npos);
-    EXPECT_NE(too_big.status().message().find(kKey), std::string::npos);
+    // Past the limit the groups spill (spill_test.cc): every group still comes out once.
+    auto spilled = grouped(key, "d", false, states);
+    ASSERT_TRUE(spilled.ok()) << key << ": " << spilled.status().ToString();
+    EXPECT_EQ(spilled->size(), static_cast<size_t>(kGroups));
   }
   // COUNT(DISTINCT s) without GROUP BY: one state, its set of values grows.
   auto distinct_fits = grouped("", "s", true, int64_t{1} << 30);

@@ -24,6 +24,7 @@
 #include "sql/binder/computed.h"
 #include "sql/binder/expression.h"
 #include "sql/exec/operators.h"
+#include "sql/exec/spill.h"
 #include "sql/planner/query.h"
 #include "sql/planner/query_internal.h"
 #include "table/system_tables.h"
@@ -44,6 +45,11 @@ Result<int64_t> MemoryLimit(const QueryContext& session, const char* key) {
 
 Result<int64_t> SortMemoryLimit(const QueryContext& session) {
   return MemoryLimit(session, kSortMemoryLimitKey);
+}
+
+SpillOptions Spill(const QueryContext& session) {
+  auto it = session.options().find(kSpillDirsKey);
+  return SpillOptions{SpillDirs(it != session.options().end() ? it->second : "")};
 }
 
 }  // namespace planner
@@ -67,6 +73,7 @@ Result<OperatorPtr> SortAndLimit(const QueryContext& session, const SelectStmt& 
     sort.output_columns = output_columns;
     TRIB_ASSIGN_OR_RETURN(sort.memory_limit, SortMemoryLimit(session));
     sort.memory_limit_key = kSortMemoryLimitKey;
+    sort.spill = Spill(session);
     op = MakeSort(std::move(op), std::move(sort));
   }
   return MakeLimit(std::move(op), q.offset, q.limit);
@@ -328,7 +335,8 @@ Result<OperatorPtr> BuildSelect(const QueryContext& session, SelectPlan plan) {
                     pushed ? " (all pushed into the scan, checked again)" : "");
     if (plan.grouped) {
       TRIB_ASSIGN_OR_RETURN(const int64_t limit, MemoryLimit(session, kAggregateMemoryLimitKey));
-      op = MakeAggregate(std::move(op), std::move(plan.agg), limit, kAggregateMemoryLimitKey);
+      op = MakeAggregate(std::move(op), std::move(plan.agg), limit, kAggregateMemoryLimitKey,
+                         Spill(session));
     }
     if (!plan.windows.calls.empty()) {
       TRIB_ASSIGN_OR_RETURN(const int64_t limit, SortMemoryLimit(session));

@@ -26,6 +26,8 @@ inline constexpr const char* kJoinMemoryLimitKey = "sql.join.memory-limit";
 // The session option bounding what a hash aggregation holds: GROUP BY, DISTINCT (SELECT DISTINCT,
 // aggregates' DISTINCT), UNION, INTERSECT and EXCEPT.
 inline constexpr const char* kAggregateMemoryLimitKey = "sql.aggregate.memory-limit";
+// Where ORDER BY and GROUP BY spill past their memory limits (Flink's key).
+inline constexpr const char* kSpillDirsKey = "io.tmp.dirs";
 
 // Plans the query and returns its operator tree: rows are read as the caller pulls them
 // (operators.h), so a query without ORDER BY, GROUP BY or DISTINCT holds one batch at a time.

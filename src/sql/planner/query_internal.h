@@ -192,6 +192,8 @@ Result<QueryResult> ExecuteValues(const SelectStmt& q);
 Result<int64_t> MemoryLimit(const QueryContext& session, const char* key);
 // The session's ORDER BY memory limit ('sql.sort.memory-limit').
 Result<int64_t> SortMemoryLimit(const QueryContext& session);
+// Where the session's queries spill ('io.tmp.dirs').
+SpillOptions Spill(const QueryContext& session);
 
 // While alive, the FROM clauses planned on this thread can name the WITH queries `with` (scopes
 // nest: the innermost is searched first). Planning is synchronous: one thread plans one
