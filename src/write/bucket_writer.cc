@@ -27,6 +27,10 @@ void BucketWriter::TakePending(std::vector<std::pair<RowKind, Row>>* out) {
   buffer_bytes_ = 0;
 }
 
+void BucketWriter::ReleaseBufferMemory() {
+  if (columns_ && columns_->empty()) columns_->Clear(/*release=*/true);
+}
+
 void BucketWriter::set_lookup_cache(std::unique_ptr<LookupValueCache> cache) {
   lookup_cache_ = std::move(cache);
 }

@@ -129,6 +129,10 @@ class BucketWriter {
   // file this writer names records its full path.
   void set_external_dir(std::string recorded) { namer_.set_external_dir(std::move(recorded)); }
   void ReleaseFlushed() { flushed_.clear(); }
+  // Gives back the memory an empty column buffer keeps for its next records (after a flush
+  // because 'write-buffer-size' was reached: the capacity kept would count as full again at
+  // the next record and flush a file per record).
+  void ReleaseBufferMemory();
   const datafile::FileLayout& layout() const { return layout_; }
   const WriteContext& context() const { return ctx_; }
   void RaiseNextSeq(int64_t next) { next_seq_ = std::max(next_seq_, next); }

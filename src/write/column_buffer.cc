@@ -77,13 +77,14 @@ void ColumnWriteBuffer::Add(RowKind kind, const Row& row) {
   bytes_ = memory_;
 }
 
-void ColumnWriteBuffer::Clear() {
+void ColumnWriteBuffer::Clear(bool release_memory) {
   // A small buffer keeps its memory for the next records (no page faults refilling it); a
   // large one gives it back, so a writer with many buckets does not hold each one's peak.
   // Under the process's memory pressure (its writers' buffers past their share) every buffer
   // gives its memory back.
   constexpr int64_t kKeepBytes = int64_t{8} << 20;
-  const bool release = memory_ > kKeepBytes || MemoryBudget::Instance().BuffersOverLimit();
+  const bool release =
+      release_memory || memory_ > kKeepBytes || MemoryBudget::Instance().BuffersOverLimit();
   auto reset = [release](auto& v) {
     if (release) {
       v = std::remove_reference_t<decltype(v)>();

@@ -38,8 +38,9 @@ class ColumnWriteBuffer {
   // again).
   int64_t bytes() const { return bytes_; }
   RowKind kind(size_t i) const { return static_cast<RowKind>(kinds_[i]); }
-  // Forgets the records, keeping the memory for the next ones.
-  void Clear();
+  // Forgets the records, keeping the memory for the next ones (a small buffer's, unless the
+  // process is short of memory), or giving it back with `release`.
+  void Clear(bool release = false);
 
   // The indices of every record in key order (the trimmed primary key `key_columns`), records
   // of one key in the order they were written.

@@ -228,6 +228,7 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
     buffered_bytes_ -= largest->buffer_bytes();
     Status st = largest->Flush(core_.target_file_size);
     largest->ReleaseFlushed();
+    largest->ReleaseBufferMemory();
     ChargeBuffered(true);
     if (!st.ok()) {
       failed_ = true;
