@@ -31,6 +31,12 @@ using options::CoreOptions;
 
 namespace {
 
+// Rows of a split above which a scan without a bound on its batches (an aggregate's) reads it a
+// slice of kLargeSplitSlice rows at a time rather than whole: about 50 MiB of decoded columns
+// of a few values each, held by each of the threads reading ahead.
+constexpr int64_t kWholeReadRows = int64_t{1} << 19;
+constexpr size_t kLargeSplitSlice = 65536;
+
 class FileStoreScan : public TableScan {
  public:
   // `meta_path`: where schema/ and snapshot/ are (the table itself, or a branch's folder
@@ -70,7 +76,7 @@ class FileStoreScan : public TableScan {
     if (options_.max_batch_rows > 0 && ColumnPath()) {
       // Bounded batches: the column slices, as rows.
       ColumnBatch columns;
-      TRIB_ASSIGN_OR_RETURN(bool more, NextSlice(&columns));
+      TRIB_ASSIGN_OR_RETURN(bool more, NextSlice(&columns, options_.max_batch_rows));
       if (!more) return false;
       batch->rows.assign(columns.num_rows, Row(columns.columns.size()));
       for (size_t c = 0; c < columns.columns.size(); c++) {
@@ -127,15 +133,45 @@ class FileStoreScan : public TableScan {
       planned_ = true;
     }
     if (!ColumnPath()) return TableScan::NextColumns(batch);
-    if (options_.max_batch_rows > 0) return NextSlice(batch);
+    if (options_.max_batch_rows > 0) return NextSlice(batch, options_.max_batch_rows);
     while (true) {
       if (TakeReadyColumns(batch)) return true;
-      TRIB_ASSIGN_OR_RETURN(bool more, ReadAhead(&ready_columns_, /*per_thread=*/2,
-                                                 [&](const DataSplit& s, auto* out) {
-                                                   return read_->ReadSplitColumns(s, out);
-                                                 }));
+      if (slice_until_ != SIZE_MAX) {
+        TRIB_ASSIGN_OR_RETURN(bool more, NextSlice(batch, kLargeSplitSlice));
+        if (more) return true;
+        slice_until_ = SIZE_MAX;
+      }
+      if (next_split_ >= splits_.size()) return false;
+      // Whole splits are read ahead on every core, up to the next large one; a large one (a
+      // file of many rows, which whole would take its decoded columns' memory at once, in every
+      // thread) is read a slice at a time.
+      if (LargeSplit(splits_[next_split_])) {
+        slice_until_ = next_split_ + 1;
+        continue;
+      }
+      size_t end = next_split_;
+      while (end < splits_.size() && !LargeSplit(splits_[end])) end++;
+      TRIB_ASSIGN_OR_RETURN(
+          bool more,
+          ReadAhead(
+              &ready_columns_, /*per_thread=*/2,
+              [&](const DataSplit& s, auto* out) { return read_->ReadSplitColumns(s, out); }, end));
       if (!more) return false;
     }
+  }
+
+  // Whether NextSlice reads `split` a file at a time, each file a slice at a time (else whole:
+  // a merge, or files whose deletion vectors count positions).
+  bool Sliceable(const DataSplit& split) const {
+    return !read_->layout().primary_key || (split.files.size() == 1 && !read_->deletion_vectors());
+  }
+  // A split read whole only within the process's means: more rows than kWholeReadRows, which
+  // NextColumns reads a slice at a time when it can.
+  bool LargeSplit(const DataSplit& split) const {
+    if (!Sliceable(split)) return false;
+    int64_t rows = 0;
+    for (const auto& f : split.files) rows += f.row_count;
+    return rows > kWholeReadRows;
   }
 
   // Moves the next non-empty batch read ahead into *batch; false when none is left.
@@ -151,9 +187,8 @@ class FileStoreScan : public TableScan {
   }
 
   // NextColumns with a bound on the batch size: one split at a time, each file that needs no
-  // merge a slice at a time.
-  Result<bool> NextSlice(ColumnBatch* batch) {
-    const size_t max_rows = options_.max_batch_rows;
+  // merge a slice at a time; no split from slice_until_ on.
+  Result<bool> NextSlice(ColumnBatch* batch, size_t max_rows) {
     while (true) {
       if (slice_reader_) {
         TRIB_ASSIGN_OR_RETURN(bool more, slice_reader_->Next(max_rows, batch));
@@ -202,10 +237,10 @@ class FileStoreScan : public TableScan {
         ready_columns_.push_back(RowsToColumns(rows, output_fields_));
         continue;
       }
-      if (next_split_ >= splits_.size()) return false;
+      if (next_split_ >= splits_.size() || next_split_ >= slice_until_) return false;
       const DataSplit& split = splits_[next_split_++];
       // (A deletion-vector table's files are read whole: their vectors count positions.)
-      if (!read_->layout().primary_key || (split.files.size() == 1 && !read_->deletion_vectors())) {
+      if (Sliceable(split)) {
         slice_split_ = split;  // its files, one after another
         slice_file_ = 0;
       } else {
@@ -217,12 +252,14 @@ class FileStoreScan : public TableScan {
   // Splits are independent: reads the next `per_thread` per core with read(split, &batches)
   // and replaces *ready by their batches, in split order. False when no split is left. Rows
   // take several times the memory of column batches, so row reads hold fewer splits at once.
+  // Splits from `end` on are left.
   template <typename Batch, typename Read>
-  Result<bool> ReadAhead(std::vector<Batch>* ready, size_t per_thread, const Read& read) {
-    if (next_split_ >= splits_.size()) return false;
+  Result<bool> ReadAhead(std::vector<Batch>* ready, size_t per_thread, const Read& read,
+                         size_t end = SIZE_MAX) {
+    end = std::min(end, splits_.size());
+    if (next_split_ >= end) return false;
     const int threads = DefaultParallelism();
-    const size_t k =
-        std::min(splits_.size() - next_split_, static_cast<size_t>(threads) * per_thread);
+    const size_t k = std::min(end - next_split_, static_cast<size_t>(threads) * per_thread);
     std::vector<std::vector<Batch>> parts(k);
     const size_t first = next_split_;
     next_split_ += k;
@@ -342,6 +379,9 @@ class FileStoreScan : public TableScan {
   size_t slice_file_ = 0;
   size_t ready_offset_ = 0;  // rows of ready_columns_[next_ready_] already handed out
   std::unique_ptr<ColumnFileReader> slice_reader_;
+  // NextColumns without a bound: a large split being read by NextSlice, which stops before
+  // this split (SIZE_MAX: none).
+  size_t slice_until_ = SIZE_MAX;
   size_t next_ready_ = 0;
   bool planned_ = false;
   int64_t emitted_ = 0;

@@ -1,9 +1,10 @@
-// INSERT, DELETE and UPDATE: every value is computed, converted and checked before the first
-// write, so a failing statement commits nothing.
+// INSERT, DELETE and UPDATE: every value is computed, converted and checked as it is written, and
+// a failing statement aborts its writer, so it commits nothing.
 #include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <set>
 
 #include "meta/partition_marker.h"
@@ -12,6 +13,7 @@
 #include "sql/binder/cast.h"
 #include "sql/binder/expression.h"
 #include "sql/exec/interrupt.h"
+#include "sql/exec/operators.h"
 #include "sql/planner/query.h"
 #include "sql/session/session.h"
 #include "table/auto_partition.h"
@@ -78,11 +80,28 @@ Result<std::map<std::string, std::string>> StaticPartition(
   return out;
 }
 
-// Writes `rows` with `kind` and commits; aborts on the first error so nothing is published.
+// The rows of a statement, a chunk at a time (false: no more).
+using RowChunks = std::function<Result<bool>(std::vector<Row>*)>;
+
+// Writes every chunk of `next` with `kind`; returns the rows written.
+Result<int64_t> WriteChunks(TableWriter& writer, RowKind kind, const RowChunks& next) {
+  int64_t n = 0;
+  std::vector<Row> rows;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, next(&rows));
+    if (!more) return n;
+    for (const Row& r : rows) TRIB_RETURN_NOT_OK(writer.Write(kind, r));
+    n += static_cast<int64_t>(rows.size());
+  }
+}
+
+// Writes the rows of `next` with `kind` and commits; aborts on the first error (of a row or of
+// the writer) so nothing is published; `*written` receives the rows written.
 // A plain write (default options) takes its writer from `lender` when it lends one.
 Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& options, RowKind kind,
-                                        const std::vector<Row>& rows, bool maintain = true,
-                                        const WriterLender* lender = nullptr) {
+                                        const RowChunks& next, bool maintain = true,
+                                        const WriterLender* lender = nullptr,
+                                        int64_t* written = nullptr) {
   std::unique_ptr<TableWriter> own;
   std::optional<LentWriter> lent;
   const bool plain = !options.overwrite && options.dynamic_options.empty() &&
@@ -101,10 +120,9 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
     if (lent) lent->give_back(false);
     return st;
   };
-  for (const Row& r : rows) {
-    Status st = writer->Write(kind, r);
-    if (!st.ok()) return fail(st);
-  }
+  auto n = WriteChunks(*writer, kind, next);
+  if (!n.ok()) return fail(n.status());
+  if (written != nullptr) *written = *n;
   if (Interrupted()) {
     // Ctrl-C in the shell: its input may have been cut short; nothing is committed.
     return fail(Status::Invalid("cancelled (Ctrl-C): nothing was committed"));
@@ -146,6 +164,23 @@ Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& option
 }  // namespace
 
 namespace {
+// WriteAll of rows at hand (handed to the writer in chunks of copies).
+Result<std::optional<int64_t>> WriteAll(Table& table, const WriteOptions& options, RowKind kind,
+                                        const std::vector<Row>& rows, bool maintain = true,
+                                        const WriterLender* lender = nullptr) {
+  constexpr size_t kChunk = 4096;
+  size_t next = 0;
+  RowChunks chunks = [&](std::vector<Row>* out) -> Result<bool> {
+    if (next >= rows.size()) return false;
+    const size_t end = std::min(rows.size(), next + kChunk);
+    out->assign(rows.begin() + static_cast<std::ptrdiff_t>(next),
+                rows.begin() + static_cast<std::ptrdiff_t>(end));
+    next = end;
+    return true;
+  };
+  return WriteAll(table, options, kind, chunks, maintain, lender);
+}
+
 // An OVERWRITE commit that writes nothing: the rows of `partition` (a prefix of the partition
 // keys; empty: the whole table) go.
 Result<std::optional<int64_t>> OverwriteWithNothing(
@@ -153,7 +188,7 @@ Result<std::optional<int64_t>> OverwriteWithNothing(
   WriteOptions options;
   options.overwrite = true;
   options.overwrite_partition = partition;
-  return WriteAll(table, options, RowKind::kInsert, {}, /*maintain=*/false);
+  return WriteAll(table, options, RowKind::kInsert, std::vector<Row>{}, /*maintain=*/false);
 }
 }  // namespace
 
@@ -401,6 +436,78 @@ Status ValuesRows(const InsertStmt& s, const TableSchema& schema, const Identifi
   return Status::OK();
 }
 
+// INSERT ... SELECT: the query opened, its columns checked against the target columns (`targets`,
+// or every column when a static partition's are given too), and its rows converted to the
+// table's types a batch at a time as the query hands them out (each error at the query), the
+// static partition's values filled in, NOT NULL columns checked.
+Result<RowChunks> InsertQueryRows(const QueryContext& session, const InsertStmt& s,
+                                  std::shared_ptr<const TableSchema> schema, const Identifier& id,
+                                  const std::vector<int>& targets,
+                                  const std::vector<bool>& is_static, const Row& static_values,
+                                  const std::vector<bool>& written) {
+  const std::vector<Field>& fields = schema->fields;
+  const size_t n = fields.size();
+  TRIB_ASSIGN_OR_RETURN(OperatorPtr opened, OpenQuery(session, *s.source));
+  std::shared_ptr<Operator> query = std::move(opened);
+  const std::vector<Field> q_fields = query->fields();
+  bool all_columns =
+      s.columns.empty() && s.has_partition && q_fields.size() == n && targets.size() != n;
+  std::vector<int> cols = targets;
+  if (all_columns) {
+    cols.clear();
+    for (size_t i = 0; i < n; ++i) cols.push_back(static_cast<int>(i));
+  }
+  if (q_fields.size() != cols.size()) {
+    return ErrorAt(s.source->pos,
+                   "INSERT into " + id.ToString() + " expects " + std::to_string(cols.size()) +
+                       " columns but the query returns " + std::to_string(q_fields.size()));
+  }
+  for (size_t c = 0; c < cols.size(); ++c) {
+    const Field& f = fields[cols[c]];
+    if (!CanCast(q_fields[c].type, f.type, CastMode::kAssignment)) {
+      return ErrorAt(s.source->pos, "query column " + std::to_string(c + 1) + " ('" +
+                                        q_fields[c].name + "', " + TypeName(q_fields[c].type) +
+                                        ") cannot be inserted into column '" + f.name +
+                                        "' of type " + TypeName(f.type));
+    }
+  }
+  return RowChunks([&s, schema, query, q_fields, cols, all_columns, is_static, static_values,
+                    written](std::vector<Row>* rows) -> Result<bool> {
+    const std::vector<Field>& fields = schema->fields;
+    const size_t n = fields.size();
+    ColumnBatch batch;
+    TRIB_ASSIGN_OR_RETURN(bool more, query->Next(&batch));
+    if (!more) return false;
+    rows->clear();
+    for (Row& r : BatchRows(batch)) {
+      Row out(n);
+      for (size_t c = 0; c < cols.size(); ++c) {
+        const Field& f = fields[cols[c]];
+        auto v = CastValue(r[c], q_fields[c].type, f.type, CastMode::kAssignment);
+        if (!v.ok()) {
+          return ErrorAt(s.source->pos, v.status().message() + " (column '" + f.name + "')");
+        }
+        out[cols[c]] = std::move(*v);
+      }
+      for (size_t i = 0; i < n; ++i) {
+        if (!is_static[i]) continue;
+        if (all_columns && CompareSame(out[i], static_values[i]) != 0) {
+          return ErrorAt(s.source->pos, "the query returns partition column '" + fields[i].name +
+                                            "' = " + FormatValue(out[i], fields[i].type) +
+                                            ", which does not match "
+                                            "PARTITION (" +
+                                            fields[i].name + " = " +
+                                            FormatValue(static_values[i], fields[i].type) + ")");
+        }
+        out[i] = static_values[i];
+      }
+      TRIB_RETURN_NOT_OK(CheckNulls(*schema, out, s.source->pos, &written));
+      rows->push_back(std::move(out));
+    }
+    return true;
+  });
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Table>> OpenWriteTarget(const QueryContext& session,
@@ -457,66 +564,6 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
       if (!is_static[i]) targets.push_back(static_cast<int>(i));
     }
   }
-  // With a static partition and no column list the source may also give every column (as
-  // `INSERT OVERWRITE t PARTITION (dt = '1') SELECT * FROM t WHERE dt = '1'`); the partition
-  // columns must then equal the static values.
-  std::vector<Row> source_rows;
-  std::vector<DataType> source_types;
-  std::vector<Pos> row_pos;
-  if (!s.source->values.empty()) {
-    // VALUES: convert each expression to its column type, with its own position in errors.
-    TRIB_RETURN_NOT_OK(
-        ValuesRows(s, *schema, rn.id, targets, is_static, static_values, &source_rows, &row_pos));
-  } else {
-    TRIB_ASSIGN_OR_RETURN(QueryResult q, ExecuteQuery(*this, *s.source));
-    bool all_columns =
-        s.columns.empty() && s.has_partition && q.fields.size() == n && targets.size() != n;
-    std::vector<int> cols = targets;
-    if (all_columns) {
-      cols.clear();
-      for (size_t i = 0; i < n; ++i) cols.push_back(static_cast<int>(i));
-    }
-    if (q.fields.size() != cols.size()) {
-      return ErrorAt(s.source->pos,
-                     "INSERT into " + rn.id.ToString() + " expects " + std::to_string(cols.size()) +
-                         " columns but the query returns " + std::to_string(q.fields.size()));
-    }
-    for (size_t c = 0; c < cols.size(); ++c) {
-      const Field& f = fields[cols[c]];
-      if (!CanCast(q.fields[c].type, f.type, CastMode::kAssignment)) {
-        return ErrorAt(s.source->pos, "query column " + std::to_string(c + 1) + " ('" +
-                                          q.fields[c].name + "', " + TypeName(q.fields[c].type) +
-                                          ") cannot be inserted into column '" + f.name +
-                                          "' of type " + TypeName(f.type));
-      }
-    }
-    for (Row& r : q.rows) {
-      Row out(n);
-      for (size_t c = 0; c < cols.size(); ++c) {
-        const Field& f = fields[cols[c]];
-        auto v = CastValue(r[c], q.fields[c].type, f.type, CastMode::kAssignment);
-        if (!v.ok()) {
-          return ErrorAt(s.source->pos, v.status().message() + " (column '" + f.name + "')");
-        }
-        out[cols[c]] = std::move(*v);
-      }
-      for (size_t i = 0; i < n; ++i) {
-        if (!is_static[i]) continue;
-        if (all_columns && CompareSame(out[i], static_values[i]) != 0) {
-          return ErrorAt(s.source->pos, "the query returns partition column '" + fields[i].name +
-                                            "' = " + FormatValue(out[i], fields[i].type) +
-                                            ", which does not match "
-                                            "PARTITION (" +
-                                            fields[i].name + " = " +
-                                            FormatValue(static_values[i], fields[i].type) + ")");
-        }
-        out[i] = static_values[i];
-      }
-      source_rows.push_back(std::move(out));
-      row_pos.push_back(s.source->pos);
-    }
-  }
-
   // An INSERT with a column list into a primary-key table (deduplicate, versioned or
   // partial-update engine) is a static partial-column write of exactly those columns: the others
   // keep their stored values. Elsewhere unlisted columns are written as NULL.
@@ -524,9 +571,40 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   for (int t : targets) written[t] = true;
   for (size_t i = 0; i < n; ++i) written[i] = written[i] || is_static[i];
   if (s.columns.empty()) std::fill(written.begin(), written.end(), true);
-  for (size_t r = 0; r < source_rows.size(); ++r) {
-    TRIB_RETURN_NOT_OK(CheckNulls(*schema, source_rows[r], row_pos[r], &written));
+
+  // The rows to write, a chunk at a time, each converted and checked: VALUES at once, a query's
+  // rows batch by batch as its operators hand them out, so an INSERT ... SELECT holds a batch,
+  // not its whole result. A failure at any row aborts the writer: nothing is committed.
+  // With a static partition and no column list the source may also give every column (as
+  // `INSERT OVERWRITE t PARTITION (dt = '1') SELECT * FROM t WHERE dt = '1'`); the partition
+  // columns must then equal the static values.
+  RowChunks next_rows;
+  std::vector<Row> values_rows;
+  if (!s.source->values.empty()) {
+    // VALUES: convert each expression to its column type, with its own position in errors.
+    std::vector<Pos> row_pos;
+    TRIB_RETURN_NOT_OK(
+        ValuesRows(s, *schema, rn.id, targets, is_static, static_values, &values_rows, &row_pos));
+    for (size_t r = 0; r < values_rows.size(); ++r) {
+      TRIB_RETURN_NOT_OK(CheckNulls(*schema, values_rows[r], row_pos[r], &written));
+    }
+    next_rows = [&values_rows, done = false](std::vector<Row>* rows) mutable -> Result<bool> {
+      if (done) return false;
+      done = true;
+      *rows = std::move(values_rows);
+      return true;
+    };
+  } else {
+    TRIB_ASSIGN_OR_RETURN(next_rows, InsertQueryRows(*this, s, schema, rn.id, targets, is_static,
+                                                     static_values, written));
   }
+
+  bool row_failed = false;  // the statement failed at a row, not in the writer
+  next_rows = [&row_failed, rows_of = std::move(next_rows)](std::vector<Row>* rows) {
+    Result<bool> more = rows_of(rows);
+    row_failed = !more.ok();
+    return more;
+  };
 
   WriteOptions options;
   if (!target_hints.empty()) {
@@ -568,11 +646,9 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
       if (w->table->path() == table->path()) same_table = w.get();
     }
     if (same_table != nullptr && SameWrite(same_table->options, options)) {
-      for (const Row& r : source_rows) {
-        Status st = same_table->writer->Write(RowKind::kInsert, r);
-        if (!st.ok()) return ErrorAt(s.pos, st.message());
-      }
-      same_table->rows += source_rows.size();
+      TRIB_ASSIGN_OR_RETURN(const int64_t written_rows,
+                            WriteChunks(*same_table->writer, RowKind::kInsert, next_rows));
+      same_table->rows += static_cast<size_t>(written_rows);
       return StatementResult{};
     }
     TRIB_ASSIGN_OR_RETURN(const int64_t buckets, options::Get(*schema, options::kBucket));
@@ -587,25 +663,28 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
     auto writer = table->NewWriter(options);
     if (!writer.ok()) return ErrorAt(s.pos, writer.status().message());
     pending->writer = std::move(*writer);
-    for (const Row& r : source_rows) {
-      Status st = pending->writer->Write(RowKind::kInsert, r);
-      if (!st.ok()) {
-        pending->writer->Abort();
-        return ErrorAt(s.pos, st.message());
-      }
+    auto written_rows = WriteChunks(*pending->writer, RowKind::kInsert, next_rows);
+    if (!written_rows.ok()) {
+      pending->writer->Abort();
+      return written_rows.status();
     }
     pending->target = rn.id.ToString();
-    pending->rows = source_rows.size();
+    pending->rows = static_cast<size_t>(*written_rows);
     pending->overwrite = s.overwrite;
     pending->options = options;
     pending->table = std::move(table);
     set_writes_->push_back(std::move(pending));
     return StatementResult{};
   }
-  auto committed = WriteAll(*table, options, RowKind::kInsert, source_rows, true, &writer_lender_);
-  if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
+  int64_t inserted = 0;
+  auto committed =
+      WriteAll(*table, options, RowKind::kInsert, next_rows, true, &writer_lender_, &inserted);
+  if (!committed.ok()) {
+    // A row's own error (a cast, a NULL) points where it says; the writer's at the statement.
+    return row_failed ? committed.status() : ErrorAt(s.pos, committed.status().message());
+  }
   StatementResult out;
-  out.message = Plural(source_rows.size(), s.overwrite ? "Overwrote with" : "Inserted");
+  out.message = Plural(static_cast<size_t>(inserted), s.overwrite ? "Overwrote with" : "Inserted");
   return out;
 }
 
