@@ -838,8 +838,9 @@ std::vector<OptionDef> BuildTable() {
           .Session()
           .Unsupported(),
       Def("sql.sort.memory-limit", kMemory, "128 mb",
-          "Memory an ORDER BY holds (Flink's table.exec.resource.sort.memory): a larger input "
-          "is sorted in runs of this size spilled to 'io.tmp.dirs' and merged. Also what a "
+          "Memory an ORDER BY holds (Flink's table.exec.resource.sort.memory; unset: also at "
+          "most a quarter of TRIBUTARY_MEMORY_MB): a larger input is sorted in runs of this "
+          "size spilled to 'io.tmp.dirs' and merged. Also what a "
           "window function may hold (more is an error naming this setting; ORDER BY ... LIMIT "
           "n holds about 2n rows, a top-N n rows per partition). Results without ORDER BY, "
           "GROUP BY, DISTINCT, set operations, joins or windows stream and hold one batch.")
@@ -850,7 +851,8 @@ std::vector<OptionDef> BuildTable() {
           "naming this setting.")
           .Session(),
       Def("sql.aggregate.memory-limit", kMemory, "128 mb",
-          "Memory a hash aggregation holds (Flink's table.exec.resource.hash-agg.memory): past "
+          "Memory a hash aggregation holds (Flink's table.exec.resource.hash-agg.memory; unset: "
+          "also at most a quarter of TRIBUTARY_MEMORY_MB): past "
           "it a GROUP BY spills the rows of the groups it does not hold to 'io.tmp.dirs' and "
           "aggregates them afterwards, partition by partition. The rows a SELECT DISTINCT or "
           "UNION has seen, the rows INTERSECT and EXCEPT count, the DISTINCT values and LISTAGG "

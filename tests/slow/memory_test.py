@@ -64,10 +64,11 @@ def many_buckets(binary, tmp):
     return ok
 
 
-def run_checked(cmd, check_line, what, bound_mib):
+def run_checked(cmd, check_line, what, bound_mib, env=None):
     """Runs `cmd`, feeding each line of its stdout to `check_line` (False: a wrong line), and
     reports its peak RSS against `bound_mib`. Returns whether it held."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
     bad = 0
     lines = 0
     for line in proc.stdout:
@@ -119,6 +120,13 @@ def ten_million(binary, tmp):
         return good
     ok &= run_checked(base + ["SELECT k, id FROM s ORDER BY k"], sorted_line,
                       "ORDER BY of 10M rows (spilled)", 320)
+    ok &= state["next"] == n
+    # A smaller process budget: the limits left unset take a quarter of it (32 MiB here).
+    state["next"] = 0
+    small = dict(os.environ, TRIBUTARY_MEMORY_MB="128")
+    ok &= run_checked(base + ["SELECT k, id FROM s ORDER BY k"], sorted_line,
+                      "ORDER BY of 10M rows, TRIBUTARY_MEMORY_MB=128 (measured 129 MiB)", 192,
+                      env=small)
     ok &= state["next"] == n
     groups = set()
 

@@ -11,6 +11,7 @@
 
 #include "common/check_value.h"
 #include "common/datetime.h"
+#include "common/memory_budget.h"
 #include "common/stack_guard.h"
 #include "common/strings.h"
 #include "common/timezone.h"
@@ -39,8 +40,15 @@ namespace planner {
 Result<int64_t> MemoryLimit(const QueryContext& session, const char* key) {
   const OptionDef* def = FindOption(OptionScope::kSession, key);
   auto it = session.options().find(key);
-  const std::string& text = it != session.options().end() ? it->second : def->default_value;
-  return options::ParseMemorySize(text);
+  if (it != session.options().end()) return options::ParseMemorySize(it->second);
+  TRIB_ASSIGN_OR_RETURN(int64_t limit, options::ParseMemorySize(def->default_value));
+  // Unset, the operators that spill (ORDER BY, GROUP BY) take at most a quarter of the
+  // process's memory budget (TRIBUTARY_MEMORY_MB, docs/memory.md).
+  if (std::string_view(key) == kSortMemoryLimitKey ||
+      std::string_view(key) == kAggregateMemoryLimitKey) {
+    limit = std::min(limit, MemoryBudget::Instance().total() / 4);
+  }
+  return limit;
 }
 
 Result<int64_t> SortMemoryLimit(const QueryContext& session) {
