@@ -84,8 +84,7 @@ class DataFileWriter {
   // Borrows the record: its values are encoded in place and left as they were (so the caller
   // decides where its memory is freed).
   Status Write(const merge::KeyValue& kv);
-  // Whether WriteColumns can write this writer's files: Parquet files of a primary-key table
-  // with flat columns.
+  // Whether WriteColumns can write this writer's files: Parquet files with flat columns.
   bool CanWriteColumns() const;
   // Writes `n` records given column by column (REQUIRES: CanWriteColumns(), and Write's order):
   // record k holds row `rows[k]` of `columns` (one per table column; a column with its own

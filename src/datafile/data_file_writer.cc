@@ -250,7 +250,7 @@ void AddToBloom(const format::ColumnValues& c, const DataType& type, const uint3
 
 bool DataFileWriter::CanWriteColumns() const {
   const FileFormat* format = FindFileFormat(format_.FormatForLevel(level_));
-  if (!layout_.primary_key || !format || !format->WritesColumns()) return false;
+  if (!format || !format->WritesColumns()) return false;
   for (const Field& f : layout_.fields) {
     if (f.type.IsNested()) return false;
   }
@@ -267,14 +267,17 @@ Status DataFileWriter::WriteColumns(const std::vector<format::ColumnValues>& col
     return Status::Internal("data file writer: " + std::to_string(columns.size()) +
                             " columns given for " + std::to_string(layout_.fields.size()));
   }
-  // The physical columns: the key columns, _SEQUENCE_NUMBER, _VALUE_KIND, then every column
-  // (their rows are set per slice).
+  // The physical columns: of a primary-key table the key columns, _SEQUENCE_NUMBER and
+  // _VALUE_KIND, then every column (their rows are set per slice).
+  const bool pk = layout_.primary_key;
   std::vector<format::ColumnValues> physical;
-  for (int c : layout_.key_columns) physical.push_back(columns[c]);
-  physical.emplace_back();
-  physical.emplace_back();
+  if (pk) {
+    for (int c : layout_.key_columns) physical.push_back(columns[c]);
+    physical.emplace_back();
+    physical.emplace_back();
+  }
   for (const auto& c : columns) physical.push_back(c);
-  const size_t seq_col = layout_.key_columns.size(), kind_col = seq_col + 1;
+  const size_t first_col = pk ? layout_.key_columns.size() + 2 : 0;
   size_t done = 0;
   Value mn, mx;
   int64_t nulls = 0;
@@ -285,16 +288,18 @@ Status DataFileWriter::WriteColumns(const std::vector<format::ColumnValues>& col
     const size_t slice = std::min<size_t>(n - done, 1000 - static_cast<size_t>(f.rows % 1000));
     // Rows of table column c for this slice.
     auto slice_rows = [&](int c) { return (columns[c].rows ? columns[c].rows : rows) + done; };
-    for (size_t i = 0; i < layout_.key_columns.size(); ++i) {
-      physical[i].rows = slice_rows(layout_.key_columns[i]);
+    if (pk) {
+      for (size_t i = 0; i < layout_.key_columns.size(); ++i) {
+        physical[i].rows = slice_rows(layout_.key_columns[i]);
+      }
+      physical[first_col - 2].ints = sequences + done;
+      physical[first_col - 1].ints = kinds + done;
     }
-    physical[seq_col].ints = sequences + done;
-    physical[kind_col].ints = kinds + done;
     for (size_t c = 0; c < columns.size(); ++c) {
-      physical[kind_col + 1 + c].rows = slice_rows(static_cast<int>(c));
+      physical[first_col + c].rows = slice_rows(static_cast<int>(c));
     }
     TRIB_RETURN_NOT_OK(f.writer->AppendColumns(physical, slice));
-    // Keys: the records are in key order.
+    // Keys (none in an append table): the records are in key order.
     f.max_key.resize(layout_.key_columns.size());
     for (size_t i = 0; i < layout_.key_columns.size(); ++i) {
       const int c = layout_.key_columns[i];

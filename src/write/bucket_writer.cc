@@ -280,6 +280,18 @@ void BucketWriter::ReleaseFlushColumns() {
 }
 
 Status BucketWriter::WriteColumns(DataFileWriter* w, bool keep) {
+  if (!layout_.primary_key) {
+    // An append table's records, in the order they were written.
+    const size_t n = columns_->size();
+    std::vector<uint32_t> order(n);
+    std::vector<int64_t> sequences(n), kinds(n);
+    for (size_t i = 0; i < n; i++) {
+      order[i] = static_cast<uint32_t>(i);
+      sequences[i] = columns_first_seq_ + static_cast<int64_t>(i);
+      kinds[i] = static_cast<int64_t>(columns_->kind(i));
+    }
+    return w->WriteColumns(columns_->Columns(), order.data(), sequences.data(), kinds.data(), n);
+  }
   TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*ctx_.merge_config, layout_.fields,
                                                          /*keep_retracts=*/true));
   if (!plan) return Status::Internal("a column write buffer for a merge that needs rows");

@@ -155,6 +155,12 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                         datafile::FindFileFormat(ctx.format.FormatForLevel(0))->WritesColumns() &&
                         ColumnWriteBuffer::Supports(ctx.layout.fields) &&
                         !GetTestHooks().row_write_buffer;
+  } else {
+    // An append table's records are buffered column by column too, and written as they came.
+    const datafile::FileFormat* format = datafile::FindFileFormat(ctx.format.FormatForLevel(0));
+    ctx.column_buffer = format && format->WritesColumns() &&
+                        ColumnWriteBuffer::Supports(ctx.layout.fields) &&
+                        !GetTestHooks().row_write_buffer;
   }
   return std::unique_ptr<TableWriter>(
       new FileStoreWriter(path, std::move(schema), options, std::move(core), std::move(ctx),
