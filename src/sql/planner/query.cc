@@ -918,67 +918,59 @@ void RemapColumns(BoundExpr* e, const std::vector<int>& slot) {
   for (auto& a : e->args) RemapColumns(a.get(), slot);
 }
 
-namespace {
-
-// Every row `plan` reads of `table`, each a full row of `fields` (the columns the plan does not
-// project left NULL): ReadMatchingRows' read of a DELETE's or UPDATE's target.
-Result<std::vector<Row>> ScanRows(Table& table, const std::vector<Field>& fields,
-                                  const ScanPlan& plan,
-                                  const std::map<std::string, std::string>& dynamic_options,
-                                  const std::string& time_zone = "") {
-  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> scan,
-                        table.NewScan(MakeScanOptions(plan, dynamic_options, time_zone)));
-  std::vector<Row> rows;
-  RowBatch batch;
-  while (true) {
-    TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
-    for (Row& r : batch.rows) {
-      Row full(fields.size());
-      for (size_t i = 0; i < plan.projection.size() && i < r.size(); ++i) {
-        full[plan.projection[i]] = std::move(r[i]);
-      }
-      rows.push_back(std::move(full));
-    }
-    batch.Clear();
-    if (!more) break;
-  }
-  return rows;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 }  // namespace planner
 
 using namespace planner;
 
-Result<std::vector<Row>> ReadMatchingRows(Table& table, const Expr* where,
-                                          const std::map<std::string, std::string>& options) {
+Result<RowChunks> OpenMatchingRows(Table& table, const Expr* where,
+                                   const std::map<std::string, std::string>& options) {
   const auto schema = table.schema();
   Scope scope;
   for (const auto& f : schema->fields)
     scope.columns.push_back({f.name, table.identifier().table, f.type});
   Binder binder(&scope);
-  std::vector<BoundExprPtr> conjuncts;
+  auto conjuncts = std::make_shared<std::vector<BoundExprPtr>>();
   if (where) {
     if (ContainsAggregate(*where)) {
       return ErrorAt(where->pos, "aggregate functions are not allowed in WHERE");
     }
     TRIB_ASSIGN_OR_RETURN(BoundExprPtr c, binder.BindPredicate(*where, "WHERE"));
-    FlattenAnd(std::move(c), &conjuncts);
+    FlattenAnd(std::move(c), conjuncts.get());
   }
   std::vector<bool> all(schema->fields.size(), true);
-  ScanPlan plan = PlanScan(schema->fields, conjuncts, all);
-  TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows, ScanRows(table, schema->fields, plan, options));
-  std::vector<Row> out;
-  for (Row& r : rows) {
-    bool keep = true;
-    for (const auto& c : conjuncts) {
-      TRIB_ASSIGN_OR_RETURN(keep, EvaluatePredicate(*c, r));
-      if (!keep) break;
+  ScanPlan plan = PlanScan(schema->fields, *conjuncts, all);
+  ScanOptions scan_options = MakeScanOptions(plan, options, "");
+  scan_options.max_batch_rows = kStreamBatchRows;  // a slice of a file at a time
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> opened, table.NewScan(scan_options));
+  std::shared_ptr<TableScan> scan = std::move(opened);
+  const size_t width = schema->fields.size();
+  const std::vector<int> projection = plan.projection;
+  // Each scan batch: its rows as full rows (the columns the plan does not project left NULL),
+  // those the WHERE keeps.
+  return RowChunks([scan, conjuncts, width, projection](std::vector<Row>* out) -> Result<bool> {
+    RowBatch batch;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
+      out->clear();
+      for (Row& r : batch.rows) {
+        Row full(width);
+        for (size_t i = 0; i < projection.size() && i < r.size(); ++i) {
+          full[projection[i]] = std::move(r[i]);
+        }
+        bool keep = true;
+        for (const auto& c : *conjuncts) {
+          TRIB_ASSIGN_OR_RETURN(keep, EvaluatePredicate(*c, full));
+          if (!keep) break;
+        }
+        if (keep) out->push_back(std::move(full));
+      }
+      batch.Clear();
+      if (!out->empty()) return true;
+      if (!more) return false;
     }
-    if (keep) out.push_back(std::move(r));
-  }
-  return out;
+  });
 }
 
 }  // namespace tributary::sql

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,10 +45,16 @@ Result<QueryResult> ExecuteQuery(const QueryContext& session, const SelectStmt& 
 // A few lines saying how the query reads its table: projection, pushed filters, limit.
 Result<std::string> ExplainQuery(const QueryContext& session, const SelectStmt& q);
 
-// Every row of `table` (all columns) for which `where` is TRUE (all rows when null), reading
-// through a scan with the pushed-down filters. For DELETE and UPDATE.
-Result<std::vector<Row>> ReadMatchingRows(Table& table, const Expr* where,
-                                          const std::map<std::string, std::string>& options);
+// Rows a chunk at a time: replaces *rows with the next chunk and returns true, or returns false
+// when there are no more.
+using RowChunks = std::function<Result<bool>(std::vector<Row>* rows)>;
+
+// The rows of `table` (all columns) for which `where` is TRUE (all rows when null), a scan's
+// batch at a time, reading through a scan with the pushed-down filters (its snapshot planned at
+// the first chunk). For DELETE and UPDATE, which write each chunk as it comes. `table` must
+// outlive the chunks.
+Result<RowChunks> OpenMatchingRows(Table& table, const Expr* where,
+                                   const std::map<std::string, std::string>& options);
 
 // Validates /*+ OPTIONS(...) */ hints against the option table; returns canonical keys. An
 // option not implemented yet is refused.

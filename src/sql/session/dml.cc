@@ -80,8 +80,26 @@ Result<std::map<std::string, std::string>> StaticPartition(
   return out;
 }
 
-// The rows of a statement, a chunk at a time (false: no more).
-using RowChunks = std::function<Result<bool>(std::vector<Row>*)>;
+// `chunks`, unless it has no rows (then nothing is written: no commit, no maintenance); its
+// first chunk is read to know.
+Result<std::optional<RowChunks>> UnlessEmpty(RowChunks chunks) {
+  std::vector<Row> first;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, chunks(&first));
+    if (!more) return std::optional<RowChunks>();
+    if (!first.empty()) break;
+  }
+  return std::optional<RowChunks>(
+      [first = std::move(first), taken = false,
+       chunks = std::move(chunks)](std::vector<Row>* out) mutable -> Result<bool> {
+        if (!taken) {
+          taken = true;
+          *out = std::move(first);
+          return true;
+        }
+        return chunks(out);
+      });
+}
 
 // Writes every chunk of `next` with `kind`; returns the rows written.
 Result<int64_t> WriteChunks(TableWriter& writer, RowKind kind, const RowChunks& next) {
@@ -786,14 +804,17 @@ Result<DmlTarget> OpenDmlTarget(const Session& session, const QualifiedName& nam
 Result<StatementResult> Session::Delete(const DeleteStmt& s) {
   TRIB_ASSIGN_OR_RETURN(DmlTarget t, OpenDmlTarget(*this, s.name, s.hints, s.hints_pos, s.pos,
                                                    "delete from", "DELETE"));
-  TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows,
-                        ReadMatchingRows(*t.table, s.where.get(), t.options.dynamic_options));
-  if (!rows.empty()) {
-    auto committed = WriteAll(*t.table, t.options, RowKind::kDelete, rows, true, &writer_lender_);
-    if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
+  TRIB_ASSIGN_OR_RETURN(RowChunks matching,
+                        OpenMatchingRows(*t.table, s.where.get(), t.options.dynamic_options));
+  TRIB_ASSIGN_OR_RETURN(std::optional<RowChunks> rows, UnlessEmpty(std::move(matching)));
+  int64_t deleted = 0;
+  if (rows) {
+    auto committed =
+        WriteAll(*t.table, t.options, RowKind::kDelete, *rows, true, &writer_lender_, &deleted);
+    if (!committed.ok()) return Locate(committed.status(), s.pos);
   }
   StatementResult out;
-  out.message = Plural(rows.size(), "Deleted");
+  out.message = Plural(static_cast<size_t>(deleted), "Deleted");
   return out;
 }
 
@@ -835,35 +856,40 @@ Result<StatementResult> Session::Update(const UpdateStmt& s) {
     sets.emplace_back(idx, std::move(e));
   }
   WriteOptions options = std::move(t.options);
-  TRIB_ASSIGN_OR_RETURN(std::vector<Row> rows,
-                        ReadMatchingRows(*table, s.where.get(), options.dynamic_options));
-  std::vector<Row> updated;
-  updated.reserve(rows.size());
+  TRIB_ASSIGN_OR_RETURN(RowChunks matching,
+                        OpenMatchingRows(*table, s.where.get(), options.dynamic_options));
   // A partial-update table takes NULL as "no change" (Paimon's rule): setting a value to NULL
   // would report an update that changes nothing, so it is refused with the reason.
   TRIB_ASSIGN_OR_RETURN(options::MergeEngine engine, options::Get(*schema, options::kMergeEngine));
   const bool partial_update = engine == options::MergeEngine::kPartialUpdate;
-  for (const Row& old : rows) {
-    Row r = old;
-    for (const auto& [idx, e] : sets) {
-      TRIB_ASSIGN_OR_RETURN(r[idx], Evaluate(*e, old));
-      if (partial_update && r[idx].is_null() && !old[idx].is_null()) {
-        return ErrorAt(s.pos, "cannot set column '" + schema->fields[idx].name +
-                                  "' to NULL: in a partial-update table NULL means 'keep the "
-                                  "current value', so the row would not change (delete the row, "
-                                  "or use a sequence group, to clear fields)");
+  // Each chunk of matching rows updated as it is read; a failing row aborts the writer.
+  RowChunks updated = [&](std::vector<Row>* out) -> Result<bool> {
+    TRIB_ASSIGN_OR_RETURN(bool more, matching(out));
+    if (!more) return false;
+    for (Row& r : *out) {
+      const Row old = r;
+      for (const auto& [idx, e] : sets) {
+        TRIB_ASSIGN_OR_RETURN(r[idx], Evaluate(*e, old));
+        if (partial_update && r[idx].is_null() && !old[idx].is_null()) {
+          return ErrorAt(s.pos, "cannot set column '" + schema->fields[idx].name +
+                                    "' to NULL: in a partial-update table NULL means 'keep the "
+                                    "current value', so the row would not change (delete the "
+                                    "row, or use a sequence group, to clear fields)");
+        }
       }
+      TRIB_RETURN_NOT_OK(CheckNulls(*schema, r, s.pos, nullptr));
     }
-    TRIB_RETURN_NOT_OK(CheckNulls(*schema, r, s.pos, nullptr));
-    updated.push_back(std::move(r));
-  }
-  if (!updated.empty()) {
+    return true;
+  };
+  TRIB_ASSIGN_OR_RETURN(std::optional<RowChunks> rows, UnlessEmpty(std::move(updated)));
+  int64_t count = 0;
+  if (rows) {
     auto committed =
-        WriteAll(*table, options, RowKind::kUpdateAfter, updated, true, &writer_lender_);
-    if (!committed.ok()) return ErrorAt(s.pos, committed.status().message());
+        WriteAll(*table, options, RowKind::kUpdateAfter, *rows, true, &writer_lender_, &count);
+    if (!committed.ok()) return Locate(committed.status(), s.pos);
   }
   StatementResult out;
-  out.message = Plural(updated.size(), "Updated");
+  out.message = Plural(static_cast<size_t>(count), "Updated");
   return out;
 }
 
