@@ -92,7 +92,11 @@ class PendingDirs {
       dirs.swap(dirs_);
     }
     for (auto it = dirs.begin(); it != dirs.end(); ++it) {
+      // A directory deleted since (a dropped table's, an aborted writer's) holds nothing to
+      // make durable: it is no longer pending. (Kept pending, it failed every later publication
+      // in the process, of any table.)
       if (Status st = SyncDir(*it); !st.ok()) {
+        if (::access(it->c_str(), F_OK) != 0 && errno == ENOENT) continue;
         // Not synced: still pending for the next publication.
         std::lock_guard<std::mutex> lock(mu_);
         dirs_.insert(it, dirs.end());

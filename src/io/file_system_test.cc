@@ -59,6 +59,23 @@ TEST_F(FileSystemTest, WriteNewFileNeverReplaces) {
   EXPECT_TRUE(*LocalFs().WriteFileIfAbsent(JoinPath(dir_, "snapshot-1"), "{}"));
 }
 
+// A directory a new file went into and that is gone before the next publication (a dropped
+// table's bucket, an aborted writer's) holds nothing to sync: the publication goes through, and
+// so do the later ones. Before, the directory stayed pending and every later publication of
+// the process, in any table, failed with "cannot open directory".
+TEST_F(FileSystemTest, ADeletedDirectoryDoesNotFailLaterPublications) {
+  const std::string gone = JoinPath(dir_, "dropped/bucket-0");
+  ASSERT_TRUE(LocalFs().MakeDirs(gone).ok());
+  ASSERT_TRUE(LocalFs().WriteNewFile(JoinPath(gone, "data-1.parquet"), "x").ok());
+  ASSERT_TRUE(LocalFs().RemoveAll(JoinPath(dir_, "dropped")).ok());
+  auto first = LocalFs().WriteFileIfAbsent(JoinPath(dir_, "snapshot-1"), "{}");
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(*first);
+  auto second = LocalFs().WriteFileIfAbsent(JoinPath(dir_, "snapshot-2"), "{}");
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_TRUE(*second);
+}
+
 // The commit protocol: of several writers publishing one name, exactly one wins and the file
 // holds its bytes whole.
 TEST_F(FileSystemTest, WriteIfAbsentHasOneWinner) {
