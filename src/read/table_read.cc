@@ -149,8 +149,10 @@ class FileStoreScan : public TableScan {
         slice_until_ = next_split_ + 1;
         continue;
       }
+      // (ReadAhead takes at most a few splits per thread: no need to look further.)
+      const size_t most = next_split_ + 2 * static_cast<size_t>(DefaultParallelism());
       size_t end = next_split_;
-      while (end < splits_.size() && !LargeSplit(splits_[end])) end++;
+      while (end < splits_.size() && end < most && !LargeSplit(splits_[end])) end++;
       TRIB_ASSIGN_OR_RETURN(
           bool more,
           ReadAhead(
