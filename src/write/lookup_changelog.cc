@@ -55,6 +55,7 @@ struct LookupValueCache::ColumnFace {
   // One per table column; rows of replaced values stay until Repack.
   std::vector<ColumnVector> columns;
   absl::flat_hash_map<int64_t, uint32_t> row_of;  // key -> row of `columns`, or kAbsent
+  size_t live = 0;                                // entries of row_of that are not kAbsent
   // Every key the committed files hold is in row_of: the face started with the bucket empty and
   // has followed every commit since (a key it does not know is absent, not searched for).
   bool complete = false;
@@ -62,6 +63,7 @@ struct LookupValueCache::ColumnFace {
   void Clear() {
     columns.clear();
     row_of.clear();
+    live = 0;
     complete = false;
   }
   // Bytes the face takes (what the budget bounds).
@@ -76,8 +78,6 @@ struct LookupValueCache::ColumnFace {
   // Drops the rows no key uses once they outnumber the used ones, in place: the vectors keep
   // their storage for the next commits' rows (a fresh copy costs its page faults again).
   void Repack() {
-    size_t live = 0;
-    for (const auto& [key, row] : row_of) live += row != kAbsent;
     if (rows() < 2 * live + 4096) return;
     std::vector<uint32_t> moved_to(rows(), kAbsent);
     for (const auto& [key, row] : row_of) {
@@ -291,6 +291,7 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
         row = static_cast<uint32_t>(face.rows());
         for (size_t c = 0; c < face.columns.size(); c++)
           face.columns[c].Append((**before).value[c]);
+        ++face.live;
       }
       *search_slots[s] = row;
     }
@@ -323,8 +324,10 @@ Result<std::optional<std::vector<meta::DataFileMeta>>> WriteDeduplicateChangelog
         emit(RowKind::kUpdateAfter, after);
       }
       slot = after;
+      face.live += before == Face::kAbsent;
     } else {
       if (before != Face::kAbsent) emit(RowKind::kDelete, before);
+      face.live -= before != Face::kAbsent;
       slot = Face::kAbsent;
     }
   }

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "format/parquet/parquet_values.h"
 
 namespace tributary::format::parquet {
@@ -55,14 +56,43 @@ LeafSpec FlatSpec(const Field& field, const SchemaElement& element) {
 // The chunk's dictionary: integer values (and the bits of doubles) in one map, byte strings in
 // another looked up without a copy; a string is copied only when it enters the dictionary.
 struct ColumnChunkWriter::DictIndex {
+  // Strings are kept once, in the dictionary's values (`strings`): the set holds their indices,
+  // hashed and compared by the strings they name, and is searched by string_view.
+  struct StringOf {
+    const StringVector* strings;
+    absl::string_view operator()(uint32_t i) const {
+      std::string_view s = (*strings)[i];
+      return absl::string_view(s.data(), s.size());
+    }
+    absl::string_view operator()(absl::string_view s) const { return s; }
+  };
+  struct BytesHash : StringOf {
+    using is_transparent = void;
+    template <typename K>
+    size_t operator()(const K& k) const {
+      return absl::Hash<absl::string_view>()(StringOf::operator()(k));
+    }
+  };
+  struct BytesEq : StringOf {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return StringOf::operator()(a) == StringOf::operator()(b);
+    }
+  };
+
+  explicit DictIndex(const StringVector* strings)
+      : bytes(0, BytesHash{{strings}}, BytesEq{{strings}}) {}
+
   absl::flat_hash_map<int64_t, uint32_t> ints;
-  absl::flat_hash_map<std::string, uint32_t> bytes;
+  absl::flat_hash_set<uint32_t, BytesHash, BytesEq> bytes;
 
   void clear() {
     ints.clear();
     bytes.clear();
   }
-  // The index of value i of `v` (`next` when it is new); whether it was new.
+  // The index of value i of `v` (`next` when it is new); whether it was new. A new string's
+  // index is `next`: the caller appends it to the dictionary's values before the next call.
   std::pair<uint32_t, bool> Find(const PhysicalValues& v, size_t i, uint32_t next) {
     if (!v.ints.empty()) return FindInt(v.ints[i], next);
     if (!v.doubles.empty()) {
@@ -72,15 +102,22 @@ struct ColumnChunkWriter::DictIndex {
     }
     return FindBytes(v.bytes[i], next);
   }
+  // A dictionary that outgrows a few entries is likely to reach the probe's end: room for it at
+  // once instead of rehashing it six times on the way (thousands of small files a minute).
+  static constexpr size_t kReserveAt = 64;
   std::pair<uint32_t, bool> FindInt(int64_t x, uint32_t next) {
+    if (ints.size() == kReserveAt) ints.reserve(kDictionaryProbe);
     auto [it, inserted] = ints.try_emplace(x, next);
     return {it->second, inserted};
   }
   std::pair<uint32_t, bool> FindBytes(std::string_view s, uint32_t next) {
-    auto it = bytes.find(absl::string_view(s.data(), s.size()));
-    if (it != bytes.end()) return {it->second, false};
-    bytes.emplace(std::string(s), next);
-    return {next, true};
+    if (bytes.size() == kReserveAt) bytes.reserve(kDictionaryProbe);
+    bool inserted = false;
+    auto it = bytes.lazy_emplace(absl::string_view(s.data(), s.size()), [&](const auto& ctor) {
+      inserted = true;
+      ctor(next);
+    });
+    return {*it, inserted};
   }
 };
 
@@ -99,7 +136,7 @@ ColumnChunkWriter::ColumnChunkWriter(LeafSpec spec, const ColumnWriterOptions& o
       max_def_(spec.max_def),
       max_rep_(spec.max_rep),
       options_(options),
-      dict_index_(std::make_unique<DictIndex>()) {
+      dict_index_(std::make_unique<DictIndex>(&dict_values_.bytes)) {
   for (size_t i = 0; i < path_.size(); ++i) name_ += (i ? "." : "") + path_[i];
   ResetChunk();
 }

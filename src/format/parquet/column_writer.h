@@ -69,6 +69,9 @@ class ColumnChunkWriter {
   // Any leaf, nested ones included.
   ColumnChunkWriter(LeafSpec spec, const ColumnWriterOptions& options);
   ~ColumnChunkWriter();
+  // Not copied or moved: the dictionary's index points at the dictionary's values.
+  ColumnChunkWriter(const ColumnChunkWriter&) = delete;
+  ColumnChunkWriter& operator=(const ColumnChunkWriter&) = delete;
 
   // Adds the next row's value (flat columns). A null in a NOT NULL column or a value of the
   // wrong representation is Invalid and leaves the writer unchanged.
