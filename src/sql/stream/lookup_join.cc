@@ -11,6 +11,7 @@
 #include "options/option_values.h"
 #include "sql/binder/cast.h"
 #include "sql/exec/operators.h"
+#include "sql/exec/vector_eval.h"
 #include "sql/stream/streaming_operators.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
@@ -238,60 +239,97 @@ class LookupJoinOperator : public Operator {
     return child_->Checkpoint(last_input_of_output_[*delivered_of_last]);
   }
 
+  // Column by column: the keys evaluated over the batch and each distinct key looked up once;
+  // the input's columns copied to the rows they join (typed, never turned into rows), the
+  // dimension's columns filled from the rows found, the ON conditions evaluated over the joined
+  // candidates as a filter does.
   Result<bool> Next(ColumnBatch* out) override {
-    const size_t width = table_->schema()->fields.size();
     while (true) {
       ColumnBatch in;
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
       if (!more) return false;
-      std::vector<Row> rows = BatchRows(in);
-      // Each row's key (nullopt: a NULL in it, which matches nothing).
-      std::vector<std::optional<Row>> keys(rows.size());
-      for (size_t r = 0; r < rows.size(); r++) {
+      std::vector<ColumnVector> key_columns;
+      for (const auto& k : keys_) {
+        TRIB_ASSIGN_OR_RETURN(ColumnVector c, EvaluateBatch(*k, in));
+        key_columns.push_back(std::move(c));
+      }
+      // Each row's distinct key (-1: a NULL in it, which matches nothing).
+      std::vector<std::optional<Row>> distinct;
+      std::vector<int32_t> key_of(in.num_rows, -1);
+      std::unordered_map<std::string, int32_t> seen;
+      for (size_t r = 0; r < in.num_rows; r++) {
         Row key;
         bool null_key = false;
-        for (const auto& k : keys_) {
-          TRIB_ASSIGN_OR_RETURN(Value v, Evaluate(*k, rows[r]));
-          null_key = null_key || v.is_null();
-          key.push_back(std::move(v));
+        for (const ColumnVector& c : key_columns) {
+          null_key = null_key || c.IsNull(r);
+          key.push_back(c.Get(r));
         }
-        if (!null_key) keys[r] = std::move(key);
+        if (null_key) continue;
+        auto [it, added] = seen.try_emplace(KeyBytes(key), static_cast<int32_t>(distinct.size()));
+        if (added) distinct.push_back(std::move(key));
+        key_of[r] = it->second;
       }
       std::vector<std::vector<Row>> found;
-      TRIB_RETURN_NOT_OK(Find(keys, &found));
-      std::vector<Row> joined_rows;
-      std::vector<uint32_t> input_of_output;  // the input row of each joined row
-      for (size_t r = 0; r < rows.size(); r++) {
-        bool matched = false;
-        for (const Row& match : found[r]) {
-          Row joined = rows[r];
-          joined.insert(joined.end(), match.begin(), match.end());
-          bool keep = true;
-          for (const auto& c : residual_) {
-            TRIB_ASSIGN_OR_RETURN(keep, EvaluatePredicate(*c, joined));
-            if (!keep) break;
-          }
-          if (!keep) continue;
-          matched = true;
-          joined_rows.push_back(std::move(joined));
-          input_of_output.push_back(static_cast<uint32_t>(r));
-        }
-        if (!matched && left_outer_) {
-          Row joined = std::move(rows[r]);
-          joined.resize(joined.size() + width, Value::Null());
-          joined_rows.push_back(std::move(joined));
-          input_of_output.push_back(static_cast<uint32_t>(r));
-        }
+      TRIB_RETURN_NOT_OK(Find(distinct, &found));
+      // Candidates: each input row with each dimension row of its key, in input order.
+      Pairs candidates;
+      for (size_t r = 0; r < in.num_rows; r++) {
+        if (key_of[r] < 0) continue;
+        for (const Row& m : found[key_of[r]]) candidates.Add(static_cast<uint32_t>(r), &m);
       }
-      if (joined_rows.empty()) continue;
-      last_input_of_output_ = std::move(input_of_output);
-      *out = RowsToBatch(fields_, joined_rows.begin(), joined_rows.end());
+      ColumnBatch joined = Join(in, candidates);
+      TRIB_ASSIGN_OR_RETURN(std::vector<uint32_t> pass, SelectRows(residual_, joined));
+      Pairs output;
+      if (!left_outer_) {
+        for (uint32_t p : pass) output.Add(candidates.input[p], nullptr);
+        joined = TakeRows(std::move(joined), pass);
+      } else {
+        // Each input row's passing candidates, or the row with NULLs when none passed.
+        size_t p = 0;
+        for (uint32_t r = 0; r < in.num_rows; r++) {
+          bool matched = false;
+          for (; p < pass.size() && candidates.input[pass[p]] == r; p++) {
+            output.Add(r, candidates.match[pass[p]]);
+            matched = true;
+          }
+          if (!matched) output.Add(r, nullptr);
+        }
+        joined = Join(in, output);
+      }
+      if (output.input.empty()) continue;
+      last_input_of_output_ = std::move(output.input);
+      *out = std::move(joined);
       return true;
     }
   }
 
  private:
   std::vector<uint32_t> last_input_of_output_;  // of the last batch returned
+
+  // Joined rows: an input row and its dimension row (nullptr: NULLs, an outer join's).
+  struct Pairs {
+    std::vector<uint32_t> input;
+    std::vector<const Row*> match;
+    void Add(uint32_t r, const Row* m) {
+      input.push_back(r);
+      match.push_back(m);
+    }
+  };
+  // The batch of `pairs`: the input's columns, then the dimension's.
+  ColumnBatch Join(const ColumnBatch& in, const Pairs& pairs) const {
+    const size_t width = table_->schema()->fields.size();
+    ColumnBatch joined = CopyRows(in, pairs.input);
+    for (size_t j = 0; j < width; j++) {
+      ColumnVector c;
+      c.type = fields_[fields_.size() - width + j].type;
+      c.rep = ColumnVector::RepOf(c.type);
+      c.Reserve(pairs.match.size());
+      for (const Row* m : pairs.match) c.Append(m != nullptr ? (*m)[j] : Value::Null());
+      joined.columns.push_back(std::move(c));
+    }
+    joined.num_rows = pairs.input.size();
+    return joined;
+  }
 
   // The dimension's rows of each key (nullopt keys find nothing), as the cache mode finds them.
   Status Find(const std::vector<std::optional<Row>>& keys, std::vector<std::vector<Row>>* found) {
