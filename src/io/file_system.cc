@@ -77,38 +77,90 @@ Result<std::string> WriteTemp(const std::string& path, std::string_view data) {
   return tmp;
 }
 
-// The directories WriteNewFile wrote into since the last publication: their entries are synced
-// before the next WriteFileIfAbsent (a snapshot) can name the files.
+// The files WriteNewFile wrote since the last publication, and their directories: made durable
+// before the next WriteFileIfAbsent (a snapshot) can name them. A few files are fsynced one by
+// one with their directories; from kSyncFsAt files on, one syncfs(2) per file system makes all
+// of them durable (bytes and directory entries) at once: a commit over thousands of buckets
+// writes thousands of small files, and on the machines measured each fsync cost a device flush
+// of its own (bench/HISTORY.md, 2026-12-06, twenty-sixth session).
 class PendingDirs {
  public:
-  void Add(std::string dir) {
+  static constexpr size_t kSyncFsAt = 8;
+
+  void Add(std::string dir, std::string file) {
     std::lock_guard<std::mutex> lock(mu_);
     dirs_.insert(std::move(dir));
+    files_.push_back(std::move(file));
   }
   Status SyncAll() {
     std::set<std::string> dirs;
+    std::vector<std::string> files;
     {
       std::lock_guard<std::mutex> lock(mu_);
       dirs.swap(dirs_);
+      files.swap(files_);
     }
-    for (auto it = dirs.begin(); it != dirs.end(); ++it) {
-      // A directory deleted since (a dropped table's, an aborted writer's) holds nothing to
-      // make durable: it is no longer pending. (Kept pending, it failed every later publication
-      // in the process, of any table.)
-      if (Status st = SyncDir(*it); !st.ok()) {
-        if (::access(it->c_str(), F_OK) != 0 && errno == ENOENT) continue;
-        // Not synced: still pending for the next publication.
-        std::lock_guard<std::mutex> lock(mu_);
-        dirs_.insert(it, dirs.end());
-        return st;
+    Status st = files.size() >= kSyncFsAt ? SyncFileSystems(dirs) : SyncEach(files, dirs);
+    if (!st.ok()) {
+      // Not synced: still pending for the next publication.
+      std::lock_guard<std::mutex> lock(mu_);
+      dirs_.insert(dirs.begin(), dirs.end());
+      files_.insert(files_.end(), files.begin(), files.end());
+    }
+    return st;
+  }
+
+ private:
+  // A file or directory deleted since (a dropped table's, an aborted writer's) holds nothing to
+  // make durable: it is no longer pending. (Kept pending, it failed every later publication in
+  // the process, of any table.)
+  static bool Gone(const std::string& path) {
+    return ::access(path.c_str(), F_OK) != 0 && errno == ENOENT;
+  }
+  static Status SyncEach(const std::vector<std::string>& files, const std::set<std::string>& dirs) {
+    for (const std::string& f : files) {
+      int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
+        if (errno == ENOENT) continue;
+        return Errno("cannot open", f);
+      }
+      const int rc = ::fsync(fd);
+      ::close(fd);
+      if (rc != 0) return Errno("cannot sync", f);
+    }
+    for (const std::string& d : dirs) {
+      if (Status st = SyncDir(d); !st.ok() && !Gone(d)) return st;
+    }
+    return Status::OK();
+  }
+  // One syncfs(2) for each file system the directories are on.
+  static Status SyncFileSystems(const std::set<std::string>& dirs) {
+    std::set<dev_t> synced;
+    for (const std::string& d : dirs) {
+      int fd = ::open(d.empty() ? "." : d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0) {
+        if (errno == ENOENT) continue;
+        return Errno("cannot open directory", d);
+      }
+      struct stat st;
+      int rc = ::fstat(fd, &st);
+      if (rc == 0 && synced.insert(st.st_dev).second) {
+        rc = ::syncfs(fd);
+        if (rc != 0) synced.erase(st.st_dev);
+      }
+      const int err = errno;
+      ::close(fd);
+      if (rc != 0) {
+        errno = err;
+        return Errno("cannot sync the file system of", d);
       }
     }
     return Status::OK();
   }
 
- private:
   std::mutex mu_;
   std::set<std::string> dirs_;
+  std::vector<std::string> files_;
 };
 
 PendingDirs& Pending() {
@@ -157,13 +209,12 @@ class LocalFileSystem : public FileSystem {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0) return Errno("cannot create", path);
     Status st = WriteAll(fd, data, path);
-    if (st.ok() && ::fsync(fd) != 0) st = Errno("cannot sync", path);
-    ::close(fd);
+    if (::close(fd) != 0 && st.ok()) st = Errno("cannot write", path);
     if (!st.ok()) {
       ::unlink(path.c_str());
       return st;
     }
-    Pending().Add(ParentPath(path));
+    Pending().Add(ParentPath(path), path);
     return Status::OK();
   }
 

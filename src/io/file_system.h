@@ -36,16 +36,16 @@ class FileSystem {
   // Writes a new file (or replaces it) durably: write to a temp file, fsync, rename, fsync dir.
   virtual Status WriteFile(const std::string& path, std::string_view data) = 0;
   // Writes a file under a name never used before and never replaced (a data file, a manifest,
-  // an index file): durable once it returns, but on a local disk its directory entry is synced
-  // only by the next WriteFileIfAbsent of this process (the commit that publishes a snapshot
-  // naming it), once for all such files of a directory: no temporary file, no rename. A crash
-  // before that leaves at most an unreferenced file under that name (orphan cleanup removes it).
-  // WriteFile by default.
+  // an index file): on a local disk its bytes and directory entry are made durable by the next
+  // WriteFileIfAbsent of this process (the commit that publishes a snapshot naming it), for all
+  // such files at once: no temporary file, no rename, no fsync of its own. A crash before that
+  // leaves at most an unreferenced (possibly partial) file under that name (orphan cleanup
+  // removes it). WriteFile by default.
   virtual Status WriteNewFile(const std::string& path, std::string_view data) {
     return WriteFile(path, data);
   }
   // Publishes `data` at `path` only if nothing exists there (link(2) of a synced temp file),
-  // first syncing the directories of the files WriteNewFile wrote.
+  // first making durable the files WriteNewFile wrote and their directories.
   // Returns false, writing nothing, if `path` already exists.
   virtual Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) = 0;
   // Publishes at `path` a second file with the bytes of `from`, a file WriteFile wrote, which

@@ -63,17 +63,32 @@ TEST_F(FileSystemTest, WriteNewFileNeverReplaces) {
 // table's bucket, an aborted writer's) holds nothing to sync: the publication goes through, and
 // so do the later ones. Before, the directory stayed pending and every later publication of
 // the process, in any table, failed with "cannot open directory".
+// Both ways of making new files durable: a few files fsynced one by one, many by one syncfs of
+// their file system.
 TEST_F(FileSystemTest, ADeletedDirectoryDoesNotFailLaterPublications) {
-  const std::string gone = JoinPath(dir_, "dropped/bucket-0");
-  ASSERT_TRUE(LocalFs().MakeDirs(gone).ok());
-  ASSERT_TRUE(LocalFs().WriteNewFile(JoinPath(gone, "data-1.parquet"), "x").ok());
-  ASSERT_TRUE(LocalFs().RemoveAll(JoinPath(dir_, "dropped")).ok());
-  auto first = LocalFs().WriteFileIfAbsent(JoinPath(dir_, "snapshot-1"), "{}");
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
-  EXPECT_TRUE(*first);
-  auto second = LocalFs().WriteFileIfAbsent(JoinPath(dir_, "snapshot-2"), "{}");
-  ASSERT_TRUE(second.ok()) << second.status().ToString();
-  EXPECT_TRUE(*second);
+  for (int files : {1, 3, 40}) {
+    SCOPED_TRACE(std::to_string(files) + " new files");
+    const std::string root = JoinPath(dir_, "dropped-" + std::to_string(files));
+    const std::string gone = JoinPath(root, "bucket-0"), kept = JoinPath(dir_, "kept");
+    ASSERT_TRUE(LocalFs().MakeDirs(gone).ok());
+    ASSERT_TRUE(LocalFs().MakeDirs(kept).ok());
+    for (int f = 0; f < files; f++) {
+      const std::string name = "data-" + std::to_string(files) + "-" + std::to_string(f);
+      ASSERT_TRUE(LocalFs().WriteNewFile(JoinPath(f % 2 ? kept : gone, name), name).ok());
+    }
+    ASSERT_TRUE(LocalFs().RemoveAll(root).ok());
+    for (int n = 0; n < 2; n++) {
+      auto published = LocalFs().WriteFileIfAbsent(
+          JoinPath(dir_, "snapshot-" + std::to_string(files) + "-" + std::to_string(n)), "{}");
+      ASSERT_TRUE(published.ok()) << published.status().ToString();
+      EXPECT_TRUE(*published);
+    }
+    // The files kept are whole.
+    for (int f = 1; f < files; f += 2) {
+      const std::string name = "data-" + std::to_string(files) + "-" + std::to_string(f);
+      EXPECT_EQ(*LocalFs().ReadFile(JoinPath(kept, name)), name);
+    }
+  }
 }
 
 // The commit protocol: of several writers publishing one name, exactly one wins and the file
