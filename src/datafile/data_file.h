@@ -249,6 +249,21 @@ Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
     const DataFileRef& file, const FileLayout& layout, int32_t level,
     const std::vector<int64_t>& keys);
 
+// A record found in a data file, and its row there.
+struct KeyPosition {
+  merge::KeyValue record;
+  int64_t position = 0;
+};
+// The records of integer keys `keys` (ascending, each once) in the Parquet data file `file` at
+// `level` (written with the read schema, no `_WRITE_COLS`), in file order, found through the
+// key column's page index: only the pages whose bounds hold a key are decoded, of the other
+// columns only the pages holding the records found (datafile/paged_lookup.cc). Nothing of the
+// file is kept but its footer and the key column's page bounds. nullopt when the file has no
+// usable page index or holds something this path does not read: the caller searches otherwise.
+Result<std::optional<std::vector<KeyPosition>>> FindIntKeysByPages(
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
+    const std::vector<int64_t>& keys);
+
 // The key of every record (retractions included) of the Parquet data file `file`, in file
 // order, when the key is one integer column (its key column kept in the process-wide cache);
 // nullopt when the file holds something this path does not read.

@@ -10,16 +10,8 @@
 
 namespace tributary::datafile {
 
-namespace {
-
-// Whether `f` is searched for one integer key by its key columns alone (read whole and cached,
-// then binary-searched; only the found row's other columns decoded) instead of being decoded
-// whole into the file cache: when, at 64 bytes a record, it would take more than an eighth of
-// the cache (524,288 rows of the default 256 MiB), several such files would not stay in the
-// cache together and every lookup would decode one whole again (issue 38: 10M rows in 4 buckets
-// took 0.2 s a lookup).
-bool LargeFileOfIntKeys(const meta::DataFileMeta& f, const FileLayout& layout,
-                        int64_t read_schema_id, const Row& key) {
+bool SearchesByPages(const meta::DataFileMeta& f, const FileLayout& layout, int64_t read_schema_id,
+                     const Row& key) {
   const int64_t whole_bytes = f.row_count * 64;
   return whole_bytes > io::FileCache::Instance().Capacity() / 8 && f.schema_id == read_schema_id &&
          !f.write_cols && layout.key_columns.size() == 1 &&
@@ -27,7 +19,18 @@ bool LargeFileOfIntKeys(const meta::DataFileMeta& f, const FileLayout& layout,
          key[0].is_int();
 }
 
-}  // namespace
+Result<bool> FindKeyByPages(const std::string& path, const FileLayout& layout,
+                            const meta::DataFileMeta& f, const Row& key,
+                            std::vector<merge::KeyValue>* found, const std::set<int64_t>* deleted) {
+  TRIB_ASSIGN_OR_RETURN(
+      auto records, FindIntKeysByPages({path, f.row_count}, layout, f.level, {key[0].int_value()}));
+  if (!records) return false;
+  for (KeyPosition& kp : *records) {
+    if (deleted && deleted->count(kp.position)) continue;
+    found->push_back(std::move(kp.record));
+  }
+  return true;
+}
 
 using io::FileCache;
 
@@ -198,13 +201,9 @@ Result<std::optional<BucketFileSearch::Positioned>> BucketFileSearch::FindNewest
 Status BucketFileSearch::FindAll(const Row& key, std::vector<merge::KeyValue>* found) {
   for (File& f : files_) {
     if (f.range && !f.range->Contains(key)) continue;
-    if (LargeFileOfIntKeys(*f.meta, layout_, schema_.id, key) && !deletion_vectors_) {
-      TRIB_ASSIGN_OR_RETURN(auto records, FindIntKeysInFile({f.path, f.meta->row_count}, layout_,
-                                                            f.meta->level, {key[0].int_value()}));
-      if (records) {
-        for (auto& kv : *records) found->push_back(std::move(kv));
-        continue;
-      }
+    if (SearchesByPages(*f.meta, layout_, schema_.id, key) && !deletion_vectors_) {
+      TRIB_ASSIGN_OR_RETURN(bool searched, FindKeyByPages(f.path, layout_, *f.meta, key, found));
+      if (searched) continue;
     }
     TRIB_RETURN_NOT_OK(Search(&f, key, found));
   }
@@ -267,13 +266,9 @@ Status FindKeyInFile(const std::string& path, const FileLayout& layout, const me
     auto range = DecodeKeyRange(f, layout.KeyTypes());
     if (range && !range->Contains(key)) return Status::OK();
   }
-  if (LargeFileOfIntKeys(f, layout, read_schema_id, key)) {
-    TRIB_ASSIGN_OR_RETURN(auto records, FindIntKeysInFile({path, f.row_count}, layout, f.level,
-                                                          {key[0].int_value()}));
-    if (records) {
-      for (auto& kv : *records) found->push_back(std::move(kv));
-      return Status::OK();
-    }
+  if (SearchesByPages(f, layout, read_schema_id, key)) {
+    TRIB_ASSIGN_OR_RETURN(bool searched, FindKeyByPages(path, layout, f, key, found));
+    if (searched) return Status::OK();
   }
   TRIB_ASSIGN_OR_RETURN(auto records, LoadSortedFile(path, layout, f, read_schema_id, file_fields));
   return SearchSorted(*records, layout, key, found);

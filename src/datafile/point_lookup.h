@@ -24,6 +24,21 @@ Status FindKeyInFile(const std::string& path, const FileLayout& layout, const me
                      int64_t read_schema_id, const std::vector<Field>* file_fields, const Row& key,
                      std::vector<merge::KeyValue>* found);
 
+// Whether a lookup of `key` in data file `f` reads the file by its page index
+// (FindIntKeysByPages) instead of decoding it whole into the file cache: when, at 64 bytes a
+// record, it would take more than an eighth of the cache (524,288 rows of the default 256 MiB),
+// several such files would not stay in the cache together and every lookup would decode one
+// whole again (issue 38), and its key is one integer column.
+bool SearchesByPages(const meta::DataFileMeta& f, const FileLayout& layout, int64_t read_schema_id,
+                     const Row& key);
+// The records of `key` in data file `f` at `path` by its page index, appended to `found` (their
+// rows to `positions`, if given) unless a row of `deleted` (ascending); false, appending
+// nothing, when the file has no usable page index.
+Result<bool> FindKeyByPages(const std::string& path, const FileLayout& layout,
+                            const meta::DataFileMeta& f, const Row& key,
+                            std::vector<merge::KeyValue>* found,
+                            const std::set<int64_t>* deleted = nullptr);
+
 // The records of one data file sorted by key. When the trimmed primary key is a single integer
 // column that is never NULL, the keys are one contiguous array (a binary search touches no
 // record until it has found one) and, for flat columns, the records are packed as BinaryRows in

@@ -282,6 +282,11 @@ class FileStoreLookup : public TableLookup {
         }
       }
     }
+    if (!ref.records && datafile::SearchesByPages(ref.meta, layout_, schema_->id, key)) {
+      TRIB_ASSIGN_OR_RETURN(bool searched, datafile::FindKeyByPages(ref.path, layout_, ref.meta,
+                                                                    key, found, ref.deleted.get()));
+      if (searched) return Status::OK();
+    }
     if (!ref.records) {
       const std::vector<Field>* file_fields = nullptr;
       if (ref.meta.schema_id != schema_->id) {
