@@ -854,13 +854,15 @@ std::vector<OptionDef> BuildTable() {
           "Memory a hash aggregation holds (Flink's table.exec.resource.hash-agg.memory; unset: "
           "also at most a quarter of TRIBUTARY_MEMORY_MB): past "
           "it a GROUP BY spills the rows of the groups it does not hold to 'io.tmp.dirs' and "
-          "aggregates them afterwards, partition by partition. The rows a SELECT DISTINCT or "
-          "UNION has seen, the rows INTERSECT and EXCEPT count, the DISTINCT values and LISTAGG "
+          "aggregates them afterwards, partition by partition; a SELECT DISTINCT or UNION "
+          "spills the rows it has not seen and hands out their distinct rows afterwards. The "
+          "rows INTERSECT and EXCEPT count, the DISTINCT values and LISTAGG "
           "text of an aggregate without GROUP BY (or of the groups held, beyond twice this) "
           "are bounded by it without spilling: more is an error naming this setting.")
           .Session(),
       Def("io.tmp.dirs", kString, "",
-          "Local directories where ORDER BY and GROUP BY spill what outgrows their memory "
+          "Local directories where ORDER BY, GROUP BY, SELECT DISTINCT and UNION spill what "
+          "outgrows their memory "
           "limits (Flink's key), separated by ',' or ':' and used in turn (unset: $TMPDIR, "
           "else /tmp). Spill files are deleted as they are made: they take space only while "
           "the query runs.")

@@ -16,33 +16,8 @@ namespace {
 
 // Rows of an input batch a GROUP BY groups at a time (its memory limit is checked after each).
 constexpr size_t kGroupSliceRows = 65536;
-// Partitions the rows of groups not held are spilled into.
-constexpr size_t kPartitions = 16;
-// Rows of a partition buffered before they are written as a segment (a batch of the partition's
-// aggregation).
-constexpr size_t kPartitionSegmentRows = kBatchRows;
 // Levels of partitioning: deeper means keys no hash separates (or a bug).
 constexpr int kMaxDepth = 8;
-
-// The rows of one spill file, a segment per batch (the input of a spilled partition's
-// aggregation).
-class SpillSourceOperator : public Operator {
- public:
-  SpillSourceOperator(std::vector<Field> fields, std::unique_ptr<SpillFile> file)
-      : cursor_(std::move(file)) {
-    fields_ = std::move(fields);
-  }
-  std::string Describe() const override { return "Spilled rows"; }
-  Result<bool> Next(ColumnBatch* out) override {
-    TRIB_ASSIGN_OR_RETURN(bool more, cursor_.NextSegment());
-    if (!more) return false;
-    *out = cursor_.batch();
-    return true;
-  }
-
- private:
-  SpillCursor cursor_;
-};
 
 class AggregateOperator : public HoldingOperator {
  public:
@@ -54,7 +29,8 @@ class AggregateOperator : public HoldingOperator {
         memory_limit_(memory_limit),
         memory_limit_key_(std::move(memory_limit_key)),
         spill_(std::move(spill)),
-        depth_(depth) {
+        depth_(depth),
+        spilled_(child_->fields(), spill_, depth) {
     for (size_t i = 0; i < agg_->keys.size(); i++) {
       fields_.push_back(
           Field{static_cast<int32_t>(i), "$key" + std::to_string(i), agg_->keys[i]->type, ""});
@@ -67,7 +43,7 @@ class AggregateOperator : public HoldingOperator {
   std::string Describe() const override {
     return "Aggregate: " + std::to_string(agg_->keys.size()) + " group key(s), " +
            std::to_string(agg_->calls.size()) + " aggregate(s)" +
-           (spilled_rows_ > 0 ? ", " + std::to_string(spilled_rows_) + " row(s) spilled" : "");
+           (spilled_.rows() > 0 ? ", " + std::to_string(spilled_.rows()) + " row(s) spilled" : "");
   }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
 
@@ -104,31 +80,6 @@ class AggregateOperator : public HoldingOperator {
       keys.push_back(Canonical(std::move(c)));
     }
     return keys;
-  }
-
-  // Writes the rows `rows` of `in` (rows of groups not held) to their partitions' files.
-  Status SpillRows(const ColumnBatch& in, const std::vector<ColumnVector>& keys,
-                   const std::vector<uint32_t>& rows) {
-    if (partitions_.empty()) {
-      for (size_t p = 0; p < kPartitions; p++) {
-        TRIB_ASSIGN_OR_RETURN(auto f,
-                              SpillFile::Create(child_->fields(), spill_, kPartitionSegmentRows));
-        partitions_.push_back(std::move(f));
-      }
-    }
-    std::vector<std::vector<uint32_t>> of(kPartitions);
-    std::string key;
-    for (uint32_t r : rows) {
-      key.clear();
-      for (const ColumnVector& k : keys) AppendColumnKey(k, r, &key);
-      key.push_back(static_cast<char>(depth_));  // another partitioning at each depth
-      of[std::hash<std::string>{}(key) % kPartitions].push_back(r);
-    }
-    for (size_t p = 0; p < kPartitions; p++) {
-      if (!of[p].empty()) TRIB_RETURN_NOT_OK(partitions_[p]->AppendRows(in, of[p]));
-    }
-    spilled_rows_ += static_cast<int64_t>(rows.size());
-    return Status::OK();
   }
 
   // Groups each batch's rows by their key columns (GroupIndex) and folds every argument column
@@ -230,7 +181,7 @@ class AggregateOperator : public HoldingOperator {
       for (uint32_t r = 0; r < in.num_rows; r++) {
         (found[r] == GroupIndex::kNoGroup ? spilled : held_rows).push_back(r);
       }
-      if (!spilled.empty()) TRIB_RETURN_NOT_OK(SpillRows(in, keys, spilled));
+      if (!spilled.empty()) TRIB_RETURN_NOT_OK(spilled_.Add(in, keys, spilled));
       if (held_rows.empty()) return Status::OK();
       if (spilled.empty()) return add(in);
       return add(CopyRows(in, held_rows));
@@ -258,7 +209,7 @@ class AggregateOperator : public HoldingOperator {
       }
       expected_states = 0;
     }
-    for (auto& p : partitions_) TRIB_RETURN_NOT_OK(p->Finish());
+    TRIB_RETURN_NOT_OK(spilled_.Finish());
     // The result columns are made while the states are still held: about what the states
     // take, whose growth was bounded.
     held_.num_rows = groups;
@@ -277,19 +228,12 @@ class AggregateOperator : public HoldingOperator {
 
   // After the groups held: each spilled partition aggregated on its own.
   Result<bool> NextAfterHeld(ColumnBatch* out) override {
-    while (true) {
-      if (partition_) {
-        TRIB_ASSIGN_OR_RETURN(bool more, partition_->Next(out));
-        if (more) return true;
-        partition_.reset();
-      }
-      if (next_partition_ >= partitions_.size()) return false;
-      std::unique_ptr<SpillFile> file = std::move(partitions_[next_partition_++]);
-      if (file->rows() == 0) continue;
-      partition_ = std::make_unique<AggregateOperator>(
-          std::make_unique<SpillSourceOperator>(child_->fields(), std::move(file)), agg_,
-          memory_limit_, memory_limit_key_, spill_, depth_ + 1);
-    }
+    return spilled_.Next(
+        [&](OperatorPtr rows) -> OperatorPtr {
+          return std::make_unique<AggregateOperator>(std::move(rows), agg_, memory_limit_,
+                                                     memory_limit_key_, spill_, depth_ + 1);
+        },
+        out);
   }
 
   OperatorPtr child_;
@@ -301,10 +245,7 @@ class AggregateOperator : public HoldingOperator {
   bool spilling_ = false;
   static constexpr int64_t kUnset = INT64_MAX;
   int64_t held_at_spill_ = 0;  // what the groups held when spilling began
-  int64_t spilled_rows_ = 0;
-  std::vector<std::unique_ptr<SpillFile>> partitions_;
-  size_t next_partition_ = 0;
-  OperatorPtr partition_;  // the aggregation of the partition being handed out
+  SpilledPartitions spilled_;  // the rows of groups not held
 };
 
 }  // namespace

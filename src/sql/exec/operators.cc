@@ -320,49 +320,6 @@ class ProjectOperator : public Operator {
   std::vector<bool> moves_;  // per expression: a column taken from the input as it is
 };
 
-// ---- distinct
-
-class DistinctOperator : public Operator {
- public:
-  DistinctOperator(OperatorPtr child, int64_t memory_limit, std::string memory_limit_key)
-      : child_(std::move(child)),
-        memory_limit_(memory_limit),
-        memory_limit_key_(std::move(memory_limit_key)) {
-    fields_ = child_->fields();
-  }
-  std::string Describe() const override { return "Distinct"; }
-  std::vector<const Operator*> children() const override { return {child_.get()}; }
-  Result<bool> Next(ColumnBatch* out) override {
-    ColumnBatch in;
-    std::vector<uint32_t> groups, first_rows;
-    while (true) {
-      TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
-      if (!more) return false;
-      std::vector<const ColumnVector*> columns;
-      for (ColumnVector& c : in.columns) {
-        c = Canonical(std::move(c));
-        columns.push_back(&c);
-      }
-      seen_.Assign(columns, in.num_rows, &groups, &first_rows);
-      if (seen_.ApproxBytes() > memory_limit_) {
-        return Status::Invalid("the distinct rows of a DISTINCT or UNION (" +
-                               std::to_string(seen_.size()) + " so far) hold more than '" +
-                               memory_limit_key_ + "' allows (" + std::to_string(memory_limit_) +
-                               " bytes); raise it with SET '" + memory_limit_key_ + "' = '...'");
-      }
-      if (first_rows.empty()) continue;
-      *out = TakeRows(std::move(in), first_rows);
-      return true;
-    }
-  }
-
- private:
-  OperatorPtr child_;
-  int64_t memory_limit_;
-  std::string memory_limit_key_;
-  GroupIndex seen_;  // every distinct row so far, by its key
-};
-
 // ---- limit
 
 class LimitOperator : public Operator {
@@ -466,10 +423,6 @@ std::string ExplainTree(const Operator& op) {
 OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
                         std::vector<Field> fields) {
   return std::make_unique<ProjectOperator>(std::move(child), std::move(exprs), std::move(fields));
-}
-OperatorPtr MakeDistinct(OperatorPtr child, int64_t memory_limit, std::string memory_limit_key) {
-  return std::make_unique<DistinctOperator>(std::move(child), memory_limit,
-                                            std::move(memory_limit_key));
 }
 OperatorPtr MakeLimit(OperatorPtr child, int64_t offset, std::optional<int64_t> limit) {
   if (offset <= 0 && !limit) return child;

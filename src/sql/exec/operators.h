@@ -112,9 +112,12 @@ OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding, int64_t m
 // each partition keeping n rows as the input streams by.
 OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
                        std::string memory_limit_key, std::optional<int64_t> top_n = std::nullopt);
-// The first occurrence of each distinct row. The distinct rows seen are held in a hash table of
-// at most `memory_limit` bytes (more is an error naming `memory_limit_key`).
-OperatorPtr MakeDistinct(OperatorPtr child, int64_t memory_limit, std::string memory_limit_key);
+// Each distinct row once. The distinct rows seen are held in a hash table of about
+// `memory_limit` bytes, each handed out as it first arrives; past the limit, rows not seen yet
+// are spilled (`spill`'s directories) in partitions by hash, each partition's distinct rows
+// handed out once the input ends (distinct.cc).
+OperatorPtr MakeDistinct(OperatorPtr child, int64_t memory_limit, std::string memory_limit_key,
+                         SpillOptions spill = {});
 
 // How one ORDER BY key orders the rows: column `column` of the input.
 struct SortKeySpec {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +83,52 @@ class SpillCursor {
   std::unique_ptr<SpillFile> file_;
   size_t next_ = 0;
   ColumnBatch batch_;
+};
+
+// The rows of one spill file, a segment per batch (the input of a spilled partition's GROUP BY
+// or DISTINCT).
+class SpillSourceOperator : public Operator {
+ public:
+  SpillSourceOperator(std::vector<Field> fields, std::unique_ptr<SpillFile> file)
+      : cursor_(std::move(file)) {
+    fields_ = std::move(fields);
+  }
+  std::string Describe() const override { return "Spilled rows"; }
+  Result<bool> Next(ColumnBatch* out) override;
+
+ private:
+  SpillCursor cursor_;
+};
+
+// Rows spilled in partitions by a hash of their keys, then handed out partition by partition
+// through an operator over each (the GROUP BY or DISTINCT of the partition, one level deeper:
+// each level hashes differently, so rows one level put together the next may separate).
+class SpilledPartitions {
+ public:
+  static constexpr size_t kPartitions = 16;
+  // For rows of `fields`, spilled to `spill`'s directories, at partitioning level `depth`.
+  SpilledPartitions(std::vector<Field> fields, SpillOptions spill, int depth)
+      : fields_(std::move(fields)), spill_(std::move(spill)), depth_(depth) {}
+  // Appends rows `rows` of `in` to their partitions, by their values in `keys` (columns as long
+  // as `in`'s).
+  Status Add(const ColumnBatch& in, const std::vector<ColumnVector>& keys,
+             const std::vector<uint32_t>& rows);
+  // Ends the appends (before Next).
+  Status Finish();
+  int64_t rows() const { return rows_; }
+  // The next batch of the operator `make` builds over each partition's rows in turn (skipping
+  // empty ones); false once every partition is handed out.
+  using MakeOperator = std::function<OperatorPtr(OperatorPtr partition_rows)>;
+  Result<bool> Next(const MakeOperator& make, ColumnBatch* out);
+
+ private:
+  std::vector<Field> fields_;
+  SpillOptions spill_;
+  int depth_;
+  std::vector<std::unique_ptr<SpillFile>> files_;
+  size_t next_ = 0;
+  OperatorPtr current_;  // over the partition being handed out
+  int64_t rows_ = 0;
 };
 
 // Bytes spilled by the queries of this process so far, and spill files made (SHOW STATS,

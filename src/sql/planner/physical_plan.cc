@@ -163,7 +163,9 @@ Result<OperatorPtr> OpenSetOperation(const QueryContext& session, const SelectSt
     switch (operand.kind) {
       case SetOpKind::kUnion:
         out = MakeUnionAll(std::move(out), std::move(ops[i]));
-        if (!operand.all) out = MakeDistinct(std::move(out), limit, kAggregateMemoryLimitKey);
+        if (!operand.all) {
+          out = MakeDistinct(std::move(out), limit, kAggregateMemoryLimitKey, Spill(session));
+        }
         break;
       case SetOpKind::kIntersect:
       case SetOpKind::kExcept:
@@ -379,7 +381,7 @@ Result<OperatorPtr> BuildSelect(const QueryContext& session, SelectPlan plan) {
   op = MakeProject(std::move(op), std::move(exprs), std::move(fields));
   if (q.distinct) {
     TRIB_ASSIGN_OR_RETURN(const int64_t limit, MemoryLimit(session, kAggregateMemoryLimitKey));
-    op = MakeDistinct(std::move(op), limit, kAggregateMemoryLimitKey);
+    op = MakeDistinct(std::move(op), limit, kAggregateMemoryLimitKey, Spill(session));
   }
   return SortAndLimit(session, q, std::move(op), std::move(sort), num_output);
 }
