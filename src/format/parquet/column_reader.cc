@@ -260,9 +260,14 @@ class ChunkDecoder {
     auto range = std::upper_bound(rows_->begin(), rows_->end(), first,
                                   [](int64_t r, const auto& rr) { return r < rr.second; });
     const bool levels = leaf_.max_def_level > 0;
+    // The page's levels are the last (end - first) of def_levels (skipped pages have none).
+    const size_t level0 = levels ? out_->def_levels.size() - static_cast<size_t>(end - first) : 0;
     int64_t v = 0, hits = 0;
     for (int64_t r = first; r < end && v < n; ++r) {
-      if (levels && out_->def_levels[static_cast<size_t>(r)] != leaf_.max_def_level) continue;
+      if (levels &&
+          out_->def_levels[level0 + static_cast<size_t>(r - first)] != leaf_.max_def_level) {
+        continue;
+      }
       while (range != rows_->end() && range->second <= r) ++range;
       if (range != rows_->end() && range->first <= r) {
         mask_[static_cast<size_t>(v)] = 1;
@@ -484,8 +489,7 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
         } else {
           out.skipped.push_back({out.num_levels, out.num_levels + n});
         }
-        if (leaf.max_def_level > 0) out.def_levels.insert(out.def_levels.end(), n, int16_t{0});
-        out.num_levels += n;
+        out.num_levels += n;  // (no definition levels: a skipped page has none)
         continue;
       }
     }
@@ -513,6 +517,10 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
   }
   int64_t present = out.num_levels;
   for (const auto& [b, e] : out.skipped) present -= e - b;
+  if (leaf.max_def_level > 0 && static_cast<int64_t>(out.def_levels.size()) != present) {
+    return Corrupt("column chunk holds " + std::to_string(out.def_levels.size()) +
+                   " definition levels for " + std::to_string(present) + " rows decoded");
+  }
   if (leaf.max_def_level > 0) {
     present = 0;
     for (int16_t d : out.def_levels) present += d == leaf.max_def_level;

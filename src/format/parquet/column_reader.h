@@ -29,7 +29,8 @@ struct ColumnChunkData {
   std::vector<int16_t> rep_levels;  // empty when the leaf's max repetition level is 0
   PhysicalValues values;            // the present (non-null) leaf values, in order
   // Rows of data pages left undecoded because they are outside the requested rows (flat
-  // leaves only): no values, definition level 0.
+  // leaves only): no values and no definition levels (def_levels holds those of the rows
+  // decoded, in order: row r's is at r less the skipped rows before it).
   RowRanges skipped;
   // Set when rows were requested for a flat byte-array leaf: `values` then holds the present
   // values of the requested rows alone, in order (the others are never copied out of the pages).

@@ -338,7 +338,7 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
     const int64_t n = data->num_levels;
     std::vector<Value> values;
     values.reserve(static_cast<size_t>(rows ? CountRows(*rows, n) : n));
-    size_t next = 0, skip = 0, want = 0;
+    size_t next = 0, skip = 0, want = 0, level = 0;  // level: of the rows decoded
     for (int64_t r = 0; r < n; ++r) {
       while (skip < data->skipped.size() && data->skipped[skip].second <= r) ++skip;
       if (skip < data->skipped.size() && data->skipped[skip].first <= r) {
@@ -346,7 +346,7 @@ Result<std::vector<std::vector<Value>>> ParquetReader::ReadRowGroupColumns(
         r = data->skipped[skip].second - 1;
         continue;
       }
-      bool present = leaf.max_def_level == 0 || data->def_levels[r] == leaf.max_def_level;
+      bool present = leaf.max_def_level == 0 || data->def_levels[level++] == leaf.max_def_level;
       bool wanted = true;
       if (rows) {
         while (want < rows->size() && (*rows)[want].second <= r) ++want;
@@ -398,14 +398,15 @@ Result<std::vector<ColumnVector>> ParquetReader::ReadRowGroupVectors(
       const int64_t n = data->num_levels;
       PhysicalValues& pv = data->values;
       v.Reserve(static_cast<size_t>(CountRows(*rows, n)));
-      size_t next = 0, skip = 0, want = 0;
+      size_t next = 0, skip = 0, want = 0, level = 0;  // level: of the rows decoded
       for (int64_t r = 0; r < n; ++r) {
         while (skip < data->skipped.size() && data->skipped[skip].second <= r) ++skip;
         if (skip < data->skipped.size() && data->skipped[skip].first <= r) {
           r = data->skipped[skip].second - 1;  // an undecoded page: none of its rows is wanted
           continue;
         }
-        const bool present = leaf.max_def_level == 0 || data->def_levels[r] == leaf.max_def_level;
+        const bool present =
+            leaf.max_def_level == 0 || data->def_levels[level++] == leaf.max_def_level;
         while (want < rows->size() && (*rows)[want].second <= r) ++want;
         const bool wanted = want < rows->size() && (*rows)[want].first <= r;
         if (wanted) {
