@@ -423,7 +423,8 @@ std::pair<int64_t, int64_t> ColumnChunkByteRange(const ColumnMetaData& m) {
 
 Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk& chunk,
                                         const LeafColumn& leaf, int64_t num_rows,
-                                        const RowRanges* rows, VerifiedPages* verified) {
+                                        const RowRanges* rows, VerifiedPages* verified,
+                                        const OffsetIndex* pages) {
   if (chunk.file_path) return Status::NotSupported("parquet: column chunks in other files");
   if (!chunk.meta_data) return Corrupt("column chunk without metadata");
   const ColumnMetaData& m = *chunk.meta_data;
@@ -463,8 +464,41 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
     if (leaf.max_def_level > 0) out.def_levels.reserve(n);
   }
   ChunkDecoder decoder(leaf, m.codec, rows, &out);
+  // Skips the data page at `pos` by its location when it holds none of `rows`.
+  const bool jump = rows && leaf.max_rep_level == 0 && pages && !pages->page_locations.empty();
+  size_t next_page = 0;  // the next of pages->page_locations not passed yet
+  auto skip_by_location = [&](size_t pos) {
+    if (!jump) return false;
+    const auto& locs = pages->page_locations;
+    while (next_page < locs.size() && locs[next_page].offset < start + static_cast<int64_t>(pos)) {
+      ++next_page;
+    }
+    if (next_page >= locs.size()) return false;
+    const PageLocation& at = locs[next_page];
+    const int64_t end_row =
+        next_page + 1 < locs.size() ? locs[next_page + 1].first_row_index : num_rows;
+    const int64_t n = end_row - at.first_row_index;
+    // Only a location that agrees with what was read so far, and stays inside the chunk.
+    if (at.offset != start + static_cast<int64_t>(pos) || at.first_row_index != out.num_levels ||
+        n <= 0 || n > m.num_values - out.num_levels || at.compressed_page_size <= 0 ||
+        static_cast<size_t>(at.compressed_page_size) > data.size() - pos ||
+        Overlaps(*rows, out.num_levels, out.num_levels + n)) {
+      return false;
+    }
+    if (!out.skipped.empty() && out.skipped.back().second == out.num_levels) {
+      out.skipped.back().second += n;
+    } else {
+      out.skipped.push_back({out.num_levels, out.num_levels + n});
+    }
+    out.num_levels += n;
+    return true;
+  };
   size_t pos = 0;
   while (pos < data.size() && out.num_levels < m.num_values) {
+    if (skip_by_location(pos)) {
+      pos += static_cast<size_t>(pages->page_locations[next_page++].compressed_page_size);
+      continue;
+    }
     PageHeader h;
     size_t header_len = 0;
     TRIB_RETURN_NOT_OK(DecodePageHeader(data.substr(pos), &h, &header_len));

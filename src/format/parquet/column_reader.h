@@ -69,9 +69,13 @@ std::pair<int64_t, int64_t> ColumnChunkByteRange(const ColumnMetaData& m);
 // copied out of the pages decoded (see ColumnChunkData::wanted_only).
 // `verified`: pages whose checksum is known good (their check is skipped; pages checked now
 // are added), or null to check every page.
+// `pages`: the chunk's offset index, if known: with `rows`, the data pages of a flat leaf that
+// hold none of them are stepped over by their locations, their headers never read (a location
+// that does not agree with the chunk is not used).
 Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk& chunk,
                                         const LeafColumn& leaf, int64_t num_rows,
                                         const RowRanges* rows = nullptr,
-                                        VerifiedPages* verified = nullptr);
+                                        VerifiedPages* verified = nullptr,
+                                        const OffsetIndex* pages = nullptr);
 
 }  // namespace tributary::format::parquet

@@ -262,8 +262,16 @@ Result<ColumnChunkData> ParquetReader::ReadLeafChunk(int rg, int leaf,
     const auto [start, size] = ColumnChunkByteRange(*g.columns[leaf].meta_data);
     TRIB_RETURN_NOT_OK(EnsureRange(start, size));
   }
+  // Rows of a flat leaf in a local file: its pages that hold none of them are stepped over by
+  // the offset index (a missing or damaged index only loses the shortcut; a file read by range
+  // walks the chunk it fetched rather than fetch its index too).
+  std::optional<OffsetIndex> pages;
+  if (rows && !ensure_ && schema_.leaves()[leaf].max_rep_level == 0) {
+    auto index = ReadPageIndex(rg, leaf);
+    if (index.ok()) pages = std::move(index->offset_index);
+  }
   return ReadColumnChunk(file_, g.columns[leaf], schema_.leaves()[leaf], g.num_rows, rows,
-                         verified_.get());
+                         verified_.get(), pages ? &*pages : nullptr);
 }
 
 Status ParquetReader::Prefetch(int rg, const std::vector<int>& projection) const {
