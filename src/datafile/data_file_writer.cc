@@ -358,8 +358,8 @@ Status DataFileWriter::Roll() {
   TRIB_ASSIGN_OR_RETURN(std::string bytes, f->Finish());
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir_));
   std::string path = io::JoinPath(dir_, f->name);
-  // Data files are written once under a fresh name: synced now, their directory entries before
-  // the snapshot that names them is published.
+  // Data files are written once under a fresh name; they and their directory entries are made
+  // durable before the snapshot that names them is published (io::FileSystem::WriteNewFile).
   TRIB_RETURN_NOT_OK(io::LocalFs().WriteNewFile(path, bytes));
   meta::DataFileMeta m;
   m.file_name = f->name;

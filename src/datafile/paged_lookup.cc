@@ -131,8 +131,14 @@ Result<std::optional<std::vector<KeyPosition>>> FindIntKeysByPages(
         for (size_t f = 0; f < found_rows.size(); f++) {
           KeyPosition kp;
           kp.position = group_start + found_rows[f];
-          kp.record.sequence = values[0].Get(f).int_value();
-          kp.record.kind = static_cast<RowKind>(values[1].Get(f).int_value());
+          const Value seq = values[0].Get(f), kind = values[1].Get(f);
+          if (!seq.is_int() || !kind.is_int() || kind.int_value() < 0 || kind.int_value() > 3) {
+            return Status::Corruption("data file '" + ref.path + "': row " +
+                                      std::to_string(group_start + found_rows[f]) +
+                                      " has no valid sequence number or row kind");
+          }
+          kp.record.sequence = seq.int_value();
+          kp.record.kind = static_cast<RowKind>(kind.int_value());
           kp.record.level = level;
           kp.record.value.reserve(layout.fields.size());
           for (size_t t = 0; t < layout.fields.size(); t++) {

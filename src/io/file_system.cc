@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <future>
@@ -82,7 +84,14 @@ Result<std::string> WriteTemp(const std::string& path, std::string_view data) {
 // one with their directories; from kSyncFsAt files on, one syncfs(2) per file system makes all
 // of them durable (bytes and directory entries) at once: a commit over thousands of buckets
 // writes thousands of small files, and on the machines measured each fsync cost a device flush
-// of its own (bench/HISTORY.md, 2026-12-06, twenty-sixth session).
+// of its own (bench/HISTORY.md, 2026-12-06, twenty-sixth session). syncfs reports write-back
+// errors from Linux 5.8 on; on older kernels every file is fsynced.
+// Publications wait for each other's syncs: one that finds the files written before it already
+// taken by another publication's sync waits for that sync to end, and fails if it failed.
+// A failed sync fails every later publication of the process: Linux reports a lost write-back
+// once, so retrying the sync could succeed over lost bytes, and which snapshots would name the
+// files is not known here (PostgreSQL stops on a failed fsync for the same reason). Restarting
+// the process clears it; the files are then unreferenced and orphan cleanup removes them.
 class PendingDirs {
  public:
   static constexpr size_t kSyncFsAt = 8;
@@ -91,23 +100,35 @@ class PendingDirs {
     std::lock_guard<std::mutex> lock(mu_);
     dirs_.insert(std::move(dir));
     files_.push_back(std::move(file));
+    ++added_;
   }
   Status SyncAll() {
+    uint64_t mine;  // the files written before this call
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      mine = added_;
+    }
+    std::lock_guard<std::mutex> syncing(sync_mu_);
+    if (!failed_.ok()) return failed_;
+    if (synced_ >= mine) return Status::OK();
     std::set<std::string> dirs;
     std::vector<std::string> files;
+    uint64_t taken;
     {
       std::lock_guard<std::mutex> lock(mu_);
       dirs.swap(dirs_);
       files.swap(files_);
+      taken = added_;
     }
-    Status st = files.size() >= kSyncFsAt ? SyncFileSystems(dirs) : SyncEach(files, dirs);
+    Status st = files.size() >= kSyncFsAt && SyncFsReportsErrors() ? SyncFileSystems(dirs)
+                                                                   : SyncEach(files, dirs);
     if (!st.ok()) {
-      // Not synced: still pending for the next publication.
-      std::lock_guard<std::mutex> lock(mu_);
-      dirs_.insert(dirs.begin(), dirs.end());
-      files_.insert(files_.end(), files.begin(), files.end());
+      failed_ = Status::IOError("new files may not be on disk (" + st.message() +
+                                "): this process publishes no snapshot any more; restart it");
+      return failed_;
     }
-    return st;
+    synced_ = taken;
+    return Status::OK();
   }
 
  private:
@@ -158,9 +179,24 @@ class PendingDirs {
     return Status::OK();
   }
 
-  std::mutex mu_;
+  // Whether syncfs(2) reports write-back errors: Linux 5.8 and later.
+  static bool SyncFsReportsErrors() {
+    static const bool reports = [] {
+      struct utsname u;
+      int major = 0, minor = 0;
+      return ::uname(&u) == 0 && std::sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+             (major > 5 || (major == 5 && minor >= 8));
+    }();
+    return reports;
+  }
+
+  std::mutex mu_;  // dirs_, files_, added_
   std::set<std::string> dirs_;
   std::vector<std::string> files_;
+  uint64_t added_ = 0;   // files ever added
+  std::mutex sync_mu_;   // one sync at a time; synced_, failed_
+  uint64_t synced_ = 0;  // files ever added that are durable
+  Status failed_;        // a sync that failed, for good
 };
 
 PendingDirs& Pending() {

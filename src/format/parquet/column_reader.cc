@@ -478,10 +478,14 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
     const int64_t end_row =
         next_page + 1 < locs.size() ? locs[next_page + 1].first_row_index : num_rows;
     const int64_t n = end_row - at.first_row_index;
-    // Only a location that agrees with what was read so far, and stays inside the chunk.
+    // Only a location that agrees with what was read so far, stays inside the chunk and ends
+    // where the next page begins.
+    const bool ends_at_next =
+        next_page + 1 >= locs.size() ||
+        locs[next_page + 1].offset - at.offset == static_cast<int64_t>(at.compressed_page_size);
     if (at.offset != start + static_cast<int64_t>(pos) || at.first_row_index != out.num_levels ||
         n <= 0 || n > m.num_values - out.num_levels || at.compressed_page_size <= 0 ||
-        static_cast<size_t>(at.compressed_page_size) > data.size() - pos ||
+        static_cast<size_t>(at.compressed_page_size) > data.size() - pos || !ends_at_next ||
         Overlaps(*rows, out.num_levels, out.num_levels + n)) {
       return false;
     }

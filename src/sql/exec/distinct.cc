@@ -41,6 +41,7 @@ class DistinctOperator : public Operator {
       TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(&in));
       if (!more) {
         input_done_ = true;
+        seen_ = GroupIndex();  // the partitions hold none of these rows: let them go
         TRIB_RETURN_NOT_OK(spilled_.Finish());
         break;
       }
