@@ -80,8 +80,7 @@ Result<std::optional<std::vector<KeyPosition>>> FindIntKeysByPages(
   TRIB_ASSIGN_OR_RETURN(ParquetReaderPtr reader, OpenParquet(ref));
   const auto& schema = reader->schema();
   // The file's columns: the key, _SEQUENCE_NUMBER, _VALUE_KIND, then every table field.
-  std::vector<int> cols;
-  for (int k : {layout.key_columns[0]}) cols.push_back(FileColumnOf(schema, layout.fields[k]));
+  std::vector<int> cols = {FileColumnOf(schema, layout.fields[layout.key_columns[0]])};
   cols.push_back(schema.FindColumn("_SEQUENCE_NUMBER"));
   cols.push_back(schema.FindColumn("_VALUE_KIND"));
   for (const Field& field : layout.fields) {
