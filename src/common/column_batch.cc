@@ -4,7 +4,28 @@
 #include <cstring>
 #include <iterator>
 
+#include "common/column_rep.h"
+
 namespace tributary {
+
+ColumnVector TypedColumn(const DataType& type) {
+  ColumnVector c;
+  c.type = type;
+  c.rep = ColumnVector::RepOf(type);
+  return c;
+}
+
+ColumnVector Canonical(ColumnVector&& col) {
+  const ColumnVector::Rep want = ColumnVector::RepOf(col.type);
+  if (col.rep == want) return std::move(col);
+  ColumnVector out;
+  out.type = col.type;
+  out.rep = want;
+  const size_t n = col.size();
+  out.Reserve(n);
+  for (size_t r = 0; r < n; r++) out.Append(col.Get(r));
+  return out;
+}
 
 void StringVector::append(const StringVector& other) {
   const uint64_t base = chars_.size();

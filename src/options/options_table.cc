@@ -855,13 +855,16 @@ std::vector<OptionDef> BuildTable() {
           "also at most a quarter of TRIBUTARY_MEMORY_MB): past "
           "it a GROUP BY spills the rows of the groups it does not hold to 'io.tmp.dirs' and "
           "aggregates them afterwards, partition by partition; a SELECT DISTINCT or UNION "
-          "spills the rows it has not seen and hands out their distinct rows afterwards. The "
-          "rows INTERSECT and EXCEPT count, the DISTINCT values and LISTAGG "
+          "spills the rows it has not seen and hands out their distinct rows afterwards; "
+          "INTERSECT and EXCEPT spill the rows of the values they have not counted (both "
+          "inputs', in pairs of partitions) and the distinct rows still to return. The "
+          "DISTINCT values and LISTAGG "
           "text of an aggregate without GROUP BY (or of the groups held, beyond twice this) "
           "are bounded by it without spilling: more is an error naming this setting.")
           .Session(),
       Def("io.tmp.dirs", kString, "",
-          "Local directories where ORDER BY, GROUP BY, SELECT DISTINCT and UNION spill what "
+          "Local directories where ORDER BY, GROUP BY, SELECT DISTINCT, UNION, INTERSECT and "
+          "EXCEPT spill what "
           "outgrows their memory "
           "limits (Flink's key), separated by ',' or ':' and used in turn (unset: $TMPDIR, "
           "else /tmp). Spill files are deleted as they are made: they take space only while "

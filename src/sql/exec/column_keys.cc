@@ -48,25 +48,6 @@ void AppendColumnKey(const ColumnVector& col, size_t r, std::string* out) {
   }
 }
 
-ColumnVector TypedColumn(const DataType& type) {
-  ColumnVector c;
-  c.type = type;
-  c.rep = ColumnVector::RepOf(type);
-  return c;
-}
-
-ColumnVector Canonical(ColumnVector&& col) {
-  const ColumnVector::Rep want = ColumnVector::RepOf(col.type);
-  if (col.rep == want) return std::move(col);
-  ColumnVector out;
-  out.type = col.type;
-  out.rep = want;
-  const size_t n = col.size();
-  out.Reserve(n);
-  for (size_t r = 0; r < n; r++) out.Append(col.Get(r));
-  return out;
-}
-
 int64_t ApproxColumnBytes(const ColumnVector& col) {
   int64_t n = static_cast<int64_t>(col.ints.size() * sizeof(int64_t) +
                                    col.doubles.size() * sizeof(double) + col.strings.bytes() +

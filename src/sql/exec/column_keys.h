@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/column_rep.h"  // TypedColumn, Canonical
 #include "tributary/column_batch.h"
 
 namespace tributary::sql {
@@ -18,13 +19,6 @@ namespace tributary::sql {
 // Appends the key of row `r` of `col` to `out` (AppendKey's encoding for every representation,
 // so a key made from a column equals the key made from its Value).
 void AppendColumnKey(const ColumnVector& col, size_t r, std::string* out);
-
-// An empty column of `type` in its scan representation (ColumnVector::RepOf).
-ColumnVector TypedColumn(const DataType& type);
-
-// `col` in the representation its type has in scans (ColumnVector::RepOf): a column of Values
-// (as row-by-row evaluation makes) becomes typed vectors; a typed column is returned as it is.
-ColumnVector Canonical(ColumnVector&& col);
 
 // The bytes a std::string of `length` characters allocates beyond itself (none when it fits
 // inline), roughly (for memory limits).

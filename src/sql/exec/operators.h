@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "datafile/spill_file.h"
 #include "sql/binder/expression.h"
 #include "tributary/column_batch.h"
 #include "tributary/result.h"
@@ -27,12 +28,8 @@ class StreamScan;
 
 namespace tributary::sql {
 
-// Where operators that outgrow their memory limits spill (ORDER BY, GROUP BY): the session's
-// 'io.tmp.dirs' (Flink's key: directories separated by ',' or ':', used in turn); empty:
-// $TMPDIR, else /tmp.
-struct SpillOptions {
-  std::vector<std::string> dirs;
-};
+// Where operators that outgrow their memory limits spill: the session's 'io.tmp.dirs'.
+using SpillOptions = datafile::SpillOptions;
 
 class Operator {
  public:
@@ -169,10 +166,15 @@ OperatorPtr MakeUnionAll(OperatorPtr first, OperatorPtr second);
 // INTERSECT (`intersect`) or EXCEPT of `left` and `right` (same column types): the rows of
 // `left` that are (not) among the rows of `right`, NULLs comparing equal; with `all` each row
 // counts as often as it occurs (a left row matched by a right one uses it up), else each
-// distinct row once. `right` is read whole first, holding at most `memory_limit` bytes (more is
-// an error naming `memory_limit_key`).
+// distinct row once. `right` is read whole first and counted in a hash table of about
+// `memory_limit` bytes; past it, the right rows of values not counted and the left rows of those
+// values are spilled (`spill`'s directories) in partitions by hash, each pair of partitions taken
+// on its own once the inputs end; the distinct rows returned are held within the same limit,
+// and past it the rows still to return are spilled and each partition's distinct rows returned
+// at the end (set_ops.cc).
 OperatorPtr MakeSetDifference(OperatorPtr left, OperatorPtr right, bool intersect, bool all,
-                              int64_t memory_limit, std::string memory_limit_key);
+                              int64_t memory_limit, std::string memory_limit_key,
+                              SpillOptions spill = {});
 
 // Bytes a value takes in memory, roughly (what sorts and joins hold is bounded by this).
 int64_t ApproxBytes(const Value& v);

@@ -1,12 +1,8 @@
-// Spilling: where a query's ORDER BY and GROUP BY put what does not fit their memory limits
-// (issue 38, docs/memory.md). A SpillFile is a temporary file on local disk holding column
-// batches of one schema as segments, each a small Parquet file of its own (the writer Tributary
-// writes data files with, LZ4-compressed), so a segment is read back whole without reading the
-// rest; a reader holds one segment at a time.
-// The file is unlinked as soon as it is created: it takes disk space only while the query runs
-// and a crash leaves nothing behind.
+// Spilling in queries: ORDER BY, GROUP BY, DISTINCT and set operations put what does not fit
+// their memory limits in spill files (datafile/spill_file.h; issue 38, docs/memory.md), read
+// back through the operators here.
 // Internal to sql/.
-// Thread-safety: a SpillFile is used by one thread.
+// Thread-safety: each object is used by one thread.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "datafile/spill_file.h"
 #include "sql/exec/operators.h"
 #include "tributary/column_batch.h"
 #include "tributary/result.h"
@@ -22,68 +19,11 @@
 
 namespace tributary::sql {
 
-// The directories of an 'io.tmp.dirs' value (empty: $TMPDIR, else /tmp).
-std::vector<std::string> SpillDirs(const std::string& option_value);
-
-class SpillFile {
- public:
-  // A new empty file for batches of `fields` (columns in that order, of those types), in the
-  // next of `options`' directories. Rows are written in segments of `segment_rows` rows
-  // (the last one may be shorter). An error names the directory.
-  static Result<std::unique_ptr<SpillFile>> Create(const std::vector<Field>& fields,
-                                                   const SpillOptions& options,
-                                                   size_t segment_rows);
-  ~SpillFile();
-  SpillFile(const SpillFile&) = delete;
-  SpillFile& operator=(const SpillFile&) = delete;
-
-  // Appends rows [begin, end) of `batch` (its columns those of the fields, any representation).
-  Status Append(const ColumnBatch& batch, size_t begin, size_t end);
-  // Appends rows `rows` of `batch`.
-  Status AppendRows(const ColumnBatch& batch, const std::vector<uint32_t>& rows);
-  // Writes what is still pending; the file can then be read (and no longer appended to).
-  Status Finish();
-
-  int64_t rows() const { return rows_; }
-  size_t segments() const { return segments_.size(); }
-  // Bytes on disk.
-  int64_t bytes() const { return end_; }
-  // Segment `i` (REQUIRES: Finish was called), each column in its scan representation
-  // (ColumnVector::RepOf of its field's type).
-  Result<ColumnBatch> Read(size_t i) const;
-  const std::vector<Field>& fields() const { return fields_; }
-
- private:
-  SpillFile() = default;
-  Status WritePending();
-
-  std::vector<Field> fields_;
-  std::string path_;  // for errors (unlinked)
-  int fd_ = -1;
-  size_t segment_rows_ = 0;
-  ColumnBatch pending_;
-  struct Segment {
-    int64_t offset = 0, length = 0;
-  };
-  std::vector<Segment> segments_;
-  int64_t end_ = 0;
-  int64_t rows_ = 0;
-  bool finished_ = false;
-};
-
-// Reads a SpillFile's segments in order, one held at a time.
-class SpillCursor {
- public:
-  explicit SpillCursor(std::unique_ptr<SpillFile> file) : file_(std::move(file)) {}
-  // Moves to the next segment; false at the end.
-  Result<bool> NextSegment();
-  const ColumnBatch& batch() const { return batch_; }
-
- private:
-  std::unique_ptr<SpillFile> file_;
-  size_t next_ = 0;
-  ColumnBatch batch_;
-};
+using datafile::SpillCursor;
+using datafile::SpillDirs;
+using datafile::SpilledBytesTotal;
+using datafile::SpillFile;
+using datafile::SpillFilesTotal;
 
 // The rows of one spill file, a segment per batch (the input of a spilled partition's GROUP BY
 // or DISTINCT).
@@ -120,6 +60,8 @@ class SpilledPartitions {
   // empty ones); false once every partition is handed out.
   using MakeOperator = std::function<OperatorPtr(OperatorPtr partition_rows)>;
   Result<bool> Next(const MakeOperator& make, ColumnBatch* out);
+  // Partition `p`'s rows (REQUIRES: Finish was called; taken once), null when none were added.
+  std::unique_ptr<SpillFile> Take(size_t p);
 
  private:
   std::vector<Field> fields_;
@@ -130,10 +72,5 @@ class SpilledPartitions {
   OperatorPtr current_;  // over the partition being handed out
   int64_t rows_ = 0;
 };
-
-// Bytes spilled by the queries of this process so far, and spill files made (SHOW STATS,
-// tests).
-int64_t SpilledBytesTotal();
-int64_t SpillFilesTotal();
 
 }  // namespace tributary::sql

@@ -171,7 +171,7 @@ Result<OperatorPtr> OpenSetOperation(const QueryContext& session, const SelectSt
       case SetOpKind::kExcept:
         out = MakeSetDifference(std::move(out), std::move(ops[i]),
                                 operand.kind == SetOpKind::kIntersect, operand.all, limit,
-                                kAggregateMemoryLimitKey);
+                                kAggregateMemoryLimitKey, Spill(session));
         break;
     }
   }
