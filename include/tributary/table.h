@@ -76,6 +76,9 @@ struct WriteOptions {
   // Table::NewWriter sets it for tables with automatic partitions: a row for a partition past
   // the retention, which the next maintenance would drop, is refused.
   std::function<Status(const std::string& partition_path)> check_new_partition;
+  // Local directories where a writer with 'write-buffer-spillable' spills its buffers (the SQL
+  // session's 'io.tmp.dirs'); empty: $TMPDIR, else /tmp.
+  std::vector<std::string> spill_dirs;
 };
 
 // One conjunct of a scan filter, on a column of the table schema. Scans use filters to skip

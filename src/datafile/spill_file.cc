@@ -35,14 +35,6 @@ std::vector<Field> SegmentFields(const std::vector<Field>& fields) {
   return out;
 }
 
-// `c` in its scan representation, copied only when it is not.
-const ColumnVector& CanonicalView(const ColumnVector& c, ColumnVector* scratch) {
-  if (c.rep == ColumnVector::RepOf(c.type)) return c;
-  ColumnVector copy = c;
-  *scratch = Canonical(std::move(copy));
-  return *scratch;
-}
-
 }  // namespace
 
 std::vector<std::string> SpillDirs(const std::string& option_value) {
@@ -98,7 +90,18 @@ Status SpillFile::Append(const ColumnBatch& batch, size_t begin, size_t end) {
 }
 
 Status SpillFile::AppendRows(const ColumnBatch& batch, const std::vector<uint32_t>& rows) {
+  std::vector<const ColumnVector*> columns;
+  for (const ColumnVector& c : batch.columns) columns.push_back(&c);
+  return AppendRows(columns, rows);
+}
+
+Status SpillFile::AppendRows(const std::vector<const ColumnVector*>& columns,
+                             const std::vector<uint32_t>& rows) {
   if (finished_) return Status::Internal("spill file: append after Finish");
+  if (columns.size() != fields_.size()) {
+    return Status::Internal("spill file: " + std::to_string(columns.size()) + " columns for " +
+                            std::to_string(fields_.size()) + " fields");
+  }
   size_t done = 0;
   std::vector<uint32_t> part;
   while (done < rows.size()) {
@@ -106,9 +109,12 @@ Status SpillFile::AppendRows(const ColumnBatch& batch, const std::vector<uint32_
     part.assign(rows.begin() + static_cast<std::ptrdiff_t>(done),
                 rows.begin() + static_cast<std::ptrdiff_t>(done + n));
     for (size_t c = 0; c < fields_.size(); c++) {
-      ColumnVector scratch;
-      const ColumnVector& col = CanonicalView(batch.columns[c], &scratch);
-      pending_.columns[c].AppendRows(col, part);
+      const ColumnVector& col = *columns[c];
+      if (col.rep == ColumnVector::RepOf(col.type)) {
+        pending_.columns[c].AppendRows(col, part);
+      } else {  // Values (row-by-row evaluation's): converted as they are appended
+        for (uint32_t r : part) pending_.columns[c].Append(col.Get(r));
+      }
     }
     pending_.num_rows += n;
     done += n;

@@ -44,6 +44,12 @@ class SpillFile {
   Status Append(const ColumnBatch& batch, size_t begin, size_t end);
   // Appends rows `rows` of `batch`.
   Status AppendRows(const ColumnBatch& batch, const std::vector<uint32_t>& rows);
+  // Appends rows `rows` of `columns` (one per field, each at least as long as the rows say).
+  Status AppendRows(const std::vector<const ColumnVector*>& columns,
+                    const std::vector<uint32_t>& rows);
+  // Writes the rows appended so far as segments (the last one may be short): they can be read
+  // while more rows are appended after them.
+  Status Flush() { return WritePending(); }
   // Writes what is still pending; the file can then be read (and no longer appended to).
   Status Finish();
 
@@ -51,8 +57,8 @@ class SpillFile {
   size_t segments() const { return segments_.size(); }
   // Bytes on disk.
   int64_t bytes() const { return end_; }
-  // Segment `i` (REQUIRES: Finish was called), each column in its scan representation
-  // (ColumnVector::RepOf of its field's type).
+  // Segment `i` (REQUIRES: Finish or Flush was called after its rows), each column in its scan
+  // representation (ColumnVector::RepOf of its field's type).
   Result<ColumnBatch> Read(size_t i) const;
   const std::vector<Field>& fields() const { return fields_; }
 

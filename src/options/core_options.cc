@@ -45,6 +45,12 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   TRIB_RETURN_NOT_OK(int_opt("bucket", &o.bucket));
   TRIB_RETURN_NOT_OK(mem_opt("target-file-size", &o.target_file_size));
   TRIB_RETURN_NOT_OK(mem_opt("write-buffer-size", &o.write_buffer_size));
+  if (get("write-buffer-spillable")) {
+    bool spillable = false;
+    TRIB_RETURN_NOT_OK(bool_opt("write-buffer-spillable", &spillable));
+    o.write_buffer_spillable = spillable;
+  }
+  TRIB_RETURN_NOT_OK(mem_opt("write-buffer-spill.max-disk-size", &o.write_buffer_spill_max_disk));
   TRIB_RETURN_NOT_OK(int_opt("num-sorted-run.compaction-trigger", &o.sorted_run_trigger));
   o.num_levels = o.sorted_run_trigger + 1;
   TRIB_RETURN_NOT_OK(int_opt("num-levels", &o.num_levels));

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct CoreOptions {
   int32_t bucket = -1;
   int64_t target_file_size = 128LL << 20;
   int64_t write_buffer_size = 256LL << 20;
+  // 'write-buffer-spillable' (unset: the writer decides by where the table is) and
+  // 'write-buffer-spill.max-disk-size'.
+  std::optional<bool> write_buffer_spillable;
+  int64_t write_buffer_spill_max_disk = INT64_MAX;
   int32_t sorted_run_trigger = 5;
   int32_t num_levels = 6;               // trigger + 1
   int32_t sorted_run_stop_trigger = 8;  // trigger + 3: asynchronous compaction waits here

@@ -435,8 +435,24 @@ std::vector<OptionDef> BuildTable() {
           "append tables when unset."),
       Def("write-buffer-size", kMemory, "256 mb",
           "Memory a bucket writer buffers (sorted and merged) before flushing a level-0 file."),
-      Def("write-buffer-spillable", kBool, "true",
-          "Spill the write buffer to local disk instead of flushing small files.")
+      Def("write-buffer-spillable", kBool, "",
+          "Whether a primary-key table's writer, when 'write-buffer-size' or the process's "
+          "memory budget is reached, spills bucket buffers to local disk ('io.tmp.dirs') as "
+          "sorted runs instead of flushing them to level-0 files; a bucket's runs are merged "
+          "into its level-0 files at the commit. Unset: on for tables on object storage, off "
+          "on local disk."),
+      Def("write-buffer-spill.max-disk-size", kMemory, "",
+          "Local disk a writer's spilled buffers may take; past it a full buffer is flushed to "
+          "a level-0 file instead (unset: no limit)."),
+      Def("spill-compression", kString, "lz4",
+          "Compression of spilled write buffers (Tributary spills LZ4 segments).")
+          .Unsupported(),
+      Def("sort-spill-threshold", kInt, "",
+          "A merge of more sorted runs than this spills them first (Paimon: 'num-sorted-run."
+          "stop-trigger' + 1 when unset).")
+          .Unsupported(),
+      Def("sort-spill-buffer-size", kMemory, "64 mb",
+          "Memory of the sort that spills a merge of many sorted runs.")
           .Unsupported(),
       Def("page-size", kMemory, "64 kb", "Memory page size of the write buffer.").Unsupported(),
       Def("write-only", kBool, "false",

@@ -1,9 +1,12 @@
 #include "write/bucket_writer.h"
 
+#include "common/column_rep.h"
+#include "datafile/spill_file.h"
 #include "format/parquet/writer.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
 #include "merge/merge_function.h"
+#include "merge/sort_merge_reader.h"
 #include "write/lookup_changelog.h"
 
 namespace tributary::write {
@@ -37,62 +40,14 @@ void BucketWriter::set_lookup_cache(std::unique_ptr<LookupValueCache> cache) {
 
 Status BucketWriter::Flush(int64_t target_file_size, bool keep_columns) {
   ReleaseFlushColumns();
+  if (!runs_.empty()) return FlushRuns(target_file_size);
   if (buffer_.empty() && (!columns_ || columns_->empty())) return Status::OK();
   bool written = false;  // the data files too (FlushSharingChangelog)
   if (ctx_.input_changelog_prefix && layout_.primary_key && columns_) {
     TRIB_ASSIGN_OR_RETURN(written, FlushSharingChangelog(target_file_size));
   }
-  if (written) {
-    // Both written.
-  } else if (ctx_.input_changelog_prefix && layout_.primary_key && columns_) {
-    // The same from the column buffer: its records in key order (records of one key in write
-    // order, their sequence order), written column by column.
-    DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
-                             target_file_size, 0, meta::FileSource::kAppend, ctx_.changelog_format,
-                             ctx_.write_cols);
-    std::vector<uint32_t> order = columns_->SortedByKey(layout_.key_columns);
-    std::vector<int64_t> sequences(order.size()), kinds(order.size());
-    for (size_t k = 0; k < order.size(); k++) {
-      sequences[k] = columns_first_seq_ + order[k];
-      kinds[k] = static_cast<int64_t>(columns_->kind(order[k]));
-    }
-    Status st;
-    if (changelog.CanWriteColumns()) {
-      st = changelog.WriteColumns(columns_->Columns(), order.data(), sequences.data(), kinds.data(),
-                                  order.size());
-    } else {  // another 'changelog-file.format': record by record
-      for (size_t k = 0; st.ok() && k < order.size(); k++) {
-        KeyValue kv;
-        kv.sequence = sequences[k];
-        kv.kind = columns_->kind(order[k]);
-        kv.value = columns_->GetRow(order[k]);
-        st = changelog.Write(kv);
-      }
-    }
-    if (!st.ok()) {
-      changelog.Abort();
-      return st;
-    }
-    TRIB_ASSIGN_OR_RETURN(auto files, changelog.Finish());
-    for (auto& f : files) new_changelog_files_.push_back(std::move(f));
-  } else if (ctx_.input_changelog_prefix && layout_.primary_key) {
-    // The input is the changelog: every buffered record, in key order (then write order), with
-    // its row kind, before the merge folds them (Paimon's INPUT producer).
-    merge::SortWriteBuffer(&buffer_, merge::KeyComparator(layout_.key_columns),
-                           merge::SequenceOrder(ctx_.merge_config));
-    DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
-                             target_file_size, 0, meta::FileSource::kAppend, ctx_.changelog_format,
-                             ctx_.write_cols);
-    Status st;
-    for (size_t i = 0; st.ok() && i < buffer_.size(); i++) st = changelog.Write(buffer_[i]);
-    if (!st.ok()) {
-      changelog.Abort();
-      return st;
-    }
-    TRIB_ASSIGN_OR_RETURN(auto files, changelog.Finish());
-    for (auto& f : files) new_changelog_files_.push_back(std::move(f));
-  }
   if (!written) {
+    TRIB_RETURN_NOT_OK(WriteInputChangelog(target_file_size));
     DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
                           ctx_.format, ctx_.write_cols);
     const size_t first_file = new_files_.size();
@@ -111,6 +66,12 @@ Status BucketWriter::Flush(int64_t target_file_size, bool keep_columns) {
       return Status::OK();  // the buffer stays until ReleaseFlushColumns
     }
   }
+  ClearBuffer();
+  io::CrashPoint("write.after-flush");
+  return Status::OK();
+}
+
+void BucketWriter::ClearBuffer() {
   // Flushes may run on another thread than the writes that filled the buffer: its records
   // are freed by ReleaseFlushed on the writing thread (freeing them here would contend for
   // the allocator's lock with that thread).
@@ -118,6 +79,194 @@ Status BucketWriter::Flush(int64_t target_file_size, bool keep_columns) {
   buffer_.clear();
   if (columns_) columns_->Clear();
   buffer_bytes_ = 0;
+}
+
+Status BucketWriter::WriteInputChangelog(int64_t target_file_size) {
+  if (!ctx_.input_changelog_prefix || !layout_.primary_key) return Status::OK();
+  DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
+                           target_file_size, 0, meta::FileSource::kAppend, ctx_.changelog_format,
+                           ctx_.write_cols);
+  Status st;
+  if (columns_) {
+    // From the column buffer: its records in key order (records of one key in write order,
+    // their sequence order), written column by column.
+    std::vector<uint32_t> order = columns_->SortedByKey(layout_.key_columns);
+    std::vector<int64_t> sequences(order.size()), kinds(order.size());
+    for (size_t k = 0; k < order.size(); k++) {
+      sequences[k] = columns_first_seq_ + order[k];
+      kinds[k] = static_cast<int64_t>(columns_->kind(order[k]));
+    }
+    if (changelog.CanWriteColumns()) {
+      st = changelog.WriteColumns(columns_->Columns(), order.data(), sequences.data(), kinds.data(),
+                                  order.size());
+    } else {  // another 'changelog-file.format': record by record
+      for (size_t k = 0; st.ok() && k < order.size(); k++) {
+        KeyValue kv;
+        kv.sequence = sequences[k];
+        kv.kind = columns_->kind(order[k]);
+        kv.value = columns_->GetRow(order[k]);
+        st = changelog.Write(kv);
+      }
+    }
+  } else {
+    // The input is the changelog: every buffered record, in key order (then write order), with
+    // its row kind, before the merge folds them (Paimon's INPUT producer).
+    merge::SortWriteBuffer(&buffer_, merge::KeyComparator(layout_.key_columns),
+                           merge::SequenceOrder(ctx_.merge_config));
+    for (size_t i = 0; st.ok() && i < buffer_.size(); i++) st = changelog.Write(buffer_[i]);
+  }
+  if (!st.ok()) {
+    changelog.Abort();
+    return st;
+  }
+  TRIB_ASSIGN_OR_RETURN(auto files, changelog.Finish());
+  for (auto& f : files) new_changelog_files_.push_back(std::move(f));
+  return Status::OK();
+}
+
+std::vector<Field> BucketWriter::SpillFields(const datafile::FileLayout& layout) {
+  std::vector<Field> fields = layout.fields;
+  const int32_t n = static_cast<int32_t>(fields.size());
+  fields.push_back(Field{n, "_SEQUENCE_NUMBER", DataType::BigInt(), ""});
+  fields.push_back(Field{n + 1, "_VALUE_KIND", DataType::BigInt(), ""});
+  return fields;
+}
+
+std::vector<KeyValue> BucketWriter::SortedRecords() {
+  std::vector<KeyValue> records;
+  if (columns_) {
+    records.reserve(columns_->size());
+    for (size_t i = 0; i < columns_->size(); i++) {
+      records.push_back({columns_first_seq_ + static_cast<int64_t>(i), columns_->kind(i),
+                         columns_->GetRow(i), 0, ctx_.write_mask});
+    }
+  } else {
+    records = std::move(buffer_);
+    buffer_.clear();
+  }
+  merge::SortWriteBuffer(&records, merge::KeyComparator(layout_.key_columns),
+                         merge::SequenceOrder(ctx_.merge_config));
+  return records;
+}
+
+Status BucketWriter::Spill(datafile::SpillFile* file, int64_t target_file_size) {
+  ReleaseFlushColumns();
+  if (buffer_.empty() && (!columns_ || columns_->empty())) return Status::OK();
+  if (!CanSpill()) return Status::Internal("a bucket writer that cannot spill was asked to");
+  TRIB_RETURN_NOT_OK(WriteInputChangelog(target_file_size));
+  const size_t first = file->segments();
+  const size_t nf = layout_.fields.size();
+  ColumnVector seq = TypedColumn(DataType::BigInt()), kind = TypedColumn(DataType::BigInt());
+  if (columns_ && !merge::SequenceOrder(ctx_.merge_config).HasSequenceFields()) {
+    // Key order, records of a key in write order (their sequence order): the columns as they are.
+    std::vector<uint32_t> order = columns_->SortedByKey(layout_.key_columns);
+    const size_t n = columns_->size();
+    seq.ints.resize(n);
+    kind.ints.resize(n);
+    for (size_t i = 0; i < n; i++) {
+      seq.ints[i] = columns_first_seq_ + static_cast<int64_t>(i);
+      kind.ints[i] = static_cast<int64_t>(columns_->kind(i));
+    }
+    std::vector<const ColumnVector*> columns;
+    for (const ColumnVector& c : columns_->vectors()) columns.push_back(&c);
+    columns.push_back(&seq);
+    columns.push_back(&kind);
+    TRIB_RETURN_NOT_OK(file->AppendRows(columns, order));
+  } else {
+    std::vector<KeyValue> records = SortedRecords();
+    // A slice of records at a time: the columns made from Values never hold the whole buffer.
+    constexpr size_t kSlice = 4096;
+    std::vector<ColumnVector> columns;
+    std::vector<uint32_t> rows;
+    for (size_t begin = 0; begin < records.size(); begin += kSlice) {
+      const size_t end = std::min(records.size(), begin + kSlice);
+      columns.clear();
+      for (const Field& f : layout_.fields) columns.push_back(TypedColumn(f.type));
+      seq.Clear();
+      kind.Clear();
+      for (size_t i = begin; i < end; i++) {
+        for (size_t c = 0; c < nf; c++) columns[c].Append(records[i].value[c]);
+        seq.ints.push_back(records[i].sequence);
+        kind.ints.push_back(static_cast<int64_t>(records[i].kind));
+      }
+      std::vector<const ColumnVector*> view;
+      for (const ColumnVector& c : columns) view.push_back(&c);
+      view.push_back(&seq);
+      view.push_back(&kind);
+      rows.resize(end - begin);
+      for (size_t i = 0; i < rows.size(); i++) rows[i] = static_cast<uint32_t>(i);
+      TRIB_RETURN_NOT_OK(file->AppendRows(view, rows));
+    }
+  }
+  TRIB_RETURN_NOT_OK(file->Flush());
+  runs_.push_back({file, first, file->segments()});
+  ClearBuffer();
+  io::CrashPoint("write.after-spill");
+  return Status::OK();
+}
+
+namespace {
+
+// The records of a spilled run, a segment held at a time.
+class SpilledRunSource : public merge::RecordSource {
+ public:
+  SpilledRunSource(const datafile::SpillFile* file, size_t first, size_t end, size_t fields)
+      : file_(file), next_(first), end_(end), fields_(fields) {}
+  Result<bool> Next(KeyValue* out) override {
+    while (row_ >= batch_.num_rows) {
+      if (next_ >= end_) return false;
+      TRIB_ASSIGN_OR_RETURN(batch_, file_->Read(next_++));
+      row_ = 0;
+    }
+    out->value.resize(fields_);
+    for (size_t c = 0; c < fields_; c++) out->value[c] = batch_.columns[c].Get(row_);
+    out->sequence = batch_.columns[fields_].ints[row_];
+    out->kind = static_cast<RowKind>(batch_.columns[fields_ + 1].ints[row_]);
+    out->level = 0;
+    out->write_mask = nullptr;
+    row_++;
+    return true;
+  }
+
+ private:
+  const datafile::SpillFile* file_;
+  size_t next_, end_, fields_;
+  ColumnBatch batch_;
+  size_t row_ = 0;
+};
+
+}  // namespace
+
+Status BucketWriter::FlushRuns(int64_t target_file_size) {
+  // The buffer's records (the newest) are a run too, held in memory.
+  TRIB_RETURN_NOT_OK(WriteInputChangelog(target_file_size));
+  std::vector<std::unique_ptr<merge::RecordSource>> sources;
+  for (const SpilledRun& run : runs_) {
+    sources.push_back(
+        std::make_unique<SpilledRunSource>(run.file, run.first, run.end, layout_.fields.size()));
+  }
+  sources.push_back(std::make_unique<merge::VectorSource>(SortedRecords()));
+  TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeEngineMergeFunction(ctx_.merge_config, schema_));
+  merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout_.key_columns),
+                                merge::SequenceOrder(ctx_.merge_config), mf.get());
+  DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
+                        ctx_.format, ctx_.write_cols);
+  KeyValue kv;
+  Status st;
+  while (st.ok()) {
+    auto more = reader.Next(&kv);
+    if (!more.ok()) st = more.status();
+    if (!st.ok() || !*more) break;
+    st = writer.Write(kv);  // retractions too: this is level 0
+  }
+  auto files = st.ok() ? writer.Finish() : Result<std::vector<meta::DataFileMeta>>(st);
+  if (!files.ok()) {
+    writer.Abort();
+    return files.status();
+  }
+  for (auto& f : *files) new_files_.push_back(std::move(f));
+  runs_.clear();
+  ClearBuffer();
   io::CrashPoint("write.after-flush");
   return Status::OK();
 }
@@ -180,6 +329,8 @@ Result<bool> BucketWriter::FlushSharingChangelog(int64_t target_file_size) {
 }
 
 void BucketWriter::MoveBufferAbove(int64_t live_max) {
+  // Spilled runs keep their numbers, as flushed files do: Renumber moves the merged files.
+  if (!runs_.empty()) return;
   if (!buffer_.empty() && new_files_.empty() && buffer_.front().sequence <= live_max) {
     const int64_t shift = live_max + 1 - buffer_.front().sequence;
     for (auto& kv : buffer_) kv.sequence += shift;
@@ -243,6 +394,7 @@ void BucketWriter::DeleteNewFiles() {
   }
   new_files_.clear();
   new_changelog_files_.clear();
+  runs_.clear();
   buffer_.clear();
   if (columns_) columns_->Clear();
   buffer_bytes_ = 0;

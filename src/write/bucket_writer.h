@@ -22,6 +22,10 @@
 #include "options/core_options.h"
 #include "write/column_buffer.h"
 
+namespace tributary::datafile {
+class SpillFile;
+}  // namespace tributary::datafile
+
 namespace tributary::write {
 
 class LookupValueCache;
@@ -101,6 +105,19 @@ class BucketWriter {
   meta::FileNamer* namer() { return &namer_; }
   const std::string& dir() const { return dir_; }
 
+  // 'write-buffer-spillable': whether this bucket's buffer can go to a spill file instead of a
+  // level-0 file (a primary-key table written with whole rows).
+  bool CanSpill() const { return layout_.primary_key && !ctx_.write_mask; }
+  // Writes the buffer's records, sorted by key then merge order and not merged, to `file` as a
+  // run of its own (after writing their changelog, with 'changelog-producer' = 'input'), and
+  // empties the buffer. The next Flush merges every run and the buffer into level-0 files.
+  // `file` must outlive the runs (until that Flush, DeleteNewFiles or destruction).
+  Status Spill(datafile::SpillFile* file, int64_t target_file_size);
+  bool has_spilled() const { return !runs_.empty(); }
+  // The columns of a spill file of `layout`'s records: the fields, then the sequence number and
+  // the row kind.
+  static std::vector<Field> SpillFields(const datafile::FileLayout& layout);
+
   // Sorts and merges the buffer into level-0 files. `keep_columns`: a flush of the column buffer
   // by a deduplicate merge keeps the buffer and its merge until ReleaseFlushColumns, so the
   // 'lookup' producer reads the commit's records from memory instead of from the new files.
@@ -165,6 +182,15 @@ class BucketWriter {
   Result<bool> FlushSharingChangelog(int64_t target_file_size);
   Status WriteAll(datafile::DataFileWriter* w);
   Status WriteMerged(datafile::DataFileWriter* w);
+  // 'changelog-producer' = 'input': the buffered records, unmerged, to changelog files (in key
+  // order, then write order), except those FlushSharingChangelog writes.
+  Status WriteInputChangelog(int64_t target_file_size);
+  // The buffered records, sorted by key then merge order (SortWriteBuffer), moved out of the
+  // row buffer or copied out of the column buffer.
+  std::vector<merge::KeyValue> SortedRecords();
+  // Flush with spilled runs: the runs and the buffer merged into level-0 files.
+  Status FlushRuns(int64_t target_file_size);
+  void ClearBuffer();
 
   const WriteContext& ctx_;
   const TableSchema& schema_;
@@ -184,6 +210,12 @@ class BucketWriter {
   // Flush(keep_columns): the merge of the buffer kept, and where its files start in new_files_.
   std::unique_ptr<merge::ColumnMergeOutput> kept_merge_;
   size_t kept_first_file_ = 0;
+  // Spilled runs, oldest first: segments [first, end) of `file` each.
+  struct SpilledRun {
+    datafile::SpillFile* file;
+    size_t first, end;
+  };
+  std::vector<SpilledRun> runs_;
 };
 
 }  // namespace tributary::write

@@ -7,6 +7,11 @@
 
 namespace tributary::write {
 
+namespace {
+// Rows of a segment of a spilled write buffer (a run is read back a segment at a time).
+constexpr size_t kSpillSegmentRows = 4096;
+}  // namespace
+
 FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSchema> schema,
                                  WriteOptions options, CoreOptions core, WriteContext ctx,
                                  std::unique_ptr<merge::MergeFunction> input_merge,
@@ -45,6 +50,8 @@ FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSc
     bucket_types_.push_back(schema_->fields[i].type);
   }
   if (options_.commit_user.empty()) options_.commit_user = meta::NewUuid();
+  // Paimon's default: spill on object storage, where a level-0 file costs requests.
+  spillable_ = core_.write_buffer_spillable.value_or(io::IsObjectStoreUri(path_));
   key_types_ = layout_.KeyTypes();
   if (layout_.primary_key && core_.bucket == -1) {
     // As Paimon, where each of the job's parallel assigners opens buckets of its own: without
@@ -206,14 +213,15 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
   ChargeBuffered(false);
   committed_all_ = false;
   // 'write-buffer-size' bounds the whole writer: when it is full, the largest buffer is
-  // flushed to a level-0 file. The process's budget bounds every writer's buffers together:
-  // past it, the writer adding a row flushes its largest buffers until all the buffers hold at
-  // most nine tenths of their limit (so one flush is not followed by another at the next row),
-  // each of them only if it holds 1 MiB or more. Smaller buffers stay: flushing them would
-  // write a file of a few rows each time (a writer over thousands of buckets would write tens
-  // of thousands of files and hold their metadata instead); what bounds those is spilling to
-  // local disk ('write-buffer-spillable', not supported yet: docs/memory.md).
-  constexpr int64_t kMinBudgetFlush = int64_t{1} << 20;
+  // flushed to a level-0 file (or spilled: SpillOrFlush). The process's budget bounds every
+  // writer's buffers together: past it, the writer adding a row flushes its largest buffers
+  // until all the buffers hold at most nine tenths of their limit (so one flush is not followed
+  // by another at the next row), each of them only if it holds 1 MiB or more. Smaller buffers
+  // stay: flushing them would write a file of a few rows each time (a writer over thousands of
+  // buckets would write tens of thousands of files and hold their metadata instead). A
+  // spillable writer spills buffers of 64 KiB or more: a run costs a segment of one local file,
+  // merged at the commit (docs/memory.md).
+  const int64_t kMinBudgetFlush = spillable_ ? int64_t{64} << 10 : int64_t{1} << 20;
   MemoryBudget& budget = MemoryBudget::Instance();
   bool over_budget = budget.BuffersOverLimit();
   while (buffered_bytes_ >= core_.write_buffer_size || over_budget) {
@@ -226,7 +234,7 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
       break;
     }
     buffered_bytes_ -= largest->buffer_bytes();
-    Status st = largest->Flush(core_.target_file_size);
+    Status st = SpillOrFlush(largest);
     largest->ReleaseFlushed();
     largest->ReleaseBufferMemory();
     ChargeBuffered(true);
@@ -237,6 +245,20 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
     over_budget = over_budget && budget.buffered() > budget.buffer_limit() / 10 * 9;
   }
   return Status::OK();
+}
+
+Status FileStoreWriter::SpillOrFlush(BucketWriter* bw) {
+  if (!spillable_ || !bw->CanSpill() ||
+      (spill_file_ && spill_file_->bytes() >= core_.write_buffer_spill_max_disk)) {
+    return bw->Flush(core_.target_file_size);
+  }
+  if (!spill_file_) {
+    TRIB_ASSIGN_OR_RETURN(spill_file_,
+                          datafile::SpillFile::Create(BucketWriter::SpillFields(layout_),
+                                                      datafile::SpillOptions{options_.spill_dirs},
+                                                      kSpillSegmentRows));
+  }
+  return bw->Spill(spill_file_.get(), core_.target_file_size);
 }
 
 void FileStoreWriter::ChargeBuffered(bool force) {
@@ -250,6 +272,7 @@ void FileStoreWriter::Abort() {
   cross_loaded_ = false;  // it holds moves that were not committed
   if (dynamic_) dynamic_->Release(/*delete_files=*/true);
   for (auto& [id, bw] : buckets_) bw->DeleteNewFiles();
+  spill_file_.reset();
   for (const auto& [dir, f] : compact_outputs_) datafile::RemoveDataFile(dir, f);
   compact_outputs_.clear();
   DropCompactionJobs();

@@ -29,6 +29,7 @@
 #include "compact/full_changelog.h"
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
+#include "datafile/spill_file.h"
 #include "datafile/test_hooks.h"
 #include "format/binary_row.h"
 #include "format/parquet/writer.h"
@@ -376,6 +377,12 @@ class FileStoreWriter : public TableWriter {
   bool waiting_for_jobs_ = false;  // CommitAndWaitForCompaction in progress
   bool restored_ = false;
   bool failed_ = false;
+  // 'write-buffer-spillable': full buffers go to spill_file_ (made at the first spill, dropped
+  // once a commit has merged every run) instead of level-0 files.
+  bool spillable_ = false;
+  std::unique_ptr<datafile::SpillFile> spill_file_;
+  // A full buffer: spilled (spillable_, within 'write-buffer-spill.max-disk-size') or flushed.
+  Status SpillOrFlush(BucketWriter* bw);
   int64_t buffered_bytes_ = 0;  // across every bucket's write buffer
   // What buffered_bytes_ stood at when last charged to the process's MemoryBudget.
   int64_t charged_bytes_ = 0;

@@ -424,7 +424,7 @@ Status FileStoreWriter::RebucketRescaledPartitions() {
       ++it;
       continue;
     }
-    if (!it->second->new_files().empty()) {
+    if (!it->second->new_files().empty() || it->second->has_spilled()) {
       return Status::Conflict("a partition was rewritten into " +
                               std::to_string(now[it->first.first]) +
                               " buckets while this "
@@ -682,7 +682,8 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
     bw->new_files().clear();
     bw->new_changelog_files().clear();
   }
-  restored_ = false;  // the next commit restores the (new) latest state
+  spill_file_.reset();  // every bucket's spilled runs were merged by its flush above
+  restored_ = false;    // the next commit restores the (new) latest state
   committed_all_ = true;
   // Background compactions of what this commit published.
   for (size_t i = 0; i < work.size(); i++) {

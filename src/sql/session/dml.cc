@@ -632,6 +632,10 @@ Result<StatementResult> Session::Insert(const InsertStmt& s) {
   }
   options.overwrite = s.overwrite;
   if (s.overwrite && s.has_partition) options.overwrite_partition = static_partition;
+  {  // where 'write-buffer-spillable' spills: the session's 'io.tmp.dirs'
+    auto tmp = this->options().find(kSpillDirsKey);
+    options.spill_dirs = datafile::SpillDirs(tmp != this->options().end() ? tmp->second : "");
+  }
   if (s.overwrite && !s.has_partition && !schema->partition_keys.empty()) {
     // 'dynamic-partition-overwrite' = 'false' (Paimon's option, default true): an INSERT
     // OVERWRITE without PARTITION replaces the whole table, not only the partitions written.

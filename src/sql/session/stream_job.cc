@@ -456,6 +456,10 @@ Result<std::unique_ptr<StreamJob>> Session::PrepareJob(const InsertStmt& s,
   }
   options.commit_user = CommitUser(j->name);
   options.async_compaction = true;
+  {  // where 'write-buffer-spillable' spills: the session's 'io.tmp.dirs'
+    auto tmp = this->options().find(kSpillDirsKey);
+    options.spill_dirs = datafile::SpillDirs(tmp != this->options().end() ? tmp->second : "");
+  }
   auto writer = j->sink->NewWriter(options);
   if (!writer.ok()) return ErrorAt(s.pos, writer.status().message());
   j->writer = std::move(*writer);
