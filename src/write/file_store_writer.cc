@@ -219,9 +219,9 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
   // by another at the next row), each of them only if it holds 1 MiB or more. Smaller buffers
   // stay: flushing them would write a file of a few rows each time (a writer over thousands of
   // buckets would write tens of thousands of files and hold their metadata instead). A
-  // spillable writer spills buffers of 64 KiB or more: a run costs a segment of one local file,
+  // spillable writer spills buffers of 16 KiB or more: a run costs a segment of one local file,
   // merged at the commit (docs/memory.md).
-  const int64_t kMinBudgetFlush = spillable_ ? int64_t{64} << 10 : int64_t{1} << 20;
+  const int64_t kMinBudgetFlush = spillable_ ? int64_t{16} << 10 : int64_t{1} << 20;
   MemoryBudget& budget = MemoryBudget::Instance();
   bool over_budget = budget.BuffersOverLimit();
   while (buffered_bytes_ >= core_.write_buffer_size || over_budget) {
