@@ -857,8 +857,10 @@ std::vector<OptionDef> BuildTable() {
           "Memory an ORDER BY holds (Flink's table.exec.resource.sort.memory; unset: also at "
           "most a quarter of TRIBUTARY_MEMORY_MB): a larger input is sorted in runs of this "
           "size spilled to 'io.tmp.dirs' and merged. Also what a "
-          "window function may hold (more is an error naming this setting; ORDER BY ... LIMIT "
-          "n holds about 2n rows, a top-N n rows per partition). Results without ORDER BY, "
+          "window function holds: past it, calls sharing one PARTITION BY sort their input "
+          "by it the same way and compute whole partitions at a time (a larger partition, or "
+          "calls partitioned differently, is an error naming this setting); ORDER BY ... LIMIT "
+          "n holds about 2n rows, a top-N n rows per partition. Results without ORDER BY, "
           "GROUP BY, DISTINCT, set operations, joins or windows stream and hold one batch.")
           .Session(),
       Def("sql.join.memory-limit", kMemory, "1 gb",

@@ -170,6 +170,7 @@ struct WindowCall {
   std::vector<BoundExprPtr> args;
   AggregateCall aggregate;
   std::vector<BoundExprPtr> partition_by;
+  std::string partition_key;  // canonical text of partition_by: equal partitionings are equal
   std::vector<BoundExprPtr> order_by;
   std::vector<bool> descending, nulls_first;
   // The frame: as written, or the default (with ORDER BY: the partition's rows up to the current

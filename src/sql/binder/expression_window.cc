@@ -132,6 +132,7 @@ Result<BoundExprPtr> Binder::BindWindow(const Expr& e) {
     }
     TRIB_ASSIGN_OR_RETURN(BoundExprPtr b, inner.Bind(*p));
     call.partition_by.push_back(std::move(b));
+    call.partition_key += ExprToString(*p) + "\n";
   }
   for (const auto& o : spec.order_by) {
     if (ContainsWindow(*o.expr) || ContainsAggregate(*o.expr)) {

@@ -103,12 +103,16 @@ OperatorPtr MakeProject(OperatorPtr child, std::vector<BoundExprPtr> exprs,
 OperatorPtr MakeAggregate(OperatorPtr child, AggregateBinding binding, int64_t memory_limit,
                           std::string memory_limit_key, SpillOptions spill = {});
 // The child's rows (in input order), each with one column per window call appended (the
-// WindowBinding's layout). Reads its input whole, holding at most `memory_limit` bytes (more is
-// an error naming `memory_limit_key`). `top_n` (a single ROW_NUMBER() call whose number the query
-// keeps only up to n): only the first n rows of each partition come out (grouped by partition),
-// each partition keeping n rows as the input streams by.
+// WindowBinding's layout). Reads its input whole, holding at most `memory_limit` bytes. Past it,
+// when every call has the same PARTITION BY, the input is sorted by it (the sort spilling to
+// `spill`'s directories) and computed a group of whole partitions at a time, rows coming out
+// partition by partition; otherwise, or for one partition larger than the limit, it is an error
+// naming `memory_limit_key`. `top_n` (a single ROW_NUMBER() call whose number the query keeps
+// only up to n): only the first n rows of each partition come out (grouped by partition), each
+// partition keeping n rows as the input streams by.
 OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
-                       std::string memory_limit_key, std::optional<int64_t> top_n = std::nullopt);
+                       std::string memory_limit_key, std::optional<int64_t> top_n = std::nullopt,
+                       SpillOptions spill = {});
 // Each distinct row once. The distinct rows seen are held in a hash table of about
 // `memory_limit` bytes, each handed out as it first arrives; past the limit, rows not seen yet
 // are spilled (`spill`'s directories) in partitions by hash, each partition's distinct rows

@@ -1,7 +1,9 @@
 // The window operator (operators.h, MakeWindow): reads its input whole into columns, then for
 // each window call groups the rows by its partition keys, orders them by its ORDER BY keys (row
 // numbers sorted, cells compared in the columns) and computes the call's value for every row;
-// rows come out in input order with one column per call appended.
+// rows come out in input order with one column per call appended. An input larger than the
+// memory limit, whose calls share one PARTITION BY, is sorted by it (an ORDER BY that spills)
+// and computed whole partitions at a time (WindowOperator::NextSpilled).
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
@@ -11,6 +13,7 @@
 #include "sql/exec/column_keys.h"
 #include "sql/exec/interrupt.h"
 #include "sql/exec/operators.h"
+#include "sql/exec/spill.h"
 #include "sql/exec/vector_eval.h"
 
 namespace tributary::sql {
@@ -153,25 +156,98 @@ class RangeKeys {
   size_t lo_ = 0, hi_ = 0;
 };
 
+// One batch held, then the rows of `rest` (borrowed): a window's input once it outgrew memory.
+class HeldThenRest : public Operator {
+ public:
+  HeldThenRest(ColumnBatch held, Operator* rest) : held_(std::move(held)), rest_(rest) {
+    fields_ = rest_->fields();
+  }
+  std::string Describe() const override { return "Window input"; }
+  Result<bool> Next(ColumnBatch* out) override {
+    if (!held_done_) {
+      held_done_ = true;
+      if (held_.num_rows > 0) {
+        *out = std::move(held_);
+        held_ = ColumnBatch();
+        return true;
+      }
+    }
+    return rest_->Next(out);
+  }
+
+ private:
+  ColumnBatch held_;
+  bool held_done_ = false;
+  Operator* rest_;
+};
+
+// The child's rows with the values of `keys` appended as columns.
+class AppendKeys : public Operator {
+ public:
+  AppendKeys(OperatorPtr child, const std::vector<BoundExprPtr>* keys)
+      : child_(std::move(child)), keys_(keys) {
+    fields_ = child_->fields();
+    for (const BoundExprPtr& k : *keys_) {
+      fields_.push_back(Field{static_cast<int32_t>(fields_.size()), "$partition",
+                              k->type.WithNullable(true), ""});
+    }
+  }
+  std::string Describe() const override { return "Window partition keys"; }
+  std::vector<const Operator*> children() const override { return {child_.get()}; }
+  Result<bool> Next(ColumnBatch* out) override {
+    TRIB_ASSIGN_OR_RETURN(bool more, child_->Next(out));
+    if (!more) return false;
+    TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> keys, EvaluateAll(*keys_, *out));
+    for (ColumnVector& k : keys) out->columns.push_back(std::move(k));
+    return true;
+  }
+
+ private:
+  OperatorPtr child_;
+  const std::vector<BoundExprPtr>* keys_;
+};
+
+// One batch (a group of whole partitions), handed out once.
+class OneBatch : public Operator {
+ public:
+  OneBatch(std::vector<Field> fields, ColumnBatch batch) : batch_(std::move(batch)) {
+    fields_ = std::move(fields);
+  }
+  std::string Describe() const override { return "Window partitions"; }
+  Result<bool> Next(ColumnBatch* out) override {
+    if (done_ || batch_.num_rows == 0) return false;
+    done_ = true;
+    *out = std::move(batch_);
+    return true;
+  }
+
+ private:
+  ColumnBatch batch_;
+  bool done_ = false;
+};
+
 class WindowOperator : public Operator {
  public:
-  WindowOperator(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
-                 std::string memory_limit_key, std::optional<int64_t> top_n)
+  WindowOperator(OperatorPtr child, std::shared_ptr<const WindowBinding> binding,
+                 int64_t memory_limit, std::string memory_limit_key, std::optional<int64_t> top_n,
+                 SpillOptions spill, bool may_spill)
       : child_(std::move(child)),
         windows_(std::move(binding)),
         memory_limit_(memory_limit),
         memory_limit_key_(std::move(memory_limit_key)),
-        top_n_(top_n) {
+        top_n_(top_n),
+        spill_(std::move(spill)),
+        may_spill_(may_spill) {
     fields_ = child_->fields();
-    for (size_t i = 0; i < windows_.calls.size(); i++) {
+    for (size_t i = 0; i < windows_->calls.size(); i++) {
       fields_.push_back(Field{static_cast<int32_t>(fields_.size()), "$window" + std::to_string(i),
-                              windows_.calls[i].type, ""});
+                              windows_->calls[i].type, ""});
     }
     // Each held row also takes: 16 bytes of bookkeeping, its value of every call (a column),
     // and what the call computed at a time needs while it runs.
     int64_t working = 0;
     row_bytes_ = 16;
-    for (const WindowCall& call : windows_.calls) {
+    for (const WindowCall& call : windows_->calls) {
       row_bytes_ += ColumnVector::RepOf(call.type) == ColumnVector::Rep::kValue ? sizeof(Value)
                                                                                 : sizeof(int64_t);
       working = std::max(working, WorkingBytesPerRow(call));
@@ -180,13 +256,15 @@ class WindowOperator : public Operator {
   }
   std::string Describe() const override {
     std::string out = "Window: ";
-    for (size_t i = 0; i < windows_.calls.size(); i++) {
-      out += (i ? ", " : "") + windows_.calls[i].key;
+    for (size_t i = 0; i < windows_->calls.size(); i++) {
+      out += (i ? ", " : "") + windows_->calls[i].key;
     }
     if (top_n_) {
       return out + " (the first " + std::to_string(*top_n_) +
              " rows of each partition kept as the input streams by: a top-N)";
     }
+    if (spilled_)
+      return out + " (input sorted by its partitions, spilled; whole partitions at a time)";
     return out + " (input read whole, sorted per window)";
   }
   std::vector<const Operator*> children() const override { return {child_.get()}; }
@@ -196,6 +274,7 @@ class WindowOperator : public Operator {
       TRIB_RETURN_NOT_OK(Compute());
       computed_ = true;
     }
+    if (spilled_) return NextSpilled(out);
     if (next_ >= out_.num_rows) return false;
     const size_t end = std::min(out_.num_rows, next_ + kWindowBatchRows);
     std::vector<uint32_t> rows(end - next_);
@@ -210,7 +289,7 @@ class WindowOperator : public Operator {
   // keeps its best top_n_ rows in a heap as the input streams by, so memory holds partitions x N
   // rows; then each partition's rows are numbered in window order (ties in input order).
   Status ComputeTopN() {
-    const WindowCall& call = windows_.calls[0];
+    const WindowCall& call = windows_->calls[0];
     struct Kept {
       std::vector<Value> order;
       uint64_t seq = 0;
@@ -299,6 +378,7 @@ class WindowOperator : public Operator {
         held.columns[c].AppendAll(std::move(col));
       }
       held.num_rows += in.num_rows;
+      if (bytes_ > memory_limit_ && may_spill_ && SharedPartitioning()) return StartSpill();
       if (bytes_ > memory_limit_) {
         return Status::Invalid("the rows of a window function hold more than '" +
                                memory_limit_key_ + "' allows (" + std::to_string(memory_limit_) +
@@ -307,12 +387,130 @@ class WindowOperator : public Operator {
       }
     }
     std::vector<ColumnVector> results;
-    for (const WindowCall& call : windows_.calls) {
+    for (const WindowCall& call : windows_->calls) {
       TRIB_ASSIGN_OR_RETURN(ColumnVector r, ComputeCall(call));
       results.push_back(std::move(r));
     }
     for (ColumnVector& r : results) held.columns.push_back(std::move(r));
     return Status::OK();
+  }
+
+  // Whether every call has the same, non-empty PARTITION BY (so whole partitions can be
+  // computed apart).
+  bool SharedPartitioning() const {
+    const WindowCall& first = windows_->calls[0];
+    if (first.partition_by.empty()) return false;
+    for (const WindowCall& call : windows_->calls) {
+      if (call.partition_key != first.partition_key) return false;
+    }
+    return true;
+  }
+
+  // Past the limit: the rows held and the rest of the input, sorted by the partition keys (in
+  // runs that spill), to be computed a group of whole partitions at a time.
+  Status StartSpill() {
+    spilled_ = true;
+    ColumnBatch held = std::move(out_);
+    out_ = ColumnBatch();
+    bytes_ = 0;
+    const size_t width = child_->fields().size();
+    const size_t keys = windows_->calls[0].partition_by.size();
+    SortOptions sort;
+    for (size_t k = 0; k < keys; k++) sort.keys.push_back(SortKeySpec{static_cast<int>(width + k)});
+    sort.output_columns = width + keys;
+    sort.memory_limit = memory_limit_;
+    sort.memory_limit_key = memory_limit_key_;
+    sort.spill = spill_;
+    sorted_ = MakeSort(
+        std::make_unique<AppendKeys>(std::make_unique<HeldThenRest>(std::move(held), child_.get()),
+                                     &windows_->calls[0].partition_by),
+        std::move(sort));
+    return Status::OK();
+  }
+
+  // The bytes the rows of `batch` take as held rows (as Compute counts them).
+  int64_t HeldBytes(const ColumnBatch& batch) const {
+    int64_t n = row_bytes_ * static_cast<int64_t>(batch.num_rows);
+    for (const ColumnVector& c : batch.columns) n += ApproxColumnBytes(c);
+    return n;
+  }
+
+  // Whether rows a and b of pending_ are of one partition.
+  bool SamePartition(size_t a, size_t b) const {
+    for (size_t c = child_->fields().size(); c < pending_.columns.size(); c++) {
+      if (CompareColumnRows(pending_.columns[c], a, pending_.columns[c], b) != 0) return false;
+    }
+    return true;
+  }
+
+  // Where the group computed next ends: the start of the partition of the row at which
+  // pending_'s rows reach half the limit, or, when that is the first partition, its end; 0 when
+  // the first partition may go on past pending_.
+  size_t CutPoint() const {
+    const size_t n = pending_.num_rows;
+    const double per_row = static_cast<double>(pending_bytes_) / static_cast<double>(n);
+    const size_t at =
+        std::min(n - 1, static_cast<size_t>(static_cast<double>(memory_limit_ / 2) / per_row));
+    size_t i = at;
+    while (i > 0 && SamePartition(i - 1, at)) i--;
+    if (i > 0) return i;
+    size_t j = at + 1;
+    while (j < n && SamePartition(j, at)) j++;
+    return j < n ? j : 0;
+  }
+
+  // Rows in partition order, computed by an inner window operator over a group of whole
+  // partitions of about half the limit at a time (the sort's merge holds about the limit).
+  Result<bool> NextSpilled(ColumnBatch* out) {
+    const size_t width = child_->fields().size();
+    while (true) {
+      if (inner_) {
+        TRIB_ASSIGN_OR_RETURN(bool more, inner_->Next(out));
+        if (more) return true;
+        inner_.reset();
+      }
+      if (sorted_done_ && pending_.num_rows == 0) return false;
+      size_t cut = 0;
+      while (!sorted_done_) {
+        if (pending_bytes_ >= memory_limit_ / 2 && pending_.num_rows > 0) {
+          cut = CutPoint();
+          if (cut > 0) break;
+          if (pending_bytes_ > memory_limit_) {
+            return Status::Invalid("a partition of a window function holds more than '" +
+                                   memory_limit_key_ + "' allows (" +
+                                   std::to_string(memory_limit_) + " bytes); raise it with SET '" +
+                                   memory_limit_key_ + "' = '...', or filter the rows further");
+          }
+        }
+        ColumnBatch in;
+        TRIB_ASSIGN_OR_RETURN(bool more, sorted_->Next(&in));
+        if (!more) {
+          sorted_done_ = true;
+          break;
+        }
+        if (pending_.columns.empty()) {
+          for (const Field& f : sorted_->fields()) pending_.columns.push_back(TypedColumn(f.type));
+        }
+        for (ColumnVector& c : in.columns) c = Canonical(std::move(c));
+        pending_bytes_ += HeldBytes(in);
+        for (size_t c = 0; c < in.columns.size(); c++) {
+          pending_.columns[c].AppendAll(std::move(in.columns[c]));
+        }
+        pending_.num_rows += in.num_rows;
+      }
+      if (sorted_done_) cut = pending_.num_rows;
+      if (cut == 0) return false;
+      std::vector<uint32_t> chunk_rows(cut), rest_rows(pending_.num_rows - cut);
+      std::iota(chunk_rows.begin(), chunk_rows.end(), 0u);
+      std::iota(rest_rows.begin(), rest_rows.end(), static_cast<uint32_t>(cut));
+      ColumnBatch chunk = CopyRows(pending_, chunk_rows);
+      pending_ = CopyRows(pending_, rest_rows);
+      pending_bytes_ = HeldBytes(pending_);
+      chunk.columns.resize(width);  // the partition keys were for the sort
+      inner_ = std::make_unique<WindowOperator>(
+          std::make_unique<OneBatch>(child_->fields(), std::move(chunk)), windows_, memory_limit_,
+          memory_limit_key_, std::nullopt, spill_, /*may_spill=*/false);
+    }
   }
 
   // The value of `call` for every held row (in input order).
@@ -494,7 +692,7 @@ class WindowOperator : public Operator {
   }
 
   OperatorPtr child_;
-  WindowBinding windows_;
+  std::shared_ptr<const WindowBinding> windows_;  // shared with the inner operators
   int64_t memory_limit_;
   std::string memory_limit_key_;
   std::optional<int64_t> top_n_;
@@ -503,14 +701,26 @@ class WindowOperator : public Operator {
   bool computed_ = false;
   ColumnBatch out_;  // the input's columns, then one per call
   size_t next_ = 0;
+  SpillOptions spill_;
+  bool may_spill_ = false;
+  // Past the limit (StartSpill): the input sorted by its partitions, the rows read from it not
+  // computed yet (with the partition keys), and the window over the group being handed out.
+  bool spilled_ = false;
+  OperatorPtr sorted_;
+  bool sorted_done_ = false;
+  ColumnBatch pending_;
+  int64_t pending_bytes_ = 0;
+  std::unique_ptr<WindowOperator> inner_;
 };
 
 }  // namespace
 
 OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding, int64_t memory_limit,
-                       std::string memory_limit_key, std::optional<int64_t> top_n) {
-  return std::make_unique<WindowOperator>(std::move(child), std::move(binding), memory_limit,
-                                          std::move(memory_limit_key), top_n);
+                       std::string memory_limit_key, std::optional<int64_t> top_n,
+                       SpillOptions spill) {
+  return std::make_unique<WindowOperator>(
+      std::move(child), std::make_shared<const WindowBinding>(std::move(binding)), memory_limit,
+      std::move(memory_limit_key), top_n, std::move(spill), /*may_spill=*/true);
 }
 
 }  // namespace tributary::sql

@@ -351,7 +351,7 @@ Result<OperatorPtr> BuildSelect(const QueryContext& session, SelectPlan plan) {
     if (!plan.windows.calls.empty()) {
       TRIB_ASSIGN_OR_RETURN(const int64_t limit, SortMemoryLimit(session));
       op = MakeWindow(std::move(op), std::move(plan.windows), limit, kSortMemoryLimitKey,
-                      plan.top_n);
+                      plan.top_n, Spill(session));
     }
   }
   if (plan.having) {
