@@ -40,7 +40,7 @@ test: build
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary tests/sql
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --s3 tests/sql/ddl tests/sql/dml tests/sql/session
 	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary
-	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary --aggregate-limit '1 kb' --seed 3
+	python3 tests/differential/joins_sqlite.py --binary $(BUILD)/tributary --aggregate-limit '1 kb' --join-limit '1 kb' --seed 3
 	python3 tests/differential/lookup_merge.py --binary $(BUILD)/tributary
 	python3 tests/differential/delta_join.py --binary $(BUILD)/tributary
 	python3 tests/differential/cross_partition.py --binary $(BUILD)/tributary

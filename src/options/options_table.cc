@@ -865,7 +865,9 @@ std::vector<OptionDef> BuildTable() {
           .Session(),
       Def("sql.join.memory-limit", kMemory, "1 gb",
           "Memory the build side of a hash join may hold (the input with fewer rows, when the "
-          "tables' snapshots say so; else the right input); a larger build side is an error "
+          "tables' snapshots say so; else the right input); past it both inputs spill to "
+          "'io.tmp.dirs' in partitions by key (rows keys cannot split are joined in chunks of "
+          "this size), except for a join whose condition runs a subquery per row: an error "
           "naming this setting.")
           .Session(),
       Def("sql.aggregate.memory-limit", kMemory, "128 mb",
@@ -881,8 +883,9 @@ std::vector<OptionDef> BuildTable() {
           "are bounded by it without spilling: more is an error naming this setting.")
           .Session(),
       Def("io.tmp.dirs", kString, "",
-          "Local directories where ORDER BY, GROUP BY, SELECT DISTINCT, UNION, INTERSECT and "
-          "EXCEPT spill what "
+          "Local directories where ORDER BY, GROUP BY, SELECT DISTINCT, UNION, INTERSECT, "
+          "EXCEPT, window functions, hash joins and writers ('write-buffer-spillable') spill "
+          "what "
           "outgrows their memory "
           "limits (Flink's key), separated by ',' or ':' and used in turn (unset: $TMPDIR, "
           "else /tmp). Spill files are deleted as they are made: they take space only while "

@@ -12,6 +12,7 @@ row) and in FROM) run on both, and their results must be the same multisets of r
 import argparse
 import json
 import random
+import re
 import sqlite3
 import subprocess
 import sys
@@ -303,6 +304,9 @@ def main():
     # A tiny 'sql.aggregate.memory-limit': GROUP BY, DISTINCT, UNION, INTERSECT and EXCEPT spill
     # from their first rows on (docs/memory.md) and must answer the same.
     ap.add_argument("--aggregate-limit", default=None)
+    # A small 'sql.join.memory-limit': joins spill (by key partitions, or in chunks of build
+    # rows when keys cannot split them) and must answer the same.
+    ap.add_argument("--join-limit", default=None)
     args = ap.parse_args()
     failures = 0
     total = 0
@@ -314,6 +318,8 @@ def main():
         script = []
         if args.aggregate_limit:
             script.append(f"SET 'sql.aggregate.memory-limit' = '{args.aggregate_limit}'")
+        if args.join_limit:
+            script.append(f"SET 'sql.join.memory-limit' = '{args.join_limit}'")
         script.append("CREATE TABLE empty_t (k INT)")
         lite.execute("CREATE TABLE empty_t (k INT)")
         for name, pk, writes, rows in tables:
@@ -347,7 +353,10 @@ def main():
                  ";\n".join(script)],
                 capture_output=True, text=True, timeout=300)
         if proc.returncode != 0:
-            print(f"round {rnd}: tributary failed:\n{proc.stderr}", file=sys.stderr)
+            lines = ";\n".join(script).split("\n")
+            at = re.search(r"line (\d+)", proc.stderr)
+            failed = lines[int(at.group(1)) - 1] if at and int(at.group(1)) <= len(lines) else ""
+            print(f"round {rnd}: tributary failed:\n{proc.stderr}  at: {failed}", file=sys.stderr)
             return 1
         results, current = [], []
         for line in proc.stdout.splitlines():

@@ -2,14 +2,17 @@
 // vectors and a hash table on its key values (integer keys in an open-addressing table of raw
 // values, any other keys by their byte encoding), then the probe input streams through it a
 // batch at a time. Output rows are gathered column by column from the probe batch and the build
-// columns; residual conditions run on a batch of the candidate pairs.
+// columns; residual conditions run on a batch of the candidate pairs. A build side past the
+// memory limit makes it a Grace hash join (HashJoinOperator::Partition).
 #include <algorithm>
 #include <unordered_map>
 
 #include "sql/binder/cast.h"
 #include "sql/exec/column_keys.h"
+#include "sql/exec/holding.h"
 #include "sql/exec/interrupt.h"
 #include "sql/exec/operators.h"
+#include "sql/exec/spill.h"
 #include "sql/exec/vector_eval.h"
 
 namespace tributary::sql {
@@ -123,6 +126,47 @@ struct BatchKeys {
   std::vector<uint8_t> valid;
 };
 
+// Levels of partitioning (deeper means keys no hash separates: one key's rows past the limit).
+constexpr int kMaxSpillDepth = 8;
+
+// Segments [first, end) of a spill file (borrowed), a segment per batch.
+class SegmentsOperator : public Operator {
+ public:
+  SegmentsOperator(std::vector<Field> fields, const SpillFile* file, size_t first, size_t end)
+      : file_(file), next_(first), end_(end) {
+    fields_ = std::move(fields);
+  }
+  std::string Describe() const override { return "Spilled rows"; }
+  Result<bool> Next(ColumnBatch* out) override {
+    while (next_ < end_) {
+      TRIB_ASSIGN_OR_RETURN(*out, file_->Read(next_++));
+      if (out->num_rows > 0) return true;
+    }
+    return false;
+  }
+
+ private:
+  const SpillFile* file_;
+  size_t next_, end_;
+};
+
+HashJoinSpec CloneSpec(const HashJoinSpec& spec) {
+  HashJoinSpec out;
+  out.kind = spec.kind;
+  for (const auto& k : spec.left_keys) out.left_keys.push_back(CloneBound(*k));
+  for (const auto& k : spec.right_keys) out.right_keys.push_back(CloneBound(*k));
+  for (const auto& r : spec.residual) out.residual.push_back(CloneBound(*r));
+  out.build_left = spec.build_left;
+  out.condition = spec.condition;
+  out.build_reason = spec.build_reason;
+  out.note = spec.note;
+  out.memory_limit = spec.memory_limit;
+  out.memory_limit_key = spec.memory_limit_key;
+  out.spill = spec.spill;
+  out.spill_depth = spec.spill_depth;
+  return out;
+}
+
 class HashJoinOperator : public Operator {
  public:
   HashJoinOperator(OperatorPtr left, OperatorPtr right, HashJoinSpec spec)
@@ -156,6 +200,10 @@ class HashJoinOperator : public Operator {
     out += spec_.build_left ? "; build: left input" : "; build: right input";
     if (!spec_.build_reason.empty()) out += " (" + spec_.build_reason + ")";
     if (!spec_.note.empty()) out += "; " + spec_.note;
+    if (build_parts_) {
+      out += "; past the limit: " + std::to_string(build_parts_->rows()) + " build and " +
+             std::to_string(probe_parts_->rows()) + " probe row(s) spilled in partitions";
+    }
     return out;
   }
   std::vector<const Operator*> children() const override { return {left_.get(), right_.get()}; }
@@ -165,9 +213,12 @@ class HashJoinOperator : public Operator {
       TRIB_RETURN_NOT_OK(Build());
       built_ = true;
     }
+    if (build_parts_) return NextPartitioned(out);
+    if (build_file_) return NextChunked(out);
     while (!Interrupted()) {
       if (probe_pos_ >= probe_.num_rows) {
         if (probe_done_) return EmitUnmatchedBuild(out);
+        probe_base_ += probe_.num_rows;
         TRIB_ASSIGN_OR_RETURN(bool more, probe().Next(&probe_));
         probe_pos_ = 0;
         if (!more) {
@@ -264,6 +315,20 @@ class HashJoinOperator : public Operator {
         // Each row's key as if new (a repeated key's string is freed again, its row linked).
         if (keys.valid[r]) bytes += kByteKeyEntryBytes + StringHeapBytes(keys.encoded[r].size());
       }
+      if (bytes > spec_.memory_limit && CanSpill()) {
+        // Partitioned by key while that can split the rows; one key's rows (a skewed key),
+        // or a join without keys, in chunks that fit.
+        if (!spec_.left_keys.empty() && spec_.spill_depth < kMaxSpillDepth &&
+            !SingleKey(int_keys, keys)) {
+          return Partition(std::move(in));
+        }
+        const int64_t rows = static_cast<int64_t>(build_.num_rows + in.num_rows);
+        chunk_rows_ = static_cast<size_t>(std::max<int64_t>(
+            static_cast<int64_t>(kBatchRows),
+            static_cast<int64_t>(static_cast<double>(spec_.memory_limit) * 0.9 *
+                                 static_cast<double>(rows) / static_cast<double>(bytes))));
+        return SpillForChunks(std::move(in));
+      }
       if (bytes > spec_.memory_limit) {
         return Status::Invalid(
             "the build side of a hash join holds more than '" + spec_.memory_limit_key +
@@ -314,6 +379,216 @@ class HashJoinOperator : public Operator {
     }
     matched_.assign(build_.num_rows, 0);
     return Status::OK();
+  }
+
+  // Whether the join can spill: no subquery to run per row in its keys or conditions (the
+  // joins of the spilled parts take copies of them).
+  bool CanSpill() const {
+    for (const auto* exprs : {&spec_.left_keys, &spec_.right_keys, &spec_.residual}) {
+      for (const auto& e : *exprs) {
+        if (HasDeferredSubquery(*e)) return false;
+      }
+    }
+    return true;
+  }
+
+  // Whether the build rows held (`held_ints` their integer keys) and `current`'s share one key
+  // (NULL keys aside): partitioning by key would not split them.
+  bool SingleKey(const std::vector<int64_t>& held_ints, const BatchKeys& current) const {
+    if (int_keys_) {
+      std::optional<int64_t> key;
+      auto same = [&](int64_t k) {
+        if (!key) key = k;
+        return *key == k;
+      };
+      for (size_t b = 0; b < held_ints.size(); b++) {
+        if (valid_[b] && !same(held_ints[b])) return false;
+      }
+      for (size_t r = 0; r < current.ints.size(); r++) {
+        if (current.valid[r] && !same(current.ints[r])) return false;
+      }
+      return true;
+    }
+    if (heads_.size() > 1) return false;
+    const std::string* key = heads_.empty() ? nullptr : &heads_.begin()->first;
+    for (size_t r = 0; r < current.encoded.size(); r++) {
+      if (!current.valid[r]) continue;
+      if (key == nullptr) key = &current.encoded[r];
+      if (*key != current.encoded[r]) return false;
+    }
+    return true;
+  }
+
+  // Past the limit with rows that keys cannot split (a block nested-loop join): both inputs go
+  // to spill files; then each chunk of about the limit of build rows is joined with every probe
+  // row (NextChunked), the probe rows that joined none marked across the chunks.
+  Status SpillForChunks(ColumnBatch current) {
+    const std::vector<Field>& build_fields = build().fields();
+    TRIB_ASSIGN_OR_RETURN(build_file_, SpillFile::Create(build_fields, spec_.spill, kBatchRows));
+    TRIB_ASSIGN_OR_RETURN(probe_file_,
+                          SpillFile::Create(probe().fields(), spec_.spill, kBatchRows));
+    auto append = [](SpillFile* f, const ColumnBatch& b) {
+      return b.num_rows == 0 ? Status::OK() : f->Append(b, 0, b.num_rows);
+    };
+    TRIB_RETURN_NOT_OK(append(build_file_.get(), build_));
+    TRIB_RETURN_NOT_OK(append(build_file_.get(), current));
+    // Emptied, typed: the build side of the probe rows that joined nothing.
+    build_ = ColumnBatch();
+    for (const Field& f : build_fields) build_.columns.push_back(TypedColumn(f.type));
+    valid_ = {};
+    next_ = {};
+    heads_ = {};
+    ColumnBatch in;
+    while (!Interrupted()) {
+      TRIB_ASSIGN_OR_RETURN(bool more, build().Next(&in));
+      if (!more) break;
+      TRIB_RETURN_NOT_OK(append(build_file_.get(), in));
+    }
+    while (!Interrupted()) {
+      TRIB_ASSIGN_OR_RETURN(bool more, probe().Next(&in));
+      if (!more) break;
+      TRIB_RETURN_NOT_OK(append(probe_file_.get(), in));
+    }
+    TRIB_RETURN_NOT_OK(build_file_->Finish());
+    TRIB_RETURN_NOT_OK(probe_file_->Finish());
+    if (probe_kept_) probe_matched_all_.assign(static_cast<size_t>(probe_file_->rows()), 0);
+    return Status::OK();
+  }
+
+  // Each chunk of build rows joined with every probe row by a join of the same kind that keeps
+  // no unmatched probe row but marks the ones that joined; then (a kept probe side) the probe
+  // rows no chunk joined, the build side NULL.
+  Result<bool> NextChunked(ColumnBatch* out) {
+    while (!Interrupted()) {
+      if (current_) {
+        TRIB_ASSIGN_OR_RETURN(bool more, current_->Next(out));
+        if (more) return true;
+        current_.reset();
+      }
+      if (next_segment_ < build_file_->segments()) {
+        const size_t first = next_segment_;
+        const size_t per_chunk = std::max<size_t>(1, chunk_rows_ / kBatchRows);
+        next_segment_ = std::min(build_file_->segments(), first + per_chunk);
+        auto build_rows = std::make_unique<SegmentsOperator>(build().fields(), build_file_.get(),
+                                                             first, next_segment_);
+        auto probe_rows = std::make_unique<SegmentsOperator>(probe().fields(), probe_file_.get(), 0,
+                                                             probe_file_->segments());
+        HashJoinSpec spec = CloneSpec(spec_);
+        spec.spill_depth = kMaxSpillDepth;
+        spec.memory_limit = INT64_MAX;  // the chunk was cut to about the limit
+        current_ = spec_.build_left
+                       ? std::make_unique<HashJoinOperator>(std::move(build_rows),
+                                                            std::move(probe_rows), std::move(spec))
+                       : std::make_unique<HashJoinOperator>(std::move(probe_rows),
+                                                            std::move(build_rows), std::move(spec));
+        current_->probe_kept_ = false;
+        current_->probe_matched_ = probe_kept_ ? &probe_matched_all_ : nullptr;
+        continue;
+      }
+      if (!probe_kept_) return false;
+      while (unmatched_segment_ < probe_file_->segments()) {
+        TRIB_ASSIGN_OR_RETURN(probe_, probe_file_->Read(unmatched_segment_++));
+        const size_t base = probe_base_;
+        probe_base_ += probe_.num_rows;
+        std::vector<uint32_t> probe_idx;
+        for (size_t r = 0; r < probe_.num_rows; r++) {
+          if (!probe_matched_all_[base + r]) probe_idx.push_back(static_cast<uint32_t>(r));
+        }
+        if (probe_idx.empty()) continue;
+        std::vector<uint32_t> build_idx(probe_idx.size(), kNone);
+        *out = Assemble(probe_idx, build_idx);
+        return true;
+      }
+      return false;
+    }
+    return false;
+  }
+
+  // Past the limit (a Grace hash join): the build rows held, `current` and the rest of the build
+  // input, then the whole probe input, go to partitions by a hash of their keys (equal keys meet
+  // in one partition; a NULL key, which joins nothing, in the partition of its hash too), and
+  // each pair of partitions is then joined on its own (NextPartitioned).
+  Status Partition(ColumnBatch current) {
+    build_parts_ =
+        std::make_unique<SpilledPartitions>(build().fields(), spec_.spill, spec_.spill_depth);
+    probe_parts_ =
+        std::make_unique<SpilledPartitions>(probe().fields(), spec_.spill, spec_.spill_depth);
+    auto add = [&](const ColumnBatch& batch, const std::vector<BoundExprPtr>& key_exprs,
+                   SpilledPartitions* parts) -> Status {
+      if (batch.num_rows == 0) return Status::OK();
+      std::vector<ColumnVector> keys;
+      for (const auto& e : key_exprs) {
+        TRIB_ASSIGN_OR_RETURN(ColumnVector k, EvaluateBatch(*e, batch));
+        keys.push_back(Canonical(std::move(k)));
+      }
+      // A row with a NULL key joins nothing: such rows are dealt round the partitions (by
+      // their hash they would all meet in one, which no deeper level could split).
+      std::vector<uint32_t> rows;
+      std::vector<std::vector<uint32_t>> null_keys(SpilledPartitions::kPartitions);
+      for (uint32_t r = 0; r < batch.num_rows; r++) {
+        bool null = false;
+        for (const ColumnVector& k : keys) null = null || k.IsNull(r);
+        if (null) {
+          null_keys[null_rows_++ % SpilledPartitions::kPartitions].push_back(r);
+        } else {
+          rows.push_back(r);
+        }
+      }
+      for (size_t p = 0; p < null_keys.size(); p++) {
+        if (!null_keys[p].empty()) TRIB_RETURN_NOT_OK(parts->AddTo(p, batch, null_keys[p]));
+      }
+      return rows.empty() ? Status::OK() : parts->Add(batch, keys, rows);
+    };
+    TRIB_RETURN_NOT_OK(add(build_, build_keys(), build_parts_.get()));
+    build_ = ColumnBatch();
+    valid_ = {};
+    next_ = {};
+    heads_ = {};
+    TRIB_RETURN_NOT_OK(add(current, build_keys(), build_parts_.get()));
+    ColumnBatch in;
+    while (!Interrupted()) {
+      TRIB_ASSIGN_OR_RETURN(bool more, build().Next(&in));
+      if (!more) break;
+      TRIB_RETURN_NOT_OK(add(in, build_keys(), build_parts_.get()));
+    }
+    while (!Interrupted()) {
+      TRIB_ASSIGN_OR_RETURN(bool more, probe().Next(&in));
+      if (!more) break;
+      TRIB_RETURN_NOT_OK(add(in, probe_keys(), probe_parts_.get()));
+    }
+    TRIB_RETURN_NOT_OK(build_parts_->Finish());
+    return probe_parts_->Finish();
+  }
+
+  // The join of each pair of partitions in turn, by a join of the same kind one level deeper.
+  Result<bool> NextPartitioned(ColumnBatch* out) {
+    while (!Interrupted()) {
+      if (current_) {
+        TRIB_ASSIGN_OR_RETURN(bool more, current_->Next(out));
+        if (more) return true;
+        current_.reset();
+      }
+      if (next_part_ >= SpilledPartitions::kPartitions) return false;
+      const size_t p = next_part_++;
+      std::unique_ptr<SpillFile> b = build_parts_->Take(p);
+      std::unique_ptr<SpillFile> q = probe_parts_->Take(p);
+      // A side with no rows: only the other side's rows kept unmatched come out.
+      if ((!b && (!q || !probe_kept_)) || (!q && !build_kept_)) continue;
+      auto source = [](const std::vector<Field>& fields, std::unique_ptr<SpillFile> f) {
+        return f ? OperatorPtr(std::make_unique<SpillSourceOperator>(fields, std::move(f)))
+                 : MakeRows(fields, {}, "no rows");
+      };
+      OperatorPtr build_rows = source(build().fields(), std::move(b));
+      OperatorPtr probe_rows = source(probe().fields(), std::move(q));
+      HashJoinSpec spec = CloneSpec(spec_);
+      spec.spill_depth++;
+      current_ = spec_.build_left
+                     ? std::make_unique<HashJoinOperator>(std::move(build_rows),
+                                                          std::move(probe_rows), std::move(spec))
+                     : std::make_unique<HashJoinOperator>(std::move(probe_rows),
+                                                          std::move(build_rows), std::move(spec));
+    }
+    return false;
   }
 
   size_t Slot(int64_t k) const {
@@ -373,6 +648,9 @@ class HashJoinOperator : public Operator {
       build_idx = std::move(b);
     }
     for (uint32_t b : build_idx) matched_[b] = 1;
+    if (probe_matched_) {
+      for (uint32_t p : probe_idx) (*probe_matched_)[probe_base_ + p] = 1;
+    }
     if (probe_kept_) {
       std::vector<uint8_t> joined(end - begin, 0);
       for (uint32_t p : probe_idx) joined[p - begin] = 1;
@@ -444,6 +722,22 @@ class HashJoinOperator : public Operator {
   size_t probe_pos_ = 0;
   bool probe_done_ = false;
   size_t unmatched_pos_ = 0;
+  // Past the limit: both inputs in partitions, and the join of the pair being handed out.
+  std::unique_ptr<SpilledPartitions> build_parts_, probe_parts_;
+  size_t next_part_ = 0;
+  size_t null_rows_ = 0;  // rows with NULL keys, dealt round the partitions
+  std::unique_ptr<HashJoinOperator> current_;
+  // Past the limit with rows keys cannot split: both inputs in spill files, joined a chunk of
+  // build rows (segments of build_file_) at a time; which probe rows joined, by their place.
+  std::unique_ptr<SpillFile> build_file_, probe_file_;
+  size_t chunk_rows_ = 0;
+  size_t next_segment_ = 0;
+  std::vector<uint8_t> probe_matched_all_;
+  size_t unmatched_segment_ = 0;
+  // A chunk's join: where it marks the probe rows that joined (by their place in its probe
+  // input: probe_base_ rows came before probe_), or null.
+  std::vector<uint8_t>* probe_matched_ = nullptr;
+  size_t probe_base_ = 0;
 };
 
 }  // namespace

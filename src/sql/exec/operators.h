@@ -156,9 +156,14 @@ struct HashJoinSpec {
   std::string condition;     // the ON condition as EXPLAIN shows it
   std::string build_reason;  // why that side is built, for EXPLAIN
   std::string note;          // more for EXPLAIN (a lookup join's)
-  // The most the build side may hold; more is an error naming the setting.
+  // The most the build side may hold. Past it, with equality keys, the join spills (a Grace
+  // hash join: both inputs partitioned by a hash of their keys to `spill`'s directories, each
+  // pair of partitions joined on its own, partitioned again by another hash when its build side
+  // does not fit either, up to 8 levels); without keys it is an error naming the setting.
   int64_t memory_limit = 0;
   std::string memory_limit_key;
+  SpillOptions spill;
+  int spill_depth = 0;  // how many times these rows were partitioned already
 };
 // The join of `left` and `right`: left columns, then right columns (a side that may go
 // unmatched becomes nullable). Outer joins add each unmatched row of a kept side, the other

@@ -12,14 +12,26 @@ Result<bool> SpillSourceOperator::Next(ColumnBatch* out) {
   return true;
 }
 
+Status SpilledPartitions::Open() {
+  if (!files_.empty()) return Status::OK();
+  for (size_t p = 0; p < kPartitions; p++) {
+    TRIB_ASSIGN_OR_RETURN(auto f, SpillFile::Create(fields_, spill_, kBatchRows));
+    files_.push_back(std::move(f));
+  }
+  return Status::OK();
+}
+
+Status SpilledPartitions::AddTo(size_t p, const ColumnBatch& in,
+                                const std::vector<uint32_t>& rows) {
+  TRIB_RETURN_NOT_OK(Open());
+  TRIB_RETURN_NOT_OK(files_[p % kPartitions]->AppendRows(in, rows));
+  rows_ += static_cast<int64_t>(rows.size());
+  return Status::OK();
+}
+
 Status SpilledPartitions::Add(const ColumnBatch& in, const std::vector<ColumnVector>& keys,
                               const std::vector<uint32_t>& rows) {
-  if (files_.empty()) {
-    for (size_t p = 0; p < kPartitions; p++) {
-      TRIB_ASSIGN_OR_RETURN(auto f, SpillFile::Create(fields_, spill_, kBatchRows));
-      files_.push_back(std::move(f));
-    }
-  }
+  TRIB_RETURN_NOT_OK(Open());
   std::vector<std::vector<uint32_t>> of(kPartitions);
   std::string key;
   for (uint32_t r : rows) {

@@ -53,6 +53,8 @@ class SpilledPartitions {
   // as `in`'s).
   Status Add(const ColumnBatch& in, const std::vector<ColumnVector>& keys,
              const std::vector<uint32_t>& rows);
+  // Appends rows `rows` of `in` to partition `p` (mod the partitions), whatever their keys.
+  Status AddTo(size_t p, const ColumnBatch& in, const std::vector<uint32_t>& rows);
   // Ends the appends (before Next).
   Status Finish();
   int64_t rows() const { return rows_; }
@@ -67,6 +69,7 @@ class SpilledPartitions {
   std::vector<Field> fields_;
   SpillOptions spill_;
   int depth_;
+  Status Open();  // the partitions' files, at the first rows
   std::vector<std::unique_ptr<SpillFile>> files_;
   size_t next_ = 0;
   OperatorPtr current_;  // over the partition being handed out

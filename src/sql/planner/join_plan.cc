@@ -255,6 +255,7 @@ Result<OperatorPtr> OpenJoins(const QueryContext& session, std::vector<JoinInput
     }
     spec.memory_limit = memory_limit;
     spec.memory_limit_key = kJoinMemoryLimitKey;
+    spec.spill = Spill(session);
     tree = MakeHashJoin(std::move(tree), std::move(ops[j]), std::move(spec));
   }
   for (auto& c : *where) RemapColumns(c.get(), position);
