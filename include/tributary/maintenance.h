@@ -142,7 +142,10 @@ struct CompactOptions {
   std::string sort_strategy;
   std::vector<std::string> sort_columns;
   // Bytes of rows sorted at once; 0: the default of the session option 'sql.sort.memory-limit'.
+  // More rows are sorted in runs of that size spilled to `sort_spill_dirs` (the session's
+  // 'io.tmp.dirs'; empty: $TMPDIR, else /tmp) and merged.
   int64_t sort_memory_limit = 0;
+  std::vector<std::string> sort_spill_dirs;
   // Sort compaction: called with a line of progress every 100,000 rows, if set.
   std::function<void(const std::string& line)> sort_progress;
 };

@@ -216,6 +216,7 @@ Result<CompactResult> Compact(Table& table, const CompactOptions& options) {
     request.columns = options.sort_columns;
     request.partitions = options.partitions;
     request.memory_limit = options.sort_memory_limit;
+    request.spill_dirs = options.sort_spill_dirs;
     if (request.memory_limit == 0) {
       const OptionDef* def = FindOption(OptionScope::kSession, "sql.sort.memory-limit");
       TRIB_ASSIGN_OR_RETURN(request.memory_limit, options::ParseMemorySize(def->default_value));

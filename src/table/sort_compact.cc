@@ -6,6 +6,8 @@
 #include <cstring>
 #include <thread>
 
+#include "common/column_rep.h"
+#include "datafile/spill_file.h"
 #include "meta/paths.h"
 #include "meta/snapshot.h"
 #include "options/option_keys.h"
@@ -88,6 +90,9 @@ void AxesToTranspose(std::vector<uint64_t>* xs) {
   }
   for (size_t i = 0; i < n; i++) x[i] ^= t;
 }
+
+// Rows of a segment of a spilled run: each run being merged holds one segment.
+constexpr size_t kRunSegmentRows = 1024;
 
 int64_t RowBytes(const Row& r) {
   int64_t b = 16 * static_cast<int64_t>(r.size()) + 32;
@@ -178,36 +183,8 @@ Result<RewriteResult> SortCompact(Table& table, const SortCompactRequest& reques
       std::string key;
       Row row;
     };
-    std::vector<Keyed> rows;
-    int64_t bytes = 0;
-    RowBatch batch;
-    while (true) {
-      TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
-      if (!more) break;
-      for (Row& r : batch.rows) {
-        if (!wanted(r)) continue;
-        bytes += RowBytes(r);
-        if (request.memory_limit > 0 && bytes > request.memory_limit) {
-          return Status::Invalid(
-              "the rows to sort hold more than 'sql.sort.memory-limit' "
-              "allows; SET 'sql.sort.memory-limit' = '...' higher, or "
-              "compact fewer partitions at a time (partitions => '...')");
-        }
-        Keyed k;
-        if (request.strategy != "order") {
-          std::vector<Value> values;
-          for (int c : key) values.push_back(r[c]);
-          k.key = SortCompactKey(request.strategy, values);
-        }
-        k.row = std::move(r);
-        rows.push_back(std::move(k));
-        if (rows.size() % 100000 == 0) {
-          progress("sorting " + name + ": " + std::to_string(rows.size()) + " rows read");
-        }
-      }
-    }
-    if (rows.empty()) return RewriteResult{};
-    std::stable_sort(rows.begin(), rows.end(), [&](const Keyed& a, const Keyed& b) {
+    // a before b: partition, then the key ('order': the columns, NULLs first).
+    auto less = [&](const Keyed& a, const Keyed& b) {
       for (int p : pidx) {
         const int c = CompareValues(a.row[p], b.row[p]);
         if (c != 0) return c < 0;
@@ -223,17 +200,126 @@ Result<RewriteResult> SortCompact(Table& table, const SortCompactRequest& reques
         if (r != 0) return r < 0;
       }
       return false;
-    });
+    };
+    std::vector<Keyed> rows;
+    int64_t bytes = 0, total = 0;
+    // Past the limit the rows held are sorted and spilled as a run (the table's columns, then
+    // the key), and the runs merged at the end, each read a segment at a time.
+    std::vector<Field> run_fields = schema->fields;
+    run_fields.push_back(
+        Field{static_cast<int32_t>(run_fields.size()), "$key", DataType::Bytes(), ""});
+    std::vector<std::unique_ptr<datafile::SpillFile>> runs;
+    auto spill_run = [&]() -> Status {
+      std::stable_sort(rows.begin(), rows.end(), less);
+      TRIB_ASSIGN_OR_RETURN(
+          auto run, datafile::SpillFile::Create(
+                        run_fields, datafile::SpillOptions{request.spill_dirs}, kRunSegmentRows));
+      for (size_t begin = 0; begin < rows.size(); begin += kRunSegmentRows) {
+        const size_t end = std::min(rows.size(), begin + kRunSegmentRows);
+        ColumnBatch b;
+        for (const Field& f : run_fields) b.columns.push_back(TypedColumn(f.type));
+        for (size_t i = begin; i < end; i++) {
+          for (size_t c = 0; c < rows[i].row.size(); c++) b.columns[c].Append(rows[i].row[c]);
+          b.columns.back().Append(Value::String(std::move(rows[i].key)));
+        }
+        b.num_rows = end - begin;
+        TRIB_RETURN_NOT_OK(run->Append(b, 0, b.num_rows));
+      }
+      TRIB_RETURN_NOT_OK(run->Finish());
+      runs.push_back(std::move(run));
+      rows = std::vector<Keyed>();
+      bytes = 0;
+      progress("sorting " + name + ": " + std::to_string(total) + " rows read, " +
+               std::to_string(runs.size()) + " sorted run(s) spilled");
+      return Status::OK();
+    };
+    RowBatch batch;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, scan->Next(&batch));
+      if (!more) break;
+      for (Row& r : batch.rows) {
+        if (!wanted(r)) continue;
+        Keyed k;
+        if (request.strategy != "order") {
+          std::vector<Value> values;
+          for (int c : key) values.push_back(r[c]);
+          k.key = SortCompactKey(request.strategy, values);
+        }
+        bytes += RowBytes(r) + static_cast<int64_t>(k.key.size());
+        k.row = std::move(r);
+        rows.push_back(std::move(k));
+        if (++total % 100000 == 0) {
+          progress("sorting " + name + ": " + std::to_string(total) + " rows read");
+        }
+        if (request.memory_limit > 0 && bytes > request.memory_limit) {
+          TRIB_RETURN_NOT_OK(spill_run());
+        }
+      }
+    }
+    if (total == 0) return RewriteResult{};
     WriteOptions wo;
     wo.overwrite = true;
     wo.overwrite_base_snapshot = latest;
     TRIB_ASSIGN_OR_RETURN(auto writer, table.NewWriter(wo));
-    size_t written = 0;
-    for (Keyed& k : rows) {
-      TRIB_RETURN_NOT_OK(writer->Write(RowKind::kInsert, std::move(k.row)));
+    int64_t written = 0;
+    auto write = [&](Row row) -> Status {
+      TRIB_RETURN_NOT_OK(writer->Write(RowKind::kInsert, std::move(row)));
       if (++written % 100000 == 0) {
         progress("sorting " + name + ": " + std::to_string(written) + " of " +
-                 std::to_string(rows.size()) + " rows written");
+                 std::to_string(total) + " rows written");
+      }
+      return Status::OK();
+    };
+    if (runs.empty()) {
+      std::stable_sort(rows.begin(), rows.end(), less);
+      for (Keyed& k : rows) TRIB_RETURN_NOT_OK(write(std::move(k.row)));
+      return CommitRewrite(*writer);
+    }
+    if (!rows.empty()) TRIB_RETURN_NOT_OK(spill_run());
+    // The runs merged: each holds its next row; ties go to the earlier run (rows read earlier),
+    // so the merge is as stable as one sort.
+    struct Cursor {
+      const datafile::SpillFile* file;
+      size_t segment = 0;
+      ColumnBatch batch;
+      size_t row = 0;
+      Keyed head;
+    };
+    std::vector<Cursor> cursors(runs.size());
+    const size_t width = schema->fields.size();
+    auto advance = [&](Cursor& c) -> Result<bool> {
+      while (c.row >= c.batch.num_rows) {
+        if (c.segment >= c.file->segments()) return false;
+        TRIB_ASSIGN_OR_RETURN(c.batch, c.file->Read(c.segment++));
+        c.row = 0;
+      }
+      c.head.row.resize(width);
+      for (size_t col = 0; col < width; col++) c.head.row[col] = c.batch.columns[col].Get(c.row);
+      c.head.key = std::string(c.batch.columns[width].strings[c.row]);
+      c.row++;
+      return true;
+    };
+    auto after = [&](size_t a, size_t b) {  // the heap's order: the smallest head on top
+      if (less(cursors[b].head, cursors[a].head)) return true;
+      if (less(cursors[a].head, cursors[b].head)) return false;
+      return a > b;
+    };
+    std::vector<size_t> heap;
+    for (size_t i = 0; i < runs.size(); i++) {
+      cursors[i].file = runs[i].get();
+      TRIB_ASSIGN_OR_RETURN(bool has, advance(cursors[i]));
+      if (has) heap.push_back(i);
+    }
+    std::make_heap(heap.begin(), heap.end(), after);
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), after);
+      Cursor& c = cursors[heap.back()];
+      TRIB_RETURN_NOT_OK(write(std::move(c.head.row)));
+      TRIB_ASSIGN_OR_RETURN(bool has, advance(c));
+      if (has) {
+        std::push_heap(heap.begin(), heap.end(), after);
+      } else {
+        heap.pop_back();
       }
     }
     return CommitRewrite(*writer);

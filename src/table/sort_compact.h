@@ -28,7 +28,10 @@ struct SortCompactRequest {
   std::vector<std::string> columns;  // order_by
   // Partition column -> value of the partitions to compact (several or none: every partition).
   std::vector<std::map<std::string, std::string>> partitions;
-  int64_t memory_limit = 0;  // bytes of rows sorted at once ('sql.sort.memory-limit')
+  // Bytes of rows sorted at once ('sql.sort.memory-limit'); more are sorted in runs of about
+  // that size spilled to `spill_dirs` ('io.tmp.dirs'; empty: $TMPDIR, else /tmp) and merged.
+  int64_t memory_limit = 0;
+  std::vector<std::string> spill_dirs;
   // Called with a line of progress every 100,000 rows (a terminal shows it), if set.
   std::function<void(const std::string&)> progress;
 };
