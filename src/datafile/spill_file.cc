@@ -63,7 +63,7 @@ Result<std::unique_ptr<SpillFile>> SpillFile::Create(const std::vector<Field>& f
   std::vector<std::string> dirs = options.dirs.empty() ? SpillDirs("") : options.dirs;
   const std::string& dir = dirs[next_dir.fetch_add(1) % dirs.size()];
   std::string path = dir + "/tributary-spill-XXXXXX";
-  const int fd = ::mkstemp(path.data());
+  const int fd = ::mkostemp(path.data(), O_CLOEXEC);  // not inherited by programs started
   if (fd < 0) {
     return Status::IOError("cannot create a spill file in '" + dir + "' (" + ErrnoText() +
                            "); set 'io.tmp.dirs' to a writable local directory");

@@ -5,7 +5,8 @@
 // back whole without reading the rest; a reader holds one segment at a time.
 // The file is unlinked as soon as it is created: it takes disk space only while it is used and
 // a crash leaves nothing behind.
-// Thread-safety: a SpillFile is used by one thread at a time.
+// Thread-safety: a SpillFile is appended to by one thread at a time; once nothing appends, Read
+// may be called from several threads at once.
 #pragma once
 
 #include <cstdint>

@@ -149,16 +149,49 @@ std::vector<KeyValue> BucketWriter::SortedRecords() {
   return records;
 }
 
-Status BucketWriter::Spill(datafile::SpillFile* file, int64_t target_file_size) {
+namespace {
+
+// Appends `records` (sorted) to `file`, a slice at a time: the columns made from Values never
+// hold more than a slice.
+Status AppendRecords(const datafile::FileLayout& layout, const std::vector<KeyValue>& records,
+                     datafile::SpillFile* file) {
+  constexpr size_t kSlice = 4096;
+  const size_t nf = layout.fields.size();
+  std::vector<ColumnVector> columns;
+  ColumnVector seq = TypedColumn(DataType::BigInt()), kind = TypedColumn(DataType::BigInt());
+  std::vector<uint32_t> rows;
+  for (size_t begin = 0; begin < records.size(); begin += kSlice) {
+    const size_t end = std::min(records.size(), begin + kSlice);
+    columns.clear();
+    for (const Field& f : layout.fields) columns.push_back(TypedColumn(f.type));
+    seq.Clear();
+    kind.Clear();
+    for (size_t i = begin; i < end; i++) {
+      for (size_t c = 0; c < nf; c++) columns[c].Append(records[i].value[c]);
+      seq.ints.push_back(records[i].sequence);
+      kind.ints.push_back(static_cast<int64_t>(records[i].kind));
+    }
+    std::vector<const ColumnVector*> view;
+    for (const ColumnVector& c : columns) view.push_back(&c);
+    view.push_back(&seq);
+    view.push_back(&kind);
+    rows.resize(end - begin);
+    for (size_t i = 0; i < rows.size(); i++) rows[i] = static_cast<uint32_t>(i);
+    TRIB_RETURN_NOT_OK(file->AppendRows(view, rows));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status BucketWriter::Spill(datafile::SpillFile* file) {
   ReleaseFlushColumns();
   if (buffer_.empty() && (!columns_ || columns_->empty())) return Status::OK();
   if (!CanSpill()) return Status::Internal("a bucket writer that cannot spill was asked to");
-  TRIB_RETURN_NOT_OK(WriteInputChangelog(target_file_size));
   const size_t first = file->segments();
-  const size_t nf = layout_.fields.size();
-  ColumnVector seq = TypedColumn(DataType::BigInt()), kind = TypedColumn(DataType::BigInt());
   if (columns_ && !merge::SequenceOrder(ctx_.merge_config).HasSequenceFields()) {
     // Key order, records of a key in write order (their sequence order): the columns as they are.
+    ColumnVector seq = TypedColumn(DataType::BigInt()), kind = TypedColumn(DataType::BigInt());
     std::vector<uint32_t> order = columns_->SortedByKey(layout_.key_columns);
     const size_t n = columns_->size();
     seq.ints.resize(n);
@@ -173,34 +206,12 @@ Status BucketWriter::Spill(datafile::SpillFile* file, int64_t target_file_size) 
     columns.push_back(&kind);
     TRIB_RETURN_NOT_OK(file->AppendRows(columns, order));
   } else {
-    std::vector<KeyValue> records = SortedRecords();
-    // A slice of records at a time: the columns made from Values never hold the whole buffer.
-    constexpr size_t kSlice = 4096;
-    std::vector<ColumnVector> columns;
-    std::vector<uint32_t> rows;
-    for (size_t begin = 0; begin < records.size(); begin += kSlice) {
-      const size_t end = std::min(records.size(), begin + kSlice);
-      columns.clear();
-      for (const Field& f : layout_.fields) columns.push_back(TypedColumn(f.type));
-      seq.Clear();
-      kind.Clear();
-      for (size_t i = begin; i < end; i++) {
-        for (size_t c = 0; c < nf; c++) columns[c].Append(records[i].value[c]);
-        seq.ints.push_back(records[i].sequence);
-        kind.ints.push_back(static_cast<int64_t>(records[i].kind));
-      }
-      std::vector<const ColumnVector*> view;
-      for (const ColumnVector& c : columns) view.push_back(&c);
-      view.push_back(&seq);
-      view.push_back(&kind);
-      rows.resize(end - begin);
-      for (size_t i = 0; i < rows.size(); i++) rows[i] = static_cast<uint32_t>(i);
-      TRIB_RETURN_NOT_OK(file->AppendRows(view, rows));
-    }
+    TRIB_RETURN_NOT_OK(AppendRecords(layout_, SortedRecords(), file));
   }
   TRIB_RETURN_NOT_OK(file->Flush());
   runs_.push_back({file, first, file->segments()});
   ClearBuffer();
+  if (runs_.size() > kMaxSpilledRuns) TRIB_RETURN_NOT_OK(MergeRuns(file));
   io::CrashPoint("write.after-spill");
   return Status::OK();
 }
@@ -237,18 +248,71 @@ class SpilledRunSource : public merge::RecordSource {
 
 }  // namespace
 
-Status BucketWriter::FlushRuns(int64_t target_file_size) {
-  // The buffer's records (the newest) are a run too, held in memory.
-  TRIB_RETURN_NOT_OK(WriteInputChangelog(target_file_size));
+std::vector<std::unique_ptr<merge::RecordSource>> BucketWriter::RunSources() const {
   std::vector<std::unique_ptr<merge::RecordSource>> sources;
   for (const SpilledRun& run : runs_) {
     sources.push_back(
         std::make_unique<SpilledRunSource>(run.file, run.first, run.end, layout_.fields.size()));
   }
-  sources.push_back(std::make_unique<merge::VectorSource>(SortedRecords()));
+  return sources;
+}
+
+Status BucketWriter::MergeRuns(datafile::SpillFile* file) {
+  // Every record kept, in merge order: the runs' union as one run (no merge function: the
+  // commit's flush merges, and the input changelog needs every record).
+  const merge::KeyComparator cmp(layout_.key_columns);
+  const merge::SequenceOrder order(ctx_.merge_config);
+  merge::LoserTree tree(RunSources(), &cmp, &order);
+  TRIB_RETURN_NOT_OK(tree.Init());
+  const size_t first = file->segments();
+  std::vector<KeyValue> slice;
+  while (tree.Top() != nullptr) {
+    KeyValue kv;
+    TRIB_RETURN_NOT_OK(tree.Pop(&kv));
+    slice.push_back(std::move(kv));
+    if (slice.size() >= 4096) {
+      TRIB_RETURN_NOT_OK(AppendRecords(layout_, slice, file));
+      slice.clear();
+    }
+  }
+  TRIB_RETURN_NOT_OK(AppendRecords(layout_, slice, file));
+  TRIB_RETURN_NOT_OK(file->Flush());
+  runs_ = {SpilledRun{file, first, file->segments()}};
+  return Status::OK();
+}
+
+Status BucketWriter::FlushRuns(int64_t target_file_size) {
+  // The buffer's records (the newest) are a run too, held in memory.
+  std::vector<KeyValue> rest = SortedRecords();
+  const merge::KeyComparator cmp(layout_.key_columns);
+  const merge::SequenceOrder order(ctx_.merge_config);
+  if (ctx_.input_changelog_prefix) {
+    // The input changelog: every record of the runs and the buffer, in key order then merge
+    // order (a merge of the runs keeping every record), as one flush of them all writes it.
+    auto sources = RunSources();
+    sources.push_back(std::make_unique<merge::VectorSource>(rest));
+    merge::LoserTree tree(std::move(sources), &cmp, &order);
+    TRIB_RETURN_NOT_OK(tree.Init());
+    DataFileWriter changelog(layout_, dir_, changelog_namer(*ctx_.input_changelog_prefix),
+                             target_file_size, 0, meta::FileSource::kAppend, ctx_.changelog_format,
+                             ctx_.write_cols);
+    Status st;
+    KeyValue kv;
+    while (st.ok() && tree.Top() != nullptr) {
+      st = tree.Pop(&kv);
+      if (st.ok()) st = changelog.Write(kv);
+    }
+    auto files = st.ok() ? changelog.Finish() : Result<std::vector<meta::DataFileMeta>>(st);
+    if (!files.ok()) {
+      changelog.Abort();
+      return files.status();
+    }
+    for (auto& f : *files) new_changelog_files_.push_back(std::move(f));
+  }
+  auto sources = RunSources();
+  sources.push_back(std::make_unique<merge::VectorSource>(std::move(rest)));
   TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeEngineMergeFunction(ctx_.merge_config, schema_));
-  merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout_.key_columns),
-                                merge::SequenceOrder(ctx_.merge_config), mf.get());
+  merge::SortMergeReader reader(std::move(sources), cmp, order, mf.get());
   DataFileWriter writer(layout_, dir_, &namer_, target_file_size, 0, meta::FileSource::kAppend,
                         ctx_.format, ctx_.write_cols);
   KeyValue kv;

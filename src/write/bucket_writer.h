@@ -25,6 +25,9 @@
 namespace tributary::datafile {
 class SpillFile;
 }  // namespace tributary::datafile
+namespace tributary::merge {
+class RecordSource;
+}  // namespace tributary::merge
 
 namespace tributary::write {
 
@@ -109,10 +112,13 @@ class BucketWriter {
   // level-0 file (a primary-key table written with whole rows).
   bool CanSpill() const { return layout_.primary_key && !ctx_.write_mask; }
   // Writes the buffer's records, sorted by key then merge order and not merged, to `file` as a
-  // run of its own (after writing their changelog, with 'changelog-producer' = 'input'), and
-  // empties the buffer. The next Flush merges every run and the buffer into level-0 files.
+  // run of its own, and empties the buffer; past kMaxSpilledRuns runs they are merged into one
+  // (every record kept). The next Flush merges every run and the buffer into level-0 files
+  // (and, with 'changelog-producer' = 'input', writes all their records as the changelog).
   // `file` must outlive the runs (until that Flush, DeleteNewFiles or destruction).
-  Status Spill(datafile::SpillFile* file, int64_t target_file_size);
+  Status Spill(datafile::SpillFile* file);
+  // The most runs a bucket keeps: the commit's merge reads a segment of each at once.
+  static constexpr size_t kMaxSpilledRuns = 8;
   bool has_spilled() const { return !runs_.empty(); }
   // The columns of a spill file of `layout`'s records: the fields, then the sequence number and
   // the row kind.
@@ -190,6 +196,10 @@ class BucketWriter {
   std::vector<merge::KeyValue> SortedRecords();
   // Flush with spilled runs: the runs and the buffer merged into level-0 files.
   Status FlushRuns(int64_t target_file_size);
+  // A source of each spilled run's records, oldest first.
+  std::vector<std::unique_ptr<merge::RecordSource>> RunSources() const;
+  // The runs merged into one, appended to `file`.
+  Status MergeRuns(datafile::SpillFile* file);
   void ClearBuffer();
 
   const WriteContext& ctx_;

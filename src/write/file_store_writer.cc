@@ -9,7 +9,8 @@ namespace tributary::write {
 
 namespace {
 // Rows of a segment of a spilled write buffer (a run is read back a segment at a time).
-constexpr size_t kSpillSegmentRows = 4096;
+// Small enough that a commit's merge of a bucket's runs (at most kMaxSpilledRuns) holds little.
+constexpr size_t kSpillSegmentRows = 1024;
 }  // namespace
 
 FileStoreWriter::FileStoreWriter(std::string path, std::shared_ptr<const TableSchema> schema,
@@ -219,9 +220,11 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
   // by another at the next row), each of them only if it holds 1 MiB or more. Smaller buffers
   // stay: flushing them would write a file of a few rows each time (a writer over thousands of
   // buckets would write tens of thousands of files and hold their metadata instead). A
-  // spillable writer spills buffers of 16 KiB or more: a run costs a segment of one local file,
-  // merged at the commit (docs/memory.md).
-  const int64_t kMinBudgetFlush = spillable_ ? int64_t{16} << 10 : int64_t{1} << 20;
+  // buffer that would be spilled (WouldSpill) goes at 16 KiB: a run costs a segment of a local
+  // file, merged at the commit (docs/memory.md).
+  auto min_budget_flush = [&](BucketWriter* b) {
+    return WouldSpill(b) ? int64_t{16} << 10 : int64_t{1} << 20;
+  };
   MemoryBudget& budget = MemoryBudget::Instance();
   bool over_budget = budget.BuffersOverLimit();
   while (buffered_bytes_ >= core_.write_buffer_size || over_budget) {
@@ -230,7 +233,8 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
       if (!largest || b->buffer_bytes() > largest->buffer_bytes()) largest = b.get();
     }
     if (!largest || largest->buffer_bytes() == 0) break;
-    if (buffered_bytes_ < core_.write_buffer_size && largest->buffer_bytes() < kMinBudgetFlush) {
+    if (buffered_bytes_ < core_.write_buffer_size &&
+        largest->buffer_bytes() < min_budget_flush(largest)) {
       break;
     }
     buffered_bytes_ -= largest->buffer_bytes();
@@ -247,18 +251,20 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
   return Status::OK();
 }
 
+bool FileStoreWriter::WouldSpill(BucketWriter* bw) const {
+  return spillable_ && bw->CanSpill() &&
+         (!spill_file_ || spill_file_->bytes() < core_.write_buffer_spill_max_disk);
+}
+
 Status FileStoreWriter::SpillOrFlush(BucketWriter* bw) {
-  if (!spillable_ || !bw->CanSpill() ||
-      (spill_file_ && spill_file_->bytes() >= core_.write_buffer_spill_max_disk)) {
-    return bw->Flush(core_.target_file_size);
-  }
+  if (!WouldSpill(bw)) return bw->Flush(core_.target_file_size);
   if (!spill_file_) {
     TRIB_ASSIGN_OR_RETURN(spill_file_,
                           datafile::SpillFile::Create(BucketWriter::SpillFields(layout_),
                                                       datafile::SpillOptions{options_.spill_dirs},
                                                       kSpillSegmentRows));
   }
-  return bw->Spill(spill_file_.get(), core_.target_file_size);
+  return bw->Spill(spill_file_.get());
 }
 
 void FileStoreWriter::ChargeBuffered(bool force) {

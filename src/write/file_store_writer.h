@@ -383,6 +383,7 @@ class FileStoreWriter : public TableWriter {
   std::unique_ptr<datafile::SpillFile> spill_file_;
   // A full buffer: spilled (spillable_, within 'write-buffer-spill.max-disk-size') or flushed.
   Status SpillOrFlush(BucketWriter* bw);
+  bool WouldSpill(BucketWriter* bw) const;
   int64_t buffered_bytes_ = 0;  // across every bucket's write buffer
   // What buffered_bytes_ stood at when last charged to the process's MemoryBudget.
   int64_t charged_bytes_ = 0;

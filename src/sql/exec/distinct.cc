@@ -99,9 +99,9 @@ class DistinctOperator : public Operator {
 }  // namespace
 
 OperatorPtr MakeDistinct(OperatorPtr child, int64_t memory_limit, std::string memory_limit_key,
-                         SpillOptions spill) {
+                         SpillOptions spill, int depth) {
   return std::make_unique<DistinctOperator>(std::move(child), memory_limit,
-                                            std::move(memory_limit_key), std::move(spill), 0);
+                                            std::move(memory_limit_key), std::move(spill), depth);
 }
 
 }  // namespace tributary::sql

@@ -318,8 +318,10 @@ class HashJoinOperator : public Operator {
       if (bytes > spec_.memory_limit && CanSpill()) {
         // Partitioned by key while that can split the rows; one key's rows (a skewed key),
         // or a join without keys, in chunks that fit.
+        // (At the first level always by key: the rows held so far may be one hot key's while
+        // the input holds many.)
         if (!spec_.left_keys.empty() && spec_.spill_depth < kMaxSpillDepth &&
-            !SingleKey(int_keys, keys)) {
+            (spec_.spill_depth == 0 || !SingleKey(int_keys, keys))) {
           return Partition(std::move(in));
         }
         const int64_t rows = static_cast<int64_t>(build_.num_rows + in.num_rows);

@@ -117,8 +117,10 @@ OperatorPtr MakeWindow(OperatorPtr child, WindowBinding binding, int64_t memory_
 // `memory_limit` bytes, each handed out as it first arrives; past the limit, rows not seen yet
 // are spilled (`spill`'s directories) in partitions by hash, each partition's distinct rows
 // handed out once the input ends (distinct.cc).
+// `depth`: the levels of hash partitioning the rows went through already (each level hashes
+// differently, so rows one level put together the next may separate).
 OperatorPtr MakeDistinct(OperatorPtr child, int64_t memory_limit, std::string memory_limit_key,
-                         SpillOptions spill = {});
+                         SpillOptions spill = {}, int depth = 0);
 
 // How one ORDER BY key orders the rows: column `column` of the input.
 struct SortKeySpec {

@@ -164,13 +164,15 @@ class SetDifferenceOperator : public Operator {
               all_, memory_limit_, memory_limit_key_, spill_, depth_ + 1);
         } else if (!intersect_) {  // EXCEPT of nothing: the left rows (each distinct one once)
           current_ = all_ ? std::move(lo)
-                          : MakeDistinct(std::move(lo), memory_limit_, memory_limit_key_, spill_);
+                          : MakeDistinct(std::move(lo), memory_limit_, memory_limit_key_, spill_,
+                                         depth_ + 1);
         }
         continue;
       }
       return distinct_parts_.Next(
           [&](OperatorPtr rows) {
-            return MakeDistinct(std::move(rows), memory_limit_, memory_limit_key_, spill_);
+            return MakeDistinct(std::move(rows), memory_limit_, memory_limit_key_, spill_,
+                                depth_ + 1);
           },
           out);
     }

@@ -12,26 +12,25 @@ Result<bool> SpillSourceOperator::Next(ColumnBatch* out) {
   return true;
 }
 
-Status SpilledPartitions::Open() {
-  if (!files_.empty()) return Status::OK();
-  for (size_t p = 0; p < kPartitions; p++) {
-    TRIB_ASSIGN_OR_RETURN(auto f, SpillFile::Create(fields_, spill_, kBatchRows));
-    files_.push_back(std::move(f));
-  }
+Status SpilledPartitions::Open(size_t p) {
+  if (files_.empty()) files_.resize(kPartitions);
+  if (files_[p]) return Status::OK();
+  // A partition's file is made at its first rows (a file descriptor each, kept until taken).
+  TRIB_ASSIGN_OR_RETURN(files_[p], SpillFile::Create(fields_, spill_, kBatchRows));
   return Status::OK();
 }
 
 Status SpilledPartitions::AddTo(size_t p, const ColumnBatch& in,
                                 const std::vector<uint32_t>& rows) {
-  TRIB_RETURN_NOT_OK(Open());
-  TRIB_RETURN_NOT_OK(files_[p % kPartitions]->AppendRows(in, rows));
+  p %= kPartitions;
+  TRIB_RETURN_NOT_OK(Open(p));
+  TRIB_RETURN_NOT_OK(files_[p]->AppendRows(in, rows));
   rows_ += static_cast<int64_t>(rows.size());
   return Status::OK();
 }
 
 Status SpilledPartitions::Add(const ColumnBatch& in, const std::vector<ColumnVector>& keys,
                               const std::vector<uint32_t>& rows) {
-  TRIB_RETURN_NOT_OK(Open());
   std::vector<std::vector<uint32_t>> of(kPartitions);
   std::string key;
   for (uint32_t r : rows) {
@@ -41,14 +40,18 @@ Status SpilledPartitions::Add(const ColumnBatch& in, const std::vector<ColumnVec
     of[std::hash<std::string>{}(key) % kPartitions].push_back(r);
   }
   for (size_t p = 0; p < kPartitions; p++) {
-    if (!of[p].empty()) TRIB_RETURN_NOT_OK(files_[p]->AppendRows(in, of[p]));
+    if (of[p].empty()) continue;
+    TRIB_RETURN_NOT_OK(Open(p));
+    TRIB_RETURN_NOT_OK(files_[p]->AppendRows(in, of[p]));
   }
   rows_ += static_cast<int64_t>(rows.size());
   return Status::OK();
 }
 
 Status SpilledPartitions::Finish() {
-  for (auto& f : files_) TRIB_RETURN_NOT_OK(f->Finish());
+  for (auto& f : files_) {
+    if (f) TRIB_RETURN_NOT_OK(f->Finish());
+  }
   return Status::OK();
 }
 
@@ -66,7 +69,7 @@ Result<bool> SpilledPartitions::Next(const MakeOperator& make, ColumnBatch* out)
     }
     if (next_ >= files_.size()) return false;
     std::unique_ptr<SpillFile> file = std::move(files_[next_++]);
-    if (file->rows() == 0) continue;
+    if (!file || file->rows() == 0) continue;
     current_ = make(std::make_unique<SpillSourceOperator>(fields_, std::move(file)));
   }
 }

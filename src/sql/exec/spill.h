@@ -69,7 +69,7 @@ class SpilledPartitions {
   std::vector<Field> fields_;
   SpillOptions spill_;
   int depth_;
-  Status Open();  // the partitions' files, at the first rows
+  Status Open(size_t p);  // partition p's file, at its first rows
   std::vector<std::unique_ptr<SpillFile>> files_;
   size_t next_ = 0;
   OperatorPtr current_;  // over the partition being handed out
