@@ -254,15 +254,18 @@ struct KeyPosition {
   merge::KeyValue record;
   int64_t position = 0;
 };
-// The records of integer keys `keys` (ascending, each once) in the Parquet data file `file` at
-// `level` (written with the read schema, no `_WRITE_COLS`), in file order, found through the
-// key column's page index: only the pages whose bounds hold a key are decoded, of the other
+// The records of keys `keys` (rows of the key columns' values, ascending, each once) in the
+// Parquet data file `file` at `level` (written with the read schema, no `_WRITE_COLS`), in file
+// order, found through the first key column's page index (an integer, string or binary column):
+// only the pages whose bounds may hold a key are decoded, of the key columns, and of the other
 // columns only the pages holding the records found (datafile/paged_lookup.cc). Nothing of the
-// file is kept but its footer and the key column's page bounds. nullopt when the file has no
-// usable page index or holds something this path does not read: the caller searches otherwise.
-Result<std::optional<std::vector<KeyPosition>>> FindIntKeysByPages(
-    const DataFileRef& file, const FileLayout& layout, int32_t level,
-    const std::vector<int64_t>& keys);
+// file is kept but its footer and the first key column's page bounds. nullopt when the file has
+// no usable page index or holds something this path does not read: the caller searches
+// otherwise.
+Result<std::optional<std::vector<KeyPosition>>> FindKeysByPages(const DataFileRef& file,
+                                                                const FileLayout& layout,
+                                                                int32_t level,
+                                                                const std::vector<Row>& keys);
 
 // The key of every record (retractions included) of the Parquet data file `file`, in file
 // order, when the key is one integer column (its key column kept in the process-wide cache);

@@ -13,17 +13,19 @@ namespace tributary::datafile {
 bool SearchesByPages(const meta::DataFileMeta& f, const FileLayout& layout, int64_t read_schema_id,
                      const Row& key) {
   const int64_t whole_bytes = f.row_count * 64;
+  if (layout.key_columns.empty() || key.size() != layout.key_columns.size()) return false;
+  const DataType& first = layout.fields[layout.key_columns[0]].type;
+  const bool searchable = first.IsInteger()                      ? key[0].is_int()
+                          : first.IsString() || first.IsBinary() ? key[0].is_string()
+                                                                 : false;
   return whole_bytes > io::FileCache::Instance().Capacity() / 8 && f.schema_id == read_schema_id &&
-         !f.write_cols && layout.key_columns.size() == 1 &&
-         layout.fields[layout.key_columns[0]].type.IsInteger() && key.size() == 1 &&
-         key[0].is_int();
+         !f.write_cols && searchable;
 }
 
 Result<bool> FindKeyByPages(const std::string& path, const FileLayout& layout,
                             const meta::DataFileMeta& f, const Row& key,
                             std::vector<merge::KeyValue>* found, const std::set<int64_t>* deleted) {
-  TRIB_ASSIGN_OR_RETURN(
-      auto records, FindIntKeysByPages({path, f.row_count}, layout, f.level, {key[0].int_value()}));
+  TRIB_ASSIGN_OR_RETURN(auto records, FindKeysByPages({path, f.row_count}, layout, f.level, {key}));
   if (!records) return false;
   for (KeyPosition& kp : *records) {
     if (deleted && deleted->count(kp.position)) continue;

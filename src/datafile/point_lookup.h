@@ -25,10 +25,10 @@ Status FindKeyInFile(const std::string& path, const FileLayout& layout, const me
                      std::vector<merge::KeyValue>* found);
 
 // Whether a lookup of `key` in data file `f` reads the file by its page index
-// (FindIntKeysByPages) instead of decoding it whole into the file cache: when, at 64 bytes a
+// (FindKeysByPages) instead of decoding it whole into the file cache: when, at 64 bytes a
 // record, it would take more than an eighth of the cache (524,288 rows of the default 256 MiB),
 // several such files would not stay in the cache together and every lookup would decode one
-// whole again (issue 38), and its key is one integer column.
+// whole again (issue 38), and its first key column is an integer, string or binary column.
 bool SearchesByPages(const meta::DataFileMeta& f, const FileLayout& layout, int64_t read_schema_id,
                      const Row& key);
 // The records of `key` in data file `f` at `path` by its page index, appended to `found` (their

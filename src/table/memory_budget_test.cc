@@ -224,5 +224,77 @@ TEST_F(MemoryBudgetWriteTest, PointLookupsInFilesLargerThanTheCacheReadPagesOfTh
   }
 }
 
+// The same for keys that are not one integer column: a string key, and a key of a string and an
+// integer (the page bounds of its first column pick the pages; the whole key is compared in
+// them). Lookups through the page index give what lookups through whole files give.
+TEST_F(MemoryBudgetWriteTest, PointLookupsByStringAndCompositeKeysReadPagesToo) {
+  for (const bool composite : {false, true}) {
+    SCOPED_TRACE(composite ? "key (name, n)" : "key (name)");
+    TableSpec spec;
+    spec.columns = {{0, "name", DataType::String().NotNull(), ""},
+                    {1, "n", DataType::BigInt().NotNull(), ""},
+                    {2, "v", DataType::String(), ""}};
+    spec.primary_keys =
+        composite ? std::vector<std::string>{"name", "n"} : std::vector<std::string>{"name"};
+    spec.options = {{"bucket", "1"}};
+    const std::string table = composite ? "composite" : "strings";
+    ASSERT_TRUE(catalog_->CreateTable(Identifier{"default", table, ""}, spec, false).ok());
+    auto t = catalog_->GetTable(Identifier{"default", table, ""});
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    // name: 'k' + a zero-padded number (in key order), n: 1 or 2 (composite keys share names).
+    auto name_of = [](int64_t i) {
+      std::string digits = std::to_string(i);
+      return "k" + std::string(7 - digits.size(), '0') + digits;
+    };
+    std::map<std::pair<std::string, int64_t>, std::string> model;
+    for (int round = 0; round < 2; round++) {
+      auto w = (*t)->NewWriter({});
+      ASSERT_TRUE(w.ok());
+      for (int64_t i = 0; i < 100000; i++) {
+        const int64_t id = round == 0 ? i : i * 3;
+        const std::string name = name_of(id / (composite ? 2 : 1));
+        const int64_t n = composite ? 1 + id % 2 : 1;
+        if (round == 1 && i % 7 == 0) {
+          ASSERT_TRUE(
+              (*w)->Write(RowKind::kDelete, {Value::String(name), Value::Int(n), Value::Null()})
+                  .ok());
+          model.erase({name, n});
+          continue;
+        }
+        const std::string v = "r" + std::to_string(round) + "-" + std::to_string(id);
+        ASSERT_TRUE(
+            (*w)->Write(RowKind::kInsert, {Value::String(name), Value::Int(n), Value::String(v)})
+                .ok());
+        model[{name, n}] = v;
+      }
+      ASSERT_TRUE((*w)->Commit().ok());
+    }
+    std::vector<std::pair<std::string, int64_t>> keys;
+    for (int64_t id :
+         {0, 1, 3, 7, 42, 99999, 100002, 19999, 20000, 40001, 150000, 299997, -5, 300001}) {
+      keys.push_back({id < 0 ? "a" : name_of(id / (composite ? 2 : 1)), 1});
+      if (composite) keys.push_back({name_of(id < 0 ? 0 : id / 2), 2});
+    }
+    keys.push_back({"zzz", 1});
+    for (const bool small : {false, true}) {
+      BudgetScope scope(small ? 16 * kMiB : 512 * kMiB);
+      io::FileCache::Instance().EraseUnder("/");
+      auto lookup = (*t)->NewLookup();
+      ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
+      for (const auto& [name, n] : keys) {
+        auto it = model.find({name, n});
+        const std::string want = it == model.end() ? "(none)" : it->second;
+        Row key = {Value::String(name)};
+        if (composite) key.push_back(Value::Int(n));
+        auto got = (*lookup)->Get(key);
+        ASSERT_TRUE(got.ok()) << got.status().ToString();
+        EXPECT_EQ(*got ? (**got)[2].string_value() : "(none)", want)
+            << name << "/" << n << (small ? " (pages)" : " (whole files)");
+      }
+      if (small) EXPECT_LT(io::FileCache::Instance().used(), 600 * 1024);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tributary

@@ -102,6 +102,64 @@ int64_t RowBytes(const Row& r) {
   return b;
 }
 
+// The rows of sorted `runs` (the table's `width` columns, then the sort key) merged by `less`
+// into `write`: each run holds its next row; ties go to the earlier run (rows read earlier), so
+// the merge is as stable as one sort.
+// A row to sort and its sort key ('order': empty, the columns compare).
+struct Keyed {
+  std::string key;
+  Row row;
+};
+
+template <typename Less, typename Write>
+Status MergeRuns(const std::vector<std::unique_ptr<datafile::SpillFile>>& runs, size_t width,
+                 const Less& less, const Write& write) {
+  struct Cursor {
+    const datafile::SpillFile* file;
+    size_t segment = 0;
+    ColumnBatch batch;
+    size_t row = 0;
+    Keyed head;
+  };
+  std::vector<Cursor> cursors(runs.size());
+  auto advance = [&](Cursor& c) -> Result<bool> {
+    while (c.row >= c.batch.num_rows) {
+      if (c.segment >= c.file->segments()) return false;
+      TRIB_ASSIGN_OR_RETURN(c.batch, c.file->Read(c.segment++));
+      c.row = 0;
+    }
+    c.head.row.resize(width);
+    for (size_t col = 0; col < width; col++) c.head.row[col] = c.batch.columns[col].Get(c.row);
+    c.head.key = std::string(c.batch.columns[width].strings[c.row]);
+    c.row++;
+    return true;
+  };
+  auto after = [&](size_t a, size_t b) {  // the heap's order: the smallest head on top
+    if (less(cursors[b].head, cursors[a].head)) return true;
+    if (less(cursors[a].head, cursors[b].head)) return false;
+    return a > b;
+  };
+  std::vector<size_t> heap;
+  for (size_t i = 0; i < runs.size(); i++) {
+    cursors[i].file = runs[i].get();
+    TRIB_ASSIGN_OR_RETURN(bool has, advance(cursors[i]));
+    if (has) heap.push_back(i);
+  }
+  std::make_heap(heap.begin(), heap.end(), after);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    Cursor& c = cursors[heap.back()];
+    TRIB_RETURN_NOT_OK(write(std::move(c.head.row)));
+    TRIB_ASSIGN_OR_RETURN(bool has, advance(c));
+    if (has) {
+      std::push_heap(heap.begin(), heap.end(), after);
+    } else {
+      heap.pop_back();
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string SortCompactKey(const std::string& strategy, const std::vector<Value>& values) {
@@ -179,10 +237,6 @@ Result<RewriteResult> SortCompact(Table& table, const SortCompactRequest& reques
     so.snapshot_id = latest;
     so.max_batch_rows = 65536;
     TRIB_ASSIGN_OR_RETURN(auto scan, table.NewScan(so));
-    struct Keyed {
-      std::string key;
-      Row row;
-    };
     // a before b: partition, then the key ('order': the columns, NULLs first).
     auto less = [&](const Keyed& a, const Keyed& b) {
       for (int p : pidx) {
@@ -276,52 +330,7 @@ Result<RewriteResult> SortCompact(Table& table, const SortCompactRequest& reques
       return CommitRewrite(*writer);
     }
     if (!rows.empty()) TRIB_RETURN_NOT_OK(spill_run());
-    // The runs merged: each holds its next row; ties go to the earlier run (rows read earlier),
-    // so the merge is as stable as one sort.
-    struct Cursor {
-      const datafile::SpillFile* file;
-      size_t segment = 0;
-      ColumnBatch batch;
-      size_t row = 0;
-      Keyed head;
-    };
-    std::vector<Cursor> cursors(runs.size());
-    const size_t width = schema->fields.size();
-    auto advance = [&](Cursor& c) -> Result<bool> {
-      while (c.row >= c.batch.num_rows) {
-        if (c.segment >= c.file->segments()) return false;
-        TRIB_ASSIGN_OR_RETURN(c.batch, c.file->Read(c.segment++));
-        c.row = 0;
-      }
-      c.head.row.resize(width);
-      for (size_t col = 0; col < width; col++) c.head.row[col] = c.batch.columns[col].Get(c.row);
-      c.head.key = std::string(c.batch.columns[width].strings[c.row]);
-      c.row++;
-      return true;
-    };
-    auto after = [&](size_t a, size_t b) {  // the heap's order: the smallest head on top
-      if (less(cursors[b].head, cursors[a].head)) return true;
-      if (less(cursors[a].head, cursors[b].head)) return false;
-      return a > b;
-    };
-    std::vector<size_t> heap;
-    for (size_t i = 0; i < runs.size(); i++) {
-      cursors[i].file = runs[i].get();
-      TRIB_ASSIGN_OR_RETURN(bool has, advance(cursors[i]));
-      if (has) heap.push_back(i);
-    }
-    std::make_heap(heap.begin(), heap.end(), after);
-    while (!heap.empty()) {
-      std::pop_heap(heap.begin(), heap.end(), after);
-      Cursor& c = cursors[heap.back()];
-      TRIB_RETURN_NOT_OK(write(std::move(c.head.row)));
-      TRIB_ASSIGN_OR_RETURN(bool has, advance(c));
-      if (has) {
-        std::push_heap(heap.begin(), heap.end(), after);
-      } else {
-        heap.pop_back();
-      }
-    }
+    TRIB_RETURN_NOT_OK(MergeRuns(runs, schema->fields.size(), less, write));
     return CommitRewrite(*writer);
   });
 }
