@@ -291,7 +291,9 @@ TEST_F(MemoryBudgetWriteTest, PointLookupsByStringAndCompositeKeysReadPagesToo) 
         EXPECT_EQ(*got ? (**got)[2].string_value() : "(none)", want)
             << name << "/" << n << (small ? " (pages)" : " (whole files)");
       }
-      if (small) EXPECT_LT(io::FileCache::Instance().used(), 600 * 1024);
+      if (small) {
+        EXPECT_LT(io::FileCache::Instance().used(), 600 * 1024);
+      }
     }
   }
 }

@@ -91,6 +91,15 @@ struct ColumnChunkWriter::DictIndex {
     ints.clear();
     bytes.clear();
   }
+  // Room for the `n` values the writer is given at once (at most the probe's): a small file's
+  // dictionary gets the room it needs, once.
+  void Reserve(size_t n, bool of_bytes) {
+    hinted = true;
+    n = std::min(n, kDictionaryProbe);
+    if (of_bytes && bytes.capacity() < n) bytes.reserve(n);
+    if (!of_bytes && ints.capacity() < n) ints.reserve(n);
+  }
+  bool hinted = false;  // Reserve was called: no guess at kReserveAt
   // The index of value i of `v` (`next` when it is new); whether it was new. A new string's
   // index is `next`: the caller appends it to the dictionary's values before the next call.
   std::pair<uint32_t, bool> Find(const PhysicalValues& v, size_t i, uint32_t next) {
@@ -106,12 +115,12 @@ struct ColumnChunkWriter::DictIndex {
   // once instead of rehashing it six times on the way (thousands of small files a minute).
   static constexpr size_t kReserveAt = 64;
   std::pair<uint32_t, bool> FindInt(int64_t x, uint32_t next) {
-    if (ints.size() == kReserveAt) ints.reserve(kDictionaryProbe);
+    if (ints.size() == kReserveAt && !hinted) ints.reserve(kDictionaryProbe);
     auto [it, inserted] = ints.try_emplace(x, next);
     return {it->second, inserted};
   }
   std::pair<uint32_t, bool> FindBytes(std::string_view s, uint32_t next) {
-    if (bytes.size() == kReserveAt) bytes.reserve(kDictionaryProbe);
+    if (bytes.size() == kReserveAt && !hinted) bytes.reserve(kDictionaryProbe);
     bool inserted = false;
     auto it = bytes.lazy_emplace(absl::string_view(s.data(), s.size()), [&](const auto& ctor) {
       inserted = true;
@@ -359,6 +368,10 @@ void ColumnChunkWriter::AppendPlainBytes(int16_t def, std::string_view str) {
 
 Status ColumnChunkWriter::AddValues(const ColumnValues& c, size_t begin, size_t end) {
   const bool is_bool = type_.id == TypeId::kBoolean;
+  if (use_dictionary_ && dict_values_.empty() && dict_index_ && end > begin) {
+    dict_index_->Reserve(end - begin, physical_ == PhysicalType::kByteArray ||
+                                          physical_ == PhysicalType::kFixedLenByteArray);
+  }
   const bool flat = max_rep_ == 0;
   // Rows are read in the caller's order (sorted by key), not in the order they are stored:
   // the strings a few rows ahead are fetched into the cache while this one is encoded.
