@@ -5,6 +5,7 @@
 #include <iterator>
 #include <set>
 
+#include "common/memory_budget.h"
 #include "compact/deletion_vectors.h"
 #include "compact/full_changelog.h"
 #include "datafile/point_lookup.h"
@@ -76,8 +77,21 @@ struct BucketMerge {
     });
     std::vector<std::unique_ptr<merge::RecordSource>> sources;
     for (const auto& f : files) {
-      TRIB_ASSIGN_OR_RETURN(auto records, ReadInput(table_path, schema, bucket_dir, layout, f,
-                                                    vectors ? vectors->Of(f.file_name) : nullptr));
+      const std::set<int64_t>* deleted = vectors ? vectors->Of(f.file_name) : nullptr;
+      if (f.schema_id == schema.id && !f.write_cols) {
+        // A slice of the file at a time (a file of another schema or of partial-column writes
+        // is read whole, its columns matched and cast as the read path does).
+        const std::string path = f.external_path ? ResolveExternalPath(table_path, *f.external_path)
+                                                 : io::JoinPath(bucket_dir, f.file_name);
+        TRIB_ASSIGN_OR_RETURN(auto sliced, datafile::OpenSlicedRecords({path, f.row_count}, layout,
+                                                                       f.level, deleted));
+        if (sliced) {
+          sources.push_back(std::move(sliced));
+          continue;
+        }
+      }
+      TRIB_ASSIGN_OR_RETURN(auto records,
+                            ReadInput(table_path, schema, bucket_dir, layout, f, deleted));
       sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
     }
     BucketMerge m;
@@ -159,6 +173,13 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
       CompactFilesByChunks(paths, layout, &*plan,
                            chunk_rows > 0 ? chunk_rows : kCompactionChunkRows, writer));
   if (chunked) return true;
+  // The other engines' column merge holds every input's columns decoded: inputs that would take
+  // more than a sixteenth of the process's memory budget (at about 64 bytes a record; buckets
+  // compact in parallel) are merged by rows instead, a slice of each file at a time (slower,
+  // bounded: OpenSlicedRecords). 524,288 records at the default 512 MiB.
+  int64_t records = 0;
+  for (const auto& f : files) records += f.row_count;
+  if (records > MemoryBudget::Instance().total() / 16 / 64) return false;
   TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, &*plan));
   if (!merged) return false;
   std::vector<format::ColumnValues> sources;

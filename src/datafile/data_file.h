@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@
 #include "tributary/result.h"
 #include "tributary/schema.h"
 #include "tributary/table.h"
+
+namespace tributary::merge {
+class RecordSource;
+}  // namespace tributary::merge
 
 namespace tributary {
 class TimeZone;
@@ -266,6 +271,16 @@ Result<std::optional<std::vector<KeyPosition>>> FindKeysByPages(const DataFileRe
                                                                 const FileLayout& layout,
                                                                 int32_t level,
                                                                 const std::vector<Row>& keys);
+
+// The records of the Parquet data file `file` at `level` (written with the read schema, no
+// `_WRITE_COLS`), in file order, decoded a slice of rows at a time (datafile/sliced_records.cc),
+// those at the positions `deleted` holds (a deletion vector's, copied) left out: a compaction's
+// merge holds a slice of each input instead of every input whole. Null when the file holds
+// something this path does not read (another format, other column types): the caller reads
+// the file whole.
+Result<std::unique_ptr<merge::RecordSource>> OpenSlicedRecords(
+    const DataFileRef& file, const FileLayout& layout, int32_t level,
+    const std::set<int64_t>* deleted = nullptr);
 
 // The key of every record (retractions included) of the Parquet data file `file`, in file
 // order, when the key is one integer column (its key column kept in the process-wide cache);

@@ -92,8 +92,8 @@ def run_checked(cmd, check_line, what, bound_mib, env=None):
 def merges(binary, tmp):
     """A full compaction (CALL sys.compact) of 1M keys written twice (two sorted runs a bucket,
     2 buckets), for every merge engine, its answer checked. Measured 2026-12-06: deduplicate
-    112 MiB, first-row 122 MiB, partial-update 205 MiB, aggregation 192 MiB (the engines
-    without a column-wise merge hold their inputs' columns decoded: docs/memory.md)."""
+    107-112 MiB, first-row 117-122 MiB, partial-update 81 MiB and aggregation 81 MiB (205 and
+    192-221 MiB before their large merges read a slice of each input at a time: docs/memory.md)."""
     wh = os.path.join(tmp, "merges")
     ids = "a.x + 10 * b.x + 100 * c.x + 1000 * e.x + 10000 * f.x + 100000 * g.x"
     rows = "WITH d(x) AS (VALUES 0, 1, 2, 3, 4, 5, 6, 7, 8, 9) SELECT %s AS id, %%s AS v, %%s " \
@@ -102,9 +102,9 @@ def merges(binary, tmp):
     cases = [  # engine, options, bound MiB, (COUNT(*), SUM(v), COUNT(s)) after the merge
         ("deduplicate", "", 192, (n, n * (n - 1), 0)),
         ("first-row", "", 192, (n, n * (n - 1) // 2, n)),
-        ("partial-update", "", 320, (n, n * (n - 1), n)),
+        ("partial-update", "", 192, (n, n * (n - 1), n)),
         ("aggregation", ", 'fields.v.aggregate-function' = 'sum', "
-         "'fields.s.aggregate-function' = 'last_non_null_value'", 320, (n, 3 * n * (n - 1) // 2, n)),
+         "'fields.s.aggregate-function' = 'last_non_null_value'", 192, (n, 3 * n * (n - 1) // 2, n)),
     ]
     ok = True
     for engine, options, bound, want in cases:

@@ -1,0 +1,122 @@
+// The records of a Parquet data file a slice of rows at a time (OpenSlicedRecords): what a
+// compaction's merge reads from each input, so that it holds a slice of each file instead of
+// every file decoded whole (issue 38).
+#include <set>
+
+#include "datafile/data_file.h"
+#include "datafile/file_format.h"
+#include "datafile/parquet_file.h"
+#include "merge/sort_merge_reader.h"
+
+namespace tributary::datafile {
+
+namespace {
+
+using format::parquet::RowRanges;
+
+// Rows decoded at once: a few pages of each column (pages hold about 20,000 rows), so that a
+// page is decoded about once however the slices cut it.
+constexpr int64_t kSliceRows = 65536;
+
+class SlicedRecords : public merge::RecordSource {
+ public:
+  SlicedRecords(ParquetReaderPtr reader, std::vector<int> cols, std::string path, size_t fields,
+                int32_t level, std::set<int64_t> deleted)
+      : reader_(std::move(reader)),
+        cols_(std::move(cols)),
+        path_(std::move(path)),
+        fields_(fields),
+        level_(level),
+        deleted_(std::move(deleted)) {}
+
+  Result<bool> Next(merge::KeyValue* out) override {
+    while (true) {
+      while (pos_ >= slice_rows_) {
+        TRIB_ASSIGN_OR_RETURN(bool more, ReadSlice());
+        if (!more) return false;
+      }
+      const size_t r = pos_++;
+      const int64_t position = slice_first_ + static_cast<int64_t>(r);
+      if (!deleted_.empty() && deleted_.count(position)) continue;
+      const Value seq = slice_[0].Get(r), kind = slice_[1].Get(r);
+      if (!seq.is_int() || !kind.is_int() || kind.int_value() < 0 || kind.int_value() > 3) {
+        return Status::Corruption("data file '" + path_ + "': row " + std::to_string(position) +
+                                  " has no valid sequence number or row kind");
+      }
+      out->sequence = seq.int_value();
+      out->kind = static_cast<RowKind>(kind.int_value());
+      out->level = level_;
+      out->write_mask = nullptr;
+      out->value.resize(fields_);
+      for (size_t t = 0; t < fields_; t++) out->value[t] = slice_[2 + t].Get(r);
+      return true;
+    }
+  }
+
+ private:
+  // The next slice of rows (within one row group); false at the end of the file.
+  Result<bool> ReadSlice() {
+    while (rg_ < reader_->num_row_groups()) {
+      const int64_t rows = reader_->metadata().row_groups[rg_].num_rows;
+      if (rg_row_ >= rows) {
+        group_start_ += rows;
+        rg_++;
+        rg_row_ = 0;
+        continue;
+      }
+      const int64_t end = std::min(rows, rg_row_ + kSliceRows);
+      const RowRanges range = {{rg_row_, end}};
+      TRIB_ASSIGN_OR_RETURN(slice_, reader_->ReadRowGroupVectors(rg_, cols_, &range));
+      slice_first_ = group_start_ + rg_row_;
+      slice_rows_ = static_cast<size_t>(end - rg_row_);
+      for (const ColumnVector& c : slice_) {
+        if (c.size() != slice_rows_) {
+          return Status::Corruption("data file '" + path_ + "': a column of row group " +
+                                    std::to_string(rg_) + " holds another number of rows");
+        }
+      }
+      rg_row_ = end;
+      pos_ = 0;
+      return true;
+    }
+    slice_.clear();
+    slice_rows_ = pos_ = 0;
+    return false;
+  }
+
+  ParquetReaderPtr reader_;
+  std::vector<int> cols_;  // _SEQUENCE_NUMBER, _VALUE_KIND, then every table field
+  std::string path_;
+  size_t fields_;
+  int32_t level_;
+  std::set<int64_t> deleted_;
+  int rg_ = 0;
+  int64_t rg_row_ = 0, group_start_ = 0;
+  std::vector<ColumnVector> slice_;
+  int64_t slice_first_ = 0;  // the file row of the slice's first row
+  size_t slice_rows_ = 0, pos_ = 0;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<merge::RecordSource>> OpenSlicedRecords(const DataFileRef& file,
+                                                               const FileLayout& layout,
+                                                               int32_t level,
+                                                               const std::set<int64_t>* deleted) {
+  if (!ReadsColumns(file.path)) return std::unique_ptr<merge::RecordSource>();
+  TRIB_ASSIGN_OR_RETURN(ParquetReaderPtr reader, OpenParquet(file));
+  const auto& schema = reader->schema();
+  std::vector<int> cols = {schema.FindColumn("_SEQUENCE_NUMBER"), schema.FindColumn("_VALUE_KIND")};
+  if (cols[0] < 0 || cols[1] < 0) return std::unique_ptr<merge::RecordSource>();
+  for (const Field& field : layout.fields) {
+    const int c = FileColumnOf(schema, field);
+    auto type = c >= 0 ? reader->ColumnType(c) : std::nullopt;
+    if (!type || type->id != field.type.id) return std::unique_ptr<merge::RecordSource>();
+    cols.push_back(c);
+  }
+  return std::unique_ptr<merge::RecordSource>(std::make_unique<SlicedRecords>(
+      std::move(reader), std::move(cols), file.path, layout.fields.size(), level,
+      deleted ? *deleted : std::set<int64_t>()));
+}
+
+}  // namespace tributary::datafile
