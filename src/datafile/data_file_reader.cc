@@ -113,6 +113,36 @@ int FileColumnOf(const format::parquet::FileSchema& schema, const Field& f) {
   return c >= 0 ? c : schema.FindColumn(f.name);
 }
 
+std::optional<std::vector<int>> RecordColumns(const format::parquet::ParquetReader& reader,
+                                              const FileLayout& layout) {
+  const auto& schema = reader.schema();
+  std::vector<int> cols = {schema.FindColumn("_SEQUENCE_NUMBER"), schema.FindColumn("_VALUE_KIND")};
+  if (cols[0] < 0 || cols[1] < 0) return std::nullopt;
+  for (const Field& field : layout.fields) {
+    const int c = FileColumnOf(schema, field);
+    auto type = c >= 0 ? reader.ColumnType(c) : std::nullopt;
+    if (!type || type->id != field.type.id) return std::nullopt;
+    cols.push_back(c);
+  }
+  return cols;
+}
+
+Status RecordAt(const std::vector<ColumnVector>& columns, size_t row, const std::string& path,
+                int64_t position, int32_t level, merge::KeyValue* out) {
+  const Value seq = columns[0].Get(row), kind = columns[1].Get(row);
+  if (!seq.is_int() || !kind.is_int() || kind.int_value() < 0 || kind.int_value() > 3) {
+    return Status::Corruption("data file '" + path + "': row " + std::to_string(position) +
+                              " has no valid sequence number or row kind");
+  }
+  out->sequence = seq.int_value();
+  out->kind = static_cast<RowKind>(kind.int_value());
+  out->level = level;
+  out->write_mask = nullptr;
+  out->value.resize(columns.size() - 2);
+  for (size_t t = 2; t < columns.size(); t++) out->value[t - 2] = columns[t].Get(row);
+  return Status::OK();
+}
+
 // An opened Parquet data file (its mapping and parsed footer), kept in the process-wide cache:
 // data files are immutable, so later reads neither map the file nor parse its footer again.
 // On object storage a data file is read by range (io::RangedFile): its footer with one request

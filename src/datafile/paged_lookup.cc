@@ -105,21 +105,14 @@ Result<std::optional<std::vector<KeyPosition>>> FindKeysByPages(const DataFileRe
   }
   TRIB_ASSIGN_OR_RETURN(ParquetReaderPtr reader, OpenParquet(ref));
   const auto& schema = reader->schema();
-  // The file's columns: the key columns, _SEQUENCE_NUMBER, _VALUE_KIND, then every table field.
+  // The file's columns: the key columns, then a record's (RecordColumns).
   std::vector<int> cols;
   for (int k : layout.key_columns) cols.push_back(FileColumnOf(schema, layout.fields[k]));
-  cols.push_back(schema.FindColumn("_SEQUENCE_NUMBER"));
-  cols.push_back(schema.FindColumn("_VALUE_KIND"));
-  for (const Field& field : layout.fields) {
-    const int c = FileColumnOf(schema, field);
-    auto type = c >= 0 ? reader->ColumnType(c) : std::nullopt;
-    if (!type || type->id != field.type.id) return Out();
-    cols.push_back(c);
-  }
-  if (std::any_of(cols.begin(), cols.begin() + static_cast<std::ptrdiff_t>(nk + 2),
-                  [](int c) { return c < 0; })) {
+  std::optional<std::vector<int>> record_cols = RecordColumns(*reader, layout);
+  if (!record_cols || std::any_of(cols.begin(), cols.end(), [](int c) { return c < 0; })) {
     return Out();
   }
+  cols.insert(cols.end(), record_cols->begin(), record_cols->end());
   TRIB_ASSIGN_OR_RETURN(auto bounds, LoadPageBounds(*reader, ref.path, cols[0],
                                                     layout.fields[layout.key_columns[0]].type));
   if (!bounds) return Out();
@@ -165,19 +158,7 @@ Result<std::optional<std::vector<KeyPosition>>> FindKeysByPages(const DataFileRe
         for (size_t f = 0; f < found_rows.size(); f++) {
           KeyPosition kp;
           kp.position = group_start + found_rows[f];
-          const Value seq = values[0].Get(f), kind = values[1].Get(f);
-          if (!seq.is_int() || !kind.is_int() || kind.int_value() < 0 || kind.int_value() > 3) {
-            return Status::Corruption("data file '" + ref.path + "': row " +
-                                      std::to_string(group_start + found_rows[f]) +
-                                      " has no valid sequence number or row kind");
-          }
-          kp.record.sequence = seq.int_value();
-          kp.record.kind = static_cast<RowKind>(kind.int_value());
-          kp.record.level = level;
-          kp.record.value.reserve(layout.fields.size());
-          for (size_t t = 0; t < layout.fields.size(); t++) {
-            kp.record.value.push_back(values[2 + t].Get(f));
-          }
+          TRIB_RETURN_NOT_OK(RecordAt(values, f, ref.path, kp.position, level, &kp.record));
           out.push_back(std::move(kp));
         }
       }

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "datafile/data_file.h"
@@ -18,6 +20,16 @@ using ParquetReaderPtr = std::shared_ptr<const format::parquet::ParquetReader>;
 // The file column holding table field `f`: by field id (as Paimon matches across renames), else
 // by name; -1 when the file lacks it.
 int FileColumnOf(const format::parquet::FileSchema& schema, const Field& f);
+
+// The file columns a record is read from: _SEQUENCE_NUMBER, _VALUE_KIND, then each of `layout`'s
+// fields; nullopt when one is missing or of another type (the caller reads otherwise).
+std::optional<std::vector<int>> RecordColumns(const format::parquet::ParquetReader& reader,
+                                              const FileLayout& layout);
+// The record at row `row` of `columns` (as RecordColumns lists them, decoded), at `level`;
+// Corruption naming `path` and the file row `position` when its sequence number or row kind is
+// not valid.
+Status RecordAt(const std::vector<ColumnVector>& columns, size_t row, const std::string& path,
+                int64_t position, int32_t level, merge::KeyValue* out);
 
 // The Parquet data file `file` opened (mapped, footer parsed, checksum verified), from the cache;
 // an error names the file, also when it holds another row count than its manifest entry.

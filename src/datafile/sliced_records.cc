@@ -20,12 +20,11 @@ constexpr int64_t kSliceRows = 65536;
 
 class SlicedRecords : public merge::RecordSource {
  public:
-  SlicedRecords(ParquetReaderPtr reader, std::vector<int> cols, std::string path, size_t fields,
-                int32_t level, std::set<int64_t> deleted)
+  SlicedRecords(ParquetReaderPtr reader, std::vector<int> cols, std::string path, int32_t level,
+                std::set<int64_t> deleted)
       : reader_(std::move(reader)),
         cols_(std::move(cols)),
         path_(std::move(path)),
-        fields_(fields),
         level_(level),
         deleted_(std::move(deleted)) {}
 
@@ -38,17 +37,7 @@ class SlicedRecords : public merge::RecordSource {
       const size_t r = pos_++;
       const int64_t position = slice_first_ + static_cast<int64_t>(r);
       if (!deleted_.empty() && deleted_.count(position)) continue;
-      const Value seq = slice_[0].Get(r), kind = slice_[1].Get(r);
-      if (!seq.is_int() || !kind.is_int() || kind.int_value() < 0 || kind.int_value() > 3) {
-        return Status::Corruption("data file '" + path_ + "': row " + std::to_string(position) +
-                                  " has no valid sequence number or row kind");
-      }
-      out->sequence = seq.int_value();
-      out->kind = static_cast<RowKind>(kind.int_value());
-      out->level = level_;
-      out->write_mask = nullptr;
-      out->value.resize(fields_);
-      for (size_t t = 0; t < fields_; t++) out->value[t] = slice_[2 + t].Get(r);
+      TRIB_RETURN_NOT_OK(RecordAt(slice_, r, path_, position, level_, out));
       return true;
     }
   }
@@ -87,7 +76,6 @@ class SlicedRecords : public merge::RecordSource {
   ParquetReaderPtr reader_;
   std::vector<int> cols_;  // _SEQUENCE_NUMBER, _VALUE_KIND, then every table field
   std::string path_;
-  size_t fields_;
   int32_t level_;
   std::set<int64_t> deleted_;
   int rg_ = 0;
@@ -105,18 +93,11 @@ Result<std::unique_ptr<merge::RecordSource>> OpenSlicedRecords(const DataFileRef
                                                                const std::set<int64_t>* deleted) {
   if (!ReadsColumns(file.path)) return std::unique_ptr<merge::RecordSource>();
   TRIB_ASSIGN_OR_RETURN(ParquetReaderPtr reader, OpenParquet(file));
-  const auto& schema = reader->schema();
-  std::vector<int> cols = {schema.FindColumn("_SEQUENCE_NUMBER"), schema.FindColumn("_VALUE_KIND")};
-  if (cols[0] < 0 || cols[1] < 0) return std::unique_ptr<merge::RecordSource>();
-  for (const Field& field : layout.fields) {
-    const int c = FileColumnOf(schema, field);
-    auto type = c >= 0 ? reader->ColumnType(c) : std::nullopt;
-    if (!type || type->id != field.type.id) return std::unique_ptr<merge::RecordSource>();
-    cols.push_back(c);
-  }
-  return std::unique_ptr<merge::RecordSource>(std::make_unique<SlicedRecords>(
-      std::move(reader), std::move(cols), file.path, layout.fields.size(), level,
-      deleted ? *deleted : std::set<int64_t>()));
+  std::optional<std::vector<int>> cols = RecordColumns(*reader, layout);
+  if (!cols) return std::unique_ptr<merge::RecordSource>();
+  return std::unique_ptr<merge::RecordSource>(
+      std::make_unique<SlicedRecords>(std::move(reader), std::move(*cols), file.path, level,
+                                      deleted ? *deleted : std::set<int64_t>()));
 }
 
 }  // namespace tributary::datafile

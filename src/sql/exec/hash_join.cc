@@ -383,6 +383,16 @@ class HashJoinOperator : public Operator {
     return Status::OK();
   }
 
+  // A join of `build_rows` and `probe_rows` (spilled parts of this join's inputs) by `spec`,
+  // each on its side.
+  std::unique_ptr<HashJoinOperator> JoinOf(OperatorPtr build_rows, OperatorPtr probe_rows,
+                                           HashJoinSpec spec) const {
+    return spec_.build_left ? std::make_unique<HashJoinOperator>(
+                                  std::move(build_rows), std::move(probe_rows), std::move(spec))
+                            : std::make_unique<HashJoinOperator>(
+                                  std::move(probe_rows), std::move(build_rows), std::move(spec));
+  }
+
   // Whether the join can spill: no subquery to run per row in its keys or conditions (the
   // joins of the spilled parts take copies of them).
   bool CanSpill() const {
@@ -478,11 +488,7 @@ class HashJoinOperator : public Operator {
         HashJoinSpec spec = CloneSpec(spec_);
         spec.spill_depth = kMaxSpillDepth;
         spec.memory_limit = INT64_MAX;  // the chunk was cut to about the limit
-        current_ = spec_.build_left
-                       ? std::make_unique<HashJoinOperator>(std::move(build_rows),
-                                                            std::move(probe_rows), std::move(spec))
-                       : std::make_unique<HashJoinOperator>(std::move(probe_rows),
-                                                            std::move(build_rows), std::move(spec));
+        current_ = JoinOf(std::move(build_rows), std::move(probe_rows), std::move(spec));
         current_->probe_kept_ = false;
         current_->probe_matched_ = probe_kept_ ? &probe_matched_all_ : nullptr;
         continue;
@@ -584,11 +590,7 @@ class HashJoinOperator : public Operator {
       OperatorPtr probe_rows = source(probe().fields(), std::move(q));
       HashJoinSpec spec = CloneSpec(spec_);
       spec.spill_depth++;
-      current_ = spec_.build_left
-                     ? std::make_unique<HashJoinOperator>(std::move(build_rows),
-                                                          std::move(probe_rows), std::move(spec))
-                     : std::make_unique<HashJoinOperator>(std::move(probe_rows),
-                                                          std::move(build_rows), std::move(spec));
+      current_ = JoinOf(std::move(build_rows), std::move(probe_rows), std::move(spec));
     }
     return false;
   }
