@@ -14,12 +14,15 @@ constexpr const char* kUsage =
     "Serves the warehouse over the PostgreSQL v3 protocol: connect as user tributary to a\n"
     "database of the catalog (psql -h 127.0.0.1 -p 5433 -U tributary -d default).\n"
     "  --warehouse DIR|URI  the warehouse (default $TRIBUTARY_WAREHOUSE, else ./warehouse)\n"
-    "  --listen HOST:PORT   where to listen (default 127.0.0.1:5433; loopback addresses only\n"
-    "                       for now: others need SCRAM-SHA-256, not supported yet)\n"
+    "  --listen HOST:PORT   where to listen (default 127.0.0.1:5433); other than a loopback\n"
+    "                       address needs a password for user tributary\n"
     "  --data-dir DIR       the hot tier's logs (not supported yet: every statement commits to\n"
     "                       the lake directly)\n"
-    "Statements are those of 'tributary sql', sent as simple queries. SIGTERM or SIGINT stops\n"
-    "the server (exit status 0).\n";
+    "Statements are those of 'tributary sql'. SIGTERM or SIGINT stops the server (exit status\n"
+    "0).\n"
+    "Environment: TRIBUTARY_PASSWORD_FILE (a file whose first line is user tributary's\n"
+    "password or its SCRAM-SHA-256 verifier) or TRIBUTARY_PASSWORD: set, every client\n"
+    "authenticates with SCRAM-SHA-256; unset, clients on loopback addresses are trusted.\n";
 
 }  // namespace
 
@@ -66,6 +69,12 @@ int RunServeCommand(int argc, char** argv) {
     const char* env = std::getenv("TRIBUTARY_WAREHOUSE");
     options.warehouse = env != nullptr && *env != '\0' ? env : "./warehouse";
   }
+  auto password = server::PasswordFromEnvironment();
+  if (!password.ok()) {
+    std::fprintf(stderr, "error: %s\n", password.status().message().c_str());
+    return 1;
+  }
+  options.password = *password;
   const int status = server::RunServer(options);
   // Connections still open end with the process (each statement has committed or not).
   std::fflush(nullptr);

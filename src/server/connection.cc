@@ -18,6 +18,7 @@
 #include "server/cancel.h"
 #include "server/copy.h"
 #include "server/pg_wire.h"
+#include "server/scram.h"
 #include "server/stats.h"
 #include "server/table_writers.h"
 #include "server/tags.h"
@@ -37,8 +38,11 @@ namespace {
 
 class Connection {
  public:
-  Connection(int fd, std::string warehouse, std::string peer)
-      : fd_(fd), warehouse_(std::move(warehouse)), peer_(std::move(peer)) {}
+  Connection(int fd, std::shared_ptr<const ConnectionConfig> config, std::string peer)
+      : fd_(fd),
+        config_(std::move(config)),
+        warehouse_(config_->warehouse),
+        peer_(std::move(peer)) {}
   ~Connection() {
     if (cancel_pid_) CancelKeys::Instance().Release(cancel_pid_);
     ServerStats::Get().subscriptions_open -= subscriptions_;
@@ -119,6 +123,58 @@ class Connection {
     return Flush();
   }
 
+  // SCRAM-SHA-256 as PostgreSQL runs it (server/scram.h): AuthenticationSASL, the client's
+  // SASLInitialResponse, AuthenticationSASLContinue, its SASLResponse, AuthenticationSASLFinal.
+  // True once the client proved the password (AuthenticationOk follows); false once refused (the
+  // refusal sent) or when the client left.
+  Result<bool> Authenticate() {
+    pg::AppendAuthenticationSasl({"SCRAM-SHA-256"}, &out_);
+    TRIB_RETURN_NOT_OK(Flush());
+    char type = 0;
+    std::string body;
+    TRIB_ASSIGN_OR_RETURN(bool more, ReadMessage(&type, &body));
+    if (!more) return false;
+    if (type != 'p') {
+      TRIB_RETURN_NOT_OK(Refuse("08P01", "expected a SASLInitialResponse message"));
+      return false;
+    }
+    auto initial = pg::ParseSaslInitialResponse(body);
+    if (!initial.ok()) {
+      TRIB_RETURN_NOT_OK(Refuse("08P01", initial.status().message()));
+      return false;
+    }
+    if (initial->mechanism != "SCRAM-SHA-256") {
+      TRIB_RETURN_NOT_OK(Refuse("28000", "SASL mechanism '" + initial->mechanism +
+                                             "' is not offered (SCRAM-SHA-256 is)"));
+      return false;
+    }
+    ScramExchange exchange(*config_->password);
+    auto first = exchange.ClientFirst(initial->data);
+    if (!first.ok()) {
+      TRIB_RETURN_NOT_OK(Refuse("08P01", first.status().message()));
+      return false;
+    }
+    pg::AppendAuthenticationSaslData(11, *first, &out_);
+    TRIB_RETURN_NOT_OK(Flush());
+    TRIB_ASSIGN_OR_RETURN(more, ReadMessage(&type, &body));
+    if (!more) return false;
+    if (type != 'p') {
+      TRIB_RETURN_NOT_OK(Refuse("08P01", "expected a SASLResponse message"));
+      return false;
+    }
+    auto last = exchange.ClientFinal(body);
+    if (!last.ok()) {
+      TRIB_RETURN_NOT_OK(Refuse("08P01", last.status().message()));
+      return false;
+    }
+    if (!last->has_value()) {
+      TRIB_RETURN_NOT_OK(Refuse("28P01", "password authentication failed for user \"tributary\""));
+      return false;
+    }
+    pg::AppendAuthenticationSaslData(12, **last, &out_);
+    return true;
+  }
+
   Status Serve() {
     // The startup packet, after any encryption requests (answered 'N': not here).
     pg::StartupPacket startup;
@@ -147,6 +203,10 @@ class Connection {
     const std::string user = startup.params["user"];
     if (user != "tributary") {
       return Refuse("28000", "role \"" + user + "\" does not exist (connect as user tributary)");
+    }
+    if (config_->password) {
+      TRIB_ASSIGN_OR_RETURN(bool authenticated, Authenticate());
+      if (!authenticated) return Status::OK();  // refused, or the client left
     }
     auto session = sql::Session::Open(warehouse_);
     if (!session.ok()) return Refuse("58030", session.status().message());
@@ -929,6 +989,7 @@ class Connection {
   static Status Cancelled() { return Status::Invalid("canceling statement due to user request"); }
 
   int fd_;
+  std::shared_ptr<const ConnectionConfig> config_;
   std::atomic<bool> cancel_{false};  // set by a cancel request with this connection's key
   int32_t cancel_pid_ = 0;
   int64_t subscriptions_ = 0;  // cursors_.size() as last counted in ServerStats
@@ -951,8 +1012,8 @@ void Log(const std::string& line) {
   std::fflush(stderr);
 }
 
-void ServeConnection(int fd, std::string warehouse, std::string peer) {
-  Connection(fd, std::move(warehouse), std::move(peer)).Run();
+void ServeConnection(int fd, std::shared_ptr<const ConnectionConfig> config, std::string peer) {
+  Connection(fd, std::move(config), std::move(peer)).Run();
 }
 
 }  // namespace tributary::server

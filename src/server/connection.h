@@ -4,12 +4,23 @@
 // Thread-safety: a connection runs on its own thread; Log may be called from any.
 #pragma once
 
+#include <memory>
 #include <string>
 
 namespace tributary::server {
 
+struct ScramVerifier;
+
+// What every connection of a server shares.
+struct ConnectionConfig {
+  std::string warehouse;
+  // User tributary's password (server/scram.h): set, every client authenticates with
+  // SCRAM-SHA-256; null, clients are trusted (loopback addresses only: server.cc).
+  std::shared_ptr<const ScramVerifier> password;
+};
+
 // Serves the client on socket `fd` (closed at the end) until it leaves, from `peer` (for logs).
-void ServeConnection(int fd, std::string warehouse, std::string peer);
+void ServeConnection(int fd, std::shared_ptr<const ConnectionConfig> config, std::string peer);
 
 // One line per event on stderr ("serve: ...").
 void Log(const std::string& line);

@@ -254,6 +254,16 @@ Result<Target> ParseTarget(std::string_view body) {
   return out;
 }
 
+Result<SaslInitialResponse> ParseSaslInitialResponse(std::string_view body) {
+  Reader r(body, "SASLInitialResponse");
+  SaslInitialResponse out;
+  TRIB_ASSIGN_OR_RETURN(out.mechanism, r.CString());
+  TRIB_ASSIGN_OR_RETURN(int32_t len, r.Int32());
+  if (len < 0) return Status::Invalid("SASLInitialResponse message: no initial response");
+  TRIB_ASSIGN_OR_RETURN(out.data, r.Bytes(static_cast<size_t>(len)));
+  return out;
+}
+
 std::string DollarParamsToMarkers(std::string_view q, std::vector<int>* order, int* count) {
   std::string out;
   out.reserve(q.size());
@@ -309,6 +319,21 @@ std::string DollarParamsToMarkers(std::string_view q, std::vector<int>* order, i
 void AppendAuthenticationOk(std::string* out) {
   const size_t at = Begin('R', out);
   PutInt32(0, out);
+  End(at, out);
+}
+
+void AppendAuthenticationSasl(const std::vector<std::string>& mechanisms, std::string* out) {
+  const size_t at = Begin('R', out);
+  PutInt32(10, out);
+  for (const std::string& m : mechanisms) PutCString(m, out);
+  out->push_back('\0');
+  End(at, out);
+}
+
+void AppendAuthenticationSaslData(int32_t code, std::string_view data, std::string* out) {
+  const size_t at = Begin('R', out);
+  PutInt32(code, out);
+  out->append(data.data(), data.size());
   End(at, out);
 }
 

@@ -70,6 +70,13 @@ Result<Parse> ParseParse(std::string_view body);
 Result<Bind> ParseBind(std::string_view body);
 Result<Execute> ParseExecute(std::string_view body);
 Result<Target> ParseTarget(std::string_view body);
+// The client's first SASL message ('p' after AuthenticationSASL): the mechanism it chose and its
+// initial response. Its later ones ('p' too) are the bare data.
+struct SaslInitialResponse {
+  std::string mechanism;
+  std::string data;
+};
+Result<SaslInitialResponse> ParseSaslInitialResponse(std::string_view body);
 
 // A query's parameters as PostgreSQL writes them ($1, $2, ... outside strings, quoted names and
 // comments) turned into the '?' markers of Tributary's prepared statements: `*order` receives,
@@ -78,6 +85,10 @@ std::string DollarParamsToMarkers(std::string_view query, std::vector<int>* orde
 
 // Bytes of the server's messages, appended to `out`.
 void AppendAuthenticationOk(std::string* out);
+// AuthenticationSASL: the mechanisms offered.
+void AppendAuthenticationSasl(const std::vector<std::string>& mechanisms, std::string* out);
+// AuthenticationSASLContinue (11) or AuthenticationSASLFinal (12) with the mechanism's data.
+void AppendAuthenticationSaslData(int32_t code, std::string_view data, std::string* out);
 void AppendParameterStatus(const std::string& name, const std::string& value, std::string* out);
 void AppendBackendKeyData(int32_t pid, int32_t secret, std::string* out);
 // 'I' idle, 'T' in a transaction block, 'E' in a failed one.

@@ -10,12 +10,15 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
 
 #include "server/connection.h"
+#include "server/scram.h"
 #include "server/table_writers.h"
 #include "sql/session/session.h"
 
@@ -51,6 +54,38 @@ std::string PeerName(const sockaddr_storage& addr) {
 
 }  // namespace
 
+Result<std::shared_ptr<const ScramVerifier>> PasswordFromEnvironment() {
+  auto env = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v != nullptr ? v : "");
+  };
+  const std::string file = env("TRIBUTARY_PASSWORD_FILE"), plain = env("TRIBUTARY_PASSWORD");
+  if (!file.empty() && !plain.empty()) {
+    return Status::Invalid("TRIBUTARY_PASSWORD_FILE and TRIBUTARY_PASSWORD are both set: set one");
+  }
+  std::shared_ptr<const ScramVerifier> none;
+  if (file.empty() && plain.empty()) return none;
+  if (!plain.empty()) {
+    auto v = MakeScramVerifier(plain);
+    if (!v.ok()) return v.status().WithContext("TRIBUTARY_PASSWORD");
+    return std::shared_ptr<const ScramVerifier>(std::make_shared<ScramVerifier>(std::move(*v)));
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::string line;
+  if (!in || !std::getline(in, line)) {
+    return Status::Invalid("TRIBUTARY_PASSWORD_FILE '" + file + "': cannot be read" +
+                           (in.bad() || !in.is_open() ? std::string(": ") + std::strerror(errno)
+                                                      : std::string(": it is empty")));
+  }
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  auto v =
+      line.rfind("SCRAM-SHA-256$", 0) == 0 ? ParseScramVerifier(line) : MakeScramVerifier(line);
+  if (!v.ok()) {
+    return v.status().WithContext("TRIBUTARY_PASSWORD_FILE '" + file + "', line 1");
+  }
+  return std::shared_ptr<const ScramVerifier>(std::make_shared<ScramVerifier>(std::move(*v)));
+}
+
 int RunServer(const ServerOptions& options) {
   const size_t colon = options.listen.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == options.listen.size()) {
@@ -72,11 +107,12 @@ int RunServer(const ServerOptions& options) {
     return 1;
   }
   std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addrs(found, ::freeaddrinfo);
-  if (!IsLoopback(found->ai_addr)) {
+  if (!IsLoopback(found->ai_addr) && !options.password) {
     std::fprintf(stderr,
-                 "error: --listen '%s' is not a loopback address: clients there would need "
-                 "SCRAM-SHA-256 authentication, which is not supported yet (listen on "
-                 "127.0.0.1 or ::1)\n",
+                 "error: --listen '%s' is not a loopback address: clients there must "
+                 "authenticate with SCRAM-SHA-256, so user tributary needs a password "
+                 "(TRIBUTARY_PASSWORD_FILE or TRIBUTARY_PASSWORD, docs/server.md), or listen on "
+                 "127.0.0.1 or ::1\n",
                  options.listen.c_str());
     return 1;
   }
@@ -111,7 +147,11 @@ int RunServer(const ServerOptions& options) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGTERM, &sa, nullptr);
   ::sigaction(SIGINT, &sa, nullptr);
-  Log("listening on " + options.listen + " (warehouse " + options.warehouse + ")");
+  auto config = std::make_shared<ConnectionConfig>();
+  config->warehouse = options.warehouse;
+  config->password = options.password;
+  Log("listening on " + options.listen + " (warehouse " + options.warehouse + ", " +
+      (options.password ? "SCRAM-SHA-256 authentication" : "trust authentication") + ")");
   while (!g_stop.load()) {
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, 200);
@@ -121,7 +161,7 @@ int RunServer(const ServerOptions& options) {
     const int client = ::accept4(fd, reinterpret_cast<sockaddr*>(&peer), &peer_len, SOCK_CLOEXEC);
     if (client < 0) continue;
     ::setsockopt(client, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    std::thread(ServeConnection, client, options.warehouse, PeerName(peer)).detach();
+    std::thread(ServeConnection, client, config, PeerName(peer)).detach();
   }
   ::close(fd);
   // Every statement commits as it runs: a connection cut here loses nothing it was told was

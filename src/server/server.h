@@ -7,18 +7,34 @@
 // query protocol in the text format (prepared statements, portals), COPY FROM STDIN / TO STDOUT
 // (text and CSV, server/copy.h), subscriptions (streaming mode's DECLARE ... CURSOR / FETCH /
 // CLOSE), Terminate, and SIGTERM / SIGINT (stop accepting, exit 0). Refused with "not supported
-// yet": other listen addresses (SCRAM-SHA-256), binary formats, streaming jobs, the hot tier.
+// yet": binary formats, streaming jobs, the hot tier. SCRAM-SHA-256 authentication when user
+// tributary has a password (server/scram.h), which listening on other than a loopback address
+// requires.
 // Thread-safety: RunServer blocks its caller until the server stops.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "tributary/result.h"
+
 namespace tributary::server {
+
+struct ScramVerifier;
 
 struct ServerOptions {
   std::string warehouse;
   std::string listen = "127.0.0.1:5433";  // HOST:PORT
+  // User tributary's password: set, every client authenticates with SCRAM-SHA-256 (needed to
+  // listen on other than a loopback address); null, loopback clients are trusted.
+  std::shared_ptr<const ScramVerifier> password;
 };
+
+// The password of user tributary from the environment (docs/server.md):
+// $TRIBUTARY_PASSWORD_FILE, a file whose first line is the password or its SCRAM-SHA-256
+// verifier as PostgreSQL stores it, or $TRIBUTARY_PASSWORD; null when neither is set (or both
+// are empty); an error naming the variable or file when what it holds cannot be used.
+Result<std::shared_ptr<const ScramVerifier>> PasswordFromEnvironment();
 
 // Serves until SIGTERM or SIGINT; the process's exit status (0 after a clean stop; 1 when the
 // server could not start, with the reason on stderr).

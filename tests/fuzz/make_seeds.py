@@ -11,8 +11,9 @@ repository and the golden tables (nothing is downloaded):
   debezium_fuzzer     Debezium change events of every op, envelope and column type
   index_fuzzer        the golden tables' file-index containers (`*.parquet.index`, selector 0)
                       and deletion-vector index files (`index/index-*`, selector 1)
-  pg_wire_fuzzer      PostgreSQL client messages (startup, Parse, Bind, Execute, Describe) and
-                      queries with $n parameters, each behind its decoder's selector byte
+  pg_wire_fuzzer      PostgreSQL client messages (startup, Parse, Bind, Execute, Describe,
+                      SASL) and queries with $n parameters, each behind its decoder's
+                      selector byte
 
 Usage: make_seeds.py TARGET OUTDIR
 """
@@ -95,8 +96,12 @@ def pg_wire_messages():
         bytes([3]) + b"p\0" + i32(100),
         bytes([4]) + b"Ss1\0",
         bytes([4]) + b"P\0",
-        bytes([5]) + b"SELECT $1, '$2', \"$3\", `$4` -- $5\n /* $6 */ FROM t WHERE a = $10",
-        bytes([5]) + b"Q" + i32(9) + b"SELECT",
+        bytes([6]) + b"SELECT $1, '$2', \"$3\", `$4` -- $5\n /* $6 */ FROM t WHERE a = $10",
+        bytes([6]) + b"Q" + i32(9) + b"SELECT",
+        bytes([5]) + b"SCRAM-SHA-256\0" + i32(32) + b"n,,n=,r=rOprNGfwEbeRWgbNEkqO1234",
+        bytes([5]) + b"n,,n=,r=abc\0c=biws,r=abcserver-nonce,p=" + b"A" * 43 + b"=",
+        bytes([5]) + b"SCRAM-SHA-256$4096:W22ZaJ0SNY7soEsUEjb6gQ==$" + b"A" * 43 + b"=:" +
+        b"B" * 43 + b"=",
     ]
 
 

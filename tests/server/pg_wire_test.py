@@ -13,6 +13,9 @@ another user or a missing database are refused; SIGTERM stops the server with ex
 Python 3 standard library plus psql (postgresql-client, installed by scripts/setup.sh).
 """
 import argparse
+import base64
+import hashlib
+import hmac
 import os
 import random
 import shutil
@@ -37,11 +40,12 @@ def free_port():
 
 
 class Server:
-    def __init__(self, binary, warehouse, port):
+    def __init__(self, binary, warehouse, port, env=None):
         self.port = port
         self.proc = subprocess.Popen(
             [binary, "serve", "--warehouse", warehouse, "--listen", "127.0.0.1:%d" % port],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=dict(os.environ, **(env or {})))
         deadline = time.time() + 20
         while time.time() < deadline:
             if self.proc.poll() is not None:
@@ -53,12 +57,15 @@ class Server:
                 time.sleep(0.05)
         raise Failure("the server did not listen on port %d within 20 s" % port)
 
-    def psql(self, sql, expect_ok=True, user="tributary", db="default", extra=()):
-        cmd = ["psql", "-X", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=0", "-v", "VERBOSITY=verbose",
-               "-h", "127.0.0.1", "-p", str(self.port), "-U", user, "-d", db] + list(extra) + \
-              ["-c", sql]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60,
-                           env=dict(os.environ, PGCONNECT_TIMEOUT="10", PGSSLMODE="prefer"))
+    def psql(self, sql, expect_ok=True, user="tributary", db="default", extra=(), password=None):
+        cmd = ["psql", "-X", "-w", "-A", "-t", "-q", "-v", "ON_ERROR_STOP=0", "-v",
+               "VERBOSITY=verbose", "-h", "127.0.0.1", "-p", str(self.port), "-U", user, "-d",
+               db] + list(extra) + ["-c", sql]
+        env = dict(os.environ, PGCONNECT_TIMEOUT="10", PGSSLMODE="prefer")
+        env.pop("PGPASSWORD", None)
+        if password is not None:
+            env["PGPASSWORD"] = password
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env)
         if expect_ok and (p.returncode != 0 or "ERROR" in p.stderr):
             raise Failure("psql %r failed (%d): %s" % (sql, p.returncode, p.stderr.strip()))
         return p
@@ -496,6 +503,63 @@ def subscription(server):
     expect_error(server, "DECLARE c CURSOR FOR SELECT * FROM s", "0A000", "streaming")
 
 
+def scram_verifier(password, salt, iterations=4096):
+    """PostgreSQL's stored form of a SCRAM-SHA-256 password, computed here with hashlib and hmac
+    (an implementation independent of the server's)."""
+    salted = hashlib.pbkdf2_hmac("sha256", password.encode(), salt, iterations)
+    client_key = hmac.new(salted, b"Client Key", "sha256").digest()
+    server_key = hmac.new(salted, b"Server Key", "sha256").digest()
+    b64 = lambda b: base64.b64encode(b).decode()
+    return "SCRAM-SHA-256$%d:%s$%s:%s" % (iterations, b64(salt),
+                                          b64(hashlib.sha256(client_key).digest()),
+                                          b64(server_key))
+
+
+def scram_authentication(binary, root):
+    """User tributary with a password: psql (libpq's SCRAM-SHA-256) gets in with it and is
+    refused without it or with another; the password given plainly or as a verifier."""
+    warehouse = os.path.join(root, "scram")
+    verifier_file = os.path.join(root, "verifier")
+    with open(verifier_file, "w") as f:
+        f.write(scram_verifier("Tr1but@ry pass", os.urandom(16), 4096) + "\n")
+    for env, password in (({"TRIBUTARY_PASSWORD": "s3cret,with=commas"}, "s3cret,with=commas"),
+                          ({"TRIBUTARY_PASSWORD_FILE": verifier_file}, "Tr1but@ry pass")):
+        server = Server(binary, warehouse, free_port(), env=env)
+        try:
+            got = lines(server.psql("SELECT 40 + 2", password=password))
+            if got != ["42"]:
+                raise Failure("SCRAM-SHA-256 with the right password (%s): %r" % (env, got))
+            for wrong in ("wrong", password + "x", None):
+                p = server.psql("SELECT 1", expect_ok=False, password=wrong)
+                words = ("password authentication failed for user \"tributary\""
+                         if wrong is not None else "no password supplied")
+                if p.returncode == 0 or words not in p.stderr or lines(p):
+                    raise Failure("password %r against %s: expected %r, got %r %r" %
+                                  (wrong, env, words, p.stdout, p.stderr))
+            # The session still works for a client that authenticated after refusals.
+            if lines(server.psql("SELECT 'in'", password=password)) != ["in"]:
+                raise Failure("a client after refused ones (%s)" % env)
+        finally:
+            if server.stop() != 0:
+                raise Failure("the server with a password did not stop with status 0")
+    # Passwords that cannot be used stop the server at start, naming what is wrong.
+    bad_file = os.path.join(root, "bad-verifier")
+    with open(bad_file, "w") as f:
+        f.write("SCRAM-SHA-256$4096:c2FsdA==$short:short\n")
+    for env, words in (({"TRIBUTARY_PASSWORD_FILE": bad_file}, [bad_file, "line 1", "StoredKey"]),
+                       ({"TRIBUTARY_PASSWORD_FILE": os.path.join(root, "none")},
+                        [os.path.join(root, "none"), "cannot be read"]),
+                       ({"TRIBUTARY_PASSWORD_FILE": bad_file, "TRIBUTARY_PASSWORD": "x"},
+                        ["both set"]),
+                       ({"TRIBUTARY_PASSWORD": "p\u00e4ss"}, ["TRIBUTARY_PASSWORD", "SASLprep"])):
+        r = subprocess.run([binary, "serve", "--warehouse", warehouse, "--listen",
+                            "127.0.0.1:%d" % free_port()], capture_output=True, text=True,
+                           timeout=30, env=dict(os.environ, **env))
+        if r.returncode != 1 or not all(w in r.stderr for w in words):
+            raise Failure("serve with %s: expected exit 1 naming %r: %d %r" %
+                          (env, words, r.returncode, r.stderr))
+
+
 def psql_copy(server, sql, data, expect_ok=True):
     p = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
                         str(server.port), "-U", "tributary", "-d", "default", "-c", sql],
@@ -768,6 +832,7 @@ def main():
         if status != 0:
             raise Failure("the server's exit status after SIGTERM: %d" % status)
         kill_under_load(binary, os.path.join(root, "killed"))
+        scram_authentication(binary, root)
     except Failure as e:
         print("FAIL pg_wire_test: %s" % e)
         return 1
@@ -776,7 +841,8 @@ def main():
             server.proc.kill()
         shutil.rmtree(root, ignore_errors=True)
     print("pg_wire_test: psql created, wrote and read a table through the server; errors carry "
-          "SQLSTATE codes; what is not supported yet is refused; SIGTERM stops it (exit 0)")
+          "SQLSTATE codes; what is not supported yet is refused; SIGTERM stops it (exit 0); "
+          "SCRAM-SHA-256 lets in the password alone")
     return 0
 
 
