@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "server/server.h"
+#include "server/tls.h"
 
 namespace tributary::cli {
 namespace {
@@ -22,7 +23,8 @@ constexpr const char* kUsage =
     "0).\n"
     "Environment: TRIBUTARY_PASSWORD_FILE (a file whose first line is user tributary's\n"
     "password or its SCRAM-SHA-256 verifier) or TRIBUTARY_PASSWORD: set, every client\n"
-    "authenticates with SCRAM-SHA-256; unset, clients on loopback addresses are trusted.\n";
+    "authenticates with SCRAM-SHA-256; unset, clients on loopback addresses are trusted.\n"
+    "TRIBUTARY_TLS_CERT and TRIBUTARY_TLS_KEY (PEM files): clients that ask for TLS get it.\n";
 
 }  // namespace
 
@@ -75,6 +77,12 @@ int RunServeCommand(int argc, char** argv) {
     return 1;
   }
   options.password = *password;
+  auto tls = server::TlsFromEnvironment();
+  if (!tls.ok()) {
+    std::fprintf(stderr, "error: %s\n", tls.status().message().c_str());
+    return 1;
+  }
+  options.tls = *tls;
   const int status = server::RunServer(options);
   // Connections still open end with the process (each statement has committed or not).
   std::fflush(nullptr);

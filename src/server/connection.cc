@@ -22,6 +22,7 @@
 #include "server/stats.h"
 #include "server/table_writers.h"
 #include "server/tags.h"
+#include "server/tls.h"
 #include "sql/binder/cast.h"
 #include "sql/exec/interrupt.h"
 #include "sql/exec/operators.h"
@@ -70,9 +71,18 @@ class Connection {
         in_.resize(64 << 10);
         in_at_ = 0;
         ssize_t r;
-        do {
-          r = ::recv(fd_, in_.data(), in_.size(), 0);
-        } while (r < 0 && errno == EINTR);
+        if (tls_) {
+          auto got = tls_->Read(in_.data(), in_.size());
+          if (!got.ok()) {
+            in_.clear();
+            return got.status();
+          }
+          r = static_cast<ssize_t>(*got);
+        } else {
+          do {
+            r = ::recv(fd_, in_.data(), in_.size(), 0);
+          } while (r < 0 && errno == EINTR);
+        }
         if (r == 0) {
           in_.clear();
           return false;
@@ -103,6 +113,11 @@ class Connection {
   }
 
   Status Flush() {
+    if (tls_) {
+      Status st = tls_->Write(out_.data(), out_.size());
+      out_.clear();
+      return st;
+    }
     size_t sent = 0;
     while (sent < out_.size()) {
       const ssize_t w = ::send(fd_, out_.data() + sent, out_.size() - sent, MSG_NOSIGNAL);
@@ -128,7 +143,12 @@ class Connection {
   // True once the client proved the password (AuthenticationOk follows); false once refused (the
   // refusal sent) or when the client left.
   Result<bool> Authenticate() {
-    pg::AppendAuthenticationSasl({"SCRAM-SHA-256"}, &out_);
+    // Over TLS, channel binding to the server's certificate is offered first (libpq takes it
+    // by default): a man in the middle with another certificate cannot relay the exchange.
+    const std::string end_point = tls_ ? tls_->ServerEndPoint() : std::string();
+    std::vector<std::string> mechanisms = {"SCRAM-SHA-256"};
+    if (!end_point.empty()) mechanisms.insert(mechanisms.begin(), "SCRAM-SHA-256-PLUS");
+    pg::AppendAuthenticationSasl(mechanisms, &out_);
     TRIB_RETURN_NOT_OK(Flush());
     char type = 0;
     std::string body;
@@ -143,12 +163,13 @@ class Connection {
       TRIB_RETURN_NOT_OK(Refuse("08P01", initial.status().message()));
       return false;
     }
-    if (initial->mechanism != "SCRAM-SHA-256") {
+    if (std::find(mechanisms.begin(), mechanisms.end(), initial->mechanism) == mechanisms.end()) {
       TRIB_RETURN_NOT_OK(Refuse("28000", "SASL mechanism '" + initial->mechanism +
-                                             "' is not offered (SCRAM-SHA-256 is)"));
+                                             "' is not offered (" + mechanisms[0] + " is)"));
       return false;
     }
     ScramExchange exchange(*config_->password);
+    exchange.OfferChannelBinding(end_point, initial->mechanism == "SCRAM-SHA-256-PLUS");
     auto first = exchange.ClientFirst(initial->data);
     if (!first.ok()) {
       TRIB_RETURN_NOT_OK(Refuse("08P01", first.status().message()));
@@ -197,7 +218,26 @@ class Connection {
         return Status::OK();
       }
       if (startup.kind == pg::StartupPacket::Kind::kStartup) break;
-      out_.push_back('N');
+      if (startup.kind == pg::StartupPacket::Kind::kSslRequest && config_->tls && !tls_) {
+        // Bytes that came with the request would be read as if they had come encrypted: a
+        // man in the middle's (CVE-2021-23214). The client waits for the answer first.
+        if (in_at_ != in_.size()) {
+          return Refuse("08P01", "received unencrypted data after SSL request");
+        }
+        out_.push_back('S');
+        TRIB_RETURN_NOT_OK(Flush());
+        auto tls = TlsStream::Accept(config_->tls.get(), fd_);
+        if (!tls.ok()) {
+          Log("connection from " + peer_ + " ended: " + tls.status().message());
+          return Status::OK();
+        }
+        tls_ = std::move(*tls);
+        continue;
+      }
+      if (startup.kind == pg::StartupPacket::Kind::kSslRequest && tls_) {
+        return Refuse("08P01", "SSL request on an encrypted connection");
+      }
+      out_.push_back('N');  // no TLS here, or GSS encryption (never)
       TRIB_RETURN_NOT_OK(Flush());
     }
     const std::string user = startup.params["user"];
@@ -253,7 +293,8 @@ class Connection {
     pg::AppendBackendKeyData(pid, secret, &out_);
     pg::AppendReadyForQuery('I', &out_);
     TRIB_RETURN_NOT_OK(Flush());
-    Log("connection from " + peer_ + " to database " + database);
+    Log("connection from " + peer_ + " to database " + database +
+        (tls_ ? " (" + tls_->Describe() + ")" : std::string()));
 
     bool skipping = false;  // an extended-protocol message was refused: skip until Sync
     while (true) {
@@ -990,6 +1031,7 @@ class Connection {
 
   int fd_;
   std::shared_ptr<const ConnectionConfig> config_;
+  std::unique_ptr<TlsStream> tls_;   // once the client asked for TLS and it was set up
   std::atomic<bool> cancel_{false};  // set by a cancel request with this connection's key
   int32_t cancel_pid_ = 0;
   int64_t subscriptions_ = 0;  // cursors_.size() as last counted in ServerStats

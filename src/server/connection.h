@@ -10,6 +10,9 @@
 namespace tributary::server {
 
 struct ScramVerifier;
+}  // namespace tributary::server
+struct ssl_ctx_st;
+namespace tributary::server {
 
 // What every connection of a server shares.
 struct ConnectionConfig {
@@ -17,6 +20,9 @@ struct ConnectionConfig {
   // User tributary's password (server/scram.h): set, every client authenticates with
   // SCRAM-SHA-256; null, clients are trusted (loopback addresses only: server.cc).
   std::shared_ptr<const ScramVerifier> password;
+  // The TLS context (server/tls.h): set, an SSLRequest is answered 'S' and the connection
+  // goes on encrypted; null, it is answered 'N'.
+  std::shared_ptr<ssl_ctx_st> tls;
 };
 
 // Serves the client on socket `fd` (closed at the end) until it leaves, from `peer` (for logs).

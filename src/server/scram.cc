@@ -187,26 +187,39 @@ std::string FormatScramVerifier(const ScramVerifier& v) {
 }
 
 Result<std::string> ScramExchange::ClientFirst(std::string_view message) {
-  // gs2-header: "n,," (no channel binding) or "y,," (the client could bind but thinks the
-  // server cannot, which is so: no -PLUS mechanism is offered). "p=..." asks for binding.
-  if (message.size() < 3) return Status::Invalid("scram: client-first message too short");
-  if (message[0] == 'p') {
-    return Status::Invalid(
-        "scram: channel binding was asked for, but SCRAM-SHA-256-PLUS is "
-        "not offered");
-  }
-  if ((message[0] != 'n' && message[0] != 'y') || message[1] != ',') {
-    return Status::Invalid("scram: malformed client-first message");
-  }
-  const size_t second = message.find(',', 2);
+  // gs2-header: "n,," (no channel binding), "y,," (the client could bind but thinks the server
+  // cannot) or "p=tls-server-end-point,," (binding to the TLS connection's certificate).
+  const size_t first = message.find(',');
+  const size_t second = first == std::string_view::npos ? first : message.find(',', first + 1);
   if (second == std::string_view::npos) {
     return Status::Invalid("scram: malformed client-first message");
   }
-  if (second != 2) {
+  if (second != first + 1) {
     return Status::Invalid("scram: an authorization identity is not supported");
   }
-  gs2_header_ = std::string(message.substr(0, 3));
-  client_first_bare_ = std::string(message.substr(3));
+  const std::string_view flag = message.substr(0, first);
+  if (flag == "p=tls-server-end-point") {
+    if (end_point_.empty() || !plus_) {
+      return Status::Invalid("scram: channel binding was asked for, but SCRAM-SHA-256-PLUS was " +
+                             std::string(end_point_.empty() ? "not offered" : "not chosen"));
+    }
+  } else if (flag.substr(0, 2) == "p=") {
+    return Status::Invalid("scram: channel binding type '" + std::string(flag.substr(2)) +
+                           "' is not supported (tls-server-end-point is)");
+  } else if (flag == "n" || flag == "y") {
+    if (plus_) {
+      return Status::Invalid("scram: SCRAM-SHA-256-PLUS was chosen without channel binding");
+    }
+    if (flag == "y" && !end_point_.empty()) {
+      return Status::Invalid(
+          "scram: the client supports channel binding and thinks the server "
+          "does not, but it was offered (a downgrade)");
+    }
+  } else {
+    return Status::Invalid("scram: malformed client-first message");
+  }
+  gs2_header_ = std::string(message.substr(0, second + 1));
+  client_first_bare_ = std::string(message.substr(second + 1));
   TRIB_ASSIGN_OR_RETURN(auto attrs, Attributes(client_first_bare_));
   if (attrs.size() < 2 || attrs[0].first != 'n' || attrs[1].first != 'r') {
     return Status::Invalid("scram: the client-first message needs n= then r=");
@@ -235,7 +248,8 @@ Result<std::optional<std::string>> ScramExchange::ClientFinal(std::string_view m
     return Status::Invalid("scram: the client-final message needs c= then r=");
   }
   auto binding = Base64Decode(attrs[0].second);
-  if (!binding.ok() || *binding != gs2_header_) {
+  const bool bound = gs2_header_[0] == 'p';
+  if (!binding.ok() || *binding != gs2_header_ + (bound ? end_point_ : std::string())) {
     return Status::Invalid("scram: the channel binding does not match the client-first message");
   }
   if (attrs[1].second != nonce_) return Status::Invalid("scram: the nonce does not match");

@@ -2,7 +2,8 @@
 // PostgreSQL speaks it in its SASL exchange: the client-first message (no channel binding; the
 // user name comes from the startup packet, so the message's n= is ignored), the server-first
 // message (the client's nonce and the server's, the salt, the iteration count), the client-final
-// message with its proof, and the server-final message with the server's signature.
+// message with its proof, and the server-final message with the server's signature; over TLS,
+// channel binding of type tls-server-end-point (SCRAM-SHA-256-PLUS).
 // The server keeps a verifier, never the password: PostgreSQL's `rolpassword` form,
 // `SCRAM-SHA-256$<iterations>:<salt>$<StoredKey>:<ServerKey>` (base64), which a password is
 // turned into once (MakeScramVerifier) or which is read as it is (ParseScramVerifier).
@@ -50,8 +51,19 @@ class ScramExchange {
   explicit ScramExchange(ScramVerifier verifier, std::string server_nonce = "")
       : verifier_(std::move(verifier)), server_nonce_(std::move(server_nonce)) {}
 
+  // Channel binding (SCRAM-SHA-256-PLUS) over TLS: `server_end_point` is the connection's
+  // tls-server-end-point data (RFC 5929: the hash of the server's certificate), offered to the
+  // client; `plus` whether the client chose the -PLUS mechanism. Call before ClientFirst.
+  void OfferChannelBinding(std::string server_end_point, bool plus) {
+    end_point_ = std::move(server_end_point);
+    plus_ = plus;
+  }
+
   // The client-first message ("n,,n=...,r=<nonce>"); returns the server-first message. A
-  // message that does not follow the grammar, or asks for channel binding, is Invalid.
+  // message that does not follow the grammar is Invalid, and so is one whose channel binding
+  // does not agree with what was offered: binding asked for but not offered, or the -PLUS
+  // mechanism without it, or "y" (the client could bind but thinks the server cannot) when it
+  // was offered: a man in the middle removed it.
   Result<std::string> ClientFirst(std::string_view message);
   // The client-final message ("c=biws,r=<nonce>,p=<proof>"); returns the server-final message
   // ("v=<signature>") when the proof shows the password, else nullopt (a wrong password);
@@ -62,7 +74,9 @@ class ScramExchange {
  private:
   ScramVerifier verifier_;
   std::string server_nonce_;
-  std::string gs2_header_;  // "n,," or "y,,"
+  std::string gs2_header_;  // "n,,", "y,," or "p=tls-server-end-point,,"
+  std::string end_point_;   // tls-server-end-point data offered; empty: no binding offered
+  bool plus_ = false;
   std::string client_first_bare_;
   std::string server_first_;
   std::string nonce_;  // the client's and the server's, together

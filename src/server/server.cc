@@ -150,8 +150,13 @@ int RunServer(const ServerOptions& options) {
   auto config = std::make_shared<ConnectionConfig>();
   config->warehouse = options.warehouse;
   config->password = options.password;
+  config->tls = options.tls;
+  // A client gone in the middle of a TLS write must not stop the process (OpenSSL writes with
+  // write(2), which raises SIGPIPE; plain sends pass MSG_NOSIGNAL).
+  ::signal(SIGPIPE, SIG_IGN);
   Log("listening on " + options.listen + " (warehouse " + options.warehouse + ", " +
-      (options.password ? "SCRAM-SHA-256 authentication" : "trust authentication") + ")");
+      (options.password ? "SCRAM-SHA-256 authentication" : "trust authentication") +
+      (options.tls ? ", TLS" : "") + ")");
   while (!g_stop.load()) {
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, 200);

@@ -1,8 +1,8 @@
 // `tributary serve`: the warehouse over the PostgreSQL v3 protocol (CONTRACT.md, docs/server.md).
 // One thread per connection, each with a SQL session of its own (the statements `tributary sql`
 // runs, committed to the lake as there: a write is acknowledged once its snapshot is published).
-// Built so far: the startup (SSL and GSS encryption refused with 'N', as a server without them
-// does), trust authentication on loopback addresses, the simple query protocol (several
+// Built so far: the startup (TLS when the server has a certificate, server/tls.h; GSS encryption
+// refused with 'N'), trust authentication on loopback addresses, the simple query protocol (several
 // statements per query, rows in the text format, errors with SQLSTATE codes), the extended
 // query protocol in the text format (prepared statements, portals), COPY FROM STDIN / TO STDOUT
 // (text and CSV, server/copy.h), subscriptions (streaming mode's DECLARE ... CURSOR / FETCH /
@@ -21,6 +21,9 @@
 namespace tributary::server {
 
 struct ScramVerifier;
+}  // namespace tributary::server
+struct ssl_ctx_st;
+namespace tributary::server {
 
 struct ServerOptions {
   std::string warehouse;
@@ -28,6 +31,8 @@ struct ServerOptions {
   // User tributary's password: set, every client authenticates with SCRAM-SHA-256 (needed to
   // listen on other than a loopback address); null, loopback clients are trusted.
   std::shared_ptr<const ScramVerifier> password;
+  // TLS (server/tls.h, TlsFromEnvironment): clients that ask for it get it; null, none.
+  std::shared_ptr<ssl_ctx_st> tls;
 };
 
 // The password of user tributary from the environment (docs/server.md):

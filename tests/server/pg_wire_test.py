@@ -503,6 +503,16 @@ def subscription(server):
     expect_error(server, "DECLARE c CURSOR FOR SELECT * FROM s", "0A000", "streaming")
 
 
+def expect_start_refused(binary, warehouse, env, words):
+    """`tributary serve` with `env` exits 1 at start, its message holding every one of `words`."""
+    r = subprocess.run([binary, "serve", "--warehouse", warehouse, "--listen",
+                        "127.0.0.1:%d" % free_port()], capture_output=True, text=True,
+                       timeout=30, env=dict(os.environ, **env))
+    if r.returncode != 1 or not all(w in r.stderr for w in words):
+        raise Failure("serve with %s: expected exit 1 naming %r: %d %r" %
+                      (env, words, r.returncode, r.stderr))
+
+
 def scram_verifier(password, salt, iterations=4096):
     """PostgreSQL's stored form of a SCRAM-SHA-256 password, computed here with hashlib and hmac
     (an implementation independent of the server's)."""
@@ -552,12 +562,69 @@ def scram_authentication(binary, root):
                        ({"TRIBUTARY_PASSWORD_FILE": bad_file, "TRIBUTARY_PASSWORD": "x"},
                         ["both set"]),
                        ({"TRIBUTARY_PASSWORD": "p\u00e4ss"}, ["TRIBUTARY_PASSWORD", "SASLprep"])):
-        r = subprocess.run([binary, "serve", "--warehouse", warehouse, "--listen",
-                            "127.0.0.1:%d" % free_port()], capture_output=True, text=True,
-                           timeout=30, env=dict(os.environ, **env))
-        if r.returncode != 1 or not all(w in r.stderr for w in words):
-            raise Failure("serve with %s: expected exit 1 naming %r: %d %r" %
-                          (env, words, r.returncode, r.stderr))
+        expect_start_refused(binary, warehouse, env, words)
+
+
+def tls_connections(binary, root):
+    """TLS with a certificate made by the openssl command: psql verifies it (verify-full) and
+    binds SCRAM to it (channel_binding=require, SCRAM-SHA-256-PLUS); plain connections still
+    work; bad certificates or keys stop the server at start; plaintext sent behind an
+    SSLRequest is refused."""
+    tls = os.path.join(root, "tls")
+    os.makedirs(tls)
+    cert, key = os.path.join(tls, "cert.pem"), os.path.join(tls, "key.pem")
+    other_cert, other_key = os.path.join(tls, "other.pem"), os.path.join(tls, "other-key.pem")
+    for c, k in ((cert, key), (other_cert, other_key)):
+        r = subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                            k, "-out", c, "-days", "2", "-subj", "/CN=localhost", "-addext",
+                            "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            raise Failure("openssl req: %s" % r.stderr)
+    warehouse = os.path.join(root, "tls-warehouse")
+    env = {"TRIBUTARY_TLS_CERT": cert, "TRIBUTARY_TLS_KEY": key, "TRIBUTARY_PASSWORD": "pw"}
+    server = Server(binary, warehouse, free_port(), env=env)
+    try:
+        def psql(conninfo, sql, password="pw"):
+            e = dict(os.environ, PGPASSWORD=password, PGCONNECT_TIMEOUT="10")
+            return subprocess.run(["psql", "-X", "-w", "-A", "-t", "host=127.0.0.1 port=%d "
+                                   "user=tributary dbname=default %s" % (server.port, conninfo),
+                                   "-c", sql], capture_output=True, text=True, timeout=60, env=e)
+        verify = "sslmode=verify-full sslrootcert=%s channel_binding=require" % cert
+        p = psql(verify, "\\conninfo")
+        if p.returncode != 0 or "SSL connection (protocol: TLSv1.3" not in p.stdout:
+            raise Failure("TLS with a verified certificate and channel binding: %r %r" %
+                          (p.stdout, p.stderr))
+        p = psql(verify, "SELECT 'over tls'")
+        if p.returncode != 0 or p.stdout.split() != ["over", "tls"]:
+            raise Failure("a query over TLS: %r %r" % (p.stdout, p.stderr))
+        p = psql("sslmode=verify-full sslrootcert=%s" % other_cert, "SELECT 1")
+        if p.returncode == 0 or "certificate verify failed" not in p.stderr:
+            raise Failure("a client trusting another certificate connected: %r" % p.stderr)
+        p = psql(verify, "SELECT 1", password="wrong")
+        if p.returncode == 0 or "password authentication failed" not in p.stderr:
+            raise Failure("a wrong password over TLS: %r" % p.stderr)
+        p = psql("sslmode=disable", "SELECT 'plain'")
+        if p.returncode != 0 or p.stdout.strip() != "plain":
+            raise Failure("a plain connection to a server with TLS: %r %r" % (p.stdout, p.stderr))
+        # Plaintext sent with the SSLRequest would be read as if it came encrypted.
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+            params = b"user\0tributary\0database\0default\0\0"
+            sock.sendall(struct.pack("!ii", 8, 80877103) +
+                         struct.pack("!ii", len(params) + 8, 196608) + params)
+            reply = sock.recv(4096)
+            if not reply.startswith(b"E") or b"unencrypted data after SSL request" not in reply:
+                raise Failure("plaintext behind an SSLRequest: %r" % reply)
+    finally:
+        if server.stop() != 0:
+            raise Failure("the server with TLS did not stop with status 0")
+    for env, words in (({"TRIBUTARY_TLS_CERT": cert}, ["TRIBUTARY_TLS_KEY"]),
+                       ({"TRIBUTARY_TLS_CERT": cert, "TRIBUTARY_TLS_KEY": other_key},
+                        [other_key, "is not the key of certificate", cert]),
+                       ({"TRIBUTARY_TLS_CERT": os.path.join(tls, "none.pem"),
+                         "TRIBUTARY_TLS_KEY": key}, [os.path.join(tls, "none.pem")]),
+                       ({"TRIBUTARY_TLS_CERT": key, "TRIBUTARY_TLS_KEY": key}, [key])):
+        expect_start_refused(binary, warehouse, env, words)
 
 
 def psql_copy(server, sql, data, expect_ok=True):
@@ -833,6 +900,7 @@ def main():
             raise Failure("the server's exit status after SIGTERM: %d" % status)
         kill_under_load(binary, os.path.join(root, "killed"))
         scram_authentication(binary, root)
+        tls_connections(binary, root)
     except Failure as e:
         print("FAIL pg_wire_test: %s" % e)
         return 1
@@ -842,7 +910,8 @@ def main():
         shutil.rmtree(root, ignore_errors=True)
     print("pg_wire_test: psql created, wrote and read a table through the server; errors carry "
           "SQLSTATE codes; what is not supported yet is refused; SIGTERM stops it (exit 0); "
-          "SCRAM-SHA-256 lets in the password alone")
+          "SCRAM-SHA-256 lets in the password alone; TLS with a verified certificate and channel "
+          "binding")
     return 0
 
 

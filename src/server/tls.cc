@@ -1,0 +1,143 @@
+#include "server/tls.h"
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509err.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace tributary::server {
+
+namespace {
+
+// OpenSSL's queued errors of this thread, as one line (the queue emptied).
+std::string OpenSslErrors() {
+  std::string out;
+  while (unsigned long e = ERR_get_error()) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof(buf));
+    if (!out.empty()) out += "; ";
+    out += buf;
+  }
+  return out.empty() ? "no detail from OpenSSL" : out;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<ssl_ctx_st>> MakeTlsContext(const std::string& cert_file,
+                                                   const std::string& key_file) {
+  std::shared_ptr<SSL_CTX> ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
+  if (!ctx) return Status::Internal("TLS: cannot make a context: " + OpenSslErrors());
+  SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
+  // No session tickets or cache: each connection is one long session.
+  SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET);
+  SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
+  if (SSL_CTX_use_certificate_chain_file(ctx.get(), cert_file.c_str()) != 1) {
+    return Status::Invalid("TLS certificate '" + cert_file +
+                           "' cannot be used: " + OpenSslErrors());
+  }
+  if (SSL_CTX_use_PrivateKey_file(ctx.get(), key_file.c_str(), SSL_FILETYPE_PEM) != 1 &&
+      ERR_GET_REASON(ERR_peek_last_error()) != X509_R_KEY_VALUES_MISMATCH) {
+    return Status::Invalid("TLS key '" + key_file + "' cannot be used: " + OpenSslErrors());
+  }
+  if (SSL_CTX_check_private_key(ctx.get()) != 1) {
+    return Status::Invalid("TLS key '" + key_file + "' is not the key of certificate '" +
+                           cert_file + "': " + OpenSslErrors());
+  }
+  return std::shared_ptr<ssl_ctx_st>(std::move(ctx));
+}
+
+Result<std::shared_ptr<ssl_ctx_st>> TlsFromEnvironment() {
+  auto env = [](const char* name) {
+    const char* v = std::getenv(name);
+    return std::string(v != nullptr ? v : "");
+  };
+  const std::string cert = env("TRIBUTARY_TLS_CERT"), key = env("TRIBUTARY_TLS_KEY");
+  if (cert.empty() && key.empty()) return std::shared_ptr<ssl_ctx_st>();
+  if (cert.empty() || key.empty()) {
+    return Status::Invalid(std::string(cert.empty() ? "TRIBUTARY_TLS_KEY" : "TRIBUTARY_TLS_CERT") +
+                           " is set without " +
+                           (cert.empty() ? "TRIBUTARY_TLS_CERT" : "TRIBUTARY_TLS_KEY") +
+                           ": TLS needs the certificate and its key");
+  }
+  return MakeTlsContext(cert, key);
+}
+
+Result<std::unique_ptr<TlsStream>> TlsStream::Accept(ssl_ctx_st* context, int fd) {
+  SSL* ssl = SSL_new(context);
+  if (ssl == nullptr) return Status::Internal("TLS: " + OpenSslErrors());
+  std::unique_ptr<TlsStream> stream(new TlsStream(ssl));
+  if (SSL_set_fd(ssl, fd) != 1) return Status::Internal("TLS: " + OpenSslErrors());
+  while (true) {
+    const int rc = SSL_accept(ssl);
+    if (rc == 1) break;
+    const int err = SSL_get_error(ssl, rc);
+    if (err == SSL_ERROR_SYSCALL && errno == EINTR) continue;
+    return Status::IOError("TLS handshake failed: " + OpenSslErrors());
+  }
+  return stream;
+}
+
+TlsStream::~TlsStream() {
+  SSL_shutdown(ssl_);  // a close_notify; the client's is not waited for
+  SSL_free(ssl_);
+}
+
+Result<size_t> TlsStream::Read(char* buf, size_t n) {
+  while (true) {
+    size_t got = 0;
+    const int rc = SSL_read_ex(ssl_, buf, n, &got);
+    if (rc == 1) return got;
+    const int err = SSL_get_error(ssl_, rc);
+    if (err == SSL_ERROR_ZERO_RETURN) return size_t{0};
+    if (err == SSL_ERROR_SYSCALL && errno == EINTR) continue;
+    if (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0) return size_t{0};  // cut off
+    return Status::IOError("TLS read: " + OpenSslErrors());
+  }
+}
+
+Status TlsStream::Write(const char* buf, size_t n) {
+  size_t sent = 0;
+  while (sent < n) {
+    size_t wrote = 0;
+    const int rc = SSL_write_ex(ssl_, buf + sent, n - sent, &wrote);
+    if (rc == 1) {
+      sent += wrote;
+      continue;
+    }
+    const int err = SSL_get_error(ssl_, rc);
+    if (err == SSL_ERROR_SYSCALL && errno == EINTR) continue;
+    return Status::IOError("TLS write: " + (err == SSL_ERROR_SYSCALL && ERR_peek_error() == 0
+                                                ? std::string(std::strerror(errno))
+                                                : OpenSslErrors()));
+  }
+  return Status::OK();
+}
+
+std::string TlsStream::ServerEndPoint() const {
+  X509* cert = SSL_get_certificate(ssl_);  // not owned
+  if (cert == nullptr) return "";
+  int md_nid = NID_undef, pkey_nid = NID_undef;
+  if (OBJ_find_sigid_algs(X509_get_signature_nid(cert), &md_nid, &pkey_nid) != 1 ||
+      md_nid == NID_undef) {
+    return "";
+  }
+  if (md_nid == NID_md5 || md_nid == NID_sha1) md_nid = NID_sha256;
+  const EVP_MD* md = EVP_get_digestbynid(md_nid);
+  unsigned char hash[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (md == nullptr || X509_digest(cert, md, hash, &len) != 1) return "";
+  return std::string(reinterpret_cast<const char*>(hash), len);
+}
+
+std::string TlsStream::Describe() const {
+  return std::string(SSL_get_version(ssl_)) + " " + SSL_get_cipher_name(ssl_);
+}
+
+}  // namespace tributary::server
