@@ -17,6 +17,7 @@
 
 #include "server/cancel.h"
 #include "server/copy.h"
+#include "server/pg_catalog.h"
 #include "server/pg_wire.h"
 #include "server/scram.h"
 #include "server/stats.h"
@@ -351,6 +352,16 @@ class Connection {
 
   // A simple query: every statement of `text` in order, until one fails.
   Status SimpleQuery(const std::string& text) {
+    // psql's describe commands (\d, \dt, ...) read PostgreSQL's catalog, in PostgreSQL's SQL:
+    // answered from the warehouse's catalog (server/pg_catalog.h), not by the SQL engine.
+    if (ReadsPgCatalog(text)) {
+      ServerStats::Get().statements++;
+      if (Status st = CatalogQuery(text); !st.ok()) {
+        ServerStats::Get().statements_failed++;
+        pg::AppendError(SqlState(st), st.message(), &out_);
+      }
+      return Status::OK();
+    }
     std::vector<sql::StatementText> statements;
     Status split = sql::SplitStatementsPrefix(text, &statements);
     if (statements.empty() && split.ok()) {
@@ -974,6 +985,21 @@ class Connection {
   }
 
   // One statement: its rows (RowDescription, DataRow...) and its CommandComplete.
+  Status CatalogQuery(const std::string& text) {
+    if (!catalog_) {
+      TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
+    }
+    TRIB_ASSIGN_OR_RETURN(CatalogAnswer answer,
+                          AnswerPgCatalogQuery(text, *catalog_, session_->current_database()));
+    std::vector<pg::Column> columns;
+    for (const std::string& name : answer.columns) columns.push_back(pg::Column{name});
+    pg::AppendRowDescription(columns, &out_);
+    for (const auto& row : answer.rows) pg::AppendDataRow(row, &out_);
+    ServerStats::Get().rows_returned += static_cast<int64_t>(answer.rows.size());
+    pg::AppendCommandComplete("SELECT " + std::to_string(answer.rows.size()), &out_);
+    return Status::OK();
+  }
+
   Status Statement(const sql::StatementText& st) {
     TRIB_RETURN_NOT_OK(CheckAllowed(st.text, /*simple=*/true));
     if (const auto first = LeadingWords(st.text, 1); !first.empty()) {

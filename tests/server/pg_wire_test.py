@@ -627,6 +627,60 @@ def tls_connections(binary, root):
         expect_start_refused(binary, warehouse, env, words)
 
 
+def describe_commands(server):
+    """psql's \\d, \\dt, \\dn and \\l through the server: tables, their columns, keys,
+    comments and options, from the warehouse's catalog (a database is a schema)."""
+    server.psql("CREATE TABLE described (id INT, name STRING COMMENT 'a name', amount DOUBLE "
+                "NOT NULL, PRIMARY KEY (id) NOT ENFORCED) COMMENT 'described here' "
+                "WITH ('bucket' = '3')")
+    server.psql("CREATE DATABASE elsewhere")
+    server.psql("CREATE TABLE elsewhere.events (ts TIMESTAMP(3), msg STRING)")
+
+    def run_psql(cmd):  # not quiet: psql says "Did not find ..." only then
+        return subprocess.run(["psql", "-X", "-h", "127.0.0.1", "-p", str(server.port), "-U",
+                               "tributary", "-d", "default", "-c", cmd],
+                              capture_output=True, text=True, timeout=60)
+
+    def describe(cmd):
+        p = run_psql(cmd)
+        if p.returncode != 0 or p.stderr:
+            raise Failure("psql %s: %d %r" % (cmd, p.returncode, p.stderr))
+        return [" ".join(l.split()) for l in p.stdout.splitlines()]
+
+    def expect(cmd, wanted, unwanted=()):
+        got = describe(cmd)
+        for w in wanted:
+            if w not in got:
+                raise Failure("psql %s: no line %r in %r" % (cmd, w, got))
+        for u in unwanted:
+            if any(u in l for l in got):
+                raise Failure("psql %s: %r should not be there: %r" % (cmd, u, got))
+    expect("\\dt", ["default | described | table | tributary"], unwanted=["events"])
+    expect("\\d described", ['Table "default.described"',
+                              "id | INT | | not null |", "name | STRING | | |",
+                              "amount | DOUBLE | | not null |", "Indexes:",
+                              '"described_pkey" PRIMARY KEY, lsm (id)'])
+    expect("\\d+ described", ["name | STRING | | | | extended | | | a name",
+                               "Options: bucket=3", "Access method: paimon"])
+    expect("\\dt+ described", ["default | described | table | tributary | permanent | paimon "
+                                "| | described here"])
+    expect("\\d elsewhere.events", ['Table "elsewhere.events"', "ts | TIMESTAMP(3) | | |"],
+           unwanted=["Indexes:"])
+    expect("\\dt elsewhere.*", ["elsewhere | events | table | tributary"],
+           unwanted=["described"])
+    expect("\\dn", ["default | tributary", "elsewhere | tributary"])
+    expect("\\l", ["default | tributary | UTF8 | C | C | | libc |",
+                    "elsewhere | tributary | UTF8 | C | C | | libc |"])
+    p = run_psql("\\d nowhere")
+    if 'Did not find any relation named "nowhere"' not in p.stderr:
+        raise Failure("\\d of a missing table: %r" % p.stderr)
+    expect_error(server, "SELECT * FROM information_schema.tables", "0A000", "\\dt")
+    server.psql("DROP TABLE elsewhere.events")
+    server.psql("DROP DATABASE elsewhere")
+    print("  ok  psql's \\d, \\d+, \\dt, \\dt+, \\dn and \\l describe the warehouse's "
+          "tables; other catalog queries are refused (0A000)")
+
+
 def psql_copy(server, sql, data, expect_ok=True):
     p = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p",
                         str(server.port), "-U", "tributary", "-d", "default", "-c", sql],
@@ -880,6 +934,7 @@ def main():
         show_stats(server)
         load(server)
         raw_extended_protocol(server.port)
+        describe_commands(server)
         # Refused at startup (FATAL; psql shows the message, not the code).
         p = server.psql("SELECT 1", expect_ok=False, user="postgres")
         if p.returncode == 0 or 'FATAL:  role "postgres" does not exist' not in p.stderr:

@@ -1,0 +1,436 @@
+#include "server/pg_catalog.h"
+
+#include <algorithm>
+#include <cctype>
+#include <functional>
+#include <memory>
+#include <regex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tributary/catalog.h"
+#include "tributary/schema.h"
+#include "tributary/table.h"
+
+namespace tributary::server {
+
+namespace {
+
+using Cell = std::optional<std::string>;
+
+Status Unsupported(const std::string& what) {
+  return Status::NotSupported(
+      "this query reads PostgreSQL's catalog (" + what +
+      "): the server answers psql's \\d, \\dt, \\dn and \\l queries only, other catalog queries "
+      "are not supported yet (docs/server.md)");
+}
+
+// `q` with every run of whitespace outside quotes made one space, trimmed, without a trailing
+// ';'.
+std::string Normalize(std::string_view q) {
+  std::string out;
+  char quote = 0;
+  for (char c : q) {
+    if (quote != 0) {
+      out.push_back(c);
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!out.empty() && out.back() != ' ') out.push_back(' ');
+      continue;
+    }
+    out.push_back(c);
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == ';')) out.pop_back();
+  return out;
+}
+
+bool IEquals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+// Calls `visit(i)` for each position of `s` outside quotes and parentheses; stops when it
+// returns true, and returns that position (npos if none).
+size_t FindTopLevel(std::string_view s, size_t from, const std::function<bool(size_t)>& visit) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = from; i < s.size(); i++) {
+    const char c = s[i];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '(') {
+      depth++;
+    } else if (c == ')') {
+      depth--;
+    } else if (depth == 0 && visit(i)) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The first top-level keyword `word` (case-insensitive, a word of its own) at or after `from`.
+size_t FindKeyword(std::string_view s, std::string_view word, size_t from) {
+  return FindTopLevel(s, from, [&](size_t i) {
+    return (i == 0 || s[i - 1] == ' ') && IEquals(s.substr(i, word.size()), word) &&
+           (i + word.size() == s.size() || s[i + word.size()] == ' ');
+  });
+}
+
+std::vector<std::string> SplitItems(std::string_view list) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (true) {
+    const size_t comma = FindTopLevel(list, at, [&](size_t i) { return list[i] == ','; });
+    std::string_view item = list.substr(at, comma == std::string_view::npos ? comma : comma - at);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    out.emplace_back(item);
+    if (comma == std::string_view::npos) return out;
+    at = comma + 1;
+  }
+}
+
+// One item of a select list: its expression and the column's name.
+struct Item {
+  std::string expr;
+  std::string name;
+};
+
+// The parts of a catalog query psql sends: its first SELECT's items, what its FROM names first,
+// and its WHERE clause (up to ORDER BY or UNION).
+struct Query {
+  std::vector<Item> items;
+  std::string from;
+  std::string where;
+};
+
+Result<Query> Dissect(const std::string& q) {
+  if (!IEquals(q.substr(0, 7), "SELECT ")) return Unsupported("not a SELECT");
+  const size_t from = FindKeyword(q, "FROM", 7);
+  if (from == std::string::npos) return Unsupported("no FROM");
+  Query out;
+  for (const std::string& item : SplitItems(std::string_view(q).substr(7, from - 7))) {
+    Item it;
+    const size_t as = FindKeyword(item, "AS", 0);
+    it.expr = item.substr(0, as == std::string::npos ? item.size() : as);
+    while (!it.expr.empty() && it.expr.back() == ' ') it.expr.pop_back();
+    if (as != std::string::npos) {
+      it.name = item.substr(as + 3);
+      if (it.name.size() >= 2 && it.name.front() == '"')
+        it.name = it.name.substr(1, it.name.size() - 2);
+    } else {
+      const size_t dot = it.expr.find_last_of('.');
+      it.name = dot == std::string::npos ? it.expr : it.expr.substr(dot + 1);
+    }
+    out.items.push_back(std::move(it));
+  }
+  size_t end = q.size();
+  for (const char* word : {"ORDER", "UNION"}) end = std::min(end, FindKeyword(q, word, from));
+  const size_t where = FindKeyword(q, "WHERE", from);
+  out.from = q.substr(from + 5, std::min(where, end) - from - 5);
+  if (where != std::string::npos && where < end) out.where = q.substr(where + 6, end - where - 6);
+  return out;
+}
+
+// The string literal after `prefix` in `where` ('' unescaped), if `prefix` is there.
+std::optional<std::string> LiteralAfter(const std::string& where, const std::string& prefix) {
+  const size_t at = where.find(prefix + " '");
+  if (at == std::string::npos) return std::nullopt;
+  std::string out;
+  for (size_t i = at + prefix.size() + 2; i < where.size(); i++) {
+    if (where[i] == '\'') {
+      if (i + 1 < where.size() && where[i + 1] == '\'') {
+        out.push_back('\'');
+        i++;
+        continue;
+      }
+      return out;
+    }
+    out.push_back(where[i]);
+  }
+  return std::nullopt;
+}
+
+// A regular expression of psql's patterns (`^(t.*)$`); PostgreSQL's are POSIX, psql's use the
+// subset ECMAScript reads alike.
+Result<bool> Matches(const std::optional<std::string>& pattern, const std::string& name) {
+  if (!pattern) return true;
+  // libstdc++'s matcher recurses per character: bound what a client can make it do.
+  if (pattern->size() > 512 || name.size() > 4096) {
+    return Status::Invalid("pattern '" + pattern->substr(0, 64) + "...' is too long");
+  }
+  try {
+    return std::regex_search(name, std::regex(*pattern));
+  } catch (const std::regex_error&) {
+    return Status::Invalid("invalid regular expression '" + *pattern + "'");
+  }
+}
+
+// A table as PostgreSQL's catalog shows it.
+struct Relation {
+  std::string database;
+  std::string name;
+  uint32_t oid = 0;
+  std::shared_ptr<const TableSchema> schema;
+};
+
+Result<std::vector<Relation>> Relations(const Catalog& catalog) {
+  std::vector<Relation> out;
+  TRIB_ASSIGN_OR_RETURN(auto databases, catalog.ListDatabases());
+  for (const std::string& db : databases) {
+    TRIB_ASSIGN_OR_RETURN(auto tables, catalog.ListTables(db));
+    for (const std::string& t : tables) {
+      auto table = catalog.GetTable(Identifier(db, t));
+      if (!table.ok()) continue;  // dropped since it was listed
+      out.push_back({db, t, RelationOid(db, t), (*table)->schema()});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Relation& a, const Relation& b) {
+    return std::tie(a.database, a.name) < std::tie(b.database, b.name);
+  });
+  return out;
+}
+
+Cell Bool(bool b) { return std::string(b ? "t" : "f"); }
+Cell Text(const std::string& s) { return s.empty() ? Cell() : Cell(s); }
+
+std::string Join(const std::vector<std::string>& parts, const std::string& sep) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+// The rows of `rels` kept by a pg_class query's WHERE clause: relkind (tables are 'r'), a name
+// pattern, a schema pattern or pg_table_is_visible (the connection's database), an oid.
+Result<std::vector<const Relation*>> Filter(const std::vector<Relation>& rels,
+                                            const std::string& where, const std::string& database) {
+  std::vector<const Relation*> out;
+  const size_t kinds = where.find("c.relkind IN (");
+  if (kinds != std::string::npos &&
+      where.substr(kinds, where.find(')', kinds) - kinds).find("'r'") == std::string::npos) {
+    return out;  // no tables asked for (views, sequences, indexes: none here)
+  }
+  const auto name = LiteralAfter(where, "c.relname OPERATOR(pg_catalog.~)");
+  const auto schema = LiteralAfter(where, "n.nspname OPERATOR(pg_catalog.~)");
+  const bool visible = where.find("pg_catalog.pg_table_is_visible(c.oid)") != std::string::npos;
+  const auto oid = LiteralAfter(where, "c.oid =");
+  for (const Relation& r : rels) {
+    TRIB_ASSIGN_OR_RETURN(bool name_ok, Matches(name, r.name));
+    TRIB_ASSIGN_OR_RETURN(bool schema_ok, Matches(schema, r.database));
+    if (!name_ok || !schema_ok || (visible && r.database != database)) continue;
+    if (oid && *oid != std::to_string(r.oid)) continue;
+    out.push_back(&r);
+  }
+  return out;
+}
+
+// An item of a query over pg_class (with pg_namespace and pg_am) for relation `r`.
+Result<Cell> RelationItem(const std::string& e, const Relation& r) {
+  const TableSchema& s = *r.schema;
+  if (e == "c.oid") return Cell(std::to_string(r.oid));
+  if (e == "n.nspname") return Cell(r.database);
+  if (e == "c.relname") return Cell(r.name);
+  if (StartsWith(e, "CASE c.relkind")) return Cell("table");
+  if (e == "pg_catalog.pg_get_userbyid(c.relowner)") return Cell("tributary");
+  if (StartsWith(e, "CASE c.relpersistence")) return Cell("permanent");
+  if (e == "am.amname") return Cell("paimon");
+  if (e.find("pg_table_size(c.oid)") != std::string::npos) return Cell();  // not computed
+  if (StartsWith(e, "pg_catalog.obj_description(c.oid")) return Text(s.comment);
+  // psql's second query of \d: the relation's flags.
+  if (e == "c.relchecks" || e == "c.reltablespace") return Cell("0");
+  if (e == "c.relkind") return Cell("r");
+  if (e == "c.relhasindex") return Bool(s.HasPrimaryKey());
+  if (e == "c.relhasrules" || e == "c.relhastriggers" || e == "c.relrowsecurity" ||
+      e == "c.relforcerowsecurity" || e == "false" || e == "c.relispartition") {
+    return Bool(false);
+  }
+  if (e == "''" || StartsWith(e, "CASE WHEN c.reloftype")) return Cell("");
+  if (StartsWith(e, "pg_catalog.array_to_string(c.reloptions")) {
+    std::vector<std::string> options;
+    for (const auto& [k, v] : s.options) options.push_back(k + "=" + v);
+    return Cell(Join(options, ", "));
+  }
+  if (e == "c.relpersistence") return Cell("p");
+  if (e == "c.relreplident") return Cell("d");
+  return Unsupported("pg_class item '" + e + "'");
+}
+
+// An item of psql's query over pg_attribute for column `f` of relation `r`.
+Result<Cell> AttributeItem(const std::string& e, const Relation& r, const Field& f) {
+  if (e == "a.attname") return Cell(f.name);
+  if (StartsWith(e, "pg_catalog.format_type(a.atttypid")) {
+    DataType t = f.type;
+    t.nullable = true;  // shown in the Nullable column
+    return Cell(t.ToString());
+  }
+  if (StartsWith(e, "(SELECT pg_catalog.pg_get_expr(d.adbin")) {
+    return Text(r.schema->Option("fields." + f.name + ".default-value").value_or(""));
+  }
+  if (e == "a.attnotnull") return Bool(!f.type.nullable);
+  if (StartsWith(e, "(SELECT c.collname") || StartsWith(e, "CASE WHEN a.attstattarget")) {
+    return Cell();
+  }
+  if (e == "a.attidentity" || e == "a.attgenerated" || e == "a.attcompression") return Cell("");
+  if (e == "a.attstorage") {
+    const bool varlen = f.type.IsString() || f.type.IsBinary() || f.type.IsNested() ||
+                        f.type.id == TypeId::kDecimal;
+    return Cell(varlen ? "x" : "p");
+  }
+  if (StartsWith(e, "pg_catalog.col_description(a.attrelid")) return Text(f.description);
+  return Unsupported("pg_attribute item '" + e + "'");
+}
+
+// An item of psql's query over pg_index for the primary key of relation `r`.
+Result<Cell> IndexItem(const std::string& e, const Relation& r) {
+  const std::string name = r.name + "_pkey", keys = Join(r.schema->primary_keys, ", ");
+  if (e == "c2.relname") return Cell(name);
+  if (e == "i.indisprimary" || e == "i.indisunique" || e == "i.indisvalid") return Bool(true);
+  if (e == "i.indisclustered" || e == "condeferrable" || e == "condeferred" ||
+      e == "i.indisreplident") {
+    return Bool(false);
+  }
+  if (StartsWith(e, "pg_catalog.pg_get_indexdef(i.indexrelid")) {
+    return Cell("CREATE UNIQUE INDEX " + name + " ON " + r.database + "." + r.name +
+                " USING lsm (" + keys + ")");
+  }
+  if (StartsWith(e, "pg_catalog.pg_get_constraintdef(con.oid")) {
+    return Cell("PRIMARY KEY (" + keys + ")");
+  }
+  if (e == "contype") return Cell("p");
+  if (e == "c2.reltablespace") return Cell("0");
+  return Unsupported("pg_index item '" + e + "'");
+}
+
+// An item of psql's \l (pg_database) or \dn (pg_namespace) for database `db`.
+Result<Cell> DatabaseItem(const std::string& e, const std::string& db) {
+  if (e == "d.datname" || e == "n.nspname") return Cell(db);
+  if (e == "pg_catalog.pg_get_userbyid(d.datdba)" ||
+      e == "pg_catalog.pg_get_userbyid(n.nspowner)") {
+    return Cell("tributary");
+  }
+  if (e == "pg_catalog.pg_encoding_to_char(d.encoding)") return Cell("UTF8");
+  if (e == "d.datcollate" || e == "d.datctype") return Cell("C");
+  if (StartsWith(e, "CASE d.datlocprovider")) return Cell("libc");
+  if (e == "d.daticulocale" || StartsWith(e, "pg_catalog.array_to_string(d.datacl") ||
+      StartsWith(e, "pg_catalog.array_to_string(n.nspacl") ||
+      StartsWith(e, "pg_catalog.obj_description(n.oid") ||
+      StartsWith(e, "pg_catalog.shobj_description(d.oid")) {
+    return Cell();
+  }
+  return Unsupported("database item '" + e + "'");
+}
+
+using RowOf = std::function<Result<Cell>(const std::string& expr)>;
+
+Status AddRow(const Query& q, const RowOf& item, CatalogAnswer* out) {
+  std::vector<Cell> row;
+  for (const Item& it : q.items) {
+    TRIB_ASSIGN_OR_RETURN(Cell c, item(it.expr));
+    row.push_back(std::move(c));
+  }
+  out->rows.push_back(std::move(row));
+  return Status::OK();
+}
+
+// The catalog tables psql reads for what Tributary does not have (policies, extended
+// statistics, publications, inheritance, foreign keys, triggers, rules): no rows.
+bool ReadsNothingHere(const std::string& from) {
+  for (const char* t :
+       {"pg_catalog.pg_policy ", "pg_catalog.pg_statistic_ext", "pg_catalog.pg_publication ",
+        "pg_catalog.pg_inherits", "pg_catalog.pg_constraint ", "pg_catalog.pg_trigger ",
+        "pg_catalog.pg_rewrite "}) {
+    if ((from + " ").find(t) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ReadsPgCatalog(std::string_view query) {
+  for (std::string_view word : {"pg_catalog.", "information_schema."}) {
+    auto it = std::search(query.begin(), query.end(), word.begin(), word.end(),
+                          [](char a, char b) { return std::tolower(a) == b; });
+    if (it != query.end()) return true;
+  }
+  return false;
+}
+
+uint32_t RelationOid(const std::string& database, const std::string& table) {
+  uint32_t h = 2166136261u;  // FNV-1a of "db.table"
+  for (char c : database + "." + table) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  return 16384 + h % (0x7fffffffu - 16384);
+}
+
+Result<CatalogAnswer> AnswerPgCatalogQuery(std::string_view query, const Catalog& catalog,
+                                           const std::string& database) {
+  const std::string q = Normalize(query);
+  TRIB_ASSIGN_OR_RETURN(Query parsed, Dissect(q));
+  CatalogAnswer out;
+  for (const Item& it : parsed.items) out.columns.push_back(it.name);
+  const std::string& from = parsed.from;
+  const bool index =
+      StartsWith(from, "pg_catalog.pg_class c, pg_catalog.pg_class c2, pg_catalog.pg_index i");
+  if (!index && ReadsNothingHere(from)) return out;
+  if (StartsWith(from, "pg_catalog.pg_database d") ||
+      StartsWith(from, "pg_catalog.pg_namespace n")) {
+    const auto pattern = LiteralAfter(parsed.where, StartsWith(from, "pg_catalog.pg_database")
+                                                        ? "d.datname OPERATOR(pg_catalog.~)"
+                                                        : "n.nspname OPERATOR(pg_catalog.~)");
+    TRIB_ASSIGN_OR_RETURN(auto databases, catalog.ListDatabases());
+    std::sort(databases.begin(), databases.end());
+    for (const std::string& db : databases) {
+      TRIB_ASSIGN_OR_RETURN(bool keep, Matches(pattern, db));
+      if (keep)
+        TRIB_RETURN_NOT_OK(AddRow(
+            parsed, [&](const auto& e) { return DatabaseItem(e, db); }, &out));
+    }
+    return out;
+  }
+  TRIB_ASSIGN_OR_RETURN(std::vector<Relation> rels, Relations(catalog));
+  if (StartsWith(from, "pg_catalog.pg_attribute a")) {
+    const auto oid = LiteralAfter(parsed.where, "a.attrelid =");
+    for (const Relation& r : rels) {
+      if (!oid || *oid != std::to_string(r.oid)) continue;
+      for (const Field& f : r.schema->fields) {
+        TRIB_RETURN_NOT_OK(AddRow(
+            parsed, [&](const auto& e) { return AttributeItem(e, r, f); }, &out));
+      }
+    }
+    return out;
+  }
+  if (index) {
+    TRIB_ASSIGN_OR_RETURN(auto kept, Filter(rels, parsed.where, database));
+    for (const Relation* r : kept) {
+      if (!r->schema->HasPrimaryKey()) continue;
+      TRIB_RETURN_NOT_OK(AddRow(
+          parsed, [&](const auto& e) { return IndexItem(e, *r); }, &out));
+    }
+    return out;
+  }
+  if (StartsWith(from, "pg_catalog.pg_class c")) {
+    TRIB_ASSIGN_OR_RETURN(auto kept, Filter(rels, parsed.where, database));
+    for (const Relation* r : kept) {
+      TRIB_RETURN_NOT_OK(AddRow(
+          parsed, [&](const auto& e) { return RelationItem(e, *r); }, &out));
+    }
+    return out;
+  }
+  return Unsupported(from.substr(0, from.find(' ')));
+}
+
+}  // namespace tributary::server
