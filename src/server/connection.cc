@@ -19,11 +19,11 @@
 #include "server/copy.h"
 #include "server/pg_catalog.h"
 #include "server/pg_wire.h"
-#include "server/scram.h"
 #include "server/stats.h"
 #include "server/table_writers.h"
 #include "server/tags.h"
 #include "server/tls.h"
+#include "server/wire.h"
 #include "sql/binder/cast.h"
 #include "sql/exec/interrupt.h"
 #include "sql/exec/operators.h"
@@ -41,14 +41,13 @@ namespace {
 class Connection {
  public:
   Connection(int fd, std::shared_ptr<const ConnectionConfig> config, std::string peer)
-      : fd_(fd),
+      : wire_(fd, peer),
         config_(std::move(config)),
         warehouse_(config_->warehouse),
         peer_(std::move(peer)) {}
   ~Connection() {
     if (cancel_pid_) CancelKeys::Instance().Release(cancel_pid_);
     ServerStats::Get().subscriptions_open -= subscriptions_;
-    ::close(fd_);
   }
 
   void Run() {
@@ -61,154 +60,18 @@ class Connection {
   }
 
  private:
-  // Reads exactly `n` bytes; false at the end of the stream.
-  // Reads through a buffer: one recv takes whatever the client sent (a driver's Bind, Execute
-  // and Sync arrive together), not one call per message part.
-  Result<bool> ReadExactly(size_t n, std::string* out) {
-    out->clear();
-    out->reserve(n);
-    while (out->size() < n) {
-      if (in_at_ == in_.size()) {
-        in_.resize(64 << 10);
-        in_at_ = 0;
-        ssize_t r;
-        if (tls_) {
-          auto got = tls_->Read(in_.data(), in_.size());
-          if (!got.ok()) {
-            in_.clear();
-            return got.status();
-          }
-          r = static_cast<ssize_t>(*got);
-        } else {
-          do {
-            r = ::recv(fd_, in_.data(), in_.size(), 0);
-          } while (r < 0 && errno == EINTR);
-        }
-        if (r == 0) {
-          in_.clear();
-          return false;
-        }
-        if (r < 0) {
-          in_.clear();
-          return Status::IOError(std::string("recv: ") + std::strerror(errno));
-        }
-        in_.resize(static_cast<size_t>(r));
-      }
-      const size_t take = std::min(n - out->size(), in_.size() - in_at_);
-      out->append(in_, in_at_, take);
-      in_at_ += take;
-    }
-    return true;
-  }
-
-  // The next message after the startup; false at the end of the stream. A length out of bounds
-  // is a protocol violation (the connection ends).
-  Result<bool> ReadMessage(char* type, std::string* body) {
-    std::string header;
-    TRIB_ASSIGN_OR_RETURN(bool more, ReadExactly(5, &header));
-    if (!more) return false;
-    TRIB_ASSIGN_OR_RETURN(int64_t len, pg::MessageLength(header));
-    TRIB_ASSIGN_OR_RETURN(more, ReadExactly(static_cast<size_t>(len - 5), body));
-    *type = header[0];
-    return more;
-  }
-
-  Status Flush() {
-    if (tls_) {
-      Status st = tls_->Write(out_.data(), out_.size());
-      out_.clear();
-      return st;
-    }
-    size_t sent = 0;
-    while (sent < out_.size()) {
-      const ssize_t w = ::send(fd_, out_.data() + sent, out_.size() - sent, MSG_NOSIGNAL);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        return Status::IOError(std::string("send: ") + std::strerror(errno));
-      }
-      sent += static_cast<size_t>(w);
-    }
-    out_.clear();
-    return Status::OK();
-  }
-
-  // An error before the session exists: a FATAL-level refusal, then the connection ends.
-  Status Refuse(const std::string& sqlstate, const std::string& message) {
-    pg::AppendFatal(sqlstate, message, &out_);
-    Log("refused " + peer_ + ": " + message);
-    return Flush();
-  }
-
-  // SCRAM-SHA-256 as PostgreSQL runs it (server/scram.h): AuthenticationSASL, the client's
-  // SASLInitialResponse, AuthenticationSASLContinue, its SASLResponse, AuthenticationSASLFinal.
-  // True once the client proved the password (AuthenticationOk follows); false once refused (the
-  // refusal sent) or when the client left.
-  Result<bool> Authenticate() {
-    // Over TLS, channel binding to the server's certificate is offered first (libpq takes it
-    // by default): a man in the middle with another certificate cannot relay the exchange.
-    const std::string end_point = tls_ ? tls_->ServerEndPoint() : std::string();
-    std::vector<std::string> mechanisms = {"SCRAM-SHA-256"};
-    if (!end_point.empty()) mechanisms.insert(mechanisms.begin(), "SCRAM-SHA-256-PLUS");
-    pg::AppendAuthenticationSasl(mechanisms, &out_);
-    TRIB_RETURN_NOT_OK(Flush());
-    char type = 0;
-    std::string body;
-    TRIB_ASSIGN_OR_RETURN(bool more, ReadMessage(&type, &body));
-    if (!more) return false;
-    if (type != 'p') {
-      TRIB_RETURN_NOT_OK(Refuse("08P01", "expected a SASLInitialResponse message"));
-      return false;
-    }
-    auto initial = pg::ParseSaslInitialResponse(body);
-    if (!initial.ok()) {
-      TRIB_RETURN_NOT_OK(Refuse("08P01", initial.status().message()));
-      return false;
-    }
-    if (std::find(mechanisms.begin(), mechanisms.end(), initial->mechanism) == mechanisms.end()) {
-      TRIB_RETURN_NOT_OK(Refuse("28000", "SASL mechanism '" + initial->mechanism +
-                                             "' is not offered (" + mechanisms[0] + " is)"));
-      return false;
-    }
-    ScramExchange exchange(*config_->password);
-    exchange.OfferChannelBinding(end_point, initial->mechanism == "SCRAM-SHA-256-PLUS");
-    auto first = exchange.ClientFirst(initial->data);
-    if (!first.ok()) {
-      TRIB_RETURN_NOT_OK(Refuse("08P01", first.status().message()));
-      return false;
-    }
-    pg::AppendAuthenticationSaslData(11, *first, &out_);
-    TRIB_RETURN_NOT_OK(Flush());
-    TRIB_ASSIGN_OR_RETURN(more, ReadMessage(&type, &body));
-    if (!more) return false;
-    if (type != 'p') {
-      TRIB_RETURN_NOT_OK(Refuse("08P01", "expected a SASLResponse message"));
-      return false;
-    }
-    auto last = exchange.ClientFinal(body);
-    if (!last.ok()) {
-      TRIB_RETURN_NOT_OK(Refuse("08P01", last.status().message()));
-      return false;
-    }
-    if (!last->has_value()) {
-      TRIB_RETURN_NOT_OK(Refuse("28P01", "password authentication failed for user \"tributary\""));
-      return false;
-    }
-    pg::AppendAuthenticationSaslData(12, **last, &out_);
-    return true;
-  }
-
   Status Serve() {
     // The startup packet, after any encryption requests (answered 'N': not here).
     pg::StartupPacket startup;
     while (true) {
       std::string head, rest;
-      TRIB_ASSIGN_OR_RETURN(bool more, ReadExactly(4, &head));
+      TRIB_ASSIGN_OR_RETURN(bool more, wire_.ReadExactly(4, &head));
       if (!more) return Status::OK();
       TRIB_ASSIGN_OR_RETURN(int32_t len, pg::StartupLength(head));
-      TRIB_ASSIGN_OR_RETURN(more, ReadExactly(static_cast<size_t>(len) - 4, &rest));
+      TRIB_ASSIGN_OR_RETURN(more, wire_.ReadExactly(static_cast<size_t>(len) - 4, &rest));
       if (!more) return Status::OK();
       auto parsed = pg::ParseStartup(head + rest);
-      if (!parsed.ok()) return Refuse("08P01", parsed.status().message());
+      if (!parsed.ok()) return wire_.Refuse("08P01", parsed.status().message());
       startup = std::move(*parsed);
       if (startup.kind == pg::StartupPacket::Kind::kCancel) {
         // As PostgreSQL: no answer; the connection that asks ends here.
@@ -219,38 +82,37 @@ class Connection {
         return Status::OK();
       }
       if (startup.kind == pg::StartupPacket::Kind::kStartup) break;
-      if (startup.kind == pg::StartupPacket::Kind::kSslRequest && config_->tls && !tls_) {
+      if (startup.kind == pg::StartupPacket::Kind::kSslRequest && config_->tls && !wire_.tls()) {
         // Bytes that came with the request would be read as if they had come encrypted: a
         // man in the middle's (CVE-2021-23214). The client waits for the answer first.
-        if (in_at_ != in_.size()) {
-          return Refuse("08P01", "received unencrypted data after SSL request");
+        if (wire_.HasUnreadBytes()) {
+          return wire_.Refuse("08P01", "received unencrypted data after SSL request");
         }
         out_.push_back('S');
-        TRIB_RETURN_NOT_OK(Flush());
-        auto tls = TlsStream::Accept(config_->tls.get(), fd_);
-        if (!tls.ok()) {
-          Log("connection from " + peer_ + " ended: " + tls.status().message());
+        TRIB_RETURN_NOT_OK(wire_.Flush());
+        if (Status tls = wire_.StartTls(config_->tls.get()); !tls.ok()) {
+          Log("connection from " + peer_ + " ended: " + tls.message());
           return Status::OK();
         }
-        tls_ = std::move(*tls);
         continue;
       }
-      if (startup.kind == pg::StartupPacket::Kind::kSslRequest && tls_) {
-        return Refuse("08P01", "SSL request on an encrypted connection");
+      if (startup.kind == pg::StartupPacket::Kind::kSslRequest && wire_.tls()) {
+        return wire_.Refuse("08P01", "SSL request on an encrypted connection");
       }
       out_.push_back('N');  // no TLS here, or GSS encryption (never)
-      TRIB_RETURN_NOT_OK(Flush());
+      TRIB_RETURN_NOT_OK(wire_.Flush());
     }
     const std::string user = startup.params["user"];
     if (user != "tributary") {
-      return Refuse("28000", "role \"" + user + "\" does not exist (connect as user tributary)");
+      return wire_.Refuse("28000",
+                          "role \"" + user + "\" does not exist (connect as user tributary)");
     }
     if (config_->password) {
-      TRIB_ASSIGN_OR_RETURN(bool authenticated, Authenticate());
+      TRIB_ASSIGN_OR_RETURN(bool authenticated, AuthenticateScram(&wire_, *config_->password));
       if (!authenticated) return Status::OK();  // refused, or the client left
     }
     auto session = sql::Session::Open(warehouse_);
-    if (!session.ok()) return Refuse("58030", session.status().message());
+    if (!session.ok()) return wire_.Refuse("58030", session.status().message());
     session_ = std::move(*session);
     // Plain INSERT, UPDATE and DELETE into the server's tables go through their shared writers
     // (server/table_writers.h), as COPY does; a table of another catalog, or one the shared
@@ -275,7 +137,7 @@ class Connection {
     if (database != session_->current_database()) {
       auto used = session_->ExecuteText("USE `" + database + "`", sql::Pos{});
       if (!used.ok()) {
-        return Refuse("3D000", "database \"" + database + "\" does not exist");
+        return wire_.Refuse("3D000", "database \"" + database + "\" does not exist");
       }
     }
     pg::AppendAuthenticationOk(&out_);
@@ -293,15 +155,15 @@ class Connection {
     cancel_pid_ = pid;
     pg::AppendBackendKeyData(pid, secret, &out_);
     pg::AppendReadyForQuery('I', &out_);
-    TRIB_RETURN_NOT_OK(Flush());
+    TRIB_RETURN_NOT_OK(wire_.Flush());
     Log("connection from " + peer_ + " to database " + database +
-        (tls_ ? " (" + tls_->Describe() + ")" : std::string()));
+        (wire_.tls() ? " (" + wire_.tls()->Describe() + ")" : std::string()));
 
     bool skipping = false;  // an extended-protocol message was refused: skip until Sync
     while (true) {
       char type = 0;
       std::string body;
-      TRIB_ASSIGN_OR_RETURN(bool more, ReadMessage(&type, &body));
+      TRIB_ASSIGN_OR_RETURN(bool more, wire_.ReadMessage(&type, &body));
       if (!more) return Status::OK();
       switch (type) {
         case 'X':  // Terminate
@@ -310,16 +172,16 @@ class Connection {
           if (!body.empty() && body.back() == '\0') body.pop_back();
           TRIB_RETURN_NOT_OK(SimpleQuery(body));
           pg::AppendReadyForQuery('I', &out_);
-          TRIB_RETURN_NOT_OK(Flush());
+          TRIB_RETURN_NOT_OK(wire_.Flush());
           break;
         }
         case 'S':  // Sync: the end of an extended-protocol exchange
           skipping = false;
           pg::AppendReadyForQuery('I', &out_);
-          TRIB_RETURN_NOT_OK(Flush());
+          TRIB_RETURN_NOT_OK(wire_.Flush());
           break;
         case 'H':  // Flush
-          TRIB_RETURN_NOT_OK(Flush());
+          TRIB_RETURN_NOT_OK(wire_.Flush());
           break;
         case 'P':
         case 'B':
@@ -345,7 +207,7 @@ class Connection {
         case 'f':
           break;  // COPY data from a client: no COPY runs (refused when it is asked for)
         default:
-          return Refuse("08P01", std::string("unknown message type '") + type + "'");
+          return wire_.Refuse("08P01", std::string("unknown message type '") + type + "'");
       }
     }
   }
@@ -386,7 +248,7 @@ class Connection {
         pg::AppendError(SqlState(failed), failed.message(), &out_);
         return Status::OK();
       }
-      if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(Flush());
+      if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(wire_.Flush());
     }
     if (!split.ok()) pg::AppendError("42601", split.message(), &out_);
     return Status::OK();
@@ -556,7 +418,7 @@ class Connection {
     }
     c.next = end;
     pg::AppendCommandComplete("FETCH " + std::to_string(end - begin), &out_);
-    TRIB_RETURN_NOT_OK(Flush());
+    TRIB_RETURN_NOT_OK(wire_.Flush());
     // Sent: a consumer id's position moves past them (the rest of the batch is read again by a
     // consumer that resumes).
     if (end > begin) {
@@ -629,7 +491,7 @@ class Connection {
       for (size_t c = 0; c < fields.size(); c++) target.push_back(static_cast<int>(c));
     }
     pg::AppendCopyResponse('G', target.size(), &out_);
-    TRIB_RETURN_NOT_OK(Flush());
+    TRIB_RETURN_NOT_OK(wire_.Flush());
     CopyDecoder decoder(copy.format);
     std::vector<CopyRow> rows;
     int64_t count = 0;
@@ -666,7 +528,7 @@ class Connection {
     while (true) {
       char type = 0;
       std::string body;
-      TRIB_ASSIGN_OR_RETURN(bool more, ReadMessage(&type, &body));
+      TRIB_ASSIGN_OR_RETURN(bool more, wire_.ReadMessage(&type, &body));
       if (!more) {
         drop();
         return Status::IOError("the client left during COPY");
@@ -731,7 +593,7 @@ class Connection {
         }
         pg::AppendCopyData(EncodeCopyRow(cells, copy.format), &out_);
         count++;
-        if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(Flush());
+        if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(wire_.Flush());
       }
       return Status::OK();
     };
@@ -763,7 +625,7 @@ class Connection {
         cells[c] = pg::TextOf(sql::HasLtz(t) ? sql::ToSessionZone(row[c], t) : row[c], t);
       }
       pg::AppendDataRow(cells, &out_);
-      if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(Flush());
+      if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(wire_.Flush());
     }
     ServerStats::Get().rows_returned += static_cast<int64_t>(end - begin);
     return Status::OK();
@@ -1055,18 +917,15 @@ class Connection {
 
   static Status Cancelled() { return Status::Invalid("canceling statement due to user request"); }
 
-  int fd_;
+  Wire wire_;
+  std::string& out_ = wire_.out();  // the messages to send at the next wire_.Flush()
   std::shared_ptr<const ConnectionConfig> config_;
-  std::unique_ptr<TlsStream> tls_;   // once the client asked for TLS and it was set up
   std::atomic<bool> cancel_{false};  // set by a cancel request with this connection's key
   int32_t cancel_pid_ = 0;
   int64_t subscriptions_ = 0;  // cursors_.size() as last counted in ServerStats
   std::string warehouse_;
   std::string peer_;
   std::unique_ptr<sql::Session> session_;
-  std::string out_;
-  std::string in_;  // bytes received, not yet read from in_at_ on
-  size_t in_at_ = 0;
   std::unique_ptr<Catalog> catalog_;               // the warehouse's, for COPY FROM
   std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
   std::map<std::string, Portal> portals_;          // "" the unnamed portal
