@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 #include <ctime>
+#include <optional>
 
 namespace tributary {
 
@@ -278,6 +279,40 @@ std::string FormatDecimal(__int128 unscaled, int32_t scale) {
   return neg ? "-" + digits : digits;
 }
 
+namespace {
+
+// `t` (no sign) with its exponent (`1.5E-3`, as Java's BigDecimal and PostgreSQL read it) moved
+// into the digits (`0.0015`); nullopt when the exponent is malformed or beyond 1,000.
+std::optional<std::string> WithoutExponent(std::string_view t) {
+  const size_t e = t.find_first_of("eE");
+  std::string_view mantissa = t.substr(0, e), exp_text = t.substr(e + 1);
+  int exponent = 0;
+  bool exp_neg = false;
+  if (!exp_text.empty() && (exp_text[0] == '-' || exp_text[0] == '+')) {
+    exp_neg = exp_text[0] == '-';
+    exp_text.remove_prefix(1);
+  }
+  if (exp_text.empty() || exp_text.size() > 4) return std::nullopt;
+  for (char ch : exp_text) {
+    if (!std::isdigit(static_cast<unsigned char>(ch))) return std::nullopt;
+    exponent = exponent * 10 + (ch - '0');
+  }
+  if (exponent > 1000) return std::nullopt;
+  if (exp_neg) exponent = -exponent;
+  const size_t point = mantissa.find('.');
+  std::string digits(mantissa.substr(0, point));
+  int whole = static_cast<int>(digits.size());
+  if (point != std::string_view::npos) digits += mantissa.substr(point + 1);
+  whole += exponent;
+  if (whole <= 0) return "0." + std::string(static_cast<size_t>(-whole), '0') + digits;
+  if (whole >= static_cast<int>(digits.size())) {
+    return digits + std::string(static_cast<size_t>(whole) - digits.size(), '0');
+  }
+  return digits.substr(0, static_cast<size_t>(whole)) + "." + digits.substr(whole);
+}
+
+}  // namespace
+
 Result<__int128> ParseDecimal(std::string_view s, int32_t precision, int32_t scale) {
   std::string_view t = Trim(s);
   auto bad = [&]() { return Status::Invalid("invalid DECIMAL value '" + std::string(s) + "'"); };
@@ -286,6 +321,12 @@ Result<__int128> ParseDecimal(std::string_view s, int32_t precision, int32_t sca
   if (t[0] == '-' || t[0] == '+') {
     neg = t[0] == '-';
     t.remove_prefix(1);
+  }
+  std::optional<std::string> expanded;
+  if (t.find_first_of("eE") != std::string_view::npos) {
+    expanded = WithoutExponent(t);
+    if (!expanded) return bad();
+    t = *expanded;
   }
   __int128 v = 0;
   int frac_digits = 0;

@@ -17,6 +17,7 @@
 
 #include "server/cancel.h"
 #include "server/copy.h"
+#include "server/pg_binary.h"
 #include "server/pg_catalog.h"
 #include "server/pg_wire.h"
 #include "server/stats.h"
@@ -589,7 +590,7 @@ class Connection {
       for (const Row& row : rows) {
         for (size_t c = 0; c < fields.size(); c++) {
           const DataType& t = fields[c].type;
-          cells[c] = pg::TextOf(sql::HasLtz(t) ? sql::ToSessionZone(row[c], t) : row[c], t);
+          cells[c] = CellText(row[c], t);
         }
         pg::AppendCopyData(EncodeCopyRow(cells, copy.format), &out_);
         count++;
@@ -613,16 +614,35 @@ class Connection {
     return Status::OK();
   }
 
-  // One DataRow per row, TIMESTAMP_LTZ values in the session's zone.
+  // `v`'s text (a column of `t`): TIMESTAMP_LTZ in the session's zone with its offset from UTC,
+  // as PostgreSQL writes timestamptz (`2024-01-01 08:00:00+08`: drivers read the instant from
+  // it); nested values holding one in the session's zone. REQUIRES: a SessionZoneScope.
+  std::optional<std::string> CellText(const Value& v, const DataType& t) const {
+    if (!sql::HasLtz(t)) return pg::TextOf(v, t);
+    const Value local = sql::ToSessionZone(v, t);
+    auto text = pg::TextOf(local, t);
+    if (text && t.id == TypeId::kTimestampLtz && v.is_timestamp() && local.is_timestamp()) {
+      *text +=
+          pg::ZoneOffsetText((local.timestamp_value().millis - v.timestamp_value().millis) / 1000);
+    }
+    return text;
+  }
+
+  // One DataRow per row, TIMESTAMP_LTZ values in the session's zone. `formats`: each column's
+  // format code (1 binary: pg_binary.h), or empty for text.
   Status SendRows(const std::vector<Field>& fields, const std::vector<Row>& rows, size_t begin,
-                  size_t end) {
+                  size_t end, const std::vector<int16_t>& formats = {}) {
     sql::SessionZoneScope zone(session_->time_zone());
     std::vector<std::optional<std::string>> cells(fields.size());
     for (size_t i = begin; i < end; i++) {
       const Row& row = rows[i];
       for (size_t c = 0; c < fields.size(); c++) {
         const DataType& t = fields[c].type;
-        cells[c] = pg::TextOf(sql::HasLtz(t) ? sql::ToSessionZone(row[c], t) : row[c], t);
+        if (!formats.empty() && formats[c] == 1) {
+          cells[c] = pg::BinaryOf(row[c], t);
+          continue;
+        }
+        cells[c] = CellText(row[c], t);
       }
       pg::AppendDataRow(cells, &out_);
       if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(wire_.Flush());
@@ -631,13 +651,18 @@ class Connection {
     return Status::OK();
   }
 
-  static std::vector<pg::Column> Columns(const std::vector<Field>& fields) {
+  // `formats`: each column's format code (1 binary), or empty for text.
+  static std::vector<pg::Column> Columns(const std::vector<Field>& fields,
+                                         const std::vector<int16_t>& formats = {}) {
     std::vector<pg::Column> columns;
-    for (const Field& f : fields) columns.push_back(pg::ColumnOf(f.name, f.type));
+    for (size_t i = 0; i < fields.size(); i++) {
+      columns.push_back(pg::ColumnOf(fields[i].name, fields[i].type));
+      if (!formats.empty()) columns.back().format = formats[i];
+    }
     return columns;
   }
 
-  // ---- the extended query protocol (text formats): Parse, Bind, Describe, Execute, Close
+  // ---- the extended query protocol: Parse, Bind, Describe, Execute, Close
 
   struct PreparedEntry {
     std::unique_ptr<sql::PreparedStatement> statement;
@@ -652,9 +677,24 @@ class Connection {
     bool has_rows = false;
     std::vector<Field> fields;
     std::vector<Row> rows;  // a query's rows, handed out by Execute (up to its row limit)
+    std::vector<int16_t> result_formats;  // as Bind gave them: none text, one for all, or each
     size_t next = 0;
     std::string tag;
   };
+
+  // A portal's result format per column: Bind's codes, none (text), one for every column, or
+  // one each.
+  static Result<std::vector<int16_t>> ResultFormats(const Portal& portal) {
+    const std::vector<int16_t>& codes = portal.result_formats;
+    const size_t n = portal.fields.size();
+    if (codes.empty()) return std::vector<int16_t>();
+    if (codes.size() == 1) return std::vector<int16_t>(n, codes[0]);
+    if (codes.size() != n) {
+      return Status::Invalid("protocol: bind message has " + std::to_string(codes.size()) +
+                             " result formats but the query has " + std::to_string(n) + " columns");
+    }
+    return codes;
+  }
 
   Status Extended(char type, const std::string& body) {
     switch (type) {
@@ -686,11 +726,18 @@ class Connection {
           return Status::NotFound("prepared statement \"" + bind.statement + "\" does not exist");
         }
         const PreparedEntry& entry = it->second;
-        for (int16_t f : bind.param_formats) {
-          if (f != 0) return Status::NotSupported("binary parameters are not supported yet");
+        for (const auto* codes : {&bind.param_formats, &bind.result_formats}) {
+          for (int16_t f : *codes) {
+            if (f != 0 && f != 1) {
+              return Status::Invalid("protocol: format code " + std::to_string(f) +
+                                     " (0 text, 1 binary)");
+            }
+          }
         }
-        for (int16_t f : bind.result_formats) {
-          if (f != 0) return Status::NotSupported("binary results are not supported yet");
+        if (bind.param_formats.size() > 1 && bind.param_formats.size() != bind.params.size()) {
+          return Status::Invalid(
+              "protocol: bind message has " + std::to_string(bind.param_formats.size()) +
+              " parameter formats but " + std::to_string(bind.params.size()) + " parameters");
         }
         if (bind.params.size() != entry.oids.size()) {
           return Status::Invalid("bind message supplies " + std::to_string(bind.params.size()) +
@@ -699,11 +746,15 @@ class Connection {
         }
         std::vector<Value> values;
         for (size_t i = 0; i < bind.params.size(); i++) {
-          TRIB_ASSIGN_OR_RETURN(Value v, ParamValue(bind.params[i], entry.oids[i], i + 1));
+          const bool binary = !bind.param_formats.empty() &&
+                              bind.param_formats[bind.param_formats.size() == 1 ? 0 : i] == 1;
+          TRIB_ASSIGN_OR_RETURN(Value v,
+                                pg::ParamValue(bind.params[i], entry.oids[i], binary, i + 1));
           values.push_back(std::move(v));
         }
         Portal portal;
         portal.statement = bind.statement;
+        portal.result_formats = std::move(bind.result_formats);
         for (int n : entry.order) portal.args.push_back(values[static_cast<size_t>(n - 1)]);
         portals_[bind.portal] = std::move(portal);
         pg::AppendEmpty('2', &out_);  // BindComplete
@@ -723,7 +774,8 @@ class Connection {
         }
         TRIB_ASSIGN_OR_RETURN(Portal * portal, RunPortal(target.name));
         if (portal->has_rows) {
-          pg::AppendRowDescription(Columns(portal->fields), &out_);
+          TRIB_ASSIGN_OR_RETURN(auto formats, ResultFormats(*portal));
+          pg::AppendRowDescription(Columns(portal->fields, formats), &out_);
         } else {
           pg::AppendEmpty('n', &out_);
         }
@@ -740,7 +792,8 @@ class Connection {
             exec.max_rows > 0
                 ? std::min(portal->rows.size(), portal->next + static_cast<size_t>(exec.max_rows))
                 : portal->rows.size();
-        TRIB_RETURN_NOT_OK(SendRows(portal->fields, portal->rows, portal->next, end));
+        TRIB_ASSIGN_OR_RETURN(auto formats, ResultFormats(*portal));
+        TRIB_RETURN_NOT_OK(SendRows(portal->fields, portal->rows, portal->next, end, formats));
         portal->next = end;
         if (end < portal->rows.size()) {
           pg::AppendEmpty('s', &out_);  // PortalSuspended
@@ -761,46 +814,6 @@ class Connection {
       }
     }
     return Status::Internal("not an extended-protocol message");
-  }
-
-  // A parameter's text as the value its declared type says (unspecified: a string, which a
-  // comparison or an INSERT converts as it would a string literal).
-  static Result<Value> ParamValue(const std::optional<std::string>& text, int32_t oid, size_t n) {
-    if (!text) return Value::Null();
-    auto invalid = [&](const char* type) {
-      return Status::Invalid("invalid input syntax for type " + std::string(type) + ": \"" + *text +
-                             "\" (parameter $" + std::to_string(n) + ")");
-    };
-    switch (oid) {
-      case 16: {  // bool
-        std::string t;
-        for (char c : *text)
-          t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-        if (t == "t" || t == "true" || t == "1" || t == "yes" || t == "on")
-          return Value::Bool(true);
-        if (t == "f" || t == "false" || t == "0" || t == "no" || t == "off")
-          return Value::Bool(false);
-        return invalid("boolean");
-      }
-      case 20:
-      case 21:
-      case 23: {  // int8, int2, int4
-        char* end = nullptr;
-        errno = 0;
-        const long long v = std::strtoll(text->c_str(), &end, 10);
-        if (text->empty() || *end != '\0' || errno != 0) return invalid("integer");
-        return Value::Int(v);
-      }
-      case 700:
-      case 701: {  // float4, float8
-        char* end = nullptr;
-        const double v = std::strtod(text->c_str(), &end);
-        if (text->empty() || *end != '\0') return invalid("double precision");
-        return Value::Double(v);
-      }
-      default:
-        return Value::String(*text);
-    }
   }
 
   // Runs portal `name`'s statement once (at its first Describe or Execute); its rows are kept

@@ -270,17 +270,15 @@ Result<Cell> RelationItem(const std::string& e, const Relation& r) {
   return Unsupported("pg_class item '" + e + "'");
 }
 
-// An item of psql's query over pg_attribute for column `f` of relation `r`.
-Result<Cell> AttributeItem(const std::string& e, const Relation& r, const Field& f) {
+// An item of psql's query over pg_attribute for column `f`.
+Result<Cell> AttributeItem(const std::string& e, const Field& f) {
   if (e == "a.attname") return Cell(f.name);
   if (StartsWith(e, "pg_catalog.format_type(a.atttypid")) {
     DataType t = f.type;
     t.nullable = true;  // shown in the Nullable column
     return Cell(t.ToString());
   }
-  if (StartsWith(e, "(SELECT pg_catalog.pg_get_expr(d.adbin")) {
-    return Text(r.schema->Option("fields." + f.name + ".default-value").value_or(""));
-  }
+  if (StartsWith(e, "(SELECT pg_catalog.pg_get_expr(d.adbin")) return Cell();  // no defaults
   if (e == "a.attnotnull") return Bool(!f.type.nullable);
   if (StartsWith(e, "(SELECT c.collname") || StartsWith(e, "CASE WHEN a.attstattarget")) {
     return Cell();
@@ -408,7 +406,7 @@ Result<CatalogAnswer> AnswerPgCatalogQuery(std::string_view query, const Catalog
       if (!oid || *oid != std::to_string(r.oid)) continue;
       for (const Field& f : r.schema->fields) {
         TRIB_RETURN_NOT_OK(AddRow(
-            parsed, [&](const auto& e) { return AttributeItem(e, r, f); }, &out));
+            parsed, [&](const auto& e) { return AttributeItem(e, f); }, &out));
       }
     }
     return out;

@@ -1,6 +1,7 @@
 #include "server/pg_wire.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace tributary::server::pg {
 
@@ -367,7 +368,7 @@ void AppendRowDescription(const std::vector<Column>& columns, std::string* out) 
     PutInt32(c.type_oid, out);
     PutInt16(c.type_size, out);
     PutInt32(-1, out);  // no type modifier
-    PutInt16(0, out);   // text format
+    PutInt16(c.format, out);
   }
   End(at, out);
 }
@@ -531,6 +532,23 @@ std::optional<std::string> TextOf(const Value& v, const DataType& type) {
     return out;
   }
   return FormatValue(v, type);
+}
+
+std::string ZoneOffsetText(int64_t offset_seconds) {
+  const int64_t a = offset_seconds < 0 ? -offset_seconds : offset_seconds;
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%c%02lld", offset_seconds < 0 ? '-' : '+',
+                static_cast<long long>(a / 3600));
+  std::string out = buf;
+  if (a % 3600 != 0) {
+    std::snprintf(buf, sizeof(buf), ":%02lld", static_cast<long long>(a % 3600 / 60));
+    out += buf;
+    if (a % 60 != 0) {
+      std::snprintf(buf, sizeof(buf), ":%02lld", static_cast<long long>(a % 60));
+      out += buf;
+    }
+  }
+  return out;
 }
 
 }  // namespace tributary::server::pg

@@ -98,6 +98,7 @@ struct Column {
   std::string name;
   int32_t type_oid = 25;  // text
   int16_t type_size = -1;
+  int16_t format = 0;  // 0 text, 1 binary
 };
 void AppendRowDescription(const std::vector<Column>& columns, std::string* out);
 // One row in the text format: nullopt is NULL.
@@ -121,5 +122,8 @@ Column ColumnOf(const std::string& name, const DataType& type);
 // The text format of `v` (PostgreSQL's: booleans t/f, BYTES as \x hex, others as
 // `tributary sql` prints them); nullopt for NULL.
 std::optional<std::string> TextOf(const Value& v, const DataType& type);
+// An offset from UTC as PostgreSQL writes it after a timestamptz: "+00", "-08", "+05:30",
+// "+00:19:32".
+std::string ZoneOffsetText(int64_t offset_seconds);
 
 }  // namespace tributary::server::pg

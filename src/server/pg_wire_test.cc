@@ -116,6 +116,10 @@ TEST(PgWireTest, ValuesInTheTextFormat) {
   EXPECT_EQ(TextOf(Value::String(std::string("\x01\xff", 2)), DataType::Bytes()), "\\x01ff");
   EXPECT_EQ(TextOf(Value::Int(42), DataType::Int()), "42");
   EXPECT_EQ(TextOf(Value::Null(), DataType::Int()), std::nullopt);
+  EXPECT_EQ(ZoneOffsetText(0), "+00");
+  EXPECT_EQ(ZoneOffsetText(-8 * 3600), "-08");
+  EXPECT_EQ(ZoneOffsetText(5 * 3600 + 1800), "+05:30");
+  EXPECT_EQ(ZoneOffsetText(-(9 * 60 + 21)), "-00:09:21");
   EXPECT_EQ(ColumnOf("s", DataType::String()).type_oid, 25);
   EXPECT_EQ(ColumnOf("ts", DataType::TimestampLtz(3)).type_oid, 1184);
 }

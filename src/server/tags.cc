@@ -11,7 +11,10 @@ std::string SqlState(const Status& st) {
   const std::string& m = st.message();
   auto says = [&](const char* words) { return m.find(words) != std::string::npos; };
   if (says("invalid input syntax")) return "22P02";
-  if (says("bind message supplies")) return "08P01";
+  if (says("bind message supplies") || says("protocol: ") ||
+      says("insufficient data left in message")) {
+    return "08P01";
+  }
   if (says("prepared statement \"")) return "26000";
   if (says("portal \"") || says("invalid cursor name")) return "34000";
   if (says("cursor \"") && says("already exists")) return "42P03";

@@ -5,7 +5,7 @@ the server wrote is what `tributary sql` reads from the lake; several statements
 errors carry SQLSTATE codes and the session goes on after them; a second connection sees the
 first one's writes; a client written here speaks the extended query protocol (prepared
 statements with $n parameters, portals with row limits, errors skipped to the Sync); what is not
-supported yet (binary formats, COPY, streaming mode, a non-loopback address, --data-dir) and
+supported yet (binary bytea parameters, COPY in binary, streaming mode, --data-dir) and
 another user or a missing database are refused; SIGTERM stops the server with exit status 0.
 
     pg_wire_test.py --binary build/tributary
@@ -135,13 +135,14 @@ def raw_extended_protocol(port):
             return message("P", name + b"\0" + query + b"\0" + struct.pack("!h", len(oids)) +
                            b"".join(struct.pack("!i", o) for o in oids))
 
-        def bind(portal, name, values, formats=()):
+        def bind(portal, name, values, formats=(), results=()):
             body = portal + b"\0" + name + b"\0" + struct.pack("!h", len(formats))
             body += b"".join(struct.pack("!h", f) for f in formats)
             body += struct.pack("!h", len(values))
             for v in values:
                 body += struct.pack("!i", -1) if v is None else struct.pack("!i", len(v)) + v
-            return message("B", body + struct.pack("!h", 0))
+            body += struct.pack("!h", len(results))
+            return message("B", body + b"".join(struct.pack("!h", f) for f in results))
 
         def execute(portal, rows=0):
             return message("E", portal + b"\0" + struct.pack("!i", rows))
@@ -179,10 +180,20 @@ def raw_extended_protocol(port):
         got = exchange(sock, bind(b"", b"by_id", [b"x"]) + sync)
         if [k for k, _ in got] != ["E", "Z"] or b"C22P02" not in got[0][1]:
             raise Failure("a parameter that is not an integer: %r" % got)
-        got = exchange(sock, bind(b"", b"by_id", [b"\0\0\0\1"], formats=[1]) + sync)
-        if [k for k, _ in got] != ["E", "Z"] or b"C0A000" not in got[0][1] or \
-                b"binary" not in got[0][1]:
-            raise Failure("a binary parameter: %r" % got)
+        # A binary int4 parameter, the row asked for in binary (int4: 4 bytes, big-endian).
+        got = exchange(sock, bind(b"", b"by_id", [b"\0\0\0\1"], formats=[1], results=[1]) +
+                       message("D", b"P\0") + execute(b"") + sync)
+        if [k for k, _ in got] != ["2", "T", "D", "C", "Z"] or \
+                struct.pack("!ihih", 23, 4, -1, 1) not in got[1][1] or \
+                not got[2][1].startswith(b"\0\2" + struct.pack("!i", 4) + b"\0\0\0\1"):
+            raise Failure("a binary parameter and result: %r" % got)
+        for values, formats, results, code in (([b"\0\0\1"], [1], [], b"C08P01"),
+                                               ([b"1"], [2], [], b"C08P01"),
+                                               ([b"1"], [0, 0], [], b"C08P01")):
+            got = exchange(sock, bind(b"", b"by_id", values, formats=formats, results=results) +
+                           sync)
+            if [k for k, _ in got] != ["E", "Z"] or code not in got[0][1]:
+                raise Failure("a bad Bind (%r, formats %r): %r" % (values, formats, got))
         got = exchange(sock, parse(b"", b"SELECT 1; SELECT 2") + sync)
         if [k for k, _ in got] != ["E", "Z"] or b"multiple commands" not in got[0][1]:
             raise Failure("two statements in a Parse: %r" % got)
@@ -627,6 +638,95 @@ def tls_connections(binary, root):
         expect_start_refused(binary, warehouse, env, words)
 
 
+# Run by Debian's python3 (python3-psycopg, scripts/setup.sh installs it): psycopg 3 speaks the
+# extended protocol through libpq and reads and writes every type's binary format itself, an
+# implementation independent of the server's.
+PSYCOPG_CLIENT = r"""
+import datetime, decimal, sys
+import psycopg
+conn = psycopg.connect("host=127.0.0.1 port=%s user=tributary dbname=default" % sys.argv[1],
+                       autocommit=True)
+conn.execute("CREATE TABLE typed (id BIGINT, i INT, s SMALLINT, r FLOAT, d DOUBLE, b BOOLEAN, "
+             "str STRING, v VARCHAR(10), dec DECIMAL(38, 10), small DECIMAL(5, 3), dt DATE, "
+             "ts TIMESTAMP(6), tm TIME(3), ltz TIMESTAMP_LTZ(3), by BYTES, "
+             "PRIMARY KEY (id) NOT ENFORCED)")
+rows = [
+    (1, 7, 3, 1.5, 2.25, True, "h\u00e9llo", "ten chars!", decimal.Decimal("-1234.5670000000"),
+     decimal.Decimal("0.001"), datetime.date(2024, 2, 29),
+     datetime.datetime(2024, 2, 29, 12, 34, 56, 123456)),
+    (2, -2147483648, -32768, -0.0, 1e300, False, "", "a", decimal.Decimal("0E-10"),
+     decimal.Decimal("-99.999"), datetime.date(1969, 12, 31),
+     datetime.datetime(1999, 12, 31, 23, 59, 59, 999999)),
+    (3, 2147483647, 32767, 3.25, -1e-300, True, "x" * 1000,
+     None, decimal.Decimal("1234567890123456789012345678.0123456789"), decimal.Decimal("12.3"),
+     datetime.date(2000, 1, 1), datetime.datetime(1970, 1, 1, 0, 0, 0, 1)),
+]
+for ph in ("%b", "%t"):  # every parameter binary, then every one text
+    for row in rows:
+        marks = ", ".join([ph] * 8 + ["CAST(%t AS DECIMAL(38, 10))", "CAST(%t AS DECIMAL(5, 3))",
+                                      "CAST(%t AS DATE)", ph])
+        conn.execute("INSERT INTO typed (id, i, s, r, d, b, str, v, dec, small, dt, ts, tm, ltz, "
+                     "by) VALUES (" + marks + ", TIME '01:02:03.456', "
+                     "TO_TIMESTAMP_LTZ(86400123, 3), X'00FF10')",
+                     (row[0] + (10 if ph == "%t" else 0),) + row[1:])
+for binary in (True, False):
+    got = conn.execute("SELECT * FROM typed ORDER BY id", binary=binary).fetchall()
+    want = []
+    for base in (0, 10):
+        for row in rows:
+            want.append((row[0] + base,) + row[1:] + (
+                datetime.time(1, 2, 3, 456000),
+                datetime.datetime(1970, 1, 2, 0, 0, 0, 123000, tzinfo=datetime.timezone.utc),
+                b"\x00\xff\x10"))
+    if got != want:
+        for g, w in zip(got, want):
+            if g != w:
+                print("binary=%s got  %r\n want %r" % (binary, g, w))
+        sys.exit(1)
+    # Parameters compare in both formats.
+    for ph in ("%b", "%t"):
+        ids = conn.execute("SELECT id FROM typed WHERE ts = " + ph + " AND i = " + ph +
+                           " AND str = " + ph + " ORDER BY id",
+                           (rows[0][11], 7, "h\u00e9llo"), binary=binary).fetchall()
+        if ids != [(1,), (11,)]:
+            print("WHERE with %s parameters: %r" % (ph, ids))
+            sys.exit(1)
+# TIMESTAMP_LTZ in another session zone: text is the wall time there with its offset
+# (05:30:00.123+05:30), binary the instant; both read back as the same instant.
+conn.execute("SET 'table.local-time-zone' = 'Asia/Kolkata'")
+for binary in (True, False):
+    got = conn.execute("SELECT ltz FROM typed WHERE id = 1", binary=binary).fetchone()[0]
+    if got != datetime.datetime(1970, 1, 2, 0, 0, 0, 123000, tzinfo=datetime.timezone.utc):
+        print("TIMESTAMP_LTZ in Asia/Kolkata, binary=%s: %r" % (binary, got))
+        sys.exit(1)
+conn.execute("RESET 'table.local-time-zone'")
+# What binary parameters cannot be yet: refused, naming the parameter.
+for value, words in ((b"\x01", "OID 17"),
+                     (datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc), "OID 1184")):
+    try:
+        conn.execute("SELECT %b", (value,))
+        print("a binary parameter of %r was taken" % (value,))
+        sys.exit(1)
+    except psycopg.errors.FeatureNotSupported as e:
+        if words not in str(e) or "$1" not in str(e):
+            print("refusal of %r: %s" % (value, e))
+            sys.exit(1)
+conn.execute("DROP TABLE typed")
+print("ok")
+"""
+
+
+def binary_formats(server):
+    """psycopg 3 writes every parameter in the binary format and in text, and reads results in
+    both: the values it gets back are the ones it wrote."""
+    p = subprocess.run(["/usr/bin/python3", "-c", PSYCOPG_CLIENT, str(server.port)],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0 or p.stdout.strip() != "ok":
+        raise Failure("psycopg's binary formats: %s %s" % (p.stdout, p.stderr))
+    print("  ok  psycopg 3 (Debian's) writes and reads every type in the binary format and in "
+          "text; binary parameters of bytea and timestamptz are refused")
+
+
 def describe_commands(server):
     """psql's \\d, \\dt, \\dn and \\l through the server: tables, their columns, keys,
     comments and options, from the warehouse's catalog (a database is a schema)."""
@@ -935,6 +1035,7 @@ def main():
         load(server)
         raw_extended_protocol(server.port)
         describe_commands(server)
+        binary_formats(server)
         # Refused at startup (FATAL; psql shows the message, not the code).
         p = server.psql("SELECT 1", expect_ok=False, user="postgres")
         if p.returncode == 0 or 'FATAL:  role "postgres" does not exist' not in p.stderr:

@@ -1,0 +1,38 @@
+// Values of the extended query protocol as PostgreSQL sends and receives them: the text format
+// of parameters, and the binary format (each type's send/recv: big-endian integers and IEEE
+// floats, dates as days and timestamps as microseconds since 2000-01-01, numeric in base-10000
+// digits) of parameters and results, for the types `tributary serve` describes (pg_wire.h
+// ColumnOf). Drivers such as pgjdbc ask for binary results once a statement is prepared.
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tributary/result.h"
+#include "tributary/types.h"
+#include "tributary/value.h"
+
+namespace tributary::server::pg {
+
+// `v` (of a column of `type`) in PostgreSQL's binary format for the OID ColumnOf gives `type`;
+// nullopt for NULL. TIMESTAMP_LTZ is the instant itself (timestamptz's binary form has no
+// zone); nested values are their text (described as text).
+std::optional<std::string> BinaryOf(const Value& v, const DataType& type);
+
+// Parameter $n of a Bind (`data`, nullopt for NULL) in the text or binary format as the value
+// its declared type `oid` says: bool, integers and floats become those values; any other type,
+// or an unspecified one (0), a string (a binary date, time, timestamp or numeric its text), which
+// a comparison or an INSERT converts as it would a string literal. A binary parameter of an
+// unspecified type is refused (its bytes cannot be read without one), as a malformed one is.
+Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bool binary,
+                         size_t n);
+
+// numeric's binary form of the decimal `unscaled` x 10^-scale, and the text of a binary
+// numeric (exposed for tests).
+std::string NumericBinary(__int128 unscaled, int32_t scale);
+Result<std::string> NumericText(std::string_view binary);
+
+}  // namespace tributary::server::pg
