@@ -17,6 +17,7 @@
 
 #include "server/cancel.h"
 #include "server/copy.h"
+#include "server/cursors.h"
 #include "server/pg_binary.h"
 #include "server/pg_catalog.h"
 #include "server/pg_wire.h"
@@ -115,6 +116,7 @@ class Connection {
     auto session = sql::Session::Open(warehouse_);
     if (!session.ok()) return wire_.Refuse("58030", session.status().message());
     session_ = std::move(*session);
+    cursors_ = std::make_unique<Cursors>(session_.get(), &cancel_);
     // Plain INSERT, UPDATE and DELETE into the server's tables go through their shared writers
     // (server/table_writers.h), as COPY does; a table of another catalog, or one the shared
     // writers cannot reach, gets a writer of its own.
@@ -242,8 +244,8 @@ class Connection {
       // A statement that noticed failed (a query cut short says so itself): cancelled. One that
       // did its work before the request came stands.
       if (cancel_.load() && !failed.ok()) failed = Cancelled();
-      stats.subscriptions_open += static_cast<int64_t>(cursors_.size()) - subscriptions_;
-      subscriptions_ = static_cast<int64_t>(cursors_.size());
+      stats.subscriptions_open += static_cast<int64_t>(cursors_->size()) - subscriptions_;
+      subscriptions_ = static_cast<int64_t>(cursors_->size());
       if (!failed.ok()) {
         (cancel_.load() ? stats.statements_cancelled : stats.statements_failed)++;
         pg::AppendError(SqlState(failed), failed.message(), &out_);
@@ -280,173 +282,7 @@ class Connection {
     return Status::OK();
   }
 
-  bool Streaming() const {
-    auto mode = session_->options().find("execution.runtime-mode");
-    return mode != session_->options().end() && mode->second == "streaming";
-  }
-
-  // ---- subscriptions: DECLARE c CURSOR FOR SELECT ... (a streaming query, in streaming mode),
-  // FETCH n FROM c (at least one change, at most n: waits for the first), CLOSE c | ALL
-
-  struct Cursor {
-    sql::StatementResult result;  // its operator (result.cursor) and fields
-    ColumnBatch batch;            // the batch being handed out
-    size_t next = 0;              // its next row
-    bool ended = false;
-  };
-
-  Status Declare(const std::string& text) {
-    // DECLARE name [BINARY] [INSENSITIVE] [[NO] SCROLL] CURSOR [{WITH | WITHOUT} HOLD] FOR query
-    const std::vector<std::string> words = LeadingWords(text, 16);
-    if (words.size() < 3) return Status::Invalid("syntax: DECLARE name CURSOR FOR query");
-    // The name as written (case kept), then the query after FOR.
-    size_t at = text.find_first_not_of(" \t\r\n");  // DECLARE
-    at = text.find_first_of(" \t\r\n", at);
-    at = at == std::string::npos ? at : text.find_first_not_of(" \t\r\n", at);
-    const size_t end = at == std::string::npos ? at : text.find_first_of(" \t\r\n", at);
-    if (end == std::string::npos) return Status::Invalid("syntax: DECLARE name CURSOR FOR query");
-    const std::string name = text.substr(at, end - at);
-    size_t i = 2;
-    bool saw_cursor = false;
-    for (; i < words.size(); i++) {
-      const std::string& w = words[i];
-      if (w == "BINARY") return Status::NotSupported("binary cursors are not supported yet");
-      if (w == "SCROLL")
-        return Status::NotSupported("a subscription is not scrollable (NO SCROLL)");
-      if (w == "CURSOR") saw_cursor = true;
-      if (w == "FOR") break;
-    }
-    if (!saw_cursor || i == words.size()) {
-      return Status::Invalid("syntax: DECLARE name CURSOR FOR query");
-    }
-    // The query: the text after the first FOR following CURSOR.
-    std::string rest = text.substr(end);
-    std::string upper_rest = rest;
-    for (char& c : upper_rest) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    const size_t cursor_at = upper_rest.find("CURSOR");
-    const size_t for_at = upper_rest.find("FOR", cursor_at);
-    if (cursor_at == std::string::npos || for_at == std::string::npos) {
-      return Status::Invalid("syntax: DECLARE name CURSOR FOR query");
-    }
-    const std::string query = rest.substr(for_at + 3);
-    if (!Streaming()) {
-      return Status::NotSupported(
-          "a cursor in batch mode is not supported yet: SET 'execution.runtime-mode' = "
-          "'streaming' first (a subscription), or run the SELECT itself");
-    }
-    if (cursors_.count(name)) {
-      return Status::AlreadyExists("cursor \"" + name + "\" already exists");
-    }
-    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(query, sql::Pos{}));
-    if (!r.has_rows || !r.cursor) {
-      return Status::Invalid("DECLARE ... CURSOR FOR needs a query (SELECT)");
-    }
-    Cursor c;
-    c.result = std::move(r);
-    cursors_.emplace(name, std::move(c));
-    pg::AppendCommandComplete("DECLARE CURSOR", &out_);
-    return Status::OK();
-  }
-
-  Status Fetch(const std::string& text) {
-    // FETCH [FORWARD | NEXT] [n | ALL] [FROM | IN] name
-    std::vector<std::string> tokens;
-    {
-      std::string t;
-      for (char c : text + " ") {
-        if (std::isspace(static_cast<unsigned char>(c))) {
-          if (!t.empty()) tokens.push_back(t);
-          t.clear();
-        } else {
-          t.push_back(c);
-        }
-      }
-    }
-    if (tokens.size() < 2) return Status::Invalid("syntax: FETCH n FROM cursor");
-    int64_t count = 1;
-    size_t k = 1;
-    auto upper = [](std::string w) {
-      for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      return w;
-    };
-    if (upper(tokens[k]) == "FORWARD" || upper(tokens[k]) == "NEXT") k++;
-    if (k < tokens.size() && upper(tokens[k]) == "ALL") {
-      count = INT64_MAX;
-      k++;
-    } else if (k < tokens.size() && std::isdigit(static_cast<unsigned char>(tokens[k][0]))) {
-      count = std::atoll(tokens[k].c_str());
-      k++;
-    } else if (k < tokens.size() &&
-               (upper(tokens[k]) == "BACKWARD" || upper(tokens[k]) == "PRIOR" ||
-                upper(tokens[k]) == "FIRST" || upper(tokens[k]) == "LAST" ||
-                upper(tokens[k]) == "ABSOLUTE" || upper(tokens[k]) == "RELATIVE")) {
-      return Status::NotSupported("FETCH " + tokens[k] +
-                                  ": a subscription only moves forward (FETCH n FROM c)");
-    }
-    if (k < tokens.size() && (upper(tokens[k]) == "FROM" || upper(tokens[k]) == "IN")) k++;
-    if (k + 1 != tokens.size()) return Status::Invalid("syntax: FETCH n FROM cursor");
-    auto it = cursors_.find(tokens[k]);
-    if (it == cursors_.end()) {
-      return Status::NotFound("cursor \"" + tokens[k] + "\" does not exist (invalid cursor name)");
-    }
-    Cursor& c = it->second;
-    const std::vector<Field>& fields = c.result.rows.fields;
-    pg::AppendRowDescription(Columns(fields), &out_);
-    // The rows of the batch being handed out; else the next batch, waiting for it (a change
-    // committed to the table ends the wait).
-    if (c.next >= c.batch.num_rows && !c.ended && count > 0) {
-      TRIB_ASSIGN_OR_RETURN(bool more, c.result.cursor->Next(&c.batch));
-      if (cancel_.load()) {
-        // The wait was cancelled: the subscription ends (a consumer id resumes it where its
-        // last FETCH left it), as a cursor goes with PostgreSQL's failed transaction.
-        cursors_.erase(it);
-        return Cancelled();
-      }
-      c.next = 0;
-      if (!more) {
-        c.ended = true;
-        c.batch.Clear();
-      }
-    }
-    const size_t end =
-        c.ended ? c.next
-                : static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(c.batch.num_rows),
-                                                        static_cast<int64_t>(c.next) + count));
-    const size_t begin = c.next;
-    if (end > begin) {
-      const std::vector<Row> rows = sql::BatchRows(c.batch, begin, end);
-      TRIB_RETURN_NOT_OK(SendRows(fields, rows, 0, rows.size()));
-    }
-    c.next = end;
-    pg::AppendCommandComplete("FETCH " + std::to_string(end - begin), &out_);
-    TRIB_RETURN_NOT_OK(wire_.Flush());
-    // Sent: a consumer id's position moves past them (the rest of the batch is read again by a
-    // consumer that resumes).
-    if (end > begin) {
-      TRIB_RETURN_NOT_OK(c.result.cursor->Checkpoint(
-          end >= c.batch.num_rows ? std::optional<size_t>() : std::optional<size_t>(end)));
-    }
-    return Status::OK();
-  }
-
-  Status Close(const std::string& text) {
-    const std::vector<std::string> words = LeadingWords(text, 2);
-    if (words.size() == 2 && words[1] == "ALL") {
-      cursors_.clear();
-    } else {
-      size_t at = text.find_first_not_of(" \t\r\n");  // CLOSE
-      at = text.find_first_of(" \t\r\n", at);
-      at = at == std::string::npos ? at : text.find_first_not_of(" \t\r\n", at);
-      const size_t end = at == std::string::npos ? at : text.find_first_of(" \t\r\n", at);
-      const std::string name =
-          at == std::string::npos ? "" : text.substr(at, end == std::string::npos ? end : end - at);
-      if (!cursors_.erase(name)) {
-        return Status::NotFound("cursor \"" + name + "\" does not exist (invalid cursor name)");
-      }
-    }
-    pg::AppendCommandComplete("CLOSE CURSOR", &out_);
-    return Status::OK();
-  }
+  bool Streaming() const { return cursors_ && cursors_->Streaming(); }
 
   // ---- COPY (server/copy.h): FROM STDIN into a table in one commit, TO STDOUT from a query
 
@@ -879,9 +715,20 @@ class Connection {
     TRIB_RETURN_NOT_OK(CheckAllowed(st.text, /*simple=*/true));
     if (const auto first = LeadingWords(st.text, 1); !first.empty()) {
       if (first[0] == "COPY") return Copy(st.text);
-      if (first[0] == "DECLARE") return Declare(st.text);
-      if (first[0] == "FETCH") return Fetch(st.text);
-      if (first[0] == "CLOSE") return Close(st.text);
+      if (first[0] == "DECLARE" || first[0] == "CLOSE") {
+        TRIB_ASSIGN_OR_RETURN(std::string tag, first[0] == "DECLARE" ? cursors_->Declare(st.text)
+                                                                     : cursors_->Close(st.text));
+        pg::AppendCommandComplete(tag, &out_);
+        return Status::OK();
+      }
+      if (first[0] == "FETCH") {
+        TRIB_ASSIGN_OR_RETURN(Cursors::Fetched f, cursors_->Fetch(st.text));
+        pg::AppendRowDescription(Columns(f.fields), &out_);
+        TRIB_RETURN_NOT_OK(SendRows(f.fields, f.rows, 0, f.rows.size()));
+        pg::AppendCommandComplete("FETCH " + std::to_string(f.rows.size()), &out_);
+        TRIB_RETURN_NOT_OK(wire_.Flush());
+        return f.sent();
+      }
       if (first[0] == "SHOW" &&
           LeadingWords(st.text, 3) == std::vector<std::string>{"SHOW", "STATS"}) {
         return ShowStats();
@@ -928,21 +775,21 @@ class Connection {
     return Status::OK();
   }
 
-  static Status Cancelled() { return Status::Invalid("canceling statement due to user request"); }
+  static Status Cancelled() { return StatementCancelled(); }
 
   Wire wire_;
   std::string& out_ = wire_.out();  // the messages to send at the next wire_.Flush()
   std::shared_ptr<const ConnectionConfig> config_;
   std::atomic<bool> cancel_{false};  // set by a cancel request with this connection's key
   int32_t cancel_pid_ = 0;
-  int64_t subscriptions_ = 0;  // cursors_.size() as last counted in ServerStats
+  int64_t subscriptions_ = 0;  // cursors_->size() as last counted in ServerStats
   std::string warehouse_;
   std::string peer_;
   std::unique_ptr<sql::Session> session_;
   std::unique_ptr<Catalog> catalog_;               // the warehouse's, for COPY FROM
   std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
   std::map<std::string, Portal> portals_;          // "" the unnamed portal
-  std::map<std::string, Cursor> cursors_;          // subscriptions (DECLARE ... CURSOR)
+  std::unique_ptr<Cursors> cursors_;               // subscriptions (DECLARE ... CURSOR)
 };
 
 }  // namespace
