@@ -268,12 +268,6 @@ class Connection {
           "without a cursor, a streaming INSERT job) are not supported yet through it: RESET "
           "'execution.runtime-mode' for batch statements");
     }
-    if (!first.empty() && (first[0] == "DECLARE" || first[0] == "FETCH" || first[0] == "CLOSE") &&
-        !simple) {
-      return Status::NotSupported(
-          "cursors through the extended query protocol are not supported yet: send DECLARE, "
-          "FETCH and CLOSE as simple queries");
-    }
     if (!first.empty() && first[0] == "COPY" && !simple) {
       return Status::NotSupported(
           "COPY through the extended query protocol is not supported yet: send it as a simple "
@@ -514,6 +508,7 @@ class Connection {
     std::vector<Field> fields;
     std::vector<Row> rows;  // a query's rows, handed out by Execute (up to its row limit)
     std::vector<int16_t> result_formats;  // as Bind gave them: none text, one for all, or each
+    std::function<Status()> sent;         // a FETCH's, once its rows are written to the client
     size_t next = 0;
     std::string tag;
   };
@@ -549,6 +544,19 @@ class Connection {
         entry.text = pg::DollarParamsToMarkers(one, &entry.order, &count);
         entry.oids = parse.type_oids;
         if (entry.oids.size() < static_cast<size_t>(count)) entry.oids.resize(count, 0);
+        // DECLARE, FETCH and CLOSE are the server's statements (server/cursors.h), run at Execute
+        // as the simple query runs them.
+        const std::vector<std::string> word = LeadingWords(one, 1);
+        if (!word.empty() && (word[0] == "DECLARE" || word[0] == "FETCH" || word[0] == "CLOSE")) {
+          if (!entry.oids.empty()) {
+            return Status::NotSupported("parameters of " + word[0] +
+                                        " are not supported yet: write the values in");
+          }
+          entry.text = one;
+          prepared_[parse.statement] = std::move(entry);
+          pg::AppendEmpty('1', &out_);  // ParseComplete
+          return Status::OK();
+        }
         TRIB_ASSIGN_OR_RETURN(entry.statement,
                               sql::Prepare(session_.get(), entry.text, sql::Pos{}));
         prepared_[parse.statement] = std::move(entry);
@@ -633,10 +641,15 @@ class Connection {
         portal->next = end;
         if (end < portal->rows.size()) {
           pg::AppendEmpty('s', &out_);  // PortalSuspended
-        } else {
-          pg::AppendCommandComplete("SELECT " + std::to_string(portal->rows.size()), &out_);
+          return Status::OK();
         }
-        return Status::OK();
+        pg::AppendCommandComplete(
+            portal->sent ? portal->tag : "SELECT " + std::to_string(portal->rows.size()), &out_);
+        if (!portal->sent) return Status::OK();
+        TRIB_RETURN_NOT_OK(wire_.Flush());
+        auto sent = std::move(portal->sent);
+        portal->sent = nullptr;
+        return sent();
       }
       case 'C': {
         TRIB_ASSIGN_OR_RETURN(pg::Target target, pg::ParseTarget(body));
@@ -650,6 +663,30 @@ class Connection {
       }
     }
     return Status::Internal("not an extended-protocol message");
+  }
+
+  // A portal of DECLARE, FETCH or CLOSE (server/cursors.h): a FETCH's rows are handed out by
+  // Execute as a query's are; the consumer id's position moves once they are all written.
+  Status RunCursorPortal(const std::string& text, Portal* portal) {
+    const std::string word = LeadingWords(text, 1)[0];
+    Result<std::string> tag = word == "DECLARE" ? cursors_->Declare(text)
+                              : word == "CLOSE" ? cursors_->Close(text)
+                                                : std::string("FETCH");
+    TRIB_RETURN_NOT_OK(tag.status());
+    portal->ran = true;
+    portal->tag = *tag;
+    if (word != "FETCH") return Status::OK();
+    auto fetched = cursors_->Fetch(text);
+    if (!fetched.ok()) {
+      portal->ran = false;
+      return cancel_.load() ? Cancelled() : fetched.status();
+    }
+    portal->has_rows = true;
+    portal->fields = std::move(fetched->fields);
+    portal->rows = std::move(fetched->rows);
+    portal->tag = "FETCH " + std::to_string(portal->rows.size());
+    portal->sent = std::move(fetched->sent);
+    return Status::OK();
   }
 
   // Runs portal `name`'s statement once (at its first Describe or Execute); its rows are kept
@@ -668,6 +705,10 @@ class Connection {
     // Cancellable as a simple query is (see SimpleQuery).
     cancel_.store(false);
     sql::StopFlagScope stop(&cancel_);
+    if (!entry->second.statement) {
+      TRIB_RETURN_NOT_OK(RunCursorPortal(entry->second.text, &portal));
+      return &portal;
+    }
     auto executed = entry->second.statement->Execute(portal.args);
     if (cancel_.load() && !executed.ok()) return Cancelled();
     TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, std::move(executed));

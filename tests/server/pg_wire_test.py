@@ -727,6 +727,54 @@ def binary_formats(server):
           "text; binary parameters of bytea and timestamptz are refused")
 
 
+PSYCOPG_SUBSCRIBER = r"""
+import sys, threading, time
+import psycopg
+dsn = "host=127.0.0.1 port=%s user=tributary dbname=default" % sys.argv[1]
+w = psycopg.connect(dsn, autocommit=True)
+w.execute("CREATE TABLE ext_subs (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+w.execute("INSERT INTO ext_subs VALUES (%s, %s), (%s, %s)", (1, "a", 2, "b"))
+r = psycopg.connect(dsn, autocommit=True)
+r.execute("SET 'execution.runtime-mode' = 'streaming'")
+r.execute("DECLARE c CURSOR FOR SELECT id, v FROM ext_subs")
+got = r.execute("FETCH 10 FROM c").fetchall()
+if sorted(got) != [("+I", 1, "a"), ("+I", 2, "b")]:
+    print("first FETCH: %r" % got)
+    sys.exit(1)
+def update():
+    time.sleep(1.0)
+    w.execute("UPDATE ext_subs SET v = %s WHERE id = %s", ("b2", 2))
+threading.Thread(target=update).start()
+started = time.time()
+got = r.execute("FETCH 5 FROM c", binary=True).fetchall()  # waits for the UPDATE
+if got != [("-U", 2, "b"), ("+U", 2, "b2")] or time.time() - started < 0.5:
+    print("second FETCH: %r after %.2f s" % (got, time.time() - started))
+    sys.exit(1)
+r.execute("CLOSE c")
+try:
+    r.execute("FETCH 1 FROM c")
+    print("FETCH after CLOSE answered")
+    sys.exit(1)
+except psycopg.errors.InvalidCursorName:
+    pass
+r.execute("RESET 'execution.runtime-mode'")
+w.execute("DROP TABLE ext_subs")
+print("ok")
+"""
+
+
+def extended_subscription(server):
+    """A subscription through the extended protocol (psycopg 3 sends every statement so):
+    DECLARE, FETCH (in text, then binary, the second waiting for another connection's UPDATE)
+    and CLOSE."""
+    p = subprocess.run(["/usr/bin/python3", "-c", PSYCOPG_SUBSCRIBER, str(server.port)],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0 or p.stdout.strip() != "ok":
+        raise Failure("a subscription through psycopg: %s %s" % (p.stdout, p.stderr))
+    print("  ok  a subscription through the extended protocol (psycopg 3): DECLARE, a FETCH that "
+          "waits for another connection's UPDATE, CLOSE")
+
+
 def describe_commands(server):
     """psql's \\d, \\dt, \\dn and \\l through the server: tables, their columns, keys,
     comments and options, from the warehouse's catalog (a database is a schema)."""
@@ -1036,6 +1084,7 @@ def main():
         raw_extended_protocol(server.port)
         describe_commands(server)
         binary_formats(server)
+        extended_subscription(server)
         # Refused at startup (FATAL; psql shows the message, not the code).
         p = server.psql("SELECT 1", expect_ok=False, user="postgres")
         if p.returncode == 0 or 'FATAL:  role "postgres" does not exist' not in p.stderr:
