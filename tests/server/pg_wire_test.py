@@ -716,13 +716,18 @@ print("ok")
 """
 
 
+def run_psycopg(script, server, what):
+    """Runs `script` (it prints "ok") with Debian's python3 against the server."""
+    p = subprocess.run(["/usr/bin/python3", "-c", script, str(server.port)],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0 or p.stdout.strip() != "ok":
+        raise Failure("%s: %s %s" % (what, p.stdout, p.stderr))
+
+
 def binary_formats(server):
     """psycopg 3 writes every parameter in the binary format and in text, and reads results in
     both: the values it gets back are the ones it wrote."""
-    p = subprocess.run(["/usr/bin/python3", "-c", PSYCOPG_CLIENT, str(server.port)],
-                       capture_output=True, text=True, timeout=120)
-    if p.returncode != 0 or p.stdout.strip() != "ok":
-        raise Failure("psycopg's binary formats: %s %s" % (p.stdout, p.stderr))
+    run_psycopg(PSYCOPG_CLIENT, server, "psycopg's binary formats")
     print("  ok  psycopg 3 (Debian's) writes and reads every type in the binary format and in "
           "text; binary parameters of bytea and timestamptz are refused")
 
@@ -767,10 +772,7 @@ def extended_subscription(server):
     """A subscription through the extended protocol (psycopg 3 sends every statement so):
     DECLARE, FETCH (in text, then binary, the second waiting for another connection's UPDATE)
     and CLOSE."""
-    p = subprocess.run(["/usr/bin/python3", "-c", PSYCOPG_SUBSCRIBER, str(server.port)],
-                       capture_output=True, text=True, timeout=120)
-    if p.returncode != 0 or p.stdout.strip() != "ok":
-        raise Failure("a subscription through psycopg: %s %s" % (p.stdout, p.stderr))
+    run_psycopg(PSYCOPG_SUBSCRIBER, server, "a subscription through psycopg")
     print("  ok  a subscription through the extended protocol (psycopg 3): DECLARE, a FETCH that "
           "waits for another connection's UPDATE, CLOSE")
 
