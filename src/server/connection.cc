@@ -503,6 +503,7 @@ class Connection {
   struct Portal {
     std::string statement;
     std::vector<Value> args;  // in marker order
+    std::vector<bool> bytes;  // which of them are bytea (BYTES literals)
     bool ran = false;
     bool has_rows = false;
     std::vector<Field> fields;
@@ -599,7 +600,10 @@ class Connection {
         Portal portal;
         portal.statement = bind.statement;
         portal.result_formats = std::move(bind.result_formats);
-        for (int n : entry.order) portal.args.push_back(values[static_cast<size_t>(n - 1)]);
+        for (int n : entry.order) {
+          portal.args.push_back(values[static_cast<size_t>(n - 1)]);
+          portal.bytes.push_back(entry.oids[static_cast<size_t>(n - 1)] == 17);  // bytea
+        }
         portals_[bind.portal] = std::move(portal);
         pg::AppendEmpty('2', &out_);  // BindComplete
         return Status::OK();
@@ -709,7 +713,7 @@ class Connection {
       TRIB_RETURN_NOT_OK(RunCursorPortal(entry->second.text, &portal));
       return &portal;
     }
-    auto executed = entry->second.statement->Execute(portal.args);
+    auto executed = entry->second.statement->Execute(portal.args, &portal.bytes);
     if (cancel_.load() && !executed.ok()) return Cancelled();
     TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, std::move(executed));
     portal.ran = true;

@@ -32,7 +32,45 @@ std::string Pad4(int d) {
   return std::string(4 - s.size(), '0') + s;
 }
 
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 }  // namespace
+
+std::optional<std::string> ByteaFromText(std::string_view text) {
+  std::string out;
+  if (text.substr(0, 2) == "\\x") {
+    text.remove_prefix(2);
+    if (text.size() % 2 != 0) return std::nullopt;
+    for (size_t i = 0; i < text.size(); i += 2) {
+      const int hi = HexValue(text[i]), lo = HexValue(text[i + 1]);
+      if (hi < 0 || lo < 0) return std::nullopt;
+      out.push_back(static_cast<char>(hi * 16 + lo));
+    }
+    return out;
+  }
+  for (size_t i = 0; i < text.size(); i++) {
+    if (text[i] != '\\') {
+      out.push_back(text[i]);
+    } else if (i + 1 < text.size() && text[i + 1] == '\\') {
+      out.push_back('\\');
+      i++;
+    } else if (i + 3 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '3' &&
+               text[i + 2] >= '0' && text[i + 2] <= '7' && text[i + 3] >= '0' &&
+               text[i + 3] <= '7') {
+      out.push_back(static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 +
+                                      (text[i + 3] - '0')));
+      i += 3;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
 
 std::string NumericBinary(__int128 unscaled, int32_t scale) {
   const bool negative = unscaled < 0;
@@ -207,6 +245,7 @@ Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bo
         std::memcpy(&d, &bits, sizeof(d));
         return Value::Double(d);
       }
+      case 17:    // bytea: the bytes themselves
       case 19:    // name
       case 25:    // text
       case 1042:  // bpchar
@@ -250,6 +289,11 @@ Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bo
                            "\"" + where);
   };
   switch (oid) {
+    case 17: {  // bytea: \x and hex digits, or the escape format (\\ and \ooo octal)
+      auto bytes = ByteaFromText(text);
+      if (!bytes) return invalid("bytea");
+      return Value::String(std::move(*bytes));
+    }
     case 16: {  // bool
       std::string t;
       for (char c : text)

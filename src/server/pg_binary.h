@@ -23,12 +23,17 @@ namespace tributary::server::pg {
 std::optional<std::string> BinaryOf(const Value& v, const DataType& type);
 
 // Parameter $n of a Bind (`data`, nullopt for NULL) in the text or binary format as the value
-// its declared type `oid` says: bool, integers and floats become those values; any other type,
+// its declared type `oid` says: bool, integers and floats become those values, bytea its bytes
+// (a BYTES value: the caller flags it, see PreparedStatement::Execute); any other type,
 // or an unspecified one (0), a string (a binary date, time, timestamp or numeric its text), which
 // a comparison or an INSERT converts as it would a string literal. A binary parameter of an
 // unspecified type is refused (its bytes cannot be read without one), as a malformed one is.
 Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bool binary,
                          size_t n);
+
+// The bytes of bytea's text format: `\x` then two hex digits a byte, or the escape format
+// (`\\` a backslash, `\ooo` an octal byte); nullopt when malformed.
+std::optional<std::string> ByteaFromText(std::string_view text);
 
 // numeric's binary form of the decimal `unscaled` x 10^-scale, and the text of a binary
 // numeric (exposed for tests).

@@ -667,8 +667,8 @@ for ph in ("%b", "%t"):  # every parameter binary, then every one text
                                       "CAST(%t AS DATE)", ph])
         conn.execute("INSERT INTO typed (id, i, s, r, d, b, str, v, dec, small, dt, ts, tm, ltz, "
                      "by) VALUES (" + marks + ", TIME '01:02:03.456', "
-                     "TO_TIMESTAMP_LTZ(86400123, 3), X'00FF10')",
-                     (row[0] + (10 if ph == "%t" else 0),) + row[1:])
+                     "TO_TIMESTAMP_LTZ(86400123, 3), " + ph + ")",
+                     (row[0] + (10 if ph == "%t" else 0),) + row[1:] + (b"\x00\xff\x10",))
 for binary in (True, False):
     got = conn.execute("SELECT * FROM typed ORDER BY id", binary=binary).fetchall()
     want = []
@@ -686,8 +686,9 @@ for binary in (True, False):
     # Parameters compare in both formats.
     for ph in ("%b", "%t"):
         ids = conn.execute("SELECT id FROM typed WHERE ts = " + ph + " AND i = " + ph +
-                           " AND str = " + ph + " ORDER BY id",
-                           (rows[0][11], 7, "h\u00e9llo"), binary=binary).fetchall()
+                           " AND str = " + ph + " AND by = " + ph + " ORDER BY id",
+                           (rows[0][11], 7, "h\u00e9llo", b"\x00\xff\x10"),
+                           binary=binary).fetchall()
         if ids != [(1,), (11,)]:
             print("WHERE with %s parameters: %r" % (ph, ids))
             sys.exit(1)
@@ -701,8 +702,7 @@ for binary in (True, False):
         sys.exit(1)
 conn.execute("RESET 'table.local-time-zone'")
 # What binary parameters cannot be yet: refused, naming the parameter.
-for value, words in ((b"\x01", "OID 17"),
-                     (datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc), "OID 1184")):
+for value, words in ((datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc), "OID 1184"),):
     try:
         conn.execute("SELECT %b", (value,))
         print("a binary parameter of %r was taken" % (value,))
@@ -729,7 +729,7 @@ def binary_formats(server):
     both: the values it gets back are the ones it wrote."""
     run_psycopg(PSYCOPG_CLIENT, server, "psycopg's binary formats")
     print("  ok  psycopg 3 (Debian's) writes and reads every type in the binary format and in "
-          "text; binary parameters of bytea and timestamptz are refused")
+          "text, bytea included; binary timestamptz parameters are refused")
 
 
 PSYCOPG_SUBSCRIBER = r"""

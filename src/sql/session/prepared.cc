@@ -272,11 +272,23 @@ Status PreparedStatement::PlanPointLookup() {
   return Status::OK();
 }
 
-Result<StatementResult> PreparedStatement::ExecuteText(const std::vector<Value>& params) {
+Result<StatementResult> PreparedStatement::ExecuteText(const std::vector<Value>& params,
+                                                       const std::vector<bool>* bytes) {
   std::string text;
   size_t from = 0;
   for (size_t i = 0; i < parameters_.size(); i++) {
     text.append(text_, from, parameters_[i] - from);
+    if (bytes != nullptr && i < bytes->size() && (*bytes)[i] && params[i].is_string()) {
+      static const char* kHex = "0123456789ABCDEF";
+      text += "X'";
+      for (unsigned char b : params[i].string_value()) {
+        text += kHex[b >> 4];
+        text += kHex[b & 15];
+      }
+      text += "'";
+      from = parameters_[i] + 1;
+      continue;
+    }
     auto literal = LiteralText(params[i], i);
     if (!literal.ok()) return ErrorAt(parameter_pos_[i], literal.status().message());
     text += *literal;
@@ -286,7 +298,8 @@ Result<StatementResult> PreparedStatement::ExecuteText(const std::vector<Value>&
   return session_->ExecuteText(text, start_);
 }
 
-Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& params) {
+Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& params,
+                                                   const std::vector<bool>* bytes) {
   if (params.size() != parameters_.size()) {
     return Status::Invalid("the statement takes " + std::to_string(parameters_.size()) +
                            " parameter" + (parameters_.size() == 1 ? "" : "s") + ", " +
@@ -296,7 +309,7 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
   // DROP and CREATE) or its latest snapshot went back (a rollback); otherwise a newer snapshot is
   // taken by refreshing the lookup (one stat each while nothing changes).
   for (int attempt = 0;; attempt++) {
-    if (!lookup_) return ExecuteText(params);
+    if (!lookup_) return ExecuteText(params, bytes);
     PointLookup& pl = *lookup_;
     bool replan = false;
     if (attempt == 0) {
@@ -330,7 +343,7 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
     const bool fits = type.IsInteger() ? v.is_int() && v.int_value() >= lo && v.int_value() <= hi
                                        : v.is_string() && v.string_value().size() <=
                                                               static_cast<size_t>(type.length);
-    if (!fits) return ExecuteText(params);
+    if (!fits) return ExecuteText(params, bytes);
     pl.key[k] = v;
   }
   TRIB_ASSIGN_OR_RETURN(std::optional<Row> row, pl.lookup->Get(pl.key));

@@ -29,7 +29,10 @@ class PreparedStatement {
   // Runs the statement with `params` in place of its markers. A parameter is NULL, a boolean, an
   // integer, a DOUBLE, a string, a DECIMAL or a TIMESTAMP value; it reads as a literal of that
   // type would (an integer compared with an INT column, a string with a VARCHAR one).
-  Result<StatementResult> Execute(const std::vector<Value>& params);
+  // `bytes`, when given (one flag per parameter): the string parameters flagged are bytes,
+  // written as binary literals (X'00ff') for BINARY / BYTES columns.
+  Result<StatementResult> Execute(const std::vector<Value>& params,
+                                  const std::vector<bool>* bytes = nullptr);
   // "a point lookup of <table> by (k1, k2)" when runs skip planning, else "a statement"
   // (what tests and benchmarks check).
   std::string Describe() const;
@@ -41,7 +44,8 @@ class PreparedStatement {
   PreparedStatement(Session* session, std::string text, Pos start);
   // The point-lookup plan of the statement, when it is one (null otherwise).
   Status PlanPointLookup();
-  Result<StatementResult> ExecuteText(const std::vector<Value>& params);
+  Result<StatementResult> ExecuteText(const std::vector<Value>& params,
+                                      const std::vector<bool>* bytes = nullptr);
 
   Session* session_;
   std::string text_;

@@ -172,6 +172,16 @@ TEST_F(PreparedStatementTest, OtherStatementsRunWithTheValuesAsLiterals) {
   ASSERT_TRUE(insert->Execute({Value::Int(9), Value::Int(90)}).ok());
   EXPECT_NE(Text(session_->ExecuteText("SELECT * FROM t WHERE id = 9", Pos{})).find("|9,'?',90,"),
             std::string::npos);
+  // Bytes flagged as such are binary literals: any byte, not only UTF-8 text.
+  auto blob = Prepared("SELECT CAST(? AS BYTES) = X'00FF27', CAST(? AS BYTES) = X'FE01'");
+  ASSERT_TRUE(blob);
+  const std::vector<bool> bytes = {true, true};
+  auto got = blob->Execute(
+      {Value::String(std::string("\0\xff'", 3)), Value::String(std::string("\xfe\x01", 2))},
+      &bytes);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  const std::string text = Text(std::move(got));
+  EXPECT_NE(text.find("|true,true,"), std::string::npos) << text;
   // Syntax errors fail at Prepare; other errors at Execute, naming the problem.
   EXPECT_FALSE(Prepare(session_.get(), "SELECT id FROM t WHERE id = = ?").ok());
   auto bad = Prepared("SELECT nope FROM t WHERE id = ?");
