@@ -1,4 +1,5 @@
 // `tributary serve`: the warehouse over the PostgreSQL protocol (server/server.h).
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -17,14 +18,16 @@ constexpr const char* kUsage =
     "  --warehouse DIR|URI  the warehouse (default $TRIBUTARY_WAREHOUSE, else ./warehouse)\n"
     "  --listen HOST:PORT   where to listen (default 127.0.0.1:5433); other than a loopback\n"
     "                       address needs a password for user tributary\n"
-    "  --data-dir DIR       the hot tier's logs (not supported yet: every statement commits to\n"
-    "                       the lake directly)\n"
+    "  --data-dir DIR       the hot tier's logs: writes are acknowledged once logged there and\n"
+    "                       committed to the lake every second (default <warehouse>-hot for\n"
+    "                       a local warehouse; needed for one on object storage)\n"
     "Statements are those of 'tributary sql'. SIGTERM or SIGINT stops the server (exit status\n"
     "0).\n"
     "Environment: TRIBUTARY_PASSWORD_FILE (a file whose first line is user tributary's\n"
     "password or its SCRAM-SHA-256 verifier) or TRIBUTARY_PASSWORD: set, every client\n"
     "authenticates with SCRAM-SHA-256; unset, clients on loopback addresses are trusted.\n"
-    "TRIBUTARY_TLS_CERT and TRIBUTARY_TLS_KEY (PEM files): clients that ask for TLS get it.\n";
+    "TRIBUTARY_TLS_CERT and TRIBUTARY_TLS_KEY (PEM files): clients that ask for TLS get it.\n"
+    "TRIBUTARY_HOT_TIER_FRESHNESS_MS: how often the logs are committed (default 1000).\n";
 
 }  // namespace
 
@@ -60,16 +63,36 @@ int RunServeCommand(int argc, char** argv) {
     } else if (name == "--listen") {
       options.listen = value;
     } else {
-      std::fprintf(stderr,
-                   "tributary serve: --data-dir '%s': the hot tier is not supported yet (every "
-                   "statement commits to the lake directly); leave --data-dir out\n",
-                   value.c_str());
-      return 1;
+      options.data_dir = value;
     }
   }
   if (options.warehouse.empty()) {
     const char* env = std::getenv("TRIBUTARY_WAREHOUSE");
     options.warehouse = env != nullptr && *env != '\0' ? env : "./warehouse";
+  }
+  if (options.data_dir.empty()) {
+    if (options.warehouse.find("://") != std::string::npos) {
+      std::fprintf(stderr,
+                   "tributary serve: --data-dir is needed for a warehouse on object storage "
+                   "('%s'): the hot tier's logs are on a local disk\n",
+                   options.warehouse.c_str());
+      return 1;
+    }
+    std::string base = options.warehouse;
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    options.data_dir = base + "-hot";
+  }
+  if (const char* f = std::getenv("TRIBUTARY_HOT_TIER_FRESHNESS_MS"); f != nullptr && *f) {
+    char* end = nullptr;
+    const long long ms = std::strtoll(f, &end, 10);
+    if (*end != '\0' || ms < 1) {
+      std::fprintf(stderr,
+                   "tributary serve: TRIBUTARY_HOT_TIER_FRESHNESS_MS '%s' is not a number of "
+                   "milliseconds (1 or more)\n",
+                   f);
+      return 1;
+    }
+    options.freshness = std::chrono::milliseconds(ms);
   }
   auto password = server::PasswordFromEnvironment();
   if (!password.ok()) {

@@ -18,6 +18,7 @@
 #include "server/cancel.h"
 #include "server/copy.h"
 #include "server/cursors.h"
+#include "server/hot_tier.h"
 #include "server/pg_binary.h"
 #include "server/pg_catalog.h"
 #include "server/pg_wire.h"
@@ -124,6 +125,15 @@ class Connection {
       std::optional<sql::LentWriter> none;
       if (!catalog_) {
         TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
+      }
+      if (config_->hot && HotTier::Takes(t)) {  // the statement's rows go to the table's log
+        auto mine = catalog_->GetTable(t.identifier());
+        if (!mine.ok() || (*mine)->path() != t.path()) return none;
+        std::shared_ptr<TableWriter> writer = config_->hot->NewStatementWriter(t);
+        sql::LentWriter lent;
+        lent.writer = writer.get();
+        lent.give_back = [writer](bool) {};
+        return std::optional<sql::LentWriter>(std::move(lent));
       }
       auto lease = TableWriters::Instance().Acquire(*catalog_, t.identifier(), TableWriters::kWait);
       if (!lease.ok() || !*lease || (*lease)->table().path() != t.path()) return none;
@@ -292,15 +302,30 @@ class Connection {
     if (!catalog_) {
       TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
     }
-    // The table's shared writer (server/table_writers.h), held until the COPY ends; a writer of
-    // its own when another statement holds that one too long.
-    TRIB_ASSIGN_OR_RETURN(std::optional<TableWriters::Lease> lease,
-                          TableWriters::Instance().Acquire(*catalog_, id, TableWriters::kWait));
+    // With the hot tier, a writer of the COPY's own whose commit logs its rows; else the table's
+    // shared writer (server/table_writers.h), held until the COPY ends, or a writer of its own
+    // when another statement holds that one too long.
+    std::optional<TableWriters::Lease> lease;
     std::unique_ptr<Table> own_table;
+    if (config_->hot) {
+      TRIB_ASSIGN_OR_RETURN(own_table, catalog_->GetTable(id));
+    }
+    const bool hot = own_table && HotTier::Takes(*own_table);
+    if (!hot) {
+      auto acquired = TableWriters::Instance().Acquire(*catalog_, id, TableWriters::kWait);
+      if (!acquired.ok()) return acquired.status();
+      if (*acquired) lease.emplace(std::move(**acquired));
+    }
     std::unique_ptr<TableWriter> own_writer;
     if (!lease) {
-      TRIB_ASSIGN_OR_RETURN(own_table, catalog_->GetTable(id));
-      TRIB_ASSIGN_OR_RETURN(own_writer, own_table->NewWriter({}));
+      if (!own_table) {
+        TRIB_ASSIGN_OR_RETURN(own_table, catalog_->GetTable(id));
+      }
+      if (hot) {
+        own_writer = config_->hot->NewStatementWriter(*own_table);
+      } else {
+        TRIB_ASSIGN_OR_RETURN(own_writer, own_table->NewWriter({}));
+      }
     }
     Table* table = lease ? &lease->table() : own_table.get();
     TableWriter* writer = lease ? &lease->writer() : own_writer.get();
@@ -705,6 +730,7 @@ class Connection {
       return Status::NotFound("prepared statement \"" + portal.statement + "\" does not exist");
     }
     TRIB_RETURN_NOT_OK(CheckAllowed(entry->second.text));
+    TRIB_RETURN_NOT_OK(Barrier(entry->second.text));
     ServerStats::Get().statements++;
     // Cancellable as a simple query is (see SimpleQuery).
     cancel_.store(false);
@@ -756,8 +782,55 @@ class Connection {
     return Status::OK();
   }
 
+  // The read barrier of the hot tier (server/hot_tier.h): before a statement that may read a
+  // table (or change one otherwise than by a plain INSERT ... VALUES or COPY FROM), what the
+  // logs hold is committed to the lake, so the statement sees every acknowledged write.
+  Status Barrier(const std::string& text) {
+    if (!config_->hot) return Status::OK();
+    const std::vector<std::string> first = LeadingWords(text, 1);
+    const std::string w = first.empty() ? "" : first[0];
+    if (w == "SET" || w == "RESET" || w == "CLOSE") return Status::OK();
+    if (w == "SHOW" && LeadingWords(text, 2) == std::vector<std::string>{"SHOW", "STATS"}) {
+      return Status::OK();
+    }
+    if (w == "COPY") {
+      auto copy = ParseCopy(text);
+      if (copy.ok() && copy->from_stdin) return Status::OK();
+    }
+    // A plain INSERT INTO ... VALUES goes through the hot tier; one with hints, an OVERWRITE,
+    // or one reading tables commits otherwise or reads: after the barrier.
+    if (w == "INSERT" && LeadingWords(text, 2) == std::vector<std::string>{"INSERT", "INTO"} &&
+        !MentionsSelect(text) && text.find("/*+") == std::string::npos) {
+      return Status::OK();
+    }
+    return config_->hot->TierAll();
+  }
+
+  // Whether `text` holds the word SELECT outside quotes (an INSERT that reads tables).
+  static bool MentionsSelect(const std::string& text) {
+    char quote = 0;
+    std::string word;
+    for (char c : text + " ") {
+      if (quote != 0) {
+        if (c == quote) quote = 0;
+        continue;
+      }
+      if (c == '\'' || c == '"' || c == '`') {
+        quote = c;
+        word.clear();
+      } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+        word.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+      } else {
+        if (word == "SELECT") return true;
+        word.clear();
+      }
+    }
+    return false;
+  }
+
   Status Statement(const sql::StatementText& st) {
     TRIB_RETURN_NOT_OK(CheckAllowed(st.text, /*simple=*/true));
+    TRIB_RETURN_NOT_OK(Barrier(st.text));
     if (const auto first = LeadingWords(st.text, 1); !first.empty()) {
       if (first[0] == "COPY") return Copy(st.text);
       if (first[0] == "DECLARE" || first[0] == "CLOSE") {

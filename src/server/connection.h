@@ -10,6 +10,7 @@
 namespace tributary::server {
 
 struct ScramVerifier;
+class HotTier;
 }  // namespace tributary::server
 struct ssl_ctx_st;
 namespace tributary::server {
@@ -23,6 +24,9 @@ struct ConnectionConfig {
   // The TLS context (server/tls.h): set, an SSLRequest is answered 'S' and the connection
   // goes on encrypted; null, it is answered 'N'.
   std::shared_ptr<ssl_ctx_st> tls;
+  // The hot tier (server/hot_tier.h): plain writes go to its logs; null, every statement commits
+  // to the lake. Outlives every connection.
+  HotTier* hot = nullptr;
 };
 
 // Serves the client on socket `fd` (closed at the end) until it leaves, from `peer` (for logs).

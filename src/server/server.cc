@@ -18,7 +18,9 @@
 #include <thread>
 
 #include "server/connection.h"
+#include "server/hot_tier.h"
 #include "server/scram.h"
+#include "server/stats.h"
 #include "server/table_writers.h"
 #include "sql/session/session.h"
 
@@ -129,6 +131,15 @@ int RunServer(const ServerOptions& options) {
       return 1;
     }
   }
+  // The hot tier: what its logs hold and the lake does not is committed before any client
+  // connects (a crash loses no acknowledged write).
+  TableWriters::Instance().set_commit_user(kHotTierCommitUser);
+  auto hot = HotTier::Open(options.data_dir, options.warehouse);
+  if (!hot.ok()) {
+    std::fprintf(stderr, "error: %s\n", hot.status().message().c_str());
+    return 1;
+  }
+  (*hot)->Start(options.freshness);
   const int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     std::fprintf(stderr, "error: socket: %s\n", std::strerror(errno));
@@ -148,13 +159,16 @@ int RunServer(const ServerOptions& options) {
   ::sigaction(SIGTERM, &sa, nullptr);
   ::sigaction(SIGINT, &sa, nullptr);
   auto config = std::make_shared<ConnectionConfig>();
+  config->hot = hot->get();
+  ServerStats::Get().hot.store(hot->get());
   config->warehouse = options.warehouse;
   config->password = options.password;
   config->tls = options.tls;
   // A client gone in the middle of a TLS write must not stop the process (OpenSSL writes with
   // write(2), which raises SIGPIPE; plain sends pass MSG_NOSIGNAL).
   ::signal(SIGPIPE, SIG_IGN);
-  Log("listening on " + options.listen + " (warehouse " + options.warehouse + ", " +
+  Log("listening on " + options.listen + " (warehouse " + options.warehouse + ", hot tier " +
+      options.data_dir + ", " +
       (options.password ? "SCRAM-SHA-256 authentication" : "trust authentication") +
       (options.tls ? ", TLS" : "") + ")");
   while (!g_stop.load()) {
@@ -169,8 +183,13 @@ int RunServer(const ServerOptions& options) {
     std::thread(ServeConnection, client, config, PeerName(peer)).detach();
   }
   ::close(fd);
-  // Every statement commits as it runs: a connection cut here loses nothing it was told was
-  // done (a statement still running commits all of it or nothing).
+  // What the logs hold goes to the lake; a statement still running is logged whole or not at
+  // all (and a write logged after this is replayed at the next start).
+  (*hot)->Stop();
+  Status tiered = (*hot)->TierAll();
+  if (!tiered.ok()) {
+    Log("stop: " + tiered.message() + " (the log keeps it: the next start commits it)");
+  }
   TableWriters::Instance().CloseAll();
   Log("stopped (SIGTERM or SIGINT)");
   return 0;

@@ -6,13 +6,16 @@
 // statements per query, rows in the text format, errors with SQLSTATE codes), the extended
 // query protocol in the text format (prepared statements, portals), COPY FROM STDIN / TO STDOUT
 // (text and CSV, server/copy.h), subscriptions (streaming mode's DECLARE ... CURSOR / FETCH /
-// CLOSE), Terminate, and SIGTERM / SIGINT (stop accepting, exit 0). Refused with "not supported
-// yet": binary formats, streaming jobs, the hot tier. SCRAM-SHA-256 authentication when user
+// CLOSE), Terminate, the hot tier (server/hot_tier.h: plain writes acknowledged once in a local
+// log, committed to the lake every interval and before other statements), and SIGTERM / SIGINT
+// (stop accepting, tier what the logs hold, exit 0). Refused with "not supported yet": streaming
+// jobs, union reads. SCRAM-SHA-256 authentication when user
 // tributary has a password (server/scram.h), which listening on other than a loopback address
 // requires.
 // Thread-safety: RunServer blocks its caller until the server stops.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -33,6 +36,10 @@ struct ServerOptions {
   std::shared_ptr<const ScramVerifier> password;
   // TLS (server/tls.h, TlsFromEnvironment): clients that ask for it get it; null, none.
   std::shared_ptr<ssl_ctx_st> tls;
+  // The hot tier's logs (server/hot_tier.h).
+  std::string data_dir;
+  // How often the hot tier commits its logs into the lake.
+  std::chrono::milliseconds freshness{1000};
 };
 
 // The password of user tributary from the environment (docs/server.md):

@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "common/memory_budget.h"
 #include "io/file_cache.h"
+#include "server/hot_tier.h"
 
 namespace tributary::server {
 
@@ -43,7 +44,7 @@ std::vector<std::pair<std::string, std::string>> ServerStats::Rows() const {
   char uptime[32];
   std::snprintf(uptime, sizeof(uptime), "%.1f", seconds);
   const MemoryBudget& budget = MemoryBudget::Instance();
-  return {
+  std::vector<std::pair<std::string, std::string>> rows = {
       {"uptime_seconds", uptime},
       {"connections_open", n(connections_open)},
       {"connections_total", n(connections_total)},
@@ -59,9 +60,16 @@ std::vector<std::pair<std::string, std::string>> ServerStats::Rows() const {
       {"memory_budget_bytes", std::to_string(budget.total())},
       {"memory_write_buffers_bytes", std::to_string(budget.buffered())},
       {"memory_file_cache_bytes", std::to_string(io::FileCache::Instance().used())},
-      // No hot tier yet: a write is acknowledged once its lake snapshot is published.
-      {"tiering", "none: every write is a lake commit"},
   };
+  // The hot tier: log entries and rows acknowledged but not in the lake yet, rounds that
+  // committed, and the last round's error.
+  HotTier::Stats tier;
+  if (const HotTier* h = hot.load()) tier = h->stats();
+  rows.push_back({"hot_tier_entries_pending", std::to_string(tier.entries_pending)});
+  rows.push_back({"hot_tier_rows_pending", std::to_string(tier.rows_pending)});
+  rows.push_back({"hot_tier_tierings", std::to_string(tier.tierings)});
+  rows.push_back({"tiering", tier.last_error.empty() ? "ok" : "failing: " + tier.last_error});
+  return rows;
 }
 
 }  // namespace tributary::server

@@ -11,6 +11,8 @@
 
 namespace tributary::server {
 
+class HotTier;
+
 struct ServerStats {
   static ServerStats& Get();
 
@@ -22,6 +24,8 @@ struct ServerStats {
   std::atomic<int64_t> rows_written{0};   // what INSERT, UPDATE, DELETE and COPY FROM reported
   std::atomic<int64_t> rows_returned{0};  // data rows and COPY TO rows sent
   std::atomic<int64_t> subscriptions_open{0};
+  // The hot tier whose state the tiering rows show (set once, at the start).
+  std::atomic<const HotTier*> hot{nullptr};
 
   // (name, value) rows, in a fixed order: the counters, rates since the start, the process's
   // memory (resident set, the memory budget and what its write buffers and file cache hold) and

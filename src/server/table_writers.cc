@@ -43,6 +43,31 @@ void TableWriters::Lease::Discard() {
   entry_->writer.reset();
 }
 
+namespace {
+std::mutex commit_user_mu;
+std::string& CommitUser() {
+  static std::string user;
+  return user;
+}
+WriteOptions SharedWriterOptions() {
+  WriteOptions options;
+  std::lock_guard<std::mutex> lock(commit_user_mu);
+  options.commit_user = CommitUser();
+  return options;
+}
+}  // namespace
+
+void TableWriters::set_commit_user(std::string user) {
+  std::lock_guard<std::mutex> lock(commit_user_mu);
+  CommitUser() = std::move(user);
+}
+
+Status TableWriters::Lease::Reopen() {
+  if (entry_->writer) entry_->writer->Abort();
+  TRIB_ASSIGN_OR_RETURN(entry_->writer, entry_->table->NewWriter(SharedWriterOptions()));
+  return Status::OK();
+}
+
 Result<std::optional<TableWriters::Lease>> TableWriters::Acquire(Catalog& catalog,
                                                                  const Identifier& id,
                                                                  std::chrono::milliseconds wait) {
@@ -68,7 +93,7 @@ Result<std::optional<TableWriters::Lease>> TableWriters::Acquire(Catalog& catalo
     // (The writer may refer to the Table it came from: they stay together.) Its compactions run
     // in its statements' commits, not in the background: an idle writer does nothing, so a table
     // dropped meanwhile gets no file from it.
-    TRIB_ASSIGN_OR_RETURN(entry->writer, table->NewWriter(WriteOptions{}));
+    TRIB_ASSIGN_OR_RETURN(entry->writer, table->NewWriter(SharedWriterOptions()));
     entry->table = std::move(table);
     entry->schema_id = entry->table->schema()->id;
     entry->incarnation = incarnation;

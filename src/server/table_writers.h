@@ -39,6 +39,8 @@ class TableWriters {
     // After a failed statement: the writer is aborted (nothing of the statement is committed)
     // and dropped; the table's next statement opens a new one.
     void Discard();
+    // A new writer for the table (after Discard), held by this lease.
+    Status Reopen();
 
    private:
     friend class TableWriters;
@@ -60,6 +62,10 @@ class TableWriters {
 
   // At a clean stop: the writers no statement holds go.
   void CloseAll();
+
+  // The commit user of the writers opened from now on (Paimon's commitUser: the hot tier's
+  // snapshots are found by it, server/hot_tier.h); empty, a fresh one per writer.
+  void set_commit_user(std::string user);
 };
 
 }  // namespace tributary::server

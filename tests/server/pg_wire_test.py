@@ -472,7 +472,9 @@ def show_stats(server):
         raise Failure("SHOW STATS deltas %r, expected %r (before %r, after %r)" %
                       (got, want, before, after))
     if int(after["connections_open"]) < 1 or int(after["statements_cancelled"]) < 2 or \
-            int(after["memory_resident_bytes"]) <= 0 or "lake commit" not in after["tiering"]:
+            int(after["memory_resident_bytes"]) <= 0 or after["tiering"] != "ok" or \
+            after["hot_tier_entries_pending"] != "0" or \
+            int(after["hot_tier_tierings"]) <= int(before["hot_tier_tierings"]):
         raise Failure("SHOW STATS: %r" % after)
     try:
         c.query("SELECT * FROM nowhere")
@@ -522,6 +524,87 @@ def expect_start_refused(binary, warehouse, env, words):
     if r.returncode != 1 or not all(w in r.stderr for w in words):
         raise Failure("serve with %s: expected exit 1 naming %r: %d %r" %
                       (env, words, r.returncode, r.stderr))
+
+
+def hot_tier(binary, root):
+    """The hot tier: INSERTs are acknowledged from the log (the lake does not have them yet),
+    a read through the server commits them first, SIGTERM and the freshness interval commit
+    them, kill -9 loses none (replayed at the start), and a replay never applies an entry the
+    lake already has (an append table would hold it twice)."""
+    warehouse = os.path.join(root, "hot-wh")
+    data = warehouse + "-hot"
+    slow = {"TRIBUTARY_HOT_TIER_FRESHNESS_MS": "3600000"}
+
+    def cli(sql):
+        r = subprocess.run([binary, "sql", "--warehouse", warehouse, "--format", "csv", "-e", sql],
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            raise Failure("tributary sql %r: %s" % (sql, r.stderr))
+        return r.stdout.split()[1:]
+
+    def logs(table):
+        d = os.path.join(data, "default", table)
+        return sorted(f for f in os.listdir(d) if f.endswith(".log")) if os.path.isdir(d) else []
+
+    server = Server(binary, warehouse, free_port(), env=slow)
+    try:
+        server.psql("CREATE TABLE h (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+        server.psql("CREATE TABLE ap (id INT, v STRING)")
+        for i in range(3):
+            server.psql("INSERT INTO h VALUES (%d, 'v%d')" % (i, i))
+        stats = dict(l.split("|", 1) for l in lines(server.psql("SHOW STATS")))
+        if cli("SELECT COUNT(*) FROM h") != ["0"] or logs("h") != ["1.log"] or \
+                stats["hot_tier_entries_pending"] != "3" or stats["hot_tier_rows_pending"] != "3":
+            raise Failure("acknowledged INSERTs before tiering: lake %r, logs %r, stats %r" %
+                          (cli("SELECT COUNT(*) FROM h"), logs("h"), stats))
+        if lines(server.psql("SELECT COUNT(*) FROM h")) != ["3"] or \
+                cli("SELECT COUNT(*) FROM h") != ["3"] or logs("h"):
+            raise Failure("a read through the server commits the log first")
+        server.psql("INSERT INTO h VALUES (3, 'v3'), (4, 'v4')")
+        server.proc.kill()
+        server.proc.wait()
+        if cli("SELECT COUNT(*) FROM h") != ["3"]:
+            raise Failure("kill -9 with a pending log entry: the lake has it already")
+        # Tiering that dies between its commit and the log's removal: the replay skips what the
+        # lake has.
+        server = Server(binary, warehouse, free_port(),
+                        env=dict(slow, TRIBUTARY_TEST_HOT_TIER_KEEP_LOGS="1"))
+        if cli("SELECT COUNT(*) FROM h") != ["5"]:
+            raise Failure("kill -9 then a start: the replay gave %r rows" %
+                          cli("SELECT COUNT(*) FROM h"))
+        server.psql("INSERT INTO ap VALUES (1, 'a'), (2, 'b')")
+        if lines(server.psql("SELECT COUNT(*) FROM ap")) != ["2"] or not logs("ap"):
+            raise Failure("tiering that keeps its log (a test's crash point)")
+        server.proc.kill()
+        server.proc.wait()
+        server = Server(binary, warehouse, free_port(), env=slow)
+        if cli("SELECT COUNT(*) FROM ap") != ["2"] or logs("ap"):
+            raise Failure("a replay of entries the lake had: %r rows, logs %r" %
+                          (cli("SELECT COUNT(*) FROM ap"), logs("ap")))
+        # SIGTERM commits the log.
+        server.psql("INSERT INTO ap VALUES (3, 'c')")
+        if server.stop() != 0 or cli("SELECT COUNT(*) FROM ap") != ["3"] or logs("ap"):
+            raise Failure("SIGTERM with a pending entry: %r rows" % cli("SELECT COUNT(*) FROM ap"))
+        # The freshness interval commits it with no read through the server; an aggregation
+        # table (whose merge can fail at a commit) is written to the lake directly.
+        server = Server(binary, warehouse, free_port(),
+                        env={"TRIBUTARY_HOT_TIER_FRESHNESS_MS": "200"})
+        server.psql("CREATE TABLE agg (k INT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH "
+                    "('merge-engine' = 'aggregation', 'fields.n.aggregate-function' = 'sum')")
+        server.psql("INSERT INTO agg VALUES (1, 5)")
+        if cli("SELECT n FROM agg") != ["5"] or logs("agg"):
+            raise Failure("an aggregation table's INSERT goes to the lake directly")
+        server.psql("INSERT INTO ap VALUES (4, 'd')")
+        deadline = time.time() + 20
+        while cli("SELECT COUNT(*) FROM ap") != ["4"]:
+            if time.time() > deadline:
+                raise Failure("the freshness interval did not commit the log")
+            time.sleep(0.2)
+    finally:
+        if server.proc.poll() is None:
+            server.stop()
+    print("  ok  hot tier: INSERTs acknowledged from the log, committed by a read, SIGTERM and "
+          "the interval; kill -9 replayed, exactly once")
 
 
 def scram_verifier(password, salt, iterations=4096):
@@ -850,9 +933,10 @@ def run_threads(target, n):
 
 
 def shared_writers(server, binary, warehouse):
-    """COPYs into one table from several connections go through the table's one writer: none
-    fails on a commit race, every row is in, one APPEND snapshot each; the writer follows the
-    table through a failed COPY, ALTER TABLE and a DROP and CREATE of the same name."""
+    """COPYs into one table from several connections go through the table's one writer (and its
+    hot tier log): none fails on a commit race, every row is in, at most one APPEND snapshot
+    each; the writer follows the table through a failed COPY, ALTER TABLE and a DROP and CREATE
+    of the same name."""
     server.psql("CREATE TABLE sw (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) "
                 "WITH ('bucket' = '2', 'changelog-producer' = 'lookup')")
     errors = []
@@ -871,7 +955,8 @@ def shared_writers(server, binary, warehouse):
         raise Failure("concurrent COPYs: %s" % errors[0])
     got = lines(server.psql("SELECT COUNT(*) FROM sw"))
     appends = lines(server.psql("SELECT COUNT(*) FROM sw$snapshots WHERE commit_kind = 'APPEND'"))
-    if got != ["3200"] or appends != ["32"]:
+    # The hot tier commits the COPYs' log entries in rounds: at most one APPEND snapshot each.
+    if got != ["3200"] or not 1 <= int(appends[0]) <= 32:
         raise Failure("4 x 8 COPYs of 100 rows: %r rows, %r APPEND snapshots" % (got, appends))
     # A failed COPY leaves nothing in the shared writer for the next one.
     p = psql_copy(server, "COPY sw FROM STDIN CSV", "90001,a\n90002,b,extra\n", expect_ok=False)
@@ -912,7 +997,8 @@ def shared_writers(server, binary, warehouse):
     got = lines(server.psql("SELECT COUNT(*) FROM si"))
     appends = lines(server.psql("SELECT COUNT(*), COUNT(DISTINCT commit_user) FROM si$snapshots "
                                 "WHERE commit_kind = 'APPEND'"))
-    if errors or got != ["80"] or appends != ["40|1"]:
+    if errors or got != ["80"] or not appends[0].endswith("|1") or \
+            not 1 <= int(appends[0].split("|")[0]) <= 40:
         raise Failure("4 x 10 INSERTs: %r rows, %r APPEND snapshots and their commit users "
                       "(one writer: one user), errors %r" % (got, appends, errors[:1]))
     # A statement whose commit fails (a sum overflowing) leaves the shared writer for the next.
@@ -926,8 +1012,8 @@ def shared_writers(server, binary, warehouse):
     got = lines(server.psql("SELECT k, n FROM sa ORDER BY k"))
     if got != ["1|2147483647", "2|5"]:
         raise Failure("after a failed INSERT through the shared writer: %r" % got)
-    # A COPY whose client stalls holds the table's writer: an INSERT from another connection
-    # waits a second at most, then commits with a writer of its own.
+    # A COPY whose client stalls holds no writer (its rows wait in its own until CopyDone): an
+    # INSERT from another connection goes on.
     slow = RawClient(server.port)
     slow.sock.sendall(message("Q", b"COPY si FROM STDIN CSV\0"))
     while read_message(slow.sock)[0] != "G":
@@ -943,8 +1029,8 @@ def shared_writers(server, binary, warehouse):
     got = lines(server.psql("SELECT id, v FROM si WHERE id >= 500 ORDER BY id"))
     if got != ["500|slow", "501|fast"] or waited > 10:
         raise Failure("an INSERT beside a stalled COPY: %r after %.1f s" % (got, waited))
-    print("  ok  shared writers: 4 connections x 8 COPYs and 4 x 10 INSERTs into one table, one "
-          "APPEND snapshot each; a failed COPY, a failed INSERT, ALTER TABLE and DROP / CREATE "
+    print("  ok  shared writers: 4 connections x 8 COPYs and 4 x 10 INSERTs into one table, at "
+          "most one APPEND snapshot each; a failed COPY, a failed INSERT, ALTER TABLE and DROP / CREATE "
           "followed; an INSERT beside a stalled COPY went on after %.1f s" % waited)
 
 
@@ -1094,9 +1180,10 @@ def main():
         p = server.psql("SELECT 1", expect_ok=False, db="nowhere")
         if p.returncode == 0 or 'FATAL:  database "nowhere" does not exist' not in p.stderr:
             raise Failure("a missing database is refused: %r" % p.stderr)
-        for flags, words in ((["--listen", "0.0.0.0:%d" % free_port()], "SCRAM-SHA-256"),
-                             (["--data-dir", os.path.join(root, "hot")], "hot tier")):
-            r = subprocess.run([binary, "serve", "--warehouse", warehouse] + flags,
+        for flags, words in ((["--warehouse", warehouse, "--listen", "0.0.0.0:%d" % free_port()],
+                              "SCRAM-SHA-256"),
+                             (["--warehouse", "s3://bucket/w"], "--data-dir is needed")):
+            r = subprocess.run([binary, "serve"] + flags,
                                capture_output=True, text=True, timeout=30)
             if r.returncode == 0 or words not in r.stderr:
                 raise Failure("serve %s: expected a refusal naming %r: %r" %
@@ -1107,6 +1194,7 @@ def main():
             raise Failure("the server's exit status after SIGTERM: %d" % status)
         kill_under_load(binary, os.path.join(root, "killed"))
         scram_authentication(binary, root)
+        hot_tier(binary, root)
         tls_connections(binary, root)
     except Failure as e:
         print("FAIL pg_wire_test: %s" % e)

@@ -1,0 +1,544 @@
+#include "server/hot_tier.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "common/check_value.h"
+#include "format/parquet/reader.h"
+#include "format/parquet/writer.h"
+#include "meta/snapshot.h"
+#include "server/connection.h"
+#include "server/stats.h"
+#include "server/table_writers.h"
+#include "tributary/catalog.h"
+#include "tributary/schema.h"
+#include "tributary/table.h"
+#include "tributary/table_writer.h"
+
+namespace tributary::server {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint32_t kMagic = 0x474f4c54;        // "TLOG", little-endian
+constexpr size_t kHeader = 4 + 8 + 8 + 4 + 4;  // magic, sequence, schema id, length, CRC-32
+constexpr const char* kKindColumn = "_TRIBUTARY_ROW_KIND";
+// How many snapshots back recovery looks for the last one tiering made.
+constexpr int64_t kSnapshotsSearched = 100000;
+
+using Records = std::vector<std::pair<RowKind, Row>>;
+
+void Put(uint64_t v, int bytes, std::string* out) {
+  for (int i = 0; i < bytes; i++) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+uint64_t Get(const char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; i--) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+std::vector<Field> LogFields(const std::vector<Field>& table_fields) {
+  std::vector<Field> fields = table_fields;
+  int32_t id = 0;
+  for (const Field& f : fields) id = std::max(id, f.id);
+  Field kind;
+  kind.id = id + 1;
+  kind.name = kKindColumn;
+  kind.type = DataType::TinyInt();
+  kind.type.nullable = false;
+  fields.push_back(kind);
+  return fields;
+}
+
+// An entry: the records as a Parquet file (the table's columns, then the row kind), framed.
+Result<std::string> EncodeEntry(int64_t seq, int64_t schema_id, const std::vector<Field>& fields,
+                                const Records& records) {
+  format::parquet::ParquetWriterOptions options;
+  options.compression = format::CompressionCodec::kLz4Raw;
+  TRIB_ASSIGN_OR_RETURN(auto writer,
+                        format::parquet::ParquetWriter::Make(LogFields(fields), options));
+  Row row;
+  for (const auto& [kind, values] : records) {
+    row = values;
+    row.push_back(Value::Int(static_cast<int64_t>(kind)));
+    TRIB_RETURN_NOT_OK(writer->Append(row));
+  }
+  TRIB_ASSIGN_OR_RETURN(std::string payload, writer->Finish());
+  std::string out;
+  Put(kMagic, 4, &out);
+  Put(static_cast<uint64_t>(seq), 8, &out);
+  Put(static_cast<uint64_t>(schema_id), 8, &out);
+  Put(payload.size(), 4, &out);
+  const uLong crc =
+      crc32(crc32(0L, reinterpret_cast<const Bytef*>(out.data() + 4), 20),
+            reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
+  Put(crc, 4, &out);
+  out += payload;
+  return out;
+}
+
+struct LogEntry {
+  int64_t seq = 0;
+  int64_t schema_id = 0;
+  std::string payload;
+};
+
+// The whole entries of a log file, in order. A torn tail (an entry cut short or failing its
+// check, from a crash while it was appended: never acknowledged) ends them.
+Result<std::vector<LogEntry>> ReadEntries(const std::string& path) {
+  std::string bytes;
+  {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr)
+      return Status::IOError("hot tier log '" + path + "': " + std::strerror(errno));
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) bytes.append(buf, n);
+    std::fclose(f);
+  }
+  std::vector<LogEntry> out;
+  size_t at = 0;
+  while (at + kHeader <= bytes.size()) {
+    const char* h = bytes.data() + at;
+    if (Get(h, 4) != kMagic) break;
+    const uint64_t length = Get(h + 20, 4);
+    if (at + kHeader + length > bytes.size()) break;
+    const uLong crc = crc32(crc32(0L, reinterpret_cast<const Bytef*>(h + 4), 20),
+                            reinterpret_cast<const Bytef*>(h + kHeader), static_cast<uInt>(length));
+    if (crc != Get(h + 24, 4)) break;
+    LogEntry e;
+    e.seq = static_cast<int64_t>(Get(h + 4, 8));
+    e.schema_id = static_cast<int64_t>(Get(h + 12, 8));
+    e.payload = bytes.substr(at + kHeader, length);
+    out.push_back(std::move(e));
+    at += kHeader + length;
+  }
+  return out;
+}
+
+Result<Records> DecodeRecords(const LogEntry& e, const std::string& path) {
+  TRIB_ASSIGN_OR_RETURN(auto reader, format::parquet::ParquetReader::Open(e.payload));
+  auto rows = reader->ReadRows();
+  if (!rows.ok()) return rows.status().WithContext("hot tier log '" + path + "'");
+  Records out;
+  for (Row& r : *rows) {
+    if (r.empty() || !r.back().is_int()) {
+      return Status::Corruption("hot tier log '" + path + "': an entry without row kinds");
+    }
+    const auto kind = static_cast<RowKind>(r.back().int_value());
+    r.pop_back();
+    out.emplace_back(kind, std::move(r));
+  }
+  return out;
+}
+
+// The log files of a table's directory, oldest first (named by their first sequence number).
+std::vector<std::string> LogFiles(const std::string& dir) {
+  std::vector<std::pair<int64_t, std::string>> found;
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(dir, ec)) {
+    const std::string name = f.path().filename().string();
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".log") {
+      found.emplace_back(std::atoll(name.c_str()), f.path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& [seq, path] : found) out.push_back(std::move(path));
+  return out;
+}
+
+Status SyncDir(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("hot tier '" + dir + "': " + std::strerror(errno));
+  const int rc = ::fsync(fd);
+  ::close(fd);
+  if (rc != 0) return Status::IOError("hot tier '" + dir + "': fsync: " + std::strerror(errno));
+  return Status::OK();
+}
+
+}  // namespace
+
+// A table's log; every field is used with the table's writer lease held (TableWriters), except
+// the counters, which the state's mutex guards.
+struct TableLog {
+  Identifier id;
+  std::string dir;            // <data-dir>/<database>/<table>
+  int fd = -1;                // the log file being appended to, if open
+  int64_t last_seq = 0;       // the last entry appended (or committed)
+  int64_t committed_seq = 0;  // the last entry the lake has
+  int64_t entries_pending = 0, rows_pending = 0;
+};
+
+struct HotTier::State {
+  std::string dir;
+  std::string warehouse;
+  std::mutex catalog_mu;  // the catalog is one thread's at a time
+  std::unique_ptr<Catalog> catalog;
+  std::mutex mu;                                          // the map and the counters
+  std::map<std::string, std::unique_ptr<TableLog>> logs;  // by "db.table"
+  int64_t tierings = 0;
+  std::string last_error;
+  // Tiering on a thread of its own.
+  std::thread thread;
+  std::condition_variable wake;
+  bool stopping = false;
+  bool urgent = false;  // a write while subscriptions are open: tier now, not at the interval
+
+  TableLog& LogOf(const Identifier& id) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto& slot = logs[id.database + "." + id.table];
+    if (!slot) {
+      slot = std::make_unique<TableLog>();
+      slot->id = id;
+      slot->dir = (fs::path(dir) / id.database / id.table).string();
+    }
+    return *slot;
+  }
+
+  // The table's shared writer, waiting for the statement that holds it.
+  Result<TableWriters::Lease> Lease(const Identifier& id) {
+    std::lock_guard<std::mutex> lock(catalog_mu);
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(auto lease, TableWriters::Instance().Acquire(
+                                            *catalog, id, std::chrono::milliseconds(1000)));
+      if (lease) return std::move(*lease);
+    }
+  }
+
+  // After a failure that left the writer holding what the log does not (or not all it does):
+  // a new writer, holding every entry the lake does not have yet.
+  Status Rebuild(TableWriters::Lease* lease, TableLog* log) {
+    lease->Discard();
+    TRIB_RETURN_NOT_OK(lease->Reopen());
+    for (const std::string& file : LogFiles(log->dir)) {
+      TRIB_ASSIGN_OR_RETURN(auto entries, ReadEntries(file));
+      for (const LogEntry& e : entries) {
+        if (e.seq <= log->committed_seq) continue;
+        if (e.schema_id != lease->table().schema()->id) {
+          return Status::Corruption("hot tier log '" + file + "': entry " + std::to_string(e.seq) +
+                                    " was written with schema " + std::to_string(e.schema_id) +
+                                    ", the table is at schema " +
+                                    std::to_string(lease->table().schema()->id));
+        }
+        TRIB_ASSIGN_OR_RETURN(Records records, DecodeRecords(e, file));
+        for (auto& [kind, row] : records) TRIB_RETURN_NOT_OK(lease->writer().Write(kind, row));
+      }
+    }
+    return Status::OK();
+  }
+
+  // Appends one entry to the table's log and fsyncs it.
+  Status Append(TableLog* log, const std::string& entry) {
+    if (log->fd < 0) {
+      std::error_code ec;
+      fs::create_directories(log->dir, ec);
+      if (ec) return Status::IOError("hot tier '" + log->dir + "': " + ec.message());
+      const std::string path =
+          (fs::path(log->dir) / (std::to_string(log->last_seq + 1) + ".log")).string();
+      log->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      if (log->fd < 0)
+        return Status::IOError("hot tier log '" + path + "': " + std::strerror(errno));
+      TRIB_RETURN_NOT_OK(SyncDir(log->dir));
+    }
+    size_t done = 0;
+    while (done < entry.size()) {
+      const ssize_t w = ::write(log->fd, entry.data() + done, entry.size() - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0)
+        return Status::IOError("hot tier log of " + log->id.database + "." + log->id.table + ": " +
+                               std::strerror(errno));
+      done += static_cast<size_t>(w);
+    }
+    if (::fdatasync(log->fd) != 0) {
+      return Status::IOError("hot tier log of " + log->id.database + "." + log->id.table +
+                             ": fdatasync: " + std::strerror(errno));
+    }
+    return Status::OK();
+  }
+
+  // Commits what the writer holds (every entry up to log->last_seq) into the lake, then drops
+  // the log files. REQUIRES: the lease.
+  Status Tier(TableWriters::Lease* lease, TableLog* log) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (log->entries_pending == 0) return Status::OK();
+    }
+    lease->writer().SetNextCommitInfo(log->last_seq, {});
+    auto committed = lease->writer().CommitAndWaitForCompaction();
+    if (!committed.ok()) {
+      Status rebuilt = Rebuild(lease, log);
+      return committed.status().WithContext(
+          "tiering " + log->id.database + "." + log->id.table +
+          (rebuilt.ok() ? std::string()
+                        : " (and rebuilding its writer: " + rebuilt.message() + ")"));
+    }
+    if (log->fd >= 0) ::close(log->fd);
+    log->fd = -1;
+    log->committed_seq = log->last_seq;
+    // A test's way to stop between the commit and the log's removal (a crash there).
+    if (std::getenv("TRIBUTARY_TEST_HOT_TIER_KEEP_LOGS") == nullptr) {
+      for (const std::string& file : LogFiles(log->dir)) ::unlink(file.c_str());
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    log->entries_pending = 0;
+    log->rows_pending = 0;
+    tierings++;
+    return Status::OK();
+  }
+
+  Status TierAll() {
+    std::vector<TableLog*> pending;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      for (auto& [name, log] : logs) {
+        if (log->entries_pending > 0) pending.push_back(log.get());
+      }
+    }
+    Status first;
+    for (TableLog* log : pending) {
+      auto lease = Lease(log->id);
+      Status st = lease.ok() ? Tier(&*lease, log) : lease.status();
+      if (!st.ok() && first.ok()) first = st;
+    }
+    std::lock_guard<std::mutex> lock(mu);
+    last_error = first.ok() ? "" : first.message();
+    return first;
+  }
+
+  Status Recover();
+};
+
+namespace {
+
+// The newest commit identifier tiering published into the table at `path` (0: none).
+Result<int64_t> LastTieredSequence(const std::string& path) {
+  meta::SnapshotManager snapshots(path);
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestId());
+  if (!latest) return int64_t{0};
+  TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> earliest, snapshots.EarliestId());
+  const int64_t stop = std::max(earliest.value_or(1), *latest - kSnapshotsSearched);
+  for (int64_t id = *latest; id >= stop; id--) {
+    auto s = snapshots.Read(id);
+    if (!s.ok()) {
+      if (s.status().IsNotFound()) break;
+      return s.status();
+    }
+    if ((*s)->commit_user == kHotTierCommitUser) return (*s)->commit_identifier;
+  }
+  return int64_t{0};
+}
+
+// A statement's writer (HotTier::NewStatementWriter).
+class StatementWriter : public TableWriter {
+ public:
+  StatementWriter(HotTier::State* state, Identifier id, std::vector<Field> fields)
+      : state_(state), id_(std::move(id)), fields_(std::move(fields)) {}
+
+  // Rows are checked as they come (as a table writer checks them), so a bad one fails its
+  // statement where it is; the rest of the writer's checks come at the commit.
+  Status Write(RowKind kind, const Row& row) override { return Write(kind, Row(row)); }
+  Status Write(RowKind kind, Row&& row) override {
+    if (row.size() != fields_.size()) {
+      return Status::Invalid("table " + id_.ToString() + " has " + std::to_string(fields_.size()) +
+                             " columns but the row has " + std::to_string(row.size()));
+    }
+    for (size_t i = 0; i < row.size(); i++) TRIB_RETURN_NOT_OK(CheckValue(row[i], fields_[i]));
+    records_.emplace_back(kind, std::move(row));
+    return Status::OK();
+  }
+
+  Result<std::optional<int64_t>> Commit() override {
+    std::optional<int64_t> none;
+    if (records_.empty()) return none;
+    TableLog& log = state_->LogOf(id_);
+    TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease, state_->Lease(id_));
+    // Applied first (the writer checks every row), then logged: the log holds only rows the
+    // writer took. A failure either way leaves the writer holding what the log holds.
+    for (const auto& [kind, row] : records_) {
+      Status st = lease.writer().Write(kind, row);
+      if (!st.ok()) {
+        Status rebuilt = state_->Rebuild(&lease, &log);
+        if (!rebuilt.ok()) lease.Discard();
+        return st;
+      }
+    }
+    auto entry = EncodeEntry(log.last_seq + 1, lease.table().schema()->id,
+                             lease.table().schema()->fields, records_);
+    Status st = entry.ok() ? state_->Append(&log, *entry) : entry.status();
+    if (!st.ok()) {
+      if (log.fd >= 0) ::close(log.fd);  // a torn entry may end it: the next one starts a file
+      log.fd = -1;
+      Status rebuilt = state_->Rebuild(&lease, &log);
+      if (!rebuilt.ok()) lease.Discard();
+      return st;
+    }
+    log.last_seq++;
+    {
+      std::lock_guard<std::mutex> lock(state_->mu);
+      log.entries_pending++;
+      log.rows_pending += static_cast<int64_t>(records_.size());
+    }
+    records_.clear();
+    // A subscriber waits for what is committed to the lake: with subscriptions open, a write is
+    // tiered at once (writes that come meanwhile go with it), not at the next interval.
+    if (ServerStats::Get().subscriptions_open.load() > 0) {
+      std::lock_guard<std::mutex> lock(state_->mu);
+      state_->urgent = true;
+      state_->wake.notify_all();
+    }
+    return none;
+  }
+  Result<std::optional<int64_t>> CommitAndWaitForCompaction() override { return Commit(); }
+  void Abort() override { records_.clear(); }
+
+ private:
+  HotTier::State* state_;
+  Identifier id_;
+  std::vector<Field> fields_;
+  Records records_;
+};
+
+}  // namespace
+
+Status HotTier::State::Recover() {
+  std::error_code ec;
+  for (const auto& db : fs::directory_iterator(dir, ec)) {
+    if (!db.is_directory()) continue;
+    for (const auto& t : fs::directory_iterator(db.path(), ec)) {
+      if (!t.is_directory() || LogFiles(t.path().string()).empty()) continue;
+      const Identifier id(db.path().filename().string(), t.path().filename().string());
+      bool exists = false;
+      {
+        std::lock_guard<std::mutex> lock(catalog_mu);
+        TRIB_ASSIGN_OR_RETURN(exists, catalog->TableExists(id));
+      }
+      if (!exists) {
+        Log("hot tier: table " + id.database + "." + id.table +
+            " no longer exists; its log is removed");
+        fs::remove_all(t.path(), ec);
+        continue;
+      }
+      TableLog& log = LogOf(id);
+      TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease, Lease(id));
+      TRIB_ASSIGN_OR_RETURN(log.committed_seq, LastTieredSequence(lease.table().path()));
+      int64_t entries = 0, rows = 0;
+      for (const std::string& file : LogFiles(log.dir)) {
+        TRIB_ASSIGN_OR_RETURN(auto read, ReadEntries(file));
+        for (const LogEntry& e : read) {
+          log.last_seq = std::max(log.last_seq, e.seq);
+          if (e.seq <= log.committed_seq) continue;
+          TRIB_ASSIGN_OR_RETURN(Records records, DecodeRecords(e, file));
+          entries++;
+          rows += static_cast<int64_t>(records.size());
+        }
+      }
+      log.last_seq = std::max(log.last_seq, log.committed_seq);
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        log.entries_pending = entries;
+        log.rows_pending = rows;
+      }
+      TRIB_RETURN_NOT_OK(Rebuild(&lease, &log));
+      TRIB_RETURN_NOT_OK(Tier(&lease, &log));
+      for (const std::string& file : LogFiles(log.dir)) ::unlink(file.c_str());
+      Log("hot tier: " + id.database + "." + id.table + ": replayed " + std::to_string(entries) +
+          " log entries (" + std::to_string(rows) + " rows) the lake did not have");
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<HotTier>> HotTier::Open(const std::string& dir,
+                                               const std::string& warehouse) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError("--data-dir '" + dir + "': " + ec.message());
+  std::unique_ptr<HotTier> tier(new HotTier());
+  tier->state_ = std::make_unique<State>();
+  State& s = *tier->state_;
+  s.dir = dir;
+  s.warehouse = warehouse;
+  TRIB_ASSIGN_OR_RETURN(s.catalog, Catalog::Open(warehouse));
+  TRIB_RETURN_NOT_OK(s.Recover());
+  return tier;
+}
+
+HotTier::~HotTier() { Stop(); }
+
+bool HotTier::Takes(const Table& table) {
+  const auto& options = table.schema()->options;
+  auto engine = options.find("merge-engine");
+  if (engine != options.end() && engine->second == "aggregation") return false;
+  for (const auto& [key, value] : options) {
+    if (key == "fields.default-aggregate-function") return false;
+    if (key.rfind("fields.", 0) == 0 && key.size() > 26 &&
+        key.compare(key.size() - 19, 19, ".aggregate-function") == 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::unique_ptr<TableWriter> HotTier::NewStatementWriter(const Table& table) {
+  return std::make_unique<StatementWriter>(state_.get(), table.identifier(),
+                                           table.schema()->fields);
+}
+
+Status HotTier::TierAll() { return state_->TierAll(); }
+
+void HotTier::Start(std::chrono::milliseconds interval) {
+  State* s = state_.get();
+  s->thread = std::thread([s, interval] {
+    std::unique_lock<std::mutex> lock(s->mu);
+    while (!s->stopping) {
+      s->wake.wait_for(lock, interval, [s] { return s->stopping || s->urgent; });
+      if (s->stopping) break;
+      s->urgent = false;
+      lock.unlock();
+      Status st = s->TierAll();
+      if (!st.ok()) Log("hot tier: " + st.message() + " (tried again in the next round)");
+      lock.lock();
+    }
+  });
+}
+
+void HotTier::Stop() {
+  if (!state_) return;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->stopping = true;
+  }
+  state_->wake.notify_all();
+  if (state_->thread.joinable()) state_->thread.join();
+}
+
+HotTier::Stats HotTier::stats() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  Stats out;
+  for (const auto& [name, log] : state_->logs) {
+    out.entries_pending += log->entries_pending;
+    out.rows_pending += log->rows_pending;
+  }
+  out.tierings = state_->tierings;
+  out.last_error = state_->last_error;
+  return out;
+}
+
+}  // namespace tributary::server
