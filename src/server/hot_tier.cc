@@ -183,6 +183,9 @@ struct TableLog {
   int fd = -1;                // the log file being appended to, if open
   int64_t last_seq = 0;       // the last entry appended (or committed)
   int64_t committed_seq = 0;  // the last entry the lake has
+  // Whether committed_seq was read from the lake: entries must be numbered past what earlier
+  // runs of the server committed, or a replay would take them for committed ones.
+  bool initialized = false;
   int64_t entries_pending = 0, rows_pending = 0;
 };
 
@@ -369,6 +372,11 @@ class StatementWriter : public TableWriter {
     if (records_.empty()) return none;
     TableLog& log = state_->LogOf(id_);
     TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease, state_->Lease(id_));
+    if (!log.initialized) {
+      TRIB_ASSIGN_OR_RETURN(log.committed_seq, LastTieredSequence(lease.table().path()));
+      log.last_seq = std::max(log.last_seq, log.committed_seq);
+      log.initialized = true;
+    }
     // Applied first (the writer checks every row), then logged: the log holds only rows the
     // writer took. A failure either way leaves the writer holding what the log holds.
     for (const auto& [kind, row] : records_) {
@@ -438,6 +446,7 @@ Status HotTier::State::Recover() {
       TableLog& log = LogOf(id);
       TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease, Lease(id));
       TRIB_ASSIGN_OR_RETURN(log.committed_seq, LastTieredSequence(lease.table().path()));
+      log.initialized = true;
       int64_t entries = 0, rows = 0;
       for (const std::string& file : LogFiles(log.dir)) {
         TRIB_ASSIGN_OR_RETURN(auto read, ReadEntries(file));
