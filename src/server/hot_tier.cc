@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "common/check_value.h"
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
+#include "meta/schema_manager.h"
 #include "meta/snapshot.h"
 #include "server/connection.h"
 #include "server/stats.h"
@@ -348,6 +350,36 @@ Result<int64_t> LastTieredSequence(const std::string& path) {
   return int64_t{0};
 }
 
+constexpr const char* kIncarnationFile = "incarnation";
+
+// Which table the log directory's entries were written into (meta::TableIncarnation): a table
+// dropped and created again under its name while the server was down is not theirs.
+Status WriteIncarnation(const std::string& table_path, const std::string& dir) {
+  TRIB_ASSIGN_OR_RETURN(std::string incarnation, meta::TableIncarnation(table_path));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError("hot tier '" + dir + "': " + ec.message());
+  const std::string path = (fs::path(dir) / kIncarnationFile).string();
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return Status::IOError("hot tier '" + path + "': " + std::strerror(errno));
+  const bool ok = std::fwrite(incarnation.data(), 1, incarnation.size(), f) == incarnation.size();
+  const bool synced = std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+  std::fclose(f);
+  if (!ok || !synced) return Status::IOError("hot tier '" + path + "': cannot be written");
+  return Status::OK();
+}
+
+std::optional<std::string> ReadIncarnation(const std::string& dir) {
+  FILE* f = std::fopen((fs::path(dir) / kIncarnationFile).string().c_str(), "rb");
+  if (f == nullptr) return std::nullopt;
+  std::string out;
+  char buf[512];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
+  std::fclose(f);
+  return out;
+}
+
 // A statement's writer (HotTier::NewStatementWriter).
 class StatementWriter : public TableWriter {
  public:
@@ -389,7 +421,9 @@ class StatementWriter : public TableWriter {
     }
     auto entry = EncodeEntry(log.last_seq + 1, lease.table().schema()->id,
                              lease.table().schema()->fields, records_);
-    Status st = entry.ok() ? state_->Append(&log, *entry) : entry.status();
+    Status st = entry.status();
+    if (st.ok() && log.fd < 0) st = WriteIncarnation(lease.table().path(), log.dir);
+    if (st.ok()) st = state_->Append(&log, *entry);
     if (!st.ok()) {
       if (log.fd >= 0) ::close(log.fd);  // a torn entry may end it: the next one starts a file
       log.fd = -1;
@@ -437,9 +471,16 @@ Status HotTier::State::Recover() {
         std::lock_guard<std::mutex> lock(catalog_mu);
         TRIB_ASSIGN_OR_RETURN(exists, catalog->TableExists(id));
       }
+      if (exists) {
+        std::lock_guard<std::mutex> lock(catalog_mu);
+        TRIB_ASSIGN_OR_RETURN(auto table, catalog->GetTable(id));
+        auto now = meta::TableIncarnation(table->path());
+        const auto written = ReadIncarnation(t.path().string());
+        exists = !written || (now.ok() && *now == *written);
+      }
       if (!exists) {
         Log("hot tier: table " + id.database + "." + id.table +
-            " no longer exists; its log is removed");
+            " no longer exists (or was created again); its log is removed");
         fs::remove_all(t.path(), ec);
         continue;
       }

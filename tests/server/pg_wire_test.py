@@ -590,6 +590,17 @@ def hot_tier(binary, root):
         if cli("SELECT COUNT(*) FROM h") != ["6"]:
             raise Failure("an entry logged after a start without logs was lost: %r rows" %
                           cli("SELECT COUNT(*) FROM h"))
+        # A table dropped and created again while the server was down: its log is not the new
+        # table's.
+        server.psql("CREATE TABLE again (id INT)")
+        server.psql("INSERT INTO again VALUES (1)")
+        server.proc.kill()
+        server.proc.wait()
+        cli("DROP TABLE again")
+        cli("CREATE TABLE again (id INT)")
+        server = Server(binary, warehouse, free_port(), env=slow)
+        if cli("SELECT COUNT(*) FROM again") != ["0"] or logs("again"):
+            raise Failure("the log of a table created again was replayed into the new one")
         # SIGTERM commits the log.
         server.psql("INSERT INTO ap VALUES (3, 'c')")
         if server.stop() != 0 or cli("SELECT COUNT(*) FROM ap") != ["3"] or logs("ap"):
