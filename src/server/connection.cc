@@ -736,7 +736,11 @@ class Connection {
     cancel_.store(false);
     sql::StopFlagScope stop(&cancel_);
     if (!entry->second.statement) {
-      TRIB_RETURN_NOT_OK(RunCursorPortal(entry->second.text, &portal));
+      Status ran = RunCursorPortal(entry->second.text, &portal);
+      ServerStats& stats = ServerStats::Get();
+      stats.subscriptions_open += static_cast<int64_t>(cursors_->size()) - subscriptions_;
+      subscriptions_ = static_cast<int64_t>(cursors_->size());
+      TRIB_RETURN_NOT_OK(ran);
       return &portal;
     }
     auto executed = entry->second.statement->Execute(portal.args, &portal.bytes);
@@ -797,35 +801,34 @@ class Connection {
       auto copy = ParseCopy(text);
       if (copy.ok() && copy->from_stdin) return Status::OK();
     }
-    // A plain INSERT INTO ... VALUES goes through the hot tier; one with hints, an OVERWRITE,
-    // or one reading tables commits otherwise or reads: after the barrier.
-    if (w == "INSERT" && LeadingWords(text, 2) == std::vector<std::string>{"INSERT", "INTO"} &&
-        !MentionsSelect(text) && text.find("/*+") == std::string::npos) {
-      return Status::OK();
-    }
+    if (w == "INSERT" && IsPlainInsertValues(text)) return Status::OK();
     return config_->hot->TierAll();
   }
 
-  // Whether `text` holds the word SELECT outside quotes (an INSERT that reads tables).
-  static bool MentionsSelect(const std::string& text) {
-    char quote = 0;
-    std::string word;
-    for (char c : text + " ") {
-      if (quote != 0) {
-        if (c == quote) quote = 0;
-        continue;
-      }
-      if (c == '\'' || c == '"' || c == '`') {
-        quote = c;
-        word.clear();
-      } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
-        word.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
+  // Whether `text` is INSERT INTO name VALUES ... with no hint, no column list (which makes a
+  // primary-key table's write a partial-column one, committed otherwise) and no query: the write
+  // the hot tier takes without a barrier. Tokens, so comments and strings are no trouble.
+  static bool IsPlainInsertValues(const std::string& text) {
+    auto tokens = sql::Tokenize(text);
+    if (!tokens.ok()) return false;
+    const std::vector<sql::Token>& t = *tokens;
+    size_t i = 0;
+    if (t.size() < 4 || !t[0].Is("INSERT") || !t[1].Is("INTO")) return false;
+    i = 2;
+    while (i < t.size() &&
+           (t[i].type == sql::TokenType::kWord || t[i].type == sql::TokenType::kQuotedIdentifier)) {
+      i++;
+      if (i < t.size() && t[i].IsSymbol(".")) {
+        i++;
       } else {
-        if (word == "SELECT") return true;
-        word.clear();
+        break;
       }
     }
-    return false;
+    if (i >= t.size() || !t[i].Is("VALUES")) return false;
+    for (const sql::Token& token : t) {
+      if (token.Is("SELECT") || token.type == sql::TokenType::kHintStart) return false;
+    }
+    return true;
   }
 
   Status Statement(const sql::StatementText& st) {

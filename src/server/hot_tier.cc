@@ -1,6 +1,7 @@
 #include "server/hot_tier.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -41,6 +42,9 @@ namespace fs = std::filesystem;
 constexpr uint32_t kMagic = 0x474f4c54;        // "TLOG", little-endian
 constexpr size_t kHeader = 4 + 8 + 8 + 4 + 4;  // magic, sequence, schema id, length, CRC-32
 constexpr const char* kKindColumn = "_TRIBUTARY_ROW_KIND";
+// Past any table column's id, which a column added later could take (Paimon's own system
+// fields sit just under INT32_MAX).
+constexpr int32_t kKindFieldId = 2147483000;
 // How many snapshots back recovery looks for the last one tiering made.
 constexpr int64_t kSnapshotsSearched = 100000;
 
@@ -57,10 +61,8 @@ uint64_t Get(const char* p, int bytes) {
 
 std::vector<Field> LogFields(const std::vector<Field>& table_fields) {
   std::vector<Field> fields = table_fields;
-  int32_t id = 0;
-  for (const Field& f : fields) id = std::max(id, f.id);
   Field kind;
-  kind.id = id + 1;
+  kind.id = kKindFieldId;
   kind.name = kKindColumn;
   kind.type = DataType::TinyInt();
   kind.type.nullable = false;
@@ -134,18 +136,43 @@ Result<std::vector<LogEntry>> ReadEntries(const std::string& path) {
   return out;
 }
 
-Result<Records> DecodeRecords(const LogEntry& e, const std::string& path) {
+// The records of entry `e` as rows of a table whose columns are now `fields`: columns are matched
+// by field id (the entry may have been written before an ALTER TABLE by another program): a
+// column added since is NULL, a dropped one is left out; a column whose type changed cannot be
+// replayed (Corruption, naming it).
+Result<Records> DecodeRecords(const LogEntry& e, const std::string& path,
+                              const std::vector<Field>& fields) {
   TRIB_ASSIGN_OR_RETURN(auto reader, format::parquet::ParquetReader::Open(e.payload));
   auto rows = reader->ReadRows();
   if (!rows.ok()) return rows.status().WithContext("hot tier log '" + path + "'");
+  const int kind_at = reader->schema().FindColumn(kKindColumn);
+  if (kind_at < 0) {
+    return Status::Corruption("hot tier log '" + path + "': an entry without row kinds");
+  }
+  std::vector<int> source(fields.size(), -1);  // each field's column in the entry
+  for (size_t f = 0; f < fields.size(); f++) {
+    source[f] = reader->schema().FindColumnById(fields[f].id);
+    if (source[f] < 0) continue;
+    auto type = reader->ColumnType(source[f]);
+    DataType want = fields[f].type;
+    DataType got = type ? *type : DataType();
+    want.nullable = got.nullable = true;
+    if (!type || !(want == got)) {
+      return Status::Corruption("hot tier log '" + path + "': column '" + fields[f].name +
+                                "' changed its type since the entry was written; it cannot be "
+                                "replayed");
+    }
+  }
   Records out;
   for (Row& r : *rows) {
-    if (r.empty() || !r.back().is_int()) {
+    if (static_cast<size_t>(kind_at) >= r.size() || !r[kind_at].is_int()) {
       return Status::Corruption("hot tier log '" + path + "': an entry without row kinds");
     }
-    const auto kind = static_cast<RowKind>(r.back().int_value());
-    r.pop_back();
-    out.emplace_back(kind, std::move(r));
+    Row row(fields.size(), Value::Null());
+    for (size_t f = 0; f < fields.size(); f++) {
+      if (source[f] >= 0) row[f] = std::move(r[source[f]]);
+    }
+    out.emplace_back(static_cast<RowKind>(r[kind_at].int_value()), std::move(row));
   }
   return out;
 }
@@ -175,6 +202,23 @@ Status SyncDir(const std::string& dir) {
   return Status::OK();
 }
 
+// The newest commit identifier tiering published into the table at `path` (0: none).
+Result<int64_t> LastTieredSequence(const std::string& path);
+
+// Whether a test asked this tiering commit to fail ($TRIBUTARY_TEST_HOT_TIER_FAIL_COMMITS: how
+// many of the first ones fail).
+bool InjectedFailure() {
+  static std::atomic<int> left{[] {
+    const char* v = std::getenv("TRIBUTARY_TEST_HOT_TIER_FAIL_COMMITS");
+    return v != nullptr ? std::atoi(v) : 0;
+  }()};
+  int n = left.load();
+  while (n > 0) {
+    if (left.compare_exchange_weak(n, n - 1)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // A table's log; every field is used with the table's writer lease held (TableWriters), except
@@ -188,12 +232,20 @@ struct TableLog {
   // Whether committed_seq was read from the lake: entries must be numbered past what earlier
   // runs of the server committed, or a replay would take them for committed ones.
   bool initialized = false;
+  // The shared writer holds every entry past committed_seq when its generation is this one
+  // (TableWriters::Lease::generation): a writer opened again since (a schema changed, a failure)
+  // holds none of them and gets them replayed before it is used.
+  uint64_t generation = 0;
+  bool holds = false;
+  // A failed append that could not be cut off the file: no entry may follow it.
+  bool broken = false;
   int64_t entries_pending = 0, rows_pending = 0;
 };
 
 struct HotTier::State {
   std::string dir;
   std::string warehouse;
+  int lock_fd = -1;       // flock'ed while the server runs
   std::mutex catalog_mu;  // the catalog is one thread's at a time
   std::unique_ptr<Catalog> catalog;
   std::mutex mu;                                          // the map and the counters
@@ -219,10 +271,10 @@ struct HotTier::State {
 
   // The table's shared writer, waiting for the statement that holds it.
   Result<TableWriters::Lease> Lease(const Identifier& id) {
-    std::lock_guard<std::mutex> lock(catalog_mu);
-    while (true) {
+    while (true) {  // the catalog is held for one short attempt at a time
+      std::lock_guard<std::mutex> lock(catalog_mu);
       TRIB_ASSIGN_OR_RETURN(auto lease, TableWriters::Instance().Acquire(
-                                            *catalog, id, std::chrono::milliseconds(1000)));
+                                            *catalog, id, std::chrono::milliseconds(50)));
       if (lease) return std::move(*lease);
     }
   }
@@ -230,23 +282,28 @@ struct HotTier::State {
   // After a failure that left the writer holding what the log does not (or not all it does):
   // a new writer, holding every entry the lake does not have yet.
   Status Rebuild(TableWriters::Lease* lease, TableLog* log) {
+    log->holds = false;
     lease->Discard();
     TRIB_RETURN_NOT_OK(lease->Reopen());
+    const std::vector<Field>& fields = lease->table().schema()->fields;
     for (const std::string& file : LogFiles(log->dir)) {
       TRIB_ASSIGN_OR_RETURN(auto entries, ReadEntries(file));
       for (const LogEntry& e : entries) {
         if (e.seq <= log->committed_seq) continue;
-        if (e.schema_id != lease->table().schema()->id) {
-          return Status::Corruption("hot tier log '" + file + "': entry " + std::to_string(e.seq) +
-                                    " was written with schema " + std::to_string(e.schema_id) +
-                                    ", the table is at schema " +
-                                    std::to_string(lease->table().schema()->id));
-        }
-        TRIB_ASSIGN_OR_RETURN(Records records, DecodeRecords(e, file));
+        TRIB_ASSIGN_OR_RETURN(Records records, DecodeRecords(e, file, fields));
         for (auto& [kind, row] : records) TRIB_RETURN_NOT_OK(lease->writer().Write(kind, row));
       }
     }
+    log->generation = lease->generation();
+    log->holds = true;
     return Status::OK();
+  }
+
+  // Makes the lease's writer hold every pending entry of the log (replaying them into a writer
+  // opened since they were applied).
+  Status EnsureHolds(TableWriters::Lease* lease, TableLog* log) {
+    if (log->holds && log->generation == lease->generation()) return Status::OK();
+    return Rebuild(lease, log);
   }
 
   // Appends one entry to the table's log and fsyncs it.
@@ -258,23 +315,31 @@ struct HotTier::State {
       const std::string path =
           (fs::path(log->dir) / (std::to_string(log->last_seq + 1) + ".log")).string();
       log->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-      if (log->fd < 0)
+      if (log->fd < 0) {
         return Status::IOError("hot tier log '" + path + "': " + std::strerror(errno));
+      }
       TRIB_RETURN_NOT_OK(SyncDir(log->dir));
+      TRIB_RETURN_NOT_OK(SyncDir(fs::path(log->dir).parent_path().string()));
+      TRIB_RETURN_NOT_OK(SyncDir(fs::path(log->dir).parent_path().parent_path().string()));
     }
+    const off_t before = ::lseek(log->fd, 0, SEEK_END);
+    auto fail = [&](const std::string& what) {
+      // Cut the entry off (torn, or whole but not known durable: its statement fails, so no
+      // replay may apply it); if that fails too, nothing more may be appended after it.
+      if (before < 0 || ::ftruncate(log->fd, before) != 0 || ::fdatasync(log->fd) != 0) {
+        log->broken = true;
+      }
+      return Status::IOError("hot tier log of " + log->id.database + "." + log->id.table + ": " +
+                             what + ": " + std::strerror(errno));
+    };
     size_t done = 0;
     while (done < entry.size()) {
       const ssize_t w = ::write(log->fd, entry.data() + done, entry.size() - done);
       if (w < 0 && errno == EINTR) continue;
-      if (w <= 0)
-        return Status::IOError("hot tier log of " + log->id.database + "." + log->id.table + ": " +
-                               std::strerror(errno));
+      if (w <= 0) return fail("write");
       done += static_cast<size_t>(w);
     }
-    if (::fdatasync(log->fd) != 0) {
-      return Status::IOError("hot tier log of " + log->id.database + "." + log->id.table +
-                             ": fdatasync: " + std::strerror(errno));
-    }
+    if (::fdatasync(log->fd) != 0) return fail("fdatasync");
     return Status::OK();
   }
 
@@ -285,14 +350,28 @@ struct HotTier::State {
       std::lock_guard<std::mutex> lock(mu);
       if (log->entries_pending == 0) return Status::OK();
     }
+    const std::string name = "tiering " + log->id.database + "." + log->id.table;
+    TRIB_RETURN_NOT_OK(EnsureHolds(lease, log).WithContext(name));
     lease->writer().SetNextCommitInfo(log->last_seq, {});
-    auto committed = lease->writer().CommitAndWaitForCompaction();
+    Result<std::optional<int64_t>> committed = std::optional<int64_t>();
+    if (InjectedFailure()) {  // a test's failing commit: the writer is left unusable
+      lease->writer().Abort();
+      committed = Status::IOError("injected commit failure (TRIBUTARY_TEST_HOT_TIER_FAIL_COMMITS)");
+    } else {
+      committed = lease->writer().CommitAndWaitForCompaction();
+    }
     if (!committed.ok()) {
-      Status rebuilt = Rebuild(lease, log);
-      return committed.status().WithContext(
-          "tiering " + log->id.database + "." + log->id.table +
-          (rebuilt.ok() ? std::string()
-                        : " (and rebuilding its writer: " + rebuilt.message() + ")"));
+      // A commit can fail after its snapshot was published (object storage timing out on the
+      // answer): the lake says which.
+      auto seen = LastTieredSequence(lease->table().path());
+      if (!seen.ok() || *seen < log->last_seq) {
+        Status rebuilt = Rebuild(lease, log);
+        return committed.status().WithContext(
+            name +
+            (rebuilt.ok() ? std::string() : " (and replaying its log: " + rebuilt.message() + ")"));
+      }
+      lease->Discard();  // what it held is committed
+      log->holds = false;
     }
     if (log->fd >= 0) ::close(log->fd);
     log->fd = -1;
@@ -319,6 +398,17 @@ struct HotTier::State {
     Status first;
     for (TableLog* log : pending) {
       auto lease = Lease(log->id);
+      if (!lease.ok() && lease.status().IsNotFound()) {
+        // Dropped by another program (a DROP through the server tiers first): its log goes.
+        Log("hot tier: table " + log->id.ToString() + " no longer exists; its log is removed");
+        if (log->fd >= 0) ::close(log->fd);
+        log->fd = -1;
+        for (const std::string& file : LogFiles(log->dir)) ::unlink(file.c_str());
+        std::lock_guard<std::mutex> lock(mu);
+        log->entries_pending = log->rows_pending = 0;
+        log->holds = false;
+        continue;
+      }
       Status st = lease.ok() ? Tier(&*lease, log) : lease.status();
       if (!st.ok() && first.ok()) first = st;
     }
@@ -332,7 +422,6 @@ struct HotTier::State {
 
 namespace {
 
-// The newest commit identifier tiering published into the table at `path` (0: none).
 Result<int64_t> LastTieredSequence(const std::string& path) {
   meta::SnapshotManager snapshots(path);
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> latest, snapshots.LatestId());
@@ -345,7 +434,11 @@ Result<int64_t> LastTieredSequence(const std::string& path) {
       if (s.status().IsNotFound()) break;
       return s.status();
     }
-    if ((*s)->commit_user == kHotTierCommitUser) return (*s)->commit_identifier;
+    // (The same user's statement commits into tables the hot tier does not take carry no
+    // identifier: INT64_MAX.)
+    if ((*s)->commit_user == kHotTierCommitUser && (*s)->commit_identifier != INT64_MAX) {
+      return (*s)->commit_identifier;
+    }
   }
   return int64_t{0};
 }
@@ -409,6 +502,11 @@ class StatementWriter : public TableWriter {
       log.last_seq = std::max(log.last_seq, log.committed_seq);
       log.initialized = true;
     }
+    if (log.broken) {
+      return Status::IOError("the hot tier log of " + id_.ToString() +
+                             " could not be repaired after a failed write; restart the server");
+    }
+    TRIB_RETURN_NOT_OK(state_->EnsureHolds(&lease, &log));
     // Applied first (the writer checks every row), then logged: the log holds only rows the
     // writer took. A failure either way leaves the writer holding what the log holds.
     for (const auto& [kind, row] : records_) {
@@ -425,8 +523,6 @@ class StatementWriter : public TableWriter {
     if (st.ok() && log.fd < 0) st = WriteIncarnation(lease.table().path(), log.dir);
     if (st.ok()) st = state_->Append(&log, *entry);
     if (!st.ok()) {
-      if (log.fd >= 0) ::close(log.fd);  // a torn entry may end it: the next one starts a file
-      log.fd = -1;
       Status rebuilt = state_->Rebuild(&lease, &log);
       if (!rebuilt.ok()) lease.Discard();
       return st;
@@ -494,7 +590,8 @@ Status HotTier::State::Recover() {
         for (const LogEntry& e : read) {
           log.last_seq = std::max(log.last_seq, e.seq);
           if (e.seq <= log.committed_seq) continue;
-          TRIB_ASSIGN_OR_RETURN(Records records, DecodeRecords(e, file));
+          TRIB_ASSIGN_OR_RETURN(Records records,
+                                DecodeRecords(e, file, lease.table().schema()->fields));
           entries++;
           rows += static_cast<int64_t>(records.size());
         }
@@ -523,6 +620,17 @@ Result<std::unique_ptr<HotTier>> HotTier::Open(const std::string& dir,
   std::unique_ptr<HotTier> tier(new HotTier());
   tier->state_ = std::make_unique<State>();
   State& s = *tier->state_;
+  // One server per data directory: a second one would replay and remove the first's logs.
+  const std::string lock_path = (fs::path(dir) / "LOCK").string();
+  s.lock_fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (s.lock_fd < 0) {
+    return Status::IOError("--data-dir '" + dir + "': " + std::strerror(errno));
+  }
+  if (::flock(s.lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    return Status::Invalid("--data-dir '" + dir +
+                           "' is in use by another tributary serve (one server per data "
+                           "directory)");
+  }
   s.dir = dir;
   s.warehouse = warehouse;
   TRIB_ASSIGN_OR_RETURN(s.catalog, Catalog::Open(warehouse));

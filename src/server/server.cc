@@ -191,6 +191,9 @@ int RunServer(const ServerOptions& options) {
     Log("stop: " + tiered.message() + " (the log keeps it: the next start commits it)");
   }
   TableWriters::Instance().CloseAll();
+  // Connections still running may use the hot tier until the process exits: it stays (a write
+  // they log now is committed at the next start).
+  (void)hot->release();
   Log("stopped (SIGTERM or SIGINT)");
   return 0;
 }

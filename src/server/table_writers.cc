@@ -16,6 +16,7 @@ struct TableWriters::Entry {
   std::unique_ptr<TableWriter> writer;
   int64_t schema_id = -1;
   std::string incarnation;
+  uint64_t generation = 0;  // bumped at each new writer
 };
 
 namespace {
@@ -64,9 +65,12 @@ void TableWriters::set_commit_user(std::string user) {
 
 Status TableWriters::Lease::Reopen() {
   if (entry_->writer) entry_->writer->Abort();
+  entry_->generation++;
   TRIB_ASSIGN_OR_RETURN(entry_->writer, entry_->table->NewWriter(SharedWriterOptions()));
   return Status::OK();
 }
+
+uint64_t TableWriters::Lease::generation() const { return entry_->generation; }
 
 Result<std::optional<TableWriters::Lease>> TableWriters::Acquire(Catalog& catalog,
                                                                  const Identifier& id,
@@ -93,6 +97,7 @@ Result<std::optional<TableWriters::Lease>> TableWriters::Acquire(Catalog& catalo
     // (The writer may refer to the Table it came from: they stay together.) Its compactions run
     // in its statements' commits, not in the background: an idle writer does nothing, so a table
     // dropped meanwhile gets no file from it.
+    entry->generation++;
     TRIB_ASSIGN_OR_RETURN(entry->writer, table->NewWriter(SharedWriterOptions()));
     entry->table = std::move(table);
     entry->schema_id = entry->table->schema()->id;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,6 +42,10 @@ class TableWriters {
     void Discard();
     // A new writer for the table (after Discard), held by this lease.
     Status Reopen();
+    // Which writer the table has: a number that changes whenever a new one is opened (after
+    // Discard, or when its schema or incarnation changed), so a holder of state in it (the hot
+    // tier) knows when that state is gone.
+    uint64_t generation() const;
 
    private:
     friend class TableWriters;
