@@ -84,6 +84,11 @@ Result<std::string> EncodeEntry(int64_t seq, int64_t schema_id, const std::vecto
     TRIB_RETURN_NOT_OK(writer->Append(row));
   }
   TRIB_ASSIGN_OR_RETURN(std::string payload, writer->Finish());
+  if (payload.size() > UINT32_MAX) {
+    return Status::NotSupported(
+        "a statement of more than 4 GiB of rows is not supported yet by "
+        "the hot tier's log: write it in parts");
+  }
   std::string out;
   Put(kMagic, 4, &out);
   Put(static_cast<uint64_t>(seq), 8, &out);
@@ -260,7 +265,7 @@ struct HotTier::State {
 
   TableLog& LogOf(const Identifier& id) {
     std::lock_guard<std::mutex> lock(mu);
-    auto& slot = logs[id.database + "." + id.table];
+    auto& slot = logs[id.database + std::string(1, '\0') + id.table];
     if (!slot) {
       slot = std::make_unique<TableLog>();
       slot->id = id;
