@@ -71,36 +71,58 @@ std::vector<Field> LogFields(const std::vector<Field>& table_fields) {
 }
 
 // An entry: the records as a Parquet file (the table's columns, then the row kind), framed.
-Result<std::string> EncodeEntry(int64_t seq, int64_t schema_id, const std::vector<Field>& fields,
-                                const Records& records) {
-  format::parquet::ParquetWriterOptions options;
-  options.compression = format::CompressionCodec::kLz4Raw;
-  TRIB_ASSIGN_OR_RETURN(auto writer,
-                        format::parquet::ParquetWriter::Make(LogFields(fields), options));
-  Row row;
-  for (const auto& [kind, values] : records) {
-    row = values;
-    row.push_back(Value::Int(static_cast<int64_t>(kind)));
-    TRIB_RETURN_NOT_OK(writer->Append(row));
+// A statement's records as an entry's payload: a Parquet file of the table's columns and the
+// row kind, encoded as the rows come.
+class EntryEncoder {
+ public:
+  explicit EntryEncoder(std::vector<Field> fields) : fields_(std::move(fields)) {}
+
+  Status Add(RowKind kind, const Row& values) {
+    if (!writer_) {
+      format::parquet::ParquetWriterOptions options;
+      options.compression = format::CompressionCodec::kLz4Raw;
+      TRIB_ASSIGN_OR_RETURN(writer_,
+                            format::parquet::ParquetWriter::Make(LogFields(fields_), options));
+      cells_.resize(fields_.size() + 1);
+    }
+    for (size_t i = 0; i < values.size() && i < fields_.size(); i++) cells_[i] = &values[i];
+    cells_[fields_.size()] = &kKinds[static_cast<int>(kind) & 3];
+    return writer_->Append(cells_);
   }
-  TRIB_ASSIGN_OR_RETURN(std::string payload, writer->Finish());
-  if (payload.size() > UINT32_MAX) {
-    return Status::NotSupported(
-        "a statement of more than 4 GiB of rows is not supported yet by "
-        "the hot tier's log: write it in parts");
+
+  // The whole entry, framed: magic, sequence, schema id, length, CRC-32, payload. The encoder is
+  // done with.
+  Result<std::string> Finish(int64_t seq, int64_t schema_id) {
+    if (!writer_) return Status::Internal("hot tier: an entry of no rows");
+    TRIB_ASSIGN_OR_RETURN(std::string payload, writer_->Finish());
+    writer_.reset();
+    if (payload.size() > UINT32_MAX) {
+      return Status::NotSupported(
+          "a statement of more than 4 GiB of rows is not supported yet by the hot tier's log: "
+          "write it in parts");
+    }
+    std::string out;
+    Put(kMagic, 4, &out);
+    Put(static_cast<uint64_t>(seq), 8, &out);
+    Put(static_cast<uint64_t>(schema_id), 8, &out);
+    Put(payload.size(), 4, &out);
+    const uLong crc =
+        crc32(crc32(0L, reinterpret_cast<const Bytef*>(out.data() + 4), 20),
+              reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
+    Put(crc, 4, &out);
+    out += payload;
+    return out;
   }
-  std::string out;
-  Put(kMagic, 4, &out);
-  Put(static_cast<uint64_t>(seq), 8, &out);
-  Put(static_cast<uint64_t>(schema_id), 8, &out);
-  Put(payload.size(), 4, &out);
-  const uLong crc =
-      crc32(crc32(0L, reinterpret_cast<const Bytef*>(out.data() + 4), 20),
-            reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
-  Put(crc, 4, &out);
-  out += payload;
-  return out;
-}
+
+  void Reset() { writer_.reset(); }
+
+ private:
+  static inline const Value kKinds[4] = {Value::Int(0), Value::Int(1), Value::Int(2),
+                                         Value::Int(3)};
+  std::vector<Field> fields_;
+  std::unique_ptr<format::parquet::ParquetWriter> writer_;
+  std::vector<const Value*> cells_;
+};
 
 struct LogEntry {
   int64_t seq = 0;
@@ -481,8 +503,13 @@ std::optional<std::string> ReadIncarnation(const std::string& dir) {
 // A statement's writer (HotTier::NewStatementWriter).
 class StatementWriter : public TableWriter {
  public:
-  StatementWriter(HotTier::State* state, Identifier id, std::vector<Field> fields)
-      : state_(state), id_(std::move(id)), fields_(std::move(fields)) {}
+  StatementWriter(HotTier::State* state, Identifier id, std::vector<Field> fields,
+                  int64_t schema_id)
+      : state_(state),
+        id_(std::move(id)),
+        fields_(fields),
+        schema_id_(schema_id),
+        encoder_(std::move(fields)) {}
 
   // Rows are checked as they come (as a table writer checks them), so a bad one fails its
   // statement where it is; the rest of the writer's checks come at the commit.
@@ -493,6 +520,7 @@ class StatementWriter : public TableWriter {
                              " columns but the row has " + std::to_string(row.size()));
     }
     for (size_t i = 0; i < row.size(); i++) TRIB_RETURN_NOT_OK(CheckValue(row[i], fields_[i]));
+    TRIB_RETURN_NOT_OK(encoder_.Add(kind, row));  // the log entry grows as the rows come
     records_.emplace_back(kind, std::move(row));
     return Status::OK();
   }
@@ -512,20 +540,30 @@ class StatementWriter : public TableWriter {
                              " could not be repaired after a failed write; restart the server");
     }
     TRIB_RETURN_NOT_OK(state_->EnsureHolds(&lease, &log));
-    // Applied first (the writer checks every row), then logged: the log holds only rows the
-    // writer took. A failure either way leaves the writer holding what the log holds.
-    for (const auto& [kind, row] : records_) {
-      Status st = lease.writer().Write(kind, row);
+    // Encoded, then applied (the writer checks every row), then logged: the log holds only rows
+    // the writer took. A failure either way leaves the writer holding what the log holds.
+    if (lease.table().schema()->id != schema_id_) {
+      records_.clear();
+      encoder_.Reset();
+      return Status::Conflict("table " + id_.ToString() +
+                              " changed its schema while the statement ran: nothing of it was "
+                              "written; run it again");
+    }
+    auto entry = encoder_.Finish(log.last_seq + 1, schema_id_);
+    if (!entry.ok()) return entry.status();
+    const int64_t rows = static_cast<int64_t>(records_.size());
+    for (auto& [kind, row] : records_) {
+      Status st = lease.writer().Write(kind, std::move(row));
       if (!st.ok()) {
+        records_.clear();
         Status rebuilt = state_->Rebuild(&lease, &log);
         if (!rebuilt.ok()) lease.Discard();
         return st;
       }
     }
-    auto entry = EncodeEntry(log.last_seq + 1, lease.table().schema()->id,
-                             lease.table().schema()->fields, records_);
-    Status st = entry.status();
-    if (st.ok() && log.fd < 0) st = WriteIncarnation(lease.table().path(), log.dir);
+    records_.clear();
+    Status st = Status::OK();
+    if (log.fd < 0) st = WriteIncarnation(lease.table().path(), log.dir);
     if (st.ok()) st = state_->Append(&log, *entry);
     if (!st.ok()) {
       Status rebuilt = state_->Rebuild(&lease, &log);
@@ -536,9 +574,8 @@ class StatementWriter : public TableWriter {
     {
       std::lock_guard<std::mutex> lock(state_->mu);
       log.entries_pending++;
-      log.rows_pending += static_cast<int64_t>(records_.size());
+      log.rows_pending += rows;
     }
-    records_.clear();
     // A subscriber waits for what is committed to the lake: with subscriptions open, a write is
     // tiered at once (writes that come meanwhile go with it), not at the next interval.
     if (ServerStats::Get().subscriptions_open.load() > 0) {
@@ -549,12 +586,17 @@ class StatementWriter : public TableWriter {
     return none;
   }
   Result<std::optional<int64_t>> CommitAndWaitForCompaction() override { return Commit(); }
-  void Abort() override { records_.clear(); }
+  void Abort() override {
+    records_.clear();
+    encoder_.Reset();
+  }
 
  private:
   HotTier::State* state_;
   Identifier id_;
   std::vector<Field> fields_;
+  int64_t schema_id_;
+  EntryEncoder encoder_;
   Records records_;
 };
 
@@ -660,8 +702,8 @@ bool HotTier::Takes(const Table& table) {
 }
 
 std::unique_ptr<TableWriter> HotTier::NewStatementWriter(const Table& table) {
-  return std::make_unique<StatementWriter>(state_.get(), table.identifier(),
-                                           table.schema()->fields);
+  return std::make_unique<StatementWriter>(state_.get(), table.identifier(), table.schema()->fields,
+                                           table.schema()->id);
 }
 
 Status HotTier::TierAll() { return state_->TierAll(); }
