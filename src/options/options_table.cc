@@ -798,9 +798,11 @@ std::vector<OptionDef> BuildTable() {
       Def("table.datalake.enabled", kBool, "false",
           "Tier the table's streaming storage into lake (Paimon) files.")
           .Unsupported(),
-      Def("table.datalake.freshness", kDuration, "3 min",
-          "How far the lake copy may lag behind streaming storage.")
-          .Unsupported(),
+      Def("table.datalake.freshness", kDuration, "",
+          "How far the lake may lag behind the hot tier of tributary serve: the server commits "
+          "the table's log at least this often (unset: the server's interval, "
+          "TRIBUTARY_HOT_TIER_FRESHNESS_MS, 1 s by default; Fluss's default is 3 min). Writes "
+          "made without the server go to the lake directly."),
 
       // ---- Session options (SET 'key' = 'value') ----
       Def("execution.runtime-mode", kEnum, "batch",

@@ -25,6 +25,7 @@
 #include "format/parquet/writer.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
+#include "options/option_keys.h"
 #include "server/connection.h"
 #include "server/stats.h"
 #include "server/table_writers.h"
@@ -229,6 +230,12 @@ Status SyncDir(const std::string& dir) {
   return Status::OK();
 }
 
+int64_t NowMillis() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 // The newest commit identifier tiering published into the table at `path` (0: none).
 Result<int64_t> LastTieredSequence(const std::string& path);
 
@@ -267,6 +274,10 @@ struct TableLog {
   // A failed append that could not be cut off the file: no entry may follow it.
   bool broken = false;
   int64_t entries_pending = 0, rows_pending = 0;
+  // When the oldest pending entry was logged, and how long it may wait ('table.datalake.
+  // freshness', else the server's interval); counters' mutex.
+  int64_t oldest_pending_ms = 0;
+  int64_t freshness_ms = 0;
 };
 
 struct HotTier::State {
@@ -279,6 +290,7 @@ struct HotTier::State {
   std::map<std::string, std::unique_ptr<TableLog>> logs;  // by "db.table"
   int64_t tierings = 0;
   std::string last_error;
+  int64_t interval_ms = 1000;  // the server's freshness (Start)
   // Tiering on a thread of its own.
   std::thread thread;
   std::condition_variable wake;
@@ -414,12 +426,17 @@ struct HotTier::State {
     return Status::OK();
   }
 
-  Status TierAll() {
+  // Every table's pending entries (the barrier, the stop), or (`due_only`) those whose oldest
+  // has waited its table's freshness.
+  Status TierAll(bool due_only = false) {
     std::vector<TableLog*> pending;
     {
+      const int64_t now = NowMillis();
       std::lock_guard<std::mutex> lock(mu);
       for (auto& [name, log] : logs) {
-        if (log->entries_pending > 0) pending.push_back(log.get());
+        if (log->entries_pending == 0) continue;
+        if (due_only && now - log->oldest_pending_ms < log->freshness_ms) continue;
+        pending.push_back(log.get());
       }
     }
     Status first;
@@ -440,7 +457,7 @@ struct HotTier::State {
       if (!st.ok() && first.ok()) first = st;
     }
     std::lock_guard<std::mutex> lock(mu);
-    last_error = first.ok() ? "" : first.message();
+    if (!pending.empty()) last_error = first.ok() ? "" : first.message();  // (a round that tried)
     return first;
   }
 
@@ -571,8 +588,14 @@ class StatementWriter : public TableWriter {
       return st;
     }
     log.last_seq++;
+    const auto freshness =
+        options::IsSet(*lease.table().schema(), options::kTableDatalakeFreshness).has_value()
+            ? options::Get(*lease.table().schema(), options::kTableDatalakeFreshness)
+            : Result<int64_t>(state_->interval_ms);
     {
       std::lock_guard<std::mutex> lock(state_->mu);
+      if (log.entries_pending == 0) log.oldest_pending_ms = NowMillis();
+      log.freshness_ms = freshness.ok() ? *freshness : state_->interval_ms;
       log.entries_pending++;
       log.rows_pending += rows;
     }
@@ -710,14 +733,21 @@ Status HotTier::TierAll() { return state_->TierAll(); }
 
 void HotTier::Start(std::chrono::milliseconds interval) {
   State* s = state_.get();
-  s->thread = std::thread([s, interval] {
+  {
+    std::lock_guard<std::mutex> lock(s->mu);
+    s->interval_ms = interval.count();
+  }
+  // Tables may ask for other intervals ('table.datalake.freshness'): the thread looks often.
+  const auto tick = std::min<std::chrono::milliseconds>(interval, std::chrono::milliseconds(100));
+  s->thread = std::thread([s, tick] {
     std::unique_lock<std::mutex> lock(s->mu);
     while (!s->stopping) {
-      s->wake.wait_for(lock, interval, [s] { return s->stopping || s->urgent; });
+      s->wake.wait_for(lock, tick, [s] { return s->stopping || s->urgent; });
       if (s->stopping) break;
+      const bool all = s->urgent;
       s->urgent = false;
       lock.unlock();
-      Status st = s->TierAll();
+      Status st = s->TierAll(/*due_only=*/!all);
       if (!st.ok()) Log("hot tier: " + st.message() + " (tried again in the next round)");
       lock.lock();
     }

@@ -630,12 +630,21 @@ def hot_tier(binary, root):
         server.psql("INSERT INTO agg VALUES (1, 5)")
         if cli("SELECT n FROM agg") != ["5"] or logs("agg"):
             raise Failure("an aggregation table's INSERT goes to the lake directly")
+        # A table asking for another freshness ('table.datalake.freshness', Fluss's key) waits
+        # that long; the others go at the server's interval.
+        server.psql("CREATE TABLE lazy (id INT) WITH ('table.datalake.freshness' = '1 h')")
+        server.psql("INSERT INTO lazy VALUES (1)")
         server.psql("INSERT INTO ap VALUES (4, 'd')")
         deadline = time.time() + 20
         while cli("SELECT COUNT(*) FROM ap") != ["4"]:
             if time.time() > deadline:
                 raise Failure("the freshness interval did not commit the log")
             time.sleep(0.2)
+        time.sleep(1.0)
+        if cli("SELECT COUNT(*) FROM lazy") != ["0"] or not logs("lazy"):
+            raise Failure("a table with 'table.datalake.freshness' = '1 h' was tiered early")
+        if lines(server.psql("SELECT COUNT(*) FROM lazy")) != ["1"]:
+            raise Failure("the read barrier of a table with a long freshness")
         server.stop()
         # A tiering commit that fails: the read that needed it fails and says why, the next
         # round commits every entry once.
@@ -654,7 +663,8 @@ def hot_tier(binary, root):
         if server.proc.poll() is None:
             server.stop()
     print("  ok  hot tier: INSERTs acknowledged from the log, committed by a read, SIGTERM and "
-          "the interval; kill -9 replayed, exactly once; another program's ALTER TABLE and a "
+          "the interval (the server's, or a table's 'table.datalake.freshness'); kill -9 "
+          "replayed, exactly once; another program's ALTER TABLE and a "
           "failed tiering commit lose and double nothing; one server per data directory")
 
 
