@@ -48,6 +48,15 @@ constexpr const char* kKindColumn = "_TRIBUTARY_ROW_KIND";
 constexpr int32_t kKindFieldId = 2147483000;
 // How many snapshots back recovery looks for the last one tiering made.
 constexpr int64_t kSnapshotsSearched = 100000;
+// Pending rows of one table past which it is tiered without waiting for its interval
+// (1,000,000; a test may lower it: $TRIBUTARY_TEST_HOT_TIER_ROWS).
+int64_t TierRows() {
+  static const int64_t rows = [] {
+    const char* v = std::getenv("TRIBUTARY_TEST_HOT_TIER_ROWS");
+    return v != nullptr && std::atoll(v) > 0 ? std::atoll(v) : int64_t{1000000};
+  }();
+  return rows;
+}
 
 using Records = std::vector<std::pair<RowKind, Row>>;
 
@@ -228,6 +237,23 @@ Status SyncDir(const std::string& dir) {
   ::close(fd);
   if (rc != 0) return Status::IOError("hot tier '" + dir + "': fsync: " + std::strerror(errno));
   return Status::OK();
+}
+
+// Records `seq` as the last committed entry of the log in `dir` (a new file renamed over the
+// old, both fsynced).
+Status WriteCommitted(const std::string& dir, int64_t seq) {
+  const std::string path = (fs::path(dir) / "committed").string();
+  const std::string tmp = path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return Status::IOError("'" + tmp + "': " + std::strerror(errno));
+  const std::string text = std::to_string(seq);
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() &&
+                  std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+  std::fclose(f);
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    return Status::IOError("'" + path + "': cannot be written");
+  }
+  return SyncDir(dir);
 }
 
 int64_t NowMillis() {
@@ -415,6 +441,11 @@ struct HotTier::State {
     if (log->fd >= 0) ::close(log->fd);
     log->fd = -1;
     log->committed_seq = log->last_seq;
+    // Kept beside the log too: the snapshot that says it may expire before a crash's replay
+    // looks for it (it only helps then; the lake stays the first witness).
+    if (Status marked = WriteCommitted(log->dir, log->committed_seq); !marked.ok()) {
+      Log("hot tier: " + marked.message());
+    }
     // A test's way to stop between the commit and the log's removal (a crash there).
     if (std::getenv("TRIBUTARY_TEST_HOT_TIER_KEEP_LOGS") == nullptr) {
       for (const std::string& file : LogFiles(log->dir)) ::unlink(file.c_str());
@@ -488,6 +519,18 @@ Result<int64_t> LastTieredSequence(const std::string& path) {
 }
 
 constexpr const char* kIncarnationFile = "incarnation";
+constexpr const char* kCommittedFile = "committed";
+
+// The last sequence number tiering committed for the log in `dir` (0: not recorded).
+int64_t ReadCommitted(const std::string& dir) {
+  FILE* f = std::fopen((fs::path(dir) / kCommittedFile).string().c_str(), "rb");
+  if (f == nullptr) return 0;
+  char buf[32] = {0};
+  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  buf[n] = '\0';
+  return std::atoll(buf);
+}
 
 // Which table the log directory's entries were written into (meta::TableIncarnation): a table
 // dropped and created again under its name while the server was down is not theirs.
@@ -549,6 +592,7 @@ class StatementWriter : public TableWriter {
     TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease, state_->Lease(id_));
     if (!log.initialized) {
       TRIB_ASSIGN_OR_RETURN(log.committed_seq, LastTieredSequence(lease.table().path()));
+      log.committed_seq = std::max(log.committed_seq, ReadCommitted(log.dir));
       log.last_seq = std::max(log.last_seq, log.committed_seq);
       log.initialized = true;
     }
@@ -592,16 +636,19 @@ class StatementWriter : public TableWriter {
         options::IsSet(*lease.table().schema(), options::kTableDatalakeFreshness).has_value()
             ? options::Get(*lease.table().schema(), options::kTableDatalakeFreshness)
             : Result<int64_t>(state_->interval_ms);
+    bool big = false;
     {
       std::lock_guard<std::mutex> lock(state_->mu);
       if (log.entries_pending == 0) log.oldest_pending_ms = NowMillis();
       log.freshness_ms = freshness.ok() ? *freshness : state_->interval_ms;
       log.entries_pending++;
       log.rows_pending += rows;
+      big = log.rows_pending >= TierRows();
     }
     // A subscriber waits for what is committed to the lake: with subscriptions open, a write is
-    // tiered at once (writes that come meanwhile go with it), not at the next interval.
-    if (ServerStats::Get().subscriptions_open.load() > 0) {
+    // tiered at once (writes that come meanwhile go with it), not at the next interval; so is a
+    // table whose log holds TierRows() rows (a bound on its log and on a replay's time).
+    if (ServerStats::Get().subscriptions_open.load() > 0 || big) {
       std::lock_guard<std::mutex> lock(state_->mu);
       state_->urgent = true;
       state_->wake.notify_all();
@@ -653,6 +700,7 @@ Status HotTier::State::Recover() {
       TableLog& log = LogOf(id);
       TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease, Lease(id));
       TRIB_ASSIGN_OR_RETURN(log.committed_seq, LastTieredSequence(lease.table().path()));
+      log.committed_seq = std::max(log.committed_seq, ReadCommitted(log.dir));
       log.initialized = true;
       int64_t entries = 0, rows = 0;
       for (const std::string& file : LogFiles(log.dir)) {

@@ -577,10 +577,15 @@ def hot_tier(binary, root):
             raise Failure("tiering that keeps its log (a test's crash point)")
         server.proc.kill()
         server.proc.wait()
+        # ... even once the snapshot that says so has expired (the committed sequence is kept
+        # beside the log as well).
+        for i in range(3):
+            cli("INSERT INTO ap VALUES (%d, 'outside')" % (100 + i))
+        cli("CALL sys.expire_snapshots('default.ap', 1, 1)")
         server = Server(binary, warehouse, free_port(), env=slow)
-        if cli("SELECT COUNT(*) FROM ap") != ["2"] or logs("ap"):
+        if cli("SELECT COUNT(*) FROM ap WHERE id < 100") != ["2"] or logs("ap"):
             raise Failure("a replay of entries the lake had: %r rows, logs %r" %
-                          (cli("SELECT COUNT(*) FROM ap"), logs("ap")))
+                          (cli("SELECT COUNT(*) FROM ap WHERE id < 100"), logs("ap")))
         # A start with no log: new entries are numbered past what the lake has (else the next
         # replay would take them for committed ones and skip them).
         server.psql("INSERT INTO h VALUES (5, 'v5')")
@@ -619,8 +624,9 @@ def hot_tier(binary, root):
                           (r.returncode, r.stderr))
         # SIGTERM commits the log.
         server.psql("INSERT INTO ap VALUES (3, 'c')")
-        if server.stop() != 0 or cli("SELECT COUNT(*) FROM ap") != ["3"] or logs("ap"):
-            raise Failure("SIGTERM with a pending entry: %r rows" % cli("SELECT COUNT(*) FROM ap"))
+        kept = "SELECT COUNT(*) FROM ap WHERE id < 100"
+        if server.stop() != 0 or cli(kept) != ["3"] or logs("ap"):
+            raise Failure("SIGTERM with a pending entry: %r rows" % cli(kept))
         # The freshness interval commits it with no read through the server; an aggregation
         # table (whose merge can fail at a commit) is written to the lake directly.
         server = Server(binary, warehouse, free_port(),
@@ -636,7 +642,7 @@ def hot_tier(binary, root):
         server.psql("INSERT INTO lazy VALUES (1)")
         server.psql("INSERT INTO ap VALUES (4, 'd')")
         deadline = time.time() + 20
-        while cli("SELECT COUNT(*) FROM ap") != ["4"]:
+        while cli(kept) != ["4"]:
             if time.time() > deadline:
                 raise Failure("the freshness interval did not commit the log")
             time.sleep(0.2)
@@ -646,19 +652,33 @@ def hot_tier(binary, root):
         if lines(server.psql("SELECT COUNT(*) FROM lazy")) != ["1"]:
             raise Failure("the read barrier of a table with a long freshness")
         server.stop()
+        # A table whose log reaches the row bound is tiered at once (the test lowers the bound
+        # from 1,000,000 to 5).
+        server = Server(binary, warehouse, free_port(),
+                        env=dict(slow, TRIBUTARY_TEST_HOT_TIER_ROWS="5"))
+        server.psql("INSERT INTO ap VALUES (7, 'g'), (8, 'h')")
+        time.sleep(0.5)
+        if cli(kept) != ["4"]:
+            raise Failure("2 rows under a bound of 5 were tiered: %r" % cli(kept))
+        server.psql("INSERT INTO ap VALUES (9, 'i'), (10, 'j'), (11, 'k')")
+        deadline = time.time() + 20
+        while cli(kept) != ["9"]:
+            if time.time() > deadline:
+                raise Failure("a log of 5 rows under a bound of 5 was not tiered: %r" % cli(kept))
+            time.sleep(0.1)
+        server.stop()
         # A tiering commit that fails: the read that needed it fails and says why, the next
         # round commits every entry once.
         server = Server(binary, warehouse, free_port(),
                         env=dict(slow, TRIBUTARY_TEST_HOT_TIER_FAIL_COMMITS="1"))
         server.psql("INSERT INTO ap VALUES (5, 'e'), (6, 'f')")
-        p = server.psql("SELECT COUNT(*) FROM ap", expect_ok=False)
+        p = server.psql(kept, expect_ok=False)
         stats = dict(l.split("|", 1) for l in lines(server.psql("SHOW STATS")))
         if "injected commit failure" not in p.stderr or \
                 not stats["tiering"].startswith("failing"):
             raise Failure("a failing tiering commit: %r, stats %r" % (p.stderr, stats))
-        if lines(server.psql("SELECT COUNT(*) FROM ap")) != ["6"] or \
-                cli("SELECT COUNT(*) FROM ap") != ["6"]:
-            raise Failure("after a failed tiering commit: %r rows" % cli("SELECT COUNT(*) FROM ap"))
+        if lines(server.psql(kept)) != ["11"] or cli(kept) != ["11"]:
+            raise Failure("after a failed tiering commit: %r rows" % cli(kept))
     finally:
         if server.proc.poll() is None:
             server.stop()
