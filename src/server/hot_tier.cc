@@ -23,6 +23,7 @@
 #include "common/check_value.h"
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
+#include "io/file_system.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
 #include "options/option_keys.h"
@@ -143,16 +144,7 @@ struct LogEntry {
 // The whole entries of a log file, in order. A torn tail (an entry cut short or failing its
 // check, from a crash while it was appended: never acknowledged) ends them.
 Result<std::vector<LogEntry>> ReadEntries(const std::string& path) {
-  std::string bytes;
-  {
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr)
-      return Status::IOError("hot tier log '" + path + "': " + std::strerror(errno));
-    char buf[1 << 16];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) bytes.append(buf, n);
-    std::fclose(f);
-  }
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
   std::vector<LogEntry> out;
   size_t at = 0;
   while (at + kHeader <= bytes.size()) {
@@ -242,18 +234,7 @@ Status SyncDir(const std::string& dir) {
 // Records `seq` as the last committed entry of the log in `dir` (a new file renamed over the
 // old, both fsynced).
 Status WriteCommitted(const std::string& dir, int64_t seq) {
-  const std::string path = (fs::path(dir) / "committed").string();
-  const std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return Status::IOError("'" + tmp + "': " + std::strerror(errno));
-  const std::string text = std::to_string(seq);
-  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size() &&
-                  std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
-  std::fclose(f);
-  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    return Status::IOError("'" + path + "': cannot be written");
-  }
-  return SyncDir(dir);
+  return io::LocalFs().WriteFile((fs::path(dir) / "committed").string(), std::to_string(seq));
 }
 
 int64_t NowMillis() {
@@ -374,18 +355,14 @@ struct HotTier::State {
   // Appends one entry to the table's log and fsyncs it.
   Status Append(TableLog* log, const std::string& entry) {
     if (log->fd < 0) {
-      std::error_code ec;
-      fs::create_directories(log->dir, ec);
-      if (ec) return Status::IOError("hot tier '" + log->dir + "': " + ec.message());
+      TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(log->dir));  // (new directories synced)
       const std::string path =
           (fs::path(log->dir) / (std::to_string(log->last_seq + 1) + ".log")).string();
       log->fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
       if (log->fd < 0) {
         return Status::IOError("hot tier log '" + path + "': " + std::strerror(errno));
       }
-      TRIB_RETURN_NOT_OK(SyncDir(log->dir));
-      TRIB_RETURN_NOT_OK(SyncDir(fs::path(log->dir).parent_path().string()));
-      TRIB_RETURN_NOT_OK(SyncDir(fs::path(log->dir).parent_path().parent_path().string()));
+      TRIB_RETURN_NOT_OK(SyncDir(log->dir));  // the new file's entry
     }
     const off_t before = ::lseek(log->fd, 0, SEEK_END);
     auto fail = [&](const std::string& what) {
@@ -523,41 +500,21 @@ constexpr const char* kCommittedFile = "committed";
 
 // The last sequence number tiering committed for the log in `dir` (0: not recorded).
 int64_t ReadCommitted(const std::string& dir) {
-  FILE* f = std::fopen((fs::path(dir) / kCommittedFile).string().c_str(), "rb");
-  if (f == nullptr) return 0;
-  char buf[32] = {0};
-  const size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
-  std::fclose(f);
-  buf[n] = '\0';
-  return std::atoll(buf);
+  auto text = io::LocalFs().ReadFile((fs::path(dir) / kCommittedFile).string());
+  return text.ok() ? std::atoll(text->c_str()) : 0;
 }
 
 // Which table the log directory's entries were written into (meta::TableIncarnation): a table
 // dropped and created again under its name while the server was down is not theirs.
 Status WriteIncarnation(const std::string& table_path, const std::string& dir) {
   TRIB_ASSIGN_OR_RETURN(std::string incarnation, meta::TableIncarnation(table_path));
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Status::IOError("hot tier '" + dir + "': " + ec.message());
-  const std::string path = (fs::path(dir) / kIncarnationFile).string();
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return Status::IOError("hot tier '" + path + "': " + std::strerror(errno));
-  const bool ok = std::fwrite(incarnation.data(), 1, incarnation.size(), f) == incarnation.size();
-  const bool synced = std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
-  std::fclose(f);
-  if (!ok || !synced) return Status::IOError("hot tier '" + path + "': cannot be written");
-  return Status::OK();
+  TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir));
+  return io::LocalFs().WriteFile((fs::path(dir) / kIncarnationFile).string(), incarnation);
 }
 
 std::optional<std::string> ReadIncarnation(const std::string& dir) {
-  FILE* f = std::fopen((fs::path(dir) / kIncarnationFile).string().c_str(), "rb");
-  if (f == nullptr) return std::nullopt;
-  std::string out;
-  char buf[512];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) out.append(buf, n);
-  std::fclose(f);
-  return out;
+  auto text = io::LocalFs().ReadFile((fs::path(dir) / kIncarnationFile).string());
+  return text.ok() ? std::optional<std::string>(std::move(*text)) : std::nullopt;
 }
 
 // A statement's writer (HotTier::NewStatementWriter).
@@ -732,9 +689,9 @@ Status HotTier::State::Recover() {
 
 Result<std::unique_ptr<HotTier>> HotTier::Open(const std::string& dir,
                                                const std::string& warehouse) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Status::IOError("--data-dir '" + dir + "': " + ec.message());
+  if (Status made = io::LocalFs().MakeDirs(dir); !made.ok()) {
+    return made.WithContext("--data-dir '" + dir + "'");
+  }
   std::unique_ptr<HotTier> tier(new HotTier());
   tier->state_ = std::make_unique<State>();
   State& s = *tier->state_;
