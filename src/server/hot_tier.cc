@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/check_value.h"
+#include "common/path_names.h"
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
 #include "io/file_system.h"
@@ -355,6 +356,9 @@ struct HotTier::State {
   // Appends one entry to the table's log and fsyncs it.
   Status Append(TableLog* log, const std::string& entry) {
     if (log->fd < 0) {
+      // The names become path components here: checked again where the path is made.
+      TRIB_RETURN_NOT_OK(CheckPathComponent("database", log->id.database));
+      TRIB_RETURN_NOT_OK(CheckPathComponent("table", log->id.table));
       TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(log->dir));  // (new directories synced)
       const std::string path =
           (fs::path(log->dir) / (std::to_string(log->last_seq + 1) + ".log")).string();
