@@ -15,6 +15,10 @@
 #include "tributary/schema.h"
 #include "tributary/value.h"
 
+namespace tributary::read {
+class PendingSource;
+}  // namespace tributary::read
+
 namespace tributary {
 
 class Table;
@@ -123,6 +127,12 @@ class Catalog {
 
   // Opens a data table (id.system_table must be empty).
   Result<std::unique_ptr<Table>> GetTable(const Identifier& id) const;
+  // Writes not committed yet that reads of the main branches' latest snapshots see too (the
+  // server's hot tier, read/pending.h): tables opened from now on read through `source`, and
+  // system tables have what it holds committed first. Null: none.
+  void set_pending_source(std::shared_ptr<read::PendingSource> source) {
+    pending_ = std::move(source);
+  }
   // Computes a system table: snapshots, files, options, schemas, partitions, the change tables.
   // `options` (a query's hints, canonical keys): where t$audit_log reads (time travel:
   // 'scan.snapshot-id', 'scan.timestamp-millis', 'scan.tag-name', 'scan.watermark',
@@ -139,6 +149,7 @@ class Catalog {
   // NotFound for a missing table, with the database's closest table name as a did-you-mean.
   Status TableNotFound(const Identifier& id) const;
   std::string warehouse_;
+  std::shared_ptr<read::PendingSource> pending_;
 };
 
 }  // namespace tributary

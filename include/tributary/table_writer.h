@@ -13,6 +13,10 @@
 #include "tributary/result.h"
 #include "tributary/value.h"
 
+namespace tributary::meta {
+struct ManifestEntry;
+}  // namespace tributary::meta
+
 namespace tributary {
 
 class TableWriter {
@@ -48,6 +52,15 @@ class TableWriter {
 
   // Drops everything written since the last commit and deletes its files.
   virtual void Abort() = 0;
+
+  // Flushes what the writer buffers to level-0 data files, not committed, and appends an ADD
+  // entry for each data file written since the last commit to *files: what a reader merges on
+  // top of the latest snapshot to see the writes before they are committed (read/pending.h).
+  // The next Commit() publishes those same files. On error the writer must be discarded.
+  virtual Status FlushPending(std::vector<meta::ManifestEntry>* files) {
+    (void)files;
+    return Status::NotSupported("this writer cannot show its writes before they are committed");
+  }
 
   // What failed after the last Commit() had published its snapshot: the work that follows a
   // commit (compacting small files, a full compaction, expiring old snapshots), which the next

@@ -83,7 +83,7 @@ int ReadByte(int fd) {
     if (ready < 0 && errno != EINTR) return -1;
     if (ready <= 0) continue;
     unsigned char c = 0;
-    const ssize_t n = read(fd, &c, 1);
+    const ssize_t n = ::read(fd, &c, 1);
     if (n == 1) return c;
     if (n == 0 || errno != EINTR) return -1;
   }

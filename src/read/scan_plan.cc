@@ -34,6 +34,7 @@ class ScanPlanner {
         options_(*r.options),
         excluded_(r.excluded),
         top_level_only_(r.top_level_only),
+        pending_(r.pending),
         layout_(FileLayout::Of(*schema_)) {}
 
   Result<ScanPlan> Plan() {
@@ -147,6 +148,16 @@ class ScanPlanner {
       }
     }
     std::shared_ptr<const meta::Snapshot> snap = tagged;
+    // The latest snapshot: with pending writes (read/pending.h), the snapshot they go on top of
+    // and their files.
+    std::optional<PendingView> pending;
+    if (!id && pending_ != nullptr && !top_level_only_) {
+      TRIB_ASSIGN_OR_RETURN(pending, pending_->source->Pending(pending_->id));
+      if (pending) {
+        id = pending->snapshot_id;
+        if (!id) id = 0;  // no snapshot yet: the pending files alone
+      }
+    }
     if (!id) {
       TRIB_ASSIGN_OR_RETURN(snap, meta::ReadLatestSnapshotCached(meta_path_));
       if (!snap) return std::move(plan_);  // empty table
@@ -157,14 +168,26 @@ class ScanPlanner {
     if (layout_.primary_key && core_.bucket > 0) {
       for (const auto& k : schema_->BucketKeys()) bucket_key_.push_back(schema_->FieldIndex(k));
     }
-    if (!snap) {
+    std::shared_ptr<const std::vector<meta::ManifestEntry>> live_shared;
+    if (!snap && *id > 0) {
       TRIB_ASSIGN_OR_RETURN(snap, meta::ReadSnapshotCached(meta_path_, *id));
     }
-    TRIB_ASSIGN_OR_RETURN(auto live_shared, meta::ReadLiveEntriesShared(path_, *snap));
-    const std::vector<meta::ManifestEntry>& live = *live_shared;
-    if (options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled) && snap->index_manifest) {
-      TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap));
+    if (snap) {
+      TRIB_ASSIGN_OR_RETURN(live_shared, meta::ReadLiveEntriesShared(path_, *snap));
+      if (options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled) &&
+          snap->index_manifest) {
+        TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap));
+      }
     }
+    std::vector<meta::ManifestEntry> with_pending;
+    if (pending) {
+      // The snapshot's files, then the pending ones (newer: level 0, higher sequence numbers).
+      if (live_shared) with_pending = *live_shared;
+      for (auto& e : pending->files) with_pending.push_back(std::move(e));
+    }
+    static const std::vector<meta::ManifestEntry> kNone;
+    const std::vector<meta::ManifestEntry>& live =
+        pending ? with_pending : (live_shared ? *live_shared : kNone);
     std::vector<Field> pfields;
     std::vector<DataType> ptypes;
     std::vector<int> pidx;
@@ -325,6 +348,7 @@ class ScanPlanner {
   const ScanOptions& options_;
   const std::set<std::string>* excluded_;
   bool top_level_only_ = false;
+  const PendingHook* pending_ = nullptr;
   FileLayout layout_;
   bool data_evolution_ = false;
   std::vector<int> bucket_key_;

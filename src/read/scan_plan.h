@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "read/pending.h"
 #include "read/split_read.h"
 #include "tributary/table_scan.h"
 
@@ -36,6 +37,8 @@ struct ScanPlanRequest {
   const ScanOptions* options = nullptr;             // snapshot id, time travel hints, filters
   const std::set<std::string>* excluded = nullptr;  // partitions not to read (fallback branch)
   bool top_level_only = false;  // only files of level num-levels - 1 (NewFileStoreScan)
+  // A read of the latest snapshot reads the snapshot this names and its pending files instead.
+  const PendingHook* pending = nullptr;
 };
 
 Result<ScanPlan> PlanScan(const ScanPlanRequest& request);

@@ -46,12 +46,13 @@ namespace {
 class FileStoreLookup : public TableLookup {
  public:
   FileStoreLookup(std::string path, std::shared_ptr<const TableSchema> schema, CoreOptions core,
-                  std::shared_ptr<const merge::MergeConfig> config)
+                  std::shared_ptr<const merge::MergeConfig> config, PendingHook pending)
       : path_(std::move(path)),
         schema_(std::move(schema)),
         core_(std::move(core)),
         config_(std::move(config)),
-        layout_(FileLayout::Of(*schema_)) {
+        layout_(FileLayout::Of(*schema_)),
+        pending_(std::move(pending)) {
     for (const auto& k : schema_->primary_keys) pk_idx_.push_back(schema_->FieldIndex(k));
     for (const auto& k : schema_->partition_keys) {
       int i = schema_->FieldIndex(k);
@@ -74,26 +75,44 @@ class FileStoreLookup : public TableLookup {
   }
 
   Status Refresh() override {
-    // While nothing is committed this costs one stat (ReadLatestSnapshotCached): a snapshot read
-    // from the same file version is the same cached object, its file set already loaded.
-    TRIB_ASSIGN_OR_RETURN(std::shared_ptr<const meta::Snapshot> snap,
-                          meta::ReadLatestSnapshotCached(path_));
-    if (snap && snap == pinned_) return Status::OK();
+    // Pending writes (read/pending.h): the snapshot they go on top of, and their files.
+    std::optional<PendingView> view;
+    if (pending_) {
+      seen_version_ = pending_.source->Version(pending_.id);
+      if (seen_version_ != 0) {
+        TRIB_ASSIGN_OR_RETURN(view, pending_.source->Pending(pending_.id));
+        if (view) seen_version_ = view->version;
+      }
+    }
+    std::shared_ptr<const meta::Snapshot> snap;
+    if (view) {
+      if (view->snapshot_id) {
+        TRIB_ASSIGN_OR_RETURN(snap, meta::ReadSnapshotCached(path_, *view->snapshot_id));
+      }
+    } else {
+      // While nothing is committed this costs one stat (ReadLatestSnapshotCached): a snapshot
+      // read from the same file version is the same cached object, its file set already loaded.
+      TRIB_ASSIGN_OR_RETURN(snap, meta::ReadLatestSnapshotCached(path_));
+      if (snap && snap == pinned_) return Status::OK();
+    }
     files_.clear();
     total_buckets_.clear();
-    pinned_.reset();  // set once the file set is whole
+    pinned_.reset();  // set once the file set is whole (and holds no pending file)
     snapshot_id_.reset();
-    if (!snap) return Status::OK();
-    snapshot_id_ = snap->id;
-    TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntriesShared(path_, *snap));
-    // Deletion-vector tables: what a batch read sees, the files above level 0 less the rows
-    // their vectors delete.
+    if (!snap && !view) return Status::OK();
+    std::shared_ptr<const std::vector<meta::ManifestEntry>> live;
     std::map<std::string, std::shared_ptr<const std::set<int64_t>>> deleted;
-    if (dv_) TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap, &deleted));
-    for (const auto& e : *live) {
+    if (snap) {
+      snapshot_id_ = snap->id;
+      TRIB_ASSIGN_OR_RETURN(live, ReadLiveEntriesShared(path_, *snap));
+      // Deletion-vector tables: what a batch read sees, the files above level 0 less the rows
+      // their vectors delete.
+      if (dv_) TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap, &deleted));
+    }
+    auto add = [&](const meta::ManifestEntry& e) -> Status {
       if (dv_ && e.file.level == 0 && !dv_level0_) {
         total_buckets_[e.partition] = e.total_buckets;
-        continue;
+        return Status::OK();
       }
       FileRef ref;
       ref.meta = e.file;
@@ -114,12 +133,27 @@ class FileStoreLookup : public TableLookup {
       if (e.file.schema_id == schema_->id) ref.range = DecodeKeyRange(e.file, key_types_);
       files_[{e.partition, e.bucket}].push_back(std::move(ref));
       total_buckets_[e.partition] = e.total_buckets;
+      return Status::OK();
+    };
+    if (live) {
+      for (const auto& e : *live) TRIB_RETURN_NOT_OK(add(e));
+    }
+    if (view) {
+      for (const auto& e : view->files) TRIB_RETURN_NOT_OK(add(e));
+      return Status::OK();
     }
     pinned_ = std::move(snap);
     return Status::OK();
   }
 
+  // Pending writes changed since the last Refresh (a write, a tiering): refreshed first.
+  Status RefreshPending() {
+    if (pending_ && pending_.source->Version(pending_.id) != seen_version_) return Refresh();
+    return Status::OK();
+  }
+
   Result<std::optional<Row>> Get(const Row& key) override {
+    TRIB_RETURN_NOT_OK(RefreshPending());
     Route route;
     TRIB_RETURN_NOT_OK(RouteKey(key, &route));
     return GetRouted(route, &scratch_);
@@ -127,6 +161,7 @@ class FileStoreLookup : public TableLookup {
 
   Result<std::vector<std::optional<Row>>> GetAll(const std::vector<Row>& keys,
                                                  int threads) override {
+    TRIB_RETURN_NOT_OK(RefreshPending());
     std::vector<std::optional<Row>> out(keys.size());
     // Keys grouped by bucket: one thread looks up a bucket's keys, so the bucket's files load
     // once and no two threads touch one file's state. Keys whose bucket is not known from the key
@@ -350,6 +385,8 @@ class FileStoreLookup : public TableLookup {
   bool cross_partition_ = false;  // a primary key without every partition key
   std::optional<int64_t> snapshot_id_;
   std::shared_ptr<const meta::Snapshot> pinned_;  // the snapshot files_ holds
+  PendingHook pending_;
+  uint64_t seen_version_ = 0;  // the pending source's Version() files_ holds
   std::map<std::pair<std::string, int32_t>, std::vector<FileRef>> files_;
   std::map<std::string, int32_t> total_buckets_;  // per partition
   std::mutex file_schemas_mutex_;
@@ -360,14 +397,15 @@ class FileStoreLookup : public TableLookup {
 }  // namespace
 
 Result<std::unique_ptr<TableLookup>> NewFileStoreLookup(const std::string& path,
-                                                        std::shared_ptr<const TableSchema> schema) {
+                                                        std::shared_ptr<const TableSchema> schema,
+                                                        PendingHook pending) {
   if (!schema->HasPrimaryKey()) {
     return Status::Invalid("point lookups need a primary-key table");
   }
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
   TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(*schema));
   auto lookup = std::make_unique<FileStoreLookup>(path, std::move(schema), std::move(core),
-                                                  std::move(config));
+                                                  std::move(config), std::move(pending));
   TRIB_RETURN_NOT_OK(lookup->Refresh());
   return std::unique_ptr<TableLookup>(std::move(lookup));
 }

@@ -279,6 +279,7 @@ class FileStoreScan : public TableScan {
   // a fallback branch.
   void ExcludePartitions(std::set<std::string> partitions) { excluded_ = std::move(partitions); }
   void ReadTopLevelOnly() { top_level_only_ = true; }
+  void ReadPending(PendingHook pending) { pending_ = std::move(pending); }
 
  private:
   Status Plan() {
@@ -294,6 +295,7 @@ class FileStoreScan : public TableScan {
     request.options = &options_;
     request.excluded = &excluded_;
     request.top_level_only = top_level_only_;
+    if (pending_) request.pending = &pending_;
     TRIB_ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(request));
     if (!plan.snapshot_id) return Status::OK();  // nothing to read
     SplitRead::Config config;
@@ -365,6 +367,7 @@ class FileStoreScan : public TableScan {
   ScanOptions options_;
   std::set<std::string> excluded_;
   bool top_level_only_ = false;
+  PendingHook pending_;
   std::unique_ptr<TableScan> fallback_;
   CoreOptions core_;
   std::vector<int> projection_;
@@ -473,11 +476,9 @@ Result<std::optional<int64_t>> CountFromMetadata(const std::string& path, const 
   return R(total);
 }
 
-Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
-                                                    std::shared_ptr<const TableSchema> schema,
-                                                    const ScanOptions& options,
-                                                    const std::string& meta_path,
-                                                    bool top_level_only) {
+Result<std::unique_ptr<TableScan>> NewFileStoreScan(
+    const std::string& path, std::shared_ptr<const TableSchema> schema, const ScanOptions& options,
+    const std::string& meta_path, bool top_level_only, const PendingHook& pending) {
   TRIB_ASSIGN_OR_RETURN(schema,
                         options::WithDynamicOptions(std::move(schema), options.dynamic_options));
   TRIB_ASSIGN_OR_RETURN(CoreOptions core, CoreOptions::From(*schema));
@@ -496,6 +497,7 @@ Result<std::unique_ptr<TableScan>> NewFileStoreScan(const std::string& path,
   auto scan = std::make_unique<FileStoreScan>(path, meta_path.empty() ? path : meta_path,
                                               std::move(schema), options, std::move(core));
   if (top_level_only) scan->ReadTopLevelOnly();
+  if (pending && (meta_path.empty() || meta_path == path)) scan->ReadPending(pending);
   return std::unique_ptr<TableScan>(std::move(scan));
 }
 

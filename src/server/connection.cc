@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "read/pending.h"
 #include "server/cancel.h"
 #include "server/copy.h"
 #include "server/cursors.h"
@@ -117,6 +118,10 @@ class Connection {
     auto session = sql::Session::Open(warehouse_);
     if (!session.ok()) return wire_.Refuse("58030", session.status().message());
     session_ = std::move(*session);
+    if (config_->hot) {
+      union_reads_ = std::make_shared<UnionReads>(config_->hot);
+      session_->set_pending_source(union_reads_);
+    }
     cursors_ = std::make_unique<Cursors>(session_.get(), &cancel_);
     // Plain INSERT, UPDATE and DELETE into the server's tables go through their shared writers
     // (server/table_writers.h), as COPY does; a table of another catalog, or one the shared
@@ -788,9 +793,15 @@ class Connection {
 
   // The read barrier of the hot tier (server/hot_tier.h): before a statement that may read a
   // table (or change one otherwise than by a plain INSERT ... VALUES or COPY FROM), what the
-  // logs hold is committed to the lake, so the statement sees every acknowledged write.
+  // logs hold is committed to the lake, so the statement sees every acknowledged write. A query
+  // needs none: it reads the lake and the logs together (union reads, UnionReads below).
   Status Barrier(const std::string& text) {
+    union_reads_->active = false;
     if (!config_->hot) return Status::OK();
+    if (IsQuery(text)) {
+      union_reads_->active = true;  // until the next statement
+      return Status::OK();
+    }
     const std::vector<std::string> first = LeadingWords(text, 1);
     const std::string w = first.empty() ? "" : first[0];
     if (w == "SET" || w == "RESET" || w == "CLOSE") return Status::OK();
@@ -803,6 +814,21 @@ class Connection {
     }
     if (w == "INSERT" && IsPlainInsertValues(text)) return Status::OK();
     return config_->hot->TierAll();
+  }
+
+  // Whether `text` only reads: SELECT, WITH, VALUES, with no word that writes (tokens: a name
+  // that looks like one only costs the query a barrier).
+  static bool IsQuery(const std::string& text) {
+    auto tokens = sql::Tokenize(text);
+    if (!tokens.ok() || tokens->empty()) return false;
+    const std::vector<sql::Token>& t = *tokens;
+    if (!t[0].Is("SELECT") && !t[0].Is("WITH") && !t[0].Is("VALUES")) return false;
+    for (const sql::Token& token : t) {
+      for (const char* w : {"INSERT", "UPDATE", "DELETE", "MERGE", "CALL", "INTO"}) {
+        if (token.Is(w)) return false;
+      }
+    }
+    return true;
   }
 
   // Whether `text` is INSERT INTO name VALUES ... with no hint, no column list (which makes a
@@ -907,7 +933,24 @@ class Connection {
   std::string warehouse_;
   std::string peer_;
   std::unique_ptr<sql::Session> session_;
-  std::unique_ptr<Catalog> catalog_;               // the warehouse's, for COPY FROM
+  std::unique_ptr<Catalog> catalog_;  // the warehouse's, for COPY FROM
+  // The session's reads of pending writes (read/pending.h): the hot tier's, while a query runs.
+  struct UnionReads : read::PendingSource {
+    explicit UnionReads(HotTier* tier) : tier(tier) {}
+    uint64_t Version(const Identifier& id) override {
+      return active ? tier->PendingVersion(id) : 0;
+    }
+    Result<std::optional<read::PendingView>> Pending(const Identifier& id) override {
+      if (!active) return std::optional<read::PendingView>();
+      return tier->Pending(id);
+    }
+    Status Settle(const Identifier& id) override {
+      return active ? tier->Settle(id) : Status::OK();
+    }
+    HotTier* tier;
+    bool active = false;  // the connection's thread alone sets and reads it
+  };
+  std::shared_ptr<UnionReads> union_reads_ = std::make_shared<UnionReads>(nullptr);
   std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
   std::map<std::string, Portal> portals_;          // "" the unnamed portal
   std::unique_ptr<Cursors> cursors_;               // subscriptions (DECLARE ... CURSOR)

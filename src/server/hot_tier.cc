@@ -28,6 +28,8 @@
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
 #include "options/option_keys.h"
+#include "options/option_values.h"
+#include "read/pending.h"
 #include "server/connection.h"
 #include "server/stats.h"
 #include "server/table_writers.h"
@@ -282,6 +284,8 @@ struct TableLog {
   // A failed append that could not be cut off the file: no entry may follow it.
   bool broken = false;
   int64_t entries_pending = 0, rows_pending = 0;
+  // Changes with each entry logged and each tiering (union reads refresh on it); counters' mutex.
+  uint64_t version = 0;
   // When the oldest pending entry was logged, and how long it may wait ('table.datalake.
   // freshness', else the server's interval); counters' mutex.
   int64_t oldest_pending_ms = 0;
@@ -297,6 +301,7 @@ struct HotTier::State {
   std::mutex mu;                                          // the map and the counters
   std::map<std::string, std::unique_ptr<TableLog>> logs;  // by "db.table"
   int64_t tierings = 0;
+  uint64_t versions = 0;  // the last TableLog::version given out
   std::string last_error;
   int64_t interval_ms = 1000;  // the server's freshness (Start)
   // Tiering on a thread of its own.
@@ -304,6 +309,12 @@ struct HotTier::State {
   std::condition_variable wake;
   bool stopping = false;
   bool urgent = false;  // a write while subscriptions are open: tier now, not at the interval
+
+  // The table's log, if it has one. REQUIRES: mu held.
+  TableLog* FindLog(const Identifier& id) const {
+    auto it = logs.find(id.database + std::string(1, '\0') + id.table);
+    return it == logs.end() ? nullptr : it->second.get();
+  }
 
   TableLog& LogOf(const Identifier& id) {
     std::lock_guard<std::mutex> lock(mu);
@@ -434,6 +445,7 @@ struct HotTier::State {
     std::lock_guard<std::mutex> lock(mu);
     log->entries_pending = 0;
     log->rows_pending = 0;
+    log->version = ++versions;
     tierings++;
     return Status::OK();
   }
@@ -604,6 +616,7 @@ class StatementWriter : public TableWriter {
       log.freshness_ms = freshness.ok() ? *freshness : state_->interval_ms;
       log.entries_pending++;
       log.rows_pending += rows;
+      log.version = ++state_->versions;
       big = log.rows_pending >= TierRows();
     }
     // A subscriber waits for what is committed to the lake: with subscriptions open, a write is
@@ -739,6 +752,75 @@ std::unique_ptr<TableWriter> HotTier::NewStatementWriter(const Table& table) {
 }
 
 Status HotTier::TierAll() { return state_->TierAll(); }
+
+namespace {
+// Whether reads of the table merge a bucket's level-0 files as they are (so pending files can
+// join them): not with deletion vectors (batch reads leave level 0 out), nor where the commit
+// numbers the rows (row tracking, data evolution).
+bool UnionReadable(const TableSchema& schema) {
+  return !options::GetOrDefault(schema, options::kDeletionVectorsEnabled) &&
+         !options::GetOrDefault(schema, options::kRowTrackingEnabled) &&
+         !options::GetOrDefault(schema, options::kDataEvolutionEnabled);
+}
+}  // namespace
+
+uint64_t HotTier::PendingVersion(const Identifier& id) const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  const TableLog* log = state_->FindLog(id);
+  return log == nullptr || log->entries_pending == 0 ? 0 : log->version;
+}
+
+Result<std::optional<read::PendingView>> HotTier::Pending(const Identifier& id) {
+  State& s = *state_;
+  std::optional<read::PendingView> none;
+  TableLog* log = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    log = s.FindLog(id);
+    if (log == nullptr || log->entries_pending == 0) return none;
+  }
+  // The lease keeps tiering out: the files and the snapshot are taken together.
+  TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease, s.Lease(id));
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (log->entries_pending == 0) return none;  // tiered meanwhile
+  }
+  if (!UnionReadable(*lease.table().schema())) {
+    TRIB_RETURN_NOT_OK(s.Tier(&lease, log));
+    return none;
+  }
+  const std::string name = "reading the hot tier of " + id.database + "." + id.table;
+  TRIB_RETURN_NOT_OK(s.EnsureHolds(&lease, log).WithContext(name));
+  read::PendingView view;
+  if (Status flushed = lease.writer().FlushPending(&view.files); !flushed.ok()) {
+    Status rebuilt = s.Rebuild(&lease, log);  // (a writer that failed holds nothing usable)
+    if (!rebuilt.ok()) lease.Discard();
+    return flushed.WithContext(name);
+  }
+  TRIB_ASSIGN_OR_RETURN(view.snapshot_id, meta::SnapshotManager(lease.table().path()).LatestId());
+  std::lock_guard<std::mutex> lock(s.mu);
+  view.version = log->version;
+  return std::optional<read::PendingView>(std::move(view));
+}
+
+Status HotTier::Settle(const Identifier& id) {
+  State& s = *state_;
+  TableLog* log = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    log = s.FindLog(id);
+    if (log == nullptr || log->entries_pending == 0) return Status::OK();
+  }
+  auto lease = s.Lease(id);
+  if (!lease.ok()) {
+    // A table dropped by another program: the read says so; its log goes at the next round.
+    return lease.status().IsNotFound() ? Status::OK() : lease.status();
+  }
+  Status st = s.Tier(&*lease, log);
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.last_error = st.ok() ? "" : st.message();  // (SHOW STATS: as a round's)
+  return st;
+}
 
 void HotTier::Start(std::chrono::milliseconds interval) {
   State* s = state_.get();

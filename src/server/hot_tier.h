@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tributary/result.h"
@@ -25,7 +26,11 @@ namespace tributary {
 class Catalog;
 class Table;
 class TableWriter;
+struct Identifier;
 }  // namespace tributary
+namespace tributary::read {
+struct PendingView;
+}  // namespace tributary::read
 
 namespace tributary::server {
 
@@ -53,6 +58,18 @@ class HotTier {
 
   // Commits every table's log into the lake (the read barrier, a tiering round, the stop).
   Status TierAll();
+
+  // Union reads (read/pending.h): a query sees the lake's latest snapshot plus what a table's log
+  // holds past it, flushed by the table's shared writer into level-0 files that are not
+  // committed (tiering commits those same files). PendingVersion: a number that changes with
+  // each entry logged and each tiering of the table, 0 while nothing is pending. Pending: those
+  // files and the snapshot they go on top of (nullopt: nothing pending); a table whose reads
+  // leave level-0 files out (deletion vectors) or number rows at the commit (row tracking,
+  // data evolution) is tiered instead. Settle: the table's log tiered now (a read of committed
+  // snapshots only: streams, system tables, a snapshot pinned by id).
+  uint64_t PendingVersion(const Identifier& id) const;
+  Result<std::optional<read::PendingView>> Pending(const Identifier& id);
+  Status Settle(const Identifier& id);
   // Tiering every `interval` on a thread of its own, until Stop.
   void Start(std::chrono::milliseconds interval);
   void Stop();

@@ -27,6 +27,7 @@
 #include "options/core_options.h"
 #include "options/option_keys.h"
 #include "options/option_values.h"
+#include "read/pending.h"
 #include "table/auto_partition.h"
 #include "table/catalog_internal.h"
 #include "table/file_store_table.h"
@@ -795,7 +796,7 @@ Result<std::unique_ptr<Table>> Catalog::GetTable(const Identifier& id) const {
     return Status::Invalid("'" + id.ToString() + "' is a system table; read it as a query");
   }
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(id));
-  auto table = table::OpenFileStoreTable(id, path);
+  auto table = table::OpenFileStoreTable(id, path, id.branch.empty() ? pending_ : nullptr);
   if (!table.ok() && table.status().IsNotFound() &&
       table.status().message().find("' does not exist") != std::string::npos) {
     TRIB_ASSIGN_OR_RETURN(bool exists, TableExists(id));
@@ -817,6 +818,7 @@ Result<SystemTableData> Catalog::ReadSystemTable(
                            id.database + "." + id.table + "$branches')");
   }
   TRIB_ASSIGN_OR_RETURN(std::string path, TablePath(base));
+  if (pending_ && id.branch.empty()) TRIB_RETURN_NOT_OK(pending_->Settle(base));
   return table::ReadSystemTable(path, id.system_table, options);
 }
 

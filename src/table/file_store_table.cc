@@ -5,6 +5,7 @@
 #include "common/predicate.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
+#include "read/pending.h"
 #include "read/stream_scan.h"
 #include "read/table_read.h"
 #include "table/auto_partition.h"
@@ -23,8 +24,12 @@ namespace {
 
 class FileStoreTable : public Table {
  public:
-  FileStoreTable(Identifier id, std::string path, std::shared_ptr<const TableSchema> schema)
-      : id_(std::move(id)), path_(std::move(path)), schema_(std::move(schema)) {}
+  FileStoreTable(Identifier id, std::string path, std::shared_ptr<const TableSchema> schema,
+                 std::shared_ptr<read::PendingSource> pending)
+      : id_(std::move(id)),
+        path_(std::move(path)),
+        schema_(std::move(schema)),
+        pending_{std::move(pending), id_} {}
 
   const Identifier& identifier() const override { return id_; }
   const std::string& path() const override { return path_; }
@@ -68,17 +73,23 @@ class FileStoreTable : public Table {
   Result<std::unique_ptr<TableScan>> NewScan(const ScanOptions& options) override {
     ScanOptions sorted = options;  // IN lists checked by binary search
     SortInLists(&sorted.filters);
-    return NewFileStoreScan(path_, schema_, sorted);
+    return NewFileStoreScan(path_, schema_, sorted, "", false, pending_);
   }
   Result<std::unique_ptr<StreamScan>> NewStreamScan(const StreamOptions& options) override {
+    // A stream follows committed snapshots: what is pending is committed first.
+    if (pending_) TRIB_RETURN_NOT_OK(pending_.source->Settle(id_));
     StreamOptions sorted = options;
     SortInLists(&sorted.filters);
     return read::NewFileStoreStreamScan(path_, schema_, sorted);
   }
   Result<std::unique_ptr<TableLookup>> NewLookup() override {
-    return NewFileStoreLookup(path_, schema_);
+    return NewFileStoreLookup(path_, schema_, pending_);
   }
   Result<std::optional<int64_t>> CountFromMetadata(std::optional<int64_t> snapshot_id) override {
+    // Pending writes are rows the metadata does not count: the rows are read.
+    if (!snapshot_id && pending_ && pending_.source->Version(id_) != 0) {
+      return std::optional<int64_t>();
+    }
     return read::CountFromMetadata(path_, *schema_, snapshot_id);
   }
   Result<std::optional<int64_t>> CompactFull(
@@ -88,6 +99,8 @@ class FileStoreTable : public Table {
     return CompactTableFull(path_, schema_, progress, partitions, warnings);
   }
   Result<std::optional<int64_t>> LatestSnapshotId() const override {
+    // A caller pinning the latest snapshot by its id would not see pending writes: committed.
+    if (pending_) TRIB_RETURN_NOT_OK(pending_.source->Settle(id_));
     return meta::SnapshotManager(path_).LatestId();
   }
 
@@ -95,11 +108,13 @@ class FileStoreTable : public Table {
   Identifier id_;
   std::string path_;
   std::shared_ptr<const TableSchema> schema_;
+  read::PendingHook pending_;  // the catalog's, for the main branch
 };
 
 }  // namespace
 
-Result<std::unique_ptr<Table>> OpenFileStoreTable(const Identifier& id, const std::string& path) {
+Result<std::unique_ptr<Table>> OpenFileStoreTable(const Identifier& id, const std::string& path,
+                                                  std::shared_ptr<read::PendingSource> pending) {
   auto schema = meta::SchemaManager(path).Latest();
   if (!schema.ok()) {
     if (schema.status().IsNotFound()) {
@@ -107,7 +122,8 @@ Result<std::unique_ptr<Table>> OpenFileStoreTable(const Identifier& id, const st
     }
     return schema.status();
   }
-  return std::unique_ptr<Table>(new FileStoreTable(id, path, std::move(*schema)));
+  return std::unique_ptr<Table>(
+      new FileStoreTable(id, path, std::move(*schema), std::move(pending)));
 }
 
 }  // namespace tributary::table

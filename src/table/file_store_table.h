@@ -7,9 +7,16 @@
 
 #include "tributary/table.h"
 
+namespace tributary::read {
+class PendingSource;
+}  // namespace tributary::read
+
 namespace tributary::table {
 
-// Opens the table at `path` with its latest schema.
-Result<std::unique_ptr<Table>> OpenFileStoreTable(const Identifier& id, const std::string& path);
+// Opens the table at `path` with its latest schema; reads of its latest snapshot also see what
+// `pending` holds for it (read/pending.h).
+Result<std::unique_ptr<Table>> OpenFileStoreTable(
+    const Identifier& id, const std::string& path,
+    std::shared_ptr<read::PendingSource> pending = nullptr);
 
 }  // namespace tributary::table

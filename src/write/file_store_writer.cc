@@ -251,6 +251,36 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
   return Status::OK();
 }
 
+Status FileStoreWriter::FlushPending(std::vector<meta::ManifestEntry>* files) {
+  if (failed_) return Status::Invalid("the writer failed earlier: nothing of it can be read");
+  if (!options_.write_columns && !options_.overwrite) {
+    for (auto& [id, bw] : buckets_) {
+      buffered_bytes_ -= bw->buffer_bytes();
+      Status st = bw->Flush(core_.target_file_size);  // (nothing buffered: nothing written)
+      bw->ReleaseFlushed();
+      bw->ReleaseBufferMemory();
+      if (!st.ok()) {
+        failed_ = true;
+        ChargeBuffered(true);
+        return st;
+      }
+      for (const auto& f : bw->new_files()) {
+        meta::ManifestEntry e;
+        e.kind = meta::FileKind::kAdd;
+        e.partition = id.first;
+        e.bucket = id.second;
+        e.total_buckets = KnownTotalBuckets(id.first);
+        e.file = f;
+        files->push_back(std::move(e));
+      }
+    }
+    ChargeBuffered(true);
+    return Status::OK();
+  }
+  return Status::NotSupported(
+      "a partial-column or overwriting write cannot be read before it is committed");
+}
+
 bool FileStoreWriter::WouldSpill(BucketWriter* bw) const {
   return spillable_ && bw->CanSpill() &&
          (!spill_file_ || spill_file_->bytes() < core_.write_buffer_spill_max_disk);

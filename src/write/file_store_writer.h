@@ -127,6 +127,7 @@ class FileStoreWriter : public TableWriter {
   void RemoveDirsOfDroppedTable();
 
   void Abort() override;
+  Status FlushPending(std::vector<meta::ManifestEntry>* files) override;
   void SetNextCommitInfo(int64_t identifier,
                          std::map<std::string, std::string> properties) override {
     next_commit_info_ = std::make_pair(identifier, std::move(properties));

@@ -456,21 +456,27 @@ def show_stats(server):
         return {name: value for name, value in c.query("SHOW STATS")}
 
     before = stats()
-    c.query("CREATE TABLE st (id INT, PRIMARY KEY (id) NOT ENFORCED)")
+    c.query("CREATE TABLE st (id INT, PRIMARY KEY (id) NOT ENFORCED) WITH "
+            "('table.datalake.freshness' = '1 h')")
     c.query("INSERT INTO st VALUES (1), (2), (3)")
     selected = c.query("SELECT id FROM st")
+    pending = stats()  # the query read the log's entry with the lake: still pending
+    shown = c.query("SHOW TABLES")  # a statement other than a query or a plain write tiers
     after = stats()
     rows = len(before)
 
     def delta(name):
         return int(after[name]) - int(before[name])
 
-    want = {"statements": 4, "rows_written": 3, "rows_returned": rows + len(selected),
+    want = {"statements": 6, "rows_written": 3,
+            "rows_returned": rows + len(selected) + len(pending) + len(shown),
             "statements_failed": 0}
     got = {k: delta(k) for k in want}
     if got != want:
         raise Failure("SHOW STATS deltas %r, expected %r (before %r, after %r)" %
                       (got, want, before, after))
+    if pending["hot_tier_entries_pending"] != "1":
+        raise Failure("a query tiered the log: %r" % pending)
     if int(after["connections_open"]) < 1 or int(after["statements_cancelled"]) < 2 or \
             int(after["memory_resident_bytes"]) <= 0 or after["tiering"] != "ok" or \
             after["hot_tier_entries_pending"] != "0" or \
@@ -526,9 +532,96 @@ def expect_start_refused(binary, warehouse, env, words):
                       (env, words, r.returncode, r.stderr))
 
 
+PSYCOPG_UNION_LOOKUPS = r"""
+import sys
+import psycopg
+dsn = "host=127.0.0.1 port=%s user=tributary dbname=default" % sys.argv[1]
+w = psycopg.connect(dsn, autocommit=True)
+r = psycopg.connect(dsn, autocommit=True)
+for i in range(8):
+    w.execute("INSERT INTO u VALUES (%s, %s)", (7, "p%d" % i))
+    # A prepared point lookup (planned once, then answered by key) sees each write at once.
+    got = r.execute("SELECT v FROM u WHERE id = %s", (7,), prepare=True).fetchall()
+    if got != [("p%d" % i,)]:
+        print("prepared lookup after write %d: %r" % (i, got))
+        sys.exit(1)
+print("ok")
+"""
+
+
+def union_reads(server, cli):
+    """Queries through the server read the lake's latest snapshot with what the hot tier holds
+    past it, merged by the table's merge engine, and commit nothing: scans, counts, point
+    lookups (prepared ones too), joins, partition filters; time travel reads the lake's
+    snapshot alone; a deletion-vector table is tiered before it is read."""
+    def q(sql):
+        return lines(server.psql(sql))
+
+    def tier(table):
+        server.psql("SELECT COUNT(*) FROM %s$snapshots" % table)
+
+    server.psql("CREATE TABLE u (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH "
+                "('bucket' = '2')")
+    server.psql("INSERT INTO u VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')")
+    tier("u")
+    server.psql("INSERT INTO u VALUES (2, 'b2')")
+    server.psql("DELETE FROM u WHERE id = 3")  # (not a plain INSERT: tiers first, then logged)
+    server.psql("INSERT INTO u VALUES (5, 'e'), (1, 'a2'), (6, 'f')")
+    want = ["1|a2", "2|b2", "4|d", "5|e", "6|f"]
+    lake = ["1,a", "2,b2", "3,c", "4,d"]
+    checks = [
+        ("SELECT id, v FROM u ORDER BY id", want),
+        ("SELECT COUNT(*), SUM(id) FROM u", ["5|18"]),
+        ("SELECT v FROM u WHERE id = 1", ["a2"]),
+        ("SELECT v FROM u WHERE id = 3", []),
+        ("SELECT v FROM u WHERE id IN (5, 6) ORDER BY v", ["e", "f"]),
+        ("SELECT a.id, b.v FROM u a JOIN u b ON a.id = b.id WHERE a.id > 4 ORDER BY a.id",
+         ["5|e", "6|f"]),
+        # Time travel reads a snapshot of the lake: nothing of the log.
+        ("SELECT COUNT(*) FROM u /*+ OPTIONS('scan.snapshot-id' = '1') */", ["4"]),
+    ]
+    for sql, expected in checks:
+        got = q(sql)
+        if got != expected:
+            raise Failure("union read %r: %r, expected %r" % (sql, got, expected))
+    if cli("SELECT id, v FROM u ORDER BY id") != lake:
+        raise Failure("union reads committed: the lake holds %r" %
+                      cli("SELECT id, v FROM u ORDER BY id"))
+    run_psycopg(PSYCOPG_UNION_LOOKUPS, server, "prepared point lookups of pending writes")
+    if cli("SELECT v FROM u WHERE id = 7") != [] or q("SELECT v FROM u WHERE id = 7") != ["p7"]:
+        raise Failure("pending writes read by prepared lookups: lake %r, server %r" %
+                      (cli("SELECT v FROM u WHERE id = 7"), q("SELECT v FROM u WHERE id = 7")))
+    # Partial-update across partitions: a row's columns from the lake and from the log.
+    server.psql("CREATE TABLE pu (dt STRING, id INT, a STRING, b STRING, PRIMARY KEY (dt, id) "
+                "NOT ENFORCED) PARTITIONED BY (dt) WITH ('merge-engine' = 'partial-update')")
+    server.psql("INSERT INTO pu VALUES ('x', 1, 'a', NULL), ('y', 2, 'c', NULL)")
+    tier("pu")
+    server.psql("INSERT INTO pu VALUES ('x', 1, NULL, 'b'), ('z', 3, 'e', 'f')")
+    for sql, expected in (("SELECT * FROM pu ORDER BY id", ["x|1|a|b", "y|2|c|", "z|3|e|f"]),
+                          ("SELECT id, b FROM pu WHERE dt = 'x'", ["1|b"]),
+                          ("SELECT id FROM pu WHERE dt = 'z'", ["3"])):
+        got = q(sql)
+        if got != expected:
+            raise Failure("union read of a partial-update table %r: %r" % (sql, got))
+    # An append table: the log's rows once each.
+    server.psql("CREATE TABLE ua (id INT)")
+    server.psql("INSERT INTO ua VALUES (1), (2)")
+    tier("ua")
+    server.psql("INSERT INTO ua VALUES (3)")
+    if q("SELECT COUNT(*), SUM(id) FROM ua") != ["3|6"] or cli("SELECT COUNT(*) FROM ua") != ["2"]:
+        raise Failure("union read of an append table: %r" % q("SELECT COUNT(*), SUM(id) FROM ua"))
+    # Deletion vectors: batch reads leave level-0 files out, so the table is tiered first.
+    server.psql("CREATE TABLE udv (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH "
+                "('deletion-vectors.enabled' = 'true')")
+    server.psql("INSERT INTO udv VALUES (1, 'x')")
+    if q("SELECT v FROM udv") != ["x"] or cli("SELECT v FROM udv") != ["x"]:
+        raise Failure("a deletion-vector table read through the server is tiered first")
+
+
 def hot_tier(binary, root):
     """The hot tier: INSERTs are acknowledged from the log (the lake does not have them yet),
-    a read through the server commits them first, SIGTERM and the freshness interval commit
+    a query through the server reads them with the lake, a system table's read commits them
+    first, SIGTERM and the freshness interval commit
     them, kill -9 loses none (replayed at the start), and a replay never applies an entry the
     lake already has (an append table would hold it twice)."""
     warehouse = os.path.join(root, "hot-wh")
@@ -557,9 +650,18 @@ def hot_tier(binary, root):
                 stats["hot_tier_entries_pending"] != "3" or stats["hot_tier_rows_pending"] != "3":
             raise Failure("acknowledged INSERTs before tiering: lake %r, logs %r, stats %r" %
                           (cli("SELECT COUNT(*) FROM h"), logs("h"), stats))
+        # A query through the server reads the lake and the log together (union read): it sees
+        # the entries and commits nothing.
         if lines(server.psql("SELECT COUNT(*) FROM h")) != ["3"] or \
-                cli("SELECT COUNT(*) FROM h") != ["3"] or logs("h"):
-            raise Failure("a read through the server commits the log first")
+                cli("SELECT COUNT(*) FROM h") != ["0"] or logs("h") != ["1.log"]:
+            raise Failure("a union read: %r through the server, %r in the lake, logs %r" %
+                          (lines(server.psql("SELECT COUNT(*) FROM h")),
+                           cli("SELECT COUNT(*) FROM h"), logs("h")))
+        union_reads(server, cli)
+        # A read of a system table commits the table's log first.
+        server.psql("SELECT COUNT(*) FROM h$snapshots")
+        if cli("SELECT COUNT(*) FROM h") != ["3"] or logs("h"):
+            raise Failure("a read of h$snapshots through the server commits h's log first")
         server.psql("INSERT INTO h VALUES (3, 'v3'), (4, 'v4')")
         server.proc.kill()
         server.proc.wait()
@@ -573,7 +675,8 @@ def hot_tier(binary, root):
             raise Failure("kill -9 then a start: the replay gave %r rows" %
                           cli("SELECT COUNT(*) FROM h"))
         server.psql("INSERT INTO ap VALUES (1, 'a'), (2, 'b')")
-        if lines(server.psql("SELECT COUNT(*) FROM ap")) != ["2"] or not logs("ap"):
+        server.psql("SELECT COUNT(*) FROM ap$snapshots")  # tiers ap
+        if cli("SELECT COUNT(*) FROM ap") != ["2"] or not logs("ap"):
             raise Failure("tiering that keeps its log (a test's crash point)")
         server.proc.kill()
         server.proc.wait()
@@ -649,8 +752,9 @@ def hot_tier(binary, root):
         time.sleep(1.0)
         if cli("SELECT COUNT(*) FROM lazy") != ["0"] or not logs("lazy"):
             raise Failure("a table with 'table.datalake.freshness' = '1 h' was tiered early")
-        if lines(server.psql("SELECT COUNT(*) FROM lazy")) != ["1"]:
-            raise Failure("the read barrier of a table with a long freshness")
+        if lines(server.psql("SELECT COUNT(*) FROM lazy")) != ["1"] or \
+                cli("SELECT COUNT(*) FROM lazy") != ["0"]:
+            raise Failure("a union read of a table with a long freshness")
         server.stop()
         # A table whose log reaches the row bound is tiered at once (the test lowers the bound
         # from 1,000,000 to 5).
@@ -672,17 +776,22 @@ def hot_tier(binary, root):
         server = Server(binary, warehouse, free_port(),
                         env=dict(slow, TRIBUTARY_TEST_HOT_TIER_FAIL_COMMITS="1"))
         server.psql("INSERT INTO ap VALUES (5, 'e'), (6, 'f')")
-        p = server.psql(kept, expect_ok=False)
+        p = server.psql("SELECT COUNT(*) FROM ap$snapshots", expect_ok=False)
         stats = dict(l.split("|", 1) for l in lines(server.psql("SHOW STATS")))
         if "injected commit failure" not in p.stderr or \
                 not stats["tiering"].startswith("failing"):
             raise Failure("a failing tiering commit: %r, stats %r" % (p.stderr, stats))
-        if lines(server.psql(kept)) != ["11"] or cli(kept) != ["11"]:
+        if lines(server.psql(kept)) != ["11"]:
+            raise Failure("a union read after a failed tiering commit: %r rows" %
+                          lines(server.psql(kept)))
+        server.psql("SELECT COUNT(*) FROM ap$snapshots")
+        if cli(kept) != ["11"]:
             raise Failure("after a failed tiering commit: %r rows" % cli(kept))
     finally:
         if server.proc.poll() is None:
             server.stop()
-    print("  ok  hot tier: INSERTs acknowledged from the log, committed by a read, SIGTERM and "
+    print("  ok  hot tier: INSERTs acknowledged from the log, read with the lake by queries, "
+          "committed by a system table's read, SIGTERM and "
           "the interval (the server's, or a table's 'table.datalake.freshness'); kill -9 "
           "replayed, exactly once; another program's ALTER TABLE and a "
           "failed tiering commit lose and double nothing; one server per data directory")
@@ -1215,7 +1324,9 @@ def main():
                                 "SELECT COALESCE(name, 'null!') FROM t WHERE id = 5"))
         if got != ["null!"]:
             raise Failure("two statements in one query: %r" % got)
-        # What the server committed is in the lake: the CLI reads it.
+        # What the server committed is in the lake: the CLI reads it (a read of a system table
+        # through the server commits what the hot tier holds of the table first).
+        server.psql("SELECT COUNT(*) FROM t$snapshots")
         cli = subprocess.run([binary, "sql", "--warehouse", warehouse, "--format", "csv", "-e",
                               "SELECT id, amount FROM t ORDER BY id"],
                              capture_output=True, text=True, timeout=60)

@@ -106,6 +106,11 @@ class Session : public QueryContext {
   // INSERT, UPDATE and DELETE statements that write a table plainly take their writer from
   // `lender` (when it lends one) instead of opening their own.
   void set_writer_lender(WriterLender lender) { writer_lender_ = std::move(lender); }
+  // Reads of the default catalog's tables also see the writes `source` holds uncommitted
+  // (read/pending.h: the server's hot tier).
+  void set_pending_source(std::shared_ptr<read::PendingSource> source) {
+    catalogs_.at(kDefaultCatalog).catalog->set_pending_source(std::move(source));
+  }
 
   // QueryContext's: names resolved in the session's catalogs, its time zone and its views.
   Result<ResolvedName> ResolveTable(const QualifiedName& name) const override;
