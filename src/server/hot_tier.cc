@@ -62,6 +62,26 @@ int64_t TierRows() {
   return rows;
 }
 
+// A statement whose rows take more than this (an estimate of their memory) is written to the
+// lake directly instead of being held until its end (64 MiB; a test may lower it:
+// $TRIBUTARY_TEST_HOT_TIER_STATEMENT_BYTES).
+int64_t StatementBytes() {
+  static const int64_t bytes = [] {
+    const char* v = std::getenv("TRIBUTARY_TEST_HOT_TIER_STATEMENT_BYTES");
+    return v != nullptr && std::atoll(v) > 0 ? std::atoll(v) : int64_t{64} << 20;
+  }();
+  return bytes;
+}
+
+// What a row held in memory takes, roughly.
+int64_t RowBytes(const Row& row) {
+  int64_t n = 48 + 40 * static_cast<int64_t>(row.size());
+  for (const Value& v : row) {
+    if (v.is_string()) n += static_cast<int64_t>(v.string_value().size());
+  }
+  return n;
+}
+
 using Records = std::vector<std::pair<RowKind, Row>>;
 
 void Put(uint64_t v, int bytes, std::string* out) {
@@ -248,6 +268,8 @@ int64_t NowMillis() {
 
 // The newest commit identifier tiering published into the table at `path` (0: none).
 Result<int64_t> LastTieredSequence(const std::string& path);
+// The last sequence number tiering committed for the log in `dir` (0: not recorded).
+int64_t ReadCommitted(const std::string& dir);
 
 // Whether a test asked this tiering commit to fail ($TRIBUTARY_TEST_HOT_TIER_FAIL_COMMITS: how
 // many of the first ones fail).
@@ -309,6 +331,7 @@ struct HotTier::State {
   std::condition_variable wake;
   bool stopping = false;
   bool urgent = false;  // a write while subscriptions are open: tier now, not at the interval
+  bool urgent_skipped = false;  // an urgent round skipped a busy table: the next tick is urgent
 
   // The table's log, if it has one. REQUIRES: mu held.
   TableLog* FindLog(const Identifier& id) const {
@@ -327,14 +350,31 @@ struct HotTier::State {
     return *slot;
   }
 
-  // The table's shared writer, waiting for the statement that holds it.
-  Result<TableWriters::Lease> Lease(const Identifier& id) {
+  // The table's shared writer, waiting for the statement that holds it (`wait` false: none
+  // when a statement holds it).
+  Result<std::optional<TableWriters::Lease>> TryLease(const Identifier& id, bool wait) {
     while (true) {  // the catalog is held for one short attempt at a time
       std::lock_guard<std::mutex> lock(catalog_mu);
-      TRIB_ASSIGN_OR_RETURN(auto lease, TableWriters::Instance().Acquire(
-                                            *catalog, id, std::chrono::milliseconds(50)));
-      if (lease) return std::move(*lease);
+      TRIB_ASSIGN_OR_RETURN(
+          auto lease,
+          TableWriters::Instance().Acquire(*catalog, id, std::chrono::milliseconds(wait ? 50 : 0)));
+      if (lease || !wait) return lease;
     }
+  }
+  Result<TableWriters::Lease> Lease(const Identifier& id) {
+    TRIB_ASSIGN_OR_RETURN(auto lease, TryLease(id, /*wait=*/true));
+    return std::move(*lease);
+  }
+
+  // Reads what the lake has of the log's table the first time the log is used: entries must be
+  // numbered past what earlier runs of the server committed.
+  Status Initialize(TableWriters::Lease* lease, TableLog* log) {
+    if (log->initialized) return Status::OK();
+    TRIB_ASSIGN_OR_RETURN(log->committed_seq, LastTieredSequence(lease->table().path()));
+    log->committed_seq = std::max(log->committed_seq, ReadCommitted(log->dir));
+    log->last_seq = std::max(log->last_seq, log->committed_seq);
+    log->initialized = true;
+    return Status::OK();
   }
 
   // After a failure that left the writer holding what the log does not (or not all it does):
@@ -452,7 +492,9 @@ struct HotTier::State {
 
   // Every table's pending entries (the barrier, the stop), or (`due_only`) those whose oldest
   // has waited its table's freshness.
-  Status TierAll(bool due_only = false) {
+  // A round of the tiering thread (`wait` false) skips a table whose writer a statement holds
+  // (a large statement writing through it, below): the next round tries again.
+  Status TierAll(bool due_only = false, bool wait = true, bool* skipped = nullptr) {
     std::vector<TableLog*> pending;
     {
       const int64_t now = NowMillis();
@@ -465,7 +507,11 @@ struct HotTier::State {
     }
     Status first;
     for (TableLog* log : pending) {
-      auto lease = Lease(log->id);
+      auto lease = TryLease(log->id, wait);
+      if (lease.ok() && !*lease) {  // busy: the next round
+        if (skipped != nullptr) *skipped = true;
+        continue;
+      }
       if (!lease.ok() && lease.status().IsNotFound()) {
         // Dropped by another program (a DROP through the server tiers first): its log goes.
         Log("hot tier: table " + log->id.ToString() + " no longer exists; its log is removed");
@@ -477,12 +523,31 @@ struct HotTier::State {
         log->holds = false;
         continue;
       }
-      Status st = lease.ok() ? Tier(&*lease, log) : lease.status();
+      Status st = lease.ok() ? Tier(&**lease, log) : lease.status();
       if (!st.ok() && first.ok()) first = st;
     }
     std::lock_guard<std::mutex> lock(mu);
     if (!pending.empty()) last_error = first.ok() ? "" : first.message();  // (a round that tried)
     return first;
+  }
+
+  // Commits what the log of `id` holds (HotTier::Settle).
+  Status Settle(const Identifier& id) {
+    TableLog* log = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      log = FindLog(id);
+      if (log == nullptr || log->entries_pending == 0) return Status::OK();
+    }
+    auto lease = Lease(id);
+    if (!lease.ok()) {
+      // A table dropped by another program: the read says so; its log goes at the next round.
+      return lease.status().IsNotFound() ? Status::OK() : lease.status();
+    }
+    Status st = Tier(&*lease, log);
+    std::lock_guard<std::mutex> lock(mu);
+    last_error = st.ok() ? "" : st.message();  // (SHOW STATS: as a round's)
+    return st;
   }
 
   Status Recover();
@@ -548,27 +613,26 @@ class StatementWriter : public TableWriter {
   // statement where it is; the rest of the writer's checks come at the commit.
   Status Write(RowKind kind, const Row& row) override { return Write(kind, Row(row)); }
   Status Write(RowKind kind, Row&& row) override {
+    if (direct_) return WriteDirect(kind, std::move(row));
     if (row.size() != fields_.size()) {
       return Status::Invalid("table " + id_.ToString() + " has " + std::to_string(fields_.size()) +
                              " columns but the row has " + std::to_string(row.size()));
     }
     for (size_t i = 0; i < row.size(); i++) TRIB_RETURN_NOT_OK(CheckValue(row[i], fields_[i]));
     TRIB_RETURN_NOT_OK(encoder_.Add(kind, row));  // the log entry grows as the rows come
+    bytes_ += RowBytes(row);
     records_.emplace_back(kind, std::move(row));
+    if (bytes_ > StatementBytes()) return GoDirect();
     return Status::OK();
   }
 
   Result<std::optional<int64_t>> Commit() override {
     std::optional<int64_t> none;
+    if (direct_) return CommitDirect();  // (a failure leaves nothing of the statement)
     if (records_.empty()) return none;
     TableLog& log = state_->LogOf(id_);
     TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease, state_->Lease(id_));
-    if (!log.initialized) {
-      TRIB_ASSIGN_OR_RETURN(log.committed_seq, LastTieredSequence(lease.table().path()));
-      log.committed_seq = std::max(log.committed_seq, ReadCommitted(log.dir));
-      log.last_seq = std::max(log.last_seq, log.committed_seq);
-      log.initialized = true;
-    }
+    TRIB_RETURN_NOT_OK(state_->Initialize(&lease, &log));
     if (log.broken) {
       return Status::IOError("the hot tier log of " + id_.ToString() +
                              " could not be repaired after a failed write; restart the server");
@@ -633,15 +697,90 @@ class StatementWriter : public TableWriter {
   void Abort() override {
     records_.clear();
     encoder_.Reset();
+    bytes_ = 0;
+    if (direct_) DropDirect();
   }
 
  private:
+  // A statement too large to hold until its end (StatementBytes: a bulk COPY, a large INSERT
+  // ... SELECT) writes through the table's shared writer as its rows come, holding it until
+  // the statement ends (other writes into the table wait, as they wait for a tiering), so its
+  // rows are held as the writer holds any (flushed or spilled within its bounds). At its end
+  // the writer is committed, the log's pending entries with it, as one tiering (its commit
+  // identifier a sequence number of its own, no log entry): the statement is acknowledged by
+  // that commit. A failure gives the writer back holding exactly what the log holds.
+  Status GoDirect() {
+    TRIB_ASSIGN_OR_RETURN(TableWriters::Lease lease, state_->Lease(id_));
+    direct_.emplace(std::move(lease));
+    TableLog& log = state_->LogOf(id_);
+    Status st = state_->Initialize(&*direct_, &log);
+    if (st.ok()) st = state_->EnsureHolds(&*direct_, &log);
+    if (st.ok() && direct_->table().schema()->id != schema_id_) {
+      st = Status::Conflict("table " + id_.ToString() +
+                            " changed its schema while the statement ran: nothing of it was "
+                            "written; run it again");
+    }
+    for (auto it = records_.begin(); st.ok() && it != records_.end(); ++it) {
+      st = direct_->writer().Write(it->first, std::move(it->second));
+      direct_rows_++;
+    }
+    records_.clear();
+    records_.shrink_to_fit();
+    encoder_.Reset();
+    if (!st.ok()) DropDirect();
+    return st;
+  }
+
+  Status WriteDirect(RowKind kind, Row&& row) {
+    Status st = direct_->writer().Write(kind, std::move(row));
+    if (!st.ok()) {
+      DropDirect();
+      return st;
+    }
+    direct_rows_++;
+    return Status::OK();
+  }
+
+  Result<std::optional<int64_t>> CommitDirect() {
+    TableLog& log = state_->LogOf(id_);
+    {
+      std::lock_guard<std::mutex> lock(state_->mu);
+      if (log.entries_pending == 0) log.oldest_pending_ms = NowMillis();
+      log.entries_pending++;  // the statement, committed with the entries before it
+      log.rows_pending += direct_rows_;
+    }
+    log.last_seq++;  // its commit identifier: a sequence number no entry has
+    Status st = state_->Tier(&*direct_, &log);
+    if (!st.ok()) {
+      std::lock_guard<std::mutex> lock(state_->mu);
+      if (log.entries_pending > 0) {  // (not committed: the writer holds the log's entries only)
+        log.entries_pending--;
+        log.rows_pending = std::max<int64_t>(0, log.rows_pending - direct_rows_);
+      }
+    }
+    direct_.reset();
+    direct_rows_ = 0;
+    if (!st.ok()) return st;
+    return std::optional<int64_t>();
+  }
+
+  // The writer given back holding what the log holds (nothing of the statement).
+  void DropDirect() {
+    TableLog& log = state_->LogOf(id_);
+    if (Status rebuilt = state_->Rebuild(&*direct_, &log); !rebuilt.ok()) direct_->Discard();
+    direct_.reset();
+    direct_rows_ = 0;
+  }
+
   HotTier::State* state_;
   Identifier id_;
   std::vector<Field> fields_;
   int64_t schema_id_;
   EntryEncoder encoder_;
   Records records_;
+  int64_t bytes_ = 0;                          // what records_ take (RowBytes)
+  std::optional<TableWriters::Lease> direct_;  // GoDirect's hold of the shared writer
+  int64_t direct_rows_ = 0;
 };
 
 }  // namespace
@@ -803,24 +942,7 @@ Result<std::optional<read::PendingView>> HotTier::Pending(const Identifier& id) 
   return std::optional<read::PendingView>(std::move(view));
 }
 
-Status HotTier::Settle(const Identifier& id) {
-  State& s = *state_;
-  TableLog* log = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    log = s.FindLog(id);
-    if (log == nullptr || log->entries_pending == 0) return Status::OK();
-  }
-  auto lease = s.Lease(id);
-  if (!lease.ok()) {
-    // A table dropped by another program: the read says so; its log goes at the next round.
-    return lease.status().IsNotFound() ? Status::OK() : lease.status();
-  }
-  Status st = s.Tier(&*lease, log);
-  std::lock_guard<std::mutex> lock(s.mu);
-  s.last_error = st.ok() ? "" : st.message();  // (SHOW STATS: as a round's)
-  return st;
-}
+Status HotTier::Settle(const Identifier& id) { return state_->Settle(id); }
 
 void HotTier::Start(std::chrono::milliseconds interval) {
   State* s = state_.get();
@@ -835,12 +957,15 @@ void HotTier::Start(std::chrono::milliseconds interval) {
     while (!s->stopping) {
       s->wake.wait_for(lock, tick, [s] { return s->stopping || s->urgent; });
       if (s->stopping) break;
-      const bool all = s->urgent;
-      s->urgent = false;
+      const bool all = s->urgent || s->urgent_skipped;
+      s->urgent = s->urgent_skipped = false;
       lock.unlock();
-      Status st = s->TierAll(/*due_only=*/!all);
+      bool skipped = false;
+      Status st = s->TierAll(/*due_only=*/!all, /*wait=*/false, &skipped);
       if (!st.ok()) Log("hot tier: " + st.message() + " (tried again in the next round)");
       lock.lock();
+      // An urgent round that found a table's writer busy tries it again a tick later.
+      if (all && skipped) s->urgent_skipped = true;
     }
   });
 }

@@ -797,6 +797,63 @@ def hot_tier(binary, root):
           "failed tiering commit lose and double nothing; one server per data directory")
 
 
+def large_statements(binary, root):
+    """A statement too large to hold in memory until it ends (a bulk COPY, a large INSERT ...
+    SELECT; the test lowers the bound from 64 MiB to 20 kB) goes to the lake directly, through
+    a writer of its own: committed when it returns, after the writes acknowledged before it
+    (tiered first), nothing of it when it fails."""
+    warehouse = os.path.join(root, "large-wh")
+    data = warehouse + "-hot"
+
+    def cli(sql):
+        r = subprocess.run([binary, "sql", "--warehouse", warehouse, "--format", "csv", "-e", sql],
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            raise Failure("tributary sql %r: %s" % (sql, r.stderr))
+        return r.stdout.split()[1:]
+
+    def logged(table):
+        d = os.path.join(data, "default", table)
+        return sorted(f for f in os.listdir(d) if f.endswith(".log")) if os.path.isdir(d) else []
+
+    server = Server(binary, warehouse, free_port(),
+                    env={"TRIBUTARY_HOT_TIER_FRESHNESS_MS": "3600000",
+                         "TRIBUTARY_TEST_HOT_TIER_STATEMENT_BYTES": "20000"})
+    try:
+        server.psql("CREATE TABLE big (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+        server.psql("INSERT INTO big VALUES (1, 'old'), (2, 'old'), (5000, 'kept')")
+        if cli("SELECT COUNT(*) FROM big") != ["0"] or logged("big") != ["1.log"]:
+            raise Failure("a small INSERT goes to the log: lake %r" % cli("SELECT COUNT(*) FROM big"))
+        # 1,000 rows (about 100 kB held): past the bound, so committed directly; id 1 and 2 are
+        # written again and must win over the earlier, logged rows.
+        psql_copy(server, "COPY big FROM STDIN CSV",
+                  "".join("%d,new\n" % i for i in range(1, 1001)))
+        if cli("SELECT COUNT(*), SUM(CASE WHEN v = 'new' THEN 1 ELSE 0 END) FROM big") != \
+                ["1001,1000"] or logged("big"):
+            raise Failure("a large COPY: the lake holds %r, logs %r" %
+                          (cli("SELECT COUNT(*), SUM(CASE WHEN v = 'new' THEN 1 ELSE 0 END) "
+                               "FROM big"), logged("big")))
+        got = lines(server.psql("SELECT COUNT(*), MIN(v) FROM big WHERE id <= 2"))
+        if got != ["2|new"] or lines(server.psql("SELECT COUNT(*) FROM big")) != ["1001"]:
+            raise Failure("a large COPY after logged writes of the same keys: %r" % got)
+        # A large COPY that fails on its last line commits nothing.
+        p = psql_copy(server, "COPY big FROM STDIN CSV",
+                      "".join("%d,bad\n" % i for i in range(1, 1001)) + "x,y\n", expect_ok=False)
+        if p.returncode == 0 or cli("SELECT COUNT(*) FROM big WHERE v = 'bad'") != ["0"]:
+            raise Failure("a failed large COPY: %r, %r rows of it in the lake" %
+                          (p.stderr, cli("SELECT COUNT(*) FROM big WHERE v = 'bad'")))
+        # A large INSERT ... SELECT goes the same way.
+        server.psql("CREATE TABLE big2 (id INT, v STRING)")
+        server.psql("INSERT INTO big2 SELECT id, v FROM big")
+        if cli("SELECT COUNT(*) FROM big2") != ["1001"] or logged("big2"):
+            raise Failure("a large INSERT ... SELECT: the lake holds %r" %
+                          cli("SELECT COUNT(*) FROM big2"))
+    finally:
+        server.stop()
+    print("  ok  statements too large to hold (COPY, INSERT ... SELECT) are committed to the lake "
+          "directly, after the writes logged before them; a failed one commits nothing")
+
+
 def scram_verifier(password, salt, iterations=4096):
     """PostgreSQL's stored form of a SCRAM-SHA-256 password, computed here with hashlib and hmac
     (an implementation independent of the server's)."""
@@ -1387,6 +1444,7 @@ def main():
         kill_under_load(binary, os.path.join(root, "killed"))
         scram_authentication(binary, root)
         hot_tier(binary, root)
+        large_statements(binary, root)
         tls_connections(binary, root)
     except Failure as e:
         print("FAIL pg_wire_test: %s" % e)

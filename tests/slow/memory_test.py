@@ -260,6 +260,54 @@ def lookups(binary, wh, n):
     return ok and state["found"] == len(keys)
 
 
+def server_copy(binary, tmp):
+    """One COPY of 3M rows (about 1 GiB held as rows) through `tributary serve`: past 64 MiB a
+    statement's rows go through the table's writer as they come instead of being held until
+    CopyDone (issue 39, docs/server.md "Large statements"), so the server's peak RSS stays
+    within the writer's bounds. Returns whether it held."""
+    import socket
+    import time
+    wh = os.path.join(tmp, "served")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([binary, "serve", "--warehouse", wh, "--listen",
+                               "127.0.0.1:%d" % port], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)
+    psql = ["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(port),
+            "-U", "tributary", "-d", "default"]
+    try:
+        for _ in range(100):
+            if subprocess.run(psql + ["-c", "SELECT 1"], capture_output=True).returncode == 0:
+                break
+            time.sleep(0.1)
+        subprocess.run(psql + ["-c", "CREATE TABLE t (id BIGINT, v STRING, d DOUBLE, PRIMARY KEY "
+                               "(id) NOT ENFORCED) WITH ('bucket' = '4')"], check=True,
+                       capture_output=True)
+        rows = 3_000_000
+        data = os.path.join(tmp, "copy.tsv")
+        with open(data, "w") as f:
+            for i in range(rows):
+                f.write("%d\tvalue-%d-of-the-stream-with-some-padding-to-make-it-longer\t%d.5\n" %
+                        (i, i, i))
+        with open(data) as f:
+            r = subprocess.run(psql + ["-c", "COPY t FROM STDIN"], stdin=f, capture_output=True,
+                               text=True)
+        os.remove(data)
+        with open("/proc/%d/status" % server.pid) as f:
+            hwm = [int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:")][0]
+        count = subprocess.run(psql + ["-A", "-t", "-c", "SELECT COUNT(*) FROM t"],
+                               capture_output=True, text=True).stdout.strip()
+    finally:
+        server.terminate()
+        server.wait(timeout=120)
+    ok = r.returncode == 0 and count == str(rows) and hwm < 512 * MIB
+    print("  %s  COPY of %d rows through tributary serve: %s rows, server peak RSS %d MiB "
+          "(bound 512 MiB)%s" % ("ok" if ok else "FAIL", rows, count, hwm // MIB,
+                                 "" if r.returncode == 0 else ": " + r.stderr.strip()))
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", default="build/tributary")
@@ -294,6 +342,7 @@ def main():
         failed |= not many_buckets(binary, tmp)
         failed |= not merges(binary, tmp)
         failed |= not ten_million(binary, tmp)
+        failed |= not server_copy(binary, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("memory_test: %s" % ("FAILED" if failed else "all checks passed"))
