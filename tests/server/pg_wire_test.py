@@ -532,6 +532,25 @@ def expect_start_refused(binary, warehouse, env, words):
                       (env, words, r.returncode, r.stderr))
 
 
+def lake_reader(binary, warehouse):
+    """A function running SQL on the warehouse with the CLI (the lake alone), giving its CSV rows."""
+    def cli(sql):
+        r = subprocess.run([binary, "sql", "--warehouse", warehouse, "--format", "csv", "-e", sql],
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            raise Failure("tributary sql %r: %s" % (sql, r.stderr))
+        return r.stdout.split()[1:]
+    return cli
+
+
+def log_reader(data):
+    """A function listing a table's hot tier log files in data directory `data`."""
+    def logs(table):
+        d = os.path.join(data, "default", table)
+        return sorted(f for f in os.listdir(d) if f.endswith(".log")) if os.path.isdir(d) else []
+    return logs
+
+
 PSYCOPG_UNION_LOOKUPS = r"""
 import sys
 import psycopg
@@ -628,16 +647,8 @@ def hot_tier(binary, root):
     data = warehouse + "-hot"
     slow = {"TRIBUTARY_HOT_TIER_FRESHNESS_MS": "3600000"}
 
-    def cli(sql):
-        r = subprocess.run([binary, "sql", "--warehouse", warehouse, "--format", "csv", "-e", sql],
-                           capture_output=True, text=True, timeout=60)
-        if r.returncode != 0:
-            raise Failure("tributary sql %r: %s" % (sql, r.stderr))
-        return r.stdout.split()[1:]
-
-    def logs(table):
-        d = os.path.join(data, "default", table)
-        return sorted(f for f in os.listdir(d) if f.endswith(".log")) if os.path.isdir(d) else []
+    cli = lake_reader(binary, warehouse)
+    logs = log_reader(data)
 
     server = Server(binary, warehouse, free_port(), env=slow)
     try:
@@ -800,21 +811,13 @@ def hot_tier(binary, root):
 def large_statements(binary, root):
     """A statement too large to hold in memory until it ends (a bulk COPY, a large INSERT ...
     SELECT; the test lowers the bound from 64 MiB to 20 kB) goes to the lake directly, through
-    a writer of its own: committed when it returns, after the writes acknowledged before it
-    (tiered first), nothing of it when it fails."""
+    the table's shared writer: committed when it returns, after the writes acknowledged before
+    it, nothing of it when it fails."""
     warehouse = os.path.join(root, "large-wh")
     data = warehouse + "-hot"
 
-    def cli(sql):
-        r = subprocess.run([binary, "sql", "--warehouse", warehouse, "--format", "csv", "-e", sql],
-                           capture_output=True, text=True, timeout=60)
-        if r.returncode != 0:
-            raise Failure("tributary sql %r: %s" % (sql, r.stderr))
-        return r.stdout.split()[1:]
-
-    def logged(table):
-        d = os.path.join(data, "default", table)
-        return sorted(f for f in os.listdir(d) if f.endswith(".log")) if os.path.isdir(d) else []
+    cli = lake_reader(binary, warehouse)
+    logged = log_reader(data)
 
     server = Server(binary, warehouse, free_port(),
                     env={"TRIBUTARY_HOT_TIER_FRESHNESS_MS": "3600000",
