@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "read/pending.h"
 #include "server/cancel.h"
 #include "server/copy.h"
 #include "server/cursors.h"
 #include "server/hot_tier.h"
+#include "server/jobs.h"
 #include "server/pg_binary.h"
 #include "server/pg_catalog.h"
 #include "server/pg_wire.h"
@@ -27,6 +27,7 @@
 #include "server/table_writers.h"
 #include "server/tags.h"
 #include "server/tls.h"
+#include "server/union_reads.h"
 #include "server/wire.h"
 #include "sql/binder/cast.h"
 #include "sql/exec/interrupt.h"
@@ -276,12 +277,13 @@ class Connection {
   Status CheckAllowed(const std::string& text, bool simple = false) const {
     const std::vector<std::string> first = LeadingWords(text, 1);
     if (Streaming() && !first.empty() && first[0] != "SET" && first[0] != "RESET" &&
-        first[0] != "DECLARE" && first[0] != "FETCH" && first[0] != "CLOSE") {
+        first[0] != "DECLARE" && first[0] != "FETCH" && first[0] != "CLOSE" &&
+        !IsJobStatement(text)) {
       return Status::NotSupported(
           "in streaming mode the server runs subscriptions (DECLARE c CURSOR FOR SELECT ...; "
-          "FETCH n FROM c; CLOSE c) and SET / RESET; other statements (a streaming SELECT "
-          "without a cursor, a streaming INSERT job) are not supported yet through it: RESET "
-          "'execution.runtime-mode' for batch statements");
+          "FETCH n FROM c; CLOSE c), jobs (INSERT INTO ... SELECT ...; SHOW JOBS; STOP JOB "
+          "'<id>') and SET / RESET; other statements (a streaming SELECT without a cursor) are "
+          "not supported yet through it: RESET 'execution.runtime-mode' for batch statements");
     }
     if (!first.empty() && first[0] == "COPY" && !simple) {
       return Status::NotSupported(
@@ -334,13 +336,24 @@ class Connection {
     }
     Table* table = lease ? &lease->table() : own_table.get();
     TableWriter* writer = lease ? &lease->writer() : own_writer.get();
+    bool dropped = false, done = false;
     auto drop = [&] {  // nothing of the COPY is committed
+      dropped = true;
       if (lease) {
         lease->Discard();
       } else {
         writer->Abort();
       }
     };
+    // Every way out but a commit drops what the COPY wrote (a client gone, a wire error).
+    struct DropUnlessDone {
+      std::function<void()> drop;
+      const bool* done;
+      const bool* dropped;
+      ~DropUnlessDone() {
+        if (!*done && !*dropped) drop();
+      }
+    } guard{drop, &done, &dropped};
     const std::vector<Field>& fields = table->schema()->fields;
     std::vector<int> target;  // the table column of each field of a row
     for (const std::string& name : copy.columns) {
@@ -419,6 +432,7 @@ class Connection {
       drop();
       return snapshot.status();
     }
+    done = true;
     for (const std::string& w : writer->warnings()) Log("COPY into " + id.ToString() + ": " + w);
     ServerStats::Get().rows_written += count;
     pg::AppendCommandComplete("COPY " + std::to_string(count), &out_);
@@ -578,7 +592,8 @@ class Connection {
         // DECLARE, FETCH and CLOSE are the server's statements (server/cursors.h), run at Execute
         // as the simple query runs them.
         const std::vector<std::string> word = LeadingWords(one, 1);
-        if (!word.empty() && (word[0] == "DECLARE" || word[0] == "FETCH" || word[0] == "CLOSE")) {
+        if (!word.empty() && (word[0] == "DECLARE" || word[0] == "FETCH" || word[0] == "CLOSE" ||
+                              IsJobStatement(one))) {
           if (!entry.oids.empty()) {
             return Status::NotSupported("parameters of " + word[0] +
                                         " are not supported yet: write the values in");
@@ -702,6 +717,15 @@ class Connection {
   // A portal of DECLARE, FETCH or CLOSE (server/cursors.h): a FETCH's rows are handed out by
   // Execute as a query's are; the consumer id's position moves once they are all written.
   Status RunCursorPortal(const std::string& text, Portal* portal) {
+    if (IsJobStatement(text)) {
+      TRIB_ASSIGN_OR_RETURN(JobAnswer a, JobStatement(text));
+      portal->ran = true;
+      portal->has_rows = true;
+      portal->fields = std::move(a.fields);
+      portal->rows = std::move(a.rows);
+      portal->tag = std::move(a.tag);
+      return Status::OK();
+    }
     const std::string word = LeadingWords(text, 1)[0];
     Result<std::string> tag = word == "DECLARE" ? cursors_->Declare(text)
                               : word == "CLOSE" ? cursors_->Close(text)
@@ -796,10 +820,10 @@ class Connection {
   // logs hold is committed to the lake, so the statement sees every acknowledged write. A query
   // needs none: it reads the lake and the logs together (union reads, UnionReads below).
   Status Barrier(const std::string& text) {
-    union_reads_->active = false;
+    union_reads_->Reset();
     if (!config_->hot) return Status::OK();
     if (IsQuery(text)) {
-      union_reads_->active = true;  // until the next statement
+      union_reads_->Activate();  // until the next statement
       return Status::OK();
     }
     const std::vector<std::string> first = LeadingWords(text, 1);
@@ -808,6 +832,7 @@ class Connection {
     if (w == "SHOW" && LeadingWords(text, 2) == std::vector<std::string>{"SHOW", "STATS"}) {
       return Status::OK();
     }
+    if (IsJobStatement(text) && w != "INSERT") return Status::OK();  // (a job reads no table)
     if (w == "COPY") {
       auto copy = ParseCopy(text);
       if (copy.ok() && copy->from_stdin) return Status::OK();
@@ -857,6 +882,13 @@ class Connection {
     return true;
   }
 
+  bool IsJobStatement(const std::string& text) const {
+    return server::IsJobStatement(text, Streaming());
+  }
+  Result<JobAnswer> JobStatement(const std::string& text) {
+    return RunJobStatement(text, warehouse_, session_->current_database(), session_->options());
+  }
+
   Status Statement(const sql::StatementText& st) {
     TRIB_RETURN_NOT_OK(CheckAllowed(st.text, /*simple=*/true));
     TRIB_RETURN_NOT_OK(Barrier(st.text));
@@ -879,6 +911,13 @@ class Connection {
       if (first[0] == "SHOW" &&
           LeadingWords(st.text, 3) == std::vector<std::string>{"SHOW", "STATS"}) {
         return ShowStats();
+      }
+      if (IsJobStatement(st.text)) {
+        TRIB_ASSIGN_OR_RETURN(JobAnswer a, JobStatement(st.text));
+        pg::AppendRowDescription(Columns(a.fields), &out_);
+        TRIB_RETURN_NOT_OK(SendRows(a.fields, a.rows, 0, a.rows.size()));
+        pg::AppendCommandComplete(a.tag, &out_);
+        return Status::OK();
       }
     }
     TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(st.text, st.start));
@@ -934,22 +973,7 @@ class Connection {
   std::string peer_;
   std::unique_ptr<sql::Session> session_;
   std::unique_ptr<Catalog> catalog_;  // the warehouse's, for COPY FROM
-  // The session's reads of pending writes (read/pending.h): the hot tier's, while a query runs.
-  struct UnionReads : read::PendingSource {
-    explicit UnionReads(HotTier* tier) : tier(tier) {}
-    uint64_t Version(const Identifier& id) override {
-      return active ? tier->PendingVersion(id) : 0;
-    }
-    Result<std::optional<read::PendingView>> Pending(const Identifier& id) override {
-      if (!active) return std::optional<read::PendingView>();
-      return tier->Pending(id);
-    }
-    Status Settle(const Identifier& id) override {
-      return active ? tier->Settle(id) : Status::OK();
-    }
-    HotTier* tier;
-    bool active = false;  // the connection's thread alone sets and reads it
-  };
+  // The session's reads of pending writes (server/union_reads.h): while a query runs.
   std::shared_ptr<UnionReads> union_reads_ = std::make_shared<UnionReads>(nullptr);
   std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
   std::map<std::string, Portal> portals_;          // "" the unnamed portal

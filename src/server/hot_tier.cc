@@ -4,7 +4,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,8 +21,6 @@
 
 #include "common/check_value.h"
 #include "common/path_names.h"
-#include "format/parquet/reader.h"
-#include "format/parquet/writer.h"
 #include "io/file_system.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot.h"
@@ -31,6 +28,8 @@
 #include "options/option_values.h"
 #include "read/pending.h"
 #include "server/connection.h"
+#include "server/hot_tier_log.h"
+#include "server/jobs.h"
 #include "server/stats.h"
 #include "server/table_writers.h"
 #include "tributary/catalog.h"
@@ -44,12 +43,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr uint32_t kMagic = 0x474f4c54;        // "TLOG", little-endian
-constexpr size_t kHeader = 4 + 8 + 8 + 4 + 4;  // magic, sequence, schema id, length, CRC-32
-constexpr const char* kKindColumn = "_TRIBUTARY_ROW_KIND";
-// Past any table column's id, which a column added later could take (Paimon's own system
-// fields sit just under INT32_MAX).
-constexpr int32_t kKindFieldId = 2147483000;
 // How many snapshots back recovery looks for the last one tiering made.
 constexpr int64_t kSnapshotsSearched = 100000;
 // Pending rows of one table past which it is tiered without waiting for its interval
@@ -80,169 +73,6 @@ int64_t RowBytes(const Row& row) {
     if (v.is_string()) n += static_cast<int64_t>(v.string_value().size());
   }
   return n;
-}
-
-using Records = std::vector<std::pair<RowKind, Row>>;
-
-void Put(uint64_t v, int bytes, std::string* out) {
-  for (int i = 0; i < bytes; i++) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-uint64_t Get(const char* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; i--) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-
-std::vector<Field> LogFields(const std::vector<Field>& table_fields) {
-  std::vector<Field> fields = table_fields;
-  Field kind;
-  kind.id = kKindFieldId;
-  kind.name = kKindColumn;
-  kind.type = DataType::TinyInt();
-  kind.type.nullable = false;
-  fields.push_back(kind);
-  return fields;
-}
-
-// An entry: the records as a Parquet file (the table's columns, then the row kind), framed.
-// A statement's records as an entry's payload: a Parquet file of the table's columns and the
-// row kind, encoded as the rows come.
-class EntryEncoder {
- public:
-  explicit EntryEncoder(std::vector<Field> fields) : fields_(std::move(fields)) {}
-
-  Status Add(RowKind kind, const Row& values) {
-    if (!writer_) {
-      format::parquet::ParquetWriterOptions options;
-      options.compression = format::CompressionCodec::kLz4Raw;
-      TRIB_ASSIGN_OR_RETURN(writer_,
-                            format::parquet::ParquetWriter::Make(LogFields(fields_), options));
-      cells_.resize(fields_.size() + 1);
-    }
-    for (size_t i = 0; i < values.size() && i < fields_.size(); i++) cells_[i] = &values[i];
-    cells_[fields_.size()] = &kKinds[static_cast<int>(kind) & 3];
-    return writer_->Append(cells_);
-  }
-
-  // The whole entry, framed: magic, sequence, schema id, length, CRC-32, payload. The encoder is
-  // done with.
-  Result<std::string> Finish(int64_t seq, int64_t schema_id) {
-    if (!writer_) return Status::Internal("hot tier: an entry of no rows");
-    TRIB_ASSIGN_OR_RETURN(std::string payload, writer_->Finish());
-    writer_.reset();
-    if (payload.size() > UINT32_MAX) {
-      return Status::NotSupported(
-          "a statement of more than 4 GiB of rows is not supported yet by the hot tier's log: "
-          "write it in parts");
-    }
-    std::string out;
-    Put(kMagic, 4, &out);
-    Put(static_cast<uint64_t>(seq), 8, &out);
-    Put(static_cast<uint64_t>(schema_id), 8, &out);
-    Put(payload.size(), 4, &out);
-    const uLong crc =
-        crc32(crc32(0L, reinterpret_cast<const Bytef*>(out.data() + 4), 20),
-              reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
-    Put(crc, 4, &out);
-    out += payload;
-    return out;
-  }
-
-  void Reset() { writer_.reset(); }
-
- private:
-  static inline const Value kKinds[4] = {Value::Int(0), Value::Int(1), Value::Int(2),
-                                         Value::Int(3)};
-  std::vector<Field> fields_;
-  std::unique_ptr<format::parquet::ParquetWriter> writer_;
-  std::vector<const Value*> cells_;
-};
-
-struct LogEntry {
-  int64_t seq = 0;
-  int64_t schema_id = 0;
-  std::string payload;
-};
-
-// The whole entries of a log file, in order. A torn tail (an entry cut short or failing its
-// check, from a crash while it was appended: never acknowledged) ends them.
-Result<std::vector<LogEntry>> ReadEntries(const std::string& path) {
-  TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-  std::vector<LogEntry> out;
-  size_t at = 0;
-  while (at + kHeader <= bytes.size()) {
-    const char* h = bytes.data() + at;
-    if (Get(h, 4) != kMagic) break;
-    const uint64_t length = Get(h + 20, 4);
-    if (at + kHeader + length > bytes.size()) break;
-    const uLong crc = crc32(crc32(0L, reinterpret_cast<const Bytef*>(h + 4), 20),
-                            reinterpret_cast<const Bytef*>(h + kHeader), static_cast<uInt>(length));
-    if (crc != Get(h + 24, 4)) break;
-    LogEntry e;
-    e.seq = static_cast<int64_t>(Get(h + 4, 8));
-    e.schema_id = static_cast<int64_t>(Get(h + 12, 8));
-    e.payload = bytes.substr(at + kHeader, length);
-    out.push_back(std::move(e));
-    at += kHeader + length;
-  }
-  return out;
-}
-
-// The records of entry `e` as rows of a table whose columns are now `fields`: columns are matched
-// by field id (the entry may have been written before an ALTER TABLE by another program): a
-// column added since is NULL, a dropped one is left out; a column whose type changed cannot be
-// replayed (Corruption, naming it).
-Result<Records> DecodeRecords(const LogEntry& e, const std::string& path,
-                              const std::vector<Field>& fields) {
-  TRIB_ASSIGN_OR_RETURN(auto reader, format::parquet::ParquetReader::Open(e.payload));
-  auto rows = reader->ReadRows();
-  if (!rows.ok()) return rows.status().WithContext("hot tier log '" + path + "'");
-  const int kind_at = reader->schema().FindColumn(kKindColumn);
-  if (kind_at < 0) {
-    return Status::Corruption("hot tier log '" + path + "': an entry without row kinds");
-  }
-  std::vector<int> source(fields.size(), -1);  // each field's column in the entry
-  for (size_t f = 0; f < fields.size(); f++) {
-    source[f] = reader->schema().FindColumnById(fields[f].id);
-    if (source[f] < 0) continue;
-    auto type = reader->ColumnType(source[f]);
-    DataType want = fields[f].type;
-    DataType got = type ? *type : DataType();
-    want.nullable = got.nullable = true;
-    if (!type || !(want == got)) {
-      return Status::Corruption("hot tier log '" + path + "': column '" + fields[f].name +
-                                "' changed its type since the entry was written; it cannot be "
-                                "replayed");
-    }
-  }
-  Records out;
-  for (Row& r : *rows) {
-    if (static_cast<size_t>(kind_at) >= r.size() || !r[kind_at].is_int()) {
-      return Status::Corruption("hot tier log '" + path + "': an entry without row kinds");
-    }
-    Row row(fields.size(), Value::Null());
-    for (size_t f = 0; f < fields.size(); f++) {
-      if (source[f] >= 0) row[f] = std::move(r[source[f]]);
-    }
-    out.emplace_back(static_cast<RowKind>(r[kind_at].int_value()), std::move(row));
-  }
-  return out;
-}
-
-// The log files of a table's directory, oldest first (named by their first sequence number).
-std::vector<std::string> LogFiles(const std::string& dir) {
-  std::vector<std::pair<int64_t, std::string>> found;
-  std::error_code ec;
-  for (const auto& f : fs::directory_iterator(dir, ec)) {
-    const std::string name = f.path().filename().string();
-    if (name.size() > 4 && name.substr(name.size() - 4) == ".log") {
-      found.emplace_back(std::atoll(name.c_str()), f.path().string());
-    }
-  }
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> out;
-  for (auto& [seq, path] : found) out.push_back(std::move(path));
-  return out;
 }
 
 Status SyncDir(const std::string& dir) {
@@ -353,12 +183,18 @@ struct HotTier::State {
   // The table's shared writer, waiting for the statement that holds it (`wait` false: none
   // when a statement holds it).
   Result<std::optional<TableWriters::Lease>> TryLease(const Identifier& id, bool wait) {
-    while (true) {  // the catalog is held for one short attempt at a time
-      std::lock_guard<std::mutex> lock(catalog_mu);
-      TRIB_ASSIGN_OR_RETURN(
-          auto lease,
-          TableWriters::Instance().Acquire(*catalog, id, std::chrono::milliseconds(wait ? 50 : 0)));
-      if (lease || !wait) return lease;
+    // The catalog is held for one attempt that does not wait; the waits between attempts
+    // (growing to 10 ms) hold nothing, so a table held long stalls no other table.
+    auto pause = std::chrono::microseconds(100);
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lock(catalog_mu);
+        TRIB_ASSIGN_OR_RETURN(auto lease, TableWriters::Instance().Acquire(
+                                              *catalog, id, std::chrono::milliseconds(0)));
+        if (lease || !wait) return lease;
+      }
+      std::this_thread::sleep_for(pause);
+      pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(10));
     }
   }
   Result<TableWriters::Lease> Lease(const Identifier& id) {
@@ -394,6 +230,9 @@ struct HotTier::State {
     }
     log->generation = lease->generation();
     log->holds = true;
+    // Files a union read was given are gone with the old writer: readers plan again.
+    std::lock_guard<std::mutex> lock(mu);
+    log->version = ++versions;
     return Status::OK();
   }
 
@@ -506,12 +345,14 @@ struct HotTier::State {
       }
     }
     Status first;
+    size_t tried = 0;
     for (TableLog* log : pending) {
       auto lease = TryLease(log->id, wait);
       if (lease.ok() && !*lease) {  // busy: the next round
         if (skipped != nullptr) *skipped = true;
         continue;
       }
+      tried++;
       if (!lease.ok() && lease.status().IsNotFound()) {
         // Dropped by another program (a DROP through the server tiers first): its log goes.
         Log("hot tier: table " + log->id.ToString() + " no longer exists; its log is removed");
@@ -527,7 +368,7 @@ struct HotTier::State {
       if (!st.ok() && first.ok()) first = st;
     }
     std::lock_guard<std::mutex> lock(mu);
-    if (!pending.empty()) last_error = first.ok() ? "" : first.message();  // (a round that tried)
+    if (tried > 0) last_error = first.ok() ? "" : first.message();  // (a round that tried)
     return first;
   }
 
@@ -611,6 +452,10 @@ class StatementWriter : public TableWriter {
 
   // Rows are checked as they come (as a table writer checks them), so a bad one fails its
   // statement where it is; the rest of the writer's checks come at the commit.
+  ~StatementWriter() override {
+    if (direct_) DropDirect();  // (a statement abandoned without Commit or Abort)
+  }
+
   Status Write(RowKind kind, const Row& row) override { return Write(kind, Row(row)); }
   Status Write(RowKind kind, Row&& row) override {
     if (direct_) return WriteDirect(kind, std::move(row));
@@ -683,10 +528,12 @@ class StatementWriter : public TableWriter {
       log.version = ++state_->versions;
       big = log.rows_pending >= TierRows();
     }
-    // A subscriber waits for what is committed to the lake: with subscriptions open, a write is
-    // tiered at once (writes that come meanwhile go with it), not at the next interval; so is a
-    // table whose log holds TierRows() rows (a bound on its log and on a replay's time).
-    if (ServerStats::Get().subscriptions_open.load() > 0 || big) {
+    // A subscriber (or a job) waits for what is committed to the lake: with subscriptions or
+    // jobs running, a write is tiered at once (writes that come meanwhile go with it), not at
+    // the next interval; so is a table whose log holds TierRows() rows (a bound on its log and
+    // on a replay's time).
+    if (ServerStats::Get().subscriptions_open.load() > 0 || ServerJobs::Instance().running() > 0 ||
+        big) {
       std::lock_guard<std::mutex> lock(state_->mu);
       state_->urgent = true;
       state_->wake.notify_all();
@@ -714,6 +561,9 @@ class StatementWriter : public TableWriter {
     direct_.emplace(std::move(lease));
     TableLog& log = state_->LogOf(id_);
     Status st = state_->Initialize(&*direct_, &log);
+    // What the log holds goes first, so while the statement holds the writer nothing of the
+    // table is pending: reads, barriers and tiering rounds pass it by instead of waiting.
+    if (st.ok()) st = state_->Tier(&*direct_, &log);
     if (st.ok()) st = state_->EnsureHolds(&*direct_, &log);
     if (st.ok() && direct_->table().schema()->id != schema_id_) {
       st = Status::Conflict("table " + id_.ToString() +
@@ -750,7 +600,9 @@ class StatementWriter : public TableWriter {
       log.rows_pending += direct_rows_;
     }
     log.last_seq++;  // its commit identifier: a sequence number no entry has
-    Status st = state_->Tier(&*direct_, &log);
+    // (The directory of the committed marker, with the table's incarnation.)
+    Status st = WriteIncarnation(direct_->table().path(), log.dir);
+    if (st.ok()) st = state_->Tier(&*direct_, &log);
     if (!st.ok()) {
       std::lock_guard<std::mutex> lock(state_->mu);
       if (log.entries_pending > 0) {  // (not committed: the writer holds the log's entries only)

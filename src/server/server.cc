@@ -19,6 +19,7 @@
 
 #include "server/connection.h"
 #include "server/hot_tier.h"
+#include "server/jobs.h"
 #include "server/scram.h"
 #include "server/stats.h"
 #include "server/table_writers.h"
@@ -183,8 +184,10 @@ int RunServer(const ServerOptions& options) {
     std::thread(ServeConnection, client, config, PeerName(peer)).detach();
   }
   ::close(fd);
-  // What the logs hold goes to the lake; a statement still running is logged whole or not at
-  // all (and a write logged after this is replayed at the next start).
+  // Jobs stop first (each commits what it has read), then the logs go to the lake; a statement
+  // still running is logged whole or not at all (and a write logged after this is replayed at the
+  // next start).
+  ServerJobs::Instance().StopAll();
   (*hot)->Stop();
   Status tiered = (*hot)->TierAll();
   if (!tiered.ok()) {

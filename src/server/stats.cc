@@ -9,6 +9,7 @@
 #include "common/memory_budget.h"
 #include "io/file_cache.h"
 #include "server/hot_tier.h"
+#include "server/jobs.h"
 
 namespace tributary::server {
 
@@ -56,6 +57,7 @@ std::vector<std::pair<std::string, std::string>> ServerStats::Rows() const {
       {"rows_written_per_second", rate(rows_written)},
       {"rows_returned", n(rows_returned)},
       {"subscriptions_open", n(subscriptions_open)},
+      {"jobs_running", std::to_string(ServerJobs::Instance().running())},
       {"memory_resident_bytes", std::to_string(ResidentBytes())},
       {"memory_budget_bytes", std::to_string(budget.total())},
       {"memory_write_buffers_bytes", std::to_string(budget.buffered())},

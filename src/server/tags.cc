@@ -19,6 +19,7 @@ std::string SqlState(const Status& st) {
   if (says("portal \"") || says("invalid cursor name")) return "34000";
   if (says("cursor \"") && says("already exists")) return "42P03";
   if (says("unknown column")) return "42703";
+  if (says("job '") && says("does not exist")) return "42704";  // (undefined_object)
   if (says("does not exist")) return says("database") ? "3D000" : "42P01";
   if (says("already exists")) return "42P07";
   if (says("division by zero")) return "22012";

@@ -275,6 +275,7 @@ Status FileStoreWriter::FlushPending(std::vector<meta::ManifestEntry>* files) {
       }
     }
     ChargeBuffered(true);
+    spill_file_.reset();  // every bucket's spilled runs were merged by its flush above
     return Status::OK();
   }
   return Status::NotSupported(

@@ -17,6 +17,7 @@ import base64
 import hashlib
 import hmac
 import os
+import re
 import random
 import shutil
 import signal
@@ -522,6 +523,78 @@ def subscription(server):
     expect_error(server, "DECLARE c CURSOR FOR SELECT * FROM s", "0A000", "streaming")
 
 
+PSYCOPG_JOBS = r"""
+import sys
+import psycopg
+dsn = "host=127.0.0.1 port=%s user=tributary dbname=default" % sys.argv[1]
+c = psycopg.connect(dsn, autocommit=True)
+c.execute("SET 'execution.runtime-mode' = 'streaming'")
+job = c.execute("INSERT INTO job_dst SELECT id, v FROM job_src").fetchone()[0]
+rows = c.execute("SHOW JOBS").fetchall()
+if not any(r[0] == job and r[2] == "RUNNING" for r in rows):
+    print("SHOW JOBS through the extended protocol: %r" % rows)
+    sys.exit(1)
+said = c.execute("STOP JOB '%s'" % job).fetchone()[0]
+if "stopped" not in said:
+    print("STOP JOB through the extended protocol: %r" % said)
+    sys.exit(1)
+print("ok")
+"""
+
+
+def server_jobs(server):
+    """A streaming INSERT INTO ... SELECT sent to the server starts a job the server runs (its
+    id answered at once); the job follows its source's writes from any connection; SHOW JOBS
+    lists it, STOP JOB stops it (committing what it read), and the same INSERT started again
+    resumes where it stopped; a job that cannot start is the statement's error."""
+    server.psql("CREATE TABLE job_src (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+    server.psql("CREATE TABLE job_dst (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+    server.psql("INSERT INTO job_src VALUES (1, 'a')")
+    streaming = "SET 'execution.runtime-mode' = 'streaming'; SET 'pipeline.name' = 'copier'; "
+    job = lines(server.psql(streaming + "INSERT INTO job_dst SELECT id, UPPER(v) FROM job_src"))
+    if len(job) != 1 or not re.fullmatch(r"[0-9a-f]{32}", job[0]):
+        raise Failure("a streaming INSERT through the server answers its job id: %r" % job)
+    job = job[0]
+
+    def wait_for(sql, want):
+        deadline = time.time() + 30
+        while lines(server.psql(sql)) != want:
+            if time.time() > deadline:
+                raise Failure("%r: %r, expected %r" % (sql, lines(server.psql(sql)), want))
+            time.sleep(0.1)
+
+    server.psql("INSERT INTO job_src VALUES (2, 'b')")
+    wait_for("SELECT id, v FROM job_dst ORDER BY id", ["1|A", "2|B"])
+    jobs = [l.split("|") for l in lines(server.psql("SHOW JOBS"))]
+    mine = [j for j in jobs if j[0] == job]
+    stats = dict(l.split("|", 1) for l in lines(server.psql("SHOW STATS")))
+    if len(mine) != 1 or mine[0][1:3] != ["copier", "RUNNING"] or stats["jobs_running"] != "1":
+        raise Failure("SHOW JOBS while it runs: %r, jobs_running %r" %
+                      (jobs, stats["jobs_running"]))
+    said = lines(server.psql("STOP JOB '%s'" % job))
+    if len(said) != 1 or "Job 'copier' stopped" not in said[0]:
+        raise Failure("STOP JOB: %r" % said)
+    mine = [l.split("|") for l in lines(server.psql("SHOW JOBS")) if l.startswith(job)]
+    if mine[0][2] != "FINISHED":
+        raise Failure("SHOW JOBS after STOP JOB: %r" % mine)
+    # Started again, it resumes after what it committed: the row written while it was stopped
+    # arrives, and the earlier ones are not read twice.
+    server.psql("INSERT INTO job_src VALUES (3, 'c')")
+    again = lines(server.psql(streaming + "INSERT INTO job_dst SELECT id, UPPER(v) FROM job_src"))
+    wait_for("SELECT id, v FROM job_dst ORDER BY id", ["1|A", "2|B", "3|C"])
+    said = lines(server.psql("STOP JOB '%s'" % again[0]))
+    if "1 change(s) written" not in said[0]:
+        raise Failure("a job started again read more than what came since it stopped: %r" % said)
+    expect_error(server, "STOP JOB 'nope'", "42704", "does not exist")
+    expect_error(server, streaming + "INSERT INTO job_dst SELECT * FROM nowhere", "42P01",
+                 "nowhere")
+    run_psycopg(PSYCOPG_JOBS, server, "jobs through the extended protocol")
+    # One left running: the server's SIGTERM (at the end of the run) stops it first.
+    server.psql(streaming + "INSERT INTO job_dst SELECT id, v FROM job_src")
+    print("  ok  jobs: a streaming INSERT through the server runs as a job (its id answered), "
+          "follows its source, SHOW JOBS / STOP JOB, resumes where it stopped")
+
+
 def expect_start_refused(binary, warehouse, env, words):
     """`tributary serve` with `env` exits 1 at start, its message holding every one of `words`."""
     r = subprocess.run([binary, "serve", "--warehouse", warehouse, "--listen",
@@ -808,6 +881,16 @@ def hot_tier(binary, root):
           "failed tiering commit lose and double nothing; one server per data directory")
 
 
+def copy_started(server, table, ids, value):
+    """A raw client that began a COPY into `table` and sent the rows (id, value), not ended."""
+    c = RawClient(server.port)
+    c.sock.sendall(message("Q", ("COPY %s FROM STDIN CSV\0" % table).encode()))
+    while read_message(c.sock)[0] != "G":
+        pass
+    c.sock.sendall(message("d", "".join("%d,%s\n" % (i, value) for i in ids).encode()))
+    return c
+
+
 def large_statements(binary, root):
     """A statement too large to hold in memory until it ends (a bulk COPY, a large INSERT ...
     SELECT; the test lowers the bound from 64 MiB to 20 kB) goes to the lake directly, through
@@ -845,10 +928,45 @@ def large_statements(binary, root):
         if p.returncode == 0 or cli("SELECT COUNT(*) FROM big WHERE v = 'bad'") != ["0"]:
             raise Failure("a failed large COPY: %r, %r rows of it in the lake" %
                           (p.stderr, cli("SELECT COUNT(*) FROM big WHERE v = 'bad'")))
+        # A large COPY whose client stalls holds its table's writer, nothing else: a query of
+        # the table (the lake, with what was logged before the COPY), another table's writes and
+        # reads, and a barrier all go on.
+        server.psql("INSERT INTO big VALUES (4000, 'logged')")
+        slow = copy_started(server, "big", range(3000, 4000), "slow")
+        time.sleep(0.5)  # (past the bound: it writes through the table's writer now)
+        started = time.time()
+        got = lines(server.psql("SELECT COUNT(*) FROM big WHERE v IN ('slow', 'logged')"))
+        server.psql("CREATE TABLE other (id INT)")
+        server.psql("INSERT INTO other VALUES (1)")
+        other = lines(server.psql("SELECT COUNT(*) FROM other"))
+        waited = time.time() - started
+        slow.sock.sendall(message("c", b""))
+        while read_message(slow.sock)[0] != "Z":
+            pass
+        slow.close()
+        if got != ["1"] or other != ["1"] or waited > 10:
+            raise Failure("beside a stalled large COPY: %r of big, %r of other, after %.1f s" %
+                          (got, other, waited))
+        if lines(server.psql("SELECT COUNT(*) FROM big WHERE v = 'slow'")) != ["1000"]:
+            raise Failure("the stalled large COPY, once finished: %r" %
+                          lines(server.psql("SELECT COUNT(*) FROM big WHERE v = 'slow'")))
+        # A client that leaves in the middle of a large COPY: nothing of it is read or committed,
+        # and the table's writer is free again.
+        gone = copy_started(server, "big", range(2000, 3000), "gone")
+        # (A reset, not an orderly close: the server's read fails instead of ending.)
+        gone.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        gone.sock.close()
+        time.sleep(0.5)
+        server.psql("INSERT INTO big VALUES (1, 'after')")
+        got = lines(server.psql("SELECT COUNT(*) FROM big WHERE v = 'gone'"))
+        if got != ["0"] or cli("SELECT COUNT(*) FROM big WHERE v = 'gone'") != ["0"] or \
+                lines(server.psql("SELECT v FROM big WHERE id = 1")) != ["after"]:
+            raise Failure("a client gone during a large COPY: %r of its rows read" % got)
         # A large INSERT ... SELECT goes the same way.
         server.psql("CREATE TABLE big2 (id INT, v STRING)")
         server.psql("INSERT INTO big2 SELECT id, v FROM big")
-        if cli("SELECT COUNT(*) FROM big2") != ["1001"] or logged("big2"):
+        if cli("SELECT COUNT(*) FROM big2") != lines(server.psql("SELECT COUNT(*) FROM big")) or \
+                logged("big2"):
             raise Failure("a large INSERT ... SELECT: the lake holds %r" %
                           cli("SELECT COUNT(*) FROM big2"))
     finally:
@@ -1425,6 +1543,7 @@ def main():
         describe_commands(server)
         binary_formats(server)
         extended_subscription(server)
+        server_jobs(server)
         # Refused at startup (FATAL; psql shows the message, not the code).
         p = server.psql("SELECT 1", expect_ok=False, user="postgres")
         if p.returncode == 0 or 'FATAL:  role "postgres" does not exist' not in p.stderr:

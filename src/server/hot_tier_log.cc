@@ -1,0 +1,163 @@
+#include "server/hot_tier_log.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "format/parquet/reader.h"
+#include "format/parquet/writer.h"
+#include "io/file_system.h"
+
+namespace tributary::server {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr uint32_t kMagic = 0x474f4c54;        // "TLOG", little-endian
+constexpr size_t kHeader = 4 + 8 + 8 + 4 + 4;  // magic, sequence, schema id, length, CRC-32
+constexpr const char* kKindColumn = "_TRIBUTARY_ROW_KIND";
+// Past any table column's id, which a column added later could take (Paimon's own system
+// fields sit just under INT32_MAX).
+constexpr int32_t kKindFieldId = 2147483000;
+
+void Put(uint64_t v, int bytes, std::string* out) {
+  for (int i = 0; i < bytes; i++) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+uint64_t Get(const char* p, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; i--) v = (v << 8) | static_cast<uint8_t>(p[i]);
+  return v;
+}
+
+std::vector<Field> LogFields(const std::vector<Field>& table_fields) {
+  std::vector<Field> fields = table_fields;
+  Field kind;
+  kind.id = kKindFieldId;
+  kind.name = kKindColumn;
+  kind.type = DataType::TinyInt();
+  kind.type.nullable = false;
+  fields.push_back(kind);
+  return fields;
+}
+
+}  // namespace
+
+EntryEncoder::EntryEncoder(std::vector<Field> fields) : fields_(std::move(fields)) {}
+EntryEncoder::~EntryEncoder() = default;
+
+Status EntryEncoder::Add(RowKind kind, const Row& values) {
+  static const Value kKinds[4] = {Value::Int(0), Value::Int(1), Value::Int(2), Value::Int(3)};
+  if (!writer_) {
+    format::parquet::ParquetWriterOptions options;
+    options.compression = format::CompressionCodec::kLz4Raw;
+    TRIB_ASSIGN_OR_RETURN(writer_,
+                          format::parquet::ParquetWriter::Make(LogFields(fields_), options));
+    cells_.resize(fields_.size() + 1);
+  }
+  for (size_t i = 0; i < values.size() && i < fields_.size(); i++) cells_[i] = &values[i];
+  cells_[fields_.size()] = &kKinds[static_cast<int>(kind) & 3];
+  return writer_->Append(cells_);
+}
+
+Result<std::string> EntryEncoder::Finish(int64_t seq, int64_t schema_id) {
+  if (!writer_) return Status::Internal("hot tier: an entry of no rows");
+  TRIB_ASSIGN_OR_RETURN(std::string payload, writer_->Finish());
+  writer_.reset();
+  if (payload.size() > UINT32_MAX) {
+    return Status::NotSupported(
+        "a statement of more than 4 GiB of rows is not supported yet by the hot tier's log: "
+        "write it in parts");
+  }
+  std::string out;
+  Put(kMagic, 4, &out);
+  Put(static_cast<uint64_t>(seq), 8, &out);
+  Put(static_cast<uint64_t>(schema_id), 8, &out);
+  Put(payload.size(), 4, &out);
+  const uLong crc =
+      crc32(crc32(0L, reinterpret_cast<const Bytef*>(out.data() + 4), 20),
+            reinterpret_cast<const Bytef*>(payload.data()), static_cast<uInt>(payload.size()));
+  Put(crc, 4, &out);
+  out += payload;
+  return out;
+}
+
+void EntryEncoder::Reset() { writer_.reset(); }
+
+Result<std::vector<LogEntry>> ReadEntries(const std::string& path) {
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+  std::vector<LogEntry> out;
+  size_t at = 0;
+  while (at + kHeader <= bytes.size()) {
+    const char* h = bytes.data() + at;
+    if (Get(h, 4) != kMagic) break;
+    const uint64_t length = Get(h + 20, 4);
+    if (at + kHeader + length > bytes.size()) break;
+    const uLong crc = crc32(crc32(0L, reinterpret_cast<const Bytef*>(h + 4), 20),
+                            reinterpret_cast<const Bytef*>(h + kHeader), static_cast<uInt>(length));
+    if (crc != Get(h + 24, 4)) break;
+    LogEntry e;
+    e.seq = static_cast<int64_t>(Get(h + 4, 8));
+    e.schema_id = static_cast<int64_t>(Get(h + 12, 8));
+    e.payload = bytes.substr(at + kHeader, length);
+    out.push_back(std::move(e));
+    at += kHeader + length;
+  }
+  return out;
+}
+
+Result<Records> DecodeRecords(const LogEntry& e, const std::string& path,
+                              const std::vector<Field>& fields) {
+  TRIB_ASSIGN_OR_RETURN(auto reader, format::parquet::ParquetReader::Open(e.payload));
+  auto rows = reader->ReadRows();
+  if (!rows.ok()) return rows.status().WithContext("hot tier log '" + path + "'");
+  const int kind_at = reader->schema().FindColumn(kKindColumn);
+  if (kind_at < 0) {
+    return Status::Corruption("hot tier log '" + path + "': an entry without row kinds");
+  }
+  std::vector<int> source(fields.size(), -1);  // each field's column in the entry
+  for (size_t f = 0; f < fields.size(); f++) {
+    source[f] = reader->schema().FindColumnById(fields[f].id);
+    if (source[f] < 0) continue;
+    auto type = reader->ColumnType(source[f]);
+    DataType want = fields[f].type;
+    DataType got = type ? *type : DataType();
+    want.nullable = got.nullable = true;
+    if (!type || !(want == got)) {
+      return Status::Corruption("hot tier log '" + path + "': column '" + fields[f].name +
+                                "' changed its type since the entry was written; it cannot be "
+                                "replayed");
+    }
+  }
+  Records out;
+  for (Row& r : *rows) {
+    if (static_cast<size_t>(kind_at) >= r.size() || !r[kind_at].is_int()) {
+      return Status::Corruption("hot tier log '" + path + "': an entry without row kinds");
+    }
+    Row row(fields.size(), Value::Null());
+    for (size_t f = 0; f < fields.size(); f++) {
+      if (source[f] >= 0) row[f] = std::move(r[source[f]]);
+    }
+    out.emplace_back(static_cast<RowKind>(r[kind_at].int_value()), std::move(row));
+  }
+  return out;
+}
+
+std::vector<std::string> LogFiles(const std::string& dir) {
+  std::vector<std::pair<int64_t, std::string>> found;
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(dir, ec)) {
+    const std::string name = f.path().filename().string();
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".log") {
+      found.emplace_back(std::atoll(name.c_str()), f.path().string());
+    }
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& [seq, path] : found) out.push_back(std::move(path));
+  return out;
+}
+
+}  // namespace tributary::server
