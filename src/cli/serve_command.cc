@@ -26,7 +26,9 @@ constexpr const char* kUsage =
     "Environment: TRIBUTARY_PASSWORD_FILE (a file whose first line is user tributary's\n"
     "password or its SCRAM-SHA-256 verifier) or TRIBUTARY_PASSWORD: set, every client\n"
     "authenticates with SCRAM-SHA-256; unset, clients on loopback addresses are trusted.\n"
-    "TRIBUTARY_TLS_CERT and TRIBUTARY_TLS_KEY (PEM files): clients that ask for TLS get it.\n"
+    "TRIBUTARY_TLS_CERT and TRIBUTARY_TLS_KEY (PEM files): clients that ask for TLS get it;\n"
+    "TRIBUTARY_TLS_REQUIRED=true: the others are refused; TRIBUTARY_TLS_CA (PEM): clients\n"
+    "must present a certificate signed by it whose common name is the user.\n"
     "TRIBUTARY_HOT_TIER_FRESHNESS_MS: how often the logs are committed (default 1000).\n";
 
 }  // namespace
@@ -105,7 +107,9 @@ int RunServeCommand(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", tls.status().message().c_str());
     return 1;
   }
-  options.tls = *tls;
+  options.tls = tls->context;
+  options.tls_required = tls->required;
+  options.client_certificates = tls->client_certificates;
   const int status = server::RunServer(options);
   // Connections still open end with the process (each statement has committed or not).
   std::fflush(nullptr);

@@ -108,6 +108,11 @@ class Connection {
       TRIB_RETURN_NOT_OK(wire_.Flush());
     }
     const std::string user = startup.params["user"];
+    if (const std::string why =
+            TlsRefusal(config_->tls_required, config_->client_certificates, wire_.tls(), user);
+        !why.empty()) {
+      return wire_.Refuse("28000", why);
+    }
     if (user != "tributary") {
       return wire_.Refuse("28000",
                           "role \"" + user + "\" does not exist (connect as user tributary)");

@@ -24,6 +24,11 @@ struct ConnectionConfig {
   // The TLS context (server/tls.h): set, an SSLRequest is answered 'S' and the connection
   // goes on encrypted; null, it is answered 'N'.
   std::shared_ptr<ssl_ctx_st> tls;
+  // TLS only: a client that does not ask for it is refused (TRIBUTARY_TLS_REQUIRED).
+  bool tls_required = false;
+  // Client certificates (TRIBUTARY_TLS_CA): the handshake requires one signed by the CAs, and
+  // its common name must be the user: it authenticates the client (a password, if set, too).
+  bool client_certificates = false;
   // The hot tier (server/hot_tier.h): plain writes go to its logs; null, every statement commits
   // to the lake. Outlives every connection.
   HotTier* hot = nullptr;

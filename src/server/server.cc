@@ -110,12 +110,12 @@ int RunServer(const ServerOptions& options) {
     return 1;
   }
   std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> addrs(found, ::freeaddrinfo);
-  if (!IsLoopback(found->ai_addr) && !options.password) {
+  if (!IsLoopback(found->ai_addr) && !options.password && !options.client_certificates) {
     std::fprintf(stderr,
                  "error: --listen '%s' is not a loopback address: clients there must "
                  "authenticate with SCRAM-SHA-256, so user tributary needs a password "
-                 "(TRIBUTARY_PASSWORD_FILE or TRIBUTARY_PASSWORD, docs/server.md), or listen on "
-                 "127.0.0.1 or ::1\n",
+                 "(TRIBUTARY_PASSWORD_FILE or TRIBUTARY_PASSWORD, docs/server.md), or with a "
+                 "client certificate (TRIBUTARY_TLS_CA), or listen on 127.0.0.1 or ::1\n",
                  options.listen.c_str());
     return 1;
   }
@@ -165,13 +165,18 @@ int RunServer(const ServerOptions& options) {
   config->warehouse = options.warehouse;
   config->password = options.password;
   config->tls = options.tls;
+  config->tls_required = options.tls_required;
+  config->client_certificates = options.client_certificates;
   // A client gone in the middle of a TLS write must not stop the process (OpenSSL writes with
   // write(2), which raises SIGPIPE; plain sends pass MSG_NOSIGNAL).
   ::signal(SIGPIPE, SIG_IGN);
   Log("listening on " + options.listen + " (warehouse " + options.warehouse + ", hot tier " +
       options.data_dir + ", " +
-      (options.password ? "SCRAM-SHA-256 authentication" : "trust authentication") +
-      (options.tls ? ", TLS" : "") + ")");
+      (options.client_certificates
+           ? (options.password ? "client certificate and SCRAM-SHA-256 authentication"
+                               : "client certificate authentication")
+           : (options.password ? "SCRAM-SHA-256 authentication" : "trust authentication")) +
+      (options.tls ? (options.tls_required ? ", TLS only" : ", TLS") : "") + ")");
   while (!g_stop.load()) {
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, 200);

@@ -36,6 +36,8 @@ struct ServerOptions {
   std::shared_ptr<const ScramVerifier> password;
   // TLS (server/tls.h, TlsFromEnvironment): clients that ask for it get it; null, none.
   std::shared_ptr<ssl_ctx_st> tls;
+  bool tls_required = false;         // (ConnectionConfig's)
+  bool client_certificates = false;  // (ConnectionConfig's)
   // The hot tier's logs (server/hot_tier.h).
   std::string data_dir;
   // How often the hot tier commits its logs into the lake.

@@ -53,20 +53,53 @@ Result<std::shared_ptr<ssl_ctx_st>> MakeTlsContext(const std::string& cert_file,
   return std::shared_ptr<ssl_ctx_st>(std::move(ctx));
 }
 
-Result<std::shared_ptr<ssl_ctx_st>> TlsFromEnvironment() {
+Status RequireClientCertificates(ssl_ctx_st* context, const std::string& ca_file) {
+  if (SSL_CTX_load_verify_locations(context, ca_file.c_str(), nullptr) != 1) {
+    return Status::Invalid("TLS CA file '" + ca_file + "' cannot be used: " + OpenSslErrors());
+  }
+  STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(ca_file.c_str());
+  if (names == nullptr) {
+    return Status::Invalid("TLS CA file '" + ca_file + "' names no CA: " + OpenSslErrors());
+  }
+  SSL_CTX_set_client_CA_list(context, names);  // (the context owns them)
+  SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nullptr);
+  return Status::OK();
+}
+
+Result<TlsSettings> TlsFromEnvironment() {
   auto env = [](const char* name) {
     const char* v = std::getenv(name);
     return std::string(v != nullptr ? v : "");
   };
   const std::string cert = env("TRIBUTARY_TLS_CERT"), key = env("TRIBUTARY_TLS_KEY");
-  if (cert.empty() && key.empty()) return std::shared_ptr<ssl_ctx_st>();
+  const std::string ca = env("TRIBUTARY_TLS_CA"), required = env("TRIBUTARY_TLS_REQUIRED");
+  TlsSettings out;
+  if (required == "true" || required == "1") {
+    out.required = true;
+  } else if (!required.empty() && required != "false" && required != "0") {
+    return Status::Invalid("TRIBUTARY_TLS_REQUIRED '" + required + "' is neither true nor false");
+  }
+  if (cert.empty() && key.empty()) {
+    if (!ca.empty() || out.required) {
+      return Status::Invalid(
+          std::string(ca.empty() ? "TRIBUTARY_TLS_REQUIRED" : "TRIBUTARY_TLS_CA") +
+          " is set without TRIBUTARY_TLS_CERT and TRIBUTARY_TLS_KEY: the "
+          "server needs its own certificate for TLS");
+    }
+    return out;
+  }
   if (cert.empty() || key.empty()) {
     return Status::Invalid(std::string(cert.empty() ? "TRIBUTARY_TLS_KEY" : "TRIBUTARY_TLS_CERT") +
                            " is set without " +
                            (cert.empty() ? "TRIBUTARY_TLS_CERT" : "TRIBUTARY_TLS_KEY") +
                            ": TLS needs the certificate and its key");
   }
-  return MakeTlsContext(cert, key);
+  TRIB_ASSIGN_OR_RETURN(out.context, MakeTlsContext(cert, key));
+  if (!ca.empty()) {
+    TRIB_RETURN_NOT_OK(RequireClientCertificates(out.context.get(), ca));
+    out.client_certificates = out.required = true;
+  }
+  return out;
 }
 
 Result<std::unique_ptr<TlsStream>> TlsStream::Accept(ssl_ctx_st* context, int fd) {
@@ -134,6 +167,36 @@ std::string TlsStream::ServerEndPoint() const {
   unsigned int len = 0;
   if (md == nullptr || X509_digest(cert, md, hash, &len) != 1) return "";
   return std::string(reinterpret_cast<const char*>(hash), len);
+}
+
+std::string TlsRefusal(bool required, bool client_certificates, const TlsStream* tls,
+                       const std::string& user) {
+  if (required && tls == nullptr) {
+    return "connection without TLS refused: the server accepts TLS connections only (connect "
+           "with sslmode=require or stronger)";
+  }
+  if (!client_certificates) return "";
+  const std::optional<std::string> name =
+      tls != nullptr ? tls->PeerCommonName() : std::optional<std::string>();
+  if (name && *name == user) return "";
+  return "certificate authentication failed for user \"" + user +
+         "\": the client certificate's common name is " +
+         (name ? "\"" + *name + "\"" : std::string("missing"));
+}
+
+std::optional<std::string> TlsStream::PeerCommonName() const {
+  X509* cert = SSL_get1_peer_certificate(ssl_);
+  if (cert == nullptr) return std::nullopt;
+  std::optional<std::string> out;
+  X509_NAME* subject = X509_get_subject_name(cert);  // (the certificate's)
+  const int at = X509_NAME_get_index_by_NID(subject, NID_commonName, -1);
+  if (at >= 0) {
+    const ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, at));
+    out = std::string(reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
+                      static_cast<size_t>(ASN1_STRING_length(data)));
+  }
+  X509_free(cert);
+  return out;
 }
 
 std::string TlsStream::Describe() const {

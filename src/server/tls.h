@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tributary/result.h"
@@ -21,9 +22,30 @@ namespace tributary::server {
 // not PEM, a key that is not the certificate's).
 Result<std::shared_ptr<ssl_ctx_st>> MakeTlsContext(const std::string& cert_file,
                                                    const std::string& key_file);
-// From $TRIBUTARY_TLS_CERT and $TRIBUTARY_TLS_KEY: both set, their context; neither, null; one
-// alone is an error.
-Result<std::shared_ptr<ssl_ctx_st>> TlsFromEnvironment();
+// Client certificates: the context asks each client for a certificate signed by one of the CAs
+// in `ca_file` (PEM) and refuses the handshake without one. An error names the file.
+Status RequireClientCertificates(ssl_ctx_st* context, const std::string& ca_file);
+
+// What the environment asks of TLS (docs/server.md): $TRIBUTARY_TLS_CERT and $TRIBUTARY_TLS_KEY
+// (both set: their context; neither: none; one alone is an error), $TRIBUTARY_TLS_CA (client
+// certificates signed by these CAs, whose common name is the user, are required: the
+// certificate authenticates the client) and $TRIBUTARY_TLS_REQUIRED ('true': clients that do
+// not ask for TLS are refused; implied by TRIBUTARY_TLS_CA). Either of the last two without a
+// certificate is an error.
+struct TlsSettings {
+  std::shared_ptr<ssl_ctx_st> context;
+  bool client_certificates = false;
+  bool required = false;
+};
+Result<TlsSettings> TlsFromEnvironment();
+
+class TlsStream;
+
+// Why a connection as `user` is refused by the server's TLS settings (`required`: TLS only;
+// `client_certificates`: a certificate whose common name is the user, which the handshake
+// verified); empty when it is not. `tls`: the connection's, null when it is plain.
+std::string TlsRefusal(bool required, bool client_certificates, const TlsStream* tls,
+                       const std::string& user);
 
 class TlsStream {
  public:
@@ -40,6 +62,9 @@ class TlsStream {
   Status Write(const char* buf, size_t n);
   // The protocol and cipher ("TLSv1.3 TLS_AES_256_GCM_SHA384"), for logs.
   std::string Describe() const;
+  // The common name of the client's certificate (verified by the handshake when the context
+  // requires one); nullopt when the client sent none or it has no common name.
+  std::optional<std::string> PeerCommonName() const;
   // RFC 5929's tls-server-end-point channel-binding data: the hash of the server's certificate
   // by its signature's hash function (SHA-256 for MD5 or SHA-1). Empty when the signature names
   // no single hash function (Ed25519): then channel binding is not offered.

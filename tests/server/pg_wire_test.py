@@ -1089,6 +1089,82 @@ def tls_connections(binary, root):
         expect_start_refused(binary, warehouse, env, words)
 
 
+def client_certificates(binary, root):
+    """Client certificates (TRIBUTARY_TLS_CA, made by the openssl command): a client presenting
+    one signed by the CA whose common name is the user gets in without a password; one without
+    a certificate, with another CA's, or with another common name is refused, and so is a plain
+    connection; TRIBUTARY_TLS_REQUIRED alone refuses plain connections; bad settings stop the
+    server at start."""
+    d = os.path.join(root, "certs")
+    os.makedirs(d)
+
+    def openssl(*args):
+        r = subprocess.run(["openssl"] + list(args), capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            raise Failure("openssl %s: %s" % (args[0], r.stderr))
+
+    def path(name):
+        return os.path.join(d, name)
+
+    for ca in ("ca", "other-ca"):
+        openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path(ca + ".key"),
+                "-out", path(ca + ".pem"), "-days", "2", "-subj", "/CN=" + ca)
+    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("server.key"),
+            "-out", path("server.pem"), "-days", "2", "-subj", "/CN=localhost")
+    for name, cn, ca in (("client", "tributary", "ca"), ("stranger", "someone", "ca"),
+                         ("forged", "tributary", "other-ca")):
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", path(name + ".key"), "-out",
+                path(name + ".csr"), "-subj", "/CN=" + cn)
+        openssl("x509", "-req", "-in", path(name + ".csr"), "-CA", path(ca + ".pem"), "-CAkey",
+                path(ca + ".key"), "-CAcreateserial", "-out", path(name + ".pem"), "-days", "2")
+        os.chmod(path(name + ".key"), 0o600)  # (libpq refuses a key others can read)
+    warehouse = os.path.join(root, "certs-warehouse")
+    tls = {"TRIBUTARY_TLS_CERT": path("server.pem"), "TRIBUTARY_TLS_KEY": path("server.key")}
+    server = Server(binary, warehouse, free_port(), env=dict(tls, TRIBUTARY_TLS_CA=path("ca.pem")))
+
+    def psql(conninfo):
+        e = dict(os.environ, PGCONNECT_TIMEOUT="10")
+        e.pop("PGPASSWORD", None)
+        return subprocess.run(["psql", "-X", "-w", "-A", "-t", "host=127.0.0.1 port=%d "
+                               "user=tributary dbname=default %s" % (server.port, conninfo),
+                               "-c", "SELECT 'in'"], capture_output=True, text=True, timeout=60,
+                              env=e)
+
+    def cert(name):
+        return "sslmode=require sslcert=%s sslkey=%s" % (path(name + ".pem"), path(name + ".key"))
+
+    try:
+        p = psql(cert("client"))
+        if p.returncode != 0 or p.stdout.strip() != "in":
+            raise Failure("a client certificate of the CA, CN tributary: %r %r" %
+                          (p.stdout, p.stderr))
+        for conninfo, words in ((cert("stranger"), "certificate authentication failed"),
+                                (cert("forged"), "unknown ca"),
+                                ("sslmode=require", "certificate required"),
+                                ("sslmode=disable", "connection without TLS refused")):
+            p = psql(conninfo)
+            if p.returncode == 0 or words not in p.stderr:
+                raise Failure("%s: expected a refusal naming %r: %r %r" %
+                              (conninfo, words, p.stdout, p.stderr))
+    finally:
+        if server.stop() != 0:
+            raise Failure("the server with client certificates did not stop with status 0")
+    server = Server(binary, warehouse, free_port(), env=dict(tls, TRIBUTARY_TLS_REQUIRED="true"))
+    try:
+        if psql("sslmode=require").stdout.strip() != "in" or \
+                "connection without TLS refused" not in psql("sslmode=disable").stderr:
+            raise Failure("TRIBUTARY_TLS_REQUIRED: TLS in, plain refused")
+    finally:
+        server.stop()
+    for env, words in (({"TRIBUTARY_TLS_CA": path("ca.pem")}, ["TRIBUTARY_TLS_CA", "certificate"]),
+                       (dict(tls, TRIBUTARY_TLS_CA=path("none.pem")), [path("none.pem")]),
+                       (dict(tls, TRIBUTARY_TLS_REQUIRED="maybe"), ["TRIBUTARY_TLS_REQUIRED"])):
+        expect_start_refused(binary, warehouse, env, words)
+    print("  ok  client certificates: the CA's certificate with CN tributary gets in without a "
+          "password; another CN, another CA, none, and plain connections are refused; "
+          "TRIBUTARY_TLS_REQUIRED")
+
+
 # Run by Debian's python3 (python3-psycopg, scripts/setup.sh installs it): psycopg 3 speaks the
 # extended protocol through libpq and reads and writes every type's binary format itself, an
 # implementation independent of the server's.
@@ -1568,6 +1644,7 @@ def main():
         hot_tier(binary, root)
         large_statements(binary, root)
         tls_connections(binary, root)
+        client_certificates(binary, root)
     except Failure as e:
         print("FAIL pg_wire_test: %s" % e)
         return 1
