@@ -827,7 +827,7 @@ class Connection {
   Status Barrier(const std::string& text) {
     union_reads_->Reset();
     if (!config_->hot) return Status::OK();
-    if (IsQuery(text)) {
+    if (ReadsUnion(text, *session_, [](const Table& t) { return HotTier::Takes(t); })) {
       union_reads_->Activate();  // until the next statement
       return Status::OK();
     }
@@ -844,21 +844,6 @@ class Connection {
     }
     if (w == "INSERT" && IsPlainInsertValues(text)) return Status::OK();
     return config_->hot->TierAll();
-  }
-
-  // Whether `text` only reads: SELECT, WITH, VALUES, with no word that writes (tokens: a name
-  // that looks like one only costs the query a barrier).
-  static bool IsQuery(const std::string& text) {
-    auto tokens = sql::Tokenize(text);
-    if (!tokens.ok() || tokens->empty()) return false;
-    const std::vector<sql::Token>& t = *tokens;
-    if (!t[0].Is("SELECT") && !t[0].Is("WITH") && !t[0].Is("VALUES")) return false;
-    for (const sql::Token& token : t) {
-      for (const char* w : {"INSERT", "UPDATE", "DELETE", "MERGE", "CALL", "INTO"}) {
-        if (token.Is(w)) return false;
-      }
-    }
-    return true;
   }
 
   // Whether `text` is INSERT INTO name VALUES ... with no hint, no column list (which makes a

@@ -7,13 +7,32 @@
 // Thread-safety: one connection's thread; the hot tier it asks is thread-safe.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 
 #include "read/pending.h"
 
+namespace tributary {
+class Table;
+}  // namespace tributary
+namespace tributary::sql {
+class Session;
+}  // namespace tributary::sql
+
 namespace tributary::server {
+
+// Whether statement `text` runs with union reads instead of the read barrier (tokens decide; a
+// statement they cannot place gets the barrier):
+// - a query: SELECT, WITH or VALUES naming no INSERT, UPDATE, DELETE, MERGE, CALL or INTO;
+// - a write the hot tier takes whole, so its rows are logged after the entries it read:
+//   `INSERT INTO t SELECT | WITH ...`, `UPDATE t SET ...`, `DELETE FROM t ...`, with no hint,
+//   OVERWRITE or column list, into a table of `session`'s default catalog (the server's
+//   warehouse) that `takes` accepts; UPDATE and DELETE of primary-key tables only (those of an
+//   append table rewrite its files, which must hold every acknowledged row first).
+bool ReadsUnion(const std::string& text, const sql::Session& session,
+                const std::function<bool(const Table&)>& takes);
 
 class HotTier;
 
