@@ -161,7 +161,6 @@ struct HotTier::State {
   std::condition_variable wake;
   bool stopping = false;
   bool urgent = false;  // a write while subscriptions are open: tier now, not at the interval
-  bool urgent_skipped = false;  // an urgent round skipped a busy table: the next tick is urgent
 
   // The table's log, if it has one. REQUIRES: mu held.
   TableLog* FindLog(const Identifier& id) const {
@@ -183,18 +182,18 @@ struct HotTier::State {
   // The table's shared writer, waiting for the statement that holds it (`wait` false: none
   // when a statement holds it).
   Result<std::optional<TableWriters::Lease>> TryLease(const Identifier& id, bool wait) {
-    // The catalog is held for one attempt that does not wait; the waits between attempts
-    // (growing to 10 ms) hold nothing, so a table held long stalls no other table.
-    auto pause = std::chrono::microseconds(100);
+    // The catalog is held to open the table only: the wait for its writer holds nothing, so
+    // a table held long stalls no other table.
     while (true) {
+      std::unique_ptr<Table> table;
       {
         std::lock_guard<std::mutex> lock(catalog_mu);
-        TRIB_ASSIGN_OR_RETURN(auto lease, TableWriters::Instance().Acquire(
-                                              *catalog, id, std::chrono::milliseconds(0)));
-        if (lease || !wait) return lease;
+        TRIB_ASSIGN_OR_RETURN(table, catalog->GetTable(id));
       }
-      std::this_thread::sleep_for(pause);
-      pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(10));
+      TRIB_ASSIGN_OR_RETURN(
+          auto lease, TableWriters::Instance().Acquire(std::move(table),
+                                                       std::chrono::milliseconds(wait ? 50 : 0)));
+      if (lease || !wait) return lease;
     }
   }
   Result<TableWriters::Lease> Lease(const Identifier& id) {
@@ -331,9 +330,7 @@ struct HotTier::State {
 
   // Every table's pending entries (the barrier, the stop), or (`due_only`) those whose oldest
   // has waited its table's freshness.
-  // A round of the tiering thread (`wait` false) skips a table whose writer a statement holds
-  // (a large statement writing through it, below): the next round tries again.
-  Status TierAll(bool due_only = false, bool wait = true, bool* skipped = nullptr) {
+  Status TierAll(bool due_only = false) {
     std::vector<TableLog*> pending;
     {
       const int64_t now = NowMillis();
@@ -345,14 +342,8 @@ struct HotTier::State {
       }
     }
     Status first;
-    size_t tried = 0;
     for (TableLog* log : pending) {
-      auto lease = TryLease(log->id, wait);
-      if (lease.ok() && !*lease) {  // busy: the next round
-        if (skipped != nullptr) *skipped = true;
-        continue;
-      }
-      tried++;
+      auto lease = TryLease(log->id, /*wait=*/true);
       if (!lease.ok() && lease.status().IsNotFound()) {
         // Dropped by another program (a DROP through the server tiers first): its log goes.
         Log("hot tier: table " + log->id.ToString() + " no longer exists; its log is removed");
@@ -368,7 +359,7 @@ struct HotTier::State {
       if (!st.ok() && first.ok()) first = st;
     }
     std::lock_guard<std::mutex> lock(mu);
-    if (tried > 0) last_error = first.ok() ? "" : first.message();  // (a round that tried)
+    if (!pending.empty()) last_error = first.ok() ? "" : first.message();  // (a round that tried)
     return first;
   }
 
@@ -809,15 +800,14 @@ void HotTier::Start(std::chrono::milliseconds interval) {
     while (!s->stopping) {
       s->wake.wait_for(lock, tick, [s] { return s->stopping || s->urgent; });
       if (s->stopping) break;
-      const bool all = s->urgent || s->urgent_skipped;
-      s->urgent = s->urgent_skipped = false;
+      const bool all = s->urgent;
+      s->urgent = false;
       lock.unlock();
-      bool skipped = false;
-      Status st = s->TierAll(/*due_only=*/!all, /*wait=*/false, &skipped);
+      // (A table a large statement holds has nothing pending: it tiered first. So a round
+      // waits for a writer only while a statement applies or a read flushes: briefly.)
+      Status st = s->TierAll(/*due_only=*/!all);
       if (!st.ok()) Log("hot tier: " + st.message() + " (tried again in the next round)");
       lock.lock();
-      // An urgent round that found a table's writer busy tries it again a tick later.
-      if (all && skipped) s->urgent_skipped = true;
     }
   });
 }

@@ -76,6 +76,11 @@ Result<std::optional<TableWriters::Lease>> TableWriters::Acquire(Catalog& catalo
                                                                  const Identifier& id,
                                                                  std::chrono::milliseconds wait) {
   TRIB_ASSIGN_OR_RETURN(std::unique_ptr<Table> table, catalog.GetTable(id));
+  return Acquire(std::move(table), wait);
+}
+
+Result<std::optional<TableWriters::Lease>> TableWriters::Acquire(std::unique_ptr<Table> table,
+                                                                 std::chrono::milliseconds wait) {
   TRIB_ASSIGN_OR_RETURN(std::string incarnation, meta::TableIncarnation(table->path()));
   Entry* entry = nullptr;
   {

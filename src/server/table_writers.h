@@ -62,6 +62,9 @@ class TableWriters {
   // so no statement waits long on another.
   Result<std::optional<Lease>> Acquire(Catalog& catalog, const Identifier& id,
                                        std::chrono::milliseconds wait);
+  // The same for `table`, opened by the caller (who need not hold its catalog while waiting).
+  Result<std::optional<Lease>> Acquire(std::unique_ptr<Table> table,
+                                       std::chrono::milliseconds wait);
   // How long a statement waits for a table's writer before it opens its own.
   static constexpr std::chrono::milliseconds kWait{1000};
 
