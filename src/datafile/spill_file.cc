@@ -74,6 +74,7 @@ Result<std::unique_ptr<SpillFile>> SpillFile::Create(const std::vector<Field>& f
   f->path_ = path;
   f->fd_ = fd;
   f->segment_rows_ = std::max<size_t>(1, segment_rows);
+  f->compression_ = options.compression;
   for (const Field& field : fields) f->pending_.columns.push_back(TypedColumn(field.type));
   spill_files.fetch_add(1, std::memory_order_relaxed);
   return f;
@@ -126,7 +127,7 @@ Status SpillFile::AppendRows(const std::vector<const ColumnVector*>& columns,
 Status SpillFile::WritePending() {
   if (pending_.num_rows == 0) return Status::OK();
   format::parquet::ParquetWriterOptions o;
-  o.compression = format::CompressionCodec::kLz4Raw;
+  o.compression = compression_;
   o.dictionary = false;
   o.row_group_size = INT64_MAX;  // a segment is one row group
   TRIB_ASSIGN_OR_RETURN(auto writer,

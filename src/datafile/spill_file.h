@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "format/compression.h"
 #include "tributary/column_batch.h"
 #include "tributary/result.h"
 #include "tributary/types.h"
@@ -24,6 +25,8 @@ namespace tributary::datafile {
 // separated by ',' or ':', used in turn); empty: $TMPDIR, else /tmp.
 struct SpillOptions {
   std::vector<std::string> dirs;
+  // Of each segment ('spill-compression' for a writer's spills).
+  format::CompressionCodec compression = format::CompressionCodec::kLz4Raw;
 };
 
 // The directories of an 'io.tmp.dirs' value (empty: $TMPDIR, else /tmp).
@@ -71,6 +74,7 @@ class SpillFile {
   std::string path_;  // for errors (unlinked)
   int fd_ = -1;
   size_t segment_rows_ = 0;
+  format::CompressionCodec compression_ = format::CompressionCodec::kLz4Raw;
   ColumnBatch pending_;
   struct Segment {
     int64_t offset = 0, length = 0;

@@ -51,6 +51,7 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
     o.write_buffer_spillable = spillable;
   }
   TRIB_RETURN_NOT_OK(mem_opt("write-buffer-spill.max-disk-size", &o.write_buffer_spill_max_disk));
+  TRIB_RETURN_NOT_OK(string_opt("spill-compression", &o.spill_compression));
   TRIB_RETURN_NOT_OK(int_opt("num-sorted-run.compaction-trigger", &o.sorted_run_trigger));
   o.num_levels = o.sorted_run_trigger + 1;
   TRIB_RETURN_NOT_OK(int_opt("num-levels", &o.num_levels));

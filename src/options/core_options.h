@@ -56,6 +56,7 @@ struct CoreOptions {
   // 'write-buffer-spill.max-disk-size'.
   std::optional<bool> write_buffer_spillable;
   int64_t write_buffer_spill_max_disk = INT64_MAX;
+  std::string spill_compression = "lz4";  // 'spill-compression' (a codec name)
   int32_t sorted_run_trigger = 5;
   int32_t num_levels = 6;               // trigger + 1
   int32_t sorted_run_stop_trigger = 8;  // trigger + 3: asynchronous compaction waits here

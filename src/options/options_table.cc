@@ -444,9 +444,10 @@ std::vector<OptionDef> BuildTable() {
       Def("write-buffer-spill.max-disk-size", kMemory, "",
           "Local disk a writer's spilled buffers may take; past it a full buffer is flushed to "
           "a level-0 file instead (unset: no limit)."),
-      Def("spill-compression", kString, "lz4",
-          "Compression of spilled write buffers (Tributary spills LZ4 segments).")
-          .Unsupported(),
+      Def("spill-compression", kEnum, "lz4",
+          "Compression of the segments a writer spills its buffers to ('write-buffer-spillable'): "
+          "Paimon's default is zstd, Tributary's lz4 (spills are local and read back once).")
+          .Allowed(kCompressions),
       Def("sort-spill-threshold", kInt, "",
           "A merge of more sorted runs than this spills them first (Paimon: 'num-sorted-run."
           "stop-trigger' + 1 when unset).")

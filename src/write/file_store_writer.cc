@@ -290,10 +290,12 @@ bool FileStoreWriter::WouldSpill(BucketWriter* bw) const {
 Status FileStoreWriter::SpillOrFlush(BucketWriter* bw) {
   if (!WouldSpill(bw)) return bw->Flush(core_.target_file_size);
   if (!spill_file_) {
-    TRIB_ASSIGN_OR_RETURN(spill_file_,
-                          datafile::SpillFile::Create(BucketWriter::SpillFields(layout_),
-                                                      datafile::SpillOptions{options_.spill_dirs},
-                                                      kSpillSegmentRows));
+    TRIB_ASSIGN_OR_RETURN(const format::CompressionCodec spill_codec,
+                          format::CompressionCodecFromName(core_.spill_compression));
+    TRIB_ASSIGN_OR_RETURN(spill_file_, datafile::SpillFile::Create(
+                                           BucketWriter::SpillFields(layout_),
+                                           datafile::SpillOptions{options_.spill_dirs, spill_codec},
+                                           kSpillSegmentRows));
   }
   return bw->Spill(spill_file_.get());
 }
