@@ -124,6 +124,7 @@ class Connection {
     auto session = sql::Session::Open(warehouse_);
     if (!session.ok()) return wire_.Refuse("58030", session.status().message());
     session_ = std::move(*session);
+    session_->refuse_unmanaged_jobs();  // (streaming INSERTs run as the server's jobs)
     if (config_->hot) {
       union_reads_ = std::make_shared<UnionReads>(config_->hot);
       session_->set_pending_source(union_reads_);
@@ -732,6 +733,11 @@ class Connection {
       return Status::OK();
     }
     const std::string word = LeadingWords(text, 1)[0];
+    if (word != "DECLARE" && word != "CLOSE" && word != "FETCH") {
+      return Status::Invalid(
+          "the statement was prepared in streaming mode, as a job; the "
+          "session is in batch mode now: prepare it again");
+    }
     Result<std::string> tag = word == "DECLARE" ? cursors_->Declare(text)
                               : word == "CLOSE" ? cursors_->Close(text)
                                                 : std::string("FETCH");
@@ -769,7 +775,9 @@ class Connection {
     // Cancellable as a simple query is (see SimpleQuery).
     cancel_.store(false);
     sql::StopFlagScope stop(&cancel_);
-    if (!entry->second.statement) {
+    // (A job statement as the mode is now: an INSERT prepared in batch mode starts a job.)
+    if (!entry->second.statement || IsJobStatement(entry->second.text)) {
+      if (!portal.args.empty()) return Status::NotSupported("parameters of a job statement");
       Status ran = RunCursorPortal(entry->second.text, &portal);
       ServerStats& stats = ServerStats::Get();
       stats.subscriptions_open += static_cast<int64_t>(cursors_->size()) - subscriptions_;
@@ -827,6 +835,9 @@ class Connection {
   Status Barrier(const std::string& text) {
     union_reads_->Reset();
     if (!config_->hot) return Status::OK();
+    if (IsJobStatement(text)) {  // a job reads the lake: it starts after every entry is in it
+      return LeadingWords(text, 1)[0] == "INSERT" ? config_->hot->TierAll() : Status::OK();
+    }
     if (ReadsUnion(text, *session_, [](const Table& t) { return HotTier::Takes(t); })) {
       union_reads_->Activate();  // until the next statement
       return Status::OK();
@@ -837,7 +848,6 @@ class Connection {
     if (w == "SHOW" && LeadingWords(text, 2) == std::vector<std::string>{"SHOW", "STATS"}) {
       return Status::OK();
     }
-    if (IsJobStatement(text) && w != "INSERT") return Status::OK();  // (a job reads no table)
     if (w == "COPY") {
       auto copy = ParseCopy(text);
       if (copy.ok() && copy->from_stdin) return Status::OK();
@@ -876,6 +886,11 @@ class Connection {
     return server::IsJobStatement(text, Streaming());
   }
   Result<JobAnswer> JobStatement(const std::string& text) {
+    if (LeadingWords(text, 1)[0] == "INSERT" && session_->UsesSessionObjects()) {
+      return Status::NotSupported(
+          "a job does not carry the session's temporary views or current catalog yet: start it "
+          "from a session using the default catalog without temporary views");
+    }
     return RunJobStatement(text, warehouse_, session_->current_database(), session_->options());
   }
 

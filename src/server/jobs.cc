@@ -32,10 +32,12 @@ struct ServerJobs::Job {
 namespace {
 
 std::mutex jobs_mu;
+// Oldest first. Never destroyed: a job's threads may outlive static destruction at exit.
 std::deque<std::shared_ptr<ServerJobs::Job>>& Jobs() {
-  static std::deque<std::shared_ptr<ServerJobs::Job>> jobs;  // oldest first
-  return jobs;
+  static auto* jobs = new std::deque<std::shared_ptr<ServerJobs::Job>>();
+  return *jobs;
 }
+bool stopping = false;  // StopAll has run: no job starts (jobs_mu)
 std::atomic<int64_t> jobs_running{0};
 constexpr size_t kEndedKept = 100;
 
@@ -79,6 +81,10 @@ ServerJobs& ServerJobs::Instance() {
 Result<std::string> ServerJobs::Start(const std::string& warehouse, const std::string& database,
                                       const std::map<std::string, std::string>& options,
                                       const std::string& statement) {
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu);
+    if (stopping) return Status::Invalid("the server is stopping: no job starts");
+  }
   auto job = std::make_shared<Job>();
   TRIB_ASSIGN_OR_RETURN(job->session, SqlSession::Open(warehouse));
   TRIB_RETURN_NOT_OK(job->session->Execute("USE " + Quoted(database, '`')).status());
@@ -115,6 +121,7 @@ Result<std::string> ServerJobs::Start(const std::string& warehouse, const std::s
   Log("job " + job->id + " (" + job->job->name() + ") started: " + statement);
   std::lock_guard<std::mutex> lock(jobs_mu);
   auto& jobs = Jobs();
+  if (stopping) job->job->Stop();  // (StopAll ran meanwhile: it stops at once, and is listed)
   jobs.push_back(std::move(job));
   // Ended jobs past the most recent kEndedKept go (their threads have finished).
   size_t ended = 0;
@@ -177,6 +184,7 @@ void ServerJobs::StopAll() {
   std::vector<std::shared_ptr<Job>> jobs;
   {
     std::lock_guard<std::mutex> lock(jobs_mu);
+    stopping = true;
     jobs.assign(Jobs().begin(), Jobs().end());
   }
   for (const auto& j : jobs) j->job->Stop();

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <string_view>
 
 #include "server/stats.h"
 
@@ -47,7 +48,22 @@ std::string SqlState(const Status& st) {
 std::vector<std::string> LeadingWords(const std::string& text, size_t n) {
   std::vector<std::string> words;
   std::string w;
-  for (char c : text) {
+  // Leading white space and comments (-- to the end of the line, /* ... */) are skipped.
+  size_t start = 0;
+  while (start < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[start]))) {
+      start++;
+    } else if (text.compare(start, 2, "--") == 0) {
+      const size_t eol = text.find('\n', start);
+      start = eol == std::string::npos ? text.size() : eol + 1;
+    } else if (text.compare(start, 2, "/*") == 0 && text.compare(start, 3, "/*+") != 0) {
+      const size_t end = text.find("*/", start + 2);
+      start = end == std::string::npos ? text.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  for (char c : std::string_view(text).substr(start)) {
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
       w.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(c))));
       continue;

@@ -14,7 +14,8 @@ namespace tributary::server {
 // coarse (bad input is one code here, several classes there).
 std::string SqlState(const Status& st);
 
-// The first `n` words of a statement, upper-cased (none when it starts with a comment or '(').
+// The first `n` words of a statement, upper-cased, past leading comments (none when it starts
+// with `(`).
 std::vector<std::string> LeadingWords(const std::string& text, size_t n);
 
 // PostgreSQL's CommandComplete tag of a statement that returned no rows, from its text and the

@@ -538,6 +538,31 @@ said = c.execute("STOP JOB '%s'" % job).fetchone()[0]
 if "stopped" not in said:
     print("STOP JOB through the extended protocol: %r" % said)
     sys.exit(1)
+# Prepared in batch mode, run in streaming mode: it starts a job.
+c.execute("RESET 'execution.runtime-mode'")
+try:
+    c.execute("INSERT INTO job_dst SELECT id, v FROM job_src WHERE id > 100", prepare=True)
+    c.execute("SET 'execution.runtime-mode' = 'streaming'")
+    job = c.execute("INSERT INTO job_dst SELECT id, v FROM job_src WHERE id > 100",
+                    prepare=True).fetchone()[0]
+except psycopg.Error as e:
+    print("an INSERT prepared in batch mode, run in streaming mode: %s" % e)
+    sys.exit(1)
+c.execute("STOP JOB '%s'" % job)
+# Prepared in streaming mode (a job statement), run in batch mode: refused, not taken for
+# something else.
+job = c.execute("INSERT INTO job_dst SELECT id, v FROM job_src WHERE id > 200",
+                prepare=True).fetchone()[0]
+c.execute("STOP JOB '%s'" % job)
+c.execute("RESET 'execution.runtime-mode'")
+try:
+    c.execute("INSERT INTO job_dst SELECT id, v FROM job_src WHERE id > 200", prepare=True)
+    print("a job statement prepared in streaming mode ran in batch mode")
+    sys.exit(1)
+except psycopg.Error as e:
+    if "prepare it again" not in str(e):
+        print("a job statement prepared in streaming mode, run in batch mode: %s" % e)
+        sys.exit(1)
 print("ok")
 """
 
@@ -548,8 +573,12 @@ def server_jobs(server):
     lists it, STOP JOB stops it (committing what it read), and the same INSERT started again
     resumes where it stopped; a job that cannot start is the statement's error."""
     server.psql("CREATE TABLE job_src (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
-    server.psql("CREATE TABLE job_dst (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+    # (The sink keeps its log an hour: a row logged before the job starts must reach the lake
+    # before the job's first commit, or it would land after it.)
+    server.psql("CREATE TABLE job_dst (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH "
+                "('table.datalake.freshness' = '1 h')")
     server.psql("INSERT INTO job_src VALUES (1, 'a')")
+    server.psql("INSERT INTO job_dst VALUES (1, 'old')")
     streaming = "SET 'execution.runtime-mode' = 'streaming'; SET 'pipeline.name' = 'copier'; "
     job = lines(server.psql(streaming + "INSERT INTO job_dst SELECT id, UPPER(v) FROM job_src"))
     if len(job) != 1 or not re.fullmatch(r"[0-9a-f]{32}", job[0]):
@@ -563,6 +592,13 @@ def server_jobs(server):
                 raise Failure("%r: %r, expected %r" % (sql, lines(server.psql(sql)), want))
             time.sleep(0.1)
 
+    # Its first commit (the row read at its start) comes before the next write of the source.
+    deadline = time.time() + 30
+    while not any(l.startswith(job) and l.split("|")[6] != "0"
+                  for l in lines(server.psql("SHOW JOBS"))):
+        if time.time() > deadline:
+            raise Failure("the job did not commit: %r" % lines(server.psql("SHOW JOBS")))
+        time.sleep(0.1)
     server.psql("INSERT INTO job_src VALUES (2, 'b')")
     wait_for("SELECT id, v FROM job_dst ORDER BY id", ["1|A", "2|B"])
     jobs = [l.split("|") for l in lines(server.psql("SHOW JOBS"))]
@@ -580,7 +616,8 @@ def server_jobs(server):
     # Started again, it resumes after what it committed: the row written while it was stopped
     # arrives, and the earlier ones are not read twice.
     server.psql("INSERT INTO job_src VALUES (3, 'c')")
-    again = lines(server.psql(streaming + "INSERT INTO job_dst SELECT id, UPPER(v) FROM job_src"))
+    again = lines(server.psql(streaming + "/* a comment first */ INSERT INTO job_dst SELECT id, "
+                                          "UPPER(v) FROM job_src"))
     wait_for("SELECT id, v FROM job_dst ORDER BY id", ["1|A", "2|B", "3|C"])
     said = lines(server.psql("STOP JOB '%s'" % again[0]))
     if "1 change(s) written" not in said[0]:
@@ -588,6 +625,8 @@ def server_jobs(server):
     expect_error(server, "STOP JOB 'nope'", "42704", "does not exist")
     expect_error(server, streaming + "INSERT INTO job_dst SELECT * FROM nowhere", "42P01",
                  "nowhere")
+    expect_error(server, "CREATE TEMPORARY VIEW tv AS SELECT id, v FROM job_src; " + streaming +
+                 "INSERT INTO job_dst SELECT id, v FROM tv", "0A000", "temporary views")
     run_psycopg(PSYCOPG_JOBS, server, "jobs through the extended protocol")
     # One left running: the server's SIGTERM (at the end of the run) stops it first.
     server.psql(streaming + "INSERT INTO job_dst SELECT id, v FROM job_src")

@@ -106,6 +106,12 @@ class Session : public QueryContext {
   // INSERT, UPDATE and DELETE statements that write a table plainly take their writer from
   // `lender` (when it lends one) instead of opening their own.
   void set_writer_lender(WriterLender lender) { writer_lender_ = std::move(lender); }
+  // A streaming INSERT run by this session itself (no job control: the CLI's way, which takes
+  // the process's SIGINT and SIGTERM) is refused: the server runs its jobs (server/jobs.h).
+  void refuse_unmanaged_jobs() { refuse_unmanaged_jobs_ = true; }
+  // What a job started from this session cannot carry over yet: another current catalog than
+  // the default one, or temporary views.
+  bool UsesSessionObjects() const { return current_catalog_ != kDefaultCatalog || !views_.empty(); }
   // Reads of the default catalog's tables also see the writes `source` holds uncommitted
   // (read/pending.h: the server's hot tier).
   void set_pending_source(std::shared_ptr<read::PendingSource> source) {
@@ -199,6 +205,7 @@ class Session : public QueryContext {
   std::map<std::string, std::string> options_;  // SET 'key' = 'value', canonical keys
   std::optional<std::chrono::milliseconds> stream_idle_timeout_;
   JobControl* job_control_ = nullptr;
+  bool refuse_unmanaged_jobs_ = false;
   // time_zone()'s cache: the zone of the option's value when it was last loaded.
   mutable std::string zone_name_;
   mutable std::shared_ptr<const TimeZone> zone_;

@@ -626,6 +626,11 @@ Result<std::string> RunJob(StreamJob& j, JobControl* control) {
 
 Result<StatementResult> Session::StreamingInsert(const InsertStmt& s) {
   JobControl* control = std::exchange(job_control_, nullptr);  // a library job's
+  if (!control && refuse_unmanaged_jobs_) {
+    return NotSupportedAt(s.pos,
+                          "this streaming INSERT cannot run here: the server starts it as a job "
+                          "when it is sent in streaming mode as a statement of its own");
+  }
   TRIB_ASSIGN_OR_RETURN(std::unique_ptr<StreamJob> job, PrepareJob(s, ""));
   // The CLI's job stops on Ctrl-C and SIGTERM; a library job by its control's flag.
   std::optional<InterruptScope> interrupt;
@@ -644,6 +649,11 @@ Result<StatementResult> Session::StreamingInsert(const InsertStmt& s) {
 
 Result<StatementResult> Session::StreamingStatementSet(
     const std::vector<const InsertStmt*>& inserts) {
+  if (refuse_unmanaged_jobs_ && !inserts.empty()) {
+    return NotSupportedAt(inserts[0]->pos,
+                          "a streaming statement set cannot run here: the server runs one job "
+                          "per INSERT INTO ... SELECT");
+  }
   // One job of several parts: part k is '<name>#k', with its own sink commits and sources'
   // positions; all planned first (a refusal starts none), then run side by side.
   std::vector<std::unique_ptr<StreamJob>> jobs;
