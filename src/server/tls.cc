@@ -36,7 +36,7 @@ Result<std::shared_ptr<ssl_ctx_st>> MakeTlsContext(const std::string& cert_file,
   if (!ctx) return Status::Internal("TLS: cannot make a context: " + OpenSslErrors());
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
   // No session tickets or cache: each connection is one long session.
-  SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET);
+  SSL_CTX_set_options(ctx.get(), SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION);
   SSL_CTX_set_session_cache_mode(ctx.get(), SSL_SESS_CACHE_OFF);
   if (SSL_CTX_use_certificate_chain_file(ctx.get(), cert_file.c_str()) != 1) {
     return Status::Invalid("TLS certificate '" + cert_file +
@@ -113,6 +113,12 @@ Result<std::unique_ptr<TlsStream>> TlsStream::Accept(ssl_ctx_st* context, int fd
     const int err = SSL_get_error(ssl, rc);
     if (err == SSL_ERROR_SYSCALL && errno == EINTR) continue;
     return Status::IOError("TLS handshake failed: " + OpenSslErrors());
+  }
+  // (With client certificates required the handshake fails on a bad one; checked again here.)
+  if ((SSL_get_verify_mode(ssl) & SSL_VERIFY_PEER) != 0 &&
+      SSL_get_verify_result(ssl) != X509_V_OK) {
+    return Status::IOError(std::string("TLS handshake failed: client certificate: ") +
+                           X509_verify_cert_error_string(SSL_get_verify_result(ssl)));
   }
   return stream;
 }
