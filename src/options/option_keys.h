@@ -43,6 +43,7 @@ namespace tributary::options {
   X(kMaxBucketNum, int64_t, "max.bucket.num")                                                    \
   X(kMaxPartitionNum, int64_t, "max.partition.num")                                              \
   X(kMergeEngine, MergeEngine, "merge-engine")                                                   \
+  X(kTableDatalakeEnabled, bool, "table.datalake.enabled")                                       \
   X(kTableDatalakeFreshness, int64_t, "table.datalake.freshness")                                \
   X(kPartialUpdateRemoveRecordOnSequenceGroup, std::string,                                      \
     "partial-update.remove-record-on-sequence-group")                                            \

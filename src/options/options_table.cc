@@ -135,6 +135,16 @@ Status ValidateConsumerId(std::string_view v) {
   return v.empty() ? Status::OK() : CheckConsumerId(v);
 }
 
+// Every Tributary table is a lake (Paimon) table: 'true' is what it is.
+Status ValidateDatalakeEnabled(std::string_view v) {
+  if (v == "false") {
+    return Status::NotSupported(
+        "'table.datalake.enabled' = 'false' (a table kept in the server's hot tier alone, with "
+        "a retention) is not supported yet: every table is a lake table");
+  }
+  return Status::OK();
+}
+
 Status ValidateScanMode(std::string_view v) {
   if (v == "incremental" || v == "from-file-creation-time") {
     return Status::NotSupported("'" + std::string(v) + "' is not supported yet");
@@ -796,9 +806,11 @@ std::vector<OptionDef> BuildTable() {
       Def("table.replication.factor", kInt, "", "Replicas of each bucket (server mode).")
           .Min(1)
           .Unsupported(),
-      Def("table.datalake.enabled", kBool, "false",
-          "Tier the table's streaming storage into lake (Paimon) files.")
-          .Unsupported(),
+      Def("table.datalake.enabled", kBool, "true",
+          "Whether the table is tiered into lake (Paimon) files: every Tributary table is a "
+          "lake table, which tributary serve's hot tier commits into (Fluss's default is "
+          "'false', a table kept in Fluss alone: not supported yet).")
+          .Validate(ValidateDatalakeEnabled),
       Def("table.datalake.freshness", kDuration, "",
           "How far the lake may lag behind the hot tier of tributary serve: the server commits "
           "the table's log at least this often (unset: the server's interval, "

@@ -398,6 +398,10 @@ TEST(OptionsTest, IntAndLongValues) {
             "or a positive bucket count");
   EXPECT_FALSE(CheckOption(kTable, "bucket", "-3").ok());
   EXPECT_TRUE(CheckOption(kTable, "bucket", "-2").ok());
+  // Fluss's key: every table is a lake table ('true'); a table kept out of the lake is refused.
+  EXPECT_TRUE(CheckOption(kTable, "table.datalake.enabled", "true").ok());
+  EXPECT_NE(ErrorOf(kTable, "table.datalake.enabled", "false").find("not supported yet"),
+            std::string::npos);
   EXPECT_FALSE(CheckOption(kTable, "bucket", "<num>").ok());
   EXPECT_EQ(ErrorOf(kTable, "num-sorted-run.compaction-trigger", "0"),
             "invalid value '0' for option 'num-sorted-run.compaction-trigger': must be at least 1");
