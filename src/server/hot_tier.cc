@@ -66,7 +66,7 @@ int64_t StatementBytes() {
   return bytes;
 }
 
-// What a row held in memory takes, roughly.
+// What a row held in memory takes, roughly (as write::EstimateBytes counts a buffered row).
 int64_t RowBytes(const Row& row) {
   int64_t n = 48 + 40 * static_cast<int64_t>(row.size());
   for (const Value& v : row) {
@@ -179,26 +179,20 @@ struct HotTier::State {
     return *slot;
   }
 
-  // The table's shared writer, waiting for the statement that holds it (`wait` false: none
-  // when a statement holds it).
-  Result<std::optional<TableWriters::Lease>> TryLease(const Identifier& id, bool wait) {
-    // The catalog is held to open the table only: the wait for its writer holds nothing, so
-    // a table held long stalls no other table.
+  // The table's shared writer, waiting for the statement that holds it. The catalog is held
+  // to open the table only: the wait for its writer holds nothing, so a table held long stalls
+  // no other table.
+  Result<TableWriters::Lease> Lease(const Identifier& id) {
     while (true) {
       std::unique_ptr<Table> table;
       {
         std::lock_guard<std::mutex> lock(catalog_mu);
         TRIB_ASSIGN_OR_RETURN(table, catalog->GetTable(id));
       }
-      TRIB_ASSIGN_OR_RETURN(
-          auto lease, TableWriters::Instance().Acquire(std::move(table),
-                                                       std::chrono::milliseconds(wait ? 50 : 0)));
-      if (lease || !wait) return lease;
+      TRIB_ASSIGN_OR_RETURN(auto lease, TableWriters::Instance().Acquire(
+                                            std::move(table), std::chrono::milliseconds(50)));
+      if (lease) return std::move(*lease);
     }
-  }
-  Result<TableWriters::Lease> Lease(const Identifier& id) {
-    TRIB_ASSIGN_OR_RETURN(auto lease, TryLease(id, /*wait=*/true));
-    return std::move(*lease);
   }
 
   // Reads what the lake has of the log's table the first time the log is used: entries must be
@@ -343,7 +337,7 @@ struct HotTier::State {
     }
     Status first;
     for (TableLog* log : pending) {
-      auto lease = TryLease(log->id, /*wait=*/true);
+      auto lease = Lease(log->id);
       if (!lease.ok() && lease.status().IsNotFound()) {
         // Dropped by another program (a DROP through the server tiers first): its log goes.
         Log("hot tier: table " + log->id.ToString() + " no longer exists; its log is removed");
@@ -355,7 +349,7 @@ struct HotTier::State {
         log->holds = false;
         continue;
       }
-      Status st = lease.ok() ? Tier(&**lease, log) : lease.status();
+      Status st = lease.ok() ? Tier(&*lease, log) : lease.status();
       if (!st.ok() && first.ok()) first = st;
     }
     std::lock_guard<std::mutex> lock(mu);
