@@ -60,7 +60,39 @@ function takeLostAnswer(key) {
   return true;
 }
 
+// s3rver removes the directories a DELETE leaves empty (its store keeps a key's slashes as
+// directories), and a PUT into such a directory creates it first and then opens the object's
+// file: a DELETE pruning between the two fails the PUT inside s3rver (ENOENT, an unhandled
+// error that ends s3rver). S3 has no directories, so no client can cause that there: here a
+// DELETE (or a DeleteObjects POST) waits until no PUT is in flight, and PUTs wait for it.
+let putsInFlight = 0;
+let putsDrained = [];                 // resolvers waiting for putsInFlight to reach 0
+let deletes = Promise.resolve();      // the chain of deletes, one at a time
+function isDelete(req) {
+  return req.method === 'DELETE' || (req.method === 'POST' && /[?&]delete(=|&|$)/.test(req.url));
+}
+function guarded(req, run) {
+  if (req.method === 'PUT') {
+    return deletes.then(() => {
+      putsInFlight++;
+      return run().finally(() => {
+        if (--putsInFlight === 0) putsDrained.splice(0).forEach((r) => r());
+      });
+    });
+  }
+  if (!isDelete(req)) return run();
+  const mine = deletes.then(() => new Promise((resolve) => {
+    if (putsInFlight === 0) resolve(); else putsDrained.push(resolve);
+  })).then(run);
+  deletes = mine.catch(() => {});
+  return mine;
+}
+
 function forward(req, body, res, lose = false) {
+  return guarded(req, () => forwardNow(req, body, res, lose));
+}
+
+function forwardNow(req, body, res, lose = false) {
   return new Promise((resolve) => {
     // One connection per request (agent: false): a pooled socket that s3rver closed while idle
     // would fail the next request forwarded on it.
