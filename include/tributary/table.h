@@ -113,6 +113,9 @@ struct ScanOptions {
   // slice (for results streamed to an output) instead of whole splits read ahead in parallel
   // (for aggregates); a bucket whose files are merged is still read whole.
   size_t max_batch_rows = 0;
+  // Local directories where a merge of more sorted runs than 'sort-spill-threshold' spills (the
+  // SQL session's 'io.tmp.dirs'); empty: $TMPDIR, else /tmp.
+  std::vector<std::string> spill_dirs;
 };
 
 // A batch of rows of one scan, with their row kinds (always +I for a batch read).

@@ -9,6 +9,7 @@
 #include "compact/deletion_vectors.h"
 #include "compact/full_changelog.h"
 #include "datafile/point_lookup.h"
+#include "datafile/run_spill.h"
 #include "datafile/test_hooks.h"
 #include "format/parquet/writer.h"
 #include "io/file_cache.h"
@@ -55,6 +56,24 @@ Result<std::vector<merge::KeyValue>> ReadInput(
   }
   return records;
 }
+// 'sort-spill-threshold' of a compaction (spilling to $TMPDIR, else /tmp).
+Result<datafile::SortSpill> SortSpillOf(const TableSchema& schema) {
+  TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(schema));
+  datafile::SortSpill spill;
+  spill.threshold = static_cast<size_t>(core.sort_spill_threshold);
+  return spill;
+}
+
+// Whether merging `files` takes more sorted runs than 'sort-spill-threshold' (the row merge then
+// spills; the column merges hold every input at once).
+Result<bool> OverSpillThreshold(const TableSchema& schema,
+                                const std::vector<meta::DataFileMeta>& files) {
+  TRIB_ASSIGN_OR_RETURN(auto spill, SortSpillOf(schema));
+  std::vector<int32_t> levels;
+  for (const auto& f : files) levels.push_back(f.level);
+  return spill.threshold >= 2 && datafile::SortedRunCount(levels) > spill.threshold;
+}
+
 // A merge over the files of one bucket: the files' records (older files first, so the loser
 // tree's source order breaks sequence ties toward newer ones) through the table's merge function.
 struct BucketMerge {
@@ -75,27 +94,46 @@ struct BucketMerge {
     std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
       return a.max_sequence_number < b.max_sequence_number;
     });
-    std::vector<std::unique_ptr<merge::RecordSource>> sources;
+    std::vector<datafile::MergeInput> inputs;
+    bool partial = false;
     for (const auto& f : files) {
-      const std::set<int64_t>* deleted = vectors ? vectors->Of(f.file_name) : nullptr;
-      if (f.schema_id == schema.id && !f.write_cols) {
-        // A slice of the file at a time (a file of another schema or of partial-column writes
-        // is read whole, its columns matched and cast as the read path does).
-        const std::string path = f.external_path ? ResolveExternalPath(table_path, *f.external_path)
-                                                 : io::JoinPath(bucket_dir, f.file_name);
-        TRIB_ASSIGN_OR_RETURN(auto sliced, datafile::OpenSlicedRecords({path, f.row_count}, layout,
-                                                                       f.level, deleted));
-        if (sliced) {
-          sources.push_back(std::move(sliced));
-          continue;
+      partial = partial || f.write_cols.has_value();
+      datafile::MergeInput in;
+      in.level = f.level;
+      in.bytes = f.file_size;
+      in.open = [&table_path, &schema, &bucket_dir, &layout, f,
+                 vectors]() -> Result<std::unique_ptr<merge::RecordSource>> {
+        const std::set<int64_t>* deleted = vectors ? vectors->Of(f.file_name) : nullptr;
+        if (f.schema_id == schema.id && !f.write_cols) {
+          // A slice of the file at a time (a file of another schema or of partial-column writes
+          // is read whole, its columns matched and cast as the read path does).
+          const std::string path = f.external_path
+                                       ? ResolveExternalPath(table_path, *f.external_path)
+                                       : io::JoinPath(bucket_dir, f.file_name);
+          TRIB_ASSIGN_OR_RETURN(auto sliced, datafile::OpenSlicedRecords({path, f.row_count},
+                                                                         layout, f.level, deleted));
+          if (sliced) return sliced;
         }
-      }
-      TRIB_ASSIGN_OR_RETURN(auto records,
-                            ReadInput(table_path, schema, bucket_dir, layout, f, deleted));
-      sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
+        TRIB_ASSIGN_OR_RETURN(auto records,
+                              ReadInput(table_path, schema, bucket_dir, layout, f, deleted));
+        return std::unique_ptr<merge::RecordSource>(
+            std::make_unique<merge::VectorSource>(std::move(records)));
+      };
+      inputs.push_back(std::move(in));
     }
     BucketMerge m;
     TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
+    // Past 'sort-spill-threshold' sorted runs the smallest consecutive inputs are merged through
+    // a spill file first (not files of partial-column writes: their records carry which columns
+    // they set).
+    datafile::SortSpill spill;
+    if (!partial) {
+      TRIB_ASSIGN_OR_RETURN(spill, SortSpillOf(schema));
+    }
+    TRIB_ASSIGN_OR_RETURN(auto sources,
+                          datafile::OpenMergeSources(std::move(inputs), spill, layout,
+                                                     merge::KeyComparator(layout.key_columns),
+                                                     merge::SequenceOrder(config)));
     if (vectors && !config->lookup_levels) {
       // Every engine looks below for the keys only level 0 holds: what it finds is marked.
       auto copy = std::make_shared<merge::MergeConfig>(*config);
@@ -149,6 +187,8 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
                             std::vector<meta::DataFileMeta> files, bool drop_delete,
                             DataFileWriter* writer) {
   if (!writer->CanWriteColumns()) return false;
+  TRIB_ASSIGN_OR_RETURN(bool over, OverSpillThreshold(schema, files));
+  if (over) return false;
   TRIB_ASSIGN_OR_RETURN(auto config, merge::MergeConfig::Make(schema));
   // A lookup table's merge takes only some of a key's records (LookupLevelsMerge): by rows.
   if (config->lookup_levels) return false;

@@ -57,6 +57,15 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   TRIB_RETURN_NOT_OK(int_opt("num-levels", &o.num_levels));
   o.sorted_run_stop_trigger = o.sorted_run_trigger + 3;
   TRIB_RETURN_NOT_OK(int_opt("num-sorted-run.stop-trigger", &o.sorted_run_stop_trigger));
+  o.sort_spill_threshold =
+      o.sorted_run_stop_trigger < INT32_MAX ? o.sorted_run_stop_trigger + 1 : INT32_MAX;
+  TRIB_RETURN_NOT_OK(int_opt("sort-spill-threshold", &o.sort_spill_threshold));
+  if (o.sort_spill_threshold < 2) {
+    return Status::Invalid(
+        "option 'sort-spill-threshold' must be at least 2 (a merge of more "
+        "sorted runs than that spills), not " +
+        std::to_string(o.sort_spill_threshold));
+  }
   TRIB_RETURN_NOT_OK(int_opt("compaction.max-size-amplification-percent", &o.max_size_amp_percent));
   TRIB_RETURN_NOT_OK(int_opt("compaction.size-ratio", &o.size_ratio));
   TRIB_RETURN_NOT_OK(int_opt("dynamic-bucket.target-row-num", &o.dynamic_bucket_target_rows));

@@ -459,9 +459,13 @@ std::vector<OptionDef> BuildTable() {
           "Paimon's default is zstd, Tributary's lz4 (spills are local and read back once).")
           .Allowed(kCompressions),
       Def("sort-spill-threshold", kInt, "",
-          "A merge of more sorted runs than this spills them first (Paimon: 'num-sorted-run."
-          "stop-trigger' + 1 when unset).")
-          .Unsupported(),
+          "A read or compaction of a bucket merging more sorted runs than this (each level-0 "
+          "file a run, each other level one) first merges the consecutive runs of fewest bytes "
+          "that bring it within this number into a local spill file (8 at a time, every record "
+          "kept) and reads them back as one run, a segment at a time (unset: "
+          "'num-sorted-run.stop-trigger' + 1, as Paimon; at least 2).")
+          .Min(2)
+          .Max(INT32_MAX),
       Def("sort-spill-buffer-size", kMemory, "64 mb",
           "Memory of the sort that spills a merge of many sorted runs.")
           .Unsupported(),

@@ -8,6 +8,7 @@
 #include "datafile/data_file.h"
 #include "datafile/file_index_filter.h"
 #include "datafile/point_lookup.h"
+#include "datafile/run_spill.h"
 #include "format/deletion_vector.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
@@ -17,6 +18,7 @@
 #include "meta/paths.h"
 #include "meta/schema_manager.h"
 #include "meta/snapshot_reader.h"
+#include "options/core_options.h"
 #include "options/option_keys.h"
 #include "options/option_values.h"
 
@@ -133,6 +135,9 @@ class SplitReadImpl : public SplitRead {
     }
     if (layout_.primary_key) {
       TRIB_ASSIGN_OR_RETURN(merge_config_, merge::MergeConfig::Make(*schema_));
+      TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(*schema_));
+      sort_spill_.threshold = static_cast<size_t>(core.sort_spill_threshold);
+      sort_spill_.spill.dirs = options_.spill_dirs;
     }
     ComputeNeededColumns(merge_config_.get());
     // Row groups may be skipped on any column of an append table, but only on key columns of a
@@ -300,6 +305,13 @@ class SplitReadImpl : public SplitRead {
     }
     return Status::OK();
   }
+  // Whether a merge of the split's files has more sorted runs than 'sort-spill-threshold': it
+  // then goes through the row merge, which spills (the column merges hold every file's columns).
+  bool OverSpillThreshold(const DataSplit& split) const {
+    std::vector<int32_t> levels;
+    for (const auto& f : split.files) levels.push_back(f.level);
+    return sort_spill_.threshold >= 2 && datafile::SortedRunCount(levels) > sort_spill_.threshold;
+  }
   bool RowMatches(const Row& r) const {
     for (const auto& p : options_.filters) {
       if (!EvalPredicate(p, r[p.column])) return false;
@@ -377,7 +389,8 @@ class SplitReadImpl : public SplitRead {
       }
       return Status::OK();
     }
-    if (DeduplicatesByColumns(split)) {
+    const bool spills = OverSpillThreshold(split);
+    if (!spills && DeduplicatesByColumns(split)) {
       // Merged on the key, sequence and kind columns; only the winners' values are gathered.
       std::vector<const meta::DataFileMeta*> files;
       for (const auto& f : split.files) files.push_back(&f);
@@ -394,7 +407,10 @@ class SplitReadImpl : public SplitRead {
         return Status::OK();
       }
     }
-    TRIB_ASSIGN_OR_RETURN(auto merged, MergeSplitByColumns(split));
+    std::optional<MergedColumns> merged;
+    if (!spills) {
+      TRIB_ASSIGN_OR_RETURN(merged, MergeSplitByColumns(split));
+    }
     if (merged) {
       // The merged records passing the filters, their projected columns gathered.
       ColumnBatch batch;
@@ -624,7 +640,10 @@ class SplitReadImpl : public SplitRead {
       }
       return Status::OK();
     }
-    TRIB_ASSIGN_OR_RETURN(auto merged, MergeSplitByColumns(split));
+    std::optional<MergedColumns> merged;
+    if (!OverSpillThreshold(split)) {
+      TRIB_ASSIGN_OR_RETURN(merged, MergeSplitByColumns(split));
+    }
     if (merged) {
       Row row;
       for (size_t k = 0; k < merged->merged.size(); k++) {
@@ -641,21 +660,38 @@ class SplitReadImpl : public SplitRead {
     std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
       return a.max_sequence_number < b.max_sequence_number;
     });
-    std::vector<std::unique_ptr<merge::RecordSource>> sources;
+    // Each file read whole when the merge opens it; past 'sort-spill-threshold' sorted runs the
+    // smallest consecutive ones are merged through a spill file first (datafile/run_spill.h),
+    // except for files of partial-column writes (their records carry which columns they set).
+    std::vector<datafile::MergeInput> inputs;
     for (const auto& f : files) {
-      TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
-      if (dv_enabled_) {
-        // 'deletion-vectors.merge-on-read': the level-0 records merged into what the other
-        // files hold less their vectors' rows (each key once there).
-        TRIB_ASSIGN_OR_RETURN(auto dv, DeletionVectorOf(split, split.pbytes, f));
-        if (dv) merge::DropDeletedRows(&records, [&](int64_t i) { return dv->IsDeleted(i); });
-      }
-      sources.push_back(std::make_unique<merge::VectorSource>(std::move(records)));
+      datafile::MergeInput in;
+      in.level = f.level;
+      in.bytes = f.file_size;
+      in.open = [this, &split, &f]() -> Result<std::unique_ptr<merge::RecordSource>> {
+        TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
+        if (dv_enabled_) {
+          // 'deletion-vectors.merge-on-read': the level-0 records merged into what the other
+          // files hold less their vectors' rows (each key once there).
+          TRIB_ASSIGN_OR_RETURN(auto dv, DeletionVectorOf(split, split.pbytes, f));
+          if (dv) merge::DropDeletedRows(&records, [&](int64_t i) { return dv->IsDeleted(i); });
+        }
+        return std::unique_ptr<merge::RecordSource>(
+            std::make_unique<merge::VectorSource>(std::move(records)));
+      };
+      inputs.push_back(std::move(in));
     }
-    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(merge_config_, *schema_));
+    const bool partial = std::any_of(files.begin(), files.end(),
+                                     [](const auto& f) { return f.write_cols.has_value(); });
     const auto& config = merge_config_;
-    merge::SortMergeReader reader(std::move(sources), merge::KeyComparator(layout_.key_columns),
-                                  merge::SequenceOrder(config), mf.get());
+    const merge::KeyComparator cmp(layout_.key_columns);
+    const merge::SequenceOrder order(config);
+    TRIB_ASSIGN_OR_RETURN(
+        auto sources,
+        datafile::OpenMergeSources(std::move(inputs), partial ? datafile::SortSpill{} : sort_spill_,
+                                   layout_, cmp, order));
+    TRIB_ASSIGN_OR_RETURN(auto mf, merge::MakeMergeFunction(merge_config_, *schema_));
+    merge::SortMergeReader reader(std::move(sources), cmp, order, mf.get());
     merge::KeyValue kv;
     while (true) {
       TRIB_ASSIGN_OR_RETURN(bool more, reader.Next(&kv));
@@ -723,8 +759,9 @@ class SplitReadImpl : public SplitRead {
   bool data_evolution_ = false;
   bool file_index_read_ = true;
   std::shared_ptr<const merge::MergeConfig> merge_config_;
-  std::vector<bool> needed_;      // empty: decode every column
-  std::vector<Row> lookup_keys_;  // point lookups: the keys the filters fix
+  datafile::SortSpill sort_spill_;  // 'sort-spill-threshold' (primary-key tables)
+  std::vector<bool> needed_;        // empty: decode every column
+  std::vector<Row> lookup_keys_;    // point lookups: the keys the filters fix
   bool point_lookup_ = false;
   // 'deletion-vectors.merge-on-read' (a streaming read's first plan sets it): a bucket's level-0
   // files are merged into the rest instead of left out.

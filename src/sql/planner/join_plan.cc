@@ -189,6 +189,7 @@ Result<OperatorPtr> OpenJoins(const QueryContext& session, std::vector<JoinInput
       for (size_t k = 0; k < scan.projection.size(); k++) out[scan.projection[k]] = k;
       for (auto& c : pushed[i]) RemapColumns(c.get(), out);
       ScanOptions opts = MakeScanOptions(scan, src.dynamic_options, SessionTimeZone(session));
+      opts.spill_dirs = Spill(session).dirs;  // merges past 'sort-spill-threshold'
       if (!whole[i]) opts.max_batch_rows = kStreamBatchRows;
       TRIB_ASSIGN_OR_RETURN(std::unique_ptr<TableScan> table_scan, src.table->NewScan(opts));
       std::string description = DescribeScan(src, scan, opts);

@@ -326,6 +326,7 @@ Result<OperatorPtr> BuildSelect(const QueryContext& session, SelectPlan plan) {
         }
       }
       ScanOptions opts = MakeScanOptions(plan.scan, src.dynamic_options, SessionTimeZone(session));
+      opts.spill_dirs = Spill(session).dirs;  // merges past 'sort-spill-threshold'
       // Rows are read a slice at a time (they stream to the output, or into a sort that keeps
       // what it must); aggregates, which fold every row at once, read whole splits ahead on
       // every core.

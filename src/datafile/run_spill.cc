@@ -1,0 +1,250 @@
+#include "datafile/run_spill.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "common/column_rep.h"
+#include "datafile/data_file.h"
+#include "merge/sort_merge_reader.h"
+
+namespace tributary::datafile {
+
+namespace {
+
+using merge::KeyValue;
+using merge::RecordSource;
+
+// Inputs, then spilled runs, merged at once: the readers a spilling merge holds.
+constexpr size_t kFanIn = 8;
+// Rows of a spill segment (the unit read back): a spilled run holds one at a time.
+constexpr size_t kSegmentRows = 4096;
+
+// The table's columns (nullable: a read leaves the columns it does not need null), then each
+// record's sequence number, kind and level.
+std::vector<Field> RecordFields(const FileLayout& layout) {
+  std::vector<Field> fields = layout.fields;
+  for (Field& f : fields) f.type = f.type.WithNullable(true);
+  const int32_t n = static_cast<int32_t>(fields.size());
+  fields.push_back(Field{n, "_SEQUENCE_NUMBER", DataType::BigInt(), ""});
+  fields.push_back(Field{n + 1, "_VALUE_KIND", DataType::BigInt(), ""});
+  fields.push_back(Field{n + 2, "_LEVEL", DataType::BigInt(), ""});
+  return fields;
+}
+
+// Appends `records` to `file` as rows of RecordFields.
+Status AppendRecords(const std::vector<Field>& fields, const std::vector<KeyValue>& records,
+                     SpillFile* file) {
+  if (records.empty()) return Status::OK();
+  const size_t nf = fields.size() - 3;
+  std::vector<ColumnVector> columns;
+  for (const Field& f : fields) columns.push_back(TypedColumn(f.type));
+  for (const KeyValue& kv : records) {
+    for (size_t c = 0; c < nf; c++) columns[c].Append(kv.value[c]);
+    columns[nf].ints.push_back(kv.sequence);
+    columns[nf + 1].ints.push_back(static_cast<int64_t>(kv.kind));
+    columns[nf + 2].ints.push_back(kv.level);
+  }
+  std::vector<const ColumnVector*> view;
+  for (const ColumnVector& c : columns) view.push_back(&c);
+  std::vector<uint32_t> rows(records.size());
+  for (size_t i = 0; i < rows.size(); i++) rows[i] = static_cast<uint32_t>(i);
+  return file->AppendRows(view, rows);
+}
+
+// The records of segments [first, end) of a spill file, one segment held at a time.
+class SpilledRun : public RecordSource {
+ public:
+  SpilledRun(std::shared_ptr<SpillFile> file, size_t first, size_t end)
+      : file_(std::move(file)), next_(first), end_(end), nf_(file_->fields().size() - 3) {}
+  Result<bool> Next(KeyValue* out) override {
+    while (row_ >= batch_.num_rows) {
+      if (next_ >= end_) return false;
+      TRIB_ASSIGN_OR_RETURN(batch_, file_->Read(next_++));
+      row_ = 0;
+    }
+    out->value.resize(nf_);
+    for (size_t c = 0; c < nf_; c++) out->value[c] = batch_.columns[c].Get(row_);
+    out->sequence = batch_.columns[nf_].ints[row_];
+    out->kind = static_cast<RowKind>(batch_.columns[nf_ + 1].ints[row_]);
+    out->level = static_cast<int32_t>(batch_.columns[nf_ + 2].ints[row_]);
+    out->write_mask = nullptr;
+    row_++;
+    return true;
+  }
+
+ private:
+  std::shared_ptr<SpillFile> file_;
+  size_t next_, end_, nf_;
+  ColumnBatch batch_;
+  size_t row_ = 0;
+};
+
+// The records of several sources in merge order, every one kept (no merge function).
+class MergedSource : public RecordSource {
+ public:
+  MergedSource(std::vector<std::unique_ptr<RecordSource>> sources, const merge::KeyComparator& cmp,
+               const merge::SequenceOrder& order)
+      : cmp_(cmp), order_(order), tree_(std::move(sources), &cmp_, &order_) {}
+  Status Init() { return tree_.Init(); }
+  Result<bool> Next(KeyValue* out) override {
+    if (tree_.Top() == nullptr) return false;
+    TRIB_RETURN_NOT_OK(tree_.Pop(out));
+    return true;
+  }
+
+ private:
+  merge::KeyComparator cmp_;
+  merge::SequenceOrder order_;
+  merge::LoserTree tree_;
+};
+
+Result<std::unique_ptr<MergedSource>> Merge(std::vector<std::unique_ptr<RecordSource>> sources,
+                                            const merge::KeyComparator& cmp,
+                                            const merge::SequenceOrder& order) {
+  auto merged = std::make_unique<MergedSource>(std::move(sources), cmp, order);
+  TRIB_RETURN_NOT_OK(merged->Init());
+  return merged;
+}
+
+// Where a run spilled into `file` lies: segments [first, end).
+struct Span {
+  size_t first = 0, end = 0;
+};
+
+// Drains `source` into `file` as one run.
+Result<Span> SpillRun(RecordSource* source, const std::vector<Field>& fields, SpillFile* file) {
+  Span span{file->segments(), 0};
+  std::vector<KeyValue> slice;
+  slice.reserve(kSegmentRows);
+  KeyValue kv;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, source->Next(&kv));
+    if (!more) break;
+    slice.push_back(std::move(kv));
+    if (slice.size() >= kSegmentRows) {
+      TRIB_RETURN_NOT_OK(AppendRecords(fields, slice, file));
+      slice.clear();
+    }
+  }
+  TRIB_RETURN_NOT_OK(AppendRecords(fields, slice, file));
+  TRIB_RETURN_NOT_OK(file->Flush());
+  span.end = file->segments();
+  return span;
+}
+
+// The inputs [begin, end) merged into one source through a spill file (see OpenMergeSources).
+Result<std::unique_ptr<RecordSource>> SpillWindow(std::vector<MergeInput>& inputs, size_t begin,
+                                                  size_t end, const SortSpill& spill,
+                                                  const FileLayout& layout,
+                                                  const merge::KeyComparator& cmp,
+                                                  const merge::SequenceOrder& order) {
+  const std::vector<Field> fields = RecordFields(layout);
+  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> owned,
+                        SpillFile::Create(fields, spill.spill, kSegmentRows));
+  std::shared_ptr<SpillFile> file = std::move(owned);
+  std::vector<Span> runs;
+  for (size_t i = begin; i < end; i += kFanIn) {
+    std::vector<std::unique_ptr<RecordSource>> group;
+    for (size_t j = i; j < std::min(end, i + kFanIn); j++) {
+      TRIB_ASSIGN_OR_RETURN(auto source, inputs[j].open());
+      group.push_back(std::move(source));
+    }
+    TRIB_ASSIGN_OR_RETURN(auto merged, Merge(std::move(group), cmp, order));
+    TRIB_ASSIGN_OR_RETURN(Span span, SpillRun(merged.get(), fields, file.get()));
+    runs.push_back(span);
+  }
+  // Runs merged kFanIn at a time (in order, so ties keep going to the later input) until few
+  // enough are left to read at once.
+  while (runs.size() > kFanIn) {
+    std::vector<Span> next;
+    for (size_t i = 0; i < runs.size(); i += kFanIn) {
+      std::vector<std::unique_ptr<RecordSource>> group;
+      for (size_t j = i; j < std::min(runs.size(), i + kFanIn); j++) {
+        group.push_back(std::make_unique<SpilledRun>(file, runs[j].first, runs[j].end));
+      }
+      TRIB_ASSIGN_OR_RETURN(auto merged, Merge(std::move(group), cmp, order));
+      TRIB_ASSIGN_OR_RETURN(Span span, SpillRun(merged.get(), fields, file.get()));
+      next.push_back(span);
+    }
+    runs = std::move(next);
+  }
+  TRIB_RETURN_NOT_OK(file->Finish());
+  std::vector<std::unique_ptr<RecordSource>> last;
+  for (const Span& r : runs) last.push_back(std::make_unique<SpilledRun>(file, r.first, r.end));
+  TRIB_ASSIGN_OR_RETURN(auto merged, Merge(std::move(last), cmp, order));
+  return std::unique_ptr<RecordSource>(std::move(merged));
+}
+
+}  // namespace
+
+size_t SortedRunCount(const std::vector<int32_t>& levels) {
+  size_t runs = 0;
+  std::set<int32_t> upper;
+  for (int32_t level : levels) {
+    if (level == 0) {
+      runs++;
+    } else {
+      upper.insert(level);
+    }
+  }
+  return runs + upper.size();
+}
+
+Result<std::vector<std::unique_ptr<merge::RecordSource>>> OpenMergeSources(
+    std::vector<MergeInput> inputs, const SortSpill& spill, const FileLayout& layout,
+    const merge::KeyComparator& cmp, const merge::SequenceOrder& order, size_t* spilled) {
+  if (spilled) *spilled = 0;
+  std::vector<int32_t> levels;
+  for (const auto& in : inputs) levels.push_back(in.level);
+  const size_t n = inputs.size();
+  size_t begin = 0, end = 0;  // the window spilled (empty: none)
+  if (spill.threshold >= 2 && SortedRunCount(levels) > spill.threshold) {
+    // The window of consecutive inputs with the fewest bytes that, replaced by one run, leaves
+    // at most `threshold` runs: outside [b, e) count the level-0 inputs and the other levels
+    // with an input there.
+    std::vector<size_t> zeros(n + 1, 0);                // level-0 inputs before i
+    std::map<int32_t, std::pair<size_t, size_t>> span;  // level > 0 -> its first and last input
+    for (size_t i = 0; i < n; i++) {
+      zeros[i + 1] = zeros[i] + (levels[i] == 0 ? 1 : 0);
+      if (levels[i] == 0) continue;
+      auto [it, fresh] = span.try_emplace(levels[i], i, i);
+      if (!fresh) it->second.second = i;
+    }
+    auto runs_left = [&](size_t b, size_t e) {
+      size_t runs = zeros[n] - (zeros[e] - zeros[b]);
+      for (const auto& [level, s] : span) runs += s.first < b || s.second >= e ? 1 : 0;
+      return runs;
+    };
+    int64_t best = INT64_MAX;
+    for (size_t b = 0; b < n; b++) {
+      int64_t bytes = 0;
+      for (size_t e = b + 1; e <= n; e++) {
+        bytes += inputs[e - 1].bytes;
+        if (bytes >= best) break;
+        if (runs_left(b, e) + 1 <= spill.threshold) {  // the first e that fits: the fewest bytes
+          best = bytes;
+          begin = b;
+          end = e;
+          break;
+        }
+      }
+    }
+  }
+  std::vector<std::unique_ptr<RecordSource>> sources;
+  for (size_t i = 0; i < n; i++) {
+    if (i == begin && end > begin) {
+      TRIB_ASSIGN_OR_RETURN(auto source,
+                            SpillWindow(inputs, begin, end, spill, layout, cmp, order));
+      sources.push_back(std::move(source));
+      if (spilled) *spilled = end - begin;
+      i = end - 1;
+      continue;
+    }
+    TRIB_ASSIGN_OR_RETURN(auto source, inputs[i].open());
+    sources.push_back(std::move(source));
+  }
+  return sources;
+}
+
+}  // namespace tributary::datafile

@@ -1,0 +1,54 @@
+// Merges of many sorted runs within 'sort-spill-threshold' (Paimon's key; issue 38,
+// docs/memory.md): a read or compaction of a bucket merging more sorted runs than the threshold
+// first merges some of them, every record kept, into a local spill file and reads that back as
+// one run, a segment at a time, so that the merge holds at most that many runs' readers.
+// Thread-safety: single-threaded; the sources returned are used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "datafile/spill_file.h"
+#include "tributary/result.h"
+
+namespace tributary::merge {
+class RecordSource;
+class KeyComparator;
+class SequenceOrder;
+}  // namespace tributary::merge
+
+namespace tributary::datafile {
+
+struct FileLayout;
+
+// One input file of a merge, opened only when the merge reads it.
+struct MergeInput {
+  int32_t level = 0;
+  int64_t bytes = 0;  // its file size: the smallest inputs are the ones spilled
+  std::function<Result<std::unique_ptr<merge::RecordSource>>()> open;
+};
+
+// The number of sorted runs `levels` (one per input) make, as Paimon counts them: each level-0
+// file is a run, each other level one run.
+size_t SortedRunCount(const std::vector<int32_t>& levels);
+
+// The threshold of a table: 'sort-spill-threshold', unset 'num-sorted-run.stop-trigger' + 1.
+struct SortSpill {
+  size_t threshold = 0;  // 0: never spill
+  SpillOptions spill;
+};
+
+// The sources of a merge of `inputs` (in merge order: older first; a later source wins ties),
+// as many sorted runs as `spill.threshold` at most. Within it every input is opened as it is.
+// Past it the window of consecutive inputs with the fewest bytes that brings the count within
+// the threshold is merged (`cmp`, `order`; every record kept, retractions too) into a spill file,
+// at most 8 inputs at a time and those runs again 8 at a time, and read back as one source in
+// the window's place, holding a segment of each of its last runs. `spilled` (optional) counts
+// the inputs spilled.
+Result<std::vector<std::unique_ptr<merge::RecordSource>>> OpenMergeSources(
+    std::vector<MergeInput> inputs, const SortSpill& spill, const FileLayout& layout,
+    const merge::KeyComparator& cmp, const merge::SequenceOrder& order, size_t* spilled = nullptr);
+
+}  // namespace tributary::datafile

@@ -1,0 +1,186 @@
+// 'sort-spill-threshold' (issue 38, docs/memory.md): a read or a compaction of a bucket merging
+// more sorted runs than the threshold merges the smallest consecutive runs through a spill file
+// first. What a user notices: the rows are those the same merge gives without spilling, for
+// every merge engine, through row and column scans and through a full compaction; spill files
+// are made only past the threshold; a threshold under 2 is refused.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "datafile/spill_file.h"
+#include "table/warehouse_test_base.h"
+#include "tributary/maintenance.h"
+#include "tributary/table_scan.h"
+#include "tributary/table_writer.h"
+
+namespace tributary {
+namespace {
+
+std::string RowToString(const Row& row) {
+  std::string s = "[";
+  for (size_t i = 0; i < row.size(); i++) s += (i ? ", " : "") + DebugString(row[i]);
+  return s + "]";
+}
+
+class SortSpillTest : public WarehouseTest {
+ protected:
+  std::unique_ptr<Table> Create(const std::string& name,
+                                std::map<std::string, std::string> options) {
+    TableSpec spec;
+    spec.columns = {{0, "id", DataType::BigInt().NotNull(), ""},
+                    {1, "v", DataType::String(), ""},
+                    {2, "n", DataType::BigInt(), ""},
+                    {3, "ts", DataType::BigInt(), ""}};
+    spec.primary_keys = {"id"};
+    spec.options = std::move(options);
+    spec.options["bucket"] = "2";
+    spec.options["write-only"] = "true";  // every commit's files stay level-0 runs
+    Status st = catalog_->CreateTable(Identifier{"default", name, ""}, spec, false);
+    EXPECT_TRUE(st.ok()) << st.ToString();
+    auto t = catalog_->GetTable(Identifier{"default", name, ""});
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    return t.ok() ? std::move(*t) : nullptr;
+  }
+
+  // `commits` commits of `per` random records each (a level-0 run per bucket per commit).
+  static void WriteRuns(Table& t, int commits, int per, bool deletes, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    for (int c = 0; c < commits; c++) {
+      auto w = t.NewWriter({});
+      ASSERT_TRUE(w.ok()) << w.status().ToString();
+      for (int i = 0; i < per; i++) {
+        const int64_t id = static_cast<int64_t>(rng() % 400);
+        const RowKind kind = deletes && rng() % 8 == 0 ? RowKind::kDelete : RowKind::kInsert;
+        Row row{Value::Int(id),
+                rng() % 5 == 0 ? Value::Null() : Value::String("v" + std::to_string(rng() % 1000)),
+                Value::Int(static_cast<int64_t>(rng() % 100)),
+                Value::Int(static_cast<int64_t>(rng() % 30))};
+        Status st = (*w)->Write(kind, row);
+        ASSERT_TRUE(st.ok()) << st.ToString();
+      }
+      auto done = (*w)->Commit();
+      ASSERT_TRUE(done.ok()) << done.status().ToString();
+    }
+  }
+
+  // The table's rows, sorted, by Next (rows) or NextColumns (column batches).
+  static std::vector<std::string> Rows(Table& t, bool columns) {
+    std::vector<std::string> out;
+    auto scan = t.NewScan({});
+    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+    if (!scan.ok()) return out;
+    while (true) {
+      if (columns) {
+        ColumnBatch b;
+        auto more = (*scan)->NextColumns(&b);
+        EXPECT_TRUE(more.ok()) << more.status().ToString();
+        if (!more.ok() || !*more) break;
+        for (size_t r = 0; r < b.num_rows; r++) {
+          Row row;
+          for (const auto& c : b.columns) row.push_back(c.Get(r));
+          out.push_back(RowToString(row));
+        }
+      } else {
+        RowBatch b;
+        auto more = (*scan)->Next(&b);
+        EXPECT_TRUE(more.ok()) << more.status().ToString();
+        if (!more.ok() || !*more) break;
+        for (const Row& r : b.rows) out.push_back(RowToString(r));
+      }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+struct EngineCase {
+  const char* name;
+  std::map<std::string, std::string> options;
+  bool deletes;
+};
+
+std::vector<EngineCase> Engines() {
+  return {
+      {"dedup", {}, true},
+      {"firstrow", {{"merge-engine", "first-row"}}, false},
+      {"partial", {{"merge-engine", "partial-update"}}, false},
+      {"agg",
+       {{"merge-engine", "aggregation"},
+        {"fields.n.aggregate-function", "sum"},
+        {"fields.v.aggregate-function", "max"},
+        {"fields.ts.aggregate-function", "min"}},
+       false},
+      {"seqfield", {{"sequence.field", "ts"}}, true},
+  };
+}
+
+// 70 level-0 runs per bucket (more than 8 x 8: the spilled runs are merged again) read with a
+// threshold of 3 give the rows the same runs give unspilled (a threshold above their count),
+// through both scans and after a full compaction, and only the spilling table makes spill files.
+TEST_F(SortSpillTest, SpilledMergesEqualMergesInMemory) {
+  for (const EngineCase& e : Engines()) {
+    SCOPED_TRACE(e.name);
+    auto low = e.options;
+    low["sort-spill-threshold"] = "3";
+    auto high = e.options;
+    high["sort-spill-threshold"] = "1000";
+    auto spilling = Create(std::string("s_") + e.name, low);
+    auto reference = Create(std::string("r_") + e.name, high);
+    ASSERT_TRUE(spilling && reference);
+    WriteRuns(*spilling, 70, 60, e.deletes, 7);
+    WriteRuns(*reference, 70, 60, e.deletes, 7);
+
+    int64_t files = datafile::SpillFilesTotal();
+    const auto want = Rows(*reference, false);
+    EXPECT_EQ(datafile::SpillFilesTotal(), files) << "the reference merge spilled";
+    EXPECT_FALSE(want.empty());
+    files = datafile::SpillFilesTotal();
+    EXPECT_EQ(Rows(*spilling, false), want);
+    EXPECT_GT(datafile::SpillFilesTotal(), files) << "the merge of 70 runs did not spill";
+    files = datafile::SpillFilesTotal();
+    EXPECT_EQ(Rows(*spilling, true), want);
+    EXPECT_GT(datafile::SpillFilesTotal(), files) << "the column scan did not spill";
+    EXPECT_EQ(Rows(*reference, true), want);
+
+    // A full compaction merges the 70 runs of each bucket: through a spill file past the
+    // threshold, into the same rows.
+    files = datafile::SpillFilesTotal();
+    auto compacted = Compact(*spilling);
+    ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
+    EXPECT_GT(datafile::SpillFilesTotal(), files) << "the compaction did not spill";
+    ASSERT_TRUE(Compact(*reference).ok());
+    EXPECT_EQ(Rows(*spilling, false), want);
+    EXPECT_EQ(Rows(*reference, false), want);
+  }
+}
+
+// The default threshold is Paimon's: 'num-sorted-run.stop-trigger' + 1 (8 + 1): 9 runs merge
+// in memory, 10 spill.
+TEST_F(SortSpillTest, DefaultThresholdIsTheStopTriggerPlusOne) {
+  auto t = Create("d", {});
+  ASSERT_TRUE(t);
+  WriteRuns(*t, 9, 200, true, 3);
+  int64_t files = datafile::SpillFilesTotal();
+  const auto nine = Rows(*t, true);
+  EXPECT_EQ(datafile::SpillFilesTotal(), files) << "9 runs spilled";
+  WriteRuns(*t, 1, 200, true, 4);
+  files = datafile::SpillFilesTotal();
+  Rows(*t, true);
+  EXPECT_GT(datafile::SpillFilesTotal(), files) << "10 runs did not spill";
+}
+
+TEST_F(SortSpillTest, ThresholdUnderTwoIsRefused) {
+  TableSpec spec;
+  spec.columns = {{0, "id", DataType::BigInt().NotNull(), ""}};
+  spec.primary_keys = {"id"};
+  spec.options = {{"sort-spill-threshold", "1"}};
+  Status st = catalog_->CreateTable(Identifier{"default", "bad", ""}, spec, false);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("sort-spill-threshold"), std::string::npos) << st.ToString();
+}
+
+}  // namespace
+}  // namespace tributary
