@@ -59,9 +59,7 @@ Result<std::vector<merge::KeyValue>> ReadInput(
 // 'sort-spill-threshold' of a compaction (spilling to $TMPDIR, else /tmp).
 Result<datafile::SortSpill> SortSpillOf(const TableSchema& schema) {
   TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(schema));
-  datafile::SortSpill spill;
-  spill.threshold = static_cast<size_t>(core.sort_spill_threshold);
-  return spill;
+  return datafile::SortSpill::Of(core);
 }
 
 // Whether merging `files` takes more sorted runs than 'sort-spill-threshold' (the row merge then
@@ -70,8 +68,12 @@ Result<bool> OverSpillThreshold(const TableSchema& schema,
                                 const std::vector<meta::DataFileMeta>& files) {
   TRIB_ASSIGN_OR_RETURN(auto spill, SortSpillOf(schema));
   std::vector<int32_t> levels;
-  for (const auto& f : files) levels.push_back(f.level);
-  return spill.threshold >= 2 && datafile::SortedRunCount(levels) > spill.threshold;
+  int64_t rows = 0;
+  for (const auto& f : files) {
+    levels.push_back(f.level);
+    rows += f.row_count;
+  }
+  return spill.Spills(levels, rows);
 }
 
 // A merge over the files of one bucket: the files' records (older files first, so the loser
@@ -101,6 +103,7 @@ struct BucketMerge {
       datafile::MergeInput in;
       in.level = f.level;
       in.bytes = f.file_size;
+      in.rows = f.row_count;
       in.open = [&table_path, &schema, &bucket_dir, &layout, f,
                  vectors]() -> Result<std::unique_ptr<merge::RecordSource>> {
         const std::set<int64_t>* deleted = vectors ? vectors->Of(f.file_name) : nullptr;

@@ -5,8 +5,10 @@
 #include <set>
 
 #include "common/column_rep.h"
+#include "common/memory_budget.h"
 #include "datafile/data_file.h"
 #include "merge/sort_merge_reader.h"
+#include "options/core_options.h"
 
 namespace tributary::datafile {
 
@@ -178,6 +180,18 @@ Result<std::unique_ptr<RecordSource>> SpillWindow(std::vector<MergeInput>& input
 
 }  // namespace
 
+SortSpill SortSpill::Of(const options::CoreOptions& core, std::vector<std::string> dirs) {
+  SortSpill s;
+  s.threshold = static_cast<size_t>(core.sort_spill_threshold);
+  if (!core.sort_spill_threshold_set) s.min_rows = MemoryBudget::Instance().total() / 16 / 64;
+  s.spill.dirs = std::move(dirs);
+  return s;
+}
+
+bool SortSpill::Spills(const std::vector<int32_t>& levels, int64_t rows) const {
+  return threshold >= 2 && rows > min_rows && SortedRunCount(levels) > threshold;
+}
+
 size_t SortedRunCount(const std::vector<int32_t>& levels) {
   size_t runs = 0;
   std::set<int32_t> upper;
@@ -196,10 +210,14 @@ Result<std::vector<std::unique_ptr<merge::RecordSource>>> OpenMergeSources(
     const merge::KeyComparator& cmp, const merge::SequenceOrder& order, size_t* spilled) {
   if (spilled) *spilled = 0;
   std::vector<int32_t> levels;
-  for (const auto& in : inputs) levels.push_back(in.level);
+  int64_t rows = 0;
+  for (const auto& in : inputs) {
+    levels.push_back(in.level);
+    rows += in.rows;
+  }
   const size_t n = inputs.size();
   size_t begin = 0, end = 0;  // the window spilled (empty: none)
-  if (spill.threshold >= 2 && SortedRunCount(levels) > spill.threshold) {
+  if (spill.Spills(levels, rows)) {
     // The window of consecutive inputs with the fewest bytes that, replaced by one run, leaves
     // at most `threshold` runs: outside [b, e) count the level-0 inputs and the other levels
     // with an input there.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "datafile/spill_file.h"
@@ -19,6 +20,10 @@ class KeyComparator;
 class SequenceOrder;
 }  // namespace tributary::merge
 
+namespace tributary::options {
+struct CoreOptions;
+}  // namespace tributary::options
+
 namespace tributary::datafile {
 
 struct FileLayout;
@@ -27,6 +32,7 @@ struct FileLayout;
 struct MergeInput {
   int32_t level = 0;
   int64_t bytes = 0;  // its file size: the smallest inputs are the ones spilled
+  int64_t rows = 0;
   std::function<Result<std::unique_ptr<merge::RecordSource>>()> open;
 };
 
@@ -34,10 +40,19 @@ struct MergeInput {
 // file is a run, each other level one run.
 size_t SortedRunCount(const std::vector<int32_t>& levels);
 
-// The threshold of a table: 'sort-spill-threshold', unset 'num-sorted-run.stop-trigger' + 1.
+// When a merge spills: past `threshold` sorted runs, when its inputs hold more than `min_rows`.
 struct SortSpill {
   size_t threshold = 0;  // 0: never spill
+  int64_t min_rows = 0;
   SpillOptions spill;
+
+  // A table's: 'sort-spill-threshold' as given, at any size; unset, Paimon's default
+  // ('num-sorted-run.stop-trigger' + 1) for merges of more rows than a sixteenth of the
+  // process's memory budget holds at about 64 bytes a row (524,288 at the default 512 MiB):
+  // smaller merges are faster in memory, by columns, and hold less than the spilling merge.
+  static SortSpill Of(const options::CoreOptions& core, std::vector<std::string> dirs = {});
+  // Whether a merge of inputs at `levels` holding `rows` in all spills.
+  bool Spills(const std::vector<int32_t>& levels, int64_t rows) const;
 };
 
 // The sources of a merge of `inputs` (in merge order: older first; a later source wins ties),

@@ -60,6 +60,7 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
   o.sort_spill_threshold =
       o.sorted_run_stop_trigger < INT32_MAX ? o.sorted_run_stop_trigger + 1 : INT32_MAX;
   TRIB_RETURN_NOT_OK(int_opt("sort-spill-threshold", &o.sort_spill_threshold));
+  o.sort_spill_threshold_set = get("sort-spill-threshold") != nullptr;
   if (o.sort_spill_threshold < 2) {
     return Status::Invalid(
         "option 'sort-spill-threshold' must be at least 2 (a merge of more "

@@ -62,6 +62,7 @@ struct CoreOptions {
   int32_t sorted_run_stop_trigger = 8;  // trigger + 3: asynchronous compaction waits here
   // 'sort-spill-threshold': a merge of more sorted runs spills some first (stop trigger + 1).
   int32_t sort_spill_threshold = 9;
+  bool sort_spill_threshold_set = false;  // given (unset: only large merges spill)
   int32_t max_size_amp_percent = 200;
   int32_t size_ratio = 1;
   std::string file_format = "parquet";

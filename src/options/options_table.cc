@@ -462,8 +462,10 @@ std::vector<OptionDef> BuildTable() {
           "A read or compaction of a bucket merging more sorted runs than this (each level-0 "
           "file a run, each other level one) first merges the consecutive runs of fewest bytes "
           "that bring it within this number into a local spill file (8 at a time, every record "
-          "kept) and reads them back as one run, a segment at a time (unset: "
-          "'num-sorted-run.stop-trigger' + 1, as Paimon; at least 2).")
+          "kept) and reads them back as one run, a segment at a time; at least 2. Unset: "
+          "'num-sorted-run.stop-trigger' + 1, as Paimon, for merges of more rows than a "
+          "sixteenth of the memory budget holds at 64 bytes a row (smaller merges stay in "
+          "memory).")
           .Min(2)
           .Max(INT32_MAX),
       Def("sort-spill-buffer-size", kMemory, "64 mb",

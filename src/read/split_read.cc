@@ -136,8 +136,7 @@ class SplitReadImpl : public SplitRead {
     if (layout_.primary_key) {
       TRIB_ASSIGN_OR_RETURN(merge_config_, merge::MergeConfig::Make(*schema_));
       TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(*schema_));
-      sort_spill_.threshold = static_cast<size_t>(core.sort_spill_threshold);
-      sort_spill_.spill.dirs = options_.spill_dirs;
+      sort_spill_ = datafile::SortSpill::Of(core, options_.spill_dirs);
     }
     ComputeNeededColumns(merge_config_.get());
     // Row groups may be skipped on any column of an append table, but only on key columns of a
@@ -309,8 +308,12 @@ class SplitReadImpl : public SplitRead {
   // then goes through the row merge, which spills (the column merges hold every file's columns).
   bool OverSpillThreshold(const DataSplit& split) const {
     std::vector<int32_t> levels;
-    for (const auto& f : split.files) levels.push_back(f.level);
-    return sort_spill_.threshold >= 2 && datafile::SortedRunCount(levels) > sort_spill_.threshold;
+    int64_t rows = 0;
+    for (const auto& f : split.files) {
+      levels.push_back(f.level);
+      rows += f.row_count;
+    }
+    return sort_spill_.Spills(levels, rows);
   }
   bool RowMatches(const Row& r) const {
     for (const auto& p : options_.filters) {
@@ -662,13 +665,23 @@ class SplitReadImpl : public SplitRead {
     });
     // Each file read whole when the merge opens it; past 'sort-spill-threshold' sorted runs the
     // smallest consecutive ones are merged through a spill file first (datafile/run_spill.h),
-    // except for files of partial-column writes (their records carry which columns they set).
+    // except for files of partial-column writes (their records carry which columns they set),
+    // and the files are read a slice at a time.
+    const bool spills = OverSpillThreshold(split);
     std::vector<datafile::MergeInput> inputs;
     for (const auto& f : files) {
       datafile::MergeInput in;
       in.level = f.level;
       in.bytes = f.file_size;
-      in.open = [this, &split, &f]() -> Result<std::unique_ptr<merge::RecordSource>> {
+      in.rows = f.row_count;
+      in.open = [this, &split, &f, spills]() -> Result<std::unique_ptr<merge::RecordSource>> {
+        if (spills && !dv_enabled_ && f.schema_id == schema_->id && !f.write_cols) {
+          // Past the threshold a slice of each file at a time, as a compaction reads them.
+          TRIB_ASSIGN_OR_RETURN(
+              auto sliced,
+              datafile::OpenSlicedRecords({DataFilePath(split, f), f.row_count}, layout_, f.level));
+          if (sliced) return sliced;
+        }
         TRIB_ASSIGN_OR_RETURN(auto records, ReadFile(split, f));
         if (dv_enabled_) {
           // 'deletion-vectors.merge-on-read': the level-0 records merged into what the other

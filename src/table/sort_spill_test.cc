@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/memory_budget.h"
 #include "datafile/spill_file.h"
 #include "table/warehouse_test_base.h"
 #include "tributary/maintenance.h"
@@ -157,19 +158,36 @@ TEST_F(SortSpillTest, SpilledMergesEqualMergesInMemory) {
   }
 }
 
-// The default threshold is Paimon's: 'num-sorted-run.stop-trigger' + 1 (8 + 1): 9 runs merge
-// in memory, 10 spill.
-TEST_F(SortSpillTest, DefaultThresholdIsTheStopTriggerPlusOne) {
+// Unset, the threshold is Paimon's, 'num-sorted-run.stop-trigger' + 1 (8 + 1), for merges of
+// more rows than a sixteenth of the memory budget holds at 64 bytes a row: 9 runs merge in
+// memory, 10 spill; 10 runs of fewer rows merge in memory.
+TEST_F(SortSpillTest, DefaultThresholdIsTheStopTriggerPlusOneForLargeMerges) {
+  // Reads under a 1 MiB budget: merges of more than 1,024 rows (writes under the usual one).
+  const int64_t total = MemoryBudget::Instance().total();
+  auto read = [total](Table& t, bool columns) {
+    MemoryBudget::Instance().SetTotalForTesting(1 << 20);
+    auto rows = Rows(t, columns);
+    MemoryBudget::Instance().SetTotalForTesting(total);
+    return rows;
+  };
   auto t = Create("d", {});
   ASSERT_TRUE(t);
-  WriteRuns(*t, 9, 200, true, 3);
+  WriteRuns(*t, 9, 600, true, 3);  // about 200 rows a bucket a run
   int64_t files = datafile::SpillFilesTotal();
-  const auto nine = Rows(*t, true);
+  read(*t, true);
   EXPECT_EQ(datafile::SpillFilesTotal(), files) << "9 runs spilled";
-  WriteRuns(*t, 1, 200, true, 4);
+  WriteRuns(*t, 1, 600, true, 4);
   files = datafile::SpillFilesTotal();
-  Rows(*t, true);
+  const auto ten = read(*t, true);
   EXPECT_GT(datafile::SpillFilesTotal(), files) << "10 runs did not spill";
+  EXPECT_EQ(Rows(*t, false), ten);  // the same rows merged in memory (the usual budget)
+
+  auto small = Create("small", {});
+  ASSERT_TRUE(small);
+  WriteRuns(*small, 10, 100, true, 3);  // at most 500 rows a bucket
+  files = datafile::SpillFilesTotal();
+  read(*small, true);
+  EXPECT_EQ(datafile::SpillFilesTotal(), files) << "a small merge of 10 runs spilled";
 }
 
 TEST_F(SortSpillTest, ThresholdUnderTwoIsRefused) {
