@@ -27,7 +27,8 @@ struct CatalogAnswer {
   std::vector<std::vector<std::optional<std::string>>> rows;
 };
 
-// Whether `query` reads PostgreSQL's catalog (names pg_catalog or information_schema tables).
+// Whether `query` reads PostgreSQL's catalog (names pg_catalog tables; information_schema is
+// answered by the SQL engine as in `tributary sql`).
 bool ReadsPgCatalog(std::string_view query);
 
 // The answer to psql's catalog query `query` over the tables of `catalog`, `database` being the

@@ -1401,11 +1401,29 @@ def describe_commands(server):
     p = run_psql("\\d nowhere")
     if 'Did not find any relation named "nowhere"' not in p.stderr:
         raise Failure("\\d of a missing table: %r" % p.stderr)
-    expect_error(server, "SELECT * FROM information_schema.tables", "0A000", "\\dt")
+    expect_error(server, "SELECT * FROM pg_catalog.pg_proc", "0A000", "\\dt")
+    # information_schema, as in `tributary sql`: a database is a schema, types as DESCRIBE
+    # writes them, the primary key a constraint.
+    got = server.psql("SELECT table_schema, table_name, table_type FROM "
+                      "information_schema.tables ORDER BY 1, 2").stdout.split()
+    if got != ["default|described|BASE", "TABLE", "elsewhere|events|BASE", "TABLE"]:
+        raise Failure("information_schema.tables: %r" % got)
+    got = server.psql("SELECT column_name, ordinal_position, is_nullable, data_type, comment "
+                      "FROM information_schema.columns WHERE table_name = 'described' "
+                      "ORDER BY ordinal_position").stdout.splitlines()
+    if got != ["id|1|NO|INT|", "name|2|YES|STRING|a name", "amount|3|NO|DOUBLE|"]:
+        raise Failure("information_schema.columns: %r" % got)
+    got = server.psql("SELECT c.constraint_name, k.column_name FROM "
+                      "information_schema.table_constraints c JOIN "
+                      "information_schema.key_column_usage k ON c.constraint_name = "
+                      "k.constraint_name WHERE c.constraint_type = 'PRIMARY KEY'").stdout.split()
+    if got != ["described_pkey|id"]:
+        raise Failure("information_schema primary keys: %r" % got)
     server.psql("DROP TABLE elsewhere.events")
     server.psql("DROP DATABASE elsewhere")
     print("  ok  psql's \\d, \\d+, \\dt, \\dt+, \\dn and \\l describe the warehouse's "
-          "tables; other catalog queries are refused (0A000)")
+          "tables; other pg_catalog queries are refused (0A000); information_schema's tables, "
+          "columns and primary keys are read through the SQL engine")
 
 
 def psql_copy(server, sql, data, expect_ok=True):

@@ -24,6 +24,7 @@
 #include "sql/binder/computed.h"
 #include "sql/binder/expression.h"
 #include "sql/exec/operators.h"
+#include "sql/planner/information_schema.h"
 #include "sql/planner/query.h"
 #include "sql/planner/query_internal.h"
 #include "sql/stream/streaming_operators.h"
@@ -234,6 +235,22 @@ Result<Source> OpenSourceAs(const QueryContext& session, const TableRef& ref) {
     return src;
   }
   TRIB_ASSIGN_OR_RETURN(ResolvedName rn, session.ResolveTable(ref.name));
+  if (IsInformationSchema(rn.id.database) && rn.id.system_table.empty() &&
+      ref.name.parts.size() >= 2) {
+    // information_schema.<table>: computed from the catalog (information_schema.h).
+    if (!ref.hints.empty()) {
+      return NotSupportedAt(ref.hints_pos,
+                            "OPTIONS hints on information_schema tables are "
+                            "not supported");
+    }
+    auto data = ReadInformationSchema(*rn.catalog, rn.catalog_name, rn.id.table);
+    if (!data.ok()) return ErrorAt(ref.name.pos, data.status().message());
+    src.qualifier = ref.alias.empty() ? rn.id.table : ref.alias;
+    src.name = "information_schema." + rn.id.table;
+    src.fields = std::move(data->fields);
+    src.rows = std::move(data->rows);
+    return src;
+  }
   OptionList hints = ref.hints;
   TRIB_RETURN_NOT_OK(TakeBranchHint(&hints, &rn.id));
   src.qualifier = ref.alias.empty() ? rn.id.table : ref.alias;
