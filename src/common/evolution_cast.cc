@@ -128,14 +128,15 @@ Result<Value> CastEvolvedValue(const Value& v, const DataType& from, const DataT
     if (from.id == TypeId::kBoolean) return Value::Int(v.bool_value() ? 1 : 0);
   }
   if (to.IsFloating()) {
-    if (from.IsInteger()) return Value::Double(static_cast<double>(v.int_value()));
-    if (from.IsFloating()) {
-      return Value::Double(to.id == TypeId::kFloat ? static_cast<float>(v.double_value())
-                                                   : v.double_value());
-    }
+    // A FLOAT holds what a float32 holds (as a FLOAT column written and read back does).
+    auto real = [&to](double d) {
+      return Value::Double(to.id == TypeId::kFloat ? static_cast<float>(d) : d);
+    };
+    if (from.IsInteger()) return real(static_cast<double>(v.int_value()));
+    if (from.IsFloating()) return real(v.double_value());
     if (from.id == TypeId::kDecimal) {
-      return Value::Double(static_cast<double>(v.decimal_value().unscaled) /
-                           static_cast<double>(Pow10(from.scale)));
+      return real(static_cast<double>(v.decimal_value().unscaled) /
+                  static_cast<double>(Pow10(from.scale)));
     }
   }
   if (to.id == TypeId::kDecimal) {

@@ -249,13 +249,16 @@ Result<std::vector<std::unique_ptr<merge::RecordSource>>> OpenMergeSources(
       }
     }
   }
+  // The window first, so the other inputs (some read whole) are not held while it spills.
+  std::unique_ptr<RecordSource> window;
+  if (end > begin) {
+    TRIB_ASSIGN_OR_RETURN(window, SpillWindow(inputs, begin, end, spill, layout, cmp, order));
+    if (spilled) *spilled = end - begin;
+  }
   std::vector<std::unique_ptr<RecordSource>> sources;
   for (size_t i = 0; i < n; i++) {
-    if (i == begin && end > begin) {
-      TRIB_ASSIGN_OR_RETURN(auto source,
-                            SpillWindow(inputs, begin, end, spill, layout, cmp, order));
-      sources.push_back(std::move(source));
-      if (spilled) *spilled = end - begin;
+    if (i == begin && window) {
+      sources.push_back(std::move(window));
       i = end - 1;
       continue;
     }

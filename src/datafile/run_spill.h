@@ -1,7 +1,8 @@
 // Merges of many sorted runs within 'sort-spill-threshold' (Paimon's key; issue 38,
 // docs/memory.md): a read or compaction of a bucket merging more sorted runs than the threshold
 // first merges some of them, every record kept, into a local spill file and reads that back as
-// one run, a segment at a time, so that the merge holds at most that many runs' readers.
+// one run, a segment at a time, so that the merge holds at most that many runs (a level above 0
+// is one run, but each of its files is a reader of its own).
 // Thread-safety: single-threaded; the sources returned are used by one thread.
 #pragma once
 

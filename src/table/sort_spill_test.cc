@@ -47,13 +47,14 @@ class SortSpillTest : public WarehouseTest {
   }
 
   // `commits` commits of `per` random records each (a level-0 run per bucket per commit).
-  static void WriteRuns(Table& t, int commits, int per, bool deletes, uint64_t seed) {
+  static void WriteRuns(Table& t, int commits, int per, bool deletes, uint64_t seed,
+                        uint64_t keys = 400) {
     std::mt19937_64 rng(seed);
     for (int c = 0; c < commits; c++) {
       auto w = t.NewWriter({});
       ASSERT_TRUE(w.ok()) << w.status().ToString();
       for (int i = 0; i < per; i++) {
-        const int64_t id = static_cast<int64_t>(rng() % 400);
+        const int64_t id = static_cast<int64_t>(rng() % keys);
         const RowKind kind = deletes && rng() % 8 == 0 ? RowKind::kDelete : RowKind::kInsert;
         Row row{Value::Int(id),
                 rng() % 5 == 0 ? Value::Null() : Value::String("v" + std::to_string(rng() % 1000)),
@@ -153,6 +154,42 @@ TEST_F(SortSpillTest, SpilledMergesEqualMergesInMemory) {
     ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
     EXPECT_GT(datafile::SpillFilesTotal(), files) << "the compaction did not spill";
     ASSERT_TRUE(Compact(*reference).ok());
+    EXPECT_EQ(Rows(*spilling, false), want);
+    EXPECT_EQ(Rows(*reference, false), want);
+  }
+}
+
+// Runs above level 0 (a full compaction's) under level-0 runs of thousands of records each: the
+// window spills runs of several segments (4,096 records each), a level counts as one run, and
+// reads and a compaction of every engine (and of a table whose compaction looks keys up below,
+// 'changelog-producer' = 'lookup') give what the merge in memory gives.
+TEST_F(SortSpillTest, MixedLevelsAndRunsOfManySegments) {
+  std::vector<EngineCase> cases = Engines();
+  cases.push_back({"lookup", {{"changelog-producer", "lookup"}}, true});
+  for (const EngineCase& e : cases) {
+    SCOPED_TRACE(e.name);
+    auto low = e.options;
+    low["sort-spill-threshold"] = "3";
+    auto high = e.options;
+    high["sort-spill-threshold"] = "1000";
+    auto spilling = Create(std::string("ms_") + e.name, low);
+    auto reference = Create(std::string("mr_") + e.name, high);
+    ASSERT_TRUE(spilling && reference);
+    for (Table* t : {spilling.get(), reference.get()}) {
+      WriteRuns(*t, 3, 6000, e.deletes, 21, 50000);
+      auto compacted = Compact(*t);  // one run at the top level
+      ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
+      WriteRuns(*t, 6, 6000, e.deletes, 22, 50000);  // level-0 runs of about 5,700 records
+    }
+    const auto want = Rows(*reference, false);
+    int64_t files = datafile::SpillFilesTotal();
+    EXPECT_EQ(Rows(*spilling, false), want);
+    EXPECT_EQ(Rows(*spilling, true), want);
+    EXPECT_GT(datafile::SpillFilesTotal(), files) << "7 runs did not spill at a threshold of 3";
+    for (Table* t : {spilling.get(), reference.get()}) {
+      auto compacted = Compact(*t);
+      ASSERT_TRUE(compacted.ok()) << compacted.status().ToString();
+    }
     EXPECT_EQ(Rows(*spilling, false), want);
     EXPECT_EQ(Rows(*reference, false), want);
   }

@@ -154,11 +154,18 @@ def many_runs(binary, tmp):
     for hint, bound, what in [("", 112, "spilled"),
                               ("/*+ OPTIONS('sort-spill-threshold' = '1000') */", 192,
                                "in memory")]:
+        answers = []
+
         def line_ok(line):
+            if line == want:
+                answers.append(line)
             return line in ("EXPR$0,EXPR$1", want)
         good = run_checked([binary, "sql", "--warehouse", wh, "--format", "csv", "-e",
                             "SELECT COUNT(*), SUM(v) FROM t %s" % hint], line_ok,
                            "a read of 40 runs of 100k keys (one bucket), %s" % what, bound)
+        if len(answers) != 1:
+            print("  FAIL  the read %s answered %d times %s" % (what, len(answers), want))
+            good = False
         ok &= good
     shutil.rmtree(wh, ignore_errors=True)
     return ok
