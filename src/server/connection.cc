@@ -13,6 +13,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "server/cancel.h"
@@ -370,7 +371,7 @@ class Connection {
     if (copy.columns.empty()) {
       for (size_t c = 0; c < fields.size(); c++) target.push_back(static_cast<int>(c));
     }
-    pg::AppendCopyResponse('G', target.size(), &out_);
+    pg::AppendCopyResponse('G', target.size(), &out_, copy.format.binary);
     TRIB_RETURN_NOT_OK(wire_.Flush());
     CopyDecoder decoder(copy.format);
     std::vector<CopyRow> rows;
@@ -378,27 +379,11 @@ class Connection {
     Status failed;
     auto write = [&]() -> Status {
       for (CopyRow& r : rows) {
-        if (r.fields.size() != target.size()) {
-          return Status::Invalid("invalid input syntax: COPY line " + std::to_string(r.line) +
-                                 ": " + std::to_string(r.fields.size()) + " field(s), " +
-                                 std::to_string(target.size()) + " expected");
-        }
-        Row row(fields.size(), Value::Null());
-        for (size_t k = 0; k < target.size(); k++) {
-          if (!r.fields[k]) continue;
-          const Field& f = fields[target[k]];
-          auto v = sql::CastValue(Value::String(std::move(*r.fields[k])), DataType::String(),
-                                  f.type, sql::CastMode::kExplicit);
-          if (!v.ok()) {
-            return Status::Invalid("invalid input syntax: COPY line " + std::to_string(r.line) +
-                                   ", column " + f.name + ": " + v.status().message());
-          }
-          row[target[k]] = std::move(*v);
-        }
+        const int64_t line = r.line;
+        TRIB_ASSIGN_OR_RETURN(Row row, CopyRowToTable(std::move(r), target, fields, copy.format));
         Status st = writer->Write(RowKind::kInsert, std::move(row));
-        if (!st.ok()) {
-          return Status(st.code(), "COPY line " + std::to_string(r.line) + ": " + st.message());
-        }
+        if (!st.ok())
+          return Status(st.code(), "COPY line " + std::to_string(line) + ": " + st.message());
         count++;
       }
       rows.clear();
@@ -457,7 +442,9 @@ class Connection {
     if (!r.has_rows)
       return Status::Invalid("COPY (query) TO STDOUT: the statement returns no rows");
     const std::vector<Field>& fields = r.rows.fields;
-    pg::AppendCopyResponse('H', fields.size(), &out_);
+    pg::AppendCopyResponse('H', fields.size(), &out_, copy.format.binary);
+    // The binary header goes with the first tuple (or the trailer), as PostgreSQL sends it.
+    std::string header = copy.format.binary ? CopyBinaryHeader() : "";
     if (copy.format.header) {
       std::vector<std::optional<std::string>> names;
       for (const Field& f : fields) names.push_back(f.name);
@@ -470,9 +457,9 @@ class Connection {
       for (const Row& row : rows) {
         for (size_t c = 0; c < fields.size(); c++) {
           const DataType& t = fields[c].type;
-          cells[c] = CellText(row[c], t);
+          cells[c] = copy.format.binary ? pg::BinaryOf(row[c], t) : CellText(row[c], t);
         }
-        pg::AppendCopyData(EncodeCopyRow(cells, copy.format), &out_);
+        pg::AppendCopyData(std::exchange(header, "") + EncodeCopyRow(cells, copy.format), &out_);
         count++;
         if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(wire_.Flush());
       }
@@ -488,6 +475,7 @@ class Connection {
     } else {
       TRIB_RETURN_NOT_OK(send(r.rows.rows));
     }
+    if (copy.format.binary) pg::AppendCopyData(header + CopyBinaryTrailer(), &out_);
     pg::AppendEmpty('c', &out_);  // CopyDone
     ServerStats::Get().rows_returned += count;
     pg::AppendCommandComplete("COPY " + std::to_string(count), &out_);

@@ -2,6 +2,10 @@
 
 #include <cctype>
 
+#include "server/pg_binary.h"
+#include "server/pg_wire.h"
+#include "sql/binder/cast.h"
+
 namespace tributary::server {
 
 namespace {
@@ -119,7 +123,7 @@ Status Option(CopyLexer* lex, CopyFormat* f) {
       f->delimiter = ',';
       f->null_text = "";
     } else if (v == "BINARY") {
-      return Status::NotSupported("COPY in the binary format is not supported yet (text, csv)");
+      f->binary = true;
     } else if (v != "TEXT") {
       return Status::Invalid("COPY FORMAT '" + v + "' is not text, csv or binary");
     }
@@ -205,7 +209,7 @@ Result<CopyStatement> ParseCopy(std::string_view text) {
       } else if (lex.Keyword("HEADER")) {
         out.format.header = true;
       } else if (lex.Keyword("BINARY")) {
-        return Status::NotSupported("COPY in the binary format is not supported yet (text, csv)");
+        out.format.binary = true;
       } else if (lex.Keyword("DELIMITER")) {
         lex.Keyword("AS");
         TRIB_ASSIGN_OR_RETURN(std::string v, lex.String());
@@ -219,14 +223,113 @@ Result<CopyStatement> ParseCopy(std::string_view text) {
     }
   }
   if (!lex.AtEnd()) return Status::Invalid("syntax: COPY: text after its options");
+  if (out.format.binary && (out.format.csv || out.format.header || out.format.delimiter != '\t' ||
+                            out.format.null_text != "\\N")) {
+    return Status::Invalid("COPY in the binary format takes no CSV, DELIMITER, NULL or HEADER");
+  }
   if (out.format.header && !out.format.csv) {
     return Status::Invalid("COPY HEADER is available only in CSV mode");
   }
   return out;
 }
 
+namespace {
+// The binary format's signature: "PGCOPY\n\377\r\n\0".
+constexpr std::string_view kBinarySignature("PGCOPY\n\377\r\n\0", 11);
+
+uint32_t BigEndian(std::string_view b, size_t at, size_t n) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < n; i++) v = (v << 8) | static_cast<uint8_t>(b[at + i]);
+  return v;
+}
+void PutBigEndian(uint32_t v, size_t n, std::string* out) {
+  for (size_t i = n; i-- > 0;) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+}  // namespace
+
+std::string CopyBinaryHeader() {
+  std::string out(kBinarySignature);
+  PutBigEndian(0, 4, &out);  // flags: no OIDs
+  PutBigEndian(0, 4, &out);  // no header extension
+  return out;
+}
+
+std::string CopyBinaryTrailer() {
+  std::string out;
+  PutBigEndian(0xffff, 2, &out);
+  return out;
+}
+
+// The complete tuples of pending_ (after the signature and header extension), each a 16-bit
+// field count (-1: the trailer) then each field's 32-bit length (-1: NULL) and bytes.
+Status CopyDecoder::Binary(std::vector<CopyRow>* rows) {
+  size_t at = 0;
+  if (!header_read_) {
+    const size_t have = std::min(pending_.size(), kBinarySignature.size());
+    if (std::string_view(pending_).substr(0, have) != kBinarySignature.substr(0, have)) {
+      return Status::Invalid("COPY file signature not recognized (not the binary format)");
+    }
+    if (pending_.size() < 19) return Status::OK();
+    if ((BigEndian(pending_, 11, 4) & 0x10000) != 0) {
+      return Status::NotSupported("COPY binary data with OIDs is not supported");
+    }
+    const uint32_t extension = BigEndian(pending_, 15, 4);
+    if (extension > (1u << 30)) return Status::Invalid("COPY binary header extension too long");
+    if (pending_.size() < 19 + extension) return Status::OK();
+    at = 19 + extension;
+    header_read_ = true;
+  }
+  while (!ended_ && pending_.size() - at >= 2) {
+    const auto count = static_cast<int16_t>(BigEndian(pending_, at, 2));
+    if (count == -1) {
+      ended_ = true;
+      at += 2;
+      break;
+    }
+    if (count < 0) {
+      return Status::Invalid("COPY line " + std::to_string(line_ + 1) + ": field count " +
+                             std::to_string(count));
+    }
+    CopyRow row;
+    size_t p = at + 2;
+    bool complete = true;
+    for (int16_t k = 0; k < count; k++) {
+      if (pending_.size() - p < 4) {
+        complete = false;
+        break;
+      }
+      const auto length = static_cast<int32_t>(BigEndian(pending_, p, 4));
+      p += 4;
+      if (length == -1) {
+        row.fields.emplace_back(std::nullopt);
+        continue;
+      }
+      if (length < 0) {
+        return Status::Invalid("COPY line " + std::to_string(line_ + 1) + ": field length " +
+                               std::to_string(length));
+      }
+      if (pending_.size() - p < static_cast<size_t>(length)) {
+        complete = false;
+        break;
+      }
+      row.fields.emplace_back(pending_.substr(p, static_cast<size_t>(length)));
+      p += static_cast<size_t>(length);
+    }
+    if (!complete) break;
+    row.line = ++line_;
+    rows->push_back(std::move(row));
+    at = p;
+  }
+  pending_.erase(0, at);
+  if (ended_ && !pending_.empty()) {
+    return Status::Invalid("COPY binary data goes on after its trailer");
+  }
+  return Status::OK();
+}
+
 Status CopyDecoder::Feed(std::string_view data, std::vector<CopyRow>* rows) {
   pending_.append(data);
+  if (format_.binary) return Binary(rows);
   size_t start = 0;
   bool quoted = false;
   for (size_t i = 0; i < pending_.size() && !ended_; i++) {
@@ -241,6 +344,11 @@ Status CopyDecoder::Feed(std::string_view data, std::vector<CopyRow>* rows) {
 }
 
 Status CopyDecoder::Finish(std::vector<CopyRow>* rows) {
+  if (format_.binary && (!ended_ || !pending_.empty())) {
+    return Status::Invalid(header_read_ ? "COPY binary data ended within a tuple or without its "
+                                          "trailer"
+                                        : "COPY binary data ended before its signature");
+  }
   if (ended_ || pending_.empty()) return Status::OK();
   std::string last = std::move(pending_);
   pending_.clear();
@@ -367,6 +475,15 @@ Status CopyDecoder::CsvRecord(std::string_view record, CopyRow* row) const {
 
 std::string EncodeCopyRow(const std::vector<std::optional<std::string>>& cells,
                           const CopyFormat& format) {
+  if (format.binary) {
+    std::string out;
+    PutBigEndian(static_cast<uint32_t>(cells.size()), 2, &out);
+    for (const auto& c : cells) {
+      PutBigEndian(c ? static_cast<uint32_t>(c->size()) : 0xffffffffu, 4, &out);
+      if (c) out.append(*c);
+    }
+    return out;
+  }
   std::string out;
   for (size_t c = 0; c < cells.size(); c++) {
     if (c) out.push_back(format.delimiter);
@@ -414,6 +531,46 @@ std::string EncodeCopyRow(const std::vector<std::optional<std::string>>& cells,
   }
   out.push_back('\n');
   return out;
+}
+
+}  // namespace tributary::server
+
+namespace tributary::server {
+
+Result<Row> CopyRowToTable(CopyRow&& r, const std::vector<int>& target,
+                           const std::vector<Field>& fields, const CopyFormat& format) {
+  const std::string line = "COPY line " + std::to_string(r.line);
+  if (r.fields.size() != target.size()) {
+    return Status::Invalid("invalid input syntax: " + line + ": " +
+                           std::to_string(r.fields.size()) + " field(s), " +
+                           std::to_string(target.size()) + " expected");
+  }
+  Row row(fields.size(), Value::Null());
+  for (size_t k = 0; k < target.size(); k++) {
+    if (!r.fields[k]) continue;
+    const Field& f = fields[target[k]];
+    Result<Value> v = Value::Null();
+    if (format.binary) {
+      // The column's type's binary form (the OID it is described with), then cast as a value
+      // of the type that form reads as.
+      const int32_t oid = pg::ColumnOf(f.name, f.type).type_oid;
+      auto read = pg::ParamValue(r.fields[k], oid, /*binary=*/true, 0);
+      v = read.ok() ? sql::CastValue(std::move(*read), pg::BinaryValueType(oid), f.type,
+                                     sql::CastMode::kExplicit)
+                    : read;
+    } else {
+      v = sql::CastValue(Value::String(std::move(*r.fields[k])), DataType::String(), f.type,
+                         sql::CastMode::kExplicit);
+    }
+    if (!v.ok()) {
+      return Status(
+          v.status().code() == StatusCode::kNotSupported ? StatusCode::kNotSupported
+                                                         : StatusCode::kInvalidArgument,
+          "invalid input syntax: " + line + ", column " + f.name + ": " + v.status().message());
+    }
+    row[target[k]] = std::move(*v);
+  }
+  return row;
 }
 
 }  // namespace tributary::server

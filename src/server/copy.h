@@ -11,10 +11,13 @@
 #include <vector>
 
 #include "tributary/result.h"
+#include "tributary/types.h"
+#include "tributary/value.h"
 
 namespace tributary::server {
 
 struct CopyFormat {
+  bool binary = false;  // PostgreSQL's binary COPY format (a signature, then typed tuples)
   bool csv = false;
   char delimiter = '\t';          // ',' for CSV
   std::string null_text = "\\N";  // "" (an unquoted empty field) for CSV
@@ -22,8 +25,9 @@ struct CopyFormat {
 };
 
 // COPY t [(a, b)] FROM STDIN [options] | COPY t [(a, b)] TO STDOUT [options] |
-// COPY (SELECT ...) TO STDOUT [options]; options: [WITH] (FORMAT text|csv, DELIMITER 'c',
-// NULL 's', HEADER [true|false]) or the old CSV [HEADER] / DELIMITER [AS] 'c' / NULL [AS] 's'.
+// COPY (SELECT ...) TO STDOUT [options]; options: [WITH] (FORMAT text|csv|binary, DELIMITER 'c',
+// NULL 's', HEADER [true|false]) or the old BINARY / CSV [HEADER] / DELIMITER [AS] 'c' /
+// NULL [AS] 's' (the binary format takes none of the others).
 struct CopyStatement {
   bool from_stdin = true;
   std::string table;                 // as written (db.t or t); empty for a query
@@ -33,14 +37,16 @@ struct CopyStatement {
 };
 Result<CopyStatement> ParseCopy(std::string_view text);
 
-// One row of a COPY FROM: its fields (nullopt: NULL) and its line number (1-based).
+// One row of a COPY FROM: its fields (nullopt: NULL; in the binary format each field's bytes)
+// and its line number (1-based; the tuple's number in the binary format).
 struct CopyRow {
   int64_t line = 0;
   std::vector<std::optional<std::string>> fields;
 };
 
 // Splits CopyData bytes into rows as they arrive (a row may span messages; a CSV field may span
-// lines). Errors name the line.
+// lines; the binary format's signature, header extension, tuples and trailer). Errors name the
+// line.
 class CopyDecoder {
  public:
   explicit CopyDecoder(CopyFormat format) : format_(std::move(format)) {}
@@ -48,9 +54,10 @@ class CopyDecoder {
   Status Feed(std::string_view data, std::vector<CopyRow>* rows);
   // At CopyDone: the last row if its line did not end.
   Status Finish(std::vector<CopyRow>* rows);
-  bool ended() const { return ended_; }  // the text format's end marker "\." was read
+  bool ended() const { return ended_; }  // the end marker "\." or the binary trailer was read
 
  private:
+  Status Binary(std::vector<CopyRow>* rows);
   Status Line(std::string_view line, std::vector<CopyRow>* rows);
   Status TextRow(std::string_view line, CopyRow* row) const;
   Status CsvRecord(std::string_view record, CopyRow* row) const;
@@ -58,10 +65,22 @@ class CopyDecoder {
   std::string pending_;  // bytes of a row not yet ended
   int64_t line_ = 0;     // lines read
   bool ended_ = false;
+  bool header_read_ = false;  // binary: the signature and header extension
 };
 
-// One row as a COPY TO line (ending in '\n').
+// One row as a COPY TO line (ending in '\n'); in the binary format `cells` are each value's
+// binary form (pg_binary.h BinaryOf) and the tuple is that format's.
 std::string EncodeCopyRow(const std::vector<std::optional<std::string>>& cells,
                           const CopyFormat& format);
+// What the binary format has before the first tuple (its signature, no flags, no extension)
+// and after the last (its trailer).
+std::string CopyBinaryHeader();
+std::string CopyBinaryTrailer();
+
+// The table row of COPY FROM row `r`, its fields going to columns `target` of `fields` (the
+// others NULL): a text field cast as a string literal is, a binary one read as its column's
+// type's binary form (pg_binary.h). Errors name the line and the column.
+Result<Row> CopyRowToTable(CopyRow&& r, const std::vector<int>& target,
+                           const std::vector<Field>& fields, const CopyFormat& format);
 
 }  // namespace tributary::server

@@ -39,8 +39,14 @@ TEST(CopyTest, ParsesTheStatementsForms) {
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_EQ(c->format.null_text, "nil");
   EXPECT_EQ(c->format.delimiter, '|');
-  EXPECT_TRUE(ParseCopy("COPY t FROM STDIN (FORMAT binary)").status().code() ==
-              StatusCode::kNotSupported);
+  auto bin = ParseCopy("COPY t FROM STDIN (FORMAT binary)");
+  ASSERT_TRUE(bin.ok()) << bin.status().ToString();
+  EXPECT_TRUE(bin->format.binary);
+  auto old_bin = ParseCopy("COPY t TO STDOUT BINARY");
+  ASSERT_TRUE(old_bin.ok()) << old_bin.status().ToString();
+  EXPECT_TRUE(old_bin->format.binary);
+  EXPECT_FALSE(ParseCopy("COPY t FROM STDIN (FORMAT binary, DELIMITER ';')").ok());
+  EXPECT_FALSE(ParseCopy("COPY t FROM STDIN (FORMAT binary, NULL 'x')").ok());
   EXPECT_TRUE(ParseCopy("COPY t FROM '/tmp/x'").status().code() == StatusCode::kNotSupported);
   EXPECT_FALSE(ParseCopy("COPY t FROM STDIN (DELIMITER ';;')").ok());
   EXPECT_FALSE(ParseCopy("COPY t FROM STDIN HEADER").ok());  // HEADER is CSV's
@@ -77,6 +83,36 @@ TEST(CopyTest, EncodesRowsTheWayItDecodesThem) {
   EXPECT_EQ(EncodeCopyRow(row, csv), "\"a\tb\\c\nd\",,\"x,\"\"y\"\"\"\n");
   EXPECT_EQ(Decode(text, {EncodeCopyRow(row, text)}), std::vector<Fields>{row});
   EXPECT_EQ(Decode(csv, {EncodeCopyRow(row, csv)}), std::vector<Fields>{row});
+}
+
+// The binary format as PostgreSQL's documentation lays it out: the signature, flags and header
+// extension, tuples of a field count and each field's length (-1 NULL) and bytes, the trailer;
+// split anywhere across messages.
+TEST(CopyTest, BinaryTuplesAcrossMessagesAndTheirEncoding) {
+  CopyFormat bin;
+  bin.binary = true;
+  const Fields a = {std::string("\0\0\0\x07", 4), std::nullopt, std::string("h\0i", 3)};
+  const Fields b = {std::string(), std::string("x")};
+  std::string data = CopyBinaryHeader();
+  data.replace(15, 4, std::string("\0\0\0\x02", 4));  // a header extension of 2 bytes
+  data.insert(19, "ee");
+  data += EncodeCopyRow(a, bin) + EncodeCopyRow(b, bin) + CopyBinaryTrailer();
+  EXPECT_EQ(data.substr(0, 11), std::string("PGCOPY\n\xff\r\n\0", 11));
+  for (size_t cut = 1; cut < data.size(); cut += 3) {
+    SCOPED_TRACE(cut);
+    EXPECT_EQ(Decode(bin, {data.substr(0, cut), data.substr(cut)}), (std::vector<Fields>{a, b}));
+  }
+  std::vector<CopyRow> rows;
+  CopyDecoder cut_short(bin);
+  EXPECT_TRUE(cut_short.Feed(data.substr(0, data.size() - 4), &rows).ok());
+  EXPECT_FALSE(cut_short.Finish(&rows).ok());  // within a tuple, no trailer
+  CopyDecoder no_trailer(bin);
+  EXPECT_TRUE(no_trailer.Feed(data.substr(0, data.size() - 2), &rows).ok());
+  EXPECT_FALSE(no_trailer.Finish(&rows).ok());
+  CopyDecoder text_sent(bin);
+  EXPECT_FALSE(text_sent.Feed("1\ta\n2\tb\n3\tc\n4\td\n", &rows).ok());  // no signature
+  CopyDecoder after(bin);
+  EXPECT_FALSE(after.Feed(data + "zz", &rows).ok());  // bytes after the trailer
 }
 
 }  // namespace

@@ -207,11 +207,31 @@ std::optional<std::string> BinaryOf(const Value& v, const DataType& type) {
   }
 }
 
+DataType BinaryValueType(int32_t oid) {
+  switch (oid) {
+    case 16:
+      return DataType::Boolean();
+    case 21:
+    case 23:
+    case 20:
+      return DataType::BigInt();
+    case 700:
+    case 701:
+      return DataType::Double();
+    case 17:
+      return DataType::Bytes();
+    case 1114:
+      return DataType::Timestamp(6);
+    default:
+      return DataType::String();
+  }
+}
+
 Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bool binary,
                          size_t n) {
   if (!data) return Value::Null();
   const std::string& text = *data;
-  const std::string where = " (parameter $" + std::to_string(n) + ")";
+  const std::string where = n > 0 ? " (parameter $" + std::to_string(n) + ")" : "";
   if (binary) {
     auto size_is = [&](size_t want, const char* type) -> Status {
       if (text.size() == want) return Status::OK();

@@ -31,6 +31,11 @@ std::optional<std::string> BinaryOf(const Value& v, const DataType& type);
 Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bool binary,
                          size_t n);
 
+// The type of the value ParamValue reads from a binary `oid` (BIGINT for the integers, DOUBLE
+// for the floats, BYTES for bytea, TIMESTAMP(6), else STRING): what a cast to a column starts
+// from. (`n` 0 in ParamValue: its errors name no parameter.)
+DataType BinaryValueType(int32_t oid);
+
 // The bytes of bytea's text format: `\x` then two hex digits a byte, or the escape format
 // (`\\` a backslash, `\ooo` an octal byte); nullopt when malformed.
 std::optional<std::string> ByteaFromText(std::string_view text);

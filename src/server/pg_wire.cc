@@ -397,11 +397,11 @@ void AppendEmptyQueryResponse(std::string* out) { End(Begin('I', out), out); }
 
 void AppendEmpty(char type, std::string* out) { End(Begin(type, out), out); }
 
-void AppendCopyResponse(char type, size_t columns, std::string* out) {
+void AppendCopyResponse(char type, size_t columns, std::string* out, bool binary) {
   const size_t at = Begin(type, out);
-  out->push_back('\0');  // text
+  out->push_back(binary ? '\1' : '\0');
   PutInt16(static_cast<int16_t>(columns), out);
-  for (size_t i = 0; i < columns; i++) PutInt16(0, out);
+  for (size_t i = 0; i < columns; i++) PutInt16(binary ? 1 : 0, out);
   End(at, out);
 }
 

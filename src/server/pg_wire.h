@@ -108,8 +108,8 @@ void AppendEmptyQueryResponse(std::string* out);
 // ParseComplete '1', BindComplete '2', CloseComplete '3', NoData 'n', PortalSuspended 's'.
 void AppendEmpty(char type, std::string* out);
 void AppendParameterDescription(const std::vector<int32_t>& oids, std::string* out);
-// CopyInResponse 'G' or CopyOutResponse 'H': the text format, `columns` columns.
-void AppendCopyResponse(char type, size_t columns, std::string* out);
+// CopyInResponse 'G' or CopyOutResponse 'H': the text (or binary) format, `columns` columns.
+void AppendCopyResponse(char type, size_t columns, std::string* out, bool binary = false);
 void AppendCopyData(std::string_view data, std::string* out);
 // An ErrorResponse: severity ERROR, `sqlstate` (five characters), `message`.
 void AppendError(const std::string& sqlstate, const std::string& message, std::string* out);

@@ -66,6 +66,21 @@ Status RequireClientCertificates(ssl_ctx_st* context, const std::string& ca_file
   return Status::OK();
 }
 
+Status CheckRevocations(ssl_ctx_st* context, const std::string& crl_file) {
+  X509_STORE* store = SSL_CTX_get_cert_store(context);
+  X509_LOOKUP* lookup = store ? X509_STORE_add_lookup(store, X509_LOOKUP_file()) : nullptr;
+  if (lookup == nullptr) return Status::Internal("TLS: " + OpenSslErrors());
+  if (X509_load_crl_file(lookup, crl_file.c_str(), X509_FILETYPE_PEM) <= 0) {
+    return Status::Invalid(
+        "TLS CRL file '" + crl_file +
+        "' cannot be used (a PEM file of certificate revocation lists): " + OpenSslErrors());
+  }
+  // As PostgreSQL's ssl_crl_file: every certificate of the client's chain is checked against
+  // its issuer's list, and a chain whose issuer has none is refused.
+  X509_STORE_set_flags(store, X509_V_FLAG_CRL_CHECK | X509_V_FLAG_CRL_CHECK_ALL);
+  return Status::OK();
+}
+
 Result<TlsSettings> TlsFromEnvironment() {
   auto env = [](const char* name) {
     const char* v = std::getenv(name);
@@ -73,6 +88,12 @@ Result<TlsSettings> TlsFromEnvironment() {
   };
   const std::string cert = env("TRIBUTARY_TLS_CERT"), key = env("TRIBUTARY_TLS_KEY");
   const std::string ca = env("TRIBUTARY_TLS_CA"), required = env("TRIBUTARY_TLS_REQUIRED");
+  const std::string crl = env("TRIBUTARY_TLS_CRL");
+  if (!crl.empty() && ca.empty()) {
+    return Status::Invalid(
+        "TRIBUTARY_TLS_CRL is set without TRIBUTARY_TLS_CA: revocation lists "
+        "apply to client certificates");
+  }
   TlsSettings out;
   if (required == "true" || required == "1") {
     out.required = true;
@@ -97,6 +118,7 @@ Result<TlsSettings> TlsFromEnvironment() {
   TRIB_ASSIGN_OR_RETURN(out.context, MakeTlsContext(cert, key));
   if (!ca.empty()) {
     TRIB_RETURN_NOT_OK(RequireClientCertificates(out.context.get(), ca));
+    if (!crl.empty()) TRIB_RETURN_NOT_OK(CheckRevocations(out.context.get(), crl));
     out.client_certificates = out.required = true;
   }
   return out;

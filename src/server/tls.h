@@ -25,13 +25,18 @@ Result<std::shared_ptr<ssl_ctx_st>> MakeTlsContext(const std::string& cert_file,
 // Client certificates: the context asks each client for a certificate signed by one of the CAs
 // in `ca_file` (PEM) and refuses the handshake without one. An error names the file.
 Status RequireClientCertificates(ssl_ctx_st* context, const std::string& ca_file);
+// Revocation: a client certificate that a list in `crl_file` (PEM, one or more certificate
+// revocation lists) revokes is refused, and so is one whose issuer has no list there (as
+// PostgreSQL's ssl_crl_file). Read once. An error names the file.
+Status CheckRevocations(ssl_ctx_st* context, const std::string& crl_file);
 
 // What the environment asks of TLS (docs/server.md): $TRIBUTARY_TLS_CERT and $TRIBUTARY_TLS_KEY
 // (both set: their context; neither: none; one alone is an error), $TRIBUTARY_TLS_CA (client
 // certificates signed by these CAs, whose common name is the user, are required: the
 // certificate authenticates the client) and $TRIBUTARY_TLS_REQUIRED ('true': clients that do
-// not ask for TLS are refused; implied by TRIBUTARY_TLS_CA). Either of the last two without a
-// certificate is an error.
+// not ask for TLS are refused; implied by TRIBUTARY_TLS_CA), $TRIBUTARY_TLS_CRL (revocation
+// lists of those CAs: CheckRevocations; an error without TRIBUTARY_TLS_CA). Any of the last three
+// without a certificate is an error.
 struct TlsSettings {
   std::shared_ptr<ssl_ctx_st> context;
   bool client_certificates = false;
