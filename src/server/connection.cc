@@ -57,6 +57,7 @@ class Connection {
   }
 
   void Run() {
+    sql::DoubleQuotedIdentifiers dialect;  // PostgreSQL's clients quote identifiers so
     ServerStats& stats = ServerStats::Get();
     stats.connections_total++;
     stats.connections_open++;
@@ -434,7 +435,8 @@ class Connection {
     std::string query = copy.query;
     if (query.empty()) {
       std::string columns;
-      for (const std::string& c : copy.columns) columns += (columns.empty() ? "" : ", ") + c;
+      for (const std::string& c : copy.columns)
+        columns += (columns.empty() ? "`" : ", `") + c + "`";
       query = "SELECT " + (columns.empty() ? std::string("*") : columns) + " FROM " + copy.table;
     }
     TRIB_RETURN_NOT_OK(CheckAllowed(query));

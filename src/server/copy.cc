@@ -32,8 +32,15 @@ class CopyLexer {
     while (at_ < s_.size()) {
       const char c = s_[at_];
       if (c == '`' || c == '"') {
-        const size_t end = s_.find(c, at_ + 1);
-        if (end == std::string_view::npos) break;
+        size_t end = s_.find(c, at_ + 1);
+        while (end != std::string_view::npos && end + 1 < s_.size() && s_[end + 1] == c) {
+          end = s_.find(c, end + 2);  // a doubled quote inside the name
+        }
+        if (end == std::string_view::npos) {  // unterminated: the name is refused
+          w.append(s_.substr(at_));
+          at_ = s_.size();
+          break;
+        }
         w.append(s_.substr(at_, end - at_ + 1));
         at_ = end + 1;
         continue;
@@ -157,6 +164,49 @@ Status Option(CopyLexer* lex, CopyFormat* f) {
                               "' is not supported yet (FORMAT, DELIMITER, NULL, HEADER)");
 }
 
+// A name as COPY's words hold it, its double-quoted parts (PostgreSQL's quoted identifiers,
+// "" a double quote in one) backquoted (Tributary's): "db"."t" -> `db`.`t`. An unterminated
+// quote is an error.
+Result<std::string> Backquoted(const std::string& word) {
+  std::string out;
+  for (size_t i = 0; i < word.size(); i++) {
+    const char q = word[i];
+    if (q != '"' && q != '`') {
+      out.push_back(q);
+      continue;
+    }
+    std::string name;
+    size_t k = i + 1;
+    for (; k < word.size(); k++) {
+      if (word[k] != q) {
+        name.push_back(word[k]);
+      } else if (k + 1 < word.size() && word[k + 1] == q) {
+        name.push_back(q);
+        k++;
+      } else {
+        break;
+      }
+    }
+    if (k >= word.size()) return Status::Invalid("syntax: COPY: unterminated quoted name");
+    if (name.find('`') != std::string::npos || name.find('.') != std::string::npos) {
+      return Status::NotSupported("COPY of a name holding '`' or '.' is not supported yet");
+    }
+    out += "`" + name + "`";
+    i = k;
+  }
+  return out;
+}
+
+// A column name without its quotes (`c` or "c").
+Result<std::string> Unquoted(const std::string& word) {
+  if (word.empty() || (word[0] != '"' && word[0] != '`')) return word;
+  TRIB_ASSIGN_OR_RETURN(std::string b, Backquoted(word));
+  if (b.size() < 2 || b.front() != '`' || b.back() != '`' || b.find('`', 1) != b.size() - 1) {
+    return Status::Invalid("syntax: COPY: column name " + word);
+  }
+  return b.substr(1, b.size() - 2);
+}
+
 }  // namespace
 
 Result<CopyStatement> ParseCopy(std::string_view text) {
@@ -166,13 +216,14 @@ Result<CopyStatement> ParseCopy(std::string_view text) {
   if (lex.Char('(')) {
     TRIB_ASSIGN_OR_RETURN(out.query, lex.Parenthesized());
   } else {
-    out.table = lex.Word();
+    TRIB_ASSIGN_OR_RETURN(out.table, Backquoted(lex.Word()));
     if (out.table.empty()) return Status::Invalid("syntax: COPY expected a table name");
     if (lex.Char('(')) {
       do {
         const std::string c = lex.Word();
         if (c.empty()) return Status::Invalid("syntax: COPY expected a column name");
-        out.columns.push_back(c);
+        TRIB_ASSIGN_OR_RETURN(std::string name, Unquoted(c));
+        out.columns.push_back(std::move(name));
       } while (lex.Char(','));
       if (!lex.Char(')')) return Status::Invalid("syntax: COPY expected ')' after its columns");
     }
@@ -236,6 +287,8 @@ Result<CopyStatement> ParseCopy(std::string_view text) {
 namespace {
 // The binary format's signature: "PGCOPY\n\377\r\n\0".
 constexpr std::string_view kBinarySignature("PGCOPY\n\377\r\n\0", 11);
+// The longest field taken (PostgreSQL's limit of a value: 1 GB).
+constexpr int32_t kMaxBinaryField = 1 << 30;
 
 uint32_t BigEndian(std::string_view b, size_t at, size_t n) {
   uint32_t v = 0;
@@ -270,8 +323,12 @@ Status CopyDecoder::Binary(std::vector<CopyRow>* rows) {
       return Status::Invalid("COPY file signature not recognized (not the binary format)");
     }
     if (pending_.size() < 19) return Status::OK();
-    if ((BigEndian(pending_, 11, 4) & 0x10000) != 0) {
+    const uint32_t flags = BigEndian(pending_, 11, 4);
+    if ((flags & 0x10000) != 0) {
       return Status::NotSupported("COPY binary data with OIDs is not supported");
+    }
+    if ((flags & 0xfffe0000) != 0) {  // bits 17-31: critical, none defined
+      return Status::Invalid("COPY binary data has unrecognized critical flags");
     }
     const uint32_t extension = BigEndian(pending_, 15, 4);
     if (extension > (1u << 30)) return Status::Invalid("COPY binary header extension too long");
@@ -290,32 +347,37 @@ Status CopyDecoder::Binary(std::vector<CopyRow>* rows) {
       return Status::Invalid("COPY line " + std::to_string(line_ + 1) + ": field count " +
                              std::to_string(count));
     }
-    CopyRow row;
+    // The tuple's extent first (lengths only: nothing copied until it is all here).
     size_t p = at + 2;
     bool complete = true;
-    for (int16_t k = 0; k < count; k++) {
+    for (int16_t k = 0; k < count && complete; k++) {
       if (pending_.size() - p < 4) {
         complete = false;
         break;
       }
       const auto length = static_cast<int32_t>(BigEndian(pending_, p, 4));
       p += 4;
+      if (length == -1) continue;
+      if (length < 0 || length > kMaxBinaryField) {
+        return Status::Invalid("COPY line " + std::to_string(line_ + 1) + ": field length " +
+                               std::to_string(length));
+      }
+      if (pending_.size() - p < static_cast<size_t>(length)) complete = false;
+      p += static_cast<size_t>(length);
+    }
+    if (!complete) break;
+    CopyRow row;
+    p = at + 2;
+    for (int16_t k = 0; k < count; k++) {
+      const auto length = static_cast<int32_t>(BigEndian(pending_, p, 4));
+      p += 4;
       if (length == -1) {
         row.fields.emplace_back(std::nullopt);
         continue;
       }
-      if (length < 0) {
-        return Status::Invalid("COPY line " + std::to_string(line_ + 1) + ": field length " +
-                               std::to_string(length));
-      }
-      if (pending_.size() - p < static_cast<size_t>(length)) {
-        complete = false;
-        break;
-      }
       row.fields.emplace_back(pending_.substr(p, static_cast<size_t>(length)));
       p += static_cast<size_t>(length);
     }
-    if (!complete) break;
     row.line = ++line_;
     rows->push_back(std::move(row));
     at = p;
@@ -344,7 +406,8 @@ Status CopyDecoder::Feed(std::string_view data, std::vector<CopyRow>* rows) {
 }
 
 Status CopyDecoder::Finish(std::vector<CopyRow>* rows) {
-  if (format_.binary && (!ended_ || !pending_.empty())) {
+  // (As PostgreSQL, a CopyDone between tuples ends the data without its trailer.)
+  if (format_.binary && (!header_read_ || !pending_.empty())) {
     return Status::Invalid(header_read_ ? "COPY binary data ended within a tuple or without its "
                                           "trailer"
                                         : "COPY binary data ended before its signature");
@@ -537,6 +600,26 @@ std::string EncodeCopyRow(const std::vector<std::optional<std::string>>& cells,
 
 namespace tributary::server {
 
+namespace {
+// A text field longer than its CHAR/VARCHAR(n) column's n characters (BINARY/VARBINARY(n): n
+// bytes, its `\x` hex form counted as bytes) is an error, as PostgreSQL's COPY and an INSERT
+// say, not cut as an explicit CAST would.
+Status CheckLength(const std::string& text, const DataType& type, bool text_format) {
+  const bool chars = type.id == TypeId::kChar || type.id == TypeId::kVarChar;
+  const bool bytes = type.id == TypeId::kBinary || type.id == TypeId::kVarBinary;
+  if ((!chars && !bytes) || type.length >= kMaxVarLength) return Status::OK();
+  size_t n = 0;
+  if (chars) {
+    for (unsigned char c : text) n += (c & 0xc0) != 0x80 ? 1 : 0;  // UTF-8 code points
+  } else {
+    n = text_format && text.rfind("\\x", 0) == 0 ? (text.size() - 2) / 2 : text.size();
+  }
+  if (n <= static_cast<size_t>(type.length)) return Status::OK();
+  return Status::Invalid("value too long for type " + type.ToString() + " (" + std::to_string(n) +
+                         (chars ? " characters)" : " bytes)"));
+}
+}  // namespace
+
 Result<Row> CopyRowToTable(CopyRow&& r, const std::vector<int>& target,
                            const std::vector<Field>& fields, const CopyFormat& format) {
   const std::string line = "COPY line " + std::to_string(r.line);
@@ -550,13 +633,19 @@ Result<Row> CopyRowToTable(CopyRow&& r, const std::vector<int>& target,
     if (!r.fields[k]) continue;
     const Field& f = fields[target[k]];
     Result<Value> v = Value::Null();
+    if (Status st = CheckLength(*r.fields[k], f.type, !format.binary); !st.ok()) {
+      return Status::Invalid("invalid input: " + line + ", column " + f.name + ": " + st.message());
+    }
     if (format.binary) {
       // The column's type's binary form (the OID it is described with), then cast as a value
-      // of the type that form reads as.
+      // of the type that form reads as (timestamptz: microseconds since 2000 in UTC, as
+      // timestamp's form: read so, then taken as the instant it is).
       const int32_t oid = pg::ColumnOf(f.name, f.type).type_oid;
-      auto read = pg::ParamValue(r.fields[k], oid, /*binary=*/true, 0);
-      v = read.ok() ? sql::CastValue(std::move(*read), pg::BinaryValueType(oid), f.type,
-                                     sql::CastMode::kExplicit)
+      const bool instant = oid == 1184;
+      auto read = pg::ParamValue(r.fields[k], instant ? 1114 : oid, /*binary=*/true, 0);
+      v = read.ok() ? sql::CastValue(std::move(*read),
+                                     instant ? DataType::TimestampLtz(6) : pg::BinaryValueType(oid),
+                                     f.type, sql::CastMode::kExplicit)
                     : read;
     } else {
       v = sql::CastValue(Value::String(std::move(*r.fields[k])), DataType::String(), f.type,

@@ -30,8 +30,8 @@ struct CopyFormat {
 // NULL [AS] 's' (the binary format takes none of the others).
 struct CopyStatement {
   bool from_stdin = true;
-  std::string table;                 // as written (db.t or t); empty for a query
-  std::vector<std::string> columns;  // empty: every column
+  std::string table;                 // as written (db.t, t; "t" backquoted); empty for a query
+  std::vector<std::string> columns;  // their names, unquoted; empty: every column
   std::string query;                 // COPY (query) TO STDOUT
   CopyFormat format;
 };

@@ -47,6 +47,14 @@ TEST(CopyTest, ParsesTheStatementsForms) {
   EXPECT_TRUE(old_bin->format.binary);
   EXPECT_FALSE(ParseCopy("COPY t FROM STDIN (FORMAT binary, DELIMITER ';')").ok());
   EXPECT_FALSE(ParseCopy("COPY t FROM STDIN (FORMAT binary, NULL 'x')").ok());
+  // PostgreSQL's quoted names ("" a quote in one) become Tributary's; odd ones are refused.
+  auto quoted = ParseCopy("COPY \"db\".\"My \"\"T\"\"\" (\"c 1\", `d`, e) FROM STDIN");
+  ASSERT_TRUE(quoted.ok()) << quoted.status().ToString();
+  EXPECT_EQ(quoted->table, "`db`.`My \"T\"`");
+  EXPECT_EQ(quoted->columns, (std::vector<std::string>{"c 1", "d", "e"}));
+  EXPECT_FALSE(ParseCopy("COPY \"open FROM STDIN").ok());
+  EXPECT_FALSE(ParseCopy("COPY `a\"b FROM STDIN").ok());
+  EXPECT_FALSE(ParseCopy("COPY t (\"open) FROM STDIN").ok());
   EXPECT_TRUE(ParseCopy("COPY t FROM '/tmp/x'").status().code() == StatusCode::kNotSupported);
   EXPECT_FALSE(ParseCopy("COPY t FROM STDIN (DELIMITER ';;')").ok());
   EXPECT_FALSE(ParseCopy("COPY t FROM STDIN HEADER").ok());  // HEADER is CSV's
@@ -106,9 +114,15 @@ TEST(CopyTest, BinaryTuplesAcrossMessagesAndTheirEncoding) {
   CopyDecoder cut_short(bin);
   EXPECT_TRUE(cut_short.Feed(data.substr(0, data.size() - 4), &rows).ok());
   EXPECT_FALSE(cut_short.Finish(&rows).ok());  // within a tuple, no trailer
-  CopyDecoder no_trailer(bin);
-  EXPECT_TRUE(no_trailer.Feed(data.substr(0, data.size() - 2), &rows).ok());
-  EXPECT_FALSE(no_trailer.Finish(&rows).ok());
+  // (A CopyDone between tuples ends the data without its trailer, as PostgreSQL takes it.)
+  EXPECT_EQ(Decode(bin, {data.substr(0, data.size() - 2)}), (std::vector<Fields>{a, b}));
+  std::string critical = data;
+  critical[12] = '\x02';  // flag bit 17: critical, unknown
+  CopyDecoder flagged(bin);
+  EXPECT_FALSE(flagged.Feed(critical, &rows).ok());
+  std::string huge = CopyBinaryHeader() + std::string("\0\x01\x7f\xff\xff\xff", 6);
+  CopyDecoder too_long(bin);
+  EXPECT_FALSE(too_long.Feed(huge, &rows).ok());  // a field longer than 1 GB
   CopyDecoder text_sent(bin);
   EXPECT_FALSE(text_sent.Feed("1\ta\n2\tb\n3\tc\n4\td\n", &rows).ok());  // no signature
   CopyDecoder after(bin);

@@ -283,7 +283,11 @@ Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bo
       }
       case 1114: {  // a TIMESTAMP value: the statement reads it as a TIMESTAMP literal
         TRIB_RETURN_NOT_OK(size_is(8, "timestamp"));
-        const int64_t micros = static_cast<int64_t>(GetBigEndian(text)) + kMicrosFrom1970To2000;
+        int64_t micros = 0;
+        if (__builtin_add_overflow(static_cast<int64_t>(GetBigEndian(text)), kMicrosFrom1970To2000,
+                                   &micros)) {
+          return Status::Invalid("timestamp out of range (infinity?)" + where);
+        }
         int64_t millis = micros / 1000, rest = micros % 1000;
         if (rest < 0) {
           millis -= 1;
@@ -293,7 +297,9 @@ Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bo
       }
       case 1700: {
         auto t = NumericText(text);
-        if (!t.ok()) return t.status().WithContext("parameter $" + std::to_string(n));
+        if (!t.ok()) {
+          return n > 0 ? t.status().WithContext("parameter $" + std::to_string(n)) : t.status();
+        }
         return Value::String(*t);
       }
       case 0:

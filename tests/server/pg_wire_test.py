@@ -1345,14 +1345,17 @@ conn = psycopg.connect("host=127.0.0.1 port=%s user=tributary dbname=default" % 
                        autocommit=True)
 conn.execute("CREATE TABLE bcopy (id BIGINT, i INT, s SMALLINT, r FLOAT, d DOUBLE, b BOOLEAN, "
              "str STRING, dec DECIMAL(12, 3), dt DATE, ts TIMESTAMP(6), by BYTES, "
-             "PRIMARY KEY (id) NOT ENFORCED)")
+             "ltz TIMESTAMP_LTZ(3), PRIMARY KEY (id) NOT ENFORCED)")
 types = ["int8", "int4", "int2", "float4", "float8", "bool", "text", "numeric", "date",
-         "timestamp", "bytea"]
+         "timestamp", "bytea", "timestamptz"]
+utc = datetime.timezone.utc
 rows = [(1, 7, -3, 1.5, 2.25, True, "h\u00e9llo", decimal.Decimal("-1234.567"),
-         datetime.date(2024, 2, 29), datetime.datetime(2024, 1, 2, 3, 4, 5, 123000), b"\x00\xff"),
-        (2, None, None, None, None, None, None, None, None, None, None),
+         datetime.date(2024, 2, 29), datetime.datetime(2024, 1, 2, 3, 4, 5, 123000), b"\x00\xff",
+         datetime.datetime(2024, 1, 2, 3, 4, 5, 123000, tzinfo=utc)),
+        (2, None, None, None, None, None, None, None, None, None, None, None),
         (3, -2147483648, 32767, -0.25, 1e300, False, "", decimal.Decimal("0.001"),
-         datetime.date(1969, 12, 31), datetime.datetime(1999, 12, 31, 23, 59, 59), b"")]
+         datetime.date(1969, 12, 31), datetime.datetime(1999, 12, 31, 23, 59, 59), b"",
+         datetime.datetime(1969, 12, 31, 23, 59, 59, tzinfo=utc))]
 cur = conn.cursor()
 with cur.copy("COPY bcopy FROM STDIN (FORMAT BINARY)") as cp:
     cp.set_types(types)
@@ -1379,6 +1382,18 @@ try:
 except psycopg.errors.InvalidTextRepresentation as e:
     assert "line 2" in str(e) and "column id" in str(e), str(e)
 assert conn.execute("SELECT COUNT(*) FROM bcopy").fetchone()[0] == 3
+# A value longer than its VARCHAR(n) is refused (22001's message), not cut; in text too.
+conn.execute("CREATE TABLE short (id BIGINT, v VARCHAR(3), PRIMARY KEY (id) NOT ENFORCED)")
+for fmt in ("(FORMAT BINARY)", ""):
+    try:
+        with cur.copy("COPY short FROM STDIN " + fmt) as cp:
+            if fmt:
+                cp.set_types(["int8", "text"])
+            cp.write_row((1, "abcd"))
+        raise SystemExit("a value longer than VARCHAR(3) was taken " + fmt)
+    except psycopg.errors.InvalidParameterValue as e:
+        assert "too long" in str(e) and "column v" in str(e), str(e)
+assert conn.execute("SELECT COUNT(*) FROM short").fetchone()[0] == 0
 print("ok")
 """
 
@@ -1622,6 +1637,22 @@ def shared_writers(server, binary, warehouse):
           "followed; an INSERT beside a stalled COPY went on after %.1f s" % waited)
 
 
+def quoted_identifiers(server):
+    """Identifiers in double quotes, as PostgreSQL's clients write them (a mixed-case table, a
+    column with a space), in DDL, queries and COPY's names; `tributary sql` keeps refusing them."""
+    server.psql('CREATE TABLE "Quoted" ("id" INT, "the value" STRING, PRIMARY KEY ("id") '
+                'NOT ENFORCED)')
+    server.psql('INSERT INTO "Quoted" VALUES (1, \'a\')')
+    psql_copy(server, 'COPY "Quoted" ("id", "the value") FROM STDIN', "2\tb\n")
+    got = server.psql('SELECT "id", "the value" FROM "default"."Quoted" ORDER BY 1').stdout.split()
+    if got != ["1|a", "2|b"]:
+        raise Failure("double-quoted identifiers: %r" % got)
+    got = server.psql('COPY "Quoted" ("the value") TO STDOUT').stdout.split()
+    if got != ["a", "b"]:
+        raise Failure("COPY TO of double-quoted names: %r" % got)
+    print("  ok  identifiers in double quotes (PostgreSQL's) in DDL, queries and COPY")
+
+
 def copy_in_and_out(server, binary, warehouse):
     """COPY FROM STDIN (CSV and text) in one commit, a bad line committing nothing, and COPY TO
     STDOUT of a table and of a query."""
@@ -1753,6 +1784,7 @@ def main():
                      "binary")
         expect_error(server, "COPY t FROM '/etc/passwd'", "0A000", "STDIN")
         copy_in_and_out(server, binary, warehouse)
+        quoted_identifiers(server)
         shared_writers(server, binary, warehouse)
         expect_error(server, "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM t",
                      "0A000", "subscriptions")

@@ -7,6 +7,16 @@
 
 namespace tributary::sql {
 
+namespace {
+thread_local bool g_double_quoted_identifiers = false;
+}  // namespace
+
+DoubleQuotedIdentifiers::DoubleQuotedIdentifiers() : before_(g_double_quoted_identifiers) {
+  g_double_quoted_identifiers = true;
+}
+DoubleQuotedIdentifiers::~DoubleQuotedIdentifiers() { g_double_quoted_identifiers = before_; }
+bool DoubleQuotedIdentifiers::Active() { return g_double_quoted_identifiers; }
+
 std::string PosPrefix(const Pos& pos) {
   return "line " + std::to_string(pos.line) + ", column " + std::to_string(pos.column) + ": ";
 }
@@ -153,14 +163,15 @@ Result<std::vector<Token>> Tokenize(std::string_view text, Pos start) {
       out.push_back({TokenType::kString, std::move(value), pos});
       continue;
     }
-    if (ch == '`') {
+    if (ch == '`' || (ch == '"' && g_double_quoted_identifiers)) {
+      const char quote = ch;
       std::string value;
       c.advance();
       while (true) {
         if (c.done()) return ErrorAt(pos, "unterminated quoted identifier");
-        if (c.peek() == '`') {
-          if (c.peek(1) == '`') {
-            value.push_back('`');
+        if (c.peek() == quote) {
+          if (c.peek(1) == quote) {
+            value.push_back(quote);
             c.advance(2);
             continue;
           }

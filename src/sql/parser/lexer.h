@@ -51,6 +51,22 @@ struct Token {
   std::string Describe() const;
 };
 
+// While one lives, Tokenize on this thread reads "name" as a quoted identifier (`name`; "" is
+// a double quote in it), as PostgreSQL does: `tributary serve`'s connections and jobs, whose
+// clients quote identifiers so. Elsewhere double-quoted text is an error (Flink's dialect).
+class DoubleQuotedIdentifiers {
+ public:
+  DoubleQuotedIdentifiers();
+  ~DoubleQuotedIdentifiers();
+  DoubleQuotedIdentifiers(const DoubleQuotedIdentifiers&) = delete;
+  DoubleQuotedIdentifiers& operator=(const DoubleQuotedIdentifiers&) = delete;
+  // Whether one lives on this thread (a thread the statement moves to takes it along).
+  static bool Active();
+
+ private:
+  bool before_;
+};
+
 // Tokenizes `text`, whose first character sits at `start` in the script. Comments (-- and /* */)
 // are skipped; hints (/*+ ... */) become kHintStart ... kHintEnd. The last token is kEnd.
 Result<std::vector<Token>> Tokenize(std::string_view text, Pos start = {});

@@ -34,6 +34,23 @@ TEST(LexerTest, KeepsAStatementSetTogether) {
   EXPECT_TRUE(EndsWithTerminator("SELECT CASE WHEN 1 THEN 2 END;"));
 }
 
+// Double-quoted identifiers (PostgreSQL's, for the server's connections) only while a
+// DoubleQuotedIdentifiers lives on the thread; "" is a double quote in one.
+TEST(LexerTest, DoubleQuotedIdentifiersOnlyWhereAsked) {
+  EXPECT_FALSE(Tokenize("SELECT \"a\" FROM t").ok());
+  {
+    DoubleQuotedIdentifiers dialect;
+    auto tokens = Tokenize("SELECT \"the \"\"v\"\"\" FROM \"T\"");
+    ASSERT_TRUE(tokens.ok()) << tokens.status().ToString();
+    EXPECT_EQ((*tokens)[1].type, TokenType::kQuotedIdentifier);
+    EXPECT_EQ((*tokens)[1].text, "the \"v\"");
+    EXPECT_EQ((*tokens)[3].type, TokenType::kQuotedIdentifier);
+    EXPECT_EQ((*tokens)[3].text, "T");
+    EXPECT_FALSE(Tokenize("SELECT \"open").ok());
+  }
+  EXPECT_FALSE(Tokenize("SELECT \"a\" FROM t").ok());
+}
+
 TEST(LexerTest, UnterminatedStringNamesPosition) {
   auto r = SplitStatements("SELECT 1;\nSELECT 'abc");
   ASSERT_FALSE(r.ok());

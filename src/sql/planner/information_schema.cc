@@ -51,7 +51,10 @@ Result<std::vector<TableEntry>> AllTables(const Catalog& catalog) {
 // The declared length of a character type, its precision and scale of a numeric one, its
 // fractional digits of a time one; null where the type has none.
 Value CharLength(const DataType& t) {
-  if (t.id == TypeId::kChar || t.id == TypeId::kVarChar) return Num(t.length);
+  // (STRING, PostgreSQL's text, has no declared length: NULL, as there.)
+  if ((t.id == TypeId::kChar || t.id == TypeId::kVarChar) && t.length < kMaxVarLength) {
+    return Num(t.length);
+  }
   return Value::Null();
 }
 Value NumericPrecision(const DataType& t) {
@@ -73,6 +76,11 @@ Value NumericPrecision(const DataType& t) {
     default:
       return Value::Null();
   }
+}
+// The base numeric_precision is counted in: 2 for the floating-point types, 10 for the others.
+Value NumericRadix(const DataType& t) {
+  if (t.id == TypeId::kFloat || t.id == TypeId::kDouble) return Num(2);
+  return NumericPrecision(t).is_null() ? Value::Null() : Num(10);
 }
 Value NumericScale(const DataType& t) {
   switch (t.id) {
@@ -144,9 +152,10 @@ Result<SystemTableData> ReadInformationSchema(const Catalog& catalog,
                   Text(7, "data_type"),
                   Number(8, "character_maximum_length", true),
                   Number(9, "numeric_precision", true),
-                  Number(10, "numeric_scale", true),
-                  Number(11, "datetime_precision", true),
-                  Text(12, "comment", true)};
+                  Number(10, "numeric_precision_radix", true),
+                  Number(11, "numeric_scale", true),
+                  Number(12, "datetime_precision", true),
+                  Text(13, "comment", true)};
     TRIB_ASSIGN_OR_RETURN(auto tables, AllTables(catalog));
     for (const auto& t : tables) {
       int64_t position = 1;
@@ -154,7 +163,7 @@ Result<SystemTableData> ReadInformationSchema(const Catalog& catalog,
         out.rows.push_back({Str(catalog_name), Str(t.database), Str(t.table), Str(f.name),
                             Num(position++), Value::Null(), Str(f.type.nullable ? "YES" : "NO"),
                             Str(f.type.WithNullable(true).ToString()), CharLength(f.type),
-                            NumericPrecision(f.type), NumericScale(f.type),
+                            NumericPrecision(f.type), NumericRadix(f.type), NumericScale(f.type),
                             DatetimePrecision(f.type),
                             f.description.empty() ? Value::Null() : Str(f.description)});
       }

@@ -1,7 +1,9 @@
 // The public SQL API (include/tributary/sql.h) over the session and prepared statements.
+#include <optional>
 #include <thread>
 
 #include "sql/exec/operators.h"
+#include "sql/parser/lexer.h"
 #include "sql/parser/parser.h"
 #include "sql/session/prepared.h"
 #include "sql/session/session.h"
@@ -163,7 +165,10 @@ Result<std::unique_ptr<SqlJob>> SqlSession::StartJob(const std::string& statemen
   }
   auto state = std::make_shared<SqlJob::State>();
   sql::Session* session = session_.get();
-  state->thread = std::thread([session, state, statement] {
+  state->thread = std::thread([session, state, statement,
+                               quoted = sql::DoubleQuotedIdentifiers::Active()] {
+    std::optional<sql::DoubleQuotedIdentifiers> dialect;  // as where it was started
+    if (quoted) dialect.emplace();
     // The statement runs in streaming mode; the session's mode is left as it was.
     auto mode = session->options().find("execution.runtime-mode");
     const std::string before = mode == session->options().end() ? "" : mode->second;
