@@ -142,9 +142,12 @@ Result<std::unique_ptr<RecordSource>> SpillWindow(std::vector<MergeInput>& input
                                                   const merge::KeyComparator& cmp,
                                                   const merge::SequenceOrder& order) {
   const std::vector<Field> fields = RecordFields(layout);
-  TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> owned,
-                        SpillFile::Create(fields, spill.spill, kSegmentRows));
-  std::shared_ptr<SpillFile> file = std::move(owned);
+  auto create = [&]() -> Result<std::shared_ptr<SpillFile>> {
+    TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> owned,
+                          SpillFile::Create(fields, spill.spill, kSegmentRows));
+    return std::shared_ptr<SpillFile>(std::move(owned));
+  };
+  TRIB_ASSIGN_OR_RETURN(std::shared_ptr<SpillFile> file, create());
   std::vector<Span> runs;
   for (size_t i = begin; i < end; i += kFanIn) {
     std::vector<std::unique_ptr<RecordSource>> group;
@@ -157,8 +160,10 @@ Result<std::unique_ptr<RecordSource>> SpillWindow(std::vector<MergeInput>& input
     runs.push_back(span);
   }
   // Runs merged kFanIn at a time (in order, so ties keep going to the later input) until few
-  // enough are left to read at once.
+  // enough are left to read at once, each pass into a file of its own: the pass before is
+  // released (its space freed) once merged, so the disk holds at most two passes' runs.
   while (runs.size() > kFanIn) {
+    TRIB_ASSIGN_OR_RETURN(std::shared_ptr<SpillFile> into, create());
     std::vector<Span> next;
     for (size_t i = 0; i < runs.size(); i += kFanIn) {
       std::vector<std::unique_ptr<RecordSource>> group;
@@ -166,10 +171,11 @@ Result<std::unique_ptr<RecordSource>> SpillWindow(std::vector<MergeInput>& input
         group.push_back(std::make_unique<SpilledRun>(file, runs[j].first, runs[j].end));
       }
       TRIB_ASSIGN_OR_RETURN(auto merged, Merge(std::move(group), cmp, order));
-      TRIB_ASSIGN_OR_RETURN(Span span, SpillRun(merged.get(), fields, file.get()));
+      TRIB_ASSIGN_OR_RETURN(Span span, SpillRun(merged.get(), fields, into.get()));
       next.push_back(span);
     }
     runs = std::move(next);
+    file = std::move(into);
   }
   TRIB_RETURN_NOT_OK(file->Finish());
   std::vector<std::unique_ptr<RecordSource>> last;
