@@ -19,6 +19,7 @@
 #include "server/cancel.h"
 #include "server/copy.h"
 #include "server/cursors.h"
+#include "server/describe.h"
 #include "server/hot_tier.h"
 #include "server/jobs.h"
 #include "server/pg_binary.h"
@@ -536,9 +537,10 @@ class Connection {
 
   struct PreparedEntry {
     std::unique_ptr<sql::PreparedStatement> statement;
-    std::string text;           // with '?' markers
-    std::vector<int> order;     // each marker's parameter number (1-based)
-    std::vector<int32_t> oids;  // each parameter's declared type (0: unspecified)
+    std::string text;                             // with '?' markers
+    std::vector<int> order;                       // each marker's parameter number (1-based)
+    std::vector<int32_t> oids;                    // each parameter's declared type (0: unspecified)
+    std::optional<std::vector<Field>> described;  // the columns a Describe of it answered
   };
   struct Portal {
     std::string statement;
@@ -657,8 +659,10 @@ class Connection {
             return Status::NotFound("prepared statement \"" + target.name + "\" does not exist");
           }
           pg::AppendParameterDescription(it->second.oids, &out_);
-          // The result's columns are known once the statement runs (Describe of a portal).
-          pg::AppendEmpty('n', &out_);  // NoData
+          // A query's columns (server/describe.h); others' are known once it runs.
+          auto& d = it->second.described;
+          if (it->second.statement && !d) d = DescribeQuery(session_.get(), it->second.text);
+          d ? pg::AppendRowDescription(Columns(*d), &out_) : pg::AppendEmpty('n', &out_);
           return Status::OK();
         }
         TRIB_ASSIGN_OR_RETURN(Portal * portal, RunPortal(target.name));
@@ -785,6 +789,11 @@ class Connection {
       return &portal;
     }
     portal.fields = r.rows.fields;
+    if (const auto& d = entry->second.described; d && !SameWireTypes(*d, portal.fields)) {
+      return Status::NotSupported(
+          "the statement's columns differ from those its Describe gave "
+          "(its parameters' types decide them): describe the portal");
+    }
     if (r.cursor) {
       ColumnBatch batch;
       while (true) {

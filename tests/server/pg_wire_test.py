@@ -1332,9 +1332,11 @@ def binary_formats(server):
     both: the values it gets back are the ones it wrote."""
     run_psycopg(PSYCOPG_CLIENT, server, "psycopg's binary formats")
     run_psycopg(PSYCOPG_BINARY_COPY, server, "COPY in the binary format through psycopg")
+    run_psycopg(ASYNCPG_CLIENT, server, "asyncpg (prepared statements described, binary COPY)")
     print("  ok  psycopg 3 (Debian's) writes and reads every type in the binary format and in "
           "text, bytea included; binary timestamptz parameters are refused; COPY FROM STDIN and "
-          "TO STDOUT in the binary format, a malformed field refused naming its line")
+          "TO STDOUT in the binary format, a malformed field refused naming its line; asyncpg "
+          "loads 1,000 rows by binary COPY and reads them through described statements")
 
 
 # COPY in the binary format, written and read by psycopg 3's own binary encoders and decoders.
@@ -1394,6 +1396,30 @@ for fmt in ("(FORMAT BINARY)", ""):
     except psycopg.errors.InvalidParameterValue as e:
         assert "too long" in str(e) and "column v" in str(e), str(e)
 assert conn.execute("SELECT COUNT(*) FROM short").fetchone()[0] == 0
+print("ok")
+"""
+
+
+# asyncpg (Debian's python3-asyncpg): its own protocol implementation, which prepares every
+# statement and decodes rows by the columns a Describe of the statement gives, and bulk loads
+# with COPY in the binary format (copy_records_to_table, its table and columns double-quoted).
+ASYNCPG_CLIENT = r"""
+import asyncio, datetime, sys
+import asyncpg
+async def main(port):
+    conn = await asyncpg.connect(host="127.0.0.1", port=port, user="tributary",
+                                 database="default")
+    await conn.execute("CREATE TABLE ap (id BIGINT, v STRING, d DOUBLE, dt DATE, "
+                       "PRIMARY KEY (id) NOT ENFORCED)")
+    rows = [(i, "v%d" % i, i * 0.5, datetime.date(2024, 1, 1 + i % 28)) for i in range(1000)]
+    status = await conn.copy_records_to_table("ap", records=rows, columns=["id", "v", "d", "dt"])
+    assert status == "COPY 1000", status
+    got = await conn.fetch("SELECT id, v, d, dt FROM ap ORDER BY id")
+    assert [tuple(r) for r in got] == rows, got[:3]
+    r = await conn.fetchrow("SELECT COUNT(*) AS c, SUM(id) AS s, MAX(dt) AS m FROM ap")
+    assert (r["c"], r["s"], r["m"]) == (1000, 499500, datetime.date(2024, 1, 28)), r
+    await conn.close()
+asyncio.run(main(int(sys.argv[1])))
 print("ok")
 """
 
