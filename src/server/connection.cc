@@ -658,8 +658,10 @@ class Connection {
           if (it == prepared_.end()) {
             return Status::NotFound("prepared statement \"" + target.name + "\" does not exist");
           }
+          // Unspecified parameters are strings (pg_binary.h): said, then read, as text. A query's
+          // columns: server/describe.h (others' are known once it runs).
+          for (int32_t& oid : it->second.oids) oid = oid == 0 ? 25 : oid;
           pg::AppendParameterDescription(it->second.oids, &out_);
-          // A query's columns (server/describe.h); others' are known once it runs.
           auto& d = it->second.described;
           if (it->second.statement && !d) d = DescribeQuery(session_.get(), it->second.text);
           d ? pg::AppendRowDescription(Columns(*d), &out_) : pg::AppendEmpty('n', &out_);
@@ -791,8 +793,7 @@ class Connection {
     portal.fields = r.rows.fields;
     if (const auto& d = entry->second.described; d && !SameWireTypes(*d, portal.fields)) {
       return Status::NotSupported(
-          "the statement's columns differ from those its Describe gave "
-          "(its parameters' types decide them): describe the portal");
+          "the result's columns differ from its statement's Describe: describe the portal");
     }
     if (r.cursor) {
       ColumnBatch batch;

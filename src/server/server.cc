@@ -23,6 +23,7 @@
 #include "server/scram.h"
 #include "server/stats.h"
 #include "server/table_writers.h"
+#include "server/tls.h"
 #include "sql/session/session.h"
 
 namespace tributary::server {
@@ -32,6 +33,8 @@ namespace {
 std::atomic<bool> g_stop{false};
 
 void OnStopSignal(int) { g_stop.store(true); }
+std::atomic<bool> g_reload{false};
+void OnReloadSignal(int) { g_reload.store(true); }
 
 // Whether `addr` is a loopback address (127.0.0.0/8 or ::1).
 bool IsLoopback(const sockaddr* addr) {
@@ -159,6 +162,8 @@ int RunServer(const ServerOptions& options) {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGTERM, &sa, nullptr);
   ::sigaction(SIGINT, &sa, nullptr);
+  sa.sa_handler = OnReloadSignal;
+  ::sigaction(SIGHUP, &sa, nullptr);
   auto config = std::make_shared<ConnectionConfig>();
   config->hot = hot->get();
   ServerStats::Get().hot.store(hot->get());
@@ -178,6 +183,20 @@ int RunServer(const ServerOptions& options) {
            : (options.password ? "SCRAM-SHA-256 authentication" : "trust authentication")) +
       (options.tls ? (options.tls_required ? ", TLS only" : ", TLS") : "") + ")");
   while (!g_stop.load()) {
+    if (g_reload.exchange(false) && config->tls) {
+      // SIGHUP (PostgreSQL's reload): the certificate, key, CA and revocation files read again
+      // for the connections that come next; on an error the ones read before stay.
+      auto tls = TlsFromEnvironment();
+      if (tls.ok() && tls->context) {
+        auto next = std::make_shared<ConnectionConfig>(*config);
+        next->tls = tls->context;
+        config = std::move(next);
+        Log("SIGHUP: TLS files read again");
+      } else {
+        Log("SIGHUP: TLS files not read again, the ones before stay: " +
+            (tls.ok() ? std::string("TLS is no longer set") : tls.status().message()));
+      }
+    }
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, 200);
     if (ready <= 0) continue;  // a time-out, or a signal: look at the flag again

@@ -1162,7 +1162,8 @@ def client_certificates(binary, root):
     openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path("server.key"),
             "-out", path("server.pem"), "-days", "2", "-subj", "/CN=localhost")
     for name, cn, ca in (("client", "tributary", "ca"), ("stranger", "someone", "ca"),
-                         ("forged", "tributary", "other-ca"), ("revoked", "tributary", "ca")):
+                         ("forged", "tributary", "other-ca"), ("revoked", "tributary", "ca"),
+                         ("later", "tributary", "ca")):
         openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", path(name + ".key"), "-out",
                 path(name + ".csr"), "-subj", "/CN=" + cn)
         openssl("x509", "-req", "-in", path(name + ".csr"), "-CA", path(ca + ".pem"), "-CAkey",
@@ -1220,6 +1221,22 @@ def client_certificates(binary, root):
         p = psql(cert("revoked"))
         if p.returncode == 0 or "revoked" not in p.stderr:
             raise Failure("with a CRL, the certificate it revokes: %r %r" % (p.stdout, p.stderr))
+        # A certificate revoked later: a new list, then SIGHUP (PostgreSQL's reload) and the
+        # next connection with it is refused, without a restart.
+        if psql(cert("later")).stdout.strip() != "in":
+            raise Failure("a certificate not revoked yet was refused")
+        openssl("ca", *signer, "-revoke", path("later.pem"))
+        openssl("ca", *signer, "-gencrl", "-out", path("ca.crl"))
+        server.proc.send_signal(signal.SIGHUP)
+        deadline = time.time() + 10
+        while psql(cert("later")).returncode == 0:
+            if time.time() > deadline:
+                raise Failure("after SIGHUP the newly revoked certificate still gets in")
+            time.sleep(0.2)
+        p = psql(cert("later"))
+        if "revoked" not in p.stderr or psql(cert("client")).stdout.strip() != "in":
+            raise Failure("after SIGHUP: %r; the other certificate: %r" %
+                          (p.stderr, psql(cert("client")).stderr))
     finally:
         server.stop()
     server = Server(binary, warehouse, free_port(), env=dict(tls, TRIBUTARY_TLS_REQUIRED="true"))
@@ -1238,7 +1255,8 @@ def client_certificates(binary, root):
         expect_start_refused(binary, warehouse, env, words)
     print("  ok  client certificates: the CA's certificate with CN tributary gets in without a "
           "password; another CN, another CA, none, one the CA's revocation list revokes "
-          "(TRIBUTARY_TLS_CRL), and plain connections are refused; TRIBUTARY_TLS_REQUIRED")
+          "(TRIBUTARY_TLS_CRL, read again at SIGHUP), and plain connections are refused; "
+          "TRIBUTARY_TLS_REQUIRED")
 
 
 # Run by Debian's python3 (python3-psycopg, scripts/setup.sh installs it): psycopg 3 speaks the
@@ -1418,6 +1436,12 @@ async def main(port):
     assert [tuple(r) for r in got] == rows, got[:3]
     r = await conn.fetchrow("SELECT COUNT(*) AS c, SUM(id) AS s, MAX(dt) AS m FROM ap")
     assert (r["c"], r["s"], r["m"]) == (1000, 499500, datetime.date(2024, 1, 28)), r
+    # Parameters: described as text (the server infers no types), sent and compared as strings.
+    assert await conn.fetchval("SELECT v FROM ap WHERE id = $1", "7") == "v7"
+    got = await conn.fetch("SELECT id FROM ap WHERE v = $1 OR v = $2 ORDER BY id", "v3", "v4")
+    assert [r["id"] for r in got] == [3, 4], got
+    await conn.execute("UPDATE ap SET v = $1 WHERE id = $2", "seven", "7")
+    assert await conn.fetchval("SELECT v FROM ap WHERE id = 7") == "seven"
     await conn.close()
 asyncio.run(main(int(sys.argv[1])))
 print("ok")
