@@ -541,6 +541,7 @@ class Connection {
     std::vector<int> order;                       // each marker's parameter number (1-based)
     std::vector<int32_t> oids;                    // each parameter's declared type (0: unspecified)
     std::optional<std::vector<Field>> described;  // the columns a Describe of it answered
+    bool describe_tried = false;
   };
   struct Portal {
     std::string statement;
@@ -663,7 +664,12 @@ class Connection {
           for (int32_t& oid : it->second.oids) oid = oid == 0 ? 25 : oid;
           pg::AppendParameterDescription(it->second.oids, &out_);
           auto& d = it->second.described;
-          if (it->second.statement && !d) d = DescribeQuery(session_.get(), it->second.text);
+          if (it->second.statement && !it->second.describe_tried &&
+              CheckAllowed(it->second.text).ok()) {
+            it->second.describe_tried = true;
+            union_reads_->Reset();  // (the lake alone: only the columns count here)
+            d = DescribeQuery(session_.get(), it->second.text);
+          }
           d ? pg::AppendRowDescription(Columns(*d), &out_) : pg::AppendEmpty('n', &out_);
           return Status::OK();
         }
@@ -791,10 +797,6 @@ class Connection {
       return &portal;
     }
     portal.fields = r.rows.fields;
-    if (const auto& d = entry->second.described; d && !SameWireTypes(*d, portal.fields)) {
-      return Status::NotSupported(
-          "the result's columns differ from its statement's Describe: describe the portal");
-    }
     if (r.cursor) {
       ColumnBatch batch;
       while (true) {
@@ -808,6 +810,15 @@ class Connection {
     if (cancel_.load()) {  // operators that noticed stopped early: not the query's result
       portals_.erase(it);
       return Cancelled();
+    }
+    if (auto& d = entry->second.described; d) {
+      Status st = ConformToDescribed(*d, &portal.fields, &portal.rows);
+      if (!st.ok()) {  // described again at the next Describe
+        d.reset();
+        entry->second.describe_tried = false;
+        portals_.erase(it);
+        return st;
+      }
     }
     return &portal;
   }
@@ -854,32 +865,6 @@ class Connection {
     }
     if (w == "INSERT" && IsPlainInsertValues(text)) return Status::OK();
     return config_->hot->TierAll();
-  }
-
-  // Whether `text` is INSERT INTO name VALUES ... with no hint, no column list (which makes a
-  // primary-key table's write a partial-column one, committed otherwise) and no query: the write
-  // the hot tier takes without a barrier. Tokens, so comments and strings are no trouble.
-  static bool IsPlainInsertValues(const std::string& text) {
-    auto tokens = sql::Tokenize(text);
-    if (!tokens.ok()) return false;
-    const std::vector<sql::Token>& t = *tokens;
-    size_t i = 0;
-    if (t.size() < 4 || !t[0].Is("INSERT") || !t[1].Is("INTO")) return false;
-    i = 2;
-    while (i < t.size() &&
-           (t[i].type == sql::TokenType::kWord || t[i].type == sql::TokenType::kQuotedIdentifier)) {
-      i++;
-      if (i < t.size() && t[i].IsSymbol(".")) {
-        i++;
-      } else {
-        break;
-      }
-    }
-    if (i >= t.size() || !t[i].Is("VALUES")) return false;
-    for (const sql::Token& token : t) {
-      if (token.Is("SELECT") || token.type == sql::TokenType::kHintStart) return false;
-    }
-    return true;
   }
 
   bool IsJobStatement(const std::string& text) const {

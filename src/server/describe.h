@@ -10,6 +10,7 @@
 
 #include "tributary/result.h"
 #include "tributary/types.h"
+#include "tributary/value.h"
 
 namespace tributary::sql {
 class Session;
@@ -23,8 +24,12 @@ namespace tributary::server {
 // columns are then known at Execute, as before).
 std::optional<std::vector<Field>> DescribeQuery(sql::Session* session, const std::string& text);
 
-// Whether rows of `b` decode as `a` describes them: as many columns, each of the type the
-// wire names the same way (pg_wire.h ColumnOf).
-bool SameWireTypes(const std::vector<Field>& a, const std::vector<Field>& b);
+// Makes the rows of an Execute decode as the statement's Describe said (a client reads them by
+// those types): columns whose wire type differs (pg_wire.h ColumnOf: a parameter's value can
+// decide a computed column's type) are cast to the described type. PostgreSQL's error "cached
+// plan must not change result type" (0A000) when the columns differ in number or do not cast
+// (a table altered since the Describe: describe the statement again).
+Status ConformToDescribed(const std::vector<Field>& described, std::vector<Field>* fields,
+                          std::vector<Row>* rows);
 
 }  // namespace tributary::server

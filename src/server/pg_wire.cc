@@ -435,6 +435,11 @@ void AppendFields(char type, const char* severity, const std::string& sqlstate,
     if (ch == '\0') ch = ' ';
   }
   PutCString(text, out);
+  if (message == kCachedPlanChanged) {
+    // PostgreSQL's routine for it: drivers (asyncpg, pgjdbc) prepare the statement again.
+    out->push_back('R');
+    PutCString("RevalidateCachedQuery", out);
+  }
   out->push_back('\0');
   End(at, out);
 }

@@ -111,6 +111,9 @@ void AppendParameterDescription(const std::vector<int32_t>& oids, std::string* o
 // CopyInResponse 'G' or CopyOutResponse 'H': the text (or binary) format, `columns` columns.
 void AppendCopyResponse(char type, size_t columns, std::string* out, bool binary = false);
 void AppendCopyData(std::string_view data, std::string* out);
+// PostgreSQL's message when a prepared statement's columns changed since it was described:
+// sent with its routine (RevalidateCachedQuery), which drivers take as "prepare it again".
+inline constexpr const char* kCachedPlanChanged = "cached plan must not change result type";
 // An ErrorResponse: severity ERROR, `sqlstate` (five characters), `message`.
 void AppendError(const std::string& sqlstate, const std::string& message, std::string* out);
 // The same at severity FATAL: the connection ends after it (a refused startup).

@@ -183,6 +183,7 @@ int RunServer(const ServerOptions& options) {
            : (options.password ? "SCRAM-SHA-256 authentication" : "trust authentication")) +
       (options.tls ? (options.tls_required ? ", TLS only" : ", TLS") : "") + ")");
   while (!g_stop.load()) {
+    if (!config->tls && g_reload.exchange(false)) Log("SIGHUP: no TLS files to read again");
     if (g_reload.exchange(false) && config->tls) {
       // SIGHUP (PostgreSQL's reload): the certificate, key, CA and revocation files read again
       // for the connections that come next; on an error the ones read before stay.

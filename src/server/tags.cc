@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "server/stats.h"
+#include "sql/parser/lexer.h"
 
 namespace tributary::server {
 
@@ -100,6 +101,32 @@ std::string CommandTag(const std::string& text, const std::string& message) {
     return first + " " + words[1];
   }
   return first;
+}
+
+// Whether `text` is INSERT INTO name VALUES ... with no hint, no column list (which makes a
+// primary-key table's write a partial-column one, committed otherwise) and no query: the write
+// the hot tier takes without a barrier. Tokens, so comments and strings are no trouble.
+bool IsPlainInsertValues(const std::string& text) {
+  auto tokens = sql::Tokenize(text);
+  if (!tokens.ok()) return false;
+  const std::vector<sql::Token>& t = *tokens;
+  size_t i = 0;
+  if (t.size() < 4 || !t[0].Is("INSERT") || !t[1].Is("INTO")) return false;
+  i = 2;
+  while (i < t.size() &&
+         (t[i].type == sql::TokenType::kWord || t[i].type == sql::TokenType::kQuotedIdentifier)) {
+    i++;
+    if (i < t.size() && t[i].IsSymbol(".")) {
+      i++;
+    } else {
+      break;
+    }
+  }
+  if (i >= t.size() || !t[i].Is("VALUES")) return false;
+  for (const sql::Token& token : t) {
+    if (token.Is("SELECT") || token.type == sql::TokenType::kHintStart) return false;
+  }
+  return true;
 }
 
 }  // namespace tributary::server

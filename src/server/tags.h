@@ -17,6 +17,10 @@ std::string SqlState(const Status& st);
 // The first `n` words of a statement, upper-cased, past leading comments (none when it starts
 // with `(`).
 std::vector<std::string> LeadingWords(const std::string& text, size_t n);
+// Whether `text` is INSERT INTO name VALUES ... with no hint, no column list (which makes a
+// primary-key table's write a partial-column one, committed otherwise) and no query: the write
+// the hot tier takes without a barrier. Tokens, so comments and strings are no trouble.
+bool IsPlainInsertValues(const std::string& text);
 
 // PostgreSQL's CommandComplete tag of a statement that returned no rows, from its text and the
 // message the session gave (the rows a write reports also count in SHOW STATS' rows_written).

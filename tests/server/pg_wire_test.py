@@ -1442,6 +1442,12 @@ async def main(port):
     assert [r["id"] for r in got] == [3, 4], got
     await conn.execute("UPDATE ap SET v = $1 WHERE id = $2", "seven", "7")
     assert await conn.fetchval("SELECT v FROM ap WHERE id = 7") == "seven"
+    # A cached statement whose table gains a column: PostgreSQL's "cached plan must not change
+    # result type" with its routine, on which asyncpg prepares it again by itself.
+    one = "SELECT * FROM ap WHERE id = 1"
+    assert len(await conn.fetchrow(one)) == 4
+    await conn.execute("ALTER TABLE ap ADD (extra INT)")
+    assert len(await conn.fetchrow(one)) == 5
     await conn.close()
 asyncio.run(main(int(sys.argv[1])))
 print("ok")
