@@ -54,34 +54,6 @@ Status AppendRecords(const std::vector<Field>& fields, const std::vector<KeyValu
   return file->AppendRows(view, rows);
 }
 
-// The records of segments [first, end) of a spill file, one segment held at a time.
-class SpilledRun : public RecordSource {
- public:
-  SpilledRun(std::shared_ptr<SpillFile> file, size_t first, size_t end)
-      : file_(std::move(file)), next_(first), end_(end), nf_(file_->fields().size() - 3) {}
-  Result<bool> Next(KeyValue* out) override {
-    while (row_ >= batch_.num_rows) {
-      if (next_ >= end_) return false;
-      TRIB_ASSIGN_OR_RETURN(batch_, file_->Read(next_++));
-      row_ = 0;
-    }
-    out->value.resize(nf_);
-    for (size_t c = 0; c < nf_; c++) out->value[c] = batch_.columns[c].Get(row_);
-    out->sequence = batch_.columns[nf_].ints[row_];
-    out->kind = static_cast<RowKind>(batch_.columns[nf_ + 1].ints[row_]);
-    out->level = static_cast<int32_t>(batch_.columns[nf_ + 2].ints[row_]);
-    out->write_mask = nullptr;
-    row_++;
-    return true;
-  }
-
- private:
-  std::shared_ptr<SpillFile> file_;
-  size_t next_, end_, nf_;
-  ColumnBatch batch_;
-  size_t row_ = 0;
-};
-
 // The records of several sources in merge order, every one kept (no merge function).
 class MergedSource : public RecordSource {
  public:
@@ -168,7 +140,8 @@ Result<std::unique_ptr<RecordSource>> SpillWindow(std::vector<MergeInput>& input
     for (size_t i = 0; i < runs.size(); i += kFanIn) {
       std::vector<std::unique_ptr<RecordSource>> group;
       for (size_t j = i; j < std::min(runs.size(), i + kFanIn); j++) {
-        group.push_back(std::make_unique<SpilledRun>(file, runs[j].first, runs[j].end));
+        group.push_back(
+            std::make_unique<SpilledRecords>(file.get(), runs[j].first, runs[j].end, true, file));
       }
       TRIB_ASSIGN_OR_RETURN(auto merged, Merge(std::move(group), cmp, order));
       TRIB_ASSIGN_OR_RETURN(Span span, SpillRun(merged.get(), fields, into.get()));
@@ -179,12 +152,38 @@ Result<std::unique_ptr<RecordSource>> SpillWindow(std::vector<MergeInput>& input
   }
   TRIB_RETURN_NOT_OK(file->Finish());
   std::vector<std::unique_ptr<RecordSource>> last;
-  for (const Span& r : runs) last.push_back(std::make_unique<SpilledRun>(file, r.first, r.end));
+  for (const Span& r : runs)
+    last.push_back(std::make_unique<SpilledRecords>(file.get(), r.first, r.end, true, file));
   TRIB_ASSIGN_OR_RETURN(auto merged, Merge(std::move(last), cmp, order));
   return std::unique_ptr<RecordSource>(std::move(merged));
 }
 
 }  // namespace
+
+SpilledRecords::SpilledRecords(const SpillFile* file, size_t first, size_t end, bool with_level,
+                               std::shared_ptr<const SpillFile> keep)
+    : file_(file),
+      keep_(std::move(keep)),
+      next_(first),
+      end_(end),
+      nf_(file->fields().size() - (with_level ? 3 : 2)),
+      with_level_(with_level) {}
+
+Result<bool> SpilledRecords::Next(KeyValue* out) {
+  while (row_ >= batch_.num_rows) {
+    if (next_ >= end_) return false;
+    TRIB_ASSIGN_OR_RETURN(batch_, file_->Read(next_++));
+    row_ = 0;
+  }
+  out->value.resize(nf_);
+  for (size_t c = 0; c < nf_; c++) out->value[c] = batch_.columns[c].Get(row_);
+  out->sequence = batch_.columns[nf_].ints[row_];
+  out->kind = static_cast<RowKind>(batch_.columns[nf_ + 1].ints[row_]);
+  out->level = with_level_ ? static_cast<int32_t>(batch_.columns[nf_ + 2].ints[row_]) : 0;
+  out->write_mask = nullptr;
+  row_++;
+  return true;
+}
 
 SortSpill SortSpill::Of(const options::CoreOptions& core, std::vector<std::string> dirs) {
   SortSpill s;

@@ -13,13 +13,8 @@
 #include <vector>
 
 #include "datafile/spill_file.h"
+#include "merge/sort_merge_reader.h"
 #include "tributary/result.h"
-
-namespace tributary::merge {
-class RecordSource;
-class KeyComparator;
-class SequenceOrder;
-}  // namespace tributary::merge
 
 namespace tributary::options {
 struct CoreOptions;
@@ -28,6 +23,24 @@ struct CoreOptions;
 namespace tributary::datafile {
 
 struct FileLayout;
+
+// The records of segments [first, end) of `file`, one segment held at a time: each row's
+// columns, then its sequence number and kind, then its level when `with_level` (a run this file
+// spilled; a writer's spilled buffers have none: level 0). `keep` (optional) keeps the file open.
+class SpilledRecords : public merge::RecordSource {
+ public:
+  SpilledRecords(const SpillFile* file, size_t first, size_t end, bool with_level,
+                 std::shared_ptr<const SpillFile> keep = nullptr);
+  Result<bool> Next(merge::KeyValue* out) override;
+
+ private:
+  const SpillFile* file_;
+  std::shared_ptr<const SpillFile> keep_;
+  size_t next_, end_, nf_;
+  bool with_level_;
+  ColumnBatch batch_;
+  size_t row_ = 0;
+};
 
 // One input file of a merge, opened only when the merge reads it.
 struct MergeInput {

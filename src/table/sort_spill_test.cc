@@ -98,27 +98,6 @@ class SortSpillTest : public WarehouseTest {
   }
 };
 
-struct EngineCase {
-  const char* name;
-  std::map<std::string, std::string> options;
-  bool deletes;
-};
-
-std::vector<EngineCase> Engines() {
-  return {
-      {"dedup", {}, true},
-      {"firstrow", {{"merge-engine", "first-row"}}, false},
-      {"partial", {{"merge-engine", "partial-update"}}, false},
-      {"agg",
-       {{"merge-engine", "aggregation"},
-        {"fields.n.aggregate-function", "sum"},
-        {"fields.v.aggregate-function", "max"},
-        {"fields.ts.aggregate-function", "min"}},
-       false},
-      {"seqfield", {{"sequence.field", "ts"}}, true},
-  };
-}
-
 // 70 level-0 runs per bucket (more than 8 x 8: the spilled runs are merged again) read with a
 // threshold of 3 give the rows the same runs give unspilled (a threshold above their count),
 // through both scans and after a full compaction, and only the spilling table makes spill files.

@@ -126,27 +126,6 @@ std::vector<std::pair<RowKind, Row>> RandomRecords(size_t n, bool deletes, uint6
   return out;
 }
 
-struct EngineCase {
-  const char* name;
-  std::map<std::string, std::string> options;
-  bool deletes;
-};
-
-std::vector<EngineCase> Engines() {
-  return {
-      {"dedup", {}, true},
-      {"firstrow", {{"merge-engine", "first-row"}}, false},
-      {"partial", {{"merge-engine", "partial-update"}}, false},
-      {"agg",
-       {{"merge-engine", "aggregation"},
-        {"fields.n.aggregate-function", "sum"},
-        {"fields.v.aggregate-function", "max"},
-        {"fields.ts.aggregate-function", "min"}},
-       false},
-      {"seqfield", {{"sequence.field", "ts"}}, true},
-  };
-}
-
 // Spilled under a 64 KiB buffer, merged at the commit: the same table as one buffer in memory,
 // for every engine, from the column buffer and from the row buffer; and each bucket gets one
 // level-0 file (the runs merged), where flushing would have written dozens.

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "io/file_system.h"
 #include "meta/snapshot.h"
@@ -67,5 +68,27 @@ class WarehouseTest : public ::testing::Test {
   std::string dir_;
   std::unique_ptr<Catalog> catalog_;
 };
+
+// Every merge engine over a table of columns id (key), v STRING, n BIGINT and ts BIGINT, with
+// whether its records may be deletes (the write-buffer and merge spill tests run each).
+struct EngineCase {
+  const char* name;
+  std::map<std::string, std::string> options;
+  bool deletes;
+};
+inline std::vector<EngineCase> Engines() {
+  return {
+      {"dedup", {}, true},
+      {"firstrow", {{"merge-engine", "first-row"}}, false},
+      {"partial", {{"merge-engine", "partial-update"}}, false},
+      {"agg",
+       {{"merge-engine", "aggregation"},
+        {"fields.n.aggregate-function", "sum"},
+        {"fields.v.aggregate-function", "max"},
+        {"fields.ts.aggregate-function", "min"}},
+       false},
+      {"seqfield", {{"sequence.field", "ts"}}, true},
+  };
+}
 
 }  // namespace tributary

@@ -1,6 +1,7 @@
 #include "write/bucket_writer.h"
 
 #include "common/column_rep.h"
+#include "datafile/run_spill.h"
 #include "datafile/spill_file.h"
 #include "format/parquet/writer.h"
 #include "io/file_cache.h"
@@ -216,43 +217,11 @@ Status BucketWriter::Spill(datafile::SpillFile* file) {
   return Status::OK();
 }
 
-namespace {
-
-// The records of a spilled run, a segment held at a time.
-class SpilledRunSource : public merge::RecordSource {
- public:
-  SpilledRunSource(const datafile::SpillFile* file, size_t first, size_t end, size_t fields)
-      : file_(file), next_(first), end_(end), fields_(fields) {}
-  Result<bool> Next(KeyValue* out) override {
-    while (row_ >= batch_.num_rows) {
-      if (next_ >= end_) return false;
-      TRIB_ASSIGN_OR_RETURN(batch_, file_->Read(next_++));
-      row_ = 0;
-    }
-    out->value.resize(fields_);
-    for (size_t c = 0; c < fields_; c++) out->value[c] = batch_.columns[c].Get(row_);
-    out->sequence = batch_.columns[fields_].ints[row_];
-    out->kind = static_cast<RowKind>(batch_.columns[fields_ + 1].ints[row_]);
-    out->level = 0;
-    out->write_mask = nullptr;
-    row_++;
-    return true;
-  }
-
- private:
-  const datafile::SpillFile* file_;
-  size_t next_, end_, fields_;
-  ColumnBatch batch_;
-  size_t row_ = 0;
-};
-
-}  // namespace
-
 std::vector<std::unique_ptr<merge::RecordSource>> BucketWriter::RunSources() const {
   std::vector<std::unique_ptr<merge::RecordSource>> sources;
   for (const SpilledRun& run : runs_) {
     sources.push_back(
-        std::make_unique<SpilledRunSource>(run.file, run.first, run.end, layout_.fields.size()));
+        std::make_unique<datafile::SpilledRecords>(run.file, run.first, run.end, false));
   }
   return sources;
 }
