@@ -905,8 +905,8 @@ std::vector<OptionDef> BuildTable() {
           .Session(),
       Def("io.tmp.dirs", kString, "",
           "Local directories where ORDER BY, GROUP BY, SELECT DISTINCT, UNION, INTERSECT, "
-          "EXCEPT, window functions, hash joins and writers ('write-buffer-spillable') spill "
-          "what "
+          "EXCEPT, window functions, hash joins, reads merging more sorted runs than "
+          "'sort-spill-threshold' and writers ('write-buffer-spillable') spill what "
           "outgrows their memory "
           "limits (Flink's key), separated by ',' or ':' and used in turn (unset: $TMPDIR, "
           "else /tmp). Spill files are deleted as they are made: they take space only while "
