@@ -537,9 +537,10 @@ class Connection {
 
   struct PreparedEntry {
     std::unique_ptr<sql::PreparedStatement> statement;
-    std::string text;                             // with '?' markers
-    std::vector<int> order;                       // each marker's parameter number (1-based)
-    std::vector<int32_t> oids;                    // each parameter's declared type (0: unspecified)
+    std::string text;               // with '?' markers
+    std::vector<int> order;         // each marker's parameter number (1-based)
+    std::vector<int32_t> declared;  // each parameter's type in Parse (0: unspecified)
+    std::vector<int32_t> oids;      // as declared, then as described (server/describe.h)
     std::optional<std::vector<Field>> described;  // the columns a Describe of it answered
     bool describe_tried = false;
   };
@@ -588,6 +589,7 @@ class Connection {
         entry.text = pg::DollarParamsToMarkers(one, &entry.order, &count);
         entry.oids = parse.type_oids;
         if (entry.oids.size() < static_cast<size_t>(count)) entry.oids.resize(count, 0);
+        entry.declared = entry.oids;
         // DECLARE, FETCH and CLOSE are the server's statements (server/cursors.h), run at Execute
         // as the simple query runs them.
         const std::vector<std::string> word = LeadingWords(one, 1);
@@ -659,17 +661,19 @@ class Connection {
           if (it == prepared_.end()) {
             return Status::NotFound("prepared statement \"" + target.name + "\" does not exist");
           }
-          // Unspecified parameters are strings (pg_binary.h): said, then read, as text. A query's
-          // columns: server/describe.h (others' are known once it runs).
-          for (int32_t& oid : it->second.oids) oid = oid == 0 ? 25 : oid;
-          pg::AppendParameterDescription(it->second.oids, &out_);
-          auto& d = it->second.described;
-          if (it->second.statement && !it->second.describe_tried &&
-              CheckAllowed(it->second.text).ok()) {
-            it->second.describe_tried = true;
-            union_reads_->Reset();  // (the lake alone: only the columns count here)
-            d = DescribeQuery(session_.get(), it->second.text);
+          // Unspecified parameters typed by their context, else text (server/describe.h).
+          PreparedEntry& entry = it->second;
+          if (entry.statement && !entry.describe_tried && CheckAllowed(entry.text).ok()) {
+            entry.describe_tried = true;
+            union_reads_->Reset();  // (the lake alone: only the types count here)
+            Description described =
+                DescribeStatement(session_.get(), entry.text, entry.declared, entry.order);
+            entry.oids = std::move(described.parameter_oids);
+            entry.described = std::move(described.columns);
           }
+          for (int32_t& oid : entry.oids) oid = oid == 0 ? 25 : oid;
+          pg::AppendParameterDescription(entry.oids, &out_);
+          const auto& d = entry.described;
           d ? pg::AppendRowDescription(Columns(*d), &out_) : pg::AppendEmpty('n', &out_);
           return Status::OK();
         }

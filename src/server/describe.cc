@@ -1,29 +1,44 @@
 #include "server/describe.h"
 
 #include "server/pg_wire.h"
-#include "server/tags.h"
 #include "sql/binder/cast.h"
-#include "sql/planner/query_internal.h"
 #include "sql/session/prepared.h"
-#include "sql/session/session.h"
 
 namespace tributary::server {
 
-std::optional<std::vector<Field>> DescribeQuery(sql::Session* session, const std::string& text) {
-  const std::vector<std::string> word = LeadingWords(text, 1);
-  if (word.empty() || (word[0] != "SELECT" && word[0] != "WITH" && word[0] != "VALUES")) {
-    return std::nullopt;
+Description DescribeStatement(sql::Session* session, const std::string& text,
+                              const std::vector<int32_t>& declared, const std::vector<int>& order) {
+  Description d;
+  d.parameter_oids = declared;
+  auto described = sql::DescribeStatement(session, text);
+  if (described.ok()) d.columns = std::move(described->columns);
+  for (size_t m = 0; described.ok() && m < order.size(); m++) {
+    const auto& type = described->parameters[m];
+    int32_t& oid = d.parameter_oids[static_cast<size_t>(order[m] - 1)];
+    if (oid != 0 || !type) continue;  // declared, or typed by an earlier marker
+    switch (const int32_t typed = pg::ColumnOf("", *type).type_oid) {
+      case 16:
+      case 21:
+      case 23:
+      case 20:
+      case 700:
+      case 701:
+      case 1700:
+      case 25:
+      case 1042:
+      case 1043:
+      case 17:
+      case 1082:
+      case 1083:
+      case 1114:
+        oid = typed;
+        break;
+      default:
+        break;
+    }
   }
-  // (A new line before ')': the text may end in a -- comment. Only planned: uncorrelated
-  // subqueries are not run, and LIMIT 0 reads no row.)
-  sql::planner::PlanningOnlyScope planning;
-  auto prepared =
-      sql::Prepare(session, "SELECT * FROM (" + text + "\n) AS `describe` LIMIT 0", sql::Pos{});
-  if (!prepared.ok()) return std::nullopt;
-  std::vector<Value> nulls((*prepared)->parameter_count(), Value::Null());
-  auto r = (*prepared)->Execute(nulls);
-  if (!r.ok() || !r->has_rows) return std::nullopt;
-  return r->rows.fields;
+  for (int32_t& oid : d.parameter_oids) oid = oid == 0 ? 25 : oid;
+  return d;
 }
 
 Status ConformToDescribed(const std::vector<Field>& described, std::vector<Field>* fields,

@@ -4,6 +4,7 @@
 // Thread-safety: one thread at a time, with the session.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,11 +19,20 @@ class Session;
 
 namespace tributary::server {
 
-// The columns query `text` (with '?' markers) returns, found by running it with every
-// parameter NULL under `SELECT * FROM (...) LIMIT 0` (planned, no row read); nullopt for a
-// statement that is not a query (SELECT, WITH, VALUES), or one that does not run so (its
-// columns are then known at Execute, as before).
-std::optional<std::vector<Field>> DescribeQuery(sql::Session* session, const std::string& text);
+// What a Describe of the prepared statement `text` (with '?' markers; `order` the parameter
+// number of each, 1-based) answers: its parameters' types and, for a query, its columns
+// (sql::DescribeStatement plans it, with a NULL for each marker). A parameter declared in Parse
+// (`declared`, 0 unspecified) keeps its type; an unspecified one takes the type its markers take
+// from their context where Bind reads values of that type (pg_binary.h ParamValue: booleans,
+// integers, floats, numeric, strings, bytea, date, time, timestamp), else text (25), which the
+// statement converts as a string literal. `columns` nullopt: not a query, or one that does not
+// plan so (its columns are then known at Execute).
+struct Description {
+  std::vector<int32_t> parameter_oids;
+  std::optional<std::vector<Field>> columns;
+};
+Description DescribeStatement(sql::Session* session, const std::string& text,
+                              const std::vector<int32_t>& declared, const std::vector<int>& order);
 
 // Makes the rows of an Execute decode as the statement's Describe said (a client reads them by
 // those types): columns whose wire type differs (pg_wire.h ColumnOf: a parameter's value can

@@ -1436,12 +1436,30 @@ async def main(port):
     assert [tuple(r) for r in got] == rows, got[:3]
     r = await conn.fetchrow("SELECT COUNT(*) AS c, SUM(id) AS s, MAX(dt) AS m FROM ap")
     assert (r["c"], r["s"], r["m"]) == (1000, 499500, datetime.date(2024, 1, 28)), r
-    # Parameters: described as text (the server infers no types), sent and compared as strings.
-    assert await conn.fetchval("SELECT v FROM ap WHERE id = $1", "7") == "v7"
+    # Parameters are described with the types their context gives them (id = $1: int8), so
+    # asyncpg sends Python's values in their binary forms; one nothing types is text.
+    assert await conn.fetchval("SELECT v FROM ap WHERE id = $1", 7) == "v7"
     got = await conn.fetch("SELECT id FROM ap WHERE v = $1 OR v = $2 ORDER BY id", "v3", "v4")
     assert [r["id"] for r in got] == [3, 4], got
-    await conn.execute("UPDATE ap SET v = $1 WHERE id = $2", "seven", "7")
-    assert await conn.fetchval("SELECT v FROM ap WHERE id = 7") == "seven"
+    await conn.execute("UPDATE ap SET v = $1, d = d * $2 WHERE id = $3", "seven", 4.0, 7)
+    assert tuple(await conn.fetchrow("SELECT v, d FROM ap WHERE id = 7")) == ("seven", 14.0)
+    await conn.execute("INSERT INTO ap VALUES ($1, $2, $3, $4)", 5000, "new", -1.25,
+                       datetime.date(2025, 6, 30))
+    await conn.executemany("INSERT INTO ap (id, dt) VALUES ($1, $2)",
+                           [(5001 + i, datetime.date(2025, 7, 1 + i)) for i in range(3)])
+    got = await conn.fetch("SELECT id, v, d, dt FROM ap WHERE dt >= $1 AND id <> $2 "
+                           "ORDER BY id LIMIT $3", datetime.date(2025, 6, 30), 5001, 10)
+    assert [tuple(r) for r in got] == [(5000, "new", -1.25, datetime.date(2025, 6, 30)),
+                                       (5002, None, None, datetime.date(2025, 7, 2)),
+                                       (5003, None, None, datetime.date(2025, 7, 3))], got
+    await conn.execute("DELETE FROM ap WHERE id >= $1", 5001)
+    assert await conn.fetchval("SELECT COUNT(*) FROM ap") == 1001
+    assert await conn.fetchval("SELECT $1 || v FROM ap WHERE id = $2", "x", 3) == "xv3"
+    try:
+        await conn.fetchval("SELECT v FROM ap WHERE id = $1", "7")
+        raise SystemExit("a string was sent for an int8 parameter")
+    except asyncpg.DataError:
+        pass  # (asyncpg itself refuses it, as against PostgreSQL)
     # A cached statement whose table gains a column: PostgreSQL's "cached plan must not change
     # result type" with its routine, on which asyncpg prepares it again by itself.
     one = "SELECT * FROM ap WHERE id = 1"

@@ -178,8 +178,30 @@ BoundExprPtr MakeConstant(Value v, const DataType& type, const Pos& pos) {
   return e;
 }
 
+namespace {
+thread_local ParameterTypeScope* t_parameter_types = nullptr;
+}  // namespace
+
+ParameterTypeScope::ParameterTypeScope(std::vector<Pos> positions)
+    : positions_(std::move(positions)), types_(positions_.size()), previous_(t_parameter_types) {
+  t_parameter_types = this;
+}
+
+ParameterTypeScope::~ParameterTypeScope() { t_parameter_types = previous_; }
+
+ParameterTypeScope* ParameterTypeScope::Current() { return t_parameter_types; }
+
+void ParameterTypeScope::Record(const Pos& pos, const DataType& type) {
+  for (size_t i = 0; i < positions_.size(); i++) {
+    if (positions_[i].line == pos.line && positions_[i].column == pos.column && !types_[i]) {
+      types_[i] = type.WithNullable(true);
+    }
+  }
+}
+
 Result<BoundExprPtr> CastTo(BoundExprPtr e, const DataType& to, int cast_mode) {
   if (e->null_literal) {
+    if (t_parameter_types != nullptr) t_parameter_types->Record(e->pos, to);
     e->type = to.WithNullable(true);
     e->null_literal = false;
     return e;

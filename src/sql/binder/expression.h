@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -246,6 +247,30 @@ class Binder {
   WindowBinding* windows_ = nullptr;
   const SubqueryRunner* subqueries_ = nullptr;
   int64_t binds_ = 0;  // Bind calls so far
+};
+
+// While alive, records the type each NULL literal at one of `positions` takes from its context
+// when the binder converts it (CastTo: the operand it is compared with, the column it is
+// assigned or inserted to, the other operand of its arithmetic, an IN list's type, ...): how a
+// prepared statement's parameters are typed before it runs (sql/session/prepared.h
+// DescribeStatement plans it with a NULL for each). Per thread; scopes nest (the innermost
+// records).
+class ParameterTypeScope {
+ public:
+  explicit ParameterTypeScope(std::vector<Pos> positions);
+  ~ParameterTypeScope();
+  ParameterTypeScope(const ParameterTypeScope&) = delete;
+  ParameterTypeScope& operator=(const ParameterTypeScope&) = delete;
+  // Per position: the first type recorded for it, or nullopt.
+  const std::vector<std::optional<DataType>>& types() const { return types_; }
+  // Records `type` for the literal at `pos` when it is one of the positions not yet typed.
+  void Record(const Pos& pos, const DataType& type);
+  static ParameterTypeScope* Current();
+
+ private:
+  std::vector<Pos> positions_;
+  std::vector<std::optional<DataType>> types_;
+  ParameterTypeScope* previous_;
 };
 
 // Wraps `e` in a cast to `to` (no-op when the type already matches). Constants are converted now,

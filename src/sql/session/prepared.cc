@@ -11,10 +11,13 @@
 #include "io/file_system.h"
 #include "meta/paths.h"
 #include "meta/snapshot_reader.h"
+#include "sql/binder/cast.h"
 #include "sql/binder/computed.h"
+#include "sql/binder/expression.h"
 #include "sql/exec/operators.h"
 #include "sql/parser/ast.h"
 #include "sql/parser/parser.h"
+#include "sql/planner/query_internal.h"
 #include "sql/session/session.h"
 #include "tributary/table.h"
 
@@ -357,6 +360,170 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
     result.rows.rows.push_back(std::move(out));
   }
   return result;
+}
+
+namespace {
+
+// The statement Describe plans for `stmt` (with NULLs in its markers' places): a query wrapped as
+// `SELECT * FROM (query) AS describe LIMIT 0` (its columns); an UPDATE or DELETE's condition as
+// `SELECT * FROM t WHERE condition LIMIT 0`; null when nothing is left to plan.
+std::unique_ptr<SelectStmt> DescribedQuery(StatementPtr owned) {
+  Statement* stmt = owned.get();
+  auto outer = std::make_unique<SelectStmt>();
+  outer->pos = stmt->pos;
+  SelectItem star;
+  star.expr = std::make_unique<Expr>();
+  star.expr->kind = ExprKind::kStar;
+  star.expr->pos = stmt->pos;
+  star.pos = stmt->pos;
+  outer->items.push_back(std::move(star));
+  TableRef ref;
+  ref.pos = stmt->pos;
+  if (stmt->kind == StmtKind::kSelect) {
+    ref.subquery.reset(static_cast<SelectStmt*>(owned.release()));
+    ref.alias = "describe";
+  } else if (stmt->kind == StmtKind::kDelete || stmt->kind == StmtKind::kUpdate) {
+    ExprPtr* where = stmt->kind == StmtKind::kDelete ? &static_cast<DeleteStmt*>(stmt)->where
+                                                     : &static_cast<UpdateStmt*>(stmt)->where;
+    if (!*where) return nullptr;
+    ref.name = stmt->kind == StmtKind::kDelete ? static_cast<DeleteStmt*>(stmt)->name
+                                               : static_cast<UpdateStmt*>(stmt)->name;
+    outer->where = std::move(*where);
+  } else {
+    return nullptr;
+  }
+  outer->from = std::move(ref);
+  outer->limit = 0;
+  return outer;
+}
+
+// The table `name` names and its schema, or null (the statement's own run says why).
+std::shared_ptr<const TableSchema> TargetSchema(Session* session, const QualifiedName& name) {
+  auto rn = session->ResolveTable(name);
+  if (!rn.ok()) return nullptr;
+  auto table = rn->catalog->GetTable(rn->id);
+  if (!table.ok()) return nullptr;
+  return (*table)->schema();
+}
+
+// Types the markers of an INSERT's VALUES or of its query's select list that stand alone as
+// values of a column: that column's type. VALUES expressions are bound as the INSERT binds them.
+void TypeInsertedValues(Session* session, const InsertStmt& s, ParameterTypeScope* scope) {
+  const std::shared_ptr<const TableSchema> schema = TargetSchema(session, s.name);
+  if (!schema || !s.source) return;
+  const size_t n = schema->fields.size();
+  std::vector<int> targets;
+  for (const std::string& c : s.columns) {
+    const int idx = schema->FieldIndex(c);
+    if (idx < 0) return;
+    targets.push_back(idx);
+  }
+  const SelectStmt& q = *s.source;
+  const size_t width = q.values.empty() ? q.items.size() : q.values[0].size();
+  if (targets.empty()) {
+    for (size_t i = 0; i < n; i++) {
+      const bool is_static =
+          std::any_of(s.partition.begin(), s.partition.end(), [&](const PartitionSpecEntry& p) {
+            return EqualsIgnoreCase(p.column, schema->fields[i].name);
+          });
+      if (!is_static || width == n) targets.push_back(static_cast<int>(i));
+    }
+  }
+  const int assign = static_cast<int>(CastMode::kAssignment);
+  Scope empty;
+  Binder binder(&empty);
+  for (const auto& row : q.values) {
+    for (size_t c = 0; c < row.size() && c < targets.size(); c++) {
+      auto e = binder.Bind(*row[c]);
+      if (e.ok()) (void)CastTo(std::move(*e), schema->fields[targets[c]].type, assign);
+    }
+  }
+  if (!q.values.empty() || !q.set_operands.empty()) return;
+  for (size_t c = 0; c < q.items.size() && c < targets.size(); c++) {
+    const Expr& e = *q.items[c].expr;
+    if (e.kind == ExprKind::kLiteral && e.literal_kind == LiteralKind::kNull) {
+      scope->Record(e.pos, schema->fields[targets[c]].type);
+    }
+  }
+}
+
+// Types the markers of an UPDATE's SET values, bound as the UPDATE binds them.
+void TypeAssignedValues(Session* session, const UpdateStmt& s) {
+  const std::shared_ptr<const TableSchema> schema = TargetSchema(session, s.name);
+  if (!schema) return;
+  Scope scope;
+  for (const auto& f : schema->fields) scope.columns.push_back({f.name, "", f.type});
+  Binder binder(&scope);
+  for (const Assignment& a : s.assignments) {
+    const int idx = schema->FieldIndex(a.column);
+    if (idx < 0) continue;
+    auto e = binder.Bind(*a.value);
+    if (e.ok()) {
+      (void)CastTo(std::move(*e), schema->fields[idx].type,
+                   static_cast<int>(CastMode::kAssignment));
+    }
+  }
+}
+
+}  // namespace
+
+Result<StatementDescription> DescribeStatement(Session* session, const std::string& text) {
+  TRIB_ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(text, Pos{}));
+  // NULL in each marker's place (each later one on its line 3 columns further right), or 0 for
+  // a count (LIMIT ?, OFFSET ?, FETCH FIRST ? ROWS: the parser takes only a number there).
+  std::string planned;
+  std::vector<Pos> positions;
+  std::vector<bool> counts;
+  size_t from = 0;
+  int line = 0, shift = 0;
+  for (size_t i = 0; i < tokens.size(); i++) {
+    if (!tokens[i].IsSymbol("?")) continue;
+    const bool count = i > 0 && (tokens[i - 1].Is("LIMIT") || tokens[i - 1].Is("OFFSET") ||
+                                 tokens[i - 1].Is("FIRST") || tokens[i - 1].Is("NEXT"));
+    if (tokens[i].pos.line != line) {
+      line = tokens[i].pos.line;
+      shift = 0;
+    }
+    positions.push_back(Pos{tokens[i].pos.line, tokens[i].pos.column + shift});
+    counts.push_back(count);
+    const size_t off = OffsetOf(text, Pos{}, tokens[i].pos);
+    planned.append(text, from, off - from);
+    planned += count ? "0" : "NULL";
+    shift += count ? 0 : 3;
+    from = off + 1;
+  }
+  planned.append(text, from, std::string::npos);
+
+  StatementDescription d;
+  ParameterTypeScope scope(positions);
+  TRIB_ASSIGN_OR_RETURN(StatementPtr stmt, ParseStatement(planned, Pos{}));
+  if (!session->streaming()) {
+    SessionZoneScope zone(session->time_zone());
+    planner::PlanningOnlyScope planning;
+    const bool query = stmt->kind == StmtKind::kSelect;
+    if (stmt->kind == StmtKind::kInsert) {
+      auto& insert = static_cast<InsertStmt&>(*stmt);
+      TypeInsertedValues(session, insert, &scope);
+      // (An INSERT ... SELECT's query is planned for the markers in it.)
+      if (insert.source && insert.source->values.empty()) {
+        stmt = std::move(insert.source);
+      } else {
+        stmt.reset();
+      }
+    } else if (stmt->kind == StmtKind::kUpdate) {
+      TypeAssignedValues(session, static_cast<const UpdateStmt&>(*stmt));
+    }
+    std::unique_ptr<SelectStmt> planned_query = stmt ? DescribedQuery(std::move(stmt)) : nullptr;
+    if (planned_query) {
+      auto r = session->Execute(*planned_query);
+      if (r.ok() && r->has_rows && query) d.columns = r->rows.fields;
+    }
+  }
+  d.parameters = scope.types();
+  for (size_t i = 0; i < counts.size(); i++) {
+    if (counts[i]) d.parameters[i] = DataType::BigInt();
+  }
+  return d;
 }
 
 }  // namespace tributary::sql

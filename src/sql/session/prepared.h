@@ -9,11 +9,13 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sql/parser/lexer.h"
 #include "tributary/result.h"
+#include "tributary/types.h"
 #include "tributary/value.h"
 
 namespace tributary::sql {
@@ -54,6 +56,20 @@ class PreparedStatement {
   std::vector<Pos> parameter_pos_;
   std::unique_ptr<PointLookup> lookup_;
 };
+
+// What a driver learns of a statement before it runs it (PostgreSQL's Describe of a prepared
+// statement, JDBC's ParameterMetaData): the type each '?' marker takes from its context and a
+// query's columns, found by planning the statement (never running it: no row is read or
+// written, no uncorrelated subquery run) with a NULL in each marker's place, typed where it is
+// converted (sql/binder/expression.h ParameterTypeScope): `id = ?` the column's type, `?` in an
+// INSERT's VALUES or an UPDATE's SET the column's, `price * ?` the other operand's, `x IN (?, ?)`
+// x's, `LIMIT ?` / `OFFSET ?` BIGINT. Best effort: a marker nothing decides (`SELECT ?`), or one
+// in a statement that does not plan so, has no type.
+struct StatementDescription {
+  std::vector<std::optional<DataType>> parameters;  // per marker, in order
+  std::optional<std::vector<Field>> columns;        // a query's (SELECT, WITH, VALUES)
+};
+Result<StatementDescription> DescribeStatement(Session* session, const std::string& text);
 
 // Parses `text` (one statement, starting at `start` in its script) with its '?' markers.
 Result<std::unique_ptr<PreparedStatement>> Prepare(Session* session, const std::string& text,

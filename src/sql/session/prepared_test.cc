@@ -193,3 +193,61 @@ TEST_F(PreparedStatementTest, OtherStatementsRunWithTheValuesAsLiterals) {
 
 }  // namespace
 }  // namespace tributary::sql
+
+namespace tributary::sql {
+namespace {
+
+// Each marker's type as DescribeStatement gives it ("?" none), and the query's columns.
+std::string Described(Session* session, const std::string& sql) {
+  auto d = DescribeStatement(session, sql);
+  if (!d.ok()) return "error: " + d.status().ToString();
+  std::string out;
+  for (const auto& t : d->parameters) out += (t ? t->ToString() : std::string("?")) + ",";
+  if (d->columns) {
+    out += "|";
+    for (const Field& f : *d->columns) out += f.name + ":" + f.type.ToString() + ",";
+  }
+  return out;
+}
+
+TEST_F(PreparedStatementTest, ParametersAreTypedByTheirContextWithoutRunning) {
+  Run("CREATE TABLE e (k INT, d DATE, ts TIMESTAMP(3), p DECIMAL(10, 2), b BYTES, c CHAR(3), "
+      "f FLOAT, PRIMARY KEY (k) NOT ENFORCED)");
+  Session* s = session_.get();
+  // Compared with a column, the other operand of arithmetic, an IN list, BETWEEN, LIKE.
+  EXPECT_EQ(Described(s, "SELECT name FROM t WHERE id = ? AND v > ? + 1"),
+            "BIGINT,INT,|name:STRING,");
+  EXPECT_EQ(Described(s,
+                      "SELECT v * ? AS w FROM t WHERE v IN (?, ?) OR id BETWEEN ? AND ?\n"
+                      "  OR name LIKE ?"),
+            "INT,INT,INT,BIGINT,BIGINT,STRING,|w:INT,");
+  EXPECT_EQ(Described(s, "SELECT * FROM e WHERE d >= ? AND ts < ? AND p = ? AND b = ? AND c = ?"),
+            "DATE,TIMESTAMP(3),DECIMAL(10, 2),BYTES,CHAR(3),|k:INT NOT NULL,d:DATE,"
+            "ts:TIMESTAMP(3),p:DECIMAL(10, 2),b:BYTES,c:CHAR(3),f:FLOAT,");
+  // Nothing decides a value selected alone; counts are BIGINT.
+  EXPECT_EQ(Described(s, "SELECT ?, name FROM t ORDER BY id LIMIT ? OFFSET ?"),
+            "?,BIGINT,BIGINT,|EXPR$0:STRING,name:STRING,");
+  // INSERT: the columns the values go to (listed, every column, or past a static partition);
+  // UPDATE: the column set, and the condition's; DELETE: the condition's. None is a query.
+  EXPECT_EQ(Described(s, "INSERT INTO t VALUES (?, ?, ?), (?, 'x', ? * 2)"),
+            "BIGINT,STRING,INT,BIGINT,INT,");
+  EXPECT_EQ(Described(s, "INSERT INTO e (f, k) VALUES (?, ?)"), "FLOAT,INT,");
+  EXPECT_EQ(Described(s, "INSERT INTO t SELECT ?, name, ? FROM t WHERE v = ?"), "BIGINT,INT,INT,");
+  EXPECT_EQ(Described(s, "UPDATE t SET name = ?, v = v + ? WHERE id = ?"), "STRING,INT,BIGINT,");
+  EXPECT_EQ(Described(s, "DELETE FROM e WHERE k IN (SELECT v FROM t WHERE name = ?) OR d = ?"),
+            "STRING,DATE,");
+  // A marker after another on its line, across lines, in a subquery and a WITH.
+  EXPECT_EQ(Described(s,
+                      "WITH q AS (SELECT id FROM t WHERE v = ?)\n"
+                      "SELECT count(*) AS n FROM q WHERE id = ? OR id = (SELECT max(k) FROM e "
+                      "WHERE f > ?)"),
+            "INT,BIGINT,FLOAT,|n:BIGINT NOT NULL,");
+  // Planned, never run: nothing was written or deleted.
+  EXPECT_EQ(Text(session_->ExecuteText("SELECT count(*) FROM t", Pos{})),
+            "EXPR$0:BIGINT NOT NULL,|3,");
+  // A statement that does not plan: no types, no columns, no error (its run says what is wrong).
+  EXPECT_EQ(Described(s, "SELECT name FROM nope WHERE id = ?"), "?,");
+}
+
+}  // namespace
+}  // namespace tributary::sql
