@@ -546,8 +546,8 @@ class Connection {
   };
   struct Portal {
     std::string statement;
-    std::vector<Value> args;  // in marker order
-    std::vector<bool> bytes;  // which of them are bytea (BYTES literals)
+    std::vector<Value> args;            // in marker order
+    std::vector<sql::ParamForm> forms;  // bytea: BYTES literals; numeric: DECIMAL ones
     bool ran = false;
     bool has_rows = false;
     std::vector<Field> fields;
@@ -648,7 +648,10 @@ class Connection {
         portal.result_formats = std::move(bind.result_formats);
         for (int n : entry.order) {
           portal.args.push_back(values[static_cast<size_t>(n - 1)]);
-          portal.bytes.push_back(entry.oids[static_cast<size_t>(n - 1)] == 17);  // bytea
+          const int32_t oid = entry.oids[static_cast<size_t>(n - 1)];
+          portal.forms.push_back(oid == 17     ? sql::ParamForm::kBytes
+                                 : oid == 1700 ? sql::ParamForm::kNumeric
+                                               : sql::ParamForm::kString);
         }
         portals_[bind.portal] = std::move(portal);
         pg::AppendEmpty('2', &out_);  // BindComplete
@@ -791,7 +794,7 @@ class Connection {
       TRIB_RETURN_NOT_OK(ran);
       return &portal;
     }
-    auto executed = entry->second.statement->Execute(portal.args, &portal.bytes);
+    auto executed = entry->second.statement->Execute(portal.args, &portal.forms);
     if (cancel_.load() && !executed.ok()) return Cancelled();
     TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, std::move(executed));
     portal.ran = true;

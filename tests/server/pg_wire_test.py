@@ -1422,7 +1422,7 @@ print("ok")
 # statement and decodes rows by the columns a Describe of the statement gives, and bulk loads
 # with COPY in the binary format (copy_records_to_table, its table and columns double-quoted).
 ASYNCPG_CLIENT = r"""
-import asyncio, datetime, sys
+import asyncio, datetime, decimal, sys
 import asyncpg
 async def main(port):
     conn = await asyncpg.connect(host="127.0.0.1", port=port, user="tributary",
@@ -1455,6 +1455,17 @@ async def main(port):
     await conn.execute("DELETE FROM ap WHERE id >= $1", 5001)
     assert await conn.fetchval("SELECT COUNT(*) FROM ap") == 1001
     assert await conn.fetchval("SELECT $1 || v FROM ap WHERE id = $2", "x", 3) == "xv3"
+    # numeric: Decimals in numeric's binary form, written in exactly (not as strings, which an
+    # INSERT into a DECIMAL column refuses).
+    await conn.execute("CREATE TABLE money (id INT, amount DECIMAL(12, 4), "
+                       "PRIMARY KEY (id) NOT ENFORCED)")
+    await conn.executemany("INSERT INTO money VALUES ($1, $2)",
+                           [(1, decimal.Decimal("12.5")), (2, decimal.Decimal("-0.0015")),
+                            (3, decimal.Decimal("1E+3"))])
+    got = await conn.fetch("SELECT id, amount FROM money WHERE amount < $1 ORDER BY id",
+                           decimal.Decimal("100"))
+    assert [tuple(r) for r in got] == [(1, decimal.Decimal("12.5000")),
+                                       (2, decimal.Decimal("-0.0015"))], got
     try:
         await conn.fetchval("SELECT v FROM ap WHERE id = $1", "7")
         raise SystemExit("a string was sent for an int8 parameter")

@@ -1,9 +1,11 @@
 #include "sql/session/prepared.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <string_view>
 #include <utility>
 
 #include "common/datetime.h"
@@ -81,6 +83,55 @@ Result<std::string> LiteralText(const Value& v, size_t index) {
   return Status::NotSupported("parameter " + std::to_string(index + 1) +
                               ": a DECIMAL or nested value is not supported as a parameter yet; "
                               "pass it as a string and CAST it in the statement");
+}
+
+// `text`, a number as PostgreSQL's numeric reads it ([+-]digits[.digits][e[+-]digits], spaces
+// around), as an exact numeric literal without an exponent (a negative one parenthesized).
+Result<std::string> ExactNumeric(std::string_view text) {
+  const auto invalid = [&] {
+    return Status::Invalid("invalid input syntax for type numeric: \"" + std::string(text) + "\"");
+  };
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+  std::string digits;  // the significand's digits, the point dropped
+  int64_t point = -1;  // digits before the point
+  for (; i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.');
+       i++) {
+    if (text[i] == '.') {
+      if (point >= 0) return invalid();
+      point = static_cast<int64_t>(digits.size());
+    } else {
+      digits += text[i];
+    }
+  }
+  if (digits.empty()) return invalid();
+  if (point < 0) point = static_cast<int64_t>(digits.size());
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    i++;
+    bool minus = false;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) minus = text[i++] == '-';
+    int64_t exponent = 0;
+    const size_t start = i;
+    for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); i++) {
+      exponent = exponent * 10 + (text[i] - '0');
+      if (exponent > 1000)
+        return Status::Invalid("numeric value out of range: " + std::string(text));
+    }
+    if (i == start) return invalid();
+    point += minus ? -exponent : exponent;
+  }
+  if (i != text.size()) return invalid();
+  if (point <= 0) {
+    digits.insert(0, static_cast<size_t>(1 - point), '0');
+    point = 1;
+  }
+  if (point > static_cast<int64_t>(digits.size())) digits.append(point - digits.size(), '0');
+  std::string out = digits.substr(0, static_cast<size_t>(point));
+  if (static_cast<size_t>(point) < digits.size()) out += "." + digits.substr(point);
+  return negative ? "(-" + out + ")" : out;
 }
 
 // The range of an integer column's type.
@@ -276,12 +327,16 @@ Status PreparedStatement::PlanPointLookup() {
 }
 
 Result<StatementResult> PreparedStatement::ExecuteText(const std::vector<Value>& params,
-                                                       const std::vector<bool>* bytes) {
+                                                       const std::vector<ParamForm>* forms) {
   std::string text;
   size_t from = 0;
   for (size_t i = 0; i < parameters_.size(); i++) {
     text.append(text_, from, parameters_[i] - from);
-    if (bytes != nullptr && i < bytes->size() && (*bytes)[i] && params[i].is_string()) {
+    from = parameters_[i] + 1;
+    const ParamForm form = forms != nullptr && i < forms->size() && params[i].is_string()
+                               ? (*forms)[i]
+                               : ParamForm::kString;
+    if (form == ParamForm::kBytes) {
       static const char* kHex = "0123456789ABCDEF";
       text += "X'";
       for (unsigned char b : params[i].string_value()) {
@@ -289,20 +344,24 @@ Result<StatementResult> PreparedStatement::ExecuteText(const std::vector<Value>&
         text += kHex[b & 15];
       }
       text += "'";
-      from = parameters_[i] + 1;
+      continue;
+    }
+    if (form == ParamForm::kNumeric) {
+      auto number = ExactNumeric(params[i].string_value());
+      if (!number.ok()) return ErrorAt(parameter_pos_[i], number.status().message());
+      text += *number;
       continue;
     }
     auto literal = LiteralText(params[i], i);
     if (!literal.ok()) return ErrorAt(parameter_pos_[i], literal.status().message());
     text += *literal;
-    from = parameters_[i] + 1;
   }
   text.append(text_, from, std::string::npos);
   return session_->ExecuteText(text, start_);
 }
 
 Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& params,
-                                                   const std::vector<bool>* bytes) {
+                                                   const std::vector<ParamForm>* forms) {
   if (params.size() != parameters_.size()) {
     return Status::Invalid("the statement takes " + std::to_string(parameters_.size()) +
                            " parameter" + (parameters_.size() == 1 ? "" : "s") + ", " +
@@ -312,7 +371,7 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
   // DROP and CREATE) or its latest snapshot went back (a rollback); otherwise a newer snapshot is
   // taken by refreshing the lookup (one stat each while nothing changes).
   for (int attempt = 0;; attempt++) {
-    if (!lookup_) return ExecuteText(params, bytes);
+    if (!lookup_) return ExecuteText(params, forms);
     PointLookup& pl = *lookup_;
     bool replan = false;
     if (attempt == 0) {
@@ -346,7 +405,7 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
     const bool fits = type.IsInteger() ? v.is_int() && v.int_value() >= lo && v.int_value() <= hi
                                        : v.is_string() && v.string_value().size() <=
                                                               static_cast<size_t>(type.length);
-    if (!fits) return ExecuteText(params, bytes);
+    if (!fits) return ExecuteText(params, forms);
     pl.key[k] = v;
   }
   TRIB_ASSIGN_OR_RETURN(std::optional<Row> row, pl.lookup->Get(pl.key));

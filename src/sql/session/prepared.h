@@ -8,6 +8,7 @@
 // Thread-safety: one thread at a time, with its Session.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +24,11 @@ namespace tributary::sql {
 class Session;
 struct StatementResult;
 
+// How a string parameter is written into the statement: as a string literal; as a binary literal
+// (X'00ff', for BINARY / BYTES columns); or as an exact numeric literal (a DECIMAL: `12.50`;
+// `-1.5E-3` written out as `-0.0015`), the string checked to be a number (PostgreSQL's numeric).
+enum class ParamForm : uint8_t { kString, kBytes, kNumeric };
+
 class PreparedStatement {
  public:
   ~PreparedStatement();
@@ -31,10 +37,9 @@ class PreparedStatement {
   // Runs the statement with `params` in place of its markers. A parameter is NULL, a boolean, an
   // integer, a DOUBLE, a string, a DECIMAL or a TIMESTAMP value; it reads as a literal of that
   // type would (an integer compared with an INT column, a string with a VARCHAR one).
-  // `bytes`, when given (one flag per parameter): the string parameters flagged are bytes,
-  // written as binary literals (X'00ff') for BINARY / BYTES columns.
+  // `forms`, when given (one per parameter): how each string parameter is written in (ParamForm).
   Result<StatementResult> Execute(const std::vector<Value>& params,
-                                  const std::vector<bool>* bytes = nullptr);
+                                  const std::vector<ParamForm>* forms = nullptr);
   // "a point lookup of <table> by (k1, k2)" when runs skip planning, else "a statement"
   // (what tests and benchmarks check).
   std::string Describe() const;
@@ -47,7 +52,7 @@ class PreparedStatement {
   // The point-lookup plan of the statement, when it is one (null otherwise).
   Status PlanPointLookup();
   Result<StatementResult> ExecuteText(const std::vector<Value>& params,
-                                      const std::vector<bool>* bytes = nullptr);
+                                      const std::vector<ParamForm>* forms = nullptr);
 
   Session* session_;
   std::string text_;

@@ -175,13 +175,32 @@ TEST_F(PreparedStatementTest, OtherStatementsRunWithTheValuesAsLiterals) {
   // Bytes flagged as such are binary literals: any byte, not only UTF-8 text.
   auto blob = Prepared("SELECT CAST(? AS BYTES) = X'00FF27', CAST(? AS BYTES) = X'FE01'");
   ASSERT_TRUE(blob);
-  const std::vector<bool> bytes = {true, true};
+  const std::vector<ParamForm> bytes = {ParamForm::kBytes, ParamForm::kBytes};
   auto got = blob->Execute(
       {Value::String(std::string("\0\xff'", 3)), Value::String(std::string("\xfe\x01", 2))},
       &bytes);
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   const std::string text = Text(std::move(got));
   EXPECT_NE(text.find("|true,true,"), std::string::npos) << text;
+  // Numbers flagged as such are exact numeric literals (an exponent written out), so an INSERT
+  // into a DECIMAL column takes them (a string it would refuse); anything else is refused.
+  Run("CREATE TABLE dec (k INT, p DECIMAL(12, 4), PRIMARY KEY (k) NOT ENFORCED)");
+  auto put = Prepared("INSERT INTO dec VALUES (?, ?)");
+  ASSERT_TRUE(put);
+  const std::vector<ParamForm> numeric = {ParamForm::kString, ParamForm::kNumeric};
+  int k = 0;
+  for (const char* n : {"12.5", " -1.5E-3 ", "2e2", ".75", "-0.00012E+1", "+3."}) {
+    auto r = put->Execute({Value::Int(++k), Value::String(n)}, &numeric);
+    ASSERT_TRUE(r.ok()) << n << ": " << r.status().ToString();
+  }
+  EXPECT_EQ(Text(session_->ExecuteText("SELECT p FROM dec ORDER BY k", Pos{})),
+            "p:DECIMAL(12, 4),|dec:125000,|dec:-15,|dec:2000000,|dec:7500,|dec:-12,|dec:30000,");
+  for (const char* n : {"1.2.3", "abc", "1e", "-", "1 2", "NaN", "1e99999"}) {
+    auto r = put->Execute({Value::Int(99), Value::String(n)}, &numeric);
+    EXPECT_FALSE(r.ok()) << n;
+  }
+  EXPECT_EQ(Text(session_->ExecuteText("SELECT count(*) FROM dec", Pos{})),
+            "EXPR$0:BIGINT NOT NULL,|6,");
   // Syntax errors fail at Prepare; other errors at Execute, naming the problem.
   EXPECT_FALSE(Prepare(session_.get(), "SELECT id FROM t WHERE id = = ?").ok());
   auto bad = Prepared("SELECT nope FROM t WHERE id = ?");
