@@ -700,6 +700,41 @@ TEST_F(TableTest, InterleavedWritersInOneProcessKeepCommitOrderAndCompact) {
   EXPECT_GE(compacts, 2);
 }
 
+// A long-lived writer keeps what it restored current by applying its own commits (no manifest
+// read per commit while nothing else commits): its compactions keep finding exactly the live
+// files (none dropped, so level 0 stays bounded), and a commit of another writer in between
+// makes it read the snapshot again (its rows then win, being newer).
+TEST_F(TableTest, ALongLivedWriterFollowsItsOwnCommitsAndOthers) {
+  auto t = Create("follow", KV({{"bucket", "2"}, {"num-sorted-run.compaction-trigger", "3"}}));
+  auto w = t->NewWriter({});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  for (int round = 0; round < 24; round++) {
+    const std::string v = "w-" + std::to_string(round);
+    for (int64_t k = 0; k < 30; k++) ASSERT_TRUE((*w)->Write(RowKind::kInsert, R(k, v)).ok());
+    if (round % 7 == 3) WriteRows(*t, {{RowKind::kInsert, R(round % 30, "other")}});
+    auto c = (*w)->Commit();
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    const auto rows = ReadAll(*t);
+    ASSERT_EQ(rows.size(), 30u);
+    for (const auto& r : rows) ASSERT_EQ(r[1].string_value(), v) << "round " << round;
+    // Each bucket holds at most the trigger's runs (each level-0 file one) and the levels above.
+    std::map<int32_t, int> files;
+    for (const auto& e : LatestLiveEntries(*t)) files[e.bucket]++;
+    for (const auto& [bucket, n] : files)
+      EXPECT_LE(n, 4) << "round " << round << " bucket " << bucket;
+  }
+  auto snaps = catalog_->ReadSystemTable(Identifier{"default", "follow", "snapshots"});
+  ASSERT_TRUE(snaps.ok()) << snaps.status().ToString();
+  int kind = -1;
+  for (size_t i = 0; i < snaps->fields.size(); i++) {
+    if (snaps->fields[i].name == "commit_kind") kind = static_cast<int>(i);
+  }
+  ASSERT_GE(kind, 0);
+  int compacts = 0;
+  for (const auto& r : snaps->rows) compacts += r[kind].string_value() == "COMPACT";
+  EXPECT_GE(compacts, 8);
+}
+
 TEST_F(TableTest, AsyncCompactionCommitsLaterAndLeavesNoStrayFiles) {
   // A long-lived writer compacts in the background: each compaction is committed by a later
   // commit, sorted runs stay below the stop trigger, every commit reads right, and compactions

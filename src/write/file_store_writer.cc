@@ -433,12 +433,18 @@ Status FileStoreWriter::CheckRetractAllowed() const {
 
 Status FileStoreWriter::Restore() {
   if (restored_) return Status::OK();
+  meta::SnapshotManager snapshots(path_);
+  TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Latest());
+  limits_counted_ = false;
+  const std::optional<int64_t> live_at = std::exchange(live_at_, std::nullopt);
+  if (live_at && *live_at == (snap ? snap->id : 0)) {  // this writer's commit was the last
+    restored_snapshot_ = *live_at;
+    restored_ = true;
+    return Status::OK();
+  }
   existing_.clear();
   partition_buckets_.clear();
   route_generation_++;
-  limits_counted_ = false;
-  meta::SnapshotManager snapshots(path_);
-  TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Latest());
   restored_snapshot_ = snap ? snap->id : 0;
   if (snap) {
     TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));

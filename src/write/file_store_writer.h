@@ -248,7 +248,15 @@ class FileStoreWriter : public TableWriter {
   // Engines that refuse retractions fail at Write, before anything is buffered.
   Status CheckRetractAllowed() const;
 
+  // existing_, partition_buckets_ and existing_vectors_ as the latest snapshot has them: read
+  // from its manifests, unless they are already those of that snapshot (live_at_).
   Status Restore();
+  // After this writer's commit of `req` (`result`): when the snapshots it published directly
+  // follow the restored one (no other commit in between) and nothing of it was dropped or
+  // renumbered, the commit is applied to existing_ and partition_buckets_, which are then the
+  // latest snapshot's (live_at_): the next Restore reads no manifest while nothing else commits
+  // (a writer over thousands of buckets would read every live entry at each commit).
+  void AdvanceRestored(const CommitRequest& req, const CommitResult& result);
 
   Result<BucketWriter*> GetBucket(const std::string& pbytes, const Row& partition, int32_t bucket);
 
@@ -377,6 +385,9 @@ class FileStoreWriter : public TableWriter {
   std::map<BucketId, std::unique_ptr<CompactionJob>> jobs_;  // background compactions
   bool waiting_for_jobs_ = false;  // CommitAndWaitForCompaction in progress
   bool restored_ = false;
+  // The snapshot existing_ and partition_buckets_ hold the live files of while restored_ is false
+  // (AdvanceRestored); nullopt: unknown, the next Restore reads the latest snapshot's.
+  std::optional<int64_t> live_at_;
   bool failed_ = false;
   // 'write-buffer-spillable': full buffers go to spill_file_ (made at the first spill, dropped
   // once a commit has merged every run) instead of level-0 files.
