@@ -24,6 +24,7 @@
 #include "server/jobs.h"
 #include "server/pg_binary.h"
 #include "server/pg_catalog.h"
+#include "server/pg_settings.h"
 #include "server/pg_wire.h"
 #include "server/stats.h"
 #include "server/table_writers.h"
@@ -168,17 +169,12 @@ class Connection {
         return wire_.Refuse("3D000", "database \"" + database + "\" does not exist");
       }
     }
-    pg::AppendAuthenticationOk(&out_);
-    for (const auto& [name, value] :
-         std::vector<std::pair<std::string, std::string>>{{"server_version", "16.0 (Tributary)"},
-                                                          {"server_encoding", "UTF8"},
-                                                          {"client_encoding", "UTF8"},
-                                                          {"DateStyle", "ISO, MDY"},
-                                                          {"integer_datetimes", "on"},
-                                                          {"standard_conforming_strings", "on"},
-                                                          {"TimeZone", "UTC"}}) {
-      pg::AppendParameterStatus(name, value, &out_);
+    settings_ = std::make_unique<PgSettings>(session_.get());
+    if (Status st = settings_->ApplyStartup(startup.params); !st.ok()) {
+      return wire_.Refuse(SqlState(st), st.message());
     }
+    pg::AppendAuthenticationOk(&out_);
+    Reports();
     const auto [pid, secret] = CancelKeys::Instance().Register(&cancel_);
     cancel_pid_ = pid;
     pg::AppendBackendKeyData(pid, secret, &out_);
@@ -199,12 +195,14 @@ class Connection {
         case 'Q': {
           if (!body.empty() && body.back() == '\0') body.pop_back();
           TRIB_RETURN_NOT_OK(SimpleQuery(body));
+          Reports();
           pg::AppendReadyForQuery('I', &out_);
           TRIB_RETURN_NOT_OK(wire_.Flush());
           break;
         }
         case 'S':  // Sync: the end of an extended-protocol exchange
           skipping = false;
+          Reports();
           pg::AppendReadyForQuery('I', &out_);
           TRIB_RETURN_NOT_OK(wire_.Flush());
           break;
@@ -735,7 +733,7 @@ class Connection {
     if (IsJobStatement(text)) {
       TRIB_ASSIGN_OR_RETURN(JobAnswer a, JobStatement(text));
       portal->ran = true;
-      portal->has_rows = true;
+      portal->has_rows = !a.fields.empty();
       portal->fields = std::move(a.fields);
       portal->rows = std::move(a.rows);
       portal->tag = std::move(a.tag);
@@ -874,10 +872,12 @@ class Connection {
     return config_->hot->TierAll();
   }
 
+  // (SET, RESET and SHOW of PostgreSQL's parameters answer as job statements do.)
   bool IsJobStatement(const std::string& text) const {
-    return server::IsJobStatement(text, Streaming());
+    return server::IsJobStatement(text, Streaming()) || PgSettings::IsSettingStatement(text);
   }
   Result<JobAnswer> JobStatement(const std::string& text) {
+    if (PgSettings::IsSettingStatement(text)) return settings_->Run(text);
     if (LeadingWords(text, 1)[0] == "INSERT" && session_->UsesSessionObjects()) {
       return Status::NotSupported(
           "a job does not carry the session's temporary views or current catalog yet: start it "
@@ -911,7 +911,7 @@ class Connection {
       }
       if (IsJobStatement(st.text)) {
         TRIB_ASSIGN_OR_RETURN(JobAnswer a, JobStatement(st.text));
-        pg::AppendRowDescription(Columns(a.fields), &out_);
+        if (!a.fields.empty()) pg::AppendRowDescription(Columns(a.fields), &out_);
         TRIB_RETURN_NOT_OK(SendRows(a.fields, a.rows, 0, a.rows.size()));
         pg::AppendCommandComplete(a.tag, &out_);
         return Status::OK();
@@ -942,6 +942,12 @@ class Connection {
     if (cancel_.load()) return Cancelled();
     pg::AppendCommandComplete("SELECT " + std::to_string(count), &out_);
     return Status::OK();
+  }
+
+  // A ParameterStatus for each reported parameter whose value changed (server/pg_settings.h).
+  void Reports() {
+    for (const auto& [name, v] : settings_->TakeReports())
+      pg::AppendParameterStatus(name, v, &out_);
   }
 
   // SHOW STATS: the server's counters (server/stats.h), a row each.
@@ -975,6 +981,7 @@ class Connection {
   std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
   std::map<std::string, Portal> portals_;          // "" the unnamed portal
   std::unique_ptr<Cursors> cursors_;               // subscriptions (DECLARE ... CURSOR)
+  std::unique_ptr<PgSettings> settings_;           // PostgreSQL's parameters
 };
 
 }  // namespace

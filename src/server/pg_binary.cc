@@ -345,6 +345,16 @@ Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bo
       if (text.empty() || *end != '\0') return invalid("double precision");
       return Value::Double(v);
     }
+    case 1082:    // date: '2024-01-01 +00' (pgjdbc's setDate) is the date
+    case 1114: {  // timestamp: a zone after the time is ignored, as PostgreSQL does
+      const size_t time = text.find_first_of(" T", 8);
+      const size_t zone =
+          time == std::string::npos ? std::string::npos : text.find_first_of("+-Z", time + 1);
+      if (zone == std::string::npos) return Value::String(text);
+      std::string value = text.substr(0, oid == 1082 ? time : zone);
+      while (!value.empty() && value.back() == ' ') value.pop_back();
+      return Value::String(std::move(value));
+    }
     default:
       return Value::String(text);
   }

@@ -1351,10 +1351,28 @@ def binary_formats(server):
     run_psycopg(PSYCOPG_CLIENT, server, "psycopg's binary formats")
     run_psycopg(PSYCOPG_BINARY_COPY, server, "COPY in the binary format through psycopg")
     run_psycopg(ASYNCPG_CLIENT, server, "asyncpg (prepared statements described, binary COPY)")
+    jdbc_client(server)
     print("  ok  psycopg 3 (Debian's) writes and reads every type in the binary format and in "
           "text, bytea included; binary timestamptz parameters are refused; COPY FROM STDIN and "
           "TO STDOUT in the binary format, a malformed field refused naming its line; asyncpg "
-          "loads 1,000 rows by binary COPY and reads them through described statements")
+          "loads 1,000 rows by binary COPY and runs statements with typed parameters; pgjdbc "
+          "(Debian's) connects, sets its parameters, batches typed INSERTs and reads a "
+          "server-prepared query in the binary format")
+
+
+def jdbc_client(server):
+    """pgjdbc: tests/server/JdbcClient.java, compiled and run against the server."""
+    jar = "/usr/share/java/postgresql.jar"
+    out = tempfile.mkdtemp(prefix="tributary-jdbc-")
+    try:
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "JdbcClient.java")
+        subprocess.run(["javac", "-d", out, "-cp", jar, source], check=True, timeout=120)
+        p = subprocess.run(["java", "-cp", jar + ":" + out, "JdbcClient", str(server.port)],
+                           capture_output=True, text=True, timeout=120)
+        if p.returncode != 0 or p.stdout.strip() != "jdbc ok":
+            raise Failure("pgjdbc: %s %s" % (p.stdout, p.stderr))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 # COPY in the binary format, written and read by psycopg 3's own binary encoders and decoders.
