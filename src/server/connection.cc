@@ -306,7 +306,9 @@ class Connection {
 
   Status Copy(const std::string& text) {
     TRIB_ASSIGN_OR_RETURN(CopyStatement copy, ParseCopy(text));
-    return copy.from_stdin ? CopyIn(copy) : CopyOut(copy);
+    if (copy.from_stdin) return CopyIn(copy);
+    TRIB_RETURN_NOT_OK(CheckAllowed(CopyOutQuery(copy)));
+    return CopyOut(copy, session_.get(), &wire_);
   }
 
   Status CopyIn(const CopyStatement& copy) {
@@ -430,73 +432,6 @@ class Connection {
     return Status::OK();
   }
 
-  Status CopyOut(const CopyStatement& copy) {
-    std::string query = copy.query;
-    if (query.empty()) {
-      std::string columns;
-      for (const std::string& c : copy.columns)
-        columns += (columns.empty() ? "`" : ", `") + c + "`";
-      query = "SELECT " + (columns.empty() ? std::string("*") : columns) + " FROM " + copy.table;
-    }
-    TRIB_RETURN_NOT_OK(CheckAllowed(query));
-    TRIB_ASSIGN_OR_RETURN(sql::StatementResult r, session_->ExecuteText(query, sql::Pos{}));
-    if (!r.has_rows)
-      return Status::Invalid("COPY (query) TO STDOUT: the statement returns no rows");
-    const std::vector<Field>& fields = r.rows.fields;
-    pg::AppendCopyResponse('H', fields.size(), &out_, copy.format.binary);
-    // The binary header goes with the first tuple (or the trailer), as PostgreSQL sends it.
-    std::string header = copy.format.binary ? CopyBinaryHeader() : "";
-    if (copy.format.header) {
-      std::vector<std::optional<std::string>> names;
-      for (const Field& f : fields) names.push_back(f.name);
-      pg::AppendCopyData(EncodeCopyRow(names, copy.format), &out_);
-    }
-    sql::SessionZoneScope zone(session_->time_zone());
-    std::vector<std::optional<std::string>> cells(fields.size());
-    int64_t count = 0;
-    auto send = [&](const std::vector<Row>& rows) -> Status {
-      for (const Row& row : rows) {
-        for (size_t c = 0; c < fields.size(); c++) {
-          const DataType& t = fields[c].type;
-          cells[c] = copy.format.binary ? pg::BinaryOf(row[c], t) : CellText(row[c], t);
-        }
-        pg::AppendCopyData(std::exchange(header, "") + EncodeCopyRow(cells, copy.format), &out_);
-        count++;
-        if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(wire_.Flush());
-      }
-      return Status::OK();
-    };
-    if (r.cursor) {
-      ColumnBatch batch;
-      while (true) {
-        TRIB_ASSIGN_OR_RETURN(bool more, r.cursor->Next(&batch));
-        if (!more) break;
-        TRIB_RETURN_NOT_OK(send(sql::BatchRows(batch)));
-      }
-    } else {
-      TRIB_RETURN_NOT_OK(send(r.rows.rows));
-    }
-    if (copy.format.binary) pg::AppendCopyData(header + CopyBinaryTrailer(), &out_);
-    pg::AppendEmpty('c', &out_);  // CopyDone
-    ServerStats::Get().rows_returned += count;
-    pg::AppendCommandComplete("COPY " + std::to_string(count), &out_);
-    return Status::OK();
-  }
-
-  // `v`'s text (a column of `t`): TIMESTAMP_LTZ in the session's zone with its offset from UTC,
-  // as PostgreSQL writes timestamptz (`2024-01-01 08:00:00+08`: drivers read the instant from
-  // it); nested values holding one in the session's zone. REQUIRES: a SessionZoneScope.
-  std::optional<std::string> CellText(const Value& v, const DataType& t) const {
-    if (!sql::HasLtz(t)) return pg::TextOf(v, t);
-    const Value local = sql::ToSessionZone(v, t);
-    auto text = pg::TextOf(local, t);
-    if (text && t.id == TypeId::kTimestampLtz && v.is_timestamp() && local.is_timestamp()) {
-      *text +=
-          pg::ZoneOffsetText((local.timestamp_value().millis - v.timestamp_value().millis) / 1000);
-    }
-    return text;
-  }
-
   // One DataRow per row, TIMESTAMP_LTZ values in the session's zone. `formats`: each column's
   // format code (1 binary: pg_binary.h), or empty for text.
   Status SendRows(const std::vector<Field>& fields, const std::vector<Row>& rows, size_t begin,
@@ -511,7 +446,7 @@ class Connection {
           cells[c] = pg::BinaryOf(row[c], t);
           continue;
         }
-        cells[c] = CellText(row[c], t);
+        cells[c] = SessionZoneText(row[c], t);
       }
       pg::AppendDataRow(cells, &out_);
       if (out_.size() > (1 << 16)) TRIB_RETURN_NOT_OK(wire_.Flush());
@@ -585,6 +520,9 @@ class Connection {
         PreparedEntry entry;
         int count = 0;
         entry.text = pg::DollarParamsToMarkers(one, &entry.order, &count);
+        if (std::count(entry.order.begin(), entry.order.end(), 0)) {
+          return Status::Invalid("there is no parameter $0");
+        }
         entry.oids = parse.type_oids;
         if (entry.oids.size() < static_cast<size_t>(count)) entry.oids.resize(count, 0);
         entry.declared = entry.oids;
@@ -592,12 +530,15 @@ class Connection {
         // as the simple query runs them.
         const std::vector<std::string> word = LeadingWords(one, 1);
         if (!word.empty() && (word[0] == "DECLARE" || word[0] == "FETCH" || word[0] == "CLOSE" ||
-                              IsJobStatement(one))) {
+                              IsJobStatement(one) || ReadsPgCatalog(one))) {
           if (!entry.oids.empty()) {
             return Status::NotSupported("parameters of " + word[0] +
                                         " are not supported yet: write the values in");
           }
           entry.text = one;
+          if (word[0] == "SHOW" && PgSettings::IsSettingStatement(one)) {  // its one column
+            if (auto shown = settings_->Run(one); shown.ok()) entry.described = shown->fields;
+          }
           prepared_[parse.statement] = std::move(entry);
           pg::AppendEmpty('1', &out_);  // ParseComplete
           return Status::OK();
@@ -730,6 +671,19 @@ class Connection {
   // A portal of DECLARE, FETCH or CLOSE (server/cursors.h): a FETCH's rows are handed out by
   // Execute as a query's are; the consumer id's position moves once they are all written.
   Status RunCursorPortal(const std::string& text, Portal* portal) {
+    if (ReadsPgCatalog(text)) {  // as the simple query answers it (CatalogQuery)
+      TRIB_ASSIGN_OR_RETURN(CatalogAnswer answer, AnswerCatalog(text));
+      for (const std::string& name : answer.columns) {
+        portal->fields.push_back(Field{0, name, DataType::String(), ""});
+      }
+      for (const auto& cells : answer.rows) {
+        Row& row = portal->rows.emplace_back();
+        for (const auto& c : cells) row.push_back(c ? Value::String(*c) : Value::Null());
+      }
+      portal->ran = portal->has_rows = true;
+      portal->tag = "SELECT " + std::to_string(portal->rows.size());
+      return Status::OK();
+    }
     if (IsJobStatement(text)) {
       TRIB_ASSIGN_OR_RETURN(JobAnswer a, JobStatement(text));
       portal->ran = true;
@@ -829,12 +783,14 @@ class Connection {
   }
 
   // One statement: its rows (RowDescription, DataRow...) and its CommandComplete.
-  Status CatalogQuery(const std::string& text) {
+  Result<CatalogAnswer> AnswerCatalog(const std::string& text) {
     if (!catalog_) {
       TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
     }
-    TRIB_ASSIGN_OR_RETURN(CatalogAnswer answer,
-                          AnswerPgCatalogQuery(text, *catalog_, session_->current_database()));
+    return AnswerPgCatalogQuery(text, *catalog_, session_->current_database());
+  }
+  Status CatalogQuery(const std::string& text) {
+    TRIB_ASSIGN_OR_RETURN(CatalogAnswer answer, AnswerCatalog(text));
     std::vector<pg::Column> columns;
     for (const std::string& name : answer.columns) columns.push_back(pg::Column{name});
     pg::AppendRowDescription(columns, &out_);

@@ -4,7 +4,11 @@
 
 #include "server/pg_binary.h"
 #include "server/pg_wire.h"
+#include "server/stats.h"
+#include "server/wire.h"
 #include "sql/binder/cast.h"
+#include "sql/exec/operators.h"
+#include "sql/session/session.h"
 
 namespace tributary::server {
 
@@ -660,6 +664,70 @@ Result<Row> CopyRowToTable(CopyRow&& r, const std::vector<int>& target,
     row[target[k]] = std::move(*v);
   }
   return row;
+}
+
+std::string CopyOutQuery(const CopyStatement& copy) {
+  if (!copy.query.empty()) return copy.query;
+  std::string columns;
+  for (const std::string& c : copy.columns) columns += (columns.empty() ? "`" : ", `") + c + "`";
+  return "SELECT " + (columns.empty() ? std::string("*") : columns) + " FROM " + copy.table;
+}
+
+Status CopyOut(const CopyStatement& copy, sql::Session* session, Wire* wire) {
+  std::string& out = wire->out();
+  TRIB_ASSIGN_OR_RETURN(sql::StatementResult r,
+                        session->ExecuteText(CopyOutQuery(copy), sql::Pos{}));
+  if (!r.has_rows) return Status::Invalid("COPY (query) TO STDOUT: the statement returns no rows");
+  const std::vector<Field>& fields = r.rows.fields;
+  pg::AppendCopyResponse('H', fields.size(), &out, copy.format.binary);
+  // The binary header goes with the first tuple (or the trailer), as PostgreSQL sends it.
+  std::string header = copy.format.binary ? CopyBinaryHeader() : "";
+  if (copy.format.header) {
+    std::vector<std::optional<std::string>> names;
+    for (const Field& f : fields) names.push_back(f.name);
+    pg::AppendCopyData(EncodeCopyRow(names, copy.format), &out);
+  }
+  sql::SessionZoneScope zone(session->time_zone());
+  std::vector<std::optional<std::string>> cells(fields.size());
+  int64_t count = 0;
+  auto send = [&](const std::vector<Row>& rows) -> Status {
+    for (const Row& row : rows) {
+      for (size_t c = 0; c < fields.size(); c++) {
+        const DataType& t = fields[c].type;
+        cells[c] = copy.format.binary ? pg::BinaryOf(row[c], t) : SessionZoneText(row[c], t);
+      }
+      pg::AppendCopyData(std::exchange(header, "") + EncodeCopyRow(cells, copy.format), &out);
+      count++;
+      if (out.size() > (1 << 16)) TRIB_RETURN_NOT_OK(wire->Flush());
+    }
+    return Status::OK();
+  };
+  if (r.cursor) {
+    ColumnBatch batch;
+    while (true) {
+      TRIB_ASSIGN_OR_RETURN(bool more, r.cursor->Next(&batch));
+      if (!more) break;
+      TRIB_RETURN_NOT_OK(send(sql::BatchRows(batch)));
+    }
+  } else {
+    TRIB_RETURN_NOT_OK(send(r.rows.rows));
+  }
+  if (copy.format.binary) pg::AppendCopyData(header + CopyBinaryTrailer(), &out);
+  pg::AppendEmpty('c', &out);  // CopyDone
+  ServerStats::Get().rows_returned += count;
+  pg::AppendCommandComplete("COPY " + std::to_string(count), &out);
+  return Status::OK();
+}
+
+std::optional<std::string> SessionZoneText(const Value& v, const DataType& t) {
+  if (!sql::HasLtz(t)) return pg::TextOf(v, t);
+  const Value local = sql::ToSessionZone(v, t);
+  auto text = pg::TextOf(local, t);
+  if (text && t.id == TypeId::kTimestampLtz && v.is_timestamp() && local.is_timestamp()) {
+    *text +=
+        pg::ZoneOffsetText((local.timestamp_value().millis - v.timestamp_value().millis) / 1000);
+  }
+  return text;
 }
 
 }  // namespace tributary::server

@@ -14,7 +14,13 @@
 #include "tributary/types.h"
 #include "tributary/value.h"
 
+namespace tributary::sql {
+class Session;
+}
+
 namespace tributary::server {
+
+class Wire;
 
 struct CopyFormat {
   bool binary = false;  // PostgreSQL's binary COPY format (a signature, then typed tuples)
@@ -82,5 +88,20 @@ std::string CopyBinaryTrailer();
 // type's binary form (pg_binary.h). Errors name the line and the column.
 Result<Row> CopyRowToTable(CopyRow&& r, const std::vector<int>& target,
                            const std::vector<Field>& fields, const CopyFormat& format);
+
+// The query COPY ... TO STDOUT runs: its own `(query)`, else SELECT of its columns (every one
+// when none is listed) from its table.
+std::string CopyOutQuery(const CopyStatement& copy);
+
+// COPY ... TO STDOUT: runs CopyOutQuery(copy) in `session` and sends its rows to the client as
+// CopyData in the statement's format (the binary header with the first tuple, as PostgreSQL
+// sends it), then CopyDone and CommandComplete (`COPY n`); a batch at a time.
+Status CopyOut(const CopyStatement& copy, sql::Session* session, Wire* wire);
+
+// `v`'s text (a column of `t`) as the server writes it: TIMESTAMP_LTZ in the session's zone with
+// its offset from UTC, as PostgreSQL writes timestamptz (`2024-01-01 08:00:00+08`: drivers read
+// the instant from it); nested values holding one in the session's zone; nullopt for NULL.
+// REQUIRES: a SessionZoneScope (sql/binder/cast.h).
+std::optional<std::string> SessionZoneText(const Value& v, const DataType& t);
 
 }  // namespace tributary::server

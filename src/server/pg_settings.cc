@@ -31,6 +31,7 @@ constexpr Parameter kParameters[] = {
     {"IntervalStyle", "postgres", true, false},
     {"server_encoding", "UTF8", true, true},
     {"server_version", "16.0 (Tributary)", true, true},
+    {"search_path", "", false, false},
     {"standard_conforming_strings", "on", true, false},
     {"statement_timeout", "0", false, false},
     {"TimeZone", "", true, false},
@@ -54,6 +55,17 @@ std::string Trim(std::string s) {
   size_t i = 0;
   while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) i++;
   return s.substr(i);
+}
+
+// 'UTC+5' / 'GMT-05:30' with the other sign: PostgreSQL reads them as POSIX does, hours west of
+// Greenwich (pgjdbc sends a JVM at GMT+05:30 as GMT-05:30), the session's zone option (Flink's)
+// east; the same both ways.
+std::string PosixSigns(std::string zone) {
+  if (zone.size() > 3 && (zone[3] == '+' || zone[3] == '-') &&
+      (EqualsIgnoreCase(zone.substr(0, 3), "UTC") || EqualsIgnoreCase(zone.substr(0, 3), "GMT"))) {
+    zone[3] = zone[3] == '+' ? '-' : '+';
+  }
+  return zone;
 }
 
 Status InvalidValue(const Parameter& p, const std::string& value) {
@@ -112,12 +124,11 @@ Result<Parsed> Parse(const std::string& text) {
     }
   }
   if (p.verb == "SET" && !p.to_default) {
-    std::string value;
+    const size_t first = i;
     for (; t[i].type != sql::TokenType::kEnd && !t[i].IsSymbol(";"); i++) {
-      value += t[i].IsSymbol(",") ? ", " : t[i].text;
+      p.value += t[i].IsSymbol(",") ? ", " : t[i].text;
     }
-    if (value.empty()) return Status::Invalid("SET " + p.name + " needs a value");
-    p.value = value;
+    if (i == first) return Status::Invalid("SET " + p.name + " needs a value");
   }
   while (t[i].IsSymbol(";")) i++;
   if (t[i].type != sql::TokenType::kEnd) {
@@ -172,7 +183,11 @@ Status PgSettings::ApplyStartup(const std::map<std::string, std::string>& params
     // (asyncpg quotes its values: client_encoding = 'utf-8'.)
     const bool quoted = value.size() >= 2 && value.front() == '\'' && value.back() == '\'';
     const std::string v = quoted ? value.substr(1, value.size() - 2) : value;
+    // psql asks for its locale's encoding (LATIN1, say); it is told UTF8, what it gets (a
+    // ParameterStatus), as a client that cannot be refused before its first prompt.
+    if (std::string(p->name) == "client_encoding" && !Set(p->name, &v).ok()) continue;
     TRIB_RETURN_NOT_OK(Set(p->name, &v));
+    if (std::string(p->name) == "TimeZone") startup_zone_ = v;
   }
   return Status::OK();
 }
@@ -184,13 +199,25 @@ Status PgSettings::Set(const std::string& name, const std::string* value) {
   }
   const std::string key = p.name;
   if (key == "TimeZone") {
-    std::string zone = value ? Trim(*value) : "";
-    if (EqualsIgnoreCase(zone, "LOCAL") || EqualsIgnoreCase(zone, "DEFAULT")) zone.clear();
+    std::string zone = value ? Trim(*value) : startup_zone_;
+    if (EqualsIgnoreCase(zone, "LOCAL") || EqualsIgnoreCase(zone, "DEFAULT")) zone = startup_zone_;
+    zone = PosixSigns(zone);
     if (zone.find('\'') != std::string::npos) return InvalidValue(p, zone);
     auto r = zone.empty() ? session_->ExecuteText("RESET '" + std::string(kZoneKey) + "'", {})
                           : session_->ExecuteText(
                                 "SET '" + std::string(kZoneKey) + "' = '" + zone + "'", {});
     if (!r.ok()) return InvalidValue(p, zone);
+    return Status::OK();
+  }
+  if (key == "search_path") {  // a schema is a database: the connection's current one
+    std::vector<std::string> path = SplitCommaList(value ? *value : "");
+    if (path.size() != 1 || path[0].find('`') != std::string::npos) {
+      return Status::NotSupported(
+          "search_path is one database here (a schema is a database); a list or none is not "
+          "supported yet");
+    }
+    auto used = session_->ExecuteText("USE `" + path[0] + "`", {});
+    if (!used.ok()) return InvalidValue(p, path[0]);
     return Status::OK();
   }
   if (!value) {
@@ -267,8 +294,9 @@ Result<std::string> PgSettings::Get(const std::string& name) const {
   const Parameter& p = *Find(name);
   if (std::string(p.name) == "TimeZone") {
     auto it = session_->options().find(kZoneKey);
-    return it == session_->options().end() ? std::string("UTC") : it->second;
+    return it == session_->options().end() ? std::string("UTC") : PosixSigns(it->second);
   }
+  if (std::string(p.name) == "search_path") return session_->current_database();
   auto it = values_.find(p.name);
   return it == values_.end() ? std::string(p.default_value) : it->second;
 }

@@ -50,6 +50,7 @@ class PgSettings {
   sql::Session* session_;
   std::map<std::string, std::string> values_;    // by canonical name: what SET gave
   std::map<std::string, std::string> reported_;  // what the client was told
+  std::string startup_zone_;                     // TimeZone of the startup packet: RESET's ("" UTC)
 };
 
 }  // namespace tributary::server

@@ -77,6 +77,19 @@ TEST_F(PgSettingsTest, SetShowResetAndReports) {
   ASSERT_TRUE(Run("SET client_encoding = 'unicode'").ok());
   EXPECT_EQ(Show("client_encoding"), "client_encoding=UTF8");
   EXPECT_EQ(Show("transaction isolation level"), "transaction_isolation=read committed");
+  ASSERT_TRUE(Run("SET application_name = ''").ok());
+  EXPECT_EQ(Show("application_name"), "application_name=");
+  // POSIX signs, as PostgreSQL reads them: GMT-05:30 is east of Greenwich.
+  ASSERT_TRUE(Run("SET TIME ZONE 'GMT-05:30'").ok());
+  EXPECT_EQ(session_->options().at("table.local-time-zone"), "GMT+05:30");
+  EXPECT_EQ(Show("TimeZone"), "TimeZone=GMT-05:30");
+  // search_path: a schema is a database.
+  ASSERT_TRUE(session_->ExecuteText("CREATE DATABASE other", {}).ok());
+  ASSERT_TRUE(Run("SET search_path TO other").ok());
+  EXPECT_EQ(session_->current_database(), "other");
+  EXPECT_EQ(Show("search_path"), "search_path=other");
+  EXPECT_EQ(Run("SET search_path = nowhere").code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Run("SET search_path = a, b").code(), StatusCode::kNotSupported);
 }
 
 TEST_F(PgSettingsTest, RefusesWhatItCannotDoAndChangesNothing) {
@@ -101,6 +114,12 @@ TEST_F(PgSettingsTest, RefusesWhatItCannotDoAndChangesNothing) {
                                   {"extra_float_digits", "2"}})
                   .ok());
   EXPECT_EQ(Show("TimeZone"), "TimeZone=America/New_York");
+  ASSERT_TRUE(Run("SET TIME ZONE 'UTC'").ok());
+  ASSERT_TRUE(Run("RESET TimeZone").ok());  // to the startup packet's
+  EXPECT_EQ(Show("TimeZone"), "TimeZone=America/New_York");
+  // psql asks for its locale's encoding: told UTF8, what it gets.
+  ASSERT_TRUE(settings_->ApplyStartup({{"client_encoding", "LATIN1"}}).ok());
+  EXPECT_EQ(Show("client_encoding"), "client_encoding=UTF8");
   EXPECT_EQ(settings_->ApplyStartup({{"nope", "1"}}).code(), StatusCode::kNotFound);
   EXPECT_EQ(settings_->ApplyStartup({{"options", "-c geqo=off"}}).code(),
             StatusCode::kNotSupported);

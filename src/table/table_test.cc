@@ -728,7 +728,9 @@ TEST_F(TableTest, ALongLivedWriterFollowsItsOwnCommitsAndOthers) {
     for (const auto& [bucket, n] : files)
       EXPECT_LE(n, 4) << "round " << round << " bucket " << bucket;
   }
-  EXPECT_GE(Compacts("follow"), 8);
+  // Every compaction picked lands: 14 here (one picked from a file the writer's own commit had
+  // compacted away is dropped, and the bucket compacts a commit later: 12 then).
+  EXPECT_GE(Compacts("follow"), 14);
 }
 
 TEST_F(TableTest, AsyncCompactionCommitsLaterAndLeavesNoStrayFiles) {

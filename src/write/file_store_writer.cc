@@ -436,9 +436,11 @@ Status FileStoreWriter::Restore() {
   meta::SnapshotManager snapshots(path_);
   TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Latest());
   limits_counted_ = false;
-  const std::optional<int64_t> live_at = std::exchange(live_at_, std::nullopt);
-  if (live_at && *live_at == (snap ? snap->id : 0)) {  // this writer's commit was the last
-    restored_snapshot_ = *live_at;
+  const auto live_at = std::exchange(live_at_, std::nullopt);
+  if (live_at && live_at->first == (snap ? snap->id : 0) &&
+      live_at->second == (snap ? snap->delta_manifest_list : "")) {  // this writer's commit
+    restored_snapshot_ = live_at->first;                             // was the last
+    restored_delta_ = live_at->second;
     restored_ = true;
     return Status::OK();
   }
@@ -446,6 +448,7 @@ Status FileStoreWriter::Restore() {
   partition_buckets_.clear();
   route_generation_++;
   restored_snapshot_ = snap ? snap->id : 0;
+  restored_delta_ = snap ? snap->delta_manifest_list : "";
   if (snap) {
     TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));
     for (auto& e : live) {

@@ -256,7 +256,7 @@ class FileStoreWriter : public TableWriter {
   // renumbered, the commit is applied to existing_ and partition_buckets_, which are then the
   // latest snapshot's (live_at_): the next Restore reads no manifest while nothing else commits
   // (a writer over thousands of buckets would read every live entry at each commit).
-  void AdvanceRestored(const CommitRequest& req, const CommitResult& result);
+  void AdvanceRestored(const CommitRequest& req, const CommitResult& result, bool renumbered);
 
   Result<BucketWriter*> GetBucket(const std::string& pbytes, const Row& partition, int32_t bucket);
 
@@ -386,8 +386,10 @@ class FileStoreWriter : public TableWriter {
   bool waiting_for_jobs_ = false;  // CommitAndWaitForCompaction in progress
   bool restored_ = false;
   // The snapshot existing_ and partition_buckets_ hold the live files of while restored_ is false
-  // (AdvanceRestored); nullopt: unknown, the next Restore reads the latest snapshot's.
-  std::optional<int64_t> live_at_;
+  // (AdvanceRestored): its id and delta manifest list; nullopt: unknown, the next Restore reads
+  // the latest snapshot's.
+  std::optional<std::pair<int64_t, std::string>> live_at_;
+  std::string restored_delta_;  // restored_snapshot_'s delta manifest list
   bool failed_ = false;
   // 'write-buffer-spillable': full buffers go to spill_file_ (made at the first spill, dropped
   // once a commit has merged every run) instead of level-0 files.

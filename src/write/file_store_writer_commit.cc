@@ -394,7 +394,7 @@ Status FileStoreWriter::CompactLeftLevel0(const std::set<BucketId>& buckets) {
     auto result = commit.Commit(req);
     if (!result.ok() || result->compaction_dropped) drop_outputs();
     if (!result.ok()) return result.status();
-    AdvanceRestored(req, *result);
+    AdvanceRestored(req, *result, false);
     restored_ = false;
     if (!result->compaction_dropped) return Status::OK();
     std::this_thread::sleep_for(std::chrono::milliseconds(1 + rng() % (5 + 5 * attempt)));
@@ -402,35 +402,42 @@ Status FileStoreWriter::CompactLeftLevel0(const std::set<BucketId>& buckets) {
   return Status::Conflict("other writers kept compacting the same buckets first");
 }
 
-void FileStoreWriter::AdvanceRestored(const CommitRequest& req, const CommitResult& result) {
+void FileStoreWriter::AdvanceRestored(const CommitRequest& req, const CommitResult& result,
+                                      bool renumbered) {
   live_at_.reset();
-  // (Deletion vectors and overwrites change more than the messages say; append tables number
-  // their rows at the commit.)
-  if (!restored_ || !layout_.primary_key || deletion_vectors_ || req.overwrite ||
+  // (Deletion vectors and overwrites change more than the messages say; renumbered files were
+  // written again under other names; append tables number their rows at the commit.)
+  if (!restored_ || !layout_.primary_key || deletion_vectors_ || req.overwrite || renumbered ||
       result.compaction_dropped || !result.dropped_compact_files.empty()) {
     return;
   }
   if (!result.first_snapshot) {  // nothing published
-    live_at_ = restored_snapshot_;
+    live_at_ = std::make_pair(restored_snapshot_, restored_delta_);
     return;
   }
   if (*result.first_snapshot != restored_snapshot_ + 1 ||
       *result.last_snapshot != *result.first_snapshot + result.snapshots - 1) {
     return;
   }
+  // The last snapshot's delta manifest list (named by a UUID) tells it from another of its id
+  // (a rollback, then another writer's commit).
+  auto last = meta::SnapshotManager(path_).Read(*result.last_snapshot);
+  if (!last.ok()) return;
+  // (As the snapshots have them: the new files, then the compaction, which may have taken some
+  // of them.)
   for (const CommitMessage& m : req.messages) {
     std::vector<meta::DataFileMeta>& files = existing_[{m.partition, m.bucket}];
+    files.insert(files.end(), m.new_files.begin(), m.new_files.end());
     if (!m.compact_before.empty()) {
       std::set<std::string> gone;
       for (const auto& f : m.compact_before) gone.insert(f.file_name);
       std::erase_if(files, [&](const meta::DataFileMeta& f) { return gone.count(f.file_name); });
     }
-    files.insert(files.end(), m.new_files.begin(), m.new_files.end());
     files.insert(files.end(), m.compact_after.begin(), m.compact_after.end());
     if (files.empty()) existing_.erase({m.partition, m.bucket});
     if (m.total_buckets > 0) partition_buckets_[m.partition] = m.total_buckets;
   }
-  live_at_ = *result.last_snapshot;
+  live_at_ = std::make_pair(*result.last_snapshot, (*last)->delta_manifest_list);
 }
 
 Status FileStoreWriter::RebucketRescaledPartitions() {
@@ -715,7 +722,7 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
     bw->new_changelog_files().clear();
   }
   spill_file_.reset();  // every bucket's spilled runs were merged by its flush above
-  AdvanceRestored(req, result);
+  AdvanceRestored(req, result, std::count(renumbered.begin(), renumbered.end(), 1) > 0);
   restored_ = false;  // the next commit restores the (new) latest state
   committed_all_ = true;
   // Background compactions of what this commit published.

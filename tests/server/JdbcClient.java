@@ -78,6 +78,18 @@ public class JdbcClient {
         try (ResultSet rs = s.executeQuery("SELECT name FROM jt WHERE id = 9")) {
           check(rs.next() && rs.getString(1).equals("renamed"), "updated");
         }
+        // psql's catalog queries are answered through the extended protocol too (\dn's here);
+        // DatabaseMetaData's are refused (0A000) until the server answers them.
+        try (ResultSet rs = s.executeQuery("SELECT n.nspname AS \"Name\" FROM pg_catalog.pg_namespace n "
+                 + "WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema' ORDER BY 1")) {
+          check(rs.next() && rs.getString(1).equals("default") && !rs.next(), "\\dn");
+        }
+        try {
+          c.getMetaData().getTables(null, "default", "%", new String[] {"TABLE"});
+          check(false, "getTables was answered");
+        } catch (SQLException e) {
+          check("0A000".equals(e.getSQLState()) && e.getMessage().contains("catalog"), e.getMessage());
+        }
         // What is not supported is refused, naming it (0A000), and changes nothing.
         try {
           s.execute("SET extra_float_digits = 0");

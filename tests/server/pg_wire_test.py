@@ -1473,6 +1473,13 @@ async def main(port):
     await conn.execute("DELETE FROM ap WHERE id >= $1", 5001)
     assert await conn.fetchval("SELECT COUNT(*) FROM ap") == 1001
     assert await conn.fetchval("SELECT $1 || v FROM ap WHERE id = $2", "x", 3) == "xv3"
+    # A prepared SHOW is described with its one column (SQLAlchemy's dialect asks so).
+    assert await conn.fetchval("SHOW standard_conforming_strings") == "on"
+    try:
+        await conn.fetchval("SELECT $0")
+        raise SystemExit("$0 was taken")
+    except asyncpg.PostgresError as e:
+        assert "$0" in str(e), e
     # numeric: Decimals in numeric's binary form, written in exactly (not as strings, which an
     # INSERT into a DECIMAL column refuses).
     await conn.execute("CREATE TABLE money (id INT, amount DECIMAL(12, 4), "

@@ -527,7 +527,10 @@ void TypeAssignedValues(Session* session, const UpdateStmt& s) {
 }  // namespace
 
 Result<StatementDescription> DescribeStatement(Session* session, const std::string& text) {
-  TRIB_ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(text, Pos{}));
+  // (Lines from a million on: no NULL of a view's or computed column's text, bound with
+  // positions of its own, takes a marker's place.)
+  const Pos start{1'000'000, 1};
+  TRIB_ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(text, start));
   // NULL in each marker's place (each later one on its line 3 columns further right), or 0 for
   // a count (LIMIT ?, OFFSET ?, FETCH FIRST ? ROWS: the parser takes only a number there).
   std::string planned;
@@ -545,7 +548,7 @@ Result<StatementDescription> DescribeStatement(Session* session, const std::stri
     }
     positions.push_back(Pos{tokens[i].pos.line, tokens[i].pos.column + shift});
     counts.push_back(count);
-    const size_t off = OffsetOf(text, Pos{}, tokens[i].pos);
+    const size_t off = OffsetOf(text, start, tokens[i].pos);
     planned.append(text, from, off - from);
     planned += count ? "0" : "NULL";
     shift += count ? 0 : 3;
@@ -555,7 +558,7 @@ Result<StatementDescription> DescribeStatement(Session* session, const std::stri
 
   StatementDescription d;
   ParameterTypeScope scope(positions);
-  TRIB_ASSIGN_OR_RETURN(StatementPtr stmt, ParseStatement(planned, Pos{}));
+  TRIB_ASSIGN_OR_RETURN(StatementPtr stmt, ParseStatement(planned, start));
   if (!session->streaming()) {
     SessionZoneScope zone(session->time_zone());
     planner::PlanningOnlyScope planning;
