@@ -580,6 +580,10 @@ class Connection {
                               bind.param_formats[bind.param_formats.size() == 1 ? 0 : i] == 1;
           TRIB_ASSIGN_OR_RETURN(Value v,
                                 pg::ParamValue(bind.params[i], entry.oids[i], binary, i + 1));
+          if (entry.oids[i] == 1184 && v.is_timestamp()) {  // an instant: the session's wall time
+            sql::SessionZoneScope zone(session_->time_zone());
+            v = Value::Ts(sql::InstantToLocal(v.timestamp_value()));
+          }
           values.push_back(std::move(v));
         }
         Portal portal;
@@ -756,6 +760,7 @@ class Connection {
       return &portal;
     }
     portal.fields = r.rows.fields;
+    sql::SessionZoneScope zone(session_->time_zone());  // (rows are computed as read)
     if (r.cursor) {
       ColumnBatch batch;
       while (true) {
@@ -881,6 +886,7 @@ class Connection {
     const std::vector<Field>& fields = r.rows.fields;
     pg::AppendRowDescription(Columns(fields), &out_);
     size_t count = 0;
+    sql::SessionZoneScope zone(session_->time_zone());  // (rows are computed as read)
     if (r.cursor) {
       ColumnBatch batch;
       while (true) {

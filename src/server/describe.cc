@@ -31,6 +31,7 @@ Description DescribeStatement(sql::Session* session, const std::string& text,
       case 1082:
       case 1083:
       case 1114:
+      case 1184:
         oid = typed;
         break;
       default:

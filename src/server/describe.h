@@ -24,7 +24,8 @@ namespace tributary::server {
 // (sql::DescribeStatement plans it, with a NULL for each marker). A parameter declared in Parse
 // (`declared`, 0 unspecified) keeps its type; an unspecified one takes the type its markers take
 // from their context where Bind reads values of that type (pg_binary.h ParamValue: booleans,
-// integers, floats, numeric, strings, bytea, date, time, timestamp), else text (25), which the
+// integers, floats, numeric, strings, bytea, date, time, timestamp, timestamptz), else text (25),
+// which the
 // statement converts as a string literal. `columns` nullopt: not a query, or one that does not
 // plan so (its columns are then known at Execute).
 struct Description {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/datetime.h"
 #include "server/pg_wire.h"
 
 namespace tributary::server::pg {
@@ -227,6 +228,28 @@ DataType BinaryValueType(int32_t oid) {
   }
 }
 
+namespace {
+// Seconds east of UTC of a zone suffix: Z, or +HH, +HH:MM, +HHMM, +HH:MM:SS (or -); nullopt
+// otherwise.
+std::optional<int64_t> ZoneOffsetSeconds(std::string_view z) {
+  if (z == "Z" || z == "z") return 0;
+  if (z.size() < 3 || (z[0] != '+' && z[0] != '-')) return std::nullopt;
+  std::string digits;
+  for (size_t i = 1; i < z.size(); i++) {
+    if (std::isdigit(static_cast<unsigned char>(z[i]))) {
+      digits += z[i];
+    } else if (z[i] != ':') {
+      return std::nullopt;
+    }
+  }
+  if (digits.size() != 2 && digits.size() != 4 && digits.size() != 6) return std::nullopt;
+  int64_t seconds = std::stoi(digits.substr(0, 2)) * 3600;
+  if (digits.size() >= 4) seconds += std::stoi(digits.substr(2, 2)) * 60;
+  if (digits.size() == 6) seconds += std::stoi(digits.substr(4, 2));
+  return z[0] == '-' ? -seconds : seconds;
+}
+}  // namespace
+
 Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bool binary,
                          size_t n) {
   if (!data) return Value::Null();
@@ -281,8 +304,9 @@ Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bo
         const auto micros = static_cast<int64_t>(GetBigEndian(text));
         return Value::String(FormatValue(Value::Int(micros / 1000), DataType::Time(3)));
       }
-      case 1114: {  // a TIMESTAMP value: the statement reads it as a TIMESTAMP literal
-        TRIB_RETURN_NOT_OK(size_is(8, "timestamp"));
+      case 1114:    // a TIMESTAMP value: the statement reads it as a TIMESTAMP literal
+      case 1184: {  // timestamptz: the instant (the caller makes it the session's wall time)
+        TRIB_RETURN_NOT_OK(size_is(8, oid == 1114 ? "timestamp" : "timestamptz"));
         int64_t micros = 0;
         if (__builtin_add_overflow(static_cast<int64_t>(GetBigEndian(text)), kMicrosFrom1970To2000,
                                    &micros)) {
@@ -346,14 +370,22 @@ Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bo
       return Value::Double(v);
     }
     case 1082:    // date: '2024-01-01 +00' (pgjdbc's setDate) is the date
-    case 1114: {  // timestamp: a zone after the time is ignored, as PostgreSQL does
+    case 1114:    // timestamp: a zone after the time is ignored, as PostgreSQL does
+    case 1184: {  // timestamptz: with a zone the instant, without the session's wall time
       const size_t time = text.find_first_of(" T", 8);
       const size_t zone =
-          time == std::string::npos ? std::string::npos : text.find_first_of("+-Z", time + 1);
+          time == std::string::npos ? std::string::npos : text.find_first_of("+-Zz", time + 1);
       if (zone == std::string::npos) return Value::String(text);
       std::string value = text.substr(0, oid == 1082 ? time : zone);
       while (!value.empty() && value.back() == ' ') value.pop_back();
-      return Value::String(std::move(value));
+      if (oid != 1184) return Value::String(std::move(value));
+      std::replace(value.begin(), value.end(), 'T', ' ');
+      auto wall = ParseTimestamp(value);
+      auto offset = ZoneOffsetSeconds(std::string_view(text).substr(zone));
+      if (!wall.ok() || !offset) return invalid("timestamp with time zone");
+      Timestamp instant = *wall;
+      instant.millis -= *offset * 1000;
+      return Value::Ts(instant);
     }
     default:
       return Value::String(text);

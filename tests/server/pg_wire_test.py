@@ -1263,7 +1263,7 @@ def client_certificates(binary, root):
 # extended protocol through libpq and reads and writes every type's binary format itself, an
 # implementation independent of the server's.
 PSYCOPG_CLIENT = r"""
-import datetime, decimal, sys
+import datetime, decimal, sys, zoneinfo
 import psycopg
 conn = psycopg.connect("host=127.0.0.1 port=%s user=tributary dbname=default" % sys.argv[1],
                        autocommit=True)
@@ -1322,16 +1322,31 @@ for binary in (True, False):
         print("TIMESTAMP_LTZ in Asia/Kolkata, binary=%s: %r" % (binary, got))
         sys.exit(1)
 conn.execute("RESET 'table.local-time-zone'")
-# What binary parameters cannot be yet: refused, naming the parameter.
-for value, words in ((datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc), "OID 1184"),):
-    try:
-        conn.execute("SELECT %b", (value,))
-        print("a binary parameter of %r was taken" % (value,))
-        sys.exit(1)
-    except psycopg.errors.FeatureNotSupported as e:
-        if words not in str(e) or "$1" not in str(e):
-            print("refusal of %r: %s" % (value, e))
+# timestamptz parameters (tz-aware datetimes), binary and text: the instant, whatever the
+# session's zone; compared with TIMESTAMP_LTZ columns and written into them.
+east = datetime.timezone(datetime.timedelta(hours=5, minutes=30))
+instant = datetime.datetime(2024, 3, 1, 12, 0, 0, 250000, tzinfo=east)
+for zone in ("Asia/Tokyo", "UTC"):
+    conn.execute("SET 'table.local-time-zone' = '%s'" % zone)
+    for k, ph in enumerate(("%b", "%t")):
+        key = 100 + k + (10 if zone == "UTC" else 0)
+        conn.execute("INSERT INTO typed (id, ltz) VALUES (%s, " + ph + ")", (key, instant))
+        got = conn.execute("SELECT ltz FROM typed WHERE id = %s", (key,)).fetchone()[0]
+        if got != instant:
+            print("timestamptz %s in %s: %r" % (ph, zone, got))
             sys.exit(1)
+        # (Rows computed as they are read are in the session's zone too.)
+        text = conn.execute("SELECT CAST(ltz AS STRING) FROM typed WHERE id = %s",
+                            (key,)).fetchone()[0]
+        wall = instant.astimezone(zoneinfo.ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M:%S.%f")
+        if text != wall[:-3]:
+            print("CAST(ltz AS STRING) in %s: %r, not %r" % (zone, text, wall[:-3]))
+            sys.exit(1)
+        n = conn.execute("SELECT COUNT(*) FROM typed WHERE ltz = " + ph, (instant,)).fetchone()[0]
+        if n < k + 1:
+            print("timestamptz %s compared in %s: %d" % (ph, zone, n))
+            sys.exit(1)
+conn.execute("RESET 'table.local-time-zone'")
 conn.execute("DROP TABLE typed")
 print("ok")
 """
@@ -1353,7 +1368,7 @@ def binary_formats(server):
     run_psycopg(ASYNCPG_CLIENT, server, "asyncpg (prepared statements described, binary COPY)")
     jdbc_client(server)
     print("  ok  psycopg 3 (Debian's) writes and reads every type in the binary format and in "
-          "text, bytea included; binary timestamptz parameters are refused; COPY FROM STDIN and "
+          "text, bytea and timestamptz included; COPY FROM STDIN and "
           "TO STDOUT in the binary format, a malformed field refused naming its line; asyncpg "
           "loads 1,000 rows by binary COPY and runs statements with typed parameters; pgjdbc "
           "(Debian's) connects, sets its parameters, batches typed INSERTs and reads a "
@@ -1480,6 +1495,11 @@ async def main(port):
         raise SystemExit("$0 was taken")
     except asyncpg.PostgresError as e:
         assert "$0" in str(e), e
+    # timestamptz: aware datetimes into a TIMESTAMP_LTZ column, the instant kept.
+    await conn.execute("CREATE TABLE ev (id INT, at TIMESTAMP_LTZ(6), PRIMARY KEY (id) NOT ENFORCED)")
+    at = datetime.datetime(2024, 5, 6, 7, 8, 9, 123456, tzinfo=datetime.timezone.utc)
+    await conn.execute("INSERT INTO ev VALUES ($1, $2)", 1, at)
+    assert await conn.fetchval("SELECT at FROM ev WHERE at >= $1", at) == at
     # numeric: Decimals in numeric's binary form, written in exactly (not as strings, which an
     # INSERT into a DECIMAL column refuses).
     await conn.execute("CREATE TABLE money (id INT, amount DECIMAL(12, 4), "
