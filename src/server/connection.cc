@@ -530,7 +530,7 @@ class Connection {
         // as the simple query runs them.
         const std::vector<std::string> word = LeadingWords(one, 1);
         if (!word.empty() && (word[0] == "DECLARE" || word[0] == "FETCH" || word[0] == "CLOSE" ||
-                              IsJobStatement(one) || ReadsPgCatalog(one))) {
+                              IsJobStatement(one) || IsCatalogQuery(one))) {
           if (!entry.oids.empty()) {
             return Status::NotSupported("parameters of " + word[0] +
                                         " are not supported yet: write the values in");
@@ -538,6 +538,12 @@ class Connection {
           entry.text = one;
           if (word[0] == "SHOW" && PgSettings::IsSettingStatement(one)) {  // its one column
             if (auto shown = settings_->Run(one); shown.ok()) entry.described = shown->fields;
+          } else if (IsCatalogQuery(one)) {  // its columns, all text
+            if (auto a = AnswerCatalog(one); a.ok()) {
+              entry.described.emplace();
+              for (const auto& c : a->columns)
+                entry.described->push_back({0, c, DataType::String(), ""});
+            }
           }
           prepared_[parse.statement] = std::move(entry);
           pg::AppendEmpty('1', &out_);  // ParseComplete
@@ -675,7 +681,7 @@ class Connection {
   // A portal of DECLARE, FETCH or CLOSE (server/cursors.h): a FETCH's rows are handed out by
   // Execute as a query's are; the consumer id's position moves once they are all written.
   Status RunCursorPortal(const std::string& text, Portal* portal) {
-    if (ReadsPgCatalog(text)) {  // as the simple query answers it (CatalogQuery)
+    if (IsCatalogQuery(text)) {  // as the simple query answers it (CatalogQuery)
       TRIB_ASSIGN_OR_RETURN(CatalogAnswer answer, AnswerCatalog(text));
       for (const std::string& name : answer.columns) {
         portal->fields.push_back(Field{0, name, DataType::String(), ""});
@@ -735,7 +741,7 @@ class Connection {
       return Status::NotFound("prepared statement \"" + portal.statement + "\" does not exist");
     }
     TRIB_RETURN_NOT_OK(CheckAllowed(entry->second.text));
-    TRIB_RETURN_NOT_OK(Barrier(entry->second.text));
+    if (!IsCatalogQuery(entry->second.text)) TRIB_RETURN_NOT_OK(Barrier(entry->second.text));
     ServerStats::Get().statements++;
     // Cancellable as a simple query is (see SimpleQuery).
     cancel_.store(false);
@@ -788,6 +794,11 @@ class Connection {
   }
 
   // One statement: its rows (RowDescription, DataRow...) and its CommandComplete.
+  // A query of PostgreSQL's catalog through the extended protocol (a SELECT naming pg_catalog).
+  static bool IsCatalogQuery(const std::string& text) {
+    const auto w = LeadingWords(text, 1);
+    return !w.empty() && (w[0] == "SELECT" || w[0] == "WITH") && ReadsPgCatalog(text);
+  }
   Result<CatalogAnswer> AnswerCatalog(const std::string& text) {
     if (!catalog_) {
       TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));

@@ -233,7 +233,7 @@ namespace {
 // otherwise.
 std::optional<int64_t> ZoneOffsetSeconds(std::string_view z) {
   if (z == "Z" || z == "z") return 0;
-  if (z.size() < 3 || (z[0] != '+' && z[0] != '-')) return std::nullopt;
+  if (z.size() < 2 || (z[0] != '+' && z[0] != '-') || z[1] == ':') return std::nullopt;
   std::string digits;
   for (size_t i = 1; i < z.size(); i++) {
     if (std::isdigit(static_cast<unsigned char>(z[i]))) {
@@ -242,10 +242,13 @@ std::optional<int64_t> ZoneOffsetSeconds(std::string_view z) {
       return std::nullopt;
     }
   }
+  if (digits.size() == 1 || digits.size() == 3 || digits.size() == 5) digits.insert(0, "0");
   if (digits.size() != 2 && digits.size() != 4 && digits.size() != 6) return std::nullopt;
-  int64_t seconds = std::stoi(digits.substr(0, 2)) * 3600;
-  if (digits.size() >= 4) seconds += std::stoi(digits.substr(2, 2)) * 60;
-  if (digits.size() == 6) seconds += std::stoi(digits.substr(4, 2));
+  const int hours = std::stoi(digits.substr(0, 2));
+  const int minutes = digits.size() >= 4 ? std::stoi(digits.substr(2, 2)) : 0;
+  const int secs = digits.size() == 6 ? std::stoi(digits.substr(4, 2)) : 0;
+  if (hours > 15 || minutes > 59 || secs > 59) return std::nullopt;
+  const int64_t seconds = hours * 3600 + minutes * 60 + secs;
   return z[0] == '-' ? -seconds : seconds;
 }
 }  // namespace

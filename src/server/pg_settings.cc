@@ -139,6 +139,9 @@ Result<Parsed> Parse(const std::string& text) {
 
 }  // namespace
 
+PgSettings::PgSettings(sql::Session* session)
+    : session_(session), startup_database_(session->current_database()) {}
+
 bool PgSettings::IsSettingStatement(const std::string& text) {
   size_t i = 0;
   while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) i++;
@@ -210,7 +213,7 @@ Status PgSettings::Set(const std::string& name, const std::string* value) {
     return Status::OK();
   }
   if (key == "search_path") {  // a schema is a database: the connection's current one
-    std::vector<std::string> path = SplitCommaList(value ? *value : "");
+    std::vector<std::string> path = SplitCommaList(value ? *value : startup_database_);
     if (path.size() != 1 || path[0].find('`') != std::string::npos) {
       return Status::NotSupported(
           "search_path is one database here (a schema is a database); a list or none is not "

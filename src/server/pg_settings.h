@@ -24,7 +24,8 @@ struct JobAnswer;  // server/jobs.h
 
 class PgSettings {
  public:
-  explicit PgSettings(sql::Session* session) : session_(session) {}
+  // (Made once the connection's database is in use: search_path's default.)
+  explicit PgSettings(sql::Session* session);
 
   // Whether `text` is SET, RESET or SHOW of one of PostgreSQL's parameters (by its name,
   // unquoted: SET extra_float_digits = 3, SHOW TimeZone, SET TIME ZONE 'UTC').
@@ -51,6 +52,7 @@ class PgSettings {
   std::map<std::string, std::string> values_;    // by canonical name: what SET gave
   std::map<std::string, std::string> reported_;  // what the client was told
   std::string startup_zone_;                     // TimeZone of the startup packet: RESET's ("" UTC)
+  std::string startup_database_;                 // the connection's database: search_path's RESET
 };
 
 }  // namespace tributary::server

@@ -90,6 +90,8 @@ TEST_F(PgSettingsTest, SetShowResetAndReports) {
   EXPECT_EQ(Show("search_path"), "search_path=other");
   EXPECT_EQ(Run("SET search_path = nowhere").code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(Run("SET search_path = a, b").code(), StatusCode::kNotSupported);
+  ASSERT_TRUE(Run("RESET search_path").ok());  // the connection's database again
+  EXPECT_EQ(session_->current_database(), "default");
 }
 
 TEST_F(PgSettingsTest, RefusesWhatItCannotDoAndChangesNothing) {

@@ -1488,6 +1488,15 @@ async def main(port):
     await conn.execute("DELETE FROM ap WHERE id >= $1", 5001)
     assert await conn.fetchval("SELECT COUNT(*) FROM ap") == 1001
     assert await conn.fetchval("SELECT $1 || v FROM ap WHERE id = $2", "x", 3) == "xv3"
+    # psql's catalog queries through a described statement: their columns, text; a statement
+    # that only mentions pg_catalog in a string is the SQL engine's.
+    got = await conn.fetch("SELECT n.nspname AS \"Name\" FROM pg_catalog.pg_namespace n "
+                           "WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema' "
+                           "ORDER BY 1")
+    assert [r["Name"] for r in got] == ["default"], got
+    await conn.execute("INSERT INTO ap (id, v) VALUES ($1, 'see pg_catalog.pg_class')", 6000)
+    assert await conn.fetchval("SELECT v FROM ap WHERE id = $1", 6000) == "see pg_catalog.pg_class"
+    await conn.execute("DELETE FROM ap WHERE id = $1", 6000)
     # A prepared SHOW is described with its one column (SQLAlchemy's dialect asks so).
     assert await conn.fetchval("SHOW standard_conforming_strings") == "on"
     try:

@@ -159,6 +159,9 @@ struct PreparedStatement::PointLookup {
   // The schema directory's version when the table was opened: an ALTER (committed or not), or a
   // DROP and CREATE of the name, changes it.
   std::optional<std::string> schema_version;
+  // The session's current database when planned: a USE (or the server's SET search_path)
+  // makes the statement's name another table's.
+  std::string database;
   std::vector<size_t> key_parameter;  // per primary-key column: the parameter fixing it
   std::vector<int> projection;        // table column per output column
   std::vector<Field> fields;          // the output, as the statement's plan names and types it
@@ -225,6 +228,7 @@ Status PreparedStatement::PlanPointLookup() {
   auto pl = std::make_unique<PointLookup>();
   pl->table = std::move(*table);
   pl->schema_version = std::move(*schema_version);
+  pl->database = session_->current_database();
   pl->schema = pl->table->schema();
   const TableSchema& schema = *pl->schema;
   if (!schema.HasPrimaryKey()) return Status::OK();
@@ -376,7 +380,7 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
     bool replan = false;
     if (attempt == 0) {
       TRIB_ASSIGN_OR_RETURN(auto version, io::LocalFs().Version(meta::SchemaDir(pl.table->path())));
-      replan = version != pl.schema_version;
+      replan = version != pl.schema_version || pl.database != session_->current_database();
     }
     std::shared_ptr<const meta::Snapshot> latest;
     if (!replan) {

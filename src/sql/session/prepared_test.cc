@@ -93,6 +93,20 @@ TEST_F(PreparedStatementTest, AWholeKeyLookupIsPlannedOnceAndAnswersAsTheStateme
 
 // Each run reads the latest snapshot: commits after the statement was prepared are seen, and a
 // schema change plans it again.
+TEST_F(PreparedStatementTest, APointLookupFollowsUse) {
+  // Planned in one database, run after USE of another: the name is the other's table.
+  auto p = Prepared("SELECT name FROM t WHERE id = ?");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->Describe(), "a point lookup of default.t by (id)");
+  EXPECT_EQ(Text(p->Execute({Value::Int(1)})), "name:STRING,|'one',");
+  Run("CREATE DATABASE other");
+  Run("USE other");
+  Run("CREATE TABLE t (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)");
+  Run("INSERT INTO t VALUES (1, 'other one')");
+  EXPECT_EQ(Text(p->Execute({Value::Int(1)})), "name:STRING,|'other one',");
+  EXPECT_EQ(p->Describe(), "a point lookup of other.t by (id)");
+}
+
 TEST_F(PreparedStatementTest, RunsSeeLaterCommitsAndSchemaChanges) {
   auto p = Prepared("SELECT * FROM t WHERE id = ?");
   ASSERT_TRUE(p);
