@@ -25,9 +25,8 @@ namespace tributary::server {
 // (`declared`, 0 unspecified) keeps its type; an unspecified one takes the type its markers take
 // from their context where Bind reads values of that type (pg_binary.h ParamValue: booleans,
 // integers, floats, numeric, strings, bytea, date, time, timestamp, timestamptz), else text (25),
-// which the
-// statement converts as a string literal. `columns` nullopt: not a query, or one that does not
-// plan so (its columns are then known at Execute).
+// which the statement converts as a string literal. `columns` nullopt: not a query, or one that
+// does not plan so (its columns are then known at Execute).
 struct Description {
   std::vector<int32_t> parameter_oids;
   std::optional<std::vector<Field>> columns;
