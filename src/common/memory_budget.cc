@@ -31,7 +31,7 @@ int64_t MemoryBudget::cache_floor() const {
 }
 
 int64_t MemoryBudget::CacheCapacity(int64_t own_cap) const {
-  const int64_t left = std::max(cache_floor(), total() - buffered());
+  const int64_t left = std::max(cache_floor(), total() - buffered() - operators());
   return std::min(own_cap, left);
 }
 
@@ -40,6 +40,29 @@ void MemoryBudget::ChargeBuffers(int64_t delta) {
   if (delta > 0 && (before + delta) / kTrimStep != before / kTrimStep) {
     if (void (*trim)() = trim_.load()) trim();
   }
+}
+
+void MemoryBudget::ChargeOperators(int64_t delta) {
+  const int64_t before = operators_.fetch_add(delta, std::memory_order_relaxed);
+  if (delta > 0 && (before + delta) / kTrimStep != before / kTrimStep) {
+    if (void (*trim)() = trim_.load()) trim();
+  }
+}
+
+void MemoryCharge::Set(int64_t bytes) {
+  bytes = std::max<int64_t>(0, bytes);
+  if (bytes == charged_) return;
+  MemoryBudget::Instance().ChargeOperators(bytes - charged_);
+  charged_ = bytes;
+}
+
+bool MemoryCharge::Over(int64_t bytes, int64_t own_limit) {
+  Set(bytes);
+  over_budget_ = false;
+  if (bytes > own_limit) return true;
+  if (bytes <= kMinGrant) return false;
+  over_budget_ = MemoryBudget::Instance().BuffersOverLimit();
+  return over_budget_;
 }
 
 void MemoryBudget::SetTotalForTesting(int64_t bytes) {

@@ -5,9 +5,13 @@
 // - Writers charge what their buffers hold (ChargeBuffers). Past their share (the total less the
 //   cache's floor) the writer that adds a row flushes its largest buffer to a level-0 file, as
 //   'write-buffer-size' makes one writer do on its own.
-// - The file cache holds at most the total less what the buffers hold (never less than its
-//   floor, never more than its own cap, TRIBUTARY_FILE_CACHE_MB): as buffers grow it evicts, as
-//   they are flushed it may grow back.
+// - Query operators that hold their input (ORDER BY, GROUP BY, DISTINCT, set operations,
+//   windows, a hash join's build side) charge what they hold (MemoryCharge). The buffers and the
+//   operators share the total less the cache's floor: past it, an operator holding more than its
+//   minimum grant spills as at its own limit, and a writer flushes as above.
+// - The file cache holds at most the total less what the buffers and operators hold (never less
+//   than its floor, never more than its own cap, TRIBUTARY_FILE_CACHE_MB): as they grow it
+//   evicts, as they are released it may grow back.
 // Thread-safety: thread-safe (an atomic count; the trim hook runs on the charging thread).
 #pragma once
 
@@ -24,16 +28,20 @@ class MemoryBudget {
   // The cache's floor: what the buffers leave it at least (an eighth of the total, at least
   // 8 MiB, at most the total).
   int64_t cache_floor() const;
-  // What the writers' buffers may hold together: the total less the cache's floor.
+  // What the writers' buffers and the query operators may hold together: the total less the
+  // cache's floor.
   int64_t buffer_limit() const { return total() - cache_floor(); }
   int64_t buffered() const { return buffered_.load(std::memory_order_relaxed); }
-  bool BuffersOverLimit() const { return buffered() > buffer_limit(); }
+  int64_t operators() const { return operators_.load(std::memory_order_relaxed); }
+  bool BuffersOverLimit() const { return buffered() + operators() > buffer_limit(); }
   // The cache's capacity now, given its own cap.
   int64_t CacheCapacity(int64_t own_cap) const;
 
   // Adds `delta` (negative: released) to what the buffers hold. When they grow past a multiple of
   // the trim step, the trim hook runs (the cache evicts down to its capacity).
   void ChargeBuffers(int64_t delta);
+  // The same for what query operators hold (MemoryCharge does it for one operator).
+  void ChargeOperators(int64_t delta);
 
   // Installed by the file cache: evicts down to CacheCapacity.
   void SetTrimHook(void (*hook)()) { trim_.store(hook); }
@@ -44,7 +52,36 @@ class MemoryBudget {
   MemoryBudget();
   std::atomic<int64_t> total_;
   std::atomic<int64_t> buffered_{0};
+  std::atomic<int64_t> operators_{0};
   std::atomic<void (*)()> trim_{nullptr};
+};
+
+// What one query operator holds, charged to the process's budget while the charge lives.
+// Thread-safety: one operator's (one thread); the budget it charges is shared.
+class MemoryCharge {
+ public:
+  // What an operator may hold whatever the process's budget says (so that an operator under
+  // pressure still spills runs of a useful size).
+  static constexpr int64_t kMinGrant = int64_t{4} << 20;
+
+  MemoryCharge() = default;
+  ~MemoryCharge() { Set(0); }
+  MemoryCharge(const MemoryCharge&) = delete;
+  MemoryCharge& operator=(const MemoryCharge&) = delete;
+
+  // Charges `bytes`, what the operator holds now, in place of its previous charge, and says
+  // whether the operator is past its limits: more than `own_limit`, or more than kMinGrant while
+  // the writers' buffers and the operators of the process together are past their share.
+  bool Over(int64_t bytes, int64_t own_limit);
+  // Charges `bytes` without asking (what the operator holds after spilling, say).
+  void Set(int64_t bytes);
+  int64_t bytes() const { return charged_; }
+  // Whether the last Over was true because of the process's budget, not the own limit.
+  bool over_budget() const { return over_budget_; }
+
+ private:
+  int64_t charged_ = 0;
+  bool over_budget_ = false;
 };
 
 }  // namespace tributary

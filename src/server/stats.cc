@@ -61,6 +61,7 @@ std::vector<std::pair<std::string, std::string>> ServerStats::Rows() const {
       {"memory_resident_bytes", std::to_string(ResidentBytes())},
       {"memory_budget_bytes", std::to_string(budget.total())},
       {"memory_write_buffers_bytes", std::to_string(budget.buffered())},
+      {"memory_query_operators_bytes", std::to_string(budget.operators())},
       {"memory_file_cache_bytes", std::to_string(io::FileCache::Instance().used())},
   };
   // The hot tier: log entries and rows acknowledged but not in the lake yet, rounds that

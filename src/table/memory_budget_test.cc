@@ -50,6 +50,36 @@ TEST(MemoryBudgetTest, TheCacheGetsWhatTheBuffersLeaveAboveItsFloor) {
   EXPECT_EQ(b.buffered(), base);
 }
 
+// Query operators charge what they hold (MemoryCharge): they share the buffers' part of the
+// total with the writers, and the cache gives way to them as to buffers.
+TEST(MemoryBudgetTest, OperatorsShareTheBuffersPartAndTheCacheGivesWay) {
+  BudgetScope scope(64 * kMiB);
+  MemoryBudget& b = MemoryBudget::Instance();
+  const int64_t base_buffers = b.buffered(), base_operators = b.operators();
+  const int64_t base = base_buffers + base_operators;
+  constexpr int64_t kGiB = int64_t{1} << 30;
+  {
+    MemoryCharge charge;
+    EXPECT_FALSE(charge.Over(3 * kMiB, kGiB));
+    EXPECT_TRUE(charge.Over(10 * kMiB, 8 * kMiB));  // its own limit
+    EXPECT_FALSE(charge.over_budget());
+    EXPECT_FALSE(charge.Over(20 * kMiB, kGiB));
+    EXPECT_EQ(b.operators(), base_operators + 20 * kMiB);
+    EXPECT_EQ(b.CacheCapacity(256 * kMiB), 44 * kMiB - base);
+    b.ChargeBuffers(40 * kMiB);  // buffers and operators: 60 MiB of their 56
+    EXPECT_TRUE(b.BuffersOverLimit());
+    EXPECT_EQ(b.CacheCapacity(256 * kMiB), 8 * kMiB);  // the floor
+    EXPECT_TRUE(charge.Over(20 * kMiB, kGiB));
+    EXPECT_TRUE(charge.over_budget());
+    EXPECT_FALSE(charge.Over(4 * kMiB, kGiB));  // its minimum grant, whatever the budget
+    charge.Set(30 * kMiB);
+    b.ChargeBuffers(-40 * kMiB);
+    EXPECT_EQ(b.CacheCapacity(256 * kMiB), 34 * kMiB - base);
+  }
+  EXPECT_EQ(b.operators(), base_operators);  // the charge went with its holder
+  EXPECT_EQ(b.buffered(), base_buffers);
+}
+
 class MemoryBudgetWriteTest : public WarehouseTest {};
 
 // Two writers, each allowed 256 MiB by 'write-buffer-size', in a process whose budget leaves

@@ -246,7 +246,8 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
       failed_ = true;
       return st;
     }
-    over_budget = over_budget && budget.buffered() > budget.buffer_limit() / 10 * 9;
+    over_budget =
+        over_budget && budget.buffered() + budget.operators() > budget.buffer_limit() / 10 * 9;
   }
   return Status::OK();
 }

@@ -4,6 +4,7 @@
 // own (spilling again, by another hash, if it does not fit either).
 #include <functional>
 
+#include "common/memory_budget.h"
 #include "sql/exec/aggregate_state.h"
 #include "sql/exec/column_keys.h"
 #include "sql/exec/holding.h"
@@ -48,11 +49,12 @@ class AggregateOperator : public HoldingOperator {
   std::vector<const Operator*> children() const override { return {child_.get()}; }
 
  private:
-  // What the groups hold, `bytes`, against the limit. Past it, with keys, the rows of new
-  // groups are spilled from the next slice on; an error only without keys (one group), or when
-  // the groups held grow by the limit again once spilling (their DISTINCT values, their text).
+  // What the groups hold, `bytes`, against the limit and the process's budget. Past either,
+  // with keys, the rows of new groups are spilled from the next slice on; an error only past the
+  // limit: without keys (one group), or when the groups held grow by the limit again once
+  // spilling (their DISTINCT values, their text).
   Status CheckMemory(int64_t bytes, size_t groups) {
-    if (bytes <= memory_limit_) return Status::OK();
+    if (!charge_.Over(bytes, memory_limit_)) return Status::OK();
     if (!agg_->keys.empty() && depth_ < kMaxDepth) {
       if (!spilling_) {
         spilling_ = true;
@@ -63,6 +65,7 @@ class AggregateOperator : public HoldingOperator {
         return Status::OK();
       }
     }
+    if (bytes <= memory_limit_) return Status::OK();  // past the process's budget only
     const std::string what =
         agg_->keys.empty()
             ? "the state of an aggregate (DISTINCT values, LISTAGG text) holds"
@@ -240,6 +243,7 @@ class AggregateOperator : public HoldingOperator {
   std::shared_ptr<const AggregateBinding> agg_;
   int64_t memory_limit_;
   std::string memory_limit_key_;
+  MemoryCharge charge_;  // what the groups hold, in the process's budget
   SpillOptions spill_;
   int depth_;
   bool spilling_ = false;

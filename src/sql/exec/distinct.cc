@@ -4,6 +4,7 @@
 // hash; once the input ends, each partition's distinct rows are handed out (spilling again, by
 // another hash, if they do not fit either). A partition's rows are none of the rows held and of
 // no other partition, so every distinct row comes out once.
+#include "common/memory_budget.h"
 #include "sql/exec/column_keys.h"
 #include "sql/exec/holding.h"
 #include "sql/exec/spill.h"
@@ -60,9 +61,11 @@ class DistinctOperator : public Operator {
         continue;
       }
       seen_.Assign(columns, in.num_rows, &groups, &first_rows);
-      if (seen_.ApproxBytes() > memory_limit_) {
+      const int64_t held = seen_.ApproxBytes();
+      if (charge_.Over(held, memory_limit_) && (depth_ < kMaxDepth || held > memory_limit_)) {
         // The rows held so far stay (this batch's new ones are handed out below); the rows
-        // still to come that are not among them go to disk.
+        // still to come that are not among them go to disk. (Past the process's budget only,
+        // the deepest level keeps holding them up to its own limit.)
         if (depth_ >= kMaxDepth) {
           return Status::Invalid("the distinct rows of a DISTINCT or UNION (" +
                                  std::to_string(seen_.size()) + " so far) hold more than '" +
@@ -87,6 +90,7 @@ class DistinctOperator : public Operator {
  private:
   OperatorPtr child_;
   int64_t memory_limit_;
+  MemoryCharge charge_;  // what seen_ holds, in the process's budget
   std::string memory_limit_key_;
   SpillOptions spill_;
   int depth_;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "common/memory_budget.h"
 #include "sql/binder/cast.h"
 #include "sql/exec/column_keys.h"
 #include "sql/exec/holding.h"
@@ -315,20 +316,24 @@ class HashJoinOperator : public Operator {
         // Each row's key as if new (a repeated key's string is freed again, its row linked).
         if (keys.valid[r]) bytes += kByteKeyEntryBytes + StringHeapBytes(keys.encoded[r].size());
       }
-      if (bytes > spec_.memory_limit && CanSpill()) {
+      if (charge_.Over(bytes, spec_.memory_limit) && CanSpill()) {
         // Partitioned by key while that can split the rows; one key's rows (a skewed key),
         // or a join without keys, in chunks that fit.
         // (At the first level always by key: the rows held so far may be one hot key's while
         // the input holds many.)
         if (!spec_.left_keys.empty() && spec_.spill_depth < kMaxSpillDepth &&
             (spec_.spill_depth == 0 || !SingleKey(int_keys, keys))) {
+          charge_.Set(0);  // the rows go to the partitions' files, each joined on its own
           return Partition(std::move(in));
         }
+        // Chunks of what fits: the limit, or what the process's budget let this join hold.
+        const double fits =
+            static_cast<double>(charge_.over_budget() ? bytes : spec_.memory_limit) * 0.9;
         const int64_t rows = static_cast<int64_t>(build_.num_rows + in.num_rows);
         chunk_rows_ = static_cast<size_t>(std::max<int64_t>(
             static_cast<int64_t>(kBatchRows),
-            static_cast<int64_t>(static_cast<double>(spec_.memory_limit) * 0.9 *
-                                 static_cast<double>(rows) / static_cast<double>(bytes))));
+            static_cast<int64_t>(fits * static_cast<double>(rows) / static_cast<double>(bytes))));
+        charge_.Set(static_cast<int64_t>(fits));  // a chunk of build rows at a time
         return SpillForChunks(std::move(in));
       }
       if (bytes > spec_.memory_limit) {
@@ -742,6 +747,7 @@ class HashJoinOperator : public Operator {
   // input: probe_base_ rows came before probe_), or null.
   std::vector<uint8_t>* probe_matched_ = nullptr;
   size_t probe_base_ = 0;
+  MemoryCharge charge_;  // what the build side holds, in the process's budget
 };
 
 }  // namespace

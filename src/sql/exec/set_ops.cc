@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/memory_budget.h"
 #include "sql/binder/cast.h"
 #include "sql/exec/column_keys.h"
 #include "sql/exec/operators.h"
@@ -138,8 +139,11 @@ class SetDifferenceOperator : public Operator {
         TRIB_RETURN_NOT_OK(distinct_parts_.Add(in, in.columns, to_distinct));
       }
       if (!distinct_spilling_ && Over()) {
-        if (depth_ >= kMaxDepth) return LimitError("of the distinct rows it returned");
-        distinct_spilling_ = true;
+        if (depth_ < kMaxDepth) {
+          distinct_spilling_ = true;
+        } else if (!charge_.over_budget()) {
+          return LimitError("of the distinct rows it returned");
+        }
       }
       if (rows.empty()) continue;
       *out = TakeRows(std::move(in), rows);
@@ -204,18 +208,23 @@ class SetDifferenceOperator : public Operator {
       }
       if (!spilled.empty()) TRIB_RETURN_NOT_OK(right_parts_.Add(in, in.columns, spilled));
       if (!right_spilled_ && Over()) {
-        if (depth_ >= kMaxDepth) return LimitError("of its right query's rows");
-        right_spilled_ = true;
+        if (depth_ < kMaxDepth) {
+          right_spilled_ = true;
+        } else if (!charge_.over_budget()) {
+          return LimitError("of its right query's rows");
+        }
       }
     }
     return right_parts_.Finish();
   }
 
-  // Whether the hash tables (their nodes, keys and buckets) hold more than the limit.
-  bool Over() const {
+  // Whether the hash tables (their nodes, keys and buckets) hold more than the limit, or more
+  // than the process's budget lets them (charge_.over_budget(): at the deepest level they then
+  // keep growing up to the limit).
+  bool Over() {
     const int64_t buckets =
         static_cast<int64_t>((counts_.bucket_count() + emitted_.bucket_count()) * sizeof(void*));
-    return bytes_ + buckets > memory_limit_;
+    return charge_.Over(bytes_ + buckets, memory_limit_);
   }
   Status LimitError(const char* what) const {
     return Status::Invalid(
@@ -231,7 +240,8 @@ class SetDifferenceOperator : public Operator {
   std::string memory_limit_key_;
   SpillOptions spill_;
   int depth_;
-  int64_t bytes_ = 0;  // the nodes and keys of counts_ and emitted_
+  int64_t bytes_ = 0;    // the nodes and keys of counts_ and emitted_
+  MemoryCharge charge_;  // bytes_ and the tables' buckets, in the process's budget
   bool counted_ = false;
   bool right_spilled_ = false;      // values not counted go to the partitions
   bool distinct_spilling_ = false;  // distinct rows not returned go to distinct_parts_

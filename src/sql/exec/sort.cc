@@ -4,6 +4,7 @@
 #include <numeric>
 #include <queue>
 
+#include "common/memory_budget.h"
 #include "sql/exec/column_keys.h"
 #include "sql/exec/holding.h"
 #include "sql/exec/spill.h"
@@ -19,7 +20,7 @@ constexpr size_t kFanIn = 16;
 class SortOperator : public HoldingOperator {
  public:
   SortOperator(OperatorPtr child, SortOptions options)
-      : child_(std::move(child)), options_(std::move(options)) {
+      : child_(std::move(child)), options_(std::move(options)), run_limit_(options_.memory_limit) {
     const auto& in = child_->fields();
     fields_.assign(in.begin(), in.begin() + std::min(options_.output_columns, in.size()));
     ResetHeld();
@@ -106,7 +107,7 @@ class SortOperator : public HoldingOperator {
   // Rows per segment of a spilled run: a segment holds about a fan-in-th of the memory limit.
   size_t SegmentRows() const {
     const double per_row = std::max(1.0, bytes_per_row_);
-    const double rows = static_cast<double>(options_.memory_limit) / kFanIn / per_row;
+    const double rows = static_cast<double>(run_limit_) / kFanIn / per_row;
     return static_cast<size_t>(std::clamp(rows, 64.0, 1048576.0));
   }
 
@@ -124,6 +125,7 @@ class SortOperator : public HoldingOperator {
     runs_.push_back(std::move(run));
     spilled_runs_++;
     ResetHeld();
+    charge_.Set(HeldBytes());
     return Status::OK();
   }
 
@@ -142,7 +144,13 @@ class SortOperator : public HoldingOperator {
       if (options_.limit && static_cast<int64_t>(held_.num_rows) > 2 * *options_.limit + 1024) {
         SortHeld();
       }
-      if (HeldBytes() > options_.memory_limit) TRIB_RETURN_NOT_OK(SpillHeld());
+      const int64_t held = HeldBytes();
+      if (charge_.Over(held, options_.memory_limit)) {
+        // Past the process's budget before the own limit: runs (and the merge's segments) of
+        // what could be held.
+        if (charge_.over_budget()) run_limit_ = std::min(run_limit_, held);
+        TRIB_RETURN_NOT_OK(SpillHeld());
+      }
     }
     if (runs_.empty()) {
       SortHeld();
@@ -191,6 +199,8 @@ class SortOperator : public HoldingOperator {
   }
 
   Status StartMerge(std::vector<std::unique_ptr<SpillFile>> runs) {
+    // A segment of each run at a time, about a fan-in-th of the limit each.
+    charge_.Set(run_limit_ / static_cast<int64_t>(kFanIn) * static_cast<int64_t>(runs.size()));
     cursors_.clear();
     heap_.clear();
     emitted_ = 0;
@@ -238,6 +248,8 @@ class SortOperator : public HoldingOperator {
 
   OperatorPtr child_;
   SortOptions options_;
+  int64_t run_limit_;         // what a run held at most: the limit, less when the budget was short
+  MemoryCharge charge_;       // what is held, in the process's budget
   int64_t values_bytes_ = 0;  // ValuesBeyondSelf of the held kValue columns
   double bytes_per_row_ = 0;  // what a held row took, at most, when runs were spilled
   std::vector<std::unique_ptr<SpillFile>> runs_;

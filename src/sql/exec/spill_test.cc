@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 
+#include "common/memory_budget.h"
 #include "sql/exec/aggregate_state.h"
 #include "sql/exec/exec_test_util.h"
 #include "sql/exec/operators.h"
@@ -282,6 +283,102 @@ TEST(SpillAggregateTest, OneGroupOverItsLimitIsAnError) {
                                         64 << 10, "sql.aggregate.memory-limit"));
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.status().message().find("sql.aggregate.memory-limit"), std::string::npos);
+}
+
+// The operators charge what they hold to the process's budget (common/memory_budget.h): while
+// writers' buffers (here a charge standing for them) leave no room in it, an ORDER BY, a GROUP BY,
+// a DISTINCT and a hash join spill well before their own limits (1 GiB here) and answer as in
+// memory; an aggregate of one group, which cannot spill, keeps going up to its own limit; each
+// operator's charge goes with it.
+TEST(SpillBudgetTest, OperatorsSpillWhenTheProcessBudgetIsTaken) {
+  MemoryBudget& budget = MemoryBudget::Instance();
+  const int64_t saved_total = budget.total();
+  const int64_t operators_before = budget.operators();
+  const std::vector<Field> fields = WideFields();
+  const std::vector<Row> rows = WideRows(60000, 13);
+  constexpr int64_t kGiB = int64_t{1} << 30;
+  const std::vector<SortKeySpec> order = {SortKeySpec{3, false, true}, SortKeySpec{1, false, true}};
+
+  // Unpressed: in memory, the charge seen while the rows are held.
+  auto sort = MakeSort(MakeRows(fields, rows, "r"), SortBy(order, kGiB));
+  ColumnBatch first;
+  ASSERT_TRUE(sort->Next(&first).ok());
+  EXPECT_GT(budget.operators() - operators_before, MemoryCharge::kMinGrant);
+  auto rest = CollectRows(*sort);
+  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+  EXPECT_EQ(first.num_rows + rest->size(), rows.size());
+  sort.reset();
+  EXPECT_EQ(budget.operators(), operators_before);
+  int64_t files_before = SpillFilesTotal();
+  auto want_sorted = Collect(MakeSort(MakeRows(fields, rows, "r"), SortBy(order, kGiB)));
+  ASSERT_TRUE(want_sorted.ok());
+  auto want_groups = GroupBy({"i"}, kGiB, rows, nullptr, false);
+  ASSERT_TRUE(want_groups.ok());
+  std::vector<Row> keys;
+  for (const Row& r : rows) keys.push_back({r[3]});
+  auto want_distinct = Collect(MakeDistinct(MakeRows({fields[3]}, keys, "r"), kGiB, "k"));
+  ASSERT_TRUE(want_distinct.ok());
+  EXPECT_EQ(SpillFilesTotal(), files_before);
+
+  // Pressed: a 64 MiB process whose buffers' and operators' share (56 MiB) is all but taken.
+  budget.SetTotalForTesting(64 << 20);
+  const int64_t taken = budget.buffer_limit() - budget.buffered() - budget.operators() - (1 << 20);
+  budget.ChargeBuffers(taken);
+  files_before = SpillFilesTotal();
+  auto sorted = Collect(MakeSort(MakeRows(fields, rows, "r"), SortBy(order, kGiB)));
+  const int64_t sort_files = SpillFilesTotal() - files_before;
+  int64_t bytes_before = SpilledBytesTotal();
+  std::string explain;
+  auto groups = GroupBy({"i"}, kGiB, rows, &explain, false);
+  const int64_t group_bytes = SpilledBytesTotal() - bytes_before;
+  bytes_before = SpilledBytesTotal();
+  auto distinct = Collect(MakeDistinct(MakeRows({fields[3]}, keys, "r"), kGiB, "k"));
+  const int64_t distinct_bytes = SpilledBytesTotal() - bytes_before;
+  AggregateBinding one;
+  AggregateCall call;
+  call.function = "COUNT";
+  call.distinct = true;
+  call.arg = BindWide("s");
+  call.type = DataType::BigInt();
+  one.calls.push_back(std::move(call));
+  auto counted = CollectRows(*MakeAggregate(MakeRows(fields, rows, "r"), std::move(one), kGiB,
+                                            "sql.aggregate.memory-limit"));
+  HashJoinSpec join;
+  join.left_keys.push_back(BindWide("i"));
+  join.right_keys.push_back(BindWide("i"));
+  join.memory_limit = kGiB;
+  join.memory_limit_key = "sql.join.memory-limit";
+  bytes_before = SpilledBytesTotal();
+  auto joined = CollectRows(
+      *MakeHashJoin(MakeRows(fields, rows, "l"), MakeRows(fields, rows, "r"), std::move(join)));
+  const int64_t join_bytes = SpilledBytesTotal() - bytes_before;
+  budget.ChargeBuffers(-taken);
+  budget.SetTotalForTesting(saved_total);
+  EXPECT_EQ(budget.operators(), operators_before);
+
+  ASSERT_TRUE(sorted.ok()) << sorted.status().ToString();
+  EXPECT_GT(sort_files, 1);
+  ASSERT_EQ(sorted->size(), want_sorted->size());
+  for (size_t i = 0; i < sorted->size(); i++) ASSERT_EQ((*sorted)[i][1], (*want_sorted)[i][1]) << i;
+  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  EXPECT_GT(group_bytes, 0);
+  EXPECT_NE(explain.find("spilled"), std::string::npos) << explain;
+  EXPECT_EQ(*groups, *want_groups);
+  ASSERT_TRUE(distinct.ok()) << distinct.status().ToString();
+  EXPECT_GT(distinct_bytes, 0);
+  auto sorted_text = [](std::vector<Row> v) {
+    std::vector<std::string> out;
+    for (const Row& r : v) out.push_back(DebugString(r[0]));
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(sorted_text(*distinct), sorted_text(*want_distinct));
+  ASSERT_TRUE(counted.ok()) << counted.status().ToString();
+  ASSERT_EQ(counted->size(), 1u);
+  ASSERT_TRUE(joined.ok()) << joined.status().ToString();
+  EXPECT_GT(join_bytes, 0);
+  ASSERT_EQ(joined->size(), rows.size());  // i is unique: each row joins itself
+  for (const Row& r : *joined) ASSERT_EQ(r[1], r[fields.size() + 1]);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "common/memory_budget.h"
 #include "sql/binder/cast.h"
 #include "sql/exec/aggregate_state.h"
 #include "sql/exec/column_keys.h"
@@ -378,7 +379,10 @@ class WindowOperator : public Operator {
         held.columns[c].AppendAll(std::move(col));
       }
       held.num_rows += in.num_rows;
-      if (bytes_ > memory_limit_ && may_spill_ && SharedPartitioning()) return StartSpill();
+      if (charge_.Over(bytes_, memory_limit_) && may_spill_ && SharedPartitioning()) {
+        charge_.Set(0);  // the rows held go to the sort (which charges what it holds)
+        return StartSpill();
+      }
       if (bytes_ > memory_limit_) {
         return Status::Invalid("the rows of a window function hold more than '" +
                                memory_limit_key_ + "' allows (" + std::to_string(memory_limit_) +
@@ -695,6 +699,7 @@ class WindowOperator : public Operator {
   std::shared_ptr<const WindowBinding> windows_;  // shared with the inner operators
   int64_t memory_limit_;
   std::string memory_limit_key_;
+  MemoryCharge charge_;  // the rows held, in the process's budget
   std::optional<int64_t> top_n_;
   int64_t row_bytes_ = 0;  // bytes each held row takes besides its columns (the constructor's)
   int64_t bytes_ = 0;
