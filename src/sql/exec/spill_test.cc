@@ -269,9 +269,8 @@ TEST(SpillAggregateTest, PartitionsThatDoNotFitArePartitionedAgain) {
   EXPECT_EQ(*again, *want);
 }
 
-// Without GROUP BY there is one group: what its state outgrows is an error naming the option.
-TEST(SpillAggregateTest, OneGroupOverItsLimitIsAnError) {
-  const std::vector<Row> rows = WideRows(30000, 5);
+// SELECT COUNT(DISTINCT s) of `rows` (one group), within `limit`.
+Result<std::vector<Row>> CountDistinctS(const std::vector<Row>& rows, int64_t limit) {
   AggregateBinding binding;
   AggregateCall call;
   call.function = "COUNT";
@@ -279,8 +278,14 @@ TEST(SpillAggregateTest, OneGroupOverItsLimitIsAnError) {
   call.arg = BindWide("s");
   call.type = DataType::BigInt();
   binding.calls.push_back(std::move(call));
-  auto got = CollectRows(*MakeAggregate(MakeRows(WideFields(), rows, "r"), std::move(binding),
-                                        64 << 10, "sql.aggregate.memory-limit"));
+  return CollectRows(*MakeAggregate(MakeRows(WideFields(), rows, "r"), std::move(binding), limit,
+                                    "sql.aggregate.memory-limit"));
+}
+
+// Without GROUP BY there is one group: what its state outgrows is an error naming the option.
+TEST(SpillAggregateTest, OneGroupOverItsLimitIsAnError) {
+  const std::vector<Row> rows = WideRows(30000, 5);
+  auto got = CountDistinctS(rows, 64 << 10);
   ASSERT_FALSE(got.ok());
   EXPECT_NE(got.status().message().find("sql.aggregate.memory-limit"), std::string::npos);
 }
@@ -334,15 +339,7 @@ TEST(SpillBudgetTest, OperatorsSpillWhenTheProcessBudgetIsTaken) {
   bytes_before = SpilledBytesTotal();
   auto distinct = Collect(MakeDistinct(MakeRows({fields[3]}, keys, "r"), kGiB, "k"));
   const int64_t distinct_bytes = SpilledBytesTotal() - bytes_before;
-  AggregateBinding one;
-  AggregateCall call;
-  call.function = "COUNT";
-  call.distinct = true;
-  call.arg = BindWide("s");
-  call.type = DataType::BigInt();
-  one.calls.push_back(std::move(call));
-  auto counted = CollectRows(*MakeAggregate(MakeRows(fields, rows, "r"), std::move(one), kGiB,
-                                            "sql.aggregate.memory-limit"));
+  auto counted = CountDistinctS(rows, kGiB);
   HashJoinSpec join;
   join.left_keys.push_back(BindWide("i"));
   join.right_keys.push_back(BindWide("i"));
