@@ -142,10 +142,12 @@ struct CompactOptions {
   std::string sort_strategy;
   std::vector<std::string> sort_columns;
   // Bytes of rows sorted at once; 0: the default of the session option 'sql.sort.memory-limit'.
-  // More rows are sorted in runs of that size spilled to `sort_spill_dirs` (the session's
-  // 'io.tmp.dirs'; empty: $TMPDIR, else /tmp) and merged.
+  // More rows are sorted in runs of that size spilled to `spill_dirs` and merged.
   int64_t sort_memory_limit = 0;
-  std::vector<std::string> sort_spill_dirs;
+  // Where spill files go (the session's 'io.tmp.dirs'; empty: $TMPDIR, else /tmp): a sort
+  // compaction's runs, and the merges of buckets holding more sorted runs than
+  // 'sort-spill-threshold'.
+  std::vector<std::string> spill_dirs;
   // Sort compaction: called with a line of progress every 100,000 rows, if set.
   std::function<void(const std::string& line)> sort_progress;
 };

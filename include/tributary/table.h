@@ -156,10 +156,12 @@ class Table {
   // directory name, every column given or some) are compacted. Old snapshots expire afterwards
   // (also for 'write-only' tables: this is their compaction job); when that fails the
   // compaction stands, and the failure goes to `warnings` when set (else it is the error).
+  // Merges past 'sort-spill-threshold' spill to `spill_dirs` (empty: $TMPDIR, else /tmp).
   virtual Result<std::optional<int64_t>> CompactFull(
       const std::function<void(int64_t done, int64_t total)>& progress = {},
       const std::vector<std::map<std::string, std::string>>& partitions = {},
-      std::vector<std::string>* warnings = nullptr) = 0;
+      std::vector<std::string>* warnings = nullptr,
+      const std::vector<std::string>& spill_dirs = {}) = 0;
 
   // Id of the latest snapshot, or nullopt for an empty table.
   virtual Result<std::optional<int64_t>> LatestSnapshotId() const = 0;

@@ -56,10 +56,11 @@ Result<std::vector<merge::KeyValue>> ReadInput(
   }
   return records;
 }
-// 'sort-spill-threshold' of a compaction (spilling to $TMPDIR, else /tmp).
-Result<datafile::SortSpill> SortSpillOf(const TableSchema& schema) {
+// 'sort-spill-threshold' of a compaction, spilling to `dirs` (empty: $TMPDIR, else /tmp).
+Result<datafile::SortSpill> SortSpillOf(const TableSchema& schema,
+                                        const std::vector<std::string>& dirs = {}) {
   TRIB_ASSIGN_OR_RETURN(auto core, options::CoreOptions::From(schema));
-  return datafile::SortSpill::Of(core);
+  return datafile::SortSpill::Of(core, dirs);
 }
 
 // Whether merging `files` takes more sorted runs than 'sort-spill-threshold' (the row merge then
@@ -87,12 +88,14 @@ struct BucketMerge {
 
   // `below`: the bucket's files under the output level (a lookup table's merge of level-0
   // records takes the key's value from there when no merged file above level 0 holds it).
-  // `vectors`: a deletion-vector table's (see RunCompaction).
+  // `vectors`: a deletion-vector table's (see RunCompaction). `spill_dirs`: where a merge past
+  // 'sort-spill-threshold' spills.
   static Result<BucketMerge> Open(const std::string& table_path, const TableSchema& schema,
                                   const std::string& bucket_dir, const FileLayout& layout,
                                   std::vector<meta::DataFileMeta> files,
                                   const std::vector<meta::DataFileMeta>* below = nullptr,
-                                  BucketDeletionVectors* vectors = nullptr) {
+                                  BucketDeletionVectors* vectors = nullptr,
+                                  const std::vector<std::string>& spill_dirs = {}) {
     std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
       return a.max_sequence_number < b.max_sequence_number;
     });
@@ -131,7 +134,7 @@ struct BucketMerge {
     // they set).
     datafile::SortSpill spill;
     if (!partial) {
-      TRIB_ASSIGN_OR_RETURN(spill, SortSpillOf(schema));
+      TRIB_ASSIGN_OR_RETURN(spill, SortSpillOf(schema, spill_dirs));
     }
     TRIB_ASSIGN_OR_RETURN(auto sources,
                           datafile::OpenMergeSources(std::move(inputs), spill, layout,
@@ -300,7 +303,8 @@ Result<CompactionResult> Compact(const std::string& table_path, const TableSchem
                                  const std::string& bucket_dir, const CompactUnit& unit,
                                  int32_t highest_nonempty_level, int64_t target_file_size,
                                  const FileFormatOptions& format, meta::FileNamer* namer,
-                                 BucketDeletionVectors* vectors) {
+                                 BucketDeletionVectors* vectors,
+                                 const std::vector<std::string>& spill_dirs) {
   FileLayout layout = FileLayout::Of(schema);
   CompactionResult result;
   result.before = unit.files;
@@ -340,8 +344,9 @@ Result<CompactionResult> Compact(const std::string& table_path, const TableSchem
       return result;
     }
   }
-  TRIB_ASSIGN_OR_RETURN(BucketMerge m, BucketMerge::Open(table_path, schema, bucket_dir, layout,
-                                                         unit.files, &unit.below, vectors));
+  TRIB_ASSIGN_OR_RETURN(BucketMerge m,
+                        BucketMerge::Open(table_path, schema, bucket_dir, layout, unit.files,
+                                          &unit.below, vectors, spill_dirs));
   merge::SortMergeReader& reader = *m.reader;
   merge::KeyValue kv;
   while (true) {
@@ -371,12 +376,13 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
                                        const std::string& bucket_dir, const CompactUnit& unit,
                                        int32_t highest_nonempty_level, int64_t target_file_size,
                                        const FileFormatOptions& format, meta::FileNamer* namer,
-                                       BucketDeletionVectors* vectors) {
+                                       BucketDeletionVectors* vectors,
+                                       const std::vector<std::string>& spill_dirs) {
   // Marks go to a copy, taken over only when the compaction succeeds.
   std::optional<BucketDeletionVectors> marked;
   if (vectors) marked = *vectors;
   auto result = Compact(table_path, schema, bucket_dir, unit, highest_nonempty_level,
-                        target_file_size, format, namer, marked ? &*marked : nullptr);
+                        target_file_size, format, namer, marked ? &*marked : nullptr, spill_dirs);
   if (result.ok() && vectors) {
     for (const auto& f : unit.files) marked->Remove(f.file_name);
     *vectors = std::move(*marked);
@@ -422,10 +428,11 @@ bool IsUpgraded(const CompactionResult& result, const meta::DataFileMeta& f) {
 }
 
 Status DryRunMerge(const std::string& table_path, const TableSchema& schema,
-                   const std::string& bucket_dir, const std::vector<meta::DataFileMeta>& files) {
+                   const std::string& bucket_dir, const std::vector<meta::DataFileMeta>& files,
+                   const std::vector<std::string>& spill_dirs) {
   FileLayout layout = FileLayout::Of(schema);
-  TRIB_ASSIGN_OR_RETURN(BucketMerge m,
-                        BucketMerge::Open(table_path, schema, bucket_dir, layout, files));
+  TRIB_ASSIGN_OR_RETURN(BucketMerge m, BucketMerge::Open(table_path, schema, bucket_dir, layout,
+                                                         files, nullptr, nullptr, spill_dirs));
   merge::SortMergeReader& reader = *m.reader;
   merge::KeyValue kv;
   while (true) {

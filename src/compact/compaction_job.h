@@ -38,17 +38,21 @@ bool IsUpgraded(const CompactionResult& result, const meta::DataFileMeta& f);
 // record found there is marked deleted (its value merged in when the engine needs it);
 // retractions are dropped (the older records they retract are marked instead); the inputs'
 // own vectors are forgotten (rewritten). Unchanged when the compaction fails.
+// `spill_dirs`: where a merge past 'sort-spill-threshold' spills (the session's 'io.tmp.dirs';
+// empty: $TMPDIR, else /tmp).
 Result<CompactionResult> RunCompaction(const std::string& table_path, const TableSchema& schema,
                                        const std::string& bucket_dir, const CompactUnit& unit,
                                        int32_t highest_nonempty_level, int64_t target_file_size,
                                        const options::FileFormatOptions& format,
                                        meta::FileNamer* namer,
-                                       BucketDeletionVectors* vectors = nullptr);
+                                       BucketDeletionVectors* vectors = nullptr,
+                                       const std::vector<std::string>& spill_dirs = {});
 
 // Merges `files` of one bucket without writing anything and returns the first error the merge
 // function reports (an aggregate overflowing, say). The writer runs it before committing to an
 // aggregation table, so such an INSERT fails instead of leaving a key that cannot be read.
 Status DryRunMerge(const std::string& table_path, const TableSchema& schema,
-                   const std::string& bucket_dir, const std::vector<meta::DataFileMeta>& files);
+                   const std::string& bucket_dir, const std::vector<meta::DataFileMeta>& files,
+                   const std::vector<std::string>& spill_dirs = {});
 
 }  // namespace tributary::compact

@@ -95,8 +95,8 @@ class FileStoreTable : public Table {
   Result<std::optional<int64_t>> CompactFull(
       const std::function<void(int64_t, int64_t)>& progress,
       const std::vector<std::map<std::string, std::string>>& partitions,
-      std::vector<std::string>* warnings) override {
-    return CompactTableFull(path_, schema_, progress, partitions, warnings);
+      std::vector<std::string>* warnings, const std::vector<std::string>& spill_dirs) override {
+    return CompactTableFull(path_, schema_, progress, partitions, warnings, spill_dirs);
   }
   Result<std::optional<int64_t>> LatestSnapshotId() const override {
     // A caller pinning the latest snapshot by its id would not see pending writes: committed.

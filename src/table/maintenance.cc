@@ -216,7 +216,7 @@ Result<CompactResult> Compact(Table& table, const CompactOptions& options) {
     request.columns = options.sort_columns;
     request.partitions = options.partitions;
     request.memory_limit = options.sort_memory_limit;
-    request.spill_dirs = options.sort_spill_dirs;
+    request.spill_dirs = options.spill_dirs;
     if (request.memory_limit == 0) {
       const OptionDef* def = FindOption(OptionScope::kSession, "sql.sort.memory-limit");
       TRIB_ASSIGN_OR_RETURN(request.memory_limit, options::ParseMemorySize(def->default_value));
@@ -227,8 +227,8 @@ Result<CompactResult> Compact(Table& table, const CompactOptions& options) {
     out.warnings = std::move(r.warnings);
     return out;
   }
-  TRIB_ASSIGN_OR_RETURN(out.snapshot,
-                        table.CompactFull(options.progress, options.partitions, &out.warnings));
+  TRIB_ASSIGN_OR_RETURN(out.snapshot, table.CompactFull(options.progress, options.partitions,
+                                                        &out.warnings, options.spill_dirs));
   return out;
 }
 

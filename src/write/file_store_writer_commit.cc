@@ -42,7 +42,7 @@ Result<std::optional<int64_t>> FileStoreWriter::Commit() {
         full_producer && waiting_for_jobs_ && commits_since_full_compaction_ > 0;
     if (due || input_ends) {
       commits_since_full_compaction_ = 0;
-      auto compacted = CompactTableFull(path_, schema_);
+      auto compacted = CompactTableFull(path_, schema_, {}, {}, nullptr, options_.spill_dirs);
       // Lost to a concurrent compaction: the changes are emitted by the next full compaction
       // (its changelog is the top level before against after), so nothing is lost.
       if (!compacted.ok() && !compacted.status().IsConflict()) {
@@ -239,7 +239,7 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
       if (OverlapsAny(f, m->new_files)) files.push_back(f);
     }
     if (!SumsProvablyFit(files)) {
-      TRIB_RETURN_NOT_OK(DryRunMerge(path_, *schema_, bw->dir(), files));
+      TRIB_RETURN_NOT_OK(DryRunMerge(path_, *schema_, bw->dir(), files, options_.spill_dirs));
     }
   }
   if (options_.overwrite || core_.write_only) return Status::OK();
@@ -286,7 +286,7 @@ Status FileStoreWriter::PrepareBucket(const BucketId& id, BucketWriter* bw,
   // running compaction is taken in, the next one is picked and waited for).
   TRIB_ASSIGN_OR_RETURN(
       auto result, RunCompaction(path_, *schema_, bw->dir(), *unit, highest, core_.target_file_size,
-                                 core_.format, bw->namer()));
+                                 core_.format, bw->namer(), nullptr, options_.spill_dirs));
   const std::string out = datafile::NewFileDir(*bw->namer(), bw->dir());
   for (const auto& f : result.after) outputs->push_back({out, f.file_name});
   for (const auto& f : result.changelog) outputs->push_back({out, f.file_name});
@@ -326,7 +326,8 @@ Status FileStoreWriter::CompactWithVectors(
   CommitMessage::CompactBase& base = picked->base;
   TRIB_ASSIGN_OR_RETURN(auto result,
                         RunCompaction(path_, *schema_, bw->dir(), picked->unit, picked->highest,
-                                      core_.target_file_size, core_.format, bw->namer(), &vectors));
+                                      core_.target_file_size, core_.format, bw->namer(), &vectors,
+                                      options_.spill_dirs));
   for (const auto& f : result.after) {
     if (!compact::IsUpgraded(result, f)) {
       outputs->push_back({datafile::NewFileDir(*bw->namer(), bw->dir()), f.file_name});

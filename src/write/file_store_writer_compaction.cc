@@ -129,7 +129,8 @@ void FileStoreWriter::StartVectorsJob(const BucketId& id, BucketWriter* bw, Vect
                             compact::BucketDeletionVectors::Load(path_, j->dir, seed.vectors));
       ProcessSlots().acquire();
       auto r = RunCompaction(path_, *schema_, j->dir, picked->unit, picked->highest,
-                             core_.target_file_size, core_.format, &j->namer, &vectors);
+                             core_.target_file_size, core_.format, &j->namer, &vectors,
+                             options_.spill_dirs);
       ProcessSlots().release();
       TRIB_RETURN_NOT_OK(r.status());
       if (vectors.modified()) {
@@ -169,7 +170,7 @@ void FileStoreWriter::StartCompactionJob(const BucketId& id, BucketWriter* bw, C
     }
     ProcessSlots().acquire();
     auto r = RunCompaction(path_, *schema_, j->dir, unit, highest, core_.target_file_size,
-                           core_.format, &j->namer);
+                           core_.format, &j->namer, nullptr, options_.spill_dirs);
     ProcessSlots().release();
     if (r.ok()) {
       j->result = std::move(*r);

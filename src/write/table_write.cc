@@ -171,7 +171,7 @@ Result<std::optional<int64_t>> CompactTableFull(
     const std::string& path, std::shared_ptr<const TableSchema> schema,
     const std::function<void(int64_t, int64_t)>& progress,
     const std::vector<std::map<std::string, std::string>>& partitions,
-    std::vector<std::string>* warnings) {
+    std::vector<std::string>* warnings, const std::vector<std::string>& spill_dirs) {
   TRIB_RETURN_NOT_OK(CheckWritable(*schema));
   // Old snapshots expire after the compaction commits, also for 'write-only' tables: this is
   // the dedicated compaction job Paimon's write-only writers leave that work to. The compaction
@@ -312,7 +312,7 @@ Result<std::optional<int64_t>> CompactTableFull(
       TRIB_ASSIGN_OR_RETURN(
           auto result,
           RunCompaction(path, *schema, dir, *unit, unit->output_level, core.target_file_size,
-                        core.format, &namer, vectors ? &*vectors : nullptr));
+                        core.format, &namer, vectors ? &*vectors : nullptr, spill_dirs));
       if (vectors && vectors->modified()) {
         const std::string index_dir = compact::IndexFileDir(path, out, index_in_data_dir);
         auto entry =

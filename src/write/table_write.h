@@ -27,11 +27,12 @@ Result<std::unique_ptr<TableWriter>> NewFileStoreWriter(const std::string& path,
                                                         TableRowScanner scanner = {});
 
 // CALL sys.compact: full compaction of every bucket (of the partitions matching one of
-// `partitions`, when given: Table::CompactFull).
+// `partitions`, when given: Table::CompactFull), merges past 'sort-spill-threshold' spilling to
+// `spill_dirs`.
 Result<std::optional<int64_t>> CompactTableFull(
     const std::string& path, std::shared_ptr<const TableSchema> schema,
     const std::function<void(int64_t, int64_t)>& progress = {},
     const std::vector<std::map<std::string, std::string>>& partitions = {},
-    std::vector<std::string>* warnings = nullptr);
+    std::vector<std::string>* warnings = nullptr, const std::vector<std::string>& spill_dirs = {});
 
 }  // namespace tributary::write

@@ -184,8 +184,8 @@ Result<StatementResult> Session::Call(const CallStmt& s) {
   const bool sorting = !options.sort_strategy.empty() || !options.sort_columns.empty();
   if (sorting) {
     TRIB_ASSIGN_OR_RETURN(options.sort_memory_limit, planner::SortMemoryLimit(*this));
-    options.sort_spill_dirs = planner::Spill(*this).dirs;
   }
+  options.spill_dirs = planner::Spill(*this).dirs;  // also merges past 'sort-spill-threshold'
   // Long compactions show their progress when stderr is a terminal.
   const bool tty = ::isatty(2);
   if (tty) {
