@@ -6,6 +6,7 @@
 #include "format/binary_row.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
+#include "merge/sort_merge_reader.h"
 #include "meta/snapshot_reader.h"
 
 namespace tributary::datafile {
@@ -48,6 +49,56 @@ Result<merge::KeyValue> SortedFile::Record(size_t i) const {
   return kv;
 }
 
+namespace {
+
+// Data file `f` (of the read schema, no partial-column writes) packed as LoadSortedFile packs it,
+// read a slice of rows at a time (OpenSlicedRecords): the file's records are never held as rows
+// all at once, only its packed BinaryRows and a slice. nullopt when the file is not packed (a key
+// other than one integer column, nested columns) or not read by slices.
+Result<std::optional<SortedFile>> PackSliced(const std::string& path, const FileLayout& layout,
+                                             const meta::DataFileMeta& f) {
+  if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
+    return std::optional<SortedFile>();
+  }
+  SortedFile sf;
+  sf.types = layout.FieldTypes();
+  if (std::any_of(sf.types.begin(), sf.types.end(),
+                  [](const DataType& t) { return t.IsNested(); })) {
+    return std::optional<SortedFile>();
+  }
+  TRIB_ASSIGN_OR_RETURN(auto records, OpenSlicedRecords({path, f.row_count}, layout, f.level));
+  if (!records) return std::optional<SortedFile>();
+  const int c = layout.key_columns[0];
+  const auto n = static_cast<size_t>(std::max<int64_t>(0, f.row_count));
+  sf.int_keys.reserve(n);
+  sf.offsets.reserve(n + 1);
+  sf.sequences.reserve(n);
+  sf.kinds.reserve(n);
+  sf.level = f.level;
+  merge::KeyValue kv;
+  while (true) {
+    TRIB_ASSIGN_OR_RETURN(bool more, records->Next(&kv));
+    if (!more) break;
+    if (!kv.value[c].is_int()) return std::optional<SortedFile>();
+    if (sf.kinds.empty()) sf.write_mask = kv.write_mask;
+    sf.int_keys.push_back(kv.value[c].int_value());
+    sf.offsets.push_back(sf.packed.size());
+    sf.packed += format::EncodeBinaryRow(sf.types, kv.value);
+    sf.sequences.push_back(kv.sequence);
+    sf.kinds.push_back(kv.kind);
+    if (sf.kinds.size() == 4096 && n > 4096) {
+      // Room for the rest at the first rows' size, so the buffer does not double past it.
+      sf.packed.reserve(sf.packed.size() / 4096 * n / 16 * 17);
+    }
+  }
+  if (sf.kinds.empty()) return std::optional<SortedFile>();
+  sf.offsets.push_back(sf.packed.size());
+  if (sf.packed.capacity() > sf.packed.size() / 8 * 9) sf.packed.shrink_to_fit();
+  return std::optional<SortedFile>(std::move(sf));
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path,
                                                          const FileLayout& layout,
                                                          const meta::DataFileMeta& f,
@@ -56,6 +107,15 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
   return FileCache::Instance().GetOrLoad<SortedFile>(
       "data:" + path + "#" + std::to_string(read_schema_id),
       [&]() -> Result<std::pair<SortedFile, int64_t>> {
+        if (file_fields == nullptr && !f.write_cols) {
+          TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed, PackSliced(path, layout, f));
+          if (packed) {
+            const int64_t n = static_cast<int64_t>(packed->kinds.size());
+            const int64_t size =
+                1024 + static_cast<int64_t>(packed->packed.capacity()) + n * (8 + 8 + 8 + 1);
+            return std::make_pair(std::move(*packed), size);
+          }
+        }
         SortedFile sf;
         TRIB_ASSIGN_OR_RETURN(sf.records, ReadDataFile({path, f.row_count}, layout, f.level,
                                                        f.write_cols, file_fields));
