@@ -9,6 +9,7 @@
 #include <tuple>
 #include <vector>
 
+#include "server/pg_wire.h"
 #include "tributary/catalog.h"
 #include "tributary/schema.h"
 #include "tributary/table.h"
@@ -131,11 +132,15 @@ Result<Query> Dissect(const std::string& q) {
     while (!it.expr.empty() && it.expr.back() == ' ') it.expr.pop_back();
     if (as != std::string::npos) {
       it.name = item.substr(as + 3);
-      if (it.name.size() >= 2 && it.name.front() == '"')
-        it.name = it.name.substr(1, it.name.size() - 2);
     } else {
       const size_t dot = it.expr.find_last_of('.');
       it.name = dot == std::string::npos ? it.expr : it.expr.substr(dot + 1);
+    }
+    // A quoted name as it is, another folded to lower case (PostgreSQL's identifiers).
+    if (it.name.size() >= 2 && it.name.front() == '"') {
+      it.name = it.name.substr(1, it.name.size() - 2);
+    } else {
+      for (char& ch : it.name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     }
     out.items.push_back(std::move(it));
   }
@@ -357,6 +362,233 @@ bool ReadsNothingHere(const std::string& from) {
   return false;
 }
 
+// ---- pgjdbc's DatabaseMetaData (42.x): getSchemas, getTables, getColumns, getPrimaryKeys and
+// getIndexInfo. Each query is recognised by how it begins and filtered by the literals the
+// driver appends (`AND n.nspname LIKE '...'`, `AND ct.relname = '...'`); its rows have the
+// columns the driver reads. (With standard_conforming_strings on, the driver writes plain
+// '...' literals: a backslash in them is LIKE's escape.)
+
+// The literal right after `prefix` in `where`: nullopt when `prefix` is not there.
+Result<std::optional<std::string>> LiteralOf(const std::string& where, const std::string& prefix) {
+  const size_t at = where.find(prefix + " ");
+  if (at == std::string::npos) return std::optional<std::string>();
+  auto lit = LiteralAfter(where.substr(at), prefix);
+  if (!lit) return Unsupported("a condition '" + prefix + "' of another form");
+  return std::optional<std::string>(std::move(*lit));
+}
+
+// SQL LIKE: % any run, _ any one character, \ takes the next one as it is.
+bool Like(std::string_view p, std::string_view s) {
+  size_t pi = 0, si = 0, star_p = std::string_view::npos, star_s = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && p[pi] == '%') {
+      star_p = ++pi;
+      star_s = si;
+      continue;
+    }
+    if (pi < p.size()) {
+      const bool escaped = p[pi] == '\\' && pi + 1 < p.size();
+      const char want = escaped ? p[pi + 1] : p[pi];
+      if ((!escaped && want == '_') || want == s[si]) {
+        pi += escaped ? 2 : 1;
+        si++;
+        continue;
+      }
+    }
+    if (star_p == std::string_view::npos) return false;
+    pi = star_p;
+    si = ++star_s;
+  }
+  while (pi < p.size() && p[pi] == '%') pi++;
+  return pi == p.size();
+}
+
+bool LikeOrAll(const std::optional<std::string>& pattern, const std::string& s) {
+  return !pattern || Like(*pattern, s);
+}
+
+// The rows of `columns` made by `cell(column name)` for each call of `each(add)`.
+using CellOf = std::function<Cell(const std::string& column)>;
+CatalogAnswer Answer(std::vector<std::string> columns) {
+  CatalogAnswer out;
+  out.columns = std::move(columns);
+  return out;
+}
+void AddCells(const CellOf& cell, CatalogAnswer* out) {
+  std::vector<Cell> row;
+  for (const std::string& c : out->columns) row.push_back(cell(c));
+  out->rows.push_back(std::move(row));
+}
+
+std::vector<std::string> ItemNames(const Query& q) {
+  std::vector<std::string> names;
+  for (const Item& it : q.items) names.push_back(it.name);
+  return names;
+}
+
+// A column's type as pgjdbc reads it from pg_attribute: its OID (what results carry), its
+// atttypmod (PostgreSQL's: length + 4, (precision << 16 | scale) + 4, fractional digits) and
+// attlen.
+struct PgType {
+  int32_t oid = 25;
+  int32_t typmod = -1;
+  int32_t len = -1;
+};
+PgType PgTypeOf(const DataType& t) {
+  const pg::Column c = pg::ColumnOf("", t);
+  PgType out;
+  out.oid = c.type_oid;
+  out.len = c.type_size;
+  if (c.type_oid == 1042 || c.type_oid == 1043) out.typmod = t.length + 4;
+  if (c.type_oid == 1700) out.typmod = ((t.precision << 16) | t.scale) + 4;
+  if (c.type_oid == 1083 || c.type_oid == 1114 || c.type_oid == 1184) out.typmod = t.precision;
+  return out;
+}
+
+// What is between "(" at `open` and its ")".
+std::string Parenthesized(const std::string& q, size_t open) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = open; i < q.size(); i++) {
+    if (quote != 0) {
+      if (q[i] == quote) quote = 0;
+    } else if (q[i] == '\'' || q[i] == '"') {
+      quote = q[i];
+    } else if (q[i] == '(') {
+      depth++;
+    } else if (q[i] == ')' && --depth == 0) {
+      return q.substr(open + 1, i - open - 1);
+    }
+  }
+  return q.substr(open + 1);
+}
+
+Result<std::optional<CatalogAnswer>> AnswerJdbcQuery(const std::string& q, const Catalog& catalog) {
+  using Answered = std::optional<CatalogAnswer>;
+  const bool schemas = StartsWith(q, "SELECT nspname AS TABLE_SCHEM, NULL AS TABLE_CATALOG FROM ");
+  const bool tables = StartsWith(
+      q, "SELECT NULL AS TABLE_CAT, n.nspname AS TABLE_SCHEM, c.relname AS TABLE_NAME, CASE ");
+  const bool columns = StartsWith(q, "SELECT * FROM (SELECT n.nspname,c.relname,a.attname,");
+  const bool keys =
+      StartsWith(q, "SELECT result.TABLE_CAT, result.TABLE_SCHEM, result.TABLE_NAME,");
+  const bool indexes =
+      StartsWith(q, "SELECT tmp.TABLE_CAT, tmp.TABLE_SCHEM, tmp.TABLE_NAME, tmp.NON_UNIQUE,");
+  if (!schemas && !tables && !columns && !keys && !indexes) return Answered();
+  if (q.find(" E'") != std::string::npos) return Unsupported("an E'...' literal");
+  if (schemas) {
+    TRIB_ASSIGN_OR_RETURN(auto pattern, LiteralOf(q, "AND nspname LIKE"));
+    TRIB_ASSIGN_OR_RETURN(auto databases, catalog.ListDatabases());
+    std::sort(databases.begin(), databases.end());
+    CatalogAnswer out = Answer({"table_schem", "table_catalog"});
+    for (const std::string& db : databases) {
+      if (!LikeOrAll(pattern, db)) continue;
+      AddCells([&](const std::string& c) { return c == "table_schem" ? Cell(db) : Cell(); }, &out);
+    }
+    return Answered(std::move(out));
+  }
+  TRIB_ASSIGN_OR_RETURN(std::vector<Relation> rels, Relations(catalog));
+  if (tables) {
+    TRIB_ASSIGN_OR_RETURN(Query parsed, Dissect(q));
+    TRIB_ASSIGN_OR_RETURN(auto schema, LiteralOf(parsed.where, "AND n.nspname LIKE"));
+    TRIB_ASSIGN_OR_RETURN(auto name, LiteralOf(parsed.where, "AND c.relname LIKE"));
+    // Types asked for: `(false OR ( c.relkind = 'r' AND ...) ...)`; none named: every type.
+    const bool typed = parsed.where.find("AND (false ") != std::string::npos;
+    const bool want_tables =
+        !typed || parsed.where.find("c.relkind = 'r' AND n.nspname !~") != std::string::npos;
+    CatalogAnswer out = Answer(ItemNames(parsed));
+    for (const Relation& r : rels) {
+      if (!want_tables || !LikeOrAll(schema, r.database) || !LikeOrAll(name, r.name)) continue;
+      AddCells(
+          [&](const std::string& c) -> Cell {
+            if (c == "table_schem") return Cell(r.database);
+            if (c == "table_name") return Cell(r.name);
+            if (c == "table_type") return Cell("TABLE");
+            if (c == "remarks") return Text(r.schema->comment);
+            if (c == "table_cat") return Cell();
+            return Cell("");
+          },
+          &out);
+    }
+    return Answered(std::move(out));
+  }
+  if (columns) {
+    const std::string inner = Parenthesized(q, std::string("SELECT * FROM ").size());
+    TRIB_ASSIGN_OR_RETURN(Query parsed, Dissect(inner));
+    TRIB_ASSIGN_OR_RETURN(auto schema, LiteralOf(parsed.where, "AND n.nspname LIKE"));
+    TRIB_ASSIGN_OR_RETURN(auto name, LiteralOf(parsed.where, "AND c.relname LIKE"));
+    const size_t outer =
+        q.find(") c WHERE true", std::string("SELECT * FROM (").size() + inner.size());
+    TRIB_ASSIGN_OR_RETURN(auto column, outer == std::string::npos
+                                           ? Result<std::optional<std::string>>(std::nullopt)
+                                           : LiteralOf(q.substr(outer), "AND attname LIKE"));
+    CatalogAnswer out = Answer(ItemNames(parsed));
+    for (const Relation& r : rels) {
+      if (!LikeOrAll(schema, r.database) || !LikeOrAll(name, r.name)) continue;
+      int attnum = 0;
+      for (const Field& f : r.schema->fields) {
+        attnum++;
+        if (!LikeOrAll(column, f.name)) continue;
+        const PgType t = PgTypeOf(f.type);
+        AddCells(
+            [&](const std::string& c) -> Cell {
+              if (c == "nspname") return Cell(r.database);
+              if (c == "relname") return Cell(r.name);
+              if (c == "attname") return Cell(f.name);
+              if (c == "atttypid") return Cell(std::to_string(t.oid));
+              if (c == "attnotnull") return Bool(!f.type.nullable);
+              if (c == "atttypmod") return Cell(std::to_string(t.typmod));
+              if (c == "attlen") return Cell(std::to_string(t.len));
+              if (c == "typtypmod") return Cell("-1");
+              if (c == "attnum") return Cell(std::to_string(attnum));
+              if (c == "attrelid") return Cell(std::to_string(r.oid));
+              if (c == "description") return Text(f.description);
+              if (c == "typbasetype") return Cell("0");
+              if (c == "typtype") return Cell("b");
+              return Cell();  // attidentity, attgenerated, adsrc: none
+            },
+            &out);
+      }
+    }
+    return Answered(std::move(out));
+  }
+  // getPrimaryKeys and getIndexInfo: the primary key, as the unique index `<table>_pkey`.
+  const size_t from = q.find(" FROM (");
+  if (from == std::string::npos) return Unsupported("a key or index query of another form");
+  const std::string inner = Parenthesized(q, from + 6);
+  TRIB_ASSIGN_OR_RETURN(Query parsed, Dissect(q));
+  TRIB_ASSIGN_OR_RETURN(Query sub, Dissect(inner));
+  TRIB_ASSIGN_OR_RETURN(auto schema, LiteralOf(sub.where, "AND n.nspname ="));
+  TRIB_ASSIGN_OR_RETURN(auto name, LiteralOf(sub.where, "AND ct.relname ="));
+  std::vector<std::string> names;
+  for (const Item& it : parsed.items) {
+    names.push_back(it.expr.find("pg_get_indexdef") != std::string::npos ? "column_name"
+                    : it.expr.find("AM_NAME") != std::string::npos       ? "asc_or_desc"
+                                                                         : it.name);
+  }
+  CatalogAnswer out = Answer(std::move(names));
+  for (const Relation& r : rels) {
+    if ((schema && *schema != r.database) || (name && *name != r.name)) continue;
+    const std::vector<std::string>& pk = r.schema->primary_keys;
+    for (size_t k = 0; k < pk.size(); k++) {
+      AddCells(
+          [&](const std::string& c) -> Cell {
+            if (c == "table_schem") return Cell(r.database);
+            if (c == "table_name") return Cell(r.name);
+            if (c == "column_name") return Cell(pk[k]);
+            if (c == "key_seq" || c == "ordinal_position") return Cell(std::to_string(k + 1));
+            if (c == "pk_name" || c == "index_name") return Cell(r.name + "_pkey");
+            if (c == "non_unique") return Bool(false);
+            if (c == "type") return Cell("3");  // tableIndexOther
+            if (c == "asc_or_desc") return Cell("A");
+            if (c == "cardinality" || c == "pages") return Cell("0");
+            return Cell();  // TABLE_CAT, INDEX_QUALIFIER, FILTER_CONDITION
+          },
+          &out);
+    }
+  }
+  return Answered(std::move(out));
+}
+
 }  // namespace
 
 bool ReadsPgCatalog(std::string_view query) {
@@ -378,6 +610,8 @@ uint32_t RelationOid(const std::string& database, const std::string& table) {
 Result<CatalogAnswer> AnswerPgCatalogQuery(std::string_view query, const Catalog& catalog,
                                            const std::string& database) {
   const std::string q = Normalize(query);
+  TRIB_ASSIGN_OR_RETURN(std::optional<CatalogAnswer> jdbc, AnswerJdbcQuery(q, catalog));
+  if (jdbc) return std::move(*jdbc);
   TRIB_ASSIGN_OR_RETURN(Query parsed, Dissect(q));
   CatalogAnswer out;
   for (const Item& it : parsed.items) out.columns.push_back(it.name);

@@ -78,18 +78,66 @@ public class JdbcClient {
         try (ResultSet rs = s.executeQuery("SELECT name FROM jt WHERE id = 9")) {
           check(rs.next() && rs.getString(1).equals("renamed"), "updated");
         }
-        // psql's catalog queries are answered through the extended protocol too (\dn's here);
-        // DatabaseMetaData's are refused (0A000) until the server answers them.
+        // psql's catalog queries are answered through the extended protocol too (\dn's here).
         try (ResultSet rs = s.executeQuery("SELECT n.nspname AS \"Name\" FROM pg_catalog.pg_namespace n "
                  + "WHERE n.nspname !~ '^pg_' AND n.nspname <> 'information_schema' ORDER BY 1")) {
           check(rs.next() && rs.getString(1).equals("default") && !rs.next(), "\\dn");
         }
-        try {
-          c.getMetaData().getTables(null, "default", "%", new String[] {"TABLE"});
-          check(false, "getTables was answered");
-        } catch (SQLException e) {
-          check("0A000".equals(e.getSQLState()) && e.getMessage().contains("catalog"), e.getMessage());
+      }
+      // DatabaseMetaData (what DBeaver and other JDBC tools browse with): the answers PostgreSQL
+      // gives for the same table (BIGINT, TEXT, INT, NUMERIC(10,2), DATE, TIMESTAMP(3), BOOLEAN).
+      DatabaseMetaData md = c.getMetaData();
+      try (Statement s = c.createStatement()) {
+        s.execute("CREATE DATABASE jdbc_other");
+        s.execute("CREATE TABLE jdbc_other.t_2 (k INT NOT NULL, v VARCHAR(20)) COMMENT 'other'");
+      }
+      List<String> schemas = new ArrayList<>();
+      try (ResultSet rs = md.getSchemas()) {
+        while (rs.next()) schemas.add(rs.getString("TABLE_SCHEM"));
+      }
+      check(schemas.equals(List.of("default", "jdbc_other")), "getSchemas " + schemas);
+      try (ResultSet rs = md.getSchemas(null, "jdbc%")) {
+        check(rs.next() && rs.getString(1).equals("jdbc_other") && !rs.next(), "getSchemas(jdbc%)");
+      }
+      try (ResultSet rs = md.getTables(null, "default", "j_", new String[] {"TABLE"})) {
+        check(rs.next() && rs.getString("TABLE_NAME").equals("jt") && rs.getString("TABLE_TYPE").equals("TABLE")
+                  && rs.getString("TABLE_SCHEM").equals("default") && !rs.next(), "getTables");
+      }
+      try (ResultSet rs = md.getTables(null, null, "t\\_%", null)) {  // '_' escaped: a literal '_'
+        check(rs.next() && rs.getString("TABLE_NAME").equals("t_2") && rs.getString("REMARKS").equals("other")
+                  && !rs.next(), "getTables(t\\_%)");
+      }
+      try (ResultSet rs = md.getTables(null, null, "%", new String[] {"VIEW"})) {
+        check(!rs.next(), "no views");
+      }
+      List<String> columns = new ArrayList<>();
+      try (ResultSet rs = md.getColumns(null, "default", "jt", "%")) {
+        while (rs.next()) {
+          columns.add(rs.getString("COLUMN_NAME") + ":" + rs.getInt("DATA_TYPE") + ":" + rs.getString("TYPE_NAME")
+              + ":" + rs.getInt("COLUMN_SIZE") + ":" + rs.getInt("DECIMAL_DIGITS") + ":" + rs.getInt("NULLABLE")
+              + ":" + rs.getInt("ORDINAL_POSITION"));
         }
+      }
+      check(columns.equals(List.of("id:-5:int8:19:0:0:1", "name:12:text:2147483647:0:1:2", "qty:4:int4:10:0:1:3",
+                                   "price:2:numeric:10:2:1:4", "d:91:date:13:0:1:5", "ts:93:timestamp:26:3:1:6",
+                                   "ok:-7:bool:1:0:1:7")),
+            "getColumns " + columns);
+      try (ResultSet rs = md.getColumns(null, "jdbc_other", "t%", "v")) {
+        check(rs.next() && rs.getString("TYPE_NAME").equals("varchar") && rs.getInt("COLUMN_SIZE") == 20 && !rs.next(),
+              "getColumns(v)");
+      }
+      try (ResultSet rs = md.getPrimaryKeys(null, "default", "jt")) {
+        check(rs.next() && rs.getString("COLUMN_NAME").equals("id") && rs.getInt("KEY_SEQ") == 1
+                  && rs.getString("PK_NAME").equals("jt_pkey") && !rs.next(), "getPrimaryKeys");
+      }
+      try (ResultSet rs = md.getPrimaryKeys(null, "jdbc_other", "t_2")) {
+        check(!rs.next(), "no primary key");
+      }
+      try (ResultSet rs = md.getIndexInfo(null, "default", "jt", true, true)) {
+        check(rs.next() && rs.getString("INDEX_NAME").equals("jt_pkey") && !rs.getBoolean("NON_UNIQUE")
+                  && rs.getString("COLUMN_NAME").equals("id") && !rs.next(), "getIndexInfo");
+      }
+      try (Statement s = c.createStatement()) {
         // What is not supported is refused, naming it (0A000), and changes nothing.
         try {
           s.execute("SET extra_float_digits = 0");

@@ -1372,7 +1372,8 @@ def binary_formats(server):
           "TO STDOUT in the binary format, a malformed field refused naming its line; asyncpg "
           "loads 1,000 rows by binary COPY and runs statements with typed parameters; pgjdbc "
           "(Debian's) connects, sets its parameters, batches typed INSERTs and reads a "
-          "server-prepared query in the binary format")
+          "server-prepared query in the binary format, and browses the warehouse through "
+          "DatabaseMetaData as PostgreSQL answers it")
 
 
 def jdbc_client(server):
