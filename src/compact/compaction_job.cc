@@ -211,21 +211,27 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
                                      : io::JoinPath(bucket_dir, f.file_name),
                      f.row_count});
   }
-  // Deduplicate and first-row merges need only the keys, sequences and kinds: the winners'
-  // values are then read and written a chunk at a time, never whole files at once.
-  const size_t chunk_rows = GetTestHooks().compaction_chunk_rows;
-  TRIB_ASSIGN_OR_RETURN(
-      bool chunked,
-      CompactFilesByChunks(paths, layout, &*plan,
-                           chunk_rows > 0 ? chunk_rows : kCompactionChunkRows, writer));
-  if (chunked) return true;
-  // The other engines' column merge holds every input's columns decoded: inputs that would take
-  // more than a sixteenth of the process's memory budget (at about 64 bytes a record; buckets
-  // compact in parallel) are merged by rows instead, a slice of each file at a time (slower,
-  // bounded: OpenSlicedRecords). 524,288 records at the default 512 MiB.
   int64_t records = 0;
   for (const auto& f : files) records += f.row_count;
+  // What the merge holds is charged to the process's budget while it runs.
+  MemoryCharge charge;
+  // Deduplicate and first-row merges need only the keys, sequences and kinds (about 32 bytes a
+  // record): the winners' values are then read and written a chunk at a time, never whole
+  // files at once.
+  const size_t hook_rows = GetTestHooks().compaction_chunk_rows;
+  const size_t chunk_rows = hook_rows > 0 ? hook_rows : kCompactionChunkRows;
+  charge.Set(records * 32 + static_cast<int64_t>(chunk_rows) * 64);
+  TRIB_ASSIGN_OR_RETURN(bool chunked,
+                        CompactFilesByChunks(paths, layout, &*plan, chunk_rows, writer));
+  if (chunked) return true;
+  // The other engines' column merge holds every input's columns decoded (about 64 bytes a
+  // record): inputs that would take more than a sixteenth of the process's memory budget
+  // (buckets compact in parallel; 524,288 records at the default 512 MiB), or more than the
+  // writers' buffers and the queries running leave of it, are merged by rows instead, a slice
+  // of each file at a time (slower, bounded: OpenSlicedRecords).
   if (records > MemoryBudget::Instance().total() / 16 / 64) return false;
+  charge.Set(records * 64);
+  if (MemoryBudget::Instance().BuffersOverLimit()) return false;
   TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, &*plan));
   if (!merged) return false;
   std::vector<format::ColumnValues> sources;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <random>
 
+#include "common/memory_budget.h"
 #include "compact/compaction_job.h"
 #include "datafile/data_file.h"
 #include "datafile/test_hooks.h"
@@ -402,6 +403,22 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
   EXPECT_TRUE(by_cols->by_columns);
   ASSERT_GT(by_rows->after.size(), 1u);
   ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
+  {
+    // While writers' buffers (a charge standing for them) hold the process's budget, the merge
+    // takes the row merge, which holds a slice of each input: the same files.
+    MemoryBudget& budget = MemoryBudget::Instance();
+    const int64_t saved = budget.total();
+    budget.SetTotalForTesting(int64_t{64} << 20);
+    const int64_t taken = budget.buffer_limit() - budget.buffered() - budget.operators();
+    budget.ChargeBuffers(taken);
+    meta::FileNamer pressed_namer("pressed-", "");
+    auto pressed = RunCompaction(dir_, schema, dir_, unit, 5, 30000, format, &pressed_namer);
+    budget.ChargeBuffers(-taken);
+    budget.SetTotalForTesting(saved);
+    ASSERT_TRUE(pressed.ok()) << pressed.status().ToString();
+    EXPECT_FALSE(pressed->by_columns);
+    ExpectSameFiles(dir_, layout, by_rows->after, pressed->after);
+  }
   // A file with a retraction (written before the table refused them, say) takes the row merge.
   write_file(4, RowKind::kDelete);
   CompactUnit with_delete{3, inputs, {}};
