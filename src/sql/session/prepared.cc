@@ -159,8 +159,9 @@ struct PreparedStatement::PointLookup {
   // The schema directory's version when the table was opened: an ALTER (committed or not), or a
   // DROP and CREATE of the name, changes it.
   std::optional<std::string> schema_version;
-  // The session's current database when planned: a USE (or the server's SET search_path)
-  // makes the statement's name another table's.
+  // The session's current catalog and database when planned: a USE CATALOG or USE (or the
+  // server's SET search_path) makes the statement's name another table's.
+  const Catalog* catalog = nullptr;
   std::string database;
   std::vector<size_t> key_parameter;  // per primary-key column: the parameter fixing it
   std::vector<int> projection;        // table column per output column
@@ -229,6 +230,7 @@ Status PreparedStatement::PlanPointLookup() {
   pl->table = std::move(*table);
   pl->schema_version = std::move(*schema_version);
   pl->database = session_->current_database();
+  pl->catalog = session_->current_catalog_identity();
   pl->schema = pl->table->schema();
   const TableSchema& schema = *pl->schema;
   if (!schema.HasPrimaryKey()) return Status::OK();
@@ -380,7 +382,8 @@ Result<StatementResult> PreparedStatement::Execute(const std::vector<Value>& par
     bool replan = false;
     if (attempt == 0) {
       TRIB_ASSIGN_OR_RETURN(auto version, io::LocalFs().Version(meta::SchemaDir(pl.table->path())));
-      replan = version != pl.schema_version || pl.database != session_->current_database();
+      replan = version != pl.schema_version || pl.database != session_->current_database() ||
+               pl.catalog != session_->current_catalog_identity();
     }
     std::shared_ptr<const meta::Snapshot> latest;
     if (!replan) {

@@ -107,6 +107,21 @@ TEST_F(PreparedStatementTest, APointLookupFollowsUse) {
   EXPECT_EQ(p->Describe(), "a point lookup of other.t by (id)");
 }
 
+// Planned in one catalog, run after USE CATALOG of another: the name is the other catalog's
+// table; and back.
+TEST_F(PreparedStatementTest, APointLookupFollowsUseCatalog) {
+  auto p = Prepared("SELECT name FROM t WHERE id = ?");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(Text(p->Execute({Value::Int(1)})), "name:STRING,|'one',");
+  Run("CREATE CATALOG second WITH ('type' = 'paimon', 'warehouse' = '" + dir_ + "/second')");
+  Run("USE CATALOG second");
+  Run("CREATE TABLE t (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)");
+  Run("INSERT INTO t VALUES (1, 'second one')");
+  EXPECT_EQ(Text(p->Execute({Value::Int(1)})), "name:STRING,|'second one',");
+  Run("USE CATALOG " + std::string(Session::kDefaultCatalog));
+  EXPECT_EQ(Text(p->Execute({Value::Int(1)})), "name:STRING,|'one',");
+}
+
 TEST_F(PreparedStatementTest, RunsSeeLaterCommitsAndSchemaChanges) {
   auto p = Prepared("SELECT * FROM t WHERE id = ?");
   ASSERT_TRUE(p);

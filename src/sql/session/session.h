@@ -112,6 +112,9 @@ class Session : public QueryContext {
   // What a job started from this session cannot carry over yet: another current catalog than
   // the default one, or temporary views.
   bool UsesSessionObjects() const { return current_catalog_ != kDefaultCatalog || !views_.empty(); }
+  // The catalog unqualified names resolve in (USE CATALOG), as an identity: another catalog, or
+  // one created again under the same name, is another value.
+  const Catalog* current_catalog_identity() const { return current_catalog(); }
   // Reads of the default catalog's tables also see the writes `source` holds uncommitted
   // (read/pending.h: the server's hot tier).
   void set_pending_source(std::shared_ptr<read::PendingSource> source) {
