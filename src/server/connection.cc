@@ -476,6 +476,7 @@ class Connection {
     std::vector<int32_t> oids;      // as declared, then as described (server/describe.h)
     std::optional<std::vector<Field>> described;  // the columns a Describe of it answered
     bool describe_tried = false;
+    bool typed = false;  // unspecified parameters typed (at a Describe or the first Bind)
   };
   struct Portal {
     std::string statement;
@@ -561,7 +562,7 @@ class Connection {
         if (it == prepared_.end()) {
           return Status::NotFound("prepared statement \"" + bind.statement + "\" does not exist");
         }
-        const PreparedEntry& entry = it->second;
+        PreparedEntry& entry = it->second;
         for (const auto* codes : {&bind.param_formats, &bind.result_formats}) {
           for (int16_t f : *codes) {
             if (f != 0 && f != 1) {
@@ -580,10 +581,25 @@ class Connection {
                                  " parameters, but prepared statement \"" + bind.statement +
                                  "\" requires " + std::to_string(entry.oids.size()));
         }
+        auto binary_at = [&](size_t i) {
+          return !bind.param_formats.empty() &&
+                 bind.param_formats[bind.param_formats.size() == 1 ? 0 : i] == 1;
+        };
+        // An unspecified parameter not described yet holding a date with a zone or era after it
+        // (pgjdbc's setDate binds '2024-01-02 +00' so, without a Describe on a statement parsed
+        // again): the parameters are typed by their context, as PostgreSQL types them at Parse,
+        // and the date read as PostgreSQL reads it.
+        for (size_t i = 0; i < bind.params.size() && entry.statement && !entry.typed; i++) {
+          if (entry.oids[i] == 0 && !binary_at(i) && pg::IsDateWithSuffix(bind.params[i])) {
+            entry.typed = true;
+            union_reads_->Reset();
+            entry.oids = DescribeStatement(session_.get(), entry.text, entry.declared, entry.order)
+                             .parameter_oids;
+          }
+        }
         std::vector<Value> values;
         for (size_t i = 0; i < bind.params.size(); i++) {
-          const bool binary = !bind.param_formats.empty() &&
-                              bind.param_formats[bind.param_formats.size() == 1 ? 0 : i] == 1;
+          const bool binary = binary_at(i);
           TRIB_ASSIGN_OR_RETURN(Value v,
                                 pg::ParamValue(bind.params[i], entry.oids[i], binary, i + 1));
           if (entry.oids[i] == 1184 && v.is_timestamp()) {  // an instant: the session's wall time
@@ -616,7 +632,7 @@ class Connection {
           // Unspecified parameters typed by their context, else text (server/describe.h).
           PreparedEntry& entry = it->second;
           if (entry.statement && !entry.describe_tried && CheckAllowed(entry.text).ok()) {
-            entry.describe_tried = true;
+            entry.describe_tried = entry.typed = true;
             union_reads_->Reset();  // (the lake alone: only the types count here)
             Description described =
                 DescribeStatement(session_.get(), entry.text, entry.declared, entry.order);

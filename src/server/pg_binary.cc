@@ -251,7 +251,51 @@ std::optional<int64_t> ZoneOffsetSeconds(std::string_view z) {
   const int64_t seconds = hours * 3600 + minutes * 60 + secs;
   return z[0] == '-' ? -seconds : seconds;
 }
+// `text` (a date or timestamp in PostgreSQL's text format) without its era: 'AD' dropped, 'BC'
+// (pgjdbc writes '0044-03-15 BC') made the year ISO 8601 counts (1 BC is year 0), which DATE and
+// TIMESTAMP hold from year 0 alone: an earlier one is out of range, never read as AD.
+Result<std::string> WithoutEra(const std::string& text, const std::string& where) {
+  std::string out;
+  bool bc = false, era = false;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find(' ', at), text.size());
+    std::string word = text.substr(at, end - at);
+    for (char& c : word) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (word == "BC" || word == "AD") {
+      era = true;
+      bc = bc || word == "BC";
+    } else if (!word.empty()) {
+      out += (out.empty() ? "" : " ") + text.substr(at, end - at);
+    }
+    at = end + 1;
+  }
+  if (!bc) return era ? out : text;
+  const size_t digits = out.find_first_not_of("0123456789");
+  if (digits == 0 || digits == std::string::npos || out[digits] != '-') return text;
+  if (out.substr(0, digits).find_first_not_of('0') != std::string::npos &&
+      std::stoll(out.substr(0, std::min<size_t>(digits, 9))) == 1) {
+    return "0000" + out.substr(digits);
+  }
+  return Status::Invalid("date/time value out of range: \"" + text + "\"" + where +
+                         ": DATE and TIMESTAMP hold the years 0000 (1 BC) to 9999");
+}
 }  // namespace
+
+bool IsDateWithSuffix(const std::optional<std::string>& text) {
+  if (!text || text->size() < 12) return false;
+  const std::string& t = *text;
+  const size_t dash = t.find('-');
+  if (dash < 4 || dash == std::string::npos || t.size() < dash + 7 || t[dash + 3] != '-') {
+    return false;
+  }
+  for (size_t i = 0; i < dash + 6; i++) {
+    if (i != dash && i != dash + 3 && !std::isdigit(static_cast<unsigned char>(t[i]))) return false;
+  }
+  // After the date (and a time): a zone or an era.
+  const size_t rest = t.find_first_of("+-ABab", dash + 6);
+  return rest != std::string::npos && t.find_first_of(" T", dash + 6) < rest;
+}
 
 Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bool binary,
                          size_t n) {
@@ -375,16 +419,17 @@ Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bo
     case 1082:    // date: '2024-01-01 +00' (pgjdbc's setDate) is the date
     case 1114:    // timestamp: a zone after the time is ignored, as PostgreSQL does
     case 1184: {  // timestamptz: with a zone the instant, without the session's wall time
-      const size_t time = text.find_first_of(" T", 8);
+      TRIB_ASSIGN_OR_RETURN(const std::string plain, WithoutEra(text, where));
+      const size_t time = plain.find_first_of(" T", 8);
       const size_t zone =
-          time == std::string::npos ? std::string::npos : text.find_first_of("+-Zz", time + 1);
-      if (zone == std::string::npos) return Value::String(text);
-      std::string value = text.substr(0, oid == 1082 ? time : zone);
+          time == std::string::npos ? std::string::npos : plain.find_first_of("+-Zz", time + 1);
+      if (zone == std::string::npos) return Value::String(plain);
+      std::string value = plain.substr(0, oid == 1082 ? time : zone);
       while (!value.empty() && value.back() == ' ') value.pop_back();
       if (oid != 1184) return Value::String(std::move(value));
       std::replace(value.begin(), value.end(), 'T', ' ');
       auto wall = ParseTimestamp(value);
-      auto offset = ZoneOffsetSeconds(std::string_view(text).substr(zone));
+      auto offset = ZoneOffsetSeconds(std::string_view(plain).substr(zone));
       if (!wall.ok() || !offset) return invalid("timestamp with time zone");
       Timestamp instant = *wall;
       instant.millis -= *offset * 1000;

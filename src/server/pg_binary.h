@@ -28,6 +28,9 @@ std::optional<std::string> BinaryOf(const Value& v, const DataType& type);
 // or an unspecified one (0), a string (a binary date, time, timestamp or numeric its text), which
 // a comparison or an INSERT converts as it would a string literal. A binary parameter of an
 // unspecified type is refused (its bytes cannot be read without one), as a malformed one is.
+// Whether `text` is a date followed by something (a zone, an era: '2024-01-02 +00', '0044-03-15
+// BC'), which a DATE literal does not take but ParamValue reads for a date or timestamp.
+bool IsDateWithSuffix(const std::optional<std::string>& text);
 Result<Value> ParamValue(const std::optional<std::string>& data, int32_t oid, bool binary,
                          size_t n);
 

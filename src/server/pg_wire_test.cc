@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "server/pg_binary.h"
+
 namespace tributary::server::pg {
 namespace {
 
@@ -122,6 +124,34 @@ TEST(PgWireTest, ValuesInTheTextFormat) {
   EXPECT_EQ(ZoneOffsetText(-(9 * 60 + 21)), "-00:09:21");
   EXPECT_EQ(ColumnOf("s", DataType::String()).type_oid, 25);
   EXPECT_EQ(ColumnOf("ts", DataType::TimestampLtz(3)).type_oid, 1184);
+}
+
+// Date and timestamp parameters in the text format: a zone after a date or timestamp dropped
+// (pgjdbc's setDate), the era read: 1 BC is DATE's year 0000, an earlier one out of DATE's range
+// (an error naming the parameter), never a year AD.
+TEST(PgWireTest, DateParametersInTheTextFormatKeepTheirEra) {
+  auto text = [](const std::string& s, int32_t oid) {
+    auto v = ParamValue(s, oid, /*binary=*/false, 1);
+    return v.ok() ? (v->is_string() ? v->string_value() : "?") : "error: " + v.status().message();
+  };
+  EXPECT_EQ(text("2024-01-01 +00", 1082), "2024-01-01");
+  EXPECT_EQ(text("2024-01-01 AD", 1082), "2024-01-01");
+  EXPECT_EQ(text("0001-03-15 BC", 1082), "0000-03-15");
+  EXPECT_EQ(text("0001-03-15 BC +00", 1082), "0000-03-15");
+  EXPECT_EQ(text("0001-01-01 10:00:00 bc", 1114), "0000-01-01 10:00:00");
+  for (const char* bc : {"0044-03-15 BC", "0044-03-15 BC +00", "0002-01-01 00:00:00 BC"}) {
+    const std::string got = text(bc, 1082);
+    EXPECT_NE(got.find("out of range"), std::string::npos) << bc << ": " << got;
+    EXPECT_NE(got.find("$1"), std::string::npos) << got;
+  }
+  // What an unspecified parameter must be typed for before it is read (a date literal does not
+  // take a zone or an era after the date).
+  for (const char* yes : {"2024-01-02 +00", "2024-01-01 10:00:03.5+00", "0044-03-15 BC"}) {
+    EXPECT_TRUE(IsDateWithSuffix(std::string(yes))) << yes;
+  }
+  for (const char* no : {"2024-01-02", "2024-01-01 10:00:00", "x2024-01-02 +00", "12", "a b"}) {
+    EXPECT_FALSE(IsDateWithSuffix(std::string(no))) << no;
+  }
 }
 
 }  // namespace

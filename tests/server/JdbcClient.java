@@ -59,6 +59,33 @@ public class JdbcClient {
                 "run " + run + ": " + got);
         }
       }
+      // A statement bound again with another setter (pgjdbc parses it again, its date parameter
+      // unspecified, and binds without a Describe): '2024-01-02 +00' is read as the date. A BC
+      // date is year 0 and down (LocalDate's year 0 is 1 BC); DATE holds year 0 and up.
+      try (Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE jd (k INT, d DATE)");
+      }
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO jd VALUES (?, ?)")) {
+        ps.setInt(1, 1);
+        ps.setObject(2, java.time.LocalDate.of(0, 3, 15));
+        check(ps.executeUpdate() == 1, "1 BC");
+        ps.setInt(1, 2);
+        ps.setDate(2, java.sql.Date.valueOf("2024-01-02"));
+        check(ps.executeUpdate() == 1, "setDate after setObject");
+        try {
+          ps.setInt(1, 3);
+          ps.setObject(2, java.time.LocalDate.of(-43, 3, 15));
+          ps.executeUpdate();
+          check(false, "44 BC was taken");
+        } catch (SQLException e) {
+          check(e.getMessage().contains("out of range"), e.getMessage());
+        }
+      }
+      try (Statement s = c.createStatement();
+           ResultSet rs = s.executeQuery("SELECT k, CAST(d AS STRING) FROM jd ORDER BY k")) {
+        check(rs.next() && rs.getString(2).equals("0000-03-15") && rs.next()
+                  && rs.getString(2).equals("2024-01-02") && !rs.next(), "jd");
+      }
       try (PreparedStatement ps = c.prepareStatement("UPDATE jt SET name = ? WHERE id = ?")) {
         ps.setString(1, "renamed");
         ps.setLong(2, 9);
@@ -100,7 +127,8 @@ public class JdbcClient {
         check(rs.next() && rs.getString(1).equals("jdbc_other") && !rs.next(), "getSchemas(jdbc%)");
       }
       try (ResultSet rs = md.getTables(null, "default", "j_", new String[] {"TABLE"})) {
-        check(rs.next() && rs.getString("TABLE_NAME").equals("jt") && rs.getString("TABLE_TYPE").equals("TABLE")
+        check(rs.next() && rs.getString("TABLE_NAME").equals("jd") && rs.next()
+                  && rs.getString("TABLE_NAME").equals("jt") && rs.getString("TABLE_TYPE").equals("TABLE")
                   && rs.getString("TABLE_SCHEM").equals("default") && !rs.next(), "getTables");
       }
       try (ResultSet rs = md.getTables(null, null, "t\\_%", null)) {  // '_' escaped: a literal '_'
