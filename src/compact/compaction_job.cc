@@ -213,7 +213,9 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   }
   int64_t records = 0;
   for (const auto& f : files) records += f.row_count;
-  // What the merge holds is charged to the process's budget while it runs.
+  // What the merge holds is charged to the process's budget while it runs; a merge the budget
+  // cannot hold (writers' buffers and queries holding it) merges rows instead, a slice of each
+  // file at a time (not charged: bounded by the slices).
   MemoryCharge charge;
   // Deduplicate and first-row merges need only the keys, sequences and kinds (about 32 bytes a
   // record): the winners' values are then read and written a chunk at a time, never whole
@@ -221,14 +223,15 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   const size_t hook_rows = GetTestHooks().compaction_chunk_rows;
   const size_t chunk_rows = hook_rows > 0 ? hook_rows : kCompactionChunkRows;
   charge.Set(records * 32 + static_cast<int64_t>(chunk_rows) * 64);
+  if (MemoryBudget::Instance().BuffersOverLimit()) return false;
   TRIB_ASSIGN_OR_RETURN(bool chunked,
                         CompactFilesByChunks(paths, layout, &*plan, chunk_rows, writer));
   if (chunked) return true;
   // The other engines' column merge holds every input's columns decoded (about 64 bytes a
   // record): inputs that would take more than a sixteenth of the process's memory budget
   // (buckets compact in parallel; 524,288 records at the default 512 MiB), or more than the
-  // writers' buffers and the queries running leave of it, are merged by rows instead, a slice
-  // of each file at a time (slower, bounded: OpenSlicedRecords).
+  // writers' buffers and the queries running leave of it, are merged by rows instead (slower,
+  // bounded: OpenSlicedRecords).
   if (records > MemoryBudget::Instance().total() / 16 / 64) return false;
   charge.Set(records * 64);
   if (MemoryBudget::Instance().BuffersOverLimit()) return false;

@@ -589,13 +589,16 @@ class Connection {
         // (pgjdbc's setDate binds '2024-01-02 +00' so, without a Describe on a statement parsed
         // again): the parameters are typed by their context, as PostgreSQL types them at Parse,
         // and the date read as PostgreSQL reads it.
+        bool type_them = false;
         for (size_t i = 0; i < bind.params.size() && entry.statement && !entry.typed; i++) {
-          if (entry.oids[i] == 0 && !binary_at(i) && pg::IsDateWithSuffix(bind.params[i])) {
-            entry.typed = true;
-            union_reads_->Reset();
-            entry.oids = DescribeStatement(session_.get(), entry.text, entry.declared, entry.order)
-                             .parameter_oids;
-          }
+          type_them = type_them ||
+                      (entry.oids[i] == 0 && !binary_at(i) && pg::IsDateWithSuffix(bind.params[i]));
+        }
+        if (type_them && CheckAllowed(entry.text).ok()) {
+          entry.typed = true;
+          union_reads_->Reset();
+          entry.oids = DescribeStatement(session_.get(), entry.text, entry.declared, entry.order)
+                           .parameter_oids;
         }
         std::vector<Value> values;
         for (size_t i = 0; i < bind.params.size(); i++) {

@@ -273,8 +273,8 @@ Result<std::string> WithoutEra(const std::string& text, const std::string& where
   if (!bc) return era ? out : text;
   const size_t digits = out.find_first_not_of("0123456789");
   if (digits == 0 || digits == std::string::npos || out[digits] != '-') return text;
-  if (out.substr(0, digits).find_first_not_of('0') != std::string::npos &&
-      std::stoll(out.substr(0, std::min<size_t>(digits, 9))) == 1) {
+  const std::string year = out.substr(0, digits);
+  if (year.find_first_not_of('0') == digits - 1 && year.back() == '1') {  // 1 BC
     return "0000" + out.substr(digits);
   }
   return Status::Invalid("date/time value out of range: \"" + text + "\"" + where +

@@ -377,7 +377,8 @@ Result<std::optional<std::string>> LiteralOf(const std::string& where, const std
   return std::optional<std::string>(std::move(*lit));
 }
 
-// SQL LIKE: % any run, _ any one character, \ takes the next one as it is.
+// SQL LIKE: % any run, _ any one character (a whole UTF-8 sequence), \ takes the next one as
+// it is.
 bool Like(std::string_view p, std::string_view s) {
   size_t pi = 0, si = 0, star_p = std::string_view::npos, star_s = 0;
   while (si < s.size()) {
@@ -389,7 +390,13 @@ bool Like(std::string_view p, std::string_view s) {
     if (pi < p.size()) {
       const bool escaped = p[pi] == '\\' && pi + 1 < p.size();
       const char want = escaped ? p[pi + 1] : p[pi];
-      if ((!escaped && want == '_') || want == s[si]) {
+      if (!escaped && want == '_') {
+        pi++;
+        si++;
+        while (si < s.size() && (static_cast<unsigned char>(s[si]) & 0xC0) == 0x80) si++;
+        continue;
+      }
+      if (want == s[si]) {
         pi += escaped ? 2 : 1;
         si++;
         continue;

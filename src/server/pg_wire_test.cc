@@ -139,6 +139,7 @@ TEST(PgWireTest, DateParametersInTheTextFormatKeepTheirEra) {
   EXPECT_EQ(text("0001-03-15 BC", 1082), "0000-03-15");
   EXPECT_EQ(text("0001-03-15 BC +00", 1082), "0000-03-15");
   EXPECT_EQ(text("0001-01-01 10:00:00 bc", 1114), "0000-01-01 10:00:00");
+  EXPECT_EQ(text("0000000001-01-01 BC", 1082), "0000-01-01");
   for (const char* bc : {"0044-03-15 BC", "0044-03-15 BC +00", "0002-01-01 00:00:00 BC"}) {
     const std::string got = text(bc, 1082);
     EXPECT_NE(got.find("out of range"), std::string::npos) << bc << ": " << got;

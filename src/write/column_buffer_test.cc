@@ -299,6 +299,26 @@ TEST_F(WriteColumnsTest, NullInANotNullColumnIsRefused) {
   w.Abort();
 }
 
+// While writers' buffers (a charge standing for them) hold the process's budget, a compaction of
+// `unit` takes the row merge, which holds a slice of each input, and writes `want`.
+void ExpectRowMergeUnderPressure(const TableSchema& schema, const CompactUnit& unit,
+                                 int32_t highest, const FileFormatOptions& format,
+                                 const std::vector<meta::DataFileMeta>& want,
+                                 const std::string& dir) {
+  MemoryBudget& budget = MemoryBudget::Instance();
+  const int64_t saved = budget.total();
+  budget.SetTotalForTesting(int64_t{64} << 20);
+  const int64_t taken = budget.buffer_limit() - budget.buffered() - budget.operators();
+  budget.ChargeBuffers(taken);
+  meta::FileNamer namer("pressed-" + std::to_string(highest) + "-", "");
+  auto pressed = RunCompaction(dir, schema, dir, unit, highest, 30000, format, &namer);
+  budget.ChargeBuffers(-taken);
+  budget.SetTotalForTesting(saved);
+  ASSERT_TRUE(pressed.ok()) << pressed.status().ToString();
+  EXPECT_FALSE(pressed->by_columns);
+  ExpectSameFiles(dir, FileLayout::Of(schema), want, pressed->after);
+}
+
 // A deduplicate compaction merged column by column writes what the row merge writes: the newest
 // record per key (the later file on equal sequence numbers), retractions kept below the top
 // level and dropped at it.
@@ -344,6 +364,7 @@ TEST_F(WriteColumnsTest, ColumnCompactionMatchesTheRowMerge) {
     for (const auto& f : by_rows->after) deletes += f.delete_row_count.value_or(0);
     EXPECT_EQ(deletes > 0, highest == 5);
     ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
+    ExpectRowMergeUnderPressure(schema, unit, highest, format, by_rows->after, dir_);
     // Written a few merged records at a time (each file's rows of a chunk read as a range,
     // pages decoded again where chunks meet): the same files.
     for (size_t chunk : {1, 97, 1000}) {
@@ -403,22 +424,9 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
   EXPECT_TRUE(by_cols->by_columns);
   ASSERT_GT(by_rows->after.size(), 1u);
   ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
-  {
-    // While writers' buffers (a charge standing for them) hold the process's budget, the merge
-    // takes the row merge, which holds a slice of each input: the same files.
-    MemoryBudget& budget = MemoryBudget::Instance();
-    const int64_t saved = budget.total();
-    budget.SetTotalForTesting(int64_t{64} << 20);
-    const int64_t taken = budget.buffer_limit() - budget.buffered() - budget.operators();
-    budget.ChargeBuffers(taken);
-    meta::FileNamer pressed_namer("pressed-", "");
-    auto pressed = RunCompaction(dir_, schema, dir_, unit, 5, 30000, format, &pressed_namer);
-    budget.ChargeBuffers(-taken);
-    budget.SetTotalForTesting(saved);
-    ASSERT_TRUE(pressed.ok()) << pressed.status().ToString();
-    EXPECT_FALSE(pressed->by_columns);
-    ExpectSameFiles(dir_, layout, by_rows->after, pressed->after);
-  }
+  // While writers' buffers hold the process's budget, the merge takes the row merge: the same
+  // files.
+  ExpectRowMergeUnderPressure(schema, unit, 5, format, by_rows->after, dir_);
   // A file with a retraction (written before the table refused them, say) takes the row merge.
   write_file(4, RowKind::kDelete);
   CompactUnit with_delete{3, inputs, {}};

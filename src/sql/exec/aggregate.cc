@@ -58,6 +58,7 @@ class AggregateOperator : public HoldingOperator {
     if (!agg_->keys.empty() && depth_ < kMaxDepth) {
       if (!spilling_) {
         spilling_ = true;
+        spilled_by_budget_ = charge_.over_budget();
         held_at_spill_ = kUnset;  // what the batch leaves held (add_or_spill)
         return Status::OK();
       }
@@ -172,7 +173,12 @@ class AggregateOperator : public HoldingOperator {
     auto add_or_spill = [&](const ColumnBatch& in) -> Status {
       if (!spilling_) {
         TRIB_RETURN_NOT_OK(add(in));
-        if (spilling_) held_at_spill_ = held(states.capacity());
+        // (Spilling for the process's budget, not the limit: the groups held may still grow by
+        // the limit, as when they reach it, so the budget never makes a GROUP BY fail sooner.)
+        if (spilling_) {
+          held_at_spill_ = spilled_by_budget_ ? std::max(held(states.capacity()), memory_limit_)
+                                              : held(states.capacity());
+        }
         return Status::OK();
       }
       TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> keys, Keys(in));
@@ -226,11 +232,16 @@ class AggregateOperator : public HoldingOperator {
       }
       held_.columns.push_back(std::move(results));
     }
+    // The states go with this call; the result columns stay until handed out.
+    int64_t result_bytes = 0;
+    for (const ColumnVector& c : held_.columns) result_bytes += ColumnStorageBytes(c);
+    charge_.Set(result_bytes);
     return Status::OK();
   }
 
   // After the groups held: each spilled partition aggregated on its own.
   Result<bool> NextAfterHeld(ColumnBatch* out) override {
+    charge_.Set(0);  // the groups held were handed out (each partition charges its own)
     return spilled_.Next(
         [&](OperatorPtr rows) -> OperatorPtr {
           return std::make_unique<AggregateOperator>(std::move(rows), agg_, memory_limit_,
@@ -247,6 +258,7 @@ class AggregateOperator : public HoldingOperator {
   SpillOptions spill_;
   int depth_;
   bool spilling_ = false;
+  bool spilled_by_budget_ = false;  // spilling began for the process's budget
   static constexpr int64_t kUnset = INT64_MAX;
   int64_t held_at_spill_ = 0;  // what the groups held when spilling began
   SpilledPartitions spilled_;  // the rows of groups not held

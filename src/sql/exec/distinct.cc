@@ -43,6 +43,7 @@ class DistinctOperator : public Operator {
       if (!more) {
         input_done_ = true;
         seen_ = GroupIndex();  // the partitions hold none of these rows: let them go
+        charge_.Set(0);
         TRIB_RETURN_NOT_OK(spilled_.Finish());
         break;
       }

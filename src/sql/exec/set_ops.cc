@@ -105,6 +105,7 @@ class SetDifferenceOperator : public Operator {
         // The partitions hold none of the values counted or returned: let them go.
         counts_ = {};
         emitted_ = {};
+        charge_.Set(0);
         TRIB_RETURN_NOT_OK(left_parts_.Finish());
         TRIB_RETURN_NOT_OK(distinct_parts_.Finish());
         break;

@@ -118,6 +118,9 @@ class SortOperator : public HoldingOperator {
           bytes_per_row_, static_cast<double>(HeldBytes()) / static_cast<double>(held_.num_rows));
     }
     SortHeld();
+    segment_bytes_ = std::max(
+        segment_bytes_,
+        static_cast<int64_t>(static_cast<double>(SegmentRows()) * std::max(1.0, bytes_per_row_)));
     TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> run,
                           SpillFile::Create(child_->fields(), options_.spill, SegmentRows()));
     TRIB_RETURN_NOT_OK(run->Append(held_, 0, held_.num_rows));
@@ -145,9 +148,9 @@ class SortOperator : public HoldingOperator {
         SortHeld();
       }
       const int64_t held = HeldBytes();
-      if (charge_.Over(held, options_.memory_limit)) {
-        // Past the process's budget before the own limit: runs (and the merge's segments) of
-        // what could be held.
+      if (charge_.Over(held, run_limit_)) {
+        // Past the process's budget before the own limit: this run and the later ones (and the
+        // merge's segments) of what could be held.
         if (charge_.over_budget()) run_limit_ = std::min(run_limit_, held);
         TRIB_RETURN_NOT_OK(SpillHeld());
       }
@@ -180,7 +183,11 @@ class SortOperator : public HoldingOperator {
     return StartMerge(std::move(runs_));
   }
 
-  Result<bool> NextAfterHeld(ColumnBatch* out) override { return MergeNext(out, fields_.size()); }
+  Result<bool> NextAfterHeld(ColumnBatch* out) override {
+    TRIB_ASSIGN_OR_RETURN(bool more, MergeNext(out, fields_.size()));
+    if (!more) charge_.Set(0);  // the rows held were handed out, or the merge is done
+    return more;
+  }
 
   // ---- the merge of spilled runs
 
@@ -200,7 +207,7 @@ class SortOperator : public HoldingOperator {
 
   Status StartMerge(std::vector<std::unique_ptr<SpillFile>> runs) {
     // A segment of each run at a time, about a fan-in-th of the limit each.
-    charge_.Set(run_limit_ / static_cast<int64_t>(kFanIn) * static_cast<int64_t>(runs.size()));
+    charge_.Set(segment_bytes_ * static_cast<int64_t>(runs.size()));
     cursors_.clear();
     heap_.clear();
     emitted_ = 0;
@@ -248,10 +255,11 @@ class SortOperator : public HoldingOperator {
 
   OperatorPtr child_;
   SortOptions options_;
-  int64_t run_limit_;         // what a run held at most: the limit, less when the budget was short
-  MemoryCharge charge_;       // what is held, in the process's budget
-  int64_t values_bytes_ = 0;  // ValuesBeyondSelf of the held kValue columns
-  double bytes_per_row_ = 0;  // what a held row took, at most, when runs were spilled
+  int64_t run_limit_;          // what a run held at most: the limit, less when the budget was short
+  MemoryCharge charge_;        // what is held, in the process's budget
+  int64_t segment_bytes_ = 0;  // the largest segment of a run spilled (a merge holds one a run)
+  int64_t values_bytes_ = 0;   // ValuesBeyondSelf of the held kValue columns
+  double bytes_per_row_ = 0;   // what a held row took, at most, when runs were spilled
   std::vector<std::unique_ptr<SpillFile>> runs_;
   size_t spilled_runs_ = 0;
   std::vector<Cursor> cursors_;

@@ -312,8 +312,20 @@ TEST(SpillBudgetTest, OperatorsSpillWhenTheProcessBudgetIsTaken) {
   auto rest = CollectRows(*sort);
   ASSERT_TRUE(rest.ok()) << rest.status().ToString();
   EXPECT_EQ(first.num_rows + rest->size(), rows.size());
-  sort.reset();
-  EXPECT_EQ(budget.operators(), operators_before);
+  EXPECT_EQ(budget.operators(), operators_before);  // handed out: released, the sort still alive
+  // So do a GROUP BY's and a DISTINCT's once their rows are handed out.
+  std::vector<OperatorPtr> holders;
+  AggregateBinding by_i;
+  by_i.keys.push_back(BindWide("i"));
+  holders.push_back(MakeAggregate(MakeRows(fields, rows, "r"), std::move(by_i), kGiB,
+                                  "sql.aggregate.memory-limit"));
+  holders.push_back(MakeDistinct(MakeRows({fields[1]}, rows, "r"), kGiB, "k"));
+  for (OperatorPtr& op : holders) {
+    ASSERT_TRUE(op->Next(&first).ok());
+    EXPECT_GT(budget.operators(), operators_before) << op->Describe();  // what it holds
+    ASSERT_TRUE(CollectRows(*op).ok());
+    EXPECT_EQ(budget.operators(), operators_before) << op->Describe();
+  }
   int64_t files_before = SpillFilesTotal();
   auto want_sorted = Collect(MakeSort(MakeRows(fields, rows, "r"), SortBy(order, kGiB)));
   ASSERT_TRUE(want_sorted.ok());
