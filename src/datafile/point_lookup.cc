@@ -51,30 +51,26 @@ Result<merge::KeyValue> SortedFile::Record(size_t i) const {
 
 namespace {
 
-// Data file `f` (of the read schema, no partial-column writes) packed as LoadSortedFile packs it,
-// read a slice of rows at a time (OpenSlicedRecords): the file's records are never held as rows
-// all at once, only its packed BinaryRows and a slice. nullopt when the file is not packed (a key
-// other than one integer column, nested columns) or not read by slices.
-Result<std::optional<SortedFile>> PackSliced(const std::string& path, const FileLayout& layout,
-                                             const meta::DataFileMeta& f) {
-  if (layout.key_columns.size() != 1 || !layout.fields[layout.key_columns[0]].type.IsInteger()) {
-    return std::optional<SortedFile>();
-  }
+// Whether LoadSortedFile packs a file of `layout`: a key of one integer column, no nested column.
+bool Packable(const FileLayout& layout) {
+  const std::vector<DataType> types = layout.FieldTypes();
+  return layout.key_columns.size() == 1 && layout.fields[layout.key_columns[0]].type.IsInteger() &&
+         std::none_of(types.begin(), types.end(), [](const DataType& t) { return t.IsNested(); });
+}
+
+// The records of `records` (about `n`, of a file at `level`) packed: one buffer of BinaryRows
+// beside the keys, sequence numbers and kinds, instead of a heap row per record. nullopt when a
+// key is not an integer (the caller keeps the records as rows) or there is none.
+Result<std::optional<SortedFile>> Pack(const FileLayout& layout, int32_t level, size_t n,
+                                       merge::RecordSource* records) {
   SortedFile sf;
   sf.types = layout.FieldTypes();
-  if (std::any_of(sf.types.begin(), sf.types.end(),
-                  [](const DataType& t) { return t.IsNested(); })) {
-    return std::optional<SortedFile>();
-  }
-  TRIB_ASSIGN_OR_RETURN(auto records, OpenSlicedRecords({path, f.row_count}, layout, f.level));
-  if (!records) return std::optional<SortedFile>();
   const int c = layout.key_columns[0];
-  const auto n = static_cast<size_t>(std::max<int64_t>(0, f.row_count));
   sf.int_keys.reserve(n);
   sf.offsets.reserve(n + 1);
   sf.sequences.reserve(n);
   sf.kinds.reserve(n);
-  sf.level = f.level;
+  sf.level = level;
   merge::KeyValue kv;
   while (true) {
     TRIB_ASSIGN_OR_RETURN(bool more, records->Next(&kv));
@@ -97,6 +93,12 @@ Result<std::optional<SortedFile>> PackSliced(const std::string& path, const File
   return std::optional<SortedFile>(std::move(sf));
 }
 
+// What a packed file is charged in the cache.
+int64_t PackedBytes(const SortedFile& sf) {
+  return 1024 + static_cast<int64_t>(sf.packed.capacity()) +
+         static_cast<int64_t>(sf.kinds.size()) * (8 + 8 + 8 + 1);
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path,
@@ -107,21 +109,40 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
   return FileCache::Instance().GetOrLoad<SortedFile>(
       "data:" + path + "#" + std::to_string(read_schema_id),
       [&]() -> Result<std::pair<SortedFile, int64_t>> {
-        if (file_fields == nullptr && !f.write_cols) {
-          TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed, PackSliced(path, layout, f));
-          if (packed) {
-            const int64_t n = static_cast<int64_t>(packed->kinds.size());
-            const int64_t size =
-                1024 + static_cast<int64_t>(packed->packed.capacity()) + n * (8 + 8 + 8 + 1);
-            return std::make_pair(std::move(*packed), size);
+        // A file of the read schema, no partial-column writes, is packed a slice of rows at a
+        // time (OpenSlicedRecords): its records are never held as rows all at once.
+        const bool packable = Packable(layout);
+        const auto n = static_cast<size_t>(std::max<int64_t>(0, f.row_count));
+        if (packable && file_fields == nullptr && !f.write_cols) {
+          TRIB_ASSIGN_OR_RETURN(auto sliced,
+                                OpenSlicedRecords({path, f.row_count}, layout, f.level));
+          if (sliced) {
+            TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed,
+                                  Pack(layout, f.level, n, sliced.get()));
+            if (packed) {
+              const int64_t size = PackedBytes(*packed);
+              return std::make_pair(std::move(*packed), size);
+            }
           }
         }
         SortedFile sf;
         TRIB_ASSIGN_OR_RETURN(sf.records, ReadDataFile({path, f.row_count}, layout, f.level,
                                                        f.write_cols, file_fields));
+        const int c = layout.key_columns.empty() ? 0 : layout.key_columns[0];
+        if (packable &&
+            std::all_of(sf.records.begin(), sf.records.end(),
+                        [c](const merge::KeyValue& kv) { return kv.value[c].is_int(); })) {
+          merge::VectorSource source(std::move(sf.records));
+          TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed,
+                                Pack(layout, f.level, n, &source));
+          if (packed) {
+            const int64_t size = PackedBytes(*packed);
+            return std::make_pair(std::move(*packed), size);
+          }
+          return std::make_pair(SortedFile(), int64_t{1024});  // no record
+        }
         if (layout.key_columns.size() == 1 &&
             layout.fields[layout.key_columns[0]].type.IsInteger()) {
-          const int c = layout.key_columns[0];
           sf.int_keys.reserve(sf.records.size());
           for (const auto& kv : sf.records) {
             if (!kv.value[c].is_int()) {
@@ -132,29 +153,6 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
           }
         }
         sf.types = layout.FieldTypes();
-        bool flat = std::none_of(sf.types.begin(), sf.types.end(),
-                                 [](const DataType& t) { return t.IsNested(); });
-        if (!sf.int_keys.empty() && flat) {
-          // Packed: one buffer of BinaryRows instead of a heap row per record.
-          const size_t n = sf.records.size();
-          sf.offsets.reserve(n + 1);
-          sf.sequences.reserve(n);
-          sf.kinds.reserve(n);
-          sf.level = f.level;
-          sf.write_mask = sf.records.front().write_mask;
-          for (const auto& kv : sf.records) {
-            sf.offsets.push_back(sf.packed.size());
-            sf.packed += format::EncodeBinaryRow(sf.types, kv.value);
-            sf.sequences.push_back(kv.sequence);
-            sf.kinds.push_back(kv.kind);
-          }
-          sf.offsets.push_back(sf.packed.size());
-          sf.records.clear();
-          sf.records.shrink_to_fit();
-          sf.packed.shrink_to_fit();
-          int64_t size = 1024 + static_cast<int64_t>(sf.packed.size() + n * (8 + 8 + 8 + 1));
-          return std::make_pair(std::move(sf), size);
-        }
         int64_t size = f.file_size * 8 + 1024 + static_cast<int64_t>(sf.int_keys.size()) * 8;
         return std::make_pair(std::move(sf), size);
       });
