@@ -20,7 +20,6 @@
 namespace tributary::commit {
 
 using datafile::DecodeKeyRange;
-using meta::ReadLiveEntries;
 using meta::ReadManifestList;
 
 using meta::FileKind;
@@ -159,10 +158,12 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
     TRIB_ASSIGN_OR_RETURN(std::shared_ptr<const meta::Snapshot> latest, snapshots.Latest());
     const std::optional<int64_t> latest_id =
         latest ? std::optional<int64_t>(latest->id) : std::nullopt;
-    std::vector<ManifestEntry> live;
+    static const std::vector<ManifestEntry> kNoEntries;
+    std::shared_ptr<const std::vector<ManifestEntry>> live_shared;
     if (latest) {
-      TRIB_ASSIGN_OR_RETURN(live, ReadLiveEntries(table_path_, *latest));
+      TRIB_ASSIGN_OR_RETURN(live_shared, meta::ReadLiveEntriesShared(table_path_, *latest));
     }
+    const std::vector<ManifestEntry>& live = live_shared ? *live_shared : kNoEntries;
     TRIB_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, build(live, latest.get()));
     if (delta.empty()) return latest_id.value_or(0);
 
@@ -171,6 +172,7 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
       for (const auto& n : written) (void)io::LocalFs().Remove(meta::ManifestPath(table_path_, n));
     };
     std::optional<std::string> attempt_index_manifest;  // of the snapshot this attempt writes
+    std::string attempt_base_list, attempt_delta_list;  // its manifest lists
     auto attempt_commit = [&]() -> Result<bool> {
       // Delta manifest and list.
       TRIB_ASSIGN_OR_RETURN(meta::ManifestFileMeta delta_meta, WriteManifest(delta, &written));
@@ -238,12 +240,19 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
       }
       io::CrashPoint("commit.after-manifests");
       attempt_index_manifest = s.index_manifest;
+      attempt_base_list = s.base_manifest_list;
+      attempt_delta_list = s.delta_manifest_list;
       TRIB_RETURN_NOT_OK(CheckIncarnation());  // again, as late as it can be
       return snapshots.TryCommit(s);
     };
     Result<bool> won = attempt_commit();
     if (won.ok() && *won) {
       committed_index_manifest_ = std::move(attempt_index_manifest);
+      // The new snapshot's live files are the old ones with the delta applied, as a reader
+      // merges its manifests (base = the old snapshot's, in order, then the delta): kept, so the
+      // next commit and this process's reads do not decode every manifest again.
+      meta::RememberLiveEntries(table_path_, attempt_base_list, attempt_delta_list,
+                                meta::ApplyEntries(live, std::move(delta)));
       return latest ? latest->id + 1 : 1;
     }
     cleanup();
@@ -282,20 +291,25 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::AppendDelta(
     if (req->renumber) {
       // Sequence numbers must grow with commit order within a bucket: new files that a
       // concurrent commit's numbers reach are renumbered above them.
-      std::map<std::pair<std::string, int32_t>, int64_t> live_max;
+      // The highest live sequence number of each bucket written (none: no live file).
+      std::map<std::pair<std::string, int32_t>, std::optional<int64_t>> live_max;
+      for (const auto& m : req->messages) {
+        if (!m.new_files.empty()) live_max[{m.partition, m.bucket}];
+      }
       for (const auto& e : live) {
-        auto [it, inserted] =
-            live_max.emplace(std::make_pair(e.partition, e.bucket), e.file.max_sequence_number);
-        if (!inserted) it->second = std::max(it->second, e.file.max_sequence_number);
+        auto it = live_max.find({e.partition, e.bucket});
+        if (it == live_max.end()) continue;
+        it->second = std::max(it->second.value_or(INT64_MIN), e.file.max_sequence_number);
       }
       for (auto& m : req->messages) {
         if (m.new_files.empty()) continue;
-        auto it = live_max.find({m.partition, m.bucket});
-        if (it == live_max.end()) continue;
+        auto found = live_max.find({m.partition, m.bucket});
+        if (found == live_max.end() || !found->second) continue;
+        const int64_t live_top = *found->second;
         int64_t our_min = INT64_MAX;
         for (const auto& f : m.new_files) our_min = std::min(our_min, f.min_sequence_number);
-        if (it->second < our_min) continue;
-        TRIB_ASSIGN_OR_RETURN(m.new_files, req->renumber(m, it->second + 1 - our_min));
+        if (live_top < our_min) continue;
+        TRIB_ASSIGN_OR_RETURN(m.new_files, req->renumber(m, live_top + 1 - our_min));
         // The bucket's compaction merged a stale view: drop it.
         for (const auto& f : m.compact_after) result->dropped_compact_files.push_back(f.file_name);
         for (const auto& f : m.compact_changelog_files) {
@@ -311,19 +325,30 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::AppendDelta(
       }
     }
     // A partition keeps its bucket layout until INSERT OVERWRITE rewrites it.
-    std::map<std::string, int32_t> existing;
-    for (const auto& e : live) existing[e.partition] = e.total_buckets;
+    // (Each written partition's count, as its live files have it; none: no live file.)
+    std::map<std::string, std::optional<int32_t>> existing;
+    for (const auto& m : req->messages) {
+      if (!m.new_files.empty()) existing[m.partition];
+    }
+    for (const auto& e : live) {
+      auto it = existing.find(e.partition);
+      if (it != existing.end()) it->second = e.total_buckets;
+    }
     for (const auto& m : req->messages) {
       auto it = existing.find(m.partition);
-      if (m.new_files.empty() || it == existing.end() || it->second == m.total_buckets) continue;
+      if (m.new_files.empty() || it == existing.end() || !it->second ||
+          *it->second == m.total_buckets) {
+        continue;
+      }
+      const int32_t laid_out = *it->second;
       // Fixed counts must match; and a fixed layout never mixes with a dynamic (-1) one.
       bool mismatch =
-          (m.total_buckets > 0 && it->second > 0) || m.total_buckets == -1 || it->second == -1;
+          (m.total_buckets > 0 && laid_out > 0) || m.total_buckets == -1 || laid_out == -1;
       if (mismatch) {
         return Status::Invalid(
             "cannot write " + PartitionName(m.partition) + " with " +
             std::to_string(m.total_buckets) + " buckets: its data is laid out in " +
-            std::to_string(it->second) +
+            std::to_string(laid_out) +
             " buckets. Rewrite it first with INSERT OVERWRITE to change its bucket count");
       }
     }
@@ -339,6 +364,13 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::AppendDelta(
 Result<std::vector<ManifestEntry>> FileStoreCommit::CompactDelta(
     const CommitRequest& req, const std::vector<ManifestEntry>& live, const meta::Snapshot* latest,
     bool* conflict) const {
+  // The live files of each bucket the request compacts (a check looks at its own bucket only).
+  std::map<std::pair<std::string, int32_t>, std::vector<const ManifestEntry*>> buckets;
+  for (const auto& m : req.messages) buckets[{m.partition, m.bucket}];
+  for (const auto& e : live) {
+    auto it = buckets.find({e.partition, e.bucket});
+    if (it != buckets.end()) it->second.push_back(&e);
+  }
   // Deletion-vector tables: each compacted bucket must be as its compaction saw it.
   std::map<std::pair<std::string, int32_t>, std::string> live_vectors;
   bool vectors_read = false;
@@ -352,10 +384,8 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::CompactDelta(
     vectors_read = true;
     auto v = live_vectors.find({m.partition, m.bucket});
     std::vector<std::string> upper;
-    for (const auto& e : live) {
-      if (e.partition == m.partition && e.bucket == m.bucket && e.file.level > 0) {
-        upper.push_back(e.file.file_name);
-      }
+    for (const ManifestEntry* e : buckets[{m.partition, m.bucket}]) {
+      if (e->file.level > 0) upper.push_back(e->file.file_name);
     }
     std::sort(upper.begin(), upper.end());
     if ((v == live_vectors.end() ? std::string() : v->second) != m.compact_base->vectors_file ||
@@ -365,7 +395,9 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::CompactDelta(
     }
   }
   std::unordered_set<std::string> live_ids;
-  for (const auto& e : live) live_ids.insert(e.Identifier());
+  for (const auto& [bucket, entries] : buckets) {
+    for (const ManifestEntry* e : entries) live_ids.insert(e->Identifier());
+  }
   std::unordered_set<std::string> replaced;
   for (const auto& m : req.messages) {
     for (const auto& f : m.compact_before) replaced.insert(f.file_name);
@@ -381,12 +413,9 @@ Result<std::vector<ManifestEntry>> FileStoreCommit::CompactDelta(
       for (const auto& f : m.compact_after) {
         if (f.level == 0) continue;
         auto rf = DecodeKeyRange(f, key_types);
-        for (const auto& e : live) {
-          if (e.partition != m.partition || e.bucket != m.bucket || e.file.level != f.level ||
-              replaced.count(e.file.file_name)) {
-            continue;
-          }
-          auto re = DecodeKeyRange(e.file, key_types);
+        for (const ManifestEntry* e : buckets[{m.partition, m.bucket}]) {
+          if (e->file.level != f.level || replaced.count(e->file.file_name)) continue;
+          auto re = DecodeKeyRange(e->file, key_types);
           if (!rf || !re || rf->Overlaps(*re)) {
             *conflict = true;
             return std::vector<ManifestEntry>{};

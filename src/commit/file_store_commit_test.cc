@@ -1,7 +1,7 @@
 // FileStoreCommit on its own: snapshots published from commit messages (files described by their
 // metas; the commit never opens them), compactions replacing files, a compaction that lost its
 // inputs to a concurrent commit dropped, OVERWRITE of one partition, and a failed precondition
-// publishing nothing.
+// publishing nothing; the live files a commit keeps in memory equal its manifests read back.
 #include "commit/file_store_commit.h"
 
 #include <gtest/gtest.h>
@@ -162,6 +162,72 @@ TEST_F(FileStoreCommitTest, AFailedPreconditionPublishesNothing) {
   EXPECT_EQ(seen, 1u);  // it was shown the live files
   EXPECT_EQ(Live(), (std::vector<std::string>{"data-a.parquet"}));
   EXPECT_EQ(*meta::SnapshotManager(path_).LatestId(), 1);
+}
+
+// A commit keeps the new snapshot's live files in the process's cache (the next commit and
+// reads use them): they must be what the manifests give, in order, through appends, compactions,
+// overwrites and base manifests merged into one (past 16).
+TEST_F(FileStoreCommitTest, TheLiveFilesACommitKeepsAreItsManifests) {
+  auto from_manifests = [&](const meta::Snapshot& snap) {
+    meta::LiveEntryMerger merger;
+    for (const std::string& list : {snap.base_manifest_list, snap.delta_manifest_list}) {
+      auto metas = meta::ReadManifestList(path_, list);
+      EXPECT_TRUE(metas.ok()) << metas.status().ToString();
+      for (const auto& m : *metas) {
+        auto entries = meta::ReadManifest(path_, m.file_name);
+        EXPECT_TRUE(entries.ok()) << entries.status().ToString();
+        for (auto& e : *entries) merger.Add(std::move(e));
+      }
+    }
+    return std::move(merger).Finish();
+  };
+  auto check = [&](const std::string& step) {
+    meta::SnapshotManager snapshots(path_);
+    auto id = snapshots.LatestId();
+    ASSERT_TRUE(id.ok() && id->has_value());
+    for (int64_t i = 1; i <= **id; i++) {
+      auto snap = snapshots.Read(i);
+      ASSERT_TRUE(snap.ok());
+      if (i < **id) continue;
+      auto kept = meta::ReadLiveEntriesShared(path_, **snap);
+      ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+      // Both encoded as one manifest, compared but for Avro's random sync markers.
+      auto encode = [](const std::vector<meta::ManifestEntry>& entries) {
+        auto bytes = meta::EncodeManifest(entries, "null");
+        EXPECT_TRUE(bytes.ok());
+        std::string out = bytes.ValueOr("");
+        const std::string sync = out.substr(out.size() - 16);
+        for (size_t at = out.find(sync); at != std::string::npos; at = out.find(sync, at))
+          out.replace(at, 16, 16, '#');
+        return out;
+      };
+      EXPECT_EQ(encode(**kept), encode(from_manifests(**snap)))
+          << step << ": " << (*kept)->size() << " kept entries";
+    }
+  };
+  std::vector<meta::DataFileMeta> all;
+  for (int i = 0; i < 20; i++) {
+    CommitMessage m = NewFiles(i % 3, {File("data-" + std::to_string(i) + ".parquet", 1 + i)});
+    ASSERT_TRUE(Commit(Req(m)).ok());
+    check("append " + std::to_string(i));
+  }
+  // A compaction of partition 0's files.
+  CommitMessage c = NewFiles(0, {});
+  for (int i = 0; i < 20; i += 3)
+    c.compact_before.push_back(File("data-" + std::to_string(i) + ".parquet", 1 + i));
+  c.compact_after = {File("data-c0.parquet", 70, 5)};
+  ASSERT_TRUE(Commit(Req(c)).ok());
+  check("compaction");
+  CommitMessage o = NewFiles(1, {File("data-o1.parquet", 9)});
+  CommitRequest req = Req(o);
+  req.overwrite = true;
+  const std::string one = Partition(1);
+  req.overwrite_filter = [one](const std::string& partition) { return partition == one; };
+  ASSERT_TRUE(Commit(req).ok());
+  check("overwrite");
+  EXPECT_EQ(Live(), (std::vector<std::string>{
+                        "data-11.parquet", "data-14.parquet", "data-17.parquet", "data-2.parquet",
+                        "data-5.parquet", "data-8.parquet", "data-c0.parquet", "data-o1.parquet"}));
 }
 
 }  // namespace

@@ -116,7 +116,8 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   std::string_view data() const { return {static_cast<const char*>(addr_), size_}; }
   // Drops the mapped pages from the process's resident memory (madvise MADV_DONTNEED); the
-  // bytes stay readable, paged in again from the page cache when next touched.
+  // bytes stay readable, paged in again from the page cache when next touched. A mapping under
+  // 1 MiB keeps its pages (dropping them costs more than they hold).
   void ReleasePages() const;
 
  private:

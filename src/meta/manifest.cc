@@ -2,6 +2,7 @@
 
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "format/avro.h"
 #include "meta/paths.h"
@@ -462,6 +463,39 @@ std::vector<ManifestEntry> LiveEntryMerger::Finish() && {
   out.reserve(index_.size());
   for (size_t i = 0; i < live_.size(); i++) {
     if (alive_[i]) out.push_back(std::move(live_[i]));
+  }
+  return out;
+}
+
+std::vector<ManifestEntry> ApplyEntries(const std::vector<ManifestEntry>& live,
+                                        std::vector<ManifestEntry> delta) {
+  // The delta on its own first: its adds in order, less those a later DELETE of it removes;
+  // the DELETEs of files it did not add apply to `live`.
+  std::vector<ManifestEntry> added;
+  std::unordered_map<std::string, size_t> added_at;
+  std::unordered_set<std::string> deleted;
+  for (auto& e : delta) {
+    std::string id = e.Identifier();
+    if (e.kind == FileKind::kAdd) {
+      added_at[std::move(id)] = added.size();
+      added.push_back(std::move(e));
+      continue;
+    }
+    if (auto it = added_at.find(id); it != added_at.end()) {
+      added[it->second].kind = FileKind::kDelete;  // dropped below
+      added_at.erase(it);
+    } else {
+      deleted.insert(std::move(id));
+    }
+  }
+  std::vector<ManifestEntry> out;
+  out.reserve(live.size() + added.size());
+  for (const auto& e : live) {
+    if (!deleted.empty() && deleted.count(e.Identifier())) continue;
+    out.push_back(e);
+  }
+  for (auto& e : added) {
+    if (e.kind == FileKind::kAdd) out.push_back(std::move(e));
   }
   return out;
 }

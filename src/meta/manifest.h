@@ -124,6 +124,11 @@ class LiveEntryMerger {
   std::unordered_map<std::string, size_t> index_;
   size_t seen_ = 0;
 };
+// The live entries `live` with `delta` applied in order (a DELETE removes the entry of its
+// identifier, an ADD appends): what LiveEntryMerger gives for `live` then `delta`, computing
+// identifiers only when `delta` deletes something.
+std::vector<ManifestEntry> ApplyEntries(const std::vector<ManifestEntry>& live,
+                                        std::vector<ManifestEntry> delta);
 // About how many bytes of memory `e` takes (its strings and vectors included): what a cache of
 // entries charges against its budget.
 int64_t ApproxBytes(const ManifestEntry& e);

@@ -270,39 +270,64 @@ Result<std::shared_ptr<const meta::Snapshot>> ReadLatestSnapshotCached(
   return *cached;
 }
 
+namespace {
+
+std::string LiveKey(const std::string& table_path, const std::string& base_list,
+                    const std::string& delta_list) {
+  return "live:" + table_path + "/" + base_list + "/" + delta_list;
+}
+
+// A table keeps the live entries of the snapshot read (or committed) last, not of every one
+// since: a writer over thousands of buckets reads tens of MB of them a commit. Makes `key` the
+// table's, releasing the one before.
+void KeepOnlyLive(const std::string& table_path, const std::string& key) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> last;  // table -> its entries' key
+  std::string previous;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    previous = std::exchange(last[table_path], key);
+  }
+  if (!previous.empty() && previous != key) FileCache::Instance().EraseFile(previous);
+}
+
+int64_t LiveBytes(const std::vector<meta::ManifestEntry>& live) {
+  int64_t bytes = 256;
+  for (const auto& e : live) bytes += meta::ApproxBytes(e);
+  return bytes;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(
     const std::string& table_path, const meta::Snapshot& snapshot) {
   // A snapshot's file set never changes: cache it by its manifest lists.
   using T = std::vector<meta::ManifestEntry>;
+  const std::string key =
+      LiveKey(table_path, snapshot.base_manifest_list, snapshot.delta_manifest_list);
   TRIB_ASSIGN_OR_RETURN(
-      auto cached,
-      FileCache::Instance().GetOrLoad<T>(
-          "live:" + table_path + "/" + snapshot.base_manifest_list + "/" +
-              snapshot.delta_manifest_list,
-          [&]() -> Result<std::pair<T, int64_t>> {
-            meta::LiveEntryMerger merger;
-            TRIB_RETURN_NOT_OK(MergeEntriesOf(table_path, snapshot.base_manifest_list, &merger));
-            TRIB_RETURN_NOT_OK(MergeEntriesOf(table_path, snapshot.delta_manifest_list, &merger));
-            T live = std::move(merger).Finish();
-            {
-              // A table keeps the live entries of the snapshot read last, not of every one
-              // since: a writer over thousands of buckets reads tens of MB of them a commit.
-              static std::mutex mu;
-              static std::map<std::string, std::string> last;  // table -> its entries' key
-              std::string previous;
-              {
-                std::lock_guard<std::mutex> lock(mu);
-                std::string& at = last[table_path];
-                previous = std::exchange(at, table_path + "/" + snapshot.base_manifest_list + "/" +
-                                                 snapshot.delta_manifest_list);
-              }
-              if (!previous.empty()) FileCache::Instance().EraseFile(previous);
-            }
-            int64_t bytes = 256;
-            for (const auto& e : live) bytes += meta::ApproxBytes(e);
-            return std::make_pair(std::move(live), bytes);
-          }));
+      auto cached, FileCache::Instance().GetOrLoad<T>(key, [&]() -> Result<std::pair<T, int64_t>> {
+        meta::LiveEntryMerger merger;
+        TRIB_RETURN_NOT_OK(MergeEntriesOf(table_path, snapshot.base_manifest_list, &merger));
+        TRIB_RETURN_NOT_OK(MergeEntriesOf(table_path, snapshot.delta_manifest_list, &merger));
+        T live = std::move(merger).Finish();
+        KeepOnlyLive(table_path, key);
+        const int64_t bytes = LiveBytes(live);
+        return std::make_pair(std::move(live), bytes);
+      }));
   return cached;
+}
+
+void RememberLiveEntries(const std::string& table_path, const std::string& base_manifest_list,
+                         const std::string& delta_manifest_list,
+                         std::vector<meta::ManifestEntry> live) {
+  const std::string key = LiveKey(table_path, base_manifest_list, delta_manifest_list);
+  KeepOnlyLive(table_path, key);
+  using T = std::vector<meta::ManifestEntry>;
+  (void)FileCache::Instance().GetOrLoad<T>(key, [&]() -> Result<std::pair<T, int64_t>> {
+    const int64_t bytes = LiveBytes(live);
+    return std::make_pair(std::move(live), bytes);
+  });
 }
 
 Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,

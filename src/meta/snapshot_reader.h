@@ -22,6 +22,13 @@ Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& tabl
 // The same, shared from the process-wide cache without a copy.
 Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(
     const std::string& table_path, const meta::Snapshot& snapshot);
+// Keeps `live` in the process-wide cache as the live entries of the snapshot whose manifest
+// lists are `base_manifest_list` and `delta_manifest_list` (a committer's, which has them in
+// memory: the next commit and reads need not decode every manifest again). REQUIRES: they are
+// what reading those lists gives, in the same order.
+void RememberLiveEntries(const std::string& table_path, const std::string& base_manifest_list,
+                         const std::string& delta_manifest_list,
+                         std::vector<meta::ManifestEntry> live);
 // Where a file recorded with an absolute external path is: an absolute path recorded by a writer
 // on another machine ('FILE:/.../external/x') is looked up as is, then relative to the database
 // folder's `external/` (where copied tables keep it).
