@@ -120,7 +120,8 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
             TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed,
                                   Pack(layout, f.level, n, sliced.get()));
             if (packed) {
-              const int64_t size = PackedBytes(*packed);
+              packed->bytes = PackedBytes(*packed);
+              const int64_t size = packed->bytes;
               return std::make_pair(std::move(*packed), size);
             }
           }
@@ -136,7 +137,8 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
           TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed,
                                 Pack(layout, f.level, n, &source));
           if (packed) {
-            const int64_t size = PackedBytes(*packed);
+            packed->bytes = PackedBytes(*packed);
+            const int64_t size = packed->bytes;
             return std::make_pair(std::move(*packed), size);
           }
           return std::make_pair(SortedFile(), int64_t{1024});  // no record
@@ -153,7 +155,8 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
           }
         }
         sf.types = layout.FieldTypes();
-        int64_t size = f.file_size * 8 + 1024 + static_cast<int64_t>(sf.int_keys.size()) * 8;
+        sf.bytes = f.file_size * 8 + 1024 + static_cast<int64_t>(sf.int_keys.size()) * 8;
+        const int64_t size = sf.bytes;
         return std::make_pair(std::move(sf), size);
       });
 }

@@ -54,6 +54,7 @@ struct SortedFile {
   std::vector<DataType> types;
   int32_t level = 0;
   std::shared_ptr<const std::vector<bool>> write_mask;
+  int64_t bytes = 0;  // what the file cache charges it (about what it holds)
 
   size_t size() const { return packed.empty() && offsets.empty() ? records.size() : kinds.size(); }
   // Record i (decoded when packed).

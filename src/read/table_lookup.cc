@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/check_value.h"
+#include "common/memory_budget.h"
 #include "common/parallel.h"
 #include "datafile/data_file.h"
 #include "datafile/file_index_filter.h"
@@ -290,8 +291,14 @@ class FileStoreLookup : public TableLookup {
   struct FileRef {
     meta::DataFileMeta meta;
     std::string path;
-    std::optional<KeyRange> range;                         // unknown for files of older schemas
-    std::shared_ptr<const SortedFile> records;             // loaded on first use
+    std::optional<KeyRange> range;  // unknown for files of older schemas
+    // The file decoded, as the file cache holds it (loaded on first use): not kept alive here,
+    // so what lookups hold stays within the cache's budget; read back once the cache evicts it.
+    std::weak_ptr<const SortedFile> records;
+    // A file the cache could not keep (larger than it) is held here instead, charged to the
+    // process's budget as an operator's memory (the cache gives way).
+    std::shared_ptr<const SortedFile> held;
+    std::shared_ptr<MemoryCharge> held_charge;
     std::shared_ptr<const datafile::DataFileIndex> index;  // its bloom filters, if any
     bool index_loaded = false;
     std::shared_ptr<const std::set<int64_t>> deleted;  // its deletion vector's rows, if any
@@ -317,12 +324,13 @@ class FileStoreLookup : public TableLookup {
         }
       }
     }
-    if (!ref.records && datafile::SearchesByPages(ref.meta, layout_, schema_->id, key)) {
+    std::shared_ptr<const SortedFile> records = ref.held ? ref.held : ref.records.lock();
+    if (!records && datafile::SearchesByPages(ref.meta, layout_, schema_->id, key)) {
       TRIB_ASSIGN_OR_RETURN(bool searched, datafile::FindKeyByPages(ref.path, layout_, ref.meta,
                                                                     key, found, ref.deleted.get()));
       if (searched) return Status::OK();
     }
-    if (!ref.records) {
+    if (!records) {
       const std::vector<Field>* file_fields = nullptr;
       if (ref.meta.schema_id != schema_->id) {
         std::lock_guard<std::mutex> lock(file_schemas_mutex_);  // GetAll's threads share it
@@ -333,10 +341,16 @@ class FileStoreLookup : public TableLookup {
         }
         file_fields = &it->second->fields;
       }
-      TRIB_ASSIGN_OR_RETURN(ref.records,
+      TRIB_ASSIGN_OR_RETURN(records,
                             LoadSortedFile(ref.path, layout_, ref.meta, schema_->id, file_fields));
+      ref.records = records;
+      if (records.use_count() == 1) {  // the cache did not keep it
+        ref.held = records;
+        ref.held_charge = std::make_shared<MemoryCharge>();
+        ref.held_charge->Set(records->bytes);
+      }
     }
-    return SearchSorted(*ref.records, layout_, key, found, ref.deleted.get());
+    return SearchSorted(*records, layout_, key, found, ref.deleted.get());
   }
 
   // The deleted positions of every data file the snapshot's deletion-vector index files name.

@@ -328,5 +328,74 @@ TEST_F(MemoryBudgetWriteTest, PointLookupsByStringAndCompositeKeysReadPagesToo) 
   }
 }
 
+// What TableLookup holds stays within the budget: the files it decoded are the file cache's (a
+// file the cache drops is read back through it on the next lookup, never kept aside), and a
+// file too large for the cache that must be searched whole (a DOUBLE key: no page search) is
+// held by the lookup but charged to the process's budget while it is.
+TEST_F(MemoryBudgetWriteTest, WhatTableLookupHoldsIsTheCachesOrCharged) {
+  // Values that do not compress to nothing: the DOUBLE table's file is about 2 MB.
+  auto V = [](int64_t i) {
+    return "v" + std::to_string(i) + "-" + std::to_string(i * 2654435761 % 1000000007);
+  };
+  auto make = [&](const std::string& name, const DataType& key_type, int64_t rows) {
+    TableSpec spec;
+    spec.columns = {{0, "id", key_type.NotNull(), ""}, {1, "v", DataType::String(), ""}};
+    spec.primary_keys = {"id"};
+    spec.options = {{"bucket", "1"}};
+    EXPECT_TRUE(catalog_->CreateTable(Identifier{"default", name, ""}, spec, false).ok());
+    auto t = catalog_->GetTable(Identifier{"default", name, ""});
+    EXPECT_TRUE(t.ok());
+    auto w = (*t)->NewWriter({});
+    EXPECT_TRUE(w.ok());
+    for (int64_t i = 0; i < rows; i++) {
+      const Value key = key_type.IsInteger() ? Value::Int(i) : Value::Double(i * 0.5);
+      EXPECT_TRUE((*w)->Write(RowKind::kInsert, {key, Value::String(V(i))}).ok());
+    }
+    EXPECT_TRUE((*w)->Commit().ok());
+    return std::move(*t);
+  };
+  auto ints = make("ints", DataType::BigInt(), 100000);
+  auto doubles = make("doubles", DataType::Double(), 300000);
+  io::FileCache& cache = io::FileCache::Instance();
+  {
+    cache.EraseUnder("/");
+    auto lookup = ints->NewLookup();
+    ASSERT_TRUE(lookup.ok());
+    auto got = (*lookup)->Get({Value::Int(4242)});
+    ASSERT_TRUE(got.ok() && *got) << got.status().ToString();
+    EXPECT_EQ((**got)[1].string_value(), V(4242));
+    const int64_t loaded = cache.used();
+    EXPECT_GT(loaded, 1 << 20);  // the file, packed
+    cache.EraseUnder("/");
+    EXPECT_LT(cache.used(), loaded / 10);
+    got = (*lookup)->Get({Value::Int(99999)});
+    ASSERT_TRUE(got.ok() && *got) << got.status().ToString();
+    EXPECT_EQ((**got)[1].string_value(), V(99999));
+    EXPECT_GT(cache.used(), loaded / 2) << "the lookup kept the file it decoded";
+  }
+  {
+    BudgetScope scope(16 * kMiB);  // a cache of 8 MiB: the decoded file does not fit
+    cache.EraseUnder("/");
+    MemoryBudget& budget = MemoryBudget::Instance();
+    const int64_t before = budget.operators();
+    auto lookup = doubles->NewLookup();
+    ASSERT_TRUE(lookup.ok());
+    for (int64_t i : {0, 77777, 299999, 300001}) {
+      auto got = (*lookup)->Get({Value::Double(i * 0.5)});
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      if (i >= 300000) {
+        EXPECT_FALSE(*got);
+        continue;
+      }
+      ASSERT_TRUE(*got) << i;
+      EXPECT_EQ((**got)[1].string_value(), V(i));
+    }
+    EXPECT_LT(cache.used(), 1 << 20);
+    EXPECT_GT(budget.operators() - before, 8 * kMiB) << "held outside the budget";
+    lookup->reset();
+    EXPECT_EQ(budget.operators(), before);
+  }
+}
+
 }  // namespace
 }  // namespace tributary
