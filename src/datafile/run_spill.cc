@@ -19,8 +19,18 @@ using merge::RecordSource;
 
 // Inputs, then spilled runs, merged at once: the readers a spilling merge holds.
 constexpr size_t kFanIn = 8;
-// Rows of a spill segment (the unit read back): a spilled run holds one at a time.
+// Rows of a spill segment (the unit read back) at most: a spilled run holds one at a time.
 constexpr size_t kSegmentRows = 4096;
+
+// About what `kv` takes in memory (its Values and their strings; nested values a flat guess).
+int64_t RecordBytes(const KeyValue& kv) {
+  int64_t n = static_cast<int64_t>(sizeof(KeyValue) + kv.value.size() * sizeof(Value));
+  for (const Value& v : kv.value) {
+    if (v.is_string()) n += static_cast<int64_t>(v.string_value().size());
+    if (v.is_nested()) n += 256;
+  }
+  return n;
+}
 
 // The table's columns (nullable: a read leaves the columns it does not need null), then each
 // record's sequence number, kind and level.
@@ -86,19 +96,24 @@ struct Span {
   size_t first = 0, end = 0;
 };
 
-// Drains `source` into `file` as one run.
-Result<Span> SpillRun(RecordSource* source, const std::vector<Field>& fields, SpillFile* file) {
+// Drains `source` into `file` as one run, in segments of at most `segment_bytes` of records (at
+// least one record) and kSegmentRows records.
+Result<Span> SpillRun(RecordSource* source, const std::vector<Field>& fields, SpillFile* file,
+                      int64_t segment_bytes) {
   Span span{file->segments(), 0};
   std::vector<KeyValue> slice;
-  slice.reserve(kSegmentRows);
+  int64_t slice_bytes = 0;
   KeyValue kv;
   while (true) {
     TRIB_ASSIGN_OR_RETURN(bool more, source->Next(&kv));
     if (!more) break;
+    slice_bytes += RecordBytes(kv);
     slice.push_back(std::move(kv));
-    if (slice.size() >= kSegmentRows) {
+    if (slice.size() >= kSegmentRows || slice_bytes >= segment_bytes) {
       TRIB_RETURN_NOT_OK(AppendRecords(fields, slice, file));
+      TRIB_RETURN_NOT_OK(file->Flush());  // the slice is one segment
       slice.clear();
+      slice_bytes = 0;
     }
   }
   TRIB_RETURN_NOT_OK(AppendRecords(fields, slice, file));
@@ -114,6 +129,9 @@ Result<std::unique_ptr<RecordSource>> SpillWindow(std::vector<MergeInput>& input
                                                   const merge::KeyComparator& cmp,
                                                   const merge::SequenceOrder& order) {
   const std::vector<Field> fields = RecordFields(layout);
+  // The segments held at once: one of each run merged (kFanIn), the slice being written and its
+  // encoding.
+  const int64_t segment_bytes = std::max<int64_t>(1, spill.buffer_bytes / (kFanIn + 2));
   auto create = [&]() -> Result<std::shared_ptr<SpillFile>> {
     TRIB_ASSIGN_OR_RETURN(std::unique_ptr<SpillFile> owned,
                           SpillFile::Create(fields, spill.spill, kSegmentRows));
@@ -128,7 +146,7 @@ Result<std::unique_ptr<RecordSource>> SpillWindow(std::vector<MergeInput>& input
       group.push_back(std::move(source));
     }
     TRIB_ASSIGN_OR_RETURN(auto merged, Merge(std::move(group), cmp, order));
-    TRIB_ASSIGN_OR_RETURN(Span span, SpillRun(merged.get(), fields, file.get()));
+    TRIB_ASSIGN_OR_RETURN(Span span, SpillRun(merged.get(), fields, file.get(), segment_bytes));
     runs.push_back(span);
   }
   // Runs merged kFanIn at a time (in order, so ties keep going to the later input) until few
@@ -144,7 +162,7 @@ Result<std::unique_ptr<RecordSource>> SpillWindow(std::vector<MergeInput>& input
             std::make_unique<SpilledRecords>(file.get(), runs[j].first, runs[j].end, true, file));
       }
       TRIB_ASSIGN_OR_RETURN(auto merged, Merge(std::move(group), cmp, order));
-      TRIB_ASSIGN_OR_RETURN(Span span, SpillRun(merged.get(), fields, into.get()));
+      TRIB_ASSIGN_OR_RETURN(Span span, SpillRun(merged.get(), fields, into.get(), segment_bytes));
       next.push_back(span);
     }
     runs = std::move(next);
@@ -188,6 +206,7 @@ Result<bool> SpilledRecords::Next(KeyValue* out) {
 SortSpill SortSpill::Of(const options::CoreOptions& core, std::vector<std::string> dirs) {
   SortSpill s;
   s.threshold = static_cast<size_t>(core.sort_spill_threshold);
+  s.buffer_bytes = core.sort_spill_buffer_size;
   if (!core.sort_spill_threshold_set) s.min_rows = MemoryBudget::Instance().total() / 16 / 64;
   s.spill.dirs = std::move(dirs);
   return s;

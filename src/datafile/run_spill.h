@@ -58,6 +58,10 @@ size_t SortedRunCount(const std::vector<int32_t>& levels);
 struct SortSpill {
   size_t threshold = 0;  // 0: never spill
   int64_t min_rows = 0;
+  // 'sort-spill-buffer-size': the segments the merge holds at once (8 read, one written, and
+  // the one being encoded) share it; each is cut at a tenth of it, at about its records'
+  // in-memory size.
+  int64_t buffer_bytes = int64_t{64} << 20;
   SpillOptions spill;
 
   // A table's: 'sort-spill-threshold' as given, at any size; unset, Paimon's default

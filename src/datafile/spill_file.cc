@@ -20,6 +20,7 @@ namespace {
 
 std::atomic<int64_t> spilled_bytes{0};
 std::atomic<int64_t> spill_files{0};
+std::atomic<int64_t> spill_segments{0};
 std::atomic<uint64_t> next_dir{0};
 
 std::string ErrnoText() { return std::strerror(errno); }
@@ -158,6 +159,7 @@ Status SpillFile::WritePending() {
     written += static_cast<size_t>(w);
   }
   segments_.push_back(Segment{end_, static_cast<int64_t>(bytes.size())});
+  spill_segments.fetch_add(1, std::memory_order_relaxed);
   end_ += static_cast<int64_t>(bytes.size());
   rows_ += static_cast<int64_t>(pending_.num_rows);
   spilled_bytes.fetch_add(static_cast<int64_t>(bytes.size()), std::memory_order_relaxed);
@@ -224,5 +226,6 @@ Result<bool> SpillCursor::NextSegment() {
 
 int64_t SpilledBytesTotal() { return spilled_bytes.load(std::memory_order_relaxed); }
 int64_t SpillFilesTotal() { return spill_files.load(std::memory_order_relaxed); }
+int64_t SpillSegmentsTotal() { return spill_segments.load(std::memory_order_relaxed); }
 
 }  // namespace tributary::datafile

@@ -99,8 +99,10 @@ class SpillCursor {
   ColumnBatch batch_;
 };
 
-// Bytes spilled by this process so far, and spill files made (SHOW STATS, tests).
+// Bytes spilled by this process so far, spill files made and segments written (SHOW STATS,
+// tests).
 int64_t SpilledBytesTotal();
 int64_t SpillFilesTotal();
+int64_t SpillSegmentsTotal();
 
 }  // namespace tributary::datafile

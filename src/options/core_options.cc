@@ -61,11 +61,10 @@ Result<CoreOptions> CoreOptions::From(const TableSchema& schema,
       o.sorted_run_stop_trigger < INT32_MAX ? o.sorted_run_stop_trigger + 1 : INT32_MAX;
   TRIB_RETURN_NOT_OK(int_opt("sort-spill-threshold", &o.sort_spill_threshold));
   o.sort_spill_threshold_set = get("sort-spill-threshold") != nullptr;
+  TRIB_RETURN_NOT_OK(mem_opt("sort-spill-buffer-size", &o.sort_spill_buffer_size));
   if (o.sort_spill_threshold < 2) {
-    return Status::Invalid(
-        "option 'sort-spill-threshold' must be at least 2 (a merge of more "
-        "sorted runs than that spills), not " +
-        std::to_string(o.sort_spill_threshold));
+    return Status::Invalid("option 'sort-spill-threshold' must be at least 2, not " +
+                           std::to_string(o.sort_spill_threshold));
   }
   TRIB_RETURN_NOT_OK(int_opt("compaction.max-size-amplification-percent", &o.max_size_amp_percent));
   TRIB_RETURN_NOT_OK(int_opt("compaction.size-ratio", &o.size_ratio));

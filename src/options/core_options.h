@@ -63,6 +63,8 @@ struct CoreOptions {
   // 'sort-spill-threshold': a merge of more sorted runs spills some first (stop trigger + 1).
   int32_t sort_spill_threshold = 9;
   bool sort_spill_threshold_set = false;  // given (unset: only large merges spill)
+  // 'sort-spill-buffer-size': what such a merge's spill segments (written and read back) hold.
+  int64_t sort_spill_buffer_size = 64LL << 20;
   int32_t max_size_amp_percent = 200;
   int32_t size_ratio = 1;
   std::string file_format = "parquet";

@@ -311,6 +311,9 @@ Result<std::string> CheckValue(const OptionDef& def, std::string_view key, std::
     case OptionType::kMemorySize: {
       auto bytes = options::ParseMemorySize(v);
       if (!bytes.ok()) return bytes.status().WithContext("option " + Quote(key));
+      if (*bytes < def.min_value) {
+        return BadValue(key, value, "must be at least " + std::to_string(def.min_value) + " bytes");
+      }
       break;
     }
     case OptionType::kEnum: {

@@ -469,8 +469,10 @@ std::vector<OptionDef> BuildTable() {
           .Min(2)
           .Max(INT32_MAX),
       Def("sort-spill-buffer-size", kMemory, "64 mb",
-          "Memory of the sort that spills a merge of many sorted runs.")
-          .Unsupported(),
+          "Memory of the spill segments of a merge past 'sort-spill-threshold': the merge holds "
+          "a segment of each of the (at most 8) runs it merges at once, plus the one it writes, "
+          "each cut at a tenth of this size (and at 4,096 records).")
+          .Min(1024),
       Def("page-size", kMemory, "64 kb", "Memory page size of the write buffer.").Unsupported(),
       Def("write-only", kBool, "false",
           "Writers skip compaction and snapshot expiration (a separate job does them).")

@@ -174,6 +174,39 @@ TEST_F(SortSpillTest, MixedLevelsAndRunsOfManySegments) {
   }
 }
 
+// 'sort-spill-buffer-size' bounds the segments a spilling merge holds: with '64 kb' each is cut
+// at 6.4 KB of records (about 50 of these), so the same merge writes many more, smaller
+// segments than at the default 64 mb (4,096 records each) and gives the same rows; a size
+// under 1 kb is refused.
+TEST_F(SortSpillTest, SpillBufferSizeCutsTheSegments) {
+  auto small =
+      Create("small_buf", {{"sort-spill-threshold", "3"}, {"sort-spill-buffer-size", "64 kb"}});
+  auto large = Create("large_buf", {{"sort-spill-threshold", "3"}});
+  ASSERT_TRUE(small && large);
+  WriteRuns(*small, 12, 3000, true, 5, 20000);
+  WriteRuns(*large, 12, 3000, true, 5, 20000);
+  int64_t before = datafile::SpillSegmentsTotal();
+  const auto want = Rows(*large, false);
+  const int64_t large_segments = datafile::SpillSegmentsTotal() - before;
+  before = datafile::SpillSegmentsTotal();
+  EXPECT_EQ(Rows(*small, false), want);
+  const int64_t small_segments = datafile::SpillSegmentsTotal() - before;
+  EXPECT_GT(large_segments, 0);
+  EXPECT_GT(small_segments, 10 * large_segments);
+  before = datafile::SpillSegmentsTotal();
+  ASSERT_TRUE(Compact(*small).ok());
+  EXPECT_GT(datafile::SpillSegmentsTotal() - before, 10 * large_segments);
+  EXPECT_EQ(Rows(*small, true), want);
+
+  TableSpec spec;
+  spec.columns = {{0, "id", DataType::BigInt().NotNull(), ""}};
+  spec.primary_keys = {"id"};
+  spec.options = {{"bucket", "1"}, {"sort-spill-buffer-size", "100 b"}};
+  Status st = catalog_->CreateTable(Identifier{"default", "tiny_buf", ""}, spec, false);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.ToString().find("sort-spill-buffer-size"), std::string::npos) << st.ToString();
+}
+
 // Unset, the threshold is Paimon's, 'num-sorted-run.stop-trigger' + 1 (8 + 1), for merges of
 // more rows than a sixteenth of the memory budget holds at 64 bytes a row: 9 runs merge in
 // memory, 10 spill; 10 runs of fewer rows merge in memory.
