@@ -96,8 +96,8 @@ struct Span {
   size_t first = 0, end = 0;
 };
 
-// Drains `source` into `file` as one run, in segments of at most `segment_bytes` of records (at
-// least one record) and kSegmentRows records.
+// Drains `source` into `file` as one run, in segments cut at the record that brings them to
+// `segment_bytes` (RecordBytes: an estimate; nested values a flat guess) or to kSegmentRows.
 Result<Span> SpillRun(RecordSource* source, const std::vector<Field>& fields, SpillFile* file,
                       int64_t segment_bytes) {
   Span span{file->segments(), 0};

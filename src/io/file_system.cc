@@ -419,7 +419,8 @@ std::shared_ptr<const MappedFile> MappedFile::FromBytes(std::string bytes) {
 void MappedFile::ReleasePages() const {
   // A private read-only mapping is never written: its pages come back from the file unchanged.
   // A small one keeps them: dropping a few pages costs a TLB flush on every core (2.6% of the
-  // CPU of a compaction of thousands of buckets' small files, bench/HISTORY.md) and saves little.
+  // CPU of a compaction of thousands of buckets' small files, bench/HISTORY.md) and saves little
+  // (a compaction's inputs are unmapped once it drops them from the file cache).
   constexpr size_t kSmall = 1 << 20;
   if (addr_ && owned_.empty() && size_ >= kSmall) (void)::madvise(addr_, size_, MADV_DONTNEED);
 }

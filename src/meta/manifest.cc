@@ -469,33 +469,41 @@ std::vector<ManifestEntry> LiveEntryMerger::Finish() && {
 
 std::vector<ManifestEntry> ApplyEntries(const std::vector<ManifestEntry>& live,
                                         std::vector<ManifestEntry> delta) {
-  // The delta on its own first: its adds in order, less those a later DELETE of it removes;
-  // the DELETEs of files it did not add apply to `live`.
-  std::vector<ManifestEntry> added;
-  std::unordered_map<std::string, size_t> added_at;
-  std::unordered_set<std::string> deleted;
-  for (auto& e : delta) {
-    std::string id = e.Identifier();
-    if (e.kind == FileKind::kAdd) {
-      added_at[std::move(id)] = added.size();
-      added.push_back(std::move(e));
-      continue;
-    }
-    if (auto it = added_at.find(id); it != added_at.end()) {
-      added[it->second].kind = FileKind::kDelete;  // dropped below
-      added_at.erase(it);
-    } else {
-      deleted.insert(std::move(id));
-    }
+  // LiveEntryMerger's rule over `live` then `delta`: a DELETE removes the latest entry added
+  // under its identifier, if it is still indexed, and unindexes it. Only identifiers the delta
+  // deletes can be removed, so only those are indexed. Positions: `live`'s, then the delta's.
+  std::unordered_set<std::string> deleted_ids;
+  std::vector<std::string> delta_ids(delta.size());
+  for (size_t i = 0; i < delta.size(); i++) {
+    delta_ids[i] = delta[i].Identifier();
+    if (delta[i].kind != FileKind::kAdd) deleted_ids.insert(delta_ids[i]);
   }
+  std::vector<bool> alive(live.size() + delta.size(), true);
+  if (!deleted_ids.empty()) {
+    std::unordered_map<std::string, size_t> index;
+    for (size_t i = 0; i < live.size(); i++) {
+      std::string id = live[i].Identifier();
+      if (deleted_ids.count(id)) index[std::move(id)] = i;
+    }
+    for (size_t i = 0; i < delta.size(); i++) {
+      const size_t at = live.size() + i;
+      alive[at] = delta[i].kind == FileKind::kAdd;
+      if (!deleted_ids.count(delta_ids[i])) continue;
+      if (delta[i].kind == FileKind::kAdd) {
+        index[delta_ids[i]] = at;
+      } else if (auto it = index.find(delta_ids[i]); it != index.end()) {
+        alive[it->second] = false;
+        index.erase(it);
+      }
+    }
+  }  // (else every entry of `delta` is an ADD)
   std::vector<ManifestEntry> out;
-  out.reserve(live.size() + added.size());
-  for (const auto& e : live) {
-    if (!deleted.empty() && deleted.count(e.Identifier())) continue;
-    out.push_back(e);
+  out.reserve(live.size() + delta.size());
+  for (size_t i = 0; i < live.size(); i++) {
+    if (alive[i]) out.push_back(live[i]);
   }
-  for (auto& e : added) {
-    if (e.kind == FileKind::kAdd) out.push_back(std::move(e));
+  for (size_t i = 0; i < delta.size(); i++) {
+    if (alive[live.size() + i]) out.push_back(std::move(delta[i]));
   }
   return out;
 }

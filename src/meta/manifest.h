@@ -124,9 +124,9 @@ class LiveEntryMerger {
   std::unordered_map<std::string, size_t> index_;
   size_t seen_ = 0;
 };
-// The live entries `live` with `delta` applied in order (a DELETE removes the entry of its
-// identifier, an ADD appends): what LiveEntryMerger gives for `live` then `delta`, computing
-// identifiers only when `delta` deletes something.
+// The live entries `live` with `delta` applied in order: exactly what LiveEntryMerger gives for
+// `live` then `delta` (a DELETE removes the latest entry added under its identifier while it is
+// indexed; ADDs append), computing the identifiers of `live` only when `delta` deletes something.
 std::vector<ManifestEntry> ApplyEntries(const std::vector<ManifestEntry>& live,
                                         std::vector<ManifestEntry> delta);
 // About how many bytes of memory `e` takes (its strings and vectors included): what a cache of

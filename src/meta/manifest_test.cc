@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "format/avro.h"
 
 namespace tributary::meta {
@@ -122,6 +124,41 @@ TEST(ManifestTest, LiveEntryMergerEqualsMergeEntries) {
   ManifestEntry big = Entry("data-5.parquet");
   big.file.value_stats.min_values.assign(1000, 'x');
   EXPECT_GE(ApproxBytes(big), static_cast<int64_t>(sizeof(ManifestEntry)) + 1000);
+}
+
+// ApplyEntries(live, delta) is the merger fed `live` then `delta`, whatever the sequence: random
+// adds and deletes of a few names (duplicates, a delete of an absent file, an add then a delete
+// and a delete again within the delta) give the same entries in the same order.
+TEST(ManifestTest, ApplyEntriesIsTheMergerOverLiveThenDelta) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 500; round++) {
+    auto random_entries = [&](size_t n, bool deletes) {
+      std::vector<ManifestEntry> out;
+      for (size_t i = 0; i < n; i++) {
+        ManifestEntry e = Entry("data-" + std::to_string(rng() % 6) + ".parquet");
+        e.file.row_count = static_cast<int64_t>(rng() % 1000);  // not part of the identifier
+        if (deletes && rng() % 3 == 0) e.kind = FileKind::kDelete;
+        out.push_back(std::move(e));
+      }
+      return out;
+    };
+    // `live` as a merger leaves it (adds only, duplicates possible), then a delta.
+    LiveEntryMerger first;
+    for (auto& e : random_entries(rng() % 8, true)) first.Add(std::move(e));
+    const std::vector<ManifestEntry> live = std::move(first).Finish();
+    const std::vector<ManifestEntry> delta = random_entries(rng() % 8, true);
+    LiveEntryMerger merger;
+    for (const auto& e : live) merger.Add(ManifestEntry(e));
+    for (const auto& e : delta) merger.Add(ManifestEntry(e));
+    auto describe = [](const std::vector<ManifestEntry>& entries) {
+      std::string s;
+      for (const auto& e : entries)
+        s += e.file.file_name + "/" + std::to_string(e.file.row_count) + " ";
+      return s;
+    };
+    EXPECT_EQ(describe(ApplyEntries(live, delta)), describe(std::move(merger).Finish()))
+        << "round " << round << ": live " << describe(live) << "delta " << describe(delta);
+  }
 }
 
 }  // namespace

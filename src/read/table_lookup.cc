@@ -344,7 +344,9 @@ class FileStoreLookup : public TableLookup {
       TRIB_ASSIGN_OR_RETURN(records,
                             LoadSortedFile(ref.path, layout_, ref.meta, schema_->id, file_fields));
       ref.records = records;
-      if (records.use_count() == 1) {  // the cache did not keep it
+      // (A copy loaded beside another thread's, or evicted at once, is read back from the
+      // cache next time.)
+      if (records->bytes > io::FileCache::Instance().Capacity()) {  // the cache cannot keep it
         ref.held = records;
         ref.held_charge = std::make_shared<MemoryCharge>();
         ref.held_charge->Set(records->bytes);

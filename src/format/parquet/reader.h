@@ -69,7 +69,8 @@ class ParquetReader {
       std::function<Status(int64_t offset, int64_t length)> ensure = nullptr);
 
   // Lets the pages read so far leave memory (see Open); a reader of bytes in memory keeps them.
-  // A job that reads a file once, piece by piece (a compaction), calls it after each piece.
+  // A job that reads a file once, piece by piece (a compaction), calls it after each piece (a
+  // mapping under 1 MiB keeps its pages: io::MappedFile::ReleasePages).
   void ReleasePages() const {
     if (release_) release_();
   }
