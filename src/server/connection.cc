@@ -280,8 +280,8 @@ class Connection {
     return Status::OK();
   }
 
-  // What the server refuses before running a statement (`simple`: sent as a simple query).
-  Status CheckAllowed(const std::string& text, bool simple = false) const {
+  // What the server refuses before running a statement.
+  Status CheckAllowed(const std::string& text) const {
     const std::vector<std::string> first = LeadingWords(text, 1);
     if (Streaming() && !first.empty() && first[0] != "SET" && first[0] != "RESET" &&
         first[0] != "DECLARE" && first[0] != "FETCH" && first[0] != "CLOSE" &&
@@ -291,11 +291,6 @@ class Connection {
           "FETCH n FROM c; CLOSE c), jobs (INSERT INTO ... SELECT ...; SHOW JOBS; STOP JOB "
           "'<id>') and SET / RESET; other statements (a streaming SELECT without a cursor) are "
           "not supported yet through it: RESET 'execution.runtime-mode' for batch statements");
-    }
-    if (!first.empty() && first[0] == "COPY" && !simple) {
-      return Status::NotSupported(
-          "COPY through the extended query protocol is not supported yet: send it as a simple "
-          "query");
     }
     return Status::OK();
   }
@@ -488,6 +483,7 @@ class Connection {
     std::vector<Row> rows;  // a query's rows, handed out by Execute (up to its row limit)
     std::vector<int16_t> result_formats;  // as Bind gave them: none text, one for all, or each
     std::function<Status()> sent;         // a FETCH's, once its rows are written to the client
+    std::optional<std::string> copy;      // a COPY's text, run by Execute (then emptied)
     size_t next = 0;
     std::string tag;
   };
@@ -527,11 +523,11 @@ class Connection {
         entry.oids = parse.type_oids;
         if (entry.oids.size() < static_cast<size_t>(count)) entry.oids.resize(count, 0);
         entry.declared = entry.oids;
-        // DECLARE, FETCH and CLOSE are the server's statements (server/cursors.h), run at Execute
-        // as the simple query runs them.
+        // DECLARE, FETCH, CLOSE and COPY are the server's statements (server/cursors.h, copy.h),
+        // run at Execute as the simple query runs them.
         const std::vector<std::string> word = LeadingWords(one, 1);
         if (!word.empty() && (word[0] == "DECLARE" || word[0] == "FETCH" || word[0] == "CLOSE" ||
-                              IsJobStatement(one) || IsCatalogQuery(one))) {
+                              word[0] == "COPY" || IsJobStatement(one) || IsCatalogQuery(one))) {
           if (!entry.oids.empty()) {
             return Status::NotSupported("parameters of " + word[0] +
                                         " are not supported yet: write the values in");
@@ -660,6 +656,10 @@ class Connection {
       case 'E': {
         TRIB_ASSIGN_OR_RETURN(pg::Execute exec, pg::ParseExecute(body));
         TRIB_ASSIGN_OR_RETURN(Portal * portal, RunPortal(exec.portal));
+        if (portal->copy) {  // its data flows now, as after a simple query's (Sync ignored)
+          if (portal->copy->empty()) return Status::Invalid("the portal's COPY has run");
+          return Copy(std::exchange(*portal->copy, std::string()));
+        }
         if (!portal->has_rows) {
           pg::AppendCommandComplete(portal->tag, &out_);
           return Status::OK();
@@ -762,6 +762,11 @@ class Connection {
     TRIB_RETURN_NOT_OK(CheckAllowed(entry->second.text));
     if (!IsCatalogQuery(entry->second.text)) TRIB_RETURN_NOT_OK(Barrier(entry->second.text));
     ServerStats::Get().statements++;
+    if (const auto w = LeadingWords(entry->second.text, 1); !w.empty() && w[0] == "COPY") {
+      portal.ran = true;
+      portal.copy = entry->second.text;
+      return &portal;
+    }
     // Cancellable as a simple query is (see SimpleQuery).
     cancel_.store(false);
     sql::StopFlagScope stop(&cancel_);
@@ -878,7 +883,7 @@ class Connection {
   }
 
   Status Statement(const sql::StatementText& st) {
-    TRIB_RETURN_NOT_OK(CheckAllowed(st.text, /*simple=*/true));
+    TRIB_RETURN_NOT_OK(CheckAllowed(st.text));
     TRIB_RETURN_NOT_OK(Barrier(st.text));
     if (const auto first = LeadingWords(st.text, 1); !first.empty()) {
       if (first[0] == "COPY") return Copy(st.text);

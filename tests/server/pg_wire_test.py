@@ -1858,6 +1858,96 @@ def copy_in_and_out(server, binary, warehouse):
         raise Failure("COPY t TO STDOUT: %r %r" % (p.stdout, p.stderr))
 
 
+def copy_extended_protocol(server):
+    """COPY sent through the extended query protocol, as libpq's PQexecParams sends it (Parse,
+    Bind, Describe, Execute and Sync at once; CopyDone then a Sync of its own): rows in, a bad
+    line committing nothing, a CopyFail, and COPY (query) TO STDOUT. libpq (libpq5, psql's
+    library) through ctypes."""
+    import ctypes
+    import ctypes.util
+    name = ctypes.util.find_library("pq")
+    if not name:
+        raise Failure("libpq (libpq5) not found")
+    lib = ctypes.CDLL(name)
+    ptr = ctypes.c_void_p
+    lib.PQconnectdb.restype = ptr
+    lib.PQexecParams.restype = ptr
+    lib.PQexecParams.argtypes = [ptr, ctypes.c_char_p, ctypes.c_int, ptr, ptr, ptr, ptr,
+                                 ctypes.c_int]
+    lib.PQresultStatus.argtypes = [ptr]
+    lib.PQresultErrorMessage.argtypes = [ptr]
+    lib.PQresultErrorMessage.restype = ctypes.c_char_p
+    lib.PQcmdStatus.argtypes = [ptr]
+    lib.PQcmdStatus.restype = ctypes.c_char_p
+    lib.PQputCopyData.argtypes = [ptr, ctypes.c_char_p, ctypes.c_int]
+    lib.PQputCopyEnd.argtypes = [ptr, ctypes.c_char_p]
+    lib.PQgetResult.restype = ptr
+    lib.PQgetResult.argtypes = [ptr]
+    lib.PQgetCopyData.argtypes = [ptr, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int]
+    lib.PQfreemem.argtypes = [ptr]
+    lib.PQfinish.argtypes = [ptr]
+    conn = lib.PQconnectdb(("host=127.0.0.1 port=%d user=tributary dbname=default" %
+                            server.port).encode())
+    copy_in, copy_out, ok, fatal = 4, 3, 1, 7
+
+    def execute(sql):
+        return lib.PQexecParams(conn, sql.encode(), 0, None, None, None, None, 0)
+
+    def drain():
+        while lib.PQgetResult(conn):
+            pass
+
+    def copy(data, fail=None):
+        r = execute("COPY ce FROM STDIN WITH (FORMAT csv)")
+        if lib.PQresultStatus(r) != copy_in:
+            raise Failure("COPY by PQexecParams: status %d, %r" %
+                          (lib.PQresultStatus(r), lib.PQresultErrorMessage(r)))
+        lib.PQputCopyData(conn, data, len(data))
+        lib.PQputCopyEnd(conn, fail)
+        r = lib.PQgetResult(conn)
+        got = (lib.PQresultStatus(r), lib.PQcmdStatus(r), lib.PQresultErrorMessage(r))
+        drain()
+        return got
+
+    try:
+        server.psql("CREATE TABLE ce (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+        got = copy(b"1,a\n2,b\n3,c\n")
+        if got[:2] != (ok, b"COPY 3"):
+            raise Failure("COPY through the extended protocol: %r" % (got,))
+        got = copy(b"4,d\nx,e\n")
+        if got[0] != fatal or b"line 2" not in got[2]:
+            raise Failure("a bad line of an extended-protocol COPY: %r" % (got,))
+        got = copy(b"5,f\n", b"the client gave up")
+        if got[0] != fatal or b"the client gave up" not in got[2]:
+            raise Failure("CopyFail of an extended-protocol COPY: %r" % (got,))
+        if lines(server.psql("SELECT id, v FROM ce ORDER BY id")) != ["1|a", "2|b", "3|c"]:
+            raise Failure("after extended-protocol COPYs: %r" %
+                          lines(server.psql("SELECT id, v FROM ce ORDER BY id")))
+        r = execute("COPY (SELECT id, v FROM ce WHERE id > 1 ORDER BY id) TO STDOUT")
+        if lib.PQresultStatus(r) != copy_out:
+            raise Failure("COPY TO STDOUT by PQexecParams: status %d" % lib.PQresultStatus(r))
+        out = b""
+        buf = ctypes.c_char_p()
+        while True:
+            n = lib.PQgetCopyData(conn, ctypes.byref(buf), 0)
+            if n < 0:
+                break
+            out += ctypes.string_at(buf, n)
+            lib.PQfreemem(buf)
+        r = lib.PQgetResult(conn)
+        if out != b"2\tb\n3\tc\n" or lib.PQcmdStatus(r) != b"COPY 2":
+            raise Failure("COPY TO STDOUT through the extended protocol: %r %r" %
+                          (out, lib.PQcmdStatus(r)))
+        drain()
+        # The connection goes on: a query after the COPYs.
+        r = execute("SELECT 1")
+        if lib.PQresultStatus(r) != 2:  # PGRES_TUPLES_OK
+            raise Failure("a query after extended-protocol COPYs: %r" %
+                          lib.PQresultErrorMessage(r))
+    finally:
+        lib.PQfinish(conn)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--binary", required=True)
@@ -1924,6 +2014,7 @@ def main():
                      "binary")
         expect_error(server, "COPY t FROM '/etc/passwd'", "0A000", "STDIN")
         copy_in_and_out(server, binary, warehouse)
+        copy_extended_protocol(server)
         quoted_identifiers(server)
         shared_writers(server, binary, warehouse)
         expect_error(server, "SET 'execution.runtime-mode' = 'streaming'; SELECT * FROM t",
