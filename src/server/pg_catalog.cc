@@ -480,6 +480,19 @@ Result<std::optional<CatalogAnswer>> AnswerJdbcQuery(const std::string& q, const
       StartsWith(q, "SELECT result.TABLE_CAT, result.TABLE_SCHEM, result.TABLE_NAME,");
   const bool indexes =
       StartsWith(q, "SELECT tmp.TABLE_CAT, tmp.TABLE_SCHEM, tmp.TABLE_NAME, tmp.NON_UNIQUE,");
+  // getImportedKeys, getExportedKeys, getCrossReference: none (Paimon tables have no foreign
+  // keys), after pgjdbc's read of max_index_keys (PostgreSQL's 32) for the query's bound.
+  if (q == "SELECT setting FROM pg_catalog.pg_settings WHERE name='max_index_keys'") {
+    CatalogAnswer out = Answer({"setting"});
+    out.rows.push_back({Cell("32")});
+    return Answered(std::move(out));
+  }
+  if (StartsWith(q, "SELECT NULL::text AS PKTABLE_CAT, pkn.nspname AS PKTABLE_SCHEM, ")) {
+    return Answered(
+        Answer({"pktable_cat", "pktable_schem", "pktable_name", "pkcolumn_name", "fktable_cat",
+                "fktable_schem", "fktable_name", "fkcolumn_name", "key_seq", "update_rule",
+                "delete_rule", "fk_name", "pk_name", "deferrability"}));
+  }
   if (!schemas && !tables && !columns && !keys && !indexes) return Answered();
   if (q.find(" E'") != std::string::npos) return Unsupported("an E'...' literal");
   if (schemas) {

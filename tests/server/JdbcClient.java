@@ -165,6 +165,19 @@ public class JdbcClient {
         check(rs.next() && rs.getString("INDEX_NAME").equals("jt_pkey") && !rs.getBoolean("NON_UNIQUE")
                   && rs.getString("COLUMN_NAME").equals("id") && !rs.next(), "getIndexInfo");
       }
+      // Foreign keys: none (Paimon tables have none), as PostgreSQL answers for a table without:
+      // no rows, the 14 columns JDBC names.
+      for (int k = 0; k < 3; k++) {
+        try (ResultSet rs = k == 0 ? md.getImportedKeys(null, "default", "jt")
+                            : k == 1 ? md.getExportedKeys(null, "default", "jt")
+                                     : md.getCrossReference(null, "default", "jt", null, "default", "jt")) {
+          ResultSetMetaData m = rs.getMetaData();
+          check(!rs.next() && m.getColumnCount() == 14 && m.getColumnLabel(1).equalsIgnoreCase("PKTABLE_CAT")
+                    && m.getColumnLabel(9).equalsIgnoreCase("KEY_SEQ")
+                    && m.getColumnLabel(14).equalsIgnoreCase("DEFERRABILITY"),
+                "foreign keys (" + k + ")");
+        }
+      }
       try (Statement s = c.createStatement()) {
         // What is not supported is refused, naming it (0A000), and changes nothing.
         try {
