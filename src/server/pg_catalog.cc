@@ -480,6 +480,30 @@ Result<std::optional<CatalogAnswer>> AnswerJdbcQuery(const std::string& q, const
       StartsWith(q, "SELECT result.TABLE_CAT, result.TABLE_SCHEM, result.TABLE_NAME,");
   const bool indexes =
       StartsWith(q, "SELECT tmp.TABLE_CAT, tmp.TABLE_SCHEM, tmp.TABLE_NAME, tmp.NON_UNIQUE,");
+  // getTypeInfo: the types results carry (pg_wire.h ColumnOf), by name and OID, as pgjdbc lists
+  // them and then loads its cache of them (ordered as its query orders them, OID descending).
+  static const std::vector<std::pair<const char*, const char*>> kTypes = {
+      {"bool", "16"},        {"bytea", "17"},         {"int8", "20"},     {"int2", "21"},
+      {"int4", "23"},        {"text", "25"},          {"float4", "700"},  {"float8", "701"},
+      {"bpchar", "1042"},    {"varchar", "1043"},     {"date", "1082"},   {"time", "1083"},
+      {"timestamp", "1114"}, {"timestamptz", "1184"}, {"numeric", "1700"}};
+  if (q ==
+      "SELECT t.typname,t.oid FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON "
+      "(t.typnamespace = n.oid) WHERE n.nspname != 'pg_toast' AND (t.typrelid = 0 OR "
+      "(SELECT c.relkind = 'c' FROM pg_catalog.pg_class c WHERE c.oid = t.typrelid))") {
+    CatalogAnswer out = Answer({"typname", "oid"});
+    for (const auto& [name, oid] : kTypes) out.rows.push_back({Cell(name), Cell(oid)});
+    return Answered(std::move(out));
+  }
+  if (StartsWith(q,
+                 "SELECT typinput='pg_catalog.array_in'::regproc as is_array, typtype, "
+                 "typname, pg_type.oid ")) {
+    CatalogAnswer out = Answer({"is_array", "typtype", "typname", "oid"});
+    for (auto it = kTypes.rbegin(); it != kTypes.rend(); ++it) {
+      out.rows.push_back({Cell("f"), Cell("b"), Cell(it->first), Cell(it->second)});
+    }
+    return Answered(std::move(out));
+  }
   // getImportedKeys, getExportedKeys, getCrossReference: none (Paimon tables have no foreign
   // keys), after pgjdbc's read of max_index_keys (PostgreSQL's 32) for the query's bound.
   if (q == "SELECT setting FROM pg_catalog.pg_settings WHERE name='max_index_keys'") {

@@ -165,6 +165,22 @@ public class JdbcClient {
         check(rs.next() && rs.getString("INDEX_NAME").equals("jt_pkey") && !rs.getBoolean("NON_UNIQUE")
                   && rs.getString("COLUMN_NAME").equals("id") && !rs.next(), "getIndexInfo");
       }
+      // getTypeInfo: the types results carry, each row as PostgreSQL 15's (DATA_TYPE, PRECISION,
+      // LITERAL_PREFIX, CASE_SENSITIVE compared with the same driver), in its order.
+      try (ResultSet rs = md.getTypeInfo()) {
+        List<String> types = new ArrayList<>();
+        while (rs.next()) {
+          types.add(rs.getString("TYPE_NAME") + ":" + rs.getInt("DATA_TYPE") + ":" + rs.getInt("PRECISION") + ":"
+                    + rs.getString("LITERAL_PREFIX") + ":" + rs.getBoolean("CASE_SENSITIVE"));
+        }
+        List<String> want = Arrays.asList("bool:-7:0:':false", "int8:-5:0:null:false", "bigserial:-5:0:null:false",
+                                          "bytea:-2:0:':true", "bpchar:1:10485760:':true", "numeric:2:1000:null:false",
+                                          "int4:4:0:null:false", "serial:4:0:null:false", "int2:5:0:null:false",
+                                          "smallserial:5:0:null:false", "float4:7:0:null:false", "float8:8:0:null:false",
+                                          "text:12:0:':true", "varchar:12:10485760:':true", "date:91:0:':false",
+                                          "time:92:6:':false", "timestamp:93:6:':false", "timestamptz:93:6:':false");
+        check(types.equals(want), "getTypeInfo " + types);
+      }
       // Foreign keys: none (Paimon tables have none), as PostgreSQL answers for a table without:
       // no rows, the 14 columns JDBC names.
       for (int k = 0; k < 3; k++) {
