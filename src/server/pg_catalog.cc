@@ -517,7 +517,12 @@ Result<std::optional<CatalogAnswer>> AnswerJdbcQuery(const std::string& q, const
                 "fktable_schem", "fktable_name", "fkcolumn_name", "key_seq", "update_rule",
                 "delete_rule", "fk_name", "pk_name", "deferrability"}));
   }
-  if (!schemas && !tables && !columns && !keys && !indexes) return Answered();
+  const bool best_row = StartsWith(
+      q,
+      "SELECT a.attname, a.atttypid, atttypmod FROM pg_catalog.pg_class ct JOIN "
+      "pg_catalog.pg_attribute a ON (ct.oid = a.attrelid) JOIN pg_catalog.pg_namespace n ON "
+      "(ct.relnamespace = n.oid) JOIN (SELECT i.indexrelid, i.indrelid, i.indisprimary, ");
+  if (!schemas && !tables && !columns && !keys && !indexes && !best_row) return Answered();
   if (q.find(" E'") != std::string::npos) return Unsupported("an E'...' literal");
   if (schemas) {
     TRIB_ASSIGN_OR_RETURN(auto pattern, LiteralOf(q, "AND nspname LIKE"));
@@ -591,6 +596,23 @@ Result<std::optional<CatalogAnswer>> AnswerJdbcQuery(const std::string& q, const
               return Cell();  // attidentity, attgenerated, adsrc: none
             },
             &out);
+      }
+    }
+    return Answered(std::move(out));
+  }
+  // getBestRowIdentifier: the primary key's columns in the table's order (ORDER BY a.attnum).
+  if (best_row) {
+    TRIB_ASSIGN_OR_RETURN(auto schema, LiteralOf(q, "AND n.nspname ="));
+    TRIB_ASSIGN_OR_RETURN(auto name, LiteralOf(q, "AND ct.relname ="));
+    CatalogAnswer out = Answer({"attname", "atttypid", "atttypmod"});
+    for (const Relation& r : rels) {
+      if ((schema && *schema != r.database) || (name && *name != r.name)) continue;
+      const std::vector<std::string>& pk = r.schema->primary_keys;
+      for (const Field& f : r.schema->fields) {
+        if (std::find(pk.begin(), pk.end(), f.name) == pk.end()) continue;
+        const PgType t = PgTypeOf(f.type);
+        out.rows.push_back(
+            {Cell(f.name), Cell(std::to_string(t.oid)), Cell(std::to_string(t.typmod))});
       }
     }
     return Answered(std::move(out));

@@ -165,6 +165,14 @@ public class JdbcClient {
         check(rs.next() && rs.getString("INDEX_NAME").equals("jt_pkey") && !rs.getBoolean("NON_UNIQUE")
                   && rs.getString("COLUMN_NAME").equals("id") && !rs.next(), "getIndexInfo");
       }
+      // getBestRowIdentifier: the primary key's columns, as PostgreSQL 15 answers for the same key.
+      try (ResultSet rs = md.getBestRowIdentifier(null, "default", "jt", DatabaseMetaData.bestRowSession, true)) {
+        check(rs.next() && rs.getString("COLUMN_NAME").equals("id") && rs.getInt("DATA_TYPE") == Types.BIGINT
+                  && rs.getString("TYPE_NAME").equals("int8") && rs.getInt("COLUMN_SIZE") == 19
+                  && rs.getShort("SCOPE") == DatabaseMetaData.bestRowSession
+                  && rs.getShort("PSEUDO_COLUMN") == DatabaseMetaData.bestRowNotPseudo && !rs.next(),
+              "getBestRowIdentifier");
+      }
       // getTypeInfo: the types results carry, each row as PostgreSQL 15's (DATA_TYPE, PRECISION,
       // LITERAL_PREFIX, CASE_SENSITIVE compared with the same driver), in its order.
       try (ResultSet rs = md.getTypeInfo()) {
