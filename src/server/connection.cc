@@ -658,7 +658,10 @@ class Connection {
         TRIB_ASSIGN_OR_RETURN(Portal * portal, RunPortal(exec.portal));
         if (portal->copy) {  // its data flows now, as after a simple query's (Sync ignored)
           if (portal->copy->empty()) return Status::Invalid("the portal's COPY has run");
-          return Copy(std::exchange(*portal->copy, std::string()));
+          cancel_.store(false);  // cancellable as a simple query's COPY is
+          sql::StopFlagScope stop(&cancel_);
+          Status st = Copy(std::exchange(*portal->copy, std::string()));
+          return cancel_.load() && !st.ok() ? Cancelled() : st;
         }
         if (!portal->has_rows) {
           pg::AppendCommandComplete(portal->tag, &out_);
