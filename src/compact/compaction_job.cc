@@ -23,13 +23,11 @@
 
 namespace tributary::compact {
 
-using datafile::ColumnValuesOf;
 using datafile::CompactFilesByChunks;
 using datafile::DataFileRef;
 using datafile::DataFileWriter;
 using datafile::FileLayout;
 using datafile::GetTestHooks;
-using datafile::MergeFilesByColumns;
 using datafile::ReadDataFile;
 using io::FileCache;
 using merge::ColumnMergePlan;
@@ -217,30 +215,18 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   // cannot hold (writers' buffers and queries holding it) merges rows instead, a slice of each
   // file at a time (not charged: bounded by the slices).
   MemoryCharge charge;
-  // Deduplicate and first-row merges need only the keys, sequences and kinds (about 32 bytes a
-  // record): the winners' values are then read and written a chunk at a time, never whole
-  // files at once.
+  // The merge needs only the keys, sequences and kinds whole (about 32 bytes a record); values
+  // are read and written a chunk at a time: of merged records for deduplicate and first-row, of
+  // keys (each holding at most one record of each file) for partial-update and aggregation.
   const size_t hook_rows = GetTestHooks().compaction_chunk_rows;
   const size_t chunk_rows = hook_rows > 0 ? hook_rows : kCompactionChunkRows;
-  charge.Set(records * 32 + static_cast<int64_t>(chunk_rows) * 64);
+  const bool reads_values = plan->kind() == ColumnMergePlan::Kind::kPartialUpdate ||
+                            plan->kind() == ColumnMergePlan::Kind::kAggregate;
+  const int64_t chunk_records =
+      static_cast<int64_t>(chunk_rows) * (reads_values ? static_cast<int64_t>(files.size()) : 1);
+  charge.Set(records * 32 + chunk_records * 64);
   if (MemoryBudget::Instance().BuffersOverLimit()) return false;
-  TRIB_ASSIGN_OR_RETURN(bool chunked,
-                        CompactFilesByChunks(paths, layout, &*plan, chunk_rows, writer));
-  if (chunked) return true;
-  // The other engines' column merge holds every input's columns decoded (about 64 bytes a
-  // record): inputs that would take more than a sixteenth of the process's memory budget
-  // (buckets compact in parallel; 524,288 records at the default 512 MiB), or more than the
-  // writers' buffers and the queries running leave of it, are merged by rows instead (slower,
-  // bounded: OpenSlicedRecords).
-  if (records > MemoryBudget::Instance().total() / 16 / 64) return false;
-  charge.Set(records * 64);
-  if (MemoryBudget::Instance().BuffersOverLimit()) return false;
-  TRIB_ASSIGN_OR_RETURN(auto merged, MergeFilesByColumns(paths, layout, &*plan));
-  if (!merged) return false;
-  std::vector<format::ColumnValues> sources;
-  for (const auto& c : merged->columns) sources.push_back(ColumnValuesOf(c));
-  TRIB_RETURN_NOT_OK(writer->WriteMerged(std::move(sources), merged->merged));
-  return true;
+  return CompactFilesByChunks(paths, layout, &*plan, chunk_rows, writer);
 }
 
 // A deletion-vector compaction of a plain deduplicate table whose key is one integer column

@@ -14,6 +14,7 @@
 // Thread-safety: a writer is single-threaded; reading functions are thread-safe.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -235,11 +236,24 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(
     const std::vector<bool>* needed = nullptr,
     const std::vector<Predicate>* skip_filters = nullptr);
 
-// A compaction of the files of one bucket of a deduplicate or first-row table (`paths` as
-// ReadDeduplicatedColumns takes them), written to `writer` without holding the files' values:
-// the files are merged on their key, sequence and kind columns, then the winners' columns are
-// read and written `chunk_rows` merged records at a time (within a chunk, each file's records
-// are one range of its rows). False, with nothing written, when the files need another path.
+// MergeFilesByColumns a chunk of keys at a time: fn(chunk) is given, in key order, the merged
+// records of up to `chunk_keys` keys over the columns of the records those keys hold (then, for
+// partial-update, a NULL row), so that the merge holds the files' key, sequence and kind
+// columns and one chunk's columns, never every file's columns whole. False, with fn never
+// called, when the files need the row merge; fn's error stops the merge.
+Result<bool> MergeFilesByColumnChunks(const std::vector<DataFileRef>& paths,
+                                      const FileLayout& layout, merge::ColumnMergePlan* plan,
+                                      const std::vector<bool>* needed,
+                                      const std::vector<Predicate>* skip_filters, size_t chunk_keys,
+                                      const std::function<Status(MergedColumns&)>& fn);
+
+// A compaction of the files of one bucket (`paths` as ReadDeduplicatedColumns takes them) by
+// `plan`, written to `writer` without holding the files' values whole. Deduplicate and
+// first-row: the files are merged on their key, sequence and kind columns, then the winners'
+// columns are read and written `chunk_rows` merged records at a time. Partial-update and
+// aggregation: the keys are merged `chunk_rows` keys at a time, over the columns of the records
+// those keys hold. Within a chunk, each file's records are one range of its rows. False, with
+// nothing written, when the files need another path.
 Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const FileLayout& layout,
                                   merge::ColumnMergePlan* plan, size_t chunk_rows,
                                   DataFileWriter* writer);

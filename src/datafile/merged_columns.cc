@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "common/column_rep.h"
 #include "common/predicate.h"
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
@@ -78,6 +79,17 @@ struct KeyGroup {
     const auto& [f, pos] = (*members)[m];
     return (*base)[f] + pos;
   }
+};
+
+// A KeyGroup whose records' columns are `columns` (every table column, rows numbered as row(m)).
+struct ValueGroup : KeyGroup {
+  const std::vector<ColumnVector>* columns;
+  bool IsNull(size_t c, size_t m) const {
+    const ColumnVector& col = (*columns)[c];
+    const uint32_t r = row(m);
+    return col.IsNull(r) || (col.rep == ColumnVector::Rep::kValue && col.values[r].is_null());
+  }
+  Value Get(size_t c, size_t m) const { return (*columns)[c].Get(row(m)); }
 };
 
 // -1, 0, 1 as CompareValues orders value i of `a` and value j of `b` (same type and rep).
@@ -512,6 +524,35 @@ Result<std::optional<ColumnVector>> GatherWinners(const std::vector<DedupFile>& 
   return Out(std::move(out));
 }
 
+// Loads the files' keys, sequences and kinds (LoadDedupKeys) and finds each needed table
+// column (null: all) in each file (`file_cols`; -1: not needed). False when a file or column
+// cannot be merged column by column, checked before anything is merged.
+Result<bool> LoadForChunks(const std::vector<DataFileRef>& paths, const FileLayout& layout,
+                           const std::vector<Predicate>* skip_filters,
+                           const std::vector<bool>* needed, std::vector<DedupFile>* files,
+                           std::vector<std::vector<int>>* file_cols) {
+  files->assign(paths.size(), DedupFile());
+  file_cols->assign(paths.size(), {});
+  size_t total = 0;
+  for (size_t f = 0; f < paths.size(); f++) {
+    TRIB_ASSIGN_OR_RETURN(bool readable, LoadDedupKeys(paths[f], layout, skip_filters,
+                                                       /*cache=*/false, &(*files)[f]));
+    if (!readable) return false;
+    total += (*files)[f].size();
+    for (size_t t = 0; t < layout.fields.size(); t++) {
+      const Field& field = layout.fields[t];
+      int c = needed != nullptr && !(*needed)[t]
+                  ? -1
+                  : FileColumnOf((*files)[f].reader->schema(), field);
+      auto type = c >= 0 ? (*files)[f].reader->ColumnType(c) : std::nullopt;
+      if (c >= 0 && (!type || type->id != field.type.id || type->IsNested())) return false;
+      if (c < 0 && (needed == nullptr || (*needed)[t])) return false;
+      (*file_cols)[f].push_back(c);
+    }
+  }
+  return total < UINT32_MAX && SameKeyReps(*files);  // rows: 32-bit numbers
+}
+
 }  // namespace
 
 Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
@@ -676,15 +717,13 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(
     const std::vector<DataFileRef>& paths, const FileLayout& layout, ColumnMergePlan* plan,
     const std::vector<bool>* needed, const std::vector<Predicate>* skip_filters) {
   using Out = std::optional<MergedColumns>;
-  std::vector<DedupFile> files(paths.size());
+  std::vector<DedupFile> files;
+  std::vector<std::vector<int>> file_cols;
+  TRIB_ASSIGN_OR_RETURN(bool readable,
+                        LoadForChunks(paths, layout, skip_filters, needed, &files, &file_cols));
+  if (!readable) return Out();
   size_t total = 0;
-  for (size_t f = 0; f < paths.size(); f++) {
-    TRIB_ASSIGN_OR_RETURN(
-        bool readable, LoadDedupKeys(paths[f], layout, skip_filters, /*cache=*/false, &files[f]));
-    if (!readable) return Out();
-    total += files[f].size();
-  }
-  if (total >= UINT32_MAX || !SameKeyReps(files)) return Out();  // rows: 32-bit numbers
+  for (const DedupFile& file : files) total += file.size();
   MergedColumns out;
   // Every table column of every file, concatenated, then one NULL row (partial-update columns
   // without a value point at it); the merged records index into them.
@@ -704,12 +743,9 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(
       continue;
     }
     all.Reserve(total + 1);  // no regrowth while the files are appended
-    for (DedupFile& file : files) {
-      if (file.size() == 0) continue;  // every row group skipped: nothing to read
-      int c = FileColumnOf(file.reader->schema(), field);
-      auto type = c >= 0 ? file.reader->ColumnType(c) : std::nullopt;
-      if (!type || type->id != field.type.id || type->IsNested()) return Out();
-      TRIB_ASSIGN_OR_RETURN(ColumnVector one, ReadDedupColumn(file, c));
+    for (size_t f = 0; f < files.size(); f++) {
+      if (files[f].size() == 0) continue;  // every row group skipped: nothing to read
+      TRIB_ASSIGN_OR_RETURN(ColumnVector one, ReadDedupColumn(files[f], file_cols[f][t]));
       if (one.rep != all.rep) return Out();
       all.AppendAll(std::move(one));
     }
@@ -717,20 +753,11 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(
     out.columns.push_back(std::move(all));
   }
   // The records of one key across the files, in merge order, with every file's columns.
-  struct Group : KeyGroup {
-    const std::vector<ColumnVector>* columns;
-    bool IsNull(size_t c, size_t m) const {
-      const ColumnVector& col = (*columns)[c];
-      const uint32_t r = row(m);
-      return col.IsNull(r) || (col.rep == ColumnVector::Rep::kValue && col.values[r].is_null());
-    }
-    Value Get(size_t c, size_t m) const { return (*columns)[c].Get(row(m)); }
-  };
   plan->Start(layout.fields.size(), &out.merged);
   TRIB_ASSIGN_OR_RETURN(
       bool merged,
       MergeEveryKey(files, plan, needed, null_row, &out.merged, [&](const auto& members) {
-        return Group{{&files, &base, &members}, &out.columns};
+        return ValueGroup{{&files, &base, &members}, &out.columns};
       }));
   if (!merged) return Out();
   return Out(std::move(out));
@@ -772,33 +799,153 @@ Result<ColumnVector> ReadDedupRange(const DedupFile& file, int c, int64_t begin,
   return out;
 }
 
+// Every table column (file columns `file_cols[f]`; -1: not read, left empty) of rows
+// [lo[f], hi[f]] of each file f (hi[f] < 0: none), concatenated in file order; `start[f]` is set
+// to where file f's rows begin.
+Result<std::vector<ColumnVector>> ReadDedupRanges(const std::vector<DedupFile>& files,
+                                                  const std::vector<std::vector<int>>& file_cols,
+                                                  const FileLayout& layout,
+                                                  const std::vector<int64_t>& lo,
+                                                  const std::vector<int64_t>& hi,
+                                                  std::vector<uint32_t>* start) {
+  start->assign(files.size(), 0);
+  uint32_t next = 0;
+  for (size_t f = 0; f < files.size(); f++) {
+    (*start)[f] = next;
+    if (hi[f] >= 0) next += static_cast<uint32_t>(hi[f] - lo[f] + 1);
+  }
+  std::vector<ColumnVector> columns(layout.fields.size());
+  for (size_t t = 0; t < layout.fields.size(); t++) {
+    ColumnVector& all = columns[t];
+    all.type = layout.fields[t].type;
+    all.rep = ColumnVector::RepOf(all.type);
+    if (!files.empty() && file_cols[0][t] < 0) continue;  // not needed
+    all.Reserve(next + 1);
+    for (size_t f = 0; f < files.size(); f++) {
+      if (hi[f] < 0) continue;
+      TRIB_ASSIGN_OR_RETURN(ColumnVector one,
+                            ReadDedupRange(files[f], file_cols[f][t], lo[f], hi[f] + 1));
+      if (one.rep != all.rep) one = Canonical(std::move(one));
+      if (one.rep != all.rep) {
+        return Status::Corruption("data file '" + files[f].path + "': column '" +
+                                  layout.fields[t].name + "' changed its representation");
+      }
+      all.AppendAll(std::move(one));
+    }
+  }
+  // Each input is read once: the pages this chunk touched need not stay in memory (the next
+  // chunk pages in again the few it shares with this one).
+  for (const DedupFile& file : files) file.reader->ReleasePages();
+  return columns;
+}
+
+// The files' key groups merged by `plan` `chunk_keys` keys at a time, each chunk over the
+// columns of the rows its keys hold (one range of each file's rows: files and groups are in key
+// order), handed to fn(MergedColumns&) in key order. False, with fn never called, when a key
+// would need the row merge (a retraction the plan does not take).
+template <typename Fn>
+Result<bool> MergeKeyChunks(const std::vector<DedupFile>& files,
+                            const std::vector<std::vector<int>>& file_cols,
+                            const FileLayout& layout, ColumnMergePlan* plan,
+                            const std::vector<bool>* needed, size_t chunk_keys, const Fn& fn) {
+  if (!plan->TakesRetractions()) {
+    // Known before any chunk is handed out.
+    for (const DedupFile& file : files) {
+      for (size_t i = 0; i < file.size(); i++) {
+        if (IsRetract(static_cast<RowKind>(file.kinds[i]))) return false;
+      }
+    }
+  }
+  const bool partial_update = plan->kind() == ColumnMergePlan::Kind::kPartialUpdate;
+  std::vector<std::pair<uint32_t, uint32_t>> members;  // the chunk's records (file, position)
+  std::vector<size_t> ends;                            // where each key's records end in it
+  std::vector<std::pair<uint32_t, uint32_t>> one;      // the records of one key
+  MergedColumns chunk;
+  auto merge_chunk = [&]() -> Status {
+    std::vector<int64_t> lo(files.size(), INT64_MAX), hi(files.size(), -1);
+    for (const auto& [f, pos] : members) {
+      lo[f] = std::min<int64_t>(lo[f], pos);
+      hi[f] = std::max<int64_t>(hi[f], pos);
+    }
+    std::vector<uint32_t> start;
+    TRIB_ASSIGN_OR_RETURN(chunk.columns, ReadDedupRanges(files, file_cols, layout, lo, hi, &start));
+    uint32_t null_row = 0;  // after the chunk's rows
+    for (size_t f = 0; f < files.size(); f++) {
+      if (hi[f] >= 0) null_row += static_cast<uint32_t>(hi[f] - lo[f] + 1);
+    }
+    if (partial_update) {
+      for (ColumnVector& c : chunk.columns) {
+        if (c.size() > 0) c.Append(Value::Null());
+      }
+    }
+    // KeyGroup numbers record (f, pos) base[f] + pos: here start[f] + pos - lo[f], which the
+    // unsigned sum gives (modulo 2^32) whatever the order of the terms.
+    std::vector<uint32_t> base(files.size(), 0);
+    for (size_t f = 0; f < files.size(); f++) {
+      if (hi[f] >= 0) base[f] = start[f] - static_cast<uint32_t>(lo[f]);
+    }
+    plan->Start(layout.fields.size(), &chunk.merged);
+    size_t begin = 0;
+    for (size_t end : ends) {
+      one.assign(members.begin() + static_cast<std::ptrdiff_t>(begin),
+                 members.begin() + static_cast<std::ptrdiff_t>(end));
+      begin = end;
+      TRIB_ASSIGN_OR_RETURN(bool merged,
+                            plan->Merge(ValueGroup{{&files, &base, &one}, &chunk.columns}, needed,
+                                        null_row, &chunk.merged));
+      if (!merged) return Status::Internal("a key checked for the column merge needs rows");
+    }
+    members.clear();
+    ends.clear();
+    return fn(chunk);
+  };
+  Status failed;
+  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& group) {
+    members.insert(members.end(), group.begin(), group.end());
+    ends.push_back(members.size());
+    if (ends.size() < chunk_keys) return true;
+    failed = merge_chunk();
+    return failed.ok();
+  }));
+  TRIB_RETURN_NOT_OK(failed);
+  if (!ends.empty()) TRIB_RETURN_NOT_OK(merge_chunk());
+  return true;
+}
+
 }  // namespace
+
+Result<bool> MergeFilesByColumnChunks(const std::vector<DataFileRef>& paths,
+                                      const FileLayout& layout, ColumnMergePlan* plan,
+                                      const std::vector<bool>* needed,
+                                      const std::vector<Predicate>* skip_filters, size_t chunk_keys,
+                                      const std::function<Status(MergedColumns&)>& fn) {
+  std::vector<DedupFile> files;
+  std::vector<std::vector<int>> file_cols;
+  TRIB_ASSIGN_OR_RETURN(bool readable,
+                        LoadForChunks(paths, layout, skip_filters, needed, &files, &file_cols));
+  if (!readable) return false;
+  return MergeKeyChunks(files, file_cols, layout, plan, needed, chunk_keys, fn);
+}
 
 Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const FileLayout& layout,
                                   ColumnMergePlan* plan, size_t chunk_rows,
                                   DataFileWriter* writer) {
+  std::vector<DedupFile> files;
+  // Every column of every file must be readable column by column before anything is written.
+  std::vector<std::vector<int>> file_cols;
+  TRIB_ASSIGN_OR_RETURN(bool readable,
+                        LoadForChunks(paths, layout, nullptr, nullptr, &files, &file_cols));
+  if (!readable) return false;
   if (plan->kind() != ColumnMergePlan::Kind::kDeduplicate &&
       plan->kind() != ColumnMergePlan::Kind::kFirstRow) {
-    return false;  // their merges read values
-  }
-  std::vector<DedupFile> files(paths.size());
-  size_t total = 0;
-  for (size_t f = 0; f < paths.size(); f++) {
-    TRIB_ASSIGN_OR_RETURN(bool readable,
-                          LoadDedupKeys(paths[f], layout, nullptr, /*cache=*/false, &files[f]));
-    if (!readable) return false;
-    total += files[f].size();
-  }
-  if (total >= UINT32_MAX || !SameKeyReps(files)) return false;  // rows: 32-bit numbers
-  // Every column of every file must be readable column by column before anything is written.
-  std::vector<std::vector<int>> file_cols(files.size());
-  for (size_t f = 0; f < files.size(); f++) {
-    for (const Field& field : layout.fields) {
-      int c = FileColumnOf(files[f].reader->schema(), field);
-      auto type = c >= 0 ? files[f].reader->ColumnType(c) : std::nullopt;
-      if (!type || type->id != field.type.id || type->IsNested()) return false;
-      file_cols[f].push_back(c);
-    }
+    // Their merges read values: merged a chunk of keys at a time.
+    return MergeKeyChunks(files, file_cols, layout, plan, nullptr, chunk_rows,
+                          [&](const MergedColumns& chunk) {
+                            std::vector<format::ColumnValues> sources;
+                            for (const auto& c : chunk.columns)
+                              sources.push_back(ColumnValuesOf(c));
+                            return writer->WriteMerged(std::move(sources), chunk.merged);
+                          });
   }
   std::vector<uint32_t> base(files.size(), 0);
   for (size_t f = 1; f < files.size(); f++) {
@@ -832,33 +979,9 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
       lo[f] = std::min(lo[f], pos);
       hi[f] = std::max(hi[f], pos);
     }
-    // Where each file's range starts among the chunk's rows.
-    std::vector<uint32_t> start(files.size(), 0);
-    uint32_t next = 0;
-    for (size_t f = 0; f < files.size(); f++) {
-      start[f] = next;
-      if (hi[f] >= 0) next += static_cast<uint32_t>(hi[f] - lo[f] + 1);
-    }
-    std::vector<ColumnVector> columns(layout.fields.size());
-    for (size_t t = 0; t < layout.fields.size(); t++) {
-      ColumnVector& all = columns[t];
-      all.type = layout.fields[t].type;
-      all.rep = ColumnVector::RepOf(all.type);
-      all.Reserve(next);
-      for (size_t f = 0; f < files.size(); f++) {
-        if (hi[f] < 0) continue;
-        TRIB_ASSIGN_OR_RETURN(ColumnVector one,
-                              ReadDedupRange(files[f], file_cols[f][t], lo[f], hi[f] + 1));
-        if (one.rep != all.rep) {
-          return Status::Corruption("data file '" + files[f].path + "': column '" +
-                                    layout.fields[t].name + "' changed its representation");
-        }
-        all.AppendAll(std::move(one));
-      }
-    }
-    // Each input is read once: the pages this chunk touched need not stay in memory (the next
-    // chunk pages in again the few it shares with this one).
-    for (const DedupFile& file : files) file.reader->ReleasePages();
+    std::vector<uint32_t> start;  // where each file's range starts among the chunk's rows
+    TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> columns,
+                          ReadDedupRanges(files, file_cols, layout, lo, hi, &start));
     for (size_t k = k0; k < k1; k++) {
       const uint32_t r = merged.rows[k];
       const size_t f = file_of(r);

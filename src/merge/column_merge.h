@@ -58,6 +58,12 @@ class ColumnMergePlan {
                                                      const std::vector<Field>& fields,
                                                      bool keep_retracts);
   Kind kind() const { return kind_; }
+  // Whether Merge takes every retraction (else a key holding one may return false: partial-update
+  // always, first-row without 'ignore-delete').
+  bool TakesRetractions() const {
+    return kind_ == Kind::kDeduplicate || kind_ == Kind::kAggregate ||
+           (kind_ == Kind::kFirstRow && ignore_delete_);
+  }
 
   // Merges the records of one key into `out`. `g` gives them in merge order:
   //   size_t size(); RowKind kind(m); int64_t seq(m); uint32_t row(m);

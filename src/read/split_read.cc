@@ -9,6 +9,7 @@
 #include "datafile/file_index_filter.h"
 #include "datafile/point_lookup.h"
 #include "datafile/run_spill.h"
+#include "datafile/test_hooks.h"
 #include "format/deletion_vector.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
@@ -29,7 +30,7 @@ using datafile::DataFileRef;
 using datafile::FileLayout;
 using datafile::FindKeyInFile;
 using datafile::MergedColumns;
-using datafile::MergeFilesByColumns;
+using datafile::MergeFilesByColumnChunks;
 using datafile::MergeFound;
 using datafile::ReadDataFile;
 using datafile::ReadDataFileColumns;
@@ -37,6 +38,13 @@ using datafile::ReadDeduplicatedColumns;
 using datafile::ReadPushdown;
 using merge::ColumnMergePlan;
 using meta::ResolveExternalPath;
+
+// Keys a merge by columns merges at a time: it holds the columns of their records (at most one
+// record of each file per key) beside the files' key, sequence and kind columns.
+size_t MergeChunkKeys() {
+  const size_t hook = datafile::GetTestHooks().read_merge_chunk_keys;
+  return hook > 0 ? hook : 65536;
+}
 
 const std::vector<Field>& RowTrackingFields() {
   static const std::vector<Field> fields = {
@@ -410,38 +418,41 @@ class SplitReadImpl : public SplitRead {
         return Status::OK();
       }
     }
-    std::optional<MergedColumns> merged;
     if (!spills) {
-      TRIB_ASSIGN_OR_RETURN(merged, MergeSplitByColumns(split));
-    }
-    if (merged) {
-      // The merged records passing the filters, their projected columns gathered.
+      // The merged records passing the filters, their projected columns gathered, a chunk of
+      // keys at a time (what the merge holds of the files' values is one chunk's).
       ColumnBatch batch;
-      const auto& m = merged->merged;
       for (int c : projection_) {
         ColumnVector v;
         v.type = layout_.fields[c].type;
-        v.rep = merged->columns[c].rep;
+        v.rep = ColumnVector::RepOf(v.type);
         batch.columns.push_back(std::move(v));
       }
-      for (size_t k = 0; k < m.size(); k++) {
-        bool keep = true;
-        for (const auto& p : options_.filters) {
-          keep = keep && EvalPredicate(p, MergedValue(*merged, p.column, k));
-        }
-        if (!keep) continue;
-        for (size_t i = 0; i < projection_.size(); i++) {
-          const int c = projection_[i];
-          if (c < static_cast<int>(m.computed.size()) && m.computed[c]) {
-            batch.columns[i].AppendRow(*m.computed[c], k);
-          } else {
-            batch.columns[i].AppendRow(merged->columns[c], m.SourceRow(c, k));
-          }
-        }
-        batch.num_rows++;
+      TRIB_ASSIGN_OR_RETURN(bool merged,
+                            MergeSplitByColumns(split, [&](const MergedColumns& chunk) {
+                              const auto& m = chunk.merged;
+                              for (size_t k = 0; k < m.size(); k++) {
+                                bool keep = true;
+                                for (const auto& p : options_.filters) {
+                                  keep = keep && EvalPredicate(p, MergedValue(chunk, p.column, k));
+                                }
+                                if (!keep) continue;
+                                for (size_t i = 0; i < projection_.size(); i++) {
+                                  const int c = projection_[i];
+                                  if (c < static_cast<int>(m.computed.size()) && m.computed[c]) {
+                                    batch.columns[i].AppendRow(*m.computed[c], k);
+                                  } else {
+                                    batch.columns[i].AppendRow(chunk.columns[c], m.SourceRow(c, k));
+                                  }
+                                }
+                                batch.num_rows++;
+                              }
+                              return Status::OK();
+                            }));
+      if (merged) {
+        out->push_back(std::move(batch));
+        return Status::OK();
       }
-      out->push_back(std::move(batch));
-      return Status::OK();
     }
     RowBatch rows;
     TRIB_RETURN_NOT_OK(ReadSplit(split, &rows));
@@ -456,21 +467,22 @@ class SplitReadImpl : public SplitRead {
   }
 
   // A merged bucket of a table whose merge runs column by column (ColumnMergePlan), reading
-  // only the projected and filtered columns: the merged records without retractions. nullopt
+  // only the projected and filtered columns: the merged records without retractions, handed to
+  // fn a chunk of keys at a time (datafile::MergeFilesByColumnChunks). False, fn never called,
   // when the bucket needs the row merge (files of another schema, of partial-column writes or of
   // another format, merge options or records the plan does not take).
-  Result<std::optional<MergedColumns>> MergeSplitByColumns(const DataSplit& split) {
-    using Out = std::optional<MergedColumns>;
+  template <typename Fn>
+  Result<bool> MergeSplitByColumns(const DataSplit& split, const Fn& fn) {
     if (!merge_config_ || dv_enabled_ || point_lookup_ || data_evolution_ ||
         merge_config_->lookup_levels) {
-      return Out();
+      return false;
     }
     TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*merge_config_, layout_.fields,
                                                            /*keep_retracts=*/false));
-    if (!plan) return Out();
+    if (!plan) return false;
     std::vector<const meta::DataFileMeta*> files;
     for (const auto& f : split.files) {
-      if (f.schema_id != schema_->id || f.write_cols) return Out();
+      if (f.schema_id != schema_->id || f.write_cols) return false;
       files.push_back(&f);
     }
     // Older files first: a later file wins equal sequence numbers, as in the row merge.
@@ -488,7 +500,8 @@ class SplitReadImpl : public SplitRead {
     const bool all = plan->kind() == ColumnMergePlan::Kind::kAggregate;
     // No retraction comes out: deduplicate drops winning ones (keep_retracts false), the other
     // engines' results are never one.
-    return MergeFilesByColumns(paths, layout_, &*plan, all ? nullptr : &needed, &skip_filters_);
+    return MergeFilesByColumnChunks(paths, layout_, &*plan, all ? nullptr : &needed, &skip_filters_,
+                                    MergeChunkKeys(), fn);
   }
 
   // Whether a merged bucket can be read by ReadDeduplicatedColumns: the deduplicate engine
@@ -643,21 +656,21 @@ class SplitReadImpl : public SplitRead {
       }
       return Status::OK();
     }
-    std::optional<MergedColumns> merged;
     if (!OverSpillThreshold(split)) {
-      TRIB_ASSIGN_OR_RETURN(merged, MergeSplitByColumns(split));
-    }
-    if (merged) {
-      Row row;
-      for (size_t k = 0; k < merged->merged.size(); k++) {
-        row.assign(layout_.fields.size(), Value());
-        for (size_t c = 0; c < row.size(); c++) {
-          if (merged->columns[c].size() == 0) continue;  // not read
-          row[c] = MergedValue(*merged, c, k);
-        }
-        Emit(std::move(row), batch);
-      }
-      return Status::OK();
+      TRIB_ASSIGN_OR_RETURN(bool merged,
+                            MergeSplitByColumns(split, [&](const MergedColumns& chunk) {
+                              Row row;
+                              for (size_t k = 0; k < chunk.merged.size(); k++) {
+                                row.assign(layout_.fields.size(), Value());
+                                for (size_t c = 0; c < row.size(); c++) {
+                                  if (chunk.columns[c].size() == 0) continue;  // not read
+                                  row[c] = MergedValue(chunk, c, k);
+                                }
+                                Emit(std::move(row), batch);
+                              }
+                              return Status::OK();
+                            }));
+      if (merged) return Status::OK();
     }
     std::vector<meta::DataFileMeta> files = split.files;
     std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {

@@ -319,6 +319,26 @@ void ExpectRowMergeUnderPressure(const TableSchema& schema, const CompactUnit& u
   ExpectSameFiles(dir, FileLayout::Of(schema), want, pressed->after);
 }
 
+// A compaction of `unit` merged column by column a few keys (partial-update, aggregation) or
+// merged records (deduplicate, first-row) at a time writes `want`: each file's rows of a chunk
+// are read as a range, pages decoded again where chunks meet.
+void ExpectSameFilesByChunks(const std::string& dir, const TableSchema& schema,
+                             const CompactUnit& unit, int32_t highest,
+                             const FileFormatOptions& format, int64_t target,
+                             const std::vector<meta::DataFileMeta>& want) {
+  for (size_t chunk : {1, 97, 1000}) {
+    SCOPED_TRACE("chunks of " + std::to_string(chunk));
+    meta::FileNamer namer("chunks-" + std::to_string(highest) + "-" + std::to_string(chunk) + "-",
+                          "");
+    GetTestHooks().compaction_chunk_rows = chunk;
+    auto by_chunks = RunCompaction(dir, schema, dir, unit, highest, target, format, &namer);
+    GetTestHooks().compaction_chunk_rows = 0;
+    ASSERT_TRUE(by_chunks.ok()) << by_chunks.status().ToString();
+    EXPECT_TRUE(by_chunks->by_columns);
+    ExpectSameFiles(dir, FileLayout::Of(schema), want, by_chunks->after);
+  }
+}
+
 // A deduplicate compaction merged column by column writes what the row merge writes: the newest
 // record per key (the later file on equal sequence numbers), retractions kept below the top
 // level and dropped at it.
@@ -365,18 +385,7 @@ TEST_F(WriteColumnsTest, ColumnCompactionMatchesTheRowMerge) {
     EXPECT_EQ(deletes > 0, highest == 5);
     ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
     ExpectRowMergeUnderPressure(schema, unit, highest, format, by_rows->after, dir_);
-    // Written a few merged records at a time (each file's rows of a chunk read as a range,
-    // pages decoded again where chunks meet): the same files.
-    for (size_t chunk : {1, 97, 1000}) {
-      meta::FileNamer chunk_namer("chunks-" + std::to_string(chunk) + "-", "");
-      GetTestHooks().compaction_chunk_rows = chunk;
-      auto by_chunks =
-          RunCompaction(dir_, schema, dir_, unit, highest, 30000, format, &chunk_namer);
-      GetTestHooks().compaction_chunk_rows = 0;
-      ASSERT_TRUE(by_chunks.ok()) << by_chunks.status().ToString();
-      EXPECT_TRUE(by_chunks->by_columns);
-      ExpectSameFiles(dir_, layout, by_rows->after, by_chunks->after);
-    }
+    ExpectSameFilesByChunks(dir_, schema, unit, highest, format, 30000, by_rows->after);
   }
 }
 
@@ -424,15 +433,20 @@ TEST_F(WriteColumnsTest, PartialUpdateColumnCompactionMatchesTheRowMerge) {
   EXPECT_TRUE(by_cols->by_columns);
   ASSERT_GT(by_rows->after.size(), 1u);
   ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
+  ExpectSameFilesByChunks(dir_, schema, unit, 5, format, 30000, by_rows->after);
   // While writers' buffers hold the process's budget, the merge takes the row merge: the same
   // files.
   ExpectRowMergeUnderPressure(schema, unit, 5, format, by_rows->after, dir_);
   // A file with a retraction (written before the table refused them, say) takes the row merge.
   write_file(4, RowKind::kDelete);
   CompactUnit with_delete{3, inputs, {}};
-  meta::FileNamer namer2("again-", "");
-  auto again = RunCompaction(dir_, schema, dir_, with_delete, 5, 30000, format, &namer2);
-  EXPECT_FALSE(again.ok() && again->by_columns);
+  for (size_t chunk : {0, 7}) {  // chunks of keys: the retraction is found before any is written
+    GetTestHooks().compaction_chunk_rows = chunk;
+    meta::FileNamer namer2("again-" + std::to_string(chunk) + "-", "");
+    auto again = RunCompaction(dir_, schema, dir_, with_delete, 5, 30000, format, &namer2);
+    GetTestHooks().compaction_chunk_rows = 0;
+    EXPECT_FALSE(again.ok() && again->by_columns);
+  }
 }
 
 // Keys other than one integer column (a string and an integer here) merge column by column too,
@@ -503,6 +517,7 @@ TEST_F(WriteColumnsTest, CompositeStringKeysCompactByColumns) {
     ASSERT_EQ(by_rows->after.size(), 1u);
     EXPECT_GT(by_rows->after[0].row_count, 1000);
     ExpectSameFiles(dir_, layout, by_rows->after, by_cols->after);
+    ExpectSameFilesByChunks(dir_, schema, unit, 5, format, 1 << 30, by_rows->after);
   }
 }
 
