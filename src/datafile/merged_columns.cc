@@ -6,6 +6,7 @@
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
 #include "datafile/parquet_file.h"
+#include "datafile/range_reader.h"
 #include "format/avro.h"
 #include "format/parquet/reader.h"
 #include "format/parquet/writer.h"
@@ -765,46 +766,27 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(
 
 namespace {
 
-// Positions [begin, end) of file column `c` in the concatenation of the row groups the file's
-// keys were loaded from (DedupFile::groups), read as one column: only the pages holding them
-// are decoded.
-Result<ColumnVector> ReadDedupRange(const DedupFile& file, int c, int64_t begin, int64_t end) {
-  ColumnVector out;
-  bool first = true;
-  int64_t at = 0;  // position of the current row group's first row
-  for (int rg : file.groups) {
-    const int64_t rows = file.reader->metadata().row_groups[rg].num_rows;
-    const int64_t lo = std::max(begin, at), hi = std::min(end, at + rows);
-    if (lo < hi) {
-      const format::parquet::RowRanges range = {{lo - at, hi - at}};
-      auto v =
-          file.reader->ReadRowGroupVectors(rg, {c}, lo == at && hi == at + rows ? nullptr : &range);
-      if (!v.ok()) return v.status().WithContext("data file '" + file.path + "'");
-      if (first) {
-        out = std::move((*v)[0]);
-        first = false;
-      } else {
-        if ((*v)[0].rep != out.rep) {
-          return Status::Corruption("data file '" + file.path + "': row groups disagree");
-        }
-        out.AppendAll(std::move((*v)[0]));
-      }
+// Per file, per table column: its reader over the file's rows (nullopt: not read).
+using RangeReaders = std::vector<std::vector<std::optional<ColumnRangeReader>>>;
+
+// The readers of `file_cols` (-1: not read) over the row groups each file's keys came from.
+RangeReaders OpenRanges(const std::vector<DedupFile>& files,
+                        const std::vector<std::vector<int>>& file_cols) {
+  RangeReaders readers(files.size());
+  for (size_t f = 0; f < files.size(); f++) {
+    for (int c : file_cols[f]) {
+      readers[f].emplace_back();
+      if (c >= 0) readers[f].back().emplace(files[f].reader, files[f].groups, c, files[f].path);
     }
-    at += rows;
-    if (at >= end) break;
   }
-  if (static_cast<int64_t>(out.size()) != end - begin) {
-    return Status::Corruption("data file '" + file.path + "': column lengths differ");
-  }
-  return out;
+  return readers;
 }
 
-// Every table column (file columns `file_cols[f]`; -1: not read, left empty) of rows
-// [lo[f], hi[f]] of each file f (hi[f] < 0: none), concatenated in file order; `start[f]` is set
-// to where file f's rows begin.
+// Every table column (`readers`; nullopt: not read, left empty) of rows [lo[f], hi[f]] of each
+// file f (hi[f] < 0: none), concatenated in file order; `start[f]` is set to where file f's rows
+// begin. Ranges of a file ascend from call to call: each page is decoded once.
 Result<std::vector<ColumnVector>> ReadDedupRanges(const std::vector<DedupFile>& files,
-                                                  const std::vector<std::vector<int>>& file_cols,
-                                                  const FileLayout& layout,
+                                                  RangeReaders& readers, const FileLayout& layout,
                                                   const std::vector<int64_t>& lo,
                                                   const std::vector<int64_t>& hi,
                                                   std::vector<uint32_t>* start) {
@@ -819,12 +801,11 @@ Result<std::vector<ColumnVector>> ReadDedupRanges(const std::vector<DedupFile>& 
     ColumnVector& all = columns[t];
     all.type = layout.fields[t].type;
     all.rep = ColumnVector::RepOf(all.type);
-    if (!files.empty() && file_cols[0][t] < 0) continue;  // not needed
+    if (!files.empty() && !readers[0][t]) continue;  // not needed
     all.Reserve(next + 1);
     for (size_t f = 0; f < files.size(); f++) {
       if (hi[f] < 0) continue;
-      TRIB_ASSIGN_OR_RETURN(ColumnVector one,
-                            ReadDedupRange(files[f], file_cols[f][t], lo[f], hi[f] + 1));
+      TRIB_ASSIGN_OR_RETURN(ColumnVector one, readers[f][t]->Read(lo[f], hi[f] + 1));
       if (one.rep != all.rep) one = Canonical(std::move(one));
       if (one.rep != all.rep) {
         return Status::Corruption("data file '" + files[f].path + "': column '" +
@@ -833,8 +814,7 @@ Result<std::vector<ColumnVector>> ReadDedupRanges(const std::vector<DedupFile>& 
       all.AppendAll(std::move(one));
     }
   }
-  // Each input is read once: the pages this chunk touched need not stay in memory (the next
-  // chunk pages in again the few it shares with this one).
+  // Each input is read once: the pages this chunk touched need not stay in memory.
   for (const DedupFile& file : files) file.reader->ReleasePages();
   return columns;
 }
@@ -861,6 +841,7 @@ Result<bool> MergeKeyChunks(const std::vector<DedupFile>& files,
   std::vector<size_t> ends;                            // where each key's records end in it
   std::vector<std::pair<uint32_t, uint32_t>> one;      // the records of one key
   MergedColumns chunk;
+  RangeReaders readers = OpenRanges(files, file_cols);
   auto merge_chunk = [&]() -> Status {
     std::vector<int64_t> lo(files.size(), INT64_MAX), hi(files.size(), -1);
     for (const auto& [f, pos] : members) {
@@ -868,7 +849,7 @@ Result<bool> MergeKeyChunks(const std::vector<DedupFile>& files,
       hi[f] = std::max<int64_t>(hi[f], pos);
     }
     std::vector<uint32_t> start;
-    TRIB_ASSIGN_OR_RETURN(chunk.columns, ReadDedupRanges(files, file_cols, layout, lo, hi, &start));
+    TRIB_ASSIGN_OR_RETURN(chunk.columns, ReadDedupRanges(files, readers, layout, lo, hi, &start));
     uint32_t null_row = 0;  // after the chunk's rows
     for (size_t f = 0; f < files.size(); f++) {
       if (hi[f] >= 0) null_row += static_cast<uint32_t>(hi[f] - lo[f] + 1);
@@ -969,6 +950,7 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
     return static_cast<size_t>(std::upper_bound(base.begin(), base.end(), row) - base.begin() - 1);
   };
   std::vector<uint32_t> local(std::min(chunk_rows, merged.size()));
+  RangeReaders readers = OpenRanges(files, file_cols);
   for (size_t k0 = 0; k0 < merged.size(); k0 += chunk_rows) {
     const size_t k1 = std::min(merged.size(), k0 + chunk_rows);
     std::vector<int64_t> lo(files.size(), INT64_MAX), hi(files.size(), -1);
@@ -981,7 +963,7 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
     }
     std::vector<uint32_t> start;  // where each file's range starts among the chunk's rows
     TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> columns,
-                          ReadDedupRanges(files, file_cols, layout, lo, hi, &start));
+                          ReadDedupRanges(files, readers, layout, lo, hi, &start));
     for (size_t k = k0; k < k1; k++) {
       const uint32_t r = merged.rows[k];
       const size_t f = file_of(r);

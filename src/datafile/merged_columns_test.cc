@@ -11,6 +11,9 @@
 #include <random>
 
 #include "datafile/data_file.h"
+#include "datafile/parquet_file.h"
+#include "datafile/range_reader.h"
+#include "format/parquet/reader.h"
 #include "io/file_system.h"
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
@@ -207,6 +210,73 @@ TEST_F(MergedColumnsTest, DeletedPositionsCountOverTheWholeFileWhateverGroupsAre
       want.push_back(kv.value[0].int_value());
     }
     EXPECT_EQ(got, want);
+  }
+}
+
+// A column read in ascending ranges (ColumnRangeReader: a page decoded once, its rows past a
+// range kept for the next) gives the rows of the column read whole: ranges within a page, across
+// pages and row groups, with gaps, over row groups of which some are not read.
+TEST_F(MergedColumnsTest, RangeReadsGiveTheColumnsRows) {
+  TableSchema schema = Schema(false, {});
+  FileLayout layout = FileLayout::Of(schema);
+  options::FileFormatOptions o;
+  o.format = "parquet";
+  o.parquet_row_group_size = 16384;  // bytes: several row groups
+  o.parquet_page_size = 512;         // many pages in each
+  meta::FileNamer namer("data-ranges-", "");
+  DataFileWriter w(layout, dir_, &namer, int64_t{1} << 30, 5, meta::FileSource::kAppend, o);
+  for (int64_t key = 0; key < 5000; key++) {
+    merge::KeyValue kv{key,
+                       RowKind::kInsert,
+                       {Value::Int(key), Value::Int(key * 3),
+                        key % 7 == 0 ? Value::Null() : Value::String("s" + std::to_string(key))},
+                       0,
+                       nullptr};
+    ASSERT_TRUE(w.Write(kv).ok());
+  }
+  auto files = w.Finish();
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  auto reader = OpenParquet({io::JoinPath(dir_, (*files)[0].file_name), (*files)[0].row_count});
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_GT((*reader)->num_row_groups(), 3);
+  // Every row group but the second: positions count the rows of the groups read.
+  std::vector<int> groups;
+  for (int rg = 0; rg < (*reader)->num_row_groups(); rg++) {
+    if (rg != 1) groups.push_back(rg);
+  }
+  for (int column : {(*reader)->schema().FindColumn("v"), (*reader)->schema().FindColumn("s")}) {
+    ASSERT_GE(column, 0);
+    ColumnVector whole;
+    for (int rg : groups) {
+      auto v = (*reader)->ReadRowGroupVectors(rg, {column});
+      ASSERT_TRUE(v.ok()) << v.status().ToString();
+      if (whole.size() == 0) {
+        whole = std::move((*v)[0]);
+      } else {
+        whole.AppendAll(std::move((*v)[0]));
+      }
+    }
+    std::mt19937 rng(static_cast<uint32_t>(column));
+    for (int64_t step : {1, 3, 37, 600, 2500}) {
+      SCOPED_TRACE("ranges of up to " + std::to_string(step) + " rows, column " +
+                   std::to_string(column));
+      ColumnRangeReader ranges(*reader, groups, column, "test");
+      int64_t at = 0;
+      const int64_t n = static_cast<int64_t>(whole.size());
+      while (at < n) {
+        if (rng() % 4 == 0) at += static_cast<int64_t>(rng() % 50);  // a gap
+        const int64_t end = std::min(n, at + 1 + static_cast<int64_t>(rng() % step));
+        if (at >= end) break;
+        auto got = ranges.Read(at, end);
+        ASSERT_TRUE(got.ok()) << got.status().ToString();
+        ASSERT_EQ(static_cast<int64_t>(got->size()), end - at);
+        for (int64_t r = at; r < end; r++) {
+          ASSERT_EQ(CompareValues(got->Get(static_cast<size_t>(r - at)), whole.Get(r)), 0)
+              << "position " << r;
+        }
+        at = end;
+      }
+    }
   }
 }
 
