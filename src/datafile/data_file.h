@@ -239,8 +239,9 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(
 // MergeFilesByColumns a chunk of keys at a time: fn(chunk) is given, in key order, the merged
 // records of up to `chunk_keys` keys over the columns of the records those keys hold (then, for
 // partial-update, a NULL row), so that the merge holds the files' key, sequence and kind
-// columns and one chunk's columns, never every file's columns whole. False, with fn never
-// called, when the files need the row merge; fn's error stops the merge.
+// columns and one chunk's columns, never every file's columns whole; that is charged to the
+// process's memory budget (as an operator's) while it runs. False, with fn never called, when
+// the files need the row merge; fn's error stops the merge.
 Result<bool> MergeFilesByColumnChunks(const std::vector<DataFileRef>& paths,
                                       const FileLayout& layout, merge::ColumnMergePlan* plan,
                                       const std::vector<bool>* needed,

@@ -2,6 +2,7 @@
 #include <type_traits>
 
 #include "common/column_rep.h"
+#include "common/memory_budget.h"
 #include "common/predicate.h"
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
@@ -905,6 +906,12 @@ Result<bool> MergeFilesByColumnChunks(const std::vector<DataFileRef>& paths,
   TRIB_ASSIGN_OR_RETURN(bool readable,
                         LoadForChunks(paths, layout, skip_filters, needed, &files, &file_cols));
   if (!readable) return false;
+  // Charged to the process's budget while it runs, as a query operator: the keys, sequences and
+  // kinds (about 32 bytes a record) and a chunk's columns (at most a record of each file a key).
+  int64_t records = 0;
+  for (const DedupFile& file : files) records += static_cast<int64_t>(file.size());
+  MemoryCharge charge;
+  charge.Set(records * 32 + static_cast<int64_t>(chunk_keys * files.size()) * 64);
   return MergeKeyChunks(files, file_cols, layout, plan, needed, chunk_keys, fn);
 }
 

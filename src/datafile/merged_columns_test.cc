@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 
+#include "common/memory_budget.h"
 #include "datafile/data_file.h"
 #include "datafile/parquet_file.h"
 #include "datafile/range_reader.h"
@@ -154,6 +155,24 @@ TEST_F(MergedColumnsTest, AggregationByColumnsAgreesWithTheRowMerge) {
         EXPECT_EQ(m.merged.computed[c]->Get(r), expected[r][c]) << "row " << r << " col " << c;
       }
     }
+    // A few keys at a time (MergeFilesByColumnChunks): the same rows, the merge charged to the
+    // process's budget while it runs and released after.
+    const int64_t before = MemoryBudget::Instance().operators();
+    const int64_t keys = static_cast<int64_t>(expected.size());  // at most the records
+    std::vector<Row> chunked;
+    auto done = MergeFilesByColumnChunks(
+        files, layout, &**plan, nullptr, nullptr, 7, [&](const MergedColumns& chunk) {
+          EXPECT_GE(MemoryBudget::Instance().operators() - before, keys * 32);
+          for (size_t r = 0; r < chunk.merged.size(); r++) {
+            chunked.push_back({chunk.columns[0].Get(chunk.merged.SourceRow(0, r)),
+                               chunk.merged.computed[1]->Get(r), chunk.merged.computed[2]->Get(r)});
+          }
+          return Status::OK();
+        });
+    ASSERT_TRUE(done.ok()) << done.status().ToString();
+    EXPECT_TRUE(*done);
+    EXPECT_EQ(chunked, expected);
+    EXPECT_EQ(MemoryBudget::Instance().operators(), before);
     for (const auto& f : files) (void)io::LocalFs().Remove(f.path);
   }
 }
