@@ -222,8 +222,10 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   const size_t chunk_rows = hook_rows > 0 ? hook_rows : kCompactionChunkRows;
   const bool reads_values = plan->kind() == ColumnMergePlan::Kind::kPartialUpdate ||
                             plan->kind() == ColumnMergePlan::Kind::kAggregate;
+  // (A chunk holds at most every record.)
   const int64_t chunk_records =
-      static_cast<int64_t>(chunk_rows) * (reads_values ? static_cast<int64_t>(files.size()) : 1);
+      std::min<int64_t>(records, static_cast<int64_t>(chunk_rows) *
+                                     (reads_values ? static_cast<int64_t>(files.size()) : 1));
   // Partial-update and aggregation merges of more records than a sixteenth of the process's
   // budget holds at 64 bytes a record (524,288 at the default 512 MiB; buckets compact in
   // parallel) merge rows, a slice of each input at a time: bounded by the slices, where the

@@ -907,11 +907,13 @@ Result<bool> MergeFilesByColumnChunks(const std::vector<DataFileRef>& paths,
                         LoadForChunks(paths, layout, skip_filters, needed, &files, &file_cols));
   if (!readable) return false;
   // Charged to the process's budget while it runs, as a query operator: the keys, sequences and
-  // kinds (about 32 bytes a record) and a chunk's columns (at most a record of each file a key).
+  // kinds (about 32 bytes a record) and a chunk's columns (at most a record of each file a key,
+  // and never more than every record).
   int64_t records = 0;
   for (const DedupFile& file : files) records += static_cast<int64_t>(file.size());
   MemoryCharge charge;
-  charge.Set(records * 32 + static_cast<int64_t>(chunk_keys * files.size()) * 64);
+  charge.Set(records * 32 +
+             std::min<int64_t>(records, static_cast<int64_t>(chunk_keys * files.size())) * 64);
   return MergeKeyChunks(files, file_cols, layout, plan, needed, chunk_keys, fn);
 }
 
