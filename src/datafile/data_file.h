@@ -240,13 +240,14 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(
 // records of up to `chunk_keys` keys over the columns of the records those keys hold (then, for
 // partial-update, a NULL row), so that the merge holds the files' key, sequence and kind
 // columns and one chunk's columns, never every file's columns whole; that is charged to the
-// process's memory budget (as an operator's) while it runs. False, with fn never called, when
-// the files need the row merge; fn's error stops the merge.
+// process's memory budget (as an operator's) while it runs. fn returns whether to go on: false
+// stops the merge after its chunk (a read that has its LIMIT), an error stops it and is
+// returned. False, with fn never called, when the files need the row merge.
 Result<bool> MergeFilesByColumnChunks(const std::vector<DataFileRef>& paths,
                                       const FileLayout& layout, merge::ColumnMergePlan* plan,
                                       const std::vector<bool>* needed,
                                       const std::vector<Predicate>* skip_filters, size_t chunk_keys,
-                                      const std::function<Status(MergedColumns&)>& fn);
+                                      const std::function<Result<bool>(MergedColumns&)>& fn);
 
 // A compaction of the files of one bucket (`paths` as ReadDeduplicatedColumns takes them) by
 // `plan`, written to `writer` without holding the files' values whole. Deduplicate and

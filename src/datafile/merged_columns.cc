@@ -822,7 +822,8 @@ Result<std::vector<ColumnVector>> ReadDedupRanges(const std::vector<DedupFile>& 
 
 // The files' key groups merged by `plan` `chunk_keys` keys at a time, each chunk over the
 // columns of the rows its keys hold (one range of each file's rows: files and groups are in key
-// order), handed to fn(MergedColumns&) in key order. False, with fn never called, when a key
+// order), handed to fn(MergedColumns&) -> Result<bool> in key order; fn's false stops the merge
+// there (the keys after its chunk are not merged). False, with fn never called, when a key
 // would need the row merge (a retraction the plan does not take).
 template <typename Fn>
 Result<bool> MergeKeyChunks(const std::vector<DedupFile>& files,
@@ -843,7 +844,7 @@ Result<bool> MergeKeyChunks(const std::vector<DedupFile>& files,
   std::vector<std::pair<uint32_t, uint32_t>> one;      // the records of one key
   MergedColumns chunk;
   RangeReaders readers = OpenRanges(files, file_cols);
-  auto merge_chunk = [&]() -> Status {
+  auto merge_chunk = [&]() -> Result<bool> {
     std::vector<int64_t> lo(files.size(), INT64_MAX), hi(files.size(), -1);
     for (const auto& [f, pos] : members) {
       lo[f] = std::min<int64_t>(lo[f], pos);
@@ -882,15 +883,18 @@ Result<bool> MergeKeyChunks(const std::vector<DedupFile>& files,
     return fn(chunk);
   };
   Status failed;
+  bool more = true;
   TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& group) {
     members.insert(members.end(), group.begin(), group.end());
     ends.push_back(members.size());
     if (ends.size() < chunk_keys) return true;
-    failed = merge_chunk();
-    return failed.ok();
+    auto merged = merge_chunk();
+    failed = merged.status();
+    more = merged.ok() && *merged;
+    return more;
   }));
   TRIB_RETURN_NOT_OK(failed);
-  if (!ends.empty()) TRIB_RETURN_NOT_OK(merge_chunk());
+  if (more && !ends.empty()) TRIB_RETURN_NOT_OK(merge_chunk().status());
   return true;
 }
 
@@ -900,7 +904,7 @@ Result<bool> MergeFilesByColumnChunks(const std::vector<DataFileRef>& paths,
                                       const FileLayout& layout, ColumnMergePlan* plan,
                                       const std::vector<bool>* needed,
                                       const std::vector<Predicate>* skip_filters, size_t chunk_keys,
-                                      const std::function<Status(MergedColumns&)>& fn) {
+                                      const std::function<Result<bool>(MergedColumns&)>& fn) {
   std::vector<DedupFile> files;
   std::vector<std::vector<int>> file_cols;
   TRIB_ASSIGN_OR_RETURN(bool readable,
@@ -929,13 +933,14 @@ Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const F
   if (plan->kind() != ColumnMergePlan::Kind::kDeduplicate &&
       plan->kind() != ColumnMergePlan::Kind::kFirstRow) {
     // Their merges read values: merged a chunk of keys at a time.
-    return MergeKeyChunks(files, file_cols, layout, plan, nullptr, chunk_rows,
-                          [&](const MergedColumns& chunk) {
-                            std::vector<format::ColumnValues> sources;
-                            for (const auto& c : chunk.columns)
-                              sources.push_back(ColumnValuesOf(c));
-                            return writer->WriteMerged(std::move(sources), chunk.merged);
-                          });
+    return MergeKeyChunks(
+        files, file_cols, layout, plan, nullptr, chunk_rows,
+        [&](const MergedColumns& chunk) -> Result<bool> {
+          std::vector<format::ColumnValues> sources;
+          for (const auto& c : chunk.columns) sources.push_back(ColumnValuesOf(c));
+          TRIB_RETURN_NOT_OK(writer->WriteMerged(std::move(sources), chunk.merged));
+          return true;
+        });
   }
   std::vector<uint32_t> base(files.size(), 0);
   for (size_t f = 1; f < files.size(); f++) {

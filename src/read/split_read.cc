@@ -447,7 +447,7 @@ class SplitReadImpl : public SplitRead {
                                 }
                                 batch.num_rows++;
                               }
-                              return Status::OK();
+                              return true;
                             }));
       if (merged) {
         out->push_back(std::move(batch));
@@ -657,19 +657,21 @@ class SplitReadImpl : public SplitRead {
       return Status::OK();
     }
     if (!OverSpillThreshold(split)) {
-      TRIB_ASSIGN_OR_RETURN(bool merged,
-                            MergeSplitByColumns(split, [&](const MergedColumns& chunk) {
-                              Row row;
-                              for (size_t k = 0; k < chunk.merged.size(); k++) {
-                                row.assign(layout_.fields.size(), Value());
-                                for (size_t c = 0; c < row.size(); c++) {
-                                  if (chunk.columns[c].size() == 0) continue;  // not read
-                                  row[c] = MergedValue(chunk, c, k);
-                                }
-                                Emit(std::move(row), batch);
-                              }
-                              return Status::OK();
-                            }));
+      TRIB_ASSIGN_OR_RETURN(
+          bool merged, MergeSplitByColumns(split, [&](const MergedColumns& chunk) {
+            Row row;
+            for (size_t k = 0; k < chunk.merged.size(); k++) {
+              row.assign(layout_.fields.size(), Value());
+              for (size_t c = 0; c < row.size(); c++) {
+                if (chunk.columns[c].size() == 0) continue;  // not read
+                row[c] = MergedValue(chunk, c, k);
+              }
+              Emit(std::move(row), batch);
+            }
+            // A LIMIT reached: the rest of the bucket is not merged.
+            return !options_.limit ||
+                   emitted_ + static_cast<int64_t>(batch->rows.size()) < *options_.limit;
+          }));
       if (merged) return Status::OK();
     }
     std::vector<meta::DataFileMeta> files = split.files;
