@@ -9,8 +9,8 @@
 
 #include "datafile/test_hooks.h"
 #include "io/file_system.h"
+#include "table/warehouse_test_base.h"
 #include "tributary/catalog.h"
-#include "tributary/column_batch.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
 #include "tributary/table_writer.h"
@@ -46,27 +46,6 @@ class DifferentialTest : public ::testing::TestWithParam<std::string> {
       EXPECT_TRUE(more.ok()) << more.status().ToString();
       if (!more.ok() || !*more) break;
       for (auto& r : b.rows) out.push_back(r);
-    }
-    std::sort(out.begin(), out.end(),
-              [](const Row& a, const Row& b) { return a[0].int_value() < b[0].int_value(); });
-    return out;
-  }
-
-  // The rows of NextColumns' batches, sorted by key.
-  std::vector<Row> ReadColumns(Table& t) {
-    auto s = t.NewScan({});
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    std::vector<Row> out;
-    ColumnBatch b;
-    while (true) {
-      auto more = (*s)->NextColumns(&b);
-      EXPECT_TRUE(more.ok()) << more.status().ToString();
-      if (!more.ok() || !*more) break;
-      for (size_t r = 0; r < b.num_rows; r++) {
-        Row row;
-        for (const auto& c : b.columns) row.push_back(c.Get(r));
-        out.push_back(std::move(row));
-      }
     }
     std::sort(out.begin(), out.end(),
               [](const Row& a, const Row& b) { return a[0].int_value() < b[0].int_value(); });
@@ -205,11 +184,11 @@ TEST_P(DifferentialTest, TableMatchesModel) {
     std::vector<Row> want;
     for (const auto& [k, r] : model) want.push_back(r);
     ASSERT_EQ(Read(*table), want) << engine << " after commit " << commit;
-    ASSERT_EQ(ReadColumns(*table), want) << engine << " after commit " << commit;
+    ASSERT_EQ(ReadAllColumns(*table), want) << engine << " after commit " << commit;
     // Merges by columns a few keys at a time (each chunk reads a range of each file's rows):
     // the same rows, as rows and as column batches.
     datafile::GetTestHooks().read_merge_chunk_keys = 3;
-    std::vector<Row> rows = Read(*table), columns = ReadColumns(*table);
+    std::vector<Row> rows = Read(*table), columns = ReadAllColumns(*table);
     datafile::GetTestHooks().read_merge_chunk_keys = 0;
     ASSERT_EQ(rows, want) << engine << " in chunks, after commit " << commit;
     ASSERT_EQ(columns, want) << engine << " in chunks, after commit " << commit;

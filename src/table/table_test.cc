@@ -29,12 +29,6 @@
 namespace tributary {
 namespace {
 
-// Scans return rows in no defined order across buckets: tests compare them sorted by key.
-void SortByFirstColumn(std::vector<Row>* rows) {
-  std::sort(rows->begin(), rows->end(),
-            [](const Row& a, const Row& b) { return CompareValues(a[0], b[0]) < 0; });
-}
-
 class TableTest : public WarehouseTest {
  protected:
   std::unique_ptr<Table> Create(const std::string& name, TableSpec spec) {
@@ -1011,30 +1005,6 @@ TEST_F(TableTest, IgnoreDeleteDropsRetractionsForEveryEngine) {
     EXPECT_EQ(ReadAll(*t),
               (std::vector<Row>{{Value::Int(1), Value::Int(7)}, {Value::Int(2), Value::Int(4)}}));
   }
-}
-
-// Rows of a scan read with NextColumns, rebuilt from the column vectors.
-std::vector<Row> ReadAllColumns(Table& t, ScanOptions o = {}) {
-  auto s = t.NewScan(o);
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  std::vector<Row> out;
-  ColumnBatch b;
-  while (true) {
-    auto more = (*s)->NextColumns(&b);
-    EXPECT_TRUE(more.ok()) << more.status().ToString();
-    if (!more.ok() || !*more) break;
-    EXPECT_EQ(b.columns.size(), (*s)->output_fields().size());
-    for (size_t r = 0; r < b.num_rows; r++) {
-      Row row;
-      for (const auto& c : b.columns) {
-        EXPECT_EQ(c.size(), b.num_rows);
-        row.push_back(c.Get(r));
-      }
-      out.push_back(std::move(row));
-    }
-  }
-  SortByFirstColumn(&out);
-  return out;
 }
 
 TEST_F(TableTest, ColumnBatchesHoldTheRowsOfARowScan) {

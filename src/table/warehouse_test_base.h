@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
 #include "tributary/catalog.h"
+#include "tributary/column_batch.h"
 #include "tributary/table.h"
 #include "tributary/table_scan.h"
 
@@ -89,6 +91,36 @@ inline std::vector<EngineCase> Engines() {
        false},
       {"seqfield", {{"sequence.field", "ts"}}, true},
   };
+}
+
+// Scans return rows in no defined order across buckets: tests compare them sorted by key.
+inline void SortByFirstColumn(std::vector<Row>* rows) {
+  std::sort(rows->begin(), rows->end(),
+            [](const Row& a, const Row& b) { return CompareValues(a[0], b[0]) < 0; });
+}
+
+// Rows of a scan read with NextColumns, rebuilt from the column vectors.
+inline std::vector<Row> ReadAllColumns(Table& t, ScanOptions o = {}) {
+  auto s = t.NewScan(o);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  std::vector<Row> out;
+  ColumnBatch b;
+  while (true) {
+    auto more = (*s)->NextColumns(&b);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    EXPECT_EQ(b.columns.size(), (*s)->output_fields().size());
+    for (size_t r = 0; r < b.num_rows; r++) {
+      Row row;
+      for (const auto& c : b.columns) {
+        EXPECT_EQ(c.size(), b.num_rows);
+        row.push_back(c.Get(r));
+      }
+      out.push_back(std::move(row));
+    }
+  }
+  SortByFirstColumn(&out);
+  return out;
 }
 
 }  // namespace tributary
