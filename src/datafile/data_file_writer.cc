@@ -103,7 +103,7 @@ struct DataFileWriter::OpenFile {
   std::string name;
   std::unique_ptr<FormatWriter> writer;
   int64_t EstimatedSize() const { return writer->EstimatedSize(); }
-  Result<std::string> Finish() { return writer->Finish(); }
+  Result<FileParts> Finish() { return writer->FinishParts(); }
   StatsCollector key_stats;
   StatsCollector value_stats;
   Row min_key, max_key;
@@ -355,16 +355,18 @@ Status DataFileWriter::WriteMerged(std::vector<format::ColumnValues> sources,
 Status DataFileWriter::Roll() {
   if (!file_) return Status::OK();
   std::unique_ptr<OpenFile> f = std::move(file_);
-  TRIB_ASSIGN_OR_RETURN(std::string bytes, f->Finish());
+  // The file's parts (a Parquet file's pages as its column writers made them) go to the file
+  // system as they are: the file is never also held as one joined copy.
+  TRIB_ASSIGN_OR_RETURN(FileParts bytes, f->Finish());
   TRIB_RETURN_NOT_OK(io::LocalFs().MakeDirs(dir_));
   std::string path = io::JoinPath(dir_, f->name);
   // Data files are written once under a fresh name; they and their directory entries are made
   // durable before the snapshot that names them is published (io::FileSystem::WriteNewFile).
-  TRIB_RETURN_NOT_OK(io::LocalFs().WriteNewFile(path, bytes));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteNewFileParts(path, bytes));
   meta::DataFileMeta m;
   m.file_name = f->name;
   if (namer_->external_dir()) m.external_path = *namer_->external_dir() + "/" + m.file_name;
-  m.file_size = static_cast<int64_t>(bytes.size());
+  m.file_size = bytes.size;
   m.row_count = f->rows;
   std::vector<DataType> key_types = layout_.KeyTypes();
   m.min_key = format::SerializeBinaryRow(key_types, f->min_key);

@@ -16,6 +16,13 @@ Status FormatWriter::AppendColumns(const std::vector<format::ColumnValues>&, siz
   return Status::Internal("this file format does not write column by column");
 }
 
+Result<FileParts> FormatWriter::FinishParts() {
+  TRIB_ASSIGN_OR_RETURN(std::string bytes, Finish());
+  FileParts parts;
+  parts.Add(std::move(bytes));
+  return parts;
+}
+
 Result<std::unique_ptr<FormatWriter>> FileFormat::NewWriter(
     const std::vector<Field>&, const options::FileFormatOptions&) const {
   return Status::NotSupported("file.format '" + std::string(name()) +
@@ -37,6 +44,7 @@ class ParquetFormatWriter : public FormatWriter {
   }
   int64_t EstimatedSize() const override { return w_->EstimatedSize(); }
   Result<std::string> Finish() override { return w_->Finish(); }
+  Result<FileParts> FinishParts() override { return w_->FinishParts(); }
 
  private:
   std::unique_ptr<format::parquet::ParquetWriter> w_;

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/file_parts.h"
 #include "datafile/data_file.h"
 
 namespace tributary::format {
@@ -34,6 +35,9 @@ class FormatWriter {
   virtual int64_t EstimatedSize() const = 0;
   // The whole file.
   virtual Result<std::string> Finish() = 0;
+  // The whole file as parts (a format whose writer holds it in pieces hands them over without
+  // joining them; by default the one part Finish returns).
+  virtual Result<FileParts> FinishParts();
 };
 
 class FileFormat {

@@ -98,8 +98,10 @@ Result<bool> FaultInjectingFs::WriteFileIfAbsent(const std::string& path, std::s
 }
 
 Status FaultInjectingFs::WriteCopy(const std::string& from, const std::string& path,
-                                   std::string_view data) {
-  TRIB_RETURN_NOT_OK(Step("cannot write", path, &data));
+                                   const FileParts& data) {
+  const std::string joined = data.Joined();
+  const std::string_view bytes = joined;
+  TRIB_RETURN_NOT_OK(Step("cannot write", path, &bytes));
   return base_->WriteCopy(from, path, data);
 }
 

@@ -32,7 +32,7 @@ class FaultInjectingFs : public FileSystem {
   Status WriteFile(const std::string& path, std::string_view data) override;
   Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) override;
   Status WriteCopy(const std::string& from, const std::string& path,
-                   std::string_view data) override;
+                   const FileParts& data) override;
   Result<bool> Exists(const std::string& path) override;
   Result<std::optional<std::string>> Version(const std::string& path) override;
   Result<std::vector<FileInfo>> ListDir(const std::string& path) override;

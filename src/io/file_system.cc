@@ -5,11 +5,13 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,6 +53,45 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
       return Errno("cannot write", path);
     }
     off += static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+// WriteAll of `parts` joined, without joining them: writev(2) of the parts in turn, each call at
+// most kWritePiece bytes (a larger part is split), as WriteAll writes.
+Status WriteAllParts(int fd, const FileParts& parts, const std::string& path) {
+  std::vector<struct iovec> iov;
+  size_t part = 0, off = 0;  // the next byte to write: parts.parts[part][off]
+  while (part < parts.parts.size()) {
+    iov.clear();
+    size_t bytes = 0;
+    for (size_t p = part, o = off;
+         p < parts.parts.size() && bytes < kWritePiece && iov.size() < static_cast<size_t>(IOV_MAX);
+         ++p, o = 0) {
+      const std::string& s = parts.parts[p];
+      const size_t n = std::min(s.size() - o, kWritePiece - bytes);
+      if (n == 0) continue;
+      iov.push_back({const_cast<char*>(s.data() + o), n});
+      bytes += n;
+    }
+    if (iov.empty()) break;  // only empty parts left
+    ssize_t n = ::writev(fd, iov.data(), static_cast<int>(iov.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Errno("cannot write", path);
+    }
+    // Step past what was written.
+    size_t left = static_cast<size_t>(n);
+    while (part < parts.parts.size()) {
+      const size_t in_part = parts.parts[part].size() - off;
+      if (left < in_part) {
+        off += left;
+        break;
+      }
+      left -= in_part;
+      ++part;
+      off = 0;
+    }
   }
   return Status::OK();
 }
@@ -254,6 +295,19 @@ class LocalFileSystem : public FileSystem {
     return Status::OK();
   }
 
+  Status WriteNewFileParts(const std::string& path, const FileParts& parts) override {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return Errno("cannot create", path);
+    Status st = WriteAllParts(fd, parts, path);
+    if (::close(fd) != 0 && st.ok()) st = Errno("cannot write", path);
+    if (!st.ok()) {
+      ::unlink(path.c_str());
+      return st;
+    }
+    Pending().Add(ParentPath(path), path);
+    return Status::OK();
+  }
+
   Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) override {
     // What the published file may name is durable first.
     TRIB_RETURN_NOT_OK(Pending().SyncAll());
@@ -274,10 +328,10 @@ class LocalFileSystem : public FileSystem {
   }
 
   Status WriteCopy(const std::string& from, const std::string& path,
-                   std::string_view data) override {
+                   const FileParts& data) override {
     if (::link(from.c_str(), path.c_str()) == 0) return SyncDir(ParentPath(path));
     // No links here (EPERM, EXDEV, EMLINK, ...) or a file in the way: write the bytes.
-    return WriteFile(path, data);
+    return WriteFile(path, data.Joined());
   }
 
   Result<bool> Exists(const std::string& path) override {
@@ -514,8 +568,13 @@ Status FileSystem::RenameDir(const std::string& from, const std::string& to) {
 }
 
 Status FileSystem::WriteCopy(const std::string& /*from*/, const std::string& path,
-                             std::string_view data) {
-  return WriteFile(path, data);
+                             const FileParts& data) {
+  return WriteFile(path, data.Joined());
+}
+
+Status FileSystem::WriteNewFileParts(const std::string& path, const FileParts& parts) {
+  if (parts.parts.size() == 1) return WriteNewFile(path, parts.parts[0]);
+  return WriteNewFile(path, parts.Joined());
 }
 
 Result<std::optional<std::string>> FileSystem::WriteIfTag(const std::string& path, std::string_view,
@@ -567,8 +626,11 @@ class RoutingFileSystem : public FileSystem {
   Result<std::pair<std::string, std::string>> ReadWithTag(const std::string& p) override {
     return For(p).ReadWithTag(p);
   }
-  Status WriteCopy(const std::string& from, const std::string& p, std::string_view d) override {
+  Status WriteCopy(const std::string& from, const std::string& p, const FileParts& d) override {
     return For(p).WriteCopy(from, p, d);
+  }
+  Status WriteNewFileParts(const std::string& p, const FileParts& d) override {
+    return For(p).WriteNewFileParts(p, d);
   }
   Result<bool> Exists(const std::string& p) override { return For(p).Exists(p); }
   Result<bool> FileExists(const std::string& p) override { return For(p).FileExists(p); }

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/file_parts.h"
 #include "tributary/result.h"
 
 namespace tributary::io {
@@ -44,6 +45,10 @@ class FileSystem {
   virtual Status WriteNewFile(const std::string& path, std::string_view data) {
     return WriteFile(path, data);
   }
+  // WriteNewFile of the file whose bytes are `parts` joined: a local disk writes the parts as
+  // they are (writev), never joining them in memory; by default they are joined and written
+  // with WriteNewFile (object storage signs and sends one body).
+  virtual Status WriteNewFileParts(const std::string& path, const FileParts& parts);
   // Publishes `data` at `path` only if nothing exists there (link(2) of a synced temp file),
   // first making durable the files WriteNewFile wrote and their directories.
   // Returns false, writing nothing, if `path` already exists.
@@ -52,7 +57,7 @@ class FileSystem {
   // are `data`: a hard link where the file system has them (no bytes written twice), else as
   // WriteFile. Either way `path` is durable and independent of `from` (removing one leaves
   // the other).
-  virtual Status WriteCopy(const std::string& from, const std::string& path, std::string_view data);
+  virtual Status WriteCopy(const std::string& from, const std::string& path, const FileParts& data);
   virtual Result<bool> Exists(const std::string& path) = 0;
   // Whether a file (not a directory) exists at `path`: Exists by default; on object storage one
   // HEAD request, where Exists must also list to find a "directory" (a key prefix).

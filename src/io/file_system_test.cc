@@ -118,13 +118,45 @@ TEST_F(FileSystemTest, WriteCopyIsAnIndependentFile) {
   const std::string data = JoinPath(dir_, "data-1.parquet");
   const std::string copy = JoinPath(dir_, "changelog-1.parquet");
   ASSERT_TRUE(LocalFs().WriteFile(data, "file bytes").ok());
-  ASSERT_TRUE(LocalFs().WriteCopy(data, copy, "file bytes").ok());
+  FileParts parts;
+  parts.Add("file ");
+  parts.Add("bytes");
+  ASSERT_TRUE(LocalFs().WriteCopy(data, copy, parts).ok());
   EXPECT_EQ(*LocalFs().ReadFile(copy), "file bytes");
   ASSERT_TRUE(LocalFs().Remove(data).ok());
   EXPECT_EQ(*LocalFs().ReadFile(copy), "file bytes");
   const std::string other = JoinPath(dir_, "changelog-2.parquet");
-  ASSERT_TRUE(LocalFs().WriteCopy(data, other, "file bytes").ok());
+  ASSERT_TRUE(LocalFs().WriteCopy(data, other, parts).ok());
   EXPECT_EQ(*LocalFs().ReadFile(other), "file bytes");
+}
+
+// A file written from parts holds them joined, in order: empty parts, parts larger than one
+// write(2) piece, more parts than one writev(2) takes, and a file of no parts at all.
+TEST_F(FileSystemTest, WriteNewFilePartsJoinsTheParts) {
+  FileParts parts;
+  std::string expected;
+  auto add = [&](std::string s) {
+    expected += s;
+    parts.Add(std::move(s));
+  };
+  add("PAR1");
+  add("");
+  add(std::string(3 << 20, 'x'));  // three pieces of 1 MiB
+  for (int i = 0; i < 3000; i++) add(std::to_string(i) + (i % 7 == 0 ? "" : ","));
+  add(std::string((1 << 20) - 5, 'y'));
+  add("");
+  add("tail");
+  const std::string path = JoinPath(dir_, "data-parts.parquet");
+  ASSERT_TRUE(LocalFs().WriteNewFileParts(path, parts).ok());
+  EXPECT_EQ(parts.size, static_cast<int64_t>(expected.size()));
+  EXPECT_TRUE(*LocalFs().ReadFile(path) == expected);
+  EXPECT_TRUE(parts.Joined() == expected);
+  // Written once under a new name: a second write of it fails and leaves the first.
+  EXPECT_FALSE(LocalFs().WriteNewFileParts(path, parts).ok());
+  EXPECT_EQ(*LocalFs().FileSize(path), static_cast<int64_t>(expected.size()));
+  const std::string empty = JoinPath(dir_, "empty");
+  ASSERT_TRUE(LocalFs().WriteNewFileParts(empty, FileParts()).ok());
+  EXPECT_EQ(*LocalFs().ReadFile(empty), "");
 }
 
 TEST_F(FileSystemTest, MappedFileSeesTheBytes) {

@@ -648,14 +648,14 @@ Result<std::string> ColumnChunkWriter::StatBytes(const Value& v) const {
   return EncodeStatValue(pv, 0, physical_);
 }
 
-Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file, ChunkPageIndex* index) {
+Result<ColumnChunk> ColumnChunkWriter::Finish(FileParts* file, ChunkPageIndex* index) {
   TRIB_RETURN_NOT_OK(FlushPage());
   ColumnMetaData m;
   m.type = physical_;
   m.path_in_schema = path_;
   m.codec = options_.codec;
   m.num_values = num_values_;
-  const int64_t offset = static_cast<int64_t>(file->size());
+  const int64_t offset = file->size;
   int64_t uncompressed = pages_uncompressed_;
   std::vector<Encoding> encodings;
   if (dict_pages_written_) {
@@ -672,22 +672,21 @@ Result<ColumnChunk> ColumnChunkWriter::Finish(std::string* file, ChunkPageIndex*
     d.encoding = options_.data_page_version == 2 ? Encoding::kPlain : Encoding::kPlainDictionary;
     h.dictionary_page_header = d;
     std::string header = EncodePageHeader(h);
-    *file += header;
-    *file += body;
     uncompressed += static_cast<int64_t>(header.size() + raw.size());
+    header += body;
+    file->Add(std::move(header));
     m.dictionary_page_offset = offset;
     AddEncoding(&encodings, d.encoding);
   }
   for (Encoding e : encodings_) AddEncoding(&encodings, e);
   if (encodings.empty()) encodings.push_back(Encoding::kPlain);
   m.encodings = encodings;
-  m.data_page_offset = static_cast<int64_t>(file->size());
-  for (std::string& page : pages_) {
-    *file += page;
-    std::string().swap(page);
-  }
+  m.data_page_offset = file->size;
+  // The pages themselves become the file's parts: never copied into one buffer.
+  for (std::string& page : pages_) file->Add(std::move(page));
+  pages_.clear();
   TRIB_RETURN_NOT_OK(BuildPageIndex(m.data_page_offset, index));
-  m.total_compressed_size = static_cast<int64_t>(file->size()) - offset;
+  m.total_compressed_size = file->size - offset;
   m.total_uncompressed_size = uncompressed;
 
   Statistics s;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/file_parts.h"
 #include "format/column_values.h"
 #include "format/compression.h"
 #include "format/parquet/encodings.h"
@@ -89,9 +90,9 @@ class ColumnChunkWriter {
   // dictionary, before compression of the unflushed parts).
   int64_t EstimatedSize() const;
   // Appends the chunk (dictionary page, data pages) to `file`, whose current size is the
-  // chunk's offset, and returns its metadata; `index` receives its page index. Resets the
-  // writer for the next row group.
-  Result<ColumnChunk> Finish(std::string* file, ChunkPageIndex* index);
+  // chunk's offset, and returns its metadata; `index` receives its page index. The pages are
+  // moved into `file`, not copied. Resets the writer for the next row group.
+  Result<ColumnChunk> Finish(FileParts* file, ChunkPageIndex* index);
 
  private:
   Status AddEntry(int16_t def, int16_t rep, const Value* v);

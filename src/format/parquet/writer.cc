@@ -114,7 +114,7 @@ Result<std::unique_ptr<ParquetWriter>> ParquetWriter::Make(std::vector<Field> co
   }
   w->columns_ = std::move(columns);
   w->options_ = std::move(options);
-  w->file_.append(kMagic);
+  w->file_.Add(std::string(kMagic));
   return w;
 }
 
@@ -237,7 +237,7 @@ Status ParquetWriter::CheckRowGroupSize() {
 }
 
 int64_t ParquetWriter::EstimatedSize() const {
-  int64_t size = static_cast<int64_t>(file_.size());
+  int64_t size = file_.size;
   for (const auto& w : writers_) size += w->EstimatedSize();
   return size;
 }
@@ -246,13 +246,8 @@ Status ParquetWriter::FlushRowGroup() {
   if (group_rows_ == 0) return Status::OK();
   RowGroup g;
   g.num_rows = group_rows_;
-  g.file_offset = static_cast<int64_t>(file_.size());
-  int64_t start = static_cast<int64_t>(file_.size());
-  // Room for the chunks (their pages so far plus what is still buffered, an upper bound once
-  // compressed), so the file does not grow by reallocation and copying chunk after chunk.
-  int64_t chunks = 0;
-  for (const auto& w : writers_) chunks += w->EstimatedSize();
-  file_.reserve(file_.size() + static_cast<size_t>(chunks) + 4096);
+  g.file_offset = file_.size;
+  const int64_t start = file_.size;
   std::vector<ChunkPageIndex> indexes(writers_.size());
   for (size_t i = 0; i < writers_.size(); ++i) {
     auto& w = writers_[i];
@@ -260,7 +255,7 @@ Status ParquetWriter::FlushRowGroup() {
     g.total_byte_size += c.meta_data->total_uncompressed_size;
     g.columns.push_back(std::move(c));
   }
-  g.total_compressed_size = static_cast<int64_t>(file_.size()) - start;
+  g.total_compressed_size = file_.size - start;
   g.ordinal = static_cast<int16_t>(row_groups_.size());
   row_groups_.push_back(std::move(g));
   page_indexes_.push_back(std::move(indexes));
@@ -270,28 +265,36 @@ Status ParquetWriter::FlushRowGroup() {
 }
 
 Result<std::string> ParquetWriter::Finish() {
+  TRIB_ASSIGN_OR_RETURN(FileParts parts, FinishParts());
+  return parts.TakeJoined();
+}
+
+Result<FileParts> ParquetWriter::FinishParts() {
   if (finished_) return Status::Invalid("parquet: Finish called twice");
   TRIB_RETURN_NOT_OK(FlushRowGroup());
   finished_ = true;
   // The page index after the data, column indexes first, then offset indexes (parquet-mr's
-  // layout), each chunk pointing at its own.
-  const size_t index_start = file_.size();
+  // layout), each chunk pointing at its own; then the footer. One part for all of them.
+  const int64_t index_start = file_.size;
+  std::string tail;
   for (size_t g = 0; g < row_groups_.size(); ++g) {
     for (size_t c = 0; c < writers_.size(); ++c) {
       const ChunkPageIndex& index = page_indexes_[g][c];
       if (!index.column_index) continue;
       std::string bytes = EncodeColumnIndex(*index.column_index);
-      row_groups_[g].columns[c].column_index_offset = static_cast<int64_t>(file_.size());
+      row_groups_[g].columns[c].column_index_offset =
+          index_start + static_cast<int64_t>(tail.size());
       row_groups_[g].columns[c].column_index_length = static_cast<int32_t>(bytes.size());
-      file_ += bytes;
+      tail += bytes;
     }
   }
   for (size_t g = 0; g < row_groups_.size(); ++g) {
     for (size_t c = 0; c < writers_.size(); ++c) {
       std::string bytes = EncodeOffsetIndex(page_indexes_[g][c].offset_index);
-      row_groups_[g].columns[c].offset_index_offset = static_cast<int64_t>(file_.size());
+      row_groups_[g].columns[c].offset_index_offset =
+          index_start + static_cast<int64_t>(tail.size());
       row_groups_[g].columns[c].offset_index_length = static_cast<int32_t>(bytes.size());
-      file_ += bytes;
+      tail += bytes;
     }
   }
   FileMetaData m;
@@ -304,17 +307,18 @@ Result<std::string> ParquetWriter::Finish() {
   {
     std::string unsigned_footer = EncodeFileMetaData(m);
     char sum[32];
-    std::snprintf(sum, sizeof(sum), "%08x:%zu", Crc32(file_.substr(index_start) + unsigned_footer),
-                  index_start);
+    std::snprintf(sum, sizeof(sum), "%08x:%lld", Crc32(tail + unsigned_footer),
+                  static_cast<long long>(index_start));
     m.key_value_metadata.push_back({kMetadataChecksumKey, std::string(sum)});
   }
   std::string footer = EncodeFileMetaData(m);
-  file_ += footer;
+  tail += footer;
   uint32_t len = static_cast<uint32_t>(footer.size());
   char b[4];
   std::memcpy(b, &len, 4);
-  file_.append(b, 4);
-  file_.append(kMagic);
+  tail.append(b, 4);
+  tail.append(kMagic);
+  file_.Add(std::move(tail));
   return std::move(file_);
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/file_parts.h"
 #include "format/compression.h"
 #include "format/parquet/column_writer.h"
 #include "format/parquet/nested.h"
@@ -67,8 +68,11 @@ class ParquetWriter {
   int64_t EstimatedSize() const;
   int64_t num_rows() const { return num_rows_; }
   // Closes the last row group and writes the footer; returns the whole file.
-  // REQUIRES: called once; the writer is unusable afterwards.
+  // REQUIRES: called once (this or FinishParts); the writer is unusable afterwards.
   Result<std::string> Finish();
+  // The same as the file's parts (the pages as the column writers made them, then the page
+  // index and footer): no joined copy of the file is made.
+  Result<FileParts> FinishParts();
 
  private:
   ParquetWriter() = default;
@@ -91,7 +95,7 @@ class ParquetWriter {
   std::vector<std::unique_ptr<ColumnChunkWriter>> writers_;  // one per leaf
   std::vector<std::vector<LeafLevels>> scratch_;             // per column: one row's levels
   std::vector<const Value*> row_cells_;                      // Append(const Row&)'s cells
-  std::string file_;
+  FileParts file_;  // the file so far (magic, closed row groups)
   std::vector<RowGroup> row_groups_;
   std::vector<std::vector<ChunkPageIndex>> page_indexes_;  // [row group][column]
   int64_t num_rows_ = 0;
