@@ -71,6 +71,8 @@ class StringVector {
     if (bytes > 0) chars_.reserve(bytes);
   }
   size_t capacity() const { return offsets_.capacity() - 1; }
+  // Bytes of values the storage holds without growing.
+  size_t bytes_capacity() const { return chars_.capacity(); }
   void clear() {
     chars_.clear();
     offsets_.resize(1);

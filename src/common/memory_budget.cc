@@ -37,6 +37,12 @@ int64_t MemoryBudget::CacheCapacity(int64_t own_cap) const {
 
 void MemoryBudget::ChargeBuffers(int64_t delta) {
   const int64_t before = buffered_.fetch_add(delta, std::memory_order_relaxed);
+  if (delta > 0) {
+    int64_t peak = buffered_peak_.load(std::memory_order_relaxed);
+    while (before + delta > peak &&
+           !buffered_peak_.compare_exchange_weak(peak, before + delta, std::memory_order_relaxed)) {
+    }
+  }
   if (delta > 0 && (before + delta) / kTrimStep != before / kTrimStep) {
     if (void (*trim)() = trim_.load()) trim();
   }

@@ -47,11 +47,16 @@ class MemoryBudget {
   void SetTrimHook(void (*hook)()) { trim_.store(hook); }
   // Tests: another total (the buffers' charges stay).
   void SetTotalForTesting(int64_t bytes);
+  // The most buffered() was since the last ResetBufferedPeak (tests and diagnostics: what the
+  // writers' buffers held at their fullest, even within one call that then flushed them).
+  int64_t buffered_peak() const { return buffered_peak_.load(std::memory_order_relaxed); }
+  void ResetBufferedPeak() { buffered_peak_.store(buffered(), std::memory_order_relaxed); }
 
  private:
   MemoryBudget();
   std::atomic<int64_t> total_;
   std::atomic<int64_t> buffered_{0};
+  std::atomic<int64_t> buffered_peak_{0};
   std::atomic<int64_t> operators_{0};
   std::atomic<void (*)()> trim_{nullptr};
 };

@@ -101,6 +101,11 @@ class BucketWriter {
     buffer_.push_back(std::move(kv));
   }
   int64_t buffer_bytes() const { return buffer_bytes_; }
+  // What buffer_bytes() would grow by if `kv` were added now by doubling a full vector of a
+  // buffer held column by column (ColumnWriteBuffer::GrowthOf); 0 for a buffer of rows.
+  int64_t GrowthOf(const merge::KeyValue& kv) const {
+    return columns_ && !kept_merge_ ? columns_->GrowthOf(kv.value) : 0;
+  }
   // Moves the buffered records out, in the order they were written, leaving the buffer empty
   // (a writer routing them again, to another bucket layout of their partition).
   void TakePending(std::vector<std::pair<RowKind, Row>>* out);

@@ -77,6 +77,52 @@ void ColumnWriteBuffer::Add(RowKind kind, const Row& row) {
   bytes_ = memory_;
 }
 
+int64_t ColumnWriteBuffer::GrowthOf(const Row& row) const {
+  int64_t growth = 0;
+  const size_t n = kinds_.size();
+  // Every record adds one entry to each column's vector and to kinds_: they fill up together.
+  const bool rows_full = n == kinds_.capacity();
+  const size_t more_rows = std::max<size_t>(n, 1);           // doubling adds as many again
+  if (rows_full) growth += static_cast<int64_t>(more_rows);  // kinds_
+  for (size_t i = 0; i < columns_.size(); ++i) {
+    const ColumnVector& c = columns_[i];
+    const Value& v = row[i];
+    if (!c.nulls.empty() && c.nulls.size() == c.nulls.capacity()) {
+      growth += static_cast<int64_t>(std::max<size_t>(c.nulls.size(), 1));
+    } else if (c.nulls.empty() && v.is_null()) {
+      // The first NULL: a flag for every record (resized to n, then doubled by the push).
+      growth += static_cast<int64_t>(n == 0 ? 1 : 2 * n);
+    }
+    switch (c.rep) {
+      case Rep::kInt:
+        if (c.ints.size() == c.ints.capacity()) {
+          growth += static_cast<int64_t>(more_rows * sizeof(int64_t));
+        }
+        break;
+      case Rep::kDouble:
+        if (c.doubles.size() == c.doubles.capacity()) {
+          growth += static_cast<int64_t>(more_rows * sizeof(double));
+        }
+        break;
+      case Rep::kString: {
+        if (c.strings.size() == c.strings.capacity()) {  // its n + 1 offsets, doubled
+          growth += static_cast<int64_t>((c.strings.size() + 1) * sizeof(uint64_t));
+        }
+        const size_t len = v.is_null() ? 0 : v.string_value().size();
+        const size_t bytes = c.strings.bytes(), cap = c.strings.bytes_capacity();
+        if (bytes + len > cap) growth += static_cast<int64_t>(std::max(cap, bytes + len - cap));
+        break;
+      }
+      case Rep::kValue:
+        if (c.values.size() == c.values.capacity()) {
+          growth += static_cast<int64_t>(more_rows * sizeof(Value));
+        }
+        break;
+    }
+  }
+  return growth;
+}
+
 void ColumnWriteBuffer::Clear(bool release_memory) {
   // A small buffer keeps its memory for the next records (no page faults refilling it); a
   // large one gives it back, so a writer with many buckets does not hold each one's peak.

@@ -30,6 +30,11 @@ class ColumnWriteBuffer {
 
   // Appends one record. REQUIRES: the values were checked against the column types.
   void Add(RowKind kind, const Row& row);
+  // The bytes bytes() would grow by if `row` were added now: what the vectors that are full
+  // would add by doubling (std::vector's and std::string's growth), else 0. Lets the writer
+  // flush a large buffer before a doubling it would flush right after (the doubled memory
+  // never used, its bytes copied for nothing).
+  int64_t GrowthOf(const Row& row) const;
   size_t size() const { return kinds_.size(); }
   bool empty() const { return kinds_.empty(); }
   // Bytes the buffered records take (what 'write-buffer-size' and the process's memory budget

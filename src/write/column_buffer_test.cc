@@ -77,6 +77,29 @@ TEST(ColumnWriteBuffer, HoldsRowsIncludingANullInTheFirstRecord) {
   EXPECT_EQ(b.GetRow(0), second);
 }
 
+// GrowthOf predicts what each Add adds to bytes(): every vector's doubling (integers, doubles,
+// Values, string offsets and bytes, kinds), the NULL flags from the first NULL on.
+TEST(ColumnWriteBuffer, GrowthOfIsWhatTheNextAddAdds) {
+  std::mt19937 rng(7);
+  ColumnWriteBuffer b(TestFields());
+  int64_t grew = 0;
+  for (int64_t k = 0; k < 20000; k++) {
+    Row row = RandomRow(rng, k);
+    if (k < 40) {  // NULLs first appear at different records in different columns
+      for (size_t c = 1; c < row.size(); c++) {
+        if (static_cast<int64_t>(c * 5) > k) row[c] = Value::Null();
+      }
+    }
+    const int64_t before = b.bytes();
+    const int64_t growth = b.GrowthOf(row);
+    b.Add(RowKind::kInsert, row);
+    if (k == 0) continue;  // bytes() is 0 while the buffer is empty
+    ASSERT_EQ(b.bytes() - before, growth) << "record " << k;
+    if (growth > 0) grew++;
+  }
+  EXPECT_GT(grew, 20);  // the vectors doubled many times
+}
+
 // The newest record of each key in key order, as a deduplicate plan merges the buffer: an
 // integer key (the fast sort) and a composite string + integer key (the general one).
 std::vector<uint32_t> DeduplicatedRows(ColumnWriteBuffer& b, const std::vector<int>& key) {

@@ -208,6 +208,28 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
   TRIB_ASSIGN_OR_RETURN(BucketWriter * bw, GetBucket(pbytes, partition, bucket));
   KeyValue kv{0, kind, std::move(row), 0, nullptr};
   if (input_merge_ && !prepared) input_merge_->PrepareInput(&kv);
+  // Flushes (or spills) `b`'s buffer and gives its memory back.
+  auto flush = [&](BucketWriter* b) -> Status {
+    buffered_bytes_ -= b->buffer_bytes();
+    Status st = SpillOrFlush(b);
+    b->ReleaseFlushed();
+    b->ReleaseBufferMemory();
+    ChargeBuffered(true);
+    if (!st.ok()) failed_ = true;
+    return st;
+  };
+  // A buffer of 1 MiB or more about to double a vector past 'write-buffer-size' is flushed
+  // before the record, not right after it: the doubled vector would hold nothing more before
+  // its flush, and the doubling costs a copy of it and, until the flush, its memory twice
+  // (ColumnWriteBuffer::GrowthOf). A doubling adds at most what the buffer holds, so only a
+  // writer within that of its limit asks.
+  if (buffered_bytes_ + bw->buffer_bytes() > core_.write_buffer_size &&
+      bw->buffer_bytes() >= (int64_t{1} << 20)) {
+    const int64_t growth = bw->GrowthOf(kv);
+    if (growth > 0 && buffered_bytes_ + growth > core_.write_buffer_size) {
+      TRIB_RETURN_NOT_OK(flush(bw));
+    }
+  }
   int64_t before = bw->buffer_bytes();
   bw->Add(std::move(kv));
   buffered_bytes_ += bw->buffer_bytes() - before;
@@ -237,15 +259,7 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
         largest->buffer_bytes() < min_budget_flush(largest)) {
       break;
     }
-    buffered_bytes_ -= largest->buffer_bytes();
-    Status st = SpillOrFlush(largest);
-    largest->ReleaseFlushed();
-    largest->ReleaseBufferMemory();
-    ChargeBuffered(true);
-    if (!st.ok()) {
-      failed_ = true;
-      return st;
-    }
+    TRIB_RETURN_NOT_OK(flush(largest));
     over_budget =
         over_budget && budget.buffered() + budget.operators() > budget.buffer_limit() / 10 * 9;
   }
