@@ -283,29 +283,11 @@ class LocalFileSystem : public FileSystem {
   }
 
   Status WriteNewFile(const std::string& path, std::string_view data) override {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return Errno("cannot create", path);
-    Status st = WriteAll(fd, data, path);
-    if (::close(fd) != 0 && st.ok()) st = Errno("cannot write", path);
-    if (!st.ok()) {
-      ::unlink(path.c_str());
-      return st;
-    }
-    Pending().Add(ParentPath(path), path);
-    return Status::OK();
+    return CreateNew(path, [&](int fd) { return WriteAll(fd, data, path); });
   }
 
   Status WriteNewFileParts(const std::string& path, const FileParts& parts) override {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) return Errno("cannot create", path);
-    Status st = WriteAllParts(fd, parts, path);
-    if (::close(fd) != 0 && st.ok()) st = Errno("cannot write", path);
-    if (!st.ok()) {
-      ::unlink(path.c_str());
-      return st;
-    }
-    Pending().Add(ParentPath(path), path);
-    return Status::OK();
+    return CreateNew(path, [&](int fd) { return WriteAllParts(fd, parts, path); });
   }
 
   Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) override {
@@ -424,6 +406,23 @@ class LocalFileSystem : public FileSystem {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return Errno("cannot stat", path);
     return static_cast<int64_t>(st.st_size);
+  }
+
+ private:
+  // Creates `path`, which must not exist, writes it with `write(fd)` and queues it for the next
+  // publication's sync (WriteNewFile); a failed write removes it.
+  template <typename Write>
+  static Status CreateNew(const std::string& path, Write&& write) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return Errno("cannot create", path);
+    Status st = write(fd);
+    if (::close(fd) != 0 && st.ok()) st = Errno("cannot write", path);
+    if (!st.ok()) {
+      ::unlink(path.c_str());
+      return st;
+    }
+    Pending().Add(ParentPath(path), path);
+    return Status::OK();
   }
 };
 
