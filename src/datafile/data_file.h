@@ -249,6 +249,30 @@ Result<bool> MergeFilesByColumnChunks(const std::vector<DataFileRef>& paths,
                                       const std::vector<Predicate>* skip_filters, size_t chunk_keys,
                                       const std::function<Result<bool>(MergedColumns&)>& fn);
 
+// MergeFilesByColumnChunks's chunks pulled one at a time: a read of a merged bucket that hands
+// out each chunk before the next is merged holds one chunk's columns (and the files' key,
+// sequence and kind columns), never the bucket's merged output; charged to the process's budget
+// (as MergeFilesByColumnChunks) until the last chunk is read or the reader is destroyed.
+// Thread-safety: one thread at a time.
+class MergedChunkReader {
+ public:
+  // nullptr when the files need the row merge (MergeFilesByColumnChunks's false, known before
+  // any chunk). `needed` as MergeFilesByColumnChunks takes it (nullopt: every column).
+  // REQUIRES: `layout` and `skip_filters` outlive the reader.
+  static Result<std::unique_ptr<MergedChunkReader>> Open(
+      const std::vector<DataFileRef>& paths, const FileLayout& layout,
+      std::unique_ptr<merge::ColumnMergePlan> plan, std::optional<std::vector<bool>> needed,
+      const std::vector<Predicate>* skip_filters, size_t chunk_keys);
+  ~MergedChunkReader();
+  // The next chunk (valid until the next call); nullptr after the last.
+  Result<MergedColumns*> Next();
+
+ private:
+  struct State;
+  MergedChunkReader();
+  std::unique_ptr<State> state_;
+};
+
 // A compaction of the files of one bucket (`paths` as ReadDeduplicatedColumns takes them) by
 // `plan`, written to `writer` without holding the files' values whole. Deduplicate and
 // first-row: the files are merged on their key, sequence and kind columns, then the winners'

@@ -6,6 +6,7 @@
 #include "common/predicate.h"
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
+#include "datafile/merged_columns_internal.h"
 #include "datafile/parquet_file.h"
 #include "datafile/range_reader.h"
 #include "format/avro.h"
@@ -20,105 +21,6 @@ using merge::ColumnMergeOutput;
 using merge::ColumnMergePlan;
 
 namespace {
-
-// Integers of one file column over the row groups read: the decoded chunk itself (from the
-// process-wide cache for reads) when one row group was read, else their concatenation.
-struct IntColumn {
-  std::vector<std::shared_ptr<const ColumnVector>> held;
-  std::vector<int64_t> owned;
-  const int64_t* data = nullptr;
-  size_t n = 0;
-  int64_t operator[](size_t i) const { return data[i]; }
-  size_t size() const { return n; }
-  // False when a chunk is not integers without NULLs.
-  bool Set(std::vector<std::shared_ptr<const ColumnVector>> chunks) {
-    for (const auto& c : chunks) {
-      if (c->rep != ColumnVector::Rep::kInt || !c->nulls.empty()) return false;
-    }
-    held = std::move(chunks);
-    if (held.size() == 1) {
-      data = held[0]->ints.data();
-      n = held[0]->ints.size();
-      return true;
-    }
-    for (const auto& c : held) owned.insert(owned.end(), c->ints.begin(), c->ints.end());
-    held.clear();
-    data = owned.data();
-    n = owned.size();
-    return true;
-  }
-};
-
-// One Parquet file of a bucket merged column by column: its key, sequence and kind columns over
-// the row groups read.
-struct DedupFile {
-  std::string path;
-  ParquetReaderPtr reader;
-  std::vector<int> groups;
-  std::vector<int64_t> group_rows;        // rows of each of `groups`
-  IntColumn keys;                         // a key of one integer column: its values
-  std::vector<ColumnVector> key_columns;  // any other key: its columns
-  IntColumn seqs, kinds;
-  size_t size() const { return seqs.size(); }
-};
-
-// The records of one key across files (ForEachKeyGroup's members: file, position), in merge
-// order, as ColumnMergePlan::Merge reads them; `base[f]` numbers file f's first record among all.
-struct KeyGroup {
-  const std::vector<DedupFile>* files;
-  const std::vector<uint32_t>* base;
-  const std::vector<std::pair<uint32_t, uint32_t>>* members;
-  size_t size() const { return members->size(); }
-  RowKind kind(size_t m) const {
-    const auto& [f, pos] = (*members)[m];
-    return static_cast<RowKind>((*files)[f].kinds[pos]);
-  }
-  int64_t seq(size_t m) const {
-    const auto& [f, pos] = (*members)[m];
-    return (*files)[f].seqs[pos];
-  }
-  uint32_t row(size_t m) const {
-    const auto& [f, pos] = (*members)[m];
-    return (*base)[f] + pos;
-  }
-};
-
-// A KeyGroup whose records' columns are `columns` (every table column, rows numbered as row(m)).
-struct ValueGroup : KeyGroup {
-  const std::vector<ColumnVector>* columns;
-  bool IsNull(size_t c, size_t m) const {
-    const ColumnVector& col = (*columns)[c];
-    const uint32_t r = row(m);
-    return col.IsNull(r) || (col.rep == ColumnVector::Rep::kValue && col.values[r].is_null());
-  }
-  Value Get(size_t c, size_t m) const { return (*columns)[c].Get(row(m)); }
-};
-
-// -1, 0, 1 as CompareValues orders value i of `a` and value j of `b` (same type and rep).
-int CompareCells(const ColumnVector& a, size_t i, const ColumnVector& b, size_t j) {
-  const bool na = a.IsNull(i), nb = b.IsNull(j);
-  if (na || nb) return na == nb ? 0 : (na ? -1 : 1);
-  switch (a.rep) {
-    case ColumnVector::Rep::kInt:
-      return a.ints[i] < b.ints[j] ? -1 : (a.ints[i] > b.ints[j] ? 1 : 0);
-    case ColumnVector::Rep::kString: {
-      int c = a.strings[i].compare(b.strings[j]);
-      return c < 0 ? -1 : (c > 0 ? 1 : 0);
-    }
-    default:
-      return CompareValues(a.Get(i), b.Get(j));
-  }
-}
-
-// -1, 0, 1 as record i of `a` and record j of `b` order by key.
-int CompareKeyAt(const DedupFile& a, size_t i, const DedupFile& b, size_t j) {
-  if (a.key_columns.empty()) return a.keys[i] < b.keys[j] ? -1 : (a.keys[i] > b.keys[j] ? 1 : 0);
-  for (size_t c = 0; c < a.key_columns.size(); c++) {
-    int r = CompareCells(a.key_columns[c], i, b.key_columns[c], j);
-    if (r != 0) return r;
-  }
-  return 0;
-}
 
 Result<bool> CheckDedupKeys(const DedupFile& f);
 
@@ -238,99 +140,6 @@ bool SameKeyReps(const std::vector<DedupFile>& files) {
     }
   }
   return true;
-}
-
-// The records of each key in key order, as (file, position) pairs in merge order (ascending
-// sequence, a later file on equal sequences), passed to fn(members); fn returns false to stop.
-template <typename Fn>
-Status ForEachKeyGroup(const std::vector<DedupFile>& files, Fn&& fn) {
-  std::vector<size_t> pos(files.size(), 0);
-  std::vector<std::pair<uint32_t, uint32_t>> members;
-  const bool int_keys = !files.empty() && files[0].key_columns.empty();
-  auto compare = [&](size_t f, size_t i, size_t g, size_t j) {
-    if (int_keys) {
-      const int64_t x = files[f].keys[i], y = files[g].keys[j];
-      return x < y ? -1 : (x > y ? 1 : 0);
-    }
-    return CompareKeyAt(files[f], i, files[g], j);
-  };
-  while (true) {
-    int lowest = -1;
-    for (size_t f = 0; f < files.size(); f++) {
-      if (pos[f] >= files[f].size()) continue;
-      if (lowest < 0 || compare(f, pos[f], static_cast<size_t>(lowest), pos[lowest]) < 0) {
-        lowest = static_cast<int>(f);
-      }
-    }
-    if (lowest < 0) return Status::OK();
-    const size_t at = static_cast<size_t>(lowest), at_pos = pos[at];
-    members.clear();
-    for (size_t f = 0; f < files.size(); f++) {
-      if (pos[f] >= files[f].size()) continue;
-      if (f != at && compare(f, pos[f], at, at_pos) != 0) continue;
-      const int64_t kind = files[f].kinds[pos[f]];
-      if (kind < 0 || kind > 3) {
-        return Status::Corruption("data file '" + files[f].path + "' has an invalid _VALUE_KIND " +
-                                  std::to_string(kind));
-      }
-      members.push_back({static_cast<uint32_t>(f), static_cast<uint32_t>(pos[f])});
-      pos[f]++;
-    }
-    // Files are in order already: a stable sort by sequence keeps a later file later on ties.
-    if (members.size() > 1) {
-      std::stable_sort(members.begin(), members.end(), [&](const auto& x, const auto& y) {
-        return files[x.first].seqs[x.second] < files[y.first].seqs[y.second];
-      });
-    }
-    if (!fn(members)) return Status::OK();
-  }
-}
-
-// plan->Merge over every key group of `files`, each seen through make_group(members); false
-// (stopping at once) when a key needs the row merge.
-template <typename MakeGroup>
-Result<bool> MergeEveryKey(const std::vector<DedupFile>& files, ColumnMergePlan* plan,
-                           const std::vector<bool>* needed, uint32_t null_row,
-                           ColumnMergeOutput* out, const MakeGroup& make_group) {
-  bool row_merge = false;
-  Status failed;
-  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
-    auto merged = plan->Merge(make_group(members), needed, null_row, out);
-    if (!merged.ok()) {
-      failed = merged.status();
-      return false;
-    }
-    row_merge = !*merged;
-    return !row_merge;
-  }));
-  TRIB_RETURN_NOT_OK(failed);
-  return !row_merge;
-}
-
-// The winning record of each key, in key order: file run_of[w], position pos_of[w], by the
-// deduplicate engine's rule (merge/deduplicate.h); a winning retraction removes the key unless
-// `keep_retracts`.
-using Winners = merge::RunWinners;
-Result<Winners> MergeLatest(const std::vector<DedupFile>& files, bool keep_retracts) {
-  const bool int_keys = !files.empty() && files[0].key_columns.empty();
-  if (int_keys && files.size() <= 64) {  // a k-way merge on the raw keys
-    std::vector<merge::KeyRun> runs(files.size());
-    for (size_t f = 0; f < files.size(); f++) {
-      runs[f] = merge::KeyRun{files[f].keys.data, files[f].seqs.data, files[f].kinds.data,
-                              files[f].size()};
-    }
-    return merge::DeduplicateRuns(runs, keep_retracts);
-  }
-  Winners w;
-  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
-    const KeyGroup g{&files, nullptr, &members};
-    if (auto m = merge::DeduplicateWinner(g, /*ignore_delete=*/false, keep_retracts)) {
-      w.run_of.push_back(members[*m].first);
-      w.pos_of.push_back(members[*m].second);
-    }
-    return true;
-  }));
-  return w;
 }
 
 // MergeLatest(files, false), kept in the process-wide cache under the files' paths when every
@@ -526,6 +335,59 @@ Result<std::optional<ColumnVector>> GatherWinners(const std::vector<DedupFile>& 
   return Out(std::move(out));
 }
 
+}  // namespace
+
+// The winning record of each key, in key order: file run_of[w], position pos_of[w], by the
+// deduplicate engine's rule (merge/deduplicate.h); a winning retraction removes the key unless
+// `keep_retracts`.
+Result<Winners> MergeLatest(const std::vector<DedupFile>& files, bool keep_retracts) {
+  const bool int_keys = !files.empty() && files[0].key_columns.empty();
+  if (int_keys && files.size() <= 64) {  // a k-way merge on the raw keys
+    std::vector<merge::KeyRun> runs(files.size());
+    for (size_t f = 0; f < files.size(); f++) {
+      runs[f] = merge::KeyRun{files[f].keys.data, files[f].seqs.data, files[f].kinds.data,
+                              files[f].size()};
+    }
+    return merge::DeduplicateRuns(runs, keep_retracts);
+  }
+  Winners w;
+  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& members) {
+    const KeyGroup g{&files, nullptr, &members};
+    if (auto m = merge::DeduplicateWinner(g, /*ignore_delete=*/false, keep_retracts)) {
+      w.run_of.push_back(members[*m].first);
+      w.pos_of.push_back(members[*m].second);
+    }
+    return true;
+  }));
+  return w;
+}
+
+// -1, 0, 1 as CompareValues orders value i of `a` and value j of `b` (same type and rep).
+int CompareCells(const ColumnVector& a, size_t i, const ColumnVector& b, size_t j) {
+  const bool na = a.IsNull(i), nb = b.IsNull(j);
+  if (na || nb) return na == nb ? 0 : (na ? -1 : 1);
+  switch (a.rep) {
+    case ColumnVector::Rep::kInt:
+      return a.ints[i] < b.ints[j] ? -1 : (a.ints[i] > b.ints[j] ? 1 : 0);
+    case ColumnVector::Rep::kString: {
+      int c = a.strings[i].compare(b.strings[j]);
+      return c < 0 ? -1 : (c > 0 ? 1 : 0);
+    }
+    default:
+      return CompareValues(a.Get(i), b.Get(j));
+  }
+}
+
+// -1, 0, 1 as record i of `a` and record j of `b` order by key.
+int CompareKeyAt(const DedupFile& a, size_t i, const DedupFile& b, size_t j) {
+  if (a.key_columns.empty()) return a.keys[i] < b.keys[j] ? -1 : (a.keys[i] > b.keys[j] ? 1 : 0);
+  for (size_t c = 0; c < a.key_columns.size(); c++) {
+    int r = CompareCells(a.key_columns[c], i, b.key_columns[c], j);
+    if (r != 0) return r;
+  }
+  return 0;
+}
+
 // Loads the files' keys, sequences and kinds (LoadDedupKeys) and finds each needed table
 // column (null: all) in each file (`file_cols`; -1: not needed). False when a file or column
 // cannot be merged column by column, checked before anything is merged.
@@ -554,8 +416,6 @@ Result<bool> LoadForChunks(const std::vector<DataFileRef>& paths, const FileLayo
   }
   return total < UINT32_MAX && SameKeyReps(*files);  // rows: 32-bit numbers
 }
-
-}  // namespace
 
 Result<std::optional<std::vector<merge::KeyValue>>> FindIntKeysInFile(
     const DataFileRef& ref, const FileLayout& layout, int32_t level,
@@ -763,232 +623,6 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(
       }));
   if (!merged) return Out();
   return Out(std::move(out));
-}
-
-namespace {
-
-// Per file, per table column: its reader over the file's rows (nullopt: not read).
-using RangeReaders = std::vector<std::vector<std::optional<ColumnRangeReader>>>;
-
-// The readers of `file_cols` (-1: not read) over the row groups each file's keys came from.
-RangeReaders OpenRanges(const std::vector<DedupFile>& files,
-                        const std::vector<std::vector<int>>& file_cols) {
-  RangeReaders readers(files.size());
-  for (size_t f = 0; f < files.size(); f++) {
-    for (int c : file_cols[f]) {
-      readers[f].emplace_back();
-      if (c >= 0) readers[f].back().emplace(files[f].reader, files[f].groups, c, files[f].path);
-    }
-  }
-  return readers;
-}
-
-// Every table column (`readers`; nullopt: not read, left empty) of rows [lo[f], hi[f]] of each
-// file f (hi[f] < 0: none), concatenated in file order; `start[f]` is set to where file f's rows
-// begin. Ranges of a file ascend from call to call: each page is decoded once.
-Result<std::vector<ColumnVector>> ReadDedupRanges(const std::vector<DedupFile>& files,
-                                                  RangeReaders& readers, const FileLayout& layout,
-                                                  const std::vector<int64_t>& lo,
-                                                  const std::vector<int64_t>& hi,
-                                                  std::vector<uint32_t>* start) {
-  start->assign(files.size(), 0);
-  uint32_t next = 0;
-  for (size_t f = 0; f < files.size(); f++) {
-    (*start)[f] = next;
-    if (hi[f] >= 0) next += static_cast<uint32_t>(hi[f] - lo[f] + 1);
-  }
-  std::vector<ColumnVector> columns(layout.fields.size());
-  for (size_t t = 0; t < layout.fields.size(); t++) {
-    ColumnVector& all = columns[t];
-    all.type = layout.fields[t].type;
-    all.rep = ColumnVector::RepOf(all.type);
-    if (!files.empty() && !readers[0][t]) continue;  // not needed
-    all.Reserve(next + 1);
-    for (size_t f = 0; f < files.size(); f++) {
-      if (hi[f] < 0) continue;
-      TRIB_ASSIGN_OR_RETURN(ColumnVector one, readers[f][t]->Read(lo[f], hi[f] + 1));
-      if (one.rep != all.rep) one = Canonical(std::move(one));
-      if (one.rep != all.rep) {
-        return Status::Corruption("data file '" + files[f].path + "': column '" +
-                                  layout.fields[t].name + "' changed its representation");
-      }
-      all.AppendAll(std::move(one));
-    }
-  }
-  // Each input is read once: the pages this chunk touched need not stay in memory.
-  for (const DedupFile& file : files) file.reader->ReleasePages();
-  return columns;
-}
-
-// The files' key groups merged by `plan` `chunk_keys` keys at a time, each chunk over the
-// columns of the rows its keys hold (one range of each file's rows: files and groups are in key
-// order), handed to fn(MergedColumns&) -> Result<bool> in key order; fn's false stops the merge
-// there (the keys after its chunk are not merged). False, with fn never called, when a key
-// would need the row merge (a retraction the plan does not take).
-template <typename Fn>
-Result<bool> MergeKeyChunks(const std::vector<DedupFile>& files,
-                            const std::vector<std::vector<int>>& file_cols,
-                            const FileLayout& layout, ColumnMergePlan* plan,
-                            const std::vector<bool>* needed, size_t chunk_keys, const Fn& fn) {
-  if (!plan->TakesRetractions()) {
-    // Known before any chunk is handed out.
-    for (const DedupFile& file : files) {
-      for (size_t i = 0; i < file.size(); i++) {
-        if (IsRetract(static_cast<RowKind>(file.kinds[i]))) return false;
-      }
-    }
-  }
-  const bool partial_update = plan->kind() == ColumnMergePlan::Kind::kPartialUpdate;
-  std::vector<std::pair<uint32_t, uint32_t>> members;  // the chunk's records (file, position)
-  std::vector<size_t> ends;                            // where each key's records end in it
-  std::vector<std::pair<uint32_t, uint32_t>> one;      // the records of one key
-  MergedColumns chunk;
-  RangeReaders readers = OpenRanges(files, file_cols);
-  auto merge_chunk = [&]() -> Result<bool> {
-    std::vector<int64_t> lo(files.size(), INT64_MAX), hi(files.size(), -1);
-    for (const auto& [f, pos] : members) {
-      lo[f] = std::min<int64_t>(lo[f], pos);
-      hi[f] = std::max<int64_t>(hi[f], pos);
-    }
-    std::vector<uint32_t> start;
-    TRIB_ASSIGN_OR_RETURN(chunk.columns, ReadDedupRanges(files, readers, layout, lo, hi, &start));
-    uint32_t null_row = 0;  // after the chunk's rows
-    for (size_t f = 0; f < files.size(); f++) {
-      if (hi[f] >= 0) null_row += static_cast<uint32_t>(hi[f] - lo[f] + 1);
-    }
-    if (partial_update) {
-      for (ColumnVector& c : chunk.columns) {
-        if (c.size() > 0) c.Append(Value::Null());
-      }
-    }
-    // KeyGroup numbers record (f, pos) base[f] + pos: here start[f] + pos - lo[f], which the
-    // unsigned sum gives (modulo 2^32) whatever the order of the terms.
-    std::vector<uint32_t> base(files.size(), 0);
-    for (size_t f = 0; f < files.size(); f++) {
-      if (hi[f] >= 0) base[f] = start[f] - static_cast<uint32_t>(lo[f]);
-    }
-    plan->Start(layout.fields.size(), &chunk.merged);
-    size_t begin = 0;
-    for (size_t end : ends) {
-      one.assign(members.begin() + static_cast<std::ptrdiff_t>(begin),
-                 members.begin() + static_cast<std::ptrdiff_t>(end));
-      begin = end;
-      TRIB_ASSIGN_OR_RETURN(bool merged,
-                            plan->Merge(ValueGroup{{&files, &base, &one}, &chunk.columns}, needed,
-                                        null_row, &chunk.merged));
-      if (!merged) return Status::Internal("a key checked for the column merge needs rows");
-    }
-    members.clear();
-    ends.clear();
-    return fn(chunk);
-  };
-  Status failed;
-  bool more = true;
-  TRIB_RETURN_NOT_OK(ForEachKeyGroup(files, [&](const auto& group) {
-    members.insert(members.end(), group.begin(), group.end());
-    ends.push_back(members.size());
-    if (ends.size() < chunk_keys) return true;
-    auto merged = merge_chunk();
-    failed = merged.status();
-    more = merged.ok() && *merged;
-    return more;
-  }));
-  TRIB_RETURN_NOT_OK(failed);
-  if (more && !ends.empty()) TRIB_RETURN_NOT_OK(merge_chunk().status());
-  return true;
-}
-
-}  // namespace
-
-Result<bool> MergeFilesByColumnChunks(const std::vector<DataFileRef>& paths,
-                                      const FileLayout& layout, ColumnMergePlan* plan,
-                                      const std::vector<bool>* needed,
-                                      const std::vector<Predicate>* skip_filters, size_t chunk_keys,
-                                      const std::function<Result<bool>(MergedColumns&)>& fn) {
-  std::vector<DedupFile> files;
-  std::vector<std::vector<int>> file_cols;
-  TRIB_ASSIGN_OR_RETURN(bool readable,
-                        LoadForChunks(paths, layout, skip_filters, needed, &files, &file_cols));
-  if (!readable) return false;
-  // Charged to the process's budget while it runs, as a query operator: the keys, sequences and
-  // kinds (about 32 bytes a record) and a chunk's columns (at most a record of each file a key,
-  // and never more than every record).
-  int64_t records = 0;
-  for (const DedupFile& file : files) records += static_cast<int64_t>(file.size());
-  MemoryCharge charge;
-  charge.Set(records * 32 +
-             std::min<int64_t>(records, static_cast<int64_t>(chunk_keys * files.size())) * 64);
-  return MergeKeyChunks(files, file_cols, layout, plan, needed, chunk_keys, fn);
-}
-
-Result<bool> CompactFilesByChunks(const std::vector<DataFileRef>& paths, const FileLayout& layout,
-                                  ColumnMergePlan* plan, size_t chunk_rows,
-                                  DataFileWriter* writer) {
-  std::vector<DedupFile> files;
-  // Every column of every file must be readable column by column before anything is written.
-  std::vector<std::vector<int>> file_cols;
-  TRIB_ASSIGN_OR_RETURN(bool readable,
-                        LoadForChunks(paths, layout, nullptr, nullptr, &files, &file_cols));
-  if (!readable) return false;
-  if (plan->kind() != ColumnMergePlan::Kind::kDeduplicate &&
-      plan->kind() != ColumnMergePlan::Kind::kFirstRow) {
-    // Their merges read values: merged a chunk of keys at a time.
-    return MergeKeyChunks(
-        files, file_cols, layout, plan, nullptr, chunk_rows,
-        [&](const MergedColumns& chunk) -> Result<bool> {
-          std::vector<format::ColumnValues> sources;
-          for (const auto& c : chunk.columns) sources.push_back(ColumnValuesOf(c));
-          TRIB_RETURN_NOT_OK(writer->WriteMerged(std::move(sources), chunk.merged));
-          return true;
-        });
-  }
-  std::vector<uint32_t> base(files.size(), 0);
-  for (size_t f = 1; f < files.size(); f++) {
-    base[f] = base[f - 1] + static_cast<uint32_t>(files[f - 1].size());
-  }
-  // The merge on keys, sequences and kinds alone: which record of which file wins.
-  struct Group : KeyGroup {
-    bool IsNull(size_t, size_t) const { return false; }  // not asked by these engines
-    Value Get(size_t, size_t) const { return Value::Null(); }
-  };
-  ColumnMergeOutput merged;
-  plan->Start(layout.fields.size(), &merged);
-  TRIB_ASSIGN_OR_RETURN(bool done,
-                        MergeEveryKey(files, plan, nullptr, 0, &merged, [&](const auto& members) {
-                          return Group{{&files, &base, &members}};
-                        }));
-  if (!done) return false;
-  // The winners' columns, a chunk of merged records at a time: within a chunk each file's
-  // records are one range of its rows (files and merge are in key order).
-  auto file_of = [&](uint32_t row) {
-    return static_cast<size_t>(std::upper_bound(base.begin(), base.end(), row) - base.begin() - 1);
-  };
-  std::vector<uint32_t> local(std::min(chunk_rows, merged.size()));
-  RangeReaders readers = OpenRanges(files, file_cols);
-  for (size_t k0 = 0; k0 < merged.size(); k0 += chunk_rows) {
-    const size_t k1 = std::min(merged.size(), k0 + chunk_rows);
-    std::vector<int64_t> lo(files.size(), INT64_MAX), hi(files.size(), -1);
-    for (size_t k = k0; k < k1; k++) {
-      const uint32_t r = merged.rows[k];
-      const size_t f = file_of(r);
-      const int64_t pos = r - base[f];
-      lo[f] = std::min(lo[f], pos);
-      hi[f] = std::max(hi[f], pos);
-    }
-    std::vector<uint32_t> start;  // where each file's range starts among the chunk's rows
-    TRIB_ASSIGN_OR_RETURN(std::vector<ColumnVector> columns,
-                          ReadDedupRanges(files, readers, layout, lo, hi, &start));
-    for (size_t k = k0; k < k1; k++) {
-      const uint32_t r = merged.rows[k];
-      const size_t f = file_of(r);
-      local[k - k0] = start[f] + static_cast<uint32_t>(r - base[f] - lo[f]);
-    }
-    std::vector<format::ColumnValues> sources;
-    for (const auto& c : columns) sources.push_back(ColumnValuesOf(c));
-    TRIB_RETURN_NOT_OK(writer->WriteColumns(sources, local.data(), merged.sequences.data() + k0,
-                                            merged.kinds.data() + k0, k1 - k0));
-  }
-  return true;
 }
 
 }  // namespace tributary::datafile

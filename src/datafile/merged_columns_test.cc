@@ -194,6 +194,76 @@ TEST_F(MergedColumnsTest, AggregationByColumnsAgreesWithTheRowMerge) {
   }
 }
 
+// MergedChunkReader hands out a merge's chunks one call at a time: the rows the row merge gives,
+// for deduplicate (its winners found on the keys, their columns gathered a chunk at a time,
+// retractions dropped), partial-update and aggregation; the merge charged to the process's
+// budget while the reader is open and released after its last chunk, or when it is dropped
+// early (a read that stops).
+TEST_F(MergedColumnsTest, ChunkReaderHandsOutTheMergeAChunkAtATime) {
+  std::mt19937 rng(13);
+  const std::vector<std::map<std::string, std::string>> engines = {
+      {},
+      {{"merge-engine", "partial-update"}},
+      {{"merge-engine", "aggregation"},
+       {"fields.v.aggregate-function", "sum"},
+       {"fields.s.aggregate-function", "max"}}};
+  for (int round = 0; round < 18; round++) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const auto& options = engines[round % 3];
+    const bool string_key = round % 2 == 1;
+    const bool deduplicate = options.empty();
+    const TableSchema schema = Schema(string_key, options);
+    const FileLayout layout = FileLayout::Of(schema);
+    const auto files = WriteFiles(layout, &rng, 2 + round % 3, string_key, deduplicate);
+    const std::vector<Row> expected = RowMerge(schema, layout, files);
+    auto config = merge::MergeConfig::Make(schema);
+    ASSERT_TRUE(config.ok());
+    auto plan = merge::ColumnMergePlan::Make(**config, layout.fields, /*keep_retracts=*/false);
+    ASSERT_TRUE(plan.ok() && plan->has_value());
+    const int64_t before = MemoryBudget::Instance().operators();
+    auto reader = MergedChunkReader::Open(
+        files, layout, std::make_unique<merge::ColumnMergePlan>(std::move(**plan)), std::nullopt,
+        nullptr, 5);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    ASSERT_TRUE(*reader != nullptr) << "the files need the row merge";
+    std::vector<Row> got;
+    int chunks = 0;
+    while (true) {
+      auto chunk = (*reader)->Next();
+      ASSERT_TRUE(chunk.ok()) << chunk.status().ToString();
+      if (*chunk == nullptr) break;
+      chunks++;
+      EXPECT_GT(MemoryBudget::Instance().operators(), before);
+      const MergedColumns& m = **chunk;
+      EXPECT_LE(m.merged.size(), 5u);
+      for (size_t r = 0; r < m.merged.size(); r++) {
+        Row row;
+        for (size_t c = 0; c < 3; c++) {
+          const bool computed = c < m.merged.computed.size() && m.merged.computed[c];
+          row.push_back(computed ? m.merged.computed[c]->Get(r)
+                                 : m.columns[c].Get(m.merged.SourceRow(c, r)));
+        }
+        got.push_back(std::move(row));
+      }
+    }
+    EXPECT_EQ(got, expected);
+    EXPECT_GE(chunks, static_cast<int>(expected.size() / 5));
+    EXPECT_EQ(MemoryBudget::Instance().operators(), before);  // released after the last chunk
+    // Dropped after one chunk: released too.
+    auto again =
+        MergedChunkReader::Open(files, layout,
+                                std::make_unique<merge::ColumnMergePlan>(
+                                    **merge::ColumnMergePlan::Make(**config, layout.fields, false)),
+                                std::nullopt, nullptr, 5);
+    ASSERT_TRUE(again.ok() && *again != nullptr);
+    ASSERT_TRUE((*again)->Next().ok());
+    EXPECT_GT(MemoryBudget::Instance().operators(), before);
+    again->reset();
+    EXPECT_EQ(MemoryBudget::Instance().operators(), before);
+    for (const auto& f : files) (void)io::LocalFs().Remove(f.path);
+  }
+}
+
 // A deletion-vector read (ReadDataFileColumns with deleted positions): a file of many row
 // groups, some skipped by a filter's statistics, gives the rows the row reader gives less the
 // deleted positions (counted over the whole file) and the retractions.

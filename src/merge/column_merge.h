@@ -65,6 +65,11 @@ class ColumnMergePlan {
            (kind_ == Kind::kFirstRow && ignore_delete_);
   }
 
+  // Whether the newest record of each key wins, a winning retraction dropping the key unless
+  // keep_retracts(): what merge::DeduplicateRuns computes from the keys alone.
+  bool LatestWins() const { return kind_ == Kind::kDeduplicate && !ignore_delete_; }
+  bool keep_retracts() const { return keep_retracts_; }
+
   // Merges the records of one key into `out`. `g` gives them in merge order:
   //   size_t size(); RowKind kind(m); int64_t seq(m); uint32_t row(m);
   //   bool IsNull(c, m); Value Get(c, m)   (column c of record m)

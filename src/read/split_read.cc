@@ -421,32 +421,10 @@ class SplitReadImpl : public SplitRead {
     if (!spills) {
       // The merged records passing the filters, their projected columns gathered, a chunk of
       // keys at a time (what the merge holds of the files' values is one chunk's).
-      ColumnBatch batch;
-      for (int c : projection_) {
-        ColumnVector v;
-        v.type = layout_.fields[c].type;
-        v.rep = ColumnVector::RepOf(v.type);
-        batch.columns.push_back(std::move(v));
-      }
+      ColumnBatch batch = ProjectedBatch();
       TRIB_ASSIGN_OR_RETURN(bool merged,
                             MergeSplitByColumns(split, [&](const MergedColumns& chunk) {
-                              const auto& m = chunk.merged;
-                              for (size_t k = 0; k < m.size(); k++) {
-                                bool keep = true;
-                                for (const auto& p : options_.filters) {
-                                  keep = keep && EvalPredicate(p, MergedValue(chunk, p.column, k));
-                                }
-                                if (!keep) continue;
-                                for (size_t i = 0; i < projection_.size(); i++) {
-                                  const int c = projection_[i];
-                                  if (c < static_cast<int>(m.computed.size()) && m.computed[c]) {
-                                    batch.columns[i].AppendRow(*m.computed[c], k);
-                                  } else {
-                                    batch.columns[i].AppendRow(chunk.columns[c], m.SourceRow(c, k));
-                                  }
-                                }
-                                batch.num_rows++;
-                              }
+                              AppendMerged(chunk, &batch);
                               return true;
                             }));
       if (merged) {
@@ -460,48 +438,153 @@ class SplitReadImpl : public SplitRead {
     return Status::OK();
   }
 
+  // The columns projected, with no rows.
+  ColumnBatch ProjectedBatch() const {
+    ColumnBatch batch;
+    for (int c : projection_) {
+      ColumnVector v;
+      v.type = layout_.fields[c].type;
+      v.rep = ColumnVector::RepOf(v.type);
+      batch.columns.push_back(std::move(v));
+    }
+    return batch;
+  }
+
+  // Appends to *batch the merged records of `chunk` that pass the filters, projected.
+  void AppendMerged(const MergedColumns& chunk, ColumnBatch* batch) const {
+    const auto& m = chunk.merged;
+    for (size_t k = 0; k < m.size(); k++) {
+      bool keep = true;
+      for (const auto& p : options_.filters) {
+        keep = keep && EvalPredicate(p, MergedValue(chunk, p.column, k));
+      }
+      if (!keep) continue;
+      for (size_t i = 0; i < projection_.size(); i++) {
+        const int c = projection_[i];
+        if (c < static_cast<int>(m.computed.size()) && m.computed[c]) {
+          batch->columns[i].AppendRow(*m.computed[c], k);
+        } else {
+          batch->columns[i].AppendRow(chunk.columns[c], m.SourceRow(c, k));
+        }
+      }
+      batch->num_rows++;
+    }
+  }
+
   // Value of column c of merged record k.
   static Value MergedValue(const MergedColumns& m, size_t c, size_t k) {
     if (c < m.merged.computed.size() && m.merged.computed[c]) return m.merged.computed[c]->Get(k);
     return m.columns[c].Get(m.merged.SourceRow(c, k));
   }
 
-  // A merged bucket of a table whose merge runs column by column (ColumnMergePlan), reading
-  // only the projected and filtered columns: the merged records without retractions, handed to
-  // fn a chunk of keys at a time (datafile::MergeFilesByColumnChunks). False, fn never called,
-  // when the bucket needs the row merge (files of another schema, of partial-column writes or of
-  // another format, merge options or records the plan does not take).
-  template <typename Fn>
-  Result<bool> MergeSplitByColumns(const DataSplit& split, const Fn& fn) {
+  // How a merged bucket of a table whose merge runs column by column (ColumnMergePlan) is merged
+  // by chunks of keys: its files, oldest first, the plan, and the table columns to read (nullopt:
+  // every one). Nullopt when the bucket needs the row merge (files of another schema, of
+  // partial-column writes or of another format, merge options the plan does not take).
+  struct ChunkMerge {
+    std::vector<DataFileRef> paths;
+    std::unique_ptr<ColumnMergePlan> plan;
+    std::optional<std::vector<bool>> needed;
+  };
+  Result<std::optional<ChunkMerge>> ChunkMergeOf(const DataSplit& split) const {
+    using Out = std::optional<ChunkMerge>;
     if (!merge_config_ || dv_enabled_ || point_lookup_ || data_evolution_ ||
         merge_config_->lookup_levels) {
-      return false;
+      return Out();
     }
+    ChunkMerge m;
     TRIB_ASSIGN_OR_RETURN(auto plan, ColumnMergePlan::Make(*merge_config_, layout_.fields,
                                                            /*keep_retracts=*/false));
-    if (!plan) return false;
+    if (!plan) return Out();
+    m.plan = std::make_unique<ColumnMergePlan>(std::move(*plan));
     std::vector<const meta::DataFileMeta*> files;
     for (const auto& f : split.files) {
-      if (f.schema_id != schema_->id || f.write_cols) return false;
+      if (f.schema_id != schema_->id || f.write_cols) return Out();
       files.push_back(&f);
     }
     // Older files first: a later file wins equal sequence numbers, as in the row merge.
     std::stable_sort(files.begin(), files.end(), [](const auto* a, const auto* b) {
       return a->max_sequence_number < b->max_sequence_number;
     });
-    std::vector<DataFileRef> paths;
-    for (const auto* f : files) paths.push_back({DataFilePath(split, *f), f->row_count});
-    std::vector<bool> needed(layout_.fields.size(), false);
-    for (int i : projection_) needed[i] = true;
-    for (const auto& p : options_.filters) needed[p.column] = true;
-    for (int k : layout_.key_columns) needed[k] = true;
+    for (const auto* f : files) m.paths.push_back({DataFilePath(split, *f), f->row_count});
     // Aggregates fold every column, as the row merge does (an aggregate that fails fails the
     // read, whichever columns it returns).
-    const bool all = plan->kind() == ColumnMergePlan::Kind::kAggregate;
-    // No retraction comes out: deduplicate drops winning ones (keep_retracts false), the other
-    // engines' results are never one.
-    return MergeFilesByColumnChunks(paths, layout_, &*plan, all ? nullptr : &needed, &skip_filters_,
+    if (m.plan->kind() != ColumnMergePlan::Kind::kAggregate) {
+      std::vector<bool> needed(layout_.fields.size(), false);
+      for (int i : projection_) needed[i] = true;
+      for (const auto& p : options_.filters) needed[p.column] = true;
+      for (int k : layout_.key_columns) needed[k] = true;
+      m.needed = std::move(needed);
+    }
+    return Out(std::move(m));
+  }
+
+  // A merged bucket merged by ChunkMergeOf, the merged records without retractions handed to
+  // fn a chunk of keys at a time (datafile::MergeFilesByColumnChunks). False, fn never called,
+  // when the bucket needs the row merge. No retraction comes out: deduplicate drops winning
+  // ones (keep_retracts false), the other engines' results are never one.
+  template <typename Fn>
+  Result<bool> MergeSplitByColumns(const DataSplit& split, const Fn& fn) {
+    TRIB_ASSIGN_OR_RETURN(auto m, ChunkMergeOf(split));
+    if (!m) return false;
+    return MergeFilesByColumnChunks(m->paths, layout_, m->plan.get(),
+                                    m->needed ? &*m->needed : nullptr, &skip_filters_,
                                     MergeChunkKeys(), fn);
+  }
+
+  // A merged bucket's chunks (MergedChunkReader), each filtered and projected into a batch
+  // handed out up to `max_rows` rows at a time.
+  class ChunkSlices : public MergedSlices {
+   public:
+    ChunkSlices(const SplitReadImpl* read, std::unique_ptr<datafile::MergedChunkReader> chunks)
+        : read_(read), chunks_(std::move(chunks)) {}
+    Result<bool> Next(size_t max_rows, ColumnBatch* out) override {
+      while (offset_ >= batch_.num_rows) {
+        if (!chunks_) return false;
+        TRIB_ASSIGN_OR_RETURN(MergedColumns * chunk, chunks_->Next());
+        if (chunk == nullptr) {
+          chunks_.reset();
+          return false;
+        }
+        batch_ = read_->ProjectedBatch();
+        read_->AppendMerged(*chunk, &batch_);
+        offset_ = 0;
+      }
+      if (offset_ == 0 && batch_.num_rows <= max_rows) {
+        *out = std::move(batch_);
+        batch_ = ColumnBatch();
+        return true;
+      }
+      const size_t end = std::min(batch_.num_rows, offset_ + max_rows);
+      *out = read_->ProjectedBatch();
+      for (size_t i = 0; i < out->columns.size(); i++) {
+        out->columns[i].Reserve(end - offset_);
+        for (size_t r = offset_; r < end; r++) out->columns[i].AppendRow(batch_.columns[i], r);
+      }
+      out->num_rows = end - offset_;
+      offset_ = end;
+      return true;
+    }
+
+   private:
+    const SplitReadImpl* read_;
+    std::unique_ptr<datafile::MergedChunkReader> chunks_;
+    ColumnBatch batch_;  // the chunk's batch being handed out
+    size_t offset_ = 0;  // its rows handed out
+  };
+
+  Result<std::unique_ptr<MergedSlices>> OpenMergedSlices(const DataSplit& split) override {
+    using Out = std::unique_ptr<MergedSlices>;
+    if (!layout_.primary_key || split.files.size() <= 1 || OverSpillThreshold(split)) {
+      return Out();
+    }
+    TRIB_ASSIGN_OR_RETURN(auto m, ChunkMergeOf(split));
+    if (!m) return Out();
+    TRIB_ASSIGN_OR_RETURN(auto chunks, datafile::MergedChunkReader::Open(
+                                           m->paths, layout_, std::move(m->plan),
+                                           std::move(m->needed), &skip_filters_, MergeChunkKeys()));
+    if (!chunks) return Out();
+    return Out(new ChunkSlices(this, std::move(chunks)));
   }
 
   // Whether a merged bucket can be read by ReadDeduplicatedColumns: the deduplicate engine

@@ -66,6 +66,14 @@ std::optional<std::vector<Row>> KeysFixedByFilters(const TableSchema& schema,
 // Rows as one column batch of `fields`.
 ColumnBatch RowsToColumns(const RowBatch& rows, const std::vector<Field>& fields);
 
+// A merged bucket handed out a batch at a time (SplitRead::OpenMergedSlices).
+class MergedSlices {
+ public:
+  virtual ~MergedSlices() = default;
+  // The next batch of at least one and at most `max_rows` rows; false after the last.
+  virtual Result<bool> Next(size_t max_rows, ColumnBatch* out) = 0;
+};
+
 class SplitRead {
  public:
   struct Config {
@@ -91,6 +99,11 @@ class SplitRead {
   // file of the read schema; nullptr otherwise.
   virtual Result<std::unique_ptr<datafile::ColumnFileReader>> OpenSlices(
       const DataSplit& split, const meta::DataFileMeta& f) = 0;
+  // A merged bucket (`split`) read a chunk of keys at a time, its batches handed out as each
+  // chunk is merged: the reader holds one chunk's columns, not the bucket's merged output.
+  // nullptr when the split is read otherwise (ReadSplitColumns: one file, no merge by columns,
+  // past 'sort-spill-threshold'). ColumnPath() must hold.
+  virtual Result<std::unique_ptr<MergedSlices>> OpenMergedSlices(const DataSplit& split) = 0;
   // Whether column batches come straight from the files: no LIMIT, data evolution, row
   // tracking or point lookup needs per-row bookkeeping.
   virtual bool ColumnPath() const = 0;

@@ -197,6 +197,11 @@ class FileStoreScan : public TableScan {
         if (more) return true;
         slice_reader_.reset();
       }
+      if (merged_slices_) {
+        TRIB_ASSIGN_OR_RETURN(bool more, merged_slices_->Next(max_rows, batch));
+        if (more) return true;
+        merged_slices_.reset();
+      }
       // A bucket read whole (a merge) is handed out a slice at a time too.
       while (next_ready_ < ready_columns_.size()) {
         ColumnBatch& b = ready_columns_[next_ready_];
@@ -246,7 +251,9 @@ class FileStoreScan : public TableScan {
         slice_split_ = split;  // its files, one after another
         slice_file_ = 0;
       } else {
-        TRIB_RETURN_NOT_OK(read_->ReadSplitColumns(split, &ready_columns_));  // a merge: whole
+        // A merge: a chunk of keys at a time where the merge runs by columns, else whole.
+        TRIB_ASSIGN_OR_RETURN(merged_slices_, read_->OpenMergedSlices(split));
+        if (!merged_slices_) TRIB_RETURN_NOT_OK(read_->ReadSplitColumns(split, &ready_columns_));
       }
     }
   }
@@ -384,6 +391,7 @@ class FileStoreScan : public TableScan {
   size_t slice_file_ = 0;
   size_t ready_offset_ = 0;  // rows of ready_columns_[next_ready_] already handed out
   std::unique_ptr<ColumnFileReader> slice_reader_;
+  std::unique_ptr<MergedSlices> merged_slices_;  // NextSlice's merged bucket, a chunk at a time
   // NextColumns without a bound: a large split being read by NextSlice, which stops before
   // this split (SIZE_MAX: none).
   size_t slice_until_ = SIZE_MAX;

@@ -192,6 +192,15 @@ TEST_P(DifferentialTest, TableMatchesModel) {
     datafile::GetTestHooks().read_merge_chunk_keys = 0;
     ASSERT_EQ(rows, want) << engine << " in chunks, after commit " << commit;
     ASSERT_EQ(columns, want) << engine << " in chunks, after commit " << commit;
+    // Streamed as SQL's scans read (batches of a bounded size): a merged bucket handed out as
+    // each chunk is merged (SplitRead::OpenMergedSlices), in batches of at most 2 rows.
+    ScanOptions streamed;
+    streamed.max_batch_rows = 2;
+    ASSERT_EQ(ReadAllColumns(*table, streamed), want) << engine << " streamed, commit " << commit;
+    datafile::GetTestHooks().read_merge_chunk_keys = 3;
+    columns = ReadAllColumns(*table, streamed);
+    datafile::GetTestHooks().read_merge_chunk_keys = 0;
+    ASSERT_EQ(columns, want) << engine << " streamed in chunks, after commit " << commit;
   }
 }
 
