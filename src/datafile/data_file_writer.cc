@@ -362,7 +362,7 @@ Status DataFileWriter::Roll() {
   std::string path = io::JoinPath(dir_, f->name);
   // Data files are written once under a fresh name; they and their directory entries are made
   // durable before the snapshot that names them is published (io::FileSystem::WriteNewFile).
-  TRIB_RETURN_NOT_OK(io::LocalFs().WriteNewFileParts(path, bytes));
+  TRIB_RETURN_NOT_OK(io::LocalFs().WriteNewFileParts(path, &bytes));
   meta::DataFileMeta m;
   m.file_name = f->name;
   if (namer_->external_dir()) m.external_path = *namer_->external_dir() + "/" + m.file_name;

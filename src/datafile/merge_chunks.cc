@@ -87,6 +87,9 @@ class KeyChunkMerger {
         chunk_keys_(chunk_keys),
         cursor_(files_),
         readers_(OpenRanges(files_, file_cols_)) {}
+  // Not copied or moved: cursor_ refers to files_.
+  KeyChunkMerger(const KeyChunkMerger&) = delete;
+  KeyChunkMerger& operator=(const KeyChunkMerger&) = delete;
 
   // False when a key would need the row merge (a retraction the plan does not take): known
   // before any chunk is merged. REQUIRES: called once, before Next.
@@ -138,15 +141,21 @@ class KeyChunkMerger {
   // its rows (winners come in key order).
   Status GatherWinners() {
     const Winners& w = *winners_;
-    const size_t w0 = next_winner_, w1 = std::min(w.size(), w0 + chunk_keys_);
-    next_winner_ = w1;
+    const size_t w0 = next_winner_, last = std::min(w.size(), w0 + chunk_keys_);
     const size_t n = files_.size();
     std::vector<int64_t> lo(n, INT64_MAX), hi(n, -1);
-    for (size_t k = w0; k < w1; k++) {
-      const uint32_t f = w.run_of[k];
-      lo[f] = std::min<int64_t>(lo[f], w.pos_of[k]);
-      hi[f] = std::max<int64_t>(hi[f], w.pos_of[k]);
+    // A chunk also ends before a winner that would make a file's range span more than
+    // chunk_keys_ rows (keys deleted, or overwritten by other files, lie between winners): a
+    // chunk reads at most chunk_keys_ rows of each file, as the merge charges.
+    size_t w1 = w0;
+    for (; w1 < last; w1++) {
+      const uint32_t f = w.run_of[w1];
+      const int64_t pos = w.pos_of[w1];
+      if (w1 > w0 && hi[f] >= 0 && pos - lo[f] >= static_cast<int64_t>(chunk_keys_)) break;
+      lo[f] = std::min(lo[f], pos);
+      hi[f] = std::max(hi[f], pos);
     }
+    next_winner_ = w1;
     std::vector<uint32_t> start;
     TRIB_ASSIGN_OR_RETURN(chunk_.columns,
                           ReadDedupRanges(files_, readers_, layout_, lo, hi, &start));

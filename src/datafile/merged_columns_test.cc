@@ -236,6 +236,9 @@ TEST_F(MergedColumnsTest, ChunkReaderHandsOutTheMergeAChunkAtATime) {
       EXPECT_GT(MemoryBudget::Instance().operators(), before);
       const MergedColumns& m = **chunk;
       EXPECT_LE(m.merged.size(), 5u);
+      // At most a chunk's keys of rows of each file, however many keys between two winners
+      // were deleted or overwritten (+1: partial-update's NULL row).
+      EXPECT_LE(m.columns[0].size(), 5 * files.size() + 1);
       for (size_t r = 0; r < m.merged.size(); r++) {
         Row row;
         for (size_t c = 0; c < 3; c++) {

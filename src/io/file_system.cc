@@ -286,8 +286,8 @@ class LocalFileSystem : public FileSystem {
     return CreateNew(path, [&](int fd) { return WriteAll(fd, data, path); });
   }
 
-  Status WriteNewFileParts(const std::string& path, const FileParts& parts) override {
-    return CreateNew(path, [&](int fd) { return WriteAllParts(fd, parts, path); });
+  Status WriteNewFileParts(const std::string& path, FileParts* parts) override {
+    return CreateNew(path, [&](int fd) { return WriteAllParts(fd, *parts, path); });
   }
 
   Result<bool> WriteFileIfAbsent(const std::string& path, std::string_view data) override {
@@ -313,6 +313,7 @@ class LocalFileSystem : public FileSystem {
                    const FileParts& data) override {
     if (::link(from.c_str(), path.c_str()) == 0) return SyncDir(ParentPath(path));
     // No links here (EPERM, EXDEV, EMLINK, ...) or a file in the way: write the bytes.
+    if (data.parts.size() == 1) return WriteFile(path, data.parts[0]);
     return WriteFile(path, data.Joined());
   }
 
@@ -568,12 +569,16 @@ Status FileSystem::RenameDir(const std::string& from, const std::string& to) {
 
 Status FileSystem::WriteCopy(const std::string& /*from*/, const std::string& path,
                              const FileParts& data) {
+  if (data.parts.size() == 1) return WriteFile(path, data.parts[0]);
   return WriteFile(path, data.Joined());
 }
 
-Status FileSystem::WriteNewFileParts(const std::string& path, const FileParts& parts) {
-  if (parts.parts.size() == 1) return WriteNewFile(path, parts.parts[0]);
-  return WriteNewFile(path, parts.Joined());
+Status FileSystem::WriteNewFileParts(const std::string& path, FileParts* parts) {
+  if (parts->parts.size() != 1) {
+    std::string joined = parts->TakeJoined();
+    parts->Add(std::move(joined));
+  }
+  return WriteNewFile(path, parts->parts[0]);
 }
 
 Result<std::optional<std::string>> FileSystem::WriteIfTag(const std::string& path, std::string_view,
@@ -628,7 +633,7 @@ class RoutingFileSystem : public FileSystem {
   Status WriteCopy(const std::string& from, const std::string& p, const FileParts& d) override {
     return For(p).WriteCopy(from, p, d);
   }
-  Status WriteNewFileParts(const std::string& p, const FileParts& d) override {
+  Status WriteNewFileParts(const std::string& p, FileParts* d) override {
     return For(p).WriteNewFileParts(p, d);
   }
   Result<bool> Exists(const std::string& p) override { return For(p).Exists(p); }

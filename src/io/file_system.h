@@ -45,10 +45,11 @@ class FileSystem {
   virtual Status WriteNewFile(const std::string& path, std::string_view data) {
     return WriteFile(path, data);
   }
-  // WriteNewFile of the file whose bytes are `parts` joined: a local disk writes the parts as
-  // they are (writev), never joining them in memory; by default they are joined and written
-  // with WriteNewFile (object storage signs and sends one body).
-  virtual Status WriteNewFileParts(const std::string& path, const FileParts& parts);
+  // WriteNewFile of the file whose bytes are `*parts` joined: a local disk writes the parts as
+  // they are (writev), never joining them in memory; by default (object storage signs and sends
+  // one body) they are joined into one part, each released as it is copied, and written with
+  // WriteNewFile. Either way *parts holds the file's bytes after.
+  virtual Status WriteNewFileParts(const std::string& path, FileParts* parts);
   // Publishes `data` at `path` only if nothing exists there (link(2) of a synced temp file),
   // first making durable the files WriteNewFile wrote and their directories.
   // Returns false, writing nothing, if `path` already exists.

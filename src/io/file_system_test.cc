@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "io/fault_injection.h"
+
 namespace tributary::io {
 namespace {
 
@@ -147,15 +149,26 @@ TEST_F(FileSystemTest, WriteNewFilePartsJoinsTheParts) {
   add("");
   add("tail");
   const std::string path = JoinPath(dir_, "data-parts.parquet");
-  ASSERT_TRUE(LocalFs().WriteNewFileParts(path, parts).ok());
+  ASSERT_TRUE(LocalFs().WriteNewFileParts(path, &parts).ok());
   EXPECT_EQ(parts.size, static_cast<int64_t>(expected.size()));
   EXPECT_TRUE(*LocalFs().ReadFile(path) == expected);
   EXPECT_TRUE(parts.Joined() == expected);
   // Written once under a new name: a second write of it fails and leaves the first.
-  EXPECT_FALSE(LocalFs().WriteNewFileParts(path, parts).ok());
+  EXPECT_FALSE(LocalFs().WriteNewFileParts(path, &parts).ok());
   EXPECT_EQ(*LocalFs().FileSize(path), static_cast<int64_t>(expected.size()));
+  // Object storage's way (the default, here through a file system that does not override it):
+  // the parts joined into one, which stays the file's bytes.
+  FaultInjectingFs joining(&LocalFs());
+  FileParts copy = parts;
+  const std::string joined = JoinPath(dir_, "data-joined.parquet");
+  ASSERT_TRUE(joining.WriteNewFileParts(joined, &copy).ok());
+  EXPECT_TRUE(*LocalFs().ReadFile(joined) == expected);
+  ASSERT_EQ(copy.parts.size(), 1u);
+  EXPECT_TRUE(copy.parts[0] == expected);
+  EXPECT_EQ(copy.size, static_cast<int64_t>(expected.size()));
   const std::string empty = JoinPath(dir_, "empty");
-  ASSERT_TRUE(LocalFs().WriteNewFileParts(empty, FileParts()).ok());
+  FileParts none;
+  ASSERT_TRUE(LocalFs().WriteNewFileParts(empty, &none).ok());
   EXPECT_EQ(*LocalFs().ReadFile(empty), "");
 }
 

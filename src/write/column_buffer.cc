@@ -89,9 +89,10 @@ int64_t ColumnWriteBuffer::GrowthOf(const Row& row) const {
     const Value& v = row[i];
     if (!c.nulls.empty() && c.nulls.size() == c.nulls.capacity()) {
       growth += static_cast<int64_t>(std::max<size_t>(c.nulls.size(), 1));
-    } else if (c.nulls.empty() && v.is_null()) {
-      // The first NULL: a flag for every record (resized to n, then doubled by the push).
-      growth += static_cast<int64_t>(n == 0 ? 1 : 2 * n);
+    } else if (c.nulls.empty() && v.is_null() && c.nulls.capacity() < n + 1) {
+      // The first NULL: a flag for every record (resized to n, then doubled by the push), in
+      // what capacity the flags kept across Clear.
+      growth += static_cast<int64_t>(n == 0 ? 1 : 2 * n) - static_cast<int64_t>(c.nulls.capacity());
     }
     switch (c.rep) {
       case Rep::kInt:

@@ -218,16 +218,27 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
     if (!st.ok()) failed_ = true;
     return st;
   };
-  // A buffer of 1 MiB or more about to double a vector past 'write-buffer-size' is flushed
-  // before the record, not right after it: the doubled vector would hold nothing more before
-  // its flush, and the doubling costs a copy of it and, until the flush, its memory twice
-  // (ColumnWriteBuffer::GrowthOf). A doubling adds at most what the buffer holds, so only a
+  auto largest_bucket = [&]() {
+    BucketWriter* largest = nullptr;
+    for (auto& [id, b] : buckets_) {
+      if (!largest || b->buffer_bytes() > largest->buffer_bytes()) largest = b.get();
+    }
+    return largest;
+  };
+  // A record that would double a vector of a buffer of 1 MiB or more past 'write-buffer-size'
+  // (ColumnWriteBuffer::GrowthOf) first has the largest buffers flushed, as the limit would
+  // have them after it, until the doubling fits (or the buffer itself is flushed): flushed
+  // after the record, the doubled vector would hold nothing more before the flush, its copy and
+  // its memory twice for nothing. A doubling adds at most what the buffer holds, so only a
   // writer within that of its limit asks.
   if (buffered_bytes_ + bw->buffer_bytes() > core_.write_buffer_size &&
       bw->buffer_bytes() >= (int64_t{1} << 20)) {
     const int64_t growth = bw->GrowthOf(kv);
-    if (growth > 0 && buffered_bytes_ + growth > core_.write_buffer_size) {
-      TRIB_RETURN_NOT_OK(flush(bw));
+    while (growth > 0 && buffered_bytes_ + growth > core_.write_buffer_size) {
+      BucketWriter* largest = largest_bucket();
+      if (largest->buffer_bytes() < (int64_t{1} << 20)) break;
+      TRIB_RETURN_NOT_OK(flush(largest));
+      if (largest == bw) break;  // emptied: its growth is no longer the doubling
     }
   }
   int64_t before = bw->buffer_bytes();
@@ -250,10 +261,7 @@ Status FileStoreWriter::Route(RowKind kind, Row&& row, bool prepared) {
   MemoryBudget& budget = MemoryBudget::Instance();
   bool over_budget = budget.BuffersOverLimit();
   while (buffered_bytes_ >= core_.write_buffer_size || over_budget) {
-    BucketWriter* largest = nullptr;
-    for (auto& [id, b] : buckets_) {
-      if (!largest || b->buffer_bytes() > largest->buffer_bytes()) largest = b.get();
-    }
+    BucketWriter* largest = largest_bucket();
     if (!largest || largest->buffer_bytes() == 0) break;
     if (buffered_bytes_ < core_.write_buffer_size &&
         largest->buffer_bytes() < min_budget_flush(largest)) {
