@@ -168,9 +168,13 @@ class FileStoreScan : public TableScan {
     return !read_->layout().primary_key || (split.files.size() == 1 && !read_->deletion_vectors());
   }
   // A split read whole only within the process's means: more rows than kWholeReadRows, which
-  // NextColumns reads a slice at a time when it can.
+  // NextColumns reads a slice at a time when it can: a file at a time, or a merged bucket a
+  // chunk of keys at a time (NextSlice: SplitRead::OpenMergedSlices; whole when its merge does
+  // not run by columns).
   bool LargeSplit(const DataSplit& split) const {
-    if (!Sliceable(split)) return false;
+    const bool merged =
+        read_->layout().primary_key && !read_->deletion_vectors() && split.files.size() > 1;
+    if (!Sliceable(split) && !merged) return false;
     int64_t rows = 0;
     for (const auto& f : split.files) rows += f.row_count;
     return rows > kWholeReadRows;
