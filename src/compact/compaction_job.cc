@@ -178,9 +178,6 @@ struct BucketMerge {
   }
 };
 
-// Merged records a chunked compaction writes at a time.
-constexpr size_t kCompactionChunkRows = 65536;
-
 // A compaction column by column (ColumnMergePlan): the files are merged on their key, sequence
 // and kind columns and the merged records' columns handed to the writer, with no row per
 // record. False (nothing written) when the table or its files need the row merge: merge options
@@ -219,7 +216,7 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   // are read and written a chunk at a time: of merged records for deduplicate and first-row, of
   // keys (each holding at most one record of each file) for partial-update and aggregation.
   const size_t hook_rows = GetTestHooks().compaction_chunk_rows;
-  const size_t chunk_rows = hook_rows > 0 ? hook_rows : kCompactionChunkRows;
+  const size_t chunk_rows = hook_rows > 0 ? hook_rows : datafile::kMergeChunkKeys;
   const bool reads_values = plan->kind() == ColumnMergePlan::Kind::kPartialUpdate ||
                             plan->kind() == ColumnMergePlan::Kind::kAggregate;
   // (A chunk holds at most every record.)

@@ -236,6 +236,11 @@ Result<std::optional<MergedColumns>> MergeFilesByColumns(
     const std::vector<bool>* needed = nullptr,
     const std::vector<Predicate>* skip_filters = nullptr);
 
+// Keys a merge by chunks takes at a time (compactions and reads): it holds the columns of their
+// records (at most one record of each file per key) beside the files' key, sequence and kind
+// columns.
+inline constexpr size_t kMergeChunkKeys = 65536;
+
 // MergeFilesByColumns a chunk of keys at a time: fn(chunk) is given, in key order, the merged
 // records of up to `chunk_keys` keys over the columns of the records those keys hold (then, for
 // partial-update, a NULL row), so that the merge holds the files' key, sequence and kind

@@ -1,6 +1,7 @@
 #include "read/split_read.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "common/check_value.h"
 #include "common/predicate.h"
@@ -39,11 +40,10 @@ using datafile::ReadPushdown;
 using merge::ColumnMergePlan;
 using meta::ResolveExternalPath;
 
-// Keys a merge by columns merges at a time: it holds the columns of their records (at most one
-// record of each file per key) beside the files' key, sequence and kind columns.
+// Keys a merge by columns merges at a time (datafile::kMergeChunkKeys, unless a test says).
 size_t MergeChunkKeys() {
   const size_t hook = datafile::GetTestHooks().read_merge_chunk_keys;
-  return hook > 0 ? hook : 65536;
+  return hook > 0 ? hook : datafile::kMergeChunkKeys;
 }
 
 const std::vector<Field>& RowTrackingFields() {
@@ -523,8 +523,8 @@ class SplitReadImpl : public SplitRead {
   // fn a chunk of keys at a time (datafile::MergeFilesByColumnChunks). False, fn never called,
   // when the bucket needs the row merge. No retraction comes out: deduplicate drops winning
   // ones (keep_retracts false), the other engines' results are never one.
-  template <typename Fn>
-  Result<bool> MergeSplitByColumns(const DataSplit& split, const Fn& fn) {
+  Result<bool> MergeSplitByColumns(const DataSplit& split,
+                                   const std::function<Result<bool>(MergedColumns&)>& fn) {
     TRIB_ASSIGN_OR_RETURN(auto m, ChunkMergeOf(split));
     if (!m) return false;
     return MergeFilesByColumnChunks(m->paths, layout_, m->plan.get(),

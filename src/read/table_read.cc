@@ -135,12 +135,17 @@ class FileStoreScan : public TableScan {
     if (!ColumnPath()) return TableScan::NextColumns(batch);
     if (options_.max_batch_rows > 0) return NextSlice(batch, options_.max_batch_rows);
     while (true) {
-      if (TakeReadyColumns(batch)) return true;
+      // A large split being sliced first: NextSlice hands out what it reads whole (a merge that
+      // does not run by columns, a file read as rows) from ready_columns_ a slice at a time, so
+      // TakeReadyColumns must not take those batches (it would hand out a batch already partly
+      // handed out). Read-ahead batches are all taken before a large split starts, and NextSlice
+      // leaves ready_columns_ empty when it is done.
       if (slice_until_ != SIZE_MAX) {
         TRIB_ASSIGN_OR_RETURN(bool more, NextSlice(batch, kLargeSplitSlice));
         if (more) return true;
         slice_until_ = SIZE_MAX;
       }
+      if (TakeReadyColumns(batch)) return true;
       if (next_split_ >= splits_.size()) return false;
       // Whole splits are read ahead on every core, up to the next large one; a large one (a
       // file of many rows, which whole would take its decoded columns' memory at once, in every

@@ -239,6 +239,40 @@ TEST_F(SortSpillTest, DefaultThresholdIsTheStopTriggerPlusOneForLargeMerges) {
   EXPECT_EQ(datafile::SpillFilesTotal(), files) << "a small merge of 10 runs spilled";
 }
 
+// A bucket of more than 512Ki records is read by column scans a part at a time: merged a chunk
+// of keys at a time (its merge by columns), or, past the spill threshold, merged whole and
+// handed out a slice at a time. Either way every key comes out once, as the row scan gives it
+// (a slice handed out was once handed out again whole: 65,536 rows twice).
+TEST_F(SortSpillTest, LargeMergedBucketsGiveEveryRowOnceThroughColumnScans) {
+  for (const char* threshold : {"", "100"}) {
+    SCOPED_TRACE(std::string("sort-spill-threshold ") + (*threshold ? threshold : "unset"));
+    TableSpec spec;
+    spec.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {1, "n", DataType::BigInt(), ""}};
+    spec.primary_keys = {"id"};
+    spec.options = {{"bucket", "1"}, {"write-only", "true"}};
+    if (*threshold) spec.options["sort-spill-threshold"] = threshold;
+    const std::string name = *threshold ? "in_memory" : "spilled";
+    ASSERT_TRUE(catalog_->CreateTable(Identifier{"default", name, ""}, spec, false).ok());
+    auto t = catalog_->GetTable(Identifier{"default", name, ""});
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    constexpr int64_t kKeys = 70000;           // more than one slice (65,536) of merged rows
+    for (int64_t run = 1; run <= 11; run++) {  // 770,000 records in 11 runs
+      auto w = (*t)->NewWriter({});
+      ASSERT_TRUE(w.ok()) << w.status().ToString();
+      for (int64_t id = 0; id < kKeys; id++) {
+        ASSERT_TRUE((*w)->Write(RowKind::kInsert, {Value::Int(id), Value::Int(id * run)}).ok());
+      }
+      ASSERT_TRUE((*w)->Commit().ok());
+    }
+    const int64_t files = datafile::SpillFilesTotal();
+    const auto columns = Rows(**t, true);
+    EXPECT_EQ(datafile::SpillFilesTotal() > files, !*threshold) << "spilled as expected";
+    ASSERT_EQ(columns.size(), static_cast<size_t>(kKeys));
+    EXPECT_EQ(columns, Rows(**t, false));
+    EXPECT_EQ(columns.front(), "[0, 0]");
+  }
+}
+
 TEST_F(SortSpillTest, ThresholdUnderTwoIsRefused) {
   TableSpec spec;
   spec.columns = {{0, "id", DataType::BigInt().NotNull(), ""}};
