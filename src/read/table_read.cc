@@ -78,34 +78,54 @@ class FileStoreScan : public TableScan {
       ColumnBatch columns;
       TRIB_ASSIGN_OR_RETURN(bool more, NextSlice(&columns, options_.max_batch_rows));
       if (!more) return false;
-      batch->rows.assign(columns.num_rows, Row(columns.columns.size()));
-      for (size_t c = 0; c < columns.columns.size(); c++) {
-        for (size_t r = 0; r < columns.num_rows; r++) batch->rows[r][c] = columns.columns[c].Get(r);
-      }
-      batch->kinds.assign(columns.num_rows, RowKind::kInsert);
+      ColumnsToRows(columns, batch);
       return true;
     }
-    if (Parallel()) {
-      // Splits are independent: read the next few on every core, hand them out in order.
-      while (true) {
-        while (next_ready_ < ready_.size()) {
-          RowBatch& b = ready_[next_ready_++];
-          if (b.rows.empty()) continue;
-          std::swap(*batch, b);
-          b = RowBatch();
+    while (true) {
+      // A split of more than kWholeReadRows rows, a slice at a time as NextColumns reads it (a
+      // file a slice at a time, a merged bucket a chunk of keys at a time), handed out as rows:
+      // whole, its rows would take several times the memory of its columns.
+      if (slice_until_ != SIZE_MAX) {
+        ColumnBatch columns;
+        TRIB_ASSIGN_OR_RETURN(bool more, NextSlice(&columns, kLargeSplitSlice));
+        if (more) {
+          ColumnsToRows(columns, batch);
+          emitted_ += static_cast<int64_t>(batch->rows.size());
           return true;
         }
-        TRIB_ASSIGN_OR_RETURN(bool more,
-                              ReadAhead(&ready_, /*per_thread=*/1,
-                                        [&](const DataSplit& s, std::vector<RowBatch>* out) {
-                                          out->emplace_back();
-                                          return read_->ReadSplit(s, &out->back());
-                                        }));
-        if (!more) break;
+        slice_until_ = SIZE_MAX;
       }
-    }
-    while (next_split_ < splits_.size()) {
+      while (next_ready_ < ready_.size()) {
+        RowBatch& b = ready_[next_ready_++];
+        if (b.rows.empty()) continue;
+        std::swap(*batch, b);
+        b = RowBatch();
+        return true;
+      }
+      if (next_split_ >= splits_.size()) break;
       if (options_.limit && emitted_ >= *options_.limit) return false;
+      // (ColumnPath: no LIMIT or per-row bookkeeping needs the rows of a split at once.)
+      const bool slices = ColumnPath();
+      if (slices && LargeSplit(splits_[next_split_])) {
+        slice_until_ = next_split_ + 1;
+        continue;
+      }
+      if (Parallel()) {
+        // (ReadAhead takes at most a split per thread: no need to look further.)
+        const size_t most = next_split_ + static_cast<size_t>(DefaultParallelism());
+        size_t end = next_split_;
+        while (end < splits_.size() && end < most && !(slices && LargeSplit(splits_[end]))) end++;
+        // Splits are independent: read the next few on every core, hand them out in order.
+        TRIB_ASSIGN_OR_RETURN(bool more, ReadAhead(
+                                             &ready_, /*per_thread=*/1,
+                                             [&](const DataSplit& s, std::vector<RowBatch>* out) {
+                                               out->emplace_back();
+                                               return read_->ReadSplit(s, &out->back());
+                                             },
+                                             end));
+        if (!more) break;
+        continue;
+      }
       const DataSplit& split = splits_[next_split_++];
       read_->set_emitted(emitted_);
       TRIB_RETURN_NOT_OK(read_->ReadSplit(split, batch));
@@ -183,6 +203,15 @@ class FileStoreScan : public TableScan {
     int64_t rows = 0;
     for (const auto& f : split.files) rows += f.row_count;
     return rows > kWholeReadRows;
+  }
+
+  // `columns` as rows (inserts) in *batch.
+  static void ColumnsToRows(const ColumnBatch& columns, RowBatch* batch) {
+    batch->rows.assign(columns.num_rows, Row(columns.columns.size()));
+    for (size_t c = 0; c < columns.columns.size(); c++) {
+      for (size_t r = 0; r < columns.num_rows; r++) batch->rows[r][c] = columns.columns[c].Get(r);
+    }
+    batch->kinds.assign(columns.num_rows, RowKind::kInsert);
   }
 
   // Moves the next non-empty batch read ahead into *batch; false when none is left.

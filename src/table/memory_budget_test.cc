@@ -82,6 +82,41 @@ TEST(MemoryBudgetTest, OperatorsShareTheBuffersPartAndTheCacheGivesWay) {
 
 class MemoryBudgetWriteTest : public WarehouseTest {};
 
+// A file of more than 512Ki rows read as rows (TableScan::Next, no batch bound) is read a slice
+// at a time, as column scans read it, not whole as rows: batches of at most 65,536 rows, every
+// row once.
+TEST_F(MemoryBudgetWriteTest, LargeFilesReadAsRowsComeInSlices) {
+  TableSpec spec;
+  spec.columns = {{0, "id", DataType::BigInt().NotNull(), ""}, {1, "v", DataType::String(), ""}};
+  spec.options = {{"bucket", "-1"}};
+  ASSERT_TRUE(catalog_->CreateTable(Identifier{"default", "big", ""}, spec, false).ok());
+  auto t = catalog_->GetTable(Identifier{"default", "big", ""});
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  constexpr int64_t kRows = 600000;
+  auto w = (*t)->NewWriter({});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  for (int64_t i = 0; i < kRows; i++) {
+    ASSERT_TRUE((*w)->Write(RowKind::kInsert, {Value::Int(i), Value::String("x")}).ok());
+  }
+  ASSERT_TRUE((*w)->Commit().ok());
+  auto scan = (*t)->NewScan({});
+  ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+  int64_t rows = 0, sum = 0;
+  size_t largest = 0;
+  RowBatch batch;
+  while (true) {
+    auto more = (*scan)->Next(&batch);
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    if (!*more) break;
+    largest = std::max(largest, batch.rows.size());
+    rows += static_cast<int64_t>(batch.rows.size());
+    for (const Row& r : batch.rows) sum += r[0].int_value();
+  }
+  EXPECT_EQ(rows, kRows);
+  EXPECT_EQ(sum, kRows * (kRows - 1) / 2);
+  EXPECT_LE(largest, 65536u);
+}
+
 // A buffer flushes before a record whose vectors would double past 'write-buffer-size', not
 // right after it: the buffers never hold more than the limit (and the charging step), where a
 // doubling took them up to half as much again (the doubled memory flushed unused). An append
