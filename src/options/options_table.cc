@@ -451,6 +451,12 @@ std::vector<OptionDef> BuildTable() {
           "sorted runs instead of flushing them to level-0 files; a bucket's runs are merged "
           "into its level-0 files at the commit. Unset: on for tables on object storage, off "
           "on local disk."),
+      Def("write-manifest-cache", kMemory, "0 b",
+          "Paimon's cache of the manifests a writer reads to restore its buckets. A Tributary "
+          "writer restores every bucket from the snapshot's live-file list, read once and kept "
+          "in the process's file cache (docs/memory.md): Paimon's per-bucket restore and its "
+          "cache have no counterpart yet.")
+          .Unsupported(),
       Def("write-buffer-spill.max-disk-size", kMemory, "",
           "Local disk a writer's spilled buffers may take; past it a full buffer is flushed to "
           "a level-0 file instead (unset: no limit)."),
