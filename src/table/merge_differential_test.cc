@@ -36,21 +36,7 @@ class DifferentialTest : public ::testing::TestWithParam<std::string> {
   }
   void TearDown() override { (void)io::LocalFs().RemoveAll(dir_); }
 
-  std::vector<Row> Read(Table& t) {
-    auto s = t.NewScan({});
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    std::vector<Row> out;
-    RowBatch b;
-    while (true) {
-      auto more = (*s)->Next(&b);
-      EXPECT_TRUE(more.ok()) << more.status().ToString();
-      if (!more.ok() || !*more) break;
-      for (auto& r : b.rows) out.push_back(r);
-    }
-    std::sort(out.begin(), out.end(),
-              [](const Row& a, const Row& b) { return a[0].int_value() < b[0].int_value(); });
-    return out;
-  }
+  std::vector<Row> Read(Table& t) { return ReadAllRows(t); }
 
   std::string dir_;
   std::unique_ptr<Catalog> catalog_;

@@ -63,20 +63,7 @@ class TableTest : public WarehouseTest {
     return out;
   }
 
-  static std::vector<Row> ReadAll(Table& t, ScanOptions o = {}) {
-    auto s = t.NewScan(o);
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    std::vector<Row> out;
-    RowBatch b;
-    while (true) {
-      auto more = (*s)->Next(&b);
-      EXPECT_TRUE(more.ok()) << more.status().ToString();
-      if (!more.ok() || !*more) break;
-      for (auto& r : b.rows) out.push_back(r);
-    }
-    SortByFirstColumn(&out);
-    return out;
-  }
+  static std::vector<Row> ReadAll(Table& t, ScanOptions o = {}) { return ReadAllRows(t, o); }
 
   static Row R(int64_t id, std::string v) { return {Value::Int(id), Value::String(std::move(v))}; }
 

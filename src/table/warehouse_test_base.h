@@ -99,6 +99,22 @@ inline void SortByFirstColumn(std::vector<Row>* rows) {
             [](const Row& a, const Row& b) { return CompareValues(a[0], b[0]) < 0; });
 }
 
+// Rows of a scan read with Next, sorted by their first column.
+inline std::vector<Row> ReadAllRows(Table& t, ScanOptions o = {}) {
+  auto s = t.NewScan(o);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  std::vector<Row> out;
+  RowBatch b;
+  while (true) {
+    auto more = (*s)->Next(&b);
+    EXPECT_TRUE(more.ok()) << more.status().ToString();
+    if (!more.ok() || !*more) break;
+    for (auto& r : b.rows) out.push_back(r);
+  }
+  SortByFirstColumn(&out);
+  return out;
+}
+
 // Rows of a scan read with NextColumns, rebuilt from the column vectors.
 inline std::vector<Row> ReadAllColumns(Table& t, ScanOptions o = {}) {
   auto s = t.NewScan(o);
