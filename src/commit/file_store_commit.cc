@@ -149,7 +149,8 @@ Status FileStoreCommit::CheckIncarnation() const {
 
 Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
                                             const IndexUpdate& index,
-                                            const std::vector<meta::ManifestEntry>* changelog) {
+                                            const std::vector<meta::ManifestEntry>* changelog,
+                                            const std::set<std::string>* scope) {
   meta::SnapshotManager snapshots(table_path_);
   std::mt19937 rng(std::random_device{}());
   Status last_error;
@@ -158,12 +159,16 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
     TRIB_ASSIGN_OR_RETURN(std::shared_ptr<const meta::Snapshot> latest, snapshots.Latest());
     const std::optional<int64_t> latest_id =
         latest ? std::optional<int64_t>(latest->id) : std::nullopt;
-    static const std::vector<ManifestEntry> kNoEntries;
+    // Every live entry (`whole`), or those of the partitions in `scope`.
     std::shared_ptr<const std::vector<ManifestEntry>> live_shared;
-    if (latest) {
+    std::vector<ManifestEntry> scoped;
+    const bool whole = !latest || !scope || meta::LiveEntriesCached(table_path_, *latest);
+    if (latest && whole) {
       TRIB_ASSIGN_OR_RETURN(live_shared, meta::ReadLiveEntriesShared(table_path_, *latest));
+    } else if (latest) {
+      TRIB_ASSIGN_OR_RETURN(scoped, meta::ReadLivePartitionEntries(table_path_, *latest, *scope));
     }
-    const std::vector<ManifestEntry>& live = live_shared ? *live_shared : kNoEntries;
+    const std::vector<ManifestEntry>& live = live_shared ? *live_shared : scoped;
     TRIB_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, build(live, latest.get()));
     if (delta.empty()) return latest_id.value_or(0);
 
@@ -196,8 +201,12 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
         for (auto& m : d) base.push_back(std::move(m));
         if (base.size() > kMaxBaseManifests) {
           base.clear();
-          if (!live.empty()) {
-            TRIB_ASSIGN_OR_RETURN(meta::ManifestFileMeta merged, WriteManifest(live, &written));
+          std::shared_ptr<const std::vector<ManifestEntry>> all = live_shared;
+          if (!all) {
+            TRIB_ASSIGN_OR_RETURN(all, meta::ReadLiveEntriesShared(table_path_, *latest));
+          }
+          if (!all->empty()) {
+            TRIB_ASSIGN_OR_RETURN(meta::ManifestFileMeta merged, WriteManifest(*all, &written));
             base.push_back(std::move(merged));
           }
         }
@@ -251,8 +260,11 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
       // The new snapshot's live files are the old ones with the delta applied, as a reader
       // merges its manifests (base = the old snapshot's, in order, then the delta): kept, so the
       // next commit and this process's reads do not decode every manifest again.
-      meta::RememberLiveEntries(table_path_, attempt_base_list, attempt_delta_list,
-                                meta::ApplyEntries(live, std::move(delta)));
+      // (A commit that read some partitions' entries has no whole list to keep.)
+      if (whole) {
+        meta::RememberLiveEntries(table_path_, attempt_base_list, attempt_delta_list,
+                                  meta::ApplyEntries(live, std::move(delta)));
+      }
       return latest ? latest->id + 1 : 1;
     }
     cleanup();
@@ -451,6 +463,9 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
     has_new |= !m.new_files.empty();
     has_compact |= !m.compact_before.empty() || !m.compact_after.empty() || m.compact_vectors;
   }
+  // The partitions the request writes: its commits look at their live files alone.
+  std::set<std::string> partitions;
+  for (const auto& m : req.messages) partitions.insert(m.partition);
   std::vector<ManifestEntry> changelog;
   for (const auto& m : req.messages) {
     for (const auto& f : m.changelog_files) {
@@ -466,15 +481,18 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
       overwrite_index.drop_vectors =
           req.overwrite_filter ? req.overwrite_filter : [](const std::string&) { return true; };
     }
-    TRIB_ASSIGN_OR_RETURN(last,
-                          CommitOnce(
-                              kind,
-                              [&](const std::vector<ManifestEntry>& live,
-                                  const meta::Snapshot*) -> Result<std::vector<ManifestEntry>> {
-                                if (req.precondition) TRIB_RETURN_NOT_OK(req.precondition(live));
-                                return AppendDelta(&req, live, &result);
-                              },
-                              overwrite_index, req.overwrite ? nullptr : &changelog));
+    // An overwrite (and its precondition) looks at every partition it may replace.
+    const bool scoped = !req.overwrite && !req.precondition;
+    TRIB_ASSIGN_OR_RETURN(
+        last,
+        CommitOnce(
+            kind,
+            [&](const std::vector<ManifestEntry>& live,
+                const meta::Snapshot*) -> Result<std::vector<ManifestEntry>> {
+              if (req.precondition) TRIB_RETURN_NOT_OK(req.precondition(live));
+              return AppendDelta(&req, live, &result);
+            },
+            overwrite_index, req.overwrite ? nullptr : &changelog, scoped ? &partitions : nullptr));
     if (last) {
       result.first_snapshot = last;
       result.snapshots++;
@@ -500,7 +518,7 @@ Result<CommitResult> FileStoreCommit::Commit(const CommitRequest& request) {
           conflict = false;
           return CompactDelta(req, live, latest, &conflict);
         },
-        IndexUpdate{&compact_index, nullptr}, &compact_changelog);
+        IndexUpdate{&compact_index, nullptr}, &compact_changelog, &partitions);
     if (!r.ok()) {
       // The APPEND snapshot (if any) is published already: a compaction that cannot be
       // committed is dropped, never reported as a failed commit that would undo published files.

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -118,9 +119,13 @@ class FileStoreCommit {
       const std::vector<meta::ManifestEntry>& live, const meta::Snapshot* latest)>;
   // One snapshot, retried on conflict. `build` gets the latest live entries and returns the delta.
   // `changelog`: the snapshot's changelog files (its changelog manifest list).
+  // `scope`: the partitions `build` looks at (null: every one). Unless this process has the
+  // latest snapshot's live entries cached, `build` then gets those partitions' entries alone,
+  // read without merging the others' (a commit into a few partitions of thousands: issue 38).
   Result<int64_t> CommitOnce(meta::CommitKind kind, const EntryBuilder& build,
                              const IndexUpdate& index = IndexUpdate(),
-                             const std::vector<meta::ManifestEntry>* changelog = nullptr);
+                             const std::vector<meta::ManifestEntry>* changelog = nullptr,
+                             const std::set<std::string>* scope = nullptr);
   // The index manifest with `update` applied to the snapshot's current one.
   Result<std::string> WriteIndexManifest(const meta::Snapshot* latest, const IndexUpdate& update,
                                          std::vector<std::string>* written);

@@ -1,15 +1,18 @@
 // FileStoreCommit on its own: snapshots published from commit messages (files described by their
 // metas; the commit never opens them), compactions replacing files, a compaction that lost its
 // inputs to a concurrent commit dropped, OVERWRITE of one partition, and a failed precondition
-// publishing nothing; the live files a commit keeps in memory equal its manifests read back.
+// publishing nothing; the live files a commit keeps in memory equal its manifests read back; a
+// commit into a few partitions reads their live files alone when the whole list is not cached.
 #include "commit/file_store_commit.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 
 #include "format/binary_row.h"
+#include "io/file_cache.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
 #include "meta/snapshot_reader.h"
@@ -228,6 +231,88 @@ TEST_F(FileStoreCommitTest, TheLiveFilesACommitKeepsAreItsManifests) {
   EXPECT_EQ(Live(), (std::vector<std::string>{
                         "data-11.parquet", "data-14.parquet", "data-17.parquet", "data-2.parquet",
                         "data-5.parquet", "data-8.parquet", "data-c0.parquet", "data-o1.parquet"}));
+}
+
+// A writer into a few partitions of a table of thousands neither merges nor keeps every
+// partition's live files (issue 38): without the whole list cached, a commit reads the live
+// entries of the partitions it writes alone; they and the layout counts must be what the whole
+// list gives.
+TEST_F(FileStoreCommitTest, ACommitIntoSomePartitionsReadsTheirLiveFilesAlone) {
+  for (int i = 0; i < 20; i++) {
+    CommitMessage m = NewFiles(i % 3, {File("data-" + std::to_string(i) + ".parquet", 1 + i)});
+    ASSERT_TRUE(Commit(Req(m)).ok());
+  }
+  CommitMessage c = NewFiles(0, {});
+  for (int i = 0; i < 20; i += 3)
+    c.compact_before.push_back(File("data-" + std::to_string(i) + ".parquet", 1 + i));
+  c.compact_after = {File("data-c0.parquet", 70, 5)};
+  ASSERT_TRUE(Commit(Req(c)).ok());
+  auto latest = [&] {
+    meta::SnapshotManager snapshots(path_);
+    auto id = snapshots.LatestId();
+    EXPECT_TRUE(id.ok() && id->has_value());
+    auto snap = snapshots.Read(**id);
+    EXPECT_TRUE(snap.ok());
+    return *snap;
+  };
+  auto names = [](const std::vector<meta::ManifestEntry>& entries) {
+    std::vector<std::string> out;
+    for (const auto& e : entries) out.push_back(e.file.file_name);
+    return out;
+  };
+  auto check = [&](const std::string& step) {
+    auto snap = latest();
+    for (const std::set<std::string>& parts :
+         {std::set<std::string>{Partition(0)}, std::set<std::string>{Partition(1)},
+          std::set<std::string>{Partition(0), Partition(2)}, std::set<std::string>{}}) {
+      io::FileCache::Instance().EraseUnder(path_);
+      auto scoped = meta::ReadLivePartitionEntries(path_, *snap, parts);
+      ASSERT_TRUE(scoped.ok()) << scoped.status().ToString();
+      EXPECT_FALSE(meta::LiveEntriesCached(path_, *snap)) << step;
+      auto layout = meta::CountLiveLayout(path_, *snap);
+      ASSERT_TRUE(layout.ok()) << layout.status().ToString();
+      auto all = meta::ReadLiveEntriesShared(path_, *snap);  // cached from here on
+      ASSERT_TRUE(all.ok());
+      EXPECT_TRUE(meta::LiveEntriesCached(path_, *snap));
+      std::vector<meta::ManifestEntry> filtered;
+      std::set<std::pair<std::string, int32_t>> buckets;
+      std::set<std::string> partitions;
+      for (const auto& e : **all) {
+        if (parts.count(e.partition)) filtered.push_back(e);
+        buckets.insert({e.partition, e.bucket});
+        partitions.insert(e.partition);
+      }
+      EXPECT_EQ(names(*scoped), names(filtered)) << step << ", from the manifests";
+      auto cached = meta::ReadLivePartitionEntries(path_, *snap, parts);
+      ASSERT_TRUE(cached.ok());
+      EXPECT_EQ(names(*cached), names(filtered)) << step << ", from the cached list";
+      EXPECT_EQ(layout->partitions, partitions) << step;
+      EXPECT_EQ(layout->buckets, static_cast<int64_t>(buckets.size())) << step;
+      auto counted = meta::CountLiveLayout(path_, *snap);
+      ASSERT_TRUE(counted.ok());
+      EXPECT_EQ(counted->partitions, partitions) << step;
+      EXPECT_EQ(counted->buckets, static_cast<int64_t>(buckets.size())) << step;
+    }
+  };
+  check("after the compaction");
+  // A commit into partition 1 without the whole list cached: published right, nothing whole kept.
+  io::FileCache::Instance().EraseUnder(path_);
+  ASSERT_TRUE(Commit(Req(NewFiles(1, {File("data-n1.parquet", 3)}))).ok());
+  EXPECT_FALSE(meta::LiveEntriesCached(path_, *latest()));
+  check("after a commit into one partition");
+  // A compaction whose inputs are gone is still dropped when only its partition is read.
+  io::FileCache::Instance().EraseUnder(path_);
+  CommitMessage stale = NewFiles(2, {});
+  stale.compact_before = {File("data-0.parquet", 1)};  // partition 0's, compacted above
+  stale.compact_after = {File("data-c2.parquet", 1, 5)};
+  auto dropped = Commit(Req(stale));
+  ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
+  EXPECT_TRUE(dropped->compaction_dropped);
+  EXPECT_EQ(Live(), (std::vector<std::string>{
+                        "data-1.parquet", "data-10.parquet", "data-11.parquet", "data-13.parquet",
+                        "data-14.parquet", "data-16.parquet", "data-17.parquet", "data-19.parquet",
+                        "data-2.parquet", "data-4.parquet", "data-5.parquet", "data-7.parquet",
+                        "data-8.parquet", "data-c0.parquet", "data-n1.parquet"}));
 }
 
 }  // namespace

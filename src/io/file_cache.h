@@ -48,6 +48,11 @@ class FileCache {
     Insert(key, value, loaded.second);
     return value;
   }
+  // The cached value for `key`, or null (nothing is loaded).
+  template <typename T>
+  std::shared_ptr<const T> Peek(const std::string& key) {
+    return std::static_pointer_cast<const T>(Lookup(key));
+  }
 
  private:
   explicit FileCache(int64_t capacity);

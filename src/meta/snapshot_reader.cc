@@ -4,6 +4,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <utility>
 
 #include "io/file_cache.h"
@@ -44,46 +45,49 @@ Result<std::vector<meta::ManifestFileMeta>> ReadManifestList(const std::string& 
   return *cached;
 }
 
-Result<std::vector<meta::ManifestEntry>> ReadManifest(const std::string& table_path,
-                                                      const std::string& manifest_name) {
+namespace {
+using SharedEntries = std::shared_ptr<const std::vector<meta::ManifestEntry>>;
+
+Result<SharedEntries> ReadManifestShared(const std::string& table_path,
+                                         const std::string& manifest_name) {
   std::string path = meta::ManifestPath(table_path, manifest_name);
   using T = std::vector<meta::ManifestEntry>;
-  TRIB_ASSIGN_OR_RETURN(
-      auto cached, FileCache::Instance().GetOrLoad<T>(
-                       "manifest:" + path, [&]() -> Result<std::pair<T, int64_t>> {
-                         TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
-                         TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
-                         TRIB_ASSIGN_OR_RETURN(
-                             T v,
-                             meta::DecodeManifest(std::move(bytes), "manifest '" + path + "'"));
-                         int64_t size = 256;
-                         for (const auto& e : v) size += meta::ApproxBytes(e);
-                         return std::make_pair(std::move(v), size);
-                       }));
-  return *cached;
+  return FileCache::Instance().GetOrLoad<T>(
+      "manifest:" + path, [&]() -> Result<std::pair<T, int64_t>> {
+        TRIB_ASSIGN_OR_RETURN(std::string bytes, io::LocalFs().ReadFile(path));
+        TRIB_RETURN_NOT_OK(CheckNotOrc(bytes, path));
+        TRIB_ASSIGN_OR_RETURN(T v,
+                              meta::DecodeManifest(std::move(bytes), "manifest '" + path + "'"));
+        int64_t size = 256;
+        for (const auto& e : v) size += meta::ApproxBytes(e);
+        return std::make_pair(std::move(v), size);
+      });
 }
 
-namespace {
-Status AppendEntries(const std::string& table_path, const std::string& list,
-                     std::vector<meta::ManifestEntry>* out) {
+// Calls `fn(entry)` for every entry of the manifests of manifest list `list`, in order (each
+// manifest shared from the cache: no copy).
+template <typename Fn>
+Status ForEachEntryOf(const std::string& table_path, const std::string& list, Fn&& fn) {
   TRIB_ASSIGN_OR_RETURN(auto metas, ReadManifestList(table_path, list));
   for (const auto& m : metas) {
-    TRIB_ASSIGN_OR_RETURN(auto entries, ReadManifest(table_path, m.file_name));
-    for (auto& e : entries) out->push_back(std::move(e));
+    TRIB_ASSIGN_OR_RETURN(SharedEntries entries, ReadManifestShared(table_path, m.file_name));
+    for (const auto& e : *entries) fn(e);
   }
   return Status::OK();
 }
 
 Status MergeEntriesOf(const std::string& table_path, const std::string& list,
                       meta::LiveEntryMerger* merger) {
-  TRIB_ASSIGN_OR_RETURN(auto metas, ReadManifestList(table_path, list));
-  for (const auto& m : metas) {
-    TRIB_ASSIGN_OR_RETURN(auto entries, ReadManifest(table_path, m.file_name));
-    for (auto& e : entries) merger->Add(std::move(e));
-  }
-  return Status::OK();
+  return ForEachEntryOf(table_path, list,
+                        [&](const meta::ManifestEntry& e) { merger->Add(meta::ManifestEntry(e)); });
 }
 }  // namespace
+
+Result<std::vector<meta::ManifestEntry>> ReadManifest(const std::string& table_path,
+                                                      const std::string& manifest_name) {
+  TRIB_ASSIGN_OR_RETURN(SharedEntries entries, ReadManifestShared(table_path, manifest_name));
+  return *entries;
+}
 
 Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& table_path,
                                                          const meta::Snapshot& snapshot) {
@@ -333,8 +337,65 @@ void RememberLiveEntries(const std::string& table_path, const std::string& base_
 Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& table_path,
                                                           const meta::Snapshot& snapshot) {
   std::vector<meta::ManifestEntry> all;
-  TRIB_RETURN_NOT_OK(AppendEntries(table_path, snapshot.delta_manifest_list, &all));
+  TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.delta_manifest_list,
+                                    [&](const meta::ManifestEntry& e) { all.push_back(e); }));
   return all;
+}
+
+Result<std::vector<meta::ManifestEntry>> ReadLivePartitionEntries(
+    const std::string& table_path, const meta::Snapshot& snapshot,
+    const std::set<std::string>& partitions) {
+  using T = std::vector<meta::ManifestEntry>;
+  const std::string key =
+      LiveKey(table_path, snapshot.base_manifest_list, snapshot.delta_manifest_list);
+  if (std::shared_ptr<const T> live = FileCache::Instance().Peek<T>(key)) {
+    T out;
+    for (const auto& e : *live) {
+      if (partitions.count(e.partition)) out.push_back(e);
+    }
+    return out;
+  }
+  // A DELETE cancels an ADD of the same identifier, which names the partition: the merge of
+  // some partitions' entries is the whole merge's, filtered.
+  meta::LiveEntryMerger merger;
+  auto add = [&](const meta::ManifestEntry& e) {
+    if (partitions.count(e.partition)) merger.Add(meta::ManifestEntry(e));
+  };
+  TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.base_manifest_list, add));
+  TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.delta_manifest_list, add));
+  return std::move(merger).Finish();
+}
+
+bool LiveEntriesCached(const std::string& table_path, const meta::Snapshot& snapshot) {
+  return FileCache::Instance().Peek<std::vector<meta::ManifestEntry>>(LiveKey(
+             table_path, snapshot.base_manifest_list, snapshot.delta_manifest_list)) != nullptr;
+}
+
+Result<LiveLayout> CountLiveLayout(const std::string& table_path, const meta::Snapshot& snapshot) {
+  using T = std::vector<meta::ManifestEntry>;
+  std::set<std::pair<std::string, int32_t>> buckets;
+  const std::string key =
+      LiveKey(table_path, snapshot.base_manifest_list, snapshot.delta_manifest_list);
+  if (std::shared_ptr<const T> live = FileCache::Instance().Peek<T>(key)) {
+    for (const auto& e : *live) buckets.insert({e.partition, e.bucket});
+  } else {
+    // Live files by identifier (a DELETE cancels the ADD before it), then their buckets.
+    std::unordered_map<std::string, std::pair<std::string, int32_t>> files;
+    auto add = [&](const meta::ManifestEntry& e) {
+      if (e.kind == meta::FileKind::kAdd) {
+        files[e.Identifier()] = {e.partition, e.bucket};
+      } else {
+        files.erase(e.Identifier());
+      }
+    };
+    TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.base_manifest_list, add));
+    TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.delta_manifest_list, add));
+    for (auto& [id, bucket] : files) buckets.insert(std::move(bucket));
+  }
+  LiveLayout out;
+  out.buckets = static_cast<int64_t>(buckets.size());
+  for (const auto& b : buckets) out.partitions.insert(b.first);
+  return out;
 }
 
 Result<std::vector<meta::IndexManifestEntry>> ReadLiveIndexEntries(const std::string& table_path,

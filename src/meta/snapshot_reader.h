@@ -2,6 +2,7 @@
 // Thread-safety: stateless functions.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,24 @@ Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& tabl
 // The same, shared from the process-wide cache without a copy.
 Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(
     const std::string& table_path, const meta::Snapshot& snapshot);
+// The live entries of some partitions (serialized BinaryRows) of a snapshot: what
+// ReadLiveEntries gives, filtered to `partitions`, without copying or merging the other
+// partitions' entries (a writer into a few partitions of a table of thousands: issue 38). From
+// the snapshot's cached live entries when this process has them, else from its manifests.
+Result<std::vector<meta::ManifestEntry>> ReadLivePartitionEntries(
+    const std::string& table_path, const meta::Snapshot& snapshot,
+    const std::set<std::string>& partitions);
+// Whether this process has the live entries of `snapshot` in its cache (ReadLiveEntriesShared
+// then costs no manifest read).
+bool LiveEntriesCached(const std::string& table_path, const meta::Snapshot& snapshot);
+// The partitions of a snapshot that have live files (serialized BinaryRows) and how many
+// (partition, bucket) pairs have live files, counted from its manifests without copying an
+// entry: what 'max.partition.num' and 'max.bucket.num' are checked against.
+struct LiveLayout {
+  std::set<std::string> partitions;
+  int64_t buckets = 0;
+};
+Result<LiveLayout> CountLiveLayout(const std::string& table_path, const meta::Snapshot& snapshot);
 // Keeps `live` in the process-wide cache as the live entries of the snapshot whose manifest
 // lists are `base_manifest_list` and `delta_manifest_list` (a committer's, which has them in
 // memory: the next commit and reads need not decode every manifest again). REQUIRES: they are

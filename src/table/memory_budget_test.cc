@@ -10,6 +10,8 @@
 #include <string>
 
 #include "io/file_cache.h"
+#include "meta/snapshot.h"
+#include "meta/snapshot_reader.h"
 #include "table/warehouse_test_base.h"
 #include "tributary/table_scan.h"
 #include "tributary/table_writer.h"
@@ -81,6 +83,64 @@ TEST(MemoryBudgetTest, OperatorsShareTheBuffersPartAndTheCacheGivesWay) {
 }
 
 class MemoryBudgetWriteTest : public WarehouseTest {};
+
+// A writer into a few partitions of a table of many reads only their live files, and so does
+// its commit (issue 38): with nothing cached, writing one partition leaves the table's whole
+// live-file list unread; rows still merge with the older ones, a long-lived writer's next commit
+// into another partition too, and a writer into more partitions than it restores one at a time
+// reads them all.
+TEST_F(MemoryBudgetWriteTest, AWriterIntoOnePartitionReadsThatPartitionAlone) {
+  TableSpec spec;
+  spec.columns = {{0, "p", DataType::Int().NotNull(), ""},
+                  {1, "id", DataType::BigInt().NotNull(), ""},
+                  {2, "v", DataType::BigInt(), ""}};
+  spec.primary_keys = {"p", "id"};
+  spec.partition_keys = {"p"};
+  spec.options = {{"bucket", "2"}};
+  ASSERT_TRUE(catalog_->CreateTable(Identifier{"default", "parts", ""}, spec, false).ok());
+  auto t = catalog_->GetTable(Identifier{"default", "parts", ""});
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  std::map<std::pair<int32_t, int64_t>, int64_t> want;
+  auto write = [&](TableWriter& w, int32_t p, int64_t id, int64_t v) {
+    ASSERT_TRUE(w.Write(RowKind::kInsert, {Value::Int(p), Value::Int(id), Value::Int(v)}).ok());
+    want[{p, id}] = v;
+  };
+  {
+    auto w = (*t)->NewWriter({});
+    ASSERT_TRUE(w.ok());
+    for (int32_t p = 0; p < 40; p++) {
+      for (int64_t id = 0; id < 4; id++) write(**w, p, id, 0);
+    }
+    ASSERT_TRUE((*w)->Commit().ok());
+  }
+  auto latest = [&] {
+    auto snap = meta::SnapshotManager((*t)->path()).Latest();
+    EXPECT_TRUE(snap.ok() && *snap);
+    return *snap;
+  };
+  io::FileCache::Instance().EraseUnder((*t)->path());
+  const auto before = latest();
+  auto w = (*t)->NewWriter({});
+  ASSERT_TRUE(w.ok());
+  write(**w, 5, 1, 1);
+  ASSERT_TRUE((*w)->Commit().ok());
+  EXPECT_FALSE(meta::LiveEntriesCached((*t)->path(), *before));
+  EXPECT_FALSE(meta::LiveEntriesCached((*t)->path(), *latest()));
+  write(**w, 6, 2, 2);  // a partition the writer had not read
+  write(**w, 5, 1, 3);
+  ASSERT_TRUE((*w)->Commit().ok());
+  EXPECT_FALSE(meta::LiveEntriesCached((*t)->path(), *latest()));
+  auto wide = (*t)->NewWriter({});
+  ASSERT_TRUE(wide.ok());
+  for (int32_t p = 0; p < 20; p++) write(**wide, p, 3, 10 + p);
+  ASSERT_TRUE((*wide)->Commit().ok());
+  std::map<std::pair<int32_t, int64_t>, int64_t> got;
+  for (const Row& r : ReadAllRows(**t)) {
+    got[{r[0].int_value(), r[1].int_value()}] = r[2].int_value();
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(got[std::make_pair(5, int64_t{1})], 3);  // the later of the writer's two commits
+}
 
 // A file of more than 512Ki rows read as rows (TableScan::Next, no batch bound) is read a slice
 // at a time, as column scans read it, not whole as rows: batches of at most 65,536 rows, every

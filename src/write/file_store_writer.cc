@@ -362,7 +362,7 @@ Result<int32_t> FileStoreWriter::TotalBucketsOf(const std::string& pbytes) {
   if (restored_) {
     if (const int32_t known = RouteOf(pbytes).total; known > 0) return known;
   }
-  TRIB_RETURN_NOT_OK(Restore());
+  TRIB_RETURN_NOT_OK(RestorePartition(pbytes));
   auto it = partition_buckets_.find(pbytes);
   const int32_t total =
       it != partition_buckets_.end() && it->second > 0 ? it->second : core_.bucket;
@@ -464,21 +464,18 @@ Status FileStoreWriter::Restore() {
       live_at->second == (snap ? snap->delta_manifest_list : "")) {  // this writer's commit
     restored_snapshot_ = live_at->first;                             // was the last
     restored_delta_ = live_at->second;
+    restored_snap_ = snap;
     restored_ = true;
     return Status::OK();
   }
   existing_.clear();
   partition_buckets_.clear();
+  restored_partitions_.clear();
+  restored_all_ = false;
   route_generation_++;
   restored_snapshot_ = snap ? snap->id : 0;
   restored_delta_ = snap ? snap->delta_manifest_list : "";
-  if (snap) {
-    TRIB_ASSIGN_OR_RETURN(auto live, ReadLiveEntries(path_, *snap));
-    for (auto& e : live) {
-      partition_buckets_[e.partition] = e.total_buckets;
-      existing_[{e.partition, e.bucket}].push_back(std::move(e.file));
-    }
-  }
+  restored_snap_ = snap;
   existing_vectors_.clear();
   if (snap && deletion_vectors_) {
     TRIB_ASSIGN_OR_RETURN(auto entries,
@@ -486,6 +483,48 @@ Status FileStoreWriter::Restore() {
     for (auto& e : entries) existing_vectors_[{e.partition, e.bucket}] = std::move(e);
   }
   restored_ = true;
+  // The partitions this writer holds buckets of: its commits build on their files.
+  std::set<std::string> held;
+  for (const auto& [id, bw] : buckets_) held.insert(id.first);
+  if (held.size() > kPartitionsRestoredOneByOne) return RestoreAllPartitions();
+  return RestorePartitions(held);
+}
+
+Status FileStoreWriter::RestorePartition(const std::string& pbytes) {
+  TRIB_RETURN_NOT_OK(Restore());
+  if (restored_all_ || restored_partitions_.count(pbytes)) return Status::OK();
+  if (restored_snap_ && restored_partitions_.size() >= kPartitionsRestoredOneByOne) {
+    return RestoreAllPartitions();
+  }
+  return RestorePartitions({pbytes});
+}
+
+Status FileStoreWriter::RestorePartitions(const std::set<std::string>& partitions) {
+  if (restored_snap_ && !partitions.empty()) {  // (an empty table has no files to restore)
+    TRIB_ASSIGN_OR_RETURN(auto entries,
+                          meta::ReadLivePartitionEntries(path_, *restored_snap_, partitions));
+    for (auto& e : entries) {
+      partition_buckets_[e.partition] = e.total_buckets;
+      existing_[{e.partition, e.bucket}].push_back(std::move(e.file));
+    }
+  }
+  restored_partitions_.insert(partitions.begin(), partitions.end());
+  return Status::OK();
+}
+
+Status FileStoreWriter::RestoreAllPartitions() {
+  TRIB_RETURN_NOT_OK(Restore());
+  if (restored_all_) return Status::OK();
+  if (restored_snap_) {
+    TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntriesShared(path_, *restored_snap_));
+    for (const auto& e : *live) {
+      if (restored_partitions_.count(e.partition)) continue;  // held already
+      partition_buckets_[e.partition] = e.total_buckets;
+      existing_[{e.partition, e.bucket}].push_back(e.file);
+    }
+  }
+  restored_partitions_.clear();
+  restored_all_ = true;
   return Status::OK();
 }
 
@@ -504,7 +543,7 @@ Result<BucketWriter*> FileStoreWriter::GetBucket(const std::string& pbytes, cons
     RememberBucket(pbytes, bucket, it->second.get());
     return it->second.get();
   }
-  TRIB_RETURN_NOT_OK(Restore());
+  TRIB_RETURN_NOT_OK(RestorePartition(pbytes));
   TRIB_RETURN_NOT_OK(CheckNewBucket(id, partition));
   int64_t next_seq = 0;
   for (const auto& f : existing_[id]) next_seq = std::max(next_seq, f.max_sequence_number + 1);
@@ -529,12 +568,13 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
   if (existing_.count(id) && !existing_[id].empty()) return Status::OK();
   if (!limits_counted_) {
     // The partitions and buckets the table has, counted once per restored snapshot.
+    // (The restored snapshot's, which existing_ holds part of, counted from its manifests.)
     limit_partitions_.clear();
     limit_buckets_ = 0;
-    for (const auto& [bid, files] : existing_) {
-      if (files.empty()) continue;
-      limit_partitions_.insert(bid.first);
-      limit_buckets_++;
+    if (restored_snap_) {
+      TRIB_ASSIGN_OR_RETURN(meta::LiveLayout layout, meta::CountLiveLayout(path_, *restored_snap_));
+      limit_partitions_ = std::move(layout.partitions);
+      limit_buckets_ = layout.buckets;
     }
     for (const auto& [bid, bw] : buckets_) {
       if (!existing_.count(bid) || existing_[bid].empty()) {

@@ -248,9 +248,18 @@ class FileStoreWriter : public TableWriter {
   // Engines that refuse retractions fail at Write, before anything is buffered.
   Status CheckRetractAllowed() const;
 
-  // existing_, partition_buckets_ and existing_vectors_ as the latest snapshot has them: read
-  // from its manifests, unless they are already those of that snapshot (live_at_).
+  // Picks the latest snapshot as the one this writer builds on: existing_ and
+  // partition_buckets_ then hold the live files of the partitions it holds buckets of (read
+  // from that snapshot's manifests, unless they are already that snapshot's: live_at_), other
+  // partitions are read when first written (RestorePartition); existing_vectors_ is read whole.
   Status Restore();
+  // existing_ and partition_buckets_ of partition `pbytes` as the restored snapshot has them
+  // (Restore first). A writer over thousands of partitions reads only those it writes (issue
+  // 38), one at a time up to kPartitionsRestoredOneByOne, then every partition at once.
+  Status RestorePartition(const std::string& pbytes);
+  Status RestorePartitions(const std::set<std::string>& partitions);  // (not restored yet)
+  Status RestoreAllPartitions();
+  static constexpr size_t kPartitionsRestoredOneByOne = 16;
   // After this writer's commit of `req` (`result`): when the snapshots it published directly
   // follow the restored one (no other commit in between) and nothing of it was dropped or
   // renumbered, the commit is applied to existing_ and partition_buckets_, which are then the
@@ -385,6 +394,11 @@ class FileStoreWriter : public TableWriter {
   std::map<BucketId, std::unique_ptr<CompactionJob>> jobs_;  // background compactions
   bool waiting_for_jobs_ = false;  // CommitAndWaitForCompaction in progress
   bool restored_ = false;
+  // The snapshot restored (null: the table has none), and which of its partitions existing_ and
+  // partition_buckets_ hold (restored_all_: every one).
+  std::shared_ptr<const meta::Snapshot> restored_snap_;
+  std::set<std::string> restored_partitions_;
+  bool restored_all_ = false;
   // The snapshot existing_ and partition_buckets_ hold the live files of while restored_ is false
   // (AdvanceRestored): its id and delta manifest list; nullopt: unknown, the next Restore reads
   // the latest snapshot's.

@@ -427,6 +427,8 @@ void FileStoreWriter::AdvanceRestored(const CommitRequest& req, const CommitResu
   // (As the snapshots have them: the new files, then the compaction, which may have taken some
   // of them.)
   for (const CommitMessage& m : req.messages) {
+    // (A partition not restored is read from the new snapshot when it is first written.)
+    if (!restored_all_ && !restored_partitions_.count(m.partition)) continue;
     std::vector<meta::DataFileMeta>& files = existing_[{m.partition, m.bucket}];
     files.insert(files.end(), m.new_files.begin(), m.new_files.end());
     if (!m.compact_before.empty()) {
