@@ -345,13 +345,27 @@ Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& tab
 Result<std::vector<meta::ManifestEntry>> ReadLivePartitionEntries(
     const std::string& table_path, const meta::Snapshot& snapshot,
     const std::set<std::string>& partitions) {
+  return ReadLiveEntriesWhere(table_path, snapshot, [&](const std::string& partition) {
+    return partitions.count(partition) > 0;
+  });
+}
+
+Result<std::vector<meta::ManifestEntry>> ReadLiveEntriesWhere(
+    const std::string& table_path, const meta::Snapshot& snapshot,
+    const std::function<bool(const std::string& partition)>& wanted) {
+  std::unordered_map<std::string, bool> asked;  // by partition: few, each entry names one
+  auto keep = [&](const std::string& partition) {
+    auto it = asked.find(partition);
+    if (it == asked.end()) it = asked.emplace(partition, wanted(partition)).first;
+    return it->second;
+  };
   using T = std::vector<meta::ManifestEntry>;
   const std::string key =
       LiveKey(table_path, snapshot.base_manifest_list, snapshot.delta_manifest_list);
   if (std::shared_ptr<const T> live = FileCache::Instance().Peek<T>(key)) {
     T out;
     for (const auto& e : *live) {
-      if (partitions.count(e.partition)) out.push_back(e);
+      if (keep(e.partition)) out.push_back(e);
     }
     return out;
   }
@@ -359,7 +373,7 @@ Result<std::vector<meta::ManifestEntry>> ReadLivePartitionEntries(
   // some partitions' entries is the whole merge's, filtered.
   meta::LiveEntryMerger merger;
   auto add = [&](const meta::ManifestEntry& e) {
-    if (partitions.count(e.partition)) merger.Add(meta::ManifestEntry(e));
+    if (keep(e.partition)) merger.Add(meta::ManifestEntry(e));
   };
   TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.base_manifest_list, add));
   TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.delta_manifest_list, add));

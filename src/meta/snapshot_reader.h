@@ -2,6 +2,7 @@
 // Thread-safety: stateless functions.
 #pragma once
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesS
 Result<std::vector<meta::ManifestEntry>> ReadLivePartitionEntries(
     const std::string& table_path, const meta::Snapshot& snapshot,
     const std::set<std::string>& partitions);
+// The same for the partitions `wanted` accepts (asked once per distinct partition).
+Result<std::vector<meta::ManifestEntry>> ReadLiveEntriesWhere(
+    const std::string& table_path, const meta::Snapshot& snapshot,
+    const std::function<bool(const std::string& partition)>& wanted);
 // Whether this process has the live entries of `snapshot` in its cache (ReadLiveEntriesShared
 // then costs no manifest read).
 bool LiveEntriesCached(const std::string& table_path, const meta::Snapshot& snapshot);

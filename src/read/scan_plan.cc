@@ -1,5 +1,6 @@
 #include "read/scan_plan.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -34,6 +35,7 @@ class ScanPlanner {
         options_(*r.options),
         excluded_(r.excluded),
         top_level_only_(r.top_level_only),
+        every_partition_(r.every_partition),
         pending_(r.pending),
         layout_(FileLayout::Of(*schema_)) {}
 
@@ -168,12 +170,33 @@ class ScanPlanner {
     if (layout_.primary_key && core_.bucket > 0) {
       for (const auto& k : schema_->BucketKeys()) bucket_key_.push_back(schema_->FieldIndex(k));
     }
+    std::vector<Field> pfields;
+    std::vector<DataType> ptypes;
+    std::vector<int> pidx;
+    for (const auto& k : schema_->partition_keys) {
+      int i = schema_->FieldIndex(k);
+      pidx.push_back(i);
+      pfields.push_back(schema_->fields[i]);
+      ptypes.push_back(schema_->fields[i].type);
+    }
     std::shared_ptr<const std::vector<meta::ManifestEntry>> live_shared;
     if (!snap && *id > 0) {
       TRIB_ASSIGN_OR_RETURN(snap, meta::ReadSnapshotCached(meta_path_, *id));
     }
-    if (snap) {
+    if (snap && !pending && !every_partition_ && FiltersPartitions(pidx)) {
+      // Only the matching partitions' live files (a partition that does not deserialize is
+      // kept: the loop below reports it).
+      TRIB_ASSIGN_OR_RETURN(
+          std::vector<meta::ManifestEntry> matching,
+          meta::ReadLiveEntriesWhere(path_, *snap, [&](const std::string& partition) {
+            auto part = format::DeserializeBinaryRow(partition, ptypes);
+            return !part.ok() || PartitionMatches(*part, pidx);
+          }));
+      live_shared = std::make_shared<const std::vector<meta::ManifestEntry>>(std::move(matching));
+    } else if (snap) {
       TRIB_ASSIGN_OR_RETURN(live_shared, meta::ReadLiveEntriesShared(path_, *snap));
+    }
+    if (snap) {
       if (options::GetOrDefault(*schema_, options::kDeletionVectorsEnabled) &&
           snap->index_manifest) {
         TRIB_RETURN_NOT_OK(LoadDeletionVectors(*snap));
@@ -188,15 +211,6 @@ class ScanPlanner {
     static const std::vector<meta::ManifestEntry> kNone;
     const std::vector<meta::ManifestEntry>& live =
         pending ? with_pending : (live_shared ? *live_shared : kNone);
-    std::vector<Field> pfields;
-    std::vector<DataType> ptypes;
-    std::vector<int> pidx;
-    for (const auto& k : schema_->partition_keys) {
-      int i = schema_->FieldIndex(k);
-      pidx.push_back(i);
-      pfields.push_back(schema_->fields[i]);
-      ptypes.push_back(schema_->fields[i].type);
-    }
     std::map<std::pair<std::string, int32_t>, size_t> index;
     std::vector<DataSplit>& splits = plan_.splits;
     for (const auto& e : live) {
@@ -241,6 +255,13 @@ class ScanPlanner {
   }
 
  private:
+  // Whether a filter names a partition column.
+  bool FiltersPartitions(const std::vector<int>& pidx) const {
+    for (const auto& p : options_.filters) {
+      if (std::find(pidx.begin(), pidx.end(), p.column) != pidx.end()) return true;
+    }
+    return false;
+  }
   bool PartitionMatches(const Row& partition, const std::vector<int>& pidx) const {
     for (const auto& p : options_.filters) {
       for (size_t i = 0; i < pidx.size(); i++) {
@@ -348,6 +369,7 @@ class ScanPlanner {
   const ScanOptions& options_;
   const std::set<std::string>* excluded_;
   bool top_level_only_ = false;
+  bool every_partition_ = false;
   const PendingHook* pending_ = nullptr;
   FileLayout layout_;
   bool data_evolution_ = false;

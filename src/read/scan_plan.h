@@ -26,7 +26,9 @@ struct ScanPlan {
   std::optional<int64_t> snapshot_id;  // nullopt: nothing to read (empty, or before any commit)
   std::vector<DataSplit> splits;
   DeletionVectorIndex deletion_vectors;  // deletion-vector tables only
-  std::set<std::string> partitions;      // every partition of the snapshot (serialized)
+  // Every partition of the snapshot (serialized) when the request asks for them
+  // (every_partition), else at least those of the splits.
+  std::set<std::string> partitions;
 };
 
 struct ScanPlanRequest {
@@ -37,6 +39,10 @@ struct ScanPlanRequest {
   const ScanOptions* options = nullptr;             // snapshot id, time travel hints, filters
   const std::set<std::string>* excluded = nullptr;  // partitions not to read (fallback branch)
   bool top_level_only = false;  // only files of level num-levels - 1 (NewFileStoreScan)
+  // ScanPlan::partitions must list every partition (a fallback branch's read). Otherwise a scan
+  // filtered on partition columns reads only the live files of the partitions that match,
+  // without merging every partition's (issue 38).
+  bool every_partition = false;
   // A read of the latest snapshot reads the snapshot this names and its pending files instead.
   const PendingHook* pending = nullptr;
 };

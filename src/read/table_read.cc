@@ -341,6 +341,12 @@ class FileStoreScan : public TableScan {
     request.excluded = &excluded_;
     request.top_level_only = top_level_only_;
     if (pending_) request.pending = &pending_;
+    // A branch (a fallback read included) has no fallback of its own, as in Paimon: a branch
+    // created from main carries main's option, which would name itself.
+    const auto fb = options::IsSet(*schema_, options::kScanFallbackBranch);
+    const bool fallback = fb && !fb->empty() && !meta::IsBranchPath(path_) &&
+                          (meta_path_.empty() || meta_path_ == path_);
+    request.every_partition = fallback;
     TRIB_ASSIGN_OR_RETURN(ScanPlan plan, PlanScan(request));
     if (!plan.snapshot_id) return Status::OK();  // nothing to read
     SplitRead::Config config;
@@ -354,13 +360,7 @@ class FileStoreScan : public TableScan {
     config.deletion_vectors = std::move(plan.deletion_vectors);
     TRIB_ASSIGN_OR_RETURN(read_, SplitRead::Make(std::move(config)));
     splits_ = std::move(plan.splits);
-    // A branch (a fallback read included) has no fallback of its own, as in Paimon: a branch
-    // created from main carries main's option, which would name itself.
-    if (auto fb = options::IsSet(*schema_, options::kScanFallbackBranch);
-        fb && !fb->empty() && !meta::IsBranchPath(path_) &&
-        (meta_path_.empty() || meta_path_ == path_)) {
-      TRIB_RETURN_NOT_OK(OpenFallback(*fb, std::move(plan.partitions)));
-    }
+    if (fallback) TRIB_RETURN_NOT_OK(OpenFallback(*fb, std::move(plan.partitions)));
     return Status::OK();
   }
 

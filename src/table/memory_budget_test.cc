@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "common/predicate.h"
 #include "io/file_cache.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
@@ -88,7 +89,7 @@ class MemoryBudgetWriteTest : public WarehouseTest {};
 // its commit (issue 38): with nothing cached, writing one partition leaves the table's whole
 // live-file list unread; rows still merge with the older ones, a long-lived writer's next commit
 // into another partition too, and a writer into more partitions than it restores one at a time
-// reads them all.
+// reads them all. Scans filtered on the partition column read the matching partitions alone.
 TEST_F(MemoryBudgetWriteTest, AWriterIntoOnePartitionReadsThatPartitionAlone) {
   TableSpec spec;
   spec.columns = {{0, "p", DataType::Int().NotNull(), ""},
@@ -140,6 +141,27 @@ TEST_F(MemoryBudgetWriteTest, AWriterIntoOnePartitionReadsThatPartitionAlone) {
   }
   EXPECT_EQ(got, want);
   EXPECT_EQ(got[std::make_pair(5, int64_t{1})], 3);  // the later of the writer's two commits
+  // Scans filtered on the partition column read the matching partitions' files alone.
+  for (const Predicate& filter :
+       {Predicate{0, Predicate::Op::kEq, {Value::Int(5)}},
+        Predicate{0, Predicate::Op::kGe, {Value::Int(37)}},
+        Predicate{0, Predicate::Op::kIn, {Value::Int(6), Value::Int(19), Value::Int(99)}}}) {
+    io::FileCache::Instance().EraseUnder((*t)->path());
+    ScanOptions o;
+    o.filters = {filter};
+    std::map<std::pair<int32_t, int64_t>, int64_t> scanned, expected;
+    for (const Row& r : ReadAllRows(**t, o)) {
+      scanned[{r[0].int_value(), r[1].int_value()}] = r[2].int_value();
+    }
+    for (const auto& [key, v] : want) {
+      if (EvalPredicate(filter, Value::Int(key.first))) expected[key] = v;
+    }
+    EXPECT_FALSE(expected.empty());
+    EXPECT_EQ(scanned, expected);
+    EXPECT_FALSE(meta::LiveEntriesCached((*t)->path(), *latest()));
+  }
+  ReadAllRows(**t);  // unfiltered: every partition's files, kept for the next read
+  EXPECT_TRUE(meta::LiveEntriesCached((*t)->path(), *latest()));
 }
 
 // A file of more than 512Ki rows read as rows (TableScan::Next, no batch bound) is read a slice
