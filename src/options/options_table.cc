@@ -453,9 +453,9 @@ std::vector<OptionDef> BuildTable() {
           "on local disk."),
       Def("write-manifest-cache", kMemory, "0 b",
           "Paimon's cache of the manifests a writer reads to restore its buckets. A Tributary "
-          "writer restores every bucket from the snapshot's live-file list, read once and kept "
-          "in the process's file cache (docs/memory.md): Paimon's per-bucket restore and its "
-          "cache have no counterpart yet.")
+          "writer restores each partition it writes from the snapshot's manifests, read "
+          "through the process's file cache (docs/memory.md): there is no cache of its own to "
+          "size yet.")
           .Unsupported(),
       Def("write-buffer-spill.max-disk-size", kMemory, "",
           "Local disk a writer's spilled buffers may take; past it a full buffer is flushed to "
