@@ -91,6 +91,7 @@ Result<read::ScanPlan> PlanAsScan(Table& table, const options::CoreOptions& core
   request.schema = table.schema();
   request.core = &core;
   request.options = &opts;
+  request.every_partition = true;  // "1 of 3 read" counts every partition
   return read::PlanScan(request);
 }
 
