@@ -377,6 +377,18 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
                                        const FileFormatOptions& format, meta::FileNamer* namer,
                                        BucketDeletionVectors* vectors,
                                        const std::vector<std::string>& spill_dirs) {
+  // A compaction reads each input once, whole, and (once committed) replaces it: what the cache
+  // holds of an input (its mapping, decoded chunks, a merged read's winners) leaves it before the
+  // compaction's own buffers are taken, and again at the end (the pages the job touched), rather
+  // than stay in the process's memory until the commit or eviction. A later read maps it again.
+  auto release_inputs = [&] {
+    for (const auto& f : unit.files) {
+      FileCache::Instance().EraseFile(f.external_path
+                                          ? ResolveExternalPath(table_path, *f.external_path)
+                                          : io::JoinPath(bucket_dir, f.file_name));
+    }
+  };
+  release_inputs();
   // Marks go to a copy, taken over only when the compaction succeeds.
   std::optional<BucketDeletionVectors> marked;
   if (vectors) marked = *vectors;
@@ -410,14 +422,7 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
       result->changelog = std::move(*changelog);
     }
   }
-  // A compaction reads each input once, whole, and (once committed) replaces it: its mapping and
-  // decoded chunks leave the cache now rather than hold the pages the job touched in the
-  // process's memory until the commit or eviction. A later read maps it again.
-  for (const auto& f : unit.files) {
-    FileCache::Instance().EraseFile(f.external_path
-                                        ? ResolveExternalPath(table_path, *f.external_path)
-                                        : io::JoinPath(bucket_dir, f.file_name));
-  }
+  release_inputs();
   return result;
 }
 
