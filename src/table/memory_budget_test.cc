@@ -11,11 +11,13 @@
 
 #include "common/predicate.h"
 #include "io/file_cache.h"
+#include "meta/partition_marker.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
 #include "table/warehouse_test_base.h"
 #include "tributary/table_scan.h"
 #include "tributary/table_writer.h"
+#include "write/file_store_writer.h"
 
 namespace tributary {
 namespace {
@@ -83,7 +85,24 @@ TEST(MemoryBudgetTest, OperatorsShareTheBuffersPartAndTheCacheGivesWay) {
   EXPECT_EQ(b.buffered(), base_buffers);
 }
 
-class MemoryBudgetWriteTest : public WarehouseTest {};
+class MemoryBudgetWriteTest : public WarehouseTest {
+ protected:
+  // A table (p INT, id BIGINT, v BIGINT) keyed by (p, id), partitioned by p.
+  std::unique_ptr<Table> CreatePartitioned(const std::string& name,
+                                           std::map<std::string, std::string> options) {
+    TableSpec spec;
+    spec.columns = {{0, "p", DataType::Int().NotNull(), ""},
+                    {1, "id", DataType::BigInt().NotNull(), ""},
+                    {2, "v", DataType::BigInt(), ""}};
+    spec.primary_keys = {"p", "id"};
+    spec.partition_keys = {"p"};
+    spec.options = std::move(options);
+    EXPECT_TRUE(catalog_->CreateTable(Identifier{"default", name, ""}, spec, false).ok());
+    auto t = catalog_->GetTable(Identifier{"default", name, ""});
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    return t.ok() ? std::move(*t) : nullptr;
+  }
+};
 
 // A writer into a few partitions of a table of many reads only their live files, and so does
 // its commit (issue 38): with nothing cached, writing one partition leaves the table's whole
@@ -91,23 +110,15 @@ class MemoryBudgetWriteTest : public WarehouseTest {};
 // into another partition too, and a writer into more partitions than it restores one at a time
 // reads them all. Scans filtered on the partition column read the matching partitions alone.
 TEST_F(MemoryBudgetWriteTest, AWriterIntoOnePartitionReadsThatPartitionAlone) {
-  TableSpec spec;
-  spec.columns = {{0, "p", DataType::Int().NotNull(), ""},
-                  {1, "id", DataType::BigInt().NotNull(), ""},
-                  {2, "v", DataType::BigInt(), ""}};
-  spec.primary_keys = {"p", "id"};
-  spec.partition_keys = {"p"};
-  spec.options = {{"bucket", "2"}};
-  ASSERT_TRUE(catalog_->CreateTable(Identifier{"default", "parts", ""}, spec, false).ok());
-  auto t = catalog_->GetTable(Identifier{"default", "parts", ""});
-  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  auto t = CreatePartitioned("parts", {{"bucket", "2"}});
+  ASSERT_NE(t, nullptr);
   std::map<std::pair<int32_t, int64_t>, int64_t> want;
   auto write = [&](TableWriter& w, int32_t p, int64_t id, int64_t v) {
     ASSERT_TRUE(w.Write(RowKind::kInsert, {Value::Int(p), Value::Int(id), Value::Int(v)}).ok());
     want[{p, id}] = v;
   };
   {
-    auto w = (*t)->NewWriter({});
+    auto w = t->NewWriter({});
     ASSERT_TRUE(w.ok());
     for (int32_t p = 0; p < 40; p++) {
       for (int64_t id = 0; id < 4; id++) write(**w, p, id, 0);
@@ -115,28 +126,28 @@ TEST_F(MemoryBudgetWriteTest, AWriterIntoOnePartitionReadsThatPartitionAlone) {
     ASSERT_TRUE((*w)->Commit().ok());
   }
   auto latest = [&] {
-    auto snap = meta::SnapshotManager((*t)->path()).Latest();
+    auto snap = meta::SnapshotManager(t->path()).Latest();
     EXPECT_TRUE(snap.ok() && *snap);
     return *snap;
   };
-  io::FileCache::Instance().EraseUnder((*t)->path());
+  io::FileCache::Instance().EraseUnder(t->path());
   const auto before = latest();
-  auto w = (*t)->NewWriter({});
+  auto w = t->NewWriter({});
   ASSERT_TRUE(w.ok());
   write(**w, 5, 1, 1);
   ASSERT_TRUE((*w)->Commit().ok());
-  EXPECT_FALSE(meta::LiveEntriesCached((*t)->path(), *before));
-  EXPECT_FALSE(meta::LiveEntriesCached((*t)->path(), *latest()));
+  EXPECT_FALSE(meta::LiveEntriesCached(t->path(), *before));
+  EXPECT_FALSE(meta::LiveEntriesCached(t->path(), *latest()));
   write(**w, 6, 2, 2);  // a partition the writer had not read
   write(**w, 5, 1, 3);
   ASSERT_TRUE((*w)->Commit().ok());
-  EXPECT_FALSE(meta::LiveEntriesCached((*t)->path(), *latest()));
-  auto wide = (*t)->NewWriter({});
+  EXPECT_FALSE(meta::LiveEntriesCached(t->path(), *latest()));
+  auto wide = t->NewWriter({});
   ASSERT_TRUE(wide.ok());
   for (int32_t p = 0; p < 20; p++) write(**wide, p, 3, 10 + p);
   ASSERT_TRUE((*wide)->Commit().ok());
   std::map<std::pair<int32_t, int64_t>, int64_t> got;
-  for (const Row& r : ReadAllRows(**t)) {
+  for (const Row& r : ReadAllRows(*t)) {
     got[{r[0].int_value(), r[1].int_value()}] = r[2].int_value();
   }
   EXPECT_EQ(got, want);
@@ -146,11 +157,11 @@ TEST_F(MemoryBudgetWriteTest, AWriterIntoOnePartitionReadsThatPartitionAlone) {
        {Predicate{0, Predicate::Op::kEq, {Value::Int(5)}},
         Predicate{0, Predicate::Op::kGe, {Value::Int(37)}},
         Predicate{0, Predicate::Op::kIn, {Value::Int(6), Value::Int(19), Value::Int(99)}}}) {
-    io::FileCache::Instance().EraseUnder((*t)->path());
+    io::FileCache::Instance().EraseUnder(t->path());
     ScanOptions o;
     o.filters = {filter};
     std::map<std::pair<int32_t, int64_t>, int64_t> scanned, expected;
-    for (const Row& r : ReadAllRows(**t, o)) {
+    for (const Row& r : ReadAllRows(*t, o)) {
       scanned[{r[0].int_value(), r[1].int_value()}] = r[2].int_value();
     }
     for (const auto& [key, v] : want) {
@@ -158,10 +169,71 @@ TEST_F(MemoryBudgetWriteTest, AWriterIntoOnePartitionReadsThatPartitionAlone) {
     }
     EXPECT_FALSE(expected.empty());
     EXPECT_EQ(scanned, expected);
-    EXPECT_FALSE(meta::LiveEntriesCached((*t)->path(), *latest()));
+    EXPECT_FALSE(meta::LiveEntriesCached(t->path(), *latest()));
   }
-  ReadAllRows(**t);  // unfiltered: every partition's files, kept for the next read
-  EXPECT_TRUE(meta::LiveEntriesCached((*t)->path(), *latest()));
+  ReadAllRows(*t);  // unfiltered: every partition's files, kept for the next read
+  EXPECT_TRUE(meta::LiveEntriesCached(t->path(), *latest()));
+}
+
+// A long-lived writer over partitions written one after another (hourly, daily) keeps open the
+// buckets its last commit wrote, not every one it ever wrote (issue 38, as Paimon's writers
+// close one whose last change is committed); a closed bucket written again reopens on its files
+// (a later write still wins); and 'max.partition.num' still refuses the partition past it.
+TEST_F(MemoryBudgetWriteTest, AWriterClosesTheBucketsItNoLongerWrites) {
+  auto t = CreatePartitioned("hours", {{"bucket", "2"}, {"max.partition.num", "30"}});
+  ASSERT_NE(t, nullptr);
+  WriteOptions wo;
+  wo.async_compaction = true;
+  auto w = t->NewWriter(wo);
+  ASSERT_TRUE(w.ok());
+  auto* writer = dynamic_cast<write::FileStoreWriter*>(w->get());
+  ASSERT_NE(writer, nullptr);
+  std::map<std::pair<int32_t, int64_t>, int64_t> want;
+  auto write = [&](int32_t p, int64_t id, int64_t v) {
+    Status st = (*w)->Write(RowKind::kInsert, {Value::Int(p), Value::Int(id), Value::Int(v)});
+    if (st.ok()) want[{p, id}] = v;
+    return st;
+  };
+  for (int32_t p = 0; p < 30; p++) {
+    for (int64_t id = 0; id < 4; id++) ASSERT_TRUE(write(p, id, p).ok());
+    ASSERT_TRUE((*w)->Commit().ok());
+    EXPECT_LE(writer->open_buckets(), 2u) << "after the commit of partition " << p;
+  }
+  ASSERT_TRUE(write(3, 1, 100).ok());  // a closed partition, written again
+  ASSERT_TRUE((*w)->Commit().ok());
+  ASSERT_TRUE(write(3, 1, 101).ok());
+  ASSERT_TRUE((*w)->Commit().ok());
+  Status refused = write(30, 0, 0);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.ToString().find("'max.partition.num' = 30"), std::string::npos)
+      << refused.ToString();
+  std::map<std::pair<int32_t, int64_t>, int64_t> got;
+  for (const Row& r : ReadAllRows(*t)) {
+    got[{r[0].int_value(), r[1].int_value()}] = r[2].int_value();
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(got[std::make_pair(3, int64_t{1})], 101);
+}
+
+// A writer's partition counts carried over its own commits miss a partition another process
+// adds meanwhile (ALTER TABLE ... ADD PARTITION writes no snapshot): it counts again before it
+// refuses a row for it.
+TEST_F(MemoryBudgetWriteTest, APartitionAddedMeanwhileIsCountedBeforeARefusal) {
+  auto t = CreatePartitioned(
+      "added", {{"bucket", "1"}, {"client.writer.dynamic-create-partition.enabled", "false"}});
+  ASSERT_NE(t, nullptr);
+  ASSERT_TRUE(meta::MarkPartition(t->path(), "p=0").ok());
+  auto w = t->NewWriter({});
+  ASSERT_TRUE(w.ok());
+  ASSERT_TRUE((*w)->Write(RowKind::kInsert, {Value::Int(0), Value::Int(1), Value::Int(1)}).ok());
+  ASSERT_TRUE((*w)->Commit().ok());
+  EXPECT_FALSE((*w)->Write(RowKind::kInsert, {Value::Int(5), Value::Int(1), Value::Int(1)}).ok());
+  ASSERT_TRUE((*w)->Commit().ok());                         // (nothing to commit)
+  ASSERT_TRUE(meta::MarkPartition(t->path(), "p=5").ok());  // "another process"
+  Status st = (*w)->Write(RowKind::kInsert, {Value::Int(5), Value::Int(1), Value::Int(1)});
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  ASSERT_TRUE((*w)->Commit().ok());
+  EXPECT_EQ(ReadAllRows(*t).size(), 2u);
 }
 
 // A file of more than 512Ki rows read as rows (TableScan::Next, no batch bound) is read a slice

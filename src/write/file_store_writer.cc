@@ -458,7 +458,6 @@ Status FileStoreWriter::Restore() {
   if (restored_) return Status::OK();
   meta::SnapshotManager snapshots(path_);
   TRIB_ASSIGN_OR_RETURN(auto snap, snapshots.Latest());
-  limits_counted_ = false;
   const auto live_at = std::exchange(live_at_, std::nullopt);
   if (live_at && live_at->first == (snap ? snap->id : 0) &&
       live_at->second == (snap ? snap->delta_manifest_list : "")) {  // this writer's commit
@@ -466,8 +465,12 @@ Status FileStoreWriter::Restore() {
     restored_delta_ = live_at->second;
     restored_snap_ = snap;
     restored_ = true;
+    // The limits' counts stay (they counted what this writer added); partitions another
+    // process added by ALTER TABLE ... ADD PARTITION since are counted again before a refusal.
+    limits_fresh_ = false;
     return Status::OK();
   }
+  limits_counted_ = false;
   existing_.clear();
   partition_buckets_.clear();
   restored_partitions_.clear();
@@ -566,7 +569,58 @@ Result<BucketWriter*> FileStoreWriter::GetBucket(const std::string& pbytes, cons
 
 Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition) {
   if (existing_.count(id) && !existing_[id].empty()) return Status::OK();
-  if (!limits_counted_) {
+  if (!limits_counted_) TRIB_RETURN_NOT_OK(CountLimits());
+  // A refusal on counts carried over from this writer's last commit counts again first.
+  auto refuse = [&](Status refusal) -> Status {
+    if (limits_fresh_) return refusal;
+    TRIB_RETURN_NOT_OK(CountLimits());
+    return CheckNewBucket(id, partition);
+  };
+  std::set<std::string>& partitions = limit_partitions_;
+  const int64_t buckets = limit_buckets_;
+  if (!partition_idx_.empty() && !partitions.count(id.first)) {
+    const std::string name =
+        meta::PartitionPath(partition_fields_, partition, core_.partition_default_name);
+    if (options_.check_new_partition) TRIB_RETURN_NOT_OK(options_.check_new_partition(name));
+    const std::string marked = meta::PartitionPath(partition_fields_, partition);
+    const bool added = marked_partitions_.count(marked) > 0;
+    if (!added && !options::GetOrDefault(*schema_, options::kClientWriterDynamicCreatePartition)) {
+      return refuse(Status::Invalid("partition " + name +
+                                    " does not exist and "
+                                    "'client.writer.dynamic-create-partition.enabled' is false"));
+    }
+    const int64_t max_partitions = options::GetOrDefault(*schema_, options::kMaxPartitionNum);
+    // An added partition written for the first time was counted already (as added).
+    const int64_t count = static_cast<int64_t>(partitions.size()) + marked_only_ + (added ? 0 : 1);
+    if (count > max_partitions) {
+      return refuse(Status::Invalid("writing partition " + name + " would give the table " +
+                                    std::to_string(count) +
+                                    " partitions, more than "
+                                    "'max.partition.num' = " +
+                                    std::to_string(max_partitions)));
+    }
+    if (added && marked_only_ > 0) {
+      marked_partitions_.erase(marked);
+      marked_only_--;
+    }
+  }
+  const int64_t max_buckets = options::GetOrDefault(*schema_, options::kMaxBucketNum);
+  if (buckets + 1 > max_buckets) {
+    return refuse(Status::Invalid("writing bucket " + std::to_string(id.second) +
+                                  " would give the "
+                                  "table " +
+                                  std::to_string(buckets + 1) +
+                                  " buckets, more than "
+                                  "'max.bucket.num' = " +
+                                  std::to_string(max_buckets)));
+  }
+  partitions.insert(id.first);
+  limit_buckets_++;
+  return Status::OK();
+}
+
+Status FileStoreWriter::CountLimits() {
+  {
     // The partitions and buckets the table has, counted once per restored snapshot.
     // (The restored snapshot's, which existing_ holds part of, counted from its manifests.)
     limit_partitions_.clear();
@@ -596,47 +650,8 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
       for (const auto& m : marked_partitions_) marked_only_ += written.count(m) ? 0 : 1;
     }
     limits_counted_ = true;
+    limits_fresh_ = true;
   }
-  std::set<std::string>& partitions = limit_partitions_;
-  const int64_t buckets = limit_buckets_;
-  if (!partition_idx_.empty() && !partitions.count(id.first)) {
-    const std::string name =
-        meta::PartitionPath(partition_fields_, partition, core_.partition_default_name);
-    if (options_.check_new_partition) TRIB_RETURN_NOT_OK(options_.check_new_partition(name));
-    const std::string marked = meta::PartitionPath(partition_fields_, partition);
-    const bool added = marked_partitions_.count(marked) > 0;
-    if (!added && !options::GetOrDefault(*schema_, options::kClientWriterDynamicCreatePartition)) {
-      return Status::Invalid("partition " + name +
-                             " does not exist and "
-                             "'client.writer.dynamic-create-partition.enabled' is false");
-    }
-    const int64_t max_partitions = options::GetOrDefault(*schema_, options::kMaxPartitionNum);
-    // An added partition written for the first time was counted already (as added).
-    const int64_t count = static_cast<int64_t>(partitions.size()) + marked_only_ + (added ? 0 : 1);
-    if (count > max_partitions) {
-      return Status::Invalid("writing partition " + name + " would give the table " +
-                             std::to_string(count) +
-                             " partitions, more than "
-                             "'max.partition.num' = " +
-                             std::to_string(max_partitions));
-    }
-    if (added && marked_only_ > 0) {
-      marked_partitions_.erase(marked);
-      marked_only_--;
-    }
-  }
-  const int64_t max_buckets = options::GetOrDefault(*schema_, options::kMaxBucketNum);
-  if (buckets + 1 > max_buckets) {
-    return Status::Invalid("writing bucket " + std::to_string(id.second) +
-                           " would give the "
-                           "table " +
-                           std::to_string(buckets + 1) +
-                           " buckets, more than "
-                           "'max.bucket.num' = " +
-                           std::to_string(max_buckets));
-  }
-  partitions.insert(id.first);
-  limit_buckets_++;
   return Status::OK();
 }
 

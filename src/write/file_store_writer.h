@@ -127,6 +127,8 @@ class FileStoreWriter : public TableWriter {
   void RemoveDirsOfDroppedTable();
 
   void Abort() override;
+  // The bucket writers open now (CloseIdleBuckets closes those a commit brought nothing to).
+  size_t open_buckets() const { return buckets_.size(); }
   Status FlushPending(std::vector<meta::ManifestEntry>* files) override;
   void SetNextCommitInfo(int64_t identifier,
                          std::map<std::string, std::string> properties) override {
@@ -259,6 +261,13 @@ class FileStoreWriter : public TableWriter {
   Status RestorePartition(const std::string& pbytes);
   Status RestorePartitions(const std::set<std::string>& partitions);  // (not restored yet)
   Status RestoreAllPartitions();
+  // After a commit: the writers of buckets it brought no new rows to (not `active`), with
+  // nothing buffered, spilled or compacting, are closed, as Paimon's writers close one whose
+  // last change is committed: a long-lived writer over hourly or daily partitions keeps the
+  // buckets it writes, not every one it ever wrote (issue 38). A later row reopens the bucket
+  // from the restored snapshot's files. A partition left with no open bucket is no longer
+  // restored (its live files are read again when it is written again).
+  void CloseIdleBuckets(const std::set<BucketId>& active);
   static constexpr size_t kPartitionsRestoredOneByOne = 16;
   // After this writer's commit of `req` (`result`): when the snapshots it published directly
   // follow the restored one (no other commit in between) and nothing of it was dropped or
@@ -274,8 +283,11 @@ class FileStoreWriter : public TableWriter {
   // table's buckets (over every partition) within 'max.bucket.num', checked before any row of it
   // is buffered.
   Status CheckNewBucket(const BucketId& id, const Row& partition);
-  // CheckNewBucket's counts (valid until the next Restore).
+  // CheckNewBucket's counts (valid until a Restore of another writer's snapshot; carried over
+  // this writer's own commits, when limits_fresh_ is false).
+  Status CountLimits();
   bool limits_counted_ = false;
+  bool limits_fresh_ = false;
   std::set<std::string> limit_partitions_;
   std::set<std::string> marked_partitions_;  // added (ADD PARTITION), not written by this writer
   int64_t marked_only_ = 0;                  // of them, partitions without files

@@ -741,7 +741,41 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
       StartVectorsJob(id, work[i].second, std::move(*next.seed));
     }
   }
+  std::set<BucketId> active;
+  for (size_t i = 0; i < work.size(); i++) {
+    if (!picked_from[i].empty()) active.insert(work[i].first);
+  }
+  CloseIdleBuckets(active);
   return result.last_snapshot;
+}
+
+void FileStoreWriter::CloseIdleBuckets(const std::set<BucketId>& active) {
+  bool closed = false;
+  for (auto it = buckets_.begin(); it != buckets_.end();) {
+    const BucketId& id = it->first;
+    BucketWriter& bw = *it->second;
+    if (active.count(id) || jobs_.count(id) || level0_left_.count(id) || bw.buffer_bytes() > 0 ||
+        bw.has_spilled() || !bw.new_files().empty()) {
+      ++it;
+      continue;
+    }
+    it = buckets_.erase(it);
+    closed = true;
+  }
+  if (!closed) return;
+  route_generation_++;  // the routes name closed writers
+  std::set<std::string> open;
+  for (const auto& [id, bw] : buckets_) open.insert(id.first);
+  absl::erase_if(routes_, [&](const auto& r) { return !open.count(r.first); });
+  // The live files of partitions with no open bucket go too (read again when written again).
+  if (restored_all_) {
+    restored_all_ = false;
+    restored_partitions_ = open;
+  } else {
+    std::erase_if(restored_partitions_, [&](const std::string& p) { return !open.count(p); });
+  }
+  std::erase_if(existing_, [&](const auto& e) { return !open.count(e.first.first); });
+  std::erase_if(partition_buckets_, [&](const auto& e) { return !open.count(e.first); });
 }
 
 }  // namespace tributary::write
