@@ -224,13 +224,22 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   if (!first || !last || *last - *first + 1 <= std::max<int64_t>(options.retain_min, 1)) {
     return result;
   }
+  const int64_t older_than =
+      options.older_than_millis.value_or(NowMillis() - options.time_retained_ms);
+  // Nor when the earliest snapshot stays (younger than 'snapshot.time-retained', or a consumer
+  // still needs it): one read instead of a listing of every snapshot at each commit.
+  if (options.max_deletes <= 0 || *first >= *last - options.retain_min + 1) return result;
+  if (*first >= *last - options.retain_max + 1) {
+    TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> needed, meta::MinConsumerNextSnapshot(table_path));
+    if (needed && *first >= *needed) return result;
+    auto earliest = snapshots.Read(*first);
+    if (earliest.ok() && (*earliest)->time_millis >= older_than) return result;
+  }
   TRIB_ASSIGN_OR_RETURN(auto ids, snapshots.ListIds());
   if (ids.size() <= static_cast<size_t>(std::max<int64_t>(options.retain_min, 1))) return result;
   const int64_t latest = ids.back();
   const int64_t keep_from_min = latest - options.retain_min + 1;  // ids >= this stay
   const int64_t force_before = latest - options.retain_max + 1;   // ids < this go
-  const int64_t older_than =
-      options.older_than_millis.value_or(NowMillis() - options.time_retained_ms);
   // A streaming reader with a consumer id still needs its next snapshot and every later one.
   TRIB_ASSIGN_OR_RETURN(std::optional<int64_t> consumer_next,
                         meta::MinConsumerNextSnapshot(table_path));
