@@ -162,7 +162,8 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
     // Every live entry (`whole`), or those of the partitions in `scope`.
     std::shared_ptr<const std::vector<ManifestEntry>> live_shared;
     std::vector<ManifestEntry> scoped;
-    const bool whole = !latest || !scope || meta::LiveEntriesCached(table_path_, *latest);
+    const bool whole =
+        !latest || !scope || keep_whole_ || meta::LiveEntriesCached(table_path_, *latest);
     if (latest && whole) {
       TRIB_ASSIGN_OR_RETURN(live_shared, meta::ReadLiveEntriesShared(table_path_, *latest));
     } else if (latest) {

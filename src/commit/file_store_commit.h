@@ -112,6 +112,11 @@ class FileStoreCommit {
     commit_identifier_ = identifier;
     properties_ = std::move(properties);
   }
+  // The process commits to the table again (a long-lived writer's later commits): read the
+  // latest live files whole and keep the new snapshot's in the cache, so the next commit applies
+  // its delta to them instead of reading manifests (a commit otherwise reads only the partitions
+  // it writes unless the whole list is cached).
+  void KeepLiveFilesWhole() { keep_whole_ = true; }
 
  private:
   Status CheckIncarnation() const;
@@ -152,6 +157,7 @@ class FileStoreCommit {
   std::optional<std::string>
       committed_index_manifest_;  // of the last snapshot CommitOnce published
   std::optional<std::string> incarnation_;
+  bool keep_whole_ = false;
   std::optional<int64_t> commit_identifier_;
   std::map<std::string, std::string> properties_;
 };

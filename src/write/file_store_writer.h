@@ -431,6 +431,7 @@ class FileStoreWriter : public TableWriter {
   // it shrank, else once it grew by 64 KiB (one atomic add per 64 KiB of rows, not per row).
   void ChargeBuffered(bool force);
   bool committed_all_ = true;
+  int64_t commits_ = 0;  // DoCommit's commits attempted (FileStoreCommit::KeepLiveFilesWhole)
 };
 
 }  // namespace tributary::write

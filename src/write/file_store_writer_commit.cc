@@ -639,6 +639,10 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
   }
   FileStoreCommit commit(path_, schema_, options_.commit_user);
   commit.RequireIncarnation(ctx_.table_incarnation);
+  // A writer's first commit reads the live files of the partitions it writes; its later ones
+  // (a long-lived writer) keep the whole list, each applying its delta to the last.
+  if (commits_ > 0) commit.KeepLiveFilesWhole();
+  commits_++;
   if (next_commit_info_) {
     commit.SetSnapshotInfo(next_commit_info_->first, std::move(next_commit_info_->second));
     next_commit_info_.reset();
