@@ -281,27 +281,36 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   const bool decoupled = options.ChangelogDecoupled() || !long_lived.empty();
   // A file the snapshot that stays lists is never removed, whatever a delta says (Java Paimon
   // moves a file up a level with a DELETE and an ADD of the same file in one snapshot).
-  std::set<std::string> kept_data;
-  {
-    TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLiveEntriesShared(table_path, *kept));
-    for (const auto& e : *live) kept_data.insert(e.file.file_name);
-  }
+  // (Only the partitions of the files the deltas delete are looked at: a file stays in its
+  // bucket.)
   const bool delta_is_changelog = core.changelog_producer == options::ChangelogProducer::kNone;
   // Data files deleted by the snapshots after the oldest one up to the one that stays: no
   // snapshot from `end` on lists them (file names are never reused).
-  std::set<std::string> data_files, changelog_files, lists, manifests;
+  std::vector<meta::ManifestEntry> deleted;
+  std::set<std::string> deleted_partitions;
   for (size_t i = 1; i <= end; i++) {
     TRIB_ASSIGN_OR_RETURN(auto s, snapshots.Read(ids[i]));
     TRIB_ASSIGN_OR_RETURN(auto delta, meta::ReadDeltaEntries(table_path, *s));
-    for (const auto& e : delta) {
+    for (auto& e : delta) {
       if (e.kind != meta::FileKind::kDelete) continue;
       if (decoupled && delta_is_changelog &&
           e.file.file_source.value_or(meta::FileSource::kAppend) == meta::FileSource::kAppend) {
         continue;
       }
-      if (kept_data.count(e.file.file_name)) continue;
-      TRIB_RETURN_NOT_OK(paths.AddAll(e, &data_files));
+      deleted_partitions.insert(e.partition);
+      deleted.push_back(std::move(e));
     }
+  }
+  std::set<std::string> kept_data;
+  if (!deleted.empty()) {
+    TRIB_ASSIGN_OR_RETURN(auto live,
+                          meta::ReadLivePartitionEntries(table_path, *kept, deleted_partitions));
+    for (const auto& e : live) kept_data.insert(e.file.file_name);
+  }
+  std::set<std::string> data_files, changelog_files, lists, manifests;
+  for (const auto& e : deleted) {
+    if (kept_data.count(e.file.file_name)) continue;
+    TRIB_RETURN_NOT_OK(paths.AddAll(e, &data_files));
   }
   // The changelog files and the manifests of the snapshots that go.
   for (size_t i = 0; i < end; i++) {

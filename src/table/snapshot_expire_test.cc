@@ -522,6 +522,25 @@ TEST_F(SnapshotExpireTest, YoungSnapshotsStayUntilTheyAreOlderThanTheRetainedTim
   EXPECT_EQ(ids->size(), 4u);
 }
 
+// A deletion-vector table's commits move each new level-0 file up a level (a DELETE and an ADD
+// of the same file in one snapshot): expiring the snapshot before never removes that file (the
+// snapshot that stays lists it; expiration looks up the deleted files' partitions in it).
+TEST_F(SnapshotExpireTest, AFileMovedUpALevelOutlivesTheSnapshotThatAddedIt) {
+  auto t = Create({{"bucket", "1"},
+                   {"deletion-vectors.enabled", "true"},
+                   {"snapshot.num-retained.min", "1"},
+                   {"snapshot.num-retained.max", "1"}});
+  std::vector<Row> want;
+  for (int64_t c = 0; c < 6; c++) {
+    auto w = t->NewWriter({});
+    ASSERT_TRUE((*w)->Write(RowKind::kInsert, Row{Value::Int(c), Value::Int(10 * c)}).ok());
+    ASSERT_TRUE((*w)->Commit().ok());
+    want.push_back(Row{Value::Int(c), Value::Int(10 * c)});
+    EXPECT_EQ(ReadAllRows(*t), want) << "after commit " << c;
+  }
+  EXPECT_EQ(meta::SnapshotManager(t->path()).ListIds()->size(), 1u);
+}
+
 TEST_F(SnapshotExpireTest, ContradictoryRetentionIsRefusedAtCreate) {
   TableSpec s;
   s.columns = {{0, "id", DataType::BigInt().NotNull(), ""}};
