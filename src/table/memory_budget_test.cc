@@ -221,7 +221,7 @@ TEST_F(MemoryBudgetWriteTest, AWriterClosesTheBucketsItNoLongerWrites) {
 
 // A writer's partition counts carried over its own commits miss a partition another process
 // adds meanwhile (ALTER TABLE ... ADD PARTITION writes no snapshot): it counts again before it
-// refuses a row for it.
+// refuses a row for it, and near 'max.partition.num' before each new partition.
 TEST_F(MemoryBudgetWriteTest, APartitionAddedMeanwhileIsCountedBeforeARefusal) {
   auto t = CreatePartitioned(
       "added", {{"bucket", "1"}, {"client.writer.dynamic-create-partition.enabled", "false"}});
@@ -238,6 +238,24 @@ TEST_F(MemoryBudgetWriteTest, APartitionAddedMeanwhileIsCountedBeforeARefusal) {
   EXPECT_TRUE(st.ok()) << st.ToString();
   ASSERT_TRUE((*w)->Commit().ok());
   EXPECT_EQ(ReadAllRows(*t).size(), 2u);
+  // Near 'max.partition.num' the partitions marked meanwhile count: 3 written + 2 marked = 5.
+  ASSERT_TRUE(catalog_
+                  ->AlterTableOptions(Identifier{"default", "added", ""},
+                                      {{"max.partition.num", "5"},
+                                       {"client.writer.dynamic-create-partition.enabled", "true"}},
+                                      {})
+                  .ok());
+  auto again = catalog_->GetTable(Identifier{"default", "added", ""});
+  ASSERT_TRUE(again.ok());
+  auto w2 = (*again)->NewWriter({});
+  ASSERT_TRUE(w2.ok());
+  ASSERT_TRUE((*w2)->Write(RowKind::kInsert, {Value::Int(1), Value::Int(2), Value::Int(2)}).ok());
+  ASSERT_TRUE((*w2)->Commit().ok());  // counted: 3 partitions, carried over this commit
+  for (const char* p : {"p=7", "p=8"}) ASSERT_TRUE(meta::MarkPartition(t->path(), p).ok());
+  Status refused = (*w2)->Write(RowKind::kInsert, {Value::Int(6), Value::Int(1), Value::Int(1)});
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.ToString().find("would give the table 6 partitions"), std::string::npos)
+      << refused.ToString();
 }
 
 // A file of more than 512Ki rows read as rows (TableScan::Next, no batch bound) is read a slice

@@ -489,17 +489,35 @@ Status FileStoreWriter::Restore() {
   // The partitions this writer holds buckets of: its commits build on their files.
   std::set<std::string> held;
   for (const auto& [id, bw] : buckets_) held.insert(id.first);
-  if (held.size() > kPartitionsRestoredOneByOne) return RestoreAllPartitions();
-  return RestorePartitions(held);
+  Status st =
+      held.size() > kPartitionsRestoredOneByOne ? RestoreAllPartitions() : RestorePartitions(held);
+  if (!st.ok()) {  // nothing half-restored: the next call reads again
+    restored_ = false;
+    existing_.clear();
+    partition_buckets_.clear();
+    restored_partitions_.clear();
+    restored_all_ = false;
+  }
+  return st;
 }
 
 Status FileStoreWriter::RestorePartition(const std::string& pbytes) {
   TRIB_RETURN_NOT_OK(Restore());
   if (restored_all_ || restored_partitions_.count(pbytes)) return Status::OK();
-  if (restored_snap_ && restored_partitions_.size() >= kPartitionsRestoredOneByOne) {
-    return RestoreAllPartitions();
+  Status st = restored_snap_ && restored_partitions_.size() >= kPartitionsRestoredOneByOne
+                  ? RestoreAllPartitions()
+                  : RestorePartitions({pbytes});
+  if (st.IsNotFound() && restored_snap_) {
+    // The restored snapshot expired since it was restored (its manifests removed by another
+    // process): restore the latest instead, once.
+    restored_ = false;
+    live_at_.reset();
+    TRIB_RETURN_NOT_OK(Restore());
+    if (restored_all_ || restored_partitions_.count(pbytes)) return Status::OK();
+    return restored_partitions_.size() >= kPartitionsRestoredOneByOne ? RestoreAllPartitions()
+                                                                      : RestorePartitions({pbytes});
   }
-  return RestorePartitions({pbytes});
+  return st;
 }
 
 Status FileStoreWriter::RestorePartitions(const std::set<std::string>& partitions) {
@@ -569,6 +587,19 @@ Result<BucketWriter*> FileStoreWriter::GetBucket(const std::string& pbytes, cons
 
 Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition) {
   if (existing_.count(id) && !existing_[id].empty()) return Status::OK();
+  const int64_t max_partitions = options::GetOrDefault(*schema_, options::kMaxPartitionNum);
+  const int64_t max_buckets = options::GetOrDefault(*schema_, options::kMaxBucketNum);
+  // Counts carried over this writer's own commits miss partitions other processes marked since
+  // (ADD PARTITION, automatic partitions made ahead): near a limit (within a tenth of it, or 16)
+  // they are made again for each new bucket.
+  auto near = [](int64_t count, int64_t max) {
+    return count >= max - std::max<int64_t>(16, max / 10);
+  };
+  if (limits_counted_ && !limits_fresh_ &&
+      (near(static_cast<int64_t>(limit_partitions_.size()) + marked_only_, max_partitions) ||
+       near(limit_buckets_, max_buckets))) {
+    limits_counted_ = false;
+  }
   if (!limits_counted_) TRIB_RETURN_NOT_OK(CountLimits());
   // A refusal on counts carried over from this writer's last commit counts again first.
   auto refuse = [&](Status refusal) -> Status {
@@ -583,13 +614,17 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
         meta::PartitionPath(partition_fields_, partition, core_.partition_default_name);
     if (options_.check_new_partition) TRIB_RETURN_NOT_OK(options_.check_new_partition(name));
     const std::string marked = meta::PartitionPath(partition_fields_, partition);
-    const bool added = marked_partitions_.count(marked) > 0;
-    if (!added && !options::GetOrDefault(*schema_, options::kClientWriterDynamicCreatePartition)) {
+    const bool dynamic_create =
+        options::GetOrDefault(*schema_, options::kClientWriterDynamicCreatePartition);
+    bool added = marked_partitions_.count(marked) > 0;
+    if (!dynamic_create) {  // whether it is added now (another process may have dropped it)
+      TRIB_ASSIGN_OR_RETURN(added, io::LocalFs().Exists(meta::PartitionMarkerPath(path_, marked)));
+    }
+    if (!added && !dynamic_create) {
       return refuse(Status::Invalid("partition " + name +
                                     " does not exist and "
                                     "'client.writer.dynamic-create-partition.enabled' is false"));
     }
-    const int64_t max_partitions = options::GetOrDefault(*schema_, options::kMaxPartitionNum);
     // An added partition written for the first time was counted already (as added).
     const int64_t count = static_cast<int64_t>(partitions.size()) + marked_only_ + (added ? 0 : 1);
     if (count > max_partitions) {
@@ -599,12 +634,8 @@ Status FileStoreWriter::CheckNewBucket(const BucketId& id, const Row& partition)
                                     "'max.partition.num' = " +
                                     std::to_string(max_partitions)));
     }
-    if (added && marked_only_ > 0) {
-      marked_partitions_.erase(marked);
-      marked_only_--;
-    }
+    if (added && marked_partitions_.erase(marked) > 0 && marked_only_ > 0) marked_only_--;
   }
-  const int64_t max_buckets = options::GetOrDefault(*schema_, options::kMaxBucketNum);
   if (buckets + 1 > max_buckets) {
     return refuse(Status::Invalid("writing bucket " + std::to_string(id.second) +
                                   " would give the "

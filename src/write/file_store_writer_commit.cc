@@ -745,7 +745,8 @@ Result<std::optional<int64_t>> FileStoreWriter::DoCommit() {
       StartVectorsJob(id, work[i].second, std::move(*next.seed));
     }
   }
-  std::set<BucketId> active;
+  // (A bucket whose compaction was lost stays open: its next commit picks again.)
+  std::set<BucketId> active = lost_compactions;
   for (size_t i = 0; i < work.size(); i++) {
     if (!picked_from[i].empty()) active.insert(work[i].first);
   }
@@ -758,8 +759,14 @@ void FileStoreWriter::CloseIdleBuckets(const std::set<BucketId>& active) {
   for (auto it = buckets_.begin(); it != buckets_.end();) {
     const BucketId& id = it->first;
     BucketWriter& bw = *it->second;
-    if (active.count(id) || jobs_.count(id) || level0_left_.count(id) || bw.buffer_bytes() > 0 ||
-        bw.has_spilled() || !bw.new_files().empty()) {
+    // (A deletion-vector bucket with level-0 files, which batch reads leave out, stays open
+    // until a compaction takes them up.)
+    auto files = existing_.find(id);
+    const bool level0 = deletion_vectors_ && files != existing_.end() &&
+                        std::any_of(files->second.begin(), files->second.end(),
+                                    [](const meta::DataFileMeta& f) { return f.level == 0; });
+    if (active.count(id) || jobs_.count(id) || level0_left_.count(id) || level0 ||
+        bw.buffer_bytes() > 0 || bw.has_spilled() || !bw.new_files().empty()) {
       ++it;
       continue;
     }
