@@ -504,9 +504,12 @@ Status FileStoreWriter::Restore() {
 Status FileStoreWriter::RestorePartition(const std::string& pbytes) {
   TRIB_RETURN_NOT_OK(Restore());
   if (restored_all_ || restored_partitions_.count(pbytes)) return Status::OK();
-  Status st = restored_snap_ && restored_partitions_.size() >= kPartitionsRestoredOneByOne
-                  ? RestoreAllPartitions()
-                  : RestorePartitions({pbytes});
+  auto read = [&] {
+    return restored_snap_ && restored_partitions_.size() >= kPartitionsRestoredOneByOne
+               ? RestoreAllPartitions()
+               : RestorePartitions({pbytes});
+  };
+  Status st = read();
   if (st.IsNotFound() && restored_snap_) {
     // The restored snapshot expired since it was restored (its manifests removed by another
     // process): restore the latest instead, once.
@@ -514,8 +517,7 @@ Status FileStoreWriter::RestorePartition(const std::string& pbytes) {
     live_at_.reset();
     TRIB_RETURN_NOT_OK(Restore());
     if (restored_all_ || restored_partitions_.count(pbytes)) return Status::OK();
-    return restored_partitions_.size() >= kPartitionsRestoredOneByOne ? RestoreAllPartitions()
-                                                                      : RestorePartitions({pbytes});
+    return read();
   }
   return st;
 }
