@@ -50,8 +50,9 @@ test: build
 	bash tests/crash/run_all.sh $(BUILD)/tributary
 
 test-slow: build
-	@command -v node >/dev/null && command -v npm >/dev/null && command -v zstd >/dev/null || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm zstd)
+	@command -v node >/dev/null && command -v npm >/dev/null && command -v zstd >/dev/null && \
+	  command -v lz4 >/dev/null || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm zstd lz4)
 	python3 tests/slow/memory_test.py --binary $(BUILD)/tributary
 	python3 tests/sqllogic/run.py --binary $(BUILD)/tributary --s3 tests/sql
 	python3 tests/crash/crash_test.py --binary $(BUILD)/tributary --s3
@@ -64,6 +65,7 @@ test-slow: build
 	python3 tests/differential/deletion_vectors.py --binary $(BUILD)/tributary --rounds 30 --seed 41
 	bash tests/crosscheck/avro_avsc.sh $(BUILD)
 	bash tests/crosscheck/parquet_duckdb.sh $(BUILD)
+	bash tests/crosscheck/arrow_js.sh $(BUILD)
 	python3 tests/crash/s3_tools_test.py --binary $(BUILD)/tributary --parts A
 	bash tests/fuzz/run_fuzzers.sh
 

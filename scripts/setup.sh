@@ -4,6 +4,7 @@ set -euo pipefail
 pkgs=(cmake ninja-build g++ ccache nlohmann-json3-dev libzstd-dev liblz4-dev libsnappy-dev zlib1g-dev
       libgtest-dev libgmock-dev libbenchmark-dev libedit-dev libroaring-dev python3 tzdata
       libjemalloc-dev libabsl-dev libssl-dev libcurl4-openssl-dev libxxhash-dev python3-xxhash libpcre2-dev
+      libflatbuffers-dev flatbuffers-compiler
       clang-format postgresql-client openssl python3-psycopg python3-asyncpg
       openjdk-17-jdk-headless libpostgresql-jdbc-java)
 missing=()

@@ -45,6 +45,9 @@ namespace tributary::options {
   X(kMergeEngine, MergeEngine, "merge-engine")                                                   \
   X(kTableDatalakeEnabled, bool, "table.datalake.enabled")                                       \
   X(kTableDatalakeFreshness, int64_t, "table.datalake.freshness")                                \
+  X(kTableLogFormat, std::string, "table.log.format")                                            \
+  X(kTableLogArrowCompressionType, std::string, "table.log.arrow.compression.type")              \
+  X(kTableLogArrowCompressionZstdLevel, int64_t, "table.log.arrow.compression.zstd.level")       \
   X(kPartialUpdateRemoveRecordOnSequenceGroup, std::string,                                      \
     "partial-update.remove-record-on-sequence-group")                                            \
   X(kPartialUpdateRemoveRecordOnDelete, bool, "partial-update.remove-record-on-delete")          \

@@ -2,6 +2,7 @@
 // SHOW CREATE TABLE, t$options and docs/options.md are all driven by it. Defaults follow Apache
 // Paimon (table options) and Apache Fluss / Flink (the streaming dialect and session options).
 // To add an option, add a row here and regenerate the docs (see options_doc_test.cc).
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -141,6 +142,19 @@ Status ValidateDatalakeEnabled(std::string_view v) {
     return Status::NotSupported(
         "'table.datalake.enabled' = 'false' (a table kept in the server's hot tier alone, with "
         "a retention) is not supported yet: every table is a lake table");
+  }
+  return Status::OK();
+}
+
+// The hot tier's log of `tributary serve` is written as Arrow IPC batches; Fluss's row formats
+// are not built.
+Status ValidateLogFormat(std::string_view v) {
+  std::string upper(v);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (upper == "INDEXED" || upper == "COMPACTED") {
+    return Status::NotSupported("'table.log.format' = '" + std::string(v) +
+                                "' is not supported yet: the hot tier's log is written as "
+                                "ARROW batches");
   }
   return Status::OK();
 }
@@ -808,10 +822,19 @@ std::vector<OptionDef> BuildTable() {
 
       // ---- Fluss (streaming storage) table options ----
       Def("table.log.format", kEnum, "ARROW",
-          "Format of the change log: ARROW (column batches; projection and filters pushed "
-          "down), INDEXED or COMPACTED rows.")
+          "Format of the log of tributary serve's hot tier: ARROW (each statement's rows as an "
+          "Arrow IPC stream of column batches); Fluss's row formats INDEXED and COMPACTED are "
+          "not supported yet.")
           .Allowed({"ARROW", "INDEXED", "COMPACTED"})
-          .Unsupported(),
+          .Validate(ValidateLogFormat),
+      Def("table.log.arrow.compression.type", kEnum, "ZSTD",
+          "Compression of the hot tier's ARROW log batches (each buffer: NONE, LZ4_FRAME or "
+          "ZSTD; a buffer that would not shrink is kept as it is).")
+          .Allowed({"NONE", "LZ4_FRAME", "ZSTD"}),
+      Def("table.log.arrow.compression.zstd.level", kInt, "3",
+          "zstd level of the hot tier's ARROW log batches.")
+          .Min(1)
+          .Max(22),
       Def("table.log.ttl", kDuration, "7 d", "Change log older than this is deleted.")
           .Unsupported(),
       Def("table.kv.format", kEnum, "COMPACTED", "Row format of the key-value store.")

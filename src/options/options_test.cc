@@ -403,6 +403,14 @@ TEST(OptionsTest, IntAndLongValues) {
   EXPECT_NE(ErrorOf(kTable, "table.datalake.enabled", "false").find("not supported yet"),
             std::string::npos);
   EXPECT_FALSE(CheckOption(kTable, "bucket", "<num>").ok());
+  // The server's hot tier writes its log as Arrow batches; Fluss's row formats are refused.
+  EXPECT_TRUE(CheckOption(kTable, "table.log.format", "arrow").ok());
+  EXPECT_NE(ErrorOf(kTable, "table.log.format", "INDEXED").find("not supported yet"),
+            std::string::npos);
+  EXPECT_TRUE(CheckOption(kTable, "table.log.arrow.compression.type", "lz4_frame").ok());
+  EXPECT_NE(ErrorOf(kTable, "table.log.arrow.compression.type", "zstandard").find("ZSTD"),
+            std::string::npos);
+  EXPECT_FALSE(CheckOption(kTable, "table.log.arrow.compression.zstd.level", "23").ok());
   EXPECT_EQ(ErrorOf(kTable, "num-sorted-run.compaction-trigger", "0"),
             "invalid value '0' for option 'num-sorted-run.compaction-trigger': must be at least 1");
   EXPECT_EQ(ErrorOf(kTable, "commit.max-retries", "3000000000"),

@@ -427,13 +427,12 @@ std::optional<std::string> ReadIncarnation(const std::string& dir) {
 // A statement's writer (HotTier::NewStatementWriter).
 class StatementWriter : public TableWriter {
  public:
-  StatementWriter(HotTier::State* state, Identifier id, std::vector<Field> fields,
-                  int64_t schema_id)
+  StatementWriter(HotTier::State* state, Identifier id, const TableSchema& schema)
       : state_(state),
         id_(std::move(id)),
-        fields_(fields),
-        schema_id_(schema_id),
-        encoder_(std::move(fields)) {}
+        fields_(schema.fields),
+        schema_id_(schema.id),
+        encoder_(schema.fields, schema.options) {}
 
   // Rows are checked as they come (as a table writer checks them), so a bad one fails its
   // statement where it is; the rest of the writer's checks come at the commit.
@@ -723,8 +722,7 @@ bool HotTier::Takes(const Table& table) {
 }
 
 std::unique_ptr<TableWriter> HotTier::NewStatementWriter(const Table& table) {
-  return std::make_unique<StatementWriter>(state_.get(), table.identifier(), table.schema()->fields,
-                                           table.schema()->id);
+  return std::make_unique<StatementWriter>(state_.get(), table.identifier(), *table.schema());
 }
 
 Status HotTier::TierAll() { return state_->TierAll(); }

@@ -3,12 +3,15 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
+#include "format/arrow/ipc.h"
 #include "format/parquet/reader.h"
-#include "format/parquet/writer.h"
 #include "io/file_system.h"
+#include "options/option_keys.h"
 
 namespace tributary::server {
 
@@ -45,16 +48,42 @@ std::vector<Field> LogFields(const std::vector<Field>& table_fields) {
 
 }  // namespace
 
-EntryEncoder::EntryEncoder(std::vector<Field> fields) : fields_(std::move(fields)) {}
+EntryEncoder::EntryEncoder(std::vector<Field> fields,
+                           const std::map<std::string, std::string>& table_options)
+    : fields_(std::move(fields)) {
+  using format::arrow::IpcCompression;
+  // Checked when the table was created or altered; a value another tool wrote that does not
+  // parse is the default, one naming a format not built refuses the table's writes.
+  // Enum values as the option table matches them: any case, '-' for '_'; unset is "".
+  auto value_of = [&](options::TableOption<std::string> key) {
+    auto got = options::Get(table_options, key);
+    std::string v = got.ok() ? *got : std::string();
+    for (char& c : v) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
+    return v;
+  };
+  const std::string format = value_of(options::kTableLogFormat);
+  if (!format.empty() && format != "ARROW") {
+    refused_ = Status::NotSupported("'table.log.format' = '" + format +
+                                    "' is not supported yet: the hot tier's log is ARROW");
+  }
+  const std::string name = value_of(options::kTableLogArrowCompressionType);
+  compression_ = static_cast<int>(name == "NONE"        ? IpcCompression::kNone
+                                  : name == "LZ4_FRAME" ? IpcCompression::kLz4Frame
+                                                        : IpcCompression::kZstd);
+  auto level = options::Get(table_options, options::kTableLogArrowCompressionZstdLevel);
+  if (level.ok() && *level >= 1 && *level <= 22) zstd_level_ = static_cast<int>(*level);
+}
 EntryEncoder::~EntryEncoder() = default;
 
 Status EntryEncoder::Add(RowKind kind, const Row& values) {
   static const Value kKinds[4] = {Value::Int(0), Value::Int(1), Value::Int(2), Value::Int(3)};
   if (!writer_) {
-    format::parquet::ParquetWriterOptions options;
-    options.compression = format::CompressionCodec::kLz4Raw;
+    TRIB_RETURN_NOT_OK(refused_);
+    format::arrow::IpcWriteOptions options;
+    options.compression = static_cast<format::arrow::IpcCompression>(compression_);
+    options.zstd_level = zstd_level_;
     TRIB_ASSIGN_OR_RETURN(writer_,
-                          format::parquet::ParquetWriter::Make(LogFields(fields_), options));
+                          format::arrow::IpcStreamWriter::Make(LogFields(fields_), options));
     cells_.resize(fields_.size() + 1);
   }
   for (size_t i = 0; i < values.size() && i < fields_.size(); i++) cells_[i] = &values[i];
@@ -108,24 +137,86 @@ Result<std::vector<LogEntry>> ReadEntries(const std::string& path) {
   return out;
 }
 
+namespace {
+
+// An entry's rows, and the id and type of each of its columns.
+struct EntryRows {
+  std::vector<Row> rows;
+  std::vector<std::pair<int32_t, std::optional<DataType>>> columns;
+  bool parquet = false;  // written before the Arrow format
+};
+
+// Whether values of type `want` were stored as `got` in a Parquet entry, which keeps neither the
+// length of a CHAR, VARCHAR, BINARY or VARBINARY nor which of each pair it was.
+bool StoredAs(const DataType& want, const DataType& got) {
+  if (want.IsString() || want.IsBinary()) {
+    return want.IsString() ? got.IsString() : got.IsBinary();
+  }
+  if (want.id != got.id) return false;
+  switch (want.id) {
+    case TypeId::kArray:
+    case TypeId::kMultiset:
+      return StoredAs(want.element(), got.element());
+    case TypeId::kMap:
+      return StoredAs(want.key(), got.key()) && StoredAs(want.value(), got.value());
+    case TypeId::kRow: {
+      if (want.fields().size() != got.fields().size()) return false;
+      for (size_t i = 0; i < want.fields().size(); i++) {
+        if (!StoredAs(want.fields()[i].type, got.fields()[i].type)) return false;
+      }
+      return true;
+    }
+    default:
+      return want.WithNullable(true) == got.WithNullable(true);
+  }
+}
+
+Result<EntryRows> ReadEntryRows(const std::string& payload) {
+  EntryRows out;
+  if (format::arrow::LooksLikeIpcStream(payload)) {
+    TRIB_ASSIGN_OR_RETURN(format::arrow::IpcStream stream, format::arrow::ReadIpcStream(payload));
+    for (Field& f : stream.fields) out.columns.emplace_back(f.id, std::move(f.type));
+    out.rows = std::move(stream.rows);
+    return out;
+  }
+  // An entry of a log written before the Arrow format: a Parquet file.
+  out.parquet = true;
+  TRIB_ASSIGN_OR_RETURN(auto reader, format::parquet::ParquetReader::Open(payload));
+  TRIB_ASSIGN_OR_RETURN(out.rows, reader->ReadRows());
+  for (size_t c = 0; c < reader->schema().columns().size(); c++) {
+    auto type = reader->ColumnType(static_cast<int>(c));
+    out.columns.emplace_back(reader->schema().columns()[c].field_id.value_or(-1),
+                             type ? std::optional<DataType>(*type) : std::nullopt);
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<Records> DecodeRecords(const LogEntry& e, const std::string& path,
                               const std::vector<Field>& fields) {
-  TRIB_ASSIGN_OR_RETURN(auto reader, format::parquet::ParquetReader::Open(e.payload));
-  auto rows = reader->ReadRows();
-  if (!rows.ok()) return rows.status().WithContext("hot tier log '" + path + "'");
-  const int kind_at = reader->schema().FindColumn(kKindColumn);
+  auto read = ReadEntryRows(e.payload);
+  if (!read.ok()) return read.status().WithContext("hot tier log '" + path + "'");
+  std::vector<Row>* rows = &read->rows;
+  auto column_of = [&](int32_t id) {
+    for (size_t c = 0; c < read->columns.size(); c++) {
+      if (read->columns[c].first == id) return static_cast<int>(c);
+    }
+    return -1;
+  };
+  const int kind_at = column_of(kKindFieldId);
   if (kind_at < 0) {
     return Status::Corruption("hot tier log '" + path + "': an entry without row kinds");
   }
   std::vector<int> source(fields.size(), -1);  // each field's column in the entry
   for (size_t f = 0; f < fields.size(); f++) {
-    source[f] = reader->schema().FindColumnById(fields[f].id);
+    source[f] = column_of(fields[f].id);
     if (source[f] < 0) continue;
-    auto type = reader->ColumnType(source[f]);
+    const std::optional<DataType>& type = read->columns[source[f]].second;
     DataType want = fields[f].type;
     DataType got = type ? *type : DataType();
     want.nullable = got.nullable = true;
-    if (!type || !(want == got)) {
+    if (!type || !(read->parquet ? StoredAs(want, got) : want == got)) {
       return Status::Corruption("hot tier log '" + path + "': column '" + fields[f].name +
                                 "' changed its type since the entry was written; it cannot be "
                                 "replayed");

@@ -1,11 +1,14 @@
 // The hot tier's log format (server/hot_tier.h): a table's log files hold entries, one per
-// statement: its rows as a small LZ4 Parquet file of the table's columns and the row kind
-// (column-wise, as Fluss's logs are), framed with the entry's sequence number, the schema id it
-// was written with, its length and a CRC-32 of all of them.
+// statement: its rows as an Arrow IPC stream of one record batch of the table's columns and the
+// row kind ('table.log.format' = 'ARROW', column-wise as Fluss's logs are; its buffers
+// compressed as 'table.log.arrow.compression.type' says), framed with the entry's sequence
+// number, the schema id it was written with, its length and a CRC-32 of all of them. Entries
+// written before the Arrow format (a small LZ4 Parquet file each) are still read.
 // Thread-safety: an EntryEncoder is one thread's; the functions are stateless.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,9 +18,9 @@
 #include "tributary/schema.h"
 #include "tributary/value.h"
 
-namespace tributary::format::parquet {
-class ParquetWriter;
-}  // namespace tributary::format::parquet
+namespace tributary::format::arrow {
+class IpcStreamWriter;
+}  // namespace tributary::format::arrow
 
 namespace tributary::server {
 
@@ -26,7 +29,8 @@ using Records = std::vector<std::pair<RowKind, Row>>;
 // A statement's records as an entry, encoded as the rows come.
 class EntryEncoder {
  public:
-  explicit EntryEncoder(std::vector<Field> fields);
+  // `table_options`: the table's, for the compression of its batches.
+  EntryEncoder(std::vector<Field> fields, const std::map<std::string, std::string>& table_options);
   ~EntryEncoder();
   Status Add(RowKind kind, const Row& values);
   // The whole entry, framed: magic, sequence, schema id, length, CRC-32, payload. The encoder
@@ -36,7 +40,10 @@ class EntryEncoder {
 
  private:
   std::vector<Field> fields_;
-  std::unique_ptr<format::parquet::ParquetWriter> writer_;
+  Status refused_;       // a 'table.log.format' not built
+  int compression_ = 0;  // format::arrow::IpcCompression
+  int zstd_level_ = 3;
+  std::unique_ptr<format::arrow::IpcStreamWriter> writer_;
   std::vector<const Value*> cells_;
 };
 

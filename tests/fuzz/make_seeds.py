@@ -14,6 +14,9 @@ repository and the golden tables (nothing is downloaded):
   pg_wire_fuzzer      PostgreSQL client messages (startup, Parse, Bind, Execute, Describe,
                       SASL) and queries with $n parameters, each behind its decoder's
                       selector byte
+  arrow_fuzzer        the Arrow IPC streams of tests/fuzz/seeds/arrow/ (written by
+                      format_test's ArrowIpc.DISABLED_WriteFuzzSeeds: every type, plain, LZ4
+                      and ZSTD bodies, no rows) and one written by arrow-js
 
 Usage: make_seeds.py TARGET OUTDIR
 """
@@ -159,6 +162,9 @@ def main():
         seeds = [e.encode("utf-8") for e in debezium_events()]
     elif target == "pg_wire_fuzzer":
         seeds = pg_wire_messages()
+    elif target == "arrow_fuzzer":
+        d = os.path.join(ROOT, "tests", "fuzz", "seeds", "arrow")
+        seeds = [open(os.path.join(d, f), "rb").read() for f in sorted(os.listdir(d))]
     else:
         sys.exit("make_seeds.py: unknown target " + target)
     seen = set()

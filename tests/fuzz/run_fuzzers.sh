@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets (src/**/*_fuzzer.cc: the SQL parser, the Avro reader, the metadata
-# decoders, the Parquet reader, the Debezium line decoder, the index files), each for FUZZ_RUNS inputs with a
+# decoders, the Parquet reader, the Debezium line decoder, the index files, the PostgreSQL protocol, Arrow IPC streams), each for FUZZ_RUNS inputs with a
 # fixed seed from its seed corpus (tests/fuzz/make_seeds.py), built with clang and ASan/UBSan in
 # FUZZ_BUILD. Part of `make test-slow`. Fails on a crash, a sanitizer report, a timeout or an
 # allocation above the limit (an unbounded allocation from a hostile header); the failing input
@@ -12,7 +12,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${FUZZ_RUNS:-200000}
 build=${FUZZ_BUILD:-$root/build-fuzz}
-targets=${FUZZ_TARGETS:-"sql_parser_fuzzer avro_fuzzer metadata_fuzzer parquet_fuzzer debezium_fuzzer index_fuzzer pg_wire_fuzzer"}
+targets=${FUZZ_TARGETS:-"sql_parser_fuzzer avro_fuzzer metadata_fuzzer parquet_fuzzer debezium_fuzzer index_fuzzer pg_wire_fuzzer arrow_fuzzer"}
 
 if ! command -v clang++ >/dev/null; then
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import zlib
 
 
 class Failure(Exception):
@@ -784,6 +785,22 @@ def hot_tier(binary, root):
                 stats["hot_tier_entries_pending"] != "3" or stats["hot_tier_rows_pending"] != "3":
             raise Failure("acknowledged INSERTs before tiering: lake %r, logs %r, stats %r" %
                           (cli("SELECT COUNT(*) FROM h"), logs("h"), stats))
+        # Each entry ('table.log.format' = 'ARROW'): its sequence number, schema id, length and
+        # CRC-32, then an Arrow IPC stream (continuation marker, the schema naming the columns
+        # and the row kind; format_test and tests/crosscheck/arrow_js.sh check the rest).
+        raw = open(os.path.join(data, "default", "h", "1.log"), "rb").read()
+        at, seqs = 0, []
+        while at < len(raw):
+            magic, seq, _, length, crc = struct.unpack_from("<IqqII", raw, at)
+            payload = raw[at + 28:at + 28 + length]
+            if magic != 0x474f4c54 or zlib.crc32(raw[at + 4:at + 24] + payload) != crc or \
+                    payload[:4] != b"\xff\xff\xff\xff" or b"_TRIBUTARY_ROW_KIND" not in payload:
+                raise Failure("log entry at %d of h's log is not an Arrow stream: %r" %
+                              (at, raw[at:at + 64]))
+            seqs.append(seq)
+            at += 28 + length
+        if seqs != [1, 2, 3]:
+            raise Failure("h's log holds entries %r, not one per INSERT" % seqs)
         # A query through the server reads the lake and the log together (union read): it sees
         # the entries and commits nothing.
         if lines(server.psql("SELECT COUNT(*) FROM h")) != ["3"] or \

@@ -429,7 +429,9 @@ Result<ColumnChunkData> ReadColumnChunk(std::string_view file, const ColumnChunk
   if (!chunk.meta_data) return Corrupt("column chunk without metadata");
   const ColumnMetaData& m = *chunk.meta_data;
   if (m.type != leaf.physical_type) return Corrupt("column chunk type differs from the schema");
-  const auto [start, size] = ColumnChunkByteRange(m);
+  // (Named, not bound: clang 14 cannot capture a structured binding in the lambdas below.)
+  const auto range = ColumnChunkByteRange(m);
+  const int64_t start = range.first, size = range.second;
   int64_t file_size = static_cast<int64_t>(file.size());
   if (start < 4 || size <= 0 || start > file_size || size > file_size - start) {
     return Corrupt("column chunk range [" + std::to_string(start) + ", +" + std::to_string(size) +
