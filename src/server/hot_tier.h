@@ -8,9 +8,9 @@
 // as its commit identifier (commit user `tributary-serve`), so after a crash the server replays
 // the entries the lake does not have yet, exactly once, before it accepts a connection.
 // The log: one file per table and tiering round, `<data-dir>/<database>/<table>/<first
-// sequence>.log`, of entries (a statement's rows: a Parquet file of the table's columns and the
-// row kind, column-wise as Fluss logs are), each framed with its sequence number, the schema id
-// it was written with, its length and a CRC-32.
+// sequence>.log`, of entries (a statement's rows: an Arrow IPC stream of the table's columns and
+// the row kind, column-wise as Fluss logs are; server/hot_tier_log.h), each framed with its
+// sequence number, the schema id it was written with, its length and a CRC-32.
 // Thread-safety: every member may be called from any thread.
 #pragma once
 

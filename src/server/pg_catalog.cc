@@ -470,8 +470,83 @@ std::string Parenthesized(const std::string& q, size_t open) {
   return q.substr(open + 1);
 }
 
+// pgjdbc's DatabaseMetaData calls about routines, types and privileges. Tributary has no
+// functions or procedures in a database (its procedures are CALL sys.*, outside every
+// database) and no user-defined types: those answer no rows, with the columns PostgreSQL's
+// answers have. Privileges are those of the one user, tributary, owner of every table: SELECT,
+// INSERT, UPDATE, DELETE and TRUNCATE (an ACL the driver reads, `arwdD`; no REFERENCES or
+// TRIGGER, which Tributary has no statement for).
+Result<std::optional<CatalogAnswer>> AnswerJdbcRoutines(const std::string& q,
+                                                        const Catalog& catalog) {
+  using Answered = std::optional<CatalogAnswer>;
+  if (StartsWith(q, "SELECT current_database() AS FUNCTION_CAT, n.nspname AS FUNCTION_SCHEM, ")) {
+    return Answered(Answer({"function_cat", "function_schem", "function_name", "remarks",
+                            "function_type", "specific_name"}));
+  }
+  if (StartsWith(q,
+                 "SELECT n.nspname,p.proname,p.prorettype,p.proargtypes, t.typtype,t.typrelid, ")) {
+    return Answered(Answer({"nspname", "proname", "prorettype", "proargtypes", "typtype",
+                            "typrelid", "proargnames", "proargmodes", "proallargtypes", "oid"}));
+  }
+  if (StartsWith(q, "SELECT NULL AS PROCEDURE_CAT, n.nspname AS PROCEDURE_SCHEM, ")) {
+    return Answered(Answer({"procedure_cat", "procedure_schem", "procedure_name", "?column?",
+                            "?column?", "?column?", "remarks", "procedure_type", "specific_name"}));
+  }
+  if (StartsWith(q, "select null as type_cat, n.nspname as type_schem, t.typname as type_name, ")) {
+    return Answered(Answer({"type_cat", "type_schem", "type_name", "class_name", "data_type",
+                            "remarks", "base_type"}));
+  }
+  // getClientInfoProperties: the length of a name (PostgreSQL's 64 bytes, so application_name
+  // holds 63).
+  if (q ==
+      "SELECT t.typlen FROM pg_catalog.pg_type t, pg_catalog.pg_namespace n WHERE "
+      "t.typnamespace=n.oid AND t.typname='name' AND n.nspname='pg_catalog'") {
+    CatalogAnswer out = Answer({"typlen"});
+    out.rows.push_back({Cell("64")});
+    return Answered(std::move(out));
+  }
+  const bool table_privileges = StartsWith(
+      q, "SELECT n.nspname,c.relname,r.rolname,c.relacl FROM pg_catalog.pg_namespace n, ");
+  const bool column_privileges =
+      StartsWith(q, "SELECT n.nspname,c.relname,r.rolname,c.relacl, a.attacl, a.attname FROM ");
+  if (!table_privileges && !column_privileges) return Answered();
+  if (q.find(" E'") != std::string::npos) return Unsupported("an E'...' literal");
+  const char* kAcl = "{tributary=arwdD/tributary}";
+  TRIB_ASSIGN_OR_RETURN(std::vector<Relation> rels, Relations(catalog));
+  if (table_privileges) {
+    TRIB_ASSIGN_OR_RETURN(auto schema, LiteralOf(q, "AND n.nspname LIKE"));
+    TRIB_ASSIGN_OR_RETURN(auto name, LiteralOf(q, "AND c.relname LIKE"));
+    CatalogAnswer out = Answer({"nspname", "relname", "rolname", "relacl"});
+    for (const Relation& r : rels) {  // (ordered by database and name, as the query asks)
+      if (!LikeOrAll(schema, r.database) || !LikeOrAll(name, r.name)) continue;
+      out.rows.push_back({Cell(r.database), Cell(r.name), Cell("tributary"), Cell(kAcl)});
+    }
+    return Answered(std::move(out));
+  }
+  TRIB_ASSIGN_OR_RETURN(auto schema, LiteralOf(q, "AND n.nspname ="));
+  TRIB_ASSIGN_OR_RETURN(auto name, LiteralOf(q, "AND c.relname ="));
+  TRIB_ASSIGN_OR_RETURN(auto column, LiteralOf(q, "AND a.attname LIKE"));
+  CatalogAnswer out = Answer({"nspname", "relname", "rolname", "relacl", "attacl", "attname"});
+  std::vector<std::pair<std::string, std::vector<Cell>>> rows;  // ordered by column name
+  for (const Relation& r : rels) {
+    if ((schema && *schema != r.database) || (name && *name != r.name)) continue;
+    for (const Field& f : r.schema->fields) {
+      if (!LikeOrAll(column, f.name)) continue;
+      rows.push_back({f.name,
+                      {Cell(r.database), Cell(r.name), Cell("tributary"), Cell(kAcl), Cell(kAcl),
+                       Cell(f.name)}});
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [unused, row] : rows) out.rows.push_back(std::move(row));
+  return Answered(std::move(out));
+}
+
 Result<std::optional<CatalogAnswer>> AnswerJdbcQuery(const std::string& q, const Catalog& catalog) {
   using Answered = std::optional<CatalogAnswer>;
+  TRIB_ASSIGN_OR_RETURN(Answered routines, AnswerJdbcRoutines(q, catalog));
+  if (routines) return routines;
   const bool schemas = StartsWith(q, "SELECT nspname AS TABLE_SCHEM, NULL AS TABLE_CATALOG FROM ");
   const bool tables = StartsWith(
       q, "SELECT NULL AS TABLE_CAT, n.nspname AS TABLE_SCHEM, c.relname AS TABLE_NAME, CASE ");

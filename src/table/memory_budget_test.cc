@@ -10,7 +10,9 @@
 #include <string>
 
 #include "common/predicate.h"
+#include "io/fault_injection.h"
 #include "io/file_cache.h"
+#include "io/file_system.h"
 #include "meta/partition_marker.h"
 #include "meta/snapshot.h"
 #include "meta/snapshot_reader.h"
@@ -177,6 +179,114 @@ TEST_F(MemoryBudgetWriteTest, AWriterIntoOnePartitionReadsThatPartitionAlone) {
   }
   ReadAllRows(*t);  // unfiltered: every partition's files, kept for the next read
   EXPECT_TRUE(meta::LiveEntriesCached(t->path(), *latest()));
+}
+
+// A writer's restore of a partition that fails (a snapshot or manifest unreadable for a
+// moment, at each of the operations a restore makes) fails the write that needed it, and the
+// writer goes on: the write made again builds on the partition's files (the rows read as
+// written, numbered after the bucket's files). Both a new writer and a long-lived one restoring
+// again after another process's commit.
+TEST_F(MemoryBudgetWriteTest, AFailedRestoreOfAPartitionIsReadAgain) {
+  auto t = CreatePartitioned("again", {{"bucket", "1"}});
+  ASSERT_NE(t, nullptr);
+  std::map<int64_t, int64_t> want;
+  auto write = [&](TableWriter& w, int32_t p, int64_t v) {
+    Status st = w.Write(RowKind::kInsert, {Value::Int(p), Value::Int(1), Value::Int(v)});
+    if (st.ok()) want[p] = v;
+    return st;
+  };
+  auto commit_other = [&](int64_t v) {  // another process, into partitions 0 and 2
+    auto w = t->NewWriter({});
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(write(**w, 0, v).ok());
+    ASSERT_TRUE(write(**w, 2, v).ok());
+    ASSERT_TRUE((*w)->Commit().ok());
+  };
+  auto long_lived = t->NewWriter({});
+  ASSERT_TRUE(long_lived.ok());
+  ASSERT_TRUE(write(**long_lived, 1, 1).ok());
+  ASSERT_TRUE((*long_lived)->Commit().ok());
+  io::FaultInjectingFs faulty(&io::LocalFs());
+  int failed = 0;
+  for (int fresh = 0; fresh < 2; fresh++) {
+    for (int64_t op = 0; op < 12; op++) {
+      const std::string where = (fresh ? "a new writer" : "a long-lived writer") +
+                                std::string(", fault at operation ") + std::to_string(op);
+      commit_other(100 + op);  // the long-lived writer's restored snapshot is no longer the latest
+      io::FileCache::Instance().EraseUnder(t->path());  // manifests read from the disk
+      std::unique_ptr<TableWriter> made;
+      if (fresh) {
+        auto w = t->NewWriter({});
+        ASSERT_TRUE(w.ok());
+        made = std::move(*w);
+      }
+      TableWriter& w = fresh ? *made : **long_lived;
+      const int64_t v = 10 * (fresh + 1) + op;
+      faulty.Arm(op, io::FaultInjectingFs::Fault::kIoError);
+      io::SetFileSystemForTesting(&faulty);
+      Status first = write(w, 1, v);
+      io::SetFileSystemForTesting(nullptr);
+      if (!first.ok()) {
+        failed++;
+        ASSERT_TRUE(write(w, 1, v).ok()) << where;
+      }
+      ASSERT_TRUE(w.Commit().ok()) << where;
+      std::map<int64_t, int64_t> got;
+      for (const Row& r : ReadAllRows(*t)) got[r[0].int_value()] = r[2].int_value();
+      ASSERT_EQ(got, want) << where << " (" << first.ToString() << ")";
+      auto snap = meta::SnapshotManager(t->path()).Latest();
+      ASSERT_TRUE(snap.ok() && *snap);
+      auto live = meta::ReadLiveEntriesShared(t->path(), **snap);
+      ASSERT_TRUE(live.ok());
+      std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> ranges;  // by partition
+      for (const meta::ManifestEntry& e : **live) {
+        ranges[e.partition].emplace_back(e.file.min_sequence_number, e.file.max_sequence_number);
+      }
+      for (auto& [partition, r] : ranges) {
+        std::sort(r.begin(), r.end());
+        for (size_t i = 1; i < r.size(); i++) {
+          ASSERT_GT(r[i].first, r[i - 1].second)
+              << where << ": files of one bucket with overlapping sequence numbers";
+        }
+      }
+    }
+  }
+  EXPECT_GT(failed, 0);
+}
+
+// A long-lived writer whose restored snapshot expired (another process committed and expired
+// it, removing its manifest lists) restores the latest snapshot when it first writes another
+// partition, instead of failing on the removed file.
+TEST_F(MemoryBudgetWriteTest, AWriterWhoseRestoredSnapshotExpiredRestoresTheLatest) {
+  auto t = CreatePartitioned(
+      "expired",
+      {{"bucket", "1"}, {"snapshot.num-retained.min", "1"}, {"snapshot.num-retained.max", "1"}});
+  ASSERT_NE(t, nullptr);
+  auto write = [&](TableWriter& w, int32_t p, int64_t v) {
+    return w.Write(RowKind::kInsert, {Value::Int(p), Value::Int(1), Value::Int(v)});
+  };
+  {
+    auto w = t->NewWriter({});
+    ASSERT_TRUE(w.ok());
+    ASSERT_TRUE(write(**w, 0, 1).ok());
+    ASSERT_TRUE((*w)->Commit().ok());
+  }
+  auto slow = t->NewWriter({});
+  ASSERT_TRUE(slow.ok());
+  ASSERT_TRUE(write(**slow, 0, 2).ok());  // restores snapshot 1 (partition 0)
+  for (int64_t v = 3; v < 6; v++) {       // another process: snapshots 2..4, 1..3 expired
+    auto other = t->NewWriter({});
+    ASSERT_TRUE(other.ok());
+    ASSERT_TRUE(write(**other, 1, v).ok());
+    ASSERT_TRUE((*other)->Commit().ok());
+  }
+  io::FileCache::Instance().EraseUnder(t->path());
+  Status st = write(**slow, 2, 7);  // a partition snapshot 1 is read for: its lists are gone
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  ASSERT_TRUE((*slow)->Commit().ok());
+  std::map<int64_t, int64_t> got;
+  for (const Row& r : ReadAllRows(*t)) got[r[0].int_value()] = r[2].int_value();
+  EXPECT_EQ(got, (std::map<int64_t, int64_t>{{0, 2}, {1, 5}, {2, 7}}));
 }
 
 // A long-lived writer over partitions written one after another (hourly, daily) keeps open the

@@ -202,6 +202,57 @@ public class JdbcClient {
                 "foreign keys (" + k + ")");
         }
       }
+      // Routines and user-defined types: none in a database (Tributary's procedures are CALL
+      // sys.*, outside them); no rows, the columns JDBC names (as PostgreSQL 15 answers for a
+      // schema without functions or procedures; its getUDTs lists the row type it makes for
+      // each table, which Tributary does not make).
+      try (ResultSet rs = md.getFunctions(null, "default", "%")) {
+        ResultSetMetaData m = rs.getMetaData();
+        check(!rs.next() && m.getColumnCount() == 6 && m.getColumnLabel(3).equalsIgnoreCase("FUNCTION_NAME"),
+              "getFunctions");
+      }
+      try (ResultSet rs = md.getFunctionColumns(null, "default", "%", "%")) {
+        check(!rs.next() && rs.getMetaData().getColumnCount() == 17, "getFunctionColumns");
+      }
+      try (ResultSet rs = md.getProcedures(null, null, "%")) {
+        ResultSetMetaData m = rs.getMetaData();
+        check(!rs.next() && m.getColumnCount() == 9 && m.getColumnLabel(8).equalsIgnoreCase("PROCEDURE_TYPE"),
+              "getProcedures");
+      }
+      try (ResultSet rs = md.getProcedureColumns(null, "default", "%", "%")) {
+        check(!rs.next() && rs.getMetaData().getColumnCount() == 20, "getProcedureColumns");
+      }
+      try (ResultSet rs = md.getUDTs(null, "default", "%", null)) {
+        check(!rs.next() && rs.getMetaData().getColumnCount() == 7, "getUDTs");
+      }
+      // Privileges: the one user, tributary, owns every table and may SELECT, INSERT, UPDATE,
+      // DELETE and TRUNCATE it (PostgreSQL's owner also has REFERENCES and TRIGGER, which
+      // Tributary has no statement for).
+      List<String> privileges = new ArrayList<>();
+      try (ResultSet rs = md.getTablePrivileges(null, "default", "j%")) {
+        while (rs.next()) {
+          privileges.add(rs.getString("TABLE_SCHEM") + "." + rs.getString("TABLE_NAME") + ":" + rs.getString("GRANTOR")
+              + ":" + rs.getString("GRANTEE") + ":" + rs.getString("PRIVILEGE") + ":" + rs.getString("IS_GRANTABLE"));
+        }
+      }
+      List<String> wantPrivileges = new ArrayList<>();
+      for (String t : List.of("jd", "jt")) {
+        for (String priv : List.of("DELETE", "INSERT", "SELECT", "TRUNCATE", "UPDATE")) {
+          wantPrivileges.add("default." + t + ":tributary:tributary:" + priv + ":YES");
+        }
+      }
+      check(privileges.equals(wantPrivileges), "getTablePrivileges " + privileges);
+      List<String> columnPrivileges = new ArrayList<>();
+      try (ResultSet rs = md.getColumnPrivileges(null, "default", "jd", "%")) {
+        while (rs.next()) columnPrivileges.add(rs.getString("COLUMN_NAME") + ":" + rs.getString("PRIVILEGE"));
+      }
+      check(columnPrivileges.equals(List.of("d:DELETE", "d:INSERT", "d:SELECT", "d:TRUNCATE", "d:UPDATE",
+                                            "k:DELETE", "k:INSERT", "k:SELECT", "k:TRUNCATE", "k:UPDATE")),
+            "getColumnPrivileges " + columnPrivileges);
+      try (ResultSet rs = md.getClientInfoProperties()) {
+        check(rs.next() && rs.getString("NAME").equals("ApplicationName") && rs.getInt("MAX_LEN") == 63 && !rs.next(),
+              "getClientInfoProperties");
+      }
       try (Statement s = c.createStatement()) {
         // What is not supported is refused, naming it (0A000), and changes nothing.
         try {
