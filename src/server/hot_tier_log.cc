@@ -147,13 +147,21 @@ struct EntryRows {
 };
 
 // Whether values of type `want` were stored as `got` in a Parquet entry, which keeps neither the
-// length of a CHAR, VARCHAR, BINARY or VARBINARY nor which of each pair it was.
+// length of a CHAR, VARCHAR, BINARY or VARBINARY nor which of each pair it was, nor a TIME's
+// precision, and reads a timestamp's precision as 3, 6 or 9 (a TIMESTAMP_LTZ(7..9) as a
+// TIMESTAMP(9)) and a MULTISET as the MAP of its counts: types whose values are held alike.
 bool StoredAs(const DataType& want, const DataType& got) {
   if (want.IsString() || want.IsBinary()) {
     return want.IsString() ? got.IsString() : got.IsBinary();
   }
+  if (want.IsTimestamp()) return got.IsTimestamp();
+  if (want.id == TypeId::kMultiset && got.id == TypeId::kMap) {
+    return StoredAs(want.element(), got.key()) && got.value().id == TypeId::kInt;
+  }
   if (want.id != got.id) return false;
   switch (want.id) {
+    case TypeId::kTime:
+      return true;
     case TypeId::kArray:
     case TypeId::kMultiset:
       return StoredAs(want.element(), got.element());
@@ -224,7 +232,8 @@ Result<Records> DecodeRecords(const LogEntry& e, const std::string& path,
   }
   Records out;
   for (Row& r : *rows) {
-    if (static_cast<size_t>(kind_at) >= r.size() || !r[kind_at].is_int()) {
+    if (static_cast<size_t>(kind_at) >= r.size() || !r[kind_at].is_int() ||
+        r[kind_at].int_value() < 0 || r[kind_at].int_value() > 3) {
       return Status::Corruption("hot tier log '" + path + "': an entry without row kinds");
     }
     Row row(fields.size(), Value::Null());

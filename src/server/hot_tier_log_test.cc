@@ -110,6 +110,42 @@ TEST(HotTierLog, AnEntryWrittenAsParquetBeforeArrowIsStillRead) {
   EXPECT_EQ(*back, records);
 }
 
+// Types an entry of the Parquet log held as other precisions (TIME(0) as TIME(3), TIMESTAMP(2)
+// as TIMESTAMP(3), TIMESTAMP_LTZ(9) as TIMESTAMP(9), MULTISET as the MAP of its counts) and a
+// ROW whose field has a comment are replayed.
+TEST(HotTierLog, ParquetEntriesOfEveryTypeAreReplayed) {
+  Field commented = F(11, "a", DataType::Int());
+  commented.description = "a comment";
+  const std::vector<Field> fields = {
+      F(0, "t", DataType::Time(0)), F(1, "ts", DataType::Timestamp(2)),
+      F(2, "ltz", DataType::TimestampLtz(9)), F(3, "bag", DataType::Multiset(DataType::String())),
+      F(4, "r", DataType::Row({commented}))};
+  const Row row = {Value::Int(3723000), Value::Ts(Timestamp{1700000000120, 0}),
+                   Value::Ts(Timestamp{1700000000123, 456789}),
+                   Value::Map({Value::String("x")}, {Value::Int(2)}),
+                   Value::Struct({Value::Int(5)})};
+  std::vector<Field> columns = fields;
+  columns.push_back(F(2147483000, "_TRIBUTARY_ROW_KIND", DataType::TinyInt().NotNull()));
+  auto writer = format::parquet::ParquetWriter::Make(columns, {});
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  Row r = row;
+  r.push_back(Value::Int(0));
+  ASSERT_TRUE((*writer)->Append(r).ok());
+  LogEntry legacy;
+  legacy.payload = *(*writer)->Finish();
+  auto back = DecodeRecords(legacy, "log", fields);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, (Records{{RowKind::kInsert, row}}));
+  // And the same through today's Arrow entries.
+  EntryEncoder encoder(fields, {});
+  ASSERT_TRUE(encoder.Add(RowKind::kInsert, row).ok());
+  LogEntry arrow;
+  arrow.payload = encoder.Finish(1, 0)->substr(28);  // past the frame
+  back = DecodeRecords(arrow, "log", fields);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, (Records{{RowKind::kInsert, row}}));
+}
+
 // A column whose type changed since the entry was written cannot be replayed; one added since
 // reads as NULL, one dropped is left out.
 TEST(HotTierLog, ColumnsAreMatchedByFieldId) {

@@ -6,13 +6,15 @@
 // Types written: BOOLEAN Bool; TINYINT..BIGINT Int(8..64, signed); FLOAT, DOUBLE FloatingPoint;
 // DECIMAL Decimal(p, s, 128); CHAR, VARCHAR Utf8; BINARY, VARBINARY Binary; DATE Date(DAY);
 // TIME Time(MILLISECOND, 32); TIMESTAMP(p) Timestamp(MILLISECOND | MICROSECOND | NANOSECOND for
-// p <= 3, 6, 9); TIMESTAMP_LTZ the same with time zone "UTC"; ARRAY List; MAP and MULTISET Map
-// (a multiset's values are its counts); ROW Struct_. Each field carries its Paimon field id
-// ("tributary.field-id") and, for flat types, the exact type ("tributary.type": VARCHAR(10)
-// where Arrow has Utf8) in its custom metadata, so a stream this writes reads back as the same
-// types; a stream without them (another program's) reads as the plain mapping back (Utf8 as
-// STRING, Binary as BYTES, FixedSizeBinary(n) as BINARY(n), Date(MILLISECOND) as DATE,
-// Time and Timestamp of any unit, LargeUtf8 and LargeBinary as STRING and BYTES).
+// p <= 3, 6, 9; a TIMESTAMP(7..9) column holding a value outside the years 1677..2262 as a
+// struct of milliseconds and nanoseconds); TIMESTAMP_LTZ the same with time zone "UTC"; ARRAY
+// List; MAP and MULTISET Map (a multiset's values are its counts); ROW Struct_. Each field
+// carries its Paimon field id ("tributary.field-id"), its comment and, for flat types, the exact
+// type ("tributary.type": VARCHAR(10) where Arrow has Utf8) in its custom metadata, so a stream
+// this writes reads back as the same types; a stream without them (another program's) reads as the
+// plain mapping back (Utf8 as STRING, Binary as BYTES, FixedSizeBinary(n) as BINARY(n),
+// Date(MILLISECOND) as DATE, Time and Timestamp of any unit, LargeUtf8 and LargeBinary as STRING
+// and BYTES).
 //
 // Thread-safety: a writer is one thread's; ReadIpcStream is stateless.
 #pragma once
@@ -48,8 +50,8 @@ class IpcStreamWriter {
   ~IpcStreamWriter();
 
   // Appends one row (`cells[i]` is column i's value, representation as value.h gives each
-  // type). A NULL in a NOT NULL column, a value of the wrong representation or a TIMESTAMP(7..9)
-  // outside the nanosecond range (years 1677..2262) is Invalid, and the writer is then unusable.
+  // type). A NULL in a NOT NULL column or a value of the wrong representation is Invalid, and
+  // the writer then refuses every later call with that error (the row may be in some columns).
   Status Append(const std::vector<const Value*>& cells);
   int64_t rows() const;
   // The whole stream: the schema, one record batch of every row appended (none if no row was),
@@ -61,6 +63,7 @@ class IpcStreamWriter {
   std::vector<Field> fields_;
   IpcWriteOptions options_;
   std::unique_ptr<IpcColumns> columns_;
+  Status broken_;
 };
 
 struct IpcStream {
@@ -72,7 +75,9 @@ struct IpcStream {
 // it decompresses to gigabytes): past them the read fails (Corruption) before allocating.
 struct IpcReadLimits {
   int64_t max_decompressed_bytes = int64_t{1} << 30;  // the compressed buffers once decompressed
-  int64_t max_values = int64_t{1} << 28;              // values decoded, nested ones included
+  // Values decoded, nested ones included (each takes tens of bytes, where a BOOLEAN's takes a
+  // bit in the stream).
+  int64_t max_values = int64_t{1} << 24;
 };
 
 // Reads a whole stream (continuation markers or the pre-1.0 framing without them; an end of

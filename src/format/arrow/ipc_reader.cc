@@ -41,6 +41,12 @@ const char* MetaValue(const fb::Field* f, const char* key) {
 
 std::string NameOf(const fb::Field* f) { return f->name() ? f->name()->str() : std::string(); }
 
+bool IsMillisNanos(const fb::Field* f) {
+  const char* encoding = MetaValue(f, kEncodingKey);
+  return f->type_type() == fb::Type::Struct_ && encoding != nullptr &&
+         std::string_view(encoding) == kMillisNanos;
+}
+
 Status Unsupported(const fb::Field* f, const std::string& what) {
   return Status::NotSupported("arrow: field '" + NameOf(f) + "' of " + what +
                               " has no Tributary type");
@@ -146,9 +152,16 @@ Result<DataType> FlatDataType(const fb::Field* f) {
       return DataType{TypeId::kBinary, true, n};
     }
     case fb::Type::Date:
+      if (f->type_as_Date()->unit() != fb::DateUnit::DAY &&
+          f->type_as_Date()->unit() != fb::DateUnit::MILLISECOND) {
+        return Damaged("field '" + NameOf(f) + "' is a date of an unknown unit");
+      }
       return DataType::Date();
     case fb::Type::Time: {
       const fb::Time* t = f->type_as_Time();
+      if (t->unit() < fb::TimeUnit::SECOND || t->unit() > fb::TimeUnit::NANOSECOND) {
+        return Damaged("field '" + NameOf(f) + "' is a time of an unknown unit");
+      }
       const int32_t want = t->unit() <= fb::TimeUnit::MILLISECOND ? 32 : 64;
       if (t->bit_width() != want) {
         return Damaged("field '" + NameOf(f) + "' is a time of " + std::to_string(t->bit_width()) +
@@ -158,6 +171,9 @@ Result<DataType> FlatDataType(const fb::Field* f) {
     }
     case fb::Type::Timestamp: {
       const fb::Timestamp* t = f->type_as_Timestamp();
+      if (t->unit() < fb::TimeUnit::SECOND || t->unit() > fb::TimeUnit::NANOSECOND) {
+        return Damaged("field '" + NameOf(f) + "' is a timestamp of an unknown unit");
+      }
       const int32_t p = PrecisionOfUnit(t->unit());
       const bool zoned = t->timezone() != nullptr && t->timezone()->size() > 0;
       return zoned ? DataType::TimestampLtz(p) : DataType::Timestamp(p);
@@ -181,6 +197,7 @@ Result<Field> FieldOf(const fb::Field* f, int32_t default_id, int depth) {
     }
     out.id = static_cast<int32_t>(v);
   }
+  if (const char* description = MetaValue(f, kDescriptionKey)) out.description = description;
   TRIB_ASSIGN_OR_RETURN(out.type, TypeOfField(f, depth));
   return out;
 }
@@ -228,6 +245,22 @@ Result<DataType> TypeOfField(const fb::Field* f, int depth) {
       break;
     }
     case fb::Type::Struct_: {
+      if (IsMillisNanos(f)) {  // a TIMESTAMP(7..9) outside the nanosecond range
+        const char* exact = MetaValue(f, kTypeKey);
+        Result<DataType> parsed = exact ? DataType::Parse(exact) : Status::Invalid("");
+        const fb::Field* millis = n == 2 ? children->Get(0) : nullptr;
+        const fb::Field* nanos = n == 2 ? children->Get(1) : nullptr;
+        if (!parsed.ok() || !parsed->IsTimestamp() || millis == nullptr || nanos == nullptr ||
+            millis->type_type() != fb::Type::Int || millis->type_as_Int() == nullptr ||
+            millis->type_as_Int()->bit_width() != 64 || nanos->type_type() != fb::Type::Int ||
+            nanos->type_as_Int() == nullptr || nanos->type_as_Int()->bit_width() != 32) {
+          return Damaged("field '" + NameOf(f) +
+                         "' is not a timestamp of milliseconds and "
+                         "nanoseconds");
+        }
+        t = *parsed;
+        break;
+      }
       if (n == 0) return Unsupported(f, "a struct of no fields");
       std::vector<Field> fields;
       for (size_t i = 0; i < n; i++) {
@@ -373,6 +406,7 @@ bool Bit(std::string_view bits, int64_t i) { return (bits[i / 8] >> (i % 8)) & 1
 Result<std::vector<int64_t>> ReadOffsets(std::string_view buf, int64_t length, bool large,
                                          uint64_t limit) {
   const int width = large ? 8 : 4;
+  if (length == 0 && buf.empty()) return std::vector<int64_t>{0};  // (Arrow Java writes none)
   if (length == std::numeric_limits<int64_t>::max()) return Damaged("too many offsets");
   TRIB_RETURN_NOT_OK(NeedBytes(buf, length + 1, width, "an offsets"));
   std::vector<int64_t> out(static_cast<size_t>(length + 1));
@@ -480,6 +514,24 @@ Result<std::vector<Value>> ReadNested(const fb::Field* f, Batch* b, const fb::Fi
   const bool nulls = node.null_count() > 0;
   std::vector<Value> out;
   const fb::Type type = f->type_type();
+  if (type == fb::Type::Struct_ && IsMillisNanos(f)) {
+    TRIB_ASSIGN_OR_RETURN(std::vector<Value> millis,
+                          ReadColumn(f->children()->Get(0), b, depth + 1));
+    TRIB_ASSIGN_OR_RETURN(std::vector<Value> nanos,
+                          ReadColumn(f->children()->Get(1), b, depth + 1));
+    if (static_cast<int64_t>(millis.size()) < n || static_cast<int64_t>(nanos.size()) < n) {
+      return Damaged("a timestamp's parts shorter than it");
+    }
+    out.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; i++) {
+      if (nulls && !Bit(validity, i)) continue;
+      if (!millis[i].is_int() || !nanos[i].is_int()) return Damaged("a timestamp without parts");
+      const int64_t ns = nanos[i].int_value();
+      if (ns < 0 || ns > 999999) return Damaged("a timestamp of " + std::to_string(ns) + " ns");
+      out[i] = Value::Ts(Timestamp{millis[i].int_value(), static_cast<int32_t>(ns)});
+    }
+    return out;
+  }
   if (type == fb::Type::Struct_) {
     std::vector<std::vector<Value>> children;
     for (const fb::Field* child : *f->children()) {
@@ -544,6 +596,7 @@ Result<std::vector<Value>> ReadColumn(const fb::Field* f, Batch* b, int depth) {
   TRIB_ASSIGN_OR_RETURN(std::string_view validity, TakeBuffer(b));
   const int64_t n = node.length();
   const bool nulls = node.null_count() > 0;
+  if (nulls && !f->nullable()) return Damaged("NULLs in NOT NULL field '" + NameOf(f) + "'");
   if (nulls) TRIB_RETURN_NOT_OK(NeedBytes(validity, n, 0, "a validity"));
   const fb::Type type = f->type_type();
   if (type == fb::Type::Struct_ || type == fb::Type::List || type == fb::Type::Map) {
@@ -640,8 +693,11 @@ Result<IpcStream> ReadIpcStream(std::string_view bytes, const IpcReadLimits& lim
       at += 4;
     }
     if (length == 0) break;  // end of stream
-    if (length > bytes.size() - at) return Damaged("a message longer than the stream");
-    std::vector<uint64_t> aligned((length + 7) / 8);
+    if (length > static_cast<uint32_t>(std::numeric_limits<int32_t>::max()) ||
+        length > bytes.size() - at) {
+      return Damaged("a message longer than the stream");
+    }
+    std::vector<uint64_t> aligned((size_t{length} + 7) / 8);
     std::memcpy(aligned.data(), bytes.data() + at, length);
     at += length;
     const auto* base = reinterpret_cast<const uint8_t*>(aligned.data());

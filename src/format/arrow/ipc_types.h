@@ -17,6 +17,13 @@ inline constexpr const char* kTypeKey = "tributary.type";
 inline constexpr const char* kMultisetMark = "MULTISET";
 // A map's key field is NOT NULL in Arrow; one whose Tributary type is nullable says so here.
 inline constexpr const char* kNullableKey = "tributary.nullable";
+// A field's comment (a ROW's fields are part of its type).
+inline constexpr const char* kDescriptionKey = "tributary.description";
+// A TIMESTAMP(7..9) column holding a value outside the nanosecond range (years 1677 to 2262) is
+// written as a struct of its milliseconds (Int64) and nanoseconds of the millisecond (Int32),
+// saying so here with this value.
+inline constexpr const char* kEncodingKey = "tributary.encoding";
+inline constexpr const char* kMillisNanos = "millis-nanos";
 
 // A flat Arrow type, as much of it as tells two apart.
 struct FlatType {

@@ -4,6 +4,7 @@
 #include <lz4frame.h>
 
 #include <cstring>
+#include <deque>
 #include <limits>
 
 #include "format/arrow/ipc.h"
@@ -106,6 +107,10 @@ int FixedWidth(const DataType& t) {
   }
 }
 
+bool InNanoseconds(const DataType& t) {
+  return t.IsTimestamp() && TimestampUnit(t.precision) == fb::TimeUnit::NANOSECOND;
+}
+
 bool HasOffsets(const DataType& t) {
   return t.IsString() || t.IsBinary() || t.id == TypeId::kArray || t.id == TypeId::kMap ||
          t.id == TypeId::kMultiset;
@@ -126,6 +131,11 @@ struct IpcColumn {
   std::string data;
   std::vector<IpcColumn> children;
   bool entries = false;  // a map's entries struct (children: key, value)
+  // TIMESTAMP(7..9): `values` holds milliseconds and `nanos` each one's nanoseconds of the
+  // millisecond (int32), made one nanosecond count at Finish unless a value is outside its range
+  // (`wide`: the column is written as the struct of both, ipc_types.h).
+  std::string nanos;
+  bool wide = false;
 };
 
 struct IpcColumns {
@@ -176,6 +186,7 @@ void AppendEmpty(IpcColumn* c) {
   const int width = FixedWidth(c->type);
   if (width > 0) {
     c->values.append(static_cast<size_t>(width), '\0');
+    if (InNanoseconds(c->type)) c->nanos.append(4, '\0');
   } else if (c->type.id == TypeId::kBoolean) {
     PushBit(&c->values, c->length, false);
   } else if (c->type.IsString() || c->type.IsBinary()) {
@@ -193,20 +204,25 @@ void AppendEmpty(IpcColumn* c) {
   }
 }
 
+// The nanoseconds since the epoch of `millis` and `nanos`, if an int64 holds them.
+bool ToNanoseconds(int64_t millis, int32_t nanos, int64_t* out) {
+  return !__builtin_mul_overflow(millis, int64_t{1000000}, out) &&
+         !__builtin_add_overflow(*out, int64_t{nanos}, out);
+}
+
 Status AppendTimestamp(IpcColumn* c, const Timestamp& ts) {
+  if (ts.nanos_of_milli < 0 || ts.nanos_of_milli > 999999) return Mismatch(*c, Value::Ts(ts));
   int64_t v = ts.millis;
   switch (TimestampUnit(c->type.precision)) {
     case fb::TimeUnit::MICROSECOND:
       v = ts.millis * 1000 + ts.nanos_of_milli / 1000;  // +-292,000 years: cannot overflow
       break;
-    case fb::TimeUnit::NANOSECOND:
-      if (__builtin_mul_overflow(ts.millis, int64_t{1000000}, &v) ||
-          __builtin_add_overflow(v, int64_t{ts.nanos_of_milli}, &v)) {
-        return Status::Invalid("arrow: the timestamp " + DebugString(Value::Ts(ts)) + " of a " +
-                               c->type.ToString() +
-                               " column is outside the nanosecond range (years 1677 to 2262)");
-      }
+    case fb::TimeUnit::NANOSECOND: {
+      int64_t unused = 0;
+      if (!ToNanoseconds(ts.millis, ts.nanos_of_milli, &unused)) c->wide = true;
+      PutLE<int32_t>(&c->nanos, ts.nanos_of_milli);
       break;
+    }
     default:
       break;
   }
@@ -358,27 +374,34 @@ flatbuffers::Offset<void> BuildFlatType(Builder& b, const FlatType& f) {
   }
 }
 
-FieldOffset BuildField(Builder& b, const std::string& name, const DataType& t, bool nullable,
-                       const int32_t* id) {
+// Field `name` of column `c` (its type: c.type). `id`, `description`: a ROW's or the schema's
+// field's.
+FieldOffset BuildField(Builder& b, const std::string& name, const IpcColumn& c, bool nullable,
+                       const int32_t* id, const std::string& description = "") {
+  const DataType& t = c.type;
   std::vector<FieldOffset> children;
   std::vector<flatbuffers::Offset<fb::KeyValue>> meta;
   if (id != nullptr) {
     meta.push_back(fb::CreateKeyValueDirect(b, kFieldIdKey, std::to_string(*id).c_str()));
+  }
+  if (!description.empty()) {
+    meta.push_back(fb::CreateKeyValueDirect(b, kDescriptionKey, description.c_str()));
   }
   if (t.nullable && !nullable) meta.push_back(fb::CreateKeyValueDirect(b, kNullableKey, "true"));
   fb::Type type_type;
   flatbuffers::Offset<void> type;
   switch (t.id) {
     case TypeId::kArray:
-      children.push_back(BuildField(b, "item", t.element(), t.element().nullable, nullptr));
+      children.push_back(BuildField(b, "item", c.children[0], t.element().nullable, nullptr));
       type_type = fb::Type::List;
       type = fb::CreateList(b).Union();
       break;
     case TypeId::kMap:
     case TypeId::kMultiset: {
+      const IpcColumn& entries = c.children[0];
       std::vector<FieldOffset> kv = {
-          BuildField(b, "key", t.key(), false, nullptr),
-          BuildField(b, "value", t.value(), t.value().nullable, nullptr)};
+          BuildField(b, "key", entries.children[0], false, nullptr),
+          BuildField(b, "value", entries.children[1], t.value().nullable, nullptr)};
       children.push_back(fb::CreateFieldDirect(b, "entries", false, fb::Type::Struct_,
                                                fb::CreateStruct_(b).Union(), 0, &kv));
       if (t.id == TypeId::kMultiset) {
@@ -389,16 +412,28 @@ FieldOffset BuildField(Builder& b, const std::string& name, const DataType& t, b
       break;
     }
     case TypeId::kRow:
-      for (const Field& f : t.fields()) {
-        children.push_back(BuildField(b, f.name, f.type, f.type.nullable, &f.id));
+      for (size_t i = 0; i < t.fields().size(); i++) {
+        const Field& f = t.fields()[i];
+        children.push_back(
+            BuildField(b, f.name, c.children[i], f.type.nullable, &f.id, f.description));
       }
       type_type = fb::Type::Struct_;
       type = fb::CreateStruct_(b).Union();
       break;
     default: {
-      const FlatType flat = FlatTypeOf(t);
       meta.push_back(
           fb::CreateKeyValueDirect(b, kTypeKey, t.WithNullable(true).ToString().c_str()));
+      if (c.wide) {  // milliseconds and nanoseconds of the millisecond
+        meta.push_back(fb::CreateKeyValueDirect(b, kEncodingKey, kMillisNanos));
+        children.push_back(fb::CreateFieldDirect(b, "millis", false, fb::Type::Int,
+                                                 fb::CreateInt(b, 64, true).Union()));
+        children.push_back(fb::CreateFieldDirect(b, "nanos_of_milli", false, fb::Type::Int,
+                                                 fb::CreateInt(b, 32, true).Union()));
+        type_type = fb::Type::Struct_;
+        type = fb::CreateStruct_(b).Union();
+        break;
+      }
+      const FlatType flat = FlatTypeOf(t);
       type_type = flat.type;
       type = BuildFlatType(b, flat);
     }
@@ -419,6 +454,7 @@ void AppendMessage(const Builder& b, std::string_view body, std::string* out) {
 struct Layout {
   std::vector<fb::FieldNode> nodes;
   std::vector<std::string_view> buffers;
+  std::deque<std::string> made;  // buffers made for the layout (nanosecond counts)
 };
 
 void Collect(const IpcColumn& c, Layout* l) {
@@ -429,6 +465,24 @@ void Collect(const IpcColumn& c, Layout* l) {
     l->buffers.push_back(c.data);
   } else if (HasOffsets(c.type)) {
     l->buffers.push_back(c.offsets);
+  } else if (c.wide) {  // the struct's children: milliseconds, nanoseconds of the millisecond
+    l->nodes.emplace_back(c.length, 0);
+    l->buffers.push_back({});
+    l->buffers.push_back(c.values);
+    l->nodes.emplace_back(c.length, 0);
+    l->buffers.push_back({});
+    l->buffers.push_back(c.nanos);
+  } else if (InNanoseconds(c.type)) {
+    std::string& ns = l->made.emplace_back();
+    for (int64_t i = 0; i < c.length; i++) {
+      int64_t millis = 0, v = 0;
+      int32_t nanos = 0;
+      std::memcpy(&millis, c.values.data() + i * 8, 8);
+      std::memcpy(&nanos, c.nanos.data() + i * 4, 4);
+      ToNanoseconds(millis, nanos, &v);  // (in range: the column is not wide)
+      PutLE<int64_t>(&ns, v);
+    }
+    l->buffers.push_back(ns);
   } else if (!c.type.IsNested() && !c.entries) {
     l->buffers.push_back(c.values);
   }
@@ -468,24 +522,31 @@ int64_t IpcStreamWriter::rows() const {
 }
 
 Status IpcStreamWriter::Append(const std::vector<const Value*>& cells) {
+  TRIB_RETURN_NOT_OK(broken_);
   if (cells.size() != fields_.size()) {
     return Status::Invalid("arrow: a row of " + std::to_string(cells.size()) + " values for " +
                            std::to_string(fields_.size()) + " columns");
   }
   for (size_t i = 0; i < cells.size(); i++) {
     Status s = AppendValue(&columns_->columns[i], cells[i]);
-    if (!s.ok()) return s.WithContext("column '" + fields_[i].name + "'");
+    if (!s.ok()) {  // the row is in some columns and not others: nothing more is taken
+      broken_ = s.WithContext("column '" + fields_[i].name + "'");
+      return broken_;
+    }
   }
   return Status::OK();
 }
 
 Result<std::string> IpcStreamWriter::Finish() {
+  TRIB_RETURN_NOT_OK(broken_);
   std::string out;
   {
     Builder b;
     std::vector<FieldOffset> fields;
-    for (const Field& f : fields_) {
-      fields.push_back(BuildField(b, f.name, f.type, f.type.nullable, &f.id));
+    for (size_t i = 0; i < fields_.size(); i++) {
+      const Field& f = fields_[i];
+      fields.push_back(
+          BuildField(b, f.name, columns_->columns[i], f.type.nullable, &f.id, f.description));
     }
     auto schema = fb::CreateSchemaDirect(b, fb::Endianness::Little, &fields);
     b.Finish(fb::CreateMessage(b, fb::MetadataVersion::V5, fb::MessageHeader::Schema,
