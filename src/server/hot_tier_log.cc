@@ -143,13 +143,14 @@ namespace {
 struct EntryRows {
   std::vector<Row> rows;
   std::vector<std::pair<int32_t, std::optional<DataType>>> columns;
-  bool parquet = false;  // written before the Arrow format
 };
 
-// Whether values of type `want` were stored as `got` in a Parquet entry, which keeps neither the
-// length of a CHAR, VARCHAR, BINARY or VARBINARY nor which of each pair it was, nor a TIME's
-// precision, and reads a timestamp's precision as 3, 6 or 9 (a TIMESTAMP_LTZ(7..9) as a
-// TIMESTAMP(9)) and a MULTISET as the MAP of its counts: types whose values are held alike.
+// Whether values stored as type `got` can be replayed into a column of type `want`: they are held
+// alike (a length of CHAR, VARCHAR, BINARY or VARBINARY, a TIME's or timestamp's precision, a
+// nested field's name or comment may have changed since, by ALTER TABLE; the writer checks each
+// value again as it takes it). Also what a Parquet entry of the earlier log keeps: neither those
+// lengths nor a TIME's precision, a timestamp's precision as 3, 6 or 9 (a TIMESTAMP_LTZ(7..9)
+// as a TIMESTAMP(9)), a MULTISET as the MAP of its counts.
 bool StoredAs(const DataType& want, const DataType& got) {
   if (want.IsString() || want.IsBinary()) {
     return want.IsString() ? got.IsString() : got.IsBinary();
@@ -188,7 +189,6 @@ Result<EntryRows> ReadEntryRows(const std::string& payload) {
     return out;
   }
   // An entry of a log written before the Arrow format: a Parquet file.
-  out.parquet = true;
   TRIB_ASSIGN_OR_RETURN(auto reader, format::parquet::ParquetReader::Open(payload));
   TRIB_ASSIGN_OR_RETURN(out.rows, reader->ReadRows());
   for (size_t c = 0; c < reader->schema().columns().size(); c++) {
@@ -224,7 +224,7 @@ Result<Records> DecodeRecords(const LogEntry& e, const std::string& path,
     DataType want = fields[f].type;
     DataType got = type ? *type : DataType();
     want.nullable = got.nullable = true;
-    if (!type || !(read->parquet ? StoredAs(want, got) : want == got)) {
+    if (!type || !StoredAs(want, got)) {
       return Status::Corruption("hot tier log '" + path + "': column '" + fields[f].name +
                                 "' changed its type since the entry was written; it cannot be "
                                 "replayed");

@@ -59,8 +59,9 @@ Result<std::vector<LogEntry>> ReadEntries(const std::string& path);
 
 // The records of entry `e` as rows of a table whose columns are now `fields`: columns are
 // matched by field id (the entry may have been written before an ALTER TABLE by another
-// program): a column added since is NULL, a dropped one is left out; a column whose type
-// changed cannot be replayed (Corruption, naming it).
+// program): a column added since is NULL, a dropped one is left out; a column whose values are
+// held otherwise now (another type, not another length or precision) cannot be replayed
+// (Corruption, naming it).
 Result<Records> DecodeRecords(const LogEntry& e, const std::string& path,
                               const std::vector<Field>& fields);
 

@@ -146,8 +146,8 @@ TEST(HotTierLog, ParquetEntriesOfEveryTypeAreReplayed) {
   EXPECT_EQ(*back, (Records{{RowKind::kInsert, row}}));
 }
 
-// A column whose type changed since the entry was written cannot be replayed; one added since
-// reads as NULL, one dropped is left out.
+// A column whose type changed since the entry was written cannot be replayed (one whose length
+// grew can); one added since reads as NULL, one dropped is left out.
 TEST(HotTierLog, ColumnsAreMatchedByFieldId) {
   const LogEntry e = Encode(SomeRecords(3), {});
   std::vector<Field> now = {kFields[0], F(9, "added", DataType::Int()), kFields[2]};
@@ -155,6 +155,11 @@ TEST(HotTierLog, ColumnsAreMatchedByFieldId) {
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ((*back)[1].second,
             (Row{Value::Int(1), Value::Null(), Value::Array({Value::String("t")})}));
+  // A VARCHAR widened since (ALTER TABLE ... MODIFY) holds its values alike: replayed.
+  now = {kFields[0], F(1, "name", DataType{TypeId::kVarChar, true, 30}), kFields[2]};
+  back = DecodeRecords(e, "log", now);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ((*back)[0].second[1], Value::String("the same name"));
   now = {kFields[0], F(1, "name", DataType::Int())};
   back = DecodeRecords(e, "log", now);
   ASSERT_FALSE(back.ok());
