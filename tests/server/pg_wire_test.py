@@ -778,6 +778,10 @@ def hot_tier(binary, root):
     try:
         server.psql("CREATE TABLE h (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
         server.psql("CREATE TABLE ap (id INT, v STRING)")
+        compressed = {"lz": "", "lp": " WITH ('table.log.arrow.compression.type' = 'NONE')"}
+        for table, option in compressed.items():
+            server.psql("CREATE TABLE %s (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)%s" %
+                        (table, option))
         for i in range(3):
             server.psql("INSERT INTO h VALUES (%d, 'v%d')" % (i, i))
         stats = dict(l.split("|", 1) for l in lines(server.psql("SHOW STATS")))
@@ -813,6 +817,20 @@ def hot_tier(binary, root):
         server.psql("SELECT COUNT(*) FROM h$snapshots")
         if cli("SELECT COUNT(*) FROM h") != ["3"] or logs("h"):
             raise Failure("a read of h$snapshots through the server commits h's log first")
+        # The table's 'table.log.arrow.compression.type' says how its entries' buffers are
+        # compressed: a long repetitive value is in a NONE table's log as it is, and not in the
+        # log of a table with the default (ZSTD).
+        long_value = "tributary-" * 200
+        for table, option in compressed.items():
+            server.psql("INSERT INTO %s VALUES (1, '%s')" % (table, long_value))
+            raw = open(os.path.join(data, "default", table, logs(table)[0]), "rb").read()
+            if (long_value.encode() in raw) != (table == "lp"):
+                raise Failure("table %s%s: its log %s the value as written" %
+                              (table, option, "holds" if table == "lz" else "does not hold"))
+            server.psql("SELECT COUNT(*) FROM %s$snapshots" % table)  # tiered: nothing pending
+            if cli("SELECT v FROM %s" % table) != [long_value] or logs(table):
+                raise Failure("table %s: tiered %r, logs %r" %
+                              (table, cli("SELECT v FROM %s" % table), logs(table)))
         server.psql("INSERT INTO h VALUES (3, 'v3'), (4, 'v4')")
         server.proc.kill()
         server.proc.wait()
