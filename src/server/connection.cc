@@ -26,6 +26,7 @@
 #include "server/pg_catalog.h"
 #include "server/pg_settings.h"
 #include "server/pg_wire.h"
+#include "server/statement_facts.h"
 #include "server/stats.h"
 #include "server/table_writers.h"
 #include "server/tags.h"
@@ -282,10 +283,10 @@ class Connection {
 
   // What the server refuses before running a statement.
   Status CheckAllowed(const std::string& text) const {
-    const std::vector<std::string> first = LeadingWords(text, 1);
-    if (Streaming() && !first.empty() && first[0] != "SET" && first[0] != "RESET" &&
-        first[0] != "DECLARE" && first[0] != "FETCH" && first[0] != "CLOSE" &&
-        !IsJobStatement(text)) {
+    if (!Streaming()) return Status::OK();
+    const std::vector<std::string> first = Facts(text).words;
+    if (!first.empty() && first[0] != "SET" && first[0] != "RESET" && first[0] != "DECLARE" &&
+        first[0] != "FETCH" && first[0] != "CLOSE" && !IsJobStatement(text)) {
       return Status::NotSupported(
           "in streaming mode the server runs subscriptions (DECLARE c CURSOR FOR SELECT ...; "
           "FETCH n FROM c; CLOSE c), jobs (INSERT INTO ... SELECT ...; SHOW JOBS; STOP JOB "
@@ -765,7 +766,8 @@ class Connection {
     TRIB_RETURN_NOT_OK(CheckAllowed(entry->second.text));
     if (!IsCatalogQuery(entry->second.text)) TRIB_RETURN_NOT_OK(Barrier(entry->second.text));
     ServerStats::Get().statements++;
-    if (const auto w = LeadingWords(entry->second.text, 1); !w.empty() && w[0] == "COPY") {
+    if (const std::vector<std::string> w = Facts(entry->second.text).words;
+        !w.empty() && w[0] == "COPY") {
       portal.ran = true;
       portal.copy = entry->second.text;
       return &portal;
@@ -822,10 +824,7 @@ class Connection {
 
   // One statement: its rows (RowDescription, DataRow...) and its CommandComplete.
   // A query of PostgreSQL's catalog through the extended protocol (a SELECT naming pg_catalog).
-  static bool IsCatalogQuery(const std::string& text) {
-    const auto w = LeadingWords(text, 1);
-    return !w.empty() && (w[0] == "SELECT" || w[0] == "WITH") && ReadsPgCatalog(text);
-  }
+  bool IsCatalogQuery(const std::string& text) const { return Facts(text).catalog; }
   Result<CatalogAnswer> AnswerCatalog(const std::string& text) {
     if (!catalog_) {
       TRIB_ASSIGN_OR_RETURN(catalog_, Catalog::Open(warehouse_));
@@ -850,19 +849,18 @@ class Connection {
   Status Barrier(const std::string& text) {
     union_reads_->Reset();
     if (!config_->hot) return Status::OK();
+    const StatementFacts facts = Facts(text);
+    const std::string w = facts.words.empty() ? "" : facts.words[0];
     if (IsJobStatement(text)) {  // a job reads the lake: it starts after every entry is in it
-      return LeadingWords(text, 1)[0] == "INSERT" ? config_->hot->TierAll() : Status::OK();
+      return w == "INSERT" ? config_->hot->TierAll() : Status::OK();
     }
-    if (ReadsUnion(text, *session_, [](const Table& t) { return HotTier::Takes(t); })) {
+    if (facts.query ||
+        ReadsUnion(text, *session_, [](const Table& t) { return HotTier::Takes(t); })) {
       union_reads_->Activate();  // until the next statement
       return Status::OK();
     }
-    const std::vector<std::string> first = LeadingWords(text, 1);
-    const std::string w = first.empty() ? "" : first[0];
     if (w == "SET" || w == "RESET" || w == "CLOSE") return Status::OK();
-    if (w == "SHOW" && LeadingWords(text, 2) == std::vector<std::string>{"SHOW", "STATS"}) {
-      return Status::OK();
-    }
+    if (w == "SHOW" && facts.words.size() > 1 && facts.words[1] == "STATS") return Status::OK();
     if (w == "COPY") {
       auto copy = ParseCopy(text);
       if (copy.ok() && copy->from_stdin) return Status::OK();
@@ -872,9 +870,10 @@ class Connection {
   }
 
   // (SET, RESET and SHOW of PostgreSQL's parameters answer as job statements do.)
-  bool IsJobStatement(const std::string& text) const {
-    return server::IsJobStatement(text, Streaming()) || PgSettings::IsSettingStatement(text);
-  }
+  bool IsJobStatement(const std::string& text) const { return Facts(text).job[Streaming()]; }
+
+  StatementFacts Facts(const std::string& text) const { return facts_.Get(text); }
+
   Result<JobAnswer> JobStatement(const std::string& text) {
     if (PgSettings::IsSettingStatement(text)) return settings_->Run(text);
     if (LeadingWords(text, 1)[0] == "INSERT" && session_->UsesSessionObjects()) {
@@ -978,6 +977,7 @@ class Connection {
   std::unique_ptr<Catalog> catalog_;  // the warehouse's, for COPY FROM
   // The session's reads of pending writes (server/union_reads.h): while a query runs.
   std::shared_ptr<UnionReads> union_reads_ = std::make_shared<UnionReads>(nullptr);
+  mutable StatementFactsMemo facts_;  // what statements' texts say (server/statement_facts.h)
   std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
   std::map<std::string, Portal> portals_;          // "" the unnamed portal
   std::unique_ptr<Cursors> cursors_;               // subscriptions (DECLARE ... CURSOR)

@@ -293,27 +293,36 @@ Status PgSettings::Set(const std::string& name, const std::string* value) {
   return Status::OK();
 }
 
-Result<std::string> PgSettings::Get(const std::string& name) const {
-  const Parameter& p = *Find(name);
-  if (std::string(p.name) == "TimeZone") {
-    auto it = session_->options().find(kZoneKey);
-    return it == session_->options().end() ? std::string("UTC") : PosixSigns(it->second);
+namespace {
+
+// Parameter `p`'s value in `session`, `values` holding what SET gave.
+std::string ValueOf(const Parameter& p, const sql::Session& session,
+                    const std::map<std::string, std::string>& values) {
+  if (p.name == std::string_view("TimeZone")) {
+    auto it = session.options().find(kZoneKey);
+    return it == session.options().end() ? std::string("UTC") : PosixSigns(it->second);
   }
-  if (std::string(p.name) == "search_path") return session_->current_database();
-  auto it = values_.find(p.name);
-  return it == values_.end() ? std::string(p.default_value) : it->second;
+  if (p.name == std::string_view("search_path")) return session.current_database();
+  auto it = values.find(p.name);
+  return it == values.end() ? std::string(p.default_value) : it->second;
+}
+
+}  // namespace
+
+Result<std::string> PgSettings::Get(const std::string& name) const {
+  return ValueOf(*Find(name), *session_, values_);
 }
 
 std::vector<std::pair<std::string, std::string>> PgSettings::TakeReports() {
+  // (Called after every message of the extended protocol: no lookups by name here.)
   std::vector<std::pair<std::string, std::string>> out;
   for (const Parameter& p : kParameters) {
     if (!p.reported) continue;
-    auto v = Get(p.name);
-    if (!v.ok()) continue;
+    std::string v = ValueOf(p, *session_, values_);
     auto it = reported_.find(p.name);
-    if (it != reported_.end() && it->second == *v) continue;
-    reported_[p.name] = *v;
-    out.emplace_back(p.name, *v);
+    if (it != reported_.end() && it->second == v) continue;
+    out.emplace_back(p.name, v);
+    reported_.insert_or_assign(p.name, std::move(v));
   }
   return out;
 }

@@ -49,10 +49,10 @@ class PgSettings {
   Result<std::string> Get(const std::string& name) const;
 
   sql::Session* session_;
-  std::map<std::string, std::string> values_;    // by canonical name: what SET gave
-  std::map<std::string, std::string> reported_;  // what the client was told
-  std::string startup_zone_;                     // TimeZone of the startup packet: RESET's ("" UTC)
-  std::string startup_database_;                 // the connection's database: search_path's RESET
+  std::map<std::string, std::string> values_;                 // by canonical name: what SET gave
+  std::map<std::string, std::string, std::less<>> reported_;  // what the client was told
+  std::string startup_zone_;      // TimeZone of the startup packet: RESET's ("" UTC)
+  std::string startup_database_;  // the connection's database: search_path's RESET
 };
 
 }  // namespace tributary::server

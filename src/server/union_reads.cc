@@ -80,6 +80,11 @@ bool ReadsUnion(const std::string& text, const sql::Session& session,
   return !target->second || (*table)->schema()->HasPrimaryKey();
 }
 
+bool IsUnionQuery(const std::string& text) {
+  auto tokens = sql::Tokenize(text);
+  return tokens.ok() && !tokens->empty() && IsQuery(*tokens);
+}
+
 std::string UnionReads::Key(const Identifier& id) {
   return id.database + std::string(1, '\0') + id.table;
 }

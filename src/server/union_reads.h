@@ -34,6 +34,9 @@ namespace tributary::server {
 bool ReadsUnion(const std::string& text, const sql::Session& session,
                 const std::function<bool(const Table&)>& takes);
 
+// The first case of ReadsUnion: whether `text` is a query (the text alone decides).
+bool IsUnionQuery(const std::string& text);
+
 class HotTier;
 
 class UnionReads : public read::PendingSource {

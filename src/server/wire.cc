@@ -29,37 +29,28 @@ Status Wire::StartTls(ssl_ctx_st* context) {
 }
 
 Result<bool> Wire::ReadExactly(size_t n, std::string* out) {
+  constexpr size_t kBuffer = 64 << 10;
   out->clear();
   out->reserve(n);
   while (out->size() < n) {
-    if (in_at_ == in_.size()) {
-      in_.resize(64 << 10);
-      in_at_ = 0;
+    if (in_at_ == in_len_) {
+      if (!in_) in_.reset(new char[kBuffer]);
+      in_at_ = in_len_ = 0;
       ssize_t r;
       if (tls_) {
-        auto got = tls_->Read(in_.data(), in_.size());
-        if (!got.ok()) {
-          in_.clear();
-          return got.status();
-        }
-        r = static_cast<ssize_t>(*got);
+        TRIB_ASSIGN_OR_RETURN(size_t got, tls_->Read(in_.get(), kBuffer));
+        r = static_cast<ssize_t>(got);
       } else {
         do {
-          r = ::recv(fd_, in_.data(), in_.size(), 0);
+          r = ::recv(fd_, in_.get(), kBuffer, 0);
         } while (r < 0 && errno == EINTR);
       }
-      if (r == 0) {
-        in_.clear();
-        return false;
-      }
-      if (r < 0) {
-        in_.clear();
-        return Status::IOError(std::string("recv: ") + std::strerror(errno));
-      }
-      in_.resize(static_cast<size_t>(r));
+      if (r == 0) return false;
+      if (r < 0) return Status::IOError(std::string("recv: ") + std::strerror(errno));
+      in_len_ = static_cast<size_t>(r);
     }
-    const size_t take = std::min(n - out->size(), in_.size() - in_at_);
-    out->append(in_, in_at_, take);
+    const size_t take = std::min(n - out->size(), in_len_ - in_at_);
+    out->append(in_.get() + in_at_, take);
     in_at_ += take;
   }
   return true;

@@ -40,7 +40,7 @@ class Wire {
   Status Refuse(const std::string& sqlstate, const std::string& message);
 
   // Whether bytes were received and not read yet.
-  bool HasUnreadBytes() const { return in_at_ != in_.size(); }
+  bool HasUnreadBytes() const { return in_at_ != in_len_; }
   // The server's side of the TLS handshake; from then on every byte goes over TLS.
   Status StartTls(ssl_ctx_st* context);
   // The TLS session, once started; null before.
@@ -51,7 +51,10 @@ class Wire {
   std::string peer_;
   std::unique_ptr<TlsStream> tls_;
   std::string out_;
-  std::string in_;  // bytes received, not yet read from in_at_ on
+  // Bytes received: in_[0, in_len_), not yet read from in_at_ on (allocated at the first read,
+  // never zeroed: each recv fills what it reports).
+  std::unique_ptr<char[]> in_;
+  size_t in_len_ = 0;
   size_t in_at_ = 0;
 };
 
