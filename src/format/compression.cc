@@ -1,6 +1,7 @@
 #include "format/compression.h"
 
 #include <lz4.h>
+#include <lz4frame.h>
 #include <snappy.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -20,9 +21,29 @@ Status CorruptionIn(CompressionCodec codec, const std::string& what) {
   return Status::Corruption(std::string(CompressionCodecName(codec)) + ": " + what);
 }
 
-size_t InitialOutputSize(std::string_view input, size_t hint) {
+// Room past a caller's bound (Decompress's max_size), so a decoder reads a frame's end (an end
+// mark, a checksum) with output space left; what it produced is checked against the bound.
+constexpr size_t kBoundSlack = 64;
+
+size_t Capacity(size_t max_size) {
+  return max_size > SIZE_MAX - kBoundSlack ? SIZE_MAX : max_size + kBoundSlack;
+}
+
+size_t InitialOutputSize(std::string_view input, size_t hint, size_t max_size) {
   size_t n = hint > 0 ? hint : input.size() * 4;
-  return std::clamp<size_t>(n, 64, kMaxInitialBuffer);
+  return std::min(std::clamp<size_t>(n, 64, kMaxInitialBuffer), Capacity(max_size));
+}
+
+// Doubles `out` for more output, up to the bound and its room; false when it is there already.
+bool Grow(std::string* out, size_t max_size) {
+  const size_t cap = Capacity(max_size);
+  if (out->size() >= cap) return false;
+  out->resize(out->size() > cap / 2 ? cap : out->size() * 2);
+  return true;
+}
+
+Status TooLong(CompressionCodec codec, size_t max_size) {
+  return CorruptionIn(codec, "more than " + std::to_string(max_size) + " bytes once decompressed");
 }
 
 // ---- zlib (deflate and gzip) ----
@@ -48,7 +69,8 @@ Result<std::string> ZlibCompress(CompressionCodec codec, std::string_view input)
   return out;
 }
 
-Result<std::string> ZlibDecompress(CompressionCodec codec, std::string_view input, size_t hint) {
+Result<std::string> ZlibDecompress(CompressionCodec codec, std::string_view input, size_t hint,
+                                   size_t max_size) {
   if (input.empty()) return CorruptionIn(codec, "empty input");
   if (input.size() > UINT_MAX) return Status::NotSupported("zlib: input larger than 4 GiB");
   const bool gzip = codec == CompressionCodec::kGzip;
@@ -61,10 +83,10 @@ Result<std::string> ZlibDecompress(CompressionCodec codec, std::string_view inpu
   std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(input.data()));
   zs.avail_in = static_cast<uInt>(input.size());
-  std::string out(InitialOutputSize(input, hint), '\0');
+  std::string out(InitialOutputSize(input, hint, max_size), '\0');
   size_t produced = 0;
   while (true) {
-    if (produced == out.size()) out.resize(out.size() * 2);
+    if (produced == out.size() && !Grow(&out, max_size)) return TooLong(codec, max_size);
     zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
     zs.avail_out = static_cast<uInt>(std::min<size_t>(out.size() - produced, UINT_MAX));
     const uInt avail_before = zs.avail_out;
@@ -86,6 +108,7 @@ Result<std::string> ZlibDecompress(CompressionCodec codec, std::string_view inpu
                           zs.msg != nullptr ? zs.msg : "inflate error " + std::to_string(rc));
     }
   }
+  if (produced > max_size) return TooLong(codec, max_size);
   out.resize(produced);
   return out;
 }
@@ -111,7 +134,7 @@ Result<std::string> ZstdCompress(std::string_view input, int level) {
 }
 
 // Streaming, so frames that do not record their content size (and concatenated frames) work.
-Result<std::string> ZstdDecompress(std::string_view input, size_t hint) {
+Result<std::string> ZstdDecompress(std::string_view input, size_t hint, size_t max_size) {
   constexpr CompressionCodec kCodec = CompressionCodec::kZstd;
   if (input.empty()) return CorruptionIn(kCodec, "empty input");
   if (hint == 0) {
@@ -125,11 +148,11 @@ Result<std::string> ZstdDecompress(std::string_view input, size_t hint) {
                                                                        ZSTD_freeDCtx);
   if (dctx == nullptr) return Status::Internal("zstd: ZSTD_createDCtx failed");
   ZSTD_DCtx_reset(dctx.get(), ZSTD_reset_session_only);
-  std::string out(InitialOutputSize(input, hint), '\0');
+  std::string out(InitialOutputSize(input, hint, max_size), '\0');
   size_t produced = 0;
   ZSTD_inBuffer in{input.data(), input.size(), 0};
   while (true) {
-    if (produced == out.size()) out.resize(out.size() * 2);
+    if (produced == out.size() && !Grow(&out, max_size)) return TooLong(kCodec, max_size);
     ZSTD_outBuffer ob{out.data() + produced, out.size() - produced, 0};
     const size_t in_before = in.pos;
     const size_t ret = ZSTD_decompressStream(dctx.get(), &ob, &in);
@@ -140,13 +163,14 @@ Result<std::string> ZstdDecompress(std::string_view input, size_t hint) {
     // With output space and no progress, the decoder is waiting for input that is not there.
     if (in.pos == in_before && ob.pos == 0) return CorruptionIn(kCodec, "truncated frame");
   }
+  if (produced > max_size) return TooLong(kCodec, max_size);
   out.resize(produced);
   return out;
 }
 
 // ---- snappy ----
 
-Result<std::string> SnappyDecompress(std::string_view input) {
+Result<std::string> SnappyDecompress(std::string_view input, size_t max_size) {
   constexpr CompressionCodec kCodec = CompressionCodec::kSnappy;
   size_t length = 0;
   if (!snappy::GetUncompressedLength(input.data(), input.size(), &length)) {
@@ -154,6 +178,7 @@ Result<std::string> SnappyDecompress(std::string_view input) {
   }
   // A snappy copy element expands at most ~22x; reject absurd lengths before allocating.
   if (length / 32 > input.size()) return CorruptionIn(kCodec, "implausible uncompressed length");
+  if (length > max_size) return TooLong(kCodec, max_size);
   std::string out;
   if (!snappy::Uncompress(input.data(), input.size(), &out)) {
     return CorruptionIn(kCodec, "invalid compressed data");
@@ -177,13 +202,13 @@ Result<std::string> Lz4Compress(std::string_view input) {
 
 // A raw block does not record its decompressed size: try the hint, then grow up to lz4's
 // maximum ratio (255:1).
-Result<std::string> Lz4Decompress(std::string_view input, size_t hint) {
+Result<std::string> Lz4Decompress(std::string_view input, size_t hint, size_t max_size) {
   constexpr CompressionCodec kCodec = CompressionCodec::kLz4Raw;
   if (input.empty()) return CorruptionIn(kCodec, "empty input");
   if (input.size() > static_cast<size_t>(INT_MAX)) {
     return Status::NotSupported("lz4_raw: input too large");
   }
-  const size_t max_size = std::min<size_t>(input.size() * 255 + 64, INT_MAX);
+  const size_t most = std::min<size_t>({input.size() * 255 + 64, INT_MAX, max_size});
   std::string out;
   auto attempt = [&](size_t capacity) {
     out.resize(capacity);
@@ -193,13 +218,56 @@ Result<std::string> Lz4Decompress(std::string_view input, size_t hint) {
     out.resize(n);
     return true;
   };
-  if (hint > 0 && hint <= max_size && attempt(hint)) return out;
-  for (size_t capacity = std::min(std::max<size_t>(input.size() * 4, 256), max_size);;
-       capacity = std::min(capacity * 2, max_size)) {
+  if (hint > 0 && hint <= most && attempt(hint)) return out;
+  for (size_t capacity = std::min(std::max<size_t>(input.size() * 4, 256), most);;
+       capacity = std::min(capacity * 2, most)) {
     if (attempt(capacity)) return out;
-    if (capacity == max_size) break;
+    if (capacity == most) break;
   }
-  return CorruptionIn(kCodec, "invalid compressed data");
+  return CorruptionIn(kCodec, most == max_size
+                                  ? "invalid compressed data, or more than " +
+                                        std::to_string(max_size) + " bytes once decompressed"
+                                  : std::string("invalid compressed data"));
+}
+
+// ---- lz4 frame ----
+
+Result<std::string> Lz4FrameCompress(std::string_view input) {
+  std::string out(LZ4F_compressFrameBound(input.size(), nullptr), '\0');
+  const size_t n = LZ4F_compressFrame(out.data(), out.size(), input.data(), input.size(), nullptr);
+  if (LZ4F_isError(n)) return Status::Internal(std::string("lz4_frame: ") + LZ4F_getErrorName(n));
+  out.resize(n);
+  return out;
+}
+
+// One or more frames, each ended by its end mark.
+Result<std::string> Lz4FrameDecompress(std::string_view input, size_t hint, size_t max_size) {
+  constexpr CompressionCodec kCodec = CompressionCodec::kLz4Frame;
+  if (input.empty()) return CorruptionIn(kCodec, "empty input");
+  LZ4F_dctx* ctx = nullptr;
+  if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
+    return Status::Internal("lz4_frame: LZ4F_createDecompressionContext failed");
+  }
+  std::unique_ptr<LZ4F_dctx, size_t (*)(LZ4F_dctx*)> guard(ctx, LZ4F_freeDecompressionContext);
+  std::string out(InitialOutputSize(input, hint, max_size), '\0');
+  size_t produced = 0, consumed = 0;
+  while (true) {
+    if (produced == out.size() && !Grow(&out, max_size)) return TooLong(kCodec, max_size);
+    size_t dst = out.size() - produced, src = input.size() - consumed;
+    const size_t wanted =
+        LZ4F_decompress(ctx, out.data() + produced, &dst, input.data() + consumed, &src, nullptr);
+    if (LZ4F_isError(wanted)) return CorruptionIn(kCodec, LZ4F_getErrorName(wanted));
+    produced += dst;
+    consumed += src;
+    if (wanted == 0 && consumed == input.size()) break;  // every frame ended
+    // With output space and no progress, the decoder is waiting for input that is not there.
+    if (dst == 0 && src == 0 && produced < out.size()) {
+      return CorruptionIn(kCodec, "truncated frame");
+    }
+  }
+  if (produced > max_size) return TooLong(kCodec, max_size);
+  out.resize(produced);
+  return out;
 }
 
 }  // namespace
@@ -218,6 +286,8 @@ const char* CompressionCodecName(CompressionCodec codec) {
       return "zstd";
     case CompressionCodec::kLz4Raw:
       return "lz4_raw";
+    case CompressionCodec::kLz4Frame:
+      return "lz4_frame";
   }
   return "unknown";
 }
@@ -252,24 +322,29 @@ Result<std::string> Compress(CompressionCodec codec, std::string_view input, int
       return ZstdCompress(input, zstd_level);
     case CompressionCodec::kLz4Raw:
       return Lz4Compress(input);
+    case CompressionCodec::kLz4Frame:
+      return Lz4FrameCompress(input);
   }
   return Status::Invalid("unknown compression codec");
 }
 
 Result<std::string> Decompress(CompressionCodec codec, std::string_view input,
-                               size_t expected_size_hint) {
+                               size_t expected_size_hint, size_t max_size) {
   switch (codec) {
     case CompressionCodec::kNone:
+      if (input.size() > max_size) return TooLong(codec, max_size);
       return std::string(input);
     case CompressionCodec::kSnappy:
-      return SnappyDecompress(input);
+      return SnappyDecompress(input, max_size);
     case CompressionCodec::kGzip:
     case CompressionCodec::kDeflate:
-      return ZlibDecompress(codec, input, expected_size_hint);
+      return ZlibDecompress(codec, input, expected_size_hint, max_size);
     case CompressionCodec::kZstd:
-      return ZstdDecompress(input, expected_size_hint);
+      return ZstdDecompress(input, expected_size_hint, max_size);
     case CompressionCodec::kLz4Raw:
-      return Lz4Decompress(input, expected_size_hint);
+      return Lz4Decompress(input, expected_size_hint, max_size);
+    case CompressionCodec::kLz4Frame:
+      return Lz4FrameDecompress(input, expected_size_hint, max_size);
   }
   return Status::Invalid("unknown compression codec");
 }

@@ -12,8 +12,9 @@ namespace tributary::format {
 namespace {
 
 constexpr CompressionCodec kAllCodecs[] = {
-    CompressionCodec::kNone,    CompressionCodec::kSnappy, CompressionCodec::kGzip,
-    CompressionCodec::kDeflate, CompressionCodec::kZstd,   CompressionCodec::kLz4Raw,
+    CompressionCodec::kNone,     CompressionCodec::kSnappy, CompressionCodec::kGzip,
+    CompressionCodec::kDeflate,  CompressionCodec::kZstd,   CompressionCodec::kLz4Raw,
+    CompressionCodec::kLz4Frame,
 };
 
 std::string RandomBytes(size_t n, uint32_t seed) {
@@ -96,6 +97,26 @@ TEST_P(CompressionTest, DamagedInputGivesCorruptionNamingTheCodec) {
   }
   Result<std::string> garbage = Decompress(codec, RandomBytes(1000, 11));
   EXPECT_FALSE(garbage.ok() && *garbage == input);
+}
+
+// A bound on the output holds whatever the input expands to: a megabyte of one byte repeated
+// (a few hundred bytes compressed) is refused past 1,000 bytes, and read back at its length.
+TEST_P(CompressionTest, MaxSizeBoundsTheOutput) {
+  const CompressionCodec codec = GetParam();
+  const std::string input(1 << 20, 'x');
+  Result<std::string> compressed = Compress(codec, input);
+  ASSERT_TRUE(compressed.ok());
+  for (size_t hint : {size_t{0}, input.size()}) {
+    Result<std::string> plain = Decompress(codec, *compressed, hint, 1000);
+    ASSERT_FALSE(plain.ok()) << CompressionCodecName(codec);
+    EXPECT_EQ(plain.status().code(), StatusCode::kCorruption);
+    EXPECT_NE(plain.status().message().find("more than 1000 bytes"), std::string::npos)
+        << plain.status().message();
+    plain = Decompress(codec, *compressed, hint, input.size());
+    ASSERT_TRUE(plain.ok()) << CompressionCodecName(codec) << ": " << plain.status().ToString();
+    EXPECT_EQ(*plain, input);
+    EXPECT_FALSE(Decompress(codec, *compressed, hint, input.size() - 1).ok());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCodecs, CompressionTest, ::testing::ValuesIn(kAllCodecs),
@@ -192,6 +213,7 @@ TEST(CompressionTest, SnappyRejectsImplausibleLength) {
 
 TEST(CompressionTest, CodecNames) {
   for (CompressionCodec codec : kAllCodecs) {
+    if (codec == CompressionCodec::kLz4Frame) continue;  // no option names it (below)
     Result<CompressionCodec> parsed = CompressionCodecFromName(CompressionCodecName(codec));
     ASSERT_TRUE(parsed.ok());
     EXPECT_EQ(*parsed, codec);
@@ -224,4 +246,24 @@ TEST(CompressionTest, ZstdLevelsRoundTripAndAreChecked) {
   EXPECT_FALSE(Compress(CompressionCodec::kZstd, text, 0).ok());
   EXPECT_FALSE(Compress(CompressionCodec::kZstd, text, 99).ok());
 }
+}  // namespace tributary::format
+
+namespace tributary::format {
+namespace {
+
+// Arrow's LZ4_FRAME buffers are lz4 frames; two frames one after the other read as both.
+TEST(CompressionTest, Lz4FramesConcatenated) {
+  const std::string a = SampleInputs()[3], b = SampleInputs()[2];
+  Result<std::string> fa = Compress(CompressionCodec::kLz4Frame, a);
+  Result<std::string> fb = Compress(CompressionCodec::kLz4Frame, b);
+  ASSERT_TRUE(fa.ok() && fb.ok());
+  EXPECT_EQ(fa->substr(0, 4), std::string("\x04\x22\x4d\x18", 4));  // the frame's magic number
+  Result<std::string> plain = Decompress(CompressionCodec::kLz4Frame, *fa + *fb);
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(*plain, a + b);
+  EXPECT_EQ(*CompressionCodecFromName("lz4"), CompressionCodec::kLz4Raw);  // never the frame
+  EXPECT_FALSE(CompressionCodecFromName("lz4_frame").ok());
+}
+
+}  // namespace
 }  // namespace tributary::format

@@ -1,7 +1,5 @@
 // Arrow IPC stream reader (format/arrow/ipc.h): every message's metadata is checked by the
 // flatbuffers verifier before it is read, every buffer and offset against the bounds it must keep.
-#include <lz4frame.h>
-#include <zstd.h>
 
 #include <cstring>
 #include <deque>
@@ -10,6 +8,7 @@
 
 #include "format/arrow/ipc.h"
 #include "format/arrow/ipc_types.h"
+#include "format/compression.h"
 
 namespace tributary::format::arrow {
 
@@ -323,32 +322,6 @@ Result<fb::FieldNode> TakeNode(Batch* b) {
   return *n;
 }
 
-Result<std::string> Lz4FrameDecompress(std::string_view in, int64_t size) {
-  LZ4F_dctx* ctx = nullptr;
-  if (LZ4F_isError(LZ4F_createDecompressionContext(&ctx, LZ4F_VERSION))) {
-    return Status::Internal("arrow: lz4 frame context");
-  }
-  std::unique_ptr<LZ4F_dctx, size_t (*)(LZ4F_dctx*)> guard(ctx, LZ4F_freeDecompressionContext);
-  // Room past the length it says, so the frame's end mark and checksum are read with space left.
-  std::string out(static_cast<size_t>(size) + 64, '\0');
-  size_t produced = 0, consumed = 0;
-  while (consumed < in.size()) {
-    size_t dst = out.size() - produced, src = in.size() - consumed;
-    const size_t r =
-        LZ4F_decompress(ctx, out.data() + produced, &dst, in.data() + consumed, &src, nullptr);
-    if (LZ4F_isError(r)) return Damaged(std::string("lz4 frame: ") + LZ4F_getErrorName(r));
-    produced += dst;
-    consumed += src;
-    if (r == 0) break;
-    if (dst == 0 && src == 0) return Damaged("lz4 frame longer than it says");
-  }
-  if (produced != static_cast<size_t>(size)) {
-    return Damaged("a buffer of another length once decompressed than it says");
-  }
-  out.resize(produced);
-  return out;
-}
-
 Result<std::string_view> TakeBuffer(Batch* b) {
   const auto* buffers = b->meta->buffers();
   if (buffers == nullptr || b->buffer >= buffers->size())
@@ -373,16 +346,14 @@ Result<std::string_view> TakeBuffer(Batch* b) {
                    " bytes once decompressed");
   }
   *b->decompressed_bytes += size;
-  std::string out;
-  if (b->meta->compression()->codec() == fb::CompressionType::ZSTD) {
-    // Into exactly the length it says: a frame that would write more fails.
-    out.resize(static_cast<size_t>(size));
-    const size_t n = ZSTD_decompress(out.data(), out.size(), raw.data(), raw.size());
-    if (ZSTD_isError(n)) return Damaged(std::string("zstd: ") + ZSTD_getErrorName(n));
-    out.resize(n);
-  } else {
-    TRIB_ASSIGN_OR_RETURN(out, Lz4FrameDecompress(raw, size));
-  }
+  // Into at most the length it says: a buffer that would be longer fails as one shorter does.
+  const CompressionCodec codec = b->meta->compression()->codec() == fb::CompressionType::ZSTD
+                                     ? CompressionCodec::kZstd
+                                     : CompressionCodec::kLz4Frame;
+  Result<std::string> unpacked =
+      Decompress(codec, raw, static_cast<size_t>(size), static_cast<size_t>(size));
+  if (!unpacked.ok()) return Damaged(unpacked.status().message());
+  std::string out = std::move(*unpacked);
   if (static_cast<int64_t>(out.size()) != size) {
     return Damaged("a buffer of another length once decompressed than it says");
   }

@@ -1,7 +1,6 @@
 // Arrow IPC stream writer (format/arrow/ipc.h): rows are appended into column builders (validity
 // bitmaps, values, offsets and data, children for nested types), laid out at Finish as one
 // record batch.
-#include <lz4frame.h>
 
 #include <cstring>
 #include <deque>
@@ -489,16 +488,6 @@ void Collect(const IpcColumn& c, Layout* l) {
   for (const IpcColumn& child : c.children) Collect(child, l);
 }
 
-Result<std::string> Lz4FrameCompress(std::string_view in) {
-  std::string out(LZ4F_compressFrameBound(in.size(), nullptr), '\0');
-  const size_t n = LZ4F_compressFrame(out.data(), out.size(), in.data(), in.size(), nullptr);
-  if (LZ4F_isError(n)) {
-    return Status::Internal(std::string("arrow: lz4 frame: ") + LZ4F_getErrorName(n));
-  }
-  out.resize(n);
-  return out;
-}
-
 }  // namespace
 
 IpcStreamWriter::IpcStreamWriter(std::vector<Field> fields, IpcWriteOptions options)
@@ -564,9 +553,9 @@ Result<std::string> IpcStreamWriter::Finish() {
         body.append(raw);
       } else {
         Result<std::string> packed =
-            options_.compression == IpcCompression::kZstd
-                ? Compress(CompressionCodec::kZstd, raw, options_.zstd_level)
-                : Lz4FrameCompress(raw);
+            Compress(options_.compression == IpcCompression::kZstd ? CompressionCodec::kZstd
+                                                                   : CompressionCodec::kLz4Frame,
+                     raw, options_.zstd_level);
         TRIB_RETURN_NOT_OK(packed.status());
         const bool smaller = packed->size() < raw.size();
         PutLE<int64_t>(&body, smaller ? static_cast<int64_t>(raw.size()) : -1);

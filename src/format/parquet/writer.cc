@@ -27,6 +27,7 @@ Result<Codec> ToParquetCodec(CompressionCodec c) {
     case CompressionCodec::kLz4Raw:
       return Codec::kLz4Raw;
     case CompressionCodec::kDeflate:
+    case CompressionCodec::kLz4Frame:
       break;
   }
   return Status::Invalid(std::string("parquet: compression '") + CompressionCodecName(c) +
