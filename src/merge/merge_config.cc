@@ -83,10 +83,9 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
   TRIB_ASSIGN_OR_RETURN(const std::string sort_order,
                         options::Get(s, options::kSequenceFieldSortOrder));
   c->sequence_descending = sort_order == "descending";
-  if (auto pad = options::IsSet(s, options::kSequenceAutoPadding)) {
-    for (const auto& p : SplitCommaList(*pad)) {
-      if (p == "row-kind-flag") c->pad_row_kind = true;
-    }
+  TRIB_ASSIGN_OR_RETURN(const std::string padding, options::Get(s, options::kSequenceAutoPadding));
+  for (const auto& p : SplitCommaList(padding)) {
+    if (p == "row-kind-flag") c->pad_row_kind = true;
   }
   // Tributary normalizes the engine-specific spellings to 'ignore-delete' at CREATE TABLE;
   // tables written by Java Paimon may carry any of them.

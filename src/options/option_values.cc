@@ -150,4 +150,32 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
   return best_candidate;
 }
 
+std::string MatchAllowed(std::string_view v, const std::vector<std::string>& allowed) {
+  auto fold = [](char c) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return c == '_' ? '-' : c;
+  };
+  for (const std::string& a : allowed) {
+    if (a.size() != v.size()) continue;
+    bool same = true;
+    for (size_t i = 0; i < a.size() && same; ++i) same = fold(a[i]) == fold(v[i]);
+    if (same) return a;
+  }
+  return "";
+}
+
+std::optional<std::string> CanonicalEnum(std::string_view value,
+                                         const std::vector<std::string>& allowed, bool list) {
+  std::string out;
+  while (true) {
+    const size_t comma = list ? value.find(',') : std::string_view::npos;
+    const std::string match = MatchAllowed(Trim(value.substr(0, comma)), allowed);
+    if (match.empty()) return std::nullopt;
+    out += match;
+    if (comma == std::string_view::npos) return out;
+    out += ',';
+    value.remove_prefix(comma + 1);
+  }
+}
+
 }  // namespace tributary::options

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,5 +38,15 @@ std::string DidYouMean(std::string_view word, const std::vector<std::string>& ca
 
 // Blanks (space, tab) trimmed from both ends.
 std::string_view Trim(std::string_view s);
+
+// The allowed value `v` matches, ignoring case and treating '_' and '-' alike (so the Fluss
+// spelling 'first_row' is 'first-row'); "" when none.
+std::string MatchAllowed(std::string_view v, const std::vector<std::string>& allowed);
+
+// An enum option's value spelled as `allowed` spells it (MatchAllowed), each item of a list
+// (`list`: comma-separated, blanks around items dropped) joined by ","; nullopt when an item
+// matches none.
+std::optional<std::string> CanonicalEnum(std::string_view value,
+                                         const std::vector<std::string>& allowed, bool list);
 
 }  // namespace tributary::options

@@ -232,22 +232,6 @@ Status Resolve(OptionScope scope, std::string_view key, const std::vector<std::s
   return Status::Invalid(msg);
 }
 
-// The allowed value `v` matches, ignoring case and treating '_' and '-' alike (so the Fluss
-// spelling 'first_row' is 'first-row'); "" when none.
-std::string MatchAllowed(std::string_view v, const std::vector<std::string>& allowed) {
-  auto fold = [](char c) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return c == '_' ? '-' : c;
-  };
-  for (const std::string& a : allowed) {
-    if (a.size() != v.size()) continue;
-    bool same = true;
-    for (size_t i = 0; i < a.size() && same; ++i) same = fold(a[i]) == fold(v[i]);
-    if (same) return a;
-  }
-  return "";
-}
-
 Status BadValue(std::string_view key, std::string_view value, const std::string& why) {
   return Status::Invalid("invalid value " + Quote(value) + " for option " + Quote(key) + ": " +
                          why);
@@ -319,7 +303,7 @@ Result<std::string> CheckValue(const OptionDef& def, std::string_view key, std::
     case OptionType::kEnum: {
       std::vector<std::string> items = def.list ? SplitList(v) : std::vector<std::string>{v};
       for (std::string& item : items) {
-        std::string match = MatchAllowed(item, def.allowed);
+        std::string match = options::MatchAllowed(item, def.allowed);
         if (match.empty()) {
           std::string msg = "invalid value " + Quote(item) + " for option " + Quote(key);
           std::string guess = options::DidYouMean(item, def.allowed);

@@ -103,6 +103,28 @@ TEST(TableOptionKeys, TypedValuesAndDefaults) {
   EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("'commit.max-retries' = 'x'"));
 }
 
+// An enum option reads as the option table spells it, whatever spelling another tool stored
+// (Java Paimon writes values as its users typed them): no reader compares cases by hand.
+TEST(TableOptionKeys, EnumValuesReadInTheTablesSpelling) {
+  using options::Get;
+  std::map<std::string, std::string> set{
+      {"table.log.arrow.compression.type", "lz4-frame"},
+      {"manifest.compression", "ZSTD"},
+      {"sequence.field.sort-order", "Descending"},
+      {"sequence.auto-padding", "Row_Kind_Flag , millis-to-micro"},
+      {"table.log.format", "zstd"}};
+  EXPECT_EQ(*Get(set, options::kTableLogArrowCompressionType), "LZ4_FRAME");
+  EXPECT_EQ(*Get(set, options::kManifestCompression), "zstd");
+  EXPECT_EQ(*Get(set, options::kSequenceFieldSortOrder), "descending");
+  EXPECT_EQ(*Get(set, options::kSequenceAutoPadding), "row-kind-flag,millis-to-micro");
+  auto bad = Get(set, options::kTableLogFormat);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), ::testing::HasSubstr("'table.log.format' = 'zstd'"));
+  std::map<std::string, std::string> none;
+  EXPECT_EQ(*Get(none, options::kTableLogArrowCompressionType), "ZSTD");
+  EXPECT_EQ(*Get(none, options::kSequenceAutoPadding), "");  // unset, no default
+}
+
 // CoreOptions' initial values restate the option table's defaults: they must equal what From
 // reads for a table that sets no option.
 TEST(CoreOptionsTest, DefaultsAreTheOptionTables) {

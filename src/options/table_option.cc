@@ -106,7 +106,12 @@ const std::map<std::string, std::string>& SchemaOptions(const TableSchema& schem
 
 Result<std::string> Get(const std::map<std::string, std::string>& options,
                         TableOption<std::string> option) {
-  return ValueOf(options, option.key).value_or("");
+  std::string v = ValueOf(options, option.key).value_or("");
+  const OptionDef& def = DefOf(option.key);
+  if (def.type != OptionType::kEnum || v.empty()) return v;
+  std::optional<std::string> canonical = CanonicalEnum(v, def.allowed, def.list);
+  if (!canonical) return Bad(option.key, v, "not one of the allowed values");
+  return *canonical;
 }
 
 Result<int64_t> Get(const std::map<std::string, std::string>& options,

@@ -56,7 +56,8 @@ std::optional<std::string> IsSet(const TableSchema& schema, TableOption<T> optio
 
 // The option's value (the table's default when unset), typed. A value that does not parse is an
 // error naming the option and the value; so is an option that is unset and has no default (ask
-// IsSet first).
+// IsSet first). An enum option's string is spelled as the option table allows it (any case, '_'
+// and '-' alike, as CREATE TABLE takes it: 'lz4-frame' reads as 'LZ4_FRAME'), whoever wrote it.
 Result<std::string> Get(const std::map<std::string, std::string>& options,
                         TableOption<std::string> option);
 Result<int64_t> Get(const std::map<std::string, std::string>& options, TableOption<int64_t> option);

@@ -3,7 +3,6 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -54,22 +53,16 @@ EntryEncoder::EntryEncoder(std::vector<Field> fields,
   using format::arrow::IpcCompression;
   // Checked when the table was created or altered; a value another tool wrote that does not
   // parse is the default, one naming a format not built refuses the table's writes.
-  // Enum values as the option table matches them: any case, '-' for '_'; unset is "".
-  auto value_of = [&](options::TableOption<std::string> key) {
-    auto got = options::Get(table_options, key);
-    std::string v = got.ok() ? *got : std::string();
-    for (char& c : v) c = c == '-' ? '_' : static_cast<char>(std::toupper(c));
-    return v;
-  };
-  const std::string format = value_of(options::kTableLogFormat);
-  if (!format.empty() && format != "ARROW") {
-    refused_ = Status::NotSupported("'table.log.format' = '" + format +
+  const auto format = options::Get(table_options, options::kTableLogFormat);
+  if (format.ok() && *format != "ARROW") {
+    refused_ = Status::NotSupported("'table.log.format' = '" + *format +
                                     "' is not supported yet: the hot tier's log is ARROW");
   }
-  const std::string name = value_of(options::kTableLogArrowCompressionType);
-  compression_ = static_cast<int>(name == "NONE"        ? IpcCompression::kNone
-                                  : name == "LZ4_FRAME" ? IpcCompression::kLz4Frame
-                                                        : IpcCompression::kZstd);
+  const auto name = options::Get(table_options, options::kTableLogArrowCompressionType);
+  compression_ = static_cast<int>(!name.ok()             ? IpcCompression::kZstd
+                                  : *name == "NONE"      ? IpcCompression::kNone
+                                  : *name == "LZ4_FRAME" ? IpcCompression::kLz4Frame
+                                                         : IpcCompression::kZstd);
   auto level = options::Get(table_options, options::kTableLogArrowCompressionZstdLevel);
   if (level.ok() && *level >= 1 && *level <= 22) zstd_level_ = static_cast<int>(*level);
 }
