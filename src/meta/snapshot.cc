@@ -1,5 +1,9 @@
 #include "meta/snapshot.h"
 
+#include <condition_variable>
+#include <map>
+#include <mutex>
+
 #include "common/json.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
@@ -241,6 +245,46 @@ Result<std::shared_ptr<const Snapshot>> SnapshotManager::Read(int64_t id) const 
   return ReadSnapshotFile(SnapshotPath(table_path_, id), "snapshot", id);
 }
 
+namespace {
+
+struct Publications {
+  std::mutex mu;
+  std::condition_variable published;
+  std::map<std::string, uint64_t> generations;  // by table path
+};
+Publications& ThePublications() {
+  static Publications* p = new Publications();  // (never destroyed: readers may outlive main)
+  return *p;
+}
+
+void NotePublished(const std::string& table_path) {
+  Publications& p = ThePublications();
+  {
+    std::lock_guard<std::mutex> lock(p.mu);
+    p.generations[table_path]++;
+  }
+  p.published.notify_all();
+}
+
+}  // namespace
+
+uint64_t PublishedGeneration(const std::string& table_path) {
+  Publications& p = ThePublications();
+  std::lock_guard<std::mutex> lock(p.mu);
+  auto it = p.generations.find(table_path);
+  return it == p.generations.end() ? 0 : it->second;
+}
+
+void WaitForPublished(const std::string& table_path, uint64_t seen,
+                      std::chrono::steady_clock::time_point deadline) {
+  Publications& p = ThePublications();
+  std::unique_lock<std::mutex> lock(p.mu);
+  p.published.wait_until(lock, deadline, [&] {
+    auto it = p.generations.find(table_path);
+    return (it == p.generations.end() ? 0 : it->second) != seen;
+  });
+}
+
 Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
   std::string dir = SnapshotDir(table_path_);
   // (Object storage has no directories to make again: the commit's incarnation checks guard it.)
@@ -267,6 +311,7 @@ Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {
   if (s.id == 1 || !ReadHint(EarliestHintPath(dir))) {
     (void)io::WriteHintFile(EarliestHintPath(dir), std::to_string(s.id));
   }
+  NotePublished(table_path_);
   return true;
 }
 

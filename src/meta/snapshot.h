@@ -3,6 +3,7 @@
 // Snapshots are immutable once published; share them as shared_ptr<const Snapshot>.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -70,6 +71,15 @@ class SnapshotManager {
  private:
   std::string table_path_;
 };
+
+// Snapshots this process published (TryCommit), for its readers that wait for a table's next
+// one (streaming reads polling at their default interval): they are woken when one is published
+// instead of at their next look. Readers in other processes poll as before.
+// A table's generation: how many snapshots of `table_path` this process has published.
+uint64_t PublishedGeneration(const std::string& table_path);
+// Returns once the table's generation is no longer `seen`, or at `deadline`.
+void WaitForPublished(const std::string& table_path, uint64_t seen,
+                      std::chrono::steady_clock::time_point deadline);
 
 // Long-lived changelogs (Paimon's ChangelogManager): when the 'changelog.*' retention outlives
 // the snapshots', an expired snapshot's JSON is kept as changelog/changelog-<id>, with its

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "io/file_system.h"
 #include "meta/paths.h"
 
@@ -87,6 +90,38 @@ TEST(SnapshotManagerTest, PublishesOnceAndFindsTheLatest) {
   EXPECT_EQ((*m.Read(2))->base_manifest_list, "manifest-list-base-2");
   EXPECT_FALSE(m.Read(3).ok());
   (void)io::LocalFs().RemoveAll(dir);
+}
+
+// A reader waiting for a table's next snapshot is woken by this process's publication of one,
+// not by another table's, nor by a publication that lost the race for its id.
+TEST(SnapshotManagerTest, PublicationsWakeWaitersOfTheirTable) {
+  const std::string dir = "/tmp/tributary_snapshot_wake_" + std::to_string(getpid());
+  const std::string other = dir + "_other";
+  (void)io::LocalFs().RemoveAll(dir);
+  (void)io::LocalFs().RemoveAll(other);
+  ASSERT_TRUE(io::LocalFs().MakeDirs(SchemaDir(dir)).ok());
+  ASSERT_TRUE(io::LocalFs().MakeDirs(SchemaDir(other)).ok());
+  SnapshotManager m(dir);
+  const uint64_t before = PublishedGeneration(dir);
+  ASSERT_TRUE(*SnapshotManager(other).TryCommit(Sample(1)));
+  EXPECT_EQ(PublishedGeneration(dir), before);
+  // (Another table's publication does not end the wait: it times out, a moment from now.)
+  WaitForPublished(dir, before, std::chrono::steady_clock::now() + std::chrono::milliseconds(20));
+  EXPECT_EQ(PublishedGeneration(dir), before);
+  // The wait below ends when the publication comes, long before its deadline.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(*m.TryCommit(Sample(1)));
+  });
+  WaitForPublished(dir, before, deadline);
+  EXPECT_EQ(PublishedGeneration(dir), before + 1);
+  EXPECT_LT(std::chrono::steady_clock::now(), deadline);
+  writer.join();
+  EXPECT_FALSE(*m.TryCommit(Sample(1)));  // lost: nothing published
+  EXPECT_EQ(PublishedGeneration(dir), before + 1);
+  (void)io::LocalFs().RemoveAll(dir);
+  (void)io::LocalFs().RemoveAll(other);
 }
 
 // Hints are written in place without fsync (io::WriteHintFile): whatever a crash or a reader

@@ -762,8 +762,9 @@ std::vector<OptionDef> BuildTable() {
           "from the stored position (which it then updates)."),
       Def("continuous.discovery-interval", kDuration, "50 ms",
           "How often a streaming read looks for a new snapshot when it found none: set, at most "
-          "that often; unset, every 50 ms (a stat locally, one HEAD on object storage). "
-          "Paimon's default is 10 s; Tributary's is lower, for latency."),
+          "that often; unset, every 50 ms (a stat locally, one HEAD on object storage) and at "
+          "once when the reader's own process publishes a snapshot of the table. Paimon's "
+          "default is 10 s; Tributary's is lower, for latency."),
       Def("read.batch-size", kInt, "1024", "Rows per batch of a read.").Min(1).Unsupported(),
       Def("lookup.cache", kEnum, "AUTO",
           "Streaming lookup joins on this table: AUTO or NONE (each key looked up in the latest "

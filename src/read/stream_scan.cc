@@ -267,6 +267,8 @@ class FileStoreStreamScan : public StreamScan {
       // (docs/format/object-storage.md).
       const auto look = std::chrono::steady_clock::now();
       const bool checks_due = !remote_ || look >= next_checks_;
+      // (Taken before the look: a snapshot this process publishes after it ends the wait below.)
+      const uint64_t published = meta::PublishedGeneration(path_);
       bool exists = false;
       if (in_changelogs_) {
         // Catching up through long-lived changelogs (decoupled retention): the next is one too.
@@ -313,10 +315,11 @@ class FileStoreStreamScan : public StreamScan {
       if (interval_set_) {
         next_discovery_ = now + poll_interval_;
       } else {
-        // The default: every call looks at once, and a wait within one looks every 50 ms.
+        // The default: every call looks at once, and a wait within one looks every 50 ms, or
+        // as soon as this process publishes a snapshot of the table (a writer or the server's
+        // tiering in the same process: its subscribers follow without a poll's delay).
         if (now >= deadline) return false;
-        std::this_thread::sleep_for(
-            std::min<std::chrono::steady_clock::duration>(poll_interval_, deadline - now));
+        meta::WaitForPublished(path_, published, std::min(now + poll_interval_, deadline));
       }
     }
   }
