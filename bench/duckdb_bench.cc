@@ -255,9 +255,8 @@ void W4(const std::string& dir) {
       DuckDBSuccess) {
     Die(std::string("prepare: ") + Api().prepare_error(q));
   }
-  std::vector<int64_t> keys = bench::W4Keys(p);
-  std::vector<double> lat;
-  lat.reserve(keys.size());
+  const bench::W4KeySeq keys = bench::W4Keys(p);
+  bench::Latencies lat;
   int64_t hits = 0;
   bench::Timer total;
   for (int64_t k : keys) {

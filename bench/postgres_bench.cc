@@ -162,9 +162,8 @@ void PreparedLookups(Conn& c, Oid type, const char* sys, const char* workload, c
                              type ? 1 : 0, type ? &type : nullptr);
   if (PQresultStatus(prep) != PGRES_COMMAND_OK) c.Die("prepare");
   PQclear(prep);
-  std::vector<int64_t> keys = bench::W4Keys(p);
-  std::vector<double> lat;
-  lat.reserve(keys.size());
+  const bench::W4KeySeq keys = bench::W4Keys(p);
+  bench::Latencies lat;
   int64_t hits = 0;
   bench::Timer total;
   for (int64_t k : keys) {

@@ -173,9 +173,8 @@ void W1(const std::string& dir) {
 void W4(const std::string& dir) {
   bench::Params p;
   auto db = Open(dir);
-  std::vector<int64_t> keys = bench::W4Keys(p);
-  std::vector<double> lat;
-  lat.reserve(keys.size());
+  const bench::W4KeySeq keys = bench::W4Keys(p);
+  bench::Latencies lat;
   int64_t hits = 0;
   std::string value;
   bench::Timer total;

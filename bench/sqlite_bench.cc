@@ -96,9 +96,8 @@ void W4(const std::string& dir) {
   bench::Params p;
   sqlite3* db = Open(dir);
   sqlite3_stmt* q = Prepare(db, "SELECT a, b, c, s1, s2, s3 FROM t WHERE id = ?1");
-  std::vector<int64_t> keys = bench::W4Keys(p);
-  std::vector<double> lat;
-  lat.reserve(keys.size());
+  const bench::W4KeySeq keys = bench::W4Keys(p);
+  bench::Latencies lat;
   int64_t hits = 0;
   bench::Timer total;
   for (int64_t k : keys) {

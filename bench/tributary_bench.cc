@@ -199,7 +199,7 @@ Status W4(const std::string& warehouse) {
   bench::Params p;
   ASSIGN_OR_RETURN(catalog, Catalog::Open(warehouse));
   ASSIGN_OR_RETURN(table, catalog->GetTable(Identifier{"default", "w1_fixed", ""}));
-  std::vector<int64_t> keys = bench::W4Keys(p);
+  const bench::W4KeySeq keys = bench::W4Keys(p);
   for (const char* how : {"TableLookup::Get", "SQL prepared SELECT ... WHERE id = ?"}) {
     bool api = std::string(how) == "TableLookup::Get";
     std::unique_ptr<TableLookup> lookup;
@@ -216,7 +216,7 @@ Status W4(const std::string& warehouse) {
                                               "WHERE id = ?"));
       statement = std::move(prepared);
     }
-    std::vector<double> lat;
+    bench::Latencies lat;
     int64_t hits = 0;
     bench::Timer total;
     for (int64_t k : keys) {
