@@ -5,6 +5,7 @@
 #include <snappy.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <cctype>
@@ -35,10 +36,16 @@ size_t InitialOutputSize(std::string_view input, size_t hint, size_t max_size) {
 }
 
 // Doubles `out` for more output, up to the bound and its room; false when it is there already.
+// Allocated exactly (a string's resize may round a request up to twice its capacity).
 bool Grow(std::string* out, size_t max_size) {
   const size_t cap = Capacity(max_size);
   if (out->size() >= cap) return false;
-  out->resize(out->size() > cap / 2 ? cap : out->size() * 2);
+  const size_t n = out->size() > cap / 2 ? cap : out->size() * 2;
+  std::string bigger;
+  bigger.reserve(n);
+  bigger.assign(*out);
+  bigger.resize(n);
+  out->swap(bigger);
   return true;
 }
 
@@ -137,6 +144,24 @@ Result<std::string> ZstdCompress(std::string_view input, int level) {
 Result<std::string> ZstdDecompress(std::string_view input, size_t hint, size_t max_size) {
   constexpr CompressionCodec kCodec = CompressionCodec::kZstd;
   if (input.empty()) return CorruptionIn(kCodec, "empty input");
+  thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(),
+                                                                       ZSTD_freeDCtx);
+  if (dctx == nullptr) return Status::Internal("zstd: ZSTD_createDCtx failed");
+  if (hint > 0 && hint == max_size) {
+    // A length the format records (an Arrow buffer): decoded in one shot straight into it, so
+    // the decoder needs no window of its own however large the frame says its window is.
+    std::string out(Capacity(max_size), '\0');
+    const size_t n =
+        ZSTD_decompressDCtx(dctx.get(), out.data(), out.size(), input.data(), input.size());
+    if (ZSTD_isError(n)) {
+      return ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall
+                 ? TooLong(kCodec, max_size)
+                 : CorruptionIn(kCodec, ZSTD_getErrorName(n));
+    }
+    if (n > max_size) return TooLong(kCodec, max_size);
+    out.resize(n);
+    return out;
+  }
   if (hint == 0) {
     const unsigned long long content_size = ZSTD_getFrameContentSize(input.data(), input.size());
     if (content_size == ZSTD_CONTENTSIZE_ERROR) return CorruptionIn(kCodec, "not a zstd frame");
@@ -144,9 +169,6 @@ Result<std::string> ZstdDecompress(std::string_view input, size_t hint, size_t m
       hint = static_cast<size_t>(std::min<unsigned long long>(content_size, kMaxInitialBuffer));
     }
   }
-  thread_local std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(),
-                                                                       ZSTD_freeDCtx);
-  if (dctx == nullptr) return Status::Internal("zstd: ZSTD_createDCtx failed");
   ZSTD_DCtx_reset(dctx.get(), ZSTD_reset_session_only);
   std::string out(InitialOutputSize(input, hint, max_size), '\0');
   size_t produced = 0;

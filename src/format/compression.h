@@ -37,8 +37,10 @@ Result<std::string> Compress(CompressionCodec codec, std::string_view input, int
 // (Parquet pages) and 0 otherwise (Avro blocks); it only sizes buffers and is not checked, so
 // callers that know the exact size compare it themselves. Damaged or truncated input gives
 // Status::Corruption naming the codec, and so does input that would decompress to more than
-// `max_size` bytes: no more than that (and a few bytes of room) is ever allocated, however much
-// the input claims or expands to (a format recording each buffer's length passes it as both).
+// `max_size` bytes: no more output than that (and a few bytes of room) is ever allocated,
+// however much the input claims or expands to. A format recording each buffer's length passes
+// it as both: zstd then decodes in one shot, needing no window of its own; lz4's frame decoder
+// keeps its blocks (at most 4 MiB each) besides.
 Result<std::string> Decompress(CompressionCodec codec, std::string_view input,
                                size_t expected_size_hint = 0, size_t max_size = SIZE_MAX);
 

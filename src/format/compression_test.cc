@@ -117,6 +117,14 @@ TEST_P(CompressionTest, MaxSizeBoundsTheOutput) {
     EXPECT_EQ(*plain, input);
     EXPECT_FALSE(Decompress(codec, *compressed, hint, input.size() - 1).ok());
   }
+  // A length the format records (hint and bound alike: zstd decodes in one shot).
+  Result<std::string> exact = Decompress(codec, *compressed, input.size(), input.size());
+  ASSERT_TRUE(exact.ok()) << CompressionCodecName(codec) << ": " << exact.status().ToString();
+  EXPECT_EQ(*exact, input);
+  Result<std::string> shorter = Decompress(codec, *compressed, 1000, 1000);
+  ASSERT_FALSE(shorter.ok()) << CompressionCodecName(codec);
+  EXPECT_NE(shorter.status().message().find("more than 1000 bytes"), std::string::npos)
+      << shorter.status().message();
 }
 
 INSTANTIATE_TEST_SUITE_P(AllCodecs, CompressionTest, ::testing::ValuesIn(kAllCodecs),

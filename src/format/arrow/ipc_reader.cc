@@ -346,6 +346,8 @@ Result<std::string_view> TakeBuffer(Batch* b) {
                    " bytes once decompressed");
   }
   *b->decompressed_bytes += size;
+  // (Arrow's Java codecs write an empty buffer as its length 0 and nothing after it.)
+  if (size == 0 && raw.empty()) return raw;
   // Into at most the length it says: a buffer that would be longer fails as one shorter does.
   const CompressionCodec codec = b->meta->compression()->codec() == fb::CompressionType::ZSTD
                                      ? CompressionCodec::kZstd
