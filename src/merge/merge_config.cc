@@ -5,6 +5,7 @@
 #include "common/strings.h"
 #include "merge/field_aggregator.h"
 #include "options/option_keys.h"
+#include "options/option_values.h"
 
 namespace tributary::merge {
 namespace {
@@ -80,12 +81,13 @@ Result<std::shared_ptr<const MergeConfig>> MergeConfig::Make(const TableSchema& 
       c->sequence_fields.push_back(i);
     }
   }
-  TRIB_ASSIGN_OR_RETURN(const std::string sort_order,
-                        options::Get(s, options::kSequenceFieldSortOrder));
-  c->sequence_descending = sort_order == "descending";
-  TRIB_ASSIGN_OR_RETURN(const std::string padding, options::Get(s, options::kSequenceAutoPadding));
-  for (const auto& p : SplitCommaList(padding)) {
-    if (p == "row-kind-flag") c->pad_row_kind = true;
+  // (Checked at CREATE / ALTER TABLE; a value another tool wrote that does not parse is the
+  // default, and a padding list's items are taken one by one, so such a table stays readable.)
+  c->sequence_descending =
+      options::GetOrDefault(s, options::kSequenceFieldSortOrder) == "descending";
+  for (const auto& p :
+       SplitCommaList(options::IsSet(s, options::kSequenceAutoPadding).value_or(""))) {
+    if (options::MatchAllowed(p, {"row-kind-flag"}) == "row-kind-flag") c->pad_row_kind = true;
   }
   // Tributary normalizes the engine-specific spellings to 'ignore-delete' at CREATE TABLE;
   // tables written by Java Paimon may carry any of them.
