@@ -543,12 +543,14 @@ class Connection {
                 entry.described->push_back({0, c, DataType::String(), ""});
             }
           }
+          facts_.Remember(entry.text);
           prepared_[parse.statement] = std::move(entry);
           pg::AppendEmpty('1', &out_);  // ParseComplete
           return Status::OK();
         }
         TRIB_ASSIGN_OR_RETURN(entry.statement,
                               sql::Prepare(session_.get(), entry.text, sql::Pos{}));
+        facts_.Remember(entry.text);
         prepared_[parse.statement] = std::move(entry);
         pg::AppendEmpty('1', &out_);  // ParseComplete
         return Status::OK();
@@ -766,8 +768,7 @@ class Connection {
     TRIB_RETURN_NOT_OK(CheckAllowed(entry->second.text));
     if (!IsCatalogQuery(entry->second.text)) TRIB_RETURN_NOT_OK(Barrier(entry->second.text));
     ServerStats::Get().statements++;
-    if (const std::vector<std::string> w = Facts(entry->second.text).words;
-        !w.empty() && w[0] == "COPY") {
+    if (const auto w = Facts(entry->second.text).words; !w.empty() && w[0] == "COPY") {
       portal.ran = true;
       portal.copy = entry->second.text;
       return &portal;
@@ -977,11 +978,11 @@ class Connection {
   std::unique_ptr<Catalog> catalog_;  // the warehouse's, for COPY FROM
   // The session's reads of pending writes (server/union_reads.h): while a query runs.
   std::shared_ptr<UnionReads> union_reads_ = std::make_shared<UnionReads>(nullptr);
-  mutable StatementFactsMemo facts_;  // what statements' texts say (server/statement_facts.h)
-  std::map<std::string, PreparedEntry> prepared_;  // "" the unnamed statement
-  std::map<std::string, Portal> portals_;          // "" the unnamed portal
-  std::unique_ptr<Cursors> cursors_;               // subscriptions (DECLARE ... CURSOR)
-  std::unique_ptr<PgSettings> settings_;           // PostgreSQL's parameters
+  StatementFactsMemo facts_{config_->hot != nullptr};  // what texts say (statement_facts.h)
+  std::map<std::string, PreparedEntry> prepared_;      // "" the unnamed statement
+  std::map<std::string, Portal> portals_;              // "" the unnamed portal
+  std::unique_ptr<Cursors> cursors_;                   // subscriptions (DECLARE ... CURSOR)
+  std::unique_ptr<PgSettings> settings_;               // PostgreSQL's parameters
 };
 
 }  // namespace

@@ -13,7 +13,7 @@ constexpr size_t kLongText = 4096;
 constexpr size_t kRemembered = 256;
 }  // namespace
 
-StatementFacts FactsOf(const std::string& text) {
+StatementFacts FactsOf(const std::string& text, bool union_reads) {
   StatementFacts f;
   f.words = LeadingWords(text, 2);
   f.catalog =
@@ -21,17 +21,19 @@ StatementFacts FactsOf(const std::string& text) {
   const bool setting = PgSettings::IsSettingStatement(text);
   f.job[0] = setting || IsJobStatement(text, false);
   f.job[1] = setting || IsJobStatement(text, true);
-  f.query = text.size() <= kLongText && IsUnionQuery(text);
+  f.query = union_reads && text.size() <= kLongText && IsUnionQuery(text);
   return f;
 }
 
-StatementFacts StatementFactsMemo::Get(const std::string& text) {
+StatementFacts StatementFactsMemo::Get(const std::string& text) const {
   if (auto it = memo_.find(text); it != memo_.end()) return it->second;
-  StatementFacts f = FactsOf(text);
-  if (text.size() > kLongText) return f;
+  return FactsOf(text, union_reads_);
+}
+
+void StatementFactsMemo::Remember(const std::string& text) {
+  if (text.size() > kLongText || memo_.count(text)) return;
   if (memo_.size() >= kRemembered) memo_.clear();
-  memo_.emplace(text, f);
-  return f;
+  memo_.emplace(text, FactsOf(text, union_reads_));
 }
 
 }  // namespace tributary::server

@@ -15,19 +15,24 @@ struct StatementFacts {
   std::vector<std::string> words;  // the first two (LeadingWords)
   bool catalog = false;            // a query of PostgreSQL's catalog (a SELECT naming pg_catalog)
   bool job[2] = {};                // a job or setting statement, in batch / streaming mode
-  // A query that reads the hot tier too (IsUnionQuery); false for a text longer than 4 KiB,
-  // left to ReadsUnion (an INSERT's long VALUES list is not tokenized twice).
+  // A query that reads the hot tier too (IsUnionQuery), asked only with `union_reads` (a server
+  // with a hot tier) and of a text of up to 4 KiB; ReadsUnion decides the others.
   bool query = false;
 };
 
-StatementFacts FactsOf(const std::string& text);
+StatementFacts FactsOf(const std::string& text, bool union_reads);
 
-// FactsOf, remembered for at most 256 texts of up to 4 KiB.
+// FactsOf, remembered for the texts of a connection's prepared statements (Remember, at Parse:
+// at most 256 texts of up to 4 KiB; the 257th starts the memo again).
 class StatementFactsMemo {
  public:
-  StatementFacts Get(const std::string& text);
+  explicit StatementFactsMemo(bool union_reads) : union_reads_(union_reads) {}
+  // What was remembered of `text`, else FactsOf it (not remembered).
+  StatementFacts Get(const std::string& text) const;
+  void Remember(const std::string& text);
 
  private:
+  bool union_reads_;
   std::unordered_map<std::string, StatementFacts> memo_;
 };
 
