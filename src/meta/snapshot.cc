@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "common/json.h"
 #include "io/file_cache.h"
@@ -251,6 +252,7 @@ struct Publications {
   std::mutex mu;
   std::condition_variable published;
   std::map<std::string, uint64_t> generations;  // by table path
+  std::map<std::string, int64_t> followers;     // by table path (FollowingTable)
 };
 Publications& ThePublications() {
   static Publications* p = new Publications();  // (never destroyed: readers may outlive main)
@@ -261,6 +263,9 @@ void NotePublished(const std::string& table_path) {
   Publications& p = ThePublications();
   {
     std::lock_guard<std::mutex> lock(p.mu);
+    // Bounded (tables made and dropped under new names): a fresh start wakes every waiter once,
+    // and each looks once.
+    if (p.generations.size() >= 4096 && !p.generations.count(table_path)) p.generations.clear();
     p.generations[table_path]++;
   }
   p.published.notify_all();
@@ -283,6 +288,25 @@ void WaitForPublished(const std::string& table_path, uint64_t seen,
     auto it = p.generations.find(table_path);
     return (it == p.generations.end() ? 0 : it->second) != seen;
   });
+}
+
+FollowingTable::FollowingTable(std::string table_path) : table_path_(std::move(table_path)) {
+  Publications& p = ThePublications();
+  std::lock_guard<std::mutex> lock(p.mu);
+  p.followers[table_path_]++;
+}
+
+FollowingTable::~FollowingTable() {
+  Publications& p = ThePublications();
+  std::lock_guard<std::mutex> lock(p.mu);
+  auto it = p.followers.find(table_path_);
+  if (it != p.followers.end() && --it->second <= 0) p.followers.erase(it);
+}
+
+bool IsFollowed(const std::string& table_path) {
+  Publications& p = ThePublications();
+  std::lock_guard<std::mutex> lock(p.mu);
+  return p.followers.count(table_path) > 0;
 }
 
 Result<bool> SnapshotManager::TryCommit(const Snapshot& s) const {

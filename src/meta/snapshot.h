@@ -81,6 +81,22 @@ uint64_t PublishedGeneration(const std::string& table_path);
 void WaitForPublished(const std::string& table_path, uint64_t seen,
                       std::chrono::steady_clock::time_point deadline);
 
+// A reader of this process that follows a table's snapshots as they come (a streaming read),
+// for as long as it lives: a writer that chooses when to commit (the server's hot tier) commits
+// a followed table's writes at once rather than at its interval.
+class FollowingTable {
+ public:
+  explicit FollowingTable(std::string table_path);
+  ~FollowingTable();
+  FollowingTable(const FollowingTable&) = delete;
+  FollowingTable& operator=(const FollowingTable&) = delete;
+
+ private:
+  std::string table_path_;
+};
+// Whether a reader of this process follows the table now.
+bool IsFollowed(const std::string& table_path);
+
 // Long-lived changelogs (Paimon's ChangelogManager): when the 'changelog.*' retention outlives
 // the snapshots', an expired snapshot's JSON is kept as changelog/changelog-<id>, with its
 // changelog (and, without a producer, the data files it added) until the changelog expires

@@ -124,6 +124,22 @@ TEST(SnapshotManagerTest, PublicationsWakeWaitersOfTheirTable) {
   (void)io::LocalFs().RemoveAll(other);
 }
 
+// A table is followed while a reader of the process follows it, by path.
+TEST(SnapshotManagerTest, FollowedWhileAReaderFollows) {
+  const std::string a = "/tmp/tributary_followed_a", b = "/tmp/tributary_followed_b";
+  EXPECT_FALSE(IsFollowed(a));
+  {
+    FollowingTable one(a);
+    {
+      FollowingTable two(a);
+      EXPECT_TRUE(IsFollowed(a));
+    }
+    EXPECT_TRUE(IsFollowed(a));  // one reader is left
+    EXPECT_FALSE(IsFollowed(b));
+  }
+  EXPECT_FALSE(IsFollowed(a));
+}
+
 // Hints are written in place without fsync (io::WriteHintFile): whatever a crash or a reader
 // racing the write leaves in them (nothing, a short number, an old one, garbage), the latest and
 // earliest snapshots are still found.

@@ -734,6 +734,7 @@ class FileStoreStreamScan : public StreamScan {
   }
 
   std::string path_;
+  meta::FollowingTable following_{path_};  // (declared after path_: made from it)
   std::shared_ptr<const TableSchema> schema_;
   StreamOptions options_;
   options::CoreOptions core_;

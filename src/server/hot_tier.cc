@@ -30,7 +30,6 @@
 #include "server/connection.h"
 #include "server/hot_tier_log.h"
 #include "server/jobs.h"
-#include "server/stats.h"
 #include "server/table_writers.h"
 #include "tributary/catalog.h"
 #include "tributary/schema.h"
@@ -142,6 +141,9 @@ struct TableLog {
   // freshness', else the server's interval); counters' mutex.
   int64_t oldest_pending_ms = 0;
   int64_t freshness_ms = 0;
+  // Tiered at the next round, due or not (a streaming read follows the table, its log is
+  // large); counters' mutex.
+  bool urgent = false;
 };
 
 struct HotTier::State {
@@ -160,7 +162,9 @@ struct HotTier::State {
   std::thread thread;
   std::condition_variable wake;
   bool stopping = false;
-  bool urgent = false;  // a write while subscriptions are open: tier now, not at the interval
+  // A round is wanted now, not at the interval: for the logs marked urgent, or (all) for every
+  // log while a job runs.
+  bool urgent = false, urgent_all = false;
 
   // The table's log, if it has one. REQUIRES: mu held.
   TableLog* FindLog(const Identifier& id) const {
@@ -317,6 +321,7 @@ struct HotTier::State {
     std::lock_guard<std::mutex> lock(mu);
     log->entries_pending = 0;
     log->rows_pending = 0;
+    log->urgent = false;
     log->version = ++versions;
     tierings++;
     return Status::OK();
@@ -331,7 +336,9 @@ struct HotTier::State {
       std::lock_guard<std::mutex> lock(mu);
       for (auto& [name, log] : logs) {
         if (log->entries_pending == 0) continue;
-        if (due_only && now - log->oldest_pending_ms < log->freshness_ms) continue;
+        if (due_only && !log->urgent && now - log->oldest_pending_ms < log->freshness_ms) {
+          continue;
+        }
         pending.push_back(log.get());
       }
     }
@@ -512,14 +519,17 @@ class StatementWriter : public TableWriter {
       log.version = ++state_->versions;
       big = log.rows_pending >= TierRows();
     }
-    // A subscriber (or a job) waits for what is committed to the lake: with subscriptions or
-    // jobs running, a write is tiered at once (writes that come meanwhile go with it), not at
-    // the next interval; so is a table whose log holds TierRows() rows (a bound on its log and
-    // on a replay's time).
-    if (ServerStats::Get().subscriptions_open.load() > 0 || ServerJobs::Instance().running() > 0 ||
-        big) {
+    // A subscriber (or a job) waits for what is committed to the lake: a write into a table a
+    // streaming read of the server follows (a subscription's, a job's), or into any table while
+    // a job runs (its lookup joins read tables it does not follow), is tiered at once (writes
+    // that come meanwhile go with it), not at the next interval; so is a table whose log holds
+    // TierRows() rows (a bound on its log and on a replay's time).
+    const bool jobs = ServerJobs::Instance().running() > 0;
+    if (jobs || big || meta::IsFollowed(lease.table().path())) {
       std::lock_guard<std::mutex> lock(state_->mu);
+      log.urgent = true;
       state_->urgent = true;
+      state_->urgent_all = state_->urgent_all || jobs;
       state_->wake.notify_all();
     }
     return none;
@@ -792,8 +802,8 @@ void HotTier::Start(std::chrono::milliseconds interval) {
     while (!s->stopping) {
       s->wake.wait_for(lock, tick, [s] { return s->stopping || s->urgent; });
       if (s->stopping) break;
-      const bool all = s->urgent;
-      s->urgent = false;
+      const bool all = s->urgent_all;
+      s->urgent = s->urgent_all = false;
       lock.unlock();
       // (A table a large statement holds has nothing pending: it tiered first. So a round
       // waits for a writer only while a statement applies or a read flushes: briefly.)

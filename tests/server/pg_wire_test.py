@@ -495,6 +495,40 @@ def show_stats(server):
           "connections, memory and tiering")
 
 
+def followed_tables(server, cli, logs):
+    """With the server's interval long: a write into a table an open subscription follows is
+    tiered at once (the subscriber gets it), one into a table nobody follows stays in its log."""
+    server.psql("CREATE TABLE fa (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+    server.psql("CREATE TABLE fb (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
+    server.psql("INSERT INTO fa VALUES (1, 'a')")
+    result = {}
+
+    def subscriber():
+        result["p"] = server.psql(
+            "SET 'execution.runtime-mode' = 'streaming'; DECLARE c CURSOR FOR SELECT id, v FROM "
+            "fa; FETCH 10 FROM c; FETCH 5 FROM c; CLOSE c")
+    thread = threading.Thread(target=subscriber)
+    thread.start()
+    time.sleep(1.0)  # the subscriber has read fa and waits in its second FETCH
+    server.psql("INSERT INTO fb VALUES (1, 'b')")
+    time.sleep(1.0)
+    pending_b = logs("fb")
+    server.psql("INSERT INTO fa VALUES (2, 'a2')")
+    thread.join(timeout=60)
+    if thread.is_alive():
+        raise Failure("a write into the followed table fa was not tiered for its subscriber")
+    got = lines(result["p"])
+    if got != ["+I|1|a", "+I|2|a2"]:
+        raise Failure("the subscription of fa: %r" % got)
+    if not pending_b or logs("fb") != pending_b or cli("SELECT COUNT(*) FROM fb") != ["0"]:
+        raise Failure("a write into fb, which no subscription follows, was tiered at once: "
+                      "logs %r then %r, the lake holds %r rows" %
+                      (pending_b, logs("fb"), cli("SELECT COUNT(*) FROM fb")))
+    server.psql("SELECT COUNT(*) FROM fb$snapshots")  # (tiered: nothing of fb is left pending)
+    print("  ok  a write into a table a subscription follows is tiered at once, one into a "
+          "table none follows waits for the interval")
+
+
 def subscription(server):
     """A subscription: DECLARE ... CURSOR in streaming mode, FETCH hands out the table's rows
     (+I, from a full start-up), then waits for the next change, which another connection
@@ -831,6 +865,7 @@ def hot_tier(binary, root):
             if cli("SELECT v FROM %s" % table) != [long_value] or logs(table):
                 raise Failure("table %s: tiered %r, logs %r" %
                               (table, cli("SELECT v FROM %s" % table), logs(table)))
+        followed_tables(server, cli, logs)
         server.psql("INSERT INTO h VALUES (3, 'v3'), (4, 'v4')")
         server.proc.kill()
         server.proc.wait()
