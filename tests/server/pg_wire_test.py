@@ -495,21 +495,29 @@ def show_stats(server):
           "connections, memory and tiering")
 
 
+def waiting_subscriber(server, table):
+    """A subscriber of `table` on a thread of its own (streaming mode, DECLARE, a FETCH of what
+    the table holds, then a FETCH that waits for a change); after a second it waits in that
+    second FETCH. Returns the thread and the dict its psql output lands in ("p")."""
+    result = {}
+
+    def subscriber():
+        result["p"] = server.psql(
+            "SET 'execution.runtime-mode' = 'streaming'; DECLARE c CURSOR FOR SELECT id, v FROM "
+            "%s; FETCH 10 FROM c; FETCH 5 FROM c; CLOSE c" % table)
+    thread = threading.Thread(target=subscriber)
+    thread.start()
+    time.sleep(1.0)
+    return thread, result
+
+
 def followed_tables(server, cli, logs):
     """With the server's interval long: a write into a table an open subscription follows is
     tiered at once (the subscriber gets it), one into a table nobody follows stays in its log."""
     server.psql("CREATE TABLE fa (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
     server.psql("CREATE TABLE fb (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
     server.psql("INSERT INTO fa VALUES (1, 'a')")
-    result = {}
-
-    def subscriber():
-        result["p"] = server.psql(
-            "SET 'execution.runtime-mode' = 'streaming'; DECLARE c CURSOR FOR SELECT id, v FROM "
-            "fa; FETCH 10 FROM c; FETCH 5 FROM c; CLOSE c")
-    thread = threading.Thread(target=subscriber)
-    thread.start()
-    time.sleep(1.0)  # the subscriber has read fa and waits in its second FETCH
+    thread, result = waiting_subscriber(server, "fa")
     server.psql("INSERT INTO fb VALUES (1, 'b')")
     time.sleep(1.0)
     pending_b = logs("fb")
@@ -535,15 +543,7 @@ def subscription(server):
     commits; FETCH of a cursor not declared and DECLARE in batch mode are refused."""
     server.psql("CREATE TABLE s (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)")
     server.psql("INSERT INTO s VALUES (1, 'a'), (2, 'b')")
-    result = {}
-
-    def subscriber():
-        result["p"] = server.psql(
-            "SET 'execution.runtime-mode' = 'streaming'; DECLARE c CURSOR FOR SELECT id, v FROM "
-            "s; FETCH 10 FROM c; FETCH 5 FROM c; CLOSE c")
-    thread = threading.Thread(target=subscriber)
-    thread.start()
-    time.sleep(1.0)  # the subscriber has read the table and waits in its second FETCH
+    thread, result = waiting_subscriber(server, "s")
     if not thread.is_alive():
         raise Failure("the second FETCH did not wait for a change: %r" %
                       (lines(result["p"]) if "p" in result else "?"))
