@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <set>
 
-#include "format/binary_row.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
 #include "merge/sort_merge_reader.h"
@@ -38,14 +37,11 @@ Result<bool> FindKeyByPages(const std::string& path, const FileLayout& layout,
 using io::FileCache;
 
 Result<merge::KeyValue> SortedFile::Record(size_t i) const {
-  if (offsets.empty()) return records[i];
+  if (!packed) return records[i];
   merge::KeyValue kv;
-  kv.sequence = sequences[i];
-  kv.kind = kinds[i];
   kv.level = level;
   kv.write_mask = write_mask;
-  std::string_view bytes(packed.data() + offsets[i], offsets[i + 1] - offsets[i]);
-  TRIB_ASSIGN_OR_RETURN(kv.value, format::DecodeBinaryRow(bytes, types));
+  packed->Get(i, &kv.sequence, &kv.kind, &kv.value);
   return kv;
 }
 
@@ -58,45 +54,25 @@ bool Packable(const FileLayout& layout) {
          std::none_of(types.begin(), types.end(), [](const DataType& t) { return t.IsNested(); });
 }
 
-// The records of `records` (about `n`, of a file at `level`) packed: one buffer of BinaryRows
-// beside the keys, sequence numbers and kinds, instead of a heap row per record. nullopt when a
-// key is not an integer (the caller keeps the records as rows) or there is none.
-Result<std::optional<SortedFile>> Pack(const FileLayout& layout, int32_t level, size_t n,
+// The records of `records` (of a file at `level`) packed (PackedRecords) instead of a heap row
+// per record. nullopt when a key is not an integer or a value is nested (the caller keeps the
+// records as rows) or there is no record.
+Result<std::optional<SortedFile>> Pack(const FileLayout& layout, int32_t level,
                                        merge::RecordSource* records) {
   SortedFile sf;
-  sf.types = layout.FieldTypes();
-  const int c = layout.key_columns[0];
-  sf.int_keys.reserve(n);
-  sf.offsets.reserve(n + 1);
-  sf.sequences.reserve(n);
-  sf.kinds.reserve(n);
+  sf.packed.emplace(layout.fields.size(), layout.key_columns[0]);
   sf.level = level;
   merge::KeyValue kv;
   while (true) {
     TRIB_ASSIGN_OR_RETURN(bool more, records->Next(&kv));
     if (!more) break;
-    if (!kv.value[c].is_int()) return std::optional<SortedFile>();
-    if (sf.kinds.empty()) sf.write_mask = kv.write_mask;
-    sf.int_keys.push_back(kv.value[c].int_value());
-    sf.offsets.push_back(sf.packed.size());
-    sf.packed += format::EncodeBinaryRow(sf.types, kv.value);
-    sf.sequences.push_back(kv.sequence);
-    sf.kinds.push_back(kv.kind);
-    if (sf.kinds.size() == 4096 && n > 4096) {
-      // Room for the rest at the first rows' size, so the buffer does not double past it.
-      sf.packed.reserve(sf.packed.size() / 4096 * n / 16 * 17);
-    }
+    if (sf.packed->size() == 0) sf.write_mask = kv.write_mask;
+    if (!sf.packed->Append(kv.sequence, kv.kind, kv.value)) return std::optional<SortedFile>();
   }
-  if (sf.kinds.empty()) return std::optional<SortedFile>();
-  sf.offsets.push_back(sf.packed.size());
-  if (sf.packed.capacity() > sf.packed.size() / 8 * 9) sf.packed.shrink_to_fit();
+  if (sf.packed->size() == 0) return std::optional<SortedFile>();
+  sf.packed->Shrink();
+  sf.bytes = 1024 + sf.packed->Bytes();
   return std::optional<SortedFile>(std::move(sf));
-}
-
-// What a packed file is charged in the cache.
-int64_t PackedBytes(const SortedFile& sf) {
-  return 1024 + static_cast<int64_t>(sf.packed.capacity()) +
-         static_cast<int64_t>(sf.kinds.size()) * (8 + 8 + 8 + 1);
 }
 
 }  // namespace
@@ -112,15 +88,13 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
         // A file of the read schema, no partial-column writes, is packed a slice of rows at a
         // time (OpenSlicedRecords): its records are never held as rows all at once.
         const bool packable = Packable(layout);
-        const auto n = static_cast<size_t>(std::max<int64_t>(0, f.row_count));
         if (packable && file_fields == nullptr && !f.write_cols) {
           TRIB_ASSIGN_OR_RETURN(auto sliced,
                                 OpenSlicedRecords({path, f.row_count}, layout, f.level));
           if (sliced) {
             TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed,
-                                  Pack(layout, f.level, n, sliced.get()));
+                                  Pack(layout, f.level, sliced.get()));
             if (packed) {
-              packed->bytes = PackedBytes(*packed);
               const int64_t size = packed->bytes;
               return std::make_pair(std::move(*packed), size);
             }
@@ -134,10 +108,8 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
             std::all_of(sf.records.begin(), sf.records.end(),
                         [c](const merge::KeyValue& kv) { return kv.value[c].is_int(); })) {
           merge::VectorSource source(std::move(sf.records));
-          TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed,
-                                Pack(layout, f.level, n, &source));
+          TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed, Pack(layout, f.level, &source));
           if (packed) {
-            packed->bytes = PackedBytes(*packed);
             const int64_t size = packed->bytes;
             return std::make_pair(std::move(*packed), size);
           }
@@ -154,7 +126,6 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
             sf.int_keys.push_back(kv.value[c].int_value());
           }
         }
-        sf.types = layout.FieldTypes();
         sf.bytes = f.file_size * 8 + 1024 + static_cast<int64_t>(sf.int_keys.size()) * 8;
         const int64_t size = sf.bytes;
         return std::make_pair(std::move(sf), size);
@@ -175,6 +146,14 @@ Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row&
     if (positions) positions->push_back(static_cast<int64_t>(i));
   };
   const auto& records = file.records;
+  if (file.packed && key.size() == 1 && key[0].is_int()) {
+    const auto [first, last] = file.packed->EqualRange(key[0].int_value());
+    for (size_t i = first; i < last; i++) {
+      TRIB_ASSIGN_OR_RETURN(auto kv, file.Record(i));
+      take(i, std::move(kv));
+    }
+    return Status::OK();
+  }
   if (!file.int_keys.empty() && key.size() == 1 && key[0].is_int()) {
     const int64_t k = key[0].int_value();
     auto it = std::lower_bound(file.int_keys.begin(), file.int_keys.end(), k);
@@ -185,7 +164,7 @@ Status SearchSorted(const SortedFile& file, const FileLayout& layout, const Row&
     }
     return Status::OK();
   }
-  if (!file.offsets.empty()) {
+  if (file.packed) {
     // Packed, but the key is not an integer literal: compare record by record.
     for (size_t i = 0; i < file.size(); i++) {
       TRIB_ASSIGN_OR_RETURN(auto kv, file.Record(i));

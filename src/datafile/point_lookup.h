@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "datafile/data_file.h"
+#include "datafile/packed_records.h"
 #include "merge/key_value.h"
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
@@ -40,23 +41,18 @@ Result<bool> FindKeyByPages(const std::string& path, const FileLayout& layout,
                             const std::set<int64_t>* deleted = nullptr);
 
 // The records of one data file sorted by key. When the trimmed primary key is a single integer
-// column that is never NULL, the keys are one contiguous array (a binary search touches no
-// record until it has found one) and, for flat columns, the records are packed as BinaryRows in
-// one buffer (about a third of the memory of decoded rows) and decoded when found.
+// column and no column is nested, the records are packed (PackedRecords: about the bytes their
+// values take, a lookup walks at most a block of them) and decoded when found; otherwise they
+// are rows, with their keys in one array when the key is one integer column.
 struct SortedFile {
   std::vector<merge::KeyValue> records;  // unpacked records (empty when packed)
   std::vector<int64_t> int_keys;         // record i's key; empty when the key is not one integer
-  // Packed records: values of record i in packed[offsets[i], offsets[i + 1]).
-  std::string packed;
-  std::vector<uint64_t> offsets;
-  std::vector<int64_t> sequences;
-  std::vector<RowKind> kinds;
-  std::vector<DataType> types;
+  std::optional<PackedRecords> packed;   // set when packed
   int32_t level = 0;
   std::shared_ptr<const std::vector<bool>> write_mask;
   int64_t bytes = 0;  // what the file cache charges it (about what it holds)
 
-  size_t size() const { return packed.empty() && offsets.empty() ? records.size() : kinds.size(); }
+  size_t size() const { return packed ? packed->size() : records.size(); }
   // Record i (decoded when packed).
   Result<merge::KeyValue> Record(size_t i) const;
 };
