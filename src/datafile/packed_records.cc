@@ -45,27 +45,33 @@ uint64_t GetVarint(const char* data, size_t* at) {
   }
 }
 
-// A record's header: its key (from the key before it), sequence number, kind and value bytes.
-struct Header {
-  int64_t key;
-  int64_t sequence;
-  RowKind kind;
-  size_t value_at;
-  size_t value_len;
-  size_t next;
+// A block's header decoded: its records' keys, kinds and where each begins.
+struct Block {
+  size_t n = 0;
+  int64_t keys[PackedRecords::kBlockRecords];
+  RowKind kinds[PackedRecords::kBlockRecords];
+  size_t starts[PackedRecords::kBlockRecords + 1];
 };
 
-Header ReadHeader(const std::string& data, size_t at, int64_t previous_key) {
-  Header h;
+void ReadBlock(const std::string& data, size_t at, size_t n, int64_t first_key, Block* b) {
   const char* d = data.data();
-  h.key = previous_key + UnZigZag(GetVarint(d, &at));
-  h.sequence = UnZigZag(GetVarint(d, &at));
-  const uint64_t len_kind = GetVarint(d, &at);
-  h.kind = static_cast<RowKind>(len_kind & 3);
-  h.value_len = static_cast<size_t>(len_kind >> 2);
-  h.value_at = at;
-  h.next = at + h.value_len;
-  return h;
+  b->n = n;
+  int64_t key = first_key;
+  for (size_t j = 0; j < n; j++) {
+    key += UnZigZag(GetVarint(d, &at));
+    b->keys[j] = key;
+  }
+  size_t lens[PackedRecords::kBlockRecords];
+  for (size_t j = 0; j < n; j++) {
+    const uint64_t len_kind = GetVarint(d, &at);
+    b->kinds[j] = static_cast<RowKind>(len_kind & 3);
+    lens[j] = static_cast<size_t>(len_kind >> 2);
+  }
+  for (size_t j = 0; j < n; j++) {
+    b->starts[j] = at;
+    at += lens[j];
+  }
+  b->starts[n] = at;
 }
 
 }  // namespace
@@ -73,9 +79,11 @@ Header ReadHeader(const std::string& data, size_t at, int64_t previous_key) {
 bool PackedRecords::Append(int64_t sequence, RowKind kind, const Row& value) {
   if (value.size() != fields_ || !value[key_column_].is_int()) return false;
   const int64_t key = value[key_column_].int_value();
-  // The value without its key column: tags first, then what each tag needs.
-  const size_t tagged = fields_ - 1;
-  scratch_.assign((tagged + 1) / 2, '\0');
+  // The sequence number, then the value without its key column: tags, then what each needs.
+  const size_t begin = records_.size();
+  PutVarint(&records_, ZigZag(sequence));
+  const size_t tags_at = records_.size();
+  records_.append((fields_ - 1 + 1) / 2, '\0');
   size_t t = 0;
   for (size_t c = 0; c < fields_; c++) {
     if (static_cast<int>(c) == key_column_) continue;
@@ -87,61 +95,83 @@ bool PackedRecords::Append(int64_t sequence, RowKind kind, const Row& value) {
       tag = v.bool_value() ? kTrue : kFalse;
     } else if (v.is_int()) {
       tag = kInt;
-      PutVarint(&scratch_, ZigZag(v.int_value()));
+      PutVarint(&records_, ZigZag(v.int_value()));
     } else if (v.is_double()) {
       tag = kDouble;
-      const double d = v.double_value();
+      const double x = v.double_value();
       char bytes[8];
-      std::memcpy(bytes, &d, 8);
-      scratch_.append(bytes, 8);
+      std::memcpy(bytes, &x, 8);
+      records_.append(bytes, 8);
     } else if (v.is_string()) {
       tag = kString;
-      PutVarint(&scratch_, v.string_value().size());
-      scratch_ += v.string_value();
+      PutVarint(&records_, v.string_value().size());
+      records_ += v.string_value();
     } else if (v.is_decimal()) {
       const __int128 u = v.decimal_value().unscaled;
       if (u >= INT64_MIN && u <= INT64_MAX) {
         tag = kSmallDec;
-        PutVarint(&scratch_, ZigZag(static_cast<int64_t>(u)));
+        PutVarint(&records_, ZigZag(static_cast<int64_t>(u)));
       } else {
         tag = kLargeDec;
         char bytes[16];
         std::memcpy(bytes, &u, 16);
-        scratch_.append(bytes, 16);
+        records_.append(bytes, 16);
       }
     } else if (v.is_timestamp()) {
       tag = kTimestamp;
-      PutVarint(&scratch_, ZigZag(v.timestamp_value().millis));
-      PutVarint(&scratch_, static_cast<uint32_t>(v.timestamp_value().nanos_of_milli));
+      PutVarint(&records_, ZigZag(v.timestamp_value().millis));
+      PutVarint(&records_, static_cast<uint32_t>(v.timestamp_value().nanos_of_milli));
     } else {
-      return false;  // nested
+      records_.resize(begin);  // nested
+      return false;
     }
-    scratch_[t / 2] = static_cast<char>(static_cast<uint8_t>(scratch_[t / 2]) | tag << (t % 2 * 4));
+    char& byte = records_[tags_at + t / 2];
+    byte = static_cast<char>(static_cast<uint8_t>(byte) | tag << (t % 2 * 4));
     t++;
   }
   if (count_ % kBlockRecords == 0) {
     block_keys_.push_back(key);
-    block_offsets_.push_back(data_.size());
     last_key_ = key;
   }
-  PutVarint(&data_, ZigZag(key - last_key_));
-  PutVarint(&data_, ZigZag(sequence));
-  PutVarint(&data_, static_cast<uint64_t>(scratch_.size()) << 2 | static_cast<uint8_t>(kind));
-  data_ += scratch_;
+  PutVarint(&keys_, ZigZag(key - last_key_));
+  PutVarint(&lengths_,
+            static_cast<uint64_t>(records_.size() - begin) << 2 | static_cast<uint8_t>(kind));
   last_key_ = key;
   count_++;
+  if (count_ % kBlockRecords == 0) PackBlock();
   return true;
 }
 
-void PackedRecords::Shrink() {
+void PackedRecords::PackBlock() {
+  block_offsets_.push_back(data_.size());
+  data_ += keys_;
+  data_ += lengths_;
+  data_ += records_;
+  keys_.clear();
+  lengths_.clear();
+  records_.clear();
+}
+
+void PackedRecords::Reserve(size_t records) {
+  if (count_ == 0 || records <= count_) return;
+  // A sixteenth more than the records so far predict, for records larger than theirs.
+  data_.reserve(data_.size() / count_ * records / 16 * 17);
+  const size_t blocks = (records + kBlockRecords - 1) / kBlockRecords;
+  block_keys_.reserve(blocks);
+  block_offsets_.reserve(blocks);
+}
+
+void PackedRecords::Finish() {
+  if (count_ % kBlockRecords != 0) PackBlock();
+  keys_ = lengths_ = records_ = std::string();
   if (data_.capacity() > data_.size() / 8 * 9) data_.shrink_to_fit();
   block_keys_.shrink_to_fit();
   block_offsets_.shrink_to_fit();
-  scratch_ = std::string();
 }
 
 int64_t PackedRecords::Bytes() const {
-  return static_cast<int64_t>(sizeof(*this) + data_.capacity() + scratch_.capacity() +
+  return static_cast<int64_t>(sizeof(*this) + data_.capacity() + keys_.capacity() +
+                              lengths_.capacity() + records_.capacity() +
                               block_keys_.capacity() * sizeof(int64_t) +
                               block_offsets_.capacity() * sizeof(uint64_t));
 }
@@ -152,51 +182,38 @@ std::pair<size_t, size_t> PackedRecords::EqualRange(int64_t key) const {
   const auto it = std::lower_bound(block_keys_.begin(), block_keys_.end(), key);
   size_t b = static_cast<size_t>(it - block_keys_.begin());
   if (b > 0) b--;
-  size_t i = b * kBlockRecords;
-  size_t at = b < block_offsets_.size() ? block_offsets_[b] : data_.size();
-  int64_t previous = b < block_keys_.size() ? block_keys_[b] : 0;
   size_t first = count_;
-  for (; i < count_; i++) {
-    if (i % kBlockRecords == 0) {
-      at = block_offsets_[i / kBlockRecords];
-      previous = block_keys_[i / kBlockRecords];
+  Block block;
+  for (; b < block_keys_.size(); b++) {
+    const size_t base = b * kBlockRecords;
+    ReadBlock(data_, block_offsets_[b], std::min(kBlockRecords, count_ - base), block_keys_[b],
+              &block);
+    for (size_t j = 0; j < block.n; j++) {
+      if (block.keys[j] > key)
+        return first == count_ ? std::pair{base + j, base + j} : std::pair{first, base + j};
+      if (block.keys[j] == key && first == count_) first = base + j;
     }
-    const Header h = ReadHeader(data_, at, previous);
-    if (h.key > key) break;
-    if (h.key == key && first == count_) first = i;
-    previous = h.key;
-    at = h.next;
   }
-  if (first == count_) return {i, i};
-  return {first, i};
-}
-
-size_t PackedRecords::Seek(size_t b, size_t slot, int64_t* key) const {
-  size_t at = block_offsets_[b];
-  int64_t previous = block_keys_[b];
-  for (size_t s = 0; s < slot; s++) {
-    const Header h = ReadHeader(data_, at, previous);
-    previous = h.key;
-    at = h.next;
-  }
-  *key = previous;
-  return at;
+  return first == count_ ? std::pair{count_, count_} : std::pair{first, count_};
 }
 
 void PackedRecords::Get(size_t i, int64_t* sequence, RowKind* kind, Row* value) const {
-  int64_t previous;
-  const size_t at = Seek(i / kBlockRecords, i % kBlockRecords, &previous);
-  const Header h = ReadHeader(data_, at, previous);
-  *sequence = h.sequence;
-  *kind = h.kind;
+  const size_t b = i / kBlockRecords, j = i % kBlockRecords;
+  Block block;
+  ReadBlock(data_, block_offsets_[b], std::min(kBlockRecords, count_ - b * kBlockRecords),
+            block_keys_[b], &block);
+  *kind = block.kinds[j];
   value->assign(fields_, Value());
-  (*value)[key_column_] = Value::Int(h.key);
+  (*value)[key_column_] = Value::Int(block.keys[j]);
   const char* d = data_.data();
-  size_t p = h.value_at + (fields_ - 1 + 1) / 2;
+  size_t p = block.starts[j];
+  *sequence = UnZigZag(GetVarint(d, &p));
+  const size_t tags_at = p;
+  p += (fields_ - 1 + 1) / 2;
   size_t t = 0;
   for (size_t c = 0; c < fields_; c++) {
     if (static_cast<int>(c) == key_column_) continue;
-    const uint8_t tag = static_cast<uint8_t>(d[h.value_at + t / 2]) >> (t % 2 * 4) & 0xf;
+    const uint8_t tag = static_cast<uint8_t>(d[tags_at + t / 2]) >> (t % 2 * 4) & 0xf;
     t++;
     Value& v = (*value)[c];
     switch (tag) {

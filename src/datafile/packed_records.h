@@ -1,10 +1,11 @@
 // PackedRecords: the records of one data file sorted by an integer key, packed for point lookups
-// in about the bytes their values take (issue 38): blocks of 16 records, each record's key as a
-// delta from the one before it, its sequence number and row kind as varints, and its value
-// without the key column, each field a 4-bit tag (null, false, true, integer, double, string,
-// decimal, timestamp) and a varint or the bytes it needs. Only each block's first key and offset
-// are held apart: a lookup binary-searches them and walks at most a block. Nested values are not
-// packed (Append refuses them).
+// in about the bytes their values take (issue 38). Blocks of 16 records; a block begins with its
+// records' keys (each a varint delta from the key before it) and then their lengths and kinds
+// (varints), so that finding a key in a block reads a cache line or two, not the records; then
+// each record's sequence number (a varint) and its value without the key column, each field a
+// 4-bit tag (null, false, true, integer, double, string, decimal, timestamp) and a varint or the
+// bytes it needs. Only each block's first key and offset are held apart: a lookup
+// binary-searches them and reads one block. Nested values are not packed (Append refuses them).
 //
 // What W1's rows (a BIGINT key, two BIGINTs, a DOUBLE, three strings of 16-24 bytes) take: about
 // 86 bytes a record, against 161 as BinaryRows beside arrays of keys, offsets, sequence numbers
@@ -27,13 +28,18 @@ class PackedRecords {
   static constexpr size_t kBlockRecords = 16;
 
   // Records of `fields` columns whose key is column `key_column` (an integer in every record).
+  // Append them all, then Finish.
   PackedRecords(size_t fields, int key_column) : fields_(fields), key_column_(key_column) {}
 
   // Appends a record (keys ascending). False, appending nothing, when a value is nested or the
   // key is not an integer.
   bool Append(int64_t sequence, RowKind kind, const Row& value);
-  // Gives back spare capacity once the last record is appended.
-  void Shrink();
+  // Room for `records` records in all, at the size of those appended so far (called once a few
+  // thousand are in: the buffer then does not double past what the file needs, nor hold a
+  // doubled buffer and its copy at once).
+  void Reserve(size_t records);
+  // Packs the last block and gives back spare capacity: after the last Append, before any read.
+  void Finish();
 
   size_t size() const { return count_; }
   // What the records take in memory.
@@ -45,8 +51,8 @@ class PackedRecords {
   void Get(size_t i, int64_t* sequence, RowKind* kind, Row* value) const;
 
  private:
-  // The byte where record `slot` of block `b` begins, and its key.
-  size_t Seek(size_t b, size_t slot, int64_t* key) const;
+  // Packs the records of the block being filled into data_.
+  void PackBlock();
 
   size_t fields_;
   int key_column_;
@@ -55,7 +61,8 @@ class PackedRecords {
   std::string data_;
   std::vector<int64_t> block_keys_;      // the first key of each block
   std::vector<uint64_t> block_offsets_;  // where each block begins in data_
-  std::string scratch_;                  // one record's value while it is encoded
+  // The block being filled: its keys' deltas and lengths (varints), and its records.
+  std::string keys_, lengths_, records_;
 };
 
 }  // namespace tributary::datafile

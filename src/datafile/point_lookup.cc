@@ -54,10 +54,10 @@ bool Packable(const FileLayout& layout) {
          std::none_of(types.begin(), types.end(), [](const DataType& t) { return t.IsNested(); });
 }
 
-// The records of `records` (of a file at `level`) packed (PackedRecords) instead of a heap row
-// per record. nullopt when a key is not an integer or a value is nested (the caller keeps the
-// records as rows) or there is no record.
-Result<std::optional<SortedFile>> Pack(const FileLayout& layout, int32_t level,
+// The records of `records` (about `n`, of a file at `level`) packed (PackedRecords) instead of a
+// heap row per record. nullopt when a key is not an integer or a value is nested (the caller keeps
+// the records as rows) or there is no record.
+Result<std::optional<SortedFile>> Pack(const FileLayout& layout, int32_t level, size_t n,
                                        merge::RecordSource* records) {
   SortedFile sf;
   sf.packed.emplace(layout.fields.size(), layout.key_columns[0]);
@@ -68,9 +68,10 @@ Result<std::optional<SortedFile>> Pack(const FileLayout& layout, int32_t level,
     if (!more) break;
     if (sf.packed->size() == 0) sf.write_mask = kv.write_mask;
     if (!sf.packed->Append(kv.sequence, kv.kind, kv.value)) return std::optional<SortedFile>();
+    if (sf.packed->size() == 4096) sf.packed->Reserve(n);
   }
   if (sf.packed->size() == 0) return std::optional<SortedFile>();
-  sf.packed->Shrink();
+  sf.packed->Finish();
   sf.bytes = 1024 + sf.packed->Bytes();
   return std::optional<SortedFile>(std::move(sf));
 }
@@ -88,12 +89,13 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
         // A file of the read schema, no partial-column writes, is packed a slice of rows at a
         // time (OpenSlicedRecords): its records are never held as rows all at once.
         const bool packable = Packable(layout);
+        const auto n = static_cast<size_t>(std::max<int64_t>(0, f.row_count));
         if (packable && file_fields == nullptr && !f.write_cols) {
           TRIB_ASSIGN_OR_RETURN(auto sliced,
                                 OpenSlicedRecords({path, f.row_count}, layout, f.level));
           if (sliced) {
             TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed,
-                                  Pack(layout, f.level, sliced.get()));
+                                  Pack(layout, f.level, n, sliced.get()));
             if (packed) {
               const int64_t size = packed->bytes;
               return std::make_pair(std::move(*packed), size);
@@ -108,7 +110,8 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
             std::all_of(sf.records.begin(), sf.records.end(),
                         [c](const merge::KeyValue& kv) { return kv.value[c].is_int(); })) {
           merge::VectorSource source(std::move(sf.records));
-          TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed, Pack(layout, f.level, &source));
+          TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed,
+                                Pack(layout, f.level, n, &source));
           if (packed) {
             const int64_t size = packed->bytes;
             return std::make_pair(std::move(*packed), size);

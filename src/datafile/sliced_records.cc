@@ -56,6 +56,9 @@ class SlicedRecords : public merge::RecordSource {
       const int64_t end = std::min(rows, rg_row_ + kSliceRows);
       const RowRanges range = {{rg_row_, end}};
       TRIB_ASSIGN_OR_RETURN(slice_, reader_->ReadRowGroupVectors(rg_, cols_, &range));
+      // The file is read once, a slice at a time: the pages read need not stay in memory (a
+      // mapped file's count in the process's resident memory while they do).
+      reader_->ReleasePages();
       slice_first_ = group_start_ + rg_row_;
       slice_rows_ = static_cast<size_t>(end - rg_row_);
       for (const ColumnVector& c : slice_) {
