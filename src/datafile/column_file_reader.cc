@@ -73,6 +73,9 @@ Result<std::shared_ptr<const ColumnVector>> ReadWholeChunk(
       "column:" + path + ":" + std::to_string(rg) + ":" + std::to_string(col),
       [&]() -> Result<std::pair<ColumnVector, int64_t>> {
         TRIB_ASSIGN_OR_RETURN(ColumnVector c, decode());
+        // The chunk is held decoded from now on: the pages of the mapped file it was read from
+        // need not stay in the process's resident memory (they come back if read again).
+        reader.ReleasePages();
         int64_t size = 64 + static_cast<int64_t>(c.ints.capacity() * 8 + c.doubles.capacity() * 8 +
                                                  c.strings.memory_bytes() + c.nulls.capacity());
         return std::make_pair(std::move(c), size);
