@@ -216,7 +216,7 @@ Result<bool> CompactColumns(const std::string& table_path, const TableSchema& sc
   // are read and written a chunk at a time: of merged records for deduplicate and first-row, of
   // keys (each holding at most one record of each file) for partial-update and aggregation.
   const size_t hook_rows = GetTestHooks().compaction_chunk_rows;
-  const size_t chunk_rows = hook_rows > 0 ? hook_rows : datafile::kMergeChunkKeys;
+  const size_t chunk_rows = hook_rows > 0 ? hook_rows : datafile::kCompactionChunkKeys;
   const bool reads_values = plan->kind() == ColumnMergePlan::Kind::kPartialUpdate ||
                             plan->kind() == ColumnMergePlan::Kind::kAggregate;
   // (A chunk holds at most every record.)
