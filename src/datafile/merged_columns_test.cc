@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 
 #include "common/memory_budget.h"
 #include "datafile/data_file.h"
@@ -18,6 +19,7 @@
 #include "io/file_system.h"
 #include "merge/merge_config.h"
 #include "merge/merge_function.h"
+#include "merge/sort_merge_reader.h"
 
 namespace tributary::datafile {
 namespace {
@@ -387,6 +389,64 @@ TEST_F(MergedColumnsTest, RangeReadsGiveTheColumnsRows) {
       }
     }
   }
+}
+
+// A file read a slice of rows at a time (OpenSlicedRecords: what a compaction's row merge and a
+// point lookup's packing read) gives the records read whole, less the rows a deletion vector
+// deletes: slices across pages and row groups, more rows than a slice.
+TEST_F(MergedColumnsTest, SlicedRecordsGiveTheFilesRecords) {
+  TableSchema schema = Schema(false, {});
+  FileLayout layout = FileLayout::Of(schema);
+  options::FileFormatOptions o;
+  o.format = "parquet";
+  o.parquet_row_group_size = 60000;  // bytes: several row groups
+  o.parquet_page_size = 4096;        // many pages in each
+  meta::FileNamer namer("data-sliced-", "");
+  DataFileWriter w(layout, dir_, &namer, int64_t{1} << 30, 5, meta::FileSource::kAppend, o);
+  const int64_t n = 40000;
+  for (int64_t key = 0; key < n; key++) {
+    merge::KeyValue kv{key * 2,
+                       static_cast<RowKind>(key % 4),
+                       {Value::Int(key), key % 11 == 0 ? Value::Null() : Value::Int(key * 3),
+                        Value::String("s" + std::to_string(key))},
+                       0,
+                       nullptr};
+    ASSERT_TRUE(w.Write(kv).ok());
+  }
+  auto files = w.Finish();
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  ASSERT_EQ(files->size(), 1u);
+  const DataFileRef ref{io::JoinPath(dir_, (*files)[0].file_name), (*files)[0].row_count};
+  auto reader = OpenParquet(ref);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_GT((*reader)->num_row_groups(), 2);
+  auto whole = ReadDataFile(ref, layout, 3);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  ASSERT_EQ(static_cast<int64_t>(whole->size()), n);
+  std::set<int64_t> deleted;
+  for (int64_t r = 0; r < n; r += 7) deleted.insert(r);
+  deleted.insert(16383);
+  deleted.insert(16384);
+  auto sliced = OpenSlicedRecords(ref, layout, 3, &deleted);
+  ASSERT_TRUE(sliced.ok()) << sliced.status().ToString();
+  ASSERT_NE(*sliced, nullptr);
+  size_t at = 0;
+  merge::KeyValue kv;
+  while (true) {
+    auto more = (*sliced)->Next(&kv);
+    ASSERT_TRUE(more.ok()) << more.status().ToString();
+    if (!*more) break;
+    while (deleted.count(static_cast<int64_t>(at))) at++;
+    ASSERT_LT(at, whole->size());
+    const merge::KeyValue& want = (*whole)[at];
+    ASSERT_EQ(kv.sequence, want.sequence) << at;
+    ASSERT_EQ(kv.kind, want.kind) << at;
+    ASSERT_EQ(kv.level, 3) << at;
+    ASSERT_EQ(kv.value, want.value) << at;
+    at++;
+  }
+  while (deleted.count(static_cast<int64_t>(at))) at++;
+  EXPECT_EQ(at, whole->size());
 }
 
 }  // namespace
