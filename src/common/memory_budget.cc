@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 
+// jemalloc's control interface, when the program links jemalloc (the libraries never do):
+// declared weak, so that without it the symbol is null.
+extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen)
+    __attribute__((weak));
+
 namespace tributary {
 
 namespace {
@@ -74,6 +79,11 @@ bool MemoryCharge::Over(int64_t bytes, int64_t own_limit) {
 void MemoryBudget::SetTotalForTesting(int64_t bytes) {
   total_.store(bytes);
   if (void (*trim)() = trim_.load()) trim();
+}
+
+void ReleaseFreedMemory() {
+  // "arena.<MALLCTL_ARENAS_ALL>.purge": every arena's unused dirty pages, at once.
+  if (mallctl != nullptr) (void)mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);
 }
 
 }  // namespace tributary

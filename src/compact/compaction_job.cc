@@ -423,6 +423,9 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
     }
   }
   release_inputs();
+  // What the merge and the output held is freed: back to the system, not kept beside what the
+  // next job takes.
+  ReleaseFreedMemory();
   return result;
 }
 
