@@ -82,8 +82,20 @@ void MemoryBudget::SetTotalForTesting(int64_t bytes) {
 }
 
 void ReleaseFreedMemory() {
-  // "arena.<MALLCTL_ARENAS_ALL>.purge": every arena's unused dirty pages, at once.
-  if (mallctl != nullptr) (void)mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);
+  if (mallctl == nullptr) return;
+  // Only when the freed pages jemalloc keeps (every arena's: "stats.arenas.<MALLCTL_ARENAS_ALL>")
+  // come to a sixteenth of the budget: a purge makes the next job fault its pages in again,
+  // which many small compactions (one per bucket per commit) would pay each time.
+  uint64_t epoch = 1;
+  size_t len = sizeof(epoch);
+  (void)mallctl("epoch", &epoch, &len, &epoch, len);
+  size_t dirty_pages = 0;
+  len = sizeof(dirty_pages);
+  if (mallctl("stats.arenas.4096.pdirty", &dirty_pages, &len, nullptr, 0) == 0 &&
+      static_cast<int64_t>(dirty_pages) * 4096 < MemoryBudget::Instance().total() / 16) {
+    return;
+  }
+  (void)mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);
 }
 
 }  // namespace tributary

@@ -62,10 +62,10 @@ class MemoryBudget {
 };
 
 // Gives the memory that jobs have freed back to the system, where the program allocates with
-// jemalloc (docs/memory.md): jemalloc keeps freed pages for about 10 s to reuse them, so the
-// transient memory of a large job (a compaction's merge and output) stayed resident beside what
-// the next job took (in another CPU's arena, or of other sizes). Called after a compaction, whose
-// cost (a few milliseconds) it dwarfs. Without jemalloc, nothing.
+// jemalloc (docs/memory.md), once it comes to a sixteenth of the budget: jemalloc keeps freed
+// pages for about 10 s to reuse them, so the transient memory of a large job (a compaction's
+// merge and output) stayed resident beside what the next job took (in another CPU's arena, or of
+// other sizes). Called after a compaction. Without jemalloc, nothing.
 void ReleaseFreedMemory();
 
 // What one query operator holds, charged to the process's budget while the charge lives.

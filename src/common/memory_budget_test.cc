@@ -1,6 +1,6 @@
-// ReleaseFreedMemory gives freed memory back to the system: the process's resident memory, as
-// jemalloc counts it, falls by about what was freed (skipped when the test does not run on
-// jemalloc: an ASan build, or one without libjemalloc).
+// ReleaseFreedMemory gives freed memory back to the system once there is enough of it: the
+// process's resident memory, as jemalloc counts it, falls by about what was freed (skipped when
+// the test does not run on jemalloc: an ASan build, or one without libjemalloc).
 #include "common/memory_budget.h"
 
 #include <gtest/gtest.h>
@@ -42,6 +42,22 @@ TEST(ReleaseFreedMemoryTest, FreedPagesLeaveTheProcess) {
   const size_t released = Resident();
   EXPECT_LT(released + (size_t{48} << 20), kept)
       << "resident before " << kept << ", after " << released;
+}
+
+// A little freed memory (less than a sixteenth of the budget) stays for jemalloc to reuse: a
+// purge would make the next job fault its pages in again.
+TEST(ReleaseFreedMemoryTest, ALittleFreedMemoryStays) {
+  if (mallctl == nullptr || Resident() == 0) GTEST_SKIP() << "not on jemalloc";
+  ReleaseFreedMemory();
+  std::vector<std::unique_ptr<char[]>> blocks;
+  for (int i = 0; i < 32; i++) {  // 8 MiB
+    blocks.emplace_back(new char[256 << 10]);
+    std::memset(blocks.back().get(), i, 256 << 10);
+  }
+  blocks.clear();
+  const size_t kept = Resident();
+  ReleaseFreedMemory();
+  EXPECT_GT(Resident() + (size_t{4} << 20), kept);
 }
 
 }  // namespace
