@@ -89,12 +89,12 @@ void ReleaseFreedMemory() {
   uint64_t epoch = 1;
   size_t len = sizeof(epoch);
   (void)mallctl("epoch", &epoch, &len, &epoch, len);
-  size_t dirty_pages = 0;
+  size_t dirty_pages = 0, page = 0;
   len = sizeof(dirty_pages);
-  if (mallctl("stats.arenas.4096.pdirty", &dirty_pages, &len, nullptr, 0) == 0 &&
-      static_cast<int64_t>(dirty_pages) * 4096 < MemoryBudget::Instance().total() / 16) {
-    return;
-  }
+  if (mallctl("stats.arenas.4096.pdirty", &dirty_pages, &len, nullptr, 0) != 0) return;
+  len = sizeof(page);
+  if (mallctl("arenas.page", &page, &len, nullptr, 0) != 0) return;
+  if (static_cast<int64_t>(dirty_pages * page) < MemoryBudget::Instance().total() / 16) return;
   (void)mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);
 }
 

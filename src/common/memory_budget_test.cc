@@ -27,7 +27,18 @@ size_t Resident() {
   return resident;
 }
 
-TEST(ReleaseFreedMemoryTest, FreedPagesLeaveTheProcess) {
+// The default budget (512 MiB: a purge past 32 MiB freed), whatever TRIBUTARY_MEMORY_MB says.
+class ReleaseFreedMemoryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    saved_ = MemoryBudget::Instance().total();
+    MemoryBudget::Instance().SetTotalForTesting(int64_t{512} << 20);
+  }
+  void TearDown() override { MemoryBudget::Instance().SetTotalForTesting(saved_); }
+  int64_t saved_ = 0;
+};
+
+TEST_F(ReleaseFreedMemoryTest, FreedPagesLeaveTheProcess) {
   if (mallctl == nullptr || Resident() == 0) GTEST_SKIP() << "not on jemalloc";
   ReleaseFreedMemory();
   // 64 MiB in blocks of 256 KiB, every page touched, then freed: jemalloc keeps them resident.
@@ -46,7 +57,7 @@ TEST(ReleaseFreedMemoryTest, FreedPagesLeaveTheProcess) {
 
 // A little freed memory (less than a sixteenth of the budget) stays for jemalloc to reuse: a
 // purge would make the next job fault its pages in again.
-TEST(ReleaseFreedMemoryTest, ALittleFreedMemoryStays) {
+TEST_F(ReleaseFreedMemoryTest, ALittleFreedMemoryStays) {
   if (mallctl == nullptr || Resident() == 0) GTEST_SKIP() << "not on jemalloc";
   ReleaseFreedMemory();
   std::vector<std::unique_ptr<char[]>> blocks;

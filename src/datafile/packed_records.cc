@@ -56,10 +56,12 @@ struct Block {
 void ReadBlock(const std::string& data, size_t at, size_t n, int64_t first_key, Block* b) {
   const char* d = data.data();
   b->n = n;
-  int64_t key = first_key;
+  // Deltas from the key before, unsigned: keys ascend, and two keys may be further apart than
+  // an int64_t holds (INT64_MIN and 0); the sum wraps back into range.
+  uint64_t key = static_cast<uint64_t>(first_key);
   for (size_t j = 0; j < n; j++) {
-    key += UnZigZag(GetVarint(d, &at));
-    b->keys[j] = key;
+    key += GetVarint(d, &at);
+    b->keys[j] = static_cast<int64_t>(key);
   }
   size_t lens[PackedRecords::kBlockRecords];
   for (size_t j = 0; j < n; j++) {
@@ -79,6 +81,7 @@ void ReadBlock(const std::string& data, size_t at, size_t n, int64_t first_key, 
 bool PackedRecords::Append(int64_t sequence, RowKind kind, const Row& value) {
   if (value.size() != fields_ || !value[key_column_].is_int()) return false;
   const int64_t key = value[key_column_].int_value();
+  if (count_ > 0 && key < last_key_) return false;  // keys ascend
   // The sequence number, then the value without its key column: tags, then what each needs.
   const size_t begin = records_.size();
   PutVarint(&records_, ZigZag(sequence));
@@ -133,9 +136,9 @@ bool PackedRecords::Append(int64_t sequence, RowKind kind, const Row& value) {
     block_keys_.push_back(key);
     last_key_ = key;
   }
-  PutVarint(&keys_, ZigZag(key - last_key_));
+  PutVarint(&keys_, static_cast<uint64_t>(key) - static_cast<uint64_t>(last_key_));
   PutVarint(&lengths_,
-            static_cast<uint64_t>(records_.size() - begin) << 2 | static_cast<uint8_t>(kind));
+            static_cast<uint64_t>(records_.size() - begin) << 2 | (static_cast<uint8_t>(kind) & 3));
   last_key_ = key;
   count_++;
   if (count_ % kBlockRecords == 0) PackBlock();

@@ -1,8 +1,8 @@
 // PackedRecords: the records of one data file sorted by an integer key, packed for point lookups
 // in about the bytes their values take (issue 38). Blocks of 16 records; a block begins with its
-// records' keys (each a varint delta from the key before it) and then their lengths and kinds
-// (varints), so that finding a key in a block reads a cache line or two, not the records; then
-// each record's sequence number (a varint) and its value without the key column, each field a
+// records' keys (each an unsigned varint delta from the key before it) and then their lengths and
+// kinds (varints), so that finding a key in a block reads a cache line or two, not the records;
+// then each record's sequence number (a varint) and its value without the key column, each field a
 // 4-bit tag (null, false, true, integer, double, string, decimal, timestamp) and a varint or the
 // bytes it needs. Only each block's first key and offset are held apart: a lookup
 // binary-searches them and reads one block. Nested values are not packed (Append refuses them).
@@ -31,8 +31,8 @@ class PackedRecords {
   // Append them all, then Finish.
   PackedRecords(size_t fields, int key_column) : fields_(fields), key_column_(key_column) {}
 
-  // Appends a record (keys ascending). False, appending nothing, when a value is nested or the
-  // key is not an integer.
+  // Appends a record. False, appending nothing, when a value is nested, the key is not an
+  // integer or it is below the last record's (keys ascend).
   bool Append(int64_t sequence, RowKind kind, const Row& value);
   // Room for `records` records in all, at the size of those appended so far (called once a few
   // thousand are in: the buffer then does not double past what the file needs, nor hold a

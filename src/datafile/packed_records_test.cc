@@ -93,10 +93,42 @@ TEST(PackedRecordsTest, GivesBackEveryRecordAndFindsEveryKey) {
                                      [&](const Model& m) { return key_of(m) <= k; });
       const auto [first, last] = packed.EqualRange(k);
       ASSERT_EQ(last - first, static_cast<size_t>(hi - lo)) << k;
-      if (first != last) {
-        ASSERT_EQ(first, static_cast<size_t>(lo - model.begin())) << k;
-      }
+      ASSERT_EQ(first, static_cast<size_t>(lo - model.begin())) << k;
     }
+  }
+}
+
+// Keys at both ends of 64 bits in one block (deltas wider than an int64_t), blocks exactly full
+// (32 records), and a table of the key column alone (no tags).
+TEST(PackedRecordsTest, ExtremeKeysFullBlocksAndKeyOnlyRecords) {
+  for (size_t fields : {size_t{1}, size_t{2}}) {
+    PackedRecords packed(fields, 0);
+    std::vector<int64_t> keys = {INT64_MIN, INT64_MIN, -1, 0, 0, 1, INT64_MAX - 1, INT64_MAX};
+    while (keys.size() < 32) keys.push_back(INT64_MAX);
+    for (size_t i = 0; i < keys.size(); i++) {
+      Row row{Value::Int(keys[i])};
+      if (fields == 2) row.push_back(Value::Int(static_cast<int64_t>(i)));
+      ASSERT_TRUE(packed.Append(static_cast<int64_t>(i), RowKind::kInsert, row));
+    }
+    EXPECT_FALSE(packed.Append(
+        0, RowKind::kInsert,
+        fields == 1 ? Row{Value::Int(5)} : Row{Value::Int(5), Value::Int(0)}));  // keys ascend
+    packed.Finish();
+    ASSERT_EQ(packed.size(), 32u);
+    for (size_t i = 0; i < keys.size(); i++) {
+      int64_t seq;
+      RowKind kind;
+      Row value;
+      packed.Get(i, &seq, &kind, &value);
+      ASSERT_EQ(value[0], Value::Int(keys[i])) << i;
+      ASSERT_EQ(seq, static_cast<int64_t>(i));
+      if (fields == 2) ASSERT_EQ(value[1], Value::Int(static_cast<int64_t>(i)));
+    }
+    EXPECT_EQ(packed.EqualRange(INT64_MIN), (std::pair<size_t, size_t>{0, 2}));
+    EXPECT_EQ(packed.EqualRange(-2), (std::pair<size_t, size_t>{2, 2}));
+    EXPECT_EQ(packed.EqualRange(0), (std::pair<size_t, size_t>{3, 5}));
+    EXPECT_EQ(packed.EqualRange(2), (std::pair<size_t, size_t>{6, 6}));
+    EXPECT_EQ(packed.EqualRange(INT64_MAX), (std::pair<size_t, size_t>{7, 32}));
   }
 }
 

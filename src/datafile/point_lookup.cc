@@ -56,17 +56,28 @@ bool Packable(const FileLayout& layout) {
 
 // The records of `records` (about `n`, of a file at `level`) packed (PackedRecords) instead of a
 // heap row per record. nullopt when a key is not an integer or a value is nested (the caller keeps
-// the records as rows) or there is no record.
+// the records as rows) or there is no record; an error when keys do not ascend (the file at
+// `path` is damaged: a binary search of it would answer wrongly).
 Result<std::optional<SortedFile>> Pack(const FileLayout& layout, int32_t level, size_t n,
-                                       merge::RecordSource* records) {
+                                       merge::RecordSource* records, const std::string& path) {
   SortedFile sf;
-  sf.packed.emplace(layout.fields.size(), layout.key_columns[0]);
+  const int c = layout.key_columns[0];
+  sf.packed.emplace(layout.fields.size(), c);
   sf.level = level;
   merge::KeyValue kv;
+  int64_t last = 0;
   while (true) {
     TRIB_ASSIGN_OR_RETURN(bool more, records->Next(&kv));
     if (!more) break;
     if (sf.packed->size() == 0) sf.write_mask = kv.write_mask;
+    if (kv.value.size() > static_cast<size_t>(c) && kv.value[c].is_int()) {
+      const int64_t key = kv.value[c].int_value();
+      if (sf.packed->size() > 0 && key < last) {
+        return Status::Corruption("data file '" + path + "': keys out of order at record " +
+                                  std::to_string(sf.packed->size()));
+      }
+      last = key;
+    }
     if (!sf.packed->Append(kv.sequence, kv.kind, kv.value)) return std::optional<SortedFile>();
     if (sf.packed->size() == 4096) sf.packed->Reserve(n);
   }
@@ -95,7 +106,7 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
                                 OpenSlicedRecords({path, f.row_count}, layout, f.level));
           if (sliced) {
             TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed,
-                                  Pack(layout, f.level, n, sliced.get()));
+                                  Pack(layout, f.level, n, sliced.get(), path));
             if (packed) {
               const int64_t size = packed->bytes;
               return std::make_pair(std::move(*packed), size);
@@ -111,7 +122,7 @@ Result<std::shared_ptr<const SortedFile>> LoadSortedFile(const std::string& path
                         [c](const merge::KeyValue& kv) { return kv.value[c].is_int(); })) {
           merge::VectorSource source(std::move(sf.records));
           TRIB_ASSIGN_OR_RETURN(std::optional<SortedFile> packed,
-                                Pack(layout, f.level, n, &source));
+                                Pack(layout, f.level, n, &source, path));
           if (packed) {
             const int64_t size = packed->bytes;
             return std::make_pair(std::move(*packed), size);
