@@ -14,6 +14,7 @@
 #include "common/memory_budget.h"
 #include "datafile/data_file.h"
 #include "datafile/parquet_file.h"
+#include "datafile/point_lookup.h"
 #include "datafile/range_reader.h"
 #include "format/parquet/reader.h"
 #include "io/file_system.h"
@@ -447,6 +448,52 @@ TEST_F(MergedColumnsTest, SlicedRecordsGiveTheFilesRecords) {
   }
   while (deleted.count(static_cast<int64_t>(at))) at++;
   EXPECT_EQ(at, whole->size());
+}
+
+// A point lookup packs a file it decodes whole (PackedRecords) and binary-searches it; a file
+// whose keys do not ascend (damaged, or written by something that did not sort) is an error naming
+// it, not a search that answers wrongly. The same file sorted is found key by key.
+TEST_F(MergedColumnsTest, PointLookupsRefuseAFileWhoseKeysDoNotAscend) {
+  TableSchema schema = Schema(false, {});
+  schema.id = 0;
+  FileLayout layout = FileLayout::Of(schema);
+  for (bool sorted : {true, false}) {
+    options::FileFormatOptions o;
+    o.format = "parquet";
+    meta::FileNamer namer(sorted ? "data-sorted-" : "data-unsorted-", "");
+    DataFileWriter w(layout, dir_, &namer, int64_t{1} << 30, 5, meta::FileSource::kAppend, o);
+    for (int64_t i = 0; i < 100; i++) {
+      const int64_t key = sorted ? i : (i * 37) % 100;
+      merge::KeyValue kv{i,
+                         RowKind::kInsert,
+                         {Value::Int(key), Value::Int(key * 3), Value::String("s")},
+                         0,
+                         nullptr};
+      ASSERT_TRUE(w.Write(kv).ok());
+    }
+    auto files = w.Finish();
+    ASSERT_TRUE(files.ok()) << files.status().ToString();
+    const meta::DataFileMeta& f = (*files)[0];
+    const std::string path = io::JoinPath(dir_, f.file_name);
+    auto loaded = LoadSortedFile(path, layout, f, schema.id, nullptr);
+    if (!sorted) {
+      ASSERT_FALSE(loaded.ok());
+      EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
+      EXPECT_NE(loaded.status().ToString().find("keys out of order"), std::string::npos)
+          << loaded.status().ToString();
+      EXPECT_NE(loaded.status().ToString().find(f.file_name), std::string::npos);
+      continue;
+    }
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    ASSERT_TRUE((*loaded)->packed.has_value());
+    for (int64_t key = 0; key < 100; key++) {
+      std::vector<merge::KeyValue> found;
+      ASSERT_TRUE(SearchSorted(**loaded, layout, {Value::Int(key)}, &found).ok());
+      ASSERT_EQ(found.size(), 1u) << key;
+      EXPECT_EQ(found[0].value[1], Value::Int(key * 3));
+      EXPECT_EQ(found[0].sequence, key);
+    }
+  }
 }
 
 }  // namespace
