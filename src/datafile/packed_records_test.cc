@@ -122,7 +122,9 @@ TEST(PackedRecordsTest, ExtremeKeysFullBlocksAndKeyOnlyRecords) {
       packed.Get(i, &seq, &kind, &value);
       ASSERT_EQ(value[0], Value::Int(keys[i])) << i;
       ASSERT_EQ(seq, static_cast<int64_t>(i));
-      if (fields == 2) ASSERT_EQ(value[1], Value::Int(static_cast<int64_t>(i)));
+      if (fields == 2) {
+        ASSERT_EQ(value[1], Value::Int(static_cast<int64_t>(i)));
+      }
     }
     EXPECT_EQ(packed.EqualRange(INT64_MIN), (std::pair<size_t, size_t>{0, 2}));
     EXPECT_EQ(packed.EqualRange(-2), (std::pair<size_t, size_t>{2, 2}));
