@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -33,6 +34,30 @@ class MergedColumnsTest : public ::testing::Test {
     ASSERT_TRUE(io::LocalFs().MakeDirs(dir_).ok());
   }
   void TearDown() override { (void)io::LocalFs().RemoveAll(dir_); }
+
+  // One Parquet data file named `prefix`... of the `n` records make(0..n-1), written in that
+  // order, with row groups and pages of about the bytes given (0: the defaults). Its metadata
+  // (a row count of 0 when it could not be written: the failure is reported).
+  meta::DataFileMeta WriteFile(const FileLayout& layout, const std::string& prefix, int64_t n,
+                               const std::function<merge::KeyValue(int64_t)>& make,
+                               int64_t row_group_bytes = 0, int64_t page_bytes = 0) {
+    options::FileFormatOptions o;
+    o.format = "parquet";
+    if (row_group_bytes > 0) o.parquet_row_group_size = row_group_bytes;
+    if (page_bytes > 0) o.parquet_page_size = page_bytes;
+    meta::FileNamer namer(prefix, "");
+    DataFileWriter w(layout, dir_, &namer, int64_t{1} << 30, 5, meta::FileSource::kAppend, o);
+    for (int64_t i = 0; i < n; i++) {
+      Status s = w.Write(make(i));
+      EXPECT_TRUE(s.ok()) << s.ToString();
+      if (!s.ok()) return meta::DataFileMeta();
+    }
+    auto files = w.Finish();
+    EXPECT_TRUE(files.ok()) << files.status().ToString();
+    if (!files.ok()) return meta::DataFileMeta();
+    EXPECT_EQ(files->size(), 1u);
+    return (*files)[0];
+  }
 
   // A table (k key, v BIGINT, s STRING) with `options`; string keys with `string_key`.
   TableSchema Schema(bool string_key, std::map<std::string, std::string> options) {
@@ -276,23 +301,19 @@ TEST_F(MergedColumnsTest, ChunkReaderHandsOutTheMergeAChunkAtATime) {
 TEST_F(MergedColumnsTest, DeletedPositionsCountOverTheWholeFileWhateverGroupsAreSkipped) {
   TableSchema schema = Schema(false, {});
   FileLayout layout = FileLayout::Of(schema);
-  options::FileFormatOptions o;
-  o.format = "parquet";
-  o.parquet_row_group_size = 2048;  // bytes: many row groups
-  meta::FileNamer namer("data-dv-", "");
-  DataFileWriter w(layout, dir_, &namer, int64_t{1} << 30, 5, meta::FileSource::kAppend, o);
   std::mt19937 rng(7);
-  for (int64_t key = 0; key < 3000; key++) {
-    merge::KeyValue kv;
-    kv.sequence = key;
-    kv.kind = key % 17 == 0 ? RowKind::kDelete : RowKind::kInsert;
-    kv.value = {Value::Int(key), Value::Int(key), Value::String("s" + std::to_string(key))};
-    ASSERT_TRUE(w.Write(kv).ok());
-  }
-  auto files = w.Finish();
-  ASSERT_TRUE(files.ok()) << files.status().ToString();
-  ASSERT_EQ(files->size(), 1u);
-  const DataFileRef ref{io::JoinPath(dir_, (*files)[0].file_name), (*files)[0].row_count};
+  const meta::DataFileMeta f = WriteFile(
+      layout, "data-dv-", 3000,
+      [](int64_t key) {
+        merge::KeyValue kv;
+        kv.sequence = key;
+        kv.kind = key % 17 == 0 ? RowKind::kDelete : RowKind::kInsert;
+        kv.value = {Value::Int(key), Value::Int(key), Value::String("s" + std::to_string(key))};
+        return kv;
+      },
+      /*row_group_bytes=*/2048);  // many row groups
+  ASSERT_EQ(f.row_count, 3000);
+  const DataFileRef ref{io::JoinPath(dir_, f.file_name), f.row_count};
   std::vector<int64_t> deleted;
   for (int64_t p = 0; p < 3000; p++) {
     if (rng() % 4 == 0) deleted.push_back(p);
@@ -331,24 +352,20 @@ TEST_F(MergedColumnsTest, DeletedPositionsCountOverTheWholeFileWhateverGroupsAre
 TEST_F(MergedColumnsTest, RangeReadsGiveTheColumnsRows) {
   TableSchema schema = Schema(false, {});
   FileLayout layout = FileLayout::Of(schema);
-  options::FileFormatOptions o;
-  o.format = "parquet";
-  o.parquet_row_group_size = 16384;  // bytes: several row groups
-  o.parquet_page_size = 512;         // many pages in each
-  meta::FileNamer namer("data-ranges-", "");
-  DataFileWriter w(layout, dir_, &namer, int64_t{1} << 30, 5, meta::FileSource::kAppend, o);
-  for (int64_t key = 0; key < 5000; key++) {
-    merge::KeyValue kv{key,
-                       RowKind::kInsert,
-                       {Value::Int(key), Value::Int(key * 3),
-                        key % 7 == 0 ? Value::Null() : Value::String("s" + std::to_string(key))},
-                       0,
-                       nullptr};
-    ASSERT_TRUE(w.Write(kv).ok());
-  }
-  auto files = w.Finish();
-  ASSERT_TRUE(files.ok()) << files.status().ToString();
-  auto reader = OpenParquet({io::JoinPath(dir_, (*files)[0].file_name), (*files)[0].row_count});
+  const meta::DataFileMeta f = WriteFile(
+      layout, "data-ranges-", 5000,
+      [](int64_t key) {
+        return merge::KeyValue{
+            key,
+            RowKind::kInsert,
+            {Value::Int(key), Value::Int(key * 3),
+             key % 7 == 0 ? Value::Null() : Value::String("s" + std::to_string(key))},
+            0,
+            nullptr};
+      },
+      /*row_group_bytes=*/16384, /*page_bytes=*/512);  // several row groups, many pages in each
+  ASSERT_EQ(f.row_count, 5000);
+  auto reader = OpenParquet({io::JoinPath(dir_, f.file_name), f.row_count});
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   ASSERT_GT((*reader)->num_row_groups(), 3);
   // Every row group but the second: positions count the rows of the groups read.
@@ -398,26 +415,21 @@ TEST_F(MergedColumnsTest, RangeReadsGiveTheColumnsRows) {
 TEST_F(MergedColumnsTest, SlicedRecordsGiveTheFilesRecords) {
   TableSchema schema = Schema(false, {});
   FileLayout layout = FileLayout::Of(schema);
-  options::FileFormatOptions o;
-  o.format = "parquet";
-  o.parquet_row_group_size = 60000;  // bytes: several row groups
-  o.parquet_page_size = 4096;        // many pages in each
-  meta::FileNamer namer("data-sliced-", "");
-  DataFileWriter w(layout, dir_, &namer, int64_t{1} << 30, 5, meta::FileSource::kAppend, o);
   const int64_t n = 40000;
-  for (int64_t key = 0; key < n; key++) {
-    merge::KeyValue kv{key * 2,
-                       static_cast<RowKind>(key % 4),
-                       {Value::Int(key), key % 11 == 0 ? Value::Null() : Value::Int(key * 3),
-                        Value::String("s" + std::to_string(key))},
-                       0,
-                       nullptr};
-    ASSERT_TRUE(w.Write(kv).ok());
-  }
-  auto files = w.Finish();
-  ASSERT_TRUE(files.ok()) << files.status().ToString();
-  ASSERT_EQ(files->size(), 1u);
-  const DataFileRef ref{io::JoinPath(dir_, (*files)[0].file_name), (*files)[0].row_count};
+  const meta::DataFileMeta f = WriteFile(
+      layout, "data-sliced-", n,
+      [](int64_t key) {
+        return merge::KeyValue{
+            key * 2,
+            static_cast<RowKind>(key % 4),
+            {Value::Int(key), key % 11 == 0 ? Value::Null() : Value::Int(key * 3),
+             Value::String("s" + std::to_string(key))},
+            0,
+            nullptr};
+      },
+      /*row_group_bytes=*/60000, /*page_bytes=*/4096);  // several row groups, many pages in each
+  ASSERT_EQ(f.row_count, n);
+  const DataFileRef ref{io::JoinPath(dir_, f.file_name), f.row_count};
   auto reader = OpenParquet(ref);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   ASSERT_GT((*reader)->num_row_groups(), 2);
@@ -458,22 +470,16 @@ TEST_F(MergedColumnsTest, PointLookupsRefuseAFileWhoseKeysDoNotAscend) {
   schema.id = 0;
   FileLayout layout = FileLayout::Of(schema);
   for (bool sorted : {true, false}) {
-    options::FileFormatOptions o;
-    o.format = "parquet";
-    meta::FileNamer namer(sorted ? "data-sorted-" : "data-unsorted-", "");
-    DataFileWriter w(layout, dir_, &namer, int64_t{1} << 30, 5, meta::FileSource::kAppend, o);
-    for (int64_t i = 0; i < 100; i++) {
-      const int64_t key = sorted ? i : (i * 37) % 100;
-      merge::KeyValue kv{i,
-                         RowKind::kInsert,
-                         {Value::Int(key), Value::Int(key * 3), Value::String("s")},
-                         0,
-                         nullptr};
-      ASSERT_TRUE(w.Write(kv).ok());
-    }
-    auto files = w.Finish();
-    ASSERT_TRUE(files.ok()) << files.status().ToString();
-    const meta::DataFileMeta& f = (*files)[0];
+    const meta::DataFileMeta f =
+        WriteFile(layout, sorted ? "data-sorted-" : "data-unsorted-", 100, [sorted](int64_t i) {
+          const int64_t key = sorted ? i : (i * 37) % 100;
+          return merge::KeyValue{i,
+                                 RowKind::kInsert,
+                                 {Value::Int(key), Value::Int(key * 3), Value::String("s")},
+                                 0,
+                                 nullptr};
+        });
+    ASSERT_EQ(f.row_count, 100);
     const std::string path = io::JoinPath(dir_, f.file_name);
     auto loaded = LoadSortedFile(path, layout, f, schema.id, nullptr);
     if (!sorted) {
