@@ -213,7 +213,8 @@ Result<std::optional<std::vector<ColumnBatch>>> ReadDataFileColumns(
 // ascending max-sequence order (any flat trimmed primary key). The key,
 // sequence and kind columns are merged (the highest sequence wins, a later file on ties; a
 // winning retraction removes the key), then `row_filters` are applied to the winners and the
-// `columns` gathered for those that pass, in key order. `skip_filters` (key columns only) may
+// `columns` gathered for those that pass, in key order (no column: a batch of no column whose
+// num_rows counts them, from the cached merge alone). `skip_filters` (key columns only) may
 // skip row groups. Returns nullopt when the files hold something this path does not read.
 Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
     const std::vector<DataFileRef>& paths, const FileLayout& layout,

@@ -239,7 +239,10 @@ Result<std::vector<KeyValue>> ReadParquetRecords(
   int64_t row_number = 0;
   for (int rg = 0; rg < reader.num_row_groups(); rg++) {
     if (opts.row_group_filter && !opts.row_group_filter(reader.RowGroupStatistics(rg))) continue;
-    auto cols = reader.ReadRowGroupVectors(rg, projection);
+    // No column projected (an append file read for its row count): nothing decoded (the
+    // reader takes an empty projection as every column).
+    auto cols = projection.empty() ? Result<std::vector<ColumnVector>>(std::vector<ColumnVector>())
+                                   : reader.ReadRowGroupVectors(rg, projection);
     if (!cols.ok()) return fail(cols.status());
     const size_t n = static_cast<size_t>(reader.metadata().row_groups[rg].num_rows);
     for (const auto& c : *cols) {

@@ -542,6 +542,13 @@ Result<std::optional<ColumnBatch>> ReadDeduplicatedColumns(
       keep[w] &= pass[winners.run_of[w]][winners.pos_of[w]];
     }
   }
+  if (columns.empty()) {
+    // No column asked for (COUNT(*)): the winners kept are the rows; none is gathered.
+    ColumnBatch batch;
+    batch.num_rows = keep.empty() ? winners.size()
+                                  : static_cast<size_t>(std::count(keep.begin(), keep.end(), 1));
+    return Out(std::move(batch));
+  }
   Picked picked;
   picked.per_file.assign(files.size(), 0);
   std::vector<uint32_t> from, at;  // the kept winners, when a filter removed some

@@ -1043,6 +1043,31 @@ TEST_F(TableTest, ColumnBatchesHoldTheRowsOfARowScan) {
           EXPECT_FALSE(want.empty()) << what;
         }
       }
+      // No column projected (what SQL's COUNT(*) reads): batches and rows of no value, as
+      // many as the rows the filters keep.
+      ScanOptions o;
+      o.filters = filters[c];
+      o.projection = std::vector<int>{};
+      ScanOptions all_columns;
+      all_columns.filters = filters[c];
+      const size_t want = ReadAll(t, all_columns).size();
+      for (bool by_columns : {true, false}) {
+        auto s = t.NewScan(o);
+        ASSERT_TRUE(s.ok()) << s.status().ToString();
+        size_t got = 0;
+        while (true) {
+          ColumnBatch b;
+          RowBatch rows;
+          auto more = by_columns ? (*s)->NextColumns(&b) : (*s)->Next(&rows);
+          ASSERT_TRUE(more.ok()) << more.status().ToString();
+          EXPECT_TRUE(b.columns.empty()) << what;
+          for (const Row& r : rows.rows) EXPECT_TRUE(r.empty()) << what;
+          got += by_columns ? b.num_rows : rows.rows.size();
+          if (!*more) break;
+        }
+        EXPECT_EQ(got, want) << what << ", filter case " << c << ", no column, "
+                             << (by_columns ? "batches" : "rows");
+      }
     }
   };
   TableSpec append_spec = types({});

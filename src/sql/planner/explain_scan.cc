@@ -175,6 +175,7 @@ std::string LookupPruningNote(Table& table, const ScanOptions& opts) {
 
 std::string DescribeScan(const Source& source, const ScanPlan& scan, const ScanOptions& opts) {
   std::string out = "TableScan: " + source.name + " (projection: ";
+  if (scan.projection.empty()) out += "none";
   for (size_t i = 0; i < scan.projection.size(); ++i) {
     out += (i ? ", " : "") + source.fields[scan.projection[i]].name;
   }

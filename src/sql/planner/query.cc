@@ -169,8 +169,7 @@ ScanPlan PlanScan(const std::vector<Field>& fields, const std::vector<BoundExprP
   for (size_t i = 0; i < fields.size(); ++i) {
     if (used[i]) plan.projection.push_back(static_cast<int>(i));
   }
-  // A scan needs at least one column to count rows by.
-  if (plan.projection.empty() && !fields.empty()) plan.projection.push_back(0);
+  // No column used (COUNT(*)): the scan reads none and counts its rows (batches' num_rows).
   for (const auto& c : conjuncts) {
     auto p = ToPredicate(*c, fields);
     if (!p) {
