@@ -389,6 +389,9 @@ Result<CompactionResult> RunCompaction(const std::string& table_path, const Tabl
     }
   };
   release_inputs();
+  // What the cache held of the inputs (a scan's decoded columns) goes back to the system before
+  // the merge takes its buffers, which another arena may serve: not both at once.
+  ReleaseFreedMemory();
   // Marks go to a copy, taken over only when the compaction succeeds.
   std::optional<BucketDeletionVectors> marked;
   if (vectors) marked = *vectors;
