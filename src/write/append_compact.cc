@@ -8,6 +8,7 @@
 
 #include "commit/file_store_commit.h"
 #include "commit/snapshot_expire.h"
+#include "common/memory_budget.h"
 #include "common/parallel.h"
 #include "datafile/data_file.h"
 #include "datafile/file_format.h"
@@ -201,6 +202,9 @@ Result<std::optional<int64_t>> CompactAppendTable(
     }
     return Status::OK();
   });
+  // What the rewrites held (their inputs' rows, the outputs' pages) goes back to the system, as
+  // after a primary-key compaction (compact::RunCompaction).
+  ReleaseFreedMemory();
   return CommitCompactions(path, schema, commit_user, st, std::move(messages), outputs,
                            "compacting append table '" + path + "'");
 }
