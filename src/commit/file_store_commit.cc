@@ -167,7 +167,8 @@ Result<int64_t> FileStoreCommit::CommitOnce(meta::CommitKind kind, const EntryBu
     if (latest && whole) {
       TRIB_ASSIGN_OR_RETURN(live_shared, meta::ReadLiveEntriesShared(table_path_, *latest));
     } else if (latest) {
-      TRIB_ASSIGN_OR_RETURN(scoped, meta::ReadLivePartitionEntries(table_path_, *latest, *scope));
+      TRIB_ASSIGN_OR_RETURN(
+          scoped, meta::ReadLivePartitionEntries(table_path_, *latest, *scope, &partition_types_));
     }
     const std::vector<ManifestEntry>& live = live_shared ? *live_shared : scoped;
     TRIB_ASSIGN_OR_RETURN(std::vector<ManifestEntry> delta, build(live, latest.get()));

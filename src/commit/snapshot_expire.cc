@@ -303,8 +303,12 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   }
   std::set<std::string> kept_data;
   if (!deleted.empty()) {
-    TRIB_ASSIGN_OR_RETURN(auto live,
-                          meta::ReadLivePartitionEntries(table_path, *kept, deleted_partitions));
+    std::vector<DataType> partition_types;  // (their types never change: ALTER refuses it)
+    for (const auto& k : schema.partition_keys) {
+      partition_types.push_back(schema.fields[schema.FieldIndex(k)].type);
+    }
+    TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLivePartitionEntries(
+                                         table_path, *kept, deleted_partitions, &partition_types));
     for (const auto& e : live) kept_data.insert(e.file.file_name);
   }
   std::set<std::string> data_files, changelog_files, lists, manifests;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "format/binary_row.h"
 #include "io/file_cache.h"
 #include "io/file_system.h"
 #include "meta/paths.h"
@@ -67,9 +68,11 @@ Result<SharedEntries> ReadManifestShared(const std::string& table_path,
 // Calls `fn(entry)` for every entry of the manifests of manifest list `list`, in order (each
 // manifest shared from the cache: no copy).
 template <typename Fn>
-Status ForEachEntryOf(const std::string& table_path, const std::string& list, Fn&& fn) {
+Status ForEachEntryOf(const std::string& table_path, const std::string& list, Fn&& fn,
+                      const ManifestFilter& may_hold = {}) {
   TRIB_ASSIGN_OR_RETURN(auto metas, ReadManifestList(table_path, list));
   for (const auto& m : metas) {
+    if (may_hold && !may_hold(m)) continue;
     TRIB_ASSIGN_OR_RETURN(SharedEntries entries, ReadManifestShared(table_path, m.file_name));
     for (const auto& e : *entries) fn(e);
   }
@@ -342,17 +345,63 @@ Result<std::vector<meta::ManifestEntry>> ReadDeltaEntries(const std::string& tab
   return all;
 }
 
+std::optional<PartitionBounds> PartitionBoundsOf(const meta::ManifestFileMeta& m,
+                                                 const std::vector<DataType>& types) {
+  const SimpleStats& s = m.partition_stats;
+  auto min = format::DeserializeBinaryRow(s.min_values, types);
+  auto max = format::DeserializeBinaryRow(s.max_values, types);
+  if (!min.ok() || !max.ok() || min->size() != types.size() || max->size() != types.size()) {
+    return std::nullopt;
+  }
+  PartitionBounds out{std::move(*min), std::move(*max), {}};
+  out.nulls.resize(types.size());
+  if (s.has_null_counts && s.null_counts.size() == types.size()) out.nulls = s.null_counts;
+  return out;
+}
+
 Result<std::vector<meta::ManifestEntry>> ReadLivePartitionEntries(
     const std::string& table_path, const meta::Snapshot& snapshot,
-    const std::set<std::string>& partitions) {
-  return ReadLiveEntriesWhere(table_path, snapshot, [&](const std::string& partition) {
-    return partitions.count(partition) > 0;
-  });
+    const std::set<std::string>& partitions, const std::vector<DataType>* partition_types) {
+  ManifestFilter may_hold;
+  std::vector<Row> rows;  // the wanted partitions, when every one deserializes
+  if (partition_types && !partition_types->empty()) {
+    for (const std::string& p : partitions) {
+      auto row = format::DeserializeBinaryRow(p, *partition_types);
+      if (!row.ok() || row->size() != partition_types->size()) {
+        rows.clear();
+        break;
+      }
+      rows.push_back(std::move(*row));
+    }
+  }
+  if (!rows.empty() && rows.size() == partitions.size()) {
+    may_hold = [&](const meta::ManifestFileMeta& m) {
+      auto bounds = PartitionBoundsOf(m, *partition_types);
+      if (!bounds) return true;
+      for (const Row& r : rows) {
+        bool inside = true;
+        for (size_t i = 0; inside && i < r.size(); i++) {
+          if (r[i].is_null()) {
+            inside = !bounds->nulls[i] || *bounds->nulls[i] > 0;
+          } else if (!bounds->min[i].is_null() && !bounds->max[i].is_null()) {
+            inside = CompareValues(bounds->min[i], r[i]) <= 0 &&
+                     CompareValues(r[i], bounds->max[i]) <= 0;
+          }
+        }
+        if (inside) return true;
+      }
+      return false;
+    };
+  }
+  return ReadLiveEntriesWhere(
+      table_path, snapshot,
+      [&](const std::string& partition) { return partitions.count(partition) > 0; }, may_hold);
 }
 
 Result<std::vector<meta::ManifestEntry>> ReadLiveEntriesWhere(
     const std::string& table_path, const meta::Snapshot& snapshot,
-    const std::function<bool(const std::string& partition)>& wanted) {
+    const std::function<bool(const std::string& partition)>& wanted,
+    const ManifestFilter& may_hold) {
   std::unordered_map<std::string, bool> asked;  // by partition: few, each entry names one
   auto keep = [&](const std::string& partition) {
     auto it = asked.find(partition);
@@ -375,8 +424,8 @@ Result<std::vector<meta::ManifestEntry>> ReadLiveEntriesWhere(
   auto add = [&](const meta::ManifestEntry& e) {
     if (keep(e.partition)) merger.Add(meta::ManifestEntry(e));
   };
-  TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.base_manifest_list, add));
-  TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.delta_manifest_list, add));
+  TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.base_manifest_list, add, may_hold));
+  TRIB_RETURN_NOT_OK(ForEachEntryOf(table_path, snapshot.delta_manifest_list, add, may_hold));
   return std::move(merger).Finish();
 }
 

@@ -9,6 +9,8 @@
 
 #include "meta/manifest.h"
 #include "meta/snapshot.h"
+#include "tributary/types.h"
+#include "tributary/value.h"
 
 namespace tributary::meta {
 
@@ -24,17 +26,34 @@ Result<std::vector<meta::ManifestEntry>> ReadLiveEntries(const std::string& tabl
 // The same, shared from the process-wide cache without a copy.
 Result<std::shared_ptr<const std::vector<meta::ManifestEntry>>> ReadLiveEntriesShared(
     const std::string& table_path, const meta::Snapshot& snapshot);
+// Whether a manifest may hold entries a read wants, judged by its metadata (its partition
+// statistics): false only when it certainly holds none. Such a manifest is not read.
+using ManifestFilter = std::function<bool(const meta::ManifestFileMeta&)>;
 // The live entries of some partitions (serialized BinaryRows) of a snapshot: what
 // ReadLiveEntries gives, filtered to `partitions`, without copying or merging the other
 // partitions' entries (a writer into a few partitions of a table of thousands: issue 38). From
-// the snapshot's cached live entries when this process has them, else from its manifests.
+// the snapshot's cached live entries when this process has them, else from its manifests: with
+// `partition_types` (the table's partition columns' types), only the manifests whose partition
+// statistics may hold one of `partitions` are read.
 Result<std::vector<meta::ManifestEntry>> ReadLivePartitionEntries(
     const std::string& table_path, const meta::Snapshot& snapshot,
-    const std::set<std::string>& partitions);
-// The same for the partitions `wanted` accepts (asked once per distinct partition).
+    const std::set<std::string>& partitions,
+    const std::vector<DataType>* partition_types = nullptr);
+// The same for the partitions `wanted` accepts (asked once per distinct partition); manifests
+// `may_hold` rejects are not read (every entry of theirs would be rejected by `wanted`).
 Result<std::vector<meta::ManifestEntry>> ReadLiveEntriesWhere(
     const std::string& table_path, const meta::Snapshot& snapshot,
-    const std::function<bool(const std::string& partition)>& wanted);
+    const std::function<bool(const std::string& partition)>& wanted,
+    const ManifestFilter& may_hold = {});
+// A manifest's partition statistics as rows of `types` (min, max and each field's count of
+// NULLs, nullopt where unknown); nullopt when they do not deserialize to that many fields
+// (written by another version, or absent): nothing is known then.
+struct PartitionBounds {
+  Row min, max;
+  std::vector<std::optional<int64_t>> nulls;
+};
+std::optional<PartitionBounds> PartitionBoundsOf(const meta::ManifestFileMeta& m,
+                                                 const std::vector<DataType>& types);
 // Whether this process has the live entries of `snapshot` in its cache (ReadLiveEntriesShared
 // then costs no manifest read).
 bool LiveEntriesCached(const std::string& table_path, const meta::Snapshot& snapshot);

@@ -186,12 +186,27 @@ class ScanPlanner {
     if (snap && !pending && !every_partition_ && FiltersPartitions(pidx)) {
       // Only the matching partitions' live files (a partition that does not deserialize is
       // kept: the loop below reports it).
-      TRIB_ASSIGN_OR_RETURN(
-          std::vector<meta::ManifestEntry> matching,
-          meta::ReadLiveEntriesWhere(path_, *snap, [&](const std::string& partition) {
-            auto part = format::DeserializeBinaryRow(partition, ptypes);
-            return !part.ok() || PartitionMatches(*part, pidx);
-          }));
+      // Manifests whose partition statistics rule every filter out are not read.
+      auto may_hold = [&](const meta::ManifestFileMeta& m) {
+        auto bounds = meta::PartitionBoundsOf(m, ptypes);
+        if (!bounds) return true;
+        for (const auto& p : options_.filters) {
+          for (size_t i = 0; i < pidx.size(); i++) {
+            if (p.column == pidx[i] && !MayMatchRange(p, bounds->min[i], bounds->max[i])) {
+              return false;
+            }
+          }
+        }
+        return true;
+      };
+      TRIB_ASSIGN_OR_RETURN(std::vector<meta::ManifestEntry> matching,
+                            meta::ReadLiveEntriesWhere(
+                                path_, *snap,
+                                [&](const std::string& partition) {
+                                  auto part = format::DeserializeBinaryRow(partition, ptypes);
+                                  return !part.ok() || PartitionMatches(*part, pidx);
+                                },
+                                may_hold));
       live_shared = std::make_shared<const std::vector<meta::ManifestEntry>>(std::move(matching));
     } else if (snap) {
       TRIB_ASSIGN_OR_RETURN(live_shared, meta::ReadLiveEntriesShared(path_, *snap));

@@ -524,8 +524,8 @@ Status FileStoreWriter::RestorePartition(const std::string& pbytes) {
 
 Status FileStoreWriter::RestorePartitions(const std::set<std::string>& partitions) {
   if (restored_snap_ && !partitions.empty()) {  // (an empty table has no files to restore)
-    TRIB_ASSIGN_OR_RETURN(auto entries,
-                          meta::ReadLivePartitionEntries(path_, *restored_snap_, partitions));
+    TRIB_ASSIGN_OR_RETURN(auto entries, meta::ReadLivePartitionEntries(
+                                            path_, *restored_snap_, partitions, &partition_types_));
     for (auto& e : entries) {
       partition_buckets_[e.partition] = e.total_buckets;
       existing_[{e.partition, e.bucket}].push_back(std::move(e.file));
