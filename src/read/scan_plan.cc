@@ -185,8 +185,9 @@ class ScanPlanner {
     }
     if (snap && !pending && !every_partition_ && FiltersPartitions(pidx)) {
       // Only the matching partitions' live files (a partition that does not deserialize is
-      // kept: the loop below reports it).
-      // Manifests whose partition statistics rule every filter out are not read.
+      // kept: the loop below reports it, when its manifest is read). Manifests whose partition
+      // statistics rule every filter out are not read (the statistics leave out partitions
+      // that do not deserialize, so an entry of one in such a manifest goes unreported).
       auto may_hold = [&](const meta::ManifestFileMeta& m) {
         auto bounds = meta::PartitionBoundsOf(m, ptypes);
         if (!bounds) return true;

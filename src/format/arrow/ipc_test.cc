@@ -216,8 +216,6 @@ TEST(ArrowIpc, ValuesThatDoNotFitAreRefused) {
   EXPECT_FALSE(IpcStreamWriter::Make({}, {IpcCompression::kZstd, 23}).ok());
 }
 
-// Every prefix of a stream, and every byte of it changed, reads as the rows or as an error:
-// never a crash, never a read outside the input (the ASan build and the fuzzer check the same).
 // `stream` (of one schema and one compressed record batch) with every empty body buffer
 // written as Arrow Java's codecs write it: its 8-byte uncompressed length 0, nothing after.
 // `*empty` counts them.
@@ -293,6 +291,8 @@ TEST(ArrowIpc, EmptyCompressedBuffersWrittenWithTheirLengthReadAsEmpty) {
   EXPECT_EQ(got->rows, want->rows);
 }
 
+// Every prefix of a stream, and every byte of it changed, reads as the rows or as an error:
+// never a crash, never a read outside the input (the ASan build and the fuzzer check the same).
 TEST(ArrowIpc, DamagedOrTruncatedStreamsAreErrors) {
   std::vector<Row> rows = {FullRow(1), NullRow(2), FullRow(3)};
   for (IpcCompression c : {IpcCompression::kNone, IpcCompression::kZstd}) {

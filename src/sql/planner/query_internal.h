@@ -65,7 +65,8 @@ inline constexpr size_t kStreamBatchRows = 65536;
 // Opens the input `ref` of a FROM clause: a table (its hints checked), a system table, or a
 // subquery.
 Result<Source> OpenSource(const QueryContext& session, const TableRef& ref);
-// The scan of a table of `fields` reading the columns `used` (at least one) and the conjuncts
+// The scan of a table of `fields` reading the columns `used` (none: the scan counts its rows, as
+// COUNT(*) reads them) and the conjuncts
 // that are simple column predicates (all_pushed: every conjunct was).
 ScanPlan PlanScan(const std::vector<Field>& fields, const std::vector<BoundExprPtr>& conjuncts,
                   std::vector<bool> used);
