@@ -68,6 +68,7 @@ class EntryPaths {
       types_.push_back(fields_.back().type);
     }
   }
+  const std::vector<DataType>& partition_types() const { return types_; }
   Result<std::string> Of(const meta::ManifestEntry& e) const {
     if (e.file.external_path) return meta::ResolveExternalPath(table_path_, *e.file.external_path);
     TRIB_ASSIGN_OR_RETURN(std::string dir, BucketDirOf(e.partition, e.bucket));
@@ -303,12 +304,10 @@ Result<ExpireResult> ExpireSnapshots(const std::string& table_path, const TableS
   }
   std::set<std::string> kept_data;
   if (!deleted.empty()) {
-    std::vector<DataType> partition_types;  // (their types never change: ALTER refuses it)
-    for (const auto& k : schema.partition_keys) {
-      partition_types.push_back(schema.fields[schema.FieldIndex(k)].type);
-    }
-    TRIB_ASSIGN_OR_RETURN(auto live, meta::ReadLivePartitionEntries(
-                                         table_path, *kept, deleted_partitions, &partition_types));
+    // (Partition columns' types never change: ALTER refuses it.)
+    TRIB_ASSIGN_OR_RETURN(auto live,
+                          meta::ReadLivePartitionEntries(table_path, *kept, deleted_partitions,
+                                                         &paths.partition_types()));
     for (const auto& e : live) kept_data.insert(e.file.file_name);
   }
   std::set<std::string> data_files, changelog_files, lists, manifests;
