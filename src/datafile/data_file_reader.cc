@@ -168,15 +168,25 @@ Result<ParquetReaderPtr> OpenParquet(const DataFileRef& file) {
       auto cached, FileCache::Instance().GetOrLoad<ParquetReaderPtr>(
                        key, [&]() -> Result<std::pair<ParquetReaderPtr, int64_t>> {
                          if (io::IsObjectStoreUri(path)) return OpenRemoteParquet(path, key);
-                         TRIB_ASSIGN_OR_RETURN(auto file, io::LocalFs().MapFile(path));
+                         // Small files are read rather than mapped (thousands of buckets'
+                         // level-0 files: bench/HISTORY.md), unless the cache is so small that
+                         // a file's bytes held in memory would crowd it (then its pages are
+                         // read as needed, a point lookup touching a few of them).
+                         const size_t read_below = static_cast<size_t>(std::min<int64_t>(
+                             io::MappedFile::kReadBelow, FileCache::Instance().Capacity() / 64));
+                         TRIB_ASSIGN_OR_RETURN(auto file, io::LocalFs().MapFile(path, read_below));
                          std::string_view view = file->data();
                          const io::MappedFile* mapped = file.get();  // lives as long as the reader
+                         // A small file is read (MappedFile::kReadBelow): its bytes are memory
+                         // of the process's, charged to the cache.
+                         const int64_t read =
+                             mapped->mapped() ? 0 : static_cast<int64_t>(view.size());
                          auto reader = format::parquet::ParquetReader::Open(
                              std::move(file), view, [mapped]() { mapped->ReleasePages(); });
                          if (!reader.ok())
                            return reader.status().WithContext("data file '" + path + "'");
-                         // The footer in memory (the mapped bytes are the kernel's page cache).
-                         int64_t charge = 4096;
+                         // The footer in memory (mapped bytes are the kernel's page cache).
+                         int64_t charge = 4096 + read;
                          for (const auto& g : (*reader)->metadata().row_groups) {
                            charge += 256 * static_cast<int64_t>(g.columns.size());
                          }

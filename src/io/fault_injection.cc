@@ -140,9 +140,10 @@ Result<int64_t> FaultInjectingFs::FileSize(const std::string& path) {
   return base_->FileSize(path);
 }
 
-Result<std::shared_ptr<const MappedFile>> FaultInjectingFs::MapFile(const std::string& path) {
+Result<std::shared_ptr<const MappedFile>> FaultInjectingFs::MapFile(const std::string& path,
+                                                                    size_t read_below) {
   TRIB_RETURN_NOT_OK(Step("cannot map", path, nullptr));
-  return base_->MapFile(path);
+  return base_->MapFile(path, read_below);
 }
 
 }  // namespace tributary::io

@@ -40,7 +40,8 @@ class FaultInjectingFs : public FileSystem {
   Status Remove(const std::string& path) override;
   Status RemoveAll(const std::string& path) override;
   Result<int64_t> FileSize(const std::string& path) override;
-  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& path) override;
+  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& path,
+                                                    size_t read_below) override;
 
  private:
   // Counts one operation on `path`; the error to return instead of doing it, or OK. For a

@@ -438,7 +438,8 @@ Status WriteHintFile(const std::string& path, std::string_view data) {
   return st;
 }
 
-Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path) {
+Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& path,
+                                                           size_t read_below) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Errno("cannot open", path);
   struct stat st;
@@ -449,7 +450,25 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& pa
   }
   std::shared_ptr<MappedFile> m(new MappedFile());
   m->size_ = static_cast<size_t>(st.st_size);
-  if (m->size_ > 0) {
+  if (m->size_ > 0 && m->size_ < read_below) {
+    // A small file (a level-0 file of one of many buckets, a compaction's input): read. Its
+    // bytes are what the file held when it was opened (files read so are never rewritten).
+    m->read_.reset(new char[m->size_]);
+    size_t got = 0;
+    while (got < m->size_) {
+      ssize_t n = ::pread(fd, m->read_.get() + got, m->size_ - got, static_cast<off_t>(got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        Status s = Errno("cannot read", path);
+        ::close(fd);
+        return s;
+      }
+      if (n == 0) break;  // (shorter than its size a moment ago: what it holds now)
+      got += static_cast<size_t>(n);
+    }
+    m->size_ = got;
+    m->addr_ = m->read_.get();
+  } else if (m->size_ > 0) {
     void* addr = ::mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (addr == MAP_FAILED) {
       Status s = Errno("cannot map", path);
@@ -457,6 +476,7 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& pa
       return s;
     }
     m->addr_ = addr;
+    m->mapped_ = true;
   }
   ::close(fd);
   return std::shared_ptr<const MappedFile>(std::move(m));
@@ -472,19 +492,18 @@ std::shared_ptr<const MappedFile> MappedFile::FromBytes(std::string bytes) {
 
 void MappedFile::ReleasePages() const {
   // A private read-only mapping is never written: its pages come back from the file unchanged.
-  // A small one keeps them: dropping a few pages costs a TLB flush on every core (2.6% of the
-  // CPU of a compaction of thousands of buckets' small files, bench/HISTORY.md) and saves little
-  // (a compaction's inputs are unmapped once it drops them from the file cache).
-  constexpr size_t kSmall = 1 << 20;
-  if (addr_ && owned_.empty() && size_ >= kSmall) (void)::madvise(addr_, size_, MADV_DONTNEED);
+  // (Small files, whose pages would cost a TLB flush on every core to drop and save little, are
+  // read rather than mapped by the data file reader: bench/HISTORY.md.)
+  if (mapped_) (void)::madvise(addr_, size_, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {
-  if (addr_ && owned_.empty()) ::munmap(addr_, size_);
+  if (mapped_) ::munmap(addr_, size_);
 }
 
-Result<std::shared_ptr<const MappedFile>> FileSystem::MapFile(const std::string& path) {
-  return MappedFile::Open(path);
+Result<std::shared_ptr<const MappedFile>> FileSystem::MapFile(const std::string& path,
+                                                              size_t read_below) {
+  return MappedFile::Open(path, read_below);
 }
 
 Result<std::string> FileSystem::ReadRange(const std::string& path, int64_t offset, int64_t length) {
@@ -667,8 +686,9 @@ class RoutingFileSystem : public FileSystem {
     return For(p).RemoveDirIfEmpty(p);
   }
   Result<int64_t> FileSize(const std::string& p) override { return For(p).FileSize(p); }
-  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& p) override {
-    return For(p).MapFile(p);
+  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& p,
+                                                    size_t read_below) override {
+    return For(p).MapFile(p, read_below);
   }
   Status RenameDir(const std::string& from, const std::string& to) override {
     return For(from).RenameDir(from, to);
@@ -719,7 +739,9 @@ class UnregisteredStore : public FileSystem {
   Status Remove(const std::string& p) override { return No(p); }
   Status RemoveAll(const std::string& p) override { return No(p); }
   Result<int64_t> FileSize(const std::string& p) override { return No(p); }
-  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& p) override { return No(p); }
+  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& p, size_t) override {
+    return No(p);
+  }
   bool IsRemote() const override { return true; }
 };
 

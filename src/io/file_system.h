@@ -90,8 +90,10 @@ class FileSystem {
   // it holds something.
   virtual Result<bool> RemoveDirIfEmpty(const std::string& path);
   virtual Result<int64_t> FileSize(const std::string& path) = 0;
-  // The whole file mapped read-only (data files; MappedFile::Open by default).
-  virtual Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& path);
+  // The whole file mapped read-only, or read when it is smaller than `read_below` bytes (data
+  // files; MappedFile::Open by default).
+  virtual Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& path,
+                                                            size_t read_below);
   // Moves the directory tree `from` to `to`, which must not exist (rename(2) locally: atomic;
   // object storage copies then deletes).
   virtual Status RenameDir(const std::string& from, const std::string& to);
@@ -114,7 +116,9 @@ class FileSystem {
 // Thread-safety: immutable.
 class MappedFile {
  public:
-  static Result<std::shared_ptr<const MappedFile>> Open(const std::string& path);
+  // The file mapped, or read into memory when it is smaller than `read_below` bytes.
+  static Result<std::shared_ptr<const MappedFile>> Open(const std::string& path,
+                                                        size_t read_below = 0);
   // A file's bytes read into memory (object storage), seen through the same interface.
   static std::shared_ptr<const MappedFile> FromBytes(std::string bytes);
   ~MappedFile();
@@ -122,15 +126,23 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   std::string_view data() const { return {static_cast<const char*>(addr_), size_}; }
   // Drops the mapped pages from the process's resident memory (madvise MADV_DONTNEED); the
-  // bytes stay readable, paged in again from the page cache when next touched. A mapping under
-  // 1 MiB keeps its pages (dropping them costs more than they hold).
+  // bytes stay readable, paged in again from the page cache when next touched. A file read into
+  // memory (Open under `read_below`, or FromBytes) keeps its bytes.
   void ReleasePages() const;
+  // The largest `read_below` worth asking for: under it mapping a file, faulting its pages in
+  // and unmapping it (a TLB flush on every core) cost more than copying its bytes.
+  static constexpr size_t kReadBelow = 1 << 20;
+  // Whether the bytes are a mapping of the file (the kernel's page cache), not memory of the
+  // process's own.
+  bool mapped() const { return mapped_; }
 
  private:
   MappedFile() = default;
   void* addr_ = nullptr;
   size_t size_ = 0;
-  std::string owned_;  // FromBytes: the bytes themselves (addr_ points into them, not mapped)
+  bool mapped_ = false;           // addr_ is a mapping (else it points into owned_ or read_)
+  std::string owned_;             // FromBytes: the bytes themselves
+  std::unique_ptr<char[]> read_;  // Open of a small file: its bytes, read
 };
 
 // The process-wide file system every storage path uses: the local (POSIX) one for paths, and

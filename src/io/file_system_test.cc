@@ -181,6 +181,34 @@ TEST_F(FileSystemTest, MappedFileSeesTheBytes) {
   EXPECT_FALSE(MappedFile::Open(JoinPath(dir_, "missing")).ok());
 }
 
+// A file under the size given is read into memory, a larger one mapped; either way the bytes
+// are the file's, and a file replaced after it was opened leaves a read one as it was.
+TEST_F(FileSystemTest, SmallFilesAreReadAndLargeOnesMapped) {
+  for (size_t size : {size_t{1}, MappedFile::kReadBelow - 1, MappedFile::kReadBelow,
+                      MappedFile::kReadBelow + 4097}) {
+    const std::string path = JoinPath(dir_, "f" + std::to_string(size));
+    std::string bytes(size, '\0');
+    for (size_t i = 0; i < size; i++) bytes[i] = static_cast<char>(i * 7 + (i >> 9));
+    ASSERT_TRUE(LocalFs().WriteFile(path, bytes).ok());
+    auto m = MappedFile::Open(path, MappedFile::kReadBelow);
+    ASSERT_TRUE(m.ok()) << m.status().ToString();
+    EXPECT_EQ((*m)->mapped(), size >= MappedFile::kReadBelow) << size;
+    EXPECT_TRUE((*m)->data() == bytes) << size;
+    (*m)->ReleasePages();
+    EXPECT_TRUE((*m)->data() == bytes) << size;
+    if (!(*m)->mapped()) {
+      ASSERT_TRUE(LocalFs().WriteFile(path, "other").ok());
+      EXPECT_TRUE((*m)->data() == bytes) << size;
+    }
+  }
+  const std::string empty = JoinPath(dir_, "empty");
+  ASSERT_TRUE(LocalFs().WriteFile(empty, "").ok());
+  auto m = MappedFile::Open(empty, MappedFile::kReadBelow);
+  ASSERT_TRUE(m.ok()) << m.status().ToString();
+  EXPECT_EQ((*m)->data(), "");
+  EXPECT_TRUE((*MappedFile::Open(JoinPath(dir_, "f1")))->mapped());  // (nothing read by default)
+}
+
 // The mapped pages' share of this process's resident memory (kB), from /proc/self/status.
 int64_t RssFileKb() {
   std::ifstream in("/proc/self/status");

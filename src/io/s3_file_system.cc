@@ -971,11 +971,6 @@ Result<bool> S3FileSystem::RemoveDirIfEmpty(const std::string& path) {
   return files.empty() && dirs.empty();  // nothing to remove: a prefix is no object
 }
 
-Result<std::shared_ptr<const MappedFile>> S3FileSystem::MapFile(const std::string& path) {
-  TRIB_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
-  return MappedFile::FromBytes(std::move(bytes));
-}
-
 Status S3FileSystem::RenameDir(const std::string& from, const std::string& to) {
   TRIB_ASSIGN_OR_RETURN(std::string from_key, KeyOf(from));
   TRIB_ASSIGN_OR_RETURN(std::string to_key, KeyOf(to));

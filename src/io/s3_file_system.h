@@ -86,7 +86,11 @@ class S3FileSystem : public FileSystem {
   Status RemoveFiles(const std::vector<std::string>& paths) override;
   Result<bool> RemoveDirIfEmpty(const std::string& path) override;
   Result<int64_t> FileSize(const std::string& path) override;
-  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& path) override;
+  // The whole object read, whatever its size.
+  Result<std::shared_ptr<const MappedFile>> MapFile(const std::string& path, size_t) override {
+    TRIB_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+    return MappedFile::FromBytes(std::move(bytes));
+  }
   Status RenameDir(const std::string& from, const std::string& to) override;
   bool IsRemote() const override { return true; }
 
