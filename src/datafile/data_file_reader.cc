@@ -143,8 +143,9 @@ Status RecordAt(const std::vector<ColumnVector>& columns, size_t row, const std:
   return Status::OK();
 }
 
-// An opened Parquet data file (its mapping and parsed footer), kept in the process-wide cache:
-// data files are immutable, so later reads neither map the file nor parse its footer again.
+// An opened Parquet data file (its mapping, or its bytes read when it is small, and its parsed
+// footer), kept in the process-wide cache: data files are immutable, so later reads neither open
+// the file nor parse its footer again.
 // On object storage a data file is read by range (io::RangedFile): its footer with one request
 // at open, then the column chunks a read needs; the bytes fetched stay with the cached reader
 // and are charged to the cache as they come.
@@ -172,8 +173,8 @@ Result<ParquetReaderPtr> OpenParquet(const DataFileRef& file) {
                          // level-0 files: bench/HISTORY.md), unless the cache is so small that
                          // a file's bytes held in memory would crowd it (then its pages are
                          // read as needed, a point lookup touching a few of them).
-                         const size_t read_below = static_cast<size_t>(std::min<int64_t>(
-                             io::MappedFile::kReadBelow, FileCache::Instance().Capacity() / 64));
+                         const size_t read_below = static_cast<size_t>(std::clamp<int64_t>(
+                             FileCache::Instance().Capacity() / 64, 0, io::MappedFile::kReadBelow));
                          TRIB_ASSIGN_OR_RETURN(auto file, io::LocalFs().MapFile(path, read_below));
                          std::string_view view = file->data();
                          const io::MappedFile* mapped = file.get();  // lives as long as the reader

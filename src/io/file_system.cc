@@ -492,9 +492,10 @@ std::shared_ptr<const MappedFile> MappedFile::FromBytes(std::string bytes) {
 
 void MappedFile::ReleasePages() const {
   // A private read-only mapping is never written: its pages come back from the file unchanged.
-  // (Small files, whose pages would cost a TLB flush on every core to drop and save little, are
-  // read rather than mapped by the data file reader: bench/HISTORY.md.)
-  if (mapped_) (void)::madvise(addr_, size_, MADV_DONTNEED);
+  // A small one keeps them: dropping a few pages costs a TLB flush on every core and saves
+  // little (the data file reader reads such files rather than map them, unless its cache is
+  // small; bench/HISTORY.md).
+  if (mapped_ && size_ >= kReadBelow) (void)::madvise(addr_, size_, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -1197,6 +1198,15 @@ TEST_F(TableTest, ColumnBatchesHoldTheRowsOfARowScan) {
   EXPECT_EQ(ReadAllColumns(*pu), want);
 }
 
+// How many of this process's mappings are of files under `dir`.
+int MappingsUnder(const std::string& dir) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  int n = 0;
+  while (std::getline(maps, line)) n += line.find(dir + "/") != std::string::npos;
+  return n;
+}
+
 TEST_F(TableTest, DroppedTablesLeaveNoFilesMapped) {
   // Scans keep data files mapped in the process-wide cache; DROP TABLE lets them go, so the
   // disk space of the removed files is freed while the process runs on. (Files under 1 MiB are
@@ -1213,18 +1223,35 @@ TEST_F(TableTest, DroppedTablesLeaveNoFilesMapped) {
     rows.push_back({RowKind::kInsert, R(k, v)});
   }
   WriteRows(*t, rows);
-  auto mapped = [&]() {
-    std::ifstream maps("/proc/self/maps");
-    std::string line;
-    int n = 0;
-    while (std::getline(maps, line)) n += line.find(dir_ + "/") != std::string::npos;
-    return n;
-  };
   EXPECT_EQ(ReadAllColumns(*t).size(), 384u);
-  EXPECT_GT(mapped(), 0);
+  EXPECT_GT(MappingsUnder(dir_), 0);
   t.reset();
   ASSERT_TRUE(catalog_->DropTable(Identifier{"default", "mapped", ""}, false).ok());
-  EXPECT_EQ(mapped(), 0);
+  EXPECT_EQ(MappingsUnder(dir_), 0);
+}
+
+// Small data files (thousands of buckets' level-0 files) are read into memory when opened, not
+// mapped (unmapping each cost a TLB flush on every core), and their bytes count in the file
+// cache's share of the process's budget.
+TEST_F(TableTest, SmallDataFilesAreReadAndCountInTheCache) {
+  auto t = Create("small", KV({{"bucket", "2"}}));
+  std::vector<std::pair<RowKind, Row>> rows;
+  for (int64_t k = 0; k < 2000; k++) rows.push_back({RowKind::kInsert, R(k, std::to_string(k))});
+  WriteRows(*t, rows);
+  int64_t bytes = 0;
+  int files = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(t->path())) {
+    if (e.path().filename().string().rfind("data-", 0) == 0) {
+      bytes += static_cast<int64_t>(e.file_size());
+      files++;
+    }
+  }
+  ASSERT_EQ(files, 2);
+  io::FileCache::Instance().EraseUnder("/");
+  EXPECT_EQ(ReadAllColumns(*t).size(), 2000u);
+  EXPECT_EQ(MappingsUnder(dir_), 0);
+  // Each file: its bytes, and its footer counted at 4 KiB.
+  EXPECT_GE(io::FileCache::Instance().used(), bytes + 2 * 4096);
 }
 
 TEST_F(TableTest, BadInputChangesNothing) {
