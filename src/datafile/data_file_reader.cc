@@ -178,8 +178,8 @@ Result<ParquetReaderPtr> OpenParquet(const DataFileRef& file) {
                          TRIB_ASSIGN_OR_RETURN(auto file, io::LocalFs().MapFile(path, read_below));
                          std::string_view view = file->data();
                          const io::MappedFile* mapped = file.get();  // lives as long as the reader
-                         // A small file is read (MappedFile::kReadBelow): its bytes are memory
-                         // of the process's, charged to the cache.
+                         // A file read (under read_below): its bytes are memory of the
+                         // process's, charged to the cache.
                          const int64_t read =
                              mapped->mapped() ? 0 : static_cast<int64_t>(view.size());
                          auto reader = format::parquet::ParquetReader::Open(

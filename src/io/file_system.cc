@@ -57,6 +57,20 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
   return Status::OK();
 }
 
+// Reads up to `n` bytes at `offset` into `buf`: fewer only where the file ends first. Returns
+// how many were read.
+Result<size_t> PreadUpTo(int fd, char* buf, size_t n, off_t offset, const std::string& path) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = ::pread(fd, buf + got, n - got, offset + static_cast<off_t>(got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return Errno("cannot read", path);
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  return got;
+}
+
 // WriteAll of `parts` joined, without joining them: writev(2) of the parts in turn, each call at
 // most kWritePiece bytes (a larger part is split), as WriteAll writes.
 Status WriteAllParts(int fd, const FileParts& parts, const std::string& path) {
@@ -454,19 +468,12 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::Open(const std::string& pa
     // A small file (a level-0 file of one of many buckets, a compaction's input): read. Its
     // bytes are what the file held when it was opened (files read so are never rewritten).
     m->read_.reset(new char[m->size_]);
-    size_t got = 0;
-    while (got < m->size_) {
-      ssize_t n = ::pread(fd, m->read_.get() + got, m->size_ - got, static_cast<off_t>(got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        Status s = Errno("cannot read", path);
-        ::close(fd);
-        return s;
-      }
-      if (n == 0) break;  // (shorter than its size a moment ago: what it holds now)
-      got += static_cast<size_t>(n);
+    Result<size_t> got = PreadUpTo(fd, m->read_.get(), m->size_, 0, path);
+    if (!got.ok()) {
+      ::close(fd);
+      return got.status();
     }
-    m->size_ = got;
+    m->size_ = *got;  // (shorter than its size a moment ago: what it holds now)
     m->addr_ = m->read_.get();
   } else if (m->size_ > 0) {
     void* addr = ::mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -515,20 +522,10 @@ Result<std::string> FileSystem::ReadRange(const std::string& path, int64_t offse
     return Errno("cannot open", path);
   }
   std::string out(static_cast<size_t>(length), '\0');
-  size_t got = 0;
-  while (got < out.size()) {
-    ssize_t n = ::pread(fd, out.data() + got, out.size() - got, offset + static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      Status s = Errno("cannot read", path);
-      ::close(fd);
-      return s;
-    }
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
+  Result<size_t> got = PreadUpTo(fd, out.data(), out.size(), static_cast<off_t>(offset), path);
   ::close(fd);
-  out.resize(got);
+  if (!got.ok()) return got.status();
+  out.resize(*got);
   return out;
 }
 
